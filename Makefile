@@ -1,0 +1,49 @@
+# Two entry points for a fresh clone: `make demo` runs ctxmodes, `make test` runs every check.
+# Both create .venv and install what they need on first use.
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+ORACLE ?= ../shared/pi-oracle
+PI_DIR := .pi
+
+.PHONY: demo test lint typecheck pytest pi bench clean
+
+$(STAMP): pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11) and "ctxmodes needs Python >= 3.11")'
+	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+# The real Pi, pinned by the oracle's lock file, judges our session files in the tests.
+# Without node the Pi tests skip and say why.
+$(PI_DIR)/node_modules/.installed: $(wildcard $(ORACLE)/npm/package-lock.json)
+	@if command -v npm >/dev/null 2>&1 && [ -f $(ORACLE)/npm/package-lock.json ]; then \
+		mkdir -p $(PI_DIR) && cp $(ORACLE)/npm/package.json $(ORACLE)/npm/package-lock.json $(PI_DIR)/ && \
+		(cd $(PI_DIR) && npm ci --no-audit --no-fund --loglevel=error) && touch $@; \
+	else echo "npm or $(ORACLE) not found: tests against the real Pi will be skipped"; fi
+
+pi: $(PI_DIR)/node_modules/.installed
+
+demo: $(STAMP)
+	$(BIN)/ctxmodes demo
+
+lint: $(STAMP)
+	$(BIN)/ruff check core plugins tests bench
+	$(BIN)/ruff format --check core plugins tests bench
+
+typecheck: $(STAMP)
+	$(BIN)/mypy -p ctxmodes -p ctxmodes_off
+
+pytest: $(STAMP) pi
+	$(BIN)/pytest -q
+
+test: lint typecheck pytest
+
+bench: $(STAMP) pi
+	$(BIN)/python bench/run_all.py
+
+clean:
+	rm -rf $(VENV) $(PI_DIR) .mypy_cache .ruff_cache .pytest_cache .hypothesis

@@ -1,0 +1,5 @@
+import sys
+
+from ctxmodes.cli import main
+
+sys.exit(main())

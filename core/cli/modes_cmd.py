@@ -1,0 +1,47 @@
+"""``ctxmodes modes``: the installed modes, where they come from, which one is active."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from ctxmodes.cli.options import add_mode_option, cli_overrides
+
+
+def register(subparsers: Any) -> None:
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "modes", help="list installed context-management modes"
+    )
+    add_mode_option(parser)
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ctxmodes.config import load_settings
+    from ctxmodes.modes import ModeRegistry
+    from ctxmodes.plugins import make_configured_plugin_manager
+
+    settings = load_settings(cli=cli_overrides(args)).settings
+    pm = make_configured_plugin_manager(settings)
+    registry = ModeRegistry.from_plugin_manager(pm, pm.distributions())
+    rows = [
+        (
+            mode.spec.name,
+            "active" if mode.spec.name == settings.mode else "installed",
+            mode.distribution or "-",
+            mode.spec.description,
+        )
+        for mode in registry
+    ]
+    rows += [
+        (record.name, record.status, record.distribution or "-", "(not loaded)")
+        for record in pm.entry_point_records
+        if record.status != "loaded"
+    ]
+    header = ("MODE", "STATUS", "DISTRIBUTION", "DESCRIPTION")
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(3)]
+    for row in [header, *rows]:
+        print("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row[:3])) + "  " + row[3])
+    # List first, then fail: the listing is what helps fix an unknown configured mode.
+    registry.get(settings.mode)
+    return 0

@@ -1,0 +1,178 @@
+"""Settings: which mode is active and how plugins load, with the origin of every value.
+
+Sources, lowest precedence first:
+
+1. built-in defaults;
+2. the user file ``config.toml`` in the platform config directory (``CTXMODES_CONFIG_DIR``
+   overrides the directory);
+3. the project file ``.ctxmodes.toml`` in the working directory, or else the
+   ``[tool.ctxmodes]`` table of its ``pyproject.toml``;
+4. environment variables (``CTXMODES_MODE``, ``CTXMODES_MODEL``);
+5. command-line flags.
+
+Nested tables merge key by key, so a project file can set ``plugins.block`` without
+repeating the user's ``mode``.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from ctxmodes.errors import ConfigError
+
+CONFIG_DIR_ENV = "CTXMODES_CONFIG_DIR"
+MODE_ENV = "CTXMODES_MODE"
+MODEL_ENV = "CTXMODES_MODEL"
+PROJECT_FILE = ".ctxmodes.toml"
+USER_FILE = "config.toml"
+DEFAULT_SOURCE = "default"
+
+
+class PluginSettings(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    #: When set, only these entry-point plugins are loaded.
+    allow: list[str] | None = None
+    #: Entry-point or default plugins never to load.
+    block: list[str] = Field(default_factory=list)
+
+
+class Settings(BaseModel):
+    """The effective configuration of one ctxmodes process."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    #: The context-management mode; must name an installed mode.
+    mode: str = "off"
+    #: The model spec, e.g. ``scripted:path/to/script.json``; ``None`` means the host default.
+    model: str | None = None
+    #: When an appended session entry is considered written: after ``fsync`` (default), after
+    #: a flush to the OS, or whenever the OS gets to it.
+    durability: Literal["fsync", "flush", "none"] = "fsync"
+    plugins: PluginSettings = Field(default_factory=PluginSettings)
+
+
+@dataclass(frozen=True, slots=True)
+class LoadedSettings:
+    settings: Settings
+    #: Dotted key (``mode``, ``plugins.block``) → the source that set it.
+    origins: dict[str, str]
+
+
+def user_config_path(environ: Mapping[str, str] | None = None) -> Path:
+    env = os.environ if environ is None else environ
+    override = env.get(CONFIG_DIR_ENV)
+    if override:
+        return Path(override) / USER_FILE
+    import platformdirs  # only needed when no override is given
+
+    return platformdirs.user_config_path("ctxmodes") / USER_FILE
+
+
+def load_settings(
+    *,
+    cwd: Path | None = None,
+    environ: Mapping[str, str] | None = None,
+    cli: Mapping[str, Any] | None = None,
+) -> LoadedSettings:
+    """Merge every source into :class:`Settings`.
+
+    :param cli: values from command-line flags, dotted keys allowed (``{"mode": "tree"}``);
+        ``None`` values are ignored.
+    :raises ConfigError: unreadable TOML, an unknown key or a bad value, naming the source.
+    """
+    env = os.environ if environ is None else environ
+    directory = Path.cwd() if cwd is None else cwd
+    layers: list[tuple[str, dict[str, Any]]] = []
+    user_path = user_config_path(env)
+    if user_path.is_file():
+        layers.append((str(user_path), _read_toml(user_path)))
+    project = _project_layer(directory)
+    if project is not None:
+        layers.append(project)
+    env_values = {
+        key: env[name] for key, name in (("mode", MODE_ENV), ("model", MODEL_ENV)) if env.get(name)
+    }
+    if env_values:
+        layers.append(("environment", env_values))
+    if cli:
+        layers.append(("command line", _undot({k: v for k, v in cli.items() if v is not None})))
+
+    merged: dict[str, Any] = {}
+    origins = dict.fromkeys(flatten(Settings().model_dump()), DEFAULT_SOURCE)
+    for source, values in layers:
+        try:
+            Settings.model_validate(values)  # attribute bad values to the layer that has them
+        except ValidationError as exc:
+            raise ConfigError(f"{source}: {_first_error(exc)}") from None
+        _merge(merged, values)
+        for key in flatten(values):
+            origins[key] = source
+    return LoadedSettings(Settings.model_validate(merged), origins)
+
+
+def _project_layer(directory: Path) -> tuple[str, dict[str, Any]] | None:
+    dedicated = directory / PROJECT_FILE
+    if dedicated.is_file():
+        return str(dedicated), _read_toml(dedicated)
+    pyproject = directory / "pyproject.toml"
+    if pyproject.is_file():
+        table = _read_toml(pyproject).get("tool", {}).get("ctxmodes")
+        if isinstance(table, dict):
+            return f"{pyproject} [tool.ctxmodes]", table
+    return None
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as handle:
+            return tomllib.load(handle)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
+
+
+def _first_error(exc: ValidationError) -> str:
+    err = exc.errors()[0]
+    where = ".".join(str(part) for part in err["loc"])
+    return f"{where}: {err['msg']}" if where else str(err["msg"])
+
+
+def _undot(values: Mapping[str, Any]) -> dict[str, Any]:
+    nested: dict[str, Any] = {}
+    for key, value in values.items():
+        *parents, leaf = key.split(".")
+        target = nested
+        for part in parents:
+            target = target.setdefault(part, {})
+        target[leaf] = value
+    return nested
+
+
+def _merge(into: dict[str, Any], values: Mapping[str, Any]) -> None:
+    for key, value in values.items():
+        if isinstance(value, dict) and isinstance(into.get(key), dict):
+            _merge(into[key], value)
+        else:
+            into[key] = copy.deepcopy(value)
+
+
+def flatten(values: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    """Nested settings as ``{"plugins.block": [...]}``; empty tables count as values."""
+    flat: dict[str, Any] = {}
+    for key, value in values.items():
+        dotted = f"{prefix}{key}"
+        if isinstance(value, dict) and value:
+            flat.update(flatten(value, f"{dotted}."))
+        else:
+            flat[dotted] = value
+    return flat

@@ -1,0 +1,217 @@
+"""Payloads passed to lifecycle hooks.
+
+Plain dataclasses: they are built on the per-turn path, so they stay cheap. Mutable payloads
+(``ContextProjection``, ``ProviderRequestEvent``, ``ToolResultEvent``) are the chaining
+mechanism: each implementation sees what earlier ones did and may change it in place.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from ctxmodes.providers.base import ModelRequest
+    from ctxmodes.session.models import (
+        AgentMessage,
+        AssistantMessage,
+        BranchSummaryEntry,
+        CompactionEntry,
+        SessionEntry,
+        ToolResultMessage,
+    )
+
+SessionStartReason = Literal["startup", "resume", "new", "fork", "reload"]
+SessionShutdownReason = Literal["quit", "new", "resume", "fork", "reload"]
+InputSource = Literal["interactive", "extension", "replay"]
+CompactionTrigger = Literal["manual", "threshold", "overflow"]
+
+
+@dataclass(frozen=True, slots=True)
+class InputEvent:
+    """Text submitted to the session, before command dispatch by plugins and the model call."""
+
+    text: str
+    source: InputSource = "interactive"
+    #: ``"steer"`` or ``"follow_up"`` while a run is active; ``None`` while idle.
+    streaming_behavior: Literal["steer", "follow_up"] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class InputResult:
+    """What an ``ctx_input`` implementation decided.
+
+    ``action="handled"`` consumes the input (no message, no run); ``action="transform"``
+    replaces its text with ``text``.
+    """
+
+    action: Literal["handled", "transform"]
+    text: str | None = None
+
+
+@dataclass(slots=True)
+class ContextProjection:
+    """The messages the model will see on this request; implementations replace ``messages``.
+
+    Never persisted: a projection affects one model request only.
+    """
+
+    messages: list[AgentMessage]
+    #: The active branch, root first, the entries ``messages`` were built from.
+    branch: list[SessionEntry]
+
+
+@dataclass(slots=True)
+class ProviderRequestEvent:
+    """The provider request about to be sent; implementations edit ``request`` in place or
+    assign a replacement. ``transport`` names the wire shape (``"codex"``, ``"responses"``,
+    ``"scripted"`` ...), so modes can shape tools per transport."""
+
+    request: ModelRequest
+    transport: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallEvent:
+    tool_call_id: str
+    tool_name: str
+    arguments: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallBlock:
+    """Returned by ``ctx_tool_call`` to refuse a call; the model gets an error result."""
+
+    reason: str
+
+
+@dataclass(slots=True)
+class ToolResultEvent:
+    """A finished tool call; implementations may patch ``result`` before it is persisted."""
+
+    tool_call_id: str
+    tool_name: str
+    arguments: dict[str, Any]
+    result: ToolResultMessage
+
+
+@dataclass(frozen=True, slots=True)
+class TurnEndEvent:
+    turn_index: int
+    message: AssistantMessage
+    tool_results: tuple[ToolResultMessage, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class NewContextRequest:
+    """The model called ``new_context``; ``tool_call_id`` identifies that call."""
+
+    tool_call_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class NewContextOutcome:
+    """What the active mode did with a ``new_context`` request.
+
+    ``started`` is False when a rollover was already pending. ``message`` is the tool result
+    text the model sees. ``terminate`` asks the host to end the run after this tool batch.
+    """
+
+    started: bool
+    message: str
+    terminate: bool = False
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class TreePreparation:
+    """A tree navigation about to happen (``ctx_session_before_tree``)."""
+
+    target_id: str | None
+    old_leaf_id: str | None
+    #: The common ancestor of the old leaf and the target (``None`` for separate roots).
+    common_ancestor_id: str | None
+    #: The entries that would be summarized, oldest first (empty without ``summarize``).
+    entries_to_summarize: tuple[SessionEntry, ...]
+    summarize: bool
+    custom_instructions: str | None
+    label: str | None
+    internal: bool
+
+
+@dataclass(frozen=True, slots=True)
+class TreeDecision:
+    """Returned by ``ctx_session_before_tree``: cancel, or supply a summary or options."""
+
+    cancel: bool = False
+    summary: str | None = None
+    summary_details: Any = None
+    custom_instructions: str | None = None
+    label: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TreeNavigationEvent:
+    """A completed tree navigation (``ctx_session_tree``).
+
+    ``internal`` is True when a mode moved the leaf as part of a context rollover, False for
+    a navigation the user asked for; plugins keep runtime state across the former and reset
+    it on the latter.
+    """
+
+    old_leaf_id: str | None
+    new_leaf_id: str | None
+    summary_entry: BranchSummaryEntry | None
+    internal: bool
+
+
+@dataclass(frozen=True, slots=True)
+class CompactionRequest:
+    """A compaction about to run (``ctx_session_before_compact``).
+
+    ``preparation`` is the core's cut-point computation (``ctxmodes.compaction``), or ``None``
+    when there is nothing to compact.
+    """
+
+    trigger: CompactionTrigger
+    custom_instructions: str | None
+    branch: tuple[SessionEntry, ...]
+    preparation: Any
+
+
+@dataclass(frozen=True, slots=True)
+class CompactionDecision:
+    """Returned by ``ctx_session_before_compact``: cancel it, or supply the entry's content."""
+
+    cancel: bool = False
+    summary: str | None = None
+    first_kept_entry_id: str | None = None
+    tokens_before: int | None = None
+    details: Any = None
+
+
+@dataclass(frozen=True, slots=True)
+class CompactionEvent:
+    """A compaction entry was appended (``ctx_session_compact``)."""
+
+    entry: CompactionEntry
+    trigger: CompactionTrigger
+    from_plugin: bool
+
+
+@dataclass(frozen=True, slots=True)
+class RetrievalRequest:
+    """A ``history`` or ``notes`` operation the model (or the CLI) asked for."""
+
+    family: Literal["history", "notes"]
+    action: str
+    arguments: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class RetrievalResult:
+    """The answer to a :class:`RetrievalRequest`; ``is_error`` results carry the message."""
+
+    text: str
+    details: dict[str, Any] = field(default_factory=dict)
+    is_error: bool = False

@@ -1,0 +1,134 @@
+"""A typed facade over ``pm.hook``: the only way core code calls hooks.
+
+Each method mirrors one hookspec in :mod:`ctxmodes.hookspecs`, takes keyword arguments and
+returns a typed value, so mypy checks every call site against the contract.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pluggy
+
+    from ctxmodes.commands import Command
+    from ctxmodes.events import (
+        CompactionDecision,
+        CompactionEvent,
+        CompactionRequest,
+        ContextProjection,
+        InputEvent,
+        InputResult,
+        NewContextOutcome,
+        NewContextRequest,
+        ProviderRequestEvent,
+        RetrievalRequest,
+        RetrievalResult,
+        SessionShutdownReason,
+        SessionStartReason,
+        ToolCallBlock,
+        ToolCallEvent,
+        ToolResultEvent,
+        TreeDecision,
+        TreeNavigationEvent,
+        TreePreparation,
+        TurnEndEvent,
+    )
+    from ctxmodes.hostapi import HostSession
+    from ctxmodes.session.models import AgentMessage
+    from ctxmodes.tools.base import Tool
+
+
+class HookRelay:
+    """Typed calls into one plugin manager's hooks, bound to one session."""
+
+    def __init__(self, pm: pluggy.PluginManager, session: HostSession) -> None:
+        self._hook = pm.hook
+        self._session = session
+
+    # registration
+    def register_tools(self, register: Callable[[Tool], None]) -> None:
+        self._hook.ctx_register_tools(register=register, session=self._session)
+
+    def register_commands(self, register: Callable[[Command], None]) -> None:
+        self._hook.ctx_register_commands(register=register, session=self._session)
+
+    # session
+    def session_start(self, reason: SessionStartReason) -> None:
+        self._hook.ctx_session_start(session=self._session, reason=reason)
+
+    def session_shutdown(self, reason: SessionShutdownReason) -> None:
+        self._hook.ctx_session_shutdown(session=self._session, reason=reason)
+
+    # input and runs
+    def input(self, event: InputEvent) -> InputResult | None:
+        result: InputResult | None = self._hook.ctx_input(session=self._session, event=event)
+        return result
+
+    def agent_start(self) -> None:
+        self._hook.ctx_agent_start(session=self._session)
+
+    def turn_start(self, turn_index: int) -> None:
+        self._hook.ctx_turn_start(session=self._session, turn_index=turn_index)
+
+    def project_context(self, projection: ContextProjection) -> None:
+        self._hook.ctx_project_context(session=self._session, projection=projection)
+
+    def provider_request(self, event: ProviderRequestEvent) -> None:
+        self._hook.ctx_provider_request(session=self._session, event=event)
+
+    def message_end(self, message: AgentMessage) -> AgentMessage | None:
+        result: AgentMessage | None = self._hook.ctx_message_end(
+            session=self._session, message=message
+        )
+        return result
+
+    def tool_call(self, event: ToolCallEvent) -> ToolCallBlock | None:
+        result: ToolCallBlock | None = self._hook.ctx_tool_call(session=self._session, event=event)
+        return result
+
+    def tool_result(self, event: ToolResultEvent) -> None:
+        self._hook.ctx_tool_result(session=self._session, event=event)
+
+    def turn_end(self, event: TurnEndEvent) -> None:
+        self._hook.ctx_turn_end(session=self._session, event=event)
+
+    def agent_end(self, messages: list[AgentMessage]) -> None:
+        self._hook.ctx_agent_end(session=self._session, messages=messages)
+
+    def agent_settled(self) -> None:
+        self._hook.ctx_agent_settled(session=self._session)
+
+    # rollover and tree
+    def new_context(self, request: NewContextRequest) -> NewContextOutcome | None:
+        result: NewContextOutcome | None = self._hook.ctx_new_context(
+            session=self._session, request=request
+        )
+        return result
+
+    def session_before_tree(self, preparation: TreePreparation) -> TreeDecision | None:
+        result: TreeDecision | None = self._hook.ctx_session_before_tree(
+            session=self._session, preparation=preparation
+        )
+        return result
+
+    def session_tree(self, event: TreeNavigationEvent) -> None:
+        self._hook.ctx_session_tree(session=self._session, event=event)
+
+    # compaction
+    def session_before_compact(self, request: CompactionRequest) -> CompactionDecision | None:
+        result: CompactionDecision | None = self._hook.ctx_session_before_compact(
+            session=self._session, request=request
+        )
+        return result
+
+    def session_compact(self, event: CompactionEvent) -> None:
+        self._hook.ctx_session_compact(session=self._session, event=event)
+
+    # retrieval
+    def retrieve(self, request: RetrievalRequest) -> RetrievalResult | None:
+        result: RetrievalResult | None = self._hook.ctx_retrieve(
+            session=self._session, request=request
+        )
+        return result

@@ -1,0 +1,436 @@
+"""Every hook ctxmodes calls: the contract between the agent host and its plugins.
+
+The agent host (``ctxmodes.host``) is the only caller; it goes through the typed facade
+:class:`ctxmodes.hooks.HookRelay`, never through ``pm.hook`` directly. Hooks are synchronous:
+the host calls an implementation and waits for it to return before it moves on, which is
+what makes ``ctx_agent_settled`` a safe place to navigate the tree.
+
+Modes and other plugins
+    A *mode* (Off, Local, Tree, Remote, a third party's) only implements
+    :func:`ctx_register_modes` at import level. When a session starts, the configured mode's
+    factory builds a per-session object and the host registers it in the plugin manager; its
+    lifecycle hooks fire from then until ``ctx_session_shutdown``. Installed modes that are
+    not selected never have a lifecycle hook called. Non-mode plugins (tools, loggers) implement
+    lifecycle hooks directly and are always called.
+
+Ordering
+    pluggy calls implementations last-registered first. The active mode is registered after
+    the entry-point plugins and the defaults, so for ``firstresult`` hooks the mode answers
+    before anything else; use ``tryfirst``/``trylast`` only with a comment saying why.
+
+Every hook name starts with ``ctx_`` so implementations can be found with grep.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import pluggy
+
+if TYPE_CHECKING:
+    from ctxmodes.commands import Command
+    from ctxmodes.events import (
+        CompactionDecision,
+        CompactionEvent,
+        CompactionRequest,
+        ContextProjection,
+        InputEvent,
+        InputResult,
+        NewContextOutcome,
+        NewContextRequest,
+        ProviderRequestEvent,
+        RetrievalRequest,
+        RetrievalResult,
+        SessionShutdownReason,
+        SessionStartReason,
+        ToolCallBlock,
+        ToolCallEvent,
+        ToolResultEvent,
+        TreeDecision,
+        TreeNavigationEvent,
+        TreePreparation,
+        TurnEndEvent,
+    )
+    from ctxmodes.hostapi import HostSession
+    from ctxmodes.modes import ModeSpec
+    from ctxmodes.session.models import AgentMessage
+    from ctxmodes.tools.base import Tool
+
+PROJECT_NAME = "ctxmodes"
+
+hookspec = pluggy.HookspecMarker(PROJECT_NAME)
+hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
+
+
+# ---------------------------------------------------------------------------------------------
+# 1. Registration
+# ---------------------------------------------------------------------------------------------
+
+
+@hookspec
+def ctx_register_modes(register: Callable[[ModeSpec], None]) -> None:
+    """Declare the context-management modes this plugin provides.
+
+    :param register: call it once per mode with a :class:`ctxmodes.modes.ModeSpec`; a name
+        already registered by another plugin is an error naming both plugins.
+    :return: nothing.
+
+    Called once by :class:`ctxmodes.modes.ModeRegistry` when it is built from a plugin
+    manager (``ctxmodes modes``, session start). Order across plugins does not matter: modes
+    are looked up by name, never chosen by call order.
+
+    .. versionadded:: 0.1
+    """
+
+
+@hookspec
+def ctx_register_tools(register: Callable[[Tool], None], session: HostSession) -> None:
+    """Add the tools the model may call in this session.
+
+    :param register: call it once per :class:`ctxmodes.tools.base.Tool`; a later registration
+        of the same tool name replaces the earlier one (so a mode can override a default tool).
+    :param session: the session the tools are for.
+    :return: nothing.
+
+    Called by the host once per session, after ``ctx_session_start``. Called last-registered
+    first, which makes the active mode's tools win a name clash.
+
+    .. versionadded:: 0.1
+    """
+
+
+@hookspec
+def ctx_register_commands(register: Callable[[Command], None], session: HostSession) -> None:
+    """Add slash commands (``/name args``) for this session.
+
+    :param register: call it once per :class:`ctxmodes.commands.Command`; a name that is
+        already taken gets a numeric suffix (``/name:1``), as Pi does.
+    :param session: the session the commands are for.
+    :return: nothing.
+
+    Called by the host once per session, after ``ctx_register_tools``.
+
+    .. versionadded:: 0.1
+    """
+
+
+# ---------------------------------------------------------------------------------------------
+# 2. Session open and close
+# ---------------------------------------------------------------------------------------------
+
+
+@hookspec
+def ctx_session_start(session: HostSession, reason: SessionStartReason) -> None:
+    """A session became current: started, resumed, replaced by ``/new`` or forked.
+
+    :param session: the new current session; its store is open and its leaf restored.
+    :param reason: why it started.
+    :return: nothing.
+
+    Called by the host before any input is accepted. Modes rebuild their indexes from the
+    session file here (never from memory carried over from another session).
+
+    .. versionadded:: 0.1
+    """
+
+
+@hookspec
+def ctx_session_shutdown(session: HostSession, reason: SessionShutdownReason) -> None:
+    """The session is about to stop being current.
+
+    :param session: the session going away; its store is still open.
+    :param reason: ``quit`` or the replacement that follows.
+    :return: nothing.
+
+    Called by the host after the last run was aborted and persisted, before the session's
+    store is closed. Implementations release processes and files; the mode object is
+    unregistered right after this hook returns.
+
+    .. versionadded:: 0.1
+    """
+
+
+# ---------------------------------------------------------------------------------------------
+# 3. Input and the agent run
+# ---------------------------------------------------------------------------------------------
+
+
+@hookspec(firstresult=True)
+def ctx_input(session: HostSession, event: InputEvent) -> InputResult | None:
+    """Text was submitted, and it is not a registered slash command.
+
+    :param session: the current session.
+    :param event: the text, where it came from, and how it would be queued while a run is
+        active.
+    :return: ``None`` to let it through unchanged; an :class:`~ctxmodes.events.InputResult`
+        to consume it (``handled``) or to replace its text (``transform``).
+
+    ``firstresult``: the first implementation returning a result decides. Called by the host
+    before the input becomes a user message, including while a run is streaming (Tree holds
+    input submitted during its rollover this way).
+
+    .. versionadded:: 0.1
+    """
+
+
+@hookspec
+def ctx_agent_start(session: HostSession) -> None:
+    """A run began (a prompt, or a triggered custom message while idle).
+
+    :param session: the current session.
+    :return: nothing.
+
+    Called once per top-level run before the first ``ctx_turn_start``; automatic
+    continuations (retry, overflow compaction) start another run inside the same top-level run
+    and call this again.
+
+    .. versionadded:: 0.1
+    """
+
+
+@hookspec
+def ctx_turn_start(session: HostSession, turn_index: int) -> None:
+    """A turn (one model request plus its tool calls) is about to begin.
+
+    :param session: the current session.
+    :param turn_index: zero-based within the run.
+    :return: nothing.
+
+    .. versionadded:: 0.1
+    """
+
+
+@hookspec
+def ctx_project_context(session: HostSession, projection: ContextProjection) -> None:
+    """Decide which messages the model sees on the next request.
+
+    :param session: the current session.
+    :param projection: mutable; replace ``projection.messages`` to change what is sent. Its
+        ``branch`` is the active path the messages came from.
+    :return: nothing.
+
+    Called by the host before every model request, after Pi's context building. The result
+    affects that one request and is never persisted. Every implementation is called, the mode
+    first; each sees the previous ones' result. Must cost O(window), not O(session).
+
+    .. versionadded:: 0.1
+    """
+
+
+@hookspec
+def ctx_provider_request(session: HostSession, event: ProviderRequestEvent) -> None:
+    """Shape the provider request (tool schemas, developer messages, metadata).
+
+    :param session: the current session.
+    :param event: mutable; edit ``event.request`` or assign a new one.
+    :return: nothing.
+
+    Called by the host after :func:`ctx_project_context` and the conversion to LLM messages,
+    right before the request reaches the model, once per request. Every implementation is
+    called, the mode first.
+
+    .. versionadded:: 0.1
+    """
+
+
+@hookspec(firstresult=True)
+def ctx_message_end(session: HostSession, message: AgentMessage) -> AgentMessage | None:
+    """A message is complete and about to be persisted.
+
+    :param session: the current session.
+    :param message: the user, assistant, tool-result or custom message.
+    :return: ``None`` to keep it; a replacement message of the same role to persist instead.
+
+    ``firstresult``. Called before the message is appended to the session file; a mode
+    records budget figures from assistant usage here.
+
+    .. versionadded:: 0.1
+    """
+
+
+@hookspec(firstresult=True)
+def ctx_tool_call(session: HostSession, event: ToolCallEvent) -> ToolCallBlock | None:
+    """The model called a tool; decide whether it may run.
+
+    :param session: the current session.
+    :param event: the call.
+    :return: ``None`` to run it; a :class:`~ctxmodes.events.ToolCallBlock` to refuse it (the
+        model then gets an error result with the reason).
+
+    ``firstresult``. Called after the assistant message was persisted, before the tool runs.
+
+    .. versionadded:: 0.1
+    """
+
+
+@hookspec
+def ctx_tool_result(session: HostSession, event: ToolResultEvent) -> None:
+    """A tool call finished; its result may be patched before it is persisted.
+
+    :param session: the current session.
+    :param event: mutable; assign ``event.result`` to change what is persisted.
+    :return: nothing.
+
+    Called for every tool call, in completion order, before the result message is appended.
+
+    .. versionadded:: 0.1
+    """
+
+
+@hookspec
+def ctx_turn_end(session: HostSession, event: TurnEndEvent) -> None:
+    """A turn ended: its assistant message and tool results are persisted.
+
+    :param session: the current session.
+    :param event: the turn's index, assistant message and tool results.
+    :return: nothing.
+
+    .. versionadded:: 0.1
+    """
+
+
+@hookspec
+def ctx_agent_end(session: HostSession, messages: list[AgentMessage]) -> None:
+    """The run loop stopped: no tool calls, steering or follow-ups are left.
+
+    :param session: the current session.
+    :param messages: the messages this run added, in order.
+    :return: nothing.
+
+    Called before post-run handling (retry, threshold compaction), so the session is not idle
+    yet; do not navigate here, wait for :func:`ctx_agent_settled`.
+
+    .. versionadded:: 0.1
+    """
+
+
+@hookspec
+def ctx_agent_settled(session: HostSession) -> None:
+    """A top-level run is completely over and the session is idle.
+
+    :param session: the current session; ``session.is_idle()`` is True.
+    :return: nothing.
+
+    Called exactly once per top-level run, after every automatic continuation, after all of
+    the run's messages (tool results included) are persisted. It is the first point where a
+    plugin may navigate the tree; the host waits for every implementation before it accepts
+    the next input, so work done here cannot race a new prompt. Not called for slash
+    commands, handled input, manual compaction or tree navigation.
+
+    .. versionadded:: 0.1
+    """
+
+
+# ---------------------------------------------------------------------------------------------
+# 4. Context rollover
+# ---------------------------------------------------------------------------------------------
+
+
+@hookspec(firstresult=True)
+def ctx_new_context(session: HostSession, request: NewContextRequest) -> NewContextOutcome | None:
+    """The model asked for a fresh context window (the ``new_context`` tool).
+
+    :param session: the current session.
+    :param request: identifies the tool call.
+    :return: what the mode did; ``None`` means "not mine" (the tool then reports that context
+        management is not active).
+
+    ``firstresult``; only the active mode implements it. Called from inside the tool call,
+    while the run streams: a mode may append the next window marker at once (Local) or record
+    a pending rollover and abort the run, finishing in :func:`ctx_agent_settled` (Tree).
+
+    .. versionadded:: 0.1
+    """
+
+
+@hookspec(firstresult=True)
+def ctx_session_before_tree(
+    session: HostSession, preparation: TreePreparation
+) -> TreeDecision | None:
+    """A tree navigation is about to move the leaf.
+
+    :param session: the current session.
+    :param preparation: target, old leaf, what would be summarized, whether the navigation
+        is an internal rollover.
+    :return: ``None`` to proceed; a :class:`~ctxmodes.events.TreeDecision` to cancel, to
+        supply the branch summary, or to change its instructions or label.
+
+    ``firstresult``: the first decision wins. Called by ``navigate_tree`` while idle, before
+    any summarization model call.
+
+    .. versionadded:: 0.1
+    """
+
+
+@hookspec
+def ctx_session_tree(session: HostSession, event: TreeNavigationEvent) -> None:
+    """The leaf moved through the session tree.
+
+    :param session: the current session.
+    :param event: old and new leaf, the branch-summary entry if one was appended, and
+        ``internal`` — True for a mode's own rollover, False for a navigation the user asked
+        for (runtime state such as the notebook is reset only for the latter).
+    :return: nothing.
+
+    Called by ``navigate_tree`` after the leaf moved and the summary entry (if any) was
+    appended, before navigation returns to its caller.
+
+    .. versionadded:: 0.1
+    """
+
+
+# ---------------------------------------------------------------------------------------------
+# 5. Compaction
+# ---------------------------------------------------------------------------------------------
+
+
+@hookspec(firstresult=True)
+def ctx_session_before_compact(
+    session: HostSession, request: CompactionRequest
+) -> CompactionDecision | None:
+    """A compaction (manual, threshold or overflow) is about to summarize the session.
+
+    :param session: the current session.
+    :param request: the trigger, instructions, active branch and Pi's cut-point preparation.
+    :return: ``None`` to let the host summarize; a decision to cancel, or to supply the
+        summary (and optionally the first kept entry) so no summarization call is made.
+
+    ``firstresult``: the first decision wins (a mode overrides a logger that only observes).
+
+    .. versionadded:: 0.1
+    """
+
+
+@hookspec
+def ctx_session_compact(session: HostSession, event: CompactionEvent) -> None:
+    """A compaction entry was appended to the session.
+
+    :param session: the current session.
+    :param event: the entry, its trigger, and whether a plugin supplied it.
+    :return: nothing.
+
+    .. versionadded:: 0.1
+    """
+
+
+# ---------------------------------------------------------------------------------------------
+# 6. Retrieval: history and notes
+# ---------------------------------------------------------------------------------------------
+
+
+@hookspec(firstresult=True)
+def ctx_retrieve(session: HostSession, request: RetrievalRequest) -> RetrievalResult | None:
+    """Answer a ``history`` or ``notes`` operation.
+
+    :param session: the current session.
+    :param request: the operation family (``history`` or ``notes``), action and validated
+        arguments.
+    :return: the result; ``None`` means "not mine" (the tool then reports that the operation
+        is unavailable in this mode).
+
+    ``firstresult``: the active mode answers. Called by the shared ``history``/``notes``
+    tools, and by ``ctxmodes history``/``ctxmodes notes`` on a session file offline.
+
+    .. versionadded:: 0.1
+    """

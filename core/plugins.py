@@ -1,0 +1,186 @@
+"""Building a plugin manager: hookspecs, entry points, allow and block lists, defaults.
+
+There is no global manager: every host, CLI command and test calls
+:func:`make_plugin_manager` and owns the result.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from importlib.metadata import EntryPoint, entry_points
+from typing import TYPE_CHECKING, Any
+
+import pluggy
+
+from ctxmodes import hookspecs
+from ctxmodes.errors import PluginError
+
+if TYPE_CHECKING:
+    from ctxmodes.config import Settings
+
+#: The entry-point group for modes and other plugins, built-in and third-party alike.
+ENTRY_POINT_GROUP = hookspecs.PROJECT_NAME
+
+#: Core plugins registered in every manager (by stable name), unless blocked. They are not
+#: modes; they provide what every session has (the runtime tools, the built-in commands).
+DEFAULT_PLUGINS: tuple[str, ...] = ()
+
+#: Comma-separated plugin names never to load (like tox's TOX_DISABLED_EXTERNAL_PLUGINS).
+BLOCK_ENV = "CTXMODES_BLOCK_PLUGINS"
+#: Comma-separated plugin names: when set, only these entry points are loaded.
+ALLOW_ENV = "CTXMODES_LOAD_PLUGINS"
+#: When set (to anything non-empty), every hook call is printed to stderr.
+TRACE_ENV = "CTXMODES_TRACE_PLUGINS"
+
+
+@dataclass(frozen=True, slots=True)
+class PluginSelection:
+    """Which plugins to load. ``allow=None`` means every installed entry point."""
+
+    allow: frozenset[str] | None = None
+    block: frozenset[str] = field(default_factory=frozenset)
+
+    @classmethod
+    def from_env(
+        cls,
+        environ: dict[str, str] | os._Environ[str] | None = None,
+        *,
+        allow: Iterable[str] | None = None,
+        block: Iterable[str] = (),
+    ) -> PluginSelection:
+        """Merge configured lists with the environment (the environment adds to both)."""
+        env = os.environ if environ is None else environ
+        env_block = _split(env.get(BLOCK_ENV, ""))
+        env_allow = _split(env.get(ALLOW_ENV, "")) if env.get(ALLOW_ENV) is not None else None
+        allowed: frozenset[str] | None = None
+        if allow is not None or env_allow is not None:
+            allowed = frozenset(allow or ()) | frozenset(env_allow or ())
+        return cls(allow=allowed, block=frozenset(block) | env_block)
+
+    def permits(self, name: str) -> bool:
+        if name in self.block:
+            return False
+        return self.allow is None or name in self.allow
+
+
+@dataclass(frozen=True, slots=True)
+class PluginRecord:
+    """One plugin entry point and what happened to it."""
+
+    name: str
+    value: str
+    distribution: str | None
+    status: str  # "loaded" | "blocked" | "not allowed"
+
+
+class CtxPluginManager(pluggy.PluginManager):
+    """A pluggy manager that also remembers the entry points it saw."""
+
+    def __init__(self) -> None:
+        super().__init__(hookspecs.PROJECT_NAME)
+        self.entry_point_records: list[PluginRecord] = []
+
+    def distributions(self) -> dict[str, str]:
+        """Plugin name → distribution name, for loaded entry points."""
+        return {
+            r.name: r.distribution
+            for r in self.entry_point_records
+            if r.status == "loaded" and r.distribution
+        }
+
+
+def _split(value: str) -> frozenset[str]:
+    return frozenset(part.strip() for part in value.split(",") if part.strip())
+
+
+def _distribution_name(ep: EntryPoint) -> str | None:
+    dist = ep.dist
+    return None if dist is None else dist.metadata["Name"]
+
+
+def make_plugin_manager(
+    *,
+    load_entrypoints: bool = True,
+    selection: PluginSelection | None = None,
+    plugins: Sequence[object] = (),
+    default_plugins: Sequence[str] = DEFAULT_PLUGINS,
+) -> CtxPluginManager:
+    """Return a new plugin manager.
+
+    In order: add the hookspecs; block names; load the permitted entry points of group
+    ``ctxmodes``; register ``default_plugins`` (modules, by their dotted name) and then
+    ``plugins`` (objects, for tests and embedding); finally ``check_pending()``, so an
+    implementation whose name matches no hookspec fails here instead of never being called.
+
+    :param selection: allow/block lists; ``None`` reads only the environment.
+    :raises PluginError: a plugin failed to import or implements an unknown hook.
+    """
+    pm = CtxPluginManager()
+    pm.add_hookspecs(hookspecs)
+    chosen = selection if selection is not None else PluginSelection.from_env()
+    for name in chosen.block:
+        pm.set_blocked(name)
+    if load_entrypoints:
+        _load_entry_points(pm, chosen)
+    for module_name in default_plugins:
+        if pm.is_blocked(module_name) or not chosen.permits(module_name):
+            continue
+        pm.register(_import_plugin(module_name, module_name), name=module_name)
+    for plugin in plugins:
+        pm.register(plugin)
+    try:
+        pm.check_pending()
+    except pluggy.PluginValidationError as exc:
+        raise PluginError(f"plugin {exc.plugin!r} is invalid: {exc}") from exc
+    if os.environ.get(TRACE_ENV):
+        _enable_tracing(pm)
+    return pm
+
+
+def _load_entry_points(pm: CtxPluginManager, selection: PluginSelection) -> None:
+    seen: set[str] = set()
+    for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
+        if ep.name in seen:
+            continue  # the same distribution visible twice on sys.path
+        seen.add(ep.name)
+        dist = _distribution_name(ep)
+        if not selection.permits(ep.name):
+            status = "blocked" if ep.name in selection.block else "not allowed"
+            pm.entry_point_records.append(PluginRecord(ep.name, ep.value, dist, status))
+            continue
+        plugin = _import_plugin(ep.value, ep.name, ep)
+        try:
+            pm.register(plugin, name=ep.name)
+        except ValueError as exc:
+            raise PluginError(f"plugin {ep.name!r} could not be registered: {exc}") from exc
+        pm.entry_point_records.append(PluginRecord(ep.name, ep.value, dist, "loaded"))
+
+
+def _import_plugin(target: str, name: str, ep: EntryPoint | None = None) -> object:
+    try:
+        return ep.load() if ep is not None else importlib.import_module(target)
+    except Exception as exc:
+        raise PluginError(f"plugin {name!r} ({target}) failed to load: {exc}") from exc
+
+
+def _enable_tracing(pm: pluggy.PluginManager) -> None:
+    import sys
+
+    def before(
+        hook_name: str, impls: Sequence[pluggy.HookImpl], kwargs: Mapping[str, Any]
+    ) -> None:
+        print(f"ctxmodes trace: {hook_name} -> {len(impls)} implementation(s)", file=sys.stderr)
+
+    def after(*_: object) -> None:
+        return None
+
+    pm.add_hookcall_monitoring(before, after)
+
+
+def make_configured_plugin_manager(settings: Settings) -> CtxPluginManager:
+    """A plugin manager honouring the configured allow and block lists and the environment."""
+    selection = PluginSelection.from_env(allow=settings.plugins.allow, block=settings.plugins.block)
+    return make_plugin_manager(selection=selection)

@@ -1,0 +1,44 @@
+"""A headless :class:`~ctxmodes.hostapi.UserInterface` for tests, the CLI and batch runs."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from typing import TextIO
+
+from ctxmodes.hostapi import NotifyLevel
+
+
+@dataclass
+class HeadlessUI:
+    """Keeps editor text in memory, records notifications, answers confirmations by policy.
+
+    :param confirm_answer: what every confirmation returns.
+    :param echo: where notifications are printed as they happen (``None``: nowhere).
+    """
+
+    confirm_answer: bool = False
+    echo: TextIO | None = None
+    editor_text: str = ""
+    notifications: list[tuple[NotifyLevel, str]] = field(default_factory=list)
+
+    def notify(self, message: str, level: NotifyLevel = "info") -> None:
+        self.notifications.append((level, message))
+        if self.echo is not None:
+            prefix = "" if level == "info" else f"{level}: "
+            print(f"{prefix}{message}", file=self.echo)
+
+    def confirm(self, title: str, message: str) -> bool:
+        self.notify(f"{title}: {message} -> {'yes' if self.confirm_answer else 'no'}")
+        return self.confirm_answer
+
+    def get_editor_text(self) -> str:
+        return self.editor_text
+
+    def set_editor_text(self, text: str) -> None:
+        self.editor_text = text
+
+
+def stderr_ui() -> HeadlessUI:
+    """The CLI's UI: notifications go to standard error."""
+    return HeadlessUI(echo=sys.stderr)

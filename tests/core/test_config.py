@@ -1,0 +1,91 @@
+import pytest
+
+from ctxmodes.config import load_settings
+from ctxmodes.errors import ConfigError
+
+
+@pytest.fixture
+def user_dir(tmp_path):
+    directory = tmp_path / "user"
+    directory.mkdir()
+    return directory
+
+
+@pytest.fixture
+def project(tmp_path):
+    directory = tmp_path / "project"
+    directory.mkdir()
+    return directory
+
+
+def load(project, user_dir, env=None, cli=None):
+    environ = {"CTXMODES_CONFIG_DIR": str(user_dir), **(env or {})}
+    return load_settings(cwd=project, environ=environ, cli=cli)
+
+
+def test_defaults_when_nothing_is_configured(project, user_dir):
+    loaded = load(project, user_dir)
+    assert loaded.settings.mode == "off"
+    assert loaded.settings.durability == "fsync"
+    assert set(loaded.origins.values()) == {"default"}
+
+
+def test_each_layer_overrides_the_one_below(project, user_dir):
+    (user_dir / "config.toml").write_text('mode = "user"\nmodel = "scripted:u.json"\n')
+    (project / ".ctxmodes.toml").write_text('mode = "project"\n')
+    loaded = load(project, user_dir)
+    assert loaded.settings.mode == "project"
+    assert loaded.origins["mode"].endswith(".ctxmodes.toml")
+    assert loaded.settings.model == "scripted:u.json"
+    assert loaded.origins["model"].endswith("config.toml")
+
+    loaded = load(project, user_dir, env={"CTXMODES_MODE": "env"})
+    assert (loaded.settings.mode, loaded.origins["mode"]) == ("env", "environment")
+
+    loaded = load(project, user_dir, env={"CTXMODES_MODE": "env"}, cli={"mode": "flag"})
+    assert (loaded.settings.mode, loaded.origins["mode"]) == ("flag", "command line")
+
+
+def test_unset_flags_do_not_override(project, user_dir):
+    loaded = load(project, user_dir, env={"CTXMODES_MODE": "env"}, cli={"mode": None})
+    assert loaded.settings.mode == "env"
+
+
+def test_pyproject_table_is_a_project_source(project, user_dir):
+    (project / "pyproject.toml").write_text('[project]\nname="x"\n[tool.ctxmodes]\nmode = "py"\n')
+    loaded = load(project, user_dir)
+    assert loaded.settings.mode == "py"
+    assert "[tool.ctxmodes]" in loaded.origins["mode"]
+
+
+def test_dedicated_project_file_wins_over_pyproject(project, user_dir):
+    (project / "pyproject.toml").write_text('[tool.ctxmodes]\nmode = "py"\n')
+    (project / ".ctxmodes.toml").write_text('mode = "dedicated"\n')
+    assert load(project, user_dir).settings.mode == "dedicated"
+
+
+def test_nested_tables_merge_key_by_key(project, user_dir):
+    (user_dir / "config.toml").write_text('[plugins]\nblock = ["a"]\n')
+    (project / ".ctxmodes.toml").write_text('[plugins]\nallow = ["b"]\n')
+    loaded = load(project, user_dir)
+    assert loaded.settings.plugins.block == ["a"]
+    assert loaded.settings.plugins.allow == ["b"]
+    assert loaded.origins["plugins.block"].endswith("config.toml")
+    assert loaded.origins["plugins.allow"].endswith(".ctxmodes.toml")
+
+
+def test_invalid_toml_names_the_file(project, user_dir):
+    (project / ".ctxmodes.toml").write_text("mode = \n")
+    with pytest.raises(ConfigError, match=r"\.ctxmodes\.toml: invalid TOML"):
+        load(project, user_dir)
+
+
+def test_unknown_key_names_the_source_and_key(project, user_dir):
+    (user_dir / "config.toml").write_text('mdoe = "tree"\n')
+    with pytest.raises(ConfigError, match=r"config\.toml: mdoe"):
+        load(project, user_dir)
+
+
+def test_bad_value_names_the_source(project, user_dir):
+    with pytest.raises(ConfigError, match="command line: durability"):
+        load(project, user_dir, cli={"durability": "sometimes"})

@@ -1,0 +1,98 @@
+import pytest
+
+from ctxmodes import hookimpl
+from ctxmodes.errors import PluginError
+from ctxmodes.plugins import PluginSelection, make_plugin_manager
+
+
+class Misspelled:
+    @hookimpl
+    def ctx_sesion_start(self, session, reason):  # the typo is the point of the test
+        raise AssertionError("never called")
+
+
+class Recorder:
+    def __init__(self):
+        self.calls = []
+
+    @hookimpl
+    def ctx_agent_start(self, session):
+        self.calls.append(session)
+
+
+def test_each_call_returns_a_new_manager():
+    first = make_plugin_manager(load_entrypoints=False)
+    second = make_plugin_manager(load_entrypoints=False)
+    assert first is not second
+    first.register(Recorder(), name="only-in-first")
+    assert second.get_plugin("only-in-first") is None
+
+
+def test_misspelled_hook_fails_loudly():
+    with pytest.raises(PluginError, match="ctx_sesion_start"):
+        make_plugin_manager(load_entrypoints=False, plugins=[Misspelled()])
+
+
+def test_entry_point_plugins_are_loaded_with_their_distribution():
+    pm = make_plugin_manager(selection=PluginSelection())
+    assert pm.get_plugin("off") is not None
+    assert pm.distributions()["off"] == "ctxmodes"
+
+
+def test_blocked_entry_point_is_not_loaded_and_is_reported():
+    pm = make_plugin_manager(selection=PluginSelection(block=frozenset({"off"})))
+    assert pm.get_plugin("off") is None
+    assert [(r.name, r.status) for r in pm.entry_point_records] == [("off", "blocked")]
+
+
+def test_allow_list_loads_only_named_plugins():
+    pm = make_plugin_manager(selection=PluginSelection(allow=frozenset({"someone-else"})))
+    assert pm.get_plugin("off") is None
+    assert pm.entry_point_records[0].status == "not allowed"
+
+
+def test_selection_merges_config_and_environment():
+    env = {"CTXMODES_BLOCK_PLUGINS": "a, b", "CTXMODES_LOAD_PLUGINS": "c"}
+    selection = PluginSelection.from_env(env, allow=["d"], block=["e"])
+    assert selection.block == {"a", "b", "e"}
+    assert selection.allow == {"c", "d"}
+    assert not selection.permits("a")
+    assert selection.permits("c")
+    assert not selection.permits("x")
+
+
+def test_no_allow_list_permits_everything_not_blocked():
+    selection = PluginSelection.from_env({}, block=["x"])
+    assert selection.allow is None
+    assert selection.permits("anything")
+    assert not selection.permits("x")
+
+
+def test_default_plugins_can_be_blocked(tmp_path, monkeypatch):
+    module = tmp_path / "ctx_default_probe.py"
+    module.write_text(
+        "from ctxmodes import hookimpl\n@hookimpl\ndef ctx_agent_start(session):\n    pass\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    pm = make_plugin_manager(load_entrypoints=False, default_plugins=["ctx_default_probe"])
+    assert pm.get_plugin("ctx_default_probe") is not None
+    blocked = make_plugin_manager(
+        load_entrypoints=False,
+        default_plugins=["ctx_default_probe"],
+        selection=PluginSelection(block=frozenset({"ctx_default_probe"})),
+    )
+    assert blocked.get_plugin("ctx_default_probe") is None
+
+
+def test_broken_plugin_import_is_a_clear_error():
+    with pytest.raises(PluginError, match="no_such_module_for_ctxmodes"):
+        make_plugin_manager(load_entrypoints=False, default_plugins=["no_such_module_for_ctxmodes"])
+
+
+def test_trace_switch_reports_hook_calls(monkeypatch, capsys):
+    monkeypatch.setenv("CTXMODES_TRACE_PLUGINS", "1")
+    recorder = Recorder()
+    pm = make_plugin_manager(load_entrypoints=False, plugins=[recorder])
+    pm.hook.ctx_agent_start(session="s")
+    assert recorder.calls == ["s"]
+    assert "ctx_agent_start" in capsys.readouterr().err

@@ -1,0 +1,158 @@
+"""The distribution as users get it: a wheel installed into a fresh virtual environment,
+with a third-party mode distribution beside it."""
+
+import os
+import subprocess
+import sys
+import textwrap
+import venv
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.slow
+
+THIRD_PARTY_PYPROJECT = """
+[build-system]
+requires = ["hatchling"]
+build-backend = "hatchling.build"
+
+[project]
+name = "ctxmodes-echo-mode"
+version = "1.2.3"
+dependencies = ["ctxmodes"]
+
+[project.entry-points.ctxmodes]
+echo = "echo_mode"
+
+[tool.hatch.build.targets.wheel]
+only-include = ["echo_mode.py"]
+"""
+
+THIRD_PARTY_MODULE = """
+from ctxmodes import hookimpl
+from ctxmodes.modes import ModeSpec
+
+
+class EchoMode:
+    def __init__(self, session):
+        self.session = session
+
+
+@hookimpl
+def ctx_register_modes(register):
+    register(ModeSpec(name="echo", description="A third-party mode", factory=EchoMode))
+"""
+
+
+def build_wheel(source: Path, outdir: Path) -> Path:
+    subprocess.run(
+        [sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(outdir)],
+        cwd=source,
+        check=True,
+        capture_output=True,
+    )
+    (wheel,) = outdir.glob("*.whl")
+    return wheel
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory):
+    base = tmp_path_factory.mktemp("dist")
+    ours = build_wheel(ROOT, base / "ours")
+    plugin_src = base / "echo"
+    plugin_src.mkdir()
+    (plugin_src / "pyproject.toml").write_text(THIRD_PARTY_PYPROJECT)
+    (plugin_src / "echo_mode.py").write_text(THIRD_PARTY_MODULE)
+    theirs = build_wheel(plugin_src, base / "theirs")
+    env_dir = base / "venv"
+    venv.create(env_dir, with_pip=True)
+    subprocess.run(
+        [env_dir / "bin" / "python", "-m", "pip", "install", "--quiet", str(ours), str(theirs)],
+        check=True,
+        capture_output=True,
+    )
+    return ours, env_dir
+
+
+def run(env_dir, *args, cwd=None, env=None):
+    environ = {k: v for k, v in os.environ.items() if not k.startswith("CTXMODES_")}
+    environ["CTXMODES_CONFIG_DIR"] = str(env_dir / "no-user-config")
+    environ.update(env or {})
+    return subprocess.run(
+        [env_dir / "bin" / "ctxmodes", *args],
+        cwd=cwd or env_dir,
+        env=environ,
+        capture_output=True,
+        text=True,
+    )
+
+
+def test_wheel_installs_only_namespaced_packages(installed):
+    wheel, _ = installed
+    with zipfile.ZipFile(wheel) as archive:
+        top = {name.split("/")[0] for name in archive.namelist()}
+    packages = {name for name in top if not name.endswith(".dist-info")}
+    assert packages == {"ctxmodes", "ctxmodes_off"}
+    with zipfile.ZipFile(wheel) as archive:
+        names = archive.namelist()
+    assert "ctxmodes/hookspecs.py" in names
+    assert "ctxmodes/py.typed" in names
+
+
+def test_fresh_environment_imports_and_lists_entry_points(installed):
+    _, env_dir = installed
+    script = textwrap.dedent(
+        """
+        import importlib.metadata as md, importlib.util as u
+        import ctxmodes, ctxmodes_off
+        assert u.find_spec("core") is None and u.find_spec("plugins") is None
+        print(sorted(ep.name for ep in md.entry_points(group="ctxmodes")))
+        print([ep.value for ep in md.entry_points(group="pytest11") if ep.name == "ctxmodes"])
+        """
+    )
+    out = subprocess.run(
+        [env_dir / "bin" / "python", "-c", script],
+        cwd=env_dir,  # away from the checkout, whose core/ and plugins/ are on '' otherwise
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert out.stdout.splitlines() == ["['echo', 'off']", "['ctxmodes.testing.plugin']"]
+
+
+def test_third_party_mode_is_listed_with_its_distribution(installed):
+    _, env_dir = installed
+    result = run(env_dir, "modes")
+    assert result.returncode == 0, result.stderr
+    rows = {line.split()[0]: line.split() for line in result.stdout.splitlines()[1:]}
+    assert rows["echo"][1:3] == ["installed", "ctxmodes-echo-mode"]
+    assert rows["off"][1:3] == ["active", "ctxmodes"]
+
+
+def test_third_party_mode_is_selectable_by_flag_env_and_config(installed, tmp_path):
+    _, env_dir = installed
+
+    def active(result):
+        assert result.returncode == 0, result.stderr
+        return [line.split()[0] for line in result.stdout.splitlines() if " active " in line]
+
+    assert active(run(env_dir, "modes", "--mode", "echo")) == ["echo"]
+    assert active(run(env_dir, "modes", env={"CTXMODES_MODE": "echo"})) == ["echo"]
+    (tmp_path / ".ctxmodes.toml").write_text('mode = "echo"\n')
+    assert active(run(env_dir, "modes", cwd=tmp_path)) == ["echo"]
+
+
+def test_blocked_third_party_mode_is_gone(installed):
+    _, env_dir = installed
+    blocked = {"CTXMODES_BLOCK_PLUGINS": "echo"}
+    listing = run(env_dir, "modes", env=blocked)
+    assert listing.returncode == 0
+    assert "echo  blocked" in listing.stdout
+    selected = run(env_dir, "modes", "--mode", "echo", env=blocked)
+    assert selected.returncode == 1
+    assert selected.stderr.strip().splitlines()[-1] == (
+        "ctxmodes: error: unknown mode 'echo'; installed modes: off"
+    )
