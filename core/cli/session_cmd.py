@@ -1,0 +1,147 @@
+"""``ctxmodes session``: look inside Pi session files.
+
+* ``session show FILE`` draws the session tree (ids, entry types, labels, the active path).
+* ``session context FILE [--at ID|null] [--json] [--llm]`` prints what the model sees at the
+  leaf, at entry ``ID``, or (``null``) before the first entry. ``--json`` prints the same
+  object Pi's oracle script ``check_open.mjs`` reports for that position.
+
+Files are opened read-only. Lines the session cannot use are reported on stderr (``--strict``
+makes them an error).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ctxmodes.session.manager import SessionManager
+
+
+def register(subparsers: Any) -> None:
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "session", help="inspect Pi session files"
+    )
+    actions = parser.add_subparsers(dest="session_action", metavar="ACTION", required=True)
+
+    show = actions.add_parser("show", help="draw the session tree")
+    show.add_argument("file", help="session file (.jsonl)")
+    _add_strict(show)
+    show.set_defaults(handler=run_show)
+
+    context = actions.add_parser("context", help="print the model's context at a position")
+    context.add_argument("file", help="session file (.jsonl)")
+    context.add_argument(
+        "--at",
+        metavar="ID",
+        help="entry id to take as the leaf, or 'null' for before the first entry",
+    )
+    context.add_argument("--json", action="store_true", help="machine-readable output")
+    context.add_argument(
+        "--llm", action="store_true", help="show messages as the model receives them"
+    )
+    _add_strict(context)
+    context.set_defaults(handler=run_context)
+
+
+def _add_strict(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--strict", action="store_true", help="fail if any line of the file has to be skipped"
+    )
+
+
+def _open(path: str, strict: bool) -> SessionManager:
+    from ctxmodes.errors import CtxmodesError
+    from ctxmodes.session.manager import SessionManager
+
+    manager = SessionManager.open(path, read_only=True)
+    skipped = manager.skipped_lines
+    if strict and skipped:
+        manager.close()
+        more = f" (and {len(skipped) - 1} more)" if len(skipped) > 1 else ""
+        raise CtxmodesError(f"{path}: {skipped[0]}{more}")
+    for line in skipped:
+        print(f"ctxmodes: warning: {path}: {line} (skipped)", file=sys.stderr)
+    for warning in manager.warnings:
+        print(f"ctxmodes: warning: {path}: {warning}", file=sys.stderr)
+    return manager
+
+
+def run_show(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from ctxmodes.session.report import render_tree
+
+    with _open(args.file, args.strict) as manager:
+        console = Console()
+        header = manager.get_header_json()
+        console.print(
+            f"[bold]{args.file}[/bold]  id {header.get('id')}  cwd {header.get('cwd')}  "
+            f"{manager.entry_count()} entries  leaf {manager.get_leaf_id()}",
+            highlight=False,
+        )
+        console.print(render_tree(manager))
+    return 0
+
+
+def run_context(args: argparse.Namespace) -> int:
+    from ctxmodes.session import codec
+    from ctxmodes.session.report import context_report
+
+    with _open(args.file, args.strict) as manager:
+        report = context_report(manager, args.at, llm=args.llm)
+    if args.json:
+        sys.stdout.buffer.write(codec.dumps_line(report))
+        return 0
+    _print_context(report, args.llm)
+    return 0
+
+
+def _print_context(report: dict[str, Any], llm: bool) -> None:
+    from rich.console import Console
+    from rich.text import Text
+
+    console = Console()
+    context = report["context"]
+    messages = report["llm"] if llm else context["messages"]
+    model = context.get("model") or {}
+    console.print(
+        f"leaf {report['leafId']}  thinking {context.get('thinkingLevel')}  "
+        f"model {model.get('provider', '-')}/{model.get('modelId', '-')}  "
+        f"{len(messages)} messages",
+        highlight=False,
+    )
+    for message in messages:
+        role = message.get("role") if isinstance(message, dict) else None
+        console.print(Text(f"── {role}", style="bold green"))
+        console.print(Text(_message_text(message)), highlight=False)
+
+
+def _message_text(message: Any) -> str:
+    from ctxmodes.session import codec
+
+    if not isinstance(message, dict):
+        return codec.dumps(message).decode()
+    if "summary" in message:
+        return str(message["summary"])
+    if message.get("role") == "bashExecution":
+        return f"$ {message.get('command')}\n{message.get('output', '')}"
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    parts: list[str] = []
+    for block in content if isinstance(content, list) else []:
+        kind = block.get("type") if isinstance(block, dict) else None
+        if kind == "text":
+            parts.append(str(block.get("text")))
+        elif kind == "thinking":
+            parts.append(f"(thinking) {block.get('thinking')}")
+        elif kind == "toolCall":
+            arguments = codec.dumps(block.get("arguments")).decode()
+            parts.append(f"→ {block.get('name')}({arguments})")
+        elif kind == "image":
+            parts.append(f"[image {block.get('mimeType')}]")
+        else:
+            parts.append(codec.dumps(block).decode())
+    return "\n".join(parts)

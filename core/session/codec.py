@@ -1,0 +1,221 @@
+"""JSON encoding and decoding with the semantics of JavaScript's ``JSON.parse``/``JSON.stringify``.
+
+Pi writes every session line with ``JSON.stringify(value) + "\\n"`` and reads it back with
+``JSON.parse``. This module is the only place that turns session JSON into bytes or back, so
+that a line Pi wrote re-encodes to exactly the same bytes:
+
+* object keys keep their order, except that keys which are JavaScript array indices
+  (``"0"`` … ``"4294967294"``) come first in ascending numeric order, as in any JS object;
+* no whitespace; non-ASCII characters, U+2028/U+2029 and DEL are written as they are;
+  control characters use the short escapes or lowercase ``\\u00xx``; lone surrogates are
+  written as lowercase ``\\udxxx`` escapes;
+* numbers follow ``Number.prototype.toString``: integral values print without a fraction
+  (``1.0`` → ``1``, ``-0`` → ``0``), decimal notation for exponents from -7 to 20 and
+  ``1e+21`` / ``1.5e-7`` style outside it; integers beyond 2**53 are rounded to the double
+  JavaScript would hold; NaN and the infinities become ``null``.
+
+Decoding accepts what ``JSON.parse`` accepts on text decoded the way Pi's reader decodes it
+(UTF-8 with invalid bytes replaced by U+FFFD): lone surrogate escapes and numbers that overflow
+a double are accepted, ``NaN``/``Infinity`` literals are not. Integers keep full precision on
+the Python side; they are rounded only when encoded.
+
+orjson does the work; values it cannot encode the JavaScript way are pre-rendered and handed
+to it as :class:`orjson.Fragment`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from typing import Any, Final
+
+import orjson
+
+__all__ = [
+    "JsonDecodeError",
+    "dumps",
+    "dumps_line",
+    "js_number",
+    "loads",
+]
+
+_MAX_SAFE_INTEGER: Final = 2**53
+_MAX_ARRAY_INDEX: Final = 2**32 - 2
+_STRING_ESCAPES: Final = {
+    '"': '\\"',
+    "\\": "\\\\",
+    "\b": "\\b",
+    "\f": "\\f",
+    "\n": "\\n",
+    "\r": "\\r",
+    "\t": "\\t",
+}
+_NEEDS_ESCAPE: Final = re.compile('["\\\\\x00-\x1f\ud800-\udfff]')
+
+
+class JsonDecodeError(ValueError):
+    """The text is not JSON that ``JSON.parse`` would accept."""
+
+
+# --------------------------------------------------------------------------- decoding
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def loads(data: bytes | bytearray | memoryview | str) -> Any:
+    """Parse one JSON text as ``JSON.parse`` would after Pi's UTF-8 decoding.
+
+    :raises JsonDecodeError: if ``JSON.parse`` would throw on it.
+    """
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError:
+        pass
+    # orjson is stricter than JSON.parse about a few inputs (lone surrogate escapes, invalid
+    # UTF-8 bytes, numbers beyond the double range); the standard library parser covers them.
+    text = data if isinstance(data, str) else bytes(data).decode("utf-8", errors="replace")
+    try:
+        return json.loads(text, parse_constant=_reject_constant)
+    except (ValueError, RecursionError) as exc:
+        raise JsonDecodeError(str(exc)) from None
+
+
+# --------------------------------------------------------------------------- encoding
+
+
+def js_number(value: float) -> str:
+    """Render a float exactly as JavaScript's ``Number.prototype.toString`` does."""
+    if value != value or value in (float("inf"), float("-inf")):
+        return "null"
+    if value == 0:
+        return "0"
+    sign = "-" if value < 0 else ""
+    digits, point = _shortest_digits(abs(value))
+    count = len(digits)
+    # ``point`` is the position of the decimal point relative to the first digit (the "n"
+    # of the ECMAScript algorithm); ``count`` is its "k".
+    if count <= point <= 21:
+        return sign + digits + "0" * (point - count)
+    if 0 < point <= 21:
+        return sign + digits[:point] + "." + digits[point:]
+    if -6 < point <= 0:
+        return sign + "0." + "0" * (-point) + digits
+    exponent = point - 1
+    exponent_text = f"e+{exponent}" if exponent >= 0 else f"e-{-exponent}"
+    if count == 1:
+        return sign + digits + exponent_text
+    return sign + digits[0] + "." + digits[1:] + exponent_text
+
+
+def _shortest_digits(value: float) -> tuple[str, int]:
+    """Shortest round-tripping decimal digits of a positive float and its point position."""
+    text = repr(value)
+    mantissa, _, exponent_text = text.partition("e")
+    exponent = int(exponent_text) if exponent_text else 0
+    whole, _, fraction = mantissa.partition(".")
+    digits = whole + fraction
+    point = len(whole) + exponent
+    stripped = digits.lstrip("0")
+    point -= len(digits) - len(stripped)
+    return stripped.rstrip("0"), point
+
+
+def _integer(value: int) -> Any:
+    if -_MAX_SAFE_INTEGER <= value <= _MAX_SAFE_INTEGER:
+        return value
+    try:
+        return orjson.Fragment(js_number(float(value)))
+    except OverflowError:
+        return None
+
+
+def _float(value: float) -> Any:
+    if value.is_integer() and -_MAX_SAFE_INTEGER <= value <= _MAX_SAFE_INTEGER:
+        return int(value)
+    return orjson.Fragment(js_number(value))
+
+
+def _escape_char(match: re.Match[str]) -> str:
+    char = match.group()
+    return _STRING_ESCAPES.get(char) or f"\\u{ord(char):04x}"
+
+
+def _quote(value: str) -> str:
+    return '"' + _NEEDS_ESCAPE.sub(_escape_char, value) + '"'
+
+
+def _string(value: str) -> Any:
+    if value.isascii():
+        return value
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        # Surrogates: pair up adjacent high/low halves (JavaScript sees one character there),
+        # then escape whatever is left alone.
+        paired = value.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
+        return orjson.Fragment(_quote(paired))
+    return value
+
+
+def _is_array_index(key: str) -> bool:
+    if not key.isdigit() or not key.isascii():
+        return False
+    if len(key) > 1 and key[0] == "0":
+        return False
+    return int(key) <= _MAX_ARRAY_INDEX
+
+
+def _object(value: Mapping[Any, Any]) -> dict[str, Any]:
+    converted: dict[str, Any] = {}
+    index_keys: list[str] = []
+    for key, item in value.items():
+        if type(key) is not str:
+            raise TypeError(f"session JSON object keys must be strings, not {type(key).__name__}")
+        if key[:1].isdigit() and _is_array_index(key):
+            index_keys.append(key)
+        converted[key] = _convert(item)
+    if not index_keys:
+        return converted
+    index_keys.sort(key=int)
+    ordered = {key: converted[key] for key in index_keys}
+    ordered.update((key, item) for key, item in converted.items() if key not in ordered)
+    return ordered
+
+
+def _convert(value: Any) -> Any:
+    """Return ``value`` with everything orjson would render differently from JS pre-rendered."""
+    if value is None or value is True or value is False:
+        return value
+    kind = type(value)
+    if kind is str:
+        return _string(value)
+    if kind is int:
+        return _integer(value)
+    if kind is float:
+        return _float(value)
+    if kind is dict or isinstance(value, Mapping):
+        return _object(value)
+    if kind is list or kind is tuple:
+        return [_convert(item) for item in value]
+    if isinstance(value, bool):
+        return bool(value)
+    if isinstance(value, int):
+        return _integer(int(value))
+    if isinstance(value, float):
+        return _float(float(value))
+    if isinstance(value, str):
+        return _string(str(value))
+    raise TypeError(f"cannot encode {kind.__name__} as session JSON")
+
+
+def dumps(value: Any) -> bytes:
+    """Encode ``value`` as ``JSON.stringify`` would (UTF-8, no trailing newline)."""
+    return orjson.dumps(_convert(value))
+
+
+def dumps_line(value: Any) -> bytes:
+    """Encode ``value`` as one session file line: ``JSON.stringify(value) + "\\n"``."""
+    return orjson.dumps(_convert(value), option=orjson.OPT_APPEND_NEWLINE)

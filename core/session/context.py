@@ -1,0 +1,297 @@
+"""What the model sees at a position of the session tree (Pi's ``buildSessionContext``).
+
+For a leaf, the *path* is the chain of entries from the root down to it. The *context entries*
+are the whole path, unless the path contains a compaction: then they are the latest compaction
+on the path, followed by the path entries from its ``firstKeptEntryId`` up to (not including)
+the compaction, followed by everything after it. If ``firstKeptEntryId`` is not on the path
+before the compaction nothing before it is kept. Each context entry projects to zero or one
+message (:func:`entry_to_context_messages`). The thinking level and the model come from the
+whole path: the last ``thinking_level_change`` (default ``"off"``), and the last
+``model_change`` or assistant message (default none).
+
+Everything here works on the stored JSON, exactly as Pi does, so odd records behave as they
+do in Pi; :class:`SessionContext` offers typed views on top.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, Final
+
+from ctxmodes.session.ids import timestamp_ms
+from ctxmodes.session.jsvalues import js_truthy
+from ctxmodes.session.models import AgentMessage, PiModel, message_from_json
+from ctxmodes.session.store import NO_ENTRY, ActivePath, EntryTable
+
+__all__ = [
+    "ContextBuilder",
+    "ModelRef",
+    "SessionContext",
+    "build_context_entries",
+    "build_session_context",
+    "entry_to_context_messages",
+]
+
+JsonObject = dict[str, Any]
+
+_MISSING: Final = object()
+_COMPACTION: Final = "compaction"
+_THINKING: Final = "thinking"
+_MODEL: Final = "model"
+
+
+class ModelRef(PiModel):
+    """The model a session position is using: ``{provider, modelId}``."""
+
+    provider: str | None = None
+    model_id: str | None = None
+
+
+def entry_to_context_messages(entry: JsonObject) -> list[JsonObject]:
+    """The messages one context entry contributes (Pi's ``sessionEntryToContextMessages``)."""
+    entry_type = entry.get("type")
+    if entry_type == "message":
+        message = entry.get("message")
+        if not isinstance(message, dict):
+            return []
+        if message.get("role") in ("user", "assistant", "toolResult") and (
+            message.get("content") is None
+        ):
+            return [{**message, "content": []}]
+        return [message]
+    if entry_type == "custom_message":
+        content = entry.get("content")
+        return [
+            _present(
+                role="custom",
+                customType=entry.get("customType", _MISSING),
+                content=[] if content is None else content,
+                display=entry.get("display", _MISSING),
+                details=entry.get("details", _MISSING),
+                timestamp=timestamp_ms(entry.get("timestamp")),
+            )
+        ]
+    if entry_type == "branch_summary" and js_truthy(entry.get("summary")):
+        return [
+            _present(
+                role="branchSummary",
+                summary=entry["summary"],
+                fromId=entry.get("fromId", _MISSING),
+                timestamp=timestamp_ms(entry.get("timestamp")),
+            )
+        ]
+    if entry_type == "compaction":
+        return [
+            _present(
+                role="compactionSummary",
+                summary=entry.get("summary", _MISSING),
+                tokensBefore=entry.get("tokensBefore", _MISSING),
+                timestamp=timestamp_ms(entry.get("timestamp")),
+            )
+        ]
+    return []
+
+
+def _present(**fields: Any) -> JsonObject:
+    # JSON.stringify drops undefined properties; _MISSING stands for undefined here.
+    return {key: value for key, value in fields.items() if value is not _MISSING}
+
+
+class SessionContext:
+    """Messages, thinking level and model at one position of the session.
+
+    :attr:`message_json` holds the messages as Pi would send them to ``convertToLlm`` (shared
+    with the session's cache: treat them as read-only). :attr:`messages` gives the same
+    messages as validated models, built on first access.
+    """
+
+    __slots__ = ("_messages", "_model_json", "_thinking_json", "message_json")
+
+    def __init__(
+        self,
+        message_json: Sequence[JsonObject],
+        thinking_level: Any = "off",
+        model: JsonObject | None = None,
+    ) -> None:
+        self.message_json: tuple[JsonObject, ...] = tuple(message_json)
+        self._thinking_json = thinking_level
+        self._model_json = model
+        self._messages: list[AgentMessage] | None = None
+
+    @property
+    def messages(self) -> list[AgentMessage]:
+        if self._messages is None:
+            self._messages = [message_from_json(message) for message in self.message_json]
+        return self._messages
+
+    @property
+    def thinking_level(self) -> str:
+        """The thinking level (``"off"`` when the path sets none or sets a non-string)."""
+        level = self._thinking_json
+        return level if isinstance(level, str) else "off"
+
+    @property
+    def model(self) -> ModelRef | None:
+        if self._model_json is None:
+            return None
+        return ModelRef.model_validate(self._model_json, strict=False)
+
+    def to_json(self) -> JsonObject:
+        """``{messages, thinkingLevel, model}`` as Pi's ``buildSessionContext`` returns it."""
+        out: JsonObject = {"messages": list(self.message_json)}
+        if self._thinking_json is not _MISSING:
+            out["thinkingLevel"] = self._thinking_json
+        out["model"] = self._model_json
+        return out
+
+
+def _is_model_source(table: EntryTable) -> Callable[[int], bool]:
+    types = table.types
+
+    def matches(index: int) -> bool:
+        entry_type = types[index]
+        if entry_type == "model_change":
+            return True
+        if entry_type != "message":
+            return False
+        message = table.entry(index).get("message")
+        return isinstance(message, dict) and message.get("role") == "assistant"
+
+    return matches
+
+
+def latest_compaction(table: EntryTable, leaf: int) -> int:
+    """The latest compaction entry on the path to ``leaf`` (``NO_ENTRY`` if none)."""
+    return table.nearest(leaf, _COMPACTION, "compaction")
+
+
+def context_entry_indexes(table: EntryTable, path: ActivePath) -> list[int]:
+    """Pi's ``buildContextEntries`` for the leaf of ``path``, as entry indexes."""
+    leaf = path.leaf
+    if leaf is None:
+        return []
+    compaction = latest_compaction(table, leaf)
+    if compaction == NO_ENTRY:
+        return list(path.indexes)
+    at = path.position(compaction)
+    assert at is not None
+    indexes = path.indexes
+    selected = [compaction]
+    first_kept_id = table.entry(compaction).get("firstKeptEntryId")
+    first_kept = table.index_of(first_kept_id) if isinstance(first_kept_id, str) else None
+    kept_from = path.position(first_kept) if first_kept is not None else None
+    if kept_from is not None and kept_from < at:
+        selected.extend(indexes[kept_from:at])
+    selected.extend(indexes[at + 1 :])
+    return selected
+
+
+def _settings(table: EntryTable, leaf: int | None) -> tuple[Any, JsonObject | None]:
+    if leaf is None:
+        return "off", None
+    thinking: Any = "off"
+    source = table.nearest(leaf, _THINKING, "thinking_level_change")
+    if source != NO_ENTRY:
+        thinking = table.entry(source).get("thinkingLevel", _MISSING)
+    model: JsonObject | None = None
+    source = table.nearest(leaf, _MODEL, _is_model_source(table))
+    if source != NO_ENTRY:
+        entry = table.entry(source)
+        if entry.get("type") == "model_change":
+            model = _present(
+                provider=entry.get("provider", _MISSING),
+                modelId=entry.get("modelId", _MISSING),
+            )
+        else:
+            message = entry["message"]
+            model = _present(
+                provider=message.get("provider", _MISSING),
+                modelId=message.get("model", _MISSING),
+            )
+    return thinking, model
+
+
+def _project(entries: Iterable[JsonObject]) -> list[JsonObject]:
+    messages: list[JsonObject] = []
+    for entry in entries:
+        if entry.get("type") == "message":
+            message = entry.get("message")
+            if isinstance(message, dict) and message.get("content") is not None:
+                messages.append(message)
+                continue
+        messages.extend(entry_to_context_messages(entry))
+    return messages
+
+
+class ContextBuilder:
+    """Builds the context of a session's active path, reusing the previous result.
+
+    After an append the new context is the previous one plus the new entry's messages (unless
+    the new entry is a compaction), so building it again costs O(1) instead of O(context).
+    """
+
+    def __init__(self, table: EntryTable) -> None:
+        self._table = table
+        self._leaf: int | None = None
+        self._compaction = NO_ENTRY
+        self._messages: list[JsonObject] = []
+
+    def build(self, path: ActivePath) -> SessionContext:
+        table = self._table
+        leaf = path.leaf
+        if leaf is None:
+            return SessionContext([], "off", None)
+        compaction = latest_compaction(table, leaf)
+        if (
+            self._leaf is not None
+            and table.parents[leaf] == self._leaf
+            and compaction == self._compaction
+            and leaf != compaction
+        ):
+            self._messages.extend(_project([table.entry(leaf)]))
+        else:
+            self._messages = _project(table.entries(context_entry_indexes(table, path)))
+            self._compaction = compaction
+        self._leaf = leaf
+        thinking, model = _settings(table, leaf)
+        return SessionContext(self._messages, thinking, model)
+
+    def context_at(self, leaf: int | None) -> SessionContext:
+        """The context at any entry, without touching the cached active-path result."""
+        table = self._table
+        path = ActivePath(table, leaf)
+        if leaf is None:
+            return SessionContext([], "off", None)
+        messages = _project(table.entries(context_entry_indexes(table, path)))
+        thinking, model = _settings(table, leaf)
+        return SessionContext(messages, thinking, model)
+
+
+_UNSET: Final = object()
+
+
+def _leaf_for(table: EntryTable, leaf_id: Any) -> int | None:
+    # Pi: null means "before the first entry"; absent or unknown means the last entry.
+    if leaf_id is None:
+        return None
+    if leaf_id is not _UNSET:
+        index = table.index_of(leaf_id)
+        if index is not None:
+            return index
+    return len(table) - 1 if len(table) else None
+
+
+def build_context_entries(entries: Sequence[JsonObject], leaf_id: Any = _UNSET) -> list[JsonObject]:
+    """Pi's free ``buildContextEntries(entries, leafId)`` over stored entry objects."""
+    table = EntryTable.from_entries(entries)
+    path = ActivePath(table, _leaf_for(table, leaf_id))
+    return table.entries(context_entry_indexes(table, path))
+
+
+def build_session_context(entries: Sequence[JsonObject], leaf_id: Any = _UNSET) -> SessionContext:
+    """Pi's free ``buildSessionContext(entries, leafId)`` over stored entry objects.
+
+    ``leaf_id`` ``None`` gives the empty context; omitted or unknown means the last entry.
+    """
+    table = EntryTable.from_entries(entries)
+    return ContextBuilder(table).context_at(_leaf_for(table, leaf_id))

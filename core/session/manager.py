@@ -1,0 +1,977 @@
+"""``SessionManager``: Pi's session API over append-only JSONL session trees.
+
+A session is a header line followed by entries; each entry names its parent, so the file holds
+a tree. The *leaf* is the entry new appends attach to; it starts at the last entry of the file
+and moves with :meth:`SessionManager.branch` / :meth:`SessionManager.reset_leaf` (moves that
+are not persisted, as in Pi). :meth:`SessionManager.build_session_context` gives what the model
+sees at the leaf.
+
+Files written here are read by Pi 0.85 exactly as Pi reads its own. Deliberate differences:
+
+* **Writing starts with the first entry.** Pi keeps a new session in memory until the first
+  assistant message and loses sessions that end before it; here the header and the first
+  entry are written together, and every later entry is appended as it is made.
+  ``create_branched_session`` likewise writes the new file at once.
+* **Files are never rewritten.** Version 1 and 2 files are migrated in memory only (Pi rewrites
+  them on open). Appending to a version 1 file is refused, because its entry ids exist only in
+  memory; a branched session or :meth:`SessionManager.fork_from` makes a version 3 copy. A
+  torn last line is terminated by the first append rather than on open.
+* **One writer per file.** A manager that may append holds a lock on its file; a second one
+  gets :class:`~ctxmodes.session.errors.SessionLockedError`. Open with ``read_only=True`` to
+  read a session another process is writing.
+* **Bad lines are reported**, not silently dropped: :attr:`SessionManager.skipped_lines`, and
+  structural problems (duplicate ids, parent cycles) in :attr:`SessionManager.warnings`.
+
+Durability of appends is set per manager (:class:`~ctxmodes.session.writer.Durability`,
+``fsync`` by default).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Final, Self, overload
+
+from pydantic import BaseModel
+
+from ctxmodes.session import codec
+from ctxmodes.session.context import ContextBuilder, SessionContext, context_entry_indexes
+from ctxmodes.session.errors import (
+    EntryNotFoundError,
+    NotASessionError,
+    ReadOnlySessionError,
+    SessionError,
+)
+from ctxmodes.session.ids import new_entry_id, new_session_id, now_timestamp, validate_session_id
+from ctxmodes.session.jsvalues import js_trim
+from ctxmodes.session.listing import (
+    SessionInfo,
+    find_most_recent_session,
+    list_session_files,
+    list_sessions_in,
+    read_session_info,
+)
+from ctxmodes.session.migrate import CURRENT_VERSION
+from ctxmodes.session.models import (
+    AgentMessage,
+    SessionEntry,
+    SessionHeader,
+    entry_from_json,
+    to_json,
+)
+from ctxmodes.session.paths import (
+    default_session_dir,
+    resolve_path,
+    session_file_name,
+    sessions_dir,
+)
+from ctxmodes.session.reader import ScanResult, SkippedLine, scan_file, scan_lines
+from ctxmodes.session.store import NO_ENTRY, ActivePath, EntryTable, IndexWarning
+from ctxmodes.session.tree import SessionTreeNode, build_tree
+from ctxmodes.session.writer import Durability, SessionWriter
+
+__all__ = ["EntryCallback", "SessionManager", "SessionPosition"]
+
+JsonObject = dict[str, Any]
+EntryCallback = Callable[[SessionEntry], None]
+
+_SUMMARY_ROLES: Final = ("branchSummary", "compactionSummary")
+_DECODE_BATCH: Final = 1024
+
+
+@dataclass(frozen=True, slots=True)
+class SessionPosition:
+    """The state of the session with the leaf at one entry (or before the first one)."""
+
+    leaf_id: str | None
+    branch_ids: list[str]
+    context_entry_ids: list[str]
+    context: SessionContext
+
+
+def _json_of(value: Any) -> Any:
+    """Models become their stored JSON; everything else is taken as JSON already."""
+    if isinstance(value, BaseModel):
+        return to_json(value)
+    if isinstance(value, list | tuple):
+        return [_json_of(item) for item in value]
+    return value
+
+
+def _new_header(
+    cwd: str, session_id: str | None = None, parent_session: str | None = None
+) -> JsonObject:
+    header: JsonObject = {
+        "type": "session",
+        "version": CURRENT_VERSION,
+        "id": validate_session_id(session_id) if session_id is not None else new_session_id(),
+        "timestamp": now_timestamp(),
+        "cwd": cwd,
+    }
+    if parent_session is not None:
+        header["parentSession"] = parent_session
+    return header
+
+
+class _Entries(Sequence[SessionEntry]):
+    """Entries of a session by index, decoded and validated when read."""
+
+    def __init__(self, manager: SessionManager, indexes: Sequence[int]) -> None:
+        self._manager = manager
+        self._indexes = indexes
+
+    def __len__(self) -> int:
+        return len(self._indexes)
+
+    @overload
+    def __getitem__(self, item: int) -> SessionEntry: ...
+    @overload
+    def __getitem__(self, item: slice) -> Sequence[SessionEntry]: ...
+    def __getitem__(self, item: int | slice) -> SessionEntry | Sequence[SessionEntry]:
+        if isinstance(item, slice):
+            return _Entries(self._manager, self._indexes[item])
+        return self._manager._model(self._indexes[item])
+
+    def __iter__(self) -> Iterator[SessionEntry]:
+        for start in range(0, len(self._indexes), _DECODE_BATCH):
+            batch = self._indexes[start : start + _DECODE_BATCH]
+            self._manager._table.entries(batch)
+            for index in batch:
+                yield self._manager._model(index)
+
+
+class SessionManager:
+    """An open session: its entries, its leaf, and appends to its file.
+
+    Create one with :meth:`create`, :meth:`open`, :meth:`continue_recent`, :meth:`in_memory`
+    or :meth:`fork_from`; call :meth:`close` (or use it as a context manager) when done.
+    """
+
+    def __init__(
+        self,
+        *,
+        cwd: str,
+        session_dir: Path | None,
+        session_file: Path | None,
+        header: JsonObject,
+        table: EntryTable,
+        skipped: Sequence[SkippedLine] = (),
+        persist: bool,
+        on_disk: bool = False,
+        read_only: bool = False,
+        appendable: bool = True,
+        durability: Durability = Durability.FSYNC,
+        writer: SessionWriter | None = None,
+    ) -> None:
+        """Internal; use the class methods."""
+        self._cwd = cwd
+        self._session_dir = session_dir
+        self._session_file = session_file
+        self._persist = persist
+        self._on_disk = on_disk
+        self._read_only = read_only
+        self._appendable = appendable
+        self._durability = durability
+        self._writer = writer
+        self._subscribers: list[EntryCallback] = []
+        self._install(header, table, skipped)
+
+    def _install(
+        self, header: JsonObject, table: EntryTable, skipped: Sequence[SkippedLine]
+    ) -> None:
+        self._header = header
+        self._table = table
+        self._skipped = tuple(skipped)
+        self._models: dict[int, SessionEntry] = {}
+        self._path = ActivePath(table, len(table) - 1 if len(table) else None)
+        self._context = ContextBuilder(table)
+
+    # ================================================================ construction
+
+    @classmethod
+    def create(
+        cls,
+        cwd: str | os.PathLike[str],
+        session_dir: str | os.PathLike[str] | None = None,
+        *,
+        session_id: str | None = None,
+        parent_session: str | None = None,
+        durability: Durability = Durability.FSYNC,
+    ) -> SessionManager:
+        """Start a new session for ``cwd`` in ``session_dir`` (default: Pi's directory for it).
+
+        Nothing is written until the first append.
+        """
+        resolved_cwd = resolve_path(cwd)
+        directory = Path(resolve_path(session_dir)) if session_dir else default_session_dir(cwd)
+        header = _new_header(resolved_cwd, session_id, parent_session)
+        return cls(
+            cwd=resolved_cwd,
+            session_dir=directory,
+            session_file=directory / session_file_name(header["timestamp"], header["id"]),
+            header=header,
+            table=EntryTable.from_entries([]),
+            persist=True,
+            durability=durability,
+        )
+
+    @classmethod
+    def open(
+        cls,
+        path: str | os.PathLike[str],
+        session_dir: str | os.PathLike[str] | None = None,
+        cwd_override: str | os.PathLike[str] | None = None,
+        *,
+        read_only: bool = False,
+        durability: Durability = Durability.FSYNC,
+    ) -> SessionManager:
+        """Open the session file at ``path``.
+
+        As in Pi: a missing file starts a new session that will be written at ``path``; an
+        empty file gets a fresh header; a non-empty file whose first record is not a session
+        header raises :class:`NotASessionError`. The session's cwd is the header's unless
+        ``cwd_override`` is given; ``session_dir`` (for branched sessions) defaults to the
+        file's directory.
+
+        With ``read_only`` the file is never locked or modified and appends raise
+        :class:`ReadOnlySessionError`; a missing file is then an error.
+        """
+        file = Path(resolve_path(path))
+        directory = Path(resolve_path(session_dir)) if session_dir else file.parent
+        override = resolve_path(cwd_override) if cwd_override is not None else None
+        if not file.exists():
+            if read_only:
+                raise SessionError(f"no such session file: {file}")
+            cwd = override or resolve_path(os.getcwd())
+            return cls(
+                cwd=cwd,
+                session_dir=directory,
+                session_file=file,
+                header=_new_header(cwd),
+                table=EntryTable.from_entries([]),
+                persist=True,
+                durability=durability,
+            )
+        scan = _scan(file)
+        if scan.header is None:
+            return cls._open_empty(file, directory, override, read_only, durability)
+        header_cwd = scan.header.get("cwd")
+        cwd = override or (header_cwd if isinstance(header_cwd, str) else resolve_path(os.getcwd()))
+        legacy = scan.original_version < 2
+        writer = None
+        if not read_only and not legacy:
+            writer = SessionWriter.open_existing(
+                file, durability, ends_with_newline=scan.ends_with_newline
+            )
+        try:
+            table = EntryTable.from_scan(scan, file)
+        except BaseException:
+            if writer is not None:
+                writer.close()
+            raise
+        return cls(
+            cwd=cwd,
+            session_dir=directory,
+            session_file=file,
+            header=scan.header,
+            table=table,
+            skipped=scan.skipped,
+            persist=True,
+            on_disk=True,
+            read_only=read_only,
+            appendable=not legacy,
+            durability=durability,
+            writer=writer,
+        )
+
+    @classmethod
+    def _open_empty(
+        cls,
+        file: Path,
+        directory: Path,
+        cwd_override: str | None,
+        read_only: bool,
+        durability: Durability,
+    ) -> SessionManager:
+        cwd = cwd_override or resolve_path(os.getcwd())
+        header = _new_header(cwd)
+        writer = None
+        if not read_only:
+            # Pi initialises an empty session file with a fresh header right away.
+            writer = SessionWriter.open_existing(file, durability, ends_with_newline=True)
+            writer.append(codec.dumps_line(header))
+        return cls(
+            cwd=cwd,
+            session_dir=directory,
+            session_file=file,
+            header=header,
+            table=EntryTable.from_entries([]),
+            persist=True,
+            on_disk=True,
+            read_only=read_only,
+            durability=durability,
+            writer=writer,
+        )
+
+    @classmethod
+    def continue_recent(
+        cls,
+        cwd: str | os.PathLike[str],
+        session_dir: str | os.PathLike[str] | None = None,
+        *,
+        durability: Durability = Durability.FSYNC,
+    ) -> SessionManager:
+        """Open the most recently modified session of ``cwd``, or create one.
+
+        In a custom ``session_dir`` (which may hold several projects) only sessions whose
+        header cwd is ``cwd`` are considered.
+        """
+        default = default_session_dir(cwd)
+        directory = Path(resolve_path(session_dir)) if session_dir else default
+        filter_cwd = session_dir is not None and directory != default
+        recent = find_most_recent_session(directory, str(cwd) if filter_cwd else None)
+        if recent is None:
+            return cls.create(cwd, directory, durability=durability)
+        return cls.open(recent, directory, cwd, durability=durability)
+
+    @classmethod
+    def in_memory(
+        cls,
+        cwd: str | os.PathLike[str] | None = None,
+        *,
+        session_id: str | None = None,
+        parent_session: str | None = None,
+        entries: Iterable[Mapping[str, Any] | BaseModel] | None = None,
+    ) -> SessionManager:
+        """A session that is never written to disk.
+
+        ``entries`` restores a session kept elsewhere: stored JSON objects (or models), with
+        or without the header. Without one a new header is made; an old header is migrated.
+        """
+        resolved_cwd = resolve_path(cwd if cwd is not None else os.getcwd())
+        records = [_json_of(entry) for entry in entries or ()]
+        headers = [record for record in records if record.get("type") == "session"]
+        if headers:
+            records.remove(headers[0])
+            records.insert(0, headers[0])
+        else:
+            records.insert(0, _new_header(resolved_cwd, session_id, parent_session))
+        scan = scan_lines(b"".join(codec.dumps_line(record) for record in records))
+        if scan.header is None:
+            raise NotASessionError("the given entries do not form a session")
+        table = EntryTable.from_entries(_decode_all(scan, records))
+        return cls(
+            cwd=resolved_cwd,
+            session_dir=None,
+            session_file=None,
+            header=scan.header,
+            table=table,
+            skipped=scan.skipped,
+            persist=False,
+        )
+
+    @classmethod
+    def fork_from(
+        cls,
+        source_path: str | os.PathLike[str],
+        target_cwd: str | os.PathLike[str],
+        session_dir: str | os.PathLike[str] | None = None,
+        *,
+        session_id: str | None = None,
+        durability: Durability = Durability.FSYNC,
+    ) -> SessionManager:
+        """Copy a whole session (every branch, same entry ids) into a new file for ``target_cwd``.
+
+        The new header records the source in ``parentSession``. Unlike Pi 0.85, a version 1
+        or 2 source is written in migrated (version 3) form.
+        """
+        source = Path(resolve_path(source_path))
+        resolved_cwd = resolve_path(target_cwd)
+        if not source.exists():
+            raise SessionError(f"Cannot fork: source session file is empty or invalid: {source}")
+        scan = _scan(source)
+        if scan.header is None:
+            raise SessionError(f"Cannot fork: source session file is empty or invalid: {source}")
+        directory = (
+            Path(resolve_path(session_dir)) if session_dir else default_session_dir(target_cwd)
+        )
+        header = _new_header(resolved_cwd, session_id, str(source))
+        table = EntryTable.from_scan(scan, source)
+        try:
+            lines = _stored_lines(table, [(index, {}) for index in range(len(table))])
+        finally:
+            table.close()
+        file = directory / session_file_name(header["timestamp"], header["id"])
+        directory.mkdir(parents=True, exist_ok=True)
+        SessionWriter.create(file, codec.dumps_line(header) + b"".join(lines), durability).close()
+        return cls.open(file, directory, durability=durability)
+
+    @staticmethod
+    def list_sessions(
+        cwd: str | os.PathLike[str], session_dir: str | os.PathLike[str] | None = None
+    ) -> list[SessionInfo]:
+        """Sessions of ``cwd``, most recently active first (Pi's ``SessionManager.list``)."""
+        default = default_session_dir(cwd)
+        directory = Path(resolve_path(session_dir)) if session_dir else default
+        filter_cwd = session_dir is not None and directory != default
+        return list_sessions_in(directory, str(cwd) if filter_cwd else None)
+
+    @staticmethod
+    def list_all(session_dir: str | os.PathLike[str] | None = None) -> list[SessionInfo]:
+        """Sessions of every project (or of one flat ``session_dir``), most recent first."""
+        if session_dir is not None:
+            return list_sessions_in(Path(resolve_path(session_dir)))
+        root = sessions_dir()
+        try:
+            projects = [root / name for name in os.listdir(root) if (root / name).is_dir()]
+        except OSError:
+            return []
+        infos = [
+            info
+            for project in projects
+            for path in list_session_files(project)
+            if (info := read_session_info(path)) is not None
+        ]
+        infos.sort(key=lambda info: info.modified, reverse=True)
+        return infos
+
+    # ================================================================ properties
+
+    @property
+    def cwd(self) -> str:
+        return self._cwd
+
+    @property
+    def session_dir(self) -> Path | None:
+        return self._session_dir
+
+    @property
+    def session_file(self) -> Path | None:
+        return self._session_file
+
+    @property
+    def session_id(self) -> str:
+        session_id: str = self._header["id"]
+        return session_id
+
+    @property
+    def read_only(self) -> bool:
+        return self._read_only
+
+    @property
+    def durability(self) -> Durability:
+        return self._durability
+
+    @property
+    def skipped_lines(self) -> tuple[SkippedLine, ...]:
+        """Lines of the file that are not part of the session (blank, malformed, …)."""
+        return self._skipped
+
+    @property
+    def warnings(self) -> tuple[IndexWarning, ...]:
+        """Structural problems found when indexing (duplicate ids, parent cycles)."""
+        return tuple(self._table.warnings)
+
+    def is_persisted(self) -> bool:
+        return self._persist
+
+    def get_header(self) -> SessionHeader | None:
+        return SessionHeader.model_validate(self._header, strict=False)
+
+    def get_header_json(self) -> JsonObject:
+        """The header as stored (after in-memory migration); treat as read-only."""
+        return self._header
+
+    # ================================================================ lifecycle
+
+    def flush(self) -> None:
+        """Write out appends buffered under ``Durability.NONE``."""
+        if self._writer is not None:
+            self._writer.flush()
+
+    def close(self) -> None:
+        """Flush, release the file lock and close the file. The manager is unusable after."""
+        try:
+            if self._writer is not None:
+                self._writer.close()
+                self._writer = None
+        finally:
+            self._table.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def subscribe(self, callback: EntryCallback) -> Callable[[], None]:
+        """Call ``callback`` with every entry appended from now on; returns an unsubscribe.
+
+        Callbacks run after the entry is written and indexed, in subscription order. If one
+        raises, the others still run and the first exception is re-raised to the appender
+        (the entry stays appended).
+        """
+        self._subscribers.append(callback)
+
+        def unsubscribe() -> None:
+            if callback in self._subscribers:
+                self._subscribers.remove(callback)
+
+        return unsubscribe
+
+    # ================================================================ appending
+
+    def _check_appendable(self) -> None:
+        if self._read_only:
+            raise ReadOnlySessionError(f"session was opened read-only: {self._session_file}")
+        if not self._appendable:
+            raise SessionError(
+                "cannot append to a version 1 session file without rewriting it; "
+                f"create a branched session or fork it first: {self._session_file}"
+            )
+
+    def _entry_base(self, entry_type: str) -> JsonObject:
+        leaf = self._path.leaf
+        return {
+            "type": entry_type,
+            "id": new_entry_id(self._table.by_id),
+            "parentId": self._table.ids[leaf] if leaf is not None else None,
+            "timestamp": now_timestamp(),
+        }
+
+    def _append(self, entry: JsonObject) -> str:
+        self._check_appendable()
+        if self._persist:
+            self._write(codec.dumps_line(entry))
+        index = self._table.add(entry)
+        self._path.push(index)
+        if self._subscribers:
+            self._notify(index)
+        entry_id: str = entry["id"]
+        return entry_id
+
+    def _write(self, line: bytes) -> None:
+        if self._writer is not None:
+            self._writer.append(line)
+            return
+        assert self._session_file is not None
+        self._session_file.parent.mkdir(parents=True, exist_ok=True)
+        self._writer = SessionWriter.create(
+            self._session_file, codec.dumps_line(self._header) + line, self._durability
+        )
+        self._on_disk = True
+
+    def _notify(self, index: int) -> None:
+        entry = self._model(index)
+        failure: BaseException | None = None
+        for callback in list(self._subscribers):
+            try:
+                callback(entry)
+            except Exception as exc:
+                failure = failure or exc
+        if failure is not None:
+            raise failure
+
+    def append_message(self, message: AgentMessage | Mapping[str, Any]) -> str:
+        """Append a message (user, assistant, toolResult, bashExecution or custom)."""
+        stored = _json_of(message) if isinstance(message, BaseModel) else dict(message)
+        if stored.get("role") in _SUMMARY_ROLES:
+            raise ValueError(
+                "summary messages are stored as compaction / branch_summary entries, "
+                "not as message entries"
+            )
+        entry = self._entry_base("message")
+        entry["message"] = stored
+        return self._append(entry)
+
+    def append_thinking_level_change(self, thinking_level: str) -> str:
+        entry = self._entry_base("thinking_level_change")
+        entry["thinkingLevel"] = thinking_level
+        return self._append(entry)
+
+    def append_model_change(self, provider: str, model_id: str) -> str:
+        entry = self._entry_base("model_change")
+        entry["provider"] = provider
+        entry["modelId"] = model_id
+        return self._append(entry)
+
+    def append_compaction(
+        self,
+        summary: str,
+        first_kept_entry_id: str,
+        tokens_before: int,
+        details: Any = None,
+        from_hook: bool | None = None,
+        usage: Any = None,
+    ) -> str:
+        """Append a compaction (``None`` arguments are left out of the entry)."""
+        entry = self._entry_base("compaction")
+        entry["summary"] = summary
+        entry["firstKeptEntryId"] = first_kept_entry_id
+        entry["tokensBefore"] = tokens_before
+        _set_present(entry, details=details, usage=usage, fromHook=from_hook)
+        return self._append(entry)
+
+    def append_custom_entry(self, custom_type: str, data: Any = None) -> str:
+        """Append extension state (never part of the context; ``None`` data is left out)."""
+        base = self._entry_base("custom")
+        entry: JsonObject = {"type": "custom", "customType": custom_type}
+        _set_present(entry, data=data)
+        entry.update(id=base["id"], parentId=base["parentId"], timestamp=base["timestamp"])
+        return self._append(entry)
+
+    def append_custom_message_entry(
+        self,
+        custom_type: str,
+        content: str | Sequence[Any],
+        display: bool,
+        details: Any = None,
+    ) -> str:
+        """Append an extension message that takes part in the context as a user message."""
+        base = self._entry_base("custom_message")
+        entry: JsonObject = {
+            "type": "custom_message",
+            "customType": custom_type,
+            "content": content if isinstance(content, str) else _json_of(list(content)),
+            "display": display,
+        }
+        _set_present(entry, details=details)
+        entry.update(id=base["id"], parentId=base["parentId"], timestamp=base["timestamp"])
+        return self._append(entry)
+
+    def append_label(self, target_id: str, label: str | None) -> str:
+        """Set (or, with ``None`` or ``""``, clear) the label of an entry."""
+        if target_id not in self._table.by_id:
+            raise EntryNotFoundError(target_id)
+        entry = self._entry_base("label")
+        entry["targetId"] = target_id
+        _set_present(entry, label=label)
+        return self._append(entry)
+
+    def append_session_info(self, name: str) -> str:
+        """Name the session (line breaks become spaces; surrounding whitespace is dropped)."""
+        entry = self._entry_base("session_info")
+        entry["name"] = js_trim(" ".join(_split_line_breaks(name)))
+        return self._append(entry)
+
+    # ================================================================ navigation
+
+    def branch(self, entry_id: str) -> None:
+        """Move the leaf to ``entry_id``; the next append starts a new branch there."""
+        index = self._table.index_of(entry_id)
+        if index is None:
+            raise EntryNotFoundError(entry_id)
+        self._path.move_to(index)
+
+    def reset_leaf(self) -> None:
+        """Move the leaf before the first entry; the next append is a new root."""
+        self._path.move_to(None)
+
+    def branch_with_summary(
+        self,
+        branch_from_id: str | None,
+        summary: str,
+        details: Any = None,
+        from_hook: bool | None = None,
+        usage: Any = None,
+    ) -> str:
+        """Move the leaf to ``branch_from_id`` (``None``: new root) and append a branch summary.
+
+        The summary records the previous leaf (or ``"root"``) as ``fromId``.
+        """
+        target = None
+        if branch_from_id is not None:
+            target = self._table.index_of(branch_from_id)
+            if target is None:
+                raise EntryNotFoundError(branch_from_id)
+        self._check_appendable()
+        leaf = self._path.leaf
+        from_id = self._table.ids[leaf] if leaf is not None else "root"
+        self._path.move_to(target)
+        entry = self._entry_base("branch_summary")
+        entry["fromId"] = from_id
+        entry["summary"] = summary
+        _set_present(entry, details=details, usage=usage, fromHook=from_hook)
+        return self._append(entry)
+
+    # ================================================================ reading
+
+    def _model(self, index: int) -> SessionEntry:
+        model = self._models.get(index)
+        if model is None:
+            model = entry_from_json(self._table.entry(index))
+            self._models[index] = model
+        return model
+
+    def _index_or_leaf(self, entry_id: str | None) -> int | None:
+        if entry_id is None:
+            return self._path.leaf
+        return self._table.index_of(entry_id)
+
+    def get_leaf_id(self) -> str | None:
+        leaf = self._path.leaf
+        return self._table.ids[leaf] if leaf is not None else None
+
+    def get_leaf_entry(self) -> SessionEntry | None:
+        leaf = self._path.leaf
+        return self._model(leaf) if leaf is not None else None
+
+    def get_entry(self, entry_id: str) -> SessionEntry | None:
+        index = self._table.index_of(entry_id)
+        return self._model(index) if index is not None else None
+
+    def get_entry_json(self, entry_id: str) -> JsonObject | None:
+        """An entry as stored (after in-memory migration); treat as read-only."""
+        index = self._table.index_of(entry_id)
+        return self._table.entry(index) if index is not None else None
+
+    def get_entries(self) -> Sequence[SessionEntry]:
+        """Every entry in file order (header excluded), decoded as they are read."""
+        return _Entries(self, range(len(self._table)))
+
+    def entry_count(self) -> int:
+        return len(self._table)
+
+    def get_children(self, entry_id: str) -> list[SessionEntry]:
+        """Entries whose parent is ``entry_id``, in file order."""
+        return [self._model(index) for index in self._table.children_of(entry_id)]
+
+    def get_label(self, entry_id: str) -> str | None:
+        label = self._table.labels.get(entry_id)
+        return label[0] if label is not None else None
+
+    def get_session_name(self) -> str | None:
+        """The name set by the last ``session_info`` entry in the file, if any."""
+        index = self._table.last_session_info
+        if index == NO_ENTRY:
+            return None
+        name = self._table.entry(index).get("name")
+        if not isinstance(name, str):
+            return None
+        return js_trim(name) or None
+
+    def get_branch_ids(self, from_id: str | None = None) -> list[str]:
+        """Ids from the root to ``from_id`` (default: the leaf); empty for an unknown id."""
+        ids = self._table.ids
+        return [ids[index] for index in self._branch_indexes(from_id)]
+
+    def get_branch(self, from_id: str | None = None) -> Sequence[SessionEntry]:
+        """Entries from the root to ``from_id`` (default: the leaf), decoded as read."""
+        return _Entries(self, self._branch_indexes(from_id))
+
+    def _branch_indexes(self, from_id: str | None) -> list[int]:
+        if from_id is None:
+            return list(self._path.indexes)
+        index = self._table.index_of(from_id)
+        return self._table.path_to(index) if index is not None else []
+
+    def get_tree(self) -> list[SessionTreeNode]:
+        """The whole session as a tree (roots in file order; see :mod:`ctxmodes.session.tree`)."""
+        return build_tree(self._table, self._model)
+
+    def build_session_context(self) -> SessionContext:
+        """What the model sees at the leaf (incremental: cheap after an append)."""
+        return self._context.build(self._path)
+
+    def build_context_entries(self) -> Sequence[SessionEntry]:
+        """The entries behind :meth:`build_session_context`, in context order."""
+        return _Entries(self, context_entry_indexes(self._table, self._path))
+
+    def current_position(self) -> SessionPosition:
+        """Leaf, path, context entries and context at the current leaf."""
+        ids = self._table.ids
+        leaf = self._path.leaf
+        return SessionPosition(
+            leaf_id=ids[leaf] if leaf is not None else None,
+            branch_ids=[ids[index] for index in self._path.indexes],
+            context_entry_ids=[
+                ids[index] for index in context_entry_indexes(self._table, self._path)
+            ],
+            context=self.build_session_context(),
+        )
+
+    def position_at(self, entry_id: str | None) -> SessionPosition:
+        """The same as :meth:`current_position` with the leaf at ``entry_id`` (``None``:
+        before the first entry), leaving the real leaf where it is."""
+        leaf: int | None = None
+        if entry_id is not None:
+            leaf = self._table.index_of(entry_id)
+            if leaf is None:
+                raise EntryNotFoundError(entry_id)
+        ids = self._table.ids
+        path = ActivePath(self._table, leaf)
+        return SessionPosition(
+            leaf_id=entry_id,
+            branch_ids=[ids[index] for index in path.indexes],
+            context_entry_ids=[ids[index] for index in context_entry_indexes(self._table, path)],
+            context=self._context.context_at(leaf),
+        )
+
+    # ================================================================ branched sessions
+
+    def create_branched_session(self, leaf_id: str | None = None) -> Path | None:
+        """Replace this session by a new one holding only the path to ``leaf_id``.
+
+        Label entries are dropped from the path (the remaining entries are re-chained, and a
+        compaction that kept from a dropped label keeps from the next entry), then one label
+        entry is re-created for each labelled entry of the path. A persisted session switches
+        to a new file in the same directory, written at once, whose header names the old file
+        in ``parentSession``; returns its path. In memory, returns ``None``.
+        """
+        indexes = self._branch_indexes(leaf_id)
+        if not indexes:
+            raise EntryNotFoundError(leaf_id)
+        table = self._table
+        header = _new_header(self._cwd, None, str(self._session_file) if self._persist else None)
+        kept, label_entries = _branch_copy(table, indexes)
+        if not self._persist:
+            entries = _with_changes(table, kept) + label_entries
+            self._install(header, EntryTable.from_entries(entries), ())
+            return None
+        assert self._session_dir is not None
+        lines = _stored_lines(table, kept)
+        lines.extend(codec.dumps_line(entry) for entry in label_entries)
+        file = self._session_dir / session_file_name(header["timestamp"], header["id"])
+        file.parent.mkdir(parents=True, exist_ok=True)
+        writer = SessionWriter.create(
+            file, codec.dumps_line(header) + b"".join(lines), self._durability
+        )
+        self.close()
+        self._writer = writer
+        self._session_file = file
+        self._on_disk = True
+        self._appendable = True
+        self._read_only = False
+        new_scan = _scan(file)
+        assert new_scan.header is not None
+        self._install(new_scan.header, EntryTable.from_scan(new_scan, file), new_scan.skipped)
+        return file
+
+
+# ==================================================================== helpers
+
+
+def _scan(file: Path) -> ScanResult:
+    try:
+        scan = scan_file(file)
+    except IsADirectoryError:
+        raise SessionError(f"not a session file (it is a directory): {file}") from None
+    except OSError as exc:
+        raise SessionError(f"cannot read session file {file}: {exc.strerror}") from None
+    if scan.not_a_session:
+        raise NotASessionError(f"Session file is not a valid pi session: {file}")
+    return scan
+
+
+def _decode_all(scan: ScanResult, records: Sequence[JsonObject]) -> list[JsonObject]:
+    """Entries of an in-memory scan, decoded from the serialized records."""
+    data = b"".join(codec.dumps_line(record) for record in records)
+    out: list[JsonObject] = []
+    for index in range(len(scan.ids)):
+        entry = scan.decoded.get(index)
+        if entry is None:
+            entry = codec.loads(data[scan.starts[index] : scan.ends[index]])
+        out.append(entry)
+    return out
+
+
+def _set_present(entry: JsonObject, **fields: Any) -> None:
+    for key, value in fields.items():
+        if value is not None:
+            entry[key] = _json_of(value)
+
+
+def _split_line_breaks(text: str) -> list[str]:
+    # Pi replaces each run of CR/LF characters with one space.
+    parts: list[str] = []
+    current: list[str] = []
+    previous_break = False
+    for char in text:
+        if char in "\r\n":
+            if not previous_break:
+                parts.append("".join(current))
+                current = []
+            previous_break = True
+        else:
+            current.append(char)
+            previous_break = False
+    parts.append("".join(current))
+    return parts
+
+
+def _branch_copy(
+    table: EntryTable, indexes: Sequence[int]
+) -> tuple[list[tuple[int, JsonObject]], list[JsonObject]]:
+    """A branched session's entries: the path minus labels, re-chained, then new labels.
+
+    Returns ``(index, changes)`` per kept entry (the fields that differ from the stored
+    entry, usually none) and the re-created label entries.
+    """
+    kept: list[tuple[int, JsonObject]] = []
+    replacement: dict[str, str] = {}
+    pending_labels: list[str] = []
+    parent_id: str | None = None
+    ids = table.ids
+    for index in indexes:
+        entry_id = ids[index]
+        entry_type = table.types[index]
+        if entry_type == "label":
+            pending_labels.append(entry_id)
+            continue
+        for label_id in pending_labels:
+            replacement[label_id] = entry_id
+        pending_labels.clear()
+        changes: JsonObject = {}
+        stored_parent = table.parent_ids[index]
+        if stored_parent != parent_id or (
+            parent_id is None and table.entry(index).get("parentId", ...) is not None
+        ):
+            changes["parentId"] = parent_id
+        if entry_type == "compaction":
+            first_kept = table.entry(index).get("firstKeptEntryId")
+            if isinstance(first_kept, str) and first_kept in replacement:
+                changes["firstKeptEntryId"] = replacement[first_kept]
+        kept.append((index, changes))
+        parent_id = entry_id
+    kept_ids = {ids[index] for index, _ in kept}
+    taken = set(kept_ids)
+    labels: list[JsonObject] = []
+    for target_id, (label, label_timestamp) in table.labels.items():
+        if target_id not in kept_ids:
+            continue
+        label_id = new_entry_id(taken)
+        taken.add(label_id)
+        label_entry: JsonObject = {"type": "label", "id": label_id, "parentId": parent_id}
+        if label_timestamp is not None:
+            label_entry["timestamp"] = label_timestamp
+        label_entry["targetId"] = target_id
+        label_entry["label"] = label
+        labels.append(label_entry)
+        parent_id = label_id
+    return kept, labels
+
+
+def _with_changes(table: EntryTable, kept: Sequence[tuple[int, JsonObject]]) -> list[JsonObject]:
+    entries = table.entries([index for index, _ in kept])
+    # Spreading keeps every existing key in place, as JavaScript's {...entry, parentId} does.
+    return [{**entry, **changes} for entry, (_, changes) in zip(entries, kept, strict=True)]
+
+
+def _stored_lines(table: EntryTable, kept: Sequence[tuple[int, JsonObject]]) -> list[bytes]:
+    """File lines for ``kept`` entries: the stored bytes when unchanged, else re-encoded."""
+    stored = table.stored_lines([index for index, _ in kept])
+    lines: list[bytes] = []
+    for (index, changes), line in zip(kept, stored, strict=True):
+        if line is not None and not changes:
+            lines.append(line + b"\n")
+        else:
+            lines.append(codec.dumps_line({**table.entry(index), **changes}))
+    return lines

@@ -1,0 +1,107 @@
+"""Human- and machine-readable views of a session, for the command line.
+
+:func:`context_report` returns the same JSON the Pi oracle script ``check_open.mjs`` prints for
+a position (``leafId``, ``branchIds``, ``contextEntryIds``, ``context``), so the two can be
+compared directly. :func:`render_tree` draws the session tree with ``rich``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final, Literal
+
+from rich.text import Text
+from rich.tree import Tree
+
+from ctxmodes.session.convert import convert_to_llm_json
+from ctxmodes.session.manager import SessionManager, SessionPosition
+from ctxmodes.session.tree import SessionTreeNode
+
+__all__ = ["NULL_POSITION", "context_report", "render_tree"]
+
+#: ``at`` value for the position before the first entry (Pi's ``resetLeaf()``).
+NULL_POSITION: Final = "null"
+
+
+def _position(manager: SessionManager, at: str | None) -> SessionPosition:
+    if at is None:
+        return manager.current_position()
+    if at == NULL_POSITION:
+        return manager.position_at(None)
+    return manager.position_at(at)
+
+
+def context_report(
+    manager: SessionManager, at: str | Literal["null"] | None = None, *, llm: bool = False
+) -> dict[str, Any]:
+    """``{leafId, branchIds, contextEntryIds, context}`` at the leaf, at entry ``at``, or
+    (``at="null"``) before the first entry; with ``llm`` also ``llm``, the messages after
+    ``convertToLlm``.
+
+    :raises EntryNotFoundError: if ``at`` names no entry.
+    """
+    position = _position(manager, at)
+    context = position.context.to_json()
+    report: dict[str, Any] = {
+        "leafId": position.leaf_id,
+        "branchIds": position.branch_ids,
+        "contextEntryIds": position.context_entry_ids,
+        "context": context,
+    }
+    if llm:
+        report["llm"] = convert_to_llm_json(context["messages"])
+    return report
+
+
+def _describe(manager: SessionManager, node: SessionTreeNode) -> Text:
+    entry_type = node.entry_type if isinstance(node.entry_type, str) else "?"
+    text = Text()
+    text.append(node.entry_id, style="bold cyan")
+    text.append(" ")
+    if entry_type == "message":
+        stored = manager.get_entry_json(node.entry_id) or {}
+        message = stored.get("message")
+        role = message.get("role") if isinstance(message, dict) else None
+        text.append(str(role or "message"), style="green")
+    else:
+        text.append(entry_type, style="magenta")
+    if node.label is not None:
+        text.append(f" [{node.label}]", style="yellow")
+    return text
+
+
+def render_tree(manager: SessionManager) -> Tree:
+    """The session tree: one line per entry (id, type or message role, label).
+
+    Entries on the active path are marked ``●`` and the leaf ``◀ leaf``. A run of entries
+    that each have one child is drawn as a flat list; at a branch point every child starts
+    an indented group holding its own run, so depth grows with branch points, not entries.
+    """
+    active = set(manager.get_branch_ids())
+    leaf_id = manager.get_leaf_id()
+
+    def line(node: SessionTreeNode) -> Text:
+        text = _describe(manager, node)
+        if node.entry_id in active:
+            text = Text("● ", style="bold green") + text
+        if node.entry_id == leaf_id:
+            text.append("  ◀ leaf", style="bold green")
+        return text
+
+    title = manager.get_session_name() or manager.session_id
+    root = Tree(Text(f"session {title}", style="bold"))
+    roots = manager.get_tree()
+    grouped = len(roots) > 1
+    # (container, first node of a run, whether the run forms its own group)
+    tasks: list[tuple[Tree, SessionTreeNode, bool]] = [
+        (root, node, grouped) for node in reversed(roots)
+    ]
+    while tasks:
+        container, node, group = tasks.pop()
+        widget = container.add(line(node))
+        if group:
+            container = widget
+        while len(node.children) == 1:
+            node = node.children[0]
+            widget = container.add(line(node))
+        tasks.extend((widget, child, True) for child in reversed(node.children))
+    return root

@@ -1,0 +1,418 @@
+"""The in-memory index of one session: entries by position, id and parent, decoded lazily.
+
+Entries are numbered in file order (header and skipped lines excluded). For each entry the
+index keeps its id, its parent's index and its type; the entry itself is decoded from the file
+the first time something needs it and cached. Everything here updates in O(1) per appended
+entry, so per-turn work never grows with the size of the session.
+
+Lookups follow Pi: the id index keeps the *last* entry of a duplicated id; a missing, empty or
+unknown ``parentId`` ends a walk towards the root. Parent links that form a cycle (which makes
+Pi loop forever) are cut when the file is indexed: the cycle's first entry in file order is
+treated as a root, and the cut is reported.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from ctxmodes.session import codec
+from ctxmodes.session.errors import SessionChangedError
+from ctxmodes.session.jsvalues import js_truthy
+from ctxmodes.session.migrate import rename_hook_message
+from ctxmodes.session.reader import ScanResult
+
+__all__ = ["ActivePath", "EntryTable", "IndexWarning"]
+
+JsonObject = dict[str, Any]
+
+NO_ENTRY: Final = -1
+_MEMO_STRIDE: Final = 64
+# Reading neighbouring lines in one call is cheaper than one call per line up to this gap.
+_MAX_READ_GAP: Final = 64 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class IndexWarning:
+    """Something structurally wrong with the session that does not stop it from loading."""
+
+    message: str
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class _LineReader:
+    """Reads stored lines back from the session file by byte offset."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self._fd: int | None = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+
+    def read_spans(self, spans: Sequence[tuple[int, int]]) -> list[memoryview]:
+        """Return the bytes of each ``(start, end)`` span (spans sorted by start)."""
+        if self._fd is None:
+            raise SessionChangedError("the session was closed")
+        out: list[memoryview] = []
+        group_start = 0
+        while group_start < len(spans):
+            group_end = group_start + 1
+            while (
+                group_end < len(spans)
+                and spans[group_end][0] - spans[group_end - 1][1] <= _MAX_READ_GAP
+            ):
+                group_end += 1
+            first = spans[group_start][0]
+            last = spans[group_end - 1][1]
+            block = memoryview(os.pread(self._fd, last - first, first))
+            if len(block) != last - first:
+                raise SessionChangedError("the session file is shorter than when it was opened")
+            out.extend(
+                block[start - first : end - first] for start, end in spans[group_start:group_end]
+            )
+            group_start = group_end
+        return out
+
+    def close(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+
+class EntryTable:
+    """Entries of one session in file order, with id, parent and type indexes."""
+
+    def __init__(
+        self,
+        scan: ScanResult,
+        *,
+        reader: _LineReader | None = None,
+    ) -> None:
+        """Index what :func:`~ctxmodes.session.reader.scan_file` found (see ``from_*``)."""
+        self.ids = scan.ids
+        self.parent_ids = scan.parents
+        self.types = scan.types
+        self.by_id = scan.by_id
+        self.parents = scan.parent_indexes
+        self._decoded = scan.decoded
+        self._starts = scan.starts
+        self._ends = scan.ends
+        self._reader = reader
+        self._rename_hooks = scan.rename_hook_messages
+        #: True when the stored lines are not the entries as indexed (an old file migrated).
+        self.migrated = scan.original_version < 3
+        self.warnings: list[IndexWarning] = []
+        #: Entries whose parent link was cut to break a cycle.
+        self.cut_roots: set[int] = set()
+        self._resolve_late_parents()
+        self._report_duplicates()
+        # label target id -> (label, timestamp); insertion order as in Pi's map.
+        self.labels: dict[str, tuple[Any, Any]] = {}
+        for index in scan.label_indexes:
+            self._apply_label(self.entry(index))
+        self.last_session_info = scan.last_session_info
+        self._children: dict[str, list[int]] | None = None
+        self._nearest: dict[str, dict[int, int]] = {}
+
+    @classmethod
+    def from_scan(cls, scan: ScanResult, path: str | os.PathLike[str] | None) -> EntryTable:
+        """Index a scanned file; undecoded entries are read back from ``path`` on demand."""
+        needs_reader = path is not None and len(scan.decoded) < len(scan.ids)
+        return cls(scan, reader=_LineReader(path) if needs_reader and path is not None else None)
+
+    @classmethod
+    def from_entries(cls, entries: Iterable[JsonObject]) -> EntryTable:
+        """Index entries held in memory (already migrated, every one with a string id)."""
+        scan = ScanResult()
+        for entry in entries:
+            index = len(scan.ids)
+            entry_id = entry["id"]
+            parent = entry.get("parentId")
+            entry_type = entry.get("type")
+            scan.decoded[index] = entry
+            scan.ids.append(entry_id)
+            scan.parents.append(parent if isinstance(parent, str) else None)
+            scan.parent_indexes.append(-1)
+            scan.types.append(entry_type)
+            scan.starts.append(-1)
+            scan.ends.append(-1)
+            if entry_type == "label":
+                scan.label_indexes.append(index)
+            elif entry_type == "session_info":
+                scan.last_session_info = index
+            scan.by_id[entry_id] = index
+        return cls(scan)
+
+    # ----------------------------------------------------------------------- structure
+
+    def _resolve_late_parents(self) -> None:
+        """Resolve parent ids that point forward (or at a duplicated id), then cut cycles.
+
+        Entries are appended after their parent, so only such links can close a cycle.
+        """
+        by_id = self.by_id
+        parents = self.parents
+        parent_ids = self.parent_ids
+        if len(by_id) != len(self.ids):
+            # With duplicated ids every link resolves to the last entry of that id, as in Pi.
+            unresolved = [i for i, parent in enumerate(parent_ids) if parent]
+        else:
+            unresolved = [
+                i
+                for i, parent in enumerate(parents)
+                if (parent < 0 and parent_ids[i]) or parent >= i
+            ]
+        for index in unresolved:
+            parent_id = self.parent_ids[index]
+            parents[index] = by_id.get(parent_id, NO_ENTRY) if parent_id else NO_ENTRY
+        settled: set[int] = set()
+        for start in unresolved:
+            if parents[start] < start:
+                continue
+            trail: list[int] = []
+            on_trail: set[int] = set()
+            current = start
+            while current != NO_ENTRY and current not in settled and current not in on_trail:
+                trail.append(current)
+                on_trail.add(current)
+                current = parents[current]
+            if current != NO_ENTRY and current in on_trail:
+                cycle = trail[trail.index(current) :]
+                root = min(cycle)
+                parents[root] = NO_ENTRY
+                self.cut_roots.add(root)
+                names = " -> ".join(self.ids[i] for i in cycle)
+                self.warnings.append(
+                    IndexWarning(
+                        f"parent links form a cycle ({names}); entry {self.ids[root]} "
+                        "is treated as a root"
+                    )
+                )
+            settled.update(trail)
+
+    def _report_duplicates(self) -> None:
+        if len(self.by_id) == len(self.ids):
+            return
+        for index, entry_id in enumerate(self.ids):
+            winner = self.by_id[entry_id]
+            if winner != index:
+                self.warnings.append(
+                    IndexWarning(
+                        f"entry id {entry_id} is used more than once; lookups find the last one "
+                        f"(entry #{winner + 1} in file order), earlier ones are only reachable "
+                        "by position"
+                    )
+                )
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def index_of(self, entry_id: str | None) -> int | None:
+        if entry_id is None:
+            return None
+        return self.by_id.get(entry_id)
+
+    def path_to(self, index: int) -> list[int]:
+        """Indexes from the root to ``index`` (inclusive), following parent links."""
+        path: list[int] = []
+        parents = self.parents
+        while index != NO_ENTRY:
+            path.append(index)
+            index = parents[index]
+        path.reverse()
+        return path
+
+    def children_of(self, entry_id: str) -> list[int]:
+        """Entries whose ``parentId`` is ``entry_id``, in file order (one per id, as Pi)."""
+        if self._children is None:
+            children: dict[str, list[int]] = {}
+            by_id = self.by_id
+            for index, parent in enumerate(self.parent_ids):
+                if parent is not None and by_id[self.ids[index]] == index:
+                    children.setdefault(parent, []).append(index)
+            self._children = children
+        return self._children.get(entry_id, [])
+
+    # ----------------------------------------------------------------------- decoding
+
+    def entry(self, index: int) -> JsonObject:
+        """The stored JSON object of entry ``index`` (cached; callers must not modify it)."""
+        cached = self._decoded.get(index)
+        if cached is not None:
+            return cached
+        self.load([index])
+        return self._decoded[index]
+
+    def entries(self, indexes: Sequence[int]) -> list[JsonObject]:
+        """The stored JSON objects of several entries, reading the file as little as possible."""
+        decoded = self._decoded
+        missing = [index for index in indexes if index not in decoded]
+        if missing:
+            self.load(missing)
+        return [decoded[index] for index in indexes]
+
+    def stored_lines(self, indexes: Sequence[int]) -> list[bytes | None]:
+        """The stored bytes of each entry (no line break), ``None`` where there are none."""
+        if self._reader is None or self.migrated:
+            return [None for _ in indexes]
+        starts = self._starts
+        ends = self._ends
+        on_disk = sorted((i for i in indexes if starts[i] >= 0), key=starts.__getitem__)
+        views = self._reader.read_spans([(starts[i], ends[i]) for i in on_disk])
+        found = {
+            index: bytes(view).rstrip(b"\r") for index, view in zip(on_disk, views, strict=True)
+        }
+        return [found.get(index) for index in indexes]
+
+    def load(self, indexes: Iterable[int]) -> None:
+        """Decode the given entries into the cache."""
+        if self._reader is None:
+            raise SessionChangedError("entry data is not available")
+        starts = self._starts
+        ends = self._ends
+        wanted = sorted(set(indexes), key=starts.__getitem__)
+        views = self._reader.read_spans([(starts[i], ends[i]) for i in wanted])
+        for index, view in zip(wanted, views, strict=True):
+            try:
+                value = codec.loads(view)
+            except codec.JsonDecodeError:
+                value = None
+            if not isinstance(value, dict) or value.get("id") != self.ids[index]:
+                raise SessionChangedError(
+                    f"entry {self.ids[index]} is no longer where it was in the session file; "
+                    "the file was rewritten since it was opened"
+                )
+            if self._rename_hooks:
+                rename_hook_message(value)
+            self._decoded[index] = value
+
+    # ----------------------------------------------------------------------- appending
+
+    def add(self, entry: JsonObject) -> int:
+        """Index a new entry (its parent must already be indexed); return its position."""
+        index = len(self.ids)
+        entry_id: str = entry["id"]
+        parent_id = entry.get("parentId")
+        self.ids.append(entry_id)
+        self.parent_ids.append(parent_id if isinstance(parent_id, str) else None)
+        self.types.append(entry.get("type"))
+        self.parents.append(self.by_id.get(parent_id, NO_ENTRY) if parent_id else NO_ENTRY)
+        self._starts.append(-1)
+        self._ends.append(-1)
+        self._decoded[index] = entry
+        self.by_id[entry_id] = index
+        if self._children is not None and isinstance(parent_id, str):
+            self._children.setdefault(parent_id, []).append(index)
+        if entry.get("type") == "label":
+            self._apply_label(entry)
+        elif entry.get("type") == "session_info":
+            self.last_session_info = index
+        return index
+
+    def _apply_label(self, entry: JsonObject) -> None:
+        target = entry.get("targetId")
+        if not isinstance(target, str):
+            return
+        label = entry.get("label")
+        if js_truthy(label):
+            self.labels[target] = (label, entry.get("timestamp"))
+        else:
+            self.labels.pop(target, None)
+
+    # ----------------------------------------------------------------------- ancestry
+
+    def nearest(self, index: int, kind: str, matches: str | Callable[[int], bool]) -> int:
+        """The closest entry at or above ``index`` that matches, or ``NO_ENTRY``.
+
+        ``matches`` is an entry type or a predicate on entry indexes. Answers are remembered
+        per ``kind`` (an entry's ancestors never change) for the starting entry and every
+        ``_MEMO_STRIDE``-th entry walked, so repeated questions cost O(1) amortised.
+        """
+        memo = self._nearest.setdefault(kind, {})
+        parents = self.parents
+        types = self.types
+        # A type name is compared inline: this loop may walk a whole path once.
+        wanted_type = matches if isinstance(matches, str) else None
+        predicate = matches if not isinstance(matches, str) else None
+        walked: list[int] = []
+        current = index
+        found = NO_ENTRY
+        while current != NO_ENTRY:
+            known = memo.get(current)
+            if known is not None:
+                found = known
+                break
+            hit = types[current] == wanted_type if predicate is None else predicate(current)
+            if hit:
+                found = current
+                break
+            walked.append(current)
+            current = parents[current]
+        memo[index] = found
+        for visited in walked[::_MEMO_STRIDE]:
+            memo[visited] = found
+        return found
+
+    def close(self) -> None:
+        if self._reader is not None:
+            self._reader.close()
+
+
+class ActivePath:
+    """The root-to-leaf path of the current leaf, maintained incrementally."""
+
+    def __init__(self, table: EntryTable, leaf: int | None) -> None:
+        self._table = table
+        self.indexes: list[int] = [] if leaf is None else table.path_to(leaf)
+        self._positions: dict[int, int] | None = None
+
+    @property
+    def leaf(self) -> int | None:
+        return self.indexes[-1] if self.indexes else None
+
+    def position(self, index: int) -> int | None:
+        """Where ``index`` sits on the path, or ``None`` if it is not on it."""
+        if self._positions is not None:
+            return self._positions.get(index)
+        # Until a move needs the map, search the list (from the leaf end, where lookups land).
+        indexes = self.indexes
+        for position in range(len(indexes) - 1, -1, -1):
+            if indexes[position] == index:
+                return position
+        return None
+
+    def _position_map(self) -> dict[int, int]:
+        if self._positions is None:
+            self._positions = {entry: position for position, entry in enumerate(self.indexes)}
+        return self._positions
+
+    def push(self, index: int) -> None:
+        """Extend the path by a new child of the current leaf."""
+        if self._positions is not None:
+            self._positions[index] = len(self.indexes)
+        self.indexes.append(index)
+
+    def move_to(self, leaf: int | None) -> None:
+        """Re-root the path at ``leaf``, reusing the part shared with the current path."""
+        if leaf is None:
+            self.indexes = []
+            self._positions = None
+            return
+        parents = self._table.parents
+        positions = self._position_map()
+        climbed: list[int] = []
+        current = leaf
+        keep = 0
+        while current != NO_ENTRY:
+            position = positions.get(current)
+            if position is not None:
+                keep = position + 1
+                break
+            climbed.append(current)
+            current = parents[current]
+        for dropped in self.indexes[keep:]:
+            del positions[dropped]
+        del self.indexes[keep:]
+        for index in reversed(climbed):
+            self.push(index)

@@ -1,0 +1,117 @@
+"""The session as a tree of entries (Pi's ``getTree``).
+
+Roots are the entries whose ``parentId`` is ``null``, missing, their own id, or unknown.
+Children keep file order, then are sorted by entry timestamp (oldest first; ties keep file
+order). Each node carries the current label of its entry. Label entries are nodes too.
+
+Where parent links form a cycle, the entry where the store cut the cycle is a root (Pi leaves
+the whole cycle out of its tree).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ctxmodes.session.ids import timestamp_ms
+from ctxmodes.session.models import SessionEntry
+from ctxmodes.session.store import EntryTable
+
+__all__ = ["SessionTreeNode", "build_tree", "flat_tree"]
+
+
+@dataclass(eq=False, slots=True)
+class SessionTreeNode:
+    """One entry in the session tree."""
+
+    entry_id: str
+    entry_type: Any
+    index: int
+    children: list[SessionTreeNode] = field(default_factory=list)
+    label: Any = None
+    label_timestamp: Any = None
+    _resolve: Callable[[int], SessionEntry] | None = field(default=None, repr=False)
+
+    @property
+    def entry(self) -> SessionEntry:
+        """The entry itself (decoded on access)."""
+        if self._resolve is None:
+            raise LookupError("this tree node was built without access to its entries")
+        return self._resolve(self.index)
+
+
+def _compare(left: int | None, right: int | None) -> int:
+    # Pi's comparator returns NaN for unparsable timestamps, which sorting treats as "equal".
+    if left is None or right is None:
+        return 0
+    return (left > right) - (left < right)
+
+
+def build_tree(
+    table: EntryTable, resolve: Callable[[int], SessionEntry] | None = None
+) -> list[SessionTreeNode]:
+    """The tree of every entry of ``table``; ``resolve`` backs :attr:`SessionTreeNode.entry`."""
+    nodes: dict[str, SessionTreeNode] = {}
+    labels = table.labels
+    for index, entry_id in enumerate(table.ids):
+        label = labels.get(entry_id)
+        nodes[entry_id] = SessionTreeNode(
+            entry_id,
+            table.types[index],
+            index,
+            label=label[0] if label else None,
+            label_timestamp=label[1] if label else None,
+            _resolve=resolve,
+        )
+    roots: list[SessionTreeNode] = []
+    for index, entry_id in enumerate(table.ids):
+        node = nodes[entry_id]
+        parent_id = table.parent_ids[index]
+        if parent_id is None or parent_id == entry_id or index in table.cut_roots:
+            roots.append(node)
+            continue
+        parent = nodes.get(parent_id)
+        (parent.children if parent is not None else roots).append(node)
+    _sort_children(table, roots)
+    return roots
+
+
+def _sort_children(table: EntryTable, roots: list[SessionTreeNode]) -> None:
+    crowded: list[SessionTreeNode] = []
+    stack = list(roots)
+    while stack:
+        node = stack.pop()
+        if len(node.children) > 1:
+            crowded.append(node)
+        stack.extend(node.children)
+    if not crowded:
+        return
+    wanted = [child.index for node in crowded for child in node.children]
+    times = {
+        index: timestamp_ms(entry.get("timestamp"))
+        for index, entry in zip(wanted, table.entries(wanted), strict=True)
+    }
+    for node in crowded:
+        node.children.sort(
+            key=functools.cmp_to_key(lambda a, b: _compare(times[a.index], times[b.index]))
+        )
+
+
+def flat_tree(roots: list[SessionTreeNode]) -> dict[str, Any]:
+    """``{roots, children, labels}``: the tree as ids, in the shape Pi's oracle reports it."""
+    out: dict[str, Any] = {"roots": [node.entry_id for node in roots], "children": {}, "labels": {}}
+    stack = list(roots)
+    while stack:
+        node = stack.pop()
+        out["children"][node.entry_id] = [child.entry_id for child in node.children]
+        if node.label is not None or node.label_timestamp is not None:
+            label: dict[str, Any] = {}
+            if node.label is not None:
+                label["label"] = node.label
+            if node.label_timestamp is not None:
+                label["labelTimestamp"] = node.label_timestamp
+            out["labels"][node.entry_id] = label
+        stack.extend(node.children)
+    return out

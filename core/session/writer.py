@@ -1,0 +1,238 @@
+"""Append-only writing of session files, one writer per file.
+
+Every entry is written as one complete line with a single ``write`` on a descriptor opened
+with ``O_APPEND``, so a line is never interleaved with another process's line. When a file
+ends with a torn line (no final newline, e.g. after a crash), a newline is written before the
+first append: the fragment stays a separate line that readers skip, instead of fusing with the
+new entry.
+
+Durability (:class:`Durability`):
+
+* ``fsync`` (default): the line is on stable storage when ``append`` returns (``fdatasync``;
+  a newly created file's directory is synced too);
+* ``flush``: the line is in the operating system when ``append`` returns; it survives the
+  process dying but not the machine;
+* ``none``: lines are buffered in the process and written when the buffer fills, on
+  :meth:`SessionWriter.flush` or on close; a crash loses the buffer.
+
+A second writer on the same file, in this process or another, gets
+:class:`SessionLockedError`. Pi itself takes no lock, so this only keeps ctxmodes writers apart.
+"""
+
+from __future__ import annotations
+
+import enum
+import errno
+import os
+import sys
+from pathlib import Path
+from typing import Final, Protocol
+
+from ctxmodes.session.errors import SessionError, SessionLockedError
+
+__all__ = ["Durability", "SessionWriter"]
+
+_BUFFER_LIMIT: Final = 64 * 1024
+
+
+class Durability(enum.StrEnum):
+    """How far an appended line has travelled when ``append`` returns."""
+
+    FSYNC = "fsync"
+    FLUSH = "flush"
+    NONE = "none"
+
+
+class _Lock(Protocol):
+    def release(self) -> None: ...
+
+
+class _FlockLock:
+    """``flock`` on the session file's own descriptor.
+
+    Chosen over a lock file because it leaves nothing behind in Pi's session directory and the
+    kernel drops it when the holder dies, so a killed writer never leaves a stale lock.
+    """
+
+    def __init__(self, fd: int, path: Path) -> None:
+        import fcntl
+
+        self._fd = fd
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                raise SessionLockedError(
+                    f"session file is already open for writing elsewhere: {path}"
+                ) from None
+            raise
+
+    def release(self) -> None:
+        import fcntl
+
+        fcntl.flock(self._fd, fcntl.LOCK_UN)
+
+
+class _SidecarLock:
+    """Where ``flock`` does not exist (Windows), a ``<file>.lock`` next to the session."""
+
+    def __init__(self, path: Path) -> None:
+        import filelock
+
+        self._lock = filelock.FileLock(f"{path}.lock")
+        try:
+            self._lock.acquire(timeout=0)
+        except filelock.Timeout:
+            raise SessionLockedError(
+                f"session file is already open for writing elsewhere: {path}"
+            ) from None
+
+    def release(self) -> None:
+        self._lock.release()
+
+
+def _take_lock(fd: int, path: Path) -> _Lock:
+    if sys.platform == "win32":
+        return _SidecarLock(path)
+    return _FlockLock(fd, path)
+
+
+def _sync_directory(directory: Path) -> None:
+    if os.name != "posix":
+        return
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+_datasync = getattr(os, "fdatasync", os.fsync)
+
+
+class SessionWriter:
+    """Appends lines to one session file while holding its write lock."""
+
+    def __init__(self, fd: int, path: Path, durability: Durability, lock: _Lock) -> None:
+        self._fd: int | None = fd
+        self._path = path
+        self._durability = durability
+        self._lock = lock
+        self._buffer: list[bytes] = []
+        self._buffered = 0
+        # A torn last line gets its newline together with the first appended line.
+        self._prefix = b""
+
+    @classmethod
+    def open_existing(
+        cls, path: Path, durability: Durability, *, ends_with_newline: bool | None = None
+    ) -> SessionWriter:
+        """Lock an existing file for appending.
+
+        ``ends_with_newline`` is what the caller's read of the file found; when omitted the
+        last byte is checked. A missing final newline is written together with the first
+        appended line, so opening alone never modifies the file.
+        """
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_APPEND | getattr(os, "O_CLOEXEC", 0))
+        except OSError as exc:
+            raise SessionError(
+                f"cannot open session file for writing: {path}: {exc.strerror}"
+            ) from None
+        try:
+            lock = _take_lock(fd, path)
+            writer = cls(fd, path, durability, lock)
+            if ends_with_newline is None:
+                ends_with_newline = _ends_with_newline(path)
+            if not ends_with_newline:
+                writer._prefix = b"\n"
+        except BaseException:
+            os.close(fd)
+            raise
+        return writer
+
+    @classmethod
+    def create(cls, path: Path, first_lines: bytes, durability: Durability) -> SessionWriter:
+        """Create ``path`` (which must not exist) holding ``first_lines``, and lock it."""
+        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+        try:
+            fd = os.open(path, flags, 0o644)
+        except FileExistsError:
+            raise SessionError(f"session file already exists: {path}") from None
+        except OSError as exc:
+            raise SessionError(f"cannot create session file {path}: {exc.strerror}") from None
+        try:
+            lock = _take_lock(fd, path)
+            writer = cls(fd, path, durability, lock)
+            writer._write_now(first_lines)
+            if durability is Durability.FSYNC:
+                _sync_directory(path.parent)
+        except BaseException:
+            os.close(fd)
+            raise
+        return writer
+
+    @property
+    def path(self) -> Path:
+        return self._path
+
+    def append(self, line: bytes) -> None:
+        """Append one complete line (ending in ``\\n``) with the configured durability."""
+        if self._prefix:
+            line = self._prefix + line
+            self._prefix = b""
+        if self._durability is Durability.NONE:
+            self._buffer.append(line)
+            self._buffered += len(line)
+            if self._buffered >= _BUFFER_LIMIT:
+                self.flush()
+            return
+        self._write_now(line)
+
+    def flush(self) -> None:
+        """Write any buffered lines to the operating system."""
+        if self._buffer:
+            data = b"".join(self._buffer)
+            self._buffer.clear()
+            self._buffered = 0
+            self._write_all(data)
+
+    def _write_now(self, data: bytes) -> None:
+        self.flush()
+        self._write_all(data)
+        if self._durability is Durability.FSYNC:
+            _datasync(self._require_fd())
+
+    def _write_all(self, data: bytes) -> None:
+        fd = self._require_fd()
+        view = memoryview(data)
+        while view:
+            written = os.write(fd, view)
+            view = view[written:]
+
+    def _require_fd(self) -> int:
+        if self._fd is None:
+            raise SessionError(f"session writer is closed: {self._path}")
+        return self._fd
+
+    def close(self) -> None:
+        """Flush, release the lock and close the file. Safe to call twice."""
+        if self._fd is None:
+            return
+        try:
+            self.flush()
+        finally:
+            fd, self._fd = self._fd, None
+            try:
+                self._lock.release()
+            finally:
+                os.close(fd)
+
+
+def _ends_with_newline(path: Path) -> bool:
+    with open(path, "rb") as stream:
+        stream.seek(0, os.SEEK_END)
+        if stream.tell() == 0:
+            return True
+        stream.seek(-1, os.SEEK_END)
+        return stream.read(1) == b"\n"

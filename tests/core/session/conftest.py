@@ -1,0 +1,92 @@
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+# The Pi-oracle helper lives in tests/ so that every test package can use it.
+_TESTS = str(Path(__file__).resolve().parents[2])
+if _TESTS not in sys.path:
+    sys.path.insert(0, _TESTS)
+
+from pi_oracle import (  # noqa: E402
+    PiOracle,
+    oracle_dir,
+    require_node,
+    require_oracle_cases,
+    require_pi,
+)
+
+from ctxmodes.session.manager import SessionManager  # noqa: E402
+from ctxmodes.session.report import context_report  # noqa: E402
+from ctxmodes.session.tree import flat_tree  # noqa: E402
+
+
+def _case_names() -> list[Any]:
+    found = oracle_dir()
+    if found is None:
+        return [pytest.param(None, marks=pytest.mark.skip(reason="Pi oracle corpus not found"))]
+    cases = found / "cases"
+    return sorted(
+        path.name.removesuffix(".expected.json")
+        for path in cases.glob("*.expected.json")
+        if (cases / path.name.replace(".expected.json", ".jsonl")).exists()
+    )
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    # Tests taking ``case_name`` run once per oracle case that has a session file.
+    if "case_name" in metafunc.fixturenames:
+        metafunc.parametrize("case_name", _case_names())
+
+
+@pytest.fixture(scope="session")
+def oracle_cases() -> Path:
+    return require_oracle_cases()
+
+
+@pytest.fixture(scope="session")
+def pi() -> PiOracle:
+    return require_pi()
+
+
+@pytest.fixture(scope="session")
+def node() -> str:
+    return require_node()
+
+
+@pytest.fixture(scope="session")
+def expected(oracle_cases: Path) -> Callable[[str, str], Any]:
+    """``expected(name, kind)``: a case's ``<name>.<kind>.json`` (kind: expected, llm, …)."""
+
+    def load(name: str, kind: str) -> Any:
+        return json.loads((oracle_cases / f"{name}.{kind}.json").read_text())
+
+    return load
+
+
+def snapshot(manager: SessionManager, positions: list[str | None]) -> dict[str, Any]:
+    """Our view of an open session, in the shape of :meth:`PiOracle.open_many` answers."""
+    out: dict[str, Any] = {
+        "header": manager.get_header_json(),
+        "entryCount": manager.entry_count(),
+        "sessionName": manager.get_session_name(),
+        "tree": flat_tree(manager.get_tree()),
+        **context_report(manager, llm=True),
+        "positions": {},
+    }
+    for position in positions:
+        key = "__null__" if position is None else position
+        out["positions"][key] = context_report(
+            manager, "null" if position is None else position, llm=True
+        )
+    return out
+
+
+@pytest.fixture(scope="session")
+def session_snapshot() -> Callable[[SessionManager, list[str | None]], dict[str, Any]]:
+    return snapshot

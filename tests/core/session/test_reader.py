@@ -1,0 +1,340 @@
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ctxmodes.session import codec
+from ctxmodes.session.errors import NotASessionError, SessionError
+from ctxmodes.session.manager import SessionManager
+from ctxmodes.session.reader import scan_file, scan_lines
+
+HEADER = {
+    "type": "session",
+    "version": 3,
+    "id": "s1",
+    "timestamp": "2025-01-01T00:00:00.000Z",
+    "cwd": "/p",
+}
+
+
+def _user(entry_id: str, parent: str | None, text: str = "q") -> dict[str, Any]:
+    return {
+        "type": "message",
+        "id": entry_id,
+        "parentId": parent,
+        "timestamp": "2025-01-01T00:00:01.000Z",
+        "message": {"role": "user", "content": text, "timestamp": 1},
+    }
+
+
+def _lines(*records: Any) -> bytes:
+    return b"".join(r if isinstance(r, bytes) else codec.dumps_line(r) for r in records)
+
+
+def _write(tmp_path: Path, data: bytes, name: str = "s.jsonl") -> Path:
+    path = tmp_path / name
+    path.write_bytes(data)
+    return path
+
+
+def test_every_skipped_line_is_reported_with_number_and_reason(tmp_path: Path) -> None:
+    data = _lines(
+        b"\n",
+        HEADER,
+        b"   \n",
+        _user("u1", None),
+        b"{not json\n",
+        b"[1,2]\n",
+        b"0\n",
+        {"type": "message", "parentId": "u1"},
+        {"type": "session", "id": "again"},
+        b'{"type":"message","id":"n","parentId":"u1","v":NaN}\n',
+        _user("u2", "u1"),
+        b'{"type":"message","id":"torn"',
+    )
+    path = _write(tmp_path, data)
+    with SessionManager.open(path, read_only=True) as manager:
+        reasons = [(line.line_number, line.reason) for line in manager.skipped_lines]
+        assert manager.get_branch_ids() == ["u1", "u2"]
+    assert reasons == [
+        (1, "blank line"),
+        (3, "blank line"),
+        (5, "not valid JSON"),
+        (6, "not a JSON object"),
+        (7, "not a JSON object"),
+        (8, "entry has no string id"),
+        (9, "second session header"),
+        (10, "not valid JSON"),
+        (12, "not valid JSON"),
+    ]
+    assert path.read_bytes() == data
+
+
+def test_excerpts_show_the_start_of_the_line() -> None:
+    scan = scan_lines(_lines(HEADER, b"{" + b"x" * 500 + b"\n"))
+    (skipped,) = scan.skipped
+    assert skipped.excerpt.startswith("{xxx")
+    assert len(skipped.excerpt) == 80
+    assert str(skipped) == "line 2: not valid JSON"
+
+
+def test_crlf_lines_load_like_lf_lines(tmp_path: Path) -> None:
+    data = _lines(HEADER, _user("u1", None), _user("u2", "u1")).replace(b"\n", b"\r\n")
+    with SessionManager.open(_write(tmp_path, data), read_only=True) as manager:
+        assert manager.get_branch_ids() == ["u1", "u2"]
+        assert manager.skipped_lines == ()
+        assert manager.build_session_context().message_json[1]["content"] == "q"
+
+
+def test_invalid_utf8_is_replaced_as_pi_decodes_it(tmp_path: Path) -> None:
+    line = codec.dumps_line(_user("u1", None, "AB")).replace(b"AB", b"A\xffB")
+    with SessionManager.open(_write(tmp_path, _lines(HEADER, line)), read_only=True) as manager:
+        assert manager.build_session_context().message_json[0]["content"] == "A\ufffdB"
+
+
+def test_lines_longer_than_the_read_chunk_are_indexed(tmp_path: Path) -> None:
+    big = "x" * (3 * 1024 * 1024)
+    data = _lines(HEADER, _user("u1", None), _user("u2", "u1", big), _user("u3", "u2"))
+    with SessionManager.open(_write(tmp_path, data), read_only=True) as manager:
+        assert manager.get_branch_ids() == ["u1", "u2", "u3"]
+        assert manager.build_session_context().message_json[1]["content"] == big
+
+
+def test_nan_split_across_read_chunks_is_still_rejected(tmp_path: Path) -> None:
+    # The literal straddles the 1 MiB read boundary.
+    prefix = b'{"type":"message","id":"n","parentId":"u1","pad":"'
+    header = codec.dumps_line(HEADER) + codec.dumps_line(_user("u1", None))
+    pad = 1024 * 1024 - len(header) - len(prefix) - 2
+    line = prefix + b"y" * pad + b'","v":NaN}\n'
+    path = _write(tmp_path, header + line + codec.dumps_line(_user("u2", "u1")))
+    scan = scan_file(path)
+    assert scan.ids == ["u1", "u2"]
+    assert [skipped.reason for skipped in scan.skipped] == ["not valid JSON"]
+
+
+def test_file_without_final_newline(tmp_path: Path) -> None:
+    data = _lines(HEADER, _user("u1", None)).rstrip(b"\n")
+    scan = scan_file(_write(tmp_path, data))
+    assert scan.ids == ["u1"]
+    assert not scan.ends_with_newline
+
+
+def test_header_only_and_empty_files(tmp_path: Path) -> None:
+    with SessionManager.open(_write(tmp_path, _lines(HEADER), "h.jsonl"), read_only=True) as m:
+        assert m.get_leaf_id() is None
+        assert m.build_session_context().to_json() == {
+            "messages": [],
+            "thinkingLevel": "off",
+            "model": None,
+        }
+    empty = _write(tmp_path, b"", "e.jsonl")
+    with SessionManager.open(empty, read_only=True) as manager:
+        assert manager.get_header_json()["version"] == 3
+        assert manager.entry_count() == 0
+    assert empty.read_bytes() == b""
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        _lines(_user("u1", None)),
+        _lines(b"[1]\n", HEADER),
+        _lines({"type": "session", "id": 5}),
+        b"\n\n  \n",
+        b"{broken\n",
+    ],
+)
+def test_files_that_are_not_sessions(tmp_path: Path, data: bytes) -> None:
+    path = _write(tmp_path, data)
+    with pytest.raises(NotASessionError, match="not a valid pi session"):
+        SessionManager.open(path, read_only=True)
+    assert path.read_bytes() == data
+
+
+def test_blank_or_malformed_lines_before_the_header_are_skipped(tmp_path: Path) -> None:
+    data = _lines(b"\n", b"{oops\n", b"null\n", HEADER, _user("u1", None))
+    with SessionManager.open(_write(tmp_path, data), read_only=True) as manager:
+        assert manager.get_branch_ids() == ["u1"]
+        assert [line.line_number for line in manager.skipped_lines] == [1, 2, 3]
+
+
+def test_missing_files_and_directories_are_errors(tmp_path: Path) -> None:
+    with pytest.raises(SessionError, match="no such session file"):
+        SessionManager.open(tmp_path / "missing.jsonl", read_only=True)
+    with pytest.raises(SessionError, match="directory"):
+        SessionManager.open(tmp_path, read_only=True)
+
+
+V1 = [
+    {"type": "session", "id": "legacy", "timestamp": "2024-06-01T00:00:00.000Z", "cwd": "/p"},
+    {
+        "type": "message",
+        "timestamp": "2025-01-01T00:00:01.000Z",
+        "message": {"role": "user", "content": "q1", "timestamp": 1},
+    },
+    {
+        "type": "message",
+        "timestamp": "2025-01-01T00:00:02.000Z",
+        "message": {
+            "role": "hookMessage",
+            "customType": "h",
+            "content": "x",
+            "display": True,
+            "timestamp": 2,
+        },
+    },
+    {
+        "type": "compaction",
+        "timestamp": "2025-01-01T00:00:03.000Z",
+        "summary": "S",
+        "firstKeptEntryIndex": 2,
+        "tokensBefore": 5,
+    },
+    {
+        "type": "compaction",
+        "timestamp": "2025-01-01T00:00:04.000Z",
+        "summary": "T",
+        "firstKeptEntryIndex": 5,
+        "tokensBefore": 6,
+    },
+    {
+        "type": "message",
+        "timestamp": "2025-01-01T00:00:05.000Z",
+        "message": {"role": "user", "content": "q2", "timestamp": 5},
+    },
+]
+
+
+def test_version_1_files_are_migrated_in_memory_only(tmp_path: Path) -> None:
+    data = _lines(*V1)
+    path = _write(tmp_path, data)
+    with SessionManager.open(path, read_only=True) as first:
+        ids = first.get_branch_ids()
+        header = first.get_header_json()
+        entries = [first.get_entry_json(entry_id) for entry_id in ids]
+    assert path.read_bytes() == data
+    assert header == {**V1[0], "version": 3}
+    assert len(ids) == 5
+    assert all(len(entry_id) == 8 for entry_id in ids)
+    assert [entry["parentId"] for entry in entries] == [None, *ids[:-1]]
+    assert entries[1]["message"]["role"] == "custom"
+    # firstKeptEntryIndex counts parsed lines with the header at 0.
+    assert entries[2]["firstKeptEntryId"] == ids[1]
+    assert "firstKeptEntryIndex" not in entries[2]
+    # An index pointing at an entry that has no id yet leaves the field out, as in Pi.
+    assert "firstKeptEntryId" not in entries[3]
+    assert list(entries[0]) == ["type", "timestamp", "message", "id", "parentId"]
+    with SessionManager.open(path, read_only=True) as again:
+        assert again.get_branch_ids() == ids
+
+
+def test_version_1_files_refuse_appends(tmp_path: Path) -> None:
+    path = _write(tmp_path, _lines(*V1))
+    with SessionManager.open(path) as manager, pytest.raises(SessionError, match="version 1"):
+        manager.append_session_info("x")
+    assert path.read_bytes() == _lines(*V1)
+
+
+def test_version_2_files_rename_hook_messages_and_accept_appends(tmp_path: Path) -> None:
+    hook = {
+        "role": "hookMessage",
+        "customType": "h",
+        "content": "x",
+        "display": True,
+        "timestamp": 2,
+    }
+    data = _lines(
+        {**HEADER, "version": 2},
+        _user("u1", None),
+        {
+            "type": "message",
+            "id": "h1",
+            "parentId": "u1",
+            "timestamp": "2025-01-01T00:00:02.000Z",
+            "message": hook,
+        },
+    )
+    path = _write(tmp_path, data)
+    with SessionManager.open(path) as manager:
+        assert manager.get_header_json()["version"] == 3
+        assert manager.build_session_context().message_json[1]["role"] == "custom"
+        manager.append_session_info("named")
+    assert path.read_bytes().startswith(data)
+    with SessionManager.open(path, read_only=True) as reopened:
+        assert reopened.get_session_name() == "named"
+
+
+def test_duplicate_ids_resolve_to_the_last_entry_and_are_reported(oracle_cases: Path) -> None:
+    with SessionManager.open(oracle_cases / "foreign_duplicate_ids.jsonl", read_only=True) as m:
+        assert m.get_branch_ids() == ["u1", "dup", "u2", "u3"]
+        assert m.build_session_context().message_json[1]["content"][0]["text"] == (
+            "second dup (sibling)"
+        )
+        (warning,) = m.warnings
+        assert "dup" in str(warning)
+
+
+def test_parent_cycles_never_hang_and_are_reported(tmp_path: Path) -> None:
+    data = _lines(
+        HEADER,
+        _user("a", "c"),
+        _user("b", "a"),
+        _user("c", "b"),
+        _user("self", "self"),
+        _user("leaf", "b"),
+    )
+    path = _write(tmp_path, data)
+    seen: dict[str, Any] = {}
+
+    def inspect() -> None:
+        with SessionManager.open(path, read_only=True) as manager:
+            seen["branch"] = manager.get_branch_ids()
+            seen["messages"] = len(manager.build_session_context().message_json)
+            seen["self"] = manager.get_branch_ids("self")
+            seen["warnings"] = sorted(str(warning) for warning in manager.warnings)
+            seen["roots"] = [node.entry_id for node in manager.get_tree()]
+
+    # Pi loops forever on such files; a hang here would fail instead of blocking the suite.
+    worker = threading.Thread(target=inspect, daemon=True)
+    worker.start()
+    worker.join(timeout=20)
+    assert not worker.is_alive(), "opening a session with a parent cycle hung"
+    assert seen["branch"] == ["a", "b", "leaf"]
+    assert seen["messages"] == 3
+    assert seen["self"] == ["self"]
+    assert len(seen["warnings"]) == 2
+    assert all("cycle" in warning for warning in seen["warnings"])
+    assert seen["roots"] == ["a", "self"]
+
+
+def test_scan_reports_json_not_objects_only_after_the_header() -> None:
+    scan = scan_lines(_lines(HEADER, b'"text"\n', b"true\n", _user("u1", None)))
+    assert [line.reason for line in scan.skipped] == ["not a JSON object"] * 2
+    assert scan.ids == ["u1"]
+
+
+def test_labels_and_session_names_are_indexed_while_scanning(tmp_path: Path) -> None:
+    label = {
+        "type": "label",
+        "id": "l1",
+        "parentId": "u1",
+        "timestamp": "T",
+        "targetId": "u1",
+        "label": "first",
+    }
+    info = {
+        "type": "session_info",
+        "id": "i1",
+        "parentId": "l1",
+        "timestamp": "T",
+        "name": "  my session \u00a0",
+    }
+    data = _lines(HEADER, _user("u1", None), label, info)
+    with SessionManager.open(_write(tmp_path, data), read_only=True) as manager:
+        assert manager.get_label("u1") == "first"
+        assert manager.get_session_name() == "my session"
+    assert json.loads(codec.dumps(label)) == label

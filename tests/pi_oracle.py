@@ -1,0 +1,101 @@
+"""Locating the Pi oracle corpus, node and the real Pi 0.85 for differential tests.
+
+* The corpus (``cases/``, ``check_open.mjs``, ``pi_oracle_lib.mjs``): ``$PI_ORACLE_DIR``, else
+  ``<repo>/../shared/pi-oracle`` (where the Makefile expects it).
+* Pi: ``$PI_NODE_MODULES`` (a ``node_modules`` directory or one containing it), else
+  ``<repo>/.pi/node_modules`` (populated by ``make pi`` / ``npm ci``).
+* node: the ``node`` on ``PATH``.
+
+Fixtures that need something missing skip with a message saying what is missing and how to
+provide it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+PI_PACKAGE = Path("@earendil-works") / "pi-coding-agent" / "package.json"
+BATCH_SCRIPT = Path(__file__).with_name("pi_batch_open.mjs")
+
+
+def oracle_dir() -> Path | None:
+    configured = os.environ.get("PI_ORACLE_DIR")
+    candidate = Path(configured) if configured else REPO.parent / "shared" / "pi-oracle"
+    return candidate if (candidate / "cases").is_dir() else None
+
+
+def pi_node_modules() -> Path | None:
+    configured = os.environ.get("PI_NODE_MODULES")
+    candidates = [Path(configured)] if configured else []
+    candidates.append(REPO / ".pi" / "node_modules")
+    for candidate in candidates:
+        for root in (candidate, candidate / "node_modules"):
+            if (root / PI_PACKAGE).exists():
+                return root.resolve()
+    return None
+
+
+def require_oracle_cases() -> Path:
+    found = oracle_dir()
+    if found is None:
+        pytest.skip(
+            "Pi oracle corpus not found: set PI_ORACLE_DIR or put it at ../shared/pi-oracle"
+        )
+    return found / "cases"
+
+
+def require_node() -> str:
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed")
+    return node
+
+
+@dataclass(frozen=True)
+class PiOracle:
+    """Runs the real Pi (through node) on session files."""
+
+    node: str
+    node_modules: Path
+    oracle: Path
+
+    def open_many(self, requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Pi's view of several files in one node process.
+
+        Each request is ``{"file": path, "at": [ids or None, ...]}``; each answer has
+        ``header, entryCount, sessionName, leafId, branchIds, contextEntryIds, context, llm,
+        tree`` and ``positions`` (keyed by id, ``"__null__"`` for ``None``), or ``openError``.
+        """
+        result = subprocess.run(
+            [self.node, str(BATCH_SCRIPT), str(self.oracle / "pi_oracle_lib.mjs")],
+            input=json.dumps(requests),
+            capture_output=True,
+            text=True,
+            env=dict(os.environ, PI_NODE_MODULES=str(self.node_modules)),
+            check=False,
+            timeout=300,
+        )
+        if result.returncode != 0:
+            raise RuntimeError(f"Pi batch run failed: {result.stderr.strip()}")
+        answers: list[dict[str, Any]] = json.loads(result.stdout)
+        return answers
+
+
+def require_pi() -> PiOracle:
+    node = require_node()
+    modules = pi_node_modules()
+    if modules is None:
+        pytest.skip("Pi 0.85 not installed: set PI_NODE_MODULES or run `make pi` (npm ci)")
+    found = oracle_dir()
+    if found is None:
+        pytest.skip("Pi oracle scripts not found: set PI_ORACLE_DIR")
+    return PiOracle(node=node, node_modules=modules, oracle=found)
