@@ -1,0 +1,213 @@
+"""The provider protocol: how the host asks a model for one assistant message.
+
+A provider turns a :class:`ModelRequest` into a stream of :data:`StreamEvent` values. The
+stream always ends with exactly one terminal event carrying the final
+:class:`~ctxmodes.session.models.AssistantMessage` in Pi's shape: :class:`StreamDone`
+(``stopReason`` ``stop``, ``length`` or ``toolUse``) or :class:`StreamError` (``error``, or
+``aborted`` when the abort signal fired mid-stream). Both are persisted by the host, as Pi
+persists them; neither is an exception. Exceptions are reserved for failures of the
+provider's own setup (a bad script, a missing credential), which end the run.
+
+Events are plain frozen dataclasses: a stream yields one per token, so they stay cheap.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ctxmodes.abort import AbortSignal
+from ctxmodes.errors import CtxmodesError
+from ctxmodes.session.models import (
+    AssistantMessage,
+    TextContent,
+    ToolCall,
+    ToolResultMessage,
+    Usage,
+    UserMessage,
+)
+
+if TYPE_CHECKING:
+    from ctxmodes.tools.base import Tool
+
+RequestPurpose = Literal["turn", "branch_summary", "compaction"]
+LlmMessage = UserMessage | AssistantMessage | ToolResultMessage
+
+
+class DeveloperMessage(BaseModel):
+    """A developer-role message: instructions from the harness, not from the user.
+
+    Never persisted and never produced by Pi's conversion: a mode puts it into a request at
+    the provider boundary (``ctx_provider_request``); transports without a developer role
+    send it as a system-level instruction.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    role: Literal["developer"] = "developer"
+    content: list[TextContent]
+    timestamp: int | float | None = None
+
+    @property
+    def text(self) -> str:
+        return "\n".join(block.text for block in self.content)
+
+
+RequestMessage = LlmMessage | DeveloperMessage
+
+
+class ProviderError(CtxmodesError):
+    """A provider cannot serve requests at all (configuration, not a model error)."""
+
+
+class ToolSchema(BaseModel):
+    """A tool as the model sees it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+
+    @classmethod
+    def from_tool(cls, tool: Tool) -> ToolSchema:
+        return cls(name=tool.name, description=tool.description, parameters=tool.parameters)
+
+
+class NamespaceToolSchema(BaseModel):
+    """A named group of function tools, for transports that offer namespaces (Responses).
+
+    The model calls ``<namespace>.<tool>``; the call arrives as a tool call whose
+    ``namespace`` is this name.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    description: str
+    tools: list[ToolSchema]
+
+
+class ModelRequest(BaseModel):
+    """One model call. Mutable: plugins may edit it before it is sent.
+
+    :ivar messages: the LLM-facing messages (after Pi's ``convertToLlm``), oldest first.
+    :ivar max_tokens: a cap on the response length; ``None`` leaves it to the provider.
+    :ivar purpose: ``turn`` for the agent loop; summarization calls say which kind.
+    """
+
+    system_prompt: str
+    messages: list[RequestMessage]
+    tools: list[ToolSchema | NamespaceToolSchema] = Field(default_factory=list)
+    max_tokens: int | None = None
+    purpose: RequestPurpose = "turn"
+
+
+@dataclass(frozen=True, slots=True)
+class ModelInfo:
+    """What the host needs to know about the model behind a provider.
+
+    ``provider``, ``api`` and ``id`` are the values the provider writes into every
+    assistant message (``provider``, ``api``, ``model``).
+    """
+
+    provider: str
+    api: str
+    id: str
+    context_window: int | None = None
+    max_tokens: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TextDelta:
+    content_index: int
+    delta: str
+    type: Literal["text_delta"] = "text_delta"
+
+
+@dataclass(frozen=True, slots=True)
+class ThinkingDelta:
+    content_index: int
+    delta: str
+    type: Literal["thinking_delta"] = "thinking_delta"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallComplete:
+    """A tool call whose arguments are complete (providers stream them; hosts need whole)."""
+
+    content_index: int
+    tool_call: ToolCall
+    type: Literal["toolcall"] = "toolcall"
+
+
+@dataclass(frozen=True, slots=True)
+class UsageUpdate:
+    """Token usage reported by the provider; the last one before the end is final."""
+
+    usage: Usage
+    type: Literal["usage"] = "usage"
+
+
+@dataclass(frozen=True, slots=True)
+class StreamDone:
+    """Terminal event of a successful response."""
+
+    message: AssistantMessage
+    type: Literal["done"] = "done"
+
+
+@dataclass(frozen=True, slots=True)
+class StreamError:
+    """Terminal event of a failed or aborted response; ``message`` is still persisted."""
+
+    reason: Literal["error", "aborted"]
+    message: AssistantMessage
+    type: Literal["error"] = "error"
+
+
+StreamEvent = TextDelta | ThinkingDelta | ToolCallComplete | UsageUpdate | StreamDone | StreamError
+
+
+class Provider(ABC):
+    """A model behind some transport.
+
+    Implementations are used from one thread at a time per request but may serve several
+    requests over their life; abort is signalled from other threads through ``signal``.
+    """
+
+    @property
+    @abstractmethod
+    def transport(self) -> str:
+        """The wire shape, for plugins that adapt requests (``"scripted"``, ``"codex"`` ...)."""
+
+    @property
+    @abstractmethod
+    def info(self) -> ModelInfo:
+        """The model behind this provider."""
+
+    @abstractmethod
+    def stream(self, request: ModelRequest, signal: AbortSignal) -> Iterator[StreamEvent]:
+        """Start one model call; iterate to receive its events.
+
+        The iterator ends right after its terminal event (:class:`StreamDone` or
+        :class:`StreamError`). When ``signal`` aborts, the stream ends promptly with a
+        :class:`StreamError` whose message has ``stopReason`` ``"aborted"`` and whatever
+        content arrived before.
+
+        :raises ProviderError: the call cannot be made at all.
+        """
+
+    def complete(self, request: ModelRequest, signal: AbortSignal) -> AssistantMessage:
+        """Run :meth:`stream` to its end and return the final assistant message."""
+        for event in self.stream(request, signal):
+            if isinstance(event, StreamDone | StreamError):
+                return event.message
+        raise ProviderError(f"{self.transport} stream ended without a final message")
+
+    def close(self) -> None:  # noqa: B027 - optional hook; most providers hold nothing
+        """Release connections; the default has nothing to release."""

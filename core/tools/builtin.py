@@ -1,0 +1,58 @@
+"""The default tools plugin: ``bash``, ``notebook``, ``read``, ``write`` and ``edit``.
+
+Register one :class:`BuiltinToolsPlugin` instance per host (per plugin manager): the
+instance owns that host's :class:`~ctxmodes.tools.runtime.ToolRuntime`, so two hosts in one
+process never share a shell or a notebook.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from ctxmodes import hookimpl
+from ctxmodes.tools.base import Tool
+from ctxmodes.tools.files import EditTool, ReadTool, WriteTool
+from ctxmodes.tools.notebook import NotebookTool
+from ctxmodes.tools.runtime import ToolRuntime
+from ctxmodes.tools.shell import BashTool
+
+if TYPE_CHECKING:
+    from ctxmodes.events import SessionShutdownReason, TreeNavigationEvent
+    from ctxmodes.hostapi import HostSession
+
+
+class BuiltinToolsPlugin:
+    """Hook implementations providing the runtime tools of one host."""
+
+    def __init__(self, runtime_factory: Callable[[], ToolRuntime] = ToolRuntime) -> None:
+        self._runtime_factory = runtime_factory
+        self._runtime: ToolRuntime | None = None
+
+    @property
+    def runtime(self) -> ToolRuntime:
+        """This host's runtime, created on first use."""
+        if self._runtime is None:
+            self._runtime = self._runtime_factory()
+        return self._runtime
+
+    @hookimpl
+    def ctx_register_tools(self, register: Callable[[Tool], None], session: HostSession) -> None:
+        runtime = self.runtime
+        register(BashTool(runtime.shell))
+        register(NotebookTool(runtime.notebook))
+        register(ReadTool())
+        register(WriteTool())
+        register(EditTool())
+
+    @hookimpl
+    def ctx_session_tree(self, session: HostSession, event: TreeNavigationEvent) -> None:
+        # A rollover (internal) keeps the notebook: the next window continues the same work.
+        # A navigation the user chose leaves that work behind, so its variables must go too.
+        if not event.internal and self._runtime is not None:
+            self._runtime.reset_notebook()
+
+    @hookimpl
+    def ctx_session_shutdown(self, session: HostSession, reason: SessionShutdownReason) -> None:
+        if self._runtime is not None:
+            self._runtime.close()

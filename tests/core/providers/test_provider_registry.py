@@ -1,0 +1,82 @@
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ctxmodes.abort import AbortController
+from ctxmodes.providers import ProviderRegistry, ProviderSpecError, default_registry, resolve
+from ctxmodes.providers.base import ModelInfo, ModelRequest, Provider, StreamDone, StreamEvent
+from ctxmodes.providers.script import ScriptError
+from ctxmodes.providers.scripted import ScriptedProvider
+
+
+def test_resolve_scripted(tmp_path):
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps({"responses": [{"text": "hi"}]}))
+    provider = resolve(f"scripted:{path}")
+    assert isinstance(provider, ScriptedProvider)
+    assert provider.transport == "scripted"
+
+
+def test_resolve_passes_factory_errors_through(tmp_path):
+    with pytest.raises(ScriptError):
+        resolve(f"scripted:{tmp_path / 'missing.json'}")
+
+
+@pytest.mark.parametrize("spec", ["scripted", ":file", ""])
+def test_malformed_specs(spec):
+    with pytest.raises(ProviderSpecError, match="expected <scheme>:<argument>"):
+        resolve(spec)
+
+
+def test_unknown_scheme_lists_the_known_ones():
+    with pytest.raises(
+        ProviderSpecError, match=r"unknown provider scheme 'codex' \(known: scripted\)"
+    ):
+        resolve("codex:gpt")
+
+
+class _Echo(Provider):
+    def __init__(self, argument: str) -> None:
+        self.argument = argument
+
+    @property
+    def transport(self) -> str:
+        return "echo"
+
+    @property
+    def info(self) -> ModelInfo:
+        return ModelInfo(provider="echo", api="echo", id=self.argument)
+
+    def stream(self, request: ModelRequest, signal):  # pragma: no cover - not called
+        events: list[StreamEvent] = []
+        return iter(events)
+
+
+def test_new_schemes_can_be_registered():
+    registry = default_registry()
+    registry.register("echo", _Echo)
+    provider = registry.resolve("echo:model-7")
+    assert isinstance(provider, _Echo)
+    assert provider.argument == "model-7"
+    assert registry.schemes == ["echo", "scripted"]
+    # Registries are independent: the default one never learned "echo".
+    with pytest.raises(ProviderSpecError):
+        resolve("echo:x")
+
+
+def test_duplicate_registration_needs_replace():
+    registry = ProviderRegistry()
+    registry.register("echo", _Echo)
+    with pytest.raises(ValueError, match="already registered"):
+        registry.register("echo", _Echo)
+    registry.register("echo", _Echo, replace=True)
+    with pytest.raises(ValueError, match="invalid provider scheme"):
+        registry.register("a:b", _Echo)
+
+
+def test_complete_fails_clearly_when_a_stream_has_no_final_message():
+    with pytest.raises(Exception, match="echo stream ended without a final message"):
+        _Echo("m").complete(ModelRequest(system_prompt="", messages=[]), AbortController().signal)
+    assert StreamDone  # the terminal event type providers must end with
