@@ -1,0 +1,120 @@
+"""The model-facing context tools: ``new_context``, ``get_context_remaining``, ``history`` and
+``notes``, as :class:`~ctxmodes.tools.base.Tool` objects.
+
+A managed mode registers them (``ctx_register_tools``) with itself as the
+:class:`ContextToolBackend`; the tools validate nothing about the mode and delegate, so every
+mode offers the same names, schemas and result shapes.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Protocol
+
+from ctxmodes.events import (
+    NewContextOutcome,
+    NewContextRequest,
+    RetrievalRequest,
+    RetrievalResult,
+)
+from ctxmodes.session.models import TextContent
+from ctxmodes.tools.base import ToolContext, ToolResult
+from ctxmodes.windows.budget import ContextRemaining
+from ctxmodes.windows.tools import (
+    GET_CONTEXT_REMAINING,
+    NEW_CONTEXT,
+    Family,
+    FunctionTool,
+    flat_router,
+)
+
+if TYPE_CHECKING:
+    from ctxmodes.tools.base import Tool
+
+
+class ContextToolBackend(Protocol):
+    """What the context tools need from the mode that registered them."""
+
+    def start_new_context(self, request: NewContextRequest) -> NewContextOutcome:
+        """Roll over to the next window (or schedule it)."""
+
+    def context_remaining(self) -> ContextRemaining:
+        """The budget of the current window."""
+
+    def retrieve(self, request: RetrievalRequest) -> RetrievalResult:
+        """Answer one ``history`` or ``notes`` operation."""
+
+
+class _ContextTool:
+    """A tool whose schema comes from the shared contract."""
+
+    def __init__(self, schema: FunctionTool, backend: ContextToolBackend) -> None:
+        self._schema = schema
+        self._backend = backend
+
+    @property
+    def name(self) -> str:
+        return self._schema.name
+
+    @property
+    def label(self) -> str:
+        return self._schema.name.replace("_", " ")
+
+    @property
+    def description(self) -> str:
+        return self._schema.description
+
+    @property
+    def parameters(self) -> dict[str, Any]:
+        return self._schema.parameters
+
+
+class NewContextTool(_ContextTool):
+    def __init__(self, backend: ContextToolBackend) -> None:
+        super().__init__(NEW_CONTEXT, backend)
+
+    def execute(self, call_id: str, arguments: dict[str, Any], context: ToolContext) -> ToolResult:
+        outcome = self._backend.start_new_context(NewContextRequest(tool_call_id=call_id))
+        return ToolResult(
+            content=[TextContent(text=outcome.message)],
+            details=outcome.details,
+            terminate=outcome.terminate,
+        )
+
+
+class ContextRemainingTool(_ContextTool):
+    def __init__(self, backend: ContextToolBackend) -> None:
+        super().__init__(GET_CONTEXT_REMAINING, backend)
+
+    def execute(self, call_id: str, arguments: dict[str, Any], context: ToolContext) -> ToolResult:
+        remaining = self._backend.context_remaining()
+        return ToolResult.text(remaining.text(), details=remaining.dump())
+
+
+class RetrievalTool(_ContextTool):
+    """The flat ``history`` or ``notes`` router: ``action`` picks the operation."""
+
+    def __init__(self, family: Family, backend: ContextToolBackend) -> None:
+        super().__init__(flat_router(family), backend)
+        self._family: Family = family
+
+    def execute(self, call_id: str, arguments: dict[str, Any], context: ToolContext) -> ToolResult:
+        action = arguments.get("action")
+        request = RetrievalRequest(
+            family=self._family,
+            action=action if isinstance(action, str) else "",
+            arguments=arguments,
+        )
+        result = self._backend.retrieve(request)
+        return ToolResult.text(
+            result.text, details=result.details or None, is_error=result.is_error
+        )
+
+
+def context_tools(backend: ContextToolBackend) -> list[Tool]:
+    """The four tools of the contract, served by ``backend``."""
+    return [
+        NewContextTool(backend),
+        ContextRemainingTool(backend),
+        RetrievalTool("history", backend),
+        RetrievalTool("notes", backend),
+    ]

@@ -1,0 +1,76 @@
+"""Virtual note paths: how the model's paths and prefixes map onto note keys.
+
+Notes are not files. A note key is an absolute virtual path ``/<agent>/notes/<path>``: a
+relative path belongs to the current agent (``draft.md`` is ``/root/notes/draft.md``), and
+an absolute one must name an agent and its ``notes`` directory, so another agent's notes can
+be addressed as ``/root/worker/notes/draft.md``. Empty, ``.`` and ``..`` components are
+rejected rather than resolved, and nothing is expanded (``~`` is an ordinary character), so
+no input can reach a key outside some agent's ``notes`` directory.
+"""
+
+from __future__ import annotations
+
+from ctxmodes.errors import CtxmodesError
+
+#: The current agent's notes directory.
+NOTES_ROOT = "/root/notes"
+_NOTES_COMPONENT = "notes"
+
+
+class NotePathError(CtxmodesError):
+    """A note path or prefix the notes contract does not allow."""
+
+
+def _absolute(value: str) -> str:
+    return value if value.startswith("/") else f"{NOTES_ROOT}/{value}"
+
+
+def _has_bad_component(components: list[str]) -> bool:
+    return any(part in ("", ".", "..") for part in components)
+
+
+def normalize_note_path(value: object) -> str:
+    """The note key a ``path`` argument names.
+
+    :raises NotePathError: the path is missing or empty, has an empty, ``.`` or ``..``
+        component, or is absolute without an ``<agent>/notes/<path>`` shape.
+    """
+    if not isinstance(value, str) or not value:
+        raise NotePathError("Note file path is required")
+    components = _absolute(value)[1:].split("/")
+    if _has_bad_component(components):
+        raise NotePathError("Note paths cannot contain empty, . or .. components")
+    notes_index = components.index(_NOTES_COMPONENT) if _NOTES_COMPONENT in components else -1
+    if notes_index <= 0 or notes_index == len(components) - 1:
+        raise NotePathError("Absolute note paths must use <agent>/notes/<path>")
+    return "/" + "/".join(components)
+
+
+def normalize_note_prefix(value: object) -> str:
+    """The key prefix a ``prefix``/``path_prefix`` argument selects.
+
+    Missing or empty means the current agent's whole notes directory. A prefix that stops
+    at a ``notes`` directory gets a trailing slash so it selects that directory only
+    (``/root/notes`` must not match ``/root/notesmore/...``). One trailing slash is
+    accepted (``drafts/`` selects the ``drafts`` directory); it is the only place an empty
+    component may appear.
+
+    :raises NotePathError: the prefix is not a string, has an empty, ``.`` or ``..``
+        component, or is absolute without an ``<agent>/notes`` part.
+    """
+    if value is None or value == "":
+        return f"{NOTES_ROOT}/"
+    if not isinstance(value, str):
+        raise NotePathError("Note prefix must be a string")
+    path = _absolute(value)
+    trailing_slash = path.endswith("/") and len(path) > 1
+    components = (path[1:-1] if trailing_slash else path[1:]).split("/")
+    if _has_bad_component(components):
+        raise NotePathError("Note prefixes cannot contain empty, . or .. components")
+    notes_index = components.index(_NOTES_COMPONENT) if _NOTES_COMPONENT in components else -1
+    if notes_index <= 0:
+        raise NotePathError("Absolute note prefixes must use <agent>/notes[/path]")
+    prefix = "/" + "/".join(components)
+    if trailing_slash or notes_index == len(components) - 1:
+        prefix += "/"
+    return prefix
