@@ -4,24 +4,64 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from ctxmodes.hostapi import HostSession
+    from ctxmodes.hostapi import HostSession, TreeNavigationResult, UserInterface
+    from ctxmodes.session.models import CompactionEntry
 
 
 class CommandContext(Protocol):
-    """What a command handler may do beyond an ordinary hook: it runs while the host is
-    between runs, so it may wait for idleness and move through the session tree.
+    """What a command handler may do beyond an ordinary hook: it runs outside the model
+    loop, so it may wait for idleness, move through the session tree and replace the session.
 
-    A context is bound to one session; using it after that session was replaced (``/new``,
-    ``/resume``, ``/fork``) raises :class:`ctxmodes.errors.StaleContextError`.
+    A command runs on the thread that submitted it, at once, even while a run is active on
+    another thread. A context is bound to one session; using it after that session was
+    replaced (``/new``, ``/resume``, ``/fork``) raises
+    :class:`ctxmodes.errors.StaleContextError`. The replacing methods return a context bound
+    to the new session.
     """
 
     @property
     def session(self) -> HostSession: ...
 
-    def wait_for_idle(self) -> None: ...
+    @property
+    def ui(self) -> UserInterface: ...
+
+    def wait_for_idle(self) -> None:
+        """Block until the session settled (refused from inside the session's own run)."""
+
+    def navigate_tree(
+        self,
+        target_id: str,
+        *,
+        summarize: bool = False,
+        custom_instructions: str | None = None,
+        replace_instructions: bool = False,
+        label: str | None = None,
+    ) -> TreeNavigationResult:
+        """A user navigation (``internal=False``); see ``TreeNavigation.navigate_tree``."""
+
+    def compact(self, custom_instructions: str | None = None) -> CompactionEntry:
+        """Compact now, aborting a run in progress first."""
+
+    def new_session(self) -> CommandContext:
+        """Replace the session by a new, empty one in the same directory."""
+
+    def resume_session(self, path: Path) -> CommandContext:
+        """Replace the session by the one stored at ``path``."""
+
+    def fork_session(self, entry_id: str | None = None) -> tuple[CommandContext, str | None]:
+        """Replace the session by a new file holding its path up to ``entry_id`` (the whole
+        current path without it). Forking from a user message keeps the path *before* it
+        and returns the message's text for the editor."""
+
+    def switch_mode(self, name: str) -> None:
+        """Shut the active mode object down and activate mode ``name`` for the session."""
+
+    def mode_names(self) -> list[str]:
+        """The installed modes."""
 
 
 CommandHandler = Callable[[str, CommandContext], None]

@@ -7,6 +7,7 @@ mechanism: each implementation sees what earlier ones did and may change it in p
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -57,8 +58,9 @@ class ContextProjection:
     """
 
     messages: list[AgentMessage]
-    #: The active branch, root first, the entries ``messages`` were built from.
-    branch: list[SessionEntry]
+    #: The active branch, root first, the entries ``messages`` were built from. Read-only;
+    #: the host lists it only when a plugin reads it, so ignoring it costs nothing.
+    branch: Sequence[SessionEntry]
 
 
 @dataclass(slots=True)
@@ -137,6 +139,8 @@ class TreePreparation:
     custom_instructions: str | None
     label: str | None
     internal: bool
+    #: ``custom_instructions`` replace the summary instructions instead of adding a focus.
+    replace_instructions: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,6 +151,9 @@ class TreeDecision:
     summary: str | None = None
     summary_details: Any = None
     custom_instructions: str | None = None
+    #: Set to use ``custom_instructions`` instead of the summary instructions (True) or as
+    #: an added focus (False); ``None`` keeps the caller's choice.
+    replace_instructions: bool | None = None
     label: str | None = None
 
 

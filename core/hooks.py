@@ -7,7 +7,7 @@ returns a typed value, so mypy checks every call site against the contract.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import pluggy
@@ -44,8 +44,18 @@ class HookRelay:
     """Typed calls into one plugin manager's hooks, bound to one session."""
 
     def __init__(self, pm: pluggy.PluginManager, session: HostSession) -> None:
-        self._hook = pm.hook
+        self._hook: Any = pm.hook
         self._session = session
+
+    @classmethod
+    def for_plugin(
+        cls, pm: pluggy.PluginManager, session: HostSession, plugin: object
+    ) -> HookRelay:
+        """A relay whose calls reach ``plugin``'s implementations only (the host uses it to
+        shut down and start one mode object when the mode is switched)."""
+        relay = cls(pm, session)
+        relay._hook = _PluginHooks(pm, plugin)
+        return relay
 
     # registration
     def register_tools(self, register: Callable[[Tool], None]) -> None:
@@ -132,3 +142,14 @@ class HookRelay:
             session=self._session, request=request
         )
         return result
+
+
+class _PluginHooks:
+    """``pm.hook`` restricted to one plugin's implementations."""
+
+    def __init__(self, pm: pluggy.PluginManager, plugin: object) -> None:
+        self._pm = pm
+        self._others = [other for other in pm.get_plugins() if other is not plugin]
+
+    def __getattr__(self, name: str) -> Any:
+        return self._pm.subset_hook_caller(name, remove_plugins=self._others)

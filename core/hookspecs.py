@@ -88,13 +88,14 @@ def ctx_register_modes(register: Callable[[ModeSpec], None]) -> None:
 def ctx_register_tools(register: Callable[[Tool], None], session: HostSession) -> None:
     """Add the tools the model may call in this session.
 
-    :param register: call it once per :class:`ctxmodes.tools.base.Tool`; a later registration
-        of the same tool name replaces the earlier one (so a mode can override a default tool).
+    :param register: call it once per :class:`ctxmodes.tools.base.Tool`; when a name is
+        registered twice, the first registration wins.
     :param session: the session the tools are for.
     :return: nothing.
 
-    Called by the host once per session, after ``ctx_session_start``. Called last-registered
-    first, which makes the active mode's tools win a name clash.
+    Called by the host once per session, before ``ctx_session_start`` (and again when the
+    mode is switched). Called last-registered first, so the active mode registers first and
+    its tools win a name clash with a default tool.
 
     .. versionadded:: 0.1
     """
@@ -109,7 +110,8 @@ def ctx_register_commands(register: Callable[[Command], None], session: HostSess
     :param session: the session the commands are for.
     :return: nothing.
 
-    Called by the host once per session, after ``ctx_register_tools``.
+    Called by the host once per session, after ``ctx_register_tools`` and before
+    ``ctx_session_start`` (and again when the mode is switched).
 
     .. versionadded:: 0.1
     """

@@ -3,17 +3,46 @@
 Hooks receive a :class:`HostSession`; plugins (built-in modes included) program against this
 protocol, never against the host class, so a mode can be tested with any object that
 satisfies it.
+
+Threading
+    The host runs one top-level run at a time on the thread that started it. Hooks are called
+    on that thread. The methods that only *request* something (:meth:`HostSession.abort`,
+    :meth:`HostSession.steer`, :meth:`HostSession.follow_up`, the ``send_*`` methods) are
+    thread-safe, return at once and may be called from inside hooks and tools.
+
+Navigation
+    :attr:`HostSession.navigation` is the capability a mode uses to move the leaf through the
+    session tree (Tree mode's rollover). It is bound to the session it was made for: after
+    that session was replaced (``/new``, ``/resume``, ``/fork``) or shut down, every call
+    raises :class:`ctxmodes.errors.StaleContextError`. It refuses while a run, a compaction or
+    another navigation is in progress; the first safe point after a run is
+    ``ctx_agent_settled``, where the session is idle.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 if TYPE_CHECKING:
     from ctxmodes.session.manager import SessionManager
+    from ctxmodes.session.models import (
+        BranchSummaryEntry,
+        CustomMessage,
+        ImageContent,
+        TextContent,
+    )
 
 NotifyLevel = Literal["info", "warning", "error"]
+
+#: How a message sent while a run is active is delivered: ``steer`` after the current turn's
+#: tool calls, ``follow_up`` once the run would otherwise stop, ``next_turn`` with the next
+#: prompt (never starting a turn by itself).
+DeliverAs = Literal["steer", "follow_up", "next_turn"]
+
+#: How text submitted while a run is active is queued.
+StreamingBehavior = Literal["steer", "follow_up"]
 
 
 class UserInterface(Protocol):
@@ -30,6 +59,61 @@ class UserInterface(Protocol):
 
     def set_editor_text(self, text: str) -> None:
         """Replace the text being composed."""
+
+
+@dataclass(frozen=True, slots=True)
+class TreeNavigationResult:
+    """The outcome of a tree navigation.
+
+    :ivar cancelled: nothing moved: a ``ctx_session_before_tree`` implementation cancelled,
+        or the summarization was aborted (then ``aborted`` is True too).
+    :ivar editor_text: the target's text when the target was a user or custom message (the
+        leaf then moved to its parent, so the text can be edited and sent again).
+    :ivar summary_entry: the ``branch_summary`` entry appended for the branch left behind.
+    :ivar new_leaf_id: the leaf after the navigation.
+    """
+
+    cancelled: bool
+    aborted: bool = False
+    editor_text: str | None = None
+    summary_entry: BranchSummaryEntry | None = None
+    new_leaf_id: str | None = None
+
+
+class TreeNavigation(Protocol):
+    """Moving the leaf of one session through its tree (see the module docstring)."""
+
+    @property
+    def ready(self) -> bool:
+        """True when :meth:`navigate_tree` may be called now: the session this capability
+        was made for is still current and idle."""
+
+    def navigate_tree(
+        self,
+        target_id: str,
+        *,
+        summarize: bool = False,
+        custom_instructions: str | None = None,
+        replace_instructions: bool = False,
+        label: str | None = None,
+        internal: bool = False,
+    ) -> TreeNavigationResult:
+        """Move the leaf to ``target_id``, as Pi's ``navigateTree`` does.
+
+        A user or custom-message target moves the leaf to the target's parent and returns
+        its text as ``editor_text``; any other target becomes the leaf. With ``summarize``
+        the branch being left is summarized into a ``branch_summary`` entry appended at the
+        new leaf; ``label`` labels that entry (or the target, without a summary).
+        ``internal`` marks the navigation as the mode's own rollover in the
+        ``ctx_session_tree`` event, so runtime state (the notebook) survives it.
+
+        Returns after ``ctx_session_tree`` ran. Runs on the caller's thread; a summary model
+        call is aborted by :meth:`HostSession.abort`.
+
+        :raises StaleContextError: the session was replaced or shut down.
+        :raises SessionBusyError: a run, compaction or navigation is in progress.
+        :raises CtxmodesError: unknown target, or the summary could not be made.
+        """
 
 
 class HostSession(Protocol):
@@ -60,3 +144,58 @@ class HostSession(Protocol):
 
     def abort(self) -> None:
         """Ask the current run to stop; returns at once (the run settles later)."""
+
+    @property
+    def navigation(self) -> TreeNavigation:
+        """The tree-navigation capability bound to this session."""
+
+    def is_streaming(self) -> bool:
+        """True while a run is active (between ``ctx_agent_start`` and settling)."""
+
+    def steer(self, text: str) -> None:
+        """Queue a user message delivered after the current turn's tool calls; while idle it
+        waits for the next run."""
+
+    def follow_up(self, text: str) -> None:
+        """Queue a user message delivered once the current run would otherwise stop."""
+
+    def send_user_message(self, text: str, *, deliver_as: StreamingBehavior = "steer") -> None:
+        """Submit ``text`` as if typed (``ctx_input`` sees it, source ``"extension"``; a
+        slash command is dispatched): queued as ``deliver_as`` while a run is active, else it
+        starts a run (see "Starting runs" in :meth:`send_message`)."""
+
+    def send_message(
+        self,
+        message: CustomMessage,
+        *,
+        deliver_as: DeliverAs | None = None,
+        trigger_turn: bool | None = None,
+    ) -> None:
+        """Deliver a custom message, with the rules of Pi's ``sendMessage``, in this order:
+
+        * ``deliver_as="next_turn"``: held and sent with the next prompt (lost when the
+          session is replaced);
+        * a run is active and ``trigger_turn`` is not False: queued as steering, or as a
+          follow-up with ``deliver_as="follow_up"``;
+        * idle and ``trigger_turn``: starts a run whose only prompt is this message;
+        * a run is active and ``trigger_turn`` is False: appended when the current turn
+          ends, never between a tool call and its result;
+        * otherwise (idle): appended at once, without a turn.
+
+        Starting runs: called from a hook or tool (on the host's thread), the run starts as
+        soon as control returns to the host — after ``ctx_agent_settled`` handlers, for
+        example — and settles on its own; called from another thread while nothing runs,
+        the run happens on the caller's thread before this method returns.
+        """
+
+    def send_custom_message(
+        self,
+        custom_type: str,
+        content: str | list[TextContent | ImageContent],
+        *,
+        display: bool = True,
+        details: Any = None,
+        trigger_turn: bool | None = None,
+        deliver_as: DeliverAs | None = None,
+    ) -> None:
+        """Build a custom message (timestamped now) and :meth:`send_message` it."""

@@ -24,9 +24,14 @@ if TYPE_CHECKING:
 #: The entry-point group for modes and other plugins, built-in and third-party alike.
 ENTRY_POINT_GROUP = hookspecs.PROJECT_NAME
 
-#: Core plugins registered in every manager (by stable name), unless blocked. They are not
-#: modes; they provide what every session has (the runtime tools, the built-in commands).
-DEFAULT_PLUGINS: tuple[str, ...] = ()
+#: Core plugins registered in every manager, unless blocked. They are not modes; they provide
+#: what every session has. ``module`` registers the module itself; ``module:Factory`` registers
+#: a new ``Factory()`` per manager, for plugins that keep per-host state (tool processes).
+#: Each is registered (and can be blocked) under its module name.
+DEFAULT_PLUGINS: tuple[str, ...] = (
+    "ctxmodes.tools.builtin:BuiltinToolsPlugin",
+    "ctxmodes.host.builtin_commands",
+)
 
 #: Comma-separated plugin names never to load (like tox's TOX_DISABLED_EXTERNAL_PLUGINS).
 BLOCK_ENV = "CTXMODES_BLOCK_PLUGINS"
@@ -125,10 +130,14 @@ def make_plugin_manager(
         pm.set_blocked(name)
     if load_entrypoints:
         _load_entry_points(pm, chosen)
-    for module_name in default_plugins:
-        if pm.is_blocked(module_name) or not chosen.permits(module_name):
+    for target in default_plugins:
+        module_name, _, factory = target.partition(":")
+        if pm.is_blocked(module_name):  # the allow list limits entry points, not the core
             continue
-        pm.register(_import_plugin(module_name, module_name), name=module_name)
+        plugin = _import_plugin(module_name, module_name)
+        if factory:
+            plugin = getattr(plugin, factory)()
+        pm.register(plugin, name=module_name)
     for plugin in plugins:
         pm.register(plugin)
     try:
@@ -169,9 +178,7 @@ def _import_plugin(target: str, name: str, ep: EntryPoint | None = None) -> obje
 def _enable_tracing(pm: pluggy.PluginManager) -> None:
     import sys
 
-    def before(
-        hook_name: str, impls: Sequence[pluggy.HookImpl], kwargs: Mapping[str, Any]
-    ) -> None:
+    def before(hook_name: str, impls: Sequence[pluggy.HookImpl], kwargs: Mapping[str, Any]) -> None:
         print(f"ctxmodes trace: {hook_name} -> {len(impls)} implementation(s)", file=sys.stderr)
 
     def after(*_: object) -> None:

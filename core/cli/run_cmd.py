@@ -1,0 +1,93 @@
+"""``ctxmodes run``: run prompts non-interactively and print the transcript.
+
+Each PROMPT is submitted in order, as if typed: ``/commands`` run, anything else is a prompt
+whose whole run (tool calls included) completes before the next one. The transcript goes to
+standard output. The first failure — a model error, a failed command, a plugin error —
+stops the run with a one-line message and exit status 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from ctxmodes.cli.options import add_mode_option, cli_overrides
+
+
+def register(subparsers: Any) -> None:
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "run", help="run prompts non-interactively and print the transcript"
+    )
+    add_mode_option(parser)
+    parser.add_argument(
+        "--model",
+        metavar="SPEC",
+        help="the model, e.g. scripted:FILE (overrides configuration and CTXMODES_MODEL)",
+    )
+    parser.add_argument(
+        "--session",
+        metavar="FILE",
+        type=Path,
+        help="the session file to continue (created if missing); default: a new session "
+        "in Pi's session directory for the working directory",
+    )
+    parser.add_argument(
+        "--cwd", metavar="DIR", type=Path, help="working directory (default: the current one)"
+    )
+    parser.add_argument(
+        "--trace",
+        metavar="FILE",
+        type=Path,
+        help="append one JSON line per model request: exactly what the model was sent",
+    )
+    parser.add_argument("prompts", nargs="+", metavar="PROMPT", help="prompts, in order")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    import sys
+
+    from ctxmodes.config import load_settings
+    from ctxmodes.errors import CtxmodesError
+    from ctxmodes.host.failures import FailureWatch
+    from ctxmodes.host.runtime import AgentHost
+    from ctxmodes.host.trace import RequestTrace
+    from ctxmodes.host.transcript import TranscriptPrinter
+    from ctxmodes.session.manager import SessionManager
+    from ctxmodes.ui import HeadlessUI
+
+    cwd = (args.cwd if args.cwd is not None else Path.cwd()).resolve()
+    if not cwd.is_dir():
+        raise CtxmodesError(f"no such directory: {cwd}")
+    settings = load_settings(cwd=cwd, cli=cli_overrides(args)).settings
+    if not settings.model:
+        raise CtxmodesError("no model configured: pass --model scripted:FILE or set CTXMODES_MODEL")
+    ui = HeadlessUI(echo=sys.stdout)
+    host = AgentHost.from_settings(settings, ui=ui)
+    failures = FailureWatch(ui)
+    host.subscribe(TranscriptPrinter(sys.stdout))
+    host.subscribe(failures)
+    trace = RequestTrace(args.trace) if args.trace is not None else None
+    if trace is not None:
+        host.subscribe(trace)
+    try:
+        if args.session is not None:
+            manager = SessionManager.open(
+                args.session,
+                cwd_override=cwd if args.cwd is not None else None,
+                durability=host.durability,
+            )
+        else:
+            manager = SessionManager.create(cwd, durability=host.durability)
+        host.start(manager)
+        for text in args.prompts:
+            host.session.submit(text)
+            failures.raise_if_failed()
+    finally:
+        try:
+            host.close()
+        finally:
+            if trace is not None:
+                trace.close()
+    return 0

@@ -1,0 +1,210 @@
+"""The state of one running session, shared by its run loop, compactor and navigator.
+
+:class:`SessionCore` holds what a session *is* (its store, model, tools, the messages of its
+context, its queues) and the primitive steps every flow uses: calling a hook safely,
+emitting a listener record, ending a message (hook, persistence, context), appending custom
+messages. The flows themselves live in :mod:`~ctxmodes.host.run_loop`,
+:mod:`~ctxmodes.host.compactor` and :mod:`~ctxmodes.host.navigator`; the public face is
+:class:`ctxmodes.host.session.AgentSession`.
+
+The context messages (``messages``) are the run's working copy of the active branch's
+context, as Pi keeps them in its agent state: messages are appended as they end, and the list
+is rebuilt from the store only after the branch changed under it (navigation, compaction,
+session start), so a turn never re-reads the session.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, ParamSpec, TypeVar
+
+from ctxmodes.abort import AbortController, AbortSignal
+from ctxmodes.events import ToolCallBlock, ToolCallEvent, ToolResultEvent
+from ctxmodes.host import records
+from ctxmodes.host.lifecycle import Lifecycle
+from ctxmodes.host.listeners import Listeners
+from ctxmodes.host.options import HostOptions
+from ctxmodes.host.queues import RunQueues
+from ctxmodes.host.records import HostRecord
+from ctxmodes.host.summarizer import ProviderSummarizer
+from ctxmodes.session.models import (
+    AgentMessage,
+    AssistantMessage,
+    CompactionEntry,
+    CustomMessage,
+    ToolResultMessage,
+    UserMessage,
+)
+from ctxmodes.tools.base import Tool, ToolContext, ToolResult
+
+if TYPE_CHECKING:
+    from ctxmodes.hooks import HookRelay
+    from ctxmodes.hostapi import HostSession, UserInterface
+    from ctxmodes.providers.base import ModelInfo, Provider, RequestPurpose
+    from ctxmodes.session.manager import SessionManager
+
+_log = logging.getLogger(__name__)
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+_PERSISTED_ROLES = (UserMessage, AssistantMessage, ToolResultMessage)
+
+
+class SessionCore:
+    """State and primitive steps of one session (see the module docstring)."""
+
+    def __init__(
+        self,
+        *,
+        session: HostSession,
+        manager: SessionManager,
+        relay: HookRelay,
+        provider: Provider | None,
+        cwd: Path,
+        ui: UserInterface,
+        options: HostOptions,
+        listeners: Listeners,
+    ) -> None:
+        self.session = session
+        self.manager = manager
+        self.relay = relay
+        self.provider = provider
+        self.cwd = cwd
+        self.ui = ui
+        self.options = options
+        self.listeners = listeners
+        self.life = Lifecycle()
+        self.queues = RunQueues()
+        self.queues.steering.mode = options.steering_mode
+        self.queues.follow_up.mode = options.follow_up_mode
+        self.tools: dict[str, Tool] = {}
+        self.system_prompt = ""
+        self.messages: list[AgentMessage] = []
+        #: Custom messages sent without a trigger during a run, appended at the turn's end.
+        self.pending_custom: list[CustomMessage] = []
+        #: The assistant message of the last turn, for the checks after a run.
+        self.last_assistant: AssistantMessage | None = None
+        self.overflow_recovery_attempted = False
+        #: Aborts the model call or tool of the current run.
+        self.run_controller: AbortController | None = None
+        #: Aborts the compaction or branch summary in progress.
+        self.activity_controller: AbortController | None = None
+        #: Set by ``abort()``: the current top-level run must not continue automatically.
+        self.abort_requested = False
+        self.rebuild_messages()
+
+    # ------------------------------------------------------------------ basics
+
+    @property
+    def model(self) -> ModelInfo | None:
+        return None if self.provider is None else self.provider.info
+
+    def now_ms(self) -> int:
+        return self.options.clock()
+
+    def emit(self, record: HostRecord) -> None:
+        self.listeners.emit(record)
+
+    def hook(self, call: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R | None:
+        """Call a hook; a failing plugin is reported and treated as having returned nothing
+        (as Pi treats a failing extension handler), unless the options say to raise."""
+        try:
+            return call(*args, **kwargs)
+        except Exception as exc:
+            if self.options.raise_hook_errors:
+                raise
+            name = getattr(call, "__name__", "hook")
+            _log.exception("plugin failed in %s", name)
+            self.ui.notify(f"plugin error in {name}: {exc}", "error")
+            return None
+
+    def rebuild_messages(self) -> None:
+        """Re-read the context at the leaf (after the branch changed under the run)."""
+        self.messages = list(self.manager.build_session_context().messages)
+
+    def latest_compaction(self) -> CompactionEntry | None:
+        """The latest compaction entry on the active branch."""
+        branch = self.manager.get_branch()
+        for index in range(len(branch) - 1, -1, -1):
+            entry = branch[index]
+            if isinstance(entry, CompactionEntry):
+                return entry
+        return None
+
+    # ------------------------------------------------------------------ messages
+
+    def end_message(self, message: AgentMessage) -> AgentMessage:
+        """Finish ``message``: ``ctx_message_end`` (which may replace it), persistence, the
+        run's context, then the ``message_end`` record."""
+        replacement = self.hook(self.relay.message_end, message)
+        if replacement is not None:
+            if replacement.role == message.role:
+                message = replacement
+            else:
+                self.ui.notify(
+                    f"ignored a {replacement.role} message returned for a {message.role} "
+                    "message by ctx_message_end",
+                    "error",
+                )
+        entry_id: str | None = None
+        if isinstance(message, CustomMessage):
+            entry_id = self._append_custom_entry(message)
+        elif isinstance(message, _PERSISTED_ROLES):
+            entry_id = self.manager.append_message(message)
+        self.messages.append(message)
+        if isinstance(message, AssistantMessage):
+            self.last_assistant = message
+            if message.stop_reason not in ("error", "length"):
+                self.overflow_recovery_attempted = False
+        self.emit(records.MessageEnded(message, entry_id))
+        return message
+
+    def append_custom_now(self, message: CustomMessage) -> None:
+        """Append a custom message outside a run's message flow: persisted and added to the
+        context; listeners see it, hooks do not (as in Pi)."""
+        self.emit(records.MessageStarted(message.role, message))
+        entry_id = self._append_custom_entry(message)
+        self.messages.append(message)
+        self.emit(records.MessageEnded(message, entry_id))
+
+    def flush_pending_custom(self) -> None:
+        """Append the custom messages held until the end of the current turn."""
+        while self.pending_custom:
+            self.append_custom_now(self.pending_custom.pop(0))
+
+    def _append_custom_entry(self, message: CustomMessage) -> str:
+        return self.manager.append_custom_message_entry(
+            message.custom_type, message.content, message.display, message.details
+        )
+
+    # ------------------------------------------------------------------ tools (BatchHost)
+
+    def find_tool(self, name: str) -> Tool | None:
+        return self.tools.get(name)
+
+    def check_tool_call(self, event: ToolCallEvent) -> ToolCallBlock | None:
+        try:
+            return self.relay.tool_call(event)
+        except Exception as exc:
+            if self.options.raise_hook_errors:
+                raise
+            # A plugin that fails while vetting a call blocks it, as Pi does.
+            _log.exception("plugin failed in ctx_tool_call")
+            return ToolCallBlock(reason=str(exc) or type(exc).__name__)
+
+    def patch_tool_result(self, event: ToolResultEvent) -> None:
+        self.hook(self.relay.tool_result, event)
+
+    def tool_context(
+        self, signal: AbortSignal, on_update: Callable[[ToolResult], None]
+    ) -> ToolContext:
+        return ToolContext(cwd=self.cwd, signal=signal, on_update=on_update, session=self.session)
+
+    # ------------------------------------------------------------------ summaries
+
+    def summarizer(self, signal: AbortSignal, purpose: RequestPurpose) -> ProviderSummarizer:
+        assert self.provider is not None
+        return ProviderSummarizer(self.provider, signal, purpose, self.emit)

@@ -1,0 +1,13 @@
+"""Errors the agent host raises at its callers."""
+
+from __future__ import annotations
+
+from ctxmodes.errors import CtxmodesError
+
+
+class SessionBusyError(CtxmodesError):
+    """The request needs an idle session, but a run, compaction or navigation is active."""
+
+
+class NoModelError(CtxmodesError):
+    """The session has no model, so nothing can be sent."""

@@ -1,0 +1,42 @@
+"""Noticing that a batch run failed (``ctxmodes run`` stops at the first failure)."""
+
+from __future__ import annotations
+
+from ctxmodes.errors import CtxmodesError
+from ctxmodes.host import records
+from ctxmodes.host.records import HostRecord
+from ctxmodes.session.models import AssistantMessage
+from ctxmodes.ui import HeadlessUI
+
+
+class RunFailedError(CtxmodesError):
+    """A prompt of a batch run failed; the message says how."""
+
+
+class FailureWatch:
+    """A listener collecting failures: a run ending in a model error, a failed command, and
+    error notifications (a plugin error, a failed automatic step) shown on ``ui``."""
+
+    def __init__(self, ui: HeadlessUI) -> None:
+        self._ui = ui
+        self._seen_notifications = len(ui.notifications)
+        self._failures: list[str] = []
+
+    def __call__(self, record: HostRecord) -> None:
+        if isinstance(record, records.AgentEnded):
+            last = record.messages[-1] if record.messages else None
+            if isinstance(last, AssistantMessage) and last.stop_reason == "error":
+                self._failures.append(f"model error: {last.error_message or 'unknown error'}")
+        elif isinstance(record, records.CommandInvoked) and record.error is not None:
+            self._failures.append(f"/{record.name}: {record.error}")
+
+    def raise_if_failed(self) -> None:
+        """Raise :class:`RunFailedError` for the first failure seen so far, if any."""
+        notifications = self._ui.notifications[self._seen_notifications :]
+        self._seen_notifications = len(self._ui.notifications)
+        # A failed command is also notified with the same text: count it once.
+        errors = [text for level, text in notifications if level == "error"]
+        failures = self._failures + [text for text in errors if text not in self._failures]
+        self._failures = []
+        if failures:
+            raise RunFailedError(failures[0])

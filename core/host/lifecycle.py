@@ -1,0 +1,189 @@
+"""Who drives a session, what it is doing, and the runs waiting to start.
+
+The host is synchronous: whoever starts work (a prompt, a command, a navigation) does it on
+its own thread and becomes the session's **driver** until the work and everything it set in
+motion is over. Work requested while a driver exists — a hook asking for a new run from
+``ctx_agent_settled``, a UI thread submitting text while the driver settles — is **deferred**:
+the driver starts it, in request order, once its current work returned. Only the driver's
+thread may start work directly; any other thread gets :class:`SessionBusyError` (or defers).
+
+Idleness follows Pi: a session is idle when no run is active and no compaction or branch
+summary is in progress. A driver may be idle (inside ``ctx_agent_settled``, between queued
+runs); :meth:`Lifecycle.wait_until_released` waits for the driver to finish everything.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import deque
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Literal
+
+from ctxmodes.host.errors import SessionBusyError
+
+Activity = Literal["compaction", "branch_summary"]
+DeferredStart = Callable[[], None]
+
+
+class Lifecycle:
+    """Driver ownership, activity flags and deferred starts of one session (thread-safe)."""
+
+    def __init__(self) -> None:
+        self._changed = threading.Condition(threading.RLock())
+        self._driver: int | None = None
+        self._starts: deque[DeferredStart] = deque()
+        self._run_active = False
+        self._activity: Activity | None = None
+
+    # ------------------------------------------------------------------ state
+
+    @property
+    def run_active(self) -> bool:
+        return self._run_active
+
+    @property
+    def activity(self) -> Activity | None:
+        """The compaction or branch summary in progress, if any."""
+        return self._activity
+
+    def is_idle(self) -> bool:
+        with self._changed:
+            return not self._run_active and self._activity is None
+
+    def is_driver(self) -> bool:
+        """True on the thread that currently drives the session."""
+        return self._driver == threading.get_ident()
+
+    def has_driver(self) -> bool:
+        return self._driver is not None
+
+    def has_deferred(self) -> bool:
+        """True while a deferred start waits for the driver."""
+        return bool(self._starts)
+
+    # ------------------------------------------------------------------ driving
+
+    @contextmanager
+    def drive(self, what: str) -> Iterator[None]:
+        """Own the session for the current thread while the block runs.
+
+        Re-entrant on the driver's thread. Leaving the outermost block first runs every
+        deferred start (each under the same ownership), then releases the session.
+
+        :raises SessionBusyError: another thread drives the session.
+        """
+        if self.is_driver():
+            yield
+            return
+        if not self.try_acquire():
+            raise SessionBusyError(f"cannot {what}: the session is busy on another thread")
+        try:
+            yield
+            self._run_deferred()
+        finally:
+            self._release()
+
+    def try_acquire(self) -> bool:
+        """Become the driver if nobody drives; False otherwise (also on the driver's own
+        thread, which already drives). Pair a True result with :meth:`release`."""
+        with self._changed:
+            if self._driver is not None:
+                return False
+            self._driver = threading.get_ident()
+            return True
+
+    def release(self) -> None:
+        """Run the deferred starts, then stop driving (after :meth:`try_acquire`)."""
+        try:
+            self._run_deferred()
+        finally:
+            self._release()
+
+    def run_or_defer(self, start: DeferredStart) -> None:
+        """Run ``start`` now on this thread if nobody drives the session (this thread then
+        drives until everything it set in motion is done); otherwise leave it to the driver,
+        which runs it after its current work."""
+        with self._changed:
+            if self._driver is not None:
+                self._starts.append(start)
+                return
+            self._driver = threading.get_ident()
+        try:
+            start()
+            self._run_deferred()
+        finally:
+            self._release()
+
+    def _release(self) -> None:
+        with self._changed:
+            self._driver = None
+            self._starts.clear()
+            self._changed.notify_all()
+
+    def _run_deferred(self) -> None:
+        while True:
+            with self._changed:
+                if not self._starts:
+                    return
+                start = self._starts.popleft()
+            start()
+
+    # ------------------------------------------------------------------ activities
+
+    def begin_run(self) -> None:
+        """Mark a run active (the driver starts it).
+
+        :raises SessionBusyError: a run, compaction or navigation is in progress.
+        """
+        with self._changed:
+            if self._run_active or self._activity is not None:
+                raise SessionBusyError("a run, compaction or navigation is already in progress")
+            self._run_active = True
+
+    def end_run(self) -> None:
+        """Mark the run over (before ``ctx_agent_settled``, so handlers see an idle session)."""
+        with self._changed:
+            self._run_active = False
+            self._changed.notify_all()
+
+    @contextmanager
+    def doing(self, activity: Activity, *, inside_run: bool = False) -> Iterator[None]:
+        """Mark a compaction or branch summary in progress for the block.
+
+        :param inside_run: the activity belongs to the active run (automatic compaction)
+            rather than requiring an idle session.
+        :raises SessionBusyError: the session is not idle (or, inside a run, another
+            activity is in progress).
+        """
+        with self._changed:
+            busy = self._activity is not None or (self._run_active and not inside_run)
+            if busy:
+                raise SessionBusyError(
+                    "a run, compaction or navigation is already in progress; wait for it to finish"
+                )
+            self._activity = activity
+        try:
+            yield
+        finally:
+            with self._changed:
+                self._activity = None
+                self._changed.notify_all()
+
+    # ------------------------------------------------------------------ waiting
+
+    def wait_until_released(self, timeout: float | None = None) -> bool:
+        """Block until no thread drives the session (everything started has settled).
+
+        :return: False when ``timeout`` passed first.
+        :raises SessionBusyError: called on the driver's own thread while it is not idle
+            (it would wait for itself).
+        """
+        with self._changed:
+            if self.is_driver():
+                if not self.is_idle():
+                    raise SessionBusyError(
+                        "cannot wait for the session to become idle from inside its own run"
+                    )
+                return True
+            return self._changed.wait_for(lambda: self._driver is None, timeout)

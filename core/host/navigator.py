@@ -1,0 +1,162 @@
+"""Moving the leaf through the session tree: Pi's ``navigateTree``.
+
+One navigation, on an idle session::
+
+    ctx_session_before_tree (cancel, supply the summary, change instructions or label)
+      → branch summary call (only with ``summarize`` and entries to summarize)
+      → the leaf moves (a user or custom-message target: to its parent, its text becomes
+        editor text) and the summary entry is appended there, or the label is set
+      → context rebuilt → ctx_session_tree
+
+A navigation without summary and label writes nothing. The caller marks the session as
+summarizing for the whole navigation, so it is never idle in between.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ctxmodes.abort import AbortController, AbortedError
+from ctxmodes.compaction import collect_entries_for_branch_summary, generate_branch_summary
+from ctxmodes.errors import CtxmodesError
+from ctxmodes.events import TreeNavigationEvent, TreePreparation
+from ctxmodes.host import records
+from ctxmodes.host.core import SessionCore
+from ctxmodes.host.errors import NoModelError
+from ctxmodes.hostapi import TreeNavigationResult
+from ctxmodes.session.models import (
+    BranchSummaryEntry,
+    CustomMessageEntry,
+    MessageEntry,
+    SessionEntry,
+    TextContent,
+    UserMessage,
+)
+
+
+def entry_not_found(entry_id: str) -> CtxmodesError:
+    return CtxmodesError(f"Entry {entry_id} not found")
+
+
+def editor_text_of(entry: SessionEntry) -> str | None:
+    """The text a navigation to ``entry`` hands back for editing: the text of a user or
+    custom message (its text blocks joined), ``None`` for every other entry."""
+    if isinstance(entry, MessageEntry) and isinstance(entry.message, UserMessage):
+        content: Any = entry.message.content
+    elif isinstance(entry, CustomMessageEntry):
+        content = entry.content
+    else:
+        return None
+    if isinstance(content, str):
+        return content
+    return "".join(block.text for block in content if isinstance(block, TextContent))
+
+
+class Navigator:
+    """Tree navigation of one session."""
+
+    def __init__(self, core: SessionCore) -> None:
+        self._core = core
+
+    def navigate(
+        self,
+        target_id: str,
+        *,
+        summarize: bool,
+        custom_instructions: str | None,
+        replace_instructions: bool,
+        label: str | None,
+        internal: bool,
+    ) -> TreeNavigationResult:
+        core = self._core
+        manager = core.manager
+        old_leaf = manager.get_leaf_id()
+        if summarize and core.provider is None:
+            raise NoModelError("No model available for summarization")
+        target = manager.get_entry(target_id)
+        if target is None:
+            raise entry_not_found(target_id)
+        entries: tuple[SessionEntry, ...] = ()
+        common: str | None = None
+        if summarize:
+            collected = collect_entries_for_branch_summary(manager, old_leaf, target_id)
+            entries = tuple(collected.entries)  # type: ignore[arg-type]
+            common = collected.common_ancestor_id
+        preparation = TreePreparation(
+            target_id=target_id,
+            old_leaf_id=old_leaf,
+            common_ancestor_id=common,
+            entries_to_summarize=entries,
+            summarize=summarize,
+            custom_instructions=custom_instructions,
+            label=label,
+            internal=internal,
+            replace_instructions=replace_instructions,
+        )
+        decision = core.hook(core.relay.session_before_tree, preparation)
+        cancelled = decision is not None and decision.cancel
+        core.emit(records.TreeNavigationStarted(target_id, old_leaf, cancelled))
+        if cancelled:
+            return TreeNavigationResult(cancelled=True, new_leaf_id=old_leaf)
+        if decision is not None:
+            if decision.custom_instructions is not None:
+                custom_instructions = decision.custom_instructions
+            if decision.replace_instructions is not None:
+                replace_instructions = decision.replace_instructions
+            if decision.label is not None:
+                label = decision.label
+
+        summary: str | None = None
+        details: Any = None
+        usage: Any = None
+        from_plugin = False
+        if summarize and decision is not None and decision.summary is not None:
+            summary, details, from_plugin = decision.summary, decision.summary_details, True
+        elif summarize and entries:
+            controller = AbortController()
+            core.activity_controller = controller
+            model = core.model
+            try:
+                result = generate_branch_summary(
+                    entries,
+                    core.summarizer(controller.signal, "branch_summary"),
+                    context_window=None if model is None else model.context_window,
+                    reserve_tokens=core.options.branch_summary.reserve_tokens,
+                    model_max_tokens=None if model is None else model.max_tokens,
+                    custom_instructions=custom_instructions,
+                    replace_instructions=replace_instructions,
+                )
+            except AbortedError:
+                return TreeNavigationResult(cancelled=True, aborted=True, new_leaf_id=old_leaf)
+            finally:
+                core.activity_controller = None
+            summary, details, usage = result.summary, result.details, result.usage
+
+        editor_text = editor_text_of(target)
+        new_leaf = target.parent_id if editor_text is not None else target_id
+        summary_entry: BranchSummaryEntry | None = None
+        if summary:
+            summary_id = manager.branch_with_summary(new_leaf, summary, details, from_plugin, usage)
+            found = manager.get_entry(summary_id)
+            assert isinstance(found, BranchSummaryEntry)
+            summary_entry = found
+            if label:
+                manager.append_label(summary_id, label)
+        elif new_leaf is None:
+            manager.reset_leaf()
+        else:
+            manager.branch(new_leaf)
+        if label and not summary:
+            manager.append_label(target_id, label)
+
+        core.rebuild_messages()
+        leaf = manager.get_leaf_id()
+        event = TreeNavigationEvent(old_leaf, leaf, summary_entry, internal)
+        core.hook(core.relay.session_tree, event)
+        core.emit(records.TreeNavigated(old_leaf, leaf, summary_entry, internal, editor_text))
+        return TreeNavigationResult(
+            cancelled=False,
+            editor_text=editor_text,
+            summary_entry=summary_entry,
+            new_leaf_id=leaf,
+        )

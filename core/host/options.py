@@ -1,0 +1,41 @@
+"""Settings of the agent host that are not part of the user configuration file."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from ctxmodes.compaction.settings import BranchSummarySettings, CompactionSettings
+from ctxmodes.host.queues import DrainMode
+
+
+def wall_clock_ms() -> int:
+    """Milliseconds since the epoch, as JavaScript's ``Date.now()``."""
+    return time.time_ns() // 1_000_000
+
+
+@dataclass(frozen=True, slots=True)
+class HostOptions:
+    """How a host runs its sessions.
+
+    :ivar compaction: when to compact automatically, and how much a compaction keeps.
+    :ivar branch_summary: the room a branch summary leaves in the model's window.
+    :ivar thinking_level: recorded for new sessions (``thinking_level_change``).
+    :ivar steering_mode: deliver queued steering messages one per turn, or all at once.
+    :ivar follow_up_mode: the same for follow-up messages.
+    :ivar system_prompt: replaces the built-in system prompt when set.
+    :ivar clock: the time source of message timestamps (milliseconds); tests make it
+        deterministic.
+    :ivar raise_hook_errors: let an exception raised by a plugin's hook propagate instead of
+        reporting it and carrying on (for tests of plugins).
+    """
+
+    compaction: CompactionSettings = field(default_factory=CompactionSettings)
+    branch_summary: BranchSummarySettings = field(default_factory=BranchSummarySettings)
+    thinking_level: str = "off"
+    steering_mode: DrainMode = "one-at-a-time"
+    follow_up_mode: DrainMode = "one-at-a-time"
+    system_prompt: str | None = None
+    clock: Callable[[], int] = wall_clock_ms
+    raise_hook_errors: bool = False

@@ -1,0 +1,344 @@
+"""``AgentHost``: the process-level owner of sessions — plugins, mode, model, UI — and the
+session replacement sequence.
+
+Starting a session: the mode object is built for it and registered, tools and commands are
+collected, the model and thinking level are recorded, then ``ctx_session_start``.
+
+Replacing it (``/new``, ``/resume``, ``/fork``) follows Pi: the target session is prepared
+first (a bad file or entry fails before anything is torn down), then the current run is
+aborted and waited for, ``ctx_session_shutdown`` runs, the mode object is unregistered and
+the old store closed — from here on its command contexts and navigation capability are
+stale — and the new session starts with ``ctx_session_start``. Closing the host is the same
+with reason ``quit`` and no successor.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ctxmodes.errors import CtxmodesError
+from ctxmodes.events import SessionShutdownReason, SessionStartReason
+from ctxmodes.hooks import HookRelay
+from ctxmodes.host.command_context import ForkOutcome
+from ctxmodes.host.errors import SessionBusyError
+from ctxmodes.host.listeners import Listeners
+from ctxmodes.host.navigator import editor_text_of
+from ctxmodes.host.options import HostOptions
+from ctxmodes.host.records import Listener
+from ctxmodes.host.session import AgentSession
+from ctxmodes.modes import ModeRegistry, mode_plugin_name
+from ctxmodes.plugins import CtxPluginManager, PluginSelection, make_plugin_manager
+from ctxmodes.session.manager import SessionManager
+from ctxmodes.session.writer import Durability
+from ctxmodes.ui import HeadlessUI
+
+if TYPE_CHECKING:
+    import pluggy
+
+    from ctxmodes.config import Settings
+    from ctxmodes.hostapi import UserInterface
+    from ctxmodes.providers.base import Provider
+
+NOT_SAVED_MESSAGE = (
+    "This session has not been saved yet. Wait for the first assistant response before "
+    "cloning or forking it."
+)
+
+
+def make_host_plugin_manager(
+    settings: Settings | None = None,
+    *,
+    load_entrypoints: bool = True,
+    plugins: Sequence[object] = (),
+) -> CtxPluginManager:
+    """The plugin manager of one host: the entry-point plugins the configuration (and the
+    environment) select, the default plugins — each host gets its own instance of the
+    built-in tools plugin, so its shell and notebook belong to it alone — and ``plugins``."""
+    if settings is None:
+        selection = PluginSelection.from_env()
+    else:
+        selection = PluginSelection.from_env(
+            allow=settings.plugins.allow, block=settings.plugins.block
+        )
+    return make_plugin_manager(
+        load_entrypoints=load_entrypoints, selection=selection, plugins=plugins
+    )
+
+
+class AgentHost:
+    """Runs one session at a time and replaces it on request (see the module docstring).
+
+    :param mode: the mode to activate for every session; ``None`` runs without any mode
+        (sessions then report ``"off"``).
+    :raises ConfigError: ``mode`` is not installed.
+    """
+
+    def __init__(
+        self,
+        *,
+        pm: pluggy.PluginManager,
+        provider: Provider | None = None,
+        ui: UserInterface | None = None,
+        mode: str | None = "off",
+        options: HostOptions | None = None,
+        durability: Durability = Durability.FSYNC,
+    ) -> None:
+        self._pm = pm
+        distributions = pm.distributions() if isinstance(pm, CtxPluginManager) else None
+        self._registry = ModeRegistry.from_plugin_manager(pm, distributions)
+        if mode is not None:
+            self._registry.get(mode)
+        self._mode = mode
+        self._provider = provider
+        self._ui: UserInterface = ui if ui is not None else HeadlessUI()
+        self._options = options if options is not None else HostOptions()
+        self._durability = durability
+        self._listeners = Listeners()
+        self._lock = threading.RLock()
+        self._session: AgentSession | None = None
+
+    @classmethod
+    def from_settings(
+        cls,
+        settings: Settings,
+        *,
+        provider: Provider | None = None,
+        ui: UserInterface | None = None,
+        options: HostOptions | None = None,
+        plugins: Sequence[object] = (),
+    ) -> AgentHost:
+        """A host for the effective settings: their plugin selection, mode, model (unless
+        ``provider`` is given) and durability."""
+        if provider is None and settings.model:
+            from ctxmodes.providers import resolve
+
+            provider = resolve(settings.model)
+        return cls(
+            pm=make_host_plugin_manager(settings, plugins=plugins),
+            provider=provider,
+            ui=ui,
+            mode=settings.mode,
+            options=options,
+            durability=Durability(settings.durability),
+        )
+
+    # ================================================================ state
+
+    @property
+    def session(self) -> AgentSession:
+        """The current session.
+
+        :raises CtxmodesError: no session was started, or the host was closed.
+        """
+        if self._session is None:
+            raise CtxmodesError("the host has no current session")
+        return self._session
+
+    @property
+    def plugin_manager(self) -> pluggy.PluginManager:
+        return self._pm
+
+    @property
+    def mode_name(self) -> str:
+        return self._mode or "off"
+
+    @property
+    def durability(self) -> Durability:
+        return self._durability
+
+    def mode_names(self) -> list[str]:
+        return self._registry.names()
+
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        """Receive the records of every session this host runs, current and future."""
+        return self._listeners.subscribe(listener)
+
+    # ================================================================ sessions
+
+    def create_session_manager(self, cwd: Path, session_file: Path | None = None) -> SessionManager:
+        """A store for a new session of ``cwd`` in Pi's directory for it, or for the file at
+        ``session_file`` (opened when it exists, created there otherwise)."""
+        if session_file is not None:
+            return SessionManager.open(session_file, durability=self._durability)
+        return SessionManager.create(cwd, durability=self._durability)
+
+    def start(
+        self, manager: SessionManager, reason: SessionStartReason = "startup"
+    ) -> AgentSession:
+        """Start the first session on ``manager``.
+
+        :raises CtxmodesError: a session is already running (replace it instead).
+        """
+        with self._lock:
+            if self._session is not None:
+                raise CtxmodesError("a session is already running; replace it instead")
+            return self._open(manager, reason)
+
+    def new_session(self) -> AgentSession:
+        with self._lock:
+            current = self.session.session_manager
+            if current.is_persisted():
+                manager = SessionManager.create(
+                    current.cwd, current.session_dir, durability=self._durability
+                )
+            else:
+                manager = SessionManager.in_memory(current.cwd)
+            return self._replace(manager, "new", "new")
+
+    def resume_session(self, path: Path) -> AgentSession:
+        with self._lock:
+            current = self.session.session_manager
+            target = path.resolve()
+            if current.session_file is not None and target == current.session_file.resolve():
+                # Our own store holds the file's lock: let go of it first.
+                self._retire("resume")
+                return self._open(self._open_existing(target), "resume")
+            return self._replace(self._open_existing(target), "resume", "resume")
+
+    def fork_session(self, entry_id: str | None) -> ForkOutcome:
+        with self._lock:
+            current = self.session.session_manager
+            target_leaf, editor_text = self._fork_target(current, entry_id)
+            manager = self._branched(current, target_leaf)
+            return ForkOutcome(self._replace(manager, "fork", "fork"), editor_text)
+
+    def switch_mode(self, name: str) -> None:
+        """Shut the current mode object down and activate ``name`` for the same session
+        (both hooks with reason ``reload``, reaching only the mode objects)."""
+        with self._lock:
+            self._registry.get(name)
+            session = self.session
+            self._wait_idle(session)
+            if self._mode is not None:
+                old = self._pm.get_plugin(mode_plugin_name(self._mode))
+                if old is not None:
+                    session_relay = HookRelay.for_plugin(self._pm, session, old)
+                    session.call_hook(session_relay.session_shutdown, "reload")
+                ModeRegistry.deactivate(self._pm, self._mode)
+            self._mode = name
+            plugin = self._registry.activate(self._pm, name, session)
+            session.set_mode_name(name)
+            session.refresh_registrations()
+            session.call_hook(
+                HookRelay.for_plugin(self._pm, session, plugin).session_start, "reload"
+            )
+
+    def close(self) -> None:
+        """Shut the current session down (reason ``quit``) and release the model."""
+        with self._lock:
+            if self._session is not None:
+                self._retire("quit")
+            if self._provider is not None:
+                self._provider.close()
+
+    # ================================================================ internals
+
+    def _open(self, manager: SessionManager, reason: SessionStartReason) -> AgentSession:
+        session = AgentSession(
+            manager=manager,
+            pm=self._pm,
+            provider=self._provider,
+            cwd=Path(manager.cwd),
+            ui=self._ui,
+            mode_name=self.mode_name,
+            options=self._options,
+            listeners=self._listeners,
+            controller=self,
+        )
+        if self._mode is not None:
+            self._registry.activate(self._pm, self._mode, session)
+        self._session = session
+        try:
+            session.start(reason)
+        except BaseException:
+            self._session = None
+            if self._mode is not None:
+                ModeRegistry.deactivate(self._pm, self._mode)
+            raise
+        return session
+
+    def _retire(self, reason: SessionShutdownReason) -> None:
+        session = self.session
+        try:
+            session.shutdown(reason)
+        finally:
+            if self._mode is not None:
+                ModeRegistry.deactivate(self._pm, self._mode)
+            session.session_manager.close()
+            self._session = None
+
+    def _replace(
+        self,
+        manager: SessionManager,
+        shutdown_reason: SessionShutdownReason,
+        start_reason: SessionStartReason,
+    ) -> AgentSession:
+        try:
+            self._wait_idle(self.session)
+        except BaseException:
+            manager.close()
+            raise
+        self._retire(shutdown_reason)
+        return self._open(manager, start_reason)
+
+    def _wait_idle(self, session: AgentSession) -> None:
+        if session.is_streaming() and not session.is_busy_elsewhere():
+            raise SessionBusyError("cannot replace the session from inside its own run")
+        session.abort()
+        session.wait_for_idle()
+
+    def _open_existing(self, path: Path) -> SessionManager:
+        if not path.is_file():
+            raise CtxmodesError(f"no session file at {path}")
+        manager = SessionManager.open(path, durability=self._durability)
+        if not Path(manager.cwd).is_dir():
+            manager.close()
+            raise CtxmodesError(f"the session's working directory does not exist: {manager.cwd}")
+        return manager
+
+    def _fork_target(
+        self, manager: SessionManager, entry_id: str | None
+    ) -> tuple[str | None, str | None]:
+        """Where the fork's leaf is, and the editor text: before a user message (its text
+        goes to the editor), else at the entry (the current leaf without one)."""
+        if entry_id is None:
+            return manager.get_leaf_id(), None
+        entry = manager.get_entry(entry_id)
+        if entry is None:
+            raise CtxmodesError(f"Entry {entry_id} not found")
+        text = editor_text_of(entry)
+        if text is not None and entry.type == "message":
+            return entry.parent_id, text
+        return entry_id, None
+
+    def _branched(self, current: SessionManager, leaf_id: str | None) -> SessionManager:
+        parent = current.session_file
+        if not current.is_persisted():
+            copy = SessionManager.in_memory(current.cwd, entries=list(current.get_entries()))
+            if leaf_id is None:
+                return SessionManager.in_memory(current.cwd)
+            copy.create_branched_session(leaf_id)
+            return copy
+        if parent is None or not parent.exists():
+            raise CtxmodesError(NOT_SAVED_MESSAGE)
+        if leaf_id is None:
+            return SessionManager.create(
+                current.cwd,
+                current.session_dir,
+                parent_session=str(parent),
+                durability=self._durability,
+            )
+        # As Pi, the fork is made from what the file holds, before the current run is
+        # aborted (whose last answer then stays in the old session only).
+        source = SessionManager.open(
+            parent, current.session_dir, read_only=True, durability=self._durability
+        )
+        try:
+            source.create_branched_session(leaf_id)
+        except BaseException:
+            source.close()
+            raise
+        return source

@@ -1,0 +1,707 @@
+"""``AgentSession``: one running session, with Pi's ``AgentSession`` semantics.
+
+Input
+    :meth:`AgentSession.submit` is what a UI calls when the user presses Enter: a registered
+    ``/command`` runs at once (even during a run); text submitted while a compaction or
+    branch summary is in progress is **held** and delivered when it ends; otherwise
+    ``ctx_input`` sees it, then it is queued (``steer`` / ``follow_up``) while a run is
+    active, or starts a run. :meth:`AgentSession.prompt` is the synchronous API call: it runs
+    a whole top-level run on the caller's thread and returns after ``ctx_agent_settled``.
+
+Top-level runs
+    A run (:mod:`~ctxmodes.host.run_loop`) is followed by the post-run checks — threshold or
+    overflow compaction (an overflow is compacted and the turn retried once), then messages
+    queued too late for the loop — which may continue it. Then the session settles: it is
+    marked idle and ``ctx_agent_settled`` runs, exactly once per top-level run, after every
+    message of the run (tool results included) was persisted.
+
+Threads
+    See :mod:`~ctxmodes.host.lifecycle`: the thread that starts work drives the session until
+    it settles; runs requested meanwhile (from hooks, tools or other threads) start after
+    the current work, in request order.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final, ParamSpec, TypeVar
+
+from ctxmodes.commands import Command
+from ctxmodes.compaction import calculate_context_tokens, estimate_context_tokens, should_compact
+from ctxmodes.errors import CtxmodesError, StaleContextError
+from ctxmodes.events import InputEvent, InputSource, SessionShutdownReason, SessionStartReason
+from ctxmodes.hooks import HookRelay
+from ctxmodes.host import records
+from ctxmodes.host.command_table import CommandCall, CommandTable
+from ctxmodes.host.compactor import CompactionCancelled, Compactor, NothingToCompact
+from ctxmodes.host.core import SessionCore
+from ctxmodes.host.errors import NoModelError, SessionBusyError
+from ctxmodes.host.listeners import Listeners
+from ctxmodes.host.navigation import SessionNavigation
+from ctxmodes.host.navigator import Navigator
+from ctxmodes.host.options import HostOptions
+from ctxmodes.host.overflow import is_context_overflow, is_recoverable_length
+from ctxmodes.host.records import Listener
+from ctxmodes.host.run_loop import RunLoop
+from ctxmodes.host.system_prompt import build_system_prompt
+from ctxmodes.hostapi import (
+    DeliverAs,
+    StreamingBehavior,
+    TreeNavigationResult,
+    UserInterface,
+)
+from ctxmodes.session.ids import timestamp_ms
+from ctxmodes.session.models import (
+    AgentMessage,
+    AssistantMessage,
+    CompactionEntry,
+    CustomMessage,
+    ImageContent,
+    TextContent,
+    ThinkingLevelChangeEntry,
+    UserMessage,
+)
+from ctxmodes.tools.base import Tool
+from ctxmodes.ui import HeadlessUI
+
+if TYPE_CHECKING:
+    import pluggy
+
+    from ctxmodes.events import CompactionTrigger
+    from ctxmodes.host.command_context import SessionController
+    from ctxmodes.providers.base import ModelInfo, Provider
+    from ctxmodes.session.manager import SessionManager
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+COMPACTING_MESSAGE: Final = (
+    "Cannot submit a prompt while compaction is in progress. Wait for compaction to finish "
+    "and retry."
+)
+BUSY_MESSAGE: Final = (
+    "The agent is already processing. Submit with a streaming behaviour ('steer' or "
+    "'follow_up') to queue the message."
+)
+NAVIGATE_WHILE_RUNNING: Final = (
+    "Wait for the current response to finish before navigating the session tree."
+)
+OVERFLOW_RETRY_FAILED: Final = (
+    "Context overflow recovery failed after one compact-and-retry attempt. Try reducing "
+    "context or switching to a larger-context model."
+)
+TRUNCATION_RETRY_FAILED: Final = (
+    "Truncated response recovery failed after one compact-and-retry attempt."
+)
+
+
+@dataclass(frozen=True, slots=True)
+class _HeldInput:
+    text: str
+    source: InputSource
+    behavior: StreamingBehavior | None
+
+
+class AgentSession:
+    """A running session (the host side of :class:`ctxmodes.hostapi.HostSession`).
+
+    Build it through :class:`ctxmodes.host.runtime.AgentHost`, which activates the mode and
+    calls :meth:`start`; a bare session (tests, embedding) is started the same way.
+    """
+
+    def __init__(
+        self,
+        *,
+        manager: SessionManager,
+        pm: pluggy.PluginManager,
+        provider: Provider | None = None,
+        cwd: Path | None = None,
+        ui: UserInterface | None = None,
+        mode_name: str = "off",
+        options: HostOptions | None = None,
+        listeners: Listeners | None = None,
+        controller: SessionController | None = None,
+    ) -> None:
+        self._core = SessionCore(
+            session=self,
+            manager=manager,
+            relay=HookRelay(pm, self),
+            provider=provider,
+            cwd=cwd if cwd is not None else Path(manager.cwd),
+            ui=ui if ui is not None else HeadlessUI(),
+            options=options if options is not None else HostOptions(),
+            listeners=listeners if listeners is not None else Listeners(),
+        )
+        self._mode_name = mode_name
+        self.controller = controller
+        self._loop = RunLoop(self._core, self._compact_between_turns)
+        self._compactor = Compactor(self._core)
+        self._navigator = Navigator(self._core)
+        self._commands = CommandTable()
+        self._held: list[_HeldInput] = []
+        self._held_lock = threading.Lock()
+        self._stale = False
+        self._navigation = SessionNavigation(self)
+
+    # ================================================================ HostSession
+
+    @property
+    def session_manager(self) -> SessionManager:
+        return self._core.manager
+
+    @property
+    def cwd(self) -> Path:
+        return self._core.cwd
+
+    @property
+    def ui(self) -> UserInterface:
+        return self._core.ui
+
+    @property
+    def mode_name(self) -> str:
+        return self._mode_name
+
+    @property
+    def context_window(self) -> int | None:
+        model = self._core.model
+        return None if model is None else model.context_window
+
+    @property
+    def navigation(self) -> SessionNavigation:
+        return self._navigation
+
+    def is_idle(self) -> bool:
+        return self._core.life.is_idle()
+
+    def is_streaming(self) -> bool:
+        return self._core.life.run_active
+
+    def is_busy_elsewhere(self) -> bool:
+        """True while another thread drives the session (its work has not settled)."""
+        life = self._core.life
+        return life.has_driver() and not life.is_driver()
+
+    def is_compacting(self) -> bool:
+        """True while a compaction or a branch summary is in progress."""
+        return self._core.life.activity is not None
+
+    def abort(self) -> None:
+        core = self._core
+        core.abort_requested = True
+        for controller in (core.run_controller, core.activity_controller):
+            if controller is not None:
+                controller.abort()
+
+    # ================================================================ other state
+
+    @property
+    def is_stale(self) -> bool:
+        """True once the session was replaced or shut down."""
+        return self._stale
+
+    @property
+    def model(self) -> ModelInfo | None:
+        return self._core.model
+
+    @property
+    def provider(self) -> Provider | None:
+        return self._core.provider
+
+    @property
+    def options(self) -> HostOptions:
+        return self._core.options
+
+    @property
+    def system_prompt(self) -> str:
+        return self._core.system_prompt
+
+    @property
+    def messages(self) -> tuple[AgentMessage, ...]:
+        """The current context (what the next request is built from, before projection)."""
+        return tuple(self._core.messages)
+
+    @property
+    def tools(self) -> Mapping[str, Tool]:
+        return dict(self._core.tools)
+
+    @property
+    def commands(self) -> tuple[Command, ...]:
+        return tuple(self._commands)
+
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        """Receive every lifecycle record (see :mod:`ctxmodes.host.records`)."""
+        return self._core.listeners.subscribe(listener)
+
+    def wait_for_idle(self, timeout: float | None = None) -> bool:
+        """Block until everything started has settled (False if ``timeout`` passed first).
+
+        :raises SessionBusyError: called from inside this session's own run.
+        """
+        return self._core.life.wait_until_released(timeout)
+
+    # ================================================================ lifecycle
+
+    def start(self, reason: SessionStartReason) -> None:
+        """Register tools and commands, record the model and thinking level, then run
+        ``ctx_session_start``. The mode object must already be active."""
+        self._check_alive()
+        self.refresh_registrations()
+        self._record_startup_entries()
+        core = self._core
+        core.hook(core.relay.session_start, reason)
+        core.emit(records.SessionStarted(reason))
+
+    def refresh_registrations(self) -> None:
+        """(Re)collect tools and commands from the plugins and rebuild the system prompt.
+
+        When two plugins register a tool of the same name, the first registration wins;
+        implementations are called last-registered first, so the active mode wins a clash.
+        """
+        core = self._core
+        tools: dict[str, Tool] = {}
+
+        def register_tool(tool: Tool) -> None:
+            tools.setdefault(tool.name, tool)
+
+        commands = CommandTable()
+
+        def register_command(command: Command) -> None:
+            commands.register(command)
+
+        core.hook(core.relay.register_tools, register_tool)
+        core.hook(core.relay.register_commands, register_command)
+        core.tools = tools
+        self._commands = commands
+        prompt = core.options.system_prompt
+        core.system_prompt = (
+            prompt if prompt is not None else build_system_prompt(list(tools.values()), core.cwd)
+        )
+
+    def set_mode_name(self, name: str) -> None:
+        """Record that mode ``name`` now serves this session (the host switched it)."""
+        self._mode_name = name
+
+    def call_hook(self, call: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R | None:
+        """Call a hook the way the session calls its own: a failing plugin is reported."""
+        return self._core.hook(call, *args, **kwargs)
+
+    def _record_startup_entries(self) -> None:
+        # As Pi: a new session records its model and thinking level; an existing one whose
+        # branch never recorded a thinking level gets one.
+        manager = self._core.manager
+        level = self._core.options.thinking_level
+        if manager.entry_count() == 0:
+            model = self._core.model
+            if model is not None:
+                manager.append_model_change(model.provider, model.id)
+            manager.append_thinking_level_change(level)
+        elif not any(isinstance(entry, ThinkingLevelChangeEntry) for entry in manager.get_branch()):
+            manager.append_thinking_level_change(level)
+
+    def shutdown(self, reason: SessionShutdownReason) -> None:
+        """Abort and wait for the current run, run ``ctx_session_shutdown``, and make this
+        session (and every capability and command context made for it) stale.
+
+        :raises SessionBusyError: called from inside this session's own run.
+        """
+        if self._stale:
+            return
+        life = self._core.life
+        if life.is_driver() and not life.is_idle():
+            raise SessionBusyError("cannot replace or close the session from inside its own run")
+        self.abort()
+        life.wait_until_released()
+        core = self._core
+        core.hook(core.relay.session_shutdown, reason)
+        core.emit(records.SessionShutdown(reason))
+        self._stale = True
+
+    def _check_alive(self) -> None:
+        if self._stale:
+            raise StaleContextError(
+                "this session was replaced or closed; use the host's current session"
+            )
+
+    # ================================================================ input
+
+    def prompt(self, text: str) -> None:
+        """Run ``text`` as a prompt now, on this thread; returns after the run settled.
+
+        A registered ``/command`` runs instead. While a run is active (or about to start),
+        use :meth:`submit`, :meth:`steer` or :meth:`follow_up`.
+
+        :raises SessionBusyError: a run or compaction is in progress, or another thread
+            drives the session.
+        :raises NoModelError: the session has no model.
+        """
+        self._check_alive()
+        with self._core.life.drive("start a prompt"):
+            self._accept(text, source="interactive", behavior=None, immediate=True)
+
+    def submit(self, text: str, *, streaming_behavior: StreamingBehavior = "steer") -> None:
+        """Take text the user submitted (see the module docstring): a command runs, a
+        prompt starts (on this thread when nothing else runs), or the text is queued with
+        ``streaming_behavior`` or held. Never lost, never raises for a busy session."""
+        self._check_alive()
+        self._accept(text, source="interactive", behavior=streaming_behavior, immediate=False)
+
+    def send_user_message(self, text: str, *, deliver_as: StreamingBehavior = "steer") -> None:
+        self._check_alive()
+        self._accept(text, source="extension", behavior=deliver_as, immediate=False)
+
+    def steer(self, text: str) -> None:
+        self._check_alive()
+        self._refuse_command(text)
+        self._queue_user(text, "steer")
+
+    def follow_up(self, text: str) -> None:
+        self._check_alive()
+        self._refuse_command(text)
+        self._queue_user(text, "follow_up")
+
+    def send_message(
+        self,
+        message: CustomMessage,
+        *,
+        deliver_as: DeliverAs | None = None,
+        trigger_turn: bool | None = None,
+    ) -> None:
+        self._check_alive()
+        core = self._core
+        if deliver_as == "next_turn":
+            core.queues.next_turn.push(message)
+        elif self._busy() and trigger_turn is not False:
+            queue = core.queues.follow_up if deliver_as == "follow_up" else core.queues.steering
+            queue.push(message)
+            self._queue_changed()
+        elif trigger_turn:
+            self._start_soon(lambda: self._run_top_level([message]))
+        elif core.life.run_active:
+            core.pending_custom.append(message)
+        elif core.life.is_driver():
+            core.append_custom_now(message)
+        else:
+            core.life.run_or_defer(self._guarded(lambda: core.append_custom_now(message)))
+
+    def send_custom_message(
+        self,
+        custom_type: str,
+        content: str | list[TextContent | ImageContent],
+        *,
+        display: bool = True,
+        details: Any = None,
+        trigger_turn: bool | None = None,
+        deliver_as: DeliverAs | None = None,
+    ) -> None:
+        fields: dict[str, Any] = {
+            "custom_type": custom_type,
+            "content": content,
+            "display": display,
+            "timestamp": self._core.now_ms(),
+        }
+        if details is not None:
+            fields["details"] = details
+        self.send_message(CustomMessage(**fields), deliver_as=deliver_as, trigger_turn=trigger_turn)
+
+    def _accept(
+        self, text: str, *, source: InputSource, behavior: StreamingBehavior | None, immediate: bool
+    ) -> None:
+        """Route submitted text: command, hold, ``ctx_input``, then queue or run."""
+        call = self._commands.match(text)
+        if call is not None:
+            self._run_command(call)
+            return
+        core = self._core
+        if core.life.activity is not None:
+            if immediate:
+                raise SessionBusyError(COMPACTING_MESSAGE)
+            with self._held_lock:
+                self._held.append(_HeldInput(text, source, behavior))
+            return
+        busy = self._busy()
+        event = InputEvent(text, source, behavior if busy else None)
+        result = core.hook(core.relay.input, event)
+        action = "continue" if result is None else result.action
+        core.emit(records.InputReceived(text, source, event.streaming_behavior, action))
+        if result is not None and result.action == "handled":
+            return
+        if result is not None and result.action == "transform" and result.text is not None:
+            text = result.text
+        if busy:
+            if behavior is None:
+                raise SessionBusyError(BUSY_MESSAGE)
+            self._queue_user(text, behavior)
+        elif immediate:
+            self._start_prompt(text)
+        else:
+            self._start_soon(lambda: self._start_prompt(text))
+
+    def _busy(self) -> bool:
+        # A run that is about to start counts: input then queues for it, as during a run.
+        return self._core.life.run_active or self._core.life.has_deferred()
+
+    def _refuse_command(self, text: str) -> None:
+        call = self._commands.match(text)
+        if call is not None:
+            raise CtxmodesError(
+                f'the command "/{call.command.name}" cannot be queued; submit it instead'
+            )
+
+    def _queue_user(self, text: str, behavior: StreamingBehavior) -> None:
+        message = UserMessage(content=[TextContent(text=text)], timestamp=self._core.now_ms())
+        queues = self._core.queues
+        (queues.steering if behavior == "steer" else queues.follow_up).push(message)
+        self._queue_changed()
+
+    def _queue_changed(self) -> None:
+        queues = self._core.queues
+        self._core.emit(records.QueueUpdated(queues.steering.texts(), queues.follow_up.texts()))
+
+    def _release_held(self) -> None:
+        """Deliver the input held during a compaction or navigation, in order."""
+        with self._held_lock:
+            held, self._held = self._held, []
+        for item in held:
+            self._accept(item.text, source=item.source, behavior=item.behavior, immediate=False)
+
+    # ================================================================ commands
+
+    def _run_command(self, call: CommandCall) -> None:
+        from ctxmodes.host.command_context import HostCommandContext
+
+        core = self._core
+        name = call.command.name
+
+        def execute() -> None:
+            error: str | None = None
+            try:
+                call.command.handler(call.args, HostCommandContext(self))
+            except Exception as exc:
+                error = str(exc) or type(exc).__name__
+                core.ui.notify(f"/{name}: {error}", "error")
+            core.emit(records.CommandInvoked(name, call.args, error))
+
+        # A command runs on the caller's thread at once, even during a run elsewhere; when
+        # nothing drives the session it drives it, so the runs it starts happen afterwards.
+        if core.life.try_acquire():
+            try:
+                execute()
+            finally:
+                core.life.release()
+        else:
+            execute()
+
+    # ================================================================ runs
+
+    def _guarded(self, start: Callable[[], None]) -> Callable[[], None]:
+        """``start`` for deferred execution: skipped once the session is stale, and its
+        expected failures reported instead of breaking whoever drives the session."""
+
+        def run() -> None:
+            if self._stale:
+                return
+            try:
+                start()
+            except CtxmodesError as exc:
+                self._core.ui.notify(str(exc), "error")
+
+        return run
+
+    def _start_soon(self, start: Callable[[], None]) -> None:
+        """Start now on this thread when nothing drives the session, else after the
+        driver's current work (a hook's request starts once the hook returned)."""
+        self._core.life.run_or_defer(self._guarded(start))
+
+    def _start_prompt(self, text: str) -> None:
+        core = self._core
+        if core.provider is None:
+            raise NoModelError("No model selected: configure one (e.g. --model scripted:FILE)")
+        core.flush_pending_custom()
+        last = next((m for m in reversed(core.messages) if isinstance(m, AssistantMessage)), None)
+        if last is not None:
+            # Catches an aborted answer that left the context over the threshold.
+            self._check_compaction(last, skip_aborted=False)
+        prompts: list[AgentMessage] = [
+            UserMessage(content=[TextContent(text=text)], timestamp=core.now_ms())
+        ]
+        prompts.extend(core.queues.next_turn.drain())
+        self._run_top_level(prompts)
+
+    def _run_top_level(self, prompts: Sequence[AgentMessage]) -> None:
+        core = self._core
+        core.life.begin_run()
+        core.abort_requested = False
+        try:
+            self._loop.run(prompts)
+            while self._post_run():
+                self._loop.continue_run()
+        finally:
+            core.flush_pending_custom()
+            core.life.end_run()
+            self._settle()
+
+    def _settle(self) -> None:
+        core = self._core
+        core.hook(core.relay.agent_settled)
+        core.emit(records.AgentSettled())
+        if core.queues.has_pending() and not core.abort_requested:
+            # Queued after the run's last look at its queues: they start the next run.
+            self._start_soon(self._run_queued)
+
+    def _run_queued(self) -> None:
+        queues = self._core.queues
+        messages: list[AgentMessage] = list(queues.steering.drain() or queues.follow_up.drain())
+        if messages:
+            self._queue_changed()
+            self._run_top_level(messages)
+
+    def _post_run(self) -> bool:
+        """After a low-level run: whether to continue it (Pi's post-run handling)."""
+        core = self._core
+        message, core.last_assistant = core.last_assistant, None
+        if message is None or core.abort_requested:
+            return False
+        if self._check_compaction(message):
+            return True
+        return core.queues.has_pending()
+
+    # ================================================================ compaction
+
+    def compact(self, custom_instructions: str | None = None) -> CompactionEntry:
+        """Compact now (``/compact``): abort and wait for a run in progress first.
+
+        :raises SessionBusyError: called from inside this session's run, or a compaction or
+            navigation is in progress.
+        :raises CtxmodesError: nothing to compact, cancelled, or the summary failed.
+        """
+        self._check_alive()
+        life = self._core.life
+        if life.run_active:
+            if life.is_driver():
+                raise SessionBusyError("cannot compact from inside the session's own run")
+            self.abort()
+            life.wait_until_released()
+        with life.drive("compact"):
+            try:
+                with life.doing("compaction"):
+                    return self._compactor.compact(
+                        "manual", custom_instructions=custom_instructions
+                    )
+            finally:
+                self._release_held()
+
+    def _check_compaction(self, message: AssistantMessage, *, skip_aborted: bool = True) -> bool:
+        """Compact after ``message`` if it overflowed or crossed the threshold; True when
+        the run should continue (overflow retry, or messages queued meanwhile)."""
+        core = self._core
+        settings = core.options.compaction
+        model = core.model
+        if not settings.enabled or model is None:
+            return False
+        if skip_aborted and message.stop_reason == "aborted":
+            return False
+        latest = core.latest_compaction()
+        latest_ms = None if latest is None else timestamp_ms(latest.timestamp)
+        if latest_ms is not None and message.timestamp <= latest_ms:
+            return False  # its usage describes the context before that compaction
+        window = model.context_window or 0
+        same_model = message.provider == model.provider and message.model == model.id
+        overflow = same_model and is_context_overflow(message, window)
+        truncated = same_model and is_recoverable_length(message, model.max_tokens or 0)
+        if overflow or truncated:
+            if message.stop_reason == "stop":
+                return self._auto_compact("overflow", will_retry=False)
+            if core.overflow_recovery_attempted:
+                error = OVERFLOW_RETRY_FAILED if overflow else TRUNCATION_RETRY_FAILED
+                core.emit(records.CompactionEnded("overflow", None, error=error))
+                core.ui.notify(error, "error")
+                return False
+            core.overflow_recovery_attempted = True
+            self._drop_failed_answer()
+            return self._auto_compact("overflow", will_retry=True)
+        if not window:
+            return False
+        tokens = calculate_context_tokens(message.usage)
+        if message.stop_reason == "error" or tokens == 0:
+            estimate = estimate_context_tokens(core.messages)
+            index = estimate.last_usage_index
+            if index is not None and latest_ms is not None:
+                source = core.messages[index]
+                if isinstance(source, AssistantMessage) and source.timestamp <= latest_ms:
+                    return False
+            tokens = estimate.tokens
+        if should_compact(int(tokens), window, settings):
+            return self._auto_compact("threshold", will_retry=False)
+        return False
+
+    def _compact_between_turns(self) -> None:
+        # Before the next request of a run: tool results may have filled the window.
+        core = self._core
+        model = core.model
+        settings = core.options.compaction
+        if model is None or not model.context_window or not settings.enabled:
+            return
+        tokens = estimate_context_tokens(core.messages).tokens
+        if should_compact(int(tokens), model.context_window, settings):
+            self._auto_compact("threshold", will_retry=False)
+
+    def _auto_compact(self, trigger: CompactionTrigger, *, will_retry: bool) -> bool:
+        core = self._core
+        try:
+            with core.life.doing("compaction", inside_run=True):
+                self._compactor.compact(trigger, will_retry=will_retry)
+        except (NothingToCompact, CompactionCancelled, SessionBusyError, NoModelError):
+            return False
+        except CtxmodesError as exc:
+            # The compaction_end record carries the reason; the user should see it too.
+            core.ui.notify(f"automatic compaction failed: {exc}", "warning")
+            return False
+        finally:
+            self._release_held()
+        if will_retry:
+            self._drop_failed_answer()
+            return True
+        return core.queues.has_pending()
+
+    def _drop_failed_answer(self) -> None:
+        # The failed answer stays in the file; it must not be what the retry continues from.
+        messages = self._core.messages
+        last = messages[-1] if messages else None
+        if isinstance(last, AssistantMessage) and last.stop_reason in ("error", "length"):
+            messages.pop()
+
+    # ================================================================ navigation
+
+    def navigate_tree(
+        self,
+        target_id: str,
+        *,
+        summarize: bool = False,
+        custom_instructions: str | None = None,
+        replace_instructions: bool = False,
+        label: str | None = None,
+        internal: bool = False,
+    ) -> TreeNavigationResult:
+        """Move the leaf (see :meth:`ctxmodes.hostapi.TreeNavigation.navigate_tree`)."""
+        self._check_alive()
+        life = self._core.life
+        with life.drive("navigate the session tree"):
+            if life.run_active:
+                raise SessionBusyError(NAVIGATE_WHILE_RUNNING)
+            if target_id == self._core.manager.get_leaf_id():
+                return TreeNavigationResult(cancelled=False, new_leaf_id=target_id)
+            try:
+                with life.doing("branch_summary"):
+                    return self._navigator.navigate(
+                        target_id,
+                        summarize=summarize,
+                        custom_instructions=custom_instructions,
+                        replace_instructions=replace_instructions,
+                        label=label,
+                        internal=internal,
+                    )
+            finally:
+                self._release_held()

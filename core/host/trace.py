@@ -1,0 +1,41 @@
+"""A listener that writes every model request as one JSON line (``ctxmodes run --trace``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, BinaryIO
+
+import orjson
+
+from ctxmodes.host.records import HostRecord, ProviderRequested
+from ctxmodes.providers.base import ModelRequest
+from ctxmodes.session.models import to_json
+
+
+def request_json(request: ModelRequest, transport: str) -> dict[str, Any]:
+    """Exactly what the model was sent: purpose, system prompt, messages (after projection
+    and shaping, in their stored JSON form), tool schemas and the output cap."""
+    return {
+        "purpose": request.purpose,
+        "transport": transport,
+        "system_prompt": request.system_prompt,
+        "max_tokens": request.max_tokens,
+        "tools": [tool.model_dump() for tool in request.tools],
+        "messages": [to_json(message) for message in request.messages],
+    }
+
+
+class RequestTrace:
+    """Appends one line per ``provider_request`` record to a file; close it when done."""
+
+    def __init__(self, path: Path) -> None:
+        self._file: BinaryIO = path.open("ab")
+
+    def __call__(self, record: HostRecord) -> None:
+        if isinstance(record, ProviderRequested):
+            line = orjson.dumps(request_json(record.request, record.transport))
+            self._file.write(line + b"\n")
+            self._file.flush()
+
+    def close(self) -> None:
+        self._file.close()

@@ -1,0 +1,75 @@
+"""Fixtures of the host tests (helpers live in ``host_rig``, importable from the tests)."""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+_HERE = str(Path(__file__).resolve().parent)
+_TESTS = str(Path(__file__).resolve().parents[2])
+for _path in (_HERE, _TESTS):
+    if _path not in sys.path:
+        sys.path.insert(0, _path)
+
+from host_rig import BUILTIN_COMMANDS, Rig, RigFactory  # noqa: E402
+
+from ctxmodes.host.options import HostOptions  # noqa: E402
+from ctxmodes.host.runtime import AgentHost  # noqa: E402
+from ctxmodes.plugins import make_plugin_manager  # noqa: E402
+from ctxmodes.providers.scripted import Script, ScriptedProvider  # noqa: E402
+from ctxmodes.session.manager import SessionManager  # noqa: E402
+from ctxmodes.ui import HeadlessUI  # noqa: E402
+
+
+@pytest.fixture
+def make_rig(tmp_path: Path) -> Iterator[RigFactory]:
+    """``make_rig(responses, summaries=None, plugins=(), mode=None, ...)`` starts a host on a
+    new session file in ``tmp_path`` and records every lifecycle record."""
+    hosts: list[AgentHost] = []
+
+    def factory(
+        responses: Sequence[dict[str, Any]] = (),
+        *,
+        summaries: Sequence[str] | None = None,
+        plugins: Sequence[object] = (),
+        default_plugins: Sequence[str] = (BUILTIN_COMMANDS,),
+        load_entrypoints: bool = False,
+        mode: str | None = None,
+        options: HostOptions | None = None,
+        context_window: int = 128_000,
+        max_tokens: int = 16_384,
+        chunk_chars: int = 16,
+        manager: SessionManager | None = None,
+    ) -> Rig:
+        script = Script.model_validate(
+            {
+                "responses": list(responses),
+                **({"summaries": list(summaries)} if summaries is not None else {}),
+                "context_window": context_window,
+                "max_tokens": max_tokens,
+            }
+        )
+        provider = ScriptedProvider(script, chunk_chars=chunk_chars)
+        pm = make_plugin_manager(
+            load_entrypoints=load_entrypoints, default_plugins=default_plugins, plugins=plugins
+        )
+        ui = HeadlessUI()
+        host = AgentHost(pm=pm, provider=provider, ui=ui, mode=mode, options=options)
+        rig = Rig(host=host, provider=provider, ui=ui)
+        host.subscribe(rig.records.append)
+        hosts.append(host)
+        (tmp_path / "project").mkdir(exist_ok=True)
+        if manager is None:
+            manager = SessionManager.create(tmp_path / "project", tmp_path / "sessions")
+        host.start(manager)
+        return rig
+
+    yield factory
+    for host in hosts:
+        with contextlib.suppress(Exception):
+            host.close()

@@ -1,0 +1,341 @@
+"""The order of lifecycle events (hooks, then listener records) as Pi's AgentSession emits them."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from host_rig import BlockingTool, EchoTool, ToolsPlugin, text_response, tool_response
+
+from ctxmodes import hookimpl
+from ctxmodes.commands import Command
+from ctxmodes.events import InputResult
+from ctxmodes.host import records
+from ctxmodes.session.models import AssistantMessage
+
+PROMPT_TURN = ["message_start", "message_end", "context", "provider_request"]
+ANSWER = ["message_start", "message_end"]
+TOOL_CALL = [
+    "tool_execution_start",
+    "tool_call",
+    "tool_result",
+    "tool_execution_end",
+    "message_start",
+    "message_end",
+]
+
+
+def test_plain_run(make_rig):
+    rig = make_rig([text_response("Hello there, how can I help you today?")])
+    rig.session.prompt("hi")
+    assert rig.types() == [
+        "session_start",
+        "input",
+        "agent_start",
+        "turn_start",
+        *PROMPT_TURN,
+        *ANSWER,
+        "turn_end",
+        "agent_end",
+        "agent_settled",
+    ]
+    # The answer streamed: updates come between its start and its end.
+    kinds = rig.types(updates=True)
+    first_update = kinds.index("message_update")
+    assert kinds[first_update - 1] == "message_start"
+    assert [m["role"] for m in rig.messages_in_file()] == ["user", "assistant"]
+    assert rig.session.is_idle()
+
+
+def test_tool_run_and_the_turn_after_it(make_rig):
+    echo = EchoTool()
+    rig = make_rig(
+        [tool_response("echo", {"text": "ping"}), text_response("done")],
+        plugins=[ToolsPlugin(echo)],
+    )
+    rig.session.prompt("go")
+    assert rig.types() == [
+        "session_start",
+        "input",
+        "agent_start",
+        "turn_start",
+        *PROMPT_TURN,
+        *ANSWER,
+        *TOOL_CALL,
+        "turn_end",
+        "turn_start",
+        "context",
+        "provider_request",
+        *ANSWER,
+        "turn_end",
+        "agent_end",
+        "agent_settled",
+    ]
+    assert echo.calls == [{"text": "ping"}]
+    turns = [r.turn_index for r in rig.of(records.TurnStarted)]
+    assert turns == [0, 1]
+    roles = [m["role"] for m in rig.messages_in_file()]
+    assert roles == ["user", "assistant", "toolResult", "assistant"]
+
+
+def test_tools_run_in_source_order_and_unknown_tools_fail(make_rig):
+    seen = []
+    echo = EchoTool(on_run=lambda ctx: seen.append("echo"))
+    rig = make_rig(
+        [
+            {
+                "tool_calls": [
+                    {"name": "echo", "arguments": {"text": "1"}},
+                    {"name": "missing"},
+                    {"name": "echo", "arguments": {"text": "2"}},
+                ]
+            },
+            text_response("ok"),
+        ],
+        plugins=[ToolsPlugin(echo)],
+    )
+    rig.session.prompt("go")
+    results = [m for m in rig.messages_in_file() if m["role"] == "toolResult"]
+    assert [r["content"][0]["text"] for r in results] == ["1", "Tool missing not found", "2"]
+    assert [r["isError"] for r in results] == [False, True, False]
+    assert echo.calls == [{"text": "1"}, {"text": "2"}]
+
+
+def test_length_stop_fails_its_tool_calls_without_running_them(make_rig):
+    echo = EchoTool()
+    rig = make_rig(
+        [tool_response("echo", {"text": "x"}, stop_reason="length"), text_response("retry")],
+        plugins=[ToolsPlugin(echo)],
+    )
+    rig.session.prompt("go")
+    assert echo.calls == []
+    result = next(m for m in rig.messages_in_file() if m["role"] == "toolResult")
+    assert result["isError"] is True
+    assert "output token limit" in result["content"][0]["text"]
+
+
+def test_settled_once_after_the_tool_result_is_persisted(make_rig):
+    observed = []
+
+    class Observer:
+        @hookimpl
+        def ctx_agent_settled(self, session):
+            roles = [m["role"] for m in rig.messages_in_file()]
+            observed.append((session.is_idle(), session.is_streaming(), roles))
+
+    rig = make_rig(
+        [tool_response("echo", {"text": "x"}), text_response("done")],
+        plugins=[ToolsPlugin(EchoTool()), Observer()],
+    )
+    rig.session.prompt("go")
+    assert observed == [(True, False, ["user", "assistant", "toolResult", "assistant"])]
+    assert rig.types().count("agent_settled") == 1
+
+
+def test_abort_mid_tool_persists_the_result_and_an_aborted_answer(make_rig):
+    blocking = BlockingTool()
+    echo = EchoTool()
+    rig = make_rig(
+        [{"tool_calls": [{"name": "block"}, {"name": "echo", "arguments": {"text": "never"}}]}],
+        plugins=[ToolsPlugin(blocking, echo)],
+    )
+    aborter = threading.Thread(target=lambda: (blocking.started.wait(5), rig.session.abort()))
+    aborter.start()
+    rig.session.prompt("go")
+    aborter.join()
+    assert echo.calls == []  # the batch stops at the aborted call
+    assert rig.types()[-16:] == [
+        *ANSWER,
+        *TOOL_CALL,
+        "turn_end",
+        "turn_start",
+        "context",
+        *ANSWER,
+        "turn_end",
+        "agent_end",
+        "agent_settled",
+    ]
+    messages = rig.messages_in_file()
+    assert [m["role"] for m in messages] == ["user", "assistant", "toolResult", "assistant"]
+    assert messages[2]["isError"] is True
+    assert messages[3]["stopReason"] == "aborted"
+    assert rig.provider.calls == 1  # the aborted turn sent nothing
+
+
+def test_abort_kills_a_running_bash_command(make_rig):
+    rig = make_rig(
+        [tool_response("bash", {"command": "sleep 30"})],
+        default_plugins=("ctxmodes.tools.builtin:BuiltinToolsPlugin",),
+    )
+
+    def abort_when_running(record):
+        if isinstance(record, records.ToolCallChecked):
+            threading.Timer(0.3, rig.session.abort).start()
+
+    rig.session.subscribe(abort_when_running)
+    started = time.monotonic()
+    rig.session.prompt("sleep")
+    assert time.monotonic() - started < 10
+    messages = rig.messages_in_file()
+    assert messages[2]["role"] == "toolResult"
+    assert messages[-1]["stopReason"] == "aborted"
+
+
+def test_abort_mid_stream_persists_the_partial_answer(make_rig):
+    rig = make_rig([text_response("x" * 200)], chunk_chars=10)
+
+    def abort_on_first_update(record):
+        if isinstance(record, records.MessageUpdated):
+            rig.session.abort()
+
+    rig.session.subscribe(abort_on_first_update)
+    rig.session.prompt("stream")
+    answer = rig.messages_in_file()[-1]
+    assert answer["stopReason"] == "aborted"
+    assert 0 < len(answer["content"][0]["text"]) < 200
+    ending = ["message_start", "message_end", "turn_end", "agent_end", "agent_settled"]
+    assert rig.types()[-5:] == ending
+
+
+def test_steering_from_a_tool_is_delivered_before_the_next_request(make_rig):
+    def steer(ctx):
+        ctx.session.steer("also check the tests")
+
+    rig = make_rig(
+        [tool_response("echo", {"text": "a"}), text_response("done")],
+        plugins=[ToolsPlugin(EchoTool(on_run=steer))],
+    )
+    rig.session.prompt("go")
+    roles_and_texts = [
+        (m["role"], m["content"][0].get("text") if m["content"] else None)
+        for m in rig.messages_in_file()
+    ]
+    assert roles_and_texts[2:4] == [("toolResult", "a"), ("user", "also check the tests")]
+    types = rig.types()
+    second_turn = types.index("turn_start", types.index("turn_end"))
+    assert types[second_turn : second_turn + 5] == [
+        "turn_start",
+        "message_start",
+        "message_end",
+        "context",
+        "provider_request",
+    ]
+    assert "queue_update" in types
+
+
+def test_follow_up_waits_until_the_run_would_stop(make_rig):
+    def follow(ctx):
+        ctx.session.follow_up("and then summarize")
+
+    rig = make_rig(
+        [tool_response("echo", {"text": "a"}), text_response("first done"), text_response("ok")],
+        plugins=[ToolsPlugin(EchoTool(on_run=follow))],
+    )
+    rig.session.prompt("go")
+    messages = rig.messages_in_file()
+    assert [m["role"] for m in messages] == [
+        "user",
+        "assistant",
+        "toolResult",
+        "assistant",
+        "user",
+        "assistant",
+    ]
+    assert messages[4]["content"][0]["text"] == "and then summarize"
+    assert rig.types().count("agent_start") == 1
+    assert rig.types().count("agent_settled") == 1
+
+
+def test_steering_from_another_thread_during_a_tool(make_rig):
+    submitted = threading.Event()
+    rig = make_rig(
+        [tool_response("echo", {"text": "1"}), text_response("done")],
+        plugins=[ToolsPlugin(EchoTool(on_run=lambda ctx: submitted.wait(5)))],
+    )
+
+    def type_while_running():
+        rig.session.submit("look here", streaming_behavior="steer")
+        submitted.set()
+
+    # Typed by the user while the tool runs: the run is streaming, so it is queued.
+    def on_record(record):
+        if isinstance(record, records.ToolCallChecked):
+            threading.Thread(target=type_while_running).start()
+
+    rig.session.subscribe(on_record)
+    rig.session.prompt("go")
+    assert submitted.is_set()
+    messages = rig.messages_in_file()
+    assert [m["role"] for m in messages] == ["user", "assistant", "toolResult", "user", "assistant"]
+    assert messages[3]["content"][0]["text"] == "look here"
+    assert rig.of(records.InputReceived)[-1].streaming_behavior == "steer"
+    assert rig.types().count("agent_settled") == 1
+
+
+def test_commands_run_at_once_without_a_run(make_rig):
+    calls = []
+
+    class Commands:
+        @hookimpl
+        def ctx_register_commands(self, register, session):
+            register(Command("probe", "test", lambda args, ctx: calls.append(args)))
+
+    rig = make_rig([], plugins=[Commands()])
+    rig.clear()
+    rig.session.submit("/probe some args")
+    assert calls == ["some args"]
+    assert rig.types() == ["command"]
+    assert rig.messages_in_file() == []
+
+
+def test_commands_run_while_streaming(make_rig):
+    calls = []
+
+    class Commands:
+        @hookimpl
+        def ctx_register_commands(self, register, session):
+            def probe(args, ctx):
+                calls.append(ctx.session.is_streaming())
+
+            register(Command("probe", "test", probe))
+
+    def type_command(ctx):
+        ctx.session.submit("/probe")
+
+    rig = make_rig(
+        [tool_response("echo", {"text": "a"}), text_response("done")],
+        plugins=[Commands(), ToolsPlugin(EchoTool(on_run=type_command))],
+    )
+    rig.session.prompt("go")
+    assert calls == [True]
+    assert rig.types().count("agent_settled") == 1
+    assert [m["role"] for m in rig.messages_in_file()].count("user") == 1
+
+
+def test_handled_and_transformed_input(make_rig):
+    class Input:
+        @hookimpl
+        def ctx_input(self, session, event):
+            if event.text == "swallow":
+                return InputResult("handled")
+            if event.text == "short":
+                return InputResult("transform", "a longer prompt")
+            return None
+
+    rig = make_rig([text_response("ok")], plugins=[Input()])
+    rig.session.submit("swallow")
+    assert "agent_start" not in rig.types()
+    rig.session.submit("short")
+    assert rig.messages_in_file()[0]["content"][0]["text"] == "a longer prompt"
+    assert [r.action for r in rig.of(records.InputReceived)] == ["handled", "transform"]
+    assert rig.types().count("agent_settled") == 1
+
+
+def test_model_failure_ends_the_run_with_an_error_message(make_rig):
+    rig = make_rig([])  # the script has no response: the model call fails
+    rig.session.prompt("hello")
+    answer = rig.messages_in_file()[-1]
+    assert answer["stopReason"] == "error"
+    assert "no response left" in answer["errorMessage"]
+    assert rig.types()[-3:] == ["turn_end", "agent_end", "agent_settled"]
+    assert isinstance(rig.of(records.AgentEnded)[0].messages[-1], AssistantMessage)

@@ -1,0 +1,165 @@
+"""Modes per session, the built-in commands and session replacement (/new, /resume, /fork)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from host_rig import text_response
+
+from ctxmodes import hookimpl
+from ctxmodes.commands import Command
+from ctxmodes.errors import ConfigError, StaleContextError
+from ctxmodes.host import records
+from ctxmodes.modes import ModeSpec
+
+
+class Journal:
+    """Mode objects that log their lifecycle to a shared list."""
+
+    def __init__(self) -> None:
+        self.log: list[tuple[str, str, object]] = []
+        journal = self
+
+        class ModeObject:
+            def __init__(self, session, name):
+                self.session, self.name = session, name
+
+            @hookimpl
+            def ctx_session_start(self, session, reason):
+                journal.log.append((self.name, "start", reason))
+
+            @hookimpl
+            def ctx_session_shutdown(self, session, reason):
+                journal.log.append((self.name, "shutdown", reason))
+
+            @hookimpl
+            def ctx_register_tools(self, register, session):
+                journal.log.append((self.name, "tools", session is self.session))
+
+        class Plugin:
+            @hookimpl
+            def ctx_register_modes(self, register):
+                for name in ("alpha", "beta"):
+                    register(ModeSpec(name, f"{name} mode", lambda s, n=name: ModeObject(s, n)))
+
+        self.plugin = Plugin()
+
+
+class Capture:
+    """A command that keeps the context it was given."""
+
+    def __init__(self) -> None:
+        self.contexts: list = []
+
+    @hookimpl
+    def ctx_register_commands(self, register, session):
+        register(
+            Command("capture", "keep the context", lambda args, ctx: self.contexts.append(ctx))
+        )
+
+
+def test_the_configured_mode_is_activated_per_session(make_rig):
+    journal = Journal()
+    rig = make_rig([], plugins=[journal.plugin], mode="alpha")
+    assert rig.session.mode_name == "alpha"
+    assert journal.log == [("alpha", "tools", True), ("alpha", "start", "startup")]
+
+
+def test_an_unknown_mode_is_a_configuration_error(make_rig):
+    with pytest.raises(ConfigError, match="unknown mode 'gamma'"):
+        make_rig([], plugins=[Journal().plugin], mode="gamma")
+
+
+def test_new_session_replaces_the_old_one(make_rig):
+    journal = Journal()
+    capture = Capture()
+    rig = make_rig([text_response("hi")], plugins=[journal.plugin, capture], mode="alpha")
+    rig.session.prompt("hello")
+    old_file = rig.session.session_manager.session_file
+    rig.session.submit("/capture")
+    rig.session.submit("/new")
+    assert rig.session.session_manager.session_file != old_file
+    assert journal.log[-3:] == [
+        ("alpha", "shutdown", "new"),
+        ("alpha", "tools", True),
+        ("alpha", "start", "new"),
+    ]
+    stale = capture.contexts[0]
+    with pytest.raises(StaleContextError):
+        stale.navigate_tree("anything")
+    with pytest.raises(StaleContextError):
+        _ = stale.session
+    types = rig.types()
+    assert types[types.index("session_shutdown") :] == [
+        "session_shutdown",
+        "session_start",
+        "command",
+    ]
+
+
+def test_resume_and_fork(make_rig, tmp_path):
+    rig = make_rig([text_response("a1"), text_response("a2")])
+    rig.session.prompt("q1")
+    rig.session.prompt("q2")
+    first_file = rig.session.session_manager.session_file
+    entries = rig.file_entries()
+    second_question = [e for e in entries if e["type"] == "message"][2]
+
+    rig.session.submit(f"/fork {second_question['id']}")
+    forked = rig.session.session_manager
+    assert forked.session_file != first_file
+    header = json.loads(forked.session_file.read_text().splitlines()[0])
+    assert header["parentSession"] == str(first_file)
+    # Forked before the second question: its text is offered for editing.
+    assert rig.ui.editor_text == "q2"
+    assert [e.id for e in forked.get_branch()] == [e["id"] for e in entries[:4]]
+
+    rig.session.submit(f"/resume {first_file}")
+    assert rig.session.session_manager.session_file == first_file
+    assert [m.role for m in rig.session.messages] == ["user", "assistant", "user", "assistant"]
+    reasons = [
+        (r.type, r.reason) for r in rig.records if r.type in ("session_start", "session_shutdown")
+    ]
+    assert reasons == [
+        ("session_start", "startup"),
+        ("session_shutdown", "fork"),
+        ("session_start", "fork"),
+        ("session_shutdown", "resume"),
+        ("session_start", "resume"),
+    ]
+
+
+def test_switching_the_mode_of_the_current_session(make_rig):
+    journal = Journal()
+    rig = make_rig([], plugins=[journal.plugin], mode="alpha")
+    session = rig.session
+    journal.log.clear()
+    rig.session.submit("/mode beta")
+    assert rig.session is session
+    assert session.mode_name == "beta"
+    assert journal.log == [
+        ("alpha", "shutdown", "reload"),
+        ("beta", "tools", True),
+        ("beta", "start", "reload"),
+    ]
+    rig.session.submit("/mode")
+    assert rig.ui.notifications[-1] == ("info", "Mode: beta (installed: alpha, beta)")
+
+
+def test_command_failures_are_reported(make_rig):
+    rig = make_rig([])
+    rig.session.submit("/tree")
+    assert rig.ui.notifications[-1][0] == "error"
+    assert "usage: /tree" in rig.of(records.CommandInvoked)[-1].error
+
+
+def test_close_shuts_the_session_down(make_rig):
+    journal = Journal()
+    rig = make_rig([], plugins=[journal.plugin], mode="alpha")
+    session = rig.session
+    rig.host.close()
+    assert journal.log[-1] == ("alpha", "shutdown", "quit")
+    assert session.is_stale
+    with pytest.raises(StaleContextError):
+        session.prompt("late")
