@@ -5,6 +5,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import tomllib
 import venv
 import zipfile
 from pathlib import Path
@@ -13,6 +14,10 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.slow
+
+PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
+BUILT_IN_MODES = sorted(PYPROJECT["project"]["entry-points"]["ctxmodes"])
+IMPORT_NAMES = set(PYPROJECT["tool"]["hatch"]["build"]["targets"]["wheel"]["sources"].values())
 
 THIRD_PARTY_PYPROJECT = """
 [build-system]
@@ -95,7 +100,8 @@ def test_wheel_installs_only_namespaced_packages(installed):
     with zipfile.ZipFile(wheel) as archive:
         top = {name.split("/")[0] for name in archive.namelist()}
     packages = {name for name in top if not name.endswith(".dist-info")}
-    assert packages == {"ctxmodes", "ctxmodes_off"}
+    assert packages == IMPORT_NAMES
+    assert all(name == "ctxmodes" or name.startswith("ctxmodes_") for name in packages)
     with zipfile.ZipFile(wheel) as archive:
         names = archive.namelist()
     assert "ctxmodes/hookspecs.py" in names
@@ -120,7 +126,10 @@ def test_fresh_environment_imports_and_lists_entry_points(installed):
         text=True,
         check=True,
     )
-    assert out.stdout.splitlines() == ["['echo', 'off']", "['ctxmodes.testing.plugin']"]
+    assert out.stdout.splitlines() == [
+        str(sorted(["echo", *BUILT_IN_MODES])),
+        "['ctxmodes.testing.plugin']",
+    ]
 
 
 def test_third_party_mode_is_listed_with_its_distribution(installed):
@@ -150,9 +159,10 @@ def test_blocked_third_party_mode_is_gone(installed):
     blocked = {"CTXMODES_BLOCK_PLUGINS": "echo"}
     listing = run(env_dir, "modes", env=blocked)
     assert listing.returncode == 0
-    assert "echo  blocked" in listing.stdout
+    rows = {line.split()[0]: line.split()[1:3] for line in listing.stdout.splitlines()[1:]}
+    assert rows["echo"] == ["blocked", "ctxmodes-echo-mode"]
     selected = run(env_dir, "modes", "--mode", "echo", env=blocked)
     assert selected.returncode == 1
     assert selected.stderr.strip().splitlines()[-1] == (
-        "ctxmodes: error: unknown mode 'echo'; installed modes: off"
+        f"ctxmodes: error: unknown mode 'echo'; installed modes: {', '.join(BUILT_IN_MODES)}"
     )

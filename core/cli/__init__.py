@@ -17,8 +17,12 @@ from ctxmodes.errors import CtxmodesError
 
 # Order here is the order in ``--help``.
 COMMAND_MODULES: tuple[str, ...] = (
+    "ctxmodes.cli.run_cmd",
     "ctxmodes.cli.modes_cmd",
     "ctxmodes.cli.config_cmd",
+    "ctxmodes.cli.retrieval_cmd",
+    "ctxmodes.cli.session_cmd",
+    "ctxmodes.cli.demo_cmd",
 )
 
 

@@ -70,7 +70,7 @@ class ModeConformance:
     ) -> None:
         manager = offline_session.session_manager
         manager.append_custom_entry("conformance-probe", {"keep": "me"})
-        path = manager.get_session_file()
+        path = manager.session_file
         assert path is not None
         before = path.read_bytes()
         registry.activate(pm, self.mode_name, offline_session)

@@ -1,0 +1,28 @@
+"""The Local mode: Codex-shaped context windows over the Pi session alone.
+
+The model gets ``new_context``, ``get_context_remaining``, ``history`` and ``notes``. A
+rollover appends the next window marker on the same branch; the model sees only the latest
+window, while the session file keeps every window, readable through ``history``. Notes are
+entries of the session file. Nothing leaves the machine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ctxmodes import hookimpl
+from ctxmodes.modes import ModeSpec
+from ctxmodes_local.mode import LocalMode
+
+NAME = "local"
+
+
+@hookimpl
+def ctx_register_modes(register: Callable[[ModeSpec], None]) -> None:
+    register(
+        ModeSpec(
+            name=NAME,
+            description="Context windows with history and notes kept in the Pi session file",
+            factory=LocalMode,
+        )
+    )

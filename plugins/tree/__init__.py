@@ -1,0 +1,67 @@
+"""The Tree context-management mode: completed windows become side branches of the session.
+
+The model gets the same contract as in Local mode: no conversation summary is injected; each
+window opens with a marker naming the previous window, recent note paths and a few history
+ids; ``history`` and ``notes`` recover anything else on demand; shell, notebook and workspace
+state survive a rollover. What differs is the persisted topology. When the model calls
+``new_context``, the run is aborted, and once it has settled Tree navigates the session tree
+back to the window's boundary with a Pi branch summary. The finished window becomes a side
+branch; the active branch gains, in order::
+
+    branch_summary → codex-context-tree-archive → codex-context-note-snapshot → window marker
+
+The summary stays in the session file, in Pi's transcript and in ``ctxmodes session show``,
+but Tree removes it from what the model is sent; the model reaches it (and every archived raw
+entry) through ``history``, where it is listed first in its window and ranked first in
+searches. The JSONL file is only ever appended to.
+
+Resuming
+    Tree rebuilds its archive, window and note indexes from the file when a session starts;
+    nothing in memory is authoritative. Side branches are never modified.
+
+Navigating by hand
+    A ``/tree`` navigation the user asks for is ordinary navigation: the notebook is reset,
+    Tree follows the selected branch, and a branch without a window marker gets a fresh
+    window 0 before the next input.
+
+Switching modes
+    Switching away from Tree removes its projection and its tools. Its archive summaries
+    then become ordinary Pi branch summaries again and re-enter the model's context (Pi
+    sends every summary on the active path), and windows Tree had hidden are no longer
+    separated. To leave Tree cleanly, run ``/compact`` first: in Tree a manual compaction is
+    Pi's own readable summary of the active path (the archived summaries plus the current
+    window) followed by a fresh window, after which the session continues correctly without
+    Tree. Switching to Tree mid-session starts window 0 on the next input; the first rollover
+    then archives everything since the first message, including history from before Tree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ctxmodes import hookimpl
+from ctxmodes.hostapi import HostSession
+from ctxmodes.modes import ModeSpec
+
+NAME = "tree"
+
+
+def _build(session: HostSession) -> object:
+    # Imported here so that listing modes never loads the mode's machinery.
+    from ctxmodes_tree.mode import TreeMode
+
+    return TreeMode(session)
+
+
+@hookimpl
+def ctx_register_modes(register: Callable[[ModeSpec], None]) -> None:
+    register(
+        ModeSpec(
+            name=NAME,
+            description=(
+                "Completed context windows become Pi side branches with hidden summaries; "
+                "history and notes recover them"
+            ),
+            factory=_build,
+        )
+    )

@@ -1,0 +1,324 @@
+"""The two-phase rollover: ``new_context`` schedules, ``ctx_agent_settled`` archives.
+
+Tree cannot archive a window while the model is streaming: navigating the tree needs an
+idle session, and the turn that called ``new_context`` is still running. So a rollover has
+two phases, with one pending rollover per session in between.
+
+Tool phase (:meth:`RolloverCoordinator.schedule`, from the ``new_context`` tool)
+    Check that the session has a navigation capability, a current window and its boundary
+    entry; record the session id, the boundary, the window identity and the leaf; ask the
+    host to abort the run. Nothing is appended while the old turn streams.
+
+Settled phase (:meth:`RolloverCoordinator.settle`, inside ``ctx_agent_settled``)
+    Runs directly in the hook, never through a timer or thread, so no prompt can start
+    against the old leaf. In order: take the pending rollover; check that the session,
+    the recorded leaf and the boundary are still on the active branch; capture the editor
+    text; materialize the notes; navigate with a summary to the boundary (the first
+    rollover of a branch starts at the first user or custom message before it, so history
+    from before management was enabled is archived too); restore the editor text; append
+    the archive manifest, then the note snapshot; then send the next window marker, the
+    only entry that starts a turn.
+
+Input during a rollover
+    From ``new_context`` until the marker is sent, submitted input is held (``ctx_input``
+    answers "handled") and replayed as follow-ups after the new boundary. Steering it into
+    the aborted run would only archive it with the old window, and a prompt started before
+    the marker would open the new branch without one. Input may arrive on another thread,
+    so the held list and the phase it depends on are guarded by a lock.
+
+Failure policy
+    Every failure ends the rollover with one error notification, "Tree context rollover
+    failed: <reason>", and puts the saved editor text and any held input back in the
+    editor. When navigation did not complete, the old branch is untouched. When it did, no
+    model turn starts: the marker is sent only after the manifest and snapshot exist, so a
+    failure before that leaves the session idle and inspectable (its side branch, summary
+    and whatever recovery entries were written stay in the file).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from ctxmodes.errors import CtxmodesError
+from ctxmodes.events import NewContextOutcome, TreeNavigationEvent
+from ctxmodes.hostapi import HostSession, TreeNavigation
+from ctxmodes.session.models import (
+    BranchSummaryEntry,
+    CustomMessageEntry,
+    MessageEntry,
+    SessionEntry,
+    TextContent,
+    UserMessage,
+)
+from ctxmodes.windows.identity import WindowIdentity
+from ctxmodes.windows.note_entries import NOTE_SNAPSHOT_CUSTOM_TYPE
+from ctxmodes.windows.thread_hint import RECOVERY_USER_ITEM_LIMIT, PreviousWindowIds
+from ctxmodes.windows.tools import new_context_outcome
+from ctxmodes_tree.manifest import TREE_ARCHIVE_CUSTOM_TYPE, manifest_for_summary
+from ctxmodes_tree.state import TreeState
+
+FAILURE_PREFIX = "Tree context rollover failed: "
+NOT_READY = "Tree context management is not ready for this session"
+NOTHING_TO_ARCHIVE = "No active context window can be archived"
+
+
+class RolloverError(CtxmodesError):
+    """A rollover step failed; the message is the reason shown to the user."""
+
+
+@dataclass(frozen=True, slots=True)
+class PendingRollover:
+    """What the tool phase recorded for the settled phase."""
+
+    session_id: str
+    boundary_entry_id: str
+    identity: WindowIdentity
+    leaf_id_at_request: str
+    requested_at_ms: int
+
+
+@dataclass(slots=True)
+class _Navigation:
+    """State kept while the navigation runs."""
+
+    old_leaf_id: str
+    saved_editor_text: str
+    target_text: str | None
+    summary_entry: BranchSummaryEntry | None = None
+
+
+def _now_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+class RolloverCoordinator:
+    """One session's pending rollover and its completion."""
+
+    def __init__(
+        self, session: HostSession, tree: TreeState, now_ms: Callable[[], int] = _now_ms
+    ) -> None:
+        self._session = session
+        self._tree = tree
+        self._now_ms = now_ms
+        self._pending: PendingRollover | None = None
+        self._navigation: _Navigation | None = None
+        self._continuation_window_id: str | None = None
+        self._lock = threading.Lock()
+        #: Input held from ``new_context`` until the marker is sent (or the rollover fails).
+        self._holding = False
+        self._held: list[str] = []
+
+    @property
+    def pending(self) -> PendingRollover | None:
+        return self._pending
+
+    @property
+    def busy(self) -> bool:
+        """True from ``new_context`` until the next window's marker is on the branch; no
+        other boundary may be created meanwhile."""
+        if self._continuation_window_id is not None:
+            current = self._tree.state.current
+            if current is not None and current.current_window_id == self._continuation_window_id:
+                self._continuation_window_id = None
+        return (
+            self._pending is not None
+            or self._navigation is not None
+            or self._continuation_window_id is not None
+        )
+
+    # -- tool phase ------------------------------------------------------------------------
+
+    def schedule(self) -> NewContextOutcome:
+        """Record a rollover and abort the run (``new_context`` in Tree).
+
+        :raises RolloverError: no navigation capability or no current window.
+        """
+        if self._pending is not None:
+            return new_context_outcome(started=False)
+        pending = self._request()
+        with self._lock:
+            self._pending = pending
+            self._holding = True
+        self._session.abort()
+        return new_context_outcome(started=True, terminate=True)
+
+    def _request(self) -> PendingRollover:
+        self._navigation_capability()
+        windows = self._tree.state
+        manager = self._session.session_manager
+        identity = windows.current
+        boundary = windows.identity.boundary_entry_id
+        leaf = manager.get_leaf_id()
+        if identity is None or boundary is None or leaf is None:
+            raise RolloverError(NOTHING_TO_ARCHIVE)
+        return PendingRollover(
+            session_id=manager.session_id,
+            boundary_entry_id=boundary,
+            identity=identity,
+            leaf_id_at_request=leaf,
+            requested_at_ms=self._now_ms(),
+        )
+
+    def _navigation_capability(self) -> TreeNavigation:
+        try:
+            return self._session.navigation
+        except CtxmodesError:
+            raise RolloverError(NOT_READY) from None
+
+    # -- settled phase ---------------------------------------------------------------------
+
+    def settle(self) -> bool:
+        """Complete the pending rollover, if any; True when there was one (whether it
+        succeeded or failed)."""
+        pending, self._pending = self._pending, None
+        if pending is None:
+            return False
+        try:
+            self._complete(pending)
+        except (CtxmodesError, OSError) as error:
+            # OSError: the session file could not take an entry (disk full, lost mount).
+            self._fail(str(error))
+        return True
+
+    def _complete(self, pending: PendingRollover) -> None:
+        navigation = self._navigation_capability()
+        if not navigation.ready:
+            raise RolloverError(NOT_READY)
+        manager = self._session.session_manager
+        if manager.session_id != pending.session_id:
+            raise RolloverError("The active session changed before rollover")
+        branch_ids = manager.get_branch_ids()
+        if pending.leaf_id_at_request not in branch_ids:
+            raise RolloverError("The active branch changed before rollover")
+        if pending.boundary_entry_id not in branch_ids:
+            raise RolloverError("The context-window boundary is no longer active")
+        target = self._target(pending, branch_ids)
+        old_leaf = branch_ids[-1]
+        ui = self._session.ui
+        # Materialized before the cut: notes written in this window move to the side branch.
+        snapshot = self._tree.state.notes.snapshot(self._now_ms())
+        self._navigation = _Navigation(old_leaf, ui.get_editor_text(), _entry_text(target))
+        try:
+            result = navigation.navigate_tree(target.id, summarize=True, internal=True)
+        except CtxmodesError as error:
+            raise RolloverError(f"navigation failed: {error}") from None
+        if result.cancelled:
+            raise RolloverError("Tree archive was cancelled")
+        # From here on the old window is a side branch; no turn may start before the
+        # manifest and snapshot exist.
+        summary = self._navigation.summary_entry or result.summary_entry
+        if summary is None or summary.from_id != old_leaf:
+            raise RolloverError("Pi did not create a branch summary")
+        self._restore_editor()
+        manifest = manifest_for_summary(
+            pending.identity.current_window_id, pending.boundary_entry_id, summary
+        )
+        manager.append_custom_entry(TREE_ARCHIVE_CUSTOM_TYPE, manifest.dump())
+        manager.append_custom_entry(NOTE_SNAPSHOT_CUSTOM_TYPE, snapshot.dump())
+        archive = self._tree.archives.latest
+        if archive is None or archive.summary.id != summary.id:
+            raise RolloverError("the archive manifest could not be verified")
+        previous = PreviousWindowIds(
+            window_id=pending.identity.current_window_id,
+            user_item_ids=self._tree.archive_history.window_of(archive).recent_item_ids(
+                "user", RECOVERY_USER_ITEM_LIMIT
+            ),
+            summary_item_id=summary.id,
+        )
+        marker = self._tree.state.next_window_marker(previous=previous, identity=pending.identity)
+        self._session.send_custom_message(
+            marker.custom_type,
+            marker.content,
+            display=marker.display,
+            details=marker.details.dump(),
+            trigger_turn=True,
+        )
+        self._continuation_window_id = marker.identity.current_window_id
+        self._navigation = None
+        for text in self._release_held():
+            self._session.follow_up(text)
+
+    def _target(self, pending: PendingRollover, branch_ids: Sequence[str]) -> SessionEntry:
+        """The entry to navigate to: the boundary, or on a branch without archives the first
+        user or custom message before it."""
+        manager = self._session.session_manager
+        archives = self._tree.archives
+        if not archives.has_archives() and not archives.has_rejections():
+            for entry_id in branch_ids:
+                entry = manager.get_entry(entry_id)
+                if _opens_conversation(entry):
+                    assert entry is not None
+                    return entry
+                if entry_id == pending.boundary_entry_id:
+                    break
+        boundary = manager.get_entry(pending.boundary_entry_id)
+        if boundary is None:
+            raise RolloverError("Tree archive target is no longer available")
+        return boundary
+
+    def _restore_editor(self) -> None:
+        # Navigating to a user or custom message offers its text for editing; the boundary
+        # is not something the user wrote, so put back what they were composing.
+        navigation = self._navigation
+        assert navigation is not None
+        ui = self._session.ui
+        if navigation.target_text is not None and ui.get_editor_text() == navigation.target_text:
+            ui.set_editor_text(navigation.saved_editor_text)
+
+    def _release_held(self) -> list[str]:
+        with self._lock:
+            held, self._held = self._held, []
+            self._holding = False
+        return held
+
+    def _fail(self, reason: str) -> None:
+        navigation, self._navigation = self._navigation, None
+        held = self._release_held()
+        ui = self._session.ui
+        if navigation is not None or held:
+            saved = navigation.saved_editor_text if navigation is not None else ui.get_editor_text()
+            ui.set_editor_text("\n\n".join(text for text in (saved, *held) if text))
+        ui.notify(FAILURE_PREFIX + reason, "error")
+
+    # -- during a rollover ------------------------------------------------------------------
+
+    def hold_input(self, text: str) -> bool:
+        """Hold ``text`` while a rollover is under way; True when it was held."""
+        with self._lock:
+            if not self._holding:
+                return False
+            self._held.append(text)
+            return True
+
+    def observe_tree_event(self, event: TreeNavigationEvent) -> bool:
+        """Take the summary from this rollover's own navigation event; True when the event
+        was that navigation (the caller then skips its user-navigation handling)."""
+        navigation = self._navigation
+        if navigation is None or not event.internal or event.old_leaf_id != navigation.old_leaf_id:
+            return False
+        navigation.summary_entry = event.summary_entry
+        return True
+
+
+def _opens_conversation(entry: SessionEntry | None) -> bool:
+    if isinstance(entry, CustomMessageEntry):
+        return True
+    return isinstance(entry, MessageEntry) and isinstance(entry.message, UserMessage)
+
+
+def _entry_text(entry: SessionEntry) -> str | None:
+    """The text navigation offers for editing when ``entry`` is the target."""
+    content: object
+    if isinstance(entry, CustomMessageEntry):
+        content = entry.content
+    elif isinstance(entry, MessageEntry) and isinstance(entry.message, UserMessage):
+        content = entry.message.content
+    else:
+        return None
+    if isinstance(content, str):
+        return content
+    assert isinstance(content, list)
+    return "".join(block.text for block in content if isinstance(block, TextContent))

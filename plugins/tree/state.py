@@ -1,0 +1,53 @@
+"""Everything Tree knows about one session, rebuilt from the file and then fed by appends.
+
+:class:`TreeState` pairs the shared window state of the active branch (identity, budget,
+notes and the active window's history, kept by
+:class:`~ctxmodes.windows.state.TrackedWindowState`) with Tree's archive index and its
+archived-window history. Both subscribe to the session manager, so an append costs O(1)
+(plus one manifest verification when a rollover appends a manifest). When the leaf moves
+(tree navigation), both re-read the new active branch on their next access; in Tree that
+branch is short, because archived windows are side branches.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ctxmodes.session.manager import SessionManager
+from ctxmodes.windows.history_reader import HistoryReader
+from ctxmodes.windows.state import TrackedWindowState, WindowState
+from ctxmodes_tree.archive_history import ArchiveHistory
+from ctxmodes_tree.archive_index import TreeArchiveIndex
+from ctxmodes_tree.traversal import DEFAULT_LIMITS, ArchiveLimits
+
+
+class TreeState:
+    """Window state and archives of one session's active branch (a ``WindowStateHolder``)."""
+
+    def __init__(self, manager: SessionManager, limits: ArchiveLimits = DEFAULT_LIMITS) -> None:
+        self._manager = manager
+        self._windows = TrackedWindowState(manager)
+        self.archives = TreeArchiveIndex(manager, limits, current_leaf=manager.get_leaf_id)
+        self.archives.reset_branch(manager.get_branch())
+        self.archive_history = ArchiveHistory(self.archives, manager)
+        self._unsubscribe: Callable[[], None] | None = manager.subscribe(self.archives.observe)
+
+    @property
+    def manager(self) -> SessionManager:
+        return self._manager
+
+    @property
+    def state(self) -> WindowState:
+        """The window state of the manager's current branch."""
+        return self._windows.state
+
+    def reader(self) -> HistoryReader:
+        """History over the archived windows (summaries first), then the active branch's."""
+        return self.state.reader(self.archive_history)
+
+    def close(self) -> None:
+        """Stop following the session's appends."""
+        self._windows.close()
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None

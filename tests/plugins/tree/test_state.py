@@ -1,0 +1,166 @@
+"""Tree's indexes over real session files: history, projection, notes, resume."""
+
+from __future__ import annotations
+
+import json
+
+from ctxmodes.events import ContextProjection
+from ctxmodes.session.manager import SessionManager
+from ctxmodes.session.models import BranchSummaryMessage
+from ctxmodes.windows.history import ItemFilter
+from ctxmodes.windows.projection import is_marker_message
+from ctxmodes.windows.retrieval import answer_history, answer_notes
+from ctxmodes_tree.projection import project_tree_context
+from ctxmodes_tree.state import TreeState
+
+EMPTY_SNAPSHOT = {"protocol": 1, "timestamp": 1, "files": []}
+
+
+def history(state: TreeState, action: str, **arguments) -> dict:
+    result = answer_history(state.reader(), action, arguments)
+    assert not result.is_error, result.text
+    return json.loads(result.text)
+
+
+def projected(manager: SessionManager, state: TreeState) -> list:
+    projection = ContextProjection(
+        messages=list(manager.build_session_context().messages),
+        branch=list(manager.get_branch()),
+    )
+    return project_tree_context(projection, state.archives)
+
+
+def build(script, rollovers: int = 2) -> list[str]:
+    summaries = []
+    for window in range(rollovers):
+        script.exchange(window, detail=f"secret-{window}")
+        summaries.append(script.rollover(f"Summary of window {window}", EMPTY_SNAPSHOT))
+    script.exchange(rollovers, detail="current")
+    return summaries
+
+
+def test_history_lists_archived_windows_then_the_current_one(manager, script) -> None:
+    state = TreeState(manager)
+    summaries = build(script)
+    windows = history(state, "list_windows")["windows"]
+    assert [w["window_id"] for w in windows][-1] == script.identity.current_window_id
+    assert len(windows) == 3
+    archived = history(state, "list_items", window_id=windows[0]["window_id"], limit=25)
+    items = archived["items"]
+    assert items[0]["item_id"] == summaries[0]
+    assert items[0]["truncated_content"] == "Summary of window 0"
+    assert [i["role"] for i in items[1:]] == ["user", "assistant", "tool", "assistant"]
+    assert windows[0]["item_count"] == 5
+
+
+def test_search_is_summary_first_and_reads_are_exact(manager, script) -> None:
+    state = TreeState(manager)
+    summaries = build(script)
+    found = history(state, "search_contents", query="window 1")["items"]
+    assert found[0]["item_id"] == summaries[1]  # the summary ranks before raw items
+    raw = history(state, "search_contents", query="secret-0")["items"]
+    assert len(raw) == 1
+    assert raw[0]["role"] == "tool"
+    item = history(state, "read_item", window_id=raw[0]["window_id"], item_id=raw[0]["item_id"])
+    assert item["item"]["content"] == "output 0 secret-0"
+    summary = history(state, "read_item", window_id=raw[0]["window_id"], item_id=summaries[0])
+    assert summary["item"]["content"] == "Summary of window 0"
+
+
+def test_incremental_state_equals_a_resumed_one(manager, script, tmp_path) -> None:
+    live = TreeState(manager)
+    build(script, rollovers=3)
+    path = manager.session_file
+    manager.close()
+    reopened = SessionManager.open(path)
+    try:
+        resumed = TreeState(reopened)
+        assert resumed.archives.archives == live.archives.archives
+        assert resumed.state.current == live.state.current
+        assert history(resumed, "list_windows") == history(live, "list_windows")
+        query = {"query": "secret", "limit": 25}
+        assert history(resumed, "search_contents", **query) == history(
+            live, "search_contents", **query
+        )
+    finally:
+        reopened.close()
+
+
+def test_projection_hides_only_owned_summaries(manager, script) -> None:
+    state = TreeState(manager)
+    build(script)
+    messages = projected(manager, state)
+    assert not any(isinstance(m, BranchSummaryMessage) for m in messages)
+    assert is_marker_message(messages[0])
+    # A manual summary (no manifest) stays visible.
+    leaf = manager.get_leaf_id()
+    manager.branch_with_summary(leaf, "The user wrote this summary by hand.")
+    script.user("after the manual summary")
+    summaries = [m for m in projected(manager, state) if isinstance(m, BranchSummaryMessage)]
+    assert [m.summary for m in summaries] == ["The user wrote this summary by hand."]
+
+
+def test_before_the_first_archive_the_latest_window_is_projected(manager, script) -> None:
+    state = TreeState(manager)
+    script.exchange(0)
+    marker = script.identity.advance()
+    script.marker(marker)
+    script.exchange(1)
+    messages = projected(manager, state)
+    assert is_marker_message(messages[0])
+    assert messages[0].details["contextManagement"]["currentWindowId"] == (marker.current_window_id)
+
+
+def test_notes_reconstruct_from_the_latest_snapshot(manager, script) -> None:
+    state = TreeState(manager)
+    script.note("/root/notes/plan.md", "step 1\n")
+    script.note("/root/notes/plan.md", "step 2\n", action="append")
+    snapshot = state.state.notes.snapshot(5000).dump()
+    script.exchange(0)
+    script.rollover("s0", snapshot)
+    # The notes written in window 0 are on the side branch now; the snapshot carries them.
+    script.note("/root/notes/plan.md", "step 3\n", action="append")
+
+    def read(target: TreeState) -> dict:
+        result = answer_notes(target.state.notes, "read_file", {"path": "plan.md"}, _no_write)
+        return json.loads(result.text)["file"]
+
+    assert read(state)["content"] == "step 1\nstep 2\nstep 3\n"
+    assert read(TreeState(manager))["content"] == "step 1\nstep 2\nstep 3\n"
+
+
+def _no_write(prepared) -> str:
+    raise AssertionError("no write expected")
+
+
+def test_archived_items_are_bounded_newest_first(manager, script) -> None:
+    from ctxmodes_tree.traversal import ArchiveLimits
+
+    script.exchange(0, detail="oldest")
+    script.exchange(1, detail="newest")
+    summary_id = script.rollover("s0", EMPTY_SNAPSHOT)
+    state = TreeState(manager, ArchiveLimits(max_items=3))
+    (window,) = state.archive_history.windows()
+    items = list(window.select(ItemFilter()))
+    assert items[0].item_id == summary_id
+    assert [i.role for i in items[1:]] == ["assistant", "tool", "assistant"]
+    assert "newest" in items[2].content
+    assert window.item_count == 4
+    by_chars = TreeState(manager, ArchiveLimits(max_chars=20))
+    (small,) = by_chars.archive_history.windows()
+    assert small.item_count == 2  # the summary, and the newest item that fits
+
+
+def test_summary_items_need_no_normalization_and_ids_match_by_suffix(manager, script) -> None:
+    build(script, rollovers=1)
+    state = TreeState(manager)
+    (window,) = state.archive_history.windows()
+    summary = state.archives.latest.summary
+    assert window.find_item(summary.id).summary
+    assert window._raw is None  # the exact summary read did not touch the raw items
+    assert [i.item_id for i in window.select(ItemFilter(summary=True))] == [summary.id]
+    assert window._raw is None
+    assert window.find_item(summary.id[-3:]).item_id.endswith(summary.id[-3:])
+    raw = list(window.select(ItemFilter(summary=False), reverse=True))
+    assert raw[0].role == "assistant"
+    assert list(window.select(ItemFilter(), reverse=True))[-1].item_id == summary.id
