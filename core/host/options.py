@@ -27,8 +27,9 @@ class HostOptions:
     :ivar system_prompt: replaces the built-in system prompt when set.
     :ivar clock: the time source of message timestamps (milliseconds); tests make it
         deterministic.
-    :ivar raise_hook_errors: let an exception raised by a plugin's hook propagate instead of
-        reporting it and carrying on (for tests of plugins).
+    :ivar raise_hook_errors: let an exception raised by a plugin's hook propagate to the
+        caller (out of ``prompt()``, after the run settled) instead of reporting it and
+        carrying on; for tests of plugins.
     """
 
     compaction: CompactionSettings = field(default_factory=CompactionSettings)

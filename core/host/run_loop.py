@@ -124,6 +124,8 @@ class RunLoop:
                 self._deliver(prompt, new_messages)
             self._loop(signal, new_messages, skip_initial_steering)
         except Exception as exc:
+            if core.options.raise_hook_errors:
+                raise
             # As Pi: whatever breaks a run ends it with an error message the user can see.
             _log.exception("run failed")
             failure = self._failure_message(str(exc) or type(exc).__name__, signal.aborted)

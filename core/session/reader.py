@@ -26,10 +26,10 @@ import os
 import re
 from dataclasses import dataclass, field
 from itertools import accumulate
-from operator import add
-from typing import Any, Final
+from operator import add, itemgetter
+from typing import Annotated, Any, Final
 
-from pydantic import TypeAdapter, ValidationError
+from pydantic import Field, TypeAdapter, ValidationError
 from typing_extensions import TypedDict
 
 from ctxmodes.session import codec
@@ -53,14 +53,16 @@ NO_ID: Final = "entry has no string id"
 EXTRA_HEADER: Final = "second session header"
 
 
-class _Head(TypedDict, total=False):
-    type: Any
-    id: Any
-    parentId: Any
+class _Head(TypedDict):
+    # Defaults make every result carry all three keys, so they can be read in bulk.
+    type: Annotated[Any, Field(default=None)]
+    id: Annotated[Any, Field(default=None)]
+    parentId: Annotated[Any, Field(default=None)]
 
 
 # pydantic-core validates the whole line as JSON but materialises only these three fields.
 _validate_head = TypeAdapter(_Head).validator.validate_json
+_HEAD_FIELDS: Final = itemgetter("type", "id", "parentId")
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,15 +146,13 @@ class _Scanner:
 
     def _add_regular(self, lines: list[bytes], heads: list[Any], offset: int) -> bool:
         """Index a run of ordinary entry lines in bulk; ``False`` (nothing done) otherwise."""
-        if None in heads:
+        if None in heads or not heads:
             return False
-        types = [head.get("type") for head in heads]
-        ids = [head.get("id") for head in heads]
+        types, ids, parents = zip(*map(_HEAD_FIELDS, heads), strict=True)
         if "session" in types or set(map(type, ids)) != {str}:
             return False
-        parents = [head.get("parentId") for head in heads]
         if not set(map(type, parents)) <= {str, type(None)}:
-            parents = [parent if type(parent) is str else None for parent in parents]
+            parents = tuple(parent if type(parent) is str else None for parent in parents)
         result = self.result
         base = len(result.ids)
         lengths = list(map(len, lines))
@@ -164,9 +164,26 @@ class _Scanner:
         result.types.extend(types)
         result.parents.extend(parents)
         by_id = result.by_id
-        by_id.update(zip(ids, range(base, base + len(ids)), strict=True))
-        lookup = by_id.get
-        result.parent_indexes.extend([lookup(p, -1) if p else -1 for p in parents])
+        count = len(ids)
+        by_id.update(zip(ids, range(base, base + count), strict=True))
+        # Pi appends each entry as a child of the one before; test that case in bulk.
+        previous_ids = [result.ids[base - 1] if base else None, *ids[:-1]]
+        if list(parents) == previous_ids and "" not in parents:
+            result.parent_indexes.extend(range(base - 1, base + count - 1))
+        else:
+            lookup = by_id.get
+            result.parent_indexes.extend(
+                [
+                    index - 1
+                    if parent and parent == previous
+                    else lookup(parent, -1)
+                    if parent
+                    else -1
+                    for index, parent, previous in zip(
+                        range(base, base + count), parents, previous_ids, strict=True
+                    )
+                ]
+            )
         if "label" in types or "session_info" in types:
             for position, entry_type in enumerate(types):
                 if entry_type == "label" or entry_type == "session_info":

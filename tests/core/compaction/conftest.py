@@ -1,15 +1,14 @@
 """The Pi oracle corpus for the compaction tests.
 
-The corpus (session files and the answers Pi 0.85.0 computed for them) is located through
-``$PI_ORACLE_CASES``, defaulting to the shared read-only copy; tests that need it are skipped,
-with that reason, when it is absent. A test taking a ``compaction_case`` argument runs once
-per case that has a ``.compaction.json``; one taking ``trace_case`` once per agent trace.
+The corpus (session files and the answers Pi 0.85.0 computed for them) is located by
+:mod:`pi_oracle`; tests that need it are skipped, with that reason, when it is absent. A test
+taking a ``compaction_case`` argument runs once per case that has a ``.compaction.json``; one
+taking ``trace_case`` once per agent trace.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -18,16 +17,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pi_oracle import oracle_dir
+from pi_oracle import pi_node_modules as find_pi_node_modules
 
 from ctxmodes.session.manager import SessionManager
 from ctxmodes.session.models import entry_from_json
 
-NO_CORPUS = "needs the Pi oracle corpus (set PI_ORACLE_CASES)"
+NO_CORPUS = "needs the Pi oracle corpus (set PI_ORACLE_DIR)"
 
 
 def _cases_dir() -> Path | None:
-    root = Path(os.environ.get("PI_ORACLE_CASES", "/work/shared/pi-oracle/cases"))
-    return root if root.is_dir() else None
+    root = oracle_dir()
+    return None if root is None else root / "cases"
 
 
 def _case_names(suffix: str) -> list[Any]:
@@ -80,23 +81,12 @@ def corpus() -> Corpus:
     return Corpus(root)
 
 
-def _pi_node_modules() -> Path | None:
-    # $PI_NODE_MODULES (a node_modules directory or one containing it), then <repo>/.pi.
-    candidates = []
-    if os.environ.get("PI_NODE_MODULES"):
-        env = Path(os.environ["PI_NODE_MODULES"])
-        candidates += [env, env / "node_modules"]
-    candidates.append(Path(__file__).resolve().parents[3] / ".pi" / "node_modules")
-    package = Path("@earendil-works") / "pi-coding-agent" / "package.json"
-    return next((path for path in candidates if (path / package).is_file()), None)
-
-
 @pytest.fixture(scope="session")
 def pi_node_modules() -> Path:
     """The real Pi's node_modules directory; skips the test when node or Pi is missing."""
     if shutil.which("node") is None:
         pytest.skip("needs node to run the real Pi")
-    found = _pi_node_modules()
+    found = find_pi_node_modules()
     if found is None:
         pytest.skip("needs the real Pi 0.85.0 (set PI_NODE_MODULES, or npm ci into .pi/)")
     return found

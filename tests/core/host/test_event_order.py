@@ -5,13 +5,15 @@ from __future__ import annotations
 import threading
 import time
 
+import pytest
 from host_rig import BlockingTool, EchoTool, ToolsPlugin, text_response, tool_response
 
 from ctxmodes import hookimpl
 from ctxmodes.commands import Command
-from ctxmodes.events import InputResult
+from ctxmodes.events import InputResult, ToolCallBlock
 from ctxmodes.host import records
-from ctxmodes.session.models import AssistantMessage
+from ctxmodes.host.options import HostOptions
+from ctxmodes.session.models import AssistantMessage, TextContent
 
 PROMPT_TURN = ["message_start", "message_end", "context", "provider_request"]
 ANSWER = ["message_start", "message_end"]
@@ -339,3 +341,72 @@ def test_model_failure_ends_the_run_with_an_error_message(make_rig):
     assert "no response left" in answer["errorMessage"]
     assert rig.types()[-3:] == ["turn_end", "agent_end", "agent_settled"]
     assert isinstance(rig.of(records.AgentEnded)[0].messages[-1], AssistantMessage)
+
+
+def test_tool_calls_can_be_blocked_and_results_patched(make_rig):
+    echo = EchoTool()
+
+    class Guard:
+        @hookimpl
+        def ctx_tool_call(self, session, event):
+            if event.arguments.get("text") == "forbidden":
+                return ToolCallBlock("not allowed here")
+            return None
+
+        @hookimpl
+        def ctx_tool_result(self, session, event):
+            if not event.result.is_error:
+                patched = event.result.content[0].text.upper()
+                event.result = event.result.model_copy(
+                    update={"content": [TextContent(text=patched)]}
+                )
+
+    rig = make_rig(
+        [
+            {
+                "tool_calls": [
+                    {"name": "echo", "arguments": {"text": "forbidden"}},
+                    {"name": "echo", "arguments": {"text": "fine"}},
+                ]
+            },
+            text_response("ok"),
+        ],
+        plugins=[ToolsPlugin(echo), Guard()],
+    )
+    rig.session.prompt("go")
+    results = [m for m in rig.messages_in_file() if m["role"] == "toolResult"]
+    assert [(r["content"][0]["text"], r["isError"]) for r in results] == [
+        ("not allowed here", True),
+        ("FINE", False),
+    ]
+    assert echo.calls == [{"text": "fine"}]
+    assert [r.blocked for r in rig.of(records.ToolCallChecked)] == ["not allowed here", None]
+
+
+def test_a_failing_plugin_is_reported_and_the_run_goes_on(make_rig):
+    class Broken:
+        @hookimpl
+        def ctx_turn_start(self, session, turn_index):
+            raise RuntimeError("boom")
+
+    rig = make_rig([text_response("fine")], plugins=[Broken()])
+    rig.session.prompt("hi")
+    assert rig.messages_in_file()[-1]["content"][0]["text"] == "fine"
+    assert rig.ui.notifications == [("error", "plugin error in turn_start: boom")]
+
+
+def test_hook_errors_can_be_raised_for_plugin_tests(make_rig):
+    class Broken:
+        @hookimpl
+        def ctx_turn_end(self, session, event):
+            raise RuntimeError("boom")
+
+    rig = make_rig(
+        [text_response("fine")],
+        plugins=[Broken()],
+        options=HostOptions(raise_hook_errors=True),
+    )
+    with pytest.raises(RuntimeError, match="boom"):
+        rig.session.prompt("hi")
+    assert rig.session.is_idle()
+    assert rig.types()[-1] == "agent_settled"

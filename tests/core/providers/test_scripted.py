@@ -2,10 +2,10 @@ from __future__ import annotations
 
 import json
 import math
-import os
 from pathlib import Path
 
 import pytest
+from pi_oracle import oracle_dir
 
 from ctxmodes.abort import AbortController
 from ctxmodes.errors import CtxmodesError
@@ -265,15 +265,15 @@ def test_missing_file(tmp_path):
 
 
 def _oracle_cases() -> Path | None:
-    root = Path(os.environ.get("PI_ORACLE_CASES", "/work/shared/pi-oracle/cases"))
-    return root if root.is_dir() else None
+    root = oracle_dir()
+    return None if root is None else root / "cases"
 
 
 @pytest.mark.pi
 def test_assistant_message_keys_follow_pi_oracle():
     cases = _oracle_cases()
     if cases is None:
-        pytest.skip("needs the Pi oracle corpus (set PI_ORACLE_CASES)")
+        pytest.skip("needs the Pi oracle corpus (set PI_ORACLE_DIR)")
     pi_message = None
     for path in sorted(cases.glob("*.jsonl")):
         for line in path.read_text().splitlines():

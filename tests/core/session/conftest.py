@@ -1,19 +1,12 @@
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-
-# The Pi-oracle helper lives in tests/ so that every test package can use it.
-_TESTS = str(Path(__file__).resolve().parents[2])
-if _TESTS not in sys.path:
-    sys.path.insert(0, _TESTS)
-
-from pi_oracle import (  # noqa: E402
+from pi_oracle import (
     PiOracle,
     oracle_dir,
     require_node,
@@ -21,9 +14,9 @@ from pi_oracle import (  # noqa: E402
     require_pi,
 )
 
-from ctxmodes.session.manager import SessionManager  # noqa: E402
-from ctxmodes.session.report import context_report  # noqa: E402
-from ctxmodes.session.tree import flat_tree  # noqa: E402
+from ctxmodes.session.manager import SessionManager
+from ctxmodes.session.report import context_report
+from ctxmodes.session.tree import flat_tree
 
 
 def _case_names() -> list[Any]:

@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import threading
@@ -10,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pi_oracle import pi_node_modules
 
 from ctxmodes.abort import AbortController
 from ctxmodes.tools.base import ToolContext, ToolResult
@@ -50,14 +50,10 @@ def aborting_context(tmp_path: Path) -> Iterator[AbortingContext]:
 
 
 def _pi_dist() -> Path | None:
-    root = os.environ.get("PI_NODE_MODULES")
-    if not root or shutil.which("node") is None:
+    root = pi_node_modules()
+    if root is None or shutil.which("node") is None:
         return None
-    for base in (Path(root), Path(root) / "node_modules"):
-        dist = base / "@earendil-works/pi-coding-agent/dist"
-        if dist.is_dir():
-            return dist
-    return None
+    return root / "@earendil-works" / "pi-coding-agent" / "dist"
 
 
 PiNode = Callable[[str, str, Any], Any]
@@ -72,7 +68,7 @@ def pi_node() -> PiNode:
     """
     dist = _pi_dist()
     if dist is None:
-        pytest.skip("needs node and PI_NODE_MODULES pointing at Pi 0.85.0")
+        pytest.skip("needs node and the real Pi 0.85.0 (set PI_NODE_MODULES, or `make pi`)")
 
     def run(module: str, body: str, payload: Any) -> Any:
         script = (

@@ -1,12 +1,12 @@
 """Entries written by the extension's code path through the real Pi are read and rebuilt by
 us byte for byte: the marker details, note entries and note snapshots."""
 
-import os
 import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
+from pi_oracle import pi_node_modules
 
 from ctxmodes.session import codec
 from ctxmodes.session.models import CustomEntry, CustomMessageEntry, entry_from_json, to_json
@@ -25,15 +25,8 @@ PACKAGE = Path("@earendil-works") / "pi-coding-agent"
 
 
 def _pi_package() -> Path | None:
-    candidates = []
-    if os.environ.get("PI_NODE_MODULES"):
-        root = Path(os.environ["PI_NODE_MODULES"])
-        candidates += [root, root / "node_modules"]
-    candidates.append(Path(__file__).resolve().parents[3] / ".pi" / "node_modules")
-    for node_modules in candidates:
-        if (node_modules / PACKAGE / "package.json").is_file():
-            return node_modules / PACKAGE
-    return None
+    node_modules = pi_node_modules()
+    return None if node_modules is None else node_modules / PACKAGE
 
 
 @pytest.fixture(scope="module")

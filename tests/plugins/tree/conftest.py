@@ -391,12 +391,6 @@ def respond():
 @pytest.fixture(scope="session")
 def pi():
     """The real Pi 0.85 (skips with the reason when node or Pi is missing)."""
-    import sys
-    from pathlib import Path
-
-    tests = str(Path(__file__).resolve().parents[2])
-    if tests not in sys.path:
-        sys.path.insert(0, tests)
     from pi_oracle import require_pi
 
     return require_pi()
