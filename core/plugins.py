@@ -187,7 +187,20 @@ def _enable_tracing(pm: pluggy.PluginManager) -> None:
     pm.add_hookcall_monitoring(before, after)
 
 
-def make_configured_plugin_manager(settings: Settings) -> CtxPluginManager:
-    """A plugin manager honouring the configured allow and block lists and the environment."""
-    selection = PluginSelection.from_env(allow=settings.plugins.allow, block=settings.plugins.block)
-    return make_plugin_manager(selection=selection)
+def make_configured_plugin_manager(
+    settings: Settings | None = None,
+    *,
+    load_entrypoints: bool = True,
+    plugins: Sequence[object] = (),
+) -> CtxPluginManager:
+    """A plugin manager honouring the configured allow and block lists (``settings``, or none)
+    and the environment, with the default plugins and ``plugins``. Every host and command
+    builds its own, so each host owns its tool processes."""
+    selection = (
+        PluginSelection.from_env()
+        if settings is None
+        else PluginSelection.from_env(allow=settings.plugins.allow, block=settings.plugins.block)
+    )
+    return make_plugin_manager(
+        load_entrypoints=load_entrypoints, selection=selection, plugins=plugins
+    )

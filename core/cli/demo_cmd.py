@@ -159,15 +159,16 @@ def _run_demo(console: Console, workdir: Path, session_file: Path | None) -> Non
     from ctxmodes.errors import CtxmodesError
     from ctxmodes.events import RetrievalRequest
     from ctxmodes.hooks import HookRelay
-    from ctxmodes.host.runtime import AgentHost, make_host_plugin_manager
+    from ctxmodes.host.runtime import AgentHost
     from ctxmodes.modes import ModeRegistry
+    from ctxmodes.plugins import make_configured_plugin_manager
     from ctxmodes.providers.script import Script
     from ctxmodes.providers.scripted import ScriptedProvider
     from ctxmodes.session.manager import SessionManager
     from ctxmodes.session.writer import Durability
     from ctxmodes.ui import HeadlessUI
 
-    pm = make_host_plugin_manager()
+    pm = make_configured_plugin_manager()
     registry = ModeRegistry.from_plugin_manager(pm)
     if DEMO_MODE not in registry:
         installed = ", ".join(registry.names()) or "none"

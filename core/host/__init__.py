@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from ctxmodes.host.errors import NoModelError, SessionBusyError
     from ctxmodes.host.options import HostOptions
-    from ctxmodes.host.runtime import AgentHost, make_host_plugin_manager
+    from ctxmodes.host.runtime import AgentHost
     from ctxmodes.host.session import AgentSession
 
 __all__ = [
@@ -25,12 +25,10 @@ __all__ = [
     "HostOptions",
     "NoModelError",
     "SessionBusyError",
-    "make_host_plugin_manager",
 ]
 
 _HOMES = {
     "AgentHost": "ctxmodes.host.runtime",
-    "make_host_plugin_manager": "ctxmodes.host.runtime",
     "AgentSession": "ctxmodes.host.session",
     "HostOptions": "ctxmodes.host.options",
     "NoModelError": "ctxmodes.host.errors",

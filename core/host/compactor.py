@@ -104,6 +104,7 @@ class Compactor:
             core.activity_controller = None
         core.rebuild_messages()
         core.hook(core.relay.session_compact, CompactionEvent(entry, trigger, from_plugin))
+        core.emit(records.CompactionAppended(entry, from_plugin))
         core.emit(records.CompactionEnded(trigger, entry, will_retry=will_retry))
         return entry
 
@@ -115,6 +116,9 @@ class Compactor:
     ) -> tuple[CompactionEntry, bool]:
         core = self._core
         decision = core.hook(core.relay.session_before_compact, request)
+        cancelled = decision is not None and decision.cancel
+        supplied = decision is not None and not cancelled and decision.summary is not None
+        core.emit(records.CompactionPrepared(request.trigger, cancelled, supplied))
         if decision is not None and decision.cancel:
             raise CompactionCancelled(CANCELLED_MESSAGE)
         if decision is not None and decision.summary is not None:

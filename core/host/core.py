@@ -16,6 +16,7 @@ session start), so a turn never re-reads the session.
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, ParamSpec, TypeVar
@@ -77,6 +78,9 @@ class SessionCore:
         self.options = options
         self.listeners = listeners
         self.life = Lifecycle()
+        # Hook implementations never run concurrently, even when input arrives on a UI
+        # thread during a run: plugins need not be thread-safe.
+        self._hook_lock = threading.RLock()
         self.queues = RunQueues()
         self.queues.steering.mode = options.steering_mode
         self.queues.follow_up.mode = options.follow_up_mode
@@ -109,10 +113,12 @@ class SessionCore:
         self.listeners.emit(record)
 
     def hook(self, call: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R | None:
-        """Call a hook; a failing plugin is reported and treated as having returned nothing
-        (as Pi treats a failing extension handler), unless the options say to raise."""
+        """Call a hook, one at a time across threads; a failing plugin is reported and
+        treated as having returned nothing (as Pi treats a failing extension handler), unless
+        the options say to raise."""
         try:
-            return call(*args, **kwargs)
+            with self._hook_lock:
+                return call(*args, **kwargs)
         except Exception as exc:
             if self.options.raise_hook_errors:
                 raise
@@ -126,13 +132,14 @@ class SessionCore:
         self.messages = list(self.manager.build_session_context().messages)
 
     def latest_compaction(self) -> CompactionEntry | None:
-        """The latest compaction entry on the active branch."""
-        branch = self.manager.get_branch()
-        for index in range(len(branch) - 1, -1, -1):
-            entry = branch[index]
-            if isinstance(entry, CompactionEntry):
-                return entry
-        return None
+        """The latest compaction entry on the active branch.
+
+        The context's entries start with it when there is one; asking for them costs
+        O(context), where scanning the branch would cost O(session).
+        """
+        entries = self.manager.build_context_entries()
+        first = entries[0] if len(entries) else None
+        return first if isinstance(first, CompactionEntry) else None
 
     # ------------------------------------------------------------------ messages
 
@@ -187,7 +194,8 @@ class SessionCore:
 
     def check_tool_call(self, event: ToolCallEvent) -> ToolCallBlock | None:
         try:
-            return self.relay.tool_call(event)
+            with self._hook_lock:
+                return self.relay.tool_call(event)
         except Exception as exc:
             if self.options.raise_hook_errors:
                 raise

@@ -203,6 +203,26 @@ class CompactionStarted:
 
 
 @dataclass(frozen=True, slots=True)
+class CompactionPrepared:
+    """``ctx_session_before_compact`` ran: ``cancelled``, or ``supplied`` when a plugin gave
+    the summary (no summarization call follows)."""
+
+    type: ClassVar[str] = "session_before_compact"
+    trigger: CompactionTrigger
+    cancelled: bool
+    supplied: bool
+
+
+@dataclass(frozen=True, slots=True)
+class CompactionAppended:
+    """The compaction entry was appended and ``ctx_session_compact`` ran."""
+
+    type: ClassVar[str] = "session_compact"
+    entry: CompactionEntry
+    from_plugin: bool
+
+
+@dataclass(frozen=True, slots=True)
 class CompactionEnded:
     """A compaction finished: ``entry`` on success, else ``aborted`` or ``error``."""
 
@@ -256,6 +276,8 @@ HostRecord = (
     | AgentEnded
     | AgentSettled
     | CompactionStarted
+    | CompactionPrepared
+    | CompactionAppended
     | CompactionEnded
     | TreeNavigationStarted
     | TreeNavigated

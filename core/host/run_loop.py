@@ -74,7 +74,7 @@ class RunLoop:
         """A run whose first turn starts with ``prompts`` (Pi's ``agent.prompt``)."""
         signal = self._begin()
         new_messages: list[AgentMessage] = []
-        self._guarded(signal, new_messages, prompts, skip_initial_steering)
+        self._execute(signal, new_messages, prompts, skip_initial_steering)
 
     def continue_run(self) -> None:
         """Go on from the current context (Pi's ``agent.continue``): after an assistant
@@ -96,7 +96,7 @@ class RunLoop:
                 return
             raise CtxmodesError("Cannot continue from message role: assistant")
         signal = self._begin()
-        self._guarded(signal, [], (), False)
+        self._execute(signal, [], (), False)
 
     # ------------------------------------------------------------------ the loop
 
@@ -107,7 +107,7 @@ class RunLoop:
             controller.abort()
         return controller.signal
 
-    def _guarded(
+    def _execute(
         self,
         signal: AbortSignal,
         new_messages: list[AgentMessage],

@@ -30,7 +30,7 @@ from ctxmodes.host.options import HostOptions
 from ctxmodes.host.records import Listener
 from ctxmodes.host.session import AgentSession
 from ctxmodes.modes import ModeRegistry, mode_plugin_name
-from ctxmodes.plugins import CtxPluginManager, PluginSelection, make_plugin_manager
+from ctxmodes.plugins import CtxPluginManager, make_configured_plugin_manager
 from ctxmodes.session.manager import SessionManager
 from ctxmodes.session.writer import Durability
 from ctxmodes.ui import HeadlessUI
@@ -46,26 +46,6 @@ NOT_SAVED_MESSAGE = (
     "This session has not been saved yet. Wait for the first assistant response before "
     "cloning or forking it."
 )
-
-
-def make_host_plugin_manager(
-    settings: Settings | None = None,
-    *,
-    load_entrypoints: bool = True,
-    plugins: Sequence[object] = (),
-) -> CtxPluginManager:
-    """The plugin manager of one host: the entry-point plugins the configuration (and the
-    environment) select, the default plugins — each host gets its own instance of the
-    built-in tools plugin, so its shell and notebook belong to it alone — and ``plugins``."""
-    if settings is None:
-        selection = PluginSelection.from_env()
-    else:
-        selection = PluginSelection.from_env(
-            allow=settings.plugins.allow, block=settings.plugins.block
-        )
-    return make_plugin_manager(
-        load_entrypoints=load_entrypoints, selection=selection, plugins=plugins
-    )
 
 
 class AgentHost:
@@ -117,7 +97,7 @@ class AgentHost:
 
             provider = resolve(settings.model)
         return cls(
-            pm=make_host_plugin_manager(settings, plugins=plugins),
+            pm=make_configured_plugin_manager(settings, plugins=plugins),
             provider=provider,
             ui=ui,
             mode=settings.mode,

@@ -30,20 +30,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, ParamSpec, TypeVar
 
 from ctxmodes.commands import Command
-from ctxmodes.compaction import calculate_context_tokens, estimate_context_tokens, should_compact
 from ctxmodes.errors import CtxmodesError, StaleContextError
 from ctxmodes.events import InputEvent, InputSource, SessionShutdownReason, SessionStartReason
 from ctxmodes.hooks import HookRelay
 from ctxmodes.host import records
+from ctxmodes.host.auto_compaction import AutoCompaction
 from ctxmodes.host.command_table import CommandCall, CommandTable
-from ctxmodes.host.compactor import CompactionCancelled, Compactor, NothingToCompact
+from ctxmodes.host.compactor import Compactor
 from ctxmodes.host.core import SessionCore
 from ctxmodes.host.errors import NoModelError, SessionBusyError
 from ctxmodes.host.listeners import Listeners
 from ctxmodes.host.navigation import SessionNavigation
 from ctxmodes.host.navigator import Navigator
 from ctxmodes.host.options import HostOptions
-from ctxmodes.host.overflow import is_context_overflow, is_recoverable_length
 from ctxmodes.host.records import Listener
 from ctxmodes.host.run_loop import RunLoop
 from ctxmodes.host.system_prompt import build_system_prompt
@@ -53,7 +52,6 @@ from ctxmodes.hostapi import (
     TreeNavigationResult,
     UserInterface,
 )
-from ctxmodes.session.ids import timestamp_ms
 from ctxmodes.session.models import (
     AgentMessage,
     AssistantMessage,
@@ -70,7 +68,6 @@ from ctxmodes.ui import HeadlessUI
 if TYPE_CHECKING:
     import pluggy
 
-    from ctxmodes.events import CompactionTrigger
     from ctxmodes.host.command_context import SessionController
     from ctxmodes.providers.base import ModelInfo, Provider
     from ctxmodes.session.manager import SessionManager
@@ -88,13 +85,6 @@ BUSY_MESSAGE: Final = (
 )
 NAVIGATE_WHILE_RUNNING: Final = (
     "Wait for the current response to finish before navigating the session tree."
-)
-OVERFLOW_RETRY_FAILED: Final = (
-    "Context overflow recovery failed after one compact-and-retry attempt. Try reducing "
-    "context or switching to a larger-context model."
-)
-TRUNCATION_RETRY_FAILED: Final = (
-    "Truncated response recovery failed after one compact-and-retry attempt."
 )
 
 
@@ -137,8 +127,9 @@ class AgentSession:
         )
         self._mode_name = mode_name
         self.controller = controller
-        self._loop = RunLoop(self._core, self._compact_between_turns)
         self._compactor = Compactor(self._core)
+        self._auto_compaction = AutoCompaction(self._core, self._compactor, self._release_held)
+        self._loop = RunLoop(self._core, self._auto_compaction.between_turns)
         self._navigator = Navigator(self._core)
         self._commands = CommandTable()
         self._held: list[_HeldInput] = []
@@ -523,7 +514,7 @@ class AgentSession:
         last = next((m for m in reversed(core.messages) if isinstance(m, AssistantMessage)), None)
         if last is not None:
             # Catches an aborted answer that left the context over the threshold.
-            self._check_compaction(last, skip_aborted=False)
+            self._auto_compaction.after_answer(last, include_aborted=True)
         prompts: list[AgentMessage] = [
             UserMessage(content=[TextContent(text=text)], timestamp=core.now_ms())
         ]
@@ -564,7 +555,7 @@ class AgentSession:
         message, core.last_assistant = core.last_assistant, None
         if message is None or core.abort_requested:
             return False
-        if self._check_compaction(message):
+        if self._auto_compaction.after_answer(message):
             return True
         return core.queues.has_pending()
 
@@ -579,9 +570,11 @@ class AgentSession:
         """
         self._check_alive()
         life = self._core.life
-        if life.run_active:
-            if life.is_driver():
+        if life.is_driver():
+            if life.run_active:
                 raise SessionBusyError("cannot compact from inside the session's own run")
+        elif life.has_driver():
+            # As Pi: a manual compaction stops what runs and waits for it to settle.
             self.abort()
             life.wait_until_released()
         with life.drive("compact"):
@@ -592,86 +585,6 @@ class AgentSession:
                     )
             finally:
                 self._release_held()
-
-    def _check_compaction(self, message: AssistantMessage, *, skip_aborted: bool = True) -> bool:
-        """Compact after ``message`` if it overflowed or crossed the threshold; True when
-        the run should continue (overflow retry, or messages queued meanwhile)."""
-        core = self._core
-        settings = core.options.compaction
-        model = core.model
-        if not settings.enabled or model is None:
-            return False
-        if skip_aborted and message.stop_reason == "aborted":
-            return False
-        latest = core.latest_compaction()
-        latest_ms = None if latest is None else timestamp_ms(latest.timestamp)
-        if latest_ms is not None and message.timestamp <= latest_ms:
-            return False  # its usage describes the context before that compaction
-        window = model.context_window or 0
-        same_model = message.provider == model.provider and message.model == model.id
-        overflow = same_model and is_context_overflow(message, window)
-        truncated = same_model and is_recoverable_length(message, model.max_tokens or 0)
-        if overflow or truncated:
-            if message.stop_reason == "stop":
-                return self._auto_compact("overflow", will_retry=False)
-            if core.overflow_recovery_attempted:
-                error = OVERFLOW_RETRY_FAILED if overflow else TRUNCATION_RETRY_FAILED
-                core.emit(records.CompactionEnded("overflow", None, error=error))
-                core.ui.notify(error, "error")
-                return False
-            core.overflow_recovery_attempted = True
-            self._drop_failed_answer()
-            return self._auto_compact("overflow", will_retry=True)
-        if not window:
-            return False
-        tokens = calculate_context_tokens(message.usage)
-        if message.stop_reason == "error" or tokens == 0:
-            estimate = estimate_context_tokens(core.messages)
-            index = estimate.last_usage_index
-            if index is not None and latest_ms is not None:
-                source = core.messages[index]
-                if isinstance(source, AssistantMessage) and source.timestamp <= latest_ms:
-                    return False
-            tokens = estimate.tokens
-        if should_compact(int(tokens), window, settings):
-            return self._auto_compact("threshold", will_retry=False)
-        return False
-
-    def _compact_between_turns(self) -> None:
-        # Before the next request of a run: tool results may have filled the window.
-        core = self._core
-        model = core.model
-        settings = core.options.compaction
-        if model is None or not model.context_window or not settings.enabled:
-            return
-        tokens = estimate_context_tokens(core.messages).tokens
-        if should_compact(int(tokens), model.context_window, settings):
-            self._auto_compact("threshold", will_retry=False)
-
-    def _auto_compact(self, trigger: CompactionTrigger, *, will_retry: bool) -> bool:
-        core = self._core
-        try:
-            with core.life.doing("compaction", inside_run=True):
-                self._compactor.compact(trigger, will_retry=will_retry)
-        except (NothingToCompact, CompactionCancelled, SessionBusyError, NoModelError):
-            return False
-        except CtxmodesError as exc:
-            # The compaction_end record carries the reason; the user should see it too.
-            core.ui.notify(f"automatic compaction failed: {exc}", "warning")
-            return False
-        finally:
-            self._release_held()
-        if will_retry:
-            self._drop_failed_answer()
-            return True
-        return core.queues.has_pending()
-
-    def _drop_failed_answer(self) -> None:
-        # The failed answer stays in the file; it must not be what the retry continues from.
-        messages = self._core.messages
-        last = messages[-1] if messages else None
-        if isinstance(last, AssistantMessage) and last.stop_reason in ("error", "length"):
-            messages.pop()
 
     # ================================================================ navigation
 

@@ -1,22 +1,47 @@
-"""The mode conformance suite: what every mode, built-in or third-party, must satisfy.
+"""The mode conformance suites: what every mode, built-in or third-party, must satisfy.
 
 Subclass :class:`ModeConformance` in a test module, set ``plugin`` (the object or module
 holding the mode's ``ctx_register_modes``) and ``mode_name``; pytest then runs every check
-against a fresh plugin manager holding only that plugin.
+against a fresh plugin manager holding only that plugin. A mode that offers the context
+tools (``new_context``, ``get_context_remaining``, ``history``, ``notes``) subclasses
+:class:`ContextWindowConformance` instead, which adds the context-window contract checked
+through a real agent host driven by the scripted model.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import pytest
 
+from ctxmodes.events import RetrievalRequest
 from ctxmodes.hooks import HookRelay
 from ctxmodes.modes import ModeRegistry, mode_plugin_name
 from ctxmodes.offline import OfflineSession
 from ctxmodes.plugins import CtxPluginManager
+from ctxmodes.providers.base import DeveloperMessage, ModelRequest
+from ctxmodes.session.models import (
+    CustomEntry,
+    CustomMessageEntry,
+    MessageEntry,
+    TextContent,
+    ToolResultMessage,
+)
+from ctxmodes.testing.harness import HostHarness
 from ctxmodes.testing.plugin import isolated_plugin_manager
+from ctxmodes.windows.marker import CONTEXT_WINDOW_CUSTOM_TYPE
+from ctxmodes.windows.note_entries import NOTE_CUSTOM_TYPE
+from ctxmodes.windows.tools import (
+    CONTEXT_TOOL_NAMES,
+    GET_CONTEXT_REMAINING,
+    NEW_CONTEXT,
+    NEW_CONTEXT_STARTED,
+    Family,
+    FunctionTool,
+    flat_router,
+)
 
 
 class ModeConformance:
@@ -75,7 +100,228 @@ class ModeConformance:
         before = path.read_bytes()
         registry.activate(pm, self.mode_name, offline_session)
         relay = HookRelay(pm, offline_session)
-        relay.session_start("startup")
+        relay.session_start("resume")
         relay.session_shutdown("quit")
         after = path.read_bytes()
         assert after.startswith(before), "a mode may append to a session file, never rewrite it"
+
+
+# ---------------------------------------------------------------------------------------------
+# The context-window contract
+# ---------------------------------------------------------------------------------------------
+
+#: Words that appear only in window 0 of the scripted sessions below.
+OLD_WINDOW_PROMPT = "conformance-request-7c1f"
+OLD_WINDOW_ANSWER = "conformance-answer-52ad"
+
+#: Enough text for a compaction to find something to cut with Pi's default settings.
+FILLER = "filler " * 15_000
+
+#: The contract's refusals of note paths that would leave the notes root.
+ESCAPING_NOTE_PATHS = {
+    "../x": "Note paths cannot contain empty, . or .. components",
+    "/etc/x": "Absolute note paths must use <agent>/notes/<path>",
+    "a//b": "Note paths cannot contain empty, . or .. components",
+}
+
+HostFactory = Callable[..., HostHarness]
+
+
+def _call(name: str, **arguments: Any) -> dict[str, Any]:
+    return {"tool_calls": [{"name": name, "arguments": arguments}]}
+
+
+def _window_markers(harness: HostHarness) -> list[dict[str, Any]]:
+    """The ``contextManagement`` details of every ``kind: "window"`` marker, in file order."""
+    found = []
+    for entry in harness.custom_entries(CONTEXT_WINDOW_CUSTOM_TYPE):
+        assert isinstance(entry, CustomMessageEntry)
+        details = entry.details["contextManagement"]
+        if details["kind"] == "window":
+            found.append(details)
+    return found
+
+
+def _request_text(request: ModelRequest) -> str:
+    return "\n".join(message.model_dump_json() for message in request.messages)
+
+
+def _tool_results(harness: HostHarness, tool_name: str) -> list[ToolResultMessage]:
+    return [
+        entry.message
+        for entry in harness.entries()
+        if isinstance(entry, MessageEntry)
+        and isinstance(entry.message, ToolResultMessage)
+        and entry.message.tool_name == tool_name
+    ]
+
+
+class ContextWindowConformance(ModeConformance):
+    """The context-window contract, for modes that offer the context tools.
+
+    Every check runs a real host on a new session with the scripted model. The checks fix
+    what the model sees and what is persisted, never how a mode gets there: a mode may
+    roll over at once or after the run settles, cut the session's tree or only the request.
+    """
+
+    def start(self, ctx_host: HostFactory, responses: list[dict[str, Any]]) -> HostHarness:
+        """A host running this mode with ``responses`` scripted."""
+        return ctx_host(responses, plugins=[self.plugin], mode=self.mode_name)
+
+    def rolled_over(self, ctx_host: HostFactory) -> HostHarness:
+        """A session whose window 0 held a request and an answer, then ``new_context``."""
+        harness = self.start(
+            ctx_host,
+            [
+                {"text": OLD_WINDOW_ANSWER},
+                _call(NEW_CONTEXT.name),
+                {"text": "working in the new window"},
+            ],
+        )
+        harness.prompt(OLD_WINDOW_PROMPT)
+        harness.prompt("please continue in a fresh window")
+        return harness
+
+    def retrieve(
+        self, harness: HostHarness, family: Family, action: str, **arguments: Any
+    ) -> dict[str, Any]:
+        """Answer one read operation through the hook the ``history``/``notes`` tools use."""
+        relay = HookRelay(harness.host.plugin_manager, harness.session)
+        request = RetrievalRequest(family=family, action=action, arguments=arguments)
+        result = relay.retrieve(request)
+        assert result is not None, f"the mode did not answer {family} {action}"
+        assert not result.is_error, result.text
+        answer: dict[str, Any] = result.details["codexHistoryNotes"]
+        return answer
+
+    def test_offers_the_context_tools(self, ctx_host: HostFactory) -> None:
+        harness = self.start(ctx_host, [{"text": "ok"}])
+        harness.prompt("hello")
+        contract: list[FunctionTool] = [
+            NEW_CONTEXT,
+            GET_CONTEXT_REMAINING,
+            flat_router("history"),
+            flat_router("notes"),
+        ]
+        tools = harness.session.tools
+        for schema in contract:
+            assert schema.name in tools, f"{schema.name} is not registered"
+            assert tools[schema.name].parameters == schema.parameters, schema.name
+        (request,) = harness.requests()
+        offered = {tool.name for tool in request.tools}
+        assert set(CONTEXT_TOOL_NAMES) <= offered
+
+    def test_first_input_opens_window_zero(self, ctx_host: HostFactory) -> None:
+        harness = self.start(ctx_host, [{"text": "ok"}])
+        assert _window_markers(harness) == [], "starting a session must not open a window"
+        harness.prompt("hello")
+        (window,) = _window_markers(harness)
+        assert window["windowNumber"] == 0
+        assert window["firstWindowId"] == window["currentWindowId"]
+        assert "previousWindowId" not in window
+        (request,) = harness.requests()
+        first = request.messages[0]
+        assert isinstance(first, DeveloperMessage), "the model must get the marker as developer"
+        assert f"Current context window id: {window['currentWindowId']}" in first.text
+
+    def test_new_context_shows_the_model_only_the_new_window(self, ctx_host: HostFactory) -> None:
+        harness = self.rolled_over(ctx_host)
+        old, new = _window_markers(harness)
+        assert new["windowNumber"] == old["windowNumber"] + 1
+        assert new["firstWindowId"] == old["firstWindowId"]
+        assert new["previousWindowId"] == old["currentWindowId"]
+        assert new["currentWindowId"] != old["currentWindowId"]
+        (result,) = _tool_results(harness, NEW_CONTEXT.name)
+        assert result.content == [TextContent(text=NEW_CONTEXT_STARTED)]
+        assert result.details == {"started": True}
+        request = harness.requests()[-1]
+        first = request.messages[0]
+        assert isinstance(first, DeveloperMessage)
+        assert f"Current context window id: {new['currentWindowId']}" in first.text
+        sent = _request_text(request)
+        assert OLD_WINDOW_PROMPT not in sent
+        assert OLD_WINDOW_ANSWER not in sent
+        assert f"Current context window id: {old['currentWindowId']}" not in sent
+
+    def test_history_ids_are_stable_and_opaque(self, ctx_host: HostFactory) -> None:
+        harness = self.rolled_over(ctx_host)
+        old, new = (window["currentWindowId"] for window in _window_markers(harness))
+        listed = self.retrieve(harness, "history", "list_windows")
+        assert [w["window_id"] for w in listed["windows"]] == [old, new]
+        oldest = self.retrieve(harness, "history", "list_windows", limit=1)
+        newest = self.retrieve(harness, "history", "list_windows", limit=1, recent_first=True)
+        assert oldest["windows"] == listed["windows"][:1]
+        assert newest["windows"] == listed["windows"][-1:]
+        found = self.retrieve(harness, "history", "search_contents", query=OLD_WINDOW_PROMPT)
+        assert {item["window_id"] for item in found["items"]} == {old}
+        assert "user" in {item["role"] for item in found["items"]}
+        items = self.retrieve(harness, "history", "list_items", window_id=old)["items"]
+        assert len(items) >= 2
+        for item in items:
+            read = self.retrieve(
+                harness,
+                "history",
+                "read_item",
+                window_id=item["window_id"],
+                item_id=item["item_id"],
+            )["item"]
+            assert read is not None, f"read_item refused the listed id {item['item_id']}"
+            assert (read["window_id"], read["item_id"]) == (item["window_id"], item["item_id"])
+            assert read["content"].startswith(item["truncated_content"])
+        # The ids are the session's, not the process's: a resumed session gives the same.
+        path = harness.manager.session_file
+        assert path is not None
+        harness.host.resume_session(path)
+        assert self.retrieve(harness, "history", "list_windows") == listed
+        assert self.retrieve(harness, "history", "list_items", window_id=old)["items"] == items
+
+    def test_note_paths_cannot_escape_the_notes_root(self, ctx_host: HostFactory) -> None:
+        calls = [
+            {"name": "notes", "arguments": {"action": action, "path": path, "text": "x"}}
+            for path in ESCAPING_NOTE_PATHS
+            for action in ("write_file", "append_to_file")
+        ]
+        calls += [
+            {"name": "notes", "arguments": {"action": "read_file", "path": path}}
+            for path in ESCAPING_NOTE_PATHS
+        ]
+        harness = self.start(ctx_host, [{"tool_calls": calls}, {"text": "done"}])
+        harness.prompt("try these paths")
+        results = _tool_results(harness, "notes")
+        expected = [message for message in ESCAPING_NOTE_PATHS.values() for _ in range(2)]
+        expected += list(ESCAPING_NOTE_PATHS.values())
+        assert [r.is_error for r in results] == [True] * len(expected)
+        assert [r.content for r in results] == [[TextContent(text=m)] for m in expected]
+        written = [e for e in harness.entries() if isinstance(e, CustomEntry)]
+        assert [e for e in written if e.custom_type == NOTE_CUSTOM_TYPE] == []
+
+    def test_lines_it_did_not_write_stay_byte_identical(self, ctx_host: HostFactory) -> None:
+        harness = self.start(
+            ctx_host,
+            [
+                {"text": "first answer"},
+                _call("notes", action="write_file", path="plan.md", text="step one"),
+                _call(NEW_CONTEXT.name),
+                {"text": "in the new window"},
+                {"text": "last answer"},
+            ],
+        )
+        path = harness.manager.session_file
+        assert path is not None
+        steps: list[Callable[[], object]] = [
+            lambda: harness.prompt("first " + FILLER),
+            lambda: harness.session.compact(),
+            lambda: harness.prompt("second"),
+            lambda: harness.prompt("third"),
+        ]
+        before = b""
+        for step in steps:
+            step()
+            harness.manager.flush()
+            after = path.read_bytes()
+            assert after.startswith(before), "a mode may append to a session file, never rewrite"
+            before = after
+        # The session went through everything the steps were meant to exercise.
+        assert b'"type":"compaction"' in before
+        assert b'"path":"/root/notes/plan.md"' in before
+        assert b'"text":"last answer"' in before

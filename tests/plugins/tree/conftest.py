@@ -282,7 +282,8 @@ class Harness:
         import ctxmodes_tree
         from ctxmodes.compaction.settings import CompactionSettings
         from ctxmodes.host.options import HostOptions
-        from ctxmodes.host.runtime import AgentHost, make_host_plugin_manager
+        from ctxmodes.host.runtime import AgentHost
+        from ctxmodes.plugins import make_configured_plugin_manager
         from ctxmodes.providers.script import Script
         from ctxmodes.providers.scripted import ScriptedProvider
         from ctxmodes.session.manager import SessionManager
@@ -298,7 +299,7 @@ class Harness:
         import ctxmodes_local
         import ctxmodes_off
 
-        pm = make_host_plugin_manager(
+        pm = make_configured_plugin_manager(
             load_entrypoints=False,
             plugins=[ctxmodes_off, ctxmodes_local, ctxmodes_tree, *plugins],
         )

@@ -1,0 +1,104 @@
+"""A real agent host driven by the scripted model, for testing a mode end to end.
+
+:class:`HostHarness` builds a fresh plugin manager holding only the given plugins (plus the
+core's default plugins: the runtime tools and the built-in commands), starts a host with the
+chosen mode on a new session file, and records every host event, so a test can assert what
+was persisted, what the model was sent, and in which order things happened.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ctxmodes.host.runtime import AgentHost
+    from ctxmodes.host.session import AgentSession
+    from ctxmodes.providers.base import ModelRequest
+    from ctxmodes.providers.scripted import ScriptedProvider
+    from ctxmodes.session.manager import SessionManager
+    from ctxmodes.session.models import SessionEntry
+    from ctxmodes.ui import HeadlessUI
+
+
+class HostHarness:
+    """One host, one session file under ``directory``, one scripted model.
+
+    :param responses: the scripted model's responses, in order (see
+        :mod:`ctxmodes.providers.script`).
+    :param summaries: scripted summaries for branch-summary and compaction calls.
+    :param plugins: the plugins under test (a mode plugin module, probes).
+    :param mode: the mode to activate; ``None`` runs with no mode at all.
+    """
+
+    def __init__(
+        self,
+        directory: Path,
+        responses: list[dict[str, Any]],
+        *,
+        summaries: list[str] | None = None,
+        plugins: Sequence[object] = (),
+        mode: str | None = None,
+        context_window: int | None = None,
+    ) -> None:
+        from ctxmodes.host.options import HostOptions
+        from ctxmodes.host.runtime import AgentHost
+        from ctxmodes.plugins import make_configured_plugin_manager
+        from ctxmodes.providers.script import Script
+        from ctxmodes.providers.scripted import ScriptedProvider
+        from ctxmodes.session.manager import SessionManager
+        from ctxmodes.session.writer import Durability
+        from ctxmodes.ui import HeadlessUI
+
+        script: dict[str, Any] = {"responses": responses}
+        if summaries is not None:
+            script["summaries"] = summaries
+        if context_window is not None:
+            script["context_window"] = context_window
+        self.provider: ScriptedProvider = ScriptedProvider(Script.model_validate(script))
+        self.ui: HeadlessUI = HeadlessUI()
+        self.records: list[Any] = []
+        pm = make_configured_plugin_manager(load_entrypoints=False, plugins=plugins)
+        self.host: AgentHost = AgentHost(
+            pm=pm,
+            provider=self.provider,
+            ui=self.ui,
+            mode=mode,
+            options=HostOptions(raise_hook_errors=True),
+            durability=Durability.NONE,
+        )
+        self.host.subscribe(self.records.append)
+        manager = SessionManager.create(
+            directory, directory / "sessions", durability=Durability.NONE
+        )
+        self.host.start(manager)
+
+    @property
+    def session(self) -> AgentSession:
+        return self.host.session
+
+    @property
+    def manager(self) -> SessionManager:
+        return self.session.session_manager
+
+    def prompt(self, text: str) -> None:
+        self.session.prompt(text)
+
+    def entries(self) -> list[SessionEntry]:
+        return list(self.manager.get_entries())
+
+    def custom_entries(self, custom_type: str) -> list[SessionEntry]:
+        """Entries (custom or custom-message) of ``custom_type``, in file order."""
+        return [e for e in self.entries() if getattr(e, "custom_type", None) == custom_type]
+
+    def requests(self, purpose: str = "turn") -> list[ModelRequest]:
+        """Every request the model was sent for ``purpose``, in order, as sent."""
+        return [
+            record.request
+            for record in self.records
+            if type(record).__name__ == "ProviderRequested" and record.request.purpose == purpose
+        ]
+
+    def close(self) -> None:
+        self.host.close()
