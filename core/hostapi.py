@@ -5,10 +5,15 @@ protocol, never against the host class, so a mode can be tested with any object 
 satisfies it.
 
 Threading
-    The host runs one top-level run at a time on the thread that started it. Hooks are called
-    on that thread. The methods that only *request* something (:meth:`HostSession.abort`,
-    :meth:`HostSession.steer`, :meth:`HostSession.follow_up`, the ``send_*`` methods) are
-    thread-safe, return at once and may be called from inside hooks and tools.
+    The host runs one top-level run at a time on the thread that started it, and calls the
+    run's hooks on that thread. Text submitted on another thread (a UI) during a run goes
+    through ``ctx_input`` on the submitting thread; hook implementations are never called
+    concurrently, so a plugin needs no locking of its own (but a hook must not wait for
+    another thread that is about to call into the session). The methods that only *request*
+    something (:meth:`HostSession.abort`, :meth:`HostSession.steer`,
+    :meth:`HostSession.follow_up`, the ``send_*`` methods) are thread-safe and may be called
+    from inside hooks and tools, where they return at once (a run they start begins when
+    control is back with the host; see :meth:`HostSession.send_message`).
 
 Navigation
     :attr:`HostSession.navigation` is the capability a mode uses to move the leaf through the

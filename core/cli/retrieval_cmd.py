@@ -1,18 +1,26 @@
 """``ctxmodes history FILE ACTION`` and ``ctxmodes notes FILE ACTION``: the read-only history and
 notes operations, offline, on any session file (ours or one written by the TypeScript
-extension), answered by the configured managed mode exactly as the model would get them."""
+extension), answered by the configured managed mode exactly as the model would get them.
+
+The file is opened read-only: it is never locked or modified, so it may belong to a running
+agent. Every failure (a missing file, an unknown action, a malformed argument, a mode that
+keeps no history) is one line on standard error and exit status 1.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ctxmodes.cli.options import add_mode_option, cli_overrides
 from ctxmodes.errors import CtxmodesError
 
-READ_ACTIONS = {
+if TYPE_CHECKING:
+    from ctxmodes.windows.tools import Family
+
+READ_ACTIONS: dict[Family, tuple[str, ...]] = {
     "history": ("list_windows", "list_items", "read_item", "search_contents"),
     "notes": ("list_files_by_prefix", "read_file", "search_contents"),
 }
@@ -25,23 +33,58 @@ def register(subparsers: Any) -> None:
             help=f"run a read-only {family} operation on a session file",
             description=(
                 f"Run a {family} operation offline. Arguments are NAME=VALUE pairs with the "
-                "tool's parameter names; a VALUE that parses as JSON is taken as JSON "
-                "(limit=5, recent_first=true), anything else as a string."
+                "tool's parameter names. A parameter that takes text keeps VALUE as written "
+                "(path=2024.md); any other VALUE that parses as JSON is taken as JSON "
+                "(limit=5, recent_first=true)."
             ),
         )
         parser.add_argument("file", type=Path, help="the session .jsonl file")
-        parser.add_argument("action", choices=actions)
+        # Checked by ``run`` rather than by argparse ``choices``: a wrong action is then an
+        # ordinary one-line error instead of a usage dump with another exit status.
+        parser.add_argument("action", metavar="ACTION", help=f"one of: {', '.join(actions)}")
         parser.add_argument("arguments", nargs="*", metavar="NAME=VALUE")
         add_mode_option(parser)
         parser.set_defaults(handler=run, family=family)
 
 
-def parse_arguments(pairs: list[str]) -> dict[str, Any]:
+def check_action(family: Family, action: str) -> None:
+    """:raises CtxmodesError: ``action`` is not a read-only operation of ``family``."""
+    actions = READ_ACTIONS[family]
+    if action not in actions:
+        raise CtxmodesError(
+            f"{family} has no read-only action {action!r}; choose one of: {', '.join(actions)}"
+        )
+
+
+def _takes_text(schema: dict[str, Any]) -> bool:
+    """Whether a parameter schema accepts a string (plain, nullable or enumerated)."""
+    variants = schema.get("anyOf", [schema])
+    return any(isinstance(v, dict) and v.get("type") == "string" for v in variants)
+
+
+def parse_arguments(family: Family, action: str, pairs: list[str]) -> dict[str, Any]:
+    """The operation's arguments from ``NAME=VALUE`` pairs.
+
+    A parameter that takes text keeps its value verbatim, so ``path=2024.md`` or
+    ``query=true`` stay strings; other values are JSON when they parse as JSON and strings
+    otherwise (the operation then reads them leniently, as it does a model's arguments).
+    Unknown names are passed on for the operation to reject.
+
+    :raises CtxmodesError: a pair is not ``NAME=VALUE``, or a name is given twice.
+    """
+    from ctxmodes.windows.tools import OPERATIONS
+
+    operation = OPERATIONS[family][action]
     parsed: dict[str, Any] = {}
     for pair in pairs:
         name, sep, value = pair.partition("=")
         if not sep or not name:
             raise CtxmodesError(f"argument {pair!r} is not NAME=VALUE")
+        if name in parsed:
+            raise CtxmodesError(f"argument {name} is given more than once")
+        if name in operation.fields and _takes_text(operation.field_schema(name)):
+            parsed[name] = value
+            continue
         try:
             parsed[name] = json.loads(value)
         except json.JSONDecodeError:
@@ -58,21 +101,23 @@ def run(args: argparse.Namespace) -> int:
     from ctxmodes.plugins import make_configured_plugin_manager
     from ctxmodes.session.manager import SessionManager
 
+    check_action(args.family, args.action)
+    arguments = parse_arguments(args.family, args.action, args.arguments)
     settings = load_settings(cli=cli_overrides(args)).settings
-    arguments = parse_arguments(args.arguments)
     pm = make_configured_plugin_manager(settings)
     registry = ModeRegistry.from_plugin_manager(pm, pm.distributions())
     registry.get(settings.mode)  # an unknown mode fails before the file is opened
-    manager = SessionManager.open(args.file, read_only=True)
-    session = OfflineSession(manager, mode_name=settings.mode)
-    registry.activate(pm, settings.mode, session)
-    relay = HookRelay(pm, session)
-    relay.session_start("resume")
-    try:
-        request = RetrievalRequest(family=args.family, action=args.action, arguments=arguments)
-        result = relay.retrieve(request)
-    finally:
-        relay.session_shutdown("quit")
+    with SessionManager.open(args.file, read_only=True) as manager:
+        session = OfflineSession(manager, mode_name=settings.mode)
+        registry.activate(pm, settings.mode, session)
+        relay = HookRelay(pm, session)
+        relay.session_start("resume")
+        try:
+            request = RetrievalRequest(family=args.family, action=args.action, arguments=arguments)
+            result = relay.retrieve(request)
+        finally:
+            relay.session_shutdown("quit")
+            registry.deactivate(pm, settings.mode)
     if result is None:
         raise CtxmodesError(
             f"mode {settings.mode!r} keeps no {args.family}; choose a managed mode with --mode"

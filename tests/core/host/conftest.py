@@ -21,7 +21,8 @@ from host_rig import BUILTIN_COMMANDS, Rig, RigFactory  # noqa: E402
 from ctxmodes.host.options import HostOptions  # noqa: E402
 from ctxmodes.host.runtime import AgentHost  # noqa: E402
 from ctxmodes.plugins import make_plugin_manager  # noqa: E402
-from ctxmodes.providers.scripted import Script, ScriptedProvider  # noqa: E402
+from ctxmodes.providers.script import Script  # noqa: E402
+from ctxmodes.providers.scripted import ScriptedProvider  # noqa: E402
 from ctxmodes.session.manager import SessionManager  # noqa: E402
 from ctxmodes.ui import HeadlessUI  # noqa: E402
 

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import threading
 import time
 
 import pytest
-from host_rig import text_response
+from host_rig import BlockingTool, EchoTool, ToolsPlugin, text_response, tool_response
 
 from ctxmodes import hookimpl
 from ctxmodes.compaction import CompactionSettings
@@ -51,8 +52,10 @@ def test_manual_compaction(make_rig):
     # History, then the first part of the turn the cut splits: two calls.
     assert rig.types() == [
         "compaction_start",
+        "session_before_compact",
         "provider_request",
         "provider_request",
+        "session_compact",
         "compaction_end",
     ]
     stored = rig.file_entries()[-1]
@@ -167,3 +170,64 @@ def test_overflow_recovery_is_attempted_only_once(make_rig):
     assert [e.error is None for e in ended] == [True, False]
     assert "after one compact-and-retry attempt" in ended[-1].error
     assert rig.types().count("agent_settled") == 2
+
+
+def test_compaction_between_turns_when_tool_results_fill_the_window(make_rig):
+    options = HostOptions(
+        compaction=CompactionSettings(reserve_tokens=1000, keep_recent_tokens=250)
+    )
+    big_output = "x" * 800  # about 200 tokens
+    rig = make_rig(
+        [
+            text_response("first answer"),
+            {
+                "tool_calls": [{"name": "echo", "arguments": {"text": big_output}}],
+                "usage": {"totalTokens": 2900},
+            },
+            text_response("after the tool"),
+        ],
+        # The cut splits the running turn: a history summary and one of the turn's start.
+        summaries=["mid-run summary", "turn start"],
+        plugins=[ToolsPlugin(EchoTool())],
+        options=options,
+        context_window=4000,
+    )
+    rig.session.prompt("first question")
+    rig.session.prompt("second question " * 12)
+    types = rig.types()
+    run = types[types.index("agent_start", types.index("agent_settled")) :]
+    assert run.index("compaction_start") > run.index("turn_end")
+    assert run.index("compaction_end") < run.index("turn_start", run.index("turn_end"))
+    assert run.count("agent_settled") == 1
+    kinds = [
+        e["message"]["role"] if e["type"] == "message" else e["type"] for e in rig.file_entries()
+    ]
+    assert kinds[-3:] == ["toolResult", "compaction", "assistant"]
+    assert rig.ui.notifications == []
+    # The request after the compaction starts from the summary.
+    last = rig.of(records.ProviderRequested)[-1].request
+    assert last.messages[0].content[0].text.startswith("The conversation history before this point")
+
+
+def test_manual_compaction_from_another_thread_stops_the_run_first(make_rig):
+    blocking = BlockingTool()
+    rig = make_rig(
+        [text_response("earlier " * 30), tool_response("block")],
+        summaries=["summary"],
+        plugins=[ToolsPlugin(blocking)],
+        options=SMALL_KEEP,
+    )
+    rig.session.prompt("first " * 30)
+    compacted = []
+    worker = threading.Thread(
+        target=lambda: (blocking.started.wait(5), compacted.append(rig.session.compact()))
+    )
+    worker.start()
+    rig.session.prompt("second")
+    worker.join(10)
+    assert compacted
+    kinds = [
+        e["message"]["role"] if e["type"] == "message" else e["type"] for e in rig.file_entries()
+    ]
+    assert kinds[-4:] == ["assistant", "toolResult", "assistant", "compaction"]
+    assert rig.file_entries()[-2]["message"]["stopReason"] == "aborted"

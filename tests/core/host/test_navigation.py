@@ -186,3 +186,38 @@ def test_capability_is_stale_after_the_session_is_replaced(make_rig):
     with pytest.raises(StaleContextError):
         old.send_custom_message("late", "text")
     assert rig.session.navigation.ready
+
+
+def test_input_during_a_branch_summary_is_held_until_the_navigation_ends(make_rig):
+    rig = make_rig([text_response("a1"), text_response("a2")], summaries=["s"])
+    rig.session.prompt("q1")
+    target = user_entries(rig)[0]["id"]
+
+    def type_during_summary(record):
+        if isinstance(record, records.ProviderRequested) and record.request.purpose != "turn":
+            rig.session.submit("typed while summarizing")
+
+    rig.session.subscribe(type_during_summary)
+    rig.clear()
+    rig.session.navigate_tree(target, summarize=True)
+    types = rig.types()
+    # Held, then delivered as a prompt once the navigation is over.
+    assert types.index("session_tree") < types.index("input")
+    kinds = [e["type"] for e in rig.file_entries()[-3:]]
+    assert kinds == ["branch_summary", "message", "message"]
+    assert rig.messages_in_file()[-2]["content"][0]["text"] == "typed while summarizing"
+    assert types.count("agent_settled") == 1  # for the prompt, none for the navigation
+
+
+def test_tree_command_offers_the_target_text_to_an_empty_editor(make_rig):
+    rig = make_rig([text_response("a1"), text_response("a2")])
+    rig.session.prompt("first")
+    rig.session.prompt("second")
+    first, second = (e["id"] for e in user_entries(rig))
+    rig.session.submit(f"/tree {second}")
+    assert rig.ui.editor_text == "second"
+    rig.session.submit(f'/tree {first} --label "start over"')
+    assert rig.ui.editor_text == "second"  # not overwritten: the user was composing
+    label = rig.file_entries()[-1]
+    assert (label["type"], label["targetId"], label["label"]) == ("label", first, "start over")
+    assert "agent_settled" not in rig.types()[rig.types().index("session_tree") :]

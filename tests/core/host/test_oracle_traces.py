@@ -32,7 +32,8 @@ from ctxmodes.host import records
 from ctxmodes.host.options import HostOptions
 from ctxmodes.host.runtime import AgentHost
 from ctxmodes.plugins import make_plugin_manager
-from ctxmodes.providers.scripted import Script, ScriptedProvider
+from ctxmodes.providers.script import Script
+from ctxmodes.providers.scripted import ScriptedProvider
 from ctxmodes.session.manager import SessionManager
 from ctxmodes.session.models import to_json
 

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import json
+import threading
 
 import pytest
-from host_rig import text_response
+from host_rig import BlockingTool, ToolsPlugin, text_response, tool_response
 
 from ctxmodes import hookimpl
 from ctxmodes.commands import Command
 from ctxmodes.errors import ConfigError, StaleContextError
 from ctxmodes.host import records
+from ctxmodes.host.errors import SessionBusyError
 from ctxmodes.modes import ModeSpec
 
 
@@ -163,3 +165,35 @@ def test_close_shuts_the_session_down(make_rig):
     assert session.is_stale
     with pytest.raises(StaleContextError):
         session.prompt("late")
+
+
+def test_resume_without_a_file_lists_the_sessions(make_rig):
+    rig = make_rig([text_response("hi")])
+    rig.session.prompt("remember me")
+    rig.session.submit("/resume")
+    level, text = rig.ui.notifications[-1]
+    assert level == "info"
+    assert str(rig.session.session_manager.session_file) in text
+    assert "remember me" in text
+
+
+def test_prompt_from_another_thread_while_busy_is_refused(make_rig):
+    blocking = BlockingTool()
+    rig = make_rig([tool_response("block")], plugins=[ToolsPlugin(blocking)])
+    outcome = []
+
+    def other_thread():
+        blocking.started.wait(5)
+        try:
+            rig.session.prompt("me too")
+        except SessionBusyError as exc:
+            outcome.append(str(exc))
+        rig.session.abort()
+        outcome.append(rig.session.wait_for_idle(5))
+
+    worker = threading.Thread(target=other_thread)
+    worker.start()
+    rig.session.prompt("go")
+    worker.join(10)
+    assert outcome[0].startswith("cannot start a prompt")
+    assert outcome[1] is True

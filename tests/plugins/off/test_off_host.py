@@ -13,7 +13,8 @@ from ctxmodes.compaction import CompactionSettings
 from ctxmodes.host.options import HostOptions
 from ctxmodes.host.runtime import AgentHost
 from ctxmodes.plugins import make_plugin_manager
-from ctxmodes.providers.scripted import Script, ScriptedProvider
+from ctxmodes.providers.script import Script
+from ctxmodes.providers.scripted import ScriptedProvider
 from ctxmodes.session import manager as manager_module
 from ctxmodes.session.manager import SessionManager
 
