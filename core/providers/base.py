@@ -52,6 +52,10 @@ class DeveloperMessage(BaseModel):
     content: list[TextContent]
     timestamp: int | float | None = None
 
+    def model_post_init(self, context: Any, /) -> None:
+        # The role is what makes it a developer message: always written, like Pi's roles.
+        self.__pydantic_fields_set__.add("role")
+
     @property
     def text(self) -> str:
         return "\n".join(block.text for block in self.content)

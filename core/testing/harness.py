@@ -15,8 +15,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from ctxmodes.host.runtime import AgentHost
     from ctxmodes.host.session import AgentSession
-    from ctxmodes.providers.base import ModelRequest
-    from ctxmodes.providers.scripted import ScriptedProvider
+    from ctxmodes.providers.base import ModelRequest, Provider
     from ctxmodes.session.manager import SessionManager
     from ctxmodes.session.models import SessionEntry
     from ctxmodes.ui import HeadlessUI
@@ -30,6 +29,8 @@ class HostHarness:
     :param summaries: scripted summaries for branch-summary and compaction calls.
     :param plugins: the plugins under test (a mode plugin module, probes).
     :param mode: the mode to activate; ``None`` runs with no mode at all.
+    :param provider: a provider to use instead of the scripted model built from
+        ``responses`` (e.g. one that reports another transport).
     """
 
     def __init__(
@@ -41,6 +42,7 @@ class HostHarness:
         plugins: Sequence[object] = (),
         mode: str | None = None,
         context_window: int | None = None,
+        provider: Provider | None = None,
     ) -> None:
         from ctxmodes.host.options import HostOptions
         from ctxmodes.host.runtime import AgentHost
@@ -56,7 +58,7 @@ class HostHarness:
             script["summaries"] = summaries
         if context_window is not None:
             script["context_window"] = context_window
-        self.provider: ScriptedProvider = ScriptedProvider(Script.model_validate(script))
+        self.provider: Provider = provider or ScriptedProvider(Script.model_validate(script))
         self.ui: HeadlessUI = HeadlessUI()
         self.records: list[Any] = []
         pm = make_configured_plugin_manager(load_entrypoints=False, plugins=plugins)

@@ -57,10 +57,9 @@ if TYPE_CHECKING:
 #: Assistant stop reasons whose usage does not describe a complete request.
 UNMEASURED_STOPS = frozenset({"error", "aborted", "length"})
 
-#: Transports whose ``history``/``notes`` namespaces are reserved for encrypted arguments:
-#: plaintext modes keep the flat routers there.
-FLAT_ROUTER_TRANSPORTS = frozenset({"codex"})
-#: Transports that accept namespaced tools; the others get the flat routers.
+#: Transports that accept namespaced tools get the plaintext ``history``/``notes`` namespaces.
+#: Every other transport keeps the flat routers, the Codex transport included: its reserved
+#: namespaces require encrypted arguments, which only the Remote contract provides.
 NAMESPACE_TRANSPORTS = frozenset({"responses"})
 
 

@@ -1,9 +1,9 @@
 """The Pi oracle corpus for the compaction tests.
 
 The corpus (session files and the answers Pi 0.85.0 computed for them) is located by
-:mod:`pi_oracle`; tests that need it are skipped, with that reason, when it is absent. A test
-taking a ``compaction_case`` argument runs once per case that has a ``.compaction.json``; one
-taking ``trace_case`` once per agent trace.
+:mod:`support.pi_oracle`; tests that need it are skipped, with that reason, when it is
+absent. A test taking a ``compaction_case`` argument runs once per case that has a
+``.compaction.json``; one taking ``trace_case`` once per agent trace.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pi_oracle import oracle_dir
-from pi_oracle import pi_node_modules as find_pi_node_modules
+from support.pi_oracle import oracle_dir
+from support.pi_oracle import pi_node_modules as find_pi_node_modules
 
 from ctxmodes.session.manager import SessionManager
 from ctxmodes.session.models import entry_from_json

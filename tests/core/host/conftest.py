@@ -1,30 +1,22 @@
-"""Fixtures of the host tests (helpers live in ``host_rig``, importable from the tests)."""
+"""Fixtures of the host tests (helpers live in ``support.host_rig``)."""
 
 from __future__ import annotations
 
 import contextlib
-import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
+from support.host_rig import BUILTIN_COMMANDS, Rig, RigFactory
 
-_HERE = str(Path(__file__).resolve().parent)
-_TESTS = str(Path(__file__).resolve().parents[2])
-for _path in (_HERE, _TESTS):
-    if _path not in sys.path:
-        sys.path.insert(0, _path)
-
-from host_rig import BUILTIN_COMMANDS, Rig, RigFactory  # noqa: E402
-
-from ctxmodes.host.options import HostOptions  # noqa: E402
-from ctxmodes.host.runtime import AgentHost  # noqa: E402
-from ctxmodes.plugins import make_plugin_manager  # noqa: E402
-from ctxmodes.providers.script import Script  # noqa: E402
-from ctxmodes.providers.scripted import ScriptedProvider  # noqa: E402
-from ctxmodes.session.manager import SessionManager  # noqa: E402
-from ctxmodes.ui import HeadlessUI  # noqa: E402
+from ctxmodes.host.options import HostOptions
+from ctxmodes.host.runtime import AgentHost
+from ctxmodes.plugins import make_plugin_manager
+from ctxmodes.providers.script import Script
+from ctxmodes.providers.scripted import ScriptedProvider
+from ctxmodes.session.manager import SessionManager
+from ctxmodes.ui import HeadlessUI
 
 
 @pytest.fixture

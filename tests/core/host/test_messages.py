@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from host_rig import EchoTool, ToolsPlugin, text_response, tool_response
+from support.host_rig import EchoTool, ToolsPlugin, text_response, tool_response
 
 from ctxmodes import hookimpl
 from ctxmodes.compaction import CompactionSettings

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pi_oracle import require_oracle_cases
+from support.pi_oracle import require_oracle_cases
 
 from ctxmodes.compaction import (
     BRANCH_SUMMARY_PREAMBLE,

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from host_rig import EchoTool, ToolsPlugin, text_response, tool_response
-from pi_oracle import require_pi
+from support.host_rig import EchoTool, ToolsPlugin, text_response, tool_response
+from support.pi_oracle import require_pi
 
 from ctxmodes.compaction import CompactionSettings
 from ctxmodes.host.options import HostOptions

@@ -6,7 +6,7 @@ import json
 import threading
 
 import pytest
-from host_rig import BlockingTool, ToolsPlugin, text_response, tool_response
+from support.host_rig import BlockingTool, ToolsPlugin, text_response, tool_response
 
 from ctxmodes import hookimpl
 from ctxmodes.commands import Command

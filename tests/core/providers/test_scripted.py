@@ -5,7 +5,7 @@ import math
 from pathlib import Path
 
 import pytest
-from pi_oracle import oracle_dir
+from support.pi_oracle import oracle_dir
 
 from ctxmodes.abort import AbortController
 from ctxmodes.errors import CtxmodesError

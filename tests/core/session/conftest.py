@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pi_oracle import (
+from support.pi_oracle import (
     PiOracle,
     oracle_dir,
     require_node,

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pi_oracle import PiOracle
+from support.pi_oracle import PiOracle
 
 from ctxmodes.session import codec
 from ctxmodes.session.manager import SessionManager

@@ -6,7 +6,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from pi_oracle import pi_node_modules
+from support.pi_oracle import pi_node_modules
 
 from ctxmodes.session import codec
 from ctxmodes.session.models import CustomEntry, CustomMessageEntry, entry_from_json, to_json

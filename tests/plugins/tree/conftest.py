@@ -392,6 +392,6 @@ def respond():
 @pytest.fixture(scope="session")
 def pi():
     """The real Pi 0.85 (skips with the reason when node or Pi is missing)."""
-    from pi_oracle import require_pi
+    from support.pi_oracle import require_pi
 
     return require_pi()

@@ -72,5 +72,5 @@ def test_the_trace_shows_the_cut(tmp_path: Path) -> None:
     assert "and continue" in json.dumps(after[-1]["messages"])
     # The new window opens with its marker, sent as a developer message.
     first = after[0]["messages"][0]
-    assert first.get("role", "developer") == "developer"
+    assert first["role"] == "developer"
     assert "<context_window>" in json.dumps(first)

@@ -1,11 +1,11 @@
-"""Tree passes the mode conformance suite every mode must pass."""
+"""Tree passes the conformance suite of every mode and the context-window contract."""
 
 from __future__ import annotations
 
 import ctxmodes_tree
-from ctxmodes.testing.conformance import ModeConformance
+from ctxmodes.testing.conformance import ContextWindowConformance
 
 
-class TestTreeConformance(ModeConformance):
+class TestTreeConformance(ContextWindowConformance):
     plugin = ctxmodes_tree
     mode_name = "tree"

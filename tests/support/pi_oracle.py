@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 PI_PACKAGE = Path("@earendil-works") / "pi-coding-agent" / "package.json"
 BATCH_SCRIPT = Path(__file__).with_name("pi_batch_open.mjs")
 

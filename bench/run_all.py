@@ -1,0 +1,30 @@
+"""Run every benchmark in this folder, one after another, with its default sizes.
+
+Usage: ``.venv/bin/python bench/run_all.py`` (or ``make bench``). Each benchmark prints its own
+figures and ratios; they compare things measured side by side in the same run, because
+these machines are too noisy for absolute thresholds.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+BENCHMARKS = ("session_open.py", "windows_index.py", "tree_index.py", "crash_loop.py")
+
+
+def main() -> int:
+    failed = []
+    for name in BENCHMARKS:
+        print(f"\n=== {name}", flush=True)
+        if subprocess.run([sys.executable, str(HERE / name)], check=False).returncode != 0:
+            failed.append(name)
+    if failed:
+        print(f"\nfailed: {', '.join(failed)}", file=sys.stderr)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,70 @@
+"""Local mode on the real agent host with the scripted model.
+
+Every host here is made by ``ctx_host``: a fresh plugin manager holding only
+``ctxmodes_local`` and the core defaults (plus the plugins a test adds). Helpers live in
+``support.local_rig``, importable from the tests.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import ctxmodes_local
+from ctxmodes.providers.script import Script
+from ctxmodes.providers.scripted import ScriptedProvider
+from ctxmodes.testing.harness import HostHarness
+
+LocalHost = Callable[..., HostHarness]
+
+
+@pytest.fixture
+def local(ctx_host: LocalHost) -> LocalHost:
+    """Factory: ``local(responses, **options)`` starts a host running Local."""
+
+    def make(responses: list[dict[str, Any]], **options: Any) -> HostHarness:
+        plugins = [ctxmodes_local, *options.pop("plugins", ())]
+        return ctx_host(responses, plugins=plugins, mode="local", **options)
+
+    return make
+
+
+@pytest.fixture
+def local_over(ctx_host: LocalHost) -> Callable[..., HostHarness]:
+    """Factory: ``local_over(transport, responses)`` starts Local on the scripted model
+    presented under another transport name (``"codex"``, ``"responses"``).
+
+    The model answers exactly as scripted; only the transport name the hooks see differs.
+    """
+
+    def make(transport: str, responses: list[dict[str, Any]], **options: Any) -> HostHarness:
+        subclass = type(
+            f"ScriptedOver{transport.title()}",
+            (ScriptedProvider,),
+            {"transport": property(lambda self: transport)},
+        )
+        provider = subclass(Script.model_validate({"responses": responses}))
+        harness = ctx_host(
+            responses, plugins=[ctxmodes_local], mode="local", provider=provider, **options
+        )
+        assert harness.provider.transport == transport
+        return harness
+
+    return make
+
+
+@pytest.fixture
+def reopen(ctx_host: LocalHost) -> Callable[..., HostHarness]:
+    """Factory: ``reopen(path, responses, **options)`` resumes the session file at ``path``
+    in a new host running Local (the file's previous host must be closed)."""
+
+    def make(path: Path, responses: list[dict[str, Any]], **options: Any) -> HostHarness:
+        plugins = [ctxmodes_local, *options.pop("plugins", ())]
+        harness = ctx_host(responses, plugins=plugins, mode="local", **options)
+        harness.host.resume_session(path)
+        return harness
+
+    return make
