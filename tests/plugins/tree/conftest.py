@@ -296,12 +296,9 @@ class Harness:
         self.provider = ScriptedProvider(Script.model_validate(script))
         self.ui = HeadlessUI()
         self.records: list[Any] = []
-        import ctxmodes_local
-        import ctxmodes_off
-
         pm = make_configured_plugin_manager(
             load_entrypoints=False,
-            plugins=[ctxmodes_off, ctxmodes_local, ctxmodes_tree, *plugins],
+            plugins=[ctxmodes_tree, *plugins],
         )
         self.host = AgentHost(
             pm=pm,

@@ -7,6 +7,8 @@ import json
 
 import pytest
 
+import ctxmodes_local
+import ctxmodes_off
 from ctxmodes.events import (
     ContextProjection,
     NewContextRequest,
@@ -152,7 +154,8 @@ def test_manual_summaries_stay_in_context(harness, respond) -> None:
 
 @pytest.mark.parametrize("mode", ["off", "local", "tree"])
 def test_mode_routing(harness, respond, mode: str) -> None:
-    h = harness([respond.text("hello")], mode=mode)
+    # Routing across modes needs them all installed (Tree alone is the default elsewhere).
+    h = harness([respond.text("hello")], mode=mode, plugins=[ctxmodes_off, ctxmodes_local])
     h.session.prompt("hi")
     names = {tool.name for tool in h.requests()[0].tools}
     context_tools = {"new_context", "get_context_remaining", "history", "notes"}
@@ -196,6 +199,7 @@ def test_manual_compaction_is_the_exit_point(harness, respond) -> None:
             "Turn prefix.",
         ],
         keep_recent=1,
+        plugins=[ctxmodes_off],  # the mode the session leaves Tree for
     )
     h.session.prompt("start")
     started = h.kinds().count("AgentStarted")
