@@ -70,7 +70,8 @@ def run(path: Path, kills: int, seed: int, durability: Durability) -> dict[str, 
             finally:
                 os._exit(1)
         os.close(write_fd)
-        delay = rng.choice([0.0, rng.uniform(0, 0.003), rng.uniform(0, 0.015)])
+        # Some writers die while opening the file, most while appending.
+        delay = rng.choice([0.0, rng.uniform(0, 0.004), rng.uniform(0.004, 0.03)])
         received = _drain(read_fd, time.monotonic() + delay)
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)

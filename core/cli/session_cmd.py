@@ -80,6 +80,7 @@ def run_show(args: argparse.Namespace) -> int:
             f"[bold]{args.file}[/bold]  id {header.get('id')}  cwd {header.get('cwd')}  "
             f"{manager.entry_count()} entries  leaf {manager.get_leaf_id()}",
             highlight=False,
+            soft_wrap=True,
         )
         console.print(render_tree(manager))
     return 0

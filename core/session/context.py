@@ -15,8 +15,8 @@ do in Pi; :class:`SessionContext` offers typed views on top.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
-from typing import Any, Final
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any, Final, Self, TypeVar, overload
 
 from ctxmodes.session.ids import timestamp_ms
 from ctxmodes.session.jsvalues import js_truthy
@@ -33,6 +33,7 @@ __all__ = [
 ]
 
 JsonObject = dict[str, Any]
+_T = TypeVar("_T")
 
 _MISSING: Final = object()
 _COMPACTION: Final = "compaction"
@@ -97,32 +98,94 @@ def _present(**fields: Any) -> JsonObject:
     return {key: value for key, value in fields.items() if value is not _MISSING}
 
 
+class _MessageLog:
+    """The messages of one build of a context, in order, plus their models once validated.
+
+    Builds after an append extend the same log, so a context is a prefix of its log and
+    costs nothing to create; models validated for one context are reused by the next.
+    """
+
+    __slots__ = ("json", "models")
+
+    def __init__(self, messages: list[JsonObject]) -> None:
+        self.json = messages
+        self.models: list[AgentMessage | None] = []
+
+    def model(self, position: int) -> AgentMessage:
+        models = self.models
+        if position >= len(models):
+            models.extend([None] * (position + 1 - len(models)))
+        model = models[position]
+        if model is None:
+            model = models[position] = message_from_json(self.json[position])
+        return model
+
+
+class _Prefix(Sequence[_T]):
+    """The first ``length`` items of a message log, as JSON or as models."""
+
+    __slots__ = ("_get", "_length")
+
+    def __init__(self, get: Callable[[int], _T], length: int) -> None:
+        self._get = get
+        self._length = length
+
+    def __len__(self) -> int:
+        return self._length
+
+    @overload
+    def __getitem__(self, index: int) -> _T: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[_T]: ...
+    def __getitem__(self, index: int | slice) -> _T | list[_T]:
+        if isinstance(index, slice):
+            return [self._get(position) for position in range(self._length)[index]]
+        position = range(self._length)[index]
+        return self._get(position)
+
+    def __iter__(self) -> Iterator[_T]:
+        get = self._get
+        for position in range(self._length):
+            yield get(position)
+
+
 class SessionContext:
     """Messages, thinking level and model at one position of the session.
 
     :attr:`message_json` holds the messages as Pi would send them to ``convertToLlm`` (shared
     with the session's cache: treat them as read-only). :attr:`messages` gives the same
-    messages as validated models, built on first access.
+    messages as validated models, each built on first access.
     """
 
-    __slots__ = ("_messages", "_model_json", "_thinking_json", "message_json")
+    __slots__ = ("_length", "_log", "_model_json", "_thinking_json")
 
     def __init__(
         self,
-        message_json: Sequence[JsonObject],
+        message_json: Sequence[JsonObject] = (),
         thinking_level: Any = "off",
         model: JsonObject | None = None,
     ) -> None:
-        self.message_json: tuple[JsonObject, ...] = tuple(message_json)
+        self._log = _MessageLog(list(message_json))
+        self._length = len(self._log.json)
         self._thinking_json = thinking_level
         self._model_json = model
-        self._messages: list[AgentMessage] | None = None
+
+    @classmethod
+    def _of_log(cls, log: _MessageLog, thinking_level: Any, model: JsonObject | None) -> Self:
+        context = cls.__new__(cls)
+        context._log = log
+        context._length = len(log.json)
+        context._thinking_json = thinking_level
+        context._model_json = model
+        return context
 
     @property
-    def messages(self) -> list[AgentMessage]:
-        if self._messages is None:
-            self._messages = [message_from_json(message) for message in self.message_json]
-        return self._messages
+    def message_json(self) -> Sequence[JsonObject]:
+        return _Prefix(self._log.json.__getitem__, self._length)
+
+    @property
+    def messages(self) -> Sequence[AgentMessage]:
+        return _Prefix(self._log.model, self._length)
 
     @property
     def thinking_level(self) -> str:
@@ -138,7 +201,7 @@ class SessionContext:
 
     def to_json(self) -> JsonObject:
         """``{messages, thinkingLevel, model}`` as Pi's ``buildSessionContext`` returns it."""
-        out: JsonObject = {"messages": list(self.message_json)}
+        out: JsonObject = {"messages": self._log.json[: self._length]}
         if self._thinking_json is not _MISSING:
             out["thinkingLevel"] = self._thinking_json
         out["model"] = self._model_json
@@ -160,9 +223,12 @@ def _is_model_source(table: EntryTable) -> Callable[[int], bool]:
     return matches
 
 
-def latest_compaction(table: EntryTable, leaf: int) -> int:
-    """The latest compaction entry on the path to ``leaf`` (``NO_ENTRY`` if none)."""
-    return table.nearest(leaf, _COMPACTION, "compaction")
+def latest_compaction(table: EntryTable, path: ActivePath) -> int:
+    """The latest compaction entry on ``path`` (``NO_ENTRY`` if none)."""
+    leaf = path.leaf
+    if leaf is None:
+        return NO_ENTRY
+    return table.nearest(leaf, _COMPACTION, "compaction", path.indexes)
 
 
 def context_entry_indexes(table: EntryTable, path: ActivePath) -> list[int]:
@@ -170,7 +236,7 @@ def context_entry_indexes(table: EntryTable, path: ActivePath) -> list[int]:
     leaf = path.leaf
     if leaf is None:
         return []
-    compaction = latest_compaction(table, leaf)
+    compaction = latest_compaction(table, path)
     if compaction == NO_ENTRY:
         return list(path.indexes)
     at = path.position(compaction)
@@ -186,15 +252,16 @@ def context_entry_indexes(table: EntryTable, path: ActivePath) -> list[int]:
     return selected
 
 
-def _settings(table: EntryTable, leaf: int | None) -> tuple[Any, JsonObject | None]:
+def _settings(table: EntryTable, path: ActivePath) -> tuple[Any, JsonObject | None]:
+    leaf = path.leaf
     if leaf is None:
         return "off", None
     thinking: Any = "off"
-    source = table.nearest(leaf, _THINKING, "thinking_level_change")
+    source = table.nearest(leaf, _THINKING, "thinking_level_change", path.indexes)
     if source != NO_ENTRY:
         thinking = table.entry(source).get("thinkingLevel", _MISSING)
     model: JsonObject | None = None
-    source = table.nearest(leaf, _MODEL, _is_model_source(table))
+    source = table.nearest(leaf, _MODEL, _is_model_source(table), path.indexes)
     if source != NO_ENTRY:
         entry = table.entry(source)
         if entry.get("type") == "model_change":
@@ -234,27 +301,27 @@ class ContextBuilder:
         self._table = table
         self._leaf: int | None = None
         self._compaction = NO_ENTRY
-        self._messages: list[JsonObject] = []
+        self._log = _MessageLog([])
 
     def build(self, path: ActivePath) -> SessionContext:
         table = self._table
         leaf = path.leaf
         if leaf is None:
             return SessionContext([], "off", None)
-        compaction = latest_compaction(table, leaf)
+        compaction = latest_compaction(table, path)
         if (
             self._leaf is not None
             and table.parents[leaf] == self._leaf
             and compaction == self._compaction
             and leaf != compaction
         ):
-            self._messages.extend(_project([table.entry(leaf)]))
+            self._log.json.extend(_project([table.entry(leaf)]))
         else:
-            self._messages = _project(table.entries(context_entry_indexes(table, path)))
+            self._log = _MessageLog(_project(table.entries(context_entry_indexes(table, path))))
             self._compaction = compaction
         self._leaf = leaf
-        thinking, model = _settings(table, leaf)
-        return SessionContext(self._messages, thinking, model)
+        thinking, model = _settings(table, path)
+        return SessionContext._of_log(self._log, thinking, model)
 
     def context_at(self, leaf: int | None) -> SessionContext:
         """The context at any entry, without touching the cached active-path result."""
@@ -263,7 +330,7 @@ class ContextBuilder:
         if leaf is None:
             return SessionContext([], "off", None)
         messages = _project(table.entries(context_entry_indexes(table, path)))
-        thinking, model = _settings(table, leaf)
+        thinking, model = _settings(table, path)
         return SessionContext(messages, thinking, model)
 
 

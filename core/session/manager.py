@@ -38,7 +38,10 @@ from typing import Any, Final, Self, overload
 from pydantic import BaseModel
 
 from ctxmodes.session import codec
+from ctxmodes.session import entries as make
+from ctxmodes.session.branching import branched_copy, copied_entries, copied_lines, whole_copy
 from ctxmodes.session.context import ContextBuilder, SessionContext, context_entry_indexes
+from ctxmodes.session.entries import Stamp, json_of
 from ctxmodes.session.errors import (
     EntryNotFoundError,
     NotASessionError,
@@ -54,13 +57,11 @@ from ctxmodes.session.listing import (
     list_sessions_in,
     read_session_info,
 )
-from ctxmodes.session.migrate import CURRENT_VERSION
 from ctxmodes.session.models import (
     AgentMessage,
     SessionEntry,
     SessionHeader,
     entry_from_json,
-    to_json,
 )
 from ctxmodes.session.paths import (
     default_session_dir,
@@ -68,7 +69,7 @@ from ctxmodes.session.paths import (
     session_file_name,
     sessions_dir,
 )
-from ctxmodes.session.reader import ScanResult, SkippedLine, scan_file, scan_lines
+from ctxmodes.session.reader import SkippedLine, read_session_file, scan_lines
 from ctxmodes.session.store import NO_ENTRY, ActivePath, EntryTable, IndexWarning
 from ctxmodes.session.tree import SessionTreeNode, build_tree
 from ctxmodes.session.writer import Durability, SessionWriter
@@ -92,36 +93,26 @@ class SessionPosition:
     context: SessionContext
 
 
-def _json_of(value: Any) -> Any:
-    """Models become their stored JSON; everything else is taken as JSON already."""
-    if isinstance(value, BaseModel):
-        return to_json(value)
-    if isinstance(value, list | tuple):
-        return [_json_of(item) for item in value]
-    return value
-
-
-def _new_header(
+def _header(
     cwd: str, session_id: str | None = None, parent_session: str | None = None
 ) -> JsonObject:
-    header: JsonObject = {
-        "type": "session",
-        "version": CURRENT_VERSION,
-        "id": validate_session_id(session_id) if session_id is not None else new_session_id(),
-        "timestamp": now_timestamp(),
-        "cwd": cwd,
-    }
-    if parent_session is not None:
-        header["parentSession"] = parent_session
-    return header
+    # Ids and times come from this module's names, which tests may replace for determinism.
+    chosen = validate_session_id(session_id) if session_id is not None else new_session_id()
+    return make.header(cwd, chosen, now_timestamp(), parent_session)
 
 
 class _Entries(Sequence[SessionEntry]):
     """Entries of a session by index, decoded and validated when read."""
 
-    def __init__(self, manager: SessionManager, indexes: Sequence[int]) -> None:
-        self._manager = manager
+    def __init__(
+        self,
+        indexes: Sequence[int],
+        resolve: Callable[[int], SessionEntry],
+        preload: Callable[[Sequence[int]], object],
+    ) -> None:
         self._indexes = indexes
+        self._resolve = resolve
+        self._preload = preload
 
     def __len__(self) -> int:
         return len(self._indexes)
@@ -132,15 +123,16 @@ class _Entries(Sequence[SessionEntry]):
     def __getitem__(self, item: slice) -> Sequence[SessionEntry]: ...
     def __getitem__(self, item: int | slice) -> SessionEntry | Sequence[SessionEntry]:
         if isinstance(item, slice):
-            return _Entries(self._manager, self._indexes[item])
-        return self._manager._model(self._indexes[item])
+            return _Entries(self._indexes[item], self._resolve, self._preload)
+        return self._resolve(self._indexes[item])
 
     def __iter__(self) -> Iterator[SessionEntry]:
+        # Read the file in batches rather than one pread per entry.
         for start in range(0, len(self._indexes), _DECODE_BATCH):
             batch = self._indexes[start : start + _DECODE_BATCH]
-            self._manager._table.entries(batch)
+            self._preload(batch)
             for index in batch:
-                yield self._manager._model(index)
+                yield self._resolve(index)
 
 
 class SessionManager:
@@ -160,7 +152,6 @@ class SessionManager:
         table: EntryTable,
         skipped: Sequence[SkippedLine] = (),
         persist: bool,
-        on_disk: bool = False,
         read_only: bool = False,
         appendable: bool = True,
         durability: Durability = Durability.FSYNC,
@@ -171,7 +162,6 @@ class SessionManager:
         self._session_dir = session_dir
         self._session_file = session_file
         self._persist = persist
-        self._on_disk = on_disk
         self._read_only = read_only
         self._appendable = appendable
         self._durability = durability
@@ -207,7 +197,7 @@ class SessionManager:
         """
         resolved_cwd = resolve_path(cwd)
         directory = Path(resolve_path(session_dir)) if session_dir else default_session_dir(cwd)
-        header = _new_header(resolved_cwd, session_id, parent_session)
+        header = _header(resolved_cwd, session_id, parent_session)
         return cls(
             cwd=resolved_cwd,
             session_dir=directory,
@@ -250,68 +240,42 @@ class SessionManager:
                 cwd=cwd,
                 session_dir=directory,
                 session_file=file,
-                header=_new_header(cwd),
+                header=_header(cwd),
                 table=EntryTable.from_entries([]),
                 persist=True,
                 durability=durability,
             )
-        scan = _scan(file)
-        if scan.header is None:
-            return cls._open_empty(file, directory, override, read_only, durability)
-        header_cwd = scan.header.get("cwd")
-        cwd = override or (header_cwd if isinstance(header_cwd, str) else resolve_path(os.getcwd()))
-        legacy = scan.original_version < 2
-        writer = None
-        if not read_only and not legacy:
-            writer = SessionWriter.open_existing(
-                file, durability, ends_with_newline=scan.ends_with_newline
-            )
+        # Lock before reading, so that what is read is what later appends continue.
+        writer = None if read_only else SessionWriter.open_existing(file, durability)
         try:
+            scan = read_session_file(file)
+            header = scan.header
+            if header is None:
+                # An empty file: Pi writes a fresh header into it right away.
+                header = _header(override or resolve_path(os.getcwd()))
+                if writer is not None:
+                    writer.append(codec.dumps_line(header))
+            legacy = scan.original_version < 2
+            if legacy and writer is not None:
+                writer.close()
+                writer = None
             table = EntryTable.from_scan(scan, file)
         except BaseException:
             if writer is not None:
                 writer.close()
             raise
+        header_cwd = header.get("cwd")
         return cls(
-            cwd=cwd,
-            session_dir=directory,
-            session_file=file,
-            header=scan.header,
-            table=table,
-            skipped=scan.skipped,
-            persist=True,
-            on_disk=True,
-            read_only=read_only,
-            appendable=not legacy,
-            durability=durability,
-            writer=writer,
-        )
-
-    @classmethod
-    def _open_empty(
-        cls,
-        file: Path,
-        directory: Path,
-        cwd_override: str | None,
-        read_only: bool,
-        durability: Durability,
-    ) -> SessionManager:
-        cwd = cwd_override or resolve_path(os.getcwd())
-        header = _new_header(cwd)
-        writer = None
-        if not read_only:
-            # Pi initialises an empty session file with a fresh header right away.
-            writer = SessionWriter.open_existing(file, durability, ends_with_newline=True)
-            writer.append(codec.dumps_line(header))
-        return cls(
-            cwd=cwd,
+            cwd=override
+            or (header_cwd if isinstance(header_cwd, str) else resolve_path(os.getcwd())),
             session_dir=directory,
             session_file=file,
             header=header,
-            table=EntryTable.from_entries([]),
+            table=table,
+            skipped=scan.skipped,
             persist=True,
-            on_disk=True,
             read_only=read_only,
+            appendable=not legacy,
             durability=durability,
             writer=writer,
         )
@@ -352,17 +316,17 @@ class SessionManager:
         or without the header. Without one a new header is made; an old header is migrated.
         """
         resolved_cwd = resolve_path(cwd if cwd is not None else os.getcwd())
-        records = [_json_of(entry) for entry in entries or ()]
+        records = [json_of(entry) for entry in entries or ()]
         headers = [record for record in records if record.get("type") == "session"]
         if headers:
             records.remove(headers[0])
             records.insert(0, headers[0])
         else:
-            records.insert(0, _new_header(resolved_cwd, session_id, parent_session))
+            records.insert(0, _header(resolved_cwd, session_id, parent_session))
         scan = scan_lines(b"".join(codec.dumps_line(record) for record in records))
         if scan.header is None:
             raise NotASessionError("the given entries do not form a session")
-        table = EntryTable.from_entries(_decode_all(scan, records))
+        table = EntryTable.from_scan(scan, None)
         return cls(
             cwd=resolved_cwd,
             session_dir=None,
@@ -392,16 +356,16 @@ class SessionManager:
         resolved_cwd = resolve_path(target_cwd)
         if not source.exists():
             raise SessionError(f"Cannot fork: source session file is empty or invalid: {source}")
-        scan = _scan(source)
+        scan = read_session_file(source)
         if scan.header is None:
             raise SessionError(f"Cannot fork: source session file is empty or invalid: {source}")
         directory = (
             Path(resolve_path(session_dir)) if session_dir else default_session_dir(target_cwd)
         )
-        header = _new_header(resolved_cwd, session_id, str(source))
+        header = _header(resolved_cwd, session_id, str(source))
         table = EntryTable.from_scan(scan, source)
         try:
-            lines = _stored_lines(table, [(index, {}) for index in range(len(table))])
+            lines = copied_lines(table, whole_copy(table))
         finally:
             table.close()
         file = directory / session_file_name(header["timestamp"], header["id"])
@@ -538,14 +502,13 @@ class SessionManager:
                 f"create a branched session or fork it first: {self._session_file}"
             )
 
-    def _entry_base(self, entry_type: str) -> JsonObject:
+    def _stamp(self) -> Stamp:
         leaf = self._path.leaf
-        return {
-            "type": entry_type,
-            "id": new_entry_id(self._table.by_id),
-            "parentId": self._table.ids[leaf] if leaf is not None else None,
-            "timestamp": now_timestamp(),
-        }
+        return Stamp(
+            id=new_entry_id(self._table.by_id),
+            parent_id=self._table.ids[leaf] if leaf is not None else None,
+            timestamp=now_timestamp(),
+        )
 
     def _append(self, entry: JsonObject) -> str:
         self._check_appendable()
@@ -567,7 +530,6 @@ class SessionManager:
         self._writer = SessionWriter.create(
             self._session_file, codec.dumps_line(self._header) + line, self._durability
         )
-        self._on_disk = True
 
     def _notify(self, index: int) -> None:
         entry = self._model(index)
@@ -582,26 +544,22 @@ class SessionManager:
 
     def append_message(self, message: AgentMessage | Mapping[str, Any]) -> str:
         """Append a message (user, assistant, toolResult, bashExecution or custom)."""
-        stored = _json_of(message) if isinstance(message, BaseModel) else dict(message)
+        stored = json_of(message) if isinstance(message, BaseModel) else dict(message)
         if stored.get("role") in _SUMMARY_ROLES:
             raise ValueError(
                 "summary messages are stored as compaction / branch_summary entries, "
                 "not as message entries"
             )
-        entry = self._entry_base("message")
-        entry["message"] = stored
-        return self._append(entry)
+        self._check_appendable()
+        return self._append(make.message(self._stamp(), stored))
 
     def append_thinking_level_change(self, thinking_level: str) -> str:
-        entry = self._entry_base("thinking_level_change")
-        entry["thinkingLevel"] = thinking_level
-        return self._append(entry)
+        self._check_appendable()
+        return self._append(make.thinking_level_change(self._stamp(), thinking_level))
 
     def append_model_change(self, provider: str, model_id: str) -> str:
-        entry = self._entry_base("model_change")
-        entry["provider"] = provider
-        entry["modelId"] = model_id
-        return self._append(entry)
+        self._check_appendable()
+        return self._append(make.model_change(self._stamp(), provider, model_id))
 
     def append_compaction(
         self,
@@ -613,20 +571,16 @@ class SessionManager:
         usage: Any = None,
     ) -> str:
         """Append a compaction (``None`` arguments are left out of the entry)."""
-        entry = self._entry_base("compaction")
-        entry["summary"] = summary
-        entry["firstKeptEntryId"] = first_kept_entry_id
-        entry["tokensBefore"] = tokens_before
-        _set_present(entry, details=details, usage=usage, fromHook=from_hook)
+        self._check_appendable()
+        entry = make.compaction(
+            self._stamp(), summary, first_kept_entry_id, tokens_before, details, from_hook, usage
+        )
         return self._append(entry)
 
     def append_custom_entry(self, custom_type: str, data: Any = None) -> str:
         """Append extension state (never part of the context; ``None`` data is left out)."""
-        base = self._entry_base("custom")
-        entry: JsonObject = {"type": "custom", "customType": custom_type}
-        _set_present(entry, data=data)
-        entry.update(id=base["id"], parentId=base["parentId"], timestamp=base["timestamp"])
-        return self._append(entry)
+        self._check_appendable()
+        return self._append(make.custom(self._stamp(), custom_type, data))
 
     def append_custom_message_entry(
         self,
@@ -636,31 +590,21 @@ class SessionManager:
         details: Any = None,
     ) -> str:
         """Append an extension message that takes part in the context as a user message."""
-        base = self._entry_base("custom_message")
-        entry: JsonObject = {
-            "type": "custom_message",
-            "customType": custom_type,
-            "content": content if isinstance(content, str) else _json_of(list(content)),
-            "display": display,
-        }
-        _set_present(entry, details=details)
-        entry.update(id=base["id"], parentId=base["parentId"], timestamp=base["timestamp"])
+        self._check_appendable()
+        entry = make.custom_message(self._stamp(), custom_type, content, display, details)
         return self._append(entry)
 
     def append_label(self, target_id: str, label: str | None) -> str:
         """Set (or, with ``None`` or ``""``, clear) the label of an entry."""
         if target_id not in self._table.by_id:
             raise EntryNotFoundError(target_id)
-        entry = self._entry_base("label")
-        entry["targetId"] = target_id
-        _set_present(entry, label=label)
-        return self._append(entry)
+        self._check_appendable()
+        return self._append(make.label(self._stamp(), target_id, label))
 
     def append_session_info(self, name: str) -> str:
         """Name the session (line breaks become spaces; surrounding whitespace is dropped)."""
-        entry = self._entry_base("session_info")
-        entry["name"] = js_trim(" ".join(_split_line_breaks(name)))
-        return self._append(entry)
+        self._check_appendable()
+        return self._append(make.session_info(self._stamp(), name))
 
     # ================================================================ navigation
 
@@ -696,13 +640,13 @@ class SessionManager:
         leaf = self._path.leaf
         from_id = self._table.ids[leaf] if leaf is not None else "root"
         self._path.move_to(target)
-        entry = self._entry_base("branch_summary")
-        entry["fromId"] = from_id
-        entry["summary"] = summary
-        _set_present(entry, details=details, usage=usage, fromHook=from_hook)
+        entry = make.branch_summary(self._stamp(), from_id, summary, details, from_hook, usage)
         return self._append(entry)
 
     # ================================================================ reading
+
+    def _entries(self, indexes: Sequence[int]) -> _Entries:
+        return _Entries(indexes, self._model, self._table.entries)
 
     def _model(self, index: int) -> SessionEntry:
         model = self._models.get(index)
@@ -735,7 +679,7 @@ class SessionManager:
 
     def get_entries(self) -> Sequence[SessionEntry]:
         """Every entry in file order (header excluded), decoded as they are read."""
-        return _Entries(self, range(len(self._table)))
+        return self._entries(range(len(self._table)))
 
     def entry_count(self) -> int:
         return len(self._table)
@@ -765,7 +709,7 @@ class SessionManager:
 
     def get_branch(self, from_id: str | None = None) -> Sequence[SessionEntry]:
         """Entries from the root to ``from_id`` (default: the leaf), decoded as read."""
-        return _Entries(self, self._branch_indexes(from_id))
+        return self._entries(self._branch_indexes(from_id))
 
     def _branch_indexes(self, from_id: str | None) -> list[int]:
         if from_id is None:
@@ -783,10 +727,10 @@ class SessionManager:
 
     def build_context_entries(self) -> Sequence[SessionEntry]:
         """The entries behind :meth:`build_session_context`, in context order."""
-        return _Entries(self, context_entry_indexes(self._table, self._path))
+        return self._entries(context_entry_indexes(self._table, self._path))
 
     def current_position(self) -> SessionPosition:
-        """Leaf, path, context entries and context at the current leaf."""
+        """Leaf, path, context entries and context at the current leaf (O(path length))."""
         ids = self._table.ids
         leaf = self._path.leaf
         return SessionPosition(
@@ -818,26 +762,32 @@ class SessionManager:
     # ================================================================ branched sessions
 
     def create_branched_session(self, leaf_id: str | None = None) -> Path | None:
-        """Replace this session by a new one holding only the path to ``leaf_id``.
+        """Replace this session by a new one holding only the path to ``leaf_id`` (default:
+        the leaf).
 
         Label entries are dropped from the path (the remaining entries are re-chained, and a
         compaction that kept from a dropped label keeps from the next entry), then one label
         entry is re-created for each labelled entry of the path. A persisted session switches
         to a new file in the same directory, written at once, whose header names the old file
         in ``parentSession``; returns its path. In memory, returns ``None``.
+
+        A read-only manager can do this too (that is how a session being written elsewhere
+        is forked): the old file is untouched and the manager becomes the new file's writer.
+        Subscribers are not called for the copied entries, only for later appends.
         """
         indexes = self._branch_indexes(leaf_id)
         if not indexes:
             raise EntryNotFoundError(leaf_id)
         table = self._table
-        header = _new_header(self._cwd, None, str(self._session_file) if self._persist else None)
-        kept, label_entries = _branch_copy(table, indexes)
+        header = _header(self._cwd, None, str(self._session_file) if self._persist else None)
+        kept, label_entries = branched_copy(table, indexes)
         if not self._persist:
-            entries = _with_changes(table, kept) + label_entries
-            self._install(header, EntryTable.from_entries(entries), ())
+            self._install(
+                header, EntryTable.from_entries(copied_entries(table, kept) + label_entries), ()
+            )
             return None
         assert self._session_dir is not None
-        lines = _stored_lines(table, kept)
+        lines = copied_lines(table, kept)
         lines.extend(codec.dumps_line(entry) for entry in label_entries)
         file = self._session_dir / session_file_name(header["timestamp"], header["id"])
         file.parent.mkdir(parents=True, exist_ok=True)
@@ -847,131 +797,9 @@ class SessionManager:
         self.close()
         self._writer = writer
         self._session_file = file
-        self._on_disk = True
         self._appendable = True
         self._read_only = False
-        new_scan = _scan(file)
+        new_scan = read_session_file(file)
         assert new_scan.header is not None
         self._install(new_scan.header, EntryTable.from_scan(new_scan, file), new_scan.skipped)
         return file
-
-
-# ==================================================================== helpers
-
-
-def _scan(file: Path) -> ScanResult:
-    try:
-        scan = scan_file(file)
-    except IsADirectoryError:
-        raise SessionError(f"not a session file (it is a directory): {file}") from None
-    except OSError as exc:
-        raise SessionError(f"cannot read session file {file}: {exc.strerror}") from None
-    if scan.not_a_session:
-        raise NotASessionError(f"Session file is not a valid pi session: {file}")
-    return scan
-
-
-def _decode_all(scan: ScanResult, records: Sequence[JsonObject]) -> list[JsonObject]:
-    """Entries of an in-memory scan, decoded from the serialized records."""
-    data = b"".join(codec.dumps_line(record) for record in records)
-    out: list[JsonObject] = []
-    for index in range(len(scan.ids)):
-        entry = scan.decoded.get(index)
-        if entry is None:
-            entry = codec.loads(data[scan.starts[index] : scan.ends[index]])
-        out.append(entry)
-    return out
-
-
-def _set_present(entry: JsonObject, **fields: Any) -> None:
-    for key, value in fields.items():
-        if value is not None:
-            entry[key] = _json_of(value)
-
-
-def _split_line_breaks(text: str) -> list[str]:
-    # Pi replaces each run of CR/LF characters with one space.
-    parts: list[str] = []
-    current: list[str] = []
-    previous_break = False
-    for char in text:
-        if char in "\r\n":
-            if not previous_break:
-                parts.append("".join(current))
-                current = []
-            previous_break = True
-        else:
-            current.append(char)
-            previous_break = False
-    parts.append("".join(current))
-    return parts
-
-
-def _branch_copy(
-    table: EntryTable, indexes: Sequence[int]
-) -> tuple[list[tuple[int, JsonObject]], list[JsonObject]]:
-    """A branched session's entries: the path minus labels, re-chained, then new labels.
-
-    Returns ``(index, changes)`` per kept entry (the fields that differ from the stored
-    entry, usually none) and the re-created label entries.
-    """
-    kept: list[tuple[int, JsonObject]] = []
-    replacement: dict[str, str] = {}
-    pending_labels: list[str] = []
-    parent_id: str | None = None
-    ids = table.ids
-    for index in indexes:
-        entry_id = ids[index]
-        entry_type = table.types[index]
-        if entry_type == "label":
-            pending_labels.append(entry_id)
-            continue
-        for label_id in pending_labels:
-            replacement[label_id] = entry_id
-        pending_labels.clear()
-        changes: JsonObject = {}
-        stored_parent = table.parent_ids[index]
-        if stored_parent != parent_id or (
-            parent_id is None and table.entry(index).get("parentId", ...) is not None
-        ):
-            changes["parentId"] = parent_id
-        if entry_type == "compaction":
-            first_kept = table.entry(index).get("firstKeptEntryId")
-            if isinstance(first_kept, str) and first_kept in replacement:
-                changes["firstKeptEntryId"] = replacement[first_kept]
-        kept.append((index, changes))
-        parent_id = entry_id
-    kept_ids = {ids[index] for index, _ in kept}
-    taken = set(kept_ids)
-    labels: list[JsonObject] = []
-    for target_id, (label, label_timestamp) in table.labels.items():
-        if target_id not in kept_ids:
-            continue
-        label_id = new_entry_id(taken)
-        taken.add(label_id)
-        label_entry: JsonObject = {"type": "label", "id": label_id, "parentId": parent_id}
-        if label_timestamp is not None:
-            label_entry["timestamp"] = label_timestamp
-        label_entry["targetId"] = target_id
-        label_entry["label"] = label
-        labels.append(label_entry)
-        parent_id = label_id
-    return kept, labels
-
-
-def _with_changes(table: EntryTable, kept: Sequence[tuple[int, JsonObject]]) -> list[JsonObject]:
-    entries = table.entries([index for index, _ in kept])
-    # Spreading keeps every existing key in place, as JavaScript's {...entry, parentId} does.
-    return [{**entry, **changes} for entry, (_, changes) in zip(entries, kept, strict=True)]
-
-
-def _stored_lines(table: EntryTable, kept: Sequence[tuple[int, JsonObject]]) -> list[bytes]:
-    """File lines for ``kept`` entries: the stored bytes when unchanged, else re-encoded."""
-    stored = table.stored_lines([index for index, _ in kept])
-    lines: list[bytes] = []
-    for (index, changes), line in zip(kept, stored, strict=True):
-        if line is not None and not changes:
-            lines.append(line + b"\n")
-        else:
-            lines.append(codec.dumps_line({**table.entry(index), **changes}))
-    return lines

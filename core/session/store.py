@@ -14,8 +14,12 @@ treated as a root, and the cut is reported.
 from __future__ import annotations
 
 import os
+import weakref
+from bisect import bisect_right
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from itertools import compress
+from operator import ne
 from typing import Any, Final
 
 from ctxmodes.session import codec
@@ -49,6 +53,7 @@ class _LineReader:
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self._fd: int | None = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+        self._finalizer = weakref.finalize(self, os.close, self._fd)
 
     def read_spans(self, spans: Sequence[tuple[int, int]]) -> list[memoryview]:
         """Return the bytes of each ``(start, end)`` span (spans sorted by start)."""
@@ -76,7 +81,7 @@ class _LineReader:
 
     def close(self) -> None:
         if self._fd is not None:
-            os.close(self._fd)
+            self._finalizer()
             self._fd = None
 
 
@@ -105,6 +110,9 @@ class EntryTable:
         self.warnings: list[IndexWarning] = []
         #: Entries whose parent link was cut to break a cycle.
         self.cut_roots: set[int] = set()
+        # Sorted indexes where a run of "parent is the previous entry" links starts; paths
+        # are walked a run at a time.
+        self._breaks = self._find_breaks()
         self._resolve_late_parents()
         self._report_duplicates()
         # label target id -> (label, timestamp); insertion order as in Pi's map.
@@ -127,13 +135,11 @@ class EntryTable:
         scan = ScanResult()
         for entry in entries:
             index = len(scan.ids)
-            entry_id = entry["id"]
             parent = entry.get("parentId")
             entry_type = entry.get("type")
             scan.decoded[index] = entry
-            scan.ids.append(entry_id)
+            scan.ids.append(entry["id"])
             scan.parents.append(parent if isinstance(parent, str) else None)
-            scan.parent_indexes.append(-1)
             scan.types.append(entry_type)
             scan.starts.append(-1)
             scan.ends.append(-1)
@@ -141,33 +147,32 @@ class EntryTable:
                 scan.label_indexes.append(index)
             elif entry_type == "session_info":
                 scan.last_session_info = index
-            scan.by_id[entry_id] = index
+        scan.by_id = dict(zip(scan.ids, range(len(scan.ids)), strict=True))
+        lookup = scan.by_id.get
+        scan.parent_indexes = [lookup(parent, -1) if parent else -1 for parent in scan.parents]
         return cls(scan)
 
     # ----------------------------------------------------------------------- structure
 
     def _resolve_late_parents(self) -> None:
-        """Resolve parent ids that point forward (or at a duplicated id), then cut cycles.
+        """Re-resolve links to duplicated ids, then cut parent cycles.
 
-        Entries are appended after their parent, so only such links can close a cycle.
+        Entries are appended after their parent, so only a link to the same or a later entry
+        can close a cycle.
         """
         by_id = self.by_id
         parents = self.parents
-        parent_ids = self.parent_ids
         if len(by_id) != len(self.ids):
-            # With duplicated ids every link resolves to the last entry of that id, as in Pi.
-            unresolved = [i for i, parent in enumerate(parent_ids) if parent]
-        else:
-            unresolved = [
-                i
-                for i, parent in enumerate(parents)
-                if (parent < 0 and parent_ids[i]) or parent >= i
-            ]
-        for index in unresolved:
-            parent_id = self.parent_ids[index]
-            parents[index] = by_id.get(parent_id, NO_ENTRY) if parent_id else NO_ENTRY
+            # With duplicated ids every link resolves to the last entry of that id, as in Pi
+            # (including links to the entry just before, which the scan assumed).
+            for index, parent_id in enumerate(self.parent_ids):
+                parents[index] = by_id.get(parent_id, NO_ENTRY) if parent_id else NO_ENTRY
+            self._breaks = self._find_breaks()
+        forward_links = [index for index in self._breaks if parents[index] >= index]
+        if not forward_links:
+            return
         settled: set[int] = set()
-        for start in unresolved:
+        for start in forward_links:
             if parents[start] < start:
                 continue
             trail: list[int] = []
@@ -190,6 +195,16 @@ class EntryTable:
                     )
                 )
             settled.update(trail)
+        self._breaks = self._find_breaks()
+
+    def _find_breaks(self) -> list[int]:
+        """Entries whose parent is not the entry just before them (always including 0)."""
+        count = len(self.parents)
+        # C-level passes: compare every parent index with its own index minus one.
+        breaks = list(compress(range(count), map(ne, self.parents, range(-1, count - 1))))
+        if count and (not breaks or breaks[0] != 0):
+            breaks.insert(0, 0)
+        return breaks
 
     def _report_duplicates(self) -> None:
         if len(self.by_id) == len(self.ids):
@@ -215,12 +230,16 @@ class EntryTable:
 
     def path_to(self, index: int) -> list[int]:
         """Indexes from the root to ``index`` (inclusive), following parent links."""
-        path: list[int] = []
+        runs: list[range] = []
+        breaks = self._breaks
         parents = self.parents
         while index != NO_ENTRY:
-            path.append(index)
-            index = parents[index]
-        path.reverse()
+            start = breaks[bisect_right(breaks, index) - 1]
+            runs.append(range(start, index + 1))
+            index = parents[start]
+        path: list[int] = []
+        for run in reversed(runs):
+            path.extend(run)
         return path
 
     def children_of(self, entry_id: str) -> list[int]:
@@ -301,6 +320,8 @@ class EntryTable:
         self._starts.append(-1)
         self._ends.append(-1)
         self._decoded[index] = entry
+        if self.parents[index] != index - 1 or index == 0:
+            self._breaks.append(index)
         self.by_id[entry_id] = index
         if self._children is not None and isinstance(parent_id, str):
             self._children.setdefault(parent_id, []).append(index)
@@ -322,19 +343,59 @@ class EntryTable:
 
     # ----------------------------------------------------------------------- ancestry
 
-    def nearest(self, index: int, kind: str, matches: str | Callable[[int], bool]) -> int:
+    def nearest(
+        self,
+        index: int,
+        kind: str,
+        matches: str | Callable[[int], bool],
+        path: Sequence[int] | None = None,
+    ) -> int:
         """The closest entry at or above ``index`` that matches, or ``NO_ENTRY``.
 
-        ``matches`` is an entry type or a predicate on entry indexes. Answers are remembered
-        per ``kind`` (an entry's ancestors never change) for the starting entry and every
-        ``_MEMO_STRIDE``-th entry walked, so repeated questions cost O(1) amortised.
+        ``matches`` is an entry type or a predicate on entry indexes; ``path``, if given, is
+        the root-to-``index`` path (it makes a first, long search cheaper). Answers are
+        remembered per ``kind`` (an entry's ancestors never change), so asking again for
+        the same entry or for a child of an entry already asked about is O(1).
         """
         memo = self._nearest.setdefault(kind, {})
-        parents = self.parents
+        found = memo.get(index)
+        if found is not None:
+            return found
+        hit = self._matcher(matches)
+        parent = self.parents[index]
+        if hit(index):
+            found = index
+        elif parent != NO_ENTRY and parent in memo:
+            found = memo[parent]
+        elif path is not None and path and path[-1] == index:
+            found = self._search_path(path, matches)
+        else:
+            found = self._walk(index, memo, hit)
+        memo[index] = found
+        return found
+
+    def _matcher(self, matches: str | Callable[[int], bool]) -> Callable[[int], bool]:
+        if not isinstance(matches, str):
+            return matches
         types = self.types
-        # A type name is compared inline: this loop may walk a whole path once.
-        wanted_type = matches if isinstance(matches, str) else None
-        predicate = matches if not isinstance(matches, str) else None
+        return lambda index: types[index] == matches
+
+    def _search_path(self, path: Sequence[int], matches: str | Callable[[int], bool]) -> int:
+        if isinstance(matches, str):
+            # One C-level pass over the types along the path.
+            along = list(map(self.types.__getitem__, path))
+            along.reverse()
+            try:
+                return path[len(path) - 1 - along.index(matches)]
+            except ValueError:
+                return NO_ENTRY
+        for index in reversed(path):
+            if matches(index):
+                return index
+        return NO_ENTRY
+
+    def _walk(self, index: int, memo: dict[int, int], hit: Callable[[int], bool]) -> int:
+        parents = self.parents
         walked: list[int] = []
         current = index
         found = NO_ENTRY
@@ -343,13 +404,11 @@ class EntryTable:
             if known is not None:
                 found = known
                 break
-            hit = types[current] == wanted_type if predicate is None else predicate(current)
-            if hit:
+            if hit(current):
                 found = current
                 break
             walked.append(current)
             current = parents[current]
-        memo[index] = found
         for visited in walked[::_MEMO_STRIDE]:
             memo[visited] = found
         return found

@@ -25,6 +25,7 @@ import enum
 import errno
 import os
 import sys
+import weakref
 from pathlib import Path
 from typing import Final, Protocol
 
@@ -122,6 +123,8 @@ class SessionWriter:
         self._buffered = 0
         # A torn last line gets its newline together with the first appended line.
         self._prefix = b""
+        # A writer dropped without close() still writes its buffer and releases the file.
+        self._finalizer = weakref.finalize(self, _abandon, fd, lock, self._buffer)
 
     @classmethod
     def open_existing(
@@ -219,6 +222,7 @@ class SessionWriter:
         """Flush, release the lock and close the file. Safe to call twice."""
         if self._fd is None:
             return
+        self._finalizer.detach()
         try:
             self.flush()
         finally:
@@ -227,6 +231,18 @@ class SessionWriter:
                 self._lock.release()
             finally:
                 os.close(fd)
+
+
+def _abandon(fd: int, lock: _Lock, buffer: list[bytes]) -> None:
+    try:
+        data = b"".join(buffer)
+        while data:
+            data = data[os.write(fd, data) :]
+    finally:
+        try:
+            lock.release()
+        finally:
+            os.close(fd)
 
 
 def _ends_with_newline(path: Path) -> bool:

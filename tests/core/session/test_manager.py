@@ -199,7 +199,7 @@ def test_navigation(tmp_path: Path) -> None:
             manager.branch_with_summary("nope", "s")
         manager.reset_leaf()
         assert manager.get_leaf_id() is None
-        assert manager.build_session_context().message_json == ()
+        assert list(manager.build_session_context().message_json) == []
         root = manager.append_message(user("again"))
         assert manager.get_branch_ids() == [root]
         assert manager.get_entry(root) == manager.get_leaf_entry()
@@ -435,3 +435,19 @@ def test_header_and_entry_models(tmp_path: Path, oracle_cases: Path) -> None:
         labels = [entry for entry in manager.get_entries() if isinstance(entry, LabelEntry)]
         assert labels
         assert all(codec.dumps(label.target_id) for label in labels)
+
+
+def test_context_messages_are_shared_between_builds(tmp_path: Path) -> None:
+    with SessionManager.in_memory(tmp_path) as manager:
+        manager.append_message(user("q1"))
+        first = manager.build_session_context()
+        model = first.messages[0]
+        manager.append_message(assistant("a1"))
+        second = manager.build_session_context()
+        # The second build extends the first: the earlier context is unchanged and the
+        # model validated for it is reused.
+        assert len(first.message_json) == 1
+        assert len(second.messages) == 2
+        assert second.messages[0] is model
+        assert list(second.messages[-1:]) == [second.messages[1]]
+        assert first.to_json()["messages"] == [second.message_json[0]]

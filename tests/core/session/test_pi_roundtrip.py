@@ -203,3 +203,95 @@ def test_sessions_built_with_the_api_open_identically_in_pi(
         requests.append({"file": str(path), "at": positions})
     for request, answer, mine in zip(requests, pi.open_many(requests), ours, strict=True):
         assert json.dumps(answer, sort_keys=True) == json.dumps(mine, sort_keys=True), request
+
+
+def _odd_session() -> bytes:
+    """A hand-written file full of records Pi never writes but still opens."""
+    usage = {
+        "input": 1,
+        "output": 1,
+        "cacheRead": 0,
+        "cacheWrite": 0,
+        "totalTokens": 2,
+        "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0},
+    }
+
+    def entry(kind: str, entry_id: str, parent: Any, **fields: Any) -> dict[str, Any]:
+        record = {"type": kind, "id": entry_id, "timestamp": "2025-01-01T00:00:01.000Z"}
+        if parent is not ...:
+            record["parentId"] = parent
+        record.update(fields)
+        return record
+
+    def message(entry_id: str, parent: Any, **fields: Any) -> dict[str, Any]:
+        return entry("message", entry_id, parent, message={"timestamp": 1, **fields})
+
+    records: list[Any] = [
+        {
+            "type": "session",
+            "version": 3,
+            "id": "odd",
+            "timestamp": "2025-01-01T00:00:00.000Z",
+            "cwd": "/odd",
+        },
+        message("u1", None, role="user", content="hello \ud800 é \u2028"),
+        message(
+            "a1",
+            "u1",
+            role="assistant",
+            content=[{"type": "text", "text": "x"}],
+            api="a",
+            model="m",
+            usage=usage,
+            stopReason="stop",
+        ),
+        entry("model_change", "mc", "a1", provider="p"),
+        entry("thinking_level_change", "tl", "mc"),
+        message("nul", "tl", role="user", content=None),
+        entry("custom_message", "cm", "nul", customType="x", display=True),
+        entry(
+            "custom_message",
+            "cm2",
+            "cm",
+            customType="x",
+            content=None,
+            display=False,
+            timestamp="nonsense",
+        ),
+        entry("branch_summary", "bs", "cm2", fromId="zz", summary=""),
+        entry("session_info", "si", "bs", name="   "),
+        entry("compaction", "c1", "si", summary="S", firstKeptEntryId="nowhere", tokensBefore=3),
+        entry("label", "l1", "c1", targetId="u1", label=5),
+        entry("label", "l2", "l1", targetId="ghost", label="dangling"),
+        entry(5, "weird", "l2"),
+        entry(
+            "message",
+            "orphan",
+            "missing-parent",
+            message={"role": "user", "content": "o", "timestamp": 2},
+        ),
+        message("noparent", ..., role="user", content="p"),
+        message("emptyparent", "", role="user", content="e"),
+        message("dup", "u1", role="user", content="first"),
+        message("child", "dup", role="user", content="child"),
+        message("dup", "a1", role="user", content="second"),
+        b"\r\n",
+        b'{"type":"message","id":"nan","parentId":"child","v":NaN}\n',
+        b'{"type":"session","version":3,"id":"again"}\n',
+        message("late", "child", role="user", content="late"),
+    ]
+    body = b"".join(
+        record if isinstance(record, bytes) else codec.dumps_line(record) for record in records
+    )
+    return body + b'{"type":"message","id":"torn"'
+
+
+def test_odd_files_open_as_in_pi(tmp_path: Path, pi: PiOracle, session_snapshot: Snapshot) -> None:
+    path = tmp_path / "odd.jsonl"
+    path.write_bytes(_odd_session())
+    with SessionManager.open(path, read_only=True) as manager:
+        positions = _positions(manager)
+        ours = session_snapshot(manager, positions)
+        assert manager.skipped_lines
+    (answer,) = pi.open_many([{"file": str(path), "at": positions}])
+    assert json.dumps(answer, sort_keys=True) == json.dumps(ours, sort_keys=True)

@@ -7,10 +7,29 @@ from typing import Any
 
 import pytest
 
-from ctxmodes.session import codec
+from ctxmodes.session import codec, reader
 from ctxmodes.session.errors import NotASessionError, SessionError
 from ctxmodes.session.manager import SessionManager
 from ctxmodes.session.reader import scan_file, scan_lines
+
+_AVAILABLE = {parser.name: parser for parser in reader.HEAD_PARSERS}
+
+
+@pytest.fixture(
+    autouse=True,
+    params=[
+        pytest.param(
+            name, marks=pytest.mark.skipif(name not in _AVAILABLE, reason=f"{name} absent")
+        )
+        for name in ("pydantic-core", "msgspec")
+    ],
+)
+def head_parser(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Every reader test runs with each line validator this installation has."""
+    name: str = request.param
+    monkeypatch.setattr(reader, "HEAD_PARSERS", [_AVAILABLE[name]])
+    return name
+
 
 HEADER = {
     "type": "session",
@@ -104,16 +123,57 @@ def test_lines_longer_than_the_read_chunk_are_indexed(tmp_path: Path) -> None:
         assert manager.build_session_context().message_json[1]["content"] == big
 
 
-def test_nan_split_across_read_chunks_is_still_rejected(tmp_path: Path) -> None:
-    # The literal straddles the 1 MiB read boundary.
+def _compaction(entry_id: str, parent: str) -> dict[str, Any]:
+    return {
+        "type": "compaction",
+        "id": entry_id,
+        "parentId": parent,
+        "timestamp": "2025-01-01T00:00:09.000Z",
+        "summary": "S",
+        "firstKeptEntryId": parent,
+        "tokensBefore": 1,
+    }
+
+
+@pytest.mark.parametrize("literal", [b"NaN", b"-Infinity"])
+def test_json_literals_that_json_parse_rejects_are_skipped_everywhere(
+    tmp_path: Path, literal: bytes
+) -> None:
+    # Lines well before the last compaction are only validated, later ones decoded in full;
+    # both must reject what JSON.parse rejects, even across a 1 MiB read boundary.
     prefix = b'{"type":"message","id":"n","parentId":"u1","pad":"'
-    header = codec.dumps_line(HEADER) + codec.dumps_line(_user("u1", None))
-    pad = 1024 * 1024 - len(header) - len(prefix) - 2
-    line = prefix + b"y" * pad + b'","v":NaN}\n'
-    path = _write(tmp_path, header + line + codec.dumps_line(_user("u2", "u1")))
+    head = codec.dumps_line(HEADER) + codec.dumps_line(_user("u1", None))
+    pad = 1024 * 1024 - len(head) - len(prefix) - 2
+    straddling = prefix + b"y" * pad + b'","v":' + literal + b"}\n"
+    filler = b"".join(
+        codec.dumps_line(_user(f"f{i}", "u1" if i == 0 else f"f{i - 1}", "z" * 1000))
+        for i in range(2000)
+    )
+    late = b'{"type":"message","id":"late","parentId":"c","v":[' + literal + b"]}\n"
+    path = _write(
+        tmp_path,
+        head + straddling + filler + codec.dumps_line(_compaction("c", "f1999")) + late,
+    )
     scan = scan_file(path)
-    assert scan.ids == ["u1", "u2"]
-    assert [skipped.reason for skipped in scan.skipped] == ["not valid JSON"]
+    assert "n" not in scan.ids
+    assert "late" not in scan.ids
+    assert [skipped.line_number for skipped in scan.skipped] == [3, 2005]
+    assert {skipped.reason for skipped in scan.skipped} == {"not valid JSON"}
+
+
+def test_the_region_after_the_last_compaction_is_decoded_while_scanning(tmp_path: Path) -> None:
+    lines = [HEADER, _user("u1", None)]
+    for i in range(3000):
+        lines.append(_user(f"e{i}", lines[-1]["id"], "w" * 500))
+    lines.append(_compaction("c", lines[-1]["id"]))
+    lines.append(_user("after", "c"))
+    scan = scan_file(_write(tmp_path, _lines(*lines)))
+    assert len(scan.ids) == 3003
+    decoded = sorted(scan.decoded)
+    # Everything from a margin before the compaction to the end, and nothing early.
+    assert decoded[-1] == 3002
+    assert 0 not in scan.decoded
+    assert decoded == list(range(decoded[0], 3003))
 
 
 def test_file_without_final_newline(tmp_path: Path) -> None:

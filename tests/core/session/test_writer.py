@@ -51,3 +51,12 @@ def test_missing_final_newline_is_added_with_the_first_append(tmp_path: Path) ->
     writer.append(b"more\n")
     writer.close()
     assert path.read_bytes() == b"complete\nfragm\nnext\nmore\n"
+
+
+def test_a_dropped_writer_flushes_and_unlocks(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    writer = SessionWriter.create(path, b"h\n", Durability.NONE)
+    writer.append(b"buffered\n")
+    del writer
+    assert path.read_bytes() == b"h\nbuffered\n"
+    SessionWriter.open_existing(path, Durability.FLUSH).close()
