@@ -25,12 +25,19 @@ def register(subparsers: Any) -> None:
         metavar="SPEC",
         help="the model, e.g. scripted:FILE (overrides configuration and CTXMODES_MODEL)",
     )
-    parser.add_argument(
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument(
         "--session",
         metavar="FILE",
         type=Path,
         help="the session file to continue (created if missing); default: a new session "
         "in Pi's session directory for the working directory",
+    )
+    where.add_argument(
+        "--continue",
+        dest="continue_recent",
+        action="store_true",
+        help="continue the most recent session of the working directory (Pi's directory layout)",
     )
     parser.add_argument(
         "--cwd", metavar="DIR", type=Path, help="working directory (default: the current one)"
@@ -78,6 +85,8 @@ def run(args: argparse.Namespace) -> int:
                 cwd_override=cwd if args.cwd is not None else None,
                 durability=host.durability,
             )
+        elif args.continue_recent:
+            manager = SessionManager.continue_recent(cwd, durability=host.durability)
         else:
             manager = SessionManager.create(cwd, durability=host.durability)
         host.start(manager)

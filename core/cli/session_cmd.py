@@ -1,5 +1,7 @@
 """``ctxmodes session``: look inside Pi session files.
 
+* ``session list [--all] [--cwd DIR] [--json]`` lists the sessions Pi keeps for a working
+  directory (or for every project), most recently active first.
 * ``session show FILE`` draws the session tree (ids, entry types, labels, the active path).
 * ``session context FILE [--at ID|null] [--json] [--llm]`` prints what the model sees at the
   leaf, at entry ``ID``, or (``null``) before the first entry. ``--json`` prints the same
@@ -25,6 +27,16 @@ def register(subparsers: Any) -> None:
     )
     actions = parser.add_subparsers(dest="session_action", metavar="ACTION", required=True)
 
+    listing = actions.add_parser(
+        "list", help="list the Pi sessions of a working directory, most recent first"
+    )
+    listing.add_argument(
+        "--cwd", metavar="DIR", help="the project directory (default: the current one)"
+    )
+    listing.add_argument("--all", action="store_true", help="sessions of every project")
+    listing.add_argument("--json", action="store_true", help="machine-readable output")
+    listing.set_defaults(handler=run_list)
+
     show = actions.add_parser("show", help="draw the session tree")
     show.add_argument("file", help="session file (.jsonl)")
     _add_strict(show)
@@ -43,6 +55,31 @@ def register(subparsers: Any) -> None:
     )
     _add_strict(context)
     context.set_defaults(handler=run_context)
+
+
+def run_list(args: argparse.Namespace) -> int:
+    import json
+    from pathlib import Path
+
+    from ctxmodes.session.manager import SessionManager
+
+    cwd = Path(args.cwd).resolve() if args.cwd else Path.cwd()
+    infos = SessionManager.list_all() if args.all else SessionManager.list_sessions(cwd)
+    if args.json:
+        print(
+            json.dumps(
+                [info.model_dump(mode="json", exclude={"all_messages_text"}) for info in infos]
+            )
+        )
+        return 0
+    for info in infos:
+        title = info.name or " ".join(info.first_message.split())[:60] or "(no messages)"
+        modified = info.modified.astimezone().strftime("%Y-%m-%d %H:%M")
+        print(f"{modified}  {info.message_count:>5} msgs  {title}\n    {info.path}")
+    if not infos:
+        where = "any project" if args.all else str(cwd)
+        print(f"no sessions for {where}", file=sys.stderr)
+    return 0
 
 
 def _add_strict(parser: argparse.ArgumentParser) -> None:
