@@ -3,8 +3,7 @@
 Generates a deterministic 100,000-entry session (~95 MB: user / assistant / toolResult turns
 with ~600-character texts, a side branch every ~1,000 entries, a compaction every ~20,000),
 then times ``SessionManager.open`` + ``build_session_context`` (JSON form, and separately the
-validated message models). The line validator in use is printed: msgspec when it is
-installed, pydantic-core otherwise. If node and Pi 0.85 are available (``$PI_NODE_MODULES`` or
+validated message models). If node and Pi 0.85 are available (``$PI_NODE_MODULES`` or
 ``<repo>/.pi/node_modules``) the same file is timed with Pi's ``SessionManager.open`` +
 ``buildSessionContext`` and both contexts are checked to serialize to the same bytes.
 
@@ -29,7 +28,6 @@ from pathlib import Path
 
 from ctxmodes.session import codec
 from ctxmodes.session.manager import SessionManager
-from ctxmodes.session.reader import HEAD_PARSERS
 
 REPO = Path(__file__).resolve().parents[1]
 PI_SCRIPT = Path(__file__).with_name("pi_session_open.mjs")
@@ -266,7 +264,6 @@ def main() -> int:
             print(f"generated {path} in {time.perf_counter() - started:.1f}s")
         size_mb = path.stat().st_size / 1e6
         print(f"session: {args.entries} entries, {size_mb:.1f} MB")
-        print(f"line validator: {HEAD_PARSERS[0].name}")
 
         ours, with_models, digest, messages = time_ours(path, args.runs)
         ours_median = statistics.median(ours)

@@ -9,7 +9,8 @@ first (a bad file or entry fails before anything is torn down), then the current
 aborted and waited for, ``ctx_session_shutdown`` runs, the mode object is unregistered and
 the old store closed — from here on its command contexts and navigation capability are
 stale — and the new session starts with ``ctx_session_start``. Closing the host is the same
-with reason ``quit`` and no successor.
+with reason ``quit`` and no successor. The new store takes its ids and timestamps from the
+same :class:`~ctxmodes.session.ids.IdentitySource` as the store it replaces.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from ctxmodes.host.records import Listener
 from ctxmodes.host.session import AgentSession
 from ctxmodes.modes import ModeRegistry, mode_plugin_name
 from ctxmodes.plugins import CtxPluginManager, make_configured_plugin_manager
+from ctxmodes.session.ids import PI_IDENTITY, IdentitySource
 from ctxmodes.session.manager import SessionManager
 from ctxmodes.session.writer import Durability
 from ctxmodes.ui import HeadlessUI
@@ -138,12 +140,18 @@ class AgentHost:
 
     # ================================================================ sessions
 
-    def create_session_manager(self, cwd: Path, session_file: Path | None = None) -> SessionManager:
+    def create_session_manager(
+        self,
+        cwd: Path,
+        session_file: Path | None = None,
+        *,
+        identity: IdentitySource = PI_IDENTITY,
+    ) -> SessionManager:
         """A store for a new session of ``cwd`` in Pi's directory for it, or for the file at
         ``session_file`` (opened when it exists, created there otherwise)."""
         if session_file is not None:
-            return SessionManager.open(session_file, durability=self._durability)
-        return SessionManager.create(cwd, durability=self._durability)
+            return SessionManager.open(session_file, durability=self._durability, identity=identity)
+        return SessionManager.create(cwd, durability=self._durability, identity=identity)
 
     def start(
         self, manager: SessionManager, reason: SessionStartReason = "startup"
@@ -162,10 +170,13 @@ class AgentHost:
             current = self.session.session_manager
             if current.is_persisted():
                 manager = SessionManager.create(
-                    current.cwd, current.session_dir, durability=self._durability
+                    current.cwd,
+                    current.session_dir,
+                    durability=self._durability,
+                    identity=current.identity,
                 )
             else:
-                manager = SessionManager.in_memory(current.cwd)
+                manager = SessionManager.in_memory(current.cwd, identity=current.identity)
             return self._replace(manager, "new", "new")
 
     def resume_session(self, path: Path) -> AgentSession:
@@ -175,8 +186,9 @@ class AgentHost:
             if current.session_file is not None and target == current.session_file.resolve():
                 # Our own store holds the file's lock: let go of it first.
                 self._retire("resume")
-                return self._open(self._open_existing(target), "resume")
-            return self._replace(self._open_existing(target), "resume", "resume")
+                return self._open(self._open_existing(target, current.identity), "resume")
+            manager = self._open_existing(target, current.identity)
+            return self._replace(manager, "resume", "resume")
 
     def fork_session(self, entry_id: str | None) -> ForkOutcome:
         with self._lock:
@@ -270,10 +282,10 @@ class AgentHost:
         session.abort()
         session.wait_for_idle()
 
-    def _open_existing(self, path: Path) -> SessionManager:
+    def _open_existing(self, path: Path, identity: IdentitySource) -> SessionManager:
         if not path.is_file():
             raise CtxmodesError(f"no session file at {path}")
-        manager = SessionManager.open(path, durability=self._durability)
+        manager = SessionManager.open(path, durability=self._durability, identity=identity)
         if not Path(manager.cwd).is_dir():
             manager.close()
             raise CtxmodesError(f"the session's working directory does not exist: {manager.cwd}")
@@ -296,10 +308,13 @@ class AgentHost:
 
     def _branched(self, current: SessionManager, leaf_id: str | None) -> SessionManager:
         parent = current.session_file
+        identity = current.identity
         if not current.is_persisted():
-            copy = SessionManager.in_memory(current.cwd, entries=list(current.get_entries()))
+            copy = SessionManager.in_memory(
+                current.cwd, entries=list(current.get_entries()), identity=identity
+            )
             if leaf_id is None:
-                return SessionManager.in_memory(current.cwd)
+                return SessionManager.in_memory(current.cwd, identity=identity)
             copy.create_branched_session(leaf_id)
             return copy
         if parent is None or not parent.exists():
@@ -310,11 +325,16 @@ class AgentHost:
                 current.session_dir,
                 parent_session=str(parent),
                 durability=self._durability,
+                identity=identity,
             )
         # As Pi, the fork is made from what the file holds, before the current run is
         # aborted (whose last answer then stays in the old session only).
         source = SessionManager.open(
-            parent, current.session_dir, read_only=True, durability=self._durability
+            parent,
+            current.session_dir,
+            read_only=True,
+            durability=self._durability,
+            identity=identity,
         )
         try:
             source.create_branched_session(leaf_id)

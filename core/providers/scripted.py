@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -64,12 +64,28 @@ class ScriptExhaustedError(ProviderError):
     """A call found no scripted response (or summary) left."""
 
 
-class ScriptedProvider(Provider):
-    """Replays a :class:`Script`; thread-safe, calls are numbered from 1 in arrival order."""
+def _wall_clock_ms() -> int:
+    return int(time.time() * 1000)
 
-    def __init__(self, script: Script, *, chunk_chars: int = 16) -> None:
+
+class ScriptedProvider(Provider):
+    """Replays a :class:`Script`; thread-safe, calls are numbered from 1 in arrival order.
+
+    :param chunk_chars: the size of the streamed text and thinking deltas.
+    :param clock: the time stamped on each answer, in milliseconds since the epoch (taken
+        when the call starts); tests make it deterministic.
+    """
+
+    def __init__(
+        self,
+        script: Script,
+        *,
+        chunk_chars: int = 16,
+        clock: Callable[[], int] = _wall_clock_ms,
+    ) -> None:
         self._script = script
         self._chunk_chars = max(1, chunk_chars)
+        self._clock = clock
         self._lock = threading.Lock()
         self._calls = 0
         self._responses_used = 0
@@ -104,7 +120,7 @@ class ScriptedProvider(Provider):
 
         :raises ScriptExhaustedError: nothing is left for this call.
         """
-        timestamp = int(time.time() * 1000)
+        timestamp = self._clock()
         number, step = self._next_step(request)
         return self._emit(request, signal, number, step, timestamp)
 

@@ -15,6 +15,7 @@ from ctxmodes.session.errors import (
     SessionError,
     SessionLockedError,
 )
+from ctxmodes.session.ids import PI_IDENTITY, IdentitySource
 from ctxmodes.session.listing import SessionInfo
 from ctxmodes.session.manager import SessionManager, SessionPosition
 from ctxmodes.session.models import (
@@ -57,6 +58,7 @@ from ctxmodes.session.tree import SessionTreeNode
 from ctxmodes.session.writer import Durability
 
 __all__ = [
+    "PI_IDENTITY",
     "AgentMessage",
     "AssistantMessage",
     "BashExecutionMessage",
@@ -71,6 +73,7 @@ __all__ = [
     "CustomMessageEntry",
     "Durability",
     "EntryNotFoundError",
+    "IdentitySource",
     "ImageContent",
     "IndexWarning",
     "LabelEntry",

@@ -11,11 +11,10 @@ Entries whose stored JSON does not change are copied byte for byte.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Container, Sequence
 from typing import Any
 
 from ctxmodes.session import codec
-from ctxmodes.session.ids import new_entry_id
 from ctxmodes.session.store import EntryTable
 
 __all__ = ["Copy", "branched_copy", "copied_entries", "copied_lines", "whole_copy"]
@@ -30,8 +29,11 @@ def whole_copy(table: EntryTable) -> list[Copy]:
     return [(index, {}) for index in range(len(table))]
 
 
-def branched_copy(table: EntryTable, path: Sequence[int]) -> tuple[list[Copy], list[JsonObject]]:
-    """The kept entries of ``path`` with their changes, and the re-created label entries."""
+def branched_copy(
+    table: EntryTable, path: Sequence[int], new_id: Callable[[Container[str]], str]
+) -> tuple[list[Copy], list[JsonObject]]:
+    """The kept entries of ``path`` with their changes, and the re-created label entries
+    (their ids from ``new_id``, given the ids already taken)."""
     kept: list[Copy] = []
     replacement: dict[str, str] = {}
     pending_labels: list[str] = []
@@ -59,11 +61,14 @@ def branched_copy(table: EntryTable, path: Sequence[int]) -> tuple[list[Copy], l
                 changes["firstKeptEntryId"] = replacement[first_kept]
         kept.append((index, changes))
         parent_id = entry_id
-    return kept, _recreated_labels(table, kept, parent_id)
+    return kept, _recreated_labels(table, kept, parent_id, new_id)
 
 
 def _recreated_labels(
-    table: EntryTable, kept: Sequence[Copy], parent_id: str | None
+    table: EntryTable,
+    kept: Sequence[Copy],
+    parent_id: str | None,
+    new_id: Callable[[Container[str]], str],
 ) -> list[JsonObject]:
     kept_ids = {table.ids[index] for index, _ in kept}
     taken = set(kept_ids)
@@ -71,7 +76,7 @@ def _recreated_labels(
     for target_id, (label, label_timestamp) in table.labels.items():
         if target_id not in kept_ids:
             continue
-        label_id = new_entry_id(taken)
+        label_id = new_id(taken)
         taken.add(label_id)
         entry: JsonObject = {"type": "label", "id": label_id, "parentId": parent_id}
         if label_timestamp is not None:

@@ -7,6 +7,9 @@
 * Entry timestamps: ``Date.prototype.toISOString()`` form, ``2026-01-05T12:34:56.789Z``.
 * :func:`timestamp_ms` reads such strings back the way ``new Date(text).getTime()`` does for
   the ISO forms ``Date`` is specified to accept.
+
+A session store takes all three from an :class:`IdentitySource`; :data:`PI_IDENTITY`, the
+default, generates them as above.
 """
 
 from __future__ import annotations
@@ -16,11 +19,14 @@ import re
 import threading
 import time
 import uuid
-from collections.abc import Container
+from collections.abc import Callable, Container
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Final
 
 __all__ = [
+    "PI_IDENTITY",
+    "IdentitySource",
     "InvalidSessionIdError",
     "format_timestamp",
     "new_entry_id",
@@ -101,6 +107,28 @@ def format_timestamp(moment: datetime) -> str:
 def now_timestamp() -> str:
     """The current time as ``new Date().toISOString()``."""
     return format_timestamp(datetime.now(UTC))
+
+
+@dataclass(frozen=True, slots=True)
+class IdentitySource:
+    """Where a session store gets the ids and times of the records it creates.
+
+    The defaults generate them as Pi does; a caller that needs reproducible files (tests,
+    demos) passes deterministic functions instead.
+
+    :ivar entry_id: a new entry id, given the ids the session already holds (the result must
+        not be one of them).
+    :ivar session_id: a new session id (it must satisfy :func:`validate_session_id`).
+    :ivar timestamp: the current time in ``toISOString()`` form, for headers and entries.
+    """
+
+    entry_id: Callable[[Container[str]], str] = new_entry_id
+    session_id: Callable[[], str] = new_session_id
+    timestamp: Callable[[], str] = now_timestamp
+
+
+PI_IDENTITY: Final = IdentitySource()
+"""Ids and timestamps generated as Pi generates them."""
 
 
 # ``Date`` accepts the ISO form with optional parts: a date alone is UTC, a date-time without

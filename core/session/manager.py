@@ -23,7 +23,8 @@ Files written here are read by Pi 0.85 exactly as Pi reads its own. Deliberate d
   structural problems (duplicate ids, parent cycles) in :attr:`SessionManager.warnings`.
 
 Durability of appends is set per manager (:class:`~ctxmodes.session.writer.Durability`,
-``fsync`` by default).
+``fsync`` by default), and so is where new ids and timestamps come from
+(:class:`~ctxmodes.session.ids.IdentitySource`, Pi's generation by default).
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ from ctxmodes.session.errors import (
     ReadOnlySessionError,
     SessionError,
 )
-from ctxmodes.session.ids import new_entry_id, new_session_id, now_timestamp, validate_session_id
+from ctxmodes.session.ids import PI_IDENTITY, IdentitySource, validate_session_id
 from ctxmodes.session.jsvalues import js_trim
 from ctxmodes.session.listing import (
     SessionInfo,
@@ -94,11 +95,13 @@ class SessionPosition:
 
 
 def _header(
-    cwd: str, session_id: str | None = None, parent_session: str | None = None
+    identity: IdentitySource,
+    cwd: str,
+    session_id: str | None = None,
+    parent_session: str | None = None,
 ) -> JsonObject:
-    # Ids and times come from this module's names, which tests may replace for determinism.
-    chosen = validate_session_id(session_id) if session_id is not None else new_session_id()
-    return make.header(cwd, chosen, now_timestamp(), parent_session)
+    chosen = validate_session_id(session_id if session_id is not None else identity.session_id())
+    return make.header(cwd, chosen, identity.timestamp(), parent_session)
 
 
 class _Entries(Sequence[SessionEntry]):
@@ -139,7 +142,9 @@ class SessionManager:
     """An open session: its entries, its leaf, and appends to its file.
 
     Create one with :meth:`create`, :meth:`open`, :meth:`continue_recent`, :meth:`in_memory`
-    or :meth:`fork_from`; call :meth:`close` (or use it as a context manager) when done.
+    or :meth:`fork_from`; call :meth:`close` (or use it as a context manager) when done. Each
+    takes an ``identity``: the source of every id and timestamp the manager generates (for
+    its header, its appends and the sessions it branches into).
     """
 
     def __init__(
@@ -156,6 +161,7 @@ class SessionManager:
         appendable: bool = True,
         durability: Durability = Durability.FSYNC,
         writer: SessionWriter | None = None,
+        identity: IdentitySource = PI_IDENTITY,
     ) -> None:
         """Internal; use the class methods."""
         self._cwd = cwd
@@ -166,6 +172,7 @@ class SessionManager:
         self._appendable = appendable
         self._durability = durability
         self._writer = writer
+        self._identity = identity
         self._subscribers: list[EntryCallback] = []
         self._install(header, table, skipped)
 
@@ -190,6 +197,7 @@ class SessionManager:
         session_id: str | None = None,
         parent_session: str | None = None,
         durability: Durability = Durability.FSYNC,
+        identity: IdentitySource = PI_IDENTITY,
     ) -> SessionManager:
         """Start a new session for ``cwd`` in ``session_dir`` (default: Pi's directory for it).
 
@@ -197,7 +205,7 @@ class SessionManager:
         """
         resolved_cwd = resolve_path(cwd)
         directory = Path(resolve_path(session_dir)) if session_dir else default_session_dir(cwd)
-        header = _header(resolved_cwd, session_id, parent_session)
+        header = _header(identity, resolved_cwd, session_id, parent_session)
         return cls(
             cwd=resolved_cwd,
             session_dir=directory,
@@ -206,6 +214,7 @@ class SessionManager:
             table=EntryTable.from_entries([]),
             persist=True,
             durability=durability,
+            identity=identity,
         )
 
     @classmethod
@@ -217,6 +226,7 @@ class SessionManager:
         *,
         read_only: bool = False,
         durability: Durability = Durability.FSYNC,
+        identity: IdentitySource = PI_IDENTITY,
     ) -> SessionManager:
         """Open the session file at ``path``.
 
@@ -240,10 +250,11 @@ class SessionManager:
                 cwd=cwd,
                 session_dir=directory,
                 session_file=file,
-                header=_header(cwd),
+                header=_header(identity, cwd),
                 table=EntryTable.from_entries([]),
                 persist=True,
                 durability=durability,
+                identity=identity,
             )
         # Lock before reading, so that what is read is what later appends continue.
         writer = None if read_only else SessionWriter.open_existing(file, durability)
@@ -252,7 +263,7 @@ class SessionManager:
             header = scan.header
             if header is None:
                 # An empty file: Pi writes a fresh header into it right away.
-                header = _header(override or resolve_path(os.getcwd()))
+                header = _header(identity, override or resolve_path(os.getcwd()))
                 if writer is not None:
                     writer.append(codec.dumps_line(header))
             legacy = scan.original_version < 2
@@ -278,6 +289,7 @@ class SessionManager:
             appendable=not legacy,
             durability=durability,
             writer=writer,
+            identity=identity,
         )
 
     @classmethod
@@ -287,6 +299,7 @@ class SessionManager:
         session_dir: str | os.PathLike[str] | None = None,
         *,
         durability: Durability = Durability.FSYNC,
+        identity: IdentitySource = PI_IDENTITY,
     ) -> SessionManager:
         """Open the most recently modified session of ``cwd``, or create one.
 
@@ -298,8 +311,8 @@ class SessionManager:
         filter_cwd = session_dir is not None and directory != default
         recent = find_most_recent_session(directory, str(cwd) if filter_cwd else None)
         if recent is None:
-            return cls.create(cwd, directory, durability=durability)
-        return cls.open(recent, directory, cwd, durability=durability)
+            return cls.create(cwd, directory, durability=durability, identity=identity)
+        return cls.open(recent, directory, cwd, durability=durability, identity=identity)
 
     @classmethod
     def in_memory(
@@ -309,6 +322,7 @@ class SessionManager:
         session_id: str | None = None,
         parent_session: str | None = None,
         entries: Iterable[Mapping[str, Any] | BaseModel] | None = None,
+        identity: IdentitySource = PI_IDENTITY,
     ) -> SessionManager:
         """A session that is never written to disk.
 
@@ -322,7 +336,7 @@ class SessionManager:
             records.remove(headers[0])
             records.insert(0, headers[0])
         else:
-            records.insert(0, _header(resolved_cwd, session_id, parent_session))
+            records.insert(0, _header(identity, resolved_cwd, session_id, parent_session))
         scan = scan_lines(b"".join(codec.dumps_line(record) for record in records))
         if scan.header is None:
             raise NotASessionError("the given entries do not form a session")
@@ -335,6 +349,7 @@ class SessionManager:
             table=table,
             skipped=scan.skipped,
             persist=False,
+            identity=identity,
         )
 
     @classmethod
@@ -346,6 +361,7 @@ class SessionManager:
         *,
         session_id: str | None = None,
         durability: Durability = Durability.FSYNC,
+        identity: IdentitySource = PI_IDENTITY,
     ) -> SessionManager:
         """Copy a whole session (every branch, same entry ids) into a new file for ``target_cwd``.
 
@@ -362,7 +378,7 @@ class SessionManager:
         directory = (
             Path(resolve_path(session_dir)) if session_dir else default_session_dir(target_cwd)
         )
-        header = _header(resolved_cwd, session_id, str(source))
+        header = _header(identity, resolved_cwd, session_id, str(source))
         table = EntryTable.from_scan(scan, source)
         try:
             lines = copied_lines(table, whole_copy(table))
@@ -371,7 +387,7 @@ class SessionManager:
         file = directory / session_file_name(header["timestamp"], header["id"])
         directory.mkdir(parents=True, exist_ok=True)
         SessionWriter.create(file, codec.dumps_line(header) + b"".join(lines), durability).close()
-        return cls.open(file, directory, durability=durability)
+        return cls.open(file, directory, durability=durability, identity=identity)
 
     @staticmethod
     def list_sessions(
@@ -428,6 +444,11 @@ class SessionManager:
     @property
     def durability(self) -> Durability:
         return self._durability
+
+    @property
+    def identity(self) -> IdentitySource:
+        """Where this manager's new ids and timestamps come from."""
+        return self._identity
 
     @property
     def skipped_lines(self) -> tuple[SkippedLine, ...]:
@@ -505,9 +526,9 @@ class SessionManager:
     def _stamp(self) -> Stamp:
         leaf = self._path.leaf
         return Stamp(
-            id=new_entry_id(self._table.by_id),
+            id=self._identity.entry_id(self._table.by_id),
             parent_id=self._table.ids[leaf] if leaf is not None else None,
-            timestamp=now_timestamp(),
+            timestamp=self._identity.timestamp(),
         )
 
     def _append(self, entry: JsonObject) -> str:
@@ -779,8 +800,9 @@ class SessionManager:
         if not indexes:
             raise EntryNotFoundError(leaf_id)
         table = self._table
-        header = _header(self._cwd, None, str(self._session_file) if self._persist else None)
-        kept, label_entries = branched_copy(table, indexes)
+        parent_session = str(self._session_file) if self._persist else None
+        header = _header(self._identity, self._cwd, None, parent_session)
+        kept, label_entries = branched_copy(table, indexes, self._identity.entry_id)
         if not self._persist:
             self._install(
                 header, EntryTable.from_entries(copied_entries(table, kept) + label_entries), ()

@@ -4,16 +4,17 @@ Pi reads a session by splitting the file on ``\\n`` and ``JSON.parse``-ing every
 skipping blank and malformed ones; the first parsed value must be the ``session`` header. This
 reader accepts exactly the same lines, in one sequential pass:
 
-* Most lines are only *validated*: pydantic-core checks the whole line is JSON but builds
-  Python objects for nothing except ``type``, ``id`` and ``parentId``. It accepts ``NaN`` and
-  ``Infinity``, which ``JSON.parse`` rejects, so lines of a read chunk containing either word
-  are re-checked with the strict decoder.
+* Most lines are only *validated*: msgspec checks the whole line is JSON but builds Python
+  objects for nothing except ``type``, ``id`` and ``parentId``. It is at least as strict as
+  ``JSON.parse`` (it rejects the ``NaN`` and ``Infinity`` literals too), so every line it
+  accepts is one Pi accepts.
 * Lines from a little before the last compaction to the end of the file are *decoded* in full
   and kept: that is where the context of the last entry lives, and it is needed right away.
   (Without a compaction the context is the whole path, so the whole file is decoded.)
-* Lines either parser rejects go through the full ``JSON.parse``-compatible decoder, so the
-  result is always the one decoding everything would give. Other entries are decoded later,
-  on demand, from the recorded byte offsets.
+* Lines the validator or the fast decoder rejects (including lines nested too deeply for
+  them) go through the full ``JSON.parse``-compatible decoder, so the result is always the one
+  decoding everything would give. Other entries are decoded later, on demand, from the
+  recorded byte offsets.
 
 Differences from Pi, all of them on files Pi itself never writes:
 
@@ -29,20 +30,17 @@ Version 1 files (no entry ids) are decoded in full and migrated in memory, see
 
 from __future__ import annotations
 
-import importlib
 import os
-import re
 from bisect import bisect_left
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import accumulate
 from operator import add, attrgetter, itemgetter, ne
 from pathlib import Path
-from typing import Annotated, Any, BinaryIO, Final
+from typing import Any, BinaryIO, Final
 
+import msgspec
 import orjson
-from pydantic import Field, TypeAdapter, ValidationError
-from typing_extensions import TypedDict
 
 from ctxmodes.session import codec
 from ctxmodes.session.errors import NotASessionError, SessionError
@@ -55,8 +53,6 @@ from ctxmodes.session.migrate import (
 )
 
 __all__ = [
-    "HEAD_PARSERS",
-    "HeadParser",
     "ScanResult",
     "SkippedLine",
     "read_session_file",
@@ -75,59 +71,22 @@ NO_ID: Final = "entry has no string id"
 EXTRA_HEADER: Final = "second session header"
 
 
-class _Head(TypedDict):
-    # Defaults make every result carry all three keys, so they can be read in bulk.
-    type: Annotated[Any, Field(default=None)]
-    id: Annotated[Any, Field(default=None)]
-    parentId: Annotated[Any, Field(default=None)]
+class _Head(msgspec.Struct, gc=False):
+    """The part of a line the scan needs; msgspec skips the rest after validating it."""
+
+    # Untracked by the garbage collector (a few percent faster): it holds only decoded JSON,
+    # which cannot refer back to it. Defaults make every result carry all three fields, so
+    # they can be read in bulk.
+    type: Any = None
+    id: Any = None
+    parentId: Any = None
 
 
-@dataclass(frozen=True, slots=True)
-class HeadParser:
-    """Validates one line as JSON and yields only its ``type``, ``id`` and ``parentId``."""
-
-    name: str
-    parse: Callable[[bytes], Any]
-    failure: type[Exception]
-    fields: Callable[[Any], tuple[Any, Any, Any]]
-    #: Whether it accepts the NaN / Infinity literals that JSON.parse rejects.
-    accepts_literals: bool
-
-
-def _pydantic_parser() -> HeadParser:
-    # pydantic-core checks the whole line but materialises only the three fields.
-    return HeadParser(
-        name="pydantic-core",
-        parse=TypeAdapter(_Head).validator.validate_json,
-        failure=ValidationError,
-        fields=itemgetter("type", "id", "parentId"),
-        accepts_literals=True,
-    )
-
-
-def _msgspec_parser() -> HeadParser | None:
-    """msgspec, when installed, does the same job about twice as fast and is strict."""
-    try:
-        msgspec: Any = importlib.import_module("msgspec")
-    except ImportError:
-        return None
-
-    class Head(msgspec.Struct):  # type: ignore[misc]
-        type: Any = None
-        id: Any = None
-        parentId: Any = None
-
-    return HeadParser(
-        name="msgspec",
-        parse=msgspec.json.Decoder(Head).decode,
-        failure=msgspec.DecodeError,
-        fields=attrgetter("type", "id", "parentId"),
-        accepts_literals=False,
-    )
-
-
-#: Parsers available in this installation, fastest first; the first is used.
-HEAD_PARSERS: Final = [parser for parser in (_msgspec_parser(), _pydantic_parser()) if parser]
+_validate_head: Final = msgspec.json.Decoder(_Head).decode
+_HEAD_FIELDS: Final = attrgetter("type", "id", "parentId")
+# msgspec gives up on deep nesting with RecursionError rather than DecodeError; such a line is
+# left to the full decoder like any other line it rejects.
+_VALIDATION_FAILURES: Final = (msgspec.DecodeError, RecursionError)
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,14 +144,13 @@ def _excerpt(line: bytes | bytearray) -> str:
 class _Scanner:
     """Consumes the lines of one file in order (see :func:`scan_lines`)."""
 
-    def __init__(self, parser: HeadParser) -> None:
-        self._parser = parser
+    def __init__(self) -> None:
         self.result = ScanResult()
         self._line_number = 0
         self._seen_header = False
         self._legacy: list[tuple[int, int, int, Any, bytes]] | None = None
 
-    def feed(self, lines: list[bytes], offset: int, suspicious: bool, decode: bool = False) -> int:
+    def feed(self, lines: list[bytes], offset: int, decode: bool = False) -> int:
         """Index complete ``lines`` starting at file ``offset``; return the next offset.
 
         With ``decode`` the lines are decoded in full (and kept) instead of only validated.
@@ -201,28 +159,24 @@ class _Scanner:
             return offset
         if not self._seen_header or self._legacy is not None:
             return self._feed_slow(lines, offset, decode)
-        parser = self._parser
-        parse: Callable[[bytes], Any] = orjson.loads if decode else parser.parse
-        failure = orjson.JSONDecodeError if decode else parser.failure
+        parse: Callable[[bytes], Any] = orjson.loads if decode else _validate_head
+        failures = orjson.JSONDecodeError if decode else _VALIDATION_FAILURES
         try:
             heads: list[Any] = list(map(parse, lines))
-        except failure:
+        except failures:
             # Some line needs the slow path; parse the chunk again line by line.
             heads = []
             remember = heads.append
             for line in lines:
                 try:
                     remember(parse(line))
-                except failure:
+                except failures:
                     remember(None)
-        # Decoding is strict about NaN / Infinity already; validation may not be.
-        suspicious = suspicious and not decode and parser.accepts_literals
-        if not suspicious:
-            end = self._add_regular(lines, heads, offset, decode)
-            if end >= 0:
-                self._line_number += len(lines)
-                return end
-        return self._feed_each(lines, heads, offset, suspicious, decode)
+        end = self._add_regular(lines, heads, offset, decode)
+        if end >= 0:
+            self._line_number += len(lines)
+            return end
+        return self._feed_each(lines, heads, offset, decode)
 
     def _add_regular(self, lines: list[bytes], heads: list[Any], offset: int, decoded: bool) -> int:
         """Index a run of ordinary entry lines in bulk and return the offset after them.
@@ -232,7 +186,7 @@ class _Scanner:
         if None in heads or not heads:
             return -1
         try:
-            fields = _DECODED_FIELDS if decoded else self._parser.fields
+            fields = _DECODED_FIELDS if decoded else _HEAD_FIELDS
             types, ids, parents = zip(*map(fields, heads), strict=True)
         except (KeyError, TypeError):
             return -1
@@ -279,9 +233,7 @@ class _Scanner:
                         result.decoded[base + position] = full
         return end
 
-    def _feed_each(
-        self, lines: list[bytes], heads: list[Any], offset: int, suspicious: bool, decoded: bool
-    ) -> int:
+    def _feed_each(self, lines: list[bytes], heads: list[Any], offset: int, decoded: bool) -> int:
         """The general path: one line at a time, with every check."""
         result = self.result
         first_line = self._line_number + 1
@@ -289,12 +241,10 @@ class _Scanner:
             line_number = first_line + position
             end = offset + len(line)
             full: Any = head if decoded else None
-            if head is not None and suspicious and _has_literals(line):
-                head = None
             if decoded and not isinstance(head, dict):
                 head = None
             if head is not None and not decoded:
-                head = dict(zip(("type", "id", "parentId"), self._parser.fields(head), strict=True))
+                head = dict(zip(("type", "id", "parentId"), _HEAD_FIELDS(head), strict=True))
             if head is None:
                 head = full = self._decode_or_skip(line, line_number)
                 if head is None:
@@ -341,7 +291,7 @@ class _Scanner:
         """Lines up to the header, and every line of a version 1 file, are decoded in full."""
         for position, line in enumerate(lines):
             if self._seen_header and self._legacy is None:
-                return self.feed(lines[position:], offset, suspicious=True, decode=decode)
+                return self.feed(lines[position:], offset, decode)
             self._line_number += 1
             end = offset + len(line)
             value = self._decode_or_skip(line, self._line_number)
@@ -442,14 +392,14 @@ class _Scanner:
 
 def scan_lines(data: bytes) -> ScanResult:
     """Index session file content held in memory, decoding every entry."""
-    scanner = _Scanner(HEAD_PARSERS[0])
+    scanner = _Scanner()
     scanner.result.size = len(data)
     lines = data.split(b"\n")
     tail = lines.pop()
-    offset = scanner.feed(lines, 0, suspicious=False, decode=True)
+    offset = scanner.feed(lines, 0, decode=True)
     if tail:
         scanner.result.ends_with_newline = False
-        scanner.feed([tail], offset, suspicious=False, decode=True)
+        scanner.feed([tail], offset, decode=True)
     return scanner.finish()
 
 
@@ -470,15 +420,14 @@ def read_session_file(path: Path) -> ScanResult:
     return scan
 
 
-def scan_file(path: str | os.PathLike[str], parser: HeadParser | None = None) -> ScanResult:
+def scan_file(path: str | os.PathLike[str]) -> ScanResult:
     """Index a session file in one sequential pass (1 MiB reads).
 
     Lines from shortly before the last compaction to the end of the file, which is where the
     context of the latest leaf lives, are decoded in full on the way (a file without a
     compaction is decoded whole: its context is the whole path).
     """
-    parser = parser or HEAD_PARSERS[0]
-    scanner = _Scanner(parser)
+    scanner = _Scanner()
     size = 0
     offset = 0
     # A line longer than a chunk arrives in parts; they are joined once, when it ends.
@@ -488,32 +437,26 @@ def scan_file(path: str | os.PathLike[str], parser: HeadParser | None = None) ->
         while chunk := stream.read(_CHUNK_SIZE):
             size += len(chunk)
             lines = chunk.split(b"\n")
-            joined = bool(parts)
-            if joined:
+            del chunk
+            if parts:
                 parts.append(lines[0])
                 lines[0] = b"".join(parts)
                 parts.clear()
             parts.append(lines.pop())
             if offset >= decode_from:
-                offset = scanner.feed(lines, offset, suspicious=False, decode=True)
-                continue
-            # Only validated (not decoded) lines may need the literal check.
-            suspicious = parser.accepts_literals and (
-                _has_literals(chunk) or (joined and _has_literals(lines[0]))
-            )
-            del chunk
-            if size - len(parts[0]) <= decode_from:
-                offset = scanner.feed(lines, offset, suspicious)
-                continue
-            starts = list(accumulate(map((1).__add__, map(len, lines)), initial=offset))
-            split = bisect_left(starts, decode_from, hi=len(lines))
-            offset = scanner.feed(lines[:split], offset, suspicious)
-            offset = scanner.feed(lines[split:], offset, suspicious=False, decode=True)
+                offset = scanner.feed(lines, offset, decode=True)
+            elif size - len(parts[0]) <= decode_from:
+                offset = scanner.feed(lines, offset)
+            else:
+                starts = list(accumulate(map((1).__add__, map(len, lines)), initial=offset))
+                split = bisect_left(starts, decode_from, hi=len(lines))
+                offset = scanner.feed(lines[:split], offset)
+                offset = scanner.feed(lines[split:], offset, decode=True)
     scanner.result.size = size
     tail = b"".join(parts)
     if tail:
         scanner.result.ends_with_newline = False
-        scanner.feed([tail], offset, suspicious=True)
+        scanner.feed([tail], offset)
     return scanner.finish()
 
 
@@ -539,14 +482,3 @@ def _recent_region(stream: BinaryIO) -> int:
         position = start
     stream.seek(0)
     return max(0, found - _KEPT_MARGIN) if found >= 0 else 0
-
-
-# re's literal search is about twice as fast as ``bytes in`` on large buffers.
-_NAN: Final = re.compile(b"NaN").search
-_INFINITY: Final = re.compile(b"Infinity").search
-
-
-def _has_literals(data: bytes) -> bool:
-    # JSON.parse rejects the NaN / Infinity literals that the fast validator accepts; lines
-    # of a chunk that contains either word are checked one by one.
-    return _NAN(data) is not None or _INFINITY(data) is not None

@@ -4,6 +4,7 @@ import json
 import re
 import shutil
 from collections import defaultdict
+from collections.abc import Container
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ from ctxmodes.session.errors import (
     ReadOnlySessionError,
     SessionLockedError,
 )
+from ctxmodes.session.ids import PI_IDENTITY, IdentitySource, InvalidSessionIdError
 from ctxmodes.session.manager import SessionManager
 from ctxmodes.session.models import (
     AssistantMessage,
@@ -451,3 +453,99 @@ def test_context_messages_are_shared_between_builds(tmp_path: Path) -> None:
         assert second.messages[0] is model
         assert list(second.messages[-1:]) == [second.messages[1]]
         assert first.to_json()["messages"] == [second.message_json[0]]
+
+
+class _Counting:
+    """Ids and times that count up, remembering the ids each new entry id had to avoid."""
+
+    def __init__(self) -> None:
+        self.entries = 0
+        self.sessions = 0
+        self.ticks = 0
+        self.avoided: list[set[str]] = []
+
+    def entry_id(self, existing: Container[str]) -> str:
+        issued = [f"e{n:07d}" for n in range(1, self.entries + 1)]
+        self.avoided.append({entry_id for entry_id in issued if entry_id in existing})
+        self.entries += 1
+        return f"e{self.entries:07d}"
+
+    def session_id(self) -> str:
+        self.sessions += 1
+        return f"session-{self.sessions}"
+
+    def timestamp(self) -> str:
+        self.ticks += 1
+        return f"2026-01-01T00:00:{self.ticks:02d}.000Z"
+
+    def identity(self) -> IdentitySource:
+        return IdentitySource(self.entry_id, self.session_id, self.timestamp)
+
+
+def test_new_ids_and_timestamps_come_from_the_identity_source(tmp_path: Path) -> None:
+    source = _Counting()
+    identity = source.identity()
+    with SessionManager.create(tmp_path, tmp_path / "s", identity=identity) as manager:
+        assert manager.identity is identity
+        u1 = manager.append_message(user("q"))
+        manager.append_label(u1, "L")
+        a1 = manager.append_message(assistant("a"))
+        first = manager.session_file
+        created = manager.create_branched_session()
+    assert first == tmp_path / "s" / "2026-01-01T00-00-01-000Z_session-1.jsonl"
+    assert first is not None
+    assert created == tmp_path / "s" / "2026-01-01T00-00-05-000Z_session-2.jsonl"
+    assert [(r["id"], r["timestamp"]) for r in lines(first)] == [
+        ("session-1", "2026-01-01T00:00:01.000Z"),
+        ("e0000001", "2026-01-01T00:00:02.000Z"),
+        ("e0000002", "2026-01-01T00:00:03.000Z"),
+        ("e0000003", "2026-01-01T00:00:04.000Z"),
+    ]
+    # The branched copy keeps the entries and re-creates the label with a new id, keeping
+    # its time; that id had to avoid the ids of the kept entries.
+    copied = lines(created)
+    assert [record["id"] for record in copied] == ["session-2", u1, a1, "e0000004"]
+    assert copied[-1]["timestamp"] == "2026-01-01T00:00:03.000Z"
+    assert source.avoided[-1] == {u1, a1}
+    assert source.avoided[:3] == [set(), {u1}, {u1, "e0000002"}]
+
+
+def test_every_way_to_make_a_session_uses_the_identity_source(
+    tmp_path: Path, oracle_cases: Path
+) -> None:
+    source = _Counting()
+    identity = source.identity()
+    empty = tmp_path / "empty.jsonl"
+    empty.write_bytes(b"")
+    made = [
+        SessionManager.in_memory(tmp_path, identity=identity),
+        SessionManager.open(tmp_path / "missing.jsonl", identity=identity),
+        SessionManager.open(empty, identity=identity),
+        SessionManager.continue_recent(tmp_path, tmp_path / "none", identity=identity),
+        SessionManager.fork_from(
+            oracle_cases / "branch_simple.jsonl", tmp_path, tmp_path / "forks", identity=identity
+        ),
+    ]
+    try:
+        assert [manager.session_id for manager in made] == [f"session-{n}" for n in range(1, 6)]
+        assert all(manager.identity is identity for manager in made)
+        made[-1].append_session_info("named")
+        assert made[-1].get_leaf_id() == f"e{source.entries:07d}"
+    finally:
+        for manager in made:
+            manager.close()
+    assert json.loads(empty.read_bytes())["timestamp"] == "2026-01-01T00:00:03.000Z"
+
+
+def test_the_default_identity_source_generates_as_pi_does(tmp_path: Path) -> None:
+    with SessionManager.in_memory(tmp_path) as manager:
+        assert manager.identity is PI_IDENTITY
+        entry_id = manager.append_message(user("q"))
+        assert re.fullmatch(r"[0-9a-f]{8}", entry_id)
+        assert re.fullmatch(r"[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-.*", manager.session_id)
+
+
+def test_session_ids_from_a_source_must_be_valid(tmp_path: Path) -> None:
+    identity = IdentitySource(session_id=lambda: "not valid!")
+    with pytest.raises(InvalidSessionIdError):
+        SessionManager.in_memory(tmp_path, identity=identity)

@@ -2,34 +2,19 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from support.pi_oracle import PiOracle
 
-from ctxmodes.session import codec, reader
+from ctxmodes.session import codec
 from ctxmodes.session.errors import NotASessionError, SessionError
 from ctxmodes.session.manager import SessionManager
-from ctxmodes.session.reader import scan_file, scan_lines
+from ctxmodes.session.reader import ScanResult, scan_file, scan_lines
 
-_AVAILABLE = {parser.name: parser for parser in reader.HEAD_PARSERS}
-
-
-@pytest.fixture(
-    autouse=True,
-    params=[
-        pytest.param(
-            name, marks=pytest.mark.skipif(name not in _AVAILABLE, reason=f"{name} absent")
-        )
-        for name in ("pydantic-core", "msgspec")
-    ],
-)
-def head_parser(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    """Every reader test runs with each line validator this installation has."""
-    name: str = request.param
-    monkeypatch.setattr(reader, "HEAD_PARSERS", [_AVAILABLE[name]])
-    return name
-
+Snapshot = Callable[[SessionManager, list[str | None]], dict[str, Any]]
 
 HEADER = {
     "type": "session",
@@ -135,30 +120,95 @@ def _compaction(entry_id: str, parent: str) -> dict[str, Any]:
     }
 
 
-@pytest.mark.parametrize("literal", [b"NaN", b"-Infinity"])
+def _literal_session(literal: bytes) -> bytes:
+    """A session with lines holding ``literal`` in the validated region (one straddling a
+    1 MiB read boundary) and in the region decoded in full, next to lines that only hold the
+    word inside a string."""
+    prefix = b'{"type":"message","id":"n","parentId":"u1","pad":"'
+    head = codec.dumps_line(HEADER) + codec.dumps_line(_user("u1", None))
+    pad = 1024 * 1024 - len(head) - len(prefix) - 2
+    straddling = prefix + b"y" * pad + b'","v":' + literal + b"}\n"
+    word = literal.decode()
+    early_text = codec.dumps_line(_user("early", "u1", f"{word} in a string"))
+    filler = b"".join(
+        codec.dumps_line(_user(f"f{i}", "early" if i == 0 else f"f{i - 1}", "z" * 1000))
+        for i in range(2000)
+    )
+    late = b'{"type":"message","id":"late","parentId":"c","v":[' + literal + b"]}\n"
+    late_text = codec.dumps_line(_user("after", "c", f"[{word}]"))
+    return (
+        head
+        + straddling
+        + early_text
+        + filler
+        + codec.dumps_line(_compaction("c", "f1999"))
+        + late
+        + late_text
+    )
+
+
+LITERALS = [b"NaN", b"Infinity", b"-Infinity"]
+
+
+@pytest.mark.parametrize("literal", LITERALS)
 def test_json_literals_that_json_parse_rejects_are_skipped_everywhere(
     tmp_path: Path, literal: bytes
 ) -> None:
     # Lines well before the last compaction are only validated, later ones decoded in full;
     # both must reject what JSON.parse rejects, even across a 1 MiB read boundary.
-    prefix = b'{"type":"message","id":"n","parentId":"u1","pad":"'
-    head = codec.dumps_line(HEADER) + codec.dumps_line(_user("u1", None))
-    pad = 1024 * 1024 - len(head) - len(prefix) - 2
-    straddling = prefix + b"y" * pad + b'","v":' + literal + b"}\n"
-    filler = b"".join(
-        codec.dumps_line(_user(f"f{i}", "u1" if i == 0 else f"f{i - 1}", "z" * 1000))
-        for i in range(2000)
-    )
-    late = b'{"type":"message","id":"late","parentId":"c","v":[' + literal + b"]}\n"
-    path = _write(
-        tmp_path,
-        head + straddling + filler + codec.dumps_line(_compaction("c", "f1999")) + late,
-    )
-    scan = scan_file(path)
+    scan = scan_file(_write(tmp_path, _literal_session(literal)))
     assert "n" not in scan.ids
     assert "late" not in scan.ids
-    assert [skipped.line_number for skipped in scan.skipped] == [3, 2005]
-    assert {skipped.reason for skipped in scan.skipped} == {"not valid JSON"}
+    assert {"early", "after"} <= set(scan.ids)
+    assert 0 not in scan.decoded  # the early lines really were only validated
+    assert [(line.line_number, line.reason) for line in scan.skipped] == [
+        (3, "not valid JSON"),
+        (2006, "not valid JSON"),
+    ]
+
+
+@pytest.mark.pi
+def test_json_literals_are_skipped_as_pi_skips_them(
+    tmp_path: Path, pi: PiOracle, session_snapshot: Snapshot
+) -> None:
+    requests: list[dict[str, Any]] = []
+    ours: list[dict[str, Any]] = []
+    for literal in LITERALS:
+        path = _write(tmp_path, _literal_session(literal), f"{literal.decode()}.jsonl")
+        positions: list[str | None] = [None, "u1", "early", "f1000", "c", "after"]
+        with SessionManager.open(path, read_only=True) as manager:
+            ours.append(session_snapshot(manager, positions))
+        requests.append({"file": str(path), "at": positions})
+    for answer, mine in zip(pi.open_many(requests), ours, strict=True):
+        assert json.dumps(answer, sort_keys=True) == json.dumps(mine, sort_keys=True)
+
+
+def _scan_summary(scan: ScanResult) -> tuple[Any, ...]:
+    skipped = [(line.line_number, line.reason) for line in scan.skipped]
+    return scan.ids, scan.parents, scan.types, scan.starts, scan.ends, skipped
+
+
+def test_deeply_nested_lines_are_judged_by_the_full_decoder(tmp_path: Path) -> None:
+    # The validator gives up on deep nesting sooner than the decoder: such lines must neither
+    # stop the scan nor be judged differently from decoding the whole file.
+    def nested(entry_id: str, depth: int) -> bytes:
+        value = b"[" * depth + b"]" * depth
+        return b'{"type":"message","id":"%s","parentId":"u1","v":%s}\n' % (entry_id.encode(), value)
+
+    filler = [_user(f"f{i}", "u1" if i == 0 else f"f{i - 1}", "z" * 1000) for i in range(1000)]
+    data = _lines(
+        HEADER,
+        _user("u1", None),
+        nested("shallow", 900),
+        nested("deep", 1100),
+        nested("deeper", 50_000),
+        *filler,
+        _compaction("c", "f999"),
+    )
+    scan = scan_file(_write(tmp_path, data))
+    assert 0 not in scan.decoded  # the nested lines were in the validated region
+    assert "shallow" in scan.ids
+    assert _scan_summary(scan) == _scan_summary(scan_lines(data))
 
 
 def test_the_region_after_the_last_compaction_is_decoded_while_scanning(tmp_path: Path) -> None:

@@ -6,8 +6,6 @@ from __future__ import annotations
 import itertools
 from pathlib import Path
 
-import pytest
-
 import ctxmodes_off
 from ctxmodes.compaction import CompactionSettings
 from ctxmodes.host.options import HostOptions
@@ -15,7 +13,7 @@ from ctxmodes.host.runtime import AgentHost
 from ctxmodes.plugins import make_plugin_manager
 from ctxmodes.providers.script import Script
 from ctxmodes.providers.scripted import ScriptedProvider
-from ctxmodes.session import manager as manager_module
+from ctxmodes.session.ids import IdentitySource
 from ctxmodes.session.manager import SessionManager
 
 SCRIPT = {
@@ -24,6 +22,8 @@ SCRIPT = {
         {"text": "It printed hi. " * 10},
         {"text": "Second answer. " * 10},
         {"text": "After the tree move. " * 10},
+        {"text": "In the fork. " * 10},
+        {"text": "In a fresh session. " * 10},
     ],
     "summaries": ["branch summary", "compaction summary", "turn prefix"],
 }
@@ -36,12 +36,10 @@ class _Clock:
     def __init__(self) -> None:
         self._ms = itertools.count(1_767_225_600_000, 7)
         self._ids = itertools.count(1)
+        self._sessions = itertools.count(1)
 
     def now_ms(self) -> int:
         return next(self._ms)
-
-    def time(self) -> float:
-        return self.now_ms() / 1000
 
     def timestamp(self) -> str:
         ms = self.now_ms()
@@ -50,21 +48,24 @@ class _Clock:
     def entry_id(self, existing: object) -> str:
         return f"{next(self._ids):08x}"
 
+    def session_id(self) -> str:
+        return f"off-host-session-{next(self._sessions)}"
 
-def run_session(
-    project: Path, directory: Path, monkeypatch: pytest.MonkeyPatch, *, with_off: bool
-) -> bytes:
+    def identity(self) -> IdentitySource:
+        return IdentitySource(
+            entry_id=self.entry_id, session_id=self.session_id, timestamp=self.timestamp
+        )
+
+
+def run_sessions(project: Path, directory: Path, *, with_off: bool) -> dict[str, bytes]:
+    """Run a session through compaction, a fork and /new; return every file written."""
     clock = _Clock()
-    monkeypatch.setattr(manager_module, "new_entry_id", clock.entry_id)
-    monkeypatch.setattr(manager_module, "now_timestamp", clock.timestamp)
-    monkeypatch.setattr(manager_module, "new_session_id", lambda: "off-host-session")
-    monkeypatch.setattr("ctxmodes.providers.scripted.time", clock)
     plugins = [ctxmodes_off] if with_off else []
     pm = make_plugin_manager(load_entrypoints=False, default_plugins=DEFAULTS, plugins=plugins)
-    provider = ScriptedProvider(Script.model_validate(SCRIPT))
+    provider = ScriptedProvider(Script.model_validate(SCRIPT), clock=clock.now_ms)
     options = HostOptions(clock=clock.now_ms, compaction=CompactionSettings(keep_recent_tokens=30))
     host = AgentHost(pm=pm, provider=provider, mode="off" if with_off else None, options=options)
-    manager = SessionManager.create(project, directory)
+    manager = SessionManager.create(project, directory, identity=clock.identity())
     session = host.start(manager)
     assert session.mode_name == "off"
     try:
@@ -74,19 +75,31 @@ def run_session(
         session.submit(f"/tree {first_user.id} --summarize --label retry")
         session.prompt("Rephrased")
         session.submit("/compact")
-        path = manager.session_file
-        assert path is not None
-        return path.read_bytes()
+        session.submit("/fork")
+        host.session.prompt("Forked")
+        host.session.submit("/new")
+        host.session.prompt("Fresh")
     finally:
         host.close()
+    # A fork names its parent's file; the two runs write to different directories.
+    where = str(directory).encode()
+    return {
+        path.name: path.read_bytes().replace(where, b"<sessions>")
+        for path in sorted(directory.iterdir())
+    }
 
 
-def test_off_writes_what_the_host_writes_without_a_mode(tmp_path, monkeypatch):
+def test_off_writes_what_the_host_writes_without_a_mode(tmp_path: Path) -> None:
     project = tmp_path / "project"
     project.mkdir()
-    with_off = run_session(project, tmp_path / "with-off", monkeypatch, with_off=True)
-    without = run_session(project, tmp_path / "no-mode", monkeypatch, with_off=False)
+    with_off = run_sessions(project, tmp_path / "with-off", with_off=True)
+    without = run_sessions(project, tmp_path / "no-mode", with_off=False)
     assert with_off == without
+    assert len(with_off) == 3  # the first session, its fork and the fresh one
+    first, forked, fresh = with_off.values()
     # The run exercised what Off must leave alone.
     for kind in (b'"type":"branch_summary"', b'"type":"compaction"', b'"role":"toolResult"'):
-        assert kind in with_off
+        assert kind in first
+    assert b'"parentSession":"<sessions>/' in forked
+    assert b"Forked" in forked
+    assert b"Fresh" in fresh
