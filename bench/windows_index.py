@@ -2,11 +2,18 @@
 
 Run: ``.venv/bin/python bench/windows_index.py [--entries N] [--windows W] [--chars C]``
 
-Builds a branch of user / assistant / tool-result entries with window markers spread evenly,
-feeds it to :class:`ctxmodes.windows.state.WindowState` one entry at a time (the per-append
-cost of keeping the index incremental), then times the history operations. Each latency is
-the best of several runs. A search that finds nothing must scan every item: that is the
-worst case the ``search ... (no match)`` lines show.
+Builds a branch of user / assistant / tool-result entries (as stored: the JSON objects of a
+session file) with window markers spread evenly, and times:
+
+* the per-append cost of keeping the state incremental: each entry fed to
+  :meth:`ctxmodes.windows.state.WindowState.observe_stored`, as a session's subscription
+  does;
+* a rebuild from the stored branch (what a navigation costs once the store holds the
+  entries), and a resume: the branch written to a session file, reopened, and the tracked
+  state built from it (the store's open shown apart);
+* the history operations. Each latency is the best of several runs. A search that finds
+  fewer hits than its limit must scan every item: the ``search ... (no match)`` lines and
+  the common-word search (whose words never start with "the") show that worst case.
 """
 
 from __future__ import annotations
@@ -15,34 +22,30 @@ import argparse
 import random
 import statistics
 import string
+import tempfile
 import time
 from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
-from ctxmodes.session.models import (
-    AssistantMessage,
-    Cost,
-    CustomMessageEntry,
-    MessageEntry,
-    SessionEntry,
-    TextContent,
-    ToolCall,
-    ToolResultMessage,
-    Usage,
-    UserMessage,
-)
+from ctxmodes.session import codec
+from ctxmodes.session import entries as make
+from ctxmodes.session.manager import SessionManager
+from ctxmodes.session.writer import Durability
 from ctxmodes.windows.history import ItemFilter
 from ctxmodes.windows.identity import WindowIdentity
 from ctxmodes.windows.marker import window_marker
-from ctxmodes.windows.state import WindowState
+from ctxmodes.windows.state import TrackedWindowState, WindowState
 
-USAGE = Usage(
-    input=1,
-    output=1,
-    cache_read=0,
-    cache_write=0,
-    total_tokens=2,
-    cost=Cost(input=0, output=0, cache_read=0, cache_write=0, total=0),
-)
+USAGE = {
+    "input": 1,
+    "output": 1,
+    "cacheRead": 0,
+    "cacheWrite": 0,
+    "totalTokens": 2,
+    "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0},
+}
+TIMESTAMP = "2026-01-01T00:00:00.000Z"
 
 
 def _words(rng: random.Random) -> list[str]:
@@ -53,55 +56,60 @@ def _text(rng: random.Random, words: list[str], chars: int) -> str:
     return " ".join(rng.choices(words, k=chars // 5))[:chars]
 
 
-def build_branch(entries: int, windows: int, chars: int, seed: int = 7) -> list[SessionEntry]:
+def _message(number: int, rng: random.Random, words: list[str], chars: int) -> dict[str, Any]:
+    text = _text(rng, words, chars)
+    if number % 3 == 0:
+        return {"role": "user", "content": text, "timestamp": 1}
+    if number % 3 == 1:
+        call = {"type": "toolCall", "id": "c", "name": "bash", "arguments": {"command": "ls"}}
+        return {
+            "role": "assistant",
+            "content": [{"type": "text", "text": text}, call],
+            "api": "bench",
+            "provider": "bench",
+            "model": "m",
+            "usage": USAGE,
+            "stopReason": "toolUse",
+            "timestamp": 1,
+        }
+    return {
+        "role": "toolResult",
+        "toolCallId": "c",
+        "toolName": "bash",
+        "content": [{"type": "text", "text": text}],
+        "isError": False,
+        "timestamp": 1,
+    }
+
+
+def build_branch(entries: int, windows: int, chars: int, seed: int = 7) -> list[dict[str, Any]]:
     rng = random.Random(seed)
     words = _words(rng)
-    branch: list[SessionEntry] = []
+    branch: list[dict[str, Any]] = []
     identity: WindowIdentity | None = None
     per_window = entries // windows
     parent: str | None = None
     for number in range(entries):
-        entry_id = f"{number:08x}"
-        base = {"id": entry_id, "parent_id": parent, "timestamp": "2026-01-01T00:00:00.000Z"}
-        entry: SessionEntry
+        stamp = make.Stamp(id=f"{number:08x}", parent_id=parent, timestamp=TIMESTAMP)
         if number % per_window == 0:
             identity = WindowIdentity.first() if identity is None else identity.advance()
             marker = window_marker(identity)
-            entry = CustomMessageEntry(
-                custom_type=marker.custom_type,
-                content=marker.content,
-                display=True,
-                details=marker.details.dump(),
-                **base,
+            entry = make.custom_message(
+                stamp, marker.custom_type, marker.content, True, marker.details.dump()
             )
-        elif number % 3 == 0:
-            entry = MessageEntry(
-                message=UserMessage(content=_text(rng, words, chars), timestamp=1), **base
-            )
-        elif number % 3 == 1:
-            call = ToolCall(id="c", name="bash", arguments={"command": "ls"})
-            message = AssistantMessage(
-                content=[TextContent(text=_text(rng, words, chars)), call],
-                api="bench",
-                provider="bench",
-                model="m",
-                usage=USAGE,
-                stop_reason="toolUse",
-                timestamp=1,
-            )
-            entry = MessageEntry(message=message, **base)
         else:
-            result = ToolResultMessage(
-                tool_call_id="c",
-                tool_name="bash",
-                content=[TextContent(text=_text(rng, words, chars))],
-                is_error=False,
-                timestamp=1,
-            )
-            entry = MessageEntry(message=result, **base)
+            entry = make.message(stamp, _message(number, rng, words, chars))
         branch.append(entry)
-        parent = entry_id
+        parent = stamp.id
     return branch
+
+
+def write_session(branch: list[dict[str, Any]], directory: Path) -> Path:
+    path = directory / "bench.jsonl"
+    with path.open("wb") as file:
+        file.write(codec.dumps_line(make.header(str(directory), "bench-session", TIMESTAMP)))
+        file.writelines(codec.dumps_line(entry) for entry in branch)
+    return path
 
 
 def best_ms(action: Callable[[], object], repeat: int = 5) -> float:
@@ -111,6 +119,18 @@ def best_ms(action: Callable[[], object], repeat: int = 5) -> float:
         action()
         best = min(best, time.perf_counter() - start)
     return best * 1000
+
+
+def resume_ms(path: Path) -> tuple[float, float]:
+    """Milliseconds to open the session file, then to build its tracked window state."""
+    start = time.perf_counter()
+    manager = SessionManager.open(path, read_only=True, durability=Durability.NONE)
+    opened = time.perf_counter()
+    tracked = TrackedWindowState(manager)
+    built = time.perf_counter()
+    tracked.close()
+    manager.close()
+    return (opened - start) * 1000, (built - opened) * 1000
 
 
 def main() -> None:
@@ -128,7 +148,7 @@ def main() -> None:
     costs = []
     for entry in branch:
         start = time.perf_counter_ns()
-        state.observe(entry)
+        state.observe_stored(entry)
         costs.append(time.perf_counter_ns() - start)
     windows = state.history.windows()
     every = ItemFilter()
@@ -142,8 +162,12 @@ def main() -> None:
         f"p99 {costs[len(costs) * 99 // 100] / 1000:.1f} µs, "
         f"total {sum(costs) / 1e9:.2f} s"
     )
-    rebuild = best_ms(lambda: WindowState.from_branch(branch), repeat=1)
-    print(f"rebuild from branch: {rebuild:.0f} ms")
+    rebuild = best_ms(lambda: WindowState.from_stored_branch(branch), repeat=1)
+    print(f"rebuild from the stored branch: {rebuild:.0f} ms")
+    with tempfile.TemporaryDirectory() as directory:
+        path = write_session(branch, Path(directory))
+        opened, built = resume_ms(path)
+    print(f"resume: open the session file {opened:.0f} ms, then build the state {built:.0f} ms")
 
     reader = state.reader()
     middle = windows[len(windows) // 2]
@@ -170,6 +194,7 @@ def main() -> None:
             lambda: reader.search_contents("zqzqzqzq", recent_first=True),
         ),
         ("search no match, 3 chars", lambda: reader.search_contents("qzx")),
+        ("search no match, non-ASCII", lambda: reader.search_contents("naïve")),
     ]
     for name, action in measurements:
         print(f"{name:36s} {best_ms(action):8.2f} ms")

@@ -20,7 +20,10 @@ Modules (import the ones you need; this package imports nothing by itself):
   :mod:`~ctxmodes.windows.history_items` (entry normalization),
   :mod:`~ctxmodes.windows.window_log` (arena-backed windows),
   :mod:`~ctxmodes.windows.history_index` (the active branch's windows),
-  :mod:`~ctxmodes.windows.text_arena` (search storage).
+  :mod:`~ctxmodes.windows.text_arena` and :mod:`~ctxmodes.windows.byte_search` (search
+  storage).
+* :mod:`~ctxmodes.windows.stored` — session entries in their stored (JSON) form, which the
+  state reads.
 * :mod:`~ctxmodes.windows.tools`, :mod:`~ctxmodes.windows.tool_args`,
   :mod:`~ctxmodes.windows.routing`, :mod:`~ctxmodes.windows.retrieval` — tool schemas in their
   three wire shapes, argument validation, namespace routing, local answers.

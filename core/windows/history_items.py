@@ -2,52 +2,44 @@
 
 One item per entry that carries conversation:
 
-* a ``message`` entry: role from the message (``toolResult`` becomes ``tool``; other roles
-  such as ``bashExecution`` are kept as they are), content rendered as text;
+* a ``message`` entry whose ``message`` is an object: role from the message (``toolResult``
+  becomes ``tool``; other roles such as ``bashExecution`` are kept as they are; a role that
+  is not a string becomes ``unknown``), content rendered as text;
 * a ``custom_message`` entry with string content: role ``developer``. Window markers are
   never items: they delimit windows instead.
 
 Every other entry (custom entries, compactions, branch summaries, model changes, labels ...)
 is skipped. The item id is the entry id, passed to the model unchanged.
 
-Rendering: string content as is; block content one block per line (text, thinking,
-``[image <mime type>]``, a tool call as ``{"tool": name, "arguments": ...}`` JSON, anything
-else as its JSON); a message without content (``bashExecution``) as the JSON of the whole
-message. The tool of an item is a tool result's ``toolName`` or an assistant message's first
-tool call; a ``history``/``notes`` call routed through a flat router reports its action as
-the tool name and the family as the namespace.
+Rendering: string content as is; block content one block per line (a block's ``text``, else
+its ``thinking``, ``[image <mimeType>]``, a tool call as ``{"tool": name, "arguments": ...}``
+JSON, anything else as its JSON); a message without content (``bashExecution``) as the JSON
+of the whole message. The tool of an item is a string ``toolName`` or the first tool call;
+a ``history``/``notes`` call routed through a flat router reports its action as the tool
+name and the family as the namespace.
+
+The rules read the entry as stored (:mod:`ctxmodes.windows.stored`), so rebuilding history
+from a long branch decodes no model; :func:`item_fields` applies them to an entry model
+through its stored form.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from ctxmodes.session import codec
-from ctxmodes.session.models import (
-    AgentMessage,
-    CustomMessageEntry,
-    ImageContent,
-    MessageEntry,
-    SessionEntry,
-    TextContent,
-    ThinkingContent,
-    ToolCall,
-    ToolResultMessage,
-    UnknownContent,
-    UnknownMessage,
-    to_json,
-)
+from ctxmodes.session.models import CustomMessageEntry, MessageEntry, SessionEntry, UnknownEntry
 from ctxmodes.windows.marker import CONTEXT_WINDOW_CUSTOM_TYPE
+from ctxmodes.windows.stored import StoredEntry, stored_form
 from ctxmodes.windows.tools import FAMILIES
 
 _ROUTER_NAMES = frozenset(FAMILIES)
 
 
-@dataclass(frozen=True, slots=True)
-class ItemFields:
-    """An entry's item, before it is placed in a window."""
+class ItemFields(NamedTuple):
+    """An entry's item, before it is placed in a window (a named tuple: one is built per
+    entry of every branch rebuilt, at a third of a frozen dataclass's cost)."""
 
     item_id: str
     role: str
@@ -56,53 +48,51 @@ class ItemFields:
     tool_namespace: str | None = None
 
 
-def item_fields(entry: SessionEntry) -> ItemFields | None:
-    """The history item ``entry`` contributes, or ``None`` when it contributes none."""
-    if isinstance(entry, MessageEntry):
-        return _message_item(entry.id, entry.message)
-    if isinstance(entry, CustomMessageEntry):
-        if entry.custom_type == CONTEXT_WINDOW_CUSTOM_TYPE or not isinstance(entry.content, str):
-            return None
-        return ItemFields(entry.id, "developer", entry.content)
+def stored_item(entry: StoredEntry) -> ItemFields | None:
+    """The history item the stored entry contributes, or ``None`` when it contributes none."""
+    entry_type = entry.get("type")
+    if entry_type == "message":
+        message = entry.get("message")
+        item_id = entry.get("id")
+        if isinstance(message, dict) and isinstance(item_id, str):
+            return _message_item(item_id, message)
+        return None
+    if entry_type == "custom_message":
+        content = entry.get("content")
+        item_id = entry.get("id")
+        if (
+            isinstance(content, str)
+            and isinstance(item_id, str)
+            and entry.get("customType") != CONTEXT_WINDOW_CUSTOM_TYPE
+        ):
+            return ItemFields(item_id, "developer", content)
     return None
 
 
-def _message_item(item_id: str, message: AgentMessage) -> ItemFields:
-    # Unknown messages are rendered from their stored JSON; the typed path covers everything
-    # Pi writes and avoids dumping every message.
-    data = to_json(message) if isinstance(message, UnknownMessage) else None
-    role = _role(message, data)
-    tool_name, tool_namespace = _tool_identity(message, data)
-    return ItemFields(item_id, role, _render(message, data), tool_name, tool_namespace)
+def item_fields(entry: SessionEntry) -> ItemFields | None:
+    """The history item of an entry model: :func:`stored_item` of its stored form."""
+    # Other models cannot hold an item (an unknown entry may be a message or custom message
+    # that fits no model), so they are not dumped.
+    if isinstance(entry, MessageEntry | CustomMessageEntry | UnknownEntry):
+        return stored_item(stored_form(entry))
+    return None
 
 
-def _role(message: AgentMessage, data: Mapping[str, Any] | None) -> str:
-    role = data.get("role") if data is not None else message.role
+def _message_item(item_id: str, message: Mapping[str, Any]) -> ItemFields:
+    role = message.get("role")
     if not isinstance(role, str):
-        return "unknown"
-    return "tool" if role == "toolResult" else role
+        role = "unknown"
+    elif role == "toolResult":
+        role = "tool"
+    tool_name, tool_namespace = _tool_identity(message)
+    return ItemFields(item_id, role, _render(message), tool_name, tool_namespace)
 
 
-def _tool_identity(
-    message: AgentMessage, data: Mapping[str, Any] | None
-) -> tuple[str | None, str | None]:
-    if data is not None:
-        return _tool_identity_json(data)
-    if isinstance(message, ToolResultMessage):
-        return message.tool_name, None
-    content = getattr(message, "content", None)
-    if not isinstance(content, list):
-        return None, None
-    for block in content:
-        if isinstance(block, ToolCall):
-            return _call_identity(block.name, block.namespace, block.arguments)
-    return None, None
-
-
-def _tool_identity_json(data: Mapping[str, Any]) -> tuple[str | None, str | None]:
-    if isinstance(data.get("toolName"), str):
-        return data["toolName"], None
-    content = data.get("content")
+def _tool_identity(message: Mapping[str, Any]) -> tuple[str | None, str | None]:
+    tool_name = message.get("toolName")
+    if isinstance(tool_name, str):
+        return tool_name, None
+    content = message.get("content")
     if not isinstance(content, list):
         return None, None
     for block in content:
@@ -130,49 +120,29 @@ def _call_identity(
     return name, namespace or None
 
 
-def _render(message: AgentMessage, data: Mapping[str, Any] | None) -> str:
-    if data is not None:
-        return _render_json(data)
-    content = getattr(message, "content", None)
+def _render(message: Mapping[str, Any]) -> str:
+    content = message.get("content")
     if isinstance(content, str):
         return content
     if not isinstance(content, list):
-        return _json(to_json(message))
-    return "\n".join(_render_block(block) for block in content)
+        return _json(message)
+    return "\n".join([_render_block(block) for block in content])
 
 
 def _render_block(block: object) -> str:
-    if isinstance(block, TextContent):
-        return block.text
-    if isinstance(block, ThinkingContent):
-        return block.thinking
-    if isinstance(block, ImageContent):
-        return f"[image {block.mime_type}]"
-    if isinstance(block, ToolCall):
-        return _json({"tool": block.name, "arguments": block.arguments})
-    return _render_json_block(to_json(block) if isinstance(block, UnknownContent) else block)
-
-
-def _render_json(data: Mapping[str, Any]) -> str:
-    content = data.get("content")
-    if isinstance(content, str):
-        return content
-    if not isinstance(content, list):
-        return _json(data)
-    return "\n".join(_render_json_block(block) for block in content)
-
-
-def _render_json_block(block: object) -> str:
     if not isinstance(block, dict):
         return _js_string(block)
-    if isinstance(block.get("text"), str):
-        return str(block["text"])
-    if isinstance(block.get("thinking"), str):
-        return str(block["thinking"])
-    if block.get("type") == "image":
+    text = block.get("text")
+    if isinstance(text, str):
+        return text
+    thinking = block.get("thinking")
+    if isinstance(thinking, str):
+        return thinking
+    block_type = block.get("type")
+    if block_type == "image":
         mime_type = block.get("mimeType")
         return f"[image {mime_type if isinstance(mime_type, str) else 'attachment'}]"
-    if block.get("type") == "toolCall":
+    if block_type == "toolCall":
         # JSON.stringify leaves out keys whose value is undefined.
         call = {
             key: block[value]
@@ -187,6 +157,8 @@ def _js_string(value: object) -> str:
     """``String(value)`` for the JSON scalars and arrays a malformed block can be."""
     if value is None:
         return "null"
+    if isinstance(value, Mapping):
+        return "[object Object]"
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int | float):

@@ -26,6 +26,7 @@ from pydantic import Field, ValidationError
 from ctxmodes.errors import CtxmodesError
 from ctxmodes.windows._wire import WireModel
 from ctxmodes.windows.identity import WindowIdentity
+from ctxmodes.windows.stored import StoredEntry
 
 CONTEXT_WINDOW_CUSTOM_TYPE = "codex-context-window"
 MARKER_PROTOCOL: Final = 1
@@ -99,6 +100,24 @@ def parse_marker_details(raw: object) -> WindowMarkerDetails:
         return WindowMarkerDetails.model_validate(raw)
     except ValidationError:
         raise MalformedMarkerError() from None
+
+
+def is_stored_marker(entry: StoredEntry) -> bool:
+    """Whether a stored entry is a marker (a ``codex-context-window`` custom message)."""
+    return (
+        entry.get("type") == "custom_message"
+        and entry.get("customType") == CONTEXT_WINDOW_CUSTOM_TYPE
+    )
+
+
+def stored_marker_details(entry: StoredEntry) -> ContextManagementDetails | None:
+    """The window details of a stored marker entry; ``None`` for any other entry.
+
+    :raises MalformedMarkerError: the entry is a marker whose details are damaged.
+    """
+    if not is_stored_marker(entry):
+        return None
+    return parse_marker_details(entry.get("details")).context_management
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import ClassVar, Literal, TypedDict
 
-from ctxmodes.session.models import CustomEntry, SessionEntry
+from ctxmodes.session.models import CustomEntry, SessionEntry, UnknownEntry
 from ctxmodes.windows.note_entries import (
     MAX_NOTE_BYTES,
     NOTE_CUSTOM_TYPE,
@@ -37,6 +37,7 @@ from ctxmodes.windows.note_entries import (
     utf8_length,
 )
 from ctxmodes.windows.note_paths import normalize_note_path, normalize_note_prefix
+from ctxmodes.windows.stored import StoredEntry, stored_form
 
 SOURCE = "pi-session"
 DEFAULT_MAX_RESULTS = 20
@@ -159,39 +160,55 @@ class NotesStore:
     # -- building the state -------------------------------------------------------------
 
     @classmethod
-    def from_branch(cls, entries: Iterable[SessionEntry]) -> NotesStore:
-        """The state at the end of ``entries`` (root first): the latest valid snapshot,
-        then every note entry after it."""
+    def from_stored_branch(cls, entries: Iterable[StoredEntry]) -> NotesStore:
+        """The state at the end of ``entries`` (root first, stored form): the latest valid
+        snapshot, then every note entry after it."""
         branch = list(entries)
         start = 0
         for index in range(len(branch) - 1, -1, -1):
             entry = branch[index]
             if (
                 _custom_type(entry) == NOTE_SNAPSHOT_CUSTOM_TYPE
-                and parse_note_snapshot(_custom_data(entry)) is not None
+                and parse_note_snapshot(entry.get("data")) is not None
             ):
                 start = index
                 break
         store = cls()
         for entry in branch[start:]:
-            store.observe(entry)
+            store.observe_stored(entry)
         return store
 
-    def observe(self, entry: SessionEntry) -> None:
-        """Apply ``entry`` if it is a valid note or snapshot entry; ignore anything else."""
+    @classmethod
+    def from_branch(cls, entries: Iterable[SessionEntry]) -> NotesStore:
+        """:meth:`from_stored_branch` for entry models."""
+        # Only custom entries (or unknown ones, which may be custom entries that fit no
+        # model) can be notes, so no other entry is dumped.
+        return cls.from_stored_branch(
+            stored_form(entry) for entry in entries if isinstance(entry, CustomEntry | UnknownEntry)
+        )
+
+    def observe_stored(self, entry: StoredEntry) -> None:
+        """Apply ``entry`` (stored form) if it is a valid note or snapshot entry; ignore
+        anything else."""
         custom_type = _custom_type(entry)
-        if custom_type is None or entry.id == self._last_applied_id:
+        entry_id = entry.get("id")
+        if custom_type is None or entry_id == self._last_applied_id:
             return
         if custom_type == NOTE_CUSTOM_TYPE:
-            note = parse_note_entry(_custom_data(entry))
+            note = parse_note_entry(entry.get("data"))
             if note is not None:
                 self._apply_note(note)
-                self._last_applied_id = entry.id
+                self._last_applied_id = entry_id
         elif custom_type == NOTE_SNAPSHOT_CUSTOM_TYPE:
-            snapshot = parse_note_snapshot(_custom_data(entry))
+            snapshot = parse_note_snapshot(entry.get("data"))
             if snapshot is not None:
                 self._apply_snapshot(snapshot)
-                self._last_applied_id = entry.id
+                self._last_applied_id = entry_id
+
+    def observe(self, entry: SessionEntry) -> None:
+        """:meth:`observe_stored` for an entry model."""
+        if isinstance(entry, CustomEntry | UnknownEntry):
+            self.observe_stored(stored_form(entry))
 
     def commit(self, entry_id: str, data: NoteEntryData) -> None:
         """Apply a note entry this process just appended as ``entry_id``.
@@ -359,10 +376,9 @@ class NotesStore:
         return PreparedNoteWrite(data=data, result={"source": SOURCE, "file": metadata(note)})
 
 
-def _custom_type(entry: SessionEntry) -> str | None:
+def _custom_type(entry: StoredEntry) -> str | None:
     """The ``customType`` of a plain custom entry (``None`` for every other entry type)."""
-    return entry.custom_type if isinstance(entry, CustomEntry) else None
-
-
-def _custom_data(entry: SessionEntry) -> object:
-    return entry.data if isinstance(entry, CustomEntry) else None
+    custom_type = entry.get("customType")
+    if entry.get("type") != "custom" or not isinstance(custom_type, str):
+        return None
+    return custom_type

@@ -1,35 +1,38 @@
 """Everything the context-window contract tracks about the active branch, in one place.
 
-:class:`WindowState` is built from the branch once (:meth:`WindowState.from_branch`) and then
-fed each appended entry (:meth:`WindowState.observe`, e.g. from the session manager's
-``subscribe``). It keeps the window identity, the budget flags, the history index, the notes
-and the pending one-time trim, all incremental. An entry whose parent is not the current
-leaf means the leaf moved (tree navigation, a branch, a reset): observing it raises
+:class:`WindowState` is built from the branch once (:meth:`WindowState.from_stored_branch`)
+and then fed each appended entry (:meth:`WindowState.observe_stored`, e.g. from the session
+manager's ``subscribe``). It keeps the window identity, the budget flags, the history index,
+the notes and the pending one-time trim, all incremental. An entry whose parent is not the
+current leaf means the leaf moved (tree navigation, a branch, a reset): observing it raises
 :class:`BranchMovedError`, and the owner rebuilds the state from the new branch.
 :class:`TrackedWindowState` does that bookkeeping for a :class:`SessionManager`.
+
+Entries are read in their stored form (:mod:`ctxmodes.windows.stored`), so a rebuild from a
+long branch decodes no model; ``from_branch`` and ``observe`` take entry models instead.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from ctxmodes.errors import CtxmodesError
-from ctxmodes.session.models import CompactionEntry, CustomMessageEntry, SessionEntry
+from ctxmodes.session.models import SessionEntry
 from ctxmodes.windows.budget import BudgetTracker
-from ctxmodes.windows.compaction import no_summary_window_id
+from ctxmodes.windows.compaction import parse_no_summary_details
 from ctxmodes.windows.history import HistorySource
 from ctxmodes.windows.history_index import BranchHistoryIndex
 from ctxmodes.windows.history_reader import HistoryReader
 from ctxmodes.windows.identity import IdentityTracker, WindowIdentity, next_identity
 from ctxmodes.windows.marker import (
-    CONTEXT_WINDOW_CUSTOM_TYPE,
     MalformedMarkerError,
     WindowMarker,
-    parse_marker_details,
+    stored_marker_details,
     window_marker,
 )
 from ctxmodes.windows.notes import NotesStore
+from ctxmodes.windows.stored import StoredEntry, parent_id, stored_branch, stored_form
 from ctxmodes.windows.thread_hint import (
     RECOVERY_USER_ITEM_LIMIT,
     PreviousWindowIds,
@@ -58,13 +61,18 @@ class WindowState:
         self._trim_window_id: str | None = None
 
     @classmethod
-    def from_branch(cls, branch: Sequence[SessionEntry]) -> WindowState:
-        """The state at the end of ``branch`` (root first, as ``get_branch()`` returns it)."""
+    def from_stored_branch(cls, branch: Sequence[StoredEntry]) -> WindowState:
+        """The state at the end of ``branch`` (root first, stored form)."""
         state = cls()
         for entry in branch:
             state._apply(entry)
-        state.notes = NotesStore.from_branch(branch)
+        state.notes = NotesStore.from_stored_branch(branch)
         return state
+
+    @classmethod
+    def from_branch(cls, branch: Iterable[SessionEntry]) -> WindowState:
+        """The state at the end of ``branch`` (root first, as ``get_branch()`` returns it)."""
+        return cls.from_stored_branch([stored_form(entry) for entry in branch])
 
     @property
     def leaf_id(self) -> str | None:
@@ -83,41 +91,40 @@ class WindowState:
         that window or by the next window marker."""
         return self._trim_window_id
 
-    def observe(self, entry: SessionEntry) -> None:
-        """Account for an entry appended to the branch.
+    def observe_stored(self, entry: StoredEntry) -> None:
+        """Account for an entry (stored form) appended to the branch.
 
         :raises BranchMovedError: ``entry`` is not a child of the current leaf.
         """
-        if entry.parent_id != self._leaf_id:
+        if parent_id(entry) != self._leaf_id:
             raise BranchMovedError(
-                f"entry {entry.id} does not extend the active branch at {self._leaf_id}; "
-                "rebuild the window state from the new branch"
+                f"entry {entry.get('id')} does not extend the active branch at "
+                f"{self._leaf_id}; rebuild the window state from the new branch"
             )
         self._apply(entry)
-        self.notes.observe(entry)
+        self.notes.observe_stored(entry)
 
-    def _apply(self, entry: SessionEntry) -> None:
-        self._leaf_id = entry.id
-        self.history.observe(entry)
-        if (
-            isinstance(entry, CustomMessageEntry)
-            and entry.custom_type == CONTEXT_WINDOW_CUSTOM_TYPE
-        ):
-            try:
-                details = parse_marker_details(entry.details).context_management
-            except MalformedMarkerError:
-                return
-            self.identity.observe_marker(entry.id, details)
-            self.budget.observe_marker(details)
-            if details.kind == "window":
-                trim = details.trim_previous_window
-                self._trim_window_id = details.current_window_id if trim else None
-        elif (
-            isinstance(entry, CompactionEntry)
-            and self._trim_window_id is not None
-            and no_summary_window_id(entry) == self._trim_window_id
-        ):
-            self._trim_window_id = None
+    def observe(self, entry: SessionEntry) -> None:
+        """:meth:`observe_stored` for an entry model."""
+        self.observe_stored(stored_form(entry))
+
+    def _apply(self, entry: StoredEntry) -> None:
+        self._leaf_id = entry.get("id")
+        self.history.observe_stored(entry)
+        try:
+            marker = stored_marker_details(entry)
+        except MalformedMarkerError:
+            return
+        if marker is not None:
+            self.identity.observe_marker(entry["id"], marker)
+            self.budget.observe_marker(marker)
+            if marker.kind == "window":
+                trim = marker.trim_previous_window
+                self._trim_window_id = marker.current_window_id if trim else None
+        elif entry.get("type") == "compaction" and self._trim_window_id is not None:
+            details = parse_no_summary_details(entry.get("details"))
+            if details is not None and details.window_id == self._trim_window_id:
+                self._trim_window_id = None
 
     def reader(self, *archives: HistorySource) -> HistoryReader:
         """A history reader over ``archives`` (Tree's archived windows) and this branch."""
@@ -177,7 +184,7 @@ class TrackedWindowState:
 
     def __init__(self, manager: SessionManager) -> None:
         self._manager = manager
-        self._state = WindowState.from_branch(manager.get_branch())
+        self._state = WindowState.from_stored_branch(stored_branch(manager))
         self._stale = False
         self._unsubscribe = manager.subscribe(self._on_append)
 
@@ -185,7 +192,7 @@ class TrackedWindowState:
     def state(self) -> WindowState:
         """The state of the manager's current branch."""
         if self._stale or self._state.leaf_id != self._manager.get_leaf_id():
-            self._state = WindowState.from_branch(self._manager.get_branch())
+            self._state = WindowState.from_stored_branch(stored_branch(self._manager))
             self._stale = False
         return self._state
 
@@ -195,7 +202,9 @@ class TrackedWindowState:
         if entry.parent_id != self._state.leaf_id:
             self._stale = True
             return
-        self._state.observe(entry)
+        # The store holds what it just appended as stored JSON: no model is dumped.
+        stored = self._manager.get_entry_json(entry.id)
+        self._state.observe_stored(stored if stored is not None else stored_form(entry))
 
     def close(self) -> None:
         """Stop following the manager."""

@@ -6,13 +6,14 @@ An archived window lists, in order:
    marked as a summary, so searches rank it first). Its id is the summary entry id, which is
    what the next window's marker names as ``summary_item_id``;
 2. the archived entries, oldest first, normalized exactly as the active window's entries are
-   (:func:`ctxmodes.windows.history_items.item_fields`; window markers contribute no item).
+   (:func:`ctxmodes.windows.history_items.stored_item`; window markers contribute no item).
 
 Each archive's raw items are normalized once, the first time history needs them, into its
 own :class:`~ctxmodes.windows.window_log.WindowLog`, and cached by manifest entry id: entries
-are immutable, so a navigation back to a branch reuses what was already built. Raw items are
-bounded per archive by :class:`~ctxmodes_tree.traversal.ArchiveLimits`; when an archive holds
-more, its newest items are kept (the summary already covers the whole window).
+are immutable, so a navigation back to a branch reuses what was already built. Normalizing
+reads the entries as stored, without decoding models, and packs the finished log for search.
+Raw items are bounded per archive by :class:`~ctxmodes_tree.traversal.ArchiveLimits`; when an
+archive holds more, its newest items are kept (the summary already covers the whole window).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 from ctxmodes.windows.history import HistoryItem, ItemFilter
-from ctxmodes.windows.history_items import ItemFields, item_fields
+from ctxmodes.windows.history_items import ItemFields, stored_item
 from ctxmodes.windows.window_log import LogWindow, WindowLog
 from ctxmodes_tree.archive_index import TreeArchiveIndex
 from ctxmodes_tree.traversal import ArchiveLimits, EntryGraph, VerifiedArchive
@@ -117,14 +118,14 @@ class ArchiveHistory:
 
 
 def _normalize(archive: VerifiedArchive, graph: EntryGraph, limits: ArchiveLimits) -> LogWindow:
-    count = min(len(archive.entry_ids), limits.max_items)
-    path = graph.get_branch(archive.manifest.archived_leaf_id)
-    # The interval is the tail of the archived leaf's path; iterating decodes in batches.
-    newest = list(path[len(path) - count :]) if count else []
+    interval = archive.entry_ids
+    count = min(len(interval), limits.max_items)
     kept: list[ItemFields] = []
     chars = 0
-    for entry in reversed(newest):
-        fields = item_fields(entry)
+    # Newest first, reading only as far back as the bounds allow.
+    for entry_id in reversed(interval[len(interval) - count :]):
+        entry = graph.get_entry_json(entry_id)
+        fields = stored_item(entry) if entry is not None else None
         if fields is None:
             continue
         if chars + len(fields.content) > limits.max_chars:
@@ -137,4 +138,5 @@ def _normalize(archive: VerifiedArchive, graph: EntryGraph, limits: ArchiveLimit
         log.append_item(
             fields.item_id, fields.role, fields.content, fields.tool_name, fields.tool_namespace
         )
+    log.seal()
     return raw

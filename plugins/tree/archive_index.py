@@ -8,9 +8,10 @@ Cost model. Verifying a manifest walks its archived path once (bounded by
 :attr:`~ctxmodes_tree.traversal.ArchiveLimits.max_depth`); the verdict depends only on
 persisted, immutable entries and is cached by manifest entry id. An append that extends the
 leaf costs O(1), plus one verification when the entry is a manifest. When the leaf moves
-(tree navigation), the index re-reads the manifests of the new active branch by walking its
-parent pointers once, lazily, on the next read. Nothing here is authoritative beyond the
-session file: a resumed session rebuilds the index from the persisted entries.
+(tree navigation, or a resume), the index re-reads the manifests of the new active branch
+by walking its parent pointers once, lazily, on the next read, decoding only the manifest
+entries on the way. Nothing here is authoritative beyond the session file: a resumed
+session rebuilds the index from the persisted entries.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from ctxmodes_tree.traversal import (
     EntryGraph,
     VerifiedArchive,
     is_manifest_entry,
+    may_be_manifest_entry,
     verify_archive,
 )
 
@@ -191,12 +193,15 @@ class TreeArchiveIndex:
             self.follow_leaf(self._current_leaf())
         if not self._stale:
             return
-        # The store's parent index gives the new active branch without decoding it; the
-        # entries are then read root first (in Tree the active branch is short: archived
-        # windows are side branches).
+        # The store's parent index gives the new active branch without decoding it; only its
+        # manifest entries are decoded, found in their stored form, root first.
         manifests: list[CustomEntry] = []
-        for entry_id in self._graph.get_branch_ids(self._leaf_id) if self._leaf_id else ():
-            entry = self._graph.get_entry(entry_id)
+        graph = self._graph
+        for entry_id in graph.get_branch_ids(self._leaf_id) if self._leaf_id else ():
+            stored = graph.get_entry_json(entry_id)
+            if stored is None or not may_be_manifest_entry(stored):
+                continue
+            entry = graph.get_entry(entry_id)
             if entry is not None and is_manifest_entry(entry):
                 assert isinstance(entry, CustomEntry)
                 manifests.append(entry)

@@ -28,7 +28,8 @@ class TreeState:
         self._manager = manager
         self._windows = TrackedWindowState(manager)
         self.archives = TreeArchiveIndex(manager, limits, current_leaf=manager.get_leaf_id)
-        self.archives.reset_branch(manager.get_branch())
+        # Read on first use, decoding only the branch's manifests.
+        self.archives.follow_leaf(manager.get_leaf_id())
         self.archive_history = ArchiveHistory(self.archives, manager)
         self._unsubscribe: Callable[[], None] | None = manager.subscribe(self.archives.observe)
 

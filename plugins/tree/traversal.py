@@ -28,12 +28,13 @@ from enum import StrEnum
 from typing import Protocol
 
 from ctxmodes.session.models import BranchSummaryEntry, CustomEntry, SessionEntry
+from ctxmodes.windows.stored import StoredEntry
 from ctxmodes_tree.manifest import TREE_ARCHIVE_CUSTOM_TYPE, TreeArchiveManifest, parse_manifest
 
 
 class EntryGraph(Protocol):
-    """The two reads verification needs; :class:`~ctxmodes.session.manager.SessionManager`
-    provides both."""
+    """The reads verification and archive history need;
+    :class:`~ctxmodes.session.manager.SessionManager` provides them all."""
 
     def get_entry(self, entry_id: str) -> SessionEntry | None:
         """The entry with this id (the last one, if a file repeats an id), or ``None``."""
@@ -44,9 +45,8 @@ class EntryGraph(Protocol):
         entries; empty when ``from_id`` is unknown. A missing parent ends the chain."""
         ...
 
-    def get_branch(self, from_id: str | None = None) -> Sequence[SessionEntry]:
-        """The entries of :meth:`get_branch_ids`, decoded lazily (in batches when
-        iterated)."""
+    def get_entry_json(self, entry_id: str) -> StoredEntry | None:
+        """The entry with this id as stored (its JSON object), or ``None``."""
         ...
 
 
@@ -105,6 +105,12 @@ class VerifiedArchive:
 def is_manifest_entry(entry: SessionEntry) -> bool:
     """Whether ``entry`` is a ``codex-context-tree-archive`` custom entry (valid or not)."""
     return isinstance(entry, CustomEntry) and entry.custom_type == TREE_ARCHIVE_CUSTOM_TYPE
+
+
+def may_be_manifest_entry(entry: StoredEntry) -> bool:
+    """Whether a stored entry can be a manifest entry: a cheap test that rules out the others
+    without decoding them (:func:`is_manifest_entry` decides)."""
+    return entry.get("type") == "custom" and entry.get("customType") == TREE_ARCHIVE_CUSTOM_TYPE
 
 
 def verify_archive(

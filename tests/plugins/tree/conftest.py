@@ -25,6 +25,7 @@ from ctxmodes.session.models import (
 )
 from ctxmodes.windows.identity import WindowIdentity
 from ctxmodes.windows.marker import CONTEXT_WINDOW_CUSTOM_TYPE, window_marker
+from ctxmodes.windows.stored import stored_form
 from ctxmodes_tree.manifest import TREE_ARCHIVE_CUSTOM_TYPE, manifest_for_summary
 
 _UNSET: Any = object()
@@ -58,6 +59,11 @@ class Tape:
     def get_branch_ids(self, from_id: str | None = None) -> list[str]:
         """Ids root first; a revisit ends the chain, as the store cuts parent cycles."""
         return [entry.id for entry in self.get_branch(from_id)]
+
+    def get_entry_json(self, entry_id: str) -> dict[str, Any] | None:
+        """The stored form; not counted in ``lookups``, which counts decoded entries."""
+        entry = self.entries.get(entry_id)
+        return stored_form(entry) if entry is not None else None
 
     def get_branch(self, from_id: str | None = None) -> list[SessionEntry]:
         if from_id is not None and from_id not in self.entries:

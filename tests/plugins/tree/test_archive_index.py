@@ -60,6 +60,18 @@ def test_appends_cost_constant_lookups(tape) -> None:
     assert tape.lookups == 0
 
 
+def test_reading_a_new_branch_decodes_only_its_manifests(tape) -> None:
+    rollovers(tape, 2)
+    for n in range(100):
+        tape.user(f"more {n}")
+    index = TreeArchiveIndex(tape)
+    tape.lookups = 0
+    index.follow_leaf(tape.leaf)
+    assert len(index.archives) == 2
+    # Two manifests, and each verification's reads (its summary, the root of its path).
+    assert tape.lookups <= 2 * 3
+
+
 def test_duplicate_window_or_summary_is_rejected(tape) -> None:
     rollovers(tape, 1)
     boundary = tape.leaf

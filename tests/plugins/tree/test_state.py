@@ -164,3 +164,34 @@ def test_summary_items_need_no_normalization_and_ids_match_by_suffix(manager, sc
     raw = list(window.select(ItemFilter(summary=False), reverse=True))
     assert raw[0].role == "assistant"
     assert list(window.select(ItemFilter(), reverse=True))[-1].item_id == summary.id
+
+
+def test_archived_items_are_normalized_from_stored_entries_like_models(manager, script) -> None:
+    from ctxmodes.windows.history_items import item_fields
+
+    build(script, rollovers=3)
+    state = TreeState(manager)
+    windows = state.archive_history.windows()
+    assert len(windows) == 3
+    for archive, window in zip(state.archives.archives, windows, strict=True):
+        expected = [
+            fields
+            for fields in (item_fields(manager.get_entry(i)) for i in archive.entry_ids)
+            if fields is not None
+        ]
+        raw = [
+            (i.item_id, i.role, i.content, i.tool_name, i.tool_namespace)
+            for i in window.raw.select(ItemFilter())
+        ]
+        assert raw == [tuple(fields) for fields in expected]
+
+
+def test_archived_windows_search_like_a_plain_scan(manager, script) -> None:
+    build(script, rollovers=3)
+    state = TreeState(manager)
+    for window in state.archive_history.windows():
+        for query in ("secret-1", "e", "never there", "window"):
+            for reverse in (False, True):
+                found = list(window.raw.select(ItemFilter(query=query), reverse=reverse))
+                every = window.raw.select(ItemFilter(), reverse=reverse)
+                assert found == [item for item in every if query in item.content]
