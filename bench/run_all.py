@@ -12,7 +12,13 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-BENCHMARKS = ("session_open.py", "windows_index.py", "tree_index.py", "crash_loop.py")
+BENCHMARKS = (
+    "session_open.py",
+    "windows_index.py",
+    "local_turn.py",
+    "tree_index.py",
+    "crash_loop.py",
+)
 
 
 def main() -> int:
