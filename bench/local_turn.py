@@ -19,11 +19,10 @@ on the session's length: it must not.
 from __future__ import annotations
 
 import argparse
-import tempfile
-import time
 from pathlib import Path
 
-from tree_index import CURRENT_WINDOW_EXCHANGES, Writer, best
+from sizes import best, compare_sizes
+from tree_index import CURRENT_WINDOW_EXCHANGES, Writer
 
 import ctxmodes_local
 from ctxmodes.events import ContextProjection, ProviderRequestEvent
@@ -79,7 +78,7 @@ def measure(file: Path) -> dict[str, float]:
     mode = ModeRegistry.from_plugin_manager(pm).activate(pm, "local", session)
     assert isinstance(mode, LocalMode)
     pm.hook.ctx_session_start(session=session, reason="resume")
-    figures = {"entries": float(manager.entry_count())}
+    figures = {"entries (count)": float(manager.entry_count())}
 
     def context() -> ContextProjection:
         messages = list(manager.build_session_context().messages)
@@ -124,22 +123,9 @@ def main() -> None:
     parser.add_argument("--sizes", default="10000,100000")
     parser.add_argument("--windows", type=int, default=100)
     args = parser.parse_args()
-    sizes = [int(size) for size in args.sizes.split(",")]
-    results: dict[int, dict[str, float]] = {}
-    with tempfile.TemporaryDirectory() as tmp:
-        for size in sizes:
-            start = time.perf_counter()
-            file = build(Path(tmp) / str(size), size, args.windows)
-            took = time.perf_counter() - start
-            print(f"built {size} entries, {args.windows} windows in {took:.1f} s")
-            results[size] = measure(file)
-    small, large = min(sizes), max(sizes)
-    print(f"\n{'per turn':44} " + " ".join(f"{s:>10}" for s in sizes) + "   ratio")
-    for name in results[small]:
-        unit = "" if "count" in name or name == "entries" else "ms"
-        row = " ".join(f"{results[s][name]:9.3f}{unit}" for s in sizes)
-        ratio = results[large][name] / max(results[small][name], 1e-6)
-        print(f"{name:44} {row}   {ratio:5.2f}x")
+    compare_sizes(
+        args, lambda path, size: build(path, size, args.windows), measure, f"{args.windows} windows"
+    )
 
 
 if __name__ == "__main__":

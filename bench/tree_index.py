@@ -24,11 +24,10 @@ import argparse
 import json
 import random
 import string
-import tempfile
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from sizes import best, compare_sizes, once
 
 from ctxmodes.events import ContextProjection
 from ctxmodes.session.manager import SessionManager
@@ -136,21 +135,6 @@ def build(path: Path, entries: int, archives: int) -> Path:
     return file
 
 
-def best(fn: Callable[[], Any], repeat: int = 7) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times) * 1000
-
-
-def once(fn: Callable[[], Any]) -> float:
-    start = time.perf_counter()
-    fn()
-    return (time.perf_counter() - start) * 1000
-
-
 def history(state: TreeState, action: str, **arguments: Any) -> dict[str, Any]:
     result = answer_history(state.reader(), action, arguments)
     assert not result.is_error, result.text
@@ -170,7 +154,7 @@ def measure(file: Path) -> dict[str, float]:
 
     figures["resume (build state)"] = once(resume)
     state = holder[0]
-    figures["entries"] = manager.entry_count()
+    figures["entries (count)"] = manager.entry_count()
 
     def append() -> None:
         manager.append_message(
@@ -240,23 +224,12 @@ def main() -> None:
     parser.add_argument("--sizes", default="10000,100000")
     parser.add_argument("--archives", type=int, default=50)
     args = parser.parse_args()
-    sizes = [int(size) for size in args.sizes.split(",")]
-    results: dict[int, dict[str, float]] = {}
-    with tempfile.TemporaryDirectory() as tmp:
-        for size in sizes:
-            start = time.perf_counter()
-            file = build(Path(tmp) / str(size), size, args.archives)
-            built = time.perf_counter() - start
-            print(f"built {size} entries, {args.archives} archives in {built:.1f} s")
-            results[size] = measure(file)
-    small, large = min(sizes), max(sizes)
-    print(f"\n{'operation':44} " + " ".join(f"{s:>10}" for s in sizes) + "   ratio")
-    for name in results[small]:
-        if name == "entries":
-            continue
-        row = " ".join(f"{results[s][name]:9.3f}ms" for s in sizes)
-        ratio = results[large][name] / max(results[small][name], 1e-6)
-        print(f"{name:44} {row}   {ratio:5.2f}x")
+    compare_sizes(
+        args,
+        lambda path, size: build(path, size, args.archives),
+        measure,
+        f"{args.archives} archives",
+    )
 
 
 if __name__ == "__main__":

@@ -87,7 +87,7 @@ def pump(
     pending_progress = False
     while True:
         if is_complete(control):
-            _drain(output_fd, output)
+            _drain(output_fd, output.append)
             return "done"
         if signal.aborted:
             return "aborted"
@@ -95,8 +95,8 @@ def pump(
         if deadline is not None and now >= deadline:
             return "timeout"
         if process.poll() is not None:
-            _drain(output_fd, output)
-            _drain_into(control_fd, control)
+            _drain(output_fd, output.append)
+            _drain(control_fd, control.extend)
             return "done" if is_complete(control) else "exited"
         wait = _LIVENESS_INTERVAL if deadline is None else min(_LIVENESS_INTERVAL, deadline - now)
         ready, _, _ = select.select([*readable, waker.fileno()], [], [], max(wait, 0.0))
@@ -155,7 +155,8 @@ def _read(fd: int) -> bytes:
         return b""
 
 
-def _drain(fd: int, output: TailBuffer) -> None:
+def _drain(fd: int, sink: Callable[[bytes], object]) -> None:
+    """Read what ``fd`` already holds into ``sink``, without waiting for more."""
     for _ in range(_MAX_DRAIN_READS):
         ready, _, _ = select.select([fd], [], [], 0)
         if not ready:
@@ -163,15 +164,4 @@ def _drain(fd: int, output: TailBuffer) -> None:
         data = _read(fd)
         if not data:
             return
-        output.append(data)
-
-
-def _drain_into(fd: int, buffer: bytearray) -> None:
-    for _ in range(_MAX_DRAIN_READS):
-        ready, _, _ = select.select([fd], [], [], 0)
-        if not ready:
-            return
-        data = _read(fd)
-        if not data:
-            return
-        buffer += data
+        sink(data)

@@ -36,7 +36,8 @@ from ctxmodes.tools.output import (
     TailBuffer,
     TailSnapshot,
     join_sections,
-    truncation_notice,
+    shown_output,
+    truncation_details,
 )
 
 DEFAULT_INTERRUPT_GRACE = 1.0
@@ -332,12 +333,8 @@ class NotebookTool(TypedTool[NotebookArguments]):
 
 def render_cell(outcome: CellOutcome, timeout: float | None) -> ToolResult:
     """The model-facing result: reset notice, output, truncation notice, then the ending."""
-    snapshot = outcome.output
     finished = outcome.status == "completed" and outcome.ok
-    text = snapshot.truncation.content or ("(no output)" if finished else "")
-    notice = truncation_notice(snapshot)
-    if notice:
-        text = f"{text}\n\n{notice}"
+    text = shown_output(outcome.output, finished=finished)
     ending: list[str] = []
     if outcome.status == "timeout":
         ending.append(f"Cell timed out after {timeout:g} seconds.")
@@ -355,8 +352,8 @@ def render_cell(outcome: CellOutcome, timeout: float | None) -> ToolResult:
         ending.append("The notebook state was kept.")
     reset = f"[{outcome.reset_notice}]" if outcome.reset_notice else ""
     body = join_sections(reset, text, " ".join(ending))
-    details: dict[str, Any] = {"stateLost": outcome.state_lost}
-    if snapshot.truncation.truncated:
-        details["truncation"] = snapshot.truncation.to_details()
-        details["fullOutputPath"] = snapshot.full_output_path
+    details: dict[str, Any] = {
+        "stateLost": outcome.state_lost,
+        **truncation_details(outcome.output),
+    }
     return ToolResult.text(body, details=details, is_error=not finished)

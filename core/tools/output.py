@@ -294,6 +294,24 @@ def join_sections(*sections: str) -> str:
     return "\n\n".join(section for section in sections if section)
 
 
+def shown_output(snapshot: TailSnapshot, *, finished: bool) -> str:
+    """The output as the model sees it: the kept tail, or ``(no output)`` for a run that
+    finished without any, then the truncation notice."""
+    text = snapshot.truncation.content or ("(no output)" if finished else "")
+    notice = truncation_notice(snapshot)
+    return f"{text}\n\n{notice}" if notice else text
+
+
+def truncation_details(snapshot: TailSnapshot) -> dict[str, Any]:
+    """The ``details`` keys of a truncated output (none when nothing was cut)."""
+    if not snapshot.truncation.truncated:
+        return {}
+    return {
+        "truncation": snapshot.truncation.to_details(),
+        "fullOutputPath": snapshot.full_output_path,
+    }
+
+
 def truncation_notice(snapshot: TailSnapshot) -> str:
     """Where the shown tail sits in the full output; empty when nothing was cut."""
     t = snapshot.truncation

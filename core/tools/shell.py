@@ -48,7 +48,8 @@ from ctxmodes.tools.output import (
     TailBuffer,
     TailSnapshot,
     join_sections,
-    truncation_notice,
+    shown_output,
+    truncation_details,
 )
 
 #: Seconds a stopped command gets to react to SIGINT before its shell is killed.
@@ -331,7 +332,7 @@ class BashTool(TypedTool[BashArguments]):
     def run(self, args: BashArguments, context: ToolContext) -> ToolResult:
         def progress(snapshot: TailSnapshot) -> None:
             text = snapshot.truncation.content
-            context.on_update(ToolResult.text(text, details=_output_details(snapshot)))
+            context.on_update(ToolResult.text(text, details=truncation_details(snapshot)))
 
         outcome = self._shell(context.cwd).run(
             args.command, signal=context.signal, timeout=args.timeout, on_progress=progress
@@ -341,12 +342,8 @@ class BashTool(TypedTool[BashArguments]):
 
 def render_outcome(outcome: CommandOutcome, timeout: float | None) -> ToolResult:
     """The model-facing result: output, truncation notice, then how the command ended."""
-    snapshot = outcome.output
     completed = outcome.status == "completed"
-    text = snapshot.truncation.content or ("(no output)" if completed else "")
-    notice = truncation_notice(snapshot)
-    if notice:
-        text = f"{text}\n\n{notice}"
+    text = shown_output(outcome.output, finished=completed)
     status: list[str] = []
     if completed and outcome.exit_code:
         status.append(f"Command exited with code {outcome.exit_code}")
@@ -362,18 +359,9 @@ def render_outcome(outcome: CommandOutcome, timeout: float | None) -> ToolResult
             "variables and functions are gone."
         )
     body = join_sections(text, *status)
-    details = {**_output_details(snapshot), "cwd": str(outcome.cwd)}
+    details = {**truncation_details(outcome.output), "cwd": str(outcome.cwd)}
     if outcome.exit_code is not None:
         details["exitCode"] = outcome.exit_code
     if outcome.restarted:
         details["shellRestarted"] = True
     return ToolResult.text(body, details=details, is_error=bool(status))
-
-
-def _output_details(snapshot: TailSnapshot) -> dict[str, Any]:
-    if not snapshot.truncation.truncated:
-        return {}
-    return {
-        "truncation": snapshot.truncation.to_details(),
-        "fullOutputPath": snapshot.full_output_path,
-    }
