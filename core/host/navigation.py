@@ -27,7 +27,12 @@ class SessionNavigation:
     @property
     def ready(self) -> bool:
         session = self._session
-        return not session.is_stale and session.is_idle() and not session.is_busy_elsewhere()
+        return (
+            not session.is_stale
+            and not session.is_quiescing
+            and session.is_idle()
+            and not session.is_busy_elsewhere()
+        )
 
     def navigate_tree(
         self,
@@ -43,6 +48,11 @@ class SessionNavigation:
         if session.is_stale:
             raise StaleContextError(
                 "this navigation capability belongs to a session that was replaced or closed"
+            )
+        if session.is_quiescing:
+            raise StaleContextError(
+                "this navigation capability belongs to a session that is being replaced, "
+                "closed or reloaded"
             )
         if not session.is_idle():
             raise SessionBusyError(

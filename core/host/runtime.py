@@ -279,8 +279,7 @@ class AgentHost:
     def _wait_idle(self, session: AgentSession) -> None:
         if session.is_streaming() and not session.is_busy_elsewhere():
             raise SessionBusyError("cannot replace the session from inside its own run")
-        session.abort()
-        session.wait_for_idle()
+        session.quiesce()
 
     def _open_existing(self, path: Path, identity: IdentitySource) -> SessionManager:
         if not path.is_file():

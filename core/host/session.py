@@ -135,6 +135,7 @@ class AgentSession:
         self._held: list[_HeldInput] = []
         self._held_lock = threading.Lock()
         self._stale = False
+        self._quiescing = False
         self._navigation = SessionNavigation(self)
 
     # ================================================================ HostSession
@@ -192,6 +193,28 @@ class AgentSession:
     def is_stale(self) -> bool:
         """True once the session was replaced or shut down."""
         return self._stale
+
+    @property
+    def is_quiescing(self) -> bool:
+        """True while the host waits for this session to settle before replacing, closing or
+        reloading it (see :meth:`quiesce`)."""
+        return self._quiescing
+
+    def quiesce(self) -> None:
+        """Abort the current run and wait until everything started has settled.
+
+        Meanwhile :attr:`is_quiescing` is True and the navigation capability is not ready:
+        the session is about to be replaced, closed or reloaded, so work finishing on it
+        (``ctx_agent_settled`` handlers) must not move its tree.
+
+        :raises SessionBusyError: called from inside this session's own run.
+        """
+        self._quiescing = True
+        try:
+            self.abort()
+            self.wait_for_idle()
+        finally:
+            self._quiescing = False
 
     @property
     def model(self) -> ModelInfo | None:
@@ -303,6 +326,8 @@ class AgentSession:
         life = self._core.life
         if life.is_driver() and not life.is_idle():
             raise SessionBusyError("cannot replace or close the session from inside its own run")
+        # Quiescing until stale: what settles meanwhile must not move the tree.
+        self._quiescing = True
         self.abort()
         life.wait_until_released()
         core = self._core

@@ -32,7 +32,8 @@ Failure policy
     editor. When navigation did not complete, the old branch is untouched. When it did, no
     model turn starts: the marker is sent only after the manifest and snapshot exist, so a
     failure before that leaves the session idle and inspectable (its side branch, summary
-    and whatever recovery entries were written stay in the file).
+    and whatever recovery entries were written stay in the file). An unexpected exception
+    ends the rollover the same way but propagates, so the host reports it instead.
 """
 
 from __future__ import annotations
@@ -55,7 +56,6 @@ from ctxmodes.session.models import (
 )
 from ctxmodes.windows.identity import WindowIdentity
 from ctxmodes.windows.note_entries import NOTE_SNAPSHOT_CUSTOM_TYPE
-from ctxmodes.windows.thread_hint import RECOVERY_USER_ITEM_LIMIT, PreviousWindowIds
 from ctxmodes.windows.tools import new_context_outcome
 from ctxmodes_tree.manifest import TREE_ARCHIVE_CUSTOM_TYPE, manifest_for_summary
 from ctxmodes_tree.state import TreeState
@@ -181,6 +181,11 @@ class RolloverCoordinator:
         except (CtxmodesError, OSError) as error:
             # OSError: the session file could not take an entry (disk full, lost mount).
             self._fail(str(error))
+        except Exception:
+            # Unexpected: the host reports it. The rollover still ends here, or the input
+            # held for it would stay held for good.
+            self._fail(None)
+            raise
         return True
 
     def _complete(self, pending: PendingRollover) -> None:
@@ -221,14 +226,9 @@ class RolloverCoordinator:
         archive = self._tree.archives.latest
         if archive is None or archive.summary.id != summary.id:
             raise RolloverError("the archive manifest could not be verified")
-        previous = PreviousWindowIds(
-            window_id=pending.identity.current_window_id,
-            user_item_ids=self._tree.archive_history.window_of(archive).recent_item_ids(
-                "user", RECOVERY_USER_ITEM_LIMIT
-            ),
-            summary_item_id=summary.id,
+        marker = self._tree.state.next_window_marker(
+            previous=self._tree.previous_window_ids(archive), identity=pending.identity
         )
-        marker = self._tree.state.next_window_marker(previous=previous, identity=pending.identity)
         self._session.send_custom_message(
             marker.custom_type,
             marker.content,
@@ -274,14 +274,17 @@ class RolloverCoordinator:
             self._holding = False
         return held
 
-    def _fail(self, reason: str) -> None:
+    def _fail(self, reason: str | None) -> None:
+        """End the rollover: editor text and held input back in the editor, and the
+        failure notified (``reason`` ``None``: the caller leaves reporting to the host)."""
         navigation, self._navigation = self._navigation, None
         held = self._release_held()
         ui = self._session.ui
         if navigation is not None or held:
             saved = navigation.saved_editor_text if navigation is not None else ui.get_editor_text()
             ui.set_editor_text("\n\n".join(text for text in (saved, *held) if text))
-        ui.notify(FAILURE_PREFIX + reason, "error")
+        if reason is not None:
+            ui.notify(FAILURE_PREFIX + reason, "error")
 
     # -- during a rollover ------------------------------------------------------------------
 

@@ -87,6 +87,24 @@ class TreeMode(WindowedMode):
     def rollover_in_progress(self) -> bool:
         return self._coordinator is not None and self._coordinator.busy
 
+    def ensure_window(self) -> None:
+        """Open a window on a branch that has none. When the branch's windows were all
+        archived (the user navigated to just after a rollover, where the tree cut removed
+        every marker), the fresh window continues from the latest archived window, as the
+        rollover's own marker does; otherwise it is window 0."""
+        if self.rollover_in_progress or self.windows.current is not None:
+            return
+        tree = self.tree
+        archive = tree.archives.latest
+        identity = tree.archived_identity(archive) if archive is not None else None
+        if archive is None or identity is None:
+            super().ensure_window()
+            return
+        marker = self.windows.next_window_marker(
+            previous=tree.previous_window_ids(archive), identity=identity
+        )
+        self.send_marker(marker, trigger_turn=False)
+
     # -- hooks -----------------------------------------------------------------------------
 
     @hookimpl

@@ -10,7 +10,10 @@ messages.
 
 Before the first archive (a fresh session, or a branch whose manifests were all rejected),
 the branch still holds everything, so the latest-boundary projection applies first, as in
-Local, and the owned-summary filter after it.
+Local, and the owned-summary filter after it. The same holds after a compaction (a manual
+``/compact`` in Tree): Pi's summary and the tail it kept stay on the path before the fresh
+window, where no tree cut removes them, and the model receives no conversation summary.
+Pi puts the compaction summary first, so that check costs O(1).
 
 Cost: one pass over the projected messages. The archive index follows the session's leaf
 by itself (an O(1) check per query), so the branch is never listed here.
@@ -19,7 +22,11 @@ by itself (an O(1) check per query), so the branch is never listed here.
 from __future__ import annotations
 
 from ctxmodes.events import ContextProjection
-from ctxmodes.session.models import AgentMessage, BranchSummaryMessage
+from ctxmodes.session.models import (
+    AgentMessage,
+    BranchSummaryMessage,
+    CompactionSummaryMessage,
+)
 from ctxmodes.windows.projection import project_latest_window
 from ctxmodes_tree.archive_index import TreeArchiveIndex
 from ctxmodes_tree.signatures import message_signature
@@ -30,7 +37,8 @@ def project_tree_context(
 ) -> list[AgentMessage]:
     """The messages to send for ``projection`` (the projection itself is not changed)."""
     messages: list[AgentMessage] = projection.messages
-    if not archives.has_archives() or archives.has_rejections():
+    compacted = bool(messages) and isinstance(messages[0], CompactionSummaryMessage)
+    if compacted or not archives.has_archives() or archives.has_rejections():
         messages = project_latest_window(messages)
     return [message for message in messages if not _owned_summary(message, archives)]
 

@@ -15,10 +15,13 @@ from collections.abc import Callable
 
 from ctxmodes.session.manager import SessionManager
 from ctxmodes.windows.history_reader import HistoryReader
+from ctxmodes.windows.identity import WindowIdentity
+from ctxmodes.windows.marker import MalformedMarkerError, stored_marker_details
 from ctxmodes.windows.state import TrackedWindowState, WindowState
+from ctxmodes.windows.thread_hint import RECOVERY_USER_ITEM_LIMIT, PreviousWindowIds
 from ctxmodes_tree.archive_history import ArchiveHistory
 from ctxmodes_tree.archive_index import TreeArchiveIndex
-from ctxmodes_tree.traversal import DEFAULT_LIMITS, ArchiveLimits
+from ctxmodes_tree.traversal import DEFAULT_LIMITS, ArchiveLimits, VerifiedArchive
 
 
 class TreeState:
@@ -45,6 +48,31 @@ class TreeState:
     def reader(self) -> HistoryReader:
         """History over the archived windows (summaries first), then the active branch's."""
         return self.state.reader(self.archive_history)
+
+    def previous_window_ids(self, archive: VerifiedArchive) -> PreviousWindowIds:
+        """What the hint of the window opened after ``archive`` names as the closed window:
+        its id, its summary item and its most recent user items."""
+        return PreviousWindowIds(
+            window_id=archive.window_id,
+            user_item_ids=self.archive_history.window_of(archive).recent_item_ids(
+                "user", RECOVERY_USER_ITEM_LIMIT
+            ),
+            summary_item_id=archive.summary.id,
+        )
+
+    def archived_identity(self, archive: VerifiedArchive) -> WindowIdentity | None:
+        """The identity of the window ``archive`` closed, read from its boundary marker
+        (``None`` when the boundary is not that window's marker)."""
+        stored = self._manager.get_entry_json(archive.manifest.boundary_entry_id)
+        try:
+            details = stored_marker_details(stored) if stored is not None else None
+        except MalformedMarkerError:
+            return None
+        if details is None or details.kind != "window":
+            return None
+        if details.current_window_id != archive.window_id:
+            return None
+        return details.identity()
 
     def close(self) -> None:
         """Stop following the session's appends."""
