@@ -87,12 +87,14 @@ def parse_arguments(family: Family, action: str, pairs: list[str]) -> dict[str, 
             continue
         try:
             parsed[name] = json.loads(value)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
+            # Nested too deeply to be JSON the operation could use: it stays text.
             parsed[name] = value
     return parsed
 
 
 def run(args: argparse.Namespace) -> int:
+    from ctxmodes.cli.session_warnings import warn_about_session
     from ctxmodes.config import load_settings
     from ctxmodes.events import RetrievalRequest
     from ctxmodes.hooks import HookRelay
@@ -108,6 +110,7 @@ def run(args: argparse.Namespace) -> int:
     registry = ModeRegistry.from_plugin_manager(pm, pm.distributions())
     registry.get(settings.mode)  # an unknown mode fails before the file is opened
     with SessionManager.open(args.file, read_only=True) as manager:
+        warn_about_session(args.file, manager)
         session = OfflineSession(manager, mode_name=settings.mode)
         registry.activate(pm, settings.mode, session)
         relay = HookRelay(pm, session)

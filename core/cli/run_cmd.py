@@ -55,6 +55,7 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     import sys
 
+    from ctxmodes.cli.session_warnings import warn_about_session
     from ctxmodes.config import load_settings
     from ctxmodes.errors import CtxmodesError
     from ctxmodes.host.failures import FailureWatch
@@ -89,6 +90,8 @@ def run(args: argparse.Namespace) -> int:
             manager = SessionManager.continue_recent(cwd, durability=host.durability)
         else:
             manager = SessionManager.create(cwd, durability=host.durability)
+        if manager.session_file is not None:
+            warn_about_session(manager.session_file, manager)
         host.start(manager)
         for text in args.prompts:
             host.session.submit(text)

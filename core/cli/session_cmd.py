@@ -89,6 +89,7 @@ def _add_strict(parser: argparse.ArgumentParser) -> None:
 
 
 def _open(path: str, strict: bool) -> SessionManager:
+    from ctxmodes.cli.session_warnings import warn_about_session
     from ctxmodes.errors import CtxmodesError
     from ctxmodes.session.manager import SessionManager
 
@@ -98,10 +99,7 @@ def _open(path: str, strict: bool) -> SessionManager:
         manager.close()
         more = f" (and {len(skipped) - 1} more)" if len(skipped) > 1 else ""
         raise CtxmodesError(f"{path}: {skipped[0]}{more}")
-    for line in skipped:
-        print(f"ctxmodes: warning: {path}: {line} (skipped)", file=sys.stderr)
-    for warning in manager.warnings:
-        print(f"ctxmodes: warning: {path}: {warning}", file=sys.stderr)
+    warn_about_session(path, manager)
     return manager
 
 

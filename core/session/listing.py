@@ -13,6 +13,7 @@ from ctxmodes.session import codec
 from ctxmodes.session.ids import timestamp_ms
 from ctxmodes.session.jsvalues import js_trim, js_truthy
 from ctxmodes.session.paths import resolve_path
+from ctxmodes.session.regular_file import open_regular
 
 __all__ = [
     "SessionInfo",
@@ -56,7 +57,7 @@ def _parse(line: bytes) -> Any:
 def read_header(path: Path) -> dict[str, Any] | None:
     """The session header of ``path`` if its first parsed line (within 1 MiB) is one."""
     try:
-        with open(path, "rb") as stream:
+        with open_regular(path) as stream:
             data = stream.read(_MAX_HEADER_SCAN_BYTES + 1)
     except OSError:
         return None
@@ -138,7 +139,7 @@ def _read_session_info(path: Path) -> SessionInfo | None:
     texts: list[str] = []
     name: str | None = None
     last_activity: float | None = None
-    with open(path, "rb") as stream:
+    with open_regular(path) as stream:
         for raw in stream:
             entry = _parse(raw.rstrip(b"\n"))
             if not js_truthy(entry):

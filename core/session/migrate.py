@@ -17,8 +17,9 @@ by the next.
 from __future__ import annotations
 
 import hashlib
-import math
 from typing import Any, Final
+
+from ctxmodes.session.jsvalues import js_to_number
 
 __all__ = [
     "CURRENT_VERSION",
@@ -34,21 +35,7 @@ CURRENT_VERSION: Final = 3
 def version_number(header: dict[str, Any]) -> float:
     """The header's version as JavaScript compares it (absent or ``null`` means 1)."""
     value = header.get("version")
-    if value is None:
-        return 1.0
-    if isinstance(value, bool):
-        return float(value)
-    if isinstance(value, int | float):
-        return float(value)
-    if isinstance(value, str):
-        text = value.strip()
-        if not text:
-            return 0.0
-        try:
-            return float(text)
-        except ValueError:
-            return math.nan
-    return math.nan
+    return 1.0 if value is None else js_to_number(value)
 
 
 def needs_migration(version: float) -> tuple[bool, bool]:
@@ -102,7 +89,7 @@ def _convert_first_kept_index(
     target: Any = None
     if index == 0:
         target = header
-    elif float(index).is_integer() and 0 < index <= len(parsed):
+    elif 0 < index <= len(parsed) and float(index).is_integer():
         target = parsed[int(index) - 1]
     if isinstance(target, dict) and target.get("type") != "session":
         # Entries after the compaction have no id yet; Pi then stores ``undefined``, which

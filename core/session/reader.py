@@ -51,6 +51,7 @@ from ctxmodes.session.migrate import (
     rename_hook_message,
     version_number,
 )
+from ctxmodes.session.regular_file import NotARegularFileError, open_regular
 
 __all__ = [
     "ScanResult",
@@ -407,10 +408,12 @@ def read_session_file(path: Path) -> ScanResult:
     """:func:`scan_file` for an existing file, with failures as one-line session errors.
 
     :raises NotASessionError: if the file is not empty and does not start with a header.
-    :raises SessionError: if the file cannot be read.
+    :raises SessionError: if the file cannot be read or is not a regular file.
     """
     try:
         scan = scan_file(path)
+    except NotARegularFileError as exc:
+        raise SessionError(f"not a session file (it is {exc.kind}): {path}") from None
     except IsADirectoryError:
         raise SessionError(f"not a session file (it is a directory): {path}") from None
     except OSError as exc:
@@ -426,16 +429,22 @@ def scan_file(path: str | os.PathLike[str]) -> ScanResult:
     Lines from shortly before the last compaction to the end of the file, which is where the
     context of the latest leaf lives, are decoded in full on the way (a file without a
     compaction is decoded whole: its context is the whole path).
+
+    :raises NotARegularFileError: if ``path`` is a directory, FIFO, socket or device.
     """
     scanner = _Scanner()
     size = 0
     offset = 0
     # A line longer than a chunk arrives in parts; they are joined once, when it ends.
     parts: list[bytes] = []
-    with open(path, "rb", buffering=0) as stream:
+    with open_regular(path, buffering=0) as stream:
         decode_from = _recent_region(stream)
         while chunk := stream.read(_CHUNK_SIZE):
             size += len(chunk)
+            if b"\n" not in chunk:
+                # The middle of a long line: joining only when it ends keeps this linear.
+                parts.append(chunk)
+                continue
             lines = chunk.split(b"\n")
             del chunk
             if parts:

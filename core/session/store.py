@@ -36,6 +36,8 @@ NO_ENTRY: Final = -1
 _MEMO_STRIDE: Final = 64
 # Reading neighbouring lines in one call is cheaper than one call per line up to this gap.
 _MAX_READ_GAP: Final = 64 * 1024
+# A warning stays one readable line even for a cycle through thousands of entries.
+_CYCLE_NAMES_SHOWN: Final = 8
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,7 +189,9 @@ class EntryTable:
                 root = min(cycle)
                 parents[root] = NO_ENTRY
                 self.cut_roots.add(root)
-                names = " -> ".join(self.ids[i] for i in cycle)
+                names = " -> ".join(self.ids[i] for i in cycle[:_CYCLE_NAMES_SHOWN])
+                if len(cycle) > _CYCLE_NAMES_SHOWN:
+                    names += f" -> … ({len(cycle)} entries)"
                 self.warnings.append(
                     IndexWarning(
                         f"parent links form a cycle ({names}); entry {self.ids[root]} "
@@ -207,14 +211,18 @@ class EntryTable:
         return breaks
 
     def _report_duplicates(self) -> None:
+        """One warning per duplicated id, however often it repeats."""
         if len(self.by_id) == len(self.ids):
             return
-        for index, entry_id in enumerate(self.ids):
-            winner = self.by_id[entry_id]
-            if winner != index:
+        uses: dict[str, int] = {}
+        for entry_id in self.ids:
+            uses[entry_id] = uses.get(entry_id, 0) + 1
+        for entry_id, count in uses.items():
+            if count > 1:
+                winner = self.by_id[entry_id]
                 self.warnings.append(
                     IndexWarning(
-                        f"entry id {entry_id} is used more than once; lookups find the last one "
+                        f"entry id {entry_id} is used {count} times; lookups find the last one "
                         f"(entry #{winner + 1} in file order), earlier ones are only reachable "
                         "by position"
                     )

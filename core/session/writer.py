@@ -24,6 +24,7 @@ from __future__ import annotations
 import enum
 import errno
 import os
+import stat
 import sys
 import weakref
 from pathlib import Path
@@ -34,6 +35,9 @@ from ctxmodes.session.errors import SessionError, SessionLockedError
 __all__ = ["Durability", "SessionWriter"]
 
 _BUFFER_LIMIT: Final = 64 * 1024
+# Regular files ignore it; it only keeps opening a FIFO from blocking.
+_NONBLOCK: Final = getattr(os, "O_NONBLOCK", 0)
+_NOT_A_FILE: Final = "not a regular file"
 
 
 class Durability(enum.StrEnum):
@@ -137,12 +141,16 @@ class SessionWriter:
         appended line, so opening alone never modifies the file.
         """
         try:
-            fd = os.open(path, os.O_WRONLY | os.O_APPEND | getattr(os, "O_CLOEXEC", 0))
+            # Non-blocking, so that a FIFO without a reader fails instead of waiting.
+            fd = os.open(path, os.O_WRONLY | os.O_APPEND | _NONBLOCK | getattr(os, "O_CLOEXEC", 0))
         except OSError as exc:
-            raise SessionError(
-                f"cannot open session file for writing: {path}: {exc.strerror}"
-            ) from None
+            # ENXIO: a FIFO that nothing reads.
+            reason = _NOT_A_FILE if exc.errno == errno.ENXIO else exc.strerror
+            raise SessionError(f"cannot open session file for writing: {path}: {reason}") from None
         try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise SessionError(f"cannot open session file for writing: {path}: {_NOT_A_FILE}")
+            os.set_blocking(fd, True)
             lock = _take_lock(fd, path)
             writer = cls(fd, path, durability, lock)
             if ends_with_newline is None:

@@ -1,0 +1,51 @@
+"""Opening session files for reading without ever blocking on something that is not a file.
+
+A FIFO given where a session file is expected would make a plain ``open`` wait for a writer
+forever; a directory or a device has no lines to read. Such paths are refused up front.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from typing import BinaryIO, Final
+
+__all__ = ["NotARegularFileError", "open_regular"]
+
+_KINDS: Final = (
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+)
+
+
+class NotARegularFileError(OSError):
+    """The path names a directory, FIFO, socket or device rather than a regular file."""
+
+    def __init__(self, path: str | os.PathLike[str], kind: str) -> None:
+        super().__init__(f"not a regular file (it is {kind}): {os.fspath(path)}")
+        self.kind = kind
+
+
+def open_regular(path: str | os.PathLike[str], buffering: int = -1) -> BinaryIO:
+    """Open ``path`` for binary reading if it is a regular file.
+
+    The open itself does not block (``O_NONBLOCK``, which regular files ignore).
+
+    :raises NotARegularFileError: if ``path`` is not a regular file.
+    :raises OSError: if it cannot be opened.
+    """
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(path, flags)
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            kind = next((name for test, name in _KINDS if test(mode)), "not a file")
+            raise NotARegularFileError(path, kind)
+        stream: BinaryIO = os.fdopen(fd, "rb", buffering=buffering)
+    except BaseException:
+        os.close(fd)
+        raise
+    return stream

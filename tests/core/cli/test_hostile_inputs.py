@@ -1,0 +1,117 @@
+"""Offline commands on paths and arguments that are not what they should be."""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from pathlib import Path
+
+import pytest
+
+from ctxmodes.cli import main
+
+HEADER = {"type": "session", "version": 3, "id": "s1", "timestamp": "t", "cwd": "/p"}
+USER = {
+    "type": "message",
+    "id": "u1",
+    "parentId": None,
+    "timestamp": "t",
+    "message": {"role": "user", "content": "q", "timestamp": 1},
+}
+
+
+def _exit_code(argv: list[str]) -> int:
+    """``main(argv)``, failing instead of hanging when it blocks."""
+    codes: list[int] = []
+    worker = threading.Thread(target=lambda: codes.append(main(argv)), daemon=True)
+    worker.start()
+    worker.join(timeout=5)
+    assert not worker.is_alive(), f"ctxmodes {' '.join(argv)} hung"
+    return codes[0]
+
+
+@pytest.fixture
+def fifo(tmp_path: Path) -> Path:
+    if not hasattr(os, "mkfifo"):
+        pytest.skip("no FIFOs on this platform")
+    path = tmp_path / "pipe.jsonl"
+    os.mkfifo(path)
+    return path
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["session", "show"],
+        ["session", "context"],
+        ["history", "{}", "list_windows", "--mode", "local"],
+    ],
+)
+def test_a_fifo_is_refused_in_one_line(
+    argv: list[str], fifo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    full = [str(fifo) if part == "{}" else part for part in argv]
+    if "{}" not in argv:
+        full.append(str(fifo))
+    assert _exit_code(full) == 1
+    err = capsys.readouterr().err
+    assert err == f"ctxmodes: error: not a session file (it is a FIFO): {fifo}\n"
+
+
+def test_context_at_an_unknown_id_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "s.jsonl"
+    path.write_text(json.dumps(HEADER) + "\n" + json.dumps(USER) + "\n")
+    assert _exit_code(["session", "context", str(path), "--at", "nope"]) == 1
+    assert capsys.readouterr().err == "ctxmodes: error: Entry nope not found\n"
+
+
+def test_a_huge_header_version_is_read_not_a_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "s.jsonl"
+    header = json.dumps(HEADER).replace('"version": 3', '"version": 1' + "0" * 400)
+    path.write_text(header + "\n" + json.dumps(USER) + "\n")
+    assert _exit_code(["session", "context", str(path), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["leafId"] == "u1"
+
+
+def _with_bad_line(path: Path) -> Path:
+    path.write_text(json.dumps(HEADER) + "\n" + json.dumps(USER) + "\n\x00{oops\n")
+    return path
+
+
+def test_history_reports_the_lines_it_skips(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _with_bad_line(tmp_path / "s.jsonl")
+    assert _exit_code(["history", str(path), "list_windows", "--mode", "local"]) == 0
+    err = capsys.readouterr().err
+    assert err == f"ctxmodes: warning: {path}: line 3: not valid JSON (skipped)\n"
+
+
+def test_run_reports_the_lines_it_skips(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tmp_path / "agent"))
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"responses": [{"text": "fine"}]}))
+    path = _with_bad_line(tmp_path / "s.jsonl")
+    argv = ["run", "--session", str(path), "--model", f"scripted:{script}", "hello"]
+    assert _exit_code(argv) == 0
+    err = capsys.readouterr().err
+    assert f"ctxmodes: warning: {path}: line 3: not valid JSON (skipped)\n" in err
+
+
+def test_a_deeply_nested_argument_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "s.jsonl"
+    path.write_text(json.dumps(HEADER) + "\n" + json.dumps(USER) + "\n")
+    deep = "[" * 100_000 + "]" * 100_000
+    argv = ["history", str(path), "list_items", f"limit={deep}", "--mode", "local"]
+    # Too deep to be JSON, so it is passed on as text, which the operation reads leniently.
+    assert _exit_code(argv) == 0
+    assert capsys.readouterr().err == ""
