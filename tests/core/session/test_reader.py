@@ -8,6 +8,9 @@ from typing import Any
 
 import pytest
 from support.pi_oracle import PiOracle
+from support.session_lines import HEADER
+from support.session_lines import lines as _lines
+from support.session_lines import user_entry as _user
 
 from ctxmodes.session import codec
 from ctxmodes.session.errors import NotASessionError, SessionError
@@ -15,28 +18,6 @@ from ctxmodes.session.manager import SessionManager
 from ctxmodes.session.reader import ScanResult, scan_file, scan_lines
 
 Snapshot = Callable[[SessionManager, list[str | None]], dict[str, Any]]
-
-HEADER = {
-    "type": "session",
-    "version": 3,
-    "id": "s1",
-    "timestamp": "2025-01-01T00:00:00.000Z",
-    "cwd": "/p",
-}
-
-
-def _user(entry_id: str, parent: str | None, text: str = "q") -> dict[str, Any]:
-    return {
-        "type": "message",
-        "id": entry_id,
-        "parentId": parent,
-        "timestamp": "2025-01-01T00:00:01.000Z",
-        "message": {"role": "user", "content": text, "timestamp": 1},
-    }
-
-
-def _lines(*records: Any) -> bytes:
-    return b"".join(r if isinstance(r, bytes) else codec.dumps_line(r) for r in records)
 
 
 def _write(tmp_path: Path, data: bytes, name: str = "s.jsonl") -> Path:
