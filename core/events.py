@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
-    from ctxmodes.providers.base import ModelRequest
+    from ctxmodes.providers.base import ModelCapabilities, ModelRequest
     from ctxmodes.session.models import (
         AgentMessage,
         AssistantMessage,
@@ -66,11 +66,12 @@ class ContextProjection:
 @dataclass(slots=True)
 class ProviderRequestEvent:
     """The provider request about to be sent; implementations edit ``request`` in place or
-    assign a replacement. ``transport`` names the wire shape (``"codex"``, ``"responses"``,
-    ``"scripted"`` ...), so modes can shape tools per transport."""
+    assign a replacement. ``transport`` names the wire shape (``"scripted"``,
+    ``"openai-responses"`` ...) for tracing; modes shape tools by ``capabilities``."""
 
     request: ModelRequest
     transport: str
+    capabilities: ModelCapabilities
 
 
 @dataclass(frozen=True, slots=True)

@@ -229,7 +229,11 @@ class RunLoop:
             messages=shape_messages(convert_to_llm(projection.messages), core.now_ms),
             tools=[ToolSchema.from_tool(tool) for tool in core.tools.values()],
         )
-        event = ProviderRequestEvent(request=request, transport=provider.transport)
+        event = ProviderRequestEvent(
+            request=request,
+            transport=provider.transport,
+            capabilities=provider.info.capabilities,
+        )
         core.hook(core.relay.provider_request, event)
         core.emit(records.ProviderRequested(event.request, provider.transport))
         core.emit(records.MessageStarted("assistant", None))

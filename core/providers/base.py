@@ -112,6 +112,29 @@ class ModelRequest(BaseModel):
 
 
 @dataclass(frozen=True, slots=True)
+class ModelCapabilities:
+    """What the model behind a provider accepts on its wire; modes read these instead of
+    comparing transport names.
+
+    :ivar developer_role: developer-role messages reach the model as such (otherwise the
+        transport sends them as system-level instructions).
+    :ivar namespaced_tools: tools may be offered as namespaces (:class:`NamespaceToolSchema`),
+        which Local and Tree then use for plaintext ``history`` and ``notes``. False on the
+        Codex endpoint: its reserved namespaces take encrypted arguments, which only the
+        Remote contract provides, so the other modes keep the flat routers there.
+    :ivar encrypted_tool_arguments: the endpoint honours ``encrypted: true`` markers on
+        tool-argument fields and answers ``encrypted_content`` outputs (Codex's native
+        history and notes namespaces).
+    :ivar images: user and tool-result messages may carry images.
+    """
+
+    developer_role: bool = True
+    namespaced_tools: bool = False
+    encrypted_tool_arguments: bool = False
+    images: bool = True
+
+
+@dataclass(frozen=True, slots=True)
 class ModelInfo:
     """What the host needs to know about the model behind a provider.
 
@@ -124,6 +147,7 @@ class ModelInfo:
     id: str
     context_window: int | None = None
     max_tokens: int | None = None
+    capabilities: ModelCapabilities = ModelCapabilities()
 
 
 @dataclass(frozen=True, slots=True)

@@ -57,11 +57,6 @@ if TYPE_CHECKING:
 #: Assistant stop reasons whose usage does not describe a complete request.
 UNMEASURED_STOPS = frozenset({"error", "aborted", "length"})
 
-#: Transports that accept namespaced tools get the plaintext ``history``/``notes`` namespaces.
-#: Every other transport keeps the flat routers, the Codex transport included: its reserved
-#: namespaces require encrypted arguments, which only the Remote contract provides.
-NAMESPACE_TRANSPORTS = frozenset({"responses"})
-
 
 class WindowStateHolder(Protocol):
     """Owns a mode's window state for one session file and follows its appends."""
@@ -217,7 +212,7 @@ class WindowedMode(ABC):
     @hookimpl
     def ctx_provider_request(self, session: HostSession, event: ProviderRequestEvent) -> None:
         request = event.request
-        namespaced = event.transport in NAMESPACE_TRANSPORTS
+        namespaced = event.capabilities.namespaced_tools
         messages = self._bridge.promote(request.messages)
         if namespaced:
             messages = [

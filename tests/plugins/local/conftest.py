@@ -7,6 +7,7 @@ Every host here is made by ``ctx_host``: a fresh plugin manager holding only
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,7 @@ from typing import Any
 import pytest
 
 import ctxmodes_local
+from ctxmodes.providers.base import ModelCapabilities, ModelInfo
 from ctxmodes.providers.script import Script
 from ctxmodes.providers.scripted import ScriptedProvider
 from ctxmodes.testing.harness import HostHarness
@@ -35,16 +37,25 @@ def local(ctx_host: LocalHost) -> LocalHost:
 @pytest.fixture
 def local_over(ctx_host: LocalHost) -> Callable[..., HostHarness]:
     """Factory: ``local_over(transport, responses)`` starts Local on the scripted model
-    presented under another transport name (``"codex"``, ``"responses"``).
+    presented as a model of another wire (``"codex"``, ``"responses"``).
 
-    The model answers exactly as scripted; only the transport name the hooks see differs.
+    The model answers exactly as scripted; only the transport name and the capabilities the
+    hooks see differ: Responses offers namespaced tools, Codex offers encrypted arguments.
     """
 
     def make(transport: str, responses: list[dict[str, Any]], **options: Any) -> HostHarness:
+        capabilities = ModelCapabilities(
+            namespaced_tools=transport == "responses",
+            encrypted_tool_arguments=transport == "codex",
+        )
+
+        def info(self: ScriptedProvider) -> ModelInfo:
+            return dataclasses.replace(ScriptedProvider.info.fget(self), capabilities=capabilities)  # type: ignore[attr-defined]
+
         subclass = type(
             f"ScriptedOver{transport.title()}",
             (ScriptedProvider,),
-            {"transport": property(lambda self: transport)},
+            {"transport": property(lambda self: transport), "info": property(info)},
         )
         provider = subclass(Script.model_validate({"responses": responses}))
         harness = ctx_host(
