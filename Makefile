@@ -35,7 +35,7 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check core plugins tests bench
 
 typecheck: $(STAMP)
-	$(BIN)/mypy -p ctxmodes -p ctxmodes_off -p ctxmodes_local -p ctxmodes_tree
+	$(BIN)/mypy -p ctxmodes -p ctxmodes_off -p ctxmodes_local -p ctxmodes_tree -p ctxmodes_remote
 
 pytest: $(STAMP) pi
 	$(BIN)/pytest -q
