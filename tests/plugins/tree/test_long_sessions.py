@@ -29,6 +29,21 @@ def _switch_and_roll_over(harness, respond, tmp_path: Path, file: Path):
     return h
 
 
+def _count_entry_models(monkeypatch) -> list[int]:
+    """Count the entry models the session manager decodes from now on."""
+    from ctxmodes.session import manager as manager_module
+
+    count = [0]
+    decode = manager_module.entry_from_json
+
+    def counting(data):
+        count[0] += 1
+        return decode(data)
+
+    monkeypatch.setattr(manager_module, "entry_from_json", counting)
+    return count
+
+
 def _rolled_over(h, old_ids: list[str]) -> None:
     """One verified archive holds every old entry; the active path holds none of them."""
     assert [n for n in h.ui.notifications if n[0] == "error"] == []
@@ -50,13 +65,20 @@ def _rolled_over(h, old_ids: list[str]) -> None:
     assert "request 0 " not in str(continuation.messages)
 
 
-def test_the_first_rollover_archives_a_long_pi_session(harness, respond, tmp_path) -> None:
+def test_the_first_rollover_archives_a_long_pi_session(
+    harness, respond, tmp_path, monkeypatch
+) -> None:
     """A Pi session of 200,000 entries (compacted every 20,000, as Pi does) switched to Tree:
     window 0 opens at the end, and the first rollover archives everything since the first
-    message, a path four times longer than the old verification bound."""
+    message, a path four times longer than the old verification bound. Neither the start
+    nor the rollover decodes an entry model per branch entry (that is what made a 1M-entry
+    session peak at 8 GB): the branch is read through the store's indexes."""
     file = tmp_path / "long.jsonl"
     ids = write_chain(file, LONG, compact_every=20_000)
+    decoded = _count_entry_models(monkeypatch)
     h = _switch_and_roll_over(harness, respond, tmp_path, file)
+    # The summary reads the newest entries its budget takes; everything else stays encoded.
+    assert decoded[0] < LONG // 10
     _rolled_over(h, ids)
     # A resumed session verifies the same archive from the file.
     h.close()
