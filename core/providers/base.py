@@ -24,6 +24,7 @@ from ctxmodes.abort import AbortSignal
 from ctxmodes.errors import CtxmodesError
 from ctxmodes.session.models import (
     AssistantMessage,
+    ImageContent,
     TextContent,
     ToolCall,
     ToolResultMessage,
@@ -61,7 +62,39 @@ class DeveloperMessage(BaseModel):
         return "\n".join(block.text for block in self.content)
 
 
-RequestMessage = LlmMessage | DeveloperMessage
+class EncryptedToolOutput(BaseModel):
+    """A tool result whose model-facing content is ciphertext only the model's service reads.
+
+    Never persisted: a mode puts it into a request at the provider boundary in place of the
+    stored ``toolResult`` (Remote's history and notes answers). A transport that declares
+    :attr:`ModelCapabilities.encrypted_tool_arguments` sends it as the call's
+    ``function_call_output`` with :meth:`output_items` as its ``output``.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    role: Literal["encryptedToolOutput"] = "encryptedToolOutput"
+    tool_call_id: str
+    tool_name: str
+    encrypted_content: str
+    images: list[ImageContent] = Field(default_factory=list)
+    timestamp: int | float | None = None
+
+    def model_post_init(self, context: Any, /) -> None:
+        self.__pydantic_fields_set__.add("role")
+
+    def output_items(self) -> list[dict[str, str]]:
+        """The Responses ``function_call_output.output`` items: the ciphertext first, then
+        one ``input_image`` per image."""
+        items = [{"type": "encrypted_content", "encrypted_content": self.encrypted_content}]
+        items.extend(
+            {"type": "input_image", "image_url": f"data:{image.mime_type};base64,{image.data}"}
+            for image in self.images
+        )
+        return items
+
+
+RequestMessage = LlmMessage | DeveloperMessage | EncryptedToolOutput
 
 
 class ProviderError(CtxmodesError):
@@ -109,6 +142,11 @@ class ModelRequest(BaseModel):
     tools: list[ToolSchema | NamespaceToolSchema] = Field(default_factory=list)
     max_tokens: int | None = None
     purpose: RequestPurpose = "turn"
+    #: Extra HTTP headers for this call (a mode's request identity, e.g. Codex's
+    #: ``x-codex-window-id``); transports without HTTP ignore them.
+    headers: dict[str, str] = Field(default_factory=dict)
+    #: The Responses ``client_metadata`` object; other transports ignore it.
+    client_metadata: dict[str, str] = Field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
