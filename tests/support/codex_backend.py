@@ -100,7 +100,10 @@ class CodexBackendEmulator:
         self._sessions: dict[tuple[str, str], _Session] = {}
         self.calls: list[RecordedCall] = []
         self._failure: Callable[[], tuple[str, bytes]] | None = None
+        self._failure_only: str | None = None
+        #: Set to let hanging requests go; ``hanging`` is set once one hangs.
         self.release = threading.Event()
+        self.hanging = threading.Event()
         self._clock = 1_700_000_000_000
 
     # -- accounts and ciphertext --------------------------------------------------------
@@ -127,10 +130,12 @@ class CodexBackendEmulator:
     def fail_with_body(self, body: bytes) -> None:
         self._failure = lambda: ("200 OK", body)
 
-    def hang(self) -> None:
-        """Answer nothing until :attr:`release` is set."""
+    def hang(self, only: str | None = None) -> None:
+        """Answer nothing until :attr:`release` is set (only paths ending in ``only``)."""
+        self._failure_only = only
 
         def wait() -> tuple[str, bytes]:
+            self.hanging.set()
             self.release.wait(30)
             raise _Dropped()
 
@@ -188,6 +193,8 @@ class CodexBackendEmulator:
         with self._lock:
             self.calls.append(RecordedCall(path, headers, body))
         failure = self._failure
+        if self._failure_only is not None and not path.endswith(self._failure_only):
+            failure = None
         if failure is not None:
             status, payload = failure()
             return _answer(start_response, status, payload)

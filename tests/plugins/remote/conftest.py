@@ -72,8 +72,8 @@ def remote(
     account: Account,
     request: pytest.FixtureRequest,
 ) -> RemoteHost:
-    """Factory: ``remote(responses, wire=..., account=..., timeout=..., base_url=...)`` starts
-    a host running Remote on the Codex double."""
+    """Factory: ``remote(responses, wire=..., as_account=..., timeout=..., base_url=...,
+    context_window=...)`` starts a host running Remote on the Codex double."""
 
     def make(
         responses: list[dict[str, Any]],
@@ -91,7 +91,10 @@ def remote(
         else:
             url = base_url or "http://backend.test/backend-api/codex"
             client = httpx.Client(transport=httpx.WSGITransport(app=emulator))
-        script = Script.model_validate({"responses": responses, **options.pop("script", {})})
+        script_fields: dict[str, Any] = {"responses": responses}
+        if "context_window" in options:
+            script_fields["context_window"] = options.pop("context_window")
+        script = Script.model_validate(script_fields)
         provider = CodexDouble(script, emulator, as_account or account, base_url=url, client=client)
         plugin: object = ctxmodes_remote if timeout is None else _RemoteWithTimeout(timeout)
         return ctx_host(responses, plugins=[plugin], mode="remote", provider=provider, **options)
