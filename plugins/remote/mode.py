@@ -16,47 +16,30 @@ ever answered from the session file instead.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
 
 from ctxmodes import hookimpl
-from ctxmodes.abort import AbortedError, AbortSignal
+from ctxmodes.abort import AbortedError
 from ctxmodes.errors import CtxmodesError
 from ctxmodes.events import (
-    CompactionDecision,
-    CompactionEvent,
-    CompactionRequest,
-    ContextProjection,
-    NewContextOutcome,
-    NewContextRequest,
     ProviderRequestEvent,
     RetrievalRequest,
     RetrievalResult,
-    TreeNavigationEvent,
 )
 from ctxmodes.hostapi import HostSession
 from ctxmodes.providers.backend import BackendAccess
-from ctxmodes.session.models import AgentMessage, TextContent
-from ctxmodes.tools.base import ABORTED_MESSAGE, ToolResult
-from ctxmodes.windows.agent_tools import ContextRemainingTool, NewContextTool
-from ctxmodes.windows.compaction import is_no_summary_compaction
+from ctxmodes.tools.base import ABORTED_MESSAGE
 from ctxmodes.windows.identity import next_identity
 from ctxmodes.windows.marker import WindowMarker, window_marker
-from ctxmodes.windows.mode import WindowedMode, WindowStateHolder, namespaced_tools
-from ctxmodes.windows.projection import latest_boundary_window_id, project_latest_window
-from ctxmodes.windows.state import TrackedWindowState
-from ctxmodes.windows.tools import OPERATIONS, Family, new_context_outcome
+from ctxmodes.windows.mode import namespaced_tools
+from ctxmodes.windows.same_branch import SameBranchMode
+from ctxmodes.windows.tools import OPERATIONS
 from ctxmodes_remote.backend import (
     BACKEND_TIMEOUT_SECONDS,
     CallerContext,
     HistoryNotesBackend,
 )
-from ctxmodes_remote.results import tool_result
+from ctxmodes_remote.results import retrieval_result
 from ctxmodes_remote.shaping import identity_headers, replay_messages
-from ctxmodes_remote.tools import RemoteRetrievalTool
-
-if TYPE_CHECKING:
-    from ctxmodes.tools.base import Tool
 
 _log = logging.getLogger(__name__)
 
@@ -85,7 +68,7 @@ def require_codex_transport(session: HostSession) -> None:
         raise CtxmodesError(CODEX_TRANSPORT_REQUIRED)
 
 
-class RemoteMode(WindowedMode):
+class RemoteMode(SameBranchMode):
     """Remote mode for one session (built by the mode registry when the session starts).
 
     :param timeout: the deadline of one backend call, in seconds.
@@ -96,8 +79,6 @@ class RemoteMode(WindowedMode):
         require_codex_transport(session)
         super().__init__(session)
         self._timeout = timeout
-        #: The window a ``new_context`` call opened whose marker no request has seen yet.
-        self._pending_window_id: str | None = None
 
     # -- the backend ----------------------------------------------------------------------
 
@@ -116,26 +97,21 @@ class RemoteMode(WindowedMode):
             raise CtxmodesError(CODEX_BACKEND_REQUIRED)
         return HistoryNotesBackend(provider, timeout=self._timeout)
 
-    def call_backend(
-        self, family: Family, arguments: Mapping[str, Any], signal: AbortSignal | None
-    ) -> ToolResult:
-        """Run one ``history`` or ``notes`` call (flat-router arguments) on the backend."""
-        action = arguments.get("action")
-        if not isinstance(action, str) or action not in OPERATIONS[family]:
-            return ToolResult.error(f"{family} requires a supported action")
-        try:
-            answer = self._backend().call(family, action, arguments, self._caller(), signal)
-            return tool_result(family, answer)
-        except AbortedError:
-            return ToolResult.error(ABORTED_MESSAGE)
-        except CtxmodesError as error:  # BackendFailure, or no backend at all
-            return ToolResult.error(str(error))
-
     def retrieve(self, request: RetrievalRequest) -> RetrievalResult:
-        arguments = {**request.arguments, "action": request.action}
-        result = self.call_backend(request.family, arguments, signal=None)
-        text = "\n".join(b.text for b in result.content if isinstance(b, TextContent))
-        return RetrievalResult(text=text, details=result.details or {}, is_error=result.is_error)
+        """Run one ``history`` or ``notes`` call on the backend."""
+        family = request.family
+        if request.action not in OPERATIONS[family]:
+            return RetrievalResult(text=f"{family} requires a supported action", is_error=True)
+        try:
+            backend = self._backend()
+            answer = backend.call(
+                family, request.action, request.arguments, self._caller(), request.signal
+            )
+            return retrieval_result(family, answer)
+        except AbortedError:
+            return RetrievalResult(text=ABORTED_MESSAGE, is_error=True)
+        except CtxmodesError as error:  # BackendFailure, or no backend at all
+            return RetrievalResult(text=str(error), is_error=True)
 
     def _thread_hint(self) -> str | None:
         try:
@@ -146,11 +122,7 @@ class RemoteMode(WindowedMode):
 
     # -- windows ----------------------------------------------------------------------------
 
-    def open_state(self, session: HostSession) -> WindowStateHolder:
-        self._pending_window_id = None
-        return TrackedWindowState(session.session_manager)
-
-    def _next_window_marker(self, *, trim_previous_window: bool) -> WindowMarker:
+    def new_window_marker(self, *, trim_previous_window: bool) -> WindowMarker:
         """The marker of the window opened now, with the backend's thread hint."""
         identity = next_identity(self.windows.current)
         return window_marker(
@@ -159,34 +131,10 @@ class RemoteMode(WindowedMode):
 
     def ensure_window(self) -> None:
         if self.windows.current is None:
-            self.send_marker(
-                self._next_window_marker(trim_previous_window=False), trigger_turn=False
-            )
-
-    def project(self, projection: ContextProjection) -> list[AgentMessage]:
-        messages = project_latest_window(projection.messages)
-        if self._pending_window_id is not None and (
-            latest_boundary_window_id(messages) == self._pending_window_id
-        ):
-            self._pending_window_id = None
-        return messages
-
-    def start_new_context(self, request: NewContextRequest) -> NewContextOutcome:
-        if self._pending_window_id is not None:
-            return new_context_outcome(started=False)
-        marker = self._next_window_marker(trim_previous_window=True)
-        self._pending_window_id = marker.details.context_management.current_window_id
-        self.send_marker(marker, trigger_turn=True)
-        return new_context_outcome(started=True)
+            marker = self.new_window_marker(trim_previous_window=False)
+            self.send_marker(marker, trigger_turn=False)
 
     # -- hooks ------------------------------------------------------------------------------
-
-    @hookimpl
-    def ctx_register_tools(self, register: Callable[[Tool], None], session: HostSession) -> None:
-        register(NewContextTool(self))
-        register(ContextRemainingTool(self))
-        register(RemoteRetrievalTool("history", self))
-        register(RemoteRetrievalTool("notes", self))
 
     @hookimpl
     def ctx_provider_request(self, session: HostSession, event: ProviderRequestEvent) -> None:
@@ -202,31 +150,3 @@ class RemoteMode(WindowedMode):
             identity = identity_headers(session.session_manager.session_id, window)
             request.headers.update(identity)
             request.client_metadata.update(identity)
-
-    @hookimpl
-    def ctx_session_tree(self, session: HostSession, event: TreeNavigationEvent) -> None:
-        # The user moved to another branch: its window state is rebuilt on the next access,
-        # and it gets a window if it has none.
-        self._pending_window_id = None
-        self.ensure_window()
-
-    @hookimpl
-    def ctx_session_before_compact(
-        self, session: HostSession, request: CompactionRequest
-    ) -> CompactionDecision | None:
-        if request.trigger == "threshold":
-            windows = self.windows
-            current = windows.current
-            trim_due = (
-                current is not None and windows.pending_trim_window_id == current.current_window_id
-            )
-            if not trim_due:
-                return CompactionDecision(cancel=True)
-        return self.no_summary_compaction(request)
-
-    @hookimpl
-    def ctx_session_compact(self, session: HostSession, event: CompactionEvent) -> None:
-        if event.trigger == "threshold" or not is_no_summary_compaction(event.entry):
-            return  # the one-time trim keeps the current window
-        marker = self._next_window_marker(trim_previous_window=False)
-        self.send_marker(marker, trigger_turn=event.trigger == "overflow")

@@ -17,9 +17,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from ctxmodes.events import RetrievalResult
 from ctxmodes.session import codec
-from ctxmodes.session.models import ImageContent, TextContent, ToolResultMessage
-from ctxmodes.tools.base import ToolResult
+from ctxmodes.session.models import ImageContent, ToolResultMessage
 from ctxmodes.windows.retrieval import DETAILS_KEY
 from ctxmodes.windows.tools import FAMILIES, Family
 from ctxmodes_remote.backend import BackendFailure
@@ -53,22 +53,22 @@ def _images(raw: object) -> list[ImageContent]:
     return [ImageContent(data=image.data, mime_type=image.mime_type) for image in images]
 
 
-def tool_result(family: Family, answer: Mapping[str, Any]) -> ToolResult:
-    """The tool result of one successful backend answer.
+def retrieval_result(family: Family, answer: Mapping[str, Any]) -> RetrievalResult:
+    """The result of one successful backend answer.
 
     :raises BackendFailure: ``images`` is present but malformed.
     """
-    images = _images(answer.get("images"))
+    images = tuple(_images(answer.get("images")))
     encrypted = answer.get(ENCRYPTED_OUTPUT_KEY)
     if isinstance(encrypted, str):
-        return ToolResult(
-            content=[TextContent(text=completed_text(family)), *images],
+        return RetrievalResult(
+            text=completed_text(family),
             details={DETAILS_KEY: {ENCRYPTED_OUTPUT_KEY: encrypted}},
+            images=images,
         )
     plain = {key: value for key, value in answer.items() if key != "images"}
-    return ToolResult(
-        content=[TextContent(text=codec.dumps(plain).decode()), *images],
-        details={DETAILS_KEY: plain},
+    return RetrievalResult(
+        text=codec.dumps(plain).decode(), details={DETAILS_KEY: plain}, images=images
     )
 
 
