@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
 
 from ctxmodes.abort import AbortSignal
 from ctxmodes.errors import CtxmodesError
@@ -71,7 +72,8 @@ class EncryptedToolOutput(BaseModel):
     ``function_call_output`` with :meth:`output_items` as its ``output``.
     """
 
-    model_config = ConfigDict(frozen=True)
+    # Field names as Pi's toolResult spells them, so a trace reads like the session.
+    model_config = ConfigDict(frozen=True, alias_generator=to_camel, populate_by_name=True)
 
     role: Literal["encryptedToolOutput"] = "encryptedToolOutput"
     tool_call_id: str

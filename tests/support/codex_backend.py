@@ -22,12 +22,14 @@ whose provider reaches this backend.
 from __future__ import annotations
 
 import dataclasses
+import socket
 import socketserver
+import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
-from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
+from wsgiref.simple_server import ServerHandler, WSGIRequestHandler, WSGIServer, make_server
 
 import httpx
 import orjson
@@ -311,15 +313,32 @@ class _ThreadingServer(socketserver.ThreadingMixIn, WSGIServer):
     daemon_threads = True
 
 
+class _DroppingHandler(ServerHandler):
+    def handle_error(self) -> None:
+        if isinstance(sys.exc_info()[1], _Dropped):
+            raise  # no 500 page: the connection is closed without a byte
+        super().handle_error()
+
+
 class _QuietHandler(WSGIRequestHandler):
+    """wsgiref's request handler, quiet, and able to drop a connection unanswered."""
+
     def log_message(self, format: str, *args: Any) -> None:
         return None
 
     def handle(self) -> None:
+        self.raw_requestline = self.rfile.readline(65537)
+        if not self.parse_request():
+            return
+        handler = _DroppingHandler(
+            self.rfile, self.wfile, self.get_stderr(), self.get_environ(), multithread=True
+        )
+        handler.request_handler = self  # type: ignore[attr-defined]
         try:
-            super().handle()
+            handler.run(self.server.get_app())  # type: ignore[attr-defined]
         except _Dropped:
             self.close_connection = True
+            self.connection.shutdown(socket.SHUT_RDWR)
 
 
 class LoopbackServer:

@@ -5,33 +5,21 @@ session say that the content lives in the service."""
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
+from support.cli_rig import ctxmodes, isolate_settings
 from support.local_rig import call, text
 
 import ctxmodes_remote
-from ctxmodes.cli import main
 from ctxmodes.errors import CtxmodesError
 from ctxmodes_remote.mode import CODEX_TRANSPORT_REQUIRED
 
 
 @pytest.fixture(autouse=True)
 def isolated_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in list(os.environ):
-        if name.startswith("CTXMODES_"):
-            monkeypatch.delenv(name)
-    monkeypatch.setenv("CTXMODES_CONFIG_DIR", str(tmp_path / "config"))
+    isolate_settings(tmp_path, monkeypatch)
     monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tmp_path / "pi"))
-    monkeypatch.chdir(tmp_path)
-
-
-def ctxmodes(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    capsys.readouterr()
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_a_model_off_the_codex_transport_is_refused_at_start(ctx_host) -> None:
