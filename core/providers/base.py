@@ -102,6 +102,11 @@ class ModelRequest(BaseModel):
     :ivar messages: the LLM-facing messages (after Pi's ``convertToLlm``), oldest first.
     :ivar max_tokens: a cap on the response length; ``None`` leaves it to the provider.
     :ivar purpose: ``turn`` for the agent loop; summarization calls say which kind.
+    :ivar session_id: the session's id: the prompt cache key and session headers on the wire.
+    :ivar reasoning: the session's thinking level (``off`` … ``max``; ``None`` = off).
+    :ivar headers: per-request HTTP headers, merged over the model's (``None`` removes one).
+    :ivar metadata: client metadata a transport may send (Codex's ``client_metadata``).
+    :ivar capabilities: what the model accepts (filled by the host from the provider).
     """
 
     system_prompt: str
@@ -109,6 +114,11 @@ class ModelRequest(BaseModel):
     tools: list[ToolSchema | NamespaceToolSchema] = Field(default_factory=list)
     max_tokens: int | None = None
     purpose: RequestPurpose = "turn"
+    session_id: str | None = None
+    reasoning: str | None = None
+    headers: dict[str, str | None] = Field(default_factory=dict)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    capabilities: ModelCapabilities | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -239,3 +249,6 @@ class Provider(ABC):
 
     def close(self) -> None:  # noqa: B027 - optional hook; most providers hold nothing
         """Release connections; the default has nothing to release."""
+
+
+ModelRequest.model_rebuild()

@@ -76,6 +76,9 @@ class ModelSpec(_PiShaped):
     thinking_level_map: dict[str, str | None] | None = None
     headers: dict[str, str] | None = None
     compat: dict[str, Any] | None = None
+    #: A key, or ``$VAR`` naming the variable that holds it (Pi's ``models.json`` spelling);
+    #: never written out or shown.
+    api_key: str | None = Field(default=None, repr=False)
 
     @property
     def ref(self) -> str:
@@ -95,7 +98,7 @@ class ModelSpec(_PiShaped):
 
     def to_pi(self) -> dict[str, Any]:
         """The model as a pi-ai ``Model`` object (camelCase, unset optional keys left out)."""
-        return self.model_dump(by_alias=True, exclude_none=True, mode="json")
+        return self.model_dump(by_alias=True, exclude_none=True, mode="json", exclude={"api_key"})
 
     def supported_thinking_levels(self) -> list[str]:
         """The levels this model accepts (pi-ai's ``getSupportedThinkingLevels``)."""

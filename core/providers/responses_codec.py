@@ -137,6 +137,11 @@ def convert_messages(
             if not output:
                 continue
             items.extend(output)
+        elif kind == "developer":
+            # Harness instructions (ctxmodes' modes); Pi has no such message.
+            developer = model.flag("supportsDeveloperRole", True) is not False
+            text = "\n".join(block.get("text", "") for block in message["content"])
+            items.append({"role": "developer" if developer else "system", "content": _clean(text)})
         elif kind == "toolResult":
             items.append(
                 {

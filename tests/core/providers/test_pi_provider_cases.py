@@ -15,8 +15,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from ctxmodes.providers.apis import API_MODULES
 from support.pi_oracle import pi_node_modules, require_node, require_pi
 from support.provider_cases import (
     case_names,
@@ -26,6 +24,8 @@ from support.provider_cases import (
     request_view,
     run_case,
 )
+
+from ctxmodes.providers.apis import API_MODULES
 
 pytestmark = pytest.mark.pi
 
@@ -88,7 +88,7 @@ def test_crlf_framed_codex_stream_is_read_where_pi_fails() -> None:
     name = "codex_crlf_frames_response_done"
     if name not in _NAMES:
         pytest.skip(f"{name} not among the cases")
-    case, expected = _load(name)
+    _case, expected = _load(name)
     run = _run(name)
     assert expected["message"]["stopReason"] == "error"
     assert expected["message"]["errorMessage"].startswith("Invalid Codex SSE JSON")
