@@ -137,6 +137,11 @@ class ModelRequest(BaseModel):
     :ivar messages: the LLM-facing messages (after Pi's ``convertToLlm``), oldest first.
     :ivar max_tokens: a cap on the response length; ``None`` leaves it to the provider.
     :ivar purpose: ``turn`` for the agent loop; summarization calls say which kind.
+    :ivar session_id: the session's id: the prompt cache key and session headers on the wire.
+    :ivar reasoning: the session's thinking level (``off`` … ``max``; ``None`` = off).
+    :ivar headers: per-request HTTP headers, merged over the model's (``None`` removes one).
+    :ivar client_metadata: the Responses ``client_metadata`` object (a mode's request
+        identity, e.g. Codex's ``x-codex-window-id``); other transports ignore it.
     """
 
     system_prompt: str
@@ -144,11 +149,10 @@ class ModelRequest(BaseModel):
     tools: list[ToolSchema | NamespaceToolSchema] = Field(default_factory=list)
     max_tokens: int | None = None
     purpose: RequestPurpose = "turn"
-    #: Extra HTTP headers for this call (a mode's request identity, e.g. Codex's
-    #: ``x-codex-window-id``); transports without HTTP ignore them.
-    headers: dict[str, str] = Field(default_factory=dict)
-    #: The Responses ``client_metadata`` object; other transports ignore it.
-    client_metadata: dict[str, str] = Field(default_factory=dict)
+    session_id: str | None = None
+    reasoning: str | None = None
+    headers: dict[str, str | None] = Field(default_factory=dict)
+    client_metadata: dict[str, Any] = Field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -279,3 +283,6 @@ class Provider(ABC):
 
     def close(self) -> None:  # noqa: B027 - optional hook; most providers hold nothing
         """Release connections; the default has nothing to release."""
+
+
+ModelRequest.model_rebuild()
