@@ -116,19 +116,8 @@ def bench_file(file: Path, tmp: Path, script: Path) -> dict[str, tuple[float, fl
     )
     copy = tmp / f"rollover-{file.name}"
     shutil.copyfile(file, copy)
-    results["tree rollover"] = run(
-        [
-            CTXMODES,
-            "run",
-            "--mode",
-            "tree",
-            "--model",
-            f"scripted:{script}",
-            "--session",
-            str(copy),
-            "carry on",
-        ]
-    )
+    rollover = f"run --mode tree --model scripted:{script} --session {copy}".split()
+    results["tree rollover"] = run([CTXMODES, *rollover, "carry on"])
     copy.unlink()
     pi = pi_command(file)
     if pi is not None:
