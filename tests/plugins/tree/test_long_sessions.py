@@ -91,6 +91,32 @@ def test_the_first_rollover_archives_a_long_pi_session(
         state.close()
 
 
+def test_a_long_uncompacted_session_is_read_lazily(harness, respond, tmp_path, monkeypatch) -> None:
+    """A Pi session of 200,000 entries that was never compacted: its context is the whole
+    branch. Start-up, the request and the first rollover read only the end of it (the store
+    keeps the rest as file offsets, the host's context decodes what is read), and the
+    rollover still archives everything."""
+    from ctxmodes.session import context as context_module
+
+    file = tmp_path / "long.jsonl"
+    ids = write_chain(file, LONG)
+    built = [0]
+    build = context_module.message_from_json
+
+    def counting(data):
+        built[0] += 1
+        return build(data)
+
+    monkeypatch.setattr(context_module, "message_from_json", counting)
+    decoded = _count_entry_models(monkeypatch)
+    h = _switch_and_roll_over(harness, respond, tmp_path, file)
+    _rolled_over(h, ids)
+    assert built[0] < LONG // 100
+    assert decoded[0] < LONG // 10
+    # What the store decoded and kept: the scan's recent region and what was asked for.
+    assert len(h.manager._table._decoded) < LONG // 10
+
+
 @pytest.mark.parametrize("length", [3, 7])
 def test_a_rollover_through_a_cut_parent_cycle_leaves_the_cycle_behind(
     harness, respond, tmp_path, length: int
