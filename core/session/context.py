@@ -144,21 +144,21 @@ class _MessageLog:
             model = self._models[position] = message_from_json(self.json(position))
         return model
 
-    def iter_json(self, stop: int) -> Iterator[JsonObject]:
-        """The first ``stop`` messages, their entries read a block at a time."""
+    def iter_json(self, start: int, stop: int) -> Iterator[JsonObject]:
+        """Messages ``start`` to ``stop``, their entries read a block at a time."""
         if self._json is not None:
-            yield from self._json[:stop]
+            yield from self._json[start:stop]
             return
         assert self._table is not None
         peek = self._table.peek
         sources = self.sources
-        for start in range(0, stop, _READ_BLOCK):
-            for entry in peek(sources[start : min(stop, start + _READ_BLOCK)]):
+        for block in range(start, stop, _READ_BLOCK):
+            for entry in peek(sources[block : min(stop, block + _READ_BLOCK)]):
                 yield _message_of(entry)
 
-    def iter_models(self, stop: int) -> Iterator[AgentMessage]:
+    def iter_models(self, start: int, stop: int) -> Iterator[AgentMessage]:
         models = self._models
-        for position, message in enumerate(self.iter_json(stop)):
+        for position, message in enumerate(self.iter_json(start, stop), start):
             model = models.get(position)
             yield message_from_json(message) if model is None else model
 
@@ -178,7 +178,7 @@ class _Prefix(Sequence[_T]):
     __slots__ = ("_get", "_iterate", "_length")
 
     def __init__(
-        self, get: Callable[[int], _T], iterate: Callable[[int], Iterator[_T]], length: int
+        self, get: Callable[[int], _T], iterate: Callable[[int, int], Iterator[_T]], length: int
     ) -> None:
         self._get = get
         self._iterate = iterate
@@ -193,12 +193,16 @@ class _Prefix(Sequence[_T]):
     def __getitem__(self, index: slice) -> list[_T]: ...
     def __getitem__(self, index: int | slice) -> _T | list[_T]:
         if isinstance(index, slice):
-            return [self._get(position) for position in range(self._length)[index]]
+            positions = range(self._length)[index]
+            if positions.step == 1:
+                # A window of the context: read in blocks, like iteration.
+                return list(self._iterate(positions.start, positions.stop))
+            return [self._get(position) for position in positions]
         position = range(self._length)[index]
         return self._get(position)
 
     def __iter__(self) -> Iterator[_T]:
-        return self._iterate(self._length)
+        return self._iterate(0, self._length)
 
 
 class SessionContext:
@@ -207,7 +211,8 @@ class SessionContext:
     :attr:`message_json` holds the messages as Pi would send them to ``convertToLlm`` (possibly
     shared with the session's cache: treat them as read-only). :attr:`messages` gives the same
     messages as validated models. Both are read from the session when accessed, so holding a
-    context of a long session costs little; iterating reads it through once.
+    context of a long session costs little (iterating reads it through once); a context
+    read from a session file can be read while that session is open.
     """
 
     __slots__ = ("_length", "_log", "_model_json", "_thinking_json")
@@ -254,7 +259,7 @@ class SessionContext:
 
     def to_json(self) -> JsonObject:
         """``{messages, thinkingLevel, model}`` as Pi's ``buildSessionContext`` returns it."""
-        out: JsonObject = {"messages": list(self._log.iter_json(self._length))}
+        out: JsonObject = {"messages": list(self._log.iter_json(0, self._length))}
         if self._thinking_json is not _MISSING:
             out["thinkingLevel"] = self._thinking_json
         out["model"] = self._model_json

@@ -29,19 +29,24 @@ def _switch_and_roll_over(harness, respond, tmp_path: Path, file: Path):
     return h
 
 
-def _count_entry_models(monkeypatch) -> list[int]:
-    """Count the entry models the session manager decodes from now on."""
-    from ctxmodes.session import manager as manager_module
-
+def _count_calls(monkeypatch, module, name: str) -> list[int]:
+    """Count the calls of ``module.name`` (a model decoder) from now on."""
     count = [0]
-    decode = manager_module.entry_from_json
+    decode = getattr(module, name)
 
     def counting(data):
         count[0] += 1
         return decode(data)
 
-    monkeypatch.setattr(manager_module, "entry_from_json", counting)
+    monkeypatch.setattr(module, name, counting)
     return count
+
+
+def _count_entry_models(monkeypatch) -> list[int]:
+    """Count the entry models the session manager decodes from now on."""
+    from ctxmodes.session import manager as manager_module
+
+    return _count_calls(monkeypatch, manager_module, "entry_from_json")
 
 
 def _rolled_over(h, old_ids: list[str]) -> None:
@@ -100,14 +105,7 @@ def test_a_long_uncompacted_session_is_read_lazily(harness, respond, tmp_path, m
 
     file = tmp_path / "long.jsonl"
     ids = write_chain(file, LONG)
-    built = [0]
-    build = context_module.message_from_json
-
-    def counting(data):
-        built[0] += 1
-        return build(data)
-
-    monkeypatch.setattr(context_module, "message_from_json", counting)
+    built = _count_calls(monkeypatch, context_module, "message_from_json")
     decoded = _count_entry_models(monkeypatch)
     h = _switch_and_roll_over(harness, respond, tmp_path, file)
     _rolled_over(h, ids)
