@@ -77,7 +77,8 @@ class ModeRegistry:
         """
         modes: dict[str, InstalledMode] = {}
         dists = distributions or {}
-        for impl in pm.hook.ctx_register_modes.get_hookimpls():
+        impls = pm.hook.ctx_register_modes.get_hookimpls()
+        for impl in impls:
             plugin_name = impl.plugin_name
 
             def register(spec: ModeSpec, plugin_name: str = plugin_name) -> None:
@@ -89,7 +90,10 @@ class ModeRegistry:
                     )
                 modes[spec.name] = InstalledMode(spec, plugin_name, dists.get(plugin_name))
 
-            impl.function(register=register)
+            # One plugin at a time, so each registration is attributed to its plugin; the
+            # subset caller goes through the manager's tracing like every other hook call.
+            others = [other.plugin for other in impls if other is not impl]
+            pm.subset_hook_caller("ctx_register_modes", remove_plugins=others)(register=register)
         return cls(modes)
 
     def __iter__(self) -> Iterator[InstalledMode]:

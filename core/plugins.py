@@ -176,13 +176,29 @@ def _import_plugin(target: str, name: str, ep: EntryPoint | None = None) -> obje
 
 
 def _enable_tracing(pm: pluggy.PluginManager) -> None:
+    """Print every hook call (its arguments and the plugins it reaches) and its outcome."""
+    import reprlib
     import sys
 
-    def before(hook_name: str, impls: Sequence[pluggy.HookImpl], kwargs: Mapping[str, Any]) -> None:
-        print(f"ctxmodes trace: {hook_name} -> {len(impls)} implementation(s)", file=sys.stderr)
+    shorten = reprlib.Repr()  # bounded: a session or a request is never printed whole
+    shorten.maxstring = shorten.maxother = 120
 
-    def after(*_: object) -> None:
-        return None
+    def before(hook_name: str, impls: Sequence[pluggy.HookImpl], kwargs: Mapping[str, Any]) -> None:
+        arguments = ", ".join(f"{key}={shorten.repr(value)}" for key, value in kwargs.items())
+        plugins = ", ".join(impl.plugin_name for impl in reversed(impls)) or "none"
+        print(f"ctxmodes trace: {hook_name}({arguments}) -> [{plugins}]", file=sys.stderr)
+
+    def after(
+        outcome: pluggy.Result[Any],
+        hook_name: str,
+        impls: Sequence[pluggy.HookImpl],
+        kwargs: Mapping[str, Any],
+    ) -> None:
+        if outcome.exception is not None:
+            shown = f"raised {outcome.exception!r}"
+        else:
+            shown = f"returned {shorten.repr(outcome.get_result())}"
+        print(f"ctxmodes trace: {hook_name} {shown}", file=sys.stderr)
 
     pm.add_hookcall_monitoring(before, after)
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from ctxmodes.compaction.settings import CompactionSettings
     from ctxmodes.host.runtime import AgentHost
     from ctxmodes.host.session import AgentSession
     from ctxmodes.providers.base import ModelRequest, Provider
@@ -31,6 +32,8 @@ class HostHarness:
     :param mode: the mode to activate; ``None`` runs with no mode at all.
     :param provider: a provider to use instead of the scripted model built from
         ``responses`` (e.g. one that reports another transport).
+    :param compaction: compaction settings (e.g. ``keep_recent_tokens=1`` so that a short
+        session has something to compact).
     """
 
     def __init__(
@@ -43,7 +46,9 @@ class HostHarness:
         mode: str | None = None,
         context_window: int | None = None,
         provider: Provider | None = None,
+        compaction: CompactionSettings | None = None,
     ) -> None:
+        from ctxmodes.compaction.settings import CompactionSettings
         from ctxmodes.host.options import HostOptions
         from ctxmodes.host.runtime import AgentHost
         from ctxmodes.plugins import make_configured_plugin_manager
@@ -67,7 +72,9 @@ class HostHarness:
             provider=self.provider,
             ui=self.ui,
             mode=mode,
-            options=HostOptions(raise_hook_errors=True),
+            options=HostOptions(
+                raise_hook_errors=True, compaction=compaction or CompactionSettings()
+            ),
             durability=Durability.NONE,
         )
         self.host.subscribe(self.records.append)

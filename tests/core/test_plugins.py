@@ -106,4 +106,34 @@ def test_trace_switch_reports_hook_calls(monkeypatch, capsys):
     pm = make_plugin_manager(load_entrypoints=False, plugins=[recorder])
     pm.hook.ctx_agent_start(session="s")
     assert recorder.calls == ["s"]
-    assert "ctx_agent_start" in capsys.readouterr().err
+    err = capsys.readouterr().err.splitlines()
+    # Arguments, the plugins reached and the outcome, as Datasette's tracing shows them.
+    assert "ctxmodes trace: ctx_agent_start(session='s') -> [" in err[0]
+    assert err[1] == "ctxmodes trace: ctx_agent_start returned []"
+
+
+class Answering:
+    @hookimpl
+    def ctx_register_modes(self, register):
+        from ctxmodes.modes import ModeSpec
+
+        register(ModeSpec(name="traced", description="d", factory=lambda session: object()))
+
+
+def test_mode_registration_is_traced(monkeypatch, capsys):
+    from ctxmodes.modes import ModeRegistry
+
+    monkeypatch.setenv("CTXMODES_TRACE_PLUGINS", "1")
+    pm = make_plugin_manager(load_entrypoints=False, default_plugins=(), plugins=[Answering()])
+    registry = ModeRegistry.from_plugin_manager(pm)
+    assert "traced" in registry
+    err = capsys.readouterr().err
+    assert "ctxmodes trace: ctx_register_modes(register=<function" in err
+    assert "ctxmodes trace: ctx_register_modes returned []" in err
+
+
+def test_trace_bounds_long_arguments(monkeypatch, capsys):
+    monkeypatch.setenv("CTXMODES_TRACE_PLUGINS", "1")
+    pm = make_plugin_manager(load_entrypoints=False, plugins=[Recorder()])
+    pm.hook.ctx_agent_start(session="x" * 10_000)
+    assert len(capsys.readouterr().err) < 1_000
