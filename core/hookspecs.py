@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING
 import pluggy
 
 if TYPE_CHECKING:
+    from ctxmodes.cli_commands import CliCommand
     from ctxmodes.commands import Command
     from ctxmodes.events import (
         CompactionDecision,
@@ -68,7 +69,10 @@ if TYPE_CHECKING:
 PROJECT_NAME = "ctxmodes"
 
 #: Hooks the command line calls, outside any session.
-CLI_HOOKS: frozenset[str] = frozenset()
+CLI_HOOKS: frozenset[str] = frozenset({"ctx_register_cli_commands"})
+#: Hooks a mode's plugin module implements at import level; every other hook belongs to the
+#: per-session mode object and fires only while that mode is active.
+MODULE_HOOKS: frozenset[str] = frozenset({"ctx_register_modes", *CLI_HOOKS})
 
 hookspec = pluggy.HookspecMarker(PROJECT_NAME)
 hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
@@ -123,6 +127,23 @@ def ctx_register_commands(register: Callable[[Command], None], session: HostSess
 
     Called by the host once per session, after ``ctx_register_tools`` and before
     ``ctx_session_start`` (and again when the mode is switched).
+
+    .. versionadded:: 0.1
+    """
+
+
+@hookspec
+def ctx_register_cli_commands(register: Callable[[CliCommand], None]) -> None:
+    """Add ``ctxmodes`` subcommands.
+
+    :param register: call it once per :class:`ctxmodes.cli_commands.CliCommand`; a name
+        already taken by a core command or by another plugin is an error naming both.
+    :return: nothing.
+
+    Called once by the command line when it builds its parser, before any session exists, on
+    the module-level plugins (a mode's per-session object never sees it). Core commands come
+    first in ``--help``, then plugins' commands in plugin-name order. Keep it import-light:
+    the command imports what it needs when it runs.
 
     .. versionadded:: 0.1
     """

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ctxmodes.errors import ConfigError, PluginError
+from ctxmodes.plugins import each_plugin
 
 if TYPE_CHECKING:
     import pluggy
@@ -77,9 +78,7 @@ class ModeRegistry:
         """
         modes: dict[str, InstalledMode] = {}
         dists = distributions or {}
-        impls = pm.hook.ctx_register_modes.get_hookimpls()
-        for impl in impls:
-            plugin_name = impl.plugin_name
+        for plugin_name, call in each_plugin(pm, "ctx_register_modes"):
 
             def register(spec: ModeSpec, plugin_name: str = plugin_name) -> None:
                 previous = modes.get(spec.name)
@@ -90,10 +89,7 @@ class ModeRegistry:
                     )
                 modes[spec.name] = InstalledMode(spec, plugin_name, dists.get(plugin_name))
 
-            # One plugin at a time, so each registration is attributed to its plugin; the
-            # subset caller goes through the manager's tracing like every other hook call.
-            others = [other.plugin for other in impls if other is not impl]
-            pm.subset_hook_caller("ctx_register_modes", remove_plugins=others)(register=register)
+            call(register=register)
         return cls(modes)
 
     def __iter__(self) -> Iterator[InstalledMode]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import importlib
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import EntryPoint, entry_points
 from typing import TYPE_CHECKING, Any
@@ -32,6 +32,10 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "ctxmodes.tools.builtin:BuiltinToolsPlugin",
     "ctxmodes.host.builtin_commands",
 )
+
+#: Entry points loaded whatever the allow list says, as pytest's essential plugins: the
+#: default mode must always exist. Blocking one is an error rather than a broken default.
+ESSENTIAL_PLUGINS: frozenset[str] = frozenset({"off"})
 
 #: Comma-separated plugin names never to load (like tox's TOX_DISABLED_EXTERNAL_PLUGINS).
 BLOCK_ENV = "CTXMODES_BLOCK_PLUGINS"
@@ -68,7 +72,7 @@ class PluginSelection:
     def permits(self, name: str) -> bool:
         if name in self.block:
             return False
-        return self.allow is None or name in self.allow
+        return self.allow is None or name in self.allow or name in ESSENTIAL_PLUGINS
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,16 +120,24 @@ def make_plugin_manager(
     """Return a new plugin manager.
 
     In order: add the hookspecs; block names; load the permitted entry points of group
-    ``ctxmodes``; register ``default_plugins`` (modules, by their dotted name) and then
-    ``plugins`` (objects, for tests and embedding); finally ``check_pending()``, so an
-    implementation whose name matches no hookspec fails here instead of never being called.
+    ``ctxmodes`` (the :data:`ESSENTIAL_PLUGINS` always); register ``default_plugins``
+    (modules, by their dotted name) and then ``plugins`` (objects, for tests and embedding);
+    finally ``check_pending()``, so an implementation whose name matches no hookspec fails
+    here instead of never being called.
 
     :param selection: allow/block lists; ``None`` reads only the environment.
-    :raises PluginError: a plugin failed to import or implements an unknown hook.
+    :raises PluginError: a plugin failed to import or implements an unknown hook, or an
+        essential plugin is blocked.
     """
     pm = CtxPluginManager()
     pm.add_hookspecs(hookspecs)
     chosen = selection if selection is not None else PluginSelection.from_env()
+    essential = sorted(chosen.block & ESSENTIAL_PLUGINS)
+    if essential:
+        raise PluginError(
+            f"plugin {essential[0]!r} is essential and cannot be blocked "
+            "(it provides the default mode)"
+        )
     for name in chosen.block:
         pm.set_blocked(name)
     if load_entrypoints:
@@ -201,6 +213,18 @@ def _enable_tracing(pm: pluggy.PluginManager) -> None:
         print(f"ctxmodes trace: {hook_name} {shown}", file=sys.stderr)
 
     pm.add_hookcall_monitoring(before, after)
+
+
+def each_plugin(
+    pm: pluggy.PluginManager, hook_name: str
+) -> Iterator[tuple[str, Callable[..., Any]]]:
+    """``(plugin name, caller)`` for each implementation of a registration hook, so what a
+    plugin registers can be attributed to it. Each caller reaches that one plugin and goes
+    through the manager's tracing like every other hook call."""
+    impls = getattr(pm.hook, hook_name).get_hookimpls()
+    for impl in impls:
+        others = [other.plugin for other in impls if other is not impl]
+        yield impl.plugin_name, pm.subset_hook_caller(hook_name, remove_plugins=others)
 
 
 def make_configured_plugin_manager(

@@ -18,6 +18,7 @@ import pytest
 
 from ctxmodes.events import RetrievalRequest
 from ctxmodes.hooks import HookRelay
+from ctxmodes.hookspecs import MODULE_HOOKS
 from ctxmodes.modes import ModeRegistry, mode_plugin_name
 from ctxmodes.offline import OfflineSession
 from ctxmodes.plugins import CtxPluginManager
@@ -71,12 +72,12 @@ class ModeConformance:
         assert "\n" not in spec.description, "the description is shown on one line"
 
     def test_is_inert_until_activated(self, pm: CtxPluginManager) -> None:
-        # Before activation only the registration hook may be implemented at module level;
+        # Before activation only the registration hooks may be implemented at module level;
         # lifecycle hooks of an unselected mode must never run.
         lifecycle = {
             impl.plugin_name
             for name in dir(pm.hook)
-            if name.startswith("ctx_") and name != "ctx_register_modes"
+            if name.startswith("ctx_") and name not in MODULE_HOOKS
             for impl in getattr(pm.hook, name).get_hookimpls()
         }
         assert lifecycle == set()

@@ -19,6 +19,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
+from ctxmodes import hookimpl
 from ctxmodes.compaction.tokens import calculate_context_tokens
 from ctxmodes.errors import CtxmodesError
 from ctxmodes.events import (
@@ -35,7 +36,6 @@ from ctxmodes.events import (
     SessionShutdownReason,
     SessionStartReason,
 )
-from ctxmodes.hookspecs import hookimpl
 from ctxmodes.providers.base import NamespaceToolSchema, ToolSchema
 from ctxmodes.session.models import AgentMessage, AssistantMessage
 from ctxmodes.windows.agent_tools import context_tools

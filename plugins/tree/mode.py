@@ -20,6 +20,7 @@ the four context tools, developer-role markers, namespace routing). It differs i
 
 from __future__ import annotations
 
+from ctxmodes import hookimpl
 from ctxmodes.events import (
     CompactionDecision,
     CompactionEvent,
@@ -31,7 +32,6 @@ from ctxmodes.events import (
     NewContextRequest,
     TreeNavigationEvent,
 )
-from ctxmodes.hookspecs import hookimpl
 from ctxmodes.hostapi import HostSession
 from ctxmodes.session.models import AgentMessage
 from ctxmodes.windows.compaction import is_no_summary_compaction

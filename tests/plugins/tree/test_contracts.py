@@ -9,13 +9,13 @@ import pytest
 
 import ctxmodes_local
 import ctxmodes_off
+from ctxmodes import hookimpl
 from ctxmodes.events import (
     ContextProjection,
     NewContextRequest,
     RetrievalRequest,
     TreeDecision,
 )
-from ctxmodes.hookspecs import hookimpl
 from ctxmodes.providers.base import DeveloperMessage
 from ctxmodes.session.models import (
     BranchSummaryEntry,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import threading
 
-from ctxmodes.hookspecs import hookimpl
+from ctxmodes import hookimpl
 from ctxmodes.session.models import (
     BranchSummaryEntry,
     CustomEntry,

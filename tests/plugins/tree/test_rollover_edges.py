@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from ctxmodes.hookspecs import hookimpl
+from ctxmodes import hookimpl
 from ctxmodes.providers.base import DeveloperMessage
 from ctxmodes.session.models import BranchSummaryEntry
 from ctxmodes.windows.marker import CONTEXT_WINDOW_CUSTOM_TYPE
