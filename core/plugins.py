@@ -17,6 +17,7 @@ import pluggy
 
 from ctxmodes import hookspecs
 from ctxmodes.errors import PluginError
+from ctxmodes.plugin_checks import check_plugin
 
 if TYPE_CHECKING:
     from ctxmodes.config import Settings
@@ -151,6 +152,7 @@ def make_plugin_manager(
             plugin = getattr(plugin, factory)()
         pm.register(plugin, name=module_name)
     for plugin in plugins:
+        check_plugin(pm, plugin, f"plugin {pm.get_canonical_name(plugin)!r}")
         pm.register(plugin)
     try:
         pm.check_pending()
@@ -173,9 +175,10 @@ def _load_entry_points(pm: CtxPluginManager, selection: PluginSelection) -> None
             pm.entry_point_records.append(PluginRecord(ep.name, ep.value, dist, status))
             continue
         plugin = _import_plugin(ep.value, ep.name, ep)
+        check_plugin(pm, plugin, f"plugin {ep.name!r}")
         try:
             pm.register(plugin, name=ep.name)
-        except ValueError as exc:
+        except (ValueError, pluggy.PluginValidationError) as exc:
             raise PluginError(f"plugin {ep.name!r} could not be registered: {exc}") from exc
         pm.entry_point_records.append(PluginRecord(ep.name, ep.value, dist, "loaded"))
 

@@ -45,15 +45,16 @@ from ctxmodes import hookimpl
 from ctxmodes.cli_commands import CliCommand
 from ctxmodes.hostapi import HostSession
 from ctxmodes.modes import ModeSpec
+from ctxmodes_tree.settings import TreeSettings
 
 NAME = "tree"
 
 
-def _build(session: HostSession) -> object:
+def _build(session: HostSession, settings: TreeSettings) -> object:
     # Imported here so that listing modes never loads the mode's machinery.
     from ctxmodes_tree.mode import TreeMode
 
-    return TreeMode(session)
+    return TreeMode(session, settings)
 
 
 @hookimpl
@@ -66,6 +67,7 @@ def ctx_register_modes(register: Callable[[ModeSpec], None]) -> None:
                 "history and notes recover them"
             ),
             factory=_build,
+            settings=TreeSettings,
         )
     )
 

@@ -39,21 +39,23 @@ from ctxmodes.windows.history_reader import HistoryReader
 from ctxmodes.windows.mode import WindowedMode
 from ctxmodes_tree.coordinator import FAILURE_PREFIX, RolloverCoordinator, RolloverError
 from ctxmodes_tree.projection import project_tree_context
+from ctxmodes_tree.settings import TreeSettings
 from ctxmodes_tree.state import TreeState
 
 
 class TreeMode(WindowedMode):
     """Tree mode for one session (built by the mode registry when the session starts)."""
 
-    def __init__(self, session: HostSession) -> None:
+    def __init__(self, session: HostSession, settings: TreeSettings | None = None) -> None:
         super().__init__(session)
+        self._settings = settings if settings is not None else TreeSettings()
         self._tree: TreeState | None = None
         self._coordinator: RolloverCoordinator | None = None
 
     # -- what Tree decides -----------------------------------------------------------------
 
     def open_state(self, session: HostSession) -> TreeState:
-        self._tree = TreeState(session.session_manager)
+        self._tree = TreeState(session.session_manager, self._settings.limits())
         self._coordinator = RolloverCoordinator(session, self._tree)
         return self._tree
 

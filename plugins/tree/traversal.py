@@ -29,6 +29,10 @@ from typing import Protocol
 
 from ctxmodes.session.models import BranchSummaryEntry, CustomEntry, SessionEntry
 from ctxmodes.windows.stored import StoredEntry
+
+# Re-exported: the limits are part of this module's interface.
+from ctxmodes_tree.limits import DEFAULT_LIMITS as DEFAULT_LIMITS
+from ctxmodes_tree.limits import ArchiveLimits as ArchiveLimits
 from ctxmodes_tree.manifest import TREE_ARCHIVE_CUSTOM_TYPE, TreeArchiveManifest, parse_manifest
 
 
@@ -64,25 +68,6 @@ class ArchiveRejection(StrEnum):
     NO_BRANCH_BASE = "the archived path reaches a root before its branch base"
     NO_BOUNDARY = "the archived path does not contain the window boundary"
     DUPLICATE = "its summary or window is already archived on this branch"
-
-
-@dataclass(frozen=True, slots=True)
-class ArchiveLimits:
-    """Hard bounds on what one archive may cost.
-
-    :param max_depth: entries walked from the archived leaf towards the branch base; a
-        longer path cannot be verified, so the archive is unavailable.
-    :param max_items: archived entries normalized into history items per archive (the
-        newest ones; each gives at most one item).
-    :param max_chars: characters of raw item content kept per archive (the newest ones).
-    """
-
-    max_depth: int = 50_000
-    max_items: int = 5_000
-    max_chars: int = 4_000_000
-
-
-DEFAULT_LIMITS = ArchiveLimits()
 
 
 @dataclass(frozen=True, slots=True)
