@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from ctxmodes.providers.base import ModelRequest, Provider
     from ctxmodes.session.manager import SessionManager
     from ctxmodes.session.models import SessionEntry
+    from ctxmodes.testing.clock import SimulatedClock
     from ctxmodes.ui import HeadlessUI
 
 
@@ -34,6 +35,9 @@ class HostHarness:
         ``responses`` (e.g. one that reports another transport).
     :param compaction: compaction settings (e.g. ``keep_recent_tokens=1`` so that a short
         session has something to compact).
+    :param clock: the time line of the host, the scripted model and the session store
+        (a fresh :class:`~ctxmodes.testing.clock.SimulatedClock` when not given), so that
+        no outcome depends on how fast the machine runs.
     """
 
     def __init__(
@@ -47,6 +51,7 @@ class HostHarness:
         context_window: int | None = None,
         provider: Provider | None = None,
         compaction: CompactionSettings | None = None,
+        clock: SimulatedClock | None = None,
     ) -> None:
         from ctxmodes.compaction.settings import CompactionSettings
         from ctxmodes.host.options import HostOptions
@@ -56,14 +61,19 @@ class HostHarness:
         from ctxmodes.providers.scripted import ScriptedProvider
         from ctxmodes.session.manager import SessionManager
         from ctxmodes.session.writer import Durability
+        from ctxmodes.testing.clock import SimulatedClock
         from ctxmodes.ui import HeadlessUI
+
+        self.clock: SimulatedClock = clock or SimulatedClock()
 
         script: dict[str, Any] = {"responses": responses}
         if summaries is not None:
             script["summaries"] = summaries
         if context_window is not None:
             script["context_window"] = context_window
-        self.provider: Provider = provider or ScriptedProvider(Script.model_validate(script))
+        self.provider: Provider = provider or ScriptedProvider(
+            Script.model_validate(script), clock=self.clock.now_ms
+        )
         self.ui: HeadlessUI = HeadlessUI()
         self.records: list[Any] = []
         pm = make_configured_plugin_manager(load_entrypoints=False, plugins=plugins)
@@ -73,13 +83,18 @@ class HostHarness:
             ui=self.ui,
             mode=mode,
             options=HostOptions(
-                raise_hook_errors=True, compaction=compaction or CompactionSettings()
+                raise_hook_errors=True,
+                clock=self.clock.now_ms,
+                compaction=compaction or CompactionSettings(),
             ),
             durability=Durability.NONE,
         )
         self.host.subscribe(self.records.append)
         manager = SessionManager.create(
-            directory, directory / "sessions", durability=Durability.NONE
+            directory,
+            directory / "sessions",
+            durability=Durability.NONE,
+            identity=self.clock.identity(),
         )
         self.host.start(manager)
 
