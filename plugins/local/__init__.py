@@ -19,9 +19,9 @@ NAME = "local"
 def _build(session: HostSession) -> object:
     # Imported here so that listing modes (and every command-line start) never loads the
     # mode's machinery.
-    from ctxmodes_local.mode import LocalMode
+    from ctxmodes_local.mode import local_mode
 
-    return LocalMode(session)
+    return local_mode(session)
 
 
 @hookimpl

@@ -52,9 +52,9 @@ NAME = "tree"
 
 def _build(session: HostSession, settings: TreeSettings) -> object:
     # Imported here so that listing modes never loads the mode's machinery.
-    from ctxmodes_tree.mode import TreeMode
+    from ctxmodes_tree.mode import tree_mode
 
-    return TreeMode(session, settings)
+    return tree_mode(session, settings)
 
 
 @hookimpl

@@ -20,9 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from ctxmodes.windows.history import HistoryItem, ItemFilter
-from ctxmodes.windows.history_items import ItemFields, stored_item
-from ctxmodes.windows.window_log import LogWindow, WindowLog
+from ctxmodes.windows import HistoryItem, ItemFields, ItemFilter, LogWindow, WindowLog, stored_item
 from ctxmodes_tree.archive_index import TreeArchiveIndex
 from ctxmodes_tree.traversal import ArchiveLimits, EntryGraph, VerifiedArchive
 

@@ -28,7 +28,7 @@ from enum import StrEnum
 from typing import Protocol
 
 from ctxmodes.session.models import BranchSummaryEntry, CustomEntry, SessionEntry
-from ctxmodes.windows.stored import StoredEntry
+from ctxmodes.windows import StoredEntry
 
 # Re-exported: the limits are part of this module's interface.
 from ctxmodes_tree.limits import DEFAULT_LIMITS as DEFAULT_LIMITS

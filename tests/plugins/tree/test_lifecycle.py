@@ -48,14 +48,14 @@ def test_navigation_is_ready_on_startup_and_after_resume(harness, respond) -> No
     )
     assert h.session.navigation.ready
     h.session.prompt("start")
-    assert len(h.mode.tree.archives.archives) == 1
+    assert len(h.mode.parts.state.archives.archives) == 1
     h.host.resume_session(h.manager.session_file)
     assert h.session.navigation.ready
     # The resumed session rebuilt its archives and window identity from the file.
-    assert len(h.mode.tree.archives.archives) == 1
+    assert len(h.mode.parts.state.archives.archives) == 1
     assert h.mode.windows.current.window_number == 1
     h.session.prompt("again")
-    archives = h.mode.tree.archives.archives
+    archives = h.mode.parts.state.archives.archives
     assert len(archives) == 2
     assert h.mode.windows.current.window_number == 2
     assert archives[1].window_id == h.mode.windows.current.previous_window_id
@@ -79,7 +79,7 @@ def test_new_context_aborts_and_settles_exactly_once(harness, respond) -> None:
         "ProviderRequested",
         "AgentSettled",
     ]
-    assert h.mode.coordinator.pending is None
+    assert h.mode.parts.rollover.coordinator.pending is None
     assert [r.purpose for r in h.requests("branch_summary")] == ["branch_summary"]
 
 
@@ -99,7 +99,7 @@ def test_the_exact_interval_is_archived(harness, respond) -> None:
         for index, entry_id in enumerate(old_branch)
         if isinstance(h.manager.get_entry(entry_id), CustomMessageEntry | MessageEntry)
     )
-    (archive,) = h.mode.tree.archives.archives
+    (archive,) = h.mode.parts.state.archives.archives
     assert list(archive.entry_ids) == old_branch[window_start:]
     # The summarizer saw exactly that interval.
     (summary_request,) = h.requests("branch_summary")
@@ -124,7 +124,7 @@ def test_tool_call_result_and_deferred_custom_messages_are_archived(harness, res
         [respond.call("new_context"), respond.text("continuing")], plugins=[DeferredProbe()]
     )
     h.session.prompt("start")
-    (archive,) = h.mode.tree.archives.archives
+    (archive,) = h.mode.parts.state.archives.archives
     archived = [h.manager.get_entry(entry_id) for entry_id in archive.entry_ids]
     calls = [
         e
@@ -240,7 +240,7 @@ def test_input_during_summarization_lands_after_the_new_boundary(harness, respon
     branch = h.manager.get_branch_ids()
     assert typed[0].id in branch
     assert branch.index(typed[0].id) > branch.index(marker.id)
-    (archive,) = h.mode.tree.archives.archives
+    (archive,) = h.mode.parts.state.archives.archives
     assert typed[0].id not in archive.entry_ids
     assert h.ui.notifications == []
 
@@ -277,7 +277,7 @@ def test_user_navigation_resets_notebook_state(harness, respond) -> None:
         ]
     )
     h.session.prompt("start")
-    (archive,) = h.mode.tree.archives.archives
+    (archive,) = h.mode.parts.state.archives.archives
     archived_result = next(
         entry_id
         for entry_id in archive.entry_ids
@@ -286,7 +286,7 @@ def test_user_navigation_resets_notebook_state(harness, respond) -> None:
     # The user goes back into the archived window: an ordinary navigation.
     h.session.navigate_tree(archived_result)
     assert not [r for r in h.records if type(r).__name__ == "TreeNavigated"][-1].internal
-    assert h.mode.tree.archives.archives == ()
+    assert h.mode.parts.state.archives.archives == ()
     assert h.mode.windows.current.window_number == 0
     h.session.prompt("use x")
     result = [

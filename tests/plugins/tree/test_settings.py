@@ -23,7 +23,7 @@ def test_the_table_sets_the_archive_limits(tmp_path):
     mode = registry.activate(
         pm, "tree", OfflineSession(manager, mode_name="tree"), {"archive_max_items": 3}
     )
-    assert mode.tree.archives.limits == ArchiveLimits(max_items=3)
+    assert mode.parts.state.archives.limits == ArchiveLimits(max_items=3)
     manager.close()
 
 

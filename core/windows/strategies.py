@@ -1,0 +1,211 @@
+"""The parts a managed mode is assembled from, and the ones the kit provides.
+
+:class:`~ctxmodes.windows.managed.ManagedMode` owns every hook; what makes modes differ is
+one :class:`WindowStrategies` bundle, built for each session start:
+
+* ``state`` — where the active branch's window state lives (:class:`WindowStateHolder`);
+* ``projection`` — what the model sees (:class:`WindowProjection`);
+* ``rollover`` — what ``new_context`` does, and what happens around it (:class:`Rollover`);
+* ``compaction`` — the compaction policy (:class:`CompactionPolicy`);
+* ``history`` — what the ``history`` tool reads (:class:`HistoryProvider`).
+
+The kit's own parts are Local's: :class:`LatestWindowProjection`, :class:`SameBranchRollover`
+(the next marker on the same branch, with the one-time trim), :class:`TrimOnceCompaction`
+and :class:`SessionHistory`. Any mode may use them; Remote and third-party modes use them
+without importing another mode.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
+
+from ctxmodes.events import (
+    CompactionDecision,
+    CompactionEvent,
+    CompactionRequest,
+    ContextProjection,
+    InputEvent,
+    NewContextOutcome,
+    NewContextRequest,
+    TreeNavigationEvent,
+)
+from ctxmodes.windows.compaction import is_no_summary_compaction
+from ctxmodes.windows.projection import latest_boundary_window_id, project_latest_window
+from ctxmodes.windows.tools import new_context_outcome
+
+if TYPE_CHECKING:
+    from ctxmodes.session.models import AgentMessage
+    from ctxmodes.windows.history_reader import HistoryReader
+    from ctxmodes.windows.managed import ManagedMode
+    from ctxmodes.windows.marker import WindowMarker
+    from ctxmodes.windows.state import WindowState
+
+
+class WindowStateHolder(Protocol):
+    """Owns a mode's window state for one session file and follows its appends."""
+
+    @property
+    def state(self) -> WindowState: ...
+
+    def close(self) -> None: ...
+
+
+class WindowProjection(Protocol):
+    """What the model is sent."""
+
+    def project(self, projection: ContextProjection) -> list[AgentMessage]:
+        """The messages the model sees (markers still as custom messages); must cost
+        O(window)."""
+
+
+class Rollover(Protocol):
+    """What ``new_context`` does, and what a rollover needs around it."""
+
+    @property
+    def in_progress(self) -> bool:
+        """While True, no window or budget marker is appended (a two-phase rollover)."""
+
+    def request(self, request: NewContextRequest) -> NewContextOutcome:
+        """Start (or schedule) the next window for the model's ``new_context`` call."""
+
+    def projected(self, messages: Sequence[AgentMessage]) -> None:
+        """The messages a request is about to carry (after the projection)."""
+
+    def hold_input(self, event: InputEvent) -> bool:
+        """True when the input is held for later (it is then consumed)."""
+
+    def settle(self) -> None:
+        """The run settled: finish a rollover that needs an idle session."""
+
+    def navigated(self, event: TreeNavigationEvent) -> bool:
+        """True when the navigation was the rollover's own (nothing else is done for it)."""
+
+    def fresh_window(self) -> WindowMarker | None:
+        """The marker of a window for a branch that has none (``None``: it has one)."""
+
+
+class CompactionPolicy(Protocol):
+    """What compaction means in this mode."""
+
+    def before_compact(self, request: CompactionRequest) -> CompactionDecision | None:
+        """Cancel, supply the compaction, or ``None`` to let the host summarize."""
+
+    def compacted(self, event: CompactionEvent) -> None:
+        """A compaction entry was appended."""
+
+
+class HistoryProvider(Protocol):
+    """Where the ``history`` tool reads."""
+
+    def reader(self) -> HistoryReader: ...
+
+
+@dataclass(frozen=True, slots=True)
+class WindowStrategies:
+    """The parts of one managed mode for one session (see the module docstring)."""
+
+    state: WindowStateHolder
+    projection: WindowProjection
+    rollover: Rollover
+    compaction: CompactionPolicy
+    history: HistoryProvider
+
+
+#: Builds a mode's parts when a session starts; gets the mode object they serve.
+Assemble = Callable[["ManagedMode"], WindowStrategies]
+
+
+# -- the kit's parts ------------------------------------------------------------------------
+
+
+class LatestWindowProjection:
+    """The model sees the messages from the latest window marker on; the session file keeps
+    everything."""
+
+    def project(self, projection: ContextProjection) -> list[AgentMessage]:
+        return project_latest_window(projection.messages)
+
+
+class SameBranchRollover:
+    """``new_context`` appends the next marker at once, on the same branch, as steering that
+    starts the next turn, marked ``trimPreviousWindow`` so that the next threshold compaction
+    may cut at that boundary once. A second call before any request has carried the new
+    marker is answered "already scheduled"."""
+
+    def __init__(self, mode: ManagedMode) -> None:
+        self._mode = mode
+        #: The window a ``new_context`` call opened whose marker no request has carried yet.
+        self._pending_window_id: str | None = None
+
+    @property
+    def in_progress(self) -> bool:
+        return False
+
+    def request(self, request: NewContextRequest) -> NewContextOutcome:
+        if self._pending_window_id is not None:
+            return new_context_outcome(started=False)
+        marker = self._mode.windows.next_window_marker(trim_previous_window=True)
+        self._pending_window_id = marker.details.context_management.current_window_id
+        self._mode.send_marker(marker, trigger_turn=True)
+        return new_context_outcome(started=True)
+
+    def projected(self, messages: Sequence[AgentMessage]) -> None:
+        if self._pending_window_id is not None and (
+            latest_boundary_window_id(messages) == self._pending_window_id
+        ):
+            self._pending_window_id = None
+
+    def hold_input(self, event: InputEvent) -> bool:
+        return False
+
+    def settle(self) -> None:
+        return None
+
+    def navigated(self, event: TreeNavigationEvent) -> bool:
+        # The user moved to another branch: its window state is rebuilt on the next access.
+        self._pending_window_id = None
+        return False
+
+    def fresh_window(self) -> WindowMarker | None:
+        return self._mode.windows.initial_window_marker()
+
+
+class TrimOnceCompaction:
+    """Threshold compaction is cancelled, except once after each same-branch rollover, when
+    the fixed no-summary compaction cut at the new boundary aligns Pi's token accounting with
+    what the model sees. Manual ``/compact`` and overflow write the fixed compaction at the
+    latest boundary, then open a fresh window (an overflow's window starts a turn, since the
+    interrupted request goes on)."""
+
+    def __init__(self, mode: ManagedMode) -> None:
+        self._mode = mode
+
+    def before_compact(self, request: CompactionRequest) -> CompactionDecision | None:
+        if request.trigger == "threshold":
+            windows = self._mode.windows
+            current = windows.current
+            trim_due = (
+                current is not None and windows.pending_trim_window_id == current.current_window_id
+            )
+            if not trim_due:
+                # Windows end through new_context and the budget markers, not Pi's summary.
+                return CompactionDecision(cancel=True)
+        return self._mode.no_summary_compaction(request)
+
+    def compacted(self, event: CompactionEvent) -> None:
+        if event.trigger == "threshold" or not is_no_summary_compaction(event.entry):
+            return  # the one-time trim keeps the current window
+        marker = self._mode.windows.next_window_marker()
+        self._mode.send_marker(marker, trigger_turn=event.trigger == "overflow")
+
+
+class SessionHistory:
+    """``history`` reads the windows of the session's active branch."""
+
+    def __init__(self, mode: ManagedMode) -> None:
+        self._mode = mode
+
+    def reader(self) -> HistoryReader:
+        return self._mode.windows.reader()
