@@ -44,6 +44,13 @@ if TYPE_CHECKING:
     from ctxmodes.hostapi import HostSession, UserInterface
     from ctxmodes.modes import ModeSpec
     from ctxmodes.providers.base import ModelCapabilities
+    from ctxmodes.session.models import (
+        AgentMessage,
+        AssistantMessage,
+        CustomMessage,
+        ToolResultMessage,
+        UserMessage,
+    )
     from ctxmodes.tools.base import Tool, ToolContext, ToolResult
 
 #: Public name → the module that defines it.
@@ -81,12 +88,18 @@ _EXPORTS: dict[str, str] = {
     "UserInterface": "ctxmodes.hostapi",
     "ModeSpec": "ctxmodes.modes",
     "ModelCapabilities": "ctxmodes.providers.base",
+    **dict.fromkeys(
+        ("AgentMessage", "AssistantMessage", "CustomMessage", "ToolResultMessage", "UserMessage"),
+        "ctxmodes.session.models",
+    ),
     "Tool": "ctxmodes.tools.base",
     "ToolContext": "ctxmodes.tools.base",
     "ToolResult": "ctxmodes.tools.base",
 }
 
 __all__ = [
+    "AgentMessage",
+    "AssistantMessage",
     "CliCommand",
     "Command",
     "CommandContext",
@@ -96,6 +109,7 @@ __all__ = [
     "ConfigError",
     "ContextProjection",
     "CtxmodesError",
+    "CustomMessage",
     "HostSession",
     "InputEvent",
     "InputResult",
@@ -113,11 +127,13 @@ __all__ = [
     "ToolContext",
     "ToolResult",
     "ToolResultEvent",
+    "ToolResultMessage",
     "TreeDecision",
     "TreeNavigationEvent",
     "TreePreparation",
     "TurnEndEvent",
     "UserInterface",
+    "UserMessage",
     "__version__",
     "hookimpl",
 ]

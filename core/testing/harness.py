@@ -33,6 +33,8 @@ class HostHarness:
     :param mode: the mode to activate; ``None`` runs with no mode at all.
     :param provider: a provider to use instead of the scripted model built from
         ``responses`` (e.g. one that reports another transport).
+    :param mode_settings: the mode's ``[modes.<name>]`` table (keys and values as in the
+        configuration file).
     :param compaction: compaction settings (e.g. ``keep_recent_tokens=1`` so that a short
         session has something to compact).
     :param clock: the time line of the host, the scripted model and the session store
@@ -51,6 +53,7 @@ class HostHarness:
         context_window: int | None = None,
         provider: Provider | None = None,
         compaction: CompactionSettings | None = None,
+        mode_settings: dict[str, Any] | None = None,
         clock: SimulatedClock | None = None,
     ) -> None:
         from ctxmodes.compaction.settings import CompactionSettings
@@ -88,6 +91,7 @@ class HostHarness:
                 compaction=compaction or CompactionSettings(),
             ),
             durability=Durability.NONE,
+            mode_settings={mode: mode_settings} if mode and mode_settings else None,
         )
         self.host.subscribe(self.records.append)
         manager = SessionManager.create(
