@@ -33,6 +33,7 @@ from ctxmodes.events import (
 )
 from ctxmodes.windows.compaction import is_no_summary_compaction
 from ctxmodes.windows.projection import latest_boundary_window_id, project_latest_window
+from ctxmodes.windows.state import TrackedWindowState
 from ctxmodes.windows.tools import new_context_outcome
 
 if TYPE_CHECKING:
@@ -111,6 +112,26 @@ class WindowStrategies:
     rollover: Rollover
     compaction: CompactionPolicy
     history: HistoryProvider
+
+    @classmethod
+    def defaults(
+        cls,
+        mode: ManagedMode,
+        *,
+        projection: WindowProjection | None = None,
+        rollover: Rollover | None = None,
+        compaction: CompactionPolicy | None = None,
+        history: HistoryProvider | None = None,
+    ) -> WindowStrategies:
+        """The kit's parts (Local's) for ``mode``'s session, with any of them replaced; the
+        state follows the session file (:class:`~ctxmodes.windows.state.TrackedWindowState`)."""
+        return cls(
+            state=TrackedWindowState(mode.session.session_manager),
+            projection=projection or LatestWindowProjection(),
+            rollover=rollover or SameBranchRollover(mode),
+            compaction=compaction or TrimOnceCompaction(mode),
+            history=history or SessionHistory(mode),
+        )
 
 
 #: Builds a mode's parts when a session starts; gets the mode object they serve.

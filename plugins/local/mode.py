@@ -18,26 +18,12 @@ History and notes are read from the session file alone.
 from __future__ import annotations
 
 from ctxmodes import HostSession
-from ctxmodes.windows import (
-    LatestWindowProjection,
-    ManagedMode,
-    SameBranchRollover,
-    SessionHistory,
-    TrackedWindowState,
-    TrimOnceCompaction,
-    WindowStrategies,
-)
+from ctxmodes.windows import ManagedMode, WindowStrategies
 
 
 def assemble(mode: ManagedMode) -> WindowStrategies:
-    """Local's parts for one session."""
-    return WindowStrategies(
-        state=TrackedWindowState(mode.session.session_manager),
-        projection=LatestWindowProjection(),
-        rollover=SameBranchRollover(mode),
-        compaction=TrimOnceCompaction(mode),
-        history=SessionHistory(mode),
-    )
+    """Local's parts for one session: all of them the kit's."""
+    return WindowStrategies.defaults(mode)
 
 
 def local_mode(session: HostSession) -> ManagedMode:

@@ -13,15 +13,7 @@ import pytest
 
 from ctxmodes import ContextProjection, HostSession, ModeSpec, ToolContext, ToolResult, hookimpl
 from ctxmodes.testing.conformance import ContextWindowConformance, ModeConformance
-from ctxmodes.windows import (
-    LatestWindowProjection,
-    ManagedMode,
-    SameBranchRollover,
-    SessionHistory,
-    TrackedWindowState,
-    TrimOnceCompaction,
-    WindowStrategies,
-)
+from ctxmodes.windows import LatestWindowProjection, ManagedMode, WindowStrategies
 
 
 def declaring(name: str, factory: Any) -> object:
@@ -61,16 +53,9 @@ class DoubledMarker:
 
 
 def doubled_marker_mode(session: HostSession) -> ManagedMode:
-    def assemble(mode: ManagedMode) -> WindowStrategies:
-        return WindowStrategies(
-            state=TrackedWindowState(mode.session.session_manager),
-            projection=DoubledMarker(),
-            rollover=SameBranchRollover(mode),
-            compaction=TrimOnceCompaction(mode),
-            history=SessionHistory(mode),
-        )
-
-    return ManagedMode(session, assemble)
+    return ManagedMode(
+        session, lambda mode: WindowStrategies.defaults(mode, projection=DoubledMarker())
+    )
 
 
 class Rewriter:
@@ -111,13 +96,7 @@ class SilentRollover:
 
 
 def assemble_local(mode: ManagedMode) -> WindowStrategies:
-    return WindowStrategies(
-        state=TrackedWindowState(mode.session.session_manager),
-        projection=LatestWindowProjection(),
-        rollover=SameBranchRollover(mode),
-        compaction=TrimOnceCompaction(mode),
-        history=SessionHistory(mode),
-    )
+    return WindowStrategies.defaults(mode)
 
 
 class _SelfAnswering:
