@@ -74,12 +74,13 @@ class ArchiveLimits:
         longer path cannot be verified, so the archive is unavailable.
     :param max_items: archived entries normalized into history items per archive (the
         newest ones; each gives at most one item).
-    :param max_chars: characters of raw item content kept per archive (the newest ones).
+    :param max_bytes: bytes of the session file the archived lines read per archive span
+        (the newest ones).
     """
 
     max_depth: int = 50_000
     max_items: int = 5_000
-    max_chars: int = 4_000_000
+    max_bytes: int = 8_000_000
 
 
 DEFAULT_LIMITS = ArchiveLimits()
