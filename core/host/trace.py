@@ -14,8 +14,9 @@ from ctxmodes.session.models import to_json
 
 def request_json(request: ModelRequest, transport: str) -> dict[str, Any]:
     """Exactly what the model was sent: purpose, system prompt, messages (after projection
-    and shaping, in their stored JSON form), tool schemas and the output cap."""
-    return {
+    and shaping, in their stored JSON form), tool schemas, the output cap and, when one is
+    asked for, the thinking level."""
+    line: dict[str, Any] = {
         "purpose": request.purpose,
         "transport": transport,
         "system_prompt": request.system_prompt,
@@ -23,6 +24,9 @@ def request_json(request: ModelRequest, transport: str) -> dict[str, Any]:
         "tools": [tool.model_dump() for tool in request.tools],
         "messages": [to_json(message) for message in request.messages],
     }
+    if request.reasoning is not None:
+        line["reasoning"] = request.reasoning
+    return line
 
 
 class RequestTrace:

@@ -102,6 +102,8 @@ class ModelRequest(BaseModel):
     :ivar messages: the LLM-facing messages (after Pi's ``convertToLlm``), oldest first.
     :ivar max_tokens: a cap on the response length; ``None`` leaves it to the provider.
     :ivar purpose: ``turn`` for the agent loop; summarization calls say which kind.
+    :ivar reasoning: the thinking level asked of a reasoning model (``minimal`` ...
+        ``xhigh``, Pi's ``reasoning`` option); ``None`` asks for none.
     """
 
     system_prompt: str
@@ -109,6 +111,7 @@ class ModelRequest(BaseModel):
     tools: list[ToolSchema | NamespaceToolSchema] = Field(default_factory=list)
     max_tokens: int | None = None
     purpose: RequestPurpose = "turn"
+    reasoning: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,12 +129,14 @@ class ModelCapabilities:
         tool-argument fields and answers ``encrypted_content`` outputs (Codex's native
         history and notes namespaces).
     :ivar images: user and tool-result messages may carry images.
+    :ivar reasoning: the model takes a thinking level (Pi's ``model.reasoning``).
     """
 
     developer_role: bool = True
     namespaced_tools: bool = False
     encrypted_tool_arguments: bool = False
     images: bool = True
+    reasoning: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -38,6 +38,7 @@ def make_rig(tmp_path: Path) -> Iterator[RigFactory]:
         max_tokens: int = 16_384,
         chunk_chars: int = 16,
         manager: SessionManager | None = None,
+        reasoning: bool = False,
     ) -> Rig:
         script = Script.model_validate(
             {
@@ -45,6 +46,7 @@ def make_rig(tmp_path: Path) -> Iterator[RigFactory]:
                 **({"summaries": list(summaries)} if summaries is not None else {}),
                 "context_window": context_window,
                 "max_tokens": max_tokens,
+                "reasoning": reasoning,
             }
         )
         provider = ScriptedProvider(script, chunk_chars=chunk_chars)
