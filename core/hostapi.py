@@ -34,10 +34,14 @@ if TYPE_CHECKING:
     from ctxmodes.session.manager import SessionManager
     from ctxmodes.session.models import (
         BranchSummaryEntry,
-        CustomMessage,
         ImageContent,
         TextContent,
     )
+
+from ctxmodes.session.models import CustomMessage, UserMessage
+
+#: A message waiting in a run queue: submitted text, or a plugin's custom message.
+QueuedMessage = UserMessage | CustomMessage
 
 NotifyLevel = Literal["info", "warning", "error"]
 
@@ -163,6 +167,16 @@ class HostSession(Protocol):
 
     def follow_up(self, text: str) -> None:
         """Queue a user message delivered once the current run would otherwise stop."""
+
+    def take_queued(self, queue: StreamingBehavior = "steer") -> list[QueuedMessage]:
+        """Remove and return, oldest first, the messages waiting in the ``steer`` or
+        ``follow_up`` queue, so that a mode can deliver them later — after a context boundary
+        it is about to create, say — with :meth:`enqueue`. Thread-safe."""
+
+    def enqueue(self, message: QueuedMessage, *, deliver_as: StreamingBehavior) -> None:
+        """Queue a message taken with :meth:`take_queued` (or built by the plugin) again,
+        as it is: ``ctx_input`` does not see it a second time. Like a queued custom message,
+        it waits for the next run when none is active. Thread-safe."""
 
     def send_user_message(self, text: str, *, deliver_as: StreamingBehavior = "steer") -> None:
         """Submit ``text`` as if typed (``ctx_input`` sees it, source ``"extension"``; a

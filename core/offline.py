@@ -14,6 +14,7 @@ from ctxmodes.ui import HeadlessUI
 if TYPE_CHECKING:
     from ctxmodes.hostapi import (
         DeliverAs,
+        QueuedMessage,
         StreamingBehavior,
         TreeNavigation,
         TreeNavigationResult,
@@ -75,6 +76,13 @@ class OfflineSession:
         raise CtxmodesError(_NO_AGENT)
 
     def send_user_message(self, text: str, *, deliver_as: StreamingBehavior = "steer") -> None:
+        raise CtxmodesError(_NO_AGENT)
+
+    def take_queued(self, queue: StreamingBehavior = "steer") -> list[QueuedMessage]:
+        """Nothing runs offline, so nothing is queued."""
+        return []
+
+    def enqueue(self, message: QueuedMessage, *, deliver_as: StreamingBehavior) -> None:
         raise CtxmodesError(_NO_AGENT)
 
     def send_message(

@@ -43,6 +43,7 @@ from ctxmodes.host.listeners import Listeners
 from ctxmodes.host.navigation import SessionNavigation
 from ctxmodes.host.navigator import Navigator
 from ctxmodes.host.options import HostOptions
+from ctxmodes.host.queues import QueuedMessage
 from ctxmodes.host.records import Listener
 from ctxmodes.host.run_loop import RunLoop
 from ctxmodes.host.system_prompt import build_system_prompt
@@ -377,6 +378,20 @@ class AgentSession:
         self._check_alive()
         self._refuse_command(text)
         self._queue_user(text, "follow_up")
+
+    def take_queued(self, queue: StreamingBehavior = "steer") -> list[QueuedMessage]:
+        self._check_alive()
+        queues = self._core.queues
+        taken = (queues.steering if queue == "steer" else queues.follow_up).clear()
+        if taken:
+            self._queue_changed()
+        return taken
+
+    def enqueue(self, message: QueuedMessage, *, deliver_as: StreamingBehavior) -> None:
+        self._check_alive()
+        queues = self._core.queues
+        (queues.steering if deliver_as == "steer" else queues.follow_up).push(message)
+        self._queue_changed()
 
     def send_message(
         self,

@@ -5,7 +5,8 @@ Local differs from the other managed modes in three decisions:
 * projection: the model sees the messages from the latest window marker on (the session
   file keeps everything; only the request is cut);
 * ``new_context``: the next marker is appended at once, as steering that starts the next
-  turn, marked ``trimPreviousWindow`` so that Pi's next threshold compaction may cut the file's
+  turn (steering already queued in the calling turn moves behind it, into the new window),
+  marked ``trimPreviousWindow`` so that Pi's next threshold compaction may cut the file's
   context at that boundary once, aligning Pi's token accounting with what the model sees;
 * compaction: threshold compaction is cancelled except for that one-time trim; manual
   ``/compact`` and overflow write the fixed no-summary compaction at the latest boundary and
@@ -58,7 +59,13 @@ class LocalMode(WindowedMode):
             return new_context_outcome(started=False)
         marker = self.windows.next_window_marker(trim_previous_window=True)
         self._pending_window_id = marker.details.context_management.current_window_id
+        # Steering queued during this turn would reach the model before the marker, in the
+        # window being closed, and go unanswered: it follows the marker instead.
+        session = self._session
+        steering = session.take_queued("steer")
         self.send_marker(marker, trigger_turn=True)
+        for message in steering:
+            session.enqueue(message, deliver_as="steer")
         return new_context_outcome(started=True)
 
     @hookimpl

@@ -23,8 +23,12 @@ Input during a rollover
     From ``new_context`` until the marker is sent, submitted input is held (``ctx_input``
     answers "handled") and replayed as follow-ups after the new boundary. Steering it into
     the aborted run would only archive it with the old window, and a prompt started before
-    the marker would open the new branch without one. Input may arrive on another thread,
-    so the held list and the phase it depends on are guarded by a lock.
+    the marker would open the new branch without one. Messages already queued for the run
+    that called ``new_context`` (steering typed while its tools ran, follow-ups) are taken
+    out of the host's queues when the rollover is scheduled — the aborted run would
+    otherwise deliver them into the old window — and queued again, each in its own queue,
+    right after the marker. Input may arrive on another thread, so the held list and the
+    phase it depends on are guarded by a lock.
 
 Failure policy
     Every failure ends the rollover with one error notification, "Tree context rollover
@@ -45,7 +49,7 @@ from dataclasses import dataclass
 
 from ctxmodes.errors import CtxmodesError
 from ctxmodes.events import NewContextOutcome, TreeNavigationEvent
-from ctxmodes.hostapi import HostSession, TreeNavigation
+from ctxmodes.hostapi import HostSession, QueuedMessage, StreamingBehavior, TreeNavigation
 from ctxmodes.session.models import (
     BranchSummaryEntry,
     CustomMessageEntry,
@@ -61,6 +65,8 @@ from ctxmodes_tree.manifest import TREE_ARCHIVE_CUSTOM_TYPE, manifest_for_summar
 from ctxmodes_tree.state import TreeState
 
 FAILURE_PREFIX = "Tree context rollover failed: "
+#: The queues emptied when a rollover is scheduled, in the order they are put back.
+QUEUES: tuple[StreamingBehavior, ...] = ("steer", "follow_up")
 NOT_READY = "Tree context management is not ready for this session"
 NOTHING_TO_ARCHIVE = "No active context window can be archived"
 
@@ -110,6 +116,9 @@ class RolloverCoordinator:
         #: Input held from ``new_context`` until the marker is sent (or the rollover fails).
         self._holding = False
         self._held: list[str] = []
+        #: Messages that were queued for the run that called ``new_context``, taken out of
+        #: the queues so that the aborted run cannot deliver them into the old window.
+        self._taken: list[tuple[StreamingBehavior, QueuedMessage]] = []
 
     @property
     def pending(self) -> PendingRollover | None:
@@ -142,7 +151,11 @@ class RolloverCoordinator:
         with self._lock:
             self._pending = pending
             self._holding = True
-        self._session.abort()
+        session = self._session
+        self._taken = [
+            (queue, message) for queue in QUEUES for message in session.take_queued(queue)
+        ]
+        session.abort()
         return new_context_outcome(started=True, terminate=True)
 
     def _request(self) -> PendingRollover:
@@ -238,6 +251,7 @@ class RolloverCoordinator:
         )
         self._continuation_window_id = marker.identity.current_window_id
         self._navigation = None
+        self._requeue_taken()
         for text in self._release_held():
             self._session.follow_up(text)
 
@@ -268,6 +282,13 @@ class RolloverCoordinator:
         if navigation.target_text is not None and ui.get_editor_text() == navigation.target_text:
             ui.set_editor_text(navigation.saved_editor_text)
 
+    def _requeue_taken(self) -> None:
+        """Queue the taken messages again, each in its own queue: after the marker, they
+        reach the model in the new window."""
+        taken, self._taken = self._taken, []
+        for queue, message in taken:
+            self._session.enqueue(message, deliver_as=queue)
+
     def _release_held(self) -> list[str]:
         with self._lock:
             held, self._held = self._held, []
@@ -278,6 +299,8 @@ class RolloverCoordinator:
         """End the rollover: editor text and held input back in the editor, and the
         failure notified (``reason`` ``None``: the caller leaves reporting to the host)."""
         navigation, self._navigation = self._navigation, None
+        # Back in their queues, they wait for the next run (none starts after a failure).
+        self._requeue_taken()
         held = self._release_held()
         ui = self._session.ui
         if navigation is not None or held:

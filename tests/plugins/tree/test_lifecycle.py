@@ -332,3 +332,45 @@ def test_input_sent_while_the_old_run_ends_is_held_for_the_new_window(harness, r
         for e in h.entries()
         if isinstance(e, MessageEntry) and getattr(e.message, "stop_reason", None) == "aborted"
     ]
+
+
+def test_messages_queued_in_the_turn_that_calls_new_context_follow_the_marker(
+    harness, respond
+) -> None:
+    class Typist:
+        @hookimpl
+        def ctx_tool_result(self, session, event) -> None:
+            if event.tool_name == "get_context_remaining":
+                # Typed while the turn's tools run, before new_context was called: queued in
+                # the host, where the aborted run would have delivered them.
+                session.submit("steered before the rollover", streaming_behavior="steer")
+                session.submit("follow-up before the rollover", streaming_behavior="follow_up")
+
+    both = {
+        "text": "checking, then rolling over",
+        "tool_calls": [
+            {"name": "get_context_remaining", "arguments": {}},
+            {"name": "new_context", "arguments": {}},
+        ],
+    }
+    h = harness(
+        [both, respond.text("window 1"), respond.text("answer to the follow-up")],
+        plugins=[Typist()],
+    )
+    h.session.prompt("start")
+    _, _, _, marker = rollover_entries(h)
+    branch = h.manager.get_branch_ids()
+    users = [
+        (text_of(e), e.id)
+        for e in h.entries()
+        if isinstance(e, MessageEntry) and isinstance(e.message, UserMessage)
+    ]
+    (steered,) = [i for t, i in users if t == "steered before the rollover"]
+    (follow_up,) = [i for t, i in users if t == "follow-up before the rollover"]
+    # Both are on the new window's branch, after its marker, in the order they were queued,
+    # and nowhere in the archived window.
+    assert branch.index(marker.id) < branch.index(steered) < branch.index(follow_up)
+    # The new window's first request already carries the steering.
+    first_request = h.requests()[-2]
+    assert "steered before the rollover" in str(first_request.messages)
+    assert "follow-up before the rollover" not in str(first_request.messages)
