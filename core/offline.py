@@ -26,6 +26,13 @@ if TYPE_CHECKING:
 _NO_AGENT = "an offline session has no agent: nothing can run or be queued"
 
 
+class OfflineTurnHold:
+    """The hold of a session nobody runs: there is never anything to release."""
+
+    def release(self, *, start_turns: bool = True) -> None:
+        return None
+
+
 class OfflineNavigation:
     """The navigation capability of a session nobody runs: never ready."""
 
@@ -84,6 +91,10 @@ class OfflineSession:
 
     def enqueue(self, message: QueuedMessage, *, deliver_as: StreamingBehavior) -> None:
         raise CtxmodesError(_NO_AGENT)
+
+    def hold_turns(self) -> OfflineTurnHold:
+        """Nothing starts turns offline; the hold has nothing to hold."""
+        return OfflineTurnHold()
 
     def send_message(
         self,

@@ -27,8 +27,11 @@ Input during a rollover
     that called ``new_context`` (steering typed while its tools ran, follow-ups) are taken
     out of the host's queues when the rollover is scheduled — the aborted run would
     otherwise deliver them into the old window — and queued again, each in its own queue,
-    right after the marker. Input may arrive on another thread, so the held list and the
-    phase it depends on are guarded by a lock.
+    right after the marker. Custom messages other plugins send to start a turn while the
+    rollover completes (from ``ctx_session_tree``, say) are held by the host
+    (:meth:`~ctxmodes.hostapi.HostSession.hold_turns`) and delivered after the marker too:
+    only the marker may start the next turn. Input may arrive on another thread, so the
+    held list and the phase it depends on are guarded by a lock.
 
 Failure policy
     Every failure ends the rollover with one error notification, "Tree context rollover
@@ -49,7 +52,13 @@ from dataclasses import dataclass
 
 from ctxmodes.errors import CtxmodesError
 from ctxmodes.events import NewContextOutcome, TreeNavigationEvent
-from ctxmodes.hostapi import HostSession, QueuedMessage, StreamingBehavior, TreeNavigation
+from ctxmodes.hostapi import (
+    HostSession,
+    QueuedMessage,
+    StreamingBehavior,
+    TreeNavigation,
+    TurnHold,
+)
 from ctxmodes.session.models import (
     BranchSummaryEntry,
     CustomMessageEntry,
@@ -189,19 +198,22 @@ class RolloverCoordinator:
         pending, self._pending = self._pending, None
         if pending is None:
             return False
+        # Other plugins may ask for a turn meanwhile (from ctx_session_tree, say): only the
+        # marker, the last entry the model sees, may start one; theirs follow it.
+        turns = self._session.hold_turns()
         try:
-            self._complete(pending)
+            self._complete(pending, turns)
         except (CtxmodesError, OSError) as error:
             # OSError: the session file could not take an entry (disk full, lost mount).
-            self._fail(str(error))
+            self._fail(str(error), turns)
         except Exception:
             # Unexpected: the host reports it. The rollover still ends here, or the input
             # held for it would stay held for good.
-            self._fail(None)
+            self._fail(None, turns)
             raise
         return True
 
-    def _complete(self, pending: PendingRollover) -> None:
+    def _complete(self, pending: PendingRollover, turns: TurnHold) -> None:
         navigation = self._navigation_capability()
         if not navigation.ready:
             raise RolloverError(NOT_READY)
@@ -242,6 +254,8 @@ class RolloverCoordinator:
         marker = self._tree.state.next_window_marker(
             previous=self._tree.previous_window_ids(archive), identity=pending.identity
         )
+        # Released first, as steering, so the run the marker starts delivers them after it.
+        turns.release()
         self._session.send_custom_message(
             marker.custom_type,
             marker.content,
@@ -295,9 +309,11 @@ class RolloverCoordinator:
             self._holding = False
         return held
 
-    def _fail(self, reason: str | None) -> None:
-        """End the rollover: editor text and held input back in the editor, and the
-        failure notified (``reason`` ``None``: the caller leaves reporting to the host)."""
+    def _fail(self, reason: str | None, turns: TurnHold) -> None:
+        """End the rollover: editor text and held input back in the editor, other plugins'
+        turn requests appended without a turn, and the failure notified (``reason``
+        ``None``: the caller leaves reporting to the host)."""
+        turns.release(start_turns=False)
         navigation, self._navigation = self._navigation, None
         # Back in their queues, they wait for the next run (none starts after a failure).
         self._requeue_taken()

@@ -9,6 +9,7 @@ from __future__ import annotations
 import threading
 
 from ctxmodes.hookspecs import hookimpl
+from ctxmodes.providers.base import DeveloperMessage
 from ctxmodes.session.models import (
     BranchSummaryEntry,
     CustomEntry,
@@ -374,3 +375,33 @@ def test_messages_queued_in_the_turn_that_calls_new_context_follow_the_marker(
     first_request = h.requests()[-2]
     assert "steered before the rollover" in str(first_request.messages)
     assert "follow-up before the rollover" not in str(first_request.messages)
+
+
+def test_a_plugin_turn_requested_during_the_rollover_navigation_runs_after_the_marker(
+    harness, respond
+) -> None:
+    class Reactor:
+        """A third-party plugin that reacts to every tree navigation with a turn."""
+
+        @hookimpl
+        def ctx_session_tree(self, session, event) -> None:
+            session.send_custom_message("reactor", "the tree moved", trigger_turn=True)
+
+    h = harness(
+        [respond.call("new_context"), respond.text("window 1"), respond.text("reacted")],
+        plugins=[Reactor()],
+    )
+    h.session.prompt("start")
+    _, _, snapshot, marker = rollover_entries(h)
+    assert marker.parent_id == snapshot.id
+    branch = h.manager.get_branch_ids()
+    (reaction,) = h.of_type("reactor")
+    assert branch.index(marker.id) < branch.index(reaction.id)
+    # Every request of the new window opens with its marker, the reaction after it.
+    new_window = h.requests()[1:]
+    assert new_window
+    for request in new_window:
+        first = request.messages[0]
+        assert isinstance(first, DeveloperMessage)
+        assert first.content[0].text == marker.content
+    assert "the tree moved" in str(new_window[0].messages[1:])
