@@ -6,6 +6,7 @@ two-phase rollover against the persisted file and the host's event records.
 
 from __future__ import annotations
 
+import json
 import threading
 
 from ctxmodes.hookspecs import hookimpl
@@ -405,3 +406,42 @@ def test_a_plugin_turn_requested_during_the_rollover_navigation_runs_after_the_m
         assert isinstance(first, DeveloperMessage)
         assert first.content[0].text == marker.content
     assert "the tree moved" in str(new_window[0].messages[1:])
+
+
+def test_a_fork_says_its_history_starts_at_the_fork_and_the_original_keeps_its_archives(
+    harness, respond
+) -> None:
+    from ctxmodes.session.manager import SessionManager
+    from ctxmodes.windows.retrieval import answer_history
+    from ctxmodes_tree.mode import fork_notice
+    from ctxmodes_tree.state import TreeState
+
+    h = harness(
+        [
+            respond.call("new_context"),
+            respond.call("new_context"),
+            respond.text("window 2"),
+            respond.text("in the fork"),
+        ],
+        summaries=["summary of window 0", "summary of window 1"],
+    )
+    h.session.prompt("start")
+    original = h.manager.session_file
+    assert len(h.mode.tree.archives.archives) == 2
+    h.manager.flush()  # the fork copies what the file holds
+    h.host.fork_session(h.manager.get_leaf_id())
+    fork = h.manager.session_file
+    assert fork != original
+    assert ("warning", fork_notice(2)) in h.ui.notifications
+    # The fork's history is its current window only ...
+    listed = json.loads(answer_history(h.mode.tree.reader(), "list_windows", {}).text)
+    assert [w["window_id"] for w in listed["windows"]] == [h.mode.windows.current.current_window_id]
+    # ... and it goes on in that window.
+    h.session.prompt("continue")
+    assert "continue" in str(h.requests()[-1].messages)
+    # The original file still holds both archives, readable as before.
+    with SessionManager.open(original, read_only=True) as manager:
+        state = TreeState(manager)
+        assert len(state.archives.archives) == 2
+        assert not state.archives.rejected
+        state.close()
