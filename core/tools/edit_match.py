@@ -16,13 +16,9 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from ctxmodes.session.jsvalues import js_length, js_trim_end
 from ctxmodes.tools.base import ToolError
 
-# What JavaScript's ``trimEnd`` removes: WhiteSpace and LineTerminator (ECMA-262), which is not
-# Python's ``str.isspace`` (that includes U+001C-U+001F and U+0085, and lacks U+FEFF).
-_JS_TRAILING_SPACE = re.compile(
-    "[\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]+$"
-)
 _SINGLE_QUOTES = re.compile("[\u2018\u2019\u201a\u201b]")
 _DOUBLE_QUOTES = re.compile("[\u201c\u201d\u201e\u201f]")
 _DASHES = re.compile("[\u2010\u2011\u2012\u2013\u2014\u2015\u2212]")
@@ -62,22 +58,19 @@ def detect_line_ending(text: str) -> str:
 def normalize_for_fuzzy_match(text: str) -> str:
     """Pi's normalised view of a text, in which drifted quotes and whitespace still match."""
     text = unicodedata.normalize("NFKC", text)
-    text = "\n".join(_JS_TRAILING_SPACE.sub("", line) for line in text.split("\n"))
+    # JavaScript's trimEnd: not Python's isspace (U+001C-U+001F, U+0085 and U+FEFF differ).
+    text = "\n".join(js_trim_end(line) for line in text.split("\n"))
     text = _SINGLE_QUOTES.sub("'", text)
     text = _DOUBLE_QUOTES.sub('"', text)
     text = _DASHES.sub("-", text)
     return _SPACES.sub(" ", text)
 
 
-def _utf16_length(text: str) -> int:
-    return len(text.encode("utf-16-le")) // 2
-
-
 def _count_occurrences(content: str, old_text: str) -> int:
     haystack, needle = normalize_for_fuzzy_match(content), normalize_for_fuzzy_match(old_text)
     if not needle:
         # ``split("")`` cuts between UTF-16 code units: one fewer "occurrence" than units.
-        return _utf16_length(haystack) - 1
+        return js_length(haystack) - 1
     return haystack.count(needle)
 
 
