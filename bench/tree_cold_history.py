@@ -19,13 +19,12 @@ compares them in the same run.
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from sizes import compare_sizes, once
-from tree_index import build, history
+from sizes import once
+from tree_index import history, run_over_sizes
 
 from ctxmodes.session.manager import SessionManager
 from ctxmodes.session.writer import Durability
@@ -68,18 +67,5 @@ def measure(file: Path) -> dict[str, float]:
     return figures
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", default="10000,100000,1000000")
-    parser.add_argument("--archives", type=int, default=50)
-    args = parser.parse_args()
-    compare_sizes(
-        args,
-        lambda path, size: build(path, size, args.archives),
-        measure,
-        f"{args.archives} archives",
-    )
-
-
 if __name__ == "__main__":
-    main()
+    run_over_sizes(__doc__, "10000,100000,1000000", measure)

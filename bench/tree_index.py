@@ -25,6 +25,7 @@ import argparse
 import json
 import random
 import string
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -223,18 +224,21 @@ def measure(file: Path) -> dict[str, float]:
     return figures
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", default="10000,100000")
+def run_over_sizes(
+    doc: str, default_sizes: str, measure_file: Callable[[Path], dict[str, float]]
+) -> None:
+    """Parse ``--sizes`` and ``--archives``, then measure a Tree session of each size."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--sizes", default=default_sizes)
     parser.add_argument("--archives", type=int, default=50)
     args = parser.parse_args()
     compare_sizes(
         args,
         lambda path, size: build(path, size, args.archives),
-        measure,
+        measure_file,
         f"{args.archives} archives",
     )
 
 
 if __name__ == "__main__":
-    main()
+    run_over_sizes(__doc__, "10000,100000", measure)
