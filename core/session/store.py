@@ -300,7 +300,8 @@ class EntryTable:
         if self.migrated or first < 0 or count <= 0:
             return None
         breaks = self._breaks
-        if breaks[bisect_right(breaks, last) - 1] > first or self._starts[first] < 0:
+        # Entries appended since the file was opened (no stored line) all come last.
+        if breaks[bisect_right(breaks, last) - 1] > first or self._starts[last] < 0:
             return None
         return StoredRun(self.types, self._starts, self._ends, first, last)
 

@@ -244,3 +244,30 @@ def test_counts_from_the_index_agree_with_the_items(manager, script, limits) -> 
         assert [w["item_count"] for w in listed[:2]] == counts
     finally:
         reopened.close()
+
+
+@pytest.mark.parametrize("limits", [ArchiveLimits(), ArchiveLimits(max_bytes=900)])
+def test_an_archive_begun_before_a_resume_and_ended_after_it_counts_right(
+    manager, script, limits
+) -> None:
+    _mixed_window(script, manager)
+    file = manager.session_file
+    manager.close()
+    # Resumed mid-window: the window's first entries are lines of the file, the rest are not.
+    resumed = SessionManager.open(file)
+    try:
+        script.manager = resumed
+        _mixed_window(script, resumed)
+        script.rollover("s0", EMPTY_SNAPSHOT)
+        (window,) = TreeState(resumed, limits).archive_history.windows()
+        count = window.item_count
+        assert count == 1 + len(list(window.raw.select(ItemFilter())))
+        if limits.max_bytes == ArchiveLimits().max_bytes:
+            # Each half: two exchanges of four messages, and one string custom message.
+            assert count == 1 + 2 * 9
+        resumed.flush()
+        with SessionManager.open(file, read_only=True) as cold:
+            (same,) = TreeState(cold, limits).archive_history.windows()
+            assert same.item_count == count
+    finally:
+        resumed.close()
