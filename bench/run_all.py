@@ -19,6 +19,7 @@ BENCHMARKS = (
     "tree_index.py",
     "tree_cold_history.py",
     "crash_loop.py",
+    "long_sessions.py",
 )
 
 

@@ -45,6 +45,8 @@ from ctxmodes_tree.projection import project_tree_context
 from ctxmodes_tree.state import TreeState
 from ctxmodes_tree.traversal import ArchiveRejection
 
+ARCHIVE_REJECTED = "Tree archive {id} is unavailable: {reason}"
+
 #: Why an archive of a forked session is unavailable: its window is not in the file.
 _NOT_IN_FILE = frozenset({ArchiveRejection.MISSING_PARENT, ArchiveRejection.NO_BRANCH_BASE})
 
@@ -66,11 +68,22 @@ class TreeMode(WindowedMode):
         super().__init__(session)
         self._tree: TreeState | None = None
         self._coordinator: RolloverCoordinator | None = None
+        #: While a fork starts: its archives whose windows are not in the file.
+        self._fork_missing: int | None = None
 
     # -- what Tree decides -----------------------------------------------------------------
 
     def open_state(self, session: HostSession) -> TreeState:
-        self._tree = TreeState(session.session_manager)
+        def report(manifest_id: str, reason: ArchiveRejection) -> None:
+            if self._fork_missing is not None and reason in _NOT_IN_FILE:
+                # A fork's archives that stayed behind: one notice says so, not one each.
+                self._fork_missing += 1
+                return
+            # Once per manifest and session: the model then sees the summary that manifest
+            # claims, and history cannot read its window; the user should know why.
+            session.ui.notify(ARCHIVE_REJECTED.format(id=manifest_id, reason=reason), "warning")
+
+        self._tree = TreeState(session.session_manager, on_rejected=report)
         self._coordinator = RolloverCoordinator(session, self._tree)
         return self._tree
 
@@ -131,7 +144,12 @@ class TreeMode(WindowedMode):
             return
         # A fork holds only the active path (as Pi's createBranchedSession): the archived
         # side branches stayed in the original file, and the user should know.
-        missing = sum(1 for _, why in self.tree.archives.rejected if why in _NOT_IN_FILE)
+        self._fork_missing = 0
+        try:
+            self.tree.archives.has_rejections()  # reads the branch, reporting rejections
+            missing = self._fork_missing
+        finally:
+            self._fork_missing = None
         if missing:
             session.ui.notify(fork_notice(missing), "warning")
 

@@ -433,6 +433,8 @@ def test_a_fork_says_its_history_starts_at_the_fork_and_the_original_keeps_its_a
     fork = h.manager.session_file
     assert fork != original
     assert ("warning", fork_notice(2)) in h.ui.notifications
+    # One notice for the fork, not one warning per archive left behind.
+    assert not [text for _, text in h.ui.notifications if "is unavailable" in text]
     # The fork's history is its current window only ...
     listed = json.loads(answer_history(h.mode.tree.reader(), "list_windows", {}).text)
     assert [w["window_id"] for w in listed["windows"]] == [h.mode.windows.current.current_window_id]
