@@ -28,7 +28,7 @@ Input during a rollover
     out of the host's queues when the rollover is scheduled — the aborted run would
     otherwise deliver them into the old window — and queued again, each in its own queue,
     right after the marker. Custom messages other plugins send to start a turn while the
-    rollover completes (from ``ctx_session_tree``, say) are held by the host
+    rollover is under way (from ``ctx_session_tree``, say) are held by the host
     (:meth:`~ctxmodes.hostapi.HostSession.hold_turns`) and delivered after the marker too:
     only the marker may start the next turn. Input may arrive on another thread, so the
     held list and the phase it depends on are guarded by a lock.
@@ -128,6 +128,8 @@ class RolloverCoordinator:
         #: Messages that were queued for the run that called ``new_context``, taken out of
         #: the queues so that the aborted run cannot deliver them into the old window.
         self._taken: list[tuple[StreamingBehavior, QueuedMessage]] = []
+        #: Other plugins' turn requests, held from ``new_context`` until the marker is sent.
+        self._turns: TurnHold | None = None
 
     @property
     def pending(self) -> PendingRollover | None:
@@ -164,6 +166,10 @@ class RolloverCoordinator:
         self._taken = [
             (queue, message) for queue in QUEUES for message in session.take_queued(queue)
         ]
+        # Other plugins may ask for a turn before the marker exists (while the run ends, or
+        # from ctx_session_tree during the navigation): only the marker, the last entry the
+        # model sees, may start one; theirs follow it.
+        self._turns = session.hold_turns()
         session.abort()
         return new_context_outcome(started=True, terminate=True)
 
@@ -196,11 +202,10 @@ class RolloverCoordinator:
         """Complete the pending rollover, if any; True when there was one (whether it
         succeeded or failed)."""
         pending, self._pending = self._pending, None
+        turns, self._turns = self._turns, None
         if pending is None:
             return False
-        # Other plugins may ask for a turn meanwhile (from ctx_session_tree, say): only the
-        # marker, the last entry the model sees, may start one; theirs follow it.
-        turns = self._session.hold_turns()
+        assert turns is not None
         try:
             self._complete(pending, turns)
         except (CtxmodesError, OSError) as error:

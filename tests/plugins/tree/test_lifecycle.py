@@ -388,6 +388,12 @@ def test_a_plugin_turn_requested_during_the_rollover_navigation_runs_after_the_m
         def ctx_session_tree(self, session, event) -> None:
             session.send_custom_message("reactor", "the tree moved", trigger_turn=True)
 
+        @hookimpl
+        def ctx_tool_result(self, session, event) -> None:
+            if event.tool_name == "new_context":
+                # While the aborted run is still ending.
+                session.send_custom_message("reactor", "a window closes", trigger_turn=True)
+
     h = harness(
         [respond.call("new_context"), respond.text("window 1"), respond.text("reacted")],
         plugins=[Reactor()],
@@ -396,8 +402,9 @@ def test_a_plugin_turn_requested_during_the_rollover_navigation_runs_after_the_m
     _, _, snapshot, marker = rollover_entries(h)
     assert marker.parent_id == snapshot.id
     branch = h.manager.get_branch_ids()
-    (reaction,) = h.of_type("reactor")
-    assert branch.index(marker.id) < branch.index(reaction.id)
+    closing, reaction = h.of_type("reactor")
+    assert (closing.content, reaction.content) == ("a window closes", "the tree moved")
+    assert branch.index(marker.id) < branch.index(closing.id) < branch.index(reaction.id)
     # Every request of the new window opens with its marker, the reaction after it.
     new_window = h.requests()[1:]
     assert new_window
@@ -405,7 +412,8 @@ def test_a_plugin_turn_requested_during_the_rollover_navigation_runs_after_the_m
         first = request.messages[0]
         assert isinstance(first, DeveloperMessage)
         assert first.content[0].text == marker.content
-    assert "the tree moved" in str(new_window[0].messages[1:])
+    assert "a window closes" in str(new_window[0].messages[1:])
+    assert "the tree moved" in str(new_window[-1].messages[1:])
 
 
 def test_a_fork_says_its_history_starts_at_the_fork_and_the_original_keeps_its_archives(
