@@ -63,16 +63,17 @@ if TYPE_CHECKING:
     )
     from ctxmodes.hostapi import HostSession
     from ctxmodes.modes import ModeSpec
+    from ctxmodes.providers.registry import ModelRegistration
     from ctxmodes.session.models import AgentMessage
     from ctxmodes.tools.base import Tool
 
 PROJECT_NAME = "ctxmodes"
 
-#: Hooks the command line calls, outside any session.
-CLI_HOOKS: frozenset[str] = frozenset({"ctx_register_cli_commands"})
-#: Hooks a mode's plugin module implements at import level; every other hook belongs to the
-#: per-session mode object and fires only while that mode is active.
-MODULE_HOOKS: frozenset[str] = frozenset({"ctx_register_modes", *CLI_HOOKS})
+#: Hooks called outside any session: by the command line and by the model registry.
+SESSIONLESS_HOOKS: frozenset[str] = frozenset({"ctx_register_cli_commands", "ctx_register_models"})
+#: Hooks a plugin module implements at import level; every other hook of a mode belongs to
+#: its per-session object and fires only while that mode is active.
+MODULE_HOOKS: frozenset[str] = frozenset({"ctx_register_modes", *SESSIONLESS_HOOKS})
 
 hookspec = pluggy.HookspecMarker(PROJECT_NAME)
 hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
@@ -96,6 +97,28 @@ def ctx_register_modes(register: Callable[[ModeSpec], None]) -> None:
     are looked up by name, never chosen by call order.
 
     .. versionadded:: 0.1
+    """
+
+
+@hookspec
+def ctx_register_models(register: Callable[[ModelRegistration], None]) -> None:
+    """Declare models, and the providers that serve them.
+
+    :param register: call it with a :class:`ctxmodes.providers.catalog.ModelSpec` (a model
+        on an endpoint, spoken to by the built-in transport of its ``api``), or with a
+        :class:`ctxmodes.providers.registry.ProviderScheme` (a ``scheme:ARGUMENT`` spec such
+        as ``scripted:FILE`` and the factory that builds its provider). A model registered
+        again under the same ``provider/id`` replaces the earlier registration, so
+        configured models override built-in tables.
+    :return: nothing.
+
+    Called once per :class:`ctxmodes.providers.registry.ProviderRegistry` built from a
+    plugin manager (``ctxmodes run``, ``ctxmodes models``, host start-up), in pluggy's call
+    order: later-registered plugins first; a scheme registered twice is an error. The
+    built-in tables are registered by the default plugin ``ctxmodes.providers.builtin``
+    exactly this way, and configured endpoints by its ``ConfiguredProviders`` (called last).
+
+    .. versionadded:: 0.2
     """
 
 
@@ -145,7 +168,7 @@ def ctx_register_cli_commands(register: Callable[[CliCommand], None]) -> None:
     first in ``--help``, then plugins' commands in plugin-name order. Keep it import-light:
     the command imports what it needs when it runs.
 
-    .. versionadded:: 0.1
+    .. versionadded:: 0.2
     """
 
 

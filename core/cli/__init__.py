@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 COMMAND_MODULES: tuple[str, ...] = (
     "ctxmodes.cli.run_cmd",
     "ctxmodes.cli.modes_cmd",
+    "ctxmodes.cli.models_cmd",
     "ctxmodes.cli.config_cmd",
     "ctxmodes.cli.retrieval_cmd",
     "ctxmodes.cli.session_cmd",

@@ -8,10 +8,11 @@ TypeScript extension.
 
 A managed mode is a :class:`ManagedMode` — which owns every hook — assembled from
 :class:`WindowStrategies`: the window state, the projection, the rollover, the compaction
-policy and the history. The kit provides Local's parts (:class:`LatestWindowProjection`,
-:class:`SameBranchRollover`, :class:`TrimOnceCompaction`, :class:`SessionHistory`); a mode
-writes only the parts it changes, against the protocols below, using the window state,
-markers, history and note types for them.
+policy, the retrieval and the request shaping. The kit provides Local's parts
+(:meth:`WindowStrategies.defaults`: :class:`LatestWindowProjection`,
+:class:`SameBranchRollover`, :class:`TrimOnceCompaction`, :class:`LocalRetrieval`,
+:class:`PlaintextShaping`); a mode writes only the parts it changes, against the protocols
+below, using the window state, markers, history, note and tool types for them.
 """
 
 from ctxmodes.windows.budget import ContextRemaining
@@ -19,16 +20,20 @@ from ctxmodes.windows.compaction import is_no_summary_compaction
 from ctxmodes.windows.history import HistoryItem, HistorySource, ItemFilter
 from ctxmodes.windows.history_items import ItemFields, stored_item
 from ctxmodes.windows.history_reader import HistoryReader
-from ctxmodes.windows.identity import WindowIdentity
+from ctxmodes.windows.identity import WindowIdentity, next_identity
 from ctxmodes.windows.managed import ManagedMode
 from ctxmodes.windows.marker import (
     CONTEXT_WINDOW_CUSTOM_TYPE,
+    ROOT_AGENT_NAME,
     MalformedMarkerError,
     WindowMarker,
     stored_marker_details,
+    window_marker,
 )
-from ctxmodes.windows.note_entries import NOTE_CUSTOM_TYPE, NOTE_SNAPSHOT_CUSTOM_TYPE
+from ctxmodes.windows.note_entries import NOTE_CUSTOM_TYPE, NOTE_SNAPSHOT_CUSTOM_TYPE, utf8_length
 from ctxmodes.windows.projection import project_latest_window, strip_markers
+from ctxmodes.windows.retrieval import DETAILS_KEY
+from ctxmodes.windows.routing import unroute_message
 from ctxmodes.windows.state import TrackedWindowState, WindowState
 from ctxmodes.windows.stored import StoredEntry
 from ctxmodes.windows.strategies import (
@@ -36,6 +41,11 @@ from ctxmodes.windows.strategies import (
     CompactionPolicy,
     HistoryProvider,
     LatestWindowProjection,
+    LocalRetrieval,
+    NewWindowMarker,
+    PlaintextShaping,
+    RequestShaping,
+    Retrieval,
     Rollover,
     SameBranchRollover,
     SessionHistory,
@@ -43,20 +53,37 @@ from ctxmodes.windows.strategies import (
     WindowProjection,
     WindowStateHolder,
     WindowStrategies,
+    namespaced_tools,
 )
-from ctxmodes.windows.thread_hint import RECOVERY_USER_ITEM_LIMIT, PreviousWindowIds
-from ctxmodes.windows.tools import CONTEXT_TOOL_NAMES, new_context_outcome
+from ctxmodes.windows.thread_hint import (
+    RECOVERY_USER_ITEM_LIMIT,
+    THREAD_HINT_MAX_BYTES,
+    PreviousWindowIds,
+)
+from ctxmodes.windows.tools import (
+    CONTEXT_TOOL_NAMES,
+    FAMILIES,
+    OPERATIONS,
+    Family,
+    new_context_outcome,
+)
 from ctxmodes.windows.window_log import LogWindow, WindowLog
 
 __all__ = [
     "CONTEXT_TOOL_NAMES",
     "CONTEXT_WINDOW_CUSTOM_TYPE",
+    "DETAILS_KEY",
+    "FAMILIES",
     "NOTE_CUSTOM_TYPE",
     "NOTE_SNAPSHOT_CUSTOM_TYPE",
+    "OPERATIONS",
     "RECOVERY_USER_ITEM_LIMIT",
+    "ROOT_AGENT_NAME",
+    "THREAD_HINT_MAX_BYTES",
     "Assemble",
     "CompactionPolicy",
     "ContextRemaining",
+    "Family",
     "HistoryItem",
     "HistoryProvider",
     "HistoryReader",
@@ -64,10 +91,15 @@ __all__ = [
     "ItemFields",
     "ItemFilter",
     "LatestWindowProjection",
+    "LocalRetrieval",
     "LogWindow",
     "MalformedMarkerError",
     "ManagedMode",
+    "NewWindowMarker",
+    "PlaintextShaping",
     "PreviousWindowIds",
+    "RequestShaping",
+    "Retrieval",
     "Rollover",
     "SameBranchRollover",
     "SessionHistory",
@@ -82,9 +114,14 @@ __all__ = [
     "WindowStateHolder",
     "WindowStrategies",
     "is_no_summary_compaction",
+    "namespaced_tools",
     "new_context_outcome",
+    "next_identity",
     "project_latest_window",
     "stored_item",
     "stored_marker_details",
     "strip_markers",
+    "unroute_message",
+    "utf8_length",
+    "window_marker",
 ]

@@ -105,14 +105,17 @@ class RetrievalTool(_ContextTool):
             family=self._family,
             action=action if isinstance(action, str) else "",
             arguments=arguments,
+            signal=context.signal,
         )
         hooks = context.hooks
         result = hooks.retrieve(request) if hooks else None
         if result is None:
             text = RETRIEVAL_UNAVAILABLE.format(family=self._family, action=request.action)
             return ToolResult.error(text)
-        return ToolResult.text(
-            result.text, details=result.details or None, is_error=result.is_error
+        return ToolResult(
+            content=[TextContent(text=result.text), *result.images],
+            details=result.details or None,
+            is_error=result.is_error,
         )
 
 

@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, final
 
 from ctxmodes import hookimpl
 from ctxmodes.compaction.tokens import calculate_context_tokens
-from ctxmodes.errors import CtxmodesError
 from ctxmodes.events import (
     CompactionDecision,
     CompactionEvent,
@@ -38,18 +37,14 @@ from ctxmodes.events import (
     SessionStartReason,
     TreeNavigationEvent,
 )
-from ctxmodes.providers.base import NamespaceToolSchema, ToolSchema
 from ctxmodes.session.models import AgentMessage, AssistantMessage
 from ctxmodes.windows.agent_tools import context_tools
 from ctxmodes.windows.budget import ContextRemaining, context_remaining, remaining_tokens
 from ctxmodes.windows.compaction import no_summary_compaction
 from ctxmodes.windows.marker import WindowMarker
-from ctxmodes.windows.notes import PreparedNoteWrite
 from ctxmodes.windows.projection import DeveloperMessageBridge
-from ctxmodes.windows.retrieval import answer_history, answer_notes
-from ctxmodes.windows.routing import route_message, unroute_message
+from ctxmodes.windows.routing import route_message
 from ctxmodes.windows.strategies import Assemble, WindowStrategies
-from ctxmodes.windows.tools import FAMILIES, namespace_tool
 
 if TYPE_CHECKING:
     from ctxmodes.hostapi import HostSession
@@ -74,6 +69,9 @@ class ManagedMode:
         self._parts: WindowStrategies | None = None
         self._bridge = DeveloperMessageBridge()
         self._context_tokens: int | None = None
+        #: Why the current session started (``None`` before ``ctx_session_start``), for
+        #: parts that react to it (Tree tells a fork which archives stayed behind).
+        self.start_reason: SessionStartReason | None = None
 
     def __init_subclass__(cls, **kwargs: object) -> None:
         raise TypeError(
@@ -151,17 +149,7 @@ class ManagedMode:
 
     def retrieve(self, request: RetrievalRequest) -> RetrievalResult:
         """Answer one ``history`` or ``notes`` operation."""
-        if request.family == "history":
-            return answer_history(self.parts.history.reader(), request.action, request.arguments)
-        return answer_notes(self.windows.notes, request.action, request.arguments, self._persist)
-
-    def _persist(self, prepared: PreparedNoteWrite) -> str:
-        try:
-            return self._session.session_manager.append_custom_entry(
-                prepared.custom_type, prepared.data.dump()
-            )
-        except OSError as error:
-            raise CtxmodesError(f"the note could not be saved: {error}") from error
+        return self.parts.retrieval.retrieve(request)
 
     # -- hooks ----------------------------------------------------------------------------
 
@@ -172,6 +160,7 @@ class ManagedMode:
         self._close_parts()
         self._session = session
         self._context_tokens = None
+        self.start_reason = reason
         self._parts = self._assemble(self)
 
     @hookimpl
@@ -205,15 +194,7 @@ class ManagedMode:
 
     @hookimpl
     def ctx_provider_request(self, session: HostSession, event: ProviderRequestEvent) -> None:
-        request = event.request
-        namespaced = event.capabilities.namespaced_tools
-        messages = self._bridge.promote(request.messages)
-        if namespaced:
-            messages = [
-                unroute_message(m) if isinstance(m, AssistantMessage) else m for m in messages
-            ]
-            request.tools = _namespaced_tools(request.tools)
-        request.messages = messages
+        self.parts.shaping.shape(event, self._bridge.promote(event.request.messages))
 
     @hookimpl
     def ctx_message_end(self, session: HostSession, message: AgentMessage) -> AgentMessage | None:
@@ -266,30 +247,3 @@ class ManagedMode:
     @hookimpl
     def ctx_session_compact(self, session: HostSession, event: CompactionEvent) -> None:
         self.parts.compaction.compacted(event)
-
-
-def _namespaced_tools(
-    tools: list[ToolSchema | NamespaceToolSchema],
-) -> list[ToolSchema | NamespaceToolSchema]:
-    """Replace the flat ``history``/``notes`` routers by their plaintext namespaces."""
-    shaped: list[ToolSchema | NamespaceToolSchema] = []
-    for tool in tools:
-        if isinstance(tool, ToolSchema) and tool.name in FAMILIES:
-            spec = namespace_tool(tool.name)
-            shaped.append(
-                NamespaceToolSchema(
-                    name=spec["name"],
-                    description=spec["description"],
-                    tools=[
-                        ToolSchema(
-                            name=fn["name"],
-                            description=fn["description"],
-                            parameters=fn["parameters"],
-                        )
-                        for fn in spec["tools"]
-                    ],
-                )
-            )
-        else:
-            shaped.append(tool)
-    return shaped

@@ -7,12 +7,14 @@ one :class:`WindowStrategies` bundle, built for each session start:
 * ``projection`` — what the model sees (:class:`WindowProjection`);
 * ``rollover`` — what ``new_context`` does, and what happens around it (:class:`Rollover`);
 * ``compaction`` — the compaction policy (:class:`CompactionPolicy`);
-* ``history`` — what the ``history`` tool reads (:class:`HistoryProvider`).
+* ``retrieval`` — where ``history`` and ``notes`` are answered (:class:`Retrieval`);
+* ``shaping`` — the provider request's tools and replay (:class:`RequestShaping`).
 
 The kit's own parts are Local's: :class:`LatestWindowProjection`, :class:`SameBranchRollover`
-(the next marker on the same branch, with the one-time trim), :class:`TrimOnceCompaction`
-and :class:`SessionHistory`. Any mode may use them; Remote and third-party modes use them
-without importing another mode.
+(the next marker on the same branch, with the one-time trim), :class:`TrimOnceCompaction`,
+:class:`LocalRetrieval` (history from the branch, notes in the file) and
+:class:`PlaintextShaping`. :meth:`WindowStrategies.defaults` builds them with any replaced;
+Remote and third-party modes use them without importing another mode.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
+from ctxmodes.errors import CtxmodesError
 from ctxmodes.events import (
     CompactionDecision,
     CompactionEvent,
@@ -29,12 +32,20 @@ from ctxmodes.events import (
     InputEvent,
     NewContextOutcome,
     NewContextRequest,
+    ProviderRequestEvent,
+    RetrievalRequest,
+    RetrievalResult,
     TreeNavigationEvent,
 )
+from ctxmodes.providers.base import NamespaceToolSchema, RequestMessage, ToolSchema
+from ctxmodes.session.models import AssistantMessage
 from ctxmodes.windows.compaction import is_no_summary_compaction
+from ctxmodes.windows.notes import PreparedNoteWrite
 from ctxmodes.windows.projection import latest_boundary_window_id, project_latest_window
+from ctxmodes.windows.retrieval import answer_history, answer_notes
+from ctxmodes.windows.routing import unroute_message
 from ctxmodes.windows.state import TrackedWindowState
-from ctxmodes.windows.tools import new_context_outcome
+from ctxmodes.windows.tools import FAMILIES, namespace_tool, new_context_outcome
 
 if TYPE_CHECKING:
     from ctxmodes.session.models import AgentMessage
@@ -98,9 +109,29 @@ class CompactionPolicy(Protocol):
 
 
 class HistoryProvider(Protocol):
-    """Where the ``history`` tool reads."""
+    """Where the ``history`` tool reads (for :class:`LocalRetrieval`)."""
 
     def reader(self) -> HistoryReader: ...
+
+
+class Retrieval(Protocol):
+    """Where ``history`` and ``notes`` are answered."""
+
+    def retrieve(self, request: RetrievalRequest) -> RetrievalResult:
+        """One operation; expected failures are error results, not exceptions."""
+
+
+class RequestShaping(Protocol):
+    """What the provider request looks like for this mode and this model."""
+
+    def shape(self, event: ProviderRequestEvent, messages: list[RequestMessage]) -> None:
+        """Set ``event.request`` from ``messages`` (the markers already promoted to
+        developer messages): tools, replayed calls, headers."""
+
+
+#: The marker of the window a rollover opens now (``trim_previous_window`` as for
+#: :func:`~ctxmodes.windows.marker.window_marker`).
+NewWindowMarker = Callable[[bool], "WindowMarker"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,26 +142,31 @@ class WindowStrategies:
     projection: WindowProjection
     rollover: Rollover
     compaction: CompactionPolicy
-    history: HistoryProvider
+    retrieval: Retrieval
+    shaping: RequestShaping
 
     @classmethod
     def defaults(
         cls,
         mode: ManagedMode,
         *,
+        state: WindowStateHolder | None = None,
         projection: WindowProjection | None = None,
         rollover: Rollover | None = None,
         compaction: CompactionPolicy | None = None,
-        history: HistoryProvider | None = None,
+        retrieval: Retrieval | None = None,
+        shaping: RequestShaping | None = None,
     ) -> WindowStrategies:
         """The kit's parts (Local's) for ``mode``'s session, with any of them replaced; the
-        state follows the session file (:class:`~ctxmodes.windows.state.TrackedWindowState`)."""
+        default state follows the session file
+        (:class:`~ctxmodes.windows.state.TrackedWindowState`)."""
         return cls(
-            state=TrackedWindowState(mode.session.session_manager),
+            state=state or TrackedWindowState(mode.session.session_manager),
             projection=projection or LatestWindowProjection(),
             rollover=rollover or SameBranchRollover(mode),
             compaction=compaction or TrimOnceCompaction(mode),
-            history=history or SessionHistory(mode),
+            retrieval=retrieval or LocalRetrieval(mode),
+            shaping=shaping or PlaintextShaping(),
         )
 
 
@@ -153,10 +189,15 @@ class SameBranchRollover:
     """``new_context`` appends the next marker at once, on the same branch, as steering that
     starts the next turn, marked ``trimPreviousWindow`` so that the next threshold compaction
     may cut at that boundary once. A second call before any request has carried the new
-    marker is answered "already scheduled"."""
+    marker is answered "already scheduled".
 
-    def __init__(self, mode: ManagedMode) -> None:
+    :param new_window: builds the marker a rollover opens (Remote adds its backend's thread
+        hint); by default the window state's next marker, with the hint from this branch.
+    """
+
+    def __init__(self, mode: ManagedMode, new_window: NewWindowMarker | None = None) -> None:
         self._mode = mode
+        self._new_window = new_window
         #: The window a ``new_context`` call opened whose marker no request has carried yet.
         self._pending_window_id: str | None = None
 
@@ -167,9 +208,15 @@ class SameBranchRollover:
     def request(self, request: NewContextRequest) -> NewContextOutcome:
         if self._pending_window_id is not None:
             return new_context_outcome(started=False)
-        marker = self._mode.windows.next_window_marker(trim_previous_window=True)
+        marker = next_marker(self._mode, self._new_window, trim_previous_window=True)
         self._pending_window_id = marker.details.context_management.current_window_id
+        # Steering queued during this turn would reach the model before the marker, in the
+        # window being closed, and go unanswered: it follows the marker instead.
+        session = self._mode.session
+        steering = session.take_queued("steer")
         self._mode.send_marker(marker, trigger_turn=True)
+        for message in steering:
+            session.enqueue(message, deliver_as="steer")
         return new_context_outcome(started=True)
 
     def projected(self, messages: Sequence[AgentMessage]) -> None:
@@ -190,7 +237,19 @@ class SameBranchRollover:
         return False
 
     def fresh_window(self) -> WindowMarker | None:
-        return self._mode.windows.initial_window_marker()
+        windows = self._mode.windows
+        if self._new_window is None:
+            return windows.initial_window_marker()
+        return self._new_window(False) if windows.current is None else None
+
+
+def next_marker(
+    mode: ManagedMode, new_window: NewWindowMarker | None, *, trim_previous_window: bool
+) -> WindowMarker:
+    """The marker of the window opened now: ``new_window``'s, or the window state's."""
+    if new_window is not None:
+        return new_window(trim_previous_window)
+    return mode.windows.next_window_marker(trim_previous_window=trim_previous_window)
 
 
 class TrimOnceCompaction:
@@ -200,8 +259,9 @@ class TrimOnceCompaction:
     latest boundary, then open a fresh window (an overflow's window starts a turn, since the
     interrupted request goes on)."""
 
-    def __init__(self, mode: ManagedMode) -> None:
+    def __init__(self, mode: ManagedMode, new_window: NewWindowMarker | None = None) -> None:
         self._mode = mode
+        self._new_window = new_window
 
     def before_compact(self, request: CompactionRequest) -> CompactionDecision | None:
         if request.trigger == "threshold":
@@ -218,7 +278,8 @@ class TrimOnceCompaction:
     def compacted(self, event: CompactionEvent) -> None:
         if event.trigger == "threshold" or not is_no_summary_compaction(event.entry):
             return  # the one-time trim keeps the current window
-        marker = self._mode.windows.next_window_marker()
+        marker = next_marker(self._mode, self._new_window, trim_previous_window=False)
+        # After an overflow the interrupted request must go on, in the fresh window.
         self._mode.send_marker(marker, trigger_turn=event.trigger == "overflow")
 
 
@@ -230,3 +291,69 @@ class SessionHistory:
 
     def reader(self) -> HistoryReader:
         return self._mode.windows.reader()
+
+
+class LocalRetrieval:
+    """``history`` from ``history`` (by default the active branch's windows) and ``notes``
+    as entries of the session file, both answered on this machine."""
+
+    def __init__(self, mode: ManagedMode, history: HistoryProvider | None = None) -> None:
+        self._mode = mode
+        self._history = history or SessionHistory(mode)
+
+    def retrieve(self, request: RetrievalRequest) -> RetrievalResult:
+        if request.family == "history":
+            return answer_history(self._history.reader(), request.action, request.arguments)
+        notes = self._mode.windows.notes
+        return answer_notes(notes, request.action, request.arguments, self._persist)
+
+    def _persist(self, prepared: PreparedNoteWrite) -> str:
+        try:
+            return self._mode.session.session_manager.append_custom_entry(
+                prepared.custom_type, prepared.data.dump()
+            )
+        except OSError as error:
+            raise CtxmodesError(f"the note could not be saved: {error}") from error
+
+
+class PlaintextShaping:
+    """Where the model accepts namespaced tools, ``history`` and ``notes`` are offered as
+    plaintext namespaces and routed calls are replayed in that shape; elsewhere the flat
+    routers stay."""
+
+    def shape(self, event: ProviderRequestEvent, messages: list[RequestMessage]) -> None:
+        request = event.request
+        if event.capabilities.namespaced_tools:
+            messages = [
+                unroute_message(m) if isinstance(m, AssistantMessage) else m for m in messages
+            ]
+            request.tools = namespaced_tools(request.tools)
+        request.messages = messages
+
+
+def namespaced_tools(
+    tools: list[ToolSchema | NamespaceToolSchema], *, encrypted: bool = False
+) -> list[ToolSchema | NamespaceToolSchema]:
+    """Replace the flat ``history``/``notes`` routers by their namespaces: plaintext, or
+    with ``encrypted`` the native Codex shape Remote offers."""
+    shaped: list[ToolSchema | NamespaceToolSchema] = []
+    for tool in tools:
+        if isinstance(tool, ToolSchema) and tool.name in FAMILIES:
+            spec = namespace_tool(tool.name, encrypted=encrypted)
+            shaped.append(
+                NamespaceToolSchema(
+                    name=spec["name"],
+                    description=spec["description"],
+                    tools=[
+                        ToolSchema(
+                            name=fn["name"],
+                            description=fn["description"],
+                            parameters=fn["parameters"],
+                        )
+                        for fn in spec["tools"]
+                    ],
+                )
+            )
+        else:
+            shaped.append(tool)
+    return shaped

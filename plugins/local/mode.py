@@ -12,7 +12,9 @@ strategies:
   ``/compact`` and overflow write the fixed no-summary compaction at the latest boundary and
   then open a fresh window — :class:`TrimOnceCompaction`.
 
-History and notes are read from the session file alone.
+History is read from the branch and notes are entries of the file (:class:`LocalRetrieval`);
+each new window's thread hint is built from them. Remote uses the same rollover and
+compaction policy from the kit.
 """
 
 from __future__ import annotations

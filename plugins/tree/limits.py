@@ -9,16 +9,21 @@ from dataclasses import dataclass
 class ArchiveLimits:
     """Hard bounds on what one archive may cost.
 
-    :param max_depth: entries walked from the archived leaf towards the branch base; a
-        longer path cannot be verified, so the archive is unavailable.
+    :param max_depth: entries from the archived leaf to the branch base; a longer path is
+        not verified, so the archive is unavailable. Verification reads the path from the
+        store's parent index (C-level list operations, no entry decoded), so the default
+        exceeds any session a process can hold: the first rollover of a long Pi session
+        switched to Tree archives its whole branch, and the coordinator refuses, before
+        writing anything, a rollover whose archive would exceed this bound.
     :param max_items: archived entries normalized into history items per archive (the
         newest ones; each gives at most one item).
-    :param max_chars: characters of raw item content kept per archive (the newest ones).
+    :param max_bytes: bytes of the session file the archived lines read per archive span
+        (the newest ones).
     """
 
-    max_depth: int = 50_000
+    max_depth: int = 10_000_000
     max_items: int = 5_000
-    max_chars: int = 4_000_000
+    max_bytes: int = 8_000_000
 
 
 DEFAULT_LIMITS = ArchiveLimits()

@@ -15,7 +15,9 @@ four context tools, developer-role markers, namespace routing). Its parts:
   navigation is recognised and left alone;
 * compaction: threshold compaction is cancelled; manual ``/compact`` lets Pi write its
   readable cumulative summary and then opens a fresh window (the safe point to leave Tree);
-  an overflow writes the fixed no-summary compaction and rolls over.
+  an overflow writes the fixed no-summary compaction and rolls over;
+* forks: a fork keeps Pi's semantics (only the active path is copied), so the archived
+  windows stay in the original file; the user is told once, when the fork starts.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from ctxmodes import (
 )
 from ctxmodes.session.models import AgentMessage
 from ctxmodes.windows import (
+    LocalRetrieval,
     ManagedMode,
     WindowMarker,
     WindowStrategies,
@@ -44,6 +47,52 @@ from ctxmodes_tree.coordinator import FAILURE_PREFIX, RolloverCoordinator, Rollo
 from ctxmodes_tree.projection import project_tree_context
 from ctxmodes_tree.settings import TreeSettings
 from ctxmodes_tree.state import TreeState
+from ctxmodes_tree.traversal import ArchiveRejection
+
+ARCHIVE_REJECTED = "Tree archive {id} is unavailable: {reason}"
+
+#: Why an archive of a forked session is unavailable: its window is not in the file.
+_NOT_IN_FILE = frozenset({ArchiveRejection.MISSING_PARENT, ArchiveRejection.NO_BRANCH_BASE})
+
+
+def fork_notice(missing: int) -> str:
+    """What a forked session tells the user about the archived windows it left behind."""
+    windows = "window" if missing == 1 else "windows"
+    return (
+        f"This fork holds only the active path: {missing} archived {windows} stayed in the "
+        "original session, so history here starts at the fork (the original session still "
+        "has them)."
+    )
+
+
+class RejectionReport:
+    """Tells the user, once per manifest and session, that an archive is unavailable: the
+    model then sees the summary that manifest claims, and history cannot read its window.
+    While a fork starts, the archives whose windows stayed in the original file are only
+    counted, for one notice."""
+
+    def __init__(self, session: HostSession) -> None:
+        self._session = session
+        self._fork_missing: int | None = None
+
+    def __call__(self, manifest_id: str, reason: ArchiveRejection) -> None:
+        if self._fork_missing is not None and reason in _NOT_IN_FILE:
+            self._fork_missing += 1
+            return
+        message = ARCHIVE_REJECTED.format(id=manifest_id, reason=reason)
+        self._session.ui.notify(message, "warning")
+
+    def report_fork(self, tree: TreeState) -> None:
+        """A fork holds only the active path (as Pi's createBranchedSession): the archived
+        side branches stayed in the original file, and the user should know."""
+        self._fork_missing = 0
+        try:
+            tree.archives.has_rejections()  # reads the branch, reporting rejections
+            missing = self._fork_missing
+        finally:
+            self._fork_missing = None
+        if missing:
+            self._session.ui.notify(fork_notice(missing), "warning")
 
 
 class TreeProjection:
@@ -137,14 +186,18 @@ def tree_mode(session: HostSession, settings: TreeSettings | None = None) -> Man
     chosen = settings if settings is not None else TreeSettings()
 
     def assemble(mode: ManagedMode) -> WindowStrategies:
-        tree = TreeState(mode.session.session_manager, chosen.limits())
+        report = RejectionReport(mode.session)
+        tree = TreeState(mode.session.session_manager, chosen.limits(), on_rejected=report)
+        if mode.start_reason == "fork":
+            report.report_fork(tree)
         coordinator = RolloverCoordinator(mode.session, tree)
-        return WindowStrategies(
+        return WindowStrategies.defaults(
+            mode,
             state=tree,
             projection=TreeProjection(tree),
             rollover=TreeRollover(mode, tree, coordinator),
             compaction=TreeCompaction(mode, coordinator),
-            history=tree,
+            retrieval=LocalRetrieval(mode, history=tree),
         )
 
     return ManagedMode(session, assemble)

@@ -18,17 +18,18 @@ class TreeSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    #: Entries walked from an archived leaf back to its branch base; a longer archived
-    #: path cannot be verified, so that archive is unavailable to ``history``.
+    #: Entries from an archived leaf back to its branch base; a longer archived path is
+    #: not verified (that archive is unavailable to ``history``), and a rollover whose
+    #: archive would be longer is refused before anything is written.
     archive_max_depth: int = Field(default=DEFAULT_LIMITS.max_depth, ge=1)
     #: Archived entries kept as history items per archive (the newest ones).
     archive_max_items: int = Field(default=DEFAULT_LIMITS.max_items, ge=1)
-    #: Characters of raw archived content kept per archive (the newest ones).
-    archive_max_chars: int = Field(default=DEFAULT_LIMITS.max_chars, ge=1)
+    #: Bytes of the session file read for the archived lines of one archive (the newest).
+    archive_max_bytes: int = Field(default=DEFAULT_LIMITS.max_bytes, ge=1)
 
     def limits(self) -> ArchiveLimits:
         return ArchiveLimits(
             max_depth=self.archive_max_depth,
             max_items=self.archive_max_items,
-            max_chars=self.archive_max_chars,
+            max_bytes=self.archive_max_bytes,
         )

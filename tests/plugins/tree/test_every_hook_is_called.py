@@ -112,11 +112,12 @@ class Probe:
 
 
 def session_hookspecs() -> set[str]:
-    """Every hookspec a session calls (the command-line hook is called by the CLI)."""
+    """Every hookspec a session calls (the others are called by the command line and the
+    model registry)."""
     return {
         name
         for name in dir(hookspecs)
-        if name.startswith("ctx_") and name not in hookspecs.CLI_HOOKS
+        if name.startswith("ctx_") and name not in hookspecs.SESSIONLESS_HOOKS
     }
 
 

@@ -45,7 +45,7 @@ def test_config_show_prints_mode_settings_with_sources(configured, capsys):
     assert main(["config", "show", "--json"]) == 0
     shown = json.loads(capsys.readouterr().out)
     assert shown["modes.tree.archive_max_items"] == {"value": 10, "source": str(configured)}
-    assert shown["modes.tree.archive_max_depth"] == {"value": 50_000, "source": "default"}
+    assert shown["modes.tree.archive_max_depth"] == {"value": 10_000_000, "source": "default"}
 
 
 @pytest.mark.parametrize(
