@@ -52,8 +52,10 @@ def capabilities_for(model: ModelSpec) -> ModelCapabilities:
             namespaced_tools=True,
             images=model.images,
         )
+    from ctxmodes.providers.completions_compat import resolve_compat
+
     return ModelCapabilities(
-        developer_role=model.flag("supportsDeveloperRole", True) is not False,
+        developer_role=resolve_compat(model)["supportsDeveloperRole"] is not False,
         namespaced_tools=False,
         images=model.images,
     )

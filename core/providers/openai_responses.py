@@ -22,7 +22,7 @@ MIN_OUTPUT_TOKENS = 16
 PROMPT_CACHE_KEY_MAX = 64
 
 
-def _cache_retention(options: StreamOptions) -> str:
+def cache_retention(options: StreamOptions) -> str:
     if options.cache_retention:
         return options.cache_retention
     env = options.env if options.env is not None else os.environ
@@ -86,7 +86,7 @@ def build_headers(
 def build_body(
     model: ModelSpec, context: PiContext, options: StreamOptions, effort: str | None, now_ms: Any
 ) -> dict[str, Any]:
-    retention = _cache_retention(options)
+    retention = cache_retention(options)
     body: dict[str, Any] = {
         "model": model.id,
         "input": responses_codec.convert_messages(
@@ -155,7 +155,7 @@ def _call(
     effort: str | None,
     output: dict[str, Any],
 ) -> None:
-    retention = _cache_retention(options)
+    retention = cache_retention(options)
     session = options.session_id if retention != "none" else None
     headers = build_headers(model, options, api_key, call.user_agent, session)
     body = build_body(model, context, options, effort, call.now_ms)

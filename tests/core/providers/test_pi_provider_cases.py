@@ -33,6 +33,7 @@ pytestmark = pytest.mark.pi
 #: own test below showing both behaviours.
 DELIBERATE = {
     "codex_crlf_frames_response_done": "Pi's Codex parser splits frames on \\n\\n only",
+    "completions_content_parts_array": "Pi appends typed content parts to text as JS values",
 }
 
 _DIR = cases_dir()
@@ -97,6 +98,27 @@ def test_crlf_framed_codex_stream_is_read_where_pi_fails() -> None:
     assert [request_view(r) for r in run.requests] == [
         request_view(r) for r in expected["requests"]
     ]
+
+
+def test_typed_content_parts_are_read_as_thinking_and_text_where_pi_stores_object_text() -> None:
+    name = "completions_content_parts_array"
+    if name not in _NAMES:
+        pytest.skip(f"{name} not among the cases")
+    _case, expected = _load(name)
+    run = _run(name)
+    assert expected["message"]["content"][0]["text"].startswith("[object Object]")
+    blocks = run.message["content"]
+    assert [block["type"] for block in blocks] == ["thinking", "text"]
+    assert blocks[0]["thinking"].startswith("Okay, the user is asking for the product of 17 and 23")
+    assert blocks[0]["thinking"].endswith("= 391.")
+    assert blocks[1]["text"] == "391"
+    assert "[object Object]" not in str(run.message)
+    # Everything else is Pi's: the request, usage, ids and stop reason.
+    assert [request_view(r) for r in run.requests] == [
+        request_view(r) for r in expected["requests"]
+    ]
+    for key in ("usage", "stopReason", "responseId", "responseModel", "rawStopReason"):
+        assert run.message[key] == expected["message"][key]
 
 
 def test_oracle_install_is_located() -> None:
