@@ -111,7 +111,7 @@ def builtin_registrations(
 def default_model_provider(model: ModelSpec, *, seam: Any = None) -> Provider:
     """A provider for a catalog model: the built-in transport of its ``api``, with its key
     from the configuration, the environment or Pi's ``auth.json``."""
-    from ctxmodes.providers.http_model import HttpModelProvider
+    from ctxmodes.providers.http_model import CodexModelProvider, HttpModelProvider
 
     configured = model.api_key
     env_var = configured[1:].strip("{}") if configured and configured.startswith("$") else None
@@ -122,7 +122,8 @@ def default_model_provider(model: ModelSpec, *, seam: Any = None) -> Provider:
         return resolve_api_key(model.provider, env_var=env_var)
 
     hint = missing_key_hint(model.provider, env_var)
-    return HttpModelProvider(model, api_key, missing_key_hint=hint, seam=seam)
+    kind = CodexModelProvider if model.api == "openai-codex-responses" else HttpModelProvider
+    return kind(model, api_key, missing_key_hint=hint, seam=seam)
 
 
 class BuiltinModels:

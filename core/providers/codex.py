@@ -80,6 +80,25 @@ def codex_url(base_url: str | None) -> str:
     return f"{normalized}/codex/responses"
 
 
+def backend_base(base_url: str | None) -> str:
+    """The backend base beside the model endpoint (``…/backend-api/codex``): where the
+    ``alpha/history`` and ``alpha/notes`` endpoints live."""
+    return codex_url(base_url).removesuffix("/responses")
+
+
+def identity_headers(token: str, user_agent: str) -> dict[str, str]:
+    """The account's authentication and Pi's identity, as every Codex backend call sends them.
+
+    :raises WireError: the token carries no account id.
+    """
+    return {
+        "authorization": f"Bearer {token}",
+        "chatgpt-account-id": account_id(token),
+        "originator": "pi",
+        "user-agent": user_agent,
+    }
+
+
 def build_headers(
     model: ModelSpec,
     options: StreamOptions,

@@ -19,7 +19,7 @@ from ctxmodes.providers.jsvalues import (
     stringify,
 )
 from ctxmodes.providers.transform import transform_messages
-from ctxmodes.providers.wire import Emit, WireEvent, calculate_cost
+from ctxmodes.providers.wire import Emit, WireError, WireEvent, calculate_cost
 
 #: The fields a server may stream thinking in, in the order Pi prefers them.
 REASONING_FIELDS = ("reasoning_content", "reasoning", "reasoning_text")
@@ -238,6 +238,9 @@ def convert_messages(
             text = "\n".join(block.get("text", "") for block in message["content"])
             role_name = "developer" if compat["supportsDeveloperRole"] else "system"
             params.append({"role": role_name, "content": sanitize_surrogates(text)})
+        elif role == "encryptedToolOutput":
+            # Ciphertext only the Codex backend reads; never sent anywhere else as text.
+            raise WireError("Encrypted tool output requires the Codex transport")
         elif role == "assistant":
             converted = _assistant_message(model, message, compat)
             if converted is not None:

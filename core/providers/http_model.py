@@ -11,11 +11,12 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterator
 from queue import Queue
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ctxmodes.abort import AbortSignal
 from ctxmodes.providers.base import (
     DeveloperMessage,
+    EncryptedToolOutput,
     ModelCapabilities,
     ModelInfo,
     ModelRequest,
@@ -32,6 +33,9 @@ from ctxmodes.providers.base import (
 )
 from ctxmodes.providers.catalog import ModelSpec
 from ctxmodes.session.models import AssistantMessage, ToolCall, to_json
+
+if TYPE_CHECKING:
+    from ctxmodes.providers.backend import BackendRoute
 
 ApiKeySource = Callable[[], str | None]
 
@@ -72,6 +76,15 @@ def _tool(tool: ToolSchema | NamespaceToolSchema) -> dict[str, Any]:
 
 
 def _message(message: Any) -> dict[str, Any]:
+    if isinstance(message, EncryptedToolOutput):
+        # Never persisted; the Responses codec sends ``output`` as the call's output items.
+        return {
+            "role": "encryptedToolOutput",
+            "toolCallId": message.tool_call_id,
+            "toolName": message.tool_name,
+            "output": message.output_items(),
+            "timestamp": message.timestamp or 0,
+        }
     if isinstance(message, DeveloperMessage):
         return {"role": "developer", "content": [to_json(block) for block in message.content]}
     return to_json(message)
@@ -188,3 +201,32 @@ class HttpModelProvider(Provider):
 
     def close(self) -> None:
         self._seam.close()
+
+
+class CodexModelProvider(HttpModelProvider):
+    """A model on the ChatGPT Codex backend, which also answers the backend calls of modes
+    (:class:`~ctxmodes.providers.backend.BackendAccess`): the same base, the same account
+    credentials, the same HTTP seam."""
+
+    #: Backend calls bound their own time (Remote: 35 s); the client imposes none.
+    BACKEND_TIMEOUT_S: float | None = None
+
+    def backend_route(self) -> BackendRoute:
+        from ctxmodes.providers.backend import BackendRoute
+        from ctxmodes.providers.codex import backend_base, identity_headers
+        from ctxmodes.providers.jsvalues import pi_user_agent
+        from ctxmodes.providers.wire import WireError
+
+        token = self._api_key()
+        if not token:
+            hint = f": {self._hint}" if self._hint else ""
+            raise ProviderError(f"No API key for provider: {self._model.provider}{hint}")
+        try:
+            headers = identity_headers(token, self._seam.user_agent or pi_user_agent())
+        except WireError as error:
+            raise ProviderError(str(error)) from None
+        return BackendRoute(
+            base_url=backend_base(self._model.base_url),
+            headers=headers,
+            client=self._seam.client(self.BACKEND_TIMEOUT_S),
+        )

@@ -142,6 +142,14 @@ def convert_messages(
             developer = model.flag("supportsDeveloperRole", True) is not False
             text = "\n".join(block.get("text", "") for block in message["content"])
             items.append({"role": "developer" if developer else "system", "content": _clean(text)})
+        elif kind == "encryptedToolOutput":
+            items.append(
+                {
+                    "type": "function_call_output",
+                    "call_id": message["toolCallId"].split("|")[0],
+                    "output": message["output"],
+                }
+            )
         elif kind == "toolResult":
             items.append(
                 {
