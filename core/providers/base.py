@@ -235,11 +235,16 @@ class StreamDone:
 
 @dataclass(frozen=True, slots=True)
 class StreamError:
-    """Terminal event of a failed or aborted response; ``message`` is still persisted."""
+    """Terminal event of a failed or aborted response; ``message`` is still persisted.
+
+    :ivar retry_after_ms: how long the server asked to wait before the next request
+        (``Retry-After``), when it said so.
+    """
 
     reason: Literal["error", "aborted"]
     message: AssistantMessage
     type: Literal["error"] = "error"
+    retry_after_ms: float | None = None
 
 
 StreamEvent = TextDelta | ThinkingDelta | ToolCallComplete | UsageUpdate | StreamDone | StreamError

@@ -195,7 +195,7 @@ class HttpModelProvider(Provider):
             reason: Literal["error", "aborted"] = (
                 "aborted" if message.stop_reason == "aborted" else "error"
             )
-            yield StreamError(reason, message)
+            yield StreamError(reason, message, retry_after_ms=call.retry_after_ms)
         else:
             yield StreamDone(message)
 
