@@ -140,6 +140,7 @@ class HttpModelProvider(Provider):
     def stream(self, request: ModelRequest, signal: AbortSignal) -> Iterator[StreamEvent]:
         from ctxmodes.providers.apis import stream_function
         from ctxmodes.providers.call import CallContext
+        from ctxmodes.providers.secrets import is_sensitive_header, scrub
         from ctxmodes.providers.wire import PiContext, StreamOptions, WireError, WireEvent
 
         key = self._api_key()
@@ -181,15 +182,20 @@ class HttpModelProvider(Provider):
 
         worker = threading.Thread(target=work, name=f"model-{self._model.ref}", daemon=True)
         worker.start()
+        # A server may echo the key into an error body; it never reaches the session or a log.
+        headers = {**(self._model.headers or {}), **request.headers}
+        secrets = (key, *(v for n, v in headers.items() if v and is_sensitive_header(n)))
         while True:
             item = queue.get()
             if isinstance(item, BaseException):
                 if isinstance(item, WireError):
-                    raise ProviderError(str(item)) from item
+                    raise ProviderError(scrub(str(item), secrets)) from None
                 raise item
             if isinstance(item, dict):
                 break
             yield item
+        if isinstance(item.get("errorMessage"), str):
+            item["errorMessage"] = scrub(item["errorMessage"], secrets)
         message = AssistantMessage.model_validate(item)
         if message.stop_reason in ("error", "aborted"):
             reason: Literal["error", "aborted"] = (
