@@ -19,7 +19,7 @@ from ctxmodes.providers.jsvalues import (
     stringify,
 )
 from ctxmodes.providers.transform import transform_messages
-from ctxmodes.providers.wire import Emit, WireError, WireEvent, calculate_cost
+from ctxmodes.providers.wire import ArgumentBuffer, Emit, WireError, WireEvent, calculate_cost
 
 #: The fields a server may stream thinking in, in the order Pi prefers them.
 REASONING_FIELDS = ("reasoning_content", "reasoning", "reasoning_text")
@@ -720,7 +720,7 @@ class CompletionsStream:
                 "id": call_id or "",
                 "name": name,
                 "arguments": {},
-                "partialArgs": "",
+                "partialArgs": ArgumentBuffer(),
             }
             if stream_index is not None:
                 self._by_index[stream_index] = block
@@ -734,9 +734,7 @@ class CompletionsStream:
         if not block["name"] and name:
             block["name"] = name
         piece = function.get("arguments") or ""
-        if piece:
-            block["partialArgs"] += piece
-            block["arguments"] = parse_streaming_json(block["partialArgs"])
+        block["partialArgs"].append(piece)
         self._emit(WireEvent("toolcall_delta", self._index(block), delta=piece))
 
     def _apply_details(self) -> None:
@@ -753,7 +751,7 @@ class CompletionsStream:
                 self._apply_details()
                 self._emit(WireEvent("thinking_end", position, content=block["thinking"]))
             elif kind == "toolCall":
-                block["arguments"] = parse_streaming_json(block.pop("partialArgs", ""))
+                block["arguments"] = parse_streaming_json(block.pop("partialArgs").text())
                 self._emit(WireEvent("toolcall_end", position, tool_call=dict(block)))
 
     def fail(self) -> None:
