@@ -7,6 +7,8 @@ the account claim) and the next refresh token; spending a token twice is refused
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import http.server
 import json
 import threading
@@ -16,10 +18,16 @@ from typing import Any
 from support.wire_server import fake_jwt
 
 
+def _s256(verifier: str) -> str:
+    digest = hashlib.sha256(verifier.encode()).digest()
+    return base64.urlsafe_b64encode(digest).decode().rstrip("=")
+
+
 class TokenServer:
     def __init__(self, first_refresh: str = "rt-1", *, delay_s: float = 0.0) -> None:
         self.current = first_refresh
         self.codes: dict[str, str] = {}  # code -> expected code_verifier
+        self.challenges: dict[str, str] = {}  # code -> expected S256 code_challenge
         self.forms: list[dict[str, str]] = []
         self.issued = 0
         self.delay = threading.Event()
@@ -76,10 +84,14 @@ class TokenServer:
                     }
                 return 200, self._tokens()
             if form.get("grant_type") == "authorization_code":
-                verifier = self.codes.pop(form.get("code", ""), None)
-                if verifier is None or verifier != form.get("code_verifier"):
-                    return 400, {"error": "invalid_grant"}
-                return 200, self._tokens()
+                code, verifier = form.get("code", ""), form.get("code_verifier", "")
+                expected = self.codes.pop(code, None)
+                challenge = self.challenges.pop(code, None)
+                if expected is not None and expected == verifier:
+                    return 200, self._tokens()
+                if challenge is not None and challenge == _s256(verifier):
+                    return 200, self._tokens()
+                return 400, {"error": "invalid_grant"}
             return 400, {"error": "unsupported_grant_type"}
 
     def __enter__(self) -> TokenServer:

@@ -253,3 +253,54 @@ def test_login_by_pasting_the_redirect_url() -> None:
     assert parse_pasted("abc#def") == ("abc", "def")
     assert parse_pasted("code=abc&state=def") == ("abc", "def")
     assert parse_pasted("abc") == ("abc", None)
+
+
+def test_ctxmodes_login_and_logout_with_a_pasted_redirect(tmp_path: Path) -> None:
+    import re
+    import urllib.parse
+
+    config = tmp_path / "config"
+    with TokenServer() as tokens:
+        env = {
+            **os.environ,
+            "CTXMODES_CONFIG_DIR": str(config),
+            codex_oauth.AUTH_BASE_ENV: tokens.base_url,
+            "CTXMODES_OAUTH_CALLBACK_PORT": "0",
+        }
+        login = subprocess.Popen(
+            [sys.executable, "-m", "ctxmodes", "login", "openai-codex", "--no-browser"],
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        assert login.stderr is not None
+        assert login.stdin is not None
+        url = ""
+        while not url:
+            line = login.stderr.readline()
+            assert line, "login printed no URL"
+            url = line.strip() if line.startswith(tokens.base_url) else ""
+        query = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(url).query))
+        tokens.challenges["browser-code"] = query["code_challenge"]
+        login.stdin.write(
+            f"http://localhost:1455/auth/callback?code=browser-code&state={query['state']}\n"
+        )
+        login.stdin.flush()
+        out, err = login.communicate(timeout=30)
+    assert login.returncode == 0, err
+    assert re.search(r"Logged in to openai-codex \(account acct-1\)", out)
+    path = config / "auth.json"
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert json.loads(path.read_text())["openai-codex"]["refresh"] == "rt-2"
+    logout = subprocess.run(
+        [sys.executable, "-m", "ctxmodes", "logout", "openai-codex"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert logout.returncode == 0
+    assert "Logged out of openai-codex" in logout.stdout
+    assert json.loads(path.read_text()) == {}
