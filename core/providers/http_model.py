@@ -49,12 +49,14 @@ def capabilities_for(model: ModelSpec) -> ModelCapabilities:
             namespaced_tools=False,
             encrypted_tool_arguments=True,
             images=model.images,
+            reasoning=model.reasoning,
         )
     if model.api == "openai-responses":
         return ModelCapabilities(
             developer_role=model.flag("supportsDeveloperRole", True) is not False,
             namespaced_tools=True,
             images=model.images,
+            reasoning=model.reasoning,
         )
     from ctxmodes.providers.completions_compat import resolve_compat
 
@@ -62,6 +64,7 @@ def capabilities_for(model: ModelSpec) -> ModelCapabilities:
         developer_role=resolve_compat(model)["supportsDeveloperRole"] is not False,
         namespaced_tools=False,
         images=model.images,
+        reasoning=model.reasoning,
     )
 
 
