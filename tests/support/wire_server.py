@@ -154,7 +154,7 @@ class WireServer:
                     {"path": self.path, "headers": dict(self.headers.items()), "body": body}
                 )
                 server.arrived.set()
-                reply = server.replies.pop(0) if server.replies else Reply(status=599)
+                reply = server.next_reply()
                 if reply.behaviour == "no_headers":
                     server.release.wait(30)
                     return
@@ -192,6 +192,10 @@ class WireServer:
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self._httpd.server_address[1]}"
 
+    def next_reply(self) -> Reply:
+        """The answer to the request just recorded (the next scripted one)."""
+        return self.replies.pop(0) if self.replies else Reply(status=599)
+
     def __enter__(self) -> WireServer:
         self._thread.start()
         return self
@@ -217,3 +221,104 @@ def json_error(status_message: str) -> list[bytes]:
 def chunks_of(data: bytes, size: int) -> Iterator[bytes]:
     for start in range(0, len(data), size):
         yield data[start : start + size]
+
+
+def tool_calls_stream(api: str, calls: list[dict[str, Any]], text: str = "") -> list[bytes]:
+    """SSE frames of an answer with optional ``text`` and several tool calls, each
+    ``{"name", "arguments", "namespace"?}`` (namespaces only on the Responses wire)."""
+    if api == "openai-completions":
+        frames: list[bytes] = []
+        if text:
+            frames.append(_data({"id": "c", "choices": [{"index": 0, "delta": {"content": text}}]}))
+        for index, call in enumerate(calls):
+            delta = {
+                "index": index,
+                "id": f"call_{index}",
+                "type": "function",
+                "function": {"name": call["name"], "arguments": json.dumps(call["arguments"])},
+            }
+            frames.append(
+                _data({"id": "c", "choices": [{"index": 0, "delta": {"tool_calls": [delta]}}]})
+            )
+        frames.append(
+            _data(
+                {"id": "c", "choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}
+            )
+        )
+        frames.append(
+            _data(
+                {"id": "c", "choices": [], "usage": {"prompt_tokens": 900, "completion_tokens": 20}}
+            )
+        )
+        frames.append(b"data: [DONE]\n\n")
+        return frames
+    frames = [_data({"type": "response.created", "response": {"id": "resp"}})]
+    index = 0
+    if text:
+        item = {"type": "message", "id": "msg_t", "role": "assistant", "content": []}
+        frames.append(
+            _data({"type": "response.output_item.added", "output_index": 0, "item": item})
+        )
+        frames.append(
+            _data({"type": "response.output_text.delta", "output_index": 0, "delta": text})
+        )
+        done = {**item, "content": [{"type": "output_text", "text": text}]}
+        frames.append(_data({"type": "response.output_item.done", "output_index": 0, "item": done}))
+        index = 1
+    for offset, call in enumerate(calls):
+        arguments = json.dumps(call["arguments"])
+        item = {
+            "type": "function_call",
+            "id": f"fc_{offset}",
+            "call_id": f"call_{offset}",
+            "name": call["name"],
+            "arguments": arguments,
+            "status": "completed",
+        }
+        if call.get("namespace"):
+            item["namespace"] = call["namespace"]
+        frames.append(
+            _data(
+                {"type": "response.output_item.added", "output_index": index + offset, "item": item}
+            )
+        )
+        frames.append(
+            _data(
+                {"type": "response.output_item.done", "output_index": index + offset, "item": item}
+            )
+        )
+    usage = {"input_tokens": 900, "output_tokens": 20, "total_tokens": 920}
+    frames.append(
+        _data(
+            {
+                "type": "response.completed",
+                "response": {"id": "resp", "status": "completed", "usage": usage},
+            }
+        )
+    )
+    return frames
+
+
+class ConversationServer(WireServer):
+    """Replays a scripted conversation in one wire format: a request with tools gets the
+    next turn (``{"text"?, "tool_calls"?}``), one without tools (a summary) the next summary."""
+
+    def __init__(self, api: str, turns: list[dict[str, Any]], summaries: list[str]) -> None:
+        super().__init__([])
+        self.api = api
+        self._turns = list(turns)
+        self._summaries = list(summaries)
+
+    def next_reply(self) -> Reply:
+        body = json.loads(self.requests[-1]["body"])
+        if body.get("tools"):
+            if not self._turns:
+                return Reply(json_error("no scripted turn left"), status=500)
+            turn = self._turns.pop(0)
+            calls = turn.get("tool_calls") or []
+            if calls:
+                return Reply(tool_calls_stream(self.api, calls, turn.get("text", "")))
+            return Reply(text_stream(self.api, turn["text"]))
+        if not self._summaries:
+            return Reply(json_error("no scripted summary left"), status=500)
+        return Reply(text_stream(self.api, self._summaries.pop(0)))
