@@ -247,6 +247,8 @@ class RunLoop:
                     final = item.message
                     if isinstance(item, StreamError):
                         core.server_wait_ms = item.retry_after_ms
+                        if item.hint:
+                            core.ui.notify(item.hint, "warning")
                     break
                 core.emit(records.MessageUpdated(item))
         except Exception as exc:

@@ -63,6 +63,8 @@ class CallContext:
     on_retry: RetryListener | None = None
     #: Set when the call failed on an answer that said how long to wait (``Retry-After``).
     retry_after_ms: float | None = None
+    #: The HTTP status of the answer the call failed on, if it failed on one.
+    failed_status: int | None = None
     _started: bool = field(default=False, repr=False)
 
     @property
@@ -90,6 +92,7 @@ class CallContext:
                 body(output)
         except WireError as error:
             self.retry_after_ms = _requested_wait(error)
+            self.failed_status = _failed_status(error)
             return self._fail(output, str(error))
         except httpx.TimeoutException:
             return self._fail(output, TIMED_OUT)
@@ -153,6 +156,16 @@ def _requested_wait(error: BaseException) -> float | None:
         headers = getattr(seen, "headers", None)
         if isinstance(headers, Mapping):
             return server_wait_ms(headers)
+        seen = seen.__cause__
+    return None
+
+
+def _failed_status(error: BaseException) -> int | None:
+    seen: BaseException | None = error
+    while seen is not None:
+        status = getattr(seen, "status", None)
+        if isinstance(status, int):
+            return status
         seen = seen.__cause__
     return None
 

@@ -204,7 +204,10 @@ class HttpModelProvider(Provider):
             reason: Literal["error", "aborted"] = (
                 "aborted" if message.stop_reason == "aborted" else "error"
             )
-            yield StreamError(reason, message, retry_after_ms=call.retry_after_ms)
+            refused: str | None = None
+            if call.failed_status in (401, 403) and self._hint:
+                refused = f"{self._model.provider} refused the credentials: {self._hint}"
+            yield StreamError(reason, message, retry_after_ms=call.retry_after_ms, hint=refused)
         else:
             yield StreamDone(message)
 

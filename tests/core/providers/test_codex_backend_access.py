@@ -129,3 +129,12 @@ def test_encrypted_outputs_headers_and_client_metadata_reach_the_wire() -> None:
     assert output.output_items()[1]["type"] == "input_image"
     # The encrypted output answers the call: no synthetic "No result provided".
     assert "No result provided" not in wire.content.decode()
+
+
+def test_a_refused_codex_token_says_how_to_log_in() -> None:
+    seam = HttpSeam(transport=httpx.MockTransport(lambda request: httpx.Response(401, text="")))
+    provider = _provider(seam)
+    request = ModelRequest(system_prompt="s", messages=[UserMessage(content="hi", timestamp=1)])
+    (event,) = list(provider.stream(request, AbortController().signal))
+    assert event.message.stop_reason == "error"
+    assert "ctxmodes login openai-codex" in (event.hint or "")

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+import os
+from pathlib import Path
 
 import httpx
 import orjson
@@ -74,6 +76,10 @@ def test_a_key_echoed_by_the_server_never_reaches_the_stored_error_or_a_log(
     assert "Incorrect API key provided" in event.message.error_message
     assert KEY not in event.message.error_message
     assert KEY not in caplog.text
+    # A refused key says what to do, beside the provider's own words.
+    assert event.hint == "openai refused the credentials: set OPENAI_API_KEY or add it to " + str(
+        Path(os.environ.get("PI_CODING_AGENT_DIR") or Path.home() / ".pi" / "agent") / "auth.json"
+    )
 
 
 def test_a_missing_key_error_names_what_to_do_without_any_secret(
