@@ -229,4 +229,6 @@ class SessionCore:
         if purpose == "compaction" and self.provider.info.capabilities.reasoning:
             level = self.manager.build_session_context().thinking_level
             reasoning = level if level and level != "off" else None
-        return ProviderSummarizer(self.provider, signal, purpose, self.emit, reasoning)
+        return ProviderSummarizer(
+            self.provider, signal, purpose, self.emit, reasoning, retry=self.options.retry
+        )

@@ -256,6 +256,25 @@ class AutoRetryEnded:
 
 
 @dataclass(frozen=True, slots=True)
+class SummarizationRetryScheduled:
+    """A compaction or branch-summary call failed on a transient error; it is retried
+    after ``delay_ms``."""
+
+    type: ClassVar[str] = "summarization_retry_scheduled"
+    attempt: int
+    max_attempts: int
+    delay_ms: float
+    error_message: str
+
+
+@dataclass(frozen=True, slots=True)
+class SummarizationRetryFinished:
+    type: ClassVar[str] = "summarization_retry_finished"
+    success: bool
+    attempt: int
+
+
+@dataclass(frozen=True, slots=True)
 class TreeNavigationStarted:
     """``ctx_session_before_tree`` ran; ``cancelled`` when a plugin cancelled."""
 
@@ -302,6 +321,8 @@ HostRecord = (
     | CompactionEnded
     | AutoRetryStarted
     | AutoRetryEnded
+    | SummarizationRetryScheduled
+    | SummarizationRetryFinished
     | TreeNavigationStarted
     | TreeNavigated
 )

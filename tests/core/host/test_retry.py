@@ -213,3 +213,51 @@ def test_a_batch_run_whose_retry_succeeded_has_not_failed(make_rig) -> None:
     rig.host.subscribe(watch)
     rig.session.prompt("go")
     watch.raise_if_failed()  # the failed turn was retried and answered
+
+
+class _FlakySummaries(_ServerWaits):
+    """Fails ``failures`` times with a transient error, then writes the summary."""
+
+    def __init__(self, failures: int) -> None:
+        super().__init__([])
+        self._failures = failures
+
+    def stream(self, request: ModelRequest, signal: AbortSignal) -> Iterator[Any]:
+        self.calls += 1
+        if self._failures:
+            self._failures -= 1
+            yield StreamError("error", _answer("upstream connect error: 503"))
+            return
+        done = _answer("", stop="stop").model_copy(
+            update={"error_message": None, "content": [TextContent(text="the summary")]}
+        )
+        yield StreamDone(done)
+
+
+@pytest.mark.parametrize(("failures", "succeeds"), [(2, True), (4, False)])
+def test_summaries_are_retried_with_the_same_budget(failures: int, succeeds: bool) -> None:
+    from ctxmodes.abort import AbortController
+    from ctxmodes.compaction.summarize import SummarizerFailure
+    from ctxmodes.host.summarizer import ProviderSummarizer
+    from ctxmodes.session.models import UserMessage
+
+    provider = _FlakySummaries(failures)
+    seen: list[Any] = []
+    summarize = ProviderSummarizer(
+        provider,
+        AbortController().signal,
+        "branch_summary",
+        seen.append,
+        retry=RetrySettings(base_delay_ms=1),
+    )
+    messages = [UserMessage(content="summarize", timestamp=1)]
+    if succeeds:
+        assert summarize("system", messages, 100).text == "the summary"
+    else:
+        with pytest.raises(SummarizerFailure, match="503"):
+            summarize("system", messages, 100)
+    scheduled = [r for r in seen if isinstance(r, records.SummarizationRetryScheduled)]
+    assert [r.delay_ms for r in scheduled] == [1, 2, 4][: min(failures, 3)]
+    (finished,) = [r for r in seen if isinstance(r, records.SummarizationRetryFinished)]
+    assert finished.success is succeeds
+    assert provider.calls == min(failures, 3) + 1
