@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from ctxmodes.host.retry_settings import RetrySettings
     from ctxmodes.host.runtime import AgentHost
     from ctxmodes.host.session import AgentSession
     from ctxmodes.providers.base import ModelRequest, Provider
@@ -35,6 +36,8 @@ class HostHarness:
     :param clock: the time line of the host, the scripted model and the session store
         (a fresh :class:`~ctxmodes.testing.clock.SimulatedClock` when not given), so that
         no outcome depends on how fast the machine runs.
+    :param retry: the retry of turns that failed on transient errors; off unless a test
+        asks for it, since each retry consumes the next scripted response.
     """
 
     def __init__(
@@ -48,8 +51,10 @@ class HostHarness:
         context_window: int | None = None,
         provider: Provider | None = None,
         clock: SimulatedClock | None = None,
+        retry: RetrySettings | None = None,
     ) -> None:
         from ctxmodes.host.options import HostOptions
+        from ctxmodes.host.retry_settings import RetrySettings
         from ctxmodes.host.runtime import AgentHost
         from ctxmodes.plugins import make_configured_plugin_manager
         from ctxmodes.providers.script import Script
@@ -77,7 +82,11 @@ class HostHarness:
             provider=self.provider,
             ui=self.ui,
             mode=mode,
-            options=HostOptions(raise_hook_errors=True, clock=self.clock.now_ms),
+            options=HostOptions(
+                raise_hook_errors=True,
+                clock=self.clock.now_ms,
+                retry=retry if retry is not None else RetrySettings(enabled=False),
+            ),
             durability=Durability.NONE,
         )
         self.host.subscribe(self.records.append)
