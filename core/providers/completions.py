@@ -9,14 +9,15 @@ httpx and httpx-sse like the Responses transport; the server's quirks come from
 from __future__ import annotations
 
 import contextlib
+import functools
 from typing import Any
 
 from ctxmodes.providers import sdk_http
-from ctxmodes.providers.call import CallContext, clamp_max_tokens, reasoning_effort
+from ctxmodes.providers.call import CallContext
 from ctxmodes.providers.catalog import ModelSpec
 from ctxmodes.providers.completions_codec import CompletionsStream, build_body
 from ctxmodes.providers.completions_compat import resolve_compat
-from ctxmodes.providers.openai_responses import cache_retention, check_api_key
+from ctxmodes.providers.openai_responses import cache_retention
 from ctxmodes.providers.wire import ABORTED, PiContext, StreamOptions, WireError
 
 API = "openai-completions"
@@ -40,13 +41,7 @@ def build_headers(
                 headers["session_id"] = session
             headers["x-client-request-id"] = session
             headers["x-session-affinity"] = session
-    headers.update(options.headers)
-    merged = {key: value for key, value in headers.items() if value is not None}
-    if "authorization" not in {key.lower() for key in merged}:
-        merged["Authorization"] = f"Bearer {api_key}"
-    merged.setdefault("accept", "application/json")
-    merged["content-type"] = "application/json"
-    return merged
+    return sdk_http.sdk_headers(headers, options.headers, api_key)
 
 
 def stream(
@@ -59,11 +54,13 @@ def stream(
 
     :raises WireError: no API key (pi-ai throws before streaming; nothing to store).
     """
-    api_key = check_api_key(model, options)
-    effort = reasoning_effort(model, options.reasoning)
-    options.max_tokens = clamp_max_tokens(model, context, options.max_tokens)
-    return call.run(
-        model, API, lambda output: _call(model, context, options, call, api_key, effort, output)
+    return sdk_http.stream_simple(
+        API,
+        model,
+        context,
+        options,
+        call,
+        functools.partial(_call, model, context, options, call),
     )
 
 
@@ -95,27 +92,8 @@ def _call(
         sampling_params=options.sampling_params,
         now_ms=call.now_ms,
     )
-    client = call.client(options.timeout_ms)
-    request = client.build_request(
-        "POST",
-        model.base_url.rstrip("/") + "/chat/completions",
-        headers=headers,
-        content=call.encode(body),
-    )
-    try:
-        response = sdk_http.open_stream(
-            client,
-            request,
-            call.signal,
-            max_retries=options.max_retries,
-            max_retry_delay_ms=options.max_retry_delay_ms,
-            on_retry=call.on_retry,
-        )
-    except sdk_http.RetryableError as error:
-        if error.status is not None:
-            raise WireError(sdk_http.format_status_error(error.status, error.body, None)) from error
-        raise
-    call.started()
+    url = model.base_url.rstrip("/") + "/chat/completions"
+    response = sdk_http.post_stream(call, url, headers, body, options, error_prefix=None)
     reader = CompletionsStream(model, output, call.emit)
     try:
         with contextlib.closing(response):
