@@ -170,12 +170,14 @@ class ModelCapabilities:
         tool-argument fields and answers ``encrypted_content`` outputs (Codex's native
         history and notes namespaces).
     :ivar images: user and tool-result messages may carry images.
+    :ivar reasoning: the model takes a thinking level (Pi's ``model.reasoning``).
     """
 
     developer_role: bool = True
     namespaced_tools: bool = False
     encrypted_tool_arguments: bool = False
     images: bool = True
+    reasoning: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,11 +237,19 @@ class StreamDone:
 
 @dataclass(frozen=True, slots=True)
 class StreamError:
-    """Terminal event of a failed or aborted response; ``message`` is still persisted."""
+    """Terminal event of a failed or aborted response; ``message`` is still persisted.
+
+    :ivar retry_after_ms: how long the server asked to wait before the next request
+        (``Retry-After``), when it said so.
+    :ivar hint: what the user can do about it (how to log in after a 401), shown beside the
+        error; the stored message keeps the provider's own words.
+    """
 
     reason: Literal["error", "aborted"]
     message: AssistantMessage
     type: Literal["error"] = "error"
+    retry_after_ms: float | None = None
+    hint: str | None = None
 
 
 StreamEvent = TextDelta | ThinkingDelta | ToolCallComplete | UsageUpdate | StreamDone | StreamError
