@@ -2,13 +2,16 @@
 
 Each sub-command lives in its own module of this package and exposes
 ``register(subparsers)``; registration must stay import-light (heavy modules are imported
-inside the handler) so that ``ctxmodes --help`` starts fast.
+inside the handler) so that ``ctxmodes --help`` starts fast. Installed plugins add commands
+the same way, through the ``ctxmodes.commands`` entry-point group (each entry point names a
+``register`` function), so the core never imports them by name.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.metadata
 import sys
 from collections.abc import Sequence
 
@@ -24,6 +27,8 @@ COMMAND_MODULES: tuple[str, ...] = (
     "ctxmodes.cli.session_cmd",
     "ctxmodes.cli.demo_cmd",
 )
+#: The entry-point group through which plugins register their sub-commands.
+COMMAND_ENTRY_POINTS = "ctxmodes.commands"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -35,6 +40,10 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(subparsers)
+    for entry_point in sorted(
+        importlib.metadata.entry_points(group=COMMAND_ENTRY_POINTS), key=lambda ep: ep.name
+    ):
+        entry_point.load()(subparsers)
     return parser
 
 

@@ -1,0 +1,72 @@
+"""Starting and stopping the service: open storage and keys, resolve the upstream model,
+listen, and shut down cleanly on SIGINT or SIGTERM."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from aiohttp import web
+
+from ctxmodes.providers.registry import resolve
+from ctxmodes_remote.service.app import CODEX_PATH, ServiceApp, tls_context
+from ctxmodes_remote.service.crypto import load_or_create_keyring
+from ctxmodes_remote.service.engine import ServiceEngine
+from ctxmodes_remote.service.storage import SqliteStorage
+
+ACCESS_LOG_FORMAT = '%a "%r" %s %b %Tf'
+
+
+@dataclass(frozen=True, slots=True)
+class ServerConfig:
+    upstream: str
+    data: Path
+    host: str
+    port: int
+    tls_cert: str | None = None
+    tls_key: str | None = None
+
+
+async def _serve(config: ServerConfig) -> None:
+    context = (
+        tls_context(config.tls_cert, config.tls_key)
+        if config.tls_cert is not None and config.tls_key is not None
+        else None
+    )
+    provider = resolve(config.upstream)
+    engine = ServiceEngine(
+        SqliteStorage.in_directory(config.data), load_or_create_keyring(config.data)
+    )
+    runner = web.AppRunner(
+        ServiceApp(engine, provider).build(), access_log_format=ACCESS_LOG_FORMAT
+    )
+    await runner.setup()
+    try:
+        site = web.TCPSite(runner, config.host, config.port, ssl_context=context)
+        await site.start()
+        scheme = "https" if context is not None else "http"
+        port = runner.addresses[0][1]
+        host = f"[{config.host}]" if ":" in config.host else config.host
+        if context is None:
+            print(
+                "ctxmodes serve: warning: plain HTTP; the Codex CLI requires HTTPS "
+                "(pass --tls-cert and --tls-key, or put a TLS proxy in front)",
+                file=sys.stderr,
+            )
+        # The one line a supervisor (or a test) reads to learn the address.
+        print(f"ctxmodes serve: listening on {scheme}://{host}:{port}{CODEX_PATH}", flush=True)
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(signum, stop.set)
+        await stop.wait()
+    finally:
+        await runner.cleanup()
+        provider.close()
+
+
+def run_server(config: ServerConfig) -> None:
+    asyncio.run(_serve(config))

@@ -1,0 +1,251 @@
+"""Where the service keeps accounts, tokens, notes and recorded history.
+
+:class:`Storage` is the interface the engine uses; :class:`SqliteStorage` implements it in
+one SQLite file (WAL journal, ``synchronous=FULL``: a write method returns only once its
+transaction is on disk, so an acknowledged note survives a crash). Every read and write is
+keyed by account first: no method can reach another account's rows.
+
+Notes are kept as the sequence of writes and appends that made them, as the session file
+keeps them for Local; the engine replays them into the shared notes store. History is kept
+as items in arrival order, each under its window.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal, Protocol
+
+from ctxmodes.errors import CtxmodesError
+
+NoteAction = Literal["write", "append"]
+
+
+@dataclass(frozen=True, slots=True)
+class Account:
+    account_id: str
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class NoteEvent:
+    action: NoteAction
+    path: str
+    text: str
+    timestamp: int
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedItem:
+    """One history item under its window; ``item_key`` is unique within the window."""
+
+    window_id: str
+    item_key: str
+    role: str
+    content: str
+    tool_name: str | None = None
+    tool_namespace: str | None = None
+
+
+class Storage(Protocol):
+    def create_account(self, account_id: str, name: str) -> Account:
+        """:raises AccountExistsError: the name is taken."""
+        ...
+
+    def account_by_name(self, name: str) -> Account | None: ...
+
+    def add_token(self, account_id: str, token_hash: str, created_at: int) -> None: ...
+
+    def account_for_token(self, token_hash: str) -> Account | None: ...
+
+    def note_events(self, account_id: str, session_id: str) -> list[NoteEvent]:
+        """The session's note writes, oldest first."""
+        ...
+
+    def append_note_event(self, account_id: str, session_id: str, event: NoteEvent) -> int:
+        """Persist one note write durably; returns its sequence number."""
+        ...
+
+    def history_items(self, account_id: str, session_id: str, agent: str) -> list[RecordedItem]:
+        """The agent's recorded items, in arrival order."""
+        ...
+
+    def append_history_items(
+        self, account_id: str, session_id: str, agent: str, items: Sequence[RecordedItem]
+    ) -> None:
+        """Persist items durably, in order (an item already recorded is left as it is)."""
+        ...
+
+    def close(self) -> None: ...
+
+
+class AccountExistsError(CtxmodesError):
+    """An account of that name exists already."""
+
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS accounts (
+    account_id TEXT PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE
+);
+CREATE TABLE IF NOT EXISTS tokens (
+    token_hash TEXT PRIMARY KEY,
+    account_id TEXT NOT NULL REFERENCES accounts(account_id),
+    created_at INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS note_events (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    account_id TEXT NOT NULL,
+    session_id TEXT NOT NULL,
+    action TEXT NOT NULL,
+    path TEXT NOT NULL,
+    text TEXT NOT NULL,
+    timestamp INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS note_events_session ON note_events (account_id, session_id, seq);
+CREATE TABLE IF NOT EXISTS history_items (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    account_id TEXT NOT NULL,
+    session_id TEXT NOT NULL,
+    agent TEXT NOT NULL,
+    window_id TEXT NOT NULL,
+    item_key TEXT NOT NULL,
+    role TEXT NOT NULL,
+    content TEXT NOT NULL,
+    tool_name TEXT,
+    tool_namespace TEXT,
+    UNIQUE (account_id, session_id, agent, window_id, item_key)
+);
+CREATE INDEX IF NOT EXISTS history_items_agent
+    ON history_items (account_id, session_id, agent, seq);
+"""
+
+DATABASE_NAME = "ctxmodes-serve.sqlite3"
+
+
+class SqliteStorage:
+    """:class:`Storage` in one SQLite file. Not thread-safe: one thread uses it at a time."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        # Create the file owner-only before SQLite opens it (its journal files follow the
+        # database's mode).
+        os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
+        os.chmod(path, 0o600)
+        self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=FULL")
+        self._db.execute("PRAGMA foreign_keys=ON")
+        self._db.executescript(_SCHEMA)
+
+    @classmethod
+    def in_directory(cls, directory: Path) -> SqliteStorage:
+        return cls(directory / DATABASE_NAME)
+
+    def close(self) -> None:
+        self._db.close()
+
+    # -- accounts and tokens --------------------------------------------------------------
+
+    def create_account(self, account_id: str, name: str) -> Account:
+        try:
+            self._db.execute(
+                "INSERT INTO accounts (account_id, name) VALUES (?, ?)", (account_id, name)
+            )
+        except sqlite3.IntegrityError:
+            raise AccountExistsError(f"an account named {name!r} exists already") from None
+        return Account(account_id, name)
+
+    def account_by_name(self, name: str) -> Account | None:
+        row = self._db.execute(
+            "SELECT account_id, name FROM accounts WHERE name = ?", (name,)
+        ).fetchone()
+        return Account(row[0], row[1]) if row else None
+
+    def add_token(self, account_id: str, token_hash: str, created_at: int) -> None:
+        self._db.execute(
+            "INSERT INTO tokens (token_hash, account_id, created_at) VALUES (?, ?, ?)",
+            (token_hash, account_id, created_at),
+        )
+
+    def account_for_token(self, token_hash: str) -> Account | None:
+        row = self._db.execute(
+            "SELECT accounts.account_id, accounts.name FROM tokens "
+            "JOIN accounts ON accounts.account_id = tokens.account_id "
+            "WHERE tokens.token_hash = ?",
+            (token_hash,),
+        ).fetchone()
+        return Account(row[0], row[1]) if row else None
+
+    # -- notes ----------------------------------------------------------------------------
+
+    def note_events(self, account_id: str, session_id: str) -> list[NoteEvent]:
+        rows = self._db.execute(
+            "SELECT action, path, text, timestamp FROM note_events "
+            "WHERE account_id = ? AND session_id = ? ORDER BY seq",
+            (account_id, session_id),
+        )
+        return [NoteEvent(row[0], row[1], row[2], row[3]) for row in rows]
+
+    def append_note_event(self, account_id: str, session_id: str, event: NoteEvent) -> int:
+        cursor = self._db.execute(
+            "INSERT INTO note_events (account_id, session_id, action, path, text, timestamp) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (account_id, session_id, event.action, event.path, event.text, event.timestamp),
+        )
+        return int(cursor.lastrowid or 0)
+
+    # -- history --------------------------------------------------------------------------
+
+    def history_items(self, account_id: str, session_id: str, agent: str) -> list[RecordedItem]:
+        rows = self._db.execute(
+            "SELECT window_id, item_key, role, content, tool_name, tool_namespace "
+            "FROM history_items WHERE account_id = ? AND session_id = ? AND agent = ? "
+            "ORDER BY seq",
+            (account_id, session_id, agent),
+        )
+        return [RecordedItem(*row) for row in rows]
+
+    def append_history_items(
+        self, account_id: str, session_id: str, agent: str, items: Sequence[RecordedItem]
+    ) -> None:
+        if not items:
+            return
+        rows: Iterable[tuple[object, ...]] = (
+            (
+                account_id,
+                session_id,
+                agent,
+                item.window_id,
+                item.item_key,
+                item.role,
+                item.content,
+                item.tool_name,
+                item.tool_namespace,
+            )
+            for item in items
+        )
+        with self._transaction():
+            self._db.executemany(
+                "INSERT OR IGNORE INTO history_items (account_id, session_id, agent, window_id, "
+                "item_key, role, content, tool_name, tool_namespace) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                rows,
+            )
+
+    def _transaction(self) -> _Transaction:
+        return _Transaction(self._db)
+
+
+class _Transaction:
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self._db = db
+
+    def __enter__(self) -> None:
+        self._db.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, kind: object, value: object, traceback: object) -> None:
+        self._db.execute("COMMIT" if kind is None else "ROLLBACK")
