@@ -4,6 +4,7 @@ listen, and shut down cleanly on SIGINT or SIGTERM."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import signal
 import sys
 from dataclasses import dataclass
@@ -69,4 +70,7 @@ async def _serve(config: ServerConfig) -> None:
 
 
 def run_server(config: ServerConfig) -> None:
+    # One line per request on standard error; requests are logged by method, path and
+    # status, never by header or body, so no token or note reaches the log.
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     asyncio.run(_serve(config))
