@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import ssl
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import partial
@@ -27,10 +27,9 @@ from aiohttp import web
 
 from ctxmodes.abort import AbortController
 from ctxmodes.errors import CtxmodesError
-from ctxmodes.providers.base import Provider, StreamError, StreamEvent
-from ctxmodes.session.models import AssistantMessage, Usage
+from ctxmodes.providers.base import ModelRequest, Provider, StreamEvent
 from ctxmodes_remote.service import catalog
-from ctxmodes_remote.service.bridge import ResponseStream, model_request
+from ctxmodes_remote.service.bridge import ResponseStream, failure_event, model_request
 from ctxmodes_remote.service.crypto import CiphertextError
 from ctxmodes_remote.service.engine import RequestError, ServiceEngine, UnknownOperationError
 from ctxmodes_remote.service.responses_items import encrypted_fields_by_tool, history_items
@@ -188,7 +187,7 @@ class ServiceApp:
 
     def _prepare_turn(
         self, account: Account, body: dict[str, Any], identity: TurnIdentity | None
-    ) -> tuple[Any, dict[tuple[str | None, str], frozenset[str]]]:
+    ) -> tuple[ModelRequest, dict[tuple[str | None, str], frozenset[str]]]:
         """On the engine thread: open the input, build the upstream request, record the
         window's items so far."""
         marked = encrypted_fields_by_tool(body.get("tools"))
@@ -257,7 +256,9 @@ class ServiceApp:
         await response.write_eof()
         return response
 
-    async def _upstream_events(self, upstream: Any, controller: AbortController) -> Any:
+    async def _upstream_events(
+        self, upstream: ModelRequest, controller: AbortController
+    ) -> AsyncIterator[StreamEvent]:
         """The provider's events, produced on a stream thread and handed over in order."""
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue[StreamEvent | BaseException | None] = asyncio.Queue()
@@ -277,30 +278,13 @@ class ServiceApp:
             if item is None:
                 return
             if isinstance(item, BaseException):
+                # A provider's own errors are one-line and safe to show; anything else is
+                # logged here and reported generically.
                 _log.error("upstream model failed: %s", item)
-                yield _failure_event(
-                    self.provider,
-                    str(item) if isinstance(item, CtxmodesError) else "upstream model failed",
-                )
+                shown = str(item) if isinstance(item, CtxmodesError) else "upstream model failed"
+                yield failure_event(self.provider.info, shown)
                 continue
             yield item
-
-
-def _failure_event(provider: Provider, message: str) -> StreamEvent:
-    zero = {"input": 0, "output": 0, "cache_read": 0, "cache_write": 0}
-    usage = Usage.model_validate({**zero, "total_tokens": 0, "cost": {**zero, "total": 0}})
-    info = provider.info
-    message_model = AssistantMessage(
-        content=[],
-        api=info.api,
-        provider=info.provider,
-        model=info.id,
-        usage=usage,
-        stop_reason="error",
-        error_message=message,
-        timestamp=0,
-    )
-    return StreamError(reason="error", message=message_model)
 
 
 async def _send(response: web.StreamResponse, kind: str, data: dict[str, Any]) -> None:

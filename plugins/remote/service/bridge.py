@@ -65,6 +65,21 @@ def _zero_usage() -> Usage:
     return Usage.model_validate({**zero, "total_tokens": 0, "cost": {**zero, "total": 0}})
 
 
+def failure_event(info: ModelInfo, message: str) -> StreamError:
+    """The terminal event of a stream the upstream could not produce at all."""
+    failed = AssistantMessage(
+        content=[],
+        api=info.api,
+        provider=info.provider,
+        model=info.id,
+        usage=_zero_usage(),
+        stop_reason="error",
+        error_message=message,
+        timestamp=_now_ms(),
+    )
+    return StreamError(reason="error", message=failed)
+
+
 def _blocks(parts: Sequence[Mapping[str, Any]]) -> list[ContentBlock]:
     blocks: list[ContentBlock] = []
     for part in parts:
