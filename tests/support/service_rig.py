@@ -173,7 +173,7 @@ class ServiceClient:
 class InProcessService:
     """The service app on 127.0.0.1 (OS-chosen port, TLS), its loop on a thread."""
 
-    def __init__(self, engine: Any, provider: Any, tls: TlsFiles) -> None:
+    def __init__(self, engine: Any, provider: Any, tls: TlsFiles, **options: Any) -> None:
         from aiohttp import web
 
         from ctxmodes_remote.service.app import ServiceApp
@@ -182,7 +182,7 @@ class InProcessService:
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
         self._thread.start()
-        self._runner = web.AppRunner(ServiceApp(engine, provider).build())
+        self._runner = web.AppRunner(ServiceApp(engine, provider, **options).build())
 
         async def start() -> int:
             await self._runner.setup()
@@ -239,7 +239,7 @@ def turn_headers(session_id, window_id, agent="/root"):
 class Service:
     """One running service and what a test needs around it."""
 
-    def __init__(self, tmp_path, tls, responses, *, master_keys=None):
+    def __init__(self, tmp_path, tls, responses, *, master_keys=None, **options):
         from ctxmodes_remote.service.accounts import create_token
         from ctxmodes_remote.service.crypto import KeyRing
         from ctxmodes_remote.service.engine import ServiceEngine
@@ -255,7 +255,7 @@ class Service:
         self.alice = issued.account
         other = create_token(self.storage, "bob")
         self.bob = other.account
-        self.server = InProcessService(self.engine, self.provider, tls)
+        self.server = InProcessService(self.engine, self.provider, tls, **options)
         self.client = ServiceClient(self.server.base, tls, issued.token)
         self.bob_client = self.client.as_token(other.token)
 

@@ -90,9 +90,12 @@ def turn_identity(request: web.Request, body: dict[str, Any]) -> TurnIdentity | 
 class ServiceApp:
     """The aiohttp application over one engine and one upstream provider."""
 
-    def __init__(self, engine: ServiceEngine, provider: Provider) -> None:
+    def __init__(
+        self, engine: ServiceEngine, provider: Provider, *, max_body_bytes: int = MAX_BODY_BYTES
+    ) -> None:
         self.engine = engine
         self.provider = provider
+        self._max_body_bytes = max_body_bytes
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ctxmodes-serve")
         self._streams = ThreadPoolExecutor(max_workers=64, thread_name_prefix="ctxmodes-upstream")
 
@@ -102,7 +105,7 @@ class ServiceApp:
 
     def build(self) -> web.Application:
         app = web.Application(
-            client_max_size=MAX_BODY_BYTES, middlewares=[self._refuse_websocket, self._auth]
+            client_max_size=self._max_body_bytes, middlewares=[self._refuse_websocket, self._auth]
         )
         app.router.add_get(f"{CODEX_PATH}/models", self.models)
         app.router.add_get(f"{BASE_PATH}/wham/accounts/check", self.accounts_check)

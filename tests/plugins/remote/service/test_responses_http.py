@@ -103,6 +103,20 @@ def test_zstd_request_body_streams_the_upstream_answer(make_service):
     assert isinstance(request.messages[0], UserMessage)
 
 
+def test_a_body_that_decompresses_past_the_limit_is_refused(make_service):
+    service = make_service([{"text": "never"}], max_body_bytes=1_000_000)
+    bomb = zstd.compress(b'{"input": "' + b" " * 20_000_000 + b'"}')
+    assert len(bomb) < 10_000
+    reply = service.client.request(
+        "POST",
+        "/responses",
+        bomb,
+        {"Content-Type": "application/json", "Content-Encoding": "zstd", **turn_headers("s1", W0)},
+    )
+    assert reply.status == 413
+    assert service.provider.requests == []
+
+
 def test_marked_arguments_leave_encrypted_and_reach_the_upstream_in_plaintext(make_service):
     service = make_service(
         [
