@@ -100,11 +100,14 @@ def resolve_agent(current: str, requested: object) -> str | None:
 
 
 class AgentHistory:
-    """One agent's recorded windows: a window log plus the keys already recorded."""
+    """One agent's recorded windows: a window log plus the keys already recorded.
 
-    __slots__ = ("_keys", "_windows", "log")
+    ``seq`` is the storage sequence number it has read up to."""
+
+    __slots__ = ("_keys", "_windows", "log", "seq")
 
     def __init__(self) -> None:
+        self.seq = 0
         self.log = WindowLog()
         self._windows: dict[str, LogWindow] = {}
         self._keys: dict[str, set[str]] = {}
@@ -138,9 +141,15 @@ class AgentHistory:
 
 @dataclass
 class SessionState:
-    notes: NotesStore
+    """A session's notes and agents as read from storage up to ``note_seq``."""
+
+    notes: NotesStore = field(default_factory=NotesStore)
     agents: dict[str, AgentHistory] = field(default_factory=dict)
-    note_count: int = 0
+    note_seq: int = 0
+
+
+def _entry_id(seq: int) -> str:
+    return f"n{seq}"
 
 
 def _now_ms() -> int:
@@ -189,29 +198,33 @@ class ServiceEngine:
     # -- sessions ----------------------------------------------------------------------------
 
     def _session(self, account: Account, session_id: str) -> SessionState:
+        """The session's state, brought up to date with storage.
+
+        Other service processes may share the storage, so every use reads what was written
+        since (one indexed query); writes of this process are not applied twice.
+        """
         key = (account.account_id, session_id)
         state = self._sessions.get(key)
-        if state is not None:
+        if state is None:
+            state = SessionState()
+            self._sessions[key] = state
+            if len(self._sessions) > CACHED_SESSIONS:
+                self._sessions.popitem(last=False)
+        else:
             self._sessions.move_to_end(key)
-            return state
-        notes = NotesStore()
-        events = self._storage.note_events(account.account_id, session_id)
-        for number, event in enumerate(events):
-            notes.commit(f"n{number}", _note_data(event))
-        state = SessionState(notes=notes, note_count=len(events))
-        self._sessions[key] = state
-        if len(self._sessions) > CACHED_SESSIONS:
-            self._sessions.popitem(last=False)
+        for seq, event in self._storage.note_events(account.account_id, session_id, state.note_seq):
+            state.notes.commit(_entry_id(seq), _note_data(event))
+            state.note_seq = seq
         return state
 
     def _agent(self, account: Account, session_id: str, agent: str) -> AgentHistory:
         state = self._session(account, session_id)
-        history = state.agents.get(agent)
-        if history is None:
-            history = AgentHistory()
-            for item in self._storage.history_items(account.account_id, session_id, agent):
-                history.add(item)
-            state.agents[agent] = history
+        history = state.agents.setdefault(agent, AgentHistory())
+        for seq, item in self._storage.history_items(
+            account.account_id, session_id, agent, history.seq
+        ):
+            history.add(item)
+            history.seq = seq
         return history
 
     # -- the alpha operations ------------------------------------------------------------------
@@ -281,13 +294,22 @@ class ServiceEngine:
             elif isinstance(value, str) and not value.startswith("/"):
                 arguments[name] = f"{notes_dir}/{value}"
         state = self._session(account, context.session_id)
+        session_key = (account.account_id, context.session_id)
 
         def persist(prepared: PreparedNoteWrite) -> str:
             data = prepared.data
             event = NoteEvent(data.action, data.path, data.text, int(data.timestamp))
-            self._storage.append_note_event(account.account_id, context.session_id, event)
-            state.note_count += 1
-            return f"n{state.note_count - 1}"
+            seq = self._storage.append_note_event(account.account_id, context.session_id, event)
+            since = self._storage.note_events(
+                account.account_id, context.session_id, state.note_seq
+            )
+            if [number for number, _ in since] == [seq]:
+                state.note_seq = seq
+            else:
+                # Another process wrote in between: the state is rebuilt from storage, in
+                # storage order, on next use.
+                self._sessions.pop(session_key, None)
+            return _entry_id(seq)
 
         return _with_source(
             run_notes(state.notes, operation, arguments, persist, now_ms=self._now_ms)

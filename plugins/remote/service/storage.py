@@ -61,16 +61,21 @@ class Storage(Protocol):
 
     def account_for_token(self, token_hash: str) -> Account | None: ...
 
-    def note_events(self, account_id: str, session_id: str) -> list[NoteEvent]:
-        """The session's note writes, oldest first."""
+    def note_events(
+        self, account_id: str, session_id: str, after: int = 0
+    ) -> list[tuple[int, NoteEvent]]:
+        """The session's note writes with a sequence number above ``after``, oldest first."""
         ...
 
     def append_note_event(self, account_id: str, session_id: str, event: NoteEvent) -> int:
         """Persist one note write durably; returns its sequence number."""
         ...
 
-    def history_items(self, account_id: str, session_id: str, agent: str) -> list[RecordedItem]:
-        """The agent's recorded items, in arrival order."""
+    def history_items(
+        self, account_id: str, session_id: str, agent: str, after: int = 0
+    ) -> list[tuple[int, RecordedItem]]:
+        """The agent's recorded items with a sequence number above ``after``, in arrival
+        order."""
         ...
 
     def append_history_items(
@@ -182,13 +187,15 @@ class SqliteStorage:
 
     # -- notes ----------------------------------------------------------------------------
 
-    def note_events(self, account_id: str, session_id: str) -> list[NoteEvent]:
+    def note_events(
+        self, account_id: str, session_id: str, after: int = 0
+    ) -> list[tuple[int, NoteEvent]]:
         rows = self._db.execute(
-            "SELECT action, path, text, timestamp FROM note_events "
-            "WHERE account_id = ? AND session_id = ? ORDER BY seq",
-            (account_id, session_id),
+            "SELECT seq, action, path, text, timestamp FROM note_events "
+            "WHERE account_id = ? AND session_id = ? AND seq > ? ORDER BY seq",
+            (account_id, session_id, after),
         )
-        return [NoteEvent(row[0], row[1], row[2], row[3]) for row in rows]
+        return [(row[0], NoteEvent(row[1], row[2], row[3], row[4])) for row in rows]
 
     def append_note_event(self, account_id: str, session_id: str, event: NoteEvent) -> int:
         cursor = self._db.execute(
@@ -200,14 +207,16 @@ class SqliteStorage:
 
     # -- history --------------------------------------------------------------------------
 
-    def history_items(self, account_id: str, session_id: str, agent: str) -> list[RecordedItem]:
+    def history_items(
+        self, account_id: str, session_id: str, agent: str, after: int = 0
+    ) -> list[tuple[int, RecordedItem]]:
         rows = self._db.execute(
-            "SELECT window_id, item_key, role, content, tool_name, tool_namespace "
+            "SELECT seq, window_id, item_key, role, content, tool_name, tool_namespace "
             "FROM history_items WHERE account_id = ? AND session_id = ? AND agent = ? "
-            "ORDER BY seq",
-            (account_id, session_id, agent),
+            "AND seq > ? ORDER BY seq",
+            (account_id, session_id, agent, after),
         )
-        return [RecordedItem(*row) for row in rows]
+        return [(row[0], RecordedItem(*row[1:])) for row in rows]
 
     def append_history_items(
         self, account_id: str, session_id: str, agent: str, items: Sequence[RecordedItem]
