@@ -33,7 +33,7 @@ from ctxmodes_remote.service.bridge import ResponseStream, failure_event, model_
 from ctxmodes_remote.service.crypto import CiphertextError
 from ctxmodes_remote.service.engine import RequestError, ServiceEngine, UnknownOperationError
 from ctxmodes_remote.service.responses_items import encrypted_fields_by_tool, history_items
-from ctxmodes_remote.service.storage import Account
+from ctxmodes_remote.service.storage import Account, StorageUnavailableError
 
 _log = logging.getLogger("ctxmodes.serve")
 
@@ -105,7 +105,8 @@ class ServiceApp:
 
     def build(self) -> web.Application:
         app = web.Application(
-            client_max_size=self._max_body_bytes, middlewares=[self._refuse_websocket, self._auth]
+            client_max_size=self._max_body_bytes,
+            middlewares=[self._refuse_websocket, self._storage_failures, self._auth],
         )
         app.router.add_get(f"{CODEX_PATH}/models", self.models)
         app.router.add_get(f"{BASE_PATH}/wham/accounts/check", self.accounts_check)
@@ -129,6 +130,17 @@ class ServiceApp:
         if request.headers.get("Upgrade", "").lower() == "websocket":
             return _error(426, "websocket_unsupported", "use HTTP with server-sent events")
         return await handler(request)
+
+    @web.middleware
+    async def _storage_failures(
+        self, request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
+    ) -> web.StreamResponse:
+        try:
+            return await handler(request)
+        except StorageUnavailableError as error:
+            # Nothing was acknowledged: the client may retry once storage is back.
+            _log.error("storage unavailable: %s", error)
+            return _error(503, "storage_unavailable", "the service's storage is unavailable")
 
     @web.middleware
     async def _auth(
@@ -255,7 +267,12 @@ class ServiceApp:
         finally:
             controller.abort("response finished")
         if identity is not None:
-            await self._on_engine(self._record_output, account, identity, stream.plain_output)
+            try:
+                await self._on_engine(self._record_output, account, identity, stream.plain_output)
+            except StorageUnavailableError as error:
+                # The answer is already streamed; its items are recorded with the next turn,
+                # which resends them.
+                _log.error("history not recorded: %s", error)
         await response.write_eof()
         return response
 

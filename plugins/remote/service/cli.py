@@ -61,7 +61,16 @@ def register(subparsers: Any) -> None:
 
 def _add_data(parser: argparse.ArgumentParser, *, required: bool) -> None:
     parser.add_argument(
-        "--data", metavar="DIR", type=Path, required=required, help="the service's data directory"
+        "--data",
+        metavar="DIR",
+        type=Path,
+        required=required,
+        help="the service's data directory (master keys; the SQLite database by default)",
+    )
+    parser.add_argument(
+        "--database",
+        metavar="URL",
+        help="keep everything in Postgres (postgresql://…) instead of SQLite in --data",
     )
 
 
@@ -77,9 +86,9 @@ def _data_directory(path: Path) -> Path:
 
 def _token_create(args: argparse.Namespace) -> int:
     from ctxmodes_remote.service.accounts import create_token
-    from ctxmodes_remote.service.storage import SqliteStorage
+    from ctxmodes_remote.service.storage import open_storage
 
-    storage = SqliteStorage.in_directory(_data_directory(args.data))
+    storage = open_storage(_data_directory(args.data), args.database)
     try:
         issued = create_token(storage, args.name)
     finally:
@@ -111,6 +120,7 @@ def _serve(args: argparse.Namespace) -> int:
     config = ServerConfig(
         upstream=args.upstream,
         data=_data_directory(args.data),
+        database=args.database,
         host=args.host,
         port=args.port,
         tls_cert=args.tls_cert,

@@ -16,7 +16,7 @@ from ctxmodes.providers.registry import resolve
 from ctxmodes_remote.service.app import CODEX_PATH, ServiceApp, tls_context
 from ctxmodes_remote.service.crypto import load_or_create_keyring
 from ctxmodes_remote.service.engine import ServiceEngine
-from ctxmodes_remote.service.storage import SqliteStorage
+from ctxmodes_remote.service.storage import open_storage
 
 ACCESS_LOG_FORMAT = '%a "%r" %s %b %Tf'
 
@@ -25,6 +25,7 @@ ACCESS_LOG_FORMAT = '%a "%r" %s %b %Tf'
 class ServerConfig:
     upstream: str
     data: Path
+    database: str | None
     host: str
     port: int
     tls_cert: str | None = None
@@ -38,9 +39,8 @@ async def _serve(config: ServerConfig) -> None:
         else None
     )
     provider = resolve(config.upstream)
-    engine = ServiceEngine(
-        SqliteStorage.in_directory(config.data), load_or_create_keyring(config.data)
-    )
+    keyring = load_or_create_keyring(config.data)
+    engine = ServiceEngine(open_storage(config.data, config.database), keyring)
     runner = web.AppRunner(
         ServiceApp(engine, provider).build(), access_log_format=ACCESS_LOG_FORMAT
     )

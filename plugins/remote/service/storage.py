@@ -91,6 +91,10 @@ class AccountExistsError(CtxmodesError):
     """An account of that name exists already."""
 
 
+class StorageUnavailableError(CtxmodesError):
+    """The storage cannot be reached or refused the operation; nothing was half-written."""
+
+
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS accounts (
     account_id TEXT PRIMARY KEY,
@@ -132,19 +136,27 @@ DATABASE_NAME = "ctxmodes-serve.sqlite3"
 
 
 class SqliteStorage:
-    """:class:`Storage` in one SQLite file. Not thread-safe: one thread uses it at a time."""
+    """:class:`Storage` in one SQLite file. Not thread-safe: one thread uses it at a time.
 
-    def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        # Create the file owner-only before SQLite opens it (its journal files follow the
-        # database's mode).
-        os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
-        os.chmod(path, 0o600)
-        self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=FULL")
-        self._db.execute("PRAGMA foreign_keys=ON")
-        self._db.executescript(_SCHEMA)
+    Several processes may share the file (SQLite locks it; a writer waits up to
+    ``busy_timeout_ms`` for another).
+    """
+
+    def __init__(self, path: Path, *, busy_timeout_ms: int = 10_000) -> None:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            # Create the file owner-only before SQLite opens it (its journal files follow
+            # the database's mode).
+            os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
+            os.chmod(path, 0o600)
+            self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+            self._db.execute(f"PRAGMA busy_timeout={int(busy_timeout_ms)}")
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=FULL")
+            self._db.execute("PRAGMA foreign_keys=ON")
+            self._db.executescript(_SCHEMA)
+        except (OSError, sqlite3.Error) as exc:
+            raise StorageUnavailableError(f"cannot open the database {path}: {exc}") from None
 
     @classmethod
     def in_directory(cls, directory: Path) -> SqliteStorage:
@@ -153,11 +165,19 @@ class SqliteStorage:
     def close(self) -> None:
         self._db.close()
 
+    def _execute(self, query: str, params: Sequence[object] = ()) -> sqlite3.Cursor:
+        try:
+            return self._db.execute(query, params)
+        except sqlite3.IntegrityError:
+            raise
+        except sqlite3.Error as exc:
+            raise StorageUnavailableError(f"the database failed: {exc}") from None
+
     # -- accounts and tokens --------------------------------------------------------------
 
     def create_account(self, account_id: str, name: str) -> Account:
         try:
-            self._db.execute(
+            self._execute(
                 "INSERT INTO accounts (account_id, name) VALUES (?, ?)", (account_id, name)
             )
         except sqlite3.IntegrityError:
@@ -165,19 +185,19 @@ class SqliteStorage:
         return Account(account_id, name)
 
     def account_by_name(self, name: str) -> Account | None:
-        row = self._db.execute(
+        row = self._execute(
             "SELECT account_id, name FROM accounts WHERE name = ?", (name,)
         ).fetchone()
         return Account(row[0], row[1]) if row else None
 
     def add_token(self, account_id: str, token_hash: str, created_at: int) -> None:
-        self._db.execute(
+        self._execute(
             "INSERT INTO tokens (token_hash, account_id, created_at) VALUES (?, ?, ?)",
             (token_hash, account_id, created_at),
         )
 
     def account_for_token(self, token_hash: str) -> Account | None:
-        row = self._db.execute(
+        row = self._execute(
             "SELECT accounts.account_id, accounts.name FROM tokens "
             "JOIN accounts ON accounts.account_id = tokens.account_id "
             "WHERE tokens.token_hash = ?",
@@ -190,7 +210,7 @@ class SqliteStorage:
     def note_events(
         self, account_id: str, session_id: str, after: int = 0
     ) -> list[tuple[int, NoteEvent]]:
-        rows = self._db.execute(
+        rows = self._execute(
             "SELECT seq, action, path, text, timestamp FROM note_events "
             "WHERE account_id = ? AND session_id = ? AND seq > ? ORDER BY seq",
             (account_id, session_id, after),
@@ -198,7 +218,7 @@ class SqliteStorage:
         return [(row[0], NoteEvent(row[1], row[2], row[3], row[4])) for row in rows]
 
     def append_note_event(self, account_id: str, session_id: str, event: NoteEvent) -> int:
-        cursor = self._db.execute(
+        cursor = self._execute(
             "INSERT INTO note_events (account_id, session_id, action, path, text, timestamp) "
             "VALUES (?, ?, ?, ?, ?, ?)",
             (account_id, session_id, event.action, event.path, event.text, event.timestamp),
@@ -210,7 +230,7 @@ class SqliteStorage:
     def history_items(
         self, account_id: str, session_id: str, agent: str, after: int = 0
     ) -> list[tuple[int, RecordedItem]]:
-        rows = self._db.execute(
+        rows = self._execute(
             "SELECT seq, window_id, item_key, role, content, tool_name, tool_namespace "
             "FROM history_items WHERE account_id = ? AND session_id = ? AND agent = ? "
             "AND seq > ? ORDER BY seq",
@@ -237,24 +257,38 @@ class SqliteStorage:
             )
             for item in items
         )
-        with self._transaction():
-            self._db.executemany(
-                "INSERT OR IGNORE INTO history_items (account_id, session_id, agent, window_id, "
-                "item_key, role, content, tool_name, tool_namespace) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                rows,
-            )
+        # One transaction for the whole exchange: one sync, all or nothing.
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                self._db.executemany(
+                    "INSERT OR IGNORE INTO history_items (account_id, session_id, agent, "
+                    "window_id, item_key, role, content, tool_name, tool_namespace) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    rows,
+                )
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+        except sqlite3.Error as exc:
+            raise StorageUnavailableError(f"the database failed: {exc}") from None
 
-    def _transaction(self) -> _Transaction:
-        return _Transaction(self._db)
 
+def open_storage(data: Path, database: str | None = None) -> Storage:
+    """The storage a service uses: Postgres when ``database`` is a ``postgresql://`` URL,
+    else the SQLite file in ``data``.
 
-class _Transaction:
-    def __init__(self, db: sqlite3.Connection) -> None:
-        self._db = db
-
-    def __enter__(self) -> None:
-        self._db.execute("BEGIN IMMEDIATE")
-
-    def __exit__(self, kind: object, value: object, traceback: object) -> None:
-        self._db.execute("COMMIT" if kind is None else "ROLLBACK")
+    :raises StorageUnavailableError: the database cannot be opened or migrated.
+    """
+    if database is None:
+        return SqliteStorage.in_directory(data)
+    if not database.startswith(("postgresql://", "postgres://")):
+        raise StorageUnavailableError("--database takes a postgresql:// URL")
+    try:
+        from ctxmodes_remote.service.postgres_storage import PostgresStorage
+    except ImportError:
+        raise StorageUnavailableError(
+            "Postgres storage needs its extra: pip install 'ctxmodes[postgres]'"
+        ) from None
+    return PostgresStorage(database)

@@ -29,3 +29,21 @@ def make_service(tmp_path, tls):
 @pytest.fixture
 def service(make_service):
     return make_service()
+
+
+@pytest.fixture(scope="session")
+def postgres_server():
+    """A real Postgres 15 for the session; skips, saying why, only where none can start."""
+    pytest.importorskip("psycopg", reason="Postgres tests need the postgres extra")
+    from support.postgres_server import PostgresServer, postgres_bin
+
+    if postgres_bin() is None:
+        pytest.skip("Postgres is not installed (no initdb on PATH or in /usr/lib/postgresql)")
+    server = PostgresServer()
+    yield server
+    server.close()
+
+
+@pytest.fixture
+def postgres_url(postgres_server):
+    return postgres_server.database()
