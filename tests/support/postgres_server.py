@@ -6,6 +6,7 @@ data directory, never by name.
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import itertools
 import os
@@ -100,8 +101,6 @@ class PostgresServer:
         return f"postgresql://postgres@127.0.0.1:{self.port}/{name}"
 
     def close(self) -> None:
-        try:
+        with contextlib.suppress(subprocess.CalledProcessError):
             self.stop("immediate")
-        except subprocess.CalledProcessError:
-            pass
         shutil.rmtree(self._root, ignore_errors=True)
