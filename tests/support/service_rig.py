@@ -239,7 +239,7 @@ def turn_headers(session_id, window_id, agent="/root"):
 class Service:
     """One running service and what a test needs around it."""
 
-    def __init__(self, tmp_path, tls, responses, *, master_keys=None, **options):
+    def __init__(self, tmp_path, tls, responses, *, master_keys=None, storage=None, **options):
         from ctxmodes_remote.service.accounts import create_token
         from ctxmodes_remote.service.crypto import KeyRing
         from ctxmodes_remote.service.engine import ServiceEngine
@@ -247,7 +247,7 @@ class Service:
 
         self.tmp_path = tmp_path
         self.tls = tls
-        self.storage = SqliteStorage.in_directory(tmp_path / "data")
+        self.storage = storage or SqliteStorage.in_directory(tmp_path / "data")
         self.keyring = KeyRing(master_keys or [b"k" * 32])
         self.engine = ServiceEngine(self.storage, self.keyring)
         self.provider = RecordingProvider(Script.model_validate({"responses": responses}))

@@ -2,9 +2,11 @@
 
 Routes, under ``/backend-api``: the catalog (``codex/models``), ``wham/accounts/check``,
 ``wham/settings/user``, ``codex/responses`` (SSE; a WebSocket upgrade is refused with 426 so
-that Codex falls back to SSE) and ``codex/alpha/{history|notes}/v2/{operation}``. Every
-request is authenticated by its bearer token before anything else is read; request bodies
-may be zstd-compressed (aiohttp decodes ``Content-Encoding`` itself).
+that Codex falls back to SSE) and ``codex/alpha/{history|notes}/v2/{operation}``. Every one
+of them is authenticated by its bearer token before anything else is read; request bodies
+may be zstd-compressed (aiohttp decodes ``Content-Encoding`` itself). For operators, without
+a token and without any account's data: ``/healthz`` (the process answers), ``/readyz``
+(its storage answers) and ``/metrics`` (Prometheus).
 
 All engine calls run on one worker thread, in arrival order: storage and the in-memory
 stores are never touched concurrently, and an answer leaves only after its writes are on
@@ -16,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import ssl
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -32,6 +35,7 @@ from ctxmodes_remote.service import catalog
 from ctxmodes_remote.service.bridge import ResponseStream, failure_event, model_request
 from ctxmodes_remote.service.crypto import CiphertextError
 from ctxmodes_remote.service.engine import RequestError, ServiceEngine, UnknownOperationError
+from ctxmodes_remote.service.metrics import CONTENT_TYPE, ServiceMetrics
 from ctxmodes_remote.service.responses_items import encrypted_fields_by_tool, history_items
 from ctxmodes_remote.service.storage import Account, StorageUnavailableError
 
@@ -46,6 +50,18 @@ ROOT_AGENT = "/root"
 
 _T = TypeVar("_T")
 _ACCOUNT = web.RequestKey("account", Account)
+
+
+_OPERATOR_PATHS = frozenset({"/healthz", "/readyz", "/metrics"})
+
+
+def _operation(request: web.Request) -> str:
+    """The metrics label of a request: its operation, or its route for everything else."""
+    info = request.match_info
+    if "family" in info and "operation" in info:
+        return f"{info['family']}.{info['operation']}"
+    route = info.route.resource
+    return route.canonical if route is not None else "unmatched"
 
 
 def _json(status: int, value: object) -> web.Response:
@@ -96,6 +112,7 @@ class ServiceApp:
         self.engine = engine
         self.provider = provider
         self._max_body_bytes = max_body_bytes
+        self.metrics = ServiceMetrics()
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ctxmodes-serve")
         self._streams = ThreadPoolExecutor(max_workers=64, thread_name_prefix="ctxmodes-upstream")
 
@@ -106,13 +123,21 @@ class ServiceApp:
     def build(self) -> web.Application:
         app = web.Application(
             client_max_size=self._max_body_bytes,
-            middlewares=[self._refuse_websocket, self._storage_failures, self._auth],
+            middlewares=[
+                self._measure,
+                self._refuse_websocket,
+                self._storage_failures,
+                self._auth,
+            ],
         )
         app.router.add_get(f"{CODEX_PATH}/models", self.models)
         app.router.add_get(f"{BASE_PATH}/wham/accounts/check", self.accounts_check)
         app.router.add_get(f"{BASE_PATH}/wham/settings/user", self.settings)
         app.router.add_post(f"{CODEX_PATH}/responses", self.responses)
         app.router.add_post(f"{CODEX_PATH}/alpha/{{family}}/v2/{{operation}}", self.alpha)
+        app.router.add_get("/healthz", self.healthz)
+        app.router.add_get("/readyz", self.readyz)
+        app.router.add_get("/metrics", self.metrics_endpoint)
         app.on_cleanup.append(self._cleanup)
         return app
 
@@ -122,6 +147,22 @@ class ServiceApp:
         self._worker.shutdown(wait=True)
 
     # -- middleware ----------------------------------------------------------------------------
+
+    @web.middleware
+    async def _measure(
+        self, request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
+    ) -> web.StreamResponse:
+        start = time.perf_counter()
+        status = 500
+        try:
+            response = await handler(request)
+            status = response.status
+            return response
+        except web.HTTPException as error:
+            status = error.status
+            raise
+        finally:
+            self.metrics.observe(_operation(request), status, time.perf_counter() - start)
 
     @web.middleware
     async def _refuse_websocket(
@@ -146,6 +187,8 @@ class ServiceApp:
     async def _auth(
         self, request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
     ) -> web.StreamResponse:
+        if request.path in _OPERATOR_PATHS:
+            return await handler(request)
         account = await self._on_engine(
             self.engine.authenticate, request.headers.get("Authorization")
         )
@@ -153,6 +196,21 @@ class ServiceApp:
             return _error(401, "invalid_token", "a valid bearer token is required")
         request[_ACCOUNT] = account
         return await handler(request)
+
+    # -- operators ---------------------------------------------------------------------------
+
+    async def healthz(self, request: web.Request) -> web.Response:
+        return _json(200, {"status": "ok"})
+
+    async def readyz(self, request: web.Request) -> web.Response:
+        try:
+            await self._on_engine(self.engine.ping)
+        except StorageUnavailableError:
+            return _json(503, {"status": "storage unavailable"})
+        return _json(200, {"status": "ready"})
+
+    async def metrics_endpoint(self, request: web.Request) -> web.Response:
+        return web.Response(body=self.metrics.exposition(), headers={"Content-Type": CONTENT_TYPE})
 
     # -- start-up endpoints ----------------------------------------------------------------------
 

@@ -178,6 +178,10 @@ class ServiceEngine:
     def close(self) -> None:
         self._storage.close()
 
+    def ping(self) -> None:
+        """:raises StorageUnavailableError: the storage does not answer."""
+        self._storage.ping()
+
     # -- accounts --------------------------------------------------------------------------
 
     def authenticate(self, authorization: str | None) -> Account | None:

@@ -92,7 +92,7 @@ def migrate(connection: psycopg.Connection) -> list[int]:
 class PostgresStorage:
     """The storage interface over a Postgres database named by a ``postgresql://`` URL."""
 
-    def __init__(self, url: str, *, max_connections: int = 4, timeout_s: float = 10.0) -> None:
+    def __init__(self, url: str, *, max_connections: int = 4, timeout_s: float = 5.0) -> None:
         self._pool = ConnectionPool(
             url,
             min_size=1,
@@ -114,6 +114,9 @@ class PostgresStorage:
 
     def close(self) -> None:
         self._pool.close()
+
+    def ping(self) -> None:
+        self._run("SELECT 1", ())
 
     def _run(self, query: str, params: Sequence[object]) -> list[tuple[Any, ...]]:
         try:

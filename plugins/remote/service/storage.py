@@ -84,6 +84,10 @@ class Storage(Protocol):
         """Persist items durably, in order (an item already recorded is left as it is)."""
         ...
 
+    def ping(self) -> None:
+        """A trivial round trip; raises :class:`StorageUnavailableError` when it fails."""
+        ...
+
     def close(self) -> None: ...
 
 
@@ -164,6 +168,9 @@ class SqliteStorage:
 
     def close(self) -> None:
         self._db.close()
+
+    def ping(self) -> None:
+        self._execute("SELECT 1").fetchone()
 
     def _execute(self, query: str, params: Sequence[object] = ()) -> sqlite3.Cursor:
         try:

@@ -1,5 +1,6 @@
 """One history/notes contract, two backends: Local's (the context-window kit over a session
-branch, as Local mode answers) and the service's (the same operations over HTTPS, encrypted).
+branch, as Local mode answers) and the service's (the same operations over HTTPS, encrypted),
+the service once over SQLite and once over Postgres.
 
 Each test drives a backend through ``record`` (windows of ``(item_id, role, text)``) and
 ``call`` (an operation and its arguments → the plain result, or ``{"error": …}``) and asserts
@@ -19,6 +20,7 @@ from ctxmodes.windows.note_entries import NOTE_CUSTOM_TYPE
 from ctxmodes.windows.retrieval import DETAILS_KEY, answer_history, answer_notes
 from ctxmodes.windows.state import WindowState
 from ctxmodes_remote.service.responses_items import history_items
+from ctxmodes_remote.service.storage import open_storage
 
 
 def _plain(result):
@@ -119,11 +121,14 @@ def _no_ciphertext(token):
     raise AssertionError("plaintext items hold no ciphertext")
 
 
-@pytest.fixture(params=["local", "service"])
-def backend(request):
+@pytest.fixture(params=["local", "service", "service-postgres"])
+def backend(request, make_service, tmp_path):
     if request.param == "local":
         return LocalBackend()
-    return ServiceBackend(request.getfixturevalue("service"))
+    if request.param == "service":
+        return ServiceBackend(make_service())
+    url = request.getfixturevalue("postgres_url")
+    return ServiceBackend(make_service(storage=open_storage(tmp_path, url)))
 
 
 # -- notes ----------------------------------------------------------------------------------
