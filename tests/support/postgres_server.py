@@ -21,7 +21,7 @@ from pathlib import Path
 def postgres_bin() -> Path | None:
     found = shutil.which("initdb")
     if found:
-        return Path(found).parent
+        return Path(found).resolve().parent
     candidates = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"), reverse=True)
     return Path(candidates[0]).parent if candidates else None
 

@@ -31,12 +31,12 @@ def ctxmodes(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]
     )
 
 
-def create_token(data: Path, name: str) -> str:
-    return ctxmodes("serve", "token", "create", name, "--data", str(data)).stdout.strip()
+def create_token(data: Path, name: str, *extra: str) -> str:
+    return ctxmodes("serve", "token", "create", name, "--data", str(data), *extra).stdout.strip()
 
 
 class ServeProcess:
-    def __init__(self, upstream: str, data: Path, tls: object, log: Path) -> None:
+    def __init__(self, upstream: str, data: Path, tls: object, log: Path, *extra: str) -> None:
         self.log = log
         self._log_file = log.open("w")
         self.process = subprocess.Popen(
@@ -53,6 +53,7 @@ class ServeProcess:
                 str(tls.cert),  # type: ignore[attr-defined]
                 "--tls-key",
                 str(tls.key),  # type: ignore[attr-defined]
+                *extra,
             ],
             stdout=subprocess.PIPE,
             stderr=self._log_file,

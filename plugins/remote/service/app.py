@@ -33,7 +33,7 @@ from ctxmodes.errors import CtxmodesError
 from ctxmodes.providers.base import ModelRequest, Provider, StreamEvent
 from ctxmodes_remote.service import catalog
 from ctxmodes_remote.service.bridge import ResponseStream, failure_event, model_request
-from ctxmodes_remote.service.crypto import CiphertextError
+from ctxmodes_remote.service.crypto import CiphertextError, KeyRing
 from ctxmodes_remote.service.engine import RequestError, ServiceEngine, UnknownOperationError
 from ctxmodes_remote.service.metrics import CONTENT_TYPE, ServiceMetrics
 from ctxmodes_remote.service.responses_items import encrypted_fields_by_tool, history_items
@@ -115,6 +115,10 @@ class ServiceApp:
         self.metrics = ServiceMetrics()
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ctxmodes-serve")
         self._streams = ThreadPoolExecutor(max_workers=64, thread_name_prefix="ctxmodes-upstream")
+
+    async def reload_keyring(self, keyring: KeyRing) -> None:
+        """Use ``keyring`` from the next request on (swapped on the engine's thread)."""
+        await self._on_engine(self.engine.replace_keyring, keyring)
 
     async def _on_engine(self, function: Callable[..., _T], *args: Any) -> _T:
         loop = asyncio.get_running_loop()

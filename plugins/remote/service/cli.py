@@ -5,6 +5,7 @@
     ctxmodes serve --upstream MODEL --data DIR [--host H] [--port P] [--tls-cert F --tls-key F]
     ctxmodes serve token create NAME --data DIR
     ctxmodes serve key rotate --data DIR
+    ctxmodes serve backup --data DIR --to FILE
 
 Registered through the ``ctxmodes.commands`` entry-point group. Registration imports nothing
 heavy: the HTTP stack (the ``serve`` extra) is imported when the server starts.
@@ -58,6 +59,13 @@ def register(subparsers: Any) -> None:
     _add_data(rotate, required=True)
     rotate.set_defaults(handler=_key_rotate)
 
+    backup = actions.add_parser(
+        "backup", help="copy the SQLite database consistently, even while the service runs"
+    )
+    backup.add_argument("--data", metavar="DIR", type=Path, required=True)
+    backup.add_argument("--to", metavar="FILE", type=Path, required=True, help="a new file")
+    backup.set_defaults(handler=_backup)
+
 
 def _add_data(parser: argparse.ArgumentParser, *, required: bool) -> None:
     parser.add_argument(
@@ -103,6 +111,17 @@ def _key_rotate(args: argparse.Namespace) -> int:
 
     count = rotate_master_key(_data_directory(args.data))
     print(f"new master key in use; {count - 1} older key(s) kept for decryption", file=sys.stderr)
+    return 0
+
+
+def _backup(args: argparse.Namespace) -> int:
+    from ctxmodes_remote.service.storage import backup_sqlite
+
+    backup_sqlite(args.data, args.to)
+    print(
+        f"backed up to {args.to}; keep {args.data / 'master.keys'} with it (and apart from it)",
+        file=sys.stderr,
+    )
     return 0
 
 

@@ -175,6 +175,9 @@ class ServiceEngine:
     def keyring(self) -> KeyRing:
         return self._keyring
 
+    def replace_keyring(self, keyring: KeyRing) -> None:
+        self._keyring = keyring
+
     def close(self) -> None:
         self._storage.close()
 

@@ -12,12 +12,14 @@ from pathlib import Path
 
 from aiohttp import web
 
+from ctxmodes.errors import CtxmodesError
 from ctxmodes.providers.registry import resolve
 from ctxmodes_remote.service.app import CODEX_PATH, ServiceApp, tls_context
 from ctxmodes_remote.service.crypto import load_or_create_keyring
 from ctxmodes_remote.service.engine import ServiceEngine
 from ctxmodes_remote.service.storage import open_storage
 
+_log = logging.getLogger("ctxmodes.serve")
 ACCESS_LOG_FORMAT = '%a "%r" %s %b %Tf'
 
 
@@ -41,9 +43,8 @@ async def _serve(config: ServerConfig) -> None:
     provider = resolve(config.upstream)
     keyring = load_or_create_keyring(config.data)
     engine = ServiceEngine(open_storage(config.data, config.database), keyring)
-    runner = web.AppRunner(
-        ServiceApp(engine, provider).build(), access_log_format=ACCESS_LOG_FORMAT
-    )
+    service = ServiceApp(engine, provider)
+    runner = web.AppRunner(service.build(), access_log_format=ACCESS_LOG_FORMAT)
     await runner.setup()
     try:
         site = web.TCPSite(runner, config.host, config.port, ssl_context=context)
@@ -63,6 +64,19 @@ async def _serve(config: ServerConfig) -> None:
         loop = asyncio.get_running_loop()
         for signum in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(signum, stop.set)
+        # SIGHUP re-reads the key file: after `ctxmodes serve key rotate`, new outputs use
+        # the new key and everything made under the old ones still opens.
+        loop.add_signal_handler(signal.SIGHUP, lambda: loop.create_task(reload_keys()))
+
+        async def reload_keys() -> None:
+            try:
+                keyring = load_or_create_keyring(config.data)
+            except CtxmodesError as error:
+                _log.error("keys not reloaded: %s", error)
+                return
+            await service.reload_keyring(keyring)
+            _log.info("keys reloaded: %d master key(s)", keyring.key_count)
+
         await stop.wait()
     finally:
         await runner.cleanup()

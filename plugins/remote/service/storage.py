@@ -299,3 +299,33 @@ def open_storage(data: Path, database: str | None = None) -> Storage:
             "Postgres storage needs its extra: pip install 'ctxmodes[postgres]'"
         ) from None
     return PostgresStorage(database)
+
+
+def backup_sqlite(data: Path, target: Path) -> None:
+    """Copy the SQLite database in ``data`` to the new file ``target`` with SQLite's online
+    backup (consistent while the service writes). Restoring is putting the copy, renamed
+    :data:`DATABASE_NAME`, into a data directory with the same ``master.keys``.
+
+    :raises StorageUnavailableError: no database in ``data``, or ``target`` exists.
+    """
+    source_path = data / DATABASE_NAME
+    if not source_path.is_file():
+        raise StorageUnavailableError(f"no database in {data}")
+    try:
+        descriptor = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except OSError as exc:
+        raise StorageUnavailableError(f"cannot create {target}: {exc.strerror or exc}") from None
+    os.close(descriptor)
+    try:
+        source = sqlite3.connect(f"file:{source_path}?mode=ro", uri=True)
+        try:
+            destination = sqlite3.connect(target)
+            try:
+                source.backup(destination)
+            finally:
+                destination.close()
+        finally:
+            source.close()
+    except sqlite3.Error as exc:
+        target.unlink(missing_ok=True)
+        raise StorageUnavailableError(f"backup failed: {exc}") from None
