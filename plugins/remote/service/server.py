@@ -12,8 +12,11 @@ from pathlib import Path
 
 from aiohttp import web
 
+from ctxmodes.config import load_settings
 from ctxmodes.errors import CtxmodesError
-from ctxmodes.providers.registry import resolve
+from ctxmodes.plugins import make_configured_plugin_manager
+from ctxmodes.providers.base import Provider
+from ctxmodes.providers.registry import registry_from_plugin_manager
 from ctxmodes_remote.service.app import CODEX_PATH, ServiceApp, tls_context
 from ctxmodes_remote.service.crypto import load_or_create_keyring
 from ctxmodes_remote.service.engine import ServiceEngine
@@ -40,7 +43,7 @@ async def _serve(config: ServerConfig) -> None:
         if config.tls_cert is not None and config.tls_key is not None
         else None
     )
-    provider = resolve(config.upstream)
+    provider = resolve_upstream(config.upstream)
     keyring = load_or_create_keyring(config.data)
     engine = ServiceEngine(open_storage(config.data, config.database), keyring)
     service = ServiceApp(engine, provider)
@@ -81,6 +84,13 @@ async def _serve(config: ServerConfig) -> None:
     finally:
         await runner.cleanup()
         provider.close()
+
+
+def resolve_upstream(spec: str) -> Provider:
+    """The upstream model, found as ``ctxmodes run --model`` finds one: built-in tables,
+    ``[providers.<name>]`` in the configuration, and models that plugins register."""
+    settings = load_settings(cwd=Path.cwd(), cli={"model": spec}).settings
+    return registry_from_plugin_manager(make_configured_plugin_manager(settings)).resolve(spec)
 
 
 def run_server(config: ServerConfig) -> None:
