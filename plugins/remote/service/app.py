@@ -16,6 +16,7 @@ disk. Upstream model streams run on threads of their own.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import ssl
 import time
@@ -335,7 +336,9 @@ class ServiceApp:
                 # The answer is already streamed; its items are recorded with the next turn,
                 # which resends them.
                 _log.error("history not recorded: %s", error)
-        await response.write_eof()
+        # A client may hang up as soon as it has read ``response.completed``.
+        with contextlib.suppress(ConnectionResetError):
+            await response.write_eof()
         return response
 
     async def _upstream_events(
