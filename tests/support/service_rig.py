@@ -194,6 +194,8 @@ class InProcessService:
         self.base = f"https://127.0.0.1:{self.port}{CODEX_PATH}"
 
     def close(self) -> None:
+        if self._loop.is_closed():
+            return
         asyncio.run_coroutine_threadsafe(self._runner.cleanup(), self._loop).result(30)
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(30)
@@ -239,7 +241,9 @@ def turn_headers(session_id, window_id, agent="/root"):
 class Service:
     """One running service and what a test needs around it."""
 
-    def __init__(self, tmp_path, tls, responses, *, master_keys=None, storage=None, **options):
+    def __init__(
+        self, tmp_path, tls, responses, *, master_keys=None, storage=None, provider=None, **options
+    ):
         from ctxmodes_remote.service.accounts import create_token
         from ctxmodes_remote.service.crypto import KeyRing
         from ctxmodes_remote.service.engine import ServiceEngine
@@ -250,7 +254,9 @@ class Service:
         self.storage = storage or SqliteStorage.in_directory(tmp_path / "data")
         self.keyring = KeyRing(master_keys or [b"k" * 32])
         self.engine = ServiceEngine(self.storage, self.keyring)
-        self.provider = RecordingProvider(Script.model_validate({"responses": responses}))
+        self.provider = provider or RecordingProvider(
+            Script.model_validate({"responses": responses})
+        )
         issued = create_token(self.storage, "alice")
         self.alice = issued.account
         other = create_token(self.storage, "bob")
