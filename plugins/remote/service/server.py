@@ -17,13 +17,13 @@ from ctxmodes.errors import CtxmodesError
 from ctxmodes.plugins import make_configured_plugin_manager
 from ctxmodes.providers.base import Provider
 from ctxmodes.providers.registry import registry_from_plugin_manager
+from ctxmodes_remote.service import logs
 from ctxmodes_remote.service.app import CODEX_PATH, ServiceApp, tls_context
 from ctxmodes_remote.service.crypto import load_or_create_keyring
 from ctxmodes_remote.service.engine import ServiceEngine
 from ctxmodes_remote.service.storage import open_storage
 
 _log = logging.getLogger("ctxmodes.serve")
-ACCESS_LOG_FORMAT = '%a "%r" %s %b %Tf'
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,7 +47,7 @@ async def _serve(config: ServerConfig) -> None:
     keyring = load_or_create_keyring(config.data)
     engine = ServiceEngine(open_storage(config.data, config.database), keyring)
     service = ServiceApp(engine, provider)
-    runner = web.AppRunner(service.build(), access_log_format=ACCESS_LOG_FORMAT)
+    runner = web.AppRunner(service.build(), access_log_class=logs.AccessLogger)
     await runner.setup()
     try:
         site = web.TCPSite(runner, config.host, config.port, ssl_context=context)
@@ -94,7 +94,5 @@ def resolve_upstream(spec: str) -> Provider:
 
 
 def run_server(config: ServerConfig) -> None:
-    # One line per request on standard error; requests are logged by method, path and
-    # status, never by header or body, so no token or note reaches the log.
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    logs.configure()
     asyncio.run(_serve(config))

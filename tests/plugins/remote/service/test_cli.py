@@ -59,7 +59,12 @@ def test_token_create_and_a_served_request(tmp_path, tls, script):
         assert service.stop() == 0
     # The log names requests, never a token.
     log = service.log.read_text()
-    assert "GET /backend-api/codex/models" in log
+    entries = [json.loads(line) for line in log.splitlines()]
+    requests = [e for e in entries if e["message"] == "request"]
+    assert {(e["method"], e["path"], e["status"]) for e in requests} == {
+        ("GET", "/backend-api/codex/models", 200),
+        ("GET", "/backend-api/codex/models", 401),
+    }
     assert token not in log
     assert token.split(".")[2] not in log
 

@@ -50,6 +50,8 @@ def test_a_codex_transport_model_runs_through_the_service(tmp_path, tls):
         assert service.stop() == 0
     assert run.returncode == 0, run.stderr
     assert "served answer" in run.stdout
-    log = service.log.read_text()
-    assert '"POST /backend-api/codex/responses HTTP/1.1" 200' in log
-    assert "Traceback" not in log
+    entries = [json.loads(line) for line in service.log.read_text().splitlines()]
+    assert {"method": "POST", "path": "/backend-api/codex/responses", "status": 200}.items() <= (
+        next(e for e in entries if e.get("path", "").endswith("/responses")).items()
+    )
+    assert [e for e in entries if e["level"] == "error"] == []
