@@ -23,6 +23,7 @@ from ctxmodes_remote.service.storage import (
     NoteEvent,
     RecordedItem,
     StorageUnavailableError,
+    history_rows,
 )
 
 #: ``pg_advisory_xact_lock`` key of the migrations (any constant shared by all processes).
@@ -196,20 +197,7 @@ class PostgresStorage:
     ) -> None:
         if not items:
             return
-        rows = [
-            (
-                account_id,
-                session_id,
-                agent,
-                item.window_id,
-                item.item_key,
-                item.role,
-                item.content,
-                item.tool_name,
-                item.tool_namespace,
-            )
-            for item in items
-        ]
+        rows = history_rows(account_id, session_id, agent, items)
         try:
             with (
                 self._pool.connection() as connection,

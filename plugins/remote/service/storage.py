@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Protocol
@@ -89,6 +89,26 @@ class Storage(Protocol):
         ...
 
     def close(self) -> None: ...
+
+
+def history_rows(
+    account_id: str, session_id: str, agent: str, items: Sequence[RecordedItem]
+) -> list[tuple[str | None, ...]]:
+    """The ``history_items`` column values of ``items``, in the schema's column order."""
+    return [
+        (
+            account_id,
+            session_id,
+            agent,
+            item.window_id,
+            item.item_key,
+            item.role,
+            item.content,
+            item.tool_name,
+            item.tool_namespace,
+        )
+        for item in items
+    ]
 
 
 class AccountExistsError(CtxmodesError):
@@ -250,20 +270,7 @@ class SqliteStorage:
     ) -> None:
         if not items:
             return
-        rows: Iterable[tuple[object, ...]] = (
-            (
-                account_id,
-                session_id,
-                agent,
-                item.window_id,
-                item.item_key,
-                item.role,
-                item.content,
-                item.tool_name,
-                item.tool_namespace,
-            )
-            for item in items
-        )
+        rows = history_rows(account_id, session_id, agent, items)
         # One transaction for the whole exchange: one sync, all or nothing.
         try:
             self._db.execute("BEGIN IMMEDIATE")
@@ -294,7 +301,9 @@ def open_storage(data: Path, database: str | None = None) -> Storage:
         raise StorageUnavailableError("--database takes a postgresql:// URL")
     try:
         from ctxmodes_remote.service.postgres_storage import PostgresStorage
-    except ImportError:
+    except ImportError as exc:
+        if not (exc.name or "").startswith("psycopg"):
+            raise
         raise StorageUnavailableError(
             "Postgres storage needs its extra: pip install 'ctxmodes[postgres]'"
         ) from None

@@ -41,7 +41,8 @@ def team(tmp_path, tls, postgres_url):
             service.stop()
 
 
-def test_load_has_no_errors_no_lost_writes_and_no_leaks(team, tls):
+def load(team, tls, halfway=None):
+    """One bounded run, its figures printed, and the acknowledged writes it could not find."""
     services, accounts, keyring = team
     context = tls.client_context()
     report = asyncio.run(
@@ -52,9 +53,20 @@ def test_load_has_no_errors_no_lost_writes_and_no_leaks(team, tls):
             sessions=SESSIONS,
             duration_s=DURATION_S,
             ssl_context=context,
+            halfway=halfway,
         )
     )
     print(summary(report))
+    # Read back through the second process, which stays up in every run.
+    lost = asyncio.run(
+        verify_writes(services[1].base, accounts, keyring, report, ssl_context=context)
+    )
+    return report, lost
+
+
+def test_load_has_no_errors_no_lost_writes_and_no_leaks(team, tls):
+    services = team[0]
+    report, lost = load(team, tls)
     assert report.errors == {}
     assert report.isolation_failures == 0
     assert set(report.latencies_ms) == {
@@ -63,36 +75,18 @@ def test_load_has_no_errors_no_lost_writes_and_no_leaks(team, tls):
         "notes.search_contents",
         "responses",
     }
-    problems = asyncio.run(
-        verify_writes(services[1].base, accounts, keyring, report, ssl_context=context)
-    )
-    assert problems == []
+    assert lost == []
     assert [s.stop() for s in services] == [0, 0]
 
 
 def test_a_killed_process_loses_no_acknowledged_write(team, tls):
-    services, accounts, keyring = team
-    context = tls.client_context()
+    services = team[0]
 
     async def kill_first():
         await asyncio.to_thread(services[0].kill)
 
-    report = asyncio.run(
-        run_load(
-            [s.base for s in services],
-            accounts,
-            keyring,
-            sessions=SESSIONS,
-            duration_s=DURATION_S,
-            ssl_context=context,
-            halfway=kill_first,
-        )
-    )
-    print(summary(report))
+    report, lost = load(team, tls, halfway=kill_first)
     assert report.isolation_failures == 0
     assert report.operations > 0
-    problems = asyncio.run(
-        verify_writes(services[1].base, accounts, keyring, report, ssl_context=context)
-    )
-    assert problems == []
+    assert lost == []
     assert services[1].stop() == 0
