@@ -136,8 +136,9 @@ class TreePreparation:
     old_leaf_id: str | None
     #: The common ancestor of the old leaf and the target (``None`` for separate roots).
     common_ancestor_id: str | None
-    #: The entries that would be summarized, oldest first (empty without ``summarize``).
-    entries_to_summarize: tuple[SessionEntry, ...]
+    #: The entries that would be summarized, oldest first (empty without ``summarize``),
+    #: decoded as they are read: the abandoned branch may be the whole of a long session.
+    entries_to_summarize: Sequence[SessionEntry]
     summarize: bool
     custom_instructions: str | None
     label: str | None

@@ -303,7 +303,7 @@ class AgentHost:
             raise CtxmodesError(f"Entry {entry_id} not found")
         text = editor_text_of(entry)
         if text is not None and entry.type == "message":
-            return entry.parent_id, text
+            return manager.get_parent_id(entry_id), text
         return entry_id, None
 
     def _branched(self, current: SessionManager, leaf_id: str | None) -> SessionManager:

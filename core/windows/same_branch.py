@@ -73,7 +73,13 @@ class SameBranchMode(WindowedMode):
             return new_context_outcome(started=False)
         marker = self.new_window_marker(trim_previous_window=True)
         self._pending_window_id = marker.details.context_management.current_window_id
+        # Steering queued during this turn would reach the model before the marker, in the
+        # window being closed, and go unanswered: it follows the marker instead.
+        session = self._session
+        steering = session.take_queued("steer")
         self.send_marker(marker, trigger_turn=True)
+        for message in steering:
+            session.enqueue(message, deliver_as="steer")
         return new_context_outcome(started=True)
 
     @hookimpl
