@@ -71,7 +71,7 @@ def _engine(directory: Path) -> tuple[ServiceEngine, str, Account]:
 
 
 async def _serve(engine: ServiceEngine, provider: ScriptedProvider) -> tuple[web.AppRunner, str]:
-    runner = web.AppRunner(ServiceApp(engine, provider).build(), access_log=None)
+    runner = ServiceApp(engine, provider).runner(access_log=None)
     await runner.setup()
     site = web.TCPSite(runner, "127.0.0.1", 0)
     await site.start()

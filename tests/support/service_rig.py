@@ -182,7 +182,7 @@ class InProcessService:
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
         self._thread.start()
-        self._runner = web.AppRunner(ServiceApp(engine, provider, **options).build())
+        self._runner = ServiceApp(engine, provider, **options).runner()
 
         async def start() -> int:
             await self._runner.setup()

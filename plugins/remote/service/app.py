@@ -146,6 +146,11 @@ class ServiceApp:
         app.on_cleanup.append(self._cleanup)
         return app
 
+    def runner(self, **options: Any) -> web.AppRunner:
+        """A runner for the app. A request whose client hangs up is cancelled, so a stream
+        whose client is gone aborts its upstream call instead of running on."""
+        return web.AppRunner(self.build(), handler_cancellation=True, **options)
+
     async def _cleanup(self, app: web.Application) -> None:
         self._streams.shutdown(wait=False, cancel_futures=True)
         await self._on_engine(self.engine.close)

@@ -47,7 +47,7 @@ async def _serve(config: ServerConfig) -> None:
     keyring = load_or_create_keyring(config.data)
     engine = ServiceEngine(open_storage(config.data, config.database), keyring)
     service = ServiceApp(engine, provider)
-    runner = web.AppRunner(service.build(), access_log_class=logs.AccessLogger)
+    runner = service.runner(access_log_class=logs.AccessLogger)
     await runner.setup()
     try:
         site = web.TCPSite(runner, config.host, config.port, ssl_context=context)

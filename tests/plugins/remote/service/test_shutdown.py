@@ -1,6 +1,7 @@
 """Graceful shutdown: a request in flight when the service stops still gets its whole answer,
 and what it wrote is kept."""
 
+import json
 import socket
 import threading
 
@@ -72,3 +73,45 @@ def _accepts(port):
     except OSError:
         return False
     return True
+
+
+class NeverAnswering(RecordingProvider):
+    """An upstream that answers only when its call is aborted."""
+
+    def __init__(self, script):
+        super().__init__(script)
+        self.aborted = threading.Event()
+
+    def stream(self, request, signal):
+        if signal.wait(60):
+            self.aborted.set()
+        return super().stream(request, signal)
+
+
+def test_a_client_that_gives_up_aborts_the_upstream_call(make_service):
+    upstream = NeverAnswering(Script.model_validate({"responses": [{"text": "too late"}]}))
+    service = make_service(provider=upstream)
+    context = service.tls.client_context()
+    body = json.dumps({"input": []}).encode()
+    headers = {"Authorization": f"Bearer {service.client.token}", **turn_headers("s1", "w0")}
+    with (
+        socket.create_connection(("127.0.0.1", service.server.port)) as raw,
+        context.wrap_socket(raw, server_hostname="127.0.0.1") as tls_socket,
+    ):
+        lines = [
+            "POST /backend-api/codex/responses HTTP/1.1",
+            "Host: 127.0.0.1",
+            "Content-Type: application/json",
+            f"Content-Length: {len(body)}",
+            *(f"{name}: {value}" for name, value in headers.items()),
+        ]
+        tls_socket.sendall(("\r\n".join(lines) + "\r\n\r\n").encode() + body)
+        # The stream has started once the first event arrives.
+        received = b""
+        while b"response.created" not in received:
+            chunk = tls_socket.recv(65536)
+            assert chunk, received
+            received += chunk
+    # The client is gone: the upstream call is aborted, not left to run.
+    assert upstream.aborted.wait(30)
+    assert len(upstream.requests) == 1
