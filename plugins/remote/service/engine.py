@@ -39,7 +39,13 @@ from ctxmodes.windows.tools import OPERATIONS
 from ctxmodes.windows.window_log import LogWindow, WindowLog
 from ctxmodes_remote.service import accounts
 from ctxmodes_remote.service.crypto import CiphertextError, KeyRing
-from ctxmodes_remote.service.storage import Account, NoteEvent, RecordedItem, Storage
+from ctxmodes_remote.service.storage import (
+    Account,
+    NoteEvent,
+    RecordedItem,
+    Storage,
+    StorageUnavailableError,
+)
 
 #: What results say they come from (Local's say ``pi-session``).
 SOURCE = "ctxmodes-serve"
@@ -250,6 +256,7 @@ class ServiceEngine:
         :raises UnknownOperationError: no such family or operation.
         :raises RequestError: no usable ``context``.
         :raises CiphertextError: an encrypted field is not this account's ciphertext.
+        :raises StorageUnavailableError: storage failed; nothing was written.
         """
         if family == "notes" and operation == "thread_hint":
             return self.thread_hint(account, parse_context(body.get("context")))
@@ -267,7 +274,7 @@ class ServiceEngine:
                 result = self._history(account, context, operation, arguments)
             else:
                 result = self._notes(account, context, operation, arguments)
-        except CiphertextError:
+        except (CiphertextError, StorageUnavailableError):
             raise
         except CtxmodesError as error:
             result = {"error": str(error)}

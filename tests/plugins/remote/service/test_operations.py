@@ -55,3 +55,25 @@ def test_requests_fail_cleanly_while_postgres_is_down_and_recover(
     assert service.call("notes", "read_file", {"path": "lost.md"})["file"] is None
     service.call("notes", "write_file", {"path": "after.md", "text": "after"})
     assert service.call("notes", "read_file", {"path": "after.md"})["file"]["content"] == "after"
+
+
+def test_a_read_only_database_refuses_writes_clearly_and_keeps_reads(make_service, postgres_url):
+    import psycopg
+
+    from ctxmodes_remote.service.postgres_storage import PostgresStorage
+
+    service = make_service(storage=PostgresStorage(postgres_url, timeout_s=1))
+    service.call("notes", "write_file", {"path": "kept.md", "text": "before"})
+    name = postgres_url.rsplit("/", 1)[1]
+    admin = postgres_url.rsplit("/", 1)[0] + "/postgres"
+    with psycopg.connect(admin, autocommit=True) as connection:
+        connection.execute(f'ALTER DATABASE "{name}" SET default_transaction_read_only = on')
+        # Sessions opened before the change keep their setting: end them.
+        connection.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s", (name,)
+        )
+    refused = service.alpha("notes", "write_file", {"path": "new.md", "text": "x"})
+    assert refused.status == 503
+    assert refused.json()["error"]["code"] == "storage_unavailable"
+    assert service.call("notes", "read_file", {"path": "kept.md"})["file"]["content"] == "before"
+    assert service.call("notes", "read_file", {"path": "new.md"})["file"] is None
