@@ -7,32 +7,46 @@
     ctxmodes serve key rotate --data DIR
     ctxmodes serve backup --data DIR --to FILE
 
-Registered through the ``ctxmodes.commands`` entry-point group. Registration imports nothing
-heavy: the HTTP stack (the ``serve`` extra) is imported when the server starts.
+The Remote plugin registers it through ``ctx_register_cli_commands``. Registration imports
+nothing heavy: the HTTP stack (the ``serve`` extra) is imported when the server starts.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
+from ctxmodes.cli_commands import CliCommand
 from ctxmodes.errors import CtxmodesError
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8443
 
 
-def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
-        "serve",
+DESCRIPTION = (
+    "Serve Codex's history/notes contract and its /responses endpoint in front of any "
+    "ctxmodes model, for the Remote mode and for the Codex CLI."
+)
+
+
+def command() -> CliCommand:
+    return CliCommand(
+        name="serve",
         help="run the Codex history/notes service in front of a model",
-        description=(
-            "Serve Codex's history/notes contract and its /responses endpoint in front of "
-            "any ctxmodes model, for the Remote mode and for the Codex CLI."
-        ),
+        run=_dispatch,
+        configure=_configure,
+        description=DESCRIPTION,
     )
+
+
+def _dispatch(args: argparse.Namespace) -> int:
+    handler: Callable[[argparse.Namespace], int] = args.serve_handler
+    return handler(args)
+
+
+def _configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--upstream", metavar="MODEL", help="the model, e.g. scripted:FILE")
     _add_data(parser, required=False)
     parser.add_argument("--host", default=DEFAULT_HOST, help=f"address (default {DEFAULT_HOST})")
@@ -41,7 +55,7 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--tls-cert", metavar="FILE", help="PEM certificate chain")
     parser.add_argument("--tls-key", metavar="FILE", help="PEM private key")
-    parser.set_defaults(handler=_serve)
+    parser.set_defaults(serve_handler=_serve)
 
     actions = parser.add_subparsers(dest="serve_command", metavar="COMMAND")
     token = actions.add_parser("token", help="bearer tokens").add_subparsers(
@@ -50,21 +64,21 @@ def register(subparsers: Any) -> None:
     create = token.add_parser("create", help="issue a token for an account (created if new)")
     create.add_argument("name", metavar="NAME", help="account name")
     _add_data(create, required=True)
-    create.set_defaults(handler=_token_create)
+    create.set_defaults(serve_handler=_token_create)
 
     key = actions.add_parser("key", help="the master key").add_subparsers(
         dest="key_command", metavar="COMMAND", required=True
     )
     rotate = key.add_parser("rotate", help="encrypt with a new master key; old values still open")
     _add_data(rotate, required=True)
-    rotate.set_defaults(handler=_key_rotate)
+    rotate.set_defaults(serve_handler=_key_rotate)
 
     backup = actions.add_parser(
         "backup", help="copy the SQLite database consistently, even while the service runs"
     )
     backup.add_argument("--data", metavar="DIR", type=Path, required=True)
     backup.add_argument("--to", metavar="FILE", type=Path, required=True, help="a new file")
-    backup.set_defaults(handler=_backup)
+    backup.set_defaults(serve_handler=_backup)
 
 
 def _add_data(parser: argparse.ArgumentParser, *, required: bool) -> None:
