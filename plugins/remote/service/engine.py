@@ -30,13 +30,20 @@ from typing import Any
 
 from ctxmodes.errors import CtxmodesError
 from ctxmodes.session import codec
-from ctxmodes.windows.history_reader import HistoryReader
-from ctxmodes.windows.note_entries import NOTE_PROTOCOL, NoteEntryData
-from ctxmodes.windows.notes import NotesStore, PreparedNoteWrite
-from ctxmodes.windows.retrieval import run_history, run_notes
-from ctxmodes.windows.thread_hint import PreviousWindowIds, render_thread_hint
-from ctxmodes.windows.tools import OPERATIONS
-from ctxmodes.windows.window_log import LogWindow, WindowLog
+from ctxmodes.windows import (
+    NOTE_PROTOCOL,
+    OPERATIONS,
+    HistoryReader,
+    LogWindow,
+    NoteEntryData,
+    NotesStore,
+    PreparedNoteWrite,
+    PreviousWindowIds,
+    WindowLog,
+    render_thread_hint,
+    run_history,
+    run_notes,
+)
 from ctxmodes_remote.service import accounts
 from ctxmodes_remote.service.crypto import CiphertextError, KeyRing
 from ctxmodes_remote.service.storage import (
