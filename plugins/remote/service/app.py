@@ -53,6 +53,7 @@ _T = TypeVar("_T")
 _ACCOUNT = web.RequestKey("account", Account)
 
 
+_TERMINAL_EVENTS = frozenset({"response.completed", "response.failed"})
 _OPERATOR_PATHS = frozenset({"/healthz", "/readyz", "/metrics"})
 
 
@@ -328,23 +329,30 @@ class ServiceApp:
                 await _send(response, kind, data)
             async for event in self._upstream_events(upstream, controller):
                 for kind, data in stream.feed(event):
+                    if kind in _TERMINAL_EVENTS and identity is not None:
+                        # Recorded before the client learns the response is over, so the
+                        # history it reads next already holds this response's items.
+                        await self._record(account, identity, stream.plain_output)
                     await _send(response, kind, data)
         except (ConnectionResetError, asyncio.CancelledError):
             controller.abort("client disconnected")
             raise
         finally:
             controller.abort("response finished")
-        if identity is not None:
-            try:
-                await self._on_engine(self._record_output, account, identity, stream.plain_output)
-            except StorageUnavailableError as error:
-                # The answer is already streamed; its items are recorded with the next turn,
-                # which resends them.
-                _log.error("history not recorded: %s", error)
         # A client may hang up as soon as it has read ``response.completed``.
         with contextlib.suppress(ConnectionResetError):
             await response.write_eof()
         return response
+
+    async def _record(
+        self, account: Account, identity: TurnIdentity, output: list[dict[str, Any]]
+    ) -> None:
+        try:
+            await self._on_engine(self._record_output, account, identity, output)
+        except StorageUnavailableError as error:
+            # The answer still goes out; its items are recorded with the next turn, which
+            # resends them.
+            _log.error("history not recorded: %s", error)
 
     async def _upstream_events(
         self, upstream: ModelRequest, controller: AbortController
