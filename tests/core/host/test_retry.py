@@ -199,9 +199,13 @@ def test_the_transcript_shows_retries_as_they_happen() -> None:
     printer = TranscriptPrinter(out)
     printer(records.AutoRetryStarted(attempt=1, max_attempts=3, delay_ms=2000, error_message="503"))
     printer(records.AutoRetryEnded(success=True, attempt=1))
+    printer(records.AutoRetryEnded(success=False, attempt=3, final_error="503"))
+    printer(records.AutoRetryEnded(success=False, attempt=0, final_error="Server requested 90s"))
     assert out.getvalue().splitlines() == [
         "[retry 1/3] in 2s after: 503",
         "[retry] succeeded on attempt 1",
+        "[retry] gave up after 3: 503",
+        "[retry] not retried: Server requested 90s",
     ]
 
 
