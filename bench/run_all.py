@@ -21,6 +21,7 @@ BENCHMARKS = (
     "crash_loop.py",
     "long_sessions.py",
     "provider_streams.py",
+    "service.py",
 )
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ctxmodes.providers.request_settings import ProviderRetrySettings
+
 
 class RetrySettings(BaseModel):
     """Pi's ``retry`` settings (same names and defaults), plus the cap on a server's wait."""
@@ -16,3 +18,4 @@ class RetrySettings(BaseModel):
     base_delay_ms: int = Field(default=2000, ge=0, alias="baseDelayMs")
     #: The longest wait a server may ask for (``Retry-After``); 0 means no cap.
     max_delay_ms: int = Field(default=60_000, ge=0, alias="maxDelayMs")
+    provider: ProviderRetrySettings = Field(default_factory=ProviderRetrySettings)

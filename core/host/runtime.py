@@ -103,6 +103,9 @@ class AgentHost:
             from ctxmodes.providers.registry import registry_from_plugin_manager
 
             provider = registry_from_plugin_manager(pm).resolve(settings.model)
+            configure = getattr(provider, "use_request_settings", None)
+            if callable(configure):
+                configure(settings.retry.provider)
         return cls(
             pm=pm,
             provider=provider,

@@ -61,10 +61,12 @@ class TranscriptPrinter:
                 f"[retry {record.attempt}/{record.max_attempts}] in "
                 f"{record.delay_ms / 1000:g}s after: {abbreviate(record.error_message)}"
             )
-        if isinstance(record, records.AutoRetryEnded) and record.attempt:
+        if isinstance(record, records.AutoRetryEnded):
             if record.success:
                 return f"[retry] succeeded on attempt {record.attempt}"
-            return f"[retry] gave up after {record.attempt}: {record.final_error or 'unknown'}"
+            if record.attempt:
+                return f"[retry] gave up after {record.attempt}: {record.final_error or 'unknown'}"
+            return f"[retry] not retried: {record.final_error or 'unknown'}"
         if isinstance(record, records.SummarizationRetryScheduled):
             return (
                 f"[summary retry {record.attempt}/{record.max_attempts}] in "

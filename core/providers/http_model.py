@@ -32,6 +32,7 @@ from ctxmodes.providers.base import (
     ToolSchema,
 )
 from ctxmodes.providers.catalog import ModelSpec
+from ctxmodes.providers.request_settings import ProviderRetrySettings
 from ctxmodes.session.models import AssistantMessage, ToolCall, to_json
 
 if TYPE_CHECKING:
@@ -119,6 +120,7 @@ class HttpModelProvider(Provider):
         self._hint = missing_key_hint
         self._seam = seam if seam is not None else HttpSeam()
         self._retry_listener = retry_listener
+        self._request_settings = ProviderRetrySettings()
         self._info = ModelInfo(
             provider=model.provider,
             api=model.api,
@@ -131,6 +133,10 @@ class HttpModelProvider(Provider):
     @property
     def transport(self) -> str:
         return self._model.api
+
+    def use_request_settings(self, settings: ProviderRetrySettings) -> None:
+        """Timeouts and transport-level retries of every request (Pi's ``retry.provider``)."""
+        self._request_settings = settings
 
     @property
     def info(self) -> ModelInfo:
@@ -155,7 +161,11 @@ class HttpModelProvider(Provider):
             messages=[_message(message) for message in request.messages],
             tools=[_tool(tool) for tool in request.tools],
         )
+        requests = self._request_settings
         options = StreamOptions(
+            timeout_ms=requests.timeout_ms,
+            max_retries=requests.max_retries,
+            max_retry_delay_ms=requests.max_retry_delay_ms,
             api_key=key,
             session_id=request.session_id,
             reasoning=None if request.reasoning in (None, "off") else request.reasoning,

@@ -199,9 +199,13 @@ def test_the_transcript_shows_retries_as_they_happen() -> None:
     printer = TranscriptPrinter(out)
     printer(records.AutoRetryStarted(attempt=1, max_attempts=3, delay_ms=2000, error_message="503"))
     printer(records.AutoRetryEnded(success=True, attempt=1))
+    printer(records.AutoRetryEnded(success=False, attempt=3, final_error="503"))
+    printer(records.AutoRetryEnded(success=False, attempt=0, final_error="Server requested 90s"))
     assert out.getvalue().splitlines() == [
         "[retry 1/3] in 2s after: 503",
         "[retry] succeeded on attempt 1",
+        "[retry] gave up after 3: 503",
+        "[retry] not retried: Server requested 90s",
     ]
 
 
@@ -261,3 +265,41 @@ def test_summaries_are_retried_with_the_same_budget(failures: int, succeeds: boo
     (finished,) = [r for r in seen if isinstance(r, records.SummarizationRetryFinished)]
     assert finished.success is succeeds
     assert provider.calls == min(failures, 3) + 1
+
+
+def test_provider_request_settings_come_from_configuration(tmp_path, monkeypatch) -> None:
+    import httpx
+
+    from ctxmodes.host.runtime import AgentHost
+    from ctxmodes.providers.http_model import HttpModelProvider
+
+    (tmp_path / ".ctxmodes.toml").write_text(
+        "[retry.provider]\ntimeoutMs = 1234\nmaxRetries = 2\nmaxRetryDelayMs = 500\n"
+        "[providers.loop]\n"
+        'api = "openai-completions"\nbase_url = "http://127.0.0.1:9/v1"\napi_key = "sk-x"\n'
+        'models = [{ id = "m" }]\n'
+    )
+    loaded = load_settings(
+        cwd=tmp_path, environ={"CTXMODES_CONFIG_DIR": str(tmp_path / "u")}, cli={"model": "loop/m"}
+    )
+    host = AgentHost.from_settings(loaded.settings)
+    provider = host._provider
+    assert isinstance(provider, HttpModelProvider)
+    sent: list[httpx.Request] = []
+
+    def refuse(request: httpx.Request) -> httpx.Response:
+        sent.append(request)
+        return httpx.Response(
+            503, json={"error": {"message": "busy"}}, headers={"retry-after-ms": "1"}
+        )
+
+    from ctxmodes.abort import AbortController
+    from ctxmodes.providers.http import HttpSeam
+    from ctxmodes.session.models import UserMessage
+
+    provider._seam = HttpSeam(transport=httpx.MockTransport(refuse))
+    request = ModelRequest(system_prompt="s", messages=[UserMessage(content="hi", timestamp=1)])
+    list(provider.stream(request, AbortController().signal))
+    assert len(sent) == 3  # the first try and two transport-level retries
+    assert provider._seam._clients.keys() == {1.234}
+    host.close()

@@ -208,3 +208,20 @@ def test_abort_in_the_middle_of_a_stream_keeps_the_partial_answer(api: str) -> N
     (message,) = result
     assert message["stopReason"] == "aborted"
     assert message["content"][0]["text"] == "Partial"
+
+
+def test_a_10mb_tool_call_cut_mid_stream_keeps_the_arguments_so_far(api: str) -> None:
+    content = "line of a big file\n" * (10 * 1024 * 1024 // 19)
+    arguments = json.dumps({"path": "big.txt", "content": content})
+    frames = tool_call_stream(api, "write", arguments, pieces=2000)
+    cut = next(i for i, frame in enumerate(frames) if b"delta" in frame or b"arguments" in frame)
+    with WireServer([Reply(frames, behaviour="cut", cut_after=cut + 1500)]) as server:
+        started = time.process_time()
+        message = _Call(api, server).run()
+        spent = time.process_time() - started
+    assert message["stopReason"] == "error"
+    (block,) = message["content"]
+    assert block["arguments"]["path"] == "big.txt"
+    assert content.startswith(block["arguments"]["content"])
+    assert len(block["arguments"]["content"]) > len(content) // 2
+    assert spent < 10
