@@ -39,10 +39,12 @@ from ctxmodes.host.command_table import CommandCall, CommandTable
 from ctxmodes.host.compactor import Compactor
 from ctxmodes.host.core import SessionCore
 from ctxmodes.host.errors import NoModelError, SessionBusyError
+from ctxmodes.host.lifecycle import Handoff
 from ctxmodes.host.listeners import Listeners
 from ctxmodes.host.navigation import SessionNavigation
 from ctxmodes.host.navigator import Navigator
 from ctxmodes.host.options import HostOptions
+from ctxmodes.host.queues import queued_text
 from ctxmodes.host.records import Listener
 from ctxmodes.host.run_loop import RunLoop
 from ctxmodes.host.system_prompt import build_system_prompt
@@ -249,6 +251,12 @@ class AgentSession:
         """Receive every lifecycle record (see :mod:`ctxmodes.host.records`)."""
         return self._core.listeners.subscribe(listener)
 
+    def set_handoff(self, handoff: Handoff | None) -> None:
+        """Run work started from threads that do not drive the session on another thread
+        (see :meth:`ctxmodes.host.lifecycle.Lifecycle.set_handoff`): :meth:`submit` then
+        never runs a prompt or command on the caller's thread."""
+        self._core.life.set_handoff(handoff)
+
     def wait_for_idle(self, timeout: float | None = None) -> bool:
         """Block until everything started has settled (False if ``timeout`` passed first).
 
@@ -378,6 +386,17 @@ class AgentSession:
         self._refuse_command(text)
         self._queue_user(text, "follow_up")
 
+    def take_queued(self) -> tuple[list[str], list[str]]:
+        """Take the queued user messages back (Pi's dequeue): ``(steering, follow-ups)``
+        texts, oldest first; queued custom messages stay. For a UI that puts them back in
+        the editor, e.g. on abort."""
+        queues = self._core.queues
+        steering = [queued_text(m) for m in queues.steering.take_user_messages()]
+        follow_up = [queued_text(m) for m in queues.follow_up.take_user_messages()]
+        if steering or follow_up:
+            self._queue_changed()
+        return steering, follow_up
+
     def send_message(
         self,
         message: CustomMessage,
@@ -501,8 +520,11 @@ class AgentSession:
             core.emit(records.CommandInvoked(name, call.args, error))
 
         # A command runs on the caller's thread at once, even during a run elsewhere; when
-        # nothing drives the session it drives it, so the runs it starts happen afterwards.
-        if core.life.try_acquire():
+        # nothing drives the session it drives it, so the runs it starts happen afterwards
+        # (on the hand-off thread, when the session has one).
+        if core.life.hands_off():
+            core.life.run_or_defer(execute)
+        elif core.life.try_acquire():
             try:
                 execute()
             finally:
