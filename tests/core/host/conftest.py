@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator, Sequence
+import dataclasses
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -16,14 +17,21 @@ from ctxmodes.plugins import make_plugin_manager
 from ctxmodes.providers.script import Script
 from ctxmodes.providers.scripted import ScriptedProvider
 from ctxmodes.session.manager import SessionManager
+from ctxmodes.testing.clock import SimulatedClock
 from ctxmodes.ui import HeadlessUI
 
 
 @pytest.fixture
 def make_rig(tmp_path: Path) -> Iterator[RigFactory]:
     """``make_rig(responses, summaries=None, plugins=(), mode=None, ...)`` starts a host on a
-    new session file in ``tmp_path`` and records every lifecycle record."""
+    new session file in ``tmp_path`` and records every lifecycle record.
+
+    The host, the scripted model and the session store read one simulated clock, so that
+    every timestamp is later than the one before however loaded the machine is (a test can
+    pass its own ``clock``, or stamp the model's answers with ``answer_clock``)."""
     hosts: list[AgentHost] = []
+    # One time line for every host of the test, so that their session ids differ too.
+    shared_clock = SimulatedClock()
 
     def factory(
         responses: Sequence[dict[str, Any]] = (),
@@ -38,6 +46,8 @@ def make_rig(tmp_path: Path) -> Iterator[RigFactory]:
         max_tokens: int = 16_384,
         chunk_chars: int = 16,
         manager: SessionManager | None = None,
+        clock: SimulatedClock | None = None,
+        answer_clock: Callable[[], int] | None = None,
     ) -> Rig:
         script = Script.model_validate(
             {
@@ -47,7 +57,11 @@ def make_rig(tmp_path: Path) -> Iterator[RigFactory]:
                 "max_tokens": max_tokens,
             }
         )
-        provider = ScriptedProvider(script, chunk_chars=chunk_chars)
+        clock = clock or shared_clock
+        provider = ScriptedProvider(
+            script, chunk_chars=chunk_chars, clock=answer_clock or clock.now_ms
+        )
+        options = dataclasses.replace(options or HostOptions(), clock=clock.now_ms)
         pm = make_plugin_manager(
             load_entrypoints=load_entrypoints, default_plugins=default_plugins, plugins=plugins
         )
@@ -58,7 +72,9 @@ def make_rig(tmp_path: Path) -> Iterator[RigFactory]:
         hosts.append(host)
         (tmp_path / "project").mkdir(exist_ok=True)
         if manager is None:
-            manager = SessionManager.create(tmp_path / "project", tmp_path / "sessions")
+            manager = SessionManager.create(
+                tmp_path / "project", tmp_path / "sessions", identity=clock.identity()
+            )
         host.start(manager)
         return rig
 

@@ -18,6 +18,7 @@ import ctxmodes_local
 from ctxmodes.providers.base import ModelCapabilities, ModelInfo
 from ctxmodes.providers.script import Script
 from ctxmodes.providers.scripted import ScriptedProvider
+from ctxmodes.testing.clock import SimulatedClock
 from ctxmodes.testing.harness import HostHarness
 
 LocalHost = Callable[..., HostHarness]
@@ -57,9 +58,15 @@ def local_over(ctx_host: LocalHost) -> Callable[..., HostHarness]:
             (ScriptedProvider,),
             {"transport": property(lambda self: transport), "info": property(info)},
         )
-        provider = subclass(Script.model_validate({"responses": responses}))
+        clock = SimulatedClock()
+        provider = subclass(Script.model_validate({"responses": responses}), clock=clock.now_ms)
         harness = ctx_host(
-            responses, plugins=[ctxmodes_local], mode="local", provider=provider, **options
+            responses,
+            plugins=[ctxmodes_local],
+            mode="local",
+            provider=provider,
+            clock=clock,
+            **options,
         )
         assert harness.provider.transport == transport
         return harness

@@ -7,6 +7,7 @@ from __future__ import annotations
 from support.local_rig import call, developer_texts, markers, record_kinds, text, used, window_of
 
 from ctxmodes.session.models import AssistantMessage, CompactionEntry, MessageEntry
+from ctxmodes.testing.clock import SimulatedClock
 from ctxmodes.windows.budget import CONTEXT_WINDOW_FALLBACK_BUFFER
 from ctxmodes.windows.compaction import NO_SUMMARY_COMPACTION_TEXT
 
@@ -74,6 +75,25 @@ def test_the_trim_after_new_context_happens_once_at_the_boundary(local) -> None:
     assert outcomes[1:]
     assert set(outcomes[1:]) == {"cancelled"}
     assert len(markers(h, "window")) == 2, "the trim keeps the current window"
+
+
+def test_an_answer_in_the_trims_millisecond_is_not_checked_against_the_threshold(local) -> None:
+    # What made the test above flaky on the wall clock: when the answer after the trim is
+    # stamped in the trim's millisecond, Pi (and so the host) takes its usage as older than
+    # the trim and checks nothing. A frozen clock makes that case certain.
+    h = local(
+        [
+            call("new_context") | used(1_000),
+            text("window 1 grows") | OVER_THRESHOLD,
+            text("checkpointing") | OVER_THRESHOLD,
+        ],
+        context_window=WINDOW,
+        clock=SimulatedClock(step_ms=0),
+    )
+    h.prompt("start" + BULK)
+    h.prompt("more" + BULK)
+    assert len(compactions(h)) == 1
+    assert threshold_outcomes(h) == ["written"]
 
 
 def test_manual_compact_cuts_at_the_boundary_and_opens_a_window_without_a_turn(local) -> None:

@@ -294,12 +294,15 @@ class Harness:
         from ctxmodes.providers.scripted import ScriptedProvider
         from ctxmodes.session.manager import SessionManager
         from ctxmodes.session.writer import Durability
+        from ctxmodes.testing.clock import SimulatedClock
         from ctxmodes.ui import HeadlessUI
 
         script = {"responses": responses}
         if summaries is not None:
             script["summaries"] = summaries
-        self.provider = ScriptedProvider(Script.model_validate(script))
+        # One time line for the host, the model and the store: no outcome depends on timing.
+        self.clock = SimulatedClock()
+        self.provider = ScriptedProvider(Script.model_validate(script), clock=self.clock.now_ms)
         self.ui = HeadlessUI()
         self.records: list[Any] = []
         pm = make_configured_plugin_manager(
@@ -313,6 +316,7 @@ class Harness:
             mode=mode,
             options=HostOptions(
                 raise_hook_errors=True,
+                clock=self.clock.now_ms,
                 compaction=CompactionSettings(
                     keep_recent_tokens=keep_recent or CompactionSettings().keep_recent_tokens
                 ),
@@ -320,7 +324,12 @@ class Harness:
             durability=Durability.NONE,
         )
         self.host.subscribe(self.records.append)
-        manager = SessionManager.create(tmp_path, tmp_path / "sessions", durability=Durability.NONE)
+        manager = SessionManager.create(
+            tmp_path,
+            tmp_path / "sessions",
+            durability=Durability.NONE,
+            identity=self.clock.identity(),
+        )
         self.host.start(manager)
 
     @property
