@@ -178,6 +178,10 @@ class AgentSession:
         life = self._core.life
         return life.has_driver() and not life.is_driver()
 
+    def has_pending_start(self) -> bool:
+        """True while work waits to start (deferred to the driver or handed off)."""
+        return self._core.life.has_deferred()
+
     def is_compacting(self) -> bool:
         """True while a compaction or a branch summary is in progress."""
         return self._core.life.activity is not None

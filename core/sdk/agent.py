@@ -25,7 +25,7 @@ from ctxmodes.host.errors import SessionBusyError
 from ctxmodes.host.runtime import AgentHost
 from ctxmodes.hostapi import NotifyLevel, StreamingBehavior, TreeNavigationResult
 from ctxmodes.sdk.context_state import ContextState, context_state
-from ctxmodes.sdk.events import AgentEvent, EventListener, Notice, translate
+from ctxmodes.sdk.events import AgentEvent, EventListener, Notice, StatusChanged, translate
 from ctxmodes.sdk.worker import SessionWorker
 from ctxmodes.session.manager import SessionManager
 
@@ -54,7 +54,9 @@ class Editor:
 
 class AgentUI:
     """The host's :class:`~ctxmodes.hostapi.UserInterface` for an agent: notifications
-    become :class:`~ctxmodes.sdk.events.Notice` events, confirmations ask ``confirm``."""
+    become :class:`~ctxmodes.sdk.events.Notice` events, plugins' status texts
+    :class:`~ctxmodes.sdk.events.StatusChanged` (it is a
+    :class:`~ctxmodes.hostapi.StatusLine`), confirmations ask ``confirm_with``."""
 
     def __init__(self, editor: Editor) -> None:
         #: Set by the agent that owns this UI.
@@ -67,6 +69,9 @@ class AgentUI:
 
     def confirm(self, title: str, message: str) -> bool:
         return self.confirm_with(title, message)
+
+    def set_status(self, key: str, text: str | None) -> None:
+        self.emit(StatusChanged(key, text))
 
     def get_editor_text(self) -> str:
         return self._editor.get()
@@ -86,6 +91,7 @@ class Agent:
         self._listeners_lock = threading.Lock()
         self._worker = SessionWorker()
         self._closed = False
+        self._session_file: Path | None = None
         ui.emit = self._emit
         host.subscribe(self._on_record)
 
@@ -119,6 +125,7 @@ class Agent:
         if isinstance(record, SessionStarted):
             # Every session (the first and each replacement) hands its work to the worker.
             self._host.session.set_handoff(self._worker)
+            self._session_file = self._host.session.session_manager.session_file
         for event in translate(record):
             self._emit(event)
 
@@ -139,7 +146,8 @@ class Agent:
 
     @property
     def session_file(self) -> Path | None:
-        return self.session_manager.session_file
+        """The current session's file (after :meth:`close`, the last one's)."""
+        return self._session_file if self._closed else self.session_manager.session_file
 
     @property
     def mode(self) -> str:
@@ -156,7 +164,7 @@ class Agent:
     def is_busy(self) -> bool:
         """True while anything runs or waits to run: a run, a compaction, a summary."""
         session = self.session
-        return session.is_busy_elsewhere() or not session.is_idle()
+        return session.is_busy_elsewhere() or not session.is_idle() or session.has_pending_start()
 
     def context_state(self) -> ContextState:
         """Window number and usable tokens left, for a footer."""
@@ -206,6 +214,19 @@ class Agent:
         steering, follow_up = self.session.take_queued()
         self.session.abort()
         return steering + follow_up
+
+    def run_soon(self, job: Callable[[], None]) -> None:
+        """Run ``job`` on the agent's worker thread, after what it is doing now; a
+        :class:`CtxmodesError` it raises becomes an error :class:`Notice`. For a UI that must
+        not block on an operation (a navigation with a summary, a compaction)."""
+
+        def guarded() -> None:
+            try:
+                job()
+            except CtxmodesError as exc:
+                self._emit(Notice(str(exc), "error"))
+
+        self._worker(guarded)
 
     def wait_for_idle(self, timeout: float | None = None) -> bool:
         """Block until everything started has settled (False if ``timeout`` passed)."""

@@ -132,6 +132,7 @@ class CompactionFinished:
     entry: CompactionEntry | None
     aborted: bool
     error: str | None
+    trigger: str = "manual"
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,6 +170,15 @@ class Notice:
     level: NotifyLevel
 
 
+@dataclass(frozen=True, slots=True)
+class StatusChanged:
+    """A plugin set (or, with ``None``, cleared) its status text."""
+
+    type: ClassVar[str] = "status"
+    key: str
+    text: str | None
+
+
 AgentEvent = (
     RunStarted
     | RunSettled
@@ -187,6 +197,7 @@ AgentEvent = (
     | Navigated
     | SessionChanged
     | Notice
+    | StatusChanged
 )
 
 EventListener = Callable[[AgentEvent], None]
@@ -261,7 +272,7 @@ def _lifecycle_events(record: HostRecord) -> list[AgentEvent]:
     if isinstance(record, records.CompactionStarted):
         return [CompactionStarted(record.trigger)]
     if isinstance(record, records.CompactionEnded):
-        return [CompactionFinished(record.entry, record.aborted, record.error)]
+        return [CompactionFinished(record.entry, record.aborted, record.error, record.trigger)]
     if isinstance(record, records.ProviderRequested) and record.request.purpose == (
         "branch_summary"
     ):
@@ -288,6 +299,7 @@ __all__ = [
     "RunSettled",
     "RunStarted",
     "SessionChanged",
+    "StatusChanged",
     "SummaryStarted",
     "TextDeltaEvent",
     "ToolFinished",
