@@ -5,8 +5,7 @@ from __future__ import annotations
 import base64
 
 import orjson
-
-from .harness import ENTER, make_agent, run_terminal
+from support.terminal import ENTER, make_agent, run_terminal
 
 
 def entries(agent) -> list[dict]:

@@ -4,12 +4,7 @@ taking queued text back, Esc, completion, and the commands that must wait for th
 from __future__ import annotations
 
 import orjson
-
-from ctxmodes.providers.script import Script
-from ctxmodes.providers.scripted import ScriptedProvider
-from ctxmodes.tui.app import TerminalSession
-
-from .harness import (
+from support.terminal import (
     ALT_ENTER,
     ALT_UP,
     CTRL_C,
@@ -21,6 +16,10 @@ from .harness import (
     make_agent,
     run_terminal,
 )
+
+from ctxmodes.providers.script import Script
+from ctxmodes.providers.scripted import ScriptedProvider
+from ctxmodes.tui.app import TerminalSession
 
 PROMPT = "\u203a "  # how the transcript shows a user message
 GATED = [

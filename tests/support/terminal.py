@@ -70,12 +70,17 @@ class Tools:
 
 
 class GatedStream(Provider):
-    """The scripted model, holding each answer after its first ``hold_after`` events until
-    the test releases it: the reply is then visibly half streamed."""
+    """The scripted model, holding each answer (of ``purpose``) after its first
+    ``hold_after`` events until the test releases it: a reply is then visibly half streamed,
+    a branch summary half made."""
 
-    def __init__(self, inner: ScriptedProvider, hold_after: int) -> None:
+    def __init__(
+        self, inner: ScriptedProvider, hold_after: int, purpose: str | None = None
+    ) -> None:
         self.inner = inner
         self.hold_after = hold_after
+        #: Only requests of this purpose are held (all when ``None``).
+        self.purpose = purpose
         self.held = threading.Event()
         self.release = threading.Event()
 
@@ -89,6 +94,8 @@ class GatedStream(Provider):
 
     def stream(self, request: ModelRequest, signal: AbortSignal) -> Iterator[StreamEvent]:
         events = self.inner.stream(request, signal)
+        if self.purpose is not None and request.purpose != self.purpose:
+            return events
         return self._held(events)
 
     def _held(self, events: Iterator[StreamEvent]) -> Iterator[StreamEvent]:
