@@ -34,32 +34,35 @@ def open_tree(session: TerminalSession, args: str) -> None:
     view = build_view(manager, manager.session_file.name if manager.session_file else "")
     # (row, entry kind or "fork", labelled)
     rows: list[tuple[PickerItem, str, bool]] = []
-    depth = 0
+    # The archived window each open branch belongs to (None for other branches).
+    windows: list[str | None] = []
     for token in view.sidebar():
         if token.kind == "open":
-            depth += 1
+            archived = None
             if token.archive is not None:
                 number = token.archive.window_number
-                label = (
-                    f"archived window {'?' if number is None else number} — hidden from the model"
-                )
-                heading = [("class:picker.archived", "  " * depth + label)]
-                rows.append((PickerItem(None, label, heading), "fork", False))
+                archived = f"archived window {'?' if number is None else number}"
+                heading = [("class:picker.archived", "  " * (len(windows) + 1) + archived)]
+                rows.append((PickerItem(None, archived, heading), "fork", False))
+            windows.append(archived or (windows[-1] if windows else None))
             continue
         if token.kind == "close":
-            depth -= 1
+            windows.pop()
             continue
         entry = token.entry
         assert entry is not None
+        depth = len(windows)
         mark = "● " if entry.active else "  "
         label = f" [{entry.label}]" if entry.label else ""
+        within = windows[-1] if windows else None
+        where = f" · {within} (hidden from the model)" if within else ""
         style = "class:picker.active" if entry.active else ""
         fragments = [
             (style, "  " * depth + mark + entry.title),
-            ("class:picker.archived", label),
+            ("class:picker.archived", label + where),
             ("class:picker.hint", " " + entry.preview),
         ]
-        text = f"{entry.title} {entry.label or ''} {entry.preview}".lower()
+        text = f"{entry.title} {entry.label or ''} {within or ''} {entry.preview}".lower()
         rows.append((PickerItem(entry.id, text, fragments), entry.kind, bool(entry.label)))
     state = {"filter": 0}
 
@@ -153,6 +156,16 @@ def _navigate(
         agent.session.ui.notify(f"Moved to {result.new_leaf_id or 'the start of the session'}")
 
     agent.run_soon(job)
+
+
+def compact(session: TerminalSession, args: str) -> None:
+    """``/compact [instructions]`` on the worker; the transcript shows the outcome once."""
+    agent = session.agent
+    agent.run_soon(lambda: _discard(agent.compact(args or None)))
+
+
+def _discard(_value: object) -> None:
+    return None
 
 
 # ----------------------------------------------------------------------------- sessions

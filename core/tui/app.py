@@ -11,6 +11,7 @@ Finished messages are printed to the scrollback once, in order, through ``run_in
 
 from __future__ import annotations
 
+import contextvars
 import re
 import threading
 import time
@@ -38,7 +39,7 @@ from prompt_toolkit.layout import (
 from prompt_toolkit.layout.controls import BufferControl
 from prompt_toolkit.layout.dimension import Dimension
 from prompt_toolkit.layout.menus import CompletionsMenu
-from prompt_toolkit.shortcuts import print_formatted_text
+from prompt_toolkit.renderer import print_formatted_text as print_to_output
 from prompt_toolkit.styles import Style
 from prompt_toolkit.widgets import SearchToolbar
 
@@ -125,6 +126,7 @@ class TerminalSession:
         self._events_lock = threading.Lock()
         self._drain_scheduled = False
         self._loop: Any = None
+        self._context: contextvars.Context | None = None
         # What the live region shows.
         self.live_text: list[str] = []
         self.live_thinking = 0
@@ -137,6 +139,8 @@ class TerminalSession:
         self.tool_outputs: list[tuple[str, str]] = []
         self.picker: Picker | None = None
         self.pending_mode_switch: str | None = None
+        #: A compaction is in progress: a window it opens is its fresh window.
+        self._compacted = False
         #: The last turn request sent, for ``/context``.
         self.last_request: ModelRequest | None = None
         self._last_escape = -1.0
@@ -165,9 +169,25 @@ class TerminalSession:
 
     def _started(self) -> None:
         import asyncio
+        import contextvars
 
+        # Callbacks scheduled from the worker must run in the application's context, or
+        # ``run_in_terminal`` would not find the application and print over the live region.
+        self._context = contextvars.copy_context()
         self._loop = asyncio.get_running_loop()
+        self.print_blocks([self._banner()])
         self._schedule_drain()
+
+    def _banner(self) -> str:
+        manager = self.agent.session_manager
+        where = manager.session_file or "in memory"
+        return render.styled(
+            f"ctxmodes · mode {self.agent.mode} · session {where}\n"
+            "Enter sends (steers while working) · Alt+Enter follows up · Esc stops · "
+            "Esc Esc tree · / commands · Ctrl+C twice quits",
+            "dim",
+            self.width,
+        )
 
     def exit(self) -> None:
         if self.app.is_running:
@@ -190,7 +210,7 @@ class TerminalSession:
             if self._drain_scheduled or self._loop is None:
                 return
             self._drain_scheduled = True
-        self._loop.call_soon_threadsafe(self._drain)
+        self._loop.call_soon_threadsafe(self._drain, context=self._context)
 
     def _drain(self) -> None:
         with self._events_lock:
@@ -210,10 +230,18 @@ class TerminalSession:
         if self._sink is not None:
             self._sink(text)
             return
+        output = self.app.output
+
+        def write() -> None:
+            # Straight to the output: the shortcut ``print_formatted_text`` would schedule
+            # yet another ``run_in_terminal`` and print after the live region was redrawn.
+            print_to_output(output, ANSI(text + "\n"), STYLE)
+            output.flush()
+
         if self.app.is_running:
-            run_in_terminal(lambda: print_formatted_text(ANSI(text)), render_cli_done=False)
+            run_in_terminal(write, render_cli_done=False)
         else:
-            print_formatted_text(ANSI(text))
+            write()
 
     def notify(self, message: str, level: str = "info") -> None:
         """Print a notice now (UI thread)."""
@@ -252,7 +280,7 @@ class TerminalSession:
             self._refresh_footer()
         elif isinstance(event, ev.WindowOpened):
             if event.number > 0:
-                blocks.append(render.window_line(event.number, width))
+                blocks.append(render.window_line(event.number, self._compacted, width))
             self.activity = "working" if self.agent.is_streaming() else None
             self._refresh_footer()
         elif isinstance(event, ev.QueueChanged):
@@ -271,8 +299,10 @@ class TerminalSession:
             self.activity = "summarizing the previous window (Esc cancels)"
         elif isinstance(event, ev.CompactionStarted):
             self.activity = "compacting (Esc cancels)"
+            self._compacted = True
         elif isinstance(event, ev.CompactionFinished):
             self.activity = None
+            self._compacted = False
             if event.entry is not None:
                 blocks.append(render.compaction_line(event.entry, width))
             elif event.error and event.trigger != "manual":
@@ -336,7 +366,7 @@ class TerminalSession:
         if self._loop is None or threading.current_thread() is threading.main_thread():
             self.set_editor_text(text)
         else:
-            self._loop.call_soon_threadsafe(self.set_editor_text, text)
+            self._loop.call_soon_threadsafe(self.set_editor_text, text, context=self._context)
 
     def set_editor_text(self, text: str) -> None:
         self.buffer.set_document(Document(text, len(text)), bypass_readonly=True)

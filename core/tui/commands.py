@@ -33,6 +33,13 @@ def terminal_commands() -> dict[str, SlashCommand]:
 
     table = (
         SlashCommand("tree", "Navigate the session tree", "", False, actions.open_tree),
+        SlashCommand(
+            "compact",
+            "Summarize older messages to free context",
+            "[instructions]",
+            False,
+            actions.compact,
+        ),
         SlashCommand("resume", "Resume another session (picker)", "[FILE]", False, actions.resume),
         SlashCommand("mode", "Show or switch the context mode", "[NAME]", False, actions.mode),
         SlashCommand(

@@ -96,8 +96,9 @@ def notice(message: str, level: NotifyLevel, width: int) -> str:
     return styled(message, _NOTICE_STYLES.get(level, "dim"), width)
 
 
-def window_line(number: int, width: int) -> str:
-    return styled(f"── context window {number} — previous window archived", "bold magenta", width)
+def window_line(number: int, after_compaction: bool, width: int) -> str:
+    why = "after compaction" if after_compaction else "previous window archived"
+    return styled(f"── context window {number} — {why}", "bold magenta", width)
 
 
 def compaction_line(entry: CompactionEntry, width: int) -> str:
