@@ -75,7 +75,7 @@ def _chat(cwd: Path, settings: Any, session_file: Path | None, continue_recent: 
     from prompt_toolkit.history import FileHistory
 
     from ctxmodes.sdk import open_agent
-    from ctxmodes.tui.app import TerminalSession
+    from ctxmodes.tui.app import TerminalSession, tune_for_typing
 
     agent = open_agent(
         cwd=cwd, settings=settings, session_file=session_file, continue_recent=continue_recent
@@ -83,6 +83,7 @@ def _chat(cwd: Path, settings: Any, session_file: Path | None, continue_recent: 
     try:
         path = history_path()
         path.parent.mkdir(parents=True, exist_ok=True)
+        tune_for_typing()
         TerminalSession(agent, history=FileHistory(str(path))).run()
     finally:
         agent.close()

@@ -11,6 +11,7 @@ Finished messages are printed to the scrollback once, in order, through ``run_in
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import re
 import threading
@@ -69,6 +70,12 @@ DOUBLE_PRESS_SECONDS: Final = 0.5
 EXIT_PRESS_SECONDS: Final = 1.0
 #: Lines of the streaming reply kept in the live region (the rest is printed when done).
 LIVE_LINES: Final = 12
+#: The streaming reply is redrawn at most this often (20 frames a second): a frame costs a
+#: few milliseconds of prompt_toolkit's time, keys are drawn at once regardless.
+STREAM_FRAME_SECONDS: Final = 1 / 20
+#: How often the interpreter lets another thread run: the worker streams tokens while the
+#: user types, and a key must not wait the default 5 ms for the worker to yield.
+SWITCH_INTERVAL_SECONDS: Final = 0.001
 _ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 STYLE = Style.from_dict(
@@ -93,6 +100,14 @@ STYLE = Style.from_dict(
 )
 
 Sink = Callable[[str], None]
+
+
+def tune_for_typing() -> None:
+    """Process-wide: let the interface thread take over from the worker sooner (the
+    interactive command calls this; an embedding program decides for itself)."""
+    import sys
+
+    sys.setswitchinterval(SWITCH_INTERVAL_SECONDS)
 
 
 def plain(text: str) -> str:
@@ -126,9 +141,13 @@ class TerminalSession:
         self._events_lock = threading.Lock()
         self._drain_scheduled = False
         self._loop: Any = None
+        self._loop_thread: int | None = None
+        self._last_frame = 0.0
+        self._frame_pending = False
         self._context: contextvars.Context | None = None
         # What the live region shows.
-        self.live_text: list[str] = []
+        #: The reply streaming now (its tail is what the live region shows).
+        self.live_text = ""
         self.live_thinking = 0
         self.running_tool: str | None = None
         self.activity: str | None = None
@@ -162,10 +181,20 @@ class TerminalSession:
 
     def run(self) -> None:
         """Run until the user quits (blocks the calling thread)."""
-        self.app.run(pre_run=self._started)
+        try:
+            self.app.run(pre_run=self._started)
+        finally:
+            self._stopped()
 
     async def run_async(self) -> None:
-        await self.app.run_async(pre_run=self._started)
+        try:
+            await self.app.run_async(pre_run=self._started)
+        finally:
+            self._stopped()
+
+    def _stopped(self) -> None:
+        with self._events_lock:
+            self._loop = None
 
     def _started(self) -> None:
         import asyncio
@@ -174,6 +203,7 @@ class TerminalSession:
         # Callbacks scheduled from the worker must run in the application's context, or
         # ``run_in_terminal`` would not find the application and print over the live region.
         self._context = contextvars.copy_context()
+        self._loop_thread = threading.get_ident()
         self._loop = asyncio.get_running_loop()
         self.print_blocks([self._banner()])
         self._schedule_drain()
@@ -210,7 +240,9 @@ class TerminalSession:
             if self._drain_scheduled or self._loop is None:
                 return
             self._drain_scheduled = True
-        self._loop.call_soon_threadsafe(self._drain, context=self._context)
+            loop = self._loop
+        with contextlib.suppress(RuntimeError):  # the loop closed: nothing is drawn any more
+            loop.call_soon_threadsafe(self._drain, context=self._context)
 
     def _drain(self) -> None:
         with self._events_lock:
@@ -222,7 +254,26 @@ class TerminalSession:
             self._handle(event, blocks)
         if blocks:
             self.print_blocks(blocks)
-        self.app.invalidate()
+        self._redraw_soon()
+
+    def _redraw_soon(self) -> None:
+        """Redraw for what the agent did, at most once per :data:`STREAM_FRAME_SECONDS`
+        (keys redraw at once: prompt_toolkit invalidates on each of them)."""
+        loop = self._loop
+        if loop is None:
+            self.app.invalidate()
+            return
+        wait = self._last_frame + STREAM_FRAME_SECONDS - loop.time()
+        if wait <= 0:
+            self._last_frame = loop.time()
+            self.app.invalidate()
+        elif not self._frame_pending:
+            self._frame_pending = True
+            loop.call_later(wait, self._deferred_frame)
+
+    def _deferred_frame(self) -> None:
+        self._frame_pending = False
+        self._redraw_soon()
 
     def print_blocks(self, blocks: list[str]) -> None:
         """Write finished blocks to the scrollback (or the sink), in order, once."""
@@ -260,9 +311,9 @@ class TerminalSession:
             if event.thinking:
                 self.live_thinking += len(event.text)
             else:
-                self.live_text.append(event.text)
+                self.live_text += event.text
         elif isinstance(event, ev.AssistantStarted):
-            self.live_text, self.live_thinking = [], 0
+            self.live_text, self.live_thinking = "", 0
         elif isinstance(event, ev.MessageFinished):
             self._finished(event, blocks, width)
         elif isinstance(event, ev.ToolStarted):
@@ -293,7 +344,7 @@ class TerminalSession:
             self.activity = "working"
         elif isinstance(event, ev.RunSettled):
             self.activity = None
-            self.live_text, self.live_thinking, self.running_tool = [], 0, None
+            self.live_text, self.live_thinking, self.running_tool = "", 0, None
             self._refresh_footer()
         elif isinstance(event, ev.SummaryStarted):
             self.activity = "summarizing the previous window (Esc cancels)"
@@ -327,7 +378,7 @@ class TerminalSession:
         if isinstance(message, UserMessage):
             blocks.append(render.user_prompt(ev.message_text(message), width))
         elif isinstance(message, AssistantMessage):
-            self.live_text, self.live_thinking = [], 0
+            self.live_text, self.live_thinking = "", 0
             reply = render.assistant_reply(message, width)
             if reply is not None:
                 blocks.append(reply)
@@ -363,10 +414,12 @@ class TerminalSession:
 
     def _set_editor_text_soon(self, text: str) -> None:
         """The host puts text in the editor (from any thread)."""
-        if self._loop is None or threading.current_thread() is threading.main_thread():
+        loop = self._loop
+        if loop is None or threading.get_ident() == self._loop_thread:
             self.set_editor_text(text)
-        else:
-            self._loop.call_soon_threadsafe(self.set_editor_text, text, context=self._context)
+            return
+        with contextlib.suppress(RuntimeError):
+            loop.call_soon_threadsafe(self.set_editor_text, text, context=self._context)
 
     def set_editor_text(self, text: str) -> None:
         self.buffer.set_document(Document(text, len(text)), bypass_readonly=True)
@@ -459,8 +512,7 @@ class TerminalSession:
 
     def wake(self) -> None:
         """Any thread: redraw soon (something the live region shows changed)."""
-        if self._loop is not None:
-            self._loop.call_soon_threadsafe(self.app.invalidate)
+        self.app.invalidate()  # thread-safe: it schedules the redraw on the loop
 
     def open_picker(self, picker: Picker) -> None:
         self.picker = picker
@@ -484,7 +536,9 @@ class TerminalSession:
         if self.live_thinking:
             parts.append(("class:live.dim", f"▸ thinking… ({self.live_thinking} characters)\n"))
         if self.live_text:
-            lines = "".join(self.live_text).splitlines()[-LIVE_LINES:]
+            # Only the tail is drawn: the cost of a frame must not grow with the reply.
+            tail = self.live_text[-LIVE_LINES * max(self.width, 40) :]
+            lines = tail.splitlines()[-LIVE_LINES:]
             parts.append(("class:live", "\n".join(lines) + "\n"))
         if self.running_tool:
             parts.append(("class:live.dim", f"⋯ running {self.running_tool}\n"))
@@ -573,6 +627,8 @@ class TerminalSession:
             input=input,
             output=output,
         )
+        # Keys redraw at once; the agent's events are throttled by _redraw_soon instead.
+        app.max_render_postpone_time = None
         # Esc is a key of its own here: do not wait long for it to start an Alt sequence.
         app.ttimeoutlen = 0.05
         app.timeoutlen = 0.15
@@ -709,4 +765,4 @@ def _session_cost(agent: Agent) -> float:
     )
 
 
-__all__ = ["TerminalSession", "plain"]
+__all__ = ["TerminalSession", "plain", "tune_for_typing"]
