@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Final
 from prompt_toolkit.application import Application, run_in_terminal
 from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.document import Document
-from prompt_toolkit.filters import Condition
+from prompt_toolkit.filters import Condition, is_searching
 from prompt_toolkit.formatted_text import ANSI, StyleAndTextTuples
 from prompt_toolkit.history import History, InMemoryHistory
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent, merge_key_bindings
@@ -636,7 +636,8 @@ class TerminalSession:
 
     def _bindings(self, picking: Condition) -> KeyBindings:
         keys = KeyBindings()
-        editing = ~picking
+        # While Ctrl+R searches, Enter and Esc belong to the search (accept, cancel).
+        editing = ~picking & ~is_searching
 
         @keys.add("enter", filter=editing)
         def _(event: KeyPressEvent) -> None:

@@ -238,3 +238,35 @@ def test_the_session_reads_the_editor_through_the_api(tmp_path):
 
     run_terminal(agent, scenario)
     assert isinstance(TerminalSession, type)
+
+
+def test_ctrl_r_searches_the_history(tmp_path):
+    agent = make_agent(tmp_path, [{"text": "one"}, {"text": "two"}])
+
+    async def scenario(t):
+        await t.type("deploy the staging branch" + ENTER)
+        await t.idle()
+        await t.type("something else" + ENTER)
+        await t.idle()
+        await t.type("\x12staging")  # Ctrl+R, then the search text
+        await t.type(ENTER)  # accept the match into the editor
+        await t.until(lambda: t.editor == "deploy the staging branch", "the match")
+        await t.until(lambda: t.session.app.layout.has_focus(t.session.buffer), "the editor")
+
+    terminal = run_terminal(agent, scenario)
+    assert terminal.editor == "deploy the staging branch"
+
+
+def test_ctrl_g_edits_the_draft_in_the_external_editor(tmp_path, monkeypatch):
+    editor = tmp_path / "editor.sh"
+    editor.write_text('#!/bin/sh\nprintf "edited in the editor" > "$1"\n')
+    editor.chmod(0o755)
+    monkeypatch.setenv("VISUAL", str(editor))
+    agent = make_agent(tmp_path, [])
+
+    async def scenario(t):
+        await t.type("rough draft")
+        await t.type("\x07")  # Ctrl+G
+        await t.until(lambda: t.editor == "edited in the editor", "the edited text")
+
+    run_terminal(agent, scenario)
