@@ -17,7 +17,9 @@ BENCHMARKS = (
     "windows_index.py",
     "local_turn.py",
     "tree_index.py",
+    "tree_cold_history.py",
     "crash_loop.py",
+    "long_sessions.py",
     "terminal.py",
 )
 

@@ -14,15 +14,24 @@ from ctxmodes.ui import HeadlessUI
 if TYPE_CHECKING:
     from ctxmodes.hostapi import (
         DeliverAs,
+        QueuedMessage,
         StreamingBehavior,
         TreeNavigation,
         TreeNavigationResult,
         UserInterface,
     )
+    from ctxmodes.providers.base import ModelInfo, Provider
     from ctxmodes.session.manager import SessionManager
     from ctxmodes.session.models import CustomMessage, ImageContent, TextContent
 
 _NO_AGENT = "an offline session has no agent: nothing can run or be queued"
+
+
+class OfflineTurnHold:
+    """The hold of a session nobody runs: there is never anything to release."""
+
+    def release(self, *, start_turns: bool = True) -> None:
+        return None
 
 
 class OfflineNavigation:
@@ -58,6 +67,9 @@ class OfflineSession:
     ui: UserInterface = field(default_factory=HeadlessUI)
     context_window: int | None = None
     navigation: TreeNavigation = field(default_factory=OfflineNavigation)
+    #: Offline there is no model, so nothing can be sent to one or its backend.
+    model: ModelInfo | None = None
+    provider: Provider | None = None
 
     def is_idle(self) -> bool:
         return True
@@ -76,6 +88,17 @@ class OfflineSession:
 
     def send_user_message(self, text: str, *, deliver_as: StreamingBehavior = "steer") -> None:
         raise CtxmodesError(_NO_AGENT)
+
+    def take_queued(self, queue: StreamingBehavior = "steer") -> list[QueuedMessage]:
+        """Nothing runs offline, so nothing is queued."""
+        return []
+
+    def enqueue(self, message: QueuedMessage, *, deliver_as: StreamingBehavior) -> None:
+        raise CtxmodesError(_NO_AGENT)
+
+    def hold_turns(self) -> OfflineTurnHold:
+        """Nothing starts turns offline; the hold has nothing to hold."""
+        return OfflineTurnHold()
 
     def send_message(
         self,

@@ -20,6 +20,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "ctxmodes.cli.chat_cmd",
     "ctxmodes.cli.run_cmd",
     "ctxmodes.cli.modes_cmd",
+    "ctxmodes.cli.models_cmd",
     "ctxmodes.cli.config_cmd",
     "ctxmodes.cli.retrieval_cmd",
     "ctxmodes.cli.session_cmd",

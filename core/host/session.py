@@ -44,7 +44,7 @@ from ctxmodes.host.listeners import Listeners
 from ctxmodes.host.navigation import SessionNavigation
 from ctxmodes.host.navigator import Navigator
 from ctxmodes.host.options import HostOptions
-from ctxmodes.host.queues import queued_text
+from ctxmodes.host.queues import QueuedMessage
 from ctxmodes.host.records import Listener
 from ctxmodes.host.run_loop import RunLoop
 from ctxmodes.host.system_prompt import build_system_prompt
@@ -52,6 +52,7 @@ from ctxmodes.hostapi import (
     DeliverAs,
     StreamingBehavior,
     TreeNavigationResult,
+    TurnHold,
     UserInterface,
 )
 from ctxmodes.session.models import (
@@ -61,7 +62,6 @@ from ctxmodes.session.models import (
     CustomMessage,
     ImageContent,
     TextContent,
-    ThinkingLevelChangeEntry,
     UserMessage,
 )
 from ctxmodes.tools.base import Tool
@@ -136,6 +136,8 @@ class AgentSession:
         self._commands = CommandTable()
         self._held: list[_HeldInput] = []
         self._held_lock = threading.Lock()
+        #: Turn-starting custom messages held by :meth:`hold_turns` (``None``: no hold).
+        self._held_turns: list[CustomMessage] | None = None
         self._stale = False
         self._quiescing = False
         self._navigation = SessionNavigation(self)
@@ -324,7 +326,8 @@ class AgentSession:
             if model is not None:
                 manager.append_model_change(model.provider, model.id)
             manager.append_thinking_level_change(level)
-        elif not any(isinstance(entry, ThinkingLevelChangeEntry) for entry in manager.get_branch()):
+        elif "thinking_level_change" not in manager.get_branch_types():
+            # The type index answers without decoding the branch (which may be very long).
             manager.append_thinking_level_change(level)
 
     def shutdown(self, reason: SessionShutdownReason) -> None:
@@ -390,16 +393,45 @@ class AgentSession:
         self._refuse_command(text)
         self._queue_user(text, "follow_up")
 
-    def take_queued(self) -> tuple[list[str], list[str]]:
-        """Take the queued user messages back (Pi's dequeue): ``(steering, follow-ups)``
-        texts, oldest first; queued custom messages stay. For a UI that puts them back in
-        the editor, e.g. on abort."""
+    def take_queued(self, queue: StreamingBehavior = "steer") -> list[QueuedMessage]:
+        self._check_alive()
         queues = self._core.queues
-        steering = [queued_text(m) for m in queues.steering.take_user_messages()]
-        follow_up = [queued_text(m) for m in queues.follow_up.take_user_messages()]
-        if steering or follow_up:
+        taken = (queues.steering if queue == "steer" else queues.follow_up).clear()
+        if taken:
             self._queue_changed()
-        return steering, follow_up
+        return taken
+
+    def enqueue(self, message: QueuedMessage, *, deliver_as: StreamingBehavior) -> None:
+        self._check_alive()
+        queues = self._core.queues
+        (queues.steering if deliver_as == "steer" else queues.follow_up).push(message)
+        self._queue_changed()
+
+    def hold_turns(self) -> TurnHold:
+        with self._held_lock:
+            if self._held_turns is not None:
+                raise SessionBusyError("turns are already held")
+            self._held_turns = []
+        return _TurnHold(self)
+
+    def _release_turns(self, start_turns: bool) -> None:
+        with self._held_lock:
+            held, self._held_turns = self._held_turns or [], None
+        if start_turns:
+            for message in held:
+                self._core.queues.steering.push(message)
+            if held:
+                self._queue_changed()
+        else:
+            for message in held:
+                self.send_message(message, trigger_turn=False)
+
+    def _hold_turn(self, message: CustomMessage) -> bool:
+        with self._held_lock:
+            if self._held_turns is None:
+                return False
+            self._held_turns.append(message)
+            return True
 
     def send_message(
         self,
@@ -409,6 +441,8 @@ class AgentSession:
         trigger_turn: bool | None = None,
     ) -> None:
         self._check_alive()
+        if trigger_turn is not False and deliver_as != "next_turn" and self._hold_turn(message):
+            return
         core = self._core
         if deliver_as == "next_turn":
             core.queues.next_turn.push(message)
@@ -669,3 +703,17 @@ class AgentSession:
                     )
             finally:
                 self._release_held()
+
+
+class _TurnHold:
+    """The :class:`~ctxmodes.hostapi.TurnHold` of one :meth:`AgentSession.hold_turns`."""
+
+    __slots__ = ("_session",)
+
+    def __init__(self, session: AgentSession) -> None:
+        self._session: AgentSession | None = session
+
+    def release(self, *, start_turns: bool = True) -> None:
+        session, self._session = self._session, None
+        if session is not None:
+            session._release_turns(start_turns)

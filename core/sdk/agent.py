@@ -27,7 +27,9 @@ from ctxmodes.hostapi import NotifyLevel, StreamingBehavior, TreeNavigationResul
 from ctxmodes.sdk.context_state import ContextState, context_state
 from ctxmodes.sdk.events import AgentEvent, EventListener, Notice, StatusChanged, translate
 from ctxmodes.sdk.worker import SessionWorker
+from ctxmodes.host.queues import queued_text
 from ctxmodes.session.manager import SessionManager
+from ctxmodes.session.models import UserMessage
 
 if TYPE_CHECKING:
     from ctxmodes.commands import Command
@@ -205,13 +207,24 @@ class Agent:
         self.session.follow_up(text)
 
     def take_queued(self) -> tuple[list[str], list[str]]:
-        """Take back the queued steering and follow-up texts (they will not be sent)."""
-        return self.session.take_queued()
+        """Take back the queued user messages, as ``(steering, follow-ups)`` texts oldest
+        first (Pi's dequeue): they will not be sent. Messages plugins queued stay queued."""
+        session = self.session
+        taken: list[list[str]] = []
+        for queue in ("steer", "follow_up"):
+            texts: list[str] = []
+            for message in session.take_queued(queue):
+                if isinstance(message, UserMessage):
+                    texts.append(queued_text(message))
+                else:
+                    session.enqueue(message, deliver_as=queue)
+            taken.append(texts)
+        return taken[0], taken[1]
 
     def abort(self) -> list[str]:
         """Stop the current run; returns the queued texts taken back (steering first), so
         nothing typed is lost — a UI puts them back in its editor."""
-        steering, follow_up = self.session.take_queued()
+        steering, follow_up = self.take_queued()
         self.session.abort()
         return steering + follow_up
 

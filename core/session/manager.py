@@ -71,7 +71,7 @@ from ctxmodes.session.paths import (
     sessions_dir,
 )
 from ctxmodes.session.reader import SkippedLine, read_session_file, scan_lines
-from ctxmodes.session.store import NO_ENTRY, ActivePath, EntryTable, IndexWarning
+from ctxmodes.session.store import NO_ENTRY, ActivePath, EntryTable, IndexWarning, StoredRun
 from ctxmodes.session.tree import SessionTreeNode, build_tree
 from ctxmodes.session.writer import Durability, SessionWriter
 
@@ -698,6 +698,15 @@ class SessionManager:
         index = self._table.index_of(entry_id)
         return self._table.entry(index) if index is not None else None
 
+    def stored_run(self, last_id: str, count: int) -> StoredRun | None:
+        """The ``count`` entries ending at ``last_id`` along its parent chain, known from the
+        index without decoding any of them (their types, the bytes their lines span), when
+        they are consecutive lines of the session file — a stretch of work appended one entry
+        after the other. ``None`` when they are not, or when a line is not on disk as indexed
+        (appended since the file was opened, or an older format migrated in memory)."""
+        last = self._table.index_of(last_id)
+        return None if last is None else self._table.stored_run(last, count)
+
     def get_entries(self) -> Sequence[SessionEntry]:
         """Every entry in file order (header excluded), decoded as they are read."""
         return self._entries(range(len(self._table)))
@@ -727,6 +736,23 @@ class SessionManager:
         """Ids from the root to ``from_id`` (default: the leaf); empty for an unknown id."""
         ids = self._table.ids
         return [ids[index] for index in self._branch_indexes(from_id)]
+
+    def get_parent_id(self, entry_id: str) -> str | None:
+        """The ``parentId`` of the entry with this id as the session tree has it: ``None`` for
+        a root, including an entry made a root to break a parent cycle when the file was
+        indexed (its stored ``parentId`` names an entry below it). Navigation moves along
+        this relation, never along a link the store cut."""
+        index = self._table.index_of(entry_id)
+        if index is None or index in self._table.cut_roots:
+            return None
+        return self._table.parent_ids[index]
+
+    def get_branch_types(self, from_id: str | None = None) -> list[object]:
+        """The ``type`` of each entry of :meth:`get_branch_ids`, as stored (not necessarily a
+        string), without decoding entries: lets readers of a long branch decode only the
+        entries of the types they need."""
+        types = self._table.types
+        return [types[index] for index in self._branch_indexes(from_id)]
 
     def get_branch(self, from_id: str | None = None) -> Sequence[SessionEntry]:
         """Entries from the root to ``from_id`` (default: the leaf), decoded as read."""

@@ -112,9 +112,12 @@ class ToolArguments(BaseModel):
         """The model-facing schema: pydantic's, without titles and without null branches.
 
         Optional fields are simply not ``required``; ``anyOf [X, null]`` would only confuse
-        models and strict providers.
+        models and strict providers. Nested models are written in place, as Pi's schemas
+        are, rather than as ``$ref`` into ``$defs``.
         """
-        cleaned = _clean_schema(cls.model_json_schema(by_alias=True))
+        schema = cls.model_json_schema(by_alias=True)
+        definitions = schema.pop("$defs", {})
+        cleaned = _clean_schema(_inline_refs(schema, definitions))
         assert isinstance(cleaned, dict)
         return cleaned
 
@@ -162,6 +165,19 @@ def describe_invalid_arguments(tool_name: str, exc: ValidationError) -> str:
         where = ".".join(str(part) for part in error["loc"]) or "arguments"
         problems.append(f"{where}: {error['msg']}")
     return f"Invalid arguments for {tool_name}: " + "; ".join(problems)
+
+
+def _inline_refs(node: Any, definitions: Mapping[str, Any]) -> Any:
+    if isinstance(node, list):
+        return [_inline_refs(item, definitions) for item in node]
+    if not isinstance(node, Mapping):
+        return node
+    reference = node.get("$ref")
+    if isinstance(reference, str) and reference.startswith("#/$defs/"):
+        target = definitions[reference.removeprefix("#/$defs/")]
+        rest = {k: v for k, v in node.items() if k != "$ref"}
+        return _inline_refs({**target, **rest}, definitions)
+    return {key: _inline_refs(value, definitions) for key, value in node.items()}
 
 
 def _clean_schema(node: Any) -> Any:

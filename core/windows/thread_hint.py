@@ -17,6 +17,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from ctxmodes.session import codec
+from ctxmodes.session.jsvalues import js_sort_key
 from ctxmodes.windows.note_entries import utf8_length
 from ctxmodes.windows.notes import NoteFile
 
@@ -64,7 +65,7 @@ def note_line(note: NoteFile) -> str:
 
 def render_notes_hint(notes: Iterable[NoteFile], max_bytes: int) -> str | None:
     """The recent-notes part within ``max_bytes``, or ``None`` if no note line fits."""
-    ordered = sorted(notes, key=lambda note: note.path)
+    ordered = sorted(notes, key=lambda note: js_sort_key(note.path))
     ordered.sort(key=lambda note: note.updated_at, reverse=True)
     text = NOTES_HEADER
     size = utf8_length(text)

@@ -15,7 +15,9 @@ the four context tools, developer-role markers, namespace routing). It differs i
   readable cumulative summary and then opens a fresh window (the safe point to leave Tree);
   an overflow writes the fixed no-summary compaction and rolls over;
 * navigation: the user's own ``/tree`` moves are followed (fresh window when needed); the
-  rollover's internal navigation is recognised and left alone.
+  rollover's internal navigation is recognised and left alone;
+* forks: a fork keeps Pi's semantics (only the active path is copied), so the archived
+  windows stay in the original file; the user is told once, when the fork starts.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from ctxmodes.events import (
     InputResult,
     NewContextOutcome,
     NewContextRequest,
+    SessionStartReason,
     TreeNavigationEvent,
 )
 from ctxmodes.hookspecs import hookimpl
@@ -40,6 +43,22 @@ from ctxmodes.windows.mode import WindowedMode
 from ctxmodes_tree.coordinator import FAILURE_PREFIX, RolloverCoordinator, RolloverError
 from ctxmodes_tree.projection import project_tree_context
 from ctxmodes_tree.state import TreeState
+from ctxmodes_tree.traversal import ArchiveRejection
+
+ARCHIVE_REJECTED = "Tree archive {id} is unavailable: {reason}"
+
+#: Why an archive of a forked session is unavailable: its window is not in the file.
+_NOT_IN_FILE = frozenset({ArchiveRejection.MISSING_PARENT, ArchiveRejection.NO_BRANCH_BASE})
+
+
+def fork_notice(missing: int) -> str:
+    """What a forked session tells the user about the archived windows it left behind."""
+    windows = "window" if missing == 1 else "windows"
+    return (
+        f"This fork holds only the active path: {missing} archived {windows} stayed in the "
+        "original session, so history here starts at the fork (the original session still "
+        "has them)."
+    )
 
 
 class TreeMode(WindowedMode):
@@ -49,11 +68,22 @@ class TreeMode(WindowedMode):
         super().__init__(session)
         self._tree: TreeState | None = None
         self._coordinator: RolloverCoordinator | None = None
+        #: While a fork starts: its archives whose windows are not in the file.
+        self._fork_missing: int | None = None
 
     # -- what Tree decides -----------------------------------------------------------------
 
     def open_state(self, session: HostSession) -> TreeState:
-        self._tree = TreeState(session.session_manager)
+        def report(manifest_id: str, reason: ArchiveRejection) -> None:
+            if self._fork_missing is not None and reason in _NOT_IN_FILE:
+                # A fork's archives that stayed behind: one notice says so, not one each.
+                self._fork_missing += 1
+                return
+            # Once per manifest and session: the model then sees the summary that manifest
+            # claims, and history cannot read its window; the user should know why.
+            session.ui.notify(ARCHIVE_REJECTED.format(id=manifest_id, reason=reason), "warning")
+
+        self._tree = TreeState(session.session_manager, on_rejected=report)
         self._coordinator = RolloverCoordinator(session, self._tree)
         return self._tree
 
@@ -106,6 +136,22 @@ class TreeMode(WindowedMode):
         self.send_marker(marker, trigger_turn=False)
 
     # -- hooks -----------------------------------------------------------------------------
+
+    @hookimpl
+    def ctx_session_start(self, session: HostSession, reason: SessionStartReason) -> None:
+        super().ctx_session_start(session, reason)
+        if reason != "fork":
+            return
+        # A fork holds only the active path (as Pi's createBranchedSession): the archived
+        # side branches stayed in the original file, and the user should know.
+        self._fork_missing = 0
+        try:
+            self.tree.archives.has_rejections()  # reads the branch, reporting rejections
+            missing = self._fork_missing
+        finally:
+            self._fork_missing = None
+        if missing:
+            session.ui.notify(fork_notice(missing), "warning")
 
     @hookimpl
     def ctx_input(self, session: HostSession, event: InputEvent) -> InputResult | None:
