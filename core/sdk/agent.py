@@ -22,12 +22,12 @@ from typing import TYPE_CHECKING
 
 from ctxmodes.errors import CtxmodesError
 from ctxmodes.host.errors import SessionBusyError
+from ctxmodes.host.queues import queued_text
 from ctxmodes.host.runtime import AgentHost
 from ctxmodes.hostapi import NotifyLevel, StreamingBehavior, TreeNavigationResult
 from ctxmodes.sdk.context_state import ContextState, context_state
 from ctxmodes.sdk.events import AgentEvent, EventListener, Notice, StatusChanged, translate
 from ctxmodes.sdk.worker import SessionWorker
-from ctxmodes.host.queues import queued_text
 from ctxmodes.session.manager import SessionManager
 from ctxmodes.session.models import UserMessage
 

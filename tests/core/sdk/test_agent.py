@@ -10,8 +10,8 @@ from typing import Any
 
 import orjson
 import pytest
+from support.terminal import GateTool, Tools
 
-from ctxmodes import hookimpl
 from ctxmodes.config import Settings
 from ctxmodes.errors import CtxmodesError
 from ctxmodes.providers.script import Script
@@ -29,39 +29,8 @@ from ctxmodes.sdk import (
     UsageReported,
     open_agent,
 )
-from ctxmodes.tools.base import ToolContext, ToolResult
 
 WAIT = 10.0
-
-
-class GateTool:
-    """Blocks until the test opens the gate (or the run is aborted)."""
-
-    name = "gate"
-    label = "Gate"
-    description = "Wait for the gate."
-    parameters: dict[str, Any] = {"type": "object", "properties": {}}  # noqa: RUF012
-
-    def __init__(self) -> None:
-        self.entered = threading.Event()
-        self.opened = threading.Event()
-
-    def execute(self, call_id: str, arguments: dict[str, Any], context: ToolContext) -> ToolResult:
-        self.entered.set()
-        while not self.opened.wait(0.01):
-            if context.signal.aborted:
-                return ToolResult.error("Operation aborted")
-        return ToolResult.text("gate passed")
-
-
-class Tools:
-    def __init__(self, *tools: Any) -> None:
-        self.tools = tools
-
-    @hookimpl
-    def ctx_register_tools(self, register: Any, session: Any) -> None:
-        for tool in self.tools:
-            register(tool)
 
 
 def make_agent(tmp_path: Path, responses: list[dict[str, Any]], *tools: Any) -> Agent:
