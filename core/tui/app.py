@@ -367,6 +367,8 @@ class TerminalSession:
             self._refresh_footer(recount=True)
         elif isinstance(event, ev.Notice):
             blocks.append(render.notice(event.message, event.level, width))
+            # Commands answer with a notice: a new name or mode shows in the footer at once.
+            self._refresh_footer()
         elif isinstance(event, ev.StatusChanged):
             if event.text is None:
                 self.statuses.pop(event.key, None)

@@ -26,6 +26,8 @@ def test_session_context_name_and_copy(tmp_path):
         await t.printed("system prompt")
         await t.type("/name release prep" + ENTER)
         await t.printed("Session name: release prep")
+        footer = "".join(text for _, text in t.session._footer_fragments())
+        assert "release prep" in footer
         await t.type("/copy" + ENTER)
         await t.printed("Copied the last reply (17 characters)")
 
