@@ -58,6 +58,7 @@ from ctxmodes.hostapi import (
 from ctxmodes.session.models import (
     AgentMessage,
     AssistantMessage,
+    BashExecutionMessage,
     CompactionEntry,
     CustomMessage,
     ImageContent,
@@ -643,6 +644,25 @@ class AgentSession:
         if self._auto_compaction.after_answer(message):
             return True
         return core.queues.has_pending()
+
+    def record_shell_command(self, message: BashExecutionMessage) -> str:
+        """Record a shell command the user ran (``!cmd``; ``!!cmd`` with
+        ``exclude_from_context``) and its output, as Pi does: persisted, added to the
+        context (the model reads it with the next prompt unless excluded), seen by
+        listeners; no hook runs. Returns the entry id.
+
+        :raises SessionBusyError: a run, compaction or navigation is in progress.
+        """
+        self._check_alive()
+        core = self._core
+        with core.life.drive("record a shell command"):
+            if not core.life.is_idle():
+                raise SessionBusyError("Wait for the agent to finish before running a command.")
+            core.emit(records.MessageStarted(message.role, message))
+            entry_id = core.manager.append_message(message)
+            core.messages.append(message)
+            core.emit(records.MessageEnded(message, entry_id))
+            return entry_id
 
     # ================================================================ compaction
 

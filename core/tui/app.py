@@ -44,6 +44,7 @@ from prompt_toolkit.renderer import print_formatted_text as print_to_output
 from prompt_toolkit.styles import Style
 from prompt_toolkit.widgets import SearchToolbar
 
+from ctxmodes.abort import AbortController
 from ctxmodes.host.records import HostRecord, ProviderRequested
 from ctxmodes.providers.base import ModelRequest
 from ctxmodes.sdk import events as ev
@@ -160,6 +161,8 @@ class TerminalSession:
         self.pending_mode_switch: str | None = None
         #: A compaction is in progress: a window it opens is its fresh window.
         self._compacted = False
+        #: Stops the ``!`` command running now, if any.
+        self.shell_abort: AbortController | None = None
         #: The last turn request sent, for ``/context``.
         self.last_request: ModelRequest | None = None
         self._last_escape = -1.0
@@ -386,7 +389,8 @@ class TerminalSession:
                 blocks.append(reply)
                 self.last_reply = ev.message_text(message)
         elif isinstance(message, BashExecutionMessage):
-            blocks.append(render.tool_call("$", {"command": message.command}, width))
+            self.tool_outputs.append(("$ " + message.command, message.output))
+            blocks.append(render.shell_command(message, width))
         elif (
             isinstance(message, CustomMessage)
             and message.display
@@ -446,11 +450,25 @@ class TerminalSession:
             return
         if text.startswith("/") and self._run_slash(text):
             return
+        if text.startswith("!") and text.lstrip("!").strip():
+            self._run_shell(text)
+            return
         self.buffer.append_to_history()
         self.buffer.reset()
         self.agent.submit(
             text, streaming_behavior="follow_up" if streaming_behavior == "follow_up" else "steer"
         )
+
+    def _run_shell(self, text: str) -> None:
+        from ctxmodes.tui.actions import shell
+
+        if self.busy() or self.shell_abort is not None:
+            self.notify("! commands wait until the agent is idle (Esc stops it)", "warning")
+            return
+        exclude = text.startswith("!!")
+        self.buffer.append_to_history()
+        self.buffer.reset()
+        shell(self, text[2 if exclude else 1 :].strip(), exclude=exclude)
 
     def _run_slash(self, text: str) -> bool:
         """Dispatch a slash command; False when ``text`` names none (it is then a prompt)."""
@@ -476,6 +494,10 @@ class TerminalSession:
         now = self._clock()
         double = now - self._last_escape <= DOUBLE_PRESS_SECONDS
         self._last_escape = now
+        running_shell = self.shell_abort
+        if running_shell is not None:
+            running_shell.abort()
+            return
         if self.busy():
             self.restore_to_editor(self.agent.abort())
             self._last_escape = -1.0

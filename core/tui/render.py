@@ -17,7 +17,7 @@ from rich.text import Text
 
 if TYPE_CHECKING:
     from ctxmodes.hostapi import NotifyLevel
-    from ctxmodes.session.models import AssistantMessage, CompactionEntry
+    from ctxmodes.session.models import AssistantMessage, BashExecutionMessage, CompactionEntry
 
 #: Tool arguments and results are cut to this many characters on their one line.
 TOOL_LINE_CHARS: Final = 100
@@ -86,6 +86,14 @@ def tool_result(name: str, text: str, is_error: bool, width: int) -> str:
     more = f" (+{len(lines) - 1} lines, Ctrl+O shows all)" if len(lines) > 1 else ""
     mark, style = ("✗", "red") if is_error else ("✓", "green")
     return _ansi(Text(f"  {mark} ", style=style) + Text(first) + Text(more, style="dim"), width)
+
+
+def shell_command(message: BashExecutionMessage, width: int) -> str:
+    """A ``!`` command: the command, then its output's first line like a tool result."""
+    note = " (not sent to the model)" if message.exclude_from_context else ""
+    head = Text("$ ", style="cyan") + Text(message.command, style="bold") + Text(note, style="dim")
+    failed = message.cancelled or bool(message.exit_code)
+    return _ansi(head, width) + "\n" + tool_result("$", message.output, failed, width)
 
 
 def full_output(name: str, text: str, width: int) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import base64
 
 import orjson
-from support.terminal import ENTER, make_agent, run_terminal
+from support.terminal import ENTER, GateTool, make_agent, run_terminal
 
 
 def entries(agent) -> list[dict]:
@@ -175,5 +175,50 @@ def test_quit_leaves(tmp_path):
     async def scenario(t):
         await t.type("/quit" + ENTER)
         await t.until(lambda: not t.session.app.is_running, "the application to exit")
+
+    run_terminal(agent, scenario)
+
+
+def test_bang_commands_run_and_reach_the_model_unless_doubled(tmp_path):
+    agent = make_agent(tmp_path, [{"text": "seen it"}])
+    seen: dict[str, object] = {}
+
+    async def scenario(t):
+        await t.type("!echo visible-output" + ENTER)
+        await t.printed("$ echo visible-output")
+        await t.printed("✓ visible-output")
+        await t.type("!!echo hidden-output" + ENTER)
+        await t.printed("$ echo hidden-output (not sent to the model)")
+        await t.type("what did you see?" + ENTER)
+        await t.printed("seen it")
+        await t.idle()
+        seen["request"] = t.session.last_request
+
+    run_terminal(agent, scenario)
+    bash = [
+        e["message"] for e in entries(agent) if e.get("message", {}).get("role") == "bashExecution"
+    ]
+    assert [(m["command"], m["output"].strip(), m.get("excludeFromContext")) for m in bash] == [
+        ("echo visible-output", "visible-output", None),
+        ("echo hidden-output", "hidden-output", True),
+    ]
+    sent = seen["request"].model_dump_json()
+    assert "visible-output" in sent
+    assert "hidden-output" not in sent
+
+
+def test_a_bang_command_waits_for_an_idle_session(tmp_path):
+    gate = GateTool()
+    agent = make_agent(tmp_path, [{"tool_calls": [{"name": "gate"}]}, {"text": "done"}], gate)
+
+    async def scenario(t):
+        await t.type("start" + ENTER)
+        await t.until(gate.entered.is_set)
+        await t.type("!ls" + ENTER)
+        await t.printed("! commands wait until the agent is idle")
+        assert t.editor == "!ls"
+        gate.opened.set()
+        await t.printed("done")
+        await t.idle()
 
     run_terminal(agent, scenario)
