@@ -83,6 +83,8 @@ class GatedStream(Provider):
         self.purpose = purpose
         self.held = threading.Event()
         self.release = threading.Event()
+        #: The abort signal of the request being held.
+        self.signal: AbortSignal | None = None
 
     @property
     def transport(self) -> str:
@@ -96,6 +98,7 @@ class GatedStream(Provider):
         events = self.inner.stream(request, signal)
         if self.purpose is not None and request.purpose != self.purpose:
             return events
+        self.signal = signal
         return self._held(events)
 
     def _held(self, events: Iterator[StreamEvent]) -> Iterator[StreamEvent]:

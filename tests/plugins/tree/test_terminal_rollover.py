@@ -5,7 +5,7 @@ delivered after the new window's marker, the draft stays in the editor."""
 from __future__ import annotations
 
 import orjson
-from support.terminal import ENTER, GatedStream, make_agent, run_terminal
+from support.terminal import ENTER, ESC, GatedStream, make_agent, run_terminal
 
 from ctxmodes.providers.script import Script
 from ctxmodes.providers.scripted import ScriptedProvider
@@ -77,3 +77,27 @@ def test_a_failed_rollover_is_one_error_line_and_loses_no_text(tmp_path):
     assert terminal.flat().count("Tree context rollover failed:") == 1
     assert "context window 1" not in terminal.flat()
     assert terminal.editor == "still here"
+
+
+def test_esc_cancels_the_summary_and_keeps_the_draft(tmp_path):
+    provider = GatedStream(
+        ScriptedProvider(Script.model_validate(SCRIPT), chunk_chars=8),
+        hold_after=1,
+        purpose="branch_summary",
+    )
+    agent = make_agent(tmp_path, [], mode="tree", provider=provider)
+
+    async def scenario(t):
+        await t.type("go" + ENTER)
+        await t.until(provider.held.is_set, "the summary to be in progress")
+        await t.type("my draft")
+        await t.type(ESC)
+        await t.until(lambda: provider.signal is not None and provider.signal.aborted, "abort")
+        provider.release.set()
+        await t.printed("Tree context rollover failed:")
+        await t.idle()
+
+    terminal = run_terminal(agent, scenario)
+    assert terminal.editor == "my draft"
+    assert "context window 1" not in terminal.flat()
+    assert terminal.flat().count("Tree context rollover failed:") == 1
