@@ -15,6 +15,7 @@ same :class:`~ctxmodes.session.ids.IdentitySource` as the store it replaces.
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -218,6 +219,13 @@ class AgentHost:
             session.call_hook(
                 HookRelay.for_plugin(self._pm, session, plugin).session_start, "reload"
             )
+
+    def set_thinking_level(self, level: str) -> None:
+        """Change the current session's thinking level (see
+        :meth:`AgentSession.set_thinking_level`); later sessions start with it too."""
+        with self._lock:
+            self.session.set_thinking_level(level)
+            self._options = dataclasses.replace(self._options, thinking_level=level)
 
     def close(self) -> None:
         """Shut the current session down (reason ``quit``) and release the model."""

@@ -23,6 +23,7 @@ Threads
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -644,6 +645,28 @@ class AgentSession:
         if self._auto_compaction.after_answer(message):
             return True
         return core.queues.has_pending()
+
+    def set_thinking_level(self, level: str) -> None:
+        """Use thinking level ``level`` from the next request on and record it (a
+        ``thinking_level_change`` entry, as Pi's ``/thinking``); transports clamp it to what
+        the model supports.
+
+        :raises CtxmodesError: ``level`` is not one of Pi's levels.
+        :raises SessionBusyError: a run, compaction or navigation is in progress.
+        """
+        from ctxmodes.providers.catalog import THINKING_LEVELS
+
+        self._check_alive()
+        if level not in THINKING_LEVELS:
+            raise CtxmodesError(
+                f"unknown thinking level {level!r}; choose one of: {', '.join(THINKING_LEVELS)}"
+            )
+        core = self._core
+        with core.life.drive("change the thinking level"):
+            if not core.life.is_idle():
+                raise SessionBusyError("Wait for the agent to finish before changing thinking.")
+            core.options = dataclasses.replace(core.options, thinking_level=level)
+            core.manager.append_thinking_level_change(level)
 
     def record_shell_command(self, message: BashExecutionMessage) -> str:
         """Record a shell command the user ran (``!cmd``; ``!!cmd`` with

@@ -272,6 +272,15 @@ class Agent:
     def switch_mode(self, name: str) -> None:
         self._host.switch_mode(name)
 
+    @property
+    def thinking_level(self) -> str:
+        return self.session.options.thinking_level
+
+    def set_thinking_level(self, level: str) -> None:
+        """Use ``level`` (Pi's ``off`` … ``max``) from the next request on, recorded in the
+        session; the session must be idle."""
+        self._host.set_thinking_level(level)
+
     def set_name(self, name: str) -> None:
         """Name the session (a ``session_info`` entry, as Pi's ``/name``)."""
         if not name.strip():

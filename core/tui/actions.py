@@ -253,6 +253,23 @@ def mode(session: TerminalSession, args: str) -> None:
     agent.submit(f"/mode {args}")
 
 
+def thinking(session: TerminalSession, args: str) -> None:
+    """``/thinking [LEVEL]``: show or change the thinking level (recorded in the session)."""
+    from ctxmodes.providers.catalog import THINKING_LEVELS
+
+    agent = session.agent
+    if not args:
+        levels = ", ".join(THINKING_LEVELS)
+        session.notify(f"Thinking: {agent.thinking_level} (levels: {levels})")
+        return
+
+    def job() -> None:
+        agent.set_thinking_level(args)
+        agent.session.ui.notify(f"Thinking: {args}")
+
+    agent.run_soon(job)
+
+
 def name(session: TerminalSession, args: str) -> None:
     if not args:
         current = session.agent.session_manager.get_session_name()

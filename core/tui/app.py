@@ -411,6 +411,7 @@ class TerminalSession:
                 session_name=agent.session_manager.get_session_name(),
                 model=None if model is None else f"{model.provider}/{model.id}",
                 mode=agent.mode,
+                thinking=agent.thinking_level,
                 context=agent.context_state(),
                 cost=self.cost,
                 activity=self.activity,
@@ -551,6 +552,10 @@ class TerminalSession:
     def _argument_values(self, name: str) -> list[str]:
         if name == "mode":
             return self.agent.host.mode_names()
+        if name == "thinking":
+            from ctxmodes.providers.catalog import THINKING_LEVELS
+
+            return list(THINKING_LEVELS)
         return []
 
     # ================================================================ layout

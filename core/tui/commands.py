@@ -52,6 +52,9 @@ def terminal_commands() -> dict[str, SlashCommand]:
         SlashCommand("notes", "Read the notes", "ACTION [NAME=VALUE...]", True, actions.notes),
         SlashCommand("export", "Write the session as an HTML page", "[FILE]", True, actions.export),
         SlashCommand("name", "Name the session", "<name>", False, actions.name),
+        SlashCommand(
+            "thinking", "Show or set the thinking level", "[LEVEL]", False, actions.thinking
+        ),
         SlashCommand("copy", "Copy the last reply to the clipboard", "", True, actions.copy),
         SlashCommand("quit", "Leave ctxmodes", "", True, actions.quit),
     )

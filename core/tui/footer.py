@@ -1,7 +1,7 @@
 """The footer: where the session is and how much context is left.
 
-Line one: working directory and session name. Line two: model • mode • window N • usable
-tokens left (context window - 16,384) • cost, then plugins' status texts. The tokens figure
+Line one: working directory and session name. Line two: model (thinking level) • mode •
+window N • usable tokens left (context window - 16,384) • cost, then plugins' status texts. The tokens figure
 turns yellow at 70 % used and red at 90 %, and reads ``?`` after a rollover or compaction
 until the model reports usage again.
 """
@@ -29,6 +29,7 @@ class FooterState:
     session_name: str | None
     model: str | None
     mode: str
+    thinking: str
     context: ContextState
     cost: float
     activity: str | None
@@ -76,7 +77,10 @@ def footer_fragments(state: FooterState) -> Fragments:
     if state.session_name:
         first += f" • {state.session_name}"
     parts: Fragments = [("class:footer.dim", first), ("", "\n")]
-    parts.append(("class:footer", f"{state.model or 'no model'} • {state.mode}"))
+    model = state.model or "no model"
+    if state.thinking != "off":
+        model += f" ({state.thinking})"
+    parts.append(("class:footer", f"{model} • {state.mode}"))
     if state.context.window is not None:
         parts.append(("class:footer", f" • window {state.context.window}"))
     parts.append(("class:footer", " • "))

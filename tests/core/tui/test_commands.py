@@ -222,3 +222,26 @@ def test_a_bang_command_waits_for_an_idle_session(tmp_path):
         await t.idle()
 
     run_terminal(agent, scenario)
+
+
+def test_thinking_changes_the_next_request_and_is_recorded(tmp_path):
+    agent = make_agent(tmp_path, [{"text": "thought hard"}])
+    seen: dict[str, object] = {}
+
+    async def scenario(t):
+        await t.type("/thinking high" + ENTER)
+        await t.printed("Thinking: high")
+        footer = "".join(text for _, text in t.session._footer_fragments())
+        seen["footer"] = footer
+        await t.type("/thinking enormous" + ENTER)
+        await t.printed("unknown thinking level 'enormous'")
+        await t.type("go" + ENTER)
+        await t.printed("thought hard")
+        await t.idle()
+        seen["reasoning"] = t.session.last_request.reasoning
+
+    run_terminal(agent, scenario)
+    assert "(high)" in seen["footer"]
+    assert seen["reasoning"] == "high"
+    levels = [e["thinkingLevel"] for e in entries(agent) if e["type"] == "thinking_level_change"]
+    assert levels[-1] == "high"
