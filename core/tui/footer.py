@@ -1,9 +1,9 @@
 """The footer: where the session is and how much context is left.
 
 Line one: working directory and session name. Line two: model (thinking level) • mode •
-window N • usable tokens left (context window - 16,384) • cost, then plugins' status texts. The tokens figure
-turns yellow at 70 % used and red at 90 %, and reads ``?`` after a rollover or compaction
-until the model reports usage again.
+window N • usable tokens left (context window - 16,384) • cost, then plugins' status texts.
+The tokens figure turns yellow at 70 % used and red at 90 %, and reads ``?`` after a rollover
+or compaction until the model reports usage again.
 """
 
 from __future__ import annotations
