@@ -220,6 +220,16 @@ class AgentHost:
                 HookRelay.for_plugin(self._pm, session, plugin).session_start, "reload"
             )
 
+    def switch_model(self, provider: Provider) -> None:
+        """Use ``provider`` for the current session from its next request on (see
+        :meth:`AgentSession.set_provider`) and for later sessions; the previous provider is
+        closed."""
+        with self._lock:
+            self.session.set_provider(provider)
+            previous, self._provider = self._provider, provider
+            if previous is not None and previous is not provider:
+                previous.close()
+
     def set_thinking_level(self, level: str) -> None:
         """Change the current session's thinking level (see
         :meth:`AgentSession.set_thinking_level`); later sessions start with it too."""

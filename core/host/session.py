@@ -646,6 +646,22 @@ class AgentSession:
             return True
         return core.queues.has_pending()
 
+    def set_provider(self, provider: Provider) -> None:
+        """Send the next requests to ``provider`` and record the change (a ``model_change``
+        entry, as Pi's ``/model``); tools and the system prompt are collected again, since
+        plugins shape them by the model's capabilities.
+
+        :raises SessionBusyError: a run, compaction or navigation is in progress.
+        """
+        self._check_alive()
+        core = self._core
+        with core.life.drive("change the model"):
+            if not core.life.is_idle():
+                raise SessionBusyError("Wait for the agent to finish before changing the model.")
+            core.provider = provider
+            core.manager.append_model_change(provider.info.provider, provider.info.id)
+            self.refresh_registrations()
+
     def set_thinking_level(self, level: str) -> None:
         """Use thinking level ``level`` from the next request on and record it (a
         ``thinking_level_change`` entry, as Pi's ``/thinking``); transports clamp it to what

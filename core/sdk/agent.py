@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from ctxmodes.host.records import HostRecord, Listener
     from ctxmodes.host.session import AgentSession
     from ctxmodes.providers.base import Provider
+    from ctxmodes.providers.registry import ProviderRegistry
     from ctxmodes.session.models import CompactionEntry
 
 
@@ -271,6 +272,23 @@ class Agent:
 
     def switch_mode(self, name: str) -> None:
         self._host.switch_mode(name)
+
+    def model_refs(self) -> list[str]:
+        """The ``provider/model-id`` of every model the plugins register (``ctxmodes models``)."""
+        return [model.ref for model in self._registry().models]
+
+    def switch_model(self, spec: str) -> None:
+        """Continue with the model ``spec`` names (``provider/model-id`` or
+        ``scripted:FILE``), recorded in the session; the session must be idle.
+
+        :raises CtxmodesError: unknown model, missing credentials, bad spec.
+        """
+        self._host.switch_model(self._registry().resolve(spec))
+
+    def _registry(self) -> ProviderRegistry:
+        from ctxmodes.providers.registry import registry_from_plugin_manager
+
+        return registry_from_plugin_manager(self._host.plugin_manager)
 
     @property
     def thinking_level(self) -> str:

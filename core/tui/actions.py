@@ -253,6 +253,40 @@ def mode(session: TerminalSession, args: str) -> None:
     agent.submit(f"/mode {args}")
 
 
+def model(session: TerminalSession, args: str) -> None:
+    """``/model SPEC`` switches; ``/model`` picks from the registered models."""
+    agent = session.agent
+
+    def switch(spec: str) -> None:
+        def job() -> None:
+            agent.switch_model(spec)
+            current = agent.session.model
+            shown = spec if current is None else f"{current.provider}/{current.id}"
+            agent.session.ui.notify(f"Model: {shown}")
+
+        agent.run_soon(job)
+
+    if args:
+        switch(args)
+        return
+    current = agent.session.model
+    now = None if current is None else f"{current.provider}/{current.id}"
+    rows = [
+        PickerItem(ref, ref.lower(), [("class:picker.active" if ref == now else "", ref)])
+        for ref in agent.model_refs()
+    ]
+    if not rows:
+        session.notify("No models are registered; /model scripted:FILE names a script")
+        return
+    session.open_picker(
+        Picker(
+            f"Model (now {now or 'none'})",
+            lambda query: [row for row in rows if query.lower() in row.text],
+            lambda item: switch(str(item.key)),
+        )
+    )
+
+
 def thinking(session: TerminalSession, args: str) -> None:
     """``/thinking [LEVEL]``: show or change the thinking level (recorded in the session)."""
     from ctxmodes.providers.catalog import THINKING_LEVELS

@@ -552,6 +552,8 @@ class TerminalSession:
     def _argument_values(self, name: str) -> list[str]:
         if name == "mode":
             return self.agent.host.mode_names()
+        if name == "model":
+            return self.agent.model_refs()
         if name == "thinking":
             from ctxmodes.providers.catalog import THINKING_LEVELS
 

@@ -52,6 +52,7 @@ def terminal_commands() -> dict[str, SlashCommand]:
         SlashCommand("notes", "Read the notes", "ACTION [NAME=VALUE...]", True, actions.notes),
         SlashCommand("export", "Write the session as an HTML page", "[FILE]", True, actions.export),
         SlashCommand("name", "Name the session", "<name>", False, actions.name),
+        SlashCommand("model", "Switch the model", "[provider/model-id]", False, actions.model),
         SlashCommand(
             "thinking", "Show or set the thinking level", "[LEVEL]", False, actions.thinking
         ),

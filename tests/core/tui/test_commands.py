@@ -187,8 +187,10 @@ def test_bang_commands_run_and_reach_the_model_unless_doubled(tmp_path):
         await t.type("!echo visible-output" + ENTER)
         await t.printed("$ echo visible-output")
         await t.printed("✓ visible-output")
+        await t.idle()
         await t.type("!!echo hidden-output" + ENTER)
         await t.printed("$ echo hidden-output (not sent to the model)")
+        await t.idle()
         await t.type("what did you see?" + ENTER)
         await t.printed("seen it")
         await t.idle()
@@ -245,3 +247,32 @@ def test_thinking_changes_the_next_request_and_is_recorded(tmp_path):
     assert seen["reasoning"] == "high"
     levels = [e["thinkingLevel"] for e in entries(agent) if e["type"] == "thinking_level_change"]
     assert levels[-1] == "high"
+
+
+def test_model_switches_to_another_model_and_records_it(tmp_path):
+    other = tmp_path / "other.json"
+    other.write_text('{"model": "second-model", "responses": [{"text": "from the second"}]}')
+    agent = make_agent(tmp_path, [{"text": "from the first"}])
+    seen: dict[str, object] = {}
+
+    async def scenario(t):
+        await t.type("one" + ENTER)
+        await t.printed("from the first")
+        await t.idle()
+        await t.type("/model" + ENTER)
+        await t.until(lambda: t.session.picker is not None, "the model picker")
+        seen["offered"] = [row.key for row in t.session.picker.rows()]
+        await t.type("\x1b")
+        await t.until(lambda: t.session.picker is None)
+        await t.type(f"/model scripted:{other}" + ENTER)
+        await t.printed("Model: scripted/second-model")
+        seen["footer"] = "".join(text for _, text in t.session._footer_fragments())
+        await t.type("two" + ENTER)
+        await t.printed("from the second")
+        await t.idle()
+
+    run_terminal(agent, scenario)
+    assert seen["offered"]  # the registered models (the built-in tables)
+    assert "scripted/second-model" in seen["footer"]
+    changes = [(e["provider"], e["modelId"]) for e in entries(agent) if e["type"] == "model_change"]
+    assert changes[-1] == ("scripted", "second-model")
