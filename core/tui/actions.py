@@ -161,11 +161,11 @@ def _navigate(
 def compact(session: TerminalSession, args: str) -> None:
     """``/compact [instructions]`` on the worker; the transcript shows the outcome once."""
     agent = session.agent
-    agent.run_soon(lambda: _discard(agent.compact(args or None)))
 
+    def job() -> None:
+        agent.compact(args or None)
 
-def _discard(_value: object) -> None:
-    return None
+    agent.run_soon(job)
 
 
 def shell(session: TerminalSession, command: str, *, exclude: bool) -> None:

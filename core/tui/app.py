@@ -6,7 +6,8 @@ Layout, top to bottom, all of it below the scrollback and the only part ever red
 
 Events from the agent arrive on its worker thread; they are queued and handled on the
 application's event loop in batches (one redraw per batch, however many tokens came).
-Finished messages are printed to the scrollback once, in order, through ``run_in_terminal``.
+Finished messages are printed to the scrollback once, in order: the live region is erased,
+the block written, the live region drawn again below it.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final
 
-from prompt_toolkit.application import Application, run_in_terminal
+from prompt_toolkit.application import Application
 from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.document import Document
 from prompt_toolkit.filters import Condition, is_searching
@@ -203,8 +204,8 @@ class TerminalSession:
         import asyncio
         import contextvars
 
-        # Callbacks scheduled from the worker must run in the application's context, or
-        # ``run_in_terminal`` would not find the application and print over the live region.
+        # Callbacks scheduled from the worker run in the application's context, where
+        # prompt_toolkit finds the running application.
         self._context = contextvars.copy_context()
         self._loop_thread = threading.get_ident()
         self._loop = asyncio.get_running_loop()
@@ -287,15 +288,23 @@ class TerminalSession:
         output = self.app.output
 
         def write() -> None:
-            # Straight to the output: the shortcut ``print_formatted_text`` would schedule
-            # yet another ``run_in_terminal`` and print after the live region was redrawn.
+            # Straight to the output: the shortcut ``print_formatted_text`` would schedule its
+            # own ``run_in_terminal`` and print after the live region was redrawn.
             print_to_output(output, ANSI(text + "\n"), STYLE)
             output.flush()
 
-        if self.app.is_running:
-            run_in_terminal(write, render_cli_done=False)
-        else:
+        if not self.app.is_running:
             write()
+            return
+        # As run_in_terminal does, but without putting the terminal in cooked mode: a key
+        # pressed while a long block prints must still arrive as that key (Enter, not the
+        # newline the terminal would turn it into).
+        renderer = self.app.renderer
+        renderer.erase()
+        write()
+        renderer.reset()
+        renderer.request_absolute_cursor_position()
+        self.app.invalidate()
 
     def notify(self, message: str, level: str = "info") -> None:
         """Print a notice now (UI thread)."""

@@ -1,5 +1,5 @@
-"""``ctxmodes --help`` stays fast: building the parser imports none of the heavy modules the
-interactive session, the export or the host need."""
+"""``ctxmodes --help`` stays fast: building the parser imports nothing of the interactive
+session, the embedding API or the export (prompt_toolkit, jinja2, markdown-it)."""
 
 from __future__ import annotations
 
@@ -11,10 +11,9 @@ HEAVY = (
     "prompt_toolkit",
     "jinja2",
     "markdown_it",
-    "rich",
-    "pydantic",
-    "ctxmodes.host",
     "ctxmodes.sdk",
+    "ctxmodes.tui",
+    "ctxmodes.export",
 )
 
 
