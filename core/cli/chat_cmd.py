@@ -12,7 +12,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from ctxmodes.cli.options import add_mode_option, cli_overrides
+from ctxmodes.cli.options import add_mode_option, agent_settings
 
 
 def register(subparsers: Any) -> None:
@@ -51,16 +51,9 @@ def history_path() -> Path:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ctxmodes.config import load_settings
-    from ctxmodes.errors import CtxmodesError
     from ctxmodes.session.paths import default_session_dir
 
-    cwd = (args.cwd if args.cwd is not None else Path.cwd()).resolve()
-    if not cwd.is_dir():
-        raise CtxmodesError(f"no such directory: {cwd}")
-    settings = load_settings(cwd=cwd, cli=cli_overrides(args)).settings
-    if not settings.model:
-        raise CtxmodesError("no model configured: pass --model scripted:FILE or set CTXMODES_MODEL")
+    cwd, settings = agent_settings(args)
     session_file: Path | None = args.session
     if args.resume:
         from ctxmodes.tui.resume import pick_session

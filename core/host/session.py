@@ -25,7 +25,8 @@ from __future__ import annotations
 
 import dataclasses
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, ParamSpec, TypeVar
@@ -646,6 +647,16 @@ class AgentSession:
             return True
         return core.queues.has_pending()
 
+    @contextmanager
+    def _idle(self, what: str) -> Iterator[SessionCore]:
+        """Drive the session for a change that needs it idle (``what`` names the change)."""
+        self._check_alive()
+        core = self._core
+        with core.life.drive(what):
+            if not core.life.is_idle():
+                raise SessionBusyError(f"Wait for the agent to finish before you {what}.")
+            yield core
+
     def set_provider(self, provider: Provider) -> None:
         """Send the next requests to ``provider`` and record the change (a ``model_change``
         entry, as Pi's ``/model``); tools and the system prompt are collected again, since
@@ -653,11 +664,7 @@ class AgentSession:
 
         :raises SessionBusyError: a run, compaction or navigation is in progress.
         """
-        self._check_alive()
-        core = self._core
-        with core.life.drive("change the model"):
-            if not core.life.is_idle():
-                raise SessionBusyError("Wait for the agent to finish before changing the model.")
+        with self._idle("change the model") as core:
             core.provider = provider
             core.manager.append_model_change(provider.info.provider, provider.info.id)
             self.refresh_registrations()
@@ -672,15 +679,11 @@ class AgentSession:
         """
         from ctxmodes.providers.catalog import THINKING_LEVELS
 
-        self._check_alive()
         if level not in THINKING_LEVELS:
             raise CtxmodesError(
                 f"unknown thinking level {level!r}; choose one of: {', '.join(THINKING_LEVELS)}"
             )
-        core = self._core
-        with core.life.drive("change the thinking level"):
-            if not core.life.is_idle():
-                raise SessionBusyError("Wait for the agent to finish before changing thinking.")
+        with self._idle("change the thinking level") as core:
             core.options = dataclasses.replace(core.options, thinking_level=level)
             core.manager.append_thinking_level_change(level)
 
@@ -692,11 +695,7 @@ class AgentSession:
 
         :raises SessionBusyError: a run, compaction or navigation is in progress.
         """
-        self._check_alive()
-        core = self._core
-        with core.life.drive("record a shell command"):
-            if not core.life.is_idle():
-                raise SessionBusyError("Wait for the agent to finish before running a command.")
+        with self._idle("run a shell command") as core:
             core.emit(records.MessageStarted(message.role, message))
             entry_id = core.manager.append_message(message)
             core.messages.append(message)
