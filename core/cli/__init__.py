@@ -28,6 +28,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "ctxmodes.cli.run_cmd",
     "ctxmodes.cli.modes_cmd",
     "ctxmodes.cli.models_cmd",
+    "ctxmodes.cli.login_cmd",
     "ctxmodes.cli.config_cmd",
     "ctxmodes.cli.retrieval_cmd",
     "ctxmodes.cli.session_cmd",

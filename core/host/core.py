@@ -100,6 +100,11 @@ class SessionCore:
         #: The assistant message of the last turn, for the checks after a run.
         self.last_assistant: AssistantMessage | None = None
         self.overflow_recovery_attempted = False
+        #: How long the server asked to wait before another request, when the last answer
+        #: failed with such a request (``Retry-After``); read by the retry after a run.
+        self.server_wait_ms: float | None = None
+        #: Told about every assistant message as it ends (the retry series watches them).
+        self.on_answer_end: Callable[[AssistantMessage], None] | None = None
         #: Aborts the model call or tool of the current run.
         self.run_controller: AbortController | None = None
         #: Aborts the compaction or branch summary in progress.
@@ -174,6 +179,8 @@ class SessionCore:
             self.last_assistant = message
             if message.stop_reason not in ("error", "length"):
                 self.overflow_recovery_attempted = False
+            if self.on_answer_end is not None:
+                self.on_answer_end(message)
         self.emit(records.MessageEnded(message, entry_id))
         return message
 
@@ -236,7 +243,9 @@ class SessionCore:
         if purpose == "compaction" and self.provider.info.capabilities.reasoning:
             level = self.manager.build_session_context().thinking_level
             reasoning = level if level and level != "off" else None
-        return ProviderSummarizer(self.provider, signal, purpose, self.emit, reasoning)
+        return ProviderSummarizer(
+            self.provider, signal, purpose, self.emit, reasoning, retry=self.options.retry
+        )
 
 
 class _ToolHooks:

@@ -109,7 +109,7 @@ class AgentHost:
             provider=provider,
             ui=ui,
             mode=settings.mode,
-            options=options,
+            options=options if options is not None else HostOptions(retry=settings.retry),
             durability=Durability(settings.durability),
             mode_settings=settings.modes,
         )
