@@ -171,6 +171,27 @@ class Notice:
 
 
 @dataclass(frozen=True, slots=True)
+class RetryScheduled:
+    """A reply failed on a transient error: attempt ``attempt`` of ``max_attempts`` starts
+    after ``delay_ms`` (``abort`` cancels the wait)."""
+
+    type: ClassVar[str] = "retry_scheduled"
+    attempt: int
+    max_attempts: int
+    delay_ms: float
+    error: str
+
+
+@dataclass(frozen=True, slots=True)
+class RetryEnded:
+    """The retries ended: an answer came (``success``), or ``error`` stands."""
+
+    type: ClassVar[str] = "retry_end"
+    success: bool
+    error: str | None
+
+
+@dataclass(frozen=True, slots=True)
 class StatusChanged:
     """A plugin set (or, with ``None``, cleared) its status text."""
 
@@ -198,6 +219,8 @@ AgentEvent = (
     | SessionChanged
     | Notice
     | StatusChanged
+    | RetryScheduled
+    | RetryEnded
 )
 
 EventListener = Callable[[AgentEvent], None]
@@ -282,6 +305,14 @@ def _lifecycle_events(record: HostRecord) -> list[AgentEvent]:
         return [Navigated(record.old_leaf_id, record.new_leaf_id, summarized, record.internal)]
     if isinstance(record, records.SessionStarted):
         return [SessionChanged(record.reason)]
+    if isinstance(record, records.AutoRetryStarted):
+        return [
+            RetryScheduled(
+                record.attempt, record.max_attempts, record.delay_ms, record.error_message
+            )
+        ]
+    if isinstance(record, records.AutoRetryEnded):
+        return [RetryEnded(record.success, record.final_error)]
     return []
 
 
@@ -296,6 +327,8 @@ __all__ = [
     "Navigated",
     "Notice",
     "QueueChanged",
+    "RetryEnded",
+    "RetryScheduled",
     "RunSettled",
     "RunStarted",
     "SessionChanged",

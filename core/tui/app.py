@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import math
 import re
 import threading
 import time
@@ -144,6 +145,8 @@ class TerminalSession:
         self._drain_scheduled = False
         self._loop: Any = None
         self._loop_thread: int | None = None
+        #: When the next retry attempt starts (``clock`` seconds), during a retry wait.
+        self._retry_at: float | None = None
         self._last_frame = 0.0
         self._frame_pending = False
         self._context: contextvars.Context | None = None
@@ -381,6 +384,21 @@ class TerminalSession:
             blocks.append(render.notice(event.message, event.level, width))
             # Commands answer with a notice: a new name or mode shows in the footer at once.
             self._refresh_footer()
+        elif isinstance(event, ev.RetryScheduled):
+            blocks.append(
+                render.notice(
+                    f"{event.error} — retry {event.attempt}/{event.max_attempts}",
+                    "warning",
+                    width,
+                )
+            )
+            self._retry_at = self._clock() + event.delay_ms / 1000
+            self._tick_retry()
+        elif isinstance(event, ev.RetryEnded):
+            self._retry_at = None
+            self.activity = "working" if self.agent.is_streaming() else None
+            if not event.success and event.error:
+                blocks.append(render.notice(event.error, "error", width))
         elif isinstance(event, ev.StatusChanged):
             if event.text is None:
                 self.statuses.pop(event.key, None)
@@ -427,6 +445,19 @@ class TerminalSession:
                 statuses=self.statuses,
             )
         )
+
+    def _tick_retry(self) -> None:
+        """The countdown to the next attempt, once a second in the footer."""
+        if self._retry_at is None:
+            return
+        left = self._retry_at - self._clock()
+        if left <= 0:
+            self.activity = "retrying"
+            return
+        self.activity = f"retrying in {math.ceil(left)}s (Esc cancels)"
+        self.app.invalidate()
+        if self._loop is not None:
+            self._loop.call_later(min(1.0, left), self._tick_retry, context=self._context)
 
     def _set_editor_text_soon(self, text: str) -> None:
         """The host puts text in the editor (from any thread)."""

@@ -20,6 +20,7 @@ from prompt_toolkit.output.vt100 import Vt100_Output
 from ctxmodes import hookimpl
 from ctxmodes.abort import AbortSignal
 from ctxmodes.config import Settings
+from ctxmodes.host.options import HostOptions
 from ctxmodes.providers.base import ModelRequest, Provider, StreamEvent
 from ctxmodes.providers.script import Script
 from ctxmodes.providers.scripted import ScriptedProvider
@@ -174,6 +175,7 @@ def make_agent(
     *tools: Any,
     mode: str = "off",
     provider: Provider | None = None,
+    options: HostOptions | None = None,
 ) -> Agent:
     if provider is None:
         provider = ScriptedProvider(Script.model_validate({"responses": responses}), chunk_chars=4)
@@ -182,6 +184,7 @@ def make_agent(
         settings=Settings(mode=mode, durability="flush"),
         provider=provider,
         session_dir=tmp_path / "sessions",
+        options=options,
         plugins=[Tools(*tools)] if tools else (),
     )
 

@@ -13,8 +13,8 @@ from support.cli_rig import ctxmodes, isolate_settings
 from support.pi_oracle import require_pi
 from support.wire_server import APIS, ConversationServer, fake_jwt
 
-from ctxmodes.cli.demo_cmd import CODE_NAME, DEMO_SCRIPT, PROMPT
 from ctxmodes.session.manager import SessionManager
+from ctxmodes_tree.demo import CODE_NAME, DEMO_SCRIPT, PROMPT
 
 ARCHIVE = "codex-context-tree-archive"
 

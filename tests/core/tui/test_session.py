@@ -268,3 +268,27 @@ def test_ctrl_g_edits_the_draft_in_the_external_editor(tmp_path, monkeypatch):
         await t.until(lambda: t.editor == "edited in the editor", "the edited text")
 
     run_terminal(agent, scenario)
+
+
+def test_a_retry_counts_down_and_esc_cancels_it(tmp_path):
+    from ctxmodes.host.options import HostOptions
+    from ctxmodes.host.retry_settings import RetrySettings
+
+    overloaded = {"stop_reason": "error", "error_message": "529 overloaded, try again"}
+    options = HostOptions(retry=RetrySettings(base_delay_ms=60_000))
+    agent = make_agent(tmp_path, [overloaded, {"text": "never"}], options=options)
+    seen: dict[str, object] = {}
+
+    async def scenario(t):
+        await t.type("go" + ENTER)
+        await t.printed("529 overloaded, try again — retry 1/3")
+        await t.until(lambda: (t.session.activity or "").startswith("retrying in 60s"))
+        seen["activity"] = t.session.activity
+        await t.type(ESC)
+        await t.until(lambda: t.session._retry_at is None, "the retry to end")
+        await t.printed("Retry cancelled")
+        await t.idle()
+
+    terminal = run_terminal(agent, scenario)
+    assert seen["activity"] == "retrying in 60s (Esc cancels)"
+    assert "never" not in terminal.flat()
