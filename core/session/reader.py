@@ -85,6 +85,22 @@ class _Head(msgspec.Struct, gc=False):
 
 _validate_head: Final = msgspec.json.Decoder(_Head).decode
 _HEAD_FIELDS: Final = attrgetter("type", "id", "parentId")
+# One shared string per entry type Pi writes: a decoder makes a new one per line (~56 bytes
+# each, 56 MB for a million entries), and equality with a shared string is an identity test.
+_SHARED_TYPES: Final = {
+    name: name
+    for name in (
+        "message",
+        "thinking_level_change",
+        "model_change",
+        "compaction",
+        "branch_summary",
+        "custom",
+        "custom_message",
+        "label",
+        "session_info",
+    )
+}
 # msgspec gives up on deep nesting with RecursionError rather than DecodeError; such a line is
 # left to the full decoder like any other line it rejects.
 _VALIDATION_FAILURES: Final = (msgspec.DecodeError, RecursionError)
@@ -189,6 +205,7 @@ class _Scanner:
         try:
             fields = _DECODED_FIELDS if decoded else _HEAD_FIELDS
             types, ids, parents = zip(*map(fields, heads), strict=True)
+            types = tuple(map(_SHARED_TYPES.get, types, types))  # TypeError: unhashable type
         except (KeyError, TypeError):
             return -1
         if "session" in types or set(map(type, ids)) != {str}:
