@@ -93,6 +93,8 @@ _SHARED_TYPES: Final = {name: name for name in ENTRY_TYPES}
 
 def _shared_type(value: Any) -> Any:
     return _SHARED_TYPES.get(value, value) if type(value) is str else value
+
+
 # msgspec gives up on deep nesting with RecursionError rather than DecodeError; such a line is
 # left to the full decoder like any other line it rejects.
 _VALIDATION_FAILURES: Final = (msgspec.DecodeError, RecursionError)
