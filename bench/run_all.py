@@ -20,6 +20,8 @@ BENCHMARKS = (
     "tree_cold_history.py",
     "crash_loop.py",
     "long_sessions.py",
+    "provider_streams.py",
+    "service.py",
 )
 
 

@@ -22,7 +22,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
 from ctxmodes.abort import AbortController, AbortSignal
-from ctxmodes.events import ToolCallBlock, ToolCallEvent, ToolResultEvent
+from ctxmodes.events import (
+    NewContextOutcome,
+    NewContextRequest,
+    RetrievalRequest,
+    RetrievalResult,
+    ToolCallBlock,
+    ToolCallEvent,
+    ToolResultEvent,
+)
 from ctxmodes.host import records
 from ctxmodes.host.lifecycle import Lifecycle
 from ctxmodes.host.listeners import Listeners
@@ -94,6 +102,11 @@ class SessionCore:
         #: The assistant message of the last turn, for the checks after a run.
         self.last_assistant: AssistantMessage | None = None
         self.overflow_recovery_attempted = False
+        #: How long the server asked to wait before another request, when the last answer
+        #: failed with such a request (``Retry-After``); read by the retry after a run.
+        self.server_wait_ms: float | None = None
+        #: Told about every assistant message as it ends (the retry series watches them).
+        self.on_answer_end: Callable[[AssistantMessage], None] | None = None
         #: Aborts the model call or tool of the current run.
         self.run_controller: AbortController | None = None
         #: Aborts the compaction or branch summary in progress.
@@ -177,6 +190,8 @@ class SessionCore:
             self.last_assistant = message
             if message.stop_reason not in ("error", "length"):
                 self.overflow_recovery_attempted = False
+            if self.on_answer_end is not None:
+                self.on_answer_end(message)
         self.emit(records.MessageEnded(message, entry_id))
         return message
 
@@ -220,7 +235,13 @@ class SessionCore:
     def tool_context(
         self, signal: AbortSignal, on_update: Callable[[ToolResult], None]
     ) -> ToolContext:
-        return ToolContext(cwd=self.cwd, signal=signal, on_update=on_update, session=self.session)
+        return ToolContext(
+            cwd=self.cwd,
+            signal=signal,
+            on_update=on_update,
+            session=self.session,
+            hooks=_ToolHooks(self),
+        )
 
     # ------------------------------------------------------------------ summaries
 
@@ -233,4 +254,20 @@ class SessionCore:
         if purpose == "compaction" and self.provider.info.capabilities.reasoning:
             level = self.thinking_level
             reasoning = level if level and level != "off" else None
-        return ProviderSummarizer(self.provider, signal, purpose, self.emit, reasoning)
+        return ProviderSummarizer(
+            self.provider, signal, purpose, self.emit, reasoning, retry=self.options.retry
+        )
+
+
+class _ToolHooks:
+    """The hooks tools call (:class:`~ctxmodes.tools.base.ToolHooks`), serialized and
+    reported like every other hook call of the session."""
+
+    def __init__(self, core: SessionCore) -> None:
+        self._core = core
+
+    def new_context(self, request: NewContextRequest) -> NewContextOutcome | None:
+        return self._core.hook(self._core.relay.new_context, request)
+
+    def retrieve(self, request: RetrievalRequest) -> RetrievalResult | None:
+        return self._core.hook(self._core.relay.retrieve, request)

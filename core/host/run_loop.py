@@ -241,10 +241,15 @@ class RunLoop:
         core.emit(records.ProviderRequested(event.request, provider.transport))
         core.emit(records.MessageStarted("assistant", None))
         final: AssistantMessage | None = None
+        core.server_wait_ms = None
         try:
             for item in provider.stream(event.request, signal):
                 if isinstance(item, StreamDone | StreamError):
                     final = item.message
+                    if isinstance(item, StreamError):
+                        core.server_wait_ms = item.retry_after_ms
+                        if item.hint:
+                            core.ui.notify(item.hint, "warning")
                     break
                 core.emit(records.MessageUpdated(item))
         except Exception as exc:

@@ -45,6 +45,7 @@ from ctxmodes.host.navigator import Navigator
 from ctxmodes.host.options import HostOptions
 from ctxmodes.host.queues import QueuedMessage
 from ctxmodes.host.records import Listener
+from ctxmodes.host.retry import AgentRetry
 from ctxmodes.host.run_loop import RunLoop
 from ctxmodes.host.system_prompt import build_system_prompt
 from ctxmodes.hostapi import (
@@ -131,6 +132,8 @@ class AgentSession:
         self._compactor = Compactor(self._core)
         self._auto_compaction = AutoCompaction(self._core, self._compactor, self._release_held)
         self._loop = RunLoop(self._core, self._auto_compaction.between_turns)
+        self._retry = AgentRetry(self._core)
+        self._core.on_answer_end = self._retry.answer_ended
         self._navigator = Navigator(self._core)
         self._commands = CommandTable()
         self._held: list[_HeldInput] = []
@@ -627,6 +630,8 @@ class AgentSession:
         message, core.last_assistant = core.last_assistant, None
         if message is None or core.abort_requested:
             return False
+        if self._retry.after_run(message, core.server_wait_ms):
+            return True
         if self._auto_compaction.after_answer(message):
             return True
         return core.queues.has_pending()

@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from ctxmodes.compaction.settings import CompactionSettings
+    from ctxmodes.host.retry_settings import RetrySettings
     from ctxmodes.host.runtime import AgentHost
     from ctxmodes.host.session import AgentSession
     from ctxmodes.providers.base import ModelRequest, Provider
@@ -32,9 +34,15 @@ class HostHarness:
     :param mode: the mode to activate; ``None`` runs with no mode at all.
     :param provider: a provider to use instead of the scripted model built from
         ``responses`` (e.g. one that reports another transport).
+    :param mode_settings: the mode's ``[modes.<name>]`` table (keys and values as in the
+        configuration file).
+    :param compaction: compaction settings (e.g. ``keep_recent_tokens=1`` so that a short
+        session has something to compact).
     :param clock: the time line of the host, the scripted model and the session store
         (a fresh :class:`~ctxmodes.testing.clock.SimulatedClock` when not given), so that
         no outcome depends on how fast the machine runs.
+    :param retry: the retry of turns that failed on transient errors; off unless a test
+        asks for it, since each retry consumes the next scripted response.
     """
 
     def __init__(
@@ -47,9 +55,14 @@ class HostHarness:
         mode: str | None = None,
         context_window: int | None = None,
         provider: Provider | None = None,
+        compaction: CompactionSettings | None = None,
+        mode_settings: dict[str, Any] | None = None,
         clock: SimulatedClock | None = None,
+        retry: RetrySettings | None = None,
     ) -> None:
+        from ctxmodes.compaction.settings import CompactionSettings
         from ctxmodes.host.options import HostOptions
+        from ctxmodes.host.retry_settings import RetrySettings
         from ctxmodes.host.runtime import AgentHost
         from ctxmodes.plugins import make_configured_plugin_manager
         from ctxmodes.providers.script import Script
@@ -77,8 +90,14 @@ class HostHarness:
             provider=self.provider,
             ui=self.ui,
             mode=mode,
-            options=HostOptions(raise_hook_errors=True, clock=self.clock.now_ms),
+            options=HostOptions(
+                raise_hook_errors=True,
+                clock=self.clock.now_ms,
+                compaction=compaction or CompactionSettings(),
+                retry=retry if retry is not None else RetrySettings(enabled=False),
+            ),
             durability=Durability.NONE,
+            mode_settings={mode: mode_settings} if mode and mode_settings else None,
         )
         self.host.subscribe(self.records.append)
         manager = SessionManager.create(

@@ -13,13 +13,21 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, Generic, Protocol, TypeVar, runtime_checkable
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ctxmodes.abort import AbortedError, AbortSignal
 from ctxmodes.errors import CtxmodesError
 from ctxmodes.session.models import ImageContent, TextContent
+
+if TYPE_CHECKING:
+    from ctxmodes.events import (
+        NewContextOutcome,
+        NewContextRequest,
+        RetrievalRequest,
+        RetrievalResult,
+    )
 
 #: The text of the error result for a tool call stopped by the abort signal.
 ABORTED_MESSAGE = "Operation aborted"
@@ -53,6 +61,17 @@ def _discard_update(_partial: ToolResult) -> None:
     return None
 
 
+class ToolHooks(Protocol):
+    """The hooks a tool may call while it runs. The host serializes them with every other
+    hook call, so an implementation never runs concurrently with another hook."""
+
+    def new_context(self, request: NewContextRequest) -> NewContextOutcome | None:
+        """``ctx_new_context``: every plugin sees the request; the active mode answers."""
+
+    def retrieve(self, request: RetrievalRequest) -> RetrievalResult | None:
+        """``ctx_retrieve``: every plugin sees the request; the active mode answers."""
+
+
 @dataclass(frozen=True, slots=True)
 class ToolContext:
     """What the host hands a tool for one call.
@@ -62,12 +81,14 @@ class ToolContext:
     :ivar on_update: receives partial results (e.g. output so far) while the tool runs;
         may be called from the tool's thread only, and never after ``execute`` returned.
     :ivar session: the host session, opaque here; plugins' tools may know its type.
+    :ivar hooks: the hooks a tool may call; ``None`` where no host runs the tool.
     """
 
     cwd: Path
     signal: AbortSignal
     on_update: Callable[[ToolResult], None] = _discard_update
     session: object = None
+    hooks: ToolHooks | None = None
 
 
 @runtime_checkable

@@ -34,9 +34,7 @@ from typing import Protocol
 
 from ctxmodes.session import codec
 from ctxmodes.session.store import StoredRun
-from ctxmodes.windows.history import HistoryItem, ItemFilter
-from ctxmodes.windows.history_items import stored_item
-from ctxmodes.windows.window_log import LogWindow, WindowLog
+from ctxmodes.windows import HistoryItem, ItemFilter, LogWindow, WindowLog, stored_item
 from ctxmodes_tree.archive_index import TreeArchiveIndex
 from ctxmodes_tree.traversal import ArchiveLimits, EntryGraph, VerifiedArchive
 

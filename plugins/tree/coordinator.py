@@ -67,9 +67,7 @@ from ctxmodes.session.models import (
     TextContent,
     UserMessage,
 )
-from ctxmodes.windows.identity import WindowIdentity
-from ctxmodes.windows.note_entries import NOTE_SNAPSHOT_CUSTOM_TYPE
-from ctxmodes.windows.tools import new_context_outcome
+from ctxmodes.windows import NOTE_SNAPSHOT_CUSTOM_TYPE, WindowIdentity, new_context_outcome
 from ctxmodes_tree.manifest import TREE_ARCHIVE_CUSTOM_TYPE, manifest_for_summary
 from ctxmodes_tree.state import TreeState
 

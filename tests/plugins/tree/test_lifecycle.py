@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import threading
 
-from ctxmodes.hookspecs import hookimpl
+from ctxmodes import hookimpl
 from ctxmodes.providers.base import DeveloperMessage
 from ctxmodes.session.models import (
     BranchSummaryEntry,
@@ -50,14 +50,14 @@ def test_navigation_is_ready_on_startup_and_after_resume(harness, respond) -> No
     )
     assert h.session.navigation.ready
     h.session.prompt("start")
-    assert len(h.mode.tree.archives.archives) == 1
+    assert len(h.mode.parts.state.archives.archives) == 1
     h.host.resume_session(h.manager.session_file)
     assert h.session.navigation.ready
     # The resumed session rebuilt its archives and window identity from the file.
-    assert len(h.mode.tree.archives.archives) == 1
+    assert len(h.mode.parts.state.archives.archives) == 1
     assert h.mode.windows.current.window_number == 1
     h.session.prompt("again")
-    archives = h.mode.tree.archives.archives
+    archives = h.mode.parts.state.archives.archives
     assert len(archives) == 2
     assert h.mode.windows.current.window_number == 2
     assert archives[1].window_id == h.mode.windows.current.previous_window_id
@@ -81,7 +81,7 @@ def test_new_context_aborts_and_settles_exactly_once(harness, respond) -> None:
         "ProviderRequested",
         "AgentSettled",
     ]
-    assert h.mode.coordinator.pending is None
+    assert h.mode.parts.rollover.coordinator.pending is None
     assert [r.purpose for r in h.requests("branch_summary")] == ["branch_summary"]
 
 
@@ -101,7 +101,7 @@ def test_the_exact_interval_is_archived(harness, respond) -> None:
         for index, entry_id in enumerate(old_branch)
         if isinstance(h.manager.get_entry(entry_id), CustomMessageEntry | MessageEntry)
     )
-    (archive,) = h.mode.tree.archives.archives
+    (archive,) = h.mode.parts.state.archives.archives
     assert list(archive.entry_ids) == old_branch[window_start:]
     # The summarizer saw exactly that interval.
     (summary_request,) = h.requests("branch_summary")
@@ -126,7 +126,7 @@ def test_tool_call_result_and_deferred_custom_messages_are_archived(harness, res
         [respond.call("new_context"), respond.text("continuing")], plugins=[DeferredProbe()]
     )
     h.session.prompt("start")
-    (archive,) = h.mode.tree.archives.archives
+    (archive,) = h.mode.parts.state.archives.archives
     archived = [h.manager.get_entry(entry_id) for entry_id in archive.entry_ids]
     calls = [
         e
@@ -242,7 +242,7 @@ def test_input_during_summarization_lands_after_the_new_boundary(harness, respon
     branch = h.manager.get_branch_ids()
     assert typed[0].id in branch
     assert branch.index(typed[0].id) > branch.index(marker.id)
-    (archive,) = h.mode.tree.archives.archives
+    (archive,) = h.mode.parts.state.archives.archives
     assert typed[0].id not in archive.entry_ids
     assert h.ui.notifications == []
 
@@ -279,7 +279,7 @@ def test_user_navigation_resets_notebook_state(harness, respond) -> None:
         ]
     )
     h.session.prompt("start")
-    (archive,) = h.mode.tree.archives.archives
+    (archive,) = h.mode.parts.state.archives.archives
     archived_result = next(
         entry_id
         for entry_id in archive.entry_ids
@@ -288,7 +288,7 @@ def test_user_navigation_resets_notebook_state(harness, respond) -> None:
     # The user goes back into the archived window: an ordinary navigation.
     h.session.navigate_tree(archived_result)
     assert not [r for r in h.records if type(r).__name__ == "TreeNavigated"][-1].internal
-    assert h.mode.tree.archives.archives == ()
+    assert h.mode.parts.state.archives.archives == ()
     assert h.mode.windows.current.window_number == 0
     h.session.prompt("use x")
     result = [
@@ -435,7 +435,7 @@ def test_a_fork_says_its_history_starts_at_the_fork_and_the_original_keeps_its_a
     )
     h.session.prompt("start")
     original = h.manager.session_file
-    assert len(h.mode.tree.archives.archives) == 2
+    assert len(h.mode.parts.state.archives.archives) == 2
     h.manager.flush()  # the fork copies what the file holds
     h.host.fork_session(h.manager.get_leaf_id())
     fork = h.manager.session_file
@@ -444,7 +444,7 @@ def test_a_fork_says_its_history_starts_at_the_fork_and_the_original_keeps_its_a
     # One notice for the fork, not one warning per archive left behind.
     assert not [text for _, text in h.ui.notifications if "is unavailable" in text]
     # The fork's history is its current window only ...
-    listed = json.loads(answer_history(h.mode.tree.reader(), "list_windows", {}).text)
+    listed = json.loads(answer_history(h.mode.parts.state.reader(), "list_windows", {}).text)
     assert [w["window_id"] for w in listed["windows"]] == [h.mode.windows.current.current_window_id]
     # ... and it goes on in that window.
     h.session.prompt("continue")
