@@ -23,7 +23,8 @@ then an array's elements in order. Paths join the instance path with dots; the r
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterator, Mapping
+import math
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from ctxmodes.session import codec
@@ -88,14 +89,16 @@ def _as_string(value: Any) -> Any:
         try:
             number = float(value)
         except OverflowError:
-            return "Infinity" if value > 0 else "-Infinity"
-        return codec.js_number(number)
+            number = math.inf if value > 0 else -math.inf
+        if math.isinf(number):
+            return "Infinity" if number > 0 else "-Infinity"
+        return "NaN" if math.isnan(number) else codec.js_number(number)
     return value
 
 
 # --------------------------------------------------------------------------- checking
 
-_TYPE_CHECKS: Mapping[str, Any] = {
+_TYPE_CHECKS: Mapping[str, Callable[[Any], bool]] = {
     "string": lambda value: isinstance(value, str),
     "array": lambda value: isinstance(value, list),
     "object": lambda value: isinstance(value, dict),

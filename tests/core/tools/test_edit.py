@@ -286,3 +286,16 @@ def test_diff_lines_prefers_jsdiffs_hunks():
         (True, False, "a\n"),
         (False, False, "b\na\n"),
     ]
+
+
+def test_numbers_beyond_a_double_become_javascripts_text() -> None:
+    from ctxmodes.tools.pi_validation import validate_arguments
+
+    schema = EditTool().parameters
+    arguments = {"path": 10**400, "edits": [{"oldText": float("-inf"), "newText": 1e21}]}
+    converted = validate_arguments("edit", schema, arguments)
+    assert converted == {
+        "path": "Infinity",
+        "edits": [{"oldText": "-Infinity", "newText": "1e+21"}],
+    }
+    assert arguments["path"] == 10**400  # the call's own arguments are left as they came
