@@ -17,10 +17,9 @@ read from the session's parent index (:class:`EntryGraph`), which decodes no ent
 acyclic by construction (the store cuts parent cycles when it indexes a file); only the
 summary and, for a root base, the first entry of the chain are decoded. The chain is held
 as runs of consecutive lines (:meth:`EntryGraph.get_branch_path`), so verifying an archive
-costs O(runs), not O(entries): a resume verifies every archive of a million-entry session in
-what it costs for ten thousand. Lookups resolve
-against every entry of the session, not only the active branch: archived windows are side
-branches by design.
+costs O(runs), not O(entries), however long the window it archived. Lookups resolve against
+every entry of the session, not only the active branch: archived windows are side branches
+by design.
 """
 
 from __future__ import annotations
