@@ -80,7 +80,7 @@ def test_remote_runs_end_to_end_against_ctxmodes_serve(tmp_path: Path, tls: Any)
         "[providers.svc]\n"
         'api = "openai-codex-responses"\n'
         f'base_url = "{service.base}"\n'
-        f'api_key = "{token}"\n'
+        'api_key_env = "SERVE_TOKEN"\n'
         f'models = [{{ id = "{MODEL}", context_window = 272000, max_tokens = 8192 }}]\n'
     )
     agent_dir = tmp_path / "pi"
@@ -91,6 +91,7 @@ def test_remote_runs_end_to_end_against_ctxmodes_serve(tmp_path: Path, tls: Any)
         "CODEX_HOME": str(tmp_path / "codex"),
         "CTXMODES_CONFIG_DIR": str(tmp_path / "config"),
         "SSL_CERT_FILE": str(tls.ca),
+        "SERVE_TOKEN": token,
     }
     try:
         run = subprocess.run(
