@@ -11,14 +11,17 @@ from __future__ import annotations
 
 import base64
 import json
-import os
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 from support.pi_oracle import require_pi
-from support.serve_process import CTXMODES, ServeProcess, create_token
+from support.serve_process import (
+    ServeProcess,
+    create_token,
+    ctxmodes_run_against,
+    scripted_call,
+)
 from support.service_rig import make_tls
 
 from ctxmodes_remote.service.crypto import load_or_create_keyring
@@ -31,21 +34,14 @@ NOTE = f"goal: ship the parser; detail {DETAIL} lives in src/lexer.py"
 PROMPT = "continue the parser work"
 
 
-def call(name: str, arguments: dict[str, Any], namespace: str | None = None) -> dict[str, Any]:
-    step: dict[str, Any] = {"name": name, "arguments": arguments}
-    if namespace:
-        step["namespace"] = namespace
-    return {"tool_calls": [step]}
-
-
 SCRIPT = {
     "model": MODEL,
     "context_window": 272_000,
     "responses": [
-        call("write_file", {"path": "checkpoint.md", "text": NOTE}, "notes"),
-        call("new_context", {}),
-        call("read_file", {"path": "checkpoint.md"}, "notes"),
-        call("search_contents", {"query": DETAIL}, "history"),
+        scripted_call("write_file", {"path": "checkpoint.md", "text": NOTE}, "notes"),
+        scripted_call("new_context", {}),
+        scripted_call("read_file", {"path": "checkpoint.md"}, "notes"),
+        scripted_call("search_contents", {"query": DETAIL}, "history"),
         {"text": "resumed from the checkpoint"},
     ],
 }
@@ -74,33 +70,9 @@ def test_remote_runs_end_to_end_against_ctxmodes_serve(tmp_path: Path, tls: Any)
     data = tmp_path / "data"
     token = create_token(data, "alice")
     service = ServeProcess(f"scripted:{script}", data, tls, tmp_path / "serve.log")
-    work = tmp_path / "work"
-    work.mkdir()
-    (work / ".ctxmodes.toml").write_text(
-        "[providers.svc]\n"
-        'api = "openai-codex-responses"\n'
-        f'base_url = "{service.base}"\n'
-        'api_key_env = "SERVE_TOKEN"\n'
-        f'models = [{{ id = "{MODEL}", context_window = 272000, max_tokens = 8192 }}]\n'
-    )
-    agent_dir = tmp_path / "pi"
-    environment = {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-        "HOME": str(tmp_path),
-        "PI_CODING_AGENT_DIR": str(agent_dir),
-        "CODEX_HOME": str(tmp_path / "codex"),
-        "CTXMODES_CONFIG_DIR": str(tmp_path / "config"),
-        "SSL_CERT_FILE": str(tls.ca),
-        "SERVE_TOKEN": token,
-    }
     try:
-        run = subprocess.run(
-            [str(CTXMODES), "run", "--mode", "remote", "--model", f"svc/{MODEL}", PROMPT],
-            cwd=work,
-            env=environment,
-            capture_output=True,
-            text=True,
-            timeout=120,
+        run, agent_dir = ctxmodes_run_against(
+            service, token, MODEL, tmp_path / "run", "--mode", "remote", PROMPT
         )
     finally:
         assert service.stop() == 0
