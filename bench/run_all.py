@@ -18,6 +18,7 @@ BENCHMARKS = (
     "local_turn.py",
     "tree_index.py",
     "crash_loop.py",
+    "write_faults.py",
 )
 
 
