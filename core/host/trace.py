@@ -7,6 +7,7 @@ from typing import Any, BinaryIO
 
 import orjson
 
+from ctxmodes.errors import CtxmodesError
 from ctxmodes.host.records import HostRecord, ProviderRequested
 from ctxmodes.providers.base import ModelRequest
 from ctxmodes.session.models import to_json
@@ -29,7 +30,10 @@ class RequestTrace:
     """Appends one line per ``provider_request`` record to a file; close it when done."""
 
     def __init__(self, path: Path) -> None:
-        self._file: BinaryIO = path.open("ab")
+        try:
+            self._file: BinaryIO = path.open("ab")
+        except OSError as exc:
+            raise CtxmodesError(f"cannot open trace file {path}: {exc.strerror or exc}") from None
 
     def __call__(self, record: HostRecord) -> None:
         if isinstance(record, ProviderRequested):

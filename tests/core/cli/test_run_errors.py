@@ -1,0 +1,99 @@
+"""``ctxmodes run`` on paths and files it cannot use: one line on standard error and exit
+status 1, never a traceback. Run as a real process, so that anything logged shows."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from support.pi_oracle import require_oracle_cases
+
+
+def ctxmodes(
+    tmp_path: Path, *args: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"responses": [{"text": "fine"}, {"text": "again"}]}))
+    environment = {
+        **os.environ,
+        "PI_CODING_AGENT_DIR": str(tmp_path / "agent"),
+        "CTXMODES_CONFIG_DIR": str(tmp_path / "config"),
+        **(env or {}),
+    }
+    return subprocess.run(
+        [sys.executable, "-m", "ctxmodes", "run", "--model", f"scripted:{script}", *args],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=environment,
+        timeout=60,
+        check=False,
+    )
+
+
+def assert_one_line(result: subprocess.CompletedProcess[str], expected: str) -> None:
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr
+    assert result.stderr.count("\n") == 1, result.stderr
+    assert result.stderr.startswith("ctxmodes: error: ")
+    assert expected in result.stderr
+
+
+def test_a_version_1_session_that_needs_migration(tmp_path: Path) -> None:
+    legacy = tmp_path / "v1.jsonl"
+    shutil.copy(require_oracle_cases() / "foreign_v1_migration.jsonl", legacy)
+    before = legacy.read_bytes()
+    assert_one_line(
+        ctxmodes(tmp_path, "--session", str(legacy), "hello"),
+        "cannot append to a version 1 session file",
+    )
+    assert legacy.read_bytes() == before
+
+
+def test_a_trace_path_that_is_a_directory(tmp_path: Path) -> None:
+    (tmp_path / "traces").mkdir()
+    assert_one_line(
+        ctxmodes(tmp_path, "--trace", "traces", "hello"), "cannot open trace file traces"
+    )
+
+
+@pytest.mark.skipif(not Path("/proc/version").exists(), reason="needs /proc")
+@pytest.mark.parametrize("option", ["--trace", "--session"])
+def test_a_path_in_proc(tmp_path: Path, option: str) -> None:
+    if not os.access("/proc/version", os.W_OK):
+        pytest.skip("/proc/version cannot be opened for writing here")
+    assert_one_line(ctxmodes(tmp_path, option, "/proc/version", "hello"), "/proc/version")
+
+
+def test_a_session_directory_that_cannot_be_created(tmp_path: Path) -> None:
+    blocker = tmp_path / "not-a-directory"
+    blocker.write_text("")
+    assert_one_line(
+        ctxmodes(tmp_path, "hello", env={"PI_CODING_AGENT_DIR": str(blocker / "agent")}),
+        "cannot create session directory",
+    )
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="mounting a tmpfs needs root")
+def test_a_full_disk(tmp_path: Path) -> None:
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(disk)],
+        capture_output=True,
+        check=False,
+    )
+    if mounted.returncode != 0:
+        pytest.skip("cannot mount a tmpfs here")
+    try:
+        # Room for the header and a little more, not for the prompt.
+        (disk / "filler").write_bytes(b"\0" * (58 * 1024))
+        result = ctxmodes(tmp_path, "--session", str(disk / "s.jsonl"), "hello " * 2000)
+        assert_one_line(result, "No space left on device")
+    finally:
+        subprocess.run(["umount", "-l", str(disk)], check=False)
