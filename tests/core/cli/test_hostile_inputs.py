@@ -115,3 +115,16 @@ def test_a_deeply_nested_argument_is_one_line(
     # Too deep to be JSON, so it is passed on as text, which the operation reads leniently.
     assert _exit_code(argv) == 0
     assert capsys.readouterr().err == ""
+
+
+def test_session_show_on_duplicated_ids_that_form_a_cycle_finishes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "cycle.jsonl"
+    records = [HEADER]
+    for entry_id, parent in [("A", None), ("C", "A"), ("C", None), ("B", "C"), ("A", "B")]:
+        records.append({**USER, "id": entry_id, "parentId": parent})
+    path.write_text("".join(json.dumps(record) + "\n" for record in records))
+    assert _exit_code(["session", "show", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert all(out.count(f"{entry_id} user") == 1 for entry_id in "ABC")

@@ -245,3 +245,34 @@ def test_an_endless_device_is_not_read(tmp_path: Path) -> None:
     link.symlink_to("/dev/zero")
     message = _expect_error(lambda: SessionManager.open(link, read_only=True))
     assert message == f"not a session file (it is a character device): {link}"
+
+
+def _duplicate_id_cycle() -> bytes:
+    # The last ``A`` is attached under ``B`` while ``A``'s node already holds ``C`` (through
+    # the first ``C``) and ``C``'s node holds ``B``: A -> C -> B -> A among tree nodes,
+    # although the entries' own links (resolved to the last entry of each id) have no cycle
+    # the store would cut.
+    return _lines(
+        HEADER,
+        _user("A", None),
+        _user("C", "A"),
+        _user("C", None),
+        _user("B", "C"),
+        _user("A", "B"),
+    )
+
+
+def test_duplicated_ids_tying_tree_nodes_into_a_cycle_still_make_a_forest(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "cycle.jsonl"
+    path.write_bytes(_duplicate_id_cycle())
+    with SessionManager.open(path, read_only=True) as manager:
+        roots = _within(5, manager.get_tree)
+    seen: list[str] = []
+    stack = list(roots)
+    while stack and len(seen) < 10:
+        node = stack.pop()
+        seen.append(node.entry_id)
+        stack.extend(node.children)
+    assert sorted(seen) == ["A", "B", "C"], "every node once, and the walk ends"
