@@ -561,9 +561,13 @@ class SessionManager:
 
     def _append(self, entry: JsonObject) -> str:
         self._check_appendable()
+        try:
+            line = codec.dumps_line(entry)
+        except codec.JsonEncodeError as exc:
+            raise SessionError(f"cannot append a {entry.get('type')} entry: {exc}") from None
         if self._persist:
             try:
-                self._write(codec.dumps_line(entry))
+                self._write(line)
             except SessionWriteError as exc:
                 if exc.line_kept:
                     # The file holds the entry after all: so must the manager.

@@ -22,7 +22,9 @@ Differences from Pi, all of them on files Pi itself never writes:
 * a line holding JSON that is not an object, an entry without a string ``id`` and a second
   ``session`` header are skipped and reported (Pi keeps the first two as entries that break
   its own tree walk, and ignores the third);
-* lines nested deeper than the standard library parser allows are reported as malformed.
+* lines nested deeper than :data:`~ctxmodes.session.codec.MAX_NESTING` levels are skipped and
+  reported (Pi reads them): below that limit every entry also encodes into the reports and
+  traces built from it.
 
 Version 1 files (no entry ids) are decoded in full and migrated in memory, see
 :mod:`ctxmodes.session.migrate`.
@@ -34,7 +36,7 @@ import os
 from bisect import bisect_left
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from itertools import accumulate
+from itertools import accumulate, compress, repeat
 from operator import add, attrgetter, itemgetter, ne
 from pathlib import Path
 from typing import Any, BinaryIO, Final
@@ -70,6 +72,7 @@ MALFORMED: Final = "not valid JSON"
 NOT_OBJECT: Final = "not a JSON object"
 NO_ID: Final = "entry has no string id"
 EXTRA_HEADER: Final = "second session header"
+TOO_DEEP: Final = f"nested deeper than {codec.MAX_NESTING} levels"
 
 
 class _Head(msgspec.Struct, gc=False):
@@ -173,6 +176,8 @@ class _Scanner:
                     remember(parse(line))
                 except failures:
                     remember(None)
+        for position in _deep_lines(lines):
+            heads[position] = None  # the general path reports it
         end = self._add_regular(lines, heads, offset, decode)
         if end >= 0:
             self._line_number += len(lines)
@@ -330,6 +335,9 @@ class _Scanner:
         if not line.strip():
             self._skip(line, line_number, BLANK)
             return None
+        if codec.nested_too_deeply(line):
+            self._skip(line, line_number, TOO_DEEP)
+            return None
         try:
             value = codec.loads(line)
         except codec.JsonDecodeError:
@@ -389,6 +397,14 @@ class _Scanner:
             result.starts.append(start)
             result.ends.append(end)
         result.skipped.sort(key=lambda skipped: skipped.line_number)
+
+
+def _deep_lines(lines: list[bytes]) -> list[int]:
+    """Positions of the lines nested too deeply; most lines are cleared by two byte counts."""
+    limit = codec.MAX_NESTING
+    opening = map(add, map(bytes.count, lines, repeat(b"[")), map(bytes.count, lines, repeat(b"{")))
+    suspects = compress(range(len(lines)), map(limit.__lt__, opening))
+    return [position for position in suspects if codec.nested_too_deeply(lines[position])]
 
 
 def scan_lines(data: bytes) -> ScanResult:

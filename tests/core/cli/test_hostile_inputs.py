@@ -128,3 +128,54 @@ def test_session_show_on_duplicated_ids_that_form_a_cycle_finishes(
     assert _exit_code(["session", "show", str(path)]) == 0
     out = capsys.readouterr().out
     assert all(out.count(f"{entry_id} user") == 1 for entry_id in "ABC")
+
+
+def _nested_entry(entry_id: str, depth: int) -> dict:
+    value: object = "leaf"
+    for _ in range(depth):
+        value = [value]
+    return {**USER, "id": entry_id, "parentId": "u1", "message": {**USER["message"], "x": value}}
+
+
+@pytest.mark.parametrize("depth", [252, 600])
+def test_context_json_on_a_deeply_nested_line_reports_it_instead_of_failing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], depth: int
+) -> None:
+    path = tmp_path / "deep.jsonl"
+    path.write_text(
+        json.dumps(HEADER)
+        + "\n"
+        + json.dumps(USER)
+        + "\n"
+        + json.dumps(_nested_entry("d", depth))
+        + "\n"
+    )
+    assert _exit_code(["session", "context", str(path), "--json"]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["branchIds"] == ["u1"]
+    assert captured.err == (
+        f"ctxmodes: warning: {path}: line 3: nested deeper than 200 levels (skipped)\n"
+    )
+
+
+def test_run_traces_every_request_of_a_session_with_a_deeply_nested_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tmp_path / "agent"))
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"responses": [{"text": "fine"}]}))
+    path = tmp_path / "deep.jsonl"
+    path.write_text(
+        json.dumps(HEADER)
+        + "\n"
+        + json.dumps(USER)
+        + "\n"
+        + json.dumps(_nested_entry("d", 252))
+        + "\n"
+    )
+    trace = tmp_path / "trace.jsonl"
+    argv = ["run", "--session", str(path), "--model", f"scripted:{script}", "--trace", str(trace)]
+    assert _exit_code([*argv, "hello"]) == 0
+    (request,) = [json.loads(line) for line in trace.read_text().splitlines()]
+    assert [m["role"] for m in request["messages"]] == ["user", "user"]
+    assert "nested deeper than 200 levels (skipped)" in capsys.readouterr().err
