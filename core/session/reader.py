@@ -18,7 +18,9 @@ reader accepts exactly the same lines, in one sequential pass:
 
 Differences from Pi, all of them on files Pi itself never writes:
 
-* every skipped line is reported as a :class:`SkippedLine` with its 1-based line number;
+* every skipped line is reported as a :class:`SkippedLine` with its 1-based line number,
+  except a last line without a newline while the file is growing: another writer is still
+  writing it, so it is left out as ``in_progress`` rather than reported as skipped;
 * a line holding JSON that is not an object, an entry without a string ``id`` and a second
   ``session`` header are skipped and reported (Pi keeps the first two as entries that break
   its own tree walk, and ignores the third);
@@ -138,6 +140,9 @@ class ScanResult:
     ends_with_newline: bool = True
     #: True when some line could be parsed but the first parsed value is not a header.
     not_a_session: bool = False
+    #: Bytes of a last line without a newline that were left out because the file grew while
+    #: it was read: a writer was still writing that line (it is neither an entry nor skipped).
+    in_progress: int = 0
 
 
 def _excerpt(line: bytes | bytearray) -> str:
@@ -477,9 +482,13 @@ def scan_file(path: str | os.PathLike[str]) -> ScanResult:
                 split = bisect_left(starts, decode_from, hi=len(lines))
                 offset = scanner.feed(lines[:split], offset)
                 offset = scanner.feed(lines[split:], offset, decode=True)
+        tail = b"".join(parts)
+        growing = bool(tail) and os.fstat(stream.fileno()).st_size > size
     scanner.result.size = size
-    tail = b"".join(parts)
-    if tail:
+    if growing:
+        # Another writer is in the middle of this line; the next read will see it whole.
+        scanner.result.in_progress = len(tail)
+    elif tail:
         scanner.result.ends_with_newline = False
         scanner.feed([tail], offset)
     return scanner.finish()

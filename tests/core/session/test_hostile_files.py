@@ -276,3 +276,48 @@ def test_duplicated_ids_tying_tree_nodes_into_a_cycle_still_make_a_forest(
         seen.append(node.entry_id)
         stack.extend(node.children)
     assert sorted(seen) == ["A", "B", "C"], "every node once, and the walk ends"
+
+
+def test_a_last_line_still_being_written_is_in_progress_not_skipped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "live.jsonl"
+    path.write_bytes(_lines(HEADER, _user("u0", None)))
+    line = codec.dumps_line(_user("u1", "u0"))
+    with path.open("ab") as stream:
+        stream.write(line[:-10])
+    real_open = reader.open_regular
+
+    class WriterFinishesDuringTheRead:
+        """The file as read while its writer completes the line: after the reader saw the
+        end of the file, the rest of the line arrives."""
+
+        def __init__(self, stream: Any) -> None:
+            self._stream = stream
+
+        def read(self, size: int = -1) -> bytes:
+            data = self._stream.read(size)
+            if not data:
+                with path.open("ab") as writer:
+                    writer.write(line[-10:])
+            return data
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self._stream, name)
+
+        def __enter__(self) -> WriterFinishesDuringTheRead:
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            self._stream.close()
+
+    monkeypatch.setattr(
+        reader, "open_regular", lambda *a, **k: WriterFinishesDuringTheRead(real_open(*a, **k))
+    )
+    scan = reader.scan_file(path)
+    assert scan.ids == ["u0"]
+    assert scan.skipped == []
+    assert scan.in_progress == len(line) - 10
+    monkeypatch.undo()
+    # Read again once the writer is done, the line is an entry.
+    assert reader.scan_file(path).ids == ["u0", "u1"]
