@@ -19,6 +19,7 @@ BENCHMARKS = (
     "tree_index.py",
     "crash_loop.py",
     "write_faults.py",
+    "corrupt_lines.py",
 )
 
 

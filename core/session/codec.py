@@ -46,6 +46,7 @@ __all__ = [
     "dumps_line",
     "js_number",
     "loads",
+    "loads_rejected",
     "nested_too_deeply",
 ]
 
@@ -102,6 +103,10 @@ def nested_too_deeply(line: bytes) -> bool:
 # --------------------------------------------------------------------------- decoding
 
 
+#: What orjson says about the inputs only it rejects (see :func:`loads`).
+_LENIENT_REASONS: Final = ("surrogate", "UTF-8", "infinity")
+
+
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
@@ -113,10 +118,21 @@ def loads(data: bytes | bytearray | memoryview | str) -> Any:
     """
     try:
         return orjson.loads(data)
-    except orjson.JSONDecodeError:
-        pass
-    # orjson is stricter than JSON.parse about a few inputs (lone surrogate escapes, invalid
-    # UTF-8 bytes, numbers beyond the double range); the standard library parser covers them.
+    except orjson.JSONDecodeError as exc:
+        return loads_rejected(data, exc.msg)
+
+
+def loads_rejected(data: bytes | bytearray | memoryview | str, reason: str) -> Any:
+    """:func:`loads` for a text orjson already rejected, saying ``reason``.
+
+    orjson is stricter than ``JSON.parse`` about a few inputs (lone surrogate escapes,
+    invalid UTF-8 bytes, numbers beyond the double range), which the standard library parser
+    covers; any other failure is one ``JSON.parse`` shares, and costs no second parse.
+
+    :raises JsonDecodeError: if ``JSON.parse`` would throw on it.
+    """
+    if not any(lenient in reason for lenient in _LENIENT_REASONS):
+        raise JsonDecodeError(reason)
     text = data if isinstance(data, str) else bytes(data).decode("utf-8", errors="replace")
     try:
         return json.loads(text, parse_constant=_reject_constant)

@@ -101,7 +101,13 @@ class SkippedLine:
 
     line_number: int
     reason: str
-    excerpt: str
+    #: The start of the line, as read (:attr:`excerpt` is it as text).
+    head: bytes
+
+    @property
+    def excerpt(self) -> str:
+        """The start of the line as text, at most 80 characters."""
+        return _excerpt(self.head)
 
     def __str__(self) -> str:
         return f"line {self.line_number}: {self.reason}"
@@ -145,6 +151,11 @@ class ScanResult:
     in_progress: int = 0
 
 
+def _head(line: bytes) -> bytes:
+    # Enough bytes for the excerpt's characters, however wide they are in UTF-8.
+    return line[: _EXCERPT_CHARS * 4]
+
+
 def _excerpt(line: bytes | bytearray) -> str:
     text = bytes(line[: _EXCERPT_CHARS * 4]).decode("utf-8", errors="replace").rstrip("\r")
     return text if len(text) <= _EXCERPT_CHARS else text[: _EXCERPT_CHARS - 1] + "…"
@@ -170,24 +181,31 @@ class _Scanner:
             return self._feed_slow(lines, offset, decode)
         parse: Callable[[bytes], Any] = orjson.loads if decode else _validate_head
         failures = orjson.JSONDecodeError if decode else _VALIDATION_FAILURES
+        # What orjson said about the lines it rejected (when decoding), so that they are
+        # not parsed a second time to find out.
+        rejected: dict[int, str] = {}
         try:
             heads: list[Any] = list(map(parse, lines))
         except failures:
             # Some line needs the slow path; parse the chunk again line by line.
             heads = []
             remember = heads.append
-            for line in lines:
+            for position, line in enumerate(lines):
                 try:
                     remember(parse(line))
+                except orjson.JSONDecodeError as exc:
+                    remember(None)
+                    rejected[position] = exc.msg
                 except failures:
                     remember(None)
         for position in _deep_lines(lines):
             heads[position] = None  # the general path reports it
+            rejected.pop(position, None)
         end = self._add_regular(lines, heads, offset, decode)
         if end >= 0:
             self._line_number += len(lines)
             return end
-        return self._feed_each(lines, heads, offset, decode)
+        return self._feed_each(lines, heads, offset, decode, rejected)
 
     def _add_regular(self, lines: list[bytes], heads: list[Any], offset: int, decoded: bool) -> int:
         """Index a run of ordinary entry lines in bulk and return the offset after them.
@@ -244,8 +262,16 @@ class _Scanner:
                         result.decoded[base + position] = full
         return end
 
-    def _feed_each(self, lines: list[bytes], heads: list[Any], offset: int, decoded: bool) -> int:
-        """The general path: one line at a time, with every check."""
+    def _feed_each(
+        self,
+        lines: list[bytes],
+        heads: list[Any],
+        offset: int,
+        decoded: bool,
+        rejected: dict[int, str],
+    ) -> int:
+        """The general path: one line at a time, with every check (``rejected``: what orjson
+        said about the lines at those positions)."""
         result = self.result
         first_line = self._line_number + 1
         for position, (line, head) in enumerate(zip(lines, heads, strict=True)):
@@ -257,7 +283,7 @@ class _Scanner:
             if head is not None and not decoded:
                 head = dict(zip(("type", "id", "parentId"), _HEAD_FIELDS(head), strict=True))
             if head is None:
-                head = full = self._decode_or_skip(line, line_number)
+                head = full = self._decode_or_skip(line, line_number, rejected.get(position))
                 if head is None:
                     offset = end + 1
                     continue
@@ -335,8 +361,10 @@ class _Scanner:
         if v2_step:
             value["version"] = 3
 
-    def _decode_or_skip(self, line: bytes, line_number: int) -> Any:
-        """Full ``JSON.parse`` of a line; ``None`` (and a report) if Pi would drop it."""
+    def _decode_or_skip(self, line: bytes, line_number: int, rejected: str | None = None) -> Any:
+        """Full ``JSON.parse`` of a line; ``None`` (and a report) if Pi would drop it.
+
+        ``rejected`` is what orjson said when it already failed to parse the line."""
         if not line.strip():
             self._skip(line, line_number, BLANK)
             return None
@@ -344,7 +372,7 @@ class _Scanner:
             self._skip(line, line_number, TOO_DEEP)
             return None
         try:
-            value = codec.loads(line)
+            value = codec.loads(line) if rejected is None else codec.loads_rejected(line, rejected)
         except codec.JsonDecodeError:
             self._skip(line, line_number, MALFORMED)
             return None
@@ -357,7 +385,7 @@ class _Scanner:
         return value
 
     def _skip(self, line: bytes, line_number: int, reason: str) -> None:
-        self.result.skipped.append(SkippedLine(line_number, reason, _excerpt(line)))
+        self.result.skipped.append(SkippedLine(line_number, reason, _head(line)))
 
     def finish(self) -> ScanResult:
         result = self.result
@@ -385,10 +413,10 @@ class _Scanner:
         header["version"] = 3
         for line_number, start, end, value, line in lines:
             if not isinstance(value, dict):
-                result.skipped.append(SkippedLine(line_number, NOT_OBJECT, _excerpt(line)))
+                result.skipped.append(SkippedLine(line_number, NOT_OBJECT, _head(line)))
                 continue
             if value.get("type") == "session":
-                result.skipped.append(SkippedLine(line_number, EXTRA_HEADER, _excerpt(line)))
+                result.skipped.append(SkippedLine(line_number, EXTRA_HEADER, _head(line)))
                 continue
             parent = value.get("parentId")
             index = len(result.ids)

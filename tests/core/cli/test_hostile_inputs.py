@@ -179,3 +179,21 @@ def test_run_traces_every_request_of_a_session_with_a_deeply_nested_line(
     (request,) = [json.loads(line) for line in trace.read_text().splitlines()]
     assert [m["role"] for m in request["messages"]] == ["user", "user"]
     assert "nested deeper than 200 levels (skipped)" in capsys.readouterr().err
+
+
+def test_thousands_of_corrupt_lines_give_a_few_warnings_and_a_count(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "corrupt.jsonl"
+    corrupt = "".join(f'{{"type":"message","id":"c{n}",\x01\n' for n in range(5_000))
+    path.write_text(json.dumps(HEADER) + "\n" + json.dumps(USER) + "\n" + corrupt)
+    assert _exit_code(["session", "context", str(path), "--json"]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["branchIds"] == ["u1"]
+    assert captured.err.splitlines() == [
+        *(f"ctxmodes: warning: {path}: line {n}: not valid JSON (skipped)" for n in range(3, 8)),
+        f"ctxmodes: warning: {path}: … and 4995 more skipped lines",
+    ]
+    # --strict still refuses the file, counting every bad line.
+    assert _exit_code(["session", "context", str(path), "--strict"]) == 1
+    assert "(and 4999 more)" in capsys.readouterr().err
