@@ -20,6 +20,7 @@ BENCHMARKS = (
     "crash_loop.py",
     "write_faults.py",
     "corrupt_lines.py",
+    "long_sessions.py",
 )
 
 

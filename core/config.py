@@ -45,6 +45,49 @@ class PluginSettings(BaseModel):
     block: list[str] = Field(default_factory=list)
 
 
+class ProviderCost(BaseModel):
+    """Dollars per million tokens."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    input: float = 0
+    output: float = 0
+    cache_read: float = Field(default=0, alias="cacheRead")
+    cache_write: float = Field(default=0, alias="cacheWrite")
+
+
+class ProviderModelSettings(BaseModel):
+    """One model of a configured endpoint (Pi's ``models.json`` defaults)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str
+    name: str | None = None
+    reasoning: bool = False
+    input: list[str] = Field(default_factory=lambda: ["text"])
+    context_window: int = 128000
+    max_tokens: int = 16384
+    cost: ProviderCost = Field(default_factory=ProviderCost)
+    #: Pi's compatibility flags, by Pi's names (``supportsDeveloperRole`` …).
+    compat: dict[str, Any] = Field(default_factory=dict)
+
+
+class ProviderSettings(BaseModel):
+    """``[providers.<name>]``: an endpoint, its wire format, its key and its models."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    api: Literal["openai-responses", "openai-codex-responses", "openai-completions"]
+    base_url: str
+    #: The key itself (prefer ``api_key_env``: configuration files get shared).
+    api_key: str | None = Field(default=None, repr=False)
+    #: The environment variable that holds the key.
+    api_key_env: str | None = None
+    headers: dict[str, str] = Field(default_factory=dict)
+    compat: dict[str, Any] = Field(default_factory=dict)
+    models: list[ProviderModelSettings] = Field(default_factory=list)
+
+
 class Settings(BaseModel):
     """The effective configuration of one ctxmodes process."""
 
@@ -58,6 +101,8 @@ class Settings(BaseModel):
     #: a flush to the OS, or whenever the OS gets to it.
     durability: Literal["fsync", "flush", "none"] = "fsync"
     plugins: PluginSettings = Field(default_factory=PluginSettings)
+    #: Configured model endpoints, by provider name (``<name>/<model-id>`` specs).
+    providers: dict[str, ProviderSettings] = Field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

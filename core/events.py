@@ -12,12 +12,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
+    from ctxmodes.abort import AbortSignal
     from ctxmodes.providers.base import ModelCapabilities, ModelRequest
     from ctxmodes.session.models import (
         AgentMessage,
         AssistantMessage,
         BranchSummaryEntry,
         CompactionEntry,
+        ImageContent,
         SessionEntry,
         ToolResultMessage,
     )
@@ -134,8 +136,9 @@ class TreePreparation:
     old_leaf_id: str | None
     #: The common ancestor of the old leaf and the target (``None`` for separate roots).
     common_ancestor_id: str | None
-    #: The entries that would be summarized, oldest first (empty without ``summarize``).
-    entries_to_summarize: tuple[SessionEntry, ...]
+    #: The entries that would be summarized, oldest first (empty without ``summarize``),
+    #: decoded as they are read: the abandoned branch may be the whole of a long session.
+    entries_to_summarize: Sequence[SessionEntry]
     summarize: bool
     custom_instructions: str | None
     label: str | None
@@ -209,17 +212,24 @@ class CompactionEvent:
 
 @dataclass(frozen=True, slots=True)
 class RetrievalRequest:
-    """A ``history`` or ``notes`` operation the model (or the CLI) asked for."""
+    """A ``history`` or ``notes`` operation the model (or the CLI) asked for.
+
+    ``signal`` is the tool call's abort signal (``None`` offline); a mode that answers from
+    elsewhere than the session file (Remote's service) must stop when it aborts.
+    """
 
     family: Literal["history", "notes"]
     action: str
     arguments: dict[str, Any]
+    signal: AbortSignal | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class RetrievalResult:
-    """The answer to a :class:`RetrievalRequest`; ``is_error`` results carry the message."""
+    """The answer to a :class:`RetrievalRequest`; ``is_error`` results carry the message.
+    ``images`` follow the text in the tool result (a service's ``history.read_item``)."""
 
     text: str
     details: dict[str, Any] = field(default_factory=dict)
     is_error: bool = False
+    images: tuple[ImageContent, ...] = ()

@@ -54,6 +54,7 @@ if TYPE_CHECKING:
     )
     from ctxmodes.hostapi import HostSession
     from ctxmodes.modes import ModeSpec
+    from ctxmodes.providers.registry import ModelRegistration
     from ctxmodes.session.models import AgentMessage
     from ctxmodes.tools.base import Tool
 
@@ -81,6 +82,28 @@ def ctx_register_modes(register: Callable[[ModeSpec], None]) -> None:
     are looked up by name, never chosen by call order.
 
     .. versionadded:: 0.1
+    """
+
+
+@hookspec
+def ctx_register_models(register: Callable[[ModelRegistration], None]) -> None:
+    """Declare models, and the providers that serve them.
+
+    :param register: call it with a :class:`ctxmodes.providers.catalog.ModelSpec` (a model
+        on an endpoint, spoken to by the built-in transport of its ``api``), or with a
+        :class:`ctxmodes.providers.registry.ProviderScheme` (a ``scheme:ARGUMENT`` spec such
+        as ``scripted:FILE`` and the factory that builds its provider). A model registered
+        again under the same ``provider/id`` replaces the earlier registration, so
+        configured models override built-in tables.
+    :return: nothing.
+
+    Called once per :class:`ctxmodes.providers.registry.ProviderRegistry` built from a
+    plugin manager (``ctxmodes run``, ``ctxmodes models``, host start-up), in pluggy's call
+    order: later-registered plugins first; a scheme registered twice is an error. The
+    built-in tables are registered by the default plugin ``ctxmodes.providers.builtin``
+    exactly this way, and configured endpoints by its ``ConfiguredProviders`` (called last).
+
+    .. versionadded:: 0.2
     """
 
 

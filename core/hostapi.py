@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 if TYPE_CHECKING:
+    from ctxmodes.providers.base import ModelInfo, Provider
     from ctxmodes.session.manager import SessionManager
     from ctxmodes.session.models import (
         BranchSummaryEntry,
@@ -143,6 +144,16 @@ class HostSession(Protocol):
     @property
     def context_window(self) -> int | None:
         """The model's context window in tokens, when known."""
+
+    @property
+    def model(self) -> ModelInfo | None:
+        """The model the session runs with (``None`` when it has none, e.g. offline)."""
+
+    @property
+    def provider(self) -> Provider | None:
+        """The model's provider, for modes that use a provider's own backend (Remote calls
+        the Codex history and notes service through
+        :class:`~ctxmodes.providers.backend.BackendAccess`)."""
 
     def is_idle(self) -> bool:
         """True when no run, compaction or branch summary is in progress."""

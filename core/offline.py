@@ -19,6 +19,7 @@ if TYPE_CHECKING:
         TreeNavigationResult,
         UserInterface,
     )
+    from ctxmodes.providers.base import ModelInfo, Provider
     from ctxmodes.session.manager import SessionManager
     from ctxmodes.session.models import CustomMessage, ImageContent, TextContent
 
@@ -58,6 +59,9 @@ class OfflineSession:
     ui: UserInterface = field(default_factory=HeadlessUI)
     context_window: int | None = None
     navigation: TreeNavigation = field(default_factory=OfflineNavigation)
+    #: Offline there is no model, so nothing can be sent to one or its backend.
+    model: ModelInfo | None = None
+    provider: Provider | None = None
 
     def is_idle(self) -> bool:
         return True

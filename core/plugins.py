@@ -31,6 +31,7 @@ ENTRY_POINT_GROUP = hookspecs.PROJECT_NAME
 DEFAULT_PLUGINS: tuple[str, ...] = (
     "ctxmodes.tools.builtin:BuiltinToolsPlugin",
     "ctxmodes.host.builtin_commands",
+    "ctxmodes.providers.builtin:BuiltinModels",
 )
 
 #: Comma-separated plugin names never to load (like tox's TOX_DISABLED_EXTERNAL_PLUGINS).
@@ -201,6 +202,11 @@ def make_configured_plugin_manager(
         if settings is None
         else PluginSelection.from_env(allow=settings.plugins.allow, block=settings.plugins.block)
     )
+    extra = list(plugins)
+    if settings is not None and settings.providers:
+        from ctxmodes.providers.builtin import ConfiguredProviders
+
+        extra.append(ConfiguredProviders(settings.providers))
     return make_plugin_manager(
-        load_entrypoints=load_entrypoints, selection=selection, plugins=plugins
+        load_entrypoints=load_entrypoints, selection=selection, plugins=extra
     )

@@ -19,6 +19,7 @@ from ctxmodes.errors import CtxmodesError
 COMMAND_MODULES: tuple[str, ...] = (
     "ctxmodes.cli.run_cmd",
     "ctxmodes.cli.modes_cmd",
+    "ctxmodes.cli.models_cmd",
     "ctxmodes.cli.config_cmd",
     "ctxmodes.cli.retrieval_cmd",
     "ctxmodes.cli.session_cmd",

@@ -117,16 +117,15 @@ def collect_entries_for_branch_summary(
         if entry_id in on_old_path:
             common = entry_id
             break
+    # Up the old path as the source resolved it (a parent cycle the store cut ends it).
     collected: list[EntryLike] = []
-    seen: set[str] = set()
-    current: Any = old_leaf_id
-    while current and current != common and current not in seen:
-        seen.add(current)
-        entry = lookup.get_entry(current)
+    for entry_id in reversed(lookup.get_branch_ids(old_leaf_id)):
+        if entry_id == common:
+            break
+        entry = lookup.get_entry(entry_id)
         if entry is None:
             break
         collected.append(entry)
-        current = field(entry, "parentId")
     collected.reverse()
     return BranchCollection(entries=collected, common_ancestor_id=common)
 
@@ -177,17 +176,23 @@ def _as_model(message: MessageLike) -> AgentMessage:
 
 
 def prepare_branch_entries(
-    entries: Sequence[EntryLike], token_budget: int = 0
+    entries: Sequence[EntryLike],
+    token_budget: int = 0,
+    *,
+    summaries: Sequence[EntryLike] | None = None,
 ) -> BranchPreparation:
     """Pick the newest messages of a branch that fit ``token_budget`` (0: no limit).
 
     Tool results are left out (the calls say enough). File operations come from every entry,
     including those over budget, and from the lists of earlier branch summaries we wrote.
+    ``summaries`` (the ``branch_summary`` entries among ``entries``, in order) spares a pass
+    over every entry when the caller can list them from an index: then only the newest
+    entries, as far as the budget reaches, are read.
 
     :raises MalformedMessageError: for a message without the fields its estimate reads.
     """
     collector = FileOpsCollector()
-    for entry in entries:
+    for entry in entries if summaries is None else summaries:
         if field(entry, "type") == "branch_summary" and not js_truthy(field(entry, "fromHook")):
             collector.add_details(field(entry, "details"))
     picked: list[MessageLike] = []

@@ -194,15 +194,20 @@ def generate_branch_summary(
     model_max_tokens: int | None = None,
     custom_instructions: str | None = None,
     replace_instructions: bool = False,
+    summaries: Sequence[EntryLike] | None = None,
 ) -> BranchSummaryResult:
     """Summarize an abandoned branch (entries oldest first, as collected for the navigation).
 
     The newest messages that fit ``context_window - reserve_tokens`` are summarized. A branch
     without any message gets :data:`NO_CONTENT_SUMMARY` and no call is made.
 
+    ``summaries``, when the caller knows them, are the branch summaries among ``entries``
+    (see :func:`~ctxmodes.compaction.branch_summary.prepare_branch_entries`).
+
     :raises SummarizationError: when the summarizer raises :class:`SummarizerFailure`.
     """
-    prepared = prepare_branch_entries(entries, branch_token_budget(context_window, reserve_tokens))
+    budget = branch_token_budget(context_window, reserve_tokens)
+    prepared = prepare_branch_entries(entries, budget, summaries=summaries)
     files = compute_file_lists(prepared.file_ops)
     if not prepared.messages:
         return BranchSummaryResult(summary=NO_CONTENT_SUMMARY, details=files)

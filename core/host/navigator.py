@@ -14,10 +14,11 @@ summarizing for the whole navigation, so it is never idle in between.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from ctxmodes.abort import AbortController, AbortedError
-from ctxmodes.compaction import collect_entries_for_branch_summary, generate_branch_summary
+from ctxmodes.compaction import generate_branch_summary
 from ctxmodes.errors import CtxmodesError
 from ctxmodes.events import TreeNavigationEvent, TreePreparation
 from ctxmodes.host import records
@@ -32,6 +33,9 @@ from ctxmodes.session.models import (
     TextContent,
     UserMessage,
 )
+
+if TYPE_CHECKING:
+    from ctxmodes.session.manager import SessionManager
 
 
 def entry_not_found(entry_id: str) -> CtxmodesError:
@@ -76,12 +80,9 @@ class Navigator:
         target = manager.get_entry(target_id)
         if target is None:
             raise entry_not_found(target_id)
-        entries: tuple[SessionEntry, ...] = ()
-        common: str | None = None
-        if summarize:
-            collected = collect_entries_for_branch_summary(manager, old_leaf, target_id)
-            entries = tuple(collected.entries)  # type: ignore[arg-type]
-            common = collected.common_ancestor_id
+        abandoned = _AbandonedBranch(manager, old_leaf, target_id) if summarize else None
+        entries: Sequence[SessionEntry] = abandoned.entries if abandoned is not None else ()
+        common = abandoned.common_ancestor_id if abandoned is not None else None
         preparation = TreePreparation(
             target_id=target_id,
             old_leaf_id=old_leaf,
@@ -117,9 +118,11 @@ class Navigator:
             core.activity_controller = controller
             model = core.model
             try:
+                assert abandoned is not None
                 result = generate_branch_summary(
                     entries,
                     core.summarizer(controller.signal, "branch_summary"),
+                    summaries=abandoned.summaries(),
                     context_window=None if model is None else model.context_window,
                     reserve_tokens=core.options.branch_summary.reserve_tokens,
                     model_max_tokens=None if model is None else model.max_tokens,
@@ -133,7 +136,9 @@ class Navigator:
             summary, details, usage = result.summary, result.details, result.usage
 
         editor_text = editor_text_of(target)
-        new_leaf = target.parent_id if editor_text is not None else target_id
+        # The parent as the store resolved it: an entry it made a root to cut a parent cycle
+        # has no parent to move to, whatever its stored parentId says.
+        new_leaf = manager.get_parent_id(target_id) if editor_text is not None else target_id
         summary_entry: BranchSummaryEntry | None = None
         if summary:
             summary_id = manager.branch_with_summary(new_leaf, summary, details, from_plugin, usage)
@@ -160,3 +165,42 @@ class Navigator:
             summary_entry=summary_entry,
             new_leaf_id=leaf,
         )
+
+
+class _AbandonedBranch:
+    """The entries a navigation from ``old_leaf`` to ``target_id`` leaves behind, oldest
+    first, decoded only as they are read: the old path below the deepest entry it shares
+    with the target's path (paths as the store resolved them, so a cut parent cycle ends
+    one). The first rollover of a long session abandons its whole branch, and the summary
+    reads only its newest entries and its earlier summaries."""
+
+    def __init__(self, manager: SessionManager, old_leaf: str | None, target_id: str) -> None:
+        self._manager = manager
+        self._old_leaf = old_leaf
+        old_path = manager.get_branch_ids(old_leaf) if old_leaf is not None else []
+        shared = _shared_prefix(old_path, manager.get_branch_ids(target_id))
+        self._shared = shared
+        self.common_ancestor_id = old_path[shared - 1] if shared else None
+        self.entries: Sequence[SessionEntry] = (
+            manager.get_branch(old_leaf)[shared:] if old_leaf is not None else ()
+        )
+
+    def summaries(self) -> list[SessionEntry]:
+        """The branch summaries among :attr:`entries`, found by type without decoding."""
+        if self._old_leaf is None:
+            return []
+        types = self._manager.get_branch_types(self._old_leaf)[self._shared :]
+        return [self.entries[i] for i, kind in enumerate(types) if kind == "branch_summary"]
+
+
+def _shared_prefix(first: Sequence[str], second: Sequence[str]) -> int:
+    """How many leading ids two root-first paths share. Paths of one tree agree up to their
+    common ancestor and differ from there on, so a binary search finds it."""
+    low, high = 0, min(len(first), len(second))
+    while low < high:
+        middle = (low + high + 1) // 2
+        if first[middle - 1] == second[middle - 1]:
+            low = middle
+        else:
+            high = middle - 1
+    return low

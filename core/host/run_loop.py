@@ -233,6 +233,8 @@ class RunLoop:
             system_prompt=core.system_prompt,
             messages=shape_messages(convert_to_llm(projection.messages), core.now_ms),
             tools=[ToolSchema.from_tool(tool) for tool in core.tools.values()],
+            session_id=core.manager.session_id,
+            reasoning=core.options.thinking_level,
         )
         event = ProviderRequestEvent(
             request=request,

@@ -94,12 +94,13 @@ class AgentHost:
     ) -> AgentHost:
         """A host for the effective settings: their plugin selection, mode, model (unless
         ``provider`` is given) and durability."""
+        pm = make_configured_plugin_manager(settings, plugins=plugins)
         if provider is None and settings.model:
-            from ctxmodes.providers import resolve
+            from ctxmodes.providers.registry import registry_from_plugin_manager
 
-            provider = resolve(settings.model)
+            provider = registry_from_plugin_manager(pm).resolve(settings.model)
         return cls(
-            pm=make_configured_plugin_manager(settings, plugins=plugins),
+            pm=pm,
             provider=provider,
             ui=ui,
             mode=settings.mode,
@@ -302,7 +303,7 @@ class AgentHost:
             raise CtxmodesError(f"Entry {entry_id} not found")
         text = editor_text_of(entry)
         if text is not None and entry.type == "message":
-            return entry.parent_id, text
+            return manager.get_parent_id(entry_id), text
         return entry_id, None
 
     def _branched(self, current: SessionManager, leaf_id: str | None) -> SessionManager:

@@ -59,7 +59,6 @@ from ctxmodes.session.models import (
     CustomMessage,
     ImageContent,
     TextContent,
-    ThinkingLevelChangeEntry,
     UserMessage,
 )
 from ctxmodes.tools.base import Tool
@@ -312,7 +311,8 @@ class AgentSession:
             if model is not None:
                 manager.append_model_change(model.provider, model.id)
             manager.append_thinking_level_change(level)
-        elif not any(isinstance(entry, ThinkingLevelChangeEntry) for entry in manager.get_branch()):
+        elif "thinking_level_change" not in manager.get_branch_types():
+            # The type index answers without decoding the branch (which may be very long).
             manager.append_thinking_level_change(level)
 
     def shutdown(self, reason: SessionShutdownReason) -> None:

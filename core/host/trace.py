@@ -16,7 +16,7 @@ from ctxmodes.session.models import to_json
 def request_json(request: ModelRequest, transport: str) -> dict[str, Any]:
     """Exactly what the model was sent: purpose, system prompt, messages (after projection
     and shaping, in their stored JSON form), tool schemas and the output cap."""
-    return {
+    traced: dict[str, Any] = {
         "purpose": request.purpose,
         "transport": transport,
         "system_prompt": request.system_prompt,
@@ -24,6 +24,12 @@ def request_json(request: ModelRequest, transport: str) -> dict[str, Any]:
         "tools": [tool.model_dump() for tool in request.tools],
         "messages": [to_json(message) for message in request.messages],
     }
+    # Only a mode that shapes the request identity sets these; most traces never have them.
+    if request.headers:
+        traced["headers"] = dict(request.headers)
+    if request.client_metadata:
+        traced["client_metadata"] = dict(request.client_metadata)
+    return traced
 
 
 class RequestTrace:

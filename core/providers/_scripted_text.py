@@ -6,7 +6,7 @@ import re
 
 import orjson
 
-from ctxmodes.providers.base import ModelRequest
+from ctxmodes.providers.base import EncryptedToolOutput, ModelRequest
 from ctxmodes.session.models import (
     ImageContent,
     TextContent,
@@ -32,6 +32,9 @@ def estimate_chars(request: ModelRequest) -> int:
     """Characters the request carries: system prompt, messages, tool schemas."""
     total = len(request.system_prompt)
     for message in request.messages:
+        if isinstance(message, EncryptedToolOutput):
+            total += len(message.encrypted_content) + _IMAGE_CHARS * len(message.images)
+            continue
         content = message.content
         if isinstance(content, str):
             total += len(content)

@@ -19,11 +19,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
 
 from ctxmodes.abort import AbortSignal
 from ctxmodes.errors import CtxmodesError
 from ctxmodes.session.models import (
     AssistantMessage,
+    ImageContent,
     TextContent,
     ToolCall,
     ToolResultMessage,
@@ -61,7 +63,40 @@ class DeveloperMessage(BaseModel):
         return "\n".join(block.text for block in self.content)
 
 
-RequestMessage = LlmMessage | DeveloperMessage
+class EncryptedToolOutput(BaseModel):
+    """A tool result whose model-facing content is ciphertext only the model's service reads.
+
+    Never persisted: a mode puts it into a request at the provider boundary in place of the
+    stored ``toolResult`` (Remote's history and notes answers). A transport that declares
+    :attr:`ModelCapabilities.encrypted_tool_arguments` sends it as the call's
+    ``function_call_output`` with :meth:`output_items` as its ``output``.
+    """
+
+    # Field names as Pi's toolResult spells them, so a trace reads like the session.
+    model_config = ConfigDict(frozen=True, alias_generator=to_camel, populate_by_name=True)
+
+    role: Literal["encryptedToolOutput"] = "encryptedToolOutput"
+    tool_call_id: str
+    tool_name: str
+    encrypted_content: str
+    images: list[ImageContent] = Field(default_factory=list)
+    timestamp: int | float | None = None
+
+    def model_post_init(self, context: Any, /) -> None:
+        self.__pydantic_fields_set__.add("role")
+
+    def output_items(self) -> list[dict[str, str]]:
+        """The Responses ``function_call_output.output`` items: the ciphertext first, then
+        one ``input_image`` per image."""
+        items = [{"type": "encrypted_content", "encrypted_content": self.encrypted_content}]
+        items.extend(
+            {"type": "input_image", "image_url": f"data:{image.mime_type};base64,{image.data}"}
+            for image in self.images
+        )
+        return items
+
+
+RequestMessage = LlmMessage | DeveloperMessage | EncryptedToolOutput
 
 
 class ProviderError(CtxmodesError):
@@ -102,6 +137,11 @@ class ModelRequest(BaseModel):
     :ivar messages: the LLM-facing messages (after Pi's ``convertToLlm``), oldest first.
     :ivar max_tokens: a cap on the response length; ``None`` leaves it to the provider.
     :ivar purpose: ``turn`` for the agent loop; summarization calls say which kind.
+    :ivar session_id: the session's id: the prompt cache key and session headers on the wire.
+    :ivar reasoning: the session's thinking level (``off`` … ``max``; ``None`` = off).
+    :ivar headers: per-request HTTP headers, merged over the model's (``None`` removes one).
+    :ivar client_metadata: the Responses ``client_metadata`` object (a mode's request
+        identity, e.g. Codex's ``x-codex-window-id``); other transports ignore it.
     """
 
     system_prompt: str
@@ -109,6 +149,10 @@ class ModelRequest(BaseModel):
     tools: list[ToolSchema | NamespaceToolSchema] = Field(default_factory=list)
     max_tokens: int | None = None
     purpose: RequestPurpose = "turn"
+    session_id: str | None = None
+    reasoning: str | None = None
+    headers: dict[str, str | None] = Field(default_factory=dict)
+    client_metadata: dict[str, Any] = Field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -239,3 +283,6 @@ class Provider(ABC):
 
     def close(self) -> None:  # noqa: B027 - optional hook; most providers hold nothing
         """Release connections; the default has nothing to release."""
+
+
+ModelRequest.model_rebuild()

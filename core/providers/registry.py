@@ -1,33 +1,55 @@
-"""Finding a provider from a spec string such as ``scripted:session-script.json``.
+"""Finding a provider from a model spec: ``provider/model-id`` or ``scheme:ARGUMENT``.
 
-A spec is ``<scheme>:<argument>``; the scheme picks a factory and the factory interprets the
-argument (a file, a model id ...). :func:`default_registry` knows the built-in schemes;
-hosts add others (from plugins, later transports) with :meth:`ProviderRegistry.register`.
-There is no global registry: whoever resolves owns the registry it resolves with.
+``openai/gpt-5.1`` names a model of the catalog (Pi's spelling); ``scripted:FILE`` names a
+scheme whose factory interprets the argument. Both are registered through the
+``ctx_register_models`` hook (:func:`registry_from_plugin_manager`); the built-in tables,
+configured endpoints and the scripted scheme come from the default plugin
+``ctxmodes.providers.builtin``. There is no global registry: whoever resolves owns the
+registry it resolves with.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ctxmodes.errors import CtxmodesError
+from ctxmodes.providers.catalog import ModelCatalog, ModelSpec, UnknownModelError
 
 if TYPE_CHECKING:
+    import pluggy
+
     from ctxmodes.providers.base import Provider
 
 ProviderFactory = Callable[[str], "Provider"]
+#: Builds the provider of a catalog model (credentials, HTTP seam); the default uses the
+#: built-in transports with keys from the environment and Pi's ``auth.json``.
+ModelProviderFactory = Callable[[ModelSpec], "Provider"]
 
 
 class ProviderSpecError(CtxmodesError):
-    """A provider spec is malformed or names an unknown scheme."""
+    """A provider spec is malformed or names an unknown scheme or model."""
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderScheme:
+    """``scheme:ARGUMENT`` specs, built by ``factory(ARGUMENT)``."""
+
+    scheme: str
+    factory: ProviderFactory
+
+
+ModelRegistration = ModelSpec | ProviderScheme
 
 
 class ProviderRegistry:
-    """Scheme name → provider factory."""
+    """Schemes and catalog models; :meth:`resolve` turns a spec into a provider."""
 
-    def __init__(self) -> None:
+    def __init__(self, model_factory: ModelProviderFactory | None = None) -> None:
         self._factories: dict[str, ProviderFactory] = {}
+        self.models = ModelCatalog()
+        self._model_factory = model_factory
 
     @property
     def schemes(self) -> list[str]:
@@ -38,28 +60,49 @@ class ProviderRegistry:
 
         :raises ValueError: the scheme is already registered and ``replace`` is False.
         """
-        if not scheme or ":" in scheme:
+        if not scheme or ":" in scheme or "/" in scheme:
             raise ValueError(f"invalid provider scheme {scheme!r}")
         if scheme in self._factories and not replace:
             raise ValueError(f"provider scheme {scheme!r} is already registered")
         self._factories[scheme] = factory
 
+    def add(self, registration: ModelRegistration) -> None:
+        """Take one ``ctx_register_models`` registration."""
+        if isinstance(registration, ProviderScheme):
+            self.register(registration.scheme, registration.factory)
+        elif isinstance(registration, ModelSpec):
+            self.models.add(registration)
+        else:
+            raise TypeError(f"cannot register {registration!r} as a model or provider scheme")
+
     def resolve(self, spec: str) -> Provider:
         """Build the provider a spec names.
 
-        :raises ProviderSpecError: the spec has no ``scheme:`` or the scheme is unknown.
+        :raises ProviderSpecError: malformed, or an unknown scheme or model (with close
+            matches).
         :raises CtxmodesError: the factory rejected its argument (e.g. a bad script file).
         """
         scheme, separator, argument = spec.partition(":")
-        if not separator or not scheme:
-            raise ProviderSpecError(
-                f"invalid provider {spec!r}: expected <scheme>:<argument>, e.g. scripted:FILE"
-            )
-        factory = self._factories.get(scheme)
-        if factory is None:
-            known = ", ".join(self.schemes) or "none"
-            raise ProviderSpecError(f"unknown provider scheme {scheme!r} (known: {known})")
-        return factory(argument)
+        if separator and scheme in self._factories:
+            return self._factories[scheme](argument)
+        if "/" in spec:
+            try:
+                model = self.models.get(spec)
+            except UnknownModelError as error:
+                raise ProviderSpecError(str(error)) from None
+            return self._build(model)
+        known = ", ".join(self.schemes + self.models.providers()) or "none"
+        raise ProviderSpecError(
+            f"invalid model {spec!r}: expected <provider>/<model-id> or <scheme>:ARGUMENT "
+            f"(known: {known})"
+        )
+
+    def _build(self, model: ModelSpec) -> Provider:
+        if self._model_factory is not None:
+            return self._model_factory(model)
+        from ctxmodes.providers.builtin import default_model_provider
+
+        return default_model_provider(model)
 
 
 def _scripted(argument: str) -> Provider:
@@ -68,10 +111,26 @@ def _scripted(argument: str) -> Provider:
     return ScriptedProvider.from_file(argument)
 
 
+#: The scripted model's scheme, registered by the default plugin.
+SCRIPTED = ProviderScheme("scripted", _scripted)
+
+
+def registry_from_plugin_manager(
+    pm: pluggy.PluginManager, model_factory: ModelProviderFactory | None = None
+) -> ProviderRegistry:
+    """A registry holding every model and scheme the manager's plugins register."""
+    registry = ProviderRegistry(model_factory)
+    pm.hook.ctx_register_models(register=registry.add)
+    return registry
+
+
 def default_registry() -> ProviderRegistry:
-    """A new registry holding the built-in schemes (``scripted``)."""
+    """A registry holding only the built-in scheme and tables (no plugins, no config)."""
+    from ctxmodes.providers.builtin import builtin_registrations
+
     registry = ProviderRegistry()
-    registry.register("scripted", _scripted)
+    for registration in builtin_registrations():
+        registry.add(registration)
     return registry
 
 

@@ -766,6 +766,23 @@ class SessionManager:
         ids = self._table.ids
         return [ids[index] for index in self._branch_indexes(from_id)]
 
+    def get_parent_id(self, entry_id: str) -> str | None:
+        """The ``parentId`` of the entry with this id as the session tree has it: ``None`` for
+        a root, including an entry made a root to break a parent cycle when the file was
+        indexed (its stored ``parentId`` names an entry below it). Navigation moves along
+        this relation, never along a link the store cut."""
+        index = self._table.index_of(entry_id)
+        if index is None or index in self._table.cut_roots:
+            return None
+        return self._table.parent_ids[index]
+
+    def get_branch_types(self, from_id: str | None = None) -> list[object]:
+        """The ``type`` of each entry of :meth:`get_branch_ids`, as stored (not necessarily a
+        string), without decoding entries: lets readers of a long branch decode only the
+        entries of the types they need."""
+        types = self._table.types
+        return [types[index] for index in self._branch_indexes(from_id)]
+
     def get_branch(self, from_id: str | None = None) -> Sequence[SessionEntry]:
         """Entries from the root to ``from_id`` (default: the leaf), decoded as read."""
         return self._entries(self._branch_indexes(from_id))

@@ -103,10 +103,13 @@ class RetrievalTool(_ContextTool):
             family=self._family,
             action=action if isinstance(action, str) else "",
             arguments=arguments,
+            signal=context.signal,
         )
         result = self._backend.retrieve(request)
-        return ToolResult.text(
-            result.text, details=result.details or None, is_error=result.is_error
+        return ToolResult(
+            content=[TextContent(text=result.text), *result.images],
+            details=result.details or None,
+            is_error=result.is_error,
         )
 
 

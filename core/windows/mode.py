@@ -218,7 +218,7 @@ class WindowedMode(ABC):
             messages = [
                 unroute_message(m) if isinstance(m, AssistantMessage) else m for m in messages
             ]
-            request.tools = _namespaced_tools(request.tools)
+            request.tools = namespaced_tools(request.tools)
         request.messages = messages
 
     @hookimpl
@@ -252,14 +252,15 @@ class WindowedMode(ABC):
         return self.retrieve(request)
 
 
-def _namespaced_tools(
-    tools: list[ToolSchema | NamespaceToolSchema],
+def namespaced_tools(
+    tools: list[ToolSchema | NamespaceToolSchema], *, encrypted: bool = False
 ) -> list[ToolSchema | NamespaceToolSchema]:
-    """Replace the flat ``history``/``notes`` routers by their plaintext namespaces."""
+    """Replace the flat ``history``/``notes`` routers by their namespaces: plaintext, or
+    with ``encrypted`` the native Codex shape Remote offers."""
     shaped: list[ToolSchema | NamespaceToolSchema] = []
     for tool in tools:
         if isinstance(tool, ToolSchema) and tool.name in FAMILIES:
-            spec = namespace_tool(tool.name)
+            spec = namespace_tool(tool.name, encrypted=encrypted)
             shaped.append(
                 NamespaceToolSchema(
                     name=spec["name"],

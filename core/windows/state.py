@@ -9,13 +9,16 @@ current leaf means the leaf moved (tree navigation, a branch, a reset): observin
 :class:`TrackedWindowState` does that bookkeeping for a :class:`SessionManager`.
 
 Entries are read in their stored form (:mod:`ctxmodes.windows.stored`), so a rebuild from a
-long branch decodes no model; ``from_branch`` and ``observe`` take entry models instead.
+long branch decodes no model; ``from_branch`` and ``observe`` take entry models instead. A
+rebuild from a session manager reads, before the branch's first window marker, only the
+entries that can be markers or notes (found by type, without decoding the others): a long
+Pi session switched to a managed mode costs what its managed part costs.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from ctxmodes.errors import CtxmodesError
 from ctxmodes.session.models import SessionEntry
@@ -32,7 +35,7 @@ from ctxmodes.windows.marker import (
     window_marker,
 )
 from ctxmodes.windows.notes import NotesStore
-from ctxmodes.windows.stored import StoredEntry, parent_id, stored_branch, stored_form
+from ctxmodes.windows.stored import StoredEntry, parent_id, stored_entries, stored_form
 from ctxmodes.windows.thread_hint import (
     RECOVERY_USER_ITEM_LIMIT,
     PreviousWindowIds,
@@ -41,6 +44,10 @@ from ctxmodes.windows.thread_hint import (
 
 if TYPE_CHECKING:
     from ctxmodes.session.manager import SessionManager
+
+#: Before the first window marker only these entries mean anything to the window state:
+#: markers are custom messages, notes and note snapshots are custom entries.
+_READ_BEFORE_FIRST_WINDOW: Final = frozenset({"custom_message", "custom"})
 
 
 class BranchMovedError(CtxmodesError):
@@ -184,7 +191,7 @@ class TrackedWindowState:
 
     def __init__(self, manager: SessionManager) -> None:
         self._manager = manager
-        self._state = WindowState.from_stored_branch(stored_branch(manager))
+        self._state = _branch_state(manager)
         self._stale = False
         self._unsubscribe = manager.subscribe(self._on_append)
 
@@ -192,7 +199,7 @@ class TrackedWindowState:
     def state(self) -> WindowState:
         """The state of the manager's current branch."""
         if self._stale or self._state.leaf_id != self._manager.get_leaf_id():
-            self._state = WindowState.from_stored_branch(stored_branch(self._manager))
+            self._state = _branch_state(self._manager)
             self._stale = False
         return self._state
 
@@ -209,3 +216,31 @@ class TrackedWindowState:
     def close(self) -> None:
         """Stop following the manager."""
         self._unsubscribe()
+
+
+def _branch_state(manager: SessionManager) -> WindowState:
+    """The state at the manager's leaf, decoding only the entries it can depend on."""
+    ids = manager.get_branch_ids()
+    read: list[StoredEntry] = []
+    for position, entry_type in enumerate(manager.get_branch_types()):
+        if entry_type not in _READ_BEFORE_FIRST_WINDOW:
+            continue
+        entry = manager.get_entry_json(ids[position])
+        if entry is None:
+            continue
+        read.append(entry)
+        if _opens_window(entry):
+            read.extend(stored_entries(manager, ids[position + 1 :]))
+            break
+    state = WindowState.from_stored_branch(read)
+    # Entries skipped at the end of the branch are still where the state stands.
+    state._leaf_id = ids[-1] if ids else None
+    return state
+
+
+def _opens_window(entry: StoredEntry) -> bool:
+    try:
+        marker = stored_marker_details(entry)
+    except MalformedMarkerError:
+        return False
+    return marker is not None and marker.kind == "window"

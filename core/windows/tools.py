@@ -290,7 +290,11 @@ def _operation_parameters(operation: Operation, *, encrypted: bool) -> dict[str,
         properties[field] = schema
     parameters: dict[str, Any] = {"type": "object", "properties": properties}
     if operation.required:
-        parameters["required"] = list(operation.required)
+        required = list(operation.required)
+        if encrypted:
+            # Codex's serializer lists the encrypted field first (["text", "path"]).
+            required.sort(key=lambda field: field not in operation.encrypted)
+        parameters["required"] = required
     if not encrypted:
         parameters["additionalProperties"] = False
     return parameters
@@ -300,8 +304,12 @@ def namespace_tool(family: Family, *, encrypted: bool = False) -> dict[str, Any]
     """The Responses ``namespace`` tool for ``family``.
 
     :param encrypted: the native Codex shape for Remote (encrypted ``query``/``text``, no
-        ``additionalProperties``, no ``minimum``); otherwise the plaintext shape.
+        ``additionalProperties``, no ``minimum``, operations in alphabetical order as Codex
+        groups them); otherwise the plaintext shape.
     """
+    operations = list(OPERATIONS[family].values())
+    if encrypted:
+        operations.sort(key=lambda operation: operation.action)
     return {
         "type": "namespace",
         "name": family,
@@ -314,6 +322,6 @@ def namespace_tool(family: Family, *, encrypted: bool = False) -> dict[str, Any]
                 "strict": False,
                 "parameters": _operation_parameters(operation, encrypted=encrypted),
             }
-            for operation in OPERATIONS[family].values()
+            for operation in operations
         ],
     }

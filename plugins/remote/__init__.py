@@ -1,2 +1,28 @@
 """The Remote mode: Codex's native, encrypted ``history`` and ``notes`` namespaces, served by a
-Codex history/notes backend (the ChatGPT service or ``ctxmodes serve``)."""
+Codex history/notes backend (the ChatGPT service or ``ctxmodes serve``).
+
+Remote needs a model on the Codex transport (``openai-codex-responses``); any other model is
+refused when the session starts, and nothing ever falls back to Local or Tree. Windows,
+markers, the budget and compaction are Local's; only where history and notes live differs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ctxmodes import hookimpl
+from ctxmodes.modes import ModeSpec
+from ctxmodes_remote.mode import RemoteMode
+
+NAME = "remote"
+
+
+@hookimpl
+def ctx_register_modes(register: Callable[[ModeSpec], None]) -> None:
+    register(
+        ModeSpec(
+            name=NAME,
+            description="Context windows with history and notes in the Codex history service",
+            factory=RemoteMode,
+        )
+    )

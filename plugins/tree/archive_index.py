@@ -39,6 +39,8 @@ class TreeArchiveIndex:
         side branches, so the active branch alone cannot resolve them).
     :param current_leaf: where the session's leaf is now; read on every query so that a
         leaf moved without an append (a navigation without summary) is noticed.
+    :param on_rejected: told about each rejected manifest (its entry id and the reason) the
+        first time it is found on the active branch, so that it is reported once.
     """
 
     __slots__ = (
@@ -47,7 +49,9 @@ class TreeArchiveIndex:
         "_graph",
         "_leaf_id",
         "_limits",
+        "_on_rejected",
         "_rejected",
+        "_reported",
         "_signatures",
         "_stale",
         "_summary_ids",
@@ -61,9 +65,12 @@ class TreeArchiveIndex:
         limits: ArchiveLimits = DEFAULT_LIMITS,
         *,
         current_leaf: Callable[[], str | None] | None = None,
+        on_rejected: Callable[[str, ArchiveRejection], None] | None = None,
     ) -> None:
         self._graph = graph
         self._current_leaf = current_leaf
+        self._on_rejected = on_rejected
+        self._reported: set[str] = set()
         self._limits = limits
         self._verdicts: dict[str, VerifiedArchive | ArchiveRejection] = {}
         self._leaf_id: str | None = None
@@ -178,26 +185,37 @@ class TreeArchiveIndex:
     def _admit(self, manifest_entry: CustomEntry) -> None:
         verdict = self.verdict(manifest_entry)
         if isinstance(verdict, ArchiveRejection):
-            self._rejected.append((manifest_entry.id, verdict))
+            self._reject(manifest_entry.id, verdict)
             return
         if verdict.summary.id in self._summary_ids or verdict.window_id in self._window_ids:
-            self._rejected.append((manifest_entry.id, ArchiveRejection.DUPLICATE))
+            self._reject(manifest_entry.id, ArchiveRejection.DUPLICATE)
             return
         self._active.append(verdict)
         self._summary_ids.add(verdict.summary.id)
         self._window_ids.add(verdict.window_id)
         self._signatures.add(summary_signature(verdict.summary))
 
+    def _reject(self, manifest_id: str, reason: ArchiveRejection) -> None:
+        self._rejected.append((manifest_id, reason))
+        if self._on_rejected is not None and manifest_id not in self._reported:
+            self._reported.add(manifest_id)
+            self._on_rejected(manifest_id, reason)
+
     def _sync(self) -> None:
         if self._current_leaf is not None:
             self.follow_leaf(self._current_leaf())
         if not self._stale:
             return
-        # The store's parent index gives the new active branch without decoding it; only its
-        # manifest entries are decoded, found in their stored form, root first.
+        # The store's parent and type indexes give the new active branch without decoding
+        # it; only its custom entries are read, and only its manifests decoded, root first.
         manifests: list[CustomEntry] = []
         graph = self._graph
-        for entry_id in graph.get_branch_ids(self._leaf_id) if self._leaf_id else ():
+        leaf = self._leaf_id
+        ids = graph.get_branch_ids(leaf) if leaf else ()
+        types = graph.get_branch_types(leaf) if leaf else ()
+        for entry_id, entry_type in zip(ids, types, strict=True):
+            if entry_type != "custom":
+                continue
             stored = graph.get_entry_json(entry_id)
             if stored is None or not may_be_manifest_entry(stored):
                 continue

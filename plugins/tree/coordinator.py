@@ -201,6 +201,14 @@ class RolloverCoordinator:
         if pending.boundary_entry_id not in branch_ids:
             raise RolloverError("The context-window boundary is no longer active")
         target = self._target(pending, branch_ids)
+        # The archive will hold the target and everything after it; a manifest the archive
+        # index would reject for its depth must not be written in the first place.
+        archived = len(branch_ids) - branch_ids.index(target.id)
+        max_depth = self._tree.archives.limits.max_depth
+        if archived > max_depth:
+            raise RolloverError(
+                f"the window holds {archived} entries, more than an archive may ({max_depth})"
+            )
         old_leaf = branch_ids[-1]
         ui = self._session.ui
         # Materialized before the cut: notes written in this window move to the side branch.

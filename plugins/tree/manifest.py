@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Final, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
 from ctxmodes.session.models import BranchSummaryEntry
 
@@ -26,6 +26,17 @@ TREE_ARCHIVE_STRATEGY: Final = "codex-context-tree"
 TREE_ARCHIVE_PROTOCOL: Final = 1
 
 _Id = Annotated[str, Field(min_length=1)]
+
+
+def _not_a_boolean(value: object) -> object:
+    # A boolean is an int to Python (True == 1), never a number to JSON or to the
+    # extension's protocol === 1.
+    if isinstance(value, bool):
+        raise ValueError("the protocol is a number, not a boolean")
+    return value
+
+
+_Protocol = Annotated[Literal[1], BeforeValidator(_not_a_boolean)]
 
 
 class TreeArchiveManifest(BaseModel):
@@ -37,7 +48,7 @@ class TreeArchiveManifest(BaseModel):
 
     model_config = ConfigDict(strict=True, frozen=True, populate_by_name=True, extra="ignore")
 
-    protocol: Literal[1] = TREE_ARCHIVE_PROTOCOL
+    protocol: _Protocol = TREE_ARCHIVE_PROTOCOL
     strategy: Literal["codex-context-tree"] = TREE_ARCHIVE_STRATEGY
     window_id: _Id = Field(alias="windowId")
     boundary_entry_id: _Id = Field(alias="boundaryEntryId")

@@ -40,6 +40,9 @@ from ctxmodes.windows.mode import WindowedMode
 from ctxmodes_tree.coordinator import FAILURE_PREFIX, RolloverCoordinator, RolloverError
 from ctxmodes_tree.projection import project_tree_context
 from ctxmodes_tree.state import TreeState
+from ctxmodes_tree.traversal import ArchiveRejection
+
+ARCHIVE_REJECTED = "Tree archive {id} is unavailable: {reason}"
 
 
 class TreeMode(WindowedMode):
@@ -53,7 +56,12 @@ class TreeMode(WindowedMode):
     # -- what Tree decides -----------------------------------------------------------------
 
     def open_state(self, session: HostSession) -> TreeState:
-        self._tree = TreeState(session.session_manager)
+        def report(manifest_id: str, reason: ArchiveRejection) -> None:
+            # Once per manifest and session: the model then sees the summary that manifest
+            # claims, and history cannot read its window; the user should know why.
+            session.ui.notify(ARCHIVE_REJECTED.format(id=manifest_id, reason=reason), "warning")
+
+        self._tree = TreeState(session.session_manager, on_rejected=report)
         self._coordinator = RolloverCoordinator(session, self._tree)
         return self._tree
 

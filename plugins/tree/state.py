@@ -21,16 +21,29 @@ from ctxmodes.windows.state import TrackedWindowState, WindowState
 from ctxmodes.windows.thread_hint import RECOVERY_USER_ITEM_LIMIT, PreviousWindowIds
 from ctxmodes_tree.archive_history import ArchiveHistory
 from ctxmodes_tree.archive_index import TreeArchiveIndex
-from ctxmodes_tree.traversal import DEFAULT_LIMITS, ArchiveLimits, VerifiedArchive
+from ctxmodes_tree.traversal import (
+    DEFAULT_LIMITS,
+    ArchiveLimits,
+    ArchiveRejection,
+    VerifiedArchive,
+)
 
 
 class TreeState:
     """Window state and archives of one session's active branch (a ``WindowStateHolder``)."""
 
-    def __init__(self, manager: SessionManager, limits: ArchiveLimits = DEFAULT_LIMITS) -> None:
+    def __init__(
+        self,
+        manager: SessionManager,
+        limits: ArchiveLimits = DEFAULT_LIMITS,
+        *,
+        on_rejected: Callable[[str, ArchiveRejection], None] | None = None,
+    ) -> None:
         self._manager = manager
         self._windows = TrackedWindowState(manager)
-        self.archives = TreeArchiveIndex(manager, limits, current_leaf=manager.get_leaf_id)
+        self.archives = TreeArchiveIndex(
+            manager, limits, current_leaf=manager.get_leaf_id, on_rejected=on_rejected
+        )
         # Read on first use, decoding only the branch's manifests.
         self.archives.follow_leaf(manager.get_leaf_id())
         self.archive_history = ArchiveHistory(self.archives, manager)

@@ -45,6 +45,15 @@ class EntryGraph(Protocol):
         entries; empty when ``from_id`` is unknown. A missing parent ends the chain."""
         ...
 
+    def get_parent_id(self, entry_id: str) -> str | None:
+        """The entry's parent as the session tree has it: ``None`` for a root, including an
+        entry the store made a root to cut a parent cycle."""
+        ...
+
+    def get_branch_types(self, from_id: str | None = None) -> Sequence[object]:
+        """The stored ``type`` of each entry of :meth:`get_branch_ids`, decoding nothing."""
+        ...
+
     def get_entry_json(self, entry_id: str) -> StoredEntry | None:
         """The entry with this id as stored (its JSON object), or ``None``."""
         ...
@@ -70,14 +79,18 @@ class ArchiveRejection(StrEnum):
 class ArchiveLimits:
     """Hard bounds on what one archive may cost.
 
-    :param max_depth: entries walked from the archived leaf towards the branch base; a
-        longer path cannot be verified, so the archive is unavailable.
+    :param max_depth: entries from the archived leaf to the branch base; a longer path is
+        not verified, so the archive is unavailable. Verification reads the path from the
+        store's parent index (C-level list operations, no entry decoded), so the default
+        exceeds any session a process can hold: the first rollover of a long Pi session
+        switched to Tree archives its whole branch, and the coordinator refuses, before
+        writing anything, a rollover whose archive would exceed this bound.
     :param max_items: archived entries normalized into history items per archive (the
         newest ones; each gives at most one item).
     :param max_chars: characters of raw item content kept per archive (the newest ones).
     """
 
-    max_depth: int = 50_000
+    max_depth: int = 10_000_000
     max_items: int = 5_000
     max_chars: int = 4_000_000
 
@@ -154,19 +167,21 @@ def _archived_interval(
         if len(chain) > max_depth:
             return ArchiveRejection.TOO_DEEP
         return chain if _is_true_root(chain[0], graph) else _why_cut(chain[0], graph)
-    # Look for the base no further than max_depth entries above the leaf.
-    lowest = max(0, len(chain) - 1 - max_depth)
-    for position in range(len(chain) - 1, lowest - 1, -1):
-        if chain[position] == base:
-            return chain[position + 1 :]
-    if base in chain[:lowest]:
+    # A path never repeats an id (links resolve by id, to one entry), so one C-level search
+    # finds the base however long the path is.
+    try:
+        position = chain.index(base)
+    except ValueError:
+        return _why_cut(chain[0], graph)
+    if len(chain) - 1 - position > max_depth:
         return ArchiveRejection.TOO_DEEP
-    return _why_cut(chain[0], graph)
+    return chain[position + 1 :]
 
 
 def _is_true_root(entry_id: str, graph: EntryGraph) -> bool:
-    entry = graph.get_entry(entry_id)
-    return entry is not None and entry.parent_id is None
+    # A root of the tree the store resolved: a cycle's cut entry is one (the rollover that
+    # navigated to it made its summary a root), a missing parent is not.
+    return graph.get_parent_id(entry_id) is None and graph.get_entry(entry_id) is not None
 
 
 def _why_cut(first_id: str, graph: EntryGraph) -> ArchiveRejection:

@@ -26,15 +26,37 @@ def test_resolve_passes_factory_errors_through(tmp_path):
 
 @pytest.mark.parametrize("spec", ["scripted", ":file", ""])
 def test_malformed_specs(spec):
-    with pytest.raises(ProviderSpecError, match="expected <scheme>:<argument>"):
+    with pytest.raises(ProviderSpecError, match="expected <provider>/<model-id> or <scheme>"):
         resolve(spec)
 
 
 def test_unknown_scheme_lists_the_known_ones():
-    with pytest.raises(
-        ProviderSpecError, match=r"unknown provider scheme 'codex' \(known: scripted\)"
-    ):
+    with pytest.raises(ProviderSpecError, match=r"\(known: scripted, openai, openai-codex\)"):
         resolve("codex:gpt")
+
+
+def test_pi_model_specs_resolve_to_the_model_and_its_capabilities():
+    responses = resolve("openai/gpt-5.1")
+    codex = resolve("openai-codex/gpt-5.5")
+    assert (responses.info.api, responses.info.context_window) == ("openai-responses", 400000)
+    assert responses.info.capabilities.namespaced_tools
+    assert not responses.info.capabilities.encrypted_tool_arguments
+    assert codex.info.api == "openai-codex-responses"
+    assert not codex.info.capabilities.namespaced_tools
+    assert codex.info.capabilities.encrypted_tool_arguments
+
+
+def test_an_unknown_model_lists_close_matches_on_one_line():
+    with pytest.raises(ProviderSpecError) as caught:
+        resolve("openai/gpt-5.11")
+    message = str(caught.value)
+    assert "\n" not in message
+    assert "did you mean openai/gpt-5.1" in message
+
+
+def test_an_unknown_provider_names_the_known_ones():
+    with pytest.raises(ProviderSpecError, match=r"unknown provider 'ollama' \(known: openai"):
+        resolve("ollama/llama3")
 
 
 class _Echo(Provider):

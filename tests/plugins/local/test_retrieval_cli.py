@@ -13,10 +13,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.cli_rig import ctxmodes, isolate_settings
 from support.local_rig import call, text
 from support.pi_oracle import pi_node_modules, require_node
-
-from ctxmodes.cli import main
 
 SCRIPT = Path(__file__).with_name("pi_extension_session.mjs")
 PI_PACKAGE = Path("@earendil-works") / "pi-coding-agent"
@@ -25,20 +24,7 @@ DETAIL = "deploy-key-4410"
 
 @pytest.fixture(autouse=True)
 def isolated_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """No user, project or environment setting may pick the mode behind a test's back."""
-    for name in list(os.environ):
-        if name.startswith("CTXMODES_"):
-            monkeypatch.delenv(name)
-    monkeypatch.setenv("CTXMODES_CONFIG_DIR", str(tmp_path / "config"))
-    monkeypatch.chdir(tmp_path)
-
-
-def ctxmodes(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    """Run the command line in this process: exit status, standard output, standard error."""
-    capsys.readouterr()
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
+    isolate_settings(tmp_path, monkeypatch)
 
 
 def answer(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, Any]:

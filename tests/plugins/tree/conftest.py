@@ -60,6 +60,13 @@ class Tape:
         """Ids root first; a revisit ends the chain, as the store cuts parent cycles."""
         return [entry.id for entry in self.get_branch(from_id)]
 
+    def get_parent_id(self, entry_id: str) -> str | None:
+        entry = self.entries.get(entry_id)
+        return entry.parent_id if entry is not None else None
+
+    def get_branch_types(self, from_id: str | None = None) -> list[str]:
+        return [entry.type for entry in self.get_branch(from_id)]
+
     def get_entry_json(self, entry_id: str) -> dict[str, Any] | None:
         """The stored form; not counted in ``lookups``, which counts decoded entries."""
         entry = self.entries.get(entry_id)
@@ -251,7 +258,7 @@ class Script:
             target = next(e for e in branch if isinstance(e, MessageEntry | CustomMessageEntry))
         else:
             target = manager.get_entry(self.boundary)
-        summary_id = manager.branch_with_summary(target.parent_id, summary)
+        summary_id = manager.branch_with_summary(manager.get_parent_id(target.id), summary)
         summary_entry = manager.get_entry(summary_id)
         data = manifest_for_summary(self.identity.current_window_id, self.boundary, summary_entry)
         manager.append_custom_entry(TREE_ARCHIVE_CUSTOM_TYPE, data.dump())
@@ -283,7 +290,15 @@ class Harness:
     """A real agent host running Tree with the scripted model; records every host event."""
 
     def __init__(
-        self, tmp_path, responses, *, summaries=None, plugins=(), mode="tree", keep_recent=None
+        self,
+        tmp_path,
+        responses,
+        *,
+        summaries=None,
+        plugins=(),
+        mode="tree",
+        keep_recent=None,
+        session_file=None,
     ) -> None:
         import ctxmodes_tree
         from ctxmodes.compaction.settings import CompactionSettings
@@ -324,12 +339,20 @@ class Harness:
             durability=Durability.NONE,
         )
         self.host.subscribe(self.records.append)
-        manager = SessionManager.create(
-            tmp_path,
-            tmp_path / "sessions",
-            durability=Durability.NONE,
-            identity=self.clock.identity(),
-        )
+        if session_file is None:
+            manager = SessionManager.create(
+                tmp_path,
+                tmp_path / "sessions",
+                durability=Durability.NONE,
+                identity=self.clock.identity(),
+            )
+        else:
+            manager = SessionManager.open(
+                session_file,
+                cwd_override=tmp_path,
+                durability=Durability.NONE,
+                identity=self.clock.identity(),
+            )
         self.host.start(manager)
 
     @property

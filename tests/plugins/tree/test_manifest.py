@@ -59,6 +59,8 @@ def test_later_protocol_additions_are_ignored() -> None:
     [
         {"protocol": 2},
         {"protocol": "1"},
+        {"protocol": True},
+        {"protocol": False},
         {"strategy": "codex-context-window"},
         {"windowId": ""},
         {"boundaryEntryId": 7},
@@ -81,3 +83,10 @@ def test_every_key_is_required(missing: str) -> None:
 @pytest.mark.parametrize("data", [None, "x", [], 3, {"data": VALID}])
 def test_non_objects_are_invalid(data: object) -> None:
     assert parse_manifest(data) is None
+
+
+def test_the_protocol_is_the_number_one_as_json_compares_it() -> None:
+    """``1.0`` is the same JSON number as ``1`` (the extension compares with ``=== 1``)."""
+    parsed = parse_manifest({**VALID, "protocol": 1.0})
+    assert parsed is not None
+    assert parsed.dump()["protocol"] == 1

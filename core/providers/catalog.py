@@ -1,0 +1,189 @@
+"""Model descriptions in pi-ai's shape, and the catalog that finds them by ``provider/id``.
+
+A :class:`ModelSpec` is everything a transport needs to know about a model besides its
+credentials: the wire format (``api``), the endpoint (``base_url``), limits, prices, the
+thinking levels it accepts and the compatibility flags Pi keys its quirks on. Field names
+are Pi's (camelCase aliases), so a pi-ai ``Model`` object or an entry of Pi's
+``models.json`` validates as is.
+
+The built-in OpenAI and Codex tables are pi-ai 0.85's, shipped as ``data/pi_models.json``
+(exported by ``tools/export_pi_models.mjs``; a test compares it with the installed Pi).
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from collections.abc import Iterable, Iterator
+from functools import cache
+from importlib import resources
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
+
+from ctxmodes.errors import CtxmodesError
+
+#: The wire formats the built-in transports speak.
+Api = Literal["openai-responses", "openai-codex-responses", "openai-completions"]
+#: Pi's thinking levels, lowest first.
+THINKING_LEVELS: tuple[str, ...] = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
+
+
+class _PiShaped(BaseModel):
+    model_config = ConfigDict(
+        frozen=True, extra="allow", populate_by_name=True, alias_generator=to_camel
+    )
+
+
+class CostTier(_PiShaped):
+    """Rates that replace the base rates when a request's input exceeds a threshold."""
+
+    input_tokens_above: float
+    input: float = 0
+    output: float = 0
+    cache_read: float = 0
+    cache_write: float = 0
+
+
+class ModelCost(_PiShaped):
+    """Dollars per million tokens."""
+
+    input: float = 0
+    output: float = 0
+    cache_read: float = 0
+    cache_write: float = 0
+    tiers: list[CostTier] | None = None
+
+
+class ModelSpec(_PiShaped):
+    """One model on one endpoint, as pi-ai describes it (``Model``).
+
+    ``compat`` keeps Pi's flag names (``supportsDeveloperRole``, ``maxTokensField`` …);
+    transports read them with :meth:`flag`.
+    """
+
+    id: str
+    name: str = ""
+    api: str
+    provider: str
+    base_url: str
+    reasoning: bool = False
+    input: list[str] = Field(default_factory=lambda: ["text"])
+    cost: ModelCost = Field(default_factory=ModelCost)
+    context_window: int = 128000
+    max_tokens: int = 16384
+    thinking_level_map: dict[str, str | None] | None = None
+    headers: dict[str, str] | None = None
+    compat: dict[str, Any] | None = None
+    #: A key, or ``$VAR`` naming the variable that holds it (Pi's ``models.json`` spelling);
+    #: never written out or shown.
+    api_key: str | None = Field(default=None, repr=False)
+
+    @property
+    def ref(self) -> str:
+        """``provider/id``, the spec string that names this model."""
+        return f"{self.provider}/{self.id}"
+
+    @property
+    def images(self) -> bool:
+        return "image" in self.input
+
+    def flag(self, name: str, default: Any = None) -> Any:
+        """A compatibility flag, or ``default`` when the model does not set it."""
+        if self.compat is None:
+            return default
+        value = self.compat.get(name)
+        return default if value is None else value
+
+    def to_pi(self) -> dict[str, Any]:
+        """The model as a pi-ai ``Model`` object (camelCase, unset optional keys left out)."""
+        return self.model_dump(by_alias=True, exclude_none=True, mode="json", exclude={"api_key"})
+
+    def supported_thinking_levels(self) -> list[str]:
+        """The levels this model accepts (pi-ai's ``getSupportedThinkingLevels``)."""
+        if not self.reasoning:
+            return ["off"]
+        levels = self.thinking_level_map or {}
+        supported = []
+        for level in THINKING_LEVELS:
+            if level in levels and levels[level] is None:
+                continue
+            if level in ("xhigh", "max") and level not in levels:
+                continue
+            supported.append(level)
+        return supported
+
+    def clamp_thinking_level(self, level: str) -> str:
+        """The supported level nearest to ``level``: itself, else the next higher, else lower."""
+        available = self.supported_thinking_levels()
+        if level in available:
+            return level
+        if level not in THINKING_LEVELS:
+            return available[0] if available else "off"
+        start = THINKING_LEVELS.index(level)
+        for candidate in (*THINKING_LEVELS[start:], *reversed(THINKING_LEVELS[:start])):
+            if candidate in available:
+                return candidate
+        return available[0] if available else "off"
+
+
+class UnknownModelError(CtxmodesError):
+    """A model spec names no known model."""
+
+
+class ModelCatalog:
+    """Every known model, by ``provider/id``; filled through ``ctx_register_models``."""
+
+    def __init__(self, models: Iterable[ModelSpec] = ()) -> None:
+        self._models: dict[str, ModelSpec] = {}
+        for model in models:
+            self.add(model)
+
+    def add(self, model: ModelSpec, *, replace: bool = True) -> None:
+        """Add a model; a later registration of the same ``provider/id`` replaces an earlier one
+        (so configuration overrides the built-in tables) unless ``replace`` is False."""
+        if not replace and model.ref in self._models:
+            raise ValueError(f"model {model.ref!r} is already registered")
+        self._models[model.ref] = model
+
+    def __iter__(self) -> Iterator[ModelSpec]:
+        return iter(self._models.values())
+
+    def __len__(self) -> int:
+        return len(self._models)
+
+    def providers(self) -> list[str]:
+        return sorted({model.provider for model in self._models.values()})
+
+    def get(self, ref: str) -> ModelSpec:
+        """The model ``provider/id`` names.
+
+        :raises UnknownModelError: no such model; the message lists close matches.
+        """
+        model = self._models.get(ref)
+        if model is not None:
+            return model
+        provider, _, model_id = ref.partition("/")
+        if not model_id:
+            raise UnknownModelError(
+                f"invalid model {ref!r}: expected <provider>/<model-id> or scripted:FILE"
+            )
+        if provider not in self.providers():
+            known = ", ".join(self.providers()) or "none"
+            raise UnknownModelError(f"unknown provider {provider!r} (known: {known})")
+        close = difflib.get_close_matches(ref, list(self._models), n=4, cutoff=0.6)
+        hint = f"; did you mean {', '.join(close)}?" if close else "; `ctxmodes models` lists them"
+        raise UnknownModelError(f"unknown model {ref!r}{hint}")
+
+
+@cache
+def _pi_tables() -> dict[str, list[dict[str, Any]]]:
+    text = resources.files("ctxmodes.providers").joinpath("data/pi_models.json").read_text("utf-8")
+    tables: dict[str, list[dict[str, Any]]] = json.loads(text)
+    return tables
+
+
+def builtin_models() -> list[ModelSpec]:
+    """pi-ai 0.85's ``openai`` and ``openai-codex`` tables, in Pi's order."""
+    return [ModelSpec.model_validate(entry) for table in _pi_tables().values() for entry in table]

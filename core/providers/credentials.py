@@ -1,0 +1,101 @@
+"""API keys and tokens: the environment, then Pi's ``auth.json``, then Codex CLI's.
+
+Pi keeps credentials in ``$PI_CODING_AGENT_DIR/auth.json`` (default ``~/.pi/agent``), one
+entry per provider: ``{"type": "api_key", "key": …}`` or ``{"type": "oauth", "access": …,
+"refresh": …, "expires": <ms>}``. The Codex CLI keeps its ChatGPT tokens in
+``$CODEX_HOME/auth.json`` (default ``~/.codex``) under ``tokens.access_token``. Keys are
+read on every request and never logged; an unreadable or corrupt file is an error that
+names the file, never a silent fallback, and is never rewritten.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from ctxmodes.errors import CtxmodesError
+
+#: The environment variable that holds each built-in provider's key.
+ENV_KEYS: dict[str, str] = {"openai": "OPENAI_API_KEY"}
+
+
+class CredentialError(CtxmodesError):
+    """A credential file exists but cannot be used."""
+
+
+def pi_agent_dir(environ: Mapping[str, str] | None = None) -> Path:
+    env = os.environ if environ is None else environ
+    configured = env.get("PI_CODING_AGENT_DIR")
+    return Path(configured).expanduser() if configured else Path.home() / ".pi" / "agent"
+
+
+def codex_home(environ: Mapping[str, str] | None = None) -> Path:
+    env = os.environ if environ is None else environ
+    configured = env.get("CODEX_HOME")
+    return Path(configured).expanduser() if configured else Path.home() / ".codex"
+
+
+def _read_json(path: Path) -> dict[str, Any] | None:
+    try:
+        text = path.read_text("utf-8")
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        raise CredentialError(f"cannot read {path}: {error.strerror or error}") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise CredentialError(f"{path} is not valid JSON (line {error.lineno})") from None
+    if not isinstance(data, dict):
+        raise CredentialError(f"{path} does not hold a JSON object")
+    return data
+
+
+def _interpolate(value: str, env: Mapping[str, str]) -> str | None:
+    if value.startswith("${") and value.endswith("}"):
+        return env.get(value[2:-1])
+    if value.startswith("$") and len(value) > 1:
+        return env.get(value[1:])
+    return value
+
+
+def resolve_api_key(
+    provider: str,
+    *,
+    env_var: str | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> str | None:
+    """The key or token for ``provider``, or ``None`` when none is configured.
+
+    :raises CredentialError: a credential file exists but is corrupt.
+    """
+    env = os.environ if environ is None else environ
+    variable = env_var or ENV_KEYS.get(provider)
+    if variable and env.get(variable):
+        return env[variable]
+    stored = (_read_json(pi_agent_dir(env) / "auth.json") or {}).get(provider)
+    if isinstance(stored, dict):
+        if stored.get("type") == "api_key" and isinstance(stored.get("key"), str):
+            return _interpolate(stored["key"], env)
+        if stored.get("type") == "oauth" and isinstance(stored.get("access"), str):
+            access: str = stored["access"]
+            return access
+    if provider == "openai-codex":
+        tokens = (_read_json(codex_home(env) / "auth.json") or {}).get("tokens")
+        if isinstance(tokens, dict) and isinstance(tokens.get("access_token"), str):
+            token: str = tokens["access_token"]
+            return token
+    return None
+
+
+def missing_key_hint(provider: str, env_var: str | None = None) -> str:
+    """What to do about a missing key, in one clause."""
+    if provider == "openai-codex":
+        return "log in with `pi /login` or the Codex CLI (`codex login`)"
+    variable = env_var or ENV_KEYS.get(provider)
+    if variable:
+        return f"set {variable} or add it to {pi_agent_dir() / 'auth.json'}"
+    return f"add an api_key to [providers.{provider}] or to {pi_agent_dir() / 'auth.json'}"

@@ -1,0 +1,188 @@
+"""A model behind one of the built-in wire formats, as a host :class:`Provider`.
+
+:class:`HttpModelProvider` turns the host's :class:`ModelRequest` into pi-ai's context and
+options, runs the wire format for ``model.api`` and turns pi-ai's events into the host's
+stream events. Credentials are asked for on every request (tokens expire), through the
+``api_key`` callable.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from queue import Queue
+from typing import Any, Literal
+
+from ctxmodes.abort import AbortSignal
+from ctxmodes.providers.base import (
+    DeveloperMessage,
+    ModelCapabilities,
+    ModelInfo,
+    ModelRequest,
+    NamespaceToolSchema,
+    Provider,
+    ProviderError,
+    StreamDone,
+    StreamError,
+    StreamEvent,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallComplete,
+    ToolSchema,
+)
+from ctxmodes.providers.catalog import ModelSpec
+from ctxmodes.session.models import AssistantMessage, ToolCall, to_json
+
+ApiKeySource = Callable[[], str | None]
+
+
+def capabilities_for(model: ModelSpec) -> ModelCapabilities:
+    """What each wire format accepts: namespaces on Responses (not on Codex, whose reserved
+    namespaces take encrypted arguments), a developer role unless the server lacks one."""
+    if model.api == "openai-codex-responses":
+        return ModelCapabilities(
+            developer_role=True,
+            namespaced_tools=False,
+            encrypted_tool_arguments=True,
+            images=model.images,
+        )
+    if model.api == "openai-responses":
+        return ModelCapabilities(
+            developer_role=model.flag("supportsDeveloperRole", True) is not False,
+            namespaced_tools=True,
+            images=model.images,
+        )
+    return ModelCapabilities(
+        developer_role=model.flag("supportsDeveloperRole", True) is not False,
+        namespaced_tools=False,
+        images=model.images,
+    )
+
+
+def _tool(tool: ToolSchema | NamespaceToolSchema) -> dict[str, Any]:
+    if isinstance(tool, NamespaceToolSchema):
+        return {
+            "name": tool.name,
+            "description": tool.description,
+            "tools": [_tool(inner) for inner in tool.tools],
+        }
+    return {"name": tool.name, "description": tool.description, "parameters": tool.parameters}
+
+
+def _message(message: Any) -> dict[str, Any]:
+    if isinstance(message, DeveloperMessage):
+        return {"role": "developer", "content": [to_json(block) for block in message.content]}
+    return to_json(message)
+
+
+class HttpModelProvider(Provider):
+    """One model on one endpoint, spoken to with the transport of its ``api``.
+
+    :param model: the model and endpoint (``base_url``, headers, compat flags).
+    :param api_key: returns the key or token for each request (``None``: none configured).
+    :param missing_key_hint: appended to the error when no key is available (which variable
+        to set, which command to run).
+    :param seam: where requests go (an injected httpx transport in tests).
+    """
+
+    def __init__(
+        self,
+        model: ModelSpec,
+        api_key: ApiKeySource,
+        *,
+        missing_key_hint: str = "",
+        seam: Any = None,
+        retry_listener: Callable[[int, float, str], None] | None = None,
+    ) -> None:
+        from ctxmodes.providers.http import HttpSeam
+
+        self._model = model
+        self._api_key = api_key
+        self._hint = missing_key_hint
+        self._seam = seam if seam is not None else HttpSeam()
+        self._retry_listener = retry_listener
+        self._info = ModelInfo(
+            provider=model.provider,
+            api=model.api,
+            id=model.id,
+            context_window=model.context_window,
+            max_tokens=model.max_tokens,
+            capabilities=capabilities_for(model),
+        )
+
+    @property
+    def transport(self) -> str:
+        return self._model.api
+
+    @property
+    def info(self) -> ModelInfo:
+        return self._info
+
+    @property
+    def model(self) -> ModelSpec:
+        return self._model
+
+    def stream(self, request: ModelRequest, signal: AbortSignal) -> Iterator[StreamEvent]:
+        from ctxmodes.providers.apis import stream_function
+        from ctxmodes.providers.call import CallContext
+        from ctxmodes.providers.wire import PiContext, StreamOptions, WireError, WireEvent
+
+        key = self._api_key()
+        if not key:
+            hint = f": {self._hint}" if self._hint else ""
+            raise ProviderError(f"No API key for provider: {self._model.provider}{hint}")
+        context = PiContext(
+            system_prompt=request.system_prompt or None,
+            messages=[_message(message) for message in request.messages],
+            tools=[_tool(tool) for tool in request.tools],
+        )
+        options = StreamOptions(
+            api_key=key,
+            session_id=request.session_id,
+            reasoning=None if request.reasoning in (None, "off") else request.reasoning,
+            max_tokens=request.max_tokens,
+            headers=dict(request.headers),
+            metadata=request.client_metadata or None,
+        )
+        # The call runs on a worker thread so that events reach the host as they stream.
+        queue: Queue[StreamEvent | dict[str, Any] | BaseException] = Queue()
+
+        def emit(event: WireEvent) -> None:
+            if event.type == "text_delta" and event.delta is not None:
+                queue.put(TextDelta(event.content_index or 0, event.delta))
+            elif event.type == "thinking_delta" and event.delta is not None:
+                queue.put(ThinkingDelta(event.content_index or 0, event.delta))
+            elif event.type == "toolcall_end" and event.tool_call is not None:
+                call = ToolCall.model_validate(event.tool_call)
+                queue.put(ToolCallComplete(event.content_index or 0, call))
+
+        call = CallContext(seam=self._seam, signal=signal, emit=emit, on_retry=self._retry_listener)
+
+        def work() -> None:
+            try:
+                queue.put(stream_function(self._model.api)(self._model, context, options, call))
+            except BaseException as error:  # handed to the consuming thread
+                queue.put(error)
+
+        worker = threading.Thread(target=work, name=f"model-{self._model.ref}", daemon=True)
+        worker.start()
+        while True:
+            item = queue.get()
+            if isinstance(item, BaseException):
+                if isinstance(item, WireError):
+                    raise ProviderError(str(item)) from item
+                raise item
+            if isinstance(item, dict):
+                break
+            yield item
+        message = AssistantMessage.model_validate(item)
+        if message.stop_reason in ("error", "aborted"):
+            reason: Literal["error", "aborted"] = (
+                "aborted" if message.stop_reason == "aborted" else "error"
+            )
+            yield StreamError(reason, message)
+        else:
+            yield StreamDone(message)
+
+    def close(self) -> None:
+        self._seam.close()

@@ -1,0 +1,186 @@
+"""What every wire format shares: the call's inputs, its event vocabulary, the message being
+built, usage and cost.
+
+The transports work on Pi's JSON shapes (plain dicts with Pi's camelCase keys): the context's
+messages are exactly what Pi's agent passes after ``convertToLlm``, and the assistant message
+is built key by key in the order pi-ai creates it, so what ctxmodes stores equals what Pi
+stores. :class:`WireEvent` is pi-ai's event vocabulary (``start``, ``text_start`` …
+``done``/``error``); :class:`~ctxmodes.providers.remote_model.HttpModelProvider` turns it
+into the host's :data:`~ctxmodes.providers.base.StreamEvent` values.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from ctxmodes.providers.catalog import ModelSpec
+
+#: Error text of a call aborted while waiting or between events (pi-ai's wording).
+ABORTED = "Request was aborted"
+
+CacheRetention = Literal["none", "short", "long"]
+
+
+@dataclass(frozen=True, slots=True)
+class WireEvent:
+    """One pi-ai ``AssistantMessageEvent`` (without the live ``partial``)."""
+
+    type: str
+    content_index: int | None = None
+    delta: str | None = None
+    content: str | None = None
+    tool_call: dict[str, Any] | None = None
+    reason: str | None = None
+
+
+Emit = Callable[[WireEvent], None]
+
+
+@dataclass(slots=True)
+class PiContext:
+    """pi-ai's ``Context``: system prompt, LLM-facing messages (Pi JSON) and tools."""
+
+    system_prompt: str | None
+    messages: list[dict[str, Any]]
+    tools: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class StreamOptions:
+    """The options of pi-ai's ``streamSimple`` that these transports honour.
+
+    ``reasoning`` is the session's thinking level (``None`` when off); ``headers`` are merged
+    over the model's (a ``None`` value removes one); ``metadata`` is client metadata that a
+    transport may put on the wire (Codex's ``client_metadata``; Pi sends none).
+    """
+
+    api_key: str | None = None
+    session_id: str | None = None
+    reasoning: str | None = None
+    max_tokens: int | None = None
+    temperature: float | None = None
+    tool_choice: Any = None
+    timeout_ms: int | None = 300_000
+    max_retries: int | None = None
+    max_retry_delay_ms: int | None = 60_000
+    headers: dict[str, str | None] = field(default_factory=dict)
+    cache_retention: CacheRetention | None = None
+    reasoning_summary: str | None = None
+    text_verbosity: str | None = None
+    service_tier: str | None = None
+    sampling_params: dict[str, Any] | None = None
+    metadata: dict[str, Any] | None = None
+    env: Mapping[str, str] | None = None
+
+    @classmethod
+    def from_pi(cls, options: Mapping[str, Any]) -> StreamOptions:
+        """Options written as pi-ai's camelCase object (the oracle's case files)."""
+        names = {
+            "apiKey": "api_key",
+            "sessionId": "session_id",
+            "reasoning": "reasoning",
+            "maxTokens": "max_tokens",
+            "temperature": "temperature",
+            "toolChoice": "tool_choice",
+            "timeoutMs": "timeout_ms",
+            "maxRetries": "max_retries",
+            "maxRetryDelayMs": "max_retry_delay_ms",
+            "headers": "headers",
+            "cacheRetention": "cache_retention",
+            "reasoningSummary": "reasoning_summary",
+            "textVerbosity": "text_verbosity",
+            "serviceTier": "service_tier",
+            "samplingParams": "sampling_params",
+            "metadata": "metadata",
+        }
+        values = {names[key]: value for key, value in options.items() if key in names}
+        values.setdefault("timeout_ms", None)
+        values.setdefault("max_retry_delay_ms", None)
+        return cls(**values)
+
+
+def wall_clock_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def new_output(model: ModelSpec, api: str, timestamp: int) -> dict[str, Any]:
+    """An empty assistant message in pi-ai's key order, ``stopReason`` still ``pending``."""
+    return {
+        "role": "assistant",
+        "content": [],
+        "api": api,
+        "provider": model.provider,
+        "model": model.id,
+        "usage": {
+            "input": 0,
+            "output": 0,
+            "cacheRead": 0,
+            "cacheWrite": 0,
+            "totalTokens": 0,
+            "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0},
+        },
+        "stopReason": "pending",
+        "timestamp": timestamp,
+    }
+
+
+#: Streaming scratch fields that never reach a stored message.
+SCRATCH_FIELDS = ("partialJson", "partialArgs", "streamIndex", "customInput", "index")
+
+
+def strip_scratch(output: dict[str, Any]) -> None:
+    for block in output["content"]:
+        for name in SCRATCH_FIELDS:
+            block.pop(name, None)
+
+
+def calculate_cost(model: ModelSpec, usage: dict[str, Any]) -> None:
+    """pi-ai's ``calculateCost``, with the same floating-point operations in the same order."""
+    input_tokens = usage["input"] + usage["cacheRead"] + usage["cacheWrite"]
+    rates: Any = model.cost
+    matched = -1.0
+    for tier in model.cost.tiers or ():
+        if input_tokens > tier.input_tokens_above and tier.input_tokens_above > matched:
+            rates, matched = tier, tier.input_tokens_above
+    long_write = usage.get("cacheWrite1h") or 0
+    short_write = usage["cacheWrite"] - long_write
+    cost = usage["cost"]
+    cost["input"] = _num((rates.input / 1000000) * usage["input"])
+    cost["output"] = _num((rates.output / 1000000) * usage["output"])
+    cost["cacheRead"] = _num((rates.cache_read / 1000000) * usage["cacheRead"])
+    cost["cacheWrite"] = _num(
+        (rates.cache_write * short_write + rates.input * 2 * long_write) / 1000000
+    )
+    cost["total"] = _num(cost["input"] + cost["output"] + cost["cacheRead"] + cost["cacheWrite"])
+
+
+def apply_service_tier(model: ModelSpec, usage: dict[str, Any], tier: str | None) -> None:
+    """Flex halves the price, priority doubles it (2.5x for gpt-5.5)."""
+    multiplier = {"flex": 0.5, "priority": 2.5 if model.id == "gpt-5.5" else 2}.get(tier or "", 1)
+    if multiplier == 1:
+        return
+    cost = usage["cost"]
+    for key in ("input", "output", "cacheRead", "cacheWrite"):
+        cost[key] = _num(cost[key] * multiplier)
+    cost["total"] = _num(cost["input"] + cost["output"] + cost["cacheRead"] + cost["cacheWrite"])
+
+
+def _num(value: float) -> float | int:
+    # JavaScript has one number type: an integral result prints without a fraction.
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
+class WireError(Exception):
+    """A call failed; ``str(error)`` is the ``errorMessage`` Pi would store."""
+
+
+class HttpStatusError(WireError):
+    """The server answered with an error status (after any retries)."""
+
+    def __init__(self, message: str, status: int, headers: Mapping[str, str]) -> None:
+        super().__init__(message)
+        self.status = status
+        self.headers = dict(headers)

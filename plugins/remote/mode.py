@@ -1,0 +1,152 @@
+"""The per-session object of the Remote mode.
+
+Remote keeps Local's windows — the same markers on the same branch, the same latest-window
+projection, ``new_context`` appending the next marker at once (marked for the one-time
+trim), the same budget reminder and fallback, the same compaction policy — and differs in
+where ``history`` and ``notes`` live: in the Codex history/notes backend of the model's
+provider, reached with the provider's credentials. The model gets Codex's native encrypted
+namespaces and the backend's ciphertext; the session file keeps that ciphertext and never a
+plaintext note or query. Each new window's marker carries the backend's thread hint.
+
+Remote runs only on the Codex transport and never falls back: another model is refused when
+the session starts, a failing backend is an error result the model sees, and nothing is
+ever answered from the session file instead.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from ctxmodes import hookimpl
+from ctxmodes.abort import AbortedError
+from ctxmodes.errors import CtxmodesError
+from ctxmodes.events import (
+    ProviderRequestEvent,
+    RetrievalRequest,
+    RetrievalResult,
+)
+from ctxmodes.hostapi import HostSession
+from ctxmodes.providers.backend import BackendAccess
+from ctxmodes.tools.base import ABORTED_MESSAGE
+from ctxmodes.windows.identity import next_identity
+from ctxmodes.windows.marker import WindowMarker, window_marker
+from ctxmodes.windows.mode import namespaced_tools
+from ctxmodes.windows.same_branch import SameBranchMode
+from ctxmodes.windows.tools import OPERATIONS
+from ctxmodes_remote.backend import (
+    BACKEND_TIMEOUT_SECONDS,
+    CallerContext,
+    HistoryNotesBackend,
+)
+from ctxmodes_remote.results import retrieval_result
+from ctxmodes_remote.shaping import identity_headers, replay_messages
+
+_log = logging.getLogger(__name__)
+
+#: The refusal of any model not on the Codex transport (the TypeScript extension's words).
+CODEX_TRANSPORT_REQUIRED = "Remote history and notes require Codex transport"
+#: A Codex-shaped model whose provider cannot reach a Codex backend.
+CODEX_BACKEND_REQUIRED = "History and notes require the OpenAI Codex backend"
+#: What ``ctxmodes history`` / ``notes`` say on a Remote session, where nothing is local.
+CONTENT_IN_SERVICE = (
+    "Remote history and notes live in the Codex history and notes service, not in the "
+    "session file (it keeps only their ciphertext); they can only be read by the model "
+    "through that service"
+)
+
+
+def require_codex_transport(session: HostSession) -> None:
+    """Refuse a session whose model is not on the Codex transport.
+
+    A session without a model (opened offline for inspection) is accepted: it never reaches
+    the backend, and its ``history`` and ``notes`` say where the content lives.
+
+    :raises CtxmodesError: :data:`CODEX_TRANSPORT_REQUIRED`.
+    """
+    model = session.model
+    if model is not None and not model.capabilities.encrypted_tool_arguments:
+        raise CtxmodesError(CODEX_TRANSPORT_REQUIRED)
+
+
+class RemoteMode(SameBranchMode):
+    """Remote mode for one session (built by the mode registry when the session starts).
+
+    :param timeout: the deadline of one backend call, in seconds.
+    :raises CtxmodesError: the session's model is not on the Codex transport.
+    """
+
+    def __init__(self, session: HostSession, *, timeout: float = BACKEND_TIMEOUT_SECONDS) -> None:
+        require_codex_transport(session)
+        super().__init__(session)
+        self._timeout = timeout
+
+    # -- the backend ----------------------------------------------------------------------
+
+    def _caller(self) -> CallerContext:
+        return CallerContext(session_id=self.session.session_manager.session_id)
+
+    def _backend(self) -> HistoryNotesBackend:
+        """The provider's backend.
+
+        :raises CtxmodesError: offline (no provider), or a provider without a Codex backend.
+        """
+        provider = self.session.provider
+        if provider is None:
+            raise CtxmodesError(CONTENT_IN_SERVICE)
+        if not isinstance(provider, BackendAccess):
+            raise CtxmodesError(CODEX_BACKEND_REQUIRED)
+        return HistoryNotesBackend(provider, timeout=self._timeout)
+
+    def retrieve(self, request: RetrievalRequest) -> RetrievalResult:
+        """Run one ``history`` or ``notes`` call on the backend."""
+        family = request.family
+        if request.action not in OPERATIONS[family]:
+            return RetrievalResult(text=f"{family} requires a supported action", is_error=True)
+        try:
+            backend = self._backend()
+            answer = backend.call(
+                family, request.action, request.arguments, self._caller(), request.signal
+            )
+            return retrieval_result(family, answer)
+        except AbortedError:
+            return RetrievalResult(text=ABORTED_MESSAGE, is_error=True)
+        except CtxmodesError as error:  # BackendFailure, or no backend at all
+            return RetrievalResult(text=str(error), is_error=True)
+
+    def _thread_hint(self) -> str | None:
+        try:
+            return self._backend().thread_hint(self._caller())
+        except CtxmodesError as error:
+            _log.info("no thread hint: %s", error)
+            return None
+
+    # -- windows ----------------------------------------------------------------------------
+
+    def new_window_marker(self, *, trim_previous_window: bool) -> WindowMarker:
+        """The marker of the window opened now, with the backend's thread hint."""
+        identity = next_identity(self.windows.current)
+        return window_marker(
+            identity, self._thread_hint(), trim_previous_window=trim_previous_window
+        )
+
+    def ensure_window(self) -> None:
+        if self.windows.current is None:
+            marker = self.new_window_marker(trim_previous_window=False)
+            self.send_marker(marker, trigger_turn=False)
+
+    # -- hooks ------------------------------------------------------------------------------
+
+    @hookimpl
+    def ctx_provider_request(self, session: HostSession, event: ProviderRequestEvent) -> None:
+        if not event.capabilities.encrypted_tool_arguments:
+            # The model changed under the session: refuse rather than send plaintext tools.
+            raise CtxmodesError(CODEX_TRANSPORT_REQUIRED)
+        request = event.request
+        promoted = self._bridge.promote(request.messages)
+        request.messages = replay_messages(promoted, images=event.capabilities.images)
+        request.tools = namespaced_tools(request.tools, encrypted=True)
+        window = self.windows.current
+        if request.purpose == "turn" and window is not None:
+            identity = identity_headers(session.session_manager.session_id, window)
+            request.headers.update(identity)
+            request.client_metadata.update(identity)

@@ -1,0 +1,86 @@
+"""What a backend answer becomes: the tool result persisted in the session, and what the model
+is sent for it.
+
+An answer carrying ``encrypted_output`` (a string) is opaque: the persisted result is the
+text ``"<family> operation completed"`` with ``details = {"codexHistoryNotes":
+{"encrypted_output": ...}}`` (the ciphertext and nothing else, so no plaintext the backend
+may have added reaches the session file), and the model gets the ciphertext back as an
+``encrypted_content`` item (:func:`encrypted_output_of`). Any other JSON object is a plaintext
+answer, kept and shown as its compact JSON. ``images`` become image blocks of the result in
+both cases.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from ctxmodes.events import RetrievalResult
+from ctxmodes.session import codec
+from ctxmodes.session.models import ImageContent, ToolResultMessage
+from ctxmodes.windows.retrieval import DETAILS_KEY
+from ctxmodes.windows.tools import FAMILIES, Family
+from ctxmodes_remote.backend import BackendFailure
+
+ENCRYPTED_OUTPUT_KEY = "encrypted_output"
+INVALID_IMAGES = "Unable to perform operation: The backend returned invalid image content."
+
+
+def completed_text(family: Family) -> str:
+    return f"{family} operation completed"
+
+
+class _BackendImage(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True, strict=True)
+
+    # Raw base64, not a data: URL (Codex cannot use one either).
+    data: str = Field(min_length=1, pattern=r"^[A-Za-z0-9+/=\s]+$")
+    mime_type: str = Field(pattern=r"^image/[A-Za-z0-9.+-]+$")
+    detail: Literal["auto", "high", "low", "original"] | None = None
+
+
+def _images(raw: object) -> list[ImageContent]:
+    if raw is None:
+        return []
+    if not isinstance(raw, list):
+        raise BackendFailure(INVALID_IMAGES)
+    try:
+        images = [_BackendImage.model_validate(item) for item in raw]
+    except ValidationError:
+        raise BackendFailure(INVALID_IMAGES) from None
+    return [ImageContent(data=image.data, mime_type=image.mime_type) for image in images]
+
+
+def retrieval_result(family: Family, answer: Mapping[str, Any]) -> RetrievalResult:
+    """The result of one successful backend answer.
+
+    :raises BackendFailure: ``images`` is present but malformed.
+    """
+    images = tuple(_images(answer.get("images")))
+    encrypted = answer.get(ENCRYPTED_OUTPUT_KEY)
+    if isinstance(encrypted, str):
+        return RetrievalResult(
+            text=completed_text(family),
+            details={DETAILS_KEY: {ENCRYPTED_OUTPUT_KEY: encrypted}},
+            images=images,
+        )
+    plain = {key: value for key, value in answer.items() if key != "images"}
+    return RetrievalResult(
+        text=codec.dumps(plain).decode(), details={DETAILS_KEY: plain}, images=images
+    )
+
+
+def encrypted_output_of(message: ToolResultMessage) -> str | None:
+    """The ciphertext a persisted Remote result carries, ``None`` for any other result."""
+    if message.is_error or message.tool_name not in FAMILIES:
+        return None
+    details = message.details
+    if not isinstance(details, dict):
+        return None
+    result = details.get(DETAILS_KEY)
+    if not isinstance(result, dict):
+        return None
+    encrypted = result.get(ENCRYPTED_OUTPUT_KEY)
+    return encrypted if isinstance(encrypted, str) else None

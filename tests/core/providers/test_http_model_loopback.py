@@ -1,0 +1,125 @@
+"""The Responses transport as a host provider, over a real loopback socket."""
+
+from __future__ import annotations
+
+import http.server
+import threading
+import time
+from collections.abc import Iterator
+from typing import ClassVar
+
+import pytest
+
+from ctxmodes.abort import AbortController
+from ctxmodes.providers.base import ModelRequest, StreamDone, StreamError, TextDelta
+from ctxmodes.providers.builtin import default_model_provider
+from ctxmodes.providers.catalog import ModelCatalog, builtin_models
+from ctxmodes.session.models import UserMessage
+
+SSE = (
+    'data: {"type":"response.created","response":{"id":"resp_1"}}\n\n'
+    'data: {"type":"response.output_item.added","output_index":0,'
+    '"item":{"type":"message","id":"msg_1","role":"assistant","content":[]}}\n\n'
+    'data: {"type":"response.output_text.delta","output_index":0,"delta":"Hel"}\n\n'
+    'data: {"type":"response.output_text.delta","output_index":0,"delta":"lo"}\n\n'
+    'data: {"type":"response.output_item.done","output_index":0,"item":{"type":"message",'
+    '"id":"msg_1","role":"assistant","content":[{"type":"output_text","text":"Hello"}]}}\n\n'
+    'data: {"type":"response.completed","response":{"id":"resp_1","status":"completed",'
+    '"usage":{"input_tokens":10,"output_tokens":2,"total_tokens":12}}}\n\n'
+)
+
+
+class _Handler(http.server.BaseHTTPRequestHandler):
+    mode = "answer"
+    release = threading.Event()
+    bodies: ClassVar[list[bytes]] = []
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("content-length", 0))
+        type(self).bodies.append(self.rfile.read(length))
+        if self.mode == "silent":
+            type(self).release.wait(10)
+            return
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.end_headers()
+        if self.mode == "hold":
+            self.wfile.write(SSE.split("\n\n")[0].encode() + b"\n\n")
+            self.wfile.flush()
+            type(self).release.wait(10)
+            return
+        self.wfile.write(SSE.encode())
+
+    def log_message(self, *args: object) -> None:
+        return None
+
+
+@pytest.fixture
+def server() -> Iterator[tuple[str, type[_Handler]]]:
+    handler = type("Handler", (_Handler,), {"release": threading.Event(), "bodies": []})
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}/v1", handler
+    finally:
+        handler.release.set()
+        httpd.shutdown()
+        httpd.server_close()
+
+
+def _provider(base_url: str, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-loopback")
+    model = ModelCatalog(builtin_models()).get("openai/gpt-5.1")
+    return default_model_provider(model.model_copy(update={"base_url": base_url}))
+
+
+def _request() -> ModelRequest:
+    user = UserMessage(content="hi", timestamp=1)
+    return ModelRequest(system_prompt="Be brief.", messages=[user], session_id="s-1")
+
+
+def test_streams_text_and_ends_with_the_message(server, monkeypatch):
+    base_url, handler = server
+    provider = _provider(base_url, monkeypatch)
+    events = list(provider.stream(_request(), AbortController().signal))
+    assert [e.delta for e in events if isinstance(e, TextDelta)] == ["Hel", "lo"]
+    final = events[-1]
+    assert isinstance(final, StreamDone)
+    assert final.message.content[0].text == "Hello"
+    assert final.message.usage.total_tokens == 12
+    assert b'"prompt_cache_key":"s-1"' in handler.bodies[0]
+    provider.close()
+
+
+@pytest.mark.parametrize("mode", ["silent", "hold"])
+def test_abort_closes_a_blocked_read_within_100ms(server, monkeypatch, mode):
+    base_url, handler = server
+    handler.mode = mode
+    provider = _provider(base_url, monkeypatch)
+    controller = AbortController()
+    arrived = threading.Event()
+    original = handler.do_POST
+
+    def noting(self: _Handler) -> None:
+        arrived.set()
+        original(self)
+
+    handler.do_POST = noting  # type: ignore[method-assign]
+    results: list[object] = []
+    worker = threading.Thread(
+        target=lambda: results.extend(provider.stream(_request(), controller.signal))
+    )
+    worker.start()
+    assert arrived.wait(5)
+    time.sleep(0.05)  # let the client block in its read (not synchronisation of results)
+    started = time.monotonic()
+    controller.abort()
+    worker.join(2)
+    elapsed = time.monotonic() - started
+    assert not worker.is_alive()
+    assert elapsed < 0.1
+    final = results[-1]
+    assert isinstance(final, StreamError)
+    assert final.message.stop_reason == "aborted"
+    provider.close()

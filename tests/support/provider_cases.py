@@ -1,0 +1,191 @@
+"""Running the oracle's provider cases through our transports, and comparing with Pi.
+
+A case (``provider-cases/NAME.json``) gives a model, a context, options and canned responses;
+``NAME.expected.json`` holds what the real Pi sent and produced. :func:`run_case` serves the
+case with the oracle's own ``--serve`` (the same bytes, recorded the same way), runs our
+transport against it and returns what we sent and produced, in the oracle's shape.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import subprocess
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ctxmodes.abort import AbortController
+from ctxmodes.providers.apis import stream_function
+from ctxmodes.providers.call import CallContext
+from ctxmodes.providers.catalog import ModelCatalog, ModelSpec, builtin_models
+from ctxmodes.providers.http import HttpSeam
+from ctxmodes.providers.wire import PiContext, StreamOptions, WireError, WireEvent
+from support.pi_oracle import REPO, oracle_dir
+
+#: Headers added by Node's fetch or the OpenAI SDK (or by httpx on our side): not Pi's contract.
+CLIENT_HEADERS = frozenset(
+    {"accept-encoding", "accept-language", "sec-fetch-mode", "connection", "content-length", "host"}
+)
+
+
+def cases_dir() -> Path | None:
+    configured = os.environ.get("PI_PROVIDER_CASES")
+    if configured:
+        path = Path(configured)
+        return path if path.is_absolute() else (REPO / path).resolve()
+    found = oracle_dir()
+    return found / "provider-cases" if found is not None else None
+
+
+def case_names(directory: Path) -> list[str]:
+    return sorted(
+        path.name.removesuffix(".json")
+        for path in directory.glob("*.json")
+        if not path.name.endswith(".expected.json")
+        and (directory / (path.name.removesuffix(".json") + ".expected.json")).exists()
+    )
+
+
+def _b64url(text: str) -> str:
+    return base64.urlsafe_b64encode(text.encode()).decode().rstrip("=")
+
+
+def expand_secrets(value: Any) -> Any:
+    """The oracle's ``{"fakeJwt": claims}`` → an unsigned JWT, anywhere in a value."""
+    if isinstance(value, list):
+        return [expand_secrets(item) for item in value]
+    if isinstance(value, dict):
+        if value.get("fakeJwt"):
+            header = value.get("header", {"alg": "RS256", "typ": "JWT"})
+            compact = lambda obj: json.dumps(obj, separators=(",", ":"), ensure_ascii=False)  # noqa: E731
+            signature = value.get("signature", "oracle-signature")
+            return f"{_b64url(compact(header))}.{_b64url(compact(value['fakeJwt']))}.{signature}"
+        return {key: expand_secrets(item) for key, item in value.items()}
+    return value
+
+
+def case_model(case: dict[str, Any], base_url: str | None) -> ModelSpec:
+    spec = case["model"]
+    if "ref" in spec:
+        model = ModelCatalog(builtin_models()).get(spec["ref"])
+        data = {**model.to_pi(), **spec.get("overrides", {})}
+    else:
+        data = dict(spec)
+    if base_url:
+        data["baseUrl"] = base_url
+    return ModelSpec.model_validate(data)
+
+
+def event_view(event: WireEvent) -> dict[str, Any]:
+    view: dict[str, Any] = {"type": event.type}
+    if event.content_index is not None:
+        view["contentIndex"] = event.content_index
+    if event.delta is not None:
+        view["delta"] = event.delta
+    if event.content is not None:
+        view["content"] = event.content
+    if event.tool_call is not None:
+        view["toolCall"] = event.tool_call
+    if event.reason is not None:
+        view["reason"] = event.reason
+    return view
+
+
+def expected_event_view(event: dict[str, Any]) -> dict[str, Any]:
+    keys = ("type", "contentIndex", "delta", "content", "toolCall", "reason")
+    return {key: event[key] for key in keys if key in event}
+
+
+#: The oracle's fake clock starts here (2026-01-01T00:00:00Z) and runs at real speed.
+ORACLE_EPOCH_MS = 1767225600000
+
+
+def oracle_clock() -> Callable[[], int]:
+    started = time.monotonic()
+    return lambda: ORACLE_EPOCH_MS + int((time.monotonic() - started) * 1000)
+
+
+@dataclass
+class CaseRun:
+    requests: list[dict[str, Any]]
+    events: list[dict[str, Any]]
+    message: dict[str, Any] | None
+    thrown: str | None
+
+
+def run_case(node: str, oracle: Path, directory: Path, name: str) -> CaseRun:
+    case_path = directory / f"{name}.json"
+    case = json.loads(case_path.read_text())
+    server = subprocess.Popen(
+        [node, str(oracle / "provider_oracle.mjs"), "--serve", str(case_path)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PI_NODE_MODULES": os.environ.get("PI_NODE_MODULES", str(REPO / ".pi"))},
+    )
+    try:
+        assert server.stdout is not None
+        assert server.stdin is not None
+        ready = json.loads(server.stdout.readline())
+        model = case_model(case, ready.get("modelBaseUrl"))
+        context_data = case.get("context", {})
+        context = PiContext(
+            system_prompt=context_data.get("systemPrompt"),
+            messages=context_data.get("messages", []),
+            tools=context_data.get("tools", []),
+        )
+        options = StreamOptions.from_pi(expand_secrets(case.get("options", {})))
+        controller = AbortController()
+        events: list[dict[str, Any]] = []
+        abort_on = case.get("abortOn") or {}
+        counts: dict[str, int] = {}
+
+        def emit(event: WireEvent) -> None:
+            events.append(event_view(event))
+            counts[event.type] = counts.get(event.type, 0) + 1
+            if abort_on.get("event") == event.type and counts[event.type] == abort_on.get("count"):
+                controller.abort()
+
+        timer = None
+        if "afterMs" in abort_on:
+            import threading
+
+            timer = threading.Timer(abort_on["afterMs"] / 1000, controller.abort)
+            timer.start()
+        seam = HttpSeam()
+        call = CallContext(seam=seam, signal=controller.signal, emit=emit, now_ms=oracle_clock())
+        thrown = None
+        message = None
+        try:
+            message = stream_function(case["api"])(model, context, options, call)
+        except WireError as error:
+            thrown = str(error)
+        finally:
+            if timer is not None:
+                timer.cancel()
+            seam.close()
+        server.stdin.close()
+        recorded = json.loads(server.stdout.read())
+        return CaseRun(recorded["requests"], events, message, thrown)
+    finally:
+        if server.poll() is None:
+            server.kill()
+        server.wait()
+
+
+def normalized_message(message: dict[str, Any]) -> dict[str, Any]:
+    return {**message, "timestamp": "<timestamp>"}
+
+
+def request_view(request: dict[str, Any]) -> dict[str, Any]:
+    view = {key: value for key, value in request.items() if key != "headers"}
+    view["headers"] = {
+        name: value
+        for name, value in request.get("headers", {}).items()
+        if name not in CLIENT_HEADERS and not name.startswith("x-stainless-")
+    }
+    return view
