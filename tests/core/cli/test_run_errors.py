@@ -73,9 +73,11 @@ def test_a_path_in_proc(tmp_path: Path, option: str) -> None:
 def test_a_session_directory_that_cannot_be_created(tmp_path: Path) -> None:
     blocker = tmp_path / "not-a-directory"
     blocker.write_text("")
+    # Whatever it needs first under that directory (its model list, its session directory),
+    # the command says which path it cannot use.
     assert_one_line(
         ctxmodes(tmp_path, "hello", env={"PI_CODING_AGENT_DIR": str(blocker / "agent")}),
-        "cannot create session directory",
+        f"{blocker}/agent/",
     )
 
 

@@ -261,3 +261,14 @@ def test_two_managers_on_a_new_path_are_refused_at_open(tmp_path: Path) -> None:
         first.append_message(user("only writer"))
     ids, _ = reopened_ids(path)
     assert len(ids) == 1
+
+
+def test_a_session_directory_that_cannot_be_created_is_a_session_error(tmp_path: Path) -> None:
+    blocker = tmp_path / "not-a-directory"
+    blocker.write_text("")
+    with pytest.raises(SessionError, match="cannot create session directory"):
+        SessionManager.open(blocker / "sessions" / "s.jsonl")
+    manager = SessionManager.create(tmp_path, blocker / "sessions")
+    with pytest.raises(SessionError, match="cannot create session directory"):
+        manager.append_message(user("q"))
+    assert list(manager.get_entries()) == []
