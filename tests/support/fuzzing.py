@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import io
-import threading
 from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
@@ -23,6 +22,8 @@ from typing import Any, TypeVar
 import orjson
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
+
+from support import timebox
 
 T = TypeVar("T")
 
@@ -43,23 +44,8 @@ def fuzz_settings(max_examples: int) -> settings:
 
 
 def bounded(call: Callable[[], T], seconds: float = EXAMPLE_SECONDS) -> T:
-    """``call()``'s result (or exception), failing instead of hanging after ``seconds``."""
-    outcome: dict[str, Any] = {}
-
-    def target() -> None:
-        try:
-            outcome["value"] = call()
-        except BaseException as exc:  # handed back to the calling thread
-            outcome["error"] = exc
-
-    worker = threading.Thread(target=target, daemon=True)
-    worker.start()
-    worker.join(seconds)
-    if worker.is_alive():
-        raise AssertionError(f"did not finish within {seconds} s")
-    if "error" in outcome:
-        raise outcome["error"]
-    return outcome["value"]
+    """``call()``'s result, failing instead of hanging after ``seconds``."""
+    return timebox.bounded(call, seconds)
 
 
 class SeedSessions:

@@ -130,26 +130,21 @@ def test_session_show_on_duplicated_ids_that_form_a_cycle_finishes(
     assert all(out.count(f"{entry_id} user") == 1 for entry_id in "ABC")
 
 
-def _nested_entry(entry_id: str, depth: int) -> dict:
+def _deep_session(path: Path, depth: int) -> Path:
+    """A session whose second entry holds a value nested ``depth`` levels deep."""
     value: object = "leaf"
     for _ in range(depth):
         value = [value]
-    return {**USER, "id": entry_id, "parentId": "u1", "message": {**USER["message"], "x": value}}
+    nested = {**USER, "id": "d", "parentId": "u1", "message": {**USER["message"], "x": value}}
+    path.write_text("".join(json.dumps(record) + "\n" for record in (HEADER, USER, nested)))
+    return path
 
 
 @pytest.mark.parametrize("depth", [252, 600])
 def test_context_json_on_a_deeply_nested_line_reports_it_instead_of_failing(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], depth: int
 ) -> None:
-    path = tmp_path / "deep.jsonl"
-    path.write_text(
-        json.dumps(HEADER)
-        + "\n"
-        + json.dumps(USER)
-        + "\n"
-        + json.dumps(_nested_entry("d", depth))
-        + "\n"
-    )
+    path = _deep_session(tmp_path / "deep.jsonl", depth)
     assert _exit_code(["session", "context", str(path), "--json"]) == 0
     captured = capsys.readouterr()
     assert json.loads(captured.out)["branchIds"] == ["u1"]
@@ -164,15 +159,7 @@ def test_run_traces_every_request_of_a_session_with_a_deeply_nested_line(
     monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tmp_path / "agent"))
     script = tmp_path / "script.json"
     script.write_text(json.dumps({"responses": [{"text": "fine"}]}))
-    path = tmp_path / "deep.jsonl"
-    path.write_text(
-        json.dumps(HEADER)
-        + "\n"
-        + json.dumps(USER)
-        + "\n"
-        + json.dumps(_nested_entry("d", 252))
-        + "\n"
-    )
+    path = _deep_session(tmp_path / "deep.jsonl", 252)
     trace = tmp_path / "trace.jsonl"
     argv = ["run", "--session", str(path), "--model", f"scripted:{script}", "--trace", str(trace)]
     assert _exit_code([*argv, "hello"]) == 0

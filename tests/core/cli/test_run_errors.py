@@ -3,37 +3,22 @@ status 1, never a traceback. Run as a real process, so that anything logged show
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from support.cli_process import run_cli
 from support.pi_oracle import require_oracle_cases
+
+SCRIPT = {"responses": [{"text": "fine"}, {"text": "again"}]}
 
 
 def ctxmodes(
     tmp_path: Path, *args: str, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
-    script = tmp_path / "script.json"
-    script.write_text(json.dumps({"responses": [{"text": "fine"}, {"text": "again"}]}))
-    environment = {
-        **os.environ,
-        "PI_CODING_AGENT_DIR": str(tmp_path / "agent"),
-        "CTXMODES_CONFIG_DIR": str(tmp_path / "config"),
-        **(env or {}),
-    }
-    return subprocess.run(
-        [sys.executable, "-m", "ctxmodes", "run", "--model", f"scripted:{script}", *args],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env=environment,
-        timeout=60,
-        check=False,
-    )
+    return run_cli(tmp_path, SCRIPT, *args, env=env)
 
 
 def assert_one_line(result: subprocess.CompletedProcess[str], expected: str) -> None:

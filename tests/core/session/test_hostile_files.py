@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -15,6 +14,7 @@ from support.pi_oracle import PiOracle
 from support.session_lines import HEADER
 from support.session_lines import lines as _lines
 from support.session_lines import user_entry as _user
+from support.timebox import bounded
 
 from ctxmodes.session import codec, reader
 from ctxmodes.session.errors import SessionError
@@ -29,22 +29,7 @@ T = TypeVar("T")
 
 def _within(seconds: float, call: Callable[[], T]) -> T:
     """``call()``'s result, failing (not hanging) if it takes longer than ``seconds``."""
-    outcome: dict[str, Any] = {}
-
-    def target() -> None:
-        try:
-            outcome["value"] = call()
-        except BaseException as exc:  # handed back to the test thread
-            outcome["error"] = exc
-
-    worker = threading.Thread(target=target, daemon=True)
-    worker.start()
-    worker.join(timeout=seconds)
-    assert not worker.is_alive(), f"still running after {seconds}s"
-    if "error" in outcome:
-        raise outcome["error"]
-    value: T = outcome["value"]
-    return value
+    return bounded(call, seconds)
 
 
 def _expect_error(call: Callable[[], object]) -> str:
