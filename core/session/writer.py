@@ -8,8 +8,10 @@ new entry.
 
 A write that fails part-way (a full disk, an I/O error) must not leave a fragment for the
 next entry to land on: the writer truncates the file back to where the failed write began,
-and where it cannot, it terminates the fragment with the next append. Either way the failed
-line was not appended, and the caller is told with :class:`SessionError`.
+and where it cannot, it terminates the fragment with the next append. Either way the caller
+is told with :class:`~ctxmodes.session.errors.SessionWriteError`, and the failed line was
+not appended, unless it reached the file whole before its ``fdatasync`` failed and could
+not be truncated away (``line_kept``: it then counts as appended).
 
 Durability (:class:`Durability`):
 
