@@ -56,7 +56,11 @@ class SessionWriteError(SessionError):
         counts it as appended, so that what it holds in memory stays what the file holds.
     """
 
-    def __init__(self, what: str, reason: str | None, *, line_kept: bool = False) -> None:
+    def __init__(
+        self, what: str, reason: str | None, *, line_kept: bool = False, landed: int = 0
+    ) -> None:
         super().__init__(f"{what}: {reason}" if reason else what)
         self.reason = reason
         self.line_kept = line_kept
+        #: Bytes of the failed write that stay in the file (0 when it was truncated back).
+        self.landed = landed

@@ -241,9 +241,25 @@ class SessionWriter:
         :class:`SessionError` is raised.
         """
         if self._buffer:
-            self._write_all(b"".join(self._buffer))
+            try:
+                self._write_all(b"".join(self._buffer))
+            except SessionWriteError as exc:
+                self._drop_landed(exc.landed)
+                raise
             self._buffer.clear()
             self._buffered = 0
+
+    def _drop_landed(self, landed: int) -> None:
+        """Forget the buffered lines that are wholly among the first ``landed`` bytes a
+        failed flush left in the file: writing them again would repeat them."""
+        done = 0
+        for line in self._buffer:
+            if landed < len(line):
+                break
+            landed -= len(line)
+            done += 1
+        del self._buffer[:done]
+        self._buffered = sum(map(len, self._buffer))
 
     def _write_now(self, data: bytes) -> None:
         self.flush()
@@ -264,6 +280,7 @@ class SessionWriter:
                 _datasync(fd)
         except OSError as exc:
             kept = bool(written) and not self._roll_back(fd, start, written)
+            prefix = len(self._prefix)
             if kept and data[written - 1 : written] != b"\n":
                 # The file may end inside the failed line: the next write starts a new one.
                 self._prefix = b"\n"
@@ -271,6 +288,7 @@ class SessionWriter:
                 f"cannot write session file {self._path}",
                 exc.strerror or str(exc),
                 line_kept=kept and written == len(data),
+                landed=max(0, written - prefix) if kept else 0,
             ) from None
         self._prefix = b""
 

@@ -44,6 +44,7 @@ class FaultyDisk:
     def __init__(self, rng: random.Random) -> None:
         self._rng = rng
         self._armed = False
+        self._cut: int | None = None
         self._failing: int | None = None
         self._sync_failure = False
         self.refuse_truncate = False
@@ -57,6 +58,11 @@ class FaultyDisk:
         else:
             self._armed = True
 
+    def fail_after(self, count: int) -> None:
+        """Make the next write put only its first ``count`` bytes on disk, then fail."""
+        self._armed = True
+        self._cut = count
+
     @property
     def pending(self) -> bool:
         return self._armed or self._failing is not None or self._sync_failure
@@ -69,7 +75,8 @@ class FaultyDisk:
             self._armed = False
             self.injected["short_write"] += 1
             self._failing = self._rng.choice(_FAULT_ERRNOS)
-            cut = self._rng.randrange(len(data))
+            cut = self._cut if self._cut is not None else self._rng.randrange(len(data))
+            self._cut = None
             if cut == 0:
                 code, self._failing = self._failing, None
                 raise OSError(code, os.strerror(code))

@@ -272,3 +272,21 @@ def test_a_session_directory_that_cannot_be_created_is_a_session_error(tmp_path:
     with pytest.raises(SessionError, match="cannot create session directory"):
         manager.append_message(user("q"))
     assert list(manager.get_entries()) == []
+
+
+def test_buffered_lines_a_failed_flush_left_whole_are_not_written_twice(
+    tmp_path: Path, disk: FaultyDisk
+) -> None:
+    path = tmp_path / "s.jsonl"
+    with SessionManager.open(path, durability=Durability.NONE) as manager:
+        buffered = [manager.append_message(user(f"b{n} " + "y" * 30_000)) for n in range(2)]
+        disk.refuse_truncate = True
+        # The flush puts the first line and part of the second on disk, then fails.
+        disk.fail_after(40_000)
+        with pytest.raises(SessionWriteError):
+            manager.append_message(user("x" * 10_000))
+        disk.refuse_truncate = False
+        last = manager.append_message(user("after"))
+    ids, skipped = reopened_ids(path)
+    assert [i for i, _ in ids] == [*buffered, last], "each entry once"
+    assert skipped == 1, "the torn copy of the second line"
