@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -66,8 +67,11 @@ def test_a_session_directory_that_cannot_be_created(tmp_path: Path) -> None:
     )
 
 
-@pytest.mark.skipif(os.geteuid() != 0, reason="mounting a tmpfs needs root")
-def test_a_full_disk(tmp_path: Path) -> None:
+@pytest.fixture
+def full_disk(tmp_path: Path) -> Iterator[Path]:
+    """A 64k tmpfs with room left for a session header and a little more."""
+    if os.geteuid() != 0:
+        pytest.skip("mounting a tmpfs needs root")
     disk = tmp_path / "disk"
     disk.mkdir()
     mounted = subprocess.run(
@@ -78,9 +82,20 @@ def test_a_full_disk(tmp_path: Path) -> None:
     if mounted.returncode != 0:
         pytest.skip("cannot mount a tmpfs here")
     try:
-        # Room for the header and a little more, not for the prompt.
         (disk / "filler").write_bytes(b"\0" * (58 * 1024))
-        result = ctxmodes(tmp_path, "--session", str(disk / "s.jsonl"), "hello " * 2000)
-        assert_one_line(result, "No space left on device")
+        yield disk
     finally:
         subprocess.run(["umount", "-l", str(disk)], check=False)
+
+
+def test_a_full_disk(tmp_path: Path, full_disk: Path) -> None:
+    result = ctxmodes(tmp_path, "--session", str(full_disk / "s.jsonl"), "hello " * 2000)
+    assert_one_line(result, "No space left on device")
+
+
+def test_a_trace_on_a_full_disk_loses_no_request_without_a_word(
+    tmp_path: Path, full_disk: Path
+) -> None:
+    trace = full_disk / "trace.jsonl"
+    result = ctxmodes(tmp_path, "--trace", str(trace), "hello " * 2000)
+    assert_one_line(result, f"cannot write trace file {trace}: No space left on device")
