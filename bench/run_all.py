@@ -17,6 +17,7 @@ BENCHMARKS = (
     "windows_index.py",
     "local_turn.py",
     "tree_index.py",
+    "tree_cold_history.py",
     "crash_loop.py",
     "write_faults.py",
     "corrupt_lines.py",

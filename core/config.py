@@ -12,6 +12,13 @@ Sources, lowest precedence first:
 
 Nested tables merge key by key, so a project file can set ``plugins.block`` without
 repeating the user's ``mode``.
+
+Owned tables
+    Some top-level tables hold one sub-table per plugin-provided thing, validated by its
+    owner rather than here: ``[modes.<name>]`` reaches mode ``<name>``'s factory, checked by
+    the settings model its :class:`~ctxmodes.modes.ModeSpec` declares. Such a table is a
+    field of type :data:`OwnedTables`; :func:`validate_owned` checks one sub-table against
+    its owner's model, so another owned table (one per provider, say) needs only its field.
 """
 
 from __future__ import annotations
@@ -22,7 +29,7 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -34,6 +41,8 @@ MODEL_ENV = "CTXMODES_MODEL"
 PROJECT_FILE = ".ctxmodes.toml"
 USER_FILE = "config.toml"
 DEFAULT_SOURCE = "default"
+#: The owned table of modes' settings (``[modes.tree]``).
+MODES_TABLE = "modes"
 
 
 class PluginSettings(BaseModel):
@@ -43,6 +52,35 @@ class PluginSettings(BaseModel):
     allow: list[str] | None = None
     #: Entry-point or default plugins never to load.
     block: list[str] = Field(default_factory=list)
+
+
+#: ``{owner name: its raw settings}``: a top-level table whose sub-tables their owners
+#: validate (see *Owned tables* in the module docstring).
+OwnedTables = dict[str, dict[str, Any]]
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def validate_owned(table: str, name: str, model: type[M], values: Mapping[str, Any]) -> M:
+    """Validate ``[<table>.<name>]`` against its owner's ``model``.
+
+    Keys the model does not declare are errors even when the model itself would ignore
+    them: a misspelled setting must not be silently dropped.
+
+    :raises ConfigError: an unknown key or a bad value, naming the table and the owner.
+    """
+    where = f"[{table}.{name}]"
+    known = set(model.model_fields) | {
+        field.alias for field in model.model_fields.values() if field.alias
+    }
+    unknown = sorted(set(values) - known)
+    if unknown:
+        allowed = ", ".join(sorted(model.model_fields)) or "none"
+        raise ConfigError(f"{where}: unknown setting {unknown[0]!r} (settings: {allowed})")
+    try:
+        return model.model_validate(dict(values))
+    except ValidationError as exc:
+        raise ConfigError(f"{where}: {_first_error(exc)}") from None
 
 
 class ProviderCost(BaseModel):
@@ -101,6 +139,8 @@ class Settings(BaseModel):
     #: a flush to the OS, or whenever the OS gets to it.
     durability: Literal["fsync", "flush", "none"] = "fsync"
     plugins: PluginSettings = Field(default_factory=PluginSettings)
+    #: ``[modes.<name>]``: each mode's own settings, validated when the mode is activated.
+    modes: OwnedTables = Field(default_factory=dict)
     #: Configured model endpoints, by provider name (``<name>/<model-id>`` specs).
     providers: dict[str, ProviderSettings] = Field(default_factory=dict)
 

@@ -1,6 +1,8 @@
 """Every hook ctxmodes calls: the contract between the agent host and its plugins.
 
-The agent host (``ctxmodes.host``) is the only caller; it goes through the typed facade
+The agent host (``ctxmodes.host``) is the only caller, with the tools it runs (which reach
+``ctx_new_context`` and ``ctx_retrieve`` through the host) and the command line (which
+calls the registration hooks, and ``ctx_retrieve`` offline); it goes through the typed facade
 :class:`ctxmodes.hooks.HookRelay`, never through ``pm.hook`` directly. Hooks are synchronous:
 the host calls an implementation and waits for it to return before it moves on, which is
 what makes ``ctx_agent_settled`` a safe place to navigate the tree.
@@ -16,7 +18,13 @@ Modes and other plugins
 Ordering
     pluggy calls implementations last-registered first. The active mode is registered after
     the entry-point plugins and the defaults, so for ``firstresult`` hooks the mode answers
-    before anything else; use ``tryfirst``/``trylast`` only with a comment saying why.
+    before anything else, and an ordinary implementation in another plugin is not reached
+    once the mode has answered. A plugin that must *observe* every call of a ``firstresult``
+    hook (a logger, an auditor, a metrics exporter) either marks its implementation
+    ``tryfirst=True`` and returns ``None`` (it sees the arguments before the mode answers), or
+    implements it as a wrapper (``@hookimpl(wrapper=True)``: ``result = yield``, then return
+    it) to see the mode's answer too. Use ``tryfirst``/``trylast`` only with a comment saying
+    why.
 
 Every hook name starts with ``ctx_`` so implementations can be found with grep.
 """
@@ -29,6 +37,7 @@ from typing import TYPE_CHECKING
 import pluggy
 
 if TYPE_CHECKING:
+    from ctxmodes.cli_commands import CliCommand
     from ctxmodes.commands import Command
     from ctxmodes.events import (
         CompactionDecision,
@@ -59,6 +68,12 @@ if TYPE_CHECKING:
     from ctxmodes.tools.base import Tool
 
 PROJECT_NAME = "ctxmodes"
+
+#: Hooks called outside any session: by the command line and by the model registry.
+SESSIONLESS_HOOKS: frozenset[str] = frozenset({"ctx_register_cli_commands", "ctx_register_models"})
+#: Hooks a plugin module implements at import level; every other hook of a mode belongs to
+#: its per-session object and fires only while that mode is active.
+MODULE_HOOKS: frozenset[str] = frozenset({"ctx_register_modes", *SESSIONLESS_HOOKS})
 
 hookspec = pluggy.HookspecMarker(PROJECT_NAME)
 hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
@@ -137,6 +152,23 @@ def ctx_register_commands(register: Callable[[Command], None], session: HostSess
     ``ctx_session_start`` (and again when the mode is switched).
 
     .. versionadded:: 0.1
+    """
+
+
+@hookspec
+def ctx_register_cli_commands(register: Callable[[CliCommand], None]) -> None:
+    """Add ``ctxmodes`` subcommands.
+
+    :param register: call it once per :class:`ctxmodes.cli_commands.CliCommand`; a name
+        already taken by a core command or by another plugin is an error naming both.
+    :return: nothing.
+
+    Called once by the command line when it builds its parser, before any session exists, on
+    the module-level plugins (a mode's per-session object never sees it). Core commands come
+    first in ``--help``, then plugins' commands in plugin-name order. Keep it import-light:
+    the command imports what it needs when it runs.
+
+    .. versionadded:: 0.2
     """
 
 
@@ -361,9 +393,11 @@ def ctx_new_context(session: HostSession, request: NewContextRequest) -> NewCont
     :return: what the mode did; ``None`` means "not mine" (the tool then reports that context
         management is not active).
 
-    ``firstresult``; only the active mode implements it. Called from inside the tool call,
-    while the run streams: a mode may append the next window marker at once (Local) or record
-    a pending rollover and abort the run, finishing in :func:`ctx_agent_settled` (Tree).
+    ``firstresult``: the active mode answers; observers see the call as described under
+    *Ordering* above (``tryfirst`` returning ``None``, or a wrapper). Called by the
+    ``new_context`` tool through the host, once per call, while the run streams: a mode may
+    append the next window marker at once (Local) or record a pending rollover and abort the
+    run, finishing in :func:`ctx_agent_settled` (Tree).
 
     .. versionadded:: 0.1
     """
@@ -454,8 +488,10 @@ def ctx_retrieve(session: HostSession, request: RetrievalRequest) -> RetrievalRe
     :return: the result; ``None`` means "not mine" (the tool then reports that the operation
         is unavailable in this mode).
 
-    ``firstresult``: the active mode answers. Called by the shared ``history``/``notes``
-    tools, and by ``ctxmodes history``/``ctxmodes notes`` on a session file offline.
+    ``firstresult``: the active mode answers; observers see the call as described under
+    *Ordering* above. Called by the shared ``history``/``notes`` tools through the host (once
+    per model call, in a session), and by ``ctxmodes history``/``ctxmodes notes`` on a
+    session file offline.
 
     .. versionadded:: 0.1
     """

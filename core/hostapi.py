@@ -35,10 +35,14 @@ if TYPE_CHECKING:
     from ctxmodes.session.manager import SessionManager
     from ctxmodes.session.models import (
         BranchSummaryEntry,
-        CustomMessage,
         ImageContent,
         TextContent,
     )
+
+from ctxmodes.session.models import CustomMessage, UserMessage
+
+#: A message waiting in a run queue: submitted text, or a plugin's custom message.
+QueuedMessage = UserMessage | CustomMessage
 
 NotifyLevel = Literal["info", "warning", "error"]
 
@@ -122,6 +126,17 @@ class TreeNavigation(Protocol):
         """
 
 
+class TurnHold(Protocol):
+    """Custom messages that asked for a turn while a mode held turns (see
+    :meth:`HostSession.hold_turns`)."""
+
+    def release(self, *, start_turns: bool = True) -> None:
+        """End the hold. The held messages, in the order they were sent, are queued as
+        steering, so the next run — the one a message sent right after starts, say —
+        delivers them after its own prompt; with ``start_turns=False`` they are appended
+        without starting anything. Releasing twice does nothing."""
+
+
 class HostSession(Protocol):
     """The running agent session as plugins see it."""
 
@@ -174,6 +189,26 @@ class HostSession(Protocol):
 
     def follow_up(self, text: str) -> None:
         """Queue a user message delivered once the current run would otherwise stop."""
+
+    def take_queued(self, queue: StreamingBehavior = "steer") -> list[QueuedMessage]:
+        """Remove and return, oldest first, the messages waiting in the ``steer`` or
+        ``follow_up`` queue, so that a mode can deliver them later — after a context boundary
+        it is about to create, say — with :meth:`enqueue`. Thread-safe."""
+
+    def hold_turns(self) -> TurnHold:
+        """Hold every custom message that would start or steer a turn (``send_message`` and
+        ``send_custom_message`` without ``trigger_turn=False`` or ``next_turn``), from any
+        plugin, until the returned hold is released: a mode that must append entries before
+        the next turn (Tree's archive manifest, snapshot and marker) keeps other plugins'
+        turns behind them. One hold at a time. Thread-safe.
+
+        :raises SessionBusyError: turns are already held.
+        """
+
+    def enqueue(self, message: QueuedMessage, *, deliver_as: StreamingBehavior) -> None:
+        """Queue a message taken with :meth:`take_queued` (or built by the plugin) again,
+        as it is: ``ctx_input`` does not see it a second time. Like a queued custom message,
+        it waits for the next run when none is active. Thread-safe."""
 
     def send_user_message(self, text: str, *, deliver_as: StreamingBehavior = "steer") -> None:
         """Submit ``text`` as if typed (``ctx_input`` sees it, source ``"extension"``; a

@@ -8,21 +8,26 @@ and registers it in the plugin manager, so only the selected mode's lifecycle ho
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+import pluggy
+from pydantic import BaseModel
+
+from ctxmodes.config import MODES_TABLE, validate_owned
 from ctxmodes.errors import ConfigError, PluginError
+from ctxmodes.plugin_checks import check_plugin
+from ctxmodes.plugins import each_plugin
 
 if TYPE_CHECKING:
-    import pluggy
-
     from ctxmodes.hostapi import HostSession
 
 MODE_NAME = re.compile(r"^[a-z][a-z0-9_-]{0,39}$")
 
-#: Builds the object whose ``@hookimpl`` methods serve one session.
-ModeFactory = Callable[["HostSession"], object]
+#: Builds the object whose ``@hookimpl`` methods serve one session: called as
+#: ``factory(session)``, or ``factory(session, settings)`` when the mode declares settings.
+ModeFactory = Callable[..., object]
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,19 +37,45 @@ class ModeSpec:
     :param name: what users write in configuration (``mode = "tree"``): lower case, digits,
         ``-`` or ``_``.
     :param description: one line for ``ctxmodes modes``.
-    :param factory: called once per session with the session; returns the object whose
-        hook implementations serve that session.
+    :param factory: called once per session with the session (and, when ``settings`` is
+        given, the validated settings as the second argument); returns the object whose hook
+        implementations serve that session.
+    :param settings: the pydantic model of the mode's ``[modes.<name>]`` configuration
+        table; ``None`` when the mode takes no settings.
     """
 
     name: str
     description: str
     factory: ModeFactory
+    settings: type[BaseModel] | None = None
 
     def __post_init__(self) -> None:
         if not MODE_NAME.match(self.name):
             raise PluginError(
                 f"invalid mode name {self.name!r}: use lower-case letters, digits, '-' or '_'"
             )
+
+    def validate_settings(self, values: Mapping[str, Any] | None) -> BaseModel | None:
+        """The mode's validated settings from its configuration table (``None`` when it
+        declares none).
+
+        :raises ConfigError: an unknown key or a bad value, naming the mode.
+        """
+        if self.settings is None:
+            if values:
+                raise ConfigError(
+                    f"[{MODES_TABLE}.{self.name}]: mode {self.name!r} takes no settings, "
+                    f"but {sorted(values)[0]!r} is set"
+                )
+            return None
+        return validate_owned(MODES_TABLE, self.name, self.settings, values or {})
+
+    def build(self, session: HostSession, values: Mapping[str, Any] | None = None) -> object:
+        """The mode object for ``session``, built with its validated settings."""
+        settings = self.validate_settings(values)
+        if settings is None:
+            return self.factory(session)
+        return self.factory(session, settings)
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,8 +108,7 @@ class ModeRegistry:
         """
         modes: dict[str, InstalledMode] = {}
         dists = distributions or {}
-        for impl in pm.hook.ctx_register_modes.get_hookimpls():
-            plugin_name = impl.plugin_name
+        for plugin_name, call in each_plugin(pm, "ctx_register_modes"):
 
             def register(spec: ModeSpec, plugin_name: str = plugin_name) -> None:
                 previous = modes.get(spec.name)
@@ -89,7 +119,7 @@ class ModeRegistry:
                     )
                 modes[spec.name] = InstalledMode(spec, plugin_name, dists.get(plugin_name))
 
-            impl.function(register=register)
+            call(register=register)
         return cls(modes)
 
     def __iter__(self) -> Iterator[InstalledMode]:
@@ -110,14 +140,32 @@ class ModeRegistry:
             installed = ", ".join(self.names()) or "none"
             raise ConfigError(f"unknown mode {name!r}; installed modes: {installed}") from None
 
-    def activate(self, pm: pluggy.PluginManager, name: str, session: HostSession) -> object:
+    def activate(
+        self,
+        pm: pluggy.PluginManager,
+        name: str,
+        session: HostSession,
+        settings: Mapping[str, Any] | None = None,
+    ) -> object:
         """Build mode ``name`` for ``session`` and register it so its hooks fire.
 
         The previous active mode object, if any, must have been deactivated first.
+
+        :param settings: the mode's ``[modes.<name>]`` table, validated by its
+            :attr:`ModeSpec.settings` model.
+        :raises ConfigError: the settings do not validate.
+
+        :raises PluginError: the mode object has a ``ctx_*`` method that is not a valid hook
+            implementation (unmarked, misspelled, or taking an argument the hook lacks).
         """
         installed = self.get(name)
-        plugin = installed.spec.factory(session)
-        pm.register(plugin, name=mode_plugin_name(name))
+        plugin = installed.spec.build(session, settings)
+        label = f"mode {name!r} (plugin {installed.plugin_name!r})"
+        check_plugin(pm, plugin, label)
+        try:
+            pm.register(plugin, name=mode_plugin_name(name))
+        except (ValueError, pluggy.PluginValidationError) as exc:
+            raise PluginError(f"{label} could not be activated: {exc}") from None
         return plugin
 
     @staticmethod

@@ -14,6 +14,7 @@ from ctxmodes.ui import HeadlessUI
 if TYPE_CHECKING:
     from ctxmodes.hostapi import (
         DeliverAs,
+        QueuedMessage,
         StreamingBehavior,
         TreeNavigation,
         TreeNavigationResult,
@@ -24,6 +25,13 @@ if TYPE_CHECKING:
     from ctxmodes.session.models import CustomMessage, ImageContent, TextContent
 
 _NO_AGENT = "an offline session has no agent: nothing can run or be queued"
+
+
+class OfflineTurnHold:
+    """The hold of a session nobody runs: there is never anything to release."""
+
+    def release(self, *, start_turns: bool = True) -> None:
+        return None
 
 
 class OfflineNavigation:
@@ -80,6 +88,17 @@ class OfflineSession:
 
     def send_user_message(self, text: str, *, deliver_as: StreamingBehavior = "steer") -> None:
         raise CtxmodesError(_NO_AGENT)
+
+    def take_queued(self, queue: StreamingBehavior = "steer") -> list[QueuedMessage]:
+        """Nothing runs offline, so nothing is queued."""
+        return []
+
+    def enqueue(self, message: QueuedMessage, *, deliver_as: StreamingBehavior) -> None:
+        raise CtxmodesError(_NO_AGENT)
+
+    def hold_turns(self) -> OfflineTurnHold:
+        """Nothing starts turns offline; the hold has nothing to hold."""
+        return OfflineTurnHold()
 
     def send_message(
         self,

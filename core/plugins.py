@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import importlib
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import EntryPoint, entry_points
 from typing import TYPE_CHECKING, Any
@@ -17,6 +17,7 @@ import pluggy
 
 from ctxmodes import hookspecs
 from ctxmodes.errors import PluginError
+from ctxmodes.plugin_checks import check_plugin
 
 if TYPE_CHECKING:
     from ctxmodes.config import Settings
@@ -33,6 +34,10 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "ctxmodes.host.builtin_commands",
     "ctxmodes.providers.builtin:BuiltinModels",
 )
+
+#: Entry points loaded whatever the allow list says, as pytest's essential plugins: the
+#: default mode must always exist. Blocking one is an error rather than a broken default.
+ESSENTIAL_PLUGINS: frozenset[str] = frozenset({"off"})
 
 #: Comma-separated plugin names never to load (like tox's TOX_DISABLED_EXTERNAL_PLUGINS).
 BLOCK_ENV = "CTXMODES_BLOCK_PLUGINS"
@@ -69,7 +74,7 @@ class PluginSelection:
     def permits(self, name: str) -> bool:
         if name in self.block:
             return False
-        return self.allow is None or name in self.allow
+        return self.allow is None or name in self.allow or name in ESSENTIAL_PLUGINS
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,16 +122,24 @@ def make_plugin_manager(
     """Return a new plugin manager.
 
     In order: add the hookspecs; block names; load the permitted entry points of group
-    ``ctxmodes``; register ``default_plugins`` (modules, by their dotted name) and then
-    ``plugins`` (objects, for tests and embedding); finally ``check_pending()``, so an
-    implementation whose name matches no hookspec fails here instead of never being called.
+    ``ctxmodes`` (the :data:`ESSENTIAL_PLUGINS` always); register ``default_plugins``
+    (modules, by their dotted name) and then ``plugins`` (objects, for tests and embedding);
+    finally ``check_pending()``, so an implementation whose name matches no hookspec fails
+    here instead of never being called.
 
     :param selection: allow/block lists; ``None`` reads only the environment.
-    :raises PluginError: a plugin failed to import or implements an unknown hook.
+    :raises PluginError: a plugin failed to import or implements an unknown hook, or an
+        essential plugin is blocked.
     """
     pm = CtxPluginManager()
     pm.add_hookspecs(hookspecs)
     chosen = selection if selection is not None else PluginSelection.from_env()
+    essential = sorted(chosen.block & ESSENTIAL_PLUGINS)
+    if essential:
+        raise PluginError(
+            f"plugin {essential[0]!r} is essential and cannot be blocked "
+            "(it provides the default mode)"
+        )
     for name in chosen.block:
         pm.set_blocked(name)
     if load_entrypoints:
@@ -140,6 +153,7 @@ def make_plugin_manager(
             plugin = getattr(plugin, factory)()
         pm.register(plugin, name=module_name)
     for plugin in plugins:
+        check_plugin(pm, plugin, f"plugin {pm.get_canonical_name(plugin)!r}")
         pm.register(plugin)
     try:
         pm.check_pending()
@@ -162,9 +176,10 @@ def _load_entry_points(pm: CtxPluginManager, selection: PluginSelection) -> None
             pm.entry_point_records.append(PluginRecord(ep.name, ep.value, dist, status))
             continue
         plugin = _import_plugin(ep.value, ep.name, ep)
+        check_plugin(pm, plugin, f"plugin {ep.name!r}")
         try:
             pm.register(plugin, name=ep.name)
-        except ValueError as exc:
+        except (ValueError, pluggy.PluginValidationError) as exc:
             raise PluginError(f"plugin {ep.name!r} could not be registered: {exc}") from exc
         pm.entry_point_records.append(PluginRecord(ep.name, ep.value, dist, "loaded"))
 
@@ -177,15 +192,43 @@ def _import_plugin(target: str, name: str, ep: EntryPoint | None = None) -> obje
 
 
 def _enable_tracing(pm: pluggy.PluginManager) -> None:
+    """Print every hook call (its arguments and the plugins it reaches) and its outcome."""
+    import reprlib
     import sys
 
-    def before(hook_name: str, impls: Sequence[pluggy.HookImpl], kwargs: Mapping[str, Any]) -> None:
-        print(f"ctxmodes trace: {hook_name} -> {len(impls)} implementation(s)", file=sys.stderr)
+    shorten = reprlib.Repr()  # bounded: a session or a request is never printed whole
+    shorten.maxstring = shorten.maxother = 120
 
-    def after(*_: object) -> None:
-        return None
+    def before(hook_name: str, impls: Sequence[pluggy.HookImpl], kwargs: Mapping[str, Any]) -> None:
+        arguments = ", ".join(f"{key}={shorten.repr(value)}" for key, value in kwargs.items())
+        plugins = ", ".join(impl.plugin_name for impl in reversed(impls)) or "none"
+        print(f"ctxmodes trace: {hook_name}({arguments}) -> [{plugins}]", file=sys.stderr)
+
+    def after(
+        outcome: pluggy.Result[Any],
+        hook_name: str,
+        impls: Sequence[pluggy.HookImpl],
+        kwargs: Mapping[str, Any],
+    ) -> None:
+        if outcome.exception is not None:
+            shown = f"raised {outcome.exception!r}"
+        else:
+            shown = f"returned {shorten.repr(outcome.get_result())}"
+        print(f"ctxmodes trace: {hook_name} {shown}", file=sys.stderr)
 
     pm.add_hookcall_monitoring(before, after)
+
+
+def each_plugin(
+    pm: pluggy.PluginManager, hook_name: str
+) -> Iterator[tuple[str, Callable[..., Any]]]:
+    """``(plugin name, caller)`` for each implementation of a registration hook, so what a
+    plugin registers can be attributed to it. Each caller reaches that one plugin and goes
+    through the manager's tracing like every other hook call."""
+    impls = getattr(pm.hook, hook_name).get_hookimpls()
+    for impl in impls:
+        others = [other.plugin for other in impls if other is not impl]
+        yield impl.plugin_name, pm.subset_hook_caller(hook_name, remove_plugins=others)
 
 
 def make_configured_plugin_manager(

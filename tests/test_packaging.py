@@ -19,37 +19,10 @@ PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 BUILT_IN_MODES = sorted(PYPROJECT["project"]["entry-points"]["ctxmodes"])
 IMPORT_NAMES = set(PYPROJECT["tool"]["hatch"]["build"]["targets"]["wheel"]["sources"].values())
 
-THIRD_PARTY_PYPROJECT = """
-[build-system]
-requires = ["hatchling"]
-build-backend = "hatchling.build"
-
-[project]
-name = "ctxmodes-echo-mode"
-version = "1.2.3"
-dependencies = ["ctxmodes"]
-
-[project.entry-points.ctxmodes]
-echo = "echo_mode"
-
-[tool.hatch.build.targets.wheel]
-only-include = ["echo_mode.py"]
-"""
-
-THIRD_PARTY_MODULE = """
-from ctxmodes import hookimpl
-from ctxmodes.modes import ModeSpec
-
-
-class EchoMode:
-    def __init__(self, session):
-        self.session = session
-
-
-@hookimpl
-def ctx_register_modes(register):
-    register(ModeSpec(name="echo", description="A third-party mode", factory=EchoMode))
-"""
+#: The README's third-party mode: a distribution of its own, built and installed beside ours.
+EXAMPLE_MODE = ROOT / "docs" / "example-mode"
+THIRD_PARTY = "recent-turns"
+THIRD_PARTY_DISTRIBUTION = "ctxmodes-recent-turns"
 
 
 def build_wheel(source: Path, outdir: Path) -> Path:
@@ -67,11 +40,7 @@ def build_wheel(source: Path, outdir: Path) -> Path:
 def installed(tmp_path_factory):
     base = tmp_path_factory.mktemp("dist")
     ours = build_wheel(ROOT, base / "ours")
-    plugin_src = base / "echo"
-    plugin_src.mkdir()
-    (plugin_src / "pyproject.toml").write_text(THIRD_PARTY_PYPROJECT)
-    (plugin_src / "echo_mode.py").write_text(THIRD_PARTY_MODULE)
-    theirs = build_wheel(plugin_src, base / "theirs")
+    theirs = build_wheel(EXAMPLE_MODE, base / "theirs")
     env_dir = base / "venv"
     venv.create(env_dir, with_pip=True)
     subprocess.run(
@@ -127,7 +96,7 @@ def test_fresh_environment_imports_and_lists_entry_points(installed):
         check=True,
     )
     assert out.stdout.splitlines() == [
-        str(sorted(["echo", *BUILT_IN_MODES])),
+        str(sorted([THIRD_PARTY, *BUILT_IN_MODES])),
         "['ctxmodes.testing.plugin']",
     ]
 
@@ -137,7 +106,7 @@ def test_third_party_mode_is_listed_with_its_distribution(installed):
     result = run(env_dir, "modes")
     assert result.returncode == 0, result.stderr
     rows = {line.split()[0]: line.split() for line in result.stdout.splitlines()[1:]}
-    assert rows["echo"][1:3] == ["installed", "ctxmodes-echo-mode"]
+    assert rows[THIRD_PARTY][1:3] == ["installed", THIRD_PARTY_DISTRIBUTION]
     assert rows["off"][1:3] == ["active", "ctxmodes"]
 
 
@@ -148,21 +117,36 @@ def test_third_party_mode_is_selectable_by_flag_env_and_config(installed, tmp_pa
         assert result.returncode == 0, result.stderr
         return [line.split()[0] for line in result.stdout.splitlines() if " active " in line]
 
-    assert active(run(env_dir, "modes", "--mode", "echo")) == ["echo"]
-    assert active(run(env_dir, "modes", env={"CTXMODES_MODE": "echo"})) == ["echo"]
-    (tmp_path / ".ctxmodes.toml").write_text('mode = "echo"\n')
-    assert active(run(env_dir, "modes", cwd=tmp_path)) == ["echo"]
+    assert active(run(env_dir, "modes", "--mode", THIRD_PARTY)) == [THIRD_PARTY]
+    assert active(run(env_dir, "modes", env={"CTXMODES_MODE": THIRD_PARTY})) == [THIRD_PARTY]
+    (tmp_path / ".ctxmodes.toml").write_text(f'mode = "{THIRD_PARTY}"\n')
+    assert active(run(env_dir, "modes", cwd=tmp_path)) == [THIRD_PARTY]
 
 
 def test_blocked_third_party_mode_is_gone(installed):
     _, env_dir = installed
-    blocked = {"CTXMODES_BLOCK_PLUGINS": "echo"}
+    blocked = {"CTXMODES_BLOCK_PLUGINS": THIRD_PARTY}
     listing = run(env_dir, "modes", env=blocked)
     assert listing.returncode == 0
     rows = {line.split()[0]: line.split()[1:3] for line in listing.stdout.splitlines()[1:]}
-    assert rows["echo"] == ["blocked", "ctxmodes-echo-mode"]
-    selected = run(env_dir, "modes", "--mode", "echo", env=blocked)
+    assert rows[THIRD_PARTY] == ["blocked", THIRD_PARTY_DISTRIBUTION]
+    selected = run(env_dir, "modes", "--mode", THIRD_PARTY, env=blocked)
     assert selected.returncode == 1
     assert selected.stderr.strip().splitlines()[-1] == (
-        f"ctxmodes: error: unknown mode 'echo'; installed modes: {', '.join(BUILT_IN_MODES)}"
+        f"ctxmodes: error: unknown mode '{THIRD_PARTY}'; installed modes: "
+        f"{', '.join(BUILT_IN_MODES)}"
     )
+
+
+def test_third_party_settings_are_validated_and_shown(installed, tmp_path):
+    _, env_dir = installed
+    config = tmp_path / ".ctxmodes.toml"
+    config.write_text(f"[modes.{THIRD_PARTY}]\nturns = 5\n")
+    shown = run(env_dir, "config", "show", cwd=tmp_path)
+    assert shown.returncode == 0, shown.stderr
+    assert f"modes.{THIRD_PARTY}.turns" in shown.stdout
+    assert str(config) in shown.stdout
+    config.write_text(f"[modes.{THIRD_PARTY}]\nturn = 5\n")
+    refused = run(env_dir, "config", "show", cwd=tmp_path)
+    assert refused.returncode == 1
+    assert f"[modes.{THIRD_PARTY}]: unknown setting 'turn'" in refused.stderr

@@ -1,8 +1,9 @@
 """The ``ctxmodes`` command line.
 
-Each sub-command lives in its own module of this package and exposes
-``register(subparsers)``; registration must stay import-light (heavy modules are imported
-inside the handler) so that ``ctxmodes --help`` starts fast.
+Each core sub-command lives in its own module of this package and exposes
+``register(subparsers)``; plugins add theirs through ``ctx_register_cli_commands``
+(:mod:`ctxmodes.cli_commands`). Registration must stay import-light (heavy modules are
+imported inside the handler) so that ``ctxmodes --help`` starts fast.
 """
 
 from __future__ import annotations
@@ -11,9 +12,15 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from ctxmodes._version import __version__
-from ctxmodes.errors import CtxmodesError
+from ctxmodes.errors import CtxmodesError, PluginError
+
+if TYPE_CHECKING:
+    import pluggy
+
+    from ctxmodes.cli_commands import CliCommand
 
 # Order here is the order in ``--help``.
 COMMAND_MODULES: tuple[str, ...] = (
@@ -23,11 +30,12 @@ COMMAND_MODULES: tuple[str, ...] = (
     "ctxmodes.cli.config_cmd",
     "ctxmodes.cli.retrieval_cmd",
     "ctxmodes.cli.session_cmd",
-    "ctxmodes.cli.demo_cmd",
 )
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(pm: pluggy.PluginManager | None = None) -> argparse.ArgumentParser:
+    """The parser: the core commands, then the commands of ``pm``'s plugins (by default, the
+    configured plugins)."""
     parser = argparse.ArgumentParser(
         prog="ctxmodes",
         description="Context-management modes for coding agents over Pi session files.",
@@ -36,11 +44,58 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(subparsers)
+    for command in plugin_commands(pm if pm is not None else _configured_plugins(), subparsers):
+        _add_plugin_command(subparsers, command)
     return parser
 
 
+def _configured_plugins() -> pluggy.PluginManager:
+    from ctxmodes.config import load_settings
+    from ctxmodes.plugins import make_configured_plugin_manager
+
+    return make_configured_plugin_manager(load_settings().settings)
+
+
+def plugin_commands(pm: pluggy.PluginManager, subparsers: Any) -> list[CliCommand]:
+    """Every command ``pm``'s plugins register, in plugin-name order.
+
+    :raises PluginError: a name is taken by a core command or by another plugin.
+    """
+    from ctxmodes.plugins import each_plugin
+
+    owners: dict[str, str] = dict.fromkeys(subparsers.choices, "the core")
+    commands: list[CliCommand] = []
+    for plugin_name, call in sorted(each_plugin(pm, "ctx_register_cli_commands")):
+
+        def register(command: CliCommand, plugin_name: str = plugin_name) -> None:
+            owner = owners.get(command.name)
+            if owner is not None:
+                raise PluginError(
+                    f"command {command.name!r} of plugin {plugin_name!r} is already "
+                    f"provided by {owner if owner == 'the core' else repr(owner)}"
+                )
+            owners[command.name] = plugin_name
+            commands.append(command)
+
+        call(register=register)
+    return commands
+
+
+def _add_plugin_command(subparsers: Any, command: CliCommand) -> None:
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        command.name, help=command.help, description=command.description or command.help
+    )
+    if command.configure is not None:
+        command.configure(parser)
+    parser.set_defaults(handler=command.run)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    try:
+        parser = build_parser()
+    except CtxmodesError as exc:
+        print(f"ctxmodes: error: {exc}", file=sys.stderr)
+        return 1
     args = parser.parse_args(argv)
     handler = getattr(args, "handler", None)
     if handler is None:

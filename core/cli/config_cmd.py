@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ctxmodes.cli.options import add_mode_option, cli_overrides
+
+if TYPE_CHECKING:
+    from ctxmodes.config import Settings
 
 
 def register(subparsers: Any) -> None:
@@ -19,15 +22,42 @@ def register(subparsers: Any) -> None:
 
 
 def run_show(args: argparse.Namespace) -> int:
-    from ctxmodes.config import flatten, load_settings, user_config_path
+    from ctxmodes.config import DEFAULT_SOURCE, flatten, load_settings, user_config_path
 
     loaded = load_settings(cli=cli_overrides(args))
-    flat = flatten(loaded.settings.model_dump())
+    settings = loaded.settings
+    flat = flatten(settings.model_dump(exclude={"modes"}))
+    flat.update(_mode_settings(settings))
+    rows = {key: (value, loaded.origins.get(key, DEFAULT_SOURCE)) for key, value in flat.items()}
     if args.json:
-        print(json.dumps({k: {"value": v, "source": loaded.origins[k]} for k, v in flat.items()}))
+        print(json.dumps({k: {"value": v, "source": src} for k, (v, src) in rows.items()}))
         return 0
-    width = max(len(key) for key in flat)
-    for key, value in flat.items():
-        print(f"{key.ljust(width)} = {json.dumps(value)}  # {loaded.origins[key]}")
+    width = max(len(key) for key in rows)
+    for key, (value, source) in rows.items():
+        print(f"{key.ljust(width)} = {json.dumps(value)}  # {source}")
     print(f"# user file: {user_config_path()}")
     return 0
+
+
+def _mode_settings(settings: Settings) -> dict[str, Any]:
+    """Every installed mode's effective settings as ``modes.<name>.<key>``, defaults
+    included; a ``[modes.<name>]`` table for a mode that is not installed is an error."""
+    from ctxmodes.config import MODES_TABLE
+    from ctxmodes.errors import ConfigError
+    from ctxmodes.modes import ModeRegistry
+    from ctxmodes.plugins import make_configured_plugin_manager
+
+    registry = ModeRegistry.from_plugin_manager(make_configured_plugin_manager(settings))
+    for name in sorted(settings.modes):
+        if name not in registry:
+            installed = ", ".join(registry.names()) or "none"
+            raise ConfigError(
+                f"[{MODES_TABLE}.{name}]: unknown mode {name!r}; installed modes: {installed}"
+            )
+    values: dict[str, Any] = {}
+    for mode in registry:
+        validated = mode.spec.validate_settings(settings.modes.get(mode.spec.name))
+        if validated is not None:
+            for key, value in validated.model_dump(mode="json").items():
+                values[f"{MODES_TABLE}.{mode.spec.name}.{key}"] = value
+    return values

@@ -13,13 +13,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ctxmodes.session.jsvalues import js_length, js_sort_key
 
-def js_length(text: str) -> int:
-    """The JavaScript ``length`` of ``text``: its number of UTF-16 code units."""
-    if text.isascii():
-        return len(text)
-    # surrogatepass: a lone surrogate read from a file is one code unit, as in JavaScript.
-    return len(text.encode("utf-16-le", "surrogatepass")) // 2
+__all__ = ["js_entries", "js_length", "js_prefix", "js_sort_key"]
 
 
 def js_prefix(text: str, units: int) -> str:
@@ -28,12 +24,6 @@ def js_prefix(text: str, units: int) -> str:
         return text[:units]
     encoded = text.encode("utf-16-le", "surrogatepass")
     return encoded[: 2 * units].decode("utf-16-le", "surrogatepass")
-
-
-def js_sort_key(text: str) -> bytes:
-    """Sort key giving JavaScript's default ``Array.prototype.sort`` order for strings."""
-    # Big-endian UTF-16 bytes compare exactly like sequences of UTF-16 code units.
-    return text.encode("utf-16-be", "surrogatepass")
 
 
 def _is_array_index(key: str) -> bool:

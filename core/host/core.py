@@ -22,7 +22,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
 from ctxmodes.abort import AbortController, AbortSignal
-from ctxmodes.events import ToolCallBlock, ToolCallEvent, ToolResultEvent
+from ctxmodes.events import (
+    NewContextOutcome,
+    NewContextRequest,
+    RetrievalRequest,
+    RetrievalResult,
+    ToolCallBlock,
+    ToolCallEvent,
+    ToolResultEvent,
+)
 from ctxmodes.host import records
 from ctxmodes.host.lifecycle import Lifecycle
 from ctxmodes.host.listeners import Listeners
@@ -209,10 +217,37 @@ class SessionCore:
     def tool_context(
         self, signal: AbortSignal, on_update: Callable[[ToolResult], None]
     ) -> ToolContext:
-        return ToolContext(cwd=self.cwd, signal=signal, on_update=on_update, session=self.session)
+        return ToolContext(
+            cwd=self.cwd,
+            signal=signal,
+            on_update=on_update,
+            session=self.session,
+            hooks=_ToolHooks(self),
+        )
 
     # ------------------------------------------------------------------ summaries
 
     def summarizer(self, signal: AbortSignal, purpose: RequestPurpose) -> ProviderSummarizer:
+        """The session's model for one summarization. Compaction calls carry the session's
+        thinking level when the model reasons and the level is not ``off``; branch summaries
+        carry none (both as Pi 0.85)."""
         assert self.provider is not None
-        return ProviderSummarizer(self.provider, signal, purpose, self.emit)
+        reasoning: str | None = None
+        if purpose == "compaction" and self.provider.info.capabilities.reasoning:
+            level = self.manager.build_session_context().thinking_level
+            reasoning = level if level and level != "off" else None
+        return ProviderSummarizer(self.provider, signal, purpose, self.emit, reasoning)
+
+
+class _ToolHooks:
+    """The hooks tools call (:class:`~ctxmodes.tools.base.ToolHooks`), serialized and
+    reported like every other hook call of the session."""
+
+    def __init__(self, core: SessionCore) -> None:
+        self._core = core
+
+    def new_context(self, request: NewContextRequest) -> NewContextOutcome | None:
+        return self._core.hook(self._core.relay.new_context, request)
+
+    def retrieve(self, request: RetrievalRequest) -> RetrievalResult | None:
+        return self._core.hook(self._core.relay.retrieve, request)

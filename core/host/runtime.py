@@ -16,9 +16,9 @@ same :class:`~ctxmodes.session.ids.IdentitySource` as the store it replaces.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ctxmodes.errors import CtxmodesError
 from ctxmodes.events import SessionShutdownReason, SessionStartReason
@@ -55,7 +55,8 @@ class AgentHost:
 
     :param mode: the mode to activate for every session; ``None`` runs without any mode
         (sessions then report ``"off"``).
-    :raises ConfigError: ``mode`` is not installed.
+    :param mode_settings: mode name → its ``[modes.<name>]`` table.
+    :raises ConfigError: ``mode`` is not installed, or its settings do not validate.
     """
 
     def __init__(
@@ -67,12 +68,15 @@ class AgentHost:
         mode: str | None = "off",
         options: HostOptions | None = None,
         durability: Durability = Durability.FSYNC,
+        mode_settings: Mapping[str, Mapping[str, Any]] | None = None,
     ) -> None:
         self._pm = pm
         distributions = pm.distributions() if isinstance(pm, CtxPluginManager) else None
         self._registry = ModeRegistry.from_plugin_manager(pm, distributions)
+        self._mode_settings: Mapping[str, Mapping[str, Any]] = mode_settings or {}
         if mode is not None:
-            self._registry.get(mode)
+            # Fail before any session opens: an unknown mode or a bad [modes.<name>] table.
+            self._registry.get(mode).spec.validate_settings(self._mode_settings.get(mode))
         self._mode = mode
         self._provider = provider
         self._ui: UserInterface = ui if ui is not None else HeadlessUI()
@@ -106,6 +110,7 @@ class AgentHost:
             mode=settings.mode,
             options=options,
             durability=Durability(settings.durability),
+            mode_settings=settings.modes,
         )
 
     # ================================================================ state
@@ -212,7 +217,7 @@ class AgentHost:
                     session.call_hook(session_relay.session_shutdown, "reload")
                 ModeRegistry.deactivate(self._pm, self._mode)
             self._mode = name
-            plugin = self._registry.activate(self._pm, name, session)
+            plugin = self._registry.activate(self._pm, name, session, self._mode_settings.get(name))
             session.set_mode_name(name)
             session.refresh_registrations()
             session.call_hook(
@@ -242,7 +247,9 @@ class AgentHost:
             controller=self,
         )
         if self._mode is not None:
-            self._registry.activate(self._pm, self._mode, session)
+            self._registry.activate(
+                self._pm, self._mode, session, self._mode_settings.get(self._mode)
+            )
         self._session = session
         try:
             session.start(reason)

@@ -43,6 +43,7 @@ from ctxmodes.host.listeners import Listeners
 from ctxmodes.host.navigation import SessionNavigation
 from ctxmodes.host.navigator import Navigator
 from ctxmodes.host.options import HostOptions
+from ctxmodes.host.queues import QueuedMessage
 from ctxmodes.host.records import Listener
 from ctxmodes.host.run_loop import RunLoop
 from ctxmodes.host.system_prompt import build_system_prompt
@@ -50,6 +51,7 @@ from ctxmodes.hostapi import (
     DeliverAs,
     StreamingBehavior,
     TreeNavigationResult,
+    TurnHold,
     UserInterface,
 )
 from ctxmodes.session.models import (
@@ -133,6 +135,8 @@ class AgentSession:
         self._commands = CommandTable()
         self._held: list[_HeldInput] = []
         self._held_lock = threading.Lock()
+        #: Turn-starting custom messages held by :meth:`hold_turns` (``None``: no hold).
+        self._held_turns: list[CustomMessage] | None = None
         self._stale = False
         self._quiescing = False
         self._navigation = SessionNavigation(self)
@@ -378,6 +382,46 @@ class AgentSession:
         self._refuse_command(text)
         self._queue_user(text, "follow_up")
 
+    def take_queued(self, queue: StreamingBehavior = "steer") -> list[QueuedMessage]:
+        self._check_alive()
+        queues = self._core.queues
+        taken = (queues.steering if queue == "steer" else queues.follow_up).clear()
+        if taken:
+            self._queue_changed()
+        return taken
+
+    def enqueue(self, message: QueuedMessage, *, deliver_as: StreamingBehavior) -> None:
+        self._check_alive()
+        queues = self._core.queues
+        (queues.steering if deliver_as == "steer" else queues.follow_up).push(message)
+        self._queue_changed()
+
+    def hold_turns(self) -> TurnHold:
+        with self._held_lock:
+            if self._held_turns is not None:
+                raise SessionBusyError("turns are already held")
+            self._held_turns = []
+        return _TurnHold(self)
+
+    def _release_turns(self, start_turns: bool) -> None:
+        with self._held_lock:
+            held, self._held_turns = self._held_turns or [], None
+        if start_turns:
+            for message in held:
+                self._core.queues.steering.push(message)
+            if held:
+                self._queue_changed()
+        else:
+            for message in held:
+                self.send_message(message, trigger_turn=False)
+
+    def _hold_turn(self, message: CustomMessage) -> bool:
+        with self._held_lock:
+            if self._held_turns is None:
+                return False
+            self._held_turns.append(message)
+            return True
+
     def send_message(
         self,
         message: CustomMessage,
@@ -386,6 +430,8 @@ class AgentSession:
         trigger_turn: bool | None = None,
     ) -> None:
         self._check_alive()
+        if trigger_turn is not False and deliver_as != "next_turn" and self._hold_turn(message):
+            return
         core = self._core
         if deliver_as == "next_turn":
             core.queues.next_turn.push(message)
@@ -643,3 +689,17 @@ class AgentSession:
                     )
             finally:
                 self._release_held()
+
+
+class _TurnHold:
+    """The :class:`~ctxmodes.hostapi.TurnHold` of one :meth:`AgentSession.hold_turns`."""
+
+    __slots__ = ("_session",)
+
+    def __init__(self, session: AgentSession) -> None:
+        self._session: AgentSession | None = session
+
+    def release(self, *, start_turns: bool = True) -> None:
+        session, self._session = self._session, None
+        if session is not None:
+            session._release_turns(start_turns)

@@ -22,6 +22,8 @@ class ProviderSummarizer:
 
     Summarization requests have no ``ctx_provider_request`` hook (they are not turns), but
     listeners see each one as a ``provider_request`` record with its purpose.
+
+    ``reasoning`` is the thinking level every request asks for (``None``: none).
     """
 
     def __init__(
@@ -30,11 +32,13 @@ class ProviderSummarizer:
         signal: AbortSignal,
         purpose: RequestPurpose,
         emit: Callable[[HostRecord], None],
+        reasoning: str | None = None,
     ) -> None:
         self._provider = provider
         self._signal = signal
         self._purpose = purpose
         self._emit = emit
+        self._reasoning = reasoning
 
     def __call__(
         self, system_prompt: str, messages: Sequence[UserMessage], max_tokens: int
@@ -45,6 +49,7 @@ class ProviderSummarizer:
             messages=list(messages),
             max_tokens=max_tokens,
             purpose=self._purpose,
+            reasoning=self._reasoning,
         )
         self._emit(records.ProviderRequested(request, self._provider.transport))
         reply = self._provider.complete(request, self._signal)

@@ -15,7 +15,8 @@ from ctxmodes.session.models import to_json
 
 def request_json(request: ModelRequest, transport: str) -> dict[str, Any]:
     """Exactly what the model was sent: purpose, system prompt, messages (after projection
-    and shaping, in their stored JSON form), tool schemas and the output cap."""
+    and shaping, in their stored JSON form), tool schemas, the output cap and, when one is
+    asked for, the thinking level."""
     traced: dict[str, Any] = {
         "purpose": request.purpose,
         "transport": transport,
@@ -24,6 +25,8 @@ def request_json(request: ModelRequest, transport: str) -> dict[str, Any]:
         "tools": [tool.model_dump() for tool in request.tools],
         "messages": [to_json(message) for message in request.messages],
     }
+    if request.reasoning not in (None, "off"):
+        traced["reasoning"] = request.reasoning
     # Only a mode that shapes the request identity sets these; most traces never have them.
     if request.headers:
         traced["headers"] = dict(request.headers)

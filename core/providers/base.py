@@ -170,12 +170,14 @@ class ModelCapabilities:
         tool-argument fields and answers ``encrypted_content`` outputs (Codex's native
         history and notes namespaces).
     :ivar images: user and tool-result messages may carry images.
+    :ivar reasoning: the model takes a thinking level (Pi's ``model.reasoning``).
     """
 
     developer_role: bool = True
     namespaced_tools: bool = False
     encrypted_tool_arguments: bool = False
     images: bool = True
+    reasoning: bool = False
 
 
 @dataclass(frozen=True, slots=True)

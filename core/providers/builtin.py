@@ -15,7 +15,7 @@ import os
 from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
-from ctxmodes.hookspecs import hookimpl
+from ctxmodes import hookimpl
 from ctxmodes.providers.catalog import ModelSpec, builtin_models
 from ctxmodes.providers.credentials import (
     CredentialError,

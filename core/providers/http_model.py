@@ -45,17 +45,20 @@ def capabilities_for(model: ModelSpec) -> ModelCapabilities:
             namespaced_tools=False,
             encrypted_tool_arguments=True,
             images=model.images,
+            reasoning=model.reasoning,
         )
     if model.api == "openai-responses":
         return ModelCapabilities(
             developer_role=model.flag("supportsDeveloperRole", True) is not False,
             namespaced_tools=True,
             images=model.images,
+            reasoning=model.reasoning,
         )
     return ModelCapabilities(
         developer_role=model.flag("supportsDeveloperRole", True) is not False,
         namespaced_tools=False,
         images=model.images,
+        reasoning=model.reasoning,
     )
 
 

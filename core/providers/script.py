@@ -4,7 +4,10 @@
 
     {"responses": [{"text"?, "thinking"?, "tool_calls"?: [{"name", "arguments"?,
                     "namespace"?, "id"?}], "stop_reason"?, "error_message"?, "usage"?}],
-     "summaries"?: [str], "model"?: str, "context_window"?: int, "max_tokens"?: int}
+     "summaries"?: [str], "model"?: str, "context_window"?: int, "max_tokens"?: int,
+     "reasoning"?: bool}
+
+``reasoning`` makes the scripted model a reasoning model (one that takes a thinking level).
 
 Unknown keys are errors, so a typo fails loudly instead of silently changing a test. ``usage``
 takes Pi's field names (``input``, ``cacheRead``, ``totalTokens``, ``cost`` ...) and overrides
@@ -71,6 +74,7 @@ class Script(_Strict):
     model: str = Field(default="scripted", min_length=1)
     context_window: int = Field(default=128_000, gt=0)
     max_tokens: int = Field(default=16_384, gt=0)
+    reasoning: bool = False
 
 
 def load_script(path: str | Path) -> Script:

@@ -27,6 +27,7 @@ import orjson
 from ctxmodes.abort import AbortSignal
 from ctxmodes.providers._scripted_text import digest_summary, estimate_chars
 from ctxmodes.providers.base import (
+    ModelCapabilities,
     ModelInfo,
     ModelRequest,
     Provider,
@@ -96,6 +97,7 @@ class ScriptedProvider(Provider):
             id=script.model,
             context_window=script.context_window,
             max_tokens=script.max_tokens,
+            capabilities=ModelCapabilities(reasoning=script.reasoning),
         )
 
     @classmethod

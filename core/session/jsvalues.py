@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from typing import Any, Final
 
-__all__ = ["js_to_number", "js_trim", "js_truthy"]
+__all__ = [
+    "js_length",
+    "js_locale_sort_key",
+    "js_slice",
+    "js_sort_key",
+    "js_to_number",
+    "js_trim",
+    "js_trim_end",
+    "js_truthy",
+]
 
 # String.prototype.trim() strips WhiteSpace and LineTerminator code points.
 _JS_WHITESPACE: Final = (
@@ -34,6 +44,77 @@ def js_truthy(value: Any) -> bool:
 def js_trim(text: str) -> str:
     """``text.trim()`` with JavaScript's definition of whitespace."""
     return text.strip(_JS_WHITESPACE)
+
+
+def js_trim_end(text: str) -> str:
+    """``text.trimEnd()`` with JavaScript's definition of whitespace."""
+    return text.rstrip(_JS_WHITESPACE)
+
+
+# Strings. JavaScript counts, slices and (by default) sorts strings by UTF-16 code units;
+# Python by code points. They differ for every character outside the Basic Multilingual
+# Plane (emoji, many CJK extensions), which is one code point but two code units.
+
+
+def js_length(text: str) -> int:
+    """The JavaScript ``length`` of ``text``: its number of UTF-16 code units."""
+    if text.isascii():
+        return len(text)
+    # surrogatepass: a lone surrogate read from a file is one code unit, as in JavaScript.
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
+
+
+def js_slice(text: str, start: int, stop: int | None = None) -> tuple[str, int, int]:
+    """``text.slice(start, stop)`` in UTF-16 code units (non-negative bounds), and the
+    bounds actually used.
+
+    Unlike JavaScript, a bound that falls between the two halves of a surrogate pair moves
+    back to the start of the pair, so a character is never cut in half (half a pair cannot
+    be written as UTF-8) and a range that ends before a pair is continued from that pair;
+    a range of one code unit that would so become empty takes the whole pair instead, so
+    paging always moves on.
+    """
+    total = js_length(text)
+    stop = total if stop is None else min(stop, total)
+    start = min(start, stop)
+    if text.isascii():
+        return text[start:stop], start, stop
+    encoded = text.encode("utf-16-le", "surrogatepass")
+    asked = stop
+    start, stop = _pair_start(encoded, start), _pair_start(encoded, stop)
+    if stop <= start < asked:
+        stop = min(start + 2, total)
+    piece = encoded[2 * start : 2 * stop].decode("utf-16-le", "surrogatepass")
+    return piece, start, stop
+
+
+def _pair_start(encoded: bytes, unit: int) -> int:
+    """``unit``, or one less when it is the low half of a surrogate pair."""
+    if 0 < unit < len(encoded) // 2:
+        high = int.from_bytes(encoded[2 * unit - 2 : 2 * unit], "little")
+        low = int.from_bytes(encoded[2 * unit : 2 * unit + 2], "little")
+        if 0xD800 <= high <= 0xDBFF and 0xDC00 <= low <= 0xDFFF:
+            return unit - 1
+    return unit
+
+
+def js_sort_key(text: str) -> bytes:
+    """Sort key giving JavaScript's default ``Array.prototype.sort`` order for strings."""
+    # Big-endian UTF-16 bytes compare exactly like sequences of UTF-16 code units.
+    return text.encode("utf-16-be", "surrogatepass")
+
+
+def js_locale_sort_key(text: str) -> bytes:
+    """Sort key giving the order of ``a.localeCompare(b)`` (ICU's root collation, which
+    node's default ``en`` locale uses)."""
+    return _root_collator().getSortKey(text)  # type: ignore[no-any-return]
+
+
+@functools.cache
+def _root_collator() -> Any:
+    import icu  # ICU, as node's Intl; imported on first use (it is large)
+
+    return icu.Collator.createInstance(icu.Locale.getRoot())
 
 
 def js_to_number(value: Any) -> float:

@@ -72,7 +72,7 @@ from ctxmodes.session.paths import (
     sessions_dir,
 )
 from ctxmodes.session.reader import SkippedLine, read_session_file, scan_lines
-from ctxmodes.session.store import NO_ENTRY, ActivePath, EntryTable, IndexWarning
+from ctxmodes.session.store import NO_ENTRY, ActivePath, EntryTable, IndexWarning, StoredRun
 from ctxmodes.session.tree import SessionTreeNode, build_tree
 from ctxmodes.session.writer import Durability, SessionWriter
 
@@ -735,6 +735,15 @@ class SessionManager:
         """An entry as stored (after in-memory migration); treat as read-only."""
         index = self._table.index_of(entry_id)
         return self._table.entry(index) if index is not None else None
+
+    def stored_run(self, last_id: str, count: int) -> StoredRun | None:
+        """The ``count`` entries ending at ``last_id`` along its parent chain, known from the
+        index without decoding any of them (their types, the bytes their lines span), when
+        they are consecutive lines of the session file — a stretch of work appended one entry
+        after the other. ``None`` when they are not, or when a line is not on disk as indexed
+        (appended since the file was opened, or an older format migrated in memory)."""
+        last = self._table.index_of(last_id)
+        return None if last is None else self._table.stored_run(last, count)
 
     def get_entries(self) -> Sequence[SessionEntry]:
         """Every entry in file order (header excluded), decoded as they are read."""

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 import weakref
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from itertools import compress
@@ -292,6 +292,19 @@ class EntryTable:
         }
         return [found.get(index) for index in indexes]
 
+    def stored_run(self, last: int, count: int) -> StoredRun | None:
+        """The ``count`` entries that end at entry ``last`` along its parent chain, as a
+        :class:`StoredRun`, when they are consecutive lines of the file as indexed (each the
+        parent of the next) and all on disk; ``None`` otherwise."""
+        first = last - count + 1
+        if self.migrated or first < 0 or count <= 0:
+            return None
+        breaks = self._breaks
+        # Entries appended since the file was opened (no stored line) all come last.
+        if breaks[bisect_right(breaks, last) - 1] > first or self._starts[last] < 0:
+            return None
+        return StoredRun(self.types, self._starts, self._ends, first, last)
+
     def load(self, indexes: Iterable[int]) -> None:
         """Decode the given entries into the cache."""
         if self._reader is None:
@@ -424,6 +437,31 @@ class EntryTable:
     def close(self) -> None:
         if self._reader is not None:
             self._reader.close()
+
+
+class StoredRun:
+    """Consecutive entries ``first`` .. ``last`` of the file, known from the index alone."""
+
+    __slots__ = ("_ends", "_first", "_last", "_starts", "_types")
+
+    def __init__(
+        self, types: list[Any], starts: list[int], ends: list[int], first: int, last: int
+    ) -> None:
+        self._types, self._starts, self._ends = types, starts, ends
+        self._first, self._last = first, last
+
+    def __len__(self) -> int:
+        return self._last - self._first + 1
+
+    def first_within(self, budget: int) -> int:
+        """The first offset from which the run's lines, to its end, span at most ``budget``
+        bytes of the file (``len(self)`` when not even the last one fits)."""
+        lowest = self._ends[self._last] - budget
+        return bisect_left(self._starts, lowest, self._first, self._last + 1) - self._first
+
+    def types(self, start: int = 0) -> list[Any]:
+        """The stored ``type`` of each entry from offset ``start`` (raw values)."""
+        return self._types[self._first + start : self._last + 1]
 
 
 class ActivePath:

@@ -2,10 +2,13 @@
 
 Subclass :class:`ModeConformance` in a test module, set ``plugin`` (the object or module
 holding the mode's ``ctx_register_modes``) and ``mode_name``; pytest then runs every check
-against a fresh plugin manager holding only that plugin. A mode that offers the context
-tools (``new_context``, ``get_context_remaining``, ``history``, ``notes``) subclasses
-:class:`ContextWindowConformance` instead, which adds the context-window contract checked
-through a real agent host driven by the scripted model.
+against a fresh plugin manager holding only that plugin. Beyond registration, the suite runs
+one scripted session through a real host — many turns with two tool calls each, a
+compaction, a ``/tree`` navigation and a resume — and checks that every request keeps tool
+calls and results paired, carries at most one window marker, that the session file is only
+appended to, and that the mode survives each step. A mode that offers the context tools
+(``new_context``, ``get_context_remaining``, ``history``, ``notes``) subclasses
+:class:`ContextWindowConformance` instead, which adds the context-window contract.
 """
 
 from __future__ import annotations
@@ -16,19 +19,24 @@ from typing import Any, ClassVar
 
 import pytest
 
-from ctxmodes.events import RetrievalRequest
+from ctxmodes import hookimpl
+from ctxmodes.compaction.settings import CompactionSettings
+from ctxmodes.events import NewContextRequest, RetrievalRequest
 from ctxmodes.hooks import HookRelay
+from ctxmodes.hookspecs import MODULE_HOOKS
 from ctxmodes.modes import ModeRegistry, mode_plugin_name
 from ctxmodes.offline import OfflineSession
 from ctxmodes.plugins import CtxPluginManager
 from ctxmodes.providers.base import DeveloperMessage, ModelRequest
 from ctxmodes.session.models import (
+    AssistantMessage,
     CustomEntry,
     CustomMessageEntry,
     MessageEntry,
     TextContent,
     ToolResultMessage,
 )
+from ctxmodes.testing.checks import AppendOnlyWatch, check_single_marker, check_tool_pairing
 from ctxmodes.testing.harness import HostHarness
 from ctxmodes.testing.plugin import isolated_plugin_manager
 from ctxmodes.windows.marker import CONTEXT_WINDOW_CUSTOM_TYPE
@@ -71,12 +79,12 @@ class ModeConformance:
         assert "\n" not in spec.description, "the description is shown on one line"
 
     def test_is_inert_until_activated(self, pm: CtxPluginManager) -> None:
-        # Before activation only the registration hook may be implemented at module level;
+        # Before activation only the registration hooks may be implemented at module level;
         # lifecycle hooks of an unselected mode must never run.
         lifecycle = {
             impl.plugin_name
             for name in dir(pm.hook)
-            if name.startswith("ctx_") and name != "ctx_register_modes"
+            if name.startswith("ctx_") and name not in MODULE_HOOKS
             for impl in getattr(pm.hook, name).get_hookimpls()
         }
         assert lifecycle == set()
@@ -104,6 +112,84 @@ class ModeConformance:
         relay.session_shutdown("quit")
         after = path.read_bytes()
         assert after.startswith(before), "a mode may append to a session file, never rewrite it"
+
+    # -- one lived session ----------------------------------------------------------------
+
+    def start(self, ctx_host: HostFactory, responses: list[dict[str, Any]]) -> HostHarness:
+        """A host running this mode with ``responses`` scripted."""
+        return ctx_host(responses, plugins=[self.plugin], mode=self.mode_name)
+
+    def lived_session(self, ctx_host: HostFactory) -> HostHarness:
+        """Run the suite's scripted session, checking after every step that the file was
+        only appended to and that the mode did not fail."""
+        turns = [
+            {
+                "tool_calls": [
+                    {"name": "bash", "arguments": {"command": f"echo step-{n}-{part}"}}
+                    for part in ("a", "b")
+                ]
+            }
+            for n in range(LIVED_TURNS)
+        ]
+        answers = [{"text": f"answer {n}"} for n in range(4)]
+        # Keeping one token makes the short session compactable with any mode's policy.
+        harness = ctx_host(
+            [*turns, *answers],
+            plugins=[self.plugin],
+            mode=self.mode_name,
+            compaction=CompactionSettings(keep_recent_tokens=1),
+        )
+        path = harness.manager.session_file
+        assert path is not None
+        watch = AppendOnlyWatch(path, lambda: harness.manager.flush())
+
+        def step(name: str, action: Callable[[], object]) -> None:
+            try:
+                action()
+            except Exception as error:
+                raise AssertionError(f"the mode failed during {name}: {error!r}") from error
+            errors = [text for level, text in harness.ui.notifications if level == "error"]
+            if errors:
+                raise AssertionError(f"the mode reported an error during {name}: {errors[0]}")
+            watch.check(name)
+
+        step("a prompt with tool calls", lambda: harness.prompt("work"))
+        step("a second prompt", lambda: harness.prompt("and now?"))
+        step("a compaction", lambda: harness.session.compact())
+        reply = next(
+            entry
+            for entry in harness.entries()
+            if isinstance(entry, MessageEntry)
+            and isinstance(entry.message, AssistantMessage)
+            and entry.message.content == [TextContent(text="answer 0")]
+        )
+        step("a /tree navigation", lambda: harness.session.navigate_tree(reply.id))
+        step("a prompt after navigating", lambda: harness.prompt("from here"))
+        step("a resume", lambda: harness.host.resume_session(path))
+        step("a prompt after resuming", lambda: harness.prompt("still there?"))
+        return harness
+
+    def test_requests_keep_tool_calls_with_their_results(self, ctx_host: HostFactory) -> None:
+        harness = self.lived_session(ctx_host)
+        for number, request in enumerate(harness.requests()):
+            check_tool_pairing(request, number)
+
+    def test_requests_carry_one_marker_at_most(self, ctx_host: HostFactory) -> None:
+        harness = self.lived_session(ctx_host)
+        for number, request in enumerate(harness.requests()):
+            check_single_marker(request, number)
+
+    def test_survives_compaction_navigation_and_resume(self, ctx_host: HostFactory) -> None:
+        harness = self.lived_session(ctx_host)
+        # The session answered after each step: the last prompt got the last answer.
+        last = harness.session.messages[-1]
+        assert isinstance(last, AssistantMessage)
+        assert last.content == [TextContent(text="answer 3")], "the last prompt got no answer"
+
+
+#: Turns of two tool calls in the lived session: enough that a cut by message count splits
+#: a call from its result.
+LIVED_TURNS = 8
 
 
 # ---------------------------------------------------------------------------------------------
@@ -156,6 +242,21 @@ def _tool_results(harness: HostHarness, tool_name: str) -> list[ToolResultMessag
     ]
 
 
+class _HookObserver:
+    """Sees each rollover and retrieval before the mode answers (and answers nothing)."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, str]] = []
+
+    @hookimpl(tryfirst=True)
+    def ctx_new_context(self, session: object, request: NewContextRequest) -> None:
+        self.calls.append(("ctx_new_context", NEW_CONTEXT.name))
+
+    @hookimpl(tryfirst=True)
+    def ctx_retrieve(self, session: object, request: RetrievalRequest) -> None:
+        self.calls.append(("ctx_retrieve", request.family))
+
+
 class ContextWindowConformance(ModeConformance):
     """The context-window contract, for modes that offer the context tools.
 
@@ -163,10 +264,6 @@ class ContextWindowConformance(ModeConformance):
     what the model sees and what is persisted, never how a mode gets there: a mode may
     roll over at once or after the run settles, cut the session's tree or only the request.
     """
-
-    def start(self, ctx_host: HostFactory, responses: list[dict[str, Any]]) -> HostHarness:
-        """A host running this mode with ``responses`` scripted."""
-        return ctx_host(responses, plugins=[self.plugin], mode=self.mode_name)
 
     def rolled_over(self, ctx_host: HostFactory) -> HostHarness:
         """A session whose window 0 held a request and an answer, then ``new_context``."""
@@ -193,6 +290,45 @@ class ContextWindowConformance(ModeConformance):
         assert not result.is_error, result.text
         answer: dict[str, Any] = result.details["codexHistoryNotes"]
         return answer
+
+    def test_answers_new_context_and_retrieval_through_the_hooks(
+        self, ctx_host: HostFactory
+    ) -> None:
+        observer = _HookObserver()
+        harness = ctx_host(
+            [
+                _call("notes", action="write_file", path="seen.md", text="x"),
+                _call("history", action="list_windows"),
+                _call(NEW_CONTEXT.name),
+                {"text": "done"},
+            ],
+            plugins=[self.plugin, observer],
+            mode=self.mode_name,
+        )
+        harness.prompt("go")
+        for hook, family in (("ctx_retrieve", "notes"), ("ctx_retrieve", "history")):
+            assert (hook, family) in observer.calls, (
+                f"the {family} tool did not go through {hook}: other plugins cannot see it"
+            )
+        assert ("ctx_new_context", NEW_CONTEXT.name) in observer.calls, (
+            "the new_context tool did not go through ctx_new_context: other plugins cannot "
+            "see the rollover"
+        )
+        for name in ("notes", "history", NEW_CONTEXT.name):
+            (result,) = _tool_results(harness, name)
+            assert not result.is_error, f"the mode did not answer {name}: {result.content}"
+
+    def test_window_markers_are_never_duplicated(self, ctx_host: HostFactory) -> None:
+        harness = self.rolled_over(ctx_host)
+        path = harness.manager.session_file
+        assert path is not None
+        harness.host.resume_session(path)
+        harness.prompt("after resuming")
+        windows = [marker["currentWindowId"] for marker in _window_markers(harness)]
+        repeated = sorted({window for window in windows if windows.count(window) > 1})
+        assert not repeated, f"window {repeated[0]} was opened by more than one marker"
+        for number, request in enumerate(harness.requests()):
+            check_single_marker(request, number)
 
     def test_offers_the_context_tools(self, ctx_host: HostFactory) -> None:
         harness = self.start(ctx_host, [{"text": "ok"}])

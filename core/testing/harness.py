@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from ctxmodes.compaction.settings import CompactionSettings
     from ctxmodes.host.runtime import AgentHost
     from ctxmodes.host.session import AgentSession
     from ctxmodes.providers.base import ModelRequest, Provider
@@ -32,6 +33,10 @@ class HostHarness:
     :param mode: the mode to activate; ``None`` runs with no mode at all.
     :param provider: a provider to use instead of the scripted model built from
         ``responses`` (e.g. one that reports another transport).
+    :param mode_settings: the mode's ``[modes.<name>]`` table (keys and values as in the
+        configuration file).
+    :param compaction: compaction settings (e.g. ``keep_recent_tokens=1`` so that a short
+        session has something to compact).
     :param clock: the time line of the host, the scripted model and the session store
         (a fresh :class:`~ctxmodes.testing.clock.SimulatedClock` when not given), so that
         no outcome depends on how fast the machine runs.
@@ -47,8 +52,11 @@ class HostHarness:
         mode: str | None = None,
         context_window: int | None = None,
         provider: Provider | None = None,
+        compaction: CompactionSettings | None = None,
+        mode_settings: dict[str, Any] | None = None,
         clock: SimulatedClock | None = None,
     ) -> None:
+        from ctxmodes.compaction.settings import CompactionSettings
         from ctxmodes.host.options import HostOptions
         from ctxmodes.host.runtime import AgentHost
         from ctxmodes.plugins import make_configured_plugin_manager
@@ -77,8 +85,13 @@ class HostHarness:
             provider=self.provider,
             ui=self.ui,
             mode=mode,
-            options=HostOptions(raise_hook_errors=True, clock=self.clock.now_ms),
+            options=HostOptions(
+                raise_hook_errors=True,
+                clock=self.clock.now_ms,
+                compaction=compaction or CompactionSettings(),
+            ),
             durability=Durability.NONE,
+            mode_settings={mode: mode_settings} if mode and mode_settings else None,
         )
         self.host.subscribe(self.records.append)
         manager = SessionManager.create(

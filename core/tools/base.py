@@ -13,13 +13,21 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, Generic, Protocol, TypeVar, runtime_checkable
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ctxmodes.abort import AbortedError, AbortSignal
 from ctxmodes.errors import CtxmodesError
 from ctxmodes.session.models import ImageContent, TextContent
+
+if TYPE_CHECKING:
+    from ctxmodes.events import (
+        NewContextOutcome,
+        NewContextRequest,
+        RetrievalRequest,
+        RetrievalResult,
+    )
 
 #: The text of the error result for a tool call stopped by the abort signal.
 ABORTED_MESSAGE = "Operation aborted"
@@ -53,6 +61,17 @@ def _discard_update(_partial: ToolResult) -> None:
     return None
 
 
+class ToolHooks(Protocol):
+    """The hooks a tool may call while it runs. The host serializes them with every other
+    hook call, so an implementation never runs concurrently with another hook."""
+
+    def new_context(self, request: NewContextRequest) -> NewContextOutcome | None:
+        """``ctx_new_context``: every plugin sees the request; the active mode answers."""
+
+    def retrieve(self, request: RetrievalRequest) -> RetrievalResult | None:
+        """``ctx_retrieve``: every plugin sees the request; the active mode answers."""
+
+
 @dataclass(frozen=True, slots=True)
 class ToolContext:
     """What the host hands a tool for one call.
@@ -62,12 +81,14 @@ class ToolContext:
     :ivar on_update: receives partial results (e.g. output so far) while the tool runs;
         may be called from the tool's thread only, and never after ``execute`` returned.
     :ivar session: the host session, opaque here; plugins' tools may know its type.
+    :ivar hooks: the hooks a tool may call; ``None`` where no host runs the tool.
     """
 
     cwd: Path
     signal: AbortSignal
     on_update: Callable[[ToolResult], None] = _discard_update
     session: object = None
+    hooks: ToolHooks | None = None
 
 
 @runtime_checkable
@@ -112,9 +133,12 @@ class ToolArguments(BaseModel):
         """The model-facing schema: pydantic's, without titles and without null branches.
 
         Optional fields are simply not ``required``; ``anyOf [X, null]`` would only confuse
-        models and strict providers.
+        models and strict providers. Nested models are written in place, as Pi's schemas
+        are, rather than as ``$ref`` into ``$defs``.
         """
-        cleaned = _clean_schema(cls.model_json_schema(by_alias=True))
+        schema = cls.model_json_schema(by_alias=True)
+        definitions = schema.pop("$defs", {})
+        cleaned = _clean_schema(_inline_refs(schema, definitions))
         assert isinstance(cleaned, dict)
         return cleaned
 
@@ -162,6 +186,19 @@ def describe_invalid_arguments(tool_name: str, exc: ValidationError) -> str:
         where = ".".join(str(part) for part in error["loc"]) or "arguments"
         problems.append(f"{where}: {error['msg']}")
     return f"Invalid arguments for {tool_name}: " + "; ".join(problems)
+
+
+def _inline_refs(node: Any, definitions: Mapping[str, Any]) -> Any:
+    if isinstance(node, list):
+        return [_inline_refs(item, definitions) for item in node]
+    if not isinstance(node, Mapping):
+        return node
+    reference = node.get("$ref")
+    if isinstance(reference, str) and reference.startswith("#/$defs/"):
+        target = definitions[reference.removeprefix("#/$defs/")]
+        rest = {k: v for k, v in node.items() if k != "$ref"}
+        return _inline_refs({**target, **rest}, definitions)
+    return {key: _inline_refs(value, definitions) for key, value in node.items()}
 
 
 def _clean_schema(node: Any) -> Any:

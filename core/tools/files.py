@@ -6,15 +6,18 @@ Unicode spaces made plain.
 
 ``read`` returns text without line numbers, at most 2,000 lines or 50 KB from ``offset``
 (1-based), and tells the model which ``offset`` continues; image files (JPEG, PNG, GIF,
-WebP, BMP) come back as an image block. ``write`` creates parent directories. ``edit``
-replaces exactly one exact occurrence of ``oldText``; it keeps the file's byte-order mark
+WebP, BMP) come back as an image block. ``write`` creates parent directories. ``edit`` is
+Pi 0.85's: a list of replacements matched against the original text, exactly or after Pi's
+normalisation (see :mod:`ctxmodes.tools.edit_match`), with Pi's error texts and its
+``details`` (``diff``, ``patch``, ``firstChangedLine``); it keeps the file's byte-order mark
 and its CRLF line endings.
 """
 
 from __future__ import annotations
 
 import base64
-import difflib
+import errno
+import json
 import os
 import re
 from pathlib import Path
@@ -22,11 +25,18 @@ from typing import Any
 from urllib.parse import urlparse
 from urllib.request import url2pathname
 
-from pydantic import Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ctxmodes.session.models import ImageContent, TextContent
 from ctxmodes.tools._images import SNIFF_BYTES, image_mime_type
 from ctxmodes.tools.base import ToolArguments, ToolContext, ToolError, ToolResult, TypedTool
+from ctxmodes.tools.edit_match import (
+    Replacement,
+    apply_edits,
+    detect_line_ending,
+    normalize_to_lf,
+)
+from ctxmodes.tools.line_diff import display_diff, unified_patch
 from ctxmodes.tools.output import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size, truncate_head
 
 #: Images above this size are described instead of attached (providers reject huge images).
@@ -161,88 +171,123 @@ class WriteTool(TypedTool[WriteArguments]):
         return ToolResult.text(f"Successfully wrote {len(data)} bytes to {args.path}")
 
 
-class EditArguments(ToolArguments):
-    path: str = Field(description="Path to the file to edit (relative or absolute)")
+# One replacement of an ``edit`` call (a comment, not a docstring: pydantic would send a
+# docstring to the model as the schema's description).
+class EditReplacement(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
     old_text: str = Field(
         alias="oldText",
-        description="Exact text to replace; it must occur exactly once in the file",
+        description=(
+            "Text to replace, exactly as it is in the file; unique there and not overlapping "
+            "any other edit of the call."
+        ),
     )
-    new_text: str = Field(alias="newText", description="The replacement text")
+    new_text: str = Field(alias="newText", description="What replaces it.")
+
+
+class EditArguments(ToolArguments):
+    path: str = Field(description="Path to the file to edit (relative or absolute)")
+    edits: list[EditReplacement] = Field(
+        description=(
+            "The replacements, each matched against the file as it was before this call. "
+            "Edits must not overlap or nest; changes close together belong in one edit."
+        )
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _accept_pi_shapes(cls, value: Any) -> Any:
+        """The argument shapes Pi accepts besides ``edits: [...]``.
+
+        ``edits`` as a JSON string or a single object, and the older top-level
+        ``oldText``/``newText`` pair (appended to ``edits``), as Pi's ``prepareArguments``.
+        """
+        if not isinstance(value, dict):
+            return value
+        args = dict(value)
+        edits = args.get("edits")
+        if isinstance(edits, str):
+            try:
+                parsed = json.loads(edits)
+            except ValueError:
+                parsed = None
+            if isinstance(parsed, list):
+                args["edits"] = parsed
+            elif _is_single_edit(parsed):
+                args["edits"] = [parsed]
+        elif _is_single_edit(edits):
+            args["edits"] = [edits]
+        if isinstance(args.get("oldText"), str) and isinstance(args.get("newText"), str):
+            current = args.get("edits")
+            merged = list(current) if isinstance(current, list) else []
+            merged.append({"oldText": args.pop("oldText"), "newText": args.pop("newText")})
+            args["edits"] = merged
+        return args
+
+
+def _is_single_edit(value: Any) -> bool:
+    return (
+        isinstance(value, dict)
+        and isinstance(value.get("oldText"), str)
+        and isinstance(value.get("newText"), str)
+    )
 
 
 class EditTool(TypedTool[EditArguments]):
     name = "edit"
     label = "edit"
     description = (
-        "Edit a file by exact text replacement: oldText must match exactly one place in the "
-        "file, including whitespace and newlines. Keep oldText short but unique."
+        "Edit one file by replacing text. Each edits[].oldText must match one place of the "
+        "file as it was before the call, and no two edits may overlap; merge changes that "
+        "touch the same lines into one edit, and leave unchanged stretches out."
     )
 
     def __init__(self) -> None:
         super().__init__(EditArguments)
 
     def run(self, args: EditArguments, context: ToolContext) -> ToolResult:
+        if not args.edits:
+            raise ToolError(
+                "Edit tool input is invalid. edits must contain at least one replacement."
+            )
         target = resolve_path(args.path, context.cwd)
+        _require_editable(target, args.path)
         try:
             raw = _read_bytes(target, args.path).decode("utf-8")
         except UnicodeDecodeError:
             raise ToolError(f"Cannot edit {args.path}: it is not UTF-8 text") from None
+        context.signal.raise_if_aborted()
         bom = _BOM if raw.startswith(_BOM) else ""
         body = raw[len(bom) :]
-        crlf = _uses_crlf(body)
-        before = _to_lf(body)
-        after = _replace_once(before, _to_lf(args.old_text), _to_lf(args.new_text), args.path)
+        ending = detect_line_ending(body)
+        before = normalize_to_lf(body)
+        replacements = [Replacement(e.old_text, e.new_text) for e in args.edits]
+        after = apply_edits(before, replacements, args.path)
         context.signal.raise_if_aborted()
+        written = after.replace("\n", "\r\n") if ending == "\r\n" else after
         try:
-            target.write_bytes((bom + (after.replace("\n", "\r\n") if crlf else after)).encode())
+            target.write_bytes((bom + written).encode("utf-8"))
         except OSError as exc:
             raise ToolError(f"Cannot write {args.path}: {exc.strerror or exc}") from None
+        diff, first_changed = display_diff(before, after)
         details = {
-            "patch": _patch(args.path, before, after),
-            "firstChangedLine": _first_change(before, after),
+            "diff": diff,
+            "patch": unified_patch(args.path, before, after),
+            "firstChangedLine": first_changed,
         }
-        return ToolResult.text(f"Successfully replaced text in {args.path}.", details=details)
+        text = f"Successfully replaced {len(args.edits)} block(s) in {args.path}."
+        return ToolResult.text(text, details=details)
 
 
-def _replace_once(content: str, old: str, new: str, shown: str) -> str:
-    if not old:
-        raise ToolError(f"oldText must not be empty (editing {shown}).")
-    count = content.count(old)
-    if count == 0:
-        raise ToolError(
-            f"Could not find oldText in {shown}. It must match exactly, including whitespace "
-            "and newlines."
-        )
-    if count > 1:
-        raise ToolError(
-            f"oldText occurs {count} times in {shown}; it must be unique. Include more of the "
-            "surrounding text."
-        )
-    if old == new:
-        raise ToolError(f"No changes made to {shown}: oldText and newText are identical.")
-    return content.replace(old, new, 1)
-
-
-def _uses_crlf(text: str) -> bool:
-    # The first line ending decides, as in Pi.
-    first_lf = text.find("\n")
-    return first_lf > 0 and text[first_lf - 1] == "\r"
-
-
-def _to_lf(text: str) -> str:
-    return text.replace("\r\n", "\n").replace("\r", "\n")
-
-
-def _patch(path: str, before: str, after: str) -> str:
-    diff = difflib.unified_diff(
-        before.splitlines(keepends=True), after.splitlines(keepends=True), path, path, n=4
-    )
-    return "".join(diff)
-
-
-def _first_change(before: str, after: str) -> int:
-    old_lines, new_lines = before.split("\n"), after.split("\n")
-    for number, (old, new) in enumerate(zip(old_lines, new_lines, strict=False), start=1):
-        if old != new:
-            return number
-    return min(len(old_lines), len(new_lines)) + 1
+def _require_editable(target: Path, shown: str) -> None:
+    """Pi's access check: a missing or unwritable file names its error code."""
+    try:
+        target.stat()
+    except OSError as exc:
+        code = errno.errorcode.get(exc.errno or 0, str(exc.errno))
+        raise ToolError(f"Could not edit file: {shown}. Error code: {code}.") from None
+    if not os.access(target, os.R_OK | os.W_OK):
+        raise ToolError(f"Could not edit file: {shown}. Error code: EACCES.")
+    if target.is_dir():
+        raise ToolError("EISDIR: illegal operation on a directory, read")

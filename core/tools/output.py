@@ -40,7 +40,9 @@ class Truncation:
     max_bytes: int
 
     def to_details(self) -> dict[str, Any]:
+        """Pi's ``truncation`` details, the shown text included."""
         return {
+            "content": self.content,
             "truncated": self.truncated,
             "truncatedBy": self.truncated_by,
             "totalLines": self.total_lines,

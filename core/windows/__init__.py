@@ -1,34 +1,127 @@
-"""The context-window contract every managed mode shares (Local, Tree, Remote).
+"""The context-window kit: everything a managed mode (Local, Tree, Remote, a third party's)
+is built from. Import from here only; the submodules are the kit's internals.
 
 The model works in windows: a window marker opens each one, ``new_context`` asks for the next,
 ``get_context_remaining`` reports the budget, and ``history`` and ``notes`` recover what an
 earlier window knew. Everything persisted here is a compatibility format shared with the
-TypeScript extension; nothing here depends on a mode or on the agent host.
+TypeScript extension.
 
-Modules (import the ones you need; this package imports nothing by itself):
-
-* :mod:`~ctxmodes.windows.marker` — marker details, texts and builders; parsing persisted ones.
-* :mod:`~ctxmodes.windows.identity` — window ids and lineage; the identity tracker.
-* :mod:`~ctxmodes.windows.budget` — usable window, reminder and fallback, the
-  ``get_context_remaining`` answer.
-* :mod:`~ctxmodes.windows.thread_hint` — recent notes and previous-window ids for a new window.
-* :mod:`~ctxmodes.windows.note_paths`, :mod:`~ctxmodes.windows.note_entries`,
-  :mod:`~ctxmodes.windows.notes` — virtual note paths, persisted note entries and snapshots,
-  the notes store and its operations.
-* :mod:`~ctxmodes.windows.history` — history items, windows and the source protocol;
-  :mod:`~ctxmodes.windows.history_reader` (the four operations),
-  :mod:`~ctxmodes.windows.history_items` (entry normalization),
-  :mod:`~ctxmodes.windows.window_log` (arena-backed windows),
-  :mod:`~ctxmodes.windows.history_index` (the active branch's windows),
-  :mod:`~ctxmodes.windows.text_arena` and :mod:`~ctxmodes.windows.byte_search` (search
-  storage).
-* :mod:`~ctxmodes.windows.stored` — session entries in their stored (JSON) form, which the
-  state reads.
-* :mod:`~ctxmodes.windows.tools`, :mod:`~ctxmodes.windows.tool_args`,
-  :mod:`~ctxmodes.windows.routing`, :mod:`~ctxmodes.windows.retrieval` — tool schemas in their
-  three wire shapes, argument validation, namespace routing, local answers.
-* :mod:`~ctxmodes.windows.projection` — latest-window projection, marker stripping and
-  developer-role promotion.
-* :mod:`~ctxmodes.windows.compaction` — the fixed no-summary compaction.
-* :mod:`~ctxmodes.windows.state` — all of the above for one branch, fed entry by entry.
+A managed mode is a :class:`ManagedMode` — which owns every hook — assembled from
+:class:`WindowStrategies`: the window state, the projection, the rollover, the compaction
+policy, the retrieval and the request shaping. The kit provides Local's parts
+(:meth:`WindowStrategies.defaults`: :class:`LatestWindowProjection`,
+:class:`SameBranchRollover`, :class:`TrimOnceCompaction`, :class:`LocalRetrieval`,
+:class:`PlaintextShaping`); a mode writes only the parts it changes, against the protocols
+below, using the window state, markers, history, note and tool types for them.
 """
+
+from ctxmodes.windows.budget import ContextRemaining
+from ctxmodes.windows.compaction import is_no_summary_compaction
+from ctxmodes.windows.history import HistoryItem, HistorySource, ItemFilter
+from ctxmodes.windows.history_items import ItemFields, stored_item
+from ctxmodes.windows.history_reader import HistoryReader
+from ctxmodes.windows.identity import WindowIdentity, next_identity
+from ctxmodes.windows.managed import ManagedMode
+from ctxmodes.windows.marker import (
+    CONTEXT_WINDOW_CUSTOM_TYPE,
+    ROOT_AGENT_NAME,
+    MalformedMarkerError,
+    WindowMarker,
+    stored_marker_details,
+    window_marker,
+)
+from ctxmodes.windows.note_entries import NOTE_CUSTOM_TYPE, NOTE_SNAPSHOT_CUSTOM_TYPE, utf8_length
+from ctxmodes.windows.projection import project_latest_window, strip_markers
+from ctxmodes.windows.retrieval import DETAILS_KEY
+from ctxmodes.windows.routing import unroute_message
+from ctxmodes.windows.state import TrackedWindowState, WindowState
+from ctxmodes.windows.stored import StoredEntry
+from ctxmodes.windows.strategies import (
+    Assemble,
+    CompactionPolicy,
+    HistoryProvider,
+    LatestWindowProjection,
+    LocalRetrieval,
+    NewWindowMarker,
+    PlaintextShaping,
+    RequestShaping,
+    Retrieval,
+    Rollover,
+    SameBranchRollover,
+    SessionHistory,
+    TrimOnceCompaction,
+    WindowProjection,
+    WindowStateHolder,
+    WindowStrategies,
+    namespaced_tools,
+)
+from ctxmodes.windows.thread_hint import (
+    RECOVERY_USER_ITEM_LIMIT,
+    THREAD_HINT_MAX_BYTES,
+    PreviousWindowIds,
+)
+from ctxmodes.windows.tools import (
+    CONTEXT_TOOL_NAMES,
+    FAMILIES,
+    OPERATIONS,
+    Family,
+    new_context_outcome,
+)
+from ctxmodes.windows.window_log import LogWindow, WindowLog
+
+__all__ = [
+    "CONTEXT_TOOL_NAMES",
+    "CONTEXT_WINDOW_CUSTOM_TYPE",
+    "DETAILS_KEY",
+    "FAMILIES",
+    "NOTE_CUSTOM_TYPE",
+    "NOTE_SNAPSHOT_CUSTOM_TYPE",
+    "OPERATIONS",
+    "RECOVERY_USER_ITEM_LIMIT",
+    "ROOT_AGENT_NAME",
+    "THREAD_HINT_MAX_BYTES",
+    "Assemble",
+    "CompactionPolicy",
+    "ContextRemaining",
+    "Family",
+    "HistoryItem",
+    "HistoryProvider",
+    "HistoryReader",
+    "HistorySource",
+    "ItemFields",
+    "ItemFilter",
+    "LatestWindowProjection",
+    "LocalRetrieval",
+    "LogWindow",
+    "MalformedMarkerError",
+    "ManagedMode",
+    "NewWindowMarker",
+    "PlaintextShaping",
+    "PreviousWindowIds",
+    "RequestShaping",
+    "Retrieval",
+    "Rollover",
+    "SameBranchRollover",
+    "SessionHistory",
+    "StoredEntry",
+    "TrackedWindowState",
+    "TrimOnceCompaction",
+    "WindowIdentity",
+    "WindowLog",
+    "WindowMarker",
+    "WindowProjection",
+    "WindowState",
+    "WindowStateHolder",
+    "WindowStrategies",
+    "is_no_summary_compaction",
+    "namespaced_tools",
+    "new_context_outcome",
+    "next_identity",
+    "project_latest_window",
+    "stored_item",
+    "stored_marker_details",
+    "strip_markers",
+    "unroute_message",
+    "utf8_length",
+    "window_marker",
+]

@@ -1,9 +1,11 @@
 """The model-facing context tools: ``new_context``, ``get_context_remaining``, ``history`` and
 ``notes``, as :class:`~ctxmodes.tools.base.Tool` objects.
 
-A managed mode registers them (``ctx_register_tools``) with itself as the
-:class:`ContextToolBackend`; the tools validate nothing about the mode and delegate, so every
-mode offers the same names, schemas and result shapes.
+A managed mode registers them (``ctx_register_tools``). ``new_context``, ``history`` and
+``notes`` go through the hooks (``ctx_new_context``, ``ctx_retrieve``), so every plugin sees
+each rollover request and each retrieval while the active mode answers;
+``get_context_remaining`` asks the mode that registered it (a :class:`ContextToolBackend`).
+Every mode offers the same names, schemas and result shapes.
 """
 
 from __future__ import annotations
@@ -11,15 +13,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ctxmodes.events import (
-    NewContextOutcome,
     NewContextRequest,
     RetrievalRequest,
-    RetrievalResult,
 )
 from ctxmodes.session.models import TextContent
 from ctxmodes.tools.base import ToolContext, ToolResult
 from ctxmodes.windows.budget import ContextRemaining
 from ctxmodes.windows.tools import (
+    CONTEXT_MANAGEMENT_INACTIVE,
     GET_CONTEXT_REMAINING,
     NEW_CONTEXT,
     Family,
@@ -31,17 +32,15 @@ if TYPE_CHECKING:
     from ctxmodes.tools.base import Tool
 
 
+#: The result text when no plugin answers a ``history`` or ``notes`` call.
+RETRIEVAL_UNAVAILABLE = "{family}.{action} is not available in this mode"
+
+
 class ContextToolBackend(Protocol):
     """What the context tools need from the mode that registered them."""
 
-    def start_new_context(self, request: NewContextRequest) -> NewContextOutcome:
-        """Roll over to the next window (or schedule it)."""
-
     def context_remaining(self) -> ContextRemaining:
         """The budget of the current window."""
-
-    def retrieve(self, request: RetrievalRequest) -> RetrievalResult:
-        """Answer one ``history`` or ``notes`` operation."""
 
 
 class _ContextTool:
@@ -73,7 +72,10 @@ class NewContextTool(_ContextTool):
         super().__init__(NEW_CONTEXT, backend)
 
     def execute(self, call_id: str, arguments: dict[str, Any], context: ToolContext) -> ToolResult:
-        outcome = self._backend.start_new_context(NewContextRequest(tool_call_id=call_id))
+        hooks = context.hooks
+        outcome = hooks.new_context(NewContextRequest(tool_call_id=call_id)) if hooks else None
+        if outcome is None:
+            return ToolResult.error(CONTEXT_MANAGEMENT_INACTIVE, details={"started": False})
         return ToolResult(
             content=[TextContent(text=outcome.message)],
             details=outcome.details,
@@ -105,7 +107,11 @@ class RetrievalTool(_ContextTool):
             arguments=arguments,
             signal=context.signal,
         )
-        result = self._backend.retrieve(request)
+        hooks = context.hooks
+        result = hooks.retrieve(request) if hooks else None
+        if result is None:
+            text = RETRIEVAL_UNAVAILABLE.format(family=self._family, action=request.action)
+            return ToolResult.error(text)
         return ToolResult(
             content=[TextContent(text=result.text), *result.images],
             details=result.details or None,

@@ -2,9 +2,10 @@
 
 One item per entry that carries conversation:
 
-* a ``message`` entry whose ``message`` is an object: role from the message (``toolResult``
-  becomes ``tool``; other roles such as ``bashExecution`` are kept as they are; a role that
-  is not a string becomes ``unknown``), content rendered as text;
+* a ``message`` entry: role from the message (``toolResult`` becomes ``tool``; other roles
+  such as ``bashExecution`` are kept as they are; a role that is not a string, or a
+  ``message`` that is not an object, becomes ``unknown``), content rendered as text (the
+  JSON of a ``message`` that is not an object);
 * a ``custom_message`` entry with string content: role ``developer``. Window markers are
   never items: they delimit windows instead.
 
@@ -54,9 +55,12 @@ def stored_item(entry: StoredEntry) -> ItemFields | None:
     if entry_type == "message":
         message = entry.get("message")
         item_id = entry.get("id")
-        if isinstance(message, dict) and isinstance(item_id, str):
+        if not isinstance(item_id, str):
+            return None
+        if isinstance(message, dict):
             return _message_item(item_id, message)
-        return None
+        # Every message entry is an item, so an entry's type alone says whether it is one.
+        return ItemFields(item_id, "unknown", _json(message))
     if entry_type == "custom_message":
         content = entry.get("content")
         item_id = entry.get("id")

@@ -18,8 +18,12 @@ the concatenation of its sources, oldest window first:
 
 Listings walk windows lazily in the requested direction and stop once enough previews are
 collected, so the cost of a query that matches recent work does not grow with the session.
-Lengths and offsets count Unicode code points. An ``agent_name`` other than the current
-agent (``/root``, empty or absent) has no history: ``{"windows": []}`` or ``{"items": []}``.
+Characters are counted as the TypeScript extension counts them, in UTF-16 code units
+(``length``, ``slice``), so an offset one of them issues pages correctly in the other; a
+range boundary inside a surrogate pair moves to the pair's start instead of cutting the
+character in half (:func:`ctxmodes.session.jsvalues.js_slice`). An ``agent_name`` other
+than the current agent (``/root``, empty or absent) has no history: ``{"windows": []}`` or
+``{"items": []}``.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import NotRequired, TypedDict, cast
 
 from ctxmodes.session import codec
+from ctxmodes.session.jsvalues import js_length, js_slice
 from ctxmodes.windows.history import (
     ANY_ITEM,
     HistoryItem,
@@ -117,8 +122,8 @@ def _item_fields(item: HistoryItem) -> dict[str, object]:
 
 def preview(item: HistoryItem, max_chars: int) -> ItemPreview:
     fields = _item_fields(item)
-    fields["truncated_content"] = item.content[:max_chars]
-    fields["content_chars"] = len(item.content)
+    fields["truncated_content"] = js_slice(item.content, 0, max_chars)[0]
+    fields["content_chars"] = js_length(item.content)
     return cast(ItemPreview, fields)
 
 
@@ -131,7 +136,7 @@ def bounded_previews(items: Iterable[HistoryItem], limit: int, max_chars: int) -
         return result
     for item in items:
         entry = preview(item, max_chars)
-        entry_size = len(codec.dumps(entry).decode())
+        entry_size = js_length(codec.dumps(entry).decode())
         if result and size + entry_size > LIST_OUTPUT_LIMIT_CHARS:
             break
         result.append(entry)
@@ -243,14 +248,15 @@ class HistoryReader:
         item = window.find_item(item_id) if window is not None and item_id else None
         if item is None:
             return {"source": SOURCE, "item": None}
-        total = len(item.content)
+        total = js_length(item.content)
         offset = _clamp(offset_chars, total)
-        content = item.content[offset : offset + _clamp(limit_chars, READ_ITEM_LIMIT_CHARS)]
+        limit = _clamp(limit_chars, READ_ITEM_LIMIT_CHARS)
+        content, _, end = js_slice(item.content, offset, offset + limit)
         fields = _item_fields(item)
         fields["content"] = content
         fields["total_chars"] = total
-        if offset + len(content) < total:
-            fields["next_offset_chars"] = offset + len(content)
+        if end < total:
+            fields["next_offset_chars"] = end
         return {"source": SOURCE, "item": cast(ItemRange, fields)}
 
     def _select(

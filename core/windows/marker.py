@@ -26,6 +26,7 @@ from pydantic import Field, ValidationError
 from ctxmodes.errors import CtxmodesError
 from ctxmodes.windows._wire import WireModel
 from ctxmodes.windows.identity import WindowIdentity
+from ctxmodes.windows.marker_escape import marker_value
 from ctxmodes.windows.stored import StoredEntry
 
 CONTEXT_WINDOW_CUSTOM_TYPE = "codex-context-window"
@@ -141,14 +142,15 @@ class WindowMarker:
 
 def render_window_text(identity: WindowIdentity, thread_hint: str | None = None) -> str:
     """The content of a window marker: the guidance, then the ``<context_window>`` block."""
+    # Window ids are uuids ctxmodes made, but a resumed file may carry anything: escaped.
     lines = [
         "<context_window>",
         f"Agent name: {ROOT_AGENT_NAME}",
-        f"First context window id: {identity.first_window_id}",
-        f"Current context window id: {identity.current_window_id}",
+        f"First context window id: {marker_value(identity.first_window_id)}",
+        f"Current context window id: {marker_value(identity.current_window_id)}",
     ]
     if identity.previous_window_id:
-        lines.append(f"Previous context window id: {identity.previous_window_id}")
+        lines.append(f"Previous context window id: {marker_value(identity.previous_window_id)}")
     if thread_hint:
         lines.append(thread_hint)
     lines.append("</context_window>")

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import ClassVar, Literal, TypedDict
 
+from ctxmodes.session.jsvalues import js_locale_sort_key, js_sort_key
 from ctxmodes.session.models import CustomEntry, SessionEntry, UnknownEntry
 from ctxmodes.windows.note_entries import (
     MAX_NOTE_BYTES,
@@ -262,7 +263,7 @@ class NotesStore:
                 created_at=note.created_at,
                 updated_at=note.updated_at,
             )
-            for note in sorted(self._files.values(), key=lambda note: note.path)
+            for note in sorted(self._files.values(), key=lambda note: js_sort_key(note.path))
         ]
         snapshot = NoteSnapshotData(protocol=NOTE_PROTOCOL, timestamp=timestamp_ms, files=files)
         check_snapshot_size(snapshot)
@@ -286,7 +287,8 @@ class NotesStore:
         elif file_order_by == "updated_at":
             selected.sort(key=lambda note: note.updated_at, reverse=descending)
         else:
-            selected.sort(key=lambda note: note.path, reverse=descending)
+            # By name as the extension sorts them: localeCompare, not code points.
+            selected.sort(key=lambda note: js_locale_sort_key(note.path), reverse=descending)
         limit = _clamp(max_results, 1, MAX_LIST_RESULTS)
         return {"source": SOURCE, "files": [metadata(note) for note in selected[:limit]]}
 
@@ -331,7 +333,7 @@ class NotesStore:
         if recent_file_first:
             candidates.sort(key=lambda note: note.created_at, reverse=True)
         else:
-            candidates.sort(key=lambda note: note.path)
+            candidates.sort(key=lambda note: js_sort_key(note.path))
         file_limit = _clamp(max_files, 1, MAX_SEARCH_FILES)
         match_limit = _clamp(max_matches_per_file, 1, MAX_MATCHES_PER_FILE)
         found: list[FileMatches] = []

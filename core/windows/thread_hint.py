@@ -17,6 +17,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from ctxmodes.session import codec
+from ctxmodes.session.jsvalues import js_sort_key
+from ctxmodes.windows.marker_escape import escape_json_text, marker_value
 from ctxmodes.windows.note_entries import utf8_length
 from ctxmodes.windows.notes import NoteFile
 
@@ -53,18 +55,20 @@ class PreviousWindowIds:
             payload["summary_item_id"] = self.summary_item_id
         if user_ids:
             payload["user_item_ids"] = user_ids
-        return RECOVERY_LABEL + codec.dumps(payload).decode()
+        # Ids come from session entries, which a hostile file may shape: escaped like any
+        # other marker value.
+        return RECOVERY_LABEL + escape_json_text(codec.dumps(payload).decode())
 
 
 def note_line(note: NoteFile) -> str:
     lines = note.line_count()
     unit = "line" if lines == 1 else "lines"
-    return f"- {note.path} ({lines} {unit}, {note.byte_count} UTF-8 bytes)"
+    return f"- {marker_value(note.path)} ({lines} {unit}, {note.byte_count} UTF-8 bytes)"
 
 
 def render_notes_hint(notes: Iterable[NoteFile], max_bytes: int) -> str | None:
     """The recent-notes part within ``max_bytes``, or ``None`` if no note line fits."""
-    ordered = sorted(notes, key=lambda note: note.path)
+    ordered = sorted(notes, key=lambda note: js_sort_key(note.path))
     ordered.sort(key=lambda note: note.updated_at, reverse=True)
     text = NOTES_HEADER
     size = utf8_length(text)

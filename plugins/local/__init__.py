@@ -10,11 +10,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ctxmodes import hookimpl
+from ctxmodes import HostSession, hookimpl
 from ctxmodes.modes import ModeSpec
-from ctxmodes_local.mode import LocalMode
 
 NAME = "local"
+
+
+def _build(session: HostSession) -> object:
+    # Imported here so that listing modes (and every command-line start) never loads the
+    # mode's machinery.
+    from ctxmodes_local.mode import local_mode
+
+    return local_mode(session)
 
 
 @hookimpl
@@ -23,6 +30,6 @@ def ctx_register_modes(register: Callable[[ModeSpec], None]) -> None:
         ModeSpec(
             name=NAME,
             description="Context windows with history and notes kept in the Pi session file",
-            factory=LocalMode,
+            factory=_build,
         )
     )

@@ -10,26 +10,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ctxmodes import hookimpl
-from ctxmodes.events import ContextProjection
-from ctxmodes.hostapi import HostSession
-from ctxmodes.modes import ModeSpec
-from ctxmodes.windows.projection import strip_markers
+from ctxmodes import HostSession, ModeSpec, hookimpl
 
 NAME = "off"
 
 
-class OffMode:
-    """The per-session object of the Off mode; its only hook hides window markers."""
+def _build(session: HostSession) -> object:
+    # Imported here so that every command-line start does not load the context-window kit.
+    from ctxmodes_off.mode import OffMode
 
-    def __init__(self, session: HostSession) -> None:
-        self.session = session
-
-    @hookimpl
-    def ctx_project_context(self, session: HostSession, projection: ContextProjection) -> None:
-        # Off sends the whole context anyway, so one pass over it costs no more than the
-        # request itself; nothing is persisted.
-        projection.messages = strip_markers(projection.messages)
+    return OffMode(session)
 
 
 @hookimpl
@@ -38,6 +28,6 @@ def ctx_register_modes(register: Callable[[ModeSpec], None]) -> None:
         ModeSpec(
             name=NAME,
             description="No context management: no context tools, no markers, context untouched",
-            factory=OffMode,
+            factory=_build,
         )
     )

@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from ctxmodes import hookimpl
 from ctxmodes.modes import ModeSpec
-from ctxmodes_remote.mode import RemoteMode
+from ctxmodes_remote.mode import remote_mode
 
 NAME = "remote"
 
@@ -23,6 +23,6 @@ def ctx_register_modes(register: Callable[[ModeSpec], None]) -> None:
         ModeSpec(
             name=NAME,
             description="Context windows with history and notes in the Codex history service",
-            factory=RemoteMode,
+            factory=remote_mode,
         )
     )

@@ -28,10 +28,7 @@ from ctxmodes.abort import AbortedError, AbortSignal
 from ctxmodes.errors import CtxmodesError
 from ctxmodes.providers.backend import BackendAccess, BackendRoute
 from ctxmodes.providers.base import ProviderError
-from ctxmodes.windows.marker import ROOT_AGENT_NAME
-from ctxmodes.windows.note_entries import utf8_length
-from ctxmodes.windows.thread_hint import THREAD_HINT_MAX_BYTES
-from ctxmodes.windows.tools import OPERATIONS, Family
+from ctxmodes.windows import OPERATIONS, ROOT_AGENT_NAME, THREAD_HINT_MAX_BYTES, Family, utf8_length
 
 _log = logging.getLogger(__name__)
 

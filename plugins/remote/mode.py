@@ -1,4 +1,4 @@
-"""The per-session object of the Remote mode.
+"""The parts of the Remote mode.
 
 Remote keeps Local's windows — the same markers on the same branch, the same latest-window
 projection, ``new_context`` appending the next marker at once (marked for the one-time
@@ -8,16 +8,17 @@ provider, reached with the provider's credentials. The model gets Codex's native
 namespaces and the backend's ciphertext; the session file keeps that ciphertext and never a
 plaintext note or query. Each new window's marker carries the backend's thread hint.
 
-Remote runs only on the Codex transport and never falls back: another model is refused when
-the session starts, a failing backend is an error result the model sees, and nothing is
-ever answered from the session file instead.
+Remote is the kit's same-branch rollover and compaction policy (with the backend's thread hint
+in each new marker) plus its own retrieval (:class:`RemoteRetrieval`) and request shaping
+(:class:`RemoteShaping`). It runs only on the Codex transport and never falls back: another
+model is refused when the session starts, a failing backend is an error result the model
+sees, and nothing is ever answered from the session file instead.
 """
 
 from __future__ import annotations
 
 import logging
 
-from ctxmodes import hookimpl
 from ctxmodes.abort import AbortedError
 from ctxmodes.errors import CtxmodesError
 from ctxmodes.events import (
@@ -27,12 +28,19 @@ from ctxmodes.events import (
 )
 from ctxmodes.hostapi import HostSession
 from ctxmodes.providers.backend import BackendAccess
+from ctxmodes.providers.base import RequestMessage
 from ctxmodes.tools.base import ABORTED_MESSAGE
-from ctxmodes.windows.identity import next_identity
-from ctxmodes.windows.marker import WindowMarker, window_marker
-from ctxmodes.windows.mode import namespaced_tools
-from ctxmodes.windows.same_branch import SameBranchMode
-from ctxmodes.windows.tools import OPERATIONS
+from ctxmodes.windows import (
+    OPERATIONS,
+    ManagedMode,
+    SameBranchRollover,
+    TrimOnceCompaction,
+    WindowMarker,
+    WindowStrategies,
+    namespaced_tools,
+    next_identity,
+    window_marker,
+)
 from ctxmodes_remote.backend import (
     BACKEND_TIMEOUT_SECONDS,
     CallerContext,
@@ -68,29 +76,26 @@ def require_codex_transport(session: HostSession) -> None:
         raise CtxmodesError(CODEX_TRANSPORT_REQUIRED)
 
 
-class RemoteMode(SameBranchMode):
-    """Remote mode for one session (built by the mode registry when the session starts).
+class RemoteRetrieval:
+    """``history`` and ``notes`` answered by the provider's Codex backend, and the
+    backend's thread hint for each new window's marker.
 
     :param timeout: the deadline of one backend call, in seconds.
-    :raises CtxmodesError: the session's model is not on the Codex transport.
     """
 
-    def __init__(self, session: HostSession, *, timeout: float = BACKEND_TIMEOUT_SECONDS) -> None:
-        require_codex_transport(session)
-        super().__init__(session)
+    def __init__(self, mode: ManagedMode, *, timeout: float = BACKEND_TIMEOUT_SECONDS) -> None:
+        self._mode = mode
         self._timeout = timeout
 
-    # -- the backend ----------------------------------------------------------------------
-
     def _caller(self) -> CallerContext:
-        return CallerContext(session_id=self.session.session_manager.session_id)
+        return CallerContext(session_id=self._mode.session.session_manager.session_id)
 
     def _backend(self) -> HistoryNotesBackend:
         """The provider's backend.
 
         :raises CtxmodesError: offline (no provider), or a provider without a Codex backend.
         """
-        provider = self.session.provider
+        provider = self._mode.session.provider
         if provider is None:
             raise CtxmodesError(CONTENT_IN_SERVICE)
         if not isinstance(provider, BackendAccess):
@@ -120,33 +125,53 @@ class RemoteMode(SameBranchMode):
             _log.info("no thread hint: %s", error)
             return None
 
-    # -- windows ----------------------------------------------------------------------------
-
-    def new_window_marker(self, *, trim_previous_window: bool) -> WindowMarker:
+    def new_window_marker(self, trim_previous_window: bool) -> WindowMarker:
         """The marker of the window opened now, with the backend's thread hint."""
-        identity = next_identity(self.windows.current)
+        identity = next_identity(self._mode.windows.current)
         return window_marker(
             identity, self._thread_hint(), trim_previous_window=trim_previous_window
         )
 
-    def ensure_window(self) -> None:
-        if self.windows.current is None:
-            marker = self.new_window_marker(trim_previous_window=False)
-            self.send_marker(marker, trigger_turn=False)
 
-    # -- hooks ------------------------------------------------------------------------------
+class RemoteShaping:
+    """Codex's encrypted namespaces, calls replayed as the backend expects, and the window
+    identity in the headers of every turn request."""
 
-    @hookimpl
-    def ctx_provider_request(self, session: HostSession, event: ProviderRequestEvent) -> None:
+    def __init__(self, mode: ManagedMode) -> None:
+        self._mode = mode
+
+    def shape(self, event: ProviderRequestEvent, messages: list[RequestMessage]) -> None:
         if not event.capabilities.encrypted_tool_arguments:
             # The model changed under the session: refuse rather than send plaintext tools.
             raise CtxmodesError(CODEX_TRANSPORT_REQUIRED)
         request = event.request
-        promoted = self._bridge.promote(request.messages)
-        request.messages = replay_messages(promoted, images=event.capabilities.images)
+        request.messages = replay_messages(messages, images=event.capabilities.images)
         request.tools = namespaced_tools(request.tools, encrypted=True)
-        window = self.windows.current
+        window = self._mode.windows.current
         if request.purpose == "turn" and window is not None:
-            identity = identity_headers(session.session_manager.session_id, window)
+            session_id = self._mode.session.session_manager.session_id
+            identity = identity_headers(session_id, window)
             request.headers.update(identity)
             request.client_metadata.update(identity)
+
+
+def remote_mode(session: HostSession, *, timeout: float = BACKEND_TIMEOUT_SECONDS) -> ManagedMode:
+    """Remote mode for one session (built by the mode registry when the session starts).
+
+    :param timeout: the deadline of one backend call, in seconds.
+    :raises CtxmodesError: the session's model is not on the Codex transport.
+    """
+    require_codex_transport(session)
+
+    def assemble(mode: ManagedMode) -> WindowStrategies:
+        remote = RemoteRetrieval(mode, timeout=timeout)
+        new_window = remote.new_window_marker
+        return WindowStrategies.defaults(
+            mode,
+            rollover=SameBranchRollover(mode, new_window),
+            compaction=TrimOnceCompaction(mode, new_window),
+            retrieval=remote,
+            shaping=RemoteShaping(mode),
+        )
+
+    return ManagedMode(session, assemble)

@@ -20,8 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from ctxmodes.events import RetrievalResult
 from ctxmodes.session import codec
 from ctxmodes.session.models import ImageContent, ToolResultMessage
-from ctxmodes.windows.retrieval import DETAILS_KEY
-from ctxmodes.windows.tools import FAMILIES, Family
+from ctxmodes.windows import DETAILS_KEY, FAMILIES, Family
 from ctxmodes_remote.backend import BackendFailure
 
 ENCRYPTED_OUTPUT_KEY = "encrypted_output"

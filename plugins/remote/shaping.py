@@ -1,7 +1,7 @@
 """Remote's request shaping at the provider boundary.
 
 * Tools: the flat ``history``/``notes`` routers the agent executes become Codex's native
-  namespaces, encrypted fields marked (:func:`ctxmodes.windows.mode.namespaced_tools`).
+  namespaces, encrypted fields marked (:func:`ctxmodes.windows.namespaced_tools`).
 * Messages: routed calls are replayed as the namespaced calls the model made
   (``notes.write_file``), and each persisted Remote result is replaced by the ciphertext the
   backend gave, as an :class:`~ctxmodes.providers.base.EncryptedToolOutput`.
@@ -18,9 +18,7 @@ from collections.abc import Sequence
 from ctxmodes.providers.base import EncryptedToolOutput, RequestMessage
 from ctxmodes.session import codec
 from ctxmodes.session.models import AssistantMessage, ImageContent, ToolResultMessage
-from ctxmodes.windows.identity import WindowIdentity
-from ctxmodes.windows.marker import ROOT_AGENT_NAME
-from ctxmodes.windows.routing import unroute_message
+from ctxmodes.windows import ROOT_AGENT_NAME, WindowIdentity, unroute_message
 from ctxmodes_remote.results import encrypted_output_of
 
 WINDOW_ID_HEADER = "x-codex-window-id"

@@ -37,20 +37,24 @@ Switching modes
 
 from __future__ import annotations
 
+import argparse
 from collections.abc import Callable
+from pathlib import Path
 
 from ctxmodes import hookimpl
+from ctxmodes.cli_commands import CliCommand
 from ctxmodes.hostapi import HostSession
 from ctxmodes.modes import ModeSpec
+from ctxmodes_tree.settings import TreeSettings
 
 NAME = "tree"
 
 
-def _build(session: HostSession) -> object:
+def _build(session: HostSession, settings: TreeSettings) -> object:
     # Imported here so that listing modes never loads the mode's machinery.
-    from ctxmodes_tree.mode import TreeMode
+    from ctxmodes_tree.mode import tree_mode
 
-    return TreeMode(session)
+    return tree_mode(session, settings)
 
 
 @hookimpl
@@ -63,5 +67,38 @@ def ctx_register_modes(register: Callable[[ModeSpec], None]) -> None:
                 "history and notes recover them"
             ),
             factory=_build,
+            settings=TreeSettings,
+        )
+    )
+
+
+def _run_demo(args: argparse.Namespace) -> int:
+    from ctxmodes_tree.demo import run
+
+    return run(args)
+
+
+def _configure_demo(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--session",
+        metavar="FILE",
+        type=Path,
+        help="write the demo session to FILE (default: a temporary directory)",
+    )
+
+
+@hookimpl
+def ctx_register_cli_commands(register: Callable[[CliCommand], None]) -> None:
+    register(
+        CliCommand(
+            name="demo",
+            help="run a scripted Tree-mode session offline and show what the model saw",
+            run=_run_demo,
+            configure=_configure_demo,
+            description=(
+                "Run a built-in three-window session in Tree mode with a scripted model (no "
+                "network), then show what the model was sent in each window, the session tree "
+                "with its archived side branches, and a history search into an archived window."
+            ),
         )
     )

@@ -8,26 +8,57 @@ An archived window lists, in order:
 2. the archived entries, oldest first, normalized exactly as the active window's entries are
    (:func:`ctxmodes.windows.history_items.stored_item`; window markers contribute no item).
 
-Each archive's raw items are normalized once, the first time history needs them, into its
-own :class:`~ctxmodes.windows.window_log.WindowLog`, and cached by manifest entry id: entries
-are immutable, so a navigation back to a branch reuses what was already built. Normalizing
-reads the entries as stored, without decoding models, and packs the finished log for search.
-Raw items are bounded per archive by :class:`~ctxmodes_tree.traversal.ArchiveLimits`; when an
-archive holds more, its newest items are kept (the summary already covers the whole window).
+Cost model. Nothing here reads an archive before a call needs it. An archive's item count
+(what ``list_windows`` reports) comes from the session index alone when its entries are
+consecutive lines of the file, as a window's are unless it was branched inside: every
+``message`` entry is an item and only custom messages are decoded, so a cold listing costs
+O(archives) slicing of index lists, whatever the session's length. Raw items are normalized
+into their own :class:`~ctxmodes.windows.window_log.WindowLog` only when a call reads or
+searches them, once per archive (cached by manifest entry id: entries are immutable, so a
+navigation back to a branch reuses what was built), reading the entries as stored without
+decoding models, and the finished log is packed for search.
+
+Raw items are bounded per archive by :class:`~ctxmodes_tree.traversal.ArchiveLimits`: the
+newest ``max_items`` entries, and of those the newest whose lines span at most ``max_bytes``
+of the session file (the summary already covers the whole window). Both bounds are on entries as
+stored, so the count and the items always agree.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Iterator, Sequence
+from itertools import accumulate
+from typing import Protocol
 
-from ctxmodes.windows.history import HistoryItem, ItemFilter
-from ctxmodes.windows.history_items import ItemFields, stored_item
-from ctxmodes.windows.window_log import LogWindow, WindowLog
+from ctxmodes.session import codec
+from ctxmodes.session.store import StoredRun
+from ctxmodes.windows import HistoryItem, ItemFilter, LogWindow, WindowLog, stored_item
 from ctxmodes_tree.archive_index import TreeArchiveIndex
 from ctxmodes_tree.traversal import ArchiveLimits, EntryGraph, VerifiedArchive
 
 #: The role of the summary item (the summarizer's words, as the original contract has it).
 SUMMARY_ROLE = "assistant"
+
+
+class ArchiveStore(EntryGraph, Protocol):
+    """The reads archive history needs: the graph's, and the index's view of stored runs
+    (:meth:`ctxmodes.session.manager.SessionManager.stored_run`)."""
+
+    def stored_run(self, last_id: str, count: int) -> StoredRun | None:
+        """The ``count`` entries ending at ``last_id``, from the index, or ``None``."""
+        ...
+
+
+class _Kept:
+    """Which archived entries give raw items: ``entry_ids`` (oldest first), and how many
+    items they give when that is known without decoding them."""
+
+    __slots__ = ("entry_ids", "item_count")
+
+    def __init__(self, entry_ids: Sequence[str], item_count: int | None) -> None:
+        self.entry_ids = entry_ids
+        self.item_count = item_count
 
 
 class ArchivedWindow:
@@ -39,12 +70,15 @@ class ArchivedWindow:
     normalizes that window.
     """
 
-    __slots__ = ("_archive", "_graph", "_limits", "_raw", "_summary")
+    __slots__ = ("_archive", "_graph", "_kept", "_limits", "_raw", "_summary")
 
-    def __init__(self, archive: VerifiedArchive, graph: EntryGraph, limits: ArchiveLimits) -> None:
+    def __init__(
+        self, archive: VerifiedArchive, graph: ArchiveStore, limits: ArchiveLimits
+    ) -> None:
         self._archive = archive
         self._graph = graph
         self._limits = limits
+        self._kept: _Kept | None = None
         self._raw: LogWindow | None = None
         self._summary = HistoryItem(
             window_id=archive.window_id,
@@ -60,14 +94,26 @@ class ArchivedWindow:
 
     @property
     def item_count(self) -> int:
+        """The summary and the raw items, counted from the index when that suffices."""
+        if self._raw is None:
+            known = self._kept_entries().item_count
+            if known is not None:
+                return 1 + known
         return 1 + self.raw.item_count
 
     @property
     def raw(self) -> LogWindow:
         """The raw items (normalized on first use)."""
         if self._raw is None:
-            self._raw = _normalize(self._archive, self._graph, self._limits)
+            kept = self._kept_entries()
+            self._raw = _normalize(self._archive.window_id, kept.entry_ids, self._graph)
+            assert kept.item_count in (None, self._raw.item_count)
         return self._raw
+
+    def _kept_entries(self) -> _Kept:
+        if self._kept is None:
+            self._kept = _kept_entries(self._archive.entry_ids, self._graph, self._limits)
+        return self._kept
 
     def select(self, item_filter: ItemFilter, *, reverse: bool = False) -> Iterator[HistoryItem]:
         summary_wanted = item_filter.summary is not False and item_filter.accepts(self._summary)
@@ -100,7 +146,7 @@ class ArchiveHistory:
 
     __slots__ = ("_graph", "_index", "_windows")
 
-    def __init__(self, index: TreeArchiveIndex, graph: EntryGraph) -> None:
+    def __init__(self, index: TreeArchiveIndex, graph: ArchiveStore) -> None:
         self._index = index
         self._graph = graph
         self._windows: dict[str, ArchivedWindow] = {}
@@ -117,26 +163,45 @@ class ArchiveHistory:
         return window
 
 
-def _normalize(archive: VerifiedArchive, graph: EntryGraph, limits: ArchiveLimits) -> LogWindow:
-    interval = archive.entry_ids
-    count = min(len(interval), limits.max_items)
-    kept: list[ItemFields] = []
-    chars = 0
-    # Newest first, reading only as far back as the bounds allow.
-    for entry_id in reversed(interval[len(interval) - count :]):
-        entry = graph.get_entry_json(entry_id)
-        fields = stored_item(entry) if entry is not None else None
-        if fields is None:
-            continue
-        if chars + len(fields.content) > limits.max_chars:
-            break
-        kept.append(fields)
-        chars += len(fields.content)
+def _kept_entries(interval: Sequence[str], store: ArchiveStore, limits: ArchiveLimits) -> _Kept:
+    """The newest entries within both bounds; their item count when the index tells it."""
+    candidates = interval[len(interval) - min(len(interval), limits.max_items) :]
+    run = store.stored_run(candidates[-1], len(candidates)) if candidates else None
+    if run is None:
+        # One byte per line break, as the lines of a file span them.
+        sizes = [_stored_size(store, entry_id) + 1 for entry_id in candidates]
+        return _Kept(candidates[_first_fitting(sizes, limits.max_bytes + 1) :], None)
+    first = run.first_within(limits.max_bytes)
+    kept, types = candidates[first:], run.types(first)
+    count = types.count("message")
+    position = -1
+    for _ in range(types.count("custom_message")):
+        position = types.index("custom_message", position + 1)
+        stored = store.get_entry_json(kept[position])
+        count += stored is not None and stored_item(stored) is not None
+    return _Kept(kept, count)
+
+
+def _stored_size(store: ArchiveStore, entry_id: str) -> int:
+    stored = store.get_entry_json(entry_id)
+    return len(codec.dumps(stored)) if stored is not None else 0
+
+
+def _first_fitting(sizes: Sequence[int], budget: int) -> int:
+    """The first position from which the sizes, summed to the end, stay within ``budget``."""
+    totals = list(accumulate(reversed(sizes)))
+    return len(sizes) - bisect_right(totals, budget)
+
+
+def _normalize(window_id: str, entry_ids: Sequence[str], store: ArchiveStore) -> LogWindow:
     log = WindowLog()
-    raw = log.open_window(archive.window_id)
-    for fields in reversed(kept):
-        log.append_item(
-            fields.item_id, fields.role, fields.content, fields.tool_name, fields.tool_namespace
-        )
+    raw = log.open_window(window_id)
+    for entry_id in entry_ids:
+        entry = store.get_entry_json(entry_id)
+        fields = stored_item(entry) if entry is not None else None
+        if fields is not None:
+            log.append_item(
+                fields.item_id, fields.role, fields.content, fields.tool_name, fields.tool_namespace
+            )
     log.seal()
     return raw

@@ -23,8 +23,15 @@ Input during a rollover
     From ``new_context`` until the marker is sent, submitted input is held (``ctx_input``
     answers "handled") and replayed as follow-ups after the new boundary. Steering it into
     the aborted run would only archive it with the old window, and a prompt started before
-    the marker would open the new branch without one. Input may arrive on another thread,
-    so the held list and the phase it depends on are guarded by a lock.
+    the marker would open the new branch without one. Messages already queued for the run
+    that called ``new_context`` (steering typed while its tools ran, follow-ups) are taken
+    out of the host's queues when the rollover is scheduled — the aborted run would
+    otherwise deliver them into the old window — and queued again, each in its own queue,
+    right after the marker. Custom messages other plugins send to start a turn while the
+    rollover is under way (from ``ctx_session_tree``, say) are held by the host
+    (:meth:`~ctxmodes.hostapi.HostSession.hold_turns`) and delivered after the marker too:
+    only the marker may start the next turn. Input may arrive on another thread, so the
+    held list and the phase it depends on are guarded by a lock.
 
 Failure policy
     Every failure ends the rollover with one error notification, "Tree context rollover
@@ -45,7 +52,13 @@ from dataclasses import dataclass
 
 from ctxmodes.errors import CtxmodesError
 from ctxmodes.events import NewContextOutcome, TreeNavigationEvent
-from ctxmodes.hostapi import HostSession, TreeNavigation
+from ctxmodes.hostapi import (
+    HostSession,
+    QueuedMessage,
+    StreamingBehavior,
+    TreeNavigation,
+    TurnHold,
+)
 from ctxmodes.session.models import (
     BranchSummaryEntry,
     CustomMessageEntry,
@@ -54,13 +67,13 @@ from ctxmodes.session.models import (
     TextContent,
     UserMessage,
 )
-from ctxmodes.windows.identity import WindowIdentity
-from ctxmodes.windows.note_entries import NOTE_SNAPSHOT_CUSTOM_TYPE
-from ctxmodes.windows.tools import new_context_outcome
+from ctxmodes.windows import NOTE_SNAPSHOT_CUSTOM_TYPE, WindowIdentity, new_context_outcome
 from ctxmodes_tree.manifest import TREE_ARCHIVE_CUSTOM_TYPE, manifest_for_summary
 from ctxmodes_tree.state import TreeState
 
 FAILURE_PREFIX = "Tree context rollover failed: "
+#: The queues emptied when a rollover is scheduled, in the order they are put back.
+QUEUES: tuple[StreamingBehavior, ...] = ("steer", "follow_up")
 NOT_READY = "Tree context management is not ready for this session"
 NOTHING_TO_ARCHIVE = "No active context window can be archived"
 
@@ -110,6 +123,11 @@ class RolloverCoordinator:
         #: Input held from ``new_context`` until the marker is sent (or the rollover fails).
         self._holding = False
         self._held: list[str] = []
+        #: Messages that were queued for the run that called ``new_context``, taken out of
+        #: the queues so that the aborted run cannot deliver them into the old window.
+        self._taken: list[tuple[StreamingBehavior, QueuedMessage]] = []
+        #: Other plugins' turn requests, held from ``new_context`` until the marker is sent.
+        self._turns: TurnHold | None = None
 
     @property
     def pending(self) -> PendingRollover | None:
@@ -142,7 +160,15 @@ class RolloverCoordinator:
         with self._lock:
             self._pending = pending
             self._holding = True
-        self._session.abort()
+        session = self._session
+        self._taken = [
+            (queue, message) for queue in QUEUES for message in session.take_queued(queue)
+        ]
+        # Other plugins may ask for a turn before the marker exists (while the run ends, or
+        # from ctx_session_tree during the navigation): only the marker, the last entry the
+        # model sees, may start one; theirs follow it.
+        self._turns = session.hold_turns()
+        session.abort()
         return new_context_outcome(started=True, terminate=True)
 
     def _request(self) -> PendingRollover:
@@ -174,21 +200,23 @@ class RolloverCoordinator:
         """Complete the pending rollover, if any; True when there was one (whether it
         succeeded or failed)."""
         pending, self._pending = self._pending, None
+        turns, self._turns = self._turns, None
         if pending is None:
             return False
+        assert turns is not None
         try:
-            self._complete(pending)
+            self._complete(pending, turns)
         except (CtxmodesError, OSError) as error:
             # OSError: the session file could not take an entry (disk full, lost mount).
-            self._fail(str(error))
+            self._fail(str(error), turns)
         except Exception:
             # Unexpected: the host reports it. The rollover still ends here, or the input
             # held for it would stay held for good.
-            self._fail(None)
+            self._fail(None, turns)
             raise
         return True
 
-    def _complete(self, pending: PendingRollover) -> None:
+    def _complete(self, pending: PendingRollover, turns: TurnHold) -> None:
         navigation = self._navigation_capability()
         if not navigation.ready:
             raise RolloverError(NOT_READY)
@@ -237,6 +265,8 @@ class RolloverCoordinator:
         marker = self._tree.state.next_window_marker(
             previous=self._tree.previous_window_ids(archive), identity=pending.identity
         )
+        # Released first, as steering, so the run the marker starts delivers them after it.
+        turns.release()
         self._session.send_custom_message(
             marker.custom_type,
             marker.content,
@@ -246,6 +276,7 @@ class RolloverCoordinator:
         )
         self._continuation_window_id = marker.identity.current_window_id
         self._navigation = None
+        self._requeue_taken()
         for text in self._release_held():
             self._session.follow_up(text)
 
@@ -276,16 +307,27 @@ class RolloverCoordinator:
         if navigation.target_text is not None and ui.get_editor_text() == navigation.target_text:
             ui.set_editor_text(navigation.saved_editor_text)
 
+    def _requeue_taken(self) -> None:
+        """Queue the taken messages again, each in its own queue: after the marker, they
+        reach the model in the new window."""
+        taken, self._taken = self._taken, []
+        for queue, message in taken:
+            self._session.enqueue(message, deliver_as=queue)
+
     def _release_held(self) -> list[str]:
         with self._lock:
             held, self._held = self._held, []
             self._holding = False
         return held
 
-    def _fail(self, reason: str | None) -> None:
-        """End the rollover: editor text and held input back in the editor, and the
-        failure notified (``reason`` ``None``: the caller leaves reporting to the host)."""
+    def _fail(self, reason: str | None, turns: TurnHold) -> None:
+        """End the rollover: editor text and held input back in the editor, other plugins'
+        turn requests appended without a turn, and the failure notified (``reason``
+        ``None``: the caller leaves reporting to the host)."""
+        turns.release(start_turns=False)
         navigation, self._navigation = self._navigation, None
+        # Back in their queues, they wait for the next run (none starts after a failure).
+        self._requeue_taken()
         held = self._release_held()
         ui = self._session.ui
         if navigation is not None or held:

@@ -27,7 +27,7 @@ from ctxmodes.session.models import (
     BranchSummaryMessage,
     CompactionSummaryMessage,
 )
-from ctxmodes.windows.projection import project_latest_window
+from ctxmodes.windows import project_latest_window
 from ctxmodes_tree.archive_index import TreeArchiveIndex
 from ctxmodes_tree.signatures import message_signature
 

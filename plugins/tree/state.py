@@ -14,11 +14,16 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ctxmodes.session.manager import SessionManager
-from ctxmodes.windows.history_reader import HistoryReader
-from ctxmodes.windows.identity import WindowIdentity
-from ctxmodes.windows.marker import MalformedMarkerError, stored_marker_details
-from ctxmodes.windows.state import TrackedWindowState, WindowState
-from ctxmodes.windows.thread_hint import RECOVERY_USER_ITEM_LIMIT, PreviousWindowIds
+from ctxmodes.windows import (
+    RECOVERY_USER_ITEM_LIMIT,
+    HistoryReader,
+    MalformedMarkerError,
+    PreviousWindowIds,
+    TrackedWindowState,
+    WindowIdentity,
+    WindowState,
+    stored_marker_details,
+)
 from ctxmodes_tree.archive_history import ArchiveHistory
 from ctxmodes_tree.archive_index import TreeArchiveIndex
 from ctxmodes_tree.traversal import (

@@ -28,7 +28,11 @@ from enum import StrEnum
 from typing import Protocol
 
 from ctxmodes.session.models import BranchSummaryEntry, CustomEntry, SessionEntry
-from ctxmodes.windows.stored import StoredEntry
+from ctxmodes.windows import StoredEntry
+
+# Re-exported: the limits are part of this module's interface.
+from ctxmodes_tree.limits import DEFAULT_LIMITS as DEFAULT_LIMITS
+from ctxmodes_tree.limits import ArchiveLimits as ArchiveLimits
 from ctxmodes_tree.manifest import TREE_ARCHIVE_CUSTOM_TYPE, TreeArchiveManifest, parse_manifest
 
 
@@ -73,29 +77,6 @@ class ArchiveRejection(StrEnum):
     NO_BRANCH_BASE = "the archived path reaches a root before its branch base"
     NO_BOUNDARY = "the archived path does not contain the window boundary"
     DUPLICATE = "its summary or window is already archived on this branch"
-
-
-@dataclass(frozen=True, slots=True)
-class ArchiveLimits:
-    """Hard bounds on what one archive may cost.
-
-    :param max_depth: entries from the archived leaf to the branch base; a longer path is
-        not verified, so the archive is unavailable. Verification reads the path from the
-        store's parent index (C-level list operations, no entry decoded), so the default
-        exceeds any session a process can hold: the first rollover of a long Pi session
-        switched to Tree archives its whole branch, and the coordinator refuses, before
-        writing anything, a rollover whose archive would exceed this bound.
-    :param max_items: archived entries normalized into history items per archive (the
-        newest ones; each gives at most one item).
-    :param max_chars: characters of raw item content kept per archive (the newest ones).
-    """
-
-    max_depth: int = 10_000_000
-    max_items: int = 5_000
-    max_chars: int = 4_000_000
-
-
-DEFAULT_LIMITS = ArchiveLimits()
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,6 +1,7 @@
 import pytest
+from pydantic import BaseModel, Field
 
-from ctxmodes.config import load_settings
+from ctxmodes.config import load_settings, validate_owned
 from ctxmodes.errors import ConfigError
 
 
@@ -89,3 +90,33 @@ def test_unknown_key_names_the_source_and_key(project, user_dir):
 def test_bad_value_names_the_source(project, user_dir):
     with pytest.raises(ConfigError, match="command line: durability"):
         load(project, user_dir, cli={"durability": "sometimes"})
+
+
+def test_mode_tables_merge_and_keep_their_sources(project, user_dir):
+    (user_dir / "config.toml").write_text("[modes.tree]\narchive_max_items = 5\n")
+    (project / ".ctxmodes.toml").write_text("[modes.tree]\narchive_max_depth = 9\n")
+    loaded = load(project, user_dir)
+    assert loaded.settings.modes == {"tree": {"archive_max_items": 5, "archive_max_depth": 9}}
+    assert loaded.origins["modes.tree.archive_max_items"].endswith("config.toml")
+    assert loaded.origins["modes.tree.archive_max_depth"].endswith(".ctxmodes.toml")
+
+
+class Owned(BaseModel):
+    limit: int = Field(default=1, ge=1)
+
+
+def test_an_owned_table_is_validated_by_its_owner():
+    assert validate_owned("modes", "mine", Owned, {"limit": 3}).limit == 3
+    assert validate_owned("modes", "mine", Owned, {}).limit == 1
+
+
+def test_an_unknown_owned_key_is_an_error_naming_the_owner_even_if_the_model_ignores_it():
+    with pytest.raises(
+        ConfigError, match=r"^\[modes\.mine\]: unknown setting 'limt' \(settings: limit\)$"
+    ):
+        validate_owned("modes", "mine", Owned, {"limt": 3})
+
+
+def test_a_bad_owned_value_names_the_owner_and_key():
+    with pytest.raises(ConfigError, match=r"^\[modes\.mine\]: limit: Input should be greater"):
+        validate_owned("modes", "mine", Owned, {"limit": 0})

@@ -32,3 +32,57 @@ def test_modes_import_no_other_mode():
         others = set(MODE_PACKAGES.values()) - {package}
         for path in (ROOT / "plugins" / directory).rglob("*.py"):
             assert not imported_modules(path) & others, path
+
+
+def imported_paths(path: Path) -> set[str]:
+    """Full dotted names of every absolute import in ``path``."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module)
+    return names
+
+
+KIT = "ctxmodes.windows"
+
+
+def uses_kit(path: Path) -> bool:
+    return any(name == KIT or name.startswith(f"{KIT}.") for name in imported_paths(path))
+
+
+def test_inside_the_core_only_the_cli_and_test_support_use_the_kit():
+    core = ROOT / "core"
+    users = {
+        str(path.relative_to(core))
+        for path in core.rglob("*.py")
+        if uses_kit(path) and path.relative_to(core).parts[0] != "windows"
+    }
+    assert {user for user in users if user.split("/")[0] not in ("cli", "testing")} == set()
+
+
+def test_modes_use_the_kit_through_its_facade_only():
+    for path in (ROOT / "plugins").rglob("*.py"):
+        internals = {name for name in imported_paths(path) if name.startswith(f"{KIT}.")}
+        assert internals == set(), f"{path.relative_to(ROOT)} imports {sorted(internals)}"
+
+
+def test_the_facade_declares_what_it_exports():
+    import ctxmodes.windows as kit
+
+    assert sorted(kit.__all__) == sorted(set(kit.__all__))
+    for name in kit.__all__:
+        assert getattr(kit, name) is not None
+
+
+def test_hookimpl_is_imported_one_way():
+    offenders = [
+        str(path.relative_to(ROOT))
+        for directory in ("core", "plugins", "tests")
+        for path in (ROOT / directory).rglob("*.py")
+        if path not in (ROOT / "core" / "__init__.py", Path(__file__))
+        and "from ctxmodes.hookspecs import hookimpl" in path.read_text()
+    ]
+    assert offenders == []

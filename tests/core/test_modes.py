@@ -1,4 +1,5 @@
 import pytest
+from pydantic import BaseModel, ConfigDict
 
 from ctxmodes import hookimpl
 from ctxmodes.errors import ConfigError, PluginError
@@ -65,3 +66,97 @@ def test_only_the_activated_mode_receives_lifecycle_hooks():
     registry.deactivate(pm, "one")
     pm.hook.ctx_session_start(session="S", reason="resume")
     assert active.started == ["startup"]
+
+
+class Misspelled:
+    def __init__(self, session):
+        pass
+
+    @hookimpl
+    def ctx_sesion_start(self, session, reason):  # the typo is the point
+        raise AssertionError("never called")
+
+
+class ExtraArgument:
+    def __init__(self, session):
+        pass
+
+    @hookimpl
+    def ctx_session_start(self, session, reason, verbose):
+        raise AssertionError("never called")
+
+
+class UnmarkedOverride(Active):
+    def ctx_session_start(self, session, reason):  # loses the inherited @hookimpl
+        raise AssertionError("never called")
+
+
+@pytest.mark.parametrize(
+    ("factory", "message"),
+    [
+        (Misspelled, "ctx_sesion_start is not a ctxmodes hook (did you mean ctx_session_start?)"),
+        (ExtraArgument, "ctx_session_start takes 'verbose', which the hook does not pass"),
+        (UnmarkedOverride, "ctx_session_start is not marked @hookimpl"),
+    ],
+)
+def test_a_mode_object_is_validated_when_activated(factory, message):
+    class Declarer:
+        @hookimpl
+        def ctx_register_modes(self, register):
+            register(ModeSpec(name="broken", description="d", factory=factory))
+
+    pm = isolated_plugin_manager(Declarer())
+    registry = ModeRegistry.from_plugin_manager(pm)
+    with pytest.raises(PluginError) as raised:
+        registry.activate(pm, "broken", session="S")
+    text = str(raised.value)
+    assert text.startswith("mode 'broken' (plugin ")
+    assert message in text
+    assert "\n" not in text
+    assert pm.get_plugin(mode_plugin_name("broken")) is None
+
+
+class Tuning(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    depth: int = 2
+
+
+class Tuned:
+    def __init__(self, session, settings: Tuning):
+        self.settings = settings
+
+
+def declaring_tuned():
+    class Declarer:
+        @hookimpl
+        def ctx_register_modes(self, register):
+            register(ModeSpec(name="tuned", description="d", factory=Tuned, settings=Tuning))
+            register(ModeSpec(name="plain", description="d", factory=Active))
+
+    return Declarer()
+
+
+def test_a_mode_table_reaches_the_factory_validated():
+    pm = isolated_plugin_manager(declaring_tuned())
+    registry = ModeRegistry.from_plugin_manager(pm)
+    tuned = registry.activate(pm, "tuned", session="S", settings={"depth": 7})
+    assert tuned.settings == Tuning(depth=7)
+    registry.deactivate(pm, "tuned")
+    assert registry.activate(pm, "tuned", session="S").settings == Tuning()
+
+
+def test_unknown_mode_settings_are_errors_naming_the_mode():
+    pm = isolated_plugin_manager(declaring_tuned())
+    registry = ModeRegistry.from_plugin_manager(pm)
+    with pytest.raises(ConfigError, match=r"^\[modes\.tuned\]: unknown setting 'deep'"):
+        registry.activate(pm, "tuned", session="S", settings={"deep": 1})
+    with pytest.raises(ConfigError, match=r"^\[modes\.plain\]: mode 'plain' takes no settings"):
+        registry.activate(pm, "plain", session="S", settings={"x": 1})
+
+
+def test_the_host_refuses_bad_settings_before_any_session(tmp_path):
+    from ctxmodes.host.runtime import AgentHost
+
+    pm = isolated_plugin_manager(declaring_tuned())
+    with pytest.raises(ConfigError, match=r"\[modes\.tuned\]: depth"):
+        AgentHost(pm=pm, mode="tuned", mode_settings={"tuned": {"depth": "deep"}})

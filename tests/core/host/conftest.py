@@ -48,6 +48,7 @@ def make_rig(tmp_path: Path) -> Iterator[RigFactory]:
         manager: SessionManager | None = None,
         clock: SimulatedClock | None = None,
         answer_clock: Callable[[], int] | None = None,
+        reasoning: bool = False,
     ) -> Rig:
         script = Script.model_validate(
             {
@@ -55,6 +56,7 @@ def make_rig(tmp_path: Path) -> Iterator[RigFactory]:
                 **({"summaries": list(summaries)} if summaries is not None else {}),
                 "context_window": context_window,
                 "max_tokens": max_tokens,
+                "reasoning": reasoning,
             }
         )
         clock = clock or shared_clock

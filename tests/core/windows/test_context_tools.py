@@ -224,3 +224,13 @@ def test_new_context_outcomes():
     assert pending.message == "A new context window is already scheduled."
     assert pending.details == {"started": False}
     assert pending.terminate
+
+
+def test_the_managed_mode_cannot_be_subclassed():
+    # A subclass could override a hook without marking it again, silently dropping it.
+    import pytest
+
+    from ctxmodes.windows import ManagedMode
+
+    with pytest.raises(TypeError, match="ManagedMode is not subclassed"):
+        type("Dropping", (ManagedMode,), {})

@@ -18,6 +18,7 @@ from support.local_rig import (
 )
 
 import ctxmodes_local
+from ctxmodes import hookimpl
 from ctxmodes.session.models import TextContent
 from ctxmodes.windows.tools import NEW_CONTEXT_ALREADY_SCHEDULED, NEW_CONTEXT_STARTED
 
@@ -137,3 +138,27 @@ def test_the_new_marker_names_the_checkpoint_and_the_previous_user_items(local) 
     )
     assert f"{hint}\n</context_window>" in second.content
     assert "Recent notes" not in first.content, "window 0 has nothing to recover"
+
+
+def test_steering_queued_in_the_turn_that_calls_new_context_enters_the_new_window(local) -> None:
+    class Typist:
+        @hookimpl
+        def ctx_tool_result(self, session, event) -> None:
+            if event.tool_name == "get_context_remaining":
+                session.submit("steered before the rollover", streaming_behavior="steer")
+
+    both = {
+        "tool_calls": [
+            {"name": "get_context_remaining", "arguments": {}},
+            {"name": "new_context", "arguments": {}},
+        ]
+    }
+    h = local([both, text("window 1 starts"), text("answer to the steering")], plugins=[Typist()])
+    h.prompt("start")
+    _, second = markers(h)
+    branch = h.manager.get_branch_ids()
+    (steered,) = [e for e in user_entries(h) if "steered before the rollover" in str(e.message)]
+    # After the marker, so the model's projection of the new window holds it ...
+    assert branch.index(second.id) < branch.index(steered.id)
+    # ... and a request of the new window carried it.
+    assert "steered before the rollover" in sent_text(h.requests()[-1])

@@ -21,7 +21,7 @@ from ctxmodes import hookimpl
 from ctxmodes.modes import ModeSpec
 from ctxmodes.providers.script import Script
 from ctxmodes.testing.harness import HostHarness
-from ctxmodes_remote.mode import RemoteMode
+from ctxmodes_remote.mode import remote_mode
 
 RemoteHost = Callable[..., HostHarness]
 
@@ -60,7 +60,7 @@ class _RemoteWithTimeout:
             ModeSpec(
                 name=ctxmodes_remote.NAME,
                 description="Remote with a short deadline",
-                factory=lambda session: RemoteMode(session, timeout=self.timeout),
+                factory=lambda session: remote_mode(session, timeout=self.timeout),
             )
         )
 

@@ -9,13 +9,13 @@ import pytest
 
 import ctxmodes_local
 import ctxmodes_off
+from ctxmodes import hookimpl
 from ctxmodes.events import (
     ContextProjection,
     NewContextRequest,
     RetrievalRequest,
     TreeDecision,
 )
-from ctxmodes.hookspecs import hookimpl
 from ctxmodes.providers.base import DeveloperMessage
 from ctxmodes.session.models import (
     BranchSummaryEntry,
@@ -83,7 +83,7 @@ def test_history_recovers_archived_work_summary_first(harness, respond) -> None:
     h.session.prompt("start")
     (result,) = tool_results(h, "history")
     items = json.loads(result.content[0].text)["items"]
-    (archive,) = h.mode.tree.archives.archives
+    (archive,) = h.mode.parts.state.archives.archives
     assert items[0]["item_id"] == archive.summary.id  # the summary ranks first
     assert any("secret-detail-771" in item["truncated_content"] for item in items[1:])
 
@@ -110,7 +110,7 @@ def test_fifty_rollovers_in_one_session(harness, respond) -> None:
     rollovers = 50
     h = harness([respond.call("new_context")] * rollovers + [respond.text("done")])
     h.session.prompt("start")
-    archives = h.mode.tree.archives.archives
+    archives = h.mode.parts.state.archives.archives
     assert len(archives) == rollovers
     assert len({a.window_id for a in archives}) == rollovers
     assert h.mode.windows.current.window_number == rollovers
@@ -141,7 +141,7 @@ def test_manual_summaries_stay_in_context(harness, respond) -> None:
     h.session.navigate_tree(reply.id, summarize=True)
     summaries = [e for e in h.entries() if isinstance(e, BranchSummaryEntry)]
     assert len(summaries) == 2
-    projected = h.mode.project(
+    projected = h.mode.parts.projection.project(
         ContextProjection(
             messages=list(h.manager.build_session_context().messages),
             branch=list(h.manager.get_branch()),
@@ -240,7 +240,7 @@ def test_failure_before_navigation_keeps_the_old_branch(harness, respond) -> Non
     ]
     assert h.ui.editor_text == "draft"
     assert h.kinds().count("AgentStarted") == 1
-    assert h.mode.coordinator.pending is None
+    assert h.mode.parts.rollover.coordinator.pending is None
 
 
 def test_failure_after_navigation_starts_no_turn(harness, respond, monkeypatch) -> None:
@@ -274,7 +274,9 @@ def test_a_second_request_while_one_is_pending_is_refused(harness, respond) -> N
         @hookimpl
         def ctx_tool_result(self, session, event) -> None:
             if event.tool_name == "new_context":
-                outcomes.append(h.mode.start_new_context(NewContextRequest(tool_call_id="again")))
+                outcomes.append(
+                    h.mode.parts.rollover.request(NewContextRequest(tool_call_id="again"))
+                )
 
     h = harness([respond.call("new_context"), respond.text("window 1")], plugins=[Again()])
     h.session.prompt("start")

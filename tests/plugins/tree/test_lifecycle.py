@@ -6,9 +6,11 @@ two-phase rollover against the persisted file and the host's event records.
 
 from __future__ import annotations
 
+import json
 import threading
 
-from ctxmodes.hookspecs import hookimpl
+from ctxmodes import hookimpl
+from ctxmodes.providers.base import DeveloperMessage
 from ctxmodes.session.models import (
     BranchSummaryEntry,
     CustomEntry,
@@ -48,14 +50,14 @@ def test_navigation_is_ready_on_startup_and_after_resume(harness, respond) -> No
     )
     assert h.session.navigation.ready
     h.session.prompt("start")
-    assert len(h.mode.tree.archives.archives) == 1
+    assert len(h.mode.parts.state.archives.archives) == 1
     h.host.resume_session(h.manager.session_file)
     assert h.session.navigation.ready
     # The resumed session rebuilt its archives and window identity from the file.
-    assert len(h.mode.tree.archives.archives) == 1
+    assert len(h.mode.parts.state.archives.archives) == 1
     assert h.mode.windows.current.window_number == 1
     h.session.prompt("again")
-    archives = h.mode.tree.archives.archives
+    archives = h.mode.parts.state.archives.archives
     assert len(archives) == 2
     assert h.mode.windows.current.window_number == 2
     assert archives[1].window_id == h.mode.windows.current.previous_window_id
@@ -79,7 +81,7 @@ def test_new_context_aborts_and_settles_exactly_once(harness, respond) -> None:
         "ProviderRequested",
         "AgentSettled",
     ]
-    assert h.mode.coordinator.pending is None
+    assert h.mode.parts.rollover.coordinator.pending is None
     assert [r.purpose for r in h.requests("branch_summary")] == ["branch_summary"]
 
 
@@ -99,7 +101,7 @@ def test_the_exact_interval_is_archived(harness, respond) -> None:
         for index, entry_id in enumerate(old_branch)
         if isinstance(h.manager.get_entry(entry_id), CustomMessageEntry | MessageEntry)
     )
-    (archive,) = h.mode.tree.archives.archives
+    (archive,) = h.mode.parts.state.archives.archives
     assert list(archive.entry_ids) == old_branch[window_start:]
     # The summarizer saw exactly that interval.
     (summary_request,) = h.requests("branch_summary")
@@ -124,7 +126,7 @@ def test_tool_call_result_and_deferred_custom_messages_are_archived(harness, res
         [respond.call("new_context"), respond.text("continuing")], plugins=[DeferredProbe()]
     )
     h.session.prompt("start")
-    (archive,) = h.mode.tree.archives.archives
+    (archive,) = h.mode.parts.state.archives.archives
     archived = [h.manager.get_entry(entry_id) for entry_id in archive.entry_ids]
     calls = [
         e
@@ -240,7 +242,7 @@ def test_input_during_summarization_lands_after_the_new_boundary(harness, respon
     branch = h.manager.get_branch_ids()
     assert typed[0].id in branch
     assert branch.index(typed[0].id) > branch.index(marker.id)
-    (archive,) = h.mode.tree.archives.archives
+    (archive,) = h.mode.parts.state.archives.archives
     assert typed[0].id not in archive.entry_ids
     assert h.ui.notifications == []
 
@@ -277,7 +279,7 @@ def test_user_navigation_resets_notebook_state(harness, respond) -> None:
         ]
     )
     h.session.prompt("start")
-    (archive,) = h.mode.tree.archives.archives
+    (archive,) = h.mode.parts.state.archives.archives
     archived_result = next(
         entry_id
         for entry_id in archive.entry_ids
@@ -286,7 +288,7 @@ def test_user_navigation_resets_notebook_state(harness, respond) -> None:
     # The user goes back into the archived window: an ordinary navigation.
     h.session.navigate_tree(archived_result)
     assert not [r for r in h.records if type(r).__name__ == "TreeNavigated"][-1].internal
-    assert h.mode.tree.archives.archives == ()
+    assert h.mode.parts.state.archives.archives == ()
     assert h.mode.windows.current.window_number == 0
     h.session.prompt("use x")
     result = [
@@ -332,3 +334,124 @@ def test_input_sent_while_the_old_run_ends_is_held_for_the_new_window(harness, r
         for e in h.entries()
         if isinstance(e, MessageEntry) and getattr(e.message, "stop_reason", None) == "aborted"
     ]
+
+
+def test_messages_queued_in_the_turn_that_calls_new_context_follow_the_marker(
+    harness, respond
+) -> None:
+    class Typist:
+        @hookimpl
+        def ctx_tool_result(self, session, event) -> None:
+            if event.tool_name == "get_context_remaining":
+                # Typed while the turn's tools run, before new_context was called: queued in
+                # the host, where the aborted run would have delivered them.
+                session.submit("steered before the rollover", streaming_behavior="steer")
+                session.submit("follow-up before the rollover", streaming_behavior="follow_up")
+
+    both = {
+        "text": "checking, then rolling over",
+        "tool_calls": [
+            {"name": "get_context_remaining", "arguments": {}},
+            {"name": "new_context", "arguments": {}},
+        ],
+    }
+    h = harness(
+        [both, respond.text("window 1"), respond.text("answer to the follow-up")],
+        plugins=[Typist()],
+    )
+    h.session.prompt("start")
+    _, _, _, marker = rollover_entries(h)
+    branch = h.manager.get_branch_ids()
+    users = [
+        (text_of(e), e.id)
+        for e in h.entries()
+        if isinstance(e, MessageEntry) and isinstance(e.message, UserMessage)
+    ]
+    (steered,) = [i for t, i in users if t == "steered before the rollover"]
+    (follow_up,) = [i for t, i in users if t == "follow-up before the rollover"]
+    # Both are on the new window's branch, after its marker, in the order they were queued,
+    # and nowhere in the archived window.
+    assert branch.index(marker.id) < branch.index(steered) < branch.index(follow_up)
+    # The new window's first request already carries the steering.
+    first_request = h.requests()[-2]
+    assert "steered before the rollover" in str(first_request.messages)
+    assert "follow-up before the rollover" not in str(first_request.messages)
+
+
+def test_a_plugin_turn_requested_during_the_rollover_navigation_runs_after_the_marker(
+    harness, respond
+) -> None:
+    class Reactor:
+        """A third-party plugin that reacts to every tree navigation with a turn."""
+
+        @hookimpl
+        def ctx_session_tree(self, session, event) -> None:
+            session.send_custom_message("reactor", "the tree moved", trigger_turn=True)
+
+        @hookimpl
+        def ctx_tool_result(self, session, event) -> None:
+            if event.tool_name == "new_context":
+                # While the aborted run is still ending.
+                session.send_custom_message("reactor", "a window closes", trigger_turn=True)
+
+    h = harness(
+        [respond.call("new_context"), respond.text("window 1"), respond.text("reacted")],
+        plugins=[Reactor()],
+    )
+    h.session.prompt("start")
+    _, _, snapshot, marker = rollover_entries(h)
+    assert marker.parent_id == snapshot.id
+    branch = h.manager.get_branch_ids()
+    closing, reaction = h.of_type("reactor")
+    assert (closing.content, reaction.content) == ("a window closes", "the tree moved")
+    assert branch.index(marker.id) < branch.index(closing.id) < branch.index(reaction.id)
+    # Every request of the new window opens with its marker, the reaction after it.
+    new_window = h.requests()[1:]
+    assert new_window
+    for request in new_window:
+        first = request.messages[0]
+        assert isinstance(first, DeveloperMessage)
+        assert first.content[0].text == marker.content
+    assert "a window closes" in str(new_window[0].messages[1:])
+    assert "the tree moved" in str(new_window[-1].messages[1:])
+
+
+def test_a_fork_says_its_history_starts_at_the_fork_and_the_original_keeps_its_archives(
+    harness, respond
+) -> None:
+    from ctxmodes.session.manager import SessionManager
+    from ctxmodes.windows.retrieval import answer_history
+    from ctxmodes_tree.mode import fork_notice
+    from ctxmodes_tree.state import TreeState
+
+    h = harness(
+        [
+            respond.call("new_context"),
+            respond.call("new_context"),
+            respond.text("window 2"),
+            respond.text("in the fork"),
+        ],
+        summaries=["summary of window 0", "summary of window 1"],
+    )
+    h.session.prompt("start")
+    original = h.manager.session_file
+    assert len(h.mode.parts.state.archives.archives) == 2
+    h.manager.flush()  # the fork copies what the file holds
+    h.host.fork_session(h.manager.get_leaf_id())
+    fork = h.manager.session_file
+    assert fork != original
+    assert ("warning", fork_notice(2)) in h.ui.notifications
+    # One notice for the fork, not one warning per archive left behind.
+    assert not [text for _, text in h.ui.notifications if "is unavailable" in text]
+    # The fork's history is its current window only ...
+    listed = json.loads(answer_history(h.mode.parts.state.reader(), "list_windows", {}).text)
+    assert [w["window_id"] for w in listed["windows"]] == [h.mode.windows.current.current_window_id]
+    # ... and it goes on in that window.
+    h.session.prompt("continue")
+    assert "continue" in str(h.requests()[-1].messages)
+    # The original file still holds both archives, readable as before.
+    with SessionManager.open(original, read_only=True) as manager:
+        state = TreeState(manager)
+        assert len(state.archives.archives) == 2
+        assert not state.archives.rejected
+        state.close()

@@ -47,7 +47,7 @@ def _count_entry_models(monkeypatch) -> list[int]:
 def _rolled_over(h, old_ids: list[str]) -> None:
     """One verified archive holds every old entry; the active path holds none of them."""
     assert [n for n in h.ui.notifications if n[0] == "error"] == []
-    archives = h.mode.tree.archives
+    archives = h.mode.parts.state.archives
     assert archives.rejected == ()
     (archive,) = archives.archives
     assert set(old_ids) <= set(archive.entry_ids)

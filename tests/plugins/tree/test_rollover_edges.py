@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from ctxmodes.hookspecs import hookimpl
+from ctxmodes import hookimpl
 from ctxmodes.providers.base import DeveloperMessage
 from ctxmodes.session.models import BranchSummaryEntry
 from ctxmodes.windows.marker import CONTEXT_WINDOW_CUSTOM_TYPE
@@ -117,7 +117,7 @@ def test_navigating_to_a_window_marker_continues_the_archived_identity(harness, 
     must continue from the archived window, not restart the session at window 0."""
     h = harness([respond.call("new_context"), respond.text("window 1")])
     h.session.prompt("start")
-    (archive,) = h.mode.tree.archives.archives
+    (archive,) = h.mode.parts.state.archives.archives
     window_1 = h.mode.windows.current
     marker_1 = h.of_type(CONTEXT_WINDOW_CUSTOM_TYPE)[-1]
     h.session.navigate_tree(marker_1.id)
@@ -130,7 +130,7 @@ def test_navigating_to_a_window_marker_continues_the_archived_identity(harness, 
     assert fresh.window_number == 1
     # The hint names the archived window's summary, as after a rollover.
     assert archive.summary.id in h.manager.get_leaf_entry().content
-    assert h.mode.tree.archives.archives == (archive,)
+    assert h.mode.parts.state.archives.archives == (archive,)
 
 
 def test_an_unexpected_error_does_not_leave_input_held(harness, respond) -> None:
@@ -149,7 +149,7 @@ def test_an_unexpected_error_does_not_leave_input_held(harness, respond) -> None
     h.provider.stream = stream  # type: ignore[method-assign]
     with pytest.raises(RuntimeError, match="connection reset"):
         h.session.prompt("start")
-    assert not h.mode.rollover_in_progress
+    assert not h.mode.parts.rollover.in_progress
     assert h.ui.editor_text == "draft"
     h.session.prompt("after the failure")
     assert "after the failure" in _request_text(h.requests()[-1])

@@ -4,14 +4,19 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from ctxmodes.events import ContextProjection
+from ctxmodes.session import codec
 from ctxmodes.session.manager import SessionManager
 from ctxmodes.session.models import BranchSummaryMessage
 from ctxmodes.windows.history import ItemFilter
+from ctxmodes.windows.marker import reminder_marker
 from ctxmodes.windows.projection import is_marker_message
 from ctxmodes.windows.retrieval import answer_history, answer_notes
 from ctxmodes_tree.projection import project_tree_context
 from ctxmodes_tree.state import TreeState
+from ctxmodes_tree.traversal import ArchiveLimits
 
 EMPTY_SNAPSHOT = {"protocol": 1, "timestamp": 1, "files": []}
 
@@ -146,9 +151,10 @@ def test_archived_items_are_bounded_newest_first(manager, script) -> None:
     assert [i.role for i in items[1:]] == ["assistant", "tool", "assistant"]
     assert "newest" in items[2].content
     assert window.item_count == 4
-    by_chars = TreeState(manager, ArchiveLimits(max_chars=20))
-    (small,) = by_chars.archive_history.windows()
-    assert small.item_count == 2  # the summary, and the newest item that fits
+    newest_line = len(codec.dumps(manager.get_entry_json(window._archive.entry_ids[-1])))
+    by_bytes = TreeState(manager, ArchiveLimits(max_bytes=newest_line))
+    (small,) = by_bytes.archive_history.windows()
+    assert small.item_count == 2  # the summary, and the newest entry that fits
 
 
 def test_summary_items_need_no_normalization_and_ids_match_by_suffix(manager, script) -> None:
@@ -195,3 +201,73 @@ def test_archived_windows_search_like_a_plain_scan(manager, script) -> None:
                 found = list(window.raw.select(ItemFilter(query=query), reverse=reverse))
                 every = window.raw.select(ItemFilter(), reverse=reverse)
                 assert found == [item for item in every if query in item.content]
+
+
+def _mixed_window(script, manager) -> None:
+    """A window with every kind of entry that may or may not be an item."""
+    script.exchange(0, detail="a")
+    manager.append_custom_message_entry("other-plugin", "a string custom message", True, None)
+    manager.append_custom_message_entry("other-plugin", [{"type": "text", "text": "x"}], True)
+    manager.append_custom_entry("some-state", {"k": 1})
+    manager.append_thinking_level_change("high")
+    reminder = reminder_marker(script.identity, 1000)
+    manager.append_custom_message_entry(
+        reminder.custom_type, reminder.content, False, reminder.details.dump()
+    )
+    script.exchange(1, detail="b")
+
+
+@pytest.mark.parametrize(
+    "limits", [ArchiveLimits(), ArchiveLimits(max_items=4), ArchiveLimits(max_bytes=900)]
+)
+def test_counts_from_the_index_agree_with_the_items(manager, script, limits) -> None:
+    _mixed_window(script, manager)
+    script.rollover("s0", EMPTY_SNAPSHOT)
+    _mixed_window(script, manager)
+    script.rollover("s1", EMPTY_SNAPSHOT)
+    file = manager.session_file
+    manager.flush()
+    # Appended in this process: no stored lines to count from, so items are normalized.
+    live = TreeState(manager, limits)
+    live_counts = [w.item_count for w in live.archive_history.windows()]
+    assert all(w._raw is not None for w in live.archive_history.windows())
+    # Resumed: counted from the index, nothing normalized, the same figures.
+    reopened = SessionManager.open(file, read_only=True)
+    try:
+        cold = TreeState(reopened, limits)
+        windows = cold.archive_history.windows()
+        counts = [w.item_count for w in windows]
+        assert all(w._raw is None for w in windows)
+        assert counts == live_counts
+        assert counts == [1 + len(list(w.raw.select(ItemFilter()))) for w in windows]
+        listed = history(cold, "list_windows")["windows"]
+        assert [w["item_count"] for w in listed[:2]] == counts
+    finally:
+        reopened.close()
+
+
+@pytest.mark.parametrize("limits", [ArchiveLimits(), ArchiveLimits(max_bytes=900)])
+def test_an_archive_begun_before_a_resume_and_ended_after_it_counts_right(
+    manager, script, limits
+) -> None:
+    _mixed_window(script, manager)
+    file = manager.session_file
+    manager.close()
+    # Resumed mid-window: the window's first entries are lines of the file, the rest are not.
+    resumed = SessionManager.open(file)
+    try:
+        script.manager = resumed
+        _mixed_window(script, resumed)
+        script.rollover("s0", EMPTY_SNAPSHOT)
+        (window,) = TreeState(resumed, limits).archive_history.windows()
+        count = window.item_count
+        assert count == 1 + len(list(window.raw.select(ItemFilter())))
+        if limits.max_bytes == ArchiveLimits().max_bytes:
+            # Each half: two exchanges of four messages, and one string custom message.
+            assert count == 1 + 2 * 9
+        resumed.flush()
+        with SessionManager.open(file, read_only=True) as cold:
+            (same,) = TreeState(cold, limits).archive_history.windows()
+            assert same.item_count == count
+    finally:
+        resumed.close()

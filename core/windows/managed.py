@@ -1,28 +1,29 @@
-"""The hook implementations every context-window mode shares.
+"""The per-session object of every managed mode: the kit owns the hooks.
 
-:class:`WindowedMode` is the per-session object of a managed mode minus the parts that make
-modes differ. It opens window 0 on the first input, records the budget from each assistant
-message and appends the reminder or fallback marker when due, serves the four context tools,
-answers ``history`` and ``notes``, routes namespaced calls to the flat routers, and carries
-the window marker through Pi's message conversion to a developer message at the provider
-boundary. A subclass decides what the model sees (:meth:`WindowedMode.project`), what
-``new_context`` does (:meth:`WindowedMode.start_new_context`), where its window state lives
-(:meth:`WindowedMode.open_state`), and its compaction and navigation policy (its own hooks).
+:class:`ManagedMode` implements every hook a context-window mode needs. It opens window 0 on
+the first input, records the budget from each assistant message and appends the reminder or
+fallback marker when due, serves the four context tools, answers ``history`` and ``notes``,
+routes namespaced calls to the flat routers when the model accepts namespaced tools, and
+carries the window marker through Pi's message conversion to a developer message at the
+provider boundary.
 
-pluggy finds hook implementations on the instance, inherited ones included; a subclass that
-overrides one must mark the override with ``@hookimpl`` again.
+What makes modes differ is assembled, not inherited: a mode passes a function that builds its
+:class:`~ctxmodes.windows.strategies.WindowStrategies` (state, projection, rollover,
+compaction policy, history) for each session start. :class:`ManagedMode` cannot be
+subclassed, so no mode can drop a hook by overriding it without marking it again; a mode
+that needs a hook the kit does not implement registers a separate plugin object for it.
 """
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, final
 
+from ctxmodes import hookimpl
 from ctxmodes.compaction.tokens import calculate_context_tokens
-from ctxmodes.errors import CtxmodesError
 from ctxmodes.events import (
     CompactionDecision,
+    CompactionEvent,
     CompactionRequest,
     ContextProjection,
     InputEvent,
@@ -34,83 +35,67 @@ from ctxmodes.events import (
     RetrievalResult,
     SessionShutdownReason,
     SessionStartReason,
+    TreeNavigationEvent,
 )
-from ctxmodes.hookspecs import hookimpl
-from ctxmodes.providers.base import NamespaceToolSchema, ToolSchema
 from ctxmodes.session.models import AgentMessage, AssistantMessage
 from ctxmodes.windows.agent_tools import context_tools
 from ctxmodes.windows.budget import ContextRemaining, context_remaining, remaining_tokens
 from ctxmodes.windows.compaction import no_summary_compaction
 from ctxmodes.windows.marker import WindowMarker
-from ctxmodes.windows.notes import PreparedNoteWrite
 from ctxmodes.windows.projection import DeveloperMessageBridge
-from ctxmodes.windows.retrieval import answer_history, answer_notes
-from ctxmodes.windows.routing import route_message, unroute_message
-from ctxmodes.windows.tools import FAMILIES, namespace_tool
+from ctxmodes.windows.routing import route_message
+from ctxmodes.windows.strategies import Assemble, WindowStrategies
 
 if TYPE_CHECKING:
     from ctxmodes.hostapi import HostSession
     from ctxmodes.tools.base import Tool
-    from ctxmodes.windows.history_reader import HistoryReader
     from ctxmodes.windows.state import WindowState
 
 #: Assistant stop reasons whose usage does not describe a complete request.
 UNMEASURED_STOPS = frozenset({"error", "aborted", "length"})
 
 
-class WindowStateHolder(Protocol):
-    """Owns a mode's window state for one session file and follows its appends."""
+@final
+class ManagedMode:
+    """One managed mode for one session (see the module docstring).
 
-    @property
-    def state(self) -> WindowState: ...
+    :param assemble: builds the mode's parts; called at each session start (and on first use
+        before one), with this object.
+    """
 
-    def close(self) -> None: ...
-
-
-class WindowedMode(ABC):
-    """Shared hooks of the managed modes (see the module docstring)."""
-
-    def __init__(self, session: HostSession) -> None:
+    def __init__(self, session: HostSession, assemble: Assemble) -> None:
         self._session = session
-        self._holder: WindowStateHolder | None = None
+        self._assemble = assemble
+        self._parts: WindowStrategies | None = None
         self._bridge = DeveloperMessageBridge()
         self._context_tokens: int | None = None
+        #: Why the current session started (``None`` before ``ctx_session_start``), for
+        #: parts that react to it (Tree tells a fork which archives stayed behind).
+        self.start_reason: SessionStartReason | None = None
 
-    # -- what subclasses decide ----------------------------------------------------------
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        raise TypeError(
+            "ManagedMode is not subclassed: pass the mode's parts as WindowStrategies "
+            "(a subclass could drop a hook by overriding it)"
+        )
 
-    @abstractmethod
-    def open_state(self, session: HostSession) -> WindowStateHolder:
-        """Build the window state of ``session``'s file (called at session start)."""
-
-    @abstractmethod
-    def project(self, projection: ContextProjection) -> list[AgentMessage]:
-        """The messages the model sees, markers still as custom messages."""
-
-    @abstractmethod
-    def start_new_context(self, request: NewContextRequest) -> NewContextOutcome:
-        """What ``new_context`` does in this mode."""
-
-    def history_reader(self) -> HistoryReader:
-        """The history the ``history`` tool reads; Tree adds its archived windows."""
-        return self.windows.reader()
-
-    @property
-    def rollover_in_progress(self) -> bool:
-        """While True, no window or budget marker is appended (Tree's two-phase rollover)."""
-        return False
-
-    # -- state ----------------------------------------------------------------------------
+    # -- services for the parts -----------------------------------------------------------
 
     @property
     def session(self) -> HostSession:
         return self._session
 
     @property
+    def parts(self) -> WindowStrategies:
+        """This session's parts, assembled on first use."""
+        if self._parts is None:
+            self._parts = self._assemble(self)
+        return self._parts
+
+    @property
     def windows(self) -> WindowState:
         """The window state of the active branch."""
-        if self._holder is None:
-            self._holder = self.open_state(self._session)
-        return self._holder.state
+        return self.parts.state.state
 
     def send_marker(self, marker: WindowMarker, *, trigger_turn: bool) -> None:
         """Append ``marker`` through the host (so it is persisted and ordered like Pi's)."""
@@ -124,11 +109,12 @@ class WindowedMode(ABC):
         )
 
     def ensure_window(self) -> None:
-        """Open window 0 on a branch that has none yet (enabling a mode mid-session starts a
-        fresh window on the next input)."""
-        if self.rollover_in_progress:
+        """Open a window on a branch that has none yet (enabling a mode mid-session starts a
+        fresh window on the next input); never during a rollover."""
+        rollover = self.parts.rollover
+        if rollover.in_progress:
             return
-        marker = self.windows.initial_window_marker()
+        marker = rollover.fresh_window()
         if marker is not None:
             self.send_marker(marker, trigger_turn=False)
 
@@ -162,17 +148,8 @@ class WindowedMode(ABC):
         )
 
     def retrieve(self, request: RetrievalRequest) -> RetrievalResult:
-        if request.family == "history":
-            return answer_history(self.history_reader(), request.action, request.arguments)
-        return answer_notes(self.windows.notes, request.action, request.arguments, self._persist)
-
-    def _persist(self, prepared: PreparedNoteWrite) -> str:
-        try:
-            return self._session.session_manager.append_custom_entry(
-                prepared.custom_type, prepared.data.dump()
-            )
-        except OSError as error:
-            raise CtxmodesError(f"the note could not be saved: {error}") from error
+        """Answer one ``history`` or ``notes`` operation."""
+        return self.parts.retrieval.retrieve(request)
 
     # -- hooks ----------------------------------------------------------------------------
 
@@ -180,19 +157,20 @@ class WindowedMode(ABC):
     def ctx_session_start(self, session: HostSession, reason: SessionStartReason) -> None:
         # Rebuilt from the file on every start: nothing in memory outlives a session. Window 0
         # is opened by the first input, not here, so inspecting a session never writes to it.
-        self._close_state()
+        self._close_parts()
         self._session = session
         self._context_tokens = None
-        self._holder = self.open_state(session)
+        self.start_reason = reason
+        self._parts = self._assemble(self)
 
     @hookimpl
     def ctx_session_shutdown(self, session: HostSession, reason: SessionShutdownReason) -> None:
-        self._close_state()
+        self._close_parts()
 
-    def _close_state(self) -> None:
-        if self._holder is not None:
-            self._holder.close()
-            self._holder = None
+    def _close_parts(self) -> None:
+        if self._parts is not None:
+            self._parts.state.close()
+            self._parts = None
 
     @hookimpl
     def ctx_register_tools(self, register: Callable[[Tool], None], session: HostSession) -> None:
@@ -201,25 +179,22 @@ class WindowedMode(ABC):
 
     @hookimpl
     def ctx_input(self, session: HostSession, event: InputEvent) -> InputResult | None:
+        if self.parts.rollover.hold_input(event):
+            return InputResult(action="handled")
         if event.streaming_behavior is None:
             self.ensure_window()
         return None
 
     @hookimpl
     def ctx_project_context(self, session: HostSession, projection: ContextProjection) -> None:
-        projection.messages = self._bridge.conceal(self.project(projection))
+        parts = self.parts
+        messages = parts.projection.project(projection)
+        parts.rollover.projected(messages)
+        projection.messages = self._bridge.conceal(messages)
 
     @hookimpl
     def ctx_provider_request(self, session: HostSession, event: ProviderRequestEvent) -> None:
-        request = event.request
-        namespaced = event.capabilities.namespaced_tools
-        messages = self._bridge.promote(request.messages)
-        if namespaced:
-            messages = [
-                unroute_message(m) if isinstance(m, AssistantMessage) else m for m in messages
-            ]
-            request.tools = namespaced_tools(request.tools)
-        request.messages = messages
+        self.parts.shaping.shape(event, self._bridge.promote(event.request.messages))
 
     @hookimpl
     def ctx_message_end(self, session: HostSession, message: AgentMessage) -> AgentMessage | None:
@@ -232,7 +207,7 @@ class WindowedMode(ABC):
 
     def _record_budget(self, message: AssistantMessage) -> None:
         self._context_tokens = int(calculate_context_tokens(message.usage))
-        if self.rollover_in_progress:
+        if self.parts.rollover.in_progress:
             return
         windows = self.windows
         remaining = remaining_tokens(self._session.context_window, self._context_tokens)
@@ -245,36 +220,30 @@ class WindowedMode(ABC):
     def ctx_new_context(
         self, session: HostSession, request: NewContextRequest
     ) -> NewContextOutcome | None:
-        return self.start_new_context(request)
+        return self.parts.rollover.request(request)
 
     @hookimpl
     def ctx_retrieve(self, session: HostSession, request: RetrievalRequest) -> RetrievalResult:
         return self.retrieve(request)
 
+    @hookimpl
+    def ctx_agent_settled(self, session: HostSession) -> None:
+        self.parts.rollover.settle()
 
-def namespaced_tools(
-    tools: list[ToolSchema | NamespaceToolSchema], *, encrypted: bool = False
-) -> list[ToolSchema | NamespaceToolSchema]:
-    """Replace the flat ``history``/``notes`` routers by their namespaces: plaintext, or
-    with ``encrypted`` the native Codex shape Remote offers."""
-    shaped: list[ToolSchema | NamespaceToolSchema] = []
-    for tool in tools:
-        if isinstance(tool, ToolSchema) and tool.name in FAMILIES:
-            spec = namespace_tool(tool.name, encrypted=encrypted)
-            shaped.append(
-                NamespaceToolSchema(
-                    name=spec["name"],
-                    description=spec["description"],
-                    tools=[
-                        ToolSchema(
-                            name=fn["name"],
-                            description=fn["description"],
-                            parameters=fn["parameters"],
-                        )
-                        for fn in spec["tools"]
-                    ],
-                )
-            )
-        else:
-            shaped.append(tool)
-    return shaped
+    @hookimpl
+    def ctx_session_tree(self, session: HostSession, event: TreeNavigationEvent) -> None:
+        if self.parts.rollover.navigated(event):
+            return
+        # A navigation the user chose: the state follows the selected branch, which gets a
+        # window if it has none.
+        self.ensure_window()
+
+    @hookimpl
+    def ctx_session_before_compact(
+        self, session: HostSession, request: CompactionRequest
+    ) -> CompactionDecision | None:
+        return self.parts.compaction.before_compact(request)
+
+    @hookimpl
+    def ctx_session_compact(self, session: HostSession, event: CompactionEvent) -> None:
+        self.parts.compaction.compacted(event)

@@ -1,4 +1,4 @@
-"""``ctxmodes demo``: a scripted session in Tree mode, run offline, explained.
+"""``ctxmodes demo``, Tree's command: a scripted session in Tree mode, run offline, explained.
 
 The demo drives the agent host with a built-in scripted model through three context
 windows. The model notes a release code name in window 0 and rolls over, writes a changelog
@@ -6,9 +6,9 @@ in window 1 and rolls over again, then recovers the code name from the archived 
 with ``history``. Afterwards the demo prints what the model was sent in each window, the
 session tree with its archived side branches, and the same history search run directly.
 
-The mode is chosen by name through the mode registry, like any configured mode: the core
-never imports it. Everything happens in a temporary directory unless ``--session`` names the
-file to keep.
+Tree registers the command through ``ctx_register_cli_commands``; the host activates the mode
+by name, as for any configured mode. Everything happens in a temporary directory unless
+``--session`` names the file to keep.
 """
 
 from __future__ import annotations
@@ -29,12 +29,12 @@ if TYPE_CHECKING:
     from ctxmodes.session.manager import SessionManager
     from ctxmodes.session.tree import SessionTreeNode
 
+from ctxmodes_tree.manifest import TREE_ARCHIVE_CUSTOM_TYPE
+
 DEMO_MODE: Final = "tree"
 CODE_NAME: Final = "AMBER-FALCON-7"
 PROMPT: Final = "Prepare the release: pick a code name, then write the changelog."
 PREVIEW_CHARS: Final = 64
-#: The custom type of Tree's archive manifests (a persisted format name).
-_ARCHIVE_TYPE: Final = "codex-context-tree-archive"
 _SUMMARY_PREAMBLE_END: Final = "Summary of that exploration:"
 _UUID = re.compile(r"\b([0-9a-f]{8})-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b")
 
@@ -104,25 +104,6 @@ DEMO_SCRIPT: Final[dict[str, Any]] = {
 }
 
 
-def register(subparsers: Any) -> None:
-    parser: argparse.ArgumentParser = subparsers.add_parser(
-        "demo",
-        help="run a scripted Tree-mode session offline and show what the model saw",
-        description=(
-            "Run a built-in three-window session in Tree mode with a scripted model (no "
-            "network), then show what the model was sent in each window, the session tree "
-            "with its archived side branches, and a history search into an archived window."
-        ),
-    )
-    parser.add_argument(
-        "--session",
-        metavar="FILE",
-        type=Path,
-        help="write the demo session to FILE (default: a temporary directory)",
-    )
-    parser.set_defaults(handler=run)
-
-
 @dataclass
 class _Windows:
     """Turn requests grouped by context window (a rollover starts the next group)."""
@@ -156,11 +137,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run_demo(console: Console, workdir: Path, session_file: Path | None) -> None:
-    from ctxmodes.errors import CtxmodesError
+    from ctxmodes.config import load_settings
     from ctxmodes.events import RetrievalRequest
     from ctxmodes.hooks import HookRelay
     from ctxmodes.host.runtime import AgentHost
-    from ctxmodes.modes import ModeRegistry
     from ctxmodes.plugins import make_configured_plugin_manager
     from ctxmodes.providers.script import Script
     from ctxmodes.providers.scripted import ScriptedProvider
@@ -168,14 +148,7 @@ def _run_demo(console: Console, workdir: Path, session_file: Path | None) -> Non
     from ctxmodes.session.writer import Durability
     from ctxmodes.ui import HeadlessUI
 
-    pm = make_configured_plugin_manager()
-    registry = ModeRegistry.from_plugin_manager(pm)
-    if DEMO_MODE not in registry:
-        installed = ", ".join(registry.names()) or "none"
-        raise CtxmodesError(
-            f"the demo needs the {DEMO_MODE!r} mode, which is not installed (installed modes: "
-            f"{installed}); install the ctxmodes distribution that provides it"
-        )
+    pm = make_configured_plugin_manager(load_settings().settings)
     ui = HeadlessUI()
     host = AgentHost(
         pm=pm,
@@ -285,7 +258,8 @@ def _entry_label(manager: SessionManager, node: SessionTreeNode) -> str:
         _, found, rest = summary.partition(_SUMMARY_PREAMBLE_END)
         text = _one_line(rest if found else summary, 48)
         owned = any(
-            (manager.get_entry_json(child.entry_id) or {}).get("customType") == _ARCHIVE_TYPE
+            (manager.get_entry_json(child.entry_id) or {}).get("customType")
+            == TREE_ARCHIVE_CUSTOM_TYPE
             for child in node.children
         )
         note = (

@@ -1,4 +1,4 @@
-"""``ctxmodes demo``: the offline Tree-mode walkthrough."""
+"""``ctxmodes demo``: the offline Tree-mode walkthrough, a command of the Tree plugin."""
 
 from __future__ import annotations
 
@@ -36,9 +36,10 @@ def test_demo_refuses_to_overwrite(tmp_path: Path, capsys) -> None:
     assert existing.read_text() == "keep me\n"
 
 
-def test_demo_without_the_tree_mode_says_so(monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+def test_the_demo_is_trees_command(monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    # With Tree not loaded there is no demo: the command comes from the plugin.
     monkeypatch.setenv("CTXMODES_BLOCK_PLUGINS", "tree")
-    assert main(["demo"]) == 1
-    err = capsys.readouterr().err
-    assert "needs the 'tree' mode, which is not installed" in err
-    assert len(err.strip().splitlines()) == 1
+    with pytest.raises(SystemExit) as exited:
+        main(["demo"])
+    assert exited.value.code == 2
+    assert "invalid choice: 'demo'" in capsys.readouterr().err

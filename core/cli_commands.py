@@ -1,0 +1,41 @@
+"""Command-line subcommands contributed by plugins (``ctxmodes <name> ...``).
+
+A plugin implements :func:`~ctxmodes.hookspecs.ctx_register_cli_commands` at module level and
+registers one :class:`CliCommand` per subcommand, as llm's ``register_commands`` does for its
+click group. Registration must stay import-light: import what the command needs inside
+``run``, so that ``ctxmodes --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ctxmodes.errors import PluginError
+from ctxmodes.modes import MODE_NAME
+
+
+@dataclass(frozen=True, slots=True)
+class CliCommand:
+    """One ``ctxmodes`` subcommand.
+
+    :param name: the subcommand (``demo``): lower case, digits, ``-`` or ``_``.
+    :param help: one line for ``ctxmodes --help``.
+    :param run: called with the parsed arguments; returns the exit status. A
+        :class:`~ctxmodes.errors.CtxmodesError` it raises is printed as one error line.
+    :param configure: adds the subcommand's arguments to its parser.
+    :param description: the longer text of ``ctxmodes <name> --help``.
+    """
+
+    name: str
+    help: str
+    run: Callable[[argparse.Namespace], int]
+    configure: Callable[[argparse.ArgumentParser], None] | None = None
+    description: str | None = None
+
+    def __post_init__(self) -> None:
+        if not MODE_NAME.match(self.name):
+            raise PluginError(
+                f"invalid command name {self.name!r}: use lower-case letters, digits, '-' or '_'"
+            )

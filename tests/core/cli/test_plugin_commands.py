@@ -1,0 +1,60 @@
+"""Plugins add ``ctxmodes`` subcommands through ``ctx_register_cli_commands``."""
+
+from __future__ import annotations
+
+import argparse
+
+import pytest
+
+from ctxmodes import CliCommand, hookimpl
+from ctxmodes.cli import COMMAND_MODULES, build_parser
+from ctxmodes.errors import PluginError
+from ctxmodes.testing.plugin import isolated_plugin_manager
+
+
+class Greeter:
+    def __init__(self, name: str = "greet") -> None:
+        self.name = name
+        self.ran: list[argparse.Namespace] = []
+
+    @hookimpl
+    def ctx_register_cli_commands(self, register):
+        def configure(parser: argparse.ArgumentParser) -> None:
+            parser.add_argument("--who", default="world")
+
+        def run(args: argparse.Namespace) -> int:
+            self.ran.append(args)
+            return 7
+
+        register(CliCommand(name=self.name, help="say hello", run=run, configure=configure))
+
+
+def test_a_plugin_command_is_parsed_and_run():
+    greeter = Greeter()
+    parser = build_parser(isolated_plugin_manager(greeter))
+    args = parser.parse_args(["greet", "--who", "pi"])
+    assert args.handler(args) == 7
+    assert greeter.ran[0].who == "pi"
+    assert "say hello" in parser.format_help()
+
+
+def test_a_core_command_name_cannot_be_taken():
+    with pytest.raises(
+        PluginError, match=r"command 'run' of plugin .* is already provided by the core"
+    ):
+        build_parser(isolated_plugin_manager(Greeter("run")))
+
+
+def test_two_plugins_cannot_share_a_name():
+    pm = isolated_plugin_manager(Greeter(), Greeter())
+    with pytest.raises(PluginError, match=r"command 'greet' of plugin .* is already provided by"):
+        build_parser(pm)
+
+
+def test_a_bad_command_name_is_refused():
+    with pytest.raises(PluginError, match="invalid command name"):
+        CliCommand(name="Bad Name", help="x", run=lambda args: 0)
+
+
+def test_the_core_has_no_mode_specific_command():
+    assert not any("demo" in module for module in COMMAND_MODULES)

@@ -1,0 +1,53 @@
+"""The README's "Writing a mode" example is a real distribution in docs/example-mode/: its
+files are the README's, verbatim, and its own tests (the conformance suite among them) run
+here. tests/test_packaging.py builds and installs it beside ctxmodes."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "docs" / "example-mode"
+FILES = ("pyproject.toml", "recent_turns.py", "script.json", "test_recent_turns.py")
+
+
+def _load(name: str, path: Path):
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # the example's tests import it by name
+    spec.loader.exec_module(module)
+    return module
+
+
+_load("recent_turns", EXAMPLE / "recent_turns.py")
+_example_tests = _load("test_recent_turns", EXAMPLE / "test_recent_turns.py")
+
+# Collected here as if they were the example's own test run.
+TestRecentTurns = _example_tests.TestRecentTurns
+test_the_model_sees_only_the_latest_turns = _example_tests.test_the_model_sees_only_the_latest_turns
+
+
+def readme_blocks() -> dict[str, str]:
+    """README code blocks whose first line names an example file (``# recent_turns.py``)."""
+    text = (ROOT / "README.md").read_text()
+    blocks: dict[str, str] = {}
+    for body in re.findall(r"```[a-z]*\n(.*?)```", text, flags=re.S):
+        first, _, rest = body.partition("\n")
+        match = re.fullmatch(r"(?:#|//) (docs/example-mode/)?([\w.]+)", first.strip())
+        if match and match.group(2) in FILES:
+            blocks[match.group(2)] = rest
+    return blocks
+
+
+@pytest.mark.parametrize("name", FILES)
+def test_the_readme_shows_each_file_verbatim(name):
+    blocks = readme_blocks()
+    assert name in blocks, f"the README does not show {name}"
+    assert blocks[name] == (EXAMPLE / name).read_text()
