@@ -1,6 +1,6 @@
 """Every command that reads a session, in-process, on mutated real session files: an exit
 status of 0 or 1, nothing on standard error but ``ctxmodes:`` lines, never a traceback,
-never a hang."""
+never a hang; and ``ctxmodes run`` on the same file only ever appends to it."""
 
 from __future__ import annotations
 
@@ -46,7 +46,7 @@ def run(argv: list[str]) -> tuple[int, str]:
     return code, err.getvalue()
 
 
-@fuzz_settings(max_examples=60)
+@fuzz_settings(max_examples=40)
 @given(data=st.data())
 def test_commands_on_mutated_sessions_answer_or_fail_in_one_line(
     seeds: SeedSessions, data: st.DataObject, monkeypatch: pytest.MonkeyPatch
@@ -66,3 +66,13 @@ def test_commands_on_mutated_sessions_answer_or_fail_in_one_line(
             if code == 1:
                 assert lines[-1].startswith("ctxmodes: error: "), argv
         assert path.read_bytes() == content, "read-only commands never write"
+        script = Path(directory) / "script.json"
+        script.write_text('{"responses": [{"text": "ok"}], "summaries": ["s"]}')
+        for mode in ("tree", "local"):
+            argv = ["run", "--mode", mode, "--model", f"scripted:{script}"]
+            argv += ["--session", str(path), "--cwd", directory, "hello"]
+            monkeypatch.setenv("PI_CODING_AGENT_DIR", directory)
+            code, err = bounded(lambda argv=argv: run(argv))
+            assert code in (0, 1), argv
+            assert "Traceback" not in err
+            assert path.read_bytes().startswith(content), "a session file is only appended to"
