@@ -7,14 +7,16 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 ORACLE ?= ../shared/pi-oracle
 PI_DIR := .pi
+CODEX_CLIENT ?= ../shared/codex-client
+CODEX_DIR := .codex-cli
 
-.PHONY: demo test lint typecheck pytest pi bench clean
+.PHONY: demo test lint typecheck pytest pi codex-cli tools bench clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11) and "ctxmodes needs Python >= 3.11")'
 	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -e '.[test,serve,postgres]'
 	touch $(STAMP)
 
 # The real Pi, pinned by the oracle's lock file, judges our session files in the tests.
@@ -37,6 +39,26 @@ $(PI_DIR)/node22/.installed:
 
 pi: $(PI_DIR)/node_modules/.installed $(PI_DIR)/node22/.installed
 
+# The real Codex CLI, pinned by the client harness's lock file, judges `ctxmodes serve`.
+$(CODEX_DIR)/node_modules/.installed: $(wildcard $(CODEX_CLIENT)/npm/package-lock.json)
+	@if command -v npm >/dev/null 2>&1 && [ -f $(CODEX_CLIENT)/npm/package-lock.json ]; then \
+		mkdir -p $(CODEX_DIR) && cp $(CODEX_CLIENT)/npm/package.json $(CODEX_CLIENT)/npm/package-lock.json $(CODEX_DIR)/ && \
+		(cd $(CODEX_DIR) && npm ci --no-audit --no-fund --loglevel=error) && touch $@; \
+	else echo "npm or $(CODEX_CLIENT) not found: tests against the real Codex CLI will be skipped"; fi
+
+codex-cli: $(CODEX_DIR)/node_modules/.installed
+
+# Debian's Chromium with its matching driver renders the export page in the tests, and tmux
+# runs the interactive session end to end. Installed with apt when absent (as root);
+# elsewhere those tests skip and say why.
+SYSTEM_TOOLS := chromium chromedriver tmux
+tools:
+	@missing=""; for tool in $(SYSTEM_TOOLS); do command -v $$tool >/dev/null 2>&1 || missing="$$missing $$tool"; done; \
+	if [ -z "$$missing" ]; then :; \
+	elif command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
+		apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium chromium-driver tmux; \
+	else echo "missing:$$missing (install chromium, chromium-driver and tmux): those tests will be skipped"; fi
+
 demo: $(STAMP)
 	$(BIN)/ctxmodes demo
 
@@ -47,7 +69,7 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy -p ctxmodes -p ctxmodes_off -p ctxmodes_local -p ctxmodes_tree -p ctxmodes_remote
 
-pytest: $(STAMP) pi
+pytest: $(STAMP) pi codex-cli tools
 	$(BIN)/pytest -q
 
 test: lint typecheck pytest
@@ -56,4 +78,4 @@ bench: $(STAMP) pi
 	$(BIN)/python bench/run_all.py
 
 clean:
-	rm -rf $(VENV) $(PI_DIR) .mypy_cache .ruff_cache .pytest_cache .hypothesis
+	rm -rf $(VENV) $(PI_DIR) $(CODEX_DIR) .mypy_cache .ruff_cache .pytest_cache .hypothesis

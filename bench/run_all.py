@@ -22,6 +22,9 @@ BENCHMARKS = (
     "write_faults.py",
     "corrupt_lines.py",
     "long_sessions.py",
+    "provider_streams.py",
+    "service.py",
+    "terminal.py",
 )
 
 

@@ -34,6 +34,7 @@ from typing import Any, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ctxmodes.errors import ConfigError
+from ctxmodes.host.retry_settings import RetrySettings
 
 CONFIG_DIR_ENV = "CTXMODES_CONFIG_DIR"
 MODE_ENV = "CTXMODES_MODE"
@@ -143,6 +144,8 @@ class Settings(BaseModel):
     modes: OwnedTables = Field(default_factory=dict)
     #: Configured model endpoints, by provider name (``<name>/<model-id>`` specs).
     providers: dict[str, ProviderSettings] = Field(default_factory=dict)
+    #: Retrying turns that failed on transient errors (Pi's ``retry`` settings).
+    retry: RetrySettings = Field(default_factory=RetrySettings)
 
 
 @dataclass(frozen=True, slots=True)

@@ -43,6 +43,8 @@ from ctxmodes.session.models import (
     AssistantMessage,
     CompactionEntry,
     CustomMessage,
+    SessionEntry,
+    ThinkingLevelChangeEntry,
     ToolResultMessage,
     UserMessage,
 )
@@ -100,6 +102,11 @@ class SessionCore:
         #: The assistant message of the last turn, for the checks after a run.
         self.last_assistant: AssistantMessage | None = None
         self.overflow_recovery_attempted = False
+        #: How long the server asked to wait before another request, when the last answer
+        #: failed with such a request (``Retry-After``); read by the retry after a run.
+        self.server_wait_ms: float | None = None
+        #: Told about every assistant message as it ends (the retry series watches them).
+        self.on_answer_end: Callable[[AssistantMessage], None] | None = None
         #: Aborts the model call or tool of the current run.
         self.run_controller: AbortController | None = None
         #: Aborts the compaction or branch summary in progress.
@@ -107,6 +114,11 @@ class SessionCore:
         #: Set by ``abort()``: the current top-level run must not continue automatically.
         self.abort_requested = False
         self.rebuild_messages()
+        #: The thinking level requests ask for, as Pi's agent state holds it: the active
+        #: branch's level when the session opens, then every level recorded since (``/thinking``
+        #: or a plugin appending a ``thinking_level_change``); a navigation keeps it.
+        self.thinking_level = manager.build_session_context().thinking_level
+        self.stop_following_levels = manager.subscribe(self._follow_thinking_level)
 
     # ------------------------------------------------------------------ basics
 
@@ -134,6 +146,10 @@ class SessionCore:
             _log.exception("plugin failed in %s", name)
             self.ui.notify(f"plugin error in {name}: {exc}", "error")
             return None
+
+    def _follow_thinking_level(self, entry: SessionEntry) -> None:
+        if isinstance(entry, ThinkingLevelChangeEntry):
+            self.thinking_level = entry.thinking_level
 
     def rebuild_messages(self) -> None:
         """Re-read the context at the leaf (after the branch changed under the run)."""
@@ -174,6 +190,8 @@ class SessionCore:
             self.last_assistant = message
             if message.stop_reason not in ("error", "length"):
                 self.overflow_recovery_attempted = False
+            if self.on_answer_end is not None:
+                self.on_answer_end(message)
         self.emit(records.MessageEnded(message, entry_id))
         return message
 
@@ -234,9 +252,11 @@ class SessionCore:
         assert self.provider is not None
         reasoning: str | None = None
         if purpose == "compaction" and self.provider.info.capabilities.reasoning:
-            level = self.manager.build_session_context().thinking_level
+            level = self.thinking_level
             reasoning = level if level and level != "off" else None
-        return ProviderSummarizer(self.provider, signal, purpose, self.emit, reasoning)
+        return ProviderSummarizer(
+            self.provider, signal, purpose, self.emit, reasoning, retry=self.options.retry
+        )
 
 
 class _ToolHooks:

@@ -27,6 +27,9 @@ class FailureWatch:
             last = record.messages[-1] if record.messages else None
             if isinstance(last, AssistantMessage) and last.stop_reason == "error":
                 self._failures.append(f"model error: {last.error_message or 'unknown error'}")
+        elif isinstance(record, records.AutoRetryStarted) and self._failures:
+            # The failed turn is being retried: it is not the run's outcome (yet).
+            self._failures.pop()
         elif isinstance(record, records.CommandInvoked) and record.error is not None:
             self._failures.append(f"/{record.name}: {record.error}")
 

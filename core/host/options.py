@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from ctxmodes.compaction.settings import BranchSummarySettings, CompactionSettings
 from ctxmodes.host.queues import DrainMode
+from ctxmodes.host.retry_settings import RetrySettings
 
 
 def wall_clock_ms() -> int:
@@ -21,6 +22,7 @@ class HostOptions:
 
     :ivar compaction: when to compact automatically, and how much a compaction keeps.
     :ivar branch_summary: the room a branch summary leaves in the model's window.
+    :ivar retry: when a turn that failed on a transient error is retried (Pi's ``retry``).
     :ivar thinking_level: recorded for new sessions (``thinking_level_change``).
     :ivar steering_mode: deliver queued steering messages one per turn, or all at once.
     :ivar follow_up_mode: the same for follow-up messages.
@@ -34,6 +36,7 @@ class HostOptions:
 
     compaction: CompactionSettings = field(default_factory=CompactionSettings)
     branch_summary: BranchSummarySettings = field(default_factory=BranchSummarySettings)
+    retry: RetrySettings = field(default_factory=RetrySettings)
     thinking_level: str = "off"
     steering_mode: DrainMode = "one-at-a-time"
     follow_up_mode: DrainMode = "one-at-a-time"

@@ -235,6 +235,46 @@ class CompactionEnded:
 
 
 @dataclass(frozen=True, slots=True)
+class AutoRetryStarted:
+    """A turn failed on a transient error; the host waits ``delay_ms``, then retries."""
+
+    type: ClassVar[str] = "auto_retry_start"
+    attempt: int
+    max_attempts: int
+    delay_ms: float
+    error_message: str
+
+
+@dataclass(frozen=True, slots=True)
+class AutoRetryEnded:
+    """A retry series ended: an answer came (``success``), or the failure stands."""
+
+    type: ClassVar[str] = "auto_retry_end"
+    success: bool
+    attempt: int
+    final_error: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SummarizationRetryScheduled:
+    """A compaction or branch-summary call failed on a transient error; it is retried
+    after ``delay_ms``."""
+
+    type: ClassVar[str] = "summarization_retry_scheduled"
+    attempt: int
+    max_attempts: int
+    delay_ms: float
+    error_message: str
+
+
+@dataclass(frozen=True, slots=True)
+class SummarizationRetryFinished:
+    type: ClassVar[str] = "summarization_retry_finished"
+    success: bool
+    attempt: int
+
+
+@dataclass(frozen=True, slots=True)
 class TreeNavigationStarted:
     """``ctx_session_before_tree`` ran; ``cancelled`` when a plugin cancelled."""
 
@@ -279,6 +319,10 @@ HostRecord = (
     | CompactionPrepared
     | CompactionAppended
     | CompactionEnded
+    | AutoRetryStarted
+    | AutoRetryEnded
+    | SummarizationRetryScheduled
+    | SummarizationRetryFinished
     | TreeNavigationStarted
     | TreeNavigated
 )

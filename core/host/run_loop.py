@@ -234,7 +234,8 @@ class RunLoop:
             messages=shape_messages(convert_to_llm(projection.messages), core.now_ms),
             tools=[ToolSchema.from_tool(tool) for tool in core.tools.values()],
             session_id=core.manager.session_id,
-            reasoning=core.options.thinking_level,
+            # As Pi's agent loop: the live level, and no level at all for "off".
+            reasoning=None if core.thinking_level == "off" else core.thinking_level,
         )
         event = ProviderRequestEvent(
             request=request,
@@ -245,10 +246,15 @@ class RunLoop:
         core.emit(records.ProviderRequested(event.request, provider.transport))
         core.emit(records.MessageStarted("assistant", None))
         final: AssistantMessage | None = None
+        core.server_wait_ms = None
         try:
             for item in provider.stream(event.request, signal):
                 if isinstance(item, StreamDone | StreamError):
                     final = item.message
+                    if isinstance(item, StreamError):
+                        core.server_wait_ms = item.retry_after_ms
+                        if item.hint:
+                            core.ui.notify(item.hint, "warning")
                     break
                 core.emit(records.MessageUpdated(item))
         except Exception as exc:

@@ -10,13 +10,14 @@ import orjson
 from ctxmodes.errors import CtxmodesError
 from ctxmodes.host.records import HostRecord, ProviderRequested
 from ctxmodes.providers.base import ModelRequest
+from ctxmodes.providers.secrets import redact_headers
 from ctxmodes.session.models import to_json
 
 
 def request_json(request: ModelRequest, transport: str) -> dict[str, Any]:
     """Exactly what the model was sent: purpose, system prompt, messages (after projection
     and shaping, in their stored JSON form), tool schemas, the output cap and, when one is
-    asked for, the thinking level."""
+    asked for, the thinking level; the values of credential headers are redacted."""
     traced: dict[str, Any] = {
         "purpose": request.purpose,
         "transport": transport,
@@ -29,7 +30,7 @@ def request_json(request: ModelRequest, transport: str) -> dict[str, Any]:
         traced["reasoning"] = request.reasoning
     # Only a mode that shapes the request identity sets these; most traces never have them.
     if request.headers:
-        traced["headers"] = dict(request.headers)
+        traced["headers"] = redact_headers(request.headers)
     if request.client_metadata:
         traced["client_metadata"] = dict(request.client_metadata)
     return traced

@@ -56,6 +56,22 @@ class TranscriptPrinter:
                 f"[compaction, {record.trigger}] kept from {entry.first_kept_entry_id} "
                 f"({entry.tokens_before} tokens before)"
             )
+        if isinstance(record, records.AutoRetryStarted):
+            return (
+                f"[retry {record.attempt}/{record.max_attempts}] in "
+                f"{record.delay_ms / 1000:g}s after: {abbreviate(record.error_message)}"
+            )
+        if isinstance(record, records.AutoRetryEnded):
+            if record.success:
+                return f"[retry] succeeded on attempt {record.attempt}"
+            if record.attempt:
+                return f"[retry] gave up after {record.attempt}: {record.final_error or 'unknown'}"
+            return f"[retry] not retried: {record.final_error or 'unknown'}"
+        if isinstance(record, records.SummarizationRetryScheduled):
+            return (
+                f"[summary retry {record.attempt}/{record.max_attempts}] in "
+                f"{record.delay_ms / 1000:g}s after: {abbreviate(record.error_message)}"
+            )
         if isinstance(record, records.TreeNavigated):
             summary = " with a branch summary" if record.summary_entry is not None else ""
             return f"[tree] moved from {record.old_leaf_id} to {record.new_leaf_id}{summary}"

@@ -237,11 +237,19 @@ class StreamDone:
 
 @dataclass(frozen=True, slots=True)
 class StreamError:
-    """Terminal event of a failed or aborted response; ``message`` is still persisted."""
+    """Terminal event of a failed or aborted response; ``message`` is still persisted.
+
+    :ivar retry_after_ms: how long the server asked to wait before the next request
+        (``Retry-After``), when it said so.
+    :ivar hint: what the user can do about it (how to log in after a 401), shown beside the
+        error; the stored message keeps the provider's own words.
+    """
 
     reason: Literal["error", "aborted"]
     message: AssistantMessage
     type: Literal["error"] = "error"
+    retry_after_ms: float | None = None
+    hint: str | None = None
 
 
 StreamEvent = TextDelta | ThinkingDelta | ToolCallComplete | UsageUpdate | StreamDone | StreamError

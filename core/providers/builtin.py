@@ -111,8 +111,10 @@ def builtin_registrations(
 def default_model_provider(model: ModelSpec, *, seam: Any = None) -> Provider:
     """A provider for a catalog model: the built-in transport of its ``api``, with its key
     from the configuration, the environment or Pi's ``auth.json``."""
-    from ctxmodes.providers.http_model import HttpModelProvider
+    from ctxmodes.providers.http import HttpSeam
+    from ctxmodes.providers.http_model import CodexModelProvider, HttpModelProvider
 
+    seam = seam if seam is not None else HttpSeam()
     configured = model.api_key
     env_var = configured[1:].strip("{}") if configured and configured.startswith("$") else None
 
@@ -122,7 +124,16 @@ def default_model_provider(model: ModelSpec, *, seam: Any = None) -> Provider:
         return resolve_api_key(model.provider, env_var=env_var)
 
     hint = missing_key_hint(model.provider, env_var)
-    return HttpModelProvider(model, api_key, missing_key_hint=hint, seam=seam)
+    if model.provider == "openai-codex" and not configured:
+        from ctxmodes.providers.codex_oauth import CodexTokenSource
+        from ctxmodes.providers.jsvalues import pi_user_agent
+
+        tokens = CodexTokenSource(
+            lambda: seam.client(None), user_agent=seam.user_agent or pi_user_agent()
+        )
+        return CodexModelProvider(model, tokens, missing_key_hint=hint, seam=seam)
+    kind = CodexModelProvider if model.api == "openai-codex-responses" else HttpModelProvider
+    return kind(model, api_key, missing_key_hint=hint, seam=seam)
 
 
 class BuiltinModels:

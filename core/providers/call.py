@@ -10,8 +10,11 @@ fired) and Pi's ``errorMessage``; exactly one ``done`` or ``error`` event ends t
 
 from __future__ import annotations
 
+import contextlib
+import email.utils
 import math
-from collections.abc import Callable, Iterable, Iterator
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -58,6 +61,10 @@ class CallContext:
     emit: Emit = _ignore
     now_ms: Callable[[], int] = wall_clock_ms
     on_retry: RetryListener | None = None
+    #: Set when the call failed on an answer that said how long to wait (``Retry-After``).
+    retry_after_ms: float | None = None
+    #: The HTTP status of the answer the call failed on, if it failed on one.
+    failed_status: int | None = None
     _started: bool = field(default=False, repr=False)
 
     @property
@@ -84,6 +91,8 @@ class CallContext:
             with abortable(self.signal):
                 body(output)
         except WireError as error:
+            self.retry_after_ms = _requested_wait(error)
+            self.failed_status = _failed_status(error)
             return self._fail(output, str(error))
         except httpx.TimeoutException:
             return self._fail(output, TIMED_OUT)
@@ -120,6 +129,45 @@ class CallContext:
             yield event
             if signal.aborted:
                 return
+
+
+def server_wait_ms(headers: Mapping[str, str]) -> float | None:
+    """The wait an answer asks for: ``retry-after-ms``, else ``retry-after`` (seconds or an
+    HTTP date); ``None`` when it names none. ``headers`` has lower-case names."""
+    if headers.get("retry-after-ms"):
+        with contextlib.suppress(ValueError):
+            return max(0.0, float(headers["retry-after-ms"]))
+    value = headers.get("retry-after")
+    if not value:
+        return None
+    with contextlib.suppress(ValueError):
+        return max(0.0, float(value) * 1000)
+    try:
+        moment = email.utils.parsedate_to_datetime(value).timestamp() * 1000
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, moment - time.time() * 1000)
+
+
+def _requested_wait(error: BaseException) -> float | None:
+    # The status error is the failure itself or what caused it (the SDK-level retry's).
+    seen: BaseException | None = error
+    while seen is not None:
+        headers = getattr(seen, "headers", None)
+        if isinstance(headers, Mapping):
+            return server_wait_ms(headers)
+        seen = seen.__cause__
+    return None
+
+
+def _failed_status(error: BaseException) -> int | None:
+    seen: BaseException | None = error
+    while seen is not None:
+        status = getattr(seen, "status", None)
+        if isinstance(status, int):
+            return status
+        seen = seen.__cause__
+    return None
 
 
 def reasoning_effort(model: ModelSpec, level: str | None) -> str | None:

@@ -13,9 +13,7 @@ from __future__ import annotations
 import base64
 import binascii
 import contextlib
-import email.utils
 import re
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -23,12 +21,12 @@ import httpx
 import orjson
 
 from ctxmodes.providers import responses_codec
-from ctxmodes.providers.call import TIMED_OUT, CallContext, reasoning_effort
+from ctxmodes.providers.call import TIMED_OUT, CallContext, reasoning_effort, server_wait_ms
 from ctxmodes.providers.catalog import ModelSpec
 from ctxmodes.providers.jsvalues import stringify
 from ctxmodes.providers.openai_responses import clamp_cache_key, missing_key_message
 from ctxmodes.providers.sse import iter_events
-from ctxmodes.providers.wire import ABORTED, PiContext, StreamOptions, WireError
+from ctxmodes.providers.wire import ABORTED, HttpStatusError, PiContext, StreamOptions, WireError
 
 API = "openai-codex-responses"
 DEFAULT_BASE_URL = "https://chatgpt.com/backend-api"
@@ -78,6 +76,25 @@ def codex_url(base_url: str | None) -> str:
     if normalized.endswith("/codex"):
         return f"{normalized}/responses"
     return f"{normalized}/codex/responses"
+
+
+def backend_base(base_url: str | None) -> str:
+    """The backend base beside the model endpoint (``…/backend-api/codex``): where the
+    ``alpha/history`` and ``alpha/notes`` endpoints live."""
+    return codex_url(base_url).removesuffix("/responses")
+
+
+def identity_headers(token: str, user_agent: str) -> dict[str, str]:
+    """The account's authentication and Pi's identity, as every Codex backend call sends them.
+
+    :raises WireError: the token carries no account id.
+    """
+    return {
+        "authorization": f"Bearer {token}",
+        "chatgpt-account-id": account_id(token),
+        "originator": "pi",
+        "user-agent": user_agent,
+    }
 
 
 def build_headers(
@@ -210,27 +227,6 @@ def _resolve_tier(answered: str | None, requested: str | None) -> str | None:
     return answered or requested
 
 
-def _retry_after_ms(headers: httpx.Headers) -> float | None:
-    if "retry-after-ms" in headers:
-        try:
-            return max(0.0, float(headers["retry-after-ms"]))
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value) * 1000)
-    except ValueError:
-        pass
-    try:
-        return max(
-            0.0, email.utils.parsedate_to_datetime(value).timestamp() * 1000 - time.time() * 1000
-        )
-    except (TypeError, ValueError):
-        return None
-
-
 def _retryable(status: int, text: str) -> bool:
     if status == 429 and _TERMINAL_QUOTA.search(text):
         return False
@@ -291,7 +287,7 @@ def _open(
             text = response.read().decode("utf-8", "replace")
             response.close()
             if attempt < max_retries and _retryable(response.status_code, text):
-                delay = _retry_after_ms(response.headers)
+                delay = server_wait_ms(response.headers)
                 if delay is None:
                     delay = BASE_DELAY_MS * 2**attempt
                 elif cap > 0 and delay > cap:
@@ -302,8 +298,10 @@ def _open(
                 _sleep(call, attempt + 1, delay, text)
                 attempt += 1
                 continue
-            raise WireError(
-                error_message(response.status_code, response.reason_phrase, text, call.now_ms())
+            raise HttpStatusError(
+                error_message(response.status_code, response.reason_phrase, text, call.now_ms()),
+                response.status_code,
+                response.headers,
             )
         except _DelayTooLong:
             raise

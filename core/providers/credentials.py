@@ -84,17 +84,38 @@ def resolve_api_key(
             access: str = stored["access"]
             return access
     if provider == "openai-codex":
-        tokens = (_read_json(codex_home(env) / "auth.json") or {}).get("tokens")
-        if isinstance(tokens, dict) and isinstance(tokens.get("access_token"), str):
-            token: str = tokens["access_token"]
-            return token
+        return codex_cli_token(env)
+    return None
+
+
+def ctxmodes_credentials_path(environ: Mapping[str, str] | None = None) -> Path:
+    """ctxmodes' own credential file (``ctxmodes login``), beside its configuration."""
+    env = os.environ if environ is None else environ
+    override = env.get("CTXMODES_CONFIG_DIR")
+    if override:
+        return Path(override) / "auth.json"
+    import platformdirs
+
+    return platformdirs.user_config_path("ctxmodes") / "auth.json"
+
+
+def codex_cli_token(environ: Mapping[str, str] | None = None) -> str | None:
+    """The ChatGPT access token the Codex CLI stored (read only: the Codex CLI refreshes
+    its own tokens, and spending its refresh token here would log it out).
+
+    :raises CredentialError: the file exists but is corrupt.
+    """
+    tokens = (_read_json(codex_home(environ) / "auth.json") or {}).get("tokens")
+    if isinstance(tokens, dict) and isinstance(tokens.get("access_token"), str):
+        token: str = tokens["access_token"]
+        return token
     return None
 
 
 def missing_key_hint(provider: str, env_var: str | None = None) -> str:
     """What to do about a missing key, in one clause."""
     if provider == "openai-codex":
-        return "log in with `pi /login` or the Codex CLI (`codex login`)"
+        return "run `ctxmodes login openai-codex` (or log in with Pi or the Codex CLI)"
     variable = env_var or ENV_KEYS.get(provider)
     if variable:
         return f"set {variable} or add it to {pi_agent_dir() / 'auth.json'}"

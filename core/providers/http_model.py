@@ -11,11 +11,12 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterator
 from queue import Queue
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ctxmodes.abort import AbortSignal
 from ctxmodes.providers.base import (
     DeveloperMessage,
+    EncryptedToolOutput,
     ModelCapabilities,
     ModelInfo,
     ModelRequest,
@@ -31,7 +32,11 @@ from ctxmodes.providers.base import (
     ToolSchema,
 )
 from ctxmodes.providers.catalog import ModelSpec
+from ctxmodes.providers.request_settings import ProviderRetrySettings
 from ctxmodes.session.models import AssistantMessage, ToolCall, to_json
+
+if TYPE_CHECKING:
+    from ctxmodes.providers.backend import BackendRoute
 
 ApiKeySource = Callable[[], str | None]
 
@@ -54,8 +59,10 @@ def capabilities_for(model: ModelSpec) -> ModelCapabilities:
             images=model.images,
             reasoning=model.reasoning,
         )
+    from ctxmodes.providers.completions_compat import resolve_compat
+
     return ModelCapabilities(
-        developer_role=model.flag("supportsDeveloperRole", True) is not False,
+        developer_role=resolve_compat(model)["supportsDeveloperRole"] is not False,
         namespaced_tools=False,
         images=model.images,
         reasoning=model.reasoning,
@@ -73,6 +80,15 @@ def _tool(tool: ToolSchema | NamespaceToolSchema) -> dict[str, Any]:
 
 
 def _message(message: Any) -> dict[str, Any]:
+    if isinstance(message, EncryptedToolOutput):
+        # Never persisted; the Responses codec sends ``output`` as the call's output items.
+        return {
+            "role": "encryptedToolOutput",
+            "toolCallId": message.tool_call_id,
+            "toolName": message.tool_name,
+            "output": message.output_items(),
+            "timestamp": message.timestamp or 0,
+        }
     if isinstance(message, DeveloperMessage):
         return {"role": "developer", "content": [to_json(block) for block in message.content]}
     return to_json(message)
@@ -104,6 +120,7 @@ class HttpModelProvider(Provider):
         self._hint = missing_key_hint
         self._seam = seam if seam is not None else HttpSeam()
         self._retry_listener = retry_listener
+        self._request_settings = ProviderRetrySettings()
         self._info = ModelInfo(
             provider=model.provider,
             api=model.api,
@@ -117,6 +134,10 @@ class HttpModelProvider(Provider):
     def transport(self) -> str:
         return self._model.api
 
+    def use_request_settings(self, settings: ProviderRetrySettings) -> None:
+        """Timeouts and transport-level retries of every request (Pi's ``retry.provider``)."""
+        self._request_settings = settings
+
     @property
     def info(self) -> ModelInfo:
         return self._info
@@ -128,6 +149,7 @@ class HttpModelProvider(Provider):
     def stream(self, request: ModelRequest, signal: AbortSignal) -> Iterator[StreamEvent]:
         from ctxmodes.providers.apis import stream_function
         from ctxmodes.providers.call import CallContext
+        from ctxmodes.providers.secrets import is_sensitive_header, scrub
         from ctxmodes.providers.wire import PiContext, StreamOptions, WireError, WireEvent
 
         key = self._api_key()
@@ -139,7 +161,11 @@ class HttpModelProvider(Provider):
             messages=[_message(message) for message in request.messages],
             tools=[_tool(tool) for tool in request.tools],
         )
+        requests = self._request_settings
         options = StreamOptions(
+            timeout_ms=requests.timeout_ms,
+            max_retries=requests.max_retries,
+            max_retry_delay_ms=requests.max_retry_delay_ms,
             api_key=key,
             session_id=request.session_id,
             reasoning=None if request.reasoning in (None, "off") else request.reasoning,
@@ -169,23 +195,60 @@ class HttpModelProvider(Provider):
 
         worker = threading.Thread(target=work, name=f"model-{self._model.ref}", daemon=True)
         worker.start()
+        # A server may echo the key into an error body; it never reaches the session or a log.
+        headers = {**(self._model.headers or {}), **request.headers}
+        secrets = (key, *(v for n, v in headers.items() if v and is_sensitive_header(n)))
         while True:
             item = queue.get()
             if isinstance(item, BaseException):
                 if isinstance(item, WireError):
-                    raise ProviderError(str(item)) from item
+                    raise ProviderError(scrub(str(item), secrets)) from None
                 raise item
             if isinstance(item, dict):
                 break
             yield item
+        if isinstance(item.get("errorMessage"), str):
+            item["errorMessage"] = scrub(item["errorMessage"], secrets)
         message = AssistantMessage.model_validate(item)
         if message.stop_reason in ("error", "aborted"):
             reason: Literal["error", "aborted"] = (
                 "aborted" if message.stop_reason == "aborted" else "error"
             )
-            yield StreamError(reason, message)
+            refused: str | None = None
+            if call.failed_status in (401, 403) and self._hint:
+                refused = f"{self._model.provider} refused the credentials: {self._hint}"
+            yield StreamError(reason, message, retry_after_ms=call.retry_after_ms, hint=refused)
         else:
             yield StreamDone(message)
 
     def close(self) -> None:
         self._seam.close()
+
+
+class CodexModelProvider(HttpModelProvider):
+    """A model on the ChatGPT Codex backend, which also answers the backend calls of modes
+    (:class:`~ctxmodes.providers.backend.BackendAccess`): the same base, the same account
+    credentials, the same HTTP seam."""
+
+    #: Backend calls bound their own time (Remote: 35 s); the client imposes none.
+    BACKEND_TIMEOUT_S: float | None = None
+
+    def backend_route(self) -> BackendRoute:
+        from ctxmodes.providers.backend import BackendRoute
+        from ctxmodes.providers.codex import backend_base, identity_headers
+        from ctxmodes.providers.jsvalues import pi_user_agent
+        from ctxmodes.providers.wire import WireError
+
+        token = self._api_key()
+        if not token:
+            hint = f": {self._hint}" if self._hint else ""
+            raise ProviderError(f"No API key for provider: {self._model.provider}{hint}")
+        try:
+            headers = identity_headers(token, self._seam.user_agent or pi_user_agent())
+        except WireError as error:
+            raise ProviderError(str(error)) from None
+        return BackendRoute(
+            base_url=backend_base(self._model.base_url),
+            headers=headers,
+            client=self._seam.client(self.BACKEND_TIMEOUT_S),
+        )

@@ -8,11 +8,12 @@ SDK's ``x-stainless-*`` headers.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 from typing import Any
 
 from ctxmodes.providers import responses_codec, sdk_http
-from ctxmodes.providers.call import CallContext, clamp_max_tokens, reasoning_effort
+from ctxmodes.providers.call import CallContext
 from ctxmodes.providers.catalog import ModelSpec
 from ctxmodes.providers.wire import ABORTED, PiContext, StreamOptions, WireError
 
@@ -22,7 +23,7 @@ MIN_OUTPUT_TOKENS = 16
 PROMPT_CACHE_KEY_MAX = 64
 
 
-def _cache_retention(options: StreamOptions) -> str:
+def cache_retention(options: StreamOptions) -> str:
     if options.cache_retention:
         return options.cache_retention
     env = options.env if options.env is not None else os.environ
@@ -73,20 +74,13 @@ def build_headers(
             if affinity == "openai":
                 headers["session_id"] = session
             headers["x-client-request-id"] = session
-    headers.update(options.headers)
-    merged = {key: value for key, value in headers.items() if value is not None}
-    lowered = {key.lower() for key in merged}
-    if "authorization" not in lowered:
-        merged["Authorization"] = f"Bearer {api_key}"
-    merged.setdefault("accept", "application/json")
-    merged["content-type"] = "application/json"
-    return merged
+    return sdk_http.sdk_headers(headers, options.headers, api_key)
 
 
 def build_body(
     model: ModelSpec, context: PiContext, options: StreamOptions, effort: str | None, now_ms: Any
 ) -> dict[str, Any]:
-    retention = _cache_retention(options)
+    retention = cache_retention(options)
     body: dict[str, Any] = {
         "model": model.id,
         "input": responses_codec.convert_messages(
@@ -138,11 +132,13 @@ def stream(
 
     :raises WireError: no API key (pi-ai throws before streaming; nothing to store).
     """
-    api_key = check_api_key(model, options)
-    effort = reasoning_effort(model, options.reasoning)
-    options.max_tokens = clamp_max_tokens(model, context, options.max_tokens)
-    return call.run(
-        model, API, lambda output: _call(model, context, options, call, api_key, effort, output)
+    return sdk_http.stream_simple(
+        API,
+        model,
+        context,
+        options,
+        call,
+        functools.partial(_call, model, context, options, call),
     )
 
 
@@ -155,33 +151,14 @@ def _call(
     effort: str | None,
     output: dict[str, Any],
 ) -> None:
-    retention = _cache_retention(options)
+    retention = cache_retention(options)
     session = options.session_id if retention != "none" else None
     headers = build_headers(model, options, api_key, call.user_agent, session)
     body = build_body(model, context, options, effort, call.now_ms)
-    client = call.client(options.timeout_ms)
-    request = client.build_request(
-        "POST",
-        model.base_url.rstrip("/") + "/responses",
-        headers=headers,
-        content=call.encode(body),
+    url = model.base_url.rstrip("/") + "/responses"
+    response = sdk_http.post_stream(
+        call, url, headers, body, options, error_prefix="OpenAI API error"
     )
-    try:
-        response = sdk_http.open_stream(
-            client,
-            request,
-            call.signal,
-            max_retries=options.max_retries,
-            max_retry_delay_ms=options.max_retry_delay_ms,
-            on_retry=call.on_retry,
-        )
-    except sdk_http.RetryableError as error:
-        if error.status is not None:
-            raise WireError(
-                sdk_http.format_status_error(error.status, error.body, "OpenAI API error")
-            ) from error
-        raise
-    call.started()
     reader = responses_codec.ResponsesStream(
         model, output, call.emit, service_tier=options.service_tier
     )

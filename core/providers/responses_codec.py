@@ -23,6 +23,7 @@ from ctxmodes.providers.jsvalues import (
 )
 from ctxmodes.providers.transform import transform_messages
 from ctxmodes.providers.wire import (
+    ArgumentBuffer,
     Emit,
     WireError,
     WireEvent,
@@ -142,6 +143,14 @@ def convert_messages(
             developer = model.flag("supportsDeveloperRole", True) is not False
             text = "\n".join(block.get("text", "") for block in message["content"])
             items.append({"role": "developer" if developer else "system", "content": _clean(text)})
+        elif kind == "encryptedToolOutput":
+            items.append(
+                {
+                    "type": "function_call_output",
+                    "call_id": message["toolCallId"].split("|")[0],
+                    "output": message["output"],
+                }
+            )
         elif kind == "toolResult":
             items.append(
                 {
@@ -304,7 +313,7 @@ class ResponsesStream:
             }
             if item.get("namespace") is not None:
                 block["namespace"] = item["namespace"]
-            block["partialJson"] = item.get("arguments") or ""
+            block["partialJson"] = ArgumentBuffer(item.get("arguments") or "")
             event = "toolcall_start"
             slot_kind = "toolCall"
         else:
@@ -360,8 +369,7 @@ class ResponsesStream:
         if slot is None or "partialJson" not in slot[1]:
             return
         block = slot[1]
-        block["partialJson"] += event["delta"]
-        block["arguments"] = parse_streaming_json(block["partialJson"])
+        block["partialJson"].append(event["delta"])
         self._emit(WireEvent("toolcall_delta", content_index=slot[2], delta=event["delta"]))
 
     def _arguments_done(self, event: dict[str, Any]) -> None:
@@ -369,9 +377,9 @@ class ResponsesStream:
         if slot is None or "partialJson" not in slot[1]:
             return
         block = slot[1]
-        previous = block["partialJson"]
+        previous = block["partialJson"].text()
         arguments = event.get("arguments") or ""
-        block["partialJson"] = arguments
+        block["partialJson"] = ArgumentBuffer(arguments)
         block["arguments"] = parse_streaming_json(arguments)
         if arguments.startswith(previous) and len(arguments) > len(previous):
             delta = arguments[len(previous) :]
@@ -406,7 +414,7 @@ class ResponsesStream:
             self._emit(WireEvent("text_end", content_index=content_index, content=block["text"]))
         elif item_kind == "function_call" and kind == "toolCall" and "partialJson" in block:
             block["arguments"] = parse_streaming_json(
-                item.get("arguments") or block["partialJson"] or "{}"
+                item.get("arguments") or block["partialJson"].text() or "{}"
             )
             if item.get("namespace") is not None:
                 block["namespace"] = item["namespace"]

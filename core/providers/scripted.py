@@ -11,11 +11,17 @@ Messages come out shaped like Pi's: content in the order thinking, text, tool ca
 ``stopReason`` ``toolUse`` when there are tool calls, else ``stop`` (unless the response
 says otherwise); tool-call ids ``call_<call number>_<index>`` unless the script gives one;
 usage estimated at four characters per token, overridable per response.
+
+A tool call's string arguments may name a value the model was just shown: ``{{out:PATH}}``
+is replaced by the value at ``PATH`` (keys and list indexes joined by dots, e.g.
+``items.0.window_id``) in the newest tool result of the request whose text is a JSON object
+or array. That is how a script passes back an opaque id a backend chose, as a model would.
 """
 
 from __future__ import annotations
 
 import math
+import re
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -45,6 +51,7 @@ from ctxmodes.providers.script import (
     ScriptedResponse,
     ScriptedToolCall,
     ScriptedUsage,
+    ScriptError,
     load_script,
 )
 from ctxmodes.session.models import (
@@ -52,6 +59,7 @@ from ctxmodes.session.models import (
     TextContent,
     ThinkingContent,
     ToolCall,
+    ToolResultMessage,
     Usage,
 )
 
@@ -176,7 +184,7 @@ class ScriptedProvider(Provider):
             if signal.aborted:
                 yield self._aborted(partial, timestamp)
                 return
-            call = _tool_call(scripted, f"call_{number}_{position}")
+            call = _tool_call(scripted, f"call_{number}_{position}", request)
             yield ToolCallComplete(content_index=partial.add_tool_call(call), tool_call=call)
         if signal.aborted:
             yield self._aborted(partial, timestamp)
@@ -258,12 +266,57 @@ class _Partial:
         return total
 
 
-def _tool_call(scripted: ScriptedToolCall, default_id: str) -> ToolCall:
+_OUTPUT_REFERENCE = re.compile(r"\{\{out:([^}]+)\}\}")
+
+
+def _newest_json_output(request: ModelRequest) -> object:
+    for message in reversed(request.messages):
+        if not isinstance(message, ToolResultMessage):
+            continue
+        text = "".join(block.text for block in message.content if isinstance(block, TextContent))
+        try:
+            value = orjson.loads(text)
+        except orjson.JSONDecodeError:
+            continue
+        if isinstance(value, dict | list):
+            return value
+    return None
+
+
+def _output_value(output: object, path: str) -> object:
+    value = output
+    for key in path.split("."):
+        if isinstance(value, dict) and key in value:
+            value = value[key]
+        elif isinstance(value, list) and key.isdigit() and int(key) < len(value):
+            value = value[int(key)]
+        else:
+            raise ScriptError(
+                f"scripted model: {{{{out:{path}}}}} names nothing in the newest JSON tool output"
+            )
+    return value
+
+
+def _fill_references(value: object, request: ModelRequest) -> object:
+    if isinstance(value, dict):
+        return {key: _fill_references(item, request) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_fill_references(item, request) for item in value]
+    if not isinstance(value, str) or "{{out:" not in value:
+        return value
+    output = _newest_json_output(request)
+    whole = _OUTPUT_REFERENCE.fullmatch(value)
+    if whole is not None:
+        return _output_value(output, whole.group(1))
+    return _OUTPUT_REFERENCE.sub(lambda m: str(_output_value(output, m.group(1))), value)
+
+
+def _tool_call(scripted: ScriptedToolCall, default_id: str, request: ModelRequest) -> ToolCall:
     # Only the fields Pi would write: an absent namespace must stay absent, not null.
     fields: dict[str, Any] = {
         "id": scripted.id or default_id,
         "name": scripted.name,
-        "arguments": scripted.arguments,
+        "arguments": _fill_references(scripted.arguments, request),
     }
     if scripted.namespace is not None:
         fields["namespace"] = scripted.namespace

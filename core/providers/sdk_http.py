@@ -19,9 +19,11 @@ import httpx
 import orjson
 
 from ctxmodes.abort import AbortSignal
+from ctxmodes.providers.call import CallContext, clamp_max_tokens, reasoning_effort
+from ctxmodes.providers.catalog import ModelSpec
 from ctxmodes.providers.jsvalues import stringify
 from ctxmodes.providers.sse import iter_events
-from ctxmodes.providers.wire import WireError
+from ctxmodes.providers.wire import PiContext, StreamOptions, WireError
 
 #: When no ``maxRetryDelayMs`` is given, a server asking for a longer wait fails at once.
 DEFAULT_MAX_RETRY_DELAY_MS = 60_000
@@ -217,3 +219,73 @@ def iter_sdk_events(response: httpx.Response) -> Iterator[dict[str, Any]]:
             message = problem.get("message") if isinstance(problem, dict) else None
             raise WireError(message if isinstance(message, str) else stringify(problem))
         yield parsed
+
+
+def sdk_headers(
+    defaults: dict[str, str | None], caller: Mapping[str, str | None], api_key: str
+) -> dict[str, str]:
+    """The SDK's request headers: ``defaults``, the caller's over them (``None`` removes
+    one), the bearer key unless an ``authorization`` was given, JSON in and out."""
+    headers = {**defaults, **caller}
+    merged = {key: value for key, value in headers.items() if value is not None}
+    if "authorization" not in {key.lower() for key in merged}:
+        merged["Authorization"] = f"Bearer {api_key}"
+    merged.setdefault("accept", "application/json")
+    merged["content-type"] = "application/json"
+    return merged
+
+
+def post_stream(
+    call: CallContext,
+    url: str,
+    headers: dict[str, str],
+    body: dict[str, Any],
+    options: StreamOptions,
+    *,
+    error_prefix: str | None,
+) -> httpx.Response:
+    """POST ``body`` and return the accepted streaming response (retried as pi-ai does);
+    ``start`` is emitted once it is accepted.
+
+    :raises WireError: an error status (Pi's text, ``error_prefix`` first when given), a
+        retry wait over the cap, or the abort.
+    """
+    client = call.client(options.timeout_ms)
+    request = client.build_request("POST", url, headers=headers, content=call.encode(body))
+    try:
+        response = open_stream(
+            client,
+            request,
+            call.signal,
+            max_retries=options.max_retries,
+            max_retry_delay_ms=options.max_retry_delay_ms,
+            on_retry=call.on_retry,
+        )
+    except RetryableError as error:
+        if error.status is not None:
+            raise WireError(format_status_error(error.status, error.body, error_prefix)) from error
+        raise
+    call.started()
+    return response
+
+
+def stream_simple(
+    api: str,
+    model: ModelSpec,
+    context: PiContext,
+    options: StreamOptions,
+    call: CallContext,
+    body: Callable[[str, str | None, dict[str, Any]], None],
+) -> dict[str, Any]:
+    """pi-ai's ``streamSimple`` for the SDK-based formats: the key checked before anything
+    is sent, the thinking level clamped, ``maxTokens`` fitted into the window, then
+    ``body(api_key, effort, output)`` run under the call's lifecycle.
+
+    :raises WireError: no API key (pi-ai throws before streaming; nothing to store).
+    """
+    from ctxmodes.providers.openai_responses import check_api_key
+
+    api_key = check_api_key(model, options)
+    effort = reasoning_effort(model, options.reasoning)
+    options.max_tokens = clamp_max_tokens(model, context, options.max_tokens)
+    return call.run(model, api, lambda output: body(api_key, effort, output))

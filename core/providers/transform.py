@@ -17,6 +17,9 @@ from ctxmodes.providers.catalog import ModelSpec
 USER_IMAGE_PLACEHOLDER = "(image omitted: model does not support images)"
 TOOL_IMAGE_PLACEHOLDER = "(tool image omitted: model does not support images)"
 MISSING_RESULT_TEXT = "No result provided"
+#: Messages that answer a tool call: Pi's results, and ctxmodes' encrypted outputs (which a
+#: mode puts into a request in place of a stored result; Pi has none).
+TOOL_OUTPUT_ROLES = frozenset({"toolResult", "encryptedToolOutput"})
 
 #: (tool-call id, target model, the assistant message it came from) → id to send.
 IdNormalizer = Callable[[str, ModelSpec, dict[str, Any]], str]
@@ -100,7 +103,7 @@ def transform_messages(
             elif role == "toolResult":
                 placeholder = TOOL_IMAGE_PLACEHOLDER
                 message = {**message, "content": _replace_images(message["content"], placeholder)}
-        if role == "toolResult":
+        if role in TOOL_OUTPUT_ROLES:
             new_id = renamed.get(message["toolCallId"])
             if new_id and new_id != message["toolCallId"]:
                 message = {**message, "toolCallId": new_id}
@@ -138,7 +141,7 @@ def transform_messages(
             if calls:
                 pending, answered = calls, set()
             result.append(message)
-        elif role == "toolResult":
+        elif role in TOOL_OUTPUT_ROLES:
             answered.add(message["toolCallId"])
             result.append(message)
         elif role == "user":

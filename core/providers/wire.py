@@ -129,10 +129,42 @@ def new_output(model: ModelSpec, api: str, timestamp: int) -> dict[str, Any]:
 
 #: Streaming scratch fields that never reach a stored message.
 SCRATCH_FIELDS = ("partialJson", "partialArgs", "streamIndex", "customInput", "index")
+#: The scratch fields that hold a tool call's arguments while they stream.
+ARGUMENT_FIELDS = ("partialJson", "partialArgs")
+
+
+class ArgumentBuffer:
+    """A tool call's argument text while it streams, in pieces.
+
+    pi-ai re-parses the whole text after every delta; what it keeps is only the last parse,
+    so parsing once at the end (or when the call fails) gives the same arguments — without
+    a 10 MB argument costing quadratic time in copies and parses.
+    """
+
+    __slots__ = ("_pieces",)
+
+    def __init__(self, text: str = "") -> None:
+        self._pieces = [text] if text else []
+
+    def append(self, piece: str) -> None:
+        if piece:
+            self._pieces.append(piece)
+
+    def text(self) -> str:
+        if len(self._pieces) > 1:
+            self._pieces = ["".join(self._pieces)]
+        return self._pieces[0] if self._pieces else ""
 
 
 def strip_scratch(output: dict[str, Any]) -> None:
+    """Drop the scratch fields; a tool call still streaming gets the arguments parsed so far."""
+    from ctxmodes.providers.jsvalues import parse_streaming_json
+
     for block in output["content"]:
+        for name in ARGUMENT_FIELDS:
+            buffer = block.get(name)
+            if isinstance(buffer, ArgumentBuffer) and buffer.text():
+                block["arguments"] = parse_streaming_json(buffer.text())
         for name in SCRATCH_FIELDS:
             block.pop(name, None)
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ctxmodes.compaction.settings import CompactionSettings
+    from ctxmodes.host.retry_settings import RetrySettings
     from ctxmodes.host.runtime import AgentHost
     from ctxmodes.host.session import AgentSession
     from ctxmodes.providers.base import ModelRequest, Provider
@@ -40,6 +41,8 @@ class HostHarness:
     :param clock: the time line of the host, the scripted model and the session store
         (a fresh :class:`~ctxmodes.testing.clock.SimulatedClock` when not given), so that
         no outcome depends on how fast the machine runs.
+    :param retry: the retry of turns that failed on transient errors; off unless a test
+        asks for it, since each retry consumes the next scripted response.
     """
 
     def __init__(
@@ -55,9 +58,11 @@ class HostHarness:
         compaction: CompactionSettings | None = None,
         mode_settings: dict[str, Any] | None = None,
         clock: SimulatedClock | None = None,
+        retry: RetrySettings | None = None,
     ) -> None:
         from ctxmodes.compaction.settings import CompactionSettings
         from ctxmodes.host.options import HostOptions
+        from ctxmodes.host.retry_settings import RetrySettings
         from ctxmodes.host.runtime import AgentHost
         from ctxmodes.plugins import make_configured_plugin_manager
         from ctxmodes.providers.script import Script
@@ -89,6 +94,7 @@ class HostHarness:
                 raise_hook_errors=True,
                 clock=self.clock.now_ms,
                 compaction=compaction or CompactionSettings(),
+                retry=retry if retry is not None else RetrySettings(enabled=False),
             ),
             durability=Durability.NONE,
             mode_settings={mode: mode_settings} if mode and mode_settings else None,

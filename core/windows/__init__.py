@@ -30,9 +30,16 @@ from ctxmodes.windows.marker import (
     stored_marker_details,
     window_marker,
 )
-from ctxmodes.windows.note_entries import NOTE_CUSTOM_TYPE, NOTE_SNAPSHOT_CUSTOM_TYPE, utf8_length
+from ctxmodes.windows.note_entries import (
+    NOTE_CUSTOM_TYPE,
+    NOTE_PROTOCOL,
+    NOTE_SNAPSHOT_CUSTOM_TYPE,
+    NoteEntryData,
+    utf8_length,
+)
+from ctxmodes.windows.notes import NotesStore, PreparedNoteWrite
 from ctxmodes.windows.projection import project_latest_window, strip_markers
-from ctxmodes.windows.retrieval import DETAILS_KEY
+from ctxmodes.windows.retrieval import DETAILS_KEY, run_history, run_notes
 from ctxmodes.windows.routing import unroute_message
 from ctxmodes.windows.state import TrackedWindowState, WindowState
 from ctxmodes.windows.stored import StoredEntry
@@ -59,6 +66,7 @@ from ctxmodes.windows.thread_hint import (
     RECOVERY_USER_ITEM_LIMIT,
     THREAD_HINT_MAX_BYTES,
     PreviousWindowIds,
+    render_thread_hint,
 )
 from ctxmodes.windows.tools import (
     CONTEXT_TOOL_NAMES,
@@ -75,6 +83,7 @@ __all__ = [
     "DETAILS_KEY",
     "FAMILIES",
     "NOTE_CUSTOM_TYPE",
+    "NOTE_PROTOCOL",
     "NOTE_SNAPSHOT_CUSTOM_TYPE",
     "OPERATIONS",
     "RECOVERY_USER_ITEM_LIMIT",
@@ -96,7 +105,10 @@ __all__ = [
     "MalformedMarkerError",
     "ManagedMode",
     "NewWindowMarker",
+    "NoteEntryData",
+    "NotesStore",
     "PlaintextShaping",
+    "PreparedNoteWrite",
     "PreviousWindowIds",
     "RequestShaping",
     "Retrieval",
@@ -118,6 +130,9 @@ __all__ = [
     "new_context_outcome",
     "next_identity",
     "project_latest_window",
+    "render_thread_hint",
+    "run_history",
+    "run_notes",
     "stored_item",
     "stored_marker_details",
     "strip_markers",

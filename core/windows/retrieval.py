@@ -69,10 +69,21 @@ def answer_history(
     ``arguments`` are the call's fields; an ``action`` among them must name ``action``.
     """
     try:
-        call = validate_action("history", action, _fields(action, arguments))
+        result = run_history(reader, action, arguments)
     except CtxmodesError as error:
         return _failure(error)
-    return local_result(_run_history(reader, call))
+    return local_result(result)
+
+
+def run_history(
+    reader: HistoryReader, action: str, arguments: Mapping[str, Any]
+) -> Mapping[str, Any]:
+    """The plain result of one ``history`` operation, for backends that shape answers their
+    own way (the history/notes service).
+
+    :raises ToolArgumentError: the call is invalid.
+    """
+    return _run_history(reader, validate_action("history", action, _fields(action, arguments)))
 
 
 def _item_filter(arguments: Mapping[str, Any]) -> ItemFilter:
@@ -133,10 +144,25 @@ def answer_notes(
     """Run one ``notes`` operation; writes are persisted through ``persist`` and applied to
     ``store`` before this returns, so a following read sees them."""
     try:
-        call = validate_action("notes", action, _fields(action, arguments))
-        return local_result(_run_notes(store, call, persist, now_ms))
+        return local_result(run_notes(store, action, arguments, persist, now_ms=now_ms))
     except CtxmodesError as error:
         return _failure(error)
+
+
+def run_notes(
+    store: NotesStore,
+    action: str,
+    arguments: Mapping[str, Any],
+    persist: PersistNote,
+    *,
+    now_ms: Callable[[], int] = lambda: time.time_ns() // 1_000_000,
+) -> Mapping[str, Any]:
+    """The plain result of one ``notes`` operation (see :func:`run_history`).
+
+    :raises CtxmodesError: the call is invalid, or a path or size limit refuses it.
+    """
+    call = validate_action("notes", action, _fields(action, arguments))
+    return _run_notes(store, call, persist, now_ms)
 
 
 def _run_notes(

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ctxmodes import hookimpl
+from ctxmodes.cli_commands import CliCommand
 from ctxmodes.modes import ModeSpec
 from ctxmodes_remote.mode import remote_mode
 
@@ -26,3 +27,11 @@ def ctx_register_modes(register: Callable[[ModeSpec], None]) -> None:
             factory=remote_mode,
         )
     )
+
+
+@hookimpl
+def ctx_register_cli_commands(register: Callable[[CliCommand], None]) -> None:
+    # `ctxmodes serve`: the service's own module, imported only for its arguments.
+    from ctxmodes_remote.service.cli import command
+
+    register(command())

@@ -22,6 +22,8 @@ from ctxmodes.abort import AbortController
 from ctxmodes.providers.apis import stream_function
 from ctxmodes.providers.call import CallContext
 from ctxmodes.providers.catalog import ModelCatalog, ModelSpec, builtin_models
+from ctxmodes.providers.codex_oauth import current_access_token
+from ctxmodes.providers.credential_store import MemoryCredentialStore
 from ctxmodes.providers.http import HttpSeam
 from ctxmodes.providers.wire import PiContext, StreamOptions, WireError, WireEvent
 from support.pi_oracle import REPO, oracle_dir
@@ -115,6 +117,8 @@ class CaseRun:
     events: list[dict[str, Any]]
     message: dict[str, Any] | None
     thrown: str | None
+    #: The credential store after a ``models.streamSimple`` case (Pi's ``credentials``).
+    credentials: dict[str, Any] | None = None
 
 
 def run_case(node: str, oracle: Path, directory: Path, name: str) -> CaseRun:
@@ -157,10 +161,22 @@ def run_case(node: str, oracle: Path, directory: Path, name: str) -> CaseRun:
             timer = threading.Timer(abort_on["afterMs"] / 1000, controller.abort)
             timer.start()
         seam = HttpSeam()
-        call = CallContext(seam=seam, signal=controller.signal, emit=emit, now_ms=oracle_clock())
+        clock = oracle_clock()
+        call = CallContext(seam=seam, signal=controller.signal, emit=emit, now_ms=clock)
         thrown = None
         message = None
+        store = None
         try:
+            if case.get("entry") == "models.streamSimple":
+                # Pi's Models path: the key comes from the credential store, refreshed first.
+                store = MemoryCredentialStore(expand_secrets(case.get("credentials", {})))
+                options.api_key = current_access_token(
+                    store,
+                    seam.client(15),
+                    base=ready["baseUrl"],
+                    now_ms=clock,
+                    user_agent=call.user_agent,
+                )
             message = stream_function(case["api"])(model, context, options, call)
         except WireError as error:
             thrown = str(error)
@@ -170,7 +186,13 @@ def run_case(node: str, oracle: Path, directory: Path, name: str) -> CaseRun:
             seam.close()
         server.stdin.close()
         recorded = json.loads(server.stdout.read())
-        return CaseRun(recorded["requests"], events, message, thrown)
+        credentials = None
+        if store is not None:
+            credentials = {
+                provider: {**entry, "expires": "<timestamp>"}
+                for provider, entry in store.snapshot().items()
+            }
+        return CaseRun(recorded["requests"], events, message, thrown, credentials)
     finally:
         if server.poll() is None:
             server.kill()

@@ -33,7 +33,11 @@ pytestmark = pytest.mark.pi
 #: own test below showing both behaviours.
 DELIBERATE = {
     "codex_crlf_frames_response_done": "Pi's Codex parser splits frames on \\n\\n only",
+    "completions_content_parts_array": "Pi appends typed content parts to text as JS values",
 }
+
+#: How the oracle records the user agent Pi (and ctxmodes) send.
+PI_USER_AGENT = "pi (<platform> <release>; <arch>)"
 
 _DIR = cases_dir()
 _NAMES = case_names(_DIR) if _DIR is not None and _DIR.is_dir() else []
@@ -50,8 +54,18 @@ def _require_transport(case: dict[str, Any]) -> None:
     module = API_MODULES.get(case["api"])
     if module is None or importlib.util.find_spec(module) is None:
         pytest.skip(f"no transport for api {case['api']!r}")
-    if case.get("entry", "streamSimple") != "streamSimple":
-        pytest.skip(f"entry {case['entry']!r}: credential-store calls are judged elsewhere")
+
+
+def _as_sent(request: dict[str, Any]) -> dict[str, Any]:
+    """A recorded request of Pi as ctxmodes sends it: Pi's fixed-URL calls (the token
+    refresh) go through Node's fetch, whose user agent is ``node``; ctxmodes sends Pi's own
+    ``pi (…)`` user agent there as everywhere. The oracle's ``url`` records the redirect."""
+    if "url" not in request:
+        return request
+    sent = {key: value for key, value in request.items() if key != "url"}
+    if sent["headers"].get("user-agent") == "node":
+        sent["headers"] = {**sent["headers"], "user-agent": PI_USER_AGENT}
+    return sent
 
 
 def _run(name: str) -> Any:
@@ -72,13 +86,15 @@ def test_same_request_events_and_message_as_pi(name: str) -> None:
     _require_transport(case)
     run = _run(name)
     assert [request_view(r) for r in run.requests] == [
-        request_view(r) for r in expected["requests"]
+        _as_sent(request_view(r)) for r in expected["requests"]
     ]
     if "thrown" in expected:
         assert run.thrown == expected["thrown"]
         return
     assert run.thrown is None
     assert run.events == [expected_event_view(event) for event in expected["events"]]
+    if "credentials" in expected:
+        assert run.credentials == expected["credentials"]
     message = normalized_message(run.message)
     assert message == expected["message"]
     assert list(message) == list(expected["message"]), "keys in Pi's order"
@@ -97,6 +113,27 @@ def test_crlf_framed_codex_stream_is_read_where_pi_fails() -> None:
     assert [request_view(r) for r in run.requests] == [
         request_view(r) for r in expected["requests"]
     ]
+
+
+def test_typed_content_parts_are_read_as_thinking_and_text_where_pi_stores_object_text() -> None:
+    name = "completions_content_parts_array"
+    if name not in _NAMES:
+        pytest.skip(f"{name} not among the cases")
+    _case, expected = _load(name)
+    run = _run(name)
+    assert expected["message"]["content"][0]["text"].startswith("[object Object]")
+    blocks = run.message["content"]
+    assert [block["type"] for block in blocks] == ["thinking", "text"]
+    assert blocks[0]["thinking"].startswith("Okay, the user is asking for the product of 17 and 23")
+    assert blocks[0]["thinking"].endswith("= 391.")
+    assert blocks[1]["text"] == "391"
+    assert "[object Object]" not in str(run.message)
+    # Everything else is Pi's: the request, usage, ids and stop reason.
+    assert [request_view(r) for r in run.requests] == [
+        request_view(r) for r in expected["requests"]
+    ]
+    for key in ("usage", "stopReason", "responseId", "responseModel", "rawStopReason"):
+        assert run.message[key] == expected["message"][key]
 
 
 def test_oracle_install_is_located() -> None:

@@ -20,7 +20,7 @@ from ctxmodes.providers.base import (
 )
 from ctxmodes.providers.script import Script, ScriptError, load_script
 from ctxmodes.providers.scripted import ScriptedProvider, ScriptExhaustedError
-from ctxmodes.session.models import TextContent, UserMessage, to_json
+from ctxmodes.session.models import TextContent, ToolResultMessage, UserMessage, to_json
 
 
 def _request(text: str = "hello", purpose: str = "turn") -> ModelRequest:
@@ -298,3 +298,50 @@ def test_assistant_message_keys_follow_pi_oracle():
     pi_blocks = {block["type"]: list(block) for block in pi_message["content"]}
     for block in ours["content"]:
         assert list(block) == pi_blocks[block["type"]]
+
+
+def _after_tool_result(text: str) -> ModelRequest:
+    result = ToolResultMessage(
+        tool_call_id="c",
+        tool_name="t",
+        content=[TextContent(text=text)],
+        is_error=False,
+        timestamp=1,
+    )
+    request = _request()
+    request.messages.append(result)
+    return request
+
+
+def test_tool_arguments_can_name_values_of_the_newest_json_output():
+    provider = _provider(
+        responses=[
+            {
+                "tool_calls": [
+                    {
+                        "name": "read_item",
+                        "arguments": {
+                            "window_id": "{{out:items.0.window_id}}",
+                            "count": "{{out:total}}",
+                            "label": "item {{out:items.0.item_id}} of {{out:total}}",
+                        },
+                    }
+                ]
+            }
+        ]
+    )
+    output = {"items": [{"window_id": "w-9", "item_id": "i-3"}], "total": 2}
+    message = provider.complete(_after_tool_result(json.dumps(output)), _signal())
+    assert message.content[0].arguments == {
+        "window_id": "w-9",
+        "count": 2,
+        "label": "item i-3 of 2",
+    }
+
+
+def test_a_reference_to_nothing_is_a_script_error():
+    provider = _provider(
+        responses=[{"tool_calls": [{"name": "t", "arguments": {"id": "{{out:items.5.id}}"}}]}]
+    )
+    with pytest.raises(ScriptError, match=r"\{\{out:items.5.id\}\} names nothing"):
+        provider.complete(_after_tool_result('{"items": []}'), _signal())

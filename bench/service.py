@@ -1,0 +1,286 @@
+"""Benchmark of ``ctxmodes serve``: alpha throughput and latency under concurrent sessions,
+history search over 100 MB of recorded history, and the latency the service adds in front of
+a model's ``/responses`` stream.
+
+Run: ``.venv/bin/python bench/service.py [--ops N] [--history-mb M]``
+
+* Throughput: for 1, 8 and 32 concurrent sessions, each session alternates
+  ``notes.write_file`` and ``history.search_contents`` (both with encrypted arguments, as
+  Codex sends them) over HTTP on loopback until ``--ops`` calls are done in all; operations
+  per second and p50/p99 latency per operation. Plain HTTP: TLS is the listener's cost, not
+  the service's.
+* Search: one session whose recorded history holds ``--history-mb`` MB (100 windows of
+  1,000-character items, stored in SQLite as ``/responses`` would record them), the session
+  rebuilt from storage as after a restart, then ``history.search_contents`` through the
+  engine (decrypting the query, searching, encrypting the result): a query with no match
+  (every item scanned) and one that matches the newest window.
+* ``/responses``: time to the first output-text delta through the service, against the same
+  scripted upstream called directly, once with no upstream delay (the service's own cost)
+  and once with the upstream answering after 20 ms, as a model does; side by side, as ratios.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import statistics
+import string
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+from aiohttp import web
+from sizes import best
+
+from ctxmodes.abort import AbortController
+from ctxmodes.providers.base import ModelRequest, StreamEvent, TextDelta
+from ctxmodes.providers.script import Script
+from ctxmodes.providers.scripted import ScriptedProvider
+from ctxmodes.session.models import TextContent, UserMessage
+from ctxmodes_remote.service.accounts import create_token
+from ctxmodes_remote.service.app import CODEX_PATH, ServiceApp
+from ctxmodes_remote.service.crypto import KeyRing
+from ctxmodes_remote.service.engine import ServiceEngine
+from ctxmodes_remote.service.storage import Account, RecordedItem, SqliteStorage
+
+ENCRYPTED = {"x-openai-encrypted-tool-arguments": "true"}
+
+
+class DelayedProvider(ScriptedProvider):
+    """The scripted model answering after a fixed delay, as a real model's first token."""
+
+    def __init__(self, script: Script, delay_s: float) -> None:
+        super().__init__(script)
+        self._delay_s = delay_s
+
+    def stream(self, request: ModelRequest, signal: Any) -> Iterator[StreamEvent]:
+        time.sleep(self._delay_s)
+        return super().stream(request, signal)
+
+
+def _engine(directory: Path) -> tuple[ServiceEngine, str, Account]:
+    storage = SqliteStorage.in_directory(directory)
+    engine = ServiceEngine(storage, KeyRing([b"b" * 32]))
+    issued = create_token(storage, "bench")
+    return engine, issued.token, issued.account
+
+
+async def _serve(engine: ServiceEngine, provider: ScriptedProvider) -> tuple[web.AppRunner, str]:
+    runner = ServiceApp(engine, provider).runner(access_log=None)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    return runner, f"http://127.0.0.1:{runner.addresses[0][1]}{CODEX_PATH}"
+
+
+def _percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+
+
+# -- throughput ------------------------------------------------------------------------------
+
+
+async def throughput(sessions: int, total_ops: int) -> dict[str, float]:
+    with tempfile.TemporaryDirectory() as tmp:
+        engine, token, account = _engine(Path(tmp))
+        account_id = account.account_id
+        provider = ScriptedProvider(Script())
+        runner, base = await _serve(engine, provider)
+        headers = {"Authorization": f"Bearer {token}", **ENCRYPTED}
+        latencies: dict[str, list[float]] = {"write_file": [], "search_contents": []}
+        per_session = max(2, total_ops // sessions)
+
+        async def session(http: aiohttp.ClientSession, number: int) -> None:
+            context = {"session_id": f"s{number}", "current_agent_name": "/root"}
+            for step in range(per_session):
+                if step % 2 == 0:
+                    text = engine.keyring.encrypt(account_id, f"step {step} of {number}".encode())
+                    url, body = (
+                        f"{base}/alpha/notes/v2/write_file",
+                        {
+                            "path": f"n{step % 10}.md",
+                            "text": text,
+                        },
+                    )
+                    kind = "write_file"
+                else:
+                    query = engine.keyring.encrypt(account_id, b"step")
+                    url, body = f"{base}/alpha/history/v2/search_contents", {"query": query}
+                    kind = "search_contents"
+                start = time.perf_counter()
+                async with http.post(url, json={**body, "context": context}, headers=headers) as r:
+                    await r.read()
+                    assert r.status == 200
+                latencies[kind].append((time.perf_counter() - start) * 1000)
+
+        async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) as http:
+            start = time.perf_counter()
+            await asyncio.gather(*(session(http, n) for n in range(sessions)))
+            elapsed = time.perf_counter() - start
+        await runner.cleanup()
+    done = sum(len(values) for values in latencies.values())
+    figures = {"ops/s": done / elapsed}
+    for kind, values in latencies.items():
+        figures[f"{kind} p50 ms"] = statistics.median(values)
+        figures[f"{kind} p99 ms"] = _percentile(values, 0.99)
+    return figures
+
+
+# -- search over recorded history -------------------------------------------------------------
+
+
+def _text(rng: random.Random, chars: int) -> str:
+    words = ["".join(rng.choices(string.ascii_lowercase, k=rng.randint(2, 9))) for _ in range(400)]
+    out: list[str] = []
+    size = 0
+    while size < chars:
+        word = rng.choice(words)
+        out.append(word)
+        size += len(word) + 1
+    return " ".join(out)[:chars]
+
+
+def search_history(megabytes: int) -> dict[str, float]:
+    rng = random.Random(7)
+    pool = [_text(rng, 1000) for _ in range(500)]
+    items_per_window = megabytes * 10
+    with tempfile.TemporaryDirectory() as tmp:
+        engine, _, account = _engine(Path(tmp))
+        account_id = account.account_id
+        start = time.perf_counter()
+        for window in range(100):
+            items = [
+                RecordedItem(
+                    f"w{window:03d}",
+                    f"i{window}-{n}",
+                    "user" if n % 3 == 0 else "assistant",
+                    pool[(window * 31 + n) % len(pool)]
+                    + (" FRESHMARK" if window == 99 and n == 5 else ""),
+                )
+                for n in range(items_per_window)
+            ]
+            engine.record(account, "big", "/root", items)
+        recorded_s = time.perf_counter() - start
+        # A restarted service: the session rebuilt from storage on first use.
+        restarted = ServiceEngine(SqliteStorage.in_directory(Path(tmp)), engine.keyring)
+        context = {"session_id": "big", "current_agent_name": "/root"}
+
+        def search(query: bytes, **extra: Any) -> None:
+            sealed = restarted.keyring.encrypt(account_id, query)
+            restarted.alpha(
+                account,
+                "history",
+                "search_contents",
+                {"query": sealed, **extra, "context": context},
+                encrypted_arguments=True,
+            )
+
+        start = time.perf_counter()
+        search(b"warm-up")
+        cold_ms = (time.perf_counter() - start) * 1000
+        figures = {
+            "record (s)": recorded_s,
+            "first call after restart (load + search)": cold_ms,
+            "search, no match (full scan)": best(lambda: search(b"NO-SUCH-TEXT-ANYWHERE")),
+            "search, match in newest window, recent_first": best(
+                lambda: search(b"FRESHMARK", recent_first=True)
+            ),
+            "search, common word, limit 10": best(lambda: search(pool[0][:6].encode())),
+        }
+        restarted.close()
+        engine.close()
+    return figures
+
+
+# -- time to first byte -------------------------------------------------------------------------
+
+
+def _direct_ttfb(provider: ScriptedProvider) -> float:
+    request = ModelRequest(
+        system_prompt="", messages=[UserMessage(content=[TextContent(text="hi")], timestamp=1)]
+    )
+    start = time.perf_counter()
+    for event in provider.stream(request, AbortController().signal):
+        if isinstance(event, TextDelta):
+            return (time.perf_counter() - start) * 1000
+    raise AssertionError("no text")
+
+
+async def ttfb(delay_s: float, runs: int) -> dict[str, float]:
+    script = Script.model_validate({"responses": [{"text": "hello there"}] * (runs * 2 + 2)})
+    provider = DelayedProvider(script, delay_s)
+    with tempfile.TemporaryDirectory() as tmp:
+        engine, token, _ = _engine(Path(tmp))
+        runner, base = await _serve(engine, provider)
+        metadata = json.dumps({"session_id": "t", "agent_name": "/root", "context_window_id": "w"})
+        headers = {"Authorization": f"Bearer {token}", "x-codex-turn-metadata": metadata}
+        body = {
+            "input": [
+                {
+                    "type": "message",
+                    "role": "user",
+                    "content": [{"type": "input_text", "text": "hi"}],
+                }
+            ]
+        }
+        through: list[float] = []
+        async with aiohttp.ClientSession() as http:
+            for _ in range(runs):
+                start = time.perf_counter()
+                async with http.post(f"{base}/responses", json=body, headers=headers) as reply:
+                    async for line in reply.content:
+                        if line.startswith(b"data: ") and b"output_text.delta" in line:
+                            through.append((time.perf_counter() - start) * 1000)
+                            break
+                    await reply.read()
+        direct = [await asyncio.to_thread(_direct_ttfb, provider) for _ in range(runs)]
+        await runner.cleanup()
+    return {
+        "upstream alone (ms, median)": statistics.median(direct),
+        "through the service (ms, median)": statistics.median(through),
+        "ratio": statistics.median(through) / max(statistics.median(direct), 1e-6),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--ops", type=int, default=2000, help="alpha calls per concurrency level")
+    parser.add_argument("--history-mb", type=int, default=100)
+    parser.add_argument("--ttfb-runs", type=int, default=30)
+    args = parser.parse_args()
+
+    print("alpha operations over HTTP on loopback (notes.write_file + history.search_contents)")
+    print(
+        f"{'sessions':>8} {'ops/s':>9} {'write p50':>10} {'write p99':>10} "
+        f"{'search p50':>11} {'search p99':>11}"
+    )
+    for sessions in (1, 8, 32):
+        f = asyncio.run(throughput(sessions, args.ops))
+        print(
+            f"{sessions:>8} {f['ops/s']:>9.0f} {f['write_file p50 ms']:>8.2f}ms "
+            f"{f['write_file p99 ms']:>8.2f}ms {f['search_contents p50 ms']:>9.2f}ms "
+            f"{f['search_contents p99 ms']:>9.2f}ms"
+        )
+
+    print(f"\nhistory.search_contents over {args.history_mb} MB of recorded history (engine)")
+    for name, value in search_history(args.history_mb).items():
+        unit = "" if name.endswith("(s)") else " ms"
+        print(f"  {name:48} {value:9.2f}{unit}")
+
+    print("\n/responses: time to the first text delta")
+    for delay in (0.0, 0.020):
+        figures = asyncio.run(ttfb(delay, args.ttfb_runs))
+        print(f"  upstream delay {delay * 1000:.0f} ms:")
+        for name, value in figures.items():
+            suffix = "x" if name == "ratio" else ""
+            print(f"    {name:36} {value:9.2f}{suffix}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,405 @@
+"""The HTTP side of ``ctxmodes serve`` (aiohttp).
+
+Routes, under ``/backend-api``: the catalog (``codex/models``), ``wham/accounts/check``,
+``wham/settings/user``, ``codex/responses`` (SSE; a WebSocket upgrade is refused with 426 so
+that Codex falls back to SSE) and ``codex/alpha/{history|notes}/v2/{operation}``. Every one
+of them is authenticated by its bearer token before anything else is read; request bodies
+may be zstd-compressed (aiohttp decodes ``Content-Encoding`` itself). For operators, without
+a token and without any account's data: ``/healthz`` (the process answers), ``/readyz``
+(its storage answers) and ``/metrics`` (Prometheus).
+
+All engine calls run on one worker thread, in arrival order: storage and the in-memory
+stores are never touched concurrently, and an answer leaves only after its writes are on
+disk. Upstream model streams run on threads of their own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import ssl
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from functools import partial
+from typing import Any, TypeVar
+
+import orjson
+from aiohttp import web
+
+from ctxmodes.abort import AbortController
+from ctxmodes.errors import CtxmodesError
+from ctxmodes.providers.base import ModelRequest, Provider, StreamEvent
+from ctxmodes_remote.service import catalog
+from ctxmodes_remote.service.bridge import ResponseStream, failure_event, model_request
+from ctxmodes_remote.service.crypto import CiphertextError, KeyRing
+from ctxmodes_remote.service.engine import RequestError, ServiceEngine, UnknownOperationError
+from ctxmodes_remote.service.metrics import CONTENT_TYPE, ServiceMetrics
+from ctxmodes_remote.service.responses_items import encrypted_fields_by_tool, history_items
+from ctxmodes_remote.service.storage import Account, StorageUnavailableError
+
+_log = logging.getLogger("ctxmodes.serve")
+
+BASE_PATH = "/backend-api"
+CODEX_PATH = f"{BASE_PATH}/codex"
+#: The largest request body accepted, after decompression.
+MAX_BODY_BYTES = 64 * 1024 * 1024
+ENCRYPTED_ARGUMENTS_HEADER = "x-openai-encrypted-tool-arguments"
+ROOT_AGENT = "/root"
+
+_T = TypeVar("_T")
+_ACCOUNT = web.RequestKey("account", Account)
+
+
+_TERMINAL_EVENTS = frozenset({"response.completed", "response.failed"})
+_OPERATOR_PATHS = frozenset({"/healthz", "/readyz", "/metrics"})
+
+
+def _operation(request: web.Request) -> str:
+    """The metrics label of a request: its operation, or its route for everything else."""
+    info = request.match_info
+    if "family" in info and "operation" in info:
+        return f"{info['family']}.{info['operation']}"
+    route = info.route.resource
+    return route.canonical if route is not None else "unmatched"
+
+
+def _json(status: int, value: object) -> web.Response:
+    return web.Response(status=status, body=orjson.dumps(value), content_type="application/json")
+
+
+def _error(status: int, code: str, message: str) -> web.Response:
+    return _json(status, {"error": {"code": code, "message": message}})
+
+
+@dataclass(frozen=True, slots=True)
+class TurnIdentity:
+    """Whose conversation a ``/responses`` call belongs to."""
+
+    session_id: str
+    agent: str
+    window_id: str
+
+
+def turn_identity(request: web.Request, body: dict[str, Any]) -> TurnIdentity | None:
+    """From ``x-codex-turn-metadata`` (header, else ``client_metadata``): the session, the
+    agent and the model-visible window id (``context_window_id``, else the window header)."""
+    raw = request.headers.get("x-codex-turn-metadata")
+    client_metadata = body.get("client_metadata")
+    if raw is None and isinstance(client_metadata, dict):
+        value = client_metadata.get("x-codex-turn-metadata")
+        raw = value if isinstance(value, str) else None
+    try:
+        metadata = orjson.loads(raw) if raw else {}
+    except orjson.JSONDecodeError:
+        metadata = {}
+    if not isinstance(metadata, dict):
+        metadata = {}
+    session_id = metadata.get("session_id") or request.headers.get("session-id")
+    window_id = metadata.get("context_window_id") or request.headers.get("x-codex-window-id")
+    agent = metadata.get("agent_name") or ROOT_AGENT
+    if not all(isinstance(value, str) and value for value in (session_id, window_id, agent)):
+        return None
+    return TurnIdentity(str(session_id), str(agent), str(window_id))
+
+
+class ServiceApp:
+    """The aiohttp application over one engine and one upstream provider."""
+
+    def __init__(
+        self, engine: ServiceEngine, provider: Provider, *, max_body_bytes: int = MAX_BODY_BYTES
+    ) -> None:
+        self.engine = engine
+        self.provider = provider
+        self._max_body_bytes = max_body_bytes
+        self.metrics = ServiceMetrics()
+        self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ctxmodes-serve")
+        self._streams = ThreadPoolExecutor(max_workers=64, thread_name_prefix="ctxmodes-upstream")
+
+    async def reload_keyring(self, keyring: KeyRing) -> None:
+        """Use ``keyring`` from the next request on (swapped on the engine's thread)."""
+        await self._on_engine(self.engine.replace_keyring, keyring)
+
+    async def _on_engine(self, function: Callable[..., _T], *args: Any) -> _T:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._worker, partial(function, *args))
+
+    def build(self) -> web.Application:
+        app = web.Application(
+            client_max_size=self._max_body_bytes,
+            middlewares=[
+                self._measure,
+                self._refuse_websocket,
+                self._storage_failures,
+                self._auth,
+            ],
+        )
+        app.router.add_get(f"{CODEX_PATH}/models", self.models)
+        app.router.add_get(f"{BASE_PATH}/wham/accounts/check", self.accounts_check)
+        app.router.add_get(f"{BASE_PATH}/wham/settings/user", self.settings)
+        app.router.add_post(f"{CODEX_PATH}/responses", self.responses)
+        app.router.add_post(f"{CODEX_PATH}/alpha/{{family}}/v2/{{operation}}", self.alpha)
+        app.router.add_get("/healthz", self.healthz)
+        app.router.add_get("/readyz", self.readyz)
+        app.router.add_get("/metrics", self.metrics_endpoint)
+        app.on_cleanup.append(self._cleanup)
+        return app
+
+    def runner(self, **options: Any) -> web.AppRunner:
+        """A runner for the app. A request whose client hangs up is cancelled, so a stream
+        whose client is gone aborts its upstream call instead of running on."""
+        return web.AppRunner(self.build(), handler_cancellation=True, **options)
+
+    async def _cleanup(self, app: web.Application) -> None:
+        self._streams.shutdown(wait=False, cancel_futures=True)
+        await self._on_engine(self.engine.close)
+        self._worker.shutdown(wait=True)
+
+    # -- middleware ----------------------------------------------------------------------------
+
+    @web.middleware
+    async def _measure(
+        self, request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
+    ) -> web.StreamResponse:
+        start = time.perf_counter()
+        status = 500
+        try:
+            response = await handler(request)
+            status = response.status
+            return response
+        except web.HTTPException as error:
+            status = error.status
+            raise
+        finally:
+            self.metrics.observe(_operation(request), status, time.perf_counter() - start)
+
+    @web.middleware
+    async def _refuse_websocket(
+        self, request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
+    ) -> web.StreamResponse:
+        if request.headers.get("Upgrade", "").lower() == "websocket":
+            return _error(426, "websocket_unsupported", "use HTTP with server-sent events")
+        return await handler(request)
+
+    @web.middleware
+    async def _storage_failures(
+        self, request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
+    ) -> web.StreamResponse:
+        try:
+            return await handler(request)
+        except StorageUnavailableError as error:
+            # Nothing was acknowledged: the client may retry once storage is back.
+            _log.error("storage unavailable: %s", error)
+            return _error(503, "storage_unavailable", "the service's storage is unavailable")
+
+    @web.middleware
+    async def _auth(
+        self, request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
+    ) -> web.StreamResponse:
+        if request.path in _OPERATOR_PATHS:
+            return await handler(request)
+        account = await self._on_engine(
+            self.engine.authenticate, request.headers.get("Authorization")
+        )
+        if account is None:
+            return _error(401, "invalid_token", "a valid bearer token is required")
+        request[_ACCOUNT] = account
+        return await handler(request)
+
+    # -- operators ---------------------------------------------------------------------------
+
+    async def healthz(self, request: web.Request) -> web.Response:
+        return _json(200, {"status": "ok"})
+
+    async def readyz(self, request: web.Request) -> web.Response:
+        try:
+            await self._on_engine(self.engine.ping)
+        except StorageUnavailableError:
+            return _json(503, {"status": "storage unavailable"})
+        return _json(200, {"status": "ready"})
+
+    async def metrics_endpoint(self, request: web.Request) -> web.Response:
+        return web.Response(body=self.metrics.exposition(), headers={"Content-Type": CONTENT_TYPE})
+
+    # -- start-up endpoints ----------------------------------------------------------------------
+
+    async def models(self, request: web.Request) -> web.Response:
+        return _json(200, catalog.catalog(self.provider.info))
+
+    async def accounts_check(self, request: web.Request) -> web.Response:
+        return _json(200, catalog.accounts_check(request[_ACCOUNT]))
+
+    async def settings(self, request: web.Request) -> web.Response:
+        return _json(200, {})
+
+    # -- alpha ------------------------------------------------------------------------------------
+
+    async def _json_body(self, request: web.Request) -> dict[str, Any]:
+        try:
+            body = orjson.loads(await request.read())
+        except orjson.JSONDecodeError:
+            raise RequestError("the body must be a JSON object") from None
+        if not isinstance(body, dict):
+            raise RequestError("the body must be a JSON object")
+        return body
+
+    async def alpha(self, request: web.Request) -> web.Response:
+        account: Account = request[_ACCOUNT]
+        family = request.match_info["family"]
+        operation = request.match_info["operation"]
+        encrypted = request.headers.get(ENCRYPTED_ARGUMENTS_HEADER, "").lower() == "true"
+        try:
+            body = await self._json_body(request)
+            answer = await self._on_engine(
+                partial(self.engine.alpha, encrypted_arguments=encrypted),
+                account,
+                family,
+                operation,
+                body,
+            )
+        except UnknownOperationError as error:
+            return _error(404, "not_found", str(error))
+        except RequestError as error:
+            return _error(400, "invalid_request", str(error))
+        except CiphertextError as error:
+            return _error(400, "invalid_encrypted_content", str(error))
+        return _json(200, answer)
+
+    # -- responses ---------------------------------------------------------------------------
+
+    def _prepare_turn(
+        self, account: Account, body: dict[str, Any], identity: TurnIdentity | None
+    ) -> tuple[ModelRequest, dict[tuple[str | None, str], frozenset[str]]]:
+        """On the engine thread: open the input, build the upstream request, record the
+        window's items so far."""
+        marked = encrypted_fields_by_tool(body.get("tools"))
+
+        def decrypt(token: object) -> str:
+            return self.engine.decrypt_text(account, token)
+
+        upstream = model_request(body, self.provider.info, marked, decrypt)
+        if identity is not None:
+            items = body.get("input")
+            recorded = history_items(
+                [item for item in items if isinstance(item, dict)]
+                if isinstance(items, list)
+                else [],
+                identity.window_id,
+                marked,
+                decrypt,
+            )
+            self.engine.record(account, identity.session_id, identity.agent, recorded)
+        return upstream, marked
+
+    def _record_output(
+        self, account: Account, identity: TurnIdentity, output: list[dict[str, Any]]
+    ) -> None:
+        def refuse(token: object) -> str:
+            raise CiphertextError("plaintext output holds no ciphertext")
+
+        recorded = history_items(output, identity.window_id, {}, refuse)
+        self.engine.record(account, identity.session_id, identity.agent, recorded)
+
+    async def responses(self, request: web.Request) -> web.StreamResponse:
+        account: Account = request[_ACCOUNT]
+        try:
+            body = await self._json_body(request)
+        except RequestError as error:
+            return _error(400, "invalid_request", str(error))
+        identity = turn_identity(request, body)
+        try:
+            upstream, marked = await self._on_engine(self._prepare_turn, account, body, identity)
+        except CiphertextError as error:
+            return _error(400, "invalid_encrypted_content", str(error))
+
+        stream = ResponseStream(
+            model=self.provider.info.id,
+            marked=marked,
+            encrypt=partial(self.engine.encrypt_text, account),
+        )
+        response = web.StreamResponse(
+            status=200, headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
+        )
+        await response.prepare(request)
+        controller = AbortController()
+        try:
+            for kind, data in stream.start():
+                await _send(response, kind, data)
+            async for event in self._upstream_events(upstream, controller):
+                for kind, data in stream.feed(event):
+                    if kind in _TERMINAL_EVENTS and identity is not None:
+                        # Recorded before the client learns the response is over, so the
+                        # history it reads next already holds this response's items.
+                        await self._record(account, identity, stream.plain_output)
+                    await _send(response, kind, data)
+        except (ConnectionResetError, asyncio.CancelledError):
+            controller.abort("client disconnected")
+            raise
+        finally:
+            controller.abort("response finished")
+        # A client may hang up as soon as it has read ``response.completed``.
+        with contextlib.suppress(ConnectionResetError):
+            await response.write_eof()
+        return response
+
+    async def _record(
+        self, account: Account, identity: TurnIdentity, output: list[dict[str, Any]]
+    ) -> None:
+        try:
+            await self._on_engine(self._record_output, account, identity, output)
+        except StorageUnavailableError as error:
+            # The answer still goes out; its items are recorded with the next turn, which
+            # resends them.
+            _log.error("history not recorded: %s", error)
+
+    async def _upstream_events(
+        self, upstream: ModelRequest, controller: AbortController
+    ) -> AsyncIterator[StreamEvent]:
+        """The provider's events, produced on a stream thread and handed over in order."""
+        loop = asyncio.get_running_loop()
+        queue: asyncio.Queue[StreamEvent | BaseException | None] = asyncio.Queue()
+
+        def produce() -> None:
+            try:
+                for event in self.provider.stream(upstream, controller.signal):
+                    loop.call_soon_threadsafe(queue.put_nowait, event)
+            except BaseException as error:  # handed to the loop, which reports it
+                loop.call_soon_threadsafe(queue.put_nowait, error)
+            finally:
+                loop.call_soon_threadsafe(queue.put_nowait, None)
+
+        loop.run_in_executor(self._streams, produce)
+        while True:
+            item = await queue.get()
+            if item is None:
+                return
+            if isinstance(item, BaseException):
+                # A provider's own errors are one-line and safe to show; anything else is
+                # logged here and reported generically.
+                _log.error("upstream model failed: %s", item)
+                shown = str(item) if isinstance(item, CtxmodesError) else "upstream model failed"
+                yield failure_event(self.provider.info, shown)
+                continue
+            yield item
+
+
+async def _send(response: web.StreamResponse, kind: str, data: dict[str, Any]) -> None:
+    await response.write(b"event: " + kind.encode() + b"\ndata: " + orjson.dumps(data) + b"\n\n")
+
+
+def tls_context(cert_file: str, key_file: str) -> ssl.SSLContext:
+    """A server TLS context (TLS 1.2 or newer) for the given certificate chain and key.
+
+    :raises CtxmodesError: the files cannot be loaded.
+    """
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.minimum_version = ssl.TLSVersion.TLSv1_2
+    try:
+        context.load_cert_chain(cert_file, key_file)
+    except (OSError, ssl.SSLError) as exc:
+        raise CtxmodesError(
+            f"cannot load TLS certificate {cert_file} / key {key_file}: {exc}"
+        ) from None
+    return context

@@ -1,0 +1,163 @@
+"""``ctxmodes serve``: run the history/notes service, issue tokens, rotate the master key.
+
+::
+
+    ctxmodes serve --upstream MODEL --data DIR [--host H] [--port P] [--tls-cert F --tls-key F]
+    ctxmodes serve token create NAME --data DIR
+    ctxmodes serve key rotate --data DIR
+    ctxmodes serve backup --data DIR --to FILE
+
+The Remote plugin registers it through ``ctx_register_cli_commands``. Registration imports
+nothing heavy: the HTTP stack (the ``serve`` extra) is imported when the server starts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from ctxmodes.cli_commands import CliCommand
+from ctxmodes.errors import CtxmodesError
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8443
+
+
+DESCRIPTION = (
+    "Serve Codex's history/notes contract and its /responses endpoint in front of any "
+    "ctxmodes model, for the Remote mode and for the Codex CLI."
+)
+
+
+def command() -> CliCommand:
+    return CliCommand(
+        name="serve",
+        help="run the Codex history/notes service in front of a model",
+        run=_dispatch,
+        configure=_configure,
+        description=DESCRIPTION,
+    )
+
+
+def _dispatch(args: argparse.Namespace) -> int:
+    handler: Callable[[argparse.Namespace], int] = args.serve_handler
+    return handler(args)
+
+
+def _configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--upstream", metavar="MODEL", help="the model, e.g. scripted:FILE")
+    _add_data(parser, required=False)
+    parser.add_argument("--host", default=DEFAULT_HOST, help=f"address (default {DEFAULT_HOST})")
+    parser.add_argument(
+        "--port", type=int, default=DEFAULT_PORT, help=f"port, 0 for any (default {DEFAULT_PORT})"
+    )
+    parser.add_argument("--tls-cert", metavar="FILE", help="PEM certificate chain")
+    parser.add_argument("--tls-key", metavar="FILE", help="PEM private key")
+    parser.set_defaults(serve_handler=_serve)
+
+    actions = parser.add_subparsers(dest="serve_command", metavar="COMMAND")
+    token = actions.add_parser("token", help="bearer tokens").add_subparsers(
+        dest="token_command", metavar="COMMAND", required=True
+    )
+    create = token.add_parser("create", help="issue a token for an account (created if new)")
+    create.add_argument("name", metavar="NAME", help="account name")
+    _add_data(create, required=True)
+    create.set_defaults(serve_handler=_token_create)
+
+    key = actions.add_parser("key", help="the master key").add_subparsers(
+        dest="key_command", metavar="COMMAND", required=True
+    )
+    rotate = key.add_parser("rotate", help="encrypt with a new master key; old values still open")
+    _add_data(rotate, required=True)
+    rotate.set_defaults(serve_handler=_key_rotate)
+
+    backup = actions.add_parser(
+        "backup", help="copy the SQLite database consistently, even while the service runs"
+    )
+    backup.add_argument("--data", metavar="DIR", type=Path, required=True)
+    backup.add_argument("--to", metavar="FILE", type=Path, required=True, help="a new file")
+    backup.set_defaults(serve_handler=_backup)
+
+
+def _add_data(parser: argparse.ArgumentParser, *, required: bool) -> None:
+    parser.add_argument(
+        "--data",
+        metavar="DIR",
+        type=Path,
+        required=required,
+        help="the service's data directory (master keys; the SQLite database by default)",
+    )
+    parser.add_argument(
+        "--database",
+        metavar="URL",
+        help="keep everything in Postgres (postgresql://…) instead of SQLite in --data",
+    )
+
+
+def _data_directory(path: Path) -> Path:
+    try:
+        path.mkdir(parents=True, exist_ok=True, mode=0o700)
+    except OSError as exc:
+        raise CtxmodesError(f"cannot use data directory {path}: {exc.strerror or exc}") from None
+    if not path.is_dir():
+        raise CtxmodesError(f"not a directory: {path}")
+    return path
+
+
+def _token_create(args: argparse.Namespace) -> int:
+    from ctxmodes_remote.service.accounts import create_token
+    from ctxmodes_remote.service.storage import open_storage
+
+    storage = open_storage(_data_directory(args.data), args.database)
+    try:
+        issued = create_token(storage, args.name)
+    finally:
+        storage.close()
+    print(issued.token)
+    print(f"account {issued.account.name} ({issued.account.account_id})", file=sys.stderr)
+    return 0
+
+
+def _key_rotate(args: argparse.Namespace) -> int:
+    from ctxmodes_remote.service.crypto import rotate_master_key
+
+    count = rotate_master_key(_data_directory(args.data))
+    print(f"new master key in use; {count - 1} older key(s) kept for decryption", file=sys.stderr)
+    return 0
+
+
+def _backup(args: argparse.Namespace) -> int:
+    from ctxmodes_remote.service.storage import backup_sqlite
+
+    backup_sqlite(args.data, args.to)
+    print(
+        f"backed up to {args.to}; keep {args.data / 'master.keys'} with it (and apart from it)",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def _serve(args: argparse.Namespace) -> int:
+    if args.upstream is None or args.data is None:
+        raise CtxmodesError("ctxmodes serve needs --upstream MODEL and --data DIR")
+    if (args.tls_cert is None) != (args.tls_key is None):
+        raise CtxmodesError("--tls-cert and --tls-key go together")
+    try:
+        from ctxmodes_remote.service.server import ServerConfig, run_server
+    except ImportError as exc:
+        raise CtxmodesError(
+            f"ctxmodes serve needs its extra ({exc.name} is missing): pip install 'ctxmodes[serve]'"
+        ) from None
+    config = ServerConfig(
+        upstream=args.upstream,
+        data=_data_directory(args.data),
+        database=args.database,
+        host=args.host,
+        port=args.port,
+        tls_cert=args.tls_cert,
+        tls_key=args.tls_key,
+    )
+    run_server(config)
+    return 0

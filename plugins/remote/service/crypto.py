@@ -1,0 +1,130 @@
+"""Per-account encryption of everything the client may only carry, never read.
+
+Values leave the service as Fernet tokens (AES-128-CBC with HMAC-SHA256, ``gAAAAA…``, the
+shape Codex's own encrypted values have). Each account has its own key, derived with HKDF
+from a master key, so a token minted for one account is refused under every other. The
+keyring holds several master keys, newest first: new tokens use the newest, and tokens made
+under any older key still open (:class:`~cryptography.fernet.MultiFernet`), so rotation loses
+nothing. A token that was tampered with, truncated or made under a foreign key raises
+:class:`CiphertextError`; it never decrypts to garbage.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import stat
+from collections.abc import Sequence
+from pathlib import Path
+
+from cryptography.fernet import Fernet, InvalidToken, MultiFernet
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
+from ctxmodes.errors import CtxmodesError
+
+MASTER_KEY_BYTES = 32
+_HKDF_SALT = b"ctxmodes-serve account key v1"
+
+
+class CiphertextError(CtxmodesError):
+    """A value that should be this account's ciphertext is not."""
+
+
+class KeyFileError(CtxmodesError):
+    """The master key file is missing, unreadable or malformed."""
+
+
+def _account_key(master: bytes, account_id: str) -> Fernet:
+    derived = HKDF(
+        algorithm=hashes.SHA256(),
+        length=32,
+        salt=_HKDF_SALT,
+        info=account_id.encode("utf-8"),
+    ).derive(master)
+    return Fernet(base64.urlsafe_b64encode(derived))
+
+
+class KeyRing:
+    """Master keys, newest first, and the account keys derived from them."""
+
+    def __init__(self, masters: Sequence[bytes]) -> None:
+        if not masters:
+            raise KeyFileError("the keyring holds no master key")
+        if any(len(key) != MASTER_KEY_BYTES for key in masters):
+            raise KeyFileError(f"master keys must be {MASTER_KEY_BYTES} bytes")
+        self._masters = tuple(masters)
+        self._accounts: dict[str, MultiFernet] = {}
+
+    @property
+    def key_count(self) -> int:
+        return len(self._masters)
+
+    def _fernet(self, account_id: str) -> MultiFernet:
+        fernet = self._accounts.get(account_id)
+        if fernet is None:
+            fernet = MultiFernet([_account_key(key, account_id) for key in self._masters])
+            self._accounts[account_id] = fernet
+        return fernet
+
+    def encrypt(self, account_id: str, plaintext: bytes) -> str:
+        return self._fernet(account_id).encrypt(plaintext).decode("ascii")
+
+    def decrypt(self, account_id: str, token: object) -> bytes:
+        """:raises CiphertextError: not a token of this account (under any master key)."""
+        if not isinstance(token, str) or not token:
+            raise CiphertextError("expected encrypted content")
+        try:
+            return self._fernet(account_id).decrypt(token.encode("ascii"))
+        except (InvalidToken, UnicodeEncodeError):
+            raise CiphertextError("encrypted content is invalid for this account") from None
+
+
+# -- the key file -------------------------------------------------------------------------
+#
+# One base64url master key per line, newest first. Owner-only: whoever reads it can decrypt
+# every account's outputs.
+
+KEY_FILE_NAME = "master.keys"
+
+
+def _write_owner_only(path: Path, data: bytes) -> None:
+    temporary = path.with_suffix(".tmp")
+    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        os.write(descriptor, data)
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+    os.replace(temporary, path)
+
+
+def _read_keys(path: Path) -> list[bytes]:
+    try:
+        mode = path.stat().st_mode
+        lines = path.read_text("ascii").split()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise KeyFileError(f"cannot read {path}: {exc}") from None
+    if mode & (stat.S_IRWXG | stat.S_IRWXO):
+        raise KeyFileError(f"{path} is readable by others; make it owner-only (chmod 600)")
+    try:
+        return [base64.urlsafe_b64decode(line) for line in lines]
+    except ValueError:
+        raise KeyFileError(f"{path} holds a line that is not a base64 key") from None
+
+
+def load_or_create_keyring(directory: Path) -> KeyRing:
+    """The keyring kept in ``directory``; a first start creates it with one new key."""
+    path = directory / KEY_FILE_NAME
+    if not path.exists():
+        _write_owner_only(path, base64.urlsafe_b64encode(os.urandom(MASTER_KEY_BYTES)) + b"\n")
+    return KeyRing(_read_keys(path))
+
+
+def rotate_master_key(directory: Path) -> int:
+    """Put a new master key in front of the old ones; returns how many keys there are now."""
+    path = directory / KEY_FILE_NAME
+    old = _read_keys(path) if path.exists() else []
+    keys = [os.urandom(MASTER_KEY_BYTES), *old]
+    _write_owner_only(path, b"".join(base64.urlsafe_b64encode(key) + b"\n" for key in keys))
+    return len(keys)

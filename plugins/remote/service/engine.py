@@ -1,0 +1,374 @@
+"""The service's operations: the nine ``history``/``notes`` operations, ``thread_hint``, and
+recording history from the Responses traffic.
+
+The semantics are the context-window kit's, the same code Local runs over a session file:
+arguments are validated and read by :func:`ctxmodes.windows.retrieval.run_history` and
+:func:`~ctxmodes.windows.retrieval.run_notes`, notes live in a
+:class:`~ctxmodes.windows.notes.NotesStore` replayed from the stored writes, history in a
+:class:`~ctxmodes.windows.window_log.WindowLog` per agent. What the service adds is what a
+backend must: several sessions and agents, accounts, durable storage, and encryption.
+
+* Agents: ``context.current_agent_name`` (``/root``, ``/root/worker``) is the default agent;
+  an ``agent_name`` argument may name another, absolutely or relative to it. Relative note
+  paths and prefixes belong to the current agent's notes directory.
+* Encryption: the four encrypted fields arrive as this account's ciphertext (when the client
+  says so with ``x-openai-encrypted-tool-arguments``) and every result leaves as
+  ``{"encrypted_output": <token>}``. Expected failures (a bad path, a note over the size
+  limit, an invalid call) are results too, ``{"error": "…"}`` inside the ciphertext: the
+  client never shows a status to the model, only what the service answered.
+
+Not thread-safe: the HTTP layer runs every call on one worker thread.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ctxmodes.errors import CtxmodesError
+from ctxmodes.session import codec
+from ctxmodes.windows import (
+    NOTE_PROTOCOL,
+    OPERATIONS,
+    HistoryReader,
+    LogWindow,
+    NoteEntryData,
+    NotesStore,
+    PreparedNoteWrite,
+    PreviousWindowIds,
+    WindowLog,
+    render_thread_hint,
+    run_history,
+    run_notes,
+)
+from ctxmodes_remote.service import accounts
+from ctxmodes_remote.service.crypto import CiphertextError, KeyRing
+from ctxmodes_remote.service.storage import (
+    Account,
+    NoteEvent,
+    RecordedItem,
+    Storage,
+    StorageUnavailableError,
+)
+
+#: What results say they come from (Local's say ``pi-session``).
+SOURCE = "ctxmodes-serve"
+ROOT_AGENT = "/root"
+#: Sessions kept in memory; older ones are rebuilt from storage when used again.
+CACHED_SESSIONS = 256
+
+_PATH_FIELDS = ("path",)
+_PREFIX_FIELDS = ("prefix", "path_prefix")
+
+
+class RequestError(CtxmodesError):
+    """A request the service refuses outright (HTTP 400): not the model's mistake to read."""
+
+
+class UnknownOperationError(CtxmodesError):
+    """No such operation (HTTP 404)."""
+
+
+@dataclass(frozen=True, slots=True)
+class CallContext:
+    """Who calls: the ``context`` object the client injects into every alpha body."""
+
+    session_id: str
+    agent: str
+
+
+def parse_context(value: object) -> CallContext:
+    """:raises RequestError: no usable ``context``."""
+    if not isinstance(value, dict):
+        raise RequestError("the body must carry a context object")
+    session_id = value.get("session_id")
+    agent = value.get("current_agent_name")
+    if not isinstance(session_id, str) or not session_id:
+        raise RequestError("context.session_id must be a non-empty string")
+    if agent is None:
+        agent = ROOT_AGENT
+    if not is_agent_path(agent):
+        raise RequestError("context.current_agent_name must be an agent path such as /root")
+    return CallContext(session_id, agent)
+
+
+def is_agent_path(value: object) -> bool:
+    if not isinstance(value, str) or not value.startswith("/"):
+        return False
+    return all(part not in ("", ".", "..") for part in value[1:].split("/"))
+
+
+def resolve_agent(current: str, requested: object) -> str | None:
+    """The agent an ``agent_name`` argument names: absent means ``current``; absolute as
+    given; relative below ``current``. ``None`` when it names no agent."""
+    if requested is None or requested == "":
+        return current
+    if not isinstance(requested, str):
+        return None
+    candidate = requested.rstrip("/") if requested.startswith("/") else f"{current}/{requested}"
+    return candidate if is_agent_path(candidate) else None
+
+
+class AgentHistory:
+    """One agent's recorded windows: a window log plus the keys already recorded.
+
+    ``seq`` is the storage sequence number it has read up to."""
+
+    __slots__ = ("_keys", "_windows", "log", "seq")
+
+    def __init__(self) -> None:
+        self.seq = 0
+        self.log = WindowLog()
+        self._windows: dict[str, LogWindow] = {}
+        self._keys: dict[str, set[str]] = {}
+
+    def accepts(self, item: RecordedItem) -> bool:
+        """Whether ``item`` is new and can be appended (it belongs to the newest window, or
+        opens the next one)."""
+        window = self._windows.get(item.window_id)
+        if window is None:
+            return True
+        return window is self.log.current and item.item_key not in self._keys[item.window_id]
+
+    def add(self, item: RecordedItem) -> bool:
+        if not self.accepts(item):
+            return False
+        if item.window_id not in self._windows:
+            self._windows[item.window_id] = self.log.open_window(item.window_id)
+            self._keys[item.window_id] = set()
+        self._keys[item.window_id].add(item.item_key)
+        self.log.append_item(
+            item.item_key, item.role, item.content, item.tool_name, item.tool_namespace
+        )
+        return True
+
+    def previous_window(self) -> PreviousWindowIds | None:
+        current = self.log.current
+        if current is None:
+            return None
+        return PreviousWindowIds(current.window_id, current.recent_item_ids("user", 5))
+
+
+@dataclass
+class SessionState:
+    """A session's notes and agents as read from storage up to ``note_seq``."""
+
+    notes: NotesStore = field(default_factory=NotesStore)
+    agents: dict[str, AgentHistory] = field(default_factory=dict)
+    note_seq: int = 0
+
+
+def _entry_id(seq: int) -> str:
+    return f"n{seq}"
+
+
+def _now_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+class ServiceEngine:
+    """Accounts, sessions and operations over one :class:`Storage`."""
+
+    def __init__(
+        self,
+        storage: Storage,
+        keyring: KeyRing,
+        *,
+        now_ms: Callable[[], int] = _now_ms,
+    ) -> None:
+        self._storage = storage
+        self._keyring = keyring
+        self._now_ms = now_ms
+        self._sessions: OrderedDict[tuple[str, str], SessionState] = OrderedDict()
+
+    @property
+    def keyring(self) -> KeyRing:
+        return self._keyring
+
+    def replace_keyring(self, keyring: KeyRing) -> None:
+        self._keyring = keyring
+
+    def close(self) -> None:
+        self._storage.close()
+
+    def ping(self) -> None:
+        """:raises StorageUnavailableError: the storage does not answer."""
+        self._storage.ping()
+
+    # -- accounts --------------------------------------------------------------------------
+
+    def authenticate(self, authorization: str | None) -> Account | None:
+        return accounts.authenticate(self._storage, authorization)
+
+    # -- encryption --------------------------------------------------------------------------
+
+    def encrypt_json(self, account: Account, value: object) -> str:
+        return self._keyring.encrypt(account.account_id, codec.dumps(value))
+
+    def encrypt_text(self, account: Account, text: str) -> str:
+        return self._keyring.encrypt(account.account_id, text.encode("utf-8", "surrogatepass"))
+
+    def decrypt_text(self, account: Account, token: object) -> str:
+        """:raises CiphertextError: not this account's ciphertext."""
+        return self._keyring.decrypt(account.account_id, token).decode("utf-8", "surrogatepass")
+
+    # -- sessions ----------------------------------------------------------------------------
+
+    def _session(self, account: Account, session_id: str) -> SessionState:
+        """The session's state, brought up to date with storage.
+
+        Other service processes may share the storage, so every use reads what was written
+        since (one indexed query); writes of this process are not applied twice.
+        """
+        key = (account.account_id, session_id)
+        state = self._sessions.get(key)
+        if state is None:
+            state = SessionState()
+            self._sessions[key] = state
+            if len(self._sessions) > CACHED_SESSIONS:
+                self._sessions.popitem(last=False)
+        else:
+            self._sessions.move_to_end(key)
+        for seq, event in self._storage.note_events(account.account_id, session_id, state.note_seq):
+            state.notes.commit(_entry_id(seq), _note_data(event))
+            state.note_seq = seq
+        return state
+
+    def _agent(self, account: Account, session_id: str, agent: str) -> AgentHistory:
+        state = self._session(account, session_id)
+        history = state.agents.setdefault(agent, AgentHistory())
+        for seq, item in self._storage.history_items(
+            account.account_id, session_id, agent, history.seq
+        ):
+            history.add(item)
+            history.seq = seq
+        return history
+
+    # -- the alpha operations ------------------------------------------------------------------
+
+    def alpha(
+        self,
+        account: Account,
+        family: str,
+        operation: str,
+        body: Mapping[str, Any],
+        *,
+        encrypted_arguments: bool,
+    ) -> dict[str, Any]:
+        """Answer ``POST alpha/<family>/v2/<operation>``.
+
+        :raises UnknownOperationError: no such family or operation.
+        :raises RequestError: no usable ``context``.
+        :raises CiphertextError: an encrypted field is not this account's ciphertext.
+        :raises StorageUnavailableError: storage failed; nothing was written.
+        """
+        if family == "notes" and operation == "thread_hint":
+            return self.thread_hint(account, parse_context(body.get("context")))
+        known = OPERATIONS.get(family)  # type: ignore[call-overload]
+        if known is None or operation not in known:
+            raise UnknownOperationError(f"unknown operation {family}/{operation}")
+        context = parse_context(body.get("context"))
+        arguments = {key: value for key, value in body.items() if key != "context"}
+        if encrypted_arguments:
+            for name in known[operation].encrypted:
+                if name in arguments:
+                    arguments[name] = self.decrypt_text(account, arguments[name])
+        try:
+            if family == "history":
+                result = self._history(account, context, operation, arguments)
+            else:
+                result = self._notes(account, context, operation, arguments)
+        except (CiphertextError, StorageUnavailableError):
+            raise
+        except CtxmodesError as error:
+            result = {"error": str(error)}
+        return {"encrypted_output": self.encrypt_json(account, result)}
+
+    def _history(
+        self, account: Account, context: CallContext, operation: str, arguments: dict[str, Any]
+    ) -> dict[str, Any]:
+        agent = resolve_agent(context.agent, arguments.pop("agent_name", None))
+        if agent is None:
+            key = "windows" if operation == "list_windows" else "items"
+            return {"source": SOURCE, key: []}
+        reader = HistoryReader([self._agent(account, context.session_id, agent).log])
+        return _with_source(run_history(reader, operation, arguments))
+
+    def _notes(
+        self, account: Account, context: CallContext, operation: str, arguments: dict[str, Any]
+    ) -> dict[str, Any]:
+        notes_dir = f"{context.agent}/notes"
+        for name in _PATH_FIELDS:
+            value = arguments.get(name)
+            if isinstance(value, str) and value and not value.startswith("/"):
+                arguments[name] = f"{notes_dir}/{value}"
+        accepted = OPERATIONS["notes"][operation].fields
+        for name in _PREFIX_FIELDS:
+            value = arguments.get(name)
+            if name not in accepted:
+                continue
+            if value is None or value == "":
+                arguments[name] = f"{notes_dir}/"
+            elif isinstance(value, str) and not value.startswith("/"):
+                arguments[name] = f"{notes_dir}/{value}"
+        state = self._session(account, context.session_id)
+        session_key = (account.account_id, context.session_id)
+
+        def persist(prepared: PreparedNoteWrite) -> str:
+            data = prepared.data
+            event = NoteEvent(data.action, data.path, data.text, int(data.timestamp))
+            seq = self._storage.append_note_event(account.account_id, context.session_id, event)
+            since = self._storage.note_events(
+                account.account_id, context.session_id, state.note_seq
+            )
+            if [number for number, _ in since] == [seq]:
+                state.note_seq = seq
+            else:
+                # Another process wrote in between: the state is rebuilt from storage, in
+                # storage order, on next use.
+                self._sessions.pop(session_key, None)
+            return _entry_id(seq)
+
+        return _with_source(
+            run_notes(state.notes, operation, arguments, persist, now_ms=self._now_ms)
+        )
+
+    def thread_hint(self, account: Account, context: CallContext) -> dict[str, Any]:
+        """``{"text": …}``: the agent's recent notes and the window that just closed (empty
+        text when there is nothing to say)."""
+        state = self._session(account, context.session_id)
+        prefix = f"{context.agent}/notes/"
+        notes = [note for note in state.notes if note.path.startswith(prefix)]
+        previous = self._agent(account, context.session_id, context.agent).previous_window()
+        return {"text": render_thread_hint(notes, previous) or ""}
+
+    # -- recording history ---------------------------------------------------------------------
+
+    def record(
+        self, account: Account, session_id: str, agent: str, items: Sequence[RecordedItem]
+    ) -> int:
+        """Record the items of one ``/responses`` exchange; returns how many were new."""
+        history = self._agent(account, session_id, agent)
+        fresh = [item for item in items if history.add(item)]
+        self._storage.append_history_items(account.account_id, session_id, agent, fresh)
+        return len(fresh)
+
+
+def _note_data(event: NoteEvent) -> NoteEntryData:
+    return NoteEntryData(
+        protocol=NOTE_PROTOCOL,
+        action=event.action,
+        path=event.path,
+        text=event.text,
+        timestamp=event.timestamp,
+    )
+
+
+def _with_source(result: Mapping[str, Any]) -> dict[str, Any]:
+    answer = dict(result)
+    if "source" in answer:
+        answer["source"] = SOURCE
+    return answer

@@ -1,0 +1,98 @@
+"""Starting and stopping the service: open storage and keys, resolve the upstream model,
+listen, and shut down cleanly on SIGINT or SIGTERM."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from aiohttp import web
+
+from ctxmodes.config import load_settings
+from ctxmodes.errors import CtxmodesError
+from ctxmodes.plugins import make_configured_plugin_manager
+from ctxmodes.providers.base import Provider
+from ctxmodes.providers.registry import registry_from_plugin_manager
+from ctxmodes_remote.service import logs
+from ctxmodes_remote.service.app import CODEX_PATH, ServiceApp, tls_context
+from ctxmodes_remote.service.crypto import load_or_create_keyring
+from ctxmodes_remote.service.engine import ServiceEngine
+from ctxmodes_remote.service.storage import open_storage
+
+_log = logging.getLogger("ctxmodes.serve")
+
+
+@dataclass(frozen=True, slots=True)
+class ServerConfig:
+    upstream: str
+    data: Path
+    database: str | None
+    host: str
+    port: int
+    tls_cert: str | None = None
+    tls_key: str | None = None
+
+
+async def _serve(config: ServerConfig) -> None:
+    context = (
+        tls_context(config.tls_cert, config.tls_key)
+        if config.tls_cert is not None and config.tls_key is not None
+        else None
+    )
+    provider = resolve_upstream(config.upstream)
+    keyring = load_or_create_keyring(config.data)
+    engine = ServiceEngine(open_storage(config.data, config.database), keyring)
+    service = ServiceApp(engine, provider)
+    runner = service.runner(access_log_class=logs.AccessLogger)
+    await runner.setup()
+    try:
+        site = web.TCPSite(runner, config.host, config.port, ssl_context=context)
+        await site.start()
+        scheme = "https" if context is not None else "http"
+        port = runner.addresses[0][1]
+        host = f"[{config.host}]" if ":" in config.host else config.host
+        if context is None:
+            print(
+                "ctxmodes serve: warning: plain HTTP; the Codex CLI requires HTTPS "
+                "(pass --tls-cert and --tls-key, or put a TLS proxy in front)",
+                file=sys.stderr,
+            )
+        # The one line a supervisor (or a test) reads to learn the address.
+        print(f"ctxmodes serve: listening on {scheme}://{host}:{port}{CODEX_PATH}", flush=True)
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(signum, stop.set)
+        # SIGHUP re-reads the key file: after `ctxmodes serve key rotate`, new outputs use
+        # the new key and everything made under the old ones still opens.
+        loop.add_signal_handler(signal.SIGHUP, lambda: loop.create_task(reload_keys()))
+
+        async def reload_keys() -> None:
+            try:
+                keyring = load_or_create_keyring(config.data)
+            except CtxmodesError as error:
+                _log.error("keys not reloaded: %s", error)
+                return
+            await service.reload_keyring(keyring)
+            _log.info("keys reloaded: %d master key(s)", keyring.key_count)
+
+        await stop.wait()
+    finally:
+        await runner.cleanup()
+        provider.close()
+
+
+def resolve_upstream(spec: str) -> Provider:
+    """The upstream model, found as ``ctxmodes run --model`` finds one: built-in tables,
+    ``[providers.<name>]`` in the configuration, and models that plugins register."""
+    settings = load_settings(cwd=Path.cwd(), cli={"model": spec}).settings
+    return registry_from_plugin_manager(make_configured_plugin_manager(settings)).resolve(spec)
+
+
+def run_server(config: ServerConfig) -> None:
+    logs.configure()
+    asyncio.run(_serve(config))

@@ -1,0 +1,133 @@
+"""The alpha endpoints over HTTPS on loopback: authentication, encryption, isolation."""
+
+import json
+
+from support.service_rig import ENCRYPTED
+
+
+def test_every_request_needs_a_known_bearer_token(service):
+    anonymous = service.client.as_token(None)
+    for method, path in [
+        ("GET", "/models"),
+        ("POST", "/alpha/notes/v2/read_file"),
+        ("POST", "/responses"),
+    ]:
+        assert anonymous.request(method, path, b"{}").status == 401
+    forged = service.client.as_token(service.client.token + "x")
+    assert forged.request("GET", "/models").status == 401
+
+
+def test_write_then_read_round_trip_stays_encrypted_on_the_wire(service):
+    written = service.alpha("notes", "write_file", {"path": "checkpoint.md", "text": "goal: ship"})
+    assert b"goal: ship" not in written.body
+    assert service.opened(written)["file"]["path"] == "/root/notes/checkpoint.md"
+    read = service.alpha("notes", "read_file", {"path": "checkpoint.md"})
+    assert b"goal: ship" not in read.body
+    assert service.opened(read)["file"]["content"] == "goal: ship"
+
+
+def test_results_keep_the_kit_shape_with_the_service_source(service):
+    service.call("notes", "write_file", {"path": "a.md", "text": "one\ntwo"})
+    listing = service.call("notes", "list_files_by_prefix", {})
+    assert listing["source"] == "ctxmodes-serve"
+    assert [f["path"] for f in listing["files"]] == ["/root/notes/a.md"]
+    assert set(listing["files"][0]) == {"path", "bytes", "created_at", "updated_at"}
+
+
+def test_relative_paths_belong_to_the_current_agent(service):
+    service.call("notes", "write_file", {"path": "plan.md", "text": "w"}, agent="/root/worker")
+    root = service.call("notes", "list_files_by_prefix", {})
+    worker = service.call("notes", "list_files_by_prefix", {}, agent="/root/worker")
+    assert root["files"] == []
+    assert [f["path"] for f in worker["files"]] == ["/root/worker/notes/plan.md"]
+    # Cross-agent access takes an absolute path.
+    read = service.call("notes", "read_file", {"path": "/root/worker/notes/plan.md"})
+    assert read["file"]["content"] == "w"
+
+
+def test_invalid_calls_are_explained_inside_the_ciphertext(service):
+    assert service.call("notes", "read_file", {"path": ""}) == {
+        "error": "notes read_file requires path"
+    }
+    assert service.call("notes", "write_file", {"path": "../x", "text": "t"}) == {
+        "error": "Note paths cannot contain empty, . or .. components"
+    }
+    assert service.call("history", "read_item", {"window_id": "w"}) == {
+        "error": "history read_item requires item_id"
+    }
+
+
+def test_unknown_operation_and_missing_context_are_refused(service):
+    body = {"context": {"session_id": "s1", "current_agent_name": "/root"}}
+    assert service.client.post_json("/alpha/notes/v2/erase", body).status == 404
+    assert service.client.post_json("/alpha/notes/v2/read_file", {"path": "a"}).status == 400
+    assert service.client.request("POST", "/alpha/notes/v2/read_file", b"not json").status == 400
+
+
+def test_tampered_and_foreign_ciphertext_is_refused(service):
+    sealed = service.seal(service.alice, "secret")
+    tampered = sealed[:-6] + ("AAAAAA" if not sealed.endswith("AAAAAA") else "BBBBBB")
+    context = {"session_id": "s1", "current_agent_name": "/root"}
+    for value in (tampered, service.seal(service.bob, "secret"), "plain text"):
+        reply = service.client.post_json(
+            "/alpha/notes/v2/write_file",
+            {"path": "a.md", "text": value, "context": context},
+            ENCRYPTED,
+        )
+        assert reply.status == 400
+        assert reply.json()["error"]["code"] == "invalid_encrypted_content"
+    # Nothing was written by the refused calls.
+    assert service.call("notes", "list_files_by_prefix", {})["files"] == []
+
+
+def test_one_account_never_sees_another_accounts_notes(service):
+    service.call("notes", "write_file", {"path": "mine.md", "text": "alice's plan"})
+    as_bob = service.alpha("notes", "list_files_by_prefix", {}, client=service.bob_client)
+    assert service.opened(as_bob, service.bob)["files"] == []
+    found = service.alpha("notes", "search_contents", {"query": "plan"}, client=service.bob_client)
+    assert service.opened(found, service.bob)["files"] == []
+    read = service.alpha("notes", "read_file", {"path": "mine.md"}, client=service.bob_client)
+    assert service.opened(read, service.bob)["file"] is None
+    # Bob's outputs open only with Bob's key, and Alice's ciphertext is refused for Bob.
+    alice_output = service.alpha("notes", "read_file", {"path": "mine.md"}).json()
+    context = {"session_id": "s1", "current_agent_name": "/root"}
+    stolen = service.bob_client.post_json(
+        "/alpha/notes/v2/write_file",
+        {"path": "x.md", "text": alice_output["encrypted_output"], "context": context},
+        ENCRYPTED,
+    )
+    assert stolen.status == 400
+
+
+def test_thread_hint_lists_the_agents_recent_notes_in_plain_text(service):
+    assert service.client.post_json(
+        "/alpha/notes/v2/thread_hint",
+        {"context": {"session_id": "s1", "current_agent_name": "/root"}},
+    ).json() == {"text": ""}
+    service.call("notes", "write_file", {"path": "checkpoint.md", "text": "step 1 done"})
+    hint = service.client.post_json(
+        "/alpha/notes/v2/thread_hint",
+        {"context": {"session_id": "s1", "current_agent_name": "/root"}},
+    ).json()
+    assert hint == {
+        "text": "Recent notes (up to 5, most-recent first):\n"
+        "- /root/notes/checkpoint.md (1 line, 11 UTF-8 bytes)"
+    }
+
+
+def test_notes_survive_a_restart_of_the_service(make_service, tls, tmp_path):
+    first = make_service()
+    first.call("notes", "append_to_file", {"path": "log.md", "text": "a"})
+    first.call("notes", "append_to_file", {"path": "log.md", "text": "b"})
+    first.close()
+    from support.service_rig import InProcessService
+
+    from ctxmodes_remote.service.engine import ServiceEngine
+    from ctxmodes_remote.service.storage import SqliteStorage
+
+    storage = SqliteStorage.in_directory(first.tmp_path / "data")
+    first.engine = ServiceEngine(storage, first.keyring)
+    first.server = InProcessService(first.engine, first.provider, tls)
+    first.client = first.client.__class__(first.server.base, tls, first.client.token)
+    assert first.call("notes", "read_file", {"path": "log.md"})["file"]["content"] == "ab"
+    assert json.loads(json.dumps(first.call("notes", "list_files_by_prefix", {})))["files"]

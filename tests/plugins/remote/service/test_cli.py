@@ -1,0 +1,98 @@
+"""``ctxmodes serve`` as users run it: real processes, a real TLS listener on a port the OS
+chooses, tokens from the command line, and a note that survives the process being killed."""
+
+import json
+import signal
+import stat
+
+import pytest
+from support.serve_process import ServeProcess, create_token, ctxmodes
+from support.service_rig import ENCRYPTED, ServiceClient
+
+from ctxmodes_remote.service.crypto import load_or_create_keyring
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def script(tmp_path):
+    path = tmp_path / "script.json"
+    path.write_text(json.dumps({"responses": [{"text": "hi"}]}))
+    return path
+
+
+def test_errors_are_one_line_and_non_zero(tmp_path):
+    missing = ctxmodes("serve", "--data", str(tmp_path / "d"), check=False)
+    assert missing.returncode == 1
+    assert (
+        missing.stderr == "ctxmodes: error: ctxmodes serve needs --upstream MODEL and --data DIR\n"
+    )
+    bad_model = ctxmodes(
+        "serve", "--upstream", "nope:x", "--data", str(tmp_path / "d"), "--port", "0", check=False
+    )
+    assert bad_model.returncode == 1
+    assert bad_model.stderr.startswith("ctxmodes: error: invalid model 'nope:x'")
+    assert bad_model.stderr.count("\n") == 1
+    half_tls = ctxmodes(
+        "serve", "--upstream", "scripted:x", "--data", str(tmp_path), "--tls-cert", "c", check=False
+    )
+    assert half_tls.stderr == "ctxmodes: error: --tls-cert and --tls-key go together\n"
+
+
+def test_token_create_and_a_served_request(tmp_path, tls, script):
+    data = tmp_path / "data"
+    token = create_token(data, "alice")
+    again = create_token(data, "alice")
+    assert token != again
+    assert token.count(".") == 2
+    service = ServeProcess(f"scripted:{script}", data, tls, tmp_path / "serve.log")
+    try:
+        assert stat.S_IMODE(data.stat().st_mode) == 0o700
+        for path in data.iterdir():
+            assert stat.S_IMODE(path.stat().st_mode) == 0o600, path.name
+        assert service.base.startswith("https://127.0.0.1:")
+        client = ServiceClient(service.base, tls, token)
+        assert client.request("GET", "/models").json()["models"][0]["slug"] == "scripted"
+        assert client.as_token(again).request("GET", "/models").status == 200
+        assert client.as_token("x.y.z").request("GET", "/models").status == 401
+    finally:
+        assert service.stop() == 0
+    # The log names requests, never a token.
+    log = service.log.read_text()
+    entries = [json.loads(line) for line in log.splitlines()]
+    requests = [e for e in entries if e["message"] == "request"]
+    assert {(e["method"], e["path"], e["status"]) for e in requests} == {
+        ("GET", "/backend-api/codex/models", 200),
+        ("GET", "/backend-api/codex/models", 401),
+    }
+    assert token not in log
+    assert token.split(".")[2] not in log
+
+
+def test_an_acknowledged_note_survives_a_kill(tmp_path, tls, script):
+    data = tmp_path / "data"
+    token = create_token(data, "alice")
+    keyring = load_or_create_keyring(data)
+    service = ServeProcess(f"scripted:{script}", data, tls, tmp_path / "serve.log")
+    client = ServiceClient(service.base, tls, token)
+    claims = json.loads(__import__("base64").urlsafe_b64decode(token.split(".")[1] + "=="))
+    account = claims["sub"]
+    context = {"session_id": "s1", "current_agent_name": "/root"}
+    try:
+        written = client.post_json(
+            "/alpha/notes/v2/write_file",
+            {"path": "c.md", "text": keyring.encrypt(account, b"durable"), "context": context},
+            ENCRYPTED,
+        )
+        assert written.status == 200
+    finally:
+        service.process.send_signal(signal.SIGKILL)
+        service.kill()
+    restarted = ServeProcess(f"scripted:{script}", data, tls, tmp_path / "serve2.log")
+    try:
+        client = ServiceClient(restarted.base, tls, token)
+        read = client.post_json("/alpha/notes/v2/read_file", {"path": "c.md", "context": context})
+        result = json.loads(keyring.decrypt(account, read.json()["encrypted_output"]))
+        assert result["file"]["content"] == "durable"
+    finally:
+        assert restarted.stop() == 0

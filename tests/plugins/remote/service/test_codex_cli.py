@@ -1,0 +1,150 @@
+"""The real Codex CLI 0.169.0 against a real ``ctxmodes serve`` process: every request the
+client makes goes to the service, the model side is the scripted model.
+
+One full cycle: window 0 writes a checkpoint note and searches history, then calls
+``new_context``; window 1 reads the note back, finds a window-0 detail with
+``history.search_contents`` and reads that item with the ids the search returned.
+"""
+
+import json
+import subprocess
+
+import pytest
+from support.serve_process import (
+    ServeProcess,
+    codex_binary,
+    codex_environment,
+    create_token,
+    write_codex_home,
+)
+
+from ctxmodes_remote.service.crypto import load_or_create_keyring
+
+pytestmark = pytest.mark.slow
+
+MODEL = "probe-model"
+DETAIL = "needle-7781"
+NOTE = f"goal: probe; detail {DETAIL} lives in src/app.py"
+
+
+def call(name, arguments, namespace=None):
+    step = {"name": name, "arguments": arguments}
+    if namespace:
+        step["namespace"] = namespace
+    return {"tool_calls": [step]}
+
+
+SCRIPT = {
+    "model": MODEL,
+    "context_window": 272_000,
+    "responses": [
+        call("write_file", {"path": "checkpoint.md", "text": NOTE}, "notes"),
+        call("search_contents", {"query": "run the probe task"}, "history"),
+        call("new_context", {}),
+        call("read_file", {"path": "checkpoint.md"}, "notes"),
+        call("search_contents", {"query": DETAIL}, "history"),
+        call(
+            "read_item",
+            {"window_id": "{{out:items.0.window_id}}", "item_id": "{{out:items.0.item_id}}"},
+            "history",
+        ),
+        {"text": "probe done"},
+    ],
+}
+
+
+def rollout_lines(home):
+    [rollout] = list((home / "sessions").rglob("rollout-*.jsonl"))
+    text = rollout.read_text()
+    return text, [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def tool_outputs(lines):
+    """``(call name, namespace, output)`` for every function call answered in the rollout."""
+    calls, outputs = {}, []
+    for line in lines:
+        payload = line.get("payload", {})
+        if line.get("type") != "response_item":
+            continue
+        if payload.get("type") == "function_call":
+            calls[payload["call_id"]] = (payload["name"], payload.get("namespace"))
+        elif payload.get("type") == "function_call_output":
+            name, namespace = calls.get(payload["call_id"], (None, None))
+            outputs.append((name, namespace, payload["output"]))
+    return outputs
+
+
+def test_full_cycle_with_the_real_codex_cli(tmp_path, tls):
+    codex = codex_binary()
+    if codex is None:
+        pytest.skip("the Codex CLI is not installed: run `make codex-cli` (needs npm)")
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps(SCRIPT))
+    data = tmp_path / "data"
+    token = create_token(data, "probe")
+    service = ServeProcess(f"scripted:{script}", data, tls, tmp_path / "serve.log")
+    home = tmp_path / "run" / "home"
+    work = tmp_path / "run" / "work"
+    work.mkdir(parents=True)
+    try:
+        write_codex_home(home, service, token, MODEL)
+        result = subprocess.run(
+            [str(codex), "exec", "--skip-git-repo-check", "--json", "run the probe task"],
+            cwd=work,
+            env=codex_environment(home, tls.ca),
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=240,
+        )
+    finally:
+        exit_code = service.stop()
+    log = service.log.read_text()
+    assert result.returncode == 0, result.stderr[-4000:] + log[-4000:]
+    assert exit_code == 0
+    assert "probe done" in result.stdout
+
+    text, lines = rollout_lines(home)
+    assert "Unable to perform operation" not in text
+    # The secrets travelled as ciphertext only: neither the note nor the query is in the
+    # client's own record of the session.
+    assert DETAIL not in text
+    assert any(line["type"] == "compacted" for line in lines), "no new window was started"
+
+    keyring = load_or_create_keyring(data)
+    account_id = json.loads(__import__("base64").urlsafe_b64decode(token.split(".")[1] + "=="))[
+        "https://api.openai.com/auth"
+    ]["chatgpt_account_id"]
+
+    def opened(output):
+        [part] = [p for p in output if p["type"] == "encrypted_content"]
+        return json.loads(keyring.decrypt(account_id, part["encrypted_content"]))
+
+    answers = [(name, ns, opened(out)) for name, ns, out in tool_outputs(lines) if ns]
+    assert [(name, ns) for name, ns, _ in answers] == [
+        ("write_file", "notes"),
+        ("search_contents", "history"),
+        ("read_file", "notes"),
+        ("search_contents", "history"),
+        ("read_item", "history"),
+    ]
+    write, first_search, read, detail_search, item = (answer for _, _, answer in answers)
+    assert write["file"]["path"] == "/root/notes/checkpoint.md"
+    # The prompt, and the search call itself (recorded from the response that made it).
+    prompt, search_call = first_search["items"]
+    assert (prompt["role"], prompt["truncated_content"]) == ("user", "run the probe task")
+    assert (search_call["role"], search_call["tool_name"]) == ("assistant", "search_contents")
+    assert read["file"]["content"] == NOTE
+    # Oldest first: the window-0 note write, then window 1's note read and search call.
+    found, *later = detail_search["items"]
+    window_zero = prompt["window_id"]
+    assert (found["window_id"], found["tool_name"]) == (window_zero, "write_file")
+    assert [(i["role"], i["tool_name"]) for i in later] == [
+        ("tool", "read_file"),
+        ("assistant", "search_contents"),
+    ]
+    assert all(i["window_id"] != window_zero for i in later)
+    assert item["item"]["item_id"] == found["item_id"]
+    assert DETAIL in item["item"]["content"]
+    # Window 1's marker carried the thread hint naming the checkpoint note.
+    assert "/root/notes/checkpoint.md" in text

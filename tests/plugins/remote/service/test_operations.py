@@ -1,0 +1,79 @@
+"""What operators rely on: health, readiness, metrics without secrets, and recovery when the
+database goes away and comes back."""
+
+import re
+
+
+def test_health_and_readiness_need_no_token(service):
+    anonymous = service.client.as_token(None)
+    origin = service.client.base.removesuffix("/backend-api/codex")
+    client = anonymous.__class__(origin, service.tls, None)
+    assert client.request("GET", "/healthz").json() == {"status": "ok"}
+    assert client.request("GET", "/readyz").json() == {"status": "ready"}
+
+
+def test_metrics_count_operations_and_name_no_account(service):
+    service.call("notes", "write_file", {"path": "a.md", "text": "secret text"})
+    service.call("notes", "read_file", {"path": "a.md"})
+    service.client.as_token("bad").request("GET", "/models")
+    origin = service.client.base.removesuffix("/backend-api/codex")
+    text = service.client.__class__(origin, service.tls, None).request("GET", "/metrics").body
+    text = text.decode()
+    assert re.search(
+        r'ctxmodes_serve_requests_total\{operation="notes.write_file",status="200"\} 1.0', text
+    )
+    assert re.search(
+        r'ctxmodes_serve_request_seconds_count\{operation="notes.read_file"\} 1.0', text
+    )
+    assert re.search(r'operation="/backend-api/codex/models",status="401"', text)
+    for secret in (service.alice.account_id, "secret text", service.client.token, "s1"):
+        assert secret not in text
+
+
+def test_requests_fail_cleanly_while_postgres_is_down_and_recover(
+    make_service, postgres_server, postgres_url, tmp_path
+):
+    from ctxmodes_remote.service.postgres_storage import PostgresStorage
+
+    # A short wait for a connection, so the outage is reported quickly.
+    service = make_service(storage=PostgresStorage(postgres_url, timeout_s=1))
+    service.call("notes", "write_file", {"path": "kept.md", "text": "before"})
+    origin = service.client.base.removesuffix("/backend-api/codex")
+    operator = service.client.__class__(origin, service.tls, None)
+    postgres_server.stop()
+    try:
+        down = service.alpha("notes", "write_file", {"path": "lost.md", "text": "x"})
+        assert down.status == 503
+        assert down.json()["error"]["code"] == "storage_unavailable"
+        assert operator.request("GET", "/readyz").status == 503
+        assert operator.request("GET", "/healthz").status == 200
+    finally:
+        postgres_server.start()
+    # The same service process recovers by itself.
+    assert operator.request("GET", "/readyz").status == 200
+    assert service.call("notes", "read_file", {"path": "kept.md"})["file"]["content"] == "before"
+    assert service.call("notes", "read_file", {"path": "lost.md"})["file"] is None
+    service.call("notes", "write_file", {"path": "after.md", "text": "after"})
+    assert service.call("notes", "read_file", {"path": "after.md"})["file"]["content"] == "after"
+
+
+def test_a_read_only_database_refuses_writes_clearly_and_keeps_reads(make_service, postgres_url):
+    import psycopg
+
+    from ctxmodes_remote.service.postgres_storage import PostgresStorage
+
+    service = make_service(storage=PostgresStorage(postgres_url, timeout_s=1))
+    service.call("notes", "write_file", {"path": "kept.md", "text": "before"})
+    name = postgres_url.rsplit("/", 1)[1]
+    admin = postgres_url.rsplit("/", 1)[0] + "/postgres"
+    with psycopg.connect(admin, autocommit=True) as connection:
+        connection.execute(f'ALTER DATABASE "{name}" SET default_transaction_read_only = on')
+        # Sessions opened before the change keep their setting: end them.
+        connection.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s", (name,)
+        )
+    refused = service.alpha("notes", "write_file", {"path": "new.md", "text": "x"})
+    assert refused.status == 503
+    assert refused.json()["error"]["code"] == "storage_unavailable"
+    assert service.call("notes", "read_file", {"path": "kept.md"})["file"]["content"] == "before"
+    assert service.call("notes", "read_file", {"path": "new.md"})["file"] is None

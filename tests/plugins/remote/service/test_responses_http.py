@@ -1,0 +1,219 @@
+"""``/responses`` over HTTPS on loopback: the start-up endpoints, zstd bodies, the SSE stream,
+encryption at the model boundary, and history recorded from the traffic."""
+
+import json
+
+import pytest
+from support.service_rig import turn_headers
+
+from ctxmodes.session.models import TextContent, ToolResultMessage, UserMessage
+from ctxmodes.windows.tools import namespace_tool
+
+zstd = pytest.importorskip("backports.zstd", reason="zstd needs the serve extra on Python < 3.14")
+
+TOOLS = [namespace_tool("history", encrypted=True), namespace_tool("notes", encrypted=True)]
+W0 = "01a23094-f1f0-70e1-b30d-85b4805a2749"
+W1 = "01a23094-f3e1-7c13-aa06-13a35a35296e"
+
+
+def user(text, item_id):
+    return {
+        "type": "message",
+        "id": item_id,
+        "role": "user",
+        "content": [{"type": "input_text", "text": text}],
+    }
+
+
+def body(*items, tools=TOOLS):
+    return {"model": "scripted", "stream": True, "input": list(items), "tools": tools}
+
+
+def completed(reply):
+    assert reply.status == 200, reply.body
+    assert reply.headers["Content-Type"].startswith("text/event-stream")
+    events = reply.events()
+    assert events[0]["type"] == "response.created"
+    assert events[-1]["type"] == "response.completed"
+    return events
+
+
+def output_items(events):
+    return [e["item"] for e in events if e["type"] == "response.output_item.done"]
+
+
+def test_catalog_enables_the_context_feature_for_the_upstream_model(service):
+    models = service.client.request("GET", "/models?client_version=0.169.0").json()["models"]
+    assert [m["slug"] for m in models] == ["scripted"]
+    entry = models[0]
+    assert entry["supports_experimental_context"] is True
+    assert entry["context_window"] == 128_000
+    budget = entry["model_messages"]["token_budget"]
+    assert budget["enabled"] is True
+    assert budget["use_history_notes_extension"] is True
+    assert "{n_remaining}" in budget["reminder_message_template"]
+
+
+def test_account_check_and_settings_answer_for_the_caller(service):
+    check = service.client.request("GET", "/../wham/accounts/check")
+    assert check.status in (200, 404)
+    base = service.client.base.removesuffix("/codex")
+    client = service.client.__class__(base, service.tls, service.client.token)
+    accounts = client.request("GET", "/wham/accounts/check").json()
+    assert accounts["account_ordering"] == [service.alice.account_id]
+    assert accounts["accounts"][0]["workspace_backend_origin"] == "NO_CONSTRAINT"
+    assert client.request("GET", "/wham/settings/user").json() == {}
+
+
+def test_websocket_upgrade_is_refused_with_426(service):
+    reply = service.client.request(
+        "GET",
+        "/responses",
+        headers={
+            "Connection": "Upgrade",
+            "Upgrade": "websocket",
+            "Sec-WebSocket-Version": "13",
+            "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==",
+            "OpenAI-Beta": "responses_websockets=2026-02-06",
+        },
+    )
+    assert reply.status == 426
+
+
+def test_zstd_request_body_streams_the_upstream_answer(make_service):
+    service = make_service([{"text": "hello from upstream"}])
+    raw = json.dumps(body(user("hi", "msg_1"))).encode()
+    reply = service.client.request(
+        "POST",
+        "/responses",
+        zstd.compress(raw),
+        {
+            "Content-Type": "application/json",
+            "Content-Encoding": "zstd",
+            **turn_headers("s1", W0),
+        },
+    )
+    events = completed(reply)
+    deltas = "".join(e["delta"] for e in events if e["type"] == "response.output_text.delta")
+    assert deltas == "hello from upstream"
+    [message] = output_items(events)
+    assert message["content"][0]["text"] == "hello from upstream"
+    assert events[-1]["response"]["usage"]["total_tokens"] > 0
+    [request] = service.provider.requests
+    assert isinstance(request.messages[0], UserMessage)
+
+
+def test_a_body_that_decompresses_past_the_limit_is_refused(make_service):
+    service = make_service([{"text": "never"}], max_body_bytes=1_000_000)
+    bomb = zstd.compress(b'{"input": "' + b" " * 20_000_000 + b'"}')
+    assert len(bomb) < 10_000
+    reply = service.client.request(
+        "POST",
+        "/responses",
+        bomb,
+        {"Content-Type": "application/json", "Content-Encoding": "zstd", **turn_headers("s1", W0)},
+    )
+    assert reply.status == 413
+    assert service.provider.requests == []
+
+
+def test_marked_arguments_leave_encrypted_and_reach_the_upstream_in_plaintext(make_service):
+    service = make_service(
+        [
+            {
+                "tool_calls": [
+                    {
+                        "name": "write_file",
+                        "namespace": "notes",
+                        "arguments": {"path": "plan.md", "text": "secret plan"},
+                    }
+                ]
+            },
+            {"text": "done"},
+        ]
+    )
+    events = completed(service.responses(body(user("go", "msg_1")), turn_headers("s1", W0)))
+    [call] = output_items(events)
+    assert call["type"] == "function_call"
+    assert call["namespace"] == "notes"
+    assert call["encrypted_function_args"] == ["text"]
+    arguments = json.loads(call["arguments"])
+    assert arguments["path"] == "plan.md"
+    assert "secret plan" not in json.dumps(events)
+    assert service.keyring.decrypt(service.alice.account_id, arguments["text"]) == b"secret plan"
+
+    # The client forwards the ciphertext to the alpha endpoint, then sends the call and its
+    # encrypted output back on the next turn; the upstream sees both in plaintext.
+    written = service.client.post_json(
+        "/alpha/notes/v2/write_file",
+        {**arguments, "context": {"session_id": "s1", "current_agent_name": "/root"}},
+        {"x-openai-encrypted-tool-arguments": "true"},
+    ).json()
+    output = {
+        "type": "function_call_output",
+        "id": "fco_1",
+        "call_id": call["call_id"],
+        "output": [{"type": "encrypted_content", "encrypted_content": written["encrypted_output"]}],
+    }
+    completed(service.responses(body(user("go", "msg_1"), call, output), turn_headers("s1", W0)))
+    upstream = service.provider.requests[-1]
+    assistant = upstream.messages[1]
+    assert assistant.content[0].arguments == {"path": "plan.md", "text": "secret plan"}
+    result = upstream.messages[2]
+    assert isinstance(result, ToolResultMessage)
+    assert result.tool_name == "write_file"
+    [text] = [block.text for block in result.content if isinstance(block, TextContent)]
+    assert json.loads(text)["file"]["path"] == "/root/notes/plan.md"
+    assert "gAAAAA" not in upstream.model_dump_json()
+
+
+def test_input_ciphertext_that_is_not_the_accounts_is_refused(make_service):
+    service = make_service([{"text": "never"}])
+    foreign = service.seal(service.bob, '{"x":1}')
+    output = {
+        "type": "function_call_output",
+        "call_id": "c1",
+        "output": [{"type": "encrypted_content", "encrypted_content": foreign}],
+    }
+    reply = service.responses(body(user("go", "msg_1"), output), turn_headers("s1", W0))
+    assert reply.status == 400
+    assert reply.json()["error"]["code"] == "invalid_encrypted_content"
+    assert service.provider.requests == []
+
+
+def test_history_is_recorded_from_the_traffic_per_window(make_service):
+    service = make_service([{"text": "noted the needle"}, {"text": "again"}, {"text": "w1"}])
+    task = user("remember needle-42 in src/app.py", "msg_u0")
+    first = completed(service.responses(body(task), turn_headers("s1", W0)))
+    # Codex resends the whole window with the answer; nothing is recorded twice.
+    completed(service.responses(body(task, *output_items(first)), turn_headers("s1", W0)))
+    completed(service.responses(body(user("next", "msg_u1")), turn_headers("s1", W1)))
+
+    windows = service.call("history", "list_windows", {}, session="s1")["windows"]
+    assert [(w["window_id"], w["item_count"]) for w in windows] == [(W0, 3), (W1, 2)]
+    found = service.call("history", "search_contents", {"query": "needle-42"}, session="s1")
+    [item] = found["items"]
+    assert (item["window_id"], item["item_id"], item["role"]) == (W0, "msg_u0", "user")
+    read = service.call(
+        "history", "read_item", {"window_id": item["window_id"], "item_id": item["item_id"]}
+    )
+    assert read["item"]["content"] == "remember needle-42 in src/app.py"
+    assistant = service.call("history", "list_items", {"window_id": W0, "role": "assistant"})
+    assert [i["truncated_content"] for i in assistant["items"]] == ["noted the needle", "again"]
+    # Another account's search over the same session id finds nothing.
+    theirs = service.alpha(
+        "history", "search_contents", {"query": "needle"}, client=service.bob_client
+    )
+    assert service.opened(theirs, service.bob)["items"] == []
+
+
+def test_thread_hint_names_the_window_that_just_closed(make_service):
+    service = make_service([{"text": "ok"}])
+    completed(service.responses(body(user("task", "msg_u0")), turn_headers("s1", W0)))
+    hint = service.client.post_json(
+        "/alpha/notes/v2/thread_hint",
+        {"context": {"session_id": "s1", "current_agent_name": "/root"}},
+    ).json()["text"]
+    assert (
+        hint == 'Previous window history IDs: {"window_id":"' + W0 + '","user_item_ids":["msg_u0"]}'
+    )

@@ -1,0 +1,134 @@
+"""One storage conformance suite, two backends: SQLite (one file) and Postgres (a real
+server). The engine relies on exactly these behaviours."""
+
+import threading
+
+import pytest
+
+from ctxmodes_remote.service.storage import (
+    AccountExistsError,
+    NoteEvent,
+    RecordedItem,
+    SqliteStorage,
+    StorageUnavailableError,
+    open_storage,
+)
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def reopen(request, tmp_path):
+    """A factory of storage handles on one and the same database."""
+    opened = []
+    if request.param == "sqlite":
+        path = tmp_path / "store.sqlite3"
+
+        def make():
+            opened.append(SqliteStorage(path))
+            return opened[-1]
+    else:
+        url = request.getfixturevalue("postgres_url")
+
+        def make():
+            opened.append(open_storage(tmp_path, url))
+            return opened[-1]
+
+    yield make
+    for storage in opened:
+        storage.close()
+
+
+def test_accounts_and_tokens(reopen):
+    storage = reopen()
+    alice = storage.create_account("acct_a", "alice")
+    with pytest.raises(AccountExistsError):
+        storage.create_account("acct_x", "alice")
+    assert storage.account_by_name("alice") == alice
+    assert storage.account_by_name("bob") is None
+    storage.add_token("acct_a", "hash-1", 1)
+    assert storage.account_for_token("hash-1") == alice
+    assert storage.account_for_token("hash-2") is None
+
+
+def test_note_events_in_order_per_session_and_account(reopen):
+    storage = reopen()
+    first = storage.append_note_event("a", "s1", NoteEvent("write", "/root/notes/x", "1", 10))
+    storage.append_note_event("a", "s2", NoteEvent("write", "/root/notes/y", "other", 11))
+    storage.append_note_event("b", "s1", NoteEvent("write", "/root/notes/x", "theirs", 12))
+    second = storage.append_note_event("a", "s1", NoteEvent("append", "/root/notes/x", "2", 13))
+    assert second > first
+    events = storage.note_events("a", "s1")
+    assert [(seq, e.action, e.text) for seq, e in events] == [
+        (first, "write", "1"),
+        (second, "append", "2"),
+    ]
+    assert storage.note_events("a", "s1", after=first) == [events[1]]
+    assert [e.text for _, e in storage.note_events("b", "s1")] == ["theirs"]
+    # What one handle wrote, another reads at once.
+    assert reopen().note_events("a", "s1") == events
+
+
+def test_history_items_keep_arrival_order_and_ignore_repeats(reopen):
+    storage = reopen()
+    items = [
+        RecordedItem("w0", "m1", "user", "hello", None, None),
+        RecordedItem("w0", "c1", "assistant", '{"tool":"t"}', "write_file", "notes"),
+    ]
+    storage.append_history_items("a", "s1", "/root", items)
+    storage.append_history_items(
+        "a", "s1", "/root", [items[0], RecordedItem("w1", "m1", "user", "again")]
+    )
+    storage.append_history_items(
+        "a", "s1", "/root/worker", [RecordedItem("w9", "k", "user", "child")]
+    )
+    storage.append_history_items("b", "s1", "/root", [RecordedItem("w0", "z", "user", "theirs")])
+    rows = storage.history_items("a", "s1", "/root")
+    assert [item for _, item in rows] == [*items, RecordedItem("w1", "m1", "user", "again")]
+    seqs = [seq for seq, _ in rows]
+    assert seqs == sorted(seqs)
+    assert storage.history_items("a", "s1", "/root", after=seqs[1]) == rows[2:]
+    assert [i.content for _, i in reopen().history_items("a", "s1", "/root/worker")] == ["child"]
+    assert [i.content for _, i in storage.history_items("b", "s1", "/root")] == ["theirs"]
+
+
+def test_text_round_trips_exactly(reopen):
+    storage = reopen()
+    text = "tab\tnew\nline é 😀 \u200b"
+    storage.append_note_event("a", "s", NoteEvent("write", "/root/notes/u", text, 1))
+    storage.append_history_items("a", "s", "/root", [RecordedItem("w", "i", "user", text)])
+    assert storage.note_events("a", "s")[0][1].text == text
+    assert storage.history_items("a", "s", "/root")[0][1].content == text
+
+
+def test_postgres_migrations_are_safe_twice_and_concurrently(postgres_url, tmp_path):
+    from ctxmodes_remote.service.postgres_storage import migrate
+
+    opened, errors = [], []
+
+    def start():
+        try:
+            opened.append(open_storage(tmp_path, postgres_url))
+        except Exception as exc:  # collected and asserted below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=start) for _ in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    import psycopg
+
+    with psycopg.connect(postgres_url, autocommit=True) as connection:
+        assert migrate(connection) == []
+        versions = [row[0] for row in connection.execute("SELECT version FROM schema_migrations")]
+    assert versions == [1]
+    for storage in opened:
+        storage.close()
+
+
+def test_an_unreachable_database_is_one_clear_error(tmp_path):
+    pytest.importorskip("psycopg")
+    with pytest.raises(StorageUnavailableError, match="cannot use the database"):
+        open_storage(tmp_path, "postgresql://nobody@127.0.0.1:9/none?connect_timeout=2")
+    with pytest.raises(StorageUnavailableError, match="postgresql:// URL"):
+        open_storage(tmp_path, "mysql://x")

@@ -1,0 +1,177 @@
+"""The service run for a team: several processes on one Postgres, keys rotated while they
+run, backups restored into a fresh database."""
+
+import base64
+import json
+import shutil
+import signal
+import subprocess
+
+import pytest
+from support.serve_process import ServeProcess, create_token, ctxmodes
+from support.service_rig import ENCRYPTED, ServiceClient
+
+from ctxmodes_remote.service.crypto import CiphertextError, load_or_create_keyring
+
+pytestmark = pytest.mark.slow
+
+CONTEXT = {"session_id": "team-session", "current_agent_name": "/root"}
+
+
+def account_of(token):
+    claims = json.loads(base64.urlsafe_b64decode(token.split(".")[1] + "=="))
+    return claims["sub"]
+
+
+@pytest.fixture
+def script(tmp_path):
+    path = tmp_path / "script.json"
+    path.write_text(json.dumps({"responses": []}))
+    return path
+
+
+def write(client, keyring, account, path, text):
+    sealed = keyring.encrypt(account, text.encode())
+    reply = client.post_json(
+        "/alpha/notes/v2/write_file", {"path": path, "text": sealed, "context": CONTEXT}, ENCRYPTED
+    )
+    assert reply.status == 200, reply.body
+    return reply.json()["encrypted_output"]
+
+
+def read(client, keyring, account, path):
+    reply = client.post_json("/alpha/notes/v2/read_file", {"path": path, "context": CONTEXT})
+    assert reply.status == 200, reply.body
+    return json.loads(keyring.decrypt(account, reply.json()["encrypted_output"]))["file"]
+
+
+def test_two_processes_on_one_postgres_answer_alike(tmp_path, tls, script, postgres_url):
+    data = tmp_path / "data"
+    token = create_token(data, "team", "--database", postgres_url)
+    account = account_of(token)
+    keyring = load_or_create_keyring(data)
+    first = ServeProcess(
+        f"scripted:{script}", data, tls, tmp_path / "a.log", "--database", postgres_url
+    )
+    second = ServeProcess(
+        f"scripted:{script}", data, tls, tmp_path / "b.log", "--database", postgres_url
+    )
+    try:
+        a = ServiceClient(first.base, tls, token)
+        b = ServiceClient(second.base, tls, token)
+        assert read(b, keyring, account, "plan.md") is None
+        write(a, keyring, account, "plan.md", "written through a")
+        assert read(b, keyring, account, "plan.md")["content"] == "written through a"
+        write(b, keyring, account, "plan.md", "then through b")
+        assert read(a, keyring, account, "plan.md")["content"] == "then through b"
+    finally:
+        assert first.stop() == 0
+        assert second.stop() == 0
+
+
+def test_keys_rotate_while_the_service_runs(tmp_path, tls, script):
+    data = tmp_path / "data"
+    token = create_token(data, "alice")
+    account = account_of(token)
+    service = ServeProcess(f"scripted:{script}", data, tls, tmp_path / "serve.log")
+    try:
+        client = ServiceClient(service.base, tls, token)
+        old_keys = load_or_create_keyring(data)
+        old_output = write(client, old_keys, account, "a.md", "before rotation")
+        ctxmodes("serve", "key", "rotate", "--data", str(data))
+        service.process.send_signal(signal.SIGHUP)
+        new_keys = load_or_create_keyring(data)
+        # Wait for the reload the way a client would notice it: outputs under the new key.
+        for _ in range(200):
+            output = client.post_json(
+                "/alpha/notes/v2/read_file", {"path": "a.md", "context": CONTEXT}
+            ).json()["encrypted_output"]
+            try:
+                old_keys.decrypt(account, output)
+            except CiphertextError:
+                break
+        else:
+            pytest.fail("the running service never switched to the new key")
+        assert json.loads(new_keys.decrypt(account, output))["file"]["content"] == "before rotation"
+        # Values made under the old key are still accepted.
+        assert json.loads(new_keys.decrypt(account, old_output))["file"]["path"].endswith("a.md")
+        sealed_old = old_keys.encrypt(account, b"old-key text")
+        reply = client.post_json(
+            "/alpha/notes/v2/write_file",
+            {"path": "b.md", "text": sealed_old, "context": CONTEXT},
+            ENCRYPTED,
+        )
+        assert reply.status == 200
+        assert read(client, new_keys, account, "b.md")["content"] == "old-key text"
+    finally:
+        assert service.stop() == 0
+
+
+def test_sqlite_backup_restores_every_note(tmp_path, tls, script):
+    data = tmp_path / "data"
+    token = create_token(data, "alice")
+    account = account_of(token)
+    service = ServeProcess(f"scripted:{script}", data, tls, tmp_path / "serve.log")
+    keyring = load_or_create_keyring(data)
+    notes = {f"n{number}.md": f"note {number}" for number in range(20)}
+    try:
+        client = ServiceClient(service.base, tls, token)
+        for path, text in notes.items():
+            write(client, keyring, account, path, text)
+        # Taken while the service runs.
+        ctxmodes("serve", "backup", "--data", str(data), "--to", str(tmp_path / "backup.sqlite3"))
+    finally:
+        assert service.stop() == 0
+    fresh = tmp_path / "restored"
+    fresh.mkdir(mode=0o700)
+    shutil.copy2(tmp_path / "backup.sqlite3", fresh / "ctxmodes-serve.sqlite3")
+    shutil.copy2(data / "master.keys", fresh / "master.keys")
+    restored = ServeProcess(f"scripted:{script}", fresh, tls, tmp_path / "restored.log")
+    try:
+        client = ServiceClient(restored.base, tls, token)
+        for path, text in notes.items():
+            assert read(client, keyring, account, path)["content"] == text
+    finally:
+        assert restored.stop() == 0
+
+
+def test_postgres_backup_restores_into_a_fresh_database(
+    tmp_path, tls, script, postgres_server, postgres_url
+):
+    from support.postgres_server import postgres_bin
+
+    data = tmp_path / "data"
+    token = create_token(data, "alice", "--database", postgres_url)
+    account = account_of(token)
+    keyring = load_or_create_keyring(data)
+    service = ServeProcess(
+        f"scripted:{script}", data, tls, tmp_path / "a.log", "--database", postgres_url
+    )
+    try:
+        client = ServiceClient(service.base, tls, token)
+        for number in range(10):
+            write(client, keyring, account, f"n{number}.md", f"note {number}")
+    finally:
+        assert service.stop() == 0
+    dump = tmp_path / "db.dump"
+    binaries = postgres_bin()
+    subprocess.run(
+        [str(binaries / "pg_dump"), "--format=custom", "--file", str(dump), postgres_url],
+        check=True,
+        timeout=120,
+    )
+    target = postgres_server.database()
+    subprocess.run(
+        [str(binaries / "pg_restore"), "--no-owner", "--dbname", target, str(dump)],
+        check=True,
+        timeout=120,
+    )
+    restored = ServeProcess(
+        f"scripted:{script}", data, tls, tmp_path / "b.log", "--database", target
+    )
+    try:
+        client = ServiceClient(restored.base, tls, token)
+        for number in range(10):
+            assert read(client, keyring, account, f"n{number}.md")["content"] == f"note {number}"
+    finally:
+        assert restored.stop() == 0

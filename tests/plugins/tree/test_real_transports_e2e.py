@@ -1,0 +1,109 @@
+"""End to end: ``ctxmodes run --mode tree`` with a configured provider on a loopback server
+that replays a conversation in each wire format — two rollovers, a notes read and a
+history search — and the session then opens in the real Pi with the same context."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support.cli_rig import ctxmodes, isolate_settings
+from support.pi_oracle import require_pi
+from support.wire_server import APIS, ConversationServer, fake_jwt
+
+from ctxmodes.session.manager import SessionManager
+from ctxmodes_tree.demo import CODE_NAME, DEMO_SCRIPT, PROMPT
+
+ARCHIVE = "codex-context-tree-archive"
+
+
+def _turns(api: str) -> list[dict[str, Any]]:
+    """The demo's conversation as a model on ``api`` would call its tools: on the Responses
+    endpoint Tree offers ``history``/``notes`` as namespaces, elsewhere as flat routers."""
+    turns = []
+    for response in DEMO_SCRIPT["responses"]:
+        calls = []
+        for call in response.get("tool_calls", []):
+            arguments = dict(call.get("arguments", {}))
+            if api == "openai-responses" and call["name"] in ("history", "notes"):
+                action = arguments.pop("action")
+                calls.append({"name": action, "namespace": call["name"], "arguments": arguments})
+            else:
+                calls.append({"name": call["name"], "arguments": arguments})
+        turns.append({"text": response.get("text", ""), "tool_calls": calls})
+    return turns
+
+
+def _configure(tmp_path: Path, api: str, base: str) -> None:
+    base_url = f"{base}/backend-api" if api == "openai-codex-responses" else f"{base}/v1"
+    key = fake_jwt() if api == "openai-codex-responses" else "sk-loopback"
+    (tmp_path / ".ctxmodes.toml").write_text(
+        "[providers.loop]\n"
+        f'api = "{api}"\n'
+        f'base_url = "{base_url}"\n'
+        f'api_key = "{key}"\n'
+        'models = [{ id = "m", context_window = 200000, max_tokens = 4096 }]\n'
+    )
+
+
+def _tool_results(manager: SessionManager) -> dict[str, list[str]]:
+    results: dict[str, list[str]] = {}
+    for entry in manager.get_entries():
+        message = getattr(entry, "message", None)
+        if getattr(message, "role", None) == "toolResult":
+            text = "".join(getattr(block, "text", "") for block in message.content)
+            results.setdefault(message.tool_name, []).append(text)
+    return results
+
+
+@pytest.mark.pi
+@pytest.mark.parametrize("api", APIS)
+def test_tree_session_over_each_wire_format_opens_in_pi(
+    api: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    isolate_settings(tmp_path, monkeypatch)
+    session_file = tmp_path / "session.jsonl"
+    with ConversationServer(api, _turns(api), DEMO_SCRIPT["summaries"]) as server:
+        _configure(tmp_path, api, server.base_url)
+        code, out, err = ctxmodes(
+            capsys,
+            "run",
+            "--mode",
+            "tree",
+            "--model",
+            "loop/m",
+            "--session",
+            str(session_file),
+            PROMPT,
+        )
+        bodies = [json.loads(request["body"]) for request in server.requests]
+    assert code == 0, err
+    assert f"The release code name is {CODE_NAME}" in out
+
+    manager = SessionManager.open(session_file)
+    archives = [e for e in manager.get_entries() if getattr(e, "custom_type", None) == ARCHIVE]
+    assert len(archives) == 2
+    results = _tool_results(manager)
+    assert any("code name chosen" in text for text in results["notes"])
+    assert any(CODE_NAME in text for text in results["history"])
+
+    # The history and notes tools went on the wire in the shape each format takes.
+    turn = next(body for body in bodies if body.get("tools"))
+    if api == "openai-completions":
+        names = [tool["function"]["name"] for tool in turn["tools"]]
+        assert {"history", "notes", "new_context"} <= set(names)
+    else:
+        kinds = {tool["name"]: tool["type"] for tool in turn["tools"]}
+        family_type = "namespace" if api == "openai-responses" else "function"
+        assert kinds["history"] == kinds["notes"] == family_type
+    summaries = [body for body in bodies if not body.get("tools")]
+    assert len(summaries) == 2
+
+    pi = require_pi()
+    (opened,) = pi.open_many([{"file": str(session_file)}])
+    assert "openError" not in opened
+    assert opened["entryCount"] == manager.entry_count()
+    assert opened["leafId"] == manager.get_leaf_id()
+    assert opened["context"] == manager.build_session_context().to_json()

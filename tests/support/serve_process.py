@@ -1,0 +1,150 @@
+"""``ctxmodes serve`` as a real process, and the real Codex CLI configured against it.
+
+* :class:`ServeProcess` starts ``ctxmodes serve --port 0`` and reads the address it prints;
+  it stops only the process it started, by its handle.
+* :func:`codex_binary` finds the pinned Codex CLI (``make codex-cli`` installs it into
+  ``<repo>/.codex-cli``; ``$CODEX_BIN`` overrides), :func:`write_codex_home` writes a private
+  ``CODEX_HOME`` that points the built-in ``openai`` provider at the service, with the
+  service's token as the ChatGPT access token, and :func:`codex_environment` builds Codex's
+  environment from scratch (nothing of the user's own home or config is read).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+
+from support.pi_oracle import REPO
+
+CTXMODES = Path(sys.executable).with_name("ctxmodes")
+_LISTENING = re.compile(r"listening on (\S+)")
+
+
+def ctxmodes(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(CTXMODES), *args], capture_output=True, text=True, timeout=60, check=check
+    )
+
+
+def create_token(data: Path, name: str, *extra: str) -> str:
+    return ctxmodes("serve", "token", "create", name, "--data", str(data), *extra).stdout.strip()
+
+
+class ServeProcess:
+    def __init__(self, upstream: str, data: Path, tls: object, log: Path, *extra: str) -> None:
+        self.log = log
+        self._log_file = log.open("w")
+        self.process = subprocess.Popen(
+            [
+                str(CTXMODES),
+                "serve",
+                "--upstream",
+                upstream,
+                "--data",
+                str(data),
+                "--port",
+                "0",
+                "--tls-cert",
+                str(tls.cert),  # type: ignore[attr-defined]
+                "--tls-key",
+                str(tls.key),  # type: ignore[attr-defined]
+                *extra,
+            ],
+            stdout=subprocess.PIPE,
+            stderr=self._log_file,
+            text=True,
+        )
+        assert self.process.stdout is not None
+        line = self.process.stdout.readline()
+        found = _LISTENING.search(line)
+        if found is None:
+            self.stop()
+            raise AssertionError(f"ctxmodes serve did not start: {line!r} {log.read_text()}")
+        self.base = found.group(1)
+        self.origin = self.base.removesuffix("/backend-api/codex")
+
+    def stop(self) -> int:
+        if self.process.poll() is None:
+            self.process.terminate()
+        code = self.process.wait(30)
+        self._log_file.close()
+        return code
+
+    def kill(self) -> None:
+        self.process.kill()
+        self.process.wait(30)
+        self._log_file.close()
+
+
+def codex_binary() -> Path | None:
+    configured = os.environ.get("CODEX_BIN")
+    candidate = Path(configured) if configured else REPO / ".codex-cli/node_modules/.bin/codex"
+    return candidate if candidate.exists() else None
+
+
+def write_codex_home(home: Path, service: ServeProcess, token: str, model: str) -> None:
+    claims = json.loads(_b64decode(token.split(".")[1]))
+    account_id = claims["https://api.openai.com/auth"]["chatgpt_account_id"]
+    home.mkdir(parents=True)
+    auth = {
+        "auth_mode": "chatgpt",
+        "OPENAI_API_KEY": None,
+        "tokens": {
+            "id_token": token,
+            "access_token": token,
+            "refresh_token": "unused",
+            "account_id": account_id,
+        },
+        "last_refresh": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
+    }
+    (home / "auth.json").write_text(json.dumps(auth))
+    (home / "auth.json").chmod(0o600)
+    config = [
+        f'model = "{model}"',
+        'model_provider = "openai"',
+        f'openai_base_url = "{service.base}"',
+        f'chatgpt_base_url = "{service.origin}/backend-api/"',
+        "check_for_update_on_startup = false",
+        'approval_policy = "never"',
+        'sandbox_mode = "read-only"',
+        'model_reasoning_effort = "low"',
+        "",
+        "[analytics]",
+        "enabled = false",
+        "",
+        "[feedback]",
+        "enabled = false",
+        "",
+        "[features]",
+        "apps = false",
+        "plugins = false",
+        "memories = false",
+    ]
+    (home / "config.toml").write_text("\n".join(config) + "\n")
+
+
+def codex_environment(home: Path, ca: Path) -> dict[str, str]:
+    # A proxy nobody listens on: any attempt to leave loopback fails at once.
+    refused = "http://127.0.0.1:9"
+    return {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(home.parent),
+        "TERM": "dumb",
+        "CODEX_HOME": str(home),
+        "CODEX_CA_CERTIFICATE": str(ca),
+        "HTTPS_PROXY": refused,
+        "HTTP_PROXY": refused,
+        "ALL_PROXY": refused,
+        "NO_PROXY": "127.0.0.1,localhost",
+    }
+
+
+def _b64decode(segment: str) -> bytes:
+    import base64
+
+    return base64.urlsafe_b64decode(segment + "=" * (-len(segment) % 4))
