@@ -171,6 +171,10 @@ class TerminalSession:
         self.last_request: ModelRequest | None = None
         self._last_escape = -1.0
         self._last_interrupt = -1.0
+        #: The prompt that started the run now going, until the run shows any output: Esc
+        #: meanwhile puts it back in the editor (nothing was answered, nothing is lost).
+        self._unanswered_prompt: str | None = None
+        self._run_fresh = False
         self._footer: StyleAndTextTuples = []
         self.buffer = Buffer(
             multiline=True,
@@ -322,6 +326,8 @@ class TerminalSession:
 
     def _handle(self, event: ev.AgentEvent, blocks: list[str]) -> None:
         width = self.width
+        if isinstance(event, (ev.TextDeltaEvent, ev.ToolStarted)):
+            self._unanswered_prompt = None
         if isinstance(event, ev.TextDeltaEvent):
             if event.thinking:
                 self.live_thinking += len(event.text)
@@ -329,6 +335,7 @@ class TerminalSession:
                 self.live_text += event.text
         elif isinstance(event, ev.AssistantStarted):
             self.live_text, self.live_thinking = "", 0
+            self._run_fresh = False
         elif isinstance(event, ev.MessageFinished):
             self._finished(event, blocks, width)
         elif isinstance(event, ev.ToolStarted):
@@ -357,8 +364,10 @@ class TerminalSession:
     def _lifecycle(self, event: ev.AgentEvent, blocks: list[str], width: int) -> None:
         if isinstance(event, ev.RunStarted):
             self.activity = "working"
+            self._run_fresh = True
         elif isinstance(event, ev.RunSettled):
             self.activity = None
+            self._unanswered_prompt, self._run_fresh = None, False
             self.live_text, self.live_thinking, self.running_tool = "", 0, None
             self._refresh_footer()
         elif isinstance(event, ev.SummaryStarted):
@@ -408,7 +417,11 @@ class TerminalSession:
     def _finished(self, event: ev.MessageFinished, blocks: list[str], width: int) -> None:
         message = event.message
         if isinstance(message, UserMessage):
-            blocks.append(render.user_prompt(ev.message_text(message), width))
+            text = ev.message_text(message)
+            if self._run_fresh:
+                # The run's first message is its prompt; later ones were steered in.
+                self._unanswered_prompt, self._run_fresh = text, False
+            blocks.append(render.user_prompt(text, width))
         elif isinstance(message, AssistantMessage):
             self.live_text, self.live_thinking = "", 0
             reply = render.assistant_reply(message, width)
@@ -530,8 +543,8 @@ class TerminalSession:
         return True
 
     def interrupt(self) -> None:
-        """Esc: abort what runs, putting queued text back in the editor; twice while idle:
-        the tree navigator."""
+        """Esc: abort what runs, putting queued text back in the editor (and the prompt
+        too, if nothing of its answer has shown yet); twice while idle: the tree navigator."""
         now = self._clock()
         double = now - self._last_escape <= DOUBLE_PRESS_SECONDS
         self._last_escape = now
@@ -540,7 +553,9 @@ class TerminalSession:
             running_shell.abort()
             return
         if self.busy():
-            self.restore_to_editor(self.agent.abort())
+            queued = self.agent.abort()
+            prompt, self._unanswered_prompt = self._unanswered_prompt, None
+            self.restore_to_editor([prompt, *queued] if prompt is not None else queued)
             self._last_escape = -1.0
             return
         if double:
