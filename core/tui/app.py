@@ -474,12 +474,16 @@ class TerminalSession:
 
     def _set_editor_text_soon(self, text: str) -> None:
         """The host puts text in the editor (from any thread)."""
+        self.call_soon(lambda: self.set_editor_text(text))
+
+    def call_soon(self, job: Callable[[], None]) -> None:
+        """Any thread: run ``job`` on the UI thread (now, when called there)."""
         loop = self._loop
         if loop is None or threading.get_ident() == self._loop_thread:
-            self.set_editor_text(text)
+            job()
             return
-        with contextlib.suppress(RuntimeError):
-            loop.call_soon_threadsafe(self.set_editor_text, text, context=self._context)
+        with contextlib.suppress(RuntimeError):  # the loop closed: nothing is drawn any more
+            loop.call_soon_threadsafe(job, context=self._context)
 
     def set_editor_text(self, text: str) -> None:
         self.buffer.set_document(Document(text, len(text)), bypass_readonly=True)
@@ -560,7 +564,7 @@ class TerminalSession:
             return
         if double:
             self._last_escape = -1.0
-            from ctxmodes.tui.actions import open_tree
+            from ctxmodes.tui.navigator import open_tree
 
             open_tree(self, "")
 
@@ -835,11 +839,22 @@ class TerminalSession:
         def _(event: KeyPressEvent) -> None:
             current().backspace()
 
+        for key, action in (("c-left", "fold"), ("c-right", "unfold")):
+
+            @keys.add(key, filter=picking)
+            def _(event: KeyPressEvent, action: str = action) -> None:
+                run = current().actions.get(action)
+                if run is not None:
+                    run()
+
         @keys.add("<any>", filter=picking)
         def _(event: KeyPressEvent) -> None:
             data = event.key_sequence[-1].data
-            if data.isprintable():
-                current().type(data)
+            picker = current()
+            if data == "L" and "label" in picker.actions:
+                picker.actions["label"]()
+            elif data.isprintable():
+                picker.type(data)
 
 
 def _session_cost(agent: Agent) -> float:
