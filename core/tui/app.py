@@ -61,6 +61,7 @@ from ctxmodes.tui.commands import SlashCommand, all_commands, terminal_commands
 from ctxmodes.tui.completion import SlashCompleter
 from ctxmodes.tui.footer import FooterState, footer_fragments
 from ctxmodes.tui.picker import Picker
+from ctxmodes.tui.streaming import BlockSplitter
 
 if TYPE_CHECKING:
     from prompt_toolkit.input import Input
@@ -153,6 +154,12 @@ class TerminalSession:
         # What the live region shows.
         #: The reply streaming now (its tail is what the live region shows).
         self.live_text = ""
+        #: Where the unfinished block of the streaming reply starts (the blocks before it
+        #: are in the scrollback already).
+        self._splitter = BlockSplitter()
+        self._thinking_printed = False
+        #: (reply, width, its tail) of the last frame.
+        self._tail_cache: tuple[str, int, str] = ("", -1, "")
         self.live_thinking = 0
         self.running_tool: str | None = None
         self.activity: str | None = None
@@ -333,8 +340,10 @@ class TerminalSession:
                 self.live_thinking += len(event.text)
             else:
                 self.live_text += event.text
+                for block in self._splitter.finished(self.live_text):
+                    blocks.append(self._finished_block(block, width))
         elif isinstance(event, ev.AssistantStarted):
-            self.live_text, self.live_thinking = "", 0
+            self._reset_live()
             self._run_fresh = False
         elif isinstance(event, ev.MessageFinished):
             self._finished(event, blocks, width)
@@ -423,11 +432,13 @@ class TerminalSession:
                 self._unanswered_prompt, self._run_fresh = text, False
             blocks.append(render.user_prompt(text, width))
         elif isinstance(message, AssistantMessage):
-            self.live_text, self.live_thinking = "", 0
-            reply = render.assistant_reply(message, width)
+            text = ev.message_text(message)
+            reply = self._rest_of_reply(message, text, width)
+            self._reset_live()
             if reply is not None:
                 blocks.append(reply)
-                self.last_reply = ev.message_text(message)
+            if text.strip():
+                self.last_reply = text
         elif isinstance(message, BashExecutionMessage):
             self.tool_outputs.append(("$ " + message.command, message.output))
             blocks.append(render.shell_command(message, width))
@@ -438,6 +449,29 @@ class TerminalSession:
         ):
             text = render.one_line(ev.message_text(message))
             blocks.append(render.notice(f"[{message.custom_type}] {text}", "info", width))
+
+    def _reset_live(self) -> None:
+        self.live_text, self.live_thinking = "", 0
+        self._splitter = BlockSplitter()
+        self._thinking_printed = False
+
+    def _finished_block(self, block: str, width: int) -> str:
+        """A block of the streaming reply, for the scrollback (the thinking line first)."""
+        parts = []
+        if self.live_thinking and not self._thinking_printed:
+            parts.append(render.thinking_line(self.live_thinking, width))
+        self._thinking_printed = True
+        parts.append(render.markdown(block, width) + "\n")
+        return "\n".join(parts)
+
+    def _rest_of_reply(self, message: AssistantMessage, text: str, width: int) -> str | None:
+        """What the scrollback still lacks of a finished reply: all of it, or, when blocks
+        of it were printed as they streamed, the last block."""
+        streamed = self._splitter.block_start
+        if not streamed or text != self.live_text:
+            return render.assistant_reply(message, width)
+        rest = text[streamed:]
+        return render.markdown(rest, width) if rest.strip() else None
 
     def _refresh_footer(self, *, recount: bool = False) -> None:
         agent = self.agent
@@ -626,13 +660,23 @@ class TerminalSession:
         if self.live_thinking:
             parts.append(("class:live.dim", f"▸ thinking… ({self.live_thinking} characters)\n"))
         if self.live_text:
-            # Only the tail is drawn: the cost of a frame must not grow with the reply.
-            tail = self.live_text[-LIVE_LINES * max(self.width, 40) :]
-            lines = tail.splitlines()[-LIVE_LINES:]
-            parts.append(("class:live", "\n".join(lines) + "\n"))
+            parts.append(("class:live", self._live_tail() + "\n"))
         if self.running_tool:
             parts.append(("class:live.dim", f"⋯ running {self.running_tool}\n"))
         return parts
+
+    def _live_tail(self) -> str:
+        """The streaming reply's last :data:`LIVE_LINES` screen rows. Only they are drawn:
+        the cost of a frame must not grow with the reply, nor with its lines' length. Kept
+        for the next frame while the reply (the same string object) and the width stay:
+        keys redraw far more often than the text changes."""
+        text, width = self.live_text, self.width
+        cached_text, cached_width, tail = self._tail_cache
+        if cached_text is not text or cached_width != width:
+            unfinished = text[self._splitter.block_start :]
+            tail = render.live_tail(unfinished, width, LIVE_LINES)
+            self._tail_cache = (text, width, tail)
+        return tail
 
     def _queue_fragments(self) -> StyleAndTextTuples:
         steering, follow_up = self.queued

@@ -344,3 +344,32 @@ def test_esc_after_the_reply_began_leaves_the_prompt_answered(tmp_path):
 
     run_terminal(agent, scenario)
     assert user_texts(agent) == ["explain the parser"]
+
+
+def test_finished_blocks_reach_the_scrollback_while_the_reply_streams(tmp_path):
+    text = "First **paragraph** here.\n\nSecond paragraph, still being written."
+    provider = GatedStream(
+        ScriptedProvider(Script.model_validate({"responses": [{"text": text}]}), chunk_chars=4),
+        hold_after=9,
+    )
+    agent = make_agent(tmp_path, [], provider=provider)
+    seen: dict[str, object] = {}
+
+    async def scenario(t):
+        await t.type("hello" + ENTER)
+        await t.until(provider.held.is_set, "the stream to be held")
+        await t.printed("First paragraph here.")
+        seen["scrollback"] = t.text()
+        seen["live"] = "".join(f[1] for f in t.session._live_fragments())
+        provider.release.set()
+        await t.printed("Second paragraph, still being written.")
+        await t.idle()
+
+    terminal = run_terminal(agent, scenario)
+    assert "Second" not in seen["scrollback"]
+    assert "First" not in seen["live"]
+    assert seen["live"].startswith("Second pa")
+    transcript = terminal.text()
+    assert transcript.count("First paragraph here.") == 1
+    assert transcript.count("Second paragraph, still being written.") == 1
+    assert "**" not in transcript
