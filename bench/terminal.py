@@ -12,7 +12,8 @@ Run: ``.venv/bin/python bench/terminal.py [--rate 200] [--keys 300] [--sessions 
 
 Both are measured for the terminal as it is and, side by side, for the way it drew a
 streaming reply before (``WholeReplyLive``: every line of the reply in the live region until
-it ends, its Markdown rendered whole at the end), with the ratios.
+it ends, its Markdown rendered whole at the end, the loop woken for each piece of text),
+with the ratios.
 * **Resume picker start-up**: a directory of ``--sessions`` small sessions and one of 100 MB;
   the picker (heads only) side by side with the full listing Pi's ``/resume`` does
   (``SessionManager.list_sessions``), and the ratio.
@@ -60,11 +61,17 @@ class _NeverFinished(BlockSplitter):
 class WholeReplyLive(TerminalSession):
     """The terminal as it drew a streaming reply before blocks went to the scrollback as
     they finished: the reply's last 12 lines (however long) live, all of it rendered as
-    Markdown once it ended."""
+    Markdown once it ended, each piece of text handled as it came."""
 
     def _reset_live(self) -> None:
         super()._reset_live()
         self._splitter = _NeverFinished()
+
+    def _receive(self, event: Any) -> None:
+        # Each piece of text woke the loop and was drawn in the next frame.
+        with self._events_lock:
+            self._events.append(event)
+        self._schedule_drain()
 
     def _live_tail(self) -> str:
         tail = self.live_text[-LIVE_LINES * max(self.width, 40) :]

@@ -150,6 +150,8 @@ class TerminalSession:
         self._retry_at: float | None = None
         self._last_frame = 0.0
         self._frame_pending = False
+        #: Streamed text waits for the next frame's drain (see :meth:`_receive`).
+        self._frame_drain_scheduled = False
         self._context: contextvars.Context | None = None
         # What the live region shows.
         #: The reply streaming now (its tail is what the live region shows).
@@ -244,29 +246,46 @@ class TerminalSession:
     # ================================================================ events
 
     def _receive(self, event: ev.AgentEvent) -> None:
-        """Any thread: queue ``event`` for the event loop."""
+        """Any thread: queue ``event`` for the event loop. A piece of streamed text waits for
+        the next frame, with the pieces after it (the loop wakes once a frame, not once a
+        token); anything else is handled at once, with the text before it."""
         with self._events_lock:
             self._events.append(event)
-        self._schedule_drain()
+        self._schedule_drain(urgent=not isinstance(event, ev.TextDeltaEvent))
 
     def _record(self, record: HostRecord) -> None:
         if isinstance(record, ProviderRequested) and record.request.purpose == "turn":
             self.last_request = record.request
 
-    def _schedule_drain(self) -> None:
+    def _schedule_drain(self, *, urgent: bool = True) -> None:
         with self._events_lock:
             if self._drain_scheduled or self._loop is None:
                 return
-            self._drain_scheduled = True
+            if urgent:
+                self._drain_scheduled = True
+                job = self._drain
+            elif self._frame_drain_scheduled:
+                return
+            else:
+                self._frame_drain_scheduled = True
+                job = self._drain_at_next_frame
             loop = self._loop
         with contextlib.suppress(RuntimeError):  # the loop closed: nothing is drawn any more
-            loop.call_soon_threadsafe(self._drain, context=self._context)
+            loop.call_soon_threadsafe(job, context=self._context)
+
+    def _drain_at_next_frame(self) -> None:
+        loop = self._loop
+        if loop is None:
+            return
+        loop.call_later(
+            max(0.0, self._last_frame + STREAM_FRAME_SECONDS - loop.time()), self._drain
+        )
 
     def _drain(self) -> None:
         with self._events_lock:
             batch = list(self._events)
             self._events.clear()
-            self._drain_scheduled = False
+            self._drain_scheduled = self._frame_drain_scheduled = False
         blocks: list[str] = []
         for event in batch:
             self._handle(event, blocks)
