@@ -396,7 +396,8 @@ class TerminalSession:
         elif isinstance(event, ev.RunSettled):
             self.activity = None
             self._unanswered_prompt, self._run_fresh = None, False
-            self.live_text, self.live_thinking, self.running_tool = "", 0, None
+            self._reset_live()
+            self.running_tool = None
             self._refresh_footer()
         elif isinstance(event, ev.SummaryStarted):
             self.activity = "summarizing the previous window (Esc cancels)"
