@@ -453,7 +453,7 @@ class TerminalSession:
             blocks.append(render.user_prompt(text, width))
         elif isinstance(message, AssistantMessage):
             text = ev.message_text(message)
-            reply = self._rest_of_reply(message, text, width)
+            reply = self._rest_of_reply(message, width)
             self._reset_live()
             if reply is not None:
                 blocks.append(reply)
@@ -484,13 +484,15 @@ class TerminalSession:
         parts.append(render.markdown(block, width) + "\n")
         return "\n".join(parts)
 
-    def _rest_of_reply(self, message: AssistantMessage, text: str, width: int) -> str | None:
+    def _rest_of_reply(self, message: AssistantMessage, width: int) -> str | None:
         """What the scrollback still lacks of a finished reply: all of it, or, when blocks
-        of it were printed as they streamed, the last block."""
+        of it were printed as they streamed, what streamed after them. The streamed text is
+        what was printed, so the rest is taken from it: a reply of several text parts joins
+        them differently from its deltas, and must not be printed a second time."""
         streamed = self._splitter.block_start
-        if not streamed or text != self.live_text:
+        if not streamed:
             return render.assistant_reply(message, width)
-        rest = text[streamed:]
+        rest = self.live_text[streamed:]
         return render.markdown(rest, width) if rest.strip() else None
 
     def _refresh_footer(self, *, recount: bool = False) -> None:

@@ -3,6 +3,9 @@ taking queued text back, Esc, completion, and the commands that must wait for th
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import Any
+
 import orjson
 from support.terminal import (
     ALT_ENTER,
@@ -17,8 +20,11 @@ from support.terminal import (
     run_terminal,
 )
 
+from ctxmodes.abort import AbortSignal
+from ctxmodes.providers.base import ModelRequest, Provider, StreamDone, StreamEvent
 from ctxmodes.providers.script import Script
 from ctxmodes.providers.scripted import ScriptedProvider
+from ctxmodes.session.models import TextContent
 
 PROMPT = "\u203a "  # how the transcript shows a user message
 GATED = [
@@ -373,3 +379,46 @@ def test_finished_blocks_reach_the_scrollback_while_the_reply_streams(tmp_path):
     assert transcript.count("First paragraph here.") == 1
     assert transcript.count("Second paragraph, still being written.") == 1
     assert "**" not in transcript
+
+
+class TwoTextParts(Provider):
+    """The scripted model, whose final message splits the streamed text into two text
+    parts (as a provider does for a reply interrupted by a tool call or reasoning)."""
+
+    def __init__(self, inner: ScriptedProvider) -> None:
+        self.inner = inner
+
+    @property
+    def transport(self) -> str:
+        return self.inner.transport
+
+    @property
+    def info(self) -> Any:
+        return self.inner.info
+
+    def stream(self, request: ModelRequest, signal: AbortSignal) -> Iterator[StreamEvent]:
+        for event in self.inner.stream(request, signal):
+            if isinstance(event, StreamDone):
+                (block,) = event.message.content
+                assert isinstance(block, TextContent)
+                cut = block.text.index("Second")
+                parts = [TextContent(text=block.text[:cut]), TextContent(text=block.text[cut:])]
+                event = StreamDone(event.message.model_copy(update={"content": parts}))
+            yield event
+
+
+def test_a_reply_of_several_text_parts_is_printed_once(tmp_path):
+    text = "First paragraph, streamed.\n\nSecond paragraph, at the end."
+    provider = TwoTextParts(
+        ScriptedProvider(Script.model_validate({"responses": [{"text": text}]}), chunk_chars=4)
+    )
+    agent = make_agent(tmp_path, [], provider=provider)
+
+    async def scenario(t):
+        await t.type("hello" + ENTER)
+        await t.printed("Second paragraph")
+        await t.idle()
+
+    transcript = run_terminal(agent, scenario).text()
+    assert transcript.count("First paragraph") == 1
+    assert transcript.count("Second paragraph") == 1
