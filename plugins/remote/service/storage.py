@@ -50,6 +50,34 @@ class RecordedItem:
     tool_namespace: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class HistorySearch:
+    """Which recorded items a search wants: those whose content contains ``text`` (a
+    literal, case-sensitive substring), narrowed by the fields that are not ``None``; the
+    first ``limit`` in arrival order, or the last ``limit`` with ``newest_first``."""
+
+    text: str
+    limit: int
+    window_id: str | None = None
+    role: str | None = None
+    tool_name: str | None = None
+    tool_namespace: str | None = None
+    newest_first: bool = False
+
+    def where(self, contains: str, placeholder: str) -> tuple[str, list[object]]:
+        """The conditions after the agent's own (``contains`` tests the content), and
+        their parameters."""
+        clauses = [contains]
+        params: list[object] = []
+        for column in ("window_id", "role", "tool_name", "tool_namespace"):
+            value = getattr(self, column)
+            if value is not None:
+                clauses.append(f"{column} = {placeholder}")
+                params.append(value)
+        order = "DESC" if self.newest_first else "ASC"
+        return f"{' AND '.join(clauses)} ORDER BY seq {order} LIMIT {int(self.limit)}", params
+
+
 class Storage(Protocol):
     def create_account(self, account_id: str, name: str) -> Account:
         """:raises AccountExistsError: the name is taken."""
@@ -82,6 +110,13 @@ class Storage(Protocol):
         self, account_id: str, session_id: str, agent: str, items: Sequence[RecordedItem]
     ) -> None:
         """Persist items durably, in order (an item already recorded is left as it is)."""
+        ...
+
+    def search_history(
+        self, account_id: str, session_id: str, agent: str, search: HistorySearch
+    ) -> list[RecordedItem]:
+        """The agent's recorded items ``search`` selects, in arrival order, found by the
+        database (the session is not read whole)."""
         ...
 
     def ping(self) -> None:
@@ -264,6 +299,19 @@ class SqliteStorage:
             (account_id, session_id, agent, after),
         )
         return [(row[0], RecordedItem(*row[1:])) for row in rows]
+
+    def search_history(
+        self, account_id: str, session_id: str, agent: str, search: HistorySearch
+    ) -> list[RecordedItem]:
+        # ``instr`` compares characters exactly (``LIKE`` would fold ASCII case).
+        where, params = search.where("instr(content, ?) > 0", "?")
+        rows = self._execute(
+            "SELECT window_id, item_key, role, content, tool_name, tool_namespace "
+            f"FROM history_items WHERE account_id = ? AND session_id = ? AND agent = ? AND {where}",
+            (account_id, session_id, agent, search.text, *params),
+        )
+        found = [RecordedItem(*row) for row in rows]
+        return found[::-1] if search.newest_first else found
 
     def append_history_items(
         self, account_id: str, session_id: str, agent: str, items: Sequence[RecordedItem]
