@@ -354,6 +354,7 @@ class AgentSession:
         core = self._core
         core.hook(core.relay.session_shutdown, reason)
         core.emit(records.SessionShutdown(reason))
+        core.stop_following_levels()
         self._stale = True
 
     def _check_alive(self) -> None:
