@@ -214,15 +214,10 @@ class PostgresStorage:
         self, account_id: str, session_id: str, agent: str, search: HistorySearch
     ) -> list[RecordedItem]:
         # LIKE is case-sensitive in Postgres and can use the trigram index.
-        where, params = search.where("content LIKE %s ESCAPE '\\'", "%s")
-        rows = self._run(
-            "SELECT window_id, item_key, role, content, tool_name, tool_namespace "
-            "FROM history_items WHERE account_id = %s AND session_id = %s AND agent = %s "
-            f"AND {where}",
-            (account_id, session_id, agent, like_pattern(search.text), *params),
-        )
-        found = [RecordedItem(*row) for row in rows]
-        return found[::-1] if search.newest_first else found
+        scope = (account_id, session_id, agent)
+        contains = "content LIKE %s ESCAPE '\\'"
+        sql, params = search.query(scope, contains, like_pattern(search.text), "%s")
+        return search.in_arrival_order(self._run(sql, params))
 
     def append_history_items(
         self, account_id: str, session_id: str, agent: str, items: Sequence[RecordedItem]

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 
 from ctxmodes.errors import CtxmodesError
 
@@ -64,18 +64,31 @@ class HistorySearch:
     tool_namespace: str | None = None
     newest_first: bool = False
 
-    def where(self, contains: str, placeholder: str) -> tuple[str, list[object]]:
-        """The conditions after the agent's own (``contains`` tests the content), and
-        their parameters."""
-        clauses = [contains]
-        params: list[object] = []
+    def query(
+        self, scope: tuple[str, str, str], contains: str, pattern: str, placeholder: str
+    ) -> tuple[str, list[object]]:
+        """The ``SELECT`` of the items in ``scope`` (account, session, agent) that
+        ``contains`` (a condition on ``content`` taking ``pattern``) accepts, and its
+        parameters, in the database's ``placeholder`` style."""
+        clauses = [f"{column} = {placeholder}" for column in ("account_id", "session_id", "agent")]
+        clauses.append(contains)
+        params: list[object] = [*scope, pattern]
         for column in ("window_id", "role", "tool_name", "tool_namespace"):
             value = getattr(self, column)
             if value is not None:
                 clauses.append(f"{column} = {placeholder}")
                 params.append(value)
         order = "DESC" if self.newest_first else "ASC"
-        return f"{' AND '.join(clauses)} ORDER BY seq {order} LIMIT {int(self.limit)}", params
+        sql = (
+            "SELECT window_id, item_key, role, content, tool_name, tool_namespace "
+            f"FROM history_items WHERE {' AND '.join(clauses)} "
+            f"ORDER BY seq {order} LIMIT {int(self.limit)}"
+        )
+        return sql, params
+
+    def in_arrival_order(self, rows: Iterable[Sequence[Any]]) -> list[RecordedItem]:
+        found = [RecordedItem(*row) for row in rows]
+        return found[::-1] if self.newest_first else found
 
 
 class Storage(Protocol):
@@ -304,14 +317,9 @@ class SqliteStorage:
         self, account_id: str, session_id: str, agent: str, search: HistorySearch
     ) -> list[RecordedItem]:
         # ``instr`` compares characters exactly (``LIKE`` would fold ASCII case).
-        where, params = search.where("instr(content, ?) > 0", "?")
-        rows = self._execute(
-            "SELECT window_id, item_key, role, content, tool_name, tool_namespace "
-            f"FROM history_items WHERE account_id = ? AND session_id = ? AND agent = ? AND {where}",
-            (account_id, session_id, agent, search.text, *params),
-        )
-        found = [RecordedItem(*row) for row in rows]
-        return found[::-1] if search.newest_first else found
+        scope = (account_id, session_id, agent)
+        sql, params = search.query(scope, "instr(content, ?) > 0", search.text, "?")
+        return search.in_arrival_order(self._execute(sql, params))
 
     def append_history_items(
         self, account_id: str, session_id: str, agent: str, items: Sequence[RecordedItem]
