@@ -8,9 +8,12 @@ reader accepts exactly the same lines, in one sequential pass:
   objects for nothing except ``type``, ``id`` and ``parentId``. It is at least as strict as
   ``JSON.parse`` (it rejects the ``NaN`` and ``Infinity`` literals too), so every line it
   accepts is one Pi accepts.
-* Lines from a little before the last compaction to the end of the file are *decoded* in full
-  and kept: that is where the context of the last entry lives, and it is needed right away.
-  (Without a compaction the context is the whole path, so the whole file is decoded.)
+* Lines from a little before the last compaction to the end of the file, but never more than
+  the last few MiB, are *decoded* in full and kept: that is where the newest part of the
+  context lives, and it is read right away. Everything else is decoded on demand, so the
+  memory a long session needs at start-up is bounded by its index, not its size.
+* For ``message`` and ``branch_summary`` lines the scan also records whether they project
+  to a message (:attr:`ScanResult.bare`), so a context's length is known without decoding it.
 * Lines the validator or the fast decoder rejects (including lines nested too deeply for
   them) go through the full ``JSON.parse``-compatible decoder, so the result is always the one
   decoding everything would give. Other entries are decoded later, on demand, from the
@@ -18,11 +21,15 @@ reader accepts exactly the same lines, in one sequential pass:
 
 Differences from Pi, all of them on files Pi itself never writes:
 
-* every skipped line is reported as a :class:`SkippedLine` with its 1-based line number;
+* every skipped line is reported as a :class:`SkippedLine` with its 1-based line number,
+  except a last line without a newline while the file is growing: another writer is still
+  writing it, so it is left out as ``in_progress`` rather than reported as skipped;
 * a line holding JSON that is not an object, an entry without a string ``id`` and a second
   ``session`` header are skipped and reported (Pi keeps the first two as entries that break
   its own tree walk, and ignores the third);
-* lines nested deeper than the standard library parser allows are reported as malformed.
+* lines nested deeper than :data:`~ctxmodes.session.codec.MAX_NESTING` levels are skipped and
+  reported (Pi reads them): below that limit every entry also encodes into the reports and
+  traces built from it.
 
 Version 1 files (no entry ids) are decoded in full and migrated in memory, see
 :mod:`ctxmodes.session.migrate`.
@@ -34,8 +41,9 @@ import os
 from bisect import bisect_left
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from itertools import accumulate
-from operator import add, attrgetter, itemgetter, ne
+from functools import partial
+from itertools import accumulate, compress, repeat
+from operator import add, attrgetter, is_, is_not, itemgetter, ne
 from pathlib import Path
 from typing import Any, BinaryIO, Final
 
@@ -55,8 +63,10 @@ from ctxmodes.session.migrate import (
 from ctxmodes.session.regular_file import NotARegularFileError, open_regular
 
 __all__ = [
+    "MESSAGE_BEARING_TYPES",
     "ScanResult",
     "SkippedLine",
+    "is_bare_entry",
     "read_session_file",
     "scan_file",
     "scan_lines",
@@ -71,21 +81,30 @@ MALFORMED: Final = "not valid JSON"
 NOT_OBJECT: Final = "not a JSON object"
 NO_ID: Final = "entry has no string id"
 EXTRA_HEADER: Final = "second session header"
+TOO_DEEP: Final = f"nested deeper than {codec.MAX_NESTING} levels"
+
+
+class _Present(msgspec.Struct, gc=False):
+    """Any JSON object, validated and skipped: the scan only needs to know it is one."""
 
 
 class _Head(msgspec.Struct, gc=False):
     """The part of a line the scan needs; msgspec skips the rest after validating it."""
 
     # Untracked by the garbage collector (a few percent faster): it holds only decoded JSON,
-    # which cannot refer back to it. Defaults make every result carry all three fields, so
-    # they can be read in bulk.
+    # which cannot refer back to it. Defaults make every result carry every field, so they
+    # can be read in bulk. A ``message`` that is neither an object nor null sends the line
+    # to the full decoder.
     type: Any = None
     id: Any = None
     parentId: Any = None
+    message: _Present | None = None
 
 
 _validate_head: Final = msgspec.json.Decoder(_Head).decode
 _HEAD_FIELDS: Final = attrgetter("type", "id", "parentId")
+_HEAD_MESSAGE: Final = attrgetter("message")
+_is_none: Final = partial(is_, None)
 # One shared string per entry type Pi writes: a decoder makes a new one per line (~56 bytes
 # each, 56 MB for a million entries), and equality with a shared string is an identity test.
 _SHARED_TYPES: Final = {name: name for name in ENTRY_TYPES}
@@ -106,7 +125,13 @@ class SkippedLine:
 
     line_number: int
     reason: str
-    excerpt: str
+    #: The start of the line, as read (:attr:`excerpt` is it as text).
+    head: bytes
+
+    @property
+    def excerpt(self) -> str:
+        """The start of the line as text, at most 80 characters."""
+        return _excerpt(self.head)
 
     def __str__(self) -> str:
         return f"line {self.line_number}: {self.reason}"
@@ -140,11 +165,39 @@ class ScanResult:
     starts: list[int] = field(default_factory=list)
     ends: list[int] = field(default_factory=list)
     decoded: dict[int, dict[str, Any]] = field(default_factory=dict)
+    #: ``message`` entries without a message object and ``branch_summary`` entries with an
+    #: empty summary: entries of a message-bearing type that project to no message.
+    bare: set[int] = field(default_factory=set)
     skipped: list[SkippedLine] = field(default_factory=list)
     size: int = 0
     ends_with_newline: bool = True
     #: True when some line could be parsed but the first parsed value is not a header.
     not_a_session: bool = False
+    #: Bytes of a last line without a newline that were left out because the file grew while
+    #: it was read: a writer was still writing that line (it is neither an entry nor skipped).
+    in_progress: int = 0
+
+
+def _head(line: bytes) -> bytes:
+    # Enough bytes for the excerpt's characters, however wide they are in UTF-8.
+    return line[: _EXCERPT_CHARS * 4]
+
+
+#: Entry types that project to a context message (Pi's ``sessionEntryToContextMessages``).
+MESSAGE_BEARING_TYPES: Final = frozenset(
+    {"message", "custom_message", "branch_summary", "compaction"}
+)
+
+
+def is_bare_entry(entry_type: Any, entry: Any) -> bool:
+    """Whether an entry of a message-bearing type projects to no message after all: a
+    ``message`` whose ``message`` is not an object, a ``branch_summary`` whose summary is
+    falsy in JavaScript."""
+    if entry_type == "message":
+        return not isinstance(entry.get("message"), dict)
+    if entry_type == "branch_summary":
+        return not js_truthy(entry.get("summary"))
+    return False
 
 
 def _excerpt(line: bytes | bytearray) -> str:
@@ -172,22 +225,31 @@ class _Scanner:
             return self._feed_slow(lines, offset, decode)
         parse: Callable[[bytes], Any] = orjson.loads if decode else _validate_head
         failures = orjson.JSONDecodeError if decode else _VALIDATION_FAILURES
+        # What orjson said about the lines it rejected (when decoding), so that they are
+        # not parsed a second time to find out.
+        rejected: dict[int, str] = {}
         try:
             heads: list[Any] = list(map(parse, lines))
         except failures:
             # Some line needs the slow path; parse the chunk again line by line.
             heads = []
             remember = heads.append
-            for line in lines:
+            for position, line in enumerate(lines):
                 try:
                     remember(parse(line))
+                except orjson.JSONDecodeError as exc:
+                    remember(None)
+                    rejected[position] = exc.msg
                 except failures:
                     remember(None)
+        for position in _deep_lines(lines):
+            heads[position] = None  # the general path reports it
+            rejected.pop(position, None)
         end = self._add_regular(lines, heads, offset, decode)
         if end >= 0:
             self._line_number += len(lines)
             return end
-        return self._feed_each(lines, heads, offset, decode)
+        return self._feed_each(lines, heads, offset, decode, rejected)
 
     def _add_regular(self, lines: list[bytes], heads: list[Any], offset: int, decoded: bool) -> int:
         """Index a run of ordinary entry lines in bulk and return the offset after them.
@@ -236,6 +298,14 @@ class _Scanner:
             )
         if decoded:
             result.decoded.update(zip(range(base, base + count), heads, strict=True))
+        if "message" in types:
+            self._note_bare_messages(base, types, heads, decoded)
+        if "branch_summary" in types:
+            for position, entry_type in enumerate(types):
+                if entry_type == "branch_summary":
+                    full = heads[position] if decoded else codec.loads(lines[position])
+                    if is_bare_entry(entry_type, full):
+                        result.bare.add(base + position)
         if "label" in types or "session_info" in types:
             for position, entry_type in enumerate(types):
                 if entry_type == "label" or entry_type == "session_info":
@@ -245,8 +315,29 @@ class _Scanner:
                         result.decoded[base + position] = full
         return end
 
-    def _feed_each(self, lines: list[bytes], heads: list[Any], offset: int, decoded: bool) -> int:
-        """The general path: one line at a time, with every check."""
+    def _note_bare_messages(
+        self, base: int, types: tuple[Any, ...], heads: list[Any], decoded: bool
+    ) -> None:
+        """Record the ``message`` entries of a run whose ``message`` is not an object."""
+        count = len(heads)
+        if decoded:
+            kinds = map(type, map(dict.get, heads, repeat("message")))
+            lacking = compress(range(count), map(is_not, kinds, repeat(dict)))
+        else:
+            lacking = compress(range(count), map(_is_none, map(_HEAD_MESSAGE, heads)))
+        # Most entries without a message are of other types; only messages count here.
+        self.result.bare.update(base + p for p in lacking if types[p] == "message")
+
+    def _feed_each(
+        self,
+        lines: list[bytes],
+        heads: list[Any],
+        offset: int,
+        decoded: bool,
+        rejected: dict[int, str],
+    ) -> int:
+        """The general path: one line at a time, with every check (``rejected``: what orjson
+        said about the lines at those positions)."""
         result = self.result
         first_line = self._line_number + 1
         for position, (line, head) in enumerate(zip(lines, heads, strict=True)):
@@ -256,9 +347,12 @@ class _Scanner:
             if decoded and not isinstance(head, dict):
                 head = None
             if head is not None and not decoded:
+                has_message = _HEAD_MESSAGE(head) is not None
                 head = dict(zip(("type", "id", "parentId"), _HEAD_FIELDS(head), strict=True))
+                # Stands for the message object the validator skipped.
+                head["message"] = {} if has_message else None
             if head is None:
-                head = full = self._decode_or_skip(line, line_number)
+                head = full = self._decode_or_skip(line, line_number, rejected.get(position))
                 if head is None:
                     offset = end + 1
                     continue
@@ -274,6 +368,10 @@ class _Scanner:
                 self._add_parent(index, parent if type(parent) is str else None)
                 if entry_type == "label" or entry_type == "session_info":
                     full = self._note_metadata(index, entry_type, line, full)
+                elif entry_type == "branch_summary" and full is None:
+                    head = codec.loads(line)
+                if is_bare_entry(entry_type, head):
+                    result.bare.add(index)
                 if full is not None:
                     result.decoded[index] = full
                 result.ids.append(entry_id)
@@ -336,13 +434,18 @@ class _Scanner:
         if v2_step:
             value["version"] = 3
 
-    def _decode_or_skip(self, line: bytes, line_number: int) -> Any:
-        """Full ``JSON.parse`` of a line; ``None`` (and a report) if Pi would drop it."""
+    def _decode_or_skip(self, line: bytes, line_number: int, rejected: str | None = None) -> Any:
+        """Full ``JSON.parse`` of a line; ``None`` (and a report) if Pi would drop it.
+
+        ``rejected`` is what orjson said when it already failed to parse the line."""
         if not line.strip():
             self._skip(line, line_number, BLANK)
             return None
+        if codec.nested_too_deeply(line):
+            self._skip(line, line_number, TOO_DEEP)
+            return None
         try:
-            value = codec.loads(line)
+            value = codec.loads(line) if rejected is None else codec.loads_rejected(line, rejected)
         except codec.JsonDecodeError:
             self._skip(line, line_number, MALFORMED)
             return None
@@ -355,7 +458,7 @@ class _Scanner:
         return value
 
     def _skip(self, line: bytes, line_number: int, reason: str) -> None:
-        self.result.skipped.append(SkippedLine(line_number, reason, _excerpt(line)))
+        self.result.skipped.append(SkippedLine(line_number, reason, _head(line)))
 
     def finish(self) -> ScanResult:
         result = self.result
@@ -383,16 +486,18 @@ class _Scanner:
         header["version"] = 3
         for line_number, start, end, value, line in lines:
             if not isinstance(value, dict):
-                result.skipped.append(SkippedLine(line_number, NOT_OBJECT, _excerpt(line)))
+                result.skipped.append(SkippedLine(line_number, NOT_OBJECT, _head(line)))
                 continue
             if value.get("type") == "session":
-                result.skipped.append(SkippedLine(line_number, EXTRA_HEADER, _excerpt(line)))
+                result.skipped.append(SkippedLine(line_number, EXTRA_HEADER, _head(line)))
                 continue
             parent = value.get("parentId")
             index = len(result.ids)
             entry_type = value.get("type")
             if entry_type == "label" or entry_type == "session_info":
                 self._note_metadata(index, entry_type, line, value)
+            if is_bare_entry(entry_type, value):
+                result.bare.add(index)
             result.decoded[index] = value
             self._add_parent(index, parent if type(parent) is str else None)
             result.ids.append(value["id"])
@@ -400,6 +505,14 @@ class _Scanner:
             result.starts.append(start)
             result.ends.append(end)
         result.skipped.sort(key=lambda skipped: skipped.line_number)
+
+
+def _deep_lines(lines: list[bytes]) -> list[int]:
+    """Positions of the lines nested too deeply; most lines are cleared by two byte counts."""
+    limit = codec.MAX_NESTING
+    opening = map(add, map(bytes.count, lines, repeat(b"[")), map(bytes.count, lines, repeat(b"{")))
+    suspects = compress(range(len(lines)), map(limit.__lt__, opening))
+    return [position for position in suspects if codec.nested_too_deeply(lines[position])]
 
 
 def scan_lines(data: bytes) -> ScanResult:
@@ -438,8 +551,8 @@ def scan_file(path: str | os.PathLike[str]) -> ScanResult:
     """Index a session file in one sequential pass (1 MiB reads).
 
     Lines from shortly before the last compaction to the end of the file, which is where the
-    context of the latest leaf lives, are decoded in full on the way (a file without a
-    compaction is decoded whole: its context is the whole path).
+    context of the latest leaf lives, are decoded in full on the way, at most the last
+    :data:`RECENT_BYTES` of the file; the rest is decoded on demand.
 
     :raises NotARegularFileError: if ``path`` is a directory, FIFO, socket or device.
     """
@@ -472,9 +585,13 @@ def scan_file(path: str | os.PathLike[str]) -> ScanResult:
                 split = bisect_left(starts, decode_from, hi=len(lines))
                 offset = scanner.feed(lines[:split], offset)
                 offset = scanner.feed(lines[split:], offset, decode=True)
+        tail = b"".join(parts)
+        growing = bool(tail) and os.fstat(stream.fileno()).st_size > size
     scanner.result.size = size
-    tail = b"".join(parts)
-    if tail:
+    if growing:
+        # Another writer is in the middle of this line; the next read will see it whole.
+        scanner.result.in_progress = len(tail)
+    elif tail:
         scanner.result.ends_with_newline = False
         scanner.feed([tail], offset)
     return scanner.finish()
@@ -483,16 +600,22 @@ def scan_file(path: str | os.PathLike[str]) -> ScanResult:
 _COMPACTION_LINE: Final = b'\n{"type":"compaction",'
 # Kept entries usually start a little before their compaction (Pi keeps ~20k tokens).
 _KEPT_MARGIN: Final = 512 * 1024
+#: The most of a file's end decoded during the scan (about 30 MB of decoded objects): the
+#: newest context entries are wanted at once, older ones are decoded only when asked for.
+RECENT_BYTES: Final = 4 << 20
 
 
 def _recent_region(stream: BinaryIO) -> int:
-    """Offset from which to decode in full: a margin before the last compaction line."""
+    """Offset from which to decode in full: a margin before the last compaction line, but
+    no more than :data:`RECENT_BYTES` before the end."""
     end = stream.seek(0, os.SEEK_END)
+    # A compaction before this would not move the start of the region.
+    floor = max(0, end - RECENT_BYTES + _KEPT_MARGIN)
     position = end
     carry = b""
     found = -1
-    while position > 0 and found < 0:
-        start = max(0, position - _CHUNK_SIZE)
+    while position > floor and found < 0:
+        start = max(floor, position - _CHUNK_SIZE)
         stream.seek(start)
         block = stream.read(position - start) + carry
         index = block.rfind(_COMPACTION_LINE)
@@ -501,4 +624,4 @@ def _recent_region(stream: BinaryIO) -> int:
         carry = block[: len(_COMPACTION_LINE)]
         position = start
     stream.seek(0)
-    return max(0, found - _KEPT_MARGIN) if found >= 0 else 0
+    return max(0, found - _KEPT_MARGIN, end - RECENT_BYTES)
