@@ -24,6 +24,7 @@ BENCHMARKS = (
     "long_sessions.py",
     "provider_streams.py",
     "service.py",
+    "service_load.py",
     "terminal.py",
 )
 

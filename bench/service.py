@@ -10,10 +10,11 @@ Run: ``.venv/bin/python bench/service.py [--ops N] [--history-mb M]``
   per second and p50/p99 latency per operation. Plain HTTP: TLS is the listener's cost, not
   the service's.
 * Search: one session whose recorded history holds ``--history-mb`` MB (100 windows of
-  1,000-character items, stored in SQLite as ``/responses`` would record them), the session
-  rebuilt from storage as after a restart, then ``history.search_contents`` through the
-  engine (decrypting the query, searching, encrypting the result): a query with no match
-  (every item scanned) and one that matches the newest window.
+  1,000-character items, recorded as ``/responses`` would), in SQLite and in a throwaway
+  Postgres (``--postgres-mb``, 0 to skip); then, as after a restart, ``history.search_contents``
+  through the engine (decrypting the query, searching in the database, encrypting the
+  result), side by side with the first call that reads the whole session (``list_items``,
+  which is what the first search cost before searching moved into the database).
 * ``/responses``: time to the first output-text delta through the service, against the same
   scripted upstream called directly, once with no upstream delay (the service's own cost)
   and once with the upstream answering after 20 ms, as a model does; side by side, as ratios.
@@ -27,9 +28,10 @@ import json
 import random
 import statistics
 import string
+import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -46,7 +48,13 @@ from ctxmodes_remote.service.accounts import create_token
 from ctxmodes_remote.service.app import CODEX_PATH, ServiceApp
 from ctxmodes_remote.service.crypto import KeyRing
 from ctxmodes_remote.service.engine import ServiceEngine
-from ctxmodes_remote.service.storage import Account, RecordedItem, SqliteStorage
+from ctxmodes_remote.service.storage import (
+    Account,
+    RecordedItem,
+    SqliteStorage,
+    Storage,
+    open_storage,
+)
 
 ENCRYPTED = {"x-openai-encrypted-tool-arguments": "true"}
 
@@ -146,55 +154,79 @@ def _text(rng: random.Random, chars: int) -> str:
     return " ".join(out)[:chars]
 
 
-def search_history(megabytes: int) -> dict[str, float]:
+def _postgres_server() -> Any:
+    """The tests' throwaway Postgres server, or ``None`` where Postgres is not installed."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+    from support.postgres_server import PostgresServer, postgres_bin
+
+    return PostgresServer() if postgres_bin() is not None else None
+
+
+def search_history(megabytes: int, open_store: Callable[[], Storage]) -> dict[str, float]:
+    """Search figures over one ``megabytes`` session in the storage ``open_store`` opens."""
     rng = random.Random(7)
     pool = [_text(rng, 1000) for _ in range(500)]
     items_per_window = megabytes * 10
-    with tempfile.TemporaryDirectory() as tmp:
-        engine, _, account = _engine(Path(tmp))
-        account_id = account.account_id
-        start = time.perf_counter()
-        for window in range(100):
-            items = [
-                RecordedItem(
-                    f"w{window:03d}",
-                    f"i{window}-{n}",
-                    "user" if n % 3 == 0 else "assistant",
-                    pool[(window * 31 + n) % len(pool)]
-                    + (" FRESHMARK" if window == 99 and n == 5 else ""),
-                )
-                for n in range(items_per_window)
-            ]
-            engine.record(account, "big", "/root", items)
-        recorded_s = time.perf_counter() - start
-        # A restarted service: the session rebuilt from storage on first use.
-        restarted = ServiceEngine(SqliteStorage.in_directory(Path(tmp)), engine.keyring)
-        context = {"session_id": "big", "current_agent_name": "/root"}
-
-        def search(query: bytes, **extra: Any) -> None:
-            sealed = restarted.keyring.encrypt(account_id, query)
-            restarted.alpha(
-                account,
-                "history",
-                "search_contents",
-                {"query": sealed, **extra, "context": context},
-                encrypted_arguments=True,
+    keys = KeyRing([b"b" * 32])
+    storage = open_store()
+    engine = ServiceEngine(storage, keys)
+    account = create_token(storage, "bench").account
+    start = time.perf_counter()
+    for window in range(100):
+        items = [
+            RecordedItem(
+                f"w{window:03d}",
+                f"i{window}-{n}",
+                "user" if n % 3 == 0 else "assistant",
+                pool[(window * 31 + n) % len(pool)]
+                + (" FRESHMARK" if window == 99 and n == 5 else ""),
             )
+            for n in range(items_per_window)
+        ]
+        engine.record(account, "big", "/root", items)
+    recorded_s = time.perf_counter() - start
+    context = {"session_id": "big", "current_agent_name": "/root"}
 
-        start = time.perf_counter()
-        search(b"warm-up")
-        cold_ms = (time.perf_counter() - start) * 1000
-        figures = {
-            "record (s)": recorded_s,
-            "first call after restart (load + search)": cold_ms,
-            "search, no match (full scan)": best(lambda: search(b"NO-SUCH-TEXT-ANYWHERE")),
-            "search, match in newest window, recent_first": best(
-                lambda: search(b"FRESHMARK", recent_first=True)
-            ),
-            "search, common word, limit 10": best(lambda: search(pool[0][:6].encode())),
-        }
-        restarted.close()
-        engine.close()
+    def call(target: ServiceEngine, operation: str, **arguments: Any) -> None:
+        if "query" in arguments:
+            arguments["query"] = keys.encrypt(account.account_id, arguments["query"])
+        target.alpha(
+            account,
+            "history",
+            operation,
+            {**arguments, "context": context},
+            encrypted_arguments=True,
+        )
+
+    def restarted() -> ServiceEngine:
+        return ServiceEngine(open_store(), keys)
+
+    # A restarted service: nothing of the session in memory.
+    searcher = restarted()
+    start = time.perf_counter()
+    call(searcher, "search_contents", query=b"NO-SUCH-TEXT-ANYWHERE")
+    cold_search_ms = (time.perf_counter() - start) * 1000
+    # What the first search cost before it ran in the database: reading the whole session.
+    loader = restarted()
+    start = time.perf_counter()
+    call(loader, "list_items", limit=1)
+    cold_load_ms = (time.perf_counter() - start) * 1000
+    figures = {
+        "record (s)": recorded_s,
+        "first search after restart (database)": cold_search_ms,
+        "first list_items after restart (reads all)": cold_load_ms,
+        "search, no match": best(
+            lambda: call(searcher, "search_contents", query=b"NO-SUCH-TEXT-ANYWHERE")
+        ),
+        "search, match in newest window, recent_first": best(
+            lambda: call(searcher, "search_contents", query=b"FRESHMARK", recent_first=True)
+        ),
+        "search, common word, limit 10": best(
+            lambda: call(searcher, "search_contents", query=pool[0][:6].encode())
+        ),
+    }
+    for target in (searcher, loader, engine):
+        target.close()
     return figures
 
 
@@ -253,6 +285,10 @@ def main() -> None:
     parser.add_argument("--ops", type=int, default=2000, help="alpha calls per concurrency level")
     parser.add_argument("--history-mb", type=int, default=100)
     parser.add_argument("--ttfb-runs", type=int, default=30)
+    # Recording is slower into Postgres (the trigram index), hence a smaller default.
+    parser.add_argument(
+        "--postgres-mb", type=int, default=20, help="history size on Postgres (0: skip it)"
+    )
     args = parser.parse_args()
 
     print("alpha operations over HTTP on loopback (notes.write_file + history.search_contents)")
@@ -268,10 +304,26 @@ def main() -> None:
             f"{f['search_contents p99 ms']:>9.2f}ms"
         )
 
-    print(f"\nhistory.search_contents over {args.history_mb} MB of recorded history (engine)")
-    for name, value in search_history(args.history_mb).items():
-        unit = "" if name.endswith("(s)") else " ms"
-        print(f"  {name:48} {value:9.2f}{unit}")
+    print("\nhistory.search_contents over a large recorded history (engine)")
+    with tempfile.TemporaryDirectory() as tmp:
+        stores: dict[str, tuple[int, Callable[[], Storage]]] = {
+            "SQLite": (args.history_mb, lambda: SqliteStorage.in_directory(Path(tmp)))
+        }
+        server = _postgres_server() if args.postgres_mb else None
+        if server is not None:
+            url = server.database()
+            stores["Postgres"] = (args.postgres_mb, lambda: open_storage(Path(tmp), url))
+        elif args.postgres_mb:
+            print("  (Postgres skipped: not installed)")
+        try:
+            for backend, (megabytes, open_store) in stores.items():
+                print(f"  {backend}, {megabytes} MB:")
+                for name, value in search_history(megabytes, open_store).items():
+                    unit = "" if name.endswith("(s)") else " ms"
+                    print(f"    {name:46} {value:9.2f}{unit}")
+        finally:
+            if server is not None:
+                server.close()
 
     print("\n/responses: time to the first text delta")
     for delay in (0.0, 0.020):

@@ -46,6 +46,9 @@ BASE_PATH = "/backend-api"
 CODEX_PATH = f"{BASE_PATH}/codex"
 #: The largest request body accepted, after decompression.
 MAX_BODY_BYTES = 64 * 1024 * 1024
+#: Seconds the upstream model may stay silent (before its first event or between two) before
+#: the response fails and the upstream call is aborted.
+UPSTREAM_IDLE_TIMEOUT_S = 300.0
 ENCRYPTED_ARGUMENTS_HEADER = "x-openai-encrypted-tool-arguments"
 ROOT_AGENT = "/root"
 
@@ -109,11 +112,17 @@ class ServiceApp:
     """The aiohttp application over one engine and one upstream provider."""
 
     def __init__(
-        self, engine: ServiceEngine, provider: Provider, *, max_body_bytes: int = MAX_BODY_BYTES
+        self,
+        engine: ServiceEngine,
+        provider: Provider,
+        *,
+        max_body_bytes: int = MAX_BODY_BYTES,
+        upstream_idle_timeout_s: float = UPSTREAM_IDLE_TIMEOUT_S,
     ) -> None:
         self.engine = engine
         self.provider = provider
         self._max_body_bytes = max_body_bytes
+        self._upstream_idle_timeout_s = upstream_idle_timeout_s
         self.metrics = ServiceMetrics()
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ctxmodes-serve")
         self._streams = ThreadPoolExecutor(max_workers=64, thread_name_prefix="ctxmodes-upstream")
@@ -357,7 +366,10 @@ class ServiceApp:
     async def _upstream_events(
         self, upstream: ModelRequest, controller: AbortController
     ) -> AsyncIterator[StreamEvent]:
-        """The provider's events, produced on a stream thread and handed over in order."""
+        """The provider's events, produced on a stream thread and handed over in order.
+
+        An upstream silent for longer than the idle timeout ends the stream with a failure
+        event and is aborted (its thread returns to the pool once the provider sees it)."""
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue[StreamEvent | BaseException | None] = asyncio.Queue()
 
@@ -372,7 +384,16 @@ class ServiceApp:
 
         loop.run_in_executor(self._streams, produce)
         while True:
-            item = await queue.get()
+            try:
+                item = await asyncio.wait_for(queue.get(), self._upstream_idle_timeout_s)
+            except TimeoutError:
+                silence = f"{self._upstream_idle_timeout_s:g} s"
+                controller.abort(f"upstream model silent for {silence}")
+                _log.error("upstream model timed out: nothing for %s", silence)
+                yield failure_event(
+                    self.provider.info, f"upstream model timed out: nothing for {silence}"
+                )
+                return
             if item is None:
                 return
             if isinstance(item, BaseException):

@@ -55,6 +55,13 @@ def _configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--tls-cert", metavar="FILE", help="PEM certificate chain")
     parser.add_argument("--tls-key", metavar="FILE", help="PEM private key")
+    parser.add_argument(
+        "--upstream-timeout",
+        metavar="SECONDS",
+        type=float,
+        default=300.0,
+        help="fail a response when the model sends nothing for this long (default 300)",
+    )
     parser.set_defaults(serve_handler=_serve)
 
     actions = parser.add_subparsers(dest="serve_command", metavar="COMMAND")
@@ -144,6 +151,8 @@ def _serve(args: argparse.Namespace) -> int:
         raise CtxmodesError("ctxmodes serve needs --upstream MODEL and --data DIR")
     if (args.tls_cert is None) != (args.tls_key is None):
         raise CtxmodesError("--tls-cert and --tls-key go together")
+    if not args.upstream_timeout > 0:
+        raise CtxmodesError("--upstream-timeout takes a number of seconds above 0")
     try:
         from ctxmodes_remote.service.server import ServerConfig, run_server
     except ImportError as exc:
@@ -158,6 +167,7 @@ def _serve(args: argparse.Namespace) -> int:
         port=args.port,
         tls_cert=args.tls_cert,
         tls_key=args.tls_key,
+        upstream_timeout_s=args.upstream_timeout,
     )
     run_server(config)
     return 0

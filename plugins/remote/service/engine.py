@@ -48,6 +48,7 @@ from ctxmodes_remote.service import accounts
 from ctxmodes_remote.service.crypto import CiphertextError, KeyRing
 from ctxmodes_remote.service.storage import (
     Account,
+    HistorySearch,
     NoteEvent,
     RecordedItem,
     Storage,
@@ -57,6 +58,9 @@ from ctxmodes_remote.service.storage import (
 #: What results say they come from (Local's say ``pi-session``).
 SOURCE = "ctxmodes-serve"
 ROOT_AGENT = "/root"
+#: Rows a history search fetches: the most items a search answers (the kit's
+#: ``MAX_ITEM_LIMIT``), so any limit the call asks for is served from them.
+SEARCH_ROWS = 25
 #: Sessions kept in memory; older ones are rebuilt from storage when used again.
 CACHED_SESSIONS = 256
 
@@ -294,8 +298,16 @@ class ServiceEngine:
         if agent is None:
             key = "windows" if operation == "list_windows" else "items"
             return {"source": SOURCE, key: []}
-        reader = HistoryReader([self._agent(account, context.session_id, agent).log])
-        return _with_source(run_history(reader, operation, arguments))
+        search = _history_search(operation, arguments)
+        if search is None:
+            log = self._agent(account, context.session_id, agent).log
+        else:
+            # The database finds the matches; the kit answers over just those, so the
+            # answer is the one the whole session would give.
+            log = _log_of(
+                self._storage.search_history(account.account_id, context.session_id, agent, search)
+            )
+        return _with_source(run_history(HistoryReader([log]), operation, arguments))
 
     def _notes(
         self, account: Account, context: CallContext, operation: str, arguments: dict[str, Any]
@@ -355,6 +367,40 @@ class ServiceEngine:
         fresh = [item for item in items if history.add(item)]
         self._storage.append_history_items(account.account_id, session_id, agent, fresh)
         return len(fresh)
+
+
+def _history_search(operation: str, arguments: Mapping[str, Any]) -> HistorySearch | None:
+    """The database search a ``search_contents`` call needs, or ``None`` when the call is
+    answered from the session in memory (another operation, or no query text)."""
+    query = arguments.get("query")
+    if operation != "search_contents" or not isinstance(query, str) or not query:
+        return None
+
+    def text(name: str) -> str | None:
+        value = arguments.get(name)
+        return value if isinstance(value, str) and value else None
+
+    return HistorySearch(
+        text=query,
+        limit=SEARCH_ROWS,
+        window_id=text("window_id"),
+        role=text("role"),
+        tool_name=text("tool_name"),
+        tool_namespace=text("tool_namespace"),
+        newest_first=arguments.get("recent_first") is True,
+    )
+
+
+def _log_of(items: Sequence[RecordedItem]) -> WindowLog:
+    """A window log of ``items`` (in arrival order), under their windows."""
+    log = WindowLog()
+    current: str | None = None
+    for item in items:
+        if item.window_id != current:
+            log.open_window(item.window_id)
+            current = item.window_id
+        log.append_item(item.item_key, item.role, item.content, item.tool_name, item.tool_namespace)
+    return log
 
 
 def _note_data(event: NoteEvent) -> NoteEntryData:

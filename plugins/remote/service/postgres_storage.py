@@ -20,6 +20,7 @@ from psycopg_pool import ConnectionPool
 from ctxmodes_remote.service.storage import (
     Account,
     AccountExistsError,
+    HistorySearch,
     NoteEvent,
     RecordedItem,
     StorageUnavailableError,
@@ -68,7 +69,24 @@ MIGRATIONS: tuple[tuple[int, str], ...] = (
         CREATE INDEX history_items_agent ON history_items (account_id, session_id, agent, seq);
         """,
     ),
+    (
+        2,
+        # Trigram index for history search: LIKE '%…%' finds candidates through it and
+        # rechecks each, so answers stay exact. pg_trgm is a trusted extension: the
+        # database's owner may create it.
+        """
+        CREATE EXTENSION IF NOT EXISTS pg_trgm;
+        CREATE INDEX history_items_content_trgm ON history_items
+            USING gin (content gin_trgm_ops);
+        """,
+    ),
 )
+
+
+def like_pattern(text: str) -> str:
+    """A ``LIKE … ESCAPE '\\'`` pattern matching any string containing ``text`` literally."""
+    escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{escaped}%"
 
 
 def migrate(connection: psycopg.Connection) -> list[int]:
@@ -191,6 +209,15 @@ class PostgresStorage:
             (account_id, session_id, agent, after),
         )
         return [(int(row[0]), RecordedItem(*row[1:])) for row in rows]
+
+    def search_history(
+        self, account_id: str, session_id: str, agent: str, search: HistorySearch
+    ) -> list[RecordedItem]:
+        # LIKE is case-sensitive in Postgres and can use the trigram index.
+        scope = (account_id, session_id, agent)
+        contains = "content LIKE %s ESCAPE '\\'"
+        sql, params = search.query(scope, contains, like_pattern(search.text), "%s")
+        return search.in_arrival_order(self._run(sql, params))
 
     def append_history_items(
         self, account_id: str, session_id: str, agent: str, items: Sequence[RecordedItem]

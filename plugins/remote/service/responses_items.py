@@ -24,7 +24,8 @@ from ctxmodes_remote.service.storage import RecordedItem
 #: Opens one of this account's tokens (raises CiphertextError otherwise).
 Decrypt = Callable[[object], str]
 
-HISTORY_ROLES = frozenset({"user", "assistant"})
+#: Message roles recorded as history: the contract's ``role`` filter names all four.
+HISTORY_ROLES = frozenset({"user", "assistant", "developer", "system"})
 _IMAGE_TEXT = "[image]"
 
 
@@ -139,9 +140,10 @@ def history_items(
     marked: Mapping[tuple[str | None, str], frozenset[str]],
     decrypt: Decrypt,
 ) -> list[RecordedItem]:
-    """The conversation in ``items`` as history: user and assistant messages, tool calls and
-    their outputs. Developer and system messages are the harness's instructions, rebuilt in
-    every window, and reasoning is the model's own ciphertext: neither is history."""
+    """The conversation in ``items`` as history: user, assistant, developer and system
+    messages, tool calls and their outputs. The harness resends its developer messages with
+    every request of a window; they are recorded once per window, like any resent item.
+    Reasoning is the model's own ciphertext and is not history."""
     recorded: list[RecordedItem] = []
     calls: dict[str, OpenedCall] = {}
     for item in items:

@@ -18,7 +18,12 @@ from ctxmodes.plugins import make_configured_plugin_manager
 from ctxmodes.providers.base import Provider
 from ctxmodes.providers.registry import registry_from_plugin_manager
 from ctxmodes_remote.service import logs
-from ctxmodes_remote.service.app import CODEX_PATH, ServiceApp, tls_context
+from ctxmodes_remote.service.app import (
+    CODEX_PATH,
+    UPSTREAM_IDLE_TIMEOUT_S,
+    ServiceApp,
+    tls_context,
+)
 from ctxmodes_remote.service.crypto import load_or_create_keyring
 from ctxmodes_remote.service.engine import ServiceEngine
 from ctxmodes_remote.service.storage import open_storage
@@ -35,6 +40,7 @@ class ServerConfig:
     port: int
     tls_cert: str | None = None
     tls_key: str | None = None
+    upstream_timeout_s: float = UPSTREAM_IDLE_TIMEOUT_S
 
 
 async def _serve(config: ServerConfig) -> None:
@@ -46,7 +52,7 @@ async def _serve(config: ServerConfig) -> None:
     provider = resolve_upstream(config.upstream)
     keyring = load_or_create_keyring(config.data)
     engine = ServiceEngine(open_storage(config.data, config.database), keyring)
-    service = ServiceApp(engine, provider)
+    service = ServiceApp(engine, provider, upstream_idle_timeout_s=config.upstream_timeout_s)
     runner = service.runner(access_log_class=logs.AccessLogger)
     await runner.setup()
     try:

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 
 from ctxmodes.errors import CtxmodesError
 
@@ -48,6 +48,47 @@ class RecordedItem:
     content: str
     tool_name: str | None = None
     tool_namespace: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class HistorySearch:
+    """Which recorded items a search wants: those whose content contains ``text`` (a
+    literal, case-sensitive substring), narrowed by the fields that are not ``None``; the
+    first ``limit`` in arrival order, or the last ``limit`` with ``newest_first``."""
+
+    text: str
+    limit: int
+    window_id: str | None = None
+    role: str | None = None
+    tool_name: str | None = None
+    tool_namespace: str | None = None
+    newest_first: bool = False
+
+    def query(
+        self, scope: tuple[str, str, str], contains: str, pattern: str, placeholder: str
+    ) -> tuple[str, list[object]]:
+        """The ``SELECT`` of the items in ``scope`` (account, session, agent) that
+        ``contains`` (a condition on ``content`` taking ``pattern``) accepts, and its
+        parameters, in the database's ``placeholder`` style."""
+        clauses = [f"{column} = {placeholder}" for column in ("account_id", "session_id", "agent")]
+        clauses.append(contains)
+        params: list[object] = [*scope, pattern]
+        for column in ("window_id", "role", "tool_name", "tool_namespace"):
+            value = getattr(self, column)
+            if value is not None:
+                clauses.append(f"{column} = {placeholder}")
+                params.append(value)
+        order = "DESC" if self.newest_first else "ASC"
+        sql = (
+            "SELECT window_id, item_key, role, content, tool_name, tool_namespace "
+            f"FROM history_items WHERE {' AND '.join(clauses)} "
+            f"ORDER BY seq {order} LIMIT {int(self.limit)}"
+        )
+        return sql, params
+
+    def in_arrival_order(self, rows: Iterable[Sequence[Any]]) -> list[RecordedItem]:
+        found = [RecordedItem(*row) for row in rows]
+        return found[::-1] if self.newest_first else found
 
 
 class Storage(Protocol):
@@ -82,6 +123,13 @@ class Storage(Protocol):
         self, account_id: str, session_id: str, agent: str, items: Sequence[RecordedItem]
     ) -> None:
         """Persist items durably, in order (an item already recorded is left as it is)."""
+        ...
+
+    def search_history(
+        self, account_id: str, session_id: str, agent: str, search: HistorySearch
+    ) -> list[RecordedItem]:
+        """The agent's recorded items ``search`` selects, in arrival order, found by the
+        database (the session is not read whole)."""
         ...
 
     def ping(self) -> None:
@@ -264,6 +312,14 @@ class SqliteStorage:
             (account_id, session_id, agent, after),
         )
         return [(row[0], RecordedItem(*row[1:])) for row in rows]
+
+    def search_history(
+        self, account_id: str, session_id: str, agent: str, search: HistorySearch
+    ) -> list[RecordedItem]:
+        # ``instr`` compares characters exactly (``LIKE`` would fold ASCII case).
+        scope = (account_id, session_id, agent)
+        sql, params = search.query(scope, "instr(content, ?) > 0", search.text, "?")
+        return search.in_arrival_order(self._execute(sql, params))
 
     def append_history_items(
         self, account_id: str, session_id: str, agent: str, items: Sequence[RecordedItem]

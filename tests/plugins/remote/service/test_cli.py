@@ -37,6 +37,20 @@ def test_errors_are_one_line_and_non_zero(tmp_path):
         "serve", "--upstream", "scripted:x", "--data", str(tmp_path), "--tls-cert", "c", check=False
     )
     assert half_tls.stderr == "ctxmodes: error: --tls-cert and --tls-key go together\n"
+    no_timeout = ctxmodes(
+        "serve",
+        "--upstream",
+        "scripted:x",
+        "--data",
+        str(tmp_path),
+        "--upstream-timeout",
+        "0",
+        check=False,
+    )
+    assert no_timeout.returncode == 1
+    assert no_timeout.stderr == (
+        "ctxmodes: error: --upstream-timeout takes a number of seconds above 0\n"
+    )
 
 
 def test_token_create_and_a_served_request(tmp_path, tls, script):

@@ -207,6 +207,25 @@ def test_history_is_recorded_from_the_traffic_per_window(make_service):
     assert service.opened(theirs, service.bob)["items"] == []
 
 
+def test_developer_and_system_messages_are_history_once_per_window(make_service):
+    service = make_service([{"text": "one"}, {"text": "two"}])
+    developer = {**user("<context_window>window 0</context_window>", "msg_d0"), "role": "developer"}
+    system = {**user("be brief", "msg_s0"), "role": "system"}
+    task = user("task", "msg_u0")
+    first = completed(service.responses(body(developer, system, task), turn_headers("s1", W0)))
+    resent = body(developer, system, task, *output_items(first))
+    completed(service.responses(resent, turn_headers("s1", W0)))
+
+    def ids(role):
+        found = service.call("history", "list_items", {"window_id": W0, "role": role})
+        return [(i["item_id"], i["role"]) for i in found["items"]]
+
+    assert ids("developer") == [("msg_d0", "developer")]
+    assert ids("system") == [("msg_s0", "system")]
+    found = service.call("history", "search_contents", {"query": "<context_window>"})
+    assert [i["item_id"] for i in found["items"]] == ["msg_d0"]
+
+
 def test_thread_hint_names_the_window_that_just_closed(make_service):
     service = make_service([{"text": "ok"}])
     completed(service.responses(body(user("task", "msg_u0")), turn_headers("s1", W0)))

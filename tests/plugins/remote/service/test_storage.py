@@ -100,7 +100,7 @@ def test_text_round_trips_exactly(reopen):
 
 
 def test_postgres_migrations_are_safe_twice_and_concurrently(postgres_url, tmp_path):
-    from ctxmodes_remote.service.postgres_storage import migrate
+    from ctxmodes_remote.service.postgres_storage import MIGRATIONS, migrate
 
     opened, errors = [], []
 
@@ -121,9 +121,42 @@ def test_postgres_migrations_are_safe_twice_and_concurrently(postgres_url, tmp_p
     with psycopg.connect(postgres_url, autocommit=True) as connection:
         assert migrate(connection) == []
         versions = [row[0] for row in connection.execute("SELECT version FROM schema_migrations")]
-    assert versions == [1]
+    assert sorted(versions) == [version for version, _ in MIGRATIONS]
     for storage in opened:
         storage.close()
+
+
+def test_a_database_of_the_first_schema_is_upgraded_in_place(postgres_url, tmp_path):
+    import psycopg
+
+    from ctxmodes_remote.service.postgres_storage import MIGRATIONS
+    from ctxmodes_remote.service.storage import HistorySearch
+
+    with psycopg.connect(postgres_url, autocommit=True) as connection:
+        connection.execute(
+            "CREATE TABLE schema_migrations ("
+            "version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())"
+        )
+        connection.execute(MIGRATIONS[0][1])
+        connection.execute("INSERT INTO schema_migrations (version) VALUES (1)")
+        connection.execute(
+            "INSERT INTO history_items (account_id, session_id, agent, window_id, item_key, "
+            "role, content) VALUES ('a', 's', '/root', 'w', 'i', 'user', 'kept Text')"
+        )
+    storage = open_storage(tmp_path, postgres_url)
+    try:
+        found = storage.search_history("a", "s", "/root", HistorySearch("t Te", limit=5))
+        assert [item.content for item in found] == ["kept Text"]
+    finally:
+        storage.close()
+    with psycopg.connect(postgres_url, autocommit=True) as connection:
+        indexes = {
+            row[0]
+            for row in connection.execute(
+                "SELECT indexname FROM pg_indexes WHERE tablename = 'history_items'"
+            )
+        }
+    assert "history_items_content_trgm" in indexes
 
 
 def test_an_unreachable_database_is_one_clear_error(tmp_path):

@@ -1,0 +1,166 @@
+"""History search runs in the database (SQLite ``instr``, Postgres ``LIKE`` over a trigram
+index) and answers exactly what the kit answers over the whole session in memory: a literal,
+case-sensitive substring, whatever characters the query holds."""
+
+import json
+
+import pytest
+
+from ctxmodes.windows import HistoryReader, WindowLog, run_history
+from ctxmodes_remote.service.accounts import create_token
+from ctxmodes_remote.service.crypto import KeyRing
+from ctxmodes_remote.service.engine import ServiceEngine
+from ctxmodes_remote.service.storage import RecordedItem, SqliteStorage, open_storage
+
+KEYS = KeyRing([b"s" * 32])
+CONTEXT = {"session_id": "s1", "current_agent_name": "/root"}
+
+CONTENTS = [
+    "Alpha beta gamma",
+    "alpha BETA Gamma",
+    "100% done, 50%% left",
+    "snake_case and snakeXcase",
+    "back\\slash and back\\\\double",
+    "regex .* and [abc] and (a|b)+ and ^$",
+    "café naïve 日本語 🎉 emoji",
+    "cafe naive",
+    "CAFÉ",
+    "line one\nline two\ttab",
+    "quote ' and \" and ; DROP TABLE history_items; --",
+    "percent%underscore_backslash\\",
+]
+QUERIES = [
+    "alpha",
+    "Alpha",
+    "ALPHA",
+    "beta",
+    "BETA",
+    "%",
+    "%%",
+    "50%",
+    "_",
+    "e_c",
+    "snake_case",
+    "\\",
+    "\\\\",
+    "k\\s",
+    ".*",
+    "[abc]",
+    "(a|b)+",
+    "^$",
+    "é",
+    "É",
+    "café",
+    "CAFÉ",
+    "日本",
+    "🎉",
+    "\n",
+    "line two",
+    "'",
+    '"',
+    "DROP TABLE",
+    "nowhere",
+    "a",
+    "e",
+]
+
+
+def recorded(count_per_window=3):
+    """Items over three windows, roles and tools mixed, each content more than once."""
+    items = []
+    for index, content in enumerate(CONTENTS * 3):
+        window = f"w{index // (len(CONTENTS))}"
+        role = ("user", "assistant", "tool")[index % 3]
+        tool = ("shell", "exec") if role == "tool" else (None, None)
+        items.append(RecordedItem(window, f"i{index}", role, content, *tool))
+    # Enough matches of one query that limits and newest-first ordering matter.
+    items += [RecordedItem("w3", f"many{n}", "user", f"needle {n}") for n in range(40)]
+    return items
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def storage(request, tmp_path):
+    if request.param == "sqlite":
+        opened = SqliteStorage(tmp_path / "store.sqlite3")
+    else:
+        opened = open_storage(tmp_path, request.getfixturevalue("postgres_url"))
+    yield opened
+    opened.close()
+
+
+def whole_session_answer(items, arguments):
+    log = WindowLog()
+    for item in items:
+        if log.current is None or log.current.window_id != item.window_id:
+            log.open_window(item.window_id)
+        log.append_item(item.item_key, item.role, item.content, item.tool_name, item.tool_namespace)
+    answer = dict(run_history(HistoryReader([log]), "search_contents", dict(arguments)))
+    answer["source"] = "ctxmodes-serve"
+    return answer
+
+
+def search(engine, account, **arguments):
+    answer = engine.alpha(
+        account,
+        "history",
+        "search_contents",
+        {**arguments, "context": CONTEXT},
+        encrypted_arguments=False,
+    )
+    return json.loads(KEYS.decrypt(account.account_id, answer["encrypted_output"]))
+
+
+@pytest.fixture
+def filled(storage):
+    account = create_token(storage, "alice").account
+    items = recorded()
+    ServiceEngine(storage, KEYS).record(account, "s1", "/root", items)
+    # A fresh engine, as after a restart: nothing of the session in memory.
+    return ServiceEngine(storage, KEYS), account, items
+
+
+def test_every_query_matches_the_whole_session_answer(filled):
+    engine, account, items = filled
+    for query in QUERIES:
+        expected = whole_session_answer(items, {"query": query})
+        assert search(engine, account, query=query) == expected, query
+    # The reference is not vacuous: case, escapes and metacharacters separate items.
+    ids = {q: [i["item_id"] for i in search(engine, account, query=q)["items"]] for q in QUERIES}
+    assert ids["Alpha"] != ids["alpha"]
+    assert ids["Alpha"]
+    assert ids["alpha"]
+    assert ids["ALPHA"] == []
+    assert ids["nowhere"] == []
+    assert ids["%%"] == ["i2", "i14", "i26"]
+    assert ids["e_c"] == ["i3", "i15", "i27"]
+    assert ids["\\\\"] == ["i4", "i16", "i28"]
+    assert ids["É"] == ["i8", "i20", "i32"]
+
+
+def test_filters_limits_and_order_match_the_whole_session_answer(filled):
+    engine, account, items = filled
+    cases = [
+        {"query": "needle", "limit": 100},
+        {"query": "needle", "limit": 100, "recent_first": True},
+        {"query": "needle", "limit": 3, "recent_first": True},
+        {"query": "e", "limit": 25},
+        {"query": "e", "role": "tool", "tool_name": "shell", "recent_first": True},
+        {"query": "a", "window_id": "w1", "role": "assistant"},
+        {"query": "a", "window_id": "missing"},
+        {"query": "a", "tool_namespace": "exec", "limit": 0},
+    ]
+    for arguments in cases:
+        assert search(engine, account, **arguments) == whole_session_answer(items, arguments)
+    newest = search(engine, account, query="needle", recent_first=True, limit=2)["items"]
+    assert [item["item_id"] for item in newest] == ["many39", "many38"]
+
+
+def test_a_search_after_a_restart_does_not_read_the_session(filled, monkeypatch):
+    engine, account, _items = filled
+
+    def refuse(*_args, **_kwargs):
+        raise AssertionError("the whole history was read")
+
+    monkeypatch.setattr(engine._storage, "history_items", refuse)
+    found = search(engine, account, query="needle 7")["items"]
+    assert [item["item_id"] for item in found] == ["many7"]
