@@ -256,6 +256,18 @@ class AutoRetryEnded:
 
 
 @dataclass(frozen=True, slots=True)
+class TransportRetryScheduled:
+    """The model transport resends a request that failed before any answer (Pi's
+    ``retry.provider``, off by default); the same assistant message continues."""
+
+    type: ClassVar[str] = "transport_retry"
+    attempt: int
+    max_attempts: int
+    delay_ms: float
+    error_message: str
+
+
+@dataclass(frozen=True, slots=True)
 class SummarizationRetryScheduled:
     """A compaction or branch-summary call failed on a transient error; it is retried
     after ``delay_ms``."""
@@ -321,6 +333,7 @@ HostRecord = (
     | CompactionEnded
     | AutoRetryStarted
     | AutoRetryEnded
+    | TransportRetryScheduled
     | SummarizationRetryScheduled
     | SummarizationRetryFinished
     | TreeNavigationStarted

@@ -29,7 +29,13 @@ from ctxmodes.host.core import SessionCore
 from ctxmodes.host.queues import MessageQueue
 from ctxmodes.host.shaping import shape_messages
 from ctxmodes.host.tool_batch import fail_truncated_calls, run_tool_calls
-from ctxmodes.providers.base import ModelRequest, StreamDone, StreamError, ToolSchema
+from ctxmodes.providers.base import (
+    ModelRequest,
+    StreamDone,
+    StreamError,
+    ToolSchema,
+    TransportRetry,
+)
 from ctxmodes.session.convert import convert_to_llm
 from ctxmodes.session.models import (
     AgentMessage,
@@ -256,6 +262,13 @@ class RunLoop:
                         if item.hint:
                             core.ui.notify(item.hint, "warning")
                     break
+                if isinstance(item, TransportRetry):
+                    core.emit(
+                        records.TransportRetryScheduled(
+                            item.attempt, item.max_attempts, item.delay_ms, item.error
+                        )
+                    )
+                    continue
                 core.emit(records.MessageUpdated(item))
         except Exception as exc:
             _log.info("model call failed: %s", exc)

@@ -67,6 +67,11 @@ class TranscriptPrinter:
             if record.attempt:
                 return f"[retry] gave up after {record.attempt}: {record.final_error or 'unknown'}"
             return f"[retry] not retried: {record.final_error or 'unknown'}"
+        if isinstance(record, records.TransportRetryScheduled):
+            return (
+                f"[transport retry {record.attempt}/{record.max_attempts}] in "
+                f"{record.delay_ms / 1000:g}s after: {abbreviate(record.error_message)}"
+            )
         if isinstance(record, records.SummarizationRetryScheduled):
             return (
                 f"[summary retry {record.attempt}/{record.max_attempts}] in "

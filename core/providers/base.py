@@ -252,7 +252,28 @@ class StreamError:
     hint: str | None = None
 
 
-StreamEvent = TextDelta | ThinkingDelta | ToolCallComplete | UsageUpdate | StreamDone | StreamError
+@dataclass(frozen=True, slots=True)
+class TransportRetry:
+    """The transport is about to resend a request that failed before streaming (Pi's
+    ``retry.provider`` retries): attempt ``attempt`` of ``max_attempts`` starts after
+    ``delay_ms``. The response is still to come; nothing of the failed try is kept."""
+
+    attempt: int
+    max_attempts: int
+    delay_ms: float
+    error: str
+    type: Literal["transport_retry"] = "transport_retry"
+
+
+StreamEvent = (
+    TextDelta
+    | ThinkingDelta
+    | ToolCallComplete
+    | UsageUpdate
+    | TransportRetry
+    | StreamDone
+    | StreamError
+)
 
 
 class Provider(ABC):

@@ -295,7 +295,10 @@ def _open(
                         f"Server requested {_ceil(delay / 1000)}s retry delay "
                         f"(max: {_ceil(cap / 1000)}s)"
                     )
-                _sleep(call, attempt + 1, delay, text)
+                reason = error_message(
+                    response.status_code, response.reason_phrase, text, call.now_ms()
+                )
+                _sleep(call, attempt + 1, delay, reason)
                 attempt += 1
                 continue
             raise HttpStatusError(

@@ -30,6 +30,7 @@ from ctxmodes.providers.base import (
     ThinkingDelta,
     ToolCallComplete,
     ToolSchema,
+    TransportRetry,
 )
 from ctxmodes.providers.catalog import ModelSpec
 from ctxmodes.providers.request_settings import ProviderRetrySettings
@@ -185,7 +186,17 @@ class HttpModelProvider(Provider):
                 call = ToolCall.model_validate(event.tool_call)
                 queue.put(ToolCallComplete(event.content_index or 0, call))
 
-        call = CallContext(seam=self._seam, signal=signal, emit=emit, on_retry=self._retry_listener)
+        def retrying(attempt: int, delay_ms: float, error: str) -> None:
+            # Called on the worker thread before the wait: the host shows it as it happens.
+            shown = scrub(error, secrets)
+            queue.put(TransportRetry(attempt, requests.max_retries, delay_ms, shown))
+            if self._retry_listener is not None:
+                self._retry_listener(attempt, delay_ms, error)
+
+        # A server may echo the key into an error body; it never reaches the session or a log.
+        headers = {**(self._model.headers or {}), **request.headers}
+        secrets = (key, *(v for n, v in headers.items() if v and is_sensitive_header(n)))
+        call = CallContext(seam=self._seam, signal=signal, emit=emit, on_retry=retrying)
 
         def work() -> None:
             try:
@@ -195,9 +206,6 @@ class HttpModelProvider(Provider):
 
         worker = threading.Thread(target=work, name=f"model-{self._model.ref}", daemon=True)
         worker.start()
-        # A server may echo the key into an error body; it never reaches the session or a log.
-        headers = {**(self._model.headers or {}), **request.headers}
-        secrets = (key, *(v for n, v in headers.items() if v and is_sensitive_header(n)))
         while True:
             item = queue.get()
             if isinstance(item, BaseException):

@@ -34,6 +34,7 @@ from ctxmodes.sdk.events import (
     TextDeltaEvent,
     ToolFinished,
     ToolStarted,
+    TransportRetryScheduled,
     UsageReported,
     WindowOpened,
 )
@@ -60,6 +61,7 @@ __all__ = [
     "TextDeltaEvent",
     "ToolFinished",
     "ToolStarted",
+    "TransportRetryScheduled",
     "UsageReported",
     "WindowOpened",
     "open_agent",

@@ -183,6 +183,18 @@ class RetryScheduled:
 
 
 @dataclass(frozen=True, slots=True)
+class TransportRetryScheduled:
+    """A request failed before any answer and the transport resends it after ``delay_ms``
+    (attempt ``attempt`` of ``max_attempts``); the reply being written continues."""
+
+    type: ClassVar[str] = "transport_retry"
+    attempt: int
+    max_attempts: int
+    delay_ms: float
+    error: str
+
+
+@dataclass(frozen=True, slots=True)
 class RetryEnded:
     """The retries ended: an answer came (``success``), or ``error`` stands."""
 
@@ -220,6 +232,7 @@ AgentEvent = (
     | Notice
     | StatusChanged
     | RetryScheduled
+    | TransportRetryScheduled
     | RetryEnded
 )
 
@@ -313,6 +326,12 @@ def _lifecycle_events(record: HostRecord) -> list[AgentEvent]:
         ]
     if isinstance(record, records.AutoRetryEnded):
         return [RetryEnded(record.success, record.final_error)]
+    if isinstance(record, records.TransportRetryScheduled):
+        return [
+            TransportRetryScheduled(
+                record.attempt, record.max_attempts, record.delay_ms, record.error_message
+            )
+        ]
     return []
 
 
@@ -337,6 +356,7 @@ __all__ = [
     "TextDeltaEvent",
     "ToolFinished",
     "ToolStarted",
+    "TransportRetryScheduled",
     "UsageReported",
     "WindowOpened",
     "message_text",

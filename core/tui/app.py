@@ -432,6 +432,15 @@ class TerminalSession:
             )
             self._retry_at = self._clock() + event.delay_ms / 1000
             self._tick_retry()
+        elif isinstance(event, ev.TransportRetryScheduled):
+            blocks.append(
+                render.notice(
+                    f"{event.error} — resending in {event.delay_ms / 1000:g}s "
+                    f"({event.attempt}/{event.max_attempts})",
+                    "warning",
+                    width,
+                )
+            )
         elif isinstance(event, ev.RetryEnded):
             self._retry_at = None
             self.activity = "working" if self.agent.is_streaming() else None

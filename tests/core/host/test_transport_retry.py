@@ -1,0 +1,133 @@
+"""Transport-level retries (Pi's ``retry.provider``) are shown while they happen: the
+transport's worker thread hands each one to the host thread, which records and prints it
+before the request is sent again. Real loopback HTTP, the real Chat Completions transport."""
+
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+from support.wire_server import Reply, WireServer, json_error, text_stream
+
+from ctxmodes.config import load_settings
+from ctxmodes.host import records
+from ctxmodes.host.runtime import AgentHost
+from ctxmodes.host.transcript import TranscriptPrinter
+
+API = "openai-completions"
+
+
+class _GatedServer(WireServer):
+    """Answers 503 first; the second answer waits until the retry has been shown, so a
+    retry record that arrived only with the reply would leave ``shown_in_time`` unset."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            [
+                Reply(
+                    json_error("upstream overloaded"), status=503, headers={"retry-after-ms": "1"}
+                ),
+                Reply(text_stream(API, "Recovered")),
+            ]
+        )
+        self.shown = threading.Event()
+        self.shown_in_time = False
+
+    def next_reply(self) -> Reply:
+        if len(self.requests) == 2:
+            self.shown_in_time = self.shown.wait(10)
+        return super().next_reply()
+
+
+def _config(directory: Path, base_url: str, *, max_retries: int) -> None:
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / ".ctxmodes.toml").write_text(
+        f"[retry.provider]\nmaxRetries = {max_retries}\n"
+        "[providers.loop]\n"
+        f'api = "{API}"\nbase_url = "{base_url}/v1"\napi_key = "sk-loopback-key"\n'
+        'models = [{ id = "m" }]\n'
+    )
+
+
+def test_a_transport_retry_is_recorded_and_printed_before_the_request_is_resent(
+    tmp_path: Path,
+) -> None:
+    with _GatedServer() as server:
+        _config(tmp_path, server.base_url, max_retries=2)
+        loaded = load_settings(
+            cwd=tmp_path,
+            environ={"CTXMODES_CONFIG_DIR": str(tmp_path / "user")},
+            cli={"model": "loop/m"},
+        )
+        host = AgentHost.from_settings(loaded.settings)
+        seen: list[Any] = []
+        printed = io.StringIO()
+        printer = TranscriptPrinter(printed)
+
+        def listen(record: Any) -> None:
+            seen.append(record)
+            printer(record)
+            if isinstance(record, records.TransportRetryScheduled):
+                server.shown.set()
+
+        host.subscribe(listen)
+        try:
+            host.start(host.create_session_manager(tmp_path / "project"))
+            host.session.submit("hi")
+        finally:
+            host.close()
+
+    assert server.shown_in_time
+    assert len(server.requests) == 2
+    (retry,) = [r for r in seen if isinstance(r, records.TransportRetryScheduled)]
+    assert (retry.attempt, retry.max_attempts, retry.delay_ms) == (1, 2, 1.0)
+    assert "503" in retry.error_message and "overloaded" in retry.error_message
+    assert "sk-loopback-key" not in retry.error_message
+    # One assistant message: the transport's retry is not a failed turn.
+    ended = [
+        r for r in seen if isinstance(r, records.MessageEnded) and r.message.role == "assistant"
+    ]
+    assert [m.message.stop_reason for m in ended] == ["stop"]
+    assert seen.index(retry) < seen.index(ended[0])
+    assert not [r for r in seen if isinstance(r, records.AutoRetryStarted)]
+    lines = printed.getvalue().splitlines()
+    retry_line = next(i for i, line in enumerate(lines) if line.startswith("[transport retry"))
+    assert lines[retry_line].startswith("[transport retry 1/2] in 0.001s after: ")
+    assert retry_line < next(i for i, line in enumerate(lines) if "Recovered" in line)
+
+
+def test_ctxmodes_run_prints_the_transport_retry(tmp_path: Path) -> None:
+    replies = [
+        Reply(json_error("upstream overloaded"), status=503, headers={"retry-after-ms": "1"}),
+        Reply(text_stream(API, "Recovered")),
+    ]
+    with WireServer(replies) as server:
+        _config(tmp_path, server.base_url, max_retries=1)
+        environment = dict(
+            os.environ,
+            PI_CODING_AGENT_DIR=str(tmp_path / "agent"),
+            CTXMODES_CONFIG_DIR=str(tmp_path / "user"),
+        )
+        for name in ("CTXMODES_MODE", "CTXMODES_MODEL"):
+            environment.pop(name, None)
+        result = subprocess.run(
+            [sys.executable, "-m", "ctxmodes", "run", "--model", "loop/m", "hi"],
+            capture_output=True,
+            text=True,
+            env=environment,
+            cwd=tmp_path,
+            timeout=120,
+            check=False,
+        )
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0] == "> hi"
+    assert lines[1].startswith("[transport retry 1/1] in 0.001s after: ")
+    assert "overloaded" in lines[1]
+    assert lines[-1].endswith("Recovered")
+    assert len(server.requests) == 2
