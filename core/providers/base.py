@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 from pydantic.alias_generators import to_camel
 
 from ctxmodes.abort import AbortSignal
@@ -103,18 +103,41 @@ class ProviderError(CtxmodesError):
     """A provider cannot serve requests at all (configuration, not a model error)."""
 
 
+#: How much a tool wants JSON-schema constrained sampling (Pi's ``constrainedSampling``).
+StrictSampling = Literal["prefer", "require"]
+
+
 class ToolSchema(BaseModel):
-    """A tool as the model sees it."""
+    """A tool as the model sees it.
+
+    :ivar strict_sampling: the tool asks for strict (JSON-schema constrained) sampling of its
+        arguments: ``prefer`` where the server and the schema allow it, ``require`` or fail
+        the request (:mod:`ctxmodes.providers.strict_schema`). A tool declares it with an
+        optional ``strict_sampling`` attribute.
+    """
 
     model_config = ConfigDict(frozen=True)
 
     name: str
     description: str
     parameters: dict[str, Any]
+    strict_sampling: StrictSampling | None = None
+
+    @model_serializer(mode="wrap")
+    def _omit_unset_sampling(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        dumped: dict[str, Any] = handler(self)
+        if dumped.get("strict_sampling") is None:
+            dumped.pop("strict_sampling", None)
+        return dumped
 
     @classmethod
     def from_tool(cls, tool: Tool) -> ToolSchema:
-        return cls(name=tool.name, description=tool.description, parameters=tool.parameters)
+        return cls(
+            name=tool.name,
+            description=tool.description,
+            parameters=tool.parameters,
+            strict_sampling=getattr(tool, "strict_sampling", None),
+        )
 
 
 class NamespaceToolSchema(BaseModel):

@@ -18,6 +18,7 @@ from ctxmodes.providers.jsvalues import (
     short_hash,
     stringify,
 )
+from ctxmodes.providers.strict_schema import resolve_strict, tool_parameters
 from ctxmodes.providers.transform import transform_messages
 from ctxmodes.providers.wire import ArgumentBuffer, Emit, WireError, WireEvent, calculate_cost
 
@@ -288,16 +289,20 @@ def convert_messages(
 
 
 def convert_tools(tools: list[dict[str, Any]], compat: dict[str, Any]) -> list[dict[str, Any]]:
-    """Plain function tools; a namespace's tools are offered as plain functions."""
+    """Plain function tools, strict where a tool asks for it and the server has strict mode
+    (:mod:`~ctxmodes.providers.strict_schema`); a namespace's tools are offered as plain
+    functions."""
+    supports_strict = compat["supportsStrictMode"] is not False
     converted = []
     for tool in _flatten(tools):
+        strict = resolve_strict(tool, supports_strict)
         function: dict[str, Any] = {
             "name": tool["name"],
             "description": tool["description"],
-            "parameters": tool["parameters"],
+            "parameters": tool_parameters(tool, strict),
         }
-        if compat["supportsStrictMode"] is not False:
-            function["strict"] = False
+        if supports_strict:
+            function["strict"] = bool(strict)
         converted.append({"type": "function", "function": function})
     return converted
 

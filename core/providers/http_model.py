@@ -77,7 +77,14 @@ def _tool(tool: ToolSchema | NamespaceToolSchema) -> dict[str, Any]:
             "description": tool.description,
             "tools": [_tool(inner) for inner in tool.tools],
         }
-    return {"name": tool.name, "description": tool.description, "parameters": tool.parameters}
+    converted: dict[str, Any] = {
+        "name": tool.name,
+        "description": tool.description,
+        "parameters": tool.parameters,
+    }
+    if tool.strict_sampling is not None:
+        converted["constrainedSampling"] = {"type": "json_schema", "strict": tool.strict_sampling}
+    return converted
 
 
 def _message(message: Any) -> dict[str, Any]:

@@ -21,6 +21,7 @@ from ctxmodes.providers.jsvalues import (
     short_hash,
     stringify,
 )
+from ctxmodes.providers.strict_schema import resolve_strict, tool_parameters
 from ctxmodes.providers.transform import transform_messages
 from ctxmodes.providers.wire import (
     ArgumentBuffer,
@@ -223,12 +224,14 @@ def _assistant_items(
             yield call
 
 
-def _function_tool(tool: dict[str, Any], strict: bool | None, with_strict: bool) -> dict[str, Any]:
+def _function_tool(tool: dict[str, Any], default: bool | None, with_strict: bool) -> dict[str, Any]:
+    constrained = resolve_strict(tool, with_strict)
+    strict = default if constrained is None else constrained
     converted: dict[str, Any] = {
         "type": "function",
         "name": tool["name"],
         "description": tool["description"],
-        "parameters": tool["parameters"],
+        "parameters": tool_parameters(tool, strict),
     }
     if with_strict:
         converted["strict"] = strict
@@ -238,7 +241,9 @@ def _function_tool(tool: dict[str, Any], strict: bool | None, with_strict: bool)
 def convert_tools(
     tools: list[dict[str, Any]], *, strict: bool | None = False, supports_strict: bool = True
 ) -> list[dict[str, Any]]:
-    """Function tools (``strict`` as Pi sets it), and namespaces of function tools.
+    """Function tools (``strict`` as Pi sets it: ``strict`` unless the tool asks for
+    constrained sampling, :mod:`~ctxmodes.providers.strict_schema`), and namespaces of
+    function tools.
 
     A context tool with a ``tools`` list is a namespace (``{"type": "namespace", …}``): Pi
     cannot send those; ctxmodes does, on endpoints that accept them.

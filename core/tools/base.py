@@ -93,7 +93,12 @@ class ToolContext:
 
 @runtime_checkable
 class Tool(Protocol):
-    """A tool the model can call."""
+    """A tool the model can call.
+
+    A tool may also have a ``strict_sampling`` attribute (``"prefer"`` or ``"require"``) to
+    ask for strict, schema-constrained arguments where the model's server offers them
+    (:class:`ctxmodes.providers.base.ToolSchema`).
+    """
 
     @property
     def name(self) -> str:

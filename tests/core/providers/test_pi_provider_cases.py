@@ -4,13 +4,18 @@ Each case is served by the oracle's own canned server (``provider_oracle.mjs --s
 our transport receives the bytes Pi received; what it sent (method, path, Pi's headers, the
 JSON body) and what it produced (events and the final message) must equal Pi's recorded
 output in ``NAME.expected.json``. Cases come from ``$PI_PROVIDER_CASES`` (default
-``../shared/pi-oracle/provider-cases``), so any directory in that format can be judged.
+``../shared/pi-oracle/provider-cases``), so any directory in that format can be judged, and
+from ``cases/`` beside this file: the project's own cases (Chat Completions compat flags,
+strict tools), whose expected files the real Pi wrote (``provider_oracle.mjs --update``) and
+which :func:`test_own_cases_are_what_the_real_pi_produces` checks again against Pi.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import json
+import os
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -40,13 +45,20 @@ DELIBERATE = {
 PI_USER_AGENT = "pi (<platform> <release>; <arch>)"
 
 _DIR = cases_dir()
-_NAMES = case_names(_DIR) if _DIR is not None and _DIR.is_dir() else []
+#: The project's own cases, in the oracle's format.
+OWN_CASES = Path(__file__).parent / "cases"
+#: Each case name and the directory holding it.
+_WHERE: dict[str, Path] = {
+    **({name: _DIR for name in case_names(_DIR)} if _DIR is not None and _DIR.is_dir() else {}),
+    **{name: OWN_CASES for name in case_names(OWN_CASES)},
+}
+_NAMES = sorted(_WHERE)
 
 
 def _load(name: str) -> tuple[dict[str, Any], dict[str, Any]]:
-    assert _DIR is not None
-    case = json.loads((_DIR / f"{name}.json").read_text())
-    expected = json.loads((_DIR / f"{name}.expected.json").read_text())
+    directory = _WHERE[name]
+    case = json.loads((directory / f"{name}.json").read_text())
+    expected = json.loads((directory / f"{name}.expected.json").read_text())
     return case, expected
 
 
@@ -70,14 +82,29 @@ def _as_sent(request: dict[str, Any]) -> dict[str, Any]:
 
 def _run(name: str) -> Any:
     pi = require_pi()
-    assert _DIR is not None
-    return run_case(require_node(), pi.oracle, _DIR, name)
+    return run_case(require_node(), pi.oracle, _WHERE[name], name)
 
 
 def test_cases_are_found() -> None:
+    assert case_names(OWN_CASES), f"no cases in {OWN_CASES}"
     if _DIR is None or not _DIR.is_dir():
-        pytest.skip("provider cases not found: set PI_PROVIDER_CASES")
-    assert _NAMES, f"no cases in {_DIR}"
+        pytest.skip("the oracle's provider cases not found: set PI_PROVIDER_CASES")
+    assert set(case_names(_DIR)) <= set(_NAMES)
+
+
+def test_own_cases_are_what_the_real_pi_produces() -> None:
+    """The expected files of the project's cases are the real Pi's output, byte for byte."""
+    pi = require_pi()
+    checked = subprocess.run(
+        [require_node(), str(pi.oracle / "provider_oracle.mjs"), "--check", str(OWN_CASES)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PI_NODE_MODULES": str(pi_node_modules())},
+        timeout=300,
+        check=False,
+    )
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert f"{len(case_names(OWN_CASES))} passed, 0 failed" in checked.stdout
 
 
 @pytest.mark.parametrize("name", [name for name in _NAMES if name not in DELIBERATE])
