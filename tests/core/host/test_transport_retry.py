@@ -86,7 +86,8 @@ def test_a_transport_retry_is_recorded_and_printed_before_the_request_is_resent(
     assert len(server.requests) == 2
     (retry,) = [r for r in seen if isinstance(r, records.TransportRetryScheduled)]
     assert (retry.attempt, retry.max_attempts, retry.delay_ms) == (1, 2, 1.0)
-    assert "503" in retry.error_message and "overloaded" in retry.error_message
+    assert retry.error_message.startswith("503")
+    assert "overloaded" in retry.error_message
     assert "sk-loopback-key" not in retry.error_message
     # One assistant message: the transport's retry is not a failed turn.
     ended = [

@@ -49,8 +49,8 @@ _DIR = cases_dir()
 OWN_CASES = Path(__file__).parent / "cases"
 #: Each case name and the directory holding it.
 _WHERE: dict[str, Path] = {
-    **({name: _DIR for name in case_names(_DIR)} if _DIR is not None and _DIR.is_dir() else {}),
-    **{name: OWN_CASES for name in case_names(OWN_CASES)},
+    **(dict.fromkeys(case_names(_DIR), _DIR) if _DIR is not None and _DIR.is_dir() else {}),
+    **dict.fromkeys(case_names(OWN_CASES), OWN_CASES),
 }
 _NAMES = sorted(_WHERE)
 
