@@ -7,20 +7,6 @@ from ctxmodes.config_sources import read_plugin_lists
 from ctxmodes.errors import ConfigError
 
 
-@pytest.fixture
-def user_dir(tmp_path):
-    directory = tmp_path / "user"
-    directory.mkdir()
-    return directory
-
-
-@pytest.fixture
-def project(tmp_path):
-    directory = tmp_path / "project"
-    directory.mkdir()
-    return directory
-
-
 def environ(user_dir):
     return {"CTXMODES_CONFIG_DIR": str(user_dir)}
 
