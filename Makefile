@@ -10,7 +10,7 @@ PI_DIR := .pi
 CODEX_CLIENT ?= ../shared/codex-client
 CODEX_DIR := .codex-cli
 
-.PHONY: demo test lint typecheck pytest pi codex-cli bench clean
+.PHONY: demo test lint typecheck pytest pi codex-cli tools bench clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11) and "ctxmodes needs Python >= 3.11")'
@@ -48,6 +48,17 @@ $(CODEX_DIR)/node_modules/.installed: $(wildcard $(CODEX_CLIENT)/npm/package-loc
 
 codex-cli: $(CODEX_DIR)/node_modules/.installed
 
+# Debian's Chromium with its matching driver renders the export page in the tests, and tmux
+# runs the interactive session end to end. Installed with apt when absent (as root);
+# elsewhere those tests skip and say why.
+SYSTEM_TOOLS := chromium chromedriver tmux
+tools:
+	@missing=""; for tool in $(SYSTEM_TOOLS); do command -v $$tool >/dev/null 2>&1 || missing="$$missing $$tool"; done; \
+	if [ -z "$$missing" ]; then :; \
+	elif command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
+		apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium chromium-driver tmux; \
+	else echo "missing:$$missing (install chromium, chromium-driver and tmux): those tests will be skipped"; fi
+
 demo: $(STAMP)
 	$(BIN)/ctxmodes demo
 
@@ -58,7 +69,7 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy -p ctxmodes -p ctxmodes_off -p ctxmodes_local -p ctxmodes_tree -p ctxmodes_remote
 
-pytest: $(STAMP) pi codex-cli
+pytest: $(STAMP) pi codex-cli tools
 	$(BIN)/pytest -q
 
 test: lint typecheck pytest

@@ -23,6 +23,7 @@ BENCHMARKS = (
     "long_sessions.py",
     "provider_streams.py",
     "service.py",
+    "terminal.py",
 )
 
 

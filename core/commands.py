@@ -69,8 +69,15 @@ CommandHandler = Callable[[str, CommandContext], None]
 
 @dataclass(frozen=True, slots=True)
 class Command:
-    """A registered slash command; ``name`` is given without the leading slash."""
+    """A registered slash command; ``name`` is given without the leading slash.
+
+    :ivar arguments: a hint shown after the name while typing it (``"[instructions]"``).
+    :ivar while_streaming: the command may run while the agent works; an interactive
+        session refuses the others until the run is over (keeping the typed text).
+    """
 
     name: str
     description: str
     handler: CommandHandler
+    arguments: str = ""
+    while_streaming: bool = False

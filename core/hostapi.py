@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias, runtime_checkable
 
 if TYPE_CHECKING:
     from ctxmodes.providers.base import ModelInfo, Provider
@@ -71,6 +71,17 @@ class UserInterface(Protocol):
 
     def set_editor_text(self, text: str) -> None:
         """Replace the text being composed."""
+
+
+@runtime_checkable
+class StatusLine(Protocol):
+    """A user interface with a status line plugins may write to (the terminal's footer).
+
+    Not every interface has one: check with ``isinstance(session.ui, StatusLine)``.
+    """
+
+    def set_status(self, key: str, text: str | None) -> None:
+        """Show ``text`` in the slot ``key`` (one per plugin); ``None`` clears it."""
 
 
 @dataclass(frozen=True, slots=True)

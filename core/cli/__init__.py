@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
 # Order here is the order in ``--help``.
 COMMAND_MODULES: tuple[str, ...] = (
+    "ctxmodes.cli.chat_cmd",
     "ctxmodes.cli.run_cmd",
     "ctxmodes.cli.modes_cmd",
     "ctxmodes.cli.models_cmd",
@@ -129,6 +130,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     args = parser.parse_args(arguments)
     handler = getattr(args, "handler", None)
+    if handler is None and args.command is None and sys.stdin.isatty() and sys.stdout.isatty():
+        # `ctxmodes` alone on a terminal is the interactive session.
+        from ctxmodes.cli.chat_cmd import default_args
+        from ctxmodes.cli.chat_cmd import run as chat
+
+        args, handler = default_args(), chat
     if handler is None:
         parser.print_help()
         return 2

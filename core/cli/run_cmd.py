@@ -12,7 +12,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from ctxmodes.cli.options import add_mode_option, cli_overrides
+from ctxmodes.cli.options import add_mode_option, agent_settings
 
 
 def register(subparsers: Any) -> None:
@@ -56,8 +56,6 @@ def run(args: argparse.Namespace) -> int:
     import sys
 
     from ctxmodes.cli.session_warnings import warn_about_session
-    from ctxmodes.config import load_settings
-    from ctxmodes.errors import CtxmodesError
     from ctxmodes.host.failures import FailureWatch
     from ctxmodes.host.runtime import AgentHost
     from ctxmodes.host.trace import RequestTrace
@@ -65,12 +63,7 @@ def run(args: argparse.Namespace) -> int:
     from ctxmodes.session.manager import SessionManager
     from ctxmodes.ui import HeadlessUI
 
-    cwd = (args.cwd if args.cwd is not None else Path.cwd()).resolve()
-    if not cwd.is_dir():
-        raise CtxmodesError(f"no such directory: {cwd}")
-    settings = load_settings(cwd=cwd, cli=cli_overrides(args)).settings
-    if not settings.model:
-        raise CtxmodesError("no model configured: pass --model scripted:FILE or set CTXMODES_MODEL")
+    cwd, settings = agent_settings(args)
     ui = HeadlessUI(echo=sys.stdout)
     host = AgentHost.from_settings(settings, ui=ui)
     failures = FailureWatch(ui)

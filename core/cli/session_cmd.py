@@ -3,6 +3,8 @@
 * ``session list [--all] [--cwd DIR] [--json]`` lists the sessions Pi keeps for a working
   directory (or for every project), most recently active first.
 * ``session show FILE`` draws the session tree (ids, entry types, labels, the active path).
+* ``session export FILE [-o OUT.html]`` writes one self-contained HTML page of the session
+  (see :mod:`ctxmodes.export`).
 * ``session context FILE [--at ID|null] [--json] [--llm]`` prints what the model sees at the
   leaf, at entry ``ID``, or (``null``) before the first entry. ``--json`` prints the same
   object Pi's oracle script ``check_open.mjs`` reports for that position.
@@ -55,6 +57,14 @@ def register(subparsers: Any) -> None:
     )
     _add_strict(context)
     context.set_defaults(handler=run_context)
+
+    export = actions.add_parser("export", help="write the session as a self-contained HTML page")
+    export.add_argument("file", help="session file (.jsonl)")
+    export.add_argument(
+        "-o", "--output", metavar="OUT", help="the page to write (default: FILE with .html)"
+    )
+    _add_strict(export)
+    export.set_defaults(handler=run_export)
 
 
 def run_list(args: argparse.Namespace) -> int:
@@ -118,6 +128,26 @@ def run_show(args: argparse.Namespace) -> int:
             soft_wrap=True,
         )
         console.print(render_tree(manager))
+    return 0
+
+
+def run_export(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from ctxmodes.errors import CtxmodesError
+    from ctxmodes.export import render_html
+
+    source = Path(args.file)
+    target = Path(args.output) if args.output else source.with_suffix(".html")
+    if target.resolve() == source.resolve():
+        raise CtxmodesError(f"{target}: refusing to overwrite the session file")
+    with _open(args.file, args.strict) as manager:
+        page = render_html(manager, source.name)
+    try:
+        target.write_text(page, encoding="utf-8")
+    except OSError as exc:
+        raise CtxmodesError(f"cannot write {target}: {exc.strerror or exc}") from None
+    print(target)
     return 0
 
 

@@ -124,12 +124,12 @@ def mode(args: str, context: CommandContext) -> None:
 
 
 BUILTIN_COMMANDS: tuple[Command, ...] = (
-    Command("compact", "Summarize older messages to free context", compact),
-    Command("tree", "Move to another entry of the session tree", tree),
+    Command("compact", "Summarize older messages to free context", compact, "[instructions]"),
+    Command("tree", "Move to another entry of the session tree", tree, "<entry-id> [--summarize]"),
     Command("new", "Start a new session", new),
-    Command("resume", "Continue a stored session, or list them", resume),
-    Command("fork", "Continue in a new session from an entry", fork),
-    Command("mode", "Show or switch the context-management mode", mode),
+    Command("resume", "Continue a stored session, or list them", resume, "[FILE]"),
+    Command("fork", "Continue in a new session from an entry", fork, "[ENTRY]"),
+    Command("mode", "Show or switch the context-management mode", mode, "[NAME]"),
 )
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -31,7 +32,7 @@ class CommandTable:
             while f"{name}:{suffix}" in self._commands:
                 suffix += 1
             name = f"{name}:{suffix}"
-        registered = Command(name=name, description=command.description, handler=command.handler)
+        registered = dataclasses.replace(command, name=name)
         self._commands[name] = registered
         return registered
 

@@ -43,6 +43,8 @@ from ctxmodes.session.models import (
     AssistantMessage,
     CompactionEntry,
     CustomMessage,
+    SessionEntry,
+    ThinkingLevelChangeEntry,
     ToolResultMessage,
     UserMessage,
 )
@@ -112,6 +114,11 @@ class SessionCore:
         #: Set by ``abort()``: the current top-level run must not continue automatically.
         self.abort_requested = False
         self.rebuild_messages()
+        #: The thinking level requests ask for, as Pi's agent state holds it: the active
+        #: branch's level when the session opens, then every level recorded since (``/thinking``
+        #: or a plugin appending a ``thinking_level_change``); a navigation keeps it.
+        self.thinking_level = manager.build_session_context().thinking_level
+        self.stop_following_levels = manager.subscribe(self._follow_thinking_level)
 
     # ------------------------------------------------------------------ basics
 
@@ -139,6 +146,10 @@ class SessionCore:
             _log.exception("plugin failed in %s", name)
             self.ui.notify(f"plugin error in {name}: {exc}", "error")
             return None
+
+    def _follow_thinking_level(self, entry: SessionEntry) -> None:
+        if isinstance(entry, ThinkingLevelChangeEntry):
+            self.thinking_level = entry.thinking_level
 
     def rebuild_messages(self) -> None:
         """Re-read the context at the leaf (after the branch changed under the run)."""
@@ -241,7 +252,7 @@ class SessionCore:
         assert self.provider is not None
         reasoning: str | None = None
         if purpose == "compaction" and self.provider.info.capabilities.reasoning:
-            level = self.manager.build_session_context().thinking_level
+            level = self.thinking_level
             reasoning = level if level and level != "off" else None
         return ProviderSummarizer(
             self.provider, signal, purpose, self.emit, reasoning, retry=self.options.retry

@@ -7,6 +7,11 @@ motion is over. Work requested while a driver exists — a hook asking for a new
 the driver starts it, in request order, once its current work returned. Only the driver's
 thread may start work directly; any other thread gets :class:`SessionBusyError` (or defers).
 
+A UI that must never block (a terminal session) names a **hand-off**
+(:meth:`Lifecycle.set_handoff`): work that would otherwise start on a thread that does not
+drive the session is passed to it instead (typically a worker thread), and counts as
+deferred until that thread has taken it.
+
 Idleness follows Pi: a session is idle when no run is active and no compaction or branch
 summary is in progress. A driver may be idle (inside ``ctx_agent_settled``, between queued
 runs); :meth:`Lifecycle.wait_until_released` waits for the driver to finish everything.
@@ -24,6 +29,8 @@ from ctxmodes.host.errors import SessionBusyError
 
 Activity = Literal["compaction", "branch_summary"]
 DeferredStart = Callable[[], None]
+#: Runs a start on another thread, later (see :meth:`Lifecycle.set_handoff`).
+Handoff = Callable[[DeferredStart], None]
 
 
 class Lifecycle:
@@ -35,6 +42,8 @@ class Lifecycle:
         self._starts: deque[DeferredStart] = deque()
         self._run_active = False
         self._activity: Activity | None = None
+        self._handoff: Handoff | None = None
+        self._handed_off = 0
 
     # ------------------------------------------------------------------ state
 
@@ -59,8 +68,22 @@ class Lifecycle:
         return self._driver is not None
 
     def has_deferred(self) -> bool:
-        """True while a deferred start waits for the driver."""
-        return bool(self._starts)
+        """True while a deferred start waits for the driver (or for the hand-off thread)."""
+        return bool(self._starts) or self._handed_off > 0
+
+    def set_handoff(self, handoff: Handoff | None) -> None:
+        """Pass work that would start on a non-driving thread to ``handoff`` instead.
+
+        ``handoff(start)`` must return at once and call ``start()`` later on one thread, in
+        the order received; ``start`` then drives the session on that thread (or defers to
+        whoever drives by then). ``None`` restores running on the caller's thread.
+        """
+        with self._changed:
+            self._handoff = handoff
+
+    def hands_off(self) -> bool:
+        """True when new work from a thread that does not drive is handed off."""
+        return self._handoff is not None and self._driver is None
 
     # ------------------------------------------------------------------ driving
 
@@ -105,6 +128,26 @@ class Lifecycle:
         drives until everything it set in motion is done); otherwise leave it to the driver,
         which runs it after its current work."""
         with self._changed:
+            if self._driver is not None:
+                self._starts.append(start)
+                return
+            handoff = self._handoff
+            if handoff is None:
+                self._driver = threading.get_ident()
+            else:
+                self._handed_off += 1
+        if handoff is not None:
+            handoff(lambda: self._take_handed_off(start))
+            return
+        try:
+            start()
+            self._run_deferred()
+        finally:
+            self._release()
+
+    def _take_handed_off(self, start: DeferredStart) -> None:
+        with self._changed:
+            self._handed_off -= 1
             if self._driver is not None:
                 self._starts.append(start)
                 return
@@ -186,4 +229,6 @@ class Lifecycle:
                         "cannot wait for the session to become idle from inside its own run"
                     )
                 return True
-            return self._changed.wait_for(lambda: self._driver is None, timeout)
+            return self._changed.wait_for(
+                lambda: self._driver is None and self._handed_off == 0, timeout
+            )

@@ -229,7 +229,8 @@ class RunLoop:
             messages=shape_messages(convert_to_llm(projection.messages), core.now_ms),
             tools=[ToolSchema.from_tool(tool) for tool in core.tools.values()],
             session_id=core.manager.session_id,
-            reasoning=core.options.thinking_level,
+            # As Pi's agent loop: the live level, and no level at all for "off".
+            reasoning=None if core.thinking_level == "off" else core.thinking_level,
         )
         event = ProviderRequestEvent(
             request=request,

@@ -15,6 +15,7 @@ same :class:`~ctxmodes.session.ids.IdentitySource` as the store it replaces.
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -226,6 +227,23 @@ class AgentHost:
             session.call_hook(
                 HookRelay.for_plugin(self._pm, session, plugin).session_start, "reload"
             )
+
+    def switch_model(self, provider: Provider) -> None:
+        """Use ``provider`` for the current session from its next request on (see
+        :meth:`AgentSession.set_provider`) and for later sessions; the previous provider is
+        closed."""
+        with self._lock:
+            self.session.set_provider(provider)
+            previous, self._provider = self._provider, provider
+            if previous is not None and previous is not provider:
+                previous.close()
+
+    def set_thinking_level(self, level: str) -> None:
+        """Change the current session's thinking level (see
+        :meth:`AgentSession.set_thinking_level`); later sessions start with it too."""
+        with self._lock:
+            self.session.set_thinking_level(level)
+            self._options = dataclasses.replace(self._options, thinking_level=level)
 
     def close(self) -> None:
         """Shut the current session down (reason ``quit``) and release the model."""

@@ -23,8 +23,10 @@ Threads
 
 from __future__ import annotations
 
+import dataclasses
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, ParamSpec, TypeVar
@@ -39,6 +41,7 @@ from ctxmodes.host.command_table import CommandCall, CommandTable
 from ctxmodes.host.compactor import Compactor
 from ctxmodes.host.core import SessionCore
 from ctxmodes.host.errors import NoModelError, SessionBusyError
+from ctxmodes.host.lifecycle import Handoff
 from ctxmodes.host.listeners import Listeners
 from ctxmodes.host.navigation import SessionNavigation
 from ctxmodes.host.navigator import Navigator
@@ -58,6 +61,7 @@ from ctxmodes.hostapi import (
 from ctxmodes.session.models import (
     AgentMessage,
     AssistantMessage,
+    BashExecutionMessage,
     CompactionEntry,
     CustomMessage,
     ImageContent,
@@ -182,6 +186,10 @@ class AgentSession:
         life = self._core.life
         return life.has_driver() and not life.is_driver()
 
+    def has_pending_start(self) -> bool:
+        """True while work waits to start (deferred to the driver or handed off)."""
+        return self._core.life.has_deferred()
+
     def is_compacting(self) -> bool:
         """True while a compaction or a branch summary is in progress."""
         return self._core.life.activity is not None
@@ -254,6 +262,12 @@ class AgentSession:
     def subscribe(self, listener: Listener) -> Callable[[], None]:
         """Receive every lifecycle record (see :mod:`ctxmodes.host.records`)."""
         return self._core.listeners.subscribe(listener)
+
+    def set_handoff(self, handoff: Handoff | None) -> None:
+        """Run work started from threads that do not drive the session on another thread
+        (see :meth:`ctxmodes.host.lifecycle.Lifecycle.set_handoff`): :meth:`submit` then
+        never runs a prompt or command on the caller's thread."""
+        self._core.life.set_handoff(handoff)
 
     def wait_for_idle(self, timeout: float | None = None) -> bool:
         """Block until everything started has settled (False if ``timeout`` passed first).
@@ -340,6 +354,7 @@ class AgentSession:
         core = self._core
         core.hook(core.relay.session_shutdown, reason)
         core.emit(records.SessionShutdown(reason))
+        core.stop_following_levels()
         self._stale = True
 
     def _check_alive(self) -> None:
@@ -550,8 +565,11 @@ class AgentSession:
             core.emit(records.CommandInvoked(name, call.args, error))
 
         # A command runs on the caller's thread at once, even during a run elsewhere; when
-        # nothing drives the session it drives it, so the runs it starts happen afterwards.
-        if core.life.try_acquire():
+        # nothing drives the session it drives it, so the runs it starts happen afterwards
+        # (on the hand-off thread, when the session has one).
+        if core.life.hands_off():
+            core.life.run_or_defer(execute)
+        elif core.life.try_acquire():
             try:
                 execute()
             finally:
@@ -634,6 +652,61 @@ class AgentSession:
         if self._auto_compaction.after_answer(message):
             return True
         return core.queues.has_pending()
+
+    @contextmanager
+    def _idle(self, what: str) -> Iterator[SessionCore]:
+        """Drive the session for a change that needs it idle (``what`` names the change)."""
+        self._check_alive()
+        core = self._core
+        with core.life.drive(what):
+            if not core.life.is_idle():
+                raise SessionBusyError(f"Wait for the agent to finish before you {what}.")
+            yield core
+
+    def set_provider(self, provider: Provider) -> None:
+        """Send the next requests to ``provider`` and record the change (a ``model_change``
+        entry, as Pi's ``/model``); tools and the system prompt are collected again, since
+        plugins shape them by the model's capabilities.
+
+        :raises SessionBusyError: a run, compaction or navigation is in progress.
+        """
+        with self._idle("change the model") as core:
+            core.provider = provider
+            core.manager.append_model_change(provider.info.provider, provider.info.id)
+            self.refresh_registrations()
+
+    def set_thinking_level(self, level: str) -> None:
+        """Use thinking level ``level`` from the next request on and record it (a
+        ``thinking_level_change`` entry, as Pi's ``/thinking``); transports clamp it to what
+        the model supports.
+
+        :raises CtxmodesError: ``level`` is not one of Pi's levels.
+        :raises SessionBusyError: a run, compaction or navigation is in progress.
+        """
+        from ctxmodes.providers.catalog import THINKING_LEVELS
+
+        if level not in THINKING_LEVELS:
+            raise CtxmodesError(
+                f"unknown thinking level {level!r}; choose one of: {', '.join(THINKING_LEVELS)}"
+            )
+        with self._idle("change the thinking level") as core:
+            core.options = dataclasses.replace(core.options, thinking_level=level)
+            core.manager.append_thinking_level_change(level)
+
+    def record_shell_command(self, message: BashExecutionMessage) -> str:
+        """Record a shell command the user ran (``!cmd``; ``!!cmd`` with
+        ``exclude_from_context``) and its output, as Pi does: persisted, added to the
+        context (the model reads it with the next prompt unless excluded), seen by
+        listeners; no hook runs. Returns the entry id.
+
+        :raises SessionBusyError: a run, compaction or navigation is in progress.
+        """
+        with self._idle("run a shell command") as core:
+            core.emit(records.MessageStarted(message.role, message))
+            entry_id = core.manager.append_message(message)
+            core.messages.append(message)
+            core.emit(records.MessageEnded(message, entry_id))
+            return entry_id
 
     # ================================================================ compaction
 

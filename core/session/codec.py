@@ -110,6 +110,12 @@ def js_number(value: float) -> str:
     return sign + digits[0] + "." + digits[1:] + exponent_text
 
 
+def dumps_indented(value: Any) -> str:
+    """``JSON.stringify(value, null, 2)``: as :func:`dumps`, one line per member, indented by
+    two spaces per level."""
+    return orjson.dumps(_convert(value), option=orjson.OPT_INDENT_2).decode()
+
+
 def _shortest_digits(value: float) -> tuple[str, int]:
     """Shortest round-tripping decimal digits of a positive float and its point position."""
     text = repr(value)

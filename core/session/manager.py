@@ -40,6 +40,7 @@ from pydantic import BaseModel
 
 from ctxmodes.session import codec
 from ctxmodes.session import entries as make
+from ctxmodes.session.branch_path import BranchPath
 from ctxmodes.session.branching import branched_copy, copied_entries, copied_lines, whole_copy
 from ctxmodes.session.context import ContextBuilder, SessionContext, context_entry_indexes
 from ctxmodes.session.entries import Stamp, json_of
@@ -736,6 +737,16 @@ class SessionManager:
         """Ids from the root to ``from_id`` (default: the leaf); empty for an unknown id."""
         ids = self._table.ids
         return [ids[index] for index in self._branch_indexes(from_id)]
+
+    def get_branch_path(self, from_id: str) -> BranchPath:
+        """The ids of :meth:`get_branch_ids` as a :class:`BranchPath`: its length, membership,
+        positions and slices cost O(runs of consecutive lines), not O(entries), so a reader
+        can check a long chain without listing it."""
+        table = self._table
+        index = table.index_of(from_id)
+        return BranchPath(
+            table.ids, table.index_of, table.path_runs(index) if index is not None else []
+        )
 
     def get_parent_id(self, entry_id: str) -> str | None:
         """The ``parentId`` of the entry with this id as the session tree has it: ``None`` for

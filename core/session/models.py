@@ -29,6 +29,8 @@ from pydantic import (
 )
 from pydantic.alias_generators import to_camel
 
+from ctxmodes.session.entry_types import ENTRY_TYPES
+
 __all__ = [
     "AgentMessage",
     "AssistantMessage",
@@ -415,19 +417,7 @@ class UnknownEntry(PiModel):
     timestamp: Any = None
 
 
-_ENTRY_TYPES = frozenset(
-    {
-        "message",
-        "thinking_level_change",
-        "model_change",
-        "compaction",
-        "branch_summary",
-        "custom",
-        "custom_message",
-        "label",
-        "session_info",
-    }
-)
+_ENTRY_TYPES = frozenset(ENTRY_TYPES)
 
 
 def _entry_tag(value: Any) -> str:

@@ -43,6 +43,7 @@ import msgspec
 import orjson
 
 from ctxmodes.session import codec
+from ctxmodes.session.entry_types import ENTRY_TYPES
 from ctxmodes.session.errors import NotASessionError, SessionError
 from ctxmodes.session.jsvalues import js_truthy
 from ctxmodes.session.migrate import (
@@ -85,6 +86,15 @@ class _Head(msgspec.Struct, gc=False):
 
 _validate_head: Final = msgspec.json.Decoder(_Head).decode
 _HEAD_FIELDS: Final = attrgetter("type", "id", "parentId")
+# One shared string per entry type Pi writes: a decoder makes a new one per line (~56 bytes
+# each, 56 MB for a million entries), and equality with a shared string is an identity test.
+_SHARED_TYPES: Final = {name: name for name in ENTRY_TYPES}
+
+
+def _shared_type(value: Any) -> Any:
+    return _SHARED_TYPES.get(value, value) if type(value) is str else value
+
+
 # msgspec gives up on deep nesting with RecursionError rather than DecodeError; such a line is
 # left to the full decoder like any other line it rejects.
 _VALIDATION_FAILURES: Final = (msgspec.DecodeError, RecursionError)
@@ -189,6 +199,7 @@ class _Scanner:
         try:
             fields = _DECODED_FIELDS if decoded else _HEAD_FIELDS
             types, ids, parents = zip(*map(fields, heads), strict=True)
+            types = tuple(map(_SHARED_TYPES.get, types, types))  # TypeError: unhashable type
         except (KeyError, TypeError):
             return -1
         if "session" in types or set(map(type, ids)) != {str}:
@@ -266,7 +277,7 @@ class _Scanner:
                 if full is not None:
                     result.decoded[index] = full
                 result.ids.append(entry_id)
-                result.types.append(entry_type)
+                result.types.append(_shared_type(entry_type))
                 result.starts.append(offset)
                 result.ends.append(end)
             offset = end + 1
@@ -385,7 +396,7 @@ class _Scanner:
             result.decoded[index] = value
             self._add_parent(index, parent if type(parent) is str else None)
             result.ids.append(value["id"])
-            result.types.append(entry_type)
+            result.types.append(_shared_type(entry_type))
             result.starts.append(start)
             result.ends.append(end)
         result.skipped.sort(key=lambda skipped: skipped.line_number)

@@ -238,6 +238,13 @@ class EntryTable:
 
     def path_to(self, index: int) -> list[int]:
         """Indexes from the root to ``index`` (inclusive), following parent links."""
+        path: list[int] = []
+        for run in self.path_runs(index):
+            path.extend(run)
+        return path
+
+    def path_runs(self, index: int) -> list[range]:
+        """The path to ``index`` as runs of consecutive indexes, root first: O(runs)."""
         runs: list[range] = []
         breaks = self._breaks
         parents = self.parents
@@ -245,10 +252,8 @@ class EntryTable:
             start = breaks[bisect_right(breaks, index) - 1]
             runs.append(range(start, index + 1))
             index = parents[start]
-        path: list[int] = []
-        for run in reversed(runs):
-            path.extend(run)
-        return path
+        runs.reverse()
+        return runs
 
     def children_of(self, entry_id: str) -> list[int]:
         """Entries whose ``parentId`` is ``entry_id``, in file order (one per id, as Pi)."""

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import base64
 import errno
-import json
 import os
 import re
 from pathlib import Path
@@ -27,6 +26,7 @@ from urllib.request import url2pathname
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from ctxmodes.session import codec
 from ctxmodes.session.models import ImageContent, TextContent
 from ctxmodes.tools._images import SNIFF_BYTES, image_mime_type
 from ctxmodes.tools.base import ToolArguments, ToolContext, ToolError, ToolResult, TypedTool
@@ -38,6 +38,7 @@ from ctxmodes.tools.edit_match import (
 )
 from ctxmodes.tools.line_diff import display_diff, unified_patch
 from ctxmodes.tools.output import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size, truncate_head
+from ctxmodes.tools.pi_validation import ToolArgumentsInvalid, validate_arguments
 
 #: Images above this size are described instead of attached (providers reject huge images).
 MAX_IMAGE_BYTES = 5 * 1024 * 1024
@@ -198,32 +199,36 @@ class EditArguments(ToolArguments):
     @model_validator(mode="before")
     @classmethod
     def _accept_pi_shapes(cls, value: Any) -> Any:
-        """The argument shapes Pi accepts besides ``edits: [...]``.
+        return prepare_edit_arguments(value)
 
-        ``edits`` as a JSON string or a single object, and the older top-level
-        ``oldText``/``newText`` pair (appended to ``edits``), as Pi's ``prepareArguments``.
-        """
-        if not isinstance(value, dict):
-            return value
-        args = dict(value)
-        edits = args.get("edits")
-        if isinstance(edits, str):
-            try:
-                parsed = json.loads(edits)
-            except ValueError:
-                parsed = None
-            if isinstance(parsed, list):
-                args["edits"] = parsed
-            elif _is_single_edit(parsed):
-                args["edits"] = [parsed]
-        elif _is_single_edit(edits):
-            args["edits"] = [edits]
-        if isinstance(args.get("oldText"), str) and isinstance(args.get("newText"), str):
-            current = args.get("edits")
-            merged = list(current) if isinstance(current, list) else []
-            merged.append({"oldText": args.pop("oldText"), "newText": args.pop("newText")})
-            args["edits"] = merged
-        return args
+
+def prepare_edit_arguments(value: Any) -> Any:
+    """The argument shapes Pi accepts besides ``edits: [...]``, rewritten to it.
+
+    ``edits`` as a JSON string or a single object, and the older top-level
+    ``oldText``/``newText`` pair (appended to ``edits``), as Pi's ``prepareArguments``.
+    """
+    if not isinstance(value, dict):
+        return value
+    args = dict(value)
+    edits = args.get("edits")
+    if isinstance(edits, str):
+        try:
+            parsed = codec.loads(edits)
+        except ValueError:
+            parsed = None
+        if isinstance(parsed, list):
+            args["edits"] = parsed
+        elif _is_single_edit(parsed):
+            args["edits"] = [parsed]
+    elif _is_single_edit(edits):
+        args["edits"] = [edits]
+    if isinstance(args.get("oldText"), str) and isinstance(args.get("newText"), str):
+        current = args.get("edits")
+        merged = list(current) if isinstance(current, list) else []
+        merged.append({"oldText": args.pop("oldText"), "newText": args.pop("newText")})
+        args["edits"] = merged
+    return args
 
 
 def _is_single_edit(value: Any) -> bool:
@@ -245,6 +250,17 @@ class EditTool(TypedTool[EditArguments]):
 
     def __init__(self) -> None:
         super().__init__(EditArguments)
+
+    def execute(self, call_id: str, arguments: dict[str, Any], context: ToolContext) -> ToolResult:
+        # Pi checks the prepared arguments against the schema before the tool runs, with its
+        # own error text and conversions (a number where text belongs is its String()).
+        try:
+            checked = validate_arguments(
+                self.name, self.parameters, prepare_edit_arguments(arguments)
+            )
+        except ToolArgumentsInvalid as exc:
+            return ToolResult.error(str(exc))
+        return super().execute(call_id, checked, context)
 
     def run(self, args: EditArguments, context: ToolContext) -> ToolResult:
         if not args.edits:

@@ -12,11 +12,12 @@ Cost model. Nothing here reads an archive before a call needs it. An archive's i
 (what ``list_windows`` reports) comes from the session index alone when its entries are
 consecutive lines of the file, as a window's are unless it was branched inside: every
 ``message`` entry is an item and only custom messages are decoded, so a cold listing costs
-O(archives) slicing of index lists, whatever the session's length. Raw items are normalized
-into their own :class:`~ctxmodes.windows.window_log.WindowLog` only when a call reads or
-searches them, once per archive (cached by manifest entry id: entries are immutable, so a
-navigation back to a branch reuses what was built), reading the entries as stored without
-decoding models, and the finished log is packed for search.
+O(archives) slicing of index lists, whatever the session's length. A listing of a cold window
+reads its stored entries only as far as the page it shows. Raw items are normalized into their
+own :class:`~ctxmodes.windows.window_log.WindowLog` only when a call searches them, reads one
+by id, or has taken them all once, once per archive (cached by manifest entry id: entries
+are immutable, so a navigation back to a branch reuses what was built), reading the entries
+as stored without decoding models, and the finished log is packed for search.
 
 Raw items are bounded per archive by :class:`~ctxmodes_tree.traversal.ArchiveLimits`: the
 newest ``max_items`` entries, and of those the newest whose lines span at most ``max_bytes``
@@ -70,7 +71,7 @@ class ArchivedWindow:
     normalizes that window.
     """
 
-    __slots__ = ("_archive", "_graph", "_kept", "_limits", "_raw", "_summary")
+    __slots__ = ("_archive", "_graph", "_kept", "_limits", "_raw", "_streamed_whole", "_summary")
 
     def __init__(
         self, archive: VerifiedArchive, graph: ArchiveStore, limits: ArchiveLimits
@@ -80,6 +81,7 @@ class ArchivedWindow:
         self._limits = limits
         self._kept: _Kept | None = None
         self._raw: LogWindow | None = None
+        self._streamed_whole = False
         self._summary = HistoryItem(
             window_id=archive.window_id,
             item_id=archive.summary.id,
@@ -120,9 +122,35 @@ class ArchivedWindow:
         if not reverse and summary_wanted:
             yield self._summary
         if item_filter.summary is not True:
-            yield from self.raw.select(item_filter, reverse=reverse)
+            if self._raw is None and not self._streamed_whole and not item_filter.query:
+                yield from self._stream(item_filter, reverse)
+            else:
+                yield from self.raw.select(item_filter, reverse=reverse)
         if reverse and summary_wanted:
             yield self._summary
+
+    def _stream(self, item_filter: ItemFilter, reverse: bool) -> Iterator[HistoryItem]:
+        """The raw items straight from the stored entries, read only as far as the caller
+        takes them: a page of a cold window costs its own entries, not the window's. A
+        caller that takes them all has paid for the log, so the next selection builds it."""
+        entry_ids = self._kept_entries().entry_ids
+        window_id = self._archive.window_id
+        for entry_id in reversed(entry_ids) if reverse else entry_ids:
+            entry = self._graph.get_entry_json(entry_id)
+            fields = stored_item(entry) if entry is not None else None
+            if fields is None:
+                continue
+            item = HistoryItem(
+                window_id=window_id,
+                item_id=fields.item_id,
+                role=fields.role,
+                content=fields.content,
+                tool_name=fields.tool_name,
+                tool_namespace=fields.tool_namespace,
+            )
+            if item_filter.accepts(item):
+                yield item
+        self._streamed_whole = True
 
     def find_item(self, item_id: str) -> HistoryItem | None:
         # Exact ids first, then the first item (in window order) whose id ends with item_id.

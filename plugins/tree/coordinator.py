@@ -330,7 +330,12 @@ class RolloverCoordinator:
         held = self._release_held()
         ui = self._session.ui
         if navigation is not None or held:
-            saved = navigation.saved_editor_text if navigation is not None else ui.get_editor_text()
+            # What the navigation put in the editor (the target's text) gives way to what the
+            # user was composing; anything typed since the rollover began is kept.
+            saved = ui.get_editor_text()
+            target_text = navigation.target_text if navigation is not None else None
+            if navigation is not None and target_text is not None and saved == target_text:
+                saved = navigation.saved_editor_text
             ui.set_editor_text("\n\n".join(text for text in (saved, *held) if text))
         if reason is not None:
             ui.notify(FAILURE_PREFIX + reason, "error")

@@ -15,9 +15,11 @@ Any failure makes that one archive unavailable, and nothing beyond the failing p
 read, so a forged or damaged manifest cannot make Tree read arbitrary entries. The chain is
 read from the session's parent index (:class:`EntryGraph`), which decodes no entry and is
 acyclic by construction (the store cuts parent cycles when it indexes a file); only the
-summary and, for a root base, the first entry of the chain are decoded. Lookups resolve
-against every entry of the session, not only the active branch: archived windows are side
-branches by design.
+summary and, for a root base, the first entry of the chain are decoded. The chain is held
+as runs of consecutive lines (:meth:`EntryGraph.get_branch_path`), so verifying an archive
+costs O(runs), not O(entries), however long the window it archived. Lookups resolve against
+every entry of the session, not only the active branch: archived windows are side branches
+by design.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Protocol
 
+from ctxmodes.session.branch_path import BranchPath
 from ctxmodes.session.models import BranchSummaryEntry, CustomEntry, SessionEntry
 from ctxmodes.windows import StoredEntry
 
@@ -47,6 +50,11 @@ class EntryGraph(Protocol):
     def get_branch_ids(self, from_id: str | None = None) -> Sequence[str]:
         """Ids from the root to ``from_id``, following parent links, without decoding
         entries; empty when ``from_id`` is unknown. A missing parent ends the chain."""
+        ...
+
+    def get_branch_path(self, from_id: str) -> BranchPath:
+        """The same ids as a :class:`~ctxmodes.session.branch_path.BranchPath`, whose length,
+        membership and slices cost O(runs of consecutive lines), not O(entries)."""
         ...
 
     def get_parent_id(self, entry_id: str) -> str | None:
@@ -83,13 +91,15 @@ class ArchiveRejection(StrEnum):
 class VerifiedArchive:
     """An archive whose manifest, summary and archived path all check out.
 
-    :param entry_ids: the archived interval, oldest first, branch base excluded.
+    :param entry_ids: the archived interval, oldest first, branch base excluded (a
+        :class:`~ctxmodes.session.branch_path.BranchPath`: holding it costs nothing per
+        entry).
     """
 
     manifest_entry_id: str
     manifest: TreeArchiveManifest
     summary: BranchSummaryEntry
-    entry_ids: tuple[str, ...]
+    entry_ids: Sequence[str]
 
     @property
     def window_id(self) -> str:
@@ -127,20 +137,19 @@ def verify_archive(
     interval = _archived_interval(manifest, graph, limits.max_depth)
     if isinstance(interval, ArchiveRejection):
         return interval
-    own = {manifest.summary_entry_id, manifest_entry.id}
-    if not own.isdisjoint(interval):
+    if manifest.summary_entry_id in interval or manifest_entry.id in interval:
         # The archive would contain itself: its summary and manifest sit below the base.
         return ArchiveRejection.CYCLE
     if manifest.boundary_entry_id not in interval:
         return ArchiveRejection.NO_BOUNDARY
-    return VerifiedArchive(manifest_entry.id, manifest, summary, tuple(interval))
+    return VerifiedArchive(manifest_entry.id, manifest, summary, interval)
 
 
 def _archived_interval(
     manifest: TreeArchiveManifest, graph: EntryGraph, max_depth: int
 ) -> Sequence[str] | ArchiveRejection:
     """The entries after the branch base up to the archived leaf, oldest first."""
-    chain = graph.get_branch_ids(manifest.archived_leaf_id)
+    chain = graph.get_branch_path(manifest.archived_leaf_id)
     if not chain:
         return ArchiveRejection.MISSING_PARENT
     base = manifest.branch_base_id
@@ -148,11 +157,10 @@ def _archived_interval(
         if len(chain) > max_depth:
             return ArchiveRejection.TOO_DEEP
         return chain if _is_true_root(chain[0], graph) else _why_cut(chain[0], graph)
-    # A path never repeats an id (links resolve by id, to one entry), so one C-level search
-    # finds the base however long the path is.
-    try:
-        position = chain.index(base)
-    except ValueError:
+    # A path never repeats an id (links resolve by id, to one entry), and the path's runs
+    # of consecutive lines place the base without listing the path.
+    position = chain.position(base)
+    if position is None:
         return _why_cut(chain[0], graph)
     if len(chain) - 1 - position > max_depth:
         return ArchiveRejection.TOO_DEEP

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-#: What no help text needs: validation, the wire, the terminal UI, the service, the kit.
+#: What no help text needs: validation, the wire, the terminal UI and its export, the
+#: embedding API, the service, the kit.
 HEAVY_MODULES = (
     "pydantic",
     "pydantic_core",
@@ -23,6 +24,11 @@ HEAVY_MODULES = (
     "cryptography",
     "prompt_toolkit",
     "rich",
+    "jinja2",
+    "markdown_it",
+    "ctxmodes.sdk",
+    "ctxmodes.tui",
+    "ctxmodes.export",
     "aiohttp",
     "prometheus_client",
     "psycopg",

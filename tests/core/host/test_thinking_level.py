@@ -11,6 +11,7 @@ from ctxmodes.compaction import CompactionSettings
 from ctxmodes.host import records
 from ctxmodes.host.options import HostOptions
 from ctxmodes.host.trace import request_json
+from ctxmodes.session.manager import SessionManager
 
 SMALL_KEEP = HostOptions(
     compaction=CompactionSettings(keep_recent_tokens=10), thinking_level="high"
@@ -69,3 +70,51 @@ def test_branch_summaries_ask_for_no_level(make_rig):
     rig.session.navigate_tree(first_user.id, summarize=True)
     purposes = _summaries(rig)
     assert purposes == {"branch_summary": {None}}
+
+
+# Turn requests carry the level Pi's agent state holds: the session's when it opens, then
+# each level recorded since; a navigation keeps it, and "off" is no level at all.
+
+
+def _turn_levels(rig) -> list[str | None]:
+    return [
+        r.request.reasoning
+        for r in rig.of(records.ProviderRequested)
+        if r.request.purpose == "turn"
+    ]
+
+
+def test_turns_ask_for_the_level_recorded_since_the_start(make_rig):
+    rig = make_rig([text_response("one"), text_response("two")], options=SMALL_KEEP, reasoning=True)
+    rig.session.prompt("first")
+    rig.session.session_manager.append_thinking_level_change("minimal")
+    rig.session.prompt("second")
+    assert _turn_levels(rig) == ["high", "minimal"]
+
+
+def test_a_resumed_session_keeps_its_own_level(make_rig, tmp_path):
+    manager = SessionManager.create(tmp_path / "project", tmp_path / "sessions")
+    manager.append_thinking_level_change("low")
+    rig = make_rig([text_response("one")], options=SMALL_KEEP, reasoning=True, manager=manager)
+    rig.session.prompt("first")
+    assert _turn_levels(rig) == ["low"]
+    types = rig.session.session_manager.get_branch_types()
+    assert types.count("thinking_level_change") == 1
+
+
+def test_a_navigation_keeps_the_level_and_off_asks_for_none(make_rig):
+    rig = make_rig(
+        [text_response("one"), text_response("two"), text_response("three")],
+        options=SMALL_KEEP,
+        reasoning=True,
+    )
+    rig.session.prompt("first")
+    manager = rig.session.session_manager
+    before = manager.get_leaf_id()
+    manager.append_thinking_level_change("xhigh")
+    rig.session.navigate_tree(before, summarize=False)
+    assert manager.build_session_context().thinking_level == "high"
+    rig.session.prompt("second")
+    manager.append_thinking_level_change("off")
+    rig.session.prompt("third")
+    assert _turn_levels(rig) == ["high", "xhigh", None]

@@ -429,3 +429,13 @@ def test_labels_and_session_names_are_indexed_while_scanning(tmp_path: Path) -> 
         assert manager.get_label("u1") == "first"
         assert manager.get_session_name() == "my session"
     assert json.loads(codec.dumps(label)) == label
+
+
+def test_the_known_entry_types_are_shared_strings(tmp_path: Path) -> None:
+    # One string object per type however long the file: a million entries would otherwise
+    # hold a million copies of "message", and counting types is then an identity test.
+    entries = [_user(f"u{n}", f"u{n - 1}" if n else None) for n in range(50)]
+    odd = {"type": {"not": "hashable"}, "id": "odd", "parentId": "u49"}
+    scan = scan_file(_write(tmp_path, _lines(HEADER, *entries, odd)))
+    assert len({id(entry_type) for entry_type in scan.types[:50]}) == 1
+    assert scan.types[50] == {"not": "hashable"}

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.pi_oracle import pi_node_modules
 
 from ctxmodes.abort import AbortController
 from ctxmodes.tools.base import ToolContext, ToolResult
@@ -98,6 +99,47 @@ CORPUS: list[tuple[str, str | bytes | None, dict[str, Any]]] = [
     ("edits as one object", CODE, {"path": "f.txt", "edits": {"oldText": "f()", "newText": "k()"}}),
     ("no edits", CODE, {"path": "f.txt", "edits": []}),
     ("missing file", None, one("a", "b")),
+    # Argument validation, as Pi's agent loop does it before the tool runs.
+    ("no arguments", CODE, {}),
+    ("no path", CODE, {"edits": [{"oldText": "f()", "newText": "k()"}]}),
+    ("edits a number", CODE, {"path": "f.txt", "edits": 5}),
+    ("edits null", CODE, {"path": "f.txt", "edits": None}),
+    ("edit without newText", CODE, {"path": "f.txt", "edits": [{"oldText": "f()"}]}),
+    ("edit without either", CODE, {"path": "f.txt", "edits": [{}, {"newText": {}}]}),
+    (
+        "scalars become text",
+        "x = 1\ntrue\n",
+        {
+            "path": "f.txt",
+            "edits": [{"oldText": 1, "newText": 2}, {"oldText": True, "newText": None}],
+        },
+    ),
+    (
+        "objects where text belongs",
+        CODE,
+        {"path": {"a": 1}, "edits": [{"oldText": {}, "newText": [1, 2.5]}]},
+    ),
+    ("edits not objects", CODE, {"path": "f.txt", "edits": [None, "s", [], 7]}),
+    ("edits a string of a bad edit", CODE, {"path": "f.txt", "edits": '{"oldText": "a"}'}),
+    ("edits a string of no JSON", CODE, {"path": "f.txt", "edits": "[oops"}),
+    ("arguments an array", CODE, []),
+    (
+        "numbers and astral text shown as JavaScript prints them",
+        CODE,
+        {
+            "path": "f.txt",
+            "edits": [{"oldText": "\U0001f600 \u2028"}],
+            "big": 12345678901234567890,
+            "small": 1e-7,
+            "whole": 2.0,
+            "nested": {"list": [], "map": {}},
+        },
+    ),
+    (
+        "legacy pair with a broken edit",
+        CODE,
+        {"path": "f.txt", "edits": [{"oldText": 3}], "oldText": "f()", "newText": "k()"},
+    ),
 ]
 
 
@@ -114,12 +156,15 @@ def _file_bytes(root: Path) -> str | None:
 
 
 PI_EDIT = """
+const ai = await import(input.piAi);
 const out = [];
 for (const c of input.cases) {
   const tool = mod.createEditToolDefinition(c.cwd);
-  const args = tool.prepareArguments(structuredClone(c.arguments));
+  // As Pi's agent loop: prepare, validate (and convert) against the schema, then execute.
+  const prepared = tool.prepareArguments(structuredClone(c.arguments));
   let answer;
   try {
+    const args = ai.validateToolArguments(tool, {name: 'edit', arguments: prepared});
     const result = await tool.execute('id', args, undefined, undefined, {cwd: c.cwd});
     answer = {ok: {content: result.content, details: result.details}};
   } catch (e) {
@@ -140,7 +185,8 @@ def test_edit_agrees_with_pi(pi_node, tmp_path):
         _write_case(tmp_path / f"pi-{index}", content)
         _write_case(tmp_path / f"ours-{index}", content)
         cases.append({"cwd": str(tmp_path / f"pi-{index}"), "arguments": arguments})
-    answers = pi_node("core/tools/edit.js", PI_EDIT, {"cases": cases})
+    pi_ai = pi_node_modules() / "@earendil-works" / "pi-ai" / "dist" / "index.js"
+    answers = pi_node("core/tools/edit.js", PI_EDIT, {"cases": cases, "piAi": pi_ai.as_uri()})
     for index, ((name, _content, arguments), answer) in enumerate(
         zip(CORPUS, answers, strict=True)
     ):
@@ -240,3 +286,16 @@ def test_diff_lines_prefers_jsdiffs_hunks():
         (True, False, "a\n"),
         (False, False, "b\na\n"),
     ]
+
+
+def test_numbers_beyond_a_double_become_javascripts_text() -> None:
+    from ctxmodes.tools.pi_validation import validate_arguments
+
+    schema = EditTool().parameters
+    arguments = {"path": 10**400, "edits": [{"oldText": float("-inf"), "newText": 1e21}]}
+    converted = validate_arguments("edit", schema, arguments)
+    assert converted == {
+        "path": "Infinity",
+        "edits": [{"oldText": "-Infinity", "newText": "1e+21"}],
+    }
+    assert arguments["path"] == 10**400  # the call's own arguments are left as they came

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from ctxmodes.session.branch_path import BranchPath
 from ctxmodes.session.models import (
     AssistantMessage,
     BranchSummaryEntry,
@@ -59,6 +60,13 @@ class Tape:
     def get_branch_ids(self, from_id: str | None = None) -> list[str]:
         """Ids root first; a revisit ends the chain, as the store cuts parent cycles."""
         return [entry.id for entry in self.get_branch(from_id)]
+
+    def get_branch_path(self, from_id: str) -> BranchPath:
+        """The same chain as a branch path over the tape's insertion order."""
+        ids = list(self.entries)
+        positions = {entry_id: position for position, entry_id in enumerate(ids)}
+        runs = [range(positions[i], positions[i] + 1) for i in self.get_branch_ids(from_id)]
+        return BranchPath(ids, positions.get, runs)
 
     def get_parent_id(self, entry_id: str) -> str | None:
         entry = self.entries.get(entry_id)

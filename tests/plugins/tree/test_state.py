@@ -203,6 +203,38 @@ def test_archived_windows_search_like_a_plain_scan(manager, script) -> None:
                 assert found == [item for item in every if query in item.content]
 
 
+@pytest.mark.parametrize("limits", [ArchiveLimits(), ArchiveLimits(max_items=4)])
+def test_a_page_of_a_cold_window_reads_only_its_entries(manager, script, limits) -> None:
+    _mixed_window(script, manager)
+    script.rollover("s0", EMPTY_SNAPSHOT)
+    file = manager.session_file
+    manager.flush()
+    reopened = SessionManager.open(file, read_only=True)
+    try:
+        filters = [ItemFilter(), ItemFilter(role="user"), ItemFilter(summary=False)]
+        built = TreeState(reopened, limits).archive_history.windows()[0]
+        expected = {
+            (index, reverse): list(built.raw.select(item_filter, reverse=reverse))
+            for index, item_filter in enumerate(filters)
+            for reverse in (False, True)
+        }
+        for (index, reverse), items in expected.items():
+            (cold,) = TreeState(reopened, limits).archive_history.windows()
+            streamed = list(cold.select(filters[index], reverse=reverse))
+            assert [i for i in streamed if not i.summary] == items
+            assert cold._raw is None
+            # Taken whole once, the next selection builds the log and gives the same items.
+            assert list(cold.select(filters[index], reverse=reverse)) == streamed
+            assert cold._raw is not None
+        (cold,) = TreeState(reopened, limits).archive_history.windows()
+        # A page: the first item taken, the rest never read.
+        assert next(cold.select(ItemFilter(summary=False))) == expected[(2, False)][0]
+        assert cold._raw is None
+        assert not cold._streamed_whole
+    finally:
+        reopened.close()
+
+
 def _mixed_window(script, manager) -> None:
     """A window with every kind of entry that may or may not be an item."""
     script.exchange(0, detail="a")

@@ -1,0 +1,51 @@
+"""Markdown to HTML for the export: CommonMark (plus tables and strikethrough) with raw HTML
+disabled, so a ``<script>`` in a message comes out as text, and code fences highlighted by
+Pygments into class-styled spans (the page carries the stylesheet)."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+from markdown_it import MarkdownIt
+from markupsafe import Markup
+from pygments import highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import get_lexer_by_name
+from pygments.util import ClassNotFound
+
+#: CSS class prefix of highlighted code.
+CODE_CLASS = "hl"
+
+
+def _highlight(code: str, language: str, _attrs: Any) -> str:
+    if not language:
+        return ""  # markdown-it escapes it as plain code
+    try:
+        lexer = get_lexer_by_name(language)
+    except ClassNotFound:
+        return ""
+    return highlight(code, lexer, _formatter())
+
+
+@lru_cache(maxsize=1)
+def _formatter() -> HtmlFormatter[str]:
+    return HtmlFormatter(nowrap=True, cssclass=CODE_CLASS)
+
+
+@lru_cache(maxsize=1)
+def _parser() -> MarkdownIt:
+    parser = MarkdownIt("commonmark", {"html": False, "highlight": _highlight})
+    parser.enable(["table", "strikethrough"])
+    return parser
+
+
+def render_markdown(text: str) -> Markup:
+    """``text`` as safe HTML (raw HTML in the source is escaped, unsafe links refused)."""
+    return Markup(_parser().render(text))
+
+
+def code_stylesheet() -> str:
+    """The Pygments rules for highlighted code, scoped to :data:`CODE_CLASS`."""
+    rules = HtmlFormatter(style="default").get_style_defs(f".{CODE_CLASS}")  # type: ignore[no-untyped-call]
+    return str(rules)

@@ -1,0 +1,382 @@
+"""``Agent``: an agent session for programs, the same host the terminal session uses.
+
+An agent owns an :class:`~ctxmodes.host.runtime.AgentHost` and its current
+:class:`~ctxmodes.host.session.AgentSession`. Two ways to drive it:
+
+* **Blocking** — :meth:`Agent.prompt` runs a prompt to the end on the calling thread.
+* **Non-blocking** — :meth:`Agent.submit` returns at once: text typed while the agent works
+  is queued (steering or follow-up) or held during a compaction or branch summary, exactly as
+  the host does; a prompt or command that starts work runs on the agent's own worker thread.
+  :meth:`Agent.wait_for_idle` waits for it. This is how the terminal session drives it.
+
+Listeners registered with :meth:`Agent.subscribe` receive :mod:`ctxmodes.sdk.events` on the
+thread that produced them (the worker, during a run); they must return quickly.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ctxmodes.errors import CtxmodesError
+from ctxmodes.host.errors import SessionBusyError
+from ctxmodes.host.queues import queued_text
+from ctxmodes.host.runtime import AgentHost
+from ctxmodes.hostapi import NotifyLevel, StreamingBehavior, TreeNavigationResult
+from ctxmodes.sdk.context_state import ContextState, context_state
+from ctxmodes.sdk.events import AgentEvent, EventListener, Notice, StatusChanged, translate
+from ctxmodes.sdk.worker import SessionWorker
+from ctxmodes.session.manager import SessionManager
+from ctxmodes.session.models import UserMessage
+
+if TYPE_CHECKING:
+    from ctxmodes.commands import Command
+    from ctxmodes.config import Settings
+    from ctxmodes.host.options import HostOptions
+    from ctxmodes.host.records import HostRecord, Listener
+    from ctxmodes.host.session import AgentSession
+    from ctxmodes.providers.base import Provider
+    from ctxmodes.providers.registry import ProviderRegistry
+    from ctxmodes.session.models import CompactionEntry
+
+
+class Editor:
+    """Where the host reads and writes the text being composed; a UI replaces the two
+    callables with its own editor's (:meth:`Agent.attach_editor`)."""
+
+    def __init__(self) -> None:
+        self._text = ""
+        self.get: Callable[[], str] = lambda: self._text
+        self.set: Callable[[str], None] = self._store
+
+    def _store(self, text: str) -> None:
+        self._text = text
+
+
+class AgentUI:
+    """The host's :class:`~ctxmodes.hostapi.UserInterface` for an agent: notifications
+    become :class:`~ctxmodes.sdk.events.Notice` events, plugins' status texts
+    :class:`~ctxmodes.sdk.events.StatusChanged` (it is a
+    :class:`~ctxmodes.hostapi.StatusLine`), confirmations ask ``confirm_with``."""
+
+    def __init__(self, editor: Editor) -> None:
+        #: Set by the agent that owns this UI.
+        self.emit: Callable[[AgentEvent], None] = lambda event: None
+        self._editor = editor
+        self.confirm_with: Callable[[str, str], bool] = lambda title, message: False
+
+    def notify(self, message: str, level: NotifyLevel = "info") -> None:
+        self.emit(Notice(message, level))
+
+    def confirm(self, title: str, message: str) -> bool:
+        return self.confirm_with(title, message)
+
+    def set_status(self, key: str, text: str | None) -> None:
+        self.emit(StatusChanged(key, text))
+
+    def get_editor_text(self) -> str:
+        return self._editor.get()
+
+    def set_editor_text(self, text: str) -> None:
+        self._editor.set(text)
+
+
+class Agent:
+    """An agent session (see the module docstring). Build it with :func:`open_agent`."""
+
+    def __init__(self, host: AgentHost, ui: AgentUI, editor: Editor) -> None:
+        self._host = host
+        self._ui = ui
+        self._editor = editor
+        self._listeners: list[EventListener] = []
+        self._listeners_lock = threading.Lock()
+        self._worker = SessionWorker()
+        self._closed = False
+        self._session_file: Path | None = None
+        ui.emit = self._emit
+        host.subscribe(self._on_record)
+
+    # ------------------------------------------------------------------ events
+
+    def subscribe(self, listener: EventListener) -> Callable[[], None]:
+        """Receive every :data:`~ctxmodes.sdk.events.AgentEvent`; returns the unsubscriber."""
+        with self._listeners_lock:
+            self._listeners.append(listener)
+
+        def unsubscribe() -> None:
+            with self._listeners_lock:
+                if listener in self._listeners:
+                    self._listeners.remove(listener)
+
+        return unsubscribe
+
+    def subscribe_records(self, listener: Listener) -> Callable[[], None]:
+        """Receive the host's raw lifecycle records (:mod:`ctxmodes.host.records`)."""
+        return self._host.subscribe(listener)
+
+    def _emit(self, event: AgentEvent) -> None:
+        with self._listeners_lock:
+            listeners = list(self._listeners)
+        for listener in listeners:
+            listener(event)
+
+    def _on_record(self, record: HostRecord) -> None:
+        from ctxmodes.host.records import SessionStarted
+
+        if isinstance(record, SessionStarted):
+            # Every session (the first and each replacement) hands its work to the worker.
+            self._host.session.set_handoff(self._worker)
+            self._session_file = self._host.session.session_manager.session_file
+        for event in translate(record):
+            self._emit(event)
+
+    # ------------------------------------------------------------------ state
+
+    @property
+    def host(self) -> AgentHost:
+        return self._host
+
+    @property
+    def session(self) -> AgentSession:
+        """The current host session (it changes on ``/new``, ``/resume``, ``/fork``)."""
+        return self._host.session
+
+    @property
+    def session_manager(self) -> SessionManager:
+        return self.session.session_manager
+
+    @property
+    def session_file(self) -> Path | None:
+        """The current session's file (after :meth:`close`, the last one's)."""
+        return self._session_file if self._closed else self.session_manager.session_file
+
+    @property
+    def mode(self) -> str:
+        return self.session.mode_name
+
+    @property
+    def commands(self) -> tuple[Command, ...]:
+        """The slash commands of the current session (built-in and plugins')."""
+        return self.session.commands
+
+    def is_streaming(self) -> bool:
+        return self.session.is_streaming()
+
+    def is_busy(self) -> bool:
+        """True while anything runs or waits to run: a run, a compaction, a summary."""
+        session = self.session
+        return session.is_busy_elsewhere() or not session.is_idle() or session.has_pending_start()
+
+    def context_state(self) -> ContextState:
+        """Window number and usable tokens left, for a footer."""
+        session = self.session
+        return context_state(session.messages, session.context_window)
+
+    def attach_editor(self, get: Callable[[], str], set_text: Callable[[str], None]) -> None:
+        """Let the host read and replace the UI's editor text (a navigation to a user
+        message puts its text there; Tree keeps what is typed across a rollover)."""
+        self._editor.get = get
+        self._editor.set = set_text
+
+    def set_confirm(self, confirm: Callable[[str, str], bool]) -> None:
+        self._ui.confirm_with = confirm
+
+    # ------------------------------------------------------------------ input
+
+    def prompt(self, text: str) -> None:
+        """Run ``text`` (a prompt or ``/command``) now on this thread; returns when settled.
+
+        :raises SessionBusyError: the agent is working (use :meth:`submit`).
+        :raises NoModelError: the agent has no model.
+        """
+        self.session.prompt(text)
+
+    def submit(self, text: str, *, streaming_behavior: StreamingBehavior = "steer") -> None:
+        """Take typed text without blocking: a ``/command`` or prompt starts on the worker
+        thread; while the agent works, text is queued as ``streaming_behavior`` (or held
+        during a compaction or summary)."""
+        self.session.submit(text, streaming_behavior=streaming_behavior)
+
+    def steer(self, text: str) -> None:
+        """Queue ``text`` to be delivered after the current turn's tool calls."""
+        self.session.steer(text)
+
+    def follow_up(self, text: str) -> None:
+        """Queue ``text`` to be delivered when the current run would otherwise stop."""
+        self.session.follow_up(text)
+
+    def take_queued(self) -> tuple[list[str], list[str]]:
+        """Take back the queued user messages, as ``(steering, follow-ups)`` texts oldest
+        first (Pi's dequeue): they will not be sent. Messages plugins queued stay queued."""
+        session = self.session
+        taken: list[list[str]] = []
+        for queue in ("steer", "follow_up"):
+            texts: list[str] = []
+            for message in session.take_queued(queue):
+                if isinstance(message, UserMessage):
+                    texts.append(queued_text(message))
+                else:
+                    session.enqueue(message, deliver_as=queue)
+            taken.append(texts)
+        return taken[0], taken[1]
+
+    def abort(self) -> list[str]:
+        """Stop the current run; returns the queued texts taken back (steering first), so
+        nothing typed is lost — a UI puts them back in its editor."""
+        steering, follow_up = self.take_queued()
+        self.session.abort()
+        return steering + follow_up
+
+    def run_soon(self, job: Callable[[], None]) -> None:
+        """Run ``job`` on the agent's worker thread, after what it is doing now; a
+        :class:`CtxmodesError` it raises becomes an error :class:`Notice`. For a UI that must
+        not block on an operation (a navigation with a summary, a compaction)."""
+
+        def guarded() -> None:
+            try:
+                job()
+            except CtxmodesError as exc:
+                self._emit(Notice(str(exc), "error"))
+
+        self._worker(guarded)
+
+    def wait_for_idle(self, timeout: float | None = None) -> bool:
+        """Block until everything started has settled (False if ``timeout`` passed)."""
+        return self.session.wait_for_idle(timeout)
+
+    # ------------------------------------------------------------------ operations
+
+    def compact(self, instructions: str | None = None) -> CompactionEntry:
+        """Compact now (aborting a run in progress first), on this thread."""
+        return self.session.compact(instructions)
+
+    def navigate(
+        self, target_id: str, *, summarize: bool = False, label: str | None = None
+    ) -> TreeNavigationResult:
+        """Move the leaf to ``target_id`` as ``/tree`` does (the session must be idle)."""
+        if self.is_busy():
+            raise SessionBusyError("Wait for the current response to finish before navigating.")
+        return self.session.navigate_tree(target_id, summarize=summarize, label=label)
+
+    def new_session(self) -> None:
+        self._host.new_session()
+
+    def resume(self, path: Path) -> None:
+        self._host.resume_session(path)
+
+    def fork(self, entry_id: str | None = None) -> str | None:
+        """Continue in a new file from ``entry_id``; returns text for the editor, if any."""
+        return self._host.fork_session(entry_id).editor_text
+
+    def switch_mode(self, name: str) -> None:
+        self._host.switch_mode(name)
+
+    def model_refs(self) -> list[str]:
+        """The ``provider/model-id`` of every model the plugins register (``ctxmodes models``)."""
+        return [model.ref for model in self._registry().models]
+
+    def switch_model(self, spec: str) -> None:
+        """Continue with the model ``spec`` names (``provider/model-id`` or
+        ``scripted:FILE``), recorded in the session; the session must be idle.
+
+        :raises CtxmodesError: unknown model, missing credentials, bad spec.
+        """
+        self._host.switch_model(self._registry().resolve(spec))
+
+    def _registry(self) -> ProviderRegistry:
+        from ctxmodes.providers.registry import registry_from_plugin_manager
+
+        return registry_from_plugin_manager(self._host.plugin_manager)
+
+    @property
+    def thinking_level(self) -> str:
+        return self.session.options.thinking_level
+
+    def set_thinking_level(self, level: str) -> None:
+        """Use ``level`` (Pi's ``off`` … ``max``) from the next request on, recorded in the
+        session; the session must be idle."""
+        self._host.set_thinking_level(level)
+
+    def set_name(self, name: str) -> None:
+        """Name the session (a ``session_info`` entry, as Pi's ``/name``)."""
+        if not name.strip():
+            raise CtxmodesError("a session name must not be empty")
+        self.session_manager.append_session_info(name.strip())
+
+    def close(self) -> None:
+        """Shut the session down and release the model; idempotent."""
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            self._host.close()
+        finally:
+            self._worker.stop()
+
+    def __enter__(self) -> Agent:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def open_agent(
+    *,
+    cwd: Path | str | None = None,
+    mode: str | None = None,
+    model: str | None = None,
+    provider: Provider | None = None,
+    session_file: Path | str | None = None,
+    continue_recent: bool = False,
+    session_dir: Path | str | None = None,
+    settings: Settings | None = None,
+    options: HostOptions | None = None,
+    plugins: Sequence[object] = (),
+) -> Agent:
+    """Open an agent on a new or existing session, like Pi's ``createAgentSession``.
+
+    :param cwd: the working directory (default: the current one).
+    :param mode: the context-management mode (default: from the configuration).
+    :param model: a model spec such as ``scripted:FILE`` (or give ``provider``).
+    :param session_file: a session file to continue (created when missing); otherwise a new
+        session in Pi's directory for ``cwd`` (or ``session_dir``), or the most recent one
+        with ``continue_recent``.
+    :param settings: effective settings to start from; by default they are loaded for
+        ``cwd`` as the CLI does, with ``mode`` and ``model`` overriding them.
+    :raises CtxmodesError: unknown mode, bad model spec, unreadable session file.
+    """
+    from ctxmodes.config import load_settings
+
+    where = Path(cwd if cwd is not None else Path.cwd()).resolve()
+    if not where.is_dir():
+        raise CtxmodesError(f"no such directory: {where}")
+    if settings is None:
+        settings = load_settings(cwd=where, cli={"mode": mode, "model": model}).settings
+    elif mode is not None or model is not None:
+        overrides = {key: value for key, value in (("mode", mode), ("model", model)) if value}
+        settings = settings.model_copy(update=overrides)
+    editor = Editor()
+    ui = AgentUI(editor)
+    host = AgentHost.from_settings(
+        settings, provider=provider, ui=ui, options=options, plugins=plugins
+    )
+    agent = Agent(host, ui, editor)
+    directory = Path(session_dir) if session_dir is not None else None
+    try:
+        if session_file is not None:
+            manager = SessionManager.open(
+                Path(session_file),
+                cwd_override=where if cwd is not None else None,
+                durability=host.durability,
+            )
+        elif continue_recent:
+            manager = SessionManager.continue_recent(where, directory, durability=host.durability)
+        else:
+            manager = SessionManager.create(where, directory, durability=host.durability)
+        host.start(manager)
+    except BaseException:
+        agent.close()
+        raise
+    return agent

@@ -1,0 +1,345 @@
+"""The events an embedding program receives: a small, stable vocabulary over the host's
+lifecycle records (:mod:`ctxmodes.host.records`).
+
+:func:`translate` turns one record into zero or more events. Raw records remain available
+through :meth:`ctxmodes.sdk.Agent.subscribe_records` for programs that need every hook point.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from ctxmodes.compaction.tokens import calculate_context_tokens
+from ctxmodes.host import records
+from ctxmodes.providers.base import TextDelta, ThinkingDelta
+from ctxmodes.session.models import (
+    AssistantMessage,
+    CustomMessage,
+    TextContent,
+)
+from ctxmodes.windows.marker import CONTEXT_WINDOW_CUSTOM_TYPE
+
+if TYPE_CHECKING:
+    from ctxmodes.host.records import HostRecord
+    from ctxmodes.hostapi import NotifyLevel
+    from ctxmodes.session.models import AgentMessage, CompactionEntry
+
+
+@dataclass(frozen=True, slots=True)
+class RunStarted:
+    """A top-level run began (a prompt, a queued message, a custom message)."""
+
+    type: ClassVar[str] = "run_start"
+
+
+@dataclass(frozen=True, slots=True)
+class RunSettled:
+    """The run is over and everything it wrote is persisted; the session is idle."""
+
+    type: ClassVar[str] = "run_settled"
+
+
+@dataclass(frozen=True, slots=True)
+class AssistantStarted:
+    """The model began streaming a reply."""
+
+    type: ClassVar[str] = "assistant_start"
+
+
+@dataclass(frozen=True, slots=True)
+class TextDeltaEvent:
+    """A piece of the reply's text (``thinking`` for reasoning text)."""
+
+    type: ClassVar[str] = "text_delta"
+    text: str
+    thinking: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class MessageFinished:
+    """A message ended and was persisted as ``entry_id`` (any role)."""
+
+    type: ClassVar[str] = "message"
+    message: AgentMessage
+    entry_id: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class ToolStarted:
+    type: ClassVar[str] = "tool_start"
+    call_id: str
+    name: str
+    arguments: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolFinished:
+    """A tool call's result; ``text`` is its text content joined."""
+
+    type: ClassVar[str] = "tool_end"
+    call_id: str
+    name: str
+    text: str
+    is_error: bool
+
+
+@dataclass(frozen=True, slots=True)
+class UsageReported:
+    """The model reported usage: ``context_tokens`` is the size of the request it answered."""
+
+    type: ClassVar[str] = "usage"
+    context_tokens: int
+    cost: float
+
+
+@dataclass(frozen=True, slots=True)
+class ModelError:
+    """A reply ended with an error (``aborted`` when the user stopped it)."""
+
+    type: ClassVar[str] = "model_error"
+    message: str
+    aborted: bool
+
+
+@dataclass(frozen=True, slots=True)
+class WindowOpened:
+    """A context-window marker opened window ``number`` (a rollover when ``number > 0``)."""
+
+    type: ClassVar[str] = "window_opened"
+    number: int
+
+
+@dataclass(frozen=True, slots=True)
+class QueueChanged:
+    type: ClassVar[str] = "queue"
+    steering: tuple[str, ...]
+    follow_up: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CompactionStarted:
+    type: ClassVar[str] = "compaction_start"
+    trigger: str
+
+
+@dataclass(frozen=True, slots=True)
+class CompactionFinished:
+    """``entry`` on success; otherwise ``aborted`` or ``error``."""
+
+    type: ClassVar[str] = "compaction_end"
+    entry: CompactionEntry | None
+    aborted: bool
+    error: str | None
+    trigger: str = "manual"
+
+
+@dataclass(frozen=True, slots=True)
+class SummaryStarted:
+    """A branch summary is being generated (a navigation with a summary, Tree's rollover)."""
+
+    type: ClassVar[str] = "summary_start"
+
+
+@dataclass(frozen=True, slots=True)
+class Navigated:
+    """The leaf moved; ``internal`` for a mode's own move (Tree's rollover)."""
+
+    type: ClassVar[str] = "navigated"
+    old_leaf_id: str | None
+    new_leaf_id: str | None
+    summarized: bool
+    internal: bool
+
+
+@dataclass(frozen=True, slots=True)
+class SessionChanged:
+    """A session started: at start-up, or replacing the previous one (``/new`` ...)."""
+
+    type: ClassVar[str] = "session"
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """A message for the user (a command's answer, a plugin's warning, a failed rollover)."""
+
+    type: ClassVar[str] = "notice"
+    message: str
+    level: NotifyLevel
+
+
+@dataclass(frozen=True, slots=True)
+class RetryScheduled:
+    """A reply failed on a transient error: attempt ``attempt`` of ``max_attempts`` starts
+    after ``delay_ms`` (``abort`` cancels the wait)."""
+
+    type: ClassVar[str] = "retry_scheduled"
+    attempt: int
+    max_attempts: int
+    delay_ms: float
+    error: str
+
+
+@dataclass(frozen=True, slots=True)
+class RetryEnded:
+    """The retries ended: an answer came (``success``), or ``error`` stands."""
+
+    type: ClassVar[str] = "retry_end"
+    success: bool
+    error: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class StatusChanged:
+    """A plugin set (or, with ``None``, cleared) its status text."""
+
+    type: ClassVar[str] = "status"
+    key: str
+    text: str | None
+
+
+AgentEvent = (
+    RunStarted
+    | RunSettled
+    | AssistantStarted
+    | TextDeltaEvent
+    | MessageFinished
+    | ToolStarted
+    | ToolFinished
+    | UsageReported
+    | ModelError
+    | WindowOpened
+    | QueueChanged
+    | CompactionStarted
+    | CompactionFinished
+    | SummaryStarted
+    | Navigated
+    | SessionChanged
+    | Notice
+    | StatusChanged
+    | RetryScheduled
+    | RetryEnded
+)
+
+EventListener = Callable[[AgentEvent], None]
+
+
+def message_text(message: AgentMessage) -> str:
+    """The text blocks of a message, joined with newlines."""
+    content = getattr(message, "content", "")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(block.text for block in content if isinstance(block, TextContent))
+    return ""
+
+
+def window_number(message: AgentMessage) -> int | None:
+    """The window a marker message opens (``None`` for other messages and for reminders)."""
+    if not isinstance(message, CustomMessage) or message.custom_type != CONTEXT_WINDOW_CUSTOM_TYPE:
+        return None
+    details = message.details if isinstance(message.details, dict) else {}
+    management = details.get("contextManagement")
+    if not isinstance(management, dict) or management.get("kind") != "window":
+        return None
+    number = management.get("windowNumber")
+    return number if isinstance(number, int) else None
+
+
+def translate(record: HostRecord) -> list[AgentEvent]:
+    """The events one host record stands for, in order."""
+    if isinstance(record, records.MessageUpdated):
+        event = record.event
+        if isinstance(event, TextDelta):
+            return [TextDeltaEvent(event.delta)]
+        if isinstance(event, ThinkingDelta):
+            return [TextDeltaEvent(event.delta, thinking=True)]
+        return []
+    if isinstance(record, records.MessageEnded):
+        return _message_events(record)
+    if isinstance(record, records.MessageStarted):
+        return [AssistantStarted()] if record.role == "assistant" else []
+    if isinstance(record, records.ToolExecutionStarted):
+        return [ToolStarted(record.tool_call_id, record.tool_name, record.arguments)]
+    if isinstance(record, records.ToolExecutionEnded):
+        text = message_text(record.result)
+        return [ToolFinished(record.tool_call_id, record.tool_name, text, record.is_error)]
+    return _lifecycle_events(record)
+
+
+def _message_events(record: records.MessageEnded) -> list[AgentEvent]:
+    message = record.message
+    events: list[AgentEvent] = [MessageFinished(message, record.entry_id)]
+    if isinstance(message, AssistantMessage):
+        if message.stop_reason in ("error", "aborted"):
+            text = message.error_message or message.stop_reason
+            events.append(ModelError(text, aborted=message.stop_reason == "aborted"))
+        else:
+            tokens = int(calculate_context_tokens(message.usage))
+            events.append(UsageReported(tokens, float(message.usage.cost.total)))
+    number = window_number(message)
+    if number is not None:
+        events.append(WindowOpened(number))
+    return events
+
+
+def _lifecycle_events(record: HostRecord) -> list[AgentEvent]:
+    if isinstance(record, records.AgentStarted):
+        return [RunStarted()]
+    if isinstance(record, records.AgentSettled):
+        return [RunSettled()]
+    if isinstance(record, records.QueueUpdated):
+        return [QueueChanged(record.steering, record.follow_up)]
+    if isinstance(record, records.CompactionStarted):
+        return [CompactionStarted(record.trigger)]
+    if isinstance(record, records.CompactionEnded):
+        return [CompactionFinished(record.entry, record.aborted, record.error, record.trigger)]
+    if isinstance(record, records.ProviderRequested) and record.request.purpose == (
+        "branch_summary"
+    ):
+        return [SummaryStarted()]
+    if isinstance(record, records.TreeNavigated):
+        summarized = record.summary_entry is not None
+        return [Navigated(record.old_leaf_id, record.new_leaf_id, summarized, record.internal)]
+    if isinstance(record, records.SessionStarted):
+        return [SessionChanged(record.reason)]
+    if isinstance(record, records.AutoRetryStarted):
+        return [
+            RetryScheduled(
+                record.attempt, record.max_attempts, record.delay_ms, record.error_message
+            )
+        ]
+    if isinstance(record, records.AutoRetryEnded):
+        return [RetryEnded(record.success, record.final_error)]
+    return []
+
+
+__all__ = [
+    "AgentEvent",
+    "AssistantStarted",
+    "CompactionFinished",
+    "CompactionStarted",
+    "EventListener",
+    "MessageFinished",
+    "ModelError",
+    "Navigated",
+    "Notice",
+    "QueueChanged",
+    "RetryEnded",
+    "RetryScheduled",
+    "RunSettled",
+    "RunStarted",
+    "SessionChanged",
+    "StatusChanged",
+    "SummaryStarted",
+    "TextDeltaEvent",
+    "ToolFinished",
+    "ToolStarted",
+    "UsageReported",
+    "WindowOpened",
+    "message_text",
+    "translate",
+    "window_number",
+]

@@ -1,0 +1,510 @@
+"""What the terminal's own slash commands do. Each takes the session and the argument text;
+anything that may take long (a navigation with a summary, a resume) runs on the agent's
+worker, so the editor stays responsive."""
+
+from __future__ import annotations
+
+import base64
+import json
+import math
+from pathlib import Path
+from typing import TYPE_CHECKING, Final, cast
+
+from ctxmodes.errors import CtxmodesError
+from ctxmodes.tui.picker import Picker, PickerItem
+
+if TYPE_CHECKING:
+    from ctxmodes.tui.app import TerminalSession
+    from ctxmodes.windows.tools import Family
+
+#: Pi's ``/tree`` filters, cycled with Ctrl+O.
+TREE_FILTERS: Final = ("default", "no-tools", "user-only", "labeled-only", "all")
+TREE_MODE: Final = "tree"
+
+
+# ----------------------------------------------------------------------------- /tree
+
+
+def open_tree(session: TerminalSession, args: str) -> None:
+    """Pi's navigator: the tree with the active path marked, Tree's archived windows as
+    labelled side branches; Enter picks an entry, then whether to summarize the branch left."""
+    from ctxmodes.export.view import build_view
+
+    manager = session.agent.session_manager
+    view = build_view(manager, manager.session_file.name if manager.session_file else "")
+    # (row, entry kind or "fork", labelled)
+    rows: list[tuple[PickerItem, str, bool]] = []
+    # The archived window each open branch belongs to (None for other branches).
+    windows: list[str | None] = []
+    for token in view.sidebar():
+        if token.kind == "open":
+            archived = None
+            if token.archive is not None:
+                number = token.archive.window_number
+                archived = f"archived window {'?' if number is None else number}"
+                heading = [("class:picker.archived", "  " * (len(windows) + 1) + archived)]
+                rows.append((PickerItem(None, archived, heading), "fork", False))
+            windows.append(archived or (windows[-1] if windows else None))
+            continue
+        if token.kind == "close":
+            windows.pop()
+            continue
+        entry = token.entry
+        assert entry is not None
+        depth = len(windows)
+        mark = "● " if entry.active else "  "
+        label = f" [{entry.label}]" if entry.label else ""
+        within = windows[-1] if windows else None
+        where = f" · {within} (hidden from the model)" if within else ""
+        style = "class:picker.active" if entry.active else ""
+        fragments = [
+            (style, "  " * depth + mark + entry.title),
+            ("class:picker.archived", label + where),
+            ("class:picker.hint", " " + entry.preview),
+        ]
+        text = f"{entry.title} {entry.label or ''} {within or ''} {entry.preview}".lower()
+        rows.append((PickerItem(entry.id, text, fragments), entry.kind, bool(entry.label)))
+    state = {"filter": 0}
+
+    def visible(query: str) -> list[PickerItem]:
+        mode = TREE_FILTERS[state["filter"]]
+        shown: list[PickerItem] = []
+        for item, kind, labeled in rows:
+            if kind != "fork" and not _tree_filter_keeps(mode, kind, labeled):
+                continue
+            if query and query.lower() not in item.text:
+                continue
+            shown.append(item)
+        return shown
+
+    def picked(item: PickerItem) -> None:
+        if item.key is None:
+            session.notify("That line is a branch heading; pick an entry")
+            return
+        _choose_summary(session, str(item.key))
+
+    picker = Picker(
+        "Session tree (● active path)",
+        visible,
+        picked,
+        hint="↑↓ move · type to filter · Ctrl+O filter · Enter go · Esc cancel",
+    )
+    leaf = manager.get_leaf_id()
+    picker.selected = next((i for i, item in enumerate(picker.rows()) if item.key == leaf), 0)
+
+    def cycle() -> None:
+        state["filter"] = (state["filter"] + 1) % len(TREE_FILTERS)
+        picker.title = f"Session tree (● active path) · filter: {TREE_FILTERS[state['filter']]}"
+        picker.refresh()
+
+    picker.on_cycle = cycle
+    session.open_picker(picker)
+
+
+def _tree_filter_keeps(mode: str, kind: str, labeled: bool) -> bool:
+    if mode == "all":
+        return True
+    if mode == "user-only":
+        return kind == "user"
+    if mode == "labeled-only":
+        return labeled
+    if mode == "no-tools":
+        return kind not in ("tool", "meta")
+    return kind != "meta"
+
+
+def _choose_summary(session: TerminalSession, target: str) -> None:
+    choices = [
+        PickerItem("none", "no summary", [("", "No summary")]),
+        PickerItem("summary", "summarize", [("", "Summarize the branch left behind")]),
+        PickerItem("custom", "custom", [("", "Summarize with custom instructions…")]),
+    ]
+
+    def picked(item: PickerItem) -> None:
+        if item.key == "custom":
+            session.open_picker(
+                Picker(
+                    "Instructions for the summary",
+                    lambda query: [],
+                    lambda typed: _navigate(session, target, True, str(typed.key) or None),
+                    hint="type the instructions · Enter summarize · Esc cancel",
+                    free_text=True,
+                )
+            )
+            return
+        _navigate(session, target, item.key == "summary", None)
+
+    session.open_picker(Picker("Summarize the branch you leave?", lambda query: choices, picked))
+
+
+def _navigate(
+    session: TerminalSession, target: str, summarize: bool, instructions: str | None
+) -> None:
+    agent = session.agent
+
+    def job() -> None:
+        result = agent.session.navigate_tree(
+            target, summarize=summarize, custom_instructions=instructions
+        )
+        if result.cancelled:
+            agent.session.ui.notify(
+                "Navigation cancelled" + (" (aborted)" if result.aborted else "")
+            )
+            return
+        if result.editor_text and not agent.session.ui.get_editor_text():
+            agent.session.ui.set_editor_text(result.editor_text)
+        agent.session.ui.notify(f"Moved to {result.new_leaf_id or 'the start of the session'}")
+
+    agent.run_soon(job)
+
+
+def compact(session: TerminalSession, args: str) -> None:
+    """``/compact [instructions]`` on the worker; the transcript shows the outcome once."""
+    agent = session.agent
+
+    def job() -> None:
+        agent.compact(args or None)
+
+    agent.run_soon(job)
+
+
+def shell(session: TerminalSession, command: str, *, exclude: bool) -> None:
+    """``!cmd`` (the output goes to the model with the next prompt) and ``!!cmd`` (it does
+    not): run in a fresh bash in the session's directory, on the worker; Esc stops it."""
+    import time
+
+    from ctxmodes.abort import AbortController
+    from ctxmodes.session.models import BashExecutionMessage
+    from ctxmodes.tools.shell import ShellSession
+
+    agent = session.agent
+    controller = AbortController()
+    session.shell_abort = controller
+
+    def job() -> None:
+        runner = ShellSession(agent.session.cwd)
+        try:
+            outcome = runner.run(command, signal=controller.signal)
+        finally:
+            runner.close()
+            session.shell_abort = None
+        shown = outcome.output.truncation
+        message = BashExecutionMessage(
+            command=command,
+            output=shown.content,
+            exit_code=outcome.exit_code,
+            cancelled=outcome.status == "aborted",
+            truncated=shown.truncated,
+            full_output_path=outcome.output.full_output_path,
+            timestamp=int(time.time() * 1000),
+            exclude_from_context=True if exclude else None,
+        )
+        agent.session.record_shell_command(message)
+
+    agent.run_soon(job)
+
+
+# ----------------------------------------------------------------------------- sessions
+
+
+def resume(session: TerminalSession, args: str) -> None:
+    """``/resume FILE`` resumes it; ``/resume`` opens the picker."""
+    if args:
+        _resume_file(session, Path(args).expanduser())
+        return
+    from ctxmodes.tui.resume import ResumePicker
+
+    manager = session.agent.session_manager
+    directory = manager.session_dir
+    if directory is None:
+        session.notify("This session is not stored in a directory; give /resume a FILE", "warning")
+        return
+    picker = ResumePicker(directory, lambda path: _resume_file(session, path), wake=session.wake)
+    session.open_picker(picker.picker)
+
+
+def _resume_file(session: TerminalSession, path: Path) -> None:
+    agent = session.agent
+
+    def job() -> None:
+        agent.resume(path)
+        agent.session.ui.notify(f"Resumed session {agent.session_manager.session_id}")
+
+    agent.run_soon(job)
+
+
+def mode(session: TerminalSession, args: str) -> None:
+    """``/mode NAME``; leaving Tree asks for ``/compact`` first (repeat the command to switch
+    anyway), since Tree's archive summaries re-enter the context in any other mode."""
+    agent = session.agent
+    if not args:
+        installed = ", ".join(agent.host.mode_names())
+        session.notify(f"Mode: {agent.mode} (installed: {installed})")
+        return
+    if agent.mode == TREE_MODE and args != TREE_MODE and session.pending_mode_switch != args:
+        session.pending_mode_switch = args
+        session.notify(
+            "Leaving Tree makes its archive summaries ordinary branch summaries that the model "
+            f"sees again: run /compact first, or /mode {args} again to switch anyway",
+            "warning",
+        )
+        return
+    session.pending_mode_switch = None
+    agent.submit(f"/mode {args}")
+
+
+def model(session: TerminalSession, args: str) -> None:
+    """``/model SPEC`` switches; ``/model`` picks from the registered models."""
+    agent = session.agent
+
+    def switch(spec: str) -> None:
+        def job() -> None:
+            agent.switch_model(spec)
+            current = agent.session.model
+            shown = spec if current is None else f"{current.provider}/{current.id}"
+            agent.session.ui.notify(f"Model: {shown}")
+
+        agent.run_soon(job)
+
+    if args:
+        switch(args)
+        return
+    current = agent.session.model
+    now = None if current is None else f"{current.provider}/{current.id}"
+    rows = [
+        PickerItem(ref, ref.lower(), [("class:picker.active" if ref == now else "", ref)])
+        for ref in agent.model_refs()
+    ]
+    if not rows:
+        session.notify("No models are registered; /model scripted:FILE names a script")
+        return
+    session.open_picker(
+        Picker(
+            f"Model (now {now or 'none'})",
+            lambda query: [row for row in rows if query.lower() in row.text],
+            lambda item: switch(str(item.key)),
+        )
+    )
+
+
+def thinking(session: TerminalSession, args: str) -> None:
+    """``/thinking [LEVEL]``: show or change the thinking level (recorded in the session)."""
+    from ctxmodes.providers.catalog import THINKING_LEVELS
+
+    agent = session.agent
+    if not args:
+        levels = ", ".join(THINKING_LEVELS)
+        session.notify(f"Thinking: {agent.thinking_level} (levels: {levels})")
+        return
+
+    def job() -> None:
+        agent.set_thinking_level(args)
+        agent.session.ui.notify(f"Thinking: {args}")
+
+    agent.run_soon(job)
+
+
+def name(session: TerminalSession, args: str) -> None:
+    if not args:
+        current = session.agent.session_manager.get_session_name()
+        session.notify(
+            f"Session name: {current}"
+            if current
+            else "The session has no name; /name NAME sets one"
+        )
+        return
+    agent = session.agent
+
+    def job() -> None:
+        agent.set_name(args)
+        agent.session.ui.notify(f"Session name: {args}")
+
+    agent.run_soon(job)
+
+
+def quit(session: TerminalSession, args: str) -> None:
+    session.exit()
+
+
+def copy(session: TerminalSession, args: str) -> None:
+    """The last reply to the clipboard with OSC 52 (works over ssh and in tmux with
+    ``set-clipboard on``); no dependency."""
+    text = session.last_reply
+    if not text:
+        session.notify("No reply to copy yet")
+        return
+    payload = base64.b64encode(text.encode()).decode()
+    session.app.output.write_raw(f"\x1b]52;c;{payload}\x07")
+    session.app.output.flush()
+    session.notify(f"Copied the last reply ({len(text)} characters)")
+
+
+def export(session: TerminalSession, args: str) -> None:
+    from ctxmodes.export import render_html
+    from ctxmodes.session.manager import SessionManager
+
+    source = session.agent.session_file
+    if source is None or not source.exists():
+        session.notify("Nothing is stored yet to export", "warning")
+        return
+    target = Path(args).expanduser() if args else source.with_suffix(".html")
+    if target.resolve() == source.resolve():
+        session.notify("Refusing to overwrite the session file", "error")
+        return
+    try:
+        with SessionManager.open(source, read_only=True) as manager:
+            page = render_html(manager, source.name)
+        target.write_text(page, encoding="utf-8")
+    except (OSError, CtxmodesError) as exc:
+        session.notify(f"/export: {exc}", "error")
+        return
+    session.notify(f"Exported to {target}")
+
+
+# ----------------------------------------------------------------------------- reports
+
+
+def session_info(session: TerminalSession, args: str) -> None:
+    """Pi's ``/session`` fields, plus mode, window, archived windows and notes."""
+    from ctxmodes.export.view import ARCHIVE_TYPE, NOTE_TYPE
+    from ctxmodes.session.models import (
+        AssistantMessage,
+        CustomEntry,
+        MessageEntry,
+        ToolCall,
+        ToolResultMessage,
+        UserMessage,
+    )
+
+    agent = session.agent
+    manager = agent.session_manager
+    counts = {"user": 0, "assistant": 0, "calls": 0, "results": 0}
+    tokens: dict[str, float] = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0}
+    cost = 0.0
+    archives = notes = 0
+    for entry in manager.get_entries():
+        if isinstance(entry, MessageEntry):
+            message = entry.message
+            if isinstance(message, UserMessage):
+                counts["user"] += 1
+            elif isinstance(message, AssistantMessage):
+                counts["assistant"] += 1
+                counts["calls"] += sum(isinstance(block, ToolCall) for block in message.content)
+                usage = message.usage
+                tokens["input"] += usage.input
+                tokens["output"] += usage.output
+                tokens["cacheRead"] += usage.cache_read
+                tokens["cacheWrite"] += usage.cache_write
+                cost += float(usage.cost.total)
+            elif isinstance(message, ToolResultMessage):
+                counts["results"] += 1
+        elif isinstance(entry, CustomEntry):
+            archives += entry.custom_type == ARCHIVE_TYPE
+            notes += entry.custom_type == NOTE_TYPE
+    state = agent.context_state()
+    model = agent.session.model
+    lines = [
+        f"File: {manager.session_file or '(in memory)'}",
+        f"ID: {manager.session_id}",
+        f"Name: {manager.get_session_name() or '-'}",
+        f"Model: {'-' if model is None else f'{model.provider}/{model.id}'} · mode {agent.mode}",
+        f"Messages: {counts['user']} user, {counts['assistant']} assistant, "
+        f"{counts['calls']} tool calls, {counts['results']} tool results, "
+        f"{manager.entry_count()} entries",
+        f"Tokens: {tokens['input']} in, {tokens['output']} out, {tokens['cacheRead']} cache read, "
+        f"{tokens['cacheWrite']} cache write · cost ${cost:.4f}",
+        f"Context window: {'-' if state.window is None else state.window} · "
+        f"{'?' if state.tokens_left is None else state.tokens_left} of "
+        f"{state.usable_tokens} usable tokens left",
+        f"Archived windows: {archives} · note writes: {notes}",
+    ]
+    session.notify("\n".join(lines))
+
+
+def _tokens(chars: int) -> int:
+    return math.ceil(chars / 4)
+
+
+def context_breakdown(session: TerminalSession, args: str) -> None:
+    """What the next request holds, from the last request sent plus what came after it
+    (estimated at four characters a token), and the archived windows the model does not see."""
+    from ctxmodes.export.view import ARCHIVE_TYPE
+    from ctxmodes.providers.base import DeveloperMessage
+
+    agent = session.agent
+    request = session.last_request
+    state = agent.context_state()
+    if request is None:
+        session.notify(
+            "No request was sent in this session yet; /context reports after the first one"
+        )
+        return
+    system = _tokens(len(request.system_prompt))
+    tools = _tokens(sum(len(json.dumps(tool.model_dump(mode="json"))) for tool in request.tools))
+    developer = [m for m in request.messages if isinstance(m, DeveloperMessage)]
+    marker = _tokens(sum(len(m.text) for m in developer))
+    others = [m for m in request.messages if not isinstance(m, DeveloperMessage)]
+    message_tokens = _tokens(sum(len(m.model_dump_json()) for m in others))
+    used = system + tools + marker + message_tokens
+    free = max(
+        0, state.usable_tokens - (state.used_tokens if state.used_tokens is not None else used)
+    )
+    archived = sum(
+        1
+        for entry_id in agent.session_manager.get_branch_ids()
+        if (agent.session_manager.get_entry_json(entry_id) or {}).get("customType") == ARCHIVE_TYPE
+    )
+    lines = [
+        "Next request (as of the last one sent; estimates at 4 characters a token):",
+        f"  system prompt      ~{system} tokens",
+        f"  tools ({len(request.tools):>2})         ~{tools} tokens",
+        f"  marker and hint    ~{marker} tokens ({len(developer)} developer message(s))",
+        f"  messages ({len(others):>3})     ~{message_tokens} tokens",
+        f"  free               {free} of {state.usable_tokens} usable"
+        + (" (reported)" if state.used_tokens is not None else " (estimated)"),
+        f"Archived windows on this path the model does not see: {archived} "
+        "(read them with /history)",
+    ]
+    session.notify("\n".join(lines))
+
+
+def _retrieve(session: TerminalSession, family: str, args: str) -> None:
+    from ctxmodes.cli.retrieval_cmd import check_action, parse_arguments
+    from ctxmodes.events import RetrievalRequest
+    from ctxmodes.hooks import HookRelay
+
+    words = args.split()
+    if not words:
+        from ctxmodes.cli.retrieval_cmd import READ_ACTIONS
+
+        actions = ", ".join(READ_ACTIONS[cast("Family", family)])
+        session.notify(f"usage: /{family} ACTION [NAME=VALUE...] · actions: {actions}")
+        return
+    action, pairs = words[0], words[1:]
+    agent = session.agent
+    try:
+        check_action(cast("Family", family), action)
+        arguments = parse_arguments(cast("Family", family), action, pairs)
+    except CtxmodesError as exc:
+        session.notify(str(exc), "error")
+        return
+    host_session = agent.session
+    relay = HookRelay(agent.host.plugin_manager, host_session)
+    request = RetrievalRequest(family=cast("Family", family), action=action, arguments=arguments)
+    result = host_session.call_hook(relay.retrieve, request)
+    if result is None:
+        session.notify(f"mode {agent.mode!r} keeps no {family}", "warning")
+        return
+    try:
+        text = json.dumps(json.loads(result.text), indent=2, ensure_ascii=False)
+    except json.JSONDecodeError:
+        text = result.text
+    session.notify(text, "error" if result.is_error else "info")
+
+
+def history(session: TerminalSession, args: str) -> None:
+    _retrieve(session, "history", args)
+
+
+def notes(session: TerminalSession, args: str) -> None:
+    _retrieve(session, "notes", args)

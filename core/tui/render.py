@@ -1,0 +1,124 @@
+"""What the transcript prints for each finished thing, as ANSI text for the scrollback.
+
+Pure functions of their inputs (and the terminal width), so they are tested without a
+terminal. Markdown goes through rich; everything else is a short styled line.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from functools import lru_cache
+from typing import TYPE_CHECKING, Final
+
+from rich.console import Console
+from rich.markdown import Markdown
+from rich.text import Text
+
+if TYPE_CHECKING:
+    from ctxmodes.hostapi import NotifyLevel
+    from ctxmodes.session.models import AssistantMessage, BashExecutionMessage, CompactionEntry
+
+#: Tool arguments and results are cut to this many characters on their one line.
+TOOL_LINE_CHARS: Final = 100
+_NOTICE_STYLES: Final = {"info": "dim", "warning": "yellow", "error": "bold red"}
+
+
+def one_line(text: str, limit: int = TOOL_LINE_CHARS) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+@lru_cache(maxsize=8)
+def _console(width: int) -> Console:
+    return Console(
+        file=io.StringIO(),
+        force_terminal=True,
+        color_system="standard",
+        width=max(20, width),
+        highlight=False,
+        emoji=False,
+    )
+
+
+def _ansi(renderable: object, width: int) -> str:
+    console = _console(width)
+    with console.capture() as capture:
+        console.print(renderable)
+    return capture.get().rstrip("\n")
+
+
+def styled(text: str, style: str, width: int) -> str:
+    """``text`` (taken literally, never as markup) in a rich style."""
+    return _ansi(Text(text, style=style), width)
+
+
+def user_prompt(text: str, width: int) -> str:
+    return _ansi(Text("\u203a ", style="bold cyan") + Text(text, style="bold"), width)
+
+
+def assistant_reply(message: AssistantMessage, width: int) -> str | None:
+    """The reply as Markdown, its thinking collapsed to one line; ``None`` when empty."""
+    from ctxmodes.session.models import TextContent, ThinkingContent
+
+    parts: list[str] = []
+    for block in message.content:
+        if isinstance(block, ThinkingContent) and block.thinking:
+            parts.append(styled(f"▸ thinking ({len(block.thinking)} characters)", "dim", width))
+        elif isinstance(block, TextContent) and block.text.strip():
+            parts.append(_ansi(Markdown(block.text), width))
+    return "\n".join(parts) if parts else None
+
+
+def tool_call(name: str, arguments: dict[str, object], width: int) -> str:
+    shown = json.dumps(arguments, ensure_ascii=False)
+    return _ansi(
+        Text("→ ", style="cyan")
+        + Text(name, style="bold")
+        + Text(f" {one_line(shown)}", style="dim"),
+        width,
+    )
+
+
+def tool_result(name: str, text: str, is_error: bool, width: int) -> str:
+    lines = text.splitlines()
+    first = one_line(lines[0]) if lines else "(no output)"
+    more = f" (+{len(lines) - 1} lines, Ctrl+O shows all)" if len(lines) > 1 else ""
+    mark, style = ("✗", "red") if is_error else ("✓", "green")
+    return _ansi(Text(f"  {mark} ", style=style) + Text(first) + Text(more, style="dim"), width)
+
+
+def shell_command(message: BashExecutionMessage, width: int) -> str:
+    """A ``!`` command: the command, then its output's first line like a tool result."""
+    note = " (not sent to the model)" if message.exclude_from_context else ""
+    head = Text("$ ", style="cyan") + Text(message.command, style="bold") + Text(note, style="dim")
+    failed = message.cancelled or bool(message.exit_code)
+    return _ansi(head, width) + "\n" + tool_result("$", message.output, failed, width)
+
+
+def full_output(name: str, text: str, width: int) -> str:
+    return _ansi(Text(f"── {name} output ──\n", style="dim") + Text(text), width)
+
+
+def notice(message: str, level: NotifyLevel, width: int) -> str:
+    return styled(message, _NOTICE_STYLES.get(level, "dim"), width)
+
+
+def window_line(number: int, after_compaction: bool, width: int) -> str:
+    why = "after compaction" if after_compaction else "previous window archived"
+    return styled(f"── context window {number} — {why}", "bold magenta", width)
+
+
+def compaction_line(entry: CompactionEntry, width: int) -> str:
+    return styled(
+        f"• Context compacted (kept from {entry.first_kept_entry_id}, "
+        f"{entry.tokens_before} tokens before)",
+        "magenta",
+        width,
+    )
+
+
+def model_error(message: str, aborted: bool, width: int) -> str:
+    if aborted:
+        return styled("(aborted)", "yellow", width)
+    return styled(f"! {message}", "bold red", width)

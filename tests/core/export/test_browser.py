@@ -1,0 +1,165 @@
+"""The export page in a real headless Chromium (Debian's ``chromium`` and
+``chromium-driver``, driven through Selenium): it loads without console errors, folding and
+filters work, injected markup stays text, and a 40-window Tree session renders quickly."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from support.tree_sessions import write_tree_session
+
+from ctxmodes.export import render_html
+from ctxmodes.session.manager import SessionManager
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
+FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+)
+PAYLOAD = '<script>window.pwned = 1</script><img src=x onerror="window.pwned = 2">'
+
+pytestmark = pytest.mark.skipif(
+    not (Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists()),
+    reason="Debian's chromium and chromium-driver are not installed (make test installs them)",
+)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    profile = tempfile.mkdtemp(prefix="ctxmodes-chromium-")
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in FLAGS:
+        options.add_argument(flag)
+    options.add_argument(f"--user-data-dir={profile}")
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+def page_for(session: Path, out: Path) -> str:
+    with SessionManager.open(session, read_only=True) as manager:
+        out.write_text(render_html(manager, session.name), encoding="utf-8")
+    return out.as_uri()
+
+
+@pytest.fixture(scope="module")
+def small_page(tmp_path_factory) -> str:
+    directory = tmp_path_factory.mktemp("small")
+    session = write_tree_session(directory, 2, prompt=f"start {PAYLOAD}", reply=PAYLOAD)
+    return page_for(session, directory / "page.html")
+
+
+def severe_logs(driver) -> list[str]:
+    return [entry["message"] for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
+
+
+def test_the_page_loads_without_console_errors(browser, small_page):
+    severe_logs(browser)  # drop what an earlier page left
+    browser.get(small_page)
+    assert browser.execute_script("return document.readyState") == "complete"
+    assert severe_logs(browser) == []
+
+
+def test_injected_markup_is_shown_as_text(browser, small_page):
+    from selenium.webdriver.common.by import By
+
+    browser.get(small_page)
+    assert browser.execute_script("return window.pwned") is None
+    first_user = browser.find_element(By.CSS_SELECTOR, "article.k-user")
+    # The prompt sits in archived window 0: unfold it to read it.
+    browser.execute_script(
+        "for (let d = arguments[0]; d; d = d.parentElement)"
+        " if (d.tagName === 'DETAILS') d.open = true;",
+        first_user,
+    )
+    assert "<script>window.pwned = 1</script>" in first_user.text
+    assert browser.find_elements(By.CSS_SELECTOR, "main img") == []
+
+
+def test_archived_windows_fold_and_unfold(browser, small_page):
+    from selenium.webdriver.common.by import By
+
+    browser.get(small_page)
+    folds = browser.find_elements(By.CSS_SELECTOR, "main details.archived")
+    assert len(folds) == 2
+    fold = folds[0]
+    inner = fold.find_element(By.CSS_SELECTOR, "article")
+    assert fold.get_attribute("open") is None
+    assert not inner.is_displayed()
+    fold.find_element(By.TAG_NAME, "summary").click()
+    assert fold.get_attribute("open") == "true"
+    assert inner.is_displayed()
+    fold.find_element(By.TAG_NAME, "summary").click()
+    assert not inner.is_displayed()
+
+
+def test_a_sidebar_link_unfolds_its_target(browser, small_page):
+    from selenium.webdriver.common.by import By
+
+    browser.get(small_page)
+    fork = browser.find_element(By.CSS_SELECTOR, "nav li.fork.archived > details")
+    fork.find_element(By.TAG_NAME, "summary").click()
+    link = fork.find_element(By.CSS_SELECTOR, "li.k-user a")
+    target = link.get_attribute("href").split("#", 1)[1]
+    link.click()
+    article = browser.find_element(By.ID, target)
+    assert article.is_displayed()
+
+
+def test_pi_filters_hide_and_show_entries(browser, small_page):
+    from selenium.webdriver.common.by import By
+
+    browser.get(small_page)
+
+    def shown(selector: str) -> int:
+        return sum(
+            element.is_displayed()
+            for element in browser.find_elements(By.CSS_SELECTOR, f"nav {selector}")
+        )
+
+    # Unfold everything so only the filter decides what is visible.
+    browser.execute_script("document.querySelectorAll('details').forEach(d => d.open = true)")
+    assert shown("li.k-meta") == 0  # the default filter hides model and thinking changes
+    assert shown("li.k-assistant") > 0
+    browser.find_element(By.CSS_SELECTOR, '[data-filter="user-only"]').click()
+    assert shown("li.k-assistant") == 0
+    assert shown("li.k-user") == 1
+    browser.find_element(By.CSS_SELECTOR, '[data-filter="no-tools"]').click()
+    assert shown("li.k-tool") == 0
+    assert shown("li.k-assistant") > 0
+    browser.find_element(By.CSS_SELECTOR, '[data-filter="all"]').click()
+    assert shown("li.k-meta") > 0
+    assert shown("li.k-tool") > 0
+
+
+def test_a_forty_window_tree_session_renders_in_under_two_seconds(browser, tmp_path):
+    from selenium.webdriver.common.by import By
+
+    session = write_tree_session(tmp_path, 40)
+    browser.get(page_for(session, tmp_path / "forty.html"))
+    loaded = browser.execute_script(
+        "const n = performance.getEntriesByType('navigation')[0];"
+        " return n.loadEventEnd - n.startTime;"
+    )
+    assert len(browser.find_elements(By.CSS_SELECTOR, "main details.archived")) == 40
+    assert severe_logs(browser) == []
+    assert 0 < loaded < 2000

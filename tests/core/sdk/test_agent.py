@@ -1,0 +1,183 @@
+"""The embedding API over the real host: blocking and non-blocking input, the events a
+program receives, queueing during a tool call, abort giving queued text back, and the
+context state a footer shows."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from support.terminal import GateTool, Tools
+
+from ctxmodes.config import Settings
+from ctxmodes.errors import CtxmodesError
+from ctxmodes.providers.script import Script
+from ctxmodes.providers.scripted import ScriptedProvider
+from ctxmodes.sdk import (
+    Agent,
+    AgentEvent,
+    Notice,
+    QueueChanged,
+    RunSettled,
+    RunStarted,
+    TextDeltaEvent,
+    ToolFinished,
+    ToolStarted,
+    UsageReported,
+    open_agent,
+)
+
+WAIT = 10.0
+
+
+def make_agent(tmp_path: Path, responses: list[dict[str, Any]], *tools: Any) -> Agent:
+    provider = ScriptedProvider(Script.model_validate({"responses": responses}), chunk_chars=4)
+    return open_agent(
+        cwd=tmp_path,
+        settings=Settings(mode="off", durability="flush"),
+        provider=provider,
+        session_dir=tmp_path / "sessions",
+        plugins=[Tools(*tools)] if tools else (),
+    )
+
+
+def file_messages(agent: Agent) -> list[dict[str, Any]]:
+    path = agent.session_file
+    assert path is not None
+    entries = [orjson.loads(line) for line in path.read_bytes().splitlines()[1:]]
+    return [entry["message"] for entry in entries if entry["type"] == "message"]
+
+
+def texts(message: dict[str, Any]) -> str:
+    content = message["content"]
+    if isinstance(content, str):
+        return content
+    return "".join(block.get("text", "") for block in content)
+
+
+def test_prompt_streams_text_and_reports_usage(tmp_path):
+    with make_agent(tmp_path, [{"text": "Hello there, friend."}]) as agent:
+        events: list[AgentEvent] = []
+        agent.subscribe(events.append)
+        agent.prompt("hi")
+    deltas = [event.text for event in events if isinstance(event, TextDeltaEvent)]
+    assert len(deltas) > 1
+    assert "".join(deltas) == "Hello there, friend."
+    usage = [event for event in events if isinstance(event, UsageReported)]
+    assert len(usage) == 1
+    assert usage[0].context_tokens > 0
+    assert isinstance(events[-1], RunSettled)
+
+
+def test_submit_returns_at_once_and_runs_on_the_worker(tmp_path):
+    gate = GateTool()
+    responses = [{"tool_calls": [{"name": "gate"}]}, {"text": "done"}]
+    with make_agent(tmp_path, responses, gate) as agent:
+        threads: list[str] = []
+        agent.subscribe(
+            lambda event: (
+                threads.append(threading.current_thread().name)
+                if isinstance(event, RunStarted)
+                else None
+            )
+        )
+        agent.submit("go")
+        # The run is blocked in the tool, yet submit returned.
+        assert gate.entered.wait(WAIT)
+        assert agent.is_streaming()
+        gate.opened.set()
+        assert agent.wait_for_idle(WAIT)
+    assert threads == ["ctxmodes-session"]
+
+
+def test_text_typed_during_a_tool_call_steers_the_next_request(tmp_path):
+    gate = GateTool()
+    responses = [{"tool_calls": [{"name": "gate"}]}, {"text": "steered"}, {"text": "followed"}]
+    with make_agent(tmp_path, responses, gate) as agent:
+        queues: list[QueueChanged] = []
+        agent.subscribe(lambda e: queues.append(e) if isinstance(e, QueueChanged) else None)
+        agent.submit("start")
+        assert gate.entered.wait(WAIT)
+        agent.submit("use the other branch")
+        agent.submit("then write tests", streaming_behavior="follow_up")
+        assert queues[-1] == QueueChanged(("use the other branch",), ("then write tests",))
+        gate.opened.set()
+        assert agent.wait_for_idle(WAIT)
+        messages = file_messages(agent)
+    assert [(m["role"], texts(m)) for m in messages] == [
+        ("user", "start"),
+        ("assistant", ""),
+        ("toolResult", "gate passed"),
+        ("user", "use the other branch"),
+        ("assistant", "steered"),
+        ("user", "then write tests"),
+        ("assistant", "followed"),
+    ]
+
+
+def test_abort_gives_queued_text_back_and_sends_nothing(tmp_path):
+    gate = GateTool()
+    responses = [{"tool_calls": [{"name": "gate"}]}, {"text": "never"}]
+    with make_agent(tmp_path, responses, gate) as agent:
+        agent.submit("start")
+        assert gate.entered.wait(WAIT)
+        agent.submit("steer me")
+        agent.submit("follow me", streaming_behavior="follow_up")
+        assert agent.abort() == ["steer me", "follow me"]
+        assert agent.wait_for_idle(WAIT)
+        assert agent.take_queued() == ([], [])
+        messages = file_messages(agent)
+    sent = [texts(m) for m in messages if m["role"] == "user"]
+    assert sent == ["start"]
+    # As Pi: the aborted tool's result, then the aborted reply that ends the run.
+    assert [(m["role"], m.get("stopReason")) for m in messages[1:]] == [
+        ("assistant", "toolUse"),
+        ("toolResult", None),
+        ("assistant", "aborted"),
+    ]
+
+
+def test_tool_events_and_failed_commands_become_events(tmp_path):
+    responses = [{"tool_calls": [{"name": "bash", "arguments": {"command": "echo hi"}}]}, {}]
+    with make_agent(tmp_path, responses) as agent:
+        events: list[AgentEvent] = []
+        agent.subscribe(events.append)
+        agent.prompt("run it")
+        agent.prompt("/tree no-such-entry")
+    started = [e for e in events if isinstance(e, ToolStarted)]
+    finished = [e for e in events if isinstance(e, ToolFinished)]
+    assert [(e.name, e.arguments) for e in started] == [("bash", {"command": "echo hi"})]
+    assert finished[0].text.strip() == "hi"
+    assert not finished[0].is_error
+    errors = [e for e in events if isinstance(e, Notice) and e.level == "error"]
+    assert errors
+    assert errors[0].message.startswith("/tree:")
+
+
+def test_context_state_counts_usable_tokens_left(tmp_path):
+    usage = {"totalTokens": 40_000}
+    with make_agent(tmp_path, [{"text": "ok", "usage": usage}]) as agent:
+        before = agent.context_state()
+        agent.prompt("hi")
+        after = agent.context_state()
+    assert before.used_tokens is None
+    assert after.usable_tokens == 128_000 - 16_384
+    assert after.tokens_left == 128_000 - 16_384 - 40_000
+    assert after.fraction_used == pytest.approx(40_000 / (128_000 - 16_384))
+
+
+def test_naming_the_session_writes_session_info(tmp_path):
+    with make_agent(tmp_path, [{"text": "ok"}]) as agent:
+        agent.prompt("hi")
+        agent.set_name("release prep")
+        assert agent.session_manager.get_session_name() == "release prep"
+        with pytest.raises(CtxmodesError):
+            agent.set_name("  ")
+
+
+def test_an_unknown_directory_is_one_clear_error(tmp_path):
+    with pytest.raises(CtxmodesError, match="no such directory"):
+        open_agent(cwd=tmp_path / "missing", settings=Settings())

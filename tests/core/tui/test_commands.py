@@ -1,0 +1,278 @@
+"""Each terminal command's happy path, driven by keys."""
+
+from __future__ import annotations
+
+import base64
+
+import orjson
+from support.terminal import ENTER, GateTool, make_agent, run_terminal
+
+
+def entries(agent) -> list[dict]:
+    return [orjson.loads(line) for line in agent.session_file.read_bytes().splitlines()[1:]]
+
+
+def test_session_context_name_and_copy(tmp_path):
+    agent = make_agent(tmp_path, [{"text": "The answer is 42.", "usage": {"totalTokens": 1234}}])
+
+    async def scenario(t):
+        await t.type("question" + ENTER)
+        await t.printed("The answer is 42.")
+        await t.idle()
+        await t.type("/session" + ENTER)
+        await t.printed(f"ID: {agent.session_manager.session_id}")
+        await t.printed("Messages: 1 user, 1 assistant")
+        await t.type("/context" + ENTER)
+        await t.printed("system prompt")
+        await t.type("/name release prep" + ENTER)
+        await t.printed("Session name: release prep")
+        footer = "".join(text for _, text in t.session._footer_fragments())
+        assert "release prep" in footer
+        await t.type("/copy" + ENTER)
+        await t.printed("Copied the last reply (17 characters)")
+
+    terminal = run_terminal(agent, scenario)
+    text = terminal.text()
+    assert "free               110382 of 111616 usable (reported)" in text
+    assert entries(agent)[-1] == {
+        **entries(agent)[-1],
+        "type": "session_info",
+        "name": "release prep",
+    }
+    osc = "\x1b]52;c;" + base64.b64encode(b"The answer is 42.").decode() + "\x07"
+    assert osc in terminal.screen.getvalue()
+
+
+def test_export_writes_the_page(tmp_path):
+    agent = make_agent(tmp_path, [{"text": "exported <b>reply</b>"}])
+    target = tmp_path / "out.html"
+
+    async def scenario(t):
+        await t.type("hi" + ENTER)
+        await t.idle()
+        await t.type(f"/export {target}" + ENTER)
+        await t.printed(f"Exported to {target}")
+
+    run_terminal(agent, scenario)
+    page = target.read_text(encoding="utf-8")
+    assert "exported &lt;b&gt;reply&lt;/b&gt;" in page
+
+
+def test_tree_navigates_to_a_user_message_and_offers_its_text(tmp_path):
+    agent = make_agent(tmp_path, [{"text": "one"}, {"text": "two"}])
+
+    async def scenario(t):
+        await t.type("first" + ENTER)
+        await t.idle()
+        await t.type("second" + ENTER)
+        await t.printed("two")
+        await t.idle()
+        await t.type("/tree" + ENTER)
+        await t.until(lambda: t.session.picker is not None, "the tree")
+        rows = [row.key for row in t.session.picker.rows()]
+        second = rows[-2]  # the user message "second" (the leaf is its answer)
+        while t.session.picker.rows()[t.session.picker.selected].key != second:
+            await t.type("\x1b[A")
+        await t.type(ENTER)  # pick it
+        await t.until(
+            lambda: t.session.picker is not None and "Summarize" in t.session.picker.title
+        )
+        await t.type(ENTER)  # no summary
+        await t.until(lambda: t.editor == "second", "the message text in the editor")
+        await t.printed("Moved to ")
+
+    run_terminal(agent, scenario)
+    texts = [e["message"]["content"][0]["text"] for e in entries(agent) if e["type"] == "message"]
+    assert texts.count("second") == 1  # nothing was sent again: the text waits in the editor
+
+
+def test_new_and_resume_replace_the_session(tmp_path):
+    agent = make_agent(tmp_path, [{"text": "in the first session"}])
+    seen: dict[str, object] = {}
+
+    async def scenario(t):
+        await t.type("hello" + ENTER)
+        await t.idle()
+        first = agent.session_file
+        seen["first"] = first
+        await t.type("/new" + ENTER)
+        await t.printed("New session")
+        await t.until(lambda: agent.session_file != first, "a new session")
+        await t.type("/resume" + ENTER)
+        await t.until(lambda: t.session.picker is not None, "the resume picker")
+        seen["rows"] = [row.key for row in t.session.picker.rows()]
+        await t.type("hello")  # filters on the first message
+        await t.until(lambda: [r.key for r in t.session.picker.rows()] == [first])
+        await t.type(ENTER)
+        await t.printed("Resumed session")
+        await t.until(lambda: agent.session_file == first, "the first session back")
+
+    run_terminal(agent, scenario)
+    assert seen["first"] in seen["rows"]
+
+
+def test_compact_runs_on_the_worker_and_reports(tmp_path):
+    # Long enough that Pi's 20,000 recent tokens leave something to summarize.
+    agent = make_agent(tmp_path, [{"text": "a " * 60_000}, {"text": "b " * 60_000}])
+
+    async def scenario(t):
+        await t.type("one" + ENTER)
+        await t.idle()
+        await t.type("two" + ENTER)
+        await t.idle()
+        await t.type("/compact keep the numbers" + ENTER)
+        await t.printed("Context compacted")
+        await t.idle()
+
+    run_terminal(agent, scenario)
+    assert any(entry["type"] == "compaction" for entry in entries(agent))
+
+
+def test_leaving_tree_asks_for_compact_first(tmp_path):
+    agent = make_agent(tmp_path, [], mode="tree")
+
+    async def scenario(t):
+        await t.type("/mode off" + ENTER)
+        await t.printed("run /compact first")
+        assert agent.mode == "tree"
+        await t.type("/mode off" + ENTER)
+        await t.printed("Mode: off")
+
+    run_terminal(agent, scenario)
+
+
+def test_history_and_notes_read_through_the_mode(tmp_path):
+    responses = [
+        {
+            "tool_calls": [
+                {
+                    "name": "notes",
+                    "arguments": {"action": "write_file", "path": "plan.md", "text": "ship it"},
+                }
+            ]
+        },
+        {"text": "noted"},
+    ]
+    agent = make_agent(tmp_path, responses, mode="tree")
+
+    async def scenario(t):
+        await t.type("plan" + ENTER)
+        await t.printed("noted")
+        await t.idle()
+        await t.type("/notes read_file path=plan.md" + ENTER)
+        await t.printed("ship it")
+        await t.type("/history list_windows" + ENTER)
+        await t.printed('"windows"')
+        await t.type("/history nonsense" + ENTER)
+        await t.printed("has no read-only action")
+
+    run_terminal(agent, scenario)
+
+
+def test_quit_leaves(tmp_path):
+    agent = make_agent(tmp_path, [])
+
+    async def scenario(t):
+        await t.type("/quit" + ENTER)
+        await t.until(lambda: not t.session.app.is_running, "the application to exit")
+
+    run_terminal(agent, scenario)
+
+
+def test_bang_commands_run_and_reach_the_model_unless_doubled(tmp_path):
+    agent = make_agent(tmp_path, [{"text": "seen it"}])
+    seen: dict[str, object] = {}
+
+    async def scenario(t):
+        await t.type("!echo visible-output" + ENTER)
+        await t.printed("$ echo visible-output")
+        await t.printed("✓ visible-output")
+        await t.idle()
+        await t.type("!!echo hidden-output" + ENTER)
+        await t.printed("$ echo hidden-output (not sent to the model)")
+        await t.idle()
+        await t.type("what did you see?" + ENTER)
+        await t.printed("seen it")
+        await t.idle()
+        seen["request"] = t.session.last_request
+
+    run_terminal(agent, scenario)
+    bash = [
+        e["message"] for e in entries(agent) if e.get("message", {}).get("role") == "bashExecution"
+    ]
+    assert [(m["command"], m["output"].strip(), m.get("excludeFromContext")) for m in bash] == [
+        ("echo visible-output", "visible-output", None),
+        ("echo hidden-output", "hidden-output", True),
+    ]
+    sent = seen["request"].model_dump_json()
+    assert "visible-output" in sent
+    assert "hidden-output" not in sent
+
+
+def test_a_bang_command_waits_for_an_idle_session(tmp_path):
+    gate = GateTool()
+    agent = make_agent(tmp_path, [{"tool_calls": [{"name": "gate"}]}, {"text": "done"}], gate)
+
+    async def scenario(t):
+        await t.type("start" + ENTER)
+        await t.until(gate.entered.is_set)
+        await t.type("!ls" + ENTER)
+        await t.printed("! commands wait until the agent is idle")
+        assert t.editor == "!ls"
+        gate.opened.set()
+        await t.printed("done")
+        await t.idle()
+
+    run_terminal(agent, scenario)
+
+
+def test_thinking_changes_the_next_request_and_is_recorded(tmp_path):
+    agent = make_agent(tmp_path, [{"text": "thought hard"}])
+    seen: dict[str, object] = {}
+
+    async def scenario(t):
+        await t.type("/thinking high" + ENTER)
+        await t.printed("Thinking: high")
+        footer = "".join(text for _, text in t.session._footer_fragments())
+        seen["footer"] = footer
+        await t.type("/thinking enormous" + ENTER)
+        await t.printed("unknown thinking level 'enormous'")
+        await t.type("go" + ENTER)
+        await t.printed("thought hard")
+        await t.idle()
+        seen["reasoning"] = t.session.last_request.reasoning
+
+    run_terminal(agent, scenario)
+    assert "(high)" in seen["footer"]
+    assert seen["reasoning"] == "high"
+    levels = [e["thinkingLevel"] for e in entries(agent) if e["type"] == "thinking_level_change"]
+    assert levels[-1] == "high"
+
+
+def test_model_switches_to_another_model_and_records_it(tmp_path):
+    other = tmp_path / "other.json"
+    other.write_text('{"model": "second-model", "responses": [{"text": "from the second"}]}')
+    agent = make_agent(tmp_path, [{"text": "from the first"}])
+    seen: dict[str, object] = {}
+
+    async def scenario(t):
+        await t.type("one" + ENTER)
+        await t.printed("from the first")
+        await t.idle()
+        await t.type("/model" + ENTER)
+        await t.until(lambda: t.session.picker is not None, "the model picker")
+        seen["offered"] = [row.key for row in t.session.picker.rows()]
+        await t.type("\x1b")
+        await t.until(lambda: t.session.picker is None)
+        await t.type(f"/model scripted:{other}" + ENTER)
+        await t.printed("Model: scripted/second-model")
+        seen["footer"] = "".join(text for _, text in t.session._footer_fragments())
+        await t.type("two" + ENTER)
+        await t.printed("from the second")
+        await t.idle()
+
+    run_terminal(agent, scenario)
+    assert seen["offered"]  # the registered models (the built-in tables)
+    assert "scripted/second-model" in seen["footer"]
+    changes = [(e["provider"], e["modelId"]) for e in entries(agent) if e["type"] == "model_change"]
+    assert changes[-1] == ("scripted", "second-model")

@@ -1,0 +1,294 @@
+"""The interactive session driven through prompt_toolkit's pipe input: streaming, queueing,
+taking queued text back, Esc, completion, and the commands that must wait for the turn."""
+
+from __future__ import annotations
+
+import orjson
+from support.terminal import (
+    ALT_ENTER,
+    ALT_UP,
+    CTRL_C,
+    ENTER,
+    ESC,
+    TAB,
+    GatedStream,
+    GateTool,
+    make_agent,
+    run_terminal,
+)
+
+from ctxmodes.providers.script import Script
+from ctxmodes.providers.scripted import ScriptedProvider
+
+PROMPT = "\u203a "  # how the transcript shows a user message
+GATED = [
+    {"tool_calls": [{"name": "gate"}]},
+    {"text": "after steering"},
+    {"text": "after follow-up"},
+]
+
+
+def user_texts(agent) -> list[str]:
+    path = agent.session_file
+    entries = [orjson.loads(line) for line in path.read_bytes().splitlines()[1:]]
+    texts = []
+    for entry in entries:
+        message = entry.get("message") or {}
+        if message.get("role") == "user":
+            content = message["content"]
+            texts.append(content if isinstance(content, str) else content[0]["text"])
+    return texts
+
+
+def test_a_reply_streams_in_the_live_region_then_goes_to_the_scrollback(tmp_path):
+    text = "Streaming *replies* arrive a few characters at a time."
+    provider = GatedStream(
+        ScriptedProvider(Script.model_validate({"responses": [{"text": text}]}), chunk_chars=4),
+        hold_after=5,
+    )
+    agent = make_agent(tmp_path, [], provider=provider)
+    seen: dict[str, object] = {}
+
+    async def scenario(t):
+        await t.type("hello" + ENTER)
+        await t.printed(PROMPT + "hello")
+        await t.until(provider.held.is_set, "the stream to be held")
+        await t.until(lambda: len(t.session.live_text) == 20, "five deltas")
+        seen["live"] = t.session.live_text
+        seen["fragments"] = "".join(f[1] for f in t.session._live_fragments())
+        seen["scrollback"] = t.text()
+        provider.release.set()
+        await t.printed("Streaming replies arrive")
+        await t.idle()
+        seen["after"] = t.session.live_text
+
+    terminal = run_terminal(agent, scenario)
+    assert seen["live"] == text[:20]
+    assert text[:20] in seen["fragments"]
+    assert "Streaming" not in seen["scrollback"]
+    assert seen["after"] == ""
+    # Markdown is rendered: the emphasis markers are gone from the scrollback.
+    assert "*replies*" not in terminal.text()
+
+
+def test_enter_steers_and_alt_enter_follows_up_while_a_tool_runs(tmp_path):
+    gate = GateTool()
+    agent = make_agent(tmp_path, GATED, gate)
+    queued: dict[str, object] = {}
+
+    async def scenario(t):
+        await t.type("start" + ENTER)
+        await t.until(gate.entered.is_set, "the tool to run")
+        await t.type("try the other branch" + ENTER)
+        await t.type("then add tests" + ALT_ENTER)
+        await t.until(lambda: t.session.queued == (("try the other branch",), ("then add tests",)))
+        queued["shown"] = "".join(f[1] for f in t.session._queue_fragments())
+        queued["editor"] = t.editor
+        gate.opened.set()
+        await t.printed("after follow-up")
+        await t.idle()
+
+    terminal = run_terminal(agent, scenario)
+    assert "↳ steer: try the other branch" in queued["shown"]
+    assert "↳ follow-up: then add tests" in queued["shown"]
+    assert queued["editor"] == ""
+    assert user_texts(agent) == ["start", "try the other branch", "then add tests"]
+    transcript = terminal.text()
+    assert transcript.index(PROMPT + "try the other branch") < transcript.index("after steering")
+    assert transcript.index("after steering") < transcript.index(PROMPT + "then add tests")
+
+
+def test_alt_up_takes_the_queue_back_into_the_editor(tmp_path):
+    gate = GateTool()
+    agent = make_agent(tmp_path, [GATED[0], {"text": "done"}], gate)
+
+    async def scenario(t):
+        await t.type("start" + ENTER)
+        await t.until(gate.entered.is_set)
+        await t.type("first thought" + ENTER)
+        await t.type("second thought" + ALT_ENTER)
+        await t.until(lambda: t.session.queued[1] == ("second thought",))
+        await t.type("draft")
+        await t.type(ALT_UP)
+        await t.until(lambda: t.session.queued == ((), ()), "the queue to empty")
+        assert t.editor == "first thought\nsecond thought\ndraft"
+        gate.opened.set()
+        await t.printed("done")
+        await t.idle()
+
+    run_terminal(agent, scenario)
+    assert user_texts(agent) == ["start"]
+
+
+def test_esc_aborts_and_puts_the_queue_back_before_the_draft(tmp_path):
+    gate = GateTool()
+    agent = make_agent(tmp_path, [GATED[0], {"text": "never sent"}], gate)
+
+    async def scenario(t):
+        await t.type("start" + ENTER)
+        await t.until(gate.entered.is_set)
+        await t.type("steer me" + ENTER)
+        await t.until(lambda: t.session.queued[0] == ("steer me",))
+        await t.type("half typed")
+        await t.type(ESC)
+        await t.until(lambda: t.editor == "steer me\nhalf typed", "the queue in the editor")
+        await t.printed("(aborted)")
+        await t.idle()
+
+    terminal = run_terminal(agent, scenario)
+    assert user_texts(agent) == ["start"]
+    assert "never sent" not in terminal.text()
+
+
+def test_commands_that_need_an_idle_session_are_refused_and_kept(tmp_path):
+    gate = GateTool()
+    agent = make_agent(tmp_path, [GATED[0], {"text": "done"}], gate)
+    seen: dict[str, object] = {}
+
+    async def scenario(t):
+        await t.type("start" + ENTER)
+        await t.until(gate.entered.is_set)
+        await t.type("/compact keep the plan" + ENTER)
+        await t.printed("/compact waits until the agent is idle")
+        seen["editor"] = t.editor
+        await t.type("\x15/session" + ENTER)  # Ctrl+U clears the line; /session may run now
+        await t.printed("ID: ")
+        gate.opened.set()
+        await t.printed("done")
+        await t.idle()
+
+    terminal = run_terminal(agent, scenario)
+    assert seen["editor"] == "/compact keep the plan"
+    assert "Compacted" not in terminal.text()
+
+
+def test_slash_commands_and_their_arguments_complete(tmp_path):
+    agent = make_agent(tmp_path, [], mode="off")
+    seen: dict[str, object] = {}
+
+    async def scenario(t):
+        await t.type("/com")
+        await t.until(lambda: t.session.buffer.complete_state is not None, "completions")
+        state = t.session.buffer.complete_state
+        seen["offered"] = [(c.text, c.display_meta_text) for c in state.completions]
+        await t.type(TAB)
+        await t.until(lambda: t.editor == "/compact", "the completion")
+        await t.type("\x15/mode ")
+        await t.until(
+            lambda: (
+                t.session.buffer.complete_state is not None
+                and "off" in [c.text for c in t.session.buffer.complete_state.completions]
+            ),
+            "mode names",
+        )
+        seen["modes"] = [c.text for c in t.session.buffer.complete_state.completions]
+
+    run_terminal(agent, scenario)
+    assert seen["offered"] == [("/compact", "Summarize older messages to free context · when idle")]
+    assert {"off", "local", "tree"} <= set(seen["modes"])
+
+
+def test_ctrl_c_clears_then_exits(tmp_path):
+    agent = make_agent(tmp_path, [])
+    seen: dict[str, object] = {}
+
+    async def scenario(t):
+        await t.type("some draft")
+        await t.type(CTRL_C)
+        await t.until(lambda: t.editor == "", "the editor to clear")
+        seen["history"] = list(t.session.buffer.history.get_strings())
+        t.clock.now += 5  # a later, separate press only arms the exit
+        await t.type(CTRL_C)
+        await t.printed("Press Ctrl+C again to exit")
+        t.clock.now += 0.2
+        await t.type(CTRL_C)
+        await t.until(lambda: not t.session.app.is_running, "the application to exit")
+
+    run_terminal(agent, scenario)
+    assert seen["history"] == ["some draft"]
+
+
+def test_esc_esc_while_idle_opens_the_tree(tmp_path):
+    agent = make_agent(tmp_path, [{"text": "one"}, {"text": "two"}])
+
+    async def scenario(t):
+        await t.type("first" + ENTER)
+        await t.printed("one")
+        await t.idle()
+        await t.type(ESC)
+        await t.until(lambda: t.session._last_escape > 0, "the first Esc")
+        t.clock.now += 0.2
+        await t.type(ESC)
+        await t.until(lambda: t.session.picker is not None, "the tree picker")
+        assert t.session.picker.title.startswith("Session tree")
+        await t.type(ESC)
+        await t.until(lambda: t.session.picker is None, "the picker to close")
+
+    run_terminal(agent, scenario)
+
+
+def test_the_session_reads_the_editor_through_the_api(tmp_path):
+    agent = make_agent(tmp_path, [])
+
+    async def scenario(t):
+        await t.type("kept text")
+        await t.until(lambda: t.editor == "kept text")
+        assert agent.session.ui.get_editor_text() == "kept text"
+
+    run_terminal(agent, scenario)
+
+
+def test_ctrl_r_searches_the_history(tmp_path):
+    agent = make_agent(tmp_path, [{"text": "one"}, {"text": "two"}])
+
+    async def scenario(t):
+        await t.type("deploy the staging branch" + ENTER)
+        await t.idle()
+        await t.type("something else" + ENTER)
+        await t.idle()
+        await t.type("\x12staging")  # Ctrl+R, then the search text
+        await t.type(ENTER)  # accept the match into the editor
+        await t.until(lambda: t.editor == "deploy the staging branch", "the match")
+        await t.until(lambda: t.session.app.layout.has_focus(t.session.buffer), "the editor")
+
+    terminal = run_terminal(agent, scenario)
+    assert terminal.editor == "deploy the staging branch"
+
+
+def test_ctrl_g_edits_the_draft_in_the_external_editor(tmp_path, monkeypatch):
+    editor = tmp_path / "editor.sh"
+    editor.write_text('#!/bin/sh\nprintf "edited in the editor" > "$1"\n')
+    editor.chmod(0o755)
+    monkeypatch.setenv("VISUAL", str(editor))
+    agent = make_agent(tmp_path, [])
+
+    async def scenario(t):
+        await t.type("rough draft")
+        await t.type("\x07")  # Ctrl+G
+        await t.until(lambda: t.editor == "edited in the editor", "the edited text")
+
+    run_terminal(agent, scenario)
+
+
+def test_a_retry_counts_down_and_esc_cancels_it(tmp_path):
+    from ctxmodes.host.options import HostOptions
+    from ctxmodes.host.retry_settings import RetrySettings
+
+    overloaded = {"stop_reason": "error", "error_message": "529 overloaded, try again"}
+    options = HostOptions(retry=RetrySettings(base_delay_ms=60_000))
+    agent = make_agent(tmp_path, [overloaded, {"text": "never"}], options=options)
+    seen: dict[str, object] = {}
+
+    async def scenario(t):
+        await t.type("go" + ENTER)
+        await t.printed("529 overloaded, try again — retry 1/3")
+        await t.until(lambda: (t.session.activity or "").startswith("retrying in 60s"))
+        seen["activity"] = t.session.activity
+        await t.type(ESC)
+        await t.until(lambda: t.session._retry_at is None, "the retry to end")
+        await t.printed("Retry cancelled")
+        await t.idle()
+
+    terminal = run_terminal(agent, scenario)
+    assert seen["activity"] == "retrying in 60s (Esc cancels)"
+    assert "never" not in terminal.flat()
