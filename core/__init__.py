@@ -4,10 +4,10 @@ What a plugin author needs is importable from here::
 
     from ctxmodes import hookimpl, ModeSpec, ContextProjection, HostSession
 
-The names are resolved on first use, so ``import ctxmodes`` stays cheap (the command line
-imports no pluggy for a core command); each also lives in
-its own module (``ctxmodes.modes``, ``ctxmodes.events`` ...). The context-window kit for
-managed modes is :mod:`ctxmodes.windows`; test support is :mod:`ctxmodes.testing`.
+The names are resolved on first use, so ``import ctxmodes`` stays cheap (a core command
+starts without pluggy); each also lives in its own module (``ctxmodes.modes``,
+``ctxmodes.events`` ...). The context-window kit for managed modes is
+:mod:`ctxmodes.windows`; test support is :mod:`ctxmodes.testing`.
 """
 
 from __future__ import annotations

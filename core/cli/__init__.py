@@ -63,7 +63,7 @@ def _may_reach_plugin_commands(argv: Sequence[str], core_commands: Collection[st
     """Whether parsing ``argv`` could show or run a plugin's command: not when it asks for
     the version first, nor when it names a core command. The top-level options take no
     value, so the first argument that is not an option is the command."""
-    if argv[:1] == ["--version"]:
+    if argv and argv[0] == "--version":
         return False
     named = next((argument for argument in argv if not argument.startswith("-")), None)
     return named not in core_commands
