@@ -109,9 +109,14 @@ class TurnEndEvent:
 
 @dataclass(frozen=True, slots=True)
 class NewContextRequest:
-    """The model called ``new_context``; ``tool_call_id`` identifies that call."""
+    """The model called ``new_context``; ``tool_call_id`` identifies that call.
+
+    ``signal`` is the tool call's abort signal: a mode that asks a remote service for the
+    next window's marker ends that call when the run is aborted.
+    """
 
     tool_call_id: str
+    signal: AbortSignal | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -73,7 +73,11 @@ class NewContextTool(_ContextTool):
 
     def execute(self, call_id: str, arguments: dict[str, Any], context: ToolContext) -> ToolResult:
         hooks = context.hooks
-        outcome = hooks.new_context(NewContextRequest(tool_call_id=call_id)) if hooks else None
+        outcome = (
+            hooks.new_context(NewContextRequest(tool_call_id=call_id, signal=context.signal))
+            if hooks
+            else None
+        )
         if outcome is None:
             return ToolResult.error(CONTEXT_MANAGEMENT_INACTIVE, details={"started": False})
         return ToolResult(

@@ -23,6 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
+from ctxmodes.abort import AbortSignal
 from ctxmodes.errors import CtxmodesError
 from ctxmodes.events import (
     CompactionDecision,
@@ -129,9 +130,15 @@ class RequestShaping(Protocol):
         developer messages): tools, replayed calls, headers."""
 
 
-#: The marker of the window a rollover opens now (``trim_previous_window`` as for
-#: :func:`~ctxmodes.windows.marker.window_marker`).
-NewWindowMarker = Callable[[bool], "WindowMarker"]
+class NewWindowMarker(Protocol):
+    """Builds the marker of the window a rollover opens now."""
+
+    def __call__(
+        self, trim_previous_window: bool, signal: AbortSignal | None = None
+    ) -> WindowMarker:
+        """``trim_previous_window`` as for :func:`~ctxmodes.windows.marker.window_marker`;
+        ``signal`` is the run's abort signal where a tool call opens the window (a builder
+        that waits on a service must stop waiting when it aborts)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -208,7 +215,9 @@ class SameBranchRollover:
     def request(self, request: NewContextRequest) -> NewContextOutcome:
         if self._pending_window_id is not None:
             return new_context_outcome(started=False)
-        marker = next_marker(self._mode, self._new_window, trim_previous_window=True)
+        marker = next_marker(
+            self._mode, self._new_window, trim_previous_window=True, signal=request.signal
+        )
         self._pending_window_id = marker.details.context_management.current_window_id
         # Steering queued during this turn would reach the model before the marker, in the
         # window being closed, and go unanswered: it follows the marker instead.
@@ -244,11 +253,15 @@ class SameBranchRollover:
 
 
 def next_marker(
-    mode: ManagedMode, new_window: NewWindowMarker | None, *, trim_previous_window: bool
+    mode: ManagedMode,
+    new_window: NewWindowMarker | None,
+    *,
+    trim_previous_window: bool,
+    signal: AbortSignal | None = None,
 ) -> WindowMarker:
     """The marker of the window opened now: ``new_window``'s, or the window state's."""
     if new_window is not None:
-        return new_window(trim_previous_window)
+        return new_window(trim_previous_window, signal)
     return mode.windows.next_window_marker(trim_previous_window=trim_previous_window)
 
 

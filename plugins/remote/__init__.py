@@ -10,12 +10,19 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ctxmodes import hookimpl
+from ctxmodes import HostSession, hookimpl
 from ctxmodes.cli_commands import CliCommand
 from ctxmodes.modes import ModeSpec
-from ctxmodes_remote.mode import remote_mode
 
 NAME = "remote"
+
+
+def _build(session: HostSession) -> object:
+    # Imported here: loading the plugin (every command-line start, `ctxmodes --help`) must
+    # not load the mode's HTTP client and the kit; only a session that runs Remote does.
+    from ctxmodes_remote.mode import remote_mode
+
+    return remote_mode(session)
 
 
 @hookimpl
@@ -24,14 +31,15 @@ def ctx_register_modes(register: Callable[[ModeSpec], None]) -> None:
         ModeSpec(
             name=NAME,
             description="Context windows with history and notes in the Codex history service",
-            factory=remote_mode,
+            factory=_build,
         )
     )
 
 
 @hookimpl
 def ctx_register_cli_commands(register: Callable[[CliCommand], None]) -> None:
-    # `ctxmodes serve`: the service's own module, imported only for its arguments.
+    # `ctxmodes serve`: only its arguments are imported here; the service (HTTP stack,
+    # encryption, storage) is imported when one of its commands runs.
     from ctxmodes_remote.service.cli import command
 
     register(command())

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import logging
 
-from ctxmodes.abort import AbortedError
+from ctxmodes.abort import AbortedError, AbortSignal
 from ctxmodes.errors import CtxmodesError
 from ctxmodes.events import (
     ProviderRequestEvent,
@@ -118,18 +118,24 @@ class RemoteRetrieval:
         except CtxmodesError as error:  # BackendFailure, or no backend at all
             return RetrievalResult(text=str(error), is_error=True)
 
-    def _thread_hint(self) -> str | None:
+    def _thread_hint(self, signal: AbortSignal | None) -> str | None:
         try:
-            return self._backend().thread_hint(self._caller())
-        except CtxmodesError as error:
+            return self._backend().thread_hint(self._caller(), signal)
+        except CtxmodesError as error:  # AbortedError included: an aborted hint is no hint
             _log.info("no thread hint: %s", error)
             return None
 
-    def new_window_marker(self, trim_previous_window: bool) -> WindowMarker:
-        """The marker of the window opened now, with the backend's thread hint."""
+    def new_window_marker(
+        self, trim_previous_window: bool, signal: AbortSignal | None = None
+    ) -> WindowMarker:
+        """The marker of the window opened now, with the backend's thread hint.
+
+        :param signal: the run's abort signal (``new_context``); an abort ends the wait for
+            the hint at once and the window opens without one, as after any failed hint.
+        """
         identity = next_identity(self._mode.windows.current)
         return window_marker(
-            identity, self._thread_hint(), trim_previous_window=trim_previous_window
+            identity, self._thread_hint(signal), trim_previous_window=trim_previous_window
         )
 
 

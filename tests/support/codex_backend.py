@@ -36,6 +36,7 @@ import orjson
 from cryptography.fernet import Fernet, InvalidToken
 
 from ctxmodes.abort import AbortSignal
+from ctxmodes.errors import CtxmodesError
 from ctxmodes.providers.backend import BackendRoute
 from ctxmodes.providers.base import (
     DeveloperMessage,
@@ -48,9 +49,11 @@ from ctxmodes.providers.base import (
 from ctxmodes.providers.script import Script
 from ctxmodes.providers.scripted import ScriptedProvider
 from ctxmodes.session.models import AssistantMessage, TextContent, ToolCall, UserMessage
+from ctxmodes.windows.history_reader import HistoryReader
 from ctxmodes.windows.notes import NotesStore
-from ctxmodes.windows.retrieval import answer_notes
+from ctxmodes.windows.retrieval import answer_notes, run_history
 from ctxmodes.windows.tools import OPERATIONS
+from ctxmodes.windows.window_log import WindowLog
 
 BASE_PATH = "/backend-api/codex"
 ENCRYPTED_ARGS = {("history", "search_contents"): "query", ("notes", "search_contents"): "query"}
@@ -77,14 +80,17 @@ class RecordedCall:
 
 
 @dataclass
+@dataclass
 class _Window:
     window_id: str
-    items: list[tuple[str, str, str]] = field(default_factory=list)  # (item id, role, text)
+    recorded: int = 0  # how many of the window's request messages are recorded
 
 
 @dataclass
 class _Session:
     notes: NotesStore = field(default_factory=NotesStore)
+    #: History with the contract's semantics (the same window log the service keeps).
+    log: WindowLog = field(default_factory=WindowLog)
     windows: dict[str, _Window] = field(default_factory=dict)
     entries: int = 0
 
@@ -165,12 +171,18 @@ class CodexBackendEmulator:
         with self._lock:
             session = self._session(account, metadata["session_id"])
             window_id = metadata["context_window_id"]
-            window = session.windows.setdefault(window_id, _Window(window_id))
-            seen = len(window.items)
+            window = session.windows.get(window_id)
+            if window is None:
+                window = session.windows[window_id] = _Window(window_id)
+                session.log.open_window(window_id)
+            elif session.log.current is None or session.log.current.window_id != window_id:
+                return  # a window that is over takes nothing more, as in the service
             texts = [_message_item(m) for m in request.messages]
-            for role, text in [t for t in texts if t is not None][seen:]:
+            fresh = [t for t in texts if t is not None][window.recorded :]
+            window.recorded += len(fresh)
+            for role, text in fresh:
                 session.entries += 1
-                window.items.append((f"item-{session.entries:04d}", role, text))
+                session.log.append_item(f"item-{session.entries:04d}", role, text)
 
     def _session(self, account: Account, session_id: str) -> _Session:
         return self._sessions.setdefault((account.account_id, session_id), _Session())
@@ -243,32 +255,10 @@ class CodexBackendEmulator:
             clock = self._clock
             answer = answer_notes(session.notes, action, arguments, persist, now_ms=lambda: clock)
             return orjson.loads(answer.text) if not answer.is_error else {"error": answer.text}
-        windows = list(session.windows.values())
-        if action == "list_windows":
-            return {
-                "windows": [{"window_id": w.window_id, "item_count": len(w.items)} for w in windows]
-            }
-        if action == "search_contents":
-            query = arguments["query"]
-            return {
-                "items": [
-                    {"window_id": w.window_id, "item_id": i, "role": r, "truncated_content": t}
-                    for w in windows
-                    for i, r, t in w.items
-                    if query in t
-                ]
-            }
-        if action == "read_item":
-            window = session.windows.get(str(arguments.get("window_id")))
-            for item_id, role, text in window.items if window else []:
-                if item_id == arguments.get("item_id"):
-                    return {"item": {"item_id": item_id, "role": role, "content": text}}
-            return {"item": None}
-        return {
-            "items": [
-                {"window_id": w.window_id, "item_id": i} for w in windows for i, _, _ in w.items
-            ]
-        }
+        try:
+            return dict(run_history(HistoryReader([session.log]), action, arguments))
+        except CtxmodesError as error:
+            return {"error": str(error)}
 
     def _thread_hint(self, account: Account, session_id: str) -> dict[str, Any]:
         with self._lock:

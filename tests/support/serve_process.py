@@ -18,6 +18,7 @@ import subprocess
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from support.pi_oracle import REPO
 
@@ -38,6 +39,7 @@ def create_token(data: Path, name: str, *extra: str) -> str:
 class ServeProcess:
     def __init__(self, upstream: str, data: Path, tls: object, log: Path, *extra: str) -> None:
         self.log = log
+        self.ca: Path = tls.ca  # type: ignore[attr-defined]
         self._log_file = log.open("w")
         self.process = subprocess.Popen(
             [
@@ -79,6 +81,55 @@ class ServeProcess:
         self.process.kill()
         self.process.wait(30)
         self._log_file.close()
+
+
+def scripted_call(
+    name: str, arguments: dict[str, Any], namespace: str | None = None
+) -> dict[str, Any]:
+    """One step of a ``scripted:`` upstream: a single function call, in ``namespace``."""
+    step: dict[str, Any] = {"name": name, "arguments": arguments}
+    if namespace:
+        step["namespace"] = namespace
+    return {"tool_calls": [step]}
+
+
+def ctxmodes_run_against(
+    service: ServeProcess, token: str, model: str, root: Path, *args: str
+) -> tuple[subprocess.CompletedProcess[str], Path]:
+    """``ctxmodes run ARGS`` as a real process with the model ``svc/<model>``: a provider on the
+    Codex transport whose base URL is ``service``, its key ``token`` (from the environment),
+    the service's CA trusted through ``SSL_CERT_FILE``, every setting and home under ``root``.
+
+    :returns: the finished process and its Pi agent directory (where the session is).
+    """
+    work = root / "work"
+    work.mkdir(parents=True)
+    (work / ".ctxmodes.toml").write_text(
+        "[providers.svc]\n"
+        'api = "openai-codex-responses"\n'
+        f'base_url = "{service.base}"\n'
+        'api_key_env = "SERVE_TOKEN"\n'
+        f'models = [{{ id = "{model}", context_window = 272000, max_tokens = 8192 }}]\n'
+    )
+    agent_dir = root / "pi"
+    environment = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(root),
+        "PI_CODING_AGENT_DIR": str(agent_dir),
+        "CODEX_HOME": str(root / "codex"),
+        "CTXMODES_CONFIG_DIR": str(root / "config"),
+        "SSL_CERT_FILE": str(service.ca),
+        "SERVE_TOKEN": token,
+    }
+    run = subprocess.run(
+        [str(CTXMODES), "run", "--model", f"svc/{model}", *args],
+        cwd=work,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    return run, agent_dir
 
 
 def codex_binary() -> Path | None:

@@ -3,9 +3,13 @@ marker, and every turn's request carrying the window identity (§9.3 of the exte
 
 from __future__ import annotations
 
+import logging
+import threading
+
 import orjson
 from support.local_rig import call, developer_texts, markers, text, used, window_of
 
+from ctxmodes.session.manager import SessionManager
 from ctxmodes.session.models import CompactionEntry
 from ctxmodes.windows.budget import CONTEXT_WINDOW_FALLBACK_BUFFER
 from ctxmodes.windows.compaction import is_no_summary_compaction
@@ -129,3 +133,30 @@ def test_compaction_follows_locals_policy(remote):
     manual = h.session.compact()
     assert is_no_summary_compaction(manual)
     assert [window_of(m)["windowNumber"] for m in markers(h, "window")] == [0, 1, 2]
+
+
+def test_an_abort_ends_the_wait_for_a_thread_hint_at_once(remote, emulator, account, caplog):
+    # The deadline is far away: only the abort can end the hint's call.
+    note = call("write_file", "notes", path="checkpoint.md", text=emulator.encrypt(account, "x"))
+    h = remote([note, text("noted"), call("new_context"), text("never sent")], timeout=30)
+    h.prompt("start")  # window 0 opens, and its note is written, before anything hangs
+    emulator.hang(only="/thread_hint")
+    aborter = threading.Thread(target=lambda: emulator.hanging.wait(10) and h.session.abort())
+    aborter.start()
+    try:
+        with caplog.at_level(logging.INFO, logger="ctxmodes_remote"):
+            h.prompt("roll over")
+    finally:
+        aborter.join()
+        emulator.release.set()
+    assert emulator.hanging.is_set()
+    hint_failures = [r.getMessage() for r in caplog.records if "thread hint" in r.getMessage()]
+    assert hint_failures == ["no thread hint: aborted"]
+    assert not any("timed out" in r.getMessage() for r in caplog.records)
+    # The window still opened, without a hint, and the session file is whole.
+    _, window1 = markers(h, "window")
+    assert window_of(window1)["windowNumber"] == 1
+    assert "checkpoint.md" not in window1.content  # what the hint would have named
+    h.manager.flush()
+    with SessionManager.open(h.manager.session_file, read_only=True) as reopened:
+        assert [e.id for e in reopened.get_entries()] == [e.id for e in h.entries()]

@@ -15,6 +15,7 @@ from support.serve_process import (
     codex_binary,
     codex_environment,
     create_token,
+    scripted_call,
     write_codex_home,
 )
 
@@ -27,23 +28,16 @@ DETAIL = "needle-7781"
 NOTE = f"goal: probe; detail {DETAIL} lives in src/app.py"
 
 
-def call(name, arguments, namespace=None):
-    step = {"name": name, "arguments": arguments}
-    if namespace:
-        step["namespace"] = namespace
-    return {"tool_calls": [step]}
-
-
 SCRIPT = {
     "model": MODEL,
     "context_window": 272_000,
     "responses": [
-        call("write_file", {"path": "checkpoint.md", "text": NOTE}, "notes"),
-        call("search_contents", {"query": "run the probe task"}, "history"),
-        call("new_context", {}),
-        call("read_file", {"path": "checkpoint.md"}, "notes"),
-        call("search_contents", {"query": DETAIL}, "history"),
-        call(
+        scripted_call("write_file", {"path": "checkpoint.md", "text": NOTE}, "notes"),
+        scripted_call("search_contents", {"query": "run the probe task"}, "history"),
+        scripted_call("new_context", {}),
+        scripted_call("read_file", {"path": "checkpoint.md"}, "notes"),
+        scripted_call("search_contents", {"query": DETAIL}, "history"),
+        scripted_call(
             "read_item",
             {"window_id": "{{out:items.0.window_id}}", "item_id": "{{out:items.0.item_id}}"},
             "history",

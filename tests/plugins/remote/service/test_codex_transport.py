@@ -3,11 +3,9 @@ a configured provider whose base URL is the service, its token the service's, TL
 through ``SSL_CERT_FILE``. The model behind the service is the scripted one."""
 
 import json
-import os
-import subprocess
 
 import pytest
-from support.serve_process import CTXMODES, ServeProcess, create_token
+from support.serve_process import ServeProcess, create_token, ctxmodes_run_against
 
 pytestmark = pytest.mark.slow
 
@@ -20,31 +18,9 @@ def test_a_codex_transport_model_runs_through_the_service(tmp_path, tls):
     data = tmp_path / "data"
     token = create_token(data, "alice")
     service = ServeProcess(f"scripted:{script}", data, tls, tmp_path / "serve.log")
-    work = tmp_path / "work"
-    work.mkdir()
-    (work / ".ctxmodes.toml").write_text(
-        "[providers.svc]\n"
-        'api = "openai-codex-responses"\n'
-        f'base_url = "{service.base}"\n'
-        f'api_key = "{token}"\n'
-        'models = [{ id = "probe-model", context_window = 272000, max_tokens = 8192 }]\n'
-    )
-    environment = {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-        "HOME": str(tmp_path),
-        "PI_CODING_AGENT_DIR": str(tmp_path / "pi"),
-        "CODEX_HOME": str(tmp_path / "codex"),
-        "CTXMODES_CONFIG_DIR": str(tmp_path / "config"),
-        "SSL_CERT_FILE": str(tls.ca),
-    }
     try:
-        run = subprocess.run(
-            [str(CTXMODES), "run", "--mode", "off", "--model", "svc/probe-model", "say hi"],
-            cwd=work,
-            env=environment,
-            capture_output=True,
-            text=True,
-            timeout=120,
+        run, _ = ctxmodes_run_against(
+            service, token, "probe-model", tmp_path / "run", "--mode", "off", "say hi"
         )
     finally:
         assert service.stop() == 0

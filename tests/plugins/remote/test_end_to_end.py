@@ -1,0 +1,122 @@
+"""Remote end to end with every part a real process on loopback: ``ctxmodes serve`` in front
+of the scripted model, and ``ctxmodes run --mode remote`` on a Codex-transport provider whose
+base URL is that service (its CA trusted through ``SSL_CERT_FILE``).
+
+Window 0 writes a checkpoint note and calls ``new_context``; window 1's marker carries the
+service's thread hint; window 1 reads the note back and finds a window-0 detail with
+``history.search_contents``. The session file holds ciphertext only, and opens in the real Pi.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support.pi_oracle import require_pi
+from support.serve_process import (
+    ServeProcess,
+    create_token,
+    ctxmodes_run_against,
+    scripted_call,
+)
+from support.service_rig import make_tls
+
+from ctxmodes_remote.service.crypto import load_or_create_keyring
+
+pytestmark = pytest.mark.slow
+
+MODEL = "probe-model"
+DETAIL = "needle-5521"
+NOTE = f"goal: ship the parser; detail {DETAIL} lives in src/lexer.py"
+PROMPT = "continue the parser work"
+
+
+SCRIPT = {
+    "model": MODEL,
+    "context_window": 272_000,
+    "responses": [
+        scripted_call("write_file", {"path": "checkpoint.md", "text": NOTE}, "notes"),
+        scripted_call("new_context", {}),
+        scripted_call("read_file", {"path": "checkpoint.md"}, "notes"),
+        scripted_call("search_contents", {"query": DETAIL}, "history"),
+        {"text": "resumed from the checkpoint"},
+    ],
+}
+
+
+@pytest.fixture(scope="module")
+def tls(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    return make_tls(tmp_path_factory.mktemp("tls"))
+
+
+def account_of(token: str) -> str:
+    payload = token.split(".")[1]
+    claims = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
+    return str(claims["https://api.openai.com/auth"]["chatgpt_account_id"])
+
+
+def session_lines(agent_dir: Path) -> tuple[Path, list[dict[str, Any]]]:
+    [session_file] = list((agent_dir / "sessions").rglob("*.jsonl"))
+    lines = [json.loads(line) for line in session_file.read_text().splitlines() if line]
+    return session_file, lines
+
+
+def test_remote_runs_end_to_end_against_ctxmodes_serve(tmp_path: Path, tls: Any) -> None:
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps(SCRIPT))
+    data = tmp_path / "data"
+    token = create_token(data, "alice")
+    service = ServeProcess(f"scripted:{script}", data, tls, tmp_path / "serve.log")
+    try:
+        run, agent_dir = ctxmodes_run_against(
+            service, token, MODEL, tmp_path / "run", "--mode", "remote", PROMPT
+        )
+    finally:
+        assert service.stop() == 0
+    log = service.log.read_text()
+    assert run.returncode == 0, run.stderr + log[-4000:]
+    assert "resumed from the checkpoint" in run.stdout
+
+    session_file, lines = session_lines(agent_dir)
+    raw = session_file.read_text()
+    assert "Unable to perform operation" not in raw
+    messages = [line["message"] for line in lines if line.get("type") == "message"]
+    results = [m for m in messages if m["role"] == "toolResult"]
+    assert [m for m in results if m["isError"]] == []
+    assert [m["toolName"] for m in results] == ["notes", "new_context", "notes", "history"]
+
+    # Two windows: the second marker carries the service's thread hint naming the note.
+    markers = [line for line in lines if line.get("customType") == "codex-context-window"]
+    assert [m["details"]["contextManagement"]["windowNumber"] for m in markers] == [0, 1]
+    window_zero = markers[0]["details"]["contextManagement"]["currentWindowId"]
+    assert "checkpoint.md" not in markers[0]["content"]
+    assert "- /root/notes/checkpoint.md (1 line" in markers[1]["content"]
+    assert f"Previous context window id: {window_zero}" in markers[1]["content"]
+
+    # Nothing secret is kept: the note, the query (the detail itself) and the answers are
+    # ciphertext only.
+    assert DETAIL not in raw
+
+    # The ciphertext is the service's: opened with the account's key, window 1 read the
+    # note back and its search found the window-0 note write that holds the detail.
+    keyring = load_or_create_keyring(data)
+    account_id = account_of(token)
+
+    def opened(message: dict[str, Any]) -> Any:
+        sealed = message["details"]["codexHistoryNotes"]["encrypted_output"]
+        return json.loads(keyring.decrypt(account_id, sealed))
+
+    write, _, read, search = results
+    assert opened(write)["file"]["path"] == "/root/notes/checkpoint.md"
+    assert opened(read)["file"]["content"] == NOTE
+    found = opened(search)["items"][0]
+    assert (found["window_id"], found["tool_name"]) == (window_zero, "write_file")
+    assert DETAIL in found["truncated_content"]
+
+    pi = require_pi()
+    (answer,) = pi.open_many([{"file": str(session_file), "at": []}])
+    assert "openError" not in answer
+    assert answer["entryCount"] == len([line for line in lines if line.get("type") != "session"])
