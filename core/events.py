@@ -7,7 +7,7 @@ mechanism: each implementation sees what earlier ones did and may change it in p
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import MutableSequence, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -56,10 +56,12 @@ class InputResult:
 class ContextProjection:
     """The messages the model will see on this request; implementations replace ``messages``.
 
-    Never persisted: a projection affects one model request only.
+    Never persisted: a projection affects one model request only. The host passes a
+    :class:`~ctxmodes.host.message_list.MessageList`, which reads the session's context on
+    demand; an implementation may assign any mutable sequence (a list) in its place.
     """
 
-    messages: list[AgentMessage]
+    messages: MutableSequence[AgentMessage]
     #: The active branch, root first, the entries ``messages`` were built from. Read-only;
     #: the host lists it only when a plugin reads it, so ignoring it costs nothing.
     branch: Sequence[SessionEntry]

@@ -265,9 +265,16 @@ def ctx_project_context(session: HostSession, projection: ContextProjection) -> 
     """Decide which messages the model sees on the next request.
 
     :param session: the current session.
-    :param projection: mutable; replace ``projection.messages`` to change what is sent. Its
-        ``branch`` is the active path the messages came from.
+    :param projection: mutable; replace ``projection.messages`` to change what is sent (any
+        sequence of messages; a list as before). Its ``branch`` is the active path the
+        messages came from.
     :return: nothing.
+
+    ``projection.messages`` arrives as a mutable sequence that reads the context from the
+    session as it is accessed: a context that is a whole long session costs nothing until it
+    is read. Read it from the end (``messages[-1]``, ``reversed(messages)``, a slice of the
+    last window) or iterate it once; ``list(messages)`` or editing it in place works too, but
+    builds every message of the context.
 
     Called by the host before every model request, after Pi's context building. The result
     affects that one request and is never persisted. Every implementation is called, the mode

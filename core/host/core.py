@@ -10,7 +10,9 @@ messages. The flows themselves live in :mod:`~ctxmodes.host.run_loop`,
 The context messages (``messages``) are the run's working copy of the active branch's
 context, as Pi keeps them in its agent state: messages are appended as they end, and the list
 is rebuilt from the store only after the branch changed under it (navigation, compaction,
-session start), so a turn never re-reads the session.
+session start), so a turn never re-reads the session. The part read from the store is decoded
+where it is read (:class:`~ctxmodes.host.message_list.MessageList`), so a context that is a
+whole long session costs its index, not a model per message.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from ctxmodes.events import (
 from ctxmodes.host import records
 from ctxmodes.host.lifecycle import Lifecycle
 from ctxmodes.host.listeners import Listeners
+from ctxmodes.host.message_list import MessageList
 from ctxmodes.host.options import HostOptions
 from ctxmodes.host.queues import RunQueues
 from ctxmodes.host.records import HostRecord
@@ -96,7 +99,7 @@ class SessionCore:
         self.queues.follow_up.mode = options.follow_up_mode
         self.tools: dict[str, Tool] = {}
         self.system_prompt = ""
-        self.messages: list[AgentMessage] = []
+        self.messages = MessageList()
         #: Custom messages sent without a trigger during a run, appended at the turn's end.
         self.pending_custom: list[CustomMessage] = []
         #: The assistant message of the last turn, for the checks after a run.
@@ -153,7 +156,7 @@ class SessionCore:
 
     def rebuild_messages(self) -> None:
         """Re-read the context at the leaf (after the branch changed under the run)."""
-        self.messages = list(self.manager.build_session_context().messages)
+        self.messages = MessageList(self.manager.build_session_context().messages)
 
     def latest_compaction(self) -> CompactionEntry | None:
         """The latest compaction entry on the active branch.

@@ -213,7 +213,7 @@ class RunLoop:
         """One model request on the current context; the answer is ended and persisted."""
         core = self._core
         projection = ContextProjection(
-            messages=list(core.messages), branch=LazyBranch(core.manager)
+            messages=core.messages.snapshot(), branch=LazyBranch(core.manager)
         )
         core.hook(core.relay.project_context, projection)
         core.emit(records.ContextProjected(len(projection.messages)))

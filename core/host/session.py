@@ -247,9 +247,13 @@ class AgentSession:
         return self._core.system_prompt
 
     @property
-    def messages(self) -> tuple[AgentMessage, ...]:
-        """The current context (what the next request is built from, before projection)."""
-        return tuple(self._core.messages)
+    def messages(self) -> Sequence[AgentMessage]:
+        """The current context (what the next request is built from, before projection).
+
+        A snapshot, unaffected by later turns; its stored part is read from the session as
+        it is accessed, so asking for the context of a long session costs O(1).
+        """
+        return self._core.messages.snapshot()
 
     @property
     def tools(self) -> Mapping[str, Tool]:

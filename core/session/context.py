@@ -15,7 +15,7 @@ do in Pi; :class:`SessionContext` offers typed views on top.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Final, Self, TypeVar, overload
 
 from ctxmodes.session.ids import timestamp_ms
@@ -36,6 +36,8 @@ JsonObject = dict[str, Any]
 _T = TypeVar("_T")
 
 _MISSING: Final = object()
+# Entries read from the file in one go while iterating a context.
+_READ_BLOCK: Final = 512
 _COMPACTION: Final = "compaction"
 _THINKING: Final = "thinking"
 _MODEL: Final = "model"
@@ -99,35 +101,87 @@ def _present(**fields: Any) -> JsonObject:
 
 
 class _MessageLog:
-    """The messages of one build of a context, in order, plus their models once validated.
+    """The messages of one build of a context, in order, read from the entries they come from.
 
-    Builds after an append extend the same log, so a context is a prefix of its log and
-    costs nothing to create; models validated for one context are reused by the next.
+    A log holds the index of each message's entry; the message is projected from the entry
+    when it is read, and the entry decoded from the session file then (without filling the
+    store's cache), so a context of a million messages costs a list of a million integers
+    until somebody reads it. Models built by indexing are kept (they are frozen, and the
+    positions asked for are few: the ends of the context); iteration builds them as it goes
+    and keeps none. Builds after an append extend the same log, so a context is a prefix of
+    its log and costs nothing to create.
+
+    A log made from messages held in memory (:class:`SessionContext`'s constructor) reads
+    them from its list instead.
     """
 
-    __slots__ = ("json", "models")
+    __slots__ = ("_json", "_models", "_table", "sources")
 
-    def __init__(self, messages: list[JsonObject]) -> None:
-        self.json = messages
-        self.models: list[AgentMessage | None] = []
+    def __init__(
+        self, table: EntryTable | None, sources: list[int], json: list[JsonObject] | None = None
+    ) -> None:
+        self._table = table
+        self.sources = sources
+        self._json = json
+        self._models: dict[int, AgentMessage] = {}
+
+    @classmethod
+    def of_messages(cls, messages: list[JsonObject]) -> _MessageLog:
+        return cls(None, [], messages)
+
+    def __len__(self) -> int:
+        return len(self.sources) if self._json is None else len(self._json)
+
+    def json(self, position: int) -> JsonObject:
+        if self._json is not None:
+            return self._json[position]
+        assert self._table is not None
+        return _message_of(self._table.peek([self.sources[position]])[0])
 
     def model(self, position: int) -> AgentMessage:
-        models = self.models
-        if position >= len(models):
-            models.extend([None] * (position + 1 - len(models)))
-        model = models[position]
+        model = self._models.get(position)
         if model is None:
-            model = models[position] = message_from_json(self.json[position])
+            model = self._models[position] = message_from_json(self.json(position))
         return model
+
+    def iter_json(self, start: int, stop: int) -> Iterator[JsonObject]:
+        """Messages ``start`` to ``stop``, their entries read a block at a time."""
+        if self._json is not None:
+            yield from self._json[start:stop]
+            return
+        assert self._table is not None
+        peek = self._table.peek
+        sources = self.sources
+        for block in range(start, stop, _READ_BLOCK):
+            for entry in peek(sources[block : min(stop, block + _READ_BLOCK)]):
+                yield _message_of(entry)
+
+    def iter_models(self, start: int, stop: int) -> Iterator[AgentMessage]:
+        models = self._models
+        for position, message in enumerate(self.iter_json(start, stop), start):
+            model = models.get(position)
+            yield message_from_json(message) if model is None else model
+
+
+def _message_of(entry: JsonObject) -> JsonObject:
+    """The message of an entry known to project to exactly one."""
+    if entry.get("type") == "message":
+        message = entry["message"]
+        if message.get("content") is not None:
+            return message  # type: ignore[no-any-return]
+    return entry_to_context_messages(entry)[0]
 
 
 class _Prefix(Sequence[_T]):
     """The first ``length`` items of a message log, as JSON or as models."""
 
-    __slots__ = ("_get", "_length")
+    __slots__ = ("_get", "_iterate", "_length")
 
-    def __init__(self, get: Callable[[int], _T], length: int) -> None:
+    def __init__(
+        self, get: Callable[[int], _T], iterate: Callable[[int, int], Iterator[_T]], length: int
+    ) -> None:
         self._get = get
+        self._iterate = iterate
         self._length = length
 
     def __len__(self) -> int:
@@ -139,22 +193,26 @@ class _Prefix(Sequence[_T]):
     def __getitem__(self, index: slice) -> list[_T]: ...
     def __getitem__(self, index: int | slice) -> _T | list[_T]:
         if isinstance(index, slice):
-            return [self._get(position) for position in range(self._length)[index]]
+            positions = range(self._length)[index]
+            if positions.step == 1:
+                # A window of the context: read in blocks, like iteration.
+                return list(self._iterate(positions.start, positions.stop))
+            return [self._get(position) for position in positions]
         position = range(self._length)[index]
         return self._get(position)
 
     def __iter__(self) -> Iterator[_T]:
-        get = self._get
-        for position in range(self._length):
-            yield get(position)
+        return self._iterate(0, self._length)
 
 
 class SessionContext:
     """Messages, thinking level and model at one position of the session.
 
-    :attr:`message_json` holds the messages as Pi would send them to ``convertToLlm`` (shared
-    with the session's cache: treat them as read-only). :attr:`messages` gives the same
-    messages as validated models, each built on first access.
+    :attr:`message_json` holds the messages as Pi would send them to ``convertToLlm`` (possibly
+    shared with the session's cache: treat them as read-only). :attr:`messages` gives the same
+    messages as validated models. Both are read from the session when accessed, so holding a
+    context of a long session costs little (iterating reads it through once); a context
+    read from a session file can be read while that session is open.
     """
 
     __slots__ = ("_length", "_log", "_model_json", "_thinking_json")
@@ -165,8 +223,8 @@ class SessionContext:
         thinking_level: Any = "off",
         model: JsonObject | None = None,
     ) -> None:
-        self._log = _MessageLog(list(message_json))
-        self._length = len(self._log.json)
+        self._log = _MessageLog.of_messages(list(message_json))
+        self._length = len(self._log)
         self._thinking_json = thinking_level
         self._model_json = model
 
@@ -174,18 +232,18 @@ class SessionContext:
     def _of_log(cls, log: _MessageLog, thinking_level: Any, model: JsonObject | None) -> Self:
         context = cls.__new__(cls)
         context._log = log
-        context._length = len(log.json)
+        context._length = len(log)
         context._thinking_json = thinking_level
         context._model_json = model
         return context
 
     @property
     def message_json(self) -> Sequence[JsonObject]:
-        return _Prefix(self._log.json.__getitem__, self._length)
+        return _Prefix(self._log.json, self._log.iter_json, self._length)
 
     @property
     def messages(self) -> Sequence[AgentMessage]:
-        return _Prefix(self._log.model, self._length)
+        return _Prefix(self._log.model, self._log.iter_models, self._length)
 
     @property
     def thinking_level(self) -> str:
@@ -201,7 +259,7 @@ class SessionContext:
 
     def to_json(self) -> JsonObject:
         """``{messages, thinkingLevel, model}`` as Pi's ``buildSessionContext`` returns it."""
-        out: JsonObject = {"messages": self._log.json[: self._length]}
+        out: JsonObject = {"messages": list(self._log.iter_json(0, self._length))}
         if self._thinking_json is not _MISSING:
             out["thinkingLevel"] = self._thinking_json
         out["model"] = self._model_json
@@ -278,18 +336,6 @@ def _settings(table: EntryTable, path: ActivePath) -> tuple[Any, JsonObject | No
     return thinking, model
 
 
-def _project(entries: Iterable[JsonObject]) -> list[JsonObject]:
-    messages: list[JsonObject] = []
-    for entry in entries:
-        if entry.get("type") == "message":
-            message = entry.get("message")
-            if isinstance(message, dict) and message.get("content") is not None:
-                messages.append(message)
-                continue
-        messages.extend(entry_to_context_messages(entry))
-    return messages
-
-
 class ContextBuilder:
     """Builds the context of a session's active path, reusing the previous result.
 
@@ -301,7 +347,7 @@ class ContextBuilder:
         self._table = table
         self._leaf: int | None = None
         self._compaction = NO_ENTRY
-        self._log = _MessageLog([])
+        self._log = _MessageLog(table, [])
 
     def build(self, path: ActivePath) -> SessionContext:
         table = self._table
@@ -315,9 +361,10 @@ class ContextBuilder:
             and compaction == self._compaction
             and leaf != compaction
         ):
-            self._log.json.extend(_project([table.entry(leaf)]))
+            self._log.sources.extend(table.message_sources((leaf,)))
         else:
-            self._log = _MessageLog(_project(table.entries(context_entry_indexes(table, path))))
+            sources = table.message_sources(context_entry_indexes(table, path))
+            self._log = _MessageLog(table, sources)
             self._compaction = compaction
         self._leaf = leaf
         thinking, model = _settings(table, path)
@@ -329,9 +376,9 @@ class ContextBuilder:
         path = ActivePath(table, leaf)
         if leaf is None:
             return SessionContext([], "off", None)
-        messages = _project(table.entries(context_entry_indexes(table, path)))
+        log = _MessageLog(table, table.message_sources(context_entry_indexes(table, path)))
         thinking, model = _settings(table, path)
-        return SessionContext(messages, thinking, model)
+        return SessionContext._of_log(log, thinking, model)
 
 
 _UNSET: Final = object()

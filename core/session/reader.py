@@ -8,9 +8,12 @@ reader accepts exactly the same lines, in one sequential pass:
   objects for nothing except ``type``, ``id`` and ``parentId``. It is at least as strict as
   ``JSON.parse`` (it rejects the ``NaN`` and ``Infinity`` literals too), so every line it
   accepts is one Pi accepts.
-* Lines from a little before the last compaction to the end of the file are *decoded* in full
-  and kept: that is where the context of the last entry lives, and it is needed right away.
-  (Without a compaction the context is the whole path, so the whole file is decoded.)
+* Lines from a little before the last compaction to the end of the file, but never more than
+  the last few MiB, are *decoded* in full and kept: that is where the newest part of the
+  context lives, and it is read right away. Everything else is decoded on demand, so the
+  memory a long session needs at start-up is bounded by its index, not its size.
+* For ``message`` and ``branch_summary`` lines the scan also records whether they project
+  to a message (:attr:`ScanResult.bare`), so a context's length is known without decoding it.
 * Lines the validator or the fast decoder rejects (including lines nested too deeply for
   them) go through the full ``JSON.parse``-compatible decoder, so the result is always the one
   decoding everything would give. Other entries are decoded later, on demand, from the
@@ -34,8 +37,9 @@ import os
 from bisect import bisect_left
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from itertools import accumulate
-from operator import add, attrgetter, itemgetter, ne
+from functools import partial
+from itertools import accumulate, compress, repeat
+from operator import add, attrgetter, is_, is_not, itemgetter, ne
 from pathlib import Path
 from typing import Any, BinaryIO, Final
 
@@ -55,8 +59,10 @@ from ctxmodes.session.migrate import (
 from ctxmodes.session.regular_file import NotARegularFileError, open_regular
 
 __all__ = [
+    "MESSAGE_BEARING_TYPES",
     "ScanResult",
     "SkippedLine",
+    "is_bare_entry",
     "read_session_file",
     "scan_file",
     "scan_lines",
@@ -73,19 +79,27 @@ NO_ID: Final = "entry has no string id"
 EXTRA_HEADER: Final = "second session header"
 
 
+class _Present(msgspec.Struct, gc=False):
+    """Any JSON object, validated and skipped: the scan only needs to know it is one."""
+
+
 class _Head(msgspec.Struct, gc=False):
     """The part of a line the scan needs; msgspec skips the rest after validating it."""
 
     # Untracked by the garbage collector (a few percent faster): it holds only decoded JSON,
-    # which cannot refer back to it. Defaults make every result carry all three fields, so
-    # they can be read in bulk.
+    # which cannot refer back to it. Defaults make every result carry every field, so they
+    # can be read in bulk. A ``message`` that is neither an object nor null sends the line
+    # to the full decoder.
     type: Any = None
     id: Any = None
     parentId: Any = None
+    message: _Present | None = None
 
 
 _validate_head: Final = msgspec.json.Decoder(_Head).decode
 _HEAD_FIELDS: Final = attrgetter("type", "id", "parentId")
+_HEAD_MESSAGE: Final = attrgetter("message")
+_is_none: Final = partial(is_, None)
 # One shared string per entry type Pi writes: a decoder makes a new one per line (~56 bytes
 # each, 56 MB for a million entries), and equality with a shared string is an identity test.
 _SHARED_TYPES: Final = {name: name for name in ENTRY_TYPES}
@@ -140,11 +154,31 @@ class ScanResult:
     starts: list[int] = field(default_factory=list)
     ends: list[int] = field(default_factory=list)
     decoded: dict[int, dict[str, Any]] = field(default_factory=dict)
+    #: ``message`` entries without a message object and ``branch_summary`` entries with an
+    #: empty summary: entries of a message-bearing type that project to no message.
+    bare: set[int] = field(default_factory=set)
     skipped: list[SkippedLine] = field(default_factory=list)
     size: int = 0
     ends_with_newline: bool = True
     #: True when some line could be parsed but the first parsed value is not a header.
     not_a_session: bool = False
+
+
+#: Entry types that project to a context message (Pi's ``sessionEntryToContextMessages``).
+MESSAGE_BEARING_TYPES: Final = frozenset(
+    {"message", "custom_message", "branch_summary", "compaction"}
+)
+
+
+def is_bare_entry(entry_type: Any, entry: Any) -> bool:
+    """Whether an entry of a message-bearing type projects to no message after all: a
+    ``message`` whose ``message`` is not an object, a ``branch_summary`` whose summary is
+    falsy in JavaScript."""
+    if entry_type == "message":
+        return not isinstance(entry.get("message"), dict)
+    if entry_type == "branch_summary":
+        return not js_truthy(entry.get("summary"))
+    return False
 
 
 def _excerpt(line: bytes | bytearray) -> str:
@@ -236,6 +270,14 @@ class _Scanner:
             )
         if decoded:
             result.decoded.update(zip(range(base, base + count), heads, strict=True))
+        if "message" in types:
+            self._note_bare_messages(base, types, heads, decoded)
+        if "branch_summary" in types:
+            for position, entry_type in enumerate(types):
+                if entry_type == "branch_summary":
+                    full = heads[position] if decoded else codec.loads(lines[position])
+                    if is_bare_entry(entry_type, full):
+                        result.bare.add(base + position)
         if "label" in types or "session_info" in types:
             for position, entry_type in enumerate(types):
                 if entry_type == "label" or entry_type == "session_info":
@@ -244,6 +286,19 @@ class _Scanner:
                     if full is not None:
                         result.decoded[base + position] = full
         return end
+
+    def _note_bare_messages(
+        self, base: int, types: tuple[Any, ...], heads: list[Any], decoded: bool
+    ) -> None:
+        """Record the ``message`` entries of a run whose ``message`` is not an object."""
+        count = len(heads)
+        if decoded:
+            kinds = map(type, map(dict.get, heads, repeat("message")))
+            lacking = compress(range(count), map(is_not, kinds, repeat(dict)))
+        else:
+            lacking = compress(range(count), map(_is_none, map(_HEAD_MESSAGE, heads)))
+        # Most entries without a message are of other types; only messages count here.
+        self.result.bare.update(base + p for p in lacking if types[p] == "message")
 
     def _feed_each(self, lines: list[bytes], heads: list[Any], offset: int, decoded: bool) -> int:
         """The general path: one line at a time, with every check."""
@@ -256,7 +311,10 @@ class _Scanner:
             if decoded and not isinstance(head, dict):
                 head = None
             if head is not None and not decoded:
+                has_message = _HEAD_MESSAGE(head) is not None
                 head = dict(zip(("type", "id", "parentId"), _HEAD_FIELDS(head), strict=True))
+                # Stands for the message object the validator skipped.
+                head["message"] = {} if has_message else None
             if head is None:
                 head = full = self._decode_or_skip(line, line_number)
                 if head is None:
@@ -274,6 +332,10 @@ class _Scanner:
                 self._add_parent(index, parent if type(parent) is str else None)
                 if entry_type == "label" or entry_type == "session_info":
                     full = self._note_metadata(index, entry_type, line, full)
+                elif entry_type == "branch_summary" and full is None:
+                    head = codec.loads(line)
+                if is_bare_entry(entry_type, head):
+                    result.bare.add(index)
                 if full is not None:
                     result.decoded[index] = full
                 result.ids.append(entry_id)
@@ -393,6 +455,8 @@ class _Scanner:
             entry_type = value.get("type")
             if entry_type == "label" or entry_type == "session_info":
                 self._note_metadata(index, entry_type, line, value)
+            if is_bare_entry(entry_type, value):
+                result.bare.add(index)
             result.decoded[index] = value
             self._add_parent(index, parent if type(parent) is str else None)
             result.ids.append(value["id"])
@@ -438,8 +502,8 @@ def scan_file(path: str | os.PathLike[str]) -> ScanResult:
     """Index a session file in one sequential pass (1 MiB reads).
 
     Lines from shortly before the last compaction to the end of the file, which is where the
-    context of the latest leaf lives, are decoded in full on the way (a file without a
-    compaction is decoded whole: its context is the whole path).
+    context of the latest leaf lives, are decoded in full on the way, at most the last
+    :data:`RECENT_BYTES` of the file; the rest is decoded on demand.
 
     :raises NotARegularFileError: if ``path`` is a directory, FIFO, socket or device.
     """
@@ -483,16 +547,22 @@ def scan_file(path: str | os.PathLike[str]) -> ScanResult:
 _COMPACTION_LINE: Final = b'\n{"type":"compaction",'
 # Kept entries usually start a little before their compaction (Pi keeps ~20k tokens).
 _KEPT_MARGIN: Final = 512 * 1024
+#: The most of a file's end decoded during the scan (about 30 MB of decoded objects): the
+#: newest context entries are wanted at once, older ones are decoded only when asked for.
+RECENT_BYTES: Final = 4 << 20
 
 
 def _recent_region(stream: BinaryIO) -> int:
-    """Offset from which to decode in full: a margin before the last compaction line."""
+    """Offset from which to decode in full: a margin before the last compaction line, but
+    no more than :data:`RECENT_BYTES` before the end."""
     end = stream.seek(0, os.SEEK_END)
+    # A compaction before this would not move the start of the region.
+    floor = max(0, end - RECENT_BYTES + _KEPT_MARGIN)
     position = end
     carry = b""
     found = -1
-    while position > 0 and found < 0:
-        start = max(0, position - _CHUNK_SIZE)
+    while position > floor and found < 0:
+        start = max(floor, position - _CHUNK_SIZE)
         stream.seek(start)
         block = stream.read(position - start) + carry
         index = block.rfind(_COMPACTION_LINE)
@@ -501,4 +571,4 @@ def _recent_region(stream: BinaryIO) -> int:
         carry = block[: len(_COMPACTION_LINE)]
         position = start
     stream.seek(0)
-    return max(0, found - _KEPT_MARGIN) if found >= 0 else 0
+    return max(0, found - _KEPT_MARGIN, end - RECENT_BYTES)

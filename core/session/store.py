@@ -26,7 +26,7 @@ from ctxmodes.session import codec
 from ctxmodes.session.errors import SessionChangedError
 from ctxmodes.session.jsvalues import js_truthy
 from ctxmodes.session.migrate import rename_hook_message
-from ctxmodes.session.reader import ScanResult
+from ctxmodes.session.reader import MESSAGE_BEARING_TYPES, ScanResult, is_bare_entry
 
 __all__ = ["ActivePath", "EntryTable", "IndexWarning"]
 
@@ -103,6 +103,8 @@ class EntryTable:
         self.by_id = scan.by_id
         self.parents = scan.parent_indexes
         self._decoded = scan.decoded
+        #: Entries of a message-bearing type that project to no message.
+        self.bare = scan.bare
         self._starts = scan.starts
         self._ends = scan.ends
         self._reader = reader
@@ -145,6 +147,8 @@ class EntryTable:
             scan.types.append(entry_type)
             scan.starts.append(-1)
             scan.ends.append(-1)
+            if is_bare_entry(entry_type, entry):
+                scan.bare.add(index)
             if entry_type == "label":
                 scan.label_indexes.append(index)
             elif entry_type == "session_info":
@@ -268,6 +272,13 @@ class EntryTable:
 
     # ----------------------------------------------------------------------- decoding
 
+    def message_sources(self, indexes: Iterable[int]) -> list[int]:
+        """Those of ``indexes`` whose entries project to a context message (no decoding)."""
+        types = self.types
+        bare = self.bare
+        bearing = MESSAGE_BEARING_TYPES
+        return [i for i in indexes if types[i] in bearing and i not in bare]
+
     def entry(self, index: int) -> JsonObject:
         """The stored JSON object of entry ``index`` (cached; callers must not modify it)."""
         cached = self._decoded.get(index)
@@ -297,6 +308,16 @@ class EntryTable:
         }
         return [found.get(index) for index in indexes]
 
+    def peek(self, indexes: Sequence[int]) -> list[JsonObject]:
+        """The stored JSON objects of several entries, decoded without filling the cache.
+
+        For reading through a long context once: memory stays bounded by ``indexes``.
+        """
+        decoded = self._decoded
+        missing = [index for index in indexes if index not in decoded]
+        fresh = self._decode(missing) if missing else {}
+        return [decoded[index] if index in decoded else fresh[index] for index in indexes]
+
     def stored_run(self, last: int, count: int) -> StoredRun | None:
         """The ``count`` entries that end at entry ``last`` along its parent chain, as a
         :class:`StoredRun`, when they are consecutive lines of the file as indexed (each the
@@ -312,12 +333,16 @@ class EntryTable:
 
     def load(self, indexes: Iterable[int]) -> None:
         """Decode the given entries into the cache."""
+        self._decoded.update(self._decode(indexes))
+
+    def _decode(self, indexes: Iterable[int]) -> dict[int, JsonObject]:
         if self._reader is None:
             raise SessionChangedError("entry data is not available")
         starts = self._starts
         ends = self._ends
         wanted = sorted(set(indexes), key=starts.__getitem__)
         views = self._reader.read_spans([(starts[i], ends[i]) for i in wanted])
+        out: dict[int, JsonObject] = {}
         for index, view in zip(wanted, views, strict=True):
             try:
                 value = codec.loads(view)
@@ -330,7 +355,8 @@ class EntryTable:
                 )
             if self._rename_hooks:
                 rename_hook_message(value)
-            self._decoded[index] = value
+            out[index] = value
+        return out
 
     # ----------------------------------------------------------------------- appending
 
@@ -346,6 +372,8 @@ class EntryTable:
         self._starts.append(-1)
         self._ends.append(-1)
         self._decoded[index] = entry
+        if is_bare_entry(entry.get("type"), entry):
+            self.bare.add(index)
         if self.parents[index] != index - 1 or index == 0:
             self._breaks.append(index)
         self.by_id[entry_id] = index

@@ -21,6 +21,8 @@ by itself (an O(1) check per query), so the branch is never listed here.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ctxmodes.events import ContextProjection
 from ctxmodes.session.models import (
     AgentMessage,
@@ -36,7 +38,7 @@ def project_tree_context(
     projection: ContextProjection, archives: TreeArchiveIndex
 ) -> list[AgentMessage]:
     """The messages to send for ``projection`` (the projection itself is not changed)."""
-    messages: list[AgentMessage] = projection.messages
+    messages: Sequence[AgentMessage] = projection.messages
     compacted = bool(messages) and isinstance(messages[0], CompactionSummaryMessage)
     if compacted or not archives.has_archives() or archives.has_rejections():
         messages = project_latest_window(messages)

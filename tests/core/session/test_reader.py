@@ -12,7 +12,8 @@ from support.session_lines import HEADER
 from support.session_lines import lines as _lines
 from support.session_lines import user_entry as _user
 
-from ctxmodes.session import codec
+from ctxmodes.session import codec, reader
+from ctxmodes.session.context import build_session_context
 from ctxmodes.session.errors import NotASessionError, SessionError
 from ctxmodes.session.manager import SessionManager
 from ctxmodes.session.reader import ScanResult, scan_file, scan_lines
@@ -205,6 +206,77 @@ def test_the_region_after_the_last_compaction_is_decoded_while_scanning(tmp_path
     assert decoded[-1] == 3002
     assert 0 not in scan.decoded
     assert decoded == list(range(decoded[0], 3003))
+
+
+def test_the_region_decoded_while_scanning_is_bounded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without a compaction (or with one long ago) only the end of the file is decoded: the
+    memory a long session needs at start-up must not grow with its size."""
+    monkeypatch.setattr(reader, "RECENT_BYTES", 64 * 1024)
+    lines = [HEADER, _user("u1", None)]
+    for i in range(1000):
+        lines.append(_user(f"e{i}", lines[-1]["id"], "w" * 500))
+    path = _write(tmp_path, _lines(*lines))
+    scan = scan_file(path)
+    assert len(scan.ids) == 1001
+    decoded = sorted(scan.decoded)
+    assert decoded == list(range(decoded[0], 1001))
+    assert 64 < len(decoded) < 200
+    # The context is still the whole branch, read back from the file when asked for.
+    with SessionManager.open(path, read_only=True) as manager:
+        context = manager.build_session_context()
+        assert len(context.messages) == 1001
+        assert context.message_json[0]["content"] == "q"
+        assert [m["content"] for m in context.message_json][1:] == ["w" * 500] * 1000
+
+
+def _bare_entries(odd_values: bool) -> list[dict[str, Any]]:
+    """Message-bearing entries, most of which project to no message, as in Pi. With
+    ``odd_values`` some ``message`` values are not objects (lines the scan's validator
+    rejects, so the chunk takes the line-by-line path)."""
+    entries: list[dict[str, Any]] = [
+        {"type": "message", "id": "m1", "parentId": "u1", "timestamp": "t"},
+        {"type": "message", "id": "m2", "parentId": "m1", "timestamp": "t", "message": None},
+        {"type": "branch_summary", "id": "b1", "parentId": "m2", "timestamp": "t", "summary": ""},
+    ]
+    if odd_values:
+        entries.append({"type": "message", "id": "m3", "parentId": "b1", "message": "text"})
+        entries.append({"type": "message", "id": "m4", "parentId": "m3", "message": [1]})
+    parent = entries[-1]["id"]
+    entries += [
+        {
+            "type": "branch_summary",
+            "id": "b2",
+            "parentId": parent,
+            "timestamp": "t",
+            "summary": "s",
+        },
+        {"type": "custom_message", "id": "c1", "parentId": "b2", "timestamp": "t", "content": "c"},
+        {"type": "message", "id": "m5", "parentId": "c1", "timestamp": "t", "message": {"role": 1}},
+    ]
+    return entries
+
+
+@pytest.mark.parametrize("odd_values", [False, True])
+@pytest.mark.parametrize("recent_bytes", [0, 1 << 30])
+def test_entries_that_project_to_no_message_are_known_without_decoding(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, recent_bytes: int, odd_values: bool
+) -> None:
+    """The scan records which message-bearing entries give no message, whether it only
+    validated their lines (``recent_bytes`` 0) or decoded them, so a context's length is
+    known without decoding it; the lazy context is the one decoding everything gives."""
+    monkeypatch.setattr(reader, "RECENT_BYTES", recent_bytes)
+    entries = [_user("u1", None), *_bare_entries(odd_values)]
+    path = _write(tmp_path, _lines(HEADER, *entries))
+    scan = scan_file(path)
+    assert sorted(scan.bare) == list(range(1, 6 if odd_values else 4))
+    in_memory = build_session_context(entries)
+    with SessionManager.open(path, read_only=True) as manager:
+        context = manager.build_session_context()
+        assert context.to_json() == in_memory.to_json()
+        assert len(context.messages) == len(in_memory.messages) == 4
+        assert [m.role for m in context.messages] == [m.role for m in in_memory.messages]
 
 
 def test_file_without_final_newline(tmp_path: Path) -> None:

@@ -29,19 +29,24 @@ def _switch_and_roll_over(harness, respond, tmp_path: Path, file: Path):
     return h
 
 
-def _count_entry_models(monkeypatch) -> list[int]:
-    """Count the entry models the session manager decodes from now on."""
-    from ctxmodes.session import manager as manager_module
-
+def _count_calls(monkeypatch, module, name: str) -> list[int]:
+    """Count the calls of ``module.name`` (a model decoder) from now on."""
     count = [0]
-    decode = manager_module.entry_from_json
+    decode = getattr(module, name)
 
     def counting(data):
         count[0] += 1
         return decode(data)
 
-    monkeypatch.setattr(manager_module, "entry_from_json", counting)
+    monkeypatch.setattr(module, name, counting)
     return count
+
+
+def _count_entry_models(monkeypatch) -> list[int]:
+    """Count the entry models the session manager decodes from now on."""
+    from ctxmodes.session import manager as manager_module
+
+    return _count_calls(monkeypatch, manager_module, "entry_from_json")
 
 
 def _rolled_over(h, old_ids: list[str]) -> None:
@@ -89,6 +94,25 @@ def test_the_first_rollover_archives_a_long_pi_session(
         assert len(state.archives.archives) == 1
         assert state.archives.rejected == ()
         state.close()
+
+
+def test_a_long_uncompacted_session_is_read_lazily(harness, respond, tmp_path, monkeypatch) -> None:
+    """A Pi session of 200,000 entries that was never compacted: its context is the whole
+    branch. Start-up, the request and the first rollover read only the end of it (the store
+    keeps the rest as file offsets, the host's context decodes what is read), and the
+    rollover still archives everything."""
+    from ctxmodes.session import context as context_module
+
+    file = tmp_path / "long.jsonl"
+    ids = write_chain(file, LONG)
+    built = _count_calls(monkeypatch, context_module, "message_from_json")
+    decoded = _count_entry_models(monkeypatch)
+    h = _switch_and_roll_over(harness, respond, tmp_path, file)
+    _rolled_over(h, ids)
+    assert built[0] < LONG // 100
+    assert decoded[0] < LONG // 10
+    # What the store decoded and kept: the scan's recent region and what was asked for.
+    assert len(h.manager._table._decoded) < LONG // 10
 
 
 @pytest.mark.parametrize("length", [3, 7])
