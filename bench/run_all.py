@@ -20,6 +20,8 @@ BENCHMARKS = (
     "tree_index.py",
     "tree_cold_history.py",
     "crash_loop.py",
+    "write_faults.py",
+    "corrupt_lines.py",
     "long_sessions.py",
     "provider_streams.py",
     "service.py",

@@ -9,6 +9,11 @@ Run: ``.venv/bin/python bench/terminal.py [--rate 200] [--keys 300] [--sessions 
 * **Rendering CPU per streamed token**: process CPU while a long reply streams with the
   terminal attached, minus the same reply streamed through the embedding API alone, per
   token.
+
+Both are measured for the terminal as it is and, side by side, for the way it drew a
+streaming reply before (``WholeReplyLive``: every line of the reply in the live region until
+it ends, its Markdown rendered whole at the end, the loop woken for each piece of text),
+with the ratios.
 * **Resume picker start-up**: a directory of ``--sessions`` small sessions and one of 100 MB;
   the picker (heads only) side by side with the full listing Pi's ``/resume`` does
   (``SessionManager.list_sessions``), and the ratio.
@@ -43,6 +48,35 @@ from ctxmodes.sdk import RunSettled, open_agent  # noqa: E402
 from ctxmodes.session.manager import SessionManager  # noqa: E402
 from ctxmodes.tui.app import TerminalSession, tune_for_typing  # noqa: E402
 from ctxmodes.tui.resume import ResumePicker  # noqa: E402
+from ctxmodes.tui.streaming import BlockSplitter  # noqa: E402
+
+LIVE_LINES = 12
+
+
+class _NeverFinished(BlockSplitter):
+    def finished(self, text: str) -> list[str]:
+        return []
+
+
+class WholeReplyLive(TerminalSession):
+    """The terminal as it drew a streaming reply before blocks went to the scrollback as
+    they finished: the reply's last 12 lines (however long) live, all of it rendered as
+    Markdown once it ended, each piece of text handled as it came."""
+
+    def _reset_live(self) -> None:
+        super()._reset_live()
+        self._splitter = _NeverFinished()
+
+    def _receive(self, event: Any) -> None:
+        # Each piece of text woke the loop and was drawn in the next frame.
+        with self._events_lock:
+            self._events.append(event)
+        self._schedule_drain()
+
+    def _live_tail(self) -> str:
+        tail = self.live_text[-LIVE_LINES * max(self.width, 40) :]
+        return "\n".join(tail.splitlines()[-LIVE_LINES:])
+
 
 CHARS_PER_TOKEN = 4
 
@@ -122,7 +156,9 @@ async def keystrokes(session: TerminalSession, send: Any, keys: int, gap: float)
     return latencies
 
 
-def measure_keys(rate: float, keys: int) -> dict[str, list[float]]:
+def measure_keys(
+    rate: float, keys: int, terminal: type[TerminalSession] = TerminalSession
+) -> dict[str, list[float]]:
     with tempfile.TemporaryDirectory() as scratch:
         agent = make_agent(Path(scratch), tokens=int(rate * keys * 0.02) + 400, rate=rate)
         settled = threading.Event()
@@ -134,7 +170,7 @@ def measure_keys(rate: float, keys: int) -> dict[str, list[float]]:
                 output = Vt100_Output(
                     io.StringIO(), lambda: Size(rows=40, columns=120), term="xterm"
                 )
-                session = TerminalSession(agent, input=pipe, output=output, sink=lambda text: None)
+                session = terminal(agent, input=pipe, output=output, sink=lambda text: None)
                 task = asyncio.create_task(session.run_async())
                 while not session.app.is_running:
                     await asyncio.sleep(0.001)
@@ -154,7 +190,9 @@ def measure_keys(rate: float, keys: int) -> dict[str, list[float]]:
         return results
 
 
-def cpu_per_token(rate: float, tokens: int) -> tuple[float, float]:
+def cpu_per_token(
+    rate: float, tokens: int, terminal: type[TerminalSession] = TerminalSession
+) -> tuple[float, float]:
     """Process CPU seconds for one streamed reply: through the API alone, then with the
     terminal attached."""
 
@@ -175,9 +213,7 @@ def cpu_per_token(rate: float, tokens: int) -> tuple[float, float]:
                         output = Vt100_Output(
                             io.StringIO(), lambda: Size(rows=40, columns=120), term="xterm"
                         )
-                        session = TerminalSession(
-                            agent, input=pipe, output=output, sink=lambda text: None
-                        )
+                        session = terminal(agent, input=pipe, output=output, sink=lambda text: None)
                         task = asyncio.create_task(session.run_async())
                         while not session.app.is_running:
                             await asyncio.sleep(0.001)
@@ -221,24 +257,34 @@ def main() -> int:
     args = parser.parse_args()
     tune_for_typing()  # as `ctxmodes chat` does
 
-    keys = measure_keys(args.rate, args.keys)
-    print(f"keystroke to screen ({args.keys} keys, reply streaming at {args.rate:.0f} tokens/s):")
-    for name in ("idle", "streaming"):
-        samples = keys[name]
+    p99: dict[str, float] = {}
+    for label, terminal in (("before", WholeReplyLive), ("now", TerminalSession)):
+        keys = measure_keys(args.rate, args.keys, terminal)
         print(
-            f"  {name:<10} p50 {statistics.median(samples):6.2f} ms   "
-            f"p99 {percentile(samples, 0.99):6.2f} ms   max {max(samples):6.2f} ms"
+            f"keystroke to screen, {label} ({args.keys} keys, reply streaming at "
+            f"{args.rate:.0f} tokens/s):"
         )
-    ratio = percentile(keys["streaming"], 0.99) / percentile(keys["idle"], 0.99)
-    print(f"  p99 streaming / idle: {ratio:.2f}")
+        for name in ("idle", "streaming"):
+            samples = keys[name]
+            print(
+                f"  {name:<10} p50 {statistics.median(samples):6.2f} ms   "
+                f"p99 {percentile(samples, 0.99):6.2f} ms   max {max(samples):6.2f} ms"
+            )
+        p99[label] = percentile(keys["streaming"], 0.99)
+        ratio = p99[label] / percentile(keys["idle"], 0.99)
+        print(f"  p99 streaming / idle: {ratio:.2f}")
+    print(f"  p99 while streaming, now / before: {p99['now'] / p99['before']:.2f}")
 
-    api, terminal = cpu_per_token(args.rate, args.tokens)
-    extra = (terminal - api) / args.tokens * 1e6
-    print(
-        f"CPU for a {args.tokens}-token reply: API alone {api * 1000:.0f} ms, with the terminal "
-        f"{terminal * 1000:.0f} ms; rendering ≈ {extra:.0f} µs per token "
-        f"(ratio {terminal / api:.2f})"
-    )
+    per_token: dict[str, float] = {}
+    for label, terminal in (("before", WholeReplyLive), ("now", TerminalSession)):
+        api, attached = cpu_per_token(args.rate, args.tokens, terminal)
+        per_token[label] = (attached - api) / args.tokens * 1e6
+        print(
+            f"CPU for a {args.tokens}-token reply, {label}: API alone {api * 1000:.0f} ms, with "
+            f"the terminal {attached * 1000:.0f} ms; rendering ≈ {per_token[label]:.0f} µs per "
+            f"token (ratio {attached / api:.2f})"
+        )
+    print(f"  rendering per token, now / before: {per_token['now'] / per_token['before']:.2f}")
 
     heads, full = picker_startup(args.sessions)
     print(

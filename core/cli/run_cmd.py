@@ -89,6 +89,8 @@ def run(args: argparse.Namespace) -> int:
         for text in args.prompts:
             host.session.submit(text)
             failures.raise_if_failed()
+            if trace is not None:
+                trace.raise_if_failed()
     finally:
         try:
             host.close()

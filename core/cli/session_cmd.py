@@ -2,7 +2,8 @@
 
 * ``session list [--all] [--cwd DIR] [--json]`` lists the sessions Pi keeps for a working
   directory (or for every project), most recently active first.
-* ``session show FILE`` draws the session tree (ids, entry types, labels, the active path).
+* ``session show FILE [--full]`` draws the active path, one entry per line, with each side
+  branch (an archived window) collapsed into one line; ``--full`` draws the whole tree.
 * ``session export FILE [-o OUT.html]`` writes one self-contained HTML page of the session
   (see :mod:`ctxmodes.export`).
 * ``session context FILE [--at ID|null] [--json] [--llm]`` prints what the model sees at the
@@ -39,8 +40,13 @@ def register(subparsers: Any) -> None:
     listing.add_argument("--json", action="store_true", help="machine-readable output")
     listing.set_defaults(handler=run_list)
 
-    show = actions.add_parser("show", help="draw the session tree")
+    show = actions.add_parser(
+        "show", help="draw the active path of a session, side branches collapsed"
+    )
     show.add_argument("file", help="session file (.jsonl)")
+    show.add_argument(
+        "--full", action="store_true", help="draw the whole tree, every side branch expanded"
+    )
     _add_strict(show)
     show.set_defaults(handler=run_show)
 
@@ -116,6 +122,7 @@ def _open(path: str, strict: bool) -> SessionManager:
 def run_show(args: argparse.Namespace) -> int:
     from rich.console import Console
 
+    from ctxmodes.cli.session_drawing import draw_active_path
     from ctxmodes.session.report import render_tree
 
     with _open(args.file, args.strict) as manager:
@@ -127,7 +134,7 @@ def run_show(args: argparse.Namespace) -> int:
             highlight=False,
             soft_wrap=True,
         )
-        console.print(render_tree(manager))
+        console.print(render_tree(manager) if args.full else draw_active_path(manager))
     return 0
 
 

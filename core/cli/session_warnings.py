@@ -4,19 +4,33 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Final
 
 if TYPE_CHECKING:
     from ctxmodes.session.manager import SessionManager
 
+#: Warnings of one kind shown in full; the rest are counted in one line.
+SHOWN_PER_KIND: Final = 5
+
+
+def _print_bounded(where: str, items: Sequence[object], suffix: str, rest: str) -> None:
+    for item in items[:SHOWN_PER_KIND]:
+        print(f"ctxmodes: warning: {where}: {item}{suffix}", file=sys.stderr)
+    if len(items) > SHOWN_PER_KIND:
+        print(
+            f"ctxmodes: warning: {where}: … and {len(items) - SHOWN_PER_KIND} more {rest}",
+            file=sys.stderr,
+        )
+
 
 def warn_about_session(path: str | os.PathLike[str], manager: SessionManager) -> None:
-    """Print each skipped line and structural problem of the opened file on standard error.
+    """Print the skipped lines and structural problems of the opened file on standard error.
 
     Commands that read a session call this right after opening it, so that no line is ever
-    left out without a word.
+    left out without a word; a damaged file with thousands of bad lines gets the first few
+    and a count of the rest (``--strict`` turns them into an error).
     """
-    for line in manager.skipped_lines:
-        print(f"ctxmodes: warning: {os.fspath(path)}: {line} (skipped)", file=sys.stderr)
-    for warning in manager.warnings:
-        print(f"ctxmodes: warning: {os.fspath(path)}: {warning}", file=sys.stderr)
+    where = os.fspath(path)
+    _print_bounded(where, manager.skipped_lines, " (skipped)", "skipped lines")
+    _print_bounded(where, manager.warnings, "", "warnings")

@@ -127,7 +127,12 @@ class RunLoop:
             if core.options.raise_hook_errors:
                 raise
             # As Pi: whatever breaks a run ends it with an error message the user can see.
-            _log.exception("run failed")
+            # A store or plugin error says what happened in its message; anything else is a
+            # bug, whose traceback is worth logging.
+            if isinstance(exc, CtxmodesError):
+                _log.info("run failed: %s", exc)
+            else:
+                _log.exception("run failed")
             failure = self._failure_message(str(exc) or type(exc).__name__, signal.aborted)
             core.emit(records.MessageStarted(failure.role, None))
             ended = core.end_message(failure)

@@ -7,6 +7,7 @@ from typing import Any, BinaryIO
 
 import orjson
 
+from ctxmodes.errors import CtxmodesError
 from ctxmodes.host.records import HostRecord, ProviderRequested
 from ctxmodes.providers.base import ModelRequest
 from ctxmodes.providers.secrets import redact_headers
@@ -36,16 +37,43 @@ def request_json(request: ModelRequest, transport: str) -> dict[str, Any]:
 
 
 class RequestTrace:
-    """Appends one line per ``provider_request`` record to a file; close it when done."""
+    """Appends one line per ``provider_request`` record to a file; close it when done.
+
+    A listener cannot stop the run it listens to, so a request that cannot be written (a
+    full disk) is remembered instead, and :meth:`raise_if_failed` reports it: a trace never
+    loses a request without a word.
+    """
 
     def __init__(self, path: Path) -> None:
-        self._file: BinaryIO = path.open("ab")
+        self._path = path
+        self._failure: CtxmodesError | None = None
+        try:
+            self._file: BinaryIO = path.open("ab")
+        except OSError as exc:
+            raise CtxmodesError(f"cannot open trace file {path}: {exc.strerror or exc}") from None
 
     def __call__(self, record: HostRecord) -> None:
-        if isinstance(record, ProviderRequested):
+        if not isinstance(record, ProviderRequested) or self._failure is not None:
+            return
+        try:
             line = orjson.dumps(request_json(record.request, record.transport))
             self._file.write(line + b"\n")
             self._file.flush()
+        except (OSError, orjson.JSONEncodeError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) else str(exc)
+            self._failure = CtxmodesError(f"cannot write trace file {self._path}: {reason or exc}")
+
+    def raise_if_failed(self) -> None:
+        """:raises CtxmodesError: a request could not be written to the trace."""
+        if self._failure is not None:
+            raise self._failure
 
     def close(self) -> None:
-        self._file.close()
+        try:
+            self._file.close()
+        except OSError as exc:
+            # After a failed write the lost bytes are still buffered; that is already known.
+            if self._failure is None:
+                raise CtxmodesError(
+                    f"cannot write trace file {self._path}: {exc.strerror or exc}"
+                ) from None

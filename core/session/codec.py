@@ -21,6 +21,12 @@ the Python side; they are rounded only when encoded.
 
 orjson does the work; values it cannot encode the JavaScript way are pre-rendered and handed
 to it as :class:`orjson.Fragment`.
+
+Nesting has one limit everywhere, :data:`MAX_NESTING` levels of arrays and objects in a line:
+the reader skips (and reports) a line nested deeper, and encoding refuses a value nested
+deeper with :class:`JsonEncodeError`. Pi has no such limit, but no session it writes comes
+near it, and below it every value the store holds also encodes inside the reports and traces
+that wrap it (orjson stops at 255 levels).
 """
 
 from __future__ import annotations
@@ -33,12 +39,19 @@ from typing import Any, Final
 import orjson
 
 __all__ = [
+    "MAX_NESTING",
     "JsonDecodeError",
+    "JsonEncodeError",
     "dumps",
     "dumps_line",
     "js_number",
     "loads",
+    "loads_rejected",
+    "nested_too_deeply",
 ]
+
+#: The deepest nesting of arrays and objects a session line may have (see above).
+MAX_NESTING: Final = 200
 
 _MAX_SAFE_INTEGER: Final = 2**53
 _MAX_ARRAY_INDEX: Final = 2**32 - 2
@@ -58,7 +71,40 @@ class JsonDecodeError(ValueError):
     """The text is not JSON that ``JSON.parse`` would accept."""
 
 
+class JsonEncodeError(ValueError):
+    """The value is nested deeper than :data:`MAX_NESTING` levels."""
+
+
+_TOO_DEEP: Final = f"value nested deeper than {MAX_NESTING} levels"
+_STRINGS: Final = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_BRACKETS: Final = bytes(range(256)).translate(None, b"[]{}")
+_STEP: Final = {ord("["): 1, ord("{"): 1, ord("]"): -1, ord("}"): -1}
+
+
+def nested_too_deeply(line: bytes) -> bool:
+    """True when the JSON text ``line`` nests arrays and objects deeper than
+    :data:`MAX_NESTING` levels (for text that is not JSON, an estimate)."""
+    # A line with few brackets is shallow whatever they are: the common case costs two counts.
+    if line.count(b"[") + line.count(b"{") <= MAX_NESTING:
+        return False
+    structure = _STRINGS.sub(b"", line).translate(None, _BRACKETS)
+    if structure.count(b"[") + structure.count(b"{") <= MAX_NESTING:
+        return False
+    depth = deepest = 0
+    for byte in structure:
+        depth += _STEP[byte]
+        if depth > deepest:
+            deepest = depth
+            if deepest > MAX_NESTING:
+                return True
+    return False
+
+
 # --------------------------------------------------------------------------- decoding
+
+
+#: What orjson says about the inputs only it rejects (see :func:`loads`).
+_LENIENT_REASONS: Final = ("surrogate", "UTF-8", "infinity")
 
 
 def _reject_constant(name: str) -> Any:
@@ -72,10 +118,21 @@ def loads(data: bytes | bytearray | memoryview | str) -> Any:
     """
     try:
         return orjson.loads(data)
-    except orjson.JSONDecodeError:
-        pass
-    # orjson is stricter than JSON.parse about a few inputs (lone surrogate escapes, invalid
-    # UTF-8 bytes, numbers beyond the double range); the standard library parser covers them.
+    except orjson.JSONDecodeError as exc:
+        return loads_rejected(data, exc.msg)
+
+
+def loads_rejected(data: bytes | bytearray | memoryview | str, reason: str) -> Any:
+    """:func:`loads` for a text orjson already rejected, saying ``reason``.
+
+    orjson is stricter than ``JSON.parse`` about a few inputs (lone surrogate escapes,
+    invalid UTF-8 bytes, numbers beyond the double range), which the standard library parser
+    covers; any other failure is one ``JSON.parse`` shares, and costs no second parse.
+
+    :raises JsonDecodeError: if ``JSON.parse`` would throw on it.
+    """
+    if not any(lenient in reason for lenient in _LENIENT_REASONS):
+        raise JsonDecodeError(reason)
     text = data if isinstance(data, str) else bytes(data).decode("utf-8", errors="replace")
     try:
         return json.loads(text, parse_constant=_reject_constant)
@@ -217,11 +274,32 @@ def _convert(value: Any) -> Any:
     raise TypeError(f"cannot encode {kind.__name__} as session JSON")
 
 
+def _encode(value: Any, option: int | None) -> bytes:
+    try:
+        return orjson.dumps(_convert(value), option=option)
+    except RecursionError:
+        raise JsonEncodeError(_TOO_DEEP) from None
+    except orjson.JSONEncodeError as exc:
+        if "Recursion limit" in str(exc):
+            raise JsonEncodeError(_TOO_DEEP) from None
+        raise
+
+
 def dumps(value: Any) -> bytes:
-    """Encode ``value`` as ``JSON.stringify`` would (UTF-8, no trailing newline)."""
-    return orjson.dumps(_convert(value))
+    """Encode ``value`` as ``JSON.stringify`` would (UTF-8, no trailing newline).
+
+    :raises JsonEncodeError: if the encoding would not survive the orjson nesting limit.
+    """
+    return _encode(value, None)
 
 
 def dumps_line(value: Any) -> bytes:
-    """Encode ``value`` as one session file line: ``JSON.stringify(value) + "\\n"``."""
-    return orjson.dumps(_convert(value), option=orjson.OPT_APPEND_NEWLINE)
+    """Encode ``value`` as one session file line: ``JSON.stringify(value) + "\\n"``.
+
+    :raises JsonEncodeError: if the value nests deeper than :data:`MAX_NESTING` levels (the
+        reader would skip the line).
+    """
+    line = _encode(value, orjson.OPT_APPEND_NEWLINE)
+    if nested_too_deeply(line):
+        raise JsonEncodeError(_TOO_DEEP)
+    return line

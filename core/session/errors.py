@@ -11,6 +11,7 @@ __all__ = [
     "SessionChangedError",
     "SessionError",
     "SessionLockedError",
+    "SessionWriteError",
 ]
 
 
@@ -44,3 +45,22 @@ class ReadOnlySessionError(SessionError):
 
 class SessionChangedError(SessionError):
     """The session file changed on disk in a way an append-only file never does."""
+
+
+class SessionWriteError(SessionError):
+    """Writing to a session file failed (a full disk, an I/O error); ``reason`` is the
+    system's word for why.
+
+    :ivar line_kept: the line is wholly in the file although the write is reported as failed
+        (its ``fdatasync`` failed and the file could not be truncated back): the store
+        counts it as appended, so that what it holds in memory stays what the file holds.
+    """
+
+    def __init__(
+        self, what: str, reason: str | None, *, line_kept: bool = False, landed: int = 0
+    ) -> None:
+        super().__init__(f"{what}: {reason}" if reason else what)
+        self.reason = reason
+        self.line_kept = line_kept
+        #: Bytes of the failed write that stay in the file (0 when it was truncated back).
+        self.landed = landed

@@ -49,6 +49,7 @@ from ctxmodes.session.errors import (
     NotASessionError,
     ReadOnlySessionError,
     SessionError,
+    SessionWriteError,
 )
 from ctxmodes.session.ids import PI_IDENTITY, IdentitySource, validate_session_id
 from ctxmodes.session.jsvalues import js_trim
@@ -137,6 +138,26 @@ class _Entries(Sequence[SessionEntry]):
             self._preload(batch)
             for index in batch:
                 yield self._resolve(index)
+
+
+def _make_directory(directory: Path) -> None:
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise SessionError(
+            f"cannot create session directory {directory}: {exc.strerror or exc}"
+        ) from None
+
+
+def _create_file(file: Path, header: JsonObject, durability: Durability) -> SessionWriter | None:
+    """A writer on the new file ``file`` holding ``header``; ``None`` if it appeared meanwhile."""
+    _make_directory(file.parent)
+    try:
+        return SessionWriter.create(file, codec.dumps_line(header), durability)
+    except SessionError:
+        if file.exists():
+            return None
+        raise
 
 
 class SessionManager:
@@ -231,9 +252,11 @@ class SessionManager:
     ) -> SessionManager:
         """Open the session file at ``path``.
 
-        As in Pi: a missing file starts a new session that will be written at ``path``; an
-        empty file gets a fresh header; a non-empty file whose first record is not a session
-        header raises :class:`NotASessionError`. The session's cwd is the header's unless
+        As in Pi: a missing file starts a new session at ``path``; an empty file gets a fresh
+        header; a non-empty file whose first record is not a session header raises
+        :class:`NotASessionError`. Unlike Pi, a missing file is created (holding its header)
+        and locked at once, so a second writer on the same path is refused when it opens,
+        not at its first append. The session's cwd is the header's unless
         ``cwd_override`` is given; ``session_dir`` (for branched sessions) defaults to the
         file's directory.
 
@@ -247,16 +270,21 @@ class SessionManager:
             if read_only:
                 raise SessionError(f"no such session file: {file}")
             cwd = override or resolve_path(os.getcwd())
-            return cls(
-                cwd=cwd,
-                session_dir=directory,
-                session_file=file,
-                header=_header(identity, cwd),
-                table=EntryTable.from_entries([]),
-                persist=True,
-                durability=durability,
-                identity=identity,
-            )
+            new_header = _header(identity, cwd)
+            created = _create_file(file, new_header, durability)
+            if created is not None:
+                return cls(
+                    cwd=cwd,
+                    session_dir=directory,
+                    session_file=file,
+                    header=new_header,
+                    table=EntryTable.from_entries([]),
+                    persist=True,
+                    durability=durability,
+                    writer=created,
+                    identity=identity,
+                )
+            # Another writer created it meanwhile: open it as it now is (and be refused).
         # Lock before reading, so that what is read is what later appends continue.
         writer = None if read_only else SessionWriter.open_existing(file, durability)
         try:
@@ -386,7 +414,7 @@ class SessionManager:
         finally:
             table.close()
         file = directory / session_file_name(header["timestamp"], header["id"])
-        directory.mkdir(parents=True, exist_ok=True)
+        _make_directory(directory)
         SessionWriter.create(file, codec.dumps_line(header) + b"".join(lines), durability).close()
         return cls.open(file, directory, durability=durability, identity=identity)
 
@@ -534,8 +562,18 @@ class SessionManager:
 
     def _append(self, entry: JsonObject) -> str:
         self._check_appendable()
+        try:
+            line = codec.dumps_line(entry)
+        except codec.JsonEncodeError as exc:
+            raise SessionError(f"cannot append a {entry.get('type')} entry: {exc}") from None
         if self._persist:
-            self._write(codec.dumps_line(entry))
+            try:
+                self._write(line)
+            except SessionWriteError as exc:
+                if exc.line_kept:
+                    # The file holds the entry after all: so must the manager.
+                    self._path.push(self._table.add(entry))
+                raise
         index = self._table.add(entry)
         self._path.push(index)
         if self._subscribers:
@@ -548,7 +586,7 @@ class SessionManager:
             self._writer.append(line)
             return
         assert self._session_file is not None
-        self._session_file.parent.mkdir(parents=True, exist_ok=True)
+        _make_directory(self._session_file.parent)
         self._writer = SessionWriter.create(
             self._session_file, codec.dumps_line(self._header) + line, self._durability
         )
@@ -849,7 +887,7 @@ class SessionManager:
         lines = copied_lines(table, kept)
         lines.extend(codec.dumps_line(entry) for entry in label_entries)
         file = self._session_dir / session_file_name(header["timestamp"], header["id"])
-        file.parent.mkdir(parents=True, exist_ok=True)
+        _make_directory(file.parent)
         writer = SessionWriter.create(
             file, codec.dumps_line(header) + b"".join(lines), self._durability
         )

@@ -21,11 +21,15 @@ reader accepts exactly the same lines, in one sequential pass:
 
 Differences from Pi, all of them on files Pi itself never writes:
 
-* every skipped line is reported as a :class:`SkippedLine` with its 1-based line number;
+* every skipped line is reported as a :class:`SkippedLine` with its 1-based line number,
+  except a last line without a newline while the file is growing: another writer is still
+  writing it, so it is left out as ``in_progress`` rather than reported as skipped;
 * a line holding JSON that is not an object, an entry without a string ``id`` and a second
   ``session`` header are skipped and reported (Pi keeps the first two as entries that break
   its own tree walk, and ignores the third);
-* lines nested deeper than the standard library parser allows are reported as malformed.
+* lines nested deeper than :data:`~ctxmodes.session.codec.MAX_NESTING` levels are skipped and
+  reported (Pi reads them): below that limit every entry also encodes into the reports and
+  traces built from it.
 
 Version 1 files (no entry ids) are decoded in full and migrated in memory, see
 :mod:`ctxmodes.session.migrate`.
@@ -77,6 +81,7 @@ MALFORMED: Final = "not valid JSON"
 NOT_OBJECT: Final = "not a JSON object"
 NO_ID: Final = "entry has no string id"
 EXTRA_HEADER: Final = "second session header"
+TOO_DEEP: Final = f"nested deeper than {codec.MAX_NESTING} levels"
 
 
 class _Present(msgspec.Struct, gc=False):
@@ -120,7 +125,13 @@ class SkippedLine:
 
     line_number: int
     reason: str
-    excerpt: str
+    #: The start of the line, as read (:attr:`excerpt` is it as text).
+    head: bytes
+
+    @property
+    def excerpt(self) -> str:
+        """The start of the line as text, at most 80 characters."""
+        return _excerpt(self.head)
 
     def __str__(self) -> str:
         return f"line {self.line_number}: {self.reason}"
@@ -162,6 +173,14 @@ class ScanResult:
     ends_with_newline: bool = True
     #: True when some line could be parsed but the first parsed value is not a header.
     not_a_session: bool = False
+    #: Bytes of a last line without a newline that were left out because the file grew while
+    #: it was read: a writer was still writing that line (it is neither an entry nor skipped).
+    in_progress: int = 0
+
+
+def _head(line: bytes) -> bytes:
+    # Enough bytes for the excerpt's characters, however wide they are in UTF-8.
+    return line[: _EXCERPT_CHARS * 4]
 
 
 #: Entry types that project to a context message (Pi's ``sessionEntryToContextMessages``).
@@ -206,22 +225,31 @@ class _Scanner:
             return self._feed_slow(lines, offset, decode)
         parse: Callable[[bytes], Any] = orjson.loads if decode else _validate_head
         failures = orjson.JSONDecodeError if decode else _VALIDATION_FAILURES
+        # What orjson said about the lines it rejected (when decoding), so that they are
+        # not parsed a second time to find out.
+        rejected: dict[int, str] = {}
         try:
             heads: list[Any] = list(map(parse, lines))
         except failures:
             # Some line needs the slow path; parse the chunk again line by line.
             heads = []
             remember = heads.append
-            for line in lines:
+            for position, line in enumerate(lines):
                 try:
                     remember(parse(line))
+                except orjson.JSONDecodeError as exc:
+                    remember(None)
+                    rejected[position] = exc.msg
                 except failures:
                     remember(None)
+        for position in _deep_lines(lines):
+            heads[position] = None  # the general path reports it
+            rejected.pop(position, None)
         end = self._add_regular(lines, heads, offset, decode)
         if end >= 0:
             self._line_number += len(lines)
             return end
-        return self._feed_each(lines, heads, offset, decode)
+        return self._feed_each(lines, heads, offset, decode, rejected)
 
     def _add_regular(self, lines: list[bytes], heads: list[Any], offset: int, decoded: bool) -> int:
         """Index a run of ordinary entry lines in bulk and return the offset after them.
@@ -300,8 +328,16 @@ class _Scanner:
         # Most entries without a message are of other types; only messages count here.
         self.result.bare.update(base + p for p in lacking if types[p] == "message")
 
-    def _feed_each(self, lines: list[bytes], heads: list[Any], offset: int, decoded: bool) -> int:
-        """The general path: one line at a time, with every check."""
+    def _feed_each(
+        self,
+        lines: list[bytes],
+        heads: list[Any],
+        offset: int,
+        decoded: bool,
+        rejected: dict[int, str],
+    ) -> int:
+        """The general path: one line at a time, with every check (``rejected``: what orjson
+        said about the lines at those positions)."""
         result = self.result
         first_line = self._line_number + 1
         for position, (line, head) in enumerate(zip(lines, heads, strict=True)):
@@ -316,7 +352,7 @@ class _Scanner:
                 # Stands for the message object the validator skipped.
                 head["message"] = {} if has_message else None
             if head is None:
-                head = full = self._decode_or_skip(line, line_number)
+                head = full = self._decode_or_skip(line, line_number, rejected.get(position))
                 if head is None:
                     offset = end + 1
                     continue
@@ -398,13 +434,18 @@ class _Scanner:
         if v2_step:
             value["version"] = 3
 
-    def _decode_or_skip(self, line: bytes, line_number: int) -> Any:
-        """Full ``JSON.parse`` of a line; ``None`` (and a report) if Pi would drop it."""
+    def _decode_or_skip(self, line: bytes, line_number: int, rejected: str | None = None) -> Any:
+        """Full ``JSON.parse`` of a line; ``None`` (and a report) if Pi would drop it.
+
+        ``rejected`` is what orjson said when it already failed to parse the line."""
         if not line.strip():
             self._skip(line, line_number, BLANK)
             return None
+        if codec.nested_too_deeply(line):
+            self._skip(line, line_number, TOO_DEEP)
+            return None
         try:
-            value = codec.loads(line)
+            value = codec.loads(line) if rejected is None else codec.loads_rejected(line, rejected)
         except codec.JsonDecodeError:
             self._skip(line, line_number, MALFORMED)
             return None
@@ -417,7 +458,7 @@ class _Scanner:
         return value
 
     def _skip(self, line: bytes, line_number: int, reason: str) -> None:
-        self.result.skipped.append(SkippedLine(line_number, reason, _excerpt(line)))
+        self.result.skipped.append(SkippedLine(line_number, reason, _head(line)))
 
     def finish(self) -> ScanResult:
         result = self.result
@@ -445,10 +486,10 @@ class _Scanner:
         header["version"] = 3
         for line_number, start, end, value, line in lines:
             if not isinstance(value, dict):
-                result.skipped.append(SkippedLine(line_number, NOT_OBJECT, _excerpt(line)))
+                result.skipped.append(SkippedLine(line_number, NOT_OBJECT, _head(line)))
                 continue
             if value.get("type") == "session":
-                result.skipped.append(SkippedLine(line_number, EXTRA_HEADER, _excerpt(line)))
+                result.skipped.append(SkippedLine(line_number, EXTRA_HEADER, _head(line)))
                 continue
             parent = value.get("parentId")
             index = len(result.ids)
@@ -464,6 +505,14 @@ class _Scanner:
             result.starts.append(start)
             result.ends.append(end)
         result.skipped.sort(key=lambda skipped: skipped.line_number)
+
+
+def _deep_lines(lines: list[bytes]) -> list[int]:
+    """Positions of the lines nested too deeply; most lines are cleared by two byte counts."""
+    limit = codec.MAX_NESTING
+    opening = map(add, map(bytes.count, lines, repeat(b"[")), map(bytes.count, lines, repeat(b"{")))
+    suspects = compress(range(len(lines)), map(limit.__lt__, opening))
+    return [position for position in suspects if codec.nested_too_deeply(lines[position])]
 
 
 def scan_lines(data: bytes) -> ScanResult:
@@ -536,9 +585,13 @@ def scan_file(path: str | os.PathLike[str]) -> ScanResult:
                 split = bisect_left(starts, decode_from, hi=len(lines))
                 offset = scanner.feed(lines[:split], offset)
                 offset = scanner.feed(lines[split:], offset, decode=True)
+        tail = b"".join(parts)
+        growing = bool(tail) and os.fstat(stream.fileno()).st_size > size
     scanner.result.size = size
-    tail = b"".join(parts)
-    if tail:
+    if growing:
+        # Another writer is in the middle of this line; the next read will see it whole.
+        scanner.result.in_progress = len(tail)
+    elif tail:
         scanner.result.ends_with_newline = False
         scanner.feed([tail], offset)
     return scanner.finish()

@@ -5,7 +5,8 @@ Children keep file order, then are sorted by entry timestamp (oldest first; ties
 order). Each node carries the current label of its entry. Label entries are nodes too.
 
 Where parent links form a cycle, the entry where the store cut the cycle is a root (Pi leaves
-the whole cycle out of its tree).
+the whole cycle out of its tree). Duplicated ids can tie nodes into cycles of their own (see
+:func:`_make_forest`): the tree is always a forest, each node in it once.
 """
 
 from __future__ import annotations
@@ -74,8 +75,50 @@ def build_tree(
             continue
         parent = nodes.get(parent_id)
         (parent.children if parent is not None else roots).append(node)
+    _make_forest(table, nodes, roots)
     _sort_children(table, roots)
     return roots
+
+
+def _make_forest(
+    table: EntryTable, nodes: dict[str, SessionTreeNode], roots: list[SessionTreeNode]
+) -> None:
+    """Turn what was attached into a forest that every walk finishes.
+
+    With duplicated ids, the node of an id (its last entry, as in Pi) is attached once for
+    every entry of that id, under each entry's parent, so it can sit under two parents or
+    inside a cycle of nodes that the store's cut of entry links does not see (Pi's
+    ``getTree`` then loops forever). A node keeps its first place in a walk from the roots;
+    of the nodes no root reaches, the first in file order becomes a root, until every node
+    is reached.
+    """
+    seen: set[int] = set()
+
+    def reach(start: SessionTreeNode) -> None:
+        seen.add(start.index)
+        stack = [start]
+        while stack:
+            node = stack.pop()
+            kept = []
+            for child in node.children:
+                if child.index not in seen:
+                    seen.add(child.index)
+                    kept.append(child)
+            if len(kept) != len(node.children):
+                node.children = kept
+            stack.extend(kept)
+
+    unique_roots = []
+    for root in roots:
+        if root.index not in seen:
+            reach(root)
+            unique_roots.append(root)
+    if len(seen) < len(nodes):
+        for node in sorted(nodes.values(), key=lambda n: n.index):
+            if node.index not in seen:
+                reach(node)
+                unique_roots.append(node)
+    roots[:] = unique_roots
 
 
 def _sort_children(table: EntryTable, roots: list[SessionTreeNode]) -> None:

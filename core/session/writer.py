@@ -6,6 +6,13 @@ ends with a torn line (no final newline, e.g. after a crash), a newline is writt
 first append: the fragment stays a separate line that readers skip, instead of fusing with the
 new entry.
 
+A write that fails part-way (a full disk, an I/O error) must not leave a fragment for the
+next entry to land on: the writer truncates the file back to where the failed write began,
+and where it cannot, it terminates the fragment with the next append. Either way the caller
+is told with :class:`~ctxmodes.session.errors.SessionWriteError`, and the failed line was
+not appended, unless it reached the file whole before its ``fdatasync`` failed and could
+not be truncated away (``line_kept``: it then counts as appended).
+
 Durability (:class:`Durability`):
 
 * ``fsync`` (default): the line is on stable storage when ``append`` returns (``fdatasync``;
@@ -21,6 +28,7 @@ A second writer on the same file, in this process or another, gets
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import errno
 import os
@@ -30,7 +38,7 @@ import weakref
 from pathlib import Path
 from typing import Final, Protocol
 
-from ctxmodes.session.errors import SessionError, SessionLockedError
+from ctxmodes.session.errors import SessionError, SessionLockedError, SessionWriteError
 
 __all__ = ["Durability", "SessionWriter"]
 
@@ -112,6 +120,10 @@ def _sync_directory(directory: Path) -> None:
         os.close(fd)
 
 
+# The system calls that change a session file; fault-injection tests replace them
+# (ctxmodes.testing.faults).
+_write_fd = os.write
+_truncate_fd = os.ftruncate
 _datasync = getattr(os, "fdatasync", os.fsync)
 
 
@@ -147,24 +159,32 @@ class SessionWriter:
             # ENXIO: a FIFO that nothing reads.
             reason = _NOT_A_FILE if exc.errno == errno.ENXIO else exc.strerror
             raise SessionError(f"cannot open session file for writing: {path}: {reason}") from None
+        writer: SessionWriter | None = None
         try:
             if not stat.S_ISREG(os.fstat(fd).st_mode):
                 raise SessionError(f"cannot open session file for writing: {path}: {_NOT_A_FILE}")
             os.set_blocking(fd, True)
-            lock = _take_lock(fd, path)
-            writer = cls(fd, path, durability, lock)
+            writer = cls(fd, path, durability, _take_lock(fd, path))
             if ends_with_newline is None:
                 ends_with_newline = _ends_with_newline(path)
             if not ends_with_newline:
                 writer._prefix = b"\n"
-        except BaseException:
-            os.close(fd)
+        except BaseException as exc:
+            _discard(fd, writer)
+            if isinstance(exc, OSError):
+                raise SessionError(
+                    f"cannot open session file for writing: {path}: {exc.strerror or exc}"
+                ) from None
             raise
         return writer
 
     @classmethod
     def create(cls, path: Path, first_lines: bytes, durability: Durability) -> SessionWriter:
-        """Create ``path`` (which must not exist) holding ``first_lines``, and lock it."""
+        """Create ``path`` (which must not exist) holding ``first_lines``, and lock it.
+
+        If the first lines cannot be written, the file is removed again: it is new, and
+        nothing but this writer has seen it.
+        """
         flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
         try:
             fd = os.open(path, flags, 0o644)
@@ -172,14 +192,19 @@ class SessionWriter:
             raise SessionError(f"session file already exists: {path}") from None
         except OSError as exc:
             raise SessionError(f"cannot create session file {path}: {exc.strerror}") from None
+        writer: SessionWriter | None = None
         try:
-            lock = _take_lock(fd, path)
-            writer = cls(fd, path, durability, lock)
+            writer = cls(fd, path, durability, _take_lock(fd, path))
             writer._write_now(first_lines)
             if durability is Durability.FSYNC:
                 _sync_directory(path.parent)
-        except BaseException:
-            os.close(fd)
+        except BaseException as exc:
+            _discard(fd, writer)
+            with contextlib.suppress(OSError):
+                path.unlink()
+            if isinstance(exc, OSError | SessionWriteError):
+                reason = exc.reason if isinstance(exc, SessionWriteError) else exc.strerror
+                raise SessionWriteError(f"cannot create session file {path}", reason) from None
             raise
         return writer
 
@@ -188,38 +213,96 @@ class SessionWriter:
         return self._path
 
     def append(self, line: bytes) -> None:
-        """Append one complete line (ending in ``\\n``) with the configured durability."""
-        if self._prefix:
-            line = self._prefix + line
-            self._prefix = b""
+        """Append one complete line (ending in ``\\n``) with the configured durability.
+
+        On :class:`SessionError` the line was not appended, and the file ends as it did
+        before (or, where it could not be truncated, the next write first terminates what
+        was left of the failed one).
+        """
         if self._durability is Durability.NONE:
             self._buffer.append(line)
             self._buffered += len(line)
             if self._buffered >= _BUFFER_LIMIT:
-                self.flush()
+                try:
+                    self.flush()
+                except SessionError:
+                    # The earlier lines stay buffered for the next flush; this one is refused.
+                    # (Without a sync a written buffer is never reported as failed.)
+                    self._buffer.pop()
+                    self._buffered -= len(line)
+                    raise
             return
         self._write_now(line)
 
     def flush(self) -> None:
-        """Write any buffered lines to the operating system."""
+        """Write any buffered lines to the operating system.
+
+        If that fails, the lines stay buffered (the next flush tries again) and
+        :class:`SessionError` is raised.
+        """
         if self._buffer:
-            data = b"".join(self._buffer)
+            try:
+                self._write_all(b"".join(self._buffer))
+            except SessionWriteError as exc:
+                self._drop_landed(exc.landed)
+                raise
             self._buffer.clear()
             self._buffered = 0
-            self._write_all(data)
+
+    def _drop_landed(self, landed: int) -> None:
+        """Forget the buffered lines that are wholly among the first ``landed`` bytes a
+        failed flush left in the file: writing them again would repeat them."""
+        done = 0
+        for line in self._buffer:
+            if landed < len(line):
+                break
+            landed -= len(line)
+            done += 1
+        del self._buffer[:done]
+        self._buffered = sum(map(len, self._buffer))
 
     def _write_now(self, data: bytes) -> None:
         self.flush()
-        self._write_all(data)
-        if self._durability is Durability.FSYNC:
-            _datasync(self._require_fd())
+        self._write_all(data, sync=self._durability is Durability.FSYNC)
 
-    def _write_all(self, data: bytes) -> None:
+    def _write_all(self, data: bytes, *, sync: bool = False) -> None:
+        """Write ``data`` at the end of the file, all of it or (as far as the file is
+        concerned) none of it."""
         fd = self._require_fd()
-        view = memoryview(data)
-        while view:
-            written = os.write(fd, view)
-            view = view[written:]
+        data = self._prefix + data
+        written = 0
+        try:
+            start = os.fstat(fd).st_size
+            view = memoryview(data)
+            while written < len(data):
+                written += _write_fd(fd, view[written:])
+            if sync:
+                _datasync(fd)
+        except OSError as exc:
+            kept = bool(written) and not self._roll_back(fd, start, written)
+            prefix = len(self._prefix)
+            if kept and data[written - 1 : written] != b"\n":
+                # The file may end inside the failed line: the next write starts a new one.
+                self._prefix = b"\n"
+            raise SessionWriteError(
+                f"cannot write session file {self._path}",
+                exc.strerror or str(exc),
+                line_kept=kept and written == len(data),
+                landed=max(0, written - prefix) if kept else 0,
+            ) from None
+        self._prefix = b""
+
+    def _roll_back(self, fd: int, start: int, written: int) -> bool:
+        """Remove what a failed write left at the end of the file (``written`` bytes from
+        ``start``); False when it stays."""
+        try:
+            # If someone else appended meanwhile, their bytes are not ours to remove.
+            if os.fstat(fd).st_size == start + written:
+                _truncate_fd(fd, start)
+                return True
+        except OSError:
+            pass
+        return False
 
     def _require_fd(self) -> int:
         if self._fd is None:
@@ -239,6 +322,19 @@ class SessionWriter:
                 self._lock.release()
             finally:
                 os.close(fd)
+
+
+def _discard(fd: int, writer: SessionWriter | None) -> None:
+    """Undo a half-made writer: its finalizer must never run on a descriptor number that
+    may be reused once this one is closed."""
+    try:
+        if writer is not None:
+            writer._finalizer.detach()
+            writer._fd = None
+            with contextlib.suppress(OSError):
+                writer._lock.release()
+    finally:
+        os.close(fd)
 
 
 def _abandon(fd: int, lock: _Lock, buffer: list[bytes]) -> None:

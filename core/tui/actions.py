@@ -17,103 +17,14 @@ if TYPE_CHECKING:
     from ctxmodes.tui.app import TerminalSession
     from ctxmodes.windows.tools import Family
 
-#: Pi's ``/tree`` filters, cycled with Ctrl+O.
-TREE_FILTERS: Final = ("default", "no-tools", "user-only", "labeled-only", "all")
 TREE_MODE: Final = "tree"
 
 
 # ----------------------------------------------------------------------------- /tree
 
 
-def open_tree(session: TerminalSession, args: str) -> None:
-    """Pi's navigator: the tree with the active path marked, Tree's archived windows as
-    labelled side branches; Enter picks an entry, then whether to summarize the branch left."""
-    from ctxmodes.export.view import build_view
-
-    manager = session.agent.session_manager
-    view = build_view(manager, manager.session_file.name if manager.session_file else "")
-    # (row, entry kind or "fork", labelled)
-    rows: list[tuple[PickerItem, str, bool]] = []
-    # The archived window each open branch belongs to (None for other branches).
-    windows: list[str | None] = []
-    for token in view.sidebar():
-        if token.kind == "open":
-            archived = None
-            if token.archive is not None:
-                number = token.archive.window_number
-                archived = f"archived window {'?' if number is None else number}"
-                heading = [("class:picker.archived", "  " * (len(windows) + 1) + archived)]
-                rows.append((PickerItem(None, archived, heading), "fork", False))
-            windows.append(archived or (windows[-1] if windows else None))
-            continue
-        if token.kind == "close":
-            windows.pop()
-            continue
-        entry = token.entry
-        assert entry is not None
-        depth = len(windows)
-        mark = "● " if entry.active else "  "
-        label = f" [{entry.label}]" if entry.label else ""
-        within = windows[-1] if windows else None
-        where = f" · {within} (hidden from the model)" if within else ""
-        style = "class:picker.active" if entry.active else ""
-        fragments = [
-            (style, "  " * depth + mark + entry.title),
-            ("class:picker.archived", label + where),
-            ("class:picker.hint", " " + entry.preview),
-        ]
-        text = f"{entry.title} {entry.label or ''} {within or ''} {entry.preview}".lower()
-        rows.append((PickerItem(entry.id, text, fragments), entry.kind, bool(entry.label)))
-    state = {"filter": 0}
-
-    def visible(query: str) -> list[PickerItem]:
-        mode = TREE_FILTERS[state["filter"]]
-        shown: list[PickerItem] = []
-        for item, kind, labeled in rows:
-            if kind != "fork" and not _tree_filter_keeps(mode, kind, labeled):
-                continue
-            if query and query.lower() not in item.text:
-                continue
-            shown.append(item)
-        return shown
-
-    def picked(item: PickerItem) -> None:
-        if item.key is None:
-            session.notify("That line is a branch heading; pick an entry")
-            return
-        _choose_summary(session, str(item.key))
-
-    picker = Picker(
-        "Session tree (● active path)",
-        visible,
-        picked,
-        hint="↑↓ move · type to filter · Ctrl+O filter · Enter go · Esc cancel",
-    )
-    leaf = manager.get_leaf_id()
-    picker.selected = next((i for i, item in enumerate(picker.rows()) if item.key == leaf), 0)
-
-    def cycle() -> None:
-        state["filter"] = (state["filter"] + 1) % len(TREE_FILTERS)
-        picker.title = f"Session tree (● active path) · filter: {TREE_FILTERS[state['filter']]}"
-        picker.refresh()
-
-    picker.on_cycle = cycle
-    session.open_picker(picker)
-
-
-def _tree_filter_keeps(mode: str, kind: str, labeled: bool) -> bool:
-    if mode == "all":
-        return True
-    if mode == "user-only":
-        return kind == "user"
-    if mode == "labeled-only":
-        return labeled
-    if mode == "no-tools":
-        return kind not in ("tool", "meta")
-    return kind != "meta"
-
-
-def _choose_summary(session: TerminalSession, target: str) -> None:
+def choose_summary(session: TerminalSession, target: str) -> None:
+    """After an entry is picked in ``/tree``: leave the branch with or without a summary."""
     choices = [
         PickerItem("none", "no summary", [("", "No summary")]),
         PickerItem("summary", "summarize", [("", "Summarize the branch left behind")]),

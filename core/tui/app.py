@@ -61,6 +61,7 @@ from ctxmodes.tui.commands import SlashCommand, all_commands, terminal_commands
 from ctxmodes.tui.completion import SlashCompleter
 from ctxmodes.tui.footer import FooterState, footer_fragments
 from ctxmodes.tui.picker import Picker
+from ctxmodes.tui.streaming import BlockSplitter
 
 if TYPE_CHECKING:
     from prompt_toolkit.input import Input
@@ -149,10 +150,18 @@ class TerminalSession:
         self._retry_at: float | None = None
         self._last_frame = 0.0
         self._frame_pending = False
+        #: Streamed text waits for the next frame's drain (see :meth:`_receive`).
+        self._frame_drain_scheduled = False
         self._context: contextvars.Context | None = None
         # What the live region shows.
         #: The reply streaming now (its tail is what the live region shows).
         self.live_text = ""
+        #: Where the unfinished block of the streaming reply starts (the blocks before it
+        #: are in the scrollback already).
+        self._splitter = BlockSplitter()
+        self._thinking_printed = False
+        #: (reply, width, its tail) of the last frame.
+        self._tail_cache: tuple[str, int, str] = ("", -1, "")
         self.live_thinking = 0
         self.running_tool: str | None = None
         self.activity: str | None = None
@@ -171,6 +180,10 @@ class TerminalSession:
         self.last_request: ModelRequest | None = None
         self._last_escape = -1.0
         self._last_interrupt = -1.0
+        #: The prompt that started the run now going, until the run shows any output: Esc
+        #: meanwhile puts it back in the editor (nothing was answered, nothing is lost).
+        self._unanswered_prompt: str | None = None
+        self._run_fresh = False
         self._footer: StyleAndTextTuples = []
         self.buffer = Buffer(
             multiline=True,
@@ -233,29 +246,46 @@ class TerminalSession:
     # ================================================================ events
 
     def _receive(self, event: ev.AgentEvent) -> None:
-        """Any thread: queue ``event`` for the event loop."""
+        """Any thread: queue ``event`` for the event loop. A piece of streamed text waits for
+        the next frame, with the pieces after it (the loop wakes once a frame, not once a
+        token); anything else is handled at once, with the text before it."""
         with self._events_lock:
             self._events.append(event)
-        self._schedule_drain()
+        self._schedule_drain(urgent=not isinstance(event, ev.TextDeltaEvent))
 
     def _record(self, record: HostRecord) -> None:
         if isinstance(record, ProviderRequested) and record.request.purpose == "turn":
             self.last_request = record.request
 
-    def _schedule_drain(self) -> None:
+    def _schedule_drain(self, *, urgent: bool = True) -> None:
         with self._events_lock:
             if self._drain_scheduled or self._loop is None:
                 return
-            self._drain_scheduled = True
+            if urgent:
+                self._drain_scheduled = True
+                job = self._drain
+            elif self._frame_drain_scheduled:
+                return
+            else:
+                self._frame_drain_scheduled = True
+                job = self._drain_at_next_frame
             loop = self._loop
         with contextlib.suppress(RuntimeError):  # the loop closed: nothing is drawn any more
-            loop.call_soon_threadsafe(self._drain, context=self._context)
+            loop.call_soon_threadsafe(job, context=self._context)
+
+    def _drain_at_next_frame(self) -> None:
+        loop = self._loop
+        if loop is None:
+            return
+        loop.call_later(
+            max(0.0, self._last_frame + STREAM_FRAME_SECONDS - loop.time()), self._drain
+        )
 
     def _drain(self) -> None:
         with self._events_lock:
             batch = list(self._events)
             self._events.clear()
-            self._drain_scheduled = False
+            self._drain_scheduled = self._frame_drain_scheduled = False
         blocks: list[str] = []
         for event in batch:
             self._handle(event, blocks)
@@ -322,13 +352,18 @@ class TerminalSession:
 
     def _handle(self, event: ev.AgentEvent, blocks: list[str]) -> None:
         width = self.width
+        if isinstance(event, (ev.TextDeltaEvent, ev.ToolStarted)):
+            self._unanswered_prompt = None
         if isinstance(event, ev.TextDeltaEvent):
             if event.thinking:
                 self.live_thinking += len(event.text)
             else:
                 self.live_text += event.text
+                for block in self._splitter.finished(self.live_text):
+                    blocks.append(self._finished_block(block, width))
         elif isinstance(event, ev.AssistantStarted):
-            self.live_text, self.live_thinking = "", 0
+            self._reset_live()
+            self._run_fresh = False
         elif isinstance(event, ev.MessageFinished):
             self._finished(event, blocks, width)
         elif isinstance(event, ev.ToolStarted):
@@ -357,9 +392,12 @@ class TerminalSession:
     def _lifecycle(self, event: ev.AgentEvent, blocks: list[str], width: int) -> None:
         if isinstance(event, ev.RunStarted):
             self.activity = "working"
+            self._run_fresh = True
         elif isinstance(event, ev.RunSettled):
             self.activity = None
-            self.live_text, self.live_thinking, self.running_tool = "", 0, None
+            self._unanswered_prompt, self._run_fresh = None, False
+            self._reset_live()
+            self.running_tool = None
             self._refresh_footer()
         elif isinstance(event, ev.SummaryStarted):
             self.activity = "summarizing the previous window (Esc cancels)"
@@ -408,13 +446,19 @@ class TerminalSession:
     def _finished(self, event: ev.MessageFinished, blocks: list[str], width: int) -> None:
         message = event.message
         if isinstance(message, UserMessage):
-            blocks.append(render.user_prompt(ev.message_text(message), width))
+            text = ev.message_text(message)
+            if self._run_fresh:
+                # The run's first message is its prompt; later ones were steered in.
+                self._unanswered_prompt, self._run_fresh = text, False
+            blocks.append(render.user_prompt(text, width))
         elif isinstance(message, AssistantMessage):
-            self.live_text, self.live_thinking = "", 0
-            reply = render.assistant_reply(message, width)
+            text = ev.message_text(message)
+            reply = self._rest_of_reply(message, text, width)
+            self._reset_live()
             if reply is not None:
                 blocks.append(reply)
-                self.last_reply = ev.message_text(message)
+            if text.strip():
+                self.last_reply = text
         elif isinstance(message, BashExecutionMessage):
             self.tool_outputs.append(("$ " + message.command, message.output))
             blocks.append(render.shell_command(message, width))
@@ -425,6 +469,29 @@ class TerminalSession:
         ):
             text = render.one_line(ev.message_text(message))
             blocks.append(render.notice(f"[{message.custom_type}] {text}", "info", width))
+
+    def _reset_live(self) -> None:
+        self.live_text, self.live_thinking = "", 0
+        self._splitter = BlockSplitter()
+        self._thinking_printed = False
+
+    def _finished_block(self, block: str, width: int) -> str:
+        """A block of the streaming reply, for the scrollback (the thinking line first)."""
+        parts = []
+        if self.live_thinking and not self._thinking_printed:
+            parts.append(render.thinking_line(self.live_thinking, width))
+        self._thinking_printed = True
+        parts.append(render.markdown(block, width) + "\n")
+        return "\n".join(parts)
+
+    def _rest_of_reply(self, message: AssistantMessage, text: str, width: int) -> str | None:
+        """What the scrollback still lacks of a finished reply: all of it, or, when blocks
+        of it were printed as they streamed, the last block."""
+        streamed = self._splitter.block_start
+        if not streamed or text != self.live_text:
+            return render.assistant_reply(message, width)
+        rest = text[streamed:]
+        return render.markdown(rest, width) if rest.strip() else None
 
     def _refresh_footer(self, *, recount: bool = False) -> None:
         agent = self.agent
@@ -461,12 +528,16 @@ class TerminalSession:
 
     def _set_editor_text_soon(self, text: str) -> None:
         """The host puts text in the editor (from any thread)."""
+        self.call_soon(lambda: self.set_editor_text(text))
+
+    def call_soon(self, job: Callable[[], None]) -> None:
+        """Any thread: run ``job`` on the UI thread (now, when called there)."""
         loop = self._loop
         if loop is None or threading.get_ident() == self._loop_thread:
-            self.set_editor_text(text)
+            job()
             return
-        with contextlib.suppress(RuntimeError):
-            loop.call_soon_threadsafe(self.set_editor_text, text, context=self._context)
+        with contextlib.suppress(RuntimeError):  # the loop closed: nothing is drawn any more
+            loop.call_soon_threadsafe(job, context=self._context)
 
     def set_editor_text(self, text: str) -> None:
         self.buffer.set_document(Document(text, len(text)), bypass_readonly=True)
@@ -530,8 +601,8 @@ class TerminalSession:
         return True
 
     def interrupt(self) -> None:
-        """Esc: abort what runs, putting queued text back in the editor; twice while idle:
-        the tree navigator."""
+        """Esc: abort what runs, putting queued text back in the editor (and the prompt
+        too, if nothing of its answer has shown yet); twice while idle: the tree navigator."""
         now = self._clock()
         double = now - self._last_escape <= DOUBLE_PRESS_SECONDS
         self._last_escape = now
@@ -540,12 +611,14 @@ class TerminalSession:
             running_shell.abort()
             return
         if self.busy():
-            self.restore_to_editor(self.agent.abort())
+            queued = self.agent.abort()
+            prompt, self._unanswered_prompt = self._unanswered_prompt, None
+            self.restore_to_editor([prompt, *queued] if prompt is not None else queued)
             self._last_escape = -1.0
             return
         if double:
             self._last_escape = -1.0
-            from ctxmodes.tui.actions import open_tree
+            from ctxmodes.tui.navigator import open_tree
 
             open_tree(self, "")
 
@@ -607,13 +680,23 @@ class TerminalSession:
         if self.live_thinking:
             parts.append(("class:live.dim", f"▸ thinking… ({self.live_thinking} characters)\n"))
         if self.live_text:
-            # Only the tail is drawn: the cost of a frame must not grow with the reply.
-            tail = self.live_text[-LIVE_LINES * max(self.width, 40) :]
-            lines = tail.splitlines()[-LIVE_LINES:]
-            parts.append(("class:live", "\n".join(lines) + "\n"))
+            parts.append(("class:live", self._live_tail() + "\n"))
         if self.running_tool:
             parts.append(("class:live.dim", f"⋯ running {self.running_tool}\n"))
         return parts
+
+    def _live_tail(self) -> str:
+        """The streaming reply's last :data:`LIVE_LINES` screen rows. Only they are drawn:
+        the cost of a frame must not grow with the reply, nor with its lines' length. Kept
+        for the next frame while the reply (the same string object) and the width stay:
+        keys redraw far more often than the text changes."""
+        text, width = self.live_text, self.width
+        cached_text, cached_width, tail = self._tail_cache
+        if cached_text is not text or cached_width != width:
+            unfinished = text[self._splitter.block_start :]
+            tail = render.live_tail(unfinished, width, LIVE_LINES)
+            self._tail_cache = (text, width, tail)
+        return tail
 
     def _queue_fragments(self) -> StyleAndTextTuples:
         steering, follow_up = self.queued
@@ -820,11 +903,22 @@ class TerminalSession:
         def _(event: KeyPressEvent) -> None:
             current().backspace()
 
+        for key, action in (("c-left", "fold"), ("c-right", "unfold")):
+
+            @keys.add(key, filter=picking)
+            def _(event: KeyPressEvent, action: str = action) -> None:
+                run = current().actions.get(action)
+                if run is not None:
+                    run()
+
         @keys.add("<any>", filter=picking)
         def _(event: KeyPressEvent) -> None:
             data = event.key_sequence[-1].data
-            if data.isprintable():
-                current().type(data)
+            picker = current()
+            if data == "L" and "label" in picker.actions:
+                picker.actions["label"]()
+            elif data.isprintable():
+                picker.type(data)
 
 
 def _session_cost(agent: Agent) -> float:

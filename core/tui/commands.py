@@ -30,9 +30,10 @@ class SlashCommand:
 def terminal_commands() -> dict[str, SlashCommand]:
     """The commands the terminal itself implements, by name."""
     from ctxmodes.tui import actions
+    from ctxmodes.tui.navigator import open_tree
 
     table = (
-        SlashCommand("tree", "Navigate the session tree", "", False, actions.open_tree),
+        SlashCommand("tree", "Navigate the session tree", "", False, open_tree),
         SlashCommand(
             "compact",
             "Summarize older messages to free context",

@@ -37,6 +37,9 @@ class Picker:
     free_text: bool = False
     #: Ctrl+O: cycles the picker's filter (``/tree``), when given.
     on_cycle: Callable[[], None] | None = None
+    #: Keys of the picker's own, by action: ``fold`` (Ctrl+←), ``unfold`` (Ctrl+→),
+    #: ``label`` (Shift+L, which then does not filter).
+    actions: dict[str, Callable[[], None]] = field(default_factory=dict)
     query: str = ""
     selected: int = 0
     _rows: Sequence[PickerItem] | None = field(default=None, repr=False)

@@ -64,10 +64,18 @@ def assistant_reply(message: AssistantMessage, width: int) -> str | None:
     parts: list[str] = []
     for block in message.content:
         if isinstance(block, ThinkingContent) and block.thinking:
-            parts.append(styled(f"▸ thinking ({len(block.thinking)} characters)", "dim", width))
+            parts.append(thinking_line(len(block.thinking), width))
         elif isinstance(block, TextContent) and block.text.strip():
-            parts.append(_ansi(Markdown(block.text), width))
+            parts.append(markdown(block.text, width))
     return "\n".join(parts) if parts else None
+
+
+def thinking_line(characters: int, width: int) -> str:
+    return styled(f"▸ thinking ({characters} characters)", "dim", width)
+
+
+def markdown(text: str, width: int) -> str:
+    return _ansi(Markdown(text), width)
 
 
 def tool_call(name: str, arguments: dict[str, object], width: int) -> str:
@@ -122,3 +130,40 @@ def model_error(message: str, aborted: bool, width: int) -> str:
     if aborted:
         return styled("(aborted)", "yellow", width)
     return styled(f"! {message}", "bold red", width)
+
+
+def live_tail(text: str, width: int, rows: int) -> str:
+    """The last ``rows`` screen rows of ``text`` wrapped at ``width`` columns, as lines: what
+    the live region shows of a streaming reply. What it wraps depends on the rows and the
+    width, not on the length of the reply."""
+    width = max(1, width)
+    cut = len(text) - rows * width
+    start = 0
+    if cut > 0:
+        # Rows start where a line starts, then every ``width`` columns: begin at one of them
+        # (finding the line's start is one C-speed scan back, never Python work per character).
+        line_start = text.rfind("\n", 0, cut) + 1
+        start = line_start + (cut - line_start) // width * width
+    shown: list[str] = []
+    for line in reversed(text[start:].splitlines()):
+        shown[:0] = _wrapped(line, width)
+        if len(shown) >= rows:
+            break
+    return "\n".join(shown[-rows:])
+
+
+def _wrapped(line: str, width: int) -> list[str]:
+    if line.isascii():
+        return [line[i : i + width] for i in range(0, len(line), width)] or [""]
+    from prompt_toolkit.utils import get_cwidth
+
+    pieces: list[str] = []
+    begin = used = 0
+    for index, char in enumerate(line):
+        size = get_cwidth(char)
+        if used + size > width:
+            pieces.append(line[begin:index])
+            begin, used = index, 0
+        used += size
+    pieces.append(line[begin:])
+    return pieces

@@ -33,6 +33,15 @@ def _has_bad_component(components: list[str]) -> bool:
     return any(part in ("", ".", "..") for part in components)
 
 
+def _notes_index(components: list[str]) -> int:
+    """Where the ``notes`` directory is: the first ``notes`` after at least one agent
+    component (an agent may itself be called ``notes``: ``/notes/notes/x``); -1 if none."""
+    try:
+        return components.index(_NOTES_COMPONENT, 1)
+    except ValueError:
+        return -1
+
+
 def normalize_note_path(value: object) -> str:
     """The note key a ``path`` argument names.
 
@@ -46,8 +55,8 @@ def normalize_note_path(value: object) -> str:
     components = _absolute(value)[1:].split("/")
     if _has_bad_component(components):
         raise NotePathError("Note paths cannot contain empty, . or .. components")
-    notes_index = components.index(_NOTES_COMPONENT) if _NOTES_COMPONENT in components else -1
-    if notes_index <= 0 or notes_index == len(components) - 1:
+    notes_index = _notes_index(components)
+    if notes_index < 0 or notes_index == len(components) - 1:
         raise NotePathError("Absolute note paths must use <agent>/notes/<path>")
     return "/" + "/".join(components)
 
@@ -75,8 +84,8 @@ def normalize_note_prefix(value: object) -> str:
     components = (path[1:-1] if trailing_slash else path[1:]).split("/")
     if _has_bad_component(components):
         raise NotePathError("Note prefixes cannot contain empty, . or .. components")
-    notes_index = components.index(_NOTES_COMPONENT) if _NOTES_COMPONENT in components else -1
-    if notes_index <= 0:
+    notes_index = _notes_index(components)
+    if notes_index < 0:
         raise NotePathError("Absolute note prefixes must use <agent>/notes[/path]")
     prefix = "/" + "/".join(components)
     if trailing_slash or notes_index == len(components) - 1:

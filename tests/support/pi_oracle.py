@@ -144,3 +144,22 @@ def pi_compaction_triggers(requests: list[dict[str, Any]]) -> list[list[str]]:
     if result.returncode != 0:
         raise RuntimeError(f"Pi compaction check failed: {result.stderr.strip()}")
     return [answer["triggers"] for answer in json.loads(result.stdout)]
+
+
+def tree_without_repeats(tree: dict[str, Any]) -> dict[str, Any]:
+    """Pi's flat tree with each node kept only where a walk from the roots meets it first.
+
+    With duplicated ids Pi lists an id's node once per entry of that id, so a node can appear
+    twice (or, through a cycle, endlessly: Pi's ``getTree`` then never returns). Our tree is
+    a forest that lists each node once; on files where Pi finishes, the two agree after this.
+    """
+    seen: set[str] = set()
+    roots = [root for root in tree["roots"] if not (root in seen or seen.add(root))]
+    children: dict[str, list[str]] = {}
+    stack = list(reversed(roots))
+    while stack:
+        node = stack.pop()
+        kept = [c for c in tree["children"].get(node, []) if not (c in seen or seen.add(c))]
+        children[node] = kept
+        stack.extend(kept)
+    return {**tree, "roots": roots, "children": children}

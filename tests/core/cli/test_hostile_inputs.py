@@ -115,3 +115,72 @@ def test_a_deeply_nested_argument_is_one_line(
     # Too deep to be JSON, so it is passed on as text, which the operation reads leniently.
     assert _exit_code(argv) == 0
     assert capsys.readouterr().err == ""
+
+
+def test_session_show_on_duplicated_ids_that_form_a_cycle_finishes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "cycle.jsonl"
+    records = [HEADER]
+    for entry_id, parent in [("A", None), ("C", "A"), ("C", None), ("B", "C"), ("A", "B")]:
+        records.append({**USER, "id": entry_id, "parentId": parent})
+    path.write_text("".join(json.dumps(record) + "\n" for record in records))
+    assert _exit_code(["session", "show", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert all(out.count(f"{entry_id} user") == 1 for entry_id in "ABC")
+
+
+def _deep_session(path: Path, depth: int) -> Path:
+    """A session whose second entry holds a value nested ``depth`` levels deep."""
+    value: object = "leaf"
+    for _ in range(depth):
+        value = [value]
+    nested = {**USER, "id": "d", "parentId": "u1", "message": {**USER["message"], "x": value}}
+    path.write_text("".join(json.dumps(record) + "\n" for record in (HEADER, USER, nested)))
+    return path
+
+
+@pytest.mark.parametrize("depth", [252, 600])
+def test_context_json_on_a_deeply_nested_line_reports_it_instead_of_failing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], depth: int
+) -> None:
+    path = _deep_session(tmp_path / "deep.jsonl", depth)
+    assert _exit_code(["session", "context", str(path), "--json"]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["branchIds"] == ["u1"]
+    assert captured.err == (
+        f"ctxmodes: warning: {path}: line 3: nested deeper than 200 levels (skipped)\n"
+    )
+
+
+def test_run_traces_every_request_of_a_session_with_a_deeply_nested_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tmp_path / "agent"))
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"responses": [{"text": "fine"}]}))
+    path = _deep_session(tmp_path / "deep.jsonl", 252)
+    trace = tmp_path / "trace.jsonl"
+    argv = ["run", "--session", str(path), "--model", f"scripted:{script}", "--trace", str(trace)]
+    assert _exit_code([*argv, "hello"]) == 0
+    (request,) = [json.loads(line) for line in trace.read_text().splitlines()]
+    assert [m["role"] for m in request["messages"]] == ["user", "user"]
+    assert "nested deeper than 200 levels (skipped)" in capsys.readouterr().err
+
+
+def test_thousands_of_corrupt_lines_give_a_few_warnings_and_a_count(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "corrupt.jsonl"
+    corrupt = "".join(f'{{"type":"message","id":"c{n}",\x01\n' for n in range(5_000))
+    path.write_text(json.dumps(HEADER) + "\n" + json.dumps(USER) + "\n" + corrupt)
+    assert _exit_code(["session", "context", str(path), "--json"]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["branchIds"] == ["u1"]
+    assert captured.err.splitlines() == [
+        *(f"ctxmodes: warning: {path}: line {n}: not valid JSON (skipped)" for n in range(3, 8)),
+        f"ctxmodes: warning: {path}: … and 4995 more skipped lines",
+    ]
+    # --strict still refuses the file, counting every bad line.
+    assert _exit_code(["session", "context", str(path), "--strict"]) == 1
+    assert "(and 4999 more)" in capsys.readouterr().err

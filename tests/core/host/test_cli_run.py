@@ -3,33 +3,9 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
-
-
-def run_cli(tmp_path: Path, script: dict, *args: str) -> subprocess.CompletedProcess[str]:
-    script_file = tmp_path / "script.json"
-    script_file.write_text(json.dumps(script))
-    env = dict(
-        os.environ,
-        PI_CODING_AGENT_DIR=str(tmp_path / "agent"),
-        CTXMODES_CONFIG_DIR=str(tmp_path / "config"),
-    )
-    env.pop("CTXMODES_MODE", None)
-    env.pop("CTXMODES_MODEL", None)
-    return subprocess.run(
-        [sys.executable, "-m", "ctxmodes", "run", "--model", f"scripted:{script_file}", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=tmp_path,
-        timeout=120,
-        check=False,
-    )
+from support.cli_process import run_cli
 
 
 def calls(*tool_calls: tuple[str, dict]) -> dict:

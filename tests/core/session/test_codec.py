@@ -236,3 +236,22 @@ def test_acceptance_matches_node(node: str) -> None:
         except codec.JsonDecodeError:
             ours = None
         assert ours == (None if answer is None else base64.b64decode(answer)), data
+
+
+def test_one_nesting_limit_for_reading_and_writing() -> None:
+    from ctxmodes.session.codec import MAX_NESTING, JsonEncodeError, nested_too_deeply
+
+    def nested(depth: int) -> object:
+        value: object = 0
+        for _ in range(depth):
+            value = [value]
+        return value
+
+    assert not nested_too_deeply(codec.dumps_line(nested(MAX_NESTING)))
+    assert codec.loads(codec.dumps_line(nested(MAX_NESTING))) == nested(MAX_NESTING)
+    with pytest.raises(JsonEncodeError, match="nested deeper than 200 levels"):
+        codec.dumps_line(nested(MAX_NESTING + 1))
+    with pytest.raises(JsonEncodeError):
+        codec.dumps(nested(5_000))
+    # Brackets inside strings are text, not nesting.
+    assert not nested_too_deeply(codec.dumps_line({"text": "[" * 10_000}))

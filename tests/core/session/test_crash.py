@@ -46,7 +46,8 @@ def test_killed_writers_keep_every_acknowledged_entry(
     report = json.loads(result.stdout)
     assert report["kills"] == KILLS
     assert report["problems"] == []
-    assert len(report["acknowledged"]) > 20
+    # Every other writer is killed only after its first acknowledged entry.
+    assert len(report["acknowledged"]) >= KILLS // 2
     # Checked again here, independently of the script's own verification.
     with SessionManager.open(path, read_only=True) as manager:
         present = {entry.id for entry in manager.get_entries()}

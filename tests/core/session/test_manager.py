@@ -332,7 +332,8 @@ def test_empty_and_missing_files(tmp_path: Path) -> None:
         assert header["cwd"] == str(tmp_path)
     missing = tmp_path / "sub" / "new.jsonl"
     with SessionManager.open(missing, cwd_override=tmp_path) as manager:
-        assert not missing.exists()
+        # Created at open, holding its header, so that a second writer is refused at once.
+        assert [record["id"] for record in lines(missing)] == [manager.session_id]
         entry = manager.append_message(user("q"))
     assert [record.get("id") for record in lines(missing)][1] == entry
 

@@ -170,18 +170,21 @@ def _scan_summary(scan: ScanResult) -> tuple[Any, ...]:
     return scan.ids, scan.parents, scan.types, scan.starts, scan.ends, skipped
 
 
-def test_deeply_nested_lines_are_judged_by_the_full_decoder(tmp_path: Path) -> None:
-    # The validator gives up on deep nesting sooner than the decoder: such lines must neither
-    # stop the scan nor be judged differently from decoding the whole file.
+def test_deeply_nested_lines_are_judged_alike_when_validated_and_decoded(tmp_path: Path) -> None:
+    # One nesting limit whichever path reads a line: the validator and the decoder give up
+    # at different depths of their own, the limit is below both.
     def nested(entry_id: str, depth: int) -> bytes:
         value = b"[" * depth + b"]" * depth
         return b'{"type":"message","id":"%s","parentId":"u1","v":%s}\n' % (entry_id.encode(), value)
 
     filler = [_user(f"f{i}", "u1" if i == 0 else f"f{i - 1}", "z" * 1000) for i in range(1000)]
+    # The entry's own object is one level.
+    deepest_allowed = codec.MAX_NESTING - 1
     data = _lines(
         HEADER,
         _user("u1", None),
-        nested("shallow", 900),
+        nested("shallow", deepest_allowed),
+        nested("limit", deepest_allowed + 1),
         nested("deep", 1100),
         nested("deeper", 50_000),
         *filler,
@@ -190,6 +193,9 @@ def test_deeply_nested_lines_are_judged_by_the_full_decoder(tmp_path: Path) -> N
     scan = scan_file(_write(tmp_path, data))
     assert 0 not in scan.decoded  # the nested lines were in the validated region
     assert "shallow" in scan.ids
+    assert [(s.line_number, s.reason) for s in scan.skipped] == [
+        (line, f"nested deeper than {codec.MAX_NESTING} levels") for line in (4, 5, 6)
+    ]
     assert _scan_summary(scan) == _scan_summary(scan_lines(data))
 
 

@@ -72,19 +72,32 @@ def test_close_frees_a_command_running_on_another_thread(tmp_path):
     shell.run("true", signal=signal)
     notebook.run("1", signal=signal)
     outcomes: list[str] = []
+    # Each command says it has started; close() comes only once both have.
+    shell_started, notebook_started = threading.Event(), threading.Event()
     workers = [
         threading.Thread(
-            target=lambda: outcomes.append(shell.run("sleep 60", signal=signal).status)
+            target=lambda: outcomes.append(
+                shell.run(
+                    "echo started; sleep 60",
+                    signal=signal,
+                    on_progress=lambda _: shell_started.set(),
+                ).status
+            )
         ),
         threading.Thread(
             target=lambda: outcomes.append(
-                notebook.run("import time; time.sleep(60)", signal=signal).status
+                notebook.run(
+                    "import time; print('started', flush=True); time.sleep(60)",
+                    signal=signal,
+                    on_progress=lambda _: notebook_started.set(),
+                ).status
             )
         ),
     ]
     for worker in workers:
         worker.start()
-    time.sleep(0.3)
+    assert shell_started.wait(30)
+    assert notebook_started.wait(30)
     started = time.monotonic()
     runtime.close()
     for worker in workers:

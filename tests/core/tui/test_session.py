@@ -292,3 +292,84 @@ def test_a_retry_counts_down_and_esc_cancels_it(tmp_path):
     terminal = run_terminal(agent, scenario)
     assert seen["activity"] == "retrying in 60s (Esc cancels)"
     assert "never" not in terminal.flat()
+
+
+def test_esc_before_any_output_puts_the_prompt_back_with_the_queue_and_the_draft(tmp_path):
+    provider = GatedStream(
+        ScriptedProvider(Script.model_validate({"responses": [{"text": "never shown"}]})),
+        hold_after=0,
+    )
+    agent = make_agent(tmp_path, [], provider=provider)
+
+    async def scenario(t):
+        await t.type("explain the parser" + ENTER)
+        await t.printed(PROMPT + "explain the parser")
+        await t.until(provider.held.is_set, "the request to be sent")
+        await t.type("and its tests" + ENTER)
+        await t.until(lambda: t.session.queued[0] == ("and its tests",))
+        await t.type("draft")
+        await t.type(ESC)
+        await t.until(
+            lambda: t.editor == "explain the parser\nand its tests\ndraft", "the prompt back"
+        )
+        provider.release.set()
+        await t.idle()
+
+    run_terminal(agent, scenario)
+    # The queued steer went back to the editor, not to the model.
+    assert user_texts(agent) == ["explain the parser"]
+
+
+def test_esc_after_the_reply_began_leaves_the_prompt_answered(tmp_path):
+    provider = GatedStream(
+        ScriptedProvider(
+            Script.model_validate({"responses": [{"text": "a partial answer here"}]}),
+            chunk_chars=4,
+        ),
+        hold_after=3,
+    )
+    agent = make_agent(tmp_path, [], provider=provider)
+
+    async def scenario(t):
+        await t.type("explain the parser" + ENTER)
+        await t.until(provider.held.is_set, "the stream to be held")
+        await t.until(lambda: t.session.live_text != "", "the first delta")
+        await t.type("draft")
+        await t.type(ESC)
+        await t.until(lambda: provider.signal.aborted, "the abort")
+        provider.release.set()
+        await t.printed("(aborted)")
+        await t.idle()
+        assert t.editor == "draft"
+
+    run_terminal(agent, scenario)
+    assert user_texts(agent) == ["explain the parser"]
+
+
+def test_finished_blocks_reach_the_scrollback_while_the_reply_streams(tmp_path):
+    text = "First **paragraph** here.\n\nSecond paragraph, still being written."
+    provider = GatedStream(
+        ScriptedProvider(Script.model_validate({"responses": [{"text": text}]}), chunk_chars=4),
+        hold_after=9,
+    )
+    agent = make_agent(tmp_path, [], provider=provider)
+    seen: dict[str, object] = {}
+
+    async def scenario(t):
+        await t.type("hello" + ENTER)
+        await t.until(provider.held.is_set, "the stream to be held")
+        await t.printed("First paragraph here.")
+        seen["scrollback"] = t.text()
+        seen["live"] = "".join(f[1] for f in t.session._live_fragments())
+        provider.release.set()
+        await t.printed("Second paragraph, still being written.")
+        await t.idle()
+
+    terminal = run_terminal(agent, scenario)
+    assert "Second" not in seen["scrollback"]
+    assert "First" not in seen["live"]
+    assert seen["live"].startswith("Second pa")
+    transcript = terminal.text()
+    assert transcript.count("First paragraph here.") == 1
+    assert transcript.count("Second paragraph, still being written.") == 1
+    assert "**" not in transcript

@@ -20,6 +20,10 @@ from ctxmodes.windows.note_paths import (
         ("/root/notes/checkpoint.md", "/root/notes/checkpoint.md"),
         ("/root/worker/notes/a/b", "/root/worker/notes/a/b"),
         ("/other/notes/x", "/other/notes/x"),
+        # An agent may be called notes: the grammar is <agent>/notes/<path>.
+        ("/notes/notes/x", "/notes/notes/x"),
+        ("/root/notes/notes/notes/x", "/root/notes/notes/notes/x"),
+        ("/notes/root/notes/x", "/notes/root/notes/x"),
     ],
 )
 def test_valid_paths(given_path, key):
@@ -41,7 +45,6 @@ def test_valid_paths(given_path, key):
         ("/root/notes", "Absolute note paths must use <agent>/notes/<path>"),
         ("/notes/x", "Absolute note paths must use <agent>/notes/<path>"),
         ("/root/x", "Absolute note paths must use <agent>/notes/<path>"),
-        ("/notes/root/notes/x", "Absolute note paths must use <agent>/notes/<path>"),
     ],
 )
 def test_invalid_paths(given_path, message):
@@ -127,3 +130,10 @@ def test_no_prefix_escapes_a_notes_directory(raw):
     assert "notes" in parts[1:]
     if not raw.startswith("/"):
         assert prefix.startswith(NOTES_ROOT + "/")
+
+
+def test_a_prefix_under_an_agent_called_notes() -> None:
+    assert normalize_note_prefix("/notes/notes") == "/notes/notes/"
+    assert normalize_note_prefix("/notes/notes/drafts/") == "/notes/notes/drafts/"
+    with pytest.raises(NotePathError, match="must use <agent>/notes"):
+        normalize_note_prefix("/notes")

@@ -1,0 +1,340 @@
+"""``/tree``: Pi's session navigator drawn as an inline picker. The active path is marked,
+Tree's archived windows are labelled side branches, Ctrl+O cycles Pi's filters, Ctrl+←/→
+fold and unfold branch segments (or jump between segment starts), Shift+L edits the label
+of the selected entry, and Enter picks an entry, then whether to summarize the branch left."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Final
+
+from ctxmodes.tui.picker import Picker, PickerItem
+
+if TYPE_CHECKING:
+    from ctxmodes.export.view import SessionView
+    from ctxmodes.tui.app import TerminalSession
+
+#: Pi's ``/tree`` filters, cycled with Ctrl+O.
+TREE_FILTERS: Final = ("default", "no-tools", "user-only", "labeled-only", "all")
+TITLE: Final = "Session tree (● active path)"
+HINT: Final = (
+    "↑↓ move · Ctrl+←/→ fold · Shift+L label · type to filter · Ctrl+O filter · "
+    "Enter go · Esc cancel"
+)
+FOLDED: Final = "⊞ "
+FOLDABLE: Final = "⊟ "
+
+
+@dataclass(frozen=True, slots=True)
+class _Row:
+    #: The entry the row shows; for a heading, the entry its branch opens with.
+    entry_id: str
+    heading: str | None
+    kind: str
+    label: str | None
+    depth: int
+    active: bool
+    title: str
+    preview: str
+    within: str | None
+
+
+@dataclass
+class _Shape:
+    """Where each entry sits in the tree (filters and folds do not change it)."""
+
+    parent: dict[str, str] = field(default_factory=dict)
+    child_count: dict[str, int] = field(default_factory=dict)
+
+    def foldable(self, entry_id: str) -> bool:
+        """Pi's rule: an entry with children that is a root or starts a branch segment
+        (its parent has more than one child)."""
+        if not self.child_count.get(entry_id):
+            return False
+        parent = self.parent.get(entry_id)
+        return parent is None or self.child_count.get(parent, 0) > 1
+
+
+class TreeNavigator:
+    """The navigator's state across the pickers it opens (the label editor, the summary
+    choice): the filter, the folds and the selection survive them."""
+
+    def __init__(self, session: TerminalSession) -> None:
+        self.session = session
+        self.filter = 0
+        self.folded: set[str] = set()
+        self.selected_id: str | None = session.agent.session_manager.get_leaf_id()
+        self._rows: list[_Row] = []
+        self._shape = _Shape()
+        self.picker: Picker | None = None
+
+    # ------------------------------------------------------------------ building
+
+    def load(self) -> None:
+        """Read the tree from the session (again, after a label changed)."""
+        from ctxmodes.export.view import build_view
+
+        manager = self.session.agent.session_manager
+        view = build_view(manager, manager.session_file.name if manager.session_file else "")
+        self._shape = _shape_of(view)
+        self._rows = list(_rows_of(view))
+
+    def open(self) -> None:
+        self.load()
+        picker = Picker(TITLE, self._visible, self._picked, hint=HINT)
+        picker.on_cycle = self._cycle
+        picker.actions = {
+            "fold": self.fold_or_up,
+            "unfold": self.unfold_or_down,
+            "label": self.edit_label,
+        }
+        self.picker = picker
+        self._title()
+        self._select(self.selected_id)
+        self.session.open_picker(picker)
+
+    def _visible(self, query: str) -> list[PickerItem]:
+        mode = TREE_FILTERS[self.filter]
+        hidden: set[str] = set()
+        shown: list[PickerItem] = []
+        needle = query.lower()
+        for row in self._rows:
+            if row.heading is None:
+                parent = self._shape.parent.get(row.entry_id)
+                if parent is not None and (parent in self.folded or parent in hidden):
+                    hidden.add(row.entry_id)
+                    continue
+                if not _filter_keeps(mode, row.kind, row.label is not None):
+                    continue
+            elif self._hidden_heading(row.entry_id, hidden):
+                continue
+            item = self._item(row)
+            if needle and needle not in item.text:
+                continue
+            shown.append(item)
+        return shown
+
+    def _hidden_heading(self, entry_id: str, hidden: set[str]) -> bool:
+        parent = self._shape.parent.get(entry_id)
+        return parent is not None and (parent in self.folded or parent in hidden)
+
+    def _item(self, row: _Row) -> PickerItem:
+        if row.heading is not None:
+            fragments = [("class:picker.archived", "  " * row.depth + row.heading)]
+            return PickerItem(None, row.heading, fragments)
+        mark = "● " if row.active else "  "
+        fold = ""
+        if row.entry_id in self.folded:
+            fold = FOLDED
+        elif self._shape.foldable(row.entry_id):
+            fold = FOLDABLE
+        label = f" [{row.label}]" if row.label else ""
+        where = f" · {row.within} (hidden from the model)" if row.within else ""
+        fragments = [
+            (
+                "class:picker.active" if row.active else "",
+                "  " * row.depth + mark + fold + row.title,
+            ),
+            ("class:picker.archived", label + where),
+            ("class:picker.hint", " " + row.preview),
+        ]
+        text = f"{row.title} {row.label or ''} {row.within or ''} {row.preview}".lower()
+        return PickerItem(row.entry_id, text, fragments)
+
+    # ------------------------------------------------------------------ keys
+
+    def _current(self) -> str | None:
+        assert self.picker is not None
+        rows = self.picker.rows()
+        if not rows:
+            return None
+        key = rows[self.picker.selected].key
+        return None if key is None else str(key)
+
+    def _select(self, entry_id: str | None) -> None:
+        """Select ``entry_id``, or the nearest ancestor shown when it is folded away."""
+        assert self.picker is not None
+        self.picker.refresh()
+        index_of = {item.key: i for i, item in enumerate(self.picker.rows()) if item.key}
+        current = entry_id
+        while current is not None and current not in index_of:
+            current = self._shape.parent.get(current)
+        self.picker.selected = index_of.get(current, 0)
+
+    def fold_or_up(self) -> None:
+        """Ctrl+←: fold the selected branch segment, or go to the previous segment start."""
+        current = self._current()
+        if current is None:
+            return
+        if self._shape.foldable(current) and current not in self.folded:
+            self.folded.add(current)
+            self._select(current)
+            return
+        shown = self._shown_ids()
+        here = shown.get(current, 0)
+        node: str | None = current
+        while node is not None:
+            parent = self._shape.parent.get(node)
+            if parent is None:
+                break
+            if self._shape.child_count.get(parent, 0) > 1 and shown.get(node, here) < here:
+                break
+            node = parent
+        self._select(node)
+
+    def unfold_or_down(self) -> None:
+        """Ctrl+→: unfold the selected segment, or go to the next segment start (the branch's
+        end when there is none)."""
+        current = self._current()
+        if current is None:
+            return
+        if current in self.folded:
+            self.folded.discard(current)
+            self._select(current)
+            return
+        children = self._children()
+        node = current
+        while True:
+            below = children.get(node, [])
+            if not below:
+                break
+            if len(below) > 1:
+                node = below[0]
+                break
+            node = below[0]
+        self._select(node)
+
+    def _shown_ids(self) -> dict[str, int]:
+        assert self.picker is not None
+        return {str(item.key): i for i, item in enumerate(self.picker.rows()) if item.key}
+
+    def _children(self) -> dict[str, list[str]]:
+        """Each entry's children in the order they are listed."""
+        children: dict[str, list[str]] = {}
+        for row in self._rows:
+            parent = self._shape.parent.get(row.entry_id)
+            if row.heading is None and parent is not None:
+                children.setdefault(parent, []).append(row.entry_id)
+        return children
+
+    def edit_label(self) -> None:
+        """Shift+L: type the selected entry's label (empty clears it); back to the tree."""
+        entry_id = self._current()
+        if entry_id is None:
+            return
+        self.selected_id = entry_id
+        current = next((r.label for r in self._rows if r.entry_id == entry_id), None) or ""
+        editor = Picker(
+            f"Label for {entry_id}",
+            lambda query: [],
+            lambda typed: self._save_label(entry_id, str(typed.key)),
+            on_cancel=self.open,
+            hint="type the label (empty clears it) · Enter save · Esc back",
+            free_text=True,
+            query=current,
+        )
+        self.session.open_picker(editor)
+
+    def _save_label(self, entry_id: str, label: str) -> None:
+        session = self.session
+        agent = session.agent
+
+        def job() -> None:
+            agent.session_manager.append_label(entry_id, label.strip() or None)
+            session.call_soon(self.open)
+
+        agent.run_soon(job)
+
+    def _cycle(self) -> None:
+        self.filter = (self.filter + 1) % len(TREE_FILTERS)
+        self.folded.clear()  # as Pi does: a new view starts unfolded
+        self._title()
+        self._select(self._current())
+
+    def _title(self) -> None:
+        assert self.picker is not None
+        mode = TREE_FILTERS[self.filter]
+        self.picker.title = TITLE if mode == "default" else f"{TITLE} · filter: {mode}"
+
+    def _picked(self, item: PickerItem) -> None:
+        if item.key is None:
+            self.session.notify("That line is a branch heading; pick an entry")
+            return
+        from ctxmodes.tui.actions import choose_summary
+
+        choose_summary(self.session, str(item.key))
+
+
+def open_tree(session: TerminalSession, args: str) -> None:
+    """``/tree`` (and Esc Esc while idle)."""
+    TreeNavigator(session).open()
+
+
+def _filter_keeps(mode: str, kind: str, labeled: bool) -> bool:
+    if mode == "all":
+        return True
+    if mode == "user-only":
+        return kind == "user"
+    if mode == "labeled-only":
+        return labeled
+    if mode == "no-tools":
+        return kind not in ("tool", "meta")
+    return kind != "meta"
+
+
+def _shape_of(view: SessionView) -> _Shape:
+    shape = _Shape()
+    stack = list(view.roots)
+    while stack:
+        node = stack.pop()
+        shape.child_count[node.entry_id] = len(node.children)
+        for child in node.children:
+            shape.parent[child.entry_id] = node.entry_id
+        stack.extend(node.children)
+    return shape
+
+
+def _rows_of(view: SessionView) -> list[_Row]:
+    rows: list[_Row] = []
+    # The archived window each open branch belongs to (None for other branches).
+    windows: list[str | None] = []
+    for token in view.sidebar():
+        if token.kind == "open":
+            archived = None
+            if token.archive is not None and token.entry is not None:
+                number = token.archive.window_number
+                archived = f"archived window {'?' if number is None else number}"
+                rows.append(
+                    _Row(
+                        token.entry.id,
+                        archived,
+                        "fork",
+                        None,
+                        len(windows) + 1,
+                        False,
+                        "",
+                        "",
+                        None,
+                    )
+                )
+            windows.append(archived or (windows[-1] if windows else None))
+            continue
+        if token.kind == "close":
+            windows.pop()
+            continue
+        entry = token.entry
+        assert entry is not None
+        rows.append(
+            _Row(
+                entry.id,
+                None,
+                entry.kind,
+                entry.label or None,
+                len(windows),
+                entry.active,
+                entry.title,
+                entry.preview,
+                windows[-1] if windows else None,
+            )
+        )
+    return rows

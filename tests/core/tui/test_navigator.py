@@ -1,0 +1,154 @@
+"""``/tree`` as Pi's navigator: folding branch segments, jumping between segment starts, and
+editing labels, driven by keys."""
+
+from __future__ import annotations
+
+import orjson
+from support.terminal import ENTER, ESC, make_agent, run_terminal
+
+from ctxmodes.tui.navigator import FOLDED
+
+CTRL_LEFT = "\x1b[1;5D"
+CTRL_RIGHT = "\x1b[1;5C"
+BACKSPACE = "\x7f"
+
+
+def entries(agent) -> list[dict]:
+    return [orjson.loads(line) for line in agent.session_file.read_bytes().splitlines()[1:]]
+
+
+def message_ids(agent) -> dict[str, str]:
+    """Entry id by the text of its message."""
+    found = {}
+    for entry in entries(agent):
+        if entry["type"] == "message":
+            content = entry["message"]["content"]
+            text = content if isinstance(content, str) else content[0]["text"]
+            found[text] = entry["id"]
+    return found
+
+
+async def forked_session(t) -> dict[str, str]:
+    """first → one, then two branches under it: second → two and third → three."""
+    await t.type("first" + ENTER)
+    await t.idle()
+    await t.type("second" + ENTER)
+    await t.idle()
+    t.agent.navigate(message_ids(t.agent)["one"])
+    await t.type("third" + ENTER)
+    await t.printed("three")
+    await t.idle()
+    return message_ids(t.agent)
+
+
+async def open_tree_at(t, entry_id: str) -> None:
+    await t.type("/tree" + ENTER)
+    await t.until(lambda: t.session.picker is not None, "the tree")
+    keys = [row.key for row in t.session.picker.rows()]
+    t.session.picker.selected = keys.index(entry_id)
+
+
+def shown(t) -> list[str]:
+    return [row.key for row in t.session.picker.rows() if row.key is not None]
+
+
+def selected(t) -> str:
+    picker = t.session.picker
+    return picker.rows()[picker.selected].key
+
+
+def row_text(t, entry_id: str) -> str:
+    row = next(row for row in t.session.picker.rows() if row.key == entry_id)
+    return "".join(text for _, text in row.fragments)
+
+
+def test_ctrl_arrows_fold_and_unfold_a_branch_segment(tmp_path):
+    agent = make_agent(tmp_path, [{"text": "one"}, {"text": "two"}, {"text": "three"}])
+    seen: dict[str, object] = {}
+
+    async def scenario(t):
+        ids = await forked_session(t)
+        await open_tree_at(t, ids["second"])
+        seen["before"] = shown(t)
+        await t.type(CTRL_LEFT)
+        await t.until(lambda: ids["two"] not in shown(t), "the segment to fold")
+        seen["folded"] = shown(t)
+        seen["folded row"] = row_text(t, ids["second"])
+        seen["still selected"] = selected(t)
+        await t.type(CTRL_RIGHT)
+        await t.until(lambda: ids["two"] in shown(t), "the segment to unfold")
+        seen["ids"] = ids
+
+    run_terminal(agent, scenario)
+    ids = seen["ids"]
+    assert ids["two"] in seen["before"]
+    assert seen["folded"] == [key for key in seen["before"] if key != ids["two"]]
+    assert FOLDED in seen["folded row"]
+    assert seen["still selected"] == ids["second"]
+
+
+def test_ctrl_arrows_jump_between_segment_starts_where_nothing_folds(tmp_path):
+    agent = make_agent(tmp_path, [{"text": "one"}, {"text": "two"}, {"text": "three"}])
+    seen: dict[str, object] = {}
+
+    async def scenario(t):
+        ids = await forked_session(t)
+        await open_tree_at(t, ids["three"])  # a leaf: nothing to fold
+        await t.type(CTRL_LEFT)
+        await t.until(lambda: selected(t) == ids["third"], "the segment's start")
+        await t.type(ESC)
+        await t.until(lambda: t.session.picker is None, "the tree to close")
+        await open_tree_at(t, ids["one"])  # the branch point: not a segment start
+        await t.type(CTRL_RIGHT)
+        await t.until(lambda: selected(t) != ids["one"], "a move down")
+        seen["down"] = selected(t)
+        seen["all shown"] = len(shown(t))
+        seen["ids"] = ids
+
+    run_terminal(agent, scenario)
+    ids = seen["ids"]
+    # Down from the branch point goes to the start of its first branch.
+    assert seen["down"] == ids["second"]
+    assert seen["all shown"] == 6
+
+
+def test_shift_l_sets_and_clears_a_label_and_returns_to_the_tree(tmp_path):
+    agent = make_agent(tmp_path, [{"text": "one"}, {"text": "two"}, {"text": "three"}])
+    seen: dict[str, object] = {}
+
+    async def scenario(t):
+        ids = await forked_session(t)
+        seen["ids"] = ids
+        await open_tree_at(t, ids["second"])
+        await t.type("L")
+        await t.until(lambda: t.session.picker.free_text, "the label editor")
+        await t.type("plan b" + ENTER)
+        await t.until(
+            lambda: t.session.picker is not None and not t.session.picker.free_text,
+            "the tree again",
+        )
+        seen["selected"] = selected(t)
+        seen["row"] = row_text(t, ids["second"])
+        await t.type("L")
+        await t.until(lambda: t.session.picker.free_text, "the label editor")
+        seen["prefilled"] = t.session.picker.query
+        await t.type(BACKSPACE * len("plan b") + ENTER)
+        await t.until(
+            lambda: (
+                t.session.picker is not None
+                and not t.session.picker.free_text
+                and "[plan b]" not in row_text(t, ids["second"])
+            ),
+            "the label gone",
+        )
+
+    run_terminal(agent, scenario)
+    ids = seen["ids"]
+    assert seen["selected"] == ids["second"]
+    assert "[plan b]" in seen["row"]
+    assert seen["prefilled"] == "plan b"
+    labels = [entry for entry in entries(agent) if entry["type"] == "label"]
+    assert [(e["targetId"], e.get("label")) for e in labels] == [
+        (ids["second"], "plan b"),
+        (ids["second"], None),
+    ]

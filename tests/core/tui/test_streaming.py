@@ -1,0 +1,44 @@
+"""A streaming reply cut into finished Markdown blocks, and the live region's tail."""
+
+from __future__ import annotations
+
+from ctxmodes.tui.render import live_tail
+from ctxmodes.tui.streaming import BlockSplitter
+
+
+def split(pieces: list[str]) -> tuple[list[str], str]:
+    splitter = BlockSplitter()
+    text, blocks = "", []
+    for piece in pieces:
+        text += piece
+        blocks += splitter.finished(text)
+    return blocks, text[splitter.block_start :]
+
+
+def test_a_blank_line_finishes_a_block_whatever_the_delta_boundaries():
+    text = "# Plan\n\nFirst step.\nStill first.\n\n\nSecond"
+    whole = split([text])
+    by_char = split(list(text))
+    assert whole == by_char == (["# Plan\n", "First step.\nStill first.\n"], "Second")
+
+
+def test_blank_lines_inside_a_code_fence_do_not_finish_it():
+    text = "```py\nx = 1\n\ny = 2\n  ```\n\n~~~\n```\n\n~~~~\n\nafter"
+    blocks, rest = split([text[i : i + 3] for i in range(0, len(text), 3)])
+    assert blocks == ["```py\nx = 1\n\ny = 2\n  ```\n", "~~~\n```\n\n~~~~\n"]
+    assert rest == "after"
+
+
+def test_an_unclosed_fence_keeps_the_rest_of_the_reply_live():
+    blocks, rest = split(["intro\n\n```\ncode\n\nmore code\n"])
+    assert blocks == ["intro\n"]
+    assert rest == "```\ncode\n\nmore code\n"
+
+
+def test_the_tail_is_the_last_screen_rows_however_long_the_lines():
+    assert live_tail("short\n" + "x" * 25, 10, 2) == "x" * 10 + "\n" + "x" * 5
+    # Rows of one long line start every `width` columns from the line's start.
+    assert live_tail("y" * 1_000_003, 10, 2) == "y" * 10 + "\n" + "yyy"
+    assert live_tail("a\n\nb\n", 10, 5) == "a\n\nb"
+    # Wide characters take two columns.
+    assert live_tail("界" * 7, 10, 2) == "界" * 5 + "\n" + "界" * 2
