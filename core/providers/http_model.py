@@ -119,7 +119,6 @@ class HttpModelProvider(Provider):
         *,
         missing_key_hint: str = "",
         seam: Any = None,
-        retry_listener: Callable[[int, float, str], None] | None = None,
     ) -> None:
         from ctxmodes.providers.http import HttpSeam
 
@@ -127,7 +126,6 @@ class HttpModelProvider(Provider):
         self._api_key = api_key
         self._hint = missing_key_hint
         self._seam = seam if seam is not None else HttpSeam()
-        self._retry_listener = retry_listener
         self._request_settings = ProviderRetrySettings()
         self._info = ModelInfo(
             provider=model.provider,
@@ -197,8 +195,6 @@ class HttpModelProvider(Provider):
             # Called on the worker thread before the wait: the host shows it as it happens.
             shown = scrub(error, secrets)
             queue.put(TransportRetry(attempt, requests.max_retries, delay_ms, shown))
-            if self._retry_listener is not None:
-                self._retry_listener(attempt, delay_ms, error)
 
         # A server may echo the key into an error body; it never reaches the session or a log.
         headers = {**(self._model.headers or {}), **request.headers}

@@ -68,14 +68,15 @@ def _allows_null(schema: Any) -> bool:
 
 
 def _make_strict(schema: Any) -> None:
-    """Rewrite ``schema`` in place (key order kept: ``required`` and ``additionalProperties``
-    are set last, as pi-ai does, so the JSON sent is the same)."""
+    """Rewrite ``schema`` in place. Keys keep their places and new ones go last, as in
+    pi-ai, so the JSON sent is the same byte for byte."""
     if not isinstance(schema, dict):
         raise UnsupportedStrictSchema("boolean schemas are unsupported")
+    # A key that is present counts even when null (pi-ai tests ``!== undefined``).
     for keyword in UNSUPPORTED_KEYWORDS:
-        if schema.get(keyword) is not None:
+        if keyword in schema:
             raise UnsupportedStrictSchema(f"{keyword} schemas are unsupported")
-    if schema.get("anyOf") is not None:
+    if "anyOf" in schema:
         variants = schema["anyOf"]
         if not isinstance(variants, list) or not variants:
             raise UnsupportedStrictSchema("anyOf must contain at least one schema")
@@ -83,22 +84,22 @@ def _make_strict(schema: Any) -> None:
             if _structured(variant):
                 raise UnsupportedStrictSchema("object and array unions are unsupported")
             _make_strict(variant)
-    if schema.get("items") is not None:
+    if "items" in schema:
         if isinstance(schema["items"], list):
             raise UnsupportedStrictSchema("tuple schemas are unsupported")
         _make_strict(schema["items"])
     is_object = schema.get("type") == "object"
-    if schema.get("properties") is not None and not is_object:
+    if "properties" in schema and not is_object:
         raise UnsupportedStrictSchema("properties require type object")
     if not is_object:
         return
-    if schema.get("additionalProperties") not in (None, False):
+    if "additionalProperties" in schema and schema["additionalProperties"] is not False:
         raise UnsupportedStrictSchema("schema-valued or true additionalProperties is unsupported")
     properties = schema.get("properties")
-    if properties is not None and not isinstance(properties, dict):
+    if "properties" in schema and not isinstance(properties, dict):
         raise UnsupportedStrictSchema("object properties must be a schema map")
     required = schema.get("required")
-    if required is not None and (
+    if "required" in schema and (
         not isinstance(required, list) or not all(isinstance(key, str) for key in required)
     ):
         raise UnsupportedStrictSchema("object required must be a string array")

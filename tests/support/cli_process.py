@@ -16,6 +16,13 @@ def run_cli(
 ) -> subprocess.CompletedProcess[str]:
     script_file = tmp_path / "script.json"
     script_file.write_text(json.dumps(script))
+    return run_ctxmodes(tmp_path, "run", "--model", f"scripted:{script_file}", *args, env=env)
+
+
+def run_ctxmodes(
+    tmp_path: Path, *args: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``ctxmodes ARGS`` in ``tmp_path``, with a private agent and configuration directory."""
     environment = dict(
         os.environ,
         PI_CODING_AGENT_DIR=str(tmp_path / "agent"),
@@ -25,7 +32,7 @@ def run_cli(
     environment.pop("CTXMODES_MODEL", None)
     environment.update(env or {})
     return subprocess.run(
-        [sys.executable, "-m", "ctxmodes", "run", "--model", f"scripted:{script_file}", *args],
+        [sys.executable, "-m", "ctxmodes", *args],
         capture_output=True,
         text=True,
         env=environment,

@@ -5,13 +5,11 @@ before the request is sent again. Real loopback HTTP, the real Chat Completions 
 from __future__ import annotations
 
 import io
-import os
-import subprocess
-import sys
 import threading
 from pathlib import Path
 from typing import Any
 
+from support.cli_process import run_ctxmodes
 from support.wire_server import Reply, WireServer, json_error, text_stream
 
 from ctxmodes.config import load_settings
@@ -109,22 +107,7 @@ def test_ctxmodes_run_prints_the_transport_retry(tmp_path: Path) -> None:
     ]
     with WireServer(replies) as server:
         _config(tmp_path, server.base_url, max_retries=1)
-        environment = dict(
-            os.environ,
-            PI_CODING_AGENT_DIR=str(tmp_path / "agent"),
-            CTXMODES_CONFIG_DIR=str(tmp_path / "user"),
-        )
-        for name in ("CTXMODES_MODE", "CTXMODES_MODEL"):
-            environment.pop(name, None)
-        result = subprocess.run(
-            [sys.executable, "-m", "ctxmodes", "run", "--model", "loop/m", "hi"],
-            capture_output=True,
-            text=True,
-            env=environment,
-            cwd=tmp_path,
-            timeout=120,
-            check=False,
-        )
+        result = run_ctxmodes(tmp_path, "run", "--model", "loop/m", "hi")
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert lines[0] == "> hi"
