@@ -23,7 +23,7 @@ if TYPE_CHECKING:
         SessionShutdownReason,
         SessionStartReason,
     )
-    from ctxmodes.providers.base import ModelRequest, StreamEvent
+    from ctxmodes.providers.base import ModelRequest, StreamEvent, TransportRetry
     from ctxmodes.session.models import (
         AgentMessage,
         AssistantMessage,
@@ -265,6 +265,10 @@ class TransportRetryScheduled:
     max_attempts: int
     delay_ms: float
     error_message: str
+
+    @classmethod
+    def of(cls, retry: TransportRetry) -> TransportRetryScheduled:
+        return cls(retry.attempt, retry.max_attempts, retry.delay_ms, retry.error)
 
 
 @dataclass(frozen=True, slots=True)

@@ -263,11 +263,7 @@ class RunLoop:
                             core.ui.notify(item.hint, "warning")
                     break
                 if isinstance(item, TransportRetry):
-                    core.emit(
-                        records.TransportRetryScheduled(
-                            item.attempt, item.max_attempts, item.delay_ms, item.error
-                        )
-                    )
+                    core.emit(records.TransportRetryScheduled.of(item))
                     continue
                 core.emit(records.MessageUpdated(item))
         except Exception as exc:

@@ -75,7 +75,11 @@ class ProviderSummarizer:
         attempt = 0
         while True:
             self._emit(records.ProviderRequested(request, self._provider.transport))
-            reply = self._provider.complete(request, self._signal)
+            reply = self._provider.complete(
+                request,
+                self._signal,
+                lambda retry: self._emit(records.TransportRetryScheduled.of(retry)),
+            )
             # Pi classifies summary failures by their text alone (no context-window check).
             if attempt >= budget or not is_transient_error(reply, 0):
                 if attempt:

@@ -14,7 +14,7 @@ Events are plain frozen dataclasses: a stream yields one per token, so they stay
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -328,11 +328,19 @@ class Provider(ABC):
         :raises ProviderError: the call cannot be made at all.
         """
 
-    def complete(self, request: ModelRequest, signal: AbortSignal) -> AssistantMessage:
-        """Run :meth:`stream` to its end and return the final assistant message."""
+    def complete(
+        self,
+        request: ModelRequest,
+        signal: AbortSignal,
+        on_retry: Callable[[TransportRetry], None] | None = None,
+    ) -> AssistantMessage:
+        """Run :meth:`stream` to its end and return the final assistant message;
+        ``on_retry`` is told of each transport-level retry as it happens."""
         for event in self.stream(request, signal):
             if isinstance(event, StreamDone | StreamError):
                 return event.message
+            if isinstance(event, TransportRetry) and on_retry is not None:
+                on_retry(event)
         raise ProviderError(f"{self.transport} stream ended without a final message")
 
     def close(self) -> None:  # noqa: B027 - optional hook; most providers hold nothing

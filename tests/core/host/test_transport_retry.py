@@ -115,3 +115,34 @@ def test_ctxmodes_run_prints_the_transport_retry(tmp_path: Path) -> None:
     assert "overloaded" in lines[1]
     assert lines[-1].endswith("Recovered")
     assert len(server.requests) == 2
+
+
+def test_a_summary_call_reports_its_transport_retries(tmp_path: Path) -> None:
+    from ctxmodes.abort import AbortController
+    from ctxmodes.host.summarizer import ProviderSummarizer
+    from ctxmodes.providers.catalog import ModelSpec
+    from ctxmodes.providers.http_model import HttpModelProvider
+    from ctxmodes.providers.request_settings import ProviderRetrySettings
+    from ctxmodes.session.models import UserMessage
+
+    replies = [
+        Reply(json_error("upstream overloaded"), status=503, headers={"retry-after-ms": "1"}),
+        Reply(text_stream(API, "the summary")),
+    ]
+    with WireServer(replies) as server:
+        model = ModelSpec.model_validate(
+            {"id": "m", "api": API, "provider": "loop", "baseUrl": f"{server.base_url}/v1"}
+        )
+        provider = HttpModelProvider(model, lambda: "sk-loopback-key")
+        provider.use_request_settings(ProviderRetrySettings.model_validate({"maxRetries": 1}))
+        seen: list[Any] = []
+        summarize = ProviderSummarizer(
+            provider, AbortController().signal, "compaction", seen.append
+        )
+        reply = summarize("system", [UserMessage(content="summarize", timestamp=1)], 100)
+        provider.close()
+    assert reply.text == "the summary"
+    (retry,) = [r for r in seen if isinstance(r, records.TransportRetryScheduled)]
+    assert (retry.attempt, retry.max_attempts) == (1, 1)
+    # A transport retry is not a summary retry: the summary budget is untouched.
+    assert not [r for r in seen if isinstance(r, records.SummarizationRetryScheduled)]
