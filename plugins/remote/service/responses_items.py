@@ -19,14 +19,14 @@ from typing import Any
 import orjson
 
 from ctxmodes.session import codec
-from ctxmodes_remote.service.storage import RecordedItem
+from ctxmodes.windows import image_placeholder
+from ctxmodes_remote.service.storage import RecordedImage, RecordedItem
 
 #: Opens one of this account's tokens (raises CiphertextError otherwise).
 Decrypt = Callable[[object], str]
 
 #: Message roles recorded as history: the contract's ``role`` filter names all four.
 HISTORY_ROLES = frozenset({"user", "assistant", "developer", "system"})
-_IMAGE_TEXT = "[image]"
 
 
 def encrypted_fields_by_tool(tools: object) -> dict[tuple[str | None, str], frozenset[str]]:
@@ -121,10 +121,37 @@ def content_parts(value: object, decrypt: Decrypt) -> list[dict[str, Any]]:
     return parts
 
 
-def parts_text(parts: Sequence[Mapping[str, Any]]) -> str:
-    return "\n".join(
-        part["text"] if part.get("type") == "input_text" else _IMAGE_TEXT for part in parts
+def image_of_part(part: Mapping[str, Any]) -> RecordedImage | None:
+    """The image of an ``input_image`` part whose ``image_url`` is a base64 ``data:`` URL
+    (``None`` for any other: a remote URL is not the image itself)."""
+    url = part.get("image_url")
+    if not isinstance(url, str) or not url.startswith("data:"):
+        return None
+    header, _, data = url[5:].partition(",")
+    mime_type, _, encoding = header.partition(";")
+    if encoding != "base64" or not data:
+        return None
+    detail = part.get("detail")
+    return RecordedImage(
+        data, mime_type or "image/png", detail if isinstance(detail, str) else None
     )
+
+
+def parts_text(parts: Sequence[Mapping[str, Any]]) -> str:
+    """The parts as history content: text as it is, an image as Local's placeholder."""
+    lines = []
+    for part in parts:
+        if part.get("type") == "input_text":
+            lines.append(part["text"])
+        else:
+            image = image_of_part(part)
+            lines.append(image_placeholder(image.mime_type if image else None))
+    return "\n".join(lines)
+
+
+def parts_images(parts: Sequence[Mapping[str, Any]]) -> tuple[RecordedImage, ...]:
+    found = (image_of_part(part) for part in parts if part.get("type") == "input_image")
+    return tuple(image for image in found if image is not None)
 
 
 def _key(item: Mapping[str, Any], fallback: str) -> str:
@@ -152,8 +179,10 @@ def history_items(
             role = item.get("role")
             if role not in HISTORY_ROLES:
                 continue
-            text = parts_text(content_parts(item.get("content"), decrypt))
-            recorded.append(RecordedItem(window_id, _key(item, f"{role}\0{text}"), role, text))
+            parts = content_parts(item.get("content"), decrypt)
+            text = parts_text(parts)
+            key = _key(item, f"{role}\0{text}")
+            recorded.append(RecordedItem(window_id, key, role, text, images=parts_images(parts)))
         elif kind == "function_call":
             call = open_call(item, marked, decrypt)
             calls[call.call_id] = call
@@ -172,16 +201,17 @@ def history_items(
         elif kind in ("function_call_output", "custom_tool_call_output"):
             call_id = str(item.get("call_id", ""))
             origin = calls.get(call_id)
-            text = parts_text(content_parts(item.get("output"), decrypt))
+            parts = content_parts(item.get("output"), decrypt)
             key = _key(item, f"output\0{call_id}")
             recorded.append(
                 RecordedItem(
                     window_id,
                     key,
                     "tool",
-                    text,
+                    parts_text(parts),
                     origin.name if origin else None,
                     origin.namespace if origin else None,
+                    parts_images(parts),
                 )
             )
     return recorded
