@@ -12,6 +12,7 @@ the recorded history ever holds ciphertext, and a value the service did not make
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -27,6 +28,10 @@ Decrypt = Callable[[object], str]
 
 #: Message roles recorded as history: the contract's ``role`` filter names all four.
 HISTORY_ROLES = frozenset({"user", "assistant", "developer", "system"})
+#: The ``detail`` values of a Responses ``input_image``.
+IMAGE_DETAILS = frozenset({"auto", "low", "high", "original"})
+_BASE64 = re.compile(r"[A-Za-z0-9+/]+={0,2}")
+_IMAGE_TYPE = re.compile(r"image/[A-Za-z0-9.+-]+")
 
 
 def encrypted_fields_by_tool(tools: object) -> dict[tuple[str | None, str], frozenset[str]]:
@@ -122,19 +127,20 @@ def content_parts(value: object, decrypt: Decrypt) -> list[dict[str, Any]]:
 
 
 def image_of_part(part: Mapping[str, Any]) -> RecordedImage | None:
-    """The image of an ``input_image`` part whose ``image_url`` is a base64 ``data:`` URL
-    (``None`` for any other: a remote URL is not the image itself)."""
+    """The image of an ``input_image`` part whose ``image_url`` is a base64 ``data:`` URL of
+    an image type, ``None`` for any other (a remote URL is not the image itself; anything
+    else the clients would refuse as image content in a ``read_item`` answer). A ``detail``
+    outside the Responses values is dropped."""
     url = part.get("image_url")
     if not isinstance(url, str) or not url.startswith("data:"):
         return None
     header, _, data = url[5:].partition(",")
     mime_type, _, encoding = header.partition(";")
-    if encoding != "base64" or not data:
+    mime_type = mime_type or "image/png"
+    if encoding != "base64" or not _BASE64.fullmatch(data) or not _IMAGE_TYPE.fullmatch(mime_type):
         return None
     detail = part.get("detail")
-    return RecordedImage(
-        data, mime_type or "image/png", detail if isinstance(detail, str) else None
-    )
+    return RecordedImage(data, mime_type, detail if detail in IMAGE_DETAILS else None)
 
 
 def parts_text(parts: Sequence[Mapping[str, Any]]) -> str:

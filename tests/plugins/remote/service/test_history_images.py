@@ -23,7 +23,8 @@ import ctxmodes_remote
 from ctxmodes.providers.base import EncryptedToolOutput
 from ctxmodes.providers.script import Script
 from ctxmodes_remote.service.engine import ServiceEngine
-from ctxmodes_remote.service.storage import open_storage
+from ctxmodes_remote.service.responses_items import history_items
+from ctxmodes_remote.service.storage import RecordedImage, open_storage
 
 W0 = "01a23094-f1f0-70e1-b30d-85b4805a2749"
 
@@ -214,3 +215,40 @@ def test_a_remote_client_hands_read_images_to_the_model(ctx_host, make_service, 
     items = output.output_items()
     assert items[0]["type"] == "encrypted_content"
     assert items[1] == {"type": "input_image", "image_url": f"data:image/png;base64,{USER_B64}"}
+
+
+@pytest.mark.parametrize(
+    ("url", "reason"),
+    [
+        ("https://example.com/shot.png", "a remote URL is not the image"),
+        ("data:text/plain;base64,aGk=", "not an image type"),
+        ("data:image/png,rawbytes", "not base64"),
+        ("data:image/png;base64,not base64!", "not base64 characters"),
+        ("data:image/png;base64,", "no data"),
+    ],
+)
+def test_only_base64_images_are_kept_as_images(url, reason):
+    [item] = history_items(
+        [
+            {
+                "type": "message",
+                "id": "m",
+                "role": "user",
+                "content": [{"type": "input_image", "image_url": url}],
+            }
+        ],
+        W0,
+        {},
+        str,
+    )
+    assert item.images == (), reason
+    assert item.content == "[image attachment]"
+
+
+def test_a_detail_outside_the_responses_values_is_dropped():
+    part = image_part(USER_B64, "image/jpeg", "extreme")
+    [item] = history_items(
+        [{"type": "message", "id": "m", "role": "user", "content": [part]}], W0, {}, str
+    )
+    assert item.images == (RecordedImage(USER_B64, "image/jpeg", None),)
+    assert item.content == "[image image/jpeg]"
