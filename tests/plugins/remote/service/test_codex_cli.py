@@ -9,11 +9,10 @@ image given with the prompt, read back with ``history.read_item``, is shown to t
 
 import base64
 import json
-import struct
 import subprocess
-import zlib
 
 import pytest
+from support.images import solid_png
 from support.serve_process import (
     ServeProcess,
     codex_binary,
@@ -28,23 +27,7 @@ from ctxmodes_remote.service.crypto import load_or_create_keyring
 pytestmark = pytest.mark.slow
 
 MODEL = "probe-model"
-
-
-def _png() -> bytes:
-    """A real 2x2 PNG (Codex re-encodes images it cannot decode)."""
-
-    def chunk(kind: bytes, data: bytes) -> bytes:
-        body = kind + data
-        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
-
-    header = struct.pack(">IIBBBBB", 2, 2, 8, 2, 0, 0, 0)
-    pixels = zlib.compress((b"\x00" + b"\x10\x80\xf0" * 2) * 2)
-    return (
-        b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", pixels) + chunk(b"IEND", b"")
-    )
-
-
-PNG = _png()
+PNG = solid_png(2, 2, (16, 128, 240))
 DETAIL = "needle-7781"
 NOTE = f"goal: probe; detail {DETAIL} lives in src/app.py"
 

@@ -9,13 +9,12 @@ from __future__ import annotations
 import base64
 import json
 import ssl
-import struct
-import zlib
 
 import httpx
 import pytest
 from support.codex_backend import Account as EmulatedAccount
 from support.codex_backend import CodexBackendEmulator, CodexDouble
+from support.images import solid_png
 from support.local_rig import call, text, tool_results
 from support.service_rig import turn_headers
 
@@ -29,25 +28,8 @@ from ctxmodes_remote.service.storage import RecordedImage, open_storage
 W0 = "01a23094-f1f0-70e1-b30d-85b4805a2749"
 
 
-def png(width: int, height: int, rgb: tuple[int, int, int]) -> bytes:
-    """A real PNG of one colour."""
-
-    def chunk(kind: bytes, data: bytes) -> bytes:
-        body = kind + data
-        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
-
-    row = b"\x00" + bytes(rgb) * width
-    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
-    return (
-        b"\x89PNG\r\n\x1a\n"
-        + chunk(b"IHDR", header)
-        + chunk(b"IDAT", zlib.compress(row * height))
-        + chunk(b"IEND", b"")
-    )
-
-
-USER_PNG = png(3, 2, (200, 10, 10))
-TOOL_PNG = png(2, 2, (10, 200, 10))
+USER_PNG = solid_png(3, 2, (200, 10, 10))
+TOOL_PNG = solid_png(2, 2, (10, 200, 10))
 USER_B64 = base64.b64encode(USER_PNG).decode()
 TOOL_B64 = base64.b64encode(TOOL_PNG).decode()
 
