@@ -187,8 +187,10 @@ def history_items(
                 continue
             parts = content_parts(item.get("content"), decrypt)
             text = parts_text(parts)
-            key = _key(item, f"{role}\0{text}")
-            recorded.append(RecordedItem(window_id, key, role, text, images=parts_images(parts)))
+            images = parts_images(parts)
+            # Without an id, a message is known by what it says, its images included.
+            said = "".join([f"{role}\0{text}", *(f"\0{image.data}" for image in images)])
+            recorded.append(RecordedItem(window_id, _key(item, said), role, text, images=images))
         elif kind == "function_call":
             call = open_call(item, marked, decrypt)
             calls[call.call_id] = call

@@ -234,3 +234,13 @@ def test_a_detail_outside_the_responses_values_is_dropped():
     )
     assert item.images == (RecordedImage(USER_B64, "image/jpeg", None),)
     assert item.content == "[image image/jpeg]"
+
+
+def test_messages_without_ids_that_differ_only_in_their_image_are_two_items():
+    def message(data):
+        return {"type": "message", "role": "user", "content": [image_part(data, "image/png")]}
+
+    first, second = history_items([message(USER_B64), message(TOOL_B64)], W0, {}, str)
+    assert first.item_key != second.item_key
+    [again] = history_items([message(USER_B64)], W0, {}, str)
+    assert again.item_key == first.item_key
