@@ -13,6 +13,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 BENCHMARKS = (
+    "cli_startup.py",
     "session_open.py",
     "windows_index.py",
     "local_turn.py",

@@ -4,9 +4,10 @@ What a plugin author needs is importable from here::
 
     from ctxmodes import hookimpl, ModeSpec, ContextProjection, HostSession
 
-The names are resolved on first use, so ``import ctxmodes`` stays cheap; each also lives in
-its own module (``ctxmodes.modes``, ``ctxmodes.events`` ...). The context-window kit for
-managed modes is :mod:`ctxmodes.windows`; test support is :mod:`ctxmodes.testing`.
+The names are resolved on first use, so ``import ctxmodes`` stays cheap (a core command
+starts without pluggy); each also lives in its own module (``ctxmodes.modes``,
+``ctxmodes.events`` ...). The context-window kit for managed modes is
+:mod:`ctxmodes.windows`; test support is :mod:`ctxmodes.testing`.
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from ctxmodes._version import __version__
-from ctxmodes.hookspecs import hookimpl
 
 if TYPE_CHECKING:
     from ctxmodes.cli_commands import CliCommand
@@ -41,6 +41,7 @@ if TYPE_CHECKING:
         TreePreparation,
         TurnEndEvent,
     )
+    from ctxmodes.hookspecs import hookimpl
     from ctxmodes.hostapi import HostSession, UserInterface
     from ctxmodes.modes import ModeSpec
     from ctxmodes.providers.base import ModelCapabilities
@@ -84,6 +85,7 @@ _EXPORTS: dict[str, str] = {
         ),
         "ctxmodes.events",
     ),
+    "hookimpl": "ctxmodes.hookspecs",
     "HostSession": "ctxmodes.hostapi",
     "UserInterface": "ctxmodes.hostapi",
     "ModeSpec": "ctxmodes.modes",

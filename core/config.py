@@ -11,7 +11,8 @@ Sources, lowest precedence first:
 5. command-line flags.
 
 Nested tables merge key by key, so a project file can set ``plugins.block`` without
-repeating the user's ``mode``.
+repeating the user's ``mode``. :mod:`ctxmodes.config_sources` reads the files and the
+environment; this module validates what it reads.
 
 Owned tables
     Some top-level tables hold one sub-table per plugin-provided thing, validated by its
@@ -25,7 +26,6 @@ from __future__ import annotations
 
 import copy
 import os
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,14 +33,10 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from ctxmodes.config_sources import read_layers
 from ctxmodes.errors import ConfigError
 from ctxmodes.host.retry_settings import RetrySettings
 
-CONFIG_DIR_ENV = "CTXMODES_CONFIG_DIR"
-MODE_ENV = "CTXMODES_MODE"
-MODEL_ENV = "CTXMODES_MODEL"
-PROJECT_FILE = ".ctxmodes.toml"
-USER_FILE = "config.toml"
 DEFAULT_SOURCE = "default"
 #: The owned table of modes' settings (``[modes.tree]``).
 MODES_TABLE = "modes"
@@ -155,16 +151,6 @@ class LoadedSettings:
     origins: dict[str, str]
 
 
-def user_config_path(environ: Mapping[str, str] | None = None) -> Path:
-    env = os.environ if environ is None else environ
-    override = env.get(CONFIG_DIR_ENV)
-    if override:
-        return Path(override) / USER_FILE
-    import platformdirs  # only needed when no override is given
-
-    return platformdirs.user_config_path("ctxmodes") / USER_FILE
-
-
 def load_settings(
     *,
     cwd: Path | None = None,
@@ -179,18 +165,7 @@ def load_settings(
     """
     env = os.environ if environ is None else environ
     directory = Path.cwd() if cwd is None else cwd
-    layers: list[tuple[str, dict[str, Any]]] = []
-    user_path = user_config_path(env)
-    if user_path.is_file():
-        layers.append((str(user_path), _read_toml(user_path)))
-    project = _project_layer(directory)
-    if project is not None:
-        layers.append(project)
-    env_values = {
-        key: env[name] for key, name in (("mode", MODE_ENV), ("model", MODEL_ENV)) if env.get(name)
-    }
-    if env_values:
-        layers.append(("environment", env_values))
+    layers = read_layers(directory, env)
     if cli:
         layers.append(("command line", _undot({k: v for k, v in cli.items() if v is not None})))
 
@@ -205,28 +180,6 @@ def load_settings(
         for key in flatten(values):
             origins[key] = source
     return LoadedSettings(Settings.model_validate(merged), origins)
-
-
-def _project_layer(directory: Path) -> tuple[str, dict[str, Any]] | None:
-    dedicated = directory / PROJECT_FILE
-    if dedicated.is_file():
-        return str(dedicated), _read_toml(dedicated)
-    pyproject = directory / "pyproject.toml"
-    if pyproject.is_file():
-        table = _read_toml(pyproject).get("tool", {}).get("ctxmodes")
-        if isinstance(table, dict):
-            return f"{pyproject} [tool.ctxmodes]", table
-    return None
-
-
-def _read_toml(path: Path) -> dict[str, Any]:
-    try:
-        with path.open("rb") as handle:
-            return tomllib.load(handle)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: invalid TOML: {exc}") from None
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
 
 
 def _first_error(exc: ValidationError) -> str:

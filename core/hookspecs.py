@@ -164,9 +164,11 @@ def ctx_register_cli_commands(register: Callable[[CliCommand], None]) -> None:
     :return: nothing.
 
     Called once by the command line when it builds its parser, before any session exists, on
-    the module-level plugins (a mode's per-session object never sees it). Core commands come
-    first in ``--help``, then plugins' commands in plugin-name order. Keep it import-light:
-    the command imports what it needs when it runs.
+    the entry-point plugins alone (a mode's per-session object never sees it, and neither do
+    the core's default plugins), and not at all when the command line names a core command.
+    Core commands come first in ``--help``, then plugins' commands in plugin-name order. Keep
+    it and the plugin's module import-light: every ``ctxmodes --help`` imports them, so the
+    command imports what it needs when it runs.
 
     .. versionadded:: 0.2
     """

@@ -28,21 +28,23 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias, runtime_checkable
 
 if TYPE_CHECKING:
     from ctxmodes.providers.base import ModelInfo, Provider
     from ctxmodes.session.manager import SessionManager
     from ctxmodes.session.models import (
         BranchSummaryEntry,
+        CustomMessage,
         ImageContent,
         TextContent,
+        UserMessage,
     )
 
-from ctxmodes.session.models import CustomMessage, UserMessage
-
-#: A message waiting in a run queue: submitted text, or a plugin's custom message.
-QueuedMessage = UserMessage | CustomMessage
+#: A message waiting in a run queue: submitted text, or a plugin's custom message. Spelled
+#: as a string so that importing this module (every plugin does, to annotate its session)
+#: does not load the session models and pydantic.
+QueuedMessage: TypeAlias = "UserMessage | CustomMessage"
 
 NotifyLevel = Literal["info", "warning", "error"]
 

@@ -13,14 +13,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import pluggy
-from pydantic import BaseModel
 
-from ctxmodes.config import MODES_TABLE, validate_owned
 from ctxmodes.errors import ConfigError, PluginError
 from ctxmodes.plugin_checks import check_plugin
 from ctxmodes.plugins import each_plugin
 
 if TYPE_CHECKING:
+    from pydantic import BaseModel
+
     from ctxmodes.hostapi import HostSession
 
 MODE_NAME = re.compile(r"^[a-z][a-z0-9_-]{0,39}$")
@@ -61,6 +61,10 @@ class ModeSpec:
 
         :raises ConfigError: an unknown key or a bad value, naming the mode.
         """
+        # Imported here: plugins import this module to declare modes, and declaring one
+        # must not load pydantic (``ctxmodes --help`` imports every plugin).
+        from ctxmodes.config import MODES_TABLE, validate_owned
+
         if self.settings is None:
             if values:
                 raise ConfigError(

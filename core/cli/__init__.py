@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ctxmodes._version import __version__
@@ -35,9 +35,15 @@ COMMAND_MODULES: tuple[str, ...] = (
 )
 
 
-def build_parser(pm: pluggy.PluginManager | None = None) -> argparse.ArgumentParser:
+def build_parser(
+    pm: pluggy.PluginManager | None = None, *, argv: Sequence[str] | None = None
+) -> argparse.ArgumentParser:
     """The parser: the core commands, then the commands of ``pm``'s plugins (by default, the
-    configured plugins)."""
+    configured plugins).
+
+    :param argv: the command line about to be parsed. When it names a core command, the
+        plugins are not loaded at all: argparse would only use that command's parser.
+    """
     parser = argparse.ArgumentParser(
         prog="ctxmodes",
         description="Context-management modes for coding agents over Pi session files.",
@@ -46,16 +52,39 @@ def build_parser(pm: pluggy.PluginManager | None = None) -> argparse.ArgumentPar
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(subparsers)
+    if argv is not None and not _may_reach_plugin_commands(argv, subparsers.choices):
+        return parser
     for command in plugin_commands(pm if pm is not None else _configured_plugins(), subparsers):
         _add_plugin_command(subparsers, command)
     return parser
 
 
-def _configured_plugins() -> pluggy.PluginManager:
-    from ctxmodes.config import load_settings
-    from ctxmodes.plugins import make_configured_plugin_manager
+def _may_reach_plugin_commands(argv: Sequence[str], core_commands: Collection[str]) -> bool:
+    """Whether parsing ``argv`` could show or run a plugin's command: not when it asks for
+    the version first, nor when it names a core command. The top-level options take no
+    value, so the first argument that is not an option is the command."""
+    if argv and argv[0] == "--version":
+        return False
+    named = next((argument for argument in argv if not argument.startswith("-")), None)
+    return named not in core_commands
 
-    return make_configured_plugin_manager(load_settings().settings)
+
+def _configured_plugins() -> pluggy.PluginManager:
+    """The configured entry-point plugins, built for their commands alone: every start of
+    the command line pays for this, so it neither validates the whole configuration
+    (pydantic) nor registers the core's default plugins, whose commands are the core's."""
+    from ctxmodes.config_sources import read_plugin_lists
+    from ctxmodes.plugins import PluginSelection, make_plugin_manager
+
+    lists = read_plugin_lists()
+    if lists is None:  # an unusual [plugins] table: the settings model words the error
+        from ctxmodes.config import load_settings
+
+        plugins = load_settings().settings.plugins
+        lists = plugins.allow, plugins.block
+    allow, block = lists
+    selection = PluginSelection.from_env(allow=allow, block=block)
+    return make_plugin_manager(selection=selection, default_plugins=())
 
 
 def plugin_commands(pm: pluggy.PluginManager, subparsers: Any) -> list[CliCommand]:
@@ -93,12 +122,13 @@ def _add_plugin_command(subparsers: Any, command: CliCommand) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    arguments = sys.argv[1:] if argv is None else list(argv)
     try:
-        parser = build_parser()
+        parser = build_parser(argv=arguments)
     except CtxmodesError as exc:
         print(f"ctxmodes: error: {exc}", file=sys.stderr)
         return 1
-    args = parser.parse_args(argv)
+    args = parser.parse_args(arguments)
     handler = getattr(args, "handler", None)
     if handler is None and args.command is None and sys.stdin.isatty() and sys.stdout.isatty():
         # `ctxmodes` alone on a terminal is the interactive session.

@@ -22,7 +22,8 @@ def register(subparsers: Any) -> None:
 
 
 def run_show(args: argparse.Namespace) -> int:
-    from ctxmodes.config import DEFAULT_SOURCE, flatten, load_settings, user_config_path
+    from ctxmodes.config import DEFAULT_SOURCE, flatten, load_settings
+    from ctxmodes.config_sources import user_config_path
 
     loaded = load_settings(cli=cli_overrides(args))
     settings = loaded.settings

@@ -9,9 +9,13 @@ entries of the session file. Nothing leaves the machine.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from ctxmodes import HostSession, hookimpl
+from ctxmodes import hookimpl
 from ctxmodes.modes import ModeSpec
+
+if TYPE_CHECKING:
+    from ctxmodes.hostapi import HostSession
 
 NAME = "local"
 

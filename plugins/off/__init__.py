@@ -9,8 +9,13 @@ with management off, a marker would tell the model about tools it no longer has.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from ctxmodes import HostSession, ModeSpec, hookimpl
+from ctxmodes import hookimpl
+from ctxmodes.modes import ModeSpec
+
+if TYPE_CHECKING:
+    from ctxmodes.hostapi import HostSession
 
 NAME = "off"
 

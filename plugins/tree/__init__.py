@@ -40,12 +40,15 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ctxmodes import hookimpl
 from ctxmodes.cli_commands import CliCommand
-from ctxmodes.hostapi import HostSession
 from ctxmodes.modes import ModeSpec
-from ctxmodes_tree.settings import TreeSettings
+
+if TYPE_CHECKING:
+    from ctxmodes.hostapi import HostSession
+    from ctxmodes_tree.settings import TreeSettings
 
 NAME = "tree"
 
@@ -59,6 +62,10 @@ def _build(session: HostSession, settings: TreeSettings) -> object:
 
 @hookimpl
 def ctx_register_modes(register: Callable[[ModeSpec], None]) -> None:
+    # The settings model is pydantic: imported when modes are collected, not when the
+    # command line imports this module for its subcommands.
+    from ctxmodes_tree.settings import TreeSettings
+
     register(
         ModeSpec(
             name=NAME,

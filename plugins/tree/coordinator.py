@@ -53,7 +53,6 @@ from dataclasses import dataclass
 from ctxmodes.errors import CtxmodesError
 from ctxmodes.events import NewContextOutcome, TreeNavigationEvent
 from ctxmodes.hostapi import (
-    HostSession,
     QueuedMessage,
     StreamingBehavior,
     TreeNavigation,
@@ -67,7 +66,12 @@ from ctxmodes.session.models import (
     TextContent,
     UserMessage,
 )
-from ctxmodes.windows import NOTE_SNAPSHOT_CUSTOM_TYPE, WindowIdentity, new_context_outcome
+from ctxmodes.windows import (
+    NOTE_SNAPSHOT_CUSTOM_TYPE,
+    ManagedMode,
+    WindowIdentity,
+    new_context_outcome,
+)
 from ctxmodes_tree.manifest import TREE_ARCHIVE_CUSTOM_TYPE, manifest_for_summary
 from ctxmodes_tree.state import TreeState
 
@@ -111,9 +115,10 @@ class RolloverCoordinator:
     """One session's pending rollover and its completion."""
 
     def __init__(
-        self, session: HostSession, tree: TreeState, now_ms: Callable[[], int] = _now_ms
+        self, mode: ManagedMode, tree: TreeState, now_ms: Callable[[], int] = _now_ms
     ) -> None:
-        self._session = session
+        self._mode = mode
+        self._session = mode.session
         self._tree = tree
         self._now_ms = now_ms
         self._pending: PendingRollover | None = None
@@ -267,13 +272,7 @@ class RolloverCoordinator:
         )
         # Released first, as steering, so the run the marker starts delivers them after it.
         turns.release()
-        self._session.send_custom_message(
-            marker.custom_type,
-            marker.content,
-            display=marker.display,
-            details=marker.details.dump(),
-            trigger_turn=True,
-        )
+        self._mode.send_marker(marker, trigger_turn=True)
         self._continuation_window_id = marker.identity.current_window_id
         self._navigation = None
         self._requeue_taken()

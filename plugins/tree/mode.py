@@ -190,7 +190,7 @@ def tree_mode(session: HostSession, settings: TreeSettings | None = None) -> Man
         tree = TreeState(mode.session.session_manager, chosen.limits(), on_rejected=report)
         if mode.start_reason == "fork":
             report.report_fork(tree)
-        coordinator = RolloverCoordinator(mode.session, tree)
+        coordinator = RolloverCoordinator(mode, tree)
         return WindowStrategies.defaults(
             mode,
             state=tree,

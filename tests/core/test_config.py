@@ -5,20 +5,6 @@ from ctxmodes.config import load_settings, validate_owned
 from ctxmodes.errors import ConfigError
 
 
-@pytest.fixture
-def user_dir(tmp_path):
-    directory = tmp_path / "user"
-    directory.mkdir()
-    return directory
-
-
-@pytest.fixture
-def project(tmp_path):
-    directory = tmp_path / "project"
-    directory.mkdir()
-    return directory
-
-
 def load(project, user_dir, env=None, cli=None):
     environ = {"CTXMODES_CONFIG_DIR": str(user_dir), **(env or {})}
     return load_settings(cwd=project, environ=environ, cli=cli)

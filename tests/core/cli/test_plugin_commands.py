@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 import pytest
+from support.cli_rig import ctxmodes, isolate_settings
 
 from ctxmodes import CliCommand, hookimpl
 from ctxmodes.cli import COMMAND_MODULES, build_parser
@@ -58,3 +59,15 @@ def test_a_bad_command_name_is_refused():
 
 def test_the_core_has_no_mode_specific_command():
     assert not any("demo" in module for module in COMMAND_MODULES)
+
+
+def test_a_bad_plugins_table_is_one_error_line_from_the_settings_model(
+    tmp_path, monkeypatch, capsys
+):
+    isolate_settings(tmp_path, monkeypatch)
+    (tmp_path / ".ctxmodes.toml").write_text('[plugins]\nblock = "tree"\n')
+    code, out, err = ctxmodes(capsys, "--help")
+    assert (code, out) == (1, "")
+    assert err.startswith("ctxmodes: error: ")
+    assert "plugins.block" in err
+    assert len(err.splitlines()) == 1

@@ -1,30 +1,105 @@
-"""``ctxmodes --help`` stays fast: building the parser imports nothing of the interactive
-session, the embedding API or the export (prompt_toolkit, jinja2, markdown-it)."""
+"""``ctxmodes --help`` and every ``ctxmodes <command> --help`` stay import-light.
+
+Each case runs in a fresh interpreter, because the test process has long since imported
+everything; what matters is which modules a cold start loads.
+"""
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 
-HEAVY = (
+import pytest
+
+#: What no help text needs: validation, the wire, the terminal UI and its export, the
+#: embedding API, the service, the kit.
+HEAVY_MODULES = (
+    "pydantic",
+    "pydantic_core",
+    "httpx",
+    "httpx_sse",
+    "cryptography",
     "prompt_toolkit",
+    "rich",
     "jinja2",
     "markdown_it",
     "ctxmodes.sdk",
     "ctxmodes.tui",
     "ctxmodes.export",
+    "aiohttp",
+    "prometheus_client",
+    "psycopg",
+    "psycopg_pool",
+    "orjson",
+    "msgspec",
+    "ctxmodes.session.models",
+    "ctxmodes.windows",
+    "ctxmodes.host",
+    "ctxmodes.providers",
 )
 
+PROBE = """
+import contextlib, io, json, sys
+from ctxmodes.cli import main
+out = io.StringIO()
+with contextlib.redirect_stdout(out):
+    try:
+        code = main(sys.argv[1:])
+    except SystemExit as exc:  # argparse's --help exits
+        code = exc.code
+print(json.dumps({"code": code, "out": out.getvalue(), "modules": sorted(sys.modules)}))
+"""
 
-def test_help_imports_nothing_heavy():
-    probe = (
-        "import json, sys\n"
-        "from ctxmodes.cli import build_parser\n"
-        "build_parser().format_help()\n"
-        f"print(json.dumps([name for name in {list(HEAVY)!r} if name in sys.modules]))\n"
+
+def cold_start(tmp_path: Path, *argv: str, config: str = "") -> dict[str, object]:
+    env = {key: value for key, value in os.environ.items() if not key.startswith("CTXMODES_")}
+    env["CTXMODES_CONFIG_DIR"] = str(tmp_path / "config")
+    (tmp_path / ".ctxmodes.toml").write_text(config)
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, *argv],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
     )
-    result = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60
-    )
-    assert json.loads(result.stdout) == []
+    result: dict[str, object] = json.loads(done.stdout)
+    return result
+
+
+def heavy(modules: object) -> list[str]:
+    assert isinstance(modules, list)
+    return [name for name in HEAVY_MODULES if name in modules]
+
+
+def test_help_lists_plugin_commands_without_heavy_imports(tmp_path):
+    result = cold_start(tmp_path, "--help")
+    assert result["code"] == 0
+    assert {"demo", "serve"} <= set(str(result["out"]).split())
+    assert heavy(result["modules"]) == []
+
+
+@pytest.mark.parametrize("command", ["run", "session", "config", "models", "demo", "serve"])
+def test_a_command_help_imports_nothing_heavy(tmp_path, command):
+    result = cold_start(tmp_path, command, "--help")
+    assert result["code"] == 0
+    assert f"usage: ctxmodes {command}" in str(result["out"])
+    assert heavy(result["modules"]) == []
+
+
+@pytest.mark.parametrize("argv", [("run", "--help"), ("--version",)])
+def test_a_core_command_loads_no_plugin(tmp_path, argv):
+    modules = cold_start(tmp_path, *argv)["modules"]
+    assert isinstance(modules, list)
+    assert [name for name in modules if name.startswith("ctxmodes_")] == []
+    assert "pluggy" not in modules
+
+
+def test_the_configured_block_list_applies_to_help(tmp_path):
+    result = cold_start(tmp_path, "--help", config='[plugins]\nblock = ["tree"]\n')
+    assert "demo" not in str(result["out"]).split()
+    assert "serve" in str(result["out"]).split()
