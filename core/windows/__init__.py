@@ -18,7 +18,7 @@ below, using the window state, markers, history, note and tool types for them.
 from ctxmodes.windows.budget import ContextRemaining
 from ctxmodes.windows.compaction import is_no_summary_compaction
 from ctxmodes.windows.history import HistoryItem, HistorySource, ItemFilter
-from ctxmodes.windows.history_items import ItemFields, stored_item
+from ctxmodes.windows.history_items import ItemFields, image_placeholder, stored_item
 from ctxmodes.windows.history_reader import HistoryReader
 from ctxmodes.windows.identity import WindowIdentity, next_identity
 from ctxmodes.windows.managed import ManagedMode
@@ -125,6 +125,7 @@ __all__ = [
     "WindowState",
     "WindowStateHolder",
     "WindowStrategies",
+    "image_placeholder",
     "is_no_summary_compaction",
     "namespaced_tools",
     "new_context_outcome",

@@ -133,6 +133,11 @@ def _render(message: Mapping[str, Any]) -> str:
     return "\n".join([_render_block(block) for block in content])
 
 
+def image_placeholder(mime_type: object) -> str:
+    """What an item's content says where an image was: ``[image <mimeType>]``."""
+    return f"[image {mime_type if isinstance(mime_type, str) else 'attachment'}]"
+
+
 def _render_block(block: object) -> str:
     if not isinstance(block, dict):
         return _js_string(block)
@@ -144,8 +149,7 @@ def _render_block(block: object) -> str:
         return thinking
     block_type = block.get("type")
     if block_type == "image":
-        mime_type = block.get("mimeType")
-        return f"[image {mime_type if isinstance(mime_type, str) else 'attachment'}]"
+        return image_placeholder(block.get("mimeType"))
     if block_type == "toolCall":
         # JSON.stringify leaves out keys whose value is undefined.
         call = {

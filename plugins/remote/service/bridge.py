@@ -49,6 +49,7 @@ from ctxmodes.session.models import (
 from ctxmodes_remote.service.responses_items import (
     Decrypt,
     content_parts,
+    image_of_part,
     open_call,
 )
 
@@ -86,19 +87,14 @@ def _blocks(parts: Sequence[Mapping[str, Any]]) -> list[ContentBlock]:
         if part.get("type") == "input_text":
             blocks.append(TextContent(text=part["text"]))
         else:
-            image = _data_url_image(part.get("image_url"))
+            image = _data_url_image(part)
             blocks.append(image if image is not None else TextContent(text="[image]"))
     return blocks
 
 
-def _data_url_image(url: object) -> ImageContent | None:
-    if not isinstance(url, str) or not url.startswith("data:"):
-        return None
-    header, _, data = url[5:].partition(",")
-    mime_type, _, encoding = header.partition(";")
-    if encoding != "base64" or not data:
-        return None
-    return ImageContent(data=data, mime_type=mime_type or "image/png")
+def _data_url_image(part: Mapping[str, Any]) -> ImageContent | None:
+    image = image_of_part(part)
+    return ImageContent(data=image.data, mime_type=image.mime_type) if image else None
 
 
 def _tool_schemas(tools: object) -> list[ToolSchema | NamespaceToolSchema]:

@@ -50,6 +50,7 @@ from ctxmodes_remote.service.storage import (
     Account,
     HistorySearch,
     NoteEvent,
+    RecordedImage,
     RecordedItem,
     Storage,
     StorageUnavailableError,
@@ -121,13 +122,15 @@ class AgentHistory:
 
     ``seq`` is the storage sequence number it has read up to."""
 
-    __slots__ = ("_keys", "_windows", "log", "seq")
+    __slots__ = ("_images", "_keys", "_windows", "log", "seq")
 
     def __init__(self) -> None:
         self.seq = 0
         self.log = WindowLog()
         self._windows: dict[str, LogWindow] = {}
         self._keys: dict[str, set[str]] = {}
+        # Only items that have images are here: the log keeps text alone.
+        self._images: dict[tuple[str, str], tuple[RecordedImage, ...]] = {}
 
     def accepts(self, item: RecordedItem) -> bool:
         """Whether ``item`` is new and can be appended (it belongs to the newest window, or
@@ -144,10 +147,15 @@ class AgentHistory:
             self._windows[item.window_id] = self.log.open_window(item.window_id)
             self._keys[item.window_id] = set()
         self._keys[item.window_id].add(item.item_key)
+        if item.images:
+            self._images[(item.window_id, item.item_key)] = item.images
         self.log.append_item(
             item.item_key, item.role, item.content, item.tool_name, item.tool_namespace
         )
         return True
+
+    def images(self, window_id: str, item_key: str) -> tuple[RecordedImage, ...]:
+        return self._images.get((window_id, item_key), ())
 
     def previous_window(self) -> PreviousWindowIds | None:
         current = self.log.current
@@ -280,34 +288,47 @@ class ServiceEngine:
             for name in known[operation].encrypted:
                 if name in arguments:
                     arguments[name] = self.decrypt_text(account, arguments[name])
+        images: tuple[RecordedImage, ...] = ()
         try:
             if family == "history":
-                result = self._history(account, context, operation, arguments)
+                result, images = self._history(account, context, operation, arguments)
             else:
                 result = self._notes(account, context, operation, arguments)
         except (CiphertextError, StorageUnavailableError):
             raise
         except CtxmodesError as error:
             result = {"error": str(error)}
-        return {"encrypted_output": self.encrypt_json(account, result)}
+        answer: dict[str, Any] = {"encrypted_output": self.encrypt_json(account, result)}
+        if images:
+            # Beside the ciphertext, as the contract has them: the client attaches them to
+            # the result as images for the model.
+            answer["images"] = [_image_answer(image) for image in images]
+        return answer
 
     def _history(
         self, account: Account, context: CallContext, operation: str, arguments: dict[str, Any]
-    ) -> dict[str, Any]:
+    ) -> tuple[dict[str, Any], tuple[RecordedImage, ...]]:
+        """The plain result, and the images of the item a ``read_item`` read."""
         agent = resolve_agent(context.agent, arguments.pop("agent_name", None))
         if agent is None:
             key = "windows" if operation == "list_windows" else "items"
-            return {"source": SOURCE, key: []}
+            return {"source": SOURCE, key: []}, ()
         search = _history_search(operation, arguments)
-        if search is None:
-            log = self._agent(account, context.session_id, agent).log
-        else:
+        if search is not None:
             # The database finds the matches; the kit answers over just those, so the
             # answer is the one the whole session would give.
-            log = _log_of(
-                self._storage.search_history(account.account_id, context.session_id, agent, search)
+            found = self._storage.search_history(
+                account.account_id, context.session_id, agent, search
             )
-        return _with_source(run_history(HistoryReader([log]), operation, arguments))
+            return _with_source(
+                run_history(HistoryReader([_log_of(found)]), operation, arguments)
+            ), ()
+        history = self._agent(account, context.session_id, agent)
+        result = _with_source(run_history(HistoryReader([history.log]), operation, arguments))
+        item = result.get("item") if operation == "read_item" else None
+        if not isinstance(item, dict):
+            return result, ()
+        return result, history.images(item["window_id"], item["item_id"])
 
     def _notes(
         self, account: Account, context: CallContext, operation: str, arguments: dict[str, Any]
@@ -401,6 +422,11 @@ def _log_of(items: Sequence[RecordedItem]) -> WindowLog:
             current = item.window_id
         log.append_item(item.item_key, item.role, item.content, item.tool_name, item.tool_namespace)
     return log
+
+
+def _image_answer(image: RecordedImage) -> dict[str, str]:
+    # No detail recorded means the Responses default, which the contract spells "auto".
+    return {"data": image.data, "mime_type": image.mime_type, "detail": image.detail or "auto"}
 
 
 def _note_data(event: NoteEvent) -> NoteEntryData:

@@ -18,6 +18,7 @@ import psycopg
 from psycopg_pool import ConnectionPool
 
 from ctxmodes_remote.service.storage import (
+    ITEM_COLUMNS,
     Account,
     AccountExistsError,
     HistorySearch,
@@ -25,6 +26,7 @@ from ctxmodes_remote.service.storage import (
     RecordedItem,
     StorageUnavailableError,
     history_rows,
+    recorded_item,
 )
 
 #: ``pg_advisory_xact_lock`` key of the migrations (any constant shared by all processes).
@@ -79,6 +81,11 @@ MIGRATIONS: tuple[tuple[int, str], ...] = (
         CREATE INDEX history_items_content_trgm ON history_items
             USING gin (content gin_trgm_ops);
         """,
+    ),
+    (
+        3,
+        # The images of recorded items (JSON, NULL for none), for history.read_item.
+        "ALTER TABLE history_items ADD COLUMN IF NOT EXISTS images TEXT;",
     ),
 )
 
@@ -203,12 +210,12 @@ class PostgresStorage:
         self, account_id: str, session_id: str, agent: str, after: int = 0
     ) -> list[tuple[int, RecordedItem]]:
         rows = self._run(
-            "SELECT seq, window_id, item_key, role, content, tool_name, tool_namespace "
+            f"SELECT seq, {ITEM_COLUMNS} "
             "FROM history_items WHERE account_id = %s AND session_id = %s AND agent = %s "
             "AND seq > %s ORDER BY seq",
             (account_id, session_id, agent, after),
         )
-        return [(int(row[0]), RecordedItem(*row[1:])) for row in rows]
+        return [(int(row[0]), recorded_item(row[1:])) for row in rows]
 
     def search_history(
         self, account_id: str, session_id: str, agent: str, search: HistorySearch
@@ -233,8 +240,8 @@ class PostgresStorage:
             ):
                 cursor.executemany(
                     "INSERT INTO history_items (account_id, session_id, agent, window_id, "
-                    "item_key, role, content, tool_name, tool_namespace) "
-                    "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
+                    "item_key, role, content, tool_name, tool_namespace, images) "
+                    "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
                     rows,
                 )
         except (psycopg.Error, OSError, TimeoutError) as exc:

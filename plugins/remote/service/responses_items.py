@@ -12,6 +12,7 @@ the recorded history ever holds ciphertext, and a value the service did not make
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -19,14 +20,18 @@ from typing import Any
 import orjson
 
 from ctxmodes.session import codec
-from ctxmodes_remote.service.storage import RecordedItem
+from ctxmodes.windows import image_placeholder
+from ctxmodes_remote.service.storage import RecordedImage, RecordedItem
 
 #: Opens one of this account's tokens (raises CiphertextError otherwise).
 Decrypt = Callable[[object], str]
 
 #: Message roles recorded as history: the contract's ``role`` filter names all four.
 HISTORY_ROLES = frozenset({"user", "assistant", "developer", "system"})
-_IMAGE_TEXT = "[image]"
+#: The ``detail`` values of a Responses ``input_image``.
+IMAGE_DETAILS = frozenset({"auto", "low", "high", "original"})
+_BASE64 = re.compile(r"[A-Za-z0-9+/]+={0,2}")
+_IMAGE_TYPE = re.compile(r"image/[A-Za-z0-9.+-]+")
 
 
 def encrypted_fields_by_tool(tools: object) -> dict[tuple[str | None, str], frozenset[str]]:
@@ -121,10 +126,38 @@ def content_parts(value: object, decrypt: Decrypt) -> list[dict[str, Any]]:
     return parts
 
 
+def image_of_part(part: Mapping[str, Any]) -> RecordedImage | None:
+    """The image of an ``input_image`` part whose ``image_url`` is a base64 ``data:`` URL of
+    an image type, ``None`` for any other (a remote URL is not the image itself; anything
+    else the clients would refuse as image content in a ``read_item`` answer). A ``detail``
+    outside the Responses values is dropped."""
+    url = part.get("image_url")
+    if not isinstance(url, str) or not url.startswith("data:"):
+        return None
+    header, _, data = url[5:].partition(",")
+    mime_type, _, encoding = header.partition(";")
+    mime_type = mime_type or "image/png"
+    if encoding != "base64" or not _BASE64.fullmatch(data) or not _IMAGE_TYPE.fullmatch(mime_type):
+        return None
+    detail = part.get("detail")
+    return RecordedImage(data, mime_type, detail if detail in IMAGE_DETAILS else None)
+
+
 def parts_text(parts: Sequence[Mapping[str, Any]]) -> str:
-    return "\n".join(
-        part["text"] if part.get("type") == "input_text" else _IMAGE_TEXT for part in parts
-    )
+    """The parts as history content: text as it is, an image as Local's placeholder."""
+    lines = []
+    for part in parts:
+        if part.get("type") == "input_text":
+            lines.append(part["text"])
+        else:
+            image = image_of_part(part)
+            lines.append(image_placeholder(image.mime_type if image else None))
+    return "\n".join(lines)
+
+
+def parts_images(parts: Sequence[Mapping[str, Any]]) -> tuple[RecordedImage, ...]:
+    found = (image_of_part(part) for part in parts if part.get("type") == "input_image")
+    return tuple(image for image in found if image is not None)
 
 
 def _key(item: Mapping[str, Any], fallback: str) -> str:
@@ -152,8 +185,12 @@ def history_items(
             role = item.get("role")
             if role not in HISTORY_ROLES:
                 continue
-            text = parts_text(content_parts(item.get("content"), decrypt))
-            recorded.append(RecordedItem(window_id, _key(item, f"{role}\0{text}"), role, text))
+            parts = content_parts(item.get("content"), decrypt)
+            text = parts_text(parts)
+            images = parts_images(parts)
+            # Without an id, a message is known by what it says, its images included.
+            said = "".join([f"{role}\0{text}", *(f"\0{image.data}" for image in images)])
+            recorded.append(RecordedItem(window_id, _key(item, said), role, text, images=images))
         elif kind == "function_call":
             call = open_call(item, marked, decrypt)
             calls[call.call_id] = call
@@ -172,16 +209,17 @@ def history_items(
         elif kind in ("function_call_output", "custom_tool_call_output"):
             call_id = str(item.get("call_id", ""))
             origin = calls.get(call_id)
-            text = parts_text(content_parts(item.get("output"), decrypt))
+            parts = content_parts(item.get("output"), decrypt)
             key = _key(item, f"output\0{call_id}")
             recorded.append(
                 RecordedItem(
                     window_id,
                     key,
                     "tool",
-                    text,
+                    parts_text(parts),
                     origin.name if origin else None,
                     origin.namespace if origin else None,
+                    parts_images(parts),
                 )
             )
     return recorded

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from ctxmodes.errors import CtxmodesError
+from ctxmodes.session import codec
 
 NoteAction = Literal["write", "append"]
 
@@ -39,8 +40,21 @@ class NoteEvent:
 
 
 @dataclass(frozen=True, slots=True)
+class RecordedImage:
+    """An image of a recorded item as the contract's ``images`` carry it: raw base64
+    ``data``, its ``mime_type``, and the ``detail`` it was sent with (``None``: none)."""
+
+    data: str
+    mime_type: str
+    detail: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class RecordedItem:
-    """One history item under its window; ``item_key`` is unique within the window."""
+    """One history item under its window; ``item_key`` is unique within the window.
+
+    ``content`` holds a placeholder where an image was; the images themselves are in
+    ``images``, in order, and only ``read_item`` answers them."""
 
     window_id: str
     item_key: str
@@ -48,6 +62,39 @@ class RecordedItem:
     content: str
     tool_name: str | None = None
     tool_namespace: str | None = None
+    images: tuple[RecordedImage, ...] = ()
+
+
+def images_column(images: Sequence[RecordedImage]) -> str | None:
+    """The ``images`` column value of an item's images (``NULL`` when it has none)."""
+    if not images:
+        return None
+    return codec.dumps(
+        [{"data": i.data, "mime_type": i.mime_type, "detail": i.detail} for i in images]
+    ).decode()
+
+
+def images_of_column(value: object) -> tuple[RecordedImage, ...]:
+    """The images an ``images`` column value holds (none for ``NULL``, a row written
+    before the column existed)."""
+    if not isinstance(value, str):
+        return ()
+    return tuple(
+        RecordedImage(image["data"], image["mime_type"], image.get("detail"))
+        for image in codec.loads(value)
+    )
+
+
+def recorded_item(row: Sequence[Any]) -> RecordedItem:
+    """The item of a ``history_items`` row read as :data:`ITEM_COLUMNS`."""
+    window_id, item_key, role, content, tool_name, tool_namespace, images = row
+    return RecordedItem(
+        window_id, item_key, role, content, tool_name, tool_namespace, images_of_column(images)
+    )
+
+
+#: The columns :func:`recorded_item` reads, in its order.
+ITEM_COLUMNS = "window_id, item_key, role, content, tool_name, tool_namespace, images"
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,6 +201,7 @@ def history_rows(
             item.content,
             item.tool_name,
             item.tool_namespace,
+            images_column(item.images),
         )
         for item in items
     ]
@@ -198,6 +246,7 @@ CREATE TABLE IF NOT EXISTS history_items (
     content TEXT NOT NULL,
     tool_name TEXT,
     tool_namespace TEXT,
+    images TEXT,
     UNIQUE (account_id, session_id, agent, window_id, item_key)
 );
 CREATE INDEX IF NOT EXISTS history_items_agent
@@ -205,6 +254,21 @@ CREATE INDEX IF NOT EXISTS history_items_agent
 """
 
 DATABASE_NAME = "ctxmodes-serve.sqlite3"
+
+
+def _add_images_column(db: sqlite3.Connection) -> None:
+    """Migrate a file made before items kept their images: add the ``images`` column
+    (``NULL`` in the rows already there). Checked first, so running it again is a no-op."""
+    # Under the write lock, so two processes opening an old file at once add it once.
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        columns = {row[1] for row in db.execute("PRAGMA table_info(history_items)")}
+        if "images" not in columns:
+            db.execute("ALTER TABLE history_items ADD COLUMN images TEXT")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")
 
 
 class SqliteStorage:
@@ -227,6 +291,7 @@ class SqliteStorage:
             self._db.execute("PRAGMA synchronous=FULL")
             self._db.execute("PRAGMA foreign_keys=ON")
             self._db.executescript(_SCHEMA)
+            _add_images_column(self._db)
         except (OSError, sqlite3.Error) as exc:
             raise StorageUnavailableError(f"cannot open the database {path}: {exc}") from None
 
@@ -306,12 +371,12 @@ class SqliteStorage:
         self, account_id: str, session_id: str, agent: str, after: int = 0
     ) -> list[tuple[int, RecordedItem]]:
         rows = self._execute(
-            "SELECT seq, window_id, item_key, role, content, tool_name, tool_namespace "
+            f"SELECT seq, {ITEM_COLUMNS} "
             "FROM history_items WHERE account_id = ? AND session_id = ? AND agent = ? "
             "AND seq > ? ORDER BY seq",
             (account_id, session_id, agent, after),
         )
-        return [(row[0], RecordedItem(*row[1:])) for row in rows]
+        return [(row[0], recorded_item(row[1:])) for row in rows]
 
     def search_history(
         self, account_id: str, session_id: str, agent: str, search: HistorySearch
@@ -333,8 +398,8 @@ class SqliteStorage:
             try:
                 self._db.executemany(
                     "INSERT OR IGNORE INTO history_items (account_id, session_id, agent, "
-                    "window_id, item_key, role, content, tool_name, tool_namespace) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "window_id, item_key, role, content, tool_name, tool_namespace, images) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     rows,
                 )
             except BaseException:

@@ -3,13 +3,16 @@ client makes goes to the service, the model side is the scripted model.
 
 One full cycle: window 0 writes a checkpoint note and searches history, then calls
 ``new_context``; window 1 reads the note back, finds a window-0 detail with
-``history.search_contents`` and reads that item with the ids the search returned.
+``history.search_contents`` and reads that item with the ids the search returned. And an
+image given with the prompt, read back with ``history.read_item``, is shown to the model again.
 """
 
+import base64
 import json
 import subprocess
 
 import pytest
+from support.images import solid_png
 from support.serve_process import (
     ServeProcess,
     codex_binary,
@@ -24,6 +27,7 @@ from ctxmodes_remote.service.crypto import load_or_create_keyring
 pytestmark = pytest.mark.slow
 
 MODEL = "probe-model"
+PNG = solid_png(2, 2, (16, 128, 240))
 DETAIL = "needle-7781"
 NOTE = f"goal: probe; detail {DETAIL} lives in src/app.py"
 
@@ -68,22 +72,24 @@ def tool_outputs(lines):
     return outputs
 
 
-def test_full_cycle_with_the_real_codex_cli(tmp_path, tls):
+def run_codex(tmp_path, tls, script, *arguments):
+    """``codex exec`` with ``arguments`` against a service in front of ``script``; returns
+    the run, the Codex home, the data directory and the token."""
     codex = codex_binary()
     if codex is None:
         pytest.skip("the Codex CLI is not installed: run `make codex-cli` (needs npm)")
-    script = tmp_path / "script.json"
-    script.write_text(json.dumps(SCRIPT))
+    script_file = tmp_path / "script.json"
+    script_file.write_text(json.dumps(script))
     data = tmp_path / "data"
     token = create_token(data, "probe")
-    service = ServeProcess(f"scripted:{script}", data, tls, tmp_path / "serve.log")
+    service = ServeProcess(f"scripted:{script_file}", data, tls, tmp_path / "serve.log")
     home = tmp_path / "run" / "home"
     work = tmp_path / "run" / "work"
     work.mkdir(parents=True)
     try:
         write_codex_home(home, service, token, MODEL)
         result = subprocess.run(
-            [str(codex), "exec", "--skip-git-repo-check", "--json", "run the probe task"],
+            [str(codex), "exec", "--skip-git-repo-check", "--json", *arguments],
             cwd=work,
             env=codex_environment(home, tls.ca),
             stdin=subprocess.DEVNULL,
@@ -96,6 +102,11 @@ def test_full_cycle_with_the_real_codex_cli(tmp_path, tls):
     log = service.log.read_text()
     assert result.returncode == 0, result.stderr[-4000:] + log[-4000:]
     assert exit_code == 0
+    return result, home, data, token
+
+
+def test_full_cycle_with_the_real_codex_cli(tmp_path, tls):
+    result, home, data, token = run_codex(tmp_path, tls, SCRIPT, "run the probe task")
     assert "probe done" in result.stdout
 
     text, lines = rollout_lines(home)
@@ -142,3 +153,43 @@ def test_full_cycle_with_the_real_codex_cli(tmp_path, tls):
     assert DETAIL in item["item"]["content"]
     # Window 1's marker carried the thread hint naming the checkpoint note.
     assert "/root/notes/checkpoint.md" in text
+
+
+IMAGE_SCRIPT = {
+    "model": MODEL,
+    "context_window": 272_000,
+    "responses": [
+        scripted_call("search_contents", {"query": "describe the screenshot"}, "history"),
+        scripted_call(
+            "read_item",
+            {"window_id": "{{out:items.0.window_id}}", "item_id": "{{out:items.0.item_id}}"},
+            "history",
+        ),
+        {"text": "screenshot seen"},
+    ],
+}
+
+
+def test_an_image_read_back_from_history_reaches_the_model_with_the_real_codex_cli(tmp_path, tls):
+    """The prompt's image, recorded by the service, comes back from ``read_item`` as the
+    contract's ``images`` and the real client sends it to the model as an image."""
+    screenshot = tmp_path / "screenshot.png"
+    screenshot.write_bytes(PNG)
+    # The prompt first: --image takes every value after it.
+    arguments = ("describe the screenshot", "--image", str(screenshot))
+    result, home, _, _ = run_codex(tmp_path, tls, IMAGE_SCRIPT, *arguments)
+    assert "screenshot seen" in result.stdout
+    text, lines = rollout_lines(home)
+    assert "could not be processed" not in text
+    [sent] = [
+        part
+        for line in lines
+        if line.get("type") == "response_item" and line["payload"].get("role") == "user"
+        for part in line["payload"]["content"]
+        if part["type"] == "input_image"
+    ]
+    assert sent["image_url"] == "data:image/png;base64," + base64.b64encode(PNG).decode()
+    [(_, _, output)] = [o for o in tool_outputs(lines) if o[:2] == ("read_item", "history")]
+    assert [part["type"] for part in output] == ["encrypted_content", "input_image"]
+    # The image the prompt carried, with its detail, as the model is shown it again.
+    assert output[1] == sent

@@ -8,6 +8,7 @@ import pytest
 from ctxmodes_remote.service.storage import (
     AccountExistsError,
     NoteEvent,
+    RecordedImage,
     RecordedItem,
     SqliteStorage,
     StorageUnavailableError,
@@ -99,6 +100,22 @@ def test_text_round_trips_exactly(reopen):
     assert storage.history_items("a", "s", "/root")[0][1].content == text
 
 
+def test_images_round_trip_and_searches_leave_them_out(reopen):
+    from ctxmodes_remote.service.storage import HistorySearch
+
+    images = (
+        RecordedImage("iVBORw0KGgo=", "image/png", "high"),
+        RecordedImage("/9j/4AAQ", "image/jpeg", None),
+    )
+    item = RecordedItem("w", "i", "tool", "shot\n[image image/png]", "view_image", None, images)
+    plain = RecordedItem("w", "j", "user", "no image here")
+    storage = reopen()
+    storage.append_history_items("a", "s", "/root", [item, plain])
+    assert [found for _, found in reopen().history_items("a", "s", "/root")] == [item, plain]
+    [match] = storage.search_history("a", "s", "/root", HistorySearch("shot", limit=5))
+    assert (match.item_key, match.images) == ("i", ())
+
+
 def test_postgres_migrations_are_safe_twice_and_concurrently(postgres_url, tmp_path):
     from ctxmodes_remote.service.postgres_storage import MIGRATIONS, migrate
 
@@ -157,6 +174,83 @@ def test_a_database_of_the_first_schema_is_upgraded_in_place(postgres_url, tmp_p
             )
         }
     assert "history_items_content_trgm" in indexes
+
+
+#: ``history_items`` as SQLite files made before items kept their images have it.
+_SQLITE_HISTORY_BEFORE_IMAGES = """
+CREATE TABLE history_items (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    account_id TEXT NOT NULL,
+    session_id TEXT NOT NULL,
+    agent TEXT NOT NULL,
+    window_id TEXT NOT NULL,
+    item_key TEXT NOT NULL,
+    role TEXT NOT NULL,
+    content TEXT NOT NULL,
+    tool_name TEXT,
+    tool_namespace TEXT,
+    UNIQUE (account_id, session_id, agent, window_id, item_key)
+);
+INSERT INTO history_items (account_id, session_id, agent, window_id, item_key, role, content)
+    VALUES ('a', 's', '/root', 'w', 'old', 'user', 'kept [image]');
+"""
+
+
+def test_a_sqlite_file_from_before_images_is_migrated_in_place_once(tmp_path):
+    import sqlite3
+
+    path = tmp_path / "old.sqlite3"
+    with sqlite3.connect(path) as old:
+        old.executescript(_SQLITE_HISTORY_BEFORE_IMAGES)
+    old.close()
+    image = RecordedImage("iVBORw0KGgo=", "image/png", "low")
+    new = RecordedItem("w", "new", "user", "[image image/png]", images=(image,))
+    storage = SqliteStorage(path)
+    storage.append_history_items("a", "s", "/root", [new])
+    storage.close()
+    # Opened again (the migration runs again and finds nothing to do): both rows read back.
+    for _ in range(2):
+        storage = SqliteStorage(path)
+        rows = [item for _, item in storage.history_items("a", "s", "/root")]
+        storage.close()
+        assert rows == [RecordedItem("w", "old", "user", "kept [image]"), new]
+    with sqlite3.connect(path) as db:
+        columns = [row[1] for row in db.execute("PRAGMA table_info(history_items)")]
+    assert columns.count("images") == 1
+
+
+def test_a_postgres_database_from_before_images_is_migrated_in_place(postgres_url, tmp_path):
+    import psycopg
+
+    from ctxmodes_remote.service.postgres_storage import MIGRATIONS, migrate
+
+    with psycopg.connect(postgres_url, autocommit=True) as connection:
+        connection.execute(
+            "CREATE TABLE schema_migrations ("
+            "version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())"
+        )
+        for version, statements in MIGRATIONS[:2]:
+            connection.execute(statements)
+            connection.execute("INSERT INTO schema_migrations (version) VALUES (%s)", (version,))
+        connection.execute(
+            "INSERT INTO history_items (account_id, session_id, agent, window_id, item_key, "
+            "role, content) VALUES ('a', 's', '/root', 'w', 'old', 'user', 'kept [image]')"
+        )
+    image = RecordedImage("iVBORw0KGgo=", "image/png", "original")
+    new = RecordedItem("w", "new", "user", "[image image/png]", images=(image,))
+    storage = open_storage(tmp_path, postgres_url)
+    try:
+        storage.append_history_items("a", "s", "/root", [new])
+        rows = [item for _, item in storage.history_items("a", "s", "/root")]
+    finally:
+        storage.close()
+    assert rows == [RecordedItem("w", "old", "user", "kept [image]"), new]
+    with psycopg.connect(postgres_url, autocommit=True) as connection:
+        assert migrate(connection) == []
+        # The statement itself is safe to run again too (a hand-applied schema).
+        connection.execute(MIGRATIONS[2][1])
+        versions = [row[0] for row in connection.execute("SELECT version FROM schema_migrations")]
+    assert sorted(versions) == [1, 2, 3]
 
 
 def test_an_unreachable_database_is_one_clear_error(tmp_path):
