@@ -322,3 +322,33 @@ class ConversationServer(WireServer):
         if not self._summaries:
             return Reply(json_error("no scripted summary left"), status=500)
         return Reply(text_stream(self.api, self._summaries.pop(0)))
+
+
+def overloaded_then(api: str, text: str) -> list[Reply]:
+    """A 503 asking for a 1 ms wait, then an answer: one transport-level retry's worth."""
+    return [
+        Reply(json_error("upstream overloaded"), status=503, headers={"retry-after-ms": "1"}),
+        Reply(text_stream(api, text)),
+    ]
+
+
+def completions_provider(
+    server: WireServer, *, max_retries: int = 0, compat: dict[str, Any] | None = None
+) -> Any:
+    """The real Chat Completions transport as a host provider, on ``server``."""
+    from ctxmodes.providers.catalog import ModelSpec
+    from ctxmodes.providers.http_model import HttpModelProvider
+    from ctxmodes.providers.request_settings import ProviderRetrySettings
+
+    model = ModelSpec.model_validate(
+        {
+            "id": "m",
+            "api": "openai-completions",
+            "provider": "loop",
+            "baseUrl": f"{server.base_url}/v1",
+            "compat": compat,
+        }
+    )
+    provider = HttpModelProvider(model, lambda: "sk-loopback-key")
+    provider.use_request_settings(ProviderRetrySettings.model_validate({"maxRetries": max_retries}))
+    return provider

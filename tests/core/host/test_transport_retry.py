@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from support.cli_process import run_ctxmodes
-from support.wire_server import Reply, WireServer, json_error, text_stream
+from support.wire_server import Reply, WireServer, completions_provider, overloaded_then
 
 from ctxmodes.config import load_settings
 from ctxmodes.host import records
@@ -25,14 +25,7 @@ class _GatedServer(WireServer):
     retry record that arrived only with the reply would leave ``shown_in_time`` unset."""
 
     def __init__(self) -> None:
-        super().__init__(
-            [
-                Reply(
-                    json_error("upstream overloaded"), status=503, headers={"retry-after-ms": "1"}
-                ),
-                Reply(text_stream(API, "Recovered")),
-            ]
-        )
+        super().__init__(overloaded_then(API, "Recovered"))
         self.shown = threading.Event()
         self.shown_in_time = False
 
@@ -101,11 +94,7 @@ def test_a_transport_retry_is_recorded_and_printed_before_the_request_is_resent(
 
 
 def test_ctxmodes_run_prints_the_transport_retry(tmp_path: Path) -> None:
-    replies = [
-        Reply(json_error("upstream overloaded"), status=503, headers={"retry-after-ms": "1"}),
-        Reply(text_stream(API, "Recovered")),
-    ]
-    with WireServer(replies) as server:
+    with WireServer(overloaded_then(API, "Recovered")) as server:
         _config(tmp_path, server.base_url, max_retries=1)
         result = run_ctxmodes(tmp_path, "run", "--model", "loop/m", "hi")
     assert result.returncode == 0, result.stderr
@@ -120,21 +109,10 @@ def test_ctxmodes_run_prints_the_transport_retry(tmp_path: Path) -> None:
 def test_a_summary_call_reports_its_transport_retries(tmp_path: Path) -> None:
     from ctxmodes.abort import AbortController
     from ctxmodes.host.summarizer import ProviderSummarizer
-    from ctxmodes.providers.catalog import ModelSpec
-    from ctxmodes.providers.http_model import HttpModelProvider
-    from ctxmodes.providers.request_settings import ProviderRetrySettings
     from ctxmodes.session.models import UserMessage
 
-    replies = [
-        Reply(json_error("upstream overloaded"), status=503, headers={"retry-after-ms": "1"}),
-        Reply(text_stream(API, "the summary")),
-    ]
-    with WireServer(replies) as server:
-        model = ModelSpec.model_validate(
-            {"id": "m", "api": API, "provider": "loop", "baseUrl": f"{server.base_url}/v1"}
-        )
-        provider = HttpModelProvider(model, lambda: "sk-loopback-key")
-        provider.use_request_settings(ProviderRetrySettings.model_validate({"maxRetries": 1}))
+    with WireServer(overloaded_then(API, "the summary")) as server:
+        provider = completions_provider(server, max_retries=1)
         seen: list[Any] = []
         summarize = ProviderSummarizer(
             provider, AbortController().signal, "compaction", seen.append

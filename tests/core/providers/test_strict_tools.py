@@ -6,12 +6,10 @@ from __future__ import annotations
 
 import json
 
-from support.wire_server import Reply, WireServer, text_stream
+from support.wire_server import Reply, WireServer, completions_provider, text_stream
 
 from ctxmodes.abort import AbortController
 from ctxmodes.providers.base import ModelRequest, StreamDone, StreamError, ToolSchema
-from ctxmodes.providers.catalog import ModelSpec
-from ctxmodes.providers.http_model import HttpModelProvider
 from ctxmodes.session.models import UserMessage
 
 API = "openai-completions"
@@ -20,13 +18,6 @@ SCHEMA = {
     "properties": {"path": {"type": "string"}, "limit": {"type": "integer"}},
     "required": ["path"],
 }
-
-
-def _provider(base_url: str, compat: dict | None = None) -> HttpModelProvider:
-    model = ModelSpec.model_validate(
-        {"id": "m", "api": API, "provider": "loop", "baseUrl": f"{base_url}/v1", "compat": compat}
-    )
-    return HttpModelProvider(model, lambda: "sk-loopback-key")
 
 
 def _request(*tools: ToolSchema) -> ModelRequest:
@@ -41,7 +32,7 @@ def test_a_tool_preferring_strict_sampling_is_sent_strict_with_a_closed_schema()
         ToolSchema(name="plain", description="Plain.", parameters=SCHEMA),
     ]
     with WireServer([Reply(text_stream(API, "ok"))]) as server:
-        provider = _provider(server.base_url)
+        provider = completions_provider(server)
         events = list(provider.stream(_request(*tools), AbortController().signal))
         provider.close()
     assert isinstance(events[-1], StreamDone)
@@ -66,7 +57,7 @@ def test_a_tool_requiring_strict_sampling_fails_the_turn_on_a_server_without_it(
         name="read", description="Read.", parameters=SCHEMA, strict_sampling="require"
     )
     with WireServer([Reply(text_stream(API, "never"))]) as server:
-        provider = _provider(server.base_url, {"supportsStrictMode": False})
+        provider = completions_provider(server, compat={"supportsStrictMode": False})
         events = list(provider.stream(_request(tool), AbortController().signal))
         provider.close()
     assert not server.requests
