@@ -35,7 +35,7 @@ def render() -> str:
     lines = [
         "# Hook reference",
         "",
-        "Generated from `core/hookspecs.py` by `docs/gen_hooks.py`; do not edit by hand.",
+        "Generated from `core/ctxmodes/hookspecs.py` by `docs/gen_hooks.py`; do not edit by hand.",
         "",
         inspect.cleandoc(hookspecs.__doc__ or ""),
         "",

@@ -1,5 +1,5 @@
 // Prints the built-in OpenAI and Codex model tables of the installed pi-ai as one JSON document.
-// ctxmodes ships the output as core/providers/data/pi_models.json; a test checks it against Pi.
+// ctxmodes ships the output as core/ctxmodes/providers/data/pi_models.json; a test checks it against Pi.
 import { createRequire } from "node:module";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
