@@ -34,10 +34,11 @@ from ctxmodes.errors import CtxmodesError
 from ctxmodes.providers.base import ModelRequest, Provider, StreamEvent
 from ctxmodes_remote.service import catalog
 from ctxmodes_remote.service.bridge import ResponseStream, failure_event, model_request
-from ctxmodes_remote.service.crypto import CiphertextError, KeyRing
+from ctxmodes_remote.service.crypto import AccountKeyError, CiphertextError, KeyRing
 from ctxmodes_remote.service.engine import RequestError, ServiceEngine, UnknownOperationError
 from ctxmodes_remote.service.metrics import CONTENT_TYPE, ServiceMetrics
 from ctxmodes_remote.service.responses_items import encrypted_fields_by_tool, history_items
+from ctxmodes_remote.service.sealing import SealedValueError
 from ctxmodes_remote.service.storage import Account, StorageUnavailableError
 
 _log = logging.getLogger("ctxmodes.serve")
@@ -202,6 +203,10 @@ class ServiceApp:
             # Nothing was acknowledged: the client may retry once storage is back.
             _log.error("storage unavailable: %s", error)
             return _error(503, "storage_unavailable", "the service's storage is unavailable")
+        except (AccountKeyError, SealedValueError) as error:
+            # Never an answer made from data the service could not open.
+            _log.error("account data refused: %s", error)
+            return _error(500, "account_data_unreadable", str(error))
 
     @web.middleware
     async def _auth(
