@@ -1,6 +1,7 @@
-"""History search runs in the database (SQLite ``instr``, Postgres ``LIKE`` over a trigram
-index) and answers exactly what the kit answers over the whole session in memory: a literal,
-case-sensitive substring, whatever characters the query holds."""
+"""History search runs through the database's blind index (candidates checked after
+decryption) and answers exactly what the kit answers over the whole session in memory, as
+the plaintext search did: a literal, case-sensitive substring, whatever characters the query
+holds, even when a decoy holds every 3-gram of the query but not the query."""
 
 import json
 
@@ -28,6 +29,10 @@ CONTENTS = [
     "line one\nline two\ttab",
     "quote ' and \" and ; DROP TABLE history_items; --",
     "percent%underscore_backslash\\",
+    "abc bcd cde",
+    "abcde",
+    "e\u0301t\u00e9 composed and decomposed",
+    "𝒳𝒴𝒵 astral 🎉🎊",
 ]
 QUERIES = [
     "alpha",
@@ -62,6 +67,15 @@ QUERIES = [
     "nowhere",
     "a",
     "e",
+    "abcd",
+    "bcd cde",
+    "e\u0301",
+    "\u00e9",
+    "\u0301",
+    "𝒴𝒵",
+    "🎊",
+    "ab",
+    "% ",
 ]
 
 
@@ -131,10 +145,18 @@ def test_every_query_matches_the_whole_session_answer(filled):
     assert ids["alpha"]
     assert ids["ALPHA"] == []
     assert ids["nowhere"] == []
-    assert ids["%%"] == ["i2", "i14", "i26"]
-    assert ids["e_c"] == ["i3", "i15", "i27"]
-    assert ids["\\\\"] == ["i4", "i16", "i28"]
-    assert ids["É"] == ["i8", "i20", "i32"]
+
+    def copies(content):
+        first = CONTENTS.index(content)
+        return [f"i{first + n * len(CONTENTS)}" for n in range(3)]
+
+    assert ids["%%"] == copies("100% done, 50%% left")
+    assert ids["e_c"] == copies("snake_case and snakeXcase")
+    assert ids["\\\\"] == copies("back\\slash and back\\\\double")
+    assert ids["É"] == copies("CAFÉ")
+    # A decoy holding every 3-gram of the query, not the query, is left out.
+    assert ids["abcd"] == copies("abcde")
+    assert ids["\u00e9"] != ids["e\u0301"]
 
 
 def test_filters_limits_and_order_match_the_whole_session_answer(filled):
