@@ -121,7 +121,7 @@ def test_sqlite_file_and_backup_hold_no_plaintext_before_and_after_rotation(sqli
 
 
 def test_a_key_dropped_before_the_rewrap_or_a_new_key_file_refuses_to_start(sqlite_engine):
-    data, start = sqlite_engine
+    _, start = sqlite_engine
     engine = start([OLD_KEY])
     account = create_token(engine._storage.backend, "alice").account
     fill(engine, account)
@@ -136,7 +136,7 @@ def test_a_key_dropped_before_the_rewrap_or_a_new_key_file_refuses_to_start(sqli
 
 
 def test_an_account_whose_key_is_not_held_is_refused_never_served(sqlite_engine):
-    data, start = sqlite_engine
+    _, start = sqlite_engine
     engine = start([OLD_KEY])
     storage = engine._storage.backend
     alice = create_token(storage, "alice").account
@@ -157,7 +157,7 @@ def test_an_account_whose_key_is_not_held_is_refused_never_served(sqlite_engine)
         ("history", "search_contents", {"query": "rutabaga"}),
         ("history", "list_items", {}),
     ):
-        with pytest.raises(AccountKeyError, match="master key that master.keys does not hold"):
+        with pytest.raises(AccountKeyError, match=r"master key that master\.keys does not hold"):
             call(engine, bob, family, operation, **arguments)
     engine.close()
 

@@ -32,7 +32,7 @@ CONTENTS = [
     "abc bcd cde",
     "abcde",
     "e\u0301t\u00e9 composed and decomposed",
-    "𝒳𝒴𝒵 astral 🎉🎊",
+    "\U0001d4b3\U0001d4b4\U0001d4b5 astral 🎉🎊",
 ]
 QUERIES = [
     "alpha",
@@ -72,7 +72,7 @@ QUERIES = [
     "e\u0301",
     "\u00e9",
     "\u0301",
-    "𝒴𝒵",
+    "\U0001d4b4\U0001d4b5",
     "🎊",
     "ab",
     "% ",
