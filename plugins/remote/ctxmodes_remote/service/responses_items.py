@@ -179,6 +179,9 @@ def history_items(
     Reasoning is the model's own ciphertext and is not history."""
     recorded: list[RecordedItem] = []
     calls: dict[str, OpenedCall] = {}
+    # An output is known by the item of the call it answers (the latest of that call id
+    # before it): call ids may repeat within a window, item ids do not.
+    call_keys: dict[str, str] = {}
     for item in items:
         kind = item.get("type", "message")
         if kind == "message":
@@ -196,6 +199,7 @@ def history_items(
             calls[call.call_id] = call
             text = codec.dumps({"tool": call.name, "arguments": call.arguments}).decode()
             key = _key(item, f"call\0{call.call_id}")
+            call_keys[call.call_id] = key
             recorded.append(
                 RecordedItem(window_id, key, "assistant", text, call.name, call.namespace)
             )
@@ -205,12 +209,13 @@ def history_items(
             calls[call_id] = OpenedCall(call_id, name, None, {"input": item.get("input")})
             text = str(item.get("input", ""))
             key = _key(item, f"call\0{call_id}")
+            call_keys[call_id] = key
             recorded.append(RecordedItem(window_id, key, "assistant", text, name, None))
         elif kind in ("function_call_output", "custom_tool_call_output"):
             call_id = str(item.get("call_id", ""))
             origin = calls.get(call_id)
             parts = content_parts(item.get("output"), decrypt)
-            key = _key(item, f"output\0{call_id}")
+            key = _key(item, f"output\0{call_keys.get(call_id, call_id)}")
             recorded.append(
                 RecordedItem(
                     window_id,
