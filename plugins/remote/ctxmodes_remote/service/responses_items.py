@@ -75,7 +75,12 @@ class OpenedCall:
 
 
 def parse_arguments(text: object) -> dict[str, Any]:
+    """The arguments of a call as an object; none for text that is not a JSON object, or
+    that nests deeper than :data:`~ctxmodes.session.codec.MAX_NESTING` levels (no store or
+    transport could carry it; the history keeps the text as sent instead)."""
     if not isinstance(text, str) or not text:
+        return {}
+    if codec.nested_too_deeply(text.encode("utf-8", "surrogatepass")):
         return {}
     try:
         value = orjson.loads(text)
@@ -197,7 +202,11 @@ def history_items(
         elif kind == "function_call":
             call = open_call(item, marked, decrypt)
             calls[call.call_id] = call
-            text = codec.dumps({"tool": call.name, "arguments": call.arguments}).decode()
+            arguments: object = call.arguments
+            sent = item.get("arguments")
+            if not arguments and isinstance(sent, str) and sent.strip() not in ("", "{}"):
+                arguments = sent  # unreadable as an object: kept as the text the client sent
+            text = codec.dumps({"tool": call.name, "arguments": arguments}).decode()
             key = _key(item, f"call\0{call.call_id}")
             call_keys[call.call_id] = key
             recorded.append(

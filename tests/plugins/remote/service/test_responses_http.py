@@ -261,3 +261,29 @@ def test_calls_keep_their_own_ids_when_upstream_call_ids_repeat(make_service):
     roles = [item["role"] for item in items]
     # Both calls and both outputs are history, none taken for a resend of the other.
     assert roles == ["user", "assistant", "tool", "assistant", "tool", "assistant"]
+
+
+def test_deeply_nested_call_arguments_leave_the_window_usable(make_service):
+    service = make_service([{"text": "first"}, {"text": "second"}])
+    deep = "[" * 300 + "]" * 300
+    call = {
+        "type": "function_call",
+        "id": "fc_deep",
+        "call_id": "call_deep",
+        "name": "shell",
+        "arguments": '{"cmd": ' + deep + "}",
+    }
+    output = {"type": "function_call_output", "call_id": "call_deep", "output": "ran"}
+    for text in ("first", "second"):
+        events = completed(
+            service.responses(body(user("go", "msg_1"), call, output), turn_headers("s1", W0))
+        )
+        assert output_items(events)[0]["content"][0]["text"] == text
+    items = service.call("history", "list_items", {"window_id": W0, "limit": 100})["items"]
+    assert [item["role"] for item in items] == [
+        "user",
+        "assistant",
+        "tool",
+        "assistant",
+        "assistant",
+    ]
