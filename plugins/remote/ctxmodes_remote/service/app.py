@@ -32,6 +32,7 @@ from aiohttp import web
 from ctxmodes.abort import AbortController
 from ctxmodes.errors import CtxmodesError
 from ctxmodes.providers.base import ModelRequest, Provider, StreamEvent
+from ctxmodes.windows import OPERATIONS
 from ctxmodes_remote.service import catalog
 from ctxmodes_remote.service.bridge import ResponseStream, failure_event, model_request
 from ctxmodes_remote.service.crypto import AccountKeyError, CiphertextError, KeyRing
@@ -62,10 +63,20 @@ _OPERATOR_PATHS = frozenset({"/healthz", "/readyz", "/metrics"})
 
 
 def _operation(request: web.Request) -> str:
-    """The metrics label of a request: its operation, or its route for everything else."""
+    """The metrics label of a request: its operation, or its route for everything else.
+
+    Only names the service defines become labels (an unknown operation is
+    ``alpha.unknown``, a path no route matches ``unmatched``), so requests, with or without
+    a token, cannot make the metrics grow."""
     info = request.match_info
     if "family" in info and "operation" in info:
-        return f"{info['family']}.{info['operation']}"
+        family, operation = info["family"], info["operation"]
+        known = OPERATIONS.get(family)  # type: ignore[call-overload]
+        if (family, operation) == ("notes", "thread_hint") or (
+            known is not None and operation in known
+        ):
+            return f"{family}.{operation}"
+        return "alpha.unknown"
     route = info.route.resource
     return route.canonical if route is not None else "unmatched"
 
