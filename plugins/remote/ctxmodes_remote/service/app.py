@@ -4,8 +4,9 @@ Routes, under ``/backend-api``: the catalog (``codex/models``), ``wham/accounts/
 ``wham/settings/user``, ``codex/responses`` (SSE; a WebSocket upgrade is refused with 426 so
 that Codex falls back to SSE) and ``codex/alpha/{history|notes}/v2/{operation}``. Every one
 of them is authenticated by its bearer token before anything else is read; request bodies
-may be zstd-compressed (aiohttp decodes ``Content-Encoding`` itself). For operators, without
-a token and without any account's data: ``/healthz`` (the process answers), ``/readyz``
+may be zstd-, gzip- or deflate-compressed (decoded in a stream that stops at the size limit,
+see :mod:`~ctxmodes_remote.service.bodies`). For operators, without a token and without any
+account's data: ``/healthz`` (the process answers), ``/readyz``
 (its storage answers) and ``/metrics`` (Prometheus).
 
 All engine calls run on one worker thread, in arrival order: storage and the in-memory
@@ -34,6 +35,12 @@ from ctxmodes.errors import CtxmodesError
 from ctxmodes.providers.base import ModelRequest, Provider, StreamEvent
 from ctxmodes.windows import OPERATIONS
 from ctxmodes_remote.service import catalog
+from ctxmodes_remote.service.bodies import (
+    BodyEncodingError,
+    BodyTimeoutError,
+    BodyTooLargeError,
+    read_body,
+)
 from ctxmodes_remote.service.bridge import ResponseStream, failure_event, model_request
 from ctxmodes_remote.service.crypto import AccountKeyError, CiphertextError, KeyRing
 from ctxmodes_remote.service.engine import RequestError, ServiceEngine, UnknownOperationError
@@ -48,6 +55,10 @@ BASE_PATH = "/backend-api"
 CODEX_PATH = f"{BASE_PATH}/codex"
 #: The largest request body accepted, after decompression.
 MAX_BODY_BYTES = 64 * 1024 * 1024
+#: Seconds a connection may stay idle: waiting for a request's headers (from its opening or
+#: the end of the previous answer) or between two reads of a body. Bounds half-open and
+#: stalled connections; clients reconnect after it.
+IDLE_TIMEOUT_S = 75.0
 #: Seconds the upstream model may stay silent (before its first event or between two) before
 #: the response fails and the upstream call is aborted.
 UPSTREAM_IDLE_TIMEOUT_S = 300.0
@@ -130,10 +141,12 @@ class ServiceApp:
         *,
         max_body_bytes: int = MAX_BODY_BYTES,
         upstream_idle_timeout_s: float = UPSTREAM_IDLE_TIMEOUT_S,
+        idle_timeout_s: float = IDLE_TIMEOUT_S,
     ) -> None:
         self.engine = engine
         self.provider = provider
         self._max_body_bytes = max_body_bytes
+        self._idle_timeout_s = idle_timeout_s
         self._upstream_idle_timeout_s = upstream_idle_timeout_s
         self.metrics = ServiceMetrics()
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ctxmodes-serve")
@@ -170,8 +183,16 @@ class ServiceApp:
 
     def runner(self, **options: Any) -> web.AppRunner:
         """A runner for the app. A request whose client hangs up is cancelled, so a stream
-        whose client is gone aborts its upstream call instead of running on."""
-        return web.AppRunner(self.build(), handler_cancellation=True, **options)
+        whose client is gone aborts its upstream call instead of running on. Bodies are
+        decoded by :func:`read_body`, not by aiohttp; a connection idle before a request's
+        headers are complete is closed after the idle timeout."""
+        return web.AppRunner(
+            self.build(),
+            handler_cancellation=True,
+            auto_decompress=False,
+            keepalive_timeout=self._idle_timeout_s,
+            **options,
+        )
 
     async def _cleanup(self, app: web.Application) -> None:
         self._streams.shutdown(wait=False, cancel_futures=True)
@@ -262,8 +283,20 @@ class ServiceApp:
     # -- alpha ------------------------------------------------------------------------------------
 
     async def _json_body(self, request: web.Request) -> dict[str, Any]:
+        """:raises RequestError: not a JSON object.
+        :raises web.HTTPException: too large (413), badly encoded (415, 400), stalled (408)."""
         try:
-            body = orjson.loads(await request.read())
+            raw = await read_body(request, self._max_body_bytes, self._idle_timeout_s)
+        except BodyTooLargeError as error:
+            raise web.HTTPRequestEntityTooLarge(
+                max_size=self._max_body_bytes, actual_size=self._max_body_bytes + 1, text=str(error)
+            ) from None
+        except BodyEncodingError as error:
+            raise web.HTTPUnsupportedMediaType(text=str(error)) from None
+        except BodyTimeoutError as error:
+            raise web.HTTPRequestTimeout(text=str(error)) from None
+        try:
+            body = orjson.loads(raw)
         except orjson.JSONDecodeError:
             raise RequestError("the body must be a JSON object") from None
         if not isinstance(body, dict):
