@@ -25,9 +25,11 @@ from psycopg_pool import ConnectionPool
 from ctxmodes_remote.service.storage import (
     SEAL_BATCH,
     SEALED_ITEM_COLUMNS,
+    TOKEN_ID_DIGITS,
     Account,
     AccountExistsError,
     CandidatePage,
+    IssuedTokenRecord,
     PlaintextSealer,
     RecordedItem,
     SealedItem,
@@ -217,6 +219,29 @@ class PostgresStorage:
             (token_hash,),
         )
         return Account(str(rows[0][0]), str(rows[0][1])) if rows else None
+
+    def list_tokens(self) -> list[IssuedTokenRecord]:
+        rows = self._run(
+            f"SELECT left(token_hash, {TOKEN_ID_DIGITS}), accounts.account_id, accounts.name, "
+            "created_at FROM tokens JOIN accounts ON accounts.account_id = tokens.account_id "
+            "ORDER BY created_at, token_hash",
+            (),
+        )
+        return [
+            IssuedTokenRecord(str(row[0]), Account(str(row[1]), str(row[2])), int(row[3]))
+            for row in rows
+        ]
+
+    def revoke_token(self, token_id: str) -> int:
+        rows = self._run(
+            "DELETE FROM tokens WHERE left(token_hash, %s) = %s RETURNING 1",
+            (len(token_id), token_id),
+        )
+        return len(rows)
+
+    def revoke_account_tokens(self, account_id: str) -> int:
+        rows = self._run("DELETE FROM tokens WHERE account_id = %s RETURNING 1", (account_id,))
+        return len(rows)
 
     # -- sealing a database from before encryption at rest -----------------------------------
 

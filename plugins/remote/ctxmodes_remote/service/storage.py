@@ -36,6 +36,20 @@ class Account:
 
 
 @dataclass(frozen=True, slots=True)
+class IssuedTokenRecord:
+    """A token as ``serve token list`` shows it: never the token, only its id (the start of
+    its hash), its account and when it was made."""
+
+    token_id: str
+    account: Account
+    created_at: int
+
+
+#: Hex digits of a token's hash that make its id.
+TOKEN_ID_DIGITS = 16
+
+
+@dataclass(frozen=True, slots=True)
 class NoteEvent:
     action: NoteAction
     path: str
@@ -169,6 +183,18 @@ class Storage(Protocol):
     def add_token(self, account_id: str, token_hash: str, created_at: int) -> None: ...
 
     def account_for_token(self, token_hash: str) -> Account | None: ...
+
+    def list_tokens(self) -> list[IssuedTokenRecord]:
+        """Every token, oldest first."""
+        ...
+
+    def revoke_token(self, token_id: str) -> int:
+        """Delete the tokens whose hash starts with ``token_id`` (hex); returns how many."""
+        ...
+
+    def revoke_account_tokens(self, account_id: str) -> int:
+        """Delete every token of the account; returns how many."""
+        ...
 
     def account_key(self, account_id: str) -> str | None:
         """The account's wrapped storage secret, ``None`` before it stored anything."""
@@ -470,6 +496,24 @@ class SqliteStorage:
             (token_hash,),
         ).fetchone()
         return Account(row[0], row[1]) if row else None
+
+    def list_tokens(self) -> list[IssuedTokenRecord]:
+        rows = self._execute(
+            f"SELECT substr(token_hash, 1, {TOKEN_ID_DIGITS}), accounts.account_id, "
+            "accounts.name, created_at FROM tokens "
+            "JOIN accounts ON accounts.account_id = tokens.account_id "
+            "ORDER BY created_at, token_hash"
+        )
+        return [IssuedTokenRecord(row[0], Account(row[1], row[2]), row[3]) for row in rows]
+
+    def revoke_token(self, token_id: str) -> int:
+        cursor = self._execute(
+            "DELETE FROM tokens WHERE substr(token_hash, 1, ?) = ?", (len(token_id), token_id)
+        )
+        return cursor.rowcount
+
+    def revoke_account_tokens(self, account_id: str) -> int:
+        return self._execute("DELETE FROM tokens WHERE account_id = ?", (account_id,)).rowcount
 
     # -- account keys ---------------------------------------------------------------------
 
