@@ -1,4 +1,7 @@
-"""Slash commands: ``/name args`` typed by the user, dispatched before any model call."""
+"""Slash commands: ``/name args`` typed by the user, dispatched before any model call.
+
+Internal module: its public names are imported from :mod:`ctxmodes`.
+"""
 
 from __future__ import annotations
 

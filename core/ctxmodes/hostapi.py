@@ -22,6 +22,8 @@ Navigation
     raises :class:`ctxmodes.errors.StaleContextError`. It refuses while a run, a compaction or
     another navigation is in progress; the first safe point after a run is
     ``ctx_agent_settled``, where the session is idle.
+
+Internal module: its public names are imported from :mod:`ctxmodes`.
 """
 
 from __future__ import annotations
@@ -32,7 +34,6 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias, runtime_che
 
 if TYPE_CHECKING:
     from ctxmodes.providers.base import ModelInfo, Provider
-    from ctxmodes.session.manager import SessionManager
     from ctxmodes.session.models import (
         BranchSummaryEntry,
         CustomMessage,
@@ -40,6 +41,7 @@ if TYPE_CHECKING:
         TextContent,
         UserMessage,
     )
+    from ctxmodes.session_view import SessionView
 
 #: A message waiting in a run queue: submitted text, or a plugin's custom message. Spelled
 #: as a string so that importing this module (every plugin does, to annotate its session)
@@ -154,8 +156,14 @@ class HostSession(Protocol):
     """The running agent session as plugins see it."""
 
     @property
-    def session_manager(self) -> SessionManager:
-        """The session store of the current session file."""
+    def session_manager(self) -> SessionView:
+        """The current session file, read-only (:mod:`ctxmodes.session_view`); a mode writes
+        through :meth:`append_entry`, the ``send_*`` methods and :attr:`navigation`."""
+
+    def append_entry(self, custom_type: str, data: Any = None) -> str:
+        """Append a ``custom`` entry (a mode's own state, never sent to the model) at the
+        leaf, as Pi's ``appendEntry`` does; returns its id. Call it on the host's thread
+        (from a hook or tool), where the session is not moving."""
 
     @property
     def cwd(self) -> Path:

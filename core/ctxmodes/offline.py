@@ -1,5 +1,8 @@
 """A session opened without an agent: for offline inspection (``ctxmodes history FILE``)
-and for testing a mode's hooks in isolation."""
+and for testing a mode's hooks in isolation.
+
+Internal to ctxmodes: not part of the API plugins and programs use (see :mod:`ctxmodes`).
+"""
 
 from __future__ import annotations
 
@@ -99,6 +102,9 @@ class OfflineSession:
     def hold_turns(self) -> OfflineTurnHold:
         """Nothing starts turns offline; the hold has nothing to hold."""
         return OfflineTurnHold()
+
+    def append_entry(self, custom_type: str, data: Any = None) -> str:
+        return self.session_manager.append_custom_entry(custom_type, data)
 
     def send_message(
         self,

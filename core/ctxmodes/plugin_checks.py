@@ -5,6 +5,8 @@ never called), reports a misspelled hook only when ``check_pending`` runs, and r
 argument the spec does not have with a traceback-shaped message. :func:`check_plugin` turns
 each of these into one line naming the plugin and the hook, for module plugins when a manager
 is built and for mode objects when a mode is activated.
+
+Internal to ctxmodes: not part of the API plugins and programs use (see :mod:`ctxmodes`).
 """
 
 from __future__ import annotations

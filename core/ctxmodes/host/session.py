@@ -154,6 +154,9 @@ class AgentSession:
     def session_manager(self) -> SessionManager:
         return self._core.manager
 
+    def append_entry(self, custom_type: str, data: Any = None) -> str:
+        return self._core.manager.append_custom_entry(custom_type, data)
+
     @property
     def cwd(self) -> Path:
         return self._core.cwd

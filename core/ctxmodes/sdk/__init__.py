@@ -8,8 +8,8 @@
         agent.subscribe(print)
         agent.prompt("Summarize the README")
 
-See :mod:`ctxmodes.sdk.agent` for the two ways to drive an agent and
-:mod:`ctxmodes.sdk.events` for what listeners receive.
+See :class:`Agent` for the two ways to drive an agent and :class:`AgentEvent` for what
+listeners receive. A public module: import from here; the submodules are internal.
 """
 
 from ctxmodes.sdk.agent import Agent, open_agent
@@ -38,6 +38,7 @@ from ctxmodes.sdk.events import (
     UsageReported,
     WindowOpened,
 )
+from ctxmodes.sdk.models import resolve_model
 
 __all__ = [
     "Agent",
@@ -65,4 +66,5 @@ __all__ = [
     "UsageReported",
     "WindowOpened",
     "open_agent",
+    "resolve_model",
 ]

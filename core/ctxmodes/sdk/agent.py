@@ -34,6 +34,7 @@ from ctxmodes.session.models import UserMessage
 if TYPE_CHECKING:
     from ctxmodes.commands import Command
     from ctxmodes.config import Settings
+    from ctxmodes.events import RetrievalRequest, RetrievalResult
     from ctxmodes.host.options import HostOptions
     from ctxmodes.host.records import HostRecord, Listener
     from ctxmodes.host.session import AgentSession
@@ -272,6 +273,15 @@ class Agent:
 
     def switch_mode(self, name: str) -> None:
         self._host.switch_mode(name)
+
+    def retrieve(self, request: RetrievalRequest) -> RetrievalResult | None:
+        """Run a ``history`` or ``notes`` operation as the model's tool would, through the
+        mode's ``ctx_retrieve``; ``None`` when the mode keeps none (a failing plugin is
+        reported as a notice)."""
+        from ctxmodes.hooks import HookRelay
+
+        session = self.session
+        return session.call_hook(HookRelay(self._host.plugin_manager, session).retrieve, request)
 
     def model_refs(self) -> list[str]:
         """The ``provider/model-id`` of every model the plugins register (``ctxmodes models``)."""

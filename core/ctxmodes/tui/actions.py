@@ -382,7 +382,6 @@ def context_breakdown(session: TerminalSession, args: str) -> None:
 def _retrieve(session: TerminalSession, family: str, args: str) -> None:
     from ctxmodes.cli.retrieval_cmd import check_action, parse_arguments
     from ctxmodes.events import RetrievalRequest
-    from ctxmodes.hooks import HookRelay
 
     words = args.split()
     if not words:
@@ -399,10 +398,8 @@ def _retrieve(session: TerminalSession, family: str, args: str) -> None:
     except CtxmodesError as exc:
         session.notify(str(exc), "error")
         return
-    host_session = agent.session
-    relay = HookRelay(agent.host.plugin_manager, host_session)
     request = RetrievalRequest(family=cast("Family", family), action=action, arguments=arguments)
-    result = host_session.call_hook(relay.retrieve, request)
+    result = agent.retrieve(request)
     if result is None:
         session.notify(f"mode {agent.mode!r} keeps no {family}", "warning")
         return
