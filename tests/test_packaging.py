@@ -19,7 +19,7 @@ PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 BUILT_IN_MODES = sorted(PYPROJECT["project"]["entry-points"]["ctxmodes"])
 IMPORT_NAMES = set(PYPROJECT["tool"]["hatch"]["build"]["targets"]["wheel"]["sources"].values())
 
-#: The README's third-party mode: a distribution of its own, built and installed beside ours.
+#: The third-party mode of docs/writing-a-mode.md: a distribution of its own, built beside ours.
 EXAMPLE_MODE = ROOT / "docs" / "example-mode"
 THIRD_PARTY = "recent-turns"
 THIRD_PARTY_DISTRIBUTION = "ctxmodes-recent-turns"
