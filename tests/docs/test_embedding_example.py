@@ -4,19 +4,9 @@ from __future__ import annotations
 
 import contextlib
 import io
-import re
 from pathlib import Path
 
-PAGE = Path(__file__).resolve().parents[2] / "docs" / "embedding.md"
-MARK = "<!-- example: embedding -->"
-
-
-def example_code() -> str:
-    text = PAGE.read_text(encoding="utf-8")
-    after = text.split(MARK, 1)[1]
-    match = re.match(r"\s*```python\n(.*?)\n```", after, re.DOTALL)
-    assert match is not None, "the embedding page lost its example"
-    return match.group(1)
+from support.doc_pages import example
 
 
 def test_the_embedding_example_runs(tmp_path, monkeypatch):
@@ -24,8 +14,9 @@ def test_the_embedding_example_runs(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     out = io.StringIO()
     namespace: dict[str, object] = {"__name__": "readme_example"}
+    block = example("embedding")
     with contextlib.redirect_stdout(out):
-        exec(compile(example_code(), str(PAGE), "exec"), namespace)
+        exec(compile(block.body, block.where, "exec"), namespace)
     lines = out.getvalue().splitlines()
     assert lines[0] == "context window 1 — previous window archived"
     assert "Window 1: reading my plan and carrying on." in lines[1]

@@ -10,9 +10,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from support.doc_pages import DOCS, blocks
 
-ROOT = Path(__file__).resolve().parents[2]
-EXAMPLE = ROOT / "docs" / "example-mode"
+EXAMPLE = DOCS / "example-mode"
 FILES = ("pyproject.toml", "recent_turns.py", "script.json", "test_recent_turns.py")
 
 
@@ -36,14 +36,12 @@ test_the_model_sees_only_the_latest_turns = _example_tests.test_the_model_sees_o
 
 def page_blocks() -> dict[str, str]:
     """The page's code blocks whose first line names an example file (``# recent_turns.py``)."""
-    text = (ROOT / "docs" / "writing-a-mode.md").read_text()
-    blocks: dict[str, str] = {}
-    for body in re.findall(r"```[a-z]*\n(.*?)```", text, flags=re.S):
-        first, _, rest = body.partition("\n")
-        match = re.fullmatch(r"(?:#|//) (docs/example-mode/)?([\w.]+)", first.strip())
-        if match and match.group(2) in FILES:
-            blocks[match.group(2)] = rest
-    return blocks
+    found: dict[str, str] = {}
+    for block in blocks(DOCS / "writing-a-mode.md"):
+        match = re.fullmatch(r"(?:#|//) ([\w.]+)", block.first_line)
+        if match and match.group(1) in FILES:
+            found[match.group(1)] = block.body.partition("\n")[2]
+    return found
 
 
 @pytest.mark.parametrize("name", FILES)
