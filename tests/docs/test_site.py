@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from support.doc_pages import DOCS, ROOT
+from support.doc_pages import DOCS, ROOT, pages
 
 
 def build(source: Path, out: Path) -> subprocess.CompletedProcess[str]:
@@ -55,3 +55,15 @@ def test_the_readme_links_only_to_files_that_exist():
     assert local, "the README links into the site"
     missing = [target for target in local if not (ROOT / target).exists()]
     assert missing == []
+
+
+def test_the_pages_name_only_files_that_exist():
+    named: list[tuple[str, str]] = []
+    for page in pages():
+        for path in re.findall(
+            r"`((?:core|plugins|tests|bench|docs|tools)/[^`\s]*)`", page.read_text()
+        ):
+            if not re.search(r"[<…*]|^docs/_build/", path):
+                named.append((page.name, path.split("::")[0]))
+    assert named, "the pages name the files they describe"
+    assert [(page, path) for page, path in named if not (ROOT / path).exists()] == []
