@@ -55,6 +55,7 @@ if TYPE_CHECKING:
     from ctxmodes.hostapi import (
         DeliverAs,
         HostSession,
+        NavigationRequest,
         NotifyLevel,
         QueuedMessage,
         StatusLine,
@@ -114,6 +115,7 @@ _EXPORTS: dict[str, str] = {
         (
             "DeliverAs",
             "HostSession",
+            "NavigationRequest",
             "NotifyLevel",
             "QueuedMessage",
             "StatusLine",
@@ -161,6 +163,7 @@ __all__ = [
     "InputResult",
     "ModeSpec",
     "ModelCapabilities",
+    "NavigationRequest",
     "NewContextOutcome",
     "NewContextRequest",
     "NotifyLevel",

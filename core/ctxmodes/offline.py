@@ -17,6 +17,7 @@ from ctxmodes.ui import HeadlessUI
 if TYPE_CHECKING:
     from ctxmodes.hostapi import (
         DeliverAs,
+        NavigationRequest,
         QueuedMessage,
         StreamingBehavior,
         TreeNavigation,
@@ -44,16 +45,7 @@ class OfflineNavigation:
     def ready(self) -> bool:
         return False
 
-    def navigate_tree(
-        self,
-        target_id: str,
-        *,
-        summarize: bool = False,
-        custom_instructions: str | None = None,
-        replace_instructions: bool = False,
-        label: str | None = None,
-        internal: bool = False,
-    ) -> TreeNavigationResult:
+    def navigate_tree(self, request: NavigationRequest) -> TreeNavigationResult:
         raise CtxmodesError("an offline session cannot navigate its tree")
 
 

@@ -24,7 +24,12 @@ from ctxmodes.errors import CtxmodesError
 from ctxmodes.host.errors import SessionBusyError
 from ctxmodes.host.queues import queued_text
 from ctxmodes.host.runtime import AgentHost
-from ctxmodes.hostapi import NotifyLevel, StreamingBehavior, TreeNavigationResult
+from ctxmodes.hostapi import (
+    NavigationRequest,
+    NotifyLevel,
+    StreamingBehavior,
+    TreeNavigationResult,
+)
 from ctxmodes.sdk.context_state import ContextState, context_state
 from ctxmodes.sdk.events import AgentEvent, EventListener, Notice, StatusChanged, translate
 from ctxmodes.sdk.worker import SessionWorker
@@ -253,13 +258,11 @@ class Agent:
         """Compact now (aborting a run in progress first), on this thread."""
         return self.session.compact(instructions)
 
-    def navigate(
-        self, target_id: str, *, summarize: bool = False, label: str | None = None
-    ) -> TreeNavigationResult:
-        """Move the leaf to ``target_id`` as ``/tree`` does (the session must be idle)."""
+    def navigate(self, request: NavigationRequest) -> TreeNavigationResult:
+        """Move the leaf as ``/tree`` does (the session must be idle)."""
         if self.is_busy():
             raise SessionBusyError("Wait for the current response to finish before navigating.")
-        return self.session.navigate_tree(target_id, summarize=summarize, label=label)
+        return self.session.navigate_tree(request)
 
     def new_session(self) -> None:
         self._host.new_session()

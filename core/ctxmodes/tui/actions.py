@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final, cast
 
 from ctxmodes.errors import CtxmodesError
+from ctxmodes.hostapi import NavigationRequest
 from ctxmodes.tui.picker import Picker, PickerItem
 
 if TYPE_CHECKING:
@@ -55,7 +56,7 @@ def _navigate(
 
     def job() -> None:
         result = agent.session.navigate_tree(
-            target, summarize=summarize, custom_instructions=instructions
+            NavigationRequest(target, summarize=summarize, custom_instructions=instructions)
         )
         if result.cancelled:
             agent.session.ui.notify(

@@ -52,6 +52,7 @@ from dataclasses import dataclass
 
 from ctxmodes import (
     CtxmodesError,
+    NavigationRequest,
     NewContextOutcome,
     QueuedMessage,
     StreamingBehavior,
@@ -249,7 +250,9 @@ class RolloverCoordinator:
         snapshot = self._tree.state.notes.snapshot(self._now_ms())
         self._navigation = _Navigation(old_leaf, ui.get_editor_text(), _entry_text(target))
         try:
-            result = navigation.navigate_tree(target.id, summarize=True, internal=True)
+            result = navigation.navigate_tree(
+                NavigationRequest(target.id, summarize=True, internal=True)
+            )
         except CtxmodesError as error:
             raise RolloverError(f"navigation failed: {error}") from None
         if result.cancelled:
