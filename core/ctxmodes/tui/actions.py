@@ -344,7 +344,7 @@ def context_breakdown(session: TerminalSession, args: str) -> None:
     from ctxmodes.providers.base import DeveloperMessage
 
     agent = session.agent
-    request = session.last_request
+    request = session.transcript.last_request
     state = agent.context_state()
     if request is None:
         session.notify(

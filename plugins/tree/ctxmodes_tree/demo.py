@@ -20,13 +20,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from ctxmodes import hookimpl
-
 if TYPE_CHECKING:
     from rich.console import Console
     from rich.tree import Tree
 
-    from ctxmodes import HostSession, ProviderRequestEvent, SessionView, TreeNavigationEvent
+    from ctxmodes import SessionView
     from ctxmodes.providers import ModelRequest
     from ctxmodes.sdk import AgentEvent
     from ctxmodes.session import SessionTreeNode
@@ -108,18 +106,17 @@ DEMO_SCRIPT: Final[dict[str, Any]] = {
 
 @dataclass
 class _Windows:
-    """A plugin of the demo's own: the turn requests, as the model received them (after every
-    mode shaped them), grouped by context window (a rollover starts the next group)."""
+    """The turn requests, as the model received them (after every mode shaped them),
+    grouped by context window: a rollover (the mode's own navigation) starts the next."""
 
     requests: list[list[ModelRequest]] = field(default_factory=lambda: [[]])
 
-    @hookimpl(trylast=True)
-    def ctx_provider_request(self, session: HostSession, event: ProviderRequestEvent) -> None:
-        self.requests[-1].append(event.request)
+    def __call__(self, event: AgentEvent) -> None:
+        from ctxmodes.sdk import Navigated, RequestSent
 
-    @hookimpl
-    def ctx_session_tree(self, session: HostSession, event: TreeNavigationEvent) -> None:
-        if event.internal:
+        if isinstance(event, RequestSent):
+            self.requests[-1].append(event.request)
+        elif isinstance(event, Navigated) and event.internal:
             self.requests.append([])
 
 
@@ -148,7 +145,8 @@ def _run_demo(console: Console, workdir: Path, session_file: Path | None) -> Non
     windows = _Windows()
     notices: list[Notice] = []
 
-    def keep_notice(event: AgentEvent) -> None:
+    def watch(event: AgentEvent) -> None:
+        windows(event)
         if isinstance(event, Notice):
             notices.append(event)
 
@@ -161,9 +159,8 @@ def _run_demo(console: Console, workdir: Path, session_file: Path | None) -> Non
         provider=ScriptedProvider(Script.model_validate(DEMO_SCRIPT)),
         session_file=session_file,
         session_dir=workdir / "sessions",
-        plugins=[windows],
     ) as agent:
-        agent.subscribe(keep_notice)
+        agent.subscribe(watch)
         console.print(f"[bold]ctxmodes demo[/] — mode [bold]{DEMO_MODE}[/], scripted model")
         console.print(f"prompt: {PROMPT}\n")
         agent.prompt(PROMPT)
