@@ -104,9 +104,9 @@ def defining_file(
     return None
 
 
-def imports_in(path: Path, source: str) -> Iterator[tuple[int, str, str | None]]:
-    """(line, module, name) of each import of a ``ctxmodes*`` package in ``source``."""
-    for node in ast.walk(ast.parse(source)):
+def imports_in(path: Path, tree: ast.Module) -> Iterator[tuple[int, str, str | None]]:
+    """(line, module, name) of each import of a ``ctxmodes*`` package in ``path``'s ``tree``."""
+    for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if is_ours(alias.name):
@@ -118,10 +118,10 @@ def imports_in(path: Path, source: str) -> Iterator[tuple[int, str, str | None]]
                     yield node.lineno, module, alias.name
 
 
-def unresolved(path: Path, source: str) -> list[str]:
+def unresolved(path: Path, tree: ast.Module) -> list[str]:
     where = path.relative_to(ROOT)
     found = []
-    for line, module, name in imports_in(path, source):
+    for line, module, name in imports_in(path, tree):
         if name is None or name == "*":
             resolved = module_file(module)
         else:
@@ -136,9 +136,7 @@ def scanned_files() -> list[Path]:
 
 
 def test_every_ctxmodes_import_resolves_to_a_file() -> None:
-    failures = [
-        failure for path in scanned_files() for failure in unresolved(path, path.read_text())
-    ]
+    failures = [failure for path in scanned_files() for failure in unresolved(path, parsed(path))]
     assert failures == []
 
 
@@ -158,7 +156,7 @@ def test_the_graph_has_its_floors() -> None:
     reached = {
         resolved.relative_to(ROOT).parts[:2]
         for path in scanned_files()
-        for _, module, name in imports_in(path, path.read_text())
+        for _, module, name in imports_in(path, parsed(path))
         if (resolved := module_file(module) if name is None else defining_file(module, name))
     }
     modes = {("plugins", folder.name) for folder in (ROOT / "plugins").iterdir() if folder.is_dir()}
@@ -175,7 +173,7 @@ def test_an_import_that_names_nothing_is_reported() -> None:
         "from ctxmodes.session import codec\n"
         "from ctxmodes_tree.manifest import TREE_ARCHIVE_CUSTOM_TYPE\n"
     )
-    assert unresolved(probe, source) == [
+    assert unresolved(probe, ast.parse(source)) == [
         "tests/probe.py:1: ctxmodes.nowhere.thing",
         "tests/probe.py:2: ctxmodes.not_a_name",
         "tests/probe.py:3: ctxmodes_tree.missing",
