@@ -18,7 +18,7 @@ import secrets
 import time
 from dataclasses import dataclass
 
-from ctxmodes.errors import CtxmodesError
+from ctxmodes import CtxmodesError
 from ctxmodes.session import codec
 from ctxmodes_remote.service.storage import TOKEN_ID_DIGITS, Account, Storage
 

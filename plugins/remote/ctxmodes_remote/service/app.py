@@ -30,9 +30,8 @@ from typing import Any, TypeVar
 import orjson
 from aiohttp import web
 
-from ctxmodes.abort import AbortController
-from ctxmodes.errors import CtxmodesError
-from ctxmodes.providers.base import ModelRequest, Provider, StreamEvent
+from ctxmodes import AbortController, CtxmodesError
+from ctxmodes.providers import ModelRequest, Provider, StreamEvent
 from ctxmodes.windows import OPERATIONS
 from ctxmodes_remote.service import catalog
 from ctxmodes_remote.service.bodies import (

@@ -17,7 +17,7 @@ from typing import Protocol
 
 from aiohttp import web
 
-from ctxmodes.errors import CtxmodesError
+from ctxmodes import CtxmodesError
 
 #: The most bytes decoded at a time: a small slice, so the body is the one large buffer.
 DECODE_SLICE = 256 * 1024

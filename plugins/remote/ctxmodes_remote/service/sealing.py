@@ -28,7 +28,7 @@ from collections.abc import Iterable
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
-from ctxmodes.errors import CtxmodesError
+from ctxmodes import CtxmodesError
 
 #: Bytes of the random secret an account's storage keys come from (data key · index key).
 SECRET_BYTES = 64
