@@ -85,14 +85,9 @@ MIGRATIONS: tuple[tuple[int, str], ...] = (
     ),
     (
         2,
-        # Trigram index for history search: LIKE '%…%' finds candidates through it and
-        # rechecks each, so answers stay exact. pg_trgm is a trusted extension: the
-        # database's owner may create it.
-        """
-        CREATE EXTENSION IF NOT EXISTS pg_trgm;
-        CREATE INDEX history_items_content_trgm ON history_items
-            USING gin (content gin_trgm_ops);
-        """,
+        # Was the trigram index of the plaintext history (pg_trgm); encryption at rest
+        # replaced it with the blind index (4), which drops it where it was made.
+        "SELECT 1;",
     ),
     (
         3,

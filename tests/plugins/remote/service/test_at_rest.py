@@ -350,6 +350,11 @@ def test_a_plaintext_postgres_database_is_sealed_in_place_resumably(
         for version, statements in MIGRATIONS[:3]:
             connection.execute(statements)
             connection.execute("INSERT INTO schema_migrations (version) VALUES (%s)", (version,))
+        # What migration 2 made before encryption at rest: a trigram index of the plaintext.
+        connection.execute(
+            "CREATE EXTENSION IF NOT EXISTS pg_trgm; CREATE INDEX history_items_content_trgm "
+            "ON history_items USING gin (content gin_trgm_ops)"
+        )
         with connection.cursor() as cursor:
             cursor.execute("INSERT INTO accounts VALUES ('acct_a', 'alice')")
             cursor.executemany(
@@ -387,3 +392,19 @@ def test_a_plaintext_postgres_database_is_sealed_in_place_resumably(
         assert_migrated(storage)
         storage.close()
     assert_holds_none(postgres_server.dump(url), "a pg_dump of the migrated database")
+    with psycopg.connect(url, autocommit=True) as connection:
+        indexes = {
+            row[0]
+            for row in connection.execute(
+                "SELECT indexname FROM pg_indexes WHERE tablename = 'history_items'"
+            )
+        }
+        columns = {
+            row[0]
+            for row in connection.execute(
+                "SELECT column_name FROM information_schema.columns "
+                "WHERE table_name IN ('history_items', 'note_events')"
+            )
+        }
+    assert "history_items_content_trgm" not in indexes
+    assert not columns & {"content", "images", "path", "text"}
