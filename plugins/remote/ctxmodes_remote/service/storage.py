@@ -618,18 +618,24 @@ class SqliteStorage:
         self, account_id: str, session_id: str, agent: str, page: CandidatePage
     ) -> list[tuple[int, SealedItem]]:
         search = page.search
-        # The rows holding every token: an intersection of index ranges.
+        # Past the cursor only: every range below reads from where the last page stopped.
+        after = (
+            ""
+            if page.cursor is None
+            else (" AND seq < ?" if search.newest_first else " AND seq > ?")
+        )
+        bound = [] if page.cursor is None else [page.cursor]
+        # The rows holding every token: an intersection of ranges of the token index.
         holding = " INTERSECT ".join(
-            "SELECT seq FROM history_tokens WHERE token = ?" for _ in page.tokens
+            f"SELECT seq FROM history_tokens WHERE token = ?{after}" for _ in page.tokens
         )
         clauses = ["account_id = ?", "session_id = ?", "agent = ?", f"seq IN ({holding})"]
-        params: list[object] = [account_id, session_id, agent, *page.tokens]
+        params: list[object] = [account_id, session_id, agent]
+        for token in page.tokens:
+            params += [token, *bound]
         for column, value in search.filters():
             clauses.append(f"{column} = ?")
             params.append(value)
-        if page.cursor is not None:
-            clauses.append("seq < ?" if search.newest_first else "seq > ?")
-            params.append(page.cursor)
         order = "DESC" if search.newest_first else "ASC"
         rows = self._execute(
             f"SELECT seq, {SEALED_ITEM_COLUMNS} FROM history_items "

@@ -186,3 +186,15 @@ def test_a_search_after_a_restart_does_not_read_the_session(filled, monkeypatch)
     monkeypatch.setattr(engine._storage, "history_items", refuse)
     found = search(engine, account, query="needle 7")["items"]
     assert [item["item_id"] for item in found] == ["many7"]
+
+
+def test_candidates_fetched_page_by_page_give_the_same_answers(filled, monkeypatch):
+    from ctxmodes_remote.service import sealed_storage
+
+    engine, account, items = filled
+    # Pages of two candidates: every search pages through the blind index's candidates.
+    monkeypatch.setattr(sealed_storage, "SEARCH_PAGE", 2)
+    for query in QUERIES:
+        for extra in ({}, {"recent_first": True}, {"limit": 3, "recent_first": True}):
+            arguments = {"query": query, **extra}
+            assert search(engine, account, **arguments) == whole_session_answer(items, arguments)
