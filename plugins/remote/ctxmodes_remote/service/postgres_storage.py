@@ -23,7 +23,8 @@ import psycopg
 from psycopg_pool import ConnectionPool
 
 from ctxmodes_remote.service.storage import (
-    SEAL_BATCH,
+    PLAINTEXT_ITEMS,
+    PLAINTEXT_NOTES,
     SEALED_ITEM_COLUMNS,
     TOKEN_ID_DIGITS,
     Account,
@@ -31,11 +32,11 @@ from ctxmodes_remote.service.storage import (
     CandidatePage,
     IssuedTokenRecord,
     PlaintextSealer,
-    RecordedItem,
     SealedItem,
     SealedNote,
     StorageUnavailableError,
-    images_of_column,
+    seal_plaintext_item,
+    seal_plaintext_note,
     sealed_item,
 )
 
@@ -377,40 +378,19 @@ def _seal_batch(connection: psycopg.Connection, sealer: PlaintextSealer) -> bool
     ).fetchone()
     if done:
         return None
-    notes = connection.execute(
-        "SELECT seq, account_id, session_id, path, text FROM note_events "
-        f"WHERE sealed IS NULL ORDER BY seq LIMIT {SEAL_BATCH}"
-    ).fetchall()
+    notes = connection.execute(PLAINTEXT_NOTES).fetchall()
     if notes:
         with connection.cursor() as cursor:
             cursor.executemany(
                 "UPDATE note_events SET sealed = %s, path = '', text = '' WHERE seq = %s",
-                [
-                    (sealer.seal_note(account_id, session_id, path, text), seq)
-                    for seq, account_id, session_id, path, text in notes
-                ],
+                [seal_plaintext_note(sealer, row) for row in notes],
             )
         return False
-    items = connection.execute(
-        "SELECT seq, account_id, session_id, agent, window_id, item_key, role, content, "
-        "tool_name, tool_namespace, images FROM history_items "
-        f"WHERE sealed IS NULL ORDER BY seq LIMIT {SEAL_BATCH}"
-    ).fetchall()
+    items = connection.execute(PLAINTEXT_ITEMS).fetchall()
     if items:
         updates = []
         for row in items:
-            seq, account_id, session_id, agent = row[:4]
-            window_id, item_key, role, content, tool_name, tool_namespace, images = row[4:]
-            item = RecordedItem(
-                window_id,
-                item_key,
-                role,
-                content,
-                tool_name,
-                tool_namespace,
-                images_of_column(images),
-            )
-            sealed = sealer.seal_item(account_id, session_id, agent, item)
+            sealed, seq = seal_plaintext_item(sealer, row)
             updates.append((sealed.sealed, list(sealed.tokens), seq))
         with connection.cursor() as cursor:
             cursor.executemany(

@@ -151,7 +151,7 @@ class PlaintextSealer(Protocol):
     ) -> SealedItem: ...
 
 
-def images_of_column(value: object) -> tuple[RecordedImage, ...]:
+def _images_of_column(value: object) -> tuple[RecordedImage, ...]:
     """The images a plaintext ``images`` column (of a database from before encryption at
     rest) holds: none for ``NULL``."""
     if not isinstance(value, str):
@@ -160,6 +160,37 @@ def images_of_column(value: object) -> tuple[RecordedImage, ...]:
         RecordedImage(image["data"], image["mime_type"], image.get("detail"))
         for image in codec.loads(value)
     )
+
+
+#: Rows sealed per transaction when a database from before encryption at rest is migrated.
+SEAL_BATCH = 500
+#: The next batch of plaintext note writes, as :func:`seal_plaintext_note` takes them.
+PLAINTEXT_NOTES = (
+    "SELECT seq, account_id, session_id, path, text FROM note_events "
+    f"WHERE sealed IS NULL ORDER BY seq LIMIT {SEAL_BATCH}"
+)
+#: The next batch of plaintext items, as :func:`seal_plaintext_item` takes them.
+PLAINTEXT_ITEMS = (
+    "SELECT seq, account_id, session_id, agent, window_id, item_key, role, content, "
+    "tool_name, tool_namespace, images FROM history_items "
+    f"WHERE sealed IS NULL ORDER BY seq LIMIT {SEAL_BATCH}"
+)
+
+
+def seal_plaintext_note(sealer: PlaintextSealer, row: Sequence[Any]) -> tuple[bytes, int]:
+    """The sealed value of a :data:`PLAINTEXT_NOTES` row, and its sequence number."""
+    seq, account_id, session_id, path, text = row
+    return sealer.seal_note(account_id, session_id, path, text), int(seq)
+
+
+def seal_plaintext_item(sealer: PlaintextSealer, row: Sequence[Any]) -> tuple[SealedItem, int]:
+    """The sealed item of a :data:`PLAINTEXT_ITEMS` row, and its sequence number."""
+    seq, account_id, session_id, agent, window_id, item_key, role, content = row[:8]
+    tool_name, tool_namespace, images = row[8:]
+    item = RecordedItem(
+        window_id, item_key, role, content, tool_name, tool_namespace, _images_of_column(images)
+    )
+    return sealer.seal_item(account_id, session_id, agent, item), int(seq)
 
 
 #: The columns of a stored item that :func:`sealed_item` reads, in its order.
@@ -265,9 +296,6 @@ class AccountExistsError(CtxmodesError):
 class StorageUnavailableError(CtxmodesError):
     """The storage cannot be reached or refused the operation; nothing was half-written."""
 
-
-#: Rows sealed per transaction when a database from before encryption at rest is migrated.
-SEAL_BATCH = 500
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS accounts (
@@ -418,37 +446,18 @@ class SqliteStorage:
         notes = "path" in self._columns("note_events")
         items = "content" in self._columns("history_items")
         if notes:
-            rows = self._db.execute(
-                "SELECT seq, account_id, session_id, path, text FROM note_events "
-                f"WHERE sealed IS NULL ORDER BY seq LIMIT {SEAL_BATCH}"
-            ).fetchall()
-            for seq, account_id, session_id, path, text in rows:
-                sealed = sealer.seal_note(account_id, session_id, path, text)
+            rows = self._db.execute(PLAINTEXT_NOTES).fetchall()
+            for row in rows:
                 self._db.execute(
                     "UPDATE note_events SET sealed = ?, path = '', text = '' WHERE seq = ?",
-                    (sealed, seq),
+                    seal_plaintext_note(sealer, row),
                 )
             if rows:
                 return False
         if items:
-            rows = self._db.execute(
-                "SELECT seq, account_id, session_id, agent, window_id, item_key, role, "
-                "content, tool_name, tool_namespace, images FROM history_items "
-                f"WHERE sealed IS NULL ORDER BY seq LIMIT {SEAL_BATCH}"
-            ).fetchall()
+            rows = self._db.execute(PLAINTEXT_ITEMS).fetchall()
             for row in rows:
-                seq, account_id, session_id, agent = row[:4]
-                window_id, item_key, role, content, tool_name, tool_namespace, images = row[4:]
-                item = RecordedItem(
-                    window_id,
-                    item_key,
-                    role,
-                    content,
-                    tool_name,
-                    tool_namespace,
-                    images_of_column(images),
-                )
-                stored = sealer.seal_item(account_id, session_id, agent, item)
+                stored, seq = seal_plaintext_item(sealer, row)
                 self._db.execute(
                     "UPDATE history_items SET sealed = ?, content = '', images = NULL "
                     "WHERE seq = ?",

@@ -4,9 +4,9 @@ rotation, dropped and wrong keys, and the in-place migration of plaintext databa
 
 import json
 import sqlite3
-import threading
 
 import pytest
+from support.together import start_together
 
 from ctxmodes_remote.service.accounts import create_token
 from ctxmodes_remote.service.crypto import AccountKeyError, KeyRing
@@ -286,19 +286,7 @@ def test_a_plaintext_sqlite_file_is_sealed_in_place_resumably_and_by_racing_proc
         assert sealed.fetchone()[0] == SEAL_BATCH
     db.close()
     # Several processes start at once and finish it together.
-    opened, errors = [], []
-
-    def start():
-        try:
-            opened.append(SealedStorage(SqliteStorage(path), keys))
-        except Exception as exc:  # collected and asserted below
-            errors.append(exc)
-
-    threads = [threading.Thread(target=start) for _ in range(4)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    opened, errors = start_together(lambda: SealedStorage(SqliteStorage(path), keys), 4)
     assert errors == []
     for storage in opened:
         assert_migrated(storage)
@@ -374,19 +362,7 @@ def test_a_plaintext_postgres_database_is_sealed_in_place_resumably(
         patched.setattr(SealedStorage, "seal_item", interrupt_after(SEAL_BATCH + 10))
         with pytest.raises(Interrupted):
             SealedStorage(open_storage(tmp_path, url), keys)
-    opened, errors = [], []
-
-    def start():
-        try:
-            opened.append(SealedStorage(open_storage(tmp_path, url), keys))
-        except Exception as exc:  # collected and asserted below
-            errors.append(exc)
-
-    threads = [threading.Thread(target=start) for _ in range(3)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    opened, errors = start_together(lambda: SealedStorage(open_storage(tmp_path, url), keys), 3)
     assert errors == []
     for storage in opened:
         assert_migrated(storage)

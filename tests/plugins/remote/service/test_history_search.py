@@ -11,7 +11,7 @@ from ctxmodes.windows import HistoryReader, WindowLog, run_history
 from ctxmodes_remote.service.accounts import create_token
 from ctxmodes_remote.service.crypto import KeyRing
 from ctxmodes_remote.service.engine import ServiceEngine
-from ctxmodes_remote.service.storage import RecordedItem, SqliteStorage, open_storage
+from ctxmodes_remote.service.storage import RecordedItem
 
 KEYS = KeyRing([b"s" * 32])
 CONTEXT = {"session_id": "s1", "current_agent_name": "/root"}
@@ -92,16 +92,6 @@ def recorded(count_per_window=3):
     return items
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def storage(request, tmp_path):
-    if request.param == "sqlite":
-        opened = SqliteStorage(tmp_path / "store.sqlite3")
-    else:
-        opened = open_storage(tmp_path, request.getfixturevalue("postgres_url"))
-    yield opened
-    opened.close()
-
-
 def whole_session_answer(items, arguments):
     log = WindowLog()
     for item in items:
@@ -125,12 +115,12 @@ def search(engine, account, **arguments):
 
 
 @pytest.fixture
-def filled(storage):
-    account = create_token(storage, "alice").account
+def filled(backend):
+    account = create_token(backend, "alice").account
     items = recorded()
-    ServiceEngine(storage, KEYS).record(account, "s1", "/root", items)
+    ServiceEngine(backend, KEYS).record(account, "s1", "/root", items)
     # A fresh engine, as after a restart: nothing of the session in memory.
-    return ServiceEngine(storage, KEYS), account, items
+    return ServiceEngine(backend, KEYS), account, items
 
 
 def test_every_query_matches_the_whole_session_answer(filled):

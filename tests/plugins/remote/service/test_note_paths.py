@@ -9,22 +9,14 @@ import pytest
 from ctxmodes_remote.service.accounts import create_token
 from ctxmodes_remote.service.crypto import KeyRing
 from ctxmodes_remote.service.engine import ServiceEngine
-from ctxmodes_remote.service.storage import SqliteStorage, open_storage
 
 KEYS = KeyRing([b"p" * 32])
 CONTEXT = {"session_id": "s1", "current_agent_name": "/root"}
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def engine(request, tmp_path):
-    if request.param == "sqlite":
-        backend = SqliteStorage(tmp_path / "store.sqlite3")
-    else:
-        backend = open_storage(tmp_path, request.getfixturevalue("postgres_url"))
-    account = create_token(backend, "alice").account
-    engine = ServiceEngine(backend, KEYS)
-    yield engine, account
-    engine.close()
+@pytest.fixture
+def engine(backend):
+    return ServiceEngine(backend, KEYS), create_token(backend, "alice").account
 
 
 def call(engine, account, operation, **arguments):

@@ -2,9 +2,8 @@
 server), each under the sealing layer the engine uses. The engine relies on exactly these
 behaviours."""
 
-import threading
-
 import pytest
+from support.together import start_together
 
 from ctxmodes_remote.service.crypto import KeyRing
 from ctxmodes_remote.service.sealed_storage import SealedStorage
@@ -124,19 +123,9 @@ def test_images_round_trip_and_searches_leave_them_out(reopen):
 def test_postgres_migrations_are_safe_twice_and_concurrently(postgres_url, tmp_path):
     from ctxmodes_remote.service.postgres_storage import MIGRATIONS, PLAINTEXT_DROPPED, migrate
 
-    opened, errors = [], []
-
-    def start():
-        try:
-            opened.append(SealedStorage(open_storage(tmp_path, postgres_url), KEYS))
-        except Exception as exc:  # collected and asserted below
-            errors.append(exc)
-
-    threads = [threading.Thread(target=start) for _ in range(6)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    opened, errors = start_together(
+        lambda: SealedStorage(open_storage(tmp_path, postgres_url), KEYS), 6
+    )
     assert errors == []
     import psycopg
 

@@ -1,29 +1,16 @@
 """A history write that fails leaves the engine's memory equal to storage: the resend of the
 same items is recorded, not dropped as already seen (SQLite and Postgres)."""
 
+import json
+
 import pytest
 
 from ctxmodes_remote.service.accounts import create_token
 from ctxmodes_remote.service.crypto import KeyRing
 from ctxmodes_remote.service.engine import ServiceEngine
-from ctxmodes_remote.service.storage import (
-    RecordedItem,
-    SqliteStorage,
-    StorageUnavailableError,
-    open_storage,
-)
+from ctxmodes_remote.service.storage import RecordedItem, StorageUnavailableError
 
 KEYS = KeyRing([b"w" * 32])
-
-
-@pytest.fixture(params=["sqlite", "postgres"])
-def backend(request, tmp_path):
-    if request.param == "sqlite":
-        opened = SqliteStorage(tmp_path / "store.sqlite3")
-    else:
-        opened = open_storage(tmp_path, request.getfixturevalue("postgres_url"))
-    yield opened
-    opened.close()
 
 
 def test_a_failed_history_write_is_recorded_when_resent(backend, monkeypatch):
@@ -48,8 +35,6 @@ def test_a_failed_history_write_is_recorded_when_resent(backend, monkeypatch):
         {"context": {"session_id": "s1", "current_agent_name": "/root"}},
         encrypted_arguments=False,
     )
-    import json
-
     items = json.loads(KEYS.decrypt(account.account_id, listed["encrypted_output"]))["items"]
     assert [item["item_id"] for item in items] == ["m1"]
     # The client resends the turn: it is recorded, and survives a restart.
