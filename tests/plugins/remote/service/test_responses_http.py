@@ -246,10 +246,10 @@ def call_turn(service, window, *earlier):
     return [call, output]
 
 
-def test_calls_keep_their_own_ids_when_upstream_call_ids_repeat(make_service):
+def test_calls_keep_their_own_ids_when_upstream_call_ids_repeat(make_service, backend):
     # The same upstream call id twice in one window, as two processes numbering from 1 give.
     repeated = {"tool_calls": [{"id": "call_1", "name": "shell", "arguments": {"cmd": "ls"}}]}
-    service = make_service([repeated, repeated, {"text": "done"}])
+    service = make_service([repeated, repeated, {"text": "done"}], storage=backend)
     first = call_turn(service, W0, user("go", "msg_1"))
     second = call_turn(service, W0, user("go", "msg_1"), *first)
     assert first[0]["call_id"] == second[0]["call_id"] == "call_1"
@@ -263,8 +263,8 @@ def test_calls_keep_their_own_ids_when_upstream_call_ids_repeat(make_service):
     assert roles == ["user", "assistant", "tool", "assistant", "tool", "assistant"]
 
 
-def test_deeply_nested_call_arguments_leave_the_window_usable(make_service):
-    service = make_service([{"text": "first"}, {"text": "second"}])
+def test_deeply_nested_call_arguments_leave_the_window_usable(make_service, backend):
+    service = make_service([{"text": "first"}, {"text": "second"}], storage=backend)
     deep = "[" * 300 + "]" * 300
     call = {
         "type": "function_call",
