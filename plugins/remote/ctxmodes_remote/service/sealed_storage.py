@@ -21,13 +21,7 @@ from typing import Any
 
 from ctxmodes.session import codec
 from ctxmodes_remote.service.crypto import AccountKeyError, KeyRing
-from ctxmodes_remote.service.sealing import (
-    AccountSecrets,
-    associated_data,
-    grams,
-    new_secret,
-    query_grams,
-)
+from ctxmodes_remote.service.sealing import AccountSecrets, associated_data, new_secret
 from ctxmodes_remote.service.storage import (
     Account,
     CandidatePage,
@@ -133,7 +127,7 @@ class SealedStorage:
             item.tool_name,
             item.tool_namespace,
             secrets.seal(codec.dumps(value), place),
-            secrets.tokens(session_id, agent, grams(item.content)),
+            secrets.item_tokens(session_id, agent, item.content),
         )
 
     def _open_item(
@@ -222,7 +216,7 @@ class SealedStorage:
         the blind index, each opened and checked for the literal substring. Found items
         leave their images out (only ``read_item`` answers them)."""
         secrets = self._account(account_id)
-        tokens = secrets.tokens(session_id, agent, query_grams(search.text))
+        tokens = secrets.query_tokens(session_id, agent, search.text)
         found: list[RecordedItem] = []
         cursor: int | None = None
         while len(found) < search.limit:

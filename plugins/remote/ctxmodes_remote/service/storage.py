@@ -24,6 +24,7 @@ from typing import Any, Literal, Protocol, TypeVar
 
 from ctxmodes import CtxmodesError
 from ctxmodes.session import codec
+from ctxmodes_remote.service.sealing import token_words
 
 NoteAction = Literal["write", "append"]
 _T = TypeVar("_T")
@@ -118,7 +119,8 @@ class SealedNote:
 @dataclass(frozen=True, slots=True)
 class SealedItem:
     """A history item as stored: ``sealed`` holds its content and images; ``tokens`` (given
-    on writes only) are its blind-index tokens."""
+    on writes only) are its blind-index tokens, packed (see
+    :func:`~ctxmodes_remote.service.sealing.token_array` and ``token_words``)."""
 
     window_id: str
     item_key: str
@@ -126,7 +128,7 @@ class SealedItem:
     tool_name: str | None
     tool_namespace: str | None
     sealed: bytes
-    tokens: Sequence[int] = ()
+    tokens: bytes = b""
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,7 +138,7 @@ class CandidatePage:
     newest first), at most ``size`` of them."""
 
     search: HistorySearch
-    tokens: Sequence[int]
+    tokens: bytes
     cursor: int | None
     size: int
 
@@ -335,11 +337,11 @@ CREATE TABLE IF NOT EXISTS history_items (
 );
 CREATE INDEX IF NOT EXISTS history_items_agent
     ON history_items (account_id, session_id, agent, seq);
-CREATE TABLE IF NOT EXISTS history_tokens (
-    token INTEGER NOT NULL,
-    seq INTEGER NOT NULL,
-    PRIMARY KEY (token, seq)
-) WITHOUT ROWID;
+-- The blind index: each item's tokens as opaque words of a contentless FTS5 table (rowid =
+-- the item's seq), which keeps only compact posting lists, never the words themselves.
+CREATE VIRTUAL TABLE IF NOT EXISTS history_tokens USING fts5(
+    tokens, content='', detail=none, columnsize=0
+);
 """
 
 DATABASE_NAME = "ctxmodes-serve.sqlite3"
@@ -584,10 +586,10 @@ class SqliteStorage:
         )
         return [(row[0], sealed_item(row[1:])) for row in rows]
 
-    def _add_tokens(self, seq: int, tokens: Sequence[int]) -> None:
-        self._db.executemany(
-            "INSERT OR IGNORE INTO history_tokens (token, seq) VALUES (?, ?)",
-            [(token, seq) for token in tokens],
+    def _add_tokens(self, seq: int, tokens: bytes) -> None:
+        self._db.execute(
+            "INSERT INTO history_tokens (rowid, tokens) VALUES (?, ?)",
+            (seq, " ".join(token_words(tokens))),
         )
 
     def append_history_items(
@@ -627,21 +629,16 @@ class SqliteStorage:
         self, account_id: str, session_id: str, agent: str, page: CandidatePage
     ) -> list[tuple[int, SealedItem]]:
         search = page.search
-        # Past the cursor only: every range below reads from where the last page stopped.
-        after = (
-            ""
-            if page.cursor is None
-            else (" AND seq < ?" if search.newest_first else " AND seq > ?")
-        )
-        bound = [] if page.cursor is None else [page.cursor]
-        # The rows holding every token: an intersection of ranges of the token index.
-        holding = " INTERSECT ".join(
-            f"SELECT seq FROM history_tokens WHERE token = ?{after}" for _ in page.tokens
-        )
-        clauses = ["account_id = ?", "session_id = ?", "agent = ?", f"seq IN ({holding})"]
-        params: list[object] = [account_id, session_id, agent]
-        for token in page.tokens:
-            params += [token, *bound]
+        # Every token must be there (FTS5 joins quoted words with AND); from the cursor on.
+        match = " ".join(f'"{word}"' for word in token_words(page.tokens))
+        after = ""
+        params: list[object] = [match]
+        if page.cursor is not None:
+            after = " AND rowid < ?" if search.newest_first else " AND rowid > ?"
+            params.append(page.cursor)
+        holding = f"SELECT rowid FROM history_tokens WHERE history_tokens MATCH ?{after}"
+        clauses = [f"seq IN ({holding})", "account_id = ?", "session_id = ?", "agent = ?"]
+        params += [account_id, session_id, agent]
         for column, value in search.filters():
             clauses.append(f"{column} = ?")
             params.append(value)
