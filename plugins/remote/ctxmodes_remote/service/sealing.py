@@ -28,6 +28,7 @@ import os
 import struct
 import sys
 from array import array
+from typing import Literal
 
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
@@ -49,6 +50,8 @@ _SCOPE_KEYS_KEPT = 1024
 TOKEN_BYTES = 4
 _BLOCK = 16
 _WORDS = _BLOCK // 4
+#: The array type code of an unsigned 32-bit word on this platform.
+_WORD: Literal["I", "L"] = "I" if array("I").itemsize == 4 else "L"
 
 
 class SealedValueError(CtxmodesError):
@@ -73,18 +76,18 @@ def _blocks(code_points: array[int], size: int) -> array[int]:
     """The blocks of every piece of ``size`` characters: ``size`` code points, zeros, then
     ``size`` (so pieces of different lengths never share a block), four words each."""
     count = len(code_points) - size + 1
-    blocks = array("I", bytes(_BLOCK * max(count, 0)))
+    blocks = array(_WORD, bytes(_BLOCK * max(count, 0)))
     if count <= 0:
         return blocks
     for offset in range(size):
         blocks[offset::_WORDS] = code_points[offset : offset + count]
-    blocks[_WORDS - 1 :: _WORDS] = array("I", [size]) * count
+    blocks[_WORDS - 1 :: _WORDS] = array(_WORD, [size]) * count
     return blocks
 
 
 def _code_points(text: str) -> array[int]:
     # UTF-32 code units are the code points (lone surrogates included), one word each.
-    return array("I", text.encode("utf-32-le", "surrogatepass"))
+    return array(_WORD, text.encode("utf-32-le", "surrogatepass"))
 
 
 class AccountSecrets:
@@ -134,17 +137,17 @@ class AccountSecrets:
         if sys.byteorder == "big":
             blocks.byteswap()  # the blocks are the same bytes on every machine
         enciphered = self._scope_cipher(session_id, agent).encryptor().update(blocks.tobytes())
-        return memoryview(enciphered).cast("I")[::_WORDS].tobytes()
+        return memoryview(enciphered).cast(_WORD)[::_WORDS].tobytes()
 
     def item_tokens(self, session_id: str, agent: str, text: str) -> bytes:
         """The tokens of every distinct piece of ``text`` of 1 to :data:`GRAM` characters,
         under one session's agent, packed :data:`TOKEN_BYTES` bytes each."""
         code_points = _code_points(text)
-        blocks = array("I")
+        blocks = array(_WORD)
         for size in range(1, GRAM + 1):
             blocks += _blocks(code_points, size)
         tokens = self._tokens(session_id, agent, blocks)
-        distinct = array("I", set(memoryview(tokens).cast("I")))
+        distinct = array(_WORD, set(memoryview(tokens).cast(_WORD)))
         return distinct.tobytes()
 
     def query_tokens(self, session_id: str, agent: str, query: str) -> bytes:
@@ -154,11 +157,11 @@ class AccountSecrets:
         code_points = _code_points(query)
         size = min(len(code_points), GRAM)
         tokens = self._tokens(session_id, agent, _blocks(code_points, size))
-        every = list(dict.fromkeys(memoryview(tokens).cast("I")))
+        every = list(dict.fromkeys(memoryview(tokens).cast(_WORD)))
         if len(every) > QUERY_TOKENS:
             step = (len(every) - 1) / (QUERY_TOKENS - 1)
             every = [every[round(n * step)] for n in range(QUERY_TOKENS)]
-        return array("I", every).tobytes()
+        return array(_WORD, every).tobytes()
 
 
 def token_array(tokens: bytes) -> str:
