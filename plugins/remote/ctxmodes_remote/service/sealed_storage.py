@@ -69,7 +69,11 @@ class SealedStorage:
             )
 
     def replace_keyring(self, keyring: KeyRing) -> None:
+        """Use ``keyring`` from now on: re-wrap under its newest key, and open every
+        account's keys again with it (a key dropped from the file stops opening data here
+        too, not only after a restart)."""
         self._keyring = keyring
+        self._secrets.clear()
         self.rewrap_account_keys()
 
     def rewrap_account_keys(self) -> list[str]:
