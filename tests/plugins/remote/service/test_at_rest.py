@@ -129,9 +129,12 @@ def test_a_key_dropped_before_the_rewrap_or_a_new_key_file_refuses_to_start(sqli
     for keys in ([FOREIGN_KEY], [NEW_KEY]):
         with pytest.raises(AccountKeyError, match="opens none of this database's data"):
             start(keys)
-    # The right key still opens all of it.
+    # The right key still opens all of it; a key file reloaded without it stops that at once.
     engine = start([OLD_KEY])
     assert_readable(engine, account)
+    engine.replace_keyring(KeyRing([NEW_KEY]))
+    with pytest.raises(AccountKeyError):
+        call(engine, account, "notes", "read_file", path=NOTE_PATH)
     engine.close()
 
 
