@@ -4,7 +4,7 @@ processes on several machines sharing one database (psycopg 3, a connection pool
 The schema is created and migrated by the service itself: numbered migrations, each applied
 once inside a transaction that holds an advisory lock, so running them twice, or from
 several processes starting at once, is safe. A database from before encryption at rest is
-sealed in place after them (:meth:`PostgresStorage.seal_plaintext`), batch by batch under
+sealed in place after them (:meth:`PostgresStorage.upgrade`), batch by batch under
 the same lock; the plaintext columns are dropped, and their tables rewritten (``VACUUM
 FULL``) so the files keep none of it, once no row is left to seal.
 
@@ -32,9 +32,9 @@ from ctxmodes_remote.service.storage import (
     AccountExistsError,
     CandidatePage,
     IssuedTokenRecord,
-    PlaintextSealer,
     SealedItem,
     SealedNote,
+    Sealer,
     StorageUnavailableError,
     seal_plaintext_item,
     seal_plaintext_note,
@@ -242,7 +242,7 @@ class PostgresStorage:
 
     # -- sealing a database from before encryption at rest -----------------------------------
 
-    def seal_plaintext(self, sealer: PlaintextSealer) -> None:
+    def upgrade(self, sealer: Sealer) -> None:
         dropped = False
         while True:
             progress = self._transaction(lambda connection: _seal_batch(connection, sealer))
@@ -252,6 +252,7 @@ class PostgresStorage:
         if dropped:
             # Dropped columns stay in the table files until they are rewritten.
             self._run("VACUUM FULL note_events, history_items", ())
+        self._transaction(lambda connection: _rebuild_index(connection, sealer))
 
     # -- account keys ---------------------------------------------------------------------
 
@@ -376,7 +377,7 @@ class PostgresStorage:
         return self._transaction(insert)
 
 
-def _seal_batch(connection: psycopg.Connection, sealer: PlaintextSealer) -> bool | None:
+def _seal_batch(connection: psycopg.Connection, sealer: Sealer) -> bool | None:
     """Seal one batch of plaintext rows, or drop the plaintext columns when none is left
     (``True``); ``None`` when the plaintext columns are gone already."""
     connection.execute("SELECT pg_advisory_xact_lock(%s)", (_MIGRATION_LOCK,))
@@ -409,6 +410,33 @@ def _seal_batch(connection: psycopg.Connection, sealer: PlaintextSealer) -> bool
     connection.execute(_DROP_PLAINTEXT)
     connection.execute("INSERT INTO schema_migrations (version) VALUES (%s)", (PLAINTEXT_DROPPED,))
     return True
+
+
+def _rebuild_index(connection: psycopg.Connection, sealer: Sealer) -> None:
+    """Re-tokenise every item when the tokens column holds an earlier tokenisation's
+    64-bit tokens (``bigint[]``)."""
+    connection.execute("SELECT pg_advisory_xact_lock(%s)", (_MIGRATION_LOCK,))
+    kind = connection.execute(
+        "SELECT udt_name FROM information_schema.columns "
+        "WHERE table_name = 'history_items' AND column_name = 'tokens'"
+    ).fetchone()
+    if kind is None or kind[0] != "_int8":
+        return
+    connection.execute(
+        "ALTER TABLE history_items ALTER COLUMN tokens DROP DEFAULT, "
+        "ALTER COLUMN tokens TYPE integer[] USING '{}', ALTER COLUMN tokens SET DEFAULT '{}'"
+    )
+    rows = connection.execute(
+        f"SELECT seq, account_id, session_id, agent, {SEALED_ITEM_COLUMNS} FROM history_items"
+    )
+    updates = [
+        (token_array(sealer.item_tokens(account_id, session_id, agent, sealed_item(stored))), seq)
+        for seq, account_id, session_id, agent, *stored in rows.fetchall()
+    ]
+    with connection.cursor() as cursor:
+        cursor.executemany(
+            "UPDATE history_items SET tokens = %s::integer[] WHERE seq = %s", updates
+        )
 
 
 def _reason(exc: BaseException) -> str:

@@ -59,8 +59,9 @@ class SealedStorage:
         self.backend = backend
         self._keyring = keyring
         self._secrets: dict[str, AccountSecrets] = {}
-        # A database from before encryption at rest is sealed in place before first use.
-        backend.seal_plaintext(self)
+        # A database from before encryption at rest is sealed in place before first use
+        # (and an index of an earlier tokenisation rebuilt).
+        backend.upgrade(self)
         unreadable = self.rewrap_account_keys()
         if unreadable and len(unreadable) == len(backend.account_keys()):
             raise AccountKeyError(
@@ -133,6 +134,13 @@ class SealedStorage:
             secrets.seal(codec.dumps(value), place),
             secrets.item_tokens(session_id, agent, item.content),
         )
+
+    def item_tokens(
+        self, account_id: str, session_id: str, agent: str, stored: SealedItem
+    ) -> bytes:
+        """The blind-index tokens of a stored item, opened first."""
+        item = self._open_item(account_id, session_id, agent, stored)
+        return self._account(account_id).item_tokens(session_id, agent, item.content)
 
     def _open_item(
         self, account_id: str, session_id: str, agent: str, stored: SealedItem

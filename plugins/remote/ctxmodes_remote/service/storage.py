@@ -143,14 +143,19 @@ class CandidatePage:
     size: int
 
 
-class PlaintextSealer(Protocol):
-    """What the migration of a database from before encryption at rest seals rows with."""
+class Sealer(Protocol):
+    """What upgrading a database seals rows with (from before encryption at rest) and
+    tokenises them with (a blind index of an earlier tokenisation)."""
 
     def seal_note(self, account_id: str, session_id: str, path: str, text: str) -> bytes: ...
 
     def seal_item(
         self, account_id: str, session_id: str, agent: str, item: RecordedItem
     ) -> SealedItem: ...
+
+    def item_tokens(
+        self, account_id: str, session_id: str, agent: str, stored: SealedItem
+    ) -> bytes: ...
 
 
 def _images_of_column(value: object) -> tuple[RecordedImage, ...]:
@@ -179,13 +184,13 @@ PLAINTEXT_ITEMS = (
 )
 
 
-def seal_plaintext_note(sealer: PlaintextSealer, row: Sequence[Any]) -> tuple[bytes, int]:
+def seal_plaintext_note(sealer: Sealer, row: Sequence[Any]) -> tuple[bytes, int]:
     """The sealed value of a :data:`PLAINTEXT_NOTES` row, and its sequence number."""
     seq, account_id, session_id, path, text = row
     return sealer.seal_note(account_id, session_id, path, text), int(seq)
 
 
-def seal_plaintext_item(sealer: PlaintextSealer, row: Sequence[Any]) -> tuple[SealedItem, int]:
+def seal_plaintext_item(sealer: Sealer, row: Sequence[Any]) -> tuple[SealedItem, int]:
     """The sealed item of a :data:`PLAINTEXT_ITEMS` row, and its sequence number."""
     seq, account_id, session_id, agent, window_id, item_key, role, content = row[:8]
     tool_name, tool_namespace, images = row[8:]
@@ -278,10 +283,11 @@ class Storage(Protocol):
         """One page of the agent's items that may match, found through the blind index."""
         ...
 
-    def seal_plaintext(self, sealer: PlaintextSealer) -> None:
+    def upgrade(self, sealer: Sealer) -> None:
         """Seal every row a database from before encryption at rest still holds in
         plaintext, then drop the plaintext columns: batch by batch, so an interrupted run
-        resumes where it stopped, and safe from several processes at once."""
+        resumes where it stopped, and safe from several processes at once. Then rebuild a
+        blind index an earlier tokenisation made (in one transaction)."""
         ...
 
     def ping(self) -> None:
@@ -337,11 +343,13 @@ CREATE TABLE IF NOT EXISTS history_items (
 );
 CREATE INDEX IF NOT EXISTS history_items_agent
     ON history_items (account_id, session_id, agent, seq);
--- The blind index: each item's tokens as opaque words of a contentless FTS5 table (rowid =
--- the item's seq), which keeps only compact posting lists, never the words themselves.
+"""
+#: The blind index: each item's tokens as opaque words of a contentless FTS5 table (rowid =
+#: the item's seq), which keeps compact posting lists, never the rows' text.
+_TOKEN_INDEX = """
 CREATE VIRTUAL TABLE IF NOT EXISTS history_tokens USING fts5(
     tokens, content='', detail=none, columnsize=0
-);
+)
 """
 
 DATABASE_NAME = "ctxmodes-serve.sqlite3"
@@ -372,6 +380,13 @@ class SqliteStorage:
             self._db.execute("PRAGMA foreign_keys=ON")
             self._db.execute("PRAGMA secure_delete=ON")
             self._db.executescript(_SCHEMA)
+            if (
+                self._db.execute(
+                    "SELECT 1 FROM sqlite_master WHERE name = 'history_tokens'"
+                ).fetchone()
+                is None
+            ):
+                self._db.execute(_TOKEN_INDEX)
             self._add_sealed_columns()
         except (OSError, sqlite3.Error) as exc:
             raise StorageUnavailableError(f"cannot open the database {path}: {exc}") from None
@@ -430,7 +445,35 @@ class SqliteStorage:
 
         self._write_transaction(add)
 
-    def seal_plaintext(self, sealer: PlaintextSealer) -> None:
+    def upgrade(self, sealer: Sealer) -> None:
+        self._seal_plaintext(sealer)
+        self._write_transaction(lambda: self._rebuild_index(sealer))
+
+    def _rebuild_index(self, sealer: Sealer) -> None:
+        """Replace a token table of an earlier tokenisation (a plain table, not FTS5) with
+        the current index of every item."""
+        row = self._db.execute(
+            "SELECT sql FROM sqlite_master WHERE name = 'history_tokens'"
+        ).fetchone()
+        if row is not None and "fts5" in str(row[0]).lower():
+            return
+        self._db.execute("DROP TABLE IF EXISTS history_tokens")
+        self._db.execute(_TOKEN_INDEX)
+        last = 0
+        while True:
+            rows = self._db.execute(
+                f"SELECT seq, account_id, session_id, agent, {SEALED_ITEM_COLUMNS} "
+                f"FROM history_items WHERE seq > ? ORDER BY seq LIMIT {SEAL_BATCH}",
+                (last,),
+            ).fetchall()
+            if not rows:
+                return
+            for seq, account_id, session_id, agent, *stored in rows:
+                tokens = sealer.item_tokens(account_id, session_id, agent, sealed_item(stored))
+                self._add_tokens(seq, tokens)
+            last = rows[-1][0]
+
+    def _seal_plaintext(self, sealer: Sealer) -> None:
         dropped = False
         while True:
             progress = self._write_transaction(lambda: self._seal_batch(sealer))
@@ -442,7 +485,7 @@ class SqliteStorage:
             self._execute("VACUUM")
             self._execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
-    def _seal_batch(self, sealer: PlaintextSealer) -> bool | None:
+    def _seal_batch(self, sealer: Sealer) -> bool | None:
         """Seal one batch of plaintext rows, or drop the plaintext columns when none is left
         (``True``); ``None`` when there is nothing left to do."""
         notes = "path" in self._columns("note_events")

@@ -387,3 +387,45 @@ def test_a_plaintext_postgres_database_is_sealed_in_place_resumably(
         }
     assert "history_items_content_trgm" not in indexes
     assert not columns & {"content", "images", "path", "text"}
+
+
+def test_a_blind_index_of_an_earlier_tokenisation_is_rebuilt(sqlite_engine, postgres_server):
+    """The first encrypted layout kept 64-bit tokens (a plain SQLite table, a Postgres
+    ``bigint[]``): opening such a database re-tokenises every item, and search finds them."""
+    import psycopg
+
+    data, start = sqlite_engine
+    engine = start([OLD_KEY])
+    account = create_token(engine._storage.backend, "alice").account
+    fill(engine, account)
+    engine.close()
+    with sqlite3.connect(data / DATABASE_NAME) as db:
+        db.execute("DROP TABLE history_tokens")
+        db.execute(
+            "CREATE TABLE history_tokens (token INTEGER NOT NULL, seq INTEGER NOT NULL, "
+            "PRIMARY KEY (token, seq)) WITHOUT ROWID"
+        )
+    db.close()
+    engine = start([OLD_KEY])
+    assert_readable(engine, account)
+    engine.close()
+
+    url = postgres_server.database()
+    engine = ServiceEngine(open_storage(data, url), KeyRing([OLD_KEY]))
+    account = create_token(engine._storage.backend, "alice").account
+    fill(engine, account)
+    engine.close()
+    with psycopg.connect(url, autocommit=True) as connection:
+        connection.execute(
+            "ALTER TABLE history_items ALTER COLUMN tokens DROP DEFAULT, "
+            "ALTER COLUMN tokens TYPE bigint[] USING '{}'"
+        )
+    engine = ServiceEngine(open_storage(data, url), KeyRing([OLD_KEY]))
+    assert_readable(engine, account)
+    engine.close()
+    with psycopg.connect(url, autocommit=True) as connection:
+        kind = connection.execute(
+            "SELECT udt_name FROM information_schema.columns "
+            "WHERE table_name = 'history_items' AND column_name = 'tokens'"
+        ).fetchone()
+    assert kind == ("_int4",)
