@@ -429,3 +429,42 @@ def test_a_blind_index_of_an_earlier_tokenisation_is_rebuilt(sqlite_engine, post
             "WHERE table_name = 'history_items' AND column_name = 'tokens'"
         ).fetchone()
     assert kind == ("_int4",)
+
+
+def test_serve_refuses_to_start_without_its_key_file_or_with_another(tmp_path):
+    from support.serve_process import ctxmodes
+
+    from ctxmodes_remote.service.crypto import KEY_FILE_NAME, load_or_create_keyring
+
+    data = tmp_path / "data"
+    data.mkdir()
+    engine = ServiceEngine(SqliteStorage.in_directory(data), load_or_create_keyring(data))
+    account = create_token(engine._storage.backend, "alice").account
+    fill(engine, account)
+    engine.close()
+    script = tmp_path / "script.json"
+    script.write_text('{"responses": []}')
+    serve = ("serve", "--upstream", f"scripted:{script}", "--data", str(data), "--port", "0")
+
+    keys = data / KEY_FILE_NAME
+    kept = keys.read_bytes()
+    keys.unlink()
+    missing = ctxmodes(*serve, check=False)
+    assert missing.returncode == 1
+    assert missing.stderr.endswith(
+        f"ctxmodes: error: {keys} is missing, and the database holds data encrypted under "
+        "it: restore the key file\n"
+    )
+    assert not keys.exists(), "no new key may replace the lost one"
+
+    load_or_create_keyring(data)  # another key file
+    other = ctxmodes(*serve, check=False)
+    assert other.returncode == 1
+    assert other.stderr.splitlines()[-1] == (
+        "ctxmodes: error: master.keys opens none of this database's data: it was encrypted "
+        "under other master keys (start with the key file it was made with)"
+    )
+    keys.write_bytes(kept)
+    engine = ServiceEngine(SqliteStorage.in_directory(data), load_or_create_keyring(data))
+    assert_readable(engine, account)
+    engine.close()
