@@ -6,6 +6,7 @@ import json
 import sqlite3
 
 import pytest
+from support.postgres_server import schema_of_version
 from support.together import start_together
 
 from ctxmodes_remote.service.accounts import create_token
@@ -329,18 +330,10 @@ def test_a_plaintext_postgres_database_is_sealed_in_place_resumably(
 ):
     import psycopg
 
-    from ctxmodes_remote.service.postgres_storage import MIGRATIONS
-
     url = postgres_server.database()
     notes, history = plaintext_rows()
     with psycopg.connect(url, autocommit=True) as connection:
-        connection.execute(
-            "CREATE TABLE schema_migrations ("
-            "version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())"
-        )
-        for version, statements in MIGRATIONS[:3]:
-            connection.execute(statements)
-            connection.execute("INSERT INTO schema_migrations (version) VALUES (%s)", (version,))
+        schema_of_version(connection, 3)
         # What migration 2 made before encryption at rest: a trigram index of the plaintext.
         connection.execute(
             "CREATE EXTENSION IF NOT EXISTS pg_trgm; CREATE INDEX history_items_content_trgm "
