@@ -20,7 +20,7 @@ from typing import Any
 
 from ctxmodes.abort import AbortController
 from ctxmodes.providers.apis import stream_function
-from ctxmodes.providers.catalog import ModelCatalog, ModelSpec, builtin_models
+from ctxmodes.providers.catalog import ModelCatalog, ModelSpec, UnknownModelError, builtin_models
 from ctxmodes.providers.codex_oauth import current_access_token
 from ctxmodes.providers.credential_store import MemoryCredentialStore
 from ctxmodes.providers.http import HttpSeam
@@ -70,14 +70,25 @@ def expand_secrets(value: Any) -> Any:
     return value
 
 
-def case_model(case: dict[str, Any], base_url: str | None) -> ModelSpec:
+def case_model(
+    case: dict[str, Any], base_url: str | None, received: dict[str, Any] | None = None
+) -> ModelSpec:
+    """The case's model with its base URL on the canned server. A model the built-in catalog
+    lacks is the one Pi received (``received``, the expected file's ``model``). A ``{location}``
+    template (Vertex) keeps its URL: the transport builds its fixed-host URL, which the test
+    redirects to the server as the oracle does."""
     spec = case["model"]
     if "ref" in spec:
-        model = ModelCatalog(builtin_models()).get(spec["ref"])
-        data = {**model.to_pi(), **spec.get("overrides", {})}
+        try:
+            data = {**ModelCatalog(builtin_models()).get(spec["ref"]).to_pi()}
+        except UnknownModelError:
+            if received is None:
+                raise
+            data = {key: value for key, value in received.items() if key != "baseUrl"}
+        data.update(spec.get("overrides", {}))
     else:
         data = dict(spec)
-    if base_url:
+    if base_url and "{location}" not in str(data.get("baseUrl", "")):
         data["baseUrl"] = base_url
     return ModelSpec.model_validate(data)
 
@@ -124,6 +135,7 @@ class CaseRun:
 def run_case(node: str, oracle: Path, directory: Path, name: str) -> CaseRun:
     case_path = directory / f"{name}.json"
     case = json.loads(case_path.read_text())
+    received = json.loads((directory / f"{name}.expected.json").read_text()).get("model")
     server = subprocess.Popen(
         [node, str(oracle / "provider_oracle.mjs"), "--serve", str(case_path)],
         stdin=subprocess.PIPE,
@@ -135,7 +147,7 @@ def run_case(node: str, oracle: Path, directory: Path, name: str) -> CaseRun:
         assert server.stdout is not None
         assert server.stdin is not None
         ready = json.loads(server.stdout.readline())
-        model = case_model(case, ready.get("modelBaseUrl"))
+        model = case_model(case, ready.get("modelBaseUrl"), received)
         context_data = case.get("context", {})
         context = PiContext(
             system_prompt=context_data.get("systemPrompt"),

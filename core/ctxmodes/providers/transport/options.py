@@ -30,16 +30,17 @@ def has_header(headers: Mapping[str, str | None], name: str) -> bool:
     )
 
 
-def check_api_key(model: ModelSpec, options: StreamOptions) -> str:
-    """The key to send; pi-ai throws synchronously without one (unless an
-    ``authorization`` header is given).
+def check_api_key(model: ModelSpec, options: StreamOptions, *, also: tuple[str, ...] = ()) -> str:
+    """The key to send; pi-ai throws synchronously without one, unless the caller's headers
+    carry the credentials (``authorization``, ``cf-aig-authorization``, or ``also``).
 
     :raises WireError: no key (Pi's message).
     """
     if options.api_key:
         return options.api_key
-    if has_header(options.headers, "authorization") or has_header(
-        options.headers, "cf-aig-authorization"
+    if any(
+        has_header(options.headers, name)
+        for name in ("authorization", "cf-aig-authorization", *also)
     ):
         return "unused"
     raise WireError(missing_key_message(model.provider))

@@ -8,7 +8,6 @@ from typing import Any
 
 import orjson
 
-from ctxmodes.providers.apis.openai.strict_schema import resolve_strict, tool_parameters
 from ctxmodes.providers.apis.openai_completions.compat import Compat
 from ctxmodes.providers.apis.openai_completions.stream import REASONING_FIELDS, is_reasoning_detail
 from ctxmodes.providers.catalog import ModelSpec
@@ -18,6 +17,7 @@ from ctxmodes.providers.jsvalues import (
     stringify,
 )
 from ctxmodes.providers.transport.history import transform_messages
+from ctxmodes.providers.transport.strict_schema import resolve_strict, tool_parameters
 from ctxmodes.providers.wire import WireError
 
 BRIDGE_TEXT = "I have processed the tool results."
@@ -255,7 +255,7 @@ def convert_messages(
 
 def convert_tools(tools: list[dict[str, Any]], compat: Compat) -> list[dict[str, Any]]:
     """Plain function tools, strict where a tool asks for it and the server has strict mode
-    (:mod:`~ctxmodes.providers.apis.openai.strict_schema`); a namespace's tools are offered as plain
+    (:mod:`~ctxmodes.providers.transport.strict_schema`); a namespace's tools are offered as plain
     functions."""
     supports_strict = compat["supportsStrictMode"] is not False
     converted = []
