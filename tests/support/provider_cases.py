@@ -11,12 +11,15 @@ from __future__ import annotations
 import base64
 import json
 import os
+import re
 import subprocess
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import httpx
 
 from ctxmodes.abort import AbortController
 from ctxmodes.providers.apis import stream_function
@@ -172,7 +175,7 @@ def run_case(node: str, oracle: Path, directory: Path, name: str) -> CaseRun:
 
             timer = threading.Timer(abort_on["afterMs"] / 1000, controller.abort)
             timer.start()
-        seam = HttpSeam()
+        seam = HttpSeam(transport=RedirectingTransport(ready["baseUrl"]))
         clock = oracle_clock()
         call = CallContext(seam=seam, signal=controller.signal, emit=emit, now_ms=clock)
         thrown = None
@@ -211,14 +214,56 @@ def run_case(node: str, oracle: Path, directory: Path, name: str) -> CaseRun:
         server.wait()
 
 
+#: Fixed vendor hosts a transport builds URLs on; the oracle redirects Pi's requests to them
+#: to its canned server, and :class:`RedirectingTransport` does the same for ours.
+FIXED_HOSTS = re.compile(
+    r"^(aiplatform\.googleapis\.com|[a-z0-9-]+-aiplatform\.googleapis\.com"
+    r"|generativelanguage\.googleapis\.com|oauth2\.googleapis\.com|api\.anthropic\.com)$"
+)
+
+
+class RedirectingTransport(httpx.BaseTransport):
+    """httpx's transport, with requests to :data:`FIXED_HOSTS` sent to the canned server."""
+
+    def __init__(self, server: str) -> None:
+        self._server = httpx.URL(server)
+        self._inner = httpx.HTTPTransport()
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        if FIXED_HOSTS.match(request.url.host):
+            request.url = request.url.copy_with(
+                scheme=self._server.scheme, host=self._server.host, port=self._server.port
+            )
+            request.headers["host"] = f"{self._server.host}:{self._server.port}"
+        return self._inner.handle_request(request)
+
+    def close(self) -> None:
+        self._inner.close()
+
+
+#: The clock and counter of tool-call ids the Google transports invent
+#: (``<name>_<Date.now()>_<n>``): the oracle shows the clock as ``<timestamp>``; the counter
+#: is process-wide, so it differs between the oracle's one-case processes and the suite.
+INVENTED_ID = re.compile(r"_(\d{13}|<timestamp>)_\d+\b")
+
+
+def without_invented_id_clock(value: Any) -> Any:
+    """``value`` with invented tool-call ids' clock and counter replaced by placeholders."""
+    return json.loads(INVENTED_ID.sub("_<timestamp>_<n>", json.dumps(value)))
+
+
 def normalized_message(message: dict[str, Any]) -> dict[str, Any]:
     return {**message, "timestamp": "<timestamp>"}
+
+
+#: The runtime named in ``@google/genai``'s ``x-goog-api-client`` (Node for Pi, Python here).
+GOOGLE_RUNTIME = re.compile(r" gl-(node|python)(/\S*)?")
 
 
 def request_view(request: dict[str, Any]) -> dict[str, Any]:
     view = {key: value for key, value in request.items() if key != "headers"}
     view["headers"] = {
-        name: value
+        name: GOOGLE_RUNTIME.sub(" gl-<runtime>", value) if name == "x-goog-api-client" else value
         for name, value in request.get("headers", {}).items()
         if name not in CLIENT_HEADERS and not name.startswith("x-stainless-")
     }

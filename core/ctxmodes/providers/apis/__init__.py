@@ -22,6 +22,8 @@ API_MODULES: dict[str, str] = {
     "openai-codex-responses": "ctxmodes.providers.apis.openai_codex_responses",
     "openai-completions": "ctxmodes.providers.apis.openai_completions",
     "anthropic-messages": "ctxmodes.providers.apis.anthropic_messages",
+    "google-generative-ai": "ctxmodes.providers.apis.google_generative_ai",
+    "google-vertex": "ctxmodes.providers.apis.google_vertex",
 }
 
 

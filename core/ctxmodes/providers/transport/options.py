@@ -10,12 +10,17 @@ from ctxmodes.providers.catalog import ModelSpec
 from ctxmodes.providers.wire import CacheRetention, StreamOptions, WireError
 
 
+def env_value(options: StreamOptions, name: str) -> str | None:
+    """pi-ai's ``getProviderEnvValue``: the call's scoped environment (a stored credential's
+    ``env``), then the process environment; empty values count as unset."""
+    return (options.env or {}).get(name) or os.environ.get(name) or None
+
+
 def cache_retention(options: StreamOptions) -> CacheRetention:
     """The option, else ``long`` when ``PI_CACHE_RETENTION=long``, else ``short``."""
     if options.cache_retention:
         return options.cache_retention
-    env = options.env if options.env is not None else os.environ
-    return "long" if env.get("PI_CACHE_RETENTION") == "long" else "short"
+    return "long" if env_value(options, "PI_CACHE_RETENTION") == "long" else "short"
 
 
 def missing_key_message(provider: str) -> str:
