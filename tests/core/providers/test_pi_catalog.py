@@ -62,7 +62,9 @@ def test_every_provider_of_pi_is_in_the_catalog_with_its_models() -> None:
         assert wanted in providers
     sonnet = catalog.get("anthropic/claude-sonnet-4-5")
     assert (sonnet.api, sonnet.base_url) == ("anthropic-messages", "https://api.anthropic.com")
-    assert sonnet.context_window > 0 and sonnet.max_tokens > 0 and sonnet.cost.output > 0
+    assert sonnet.context_window > 0
+    assert sonnet.max_tokens > 0
+    assert sonnet.cost.output > 0
     assert catalog.get("groq/llama-3.3-70b-versatile").api == "openai-completions"
 
 
@@ -77,4 +79,5 @@ def test_key_variables_are_pis_in_pis_order() -> None:
     assert env_keys("github-copilot") == ["COPILOT_GITHUB_TOKEN"]
     assert env_keys("amazon-bedrock") == []
     anthropic = builtin_providers()["anthropic"]
-    assert anthropic.oauth is not None and anthropic.oauth.subscription
+    assert anthropic.oauth is not None
+    assert anthropic.oauth.subscription
