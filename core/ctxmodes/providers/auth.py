@@ -21,13 +21,13 @@ pi-ai (``resolveProviderAuth``) and pi-coding-agent (``composeApiKeyAuth``) agre
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
 from ctxmodes.providers import config_values
-from ctxmodes.providers.catalog import builtin_providers
+from ctxmodes.providers.catalog import ModelSpec, builtin_providers
 from ctxmodes.providers.credential_store import Credential, FileCredentialStore
 from ctxmodes.providers.credentials import (
     CredentialError,
@@ -284,6 +284,25 @@ class AuthResolver:
             token = codex_cli_token(self.environ)
             return ResolvedAuth("Codex CLI login", api_key=token) if token else None
         return None
+
+
+def credential_sources(
+    models: Iterable[ModelSpec], environ: Mapping[str, str] | None = None
+) -> dict[str, str | None]:
+    """For each model (by ``provider/id``), where its credentials would come from, or
+    ``None``; each provider is looked at once, and nothing is run or refreshed.
+
+    :raises CredentialError: a credential file is corrupt.
+    """
+    resolver = AuthResolver(environ)
+    seen: dict[tuple[str, str | None], str | None] = {}
+    sources = {}
+    for model in models:
+        key = (model.provider, model.api_key)
+        if key not in seen:
+            seen[key] = resolver.status(model.provider, model.api_key)
+        sources[model.ref] = seen[key]
+    return sources
 
 
 def missing_credentials_hint(provider: str, configured_key: str | None = None) -> str:
