@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from ctxmodes import hookimpl
 from ctxmodes.providers.auth import AuthResolver, missing_credentials_hint
 from ctxmodes.providers.catalog import ModelSpec, builtin_models
+from ctxmodes.providers.credentials import CredentialError
 from ctxmodes.providers.models_json import catalog_with_models_json
 
 __all__ = [
@@ -107,6 +108,10 @@ def default_model_provider(model: ModelSpec, *, seam: Any = None) -> Provider:
     resolver = auth_resolver(seam)
 
     def api_key() -> str | None:
+        try:
+            model.request_headers()  # a configured header without a value fails the request
+        except ValueError as error:
+            raise CredentialError(str(error)) from None
         auth = resolver.resolve(model.provider, model.api_key)
         return auth.api_key if auth is not None else None
 

@@ -81,6 +81,9 @@ class ModelSpec(_PiShaped):
     #: A key, or ``$VAR`` naming the variable that holds it (Pi's ``models.json`` spelling);
     #: never written out or shown.
     api_key: str | None = Field(default=None, repr=False)
+    #: Header values as configured (``models.json``: commands and ``$VAR`` templates),
+    #: resolved for each request; ``headers`` holds those that resolved when loaded.
+    header_values: dict[str, str] | None = Field(default=None, repr=False)
 
     @property
     def ref(self) -> str:
@@ -100,7 +103,25 @@ class ModelSpec(_PiShaped):
 
     def to_pi(self) -> dict[str, Any]:
         """The model as a pi-ai ``Model`` object (camelCase, unset optional keys left out)."""
-        return self.model_dump(by_alias=True, exclude_none=True, mode="json", exclude={"api_key"})
+        return self.model_dump(
+            by_alias=True, exclude_none=True, mode="json", exclude={"api_key", "header_values"}
+        )
+
+    def request_headers(self) -> dict[str, str] | None:
+        """The headers for one request: configured values resolved now (commands run).
+
+        :raises ValueError: a configured value has no value (Pi's message, which names the
+            header and the variable or command, never a value).
+        """
+        from ctxmodes.providers import config_values
+
+        if not self.header_values:
+            return self.headers
+        configured = {
+            name: config_values.resolve_or_raise(value, f'model "{self.ref}" header "{name}"')
+            for name, value in self.header_values.items()
+        }
+        return {**(self.headers or {}), **configured}
 
     def supported_thinking_levels(self) -> list[str]:
         """The levels this model accepts (pi-ai's ``getSupportedThinkingLevels``)."""

@@ -166,3 +166,30 @@ def unresolved_reason(
     if missing:
         return f"{', '.join(missing)} {'is' if len(missing) == 1 else 'are'} not set"
     return "it is empty"
+
+
+def resolve_or_raise(
+    value: str,
+    description: str,
+    scoped: Mapping[str, str] | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> str:
+    """``value``'s value (commands run every time), or Pi's error saying which command or
+    variables failed ``description`` (``resolveConfigValueOrThrow``).
+
+    :raises ValueError: the value has no value.
+    """
+    resolved = resolve(value, scoped, environ, cached=False)
+    if resolved is not None:
+        return resolved
+    if is_command(value):
+        raise ValueError(f"Failed to resolve {description} from shell command: {value[1:]}")
+    env = os.environ if environ is None else environ
+    missing = [name for name in variable_names(value) if not _lookup(name, scoped, env)]
+    if len(missing) == 1:
+        raise ValueError(f"Failed to resolve {description} from environment variable: {missing[0]}")
+    if missing:
+        raise ValueError(
+            f"Failed to resolve {description} from environment variables: {', '.join(missing)}"
+        )
+    raise ValueError(f"Failed to resolve {description}")

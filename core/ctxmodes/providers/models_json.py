@@ -139,13 +139,15 @@ def _models_json_provider(
         entry: dict[str, Any] = next(
             (d for d in config.get("models") or [] if d.get("id") == model["id"]), {}
         )
-        headers = {
-            **(model.get("headers") or {}),
+        configured = {
             **provider_headers,
             **(override.get("headers") or {}),
             **(entry.get("headers") or {}),
         }
-        model["headers"] = _resolved_headers(headers)
+        # Pi's own model headers are literal; configured ones are configuration values.
+        resolved = {**(model.get("headers") or {}), **(_resolved_headers(configured) or {})}
+        model["headers"] = resolved or None
+        model["headerValues"] = configured or None
         if isinstance(config.get("apiKey"), str):
             model["apiKey"] = config["apiKey"]
         finished.append(model)
