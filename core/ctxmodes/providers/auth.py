@@ -46,6 +46,21 @@ _AWS_AMBIENT: Final = (
     "AWS_CONTAINER_CREDENTIALS_FULL_URI",
     "AWS_WEB_IDENTITY_TOKEN_FILE",
 )
+#: Variables beside the per-provider keys that make a provider usable (cloud credentials,
+#: accounts, projects).
+AMBIENT_VARIABLES: Final = (
+    "AWS_BEARER_TOKEN_BEDROCK",
+    "AWS_PROFILE",
+    "AWS_ACCESS_KEY_ID",
+    "AWS_SECRET_ACCESS_KEY",
+    *_AWS_AMBIENT,
+    "GOOGLE_APPLICATION_CREDENTIALS",
+    "GOOGLE_CLOUD_PROJECT",
+    "GCLOUD_PROJECT",
+    "GOOGLE_CLOUD_LOCATION",
+    "CLOUDFLARE_ACCOUNT_ID",
+    "CLOUDFLARE_GATEWAY_ID",
+)
 
 
 @dataclass(frozen=True)
@@ -60,6 +75,12 @@ class ResolvedAuth:
     #: Provider-scoped variables (an ``auth.json`` entry's ``env``), which win over the
     #: process environment for this provider's settings.
     env: Mapping[str, str] = field(default_factory=dict, repr=False)
+
+
+def credential_variables() -> list[str]:
+    """Every environment variable that can give a built-in provider credentials."""
+    keys = {name for info in builtin_providers().values() for name in info.env_keys}
+    return sorted(keys | set(AMBIENT_VARIABLES))
 
 
 def env_keys(provider: str) -> list[str]:
