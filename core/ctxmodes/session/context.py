@@ -259,7 +259,12 @@ class SessionContext:
 
     def to_json(self) -> JsonObject:
         """``{messages, thinkingLevel, model}`` as Pi's ``buildSessionContext`` returns it."""
-        out: JsonObject = {"messages": list(self._log.iter_json(0, self._length))}
+        return {"messages": list(self._log.iter_json(0, self._length)), **self.settings_json()}
+
+    def settings_json(self) -> JsonObject:
+        """:meth:`to_json` without the messages: ``{thinkingLevel, model}``, where
+        ``thinkingLevel`` is left out when the path's last change set it to undefined."""
+        out: JsonObject = {}
         if self._thinking_json is not _MISSING:
             out["thinkingLevel"] = self._thinking_json
         out["model"] = self._model_json

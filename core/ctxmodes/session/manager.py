@@ -797,9 +797,9 @@ class SessionManager:
         return self._table.parent_ids[index]
 
     def get_branch_types(self, from_id: str | None = None) -> list[object]:
-        """The ``type`` of each entry of :meth:`get_branch_ids`, as stored (not necessarily a
-        string), without decoding entries: lets readers of a long branch decode only the
-        entries of the types they need."""
+        """The ``type`` of each entry of :meth:`get_branch_ids` (``None`` where the stored
+        type is not a string), without decoding entries: lets readers of a long branch decode
+        only the entries of the types they need."""
         types = self._table.types
         return [types[index] for index in self._branch_indexes(from_id)]
 

@@ -70,6 +70,7 @@ __all__ = [
     "read_session_file",
     "scan_file",
     "scan_lines",
+    "shared_type",
 ]
 
 _CHUNK_SIZE: Final = 1 << 20
@@ -110,8 +111,11 @@ _is_none: Final = partial(is_, None)
 _SHARED_TYPES: Final = {name: name for name in ENTRY_TYPES}
 
 
-def _shared_type(value: Any) -> Any:
-    return _SHARED_TYPES.get(value, value) if type(value) is str else value
+def shared_type(value: Any) -> str | None:
+    """The type as the index keeps it: a string (shared when Pi writes that type), or
+    ``None`` for a type that is not a string, which equals no entry type in Pi either and
+    may be unhashable (a list)."""
+    return _SHARED_TYPES.get(value, value) if type(value) is str else None
 
 
 # msgspec gives up on deep nesting with RecursionError rather than DecodeError; such a line is
@@ -143,7 +147,7 @@ class ScanResult:
 
     Entry ``i`` (file order, header and skipped lines excluded) has id ``ids[i]``, parent id
     ``parents[i]`` (``None`` for a root or a missing/non-string ``parentId``), type
-    ``types[i]`` (the raw value; not necessarily a string) and occupies bytes
+    ``types[i]`` (``None`` when the stored ``type`` is missing or not a string) and occupies bytes
     ``starts[i]:ends[i]`` of the file. ``decoded`` holds the entries that had to be decoded
     during the scan, by index.
     """
@@ -153,7 +157,7 @@ class ScanResult:
     rename_hook_messages: bool = False
     ids: list[str] = field(default_factory=list)
     parents: list[str | None] = field(default_factory=list)
-    types: list[Any] = field(default_factory=list)
+    types: list[str | None] = field(default_factory=list)
     #: id -> index of the last entry with that id (built when the scan finishes).
     by_id: dict[str, int] = field(default_factory=dict)
     #: Index of each entry's parent, -1 for none (resolved when the scan finishes).
@@ -264,6 +268,8 @@ class _Scanner:
             types = tuple(map(_SHARED_TYPES.get, types, types))  # TypeError: unhashable type
         except (KeyError, TypeError):
             return -1
+        if not set(map(type, types)) <= {str, type(None)}:
+            types = tuple(map(shared_type, types))
         if "session" in types or set(map(type, ids)) != {str}:
             return -1
         if not set(map(type, parents)) <= {str, type(None)}:
@@ -375,7 +381,7 @@ class _Scanner:
                 if full is not None:
                     result.decoded[index] = full
                 result.ids.append(entry_id)
-                result.types.append(_shared_type(entry_type))
+                result.types.append(shared_type(entry_type))
                 result.starts.append(offset)
                 result.ends.append(end)
             offset = end + 1
@@ -501,7 +507,7 @@ class _Scanner:
             result.decoded[index] = value
             self._add_parent(index, parent if type(parent) is str else None)
             result.ids.append(value["id"])
-            result.types.append(_shared_type(entry_type))
+            result.types.append(shared_type(entry_type))
             result.starts.append(start)
             result.ends.append(end)
         result.skipped.sort(key=lambda skipped: skipped.line_number)

@@ -26,7 +26,12 @@ from ctxmodes.session import codec
 from ctxmodes.session.errors import SessionChangedError
 from ctxmodes.session.jsvalues import js_truthy
 from ctxmodes.session.migrate import rename_hook_message
-from ctxmodes.session.reader import MESSAGE_BEARING_TYPES, ScanResult, is_bare_entry
+from ctxmodes.session.reader import (
+    MESSAGE_BEARING_TYPES,
+    ScanResult,
+    is_bare_entry,
+    shared_type,
+)
 
 __all__ = ["ActivePath", "EntryTable", "IndexWarning"]
 
@@ -144,7 +149,7 @@ class EntryTable:
             scan.decoded[index] = entry
             scan.ids.append(entry["id"])
             scan.parents.append(parent if isinstance(parent, str) else None)
-            scan.types.append(entry_type)
+            scan.types.append(shared_type(entry_type))
             scan.starts.append(-1)
             scan.ends.append(-1)
             if is_bare_entry(entry_type, entry):
@@ -367,7 +372,7 @@ class EntryTable:
         parent_id = entry.get("parentId")
         self.ids.append(entry_id)
         self.parent_ids.append(parent_id if isinstance(parent_id, str) else None)
-        self.types.append(entry.get("type"))
+        self.types.append(shared_type(entry.get("type")))
         self.parents.append(self.by_id.get(parent_id, NO_ENTRY) if parent_id else NO_ENTRY)
         self._starts.append(-1)
         self._ends.append(-1)
@@ -493,7 +498,7 @@ class StoredRun:
         return bisect_left(self._starts, lowest, self._first, self._last + 1) - self._first
 
     def types(self, start: int = 0) -> list[Any]:
-        """The stored ``type`` of each entry from offset ``start`` (raw values)."""
+        """The ``type`` of each entry from offset ``start`` (``None`` for a non-string)."""
         return self._types[self._first + start : self._last + 1]
 
 
