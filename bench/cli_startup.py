@@ -22,6 +22,8 @@ import subprocess
 import sys
 import time
 
+from smoke import parse_args
+
 ENTRY = "import sys; from ctxmodes.cli import main; sys.argv[0] = 'ctxmodes'; sys.exit(main())"
 
 FLOOR = "import argparse, pluggy, importlib.metadata as m; m.entry_points(group='ctxmodes')"
@@ -57,7 +59,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
-    args = parser.parse_args()
+    args = parse_args(parser, rounds=2)
     samples = measure(args.rounds)
     base = min(samples[BASELINE])
     figures = {

@@ -26,6 +26,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from smoke import parse_args
+
 from ctxmodes.session import codec
 from ctxmodes.session.manager import SessionManager
 
@@ -254,7 +256,7 @@ def main() -> int:
     parser.add_argument("--entries", type=int, default=100_000)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--keep", type=Path, help="generate into (or reuse) this file")
-    args = parser.parse_args()
+    args = parse_args(parser, entries=2000, runs=1)
 
     with tempfile.TemporaryDirectory() as scratch:
         path = args.keep or Path(scratch) / "bench.jsonl"
