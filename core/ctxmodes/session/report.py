@@ -105,7 +105,7 @@ def _write_array(write: Callable[[bytes], object], items: Iterable[Any]) -> None
     iterator: Iterator[Any] = iter(items)
     separator = b"["
     while block := list(islice(iterator, _WRITE_BLOCK)):
-        write(separator + codec.dumps(block)[1:-1])
+        write(separator + codec.dumps_items(block))
         separator = b","
     write(b"]" if separator == b"," else b"[]")
 
