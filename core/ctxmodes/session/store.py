@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import weakref
+from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -160,7 +161,9 @@ class EntryTable:
                 scan.last_session_info = index
         scan.by_id = dict(zip(scan.ids, range(len(scan.ids)), strict=True))
         lookup = scan.by_id.get
-        scan.parent_indexes = [lookup(parent, -1) if parent else -1 for parent in scan.parents]
+        scan.parent_indexes = array(
+            "q", [lookup(parent, -1) if parent else -1 for parent in scan.parents]
+        )
         return cls(scan)
 
     # ----------------------------------------------------------------------- structure
@@ -483,7 +486,12 @@ class StoredRun:
     __slots__ = ("_ends", "_first", "_last", "_starts", "_types")
 
     def __init__(
-        self, types: list[Any], starts: list[int], ends: list[int], first: int, last: int
+        self,
+        types: list[str | None],
+        starts: Sequence[int],
+        ends: Sequence[int],
+        first: int,
+        last: int,
     ) -> None:
         self._types, self._starts, self._ends = types, starts, ends
         self._first, self._last = first, last
