@@ -5,57 +5,118 @@ written here open in Pi with the same tree and context, and lines Pi wrote re-en
 same bytes. See :mod:`ctxmodes.session.manager` for where behaviour deliberately differs.
 """
 
-from ctxmodes.session.context import ModelRef, SessionContext
-from ctxmodes.session.convert import convert_to_llm
-from ctxmodes.session.errors import (
-    EntryNotFoundError,
-    NotASessionError,
-    ReadOnlySessionError,
-    SessionChangedError,
-    SessionError,
-    SessionLockedError,
-)
-from ctxmodes.session.ids import PI_IDENTITY, IdentitySource
-from ctxmodes.session.listing import SessionInfo
-from ctxmodes.session.manager import SessionManager, SessionPosition
-from ctxmodes.session.models import (
-    AgentMessage,
-    AssistantMessage,
-    BashExecutionMessage,
-    BranchSummaryEntry,
-    BranchSummaryMessage,
-    CompactionEntry,
-    CompactionSummaryMessage,
-    ContentBlock,
-    Cost,
-    CustomEntry,
-    CustomMessage,
-    CustomMessageEntry,
-    ImageContent,
-    LabelEntry,
-    MessageEntry,
-    ModelChangeEntry,
-    SessionEntry,
-    SessionHeader,
-    SessionInfoEntry,
-    TextContent,
-    ThinkingContent,
-    ThinkingLevelChangeEntry,
-    ToolCall,
-    ToolResultMessage,
-    UnknownContent,
-    UnknownEntry,
-    UnknownMessage,
-    Usage,
-    UserMessage,
-    entry_from_json,
-    message_from_json,
-    to_json,
-)
-from ctxmodes.session.reader import SkippedLine
-from ctxmodes.session.store import IndexWarning
-from ctxmodes.session.tree import SessionTreeNode
-from ctxmodes.session.writer import Durability
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ctxmodes.session.context import SessionContext
+    from ctxmodes.session.convert import convert_to_llm
+    from ctxmodes.session.errors import (
+        EntryNotFoundError,
+        NotASessionError,
+        ReadOnlySessionError,
+        SessionChangedError,
+        SessionError,
+        SessionLockedError,
+    )
+    from ctxmodes.session.ids import PI_IDENTITY, IdentitySource
+    from ctxmodes.session.listing import SessionInfo
+    from ctxmodes.session.manager import SessionManager, SessionPosition
+    from ctxmodes.session.models import (
+        AgentMessage,
+        AssistantMessage,
+        BashExecutionMessage,
+        BranchSummaryEntry,
+        BranchSummaryMessage,
+        CompactionEntry,
+        CompactionSummaryMessage,
+        ContentBlock,
+        Cost,
+        CustomEntry,
+        CustomMessage,
+        CustomMessageEntry,
+        ImageContent,
+        LabelEntry,
+        MessageEntry,
+        ModelChangeEntry,
+        ModelRef,
+        SessionEntry,
+        SessionHeader,
+        SessionInfoEntry,
+        TextContent,
+        ThinkingContent,
+        ThinkingLevelChangeEntry,
+        ToolCall,
+        ToolResultMessage,
+        UnknownContent,
+        UnknownEntry,
+        UnknownMessage,
+        Usage,
+        UserMessage,
+        entry_from_json,
+        message_from_json,
+        to_json,
+    )
+    from ctxmodes.session.reader import SkippedLine
+    from ctxmodes.session.store import IndexWarning
+    from ctxmodes.session.tree import SessionTreeNode
+    from ctxmodes.session.writer import Durability
+
+#: Public name → the module that defines it. Resolved on first use, so that opening a
+#: session file and reading its context as JSON loads none of the models (pydantic).
+_EXPORTS: dict[str, str] = {
+    "AgentMessage": "ctxmodes.session.models",
+    "AssistantMessage": "ctxmodes.session.models",
+    "BashExecutionMessage": "ctxmodes.session.models",
+    "BranchSummaryEntry": "ctxmodes.session.models",
+    "BranchSummaryMessage": "ctxmodes.session.models",
+    "CompactionEntry": "ctxmodes.session.models",
+    "CompactionSummaryMessage": "ctxmodes.session.models",
+    "ContentBlock": "ctxmodes.session.models",
+    "Cost": "ctxmodes.session.models",
+    "CustomEntry": "ctxmodes.session.models",
+    "CustomMessage": "ctxmodes.session.models",
+    "CustomMessageEntry": "ctxmodes.session.models",
+    "Durability": "ctxmodes.session.writer",
+    "EntryNotFoundError": "ctxmodes.session.errors",
+    "IdentitySource": "ctxmodes.session.ids",
+    "ImageContent": "ctxmodes.session.models",
+    "IndexWarning": "ctxmodes.session.store",
+    "LabelEntry": "ctxmodes.session.models",
+    "MessageEntry": "ctxmodes.session.models",
+    "ModelChangeEntry": "ctxmodes.session.models",
+    "ModelRef": "ctxmodes.session.models",
+    "NotASessionError": "ctxmodes.session.errors",
+    "PI_IDENTITY": "ctxmodes.session.ids",
+    "ReadOnlySessionError": "ctxmodes.session.errors",
+    "SessionChangedError": "ctxmodes.session.errors",
+    "SessionContext": "ctxmodes.session.context",
+    "SessionEntry": "ctxmodes.session.models",
+    "SessionError": "ctxmodes.session.errors",
+    "SessionHeader": "ctxmodes.session.models",
+    "SessionInfo": "ctxmodes.session.listing",
+    "SessionInfoEntry": "ctxmodes.session.models",
+    "SessionLockedError": "ctxmodes.session.errors",
+    "SessionManager": "ctxmodes.session.manager",
+    "SessionPosition": "ctxmodes.session.manager",
+    "SessionTreeNode": "ctxmodes.session.tree",
+    "SkippedLine": "ctxmodes.session.reader",
+    "TextContent": "ctxmodes.session.models",
+    "ThinkingContent": "ctxmodes.session.models",
+    "ThinkingLevelChangeEntry": "ctxmodes.session.models",
+    "ToolCall": "ctxmodes.session.models",
+    "ToolResultMessage": "ctxmodes.session.models",
+    "UnknownContent": "ctxmodes.session.models",
+    "UnknownEntry": "ctxmodes.session.models",
+    "UnknownMessage": "ctxmodes.session.models",
+    "Usage": "ctxmodes.session.models",
+    "UserMessage": "ctxmodes.session.models",
+    "convert_to_llm": "ctxmodes.session.convert",
+    "entry_from_json": "ctxmodes.session.models",
+    "message_from_json": "ctxmodes.session.models",
+    "to_json": "ctxmodes.session.models",
+}
+
 
 __all__ = [
     "PI_IDENTITY",
@@ -109,3 +170,12 @@ __all__ = [
     "message_from_json",
     "to_json",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
