@@ -74,6 +74,8 @@ class SessionView:
     children: dict[str, list[SessionTreeNode]] = field(default_factory=dict)
     window_count: int = 0
     note_count: int = 0
+    #: The mode that manages the session, in words (``None``: not known).
+    mode: str | None = None
 
     def sidebar(self) -> Iterator[Token]:
         """The whole tree: runs of single children flat, each branch of a fork opened."""

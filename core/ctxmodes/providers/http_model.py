@@ -152,16 +152,23 @@ class HttpModelProvider(Provider):
     def model(self) -> ModelSpec:
         return self._model
 
+    def _required_key(self) -> str:
+        key = self._api_key()
+        if not key:
+            hint = f": {self._hint}" if self._hint else ""
+            raise ProviderError(f"No API key for provider: {self._model.provider}{hint}")
+        return key
+
+    def check_credentials(self) -> None:
+        self._required_key()
+
     def stream(self, request: ModelRequest, signal: AbortSignal) -> Iterator[StreamEvent]:
         from ctxmodes.providers.apis import stream_function
         from ctxmodes.providers.call import CallContext
         from ctxmodes.providers.secrets import is_sensitive_header, scrub
         from ctxmodes.providers.wire import PiContext, StreamOptions, WireError, WireEvent
 
-        key = self._api_key()
-        if not key:
-            hint = f": {self._hint}" if self._hint else ""
-            raise ProviderError(f"No API key for provider: {self._model.provider}{hint}")
+        key = self._required_key()
         context = PiContext(
             system_prompt=request.system_prompt or None,
             messages=[_message(message) for message in request.messages],
@@ -250,10 +257,7 @@ class CodexModelProvider(HttpModelProvider):
         from ctxmodes.providers.jsvalues import pi_user_agent
         from ctxmodes.providers.wire import WireError
 
-        token = self._api_key()
-        if not token:
-            hint = f": {self._hint}" if self._hint else ""
-            raise ProviderError(f"No API key for provider: {self._model.provider}{hint}")
+        token = self._required_key()
         try:
             headers = identity_headers(token, self._seam.user_agent or pi_user_agent())
         except WireError as error:

@@ -16,6 +16,8 @@ from ctxmodes.modes import ModeSpec
 
 if TYPE_CHECKING:
     from ctxmodes.hostapi import HostSession
+    from ctxmodes.modes import Evidence
+    from ctxmodes.session.manager import SessionManager
 
 NAME = "local"
 
@@ -28,6 +30,18 @@ def _build(session: HostSession) -> object:
     return local_mode(session)
 
 
+def _recognize(manager: SessionManager) -> Evidence | None:
+    from ctxmodes_local.recognition import recognize
+
+    return recognize(manager)
+
+
+def _describe_leaving(manager: SessionManager) -> str | None:
+    from ctxmodes_local.recognition import describe_leaving
+
+    return describe_leaving(manager)
+
+
 @hookimpl
 def ctx_register_modes(register: Callable[[ModeSpec], None]) -> None:
     register(
@@ -35,5 +49,7 @@ def ctx_register_modes(register: Callable[[ModeSpec], None]) -> None:
             name=NAME,
             description="Context windows with history and notes kept in the Pi session file",
             factory=_build,
+            recognize=_recognize,
+            describe_leaving=_describe_leaving,
         )
     )

@@ -9,10 +9,15 @@ markers, the budget and compaction are Local's; only where history and notes liv
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from ctxmodes import HostSession, hookimpl
 from ctxmodes.cli_commands import CliCommand
 from ctxmodes.modes import ModeSpec
+
+if TYPE_CHECKING:
+    from ctxmodes.modes import Evidence
+    from ctxmodes.session.manager import SessionManager
 
 NAME = "remote"
 
@@ -25,6 +30,18 @@ def _build(session: HostSession) -> object:
     return remote_mode(session)
 
 
+def _recognize(manager: SessionManager) -> Evidence | None:
+    from ctxmodes_remote.recognition import recognize
+
+    return recognize(manager)
+
+
+def _describe_leaving(manager: SessionManager) -> str | None:
+    from ctxmodes_remote.recognition import describe_leaving
+
+    return describe_leaving(manager)
+
+
 @hookimpl
 def ctx_register_modes(register: Callable[[ModeSpec], None]) -> None:
     register(
@@ -32,6 +49,8 @@ def ctx_register_modes(register: Callable[[ModeSpec], None]) -> None:
             name=NAME,
             description="Context windows with history and notes in the Codex history service",
             factory=_build,
+            recognize=_recognize,
+            describe_leaving=_describe_leaving,
         )
     )
 

@@ -48,6 +48,8 @@ from ctxmodes.modes import ModeSpec
 
 if TYPE_CHECKING:
     from ctxmodes.hostapi import HostSession
+    from ctxmodes.modes import Evidence
+    from ctxmodes.session.manager import SessionManager
     from ctxmodes_tree.settings import TreeSettings
 
 NAME = "tree"
@@ -58,6 +60,18 @@ def _build(session: HostSession, settings: TreeSettings) -> object:
     from ctxmodes_tree.mode import tree_mode
 
     return tree_mode(session, settings)
+
+
+def _recognize(manager: SessionManager) -> Evidence | None:
+    from ctxmodes_tree.recognition import recognize
+
+    return recognize(manager)
+
+
+def _describe_leaving(manager: SessionManager) -> str | None:
+    from ctxmodes_tree.recognition import describe_leaving
+
+    return describe_leaving(manager)
 
 
 @hookimpl
@@ -74,6 +88,8 @@ def ctx_register_modes(register: Callable[[ModeSpec], None]) -> None:
                 "history and notes recover them"
             ),
             factory=_build,
+            recognize=_recognize,
+            describe_leaving=_describe_leaving,
             settings=TreeSettings,
         )
     )
