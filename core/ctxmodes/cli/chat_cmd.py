@@ -102,7 +102,11 @@ def _chat(args: argparse.Namespace, cwd: Path, settings: Any, session_file: Path
         path = history_path()
         path.parent.mkdir(parents=True, exist_ok=True)
         tune_for_typing()
-        TerminalSession(agent, history=FileHistory(str(path))).run()
+        TerminalSession(
+            agent,
+            history=FileHistory(str(path)),
+            replay_turns=settings.terminal.replay_turns,
+        ).run()
     finally:
         agent.close()
     return 0
