@@ -3,6 +3,8 @@
 A mode is declared by a plugin through ``ctx_register_modes`` as a :class:`ModeSpec`. The
 registry only *knows* modes; :meth:`ModeRegistry.activate` builds the per-session mode object
 and registers it in the plugin manager, so only the selected mode's lifecycle hooks run.
+
+Internal module: its public names are imported from :mod:`ctxmodes`.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ if TYPE_CHECKING:
     from pydantic import BaseModel
 
     from ctxmodes.hostapi import HostSession
-    from ctxmodes.session.manager import SessionManager
+    from ctxmodes.session_view import SessionView
 
 MODE_NAME = re.compile(r"^[a-z][a-z0-9_-]{0,39}$")
 
@@ -37,11 +39,11 @@ Evidence = Literal["exclusive", "shared"]
 
 #: Looks at a session file that records no mode and says whether this mode managed it
 #: (``None``: no sign of it). Called once when such a file is opened; may read the whole file.
-ModeRecognizer = Callable[["SessionManager"], Evidence | None]
+ModeRecognizer = Callable[["SessionView"], Evidence | None]
 
 #: One clause on what leaving this mode does to this session, for the confirmation of a mode
 #: change ("12 archived summaries become ordinary Pi summaries and re-enter the context").
-LeavingDescription = Callable[["SessionManager"], str | None]
+LeavingDescription = Callable[["SessionView"], str | None]
 
 
 @dataclass(frozen=True, slots=True)

@@ -30,7 +30,7 @@ from ctxmodes.windows.marker_escape import marker_value
 from ctxmodes.windows.stored import StoredEntry
 
 if TYPE_CHECKING:
-    from ctxmodes.session.manager import SessionManager
+    from ctxmodes.session_view import SessionView
 
 CONTEXT_WINDOW_CUSTOM_TYPE = "codex-context-window"
 MARKER_PROTOCOL: Final = 1
@@ -218,7 +218,7 @@ def fallback_marker(identity: WindowIdentity) -> WindowMarker:
     return WindowMarker(FALLBACK_TEXT, _details("fallback", identity))
 
 
-def count_branch_windows(manager: SessionManager) -> int:
+def count_branch_windows(manager: SessionView) -> int:
     """How many windows the active branch opens (its ``window`` markers; damaged ones are
     not counted), decoding only its custom messages."""
     ids = manager.get_branch_ids()

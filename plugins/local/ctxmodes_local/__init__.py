@@ -11,13 +11,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ctxmodes import hookimpl
-from ctxmodes.modes import ModeSpec
+from ctxmodes import ModeSpec, hookimpl
 
 if TYPE_CHECKING:
-    from ctxmodes.hostapi import HostSession
-    from ctxmodes.modes import Evidence
-    from ctxmodes.session.manager import SessionManager
+    from ctxmodes import Evidence, HostSession, SessionView
 
 NAME = "local"
 
@@ -30,13 +27,13 @@ def _build(session: HostSession) -> object:
     return local_mode(session)
 
 
-def _recognize(manager: SessionManager) -> Evidence | None:
+def _recognize(manager: SessionView) -> Evidence | None:
     from ctxmodes_local.recognition import recognize
 
     return recognize(manager)
 
 
-def _describe_leaving(manager: SessionManager) -> str | None:
+def _describe_leaving(manager: SessionView) -> str | None:
     from ctxmodes_local.recognition import describe_leaving
 
     return describe_leaving(manager)

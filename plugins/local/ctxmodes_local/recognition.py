@@ -7,16 +7,15 @@ from typing import TYPE_CHECKING
 from ctxmodes.windows import count_branch_windows
 
 if TYPE_CHECKING:
-    from ctxmodes.modes import Evidence
-    from ctxmodes.session.manager import SessionManager
+    from ctxmodes import Evidence, SessionView
 
 
-def recognize(manager: SessionManager) -> Evidence | None:
+def recognize(manager: SessionView) -> Evidence | None:
     """Window markers on the active branch; Tree and Remote write them too."""
     return "shared" if count_branch_windows(manager) else None
 
 
-def describe_leaving(manager: SessionManager) -> str | None:
+def describe_leaving(manager: SessionView) -> str | None:
     earlier = count_branch_windows(manager) - 1
     if earlier <= 0:
         return "window markers stop being managed"

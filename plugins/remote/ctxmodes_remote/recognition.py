@@ -8,8 +8,7 @@ from ctxmodes.windows import DETAILS_KEY, FAMILIES
 from ctxmodes_remote.results import ENCRYPTED_OUTPUT_KEY
 
 if TYPE_CHECKING:
-    from ctxmodes.modes import Evidence
-    from ctxmodes.session.manager import SessionManager
+    from ctxmodes import Evidence, SessionView
 
 
 def _is_encrypted_result(stored: object) -> bool:
@@ -27,7 +26,7 @@ def _is_encrypted_result(stored: object) -> bool:
     return isinstance(result, dict) and isinstance(result.get(ENCRYPTED_OUTPUT_KEY), str)
 
 
-def recognize(manager: SessionManager) -> Evidence | None:
+def recognize(manager: SessionView) -> Evidence | None:
     """An encrypted history or notes result on the active branch: only Remote writes them."""
     ids = manager.get_branch_ids()
     for position, entry_type in enumerate(manager.get_branch_types()):
@@ -36,7 +35,7 @@ def recognize(manager: SessionManager) -> Evidence | None:
     return None
 
 
-def describe_leaving(manager: SessionManager) -> str | None:
+def describe_leaving(manager: SessionView) -> str | None:
     return (
         "the history and notes kept by the Remote service are out of reach and earlier "
         "windows are sent to the model again; run /compact first to leave cleanly"

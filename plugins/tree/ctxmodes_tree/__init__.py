@@ -42,14 +42,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ctxmodes import hookimpl
-from ctxmodes.cli_commands import CliCommand
-from ctxmodes.modes import ModeSpec
+from ctxmodes import CliCommand, ModeSpec, hookimpl
 
 if TYPE_CHECKING:
-    from ctxmodes.hostapi import HostSession
-    from ctxmodes.modes import Evidence
-    from ctxmodes.session.manager import SessionManager
+    from ctxmodes import Evidence, HostSession, SessionView
     from ctxmodes_tree.settings import TreeSettings
 
 NAME = "tree"
@@ -62,13 +58,13 @@ def _build(session: HostSession, settings: TreeSettings) -> object:
     return tree_mode(session, settings)
 
 
-def _recognize(manager: SessionManager) -> Evidence | None:
+def _recognize(manager: SessionView) -> Evidence | None:
     from ctxmodes_tree.recognition import recognize
 
     return recognize(manager)
 
 
-def _describe_leaving(manager: SessionManager) -> str | None:
+def _describe_leaving(manager: SessionView) -> str | None:
     from ctxmodes_tree.recognition import describe_leaving
 
     return describe_leaving(manager)

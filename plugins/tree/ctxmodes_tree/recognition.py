@@ -7,22 +7,21 @@ from typing import TYPE_CHECKING
 from ctxmodes_tree.archive_index import TreeArchiveIndex
 
 if TYPE_CHECKING:
-    from ctxmodes.modes import Evidence
-    from ctxmodes.session.manager import SessionManager
+    from ctxmodes import Evidence, SessionView
 
 
-def _archive_count(manager: SessionManager) -> int:
+def _archive_count(manager: SessionView) -> int:
     index = TreeArchiveIndex(manager)
     index.follow_leaf(manager.get_leaf_id())
     return len(index.archives)
 
 
-def recognize(manager: SessionManager) -> Evidence | None:
+def recognize(manager: SessionView) -> Evidence | None:
     """Valid archive manifests on the active branch: only Tree writes them."""
     return "exclusive" if _archive_count(manager) else None
 
 
-def describe_leaving(manager: SessionManager) -> str | None:
+def describe_leaving(manager: SessionView) -> str | None:
     count = _archive_count(manager)
     if not count:
         return "no window is archived yet; window markers stop being managed"
