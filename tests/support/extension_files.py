@@ -11,7 +11,12 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from ctxmodes.session.manager import SessionManager
+
+if TYPE_CHECKING:
+    from ctxmodes.modes import Evidence, ModeSpec
 
 USAGE = {
     "input": 10,
@@ -210,3 +215,23 @@ EXTENSION_FILES: dict[str | None, Callable[[Path], Path]] = {
     "remote": remote_file,
     None: plain_file,
 }
+
+
+def recognized_by(spec: ModeSpec, directory: Path) -> dict[str | None, Evidence | None]:
+    """What ``spec``'s recognizer says of each builder's file (keyed as
+    :data:`EXTENSION_FILES`)."""
+    assert spec.recognize is not None
+    said: dict[str | None, Evidence | None] = {}
+    for made_by, build in EXTENSION_FILES.items():
+        where = directory / (made_by or "plain")
+        where.mkdir()
+        with SessionManager.open(build(where), read_only=True) as view:
+            said[made_by] = spec.recognize(view)
+    return said
+
+
+def leaving_words(spec: ModeSpec, directory: Path) -> str | None:
+    """What ``spec`` says before a session of its own file leaves it."""
+    assert spec.describe_leaving is not None
+    with SessionManager.open(EXTENSION_FILES[spec.name](directory), read_only=True) as view:
+        return spec.describe_leaving(view)

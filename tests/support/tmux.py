@@ -3,9 +3,11 @@ own per test, one window running a command."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import time
 import uuid
+from pathlib import Path
 
 WAIT = 30.0
 
@@ -66,3 +68,15 @@ class Tmux:
 
 def _quote(text: str) -> str:
     return "'" + text.replace("'", "'\"'\"'") + "'"
+
+
+def private_environment(work: Path) -> dict[str, str]:
+    """An environment whose configuration, state, Pi directory and home are under ``work``."""
+    return {
+        "CTXMODES_CONFIG_DIR": str(work / "config"),
+        "XDG_STATE_HOME": str(work / "state"),
+        "PI_CODING_AGENT_DIR": str(work / "pi"),
+        "HOME": str(work),
+        "TERM": "xterm-256color",
+        "PATH": os.environ.get("PATH", ""),
+    }

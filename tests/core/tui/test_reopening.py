@@ -7,14 +7,13 @@ without a prompt leaves no file."""
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import sys
 from pathlib import Path
 
 import pytest
-from support.tmux import Tmux
+from support.tmux import Tmux, private_environment
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 
@@ -37,17 +36,6 @@ SCRIPT = {
     ],
     "summaries": ["## Goal\nPick the release code name\n\n## Progress\n- chose AMBER"],
 }
-
-
-def _environment(work: Path) -> dict[str, str]:
-    return {
-        "CTXMODES_CONFIG_DIR": str(work / "config"),
-        "XDG_STATE_HOME": str(work / "state"),
-        "PI_CODING_AGENT_DIR": str(work / "pi"),
-        "HOME": str(work),
-        "TERM": "xterm-256color",
-        "PATH": os.environ.get("PATH", ""),
-    }
 
 
 def _ctxmodes(*args: str) -> list[str]:
@@ -82,7 +70,7 @@ def test_the_first_minute_tree_session_reopened_with_c(work: Path) -> None:
     project = work / "project"
     first = Tmux(
         _ctxmodes("chat", "--mode", "tree", "--model", model, "--cwd", str(project)),
-        _environment(work),
+        private_environment(work),
     )
     try:
         first.wait("scripted/scripted")
@@ -97,7 +85,7 @@ def test_the_first_minute_tree_session_reopened_with_c(work: Path) -> None:
     finally:
         first.close()
     (session,) = _sessions(work)
-    env = _environment(work)
+    env = private_environment(work)
     # `ctxmodes -c` at the top level, from the project directory, without --mode.
     command = ["env", "-C", str(project), *_ctxmodes("-c")]
     second = Tmux(command, {**env, "CTXMODES_MODEL": model})
@@ -131,7 +119,7 @@ def test_a_long_branch_is_replayed_bounded(work: Path) -> None:
     (work / "config").mkdir()
     (work / "config" / "config.toml").write_text("[terminal]\nreplay_turns = 1\n")
     project = work / "project"
-    env = {**_environment(work), "CTXMODES_MODEL": model}
+    env = {**private_environment(work), "CTXMODES_MODEL": model}
     first = Tmux(["env", "-C", str(project), *_ctxmodes("chat", "--mode", "local")], env)
     try:
         first.wait("scripted/scripted")
@@ -157,7 +145,7 @@ def test_a_long_branch_is_replayed_bounded(work: Path) -> None:
 
 def test_starting_and_quitting_without_a_prompt_leaves_no_file(work: Path) -> None:
     model = f"scripted:{work / 'script.json'}"
-    env = {**_environment(work), "CTXMODES_MODEL": model}
+    env = {**private_environment(work), "CTXMODES_MODEL": model}
     tmux = Tmux(["env", "-C", str(work / "project"), *_ctxmodes("chat", "--mode", "tree")], env)
     try:
         tmux.wait("scripted/scripted")

@@ -5,6 +5,7 @@ with their summary's goal; the navigator labels archived windows the same way.""
 from __future__ import annotations
 
 import orjson
+from support.extension_files import USAGE
 from support.terminal import ENTER, make_agent, run_terminal
 
 from ctxmodes.compaction import BRANCH_SUMMARY_PREAMBLE, summary_goal
@@ -117,20 +118,7 @@ def test_the_replay_is_bounded_and_counts_what_it_leaves_out(tmp_path):
                     "api": "scripted",
                     "provider": "scripted",
                     "model": "scripted",
-                    "usage": {
-                        "input": 1,
-                        "output": 1,
-                        "cacheRead": 0,
-                        "cacheWrite": 0,
-                        "totalTokens": 2,
-                        "cost": {
-                            "input": 0,
-                            "output": 0,
-                            "cacheRead": 0,
-                            "cacheWrite": 0,
-                            "total": 0,
-                        },
-                    },
+                    "usage": USAGE,
                     "stopReason": "toolUse",
                     "timestamp": n,
                 }

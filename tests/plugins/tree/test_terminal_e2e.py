@@ -7,7 +7,6 @@ equals the one the same operations produce through the embedding API, and opens 
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import sys
@@ -19,7 +18,7 @@ from typing import Any
 import orjson
 import pytest
 from support.pi_oracle import require_pi
-from support.tmux import Tmux
+from support.tmux import Tmux, private_environment
 
 from ctxmodes import NavigationRequest
 from ctxmodes.sdk import ToolStarted, open_agent
@@ -53,14 +52,7 @@ pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is no
 
 
 def run_in_terminal(work: Path, script: Path, session: Path, export: Path) -> str:
-    env = {
-        "CTXMODES_CONFIG_DIR": str(work / "config"),
-        "XDG_STATE_HOME": str(work / "state"),
-        "PI_CODING_AGENT_DIR": str(work / "pi"),
-        "HOME": str(work),
-        "TERM": "xterm-256color",
-        "PATH": os.environ.get("PATH", ""),
-    }
+    env = private_environment(work)
     command = [
         str(Path(sys.executable).with_name("ctxmodes")),
         "chat",
