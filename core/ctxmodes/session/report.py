@@ -133,8 +133,10 @@ def render_tree(manager: SessionManager) -> Tree:
     """The session tree: one line per entry (id, type or message role, label).
 
     Entries on the active path are marked ``●`` and the leaf ``◀ leaf``. A run of entries
-    that each have one child is drawn as a flat list; at a branch point every child starts
-    an indented group holding its own run, so depth grows with branch points, not entries.
+    that each have one child is drawn as a flat list. At a branch point the active path goes
+    on at the same indent and every other child starts an indented group under the branch
+    point, holding its own run: the active path never moves right, however many windows a
+    managed session archived, and depth grows only with branch points off it.
     """
     from rich.text import Text
     from rich.tree import Tree
@@ -163,8 +165,16 @@ def render_tree(manager: SessionManager) -> Tree:
         widget = container.add(line(node))
         if group:
             container = widget
-        while len(node.children) == 1:
-            node = node.children[0]
+        while node.children:
+            children = node.children
+            follow = children[0] if len(children) == 1 else None
+            if follow is None:
+                follow = next((child for child in children if child.entry_id in active), None)
+                if follow is None:
+                    break
+                side = [child for child in children if child is not follow]
+                tasks.extend((widget, child, True) for child in reversed(side))
+            node = follow
             widget = container.add(line(node))
         tasks.extend((widget, child, True) for child in reversed(node.children))
     return root
