@@ -12,7 +12,12 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from ctxmodes.cli.options import add_mode_option, agent_settings
+from ctxmodes.cli.options import (
+    add_mode_option,
+    add_resource_options,
+    agent_settings,
+    resource_loader,
+)
 
 
 def register(subparsers: Any) -> None:
@@ -34,13 +39,23 @@ def register(subparsers: Any) -> None:
         "-r", "--resume", action="store_true", help="pick a session of the working directory"
     )
     parser.add_argument("--cwd", metavar="DIR", type=Path, help="working directory")
+    add_resource_options(parser)
     parser.set_defaults(handler=run)
 
 
 def default_args() -> argparse.Namespace:
     """The arguments of a bare ``ctxmodes``."""
     return argparse.Namespace(
-        mode=None, model=None, session=None, continue_recent=False, resume=False, cwd=None
+        mode=None,
+        model=None,
+        session=None,
+        continue_recent=False,
+        resume=False,
+        cwd=None,
+        context_files=True,
+        skills=True,
+        prompt_templates=True,
+        approve=None,
     )
 
 
@@ -61,17 +76,28 @@ def run(args: argparse.Namespace) -> int:
         session_file = pick_session(Path(default_session_dir(cwd)))
         if session_file is None:
             return 0
-    return _chat(cwd, settings, session_file, args.continue_recent)
+    return _chat(cwd, settings, session_file, args.continue_recent, args)
 
 
-def _chat(cwd: Path, settings: Any, session_file: Path | None, continue_recent: bool) -> int:
+def _chat(
+    cwd: Path,
+    settings: Any,
+    session_file: Path | None,
+    continue_recent: bool,
+    args: argparse.Namespace,
+) -> int:
     from prompt_toolkit.history import FileHistory
 
+    from ctxmodes.cli.trust_prompt import ask_on_terminal
     from ctxmodes.sdk import open_agent
     from ctxmodes.tui.app import TerminalSession, tune_for_typing
 
     agent = open_agent(
-        cwd=cwd, settings=settings, session_file=session_file, continue_recent=continue_recent
+        cwd=cwd,
+        settings=settings,
+        session_file=session_file,
+        continue_recent=continue_recent,
+        resources=resource_loader(args, ask=ask_on_terminal),
     )
     try:
         path = history_path()

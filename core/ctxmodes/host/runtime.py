@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from ctxmodes.config import Settings
     from ctxmodes.hostapi import UserInterface
     from ctxmodes.providers.base import Provider
+    from ctxmodes.resources import ResourceLoader
 
 NOT_SAVED_MESSAGE = (
     "This session has not been saved yet. Wait for the first assistant response before "
@@ -57,6 +58,8 @@ class AgentHost:
     :param mode: the mode to activate for every session; ``None`` runs without any mode
         (sessions then report ``"off"``).
     :param mode_settings: mode name → its ``[modes.<name>]`` table.
+    :param resources: loads each session's context files, system prompt files, templates
+        and skills for its working directory; ``None`` loads none.
     :raises ConfigError: ``mode`` is not installed, or its settings do not validate.
     """
 
@@ -70,8 +73,10 @@ class AgentHost:
         options: HostOptions | None = None,
         durability: Durability = Durability.FSYNC,
         mode_settings: Mapping[str, Mapping[str, Any]] | None = None,
+        resources: ResourceLoader | None = None,
     ) -> None:
         self._pm = pm
+        self._resources = resources
         distributions = pm.distributions() if isinstance(pm, CtxPluginManager) else None
         self._registry = ModeRegistry.from_plugin_manager(pm, distributions)
         self._mode_settings: Mapping[str, Mapping[str, Any]] = mode_settings or {}
@@ -96,6 +101,7 @@ class AgentHost:
         ui: UserInterface | None = None,
         options: HostOptions | None = None,
         plugins: Sequence[object] = (),
+        resources: ResourceLoader | None = None,
     ) -> AgentHost:
         """A host for the effective settings: their plugin selection, mode, model (unless
         ``provider`` is given) and durability."""
@@ -115,6 +121,7 @@ class AgentHost:
             options=options if options is not None else HostOptions(retry=settings.retry),
             durability=Durability(settings.durability),
             mode_settings=settings.modes,
+            resources=resources,
         )
 
     # ================================================================ state
@@ -266,6 +273,7 @@ class AgentHost:
             options=self._options,
             listeners=self._listeners,
             controller=self,
+            resources=self._resources.load(manager.cwd) if self._resources else None,
         )
         if self._mode is not None:
             self._registry.activate(

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from ctxmodes.host.session import AgentSession
     from ctxmodes.providers.base import Provider
     from ctxmodes.providers.registry import ProviderRegistry
+    from ctxmodes.resources import ResourceLoader
     from ctxmodes.session.models import CompactionEntry
 
 
@@ -334,6 +335,7 @@ def open_agent(
     settings: Settings | None = None,
     options: HostOptions | None = None,
     plugins: Sequence[object] = (),
+    resources: ResourceLoader | None = None,
 ) -> Agent:
     """Open an agent on a new or existing session, like Pi's ``createAgentSession``.
 
@@ -345,9 +347,14 @@ def open_agent(
         with ``continue_recent``.
     :param settings: effective settings to start from; by default they are loaded for
         ``cwd`` as the CLI does, with ``mode`` and ``model`` overriding them.
+    :param resources: loads context files, ``SYSTEM.md``/``APPEND_SYSTEM.md``, prompt
+        templates and skills; by default Pi's agent directory and rules, a project's own
+        files only when a saved decision or ``defaultProjectTrust`` trusts it (nobody is
+        asked; pass ``default_loader(approve=True)`` to trust it).
     :raises CtxmodesError: unknown mode, bad model spec, unreadable session file.
     """
     from ctxmodes.config import load_settings
+    from ctxmodes.resources import default_loader
 
     where = Path(cwd if cwd is not None else Path.cwd()).resolve()
     if not where.is_dir():
@@ -360,7 +367,12 @@ def open_agent(
     editor = Editor()
     ui = AgentUI(editor)
     host = AgentHost.from_settings(
-        settings, provider=provider, ui=ui, options=options, plugins=plugins
+        settings,
+        provider=provider,
+        ui=ui,
+        options=options,
+        plugins=plugins,
+        resources=resources if resources is not None else default_loader(),
     )
     agent = Agent(host, ui, editor)
     directory = Path(session_dir) if session_dir is not None else None
