@@ -17,7 +17,10 @@ pytestmark = pytest.mark.slow
 
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 BUILT_IN_MODES = sorted(PYPROJECT["project"]["entry-points"]["ctxmodes"])
-IMPORT_NAMES = set(PYPROJECT["tool"]["hatch"]["build"]["targets"]["wheel"]["sources"].values())
+IMPORT_NAMES = {
+    Path(folder).name
+    for folder in PYPROJECT["tool"]["hatch"]["build"]["targets"]["wheel"]["packages"]
+}
 
 #: The README's third-party mode: a distribution of its own, built and installed beside ours.
 EXAMPLE_MODE = ROOT / "docs" / "example-mode"
