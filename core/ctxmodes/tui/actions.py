@@ -240,7 +240,7 @@ def quit(session: TerminalSession, args: str) -> None:
 def copy(session: TerminalSession, args: str) -> None:
     """The last reply to the clipboard with OSC 52 (works over ssh and in tmux with
     ``set-clipboard on``); no dependency."""
-    text = session.last_reply
+    text = session.transcript.last_reply
     if not text:
         session.notify("No reply to copy yet")
         return

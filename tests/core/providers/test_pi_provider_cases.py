@@ -34,8 +34,8 @@ from ctxmodes.providers.apis import API_MODULES
 
 pytestmark = pytest.mark.pi
 
-#: Where ctxmodes deliberately differs from Pi (README, "Differences from Pi"); each has its
-#: own test below showing both behaviours.
+#: Where ctxmodes deliberately differs from Pi (docs/models.md, "Differences from Pi's
+#: transports"); each has its own test below showing both behaviours.
 DELIBERATE = {
     "codex_crlf_frames_response_done": "Pi's Codex parser splits frames on \\n\\n only",
     "completions_content_parts_array": "Pi appends typed content parts to text as JS values",

@@ -26,7 +26,7 @@ def test_session_context_name_and_copy(tmp_path):
         await t.printed("system prompt")
         await t.type("/name release prep" + ENTER)
         await t.printed("Session name: release prep")
-        footer = "".join(text for _, text in t.session._footer_fragments())
+        footer = "".join(text for _, text in t.session.status.fragments())
         assert "release prep" in footer
         await t.type("/copy" + ENTER)
         await t.printed("Copied the last reply (17 characters)")
@@ -233,7 +233,7 @@ def test_thinking_changes_the_next_request_and_is_recorded(tmp_path):
     async def scenario(t):
         await t.type("/thinking high" + ENTER)
         await t.printed("Thinking: high")
-        footer = "".join(text for _, text in t.session._footer_fragments())
+        footer = "".join(text for _, text in t.session.status.fragments())
         seen["footer"] = footer
         await t.type("/thinking enormous" + ENTER)
         await t.printed("unknown thinking level 'enormous'")
@@ -266,7 +266,7 @@ def test_model_switches_to_another_model_and_records_it(tmp_path):
         await t.until(lambda: t.session.picker is None)
         await t.type(f"/model scripted:{other}" + ENTER)
         await t.printed("Model: scripted/second-model")
-        seen["footer"] = "".join(text for _, text in t.session._footer_fragments())
+        seen["footer"] = "".join(text for _, text in t.session.status.fragments())
         await t.type("two" + ENTER)
         await t.printed("from the second")
         await t.idle()
