@@ -132,8 +132,12 @@ def default_model_provider(model: ModelSpec, *, seam: Any = None) -> Provider:
             lambda: seam.client(None), user_agent=seam.user_agent or pi_user_agent()
         )
         return CodexModelProvider(model, tokens, missing_key_hint=hint, seam=seam)
-    kind = CodexModelProvider if model.api == "openai-codex-responses" else HttpModelProvider
-    return kind(model, api_key, missing_key_hint=hint, seam=seam)
+    if model.api == "openai-codex-responses":
+        return CodexModelProvider(model, api_key, missing_key_hint=hint, seam=seam)
+    # An endpoint the user configured (a local server such as Ollama or llama.cpp) works
+    # without a key; pi-ai's own providers always need one.
+    keyless = model.provider not in {known.provider for known in builtin_models()}
+    return HttpModelProvider(model, api_key, missing_key_hint=hint, seam=seam, keyless=keyless)
 
 
 class BuiltinModels:

@@ -51,6 +51,8 @@ def check_api_key(model: ModelSpec, options: StreamOptions) -> str:
     ``authorization`` header is given)."""
     if options.api_key:
         return options.api_key
+    if options.keyless:
+        return ""
     if has_header(options.headers, "authorization") or has_header(
         options.headers, "cf-aig-authorization"
     ):

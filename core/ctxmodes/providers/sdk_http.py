@@ -77,6 +77,19 @@ def format_status_error(status: int, body: str, prefix: str | None) -> str:
     return f"{prefix} ({status}): {detail}" if prefix else f"{status}: {detail}"
 
 
+def refused_message(url: str) -> str:
+    return f"Could not connect to {url}: connection refused (is the server running?)"
+
+
+def _refused(error: BaseException) -> bool:
+    cause: BaseException | None = error
+    while cause is not None:
+        if isinstance(cause, ConnectionRefusedError):
+            return True
+        cause = cause.__cause__ or cause.__context__
+    return False
+
+
 def _should_retry(error: RetryableError) -> bool:
     flag = error.headers.get("x-should-retry")
     if flag == "true":
@@ -186,6 +199,10 @@ def _send_once(client: httpx.Client, request: httpx.Request, signal: AbortSignal
     except httpx.TimeoutException as error:
         raise RetryableError(TIMED_OUT) from error
     except httpx.TransportError as error:
+        if _refused(error):
+            # Nothing listens there (a local server that is not running): retrying cannot
+            # help, and the message says where the request went.
+            raise WireError(refused_message(str(request.url))) from error
         raise RetryableError("Connection error.") from error
     if response.is_success:
         return response
@@ -225,10 +242,10 @@ def sdk_headers(
     defaults: dict[str, str | None], caller: Mapping[str, str | None], api_key: str
 ) -> dict[str, str]:
     """The SDK's request headers: ``defaults``, the caller's over them (``None`` removes
-    one), the bearer key unless an ``authorization`` was given, JSON in and out."""
+    one), the bearer key (if any) unless an ``authorization`` was given, JSON in and out."""
     headers = {**defaults, **caller}
     merged = {key: value for key, value in headers.items() if value is not None}
-    if "authorization" not in {key.lower() for key in merged}:
+    if api_key and "authorization" not in {key.lower() for key in merged}:
         merged["Authorization"] = f"Bearer {api_key}"
     merged.setdefault("accept", "application/json")
     merged["content-type"] = "application/json"
