@@ -39,6 +39,8 @@ def tree(tmp_path: Path) -> dict[str, Path]:
     greet = "---\ndescription: Say hello\n---\nHello $1, from ${2:-nowhere}!"
     write(agent / "prompts" / "greet.md", greet)
     write(agent / "prompts" / "review.md", "Review the global way: $@\n")
+    edge = "[${@:1:2}] [${@:-none}] [${ARGUMENTS:-empty}] [$0] [$10] [${@:0}] [$$1] [${3:-c}]"
+    write(agent / "prompts" / "edge.md", edge)
     write(agent / "skills" / "global-skill" / "SKILL.md", skill("global-skill", "Global & <safe>"))
     write(agent / "skills" / "loose.md", "---\ndescription: A loose skill file\n---\nBody\n")
     write(agent / "skills" / "no-description.md", "Just notes\n")
@@ -74,6 +76,10 @@ EXPANSIONS = [
     "/greet Ada",
     "/greet 'Ada Lovelace' London",
     "/review a.py b.py c.py",
+    "/edge a b",
+    "/edge",
+    "/edge \"x y\" z 'w'  v",
+    "/edge\nsecond line",
     "/skill:proj-skill fix the bug",
     "/skill:hidden",
     "/skill:unknown x",
