@@ -2,12 +2,32 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
+import sys
 import time
 import uuid
+from pathlib import Path
 
 #: How long to wait for the screen to show something.
 WAIT = 30.0
+
+
+def ctxmodes_command(*args: str) -> list[str]:
+    """The installed ``ctxmodes`` command with ``args``."""
+    return [str(Path(sys.executable).with_name("ctxmodes")), *args]
+
+
+def private_env(work: Path) -> dict[str, str]:
+    """An environment whose configuration, state, Pi and home directories are in ``work``."""
+    return {
+        "CTXMODES_CONFIG_DIR": str(work / "config"),
+        "XDG_STATE_HOME": str(work / "state"),
+        "PI_CODING_AGENT_DIR": str(work / "pi"),
+        "HOME": str(work),
+        "TERM": "xterm-256color",
+        "PATH": os.environ.get("PATH", ""),
+    }
 
 
 class Tmux:

@@ -17,13 +17,13 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
 from ctxmodes.errors import ConfigError
+from ctxmodes.providers.credential_store import pi_lock
 from ctxmodes.resources.text import strip_bom
 from ctxmodes.session.paths import resolve_path
 
@@ -39,10 +39,8 @@ TRUST_REQUIRING_ENTRIES = (
     "APPEND_SYSTEM.md",
 )
 DefaultTrust = Literal["always", "never", "ask"]
-#: A lock older than this is left over from a crashed process (proper-lockfile's default).
-_STALE_LOCK_SECONDS = 10.0
-_LOCK_ATTEMPTS = 10
-_LOCK_DELAY_SECONDS = 0.02
+#: How long to wait for another process's lock on ``trust.json``.
+_LOCK_TIMEOUT_SECONDS = 1.0
 
 
 def _canonical(path: str | Path) -> str:
@@ -150,7 +148,6 @@ class ProjectTrustStore:
                 else:
                     data[key] = decision
             ordered = {key: data[key] for key in sorted(data) if data[key] is not None}
-            self.path.parent.mkdir(parents=True, exist_ok=True)
             self.path.write_text(json.dumps(ordered, indent=2) + "\n", "utf-8")
 
     def _read(self) -> dict[str, bool | None]:
@@ -170,28 +167,10 @@ class ProjectTrustStore:
                 )
         return parsed
 
-    @contextlib.contextmanager
-    def _locked(self) -> Iterator[None]:
-        # proper-lockfile's protocol, which Pi uses: the lock is a directory made atomically.
-        lock = Path(f"{self.path}.lock")
+    def _locked(self) -> contextlib.AbstractContextManager[None]:
+        # Pi's lock on the file (proper-lockfile's protocol); Pi gives up within a second.
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        for attempt in range(1, _LOCK_ATTEMPTS + 1):
-            try:
-                lock.mkdir()
-                break
-            except FileExistsError:
-                with contextlib.suppress(OSError):
-                    if time.time() - lock.stat().st_mtime > _STALE_LOCK_SECONDS:
-                        lock.rmdir()
-                        continue
-                if attempt == _LOCK_ATTEMPTS:
-                    raise ConfigError(f"the trust store {self.path} is locked") from None
-                time.sleep(_LOCK_DELAY_SECONDS)
-        try:
-            yield
-        finally:
-            with contextlib.suppress(OSError):
-                lock.rmdir()
+        return pi_lock(self.path, timeout_s=_LOCK_TIMEOUT_SECONDS)
 
 
 #: Asks the user; gets the question and the choices, returns the one taken (``None``: none).

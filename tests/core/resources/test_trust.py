@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from ctxmodes.errors import ConfigError
+from ctxmodes.errors import ConfigError, CtxmodesError
 from ctxmodes.resources.trust import (
     ProjectTrustStore,
     TrustResolver,
@@ -56,7 +56,7 @@ def test_a_lock_held_by_another_process_is_waited_for_then_refused(tmp_path: Pat
     store = ProjectTrustStore(tmp_path / "agent")
     lock = tmp_path / "agent" / "trust.json.lock"
     lock.mkdir(parents=True)
-    with pytest.raises(ConfigError, match="locked"):
+    with pytest.raises(CtxmodesError, match="locked by another process"):
         store.get(tmp_path)
     stale = time.time() - 60
     os.utime(lock, (stale, stale))

@@ -5,13 +5,11 @@ unless it was for this session only, is saved in ``trust.json`` for the next sta
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
-from support.tmux import Tmux
+from support.tmux import Tmux, ctxmodes_command, private_env
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 
@@ -19,26 +17,10 @@ pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is no
 def start_chat(work: Path, project: Path, *flags: str) -> Tmux:
     script = work / "script.json"
     script.write_text(json.dumps({"responses": [{"text": "ok"}] * 4}))
-    env = {
-        "CTXMODES_CONFIG_DIR": str(work / "config"),
-        "XDG_STATE_HOME": str(work / "state"),
-        "PI_CODING_AGENT_DIR": str(work / "pi"),
-        "HOME": str(work),
-        "TERM": "xterm-256color",
-        "PATH": os.environ.get("PATH", ""),
-    }
-    command = [
-        str(Path(sys.executable).with_name("ctxmodes")),
-        "chat",
-        "--mode",
-        "off",
-        "--model",
-        f"scripted:{script}",
-        "--cwd",
-        str(project),
-        *flags,
-    ]
-    return Tmux(command, env)
+    command = ctxmodes_command(
+        "chat", "--mode", "off", "--model", f"scripted:{script}", "--cwd", str(project), *flags
+    )
+    return Tmux(command, private_env(work))
 
 
 @pytest.fixture

@@ -7,10 +7,8 @@ equals the one the same operations produce through the embedding API, and opens 
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
-import sys
 import threading
 import time
 from pathlib import Path
@@ -19,7 +17,7 @@ from typing import Any
 import orjson
 import pytest
 from support.pi_oracle import require_pi
-from support.tmux import WAIT, Tmux
+from support.tmux import WAIT, Tmux, ctxmodes_command, private_env
 
 from ctxmodes.sdk import ToolStarted, open_agent
 
@@ -51,16 +49,8 @@ pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is no
 
 
 def run_in_terminal(work: Path, script: Path, session: Path, export: Path) -> str:
-    env = {
-        "CTXMODES_CONFIG_DIR": str(work / "config"),
-        "XDG_STATE_HOME": str(work / "state"),
-        "PI_CODING_AGENT_DIR": str(work / "pi"),
-        "HOME": str(work),
-        "TERM": "xterm-256color",
-        "PATH": os.environ.get("PATH", ""),
-    }
-    command = [
-        str(Path(sys.executable).with_name("ctxmodes")),
+    env = private_env(work)
+    command = ctxmodes_command(
         "chat",
         "--mode",
         "tree",
@@ -70,7 +60,7 @@ def run_in_terminal(work: Path, script: Path, session: Path, export: Path) -> st
         str(session),
         "--cwd",
         str(work),
-    ]
+    )
     tmux = Tmux(command, env)
     try:
         tmux.wait("scripted")  # the footer is drawn
