@@ -88,17 +88,19 @@ def _chat(
 ) -> int:
     from prompt_toolkit.history import FileHistory
 
-    from ctxmodes.cli.trust_prompt import ask_on_terminal
+    from ctxmodes.cli.trust_prompt import StartupQuestion
     from ctxmodes.sdk import open_agent
     from ctxmodes.tui.app import TerminalSession, tune_for_typing
 
+    ask = StartupQuestion()
     agent = open_agent(
         cwd=cwd,
         settings=settings,
         session_file=session_file,
         continue_recent=continue_recent,
-        resources=resource_loader(args, ask=ask_on_terminal),
+        resources=resource_loader(args, ask=ask),
     )
+    ask.open = False
     try:
         path = history_path()
         path.parent.mkdir(parents=True, exist_ok=True)
