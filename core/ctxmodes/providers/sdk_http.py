@@ -203,7 +203,10 @@ def _send_once(client: httpx.Client, request: httpx.Request, signal: AbortSignal
             # Nothing listens there (a local server that is not running): retrying cannot
             # help, and the message says where the request went.
             raise WireError(refused_message(str(request.url))) from error
-        raise RetryableError("Connection error.") from error
+        # Worded as the OpenAI SDK words it (Pi's retry patterns match it), plus the address.
+        raise RetryableError(
+            f"Connection error: could not reach {request.url} ({error})."
+        ) from error
     if response.is_success:
         return response
     try:

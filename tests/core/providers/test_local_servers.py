@@ -12,6 +12,7 @@ from support.wire_server import Reply, WireServer, text_stream
 
 from ctxmodes.abort import AbortController
 from ctxmodes.config import ProviderSettings
+from ctxmodes.host.retry_classify import is_transient_error
 from ctxmodes.providers.base import ModelRequest, ProviderError, StreamDone, StreamError
 from ctxmodes.providers.builtin import configured_models, default_model_provider
 from ctxmodes.providers.catalog import builtin_models
@@ -102,3 +103,24 @@ def test_configured_endpoints_are_keyless_and_builtin_ones_are_not() -> None:
         events[-1].message.error_message
     )
     assert not any(isinstance(event, StreamDone) for event in events)
+    assert not is_transient_error(events[-1].message, 32_768)
+
+
+def test_other_connection_failures_name_the_address_and_stay_retryable() -> None:
+    settings = ProviderSettings.model_validate(
+        {"api": API, "base_url": "http://no-such-host.invalid/v1", "models": [{"id": "m"}]}
+    )
+    (model,) = configured_models({"box": settings})
+    provider = default_model_provider(model)
+    try:
+        request = ModelRequest(system_prompt="s", messages=[UserMessage(content="x", timestamp=1)])
+        events = list(provider.stream(request, AbortController().signal))
+    finally:
+        provider.close()
+    error = events[-1]
+    assert isinstance(error, StreamError)
+    message = str(error.message.error_message)
+    assert message.startswith(
+        "Connection error: could not reach http://no-such-host.invalid/v1/chat/completions"
+    )
+    assert is_transient_error(error.message, 32_768)
