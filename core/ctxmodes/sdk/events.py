@@ -75,14 +75,27 @@ class ToolStarted:
 
 
 @dataclass(frozen=True, slots=True)
+class ToolUpdated:
+    """A running tool call reported progress; ``text`` is its output so far (for ``bash``,
+    the tail of what the command printed)."""
+
+    type: ClassVar[str] = "tool_update"
+    call_id: str
+    name: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
 class ToolFinished:
-    """A tool call's result; ``text`` is its text content joined."""
+    """A tool call's result; ``text`` is its text content joined, ``diff`` the display diff
+    an ``edit`` reports (Pi's ``details.diff``), when there is one."""
 
     type: ClassVar[str] = "tool_end"
     call_id: str
     name: str
     text: str
     is_error: bool
+    diff: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -219,6 +232,7 @@ AgentEvent = (
     | TextDeltaEvent
     | MessageFinished
     | ToolStarted
+    | ToolUpdated
     | ToolFinished
     | UsageReported
     | ModelError
@@ -276,9 +290,24 @@ def translate(record: HostRecord) -> list[AgentEvent]:
         return [AssistantStarted()] if record.role == "assistant" else []
     if isinstance(record, records.ToolExecutionStarted):
         return [ToolStarted(record.tool_call_id, record.tool_name, record.arguments)]
+    if isinstance(record, records.ToolExecutionUpdated):
+        partial = "\n".join(
+            block.text for block in record.partial.content if isinstance(block, TextContent)
+        )
+        return [ToolUpdated(record.tool_call_id, record.tool_name, partial)]
     if isinstance(record, records.ToolExecutionEnded):
         text = message_text(record.result)
-        return [ToolFinished(record.tool_call_id, record.tool_name, text, record.is_error)]
+        details = record.result.details
+        diff = details.get("diff") if isinstance(details, dict) else None
+        return [
+            ToolFinished(
+                record.tool_call_id,
+                record.tool_name,
+                text,
+                record.is_error,
+                diff if isinstance(diff, str) and diff else None,
+            )
+        ]
     return _lifecycle_events(record)
 
 

@@ -37,6 +37,7 @@ STYLE = Style.from_dict(
     {
         "live": "",
         "live.dim": "#888888",
+        "live.output": "#9e9e9e",
         "queue": "#5fafd7",
         "prompt": "bold #5fafd7",
         "footer": "#a8a8a8",
