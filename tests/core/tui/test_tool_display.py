@@ -63,7 +63,8 @@ def test_a_running_command_streams_its_output_into_the_live_region(tmp_path: Pat
     assert seen["footer"].endswith(" • working")
     assert seen["footer"].count("working") == 1
     full = terminal.text().split("── bash output ──", 1)[1]
-    assert "line-1\n" in full and "finished" in full
+    assert "line-1\n" in full
+    assert "finished" in full
 
 
 def test_an_edit_prints_its_diff_under_the_result(tmp_path: Path):
@@ -149,4 +150,5 @@ def test_the_footer_says_when_the_model_is_thinking_and_names_each_activity_once
     assert seen["thinking"].endswith(" • thinking")
     assert seen["thinking"].count("thinking") == 1
     assert "working" not in seen["thinking"]
-    assert "thinking" not in seen["idle"] and "working" not in seen["idle"]
+    assert "thinking" not in seen["idle"]
+    assert "working" not in seen["idle"]
