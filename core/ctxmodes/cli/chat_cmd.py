@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ctxmodes.cli.options import add_mode_option, agent_settings
+from ctxmodes.errors import CtxmodesError
 
 
 def register(subparsers: Any) -> None:
@@ -50,9 +51,22 @@ def history_path() -> Path:
     return Path(platformdirs.user_state_dir("ctxmodes")) / "prompt-history"
 
 
+def require_terminal() -> None:
+    """The interactive session draws on a terminal and reads keys from one: refuse at once,
+    before anything is opened or created, when either end is not a terminal."""
+    import sys
+
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise CtxmodesError(
+            "the interactive session needs a terminal; for one prompt without a terminal, "
+            "use `ctxmodes run PROMPT`"
+        )
+
+
 def run(args: argparse.Namespace) -> int:
     from ctxmodes.session.paths import default_session_dir
 
+    require_terminal()
     cwd, settings = agent_settings(args)
     session_file: Path | None = args.session
     if args.resume:
