@@ -152,3 +152,20 @@ def test_the_footer_says_when_the_model_is_thinking_and_names_each_activity_once
     assert "working" not in seen["thinking"]
     assert "thinking" not in seen["idle"]
     assert "working" not in seen["idle"]
+
+
+def test_the_session_never_asks_the_terminal_for_the_cursor_position(tmp_path):
+    # The answer to such a request arrives while blocks are printed between frames and the
+    # terminal echoes it onto the prompt line; the layout never needs it.
+    agent = make_agent(tmp_path, [{"text": "first"}, {"text": "second"}])
+
+    async def scenario(t):
+        for prompt in ("one", "two"):
+            await t.type(prompt + ENTER)
+            await t.idle()
+        await t.printed("second")
+
+    terminal = run_terminal(agent, scenario)
+    written = terminal.screen.getvalue()
+    assert "scripted/scripted" in written  # the footer was drawn
+    assert "\x1b[6n" not in written
