@@ -155,17 +155,47 @@ def test_the_footer_says_when_the_model_is_thinking_and_names_each_activity_once
 
 
 def test_the_session_never_asks_the_terminal_for_the_cursor_position(tmp_path):
-    # The answer to such a request arrives while blocks are printed between frames and the
-    # terminal echoes it onto the prompt line; the layout never needs it.
-    agent = make_agent(tmp_path, [{"text": "first"}, {"text": "second"}])
+    """Drawn on a real pseudo-terminal: the answer to such a request arrives while blocks are
+    printed between frames and the terminal echoes it onto the prompt line."""
+    import asyncio
+    import os
+    import select
 
-    async def scenario(t):
-        for prompt in ("one", "two"):
-            await t.type(prompt + ENTER)
-            await t.idle()
-        await t.printed("second")
+    from prompt_toolkit.input import create_pipe_input
+    from prompt_toolkit.output.vt100 import Vt100_Output
 
-    terminal = run_terminal(agent, scenario)
-    written = terminal.screen.getvalue()
-    assert "scripted/scripted" in written  # the footer was drawn
-    assert "\x1b[6n" not in written
+    from ctxmodes.tui.app import TerminalSession
+
+    agent = make_agent(tmp_path, [{"text": "first"}])
+    controller, terminal = os.openpty()
+    written = bytearray()
+
+    def drain() -> None:
+        while select.select([controller], [], [], 0)[0]:
+            written.extend(os.read(controller, 65536))
+
+    async def main() -> None:
+        with create_pipe_input() as keys, os.fdopen(terminal, "w") as tty:
+            output = Vt100_Output.from_pty(tty, term="xterm")
+            session = TerminalSession(agent, input=keys, output=output, sink=lambda _: None)
+            task = asyncio.create_task(session.run_async())
+            for _ in range(200):
+                await asyncio.sleep(0.01)
+                drain()
+                if b"scripted/scripted" in written:
+                    break
+            keys.send_text("one\r")
+            for _ in range(100):
+                await asyncio.sleep(0.01)
+                drain()
+            session.exit()
+            await asyncio.wait_for(task, 10)
+            drain()
+
+    try:
+        asyncio.run(main())
+    finally:
+        agent.close()
+        os.close(controller)
+    assert b"scripted/scripted" in written  # the footer was drawn on the terminal
+    assert b"\x1b[6n" not in written
