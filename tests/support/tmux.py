@@ -33,7 +33,9 @@ def private_env(work: Path) -> dict[str, str]:
 class Tmux:
     """One tmux server of our own (its own socket), one window running a command."""
 
-    def __init__(self, command: list[str], env: dict[str, str]) -> None:
+    def __init__(
+        self, command: list[str], env: dict[str, str], *, columns: int = 120, rows: int = 40
+    ) -> None:
         self.socket = f"ctxmodes-test-{uuid.uuid4().hex[:8]}"
         shell = " ".join(quote(part) for part in command) + "; echo CTXMODES-EXIT=$?; sleep 60"
         exports = " ".join(f"{key}={quote(value)}" for key, value in env.items())
@@ -43,9 +45,9 @@ class Tmux:
             "-s",
             "t",
             "-x",
-            "120",
+            str(columns),
             "-y",
-            "40",
+            str(rows),
             f"env {exports} sh -c {quote(shell)}",
         )
 

@@ -17,12 +17,11 @@ from typing import Any
 import orjson
 import pytest
 from support.pi_oracle import require_pi
-from support.tmux import Tmux, ctxmodes_command, private_env
+from support.tmux import WAIT, Tmux, ctxmodes_command, private_env
 
 from ctxmodes import NavigationRequest
 from ctxmodes.sdk import ToolStarted, open_agent
 
-WAIT = 30.0
 PROMPT = "\u203a "  # the editor's prompt
 BIG = "big-start " + "lorem ipsum dolor sit amet " * 3500 + "end-of-big"
 GATE = "while [ ! -e {name} ]; do sleep 0.02; done; echo {name}-passed"
