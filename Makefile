@@ -49,15 +49,16 @@ $(CODEX_DIR)/node_modules/.installed: $(wildcard $(CODEX_CLIENT)/npm/package-loc
 codex-cli: $(CODEX_DIR)/node_modules/.installed
 
 # Debian's Chromium with its matching driver renders the export page in the tests, and tmux
-# runs the interactive session end to end. Installed with apt when absent (as root);
+# runs the interactive session end to end; xclip on a virtual X display (Xvfb) is the real
+# clipboard the paste key reads. Installed with apt when absent (as root);
 # elsewhere those tests skip and say why.
-SYSTEM_TOOLS := chromium chromedriver tmux
+SYSTEM_TOOLS := chromium chromedriver tmux xclip Xvfb
 tools:
 	@missing=""; for tool in $(SYSTEM_TOOLS); do command -v $$tool >/dev/null 2>&1 || missing="$$missing $$tool"; done; \
 	if [ -z "$$missing" ]; then :; \
 	elif command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
-		apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium chromium-driver tmux; \
-	else echo "missing:$$missing (install chromium, chromium-driver and tmux): those tests will be skipped"; fi
+		apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium chromium-driver tmux xclip xvfb; \
+	else echo "missing:$$missing (install chromium, chromium-driver, tmux, xclip and xvfb): those tests will be skipped"; fi
 
 demo: $(STAMP)
 	$(BIN)/ctxmodes demo

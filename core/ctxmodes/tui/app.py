@@ -40,6 +40,7 @@ from ctxmodes.sdk import events as ev
 from ctxmodes.tui import render
 from ctxmodes.tui.commands import SlashCommand, all_commands, terminal_commands
 from ctxmodes.tui.completion import SlashCompleter
+from ctxmodes.tui.keymap import KeyMap, keybindings_path
 from ctxmodes.tui.keys import KeyActions
 from ctxmodes.tui.layout import STYLE, build_application
 from ctxmodes.tui.live import LiveRegion
@@ -86,6 +87,8 @@ class TerminalSession:
     :param clock: monotonic seconds, for double presses and the retry countdown.
     :param replay_turns: how many turns of the active branch are printed when a session is
         opened or replaced and after a move in its tree.
+    :param keymap: which keys run which action (default: Pi's, with the user's
+        ``keybindings.json`` over them).
     """
 
     def __init__(
@@ -98,8 +101,10 @@ class TerminalSession:
         sink: Sink | None = None,
         clock: Callable[[], float] = time.monotonic,
         replay_turns: int = DEFAULT_REPLAY_TURNS,
+        keymap: KeyMap | None = None,
     ) -> None:
         self.agent = agent
+        self.keymap = keymap if keymap is not None else KeyMap.load(keybindings_path())
         self.terminal_commands: dict[str, SlashCommand] = terminal_commands()
         self._sink = sink
         self._events: deque[ev.AgentEvent] = deque()
@@ -161,7 +166,10 @@ class TerminalSession:
         manager = self.agent.session_manager
         # A session opened from its file shows where it stands; a new one has nothing yet.
         opened = self.transcript.replay(self.width) if manager.is_written() else []
-        self.print_blocks([self._banner(), *opened])
+        problems = [
+            render.notice(problem, "warning", self.width) for problem in self.keymap.problems
+        ]
+        self.print_blocks([self._banner(), *problems, *opened])
         self._schedule_drain()
 
     def _banner(self) -> str:
