@@ -26,10 +26,12 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from prompt_toolkit.application import Application
 from prompt_toolkit.buffer import Buffer
+from prompt_toolkit.completion import merge_completers
 from prompt_toolkit.document import Document
 from prompt_toolkit.formatted_text import ANSI
 from prompt_toolkit.history import History, InMemoryHistory
@@ -40,6 +42,7 @@ from ctxmodes.sdk import events as ev
 from ctxmodes.tui import render
 from ctxmodes.tui.commands import SlashCommand, all_commands, terminal_commands
 from ctxmodes.tui.completion import SlashCompleter
+from ctxmodes.tui.file_completion import FileCompleter
 from ctxmodes.tui.keymap import KeyMap, keybindings_path
 from ctxmodes.tui.keys import KeyActions
 from ctxmodes.tui.layout import STYLE, build_application
@@ -127,7 +130,12 @@ class TerminalSession:
         self.buffer = Buffer(
             multiline=True,
             history=history if history is not None else InMemoryHistory(),
-            completer=SlashCompleter(lambda: all_commands(self), self._argument_values),
+            completer=merge_completers(
+                [
+                    SlashCompleter(lambda: all_commands(self), self._argument_values),
+                    FileCompleter(lambda: Path(self.agent.session.cwd)),
+                ]
+            ),
             complete_while_typing=True,
         )
         agent.attach_editor(lambda: self.buffer.text, self._set_editor_text_soon)
