@@ -16,7 +16,7 @@ from ctxmodes.session.models import (
 )
 from ctxmodes.tui import render
 from ctxmodes.tui.live import LiveRegion
-from ctxmodes.tui.status import StatusLine
+from ctxmodes.tui.status import FooterStatus
 
 if TYPE_CHECKING:
     from ctxmodes.providers.base import ModelRequest
@@ -30,7 +30,7 @@ class Transcript:
     """:param on_retry: called when a retry wait starts (the footer counts it down)."""
 
     def __init__(
-        self, agent: Agent, live: LiveRegion, status: StatusLine, on_retry: Callable[[], None]
+        self, agent: Agent, live: LiveRegion, status: FooterStatus, on_retry: Callable[[], None]
     ) -> None:
         self._agent = agent
         self._live = live
