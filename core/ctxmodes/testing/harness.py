@@ -184,12 +184,15 @@ class HostHarness:
         self.records.clear()
 
     def file_entries(self) -> list[dict[str, Any]]:
-        """The session file's entries (header excluded), as stored on disk."""
+        """The session file's entries (header excluded), as stored on disk; none before the
+        file is written (at the session's first message)."""
         import orjson
 
         self.manager.flush()
         path = self.manager.session_file
         assert path is not None, "the session is not stored in a file"
+        if not path.exists():
+            return []
         lines = path.read_bytes().splitlines()
         return [orjson.loads(line) for line in lines[1:] if line]
 
