@@ -13,7 +13,12 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from ctxmodes.cli.options import add_session_mode_options, agent_settings
+from ctxmodes.cli.options import (
+    add_resource_options,
+    add_session_mode_options,
+    agent_settings,
+    resource_loader,
+)
 
 
 def register(subparsers: Any) -> None:
@@ -24,6 +29,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--model", metavar="SPEC", help="the model, e.g. scripted:FILE")
     add_session_choice(parser)
     parser.add_argument("--cwd", metavar="DIR", type=Path, help="working directory")
+    add_resource_options(parser)
     parser.set_defaults(handler=run)
 
 
@@ -58,6 +64,10 @@ def default_args(top_level: argparse.Namespace | None = None) -> argparse.Namesp
         continue_recent=getattr(top_level, "continue_recent", False),
         resume=getattr(top_level, "resume", False),
         cwd=None,
+        context_files=True,
+        skills=True,
+        prompt_templates=True,
+        approve=None,
     )
 
 
@@ -86,9 +96,11 @@ def _chat(args: argparse.Namespace, cwd: Path, settings: Any, session_file: Path
     from prompt_toolkit.history import FileHistory
 
     from ctxmodes.cli.options import CONFIRM_SWITCH
+    from ctxmodes.cli.trust_prompt import StartupQuestion
     from ctxmodes.sdk import open_agent
     from ctxmodes.tui.app import TerminalSession, tune_for_typing
 
+    ask = StartupQuestion()
     agent = open_agent(
         cwd=cwd,
         settings=settings,
@@ -97,7 +109,9 @@ def _chat(args: argparse.Namespace, cwd: Path, settings: Any, session_file: Path
         mode=args.mode,
         switch_mode=args.switch_mode,
         confirm_hint=CONFIRM_SWITCH,
+        resources=resource_loader(args, ask=ask),
     )
+    ask.open = False
     try:
         path = history_path()
         path.parent.mkdir(parents=True, exist_ok=True)
