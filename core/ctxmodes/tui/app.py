@@ -49,7 +49,7 @@ from ctxmodes.tui.layout import STYLE, build_application
 from ctxmodes.tui.live import LiveRegion
 from ctxmodes.tui.picker import Picker
 from ctxmodes.tui.replay import DEFAULT_REPLAY_TURNS
-from ctxmodes.tui.status import StatusLine
+from ctxmodes.tui.status import FooterStatus
 from ctxmodes.tui.transcript import Transcript
 
 if TYPE_CHECKING:
@@ -121,7 +121,7 @@ class TerminalSession:
         self._frame_drain_scheduled = False
         self._context: contextvars.Context | None = None
         self.live = self._live_region()
-        self.status = StatusLine(agent, clock)
+        self.status = FooterStatus(agent, clock)
         self.transcript = Transcript(agent, self.live, self.status, self._tick_retry, replay_turns)
         self.keys = KeyActions(self, clock)
         self.picker: Picker | None = None
