@@ -49,7 +49,11 @@ SCRIPT: dict[str, Any] = {
     ],
 }
 
-pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+pytestmark = [
+    pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed"),
+    pytest.mark.slow,
+    pytest.mark.pi,
+]
 
 
 class Tmux:

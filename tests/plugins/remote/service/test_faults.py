@@ -12,6 +12,8 @@ from support.service_rig import RecordingProvider, turn_headers
 from ctxmodes.providers.script import Script
 from ctxmodes_remote.service.storage import SqliteStorage
 
+pytestmark = pytest.mark.faults
+
 
 @pytest.fixture
 def small_disk(tmp_path):
