@@ -67,3 +67,54 @@ def test_tiers_follow_the_fixtures_and_the_fast_tier_leaves_them_out(tmp_path):
     # One pytest-xdist group for every Postgres test (one server per run), else the module.
     for test, (group, _) in items.items():
         assert group == ("postgres" if test in postgres else test.split("::")[0]), test
+
+
+GROUPED_SUITE = """
+import os
+from pathlib import Path
+
+import pytest
+
+
+@pytest.mark.xdist_group("shared")
+@pytest.mark.parametrize("n", range(4))
+def test_grouped(n):
+    Path(os.environ["RECORD"], f"{__name__}-{n}").write_text(os.environ["PYTEST_XDIST_WORKER"])
+"""
+
+
+def test_pytest_xdist_keeps_a_group_on_one_worker(tmp_path):
+    """The grouping above is worth nothing if pytest-xdist drops the groups (it does with
+    pytest 9.2's structured ids): eight tests of one group, in two files, on two workers."""
+    suite, record = tmp_path / "suite", tmp_path / "record"
+    suite.mkdir()
+    record.mkdir()
+    for name in ("test_one.py", "test_two.py"):
+        (suite / name).write_text(GROUPED_SUITE)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-n",
+            "2",
+            "--dist",
+            "loadgroup",
+            "--rootdir",
+            str(suite),
+            str(suite),
+        ],
+        cwd=suite,
+        env={**os.environ, "RECORD": str(record)},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    workers = {path.read_text() for path in record.iterdir()}
+    assert len(list(record.iterdir())) == 8
+    assert len(workers) == 1, workers
