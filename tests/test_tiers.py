@@ -24,22 +24,27 @@ def pytest_collection_finish(session):
 """
 
 
-def collect(tmp_path: Path, *args: str) -> list[str]:
-    (tmp_path / "show_items.py").write_text(SHOW_PLUGIN)
+def run_pytest(cwd: Path, *args: str, **environ: str) -> str:
+    """Run pytest in a process of its own; its output."""
     result = subprocess.run(
-        [
-            *(sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider"),
-            *("-p", "show_items", *args, STORAGE, READER),
-        ],
-        cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(tmp_path)},
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args],
+        cwd=cwd,
+        env={**os.environ, **environ},
         capture_output=True,
         text=True,
         timeout=300,
         check=False,
     )
     assert result.returncode == 0, result.stdout + result.stderr
-    lines = result.stdout.splitlines()
+    return result.stdout
+
+
+def collect(tmp_path: Path, *args: str) -> list[str]:
+    (tmp_path / "show_items.py").write_text(SHOW_PLUGIN)
+    shown = run_pytest(
+        ROOT, "--collect-only", "-p", "show_items", *args, STORAGE, READER, PYTHONPATH=str(tmp_path)
+    )
+    lines = shown.splitlines()
     return [line.split("\t")[1:] for line in lines if line.startswith("ITEM\t")]
 
 
@@ -91,30 +96,7 @@ def test_pytest_xdist_keeps_a_group_on_one_worker(tmp_path):
     record.mkdir()
     for name in ("test_one.py", "test_two.py"):
         (suite / name).write_text(GROUPED_SUITE)
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-q",
-            "-p",
-            "no:cacheprovider",
-            "-n",
-            "2",
-            "--dist",
-            "loadgroup",
-            "--rootdir",
-            str(suite),
-            str(suite),
-        ],
-        cwd=suite,
-        env={**os.environ, "RECORD": str(record)},
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert result.returncode == 0, result.stdout + result.stderr
+    run_pytest(suite, "-n", "2", "--dist", "loadgroup", "--rootdir", str(suite), RECORD=str(record))
     workers = {path.read_text() for path in record.iterdir()}
     assert len(list(record.iterdir())) == 8
     assert len(workers) == 1, workers
