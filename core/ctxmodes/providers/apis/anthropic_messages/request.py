@@ -166,8 +166,8 @@ def build_headers(
         "anthropic-dangerous-direct-browser-access": "true",
     }
     if oauth:
-        # Pi's header object holds both spellings; the SDK appends the second to the first.
-        defaults["User-Agent"] = f"{user_agent}, claude-cli/{CLAUDE_CODE_VERSION}"
+        # Claude Code's user agent replaces Pi's.
+        defaults["User-Agent"] = f"claude-cli/{CLAUDE_CODE_VERSION}"
         defaults["x-app"] = "cli"
     session = options.session_id if cache_retention(options) != "none" else None
     if not oauth and session and AnthropicCompat.of(model).session_affinity_headers:
