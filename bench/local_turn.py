@@ -25,6 +25,7 @@ from sizes import best, compare_sizes
 from tree_index import CURRENT_WINDOW_EXCHANGES, Writer
 
 import ctxmodes_local
+from ctxmodes import ModelCapabilities
 from ctxmodes.events import ContextProjection, ProviderRequestEvent
 from ctxmodes.host.branch_view import LazyBranch
 from ctxmodes.modes import ModeRegistry
@@ -34,8 +35,8 @@ from ctxmodes.session.convert import convert_to_llm
 from ctxmodes.session.manager import SessionManager
 from ctxmodes.session.writer import Durability
 from ctxmodes.testing.plugin import isolated_plugin_manager
+from ctxmodes.windows import ManagedMode
 from ctxmodes.windows.compaction import no_summary_compaction
-from ctxmodes_local.mode import LocalMode
 
 
 class LocalWriter(Writer):
@@ -76,7 +77,7 @@ def measure(file: Path) -> dict[str, float]:
     session = OfflineSession(manager, mode_name="local", context_window=272_000)
     pm = isolated_plugin_manager(ctxmodes_local)
     mode = ModeRegistry.from_plugin_manager(pm).activate(pm, "local", session)
-    assert isinstance(mode, LocalMode)
+    assert isinstance(mode, ManagedMode)
     pm.hook.ctx_session_start(session=session, reason="resume")
     figures = {"entries (count)": float(manager.entry_count())}
 
@@ -89,7 +90,10 @@ def measure(file: Path) -> dict[str, float]:
         llm = convert_to_llm(projection.messages)
         request = ModelRequest(system_prompt="", messages=list(llm))
         pm.hook.ctx_provider_request(
-            session=session, event=ProviderRequestEvent(request=request, transport="scripted")
+            session=session,
+            event=ProviderRequestEvent(
+                request=request, transport="scripted", capabilities=ModelCapabilities()
+            ),
         )
         return request
 

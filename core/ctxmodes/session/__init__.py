@@ -3,8 +3,14 @@
 Session files are byte-compatible with the Pi coding agent 0.85 (format version 3): files
 written here open in Pi with the same tree and context, and lines Pi wrote re-encode to the
 same bytes. See :mod:`ctxmodes.session.manager` for where behaviour deliberately differs.
+
+A public module: import the session format from here (:mod:`~ctxmodes.session.codec` is the
+JSON codec that writes lines as Pi's ``JSON.stringify`` does); the other submodules are
+internal.
 """
 
+from ctxmodes.session import codec
+from ctxmodes.session.branch_path import BranchPath
 from ctxmodes.session.context import ModelRef, SessionContext
 from ctxmodes.session.convert import convert_to_llm
 from ctxmodes.session.errors import (
@@ -15,7 +21,7 @@ from ctxmodes.session.errors import (
     SessionError,
     SessionLockedError,
 )
-from ctxmodes.session.ids import PI_IDENTITY, IdentitySource
+from ctxmodes.session.ids import PI_IDENTITY, IdentitySource, timestamp_ms
 from ctxmodes.session.listing import SessionInfo
 from ctxmodes.session.manager import SessionManager, SessionPosition
 from ctxmodes.session.models import (
@@ -53,7 +59,7 @@ from ctxmodes.session.models import (
     to_json,
 )
 from ctxmodes.session.reader import SkippedLine
-from ctxmodes.session.store import IndexWarning
+from ctxmodes.session.store import IndexWarning, StoredRun
 from ctxmodes.session.tree import SessionTreeNode
 from ctxmodes.session.writer import Durability
 
@@ -62,6 +68,7 @@ __all__ = [
     "AgentMessage",
     "AssistantMessage",
     "BashExecutionMessage",
+    "BranchPath",
     "BranchSummaryEntry",
     "BranchSummaryMessage",
     "CompactionEntry",
@@ -94,6 +101,7 @@ __all__ = [
     "SessionPosition",
     "SessionTreeNode",
     "SkippedLine",
+    "StoredRun",
     "TextContent",
     "ThinkingContent",
     "ThinkingLevelChangeEntry",
@@ -104,8 +112,10 @@ __all__ = [
     "UnknownMessage",
     "Usage",
     "UserMessage",
+    "codec",
     "convert_to_llm",
     "entry_from_json",
     "message_from_json",
+    "timestamp_ms",
     "to_json",
 ]

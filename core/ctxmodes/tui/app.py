@@ -36,8 +36,6 @@ from prompt_toolkit.history import History, InMemoryHistory
 from prompt_toolkit.renderer import print_formatted_text as print_to_output
 
 from ctxmodes.abort import AbortController
-from ctxmodes.host.records import HostRecord, ProviderRequested
-from ctxmodes.providers.base import ModelRequest
 from ctxmodes.sdk import events as ev
 from ctxmodes.tui import render
 from ctxmodes.tui.commands import SlashCommand, all_commands, terminal_commands
@@ -118,8 +116,6 @@ class TerminalSession:
         self.pending_mode_switch: str | None = None
         #: Stops the ``!`` command running now, if any.
         self.shell_abort: AbortController | None = None
-        #: The last turn request sent, for ``/context``.
-        self.last_request: ModelRequest | None = None
         self.buffer = Buffer(
             multiline=True,
             history=history if history is not None else InMemoryHistory(),
@@ -129,7 +125,6 @@ class TerminalSession:
         agent.attach_editor(lambda: self.buffer.text, self._set_editor_text_soon)
         self.status.refresh(recount=True)
         agent.subscribe(self._receive)
-        agent.subscribe_records(self._record)
         self.app: Application[None] = build_application(self, input, output)
 
     # ================================================================ running
@@ -187,10 +182,6 @@ class TerminalSession:
         with self._events_lock:
             self._events.append(event)
         self._schedule_drain(urgent=not isinstance(event, ev.TextDeltaEvent))
-
-    def _record(self, record: HostRecord) -> None:
-        if isinstance(record, ProviderRequested) and record.request.purpose == "turn":
-            self.last_request = record.request
 
     def _schedule_drain(self, *, urgent: bool = True) -> None:
         with self._events_lock:

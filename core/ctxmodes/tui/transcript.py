@@ -19,6 +19,7 @@ from ctxmodes.tui.live import LiveRegion
 from ctxmodes.tui.status import StatusLine
 
 if TYPE_CHECKING:
+    from ctxmodes.providers.base import ModelRequest
     from ctxmodes.sdk import Agent
 
 #: Tool outputs kept for Ctrl+O.
@@ -36,6 +37,8 @@ class Transcript:
         self._status = status
         self._on_retry = on_retry
         self.last_reply = ""
+        #: The last turn request sent, for ``/context``.
+        self.last_request: ModelRequest | None = None
         #: (name, full output) of the last tool calls and ``!`` commands, for Ctrl+O.
         self.tool_outputs: list[tuple[str, str]] = []
         #: The prompt that started the run now going, until the run shows any output: Esc
@@ -83,6 +86,8 @@ class Transcript:
             status.refresh()
         elif isinstance(event, ev.QueueChanged):
             live.queued = (event.steering, event.follow_up)
+        elif isinstance(event, ev.RequestSent):
+            self.last_request = event.request
         else:
             self._lifecycle(event, blocks, width)
 

@@ -24,11 +24,8 @@ from typing import Any, Final
 import httpx
 import orjson
 
-from ctxmodes.abort import AbortedError, AbortSignal
-from ctxmodes.errors import CtxmodesError
-from ctxmodes.providers.backend import BackendAccess, BackendRoute
-from ctxmodes.providers.base import ProviderError
-from ctxmodes.providers.http import guarded
+from ctxmodes import AbortedError, AbortSignal, CtxmodesError
+from ctxmodes.providers import BackendAccess, BackendRoute, ProviderError, guarded
 from ctxmodes.windows import OPERATIONS, ROOT_AGENT_NAME, THREAD_HINT_MAX_BYTES, Family, utf8_length
 
 _log = logging.getLogger(__name__)

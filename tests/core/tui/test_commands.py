@@ -194,7 +194,7 @@ def test_bang_commands_run_and_reach_the_model_unless_doubled(tmp_path):
         await t.type("what did you see?" + ENTER)
         await t.printed("seen it")
         await t.idle()
-        seen["request"] = t.session.last_request
+        seen["request"] = t.session.transcript.last_request
 
     run_terminal(agent, scenario)
     bash = [
@@ -240,7 +240,7 @@ def test_thinking_changes_the_next_request_and_is_recorded(tmp_path):
         await t.type("go" + ENTER)
         await t.printed("thought hard")
         await t.idle()
-        seen["reasoning"] = t.session.last_request.reasoning
+        seen["reasoning"] = t.session.transcript.last_request.reasoning
 
     run_terminal(agent, scenario)
     assert "(high)" in seen["footer"]
