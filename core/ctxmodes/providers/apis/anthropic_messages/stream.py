@@ -58,7 +58,8 @@ def message_events(response: httpx.Response) -> Iterator[JsonObject]:
             event = _parse(sse.data)
         except ValueError as error:
             raise WireError(
-                f"Could not parse Anthropic SSE event {sse.event}: {error}; data={sse.data}"
+                f"Could not parse Anthropic SSE event {sse.event}: invalid JSON ({error}); "
+                f"data={sse.data}"
             ) from error
         kind = event.get("type") if isinstance(event, dict) else None
         if kind == "message_start":
