@@ -140,6 +140,7 @@ _EXPORTS: dict[str, str] = {
     "ModelSpec": "ctxmodes.providers.catalog",
     "Script": "ctxmodes.providers.script",
     "ScriptedProvider": "ctxmodes.providers.scripted",
+    "guarded": "ctxmodes.providers.http",
 }
 
 __all__ = [
