@@ -140,7 +140,6 @@ _EXPORTS: dict[str, str] = {
     "ModelSpec": "ctxmodes.providers.catalog",
     "Script": "ctxmodes.providers.script",
     "ScriptedProvider": "ctxmodes.providers.scripted",
-    "guarded": "ctxmodes.providers.http",
 }
 
 __all__ = [
