@@ -159,17 +159,25 @@ class TerminalSession:
         self._loop_thread = threading.get_ident()
         self._loop = asyncio.get_running_loop()
         manager = self.agent.session_manager
-        opened = self.transcript.replay(self.width) if manager.entry_count() else []
+        # A session opened from its file shows where it stands; a new one has nothing yet.
+        opened = self.transcript.replay(self.width) if manager.is_written() else []
         self.print_blocks([self._banner(), *opened])
         self._schedule_drain()
 
     def _banner(self) -> str:
+        from ctxmodes.resources.summary import loaded_sections
+
         manager = self.agent.session_manager
         where = manager.session_file or "in memory"
+        session = self.agent.session
+        loaded = "".join(
+            f"\n[{title}]\n  {line}"
+            for title, line in loaded_sections(session.resources, session.cwd)
+        )
         return render.styled(
             f"ctxmodes · mode {self.agent.mode} · session {where}\n"
             "Enter sends (steers while working) · Alt+Enter follows up · Esc stops · "
-            "Esc Esc tree · / commands · Ctrl+C twice quits",
+            f"Esc Esc tree · / commands · Ctrl+C twice quits{loaded}",
             "dim",
             self.width,
         )
