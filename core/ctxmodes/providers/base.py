@@ -112,8 +112,8 @@ class ToolSchema(BaseModel):
 
     :ivar strict_sampling: the tool asks for strict (JSON-schema constrained) sampling of its
         arguments: ``prefer`` where the server and the schema allow it, ``require`` or fail
-        the request (:mod:`ctxmodes.providers.strict_schema`). A tool declares it with an
-        optional ``strict_sampling`` attribute.
+        the request (:mod:`ctxmodes.providers.transport.strict_schema`). A tool declares
+        it with an optional ``strict_sampling`` attribute.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -342,6 +342,14 @@ class Provider(ABC):
             if isinstance(event, TransportRetry) and on_retry is not None:
                 on_retry(event)
         raise ProviderError(f"{self.transport} stream ended without a final message")
+
+    def check_credentials(self) -> None:  # noqa: B027 - optional hook; most need none
+        """Make sure a request could be authenticated, without sending one: the host calls
+        it before a prompt is accepted, so a missing key is one line and the session is left
+        as it was. The default needs no credentials.
+
+        :raises ProviderError: no credentials are available (saying how to provide them).
+        """
 
     def close(self) -> None:  # noqa: B027 - optional hook; most providers hold nothing
         """Release connections; the default has nothing to release."""

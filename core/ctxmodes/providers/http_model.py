@@ -11,18 +11,21 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterator
 from queue import Queue
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Literal
 
 from ctxmodes.abort import AbortSignal
+from ctxmodes.providers.apis import capabilities_for, stream_function
+from ctxmodes.providers.apis.openai_codex_responses.request import backend_base, identity_headers
+from ctxmodes.providers.backend import BackendRoute
 from ctxmodes.providers.base import (
     DeveloperMessage,
     EncryptedToolOutput,
-    ModelCapabilities,
     ModelInfo,
     ModelRequest,
     NamespaceToolSchema,
     Provider,
     ProviderError,
+    RequestMessage,
     StreamDone,
     StreamError,
     StreamEvent,
@@ -33,51 +36,32 @@ from ctxmodes.providers.base import (
     TransportRetry,
 )
 from ctxmodes.providers.catalog import ModelSpec
+from ctxmodes.providers.http import HttpSeam
+from ctxmodes.providers.jsvalues import pi_user_agent
 from ctxmodes.providers.request_settings import ProviderRetrySettings
+from ctxmodes.providers.secrets import is_sensitive_header, scrub
+from ctxmodes.providers.transport.call import CallContext
+from ctxmodes.providers.wire import (
+    JsonObject,
+    PiContext,
+    PiMessage,
+    StreamOptions,
+    WireError,
+    WireEvent,
+)
 from ctxmodes.session.models import AssistantMessage, ToolCall, to_json
-
-if TYPE_CHECKING:
-    from ctxmodes.providers.backend import BackendRoute
 
 ApiKeySource = Callable[[], str | None]
 
 
-def capabilities_for(model: ModelSpec) -> ModelCapabilities:
-    """What each wire format accepts: namespaces on Responses (not on Codex, whose reserved
-    namespaces take encrypted arguments), a developer role unless the server lacks one."""
-    if model.api == "openai-codex-responses":
-        return ModelCapabilities(
-            developer_role=True,
-            namespaced_tools=False,
-            encrypted_tool_arguments=True,
-            images=model.images,
-            reasoning=model.reasoning,
-        )
-    if model.api == "openai-responses":
-        return ModelCapabilities(
-            developer_role=model.flag("supportsDeveloperRole", True) is not False,
-            namespaced_tools=True,
-            images=model.images,
-            reasoning=model.reasoning,
-        )
-    from ctxmodes.providers.completions_compat import resolve_compat
-
-    return ModelCapabilities(
-        developer_role=resolve_compat(model)["supportsDeveloperRole"] is not False,
-        namespaced_tools=False,
-        images=model.images,
-        reasoning=model.reasoning,
-    )
-
-
-def _tool(tool: ToolSchema | NamespaceToolSchema) -> dict[str, Any]:
+def _tool(tool: ToolSchema | NamespaceToolSchema) -> JsonObject:
     if isinstance(tool, NamespaceToolSchema):
         return {
             "name": tool.name,
             "description": tool.description,
             "tools": [_tool(inner) for inner in tool.tools],
         }
-    converted: dict[str, Any] = {
+    converted: JsonObject = {
         "name": tool.name,
         "description": tool.description,
         "parameters": tool.parameters,
@@ -87,7 +71,7 @@ def _tool(tool: ToolSchema | NamespaceToolSchema) -> dict[str, Any]:
     return converted
 
 
-def _message(message: Any) -> dict[str, Any]:
+def _message(message: RequestMessage) -> PiMessage:
     if isinstance(message, EncryptedToolOutput):
         # Never persisted; the Responses codec sends ``output`` as the call's output items.
         return {
@@ -110,6 +94,8 @@ class HttpModelProvider(Provider):
     :param missing_key_hint: appended to the error when no key is available (which variable
         to set, which command to run).
     :param seam: where requests go (an injected httpx transport in tests).
+    :param keyless: the endpoint may be used without a key (a configured local server):
+        without one, requests go without an ``Authorization`` header.
     """
 
     def __init__(
@@ -118,11 +104,11 @@ class HttpModelProvider(Provider):
         api_key: ApiKeySource,
         *,
         missing_key_hint: str = "",
-        seam: Any = None,
+        seam: HttpSeam | None = None,
+        keyless: bool = False,
     ) -> None:
-        from ctxmodes.providers.http import HttpSeam
-
         self._model = model
+        self._keyless = keyless
         self._api_key = api_key
         self._hint = missing_key_hint
         self._seam = seam if seam is not None else HttpSeam()
@@ -152,16 +138,18 @@ class HttpModelProvider(Provider):
     def model(self) -> ModelSpec:
         return self._model
 
-    def stream(self, request: ModelRequest, signal: AbortSignal) -> Iterator[StreamEvent]:
-        from ctxmodes.providers.apis import stream_function
-        from ctxmodes.providers.call import CallContext
-        from ctxmodes.providers.secrets import is_sensitive_header, scrub
-        from ctxmodes.providers.wire import PiContext, StreamOptions, WireError, WireEvent
-
+    def _required_key(self) -> str:
         key = self._api_key()
-        if not key:
+        if not key and not self._keyless:
             hint = f": {self._hint}" if self._hint else ""
             raise ProviderError(f"No API key for provider: {self._model.provider}{hint}")
+        return key or ""
+
+    def check_credentials(self) -> None:
+        self._required_key()
+
+    def stream(self, request: ModelRequest, signal: AbortSignal) -> Iterator[StreamEvent]:
+        key = self._required_key()
         context = PiContext(
             system_prompt=request.system_prompt or None,
             messages=[_message(message) for message in request.messages],
@@ -173,6 +161,7 @@ class HttpModelProvider(Provider):
             max_retries=requests.max_retries,
             max_retry_delay_ms=requests.max_retry_delay_ms,
             api_key=key,
+            keyless=self._keyless,
             session_id=request.session_id,
             reasoning=None if request.reasoning in (None, "off") else request.reasoning,
             max_tokens=request.max_tokens,
@@ -180,7 +169,7 @@ class HttpModelProvider(Provider):
             metadata=request.client_metadata or None,
         )
         # The call runs on a worker thread so that events reach the host as they stream.
-        queue: Queue[StreamEvent | dict[str, Any] | BaseException] = Queue()
+        queue: Queue[StreamEvent | PiMessage | BaseException] = Queue()
 
         def emit(event: WireEvent) -> None:
             if event.type == "text_delta" and event.delta is not None:
@@ -198,7 +187,10 @@ class HttpModelProvider(Provider):
 
         # A server may echo the key into an error body; it never reaches the session or a log.
         headers = {**(self._model.headers or {}), **request.headers}
-        secrets = (key, *(v for n, v in headers.items() if v and is_sensitive_header(n)))
+        secrets = (
+            *([key] if key else []),
+            *(v for n, v in headers.items() if v and is_sensitive_header(n)),
+        )
         call = CallContext(seam=self._seam, signal=signal, emit=emit, on_retry=retrying)
 
         def work() -> None:
@@ -245,15 +237,7 @@ class CodexModelProvider(HttpModelProvider):
     BACKEND_TIMEOUT_S: float | None = None
 
     def backend_route(self) -> BackendRoute:
-        from ctxmodes.providers.backend import BackendRoute
-        from ctxmodes.providers.codex import backend_base, identity_headers
-        from ctxmodes.providers.jsvalues import pi_user_agent
-        from ctxmodes.providers.wire import WireError
-
-        token = self._api_key()
-        if not token:
-            hint = f": {self._hint}" if self._hint else ""
-            raise ProviderError(f"No API key for provider: {self._model.provider}{hint}")
+        token = self._required_key()
         try:
             headers = identity_headers(token, self._seam.user_agent or pi_user_agent())
         except WireError as error:

@@ -29,7 +29,7 @@ class SlashCommand:
 
 def terminal_commands() -> dict[str, SlashCommand]:
     """The commands the terminal itself implements, by name."""
-    from ctxmodes.tui import actions
+    from ctxmodes.tui import actions, credentials
     from ctxmodes.tui.navigator import open_tree
 
     table = (
@@ -55,6 +55,20 @@ def terminal_commands() -> dict[str, SlashCommand]:
         SlashCommand("name", "Name the session", "<name>", False, actions.name),
         SlashCommand("model", "Switch the model", "[provider/model-id]", False, actions.model),
         SlashCommand(
+            "login",
+            "Log in to a provider (subscription or API key)",
+            "[PROVIDER [key]]",
+            True,
+            credentials.login,
+        ),
+        SlashCommand(
+            "logout",
+            "Forget what /login stored for a provider",
+            "PROVIDER",
+            True,
+            credentials.logout,
+        ),
+        SlashCommand(
             "thinking", "Show or set the thinking level", "[LEVEL]", False, actions.thinking
         ),
         SlashCommand("copy", "Copy the last reply to the clipboard", "", True, actions.copy),
@@ -65,7 +79,8 @@ def terminal_commands() -> dict[str, SlashCommand]:
 
 def all_commands(session: TerminalSession) -> dict[str, SlashCommand]:
     """The terminal's commands, then the host's and plugins' that the terminal does not
-    shadow (each keeps its own ``while_streaming`` flag)."""
+    shadow (each keeps its own ``while_streaming`` flag), then the prompt templates and
+    ``skill:`` commands (sent as typed and expanded by the host, also while it works)."""
     commands = dict(session.terminal_commands)
     for command in session.agent.commands:
         commands.setdefault(
@@ -77,6 +92,15 @@ def all_commands(session: TerminalSession) -> dict[str, SlashCommand]:
                 command.while_streaming,
             ),
         )
+    resources = session.agent.session.resources
+    for template in resources.templates:
+        hint = template.argument_hint or ""
+        commands.setdefault(
+            template.name, SlashCommand(template.name, template.description, hint, True)
+        )
+    for skill in resources.skills:
+        name = f"skill:{skill.name}"
+        commands.setdefault(name, SlashCommand(name, skill.description, "", True))
     return commands
 
 
@@ -117,14 +141,31 @@ def _run_slash(session: TerminalSession, text: str) -> bool:
     command = all_commands(session).get(name)
     if command is None:
         return False
-    if session.busy() and not command.while_streaming:
-        # Refused, and the text stays in the editor to run later.
-        session.notify(f"/{name} waits until the agent is idle (Esc stops it)", "warning")
-        return True
+    if not _may_run(session, command):
+        return True  # the text stays in the editor to run later
     session.buffer.append_to_history()
     session.buffer.reset()
-    if command.handler is None:
-        session.agent.submit(text)
-    else:
-        command.handler(session, args.strip())
+    _dispatch(session, command, args.strip())
     return True
+
+
+def run_command(session: TerminalSession, name: str) -> None:
+    """The slash command ``name`` without arguments, started by a key: whatever is in the
+    editor stays there."""
+    command = all_commands(session).get(name)
+    if command is not None and _may_run(session, command):
+        _dispatch(session, command, "")
+
+
+def _may_run(session: TerminalSession, command: SlashCommand) -> bool:
+    if session.busy() and not command.while_streaming:
+        session.notify(f"/{command.name} waits until the agent is idle (Esc stops it)", "warning")
+        return False
+    return True
+
+
+def _dispatch(session: TerminalSession, command: SlashCommand, args: str) -> None:
+    if command.handler is None:
+        session.agent.submit(f"/{command.name} {args}".rstrip())
+    else:
+        command.handler(session, args)

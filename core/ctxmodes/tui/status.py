@@ -10,15 +10,18 @@ from typing import TYPE_CHECKING
 
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 
-from ctxmodes.session.models import AssistantMessage
+from ctxmodes.session.models import AssistantMessage, MessageEntry
 from ctxmodes.tui.footer import FooterState, footer_fragments
 
 if TYPE_CHECKING:
     from ctxmodes.sdk import Agent
 
 
-class StatusLine:
-    """:param clock: monotonic seconds, for the retry countdown."""
+class FooterStatus:
+    """The footer's state and its text, rebuilt by :meth:`refresh`.
+
+    :param clock: monotonic seconds, for the retry countdown.
+    """
 
     def __init__(self, agent: Agent, clock: Callable[[], float]) -> None:
         self._agent = agent
@@ -31,8 +34,8 @@ class StatusLine:
         self._footer: StyleAndTextTuples = []
 
     def refresh(self, *, recount: bool = False) -> None:
-        """Rebuild the footer; ``recount``: a session started or changed branch, so the cost
-        is summed again from its context."""
+        """Rebuild the footer; ``recount``: another session started, so its cost is summed
+        again from its file."""
         agent = self._agent
         session = agent.session
         if recount:
@@ -47,7 +50,6 @@ class StatusLine:
                 thinking=agent.thinking_level,
                 context=agent.context_state(),
                 cost=self.cost,
-                activity=self.activity,
                 statuses=self.statuses,
             )
         )
@@ -55,7 +57,8 @@ class StatusLine:
     def fragments(self) -> StyleAndTextTuples:
         if not self.activity:
             return self._footer
-        # The activity changes often; everything else only on the events that refresh it.
+        # The activity changes often, so it is added here on every frame; everything else is
+        # rebuilt only on the events that refresh it.
         return [*self._footer, ("class:footer.activity", f" • {self.activity}")]
 
     def set_status(self, key: str, text: str | None) -> None:
@@ -81,10 +84,13 @@ class StatusLine:
 
 
 def session_cost(agent: Agent) -> float:
-    """The cost of the replies in the current context, when a session starts or changes
-    branch (its messages are decoded already; the file is not read again)."""
-    return sum(
-        float(message.usage.cost.total)
-        for message in agent.session.messages
-        if isinstance(message, AssistantMessage)
-    )
+    """The cost of every reply the session holds, on every branch (archived windows and
+    summarized branches included), as Pi's footer sums it: what the footer showed while the
+    replies came in is what it shows when the session is opened again. Read once, when a
+    session starts; replies after that are added as they end."""
+    manager = agent.session_manager
+    total = 0.0
+    for entry in manager.get_entries():
+        if isinstance(entry, MessageEntry) and isinstance(entry.message, AssistantMessage):
+            total += float(entry.message.usage.cost.total)
+    return total
