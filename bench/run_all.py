@@ -27,6 +27,7 @@ BENCHMARKS = (
     "provider_streams.py",
     "service.py",
     "service_load.py",
+    "service_capacity.py",
     "terminal.py",
 )
 

@@ -19,7 +19,14 @@ sys.path.insert(0, str(BENCH))
 from run_all import BENCHMARKS  # noqa: E402
 
 # Longer than a few seconds at their smoke size: services, real Pi runs, terminals.
-SLOW = {"long_sessions.py", "service.py", "service_load.py", "terminal.py", "provider_streams.py"}
+SLOW = {
+    "long_sessions.py",
+    "service.py",
+    "service_load.py",
+    "service_capacity.py",
+    "terminal.py",
+    "provider_streams.py",
+}
 
 
 def _is_script(path: Path) -> bool:

@@ -1,0 +1,349 @@
+"""Capacity of ``ctxmodes serve`` against its anchor: how close the service comes to the rate
+of its own database and of the HTTP stack it runs on, measured side by side in one run.
+
+Run: ``nice .venv/bin/python bench/service_capacity.py [--ops N] [--storage sqlite|postgres]``
+
+For each storage (SQLite; Postgres on a throwaway server when it is installed) and for 1, 8
+and 32 concurrent sessions:
+
+* the anchor is the lesser of two rates at that concurrency: the storage's raw rate (pgbench's
+  single-row inserts, one transaction each, ``synchronous_commit`` on; for SQLite a loop of
+  single-row inserts, each committed in WAL mode with ``synchronous=FULL``), and a trivial
+  aiohttp handler echoing a JSON body, in a process of its own on loopback;
+* ctxmodes is a real ``ctxmodes serve`` process (plain HTTP on loopback: TLS is the listener's
+  cost, not the service's) answering ``notes.write_file``, ``notes.read_file`` and
+  ``notes.search_contents`` with encrypted arguments, as Codex sends them, each session in a
+  session of its own; ``--ops`` calls of each kind per concurrency level.
+
+Printed per storage and concurrency: the anchor's parts, then per operation its rate, p50
+and p99 latency, and its rate as a ratio of the anchor.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import base64
+import json
+import re
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import aiohttp
+from smoke import parse_args
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+
+from support.postgres_server import PostgresServer, postgres_bin
+
+from ctxmodes_remote.service.crypto import KeyRing, load_or_create_keyring
+
+CTXMODES = Path(sys.executable).with_name("ctxmodes")
+CONCURRENCY = (1, 8, 32)
+ENCRYPTED = {"x-openai-encrypted-tool-arguments": "true"}
+_LISTENING = re.compile(r"listening on (\S+)")
+
+#: The HTTP anchor: the smallest useful aiohttp service, in a process of its own.
+ECHO_SERVER = """
+import sys
+from aiohttp import web
+
+async def echo(request):
+    return web.json_response(await request.json())
+
+async def main():
+    app = web.Application()
+    app.router.add_post("/echo", echo)
+    runner = web.AppRunner(app, access_log=None)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    print(runner.addresses[0][1], flush=True)
+    await asyncio.Event().wait()
+
+import asyncio
+asyncio.run(main())
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class Rate:
+    per_s: float
+    p50_ms: float = 0.0
+    p99_ms: float = 0.0
+
+
+def _percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+
+
+async def _drive(
+    clients: int, total: int, call: Callable[[aiohttp.ClientSession, int, int], Awaitable[None]]
+) -> Rate:
+    """``total`` calls spread over ``clients`` concurrent clients, each one after another."""
+    latencies: list[float] = []
+    per_client = max(1, total // clients)
+
+    async def client(http: aiohttp.ClientSession, number: int) -> None:
+        for step in range(per_client):
+            started = time.perf_counter()
+            await call(http, number, step)
+            latencies.append((time.perf_counter() - started) * 1000)
+
+    connector = aiohttp.TCPConnector(limit=0)
+    async with aiohttp.ClientSession(connector=connector) as http:
+        # One untimed call per client opens its connection.
+        await asyncio.gather(*(call(http, n, -1) for n in range(clients)))
+        started = time.perf_counter()
+        await asyncio.gather(*(client(http, n) for n in range(clients)))
+        elapsed = time.perf_counter() - started
+    return Rate(len(latencies) / elapsed, _percentile(latencies, 0.5), _percentile(latencies, 0.99))
+
+
+# -- anchors ---------------------------------------------------------------------------------
+
+
+def echo_rate(clients: int, total: int) -> Rate:
+    server = subprocess.Popen(
+        [sys.executable, "-c", ECHO_SERVER], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert server.stdout is not None
+        url = f"http://127.0.0.1:{int(server.stdout.readline())}/echo"
+
+        async def call(http: aiohttp.ClientSession, number: int, step: int) -> None:
+            async with http.post(url, json={"client": number, "step": step}) as reply:
+                await reply.read()
+                assert reply.status == 200
+
+        return asyncio.run(_drive(clients, total, call))
+    finally:
+        server.terminate()
+        server.wait(30)
+
+
+def sqlite_commit_rate(directory: Path, total: int) -> Rate:
+    """Single-row inserts, each its own durable transaction (SQLite writers take turns, so
+    one loop is the file's rate at any concurrency)."""
+    db = sqlite3.connect(directory / "anchor.sqlite3", isolation_level=None)
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("PRAGMA synchronous=FULL")
+    db.execute("CREATE TABLE IF NOT EXISTS anchor (seq INTEGER PRIMARY KEY, value TEXT)")
+    started = time.perf_counter()
+    for n in range(total):
+        db.execute("INSERT INTO anchor (value) VALUES (?)", (f"row {n}",))
+    elapsed = time.perf_counter() - started
+    db.close()
+    return Rate(total / elapsed)
+
+
+def pgbench_rate(server: PostgresServer, directory: Path, clients: int, total: int) -> Rate:
+    url = server.database()
+    subprocess.run(
+        [
+            str(server_bin() / "psql"),
+            "-q",
+            url,
+            "-c",
+            "CREATE TABLE anchor (seq bigserial PRIMARY KEY, value text)",
+        ],
+        check=True,
+        capture_output=True,
+    )
+    script = directory / "insert.sql"
+    script.write_text("INSERT INTO anchor (value) VALUES ('a row of text');\n")
+    done = subprocess.run(
+        [
+            str(server_bin() / "pgbench"),
+            "-n",
+            "-f",
+            str(script),
+            "-c",
+            str(clients),
+            "-j",
+            str(min(clients, 2)),
+            "-t",
+            str(max(1, total // clients)),
+            url,
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    server.drop(url)
+    found = re.search(r"tps = ([0-9.]+)", done.stdout)
+    assert found is not None, done.stdout
+    latency = re.search(r"latency average = ([0-9.]+) ms", done.stdout)
+    return Rate(float(found.group(1)), float(latency.group(1)) if latency else 0.0)
+
+
+def server_bin() -> Path:
+    found = postgres_bin()
+    assert found is not None
+    return found
+
+
+# -- ctxmodes --------------------------------------------------------------------------------
+
+
+class Service:
+    """``ctxmodes serve`` on plain HTTP with one account's token."""
+
+    def __init__(self, data: Path, log: Path, *database: str) -> None:
+        self._log = log.open("w")
+        made = subprocess.run(
+            [str(CTXMODES), "serve", "token", "create", "bench", "--data", str(data), *database],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        self.token = made.stdout.strip()
+        claims = json.loads(base64.urlsafe_b64decode(self.token.split(".")[1] + "=="))
+        self.account_id: str = claims["sub"]
+        self.keyring: KeyRing = load_or_create_keyring(data)
+        script = data / "script.json"
+        script.write_text(json.dumps({"responses": [{"text": "ok"}]}))
+        self.process = subprocess.Popen(
+            [
+                str(CTXMODES),
+                "serve",
+                "--upstream",
+                f"scripted:{script}",
+                "--data",
+                str(data),
+                "--port",
+                "0",
+                *database,
+            ],
+            stdout=subprocess.PIPE,
+            stderr=self._log,
+            text=True,
+        )
+        assert self.process.stdout is not None
+        found = _LISTENING.search(self.process.stdout.readline())
+        if found is None:
+            self.stop()
+            raise RuntimeError(f"ctxmodes serve did not start: {log.read_text()[-2000:]}")
+        self.base = found.group(1)
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+        self.process.wait(30)
+        self._log.close()
+
+
+def ctxmodes_rates(service: Service, clients: int, total: int, run: int) -> dict[str, Rate]:
+    headers = {"Authorization": f"Bearer {service.token}"}
+
+    def seal(text: str) -> str:
+        return service.keyring.encrypt(service.account_id, text.encode())
+
+    async def alpha(
+        http: aiohttp.ClientSession,
+        number: int,
+        operation: str,
+        body: dict[str, object],
+        encrypted: bool,
+    ) -> None:
+        context = {"session_id": f"r{run}-c{clients}-s{number}", "current_agent_name": "/root"}
+        sent = {**headers, **(ENCRYPTED if encrypted else {})}
+        async with http.post(
+            f"{service.base}/alpha/notes/v2/{operation}",
+            json={**body, "context": context},
+            headers=sent,
+        ) as reply:
+            await reply.read()
+            assert reply.status == 200, reply.status
+
+    async def write(http: aiohttp.ClientSession, number: int, step: int) -> None:
+        text = seal(f"note {step} of session {number}: some text to find later")
+        await alpha(http, number, "write_file", {"path": f"n{step % 10}.md", "text": text}, True)
+
+    async def read(http: aiohttp.ClientSession, number: int, step: int) -> None:
+        await alpha(http, number, "read_file", {"path": f"n{step % 10}.md"}, False)
+
+    async def search(http: aiohttp.ClientSession, number: int, step: int) -> None:
+        await alpha(http, number, "search_contents", {"query": seal("text to find")}, True)
+
+    return {
+        "write": asyncio.run(_drive(clients, total, write)),
+        "read": asyncio.run(_drive(clients, total, read)),
+        "search": asyncio.run(_drive(clients, total, search)),
+    }
+
+
+def measure(name: str, root: Path, total: int, raw: Callable[[int], Rate], *database: str) -> None:
+    service = Service(root / "data", root / "serve.log", *database)
+    try:
+        print(f"\n{name}")
+        print(
+            f"{'sessions':>8} {'raw/s':>8} {'echo/s':>8} {'anchor/s':>9}   "
+            f"{'op':6} {'ops/s':>7} {'p50 ms':>7} {'p99 ms':>7} {'ratio':>6}"
+        )
+        for run, clients in enumerate(CONCURRENCY):
+            storage = raw(clients)
+            echo = echo_rate(clients, total)
+            anchor = min(storage.per_s, echo.per_s)
+            rates = ctxmodes_rates(service, clients, total, run)
+            for line, (operation, rate) in enumerate(rates.items()):
+                lead = (
+                    f"{clients:>8} {storage.per_s:>8.0f} {echo.per_s:>8.0f} {anchor:>9.0f}"
+                    if line == 0
+                    else " " * 35
+                )
+                print(
+                    f"{lead}   {operation:6} {rate.per_s:>7.0f} {rate.p50_ms:>7.2f} "
+                    f"{rate.p99_ms:>7.2f} {rate.per_s / anchor:>5.2f}x",
+                    flush=True,
+                )
+    finally:
+        service.stop()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--ops", type=int, default=2000, help="calls per operation and level")
+    parser.add_argument(
+        "--storage", choices=("sqlite", "postgres", "both"), default="both", help="which storage"
+    )
+    args = parse_args(parser, ops=32)
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        if args.storage in ("sqlite", "both"):
+            (root / "sqlite").mkdir()
+            measure(
+                "SQLite (raw: single-row commits, WAL, synchronous=FULL)",
+                root / "sqlite",
+                args.ops,
+                lambda clients: sqlite_commit_rate(root / "sqlite", args.ops),
+            )
+        if args.storage in ("postgres", "both"):
+            if postgres_bin() is None:
+                print("\nPostgres skipped: not installed")
+                return 0
+            server = PostgresServer()
+            try:
+                (root / "postgres").mkdir()
+                measure(
+                    "Postgres (raw: pgbench single-row inserts, synchronous_commit on)",
+                    root / "postgres",
+                    args.ops,
+                    lambda clients: pgbench_rate(server, root, clients, args.ops),
+                    "--database",
+                    server.database(),
+                )
+            finally:
+                server.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
