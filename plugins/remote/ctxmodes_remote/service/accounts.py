@@ -3,9 +3,10 @@
 A token is shaped as a JWT (``header.claims.secret``) because the Codex CLI reads its access
 token's claims (plan, account id, expiry) before it talks to a backend; the claims say
 nothing the service trusts. What authenticates is the whole token: the service stores only
-its SHA-256 and looks the hash up on every request, so a leaked database holds nothing that
-can be replayed, and a token is revoked by deleting its row (``serve token revoke``): no
-process keeps tokens in memory, so every process refuses it from its next request on.
+its SHA-256, so a leaked database holds nothing that can be replayed, and a token is revoked
+by deleting its row (``serve token revoke``). A process remembers a token it found for at
+most :data:`TOKEN_CACHE_S` seconds (:class:`TokenCache`), so every process refuses a revoked
+token within that bound, without a database lookup on every request.
 A token's id, which ``serve token list`` shows and ``revoke`` takes, is the start of its
 hash: it names the token without being able to stand for it.
 """
@@ -15,7 +16,10 @@ from __future__ import annotations
 import base64
 import hashlib
 import secrets
+import threading
 import time
+from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ctxmodes import CtxmodesError
@@ -24,6 +28,11 @@ from ctxmodes_remote.service.storage import TOKEN_ID_DIGITS, Account, Storage
 
 #: How long the claims say a token lives; the service itself does not expire tokens.
 TOKEN_CLAIMED_LIFETIME_S = 10 * 365 * 86_400
+#: Seconds a process keeps a token it found in storage: a revoked token is refused by every
+#: process within this bound.
+TOKEN_CACHE_S = 2.0
+#: Tokens a process keeps at most (the least recently used leaves first).
+TOKEN_CACHE_SIZE = 4096
 #: The plan the claims name: Codex enables its context feature for Plus, Pro and ProLite.
 CLAIMED_PLAN = "pro"
 
@@ -98,11 +107,77 @@ def revoke(storage: Storage, *, token: str | None = None, account: str | None = 
     return storage.revoke_account_tokens(found.account_id)
 
 
-def authenticate(storage: Storage, authorization: str | None) -> Account | None:
-    """The account an ``Authorization: Bearer …`` header stands for, else ``None``."""
+def bearer_hash(authorization: str | None) -> str | None:
+    """The hash of the token an ``Authorization: Bearer …`` header carries, else ``None``."""
     if not authorization:
         return None
     scheme, _, token = authorization.partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
         return None
-    return storage.account_for_token(token_hash(token.strip()))
+    return token_hash(token.strip())
+
+
+def authenticate(storage: Storage, authorization: str | None) -> Account | None:
+    """The account an ``Authorization: Bearer …`` header stands for, else ``None``."""
+    hashed = bearer_hash(authorization)
+    return None if hashed is None else storage.account_for_token(hashed)
+
+
+class TokenCache:
+    """Tokens found in storage in the last :data:`TOKEN_CACHE_S` seconds, at most
+    :data:`TOKEN_CACHE_SIZE` of them. Only tokens storage knew are kept, so requests with
+    made-up tokens cannot grow it. Safe to use from several threads."""
+
+    def __init__(
+        self,
+        *,
+        lifetime_s: float = TOKEN_CACHE_S,
+        size: int = TOKEN_CACHE_SIZE,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._lifetime_s = lifetime_s
+        self._size = size
+        self._clock = clock
+        self._found: OrderedDict[str, tuple[Account, float]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def cached(self, authorization: str | None) -> Account | None:
+        """The account, if the token was found in storage within the bound; else ``None``
+        (unknown here: ask :meth:`authenticate`)."""
+        hashed = bearer_hash(authorization)
+        if hashed is None:
+            return None
+        with self._lock:
+            entry = self._found.get(hashed)
+            if entry is None:
+                return None
+            if entry[1] <= self._clock():
+                del self._found[hashed]
+                return None
+            self._found.move_to_end(hashed)
+            return entry[0]
+
+    def authenticate(self, storage: Storage, authorization: str | None) -> Account | None:
+        """The account the header stands for: from memory within the bound, else looked up
+        (and remembered when found)."""
+        account = self.cached(authorization)
+        if account is not None:
+            return account
+        hashed = bearer_hash(authorization)
+        if hashed is None:
+            return None
+        # The bound counts from before the lookup: a revocation racing it is still seen in
+        # time.
+        expires = self._clock() + self._lifetime_s
+        account = storage.account_for_token(hashed)
+        if account is not None:
+            with self._lock:
+                self._found[hashed] = (account, expires)
+                self._found.move_to_end(hashed)
+                while len(self._found) > self._size:
+                    self._found.popitem(last=False)
+        return account
+
+    def clear(self) -> None:
+        with self._lock:
+            self._found.clear()

@@ -9,9 +9,12 @@ see :mod:`~ctxmodes_remote.service.bodies`). For operators, without a token and 
 account's data: ``/healthz`` (the process answers), ``/readyz``
 (its storage answers) and ``/metrics`` (Prometheus).
 
-All engine calls run on one worker thread, in arrival order: storage and the in-memory
-stores are never touched concurrently, and an answer leaves only after its writes are on
-disk. Upstream model streams run on threads of their own.
+Engine calls about a session run on that session's worker thread, in arrival order (one
+worker per connection the storage allows: one for SQLite): a session's state is never
+touched concurrently, and an answer leaves only after its writes are on disk. A token found
+recently is recognised on the event loop itself (see
+:class:`~ctxmodes_remote.service.accounts.TokenCache`), so a request makes one trip to a
+worker, not two. Upstream model streams run on threads of their own.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import asyncio
 import contextlib
 import logging
 import ssl
+import threading
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -148,16 +152,33 @@ class ServiceApp:
         self._idle_timeout_s = idle_timeout_s
         self._upstream_idle_timeout_s = upstream_idle_timeout_s
         self.metrics = ServiceMetrics()
-        self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ctxmodes-serve")
+        self._workers = [
+            ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"ctxmodes-serve-{n}")
+            for n in range(engine.workers)
+        ]
         self._streams = ThreadPoolExecutor(max_workers=64, thread_name_prefix="ctxmodes-upstream")
 
     async def reload_keyring(self, keyring: KeyRing) -> None:
-        """Use ``keyring`` from the next request on (swapped on the engine's thread)."""
-        await self._on_engine(self.engine.replace_keyring, keyring)
-
-    async def _on_engine(self, function: Callable[..., _T], *args: Any) -> _T:
+        """Use ``keyring`` from the next request on: swapped while every worker waits, so no
+        request runs half under the old keys and half under the new."""
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._worker, partial(function, *args))
+        everyone = threading.Barrier(
+            len(self._workers), action=partial(self.engine.replace_keyring, keyring)
+        )
+        await asyncio.gather(
+            *(loop.run_in_executor(worker, everyone.wait) for worker in self._workers)
+        )
+
+    async def _on_engine(self, function: Callable[..., _T], *args: Any, worker: int = 0) -> _T:
+        """``function(*args)`` on the worker thread numbered ``worker``."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._workers[worker], partial(function, *args))
+
+    def _worker_of(self, account: Account, context: object) -> int:
+        """The worker of the session a body's ``context`` names (any, when it names none:
+        the engine refuses such a call)."""
+        session_id = context.get("session_id") if isinstance(context, dict) else None
+        return self.engine.worker_of(account, session_id) if isinstance(session_id, str) else 0
 
     def build(self) -> web.Application:
         app = web.Application(
@@ -195,8 +216,9 @@ class ServiceApp:
 
     async def _cleanup(self, app: web.Application) -> None:
         self._streams.shutdown(wait=False, cancel_futures=True)
-        await self._on_engine(self.engine.close)
-        self._worker.shutdown(wait=True)
+        for worker in self._workers:
+            worker.shutdown(wait=True)
+        self.engine.close()
 
     # -- middleware ----------------------------------------------------------------------------
 
@@ -245,9 +267,11 @@ class ServiceApp:
     ) -> web.StreamResponse:
         if request.path in _OPERATOR_PATHS:
             return await handler(request)
-        account = await self._on_engine(
-            self.engine.authenticate, request.headers.get("Authorization")
-        )
+        authorization = request.headers.get("Authorization")
+        account = self.engine.cached_account(authorization)
+        if account is None:
+            worker = hash(authorization) % len(self._workers)
+            account = await self._on_engine(self.engine.authenticate, authorization, worker=worker)
         if account is None:
             return _error(401, "invalid_token", "a valid bearer token is required")
         request[_ACCOUNT] = account
@@ -315,6 +339,7 @@ class ServiceApp:
                 family,
                 operation,
                 body,
+                worker=self._worker_of(account, body.get("context")),
             )
         except UnknownOperationError as error:
             return _error(404, "not_found", str(error))
@@ -366,8 +391,11 @@ class ServiceApp:
         except RequestError as error:
             return _error(400, "invalid_request", str(error))
         identity = turn_identity(request, body)
+        worker = 0 if identity is None else self.engine.worker_of(account, identity.session_id)
         try:
-            upstream, marked = await self._on_engine(self._prepare_turn, account, body, identity)
+            upstream, marked = await self._on_engine(
+                self._prepare_turn, account, body, identity, worker=worker
+            )
         except CiphertextError as error:
             return _error(400, "invalid_encrypted_content", str(error))
 
@@ -405,7 +433,13 @@ class ServiceApp:
         self, account: Account, identity: TurnIdentity, output: list[dict[str, Any]]
     ) -> None:
         try:
-            await self._on_engine(self._record_output, account, identity, output)
+            await self._on_engine(
+                self._record_output,
+                account,
+                identity,
+                output,
+                worker=self.engine.worker_of(account, identity.session_id),
+            )
         except StorageUnavailableError as error:
             # The answer still goes out; its items are recorded with the next turn, which
             # resends them.

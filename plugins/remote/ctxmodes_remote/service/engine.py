@@ -17,11 +17,15 @@ backend must: several sessions and agents, accounts, durable storage, and encryp
   limit, an invalid call) are results too, ``{"error": "…"}`` inside the ciphertext: the
   client never shows a status to the model, only what the service answered.
 
-Not thread-safe: the HTTP layer runs every call on one worker thread.
+Threads: the HTTP layer runs every call about one session on that session's worker thread
+(one per connection the storage allows, see :attr:`ServiceEngine.workers`), so a session's
+state is only ever touched by one thread; what sessions share (the cache of sessions, the
+token cache, the account keys) is safe to use from several.
 """
 
 from __future__ import annotations
 
+import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
@@ -69,9 +73,15 @@ ROOT_AGENT = "/root"
 SEARCH_ROWS = 25
 #: Sessions kept in memory; older ones are rebuilt from storage when used again.
 CACHED_SESSIONS = 256
+#: Tries of a note write that keeps meeting writes of other processes to the same session.
+NOTE_WRITE_ATTEMPTS = 20
 
 _PATH_FIELDS = ("path",)
 _PREFIX_FIELDS = ("prefix", "path_prefix")
+
+
+class _StaleNotes(Exception):
+    """A note write was refused by storage: another write to the session came first."""
 
 
 class RequestError(CtxmodesError):
@@ -125,12 +135,14 @@ def resolve_agent(current: str, requested: object) -> str | None:
 class AgentHistory:
     """One agent's recorded windows: a window log plus the keys already recorded.
 
-    ``seq`` is the storage sequence number it has read up to."""
+    ``seq`` is the storage sequence number it has read up to, ``version`` the storage's data
+    version it was brought up to date at (see :meth:`ServiceEngine._agent`)."""
 
-    __slots__ = ("_images", "_keys", "_windows", "log", "seq")
+    __slots__ = ("_images", "_keys", "_windows", "log", "seq", "version")
 
     def __init__(self) -> None:
         self.seq = 0
+        self.version: int | None = None
         self.log = WindowLog()
         self._windows: dict[str, LogWindow] = {}
         self._keys: dict[str, set[str]] = {}
@@ -171,11 +183,13 @@ class AgentHistory:
 
 @dataclass
 class SessionState:
-    """A session's notes and agents as read from storage up to ``note_seq``."""
+    """A session's notes and agents as read from storage up to ``note_seq``, when the
+    storage's data version was ``version``."""
 
     notes: NotesStore = field(default_factory=NotesStore)
     agents: dict[str, AgentHistory] = field(default_factory=dict)
     note_seq: int = 0
+    version: int | None = None
 
 
 def _entry_id(seq: int) -> str:
@@ -205,6 +219,18 @@ class ServiceEngine:
         self._keyring = keyring
         self._now_ms = now_ms
         self._sessions: OrderedDict[tuple[str, str], SessionState] = OrderedDict()
+        self._sessions_lock = threading.Lock()
+        self._tokens = accounts.TokenCache()
+
+    @property
+    def workers(self) -> int:
+        """How many threads may call the engine at once, each for its own sessions (see
+        :meth:`worker_of`)."""
+        return self._storage.backend.workers
+
+    def worker_of(self, account: Account, session_id: str) -> int:
+        """The worker thread (``0`` to ``workers - 1``) that serves the session."""
+        return hash((account.account_id, session_id)) % self.workers
 
     @property
     def keyring(self) -> KeyRing:
@@ -214,7 +240,8 @@ class ServiceEngine:
         """Use ``keyring`` from now on. Sessions in memory are dropped and read again under
         it, so what its keys no longer open is no longer served."""
         self._keyring = keyring
-        self._sessions.clear()
+        with self._sessions_lock:
+            self._sessions.clear()
         self._storage.replace_keyring(keyring)
 
     def close(self) -> None:
@@ -227,7 +254,15 @@ class ServiceEngine:
     # -- accounts --------------------------------------------------------------------------
 
     def authenticate(self, authorization: str | None) -> Account | None:
-        return accounts.authenticate(self._storage.backend, authorization)
+        """The account a request's ``Authorization`` header stands for, else ``None``; a
+        token found within :data:`~ctxmodes_remote.service.accounts.TOKEN_CACHE_S` seconds
+        is not looked up again."""
+        return self._tokens.authenticate(self._storage.backend, authorization)
+
+    def cached_account(self, authorization: str | None) -> Account | None:
+        """The account, when the token was found within the bound; ``None``: ask
+        :meth:`authenticate`. Touches no storage, so any thread may call it."""
+        return self._tokens.cached(authorization)
 
     # -- encryption --------------------------------------------------------------------------
 
@@ -246,31 +281,42 @@ class ServiceEngine:
     def _session(self, account: Account, session_id: str) -> SessionState:
         """The session's state, brought up to date with storage.
 
-        Other service processes may share the storage, so every use reads what was written
-        since (one indexed query); writes of this process are not applied twice.
+        Other service processes may share the storage, so a use reads what was written
+        since (one indexed query), unless the storage can tell that no other connection has
+        written since the last read (its data version is the same); writes of this process
+        are not applied twice.
         """
         key = (account.account_id, session_id)
-        state = self._sessions.get(key)
-        if state is None:
-            state = SessionState()
-            self._sessions[key] = state
-            if len(self._sessions) > CACHED_SESSIONS:
-                self._sessions.popitem(last=False)
-        else:
-            self._sessions.move_to_end(key)
-        for seq, event in self._storage.note_events(account.account_id, session_id, state.note_seq):
-            state.notes.commit(_entry_id(seq), _note_data(event))
-            state.note_seq = seq
+        # Read before the query: a write landing in between is caught on the next use.
+        version = self._storage.backend.data_version()
+        with self._sessions_lock:
+            state = self._sessions.get(key)
+            if state is None:
+                state = SessionState()
+                self._sessions[key] = state
+                if len(self._sessions) > CACHED_SESSIONS:
+                    self._sessions.popitem(last=False)
+            else:
+                self._sessions.move_to_end(key)
+        if version is None or version != state.version:
+            for seq, event in self._storage.note_events(
+                account.account_id, session_id, state.note_seq
+            ):
+                state.notes.commit(_entry_id(seq), _note_data(event))
+                state.note_seq = seq
+            state.version = version
         return state
 
     def _agent(self, account: Account, session_id: str, agent: str) -> AgentHistory:
         state = self._session(account, session_id)
         history = state.agents.setdefault(agent, AgentHistory())
-        for seq, item in self._storage.history_items(
-            account.account_id, session_id, agent, history.seq
-        ):
-            history.add(item)
-            history.seq = seq
+        if state.version is None or state.version != history.version:
+            for seq, item in self._storage.history_items(
+                account.account_id, session_id, agent, history.seq
+            ):
+                history.add(item)
+                history.seq = seq
+            history.version = state.version
         return history
 
     # -- the alpha operations ------------------------------------------------------------------
@@ -361,27 +407,29 @@ class ServiceEngine:
                 arguments[name] = f"{notes_dir}/"
             elif isinstance(value, str) and not value.startswith("/"):
                 arguments[name] = f"{notes_dir}/{value}"
-        state = self._session(account, context.session_id)
-        session_key = (account.account_id, context.session_id)
+        for _ in range(NOTE_WRITE_ATTEMPTS):
+            state = self._session(account, context.session_id)
 
-        def persist(prepared: PreparedNoteWrite) -> str:
-            data = prepared.data
-            event = NoteEvent(data.action, data.path, data.text, int(data.timestamp))
-            seq = self._storage.append_note_event(account.account_id, context.session_id, event)
-            since = self._storage.note_events(
-                account.account_id, context.session_id, state.note_seq
-            )
-            if [number for number, _ in since] == [seq]:
+            def persist(prepared: PreparedNoteWrite, state: SessionState = state) -> str:
+                data = prepared.data
+                event = NoteEvent(data.action, data.path, data.text, int(data.timestamp))
+                seq = self._storage.append_note_event(
+                    account.account_id, context.session_id, event, state.note_seq
+                )
+                if seq is None:
+                    raise _StaleNotes
                 state.note_seq = seq
-            else:
-                # Another process wrote in between: the state is rebuilt from storage, in
-                # storage order, on next use.
-                self._sessions.pop(session_key, None)
-            return _entry_id(seq)
+                return _entry_id(seq)
 
-        return _with_source(
-            run_notes(state.notes, operation, arguments, persist, now_ms=self._now_ms)
-        )
+            try:
+                return _with_source(
+                    run_notes(state.notes, operation, arguments, persist, now_ms=self._now_ms)
+                )
+            except _StaleNotes:
+                # Another process wrote first: the write was checked (sizes, paths) against
+                # notes it had not seen. Read them, and check it again.
+                state.version = None
+        raise StorageUnavailableError("too many concurrent writes to this session's notes")
 
     def thread_hint(self, account: Account, context: CallContext) -> dict[str, Any]:
         """``{"text": …}``: the agent's recent notes and the window that just closed (empty
@@ -410,7 +458,8 @@ class ServiceEngine:
         return len(fresh)
 
     def _forget_agent(self, account: Account, session_id: str, agent: str) -> None:
-        state = self._sessions.get((account.account_id, session_id))
+        with self._sessions_lock:
+            state = self._sessions.get((account.account_id, session_id))
         if state is not None:
             state.agents.pop(agent, None)
 

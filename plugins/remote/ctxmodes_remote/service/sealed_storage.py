@@ -198,10 +198,13 @@ class SealedStorage:
             events.append((seq, event))
         return events
 
-    def append_note_event(self, account_id: str, session_id: str, event: NoteEvent) -> int:
+    def append_note_event(
+        self, account_id: str, session_id: str, event: NoteEvent, after: int
+    ) -> int | None:
+        """See :meth:`Storage.append_note_event`."""
         sealed = self.seal_note(account_id, session_id, event.path, event.text)
         note = SealedNote(event.action, event.timestamp, sealed)
-        return self.backend.append_note_event(account_id, session_id, note)
+        return self.backend.append_note_event(account_id, session_id, note, after)
 
     # -- history --------------------------------------------------------------------------------
 

@@ -258,8 +258,13 @@ class Storage(Protocol):
         """The session's note writes with a sequence number above ``after``, oldest first."""
         ...
 
-    def append_note_event(self, account_id: str, session_id: str, note: SealedNote) -> int:
-        """Persist one note write durably; returns its sequence number."""
+    def append_note_event(
+        self, account_id: str, session_id: str, note: SealedNote, after: int
+    ) -> int | None:
+        """Persist one note write durably, if the session has no note write with a sequence
+        number above ``after`` (the writer saw every write before it, so the limits it checked
+        hold); returns its sequence number, or ``None`` (nothing written) when another write
+        came first. Writes to one session are numbered in the order they commit."""
         ...
 
     def history_items(
@@ -292,6 +297,18 @@ class Storage(Protocol):
 
     def ping(self) -> None:
         """A trivial round trip; raises :class:`StorageUnavailableError` when it fails."""
+        ...
+
+    @property
+    def workers(self) -> int:
+        """How many threads may use the storage at once."""
+        ...
+
+    def data_version(self) -> int | None:
+        """A number that changes whenever another connection (of this process or another)
+        has committed a write since this one last asked, read without a round trip to the
+        database; ``None`` when the backend cannot tell so cheaply (a reader then asks the
+        database what is new on every use)."""
         ...
 
     def close(self) -> None: ...
@@ -400,6 +417,14 @@ class SqliteStorage:
 
     def ping(self) -> None:
         self._execute("SELECT 1").fetchone()
+
+    @property
+    def workers(self) -> int:
+        # One connection, one transaction at a time.
+        return 1
+
+    def data_version(self) -> int | None:
+        return int(self._execute("PRAGMA data_version").fetchone()[0])
 
     def _execute(self, query: str, params: Sequence[object] = ()) -> sqlite3.Cursor:
         try:
@@ -608,13 +633,26 @@ class SqliteStorage:
         )
         return [(row[0], SealedNote(row[1], row[2], bytes(row[3]))) for row in rows]
 
-    def append_note_event(self, account_id: str, session_id: str, note: SealedNote) -> int:
-        cursor = self._execute(
-            "INSERT INTO note_events (account_id, session_id, action, timestamp, sealed) "
-            "VALUES (?, ?, ?, ?, ?)",
-            (account_id, session_id, note.action, note.timestamp, note.sealed),
-        )
-        return int(cursor.lastrowid or 0)
+    def append_note_event(
+        self, account_id: str, session_id: str, note: SealedNote, after: int
+    ) -> int | None:
+        def insert() -> int | None:
+            newer = self._db.execute(
+                "SELECT 1 FROM note_events WHERE account_id = ? AND session_id = ? AND seq > ? "
+                "LIMIT 1",
+                (account_id, session_id, after),
+            ).fetchone()
+            if newer is not None:
+                return None
+            cursor = self._db.execute(
+                "INSERT INTO note_events (account_id, session_id, action, timestamp, sealed) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (account_id, session_id, note.action, note.timestamp, note.sealed),
+            )
+            return int(cursor.lastrowid or 0)
+
+        # The check and the write under the write lock: no other process writes in between.
+        return self._write_transaction(insert)
 
     # -- history --------------------------------------------------------------------------
 

@@ -2,11 +2,14 @@
 (reads see every process's writes at once, in storage order)."""
 
 import json
+import threading
+
+import pytest
 
 from ctxmodes_remote.service.accounts import create_token
 from ctxmodes_remote.service.crypto import KeyRing
 from ctxmodes_remote.service.engine import ServiceEngine
-from ctxmodes_remote.service.storage import RecordedItem, SqliteStorage
+from ctxmodes_remote.service.storage import RecordedItem, SqliteStorage, open_storage
 
 KEYS = KeyRing([b"e" * 32])
 CONTEXT = {"session_id": "s1", "current_agent_name": "/root"}
@@ -93,3 +96,56 @@ def test_agents_have_their_own_history_and_share_notes(tmp_path):
     as_worker("notes", "write_file", path="plan.md", text="child plan")
     shared = call(engine, account, "notes", "read_file", path="/root/worker/notes/plan.md")
     assert shared["file"]["content"] == "child plan"
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def shared_database(request, tmp_path):
+    """A factory of storage handles on one database, as separate processes would hold."""
+    opened = []
+    if request.param == "sqlite":
+
+        def make():
+            opened.append(SqliteStorage(tmp_path / "shared.sqlite3"))
+            return opened[-1]
+    else:
+        url = request.getfixturevalue("postgres_url")
+
+        def make():
+            opened.append(open_storage(tmp_path, url))
+            return opened[-1]
+
+    yield make
+    for storage in opened:
+        storage.close()
+
+
+def test_the_note_size_limit_is_exact_under_concurrent_appends_from_two_processes(
+    shared_database,
+):
+    first = shared_database()
+    account = create_token(first, "alice").account
+    a, b = ServiceEngine(first, KEYS), ServiceEngine(shared_database(), KEYS)
+    call(a, account, "notes", "write_file", path="big.md", text="x" * 999_000)
+    chunk = "y" * 100
+    answers = []
+
+    def append_from(engine):
+        for _ in range(10):
+            answers.append(
+                call(engine, account, "notes", "append_to_file", path="big.md", text=chunk)
+            )
+
+    threads = [threading.Thread(target=append_from, args=(engine,)) for engine in (a, b)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    accepted = [answer for answer in answers if "file" in answer]
+    refused = [answer for answer in answers if "error" in answer]
+    assert len(accepted) == 10
+    assert len(refused) == 10
+    assert all("1,000,000-byte limit" in answer["error"] for answer in refused)
+    for engine in (a, b, ServiceEngine(shared_database(), KEYS)):
+        read = call(engine, account, "notes", "read_file", path="big.md")["file"]
+        assert read["bytes"] == 1_000_000
+        assert read["content"] == "x" * 999_000 + chunk * 10

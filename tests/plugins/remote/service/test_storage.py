@@ -57,10 +57,17 @@ def test_accounts_and_tokens(reopen):
 
 def test_note_events_in_order_per_session_and_account(reopen):
     storage = reopen()
-    first = storage.append_note_event("a", "s1", NoteEvent("write", "/root/notes/x", "1", 10))
-    storage.append_note_event("a", "s2", NoteEvent("write", "/root/notes/y", "other", 11))
-    storage.append_note_event("b", "s1", NoteEvent("write", "/root/notes/x", "theirs", 12))
-    second = storage.append_note_event("a", "s1", NoteEvent("append", "/root/notes/x", "2", 13))
+    first = storage.append_note_event("a", "s1", NoteEvent("write", "/root/notes/x", "1", 10), 0)
+    storage.append_note_event("a", "s2", NoteEvent("write", "/root/notes/y", "other", 11), 0)
+    storage.append_note_event("b", "s1", NoteEvent("write", "/root/notes/x", "theirs", 12), 0)
+    # A writer that has not seen the session's latest write is refused; nothing is written.
+    stale = NoteEvent("append", "/root/notes/x", "late", 13)
+    assert storage.append_note_event("a", "s1", stale, 0) is None
+    second = storage.append_note_event(
+        "a", "s1", NoteEvent("append", "/root/notes/x", "2", 13), first
+    )
+    assert first is not None
+    assert second is not None
     assert second > first
     events = storage.note_events("a", "s1")
     assert [(seq, e.action, e.text) for seq, e in events] == [
@@ -99,7 +106,7 @@ def test_history_items_keep_arrival_order_and_ignore_repeats(reopen):
 def test_text_round_trips_exactly(reopen):
     storage = reopen()
     text = "tab\tnew\nline é 😀 \u200b"
-    storage.append_note_event("a", "s", NoteEvent("write", "/root/notes/u", text, 1))
+    storage.append_note_event("a", "s", NoteEvent("write", "/root/notes/u", text, 1), 0)
     storage.append_history_items("a", "s", "/root", [RecordedItem("w", "i", "user", text)])
     assert storage.note_events("a", "s")[0][1].text == text
     assert storage.history_items("a", "s", "/root")[0][1].content == text
