@@ -20,11 +20,11 @@ from typing import Any
 
 from ctxmodes.abort import AbortController
 from ctxmodes.providers.apis import stream_function
-from ctxmodes.providers.call import CallContext
 from ctxmodes.providers.catalog import ModelCatalog, ModelSpec, builtin_models
 from ctxmodes.providers.codex_oauth import current_access_token
 from ctxmodes.providers.credential_store import MemoryCredentialStore
 from ctxmodes.providers.http import HttpSeam
+from ctxmodes.providers.transport.call import CallContext
 from ctxmodes.providers.wire import PiContext, StreamOptions, WireError, WireEvent
 from support.pi_oracle import REPO, oracle_dir
 
