@@ -21,6 +21,7 @@ API_MODULES: dict[str, str] = {
     "openai-responses": "ctxmodes.providers.apis.openai_responses",
     "openai-codex-responses": "ctxmodes.providers.apis.openai_codex_responses",
     "openai-completions": "ctxmodes.providers.apis.openai_completions",
+    "mistral-conversations": "ctxmodes.providers.apis.mistral_conversations",
 }
 
 
