@@ -26,6 +26,7 @@ from ctxmodes.providers.credential_store import MemoryCredentialStore
 from ctxmodes.providers.http import HttpSeam
 from ctxmodes.providers.transport.call import CallContext
 from ctxmodes.providers.wire import PiContext, StreamOptions, WireError, WireEvent
+from support.oracle_redirect import OracleRedirect
 from support.pi_oracle import REPO, oracle_dir
 
 #: Headers added by Node's fetch or the OpenAI SDK (or by httpx on our side): not Pi's contract.
@@ -160,7 +161,7 @@ def run_case(node: str, oracle: Path, directory: Path, name: str) -> CaseRun:
 
             timer = threading.Timer(abort_on["afterMs"] / 1000, controller.abort)
             timer.start()
-        seam = HttpSeam()
+        seam = HttpSeam(transport=OracleRedirect(ready["baseUrl"]))
         clock = oracle_clock()
         call = CallContext(seam=seam, signal=controller.signal, emit=emit, now_ms=clock)
         thrown = None

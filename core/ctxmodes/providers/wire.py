@@ -101,6 +101,7 @@ class StreamOptions:
             "serviceTier": "service_tier",
             "samplingParams": "sampling_params",
             "metadata": "metadata",
+            "env": "env",
         }
         values = {names[key]: value for key, value in options.items() if key in names}
         values.setdefault("timeout_ms", None)

@@ -22,6 +22,7 @@ API_MODULES: dict[str, str] = {
     "openai-codex-responses": "ctxmodes.providers.apis.openai_codex_responses",
     "openai-completions": "ctxmodes.providers.apis.openai_completions",
     "mistral-conversations": "ctxmodes.providers.apis.mistral_conversations",
+    "azure-openai-responses": "ctxmodes.providers.apis.azure_openai_responses",
 }
 
 
