@@ -161,7 +161,10 @@ def run_case(node: str, oracle: Path, directory: Path, name: str) -> CaseRun:
 
             timer = threading.Timer(abort_on["afterMs"] / 1000, controller.abort)
             timer.start()
-        seam = HttpSeam(transport=OracleRedirect(ready["baseUrl"]))
+        # Bedrock's endpoint is the server itself, reached over HTTP/2 as the AWS SDK does:
+        # the seam's own clients, not an injected (HTTP/1.1) transport.
+        direct = case["api"] == "bedrock-converse-stream"
+        seam = HttpSeam() if direct else HttpSeam(transport=OracleRedirect(ready["baseUrl"]))
         clock = oracle_clock()
         call = CallContext(seam=seam, signal=controller.signal, emit=emit, now_ms=clock)
         thrown = None

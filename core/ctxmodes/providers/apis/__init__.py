@@ -23,6 +23,7 @@ API_MODULES: dict[str, str] = {
     "openai-completions": "ctxmodes.providers.apis.openai_completions",
     "mistral-conversations": "ctxmodes.providers.apis.mistral_conversations",
     "azure-openai-responses": "ctxmodes.providers.apis.azure_openai_responses",
+    "bedrock-converse-stream": "ctxmodes.providers.apis.bedrock_converse_stream",
 }
 
 

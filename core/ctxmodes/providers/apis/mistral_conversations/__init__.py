@@ -7,8 +7,8 @@ As pi-ai 0.85 speaks it (Pi's own ``fetch``, no Mistral SDK): a bearer key, the 
 one deadline for the whole request, stream included, and nothing is retried; an error
 answer reads ``Mistral API error (<status>): <body>``.
 
-Mistral has no developer role: ctxmodes' harness messages go as ``system`` messages where
-they stand (see :func:`.request.convert_messages`).
+Mistral has no developer role: ctxmodes' harness messages join the system message (see
+:func:`.request.harness_text`).
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ ABORTED = "This operation was aborted"
 
 
 def capabilities(model: ModelSpec) -> ModelCapabilities:
-    """No developer role (harness messages go as system messages); images and reasoning
+    """No developer role (harness messages join the system message); images and reasoning
     as the model's table says."""
     return ModelCapabilities(developer_role=False, images=model.images, reasoning=model.reasoning)
 

@@ -128,9 +128,8 @@ def _assistant(message: JsonObject) -> JsonObject | None:
 
 
 def convert_messages(messages: list[JsonObject], images: bool) -> list[JsonObject]:
-    """pi-ai's ``toChatMessages``, already in wire names. A developer message (ctxmodes'
-    harness instructions; Pi has none) goes as a ``system`` message where it stands: the
-    highest role this wire has, which nothing a model or tool writes can take."""
+    """pi-ai's ``toChatMessages``, already in wire names; developer messages are left to
+    :func:`harness_text` (Mistral refuses a ``system`` message after an assistant turn)."""
     result: list[JsonObject] = []
     for message in messages:
         role = message.get("role")
@@ -153,8 +152,7 @@ def convert_messages(messages: list[JsonObject], images: bool) -> list[JsonObjec
                 text = "(image omitted: model does not support images)"
                 result.append({"role": "user", "content": text})
         elif role == "developer":
-            text = "\n".join(block.get("text", "") for block in content)
-            result.append({"role": "system", "content": sanitize_surrogates(text)})
+            continue
         elif role == "encryptedToolOutput":
             raise WireError("Encrypted tool output requires the Codex transport")
         elif role == "assistant":
@@ -185,6 +183,18 @@ def convert_messages(messages: list[JsonObject], images: bool) -> list[JsonObjec
                 }
             )
     return result
+
+
+def harness_text(messages: list[JsonObject]) -> list[str]:
+    """The texts of ctxmodes' developer messages (its modes' harness instructions; Pi has
+    none), in order. Mistral has no developer role and accepts ``system`` only before the
+    conversation, so they join the system message: the highest authority this wire has,
+    and nothing a model or a tool writes ever goes there."""
+    return [
+        "\n".join(block.get("text", "") for block in message.get("content") or [])
+        for message in messages
+        if message.get("role") == "developer"
+    ]
 
 
 def convert_tools(tools: list[JsonObject]) -> list[JsonObject]:
@@ -221,8 +231,9 @@ def build_body(
 ) -> JsonObject:
     """The request body, keys in the order Pi sends them."""
     wire_messages = convert_messages(messages, model.images)
-    if system_prompt:
-        wire_messages.insert(0, {"role": "system", "content": sanitize_surrogates(system_prompt)})
+    system = "\n\n".join(text for text in (system_prompt, *harness_text(messages)) if text)
+    if system:
+        wire_messages.insert(0, {"role": "system", "content": sanitize_surrogates(system)})
     payload: JsonObject = {"model": model.id, "stream": True, "messages": wire_messages}
     if tools:
         payload["tools"] = convert_tools(tools)
