@@ -133,9 +133,7 @@ class HttpSeam:
 
     transport: httpx.BaseTransport | None = None
     user_agent: str | None = None
-    _clients: dict[tuple[float | None, str], httpx.Client] = field(
-        default_factory=dict, repr=False
-    )
+    _clients: dict[tuple[float | None, str], httpx.Client] = field(default_factory=dict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def client(self, timeout_s: float | None, *, http2: str | None = None) -> httpx.Client:

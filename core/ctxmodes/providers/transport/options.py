@@ -10,12 +10,17 @@ from ctxmodes.providers.catalog import ModelSpec
 from ctxmodes.providers.wire import CacheRetention, StreamOptions, WireError
 
 
+def env_value(options: StreamOptions, name: str) -> str | None:
+    """pi-ai's ``getProviderEnvValue``: the call's scoped environment (a stored credential's
+    ``env``), then the process environment; empty values count as unset."""
+    return (options.env or {}).get(name) or os.environ.get(name) or None
+
+
 def cache_retention(options: StreamOptions) -> CacheRetention:
     """The option, else ``long`` when ``PI_CACHE_RETENTION=long``, else ``short``."""
     if options.cache_retention:
         return options.cache_retention
-    env = options.env if options.env is not None else os.environ
-    return "long" if env.get("PI_CACHE_RETENTION") == "long" else "short"
+    return "long" if env_value(options, "PI_CACHE_RETENTION") == "long" else "short"
 
 
 def missing_key_message(provider: str) -> str:
@@ -30,16 +35,17 @@ def has_header(headers: Mapping[str, str | None], name: str) -> bool:
     )
 
 
-def check_api_key(model: ModelSpec, options: StreamOptions) -> str:
-    """The key to send; pi-ai throws synchronously without one (unless an
-    ``authorization`` header is given).
+def check_api_key(model: ModelSpec, options: StreamOptions, *, also: tuple[str, ...] = ()) -> str:
+    """The key to send; pi-ai throws synchronously without one, unless the caller's headers
+    carry the credentials (``authorization``, ``cf-aig-authorization``, or ``also``).
 
     :raises WireError: no key (Pi's message).
     """
     if options.api_key:
         return options.api_key
-    if has_header(options.headers, "authorization") or has_header(
-        options.headers, "cf-aig-authorization"
+    if any(
+        has_header(options.headers, name)
+        for name in ("authorization", "cf-aig-authorization", *also)
     ):
         return "unused"
     raise WireError(missing_key_message(model.provider))

@@ -49,15 +49,15 @@ class RetryableError(WireError):
         self.body = body
 
 
-def _should_retry(error: RetryableError) -> bool:
-    flag = error.headers.get("x-should-retry")
+def _should_retry(status: int | None, headers: Mapping[str, str]) -> bool:
+    flag = headers.get("x-should-retry")
     if flag == "true":
         return True
     if flag == "false":
         return False
-    if error.status is None:
+    if status is None:
         return True
-    return error.status in (408, 409, 429) or error.status >= 500
+    return status in (408, 409, 429) or status >= 500
 
 
 def retry_delay_ms(
@@ -119,9 +119,16 @@ def open_stream(
     max_retries: int | None,
     max_retry_delay_ms: int | None,
     on_retry: RetryListener | None = None,
+    server_delays: bool = True,
+    connection_error: str = "Connection error.",
+    retry_connection_errors: bool = True,
 ) -> httpx.Response:
     """Send ``request`` until it is accepted, retrying as pi-ai does; the body is unread.
 
+    :param server_delays: the SDK's error carries the answer's headers, so ``Retry-After``
+        and ``x-should-retry`` count (not so for ``@google/genai``).
+    :param connection_error: the SDK's text for a request that got no answer, which pi-ai
+        retries only when ``retry_connection_errors``.
     :raises RetryableError: the last attempt failed (status errors carry the SDK's message,
         ``status_message(status, body)``; the caller formats it).
     :raises WireError: aborted (``Request aborted``) or a retry wait over the cap.
@@ -130,16 +137,21 @@ def open_stream(
     remaining = retries
     while True:
         try:
-            return _send_once(client, request, signal, status_message)
+            return _send_once(client, request, signal, status_message, connection_error)
         except RetryableError as error:
             if signal.aborted:
                 raise WireError(REQUEST_ABORTED) from error
-            if remaining <= 0 or not _should_retry(error):
+            headers = error.headers if server_delays else {}
+            if (
+                remaining <= 0
+                or not _should_retry(error.status, headers)
+                or (error.status is None and not retry_connection_errors)
+            ):
                 raise
             retry_index = retries - remaining
             remaining -= 1
             delay = retry_delay_ms(
-                error.headers,
+                headers,
                 retry_index,
                 max_retry_delay_ms,
                 str(error),
@@ -152,7 +164,11 @@ def open_stream(
 
 
 def _send_once(
-    client: httpx.Client, request: httpx.Request, signal: AbortSignal, message: StatusMessage
+    client: httpx.Client,
+    request: httpx.Request,
+    signal: AbortSignal,
+    message: StatusMessage,
+    connection_error: str,
 ) -> httpx.Response:
     if signal.aborted:
         raise RetryableError(REQUEST_ABORTED)
@@ -161,7 +177,7 @@ def _send_once(
     except httpx.TimeoutException as error:
         raise RetryableError(TIMED_OUT) from error
     except httpx.TransportError as error:
-        raise RetryableError("Connection error.") from error
+        raise RetryableError(connection_error) from error
     if response.is_success:
         return response
     try:

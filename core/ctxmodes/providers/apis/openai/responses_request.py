@@ -14,7 +14,6 @@ from typing import Any
 
 import orjson
 
-from ctxmodes.providers.apis.openai.strict_schema import resolve_strict, tool_parameters
 from ctxmodes.providers.catalog import ModelSpec
 from ctxmodes.providers.jsvalues import (
     sanitize_surrogates,
@@ -22,6 +21,7 @@ from ctxmodes.providers.jsvalues import (
     stringify,
 )
 from ctxmodes.providers.transport.history import transform_messages
+from ctxmodes.providers.transport.strict_schema import resolve_strict, tool_parameters
 
 #: Prompt cache keys are cut to this many characters (code points).
 PROMPT_CACHE_KEY_MAX = 64
@@ -231,7 +231,7 @@ def convert_tools(
     tools: list[dict[str, Any]], *, strict: bool | None = False, supports_strict: bool = True
 ) -> list[dict[str, Any]]:
     """Function tools (``strict`` as Pi sets it: ``strict`` unless the tool asks for
-    constrained sampling, :mod:`~ctxmodes.providers.apis.openai.strict_schema`), and namespaces of
+    constrained sampling, :mod:`~ctxmodes.providers.transport.strict_schema`), and namespaces of
     function tools.
 
     A context tool with a ``tools`` list is a namespace (``{"type": "namespace", …}``): Pi

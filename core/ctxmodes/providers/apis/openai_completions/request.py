@@ -8,7 +8,6 @@ from typing import Any
 
 import orjson
 
-from ctxmodes.providers.apis.openai.strict_schema import resolve_strict, tool_parameters
 from ctxmodes.providers.apis.openai_completions.compat import Compat
 from ctxmodes.providers.apis.openai_completions.stream import REASONING_FIELDS, is_reasoning_detail
 from ctxmodes.providers.catalog import ModelSpec
@@ -18,7 +17,8 @@ from ctxmodes.providers.jsvalues import (
     stringify,
 )
 from ctxmodes.providers.transport.history import transform_messages
-from ctxmodes.providers.wire import WireError
+from ctxmodes.providers.transport.strict_schema import resolve_strict, tool_parameters
+from ctxmodes.providers.wire import ENCRYPTED_OUTPUT_REFUSED, WireError
 
 BRIDGE_TEXT = "I have processed the tool results."
 TOOL_IMAGES_TEXT = "Attached image(s) from tool result:"
@@ -206,7 +206,7 @@ def convert_messages(
             params.append({"role": role_name, "content": sanitize_surrogates(text)})
         elif role == "encryptedToolOutput":
             # Ciphertext only the Codex backend reads; never sent anywhere else as text.
-            raise WireError("Encrypted tool output requires the Codex transport")
+            raise WireError(ENCRYPTED_OUTPUT_REFUSED)
         elif role == "assistant":
             converted = _assistant_message(model, message, compat)
             if converted is not None:
@@ -255,7 +255,7 @@ def convert_messages(
 
 def convert_tools(tools: list[dict[str, Any]], compat: Compat) -> list[dict[str, Any]]:
     """Plain function tools, strict where a tool asks for it and the server has strict mode
-    (:mod:`~ctxmodes.providers.apis.openai.strict_schema`); a namespace's tools are offered as plain
+    (:mod:`~ctxmodes.providers.transport.strict_schema`); a namespace's tools are offered as plain
     functions."""
     supports_strict = compat["supportsStrictMode"] is not False
     converted = []
