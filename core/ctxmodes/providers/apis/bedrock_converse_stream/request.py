@@ -15,10 +15,10 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from ctxmodes.providers.apis.openai.strict_schema import resolve_strict, tool_parameters
 from ctxmodes.providers.catalog import ModelSpec
 from ctxmodes.providers.jsvalues import sanitize_surrogates
 from ctxmodes.providers.transport.history import transform_messages
+from ctxmodes.providers.transport.strict_schema import resolve_strict, tool_parameters
 from ctxmodes.providers.wire import JsonObject, WireError
 
 EMPTY_TEXT = "<empty>"

@@ -12,10 +12,10 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from ctxmodes.providers.apis.openai.strict_schema import resolve_strict, tool_parameters
 from ctxmodes.providers.catalog import ModelSpec
 from ctxmodes.providers.jsvalues import sanitize_surrogates, short_hash, stringify
 from ctxmodes.providers.transport.options import cache_retention
+from ctxmodes.providers.transport.strict_schema import resolve_strict, tool_parameters
 from ctxmodes.providers.wire import JsonObject, StreamOptions, WireError
 
 TOOL_CALL_ID_LENGTH = 9
