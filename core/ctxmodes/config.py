@@ -114,7 +114,14 @@ class ProviderSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    api: Literal["openai-responses", "openai-codex-responses", "openai-completions"]
+    api: Literal[
+        "openai-responses",
+        "openai-codex-responses",
+        "openai-completions",
+        "anthropic-messages",
+        "google-generative-ai",
+        "google-vertex",
+    ]
     base_url: str
     #: The key itself (prefer ``api_key_env``: configuration files get shared).
     api_key: str | None = Field(default=None, repr=False)

@@ -18,7 +18,7 @@ from ctxmodes.providers.jsvalues import (
 )
 from ctxmodes.providers.transport.history import transform_messages
 from ctxmodes.providers.transport.strict_schema import resolve_strict, tool_parameters
-from ctxmodes.providers.wire import WireError
+from ctxmodes.providers.wire import ENCRYPTED_OUTPUT_REFUSED, WireError
 
 BRIDGE_TEXT = "I have processed the tool results."
 TOOL_IMAGES_TEXT = "Attached image(s) from tool result:"
@@ -206,7 +206,7 @@ def convert_messages(
             params.append({"role": role_name, "content": sanitize_surrogates(text)})
         elif role == "encryptedToolOutput":
             # Ciphertext only the Codex backend reads; never sent anywhere else as text.
-            raise WireError("Encrypted tool output requires the Codex transport")
+            raise WireError(ENCRYPTED_OUTPUT_REFUSED)
         elif role == "assistant":
             converted = _assistant_message(model, message, compat)
             if converted is not None:
