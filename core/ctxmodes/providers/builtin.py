@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ctxmodes import hookimpl
-from ctxmodes.providers.auth import AuthResolver, missing_credentials_hint
+from ctxmodes.providers.auth import AuthResolver, ResolvedAuth, missing_credentials_hint
 from ctxmodes.providers.catalog import ModelSpec, builtin_models
 from ctxmodes.providers.credentials import CredentialError
 from ctxmodes.providers.models_json import catalog_with_models_json
@@ -107,17 +107,16 @@ def default_model_provider(model: ModelSpec, *, seam: Any = None) -> Provider:
     seam = seam if seam is not None else HttpSeam()
     resolver = auth_resolver(seam)
 
-    def api_key() -> str | None:
+    def credentials() -> ResolvedAuth | None:
         try:
             model.request_headers()  # a configured header without a value fails the request
         except ValueError as error:
             raise CredentialError(str(error)) from None
-        auth = resolver.resolve(model.provider, model.api_key)
-        return auth.api_key if auth is not None else None
+        return resolver.resolve(model.provider, model.api_key)
 
     hint = missing_credentials_hint(model.provider, model.api_key)
     kind = CodexModelProvider if model.api == "openai-codex-responses" else HttpModelProvider
-    return kind(model, api_key, missing_key_hint=hint, seam=seam)
+    return kind(model, credentials, missing_key_hint=hint, seam=seam)
 
 
 class BuiltinModels:
