@@ -149,6 +149,9 @@ class HttpModelProvider(Provider):
             raise ProviderError(f"No API key for provider: {self._model.provider}{hint}")
         return auth
 
+    def check_credentials(self) -> None:
+        self._credentials()
+
     def stream(self, request: ModelRequest, signal: AbortSignal) -> Iterator[StreamEvent]:
         auth = self._credentials()
         key = auth.api_key

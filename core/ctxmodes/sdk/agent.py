@@ -35,6 +35,7 @@ from ctxmodes.sdk.events import AgentEvent, EventListener, Notice, StatusChanged
 from ctxmodes.sdk.worker import SessionWorker
 from ctxmodes.session.manager import SessionManager
 from ctxmodes.session.models import UserMessage
+from ctxmodes.session_mode import ModeRequest
 
 if TYPE_CHECKING:
     from ctxmodes.commands import Command
@@ -352,11 +353,17 @@ def open_agent(
     settings: Settings | None = None,
     options: HostOptions | None = None,
     plugins: Sequence[object] = (),
+    switch_mode: bool = False,
+    confirm_hint: str = "pass switch_mode=True to switch",
 ) -> Agent:
     """Open an agent on a new or existing session, like Pi's ``createAgentSession``.
 
     :param cwd: the working directory (default: the current one).
-    :param mode: the context-management mode (default: from the configuration).
+    :param mode: the context-management mode of a new session (default: from the
+        configuration). An existing session runs in the mode it records (or, for a file
+        that records none, the mode its entries show); asking for another one needs
+        ``switch_mode``, else :class:`~ctxmodes.session_mode.ModeChangeNotConfirmed` is
+        raised with a line on what the switch would change (ending in ``confirm_hint``).
     :param model: a model spec such as ``scripted:FILE`` (or give ``provider``).
     :param session_file: a session file to continue (created when missing); otherwise a new
         session in Pi's directory for ``cwd`` (or ``session_dir``), or the most recent one
@@ -371,14 +378,19 @@ def open_agent(
     if not where.is_dir():
         raise CtxmodesError(f"no such directory: {where}")
     if settings is None:
-        settings = load_settings(cwd=where, cli={"mode": mode, "model": model}).settings
-    elif mode is not None or model is not None:
-        overrides = {key: value for key, value in (("mode", mode), ("model", model)) if value}
-        settings = settings.model_copy(update=overrides)
+        settings = load_settings(cwd=where, cli={"model": model}).settings
+    elif model is not None:
+        settings = settings.model_copy(update={"model": model})
     editor = Editor()
     ui = AgentUI(editor)
     host = AgentHost.from_settings(
-        settings, provider=provider, ui=ui, options=options, plugins=plugins
+        settings,
+        provider=provider,
+        ui=ui,
+        options=options,
+        plugins=plugins,
+        mode_request=None if mode is None else ModeRequest(mode, confirmed=switch_mode),
+        confirm_hint=confirm_hint,
     )
     agent = Agent(host, ui, editor)
     directory = Path(session_dir) if session_dir is not None else None
