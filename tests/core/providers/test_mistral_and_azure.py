@@ -134,3 +134,13 @@ def test_azure_without_an_endpoint_says_what_to_set(monkeypatch: pytest.MonkeyPa
     model = ModelCatalog(builtin_models()).get("azure-openai-responses/gpt-5.1")
     with pytest.raises(WireError, match="Set AZURE_OPENAI_BASE_URL or AZURE_OPENAI_RESOURCE_NAME"):
         responses_url(model, {})
+
+
+def test_mistral_events_are_read_as_pis_reader_reads_them() -> None:
+    from ctxmodes.providers.apis.mistral_conversations.stream import event_data
+
+    stream = ['data: {"a":1}\r\n\r\nevent: x\ndata: {"b":', '2}\n\n: comment\n\ndata: {"c":3}']
+    assert list(event_data(stream)) == ['{"a":1}', '{"b":2}', '{"c":3}']
+    assert list(event_data(['data: {"a":1}\n\ndata: [DONE]\n\ndata: {"late":1}\n\n'])) == [
+        '{"a":1}'
+    ]

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import json
 
 import httpx
+import orjson
 
 from ctxmodes.providers.apis.mistral_conversations.request import (
     build_body,
@@ -25,13 +25,12 @@ from ctxmodes.providers.apis.mistral_conversations.request import (
     chat_url,
     tool_call_id_normalizer,
 )
-from ctxmodes.providers.apis.mistral_conversations.stream import MistralStream
+from ctxmodes.providers.apis.mistral_conversations.stream import MistralStream, event_data
 from ctxmodes.providers.base import ModelCapabilities
 from ctxmodes.providers.catalog import ModelSpec
 from ctxmodes.providers.http import guarded
 from ctxmodes.providers.transport.call import TERMINATED, CallContext, stream_simple
 from ctxmodes.providers.transport.history import transform_messages
-from ctxmodes.providers.transport.sse import iter_events
 from ctxmodes.providers.wire import PiContext, PiMessage, StreamOptions, WireError
 
 API = "mistral-conversations"
@@ -124,18 +123,13 @@ def _exchange(
             raise WireError(_error_text(response.status_code, text, response.reason_phrase))
         call.started()
         try:
-            for event in call.guard(iter_events(response, dispatch_at_end=True), call.signal):
-                data = event.data.strip()
-                if not data:
-                    continue
-                if data == "[DONE]":
-                    break
-                chunk = json.loads(data)
+            for data in call.guard(event_data(response.iter_text()), call.signal):
+                chunk = orjson.loads(data)
                 if not isinstance(chunk, dict) or not isinstance(chunk.get("choices"), list):
                     raise WireError("Invalid Mistral streaming event")
                 reader.feed(chunk)
-        except json.JSONDecodeError as error:
-            raise WireError(f"Invalid Mistral streaming event: {error.msg}") from error
+        except orjson.JSONDecodeError as error:
+            raise WireError(f"Invalid Mistral streaming event: {error}") from error
         except httpx.TransportError as error:
             raise WireError(TERMINATED) from error
     reader.finish()

@@ -5,6 +5,8 @@ ended only after the stream, usage from any chunk that carries it."""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from ctxmodes.providers.apis.mistral_conversations.request import derive_tool_call_id
@@ -19,6 +21,51 @@ _STOP_REASONS = {
     "model_length": "length",
     "tool_calls": "toolUse",
 }
+
+
+#: Pi's event boundary: a blank line in any of the line-end spellings.
+_BOUNDARY = re.compile(r"\r\n\r\n|\r\n\r|\r\n\n|\r\r\n|\n\r\n|\r\r|\n\r|\n\n")
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
+def _data(raw: str) -> str:
+    if raw.startswith("data:") and "\n" not in raw and "\r" not in raw:
+        return raw[5:].strip()  # the usual event: one data line
+    lines = [line[5:].lstrip() for line in _LINE_END.split(raw) if line.startswith("data:")]
+    return "\n".join(lines).strip()
+
+
+def event_data(texts: Iterable[str]) -> Iterator[str]:
+    """The ``data`` of each event, read as Pi's Mistral reader reads them (its own reader,
+    not an SSE library: events end at a blank line, ``data:`` lines joined, other fields
+    ignored, an event cut off by the end of the stream still read); ends at ``[DONE]``."""
+    buffer = ""
+    for text in texts:
+        buffer += text
+        start = 0
+        plain = "\r" not in buffer  # the usual stream: "\n\n" is the only boundary
+        while True:
+            if plain:
+                end = buffer.find("\n\n", start)
+                if end < 0:
+                    break
+                after = end + 2
+            else:
+                boundary = _BOUNDARY.search(buffer, start)
+                if boundary is None:
+                    break
+                end, after = boundary.start(), boundary.end()
+            data = _data(buffer[start:end])
+            start = after
+            if data == "[DONE]":
+                return
+            if data:
+                yield data
+        buffer = buffer[start:]
+    if buffer.strip():
+        data = _data(buffer)
+        if data and data != "[DONE]":
+            yield data
 
 
 def stop_reason(reason: str) -> tuple[str, str | None]:
