@@ -200,7 +200,8 @@ class HttpModelProvider(Provider):
 
         def work() -> None:
             try:
-                queue.put(stream_function(self._model.api)(self._model, context, options, call))
+                model = self._model.on_account(options.env)
+                queue.put(stream_function(model.api)(model, context, options, call))
             except BaseException as error:  # handed to the consuming thread
                 queue.put(error)
 

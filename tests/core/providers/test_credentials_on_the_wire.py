@@ -64,3 +64,23 @@ def test_a_stored_credentials_settings_steer_the_request(dirs: Path) -> None:
         "https://team-east.openai.azure.com/openai/v1/responses?api-version=2025-04"
     )
     assert seen[0].headers["api-key"] == "azure-stored-key"
+
+
+def test_cloudflare_accounts_fill_the_endpoint_and_the_gateway_takes_its_own_header(
+    dirs: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CLOUDFLARE_API_KEY", "cf-key-123")
+    monkeypatch.setenv("CLOUDFLARE_ACCOUNT_ID", "acct-9")
+    monkeypatch.setenv("CLOUDFLARE_GATEWAY_ID", "gw-3")
+    seen, _error = _send("cloudflare-workers-ai/@cf/moonshotai/kimi-k2.6", dirs)
+    assert seen[0].url.path.startswith("/client/v4/accounts/acct-9/ai/v1/")
+    assert seen[0].headers["authorization"] == "Bearer cf-key-123"
+    gateway = next(
+        m.ref
+        for m in ModelCatalog(builtin_models())
+        if m.provider == "cloudflare-ai-gateway" and m.api == "openai-completions"
+    )
+    seen, _error = _send(gateway, dirs)
+    assert seen[0].url.path.startswith("/v1/acct-9/gw-3/")
+    assert seen[0].headers["cf-aig-authorization"] == "Bearer cf-key-123"
+    assert "authorization" not in seen[0].headers
