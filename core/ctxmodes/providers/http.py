@@ -133,7 +133,10 @@ class HttpSeam:
 
     transport: httpx.BaseTransport | None = None
     user_agent: str | None = None
-    _clients: dict[tuple[float | None, str], httpx.Client] = field(default_factory=dict, repr=False)
+    #: By read timeout, and by ``(timeout, http2 mode)`` for HTTP/2 clients.
+    _clients: dict[float | tuple[float | None, str] | None, httpx.Client] = field(
+        default_factory=dict, repr=False
+    )
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def client(self, timeout_s: float | None, *, http2: str | None = None) -> httpx.Client:
@@ -145,7 +148,9 @@ class HttpSeam:
         sent through a proxy (the caller uses a plain client when one applies). An
         injected transport is used as it is.
         """
-        key = (timeout_s, http2 or "")
+        key: float | tuple[float | None, str] | None = (
+            timeout_s if http2 is None else (timeout_s, http2)
+        )
         with self._lock:
             client = self._clients.get(key)
             if client is None:

@@ -47,7 +47,8 @@ def require_credentials(model: ModelSpec, environ: Mapping[str, str] | None = No
     source = AuthResolver(environ).status(model.provider, model.api_key)
     if source is None:
         hint = missing_credentials_hint(model.provider, model.api_key)
-        raise MissingCredentialsError(f"no credentials for {model.ref}: {hint}")
+        # Pi's wording, as the transports' own check says it.
+        raise MissingCredentialsError(f"No API key for provider: {model.provider}: {hint}")
     return source
 
 

@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 from support.cli_rig import ctxmodes, isolate_settings
 from support.pi_oracle import require_pi
+from support.tree_sessions import assert_pi_sees_the_same, tool_results
 from support.wire_server import text_stream, tool_calls_stream
 
 from ctxmodes.session.manager import SessionManager
@@ -139,16 +140,6 @@ def _first_line(path: Path, process: subprocess.Popen[str]) -> str:
     raise AssertionError(f"the oracle's server did not start: {path.read_text()!r}")
 
 
-def _tool_results(manager: SessionManager) -> dict[str, list[str]]:
-    results: dict[str, list[str]] = {}
-    for entry in manager.get_entries():
-        message = getattr(entry, "message", None)
-        if getattr(message, "role", None) == "toolResult":
-            text = "".join(getattr(block, "text", "") for block in message.content)
-            results.setdefault(message.tool_name, []).append(text)
-    return results
-
-
 @pytest.mark.pi
 @pytest.mark.parametrize("api", sorted(MODELS))
 def test_tree_session_over_the_wire_format_opens_in_pi(
@@ -210,7 +201,7 @@ def test_tree_session_over_the_wire_format_opens_in_pi(
     manager = SessionManager.open(session_file)
     archives = [e for e in manager.get_entries() if getattr(e, "custom_type", None) == ARCHIVE]
     assert len(archives) == 2
-    results = _tool_results(manager)
+    results = tool_results(manager)
     assert any("code name chosen" in text for text in results["notes"])
     assert any(CODE_NAME in text for text in results["history"])
     assert len(requests) == len(_answers(api))
@@ -224,8 +215,4 @@ def test_tree_session_over_the_wire_format_opens_in_pi(
         names = [tool["name"] for tool in turn["tools"]]
     assert {"history", "notes", "new_context"} <= set(names)
 
-    (opened,) = pi.open_many([{"file": str(session_file)}])
-    assert "openError" not in opened
-    assert opened["entryCount"] == manager.entry_count()
-    assert opened["leafId"] == manager.get_leaf_id()
-    assert opened["context"] == manager.build_session_context().to_json()
+    assert_pi_sees_the_same(pi, session_file, manager)
