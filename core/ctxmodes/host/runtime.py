@@ -190,14 +190,19 @@ class AgentHost:
     def start(
         self, manager: SessionManager, reason: SessionStartReason = "startup"
     ) -> AgentSession:
-        """Start the first session on ``manager``.
+        """Start the first session on ``manager``; if it cannot start (its mode needs a
+        confirmation, a plugin fails), ``manager`` is closed.
 
         :raises CtxmodesError: a session is already running (replace it instead).
         """
         with self._lock:
             if self._session is not None:
                 raise CtxmodesError("a session is already running; replace it instead")
-            return self._open(manager, reason)
+            try:
+                return self._open(manager, reason)
+            except BaseException:
+                manager.close()
+                raise
 
     def new_session(self) -> AgentSession:
         with self._lock:
