@@ -155,6 +155,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if handler is None:
         parser.print_help()
         return 2
+    from ctxmodes.cli.output_streams import tolerate_unencodable_text
+
+    tolerate_unencodable_text()
     try:
         code: int = handler(args)
     except CtxmodesError as exc:

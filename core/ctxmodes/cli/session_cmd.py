@@ -162,14 +162,13 @@ def run_export(args: argparse.Namespace) -> int:
 
 
 def run_context(args: argparse.Namespace) -> int:
-    from ctxmodes.session import codec
-    from ctxmodes.session.report import context_report
+    from ctxmodes.session.report import context_report, write_context_report
 
     with _open(args.file, args.strict) as manager:
+        if args.json:
+            write_context_report(manager, sys.stdout.buffer.write, args.at, llm=args.llm)
+            return 0
         report = context_report(manager, args.at, llm=args.llm)
-    if args.json:
-        sys.stdout.buffer.write(codec.dumps_line(report))
-        return 0
     _print_context(report, args.llm)
     return 0
 

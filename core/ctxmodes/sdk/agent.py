@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from ctxmodes.host.records import HostRecord, Listener
     from ctxmodes.host.session import AgentSession
     from ctxmodes.providers.base import Provider
+    from ctxmodes.providers.catalog import ModelSpec
     from ctxmodes.providers.registry import ProviderRegistry
     from ctxmodes.session.models import CompactionEntry
 
@@ -289,7 +290,11 @@ class Agent:
 
     def model_refs(self) -> list[str]:
         """The ``provider/model-id`` of every model the plugins register (``ctxmodes models``)."""
-        return [model.ref for model in self._registry().models]
+        return [model.ref for model in self.models()]
+
+    def models(self) -> list[ModelSpec]:
+        """Every model the plugins register, with its limits and prices."""
+        return list(self._registry().models)
 
     def switch_model(self, spec: str) -> None:
         """Continue with the model ``spec`` names (``provider/model-id`` or

@@ -36,16 +36,14 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Final, Self, overload
-
-from pydantic import BaseModel
+from typing import TYPE_CHECKING, Any, Final, Self, overload
 
 from ctxmodes.session import codec
 from ctxmodes.session import entries as make
 from ctxmodes.session.branch_path import BranchPath
 from ctxmodes.session.branching import branched_copy, copied_entries, copied_lines, whole_copy
 from ctxmodes.session.context import ContextBuilder, SessionContext, context_entry_indexes
-from ctxmodes.session.entries import Stamp, json_of
+from ctxmodes.session.entries import Stamp, is_model, json_of
 from ctxmodes.session.errors import (
     EntryNotFoundError,
     NotASessionError,
@@ -55,19 +53,6 @@ from ctxmodes.session.errors import (
 )
 from ctxmodes.session.ids import PI_IDENTITY, IdentitySource, validate_session_id
 from ctxmodes.session.jsvalues import js_trim
-from ctxmodes.session.listing import (
-    SessionInfo,
-    find_most_recent_session,
-    list_session_files,
-    list_sessions_in,
-    read_session_info,
-)
-from ctxmodes.session.models import (
-    AgentMessage,
-    SessionEntry,
-    SessionHeader,
-    entry_from_json,
-)
 from ctxmodes.session.paths import (
     default_session_dir,
     resolve_path,
@@ -79,10 +64,18 @@ from ctxmodes.session.store import NO_ENTRY, ActivePath, EntryTable, IndexWarnin
 from ctxmodes.session.tree import SessionTreeNode, build_tree
 from ctxmodes.session.writer import Durability, SessionWriter
 
+if TYPE_CHECKING:
+    # The models (pydantic) load when an entry is first asked for as a model: opening a
+    # file and reading its context as JSON never needs them.
+    from pydantic import BaseModel
+
+    from ctxmodes.session.listing import SessionInfo
+    from ctxmodes.session.models import AgentMessage, SessionEntry, SessionHeader
+
 __all__ = ["EntryCallback", "SessionManager", "SessionPosition"]
 
 JsonObject = dict[str, Any]
-EntryCallback = Callable[[SessionEntry], None]
+EntryCallback = Callable[["SessionEntry"], None]
 
 _SUMMARY_ROLES: Final = ("branchSummary", "compactionSummary")
 _DECODE_BATCH: Final = 1024
@@ -108,7 +101,7 @@ def _header(
     return make.header(cwd, chosen, identity.timestamp(), parent_session)
 
 
-class _Entries(Sequence[SessionEntry]):
+class _Entries(Sequence["SessionEntry"]):
     """Entries of a session by index, decoded and validated when read."""
 
     def __init__(
@@ -327,6 +320,8 @@ class SessionManager:
         default = default_session_dir(cwd)
         directory = Path(resolve_path(session_dir)) if session_dir else default
         filter_cwd = session_dir is not None and directory != default
+        from ctxmodes.session.listing import find_most_recent_session
+
         recent = find_most_recent_session(directory, str(cwd) if filter_cwd else None)
         if recent is None:
             return cls.create(cwd, directory, durability=durability, identity=identity)
@@ -412,6 +407,8 @@ class SessionManager:
         cwd: str | os.PathLike[str], session_dir: str | os.PathLike[str] | None = None
     ) -> list[SessionInfo]:
         """Sessions of ``cwd``, most recently active first (Pi's ``SessionManager.list``)."""
+        from ctxmodes.session.listing import list_sessions_in
+
         default = default_session_dir(cwd)
         directory = Path(resolve_path(session_dir)) if session_dir else default
         filter_cwd = session_dir is not None and directory != default
@@ -420,6 +417,8 @@ class SessionManager:
     @staticmethod
     def list_all(session_dir: str | os.PathLike[str] | None = None) -> list[SessionInfo]:
         """Sessions of every project (or of one flat ``session_dir``), most recent first."""
+        from ctxmodes.session.listing import list_session_files, list_sessions_in, read_session_info
+
         if session_dir is not None:
             return list_sessions_in(Path(resolve_path(session_dir)))
         root = sessions_dir()
@@ -482,6 +481,8 @@ class SessionManager:
         return self._persist
 
     def get_header(self) -> SessionHeader | None:
+        from ctxmodes.session.models import SessionHeader
+
         return SessionHeader.model_validate(self._header, strict=False)
 
     def get_header_json(self) -> JsonObject:
@@ -616,7 +617,7 @@ class SessionManager:
 
     def append_message(self, message: AgentMessage | Mapping[str, Any]) -> str:
         """Append a message (user, assistant, toolResult, bashExecution or custom)."""
-        stored = json_of(message) if isinstance(message, BaseModel) else dict(message)
+        stored = json_of(message) if is_model(message) else dict(message)
         if stored.get("role") in _SUMMARY_ROLES:
             raise ValueError(
                 "summary messages are stored as compaction / branch_summary entries, "
@@ -721,6 +722,8 @@ class SessionManager:
         return _Entries(indexes, self._model, self._table.entries)
 
     def _model(self, index: int) -> SessionEntry:
+        from ctxmodes.session.models import entry_from_json
+
         model = self._models.get(index)
         if model is None:
             model = entry_from_json(self._table.entry(index))
@@ -809,9 +812,9 @@ class SessionManager:
         return self._table.parent_ids[index]
 
     def get_branch_types(self, from_id: str | None = None) -> list[object]:
-        """The ``type`` of each entry of :meth:`get_branch_ids`, as stored (not necessarily a
-        string), without decoding entries: lets readers of a long branch decode only the
-        entries of the types they need."""
+        """The ``type`` of each entry of :meth:`get_branch_ids` (``None`` where the stored
+        type is not a string), without decoding entries: lets readers of a long branch decode
+        only the entries of the types they need."""
         types = self._table.types
         return [types[index] for index in self._branch_indexes(from_id)]
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, cast
 
 from ctxmodes.errors import CtxmodesError
 from ctxmodes.hostapi import NavigationRequest
+from ctxmodes.tui.credentials import model_rows
 from ctxmodes.tui.picker import Picker, PickerItem
 
 if TYPE_CHECKING:
@@ -205,10 +206,11 @@ def model(session: TerminalSession, args: str) -> None:
         return
     current = agent.session.model
     now = None if current is None else f"{current.provider}/{current.id}"
-    rows = [
-        PickerItem(ref, ref.lower(), [("class:picker.active" if ref == now else "", ref)])
-        for ref in agent.model_refs()
-    ]
+    try:
+        rows = model_rows(session, now)
+    except CtxmodesError as error:  # a corrupt credential file
+        session.notify(str(error), "error")
+        return
     if not rows:
         session.notify("No models are registered; /model scripted:FILE names a script")
         return
