@@ -68,9 +68,17 @@ def history_path() -> Path:
 
 
 def run(args: argparse.Namespace) -> int:
+    import sys
+
     from ctxmodes.cli.session_arg import resolve_session
+    from ctxmodes.errors import CtxmodesError
     from ctxmodes.session.paths import default_session_dir
 
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise CtxmodesError(
+            "the interactive session needs a terminal; `ctxmodes run PROMPT...` runs prompts "
+            "from a script"
+        )
     cwd, settings = agent_settings(args)
     session_file = None if args.session is None else resolve_session(args.session, cwd)
     if args.resume:
