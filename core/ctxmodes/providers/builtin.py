@@ -116,8 +116,12 @@ def default_model_provider(model: ModelSpec, *, seam: Any = None) -> Provider:
         return auth.api_key if auth is not None else None
 
     hint = missing_credentials_hint(model.provider, model.api_key)
-    kind = CodexModelProvider if model.api == "openai-codex-responses" else HttpModelProvider
-    return kind(model, api_key, missing_key_hint=hint, seam=seam)
+    if model.api == "openai-codex-responses":
+        return CodexModelProvider(model, api_key, missing_key_hint=hint, seam=seam)
+    # An endpoint the user configured (a local server such as Ollama or llama.cpp) works
+    # without a key; pi-ai's own providers always need one.
+    keyless = model.provider not in {known.provider for known in builtin_models()}
+    return HttpModelProvider(model, api_key, missing_key_hint=hint, seam=seam, keyless=keyless)
 
 
 class BuiltinModels:

@@ -165,12 +165,19 @@ class TerminalSession:
         self._schedule_drain()
 
     def _banner(self) -> str:
+        from ctxmodes.resources.summary import loaded_sections
+
         manager = self.agent.session_manager
         where = manager.session_file or "in memory"
+        session = self.agent.session
+        loaded = "".join(
+            f"\n[{title}]\n  {line}"
+            for title, line in loaded_sections(session.resources, session.cwd)
+        )
         return render.styled(
             f"ctxmodes · mode {self.agent.mode} · session {where}\n"
             "Enter sends (steers while working) · Alt+Enter follows up · Esc stops · "
-            "Esc Esc tree · / commands · Ctrl+C twice quits",
+            f"Esc Esc tree · / commands · Ctrl+C twice quits{loaded}",
             "dim",
             self.width,
         )

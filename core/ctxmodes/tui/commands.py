@@ -79,7 +79,8 @@ def terminal_commands() -> dict[str, SlashCommand]:
 
 def all_commands(session: TerminalSession) -> dict[str, SlashCommand]:
     """The terminal's commands, then the host's and plugins' that the terminal does not
-    shadow (each keeps its own ``while_streaming`` flag)."""
+    shadow (each keeps its own ``while_streaming`` flag), then the prompt templates and
+    ``skill:`` commands (sent as typed and expanded by the host, also while it works)."""
     commands = dict(session.terminal_commands)
     for command in session.agent.commands:
         commands.setdefault(
@@ -91,6 +92,15 @@ def all_commands(session: TerminalSession) -> dict[str, SlashCommand]:
                 command.while_streaming,
             ),
         )
+    resources = session.agent.session.resources
+    for template in resources.templates:
+        hint = template.argument_hint or ""
+        commands.setdefault(
+            template.name, SlashCommand(template.name, template.description, hint, True)
+        )
+    for skill in resources.skills:
+        name = f"skill:{skill.name}"
+        commands.setdefault(name, SlashCommand(name, skill.description, "", True))
     return commands
 
 
