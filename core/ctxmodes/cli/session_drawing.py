@@ -78,7 +78,9 @@ class _Describer:
     def side_branch(self, node: SessionTreeNode) -> Text:
         members = _subtree(node)
         stored = self._manager.get_entry_json(node.entry_id) or {}
-        what = self._window_name(node, stored) or f"side branch from {node.entry_id}"
+        window = self._window_name(node, stored)
+        # Worded as the terminal's replay and the /tree navigator word an archived window.
+        what = f"{window} archived" if window else f"side branch from {node.entry_id}"
         text = Text("  ⎇ ", style="dim")
         text.append(what, style="bold")
         text.append(f" · {len(members)} {'entry' if len(members) == 1 else 'entries'}")
