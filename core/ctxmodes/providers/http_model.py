@@ -180,10 +180,7 @@ class HttpModelProvider(Provider):
 
         # A server may echo the key into an error body; it never reaches the session or a log.
         headers = {**(self._model.headers or {}), **request.headers}
-        secrets = (
-            *([key] if key else []),
-            *(v for n, v in headers.items() if v and is_sensitive_header(n)),
-        )
+        secrets = (key, *(v for n, v in headers.items() if v and is_sensitive_header(n)))
         call = CallContext(seam=self._seam, signal=signal, emit=emit, on_retry=retrying)
 
         def work() -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from ctxmodes.errors import ConfigError
@@ -56,7 +56,7 @@ class LoadedResources:
     append_system_prompt_paths: tuple[str, ...] = ()
     templates: tuple[PromptTemplate, ...] = ()
     skills: tuple[Skill, ...] = ()
-    warnings: tuple[str, ...] = field(default=())
+    warnings: tuple[str, ...] = ()
 
     def expand(self, text: str) -> str:
         """What submitted text becomes: a ``/skill:name`` expanded, then a ``/template``."""
