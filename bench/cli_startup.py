@@ -1,8 +1,8 @@
-"""How long ``ctxmodes --help`` takes to start, next to a bare interpreter running argparse.
+"""How long ``ctxmodes --help`` and ``ctxmodes modes`` take to start, next to a bare interpreter.
 
 Each command runs in a fresh interpreter, interleaved round by round so that machine noise
 hits every command alike. The figures are the fastest and the median wall time, and each
-command's ratio (of the fastest times) to the baseline ``python -c "import argparse"``; on
+command's ratio (of the fastest times) to the baseline ``python -c pass``; on
 a shared machine the fastest run is the repeatable one, since contention only adds time.
 
 A core command (``ctxmodes run --help``) loads no plugin at all. ``ctxmodes --help`` and a
@@ -22,19 +22,23 @@ import subprocess
 import sys
 import time
 
+from smoke import parse_args
+
 ENTRY = "import sys; from ctxmodes.cli import main; sys.argv[0] = 'ctxmodes'; sys.exit(main())"
 
 FLOOR = "import argparse, pluggy, importlib.metadata as m; m.entry_points(group='ctxmodes')"
 
 COMMANDS: dict[str, list[str]] = {
+    "python -c pass": [sys.executable, "-c", "pass"],
     "python + argparse": [sys.executable, "-c", "import argparse"],
     "discovery floor": [sys.executable, "-c", FLOOR],
     "ctxmodes --help": [sys.executable, "-c", ENTRY, "--help"],
     "ctxmodes run --help": [sys.executable, "-c", ENTRY, "run", "--help"],
     "ctxmodes demo --help": [sys.executable, "-c", ENTRY, "demo", "--help"],
     "ctxmodes --version": [sys.executable, "-c", ENTRY, "--version"],
+    "ctxmodes modes": [sys.executable, "-c", ENTRY, "modes"],
 }
-BASELINE = "python + argparse"
+BASELINE = "python -c pass"
 
 
 def _wall(argv: list[str]) -> float:
@@ -57,7 +61,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
-    args = parser.parse_args()
+    args = parse_args(parser, rounds=2)
     samples = measure(args.rounds)
     base = min(samples[BASELINE])
     figures = {

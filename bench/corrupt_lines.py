@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 from session_open import time_pi
+from smoke import parse_args
 
 from ctxmodes.cli import main as ctxmodes
 
@@ -57,7 +58,7 @@ def run_context(path: Path) -> tuple[float, int]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--lines", type=int, default=1_000_000)
-    args = parser.parse_args()
+    args = parse_args(parser, lines=2000)
     with tempfile.TemporaryDirectory() as directory:
         intact, corrupt = build(Path(directory), args.lines)
         figures = {path.stem: run_context(path) for path in (intact, corrupt)}

@@ -24,6 +24,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from smoke import parse_args
+
 from ctxmodes.session.manager import SessionManager
 from ctxmodes.session.writer import Durability
 
@@ -125,7 +127,7 @@ def main() -> int:
     parser.add_argument("--durability", choices=[d.value for d in Durability][:2], default="fsync")
     parser.add_argument("--file", type=Path)
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
-    args = parser.parse_args()
+    args = parse_args(parser, kills=10)
     with tempfile.TemporaryDirectory() as scratch:
         path = args.file or Path(scratch) / "crash.jsonl"
         started = time.perf_counter()

@@ -22,6 +22,7 @@ import argparse
 from pathlib import Path
 
 from sizes import best, compare_sizes
+from smoke import parse_args
 from tree_index import CURRENT_WINDOW_EXCHANGES, Writer
 
 import ctxmodes_local
@@ -126,7 +127,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="10000,100000")
     parser.add_argument("--windows", type=int, default=100)
-    args = parser.parse_args()
+    args = parse_args(parser, sizes="300,600", windows=3)
     compare_sizes(
         args, lambda path, size: build(path, size, args.windows), measure, f"{args.windows} windows"
     )

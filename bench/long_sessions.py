@@ -35,6 +35,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from smoke import parse_args
+
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))
 
@@ -107,7 +109,9 @@ def pi_command(file: Path) -> list[str] | None:
     return [node, str(PI_SCRIPT), str(oracle / "pi_oracle_lib.mjs"), str(file), "1"]
 
 
-def bench_file(file: Path, tmp: Path, script: Path) -> dict[str, tuple[float, float, str]]:
+def bench_file(
+    file: Path, tmp: Path, script: Path, pi_time_limit: float = PI_TIME_LIMIT
+) -> dict[str, tuple[float, float, str]]:
     results: dict[str, tuple[float, float, str]] = {}
     results["session context --json"] = run([CTXMODES, "session", "context", str(file), "--json"])
     results["session show"] = run([CTXMODES, "session", "show", str(file)])
@@ -121,7 +125,7 @@ def bench_file(file: Path, tmp: Path, script: Path) -> dict[str, tuple[float, fl
     copy.unlink()
     pi = pi_command(file)
     if pi is not None:
-        results["pi open+context"] = run(pi, timeout=PI_TIME_LIMIT)
+        results["pi open+context"] = run(pi, timeout=pi_time_limit)
     return results
 
 
@@ -131,7 +135,10 @@ def main() -> int:
     parser.add_argument("--sizes", default="100000")
     parser.add_argument("--full", action="store_true", help="also run 1,000,000-entry sessions")
     parser.add_argument("--shapes", default=",".join(SHAPES))
-    args = parser.parse_args()
+    parser.add_argument(
+        "--pi-time-limit", type=float, default=PI_TIME_LIMIT, help="seconds Pi gets per file"
+    )
+    args = parse_args(parser, sizes="300", pi_time_limit=5.0)
     sizes = [int(size) for size in args.sizes.split(",")]
     if args.full:
         sizes.append(1_000_000)
@@ -145,7 +152,7 @@ def main() -> int:
                 file = tmp / f"{shape}-{size}.jsonl"
                 SHAPES[shape](file, size)
                 megabytes = file.stat().st_size / 1e6
-                results = bench_file(file, tmp, script)
+                results = bench_file(file, tmp, script, args.pi_time_limit)
                 pi = results.get("pi open+context")
                 for command, (seconds, peak, status) in results.items():
                     ratio = ""

@@ -26,6 +26,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from smoke import parse_args
+
 from ctxmodes.abort import AbortController
 from ctxmodes.providers.apis import stream_function
 from ctxmodes.providers.catalog import ModelCatalog, ModelSpec, builtin_models
@@ -229,7 +231,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=200)
     parser.add_argument("--cases", default=",".join(DEFAULT_CASES))
-    args = parser.parse_args()
+    args = parse_args(parser, runs=3)
     cases_dir = Path(os.environ.get("PI_PROVIDER_CASES") or _oracle_dir() / "provider-cases")
     print("per case: events per stream; CPU per event (us); time to the final message (ms);")
     print("first-token overhead (ms over a raw socket's first body byte); ours, Pi, ours/Pi")

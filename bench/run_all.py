@@ -1,6 +1,7 @@
 """Run every benchmark in this folder, one after another, with its default sizes.
 
-Usage: ``.venv/bin/python bench/run_all.py`` (or ``make bench``). Each benchmark prints its own
+Usage: ``.venv/bin/python bench/run_all.py [--smoke]`` (or ``make bench``); ``--smoke`` runs each
+at a toy size, to check they all still work. Each benchmark prints its own
 figures and ratios; they compare things measured side by side in the same run, because
 these machines are too noisy for absolute thresholds.
 """
@@ -31,10 +32,11 @@ BENCHMARKS = (
 
 
 def main() -> int:
+    extra = ["--smoke"] if sys.argv[1:] == ["--smoke"] else []
     failed = []
     for name in BENCHMARKS:
         print(f"\n=== {name}", flush=True)
-        if subprocess.run([sys.executable, str(HERE / name)], check=False).returncode != 0:
+        if subprocess.run([sys.executable, str(HERE / name), *extra], check=False).returncode != 0:
             failed.append(name)
     if failed:
         print(f"\nfailed: {', '.join(failed)}", file=sys.stderr)

@@ -38,6 +38,7 @@ from typing import Any
 import aiohttp
 from aiohttp import web
 from sizes import best
+from smoke import parse_args
 
 from ctxmodes.abort import AbortController
 from ctxmodes.providers.base import ModelRequest, StreamEvent, TextDelta
@@ -289,7 +290,7 @@ def main() -> None:
     parser.add_argument(
         "--postgres-mb", type=int, default=20, help="history size on Postgres (0: skip it)"
     )
-    args = parser.parse_args()
+    args = parse_args(parser, ops=20, history_mb=1, ttfb_runs=2, postgres_mb=1)
 
     print("alpha operations over HTTP on loopback (notes.write_file + history.search_contents)")
     print(

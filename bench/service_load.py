@@ -21,6 +21,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from smoke import parse_args
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from support.postgres_server import PostgresServer, postgres_bin
@@ -41,7 +43,7 @@ def main() -> int:
     parser.add_argument("--sessions", type=int, default=64)
     parser.add_argument("--duration", type=float, default=10.0, help="seconds of load")
     parser.add_argument("--processes", type=int, default=2)
-    args = parser.parse_args()
+    args = parse_args(parser, sessions=2, duration=1.0, processes=1)
     if postgres_bin() is None:
         print("skipped: Postgres is not installed")
         return 0

@@ -1,13 +1,23 @@
-"""Time opening a large session and building its context, against the real Pi when present.
+"""Open a large session and print its context, against the real Pi when present.
 
-Generates a deterministic 100,000-entry session (~95 MB: user / assistant / toolResult turns
-with ~600-character texts, a side branch every ~1,000 entries, a compaction every ~20,000),
-then times ``SessionManager.open`` + ``build_session_context`` (JSON form, and separately the
-validated message models). If node and Pi 0.85 are available (``$PI_NODE_MODULES`` or
-``<repo>/.pi/node_modules``) the same file is timed with Pi's ``SessionManager.open`` +
-``buildSessionContext`` and both contexts are checked to serialize to the same bytes.
+Two shapes (``--shape``): ``ordinary`` generates a deterministic session (~950 bytes per entry:
+user / assistant / toolResult turns with ~600-character texts and float costs, a side branch
+every ~1,000 entries, a compaction every ~20,000); ``compacted`` is the short-exchange chain of
+``tests/support/long_sessions.py`` (~330 bytes per entry) with a compaction every 20,000.
 
-Usage: ``.venv/bin/python bench/session_open.py [--entries N] [--runs N] [--keep PATH]``
+Two measurements, each alternated with Pi's in the same run:
+
+* in-process: ``SessionManager.open`` + ``build_session_context`` (JSON form, and separately
+  the validated message models), against Pi's ``SessionManager.open`` +
+  ``buildSessionContext`` timed inside node; both contexts must serialize to the same bytes;
+* whole commands: ``ctxmodes session context FILE --json`` (start-up, open, the report
+  written to a pipe) against node running Pi's open + context, each in its own process
+  measured with ``wait4``: wall time and peak resident memory, medians and spread.
+
+It also times the nesting guard alone (the check that skips lines nested deeper than the
+codec's limit) over every line of the file, as a share of ``open``.
+
+Usage: ``.venv/bin/python bench/session_open.py [--entries N] [--shape S] [--runs N] [--keep PATH]``
 """
 
 from __future__ import annotations
@@ -26,10 +36,18 @@ import tempfile
 import time
 from pathlib import Path
 
-from ctxmodes.session import codec
+from smoke import parse_args
+
+from ctxmodes.session import codec, reader
 from ctxmodes.session.manager import SessionManager
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "tests"))
+
+from long_sessions import run as run_measured  # noqa: E402
+from support.long_sessions import write_chain  # noqa: E402
+
+CTXMODES = str(Path(sys.executable).with_name("ctxmodes"))
 PI_SCRIPT = Path(__file__).with_name("pi_session_open.mjs")
 WORDS = (
     "alpha",
@@ -249,42 +267,102 @@ def time_pi(path: Path, runs: int) -> dict[str, object] | None:
     return report
 
 
+def _spread(values: list[float], scale: float, unit: str) -> str:
+    return (
+        f"median {statistics.median(values) * scale:.0f} {unit} "
+        f"({min(values) * scale:.0f} to {max(values) * scale:.0f})"
+    )
+
+
+def guard_share(path: Path) -> tuple[float, float]:
+    """Seconds the nesting guard takes over every line of ``path``, and a plain open's."""
+    lines = path.read_bytes().split(b"\n")
+    started = time.perf_counter()
+    for chunk in range(0, len(lines), 4096):
+        reader._deep_lines(lines[chunk : chunk + 4096])
+    guard = time.perf_counter() - started
+    started = time.perf_counter()
+    SessionManager.open(path, read_only=True).close()
+    return guard, time.perf_counter() - started
+
+
+def compare_commands(path: Path, runs: int) -> None:
+    """``ctxmodes session context --json`` and Pi's open + context as whole processes."""
+    ours = [CTXMODES, "session", "context", str(path), "--json"]
+    pi = _pi_command(path)
+    samples: dict[str, list[tuple[float, float]]] = {"ctxmodes": [], "Pi": []}
+    for _ in range(runs):
+        for name, command in (("ctxmodes", ours), ("Pi", pi)):
+            if command is None:
+                continue
+            seconds, peak_mib, status = run_measured(command)
+            if status != "ok":
+                raise SystemExit(f"{name} failed: {status}")
+            samples[name].append((seconds, peak_mib))
+    for name, pairs in samples.items():
+        if pairs:
+            walls, peaks = [wall for wall, _ in pairs], [peak for _, peak in pairs]
+            print(
+                f"{name:9} process: wall {_spread(walls, 1000, 'ms')}, "
+                f"peak {_spread(peaks, 1, 'MiB')} ({len(pairs)} runs)"
+            )
+    if samples["Pi"]:
+        wall = [statistics.median(wall for wall, _ in samples[n]) for n in ("ctxmodes", "Pi")]
+        peak = [statistics.median(peak for _, peak in samples[n]) for n in ("ctxmodes", "Pi")]
+        print(
+            f"session context --json ÷ Pi (medians): wall {wall[0] / wall[1]:.2f}x, "
+            f"peak memory {peak[0] / peak[1]:.2f}x"
+        )
+
+
+def _pi_command(path: Path) -> list[str] | None:
+    node = shutil.which("node")
+    modules = _pi_node_modules()
+    oracle = _oracle_dir()
+    if node is None or modules is None or oracle is None:
+        return None
+    os.environ["PI_NODE_MODULES"] = str(modules)
+    return [node, str(PI_SCRIPT), str(oracle / "pi_oracle_lib.mjs"), str(path), "1"]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--entries", type=int, default=100_000)
+    parser.add_argument("--shape", choices=["ordinary", "compacted"], default="ordinary")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--keep", type=Path, help="generate into (or reuse) this file")
-    args = parser.parse_args()
+    args = parse_args(parser, entries=2000, runs=1)
 
     with tempfile.TemporaryDirectory() as scratch:
         path = args.keep or Path(scratch) / "bench.jsonl"
         if not path.exists():
             started = time.perf_counter()
-            generate(path, args.entries)
+            if args.shape == "ordinary":
+                generate(path, args.entries)
+            else:
+                write_chain(path, args.entries, compact_every=20_000)
             print(f"generated {path} in {time.perf_counter() - started:.1f}s")
         size_mb = path.stat().st_size / 1e6
-        print(f"session: {args.entries} entries, {size_mb:.1f} MB")
+        print(f"session: {args.shape}, {args.entries} entries, {size_mb:.1f} MB")
+
+        guard, opened = guard_share(path)
+        print(f"nesting guard alone: {guard * 1000:.0f} ms, {guard / opened:.1%} of one open")
+        compare_commands(path, args.runs)
 
         ours, with_models, digest, messages = time_ours(path, args.runs)
         ours_median = statistics.median(ours)
         print(
-            f"ctxmodes open + build_session_context: median {ours_median * 1000:.0f} ms, "
-            f"best {min(ours) * 1000:.0f} ms ({messages} context messages)"
+            f"ctxmodes open + build_session_context: {_spread(ours, 1000, 'ms')} "
+            f"({messages} context messages)"
         )
-        print(
-            "ctxmodes including message models:     "
-            f"median {statistics.median(with_models) * 1000:.0f} ms"
-        )
+        print(f"ctxmodes including message models:     {_spread(with_models, 1000, 'ms')}")
         pi = time_pi(path, args.runs)
         if pi is None:
             return 0
         pi_times = [float(t) / 1000 for t in pi["timesMs"]]  # type: ignore[attr-defined]
         pi_median = statistics.median(pi_times)
-        print(
-            f"Pi {pi['version']} open + buildSessionContext: median {pi_median * 1000:.0f} ms, "
-            f"best {min(pi_times) * 1000:.0f} ms"
-        )
-        print(f"ratio ctxmodes / Pi (medians): {ours_median / pi_median:.2f}")
+        print(f"Pi {pi['version']} open + buildSessionContext: {_spread(pi_times, 1000, 'ms')}")
+        print(f"in-process ratio ctxmodes / Pi (medians): {ours_median / pi_median:.2f}")
         same = pi["contextSha256"] == digest
         print(f"contexts identical: {'yes' if same else 'NO'}")
         return 0 if same else 1

@@ -32,6 +32,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from smoke import parse_args
+
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))
 
@@ -264,7 +266,7 @@ def main() -> int:
     parser.add_argument("--keys", type=int, default=300)
     parser.add_argument("--tokens", type=int, default=2000, help="reply length for CPU")
     parser.add_argument("--sessions", type=int, default=1000)
-    args = parser.parse_args()
+    args = parse_args(parser, keys=20, tokens=100, sessions=20)
     tune_for_typing()  # as `ctxmodes chat` does
 
     p99: dict[str, float] = {}

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from sizes import best, compare_sizes, once
+from smoke import parse_args
 
 from ctxmodes.events import ContextProjection
 from ctxmodes.session.manager import SessionManager
@@ -231,7 +232,7 @@ def run_over_sizes(
     parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("--sizes", default=default_sizes)
     parser.add_argument("--archives", type=int, default=50)
-    args = parser.parse_args()
+    args = parse_args(parser, sizes="300,600", archives=3)
     compare_sizes(
         args,
         lambda path, size: build(path, size, args.archives),

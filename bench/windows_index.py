@@ -28,6 +28,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from smoke import parse_args
+
 from ctxmodes.session import codec
 from ctxmodes.session import entries as make
 from ctxmodes.session.manager import SessionManager
@@ -138,7 +140,7 @@ def main() -> None:
     parser.add_argument("--entries", type=int, default=100_000)
     parser.add_argument("--windows", type=int, default=100)
     parser.add_argument("--chars", type=int, default=1_000, help="characters per entry")
-    args = parser.parse_args()
+    args = parse_args(parser, entries=2000, windows=4, chars=100)
 
     started = time.perf_counter()
     branch = build_branch(args.entries, args.windows, args.chars)

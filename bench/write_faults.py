@@ -18,6 +18,8 @@ import time
 from dataclasses import asdict
 from pathlib import Path
 
+from smoke import parse_args
+
 from ctxmodes.session.writer import Durability
 from ctxmodes.testing.faults import run_campaign
 
@@ -27,7 +29,7 @@ def main() -> int:
     parser.add_argument("--faults", type=int, default=1000, help="faults per durability")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", action="store_true", help="print the reports as JSON")
-    args = parser.parse_args()
+    args = parse_args(parser, faults=10)
     reports = {}
     for durability in (Durability.FSYNC, Durability.FLUSH):
         with tempfile.TemporaryDirectory() as directory:

@@ -3,8 +3,9 @@
 The seeds are real lines: a Tree session written by ``ctxmodes demo`` (window markers,
 notes, archives, branch summaries) and sessions Pi itself wrote (the oracle corpus). A
 mutation is what a hostile user or a damaged disk does to such a file: flip bits, cut a line
-short, give two entries one id, tie parent links into a cycle, nest a value deeply, put
-invalid UTF-8 in, drop or repeat lines.
+short, give two entries one id, tie parent links into a cycle, nest a value deeply (beside
+the message or inside it, up to and just past the reader's limit), make an entry's type a
+list, put a lone surrogate escape (which Pi writes) or invalid UTF-8 in, drop or repeat lines.
 
 Hypothesis' own ``deadline`` only judges an example after it returns, so a hang would hang
 the suite; :func:`bounded` runs the example in a thread and fails once it takes too long.
@@ -87,6 +88,21 @@ def _with_field(line: bytes, name: str, value: Any, *, raw: bool = False) -> byt
     return orjson.dumps(record)[:-1] + b',"' + name.encode() + b'":' + value + b"}"
 
 
+def _with_deep_message(line: bytes, depth: int) -> bytes:
+    """``line`` with its message's content one text block holding ``depth`` nested arrays."""
+    try:
+        record = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return line
+    if not isinstance(record, dict) or not isinstance(record.get("message"), dict):
+        return line
+    nested: Any = 0
+    for _ in range(depth):
+        nested = [nested]
+    block = {"type": "text", "text": "deep", "nested": nested}
+    return orjson.dumps({**record, "message": {**record["message"], "content": [block]}})
+
+
 @st.composite
 def mutated_session(draw: st.DrawFn, seeds: list[list[bytes]]) -> bytes:
     """The bytes of a seed session after a few random mutations."""
@@ -94,7 +110,19 @@ def mutated_session(draw: st.DrawFn, seeds: list[list[bytes]]) -> bytes:
     for _ in range(draw(st.integers(1, 4))):
         kind = draw(
             st.sampled_from(
-                ["flip", "truncate", "duplicate_id", "cycle", "deep", "utf8", "drop", "repeat"]
+                [
+                    "flip",
+                    "truncate",
+                    "duplicate_id",
+                    "cycle",
+                    "deep",
+                    "deep_message",
+                    "type_list",
+                    "surrogate",
+                    "utf8",
+                    "drop",
+                    "repeat",
+                ]
             )
         )
         at = draw(st.integers(0, len(lines) - 1))
@@ -117,6 +145,20 @@ def mutated_session(draw: st.DrawFn, seeds: list[list[bytes]]) -> bytes:
             depth = draw(st.sampled_from([150, 199, 200, 201, 253, 256, 600, 1100, 5000]))
             nested = b"[" * depth + b"0" + b"]" * depth
             lines[at] = _with_field(line, "deep", nested, raw=True)
+        elif kind == "deep_message":
+            # entry > message > content > block > the nested arrays: the whole line nests
+            # 4 + depth levels, around MAX_NESTING (200).
+            depth = draw(st.sampled_from([150, 195, 196, 197]))
+            lines[at] = _with_deep_message(line, depth)
+        elif kind == "type_list":
+            try:
+                entry_type = orjson.loads(line).get("type")
+            except (orjson.JSONDecodeError, AttributeError):
+                continue
+            lines[at] = _with_field(line, "type", [entry_type])
+        elif kind == "surrogate":
+            escape = draw(st.sampled_from([b"\\ud800", b"\\udfff", b"\\udcff"]))
+            lines[at] = line.replace(b'":"', b'":"' + escape, draw(st.integers(1, 3)))
         elif kind == "utf8":
             position = draw(st.integers(0, len(line)))
             junk = draw(st.sampled_from([b"\xff", b"\xc3", b"\xed\xa0\x80", b"\x00", b"\xe2\x80"]))

@@ -22,6 +22,10 @@ from typing import Any
 
 import pytest
 
+from ctxmodes.session.manager import SessionManager
+from ctxmodes.session.report import context_report
+from ctxmodes.session.tree import flat_tree
+
 REPO = Path(__file__).resolve().parents[2]
 PI_PACKAGE = Path("@earendil-works") / "pi-coding-agent" / "package.json"
 BATCH_SCRIPT = Path(__file__).with_name("pi_batch_open.mjs")
@@ -191,3 +195,21 @@ def pi_resources(requests: list[dict[str, Any]], home: Path) -> list[dict[str, A
         raise RuntimeError(f"Pi resource loading failed: {result.stderr.strip()}")
     answers: list[dict[str, Any]] = json.loads(result.stdout)
     return answers
+
+
+def our_view(manager: SessionManager, positions: list[str | None]) -> dict[str, Any]:
+    """Our view of an open session, in the shape of :meth:`PiOracle.open_many` answers."""
+    out: dict[str, Any] = {
+        "header": manager.get_header_json(),
+        "entryCount": manager.entry_count(),
+        "sessionName": manager.get_session_name(),
+        "tree": flat_tree(manager.get_tree()),
+        **context_report(manager, llm=True),
+        "positions": {},
+    }
+    for position in positions:
+        key = "__null__" if position is None else position
+        out["positions"][key] = context_report(
+            manager, "null" if position is None else position, llm=True
+        )
+    return out

@@ -13,9 +13,11 @@ from pathlib import Path
 from typing import Any
 
 from ctxmodes.cli.options import (
-    add_mode_option,
+    CONFIRM_SWITCH,
     add_resource_options,
+    add_session_mode_options,
     agent_settings,
+    mode_request,
     resource_loader,
 )
 
@@ -24,7 +26,7 @@ def register(subparsers: Any) -> None:
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "run", help="run prompts non-interactively and print the transcript"
     )
-    add_mode_option(parser)
+    add_session_mode_options(parser)
     parser.add_argument(
         "--model",
         metavar="SPEC",
@@ -33,10 +35,10 @@ def register(subparsers: Any) -> None:
     where = parser.add_mutually_exclusive_group()
     where.add_argument(
         "--session",
-        metavar="FILE",
-        type=Path,
-        help="the session file to continue (created if missing); default: a new session "
-        "in Pi's session directory for the working directory",
+        metavar="PATH|ID",
+        help="the session to continue: a .jsonl file (created at the first prompt if "
+        "missing) or a session id or its beginning; default: a new session in Pi's session "
+        "directory for the working directory",
     )
     where.add_argument(
         "--continue",
@@ -61,6 +63,7 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     import sys
 
+    from ctxmodes.cli.session_arg import resolve_session
     from ctxmodes.cli.session_warnings import warn_about_session
     from ctxmodes.host.failures import FailureWatch
     from ctxmodes.host.runtime import AgentHost
@@ -72,7 +75,13 @@ def run(args: argparse.Namespace) -> int:
 
     cwd, settings = agent_settings(args)
     ui = HeadlessUI(echo=sys.stdout)
-    host = AgentHost.from_settings(settings, ui=ui, resources=resource_loader(args))
+    host = AgentHost.from_settings(
+        settings,
+        ui=ui,
+        mode_request=mode_request(args),
+        confirm_hint=CONFIRM_SWITCH,
+        resources=resource_loader(args),
+    )
     failures = FailureWatch(ui)
     host.subscribe(TranscriptPrinter(sys.stdout))
     host.subscribe(failures)
@@ -82,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         if args.session is not None:
             manager = SessionManager.open(
-                args.session,
+                resolve_session(args.session, cwd),
                 cwd_override=cwd if args.cwd is not None else None,
                 durability=host.durability,
             )

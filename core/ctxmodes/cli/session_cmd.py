@@ -122,6 +122,7 @@ def _open(path: str, strict: bool) -> SessionManager:
 def run_show(args: argparse.Namespace) -> int:
     from rich.console import Console
 
+    from ctxmodes.cli.file_mode import file_mode, mode_words
     from ctxmodes.cli.session_drawing import draw_active_path
     from ctxmodes.session.report import render_tree
 
@@ -130,6 +131,7 @@ def run_show(args: argparse.Namespace) -> int:
         header = manager.get_header_json()
         console.print(
             f"[bold]{args.file}[/bold]  id {header.get('id')}  cwd {header.get('cwd')}  "
+            f"mode {mode_words(file_mode(manager))}  "
             f"{manager.entry_count()} entries  leaf {manager.get_leaf_id()}",
             highlight=False,
             soft_wrap=True,
@@ -141,6 +143,7 @@ def run_show(args: argparse.Namespace) -> int:
 def run_export(args: argparse.Namespace) -> int:
     from pathlib import Path
 
+    from ctxmodes.cli.file_mode import file_mode, mode_words
     from ctxmodes.errors import CtxmodesError
     from ctxmodes.export import render_html
 
@@ -149,7 +152,7 @@ def run_export(args: argparse.Namespace) -> int:
     if target.resolve() == source.resolve():
         raise CtxmodesError(f"{target}: refusing to overwrite the session file")
     with _open(args.file, args.strict) as manager:
-        page = render_html(manager, source.name)
+        page = render_html(manager, source.name, mode_words(file_mode(manager)))
     try:
         target.write_text(page, encoding="utf-8")
     except OSError as exc:
@@ -159,14 +162,13 @@ def run_export(args: argparse.Namespace) -> int:
 
 
 def run_context(args: argparse.Namespace) -> int:
-    from ctxmodes.session import codec
-    from ctxmodes.session.report import context_report
+    from ctxmodes.session.report import context_report, write_context_report
 
     with _open(args.file, args.strict) as manager:
+        if args.json:
+            write_context_report(manager, sys.stdout.buffer.write, args.at, llm=args.llm)
+            return 0
         report = context_report(manager, args.at, llm=args.llm)
-    if args.json:
-        sys.stdout.buffer.write(codec.dumps_line(report))
-        return 0
     _print_context(report, args.llm)
     return 0
 

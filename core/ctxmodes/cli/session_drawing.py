@@ -5,8 +5,8 @@ of the session tree), so a drawing that indents at each branch point goes one le
 per window, and after a dozen windows ids break into fragments. Instead every entry of the
 active path is one line at the same indent, and each side branch that leaves it is one line
 under its branch point: the window it holds (window number from its marker), how many
-entries it has, and the head of the branch summary made of it. ``--full`` draws the whole
-tree (:func:`ctxmodes.session.report.render_tree`).
+entries it has, and the first line of the goal of the branch summary made of it. ``--full``
+draws the whole tree (:func:`ctxmodes.session.report.render_tree`).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any
 from rich.console import Group, RenderableType
 from rich.text import Text
 
-from ctxmodes.compaction import BRANCH_SUMMARY_PREAMBLE
+from ctxmodes.compaction import summary_goal
 from ctxmodes.errors import CtxmodesError
 from ctxmodes.session.manager import SessionManager
 from ctxmodes.session.tree import SessionTreeNode
@@ -51,7 +51,7 @@ class _Describer:
                 stored = manager.get_entry_json(node.entry_id) or {}
                 source = stored.get("fromId")
                 if isinstance(source, str):
-                    self._summaries[source] = _summary_head(stored.get("summary"))
+                    self._summaries[source] = summary_goal(stored.get("summary"))
 
     def entry(self, node: SessionTreeNode) -> Text:
         text = Text(node.entry_id, style="bold cyan")
@@ -98,12 +98,6 @@ class _Describer:
         except CtxmodesError:  # a damaged marker is drawn as any other entry
             return None
         return None if details is None else f"window {details.window_number}"
-
-
-def _summary_head(summary: object) -> str:
-    text = str(summary) if isinstance(summary, str) else ""
-    text = text.removeprefix(BRANCH_SUMMARY_PREAMBLE)
-    return next((_one_line(line) for line in text.splitlines() if line.strip()), "")
 
 
 def draw_active_path(manager: SessionManager) -> RenderableType:

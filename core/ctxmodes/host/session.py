@@ -520,6 +520,8 @@ class AgentSession:
                 self._held.append(_HeldInput(text, source, behavior))
             return
         busy = self._busy()
+        if not busy:
+            self._check_model()
         event = InputEvent(text, source, behavior if busy else None)
         result = core.hook(core.relay.input, event)
         action = "continue" if result is None else result.action
@@ -620,10 +622,22 @@ class AgentSession:
         driver's current work (a hook's request starts once the hook returned)."""
         self._core.life.run_or_defer(self._guarded(start))
 
+    def _check_model(self) -> None:
+        """Refuse a prompt the model could not answer before anything of it is recorded (as
+        Pi checks the model and its key before it takes the prompt): no plugin sees it and
+        the session file is not touched.
+
+        :raises NoModelError: there is no model.
+        :raises ProviderError: the model's credentials are missing.
+        """
+        provider = self._core.provider
+        if provider is None:
+            raise NoModelError("No model selected: configure one (e.g. --model scripted:FILE)")
+        provider.check_credentials()
+
     def _start_prompt(self, text: str) -> None:
         core = self._core
-        if core.provider is None:
-            raise NoModelError("No model selected: configure one (e.g. --model scripted:FILE)")
+        self._check_model()
         core.flush_pending_custom()
         last = next((m for m in reversed(core.messages) if isinstance(m, AssistantMessage)), None)
         if last is not None:

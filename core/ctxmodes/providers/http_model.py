@@ -138,11 +138,22 @@ class HttpModelProvider(Provider):
     def model(self) -> ModelSpec:
         return self._model
 
-    def stream(self, request: ModelRequest, signal: AbortSignal) -> Iterator[StreamEvent]:
+    def _required_key(self) -> str:
+        """The key (empty for a keyless endpoint without one).
+
+        :raises ProviderError: no key, and the endpoint needs one.
+        """
         key = self._api_key()
         if not key and not self._keyless:
             hint = f": {self._hint}" if self._hint else ""
             raise ProviderError(f"No API key for provider: {self._model.provider}{hint}")
+        return key or ""
+
+    def check_credentials(self) -> None:
+        self._required_key()
+
+    def stream(self, request: ModelRequest, signal: AbortSignal) -> Iterator[StreamEvent]:
+        key = self._required_key()
         context = PiContext(
             system_prompt=request.system_prompt or None,
             messages=[_message(message) for message in request.messages],
@@ -227,10 +238,7 @@ class CodexModelProvider(HttpModelProvider):
     BACKEND_TIMEOUT_S: float | None = None
 
     def backend_route(self) -> BackendRoute:
-        token = self._api_key()
-        if not token:
-            hint = f": {self._hint}" if self._hint else ""
-            raise ProviderError(f"No API key for provider: {self._model.provider}{hint}")
+        token = self._required_key()
         try:
             headers = identity_headers(token, self._seam.user_agent or pi_user_agent())
         except WireError as error:

@@ -43,6 +43,7 @@ __all__ = [
     "JsonDecodeError",
     "JsonEncodeError",
     "dumps",
+    "dumps_items",
     "dumps_line",
     "js_number",
     "loads",
@@ -274,7 +275,55 @@ def _convert(value: Any) -> Any:
     raise TypeError(f"cannot encode {kind.__name__} as session JSON")
 
 
+# orjson's own output is JSON.stringify's unless it holds a float (a number with a fraction
+# or an exponent), an integer that may lie beyond 2**53 (16 digits or more) or a key that is
+# an array index (which JavaScript puts first). This finds every such output, and a few
+# others (string content that looks like one), which then take the general path.
+# Patterns that start with a literal byte are searched several times faster by ``re``, hence
+# one per byte that can precede a number.
+_MAY_DIFFER_FROM_JS: Final = tuple(
+    re.compile(pattern).search
+    for pattern in (
+        rb":-?(?:[0-9]+[.eE]|[0-9]{16})",
+        rb",-?(?:[0-9]+[.eE]|[0-9]{16})",
+        rb"\[-?(?:[0-9]+[.eE]|[0-9]{16})",
+        rb'"[0-9]+":',
+    )
+)
+# Everything orjson would render some way of its own goes to the general path instead.
+_FAST_OPTIONS: Final = (
+    orjson.OPT_PASSTHROUGH_SUBCLASS
+    | orjson.OPT_PASSTHROUGH_DATACLASS
+    | orjson.OPT_PASSTHROUGH_DATETIME
+)
+
+
+def _refuse(value: Any) -> Any:
+    raise TypeError
+
+
+def _encode_directly(value: Any, option: int) -> bytes | None:
+    """orjson's encoding of ``value`` when it is already ``JSON.stringify``'s, else ``None``.
+
+    Most session values (text, ids, small integers) need no conversion, and checking the
+    output takes one regular-expression pass in C instead of a Python call per value.
+    """
+    try:
+        out = orjson.dumps(value, default=_refuse, option=option | _FAST_OPTIONS)
+    except (orjson.JSONEncodeError, TypeError):  # lone surrogates, odd types, deep nesting
+        return None
+    if out[:1] != b"[" and out[:1] != b"{" and out[:1] != b'"':
+        return None  # a bare number: the general path renders it
+    for search in _MAY_DIFFER_FROM_JS:
+        if search(out):
+            return None
+    return out
+
+
 def _encode(value: Any, option: int | None) -> bytes:
+    direct = _encode_directly(value, option or 0)
+    if direct is not None:
+        return direct
     try:
         return orjson.dumps(_convert(value), option=option)
     except RecursionError:
@@ -291,6 +340,18 @@ def dumps(value: Any) -> bytes:
     :raises JsonEncodeError: if the encoding would not survive the orjson nesting limit.
     """
     return _encode(value, None)
+
+
+def dumps_items(values: list[Any]) -> bytes:
+    """The members of the array ``values`` as ``JSON.stringify`` writes them, comma-separated
+    without the brackets: a block of a long array, encoded in as few calls as possible.
+
+    :raises JsonEncodeError: if a value would not survive the orjson nesting limit.
+    """
+    direct = _encode_directly(values, 0)
+    if direct is not None:
+        return direct[1:-1]
+    return b",".join(map(dumps, values))
 
 
 def dumps_line(value: Any) -> bytes:

@@ -16,16 +16,18 @@ do in Pi; :class:`SessionContext` offers typed views on top.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, Final, Self, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Final, Self, TypeVar, overload
 
 from ctxmodes.session.ids import timestamp_ms
 from ctxmodes.session.jsvalues import js_truthy
-from ctxmodes.session.models import AgentMessage, PiModel, message_from_json
 from ctxmodes.session.store import NO_ENTRY, ActivePath, EntryTable
+
+if TYPE_CHECKING:
+    # Loaded (with pydantic) when a message is first asked for as a model.
+    from ctxmodes.session.models import AgentMessage, ModelRef
 
 __all__ = [
     "ContextBuilder",
-    "ModelRef",
     "SessionContext",
     "build_context_entries",
     "build_session_context",
@@ -41,13 +43,6 @@ _READ_BLOCK: Final = 512
 _COMPACTION: Final = "compaction"
 _THINKING: Final = "thinking"
 _MODEL: Final = "model"
-
-
-class ModelRef(PiModel):
-    """The model a session position is using: ``{provider, modelId}``."""
-
-    provider: str | None = None
-    model_id: str | None = None
 
 
 def entry_to_context_messages(entry: JsonObject) -> list[JsonObject]:
@@ -139,6 +134,8 @@ class _MessageLog:
         return _message_of(self._table.peek([self.sources[position]])[0])
 
     def model(self, position: int) -> AgentMessage:
+        from ctxmodes.session.models import message_from_json
+
         model = self._models.get(position)
         if model is None:
             model = self._models[position] = message_from_json(self.json(position))
@@ -157,6 +154,8 @@ class _MessageLog:
                 yield _message_of(entry)
 
     def iter_models(self, start: int, stop: int) -> Iterator[AgentMessage]:
+        from ctxmodes.session.models import message_from_json
+
         models = self._models
         for position, message in enumerate(self.iter_json(start, stop), start):
             model = models.get(position)
@@ -253,13 +252,20 @@ class SessionContext:
 
     @property
     def model(self) -> ModelRef | None:
+        from ctxmodes.session.models import ModelRef
+
         if self._model_json is None:
             return None
         return ModelRef.model_validate(self._model_json, strict=False)
 
     def to_json(self) -> JsonObject:
         """``{messages, thinkingLevel, model}`` as Pi's ``buildSessionContext`` returns it."""
-        out: JsonObject = {"messages": list(self._log.iter_json(0, self._length))}
+        return {"messages": list(self._log.iter_json(0, self._length)), **self.settings_json()}
+
+    def settings_json(self) -> JsonObject:
+        """:meth:`to_json` without the messages: ``{thinkingLevel, model}``, where
+        ``thinkingLevel`` is left out when the path's last change set it to undefined."""
+        out: JsonObject = {}
         if self._thinking_json is not _MISSING:
             out["thinkingLevel"] = self._thinking_json
         out["model"] = self._model_json

@@ -14,19 +14,24 @@ Messages of any other role are dropped.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from ctxmodes.session.codec import js_number
 from ctxmodes.session.jsvalues import js_truthy
-from ctxmodes.session.models import (
-    AgentMessage,
-    AssistantMessage,
-    ToolResultMessage,
-    UnknownMessage,
-    UserMessage,
-    message_from_json,
-    to_json,
-)
+
+if TYPE_CHECKING:
+    from ctxmodes.session.models import (
+        AgentMessage,
+        AssistantMessage,
+        ToolResultMessage,
+        UnknownMessage,
+        UserMessage,
+    )
+
+    #: What :func:`convert_to_llm` returns. A stored message that does not fit its role's
+    #: model but has a model-facing role passes through as the :class:`UnknownMessage` it
+    #: was read as.
+    LlmMessage = UserMessage | AssistantMessage | ToolResultMessage | UnknownMessage
 
 __all__ = [
     "BRANCH_SUMMARY_PREFIX",
@@ -53,9 +58,19 @@ BRANCH_SUMMARY_SUFFIX: Final = "</summary>"
 
 JsonObject = dict[str, Any]
 
-#: What :func:`convert_to_llm` returns. A stored message that does not fit its role's model
-#: but has a model-facing role passes through as the :class:`UnknownMessage` it was read as.
-LlmMessage = UserMessage | AssistantMessage | ToolResultMessage | UnknownMessage
+
+def __getattr__(name: str) -> Any:
+    # ``LlmMessage`` is a union of models: built (importing pydantic) only when asked for.
+    if name == "LlmMessage":
+        from ctxmodes.session import models
+
+        return (
+            models.UserMessage
+            | models.AssistantMessage
+            | models.ToolResultMessage
+            | (models.UnknownMessage)
+        )
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 _UNDEFINED: Final = object()
@@ -157,6 +172,15 @@ def convert_to_llm_json(messages: Sequence[JsonObject]) -> list[JsonObject]:
 
 def convert_to_llm(messages: Sequence[AgentMessage]) -> list[LlmMessage]:
     """Convert context messages into the messages the model receives."""
+    from ctxmodes.session.models import (
+        AssistantMessage,
+        ToolResultMessage,
+        UnknownMessage,
+        UserMessage,
+        message_from_json,
+        to_json,
+    )
+
     out: list[LlmMessage] = []
     for message in messages:
         if isinstance(message, UserMessage | AssistantMessage | ToolResultMessage):

@@ -8,15 +8,13 @@ extension fields first. Optional fields whose value is ``None`` are left out, as
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel
-
 from ctxmodes.session.jsvalues import js_trim
 from ctxmodes.session.migrate import CURRENT_VERSION
-from ctxmodes.session.models import to_json
 
 __all__ = [
     "Stamp",
@@ -46,9 +44,18 @@ class Stamp:
     timestamp: str
 
 
+def is_model(value: object) -> bool:
+    """Whether ``value`` is a pydantic model, without importing pydantic: until something
+    imported it, nothing can be one."""
+    pydantic = sys.modules.get("pydantic")
+    return pydantic is not None and isinstance(value, pydantic.BaseModel)
+
+
 def json_of(value: Any) -> Any:
     """Models become their stored JSON; anything else is taken to be JSON already."""
-    if isinstance(value, BaseModel):
+    if is_model(value):
+        from ctxmodes.session.models import to_json
+
         return to_json(value)
     if isinstance(value, list | tuple):
         return [json_of(item) for item in value]

@@ -8,10 +8,12 @@ sees at the leaf.
 
 Files written here are read by Pi 0.85 exactly as Pi reads its own. Deliberate differences:
 
-* **Writing starts with the first entry.** Pi keeps a new session in memory until the first
-  assistant message and loses sessions that end before it; here the header and the first
-  entry are written together, and every later entry is appended as it is made.
-  ``create_branched_session`` likewise writes the new file at once.
+* **Writing starts with the first message.** Pi keeps a new session in memory until the
+  first assistant message and loses sessions that end before it; here a new session's file
+  is created when its first ``message`` entry (the first prompt) is appended, holding the
+  header, the entries made before it (model, thinking level, a mode's records) and the
+  message; every later entry is appended as it is made. A session closed before its first
+  message leaves no file. ``create_branched_session`` writes the new file at once.
 * **Files are never rewritten.** Version 1 and 2 files are migrated in memory only (Pi rewrites
   them on open). Appending to a version 1 file is refused, because its entry ids exist only in
   memory; a branched session or :meth:`SessionManager.fork_from` makes a version 3 copy. A
@@ -34,16 +36,14 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Final, Self, overload
-
-from pydantic import BaseModel
+from typing import TYPE_CHECKING, Any, Final, Self, overload
 
 from ctxmodes.session import codec
 from ctxmodes.session import entries as make
 from ctxmodes.session.branch_path import BranchPath
 from ctxmodes.session.branching import branched_copy, copied_entries, copied_lines, whole_copy
 from ctxmodes.session.context import ContextBuilder, SessionContext, context_entry_indexes
-from ctxmodes.session.entries import Stamp, json_of
+from ctxmodes.session.entries import Stamp, is_model, json_of
 from ctxmodes.session.errors import (
     EntryNotFoundError,
     NotASessionError,
@@ -53,19 +53,6 @@ from ctxmodes.session.errors import (
 )
 from ctxmodes.session.ids import PI_IDENTITY, IdentitySource, validate_session_id
 from ctxmodes.session.jsvalues import js_trim
-from ctxmodes.session.listing import (
-    SessionInfo,
-    find_most_recent_session,
-    list_session_files,
-    list_sessions_in,
-    read_session_info,
-)
-from ctxmodes.session.models import (
-    AgentMessage,
-    SessionEntry,
-    SessionHeader,
-    entry_from_json,
-)
 from ctxmodes.session.paths import (
     default_session_dir,
     resolve_path,
@@ -77,10 +64,18 @@ from ctxmodes.session.store import NO_ENTRY, ActivePath, EntryTable, IndexWarnin
 from ctxmodes.session.tree import SessionTreeNode, build_tree
 from ctxmodes.session.writer import Durability, SessionWriter
 
+if TYPE_CHECKING:
+    # The models (pydantic) load when an entry is first asked for as a model: opening a
+    # file and reading its context as JSON never needs them.
+    from pydantic import BaseModel
+
+    from ctxmodes.session.listing import SessionInfo
+    from ctxmodes.session.models import AgentMessage, SessionEntry, SessionHeader
+
 __all__ = ["EntryCallback", "SessionManager", "SessionPosition"]
 
 JsonObject = dict[str, Any]
-EntryCallback = Callable[[SessionEntry], None]
+EntryCallback = Callable[["SessionEntry"], None]
 
 _SUMMARY_ROLES: Final = ("branchSummary", "compactionSummary")
 _DECODE_BATCH: Final = 1024
@@ -106,7 +101,7 @@ def _header(
     return make.header(cwd, chosen, identity.timestamp(), parent_session)
 
 
-class _Entries(Sequence[SessionEntry]):
+class _Entries(Sequence["SessionEntry"]):
     """Entries of a session by index, decoded and validated when read."""
 
     def __init__(
@@ -149,17 +144,6 @@ def _make_directory(directory: Path) -> None:
         ) from None
 
 
-def _create_file(file: Path, header: JsonObject, durability: Durability) -> SessionWriter | None:
-    """A writer on the new file ``file`` holding ``header``; ``None`` if it appeared meanwhile."""
-    _make_directory(file.parent)
-    try:
-        return SessionWriter.create(file, codec.dumps_line(header), durability)
-    except SessionError:
-        if file.exists():
-            return None
-        raise
-
-
 class SessionManager:
     """An open session: its entries, its leaf, and appends to its file.
 
@@ -195,6 +179,9 @@ class SessionManager:
         self._durability = durability
         self._writer = writer
         self._identity = identity
+        #: Lines of a session whose file is not written yet, held until its first message.
+        self._held: list[bytes] = []
+        self._prelude: Callable[[], object] | None = None
         self._subscribers: list[EntryCallback] = []
         self._install(header, table, skipped)
 
@@ -223,7 +210,7 @@ class SessionManager:
     ) -> SessionManager:
         """Start a new session for ``cwd`` in ``session_dir`` (default: Pi's directory for it).
 
-        Nothing is written until the first append.
+        Nothing is written until the first message is appended.
         """
         resolved_cwd = resolve_path(cwd)
         directory = Path(resolve_path(session_dir)) if session_dir else default_session_dir(cwd)
@@ -252,11 +239,11 @@ class SessionManager:
     ) -> SessionManager:
         """Open the session file at ``path``.
 
-        As in Pi: a missing file starts a new session at ``path``; an empty file gets a fresh
-        header; a non-empty file whose first record is not a session header raises
-        :class:`NotASessionError`. Unlike Pi, a missing file is created (holding its header)
-        and locked at once, so a second writer on the same path is refused when it opens,
-        not at its first append. The session's cwd is the header's unless
+        As in Pi: a missing file starts a new session at ``path``, written (as by
+        :meth:`create`) when its first message is appended, and refused then if another
+        writer created the file meanwhile; an empty file gets a fresh header; a non-empty
+        file whose first record is not a session header raises :class:`NotASessionError`.
+        The session's cwd is the header's unless
         ``cwd_override`` is given; ``session_dir`` (for branched sessions) defaults to the
         file's directory.
 
@@ -270,21 +257,16 @@ class SessionManager:
             if read_only:
                 raise SessionError(f"no such session file: {file}")
             cwd = override or resolve_path(os.getcwd())
-            new_header = _header(identity, cwd)
-            created = _create_file(file, new_header, durability)
-            if created is not None:
-                return cls(
-                    cwd=cwd,
-                    session_dir=directory,
-                    session_file=file,
-                    header=new_header,
-                    table=EntryTable.from_entries([]),
-                    persist=True,
-                    durability=durability,
-                    writer=created,
-                    identity=identity,
-                )
-            # Another writer created it meanwhile: open it as it now is (and be refused).
+            return cls(
+                cwd=cwd,
+                session_dir=directory,
+                session_file=file,
+                header=_header(identity, cwd),
+                table=EntryTable.from_entries([]),
+                persist=True,
+                durability=durability,
+                identity=identity,
+            )
         # Lock before reading, so that what is read is what later appends continue.
         writer = None if read_only else SessionWriter.open_existing(file, durability)
         try:
@@ -338,6 +320,8 @@ class SessionManager:
         default = default_session_dir(cwd)
         directory = Path(resolve_path(session_dir)) if session_dir else default
         filter_cwd = session_dir is not None and directory != default
+        from ctxmodes.session.listing import find_most_recent_session
+
         recent = find_most_recent_session(directory, str(cwd) if filter_cwd else None)
         if recent is None:
             return cls.create(cwd, directory, durability=durability, identity=identity)
@@ -423,6 +407,8 @@ class SessionManager:
         cwd: str | os.PathLike[str], session_dir: str | os.PathLike[str] | None = None
     ) -> list[SessionInfo]:
         """Sessions of ``cwd``, most recently active first (Pi's ``SessionManager.list``)."""
+        from ctxmodes.session.listing import list_sessions_in
+
         default = default_session_dir(cwd)
         directory = Path(resolve_path(session_dir)) if session_dir else default
         filter_cwd = session_dir is not None and directory != default
@@ -431,6 +417,8 @@ class SessionManager:
     @staticmethod
     def list_all(session_dir: str | os.PathLike[str] | None = None) -> list[SessionInfo]:
         """Sessions of every project (or of one flat ``session_dir``), most recent first."""
+        from ctxmodes.session.listing import list_session_files, list_sessions_in, read_session_info
+
         if session_dir is not None:
             return list_sessions_in(Path(resolve_path(session_dir)))
         root = sessions_dir()
@@ -493,6 +481,8 @@ class SessionManager:
         return self._persist
 
     def get_header(self) -> SessionHeader | None:
+        from ctxmodes.session.models import SessionHeader
+
         return SessionHeader.model_validate(self._header, strict=False)
 
     def get_header_json(self) -> JsonObject:
@@ -543,6 +533,13 @@ class SessionManager:
 
     # ================================================================ appending
 
+    def before_next_append(self, prelude: Callable[[], object] | None) -> None:
+        """Call ``prelude`` once, right before the next append decides where it goes (so an
+        entry ``prelude`` appends comes first, and a summary's navigation starts after it);
+        ``None`` cancels it. Lets a session record state on its first write rather than
+        when it is opened."""
+        self._prelude = prelude
+
     def _check_appendable(self) -> None:
         if self._read_only:
             raise ReadOnlySessionError(f"session was opened read-only: {self._session_file}")
@@ -551,6 +548,9 @@ class SessionManager:
                 "cannot append to a version 1 session file without rewriting it; "
                 f"create a branched session or fork it first: {self._session_file}"
             )
+        prelude, self._prelude = self._prelude, None
+        if prelude is not None:
+            prelude()
 
     def _stamp(self) -> Stamp:
         leaf = self._path.leaf
@@ -568,7 +568,7 @@ class SessionManager:
             raise SessionError(f"cannot append a {entry.get('type')} entry: {exc}") from None
         if self._persist:
             try:
-                self._write(line)
+                self._write(line, entry.get("type"))
             except SessionWriteError as exc:
                 if exc.line_kept:
                     # The file holds the entry after all: so must the manager.
@@ -581,14 +581,27 @@ class SessionManager:
         entry_id: str = entry["id"]
         return entry_id
 
-    def _write(self, line: bytes) -> None:
+    def _write(self, line: bytes, entry_type: object) -> None:
         if self._writer is not None:
             self._writer.append(line)
+            return
+        if entry_type != "message":
+            self._held.append(line)
             return
         assert self._session_file is not None
         _make_directory(self._session_file.parent)
         self._writer = SessionWriter.create(
-            self._session_file, codec.dumps_line(self._header) + line, self._durability
+            self._session_file,
+            codec.dumps_line(self._header) + b"".join(self._held) + line,
+            self._durability,
+        )
+        self._held = []
+
+    def is_written(self) -> bool:
+        """Whether the session's file exists: a new session is written at its first
+        message; an in-memory one never is."""
+        return self._writer is not None or (
+            self._session_file is not None and not self._held and self._session_file.exists()
         )
 
     def _notify(self, index: int) -> None:
@@ -604,7 +617,7 @@ class SessionManager:
 
     def append_message(self, message: AgentMessage | Mapping[str, Any]) -> str:
         """Append a message (user, assistant, toolResult, bashExecution or custom)."""
-        stored = json_of(message) if isinstance(message, BaseModel) else dict(message)
+        stored = json_of(message) if is_model(message) else dict(message)
         if stored.get("role") in _SUMMARY_ROLES:
             raise ValueError(
                 "summary messages are stored as compaction / branch_summary entries, "
@@ -709,6 +722,8 @@ class SessionManager:
         return _Entries(indexes, self._model, self._table.entries)
 
     def _model(self, index: int) -> SessionEntry:
+        from ctxmodes.session.models import entry_from_json
+
         model = self._models.get(index)
         if model is None:
             model = entry_from_json(self._table.entry(index))
@@ -797,9 +812,9 @@ class SessionManager:
         return self._table.parent_ids[index]
 
     def get_branch_types(self, from_id: str | None = None) -> list[object]:
-        """The ``type`` of each entry of :meth:`get_branch_ids`, as stored (not necessarily a
-        string), without decoding entries: lets readers of a long branch decode only the
-        entries of the types they need."""
+        """The ``type`` of each entry of :meth:`get_branch_ids` (``None`` where the stored
+        type is not a string), without decoding entries: lets readers of a long branch decode
+        only the entries of the types they need."""
         types = self._table.types
         return [types[index] for index in self._branch_indexes(from_id)]
 

@@ -48,6 +48,7 @@ __all__ = [
     "LabelEntry",
     "MessageEntry",
     "ModelChangeEntry",
+    "ModelRef",
     "SessionEntry",
     "SessionHeader",
     "SessionInfoEntry",
@@ -86,6 +87,13 @@ class PiModel(BaseModel):
 
     def model_post_init(self, context: Any, /) -> None:
         self.__pydantic_fields_set__.update(self._always_written)
+
+
+class ModelRef(PiModel):
+    """The model a session position is using: ``{provider, modelId}``."""
+
+    provider: str | None = None
+    model_id: str | None = None
 
 
 class _Typed(PiModel):

@@ -38,6 +38,7 @@ Version 1 files (no entry ids) are decoded in full and migrated in memory, see
 from __future__ import annotations
 
 import os
+from array import array
 from bisect import bisect_left
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -70,6 +71,7 @@ __all__ = [
     "read_session_file",
     "scan_file",
     "scan_lines",
+    "shared_type",
 ]
 
 _CHUNK_SIZE: Final = 1 << 20
@@ -110,8 +112,11 @@ _is_none: Final = partial(is_, None)
 _SHARED_TYPES: Final = {name: name for name in ENTRY_TYPES}
 
 
-def _shared_type(value: Any) -> Any:
-    return _SHARED_TYPES.get(value, value) if type(value) is str else value
+def shared_type(value: Any) -> str | None:
+    """The type as the index keeps it: a string (shared when Pi writes that type), or
+    ``None`` for a type that is not a string, which equals no entry type in Pi either and
+    may be unhashable (a list)."""
+    return _SHARED_TYPES.get(value, value) if type(value) is str else None
 
 
 # msgspec gives up on deep nesting with RecursionError rather than DecodeError; such a line is
@@ -143,7 +148,7 @@ class ScanResult:
 
     Entry ``i`` (file order, header and skipped lines excluded) has id ``ids[i]``, parent id
     ``parents[i]`` (``None`` for a root or a missing/non-string ``parentId``), type
-    ``types[i]`` (the raw value; not necessarily a string) and occupies bytes
+    ``types[i]`` (``None`` when the stored ``type`` is missing or not a string) and occupies bytes
     ``starts[i]:ends[i]`` of the file. ``decoded`` holds the entries that had to be decoded
     during the scan, by index.
     """
@@ -153,17 +158,18 @@ class ScanResult:
     rename_hook_messages: bool = False
     ids: list[str] = field(default_factory=list)
     parents: list[str | None] = field(default_factory=list)
-    types: list[Any] = field(default_factory=list)
+    types: list[str | None] = field(default_factory=list)
     #: id -> index of the last entry with that id (built when the scan finishes).
     by_id: dict[str, int] = field(default_factory=dict)
     #: Index of each entry's parent, -1 for none (resolved when the scan finishes).
-    parent_indexes: list[int] = field(default_factory=list)
+    parent_indexes: array[int] = field(default_factory=partial(array, "q"))
     #: Entries whose parent is not the entry before them, resolved by id at the end.
     unresolved: list[int] = field(default_factory=list)
     label_indexes: list[int] = field(default_factory=list)
     last_session_info: int = -1
-    starts: list[int] = field(default_factory=list)
-    ends: list[int] = field(default_factory=list)
+    # Machine integers (8 bytes an entry each), not lists of int objects (~36 bytes).
+    starts: array[int] = field(default_factory=partial(array, "q"))
+    ends: array[int] = field(default_factory=partial(array, "q"))
     decoded: dict[int, dict[str, Any]] = field(default_factory=dict)
     #: ``message`` entries without a message object and ``branch_summary`` entries with an
     #: empty summary: entries of a message-bearing type that project to no message.
@@ -264,6 +270,8 @@ class _Scanner:
             types = tuple(map(_SHARED_TYPES.get, types, types))  # TypeError: unhashable type
         except (KeyError, TypeError):
             return -1
+        if not set(map(type, types)) <= {str, type(None)}:
+            types = tuple(map(shared_type, types))
         if "session" in types or set(map(type, ids)) != {str}:
             return -1
         if not set(map(type, parents)) <= {str, type(None)}:
@@ -276,7 +284,6 @@ class _Scanner:
         result.starts.extend(starts)
         result.ends.extend(map(add, starts, lengths))
         result.types.extend(types)
-        result.parents.extend(parents)
         count = len(ids)
         # Pi appends each entry as a child of the one before it: assume that, and leave the
         # few entries whose parent is not the previous line to be resolved by id at the end.
@@ -284,6 +291,10 @@ class _Scanner:
         result.ids.extend(ids)
         result.parent_indexes.extend(range(base - 1, base + count - 1))
         differs = list(map(ne, parents, previous_ids))
+        # A parent id equal to the previous entry's id is kept as that id's string: one
+        # string per id instead of two (~57 bytes an entry).
+        all_parents = result.parents
+        all_parents.extend(previous_ids)
         position = -1
         while True:
             try:
@@ -291,6 +302,7 @@ class _Scanner:
             except ValueError:
                 break
             result.unresolved.append(base + position)
+            all_parents[base + position] = parents[position]
         if "" in parents:
             # An empty parent id is no parent, even when the previous entry's id is empty.
             result.unresolved.extend(
@@ -375,7 +387,7 @@ class _Scanner:
                 if full is not None:
                     result.decoded[index] = full
                 result.ids.append(entry_id)
-                result.types.append(_shared_type(entry_type))
+                result.types.append(shared_type(entry_type))
                 result.starts.append(offset)
                 result.ends.append(end)
             offset = end + 1
@@ -501,7 +513,7 @@ class _Scanner:
             result.decoded[index] = value
             self._add_parent(index, parent if type(parent) is str else None)
             result.ids.append(value["id"])
-            result.types.append(_shared_type(entry_type))
+            result.types.append(shared_type(entry_type))
             result.starts.append(start)
             result.ends.append(end)
         result.skipped.sort(key=lambda skipped: skipped.line_number)

@@ -2,21 +2,31 @@
 
 :func:`context_report` returns the same JSON the Pi oracle script ``check_open.mjs`` prints for
 a position (``leafId``, ``branchIds``, ``contextEntryIds``, ``context``), so the two can be
-compared directly. :func:`render_tree` draws the session tree with ``rich``.
+compared directly; :func:`write_context_report` writes it as one JSON line without holding it
+in memory. :func:`render_tree` draws the session tree with ``rich``.
 """
 
 from __future__ import annotations
 
-from typing import Any, Final, Literal
+from collections.abc import Callable, Iterable, Iterator
+from itertools import islice
+from typing import TYPE_CHECKING, Any, Final, Literal
 
-from rich.text import Text
-from rich.tree import Tree
+import orjson
 
-from ctxmodes.session.convert import convert_to_llm_json
+from ctxmodes.session import codec
+from ctxmodes.session.convert import convert_message_json, convert_to_llm_json
 from ctxmodes.session.manager import SessionManager, SessionPosition
 from ctxmodes.session.tree import SessionTreeNode
 
-__all__ = ["NULL_POSITION", "context_report", "render_tree"]
+if TYPE_CHECKING:
+    from rich.text import Text
+    from rich.tree import Tree
+
+__all__ = ["NULL_POSITION", "context_report", "render_tree", "write_context_report"]
+
+# Messages encoded per call while a report is written: few calls, bounded memory.
+_WRITE_BLOCK: Final = 256
 
 #: ``at`` value for the position before the first entry (Pi's ``resetLeaf()``).
 NULL_POSITION: Final = "null"
@@ -52,7 +62,57 @@ def context_report(
     return report
 
 
+def write_context_report(
+    manager: SessionManager,
+    write: Callable[[bytes], object],
+    at: str | Literal["null"] | None = None,
+    *,
+    llm: bool = False,
+) -> None:
+    """:func:`context_report` as one JSON line (``JSON.stringify`` bytes and ``\\n``), handed
+    to ``write`` in pieces.
+
+    The messages are read from the session and encoded a block at a time, so the report is
+    never held in memory, neither as objects nor as text, and each message is encoded on its
+    own: a message the store accepted always encodes, however deep the report wraps it.
+
+    :raises EntryNotFoundError: if ``at`` names no entry.
+    """
+    position = _position(manager, at)
+    context = position.context
+    write(b'{"leafId":' + codec.dumps(position.leaf_id) + b',"branchIds":')
+    write(_id_list(position.branch_ids))
+    write(b',"contextEntryIds":')
+    write(_id_list(position.context_entry_ids))
+    write(b',"context":{"messages":')
+    _write_array(write, context.message_json)
+    write(b"," + codec.dumps(context.settings_json())[1:])
+    if llm:
+        converted = map(convert_message_json, context.message_json)
+        write(b',"llm":')
+        _write_array(write, (message for message in converted if message is not None))
+    write(b"}\n")
+
+
+def _id_list(ids: list[str]) -> bytes:
+    try:
+        return orjson.dumps(ids)
+    except orjson.JSONEncodeError:  # a lone surrogate, which JSON.parse lets ids hold
+        return codec.dumps(ids)
+
+
+def _write_array(write: Callable[[bytes], object], items: Iterable[Any]) -> None:
+    iterator: Iterator[Any] = iter(items)
+    separator = b"["
+    while block := list(islice(iterator, _WRITE_BLOCK)):
+        write(separator + codec.dumps_items(block))
+        separator = b","
+    write(b"]" if separator == b"," else b"[]")
+
+
 def _describe(manager: SessionManager, node: SessionTreeNode) -> Text:
+    from rich.text import Text
+
     entry_type = node.entry_type if isinstance(node.entry_type, str) else "?"
     text = Text()
     text.append(node.entry_id, style="bold cyan")
@@ -73,9 +133,14 @@ def render_tree(manager: SessionManager) -> Tree:
     """The session tree: one line per entry (id, type or message role, label).
 
     Entries on the active path are marked ``●`` and the leaf ``◀ leaf``. A run of entries
-    that each have one child is drawn as a flat list; at a branch point every child starts
-    an indented group holding its own run, so depth grows with branch points, not entries.
+    that each have one child is drawn as a flat list. At a branch point the active path goes
+    on at the same indent and every other child starts an indented group under the branch
+    point, holding its own run: the active path never moves right, however many windows a
+    managed session archived, and depth grows only with branch points off it.
     """
+    from rich.text import Text
+    from rich.tree import Tree
+
     active = set(manager.get_branch_ids())
     leaf_id = manager.get_leaf_id()
 
@@ -100,8 +165,16 @@ def render_tree(manager: SessionManager) -> Tree:
         widget = container.add(line(node))
         if group:
             container = widget
-        while len(node.children) == 1:
-            node = node.children[0]
+        while node.children:
+            children = node.children
+            follow = children[0] if len(children) == 1 else None
+            if follow is None:
+                follow = next((child for child in children if child.entry_id in active), None)
+                if follow is None:
+                    break
+                side = [child for child in children if child is not follow]
+                tasks.extend((widget, child, True) for child in reversed(side))
+            node = follow
             widget = container.add(line(node))
         tasks.extend((widget, child, True) for child in reversed(node.children))
     return root

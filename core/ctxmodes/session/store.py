@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import weakref
+from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -26,7 +27,12 @@ from ctxmodes.session import codec
 from ctxmodes.session.errors import SessionChangedError
 from ctxmodes.session.jsvalues import js_truthy
 from ctxmodes.session.migrate import rename_hook_message
-from ctxmodes.session.reader import MESSAGE_BEARING_TYPES, ScanResult, is_bare_entry
+from ctxmodes.session.reader import (
+    MESSAGE_BEARING_TYPES,
+    ScanResult,
+    is_bare_entry,
+    shared_type,
+)
 
 __all__ = ["ActivePath", "EntryTable", "IndexWarning"]
 
@@ -144,7 +150,7 @@ class EntryTable:
             scan.decoded[index] = entry
             scan.ids.append(entry["id"])
             scan.parents.append(parent if isinstance(parent, str) else None)
-            scan.types.append(entry_type)
+            scan.types.append(shared_type(entry_type))
             scan.starts.append(-1)
             scan.ends.append(-1)
             if is_bare_entry(entry_type, entry):
@@ -155,7 +161,9 @@ class EntryTable:
                 scan.last_session_info = index
         scan.by_id = dict(zip(scan.ids, range(len(scan.ids)), strict=True))
         lookup = scan.by_id.get
-        scan.parent_indexes = [lookup(parent, -1) if parent else -1 for parent in scan.parents]
+        scan.parent_indexes = array(
+            "q", [lookup(parent, -1) if parent else -1 for parent in scan.parents]
+        )
         return cls(scan)
 
     # ----------------------------------------------------------------------- structure
@@ -367,7 +375,7 @@ class EntryTable:
         parent_id = entry.get("parentId")
         self.ids.append(entry_id)
         self.parent_ids.append(parent_id if isinstance(parent_id, str) else None)
-        self.types.append(entry.get("type"))
+        self.types.append(shared_type(entry.get("type")))
         self.parents.append(self.by_id.get(parent_id, NO_ENTRY) if parent_id else NO_ENTRY)
         self._starts.append(-1)
         self._ends.append(-1)
@@ -478,7 +486,12 @@ class StoredRun:
     __slots__ = ("_ends", "_first", "_last", "_starts", "_types")
 
     def __init__(
-        self, types: list[Any], starts: list[int], ends: list[int], first: int, last: int
+        self,
+        types: list[str | None],
+        starts: Sequence[int],
+        ends: Sequence[int],
+        first: int,
+        last: int,
     ) -> None:
         self._types, self._starts, self._ends = types, starts, ends
         self._first, self._last = first, last
@@ -493,7 +506,7 @@ class StoredRun:
         return bisect_left(self._starts, lowest, self._first, self._last + 1) - self._first
 
     def types(self, start: int = 0) -> list[Any]:
-        """The stored ``type`` of each entry from offset ``start`` (raw values)."""
+        """The ``type`` of each entry from offset ``start`` (``None`` for a non-string)."""
         return self._types[self._first + start : self._last + 1]
 
 

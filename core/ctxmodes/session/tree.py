@@ -14,11 +14,13 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ctxmodes.session.ids import timestamp_ms
-from ctxmodes.session.models import SessionEntry
 from ctxmodes.session.store import EntryTable
+
+if TYPE_CHECKING:
+    from ctxmodes.session.models import SessionEntry
 
 __all__ = ["SessionTreeNode", "build_tree", "flat_tree"]
 

@@ -44,6 +44,7 @@ from ctxmodes.tui.keys import KeyActions
 from ctxmodes.tui.layout import STYLE, build_application
 from ctxmodes.tui.live import LiveRegion
 from ctxmodes.tui.picker import Picker
+from ctxmodes.tui.replay import DEFAULT_REPLAY_TURNS
 from ctxmodes.tui.status import StatusLine
 from ctxmodes.tui.transcript import Transcript
 
@@ -83,6 +84,8 @@ class TerminalSession:
     :param sink: receives each finished transcript block as ANSI text instead of the
         terminal's scrollback (tests).
     :param clock: monotonic seconds, for double presses and the retry countdown.
+    :param replay_turns: how many turns of the active branch are printed when a session is
+        opened or replaced and after a move in its tree.
     """
 
     def __init__(
@@ -94,6 +97,7 @@ class TerminalSession:
         history: History | None = None,
         sink: Sink | None = None,
         clock: Callable[[], float] = time.monotonic,
+        replay_turns: int = DEFAULT_REPLAY_TURNS,
     ) -> None:
         self.agent = agent
         self.terminal_commands: dict[str, SlashCommand] = terminal_commands()
@@ -110,10 +114,9 @@ class TerminalSession:
         self._context: contextvars.Context | None = None
         self.live = self._live_region()
         self.status = StatusLine(agent, clock)
-        self.transcript = Transcript(agent, self.live, self.status, self._tick_retry)
+        self.transcript = Transcript(agent, self.live, self.status, self._tick_retry, replay_turns)
         self.keys = KeyActions(self, clock)
         self.picker: Picker | None = None
-        self.pending_mode_switch: str | None = None
         #: Stops the ``!`` command running now, if any.
         self.shell_abort: AbortController | None = None
         self.buffer = Buffer(
@@ -155,7 +158,9 @@ class TerminalSession:
         self._context = contextvars.copy_context()
         self._loop_thread = threading.get_ident()
         self._loop = asyncio.get_running_loop()
-        self.print_blocks([self._banner()])
+        manager = self.agent.session_manager
+        opened = self.transcript.replay(self.width) if manager.entry_count() else []
+        self.print_blocks([self._banner(), *opened])
         self._schedule_drain()
 
     def _banner(self) -> str:

@@ -29,7 +29,7 @@ class SlashCommand:
 
 def terminal_commands() -> dict[str, SlashCommand]:
     """The commands the terminal itself implements, by name."""
-    from ctxmodes.tui import actions
+    from ctxmodes.tui import actions, credentials
     from ctxmodes.tui.navigator import open_tree
 
     table = (
@@ -54,6 +54,20 @@ def terminal_commands() -> dict[str, SlashCommand]:
         SlashCommand("export", "Write the session as an HTML page", "[FILE]", True, actions.export),
         SlashCommand("name", "Name the session", "<name>", False, actions.name),
         SlashCommand("model", "Switch the model", "[provider/model-id]", False, actions.model),
+        SlashCommand(
+            "login",
+            "Log in to a provider (subscription or API key)",
+            "[PROVIDER [key]]",
+            True,
+            credentials.login,
+        ),
+        SlashCommand(
+            "logout",
+            "Forget what /login stored for a provider",
+            "PROVIDER",
+            True,
+            credentials.logout,
+        ),
         SlashCommand(
             "thinking", "Show or set the thinking level", "[LEVEL]", False, actions.thinking
         ),

@@ -103,3 +103,37 @@ def test_the_configured_block_list_applies_to_help(tmp_path):
     result = cold_start(tmp_path, "--help", config='[plugins]\nblock = ["tree"]\n')
     assert "demo" not in str(result["out"]).split()
     assert "serve" in str(result["out"]).split()
+
+
+#: What reading a session file and printing its context as JSON does not need.
+MODELS_AND_TERMINAL = ("pydantic", "pydantic_core", "ctxmodes.session.models", "rich", "httpx")
+
+LOADED_MODULES = """
+import json, sys
+from ctxmodes.cli import main
+code = main(sys.argv[1:])
+sys.stdout.flush()
+print(json.dumps({"code": code, "modules": sorted(sys.modules)}), file=sys.stderr)
+"""
+
+
+def test_session_context_json_loads_no_models(tmp_path):
+    session = tmp_path / "s.jsonl"
+    session.write_text(
+        '{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00.000Z",'
+        '"cwd":"/p"}\n{"type":"message","id":"a","parentId":null,'
+        '"timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"user","content":"hi",'
+        '"timestamp":1}}\n'
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", LOADED_MODULES, "session", "context", str(session), "--json"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    result = json.loads(done.stderr.splitlines()[-1])
+    assert result["code"] == 0
+    assert json.loads(done.stdout)["contextEntryIds"] == ["a"]
+    assert [name for name in MODELS_AND_TERMINAL if name in result["modules"]] == []

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from collections.abc import Callable
@@ -135,3 +136,72 @@ def test_the_installed_command_runs(oracle_cases: Path) -> None:
     )
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["leafId"]
+
+
+def _message_line(entry_id: str, parent: str | None, content: Any) -> bytes:
+    entry = {
+        "type": "message",
+        "id": entry_id,
+        "parentId": parent,
+        "timestamp": "2025-01-01T00:00:01.000Z",
+        "message": {"role": "user", "content": content, "timestamp": 1},
+    }
+    return json.dumps(entry).encode() + b"\n"
+
+
+_HEADER = (
+    b'{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/p"}\n'
+)
+
+
+def _nested(depth: int) -> Any:
+    value: Any = 0
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+# entry > message > content > block > 196 arrays: 200 levels, the deepest line the store reads.
+DEEPEST_MESSAGE = _message_line("a", None, [{"type": "text", "text": "t", "n": _nested(196)}])
+TYPE_LIST = _message_line("a", None, "hi") + _message_line("b", "a", "there").replace(
+    b'"type": "message"', b'"type": ["message"]'
+)
+LONE_SURROGATE = _message_line("a", None, "half \\ud800 a pair").replace(b"\\\\", b"\\")
+
+
+@pytest.mark.pi
+@pytest.mark.parametrize(
+    "entries",
+    [DEEPEST_MESSAGE, TYPE_LIST, LONE_SURROGATE],
+    ids=["deepest-message", "type-list", "lone-surrogate"],
+)
+def test_context_json_of_odd_entries_is_pis(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, pi: Any, entries: bytes
+) -> None:
+    path = tmp_path / "odd.jsonl"
+    path.write_bytes(_HEADER + entries)
+    code, out, err = run(capsys, "session", "context", str(path), "--json", "--llm")
+    assert (code, err) == (0, "")
+    want = pi.open_many([{"file": str(path), "at": []}])[0]
+    report = json.loads(out)
+    keys = ("leafId", "branchIds", "contextEntryIds", "context", "llm")
+    assert report == {key: want[key] for key in keys}
+    code, out, err = run(capsys, "session", "context", str(path))
+    assert (code, err) == (0, "")
+    assert f"{len(want['context']['messages'])} messages" in out
+
+
+def test_a_lone_surrogate_prints_as_a_replacement_character(tmp_path: Path) -> None:
+    path = tmp_path / "odd.jsonl"
+    path.write_bytes(_HEADER + LONE_SURROGATE)
+    for command in (["context"], ["context", "--llm"], ["show"], ["show", "--full"]):
+        done = subprocess.run(
+            [sys.executable, "-m", "ctxmodes", "session", *command, str(path)],
+            capture_output=True,
+            env={**os.environ, "PYTHONIOENCODING": "utf-8"},
+            check=False,
+            timeout=60,
+        )
+        assert (done.returncode, done.stderr) == (0, b""), command
+        if command[0] == "context":
+            assert "half \ufffd a pair".encode() in done.stdout

@@ -9,6 +9,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -255,3 +256,17 @@ def test_one_nesting_limit_for_reading_and_writing() -> None:
         codec.dumps(nested(5_000))
     # Brackets inside strings are text, not nesting.
     assert not nested_too_deeply(codec.dumps_line({"text": "[" * 10_000}))
+
+
+@given(_JSON_VALUES)
+def test_the_direct_encoding_is_used_only_when_it_is_json_stringifys(value: Any) -> None:
+    # orjson's output is taken as is only where converting every value first gives the same.
+    direct = codec._encode_directly(value, 0)
+    assert direct is None or direct == orjson.dumps(codec._convert(value))
+
+
+def test_most_session_values_take_the_direct_encoding() -> None:
+    message = {"role": "user", "content": [{"type": "text", "text": "é\n\x01"}], "timestamp": 1}
+    assert codec._encode_directly(message, 0) == codec.dumps(message)
+    for odd in ({"a": 1.5}, {"7": 1}, [2**53 + 1], "\ud800", {1: 2}):
+        assert codec._encode_directly(odd, 0) is None

@@ -14,7 +14,7 @@ from support.fuzzing import SeedSessions, bounded, fuzz_settings, mutated_sessio
 from ctxmodes.session import codec
 from ctxmodes.session.errors import SessionError
 from ctxmodes.session.manager import SessionManager
-from ctxmodes.session.report import context_report
+from ctxmodes.session.report import context_report, write_context_report
 from ctxmodes.session.tree import flat_tree
 
 
@@ -38,10 +38,16 @@ def _open_everything(path: Path) -> None:
         tree = flat_tree(roots)
         ids = [entry.id for entry in manager.get_entries()]
         assert len(tree["children"]) == len(set(ids)), "each node once"
-        report = context_report(manager, llm=True)
-        codec.dumps_line(report)  # every report encodes
+        # Every report encodes, and the streamed report is the same bytes.
+        _assert_report_streams(manager, None, llm=True)
         for entry_id in ids[:20]:
-            codec.dumps_line(context_report(manager, entry_id))
+            _assert_report_streams(manager, entry_id, llm=False)
+
+
+def _assert_report_streams(manager: SessionManager, at: str | None, *, llm: bool) -> None:
+    pieces: list[bytes] = []
+    write_context_report(manager, pieces.append, at, llm=llm)
+    assert b"".join(pieces) == codec.dumps(context_report(manager, at, llm=llm)) + b"\n"
 
 
 @fuzz_settings(max_examples=300)

@@ -24,12 +24,13 @@ def test_tree_is_flat_between_branch_points(tmp_path: Path) -> None:
         manager.append_label(other, "side")
         manager.branch(u3)
         lines = _render(manager)
+    # The active path goes on at one indent; the side branch hangs under its branch point.
     assert lines[1:] == [
-        f"└── ● {u1} user",
-        f"    ├── ● {u2} user",
-        f"    │   └── ● {u3} user  ◀ leaf",
-        f"    └── {other} custom [side]",
-        f"        └── {manager.get_entries()[-1].id} label",
+        f"├── ● {u1} user",
+        f"│   └── {other} custom [side]",
+        f"│       └── {manager.get_entries()[-1].id} label",
+        f"├── ● {u2} user",
+        f"└── ● {u3} user  ◀ leaf",
     ]
 
 

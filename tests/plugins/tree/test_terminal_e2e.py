@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import sys
 import threading
 import time
 from pathlib import Path
@@ -17,11 +18,12 @@ from typing import Any
 import orjson
 import pytest
 from support.pi_oracle import require_pi
-from support.tmux import WAIT, Tmux, ctxmodes_command, private_env
+from support.tmux import Tmux, private_environment
 
 from ctxmodes import NavigationRequest
 from ctxmodes.sdk import ToolStarted, open_agent
 
+WAIT = 30.0
 PROMPT = "\u203a "  # the editor's prompt
 BIG = "big-start " + "lorem ipsum dolor sit amet " * 3500 + "end-of-big"
 GATE = "while [ ! -e {name} ]; do sleep 0.02; done; echo {name}-passed"
@@ -50,8 +52,9 @@ pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is no
 
 
 def run_in_terminal(work: Path, script: Path, session: Path, export: Path) -> str:
-    env = private_env(work)
-    command = ctxmodes_command(
+    env = private_environment(work)
+    command = [
+        str(Path(sys.executable).with_name("ctxmodes")),
         "chat",
         "--mode",
         "tree",
@@ -61,7 +64,7 @@ def run_in_terminal(work: Path, script: Path, session: Path, export: Path) -> st
         str(session),
         "--cwd",
         str(work),
-    )
+    ]
     tmux = Tmux(command, env)
     try:
         tmux.wait("scripted")  # the footer is drawn
