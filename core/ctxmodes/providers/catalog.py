@@ -262,3 +262,14 @@ def builtin_models() -> list[ModelSpec]:
         for entry in _pi_catalog().providers
         for model in entry["models"]
     ]
+
+
+@cache
+def _builtin_providers() -> frozenset[str]:
+    return frozenset(model.provider for model in builtin_models())
+
+
+def may_be_keyless(model: ModelSpec) -> bool:
+    """True for an endpoint the user configured (a local server such as Ollama or
+    llama.cpp), which works without credentials; pi-ai's own providers need them."""
+    return model.provider not in _builtin_providers()

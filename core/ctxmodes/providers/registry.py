@@ -16,7 +16,12 @@ from typing import TYPE_CHECKING
 
 from ctxmodes.errors import CtxmodesError
 from ctxmodes.providers.auth import AuthResolver, missing_credentials_hint
-from ctxmodes.providers.catalog import ModelCatalog, ModelSpec, UnknownModelError
+from ctxmodes.providers.catalog import (
+    ModelCatalog,
+    ModelSpec,
+    UnknownModelError,
+    may_be_keyless,
+)
 
 if TYPE_CHECKING:
     import pluggy
@@ -121,7 +126,8 @@ class ProviderRegistry:
             return self._model_factory(model)
         from ctxmodes.providers.builtin import default_model_provider
 
-        require_credentials(model)
+        if not may_be_keyless(model):
+            require_credentials(model)
         return default_model_provider(model)
 
 
