@@ -169,6 +169,24 @@ def tree_without_repeats(tree: dict[str, Any]) -> dict[str, Any]:
     return {**tree, "roots": roots, "children": children}
 
 
+def our_view(manager: SessionManager, positions: list[str | None]) -> dict[str, Any]:
+    """Our view of an open session, in the shape of :meth:`PiOracle.open_many` answers."""
+    out: dict[str, Any] = {
+        "header": manager.get_header_json(),
+        "entryCount": manager.entry_count(),
+        "sessionName": manager.get_session_name(),
+        "tree": flat_tree(manager.get_tree()),
+        **context_report(manager, llm=True),
+        "positions": {},
+    }
+    for position in positions:
+        key = "__null__" if position is None else position
+        out["positions"][key] = context_report(
+            manager, "null" if position is None else position, llm=True
+        )
+    return out
+
+
 RESOURCES_SCRIPT = Path(__file__).with_name("pi_resources.mjs")
 
 
@@ -195,21 +213,3 @@ def pi_resources(requests: list[dict[str, Any]], home: Path) -> list[dict[str, A
         raise RuntimeError(f"Pi resource loading failed: {result.stderr.strip()}")
     answers: list[dict[str, Any]] = json.loads(result.stdout)
     return answers
-
-
-def our_view(manager: SessionManager, positions: list[str | None]) -> dict[str, Any]:
-    """Our view of an open session, in the shape of :meth:`PiOracle.open_many` answers."""
-    out: dict[str, Any] = {
-        "header": manager.get_header_json(),
-        "entryCount": manager.entry_count(),
-        "sessionName": manager.get_session_name(),
-        "tree": flat_tree(manager.get_tree()),
-        **context_report(manager, llm=True),
-        "positions": {},
-    }
-    for position in positions:
-        key = "__null__" if position is None else position
-        out["positions"][key] = context_report(
-            manager, "null" if position is None else position, llm=True
-        )
-    return out

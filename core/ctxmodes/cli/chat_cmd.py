@@ -19,6 +19,7 @@ from ctxmodes.cli.options import (
     agent_settings,
     resource_loader,
 )
+from ctxmodes.errors import CtxmodesError
 
 
 def register(subparsers: Any) -> None:
@@ -77,10 +78,23 @@ def history_path() -> Path:
     return Path(platformdirs.user_state_dir("ctxmodes")) / "prompt-history"
 
 
+def require_terminal() -> None:
+    """The interactive session draws on a terminal and reads keys from one: refuse at once,
+    before anything is opened or created, when either end is not a terminal."""
+    import sys
+
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise CtxmodesError(
+            "the interactive session needs a terminal; for one prompt without a terminal, "
+            "use `ctxmodes run PROMPT`"
+        )
+
+
 def run(args: argparse.Namespace) -> int:
     from ctxmodes.cli.session_arg import resolve_session
     from ctxmodes.session.paths import default_session_dir
 
+    require_terminal()
     cwd, settings = agent_settings(args)
     session_file = None if args.session is None else resolve_session(args.session, cwd)
     if args.resume:

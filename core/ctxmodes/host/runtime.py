@@ -70,12 +70,12 @@ class AgentHost:
         that records none and shows no mode's records; ``None`` runs without any mode
         (sessions then report ``"off"``, and no mode is recorded).
     :param mode_settings: mode name → its ``[modes.<name>]`` table.
-    :param resources: loads each session's context files, system prompt files, templates
-        and skills for its working directory; ``None`` loads none.
     :param mode_request: a mode asked for explicitly for the first session (``--mode``);
         unless confirmed, starting an existing session of another mode is refused with
         :class:`~ctxmodes.session_mode.ModeChangeNotConfirmed`.
     :param confirm_hint: how to confirm a mode change, for that refusal.
+    :param resources: loads each session's context files, system prompt files, templates
+        and skills for its working directory; ``None`` loads none.
     :raises ConfigError: ``mode`` is not installed, or its settings do not validate.
     """
 
@@ -89,9 +89,9 @@ class AgentHost:
         options: HostOptions | None = None,
         durability: Durability = Durability.FSYNC,
         mode_settings: Mapping[str, Mapping[str, Any]] | None = None,
-        resources: ResourceLoader | None = None,
         mode_request: ModeRequest | None = None,
         confirm_hint: str = "confirm the switch to continue",
+        resources: ResourceLoader | None = None,
     ) -> None:
         self._pm = pm
         self._resources = resources
@@ -121,9 +121,9 @@ class AgentHost:
         ui: UserInterface | None = None,
         options: HostOptions | None = None,
         plugins: Sequence[object] = (),
-        resources: ResourceLoader | None = None,
         mode_request: ModeRequest | None = None,
         confirm_hint: str = "confirm the switch to continue",
+        resources: ResourceLoader | None = None,
     ) -> AgentHost:
         """A host for the effective settings: their plugin selection, default mode, model
         (unless ``provider`` is given) and durability."""
@@ -143,9 +143,9 @@ class AgentHost:
             options=options if options is not None else HostOptions(retry=settings.retry),
             durability=Durability(settings.durability),
             mode_settings=settings.modes,
-            resources=resources,
             mode_request=mode_request,
             confirm_hint=confirm_hint,
+            resources=resources,
         )
 
     # ================================================================ state

@@ -5,6 +5,8 @@ project-local ones.
 
 Everything here is read from files the user (or a repository they opened) wrote; nothing a
 model or a tool writes is ever loaded through it.
+
+Internal package: not part of the API plugins and programs use (see :mod:`ctxmodes`).
 """
 
 from ctxmodes.resources.loader import (

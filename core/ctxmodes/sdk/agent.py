@@ -354,9 +354,9 @@ def open_agent(
     settings: Settings | None = None,
     options: HostOptions | None = None,
     plugins: Sequence[object] = (),
-    resources: ResourceLoader | None = None,
     switch_mode: bool = False,
     confirm_hint: str = "pass switch_mode=True to switch",
+    resources: ResourceLoader | None = None,
 ) -> Agent:
     """Open an agent on a new or existing session, like Pi's ``createAgentSession``.
 
@@ -396,9 +396,9 @@ def open_agent(
         ui=ui,
         options=options,
         plugins=plugins,
-        resources=resources if resources is not None else default_loader(),
         mode_request=None if mode is None else ModeRequest(mode, confirmed=switch_mode),
         confirm_hint=confirm_hint,
+        resources=resources if resources is not None else default_loader(),
     )
     agent = Agent(host, ui, editor)
     directory = Path(session_dir) if session_dir is not None else None

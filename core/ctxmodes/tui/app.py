@@ -159,7 +159,8 @@ class TerminalSession:
         self._loop_thread = threading.get_ident()
         self._loop = asyncio.get_running_loop()
         manager = self.agent.session_manager
-        opened = self.transcript.replay(self.width) if manager.entry_count() else []
+        # A session opened from its file shows where it stands; a new one has nothing yet.
+        opened = self.transcript.replay(self.width) if manager.is_written() else []
         self.print_blocks([self._banner(), *opened])
         self._schedule_drain()
 

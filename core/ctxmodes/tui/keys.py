@@ -75,6 +75,14 @@ class KeyActions:
         else:
             session.notify("Press Ctrl+C again to exit")
 
+    def toggle_thinking(self) -> None:
+        """Ctrl+T: thinking in full, or collapsed to a line saying how long it was (what is
+        in the scrollback already stays as it was printed)."""
+        live = self._session.live
+        live.show_thinking = not live.show_thinking
+        shown = "Thinking shown in full" if live.show_thinking else "Thinking collapsed"
+        self._session.notify(shown)
+
     def show_tool_outputs(self) -> None:
         """Ctrl+O: the full output of the last tool call."""
         session = self._session
@@ -144,6 +152,10 @@ def key_bindings(session: TerminalSession, picking: Condition) -> KeyBindings:
     @keys.add("c-o", filter=editing)
     def _(event: KeyPressEvent) -> None:
         actions.show_tool_outputs()
+
+    @keys.add("c-t", filter=editing)
+    def _(event: KeyPressEvent) -> None:
+        actions.toggle_thinking()
 
     @keys.add("tab", filter=editing)
     def _(event: KeyPressEvent) -> None:

@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import json
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
-from support.tmux import Tmux, private_environment
+from support.tmux import Tmux, ctxmodes_command, private_env
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 
@@ -18,12 +17,10 @@ pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is no
 def start_chat(work: Path, project: Path, *flags: str) -> Tmux:
     script = work / "script.json"
     script.write_text(json.dumps({"responses": [{"text": "ok"}] * 4}))
-    command = [
-        str(Path(sys.executable).with_name("ctxmodes")),
-        *("chat", "--mode", "off", "--model", f"scripted:{script}", "--cwd", str(project)),
-        *flags,
-    ]
-    return Tmux(command, private_environment(work))
+    command = ctxmodes_command(
+        "chat", "--mode", "off", "--model", f"scripted:{script}", "--cwd", str(project), *flags
+    )
+    return Tmux(command, private_env(work))
 
 
 @pytest.fixture
