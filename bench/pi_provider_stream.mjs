@@ -6,16 +6,12 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 
-const MODULES = {
-	"openai-responses": "openai-responses.js",
-	"openai-codex-responses": "openai-codex-responses.js",
-	"openai-completions": "openai-completions.js",
-};
 const [libPath, specPath, runsText] = process.argv.slice(2);
 const { resolvePi } = await import(pathToFileURL(libPath).href);
 const pi = resolvePi();
 const spec = JSON.parse(readFileSync(specPath, "utf8"));
-const api = await import(pathToFileURL(join(pi.aiDir, "dist", "api", MODULES[spec.api])).href);
+// Every pi-ai transport is dist/api/<api>.js.
+const api = await import(pathToFileURL(join(pi.aiDir, "dist", "api", `${spec.api}.js`)).href);
 
 async function once() {
 	const started = performance.now();

@@ -1,4 +1,4 @@
-"""A loopback model server for the three wire formats, and the streams it replays.
+"""A loopback model server for the built-in wire formats, and the streams it replays.
 
 :class:`WireServer` answers each POST with the next scripted :class:`Reply` — a status,
 headers and a body sent in chunks — or misbehaves as told: closes the connection after part
@@ -17,16 +17,88 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 APIS = ("openai-responses", "openai-codex-responses", "openai-completions")
+#: Formats whose streams are not OpenAI-shaped (written by :func:`_messages_frames` and
+#: :func:`_gemini_frames`).
+OTHER_APIS = ("anthropic-messages", "google-generative-ai", "google-vertex")
+ALL_APIS = APIS + OTHER_APIS
 
 
 def _data(event: dict[str, Any]) -> bytes:
     return b"data: " + json.dumps(event, separators=(",", ":")).encode() + b"\n\n"
 
 
+def _event(event: dict[str, Any]) -> bytes:
+    return f"event: {event['type']}\n".encode() + _data(event)
+
+
+def _messages_frames(texts: list[str], calls: list[tuple[str, list[str]]]) -> list[bytes]:
+    """An Anthropic Messages stream: text pieces in one block, then tool_use blocks whose
+    input arrives in the given JSON pieces."""
+    usage = {"input_tokens": 900, "cache_read_input_tokens": 0, "output_tokens": 1}
+    message = {"id": "msg_1", "type": "message", "role": "assistant", "model": "m"}
+    frames = [
+        _event({"type": "message_start", "message": {**message, "content": [], "usage": usage}})
+    ]
+    index = 0
+    if texts:
+        block = {"type": "text", "text": ""}
+        frames.append(_event({"type": "content_block_start", "index": 0, "content_block": block}))
+        for piece in texts:
+            delta = {"type": "text_delta", "text": piece}
+            frames.append(_event({"type": "content_block_delta", "index": 0, "delta": delta}))
+        frames.append(_event({"type": "content_block_stop", "index": 0}))
+        index = 1
+    for offset, (name, pieces) in enumerate(calls):
+        block = {"type": "tool_use", "id": f"toolu_{offset}", "name": name, "input": {}}
+        at = index + offset
+        frames.append(_event({"type": "content_block_start", "index": at, "content_block": block}))
+        for piece in pieces:
+            delta = {"type": "input_json_delta", "partial_json": piece}
+            frames.append(_event({"type": "content_block_delta", "index": at, "delta": delta}))
+        frames.append(_event({"type": "content_block_stop", "index": at}))
+    stop = "tool_use" if calls else "end_turn"
+    frames.append(
+        _event(
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": stop},
+                "usage": {"output_tokens": 20},
+            }
+        )
+    )
+    frames.append(_event({"type": "message_stop"}))
+    return frames
+
+
+def _gemini_frames(texts: list[str], calls: list[tuple[str, Any]]) -> list[bytes]:
+    """A Gemini stream: one chunk per text piece, then one per function call, then the
+    finish reason with the usage."""
+
+    def chunk(parts: list[dict[str, Any]], **extra: Any) -> bytes:
+        candidate = {"content": {"parts": parts, "role": "model"}, **extra}
+        body = {"candidates": [candidate], "responseId": "resp-1"}
+        if extra:
+            body["usageMetadata"] = {
+                "promptTokenCount": 900,
+                "candidatesTokenCount": 20,
+                "totalTokenCount": 920,
+            }
+        return b"data: " + json.dumps(body, separators=(",", ":")).encode() + b"\r\n\r\n"
+
+    frames = [chunk([{"text": piece}]) for piece in texts]
+    frames += [chunk([{"functionCall": {"name": name, "args": args}}]) for name, args in calls]
+    frames.append(chunk([{"text": ""}], finishReason="STOP"))
+    return frames
+
+
 def text_stream(api: str, text: str, *, pieces: int = 2) -> list[bytes]:
     """SSE frames that stream ``text`` and end the answer normally."""
     size = max(1, len(text) // pieces)
     parts = [text[i : i + size] for i in range(0, len(text), size)] or [""]
+    if api == "anthropic-messages":
+        return _messages_frames(parts, [])
+    if api in ("google-generative-ai", "google-vertex"):
+        return _gemini_frames(parts, [])
     if api == "openai-completions":
         frames = [
             _data({"id": "c1", "model": "m", "choices": [{"index": 0, "delta": {"content": p}}]})
@@ -71,6 +143,10 @@ def tool_call_stream(api: str, name: str, arguments: str, *, pieces: int = 4) ->
     """SSE frames of one tool call whose JSON ``arguments`` arrive in ``pieces`` deltas."""
     size = max(1, len(arguments) // pieces)
     parts = [arguments[i : i + size] for i in range(0, len(arguments), size)]
+    if api == "anthropic-messages":
+        return _messages_frames([], [(name, parts)])
+    if api in ("google-generative-ai", "google-vertex"):
+        return _gemini_frames([], [(name, json.loads(arguments))])
     if api == "openai-completions":
         first = {"index": 0, "id": "call_1", "type": "function", "function": {"name": name}}
         frames = [_data({"id": "c1", "choices": [{"index": 0, "delta": {"tool_calls": [first]}}]})]
@@ -226,6 +302,12 @@ def chunks_of(data: bytes, size: int) -> Iterator[bytes]:
 def tool_calls_stream(api: str, calls: list[dict[str, Any]], text: str = "") -> list[bytes]:
     """SSE frames of an answer with optional ``text`` and several tool calls, each
     ``{"name", "arguments", "namespace"?}`` (namespaces only on the Responses wire)."""
+    if api == "anthropic-messages":
+        texts = [text] if text else []
+        return _messages_frames(texts, [(c["name"], [json.dumps(c["arguments"])]) for c in calls])
+    if api in ("google-generative-ai", "google-vertex"):
+        texts = [text] if text else []
+        return _gemini_frames(texts, [(c["name"], c["arguments"]) for c in calls])
     if api == "openai-completions":
         frames: list[bytes] = []
         if text:

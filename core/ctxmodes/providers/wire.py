@@ -111,6 +111,28 @@ class StreamOptions:
         return cls(**values)
 
 
+#: What a format without the Codex backend does with ctxmodes' encrypted tool outputs.
+ENCRYPTED_OUTPUT_REFUSED = "Encrypted tool output requires the Codex transport"
+
+
+def developer_texts(messages: list[PiMessage]) -> list[str]:
+    """The text of each developer message in ``messages`` (ctxmodes' harness instructions),
+    in order: formats without a developer role send them in their system channel.
+
+    :raises WireError: an encrypted tool output, which only the Codex backend can read (it
+        is never sent anywhere else as text).
+    """
+    texts: list[str] = []
+    for message in messages:
+        role = message.get("role")
+        if role == "encryptedToolOutput":
+            raise WireError(ENCRYPTED_OUTPUT_REFUSED)
+        if role == "developer":
+            blocks = message.get("content") or ()
+            texts.append("\n".join(block.get("text", "") for block in blocks))
+    return texts
+
+
 def wall_clock_ms() -> int:
     return int(time.time() * 1000)
 

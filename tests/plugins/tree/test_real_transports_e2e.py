@@ -1,6 +1,7 @@
 """End to end: ``ctxmodes run --mode tree`` with a configured provider on a loopback server
 that replays a conversation in each wire format — two rollovers, a notes read and a
-history search — and the session then opens in the real Pi with the same context."""
+history search — and the session then opens in the real Pi with the same context. On the
+formats without a developer role the window marker travels in the system channel."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from typing import Any
 import pytest
 from support.cli_rig import ctxmodes, isolate_settings
 from support.pi_oracle import require_pi
-from support.wire_server import APIS, ConversationServer, fake_jwt
+from support.wire_server import ALL_APIS, ConversationServer, fake_jwt
 
 from ctxmodes.session.manager import SessionManager
 from ctxmodes_tree.demo import CODE_NAME, DEMO_SCRIPT, PROMPT
@@ -36,8 +37,18 @@ def _turns(api: str) -> list[dict[str, Any]]:
     return turns
 
 
+#: Where each format's endpoint lives under the server (Anthropic's SDK adds ``/v1``;
+#: Vertex takes a custom base URL holding its version, as a proxy would).
+BASE_PATHS = {
+    "openai-codex-responses": "/backend-api",
+    "anthropic-messages": "",
+    "google-generative-ai": "/v1beta",
+    "google-vertex": "/v1/projects/loop/locations/global",
+}
+
+
 def _configure(tmp_path: Path, api: str, base: str) -> None:
-    base_url = f"{base}/backend-api" if api == "openai-codex-responses" else f"{base}/v1"
+    base_url = f"{base}{BASE_PATHS.get(api, '/v1')}"
     key = fake_jwt() if api == "openai-codex-responses" else "sk-loopback"
     (tmp_path / ".ctxmodes.toml").write_text(
         "[providers.loop]\n"
@@ -59,7 +70,7 @@ def _tool_results(manager: SessionManager) -> dict[str, list[str]]:
 
 
 @pytest.mark.pi
-@pytest.mark.parametrize("api", APIS)
+@pytest.mark.parametrize("api", ALL_APIS)
 def test_tree_session_over_each_wire_format_opens_in_pi(
     api: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -94,6 +105,18 @@ def test_tree_session_over_each_wire_format_opens_in_pi(
     if api == "openai-completions":
         names = [tool["function"]["name"] for tool in turn["tools"]]
         assert {"history", "notes", "new_context"} <= set(names)
+    elif api == "anthropic-messages":
+        schemas = {tool["name"]: tool["input_schema"] for tool in turn["tools"]}
+        assert {"history", "notes", "new_context"} <= set(schemas)
+        assert "action" in schemas["notes"]["required"]
+        marker = [block["text"] for block in turn["system"][1:]]
+        assert any("Current context window id:" in text for text in marker)
+    elif api.startswith("google-"):
+        (tools,) = turn["tools"]
+        names = {tool["name"] for tool in tools["functionDeclarations"]}
+        assert {"history", "notes", "new_context"} <= names
+        parts = [part["text"] for part in turn["systemInstruction"]["parts"][1:]]
+        assert any("Current context window id:" in text for text in parts)
     else:
         kinds = {tool["name"]: tool["type"] for tool in turn["tools"]}
         family_type = "namespace" if api == "openai-responses" else "function"

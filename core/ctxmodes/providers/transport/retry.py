@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import email.utils
+import math
 import random
 import time
 from collections.abc import Callable, Mapping
@@ -90,8 +91,8 @@ def retry_delay_ms(
     if requested is not None:
         if cap > 0 and requested > cap:
             raise WireError(
-                f"Server requested {_ceil(requested / 1000)}s retry delay "
-                f"(max: {_ceil(cap / 1000)}s). {message}"
+                f"Server requested {math.ceil(requested / 1000)}s retry delay "
+                f"(max: {math.ceil(cap / 1000)}s). {message}"
             )
         return float(requested)
     backoff: float = min(0.5 * 2**retry_index, 8) * 1000 * (1 - jitter() * 0.25)
@@ -103,11 +104,6 @@ def _float(text: str) -> float | None:
         return float(text.strip().split()[0])
     except (ValueError, IndexError):
         return None
-
-
-def _ceil(value: float) -> int:
-    whole = int(value)
-    return whole if whole == value else whole + (1 if value > 0 else 0)
 
 
 def open_stream(

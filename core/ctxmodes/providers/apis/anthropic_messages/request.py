@@ -6,7 +6,8 @@ Details that matter: ``cache_control`` goes on the system block, the last tool a
 block of the last user message only; tool schemas are reduced to ``type``, ``properties``
 and ``required`` unless the tool is sent strict; consecutive tool results are one user
 message; an OAuth request presents itself as Claude Code (its system line first, its tool
-names' casing).
+names' casing). The format has no developer role: ctxmodes' developer messages (the window
+marker) become further system blocks after Pi's, never user content.
 """
 
 from __future__ import annotations
@@ -23,7 +24,13 @@ from ctxmodes.providers.jsvalues import sanitize_surrogates, stringify
 from ctxmodes.providers.transport.history import transform_messages
 from ctxmodes.providers.transport.options import cache_retention
 from ctxmodes.providers.transport.strict_schema import resolve_strict, tool_parameters
-from ctxmodes.providers.wire import JsonObject, PiContext, PiMessage, StreamOptions
+from ctxmodes.providers.wire import (
+    JsonObject,
+    PiContext,
+    PiMessage,
+    StreamOptions,
+    developer_texts,
+)
 
 API_VERSION = "2023-06-01"
 #: The Claude Code release an OAuth request presents itself as.
@@ -166,8 +173,8 @@ def build_headers(
         "anthropic-dangerous-direct-browser-access": "true",
     }
     if oauth:
-        # Pi's header object holds both spellings; the SDK appends the second to the first.
-        defaults["User-Agent"] = f"{user_agent}, claude-cli/{CLAUDE_CODE_VERSION}"
+        # Claude Code's user agent replaces Pi's.
+        defaults["User-Agent"] = f"claude-cli/{CLAUDE_CODE_VERSION}"
         defaults["x-app"] = "cli"
     session = options.session_id if cache_retention(options) != "none" else None
     if not oauth and session and AnthropicCompat.of(model).session_affinity_headers:
@@ -254,6 +261,7 @@ def build_body(
     """pi-ai's ``buildParams`` (without ``betas``, which the SDK sends as a header)."""
     control = cache_control(model, options)
     compat = AnthropicCompat.of(model)
+    developer = developer_texts(context.messages)
     messages = transform_messages(context.messages, model, normalize_tool_call_id, now_ms)
     rename: Callable[[str], str] = claude_code_name if oauth else _same
     immediate, deferred = _split_deferred_tools(
@@ -283,6 +291,9 @@ def build_body(
         system.append(_text_block(CLAUDE_CODE_IDENTITY, control))
     if context.system_prompt:
         system.append(_text_block(sanitize_surrogates(context.system_prompt), control))
+    # Harness instructions (the window marker) have the system's authority; after Pi's own
+    # blocks and without a cache breakpoint, so Pi's breakpoints stay where Pi puts them.
+    system.extend(_text_block(sanitize_surrogates(text), None) for text in developer)
     if system:
         body["system"] = system
     if (
@@ -389,10 +400,9 @@ def _convert_tools(
             "properties": parameters.get("properties") or {},
             "required": parameters.get("required") or [],
         }
-        entry: JsonObject = {
-            "name": claude_code_name(tool["name"]) if oauth else tool["name"],
-            "description": tool.get("description"),
-        }
+        entry: JsonObject = {"name": claude_code_name(tool["name"]) if oauth else tool["name"]}
+        if tool.get("description") is not None:
+            entry["description"] = tool["description"]
         if compat.eager_input_streaming:
             entry["eager_input_streaming"] = True
         if strict is True:

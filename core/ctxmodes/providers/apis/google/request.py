@@ -2,7 +2,9 @@
 ``google-shared``): contents, function declarations, tool configuration and thinking, in
 the REST shape ``@google/genai`` sends.
 
-Replays send function-call ids only to models that require them (Gemini 3+, Claude and
+The format has no developer role: ctxmodes' developer messages (the window marker) become
+further parts of the system instruction, never a user turn. Replays send function-call ids
+only to models that require them (Gemini 3+, Claude and
 gpt-oss behind Google) and send a recorded thought signature back only to the same provider
 and model.
 """
@@ -17,7 +19,14 @@ from ctxmodes.providers.catalog import ModelSpec
 from ctxmodes.providers.jsvalues import sanitize_surrogates
 from ctxmodes.providers.transport.history import transform_messages
 from ctxmodes.providers.transport.strict_schema import resolve_strict, tool_parameters
-from ctxmodes.providers.wire import JsonObject, PiContext, PiMessage, StreamOptions, WireError
+from ctxmodes.providers.wire import (
+    JsonObject,
+    PiContext,
+    PiMessage,
+    StreamOptions,
+    WireError,
+    developer_texts,
+)
 
 IMAGE_ONLY_TEXT = "(see attached image)"
 TOOL_IMAGE_TEXT = "Tool result image:"
@@ -210,13 +219,11 @@ def convert_tools(tools: list[JsonObject], supports_strict: bool) -> list[JsonOb
     declarations: list[JsonObject] = []
     for tool in tools:
         strict = resolve_strict(tool, supports_strict)
-        declarations.append(
-            {
-                "name": tool["name"],
-                "description": tool.get("description"),
-                "parametersJsonSchema": tool_parameters(tool, strict),
-            }
-        )
+        declaration: JsonObject = {"name": tool["name"]}
+        if tool.get("description") is not None:
+            declaration["description"] = tool["description"]
+        declaration["parametersJsonSchema"] = tool_parameters(tool, strict)
+        declarations.append(declaration)
     return [{"functionDeclarations": declarations}]
 
 
@@ -261,9 +268,13 @@ def build_body(
 ) -> JsonObject:
     """The REST body ``@google/genai`` sends for pi-ai's ``buildParams``."""
     body: JsonObject = {"contents": convert_messages(model, context, now_ms)}
-    if context.system_prompt:
+    # Harness instructions (the window marker) have the system's authority: further parts of
+    # the system instruction, never a user turn.
+    system = [context.system_prompt] if context.system_prompt else []
+    system.extend(developer_texts(context.messages))
+    if system:
         body["systemInstruction"] = {
-            "parts": [{"text": sanitize_surrogates(context.system_prompt)}],
+            "parts": [{"text": sanitize_surrogates(text)} for text in system],
             "role": "user",
         }
     strict = supports_strict_tools(model)

@@ -9,14 +9,18 @@ it expires.
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Mapping
+from pathlib import Path
 
 import google.auth
 import httpx
 from google.auth import credentials as google_credentials
 from google.auth import exceptions as google_exceptions
 from google.auth import transport as google_transport
+from google.oauth2 import credentials as oauth2_credentials
+from google.oauth2 import service_account
 
 from ctxmodes.providers.transport.call import CallContext
 from ctxmodes.providers.transport.options import env_value
@@ -108,8 +112,17 @@ def access_headers(options: StreamOptions, call: CallContext) -> dict[str, str]:
 def _load(
     key_file: str | None, request: google_transport.Request
 ) -> google_credentials.Credentials:
-    if key_file:
-        credentials, _project = google.auth.load_credentials_from_file(key_file, scopes=SCOPES)
-    else:
+    if not key_file:
         credentials, _project = google.auth.default(scopes=SCOPES, request=request)
+        return credentials
+    try:
+        kind = json.loads(Path(key_file).read_text()).get("type")
+    except (OSError, ValueError, AttributeError) as error:
+        raise google_exceptions.DefaultCredentialsError(str(error)) from error
+    # The loader of the file's own type (the generic one is for files of unknown origin).
+    if kind == "service_account":
+        return service_account.Credentials.from_service_account_file(key_file, scopes=SCOPES)
+    if kind == "authorized_user":
+        return oauth2_credentials.Credentials.from_authorized_user_file(key_file, scopes=SCOPES)
+    credentials, _project = google.auth.load_credentials_from_file(key_file, scopes=SCOPES)
     return credentials
