@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 from ctxmodes import hookimpl
 from ctxmodes.providers.auth import AuthResolver, ResolvedAuth, missing_credentials_hint
-from ctxmodes.providers.catalog import ModelSpec, builtin_models, needs_credentials
+from ctxmodes.providers.catalog import ModelSpec, builtin_models, may_be_keyless
+from ctxmodes.providers.config_values import is_configured
 from ctxmodes.providers.credentials import CredentialError
 from ctxmodes.providers.models_json import catalog_with_models_json
 
@@ -106,28 +107,22 @@ def default_model_provider(model: ModelSpec, *, seam: Any = None) -> Provider:
 
     seam = seam if seam is not None else HttpSeam()
     resolver = auth_resolver(seam)
-    keyless = not needs_credentials(model)
+    keyless = may_be_keyless(model)
 
     def credentials() -> ResolvedAuth | None:
         try:
             model.request_headers()  # a configured header without a value fails the request
         except ValueError as error:
             raise CredentialError(str(error)) from None
-        if keyless and _unset(model.api_key) and resolver.stored(model.provider) is None:
-            return None  # a local server's key variable left empty: it is used without one
-        return resolver.resolve(model.provider, model.api_key)
+        configured = model.api_key
+        if keyless and configured and not is_configured(configured, environ=resolver.environ):
+            configured = None  # a local server's key variable that is not set: no key
+        return resolver.resolve(model.provider, configured)
 
     hint = missing_credentials_hint(model.provider, model.api_key)
     if model.api == "openai-codex-responses":
         return CodexModelProvider(model, credentials, missing_key_hint=hint, seam=seam)
     return HttpModelProvider(model, credentials, missing_key_hint=hint, seam=seam, keyless=keyless)
-
-
-def _unset(configured_key: str | None) -> bool:
-    """Whether a configured key names nothing that has a value right now."""
-    from ctxmodes.providers import config_values
-
-    return configured_key is not None and config_values.resolve(configured_key) is None
 
 
 class BuiltinModels:

@@ -266,13 +266,6 @@ def pi_version() -> str:
     return _pi_catalog().pi
 
 
-def needs_credentials(model: ModelSpec) -> bool:
-    """Whether a request to ``model`` needs a key or token: pi-ai's own providers always do;
-    an endpoint the user configured (a local server such as Ollama or llama.cpp) may go
-    without one."""
-    return model.provider in {entry["id"] for entry in _pi_catalog().providers}
-
-
 def builtin_models() -> list[ModelSpec]:
     """Every model of pi-ai's built-in catalog, in Pi's order."""
     return [
@@ -280,3 +273,14 @@ def builtin_models() -> list[ModelSpec]:
         for entry in _pi_catalog().providers
         for model in entry["models"]
     ]
+
+
+@cache
+def _builtin_providers() -> frozenset[str]:
+    return frozenset(model.provider for model in builtin_models())
+
+
+def may_be_keyless(model: ModelSpec) -> bool:
+    """True for an endpoint the user configured (a local server such as Ollama or
+    llama.cpp), which works without credentials; pi-ai's own providers need them."""
+    return model.provider not in _builtin_providers()

@@ -20,7 +20,7 @@ from ctxmodes.providers.catalog import (
     ModelCatalog,
     ModelSpec,
     UnknownModelError,
-    needs_credentials,
+    may_be_keyless,
 )
 
 if TYPE_CHECKING:
@@ -127,7 +127,7 @@ class ProviderRegistry:
             return self._model_factory(model)
         from ctxmodes.providers.builtin import default_model_provider
 
-        if needs_credentials(model):
+        if not may_be_keyless(model):
             require_credentials(model)
         return default_model_provider(model)
 
