@@ -16,6 +16,7 @@ import socket
 import subprocess
 import tempfile
 from pathlib import Path
+from typing import Any
 
 
 def postgres_bin() -> Path | None:
@@ -118,3 +119,17 @@ class PostgresServer:
         with contextlib.suppress(subprocess.CalledProcessError):
             self.stop("immediate")
         shutil.rmtree(self._root, ignore_errors=True)
+
+
+def schema_of_version(connection: Any, version: int) -> None:
+    """Give an empty database the service's schema as its first ``version`` migrations
+    left it (a database of an older ctxmodes, to be migrated)."""
+    from ctxmodes_remote.service.postgres_storage import MIGRATIONS
+
+    connection.execute(
+        "CREATE TABLE schema_migrations ("
+        "version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())"
+    )
+    for number, statements in MIGRATIONS[:version]:
+        connection.execute(statements)
+        connection.execute("INSERT INTO schema_migrations (version) VALUES (%s)", (number,))
