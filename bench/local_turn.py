@@ -26,11 +26,12 @@ from smoke import parse_args
 from tree_index import CURRENT_WINDOW_EXCHANGES, Writer
 
 import ctxmodes_local
+from ctxmodes import ModelCapabilities
 from ctxmodes.events import ContextProjection, ProviderRequestEvent
 from ctxmodes.host.branch_view import LazyBranch
 from ctxmodes.modes import ModeRegistry
 from ctxmodes.offline import OfflineSession
-from ctxmodes.providers.base import ModelCapabilities, ModelRequest
+from ctxmodes.providers.base import ModelRequest
 from ctxmodes.session.convert import convert_to_llm
 from ctxmodes.session.manager import SessionManager
 from ctxmodes.session.writer import Durability

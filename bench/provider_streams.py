@@ -30,9 +30,9 @@ from smoke import parse_args
 
 from ctxmodes.abort import AbortController
 from ctxmodes.providers.apis import stream_function
-from ctxmodes.providers.call import CallContext
 from ctxmodes.providers.catalog import ModelCatalog, ModelSpec, builtin_models
 from ctxmodes.providers.http import HttpSeam
+from ctxmodes.providers.transport.call import CallContext
 from ctxmodes.providers.wire import PiContext, StreamOptions, WireEvent
 
 REPO = Path(__file__).resolve().parent.parent

@@ -49,6 +49,7 @@ from ctxmodes.providers.scripted import ScriptedProvider  # noqa: E402
 from ctxmodes.sdk import RunSettled, open_agent  # noqa: E402
 from ctxmodes.session.manager import SessionManager  # noqa: E402
 from ctxmodes.tui.app import TerminalSession, tune_for_typing  # noqa: E402
+from ctxmodes.tui.live import LiveRegion  # noqa: E402
 from ctxmodes.tui.resume import ResumePicker  # noqa: E402
 from ctxmodes.tui.streaming import BlockSplitter  # noqa: E402
 
@@ -60,24 +61,33 @@ class _NeverFinished(BlockSplitter):
         return []
 
 
+class WholeReplyRegion(LiveRegion):
+    """The reply's last 12 lines (however long) live, all of it rendered as Markdown once
+    it ended."""
+
+    def reset(self) -> None:
+        super().reset()
+        self._splitter = _NeverFinished()
+
+    def _tail(self, width: int) -> str:
+        tail = self.text[-LIVE_LINES * max(width, 40) :]
+        return "\n".join(tail.splitlines()[-LIVE_LINES:])
+
+
 class WholeReplyLive(TerminalSession):
     """The terminal as it drew a streaming reply before blocks went to the scrollback as
-    they finished: the reply's last 12 lines (however long) live, all of it rendered as
-    Markdown once it ended, each piece of text handled as it came."""
+    they finished (:class:`WholeReplyRegion`), each piece of text handled as it came."""
 
-    def _reset_live(self) -> None:
-        super()._reset_live()
-        self._splitter = _NeverFinished()
+    def _live_region(self) -> LiveRegion:
+        region = WholeReplyRegion()
+        region.reset()
+        return region
 
     def _receive(self, event: Any) -> None:
         # Each piece of text woke the loop and was drawn in the next frame.
         with self._events_lock:
             self._events.append(event)
         self._schedule_drain()
-
-    def _live_tail(self) -> str:
-        tail = self.live_text[-LIVE_LINES * max(self.width, 40) :]
-        return "\n".join(tail.splitlines()[-LIVE_LINES:])
 
 
 CHARS_PER_TOKEN = 4
@@ -178,10 +188,10 @@ def measure_keys(
                     await asyncio.sleep(0.001)
                 results["idle"] = await keystrokes(session, pipe.send_text, keys, 0.01)
                 pipe.send_text("\x15go\r")
-                while not session.live_text:
+                while not session.live.text:
                     await asyncio.sleep(0.001)
                 results["streaming"] = await keystrokes(session, pipe.send_text, keys, 0.01)
-                streamed = session.live_text
+                streamed = session.live.text
                 assert streamed, "the reply ended before the keys were measured"
                 session.exit()
                 await task

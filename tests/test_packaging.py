@@ -22,7 +22,7 @@ IMPORT_NAMES = {
     for folder in PYPROJECT["tool"]["hatch"]["build"]["targets"]["wheel"]["packages"]
 }
 
-#: The README's third-party mode: a distribution of its own, built and installed beside ours.
+#: The third-party mode of docs/writing-a-mode.md: a distribution of its own, built beside ours.
 EXAMPLE_MODE = ROOT / "docs" / "example-mode"
 THIRD_PARTY = "recent-turns"
 THIRD_PARTY_DISTRIBUTION = "ctxmodes-recent-turns"

@@ -5,9 +5,18 @@ What a plugin author needs is importable from here::
     from ctxmodes import hookimpl, ModeSpec, ContextProjection, HostSession
 
 The names are resolved on first use, so ``import ctxmodes`` stays cheap (a core command
-starts without pluggy); each also lives in its own module (``ctxmodes.modes``,
-``ctxmodes.events`` ...). The context-window kit for managed modes is
-:mod:`ctxmodes.windows`; test support is :mod:`ctxmodes.testing`.
+starts without pluggy). The public modules are this one and
+
+* :mod:`ctxmodes.windows` — the context-window kit managed modes are built from;
+* :mod:`ctxmodes.session` — the Pi session format: entries, messages, the JSON codec and
+  the store;
+* :mod:`ctxmodes.providers` — the model protocol, for plugins that bring a model or talk to
+  a provider's own backend;
+* :mod:`ctxmodes.sdk` — running an agent from a program (the terminal is one such program);
+* :mod:`ctxmodes.testing` — fixtures, a scripted host and the mode conformance suites.
+
+Each lists what it offers in ``__all__``. Every other module (and every submodule of these)
+is internal: it may change in any release, and the built-in modes do not import it.
 """
 
 from __future__ import annotations
@@ -18,9 +27,10 @@ from typing import TYPE_CHECKING, Any
 from ctxmodes._version import __version__
 
 if TYPE_CHECKING:
+    from ctxmodes.abort import AbortController, AbortedError, AbortSignal
     from ctxmodes.cli_commands import CliCommand
     from ctxmodes.commands import Command, CommandContext
-    from ctxmodes.errors import ConfigError, CtxmodesError, PluginError
+    from ctxmodes.errors import ConfigError, CtxmodesError, PluginError, StaleContextError
     from ctxmodes.events import (
         CompactionDecision,
         CompactionEvent,
@@ -42,7 +52,19 @@ if TYPE_CHECKING:
         TurnEndEvent,
     )
     from ctxmodes.hookspecs import hookimpl
-    from ctxmodes.hostapi import HostSession, UserInterface
+    from ctxmodes.hostapi import (
+        DeliverAs,
+        HostSession,
+        NavigationRequest,
+        NotifyLevel,
+        QueuedMessage,
+        StatusLine,
+        StreamingBehavior,
+        TreeNavigation,
+        TreeNavigationResult,
+        TurnHold,
+        UserInterface,
+    )
     from ctxmodes.modes import ModeSpec
     from ctxmodes.providers.base import ModelCapabilities
     from ctxmodes.session.models import (
@@ -52,16 +74,19 @@ if TYPE_CHECKING:
         ToolResultMessage,
         UserMessage,
     )
-    from ctxmodes.tools.base import Tool, ToolContext, ToolResult
+    from ctxmodes.session_view import SessionView
+    from ctxmodes.tools.base import ABORTED_MESSAGE, Tool, ToolContext, ToolResult
 
 #: Public name → the module that defines it.
 _EXPORTS: dict[str, str] = {
+    **dict.fromkeys(("AbortController", "AbortSignal", "AbortedError"), "ctxmodes.abort"),
     "CliCommand": "ctxmodes.cli_commands",
     "Command": "ctxmodes.commands",
     "CommandContext": "ctxmodes.commands",
     "ConfigError": "ctxmodes.errors",
     "CtxmodesError": "ctxmodes.errors",
     "PluginError": "ctxmodes.errors",
+    "StaleContextError": "ctxmodes.errors",
     **dict.fromkeys(
         (
             "CompactionDecision",
@@ -86,20 +111,40 @@ _EXPORTS: dict[str, str] = {
         "ctxmodes.events",
     ),
     "hookimpl": "ctxmodes.hookspecs",
-    "HostSession": "ctxmodes.hostapi",
-    "UserInterface": "ctxmodes.hostapi",
+    **dict.fromkeys(
+        (
+            "DeliverAs",
+            "HostSession",
+            "NavigationRequest",
+            "NotifyLevel",
+            "QueuedMessage",
+            "StatusLine",
+            "StreamingBehavior",
+            "TreeNavigation",
+            "TreeNavigationResult",
+            "TurnHold",
+            "UserInterface",
+        ),
+        "ctxmodes.hostapi",
+    ),
+    "SessionView": "ctxmodes.session_view",
     "ModeSpec": "ctxmodes.modes",
     "ModelCapabilities": "ctxmodes.providers.base",
     **dict.fromkeys(
         ("AgentMessage", "AssistantMessage", "CustomMessage", "ToolResultMessage", "UserMessage"),
         "ctxmodes.session.models",
     ),
+    "ABORTED_MESSAGE": "ctxmodes.tools.base",
     "Tool": "ctxmodes.tools.base",
     "ToolContext": "ctxmodes.tools.base",
     "ToolResult": "ctxmodes.tools.base",
 }
 
 __all__ = [
+    "ABORTED_MESSAGE",
+    "AbortController",
+    "AbortSignal",
+    "AbortedError",
     "AgentMessage",
     "AssistantMessage",
     "CliCommand",
@@ -112,17 +157,25 @@ __all__ = [
     "ContextProjection",
     "CtxmodesError",
     "CustomMessage",
+    "DeliverAs",
     "HostSession",
     "InputEvent",
     "InputResult",
     "ModeSpec",
     "ModelCapabilities",
+    "NavigationRequest",
     "NewContextOutcome",
     "NewContextRequest",
+    "NotifyLevel",
     "PluginError",
     "ProviderRequestEvent",
+    "QueuedMessage",
     "RetrievalRequest",
     "RetrievalResult",
+    "SessionView",
+    "StaleContextError",
+    "StatusLine",
+    "StreamingBehavior",
     "Tool",
     "ToolCallBlock",
     "ToolCallEvent",
@@ -131,9 +184,12 @@ __all__ = [
     "ToolResultEvent",
     "ToolResultMessage",
     "TreeDecision",
+    "TreeNavigation",
     "TreeNavigationEvent",
+    "TreeNavigationResult",
     "TreePreparation",
     "TurnEndEvent",
+    "TurnHold",
     "UserInterface",
     "UserMessage",
     "__version__",

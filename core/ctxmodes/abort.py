@@ -6,6 +6,8 @@ thread may call :meth:`AbortController.abort`, the signal flips once, and every 
 callback runs exactly once on the aborting thread. Callbacks are for waking or stopping
 blocked work (killing a subprocess, closing an HTTP stream); code that merely loops checks
 :attr:`AbortSignal.aborted` or calls :meth:`AbortSignal.raise_if_aborted`.
+
+Internal module: its public names are imported from :mod:`ctxmodes`.
 """
 
 from __future__ import annotations

@@ -4,6 +4,8 @@ A plugin implements :func:`~ctxmodes.hookspecs.ctx_register_cli_commands` at mod
 registers one :class:`CliCommand` per subcommand, as llm's ``register_commands`` does for its
 click group. Registration must stay import-light: import what the command needs inside
 ``run``, so that ``ctxmodes --help`` stays fast.
+
+Internal module: its public names are imported from :mod:`ctxmodes`.
 """
 
 from __future__ import annotations

@@ -1,4 +1,7 @@
-"""Slash commands: ``/name args`` typed by the user, dispatched before any model call."""
+"""Slash commands: ``/name args`` typed by the user, dispatched before any model call.
+
+Internal module: its public names are imported from :mod:`ctxmodes`.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +11,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from ctxmodes.hostapi import HostSession, TreeNavigationResult, UserInterface
+    from ctxmodes.hostapi import (
+        HostSession,
+        NavigationRequest,
+        TreeNavigationResult,
+        UserInterface,
+    )
     from ctxmodes.session.models import CompactionEntry
 
 
@@ -32,16 +40,9 @@ class CommandContext(Protocol):
     def wait_for_idle(self) -> None:
         """Block until the session settled (refused from inside the session's own run)."""
 
-    def navigate_tree(
-        self,
-        target_id: str,
-        *,
-        summarize: bool = False,
-        custom_instructions: str | None = None,
-        replace_instructions: bool = False,
-        label: str | None = None,
-    ) -> TreeNavigationResult:
-        """A user navigation (``internal=False``); see ``TreeNavigation.navigate_tree``."""
+    def navigate_tree(self, request: NavigationRequest) -> TreeNavigationResult:
+        """Navigate the current session, as ``TreeNavigation.navigate_tree`` does (a
+        command navigates for the user: leave ``request.internal`` False)."""
 
     def compact(self, custom_instructions: str | None = None) -> CompactionEntry:
         """Compact now, aborting a run in progress first."""

@@ -20,6 +20,8 @@ Owned tables
     the settings model its :class:`~ctxmodes.modes.ModeSpec` declares. Such a table is a
     field of type :data:`OwnedTables`; :func:`validate_owned` checks one sub-table against
     its owner's model, so another owned table (one per provider, say) needs only its field.
+
+Internal to ctxmodes: not part of the API plugins and programs use (see :mod:`ctxmodes`).
 """
 
 from __future__ import annotations

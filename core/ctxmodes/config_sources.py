@@ -3,6 +3,8 @@
 :mod:`ctxmodes.config` validates what is read here with its pydantic models. This module
 imports no pydantic, so that the one setting every command-line start needs, which plugins
 to load, can be read cheaply (:func:`read_plugin_lists`).
+
+Internal to ctxmodes: not part of the API plugins and programs use (see :mod:`ctxmodes`).
 """
 
 from __future__ import annotations

@@ -2,6 +2,8 @@
 
 Anything raised as :class:`CtxmodesError` is shown by the CLI as one line, without a
 traceback; every other exception is a bug and keeps its traceback.
+
+Internal module: its public names are imported from :mod:`ctxmodes`.
 """
 
 from __future__ import annotations

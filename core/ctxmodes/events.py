@@ -3,6 +3,8 @@
 Plain dataclasses: they are built on the per-turn path, so they stay cheap. Mutable payloads
 (``ContextProjection``, ``ProviderRequestEvent``, ``ToolResultEvent``) are the chaining
 mechanism: each implementation sees what earlier ones did and may change it in place.
+
+Internal module: its public names are imported from :mod:`ctxmodes`.
 """
 
 from __future__ import annotations

@@ -2,6 +2,8 @@
 
 Each method mirrors one hookspec in :mod:`ctxmodes.hookspecs`, takes keyword arguments and
 returns a typed value, so mypy checks every call site against the contract.
+
+Internal to ctxmodes: not part of the API plugins and programs use (see :mod:`ctxmodes`).
 """
 
 from __future__ import annotations

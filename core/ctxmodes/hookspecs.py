@@ -27,6 +27,10 @@ Ordering
     why.
 
 Every hook name starts with ``ctx_`` so implementations can be found with grep.
+
+Internal as a module: plugins import ``hookimpl`` and every type named here from
+:mod:`ctxmodes` (or :mod:`ctxmodes.providers` for models); these specifications are the
+contract.
 """
 
 from __future__ import annotations
@@ -88,7 +92,7 @@ hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
 def ctx_register_modes(register: Callable[[ModeSpec], None]) -> None:
     """Declare the context-management modes this plugin provides.
 
-    :param register: call it once per mode with a :class:`ctxmodes.modes.ModeSpec`; a name
+    :param register: call it once per mode with a :class:`ctxmodes.ModeSpec`; a name
         already registered by another plugin is an error naming both plugins.
     :return: nothing.
 
@@ -104,15 +108,15 @@ def ctx_register_modes(register: Callable[[ModeSpec], None]) -> None:
 def ctx_register_models(register: Callable[[ModelRegistration], None]) -> None:
     """Declare models, and the providers that serve them.
 
-    :param register: call it with a :class:`ctxmodes.providers.catalog.ModelSpec` (a model
+    :param register: call it with a :class:`ctxmodes.providers.ModelSpec` (a model
         on an endpoint, spoken to by the built-in transport of its ``api``), or with a
-        :class:`ctxmodes.providers.registry.ProviderScheme` (a ``scheme:ARGUMENT`` spec such
+        :class:`ctxmodes.providers.ProviderScheme` (a ``scheme:ARGUMENT`` spec such
         as ``scripted:FILE`` and the factory that builds its provider). A model registered
         again under the same ``provider/id`` replaces the earlier registration, so
         configured models override built-in tables.
     :return: nothing.
 
-    Called once per :class:`ctxmodes.providers.registry.ProviderRegistry` built from a
+    Called once per :class:`ctxmodes.providers.ProviderRegistry` built from a
     plugin manager (``ctxmodes run``, ``ctxmodes models``, host start-up), in pluggy's call
     order: later-registered plugins first; a scheme registered twice is an error. The
     built-in tables are registered by the default plugin ``ctxmodes.providers.builtin``
@@ -126,7 +130,7 @@ def ctx_register_models(register: Callable[[ModelRegistration], None]) -> None:
 def ctx_register_tools(register: Callable[[Tool], None], session: HostSession) -> None:
     """Add the tools the model may call in this session.
 
-    :param register: call it once per :class:`ctxmodes.tools.base.Tool`; when a name is
+    :param register: call it once per :class:`ctxmodes.Tool`; when a name is
         registered twice, the first registration wins.
     :param session: the session the tools are for.
     :return: nothing.
@@ -143,7 +147,7 @@ def ctx_register_tools(register: Callable[[Tool], None], session: HostSession) -
 def ctx_register_commands(register: Callable[[Command], None], session: HostSession) -> None:
     """Add slash commands (``/name args``) for this session.
 
-    :param register: call it once per :class:`ctxmodes.commands.Command`; a name that is
+    :param register: call it once per :class:`ctxmodes.Command`; a name that is
         already taken gets a numeric suffix (``/name:1``), as Pi does.
     :param session: the session the commands are for.
     :return: nothing.
@@ -159,7 +163,7 @@ def ctx_register_commands(register: Callable[[Command], None], session: HostSess
 def ctx_register_cli_commands(register: Callable[[CliCommand], None]) -> None:
     """Add ``ctxmodes`` subcommands.
 
-    :param register: call it once per :class:`ctxmodes.cli_commands.CliCommand`; a name
+    :param register: call it once per :class:`ctxmodes.CliCommand`; a name
         already taken by a core command or by another plugin is an error naming both.
     :return: nothing.
 
@@ -222,7 +226,7 @@ def ctx_input(session: HostSession, event: InputEvent) -> InputResult | None:
     :param session: the current session.
     :param event: the text, where it came from, and how it would be queued while a run is
         active.
-    :return: ``None`` to let it through unchanged; an :class:`~ctxmodes.events.InputResult`
+    :return: ``None`` to let it through unchanged; an :class:`~ctxmodes.InputResult`
         to consume it (``handled``) or to replace its text (``transform``).
 
     ``firstresult``: the first implementation returning a result decides. Called by the host
@@ -321,7 +325,7 @@ def ctx_tool_call(session: HostSession, event: ToolCallEvent) -> ToolCallBlock |
 
     :param session: the current session.
     :param event: the call.
-    :return: ``None`` to run it; a :class:`~ctxmodes.events.ToolCallBlock` to refuse it (the
+    :return: ``None`` to run it; a :class:`~ctxmodes.ToolCallBlock` to refuse it (the
         model then gets an error result with the reason).
 
     ``firstresult``. Called after the assistant message was persisted, before the tool runs.
@@ -421,7 +425,7 @@ def ctx_session_before_tree(
     :param session: the current session.
     :param preparation: target, old leaf, what would be summarized, whether the navigation
         is an internal rollover.
-    :return: ``None`` to proceed; a :class:`~ctxmodes.events.TreeDecision` to cancel, to
+    :return: ``None`` to proceed; a :class:`~ctxmodes.TreeDecision` to cancel, to
         supply the branch summary, or to change its instructions or label.
 
     ``firstresult``: the first decision wins. Called by ``navigate_tree`` while idle, before

@@ -22,6 +22,8 @@ Navigation
     raises :class:`ctxmodes.errors.StaleContextError`. It refuses while a run, a compaction or
     another navigation is in progress; the first safe point after a run is
     ``ctx_agent_settled``, where the session is idle.
+
+Internal module: its public names are imported from :mod:`ctxmodes`.
 """
 
 from __future__ import annotations
@@ -32,7 +34,6 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias, runtime_che
 
 if TYPE_CHECKING:
     from ctxmodes.providers.base import ModelInfo, Provider
-    from ctxmodes.session.manager import SessionManager
     from ctxmodes.session.models import (
         BranchSummaryEntry,
         CustomMessage,
@@ -40,6 +41,7 @@ if TYPE_CHECKING:
         TextContent,
         UserMessage,
     )
+    from ctxmodes.session_view import SessionView
 
 #: A message waiting in a run queue: submitted text, or a plugin's custom message. Spelled
 #: as a string so that importing this module (every plugin does, to annotate its session)
@@ -85,6 +87,30 @@ class StatusLine(Protocol):
 
 
 @dataclass(frozen=True, slots=True)
+class NavigationRequest:
+    """A move of the leaf through the session tree, with what Pi's ``navigateTree`` takes.
+
+    :ivar target_id: the entry to move to. A user or custom-message target moves the leaf to
+        the target's parent and returns its text as ``editor_text``; any other target
+        becomes the leaf.
+    :ivar summarize: summarize the branch being left into a ``branch_summary`` entry
+        appended at the new leaf.
+    :ivar custom_instructions: added to the summary prompt's instructions, or, with
+        ``replace_instructions``, used instead of them.
+    :ivar label: labels the summary entry (or the target, without a summary).
+    :ivar internal: the navigation is the mode's own rollover (``ctx_session_tree`` says so,
+        and runtime state such as the notebook survives it); a user navigation otherwise.
+    """
+
+    target_id: str
+    summarize: bool = False
+    custom_instructions: str | None = None
+    replace_instructions: bool = False
+    label: str | None = None
+    internal: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class TreeNavigationResult:
     """The outcome of a tree navigation.
 
@@ -111,24 +137,9 @@ class TreeNavigation(Protocol):
         """True when :meth:`navigate_tree` may be called now: the session this capability
         was made for is still current and idle."""
 
-    def navigate_tree(
-        self,
-        target_id: str,
-        *,
-        summarize: bool = False,
-        custom_instructions: str | None = None,
-        replace_instructions: bool = False,
-        label: str | None = None,
-        internal: bool = False,
-    ) -> TreeNavigationResult:
-        """Move the leaf to ``target_id``, as Pi's ``navigateTree`` does.
-
-        A user or custom-message target moves the leaf to the target's parent and returns
-        its text as ``editor_text``; any other target becomes the leaf. With ``summarize``
-        the branch being left is summarized into a ``branch_summary`` entry appended at the
-        new leaf; ``label`` labels that entry (or the target, without a summary).
-        ``internal`` marks the navigation as the mode's own rollover in the
-        ``ctx_session_tree`` event, so runtime state (the notebook) survives it.
+    def navigate_tree(self, request: NavigationRequest) -> TreeNavigationResult:
+        """Move the leaf as ``request`` says, as Pi's ``navigateTree`` does, appending the
+        branch summary and the label it asks for.
 
         Returns after ``ctx_session_tree`` ran. Runs on the caller's thread; a summary model
         call is aborted by :meth:`HostSession.abort`.
@@ -154,8 +165,14 @@ class HostSession(Protocol):
     """The running agent session as plugins see it."""
 
     @property
-    def session_manager(self) -> SessionManager:
-        """The session store of the current session file."""
+    def session_manager(self) -> SessionView:
+        """The current session file, read-only (:mod:`ctxmodes.session_view`); a mode writes
+        through :meth:`append_entry`, the ``send_*`` methods and :attr:`navigation`."""
+
+    def append_entry(self, custom_type: str, data: Any = None) -> str:
+        """Append a ``custom`` entry (a mode's own state, never sent to the model) at the
+        leaf, as Pi's ``appendEntry`` does; returns its id. Call it on the host's thread
+        (from a hook or tool), where the session is not moving."""
 
     @property
     def cwd(self) -> Path:

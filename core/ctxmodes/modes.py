@@ -3,6 +3,8 @@
 A mode is declared by a plugin through ``ctx_register_modes`` as a :class:`ModeSpec`. The
 registry only *knows* modes; :meth:`ModeRegistry.activate` builds the per-session mode object
 and registers it in the plugin manager, so only the selected mode's lifecycle hooks run.
+
+Internal module: its public names are imported from :mod:`ctxmodes`.
 """
 
 from __future__ import annotations

@@ -1,5 +1,8 @@
 """A session opened without an agent: for offline inspection (``ctxmodes history FILE``)
-and for testing a mode's hooks in isolation."""
+and for testing a mode's hooks in isolation.
+
+Internal to ctxmodes: not part of the API plugins and programs use (see :mod:`ctxmodes`).
+"""
 
 from __future__ import annotations
 
@@ -14,6 +17,7 @@ from ctxmodes.ui import HeadlessUI
 if TYPE_CHECKING:
     from ctxmodes.hostapi import (
         DeliverAs,
+        NavigationRequest,
         QueuedMessage,
         StreamingBehavior,
         TreeNavigation,
@@ -41,16 +45,7 @@ class OfflineNavigation:
     def ready(self) -> bool:
         return False
 
-    def navigate_tree(
-        self,
-        target_id: str,
-        *,
-        summarize: bool = False,
-        custom_instructions: str | None = None,
-        replace_instructions: bool = False,
-        label: str | None = None,
-        internal: bool = False,
-    ) -> TreeNavigationResult:
+    def navigate_tree(self, request: NavigationRequest) -> TreeNavigationResult:
         raise CtxmodesError("an offline session cannot navigate its tree")
 
 
@@ -99,6 +94,9 @@ class OfflineSession:
     def hold_turns(self) -> OfflineTurnHold:
         """Nothing starts turns offline; the hold has nothing to hold."""
         return OfflineTurnHold()
+
+    def append_entry(self, custom_type: str, data: Any = None) -> str:
+        return self.session_manager.append_custom_entry(custom_type, data)
 
     def send_message(
         self,

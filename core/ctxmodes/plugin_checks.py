@@ -1,10 +1,13 @@
 """Checking a plugin against the hookspecs before it is registered.
 
 pluggy accepts an object whose ``ctx_*`` method lacks the ``@hookimpl`` marker (it is simply
-never called), reports a misspelled hook only when ``check_pending`` runs, and rejects an
-argument the spec does not have with a traceback-shaped message. :func:`check_plugin` turns
-each of these into one line naming the plugin and the hook, for module plugins when a manager
-is built and for mode objects when a mode is activated.
+never called, and a misspelled one is then not noticed at all), reports a misspelled marked
+hook only when ``check_pending`` runs, and rejects an argument the spec does not have with a
+traceback-shaped message. :func:`check_plugin` turns each of these into one line naming the
+plugin and the hook, for module plugins when a manager is built and for mode objects when a
+mode is activated. The ``ctx_`` prefix is the hooks' own: a plugin's helper does not use it.
+
+Internal to ctxmodes: not part of the API plugins and programs use (see :mod:`ctxmodes`).
 """
 
 from __future__ import annotations
@@ -36,9 +39,7 @@ def check_plugin(pm: pluggy.PluginManager, plugin: object, label: str) -> None:
         caller = getattr(pm.hook, name, None)
         spec = getattr(caller, "spec", None)
         if spec is None:
-            if marked:
-                raise PluginError(f"{label}: {name} is not a ctxmodes hook{_suggestion(pm, name)}")
-            continue
+            raise PluginError(f"{label}: {name} is not a ctxmodes hook{_suggestion(pm, name)}")
         if not marked:
             raise PluginError(
                 f"{label}: {name} is not marked @hookimpl, so it would never be called "
@@ -68,4 +69,6 @@ def _check_arguments(label: str, name: str, function: object, allowed: tuple[str
 def _suggestion(pm: pluggy.PluginManager, name: str) -> str:
     known = [hook for hook in dir(pm.hook) if hook.startswith(_HOOK_PREFIX)]
     close = difflib.get_close_matches(name, known, n=1)
-    return f" (did you mean {close[0]}?)" if close else ""
+    if close:
+        return f" (did you mean {close[0]}?)"
+    return f" (the {_HOOK_PREFIX} prefix is reserved for hooks)"

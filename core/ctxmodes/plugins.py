@@ -2,6 +2,8 @@
 
 There is no global manager: every host, CLI command and test calls
 :func:`make_plugin_manager` and owns the result.
+
+Internal to ctxmodes: not part of the API plugins and programs use (see :mod:`ctxmodes`).
 """
 
 from __future__ import annotations

@@ -1,4 +1,7 @@
-"""A headless :class:`~ctxmodes.hostapi.UserInterface` for tests, the CLI and batch runs."""
+"""A headless :class:`~ctxmodes.hostapi.UserInterface` for tests, the CLI and batch runs.
+
+Internal to ctxmodes: not part of the API plugins and programs use (see :mod:`ctxmodes`).
+"""
 
 from __future__ import annotations
 

@@ -77,6 +77,22 @@ class Misspelled:
         raise AssertionError("never called")
 
 
+class UnmarkedAndMisspelled:
+    def __init__(self, session):
+        pass
+
+    def ctx_agent_setled(self, session):  # neither marked nor spelled right
+        raise AssertionError("never called")
+
+
+class ReservedPrefix:
+    def __init__(self, session):
+        pass
+
+    def ctx_helper(self):  # a helper named like a hook
+        raise AssertionError("never called")
+
+
 class ExtraArgument:
     def __init__(self, session):
         pass
@@ -95,6 +111,14 @@ class UnmarkedOverride(Active):
     ("factory", "message"),
     [
         (Misspelled, "ctx_sesion_start is not a ctxmodes hook (did you mean ctx_session_start?)"),
+        (
+            UnmarkedAndMisspelled,
+            "ctx_agent_setled is not a ctxmodes hook (did you mean ctx_agent_settled?)",
+        ),
+        (
+            ReservedPrefix,
+            "ctx_helper is not a ctxmodes hook (the ctx_ prefix is reserved for hooks)",
+        ),
         (ExtraArgument, "ctx_session_start takes 'verbose', which the hook does not pass"),
         (UnmarkedOverride, "ctx_session_start is not marked @hookimpl"),
     ],

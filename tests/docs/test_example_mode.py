@@ -1,5 +1,5 @@
-"""The README's "Writing a mode" example is a real distribution in docs/example-mode/: its
-files are the README's, verbatim, and its own tests (the conformance suite among them) run
+"""The "Writing a mode" page's example is a real distribution in docs/example-mode/: its
+files are the page's, verbatim, and its own tests (the conformance suite among them) run
 here. tests/test_packaging.py builds and installs it beside ctxmodes."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from support.doc_pages import DOCS, blocks
 
-ROOT = Path(__file__).resolve().parents[2]
-EXAMPLE = ROOT / "docs" / "example-mode"
+EXAMPLE = DOCS / "example-mode"
 FILES = ("pyproject.toml", "recent_turns.py", "script.json", "test_recent_turns.py")
 
 
@@ -34,20 +34,18 @@ TestRecentTurns = _example_tests.TestRecentTurns
 test_the_model_sees_only_the_latest_turns = _example_tests.test_the_model_sees_only_the_latest_turns
 
 
-def readme_blocks() -> dict[str, str]:
-    """README code blocks whose first line names an example file (``# recent_turns.py``)."""
-    text = (ROOT / "README.md").read_text()
-    blocks: dict[str, str] = {}
-    for body in re.findall(r"```[a-z]*\n(.*?)```", text, flags=re.S):
-        first, _, rest = body.partition("\n")
-        match = re.fullmatch(r"(?:#|//) (docs/example-mode/)?([\w.]+)", first.strip())
-        if match and match.group(2) in FILES:
-            blocks[match.group(2)] = rest
-    return blocks
+def page_blocks() -> dict[str, str]:
+    """The page's code blocks whose first line names an example file (``# recent_turns.py``)."""
+    found: dict[str, str] = {}
+    for block in blocks(DOCS / "writing-a-mode.md"):
+        match = re.fullmatch(r"(?:#|//) ([\w.]+)", block.first_line)
+        if match and match.group(1) in FILES:
+            found[match.group(1)] = block.body.partition("\n")[2]
+    return found
 
 
 @pytest.mark.parametrize("name", FILES)
-def test_the_readme_shows_each_file_verbatim(name):
-    blocks = readme_blocks()
-    assert name in blocks, f"the README does not show {name}"
+def test_the_page_shows_each_file_verbatim(name):
+    blocks = page_blocks()
+    assert name in blocks, f"the page does not show {name}"
     assert blocks[name] == (EXAMPLE / name).read_text()

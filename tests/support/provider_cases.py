@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import re
 import subprocess
 import time
 from collections.abc import Callable
@@ -18,13 +19,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import httpx
+
 from ctxmodes.abort import AbortController
 from ctxmodes.providers.apis import stream_function
-from ctxmodes.providers.call import CallContext
-from ctxmodes.providers.catalog import ModelCatalog, ModelSpec, builtin_models
+from ctxmodes.providers.catalog import ModelCatalog, ModelSpec, UnknownModelError, builtin_models
 from ctxmodes.providers.codex_oauth import current_access_token
 from ctxmodes.providers.credential_store import MemoryCredentialStore
 from ctxmodes.providers.http import HttpSeam
+from ctxmodes.providers.transport.call import CallContext
 from ctxmodes.providers.wire import PiContext, StreamOptions, WireError, WireEvent
 from support.pi_oracle import REPO, oracle_dir
 
@@ -70,14 +73,25 @@ def expand_secrets(value: Any) -> Any:
     return value
 
 
-def case_model(case: dict[str, Any], base_url: str | None) -> ModelSpec:
+def case_model(
+    case: dict[str, Any], base_url: str | None, received: dict[str, Any] | None = None
+) -> ModelSpec:
+    """The case's model with its base URL on the canned server. A model the built-in catalog
+    lacks is the one Pi received (``received``, the expected file's ``model``). A ``{location}``
+    template (Vertex) keeps its URL: the transport builds its fixed-host URL, which the test
+    redirects to the server as the oracle does."""
     spec = case["model"]
     if "ref" in spec:
-        model = ModelCatalog(builtin_models()).get(spec["ref"])
-        data = {**model.to_pi(), **spec.get("overrides", {})}
+        try:
+            data = {**ModelCatalog(builtin_models()).get(spec["ref"]).to_pi()}
+        except UnknownModelError:
+            if received is None:
+                raise
+            data = {key: value for key, value in received.items() if key != "baseUrl"}
+        data.update(spec.get("overrides", {}))
     else:
         data = dict(spec)
-    if base_url:
+    if base_url and "{location}" not in str(data.get("baseUrl", "")):
         data["baseUrl"] = base_url
     return ModelSpec.model_validate(data)
 
@@ -124,6 +138,7 @@ class CaseRun:
 def run_case(node: str, oracle: Path, directory: Path, name: str) -> CaseRun:
     case_path = directory / f"{name}.json"
     case = json.loads(case_path.read_text())
+    received = json.loads((directory / f"{name}.expected.json").read_text()).get("model")
     server = subprocess.Popen(
         [node, str(oracle / "provider_oracle.mjs"), "--serve", str(case_path)],
         stdin=subprocess.PIPE,
@@ -135,7 +150,7 @@ def run_case(node: str, oracle: Path, directory: Path, name: str) -> CaseRun:
         assert server.stdout is not None
         assert server.stdin is not None
         ready = json.loads(server.stdout.readline())
-        model = case_model(case, ready.get("modelBaseUrl"))
+        model = case_model(case, ready.get("modelBaseUrl"), received)
         context_data = case.get("context", {})
         context = PiContext(
             system_prompt=context_data.get("systemPrompt"),
@@ -160,7 +175,7 @@ def run_case(node: str, oracle: Path, directory: Path, name: str) -> CaseRun:
 
             timer = threading.Timer(abort_on["afterMs"] / 1000, controller.abort)
             timer.start()
-        seam = HttpSeam()
+        seam = HttpSeam(transport=RedirectingTransport(ready["baseUrl"]))
         clock = oracle_clock()
         call = CallContext(seam=seam, signal=controller.signal, emit=emit, now_ms=clock)
         thrown = None
@@ -199,14 +214,56 @@ def run_case(node: str, oracle: Path, directory: Path, name: str) -> CaseRun:
         server.wait()
 
 
+#: Fixed vendor hosts a transport builds URLs on; the oracle redirects Pi's requests to them
+#: to its canned server, and :class:`RedirectingTransport` does the same for ours.
+FIXED_HOSTS = re.compile(
+    r"^(aiplatform\.googleapis\.com|[a-z0-9-]+-aiplatform\.googleapis\.com"
+    r"|generativelanguage\.googleapis\.com|oauth2\.googleapis\.com|api\.anthropic\.com)$"
+)
+
+
+class RedirectingTransport(httpx.BaseTransport):
+    """httpx's transport, with requests to :data:`FIXED_HOSTS` sent to the canned server."""
+
+    def __init__(self, server: str) -> None:
+        self._server = httpx.URL(server)
+        self._inner = httpx.HTTPTransport()
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        if FIXED_HOSTS.match(request.url.host):
+            request.url = request.url.copy_with(
+                scheme=self._server.scheme, host=self._server.host, port=self._server.port
+            )
+            request.headers["host"] = f"{self._server.host}:{self._server.port}"
+        return self._inner.handle_request(request)
+
+    def close(self) -> None:
+        self._inner.close()
+
+
+#: The clock and counter of tool-call ids the Google transports invent
+#: (``<name>_<Date.now()>_<n>``): the oracle shows the clock as ``<timestamp>``; the counter
+#: is process-wide, so it differs between the oracle's one-case processes and the suite.
+INVENTED_ID = re.compile(r"_(\d{13}|<timestamp>)_\d+\b")
+
+
+def without_invented_id_clock(value: Any) -> Any:
+    """``value`` with invented tool-call ids' clock and counter replaced by placeholders."""
+    return json.loads(INVENTED_ID.sub("_<timestamp>_<n>", json.dumps(value)))
+
+
 def normalized_message(message: dict[str, Any]) -> dict[str, Any]:
     return {**message, "timestamp": "<timestamp>"}
+
+
+#: The runtime named in ``@google/genai``'s ``x-goog-api-client`` (Node for Pi, Python here).
+GOOGLE_RUNTIME = re.compile(r" gl-(node|python)(/\S*)?")
 
 
 def request_view(request: dict[str, Any]) -> dict[str, Any]:
     view = {key: value for key, value in request.items() if key != "headers"}
     view["headers"] = {
-        name: value
+        name: GOOGLE_RUNTIME.sub(" gl-<runtime>", value) if name == "x-goog-api-client" else value
         for name, value in request.get("headers", {}).items()
         if name not in CLIENT_HEADERS and not name.startswith("x-stainless-")
     }

@@ -159,7 +159,7 @@ class Terminal:
 
     async def idle(self) -> None:
         await self.until(lambda: not self.agent.is_busy(), "the agent to be idle")
-        await self.until(lambda: self.session.activity is None, "the footer to settle")
+        await self.until(lambda: self.session.status.activity is None, "the footer to settle")
 
     async def type(self, keys: str) -> None:
         """Send keys and wait until the application has read them (a lone Esc is then

@@ -4,6 +4,8 @@ Each core sub-command lives in its own module of this package and exposes
 ``register(subparsers)``; plugins add theirs through ``ctx_register_cli_commands``
 (:mod:`ctxmodes.cli_commands`). Registration must stay import-light (heavy modules are
 imported inside the handler) so that ``ctxmodes --help`` starts fast.
+
+Internal package: not part of the API plugins and programs use (see :mod:`ctxmodes`).
 """
 
 from __future__ import annotations

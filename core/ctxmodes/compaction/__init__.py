@@ -16,6 +16,8 @@ Branch summary on navigation::
 
     collected = collect_entries_for_branch_summary(manager, old_leaf_id, target_id)
     result = generate_branch_summary(collected.entries, summarizer, context_window=...)
+
+Internal package: not part of the API plugins and programs use (see :mod:`ctxmodes`).
 """
 
 from __future__ import annotations

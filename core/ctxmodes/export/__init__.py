@@ -7,6 +7,8 @@ replies, thinking and tool calls folded, window markers and notes, Tree's archiv
 folded under the summaries that stand for them, other branches folded where they leave the
 path. Every piece of session content is escaped; the only script is the page's own, pinned
 by hash in the page's Content-Security-Policy.
+
+Internal package: not part of the API plugins and programs use (see :mod:`ctxmodes`).
 """
 
 from ctxmodes.export.render import render_html

@@ -45,7 +45,24 @@ def render_markdown(text: str) -> Markup:
     return Markup(_parser().render(text))
 
 
+#: Pygments styles for the page's light and dark schemes.
+LIGHT_CODE_STYLE = "default"
+DARK_CODE_STYLE = "github-dark"
+
+
 def code_stylesheet() -> str:
-    """The Pygments rules for highlighted code, scoped to :data:`CODE_CLASS`."""
-    rules = HtmlFormatter(style="default").get_style_defs(f".{CODE_CLASS}")  # type: ignore[no-untyped-call]
-    return str(rules)
+    """The Pygments token colours for highlighted code, scoped to :data:`CODE_CLASS`: the
+    light style, and the dark one under ``prefers-color-scheme: dark``.
+
+    Only the token rules are kept: a style's own background for the scope would paint the
+    whole page (the scope is ``main``), and its unscoped rules would reach the rest of it.
+    """
+    light = _token_rules(LIGHT_CODE_STYLE)
+    dark = _token_rules(DARK_CODE_STYLE)
+    return f"{light}\n@media (prefers-color-scheme: dark) {{\n{dark}\n}}\n"
+
+
+def _token_rules(style: str) -> str:
+    scope = f".{CODE_CLASS} "
+    rules = HtmlFormatter(style=style).get_style_defs(f".{CODE_CLASS}")  # type: ignore[no-untyped-call]
+    return "\n".join(line for line in str(rules).splitlines() if line.startswith(scope))

@@ -16,7 +16,7 @@ from markupsafe import Markup
 
 from ctxmodes.errors import CtxmodesError
 from ctxmodes.export.markdown import code_stylesheet, render_markdown
-from ctxmodes.export.view import build_view, content_text, marker_number, one_line
+from ctxmodes.export.view import build_view, content_text, diff_lines, marker_number, one_line
 
 if TYPE_CHECKING:
     from ctxmodes.session.manager import SessionManager
@@ -61,6 +61,7 @@ def _template() -> Template:
         content_text=content_text,
         marker_number=marker_number,
         image_src=_image_src,
+        diff_lines=diff_lines,
     )
     return environment.from_string(_asset("session.html.j2"))
 

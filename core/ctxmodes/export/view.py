@@ -8,7 +8,7 @@ store opens, including entries of unknown types and values of unexpected shapes.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, Literal
 
@@ -48,6 +48,9 @@ class Archive:
     root_id: str
     summary_id: str
     window_number: int | None
+    #: The user navigated into the archived branch: it is on the active path, so the model
+    #: sees it again.
+    active: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +77,7 @@ class SessionView:
     children: dict[str, list[SessionTreeNode]] = field(default_factory=dict)
     window_count: int = 0
     note_count: int = 0
+    usage: UsageTotals = field(default_factory=lambda: UsageTotals())
 
     def sidebar(self) -> Iterator[Token]:
         """The whole tree: runs of single children flat, each branch of a fork opened."""
@@ -178,7 +182,7 @@ def build_view(manager: SessionManager, file_name: str) -> SessionView:
             windows[window[0]] = window[1]
         if stored.get("customType") == NOTE_TYPE:
             note_count += 1
-    archives = _archives(entries, parents, windows)
+    archives = _archives(entries, parents, windows, active)
     header = dict(manager.get_header_json())
     name = manager.get_session_name()
     return SessionView(
@@ -193,11 +197,15 @@ def build_view(manager: SessionManager, file_name: str) -> SessionView:
         children=children,
         window_count=len(windows),
         note_count=note_count,
+        usage=UsageTotals.of_path(entries[entry_id].stored for entry_id in active_path),
     )
 
 
 def _archives(
-    entries: dict[str, EntryView], parents: dict[str, str], windows: dict[str, int]
+    entries: dict[str, EntryView],
+    parents: dict[str, str],
+    windows: dict[str, int],
+    active: set[str],
 ) -> list[Archive]:
     """The side branches claimed by archive manifests: the child of ``branchBaseId`` on the
     way up from ``archivedLeafId`` is the archived branch's first entry."""
@@ -221,7 +229,7 @@ def _archives(
             continue
         window = data.get("windowId")
         number = windows.get(window) if isinstance(window, str) else None
-        found.append(Archive(root, summary, number))
+        found.append(Archive(root, summary, number, active=root in active))
     return found
 
 
@@ -254,6 +262,63 @@ def marker_number(stored: dict[str, Any]) -> int | None:
     """The window number a stored marker opens, if it is one."""
     window = _marker_window(stored)
     return None if window is None else window[1]
+
+
+@dataclass(slots=True)
+class UsageTotals:
+    """What the active path's answers cost: the last model that answered, the tokens of
+    every answer added up, and their cost as each answer recorded it."""
+
+    model: str | None = None
+    input: int = 0
+    output: int = 0
+    cache_read: int = 0
+    cache_write: int = 0
+    cost: float = 0.0
+
+    @property
+    def tokens(self) -> int:
+        return self.input + self.output + self.cache_read + self.cache_write
+
+    @classmethod
+    def of_path(cls, stored_entries: Iterable[dict[str, Any]]) -> UsageTotals:
+        totals = cls()
+        for stored in stored_entries:
+            message = stored.get("message") if stored.get("type") == "message" else None
+            if not isinstance(message, dict) or message.get("role") != "assistant":
+                continue
+            provider, model = message.get("provider"), message.get("model")
+            if isinstance(model, str) and model:
+                totals.model = f"{provider}/{model}" if isinstance(provider, str) else model
+            usage = message.get("usage")
+            if isinstance(usage, dict):
+                totals.input += _count(usage.get("input"))
+                totals.output += _count(usage.get("output"))
+                totals.cache_read += _count(usage.get("cacheRead"))
+                totals.cache_write += _count(usage.get("cacheWrite"))
+                cost = usage.get("cost")
+                total = cost.get("total") if isinstance(cost, dict) else None
+                if isinstance(total, int | float) and not isinstance(total, bool):
+                    totals.cost += float(total)
+        return totals
+
+
+def _count(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
+#: How a line of Pi's display diff (``details.diff`` of ``edit``) is shown.
+DiffLineKind = Literal["add", "del", "ctx"]
+
+
+def diff_lines(details: Any) -> list[tuple[DiffLineKind, str]]:
+    """The lines of a tool result's display diff, each with what it does; empty when the
+    result carries none."""
+    diff = details.get("diff") if isinstance(details, dict) else None
+    if not isinstance(diff, str) or not diff:
+        return []
+    kinds: dict[str, DiffLineKind] = {"+": "add", "-": "del"}
+    return [(kinds.get(line[:1], "ctx"), line) for line in diff.split("\n")]
 
 
 def _first_user_text(entries: dict[str, EntryView], path: list[str]) -> str | None:

@@ -7,6 +7,8 @@
 * :mod:`~ctxmodes.host.records` — what listeners receive, one record per lifecycle event.
 
 The names are imported lazily, so loading the built-in commands plugin stays cheap.
+
+Internal package: not part of the API plugins and programs use (see :mod:`ctxmodes`).
 """
 
 from __future__ import annotations

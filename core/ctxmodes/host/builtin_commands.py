@@ -24,7 +24,7 @@ from pathlib import Path
 from ctxmodes import hookimpl
 from ctxmodes.commands import Command, CommandContext
 from ctxmodes.errors import CtxmodesError
-from ctxmodes.hostapi import HostSession
+from ctxmodes.hostapi import HostSession, NavigationRequest
 
 TREE_USAGE = "usage: /tree <entry-id> [--summarize] [--label TEXT]"
 
@@ -43,8 +43,8 @@ def compact(args: str, context: CommandContext) -> None:
     )
 
 
-def parse_tree_args(args: str) -> tuple[str, bool, str | None]:
-    """``(entry id, summarize, label)`` from ``/tree`` arguments.
+def parse_tree_args(args: str) -> NavigationRequest:
+    """The navigation ``/tree`` arguments ask for.
 
     :raises CtxmodesError: the arguments do not match :data:`TREE_USAGE`.
     """
@@ -70,12 +70,11 @@ def parse_tree_args(args: str) -> tuple[str, bool, str | None]:
         position += 1
     if target is None:
         raise CtxmodesError(TREE_USAGE)
-    return target, summarize, label
+    return NavigationRequest(target, summarize=summarize, label=label)
 
 
 def tree(args: str, context: CommandContext) -> None:
-    target, summarize, label = parse_tree_args(args)
-    result = context.navigate_tree(target, summarize=summarize, label=label)
+    result = context.navigate_tree(parse_tree_args(args))
     if result.cancelled:
         context.ui.notify("Navigation cancelled" + (" (aborted)" if result.aborted else ""))
         return

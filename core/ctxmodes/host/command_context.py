@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from ctxmodes.errors import CtxmodesError, StaleContextError
-from ctxmodes.hostapi import TreeNavigationResult, UserInterface
+from ctxmodes.hostapi import NavigationRequest, TreeNavigationResult, UserInterface
 
 if TYPE_CHECKING:
     from ctxmodes.host.session import AgentSession
@@ -65,22 +65,8 @@ class HostCommandContext:
         inside the session's own run cannot wait for that run (it raises instead)."""
         self._alive().wait_for_idle()
 
-    def navigate_tree(
-        self,
-        target_id: str,
-        *,
-        summarize: bool = False,
-        custom_instructions: str | None = None,
-        replace_instructions: bool = False,
-        label: str | None = None,
-    ) -> TreeNavigationResult:
-        return self._alive().navigate_tree(
-            target_id,
-            summarize=summarize,
-            custom_instructions=custom_instructions,
-            replace_instructions=replace_instructions,
-            label=label,
-        )
+    def navigate_tree(self, request: NavigationRequest) -> TreeNavigationResult:
+        return self._alive().navigate_tree(request)
 
     def compact(self, custom_instructions: str | None = None) -> CompactionEntry:
         return self._alive().compact(custom_instructions)

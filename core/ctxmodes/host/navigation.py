@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from ctxmodes.errors import StaleContextError
 from ctxmodes.host.errors import SessionBusyError
-from ctxmodes.hostapi import TreeNavigationResult
+from ctxmodes.hostapi import NavigationRequest, TreeNavigationResult
 
 if TYPE_CHECKING:
     from ctxmodes.host.session import AgentSession
@@ -34,16 +34,7 @@ class SessionNavigation:
             and not session.is_busy_elsewhere()
         )
 
-    def navigate_tree(
-        self,
-        target_id: str,
-        *,
-        summarize: bool = False,
-        custom_instructions: str | None = None,
-        replace_instructions: bool = False,
-        label: str | None = None,
-        internal: bool = False,
-    ) -> TreeNavigationResult:
+    def navigate_tree(self, request: NavigationRequest) -> TreeNavigationResult:
         session = self._session
         if session.is_stale:
             raise StaleContextError(
@@ -59,11 +50,4 @@ class SessionNavigation:
                 "the session tree can only be navigated while the session is idle (for "
                 "example from ctx_agent_settled), not during a run"
             )
-        return session.navigate_tree(
-            target_id,
-            summarize=summarize,
-            custom_instructions=custom_instructions,
-            replace_instructions=replace_instructions,
-            label=label,
-            internal=internal,
-        )
+        return session.navigate_tree(request)

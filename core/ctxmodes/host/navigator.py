@@ -24,7 +24,7 @@ from ctxmodes.events import TreeNavigationEvent, TreePreparation
 from ctxmodes.host import records
 from ctxmodes.host.core import SessionCore
 from ctxmodes.host.errors import NoModelError
-from ctxmodes.hostapi import TreeNavigationResult
+from ctxmodes.hostapi import NavigationRequest, TreeNavigationResult
 from ctxmodes.session.models import (
     BranchSummaryEntry,
     CustomMessageEntry,
@@ -62,16 +62,12 @@ class Navigator:
     def __init__(self, core: SessionCore) -> None:
         self._core = core
 
-    def navigate(
-        self,
-        target_id: str,
-        *,
-        summarize: bool,
-        custom_instructions: str | None,
-        replace_instructions: bool,
-        label: str | None,
-        internal: bool,
-    ) -> TreeNavigationResult:
+    def navigate(self, request: NavigationRequest) -> TreeNavigationResult:
+        target_id, summarize, internal = request.target_id, request.summarize, request.internal
+        # A ``ctx_session_before_tree`` decision may change these three.
+        custom_instructions = request.custom_instructions
+        replace_instructions = request.replace_instructions
+        label = request.label
         core = self._core
         manager = core.manager
         old_leaf = manager.get_leaf_id()

@@ -53,6 +53,7 @@ from ctxmodes.host.run_loop import RunLoop
 from ctxmodes.host.system_prompt import build_system_prompt
 from ctxmodes.hostapi import (
     DeliverAs,
+    NavigationRequest,
     StreamingBehavior,
     TreeNavigationResult,
     TurnHold,
@@ -153,6 +154,9 @@ class AgentSession:
     @property
     def session_manager(self) -> SessionManager:
         return self._core.manager
+
+    def append_entry(self, custom_type: str, data: Any = None) -> str:
+        return self._core.manager.append_custom_entry(custom_type, data)
 
     @property
     def cwd(self) -> Path:
@@ -741,34 +745,18 @@ class AgentSession:
 
     # ================================================================ navigation
 
-    def navigate_tree(
-        self,
-        target_id: str,
-        *,
-        summarize: bool = False,
-        custom_instructions: str | None = None,
-        replace_instructions: bool = False,
-        label: str | None = None,
-        internal: bool = False,
-    ) -> TreeNavigationResult:
+    def navigate_tree(self, request: NavigationRequest) -> TreeNavigationResult:
         """Move the leaf (see :meth:`ctxmodes.hostapi.TreeNavigation.navigate_tree`)."""
         self._check_alive()
         life = self._core.life
         with life.drive("navigate the session tree"):
             if life.run_active:
                 raise SessionBusyError(NAVIGATE_WHILE_RUNNING)
-            if target_id == self._core.manager.get_leaf_id():
-                return TreeNavigationResult(cancelled=False, new_leaf_id=target_id)
+            if request.target_id == self._core.manager.get_leaf_id():
+                return TreeNavigationResult(cancelled=False, new_leaf_id=request.target_id)
             try:
                 with life.doing("branch_summary"):
-                    return self._navigator.navigate(
-                        target_id,
-                        summarize=summarize,
-                        custom_instructions=custom_instructions,
-                        replace_instructions=replace_instructions,
-                        label=label,
-                        internal=internal,
-                    )
+                    return self._navigator.navigate(request)
             finally:
                 self._release_held()
 

@@ -112,8 +112,8 @@ class ToolSchema(BaseModel):
 
     :ivar strict_sampling: the tool asks for strict (JSON-schema constrained) sampling of its
         arguments: ``prefer`` where the server and the schema allow it, ``require`` or fail
-        the request (:mod:`ctxmodes.providers.strict_schema`). A tool declares it with an
-        optional ``strict_sampling`` attribute.
+        the request (:mod:`ctxmodes.providers.transport.strict_schema`). A tool declares
+        it with an optional ``strict_sampling`` attribute.
     """
 
     model_config = ConfigDict(frozen=True)

@@ -1,66 +1,84 @@
-"""The HTTP seam: how model transports (and Remote's backend client) reach the network.
+"""The HTTP seam: how model transports and a provider's backend calls reach the network, and
+the one mechanism that ends a request early (an abort, or its deadline).
 
 Every transport takes an :class:`HttpSeam`. Its ``transport`` is any
-:class:`httpx.BaseTransport`: tests inject an in-process one (``httpx.MockTransport``, or
-an ASGI/WSGI app behind a transport) or point the default at a loopback server; nothing
-else in a transport knows how bytes travel.
+:class:`httpx.BaseTransport`: tests inject an in-process one (``httpx.MockTransport``, or an
+ASGI/WSGI app behind a transport) or point the default at a loopback server. Without one the
+seam's clients are plain httpx clients, so proxies (``HTTPS_PROXY``, ``ALL_PROXY``…) and
+``NO_PROXY`` apply exactly as httpx resolves them from the environment.
 
-Abort must close a connection promptly even while a read is blocked in another thread.
-Closing a socket from another thread does not wake a blocked ``recv`` on Linux;
-``shutdown`` does. The default transport therefore wraps httpcore's network streams so that
-each request, inside :func:`abortable`, knows the sockets it is reading and writing, and an
-abort shuts them down at once. An injected transport without real sockets is stopped between
-reads instead (the stream is closed and iteration ends).
-
-Importing this module imports httpx, so command-line code imports it lazily.
+Ending a request must be prompt even while a read is blocked in another thread, in any
+phase: connecting, waiting for the answer's headers, reading its body. Closing a socket from
+another thread does not wake a blocked ``recv`` on Linux; ``shutdown`` does. So, inside
+:func:`guarded`, every request of the thread carries httpx's public ``trace`` extension,
+which reports each connection the request opens; the scope keeps those sockets and shuts
+them down when the signal aborts or the deadline passes. Connections are therefore not
+reused between requests (one request, one connection, known from its first byte): the cost
+is a connection setup per model call, against a model call's seconds. An injected transport
+without real sockets is stopped between reads instead (see
+:meth:`~ctxmodes.providers.transport.call.CallContext.guard`).
 """
 
 from __future__ import annotations
 
 import contextlib
-import os
 import socket
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
 
-import httpcore
 import httpx
 
-if TYPE_CHECKING:
-    import ssl
+from ctxmodes.abort import AbortSignal
 
-    from ctxmodes.abort import AbortSignal
+__all__ = ["HttpSeam", "RequestScope", "guarded"]
 
-__all__ = ["AbortScope", "HttpSeam", "abortable", "watched_transport"]
+#: The longest connection setup allowed, whatever the read timeout.
+CONNECT_TIMEOUT_S = 30.0
 
 _local = threading.local()
 
 
-class AbortScope:
-    """The sockets one request uses; :meth:`shutdown` cuts them all (thread-safe)."""
+class RequestScope:
+    """The sockets of the requests made inside one :func:`guarded` block.
+
+    :meth:`cut` shuts them all down, now and as they appear (thread-safe); ``expired`` says
+    whether the deadline did it.
+    """
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._sockets: list[socket.socket] = []
-        self._shut = False
+        self._cut = False
+        self.expired = False
 
     def attach(self, sock: socket.socket) -> None:
         with self._lock:
-            if any(existing is sock for existing in self._sockets):
-                return
-            self._sockets.append(sock)
-            shut = self._shut
-        if shut:
+            if not any(existing is sock for existing in self._sockets):
+                self._sockets.append(sock)
+            cut = self._cut
+        if cut:
             _shutdown(sock)
 
-    def shutdown(self) -> None:
+    def cut(self) -> None:
         with self._lock:
-            self._shut = True
+            self._cut = True
             sockets = list(self._sockets)
         for sock in sockets:
             _shutdown(sock)
+
+    def expire(self) -> None:
+        self.expired = True
+        self.cut()
+
+    def trace(self, event: str, info: Mapping[str, object]) -> None:
+        """httpx's ``trace`` extension: keep the socket of each connection opened."""
+        if event in ("connection.connect_tcp.complete", "connection.start_tls.complete"):
+            stream = info.get("return_value")
+            extra = getattr(stream, "get_extra_info", None)
+            sock = extra("socket") if callable(extra) else None
+            if isinstance(sock, socket.socket):
+                self.attach(sock)
 
 
 def _shutdown(sock: socket.socket) -> None:
@@ -69,110 +87,46 @@ def _shutdown(sock: socket.socket) -> None:
 
 
 @contextlib.contextmanager
-def abortable(signal: AbortSignal) -> Iterator[AbortScope]:
-    """Run the requests of this thread inside an abort scope bound to ``signal``.
+def guarded(signal: AbortSignal | None, deadline_s: float | None = None) -> Iterator[RequestScope]:
+    """Run this thread's requests so that ``signal`` or the deadline ends them at once.
 
-    While the block runs, every socket the default transport reads from or writes to on this
-    thread joins the scope; when ``signal`` aborts, those sockets are shut down, which wakes
-    a blocked read with an error or end of stream.
+    Inside the block every request sent through an :class:`HttpSeam` client joins the
+    scope; when ``signal`` aborts or ``deadline_s`` seconds pass, their sockets are shut
+    down, which wakes a blocked connect or read with an error (or end of stream). Blocks
+    nest; the innermost scope is the one requests join.
     """
-    scope = AbortScope()
-    previous = getattr(_local, "scope", None)
+    scope = RequestScope()
+    previous: RequestScope | None = getattr(_local, "scope", None)
     _local.scope = scope
-    unregister = signal.add_callback(scope.shutdown)
+    unregister = signal.add_callback(scope.cut) if signal is not None else None
+    timer: threading.Timer | None = None
+    if deadline_s is not None:
+        timer = threading.Timer(max(0.0, deadline_s), scope.expire)
+        timer.daemon = True
+        timer.start()
     try:
         yield scope
     finally:
-        unregister()
+        if timer is not None:
+            timer.cancel()
+        if unregister is not None:
+            unregister()
         _local.scope = previous
 
 
-class _WatchedStream(httpcore.NetworkStream):
-    """A network stream that joins the current thread's abort scope whenever it is used."""
-
-    def __init__(self, inner: httpcore.NetworkStream) -> None:
-        self._inner = inner
-        sock = inner.get_extra_info("socket")
-        self._socket: socket.socket | None = sock if isinstance(sock, socket.socket) else None
-
-    def _join(self) -> None:
-        scope: AbortScope | None = getattr(_local, "scope", None)
-        if scope is not None and self._socket is not None:
-            scope.attach(self._socket)
-
-    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
-        self._join()
-        return self._inner.read(max_bytes, timeout)
-
-    def write(self, buffer: bytes, timeout: float | None = None) -> None:
-        self._join()
-        self._inner.write(buffer, timeout)
-
-    def close(self) -> None:
-        self._inner.close()
-
-    def start_tls(
-        self,
-        ssl_context: ssl.SSLContext,
-        server_hostname: str | None = None,
-        timeout: float | None = None,
-    ) -> httpcore.NetworkStream:
-        return _WatchedStream(self._inner.start_tls(ssl_context, server_hostname, timeout))
-
-    def get_extra_info(self, info: str) -> Any:
-        return self._inner.get_extra_info(info)
-
-
-class _WatchedBackend(httpcore.NetworkBackend):
-    def __init__(self, inner: httpcore.NetworkBackend) -> None:
-        self._inner = inner
-
-    def connect_tcp(
-        self,
-        host: str,
-        port: int,
-        timeout: float | None = None,
-        local_address: str | None = None,
-        socket_options: Any = None,
-    ) -> httpcore.NetworkStream:
-        stream = _WatchedStream(
-            self._inner.connect_tcp(host, port, timeout, local_address, socket_options)
-        )
-        stream._join()
-        return stream
-
-    def connect_unix_socket(
-        self, path: str, timeout: float | None = None, socket_options: Any = None
-    ) -> httpcore.NetworkStream:
-        return _WatchedStream(self._inner.connect_unix_socket(path, timeout, socket_options))
-
-    def sleep(self, seconds: float) -> None:
-        self._inner.sleep(seconds)
-
-
-def _environment_proxy() -> str | None:
-    for name in ("HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy"):
-        value = os.environ.get(name)
-        if value:
-            return value
-    return None
-
-
-def watched_transport(*, proxy: str | None = None) -> httpx.HTTPTransport:
-    """httpx's own transport, with sockets that :func:`abortable` can cut."""
-    transport = httpx.HTTPTransport(proxy=proxy, retries=0)
-    pool = transport._pool  # httpx builds the pool itself; only its backend is swapped
-    pool._network_backend = _WatchedBackend(pool._network_backend)
-    return transport
+def _join_scope(request: httpx.Request) -> None:
+    scope: RequestScope | None = getattr(_local, "scope", None)
+    if scope is not None:
+        request.extensions["trace"] = scope.trace
 
 
 @dataclass
 class HttpSeam:
     """Where a transport's requests go.
 
-    :ivar transport: an httpx transport to use instead of the default (httpx's, with
-        abortable sockets, honouring ``HTTPS_PROXY``). In-process transports make tests fast;
-        a loopback server makes them real.
+    :ivar transport: an httpx transport to use instead of httpx's own (which honours the
+        proxy variables and ``NO_PROXY``). In-process transports make tests fast; a loopback
+        server makes them real.
     :ivar user_agent: the ``User-Agent`` sent, Pi's ``pi (<platform> <release>; <arch>)``
         by default, so servers see the same client whichever of the two sent a request.
     """
@@ -183,17 +137,18 @@ class HttpSeam:
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def client(self, timeout_s: float | None) -> httpx.Client:
-        """A pooled client whose read and write timeouts are ``timeout_s`` (None: no limit)."""
+        """A client whose read and write timeouts are ``timeout_s`` (None: no limit)."""
         with self._lock:
             client = self._clients.get(timeout_s)
             if client is None:
-                transport = self.transport
-                if transport is None:
-                    transport = watched_transport(proxy=_environment_proxy())
                 client = httpx.Client(
-                    transport=transport,
-                    timeout=httpx.Timeout(timeout_s, connect=min(timeout_s or 30.0, 30.0)),
+                    transport=self.transport,
+                    timeout=httpx.Timeout(
+                        timeout_s, connect=min(timeout_s or CONNECT_TIMEOUT_S, CONNECT_TIMEOUT_S)
+                    ),
+                    limits=httpx.Limits(max_keepalive_connections=0),
                     follow_redirects=False,
+                    event_hooks={"request": [_join_scope]},
                 )
                 self._clients[timeout_s] = client
             return client

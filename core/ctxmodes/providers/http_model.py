@@ -11,18 +11,21 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterator
 from queue import Queue
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Literal
 
 from ctxmodes.abort import AbortSignal
+from ctxmodes.providers.apis import capabilities_for, stream_function
+from ctxmodes.providers.apis.openai_codex_responses.request import backend_base, identity_headers
+from ctxmodes.providers.backend import BackendRoute
 from ctxmodes.providers.base import (
     DeveloperMessage,
     EncryptedToolOutput,
-    ModelCapabilities,
     ModelInfo,
     ModelRequest,
     NamespaceToolSchema,
     Provider,
     ProviderError,
+    RequestMessage,
     StreamDone,
     StreamError,
     StreamEvent,
@@ -33,51 +36,32 @@ from ctxmodes.providers.base import (
     TransportRetry,
 )
 from ctxmodes.providers.catalog import ModelSpec
+from ctxmodes.providers.http import HttpSeam
+from ctxmodes.providers.jsvalues import pi_user_agent
 from ctxmodes.providers.request_settings import ProviderRetrySettings
+from ctxmodes.providers.secrets import is_sensitive_header, scrub
+from ctxmodes.providers.transport.call import CallContext
+from ctxmodes.providers.wire import (
+    JsonObject,
+    PiContext,
+    PiMessage,
+    StreamOptions,
+    WireError,
+    WireEvent,
+)
 from ctxmodes.session.models import AssistantMessage, ToolCall, to_json
-
-if TYPE_CHECKING:
-    from ctxmodes.providers.backend import BackendRoute
 
 ApiKeySource = Callable[[], str | None]
 
 
-def capabilities_for(model: ModelSpec) -> ModelCapabilities:
-    """What each wire format accepts: namespaces on Responses (not on Codex, whose reserved
-    namespaces take encrypted arguments), a developer role unless the server lacks one."""
-    if model.api == "openai-codex-responses":
-        return ModelCapabilities(
-            developer_role=True,
-            namespaced_tools=False,
-            encrypted_tool_arguments=True,
-            images=model.images,
-            reasoning=model.reasoning,
-        )
-    if model.api == "openai-responses":
-        return ModelCapabilities(
-            developer_role=model.flag("supportsDeveloperRole", True) is not False,
-            namespaced_tools=True,
-            images=model.images,
-            reasoning=model.reasoning,
-        )
-    from ctxmodes.providers.completions_compat import resolve_compat
-
-    return ModelCapabilities(
-        developer_role=resolve_compat(model)["supportsDeveloperRole"] is not False,
-        namespaced_tools=False,
-        images=model.images,
-        reasoning=model.reasoning,
-    )
-
-
-def _tool(tool: ToolSchema | NamespaceToolSchema) -> dict[str, Any]:
+def _tool(tool: ToolSchema | NamespaceToolSchema) -> JsonObject:
     if isinstance(tool, NamespaceToolSchema):
         return {
             "name": tool.name,
             "description": tool.description,
             "tools": [_tool(inner) for inner in tool.tools],
         }
-    converted: dict[str, Any] = {
+    converted: JsonObject = {
         "name": tool.name,
         "description": tool.description,
         "parameters": tool.parameters,
@@ -87,7 +71,7 @@ def _tool(tool: ToolSchema | NamespaceToolSchema) -> dict[str, Any]:
     return converted
 
 
-def _message(message: Any) -> dict[str, Any]:
+def _message(message: RequestMessage) -> PiMessage:
     if isinstance(message, EncryptedToolOutput):
         # Never persisted; the Responses codec sends ``output`` as the call's output items.
         return {
@@ -118,10 +102,8 @@ class HttpModelProvider(Provider):
         api_key: ApiKeySource,
         *,
         missing_key_hint: str = "",
-        seam: Any = None,
+        seam: HttpSeam | None = None,
     ) -> None:
-        from ctxmodes.providers.http import HttpSeam
-
         self._model = model
         self._api_key = api_key
         self._hint = missing_key_hint
@@ -153,11 +135,6 @@ class HttpModelProvider(Provider):
         return self._model
 
     def stream(self, request: ModelRequest, signal: AbortSignal) -> Iterator[StreamEvent]:
-        from ctxmodes.providers.apis import stream_function
-        from ctxmodes.providers.call import CallContext
-        from ctxmodes.providers.secrets import is_sensitive_header, scrub
-        from ctxmodes.providers.wire import PiContext, StreamOptions, WireError, WireEvent
-
         key = self._api_key()
         if not key:
             hint = f": {self._hint}" if self._hint else ""
@@ -180,7 +157,7 @@ class HttpModelProvider(Provider):
             metadata=request.client_metadata or None,
         )
         # The call runs on a worker thread so that events reach the host as they stream.
-        queue: Queue[StreamEvent | dict[str, Any] | BaseException] = Queue()
+        queue: Queue[StreamEvent | PiMessage | BaseException] = Queue()
 
         def emit(event: WireEvent) -> None:
             if event.type == "text_delta" and event.delta is not None:
@@ -245,11 +222,6 @@ class CodexModelProvider(HttpModelProvider):
     BACKEND_TIMEOUT_S: float | None = None
 
     def backend_route(self) -> BackendRoute:
-        from ctxmodes.providers.backend import BackendRoute
-        from ctxmodes.providers.codex import backend_base, identity_headers
-        from ctxmodes.providers.jsvalues import pi_user_agent
-        from ctxmodes.providers.wire import WireError
-
         token = self._api_key()
         if not token:
             hint = f": {self._hint}" if self._hint else ""

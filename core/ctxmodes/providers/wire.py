@@ -1,11 +1,11 @@
 """What every wire format shares: the call's inputs, its event vocabulary, the message being
-built, usage and cost.
+built.
 
 The transports work on Pi's JSON shapes (plain dicts with Pi's camelCase keys): the context's
 messages are exactly what Pi's agent passes after ``convertToLlm``, and the assistant message
 is built key by key in the order pi-ai creates it, so what ctxmodes stores equals what Pi
 stores. :class:`WireEvent` is pi-ai's event vocabulary (``start``, ``text_start`` …
-``done``/``error``); :class:`~ctxmodes.providers.remote_model.HttpModelProvider` turns it
+``done``/``error``); :class:`~ctxmodes.providers.http_model.HttpModelProvider` turns it
 into the host's :data:`~ctxmodes.providers.base.StreamEvent` values.
 """
 
@@ -17,11 +17,17 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ctxmodes.providers.catalog import ModelSpec
+from ctxmodes.providers.jsvalues import parse_streaming_json
 
 #: Error text of a call aborted while waiting or between events (pi-ai's wording).
 ABORTED = "Request was aborted"
 
 CacheRetention = Literal["none", "short", "long"]
+#: A JSON object in pi-ai's shape (a message, a content block, a request body or event):
+#: the transports read and write pi-ai's values key by key, as plain JSON.
+JsonObject = dict[str, Any]
+#: A message of pi-ai's context, or the assistant message a call builds.
+PiMessage = JsonObject
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +101,7 @@ class StreamOptions:
             "serviceTier": "service_tier",
             "samplingParams": "sampling_params",
             "metadata": "metadata",
+            "env": "env",
         }
         values = {names[key]: value for key, value in options.items() if key in names}
         values.setdefault("timeout_ms", None)
@@ -158,8 +165,6 @@ class ArgumentBuffer:
 
 def strip_scratch(output: dict[str, Any]) -> None:
     """Drop the scratch fields; a tool call still streaming gets the arguments parsed so far."""
-    from ctxmodes.providers.jsvalues import parse_streaming_json
-
     for block in output["content"]:
         for name in ARGUMENT_FIELDS:
             buffer = block.get(name)
@@ -167,42 +172,6 @@ def strip_scratch(output: dict[str, Any]) -> None:
                 block["arguments"] = parse_streaming_json(buffer.text())
         for name in SCRATCH_FIELDS:
             block.pop(name, None)
-
-
-def calculate_cost(model: ModelSpec, usage: dict[str, Any]) -> None:
-    """pi-ai's ``calculateCost``, with the same floating-point operations in the same order."""
-    input_tokens = usage["input"] + usage["cacheRead"] + usage["cacheWrite"]
-    rates: Any = model.cost
-    matched = -1.0
-    for tier in model.cost.tiers or ():
-        if input_tokens > tier.input_tokens_above and tier.input_tokens_above > matched:
-            rates, matched = tier, tier.input_tokens_above
-    long_write = usage.get("cacheWrite1h") or 0
-    short_write = usage["cacheWrite"] - long_write
-    cost = usage["cost"]
-    cost["input"] = _num((rates.input / 1000000) * usage["input"])
-    cost["output"] = _num((rates.output / 1000000) * usage["output"])
-    cost["cacheRead"] = _num((rates.cache_read / 1000000) * usage["cacheRead"])
-    cost["cacheWrite"] = _num(
-        (rates.cache_write * short_write + rates.input * 2 * long_write) / 1000000
-    )
-    cost["total"] = _num(cost["input"] + cost["output"] + cost["cacheRead"] + cost["cacheWrite"])
-
-
-def apply_service_tier(model: ModelSpec, usage: dict[str, Any], tier: str | None) -> None:
-    """Flex halves the price, priority doubles it (2.5x for gpt-5.5)."""
-    multiplier = {"flex": 0.5, "priority": 2.5 if model.id == "gpt-5.5" else 2}.get(tier or "", 1)
-    if multiplier == 1:
-        return
-    cost = usage["cost"]
-    for key in ("input", "output", "cacheRead", "cacheWrite"):
-        cost[key] = _num(cost[key] * multiplier)
-    cost["total"] = _num(cost["input"] + cost["output"] + cost["cacheRead"] + cost["cacheWrite"])
-
-
-def _num(value: float) -> float | int:
-    # JavaScript has one number type: an integral result prints without a fraction.
-    return int(value) if isinstance(value, float) and value.is_integer() else value
 
 
 class WireError(Exception):

@@ -8,8 +8,8 @@
         agent.subscribe(print)
         agent.prompt("Summarize the README")
 
-See :mod:`ctxmodes.sdk.agent` for the two ways to drive an agent and
-:mod:`ctxmodes.sdk.events` for what listeners receive.
+See :class:`Agent` for the two ways to drive an agent and :class:`AgentEvent` for what
+listeners receive. A public module: import from here; the submodules are internal.
 """
 
 from ctxmodes.sdk.agent import Agent, open_agent
@@ -24,6 +24,7 @@ from ctxmodes.sdk.events import (
     Navigated,
     Notice,
     QueueChanged,
+    RequestSent,
     RetryEnded,
     RetryScheduled,
     RunSettled,
@@ -38,6 +39,7 @@ from ctxmodes.sdk.events import (
     UsageReported,
     WindowOpened,
 )
+from ctxmodes.sdk.models import resolve_model
 
 __all__ = [
     "Agent",
@@ -51,6 +53,7 @@ __all__ = [
     "Navigated",
     "Notice",
     "QueueChanged",
+    "RequestSent",
     "RetryEnded",
     "RetryScheduled",
     "RunSettled",
@@ -65,4 +68,5 @@ __all__ = [
     "UsageReported",
     "WindowOpened",
     "open_agent",
+    "resolve_model",
 ]

@@ -24,7 +24,12 @@ from ctxmodes.errors import CtxmodesError
 from ctxmodes.host.errors import SessionBusyError
 from ctxmodes.host.queues import queued_text
 from ctxmodes.host.runtime import AgentHost
-from ctxmodes.hostapi import NotifyLevel, StreamingBehavior, TreeNavigationResult
+from ctxmodes.hostapi import (
+    NavigationRequest,
+    NotifyLevel,
+    StreamingBehavior,
+    TreeNavigationResult,
+)
 from ctxmodes.sdk.context_state import ContextState, context_state
 from ctxmodes.sdk.events import AgentEvent, EventListener, Notice, StatusChanged, translate
 from ctxmodes.sdk.worker import SessionWorker
@@ -34,6 +39,7 @@ from ctxmodes.session.models import UserMessage
 if TYPE_CHECKING:
     from ctxmodes.commands import Command
     from ctxmodes.config import Settings
+    from ctxmodes.events import RetrievalRequest, RetrievalResult
     from ctxmodes.host.options import HostOptions
     from ctxmodes.host.records import HostRecord, Listener
     from ctxmodes.host.session import AgentSession
@@ -252,13 +258,11 @@ class Agent:
         """Compact now (aborting a run in progress first), on this thread."""
         return self.session.compact(instructions)
 
-    def navigate(
-        self, target_id: str, *, summarize: bool = False, label: str | None = None
-    ) -> TreeNavigationResult:
-        """Move the leaf to ``target_id`` as ``/tree`` does (the session must be idle)."""
+    def navigate(self, request: NavigationRequest) -> TreeNavigationResult:
+        """Move the leaf as ``/tree`` does (the session must be idle)."""
         if self.is_busy():
             raise SessionBusyError("Wait for the current response to finish before navigating.")
-        return self.session.navigate_tree(target_id, summarize=summarize, label=label)
+        return self.session.navigate_tree(request)
 
     def new_session(self) -> None:
         self._host.new_session()
@@ -272,6 +276,15 @@ class Agent:
 
     def switch_mode(self, name: str) -> None:
         self._host.switch_mode(name)
+
+    def retrieve(self, request: RetrievalRequest) -> RetrievalResult | None:
+        """Run a ``history`` or ``notes`` operation as the model's tool would, through the
+        mode's ``ctx_retrieve``; ``None`` when the mode keeps none (a failing plugin is
+        reported as a notice)."""
+        from ctxmodes.hooks import HookRelay
+
+        session = self.session
+        return session.call_hook(HookRelay(self._host.plugin_manager, session).retrieve, request)
 
     def model_refs(self) -> list[str]:
         """The ``provider/model-id`` of every model the plugins register (``ctxmodes models``)."""

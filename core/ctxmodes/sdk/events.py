@@ -1,15 +1,20 @@
-"""The events an embedding program receives: a small, stable vocabulary over the host's
-lifecycle records (:mod:`ctxmodes.host.records`).
+"""The events programs receive: the one vocabulary of what an agent does, for the terminal,
+an embedding program and the demo alike.
 
-:func:`translate` turns one record into zero or more events. Raw records remain available
-through :meth:`ctxmodes.sdk.Agent.subscribe_records` for programs that need every hook point.
+The host speaks in lifecycle records (:mod:`ctxmodes.host.records`), one per hook point. They
+are projected onto these events once, here: :data:`PROJECTION` declares, for every record
+type, the events it stands for, and :data:`UNPROJECTED` the record types no program needs
+(they serve traces and the host's own tests); a test holds that every record type is in
+exactly one of them. :data:`FROM_THE_INTERFACE` are the events the agent's user interface
+emits itself. Raw records remain available through
+:meth:`ctxmodes.sdk.Agent.subscribe_records` for programs that need every hook point.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from ctxmodes.compaction.tokens import calculate_context_tokens
 from ctxmodes.host import records
@@ -24,6 +29,7 @@ from ctxmodes.windows.marker import CONTEXT_WINDOW_CUSTOM_TYPE
 if TYPE_CHECKING:
     from ctxmodes.host.records import HostRecord
     from ctxmodes.hostapi import NotifyLevel
+    from ctxmodes.providers.base import ModelRequest
     from ctxmodes.session.models import AgentMessage, CompactionEntry
 
 
@@ -136,6 +142,14 @@ class CompactionFinished:
 
 
 @dataclass(frozen=True, slots=True)
+class RequestSent:
+    """A turn's request went to the model, as the modes shaped it (what ``/context`` shows)."""
+
+    type: ClassVar[str] = "request"
+    request: ModelRequest
+
+
+@dataclass(frozen=True, slots=True)
 class SummaryStarted:
     """A branch summary is being generated (a navigation with a summary, Tree's rollover)."""
 
@@ -226,6 +240,7 @@ AgentEvent = (
     | QueueChanged
     | CompactionStarted
     | CompactionFinished
+    | RequestSent
     | SummaryStarted
     | Navigated
     | SessionChanged
@@ -263,23 +278,17 @@ def window_number(message: AgentMessage) -> int | None:
 
 def translate(record: HostRecord) -> list[AgentEvent]:
     """The events one host record stands for, in order."""
-    if isinstance(record, records.MessageUpdated):
-        event = record.event
-        if isinstance(event, TextDelta):
-            return [TextDeltaEvent(event.delta)]
-        if isinstance(event, ThinkingDelta):
-            return [TextDeltaEvent(event.delta, thinking=True)]
-        return []
-    if isinstance(record, records.MessageEnded):
-        return _message_events(record)
-    if isinstance(record, records.MessageStarted):
-        return [AssistantStarted()] if record.role == "assistant" else []
-    if isinstance(record, records.ToolExecutionStarted):
-        return [ToolStarted(record.tool_call_id, record.tool_name, record.arguments)]
-    if isinstance(record, records.ToolExecutionEnded):
-        text = message_text(record.result)
-        return [ToolFinished(record.tool_call_id, record.tool_name, text, record.is_error)]
-    return _lifecycle_events(record)
+    project = PROJECTION.get(type(record))
+    return project(record) if project is not None else []
+
+
+def _delta(record: records.MessageUpdated) -> list[AgentEvent]:
+    event = record.event
+    if isinstance(event, TextDelta):
+        return [TextDeltaEvent(event.delta)]
+    if isinstance(event, ThinkingDelta):
+        return [TextDeltaEvent(event.delta, thinking=True)]
+    return []
 
 
 def _message_events(record: records.MessageEnded) -> list[AgentEvent]:
@@ -298,41 +307,83 @@ def _message_events(record: records.MessageEnded) -> list[AgentEvent]:
     return events
 
 
-def _lifecycle_events(record: HostRecord) -> list[AgentEvent]:
-    if isinstance(record, records.AgentStarted):
-        return [RunStarted()]
-    if isinstance(record, records.AgentSettled):
-        return [RunSettled()]
-    if isinstance(record, records.QueueUpdated):
-        return [QueueChanged(record.steering, record.follow_up)]
-    if isinstance(record, records.CompactionStarted):
-        return [CompactionStarted(record.trigger)]
-    if isinstance(record, records.CompactionEnded):
-        return [CompactionFinished(record.entry, record.aborted, record.error, record.trigger)]
-    if isinstance(record, records.ProviderRequested) and record.request.purpose == (
-        "branch_summary"
-    ):
-        return [SummaryStarted()]
-    if isinstance(record, records.TreeNavigated):
-        summarized = record.summary_entry is not None
-        return [Navigated(record.old_leaf_id, record.new_leaf_id, summarized, record.internal)]
-    if isinstance(record, records.SessionStarted):
-        return [SessionChanged(record.reason)]
-    if isinstance(record, records.AutoRetryStarted):
-        return [
-            RetryScheduled(
-                record.attempt, record.max_attempts, record.delay_ms, record.error_message
-            )
-        ]
-    if isinstance(record, records.AutoRetryEnded):
-        return [RetryEnded(record.success, record.final_error)]
-    if isinstance(record, records.TransportRetryScheduled):
-        return [
-            TransportRetryScheduled(
-                record.attempt, record.max_attempts, record.delay_ms, record.error_message
-            )
-        ]
-    return []
+def _request(record: records.ProviderRequested) -> list[AgentEvent]:
+    purpose = record.request.purpose
+    if purpose == "turn":
+        return [RequestSent(record.request)]
+    return [SummaryStarted()] if purpose == "branch_summary" else []
+
+
+def _tool_finished(record: records.ToolExecutionEnded) -> list[AgentEvent]:
+    text = message_text(record.result)
+    return [ToolFinished(record.tool_call_id, record.tool_name, text, record.is_error)]
+
+
+def _navigated(record: records.TreeNavigated) -> list[AgentEvent]:
+    summarized = record.summary_entry is not None
+    return [Navigated(record.old_leaf_id, record.new_leaf_id, summarized, record.internal)]
+
+
+def _retry(record: records.AutoRetryStarted) -> list[AgentEvent]:
+    return [
+        RetryScheduled(record.attempt, record.max_attempts, record.delay_ms, record.error_message)
+    ]
+
+
+def _transport_retry(record: records.TransportRetryScheduled) -> list[AgentEvent]:
+    return [
+        TransportRetryScheduled(
+            record.attempt, record.max_attempts, record.delay_ms, record.error_message
+        )
+    ]
+
+
+Projection = Callable[[Any], list[AgentEvent]]
+
+#: Every record type programs see, and the events it stands for.
+PROJECTION: Final[Mapping[type, Projection]] = {
+    records.SessionStarted: lambda r: [SessionChanged(r.reason)],
+    records.QueueUpdated: lambda r: [QueueChanged(r.steering, r.follow_up)],
+    records.AgentStarted: lambda r: [RunStarted()],
+    records.AgentSettled: lambda r: [RunSettled()],
+    records.ProviderRequested: _request,
+    records.MessageStarted: lambda r: [AssistantStarted()] if r.role == "assistant" else [],
+    records.MessageUpdated: _delta,
+    records.MessageEnded: _message_events,
+    records.ToolExecutionStarted: lambda r: [ToolStarted(r.tool_call_id, r.tool_name, r.arguments)],
+    records.ToolExecutionEnded: _tool_finished,
+    records.CompactionStarted: lambda r: [CompactionStarted(r.trigger)],
+    records.CompactionEnded: lambda r: [CompactionFinished(r.entry, r.aborted, r.error, r.trigger)],
+    records.AutoRetryStarted: _retry,
+    records.AutoRetryEnded: lambda r: [RetryEnded(r.success, r.final_error)],
+    records.TransportRetryScheduled: _transport_retry,
+    records.TreeNavigated: _navigated,
+}
+
+#: Record types no program needs: hook points that change nothing a user sees (their effect
+#: arrives as another record), kept for traces and the host's tests.
+UNPROJECTED: Final[frozenset[type]] = frozenset(
+    {
+        records.SessionShutdown,
+        records.InputReceived,
+        records.CommandInvoked,
+        records.TurnStarted,
+        records.ContextProjected,
+        records.ToolCallChecked,
+        records.ToolExecutionUpdated,
+        records.ToolResultChecked,
+        records.TurnEnded,
+        records.AgentEnded,
+        records.CompactionPrepared,
+        records.CompactionAppended,
+        records.SummarizationRetryScheduled,
+        records.SummarizationRetryFinished,
+        records.TreeNavigationStarted,
+    }
+)
+
+#: Events the agent's user interface emits itself (what plugins tell the user).
+FROM_THE_INTERFACE: Final[tuple[type, ...]] = (Notice, StatusChanged)
 
 
 __all__ = [
@@ -346,6 +397,7 @@ __all__ = [
     "Navigated",
     "Notice",
     "QueueChanged",
+    "RequestSent",
     "RetryEnded",
     "RetryScheduled",
     "RunSettled",

@@ -3,12 +3,19 @@
 Session files are byte-compatible with the Pi coding agent 0.85 (format version 3): files
 written here open in Pi with the same tree and context, and lines Pi wrote re-encode to the
 same bytes. See :mod:`ctxmodes.session.manager` for where behaviour deliberately differs.
+
+A public module: import the session format from here (:mod:`~ctxmodes.session.codec` is the
+JSON codec that writes lines as Pi's ``JSON.stringify`` does); the other submodules are
+internal.
 """
 
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from ctxmodes.session import codec
+
 if TYPE_CHECKING:
+    from ctxmodes.session.branch_path import BranchPath
     from ctxmodes.session.context import SessionContext
     from ctxmodes.session.convert import convert_to_llm
     from ctxmodes.session.errors import (
@@ -19,7 +26,7 @@ if TYPE_CHECKING:
         SessionError,
         SessionLockedError,
     )
-    from ctxmodes.session.ids import PI_IDENTITY, IdentitySource
+    from ctxmodes.session.ids import PI_IDENTITY, IdentitySource, timestamp_ms
     from ctxmodes.session.listing import SessionInfo
     from ctxmodes.session.manager import SessionManager, SessionPosition
     from ctxmodes.session.models import (
@@ -58,13 +65,16 @@ if TYPE_CHECKING:
         to_json,
     )
     from ctxmodes.session.reader import SkippedLine
-    from ctxmodes.session.store import IndexWarning
+    from ctxmodes.session.store import IndexWarning, StoredRun
     from ctxmodes.session.tree import SessionTreeNode
     from ctxmodes.session.writer import Durability
 
 #: Public name → the module that defines it. Resolved on first use, so that opening a
 #: session file and reading its context as JSON loads none of the models (pydantic).
 _EXPORTS: dict[str, str] = {
+    "BranchPath": "ctxmodes.session.branch_path",
+    "StoredRun": "ctxmodes.session.store",
+    "timestamp_ms": "ctxmodes.session.ids",
     "AgentMessage": "ctxmodes.session.models",
     "AssistantMessage": "ctxmodes.session.models",
     "BashExecutionMessage": "ctxmodes.session.models",
@@ -123,6 +133,7 @@ __all__ = [
     "AgentMessage",
     "AssistantMessage",
     "BashExecutionMessage",
+    "BranchPath",
     "BranchSummaryEntry",
     "BranchSummaryMessage",
     "CompactionEntry",
@@ -155,6 +166,7 @@ __all__ = [
     "SessionPosition",
     "SessionTreeNode",
     "SkippedLine",
+    "StoredRun",
     "TextContent",
     "ThinkingContent",
     "ThinkingLevelChangeEntry",
@@ -165,9 +177,11 @@ __all__ = [
     "UnknownMessage",
     "Usage",
     "UserMessage",
+    "codec",
     "convert_to_llm",
     "entry_from_json",
     "message_from_json",
+    "timestamp_ms",
     "to_json",
 ]
 

@@ -24,6 +24,7 @@ from ctxmodes.compaction.settings import CompactionSettings
 from ctxmodes.events import NewContextRequest, RetrievalRequest
 from ctxmodes.hooks import HookRelay
 from ctxmodes.hookspecs import MODULE_HOOKS
+from ctxmodes.hostapi import NavigationRequest
 from ctxmodes.modes import ModeRegistry, mode_plugin_name
 from ctxmodes.offline import OfflineSession
 from ctxmodes.plugins import CtxPluginManager
@@ -163,7 +164,9 @@ class ModeConformance:
             and isinstance(entry.message, AssistantMessage)
             and entry.message.content == [TextContent(text="answer 0")]
         )
-        step("a /tree navigation", lambda: harness.session.navigate_tree(reply.id))
+        step(
+            "a /tree navigation", lambda: harness.session.navigate_tree(NavigationRequest(reply.id))
+        )
         step("a prompt after navigating", lambda: harness.prompt("from here"))
         step("a resume", lambda: harness.host.resume_session(path))
         step("a prompt after resuming", lambda: harness.prompt("still there?"))

@@ -27,6 +27,11 @@ if TYPE_CHECKING:
 class HostHarness:
     """One host, one session file under ``directory``, one scripted model.
 
+    Isolated: the host holds the core's default plugins and ``plugins``, whatever the
+    environment says (``CTXMODES_LOAD_PLUGINS`` and ``CTXMODES_BLOCK_PLUGINS`` choose what a
+    user's session loads, not what a test runs). ``CTXMODES_TRACE_PLUGINS`` still prints the
+    hook calls: it changes no outcome, and it is how a failing test is read.
+
     :param responses: the scripted model's responses, in order (see
         :mod:`ctxmodes.providers.script`).
     :param summaries: scripted summaries for branch-summary and compaction calls.
@@ -64,7 +69,7 @@ class HostHarness:
         from ctxmodes.host.options import HostOptions
         from ctxmodes.host.retry_settings import RetrySettings
         from ctxmodes.host.runtime import AgentHost
-        from ctxmodes.plugins import make_configured_plugin_manager
+        from ctxmodes.plugins import PluginSelection, make_plugin_manager
         from ctxmodes.providers.script import Script
         from ctxmodes.providers.scripted import ScriptedProvider
         from ctxmodes.session.manager import SessionManager
@@ -84,7 +89,9 @@ class HostHarness:
         )
         self.ui: HeadlessUI = HeadlessUI()
         self.records: list[Any] = []
-        pm = make_configured_plugin_manager(load_entrypoints=False, plugins=plugins)
+        pm = make_plugin_manager(
+            load_entrypoints=False, selection=PluginSelection(), plugins=plugins
+        )
         self.host: AgentHost = AgentHost(
             pm=pm,
             provider=self.provider,

@@ -1,7 +1,8 @@
 """pytest fixtures for testing one plugin in isolation.
 
 ``ctx_plugin_manager`` builds a *fresh* plugin manager holding only the plugins a test names:
-no entry points, no defaults, so a test never depends on what happens to be installed.
+no entry points, no defaults, and no selection from the environment, so a test never depends
+on what happens to be installed or on the developer's ``CTXMODES_*`` variables.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import pytest
 
-from ctxmodes.plugins import CtxPluginManager, make_plugin_manager
+from ctxmodes.plugins import CtxPluginManager, PluginSelection, make_plugin_manager
 
 if TYPE_CHECKING:
     from ctxmodes.session.manager import SessionManager
@@ -25,7 +26,9 @@ class PluginManagerFactory(Protocol):
 
 def isolated_plugin_manager(*plugins: object) -> CtxPluginManager:
     """A new manager with the hookspecs and exactly ``plugins`` registered."""
-    return make_plugin_manager(load_entrypoints=False, default_plugins=(), plugins=plugins)
+    return make_plugin_manager(
+        load_entrypoints=False, selection=PluginSelection(), default_plugins=(), plugins=plugins
+    )
 
 
 @pytest.fixture

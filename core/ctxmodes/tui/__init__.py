@@ -7,4 +7,6 @@ region — the streaming reply, the queue, the editor and the footer — which i
 ever redrawn.
 
 Nothing here is imported by ``ctxmodes --help``: prompt_toolkit loads when a session starts.
+
+Internal package: not part of the API plugins and programs use (see :mod:`ctxmodes`).
 """

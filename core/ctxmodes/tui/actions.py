@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final, cast
 
 from ctxmodes.errors import CtxmodesError
+from ctxmodes.hostapi import NavigationRequest
 from ctxmodes.tui.picker import Picker, PickerItem
 
 if TYPE_CHECKING:
@@ -55,7 +56,7 @@ def _navigate(
 
     def job() -> None:
         result = agent.session.navigate_tree(
-            target, summarize=summarize, custom_instructions=instructions
+            NavigationRequest(target, summarize=summarize, custom_instructions=instructions)
         )
         if result.cancelled:
             agent.session.ui.notify(
@@ -240,7 +241,7 @@ def quit(session: TerminalSession, args: str) -> None:
 def copy(session: TerminalSession, args: str) -> None:
     """The last reply to the clipboard with OSC 52 (works over ssh and in tmux with
     ``set-clipboard on``); no dependency."""
-    text = session.last_reply
+    text = session.transcript.last_reply
     if not text:
         session.notify("No reply to copy yet")
         return
@@ -343,7 +344,7 @@ def context_breakdown(session: TerminalSession, args: str) -> None:
     from ctxmodes.providers.base import DeveloperMessage
 
     agent = session.agent
-    request = session.last_request
+    request = session.transcript.last_request
     state = agent.context_state()
     if request is None:
         session.notify(
@@ -382,7 +383,6 @@ def context_breakdown(session: TerminalSession, args: str) -> None:
 def _retrieve(session: TerminalSession, family: str, args: str) -> None:
     from ctxmodes.cli.retrieval_cmd import check_action, parse_arguments
     from ctxmodes.events import RetrievalRequest
-    from ctxmodes.hooks import HookRelay
 
     words = args.split()
     if not words:
@@ -399,10 +399,8 @@ def _retrieve(session: TerminalSession, family: str, args: str) -> None:
     except CtxmodesError as exc:
         session.notify(str(exc), "error")
         return
-    host_session = agent.session
-    relay = HookRelay(agent.host.plugin_manager, host_session)
     request = RetrievalRequest(family=cast("Family", family), action=action, arguments=arguments)
-    result = host_session.call_hook(relay.retrieve, request)
+    result = agent.retrieve(request)
     if result is None:
         session.notify(f"mode {agent.mode!r} keeps no {family}", "warning")
         return

@@ -78,3 +78,53 @@ def all_commands(session: TerminalSession) -> dict[str, SlashCommand]:
             ),
         )
     return commands
+
+
+def run_typed(session: TerminalSession, streaming_behavior: str = "steer") -> None:
+    """Enter (``steer``) or Alt+Enter (``follow_up``): the editor's text as a slash command,
+    a ``!`` shell command, or a prompt."""
+    buffer = session.buffer
+    text = buffer.text
+    if not text.strip():
+        return
+    if text.startswith("/") and _run_slash(session, text):
+        return
+    if text.startswith("!") and text.lstrip("!").strip():
+        _run_shell(session, text)
+        return
+    buffer.append_to_history()
+    buffer.reset()
+    session.agent.submit(
+        text, streaming_behavior="follow_up" if streaming_behavior == "follow_up" else "steer"
+    )
+
+
+def _run_shell(session: TerminalSession, text: str) -> None:
+    from ctxmodes.tui.actions import shell
+
+    if session.busy() or session.shell_abort is not None:
+        session.notify("! commands wait until the agent is idle (Esc stops it)", "warning")
+        return
+    exclude = text.startswith("!!")
+    session.buffer.append_to_history()
+    session.buffer.reset()
+    shell(session, text[2 if exclude else 1 :].strip(), exclude=exclude)
+
+
+def _run_slash(session: TerminalSession, text: str) -> bool:
+    """Dispatch a slash command; False when ``text`` names none (it is then a prompt)."""
+    name, _, args = text[1:].partition(" ")
+    command = all_commands(session).get(name)
+    if command is None:
+        return False
+    if session.busy() and not command.while_streaming:
+        # Refused, and the text stays in the editor to run later.
+        session.notify(f"/{name} waits until the agent is idle (Esc stops it)", "warning")
+        return True
+    session.buffer.append_to_history()
+    session.buffer.reset()
+    if command.handler is None:
+        session.agent.submit(text)
+    else:
+        command.handler(session, args.strip())
+    return True

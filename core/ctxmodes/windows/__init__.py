@@ -1,5 +1,5 @@
 """The context-window kit: everything a managed mode (Local, Tree, Remote, a third party's)
-is built from. Import from here only; the submodules are the kit's internals.
+is built from. A public module: import from here only; the submodules are internal.
 
 The model works in windows: a window marker opens each one, ``new_context`` asks for the next,
 ``get_context_remaining`` reports the budget, and ``history`` and ``notes`` recover what an

@@ -6,7 +6,8 @@ manager's ``subscribe``). It keeps the window identity, the budget flags, the hi
 the notes and the pending one-time trim, all incremental. An entry whose parent is not the
 current leaf means the leaf moved (tree navigation, a branch, a reset): observing it raises
 :class:`BranchMovedError`, and the owner rebuilds the state from the new branch.
-:class:`TrackedWindowState` does that bookkeeping for a :class:`SessionManager`.
+:class:`TrackedWindowState` does that bookkeeping for a session's
+:class:`~ctxmodes.session_view.SessionView`.
 
 Entries are read in their stored form (:mod:`ctxmodes.windows.stored`), so a rebuild from a
 long branch decodes no model; ``from_branch`` and ``observe`` take entry models instead. A
@@ -43,7 +44,7 @@ from ctxmodes.windows.thread_hint import (
 )
 
 if TYPE_CHECKING:
-    from ctxmodes.session.manager import SessionManager
+    from ctxmodes.session_view import SessionView
 
 #: Before the first window marker only these entries mean anything to the window state:
 #: markers are custom messages, notes and note snapshots are custom entries.
@@ -189,7 +190,7 @@ class TrackedWindowState:
 
     __slots__ = ("_manager", "_stale", "_state", "_unsubscribe")
 
-    def __init__(self, manager: SessionManager) -> None:
+    def __init__(self, manager: SessionView) -> None:
         self._manager = manager
         self._state = _branch_state(manager)
         self._stale = False
@@ -218,7 +219,7 @@ class TrackedWindowState:
         self._unsubscribe()
 
 
-def _branch_state(manager: SessionManager) -> WindowState:
+def _branch_state(manager: SessionView) -> WindowState:
     """The state at the manager's leaf, decoding only the entries it can depend on."""
     ids = manager.get_branch_ids()
     read: list[StoredEntry] = []

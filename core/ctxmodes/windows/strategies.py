@@ -322,9 +322,7 @@ class LocalRetrieval:
 
     def _persist(self, prepared: PreparedNoteWrite) -> str:
         try:
-            return self._mode.session.session_manager.append_custom_entry(
-                prepared.custom_type, prepared.data.dump()
-            )
+            return self._mode.session.append_entry(prepared.custom_type, prepared.data.dump())
         except OSError as error:
             raise CtxmodesError(f"the note could not be saved: {error}") from error
 

@@ -11,11 +11,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ctxmodes import hookimpl
-from ctxmodes.modes import ModeSpec
+from ctxmodes import ModeSpec, hookimpl
 
 if TYPE_CHECKING:
-    from ctxmodes.hostapi import HostSession
+    from ctxmodes import HostSession
 
 NAME = "local"
 

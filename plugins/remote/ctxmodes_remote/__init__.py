@@ -10,9 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ctxmodes import HostSession, hookimpl
-from ctxmodes.cli_commands import CliCommand
-from ctxmodes.modes import ModeSpec
+from ctxmodes import CliCommand, HostSession, ModeSpec, hookimpl
 
 NAME = "remote"
 

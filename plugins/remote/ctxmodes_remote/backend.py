@@ -24,10 +24,8 @@ from typing import Any, Final
 import httpx
 import orjson
 
-from ctxmodes.abort import AbortedError, AbortSignal
-from ctxmodes.errors import CtxmodesError
-from ctxmodes.providers.backend import BackendAccess, BackendRoute
-from ctxmodes.providers.base import ProviderError
+from ctxmodes import AbortedError, AbortSignal, CtxmodesError
+from ctxmodes.providers import BackendAccess, BackendRoute, ProviderError, guarded
 from ctxmodes.windows import OPERATIONS, ROOT_AGENT_NAME, THREAD_HINT_MAX_BYTES, Family, utf8_length
 
 _log = logging.getLogger(__name__)
@@ -188,8 +186,9 @@ class _Exchange:
     """One request on a worker thread, so that the deadline covers the whole exchange and
     an abort returns at once (httpx's own timeouts bound each phase, not the total).
 
-    An abandoned request finishes on its own within httpx's phase timeouts; its outcome is
-    dropped.
+    The worker sends inside :func:`~ctxmodes.providers.http.guarded`, the providers' own
+    abort-and-deadline scope, so on real sockets an abandoned request ends at once too; an
+    in-process transport finishes on its own, and its outcome is dropped.
     """
 
     def __init__(
@@ -211,7 +210,9 @@ class _Exchange:
     def run(self, signal: AbortSignal | None) -> tuple[int, bytes]:
         unregister = signal.add_callback(self._finished.set) if signal is not None else None
         try:
-            worker = threading.Thread(target=self._work, name="remote-backend-call", daemon=True)
+            worker = threading.Thread(
+                target=self._work, args=(signal,), name="remote-backend-call", daemon=True
+            )
             worker.start()
             self._finished.wait(self._timeout)
         finally:
@@ -227,11 +228,18 @@ class _Exchange:
             raise outcome
         return outcome
 
-    def _work(self) -> None:
+    def _work(self, signal: AbortSignal | None) -> None:
         try:
-            with self._client.stream(
-                "POST", self._url, content=self._body, headers=self._headers, timeout=self._timeout
-            ) as response:
+            with (
+                guarded(signal, self._timeout),
+                self._client.stream(
+                    "POST",
+                    self._url,
+                    content=self._body,
+                    headers=self._headers,
+                    timeout=self._timeout,
+                ) as response,
+            ):
                 raw = bytearray()
                 for chunk in response.iter_bytes():
                     raw += chunk

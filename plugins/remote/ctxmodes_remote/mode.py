@@ -19,17 +19,17 @@ from __future__ import annotations
 
 import logging
 
-from ctxmodes.abort import AbortedError, AbortSignal
-from ctxmodes.errors import CtxmodesError
-from ctxmodes.events import (
+from ctxmodes import (
+    ABORTED_MESSAGE,
+    AbortedError,
+    AbortSignal,
+    CtxmodesError,
+    HostSession,
     ProviderRequestEvent,
     RetrievalRequest,
     RetrievalResult,
 )
-from ctxmodes.hostapi import HostSession
-from ctxmodes.providers.backend import BackendAccess
-from ctxmodes.providers.base import RequestMessage
-from ctxmodes.tools.base import ABORTED_MESSAGE
+from ctxmodes.providers import BackendAccess, RequestMessage
 from ctxmodes.windows import (
     OPERATIONS,
     ManagedMode,

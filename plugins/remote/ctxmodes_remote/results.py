@@ -17,9 +17,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ctxmodes.events import RetrievalResult
-from ctxmodes.session import codec
-from ctxmodes.session.models import ImageContent, ToolResultMessage
+from ctxmodes import RetrievalResult
+from ctxmodes.session import ImageContent, ToolResultMessage, codec
 from ctxmodes.windows import DETAILS_KEY, FAMILIES, Family
 from ctxmodes_remote.backend import BackendFailure
 

@@ -15,9 +15,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ctxmodes.providers.base import EncryptedToolOutput, RequestMessage
-from ctxmodes.session import codec
-from ctxmodes.session.models import AssistantMessage, ImageContent, ToolResultMessage
+from ctxmodes.providers import EncryptedToolOutput, RequestMessage
+from ctxmodes.session import AssistantMessage, ImageContent, ToolResultMessage, codec
 from ctxmodes.windows import ROOT_AGENT_NAME, WindowIdentity, unroute_message
 from ctxmodes_remote.results import encrypted_output_of
 

@@ -42,12 +42,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ctxmodes import hookimpl
-from ctxmodes.cli_commands import CliCommand
-from ctxmodes.modes import ModeSpec
+from ctxmodes import CliCommand, ModeSpec, hookimpl
 
 if TYPE_CHECKING:
-    from ctxmodes.hostapi import HostSession
+    from ctxmodes import HostSession
     from ctxmodes_tree.settings import TreeSettings
 
 NAME = "tree"

@@ -32,8 +32,7 @@ from collections.abc import Iterator, Sequence
 from itertools import accumulate
 from typing import Protocol
 
-from ctxmodes.session import codec
-from ctxmodes.session.store import StoredRun
+from ctxmodes.session import StoredRun, codec
 from ctxmodes.windows import HistoryItem, ItemFilter, LogWindow, WindowLog, stored_item
 from ctxmodes_tree.archive_index import TreeArchiveIndex
 from ctxmodes_tree.traversal import ArchiveLimits, EntryGraph, VerifiedArchive

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from ctxmodes.session.models import CustomEntry, SessionEntry
+from ctxmodes.session import CustomEntry, SessionEntry
 from ctxmodes_tree.signatures import SummarySignature, summary_signature
 from ctxmodes_tree.traversal import (
     DEFAULT_LIMITS,

@@ -50,15 +50,17 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from ctxmodes.errors import CtxmodesError
-from ctxmodes.events import NewContextOutcome, TreeNavigationEvent
-from ctxmodes.hostapi import (
+from ctxmodes import (
+    CtxmodesError,
+    NavigationRequest,
+    NewContextOutcome,
     QueuedMessage,
     StreamingBehavior,
     TreeNavigation,
+    TreeNavigationEvent,
     TurnHold,
 )
-from ctxmodes.session.models import (
+from ctxmodes.session import (
     BranchSummaryEntry,
     CustomMessageEntry,
     MessageEntry,
@@ -248,7 +250,9 @@ class RolloverCoordinator:
         snapshot = self._tree.state.notes.snapshot(self._now_ms())
         self._navigation = _Navigation(old_leaf, ui.get_editor_text(), _entry_text(target))
         try:
-            result = navigation.navigate_tree(target.id, summarize=True, internal=True)
+            result = navigation.navigate_tree(
+                NavigationRequest(target.id, summarize=True, internal=True)
+            )
         except CtxmodesError as error:
             raise RolloverError(f"navigation failed: {error}") from None
         if result.cancelled:
@@ -262,8 +266,8 @@ class RolloverCoordinator:
         manifest = manifest_for_summary(
             pending.identity.current_window_id, pending.boundary_entry_id, summary
         )
-        manager.append_custom_entry(TREE_ARCHIVE_CUSTOM_TYPE, manifest.dump())
-        manager.append_custom_entry(NOTE_SNAPSHOT_CUSTOM_TYPE, snapshot.dump())
+        self._session.append_entry(TREE_ARCHIVE_CUSTOM_TYPE, manifest.dump())
+        self._session.append_entry(NOTE_SNAPSHOT_CUSTOM_TYPE, snapshot.dump())
         archive = self._tree.archives.latest
         if archive is None or archive.summary.id != summary.id:
             raise RolloverError("the archive manifest could not be verified")

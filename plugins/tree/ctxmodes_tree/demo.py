@@ -1,6 +1,6 @@
 """``ctxmodes demo``, Tree's command: a scripted session in Tree mode, run offline, explained.
 
-The demo drives the agent host with a built-in scripted model through three context
+The demo drives an agent (:mod:`ctxmodes.sdk`) with a built-in scripted model through three context
 windows. The model notes a release code name in window 0 and rolls over, writes a changelog
 in window 1 and rolls over again, then recovers the code name from the archived window 0
 with ``history``. Afterwards the demo prints what the model was sent in each window, the
@@ -24,10 +24,10 @@ if TYPE_CHECKING:
     from rich.console import Console
     from rich.tree import Tree
 
-    from ctxmodes.host.records import HostRecord
-    from ctxmodes.providers.base import ModelRequest
-    from ctxmodes.session.manager import SessionManager
-    from ctxmodes.session.tree import SessionTreeNode
+    from ctxmodes import SessionView
+    from ctxmodes.providers import ModelRequest
+    from ctxmodes.sdk import AgentEvent
+    from ctxmodes.session import SessionTreeNode
 
 from ctxmodes_tree.manifest import TREE_ARCHIVE_CUSTOM_TYPE
 
@@ -106,16 +106,17 @@ DEMO_SCRIPT: Final[dict[str, Any]] = {
 
 @dataclass
 class _Windows:
-    """Turn requests grouped by context window (a rollover starts the next group)."""
+    """The turn requests, as the model received them (after every mode shaped them),
+    grouped by context window: a rollover (the mode's own navigation) starts the next."""
 
     requests: list[list[ModelRequest]] = field(default_factory=lambda: [[]])
 
-    def __call__(self, record: HostRecord) -> None:
-        from ctxmodes.host.records import ProviderRequested, TreeNavigated
+    def __call__(self, event: AgentEvent) -> None:
+        from ctxmodes.sdk import Navigated, RequestSent
 
-        if isinstance(record, ProviderRequested) and record.request.purpose == "turn":
-            self.requests[-1].append(record.request)
-        elif isinstance(record, TreeNavigated) and record.internal:
+        if isinstance(event, RequestSent):
+            self.requests[-1].append(event.request)
+        elif isinstance(event, Navigated) and event.internal:
             self.requests.append([])
 
 
@@ -129,7 +130,7 @@ def run(args: argparse.Namespace) -> int:
         workdir = Path(scratch)
         session_file = args.session.resolve() if args.session is not None else None
         if session_file is not None and session_file.exists():
-            from ctxmodes.errors import CtxmodesError
+            from ctxmodes import CtxmodesError
 
             raise CtxmodesError(f"{session_file} exists; the demo writes a new session file")
         _run_demo(console, workdir, session_file)
@@ -137,51 +138,42 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run_demo(console: Console, workdir: Path, session_file: Path | None) -> None:
-    from ctxmodes.config import load_settings
-    from ctxmodes.events import RetrievalRequest
-    from ctxmodes.hooks import HookRelay
-    from ctxmodes.host.runtime import AgentHost
-    from ctxmodes.plugins import make_configured_plugin_manager
-    from ctxmodes.providers.script import Script
-    from ctxmodes.providers.scripted import ScriptedProvider
-    from ctxmodes.session.manager import SessionManager
-    from ctxmodes.session.writer import Durability
-    from ctxmodes.ui import HeadlessUI
+    from ctxmodes import RetrievalRequest
+    from ctxmodes.providers import Script, ScriptedProvider
+    from ctxmodes.sdk import Notice, open_agent
 
-    pm = make_configured_plugin_manager(load_settings().settings)
-    ui = HeadlessUI()
-    host = AgentHost(
-        pm=pm,
-        provider=ScriptedProvider(Script.model_validate(DEMO_SCRIPT)),
-        ui=ui,
-        mode=DEMO_MODE,
-        durability=Durability.FLUSH,
-    )
     windows = _Windows()
-    host.subscribe(windows)
+    notices: list[Notice] = []
+
+    def watch(event: AgentEvent) -> None:
+        windows(event)
+        if isinstance(event, Notice):
+            notices.append(event)
+
     if session_file is not None:
-        session_file.parent.mkdir(parents=True, exist_ok=True)
         # A new session at that path; tools still run in the scratch directory.
-        manager = SessionManager.open(session_file, cwd_override=workdir)
-    else:
-        manager = SessionManager.create(workdir, workdir / "sessions")
-    try:
-        host.start(manager)
+        session_file.parent.mkdir(parents=True, exist_ok=True)
+    with open_agent(
+        cwd=workdir,
+        mode=DEMO_MODE,
+        provider=ScriptedProvider(Script.model_validate(DEMO_SCRIPT)),
+        session_file=session_file,
+        session_dir=workdir / "sessions",
+    ) as agent:
+        agent.subscribe(watch)
         console.print(f"[bold]ctxmodes demo[/] — mode [bold]{DEMO_MODE}[/], scripted model")
         console.print(f"prompt: {PROMPT}\n")
-        host.session.prompt(PROMPT)
-        for level, message in ui.notifications:
-            console.print(f"[red]{level}:[/] {message}")
+        agent.prompt(PROMPT)
+        for notice in notices:
+            console.print(f"[red]{notice.level}:[/] {notice.message}")
         _print_windows(console, windows.requests)
+        manager = agent.session_manager
         _print_tree(console, manager)
-        relay = HookRelay(pm, host.session)
         request = RetrievalRequest(
             family="history", action="search_contents", arguments={"query": CODE_NAME}
         )
-        result = relay.retrieve(request)
+        result = agent.retrieve(request)
         _print_search(console, result.text if result is not None else "{}", manager)
-    finally:
-        host.close()
     if session_file is not None:
         console.print(f"\nsession written to {session_file}")
 
@@ -195,7 +187,7 @@ def _one_line(text: str, limit: int = PREVIEW_CHARS) -> str:
 
 
 def _message_line(message: Any) -> str:
-    from ctxmodes.session.models import TextContent, ToolCall
+    from ctxmodes.session import TextContent, ToolCall
 
     role = getattr(message, "role", "?")
     content = getattr(message, "content", "")
@@ -236,7 +228,7 @@ def _print_windows(console: Console, requests: list[list[ModelRequest]]) -> None
     )
 
 
-def _entry_label(manager: SessionManager, node: SessionTreeNode) -> str:
+def _entry_label(manager: SessionView, node: SessionTreeNode) -> str:
     stored = manager.get_entry_json(node.entry_id) or {}
     kind = stored.get("type")
     if kind == "message":
@@ -269,7 +261,7 @@ def _entry_label(manager: SessionManager, node: SessionTreeNode) -> str:
     return str(kind)
 
 
-def _print_tree(console: Console, manager: SessionManager) -> None:
+def _print_tree(console: Console, manager: SessionView) -> None:
     from rich.tree import Tree
 
     active = set(manager.get_branch_ids())
@@ -292,12 +284,12 @@ def _print_tree(console: Console, manager: SessionManager) -> None:
     console.print(root)
 
 
-def _tree_line(manager: SessionManager, node: SessionTreeNode, active: set[str]) -> str:
+def _tree_line(manager: SessionView, node: SessionTreeNode, active: set[str]) -> str:
     mark = "[green]●[/]" if node.entry_id in active else " "
     return f"{mark} [cyan]{node.entry_id}[/] {_entry_label(manager, node)}"
 
 
-def _print_search(console: Console, text: str, manager: SessionManager) -> None:
+def _print_search(console: Console, text: str, manager: SessionView) -> None:
     console.rule(f"history search_contents query={CODE_NAME!r}")
     items = json.loads(text).get("items", [])
     active = set(manager.get_branch_ids())

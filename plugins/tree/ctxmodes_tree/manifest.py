@@ -19,7 +19,7 @@ from typing import Annotated, Any, Final, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
-from ctxmodes.session.models import BranchSummaryEntry
+from ctxmodes.session import BranchSummaryEntry
 
 TREE_ARCHIVE_CUSTOM_TYPE = "codex-context-tree-archive"
 TREE_ARCHIVE_STRATEGY: Final = "codex-context-tree"

@@ -35,7 +35,7 @@ from ctxmodes import (
     NewContextRequest,
     TreeNavigationEvent,
 )
-from ctxmodes.session.models import AgentMessage
+from ctxmodes.session import AgentMessage
 from ctxmodes.windows import (
     LocalRetrieval,
     ManagedMode,

@@ -23,12 +23,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ctxmodes.events import ContextProjection
-from ctxmodes.session.models import (
-    AgentMessage,
-    BranchSummaryMessage,
-    CompactionSummaryMessage,
-)
+from ctxmodes import ContextProjection
+from ctxmodes.session import AgentMessage, BranchSummaryMessage, CompactionSummaryMessage
 from ctxmodes.windows import project_latest_window
 from ctxmodes_tree.archive_index import TreeArchiveIndex
 from ctxmodes_tree.signatures import message_signature

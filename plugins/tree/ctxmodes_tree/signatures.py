@@ -13,8 +13,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from ctxmodes.session.ids import timestamp_ms
-from ctxmodes.session.models import BranchSummaryEntry, BranchSummaryMessage
+from ctxmodes.session import BranchSummaryEntry, BranchSummaryMessage, timestamp_ms
 
 
 class SummarySignature(NamedTuple):

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ctxmodes.session.manager import SessionManager
+from ctxmodes import SessionView
 from ctxmodes.windows import (
     RECOVERY_USER_ITEM_LIMIT,
     HistoryReader,
@@ -39,7 +39,7 @@ class TreeState:
 
     def __init__(
         self,
-        manager: SessionManager,
+        manager: SessionView,
         limits: ArchiveLimits = DEFAULT_LIMITS,
         *,
         on_rejected: Callable[[str, ArchiveRejection], None] | None = None,
@@ -55,7 +55,7 @@ class TreeState:
         self._unsubscribe: Callable[[], None] | None = manager.subscribe(self.archives.observe)
 
     @property
-    def manager(self) -> SessionManager:
+    def manager(self) -> SessionView:
         return self._manager
 
     @property

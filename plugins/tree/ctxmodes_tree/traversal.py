@@ -29,8 +29,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Protocol
 
-from ctxmodes.session.branch_path import BranchPath
-from ctxmodes.session.models import BranchSummaryEntry, CustomEntry, SessionEntry
+from ctxmodes.session import BranchPath, BranchSummaryEntry, CustomEntry, SessionEntry
 from ctxmodes.windows import StoredEntry
 
 # Re-exported: the limits are part of this module's interface.

@@ -163,3 +163,129 @@ def test_a_forty_window_tree_session_renders_in_under_two_seconds(browser, tmp_p
     assert len(browser.find_elements(By.CSS_SELECTOR, "main details.archived")) == 40
     assert severe_logs(browser) == []
     assert 0 < loaded < 2000
+
+
+#: The effective background of an element (the first opaque one up its ancestors, the page's
+#: otherwise), and its text colour, as [r, g, b] triples.
+COLOURS_JS = """
+function rgb(value) { return value.match(/[\\d.]+/g).map(Number); }
+function background(element) {
+  for (let node = element; node; node = node.parentElement) {
+    const colour = rgb(getComputedStyle(node).backgroundColor);
+    if (colour.length < 4 || colour[3] > 0.5) return colour.slice(0, 3);
+  }
+  return rgb(getComputedStyle(document.documentElement).backgroundColor).slice(0, 3);
+}
+return Array.from(document.querySelectorAll(arguments[0]))
+  .filter(e => e.offsetParent !== null && e.textContent.trim())
+  .map(e => [background(e), rgb(getComputedStyle(e).color).slice(0, 3)]);
+"""
+
+
+def luminance(colour) -> float:
+    def channel(value: float) -> float:
+        value /= 255
+        return value / 12.92 if value <= 0.03928 else ((value + 0.055) / 1.055) ** 2.4
+
+    red, green, blue = (channel(v) for v in colour)
+    return 0.2126 * red + 0.7152 * green + 0.0722 * blue
+
+
+def contrast(first, second) -> float:
+    light, dark = sorted((luminance(first), luminance(second)), reverse=True)
+    return (light + 0.05) / (dark + 0.05)
+
+
+def screenshot_brightness(driver) -> float:
+    import io
+
+    from PIL import Image, ImageStat
+
+    image = Image.open(io.BytesIO(driver.get_screenshot_as_png())).convert("L")
+    return ImageStat.Stat(image).mean[0] / 255
+
+
+@pytest.fixture
+def colour_scheme(browser):
+    def use(scheme: str) -> None:
+        browser.execute_cdp_cmd(
+            "Emulation.setEmulatedMedia",
+            {"features": [{"name": "prefers-color-scheme", "value": scheme}]},
+        )
+
+    yield use
+    use("light")
+
+
+@pytest.fixture(scope="module")
+def code_page(tmp_path_factory) -> str:
+    directory = tmp_path_factory.mktemp("code")
+    reply = "```python\ndef answer() -> int:\n    return 42  # the answer\n```"
+    session = write_tree_session(directory, 1, reply=reply)
+    return page_for(session, directory / "page.html")
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_every_text_is_readable_in_both_colour_schemes(browser, code_page, colour_scheme, scheme):
+    colour_scheme(scheme)
+    browser.get(code_page)
+    browser.execute_script("document.querySelectorAll('details').forEach(d => d.open = true)")
+    selector = "main article header, main .md p, main .md code span, main pre, nav a, .facts"
+    pairs = browser.execute_script(COLOURS_JS, selector)
+    assert len(pairs) > 10
+    worst = min(pairs, key=lambda pair: contrast(*pair))
+    assert contrast(*worst) >= 4.5, worst
+    page_background = luminance(browser.execute_script(COLOURS_JS, "main")[0][0])
+    assert page_background < 0.1 if scheme == "dark" else page_background > 0.8
+
+
+def test_the_dark_page_is_dark_and_the_light_page_light(browser, code_page, colour_scheme):
+    colour_scheme("light")
+    browser.get(code_page)
+    light = screenshot_brightness(browser)
+    colour_scheme("dark")
+    browser.get(code_page)
+    dark = screenshot_brightness(browser)
+    assert light > 0.8
+    assert dark < 0.2
+
+
+def test_search_finds_text_inside_archived_windows_and_steps_through_matches(browser, tmp_path):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    session = write_tree_session(tmp_path, 3, prompt="Do every step, quietly")
+    browser.get(page_for(session, tmp_path / "search.html"))
+    folds = browser.find_elements(By.CSS_SELECTOR, "main details.archived")
+    assert not any(fold.get_attribute("open") for fold in folds)
+    box = browser.find_element(By.ID, "search")
+    box.send_keys("QUIETLY")  # case-insensitive; the prompt sits in archived window 0
+    hits = browser.find_elements(By.CSS_SELECTOR, "main article.hit")
+    # The summary of the window that held the prompt, then the prompt itself inside it.
+    assert [hit.get_attribute("class").split()[1] for hit in hits] == ["k-summary", "k-user"]
+    assert browser.find_element(By.ID, "hits").text == "1 of 2"
+    box.send_keys(Keys.ENTER)
+    prompt = browser.find_element(By.CSS_SELECTOR, "main article.current")
+    assert prompt == hits[1]
+    assert prompt.is_displayed()  # its archived window was unfolded
+    assert "Do every step, quietly" in prompt.text
+    box.clear()
+    box.send_keys("rolling over from window")
+    hits = browser.find_elements(By.CSS_SELECTOR, "main article.hit")
+    texts = browser.execute_script("return arguments[0].map(a => a.textContent)", hits)
+    assert all("rolling over from window" in text.lower() for text in texts)
+    kinds = [hit.get_attribute("class").split()[1] for hit in hits]
+    assert kinds.count("k-assistant") == 3
+    assert browser.find_element(By.ID, "hits").text == f"1 of {len(hits)}"
+    box.send_keys(Keys.ENTER)
+    current = browser.find_element(By.CSS_SELECTOR, "main article.current")
+    assert current == hits[1]
+    assert current.is_displayed()
+    assert browser.find_element(By.ID, "hits").text == f"2 of {len(hits)}"
+    box.send_keys(Keys.SHIFT, Keys.ENTER)
+    assert browser.find_element(By.ID, "hits").text == f"1 of {len(hits)}"
+    box.clear()
+    box.send_keys(Keys.SPACE, Keys.BACK_SPACE)
+    assert browser.find_elements(By.CSS_SELECTOR, "main article.hit") == []
+    assert "searching" not in browser.find_element(By.TAG_NAME, "body").get_attribute("class")
+    assert severe_logs(browser) == []

@@ -172,3 +172,82 @@ def test_the_cli_writes_the_page_and_refuses_to_overwrite_the_session(tree_page,
     assert main(["session", "export", str(path), "-o", str(path)]) == 1
     assert "refusing to overwrite" in capsys.readouterr().err
     assert path.read_bytes() == before
+
+
+def test_an_edit_shows_its_diff_and_the_header_its_model_tokens_and_cost(tmp_path):
+    manager = SessionManager.create(tmp_path, tmp_path / "sessions")
+    manager.append_message({"role": "user", "content": "rename it", "timestamp": 1})
+    usage = {
+        "input": 1200,
+        "output": 300,
+        "cacheRead": 100,
+        "cacheWrite": 50,
+        "totalTokens": 1650,
+        "cost": {"input": 0.01, "output": 0.002, "cacheRead": 0, "cacheWrite": 0, "total": 0.012},
+    }
+    call = {"type": "toolCall", "id": "c1", "name": "edit", "arguments": {"path": "a.py"}}
+    for text, content in (("", [call]), ("done", [{"type": "text", "text": "done"}])):
+        manager.append_message(
+            {
+                "role": "assistant",
+                "content": content,
+                "provider": "anthropic",
+                "model": "claude-sonnet-4-5",
+                "api": "anthropic-messages",
+                "usage": usage,
+                "stopReason": "toolUse" if not text else "stop",
+                "timestamp": 2,
+            }
+        )
+        if not text:
+            manager.append_message(
+                {
+                    "role": "toolResult",
+                    "toolCallId": "c1",
+                    "toolName": "edit",
+                    "content": [{"type": "text", "text": "Successfully replaced 1 block(s)."}],
+                    "details": {"diff": " 1 keep\n-2 old_name = 1\n+2 new_name = 1\n   ..."},
+                    "isError": False,
+                    "timestamp": 3,
+                }
+            )
+    path = manager.session_file
+    manager.close()
+    assert path is not None
+    page = render(path)
+    diff = page.split('<pre class="diff">', 1)[1].split("</pre>", 1)[0]
+    lines = re.findall(r'<span class="d-(\w+)">([^<]*)</span>', diff)
+    assert lines == [
+        ("ctx", " 1 keep"),
+        ("del", "-2 old_name = 1"),
+        ("add", "+2 new_name = 1"),
+        ("ctx", "   ..."),
+    ]
+    facts = page.split('<p class="facts usage">', 1)[1].split("</p>", 1)[0]
+    assert '<span class="model">anthropic/claude-sonnet-4-5</span>' in facts
+    assert "3,300 tokens (2,400 in, 600 out, 200 cache read, 100 cache write)" in facts
+    assert "$0.0240" in facts
+
+
+def test_an_archived_window_the_user_went_back_into_is_not_called_hidden(tmp_path):
+    path = write_tree_session(tmp_path, 2)
+    entries = [orjson.loads(line) for line in path.read_bytes().splitlines()[1:]]
+    manifests = [
+        e["data"]
+        for e in entries
+        if e["type"] == "custom" and e.get("customType") == "codex-context-tree-archive"
+    ]
+    first = manifests[0]
+    with SessionManager.open(path) as manager:
+        manager.branch(first["archivedLeafId"])
+        manager.append_message({"role": "user", "content": "back in window 0", "timestamp": 9})
+    page = render(path)
+    summary = page.split(f'id="e-{first["summaryEntryId"]}"', 1)[1].split("</article>", 1)[0]
+    assert "Summary of archived window 0 — the window itself is on the active path" in summary
+    assert "hidden from the model" not in summary
+    assert "archived window 0 — on the active path" in page
+    assert "archived window 0 — hidden from the model" not in page
+    # Window 1 was archived from the branch the user left: still hidden.
+    assert "Summary of archived window 1 — kept in the file, hidden from the model" in page
+    ids = [attrs["id"] for tag, attrs in parse(page).tags if tag == "article"]
+    assert len(ids) == len(set(ids)) == len(entries) + 1

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from support.host_rig import EchoTool, ToolsPlugin, text_response, tool_response
 
-from ctxmodes import hookimpl
+from ctxmodes import NavigationRequest, hookimpl
 from ctxmodes.errors import CtxmodesError, StaleContextError
 from ctxmodes.events import TreeDecision
 from ctxmodes.host import records
@@ -30,7 +30,9 @@ def test_a_mode_navigates_from_agent_settled_as_an_internal_rollover(make_rig):
                 return
             target, self.pending = self.pending, None
             assert session.navigation.ready
-            result = session.navigation.navigate_tree(target, summarize=True, internal=True)
+            result = session.navigation.navigate_tree(
+                NavigationRequest(target, summarize=True, internal=True)
+            )
             trees.append(result)
 
         @hookimpl
@@ -43,7 +45,7 @@ def test_a_mode_navigates_from_agent_settled_as_an_internal_rollover(make_rig):
         session = ctx.session
         assert not session.navigation.ready  # a run is active
         with pytest.raises(SessionBusyError):
-            session.navigation.navigate_tree(user_entries(rig)[0]["id"])
+            session.navigation.navigate_tree(NavigationRequest(user_entries(rig)[0]["id"]))
         rollover.pending = user_entries(rig)[0]["id"]
         session.abort()
 
@@ -72,7 +74,7 @@ def test_navigation_to_an_assistant_entry_with_a_label(make_rig):
     rig.session.prompt("q1")
     rig.session.prompt("q2")
     first_answer = [e for e in rig.file_entries() if e["type"] == "message"][1]
-    result = rig.session.navigate_tree(first_answer["id"], label="checkpoint")
+    result = rig.session.navigate_tree(NavigationRequest(first_answer["id"], label="checkpoint"))
     assert result.editor_text is None
     label = rig.file_entries()[-1]
     assert label["type"] == "label"
@@ -88,12 +90,12 @@ def test_navigation_without_summary_or_label_writes_nothing(make_rig):
     rig.session.prompt("q2")
     size = len(rig.file_entries())
     second_question = user_entries(rig)[1]
-    result = rig.session.navigate_tree(second_question["id"])
+    result = rig.session.navigate_tree(NavigationRequest(second_question["id"]))
     assert result.editor_text == "q2"
     assert rig.session.session_manager.get_leaf_id() == second_question["parentId"]
     assert len(rig.file_entries()) == size
     # Navigating to where the leaf is does nothing.
-    again = rig.session.navigate_tree(second_question["parentId"])
+    again = rig.session.navigate_tree(NavigationRequest(second_question["parentId"]))
     assert not again.cancelled
     assert rig.types().count("session_tree") == 1
 
@@ -116,13 +118,13 @@ def test_before_tree_can_cancel_or_supply_the_summary(make_rig):
     target = user_entries(rig)[0]["id"]
 
     decider.decision = TreeDecision(cancel=True)
-    result = rig.session.navigate_tree(target, summarize=True)
+    result = rig.session.navigate_tree(NavigationRequest(target, summarize=True))
     assert result.cancelled
     assert rig.session.session_manager.get_leaf_id() == leaf
     assert rig.provider.calls == 2  # no summary call
 
     decider.decision = TreeDecision(summary="mine", summary_details={"by": "plugin"})
-    result = rig.session.navigate_tree(target, summarize=True)
+    result = rig.session.navigate_tree(NavigationRequest(target, summarize=True))
     entry = rig.file_entries()[-1]
     assert entry["summary"] == "mine"
     assert entry["details"] == {"by": "plugin"}
@@ -149,7 +151,9 @@ def test_aborting_the_summary_cancels_the_navigation(make_rig):
             rig.session.abort()
 
     rig.session.subscribe(abort_summary)
-    result = rig.session.navigate_tree(user_entries(rig)[0]["id"], summarize=True)
+    result = rig.session.navigate_tree(
+        NavigationRequest(user_entries(rig)[0]["id"], summarize=True)
+    )
     assert result.cancelled
     assert result.aborted
     assert rig.session.session_manager.get_leaf_id() == leaf
@@ -161,7 +165,7 @@ def test_unknown_target_and_navigation_inside_a_run(make_rig):
 
     def navigate_inside(ctx):
         try:
-            ctx.session.navigate_tree("whatever")
+            ctx.session.navigate_tree(NavigationRequest("whatever"))
         except SessionBusyError as exc:
             errors.append(str(exc))
 
@@ -172,7 +176,7 @@ def test_unknown_target_and_navigation_inside_a_run(make_rig):
     rig.session.prompt("go")
     assert errors == ["Wait for the current response to finish before navigating the session tree."]
     with pytest.raises(CtxmodesError, match="Entry nope not found"):
-        rig.session.navigate_tree("nope")
+        rig.session.navigate_tree(NavigationRequest("nope"))
 
 
 def test_capability_is_stale_after_the_session_is_replaced(make_rig):
@@ -182,7 +186,7 @@ def test_capability_is_stale_after_the_session_is_replaced(make_rig):
     rig.host.new_session()
     assert not navigation.ready
     with pytest.raises(StaleContextError):
-        navigation.navigate_tree("x")
+        navigation.navigate_tree(NavigationRequest("x"))
     with pytest.raises(StaleContextError):
         old.send_custom_message("late", "text")
     assert rig.session.navigation.ready
@@ -199,7 +203,7 @@ def test_input_during_a_branch_summary_is_held_until_the_navigation_ends(make_ri
 
     rig.session.subscribe(type_during_summary)
     rig.clear()
-    rig.session.navigate_tree(target, summarize=True)
+    rig.session.navigate_tree(NavigationRequest(target, summarize=True))
     types = rig.types()
     # Held, then delivered as a prompt once the navigation is over.
     assert types.index("session_tree") < types.index("input")

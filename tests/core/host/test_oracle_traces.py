@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 from support.pi_oracle import require_oracle_cases
 
+from ctxmodes import NavigationRequest
 from ctxmodes.compaction import (
     BRANCH_SUMMARY_PREAMBLE,
     CompactionSettings,
@@ -163,10 +164,12 @@ def test_host_replays_pi_agent_trace(name, tmp_path):
             elif op == "navigateTree":
                 options = args[1] if len(args) > 1 else {}
                 result = session.navigate_tree(
-                    ours(args[0]) or "",
-                    summarize=options.get("summarize", False),
-                    custom_instructions=options.get("customInstructions"),
-                    label=options.get("label"),
+                    NavigationRequest(
+                        ours(args[0]) or "",
+                        summarize=options.get("summarize", False),
+                        custom_instructions=options.get("customInstructions"),
+                        label=options.get("label"),
+                    ),
                 )
                 assert result.cancelled == step["result"]["cancelled"]
                 assert result.editor_text == step["result"].get("editorText")

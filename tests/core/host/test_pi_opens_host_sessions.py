@@ -6,6 +6,7 @@ import pytest
 from support.host_rig import EchoTool, ToolsPlugin, text_response, tool_response
 from support.pi_oracle import require_pi
 
+from ctxmodes import NavigationRequest
 from ctxmodes.compaction import CompactionSettings
 from ctxmodes.host.options import HostOptions
 from ctxmodes.session.convert import convert_to_llm
@@ -32,7 +33,7 @@ def test_pi_sees_the_same_session(make_rig):
     session.send_custom_message("note", [TextContent(text="a custom note")], details={"n": 1})
     session.prompt("second question")
     first_user = next(e for e in rig.file_entries() if e["type"] == "message")
-    session.navigate_tree(first_user["id"], summarize=True, label="retry")
+    session.navigate_tree(NavigationRequest(first_user["id"], summarize=True, label="retry"))
     session.prompt("rephrased question")
     session.compact("keep the numbers")
     session.prompt("last question")

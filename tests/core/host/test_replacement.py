@@ -8,7 +8,7 @@ import threading
 import pytest
 from support.host_rig import BlockingTool, ToolsPlugin, text_response, tool_response
 
-from ctxmodes import hookimpl
+from ctxmodes import NavigationRequest, hookimpl
 from ctxmodes.commands import Command
 from ctxmodes.errors import ConfigError, StaleContextError
 from ctxmodes.host import records
@@ -89,7 +89,7 @@ def test_new_session_replaces_the_old_one(make_rig):
     ]
     stale = capture.contexts[0]
     with pytest.raises(StaleContextError):
-        stale.navigate_tree("anything")
+        stale.navigate_tree(NavigationRequest("anything"))
     with pytest.raises(StaleContextError):
         _ = stale.session
     types = rig.types()

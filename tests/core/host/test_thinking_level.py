@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from support.host_rig import text_response
 
+from ctxmodes import NavigationRequest
 from ctxmodes.compaction import CompactionSettings
 from ctxmodes.host import records
 from ctxmodes.host.options import HostOptions
@@ -67,7 +68,7 @@ def test_branch_summaries_ask_for_no_level(make_rig):
         e for e in rig.session.session_manager.get_branch() if getattr(e, "type", "") == "message"
     )
     rig.clear()
-    rig.session.navigate_tree(first_user.id, summarize=True)
+    rig.session.navigate_tree(NavigationRequest(first_user.id, summarize=True))
     purposes = _summaries(rig)
     assert purposes == {"branch_summary": {None}}
 
@@ -112,7 +113,7 @@ def test_a_navigation_keeps_the_level_and_off_asks_for_none(make_rig):
     manager = rig.session.session_manager
     before = manager.get_leaf_id()
     manager.append_thinking_level_change("xhigh")
-    rig.session.navigate_tree(before, summarize=False)
+    rig.session.navigate_tree(NavigationRequest(before, summarize=False))
     assert manager.build_session_context().thinking_level == "high"
     rig.session.prompt("second")
     manager.append_thinking_level_change("off")

@@ -26,7 +26,7 @@ def test_session_context_name_and_copy(tmp_path):
         await t.printed("system prompt")
         await t.type("/name release prep" + ENTER)
         await t.printed("Session name: release prep")
-        footer = "".join(text for _, text in t.session._footer_fragments())
+        footer = "".join(text for _, text in t.session.status.fragments())
         assert "release prep" in footer
         await t.type("/copy" + ENTER)
         await t.printed("Copied the last reply (17 characters)")
@@ -194,7 +194,7 @@ def test_bang_commands_run_and_reach_the_model_unless_doubled(tmp_path):
         await t.type("what did you see?" + ENTER)
         await t.printed("seen it")
         await t.idle()
-        seen["request"] = t.session.last_request
+        seen["request"] = t.session.transcript.last_request
 
     run_terminal(agent, scenario)
     bash = [
@@ -233,14 +233,14 @@ def test_thinking_changes_the_next_request_and_is_recorded(tmp_path):
     async def scenario(t):
         await t.type("/thinking high" + ENTER)
         await t.printed("Thinking: high")
-        footer = "".join(text for _, text in t.session._footer_fragments())
+        footer = "".join(text for _, text in t.session.status.fragments())
         seen["footer"] = footer
         await t.type("/thinking enormous" + ENTER)
         await t.printed("unknown thinking level 'enormous'")
         await t.type("go" + ENTER)
         await t.printed("thought hard")
         await t.idle()
-        seen["reasoning"] = t.session.last_request.reasoning
+        seen["reasoning"] = t.session.transcript.last_request.reasoning
 
     run_terminal(agent, scenario)
     assert "(high)" in seen["footer"]
@@ -266,7 +266,7 @@ def test_model_switches_to_another_model_and_records_it(tmp_path):
         await t.until(lambda: t.session.picker is None)
         await t.type(f"/model scripted:{other}" + ENTER)
         await t.printed("Model: scripted/second-model")
-        seen["footer"] = "".join(text for _, text in t.session._footer_fragments())
+        seen["footer"] = "".join(text for _, text in t.session.status.fragments())
         await t.type("two" + ENTER)
         await t.printed("from the second")
         await t.idle()

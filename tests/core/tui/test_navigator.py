@@ -6,6 +6,7 @@ from __future__ import annotations
 import orjson
 from support.terminal import ENTER, ESC, make_agent, run_terminal
 
+from ctxmodes import NavigationRequest
 from ctxmodes.tui.navigator import FOLDED
 
 CTRL_LEFT = "\x1b[1;5D"
@@ -34,7 +35,7 @@ async def forked_session(t) -> dict[str, str]:
     await t.idle()
     await t.type("second" + ENTER)
     await t.idle()
-    t.agent.navigate(message_ids(t.agent)["one"])
+    t.agent.navigate(NavigationRequest(message_ids(t.agent)["one"]))
     await t.type("third" + ENTER)
     await t.printed("three")
     await t.idle()

@@ -59,14 +59,14 @@ def test_a_reply_streams_in_the_live_region_then_goes_to_the_scrollback(tmp_path
         await t.type("hello" + ENTER)
         await t.printed(PROMPT + "hello")
         await t.until(provider.held.is_set, "the stream to be held")
-        await t.until(lambda: len(t.session.live_text) == 20, "five deltas")
-        seen["live"] = t.session.live_text
-        seen["fragments"] = "".join(f[1] for f in t.session._live_fragments())
+        await t.until(lambda: len(t.session.live.text) == 20, "five deltas")
+        seen["live"] = t.session.live.text
+        seen["fragments"] = "".join(f[1] for f in t.session.live.fragments(t.session.width))
         seen["scrollback"] = t.text()
         provider.release.set()
         await t.printed("Streaming replies arrive")
         await t.idle()
-        seen["after"] = t.session.live_text
+        seen["after"] = t.session.live.text
 
     terminal = run_terminal(agent, scenario)
     assert seen["live"] == text[:20]
@@ -87,8 +87,10 @@ def test_enter_steers_and_alt_enter_follows_up_while_a_tool_runs(tmp_path):
         await t.until(gate.entered.is_set, "the tool to run")
         await t.type("try the other branch" + ENTER)
         await t.type("then add tests" + ALT_ENTER)
-        await t.until(lambda: t.session.queued == (("try the other branch",), ("then add tests",)))
-        queued["shown"] = "".join(f[1] for f in t.session._queue_fragments())
+        await t.until(
+            lambda: t.session.live.queued == (("try the other branch",), ("then add tests",))
+        )
+        queued["shown"] = "".join(f[1] for f in t.session.live.queue_fragments())
         queued["editor"] = t.editor
         gate.opened.set()
         await t.printed("after follow-up")
@@ -113,10 +115,10 @@ def test_alt_up_takes_the_queue_back_into_the_editor(tmp_path):
         await t.until(gate.entered.is_set)
         await t.type("first thought" + ENTER)
         await t.type("second thought" + ALT_ENTER)
-        await t.until(lambda: t.session.queued[1] == ("second thought",))
+        await t.until(lambda: t.session.live.queued[1] == ("second thought",))
         await t.type("draft")
         await t.type(ALT_UP)
-        await t.until(lambda: t.session.queued == ((), ()), "the queue to empty")
+        await t.until(lambda: t.session.live.queued == ((), ()), "the queue to empty")
         assert t.editor == "first thought\nsecond thought\ndraft"
         gate.opened.set()
         await t.printed("done")
@@ -134,7 +136,7 @@ def test_esc_aborts_and_puts_the_queue_back_before_the_draft(tmp_path):
         await t.type("start" + ENTER)
         await t.until(gate.entered.is_set)
         await t.type("steer me" + ENTER)
-        await t.until(lambda: t.session.queued[0] == ("steer me",))
+        await t.until(lambda: t.session.live.queued[0] == ("steer me",))
         await t.type("half typed")
         await t.type(ESC)
         await t.until(lambda: t.editor == "steer me\nhalf typed", "the queue in the editor")
@@ -222,7 +224,7 @@ def test_esc_esc_while_idle_opens_the_tree(tmp_path):
         await t.printed("one")
         await t.idle()
         await t.type(ESC)
-        await t.until(lambda: t.session._last_escape > 0, "the first Esc")
+        await t.until(lambda: t.session.keys.last_escape > 0, "the first Esc")
         t.clock.now += 0.2
         await t.type(ESC)
         await t.until(lambda: t.session.picker is not None, "the tree picker")
@@ -288,10 +290,10 @@ def test_a_retry_counts_down_and_esc_cancels_it(tmp_path):
     async def scenario(t):
         await t.type("go" + ENTER)
         await t.printed("529 overloaded, try again — retry 1/3")
-        await t.until(lambda: (t.session.activity or "").startswith("retrying in 60s"))
-        seen["activity"] = t.session.activity
+        await t.until(lambda: (t.session.status.activity or "").startswith("retrying in 60s"))
+        seen["activity"] = t.session.status.activity
         await t.type(ESC)
-        await t.until(lambda: t.session._retry_at is None, "the retry to end")
+        await t.until(lambda: t.session.status.retry_at is None, "the retry to end")
         await t.printed("Retry cancelled")
         await t.idle()
 
@@ -312,7 +314,7 @@ def test_esc_before_any_output_puts_the_prompt_back_with_the_queue_and_the_draft
         await t.printed(PROMPT + "explain the parser")
         await t.until(provider.held.is_set, "the request to be sent")
         await t.type("and its tests" + ENTER)
-        await t.until(lambda: t.session.queued[0] == ("and its tests",))
+        await t.until(lambda: t.session.live.queued[0] == ("and its tests",))
         await t.type("draft")
         await t.type(ESC)
         await t.until(
@@ -339,7 +341,7 @@ def test_esc_after_the_reply_began_leaves_the_prompt_answered(tmp_path):
     async def scenario(t):
         await t.type("explain the parser" + ENTER)
         await t.until(provider.held.is_set, "the stream to be held")
-        await t.until(lambda: t.session.live_text != "", "the first delta")
+        await t.until(lambda: t.session.live.text != "", "the first delta")
         await t.type("draft")
         await t.type(ESC)
         await t.until(lambda: provider.signal.aborted, "the abort")
@@ -366,7 +368,7 @@ def test_finished_blocks_reach_the_scrollback_while_the_reply_streams(tmp_path):
         await t.until(provider.held.is_set, "the stream to be held")
         await t.printed("First paragraph here.")
         seen["scrollback"] = t.text()
-        seen["live"] = "".join(f[1] for f in t.session._live_fragments())
+        seen["live"] = "".join(f[1] for f in t.session.live.fragments(t.session.width))
         provider.release.set()
         await t.printed("Second paragraph, still being written.")
         await t.idle()

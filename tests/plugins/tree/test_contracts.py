@@ -9,7 +9,7 @@ import pytest
 
 import ctxmodes_local
 import ctxmodes_off
-from ctxmodes import hookimpl
+from ctxmodes import NavigationRequest, hookimpl
 from ctxmodes.events import (
     ContextProjection,
     NewContextRequest,
@@ -138,7 +138,7 @@ def test_manual_summaries_stay_in_context(harness, respond) -> None:
     # The user navigates back to the marker's reply with a summary of what is left behind.
     h.session.prompt("one more")  # uses "after"
     reply = h.manager.get_children(marker.id)[0]
-    h.session.navigate_tree(reply.id, summarize=True)
+    h.session.navigate_tree(NavigationRequest(reply.id, summarize=True))
     summaries = [e for e in h.entries() if isinstance(e, BranchSummaryEntry)]
     assert len(summaries) == 2
     projected = h.mode.parts.projection.project(

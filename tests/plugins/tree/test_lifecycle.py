@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import threading
 
-from ctxmodes import hookimpl
+from ctxmodes import NavigationRequest, hookimpl
 from ctxmodes.providers.base import DeveloperMessage
 from ctxmodes.session.models import (
     BranchSummaryEntry,
@@ -286,7 +286,7 @@ def test_user_navigation_resets_notebook_state(harness, respond) -> None:
         if isinstance(getattr(h.manager.get_entry(entry_id), "message", None), ToolResultMessage)
     )
     # The user goes back into the archived window: an ordinary navigation.
-    h.session.navigate_tree(archived_result)
+    h.session.navigate_tree(NavigationRequest(archived_result))
     assert not [r for r in h.records if type(r).__name__ == "TreeNavigated"][-1].internal
     assert h.mode.parts.state.archives.archives == ()
     assert h.mode.windows.current.window_number == 0

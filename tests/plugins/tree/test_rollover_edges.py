@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from ctxmodes import hookimpl
+from ctxmodes import NavigationRequest, hookimpl
 from ctxmodes.providers.base import DeveloperMessage
 from ctxmodes.session.models import BranchSummaryEntry
 from ctxmodes.windows.marker import CONTEXT_WINDOW_CUSTOM_TYPE
@@ -120,7 +120,7 @@ def test_navigating_to_a_window_marker_continues_the_archived_identity(harness, 
     (archive,) = h.mode.parts.state.archives.archives
     window_1 = h.mode.windows.current
     marker_1 = h.of_type(CONTEXT_WINDOW_CUSTOM_TYPE)[-1]
-    h.session.navigate_tree(marker_1.id)
+    h.session.navigate_tree(NavigationRequest(marker_1.id))
     fresh = h.mode.windows.current
     assert fresh is not None
     assert h.manager.get_leaf_entry().custom_type == CONTEXT_WINDOW_CUSTOM_TYPE

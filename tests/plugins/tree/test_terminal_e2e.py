@@ -22,6 +22,7 @@ import orjson
 import pytest
 from support.pi_oracle import require_pi
 
+from ctxmodes import NavigationRequest
 from ctxmodes.sdk import ToolStarted, open_agent
 
 WAIT = 30.0
@@ -213,8 +214,8 @@ def run_through_the_api(work: Path, script: Path, session: Path) -> None:
         agent.prompt("typed during rollover")
         working = _entry_with_text(session, "Working on it.")
         big = _entry_with_text(session, "big-start")
-        agent.navigate(working)
-        agent.navigate(big)
+        agent.navigate(NavigationRequest(working))
+        agent.navigate(NavigationRequest(big))
         agent.compact()
         assert agent.wait_for_idle(WAIT)
 

@@ -32,7 +32,9 @@ def test_text_typed_during_the_rollover_survives_it(tmp_path):
     async def scenario(t):
         await t.type("go" + ENTER)
         await t.until(provider.held.is_set, "the summary to be in progress")
-        await t.until(lambda: (t.session.activity or "").startswith("summarizing"), "the status")
+        await t.until(
+            lambda: (t.session.status.activity or "").startswith("summarizing"), "the status"
+        )
         await t.type("also check the tests" + ENTER)
         await t.type("unsent draft")
         provider.release.set()
@@ -40,7 +42,7 @@ def test_text_typed_during_the_rollover_survives_it(tmp_path):
         await t.printed("Got your note.")
         await t.idle()
         seen["editor"] = t.editor
-        seen["footer"] = "".join(text for _, text in t.session._footer_fragments())
+        seen["footer"] = "".join(text for _, text in t.session.status.fragments())
 
     terminal = run_terminal(agent, scenario)
     assert seen["editor"] == "unsent draft"

@@ -29,9 +29,8 @@ from typing import Any, TypeVar
 import orjson
 from aiohttp import web
 
-from ctxmodes.abort import AbortController
-from ctxmodes.errors import CtxmodesError
-from ctxmodes.providers.base import ModelRequest, Provider, StreamEvent
+from ctxmodes import AbortController, CtxmodesError
+from ctxmodes.providers import ModelRequest, Provider, StreamEvent
 from ctxmodes_remote.service import catalog
 from ctxmodes_remote.service.bridge import ResponseStream, failure_event, model_request
 from ctxmodes_remote.service.crypto import CiphertextError, KeyRing

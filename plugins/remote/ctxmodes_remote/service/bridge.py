@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ctxmodes.providers.base import (
+from ctxmodes.providers import (
     DeveloperMessage,
     ModelInfo,
     ModelRequest,
@@ -35,8 +35,7 @@ from ctxmodes.providers.base import (
     ToolSchema,
     UsageUpdate,
 )
-from ctxmodes.session import codec
-from ctxmodes.session.models import (
+from ctxmodes.session import (
     AssistantMessage,
     ContentBlock,
     ImageContent,
@@ -45,6 +44,7 @@ from ctxmodes.session.models import (
     ToolResultMessage,
     Usage,
     UserMessage,
+    codec,
 )
 from ctxmodes_remote.service.responses_items import (
     Decrypt,

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ctxmodes.providers.base import ModelInfo
+from ctxmodes.providers import ModelInfo
 from ctxmodes_remote.service.storage import Account
 
 #: Codex's default output budget for tool results, sent back as the truncation policy.

@@ -18,8 +18,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from ctxmodes.cli_commands import CliCommand
-from ctxmodes.errors import CtxmodesError
+from ctxmodes import CliCommand, CtxmodesError
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8443

@@ -21,7 +21,7 @@ from cryptography.fernet import Fernet, InvalidToken, MultiFernet
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
-from ctxmodes.errors import CtxmodesError
+from ctxmodes import CtxmodesError
 
 MASTER_KEY_BYTES = 32
 _HKDF_SALT = b"ctxmodes-serve account key v1"

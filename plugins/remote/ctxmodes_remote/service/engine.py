@@ -28,7 +28,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ctxmodes.errors import CtxmodesError
+from ctxmodes import CtxmodesError
 from ctxmodes.session import codec
 from ctxmodes.windows import (
     NOTE_PROTOCOL,

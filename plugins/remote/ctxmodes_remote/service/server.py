@@ -12,11 +12,8 @@ from pathlib import Path
 
 from aiohttp import web
 
-from ctxmodes.config import load_settings
-from ctxmodes.errors import CtxmodesError
-from ctxmodes.plugins import make_configured_plugin_manager
-from ctxmodes.providers.base import Provider
-from ctxmodes.providers.registry import registry_from_plugin_manager
+from ctxmodes import CtxmodesError
+from ctxmodes.providers import Provider
 from ctxmodes_remote.service import logs
 from ctxmodes_remote.service.app import (
     CODEX_PATH,
@@ -95,8 +92,9 @@ async def _serve(config: ServerConfig) -> None:
 def resolve_upstream(spec: str) -> Provider:
     """The upstream model, found as ``ctxmodes run --model`` finds one: built-in tables,
     ``[providers.<name>]`` in the configuration, and models that plugins register."""
-    settings = load_settings(cwd=Path.cwd(), cli={"model": spec}).settings
-    return registry_from_plugin_manager(make_configured_plugin_manager(settings)).resolve(spec)
+    from ctxmodes.sdk import resolve_model
+
+    return resolve_model(spec)
 
 
 def run_server(config: ServerConfig) -> None:

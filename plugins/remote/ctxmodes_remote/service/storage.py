@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
-from ctxmodes.errors import CtxmodesError
+from ctxmodes import CtxmodesError
 from ctxmodes.session import codec
 
 NoteAction = Literal["write", "append"]

@@ -13,8 +13,12 @@ from typing import Any
 
 from ctxmodes.providers.catalog import ModelSpec
 
+#: The flags by pi-ai's names (``supportsDeveloperRole``, ``maxTokensField`` …): values are
+#: booleans, strings or small tables, as a ``models.json`` ``compat`` entry writes them.
+Compat = dict[str, Any]
 
-def detect_compat(model: ModelSpec) -> dict[str, Any]:
+
+def detect_compat(model: ModelSpec) -> Compat:
     """The flags pi-ai infers from ``model.provider`` and ``model.base_url``."""
     provider, base = model.provider, model.base_url
     zai = provider in ("zai", "zai-coding-cn") or "api.z.ai" in base or "open.bigmodel.cn" in base
@@ -92,7 +96,7 @@ def detect_compat(model: ModelSpec) -> dict[str, Any]:
     }
 
 
-def resolve_compat(model: ModelSpec) -> dict[str, Any]:
+def resolve_compat(model: ModelSpec) -> Compat:
     """Detected flags overridden by the model's own ``compat`` (``None`` values do not count)."""
     compat = detect_compat(model)
     for name, value in (model.compat or {}).items():

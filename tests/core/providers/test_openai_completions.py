@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from ctxmodes.providers.apis import capabilities_for
+from ctxmodes.providers.apis.openai_completions.compat import resolve_compat
+from ctxmodes.providers.apis.openai_completions.request import build_body, convert_messages
+from ctxmodes.providers.apis.openai_completions.stream import CompletionsStream
 from ctxmodes.providers.catalog import ModelSpec
-from ctxmodes.providers.completions_codec import CompletionsStream, build_body, convert_messages
-from ctxmodes.providers.completions_compat import resolve_compat
-from ctxmodes.providers.http_model import capabilities_for
 from ctxmodes.providers.wire import WireEvent, new_output
 
 

@@ -3,31 +3,42 @@
 
 Requests and the reading of chunks are pi-ai 0.85's (``pi-providers.md`` §5), sent over
 httpx and httpx-sse like the Responses transport; the server's quirks come from
-:mod:`ctxmodes.providers.completions_compat`.
+:mod:`.compat`.
 """
 
 from __future__ import annotations
 
 import contextlib
 import functools
-from typing import Any
 
-from ctxmodes.providers import sdk_http
-from ctxmodes.providers.call import CallContext
+from ctxmodes.providers.apis.openai import sdk
+from ctxmodes.providers.apis.openai_completions.compat import Compat, resolve_compat
+from ctxmodes.providers.apis.openai_completions.request import build_body
+from ctxmodes.providers.apis.openai_completions.stream import CompletionsStream
+from ctxmodes.providers.base import ModelCapabilities
 from ctxmodes.providers.catalog import ModelSpec
-from ctxmodes.providers.completions_codec import CompletionsStream, build_body
-from ctxmodes.providers.completions_compat import resolve_compat
-from ctxmodes.providers.openai_responses import cache_retention
-from ctxmodes.providers.wire import ABORTED, PiContext, StreamOptions, WireError
+from ctxmodes.providers.transport.call import CallContext, stream_simple
+from ctxmodes.providers.transport.options import cache_retention
+from ctxmodes.providers.wire import ABORTED, PiContext, PiMessage, StreamOptions, WireError
 
 API = "openai-completions"
 STREAM_UNFINISHED = "Stream ended without finish_reason"
 
 
+def capabilities(model: ModelSpec) -> ModelCapabilities:
+    """A developer role unless the server lacks one; tools are flat."""
+    return ModelCapabilities(
+        developer_role=resolve_compat(model)["supportsDeveloperRole"] is not False,
+        namespaced_tools=False,
+        images=model.images,
+        reasoning=model.reasoning,
+    )
+
+
 def build_headers(
     model: ModelSpec,
     options: StreamOptions,
-    compat: dict[str, Any],
+    compat: Compat,
     api_key: str,
     user_agent: str,
     session: str | None,
@@ -41,7 +52,7 @@ def build_headers(
                 headers["session_id"] = session
             headers["x-client-request-id"] = session
             headers["x-session-affinity"] = session
-    return sdk_http.sdk_headers(headers, options.headers, api_key)
+    return sdk.sdk_headers(headers, options.headers, api_key)
 
 
 def stream(
@@ -49,12 +60,12 @@ def stream(
     context: PiContext,
     options: StreamOptions,
     call: CallContext,
-) -> dict[str, Any]:
+) -> PiMessage:
     """One call, pi-ai's ``streamSimple``: returns the final message (also on failure).
 
     :raises WireError: no API key (pi-ai throws before streaming; nothing to store).
     """
-    return sdk_http.stream_simple(
+    return stream_simple(
         API,
         model,
         context,
@@ -71,7 +82,7 @@ def _call(
     call: CallContext,
     api_key: str,
     effort: str | None,
-    output: dict[str, Any],
+    output: PiMessage,
 ) -> None:
     compat = resolve_compat(model)
     retention = cache_retention(options)
@@ -93,11 +104,11 @@ def _call(
         now_ms=call.now_ms,
     )
     url = model.base_url.rstrip("/") + "/chat/completions"
-    response = sdk_http.post_stream(call, url, headers, body, options, error_prefix=None)
+    response = sdk.post_stream(call, url, headers, body, options, error_prefix=None)
     reader = CompletionsStream(model, output, call.emit)
     try:
         with contextlib.closing(response):
-            for chunk in call.guard(sdk_http.iter_sdk_events(response), call.signal):
+            for chunk in call.guard(sdk.iter_sdk_events(response), call.signal):
                 reader.feed(chunk)
     except WireError:
         reader.fail()

@@ -1,31 +1,22 @@
-"""The README's embedding example runs as written and does what it says."""
+"""The embedding page's example runs as written and does what it says."""
 
 from __future__ import annotations
 
 import contextlib
 import io
-import re
 from pathlib import Path
 
-README = Path(__file__).resolve().parents[3] / "README.md"
-MARK = "<!-- example: embedding -->"
+from support.doc_pages import example
 
 
-def example_code() -> str:
-    text = README.read_text(encoding="utf-8")
-    after = text.split(MARK, 1)[1]
-    match = re.match(r"\s*```python\n(.*?)\n```", after, re.DOTALL)
-    assert match is not None, "the README lost its embedding example"
-    return match.group(1)
-
-
-def test_the_readme_embedding_example_runs(tmp_path, monkeypatch):
+def test_the_embedding_example_runs(tmp_path, monkeypatch):
     monkeypatch.setenv("CTXMODES_CONFIG_DIR", str(tmp_path / "config"))
     monkeypatch.chdir(tmp_path)
     out = io.StringIO()
     namespace: dict[str, object] = {"__name__": "readme_example"}
+    block = example("embedding")
     with contextlib.redirect_stdout(out):
-        exec(compile(example_code(), str(README), "exec"), namespace)
+        exec(compile(block.body, block.where, "exec"), namespace)
     lines = out.getvalue().splitlines()
     assert lines[0] == "context window 1 — previous window archived"
     assert "Window 1: reading my plan and carrying on." in lines[1]

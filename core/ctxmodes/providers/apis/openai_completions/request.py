@@ -1,36 +1,29 @@
-"""The Chat Completions wire format: Pi's context as ``messages``, and chunks back into an
-assistant message (pi-ai 0.85's ``convertMessages``, ``buildParams`` and stream loop).
-
-Pi's shapes are kept exactly, with one deliberate difference: a ``delta.content`` that is an
-array of typed parts (Mistral's thinking parts) is read as the text of its parts, where Pi
-appends the array itself to a string and stores ``[object Object]``.
-"""
+"""The Chat Completions request: Pi's context as ``messages``, its tools, thinking and cache
+settings (pi-ai 0.85's ``convertMessages`` and ``buildParams``)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import orjson
+
+from ctxmodes.providers.apis.openai_completions.compat import Compat
+from ctxmodes.providers.apis.openai_completions.stream import REASONING_FIELDS, is_reasoning_detail
 from ctxmodes.providers.catalog import ModelSpec
 from ctxmodes.providers.jsvalues import (
-    parse_streaming_json,
     sanitize_surrogates,
     short_hash,
     stringify,
 )
-from ctxmodes.providers.strict_schema import resolve_strict, tool_parameters
-from ctxmodes.providers.transform import transform_messages
-from ctxmodes.providers.wire import ArgumentBuffer, Emit, WireError, WireEvent, calculate_cost
+from ctxmodes.providers.transport.history import transform_messages
+from ctxmodes.providers.transport.strict_schema import resolve_strict, tool_parameters
+from ctxmodes.providers.wire import WireError
 
-#: The fields a server may stream thinking in, in the order Pi prefers them.
-REASONING_FIELDS = ("reasoning_content", "reasoning", "reasoning_text")
 BRIDGE_TEXT = "I have processed the tool results."
 TOOL_IMAGES_TEXT = "Attached image(s) from tool result:"
 DEFAULT_THINKING_BUDGETS = {"minimal": 1024, "low": 2048, "medium": 8192, "high": 16384}
 MIN_ANSWER_TOKENS = 1024
-
-
-# ---------------------------------------------------------------- request
 
 
 def _safe_id_part(text: str) -> str:
@@ -69,12 +62,10 @@ def _reasoning_details(signature: str | None) -> list[Any] | None:
     if not signature:
         return None
     try:
-        import orjson
-
         parsed = orjson.loads(signature)
     except ValueError:
         return None
-    if isinstance(parsed, list) and parsed and all(_is_reasoning_detail(item) for item in parsed):
+    if isinstance(parsed, list) and parsed and all(is_reasoning_detail(item) for item in parsed):
         return parsed
     return None
 
@@ -83,13 +74,11 @@ def _legacy_encrypted_detail(signature: str | None) -> Any:
     if not signature:
         return None
     try:
-        import orjson
-
         parsed = orjson.loads(signature)
     except ValueError:
         return None
     if (
-        _is_reasoning_detail(parsed)
+        is_reasoning_detail(parsed)
         and parsed["type"] == "reasoning.encrypted"
         and isinstance(parsed.get("id"), str)
         and parsed["id"]
@@ -99,32 +88,8 @@ def _legacy_encrypted_detail(signature: str | None) -> Any:
     return None
 
 
-def _is_reasoning_detail(detail: Any) -> bool:
-    if not isinstance(detail, dict):
-        return False
-    if detail.get("id") is not None and not isinstance(detail["id"], str):
-        return False
-    if "format" in detail and not isinstance(detail["format"], str):
-        return False
-    if "index" in detail and (
-        not isinstance(detail["index"], int | float) or isinstance(detail["index"], bool)
-    ):
-        return False
-    kind = detail.get("type")
-    if kind == "reasoning.summary":
-        return isinstance(detail.get("summary"), str)
-    if kind == "reasoning.encrypted":
-        return isinstance(detail.get("data"), str)
-    if kind == "reasoning.text":
-        signature = detail.get("signature")
-        return isinstance(detail.get("text"), str) and (
-            signature is None or isinstance(signature, str)
-        )
-    return False
-
-
 def _assistant_message(
-    model: ModelSpec, message: dict[str, Any], compat: dict[str, Any]
+    model: ModelSpec, message: dict[str, Any], compat: Compat
 ) -> dict[str, Any] | None:
     converted: dict[str, Any] = {
         "role": "assistant",
@@ -197,7 +162,7 @@ def convert_messages(
     model: ModelSpec,
     system_prompt: str | None,
     messages: list[dict[str, Any]],
-    compat: dict[str, Any],
+    compat: Compat,
     now_ms: Callable[[], int],
 ) -> list[dict[str, Any]]:
     """Pi's context as Chat Completions ``messages``."""
@@ -288,9 +253,9 @@ def convert_messages(
     return params
 
 
-def convert_tools(tools: list[dict[str, Any]], compat: dict[str, Any]) -> list[dict[str, Any]]:
+def convert_tools(tools: list[dict[str, Any]], compat: Compat) -> list[dict[str, Any]]:
     """Plain function tools, strict where a tool asks for it and the server has strict mode
-    (:mod:`~ctxmodes.providers.strict_schema`); a namespace's tools are offered as plain
+    (:mod:`~ctxmodes.providers.transport.strict_schema`); a namespace's tools are offered as plain
     functions."""
     supports_strict = compat["supportsStrictMode"] is not False
     converted = []
@@ -366,7 +331,7 @@ def _template_values(
 
 
 def _apply_thinking(
-    body: dict[str, Any], model: ModelSpec, compat: dict[str, Any], effort: str | None
+    body: dict[str, Any], model: ModelSpec, compat: Compat, effort: str | None
 ) -> None:
     fmt = compat["thinkingFormat"]
     supports_effort = compat["supportsReasoningEffort"]
@@ -440,7 +405,7 @@ def _apply_thinking(
         body[field] = budget
 
 
-def _cache_control(compat: dict[str, Any], retention: str) -> dict[str, Any] | None:
+def _cache_control(compat: Compat, retention: str) -> dict[str, Any] | None:
     if compat["cacheControlFormat"] != "anthropic" or retention == "none":
         return None
     long = retention == "long" and compat["supportsLongCacheRetention"]
@@ -481,7 +446,7 @@ def build_body(
     messages: list[dict[str, Any]],
     tools: list[dict[str, Any]],
     *,
-    compat: dict[str, Any],
+    compat: Compat,
     retention: str,
     session_id: str | None,
     max_tokens: int | None,
@@ -540,257 +505,3 @@ def build_body(
     if sampling_params:
         body.update(sampling_params)
     return body
-
-
-# ---------------------------------------------------------------- response
-
-
-def parse_usage(raw: dict[str, Any], model: ModelSpec) -> dict[str, Any]:
-    """A usage object in Pi's shape; ``totalTokens`` is recomputed, as Pi does."""
-    details = raw.get("prompt_tokens_details") or {}
-    cache_read = _first_defined(
-        details.get("cached_tokens"), raw.get("prompt_cache_hit_tokens"), raw.get("cached_tokens")
-    )
-    cache_write = details.get("cache_write_tokens") or 0
-    prompt = raw.get("prompt_tokens") or 0
-    output = raw.get("completion_tokens") or 0
-    fresh = max(0, prompt - cache_read - cache_write)
-    usage: dict[str, Any] = {
-        "input": fresh,
-        "output": output,
-        "cacheRead": cache_read,
-        "cacheWrite": cache_write,
-        "reasoning": (raw.get("completion_tokens_details") or {}).get("reasoning_tokens") or 0,
-        "totalTokens": fresh + output + cache_read + cache_write,
-        "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0},
-    }
-    calculate_cost(model, usage)
-    return usage
-
-
-def _first_defined(*values: Any) -> Any:
-    return next((value for value in values if value is not None), 0)
-
-
-def map_finish_reason(reason: str) -> tuple[str, str | None]:
-    if reason in ("stop", "end"):
-        return "stop", None
-    if reason == "length":
-        return "length", None
-    if reason in ("function_call", "tool_calls"):
-        return "toolUse", None
-    return "error", f"Provider finish_reason: {reason}"
-
-
-def content_text(content: Any) -> str:
-    """The text inside a typed content part (or a list of them)."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "".join(content_text(part) for part in content)
-    if isinstance(content, dict):
-        for key in ("text", "thinking", "content"):
-            if key in content:
-                return content_text(content[key])
-    return ""
-
-
-class CompletionsStream:
-    """Reads chunks into ``output`` and emits pi-ai's events; :meth:`finish` ends it."""
-
-    def __init__(self, model: ModelSpec, output: dict[str, Any], emit: Emit) -> None:
-        self._model = model
-        self._output = output
-        self._emit = emit
-        self._blocks: list[dict[str, Any]] = output["content"]
-        self._text: dict[str, Any] | None = None
-        self._thinking: dict[str, Any] | None = None
-        self._by_index: dict[Any, dict[str, Any]] = {}
-        self._by_id: dict[str, dict[str, Any]] = {}
-        self._details: list[dict[str, Any]] | None = None
-        self.has_finish_reason = False
-
-    def _index(self, block: dict[str, Any]) -> int:
-        # Blocks only grow at the end and the caller's block is usually the last one.
-        for position in range(len(self._blocks) - 1, -1, -1):
-            if self._blocks[position] is block:
-                return position
-        return -1
-
-    def _add(self, block: dict[str, Any], kind: str) -> None:
-        self._blocks.append(block)
-        self._emit(WireEvent(kind, content_index=len(self._blocks) - 1))
-
-    def feed(self, chunk: Any) -> None:
-        if not isinstance(chunk, dict):
-            return
-        output = self._output
-        if not output.get("responseId") and chunk.get("id"):
-            output["responseId"] = chunk["id"]
-        served = chunk.get("model")
-        if (
-            isinstance(served, str)
-            and served
-            and served != self._model.id
-            and not output.get("responseModel")
-        ):
-            output["responseModel"] = served
-        if chunk.get("usage"):
-            output["usage"] = parse_usage(chunk["usage"], self._model)
-        choices = chunk.get("choices")
-        choice = choices[0] if isinstance(choices, list) and choices else None
-        if not isinstance(choice, dict):
-            return
-        if not chunk.get("usage") and choice.get("usage"):
-            output["usage"] = parse_usage(choice["usage"], self._model)
-        if choice.get("finish_reason"):
-            output["rawStopReason"] = choice["finish_reason"]
-            stop, error = map_finish_reason(choice["finish_reason"])
-            output["stopReason"] = stop
-            if error:
-                output["errorMessage"] = error
-            self.has_finish_reason = True
-        delta = choice.get("delta")
-        if isinstance(delta, dict):
-            self._delta(delta)
-
-    def _delta(self, delta: dict[str, Any]) -> None:
-        content = delta.get("content")
-        if isinstance(content, list):
-            # Typed parts (Mistral): thinking parts are thinking, the rest is text.
-            for part in content:
-                if isinstance(part, dict) and part.get("type") == "thinking":
-                    self._add_thinking(content_text(part.get("thinking")), None)
-                else:
-                    self._add_text(content_text(part))
-        elif isinstance(content, str):
-            self._add_text(content)
-        for field in REASONING_FIELDS:
-            value = delta.get(field)
-            if isinstance(value, str) and value:
-                signature = (
-                    "reasoning_content"
-                    if self._model.provider == "opencode-go" and field == "reasoning"
-                    else field
-                )
-                self._add_thinking(value, signature)
-                break
-        for call in delta.get("tool_calls") or ():
-            if isinstance(call, dict):
-                self._tool_call(call)
-        details = delta.get("reasoning_details")
-        if isinstance(details, list):
-            for detail in details:
-                if _is_reasoning_detail(detail):
-                    self._thinking_block("")
-                    if self._details is None:
-                        self._details = []
-                    _append_detail(self._details, detail)
-
-    def _add_text(self, text: str) -> None:
-        if not text:
-            return
-        if self._text is None:
-            self._text = {"type": "text", "text": ""}
-            self._add(self._text, "text_start")
-        self._text["text"] += text
-        self._emit(WireEvent("text_delta", self._index(self._text), delta=text))
-
-    def _add_thinking(self, text: str, signature: str | None) -> None:
-        if not text:
-            return
-        block = self._thinking_block(signature)
-        block["thinking"] += text
-        self._emit(WireEvent("thinking_delta", self._index(block), delta=text))
-
-    def _thinking_block(self, signature: str | None) -> dict[str, Any]:
-        if self._thinking is None:
-            self._thinking = {"type": "thinking", "thinking": ""}
-            if signature is not None:
-                self._thinking["thinkingSignature"] = signature
-            self._add(self._thinking, "thinking_start")
-        return self._thinking
-
-    def _tool_call(self, call: dict[str, Any]) -> None:
-        function = call.get("function") or {}
-        stream_index = call.get("index") if isinstance(call.get("index"), int) else None
-        call_id = call.get("id")
-        name = function.get("name") or ""
-        block = self._by_index.get(stream_index) if stream_index is not None else None
-        if block is None and call_id:
-            block = self._by_id.get(call_id)
-        if block is None:
-            block = {
-                "type": "toolCall",
-                "id": call_id or "",
-                "name": name,
-                "arguments": {},
-                "partialArgs": ArgumentBuffer(),
-            }
-            if stream_index is not None:
-                self._by_index[stream_index] = block
-            self._add(block, "toolcall_start")
-        elif stream_index is not None and stream_index not in self._by_index:
-            self._by_index[stream_index] = block
-        if call_id:
-            self._by_id[call_id] = block
-            if not block["id"]:
-                block["id"] = call_id
-        if not block["name"] and name:
-            block["name"] = name
-        piece = function.get("arguments") or ""
-        block["partialArgs"].append(piece)
-        self._emit(WireEvent("toolcall_delta", self._index(block), delta=piece))
-
-    def _apply_details(self) -> None:
-        if self._thinking is not None and self._details is not None:
-            self._thinking["thinkingSignature"] = stringify(self._details)
-
-    def finish(self) -> None:
-        """The ``*_end`` events, for every block in content order (Pi sends them last)."""
-        for position, block in enumerate(self._blocks):
-            kind = block["type"]
-            if kind == "text":
-                self._emit(WireEvent("text_end", position, content=block["text"]))
-            elif kind == "thinking":
-                self._apply_details()
-                self._emit(WireEvent("thinking_end", position, content=block["thinking"]))
-            elif kind == "toolCall":
-                block["arguments"] = parse_streaming_json(block.pop("partialArgs").text())
-                self._emit(WireEvent("toolcall_end", position, tool_call=dict(block)))
-
-    def fail(self) -> None:
-        """What a failure keeps: reasoning details are still written to the signature."""
-        self._apply_details()
-
-
-def _append_detail(details: list[dict[str, Any]], detail: dict[str, Any]) -> None:
-    """Consecutive text or summary pieces merge into one entry, as OpenRouter streams them."""
-    last = details[-1] if details else None
-    if last is not None and detail["type"] == last["type"] == "reasoning.text":
-        last["text"] += detail["text"]
-        if not last.get("signature"):
-            _assign(last, "signature", detail)
-        _fill_common(last, detail)
-    elif last is not None and detail["type"] == last["type"] == "reasoning.summary":
-        last["summary"] += detail["summary"]
-        _fill_common(last, detail)
-    else:
-        details.append(dict(detail))
-
-
-def _assign(target: dict[str, Any], key: str, source: dict[str, Any]) -> None:
-    # JavaScript's ``target[key] = source[key]``: a missing value leaves no key behind.
-    if key in source:
-        target[key] = source[key]
-    else:
-        target.pop(key, None)
-
-
-def _fill_common(target: dict[str, Any], source: dict[str, Any]) -> None:
-    if target.get("id") is None:
-        _assign(target, "id", source)
-    if not target.get("format"):
-        _assign(target, "format", source)
-    if target.get("index") is None:
-        _assign(target, "index", source)

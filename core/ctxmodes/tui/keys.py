@@ -1,0 +1,215 @@
+"""The keys of the terminal session: what the editor's keys do (Enter sends, Esc stops or
+opens the tree, Ctrl+C clears or quits…) and the keys of an open picker."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Final
+
+from prompt_toolkit.filters import Condition, is_searching
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+
+from ctxmodes.tui import render
+from ctxmodes.tui.commands import run_typed
+
+if TYPE_CHECKING:
+    from ctxmodes.tui.app import TerminalSession
+    from ctxmodes.tui.picker import Picker
+
+#: Two presses of Esc (or of Ctrl+C) this close together count as a double press.
+DOUBLE_PRESS_SECONDS: Final = 0.5
+EXIT_PRESS_SECONDS: Final = 1.0
+
+
+class KeyActions:
+    """What the editor's keys do that depends on more than the editor.
+
+    :param clock: monotonic seconds, for double presses.
+    """
+
+    def __init__(self, session: TerminalSession, clock: Callable[[], float]) -> None:
+        self._session = session
+        self._clock = clock
+        self.last_escape = -1.0
+        self._last_interrupt = -1.0
+
+    def interrupt(self) -> None:
+        """Esc: abort what runs, putting queued text back in the editor (and the prompt
+        too, if nothing of its answer has shown yet); twice while idle: the tree navigator."""
+        session = self._session
+        now = self._clock()
+        double = now - self.last_escape <= DOUBLE_PRESS_SECONDS
+        self.last_escape = now
+        running_shell = session.shell_abort
+        if running_shell is not None:
+            running_shell.abort()
+            return
+        if session.busy():
+            queued = session.agent.abort()
+            prompt = session.transcript.take_unanswered_prompt()
+            session.restore_to_editor([prompt, *queued] if prompt is not None else queued)
+            self.last_escape = -1.0
+            return
+        if double:
+            self.last_escape = -1.0
+            from ctxmodes.tui.navigator import open_tree
+
+            open_tree(session, "")
+
+    def take_back_queue(self) -> None:
+        """Alt+Up: the queued messages back into the editor; nothing is sent."""
+        steering, follow_up = self._session.agent.take_queued()
+        self._session.restore_to_editor(steering + follow_up)
+
+    def clear_or_exit(self) -> None:
+        """Ctrl+C: clear the editor (kept in history); twice: leave."""
+        session = self._session
+        now = self._clock()
+        if now - self._last_interrupt <= EXIT_PRESS_SECONDS:
+            session.exit()
+            return
+        self._last_interrupt = now
+        if session.buffer.text:
+            session.buffer.append_to_history()
+            session.buffer.reset()
+        else:
+            session.notify("Press Ctrl+C again to exit")
+
+    def show_tool_outputs(self) -> None:
+        """Ctrl+O: the full output of the last tool call."""
+        session = self._session
+        if not session.transcript.tool_outputs:
+            session.notify("No tool output yet")
+            return
+        name, text = session.transcript.tool_outputs[-1]
+        session.print_blocks([render.full_output(name, text, session.width)])
+
+
+def key_bindings(session: TerminalSession, picking: Condition) -> KeyBindings:
+    keys = KeyBindings()
+    actions = session.keys
+    buffer = session.buffer
+    # While Ctrl+R searches, Enter and Esc belong to the search (accept, cancel).
+    editing = ~picking & ~is_searching
+
+    @keys.add("enter", filter=editing)
+    def _(event: KeyPressEvent) -> None:
+        state = buffer.complete_state
+        if state is not None and state.completions:
+            # Enter takes the highlighted (or first) completion; the next Enter submits.
+            chosen = state.current_completion or state.completions[0]
+            if chosen.text != buffer.document.text_before_cursor:
+                buffer.apply_completion(chosen)
+                return
+            buffer.cancel_completion()
+        run_typed(session, "steer")
+
+    @keys.add("escape", "enter", filter=editing)
+    def _(event: KeyPressEvent) -> None:
+        run_typed(session, "follow_up")
+
+    @keys.add("c-j", filter=editing)
+    def _(event: KeyPressEvent) -> None:
+        buffer.insert_text("\n")
+
+    @keys.add("escape", filter=editing)
+    def _(event: KeyPressEvent) -> None:
+        if buffer.complete_state is not None:
+            buffer.cancel_completion()
+            return
+        actions.interrupt()
+
+    @keys.add("escape", "up", filter=editing)
+    def _(event: KeyPressEvent) -> None:
+        actions.take_back_queue()
+
+    @keys.add("c-c")
+    def _(event: KeyPressEvent) -> None:
+        if session.picker is not None:
+            session.cancel_picker()
+            return
+        actions.clear_or_exit()
+
+    @keys.add("c-d", filter=editing)
+    def _(event: KeyPressEvent) -> None:
+        if not buffer.text:
+            session.exit()
+        else:
+            buffer.delete()
+
+    @keys.add("c-g", filter=editing)
+    def _(event: KeyPressEvent) -> None:
+        buffer.open_in_editor()
+
+    @keys.add("c-o", filter=editing)
+    def _(event: KeyPressEvent) -> None:
+        actions.show_tool_outputs()
+
+    @keys.add("tab", filter=editing)
+    def _(event: KeyPressEvent) -> None:
+        if buffer.complete_state is not None:
+            buffer.complete_next()
+        else:
+            buffer.start_completion(select_first=True)
+
+    _picker_bindings(session, keys, picking)
+    return keys
+
+
+def _picker_bindings(session: TerminalSession, keys: KeyBindings, picking: Condition) -> None:
+    def current() -> Picker:
+        assert session.picker is not None
+        return session.picker
+
+    @keys.add("up", filter=picking)
+    def _(event: KeyPressEvent) -> None:
+        current().move(-1)
+
+    @keys.add("down", filter=picking)
+    def _(event: KeyPressEvent) -> None:
+        current().move(1)
+
+    @keys.add("pageup", filter=picking)
+    def _(event: KeyPressEvent) -> None:
+        current().move(-10)
+
+    @keys.add("pagedown", filter=picking)
+    def _(event: KeyPressEvent) -> None:
+        current().move(10)
+
+    @keys.add("enter", filter=picking)
+    def _(event: KeyPressEvent) -> None:
+        picker = current()
+        session.close_picker()
+        picker.pick()
+
+    @keys.add("escape", filter=picking, eager=True)
+    def _(event: KeyPressEvent) -> None:
+        session.cancel_picker()
+
+    @keys.add("c-o", filter=picking)
+    def _(event: KeyPressEvent) -> None:
+        picker = current()
+        if picker.on_cycle is not None:
+            picker.on_cycle()
+
+    @keys.add("backspace", filter=picking)
+    def _(event: KeyPressEvent) -> None:
+        current().backspace()
+
+    for key, action in (("c-left", "fold"), ("c-right", "unfold")):
+
+        @keys.add(key, filter=picking)
+        def _(event: KeyPressEvent, action: str = action) -> None:
+            run = current().actions.get(action)
+            if run is not None:
+                run()
+
+    @keys.add("<any>", filter=picking)
+    def _(event: KeyPressEvent) -> None:
+        data = event.key_sequence[-1].data
+        picker = current()
+        if data == "L" and "label" in picker.actions:
+            picker.actions["label"]()
+        elif data.isprintable():
+            picker.type(data)

@@ -1,0 +1,129 @@
+"""The prompt_toolkit application of the terminal session: the live region below the
+scrollback, top to bottom the streaming reply, the queued messages, the editor (or a picker)
+and the footer, with the style they are drawn in."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from prompt_toolkit.application import Application
+from prompt_toolkit.filters import Condition
+from prompt_toolkit.key_binding import merge_key_bindings
+from prompt_toolkit.key_binding.defaults import load_key_bindings
+from prompt_toolkit.layout import (
+    ConditionalContainer,
+    Float,
+    FloatContainer,
+    FormattedTextControl,
+    HSplit,
+    Layout,
+    Window,
+)
+from prompt_toolkit.layout.controls import BufferControl
+from prompt_toolkit.layout.dimension import Dimension
+from prompt_toolkit.layout.menus import CompletionsMenu
+from prompt_toolkit.styles import Style
+from prompt_toolkit.widgets import SearchToolbar
+
+from ctxmodes.tui.keys import key_bindings
+
+if TYPE_CHECKING:
+    from prompt_toolkit.input import Input
+    from prompt_toolkit.output import Output
+
+    from ctxmodes.tui.app import TerminalSession
+
+STYLE = Style.from_dict(
+    {
+        "live": "",
+        "live.dim": "#888888",
+        "queue": "#5fafd7",
+        "prompt": "bold #5fafd7",
+        "footer": "#a8a8a8",
+        "footer.dim": "#707070",
+        "footer.warn": "#d7af00 bold",
+        "footer.alert": "#d70000 bold",
+        "footer.unknown": "#a8a8a8 italic",
+        "footer.activity": "#5fafd7",
+        "picker.title": "bold",
+        "picker.query": "#5fafd7",
+        "picker.selected": "reverse",
+        "picker.hint": "#707070",
+        "picker.archived": "#af8700",
+        "picker.active": "#5fafd7",
+    }
+)
+
+
+def build_application(
+    session: TerminalSession, input: Input | None, output: Output | None
+) -> Application[None]:
+    live = session.live
+    search = SearchToolbar()
+    editor = Window(
+        BufferControl(session.buffer, search_buffer_control=search.control),
+        height=Dimension(min=1, max=12),
+        wrap_lines=True,
+        dont_extend_height=True,
+        get_line_prefix=lambda line, wrap: [
+            ("class:prompt", "\u203a " if line == 0 and not wrap else "  ")
+        ],
+    )
+    picking = Condition(lambda: session.picker is not None)
+    body = HSplit(
+        [
+            ConditionalContainer(
+                Window(
+                    FormattedTextControl(lambda: live.fragments(session.width)),
+                    wrap_lines=True,
+                    dont_extend_height=True,
+                ),
+                filter=Condition(live.shows_reply),
+            ),
+            ConditionalContainer(
+                Window(FormattedTextControl(live.queue_fragments), dont_extend_height=True),
+                filter=Condition(live.shows_queue),
+            ),
+            ConditionalContainer(editor, filter=~picking),
+            ConditionalContainer(search, filter=~picking),
+            ConditionalContainer(
+                Window(
+                    FormattedTextControl(
+                        lambda: session.picker.fragments() if session.picker else [],
+                        focusable=True,
+                    ),
+                    dont_extend_height=True,
+                    wrap_lines=False,
+                ),
+                filter=picking,
+            ),
+            Window(
+                FormattedTextControl(session.status.fragments), height=2, dont_extend_height=True
+            ),
+        ]
+    )
+    root = FloatContainer(
+        body,
+        floats=[
+            Float(
+                xcursor=True,
+                ycursor=True,
+                content=CompletionsMenu(max_height=10, scroll_offset=1),
+            )
+        ],
+    )
+    app: Application[None] = Application(
+        layout=Layout(root, focused_element=editor),
+        key_bindings=merge_key_bindings([load_key_bindings(), key_bindings(session, picking)]),
+        style=STYLE,
+        full_screen=False,
+        erase_when_done=False,
+        input=input,
+        output=output,
+    )
+    # Keys redraw at once; the agent's events are throttled by the session instead.
+    app.max_render_postpone_time = None
+    # Esc is a key of its own here: do not wait long for it to start an Alt sequence.
+    app.ttimeoutlen = 0.05
+    app.timeoutlen = 0.15
+    return app

@@ -1,0 +1,105 @@
+"""The live region's content: the reply streaming now, its thinking, the running tool and the
+queued messages. Finished blocks of the reply leave it for the scrollback as they complete;
+only the unfinished tail is ever drawn."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from prompt_toolkit.formatted_text import StyleAndTextTuples
+
+from ctxmodes.session.models import AssistantMessage
+from ctxmodes.tui import render
+from ctxmodes.tui.streaming import BlockSplitter
+
+#: Lines of the streaming reply kept in the live region (the rest is printed when done).
+LIVE_LINES: Final = 12
+
+
+class LiveRegion:
+    def __init__(self) -> None:
+        #: The reply streaming now (its tail is what the live region shows).
+        self.text = ""
+        #: Characters of thinking streamed for this reply (only their count is shown).
+        self.thinking = 0
+        self.running_tool: str | None = None
+        self.queued: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
+        #: Where the unfinished block of the streaming reply starts (the blocks before it
+        #: are in the scrollback already).
+        self._splitter = BlockSplitter()
+        self._thinking_printed = False
+        #: (reply, width, its tail) of the last frame.
+        self._tail_cache: tuple[str, int, str] = ("", -1, "")
+
+    def reset(self) -> None:
+        """A new reply starts (or the last one ended): nothing of it is shown."""
+        self.text, self.thinking = "", 0
+        self._splitter = BlockSplitter()
+        self._thinking_printed = False
+
+    def add_text(self, text: str, width: int) -> list[str]:
+        """Stream ``text`` in; the blocks it completes, rendered for the scrollback."""
+        self.text += text
+        return [self._finished_block(block, width) for block in self._splitter.finished(self.text)]
+
+    def _finished_block(self, block: str, width: int) -> str:
+        """A block of the streaming reply, for the scrollback (the thinking line first)."""
+        parts = []
+        if self.thinking and not self._thinking_printed:
+            parts.append(render.thinking_line(self.thinking, width))
+        self._thinking_printed = True
+        parts.append(render.markdown(block, width) + "\n")
+        return "\n".join(parts)
+
+    def rest_of_reply(self, message: AssistantMessage, width: int) -> str | None:
+        """What the scrollback still lacks of a finished reply: all of it, or, when blocks
+        of it were printed as they streamed, what streamed after them. The streamed text is
+        what was printed, so the rest is taken from it: a reply of several text parts joins
+        them differently from its deltas, and must not be printed a second time."""
+        streamed = self._splitter.block_start
+        if not streamed:
+            return render.assistant_reply(message, width)
+        rest = self.text[streamed:]
+        return render.markdown(rest, width) if rest.strip() else None
+
+    def shows_reply(self) -> bool:
+        return bool(self.text or self.thinking or self.running_tool)
+
+    def shows_queue(self) -> bool:
+        return bool(self.queued[0] or self.queued[1])
+
+    def fragments(self, width: int) -> StyleAndTextTuples:
+        parts: StyleAndTextTuples = []
+        if self.thinking:
+            parts.append(("class:live.dim", f"▸ thinking… ({self.thinking} characters)\n"))
+        if self.text:
+            parts.append(("class:live", self._tail(width) + "\n"))
+        if self.running_tool:
+            parts.append(("class:live.dim", f"⋯ running {self.running_tool}\n"))
+        return parts
+
+    def _tail(self, width: int) -> str:
+        """The streaming reply's last :data:`LIVE_LINES` screen rows. Only they are drawn:
+        the cost of a frame must not grow with the reply, nor with its lines' length. Kept
+        for the next frame while the reply (the same string object) and the width stay:
+        keys redraw far more often than the text changes."""
+        text = self.text
+        cached_text, cached_width, tail = self._tail_cache
+        if cached_text is not text or cached_width != width:
+            unfinished = text[self._splitter.block_start :]
+            tail = render.live_tail(unfinished, width, LIVE_LINES)
+            self._tail_cache = (text, width, tail)
+        return tail
+
+    def queue_fragments(self) -> StyleAndTextTuples:
+        steering, follow_up = self.queued
+        parts: StyleAndTextTuples = []
+        for text in steering:
+            parts.append(("class:queue", f"↳ steer: {render.one_line(text, 200)}\n"))
+        for text in follow_up:
+            parts.append(("class:queue", f"↳ follow-up: {render.one_line(text, 200)}\n"))
+        if parts:
+            parts.append(
+                ("class:footer.dim", "  Alt+Up takes them back · Esc stops and keeps them\n")
+            )
+        return parts

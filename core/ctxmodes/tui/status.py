@@ -1,0 +1,90 @@
+"""What the footer says and when it is recomputed: the session's cost, the current activity,
+plugins' status texts and the countdown of a retry wait. The footer is drawn on every frame,
+so its text is built only on the events that change it."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from prompt_toolkit.formatted_text import StyleAndTextTuples
+
+from ctxmodes.session.models import AssistantMessage
+from ctxmodes.tui.footer import FooterState, footer_fragments
+
+if TYPE_CHECKING:
+    from ctxmodes.sdk import Agent
+
+
+class StatusLine:
+    """:param clock: monotonic seconds, for the retry countdown."""
+
+    def __init__(self, agent: Agent, clock: Callable[[], float]) -> None:
+        self._agent = agent
+        self._clock = clock
+        self.cost = 0.0
+        self.activity: str | None = None
+        self.statuses: dict[str, str] = {}
+        #: When the next retry attempt starts (``clock`` seconds), during a retry wait.
+        self.retry_at: float | None = None
+        self._footer: StyleAndTextTuples = []
+
+    def refresh(self, *, recount: bool = False) -> None:
+        """Rebuild the footer; ``recount``: a session started or changed branch, so the cost
+        is summed again from its context."""
+        agent = self._agent
+        session = agent.session
+        if recount:
+            self.cost = session_cost(agent)
+        model = session.model
+        self._footer = footer_fragments(
+            FooterState(
+                cwd=session.cwd,
+                session_name=agent.session_manager.get_session_name(),
+                model=None if model is None else f"{model.provider}/{model.id}",
+                mode=agent.mode,
+                thinking=agent.thinking_level,
+                context=agent.context_state(),
+                cost=self.cost,
+                activity=self.activity,
+                statuses=self.statuses,
+            )
+        )
+
+    def fragments(self) -> StyleAndTextTuples:
+        if not self.activity:
+            return self._footer
+        # The activity changes often; everything else only on the events that refresh it.
+        return [*self._footer, ("class:footer.activity", f" • {self.activity}")]
+
+    def set_status(self, key: str, text: str | None) -> None:
+        if text is None:
+            self.statuses.pop(key, None)
+        else:
+            self.statuses[key] = text
+
+    def retry_in(self, delay_ms: float) -> None:
+        self.retry_at = self._clock() + delay_ms / 1000
+
+    def tick_retry(self) -> float | None:
+        """Show the countdown to the next attempt; the seconds until it next changes, or
+        ``None`` when there is nothing more to count."""
+        if self.retry_at is None:
+            return None
+        left = self.retry_at - self._clock()
+        if left <= 0:
+            self.activity = "retrying"
+            return None
+        self.activity = f"retrying in {math.ceil(left)}s (Esc cancels)"
+        return min(1.0, left)
+
+
+def session_cost(agent: Agent) -> float:
+    """The cost of the replies in the current context, when a session starts or changes
+    branch (its messages are decoded already; the file is not read again)."""
+    return sum(
+        float(message.usage.cost.total)
+        for message in agent.session.messages
+        if isinstance(message, AssistantMessage)
+    )

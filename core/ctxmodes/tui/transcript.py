@@ -1,0 +1,189 @@
+"""The agent's events, as the terminal shows them: finished blocks for the scrollback, and the
+state of the live region and the footer. Runs on the interface's event loop, one batch of
+events at a time."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from ctxmodes.sdk import events as ev
+from ctxmodes.session.models import (
+    AssistantMessage,
+    BashExecutionMessage,
+    CustomMessage,
+    UserMessage,
+)
+from ctxmodes.tui import render
+from ctxmodes.tui.live import LiveRegion
+from ctxmodes.tui.status import StatusLine
+
+if TYPE_CHECKING:
+    from ctxmodes.providers.base import ModelRequest
+    from ctxmodes.sdk import Agent
+
+#: Tool outputs kept for Ctrl+O.
+KEPT_TOOL_OUTPUTS = 8
+
+
+class Transcript:
+    """:param on_retry: called when a retry wait starts (the footer counts it down)."""
+
+    def __init__(
+        self, agent: Agent, live: LiveRegion, status: StatusLine, on_retry: Callable[[], None]
+    ) -> None:
+        self._agent = agent
+        self._live = live
+        self._status = status
+        self._on_retry = on_retry
+        self.last_reply = ""
+        #: The last turn request sent, for ``/context``.
+        self.last_request: ModelRequest | None = None
+        #: (name, full output) of the last tool calls and ``!`` commands, for Ctrl+O.
+        self.tool_outputs: list[tuple[str, str]] = []
+        #: The prompt that started the run now going, until the run shows any output: Esc
+        #: meanwhile puts it back in the editor (nothing was answered, nothing is lost).
+        self.unanswered_prompt: str | None = None
+        self._run_fresh = False
+        #: A compaction is in progress: a window it opens is its fresh window.
+        self._compacted = False
+
+    def take_unanswered_prompt(self) -> str | None:
+        prompt, self.unanswered_prompt = self.unanswered_prompt, None
+        return prompt
+
+    def handle(self, event: ev.AgentEvent, blocks: list[str], width: int) -> None:
+        """Apply ``event``; blocks it finishes are appended to ``blocks``."""
+        live, status = self._live, self._status
+        if isinstance(event, (ev.TextDeltaEvent, ev.ToolStarted)):
+            self.unanswered_prompt = None
+        if isinstance(event, ev.TextDeltaEvent):
+            if event.thinking:
+                live.thinking += len(event.text)
+            else:
+                blocks.extend(live.add_text(event.text, width))
+        elif isinstance(event, ev.AssistantStarted):
+            live.reset()
+            self._run_fresh = False
+        elif isinstance(event, ev.MessageFinished):
+            self._finished(event, blocks, width)
+        elif isinstance(event, ev.ToolStarted):
+            live.running_tool = event.name
+            blocks.append(render.tool_call(event.name, event.arguments, width))
+        elif isinstance(event, ev.ToolFinished):
+            live.running_tool = None
+            self._keep_output(event.name, event.text)
+            blocks.append(render.tool_result(event.name, event.text, event.is_error, width))
+        elif isinstance(event, ev.ModelError):
+            blocks.append(render.model_error(event.message, event.aborted, width))
+        elif isinstance(event, ev.UsageReported):
+            status.cost += event.cost
+            status.refresh()
+        elif isinstance(event, ev.WindowOpened):
+            if event.number > 0:
+                blocks.append(render.window_line(event.number, self._compacted, width))
+            status.activity = "working" if self._agent.is_streaming() else None
+            status.refresh()
+        elif isinstance(event, ev.QueueChanged):
+            live.queued = (event.steering, event.follow_up)
+        elif isinstance(event, ev.RequestSent):
+            self.last_request = event.request
+        else:
+            self._lifecycle(event, blocks, width)
+
+    def _keep_output(self, name: str, text: str) -> None:
+        self.tool_outputs.append((name, text))
+        del self.tool_outputs[:-KEPT_TOOL_OUTPUTS]
+
+    def _lifecycle(self, event: ev.AgentEvent, blocks: list[str], width: int) -> None:
+        status = self._status
+        if isinstance(event, ev.RunStarted):
+            status.activity = "working"
+            self._run_fresh = True
+        elif isinstance(event, ev.RunSettled):
+            status.activity = None
+            self.unanswered_prompt, self._run_fresh = None, False
+            self._live.reset()
+            self._live.running_tool = None
+            status.refresh()
+        elif isinstance(event, ev.SummaryStarted):
+            status.activity = "summarizing the previous window (Esc cancels)"
+        elif isinstance(event, ev.CompactionStarted):
+            status.activity = "compacting (Esc cancels)"
+            self._compacted = True
+        elif isinstance(event, ev.CompactionFinished):
+            status.activity = None
+            self._compacted = False
+            if event.entry is not None:
+                blocks.append(render.compaction_line(event.entry, width))
+            elif event.error and event.trigger != "manual":
+                # A manual compaction's failure is the /compact command's to report.
+                blocks.append(render.notice(event.error, "error", width))
+            status.refresh()
+        elif isinstance(event, ev.Navigated):
+            status.refresh()
+        elif isinstance(event, ev.SessionChanged):
+            self.tool_outputs.clear()
+            status.refresh(recount=True)
+        elif isinstance(event, ev.Notice):
+            blocks.append(render.notice(event.message, event.level, width))
+            # Commands answer with a notice: a new name or mode shows in the footer at once.
+            status.refresh()
+        else:
+            self._retries(event, blocks, width)
+
+    def _retries(self, event: ev.AgentEvent, blocks: list[str], width: int) -> None:
+        status = self._status
+        if isinstance(event, ev.RetryScheduled):
+            blocks.append(
+                render.notice(
+                    f"{event.error} — retry {event.attempt}/{event.max_attempts}",
+                    "warning",
+                    width,
+                )
+            )
+            status.retry_in(event.delay_ms)
+            self._on_retry()
+        elif isinstance(event, ev.TransportRetryScheduled):
+            blocks.append(
+                render.notice(
+                    f"{event.error} — resending in {event.delay_ms / 1000:g}s "
+                    f"({event.attempt}/{event.max_attempts})",
+                    "warning",
+                    width,
+                )
+            )
+        elif isinstance(event, ev.RetryEnded):
+            status.retry_at = None
+            status.activity = "working" if self._agent.is_streaming() else None
+            if not event.success and event.error:
+                blocks.append(render.notice(event.error, "error", width))
+        elif isinstance(event, ev.StatusChanged):
+            status.set_status(event.key, event.text)
+
+    def _finished(self, event: ev.MessageFinished, blocks: list[str], width: int) -> None:
+        message = event.message
+        if isinstance(message, UserMessage):
+            text = ev.message_text(message)
+            if self._run_fresh:
+                # The run's first message is its prompt; later ones were steered in.
+                self.unanswered_prompt, self._run_fresh = text, False
+            blocks.append(render.user_prompt(text, width))
+        elif isinstance(message, AssistantMessage):
+            text = ev.message_text(message)
+            reply = self._live.rest_of_reply(message, width)
+            self._live.reset()
+            if reply is not None:
+                blocks.append(reply)
+            if text.strip():
+                self.last_reply = text
+        elif isinstance(message, BashExecutionMessage):
+            self.tool_outputs.append(("$ " + message.command, message.output))
+            blocks.append(render.shell_command(message, width))
+        elif (
+            isinstance(message, CustomMessage)
+            and message.display
+            and ev.window_number(message) is None
+        ):
+            text = render.one_line(ev.message_text(message))
+            blocks.append(render.notice(f"[{message.custom_type}] {text}", "info", width))

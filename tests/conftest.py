@@ -1,0 +1,40 @@
+"""What every test shares: the developer's environment never reaches the tests.
+
+A developer's shell may select plugins (``CTXMODES_BLOCK_PLUGINS``), a mode or a model, point
+at a configuration directory, at Pi's or the Codex CLI's directory (with real sessions and
+credentials in them) or at another OpenAI endpoint. None of it may change what a test sees, nor
+may a test write there: for the whole run those variables are removed, and the configuration,
+Pi and Codex directories are empty ones of the run. Subprocesses inherit the same environment.
+A test that needs one of them sets it itself.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+
+#: Read by ctxmodes or by the tools it speaks for; removed for the run.
+REMOVED = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "PI_OAUTH_CALLBACK_HOST", "PI_EXPERIMENTAL")
+#: Directories that would be the user's own; empty ones of the run instead.
+DIRECTORIES = {"CTXMODES_CONFIG_DIR": "config", "PI_CODING_AGENT_DIR": "pi", "CODEX_HOME": "codex"}
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    saved = dict(os.environ)
+    root = Path(tempfile.mkdtemp(prefix="ctxmodes-tests-env-"))
+    for name in [name for name in os.environ if name.startswith("CTXMODES_")] + list(REMOVED):
+        os.environ.pop(name, None)
+    for name, folder in DIRECTORIES.items():
+        (root / folder).mkdir()
+        os.environ[name] = str(root / folder)
+
+    def restore() -> None:
+        os.environ.clear()
+        os.environ.update(saved)
+        shutil.rmtree(root, ignore_errors=True)
+
+    config.add_cleanup(restore)

@@ -1,0 +1,232 @@
+"""Every code block in the README and the documentation site is run, or checked as far as its
+kind allows, by a test; a block no test claims fails here until one does.
+
+- Python examples run (the embedding example in test_embedding_example.py, the example mode's
+  files in test_example_mode.py, the managed-mode example below).
+- Shell examples marked ``<!-- example: NAME -->`` run in bash on a fresh directory with the
+  installed ``ctxmodes``; every other shell line is a ``ctxmodes`` command that must parse
+  with the real command line, a ``make`` target that must exist, or a ``pip install`` whose
+  extras must exist.
+- TOML examples are loaded as a user configuration file by ``ctxmodes config show``, which
+  refuses an unknown key or a bad value; provider tables must then list their models.
+- The hook reference's signatures are generated and compared by tests/core/test_hookspecs.py.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import shlex
+import subprocess
+import sys
+import tomllib
+import types
+from pathlib import Path
+
+import pytest
+from support.cli_rig import ctxmodes, isolate_settings
+from support.doc_pages import DOCS, ROOT, Block, all_blocks, example
+
+from ctxmodes.cli import build_parser
+
+SHELL = {"sh", "bash"}
+#: Blocks that are not code: the site's table of contents, a diagram in words.
+NOT_CODE = {"{toctree}", "text"}
+#: Examples run by a test of their own (the example mode's files are named by their first line).
+RUN_ELSEWHERE = {"embedding": "test_embedding_example.py"}
+EXAMPLE_MODE_FILES = {path.name for path in (DOCS / "example-mode").iterdir()}
+#: Shell examples run whole by test_shell_examples_run, with what their output must show.
+RUNNABLE_SHELL = {
+    "tour": [
+        "Window 1: reading my plan and carrying on.",
+        "window 0",
+        "Step 1 done; next: step 2.",
+    ],
+}
+
+
+def is_example_mode_file(block: Block) -> bool:
+    match = re.fullmatch(r"(?:#|//) ([\w.]+)", block.first_line)
+    return match is not None and match.group(1) in EXAMPLE_MODE_FILES
+
+
+def claim(block: Block) -> str | None:
+    """The check that covers ``block``, or ``None`` when none does."""
+    if block.language in NOT_CODE:
+        return "not code"
+    if block.page == DOCS / "hooks.md":
+        return "generated"
+    if is_example_mode_file(block):
+        return "example mode"
+    if block.example in RUN_ELSEWHERE or block.example == "managed-mode":
+        return "python"
+    if block.language in SHELL:
+        return "shell run" if block.example in RUNNABLE_SHELL else "shell commands"
+    if block.language == "toml":
+        return "toml"
+    return None
+
+
+def test_every_block_is_checked_by_a_test():
+    unclaimed = [f"{block.where} ({block.language})" for block in all_blocks() if not claim(block)]
+    assert unclaimed == [], "code blocks no test runs or checks"
+
+
+def test_every_marked_example_is_run():
+    marked = {block.example for block in all_blocks() if block.example}
+    assert marked == {*RUN_ELSEWHERE, *RUNNABLE_SHELL, "managed-mode"}
+
+
+# --- shell ---------------------------------------------------------------------------------
+
+
+def shell_commands(body: str) -> list[str]:
+    """The block's command lines: continuations joined, comments and heredoc bodies dropped."""
+    lines = body.replace("\\\n", " ").splitlines()
+    commands = []
+    heredoc_end: str | None = None
+    for line in lines:
+        if heredoc_end is not None:
+            if line.strip() == heredoc_end:
+                heredoc_end = None
+            continue
+        if line.lstrip().startswith("#") or not line.strip():
+            continue
+        heredoc = re.search(r"<<-?'?(\w+)'?", line)
+        if heredoc:
+            heredoc_end = heredoc.group(1)
+        commands.append(line)
+    return commands
+
+
+def check_command(line: str) -> None:
+    words = shlex.split(line, comments=True)
+    while words and re.fullmatch(r"[A-Z_]+=.*", words[0]):
+        words = words[1:]  # VARIABLE=value before the command
+    program, arguments = words[0], words[1:]
+    if program in {"ctxmodes", ".venv/bin/ctxmodes"}:
+        parser = build_parser(argv=arguments)
+        try:
+            parser.parse_args(arguments)
+        except SystemExit as exit_:
+            pytest.fail(f"`{line}` does not parse: exit {exit_.code}")
+    elif program == "make":
+        makefile = (ROOT / "Makefile").read_text()
+        for target in arguments:
+            assert re.search(rf"^{re.escape(target)}:", makefile, re.M), f"no make target {target}"
+    elif program == "pip":
+        assert arguments[0] == "install", line
+        extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
+            "optional-dependencies"
+        ]
+        for requirement in arguments[1:]:
+            name, _, rest = requirement.partition("[")
+            assert name == "ctxmodes", line
+            for extra in filter(None, rest.rstrip("]").split(",")):
+                assert extra in extras, f"no extra {extra!r}"
+    elif program in {"echo", "cat"}:
+        pass  # writing the example's input file
+    else:
+        pytest.fail(f"`{line}`: no check for {program}")
+
+
+@pytest.mark.parametrize(
+    "block",
+    [block for block in all_blocks() if claim(block) == "shell commands"],
+    ids=lambda block: block.where,
+)
+def test_shell_commands_exist_as_written(block: Block):
+    for line in shell_commands(block.body):
+        check_command(line)
+
+
+@pytest.mark.parametrize("name", sorted(RUNNABLE_SHELL))
+def test_shell_examples_run(name: str, tmp_path: Path):
+    block = example(name)
+    work = tmp_path / "work"
+    work.mkdir()
+    environ = {key: value for key, value in os.environ.items() if not key.startswith("CTXMODES_")}
+    environ |= {
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{environ.get('PATH', '')}",
+        "HOME": str(tmp_path / "home"),
+        "CTXMODES_CONFIG_DIR": str(tmp_path / "config"),
+        "PI_CODING_AGENT_DIR": str(tmp_path / "pi"),
+    }
+    result = subprocess.run(
+        ["bash", "-e", "-o", "pipefail", "-c", block.body],
+        cwd=work,
+        env=environ,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    for expected in RUNNABLE_SHELL[name]:
+        assert expected in result.stdout
+
+
+# --- TOML ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "block",
+    [block for block in all_blocks() if claim(block) == "toml"],
+    ids=lambda block: block.where,
+)
+def test_configuration_examples_are_accepted(block: Block, tmp_path, monkeypatch, capsys):
+    isolate_settings(tmp_path, monkeypatch)
+    values = tomllib.loads(block.body)
+    if set(values) == {"modes"}:
+        # A third-party mode's table: validated by that mode's own settings model.
+        (name,) = values["modes"]
+        assert name == "recent-turns", block.where
+        settings = load_example_mode().RecentTurnsSettings.model_validate(values["modes"][name])
+        assert settings.model_dump() == values["modes"][name]
+        return
+    config = tmp_path / "config"
+    config.mkdir()
+    (config / "config.toml").write_text(block.body)
+    code, out, err = ctxmodes(capsys, "config", "show")
+    assert (code, err) == (0, ""), block.where
+    for key in values:
+        assert f"# {config / 'config.toml'}" in out.split(f"\n{key}", 1)[1].split("\n", 1)[0]
+    for provider, table in values.get("providers", {}).items():
+        code, out, err = ctxmodes(capsys, "models", "--provider", provider)
+        assert code == 0, err
+        for model in table["models"]:
+            assert f"{provider}/{model['id']}" in out
+
+
+def load_example_mode() -> types.ModuleType:
+    module = types.ModuleType("recent_turns")
+    source = DOCS / "example-mode" / "recent_turns.py"
+    exec(compile(source.read_text(), str(source), "exec"), module.__dict__)
+    return module
+
+
+# --- Python --------------------------------------------------------------------------------
+
+
+def test_the_managed_mode_example_assembles_a_working_mode(ctx_host, caplog):
+    block = example("managed-mode")
+    plugin = types.ModuleType("metered")
+    exec(compile(block.body, block.where, "exec"), plugin.__dict__)
+    host = ctx_host(
+        [
+            {"text": "Rolling over.", "tool_calls": [{"name": "new_context"}]},
+            {"text": "In window 1."},
+        ],
+        plugins=[plugin],
+        mode="metered",
+    )
+    with caplog.at_level(logging.INFO, logger="metered"):
+        host.prompt("go")
+    first, second = host.requests()
+    assert {"new_context", "history", "notes"} <= {tool.name for tool in first.tools}
+    sizes = [int(r.getMessage().split()[2]) for r in caplog.records if r.name == "metered"]
+    assert len(sizes) == 2
+    # The second request starts the new window: the first window's turn is not in it.
+    assert len(second.messages) < len(first.messages) + 2
+    assert sizes == [len(first.messages), len(second.messages)]

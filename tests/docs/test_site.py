@@ -1,0 +1,69 @@
+"""The documentation site builds strictly, and a broken link would fail it."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from support.doc_pages import DOCS, ROOT, pages
+
+
+def build(source: Path, out: Path) -> subprocess.CompletedProcess[str]:
+    """Sphinx with every warning an error (``-W``) and every reference checked (``-n``)."""
+    return subprocess.run(
+        [
+            *(sys.executable, "-m", "sphinx", "-W", "--keep-going", "-n", "-q", "-E"),
+            *("-b", "html", "-d", str(out / ".doctrees"), str(source), str(out / "html")),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+
+
+def test_the_site_builds_strictly(tmp_path):
+    result = build(DOCS, tmp_path)
+    assert result.returncode == 0, result.stderr
+    html = tmp_path / "html"
+    for page in DOCS.rglob("*.md"):
+        if "example-mode" in page.parts:
+            continue
+        assert (html / page.relative_to(DOCS)).with_suffix(".html").is_file(), page
+
+
+def test_a_broken_link_or_anchor_fails_the_build(tmp_path):
+    source = tmp_path / "docs"
+    shutil.copytree(DOCS, source, ignore=shutil.ignore_patterns("_build"))
+    page = source / "benchmarks.md"
+    page.write_text(
+        page.read_text() + "\nSee [a page](missing.md) and [a heading](models.md#missing).\n"
+    )
+    result = build(source, tmp_path / "out")
+    assert result.returncode != 0
+    assert "missing.md" in result.stderr
+    assert "'missing'" in result.stderr
+
+
+def test_the_readme_links_only_to_files_that_exist():
+    readme = (ROOT / "README.md").read_text()
+    targets = re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", readme)
+    local = [target for target in targets if "://" not in target]
+    assert local, "the README links into the site"
+    missing = [target for target in local if not (ROOT / target).exists()]
+    assert missing == []
+
+
+def test_the_pages_name_only_files_that_exist():
+    named: list[tuple[str, str]] = []
+    for page in pages():
+        for path in re.findall(
+            r"`((?:core|plugins|tests|bench|docs|tools)/[^`\s]*)`", page.read_text()
+        ):
+            if not re.search(r"[<…*]|^docs/_build/", path):
+                named.append((page.name, path.split("::")[0]))
+    assert named, "the pages name the files they describe"
+    assert [(page, path) for page, path in named if not (ROOT / path).exists()] == []
