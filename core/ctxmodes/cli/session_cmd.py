@@ -122,8 +122,7 @@ def _open(path: str, strict: bool) -> SessionManager:
 def run_show(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from ctxmodes.cli.session_drawing import draw_active_path
-    from ctxmodes.session.report import render_tree
+    from ctxmodes.cli.session_drawing import draw_active_path, draw_tree
 
     with _open(args.file, args.strict) as manager:
         console = Console()
@@ -134,7 +133,7 @@ def run_show(args: argparse.Namespace) -> int:
             highlight=False,
             soft_wrap=True,
         )
-        console.print(render_tree(manager) if args.full else draw_active_path(manager))
+        (draw_tree if args.full else draw_active_path)(manager, console)
     return 0
 
 

@@ -89,6 +89,13 @@ class SessionPosition:
     context: SessionContext
 
 
+def entry_from_json(value: JsonObject) -> SessionEntry:
+    """The entry model of stored JSON (the models, and pydantic, load on the first call)."""
+    from ctxmodes.session import models
+
+    return models.entry_from_json(value)
+
+
 def _header(
     identity: IdentitySource,
     cwd: str,
@@ -710,8 +717,6 @@ class SessionManager:
         return _Entries(indexes, self._model, self._table.entries)
 
     def _model(self, index: int) -> SessionEntry:
-        from ctxmodes.session.models import entry_from_json
-
         model = self._models.get(index)
         if model is None:
             model = entry_from_json(self._table.entry(index))
@@ -739,6 +744,22 @@ class SessionManager:
         """An entry as stored (after in-memory migration); treat as read-only."""
         index = self._table.index_of(entry_id)
         return self._table.entry(index) if index is not None else None
+
+    def read_entries_json(self, entry_ids: Sequence[str]) -> list[JsonObject | None]:
+        """The stored JSON of several entries (``None`` for an unknown id), read from the file
+        in one pass and not kept: for reading through many entries once, a block at a time,
+        where :meth:`get_entry_json` would read each line on its own and cache it."""
+        table = self._table
+        found = [
+            (position, table.index_of(entry_id)) for position, entry_id in enumerate(entry_ids)
+        ]
+        known = [(position, index) for position, index in found if index is not None]
+        out: list[JsonObject | None] = [None] * len(entry_ids)
+        for (position, _), entry in zip(
+            known, table.peek([index for _, index in known]), strict=True
+        ):
+            out[position] = entry
+        return out
 
     def stored_run(self, last_id: str, count: int) -> StoredRun | None:
         """The ``count`` entries ending at ``last_id`` along its parent chain, known from the
