@@ -249,6 +249,7 @@ class SessionManager:
         read_only: bool = False,
         durability: Durability = Durability.FSYNC,
         identity: IdentitySource = PI_IDENTITY,
+        preload: bool = True,
     ) -> SessionManager:
         """Open the session file at ``path``.
 
@@ -262,6 +263,10 @@ class SessionManager:
 
         With ``read_only`` the file is never locked or modified and appends raise
         :class:`ReadOnlySessionError`; a missing file is then an error.
+
+        With ``preload`` (the default) the end of the file, where the newest context lives,
+        is decoded while it is indexed and kept; a command that reads through the session
+        once passes ``False`` and holds only the index until it reads.
         """
         file = Path(resolve_path(path))
         directory = Path(resolve_path(session_dir)) if session_dir else file.parent
@@ -288,7 +293,7 @@ class SessionManager:
         # Lock before reading, so that what is read is what later appends continue.
         writer = None if read_only else SessionWriter.open_existing(file, durability)
         try:
-            scan = read_session_file(file)
+            scan = read_session_file(file, preload=preload)
             header = scan.header
             if header is None:
                 # An empty file: Pi writes a fresh header into it right away.
