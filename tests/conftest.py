@@ -26,7 +26,11 @@ DIRECTORIES = {"CTXMODES_CONFIG_DIR": "config", "PI_CODING_AGENT_DIR": "pi", "CO
 def pytest_configure(config: pytest.Config) -> None:
     saved = dict(os.environ)
     root = Path(tempfile.mkdtemp(prefix="ctxmodes-tests-env-"))
-    for name in [name for name in os.environ if name.startswith("CTXMODES_")] + list(REMOVED):
+    from ctxmodes.providers.auth import credential_variables
+
+    # Any provider's key or cloud credentials of the shell would make models available.
+    removed = [*REMOVED, *credential_variables()]
+    for name in [name for name in os.environ if name.startswith("CTXMODES_")] + removed:
         os.environ.pop(name, None)
     for name, folder in DIRECTORIES.items():
         (root / folder).mkdir()

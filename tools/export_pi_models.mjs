@@ -1,18 +1,58 @@
-// Prints the built-in OpenAI and Codex model tables of the installed pi-ai as one JSON document.
-// ctxmodes ships the output as core/ctxmodes/providers/data/pi_models.json; a test checks it against Pi.
-import { createRequire } from "node:module";
+// Prints pi-ai's built-in catalog: every provider Pi ships, with how it authenticates and its models.
+// ctxmodes ships the output as core/ctxmodes/providers/data/pi_models.json, and a test checks the file
+// against the installed Pi byte for byte. After upgrading Pi (`make pi`), refresh it with one command:
+//
+//   node tools/export_pi_models.mjs --write
+//
+// Usage: node tools/export_pi_models.mjs [--write] [NODE_MODULES]   (default: .pi/node_modules)
+import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { pathToFileURL } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
-const root = process.argv[2] ?? ".pi/node_modules";
-const dist = path.resolve(root, "@earendil-works/pi-ai/dist/providers");
+const args = process.argv.slice(2);
+const write = args.includes("--write");
+const root = args.find((arg) => arg !== "--write") ?? ".pi/node_modules";
+const packageDir = path.resolve(root, "@earendil-works/pi-ai");
+const dist = path.join(packageDir, "dist");
 const load = async (file) => import(pathToFileURL(path.join(dist, file)).href);
-const { OPENAI_MODELS } = await load("openai.models.js");
-const { OPENAI_CODEX_MODELS } = await load("openai-codex.models.js");
-const tables = { openai: OPENAI_MODELS, "openai-codex": OPENAI_CODEX_MODELS };
-const out = {};
-for (const [provider, models] of Object.entries(tables)) {
-  out[provider] = Array.isArray(models) ? models : Object.values(models);
+
+const { version } = JSON.parse(await readFile(path.join(packageDir, "package.json"), "utf-8"));
+const { builtinProviders } = await load("providers/all.js");
+const { findEnvKeys } = await load("env-api-keys.js");
+
+// Every variable set: findEnvKeys then answers all the names Pi looks at for a provider, in Pi's order.
+const everyVariableSet = new Proxy({}, { get: () => "set" });
+
+const providers = builtinProviders().map((provider) => {
+  const { apiKey, oauth } = provider.auth;
+  return {
+    id: provider.id,
+    name: provider.name,
+    ...(provider.baseUrl ? { baseUrl: provider.baseUrl } : {}),
+    ...(provider.headers ? { headers: provider.headers } : {}),
+    envKeys: findEnvKeys(provider.id, everyVariableSet) ?? [],
+    ...(apiKey ? { apiKey: { name: apiKey.name } } : {}),
+    ...(oauth ? { oauth: { name: oauth.name, subscription: oauth.isSubscription === true } } : {}),
+    models: provider.getModels(),
+  };
+});
+
+// One provider header and one model per line: small diffs when Pi's tables change.
+const lines = [`{"pi":${JSON.stringify(version)},"providers":[`];
+providers.forEach(({ models, ...provider }, index) => {
+  const head = JSON.stringify({ ...provider, models: [] }).slice(0, -3);
+  lines.push(`${head}[`);
+  models.forEach((model, at) => lines.push(JSON.stringify(model) + (at < models.length - 1 ? "," : "")));
+  lines.push(`]}${index < providers.length - 1 ? "," : ""}`);
+});
+lines.push("]}");
+const text = lines.join("\n") + "\n";
+
+if (write) {
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  const target = path.join(here, "..", "core", "ctxmodes", "providers", "data", "pi_models.json");
+  await writeFile(target, text);
+  process.stderr.write(`wrote ${providers.length} providers of pi-ai ${version} to ${target}\n`);
+} else {
+  process.stdout.write(text);
 }
-process.stdout.write(JSON.stringify(out, null, 1) + "\n");
-void createRequire;

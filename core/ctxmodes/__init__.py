@@ -65,7 +65,7 @@ if TYPE_CHECKING:
         TurnHold,
         UserInterface,
     )
-    from ctxmodes.modes import ModeSpec
+    from ctxmodes.modes import Evidence, ModeSpec
     from ctxmodes.providers.base import ModelCapabilities
     from ctxmodes.session.models import (
         AgentMessage,
@@ -128,6 +128,7 @@ _EXPORTS: dict[str, str] = {
         "ctxmodes.hostapi",
     ),
     "SessionView": "ctxmodes.session_view",
+    "Evidence": "ctxmodes.modes",
     "ModeSpec": "ctxmodes.modes",
     "ModelCapabilities": "ctxmodes.providers.base",
     **dict.fromkeys(
@@ -158,6 +159,7 @@ __all__ = [
     "CtxmodesError",
     "CustomMessage",
     "DeliverAs",
+    "Evidence",
     "HostSession",
     "InputEvent",
     "InputResult",

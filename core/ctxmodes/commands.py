@@ -58,8 +58,13 @@ class CommandContext(Protocol):
         current path without it). Forking from a user message keeps the path *before* it
         and returns the message's text for the editor."""
 
+    def describe_mode_change(self, name: str) -> str | None:
+        """One line on what switching the session to mode ``name`` changes (``None``: it
+        already runs in ``name``); ask the user before :meth:`switch_mode`."""
+
     def switch_mode(self, name: str) -> None:
-        """Shut the active mode object down and activate mode ``name`` for the session."""
+        """Shut the active mode object down and activate mode ``name`` for the session
+        (recorded in the session file)."""
 
     def mode_names(self) -> list[str]:
         """The installed modes."""

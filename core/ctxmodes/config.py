@@ -125,6 +125,16 @@ class ProviderSettings(BaseModel):
     models: list[ProviderModelSettings] = Field(default_factory=list)
 
 
+class TerminalSettings(BaseModel):
+    """``[terminal]``: the interactive session."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    #: How many turns of the active branch are printed when a session is opened, resumed or
+    #: replaced, and after a move in its tree (earlier entries are counted, not shown).
+    replay_turns: int = Field(default=10, ge=0)
+
+
 class Settings(BaseModel):
     """The effective configuration of one ctxmodes process."""
 
@@ -144,6 +154,7 @@ class Settings(BaseModel):
     providers: dict[str, ProviderSettings] = Field(default_factory=dict)
     #: Retrying turns that failed on transient errors (Pi's ``retry`` settings).
     retry: RetrySettings = Field(default_factory=RetrySettings)
+    terminal: TerminalSettings = Field(default_factory=TerminalSettings)
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import pluggy
 
@@ -24,12 +24,26 @@ if TYPE_CHECKING:
     from pydantic import BaseModel
 
     from ctxmodes.hostapi import HostSession
+    from ctxmodes.session_view import SessionView
 
 MODE_NAME = re.compile(r"^[a-z][a-z0-9_-]{0,39}$")
 
 #: Builds the object whose ``@hookimpl`` methods serve one session: called as
 #: ``factory(session)``, or ``factory(session, settings)`` when the mode declares settings.
 ModeFactory = Callable[..., object]
+
+#: How strongly a session file shows that a mode managed it: ``"exclusive"`` for records only
+#: that mode writes (Tree's archive manifests, Remote's encrypted results), ``"shared"`` for
+#: records other modes write too (window markers).
+Evidence = Literal["exclusive", "shared"]
+
+#: Looks at a session file that records no mode and says whether this mode managed it
+#: (``None``: no sign of it). Called once when such a file is opened; may read the whole file.
+ModeRecognizer = Callable[["SessionView"], Evidence | None]
+
+#: One clause on what leaving this mode does to this session, for the confirmation of a mode
+#: change ("12 archived summaries become ordinary Pi summaries and re-enter the context").
+LeavingDescription = Callable[["SessionView"], str | None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,12 +58,18 @@ class ModeSpec:
         implementations serve that session.
     :param settings: the pydantic model of the mode's ``[modes.<name>]`` configuration
         table; ``None`` when the mode takes no settings.
+    :param recognize: infers this mode for a session file that records none (written by
+        the TypeScript extension or an older ctxmodes); see :mod:`ctxmodes.session_mode`.
+    :param describe_leaving: what switching a session away from this mode changes, in one
+        clause, shown before the switch is confirmed.
     """
 
     name: str
     description: str
     factory: ModeFactory
     settings: type[BaseModel] | None = None
+    recognize: ModeRecognizer | None = None
+    describe_leaving: LeavingDescription | None = None
 
     def __post_init__(self) -> None:
         if not MODE_NAME.match(self.name):

@@ -100,9 +100,12 @@ class Rig:
         return [r for r in self.records if isinstance(r, kind)]
 
     def file_entries(self) -> list[dict[str, Any]]:
-        """The session file's entries (header excluded), as stored."""
+        """The session file's entries (header excluded), as stored; none before the file is
+        written (at the session's first message)."""
         path = self.session.session_manager.session_file
         assert path is not None
+        if not path.exists():
+            return []
         lines = path.read_bytes().splitlines()
         return [orjson.loads(line) for line in lines[1:] if line]
 

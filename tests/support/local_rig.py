@@ -89,8 +89,8 @@ def record_kinds(harness: HostHarness, *kinds: str) -> list[str]:
 
 
 def file_bytes(harness: HostHarness) -> bytes:
-    """The session file as written so far."""
+    """The session file as written so far (nothing before the first message)."""
     harness.manager.flush()
     path = harness.manager.session_file
     assert path is not None
-    return path.read_bytes()
+    return path.read_bytes() if path.exists() else b""

@@ -100,6 +100,11 @@ class PostgresServer:
             connection.execute(f'CREATE DATABASE "{name}"')
         return f"postgresql://postgres@127.0.0.1:{self.port}/{name}"
 
+    def dump(self, url: str) -> bytes:
+        """``pg_dump`` of the database at ``url``, as plain SQL."""
+        command = [str(self._bin / "pg_dump"), "--no-owner", url]
+        return subprocess.run(command, check=True, capture_output=True, timeout=120).stdout
+
     def close(self) -> None:
         with contextlib.suppress(subprocess.CalledProcessError):
             self.stop("immediate")

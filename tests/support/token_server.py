@@ -1,4 +1,5 @@
-"""A loopback OAuth token endpoint that rotates refresh tokens, as OpenAI's does.
+"""A loopback OAuth token endpoint that rotates refresh tokens, as OpenAI's and Anthropic's do
+(form posts or JSON bodies).
 
 Each refresh token works once: the answer carries a new access token (an unsigned JWT with
 the account claim) and the next refresh token; spending a token twice is refused with
@@ -29,6 +30,7 @@ class TokenServer:
         self.codes: dict[str, str] = {}  # code -> expected code_verifier
         self.challenges: dict[str, str] = {}  # code -> expected S256 code_challenge
         self.forms: list[dict[str, str]] = []
+        self.paths: list[str] = []
         self.issued = 0
         self.delay = threading.Event()
         self._delay_s = delay_s
@@ -38,7 +40,12 @@ class TokenServer:
         class Handler(http.server.BaseHTTPRequestHandler):
             def do_POST(self) -> None:
                 length = int(self.headers.get("content-length", 0))
-                form = dict(urllib.parse.parse_qsl(self.rfile.read(length).decode()))
+                raw = self.rfile.read(length).decode()
+                if self.headers.get("content-type", "").startswith("application/json"):
+                    form = {k: str(v) for k, v in json.loads(raw).items()}  # Anthropic's
+                else:
+                    form = dict(urllib.parse.parse_qsl(raw))
+                owner.paths.append(self.path)
                 status, body = owner._answer(form)
                 payload = json.dumps(body).encode()
                 self.send_response(status)

@@ -51,6 +51,9 @@ def build_parser(
         description="Context-management modes for coding agents over Pi session files.",
     )
     parser.add_argument("--version", action="version", version=f"ctxmodes {__version__}")
+    from ctxmodes.cli.chat_cmd import add_session_choice
+
+    add_session_choice(parser)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(subparsers)
@@ -63,12 +66,17 @@ def build_parser(
 
 def _may_reach_plugin_commands(argv: Sequence[str], core_commands: Collection[str]) -> bool:
     """Whether parsing ``argv`` could show or run a plugin's command: not when it asks for
-    the version first, nor when it names a core command. The top-level options take no
-    value, so the first argument that is not an option is the command."""
+    the version first, nor when it names a core command. The first argument that is neither
+    an option nor the value of ``--session`` is the command."""
     if argv and argv[0] == "--version":
         return False
-    named = next((argument for argument in argv if not argument.startswith("-")), None)
-    return named not in core_commands
+    arguments = iter(argv)
+    for argument in arguments:
+        if argument == "--session":
+            next(arguments, None)
+        elif not argument.startswith("-"):
+            return argument not in core_commands
+    return True
 
 
 def _configured_plugins() -> pluggy.PluginManager:
@@ -123,6 +131,10 @@ def _add_plugin_command(subparsers: Any, command: CliCommand) -> None:
     parser.set_defaults(handler=command.run)
 
 
+def _on_a_terminal() -> bool:
+    return sys.stdin.isatty() and sys.stdout.isatty()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = sys.argv[1:] if argv is None else list(argv)
     try:
@@ -132,12 +144,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     args = parser.parse_args(arguments)
     handler = getattr(args, "handler", None)
-    if handler is None and args.command is None and sys.stdin.isatty() and sys.stdout.isatty():
-        # `ctxmodes` alone on a terminal is the interactive session.
+    chosen = args.session is not None or args.continue_recent or args.resume
+    if handler is None and args.command is None and (chosen or _on_a_terminal()):
+        # `ctxmodes` alone on a terminal, or with a session to open, is the interactive
+        # session (as `pi -c` is).
         from ctxmodes.cli.chat_cmd import default_args
         from ctxmodes.cli.chat_cmd import run as chat
 
-        args, handler = default_args(), chat
+        args, handler = default_args(args), chat
     if handler is None:
         parser.print_help()
         return 2

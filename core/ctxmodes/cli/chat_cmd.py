@@ -1,7 +1,8 @@
 """``ctxmodes chat`` (and ``ctxmodes`` alone on a terminal): the interactive session.
 
 ``-c/--continue`` continues the most recent session of the working directory, ``-r/--resume``
-picks one first, ``--session FILE`` opens (or creates) that file; ``--mode`` and ``--model``
+picks one first, ``--session PATH|ID`` opens that file (created at the first prompt) or the
+session with that id; ``--mode`` and ``--model``
 work as for ``run``. Prompts typed in the editor are kept in a history file in the
 platform's state directory.
 """
@@ -12,17 +13,35 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from ctxmodes.cli.options import add_mode_option, agent_settings
+from ctxmodes.cli.options import (
+    add_resource_options,
+    add_session_mode_options,
+    agent_settings,
+    resource_loader,
+)
 
 
 def register(subparsers: Any) -> None:
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "chat", help="the interactive session (also what `ctxmodes` alone starts on a terminal)"
     )
-    add_mode_option(parser)
+    add_session_mode_options(parser)
     parser.add_argument("--model", metavar="SPEC", help="the model, e.g. scripted:FILE")
+    add_session_choice(parser)
+    parser.add_argument("--cwd", metavar="DIR", type=Path, help="working directory")
+    add_resource_options(parser)
+    parser.set_defaults(handler=run)
+
+
+def add_session_choice(parser: argparse.ArgumentParser) -> None:
+    """``--session``, ``-c`` and ``-r``: which session the interactive session opens (also
+    options of a bare ``ctxmodes``, as of ``pi``)."""
     where = parser.add_mutually_exclusive_group()
-    where.add_argument("--session", metavar="FILE", type=Path, help="the session file to open")
+    where.add_argument(
+        "--session",
+        metavar="PATH|ID",
+        help="the session to open: a .jsonl file, or a session id or its beginning",
+    )
     where.add_argument(
         "-c",
         "--continue",
@@ -33,14 +52,22 @@ def register(subparsers: Any) -> None:
     where.add_argument(
         "-r", "--resume", action="store_true", help="pick a session of the working directory"
     )
-    parser.add_argument("--cwd", metavar="DIR", type=Path, help="working directory")
-    parser.set_defaults(handler=run)
 
 
-def default_args() -> argparse.Namespace:
-    """The arguments of a bare ``ctxmodes``."""
+def default_args(top_level: argparse.Namespace | None = None) -> argparse.Namespace:
+    """The arguments of a bare ``ctxmodes`` (with the session options it was given)."""
     return argparse.Namespace(
-        mode=None, model=None, session=None, continue_recent=False, resume=False, cwd=None
+        mode=None,
+        switch_mode=False,
+        model=None,
+        session=getattr(top_level, "session", None),
+        continue_recent=getattr(top_level, "continue_recent", False),
+        resume=getattr(top_level, "resume", False),
+        cwd=None,
+        context_files=True,
+        skills=True,
+        prompt_templates=True,
+        approve=None,
     )
 
 
@@ -51,33 +78,49 @@ def history_path() -> Path:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ctxmodes.cli.session_arg import resolve_session
     from ctxmodes.session.paths import default_session_dir
 
     cwd, settings = agent_settings(args)
-    session_file: Path | None = args.session
+    session_file = None if args.session is None else resolve_session(args.session, cwd)
     if args.resume:
         from ctxmodes.tui.resume import pick_session
 
         session_file = pick_session(Path(default_session_dir(cwd)))
         if session_file is None:
             return 0
-    return _chat(cwd, settings, session_file, args.continue_recent)
+    return _chat(args, cwd, settings, session_file)
 
 
-def _chat(cwd: Path, settings: Any, session_file: Path | None, continue_recent: bool) -> int:
+def _chat(args: argparse.Namespace, cwd: Path, settings: Any, session_file: Path | None) -> int:
     from prompt_toolkit.history import FileHistory
 
+    from ctxmodes.cli.options import CONFIRM_SWITCH
+    from ctxmodes.cli.trust_prompt import StartupQuestion
     from ctxmodes.sdk import open_agent
     from ctxmodes.tui.app import TerminalSession, tune_for_typing
 
+    ask = StartupQuestion()
     agent = open_agent(
-        cwd=cwd, settings=settings, session_file=session_file, continue_recent=continue_recent
+        cwd=cwd,
+        settings=settings,
+        session_file=session_file,
+        continue_recent=args.continue_recent,
+        mode=args.mode,
+        switch_mode=args.switch_mode,
+        confirm_hint=CONFIRM_SWITCH,
+        resources=resource_loader(args, ask=ask),
     )
+    ask.open = False
     try:
         path = history_path()
         path.parent.mkdir(parents=True, exist_ok=True)
         tune_for_typing()
-        TerminalSession(agent, history=FileHistory(str(path))).run()
+        TerminalSession(
+            agent,
+            history=FileHistory(str(path)),
+            replay_turns=settings.terminal.replay_turns,
+        ).run()
     finally:
         agent.close()
     return 0

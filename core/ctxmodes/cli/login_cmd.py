@@ -1,20 +1,31 @@
-"""``ctxmodes login openai-codex`` and ``ctxmodes logout``: ChatGPT credentials of ctxmodes'
-own, in an owner-only file beside its configuration (Pi's and the Codex CLI's logins are used
-too, but never changed by these commands)."""
+"""``ctxmodes login`` and ``ctxmodes logout``: what Pi's ``/login`` offers, from the shell.
+
+``ctxmodes login`` lists the providers and how each can log in; ``ctxmodes login
+anthropic`` or ``openai-codex`` runs the subscription login in the browser (or by pasting
+the URL it ends on); ``--api-key`` (and every other provider) stores an API key read from
+the terminal without echo, or from standard input. Credentials go to ctxmodes' own
+credential file; Pi's and the Codex CLI's logins are used too, but never changed here.
+"""
 
 from __future__ import annotations
 
 import argparse
 from typing import Any
 
-PROVIDERS = ("openai-codex",)
-
 
 def register(subparsers: Any) -> None:
     login = subparsers.add_parser(
-        "login", help="log in to a provider (browser sign-in, or paste the redirect URL)"
+        "login",
+        help="log in to a provider: a subscription in the browser, or an API key",
     )
-    login.add_argument("provider", choices=PROVIDERS)
+    login.add_argument(
+        "provider", nargs="?", help="the provider (without one: list them and their logins)"
+    )
+    login.add_argument(
+        "--api-key",
+        action="store_true",
+        help="store an API key even where a subscription login exists",
+    )
     login.add_argument(
         "--no-browser",
         action="store_true",
@@ -22,69 +33,111 @@ def register(subparsers: Any) -> None:
     )
     login.set_defaults(handler=run_login)
     logout = subparsers.add_parser("logout", help="forget the credentials `ctxmodes login` stored")
-    logout.add_argument("provider", choices=PROVIDERS)
+    logout.add_argument("provider")
     logout.set_defaults(handler=run_logout)
 
 
-def run_login(args: argparse.Namespace) -> int:
-    import os
+def _custom_providers() -> list[str]:
+    from ctxmodes.providers.models_json import pi_models_json
+
+    return list(pi_models_json())
+
+
+def _list() -> int:
+    from ctxmodes.providers.auth import AuthResolver
+    from ctxmodes.providers.login import login_choices
+
+    resolver = AuthResolver()
+    rows = [("PROVIDER", "LOGIN", "CREDENTIALS")]
+    for choice in login_choices(_custom_providers()):
+        ways = [f"subscription ({choice.subscription})"] if choice.subscription else []
+        if choice.api_key:
+            ways.append("API key")
+        if choice.pi_only_login:
+            ways.append(f"{choice.pi_only_login}: log in with Pi")
+        rows.append((choice.provider, ", ".join(ways), resolver.status(choice.provider) or ""))
+    widths = [max(len(row[i]) for row in rows) for i in range(2)]
+    for provider, methods, status in rows:
+        print(f"{provider.ljust(widths[0])}  {methods.ljust(widths[1])}  {status}".rstrip())
+    return 0
+
+
+def _read_secret(prompt: str) -> str:
+    import getpass
+    import sys
+
+    if sys.stdin.isatty():
+        return getpass.getpass(f"{prompt}: ")
+    print(f"{prompt} (reading standard input):", file=sys.stderr)
+    return sys.stdin.readline().strip()
+
+
+def _read_text(prompt: str) -> str:
+    import sys
+
+    print(f"{prompt}: ", end="", file=sys.stderr, flush=True)
+    return sys.stdin.readline().strip()
+
+
+def _login_with_key(provider: str) -> int:
+    from ctxmodes.providers.login import EXTRA_SETTINGS, save_api_key
+
+    key = _read_secret(f"API key for {provider}")
+    settings = {name: _read_text(name) for name in EXTRA_SETTINGS.get(provider, ())}
+    path = save_api_key(provider, key, {k: v for k, v in settings.items() if v})
+    print(f"Stored an API key for {provider} in {path}")
+    return 0
+
+
+def _login_in_browser(provider: str, no_browser: bool) -> int:
     import sys
     import webbrowser
 
     import httpx
 
-    from ctxmodes.providers import codex_oauth
-    from ctxmodes.providers.credential_store import FileCredentialStore
-    from ctxmodes.providers.credentials import CredentialError, ctxmodes_credentials_path
-    from ctxmodes.providers.jsvalues import pi_user_agent
-    from ctxmodes.providers.wire import wall_clock_ms
+    from ctxmodes.providers.login import SUBSCRIPTIONS, start_browser_login
 
-    base = codex_oauth.auth_base(os.environ)
-    flow = codex_oauth.authorization_flow(base)
-    host = os.environ.get("PI_OAUTH_CALLBACK_HOST") or "127.0.0.1"
-    # The registered redirect is port 1455; another port only serves tests and proxies.
-    port = int(os.environ.get("CTXMODES_OAUTH_CALLBACK_PORT") or codex_oauth.CALLBACK_PORT)
-    server: codex_oauth.CallbackServer | None
-    try:
-        server = codex_oauth.CallbackServer(flow.state, host=host, port=port)
-    except OSError as error:
-        print(f"cannot listen on {host}:{port} ({error.strerror});", file=sys.stderr)
-        print("paste the URL the browser ends on instead.", file=sys.stderr)
-        server = None
-    try:
-        print("Sign in to ChatGPT in your browser:", file=sys.stderr)
-        print(flow.url, file=sys.stderr)
-        if not args.no_browser:
-            webbrowser.open(flow.url)
-        print(
-            "Waiting for the browser... or paste the URL it was redirected to and press Enter:",
-            file=sys.stderr,
-        )
-        code = codex_oauth.wait_for_code(flow, server, lambda: sys.stdin.readline() or None)
-    finally:
-        if server is not None:
-            server.close()
-    with httpx.Client() as client:
-        credential = codex_oauth.exchange_code(
-            flow, code, client, base=base, now_ms=wall_clock_ms(), user_agent=pi_user_agent()
-        )
-    path = ctxmodes_credentials_path()
-    try:
-        FileCredentialStore(path).modify(codex_oauth.PROVIDER, lambda _current: credential)
-    except OSError as error:
-        raise CredentialError(f"cannot write {path}: {error.strerror or error}") from None
+    login = start_browser_login(provider)
+    if login.server_error is not None:
+        print(f"{login.server_error}; paste the URL the browser ends on instead.", file=sys.stderr)
+    print(f"Sign in to {SUBSCRIPTIONS[provider]} in your browser:", file=sys.stderr)
+    print(login.url, file=sys.stderr)
+    if not no_browser:
+        webbrowser.open(login.url)
     print(
-        f"Logged in to {codex_oauth.PROVIDER} (account {credential['accountId']}); saved to {path}"
+        "Waiting for the browser... or paste the URL it was redirected to and press Enter:",
+        file=sys.stderr,
     )
+    with httpx.Client() as client:
+        credential = login.finish(lambda: sys.stdin.readline() or None, client)
+    account = f" (account {credential['accountId']})" if credential.get("accountId") else ""
+    from ctxmodes.providers.credentials import ctxmodes_credentials_path
+
+    print(f"Logged in to {provider}{account}; saved to {ctxmodes_credentials_path()}")
     return 0
 
 
-def run_logout(args: argparse.Namespace) -> int:
-    from ctxmodes.providers.credential_store import FileCredentialStore
-    from ctxmodes.providers.credentials import ctxmodes_credentials_path
+def run_login(args: argparse.Namespace) -> int:
+    from ctxmodes.providers.credentials import CredentialError
+    from ctxmodes.providers.login import login_choice
 
-    path = ctxmodes_credentials_path()
-    if FileCredentialStore(path).remove(args.provider):
+    if args.provider is None:
+        return _list()
+    choice = login_choice(args.provider, _custom_providers())
+    if choice.subscription and not args.api_key:
+        return _login_in_browser(choice.provider, args.no_browser)
+    if not choice.api_key:
+        raise CredentialError(
+            f"{choice.provider} has no API key login; its login is a subscription"
+        )
+    return _login_with_key(choice.provider)
+
+
+def run_logout(args: argparse.Namespace) -> int:
+    from ctxmodes.providers.login import forget
+
+    removed, path = forget(args.provider)
+    if removed:
         print(f"Logged out of {args.provider} (removed from {path})")
     else:
         print(f"Not logged in to {args.provider} with ctxmodes ({path} has no entry)")

@@ -1,4 +1,5 @@
-"""``ctxmodes models``: every known model with its provider, api, limits and prices."""
+"""``ctxmodes models``: every known model with its limits and prices, those whose provider
+has credentials first (where they come from is shown; no command is run to find out)."""
 
 from __future__ import annotations
 
@@ -8,9 +9,13 @@ from typing import Any
 
 def register(subparsers: Any) -> None:
     parser: argparse.ArgumentParser = subparsers.add_parser(
-        "models", help="list the models ctxmodes can use (provider/model-id)"
+        "models",
+        help="list the models ctxmodes can use (provider/model-id), credentialed first",
     )
     parser.add_argument("--provider", help="only this provider's models")
+    parser.add_argument(
+        "--available", action="store_true", help="only models whose provider has credentials"
+    )
     parser.set_defaults(handler=run)
 
 
@@ -21,11 +26,17 @@ def _price(value: float) -> str:
 def run(args: argparse.Namespace) -> int:
     from ctxmodes.config import load_settings
     from ctxmodes.plugins import make_configured_plugin_manager
+    from ctxmodes.providers.auth import credential_sources
     from ctxmodes.providers.registry import registry_from_plugin_manager
 
     settings = load_settings().settings
     registry = registry_from_plugin_manager(make_configured_plugin_manager(settings))
-    header = ("MODEL", "API", "CONTEXT", "MAX OUT", "$/M IN", "OUT", "CACHE R", "CACHE W")
+    models = [m for m in registry.models if args.provider is None or m.provider == args.provider]
+    sources = credential_sources(models)
+    ordered = [m for m in models if sources[m.ref]] + [m for m in models if not sources[m.ref]]
+    if args.available:
+        ordered = [m for m in ordered if sources[m.ref]]
+    header = ("MODEL", "API", "CONTEXT", "MAX OUT", "$/M IN", "OUT", "CACHE R", "CACHE W", "KEY")
     rows = [
         (
             model.ref,
@@ -36,11 +47,18 @@ def run(args: argparse.Namespace) -> int:
             _price(model.cost.output),
             _price(model.cost.cache_read),
             _price(model.cost.cache_write),
+            sources[model.ref] or "-",
         )
-        for model in registry.models
-        if args.provider is None or model.provider == args.provider
+        for model in ordered
     ]
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
     for row in [header, *rows]:
         print("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip())
+    import sys
+
+    with_key = sum(1 for model in models if sources[model.ref])
+    print(
+        f"{with_key} of {len(models)} models have credentials; `ctxmodes login` adds some",
+        file=sys.stderr,
+    )
     return 0

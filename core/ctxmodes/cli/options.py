@@ -8,6 +8,12 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ctxmodes.config import Settings
+    from ctxmodes.resources import ResourceLoader
+    from ctxmodes.resources.trust import AskTrust
+    from ctxmodes.session_mode import ModeRequest
+
+#: How the command line confirms a change of a session's recorded mode.
+CONFIRM_SWITCH = "pass --switch-mode to switch"
 
 
 def add_mode_option(parser: argparse.ArgumentParser) -> None:
@@ -18,6 +24,32 @@ def add_mode_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_session_mode_options(parser: argparse.ArgumentParser) -> None:
+    """``--mode`` and ``--switch-mode`` of a command that runs a session: a session keeps the
+    mode it records, so asking for another one must be confirmed."""
+    parser.add_argument(
+        "--mode",
+        metavar="NAME",
+        help="context-management mode of a new session; an existing session keeps the mode "
+        "it records unless --switch-mode confirms the change",
+    )
+    parser.add_argument(
+        "--switch-mode",
+        action="store_true",
+        help="confirm switching an existing session to --mode",
+    )
+
+
+def mode_request(args: argparse.Namespace) -> ModeRequest | None:
+    """The mode the command line asks for explicitly (``None``: the session's own, or the
+    configured default for a new one)."""
+    from ctxmodes.session_mode import ModeRequest
+
+    if args.mode is None:
+        return None
+    return ModeRequest(args.mode, confirmed=args.switch_mode)
+
+
 def cli_overrides(args: argparse.Namespace) -> dict[str, Any]:
     """The settings a command's flags override, as dotted keys."""
     return {"mode": getattr(args, "mode", None), "model": getattr(args, "model", None)}
@@ -25,7 +57,7 @@ def cli_overrides(args: argparse.Namespace) -> dict[str, Any]:
 
 def agent_settings(args: argparse.Namespace) -> tuple[Path, Settings]:
     """The working directory (``--cwd`` or the current one) and the effective settings of a
-    command that runs the agent, which needs a model.
+    command that runs the agent, which needs a model. Their mode is the configured default.
 
     :raises CtxmodesError: the directory does not exist, or no model is configured.
     """
@@ -35,7 +67,58 @@ def agent_settings(args: argparse.Namespace) -> tuple[Path, Settings]:
     cwd = (args.cwd if args.cwd is not None else Path.cwd()).resolve()
     if not cwd.is_dir():
         raise CtxmodesError(f"no such directory: {cwd}")
-    settings = load_settings(cwd=cwd, cli=cli_overrides(args)).settings
+    # ``--mode`` is a request for this session (see ``mode_request``), not the default.
+    settings = load_settings(cwd=cwd, cli={"model": getattr(args, "model", None)}).settings
     if not settings.model:
         raise CtxmodesError("no model configured: pass --model scripted:FILE or set CTXMODES_MODEL")
     return cwd, settings
+
+
+def add_resource_options(parser: argparse.ArgumentParser) -> None:
+    """Pi's flags for context files, templates, skills and project trust."""
+    parser.add_argument(
+        "-nc",
+        "--no-context-files",
+        dest="context_files",
+        action="store_false",
+        help="load no AGENTS.md or CLAUDE.md files",
+    )
+    parser.add_argument(
+        "-ns", "--no-skills", dest="skills", action="store_false", help="load no skills"
+    )
+    parser.add_argument(
+        "-np",
+        "--no-prompt-templates",
+        dest="prompt_templates",
+        action="store_false",
+        help="load no prompt templates",
+    )
+    trust = parser.add_mutually_exclusive_group()
+    trust.add_argument(
+        "-a",
+        "--approve",
+        dest="approve",
+        action="store_const",
+        const=True,
+        help="trust the project's own .pi files (system prompt, templates, skills) for this run",
+    )
+    trust.add_argument(
+        "-na",
+        "--no-approve",
+        dest="approve",
+        action="store_const",
+        const=False,
+        help="ignore the project's own .pi files for this run",
+    )
+
+
+def resource_loader(args: argparse.Namespace, ask: AskTrust | None = None) -> ResourceLoader:
+    """The resource loader for a command's flags; ``ask`` asks the user about trust."""
+    from ctxmodes.resources import ResourceFlags, default_loader
+
+    flags = ResourceFlags(
+        context_files=getattr(args, "context_files", True),
+        skills=getattr(args, "skills", True),
+        prompt_templates=getattr(args, "prompt_templates", True),
+    )
+    return default_loader(approve=getattr(args, "approve", None), flags=flags, ask=ask)

@@ -1,6 +1,7 @@
 """``ctxmodes history FILE ACTION`` and ``ctxmodes notes FILE ACTION``: the read-only history and
 notes operations, offline, on any session file (ours or one written by the TypeScript
-extension), answered by the configured managed mode exactly as the model would get them.
+extension), answered exactly as the model would get them by the session's mode: the one it
+records (or, for a file that records none, the one its entries show), or ``--mode``.
 
 The file is opened read-only: it is never locked or modified, so it may belong to a running
 agent. Every failure (a missing file, an unknown action, a malformed argument, a mode that
@@ -14,7 +15,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ctxmodes.cli.options import add_mode_option, cli_overrides
+from ctxmodes.cli.options import add_mode_option
 from ctxmodes.errors import CtxmodesError
 
 if TYPE_CHECKING:
@@ -102,17 +103,23 @@ def run(args: argparse.Namespace) -> int:
     from ctxmodes.offline import OfflineSession
     from ctxmodes.plugins import make_configured_plugin_manager
     from ctxmodes.session.manager import SessionManager
+    from ctxmodes.session_mode import session_mode
 
     check_action(args.family, args.action)
     arguments = parse_arguments(args.family, args.action, args.arguments)
-    settings = load_settings(cli=cli_overrides(args)).settings
+    settings = load_settings().settings
     pm = make_configured_plugin_manager(settings)
     registry = ModeRegistry.from_plugin_manager(pm, pm.distributions())
-    registry.get(settings.mode)  # an unknown mode fails before the file is opened
+    if args.mode is not None:
+        registry.get(args.mode)  # an unknown mode fails before the file is opened
     with SessionManager.open(args.file, read_only=True) as manager:
         warn_about_session(args.file, manager)
-        session = OfflineSession(manager, mode_name=settings.mode)
-        registry.activate(pm, settings.mode, session)
+        own = session_mode(manager, registry, settings.mode, settings.modes)
+        mode = args.mode if args.mode is not None else own.name
+        session = OfflineSession(manager, mode_name=mode)
+        registry.activate(
+            pm, mode, session, settings.modes.get(mode) if args.mode else own.settings
+        )
         relay = HookRelay(pm, session)
         relay.session_start("resume")
         try:
@@ -120,10 +127,11 @@ def run(args: argparse.Namespace) -> int:
             result = relay.retrieve(request)
         finally:
             relay.session_shutdown("quit")
-            registry.deactivate(pm, settings.mode)
+            registry.deactivate(pm, mode)
     if result is None:
         raise CtxmodesError(
-            f"mode {settings.mode!r} keeps no {args.family}; choose a managed mode with --mode"
+            f"mode {mode!r} keeps no {args.family}; the session is not managed by a mode that "
+            "does (choose one with --mode)"
         )
     if result.is_error:
         raise CtxmodesError(result.text)

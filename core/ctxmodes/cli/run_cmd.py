@@ -12,14 +12,21 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from ctxmodes.cli.options import add_mode_option, agent_settings
+from ctxmodes.cli.options import (
+    CONFIRM_SWITCH,
+    add_resource_options,
+    add_session_mode_options,
+    agent_settings,
+    mode_request,
+    resource_loader,
+)
 
 
 def register(subparsers: Any) -> None:
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "run", help="run prompts non-interactively and print the transcript"
     )
-    add_mode_option(parser)
+    add_session_mode_options(parser)
     parser.add_argument(
         "--model",
         metavar="SPEC",
@@ -28,10 +35,10 @@ def register(subparsers: Any) -> None:
     where = parser.add_mutually_exclusive_group()
     where.add_argument(
         "--session",
-        metavar="FILE",
-        type=Path,
-        help="the session file to continue (created if missing); default: a new session "
-        "in Pi's session directory for the working directory",
+        metavar="PATH|ID",
+        help="the session to continue: a .jsonl file (created at the first prompt if "
+        "missing) or a session id or its beginning; default: a new session in Pi's session "
+        "directory for the working directory",
     )
     where.add_argument(
         "--continue",
@@ -48,6 +55,7 @@ def register(subparsers: Any) -> None:
         type=Path,
         help="append one JSON line per model request: exactly what the model was sent",
     )
+    add_resource_options(parser)
     parser.add_argument("prompts", nargs="+", metavar="PROMPT", help="prompts, in order")
     parser.set_defaults(handler=run)
 
@@ -55,17 +63,25 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     import sys
 
+    from ctxmodes.cli.session_arg import resolve_session
     from ctxmodes.cli.session_warnings import warn_about_session
     from ctxmodes.host.failures import FailureWatch
     from ctxmodes.host.runtime import AgentHost
     from ctxmodes.host.trace import RequestTrace
     from ctxmodes.host.transcript import TranscriptPrinter
+    from ctxmodes.resources.trust import untrusted_notice
     from ctxmodes.session.manager import SessionManager
     from ctxmodes.ui import HeadlessUI
 
     cwd, settings = agent_settings(args)
     ui = HeadlessUI(echo=sys.stdout)
-    host = AgentHost.from_settings(settings, ui=ui)
+    host = AgentHost.from_settings(
+        settings,
+        ui=ui,
+        mode_request=mode_request(args),
+        confirm_hint=CONFIRM_SWITCH,
+        resources=resource_loader(args),
+    )
     failures = FailureWatch(ui)
     host.subscribe(TranscriptPrinter(sys.stdout))
     host.subscribe(failures)
@@ -75,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         if args.session is not None:
             manager = SessionManager.open(
-                args.session,
+                resolve_session(args.session, cwd),
                 cwd_override=cwd if args.cwd is not None else None,
                 durability=host.durability,
             )
@@ -86,6 +102,9 @@ def run(args: argparse.Namespace) -> int:
         if manager.session_file is not None:
             warn_about_session(manager.session_file, manager)
         host.start(manager)
+        notice = untrusted_notice(host.session.cwd, host.session.resources.trusted)
+        if notice is not None:
+            print(notice, file=sys.stderr)
         for text in args.prompts:
             host.session.submit(text)
             failures.raise_if_failed()

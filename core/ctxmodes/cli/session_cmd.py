@@ -124,6 +124,7 @@ def _open(path: str, strict: bool, *, preload: bool = True) -> SessionManager:
 def run_show(args: argparse.Namespace) -> int:
     from rich.console import Console
 
+    from ctxmodes.cli.file_mode import file_mode, mode_words
     from ctxmodes.cli.session_drawing import draw_active_path, draw_tree
 
     with _open(args.file, args.strict, preload=False) as manager:
@@ -131,6 +132,7 @@ def run_show(args: argparse.Namespace) -> int:
         header = manager.get_header_json()
         console.print(
             f"[bold]{args.file}[/bold]  id {header.get('id')}  cwd {header.get('cwd')}  "
+            f"mode {mode_words(file_mode(manager))}  "
             f"{manager.entry_count()} entries  leaf {manager.get_leaf_id()}",
             highlight=False,
             soft_wrap=True,
@@ -142,6 +144,7 @@ def run_show(args: argparse.Namespace) -> int:
 def run_export(args: argparse.Namespace) -> int:
     from pathlib import Path
 
+    from ctxmodes.cli.file_mode import file_mode, mode_words
     from ctxmodes.errors import CtxmodesError
     from ctxmodes.export import render_html
 
@@ -150,7 +153,7 @@ def run_export(args: argparse.Namespace) -> int:
     if target.resolve() == source.resolve():
         raise CtxmodesError(f"{target}: refusing to overwrite the session file")
     with _open(args.file, args.strict) as manager:
-        page = render_html(manager, source.name)
+        page = render_html(manager, source.name, mode_words(file_mode(manager)))
     try:
         target.write_text(page, encoding="utf-8")
     except OSError as exc:

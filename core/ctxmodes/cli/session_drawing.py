@@ -5,8 +5,8 @@ of the session tree), so a drawing that indents at each branch point goes one le
 per window, and after a dozen windows ids break into fragments. Instead every entry of the
 active path is one line at the same indent, and each side branch that leaves it is one line
 under its branch point: the window it holds (window number from its marker), how many
-entries it has, and the head of the branch summary made of it. ``--full`` draws the whole
-tree (:func:`tree_lines`).
+entries it has, and the first line of the goal of the branch summary made of it. ``--full``
+draws the whole tree (:func:`tree_lines`).
 
 A session can hold a million entries, so the drawing is written line by line as it is made:
 the path's entries are read from the file a block at a time (one pass, nothing kept), and
@@ -23,7 +23,7 @@ from rich.cells import cell_len, set_cell_size
 from rich.console import Console
 from rich.text import Text
 
-from ctxmodes.compaction import BRANCH_SUMMARY_PREAMBLE
+from ctxmodes.compaction import summary_goal
 from ctxmodes.errors import CtxmodesError
 from ctxmodes.session.manager import SessionManager
 from ctxmodes.session.tree import SessionTreeNode
@@ -57,10 +57,6 @@ def _subtree(node: SessionTreeNode) -> list[SessionTreeNode]:
     return found
 
 
-def _one_line(text: object) -> str:
-    return " ".join(str(text).split())
-
-
 class _Describer:
     """The words for one entry, and for one collapsed side branch."""
 
@@ -77,7 +73,7 @@ class _Describer:
         for stored in manager.read_entries_json(summaries):
             source = (stored or {}).get("fromId")
             if isinstance(source, str) and stored is not None:
-                self._summaries[source] = _summary_head(stored.get("summary"))
+                self._summaries[source] = summary_goal(stored.get("summary"))
 
     def entry(self, node: SessionTreeNode, stored: dict[str, Any]) -> Line:
         """The line of a path entry; ``stored`` is the entry when its type is one of
@@ -124,12 +120,6 @@ class _Describer:
         return None if details is None else f"window {details.window_number}"
 
 
-def _summary_head(summary: object) -> str:
-    text = str(summary) if isinstance(summary, str) else ""
-    text = text.removeprefix(BRANCH_SUMMARY_PREAMBLE)
-    return next((_one_line(line) for line in text.splitlines() if line.strip()), "")
-
-
 def active_path_lines(manager: SessionManager) -> Iterator[Line]:
     """The session as its active path, one entry per line, with every side branch collapsed
     into one line (window number, entry count, summary head), made as they are read."""
@@ -169,8 +159,10 @@ def tree_lines(manager: SessionManager) -> Iterator[Line]:
     with the guides of ``rich``'s ``Tree`` and made as they are read.
 
     Entries on the active path are marked ``●`` and the leaf ``◀ leaf``. A run of entries
-    that each have one child is drawn as a flat list; at a branch point every child starts
-    an indented group holding its own run, so depth grows with branch points, not entries.
+    that each have one child is drawn as a flat list. At a branch point the active path goes
+    on at the same indent and every other child starts an indented group under the branch
+    point, holding its own run: the active path never moves right, however many windows a
+    managed session archived, and depth grows only with branch points off it.
     """
     roots = manager.get_tree()
     on_path = set(manager.get_branch_ids())
@@ -197,7 +189,7 @@ def tree_lines(manager: SessionManager) -> Iterator[Line]:
         return drawn
 
     pending: list[tuple[str, SessionTreeNode]] = []
-    for prefix, node in _tree_walk(roots):
+    for prefix, node in _tree_walk(roots, on_path):
         pending.append((prefix, node))
         if len(pending) == _READ_BLOCK:
             yield from _with_roles(manager, pending, line)
@@ -216,44 +208,84 @@ def _with_roles(
     return (line(prefix, node, stored.get(node.entry_id) or {}) for prefix, node in drawn)
 
 
-def _run(node: SessionTreeNode) -> list[SessionTreeNode]:
-    """``node`` and the entries after it that are each the only child of the one before."""
-    run = [node]
-    while len(node.children) == 1:
-        node = node.children[0]
-        run.append(node)
-    return run
+def _run(
+    first: SessionTreeNode, on_path: set[str]
+) -> tuple[list[SessionTreeNode], dict[int, list[SessionTreeNode]]]:
+    """The run that starts at ``first``: each next entry is the only child of the one before
+    or, at a branch point, the child on the active path; and the side branches (every other
+    child; all children where the run ends) hanging from each entry, by its index."""
+    run = [first]
+    sides: dict[int, list[SessionTreeNode]] = {}
+    node = first
+    while True:
+        children = node.children
+        follow = children[0] if len(children) == 1 else None
+        if follow is None:
+            follow = next((child for child in children if child.entry_id in on_path), None)
+            side = [child for child in children if child is not follow]
+            if side:
+                sides[node.index] = side
+            if follow is None:
+                return run, sides
+        run.append(follow)
+        node = follow
 
 
-def _tree_walk(roots: list[SessionTreeNode]) -> Iterator[tuple[str, SessionTreeNode]]:
+class _Items:
+    """What one container of the drawing holds: entries of a run (each with its side
+    branches under it), then side branches (each a group: its first entry, its run
+    indented under it). A lazy view, so a run of a million entries costs one list."""
+
+    __slots__ = ("groups", "run", "sides")
+
+    def __init__(
+        self,
+        run: list[SessionTreeNode],
+        sides: dict[int, list[SessionTreeNode]],
+        groups: list[SessionTreeNode],
+    ) -> None:
+        self.run, self.sides, self.groups = run, sides, groups
+
+    def __len__(self) -> int:
+        return len(self.run) + len(self.groups)
+
+    def child_items(self, position: int, on_path: set[str]) -> tuple[SessionTreeNode, _Items]:
+        """The node at ``position`` and what is drawn under it."""
+        if position < len(self.run):
+            node = self.run[position]
+            return node, _Items([], {}, self.sides.get(node.index, []))
+        first = self.groups[position - len(self.run)]
+        run, sides = _run(first, on_path)
+        # A group's first entry holds its run, then its own side branches.
+        return first, _Items(run[1:], sides, sides.pop(first.index, []))
+
+
+def _tree_walk(
+    roots: list[SessionTreeNode], on_path: set[str]
+) -> Iterator[tuple[str, SessionTreeNode]]:
     """Each node with its guide prefix, in drawing order.
 
-    A container holds either groups (each a branch's first node, its run indented under it)
-    or a run (nodes drawn flat, the last one holding the groups of its branches). A single
-    root's run hangs from the title directly. The walk keeps a stack, not recursion: a
-    session may branch thousands of times.
+    A single root's run hangs from the title; several roots are groups. The active path
+    goes on at one indent through every branch point, its side branches indented under the
+    branch point. The walk keeps a stack, not recursion: a session may branch thousands of
+    times.
     """
-    # (nodes, whether they are a run, next position, prefix of their children's guides)
-    top = (roots, False) if len(roots) > 1 else (_run(roots[0]) if roots else [], True)
-    stack: list[tuple[list[SessionTreeNode], bool, int, str]] = [(*top, 0, "")]
+    if len(roots) == 1:
+        run, sides = _run(roots[0], on_path)
+        top = _Items(run, sides, [])
+    else:
+        top = _Items([], {}, roots)
+    stack: list[tuple[_Items, int, str]] = [(top, 0, "")]
     while stack:
-        nodes, is_run, position, prefix = stack.pop()
-        if position == len(nodes):
+        items, position, prefix = stack.pop()
+        if position == len(items):
             continue
-        stack.append((nodes, is_run, position + 1, prefix))
-        node = nodes[position]
-        last = position == len(nodes) - 1
+        stack.append((items, position + 1, prefix))
+        node, below = items.child_items(position, on_path)
+        last = position == len(items) - 1
         yield prefix + ("└── " if last else "├── "), node
-        below = prefix + ("    " if last else "│   ")
-        if is_run:
-            if last and node.children:
-                stack.append((node.children, False, 0, below))
-            continue
-        run = _run(node)
-        if len(run) > 1:
-            stack.append((run[1:], True, 0, below))
-        elif node.children:
-            stack.append((node.children, False, 0, below))
+        if len(below):
+            stack.append((below, 0, prefix + ("    " if last else "│   ")))
 
 
 def draw_tree(manager: SessionManager, console: Console) -> None:

@@ -30,6 +30,7 @@ from ctxmodes.compaction.branch_summary import (
     BranchPreparation,
     collect_entries_for_branch_summary,
     prepare_branch_entries,
+    summary_goal,
 )
 from ctxmodes.compaction.cut_point import CutPoint, find_cut_point, find_turn_start_index
 from ctxmodes.compaction.errors import CompactionError, MalformedMessageError, SummarizationError
@@ -107,4 +108,5 @@ __all__ = [
     "prepare_compaction",
     "serialize_conversation",
     "should_compact",
+    "summary_goal",
 ]

@@ -44,6 +44,23 @@ DEFAULT_CONTEXT_WINDOW: Final = 128000
 _SUMMARY_OVERRUN_SHARE: Final = 0.9
 
 
+def summary_goal(summary: object) -> str:
+    """The first line of a summary's ``## Goal`` section, on one line — what a window or a
+    branch was about; the summary's first line of text when it has no such section. Pi's
+    fixed preamble is never the answer."""
+    text = summary if isinstance(summary, str) else ""
+    lines = [
+        " ".join(line.split()) for line in text.removeprefix(BRANCH_SUMMARY_PREAMBLE).splitlines()
+    ]
+    for position, line in enumerate(lines):
+        if line.lower() == "## goal":
+            goal = next((rest for rest in lines[position + 1 :] if rest), "")
+            if goal and not goal.startswith("#"):
+                return goal
+            break
+    return next((line for line in lines if line and not line.startswith("<")), "")
+
+
 class BranchEntrySource(Protocol):
     """The part of a session manager the collection needs (``SessionManager`` has it)."""
 

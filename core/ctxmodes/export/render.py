@@ -75,14 +75,16 @@ class _Lenient(Undefined):
         return self
 
 
-def render_html(manager: SessionManager, file_name: str) -> str:
-    """The export page of the session ``manager`` holds.
+def render_html(manager: SessionManager, file_name: str, mode: str | None = None) -> str:
+    """The export page of the session ``manager`` holds; ``mode`` is the mode that manages
+    it, in words, for the page's facts line.
 
     :raises CtxmodesError: the tree nests too deeply to render.
     """
     script = _asset("page.js")
     digest = base64.b64encode(hashlib.sha256(script.encode()).digest()).decode()
     view = build_view(manager, file_name)
+    view.mode = mode
     try:
         return _template().render(
             view=view,

@@ -12,6 +12,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, Literal
 
+from ctxmodes.compaction import summary_goal
+
 if TYPE_CHECKING:
     from ctxmodes.session.manager import SessionManager
     from ctxmodes.session.tree import SessionTreeNode
@@ -78,6 +80,8 @@ class SessionView:
     window_count: int = 0
     note_count: int = 0
     usage: UsageTotals = field(default_factory=lambda: UsageTotals())
+    #: The mode that manages the session, in words (``None``: not known).
+    mode: str | None = None
 
     def sidebar(self) -> Iterator[Token]:
         """The whole tree: runs of single children flat, each branch of a fork opened."""
@@ -377,7 +381,8 @@ def _classify(stored: dict[str, Any]) -> tuple[Kind, str, str]:
             return "custom", f"window {number}", "context window marker"
         return "custom", custom or "custom message", content_text(stored.get("content"))
     if entry_type == "branch_summary":
-        return "summary", "branch summary", str(stored.get("summary", ""))
+        # What the branch was about, not the fixed preamble every summary starts with.
+        return "summary", "branch summary", summary_goal(stored.get("summary"))
     if entry_type == "compaction":
         return "compaction", "compaction", str(stored.get("summary", ""))
     if entry_type == "custom":

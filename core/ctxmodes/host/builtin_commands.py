@@ -115,6 +115,14 @@ def fork(args: str, context: CommandContext) -> None:
 def mode(args: str, context: CommandContext) -> None:
     name = args.strip()
     if name:
+        change = context.describe_mode_change(name)
+        if change is None:
+            context.ui.notify(f"Mode: {name} already manages this session")
+            return
+        # The session records its mode: switching is the user's explicit choice.
+        if not context.ui.confirm("Switch the context mode?", change):
+            context.ui.notify(f"Mode unchanged: {context.session.mode_name}")
+            return
         context.switch_mode(name)
         context.ui.notify(f"Mode: {name}")
         return

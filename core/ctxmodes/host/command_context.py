@@ -35,6 +35,9 @@ class SessionController(Protocol):
     def fork_session(self, entry_id: str | None) -> ForkOutcome:
         """Replace the current session by a copy of its path up to ``entry_id``."""
 
+    def describe_mode_change(self, name: str) -> str | None:
+        """What switching the current session to mode ``name`` changes, in one line."""
+
     def switch_mode(self, name: str) -> None:
         """Make ``name`` the active mode of the current session."""
 
@@ -80,6 +83,9 @@ class HostCommandContext:
     def fork_session(self, entry_id: str | None = None) -> tuple[HostCommandContext, str | None]:
         outcome = self._controller().fork_session(entry_id)
         return HostCommandContext(outcome.session), outcome.editor_text
+
+    def describe_mode_change(self, name: str) -> str | None:
+        return self._controller().describe_mode_change(name)
 
     def switch_mode(self, name: str) -> None:
         self._controller().switch_mode(name)

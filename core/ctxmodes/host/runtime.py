@@ -1,8 +1,11 @@
 """``AgentHost``: the process-level owner of sessions — plugins, mode, model, UI — and the
 session replacement sequence.
 
-Starting a session: the mode object is built for it and registered, tools and commands are
-collected, the model and thinking level are recorded, then ``ctx_session_start``.
+Starting a session: its mode is chosen (:func:`ctxmodes.session_mode.choose_mode`: the mode
+the file records or implies, the configured default for a new one, another only when asked
+for and confirmed), the mode object is built for it and registered, tools and commands are
+collected, the model, thinking level and mode are recorded (a file that lacks the mode entry
+gets it with its first append), then ``ctx_session_start``.
 
 Replacing it (``/new``, ``/resume``, ``/fork``) follows Pi: the target session is prepared
 first (a bad file or entry fails before anything is torn down), then the current run is
@@ -36,6 +39,14 @@ from ctxmodes.plugins import CtxPluginManager, make_configured_plugin_manager
 from ctxmodes.session.ids import PI_IDENTITY, IdentitySource
 from ctxmodes.session.manager import SessionManager
 from ctxmodes.session.writer import Durability
+from ctxmodes.session_mode import (
+    ModeRecord,
+    ModeRequest,
+    SessionMode,
+    choose_mode,
+    describe_change,
+    record_mode,
+)
 from ctxmodes.ui import HeadlessUI
 
 if TYPE_CHECKING:
@@ -44,6 +55,7 @@ if TYPE_CHECKING:
     from ctxmodes.config import Settings
     from ctxmodes.hostapi import UserInterface
     from ctxmodes.providers.base import Provider
+    from ctxmodes.resources import ResourceLoader
 
 NOT_SAVED_MESSAGE = (
     "This session has not been saved yet. Wait for the first assistant response before "
@@ -54,9 +66,16 @@ NOT_SAVED_MESSAGE = (
 class AgentHost:
     """Runs one session at a time and replaces it on request (see the module docstring).
 
-    :param mode: the mode to activate for every session; ``None`` runs without any mode
-        (sessions then report ``"off"``).
+    :param mode: the configured default: the mode of a new session, and of a session file
+        that records none and shows no mode's records; ``None`` runs without any mode
+        (sessions then report ``"off"``, and no mode is recorded).
     :param mode_settings: mode name → its ``[modes.<name>]`` table.
+    :param mode_request: a mode asked for explicitly for the first session (``--mode``);
+        unless confirmed, starting an existing session of another mode is refused with
+        :class:`~ctxmodes.session_mode.ModeChangeNotConfirmed`.
+    :param confirm_hint: how to confirm a mode change, for that refusal.
+    :param resources: loads each session's context files, system prompt files, templates
+        and skills for its working directory; ``None`` loads none.
     :raises ConfigError: ``mode`` is not installed, or its settings do not validate.
     """
 
@@ -70,8 +89,12 @@ class AgentHost:
         options: HostOptions | None = None,
         durability: Durability = Durability.FSYNC,
         mode_settings: Mapping[str, Mapping[str, Any]] | None = None,
+        mode_request: ModeRequest | None = None,
+        confirm_hint: str = "confirm the switch to continue",
+        resources: ResourceLoader | None = None,
     ) -> None:
         self._pm = pm
+        self._resources = resources
         distributions = pm.distributions() if isinstance(pm, CtxPluginManager) else None
         self._registry = ModeRegistry.from_plugin_manager(pm, distributions)
         self._mode_settings: Mapping[str, Mapping[str, Any]] = mode_settings or {}
@@ -79,6 +102,8 @@ class AgentHost:
             # Fail before any session opens: an unknown mode or a bad [modes.<name>] table.
             self._registry.get(mode).spec.validate_settings(self._mode_settings.get(mode))
         self._mode = mode
+        self._mode_request = mode_request
+        self._confirm_hint = confirm_hint
         self._provider = provider
         self._ui: UserInterface = ui if ui is not None else HeadlessUI()
         self._options = options if options is not None else HostOptions()
@@ -96,9 +121,12 @@ class AgentHost:
         ui: UserInterface | None = None,
         options: HostOptions | None = None,
         plugins: Sequence[object] = (),
+        mode_request: ModeRequest | None = None,
+        confirm_hint: str = "confirm the switch to continue",
+        resources: ResourceLoader | None = None,
     ) -> AgentHost:
-        """A host for the effective settings: their plugin selection, mode, model (unless
-        ``provider`` is given) and durability."""
+        """A host for the effective settings: their plugin selection, default mode, model
+        (unless ``provider`` is given) and durability."""
         pm = make_configured_plugin_manager(settings, plugins=plugins)
         if provider is None and settings.model:
             from ctxmodes.providers.registry import registry_from_plugin_manager
@@ -115,6 +143,9 @@ class AgentHost:
             options=options if options is not None else HostOptions(retry=settings.retry),
             durability=Durability(settings.durability),
             mode_settings=settings.modes,
+            mode_request=mode_request,
+            confirm_hint=confirm_hint,
+            resources=resources,
         )
 
     # ================================================================ state
@@ -187,7 +218,7 @@ class AgentHost:
                 )
             else:
                 manager = SessionManager.in_memory(current.cwd, identity=current.identity)
-            return self._replace(manager, "new", "new")
+            return self._replace(manager, "new", "new", self._keep_mode())
 
     def resume_session(self, path: Path) -> AgentSession:
         with self._lock:
@@ -205,15 +236,33 @@ class AgentHost:
             current = self.session.session_manager
             target_leaf, editor_text = self._fork_target(current, entry_id)
             manager = self._branched(current, target_leaf)
-            return ForkOutcome(self._replace(manager, "fork", "fork"), editor_text)
+            return ForkOutcome(
+                self._replace(manager, "fork", "fork", self._keep_mode()), editor_text
+            )
+
+    def describe_mode_change(self, name: str) -> str | None:
+        """One line on what switching the current session to mode ``name`` changes
+        (``None``: it already runs in ``name``).
+
+        :raises ConfigError: ``name`` is not installed.
+        """
+        with self._lock:
+            self._registry.get(name)
+            if name == self.mode_name:
+                return None
+            manager = self.session.session_manager
+            return describe_change(manager, self._registry, self.mode_name, name)
 
     def switch_mode(self, name: str) -> None:
         """Shut the current mode object down and activate ``name`` for the same session
-        (both hooks with reason ``reload``, reaching only the mode objects)."""
+        (both hooks with reason ``reload``, reaching only the mode objects), and record the
+        change in the session. The caller has had the change confirmed
+        (:meth:`describe_mode_change`)."""
         with self._lock:
             self._registry.get(name)
             session = self.session
             self._wait_idle(session)
+            changed = name != self._mode
             if self._mode is not None:
                 old = self._pm.get_plugin(mode_plugin_name(self._mode))
                 if old is not None:
@@ -223,6 +272,12 @@ class AgentHost:
             self._mode = name
             plugin = self._registry.activate(self._pm, name, session, self._mode_settings.get(name))
             session.set_mode_name(name)
+            manager = session.session_manager
+            if changed and not manager.read_only:
+                # Recorded now, replacing a record still waiting for the first append.
+                manager.before_next_append(None)
+                settings = dict(self._mode_settings.get(name, {}))
+                record_mode(manager, ModeRecord(mode=name, settings=settings))
             session.refresh_registrations()
             session.call_hook(
                 HookRelay.for_plugin(self._pm, session, plugin).session_start, "reload"
@@ -255,7 +310,37 @@ class AgentHost:
 
     # ================================================================ internals
 
-    def _open(self, manager: SessionManager, reason: SessionStartReason) -> AgentSession:
+    def _keep_mode(self) -> ModeRequest | None:
+        """The request that keeps the current mode for a session that replaces the current
+        one (``/new``, ``/fork``)."""
+        return None if self._mode is None else ModeRequest(self._mode, confirmed=True)
+
+    def _choose_mode(self, manager: SessionManager, request: ModeRequest | None) -> SessionMode:
+        assert self._mode is not None
+        return choose_mode(
+            manager,
+            self._registry,
+            default=self._mode,
+            configured=self._mode_settings,
+            request=request,
+            how_to_confirm=self._confirm_hint,
+        )
+
+    def _open(
+        self,
+        manager: SessionManager,
+        reason: SessionStartReason,
+        request: ModeRequest | None = None,
+    ) -> AgentSession:
+        chosen: SessionMode | None = None
+        if self._mode is not None:
+            if reason == "startup":
+                request, self._mode_request = self._mode_request, None
+            chosen = self._choose_mode(manager, request)
+            self._mode = chosen.name
+            if chosen.needs_record and not manager.read_only:
+                record = chosen.as_record()
+                manager.before_next_append(lambda: record_mode(manager, record))
         session = AgentSession(
             manager=manager,
             pm=self._pm,
@@ -266,19 +351,21 @@ class AgentHost:
             options=self._options,
             listeners=self._listeners,
             controller=self,
+            resources=self._resources.load(manager.cwd) if self._resources else None,
         )
-        if self._mode is not None:
-            self._registry.activate(
-                self._pm, self._mode, session, self._mode_settings.get(self._mode)
-            )
+        if chosen is not None:
+            self._registry.activate(self._pm, chosen.name, session, chosen.settings)
         self._session = session
         try:
             session.start(reason)
         except BaseException:
             self._session = None
+            manager.before_next_append(None)
             if self._mode is not None:
                 ModeRegistry.deactivate(self._pm, self._mode)
             raise
+        if chosen is not None and chosen.change is not None:
+            session.ui.notify(chosen.change, "warning")
         return session
 
     def _retire(self, reason: SessionShutdownReason) -> None:
@@ -296,14 +383,18 @@ class AgentHost:
         manager: SessionManager,
         shutdown_reason: SessionShutdownReason,
         start_reason: SessionStartReason,
+        request: ModeRequest | None = None,
     ) -> AgentSession:
         try:
             self._wait_idle(self.session)
+            if self._mode is not None:
+                # A session that cannot start in its mode fails before the current one ends.
+                self._choose_mode(manager, request)
         except BaseException:
             manager.close()
             raise
         self._retire(shutdown_reason)
-        return self._open(manager, start_reason)
+        return self._open(manager, start_reason, request)
 
     def _wait_idle(self, session: AgentSession) -> None:
         if session.is_streaming() and not session.is_busy_elsewhere():

@@ -59,6 +59,7 @@ from ctxmodes.hostapi import (
     TurnHold,
     UserInterface,
 )
+from ctxmodes.resources import LoadedResources
 from ctxmodes.session.models import (
     AgentMessage,
     AssistantMessage,
@@ -121,7 +122,9 @@ class AgentSession:
         options: HostOptions | None = None,
         listeners: Listeners | None = None,
         controller: SessionController | None = None,
+        resources: LoadedResources | None = None,
     ) -> None:
+        self._resources = resources if resources is not None else LoadedResources()
         self._core = SessionCore(
             session=self,
             manager=manager,
@@ -251,6 +254,11 @@ class AgentSession:
         return self._core.system_prompt
 
     @property
+    def resources(self) -> LoadedResources:
+        """The context files, system prompt files, templates and skills of this session."""
+        return self._resources
+
+    @property
     def messages(self) -> Sequence[AgentMessage]:
         """The current context (what the next request is built from, before projection).
 
@@ -319,7 +327,9 @@ class AgentSession:
         self._commands = commands
         prompt = core.options.system_prompt
         core.system_prompt = (
-            prompt if prompt is not None else build_system_prompt(list(tools.values()), core.cwd)
+            prompt
+            if prompt is not None
+            else build_system_prompt(list(tools.values()), core.cwd, self._resources)
         )
 
     def set_mode_name(self, name: str) -> None:
@@ -401,12 +411,12 @@ class AgentSession:
     def steer(self, text: str) -> None:
         self._check_alive()
         self._refuse_command(text)
-        self._queue_user(text, "steer")
+        self._queue_user(self._resources.expand(text), "steer")
 
     def follow_up(self, text: str) -> None:
         self._check_alive()
         self._refuse_command(text)
-        self._queue_user(text, "follow_up")
+        self._queue_user(self._resources.expand(text), "follow_up")
 
     def take_queued(self, queue: StreamingBehavior = "steer") -> list[QueuedMessage]:
         self._check_alive()
@@ -510,6 +520,8 @@ class AgentSession:
                 self._held.append(_HeldInput(text, source, behavior))
             return
         busy = self._busy()
+        if not busy:
+            self._check_model()
         event = InputEvent(text, source, behavior if busy else None)
         result = core.hook(core.relay.input, event)
         action = "continue" if result is None else result.action
@@ -518,6 +530,10 @@ class AgentSession:
             return
         if result is not None and result.action == "transform" and result.text is not None:
             text = result.text
+        if source == "interactive":
+            # As Pi: plugins see what was typed; the model gets the skill or template it
+            # names. A plugin's own messages are sent as they are.
+            text = self._resources.expand(text)
         if busy:
             if behavior is None:
                 raise SessionBusyError(BUSY_MESSAGE)
@@ -606,10 +622,22 @@ class AgentSession:
         driver's current work (a hook's request starts once the hook returned)."""
         self._core.life.run_or_defer(self._guarded(start))
 
+    def _check_model(self) -> None:
+        """Refuse a prompt the model could not answer before anything of it is recorded (as
+        Pi checks the model and its key before it takes the prompt): no plugin sees it and
+        the session file is not touched.
+
+        :raises NoModelError: there is no model.
+        :raises ProviderError: the model's credentials are missing.
+        """
+        provider = self._core.provider
+        if provider is None:
+            raise NoModelError("No model selected: configure one (e.g. --model scripted:FILE)")
+        provider.check_credentials()
+
     def _start_prompt(self, text: str) -> None:
         core = self._core
-        if core.provider is None:
-            raise NoModelError("No model selected: configure one (e.g. --model scripted:FILE)")
+        self._check_model()
         core.flush_pending_custom()
         last = next((m for m in reversed(core.messages) if isinstance(m, AssistantMessage)), None)
         if last is not None:

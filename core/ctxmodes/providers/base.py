@@ -343,6 +343,14 @@ class Provider(ABC):
                 on_retry(event)
         raise ProviderError(f"{self.transport} stream ended without a final message")
 
+    def check_credentials(self) -> None:  # noqa: B027 - optional hook; most need none
+        """Make sure a request could be authenticated, without sending one: the host calls
+        it before a prompt is accepted, so a missing key is one line and the session is left
+        as it was. The default needs no credentials.
+
+        :raises ProviderError: no credentials are available (saying how to provide them).
+        """
+
     def close(self) -> None:  # noqa: B027 - optional hook; most providers hold nothing
         """Release connections; the default has nothing to release."""
 

@@ -10,19 +10,15 @@ plugin manager), in that order, so later ones override earlier ones.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ctxmodes import hookimpl
+from ctxmodes.providers.auth import AuthResolver, missing_credentials_hint
 from ctxmodes.providers.catalog import ModelSpec, builtin_models
-from ctxmodes.providers.credentials import (
-    CredentialError,
-    missing_key_hint,
-    pi_agent_dir,
-    resolve_api_key,
-)
+from ctxmodes.providers.credentials import CredentialError
+from ctxmodes.providers.models_json import catalog_with_models_json
 
 __all__ = [
     "BuiltinModels",
@@ -41,38 +37,6 @@ def _openai_base(model: ModelSpec, environ: Mapping[str, str]) -> ModelSpec:
     if model.provider == "openai" and base:
         return model.model_copy(update={"base_url": base})
     return model
-
-
-def pi_custom_models(environ: Mapping[str, str] | None = None) -> Iterator[ModelSpec]:
-    """The models of Pi's ``models.json`` custom providers (Pi's defaults for missing keys).
-
-    :raises CredentialError: the file exists but is not valid JSON.
-    """
-    env = os.environ if environ is None else environ
-    path = pi_agent_dir(env) / "models.json"
-    try:
-        data = json.loads(path.read_text("utf-8"))
-    except FileNotFoundError:
-        return
-    except (OSError, json.JSONDecodeError) as error:
-        raise CredentialError(f"cannot use {path}: {error}") from None
-    for provider, config in (data.get("providers") or {}).items():
-        if not isinstance(config, dict):
-            continue
-        for entry in config.get("models") or []:
-            if not isinstance(entry, dict) or "id" not in entry:
-                continue
-            merged: dict[str, Any] = {
-                "name": entry["id"],
-                "api": config.get("api", "openai-completions"),
-                "provider": provider,
-                "baseUrl": config.get("baseUrl", ""),
-                **({"headers": config["headers"]} if config.get("headers") else {}),
-                **({"compat": config["compat"]} if config.get("compat") else {}),
-                **({"apiKey": config["apiKey"]} if config.get("apiKey") else {}),
-                **entry,
-            }
-            yield ModelSpec.model_validate(merged)
 
 
 def configured_models(providers: Mapping[str, Any]) -> Iterator[ModelSpec]:
@@ -108,32 +72,56 @@ def builtin_registrations(
     return registrations
 
 
+def auth_resolver(seam: Any, environ: Mapping[str, str] | None = None) -> AuthResolver:
+    """Credentials in Pi's order, with ChatGPT's and Anthropic's OAuth tokens refreshed
+    through ``seam`` when due."""
+    from ctxmodes.providers import anthropic_oauth, codex_oauth
+    from ctxmodes.providers.jsvalues import pi_user_agent
+    from ctxmodes.providers.wire import wall_clock_ms
+
+    env = os.environ if environ is None else environ
+
+    def client() -> Any:
+        return seam.client(None)
+
+    refreshers = {
+        codex_oauth.PROVIDER: codex_oauth.refresher(
+            client,
+            base=codex_oauth.auth_base(env),
+            now_ms=wall_clock_ms,
+            user_agent=seam.user_agent or pi_user_agent(),
+        ),
+        anthropic_oauth.PROVIDER: anthropic_oauth.refresher(
+            client, base=anthropic_oauth.token_base(env), now_ms=wall_clock_ms
+        ),
+    }
+    return AuthResolver(env, refreshers=refreshers)
+
+
 def default_model_provider(model: ModelSpec, *, seam: Any = None) -> Provider:
-    """A provider for a catalog model: the built-in transport of its ``api``, with its key
-    from the configuration, the environment or Pi's ``auth.json``."""
+    """A provider for a catalog model: the built-in transport of its ``api``, with its
+    credentials resolved for each request as Pi resolves them (:mod:`.auth`)."""
     from ctxmodes.providers.http import HttpSeam
     from ctxmodes.providers.http_model import CodexModelProvider, HttpModelProvider
 
     seam = seam if seam is not None else HttpSeam()
-    configured = model.api_key
-    env_var = configured[1:].strip("{}") if configured and configured.startswith("$") else None
+    resolver = auth_resolver(seam)
 
     def api_key() -> str | None:
-        if configured and env_var is None:
-            return configured
-        return resolve_api_key(model.provider, env_var=env_var)
+        try:
+            model.request_headers()  # a configured header without a value fails the request
+        except ValueError as error:
+            raise CredentialError(str(error)) from None
+        auth = resolver.resolve(model.provider, model.api_key)
+        return auth.api_key if auth is not None else None
 
-    hint = missing_key_hint(model.provider, env_var)
-    if model.provider == "openai-codex" and not configured:
-        from ctxmodes.providers.codex_oauth import CodexTokenSource
-        from ctxmodes.providers.jsvalues import pi_user_agent
-
-        tokens = CodexTokenSource(
-            lambda: seam.client(None), user_agent=seam.user_agent or pi_user_agent()
-        )
-        return CodexModelProvider(model, tokens, missing_key_hint=hint, seam=seam)
-    kind = CodexModelProvider if model.api == "openai-codex-responses" else HttpModelProvider
-    return kind(model, api_key, missing_key_hint=hint, seam=seam)
+    hint = missing_credentials_hint(model.provider, model.api_key)
+    if model.api == "openai-codex-responses":
+        return CodexModelProvider(model, api_key, missing_key_hint=hint, seam=seam)
+    # An endpoint the user configured (a local server such as Ollama or llama.cpp) works
+    # without a key; pi-ai's own providers always need one.
+    keyless = model.provider not in {known.provider for known in builtin_models()}
+    return HttpModelProvider(model, api_key, missing_key_hint=hint, seam=seam, keyless=keyless)
 
 
 class BuiltinModels:
@@ -141,9 +129,12 @@ class BuiltinModels:
 
     @hookimpl
     def ctx_register_models(self, register: Callable[[ModelRegistration], None]) -> None:
-        for registration in builtin_registrations():
-            register(registration)
-        for model in pi_custom_models():
+        registrations = builtin_registrations()
+        builtin = [r for r in registrations if isinstance(r, ModelSpec)]
+        for registration in registrations:
+            if not isinstance(registration, ModelSpec):
+                register(registration)
+        for model in catalog_with_models_json(builtin):
             register(model)
 
 

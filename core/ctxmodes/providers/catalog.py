@@ -6,14 +6,16 @@ thinking levels it accepts and the compatibility flags Pi keys its quirks on. Fi
 are Pi's (camelCase aliases), so a pi-ai ``Model`` object or an entry of Pi's
 ``models.json`` validates as is.
 
-The built-in OpenAI and Codex tables are pi-ai 0.85's, shipped as ``data/pi_models.json``
-(exported by ``tools/export_pi_models.mjs``; a test compares it with the installed Pi).
+The built-in catalog is pi-ai 0.85's, every provider with its models, shipped as
+``data/pi_models.json`` (written by ``node tools/export_pi_models.mjs --write``; a test
+compares it with the installed Pi byte for byte). :class:`ProviderInfo` keeps what Pi knows
+about each provider beside its models: the environment variables its key may come from and
+whether Pi offers a subscription login for it.
 """
 
 from __future__ import annotations
 
 import difflib
-import json
 from collections.abc import Iterable, Iterator
 from functools import cache
 from importlib import resources
@@ -79,6 +81,9 @@ class ModelSpec(_PiShaped):
     #: A key, or ``$VAR`` naming the variable that holds it (Pi's ``models.json`` spelling);
     #: never written out or shown.
     api_key: str | None = Field(default=None, repr=False)
+    #: Header values as configured (``models.json``: commands and ``$VAR`` templates),
+    #: resolved for each request; ``headers`` holds those that resolved when loaded.
+    header_values: dict[str, str] | None = Field(default=None, repr=False)
 
     @property
     def ref(self) -> str:
@@ -98,7 +103,25 @@ class ModelSpec(_PiShaped):
 
     def to_pi(self) -> dict[str, Any]:
         """The model as a pi-ai ``Model`` object (camelCase, unset optional keys left out)."""
-        return self.model_dump(by_alias=True, exclude_none=True, mode="json", exclude={"api_key"})
+        return self.model_dump(
+            by_alias=True, exclude_none=True, mode="json", exclude={"api_key", "header_values"}
+        )
+
+    def request_headers(self) -> dict[str, str] | None:
+        """The headers for one request: configured values resolved now (commands run).
+
+        :raises ValueError: a configured value has no value (Pi's message, which names the
+            header and the variable or command, never a value).
+        """
+        from ctxmodes.providers import config_values
+
+        if not self.header_values:
+            return self.headers
+        configured = {
+            name: config_values.resolve_or_raise(value, f'model "{self.ref}" header "{name}"')
+            for name, value in self.header_values.items()
+        }
+        return {**(self.headers or {}), **configured}
 
     def supported_thinking_levels(self) -> list[str]:
         """The levels this model accepts (pi-ai's ``getSupportedThinkingLevels``)."""
@@ -177,13 +200,65 @@ class ModelCatalog:
         raise UnknownModelError(f"unknown model {ref!r}{hint}")
 
 
+class OAuthLogin(_PiShaped):
+    """Pi's OAuth login for a provider (``Provider.auth.oauth``)."""
+
+    name: str
+    #: Billed through a subscription (Claude Pro/Max, ChatGPT Plus/Pro …) rather than credits.
+    subscription: bool = False
+
+
+class ApiKeyLogin(_PiShaped):
+    """Pi's API key login for a provider (``Provider.auth.apiKey``)."""
+
+    name: str
+
+
+class ProviderInfo(_PiShaped):
+    """One of pi-ai's built-in providers, without its models."""
+
+    id: str
+    name: str
+    base_url: str | None = None
+    headers: dict[str, str] | None = None
+    #: The variables Pi reads the key from, in Pi's order (``findEnvKeys``).
+    env_keys: list[str] = Field(default_factory=list)
+    api_key: ApiKeyLogin | None = None
+    oauth: OAuthLogin | None = None
+
+
+class PiCatalog(_PiShaped):
+    """``data/pi_models.json``: the pi-ai version and its providers, each with its models."""
+
+    pi: str
+    providers: list[dict[str, Any]]
+
+
 @cache
-def _pi_tables() -> dict[str, list[dict[str, Any]]]:
+def _pi_catalog() -> PiCatalog:
     text = resources.files("ctxmodes.providers").joinpath("data/pi_models.json").read_text("utf-8")
-    tables: dict[str, list[dict[str, Any]]] = json.loads(text)
-    return tables
+    return PiCatalog.model_validate_json(text)
+
+
+@cache
+def builtin_providers() -> dict[str, ProviderInfo]:
+    """pi-ai's built-in providers by id, in Pi's order."""
+    infos = (
+        ProviderInfo.model_validate({k: v for k, v in entry.items() if k != "models"})
+        for entry in _pi_catalog().providers
+    )
+    return {info.id: info for info in infos}
+
+
+def pi_version() -> str:
+    """The pi-ai release the built-in catalog comes from."""
+    return _pi_catalog().pi
 
 
 def builtin_models() -> list[ModelSpec]:
-    """pi-ai 0.85's ``openai`` and ``openai-codex`` tables, in Pi's order."""
-    return [ModelSpec.model_validate(entry) for table in _pi_tables().values() for entry in table]
+    """Every model of pi-ai's built-in catalog, in Pi's order."""
+    return [
+        ModelSpec.model_validate(model)
+        for entry in _pi_catalog().providers
+        for model in entry["models"]
+    ]

@@ -94,6 +94,8 @@ class HttpModelProvider(Provider):
     :param missing_key_hint: appended to the error when no key is available (which variable
         to set, which command to run).
     :param seam: where requests go (an injected httpx transport in tests).
+    :param keyless: the endpoint may be used without a key (a configured local server):
+        without one, requests go without an ``Authorization`` header.
     """
 
     def __init__(
@@ -103,8 +105,10 @@ class HttpModelProvider(Provider):
         *,
         missing_key_hint: str = "",
         seam: HttpSeam | None = None,
+        keyless: bool = False,
     ) -> None:
         self._model = model
+        self._keyless = keyless
         self._api_key = api_key
         self._hint = missing_key_hint
         self._seam = seam if seam is not None else HttpSeam()
@@ -134,11 +138,18 @@ class HttpModelProvider(Provider):
     def model(self) -> ModelSpec:
         return self._model
 
-    def stream(self, request: ModelRequest, signal: AbortSignal) -> Iterator[StreamEvent]:
+    def _required_key(self) -> str:
         key = self._api_key()
-        if not key:
+        if not key and not self._keyless:
             hint = f": {self._hint}" if self._hint else ""
             raise ProviderError(f"No API key for provider: {self._model.provider}{hint}")
+        return key or ""
+
+    def check_credentials(self) -> None:
+        self._required_key()
+
+    def stream(self, request: ModelRequest, signal: AbortSignal) -> Iterator[StreamEvent]:
+        key = self._required_key()
         context = PiContext(
             system_prompt=request.system_prompt or None,
             messages=[_message(message) for message in request.messages],
@@ -150,6 +161,7 @@ class HttpModelProvider(Provider):
             max_retries=requests.max_retries,
             max_retry_delay_ms=requests.max_retry_delay_ms,
             api_key=key,
+            keyless=self._keyless,
             session_id=request.session_id,
             reasoning=None if request.reasoning in (None, "off") else request.reasoning,
             max_tokens=request.max_tokens,
@@ -175,7 +187,10 @@ class HttpModelProvider(Provider):
 
         # A server may echo the key into an error body; it never reaches the session or a log.
         headers = {**(self._model.headers or {}), **request.headers}
-        secrets = (key, *(v for n, v in headers.items() if v and is_sensitive_header(n)))
+        secrets = (
+            *([key] if key else []),
+            *(v for n, v in headers.items() if v and is_sensitive_header(n)),
+        )
         call = CallContext(seam=self._seam, signal=signal, emit=emit, on_retry=retrying)
 
         def work() -> None:
@@ -222,10 +237,7 @@ class CodexModelProvider(HttpModelProvider):
     BACKEND_TIMEOUT_S: float | None = None
 
     def backend_route(self) -> BackendRoute:
-        token = self._api_key()
-        if not token:
-            hint = f": {self._hint}" if self._hint else ""
-            raise ProviderError(f"No API key for provider: {self._model.provider}{hint}")
+        token = self._required_key()
         try:
             headers = identity_headers(token, self._seam.user_agent or pi_user_agent())
         except WireError as error:

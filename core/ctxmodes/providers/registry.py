@@ -10,11 +10,12 @@ registry it resolves with.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ctxmodes.errors import CtxmodesError
+from ctxmodes.providers.auth import AuthResolver, missing_credentials_hint
 from ctxmodes.providers.catalog import ModelCatalog, ModelSpec, UnknownModelError
 
 if TYPE_CHECKING:
@@ -30,6 +31,24 @@ ModelProviderFactory = Callable[[ModelSpec], "Provider"]
 
 class ProviderSpecError(CtxmodesError):
     """A provider spec is malformed or names an unknown scheme or model."""
+
+
+class MissingCredentialsError(ProviderSpecError):
+    """A model was chosen whose provider has no credentials."""
+
+
+def require_credentials(model: ModelSpec, environ: Mapping[str, str] | None = None) -> str:
+    """Where ``model``'s credentials come from; checked before anything is created for a
+    run, without running commands or refreshing tokens.
+
+    :raises MissingCredentialsError: there are none (the message says what to do).
+    :raises CredentialError: a credential file is corrupt.
+    """
+    source = AuthResolver(environ).status(model.provider, model.api_key)
+    if source is None:
+        hint = missing_credentials_hint(model.provider, model.api_key)
+        raise MissingCredentialsError(f"no credentials for {model.ref}: {hint}")
+    return source
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,10 +110,10 @@ class ProviderRegistry:
             except UnknownModelError as error:
                 raise ProviderSpecError(str(error)) from None
             return self._build(model)
-        known = ", ".join(self.schemes + self.models.providers()) or "none"
+        schemes = ", ".join(self.schemes) or "none"
         raise ProviderSpecError(
             f"invalid model {spec!r}: expected <provider>/<model-id> or <scheme>:ARGUMENT "
-            f"(known: {known})"
+            f"(schemes: {schemes}; `ctxmodes models` lists the models)"
         )
 
     def _build(self, model: ModelSpec) -> Provider:
@@ -102,6 +121,7 @@ class ProviderRegistry:
             return self._model_factory(model)
         from ctxmodes.providers.builtin import default_model_provider
 
+        require_credentials(model)
         return default_model_provider(model)
 
 

@@ -35,6 +35,7 @@ from ctxmodes.sdk.events import AgentEvent, EventListener, Notice, StatusChanged
 from ctxmodes.sdk.worker import SessionWorker
 from ctxmodes.session.manager import SessionManager
 from ctxmodes.session.models import UserMessage
+from ctxmodes.session_mode import ModeRequest
 
 if TYPE_CHECKING:
     from ctxmodes.commands import Command
@@ -44,7 +45,9 @@ if TYPE_CHECKING:
     from ctxmodes.host.records import HostRecord, Listener
     from ctxmodes.host.session import AgentSession
     from ctxmodes.providers.base import Provider
+    from ctxmodes.providers.catalog import ModelSpec
     from ctxmodes.providers.registry import ProviderRegistry
+    from ctxmodes.resources import ResourceLoader
     from ctxmodes.session.models import CompactionEntry
 
 
@@ -288,7 +291,11 @@ class Agent:
 
     def model_refs(self) -> list[str]:
         """The ``provider/model-id`` of every model the plugins register (``ctxmodes models``)."""
-        return [model.ref for model in self._registry().models]
+        return [model.ref for model in self.models()]
+
+    def models(self) -> list[ModelSpec]:
+        """Every model the plugins register, with its limits and prices."""
+        return list(self._registry().models)
 
     def switch_model(self, spec: str) -> None:
         """Continue with the model ``spec`` names (``provider/model-id`` or
@@ -347,33 +354,51 @@ def open_agent(
     settings: Settings | None = None,
     options: HostOptions | None = None,
     plugins: Sequence[object] = (),
+    switch_mode: bool = False,
+    confirm_hint: str = "pass switch_mode=True to switch",
+    resources: ResourceLoader | None = None,
 ) -> Agent:
     """Open an agent on a new or existing session, like Pi's ``createAgentSession``.
 
     :param cwd: the working directory (default: the current one).
-    :param mode: the context-management mode (default: from the configuration).
+    :param mode: the context-management mode of a new session (default: from the
+        configuration). An existing session runs in the mode it records (or, for a file
+        that records none, the mode its entries show); asking for another one needs
+        ``switch_mode``, else :class:`~ctxmodes.session_mode.ModeChangeNotConfirmed` is
+        raised with a line on what the switch would change (ending in ``confirm_hint``).
     :param model: a model spec such as ``scripted:FILE`` (or give ``provider``).
     :param session_file: a session file to continue (created when missing); otherwise a new
         session in Pi's directory for ``cwd`` (or ``session_dir``), or the most recent one
         with ``continue_recent``.
     :param settings: effective settings to start from; by default they are loaded for
         ``cwd`` as the CLI does, with ``mode`` and ``model`` overriding them.
+    :param resources: loads context files, ``SYSTEM.md``/``APPEND_SYSTEM.md``, prompt
+        templates and skills; by default Pi's agent directory and rules, a project's own
+        files only when a saved decision or ``defaultProjectTrust`` trusts it (nobody is
+        asked; pass ``default_loader(approve=True)`` to trust it).
     :raises CtxmodesError: unknown mode, bad model spec, unreadable session file.
     """
     from ctxmodes.config import load_settings
+    from ctxmodes.resources import default_loader
 
     where = Path(cwd if cwd is not None else Path.cwd()).resolve()
     if not where.is_dir():
         raise CtxmodesError(f"no such directory: {where}")
     if settings is None:
-        settings = load_settings(cwd=where, cli={"mode": mode, "model": model}).settings
-    elif mode is not None or model is not None:
-        overrides = {key: value for key, value in (("mode", mode), ("model", model)) if value}
-        settings = settings.model_copy(update=overrides)
+        settings = load_settings(cwd=where, cli={"model": model}).settings
+    elif model is not None:
+        settings = settings.model_copy(update={"model": model})
     editor = Editor()
     ui = AgentUI(editor)
     host = AgentHost.from_settings(
-        settings, provider=provider, ui=ui, options=options, plugins=plugins
+        settings,
+        provider=provider,
+        ui=ui,
+        options=options,
+        plugins=plugins,
+        mode_request=None if mode is None else ModeRequest(mode, confirmed=switch_mode),
+        confirm_hint=confirm_hint,
+        resources=resources if resources is not None else default_loader(),
     )
     agent = Agent(host, ui, editor)
     directory = Path(session_dir) if session_dir is not None else None

@@ -12,9 +12,8 @@ internal.
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from ctxmodes.session import codec
-
 if TYPE_CHECKING:
+    from ctxmodes.session import codec
     from ctxmodes.session.branch_path import BranchPath
     from ctxmodes.session.context import SessionContext
     from ctxmodes.session.convert import convert_to_llm
@@ -72,12 +71,10 @@ if TYPE_CHECKING:
 #: Public name → the module that defines it. Resolved on first use, so that opening a
 #: session file and reading its context as JSON loads none of the models (pydantic).
 _EXPORTS: dict[str, str] = {
-    "BranchPath": "ctxmodes.session.branch_path",
-    "StoredRun": "ctxmodes.session.store",
-    "timestamp_ms": "ctxmodes.session.ids",
     "AgentMessage": "ctxmodes.session.models",
     "AssistantMessage": "ctxmodes.session.models",
     "BashExecutionMessage": "ctxmodes.session.models",
+    "BranchPath": "ctxmodes.session.branch_path",
     "BranchSummaryEntry": "ctxmodes.session.models",
     "BranchSummaryMessage": "ctxmodes.session.models",
     "CompactionEntry": "ctxmodes.session.models",
@@ -111,6 +108,7 @@ _EXPORTS: dict[str, str] = {
     "SessionPosition": "ctxmodes.session.manager",
     "SessionTreeNode": "ctxmodes.session.tree",
     "SkippedLine": "ctxmodes.session.reader",
+    "StoredRun": "ctxmodes.session.store",
     "TextContent": "ctxmodes.session.models",
     "ThinkingContent": "ctxmodes.session.models",
     "ThinkingLevelChangeEntry": "ctxmodes.session.models",
@@ -122,6 +120,7 @@ _EXPORTS: dict[str, str] = {
     "Usage": "ctxmodes.session.models",
     "UserMessage": "ctxmodes.session.models",
     "convert_to_llm": "ctxmodes.session.convert",
+    "timestamp_ms": "ctxmodes.session.ids",
     "entry_from_json": "ctxmodes.session.models",
     "message_from_json": "ctxmodes.session.models",
     "to_json": "ctxmodes.session.models",
@@ -187,6 +186,10 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
+    if name == "codec":
+        value: Any = importlib.import_module("ctxmodes.session.codec")
+        globals()[name] = value
+        return value
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

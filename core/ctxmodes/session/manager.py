@@ -8,10 +8,12 @@ sees at the leaf.
 
 Files written here are read by Pi 0.85 exactly as Pi reads its own. Deliberate differences:
 
-* **Writing starts with the first entry.** Pi keeps a new session in memory until the first
-  assistant message and loses sessions that end before it; here the header and the first
-  entry are written together, and every later entry is appended as it is made.
-  ``create_branched_session`` likewise writes the new file at once.
+* **Writing starts with the first message.** Pi keeps a new session in memory until the
+  first assistant message and loses sessions that end before it; here a new session's file
+  is created when its first ``message`` entry (the first prompt) is appended, holding the
+  header, the entries made before it (model, thinking level, a mode's records) and the
+  message; every later entry is appended as it is made. A session closed before its first
+  message leaves no file. ``create_branched_session`` writes the new file at once.
 * **Files are never rewritten.** Version 1 and 2 files are migrated in memory only (Pi rewrites
   them on open). Appending to a version 1 file is refused, because its entry ids exist only in
   memory; a branched session or :meth:`SessionManager.fork_from` makes a version 3 copy. A
@@ -149,17 +151,6 @@ def _make_directory(directory: Path) -> None:
         ) from None
 
 
-def _create_file(file: Path, header: JsonObject, durability: Durability) -> SessionWriter | None:
-    """A writer on the new file ``file`` holding ``header``; ``None`` if it appeared meanwhile."""
-    _make_directory(file.parent)
-    try:
-        return SessionWriter.create(file, codec.dumps_line(header), durability)
-    except SessionError:
-        if file.exists():
-            return None
-        raise
-
-
 class SessionManager:
     """An open session: its entries, its leaf, and appends to its file.
 
@@ -195,6 +186,9 @@ class SessionManager:
         self._durability = durability
         self._writer = writer
         self._identity = identity
+        #: Lines of a session whose file is not written yet, held until its first message.
+        self._held: list[bytes] = []
+        self._prelude: Callable[[], object] | None = None
         self._subscribers: list[EntryCallback] = []
         self._install(header, table, skipped)
 
@@ -223,7 +217,7 @@ class SessionManager:
     ) -> SessionManager:
         """Start a new session for ``cwd`` in ``session_dir`` (default: Pi's directory for it).
 
-        Nothing is written until the first append.
+        Nothing is written until the first message is appended.
         """
         resolved_cwd = resolve_path(cwd)
         directory = Path(resolve_path(session_dir)) if session_dir else default_session_dir(cwd)
@@ -253,11 +247,11 @@ class SessionManager:
     ) -> SessionManager:
         """Open the session file at ``path``.
 
-        As in Pi: a missing file starts a new session at ``path``; an empty file gets a fresh
-        header; a non-empty file whose first record is not a session header raises
-        :class:`NotASessionError`. Unlike Pi, a missing file is created (holding its header)
-        and locked at once, so a second writer on the same path is refused when it opens,
-        not at its first append. The session's cwd is the header's unless
+        As in Pi: a missing file starts a new session at ``path``, written (as by
+        :meth:`create`) when its first message is appended, and refused then if another
+        writer created the file meanwhile; an empty file gets a fresh header; a non-empty
+        file whose first record is not a session header raises :class:`NotASessionError`.
+        The session's cwd is the header's unless
         ``cwd_override`` is given; ``session_dir`` (for branched sessions) defaults to the
         file's directory.
 
@@ -275,21 +269,16 @@ class SessionManager:
             if read_only:
                 raise SessionError(f"no such session file: {file}")
             cwd = override or resolve_path(os.getcwd())
-            new_header = _header(identity, cwd)
-            created = _create_file(file, new_header, durability)
-            if created is not None:
-                return cls(
-                    cwd=cwd,
-                    session_dir=directory,
-                    session_file=file,
-                    header=new_header,
-                    table=EntryTable.from_entries([]),
-                    persist=True,
-                    durability=durability,
-                    writer=created,
-                    identity=identity,
-                )
-            # Another writer created it meanwhile: open it as it now is (and be refused).
+            return cls(
+                cwd=cwd,
+                session_dir=directory,
+                session_file=file,
+                header=_header(identity, cwd),
+                table=EntryTable.from_entries([]),
+                persist=True,
+                durability=durability,
+                identity=identity,
+            )
         # Lock before reading, so that what is read is what later appends continue.
         writer = None if read_only else SessionWriter.open_existing(file, durability)
         try:
@@ -556,6 +545,13 @@ class SessionManager:
 
     # ================================================================ appending
 
+    def before_next_append(self, prelude: Callable[[], object] | None) -> None:
+        """Call ``prelude`` once, right before the next append decides where it goes (so an
+        entry ``prelude`` appends comes first, and a summary's navigation starts after it);
+        ``None`` cancels it. Lets a session record state on its first write rather than
+        when it is opened."""
+        self._prelude = prelude
+
     def _check_appendable(self) -> None:
         if self._read_only:
             raise ReadOnlySessionError(f"session was opened read-only: {self._session_file}")
@@ -564,6 +560,9 @@ class SessionManager:
                 "cannot append to a version 1 session file without rewriting it; "
                 f"create a branched session or fork it first: {self._session_file}"
             )
+        prelude, self._prelude = self._prelude, None
+        if prelude is not None:
+            prelude()
 
     def _stamp(self) -> Stamp:
         leaf = self._path.leaf
@@ -581,7 +580,7 @@ class SessionManager:
             raise SessionError(f"cannot append a {entry.get('type')} entry: {exc}") from None
         if self._persist:
             try:
-                self._write(line)
+                self._write(line, entry.get("type"))
             except SessionWriteError as exc:
                 if exc.line_kept:
                     # The file holds the entry after all: so must the manager.
@@ -594,14 +593,27 @@ class SessionManager:
         entry_id: str = entry["id"]
         return entry_id
 
-    def _write(self, line: bytes) -> None:
+    def _write(self, line: bytes, entry_type: object) -> None:
         if self._writer is not None:
             self._writer.append(line)
+            return
+        if entry_type != "message":
+            self._held.append(line)
             return
         assert self._session_file is not None
         _make_directory(self._session_file.parent)
         self._writer = SessionWriter.create(
-            self._session_file, codec.dumps_line(self._header) + line, self._durability
+            self._session_file,
+            codec.dumps_line(self._header) + b"".join(self._held) + line,
+            self._durability,
+        )
+        self._held = []
+
+    def is_written(self) -> bool:
+        """Whether the session's file exists: a new session is written at its first
+        message; an in-memory one never is."""
+        return self._writer is not None or (
+            self._session_file is not None and not self._held and self._session_file.exists()
         )
 
     def _notify(self, index: int) -> None:

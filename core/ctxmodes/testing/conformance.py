@@ -103,6 +103,8 @@ class ModeConformance:
         self, pm: CtxPluginManager, registry: ModeRegistry, offline_session: OfflineSession
     ) -> None:
         manager = offline_session.session_manager
+        # A message first: a session file is written from its first message on.
+        manager.append_message({"role": "user", "content": "probe", "timestamp": 1})
         manager.append_custom_entry("conformance-probe", {"keep": "me"})
         path = manager.session_file
         assert path is not None

@@ -8,17 +8,16 @@ import base64
 import json
 import math
 from pathlib import Path
-from typing import TYPE_CHECKING, Final, cast
+from typing import TYPE_CHECKING, cast
 
 from ctxmodes.errors import CtxmodesError
 from ctxmodes.hostapi import NavigationRequest
+from ctxmodes.tui.credentials import model_rows
 from ctxmodes.tui.picker import Picker, PickerItem
 
 if TYPE_CHECKING:
     from ctxmodes.tui.app import TerminalSession
     from ctxmodes.windows.tools import Family
-
-TREE_MODE: Final = "tree"
 
 
 # ----------------------------------------------------------------------------- /tree
@@ -146,23 +145,47 @@ def _resume_file(session: TerminalSession, path: Path) -> None:
 
 
 def mode(session: TerminalSession, args: str) -> None:
-    """``/mode NAME``; leaving Tree asks for ``/compact`` first (repeat the command to switch
-    anyway), since Tree's archive summaries re-enter the context in any other mode."""
+    """``/mode NAME``: a session keeps the mode it records, so a switch is explicit — the
+    prompt says in one line what changes for this session, and nothing switches until
+    "switch" is chosen."""
     agent = session.agent
     if not args:
         installed = ", ".join(agent.host.mode_names())
         session.notify(f"Mode: {agent.mode} (installed: {installed})")
         return
-    if agent.mode == TREE_MODE and args != TREE_MODE and session.pending_mode_switch != args:
-        session.pending_mode_switch = args
-        session.notify(
-            "Leaving Tree makes its archive summaries ordinary branch summaries that the model "
-            f"sees again: run /compact first, or /mode {args} again to switch anyway",
-            "warning",
-        )
+    try:
+        change = agent.host.describe_mode_change(args)
+    except CtxmodesError as exc:
+        session.notify(str(exc), "error")
         return
-    session.pending_mode_switch = None
-    agent.submit(f"/mode {args}")
+    if change is None:
+        session.notify(f"Mode: {args} already manages this session")
+        return
+    current = agent.mode
+
+    def chosen(item: PickerItem) -> None:
+        if item.key != "switch":
+            session.notify(f"Mode unchanged: {current}")
+            return
+
+        def job() -> None:
+            agent.switch_mode(args)
+            agent.session.ui.notify(f"Mode: {args}")
+
+        agent.run_soon(job)
+
+    rows = [
+        PickerItem("switch", f"switch to {args}", [("", f"Switch to {args}")]),
+        PickerItem("stay", f"stay in {current}", [("", f"Stay in {current}")]),
+    ]
+    session.open_picker(
+        Picker(
+            change[:1].upper() + change[1:],
+            lambda query: [row for row in rows if query.lower() in row.text],
+            chosen,
+            hint="Enter choose · Esc stays",
+        )
+    )
 
 
 def model(session: TerminalSession, args: str) -> None:
@@ -183,10 +206,11 @@ def model(session: TerminalSession, args: str) -> None:
         return
     current = agent.session.model
     now = None if current is None else f"{current.provider}/{current.id}"
-    rows = [
-        PickerItem(ref, ref.lower(), [("class:picker.active" if ref == now else "", ref)])
-        for ref in agent.model_refs()
-    ]
+    try:
+        rows = model_rows(session, now)
+    except CtxmodesError as error:  # a corrupt credential file
+        session.notify(str(error), "error")
+        return
     if not rows:
         session.notify("No models are registered; /model scripted:FILE names a script")
         return

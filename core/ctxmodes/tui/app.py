@@ -44,6 +44,7 @@ from ctxmodes.tui.keys import KeyActions
 from ctxmodes.tui.layout import STYLE, build_application
 from ctxmodes.tui.live import LiveRegion
 from ctxmodes.tui.picker import Picker
+from ctxmodes.tui.replay import DEFAULT_REPLAY_TURNS
 from ctxmodes.tui.status import StatusLine
 from ctxmodes.tui.transcript import Transcript
 
@@ -83,6 +84,8 @@ class TerminalSession:
     :param sink: receives each finished transcript block as ANSI text instead of the
         terminal's scrollback (tests).
     :param clock: monotonic seconds, for double presses and the retry countdown.
+    :param replay_turns: how many turns of the active branch are printed when a session is
+        opened or replaced and after a move in its tree.
     """
 
     def __init__(
@@ -94,6 +97,7 @@ class TerminalSession:
         history: History | None = None,
         sink: Sink | None = None,
         clock: Callable[[], float] = time.monotonic,
+        replay_turns: int = DEFAULT_REPLAY_TURNS,
     ) -> None:
         self.agent = agent
         self.terminal_commands: dict[str, SlashCommand] = terminal_commands()
@@ -110,10 +114,9 @@ class TerminalSession:
         self._context: contextvars.Context | None = None
         self.live = self._live_region()
         self.status = StatusLine(agent, clock)
-        self.transcript = Transcript(agent, self.live, self.status, self._tick_retry)
+        self.transcript = Transcript(agent, self.live, self.status, self._tick_retry, replay_turns)
         self.keys = KeyActions(self, clock)
         self.picker: Picker | None = None
-        self.pending_mode_switch: str | None = None
         #: Stops the ``!`` command running now, if any.
         self.shell_abort: AbortController | None = None
         self.buffer = Buffer(
@@ -155,16 +158,26 @@ class TerminalSession:
         self._context = contextvars.copy_context()
         self._loop_thread = threading.get_ident()
         self._loop = asyncio.get_running_loop()
-        self.print_blocks([self._banner()])
+        manager = self.agent.session_manager
+        # A session opened from its file shows where it stands; a new one has nothing yet.
+        opened = self.transcript.replay(self.width) if manager.is_written() else []
+        self.print_blocks([self._banner(), *opened])
         self._schedule_drain()
 
     def _banner(self) -> str:
+        from ctxmodes.resources.summary import loaded_sections
+
         manager = self.agent.session_manager
         where = manager.session_file or "in memory"
+        session = self.agent.session
+        loaded = "".join(
+            f"\n[{title}]\n  {line}"
+            for title, line in loaded_sections(session.resources, session.cwd)
+        )
         return render.styled(
             f"ctxmodes · mode {self.agent.mode} · session {where}\n"
             "Enter sends (steers while working) · Alt+Enter follows up · Esc stops · "
-            "Esc Esc tree · / commands · Ctrl+C twice quits",
+            f"Esc Esc tree · / commands · Ctrl+C twice quits{loaded}",
             "dim",
             self.width,
         )

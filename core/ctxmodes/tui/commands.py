@@ -29,7 +29,7 @@ class SlashCommand:
 
 def terminal_commands() -> dict[str, SlashCommand]:
     """The commands the terminal itself implements, by name."""
-    from ctxmodes.tui import actions
+    from ctxmodes.tui import actions, credentials
     from ctxmodes.tui.navigator import open_tree
 
     table = (
@@ -55,6 +55,20 @@ def terminal_commands() -> dict[str, SlashCommand]:
         SlashCommand("name", "Name the session", "<name>", False, actions.name),
         SlashCommand("model", "Switch the model", "[provider/model-id]", False, actions.model),
         SlashCommand(
+            "login",
+            "Log in to a provider (subscription or API key)",
+            "[PROVIDER [key]]",
+            True,
+            credentials.login,
+        ),
+        SlashCommand(
+            "logout",
+            "Forget what /login stored for a provider",
+            "PROVIDER",
+            True,
+            credentials.logout,
+        ),
+        SlashCommand(
             "thinking", "Show or set the thinking level", "[LEVEL]", False, actions.thinking
         ),
         SlashCommand("copy", "Copy the last reply to the clipboard", "", True, actions.copy),
@@ -65,7 +79,8 @@ def terminal_commands() -> dict[str, SlashCommand]:
 
 def all_commands(session: TerminalSession) -> dict[str, SlashCommand]:
     """The terminal's commands, then the host's and plugins' that the terminal does not
-    shadow (each keeps its own ``while_streaming`` flag)."""
+    shadow (each keeps its own ``while_streaming`` flag), then the prompt templates and
+    ``skill:`` commands (sent as typed and expanded by the host, also while it works)."""
     commands = dict(session.terminal_commands)
     for command in session.agent.commands:
         commands.setdefault(
@@ -77,6 +92,15 @@ def all_commands(session: TerminalSession) -> dict[str, SlashCommand]:
                 command.while_streaming,
             ),
         )
+    resources = session.agent.session.resources
+    for template in resources.templates:
+        hint = template.argument_hint or ""
+        commands.setdefault(
+            template.name, SlashCommand(template.name, template.description, hint, True)
+        )
+    for skill in resources.skills:
+        name = f"skill:{skill.name}"
+        commands.setdefault(name, SlashCommand(name, skill.description, "", True))
     return commands
 
 

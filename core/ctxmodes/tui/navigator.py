@@ -304,10 +304,14 @@ def _rows_of(view: SessionView) -> list[_Row]:
             if token.archive is not None and token.entry is not None:
                 number = token.archive.window_number
                 archived = f"archived window {'?' if number is None else number}"
+                heading = archived
+                summary = view.entries.get(token.archive.summary_id)
+                if summary is not None and summary.preview:
+                    heading += f" · {summary.preview}"
                 rows.append(
                     _Row(
                         token.entry.id,
-                        archived,
+                        heading,
                         "fork",
                         None,
                         len(windows) + 1,

@@ -35,6 +35,8 @@ class Picker:
     on_cancel: Callable[[], None] = lambda: None
     hint: str = "↑↓ move · type to filter · Enter choose · Esc cancel"
     free_text: bool = False
+    #: A free-text picker for a secret: what is typed is drawn as dots.
+    secret: bool = False
     #: Ctrl+O: cycles the picker's filter (``/tree``), when given.
     on_cycle: Callable[[], None] | None = None
     #: Keys of the picker's own, by action: ``fold`` (Ctrl+←), ``unfold`` (Ctrl+→),
@@ -80,7 +82,8 @@ class Picker:
     def fragments(self) -> StyleAndTextTuples:
         rows = self.rows()
         parts: StyleAndTextTuples = [("class:picker.title", self.title), ("", "\n")]
-        parts.append(("class:picker.query", f"> {self.query}"))
+        shown = "•" * len(self.query) if self.secret else self.query
+        parts.append(("class:picker.query", f"> {shown}"))
         if self.free_text:
             parts += [("", "\n"), ("class:picker.hint", self.hint)]
             return parts

@@ -17,12 +17,36 @@ from ctxmodes.tui.picker import Picker, PickerItem
 SEARCH_MIN_CHARS: Final = 3
 
 
-def head_row(head: SessionHead) -> PickerItem:
+#: The fewest characters of a session id the picker shows.
+SHORT_ID_CHARS: Final = 8
+
+
+def distinct_prefixes(ids: list[str], minimum: int = SHORT_ID_CHARS) -> dict[str, str]:
+    """Each id's shortest beginning (at least ``minimum`` characters) that no other id of
+    ``ids`` shares: session ids made in the same minute share their first characters, so
+    the part shown must go on to where they differ (and is what ``--session`` takes)."""
+    ordered = sorted(set(ids))
+    shown: dict[str, str] = {}
+    for position, session_id in enumerate(ordered):
+        length = minimum
+        for neighbour in ordered[max(0, position - 1) : position + 2]:
+            if neighbour == session_id:
+                continue
+            common = next(
+                (i for i, (a, b) in enumerate(zip(session_id, neighbour, strict=False)) if a != b),
+                min(len(session_id), len(neighbour)),
+            )
+            length = max(length, common + 1)
+        shown[session_id] = session_id[:length]
+    return shown
+
+
+def head_row(head: SessionHead, short_id: str | None = None) -> PickerItem:
     text = f"{head.id} {head.name or ''} {head.first_message} {head.cwd}".lower()
     fragments = [
         ("class:picker.hint", f"{head.when()}  "),
         ("", head.title[:70]),
-        ("class:picker.hint", f"  {head.id[:8]}  {head.size // 1024} KiB"),
+        ("class:picker.hint", f"  {short_id or head.id[:SHORT_ID_CHARS]}  {head.size // 1024} KiB"),
     ]
     return PickerItem(head.path, text, fragments)
 
@@ -38,7 +62,8 @@ class ResumePicker:
         wake: Callable[[], None] = lambda: None,
     ) -> None:
         self.heads = list_heads(directory)
-        self._rows = [head_row(head) for head in self.heads]
+        short = distinct_prefixes([head.id for head in self.heads])
+        self._rows = [head_row(head, short[head.id]) for head in self.heads]
         self.wake = wake
         self._lock = threading.Lock()
         self._content: dict[str, list[Path]] = {}

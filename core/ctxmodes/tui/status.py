@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 
-from ctxmodes.session.models import AssistantMessage
+from ctxmodes.session.models import AssistantMessage, MessageEntry
 from ctxmodes.tui.footer import FooterState, footer_fragments
 
 if TYPE_CHECKING:
@@ -31,8 +31,8 @@ class StatusLine:
         self._footer: StyleAndTextTuples = []
 
     def refresh(self, *, recount: bool = False) -> None:
-        """Rebuild the footer; ``recount``: a session started or changed branch, so the cost
-        is summed again from its context."""
+        """Rebuild the footer; ``recount``: another session started, so its cost is summed
+        again from its file."""
         agent = self._agent
         session = agent.session
         if recount:
@@ -81,10 +81,13 @@ class StatusLine:
 
 
 def session_cost(agent: Agent) -> float:
-    """The cost of the replies in the current context, when a session starts or changes
-    branch (its messages are decoded already; the file is not read again)."""
-    return sum(
-        float(message.usage.cost.total)
-        for message in agent.session.messages
-        if isinstance(message, AssistantMessage)
-    )
+    """The cost of every reply the session holds, on every branch (archived windows and
+    summarized branches included), as Pi's footer sums it: what the footer showed while the
+    replies came in is what it shows when the session is opened again. Read once, when a
+    session starts; replies after that are added as they end."""
+    manager = agent.session_manager
+    total = 0.0
+    for entry in manager.get_entries():
+        if isinstance(entry, MessageEntry) and isinstance(entry.message, AssistantMessage):
+            total += float(entry.message.usage.cost.total)
+    return total

@@ -16,6 +16,7 @@ from ctxmodes.session.models import (
 )
 from ctxmodes.tui import render
 from ctxmodes.tui.live import LiveRegion
+from ctxmodes.tui.replay import DEFAULT_REPLAY_TURNS, branch_blocks
 from ctxmodes.tui.status import StatusLine
 
 if TYPE_CHECKING:
@@ -30,9 +31,15 @@ class Transcript:
     """:param on_retry: called when a retry wait starts (the footer counts it down)."""
 
     def __init__(
-        self, agent: Agent, live: LiveRegion, status: StatusLine, on_retry: Callable[[], None]
+        self,
+        agent: Agent,
+        live: LiveRegion,
+        status: StatusLine,
+        on_retry: Callable[[], None],
+        replay_turns: int = DEFAULT_REPLAY_TURNS,
     ) -> None:
         self._agent = agent
+        self._replay_turns = replay_turns
         self._live = live
         self._status = status
         self._on_retry = on_retry
@@ -91,6 +98,14 @@ class Transcript:
         else:
             self._lifecycle(event, blocks, width)
 
+    def replay(self, width: int) -> list[str]:
+        """The active branch's last turns, as they appeared live, under a rule naming the
+        session."""
+        manager = self._agent.session_manager
+        title = manager.get_session_name() or manager.session_id
+        rule = render.styled(f"── session {title} · mode {self._agent.mode}", "bold", width)
+        return [rule, *branch_blocks(manager, width, self._replay_turns)]
+
     def _keep_output(self, name: str, text: str) -> None:
         self.tool_outputs.append((name, text))
         del self.tool_outputs[:-KEPT_TOOL_OUTPUTS]
@@ -121,9 +136,13 @@ class Transcript:
                 blocks.append(render.notice(event.error, "error", width))
             status.refresh()
         elif isinstance(event, ev.Navigated):
+            if not event.internal:
+                # The user moved: what is current now is the branch they went to.
+                blocks.extend(self.replay(width))
             status.refresh()
         elif isinstance(event, ev.SessionChanged):
             self.tool_outputs.clear()
+            blocks.extend(self.replay(width))
             status.refresh(recount=True)
         elif isinstance(event, ev.Notice):
             blocks.append(render.notice(event.message, event.level, width))

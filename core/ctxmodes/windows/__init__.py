@@ -27,6 +27,7 @@ from ctxmodes.windows.marker import (
     ROOT_AGENT_NAME,
     MalformedMarkerError,
     WindowMarker,
+    count_branch_windows,
     stored_marker_details,
     window_marker,
 )
@@ -125,6 +126,7 @@ __all__ = [
     "WindowState",
     "WindowStateHolder",
     "WindowStrategies",
+    "count_branch_windows",
     "image_placeholder",
     "is_no_summary_compaction",
     "namespaced_tools",

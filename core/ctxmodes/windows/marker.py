@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
-from typing import ClassVar, Final, Literal
+from typing import TYPE_CHECKING, ClassVar, Final, Literal
 
 from pydantic import Field, ValidationError
 
@@ -28,6 +28,9 @@ from ctxmodes.windows._wire import WireModel
 from ctxmodes.windows.identity import WindowIdentity
 from ctxmodes.windows.marker_escape import marker_value
 from ctxmodes.windows.stored import StoredEntry
+
+if TYPE_CHECKING:
+    from ctxmodes.session_view import SessionView
 
 CONTEXT_WINDOW_CUSTOM_TYPE = "codex-context-window"
 MARKER_PROTOCOL: Final = 1
@@ -213,3 +216,21 @@ def reminder_marker(identity: WindowIdentity, remaining_tokens: int) -> WindowMa
 def fallback_marker(identity: WindowIdentity) -> WindowMarker:
     """The exhausted-budget instruction for the current window (appended with a new turn)."""
     return WindowMarker(FALLBACK_TEXT, _details("fallback", identity))
+
+
+def count_branch_windows(manager: SessionView) -> int:
+    """How many windows the active branch opens (its ``window`` markers; damaged ones are
+    not counted), decoding only its custom messages."""
+    ids = manager.get_branch_ids()
+    count = 0
+    for position, entry_type in enumerate(manager.get_branch_types()):
+        if entry_type != "custom_message":
+            continue
+        entry = manager.get_entry_json(ids[position])
+        try:
+            details = stored_marker_details(entry) if entry is not None else None
+        except MalformedMarkerError:
+            continue
+        if details is not None and details.kind == "window":
+            count += 1
+    return count

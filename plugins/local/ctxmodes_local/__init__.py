@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from ctxmodes import ModeSpec, hookimpl
 
 if TYPE_CHECKING:
-    from ctxmodes import HostSession
+    from ctxmodes import Evidence, HostSession, SessionView
 
 NAME = "local"
 
@@ -27,6 +27,18 @@ def _build(session: HostSession) -> object:
     return local_mode(session)
 
 
+def _recognize(manager: SessionView) -> Evidence | None:
+    from ctxmodes_local.recognition import recognize
+
+    return recognize(manager)
+
+
+def _describe_leaving(manager: SessionView) -> str | None:
+    from ctxmodes_local.recognition import describe_leaving
+
+    return describe_leaving(manager)
+
+
 @hookimpl
 def ctx_register_modes(register: Callable[[ModeSpec], None]) -> None:
     register(
@@ -34,5 +46,7 @@ def ctx_register_modes(register: Callable[[ModeSpec], None]) -> None:
             name=NAME,
             description="Context windows with history and notes kept in the Pi session file",
             factory=_build,
+            recognize=_recognize,
+            describe_leaving=_describe_leaving,
         )
     )

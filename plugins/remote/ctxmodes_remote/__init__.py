@@ -9,8 +9,12 @@ markers, the budget and compaction are Local's; only where history and notes liv
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from ctxmodes import CliCommand, HostSession, ModeSpec, hookimpl
+
+if TYPE_CHECKING:
+    from ctxmodes import Evidence, SessionView
 
 NAME = "remote"
 
@@ -23,6 +27,18 @@ def _build(session: HostSession) -> object:
     return remote_mode(session)
 
 
+def _recognize(manager: SessionView) -> Evidence | None:
+    from ctxmodes_remote.recognition import recognize
+
+    return recognize(manager)
+
+
+def _describe_leaving(manager: SessionView) -> str | None:
+    from ctxmodes_remote.recognition import describe_leaving
+
+    return describe_leaving(manager)
+
+
 @hookimpl
 def ctx_register_modes(register: Callable[[ModeSpec], None]) -> None:
     register(
@@ -30,6 +46,8 @@ def ctx_register_modes(register: Callable[[ModeSpec], None]) -> None:
             name=NAME,
             description="Context windows with history and notes in the Codex history service",
             factory=_build,
+            recognize=_recognize,
+            describe_leaving=_describe_leaving,
         )
     )
 

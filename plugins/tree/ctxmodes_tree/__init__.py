@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING
 from ctxmodes import CliCommand, ModeSpec, hookimpl
 
 if TYPE_CHECKING:
-    from ctxmodes import HostSession
+    from ctxmodes import Evidence, HostSession, SessionView
     from ctxmodes_tree.settings import TreeSettings
 
 NAME = "tree"
@@ -56,6 +56,18 @@ def _build(session: HostSession, settings: TreeSettings) -> object:
     from ctxmodes_tree.mode import tree_mode
 
     return tree_mode(session, settings)
+
+
+def _recognize(manager: SessionView) -> Evidence | None:
+    from ctxmodes_tree.recognition import recognize
+
+    return recognize(manager)
+
+
+def _describe_leaving(manager: SessionView) -> str | None:
+    from ctxmodes_tree.recognition import describe_leaving
+
+    return describe_leaving(manager)
 
 
 @hookimpl
@@ -72,6 +84,8 @@ def ctx_register_modes(register: Callable[[ModeSpec], None]) -> None:
                 "history and notes recover them"
             ),
             factory=_build,
+            recognize=_recognize,
+            describe_leaving=_describe_leaving,
             settings=TreeSettings,
         )
     )

@@ -27,12 +27,13 @@ def test_tree_is_flat_between_branch_points(tmp_path: Path) -> None:
         manager.append_label(other, "side")
         manager.branch(u3)
         lines = _render(manager)
+    # The active path goes on at one indent; the side branch hangs under its branch point.
     assert lines[1:] == [
-        f"└── ● {u1} user",
-        f"    ├── ● {u2} user",
-        f"    │   └── ● {u3} user  ◀ leaf",
-        f"    └── {other} custom [side]",
-        f"        └── {manager.get_entries()[-1].id} label",
+        f"├── ● {u1} user",
+        f"│   └── {other} custom [side]",
+        f"│       └── {manager.get_entries()[-1].id} label",
+        f"├── ● {u2} user",
+        f"└── ● {u3} user  ◀ leaf",
     ]
 
 
@@ -45,17 +46,25 @@ def test_long_linear_sessions_do_not_nest(tmp_path: Path) -> None:
     assert max(len(line) - len(line.lstrip("│ ├└─")) for line in lines) <= 4
 
 
-def test_thousands_of_nested_branch_points_draw_without_recursion(tmp_path: Path) -> None:
+def test_thousands_of_nested_side_branches_draw_without_recursion(tmp_path: Path) -> None:
+    def say(text: str) -> str:
+        return manager.append_message({"role": "user", "content": text, "timestamp": 1})
+
     with SessionManager.in_memory(tmp_path) as manager:
-        for step in range(1500):
-            kept = manager.append_message({"role": "user", "content": "a", "timestamp": step})
-            manager.append_message({"role": "user", "content": "b", "timestamp": step})
-            manager.branch(kept)
+        root = say("root")
+        side = say("side 0")  # off the active path: each side entry branches again
+        for step in range(1, 1500):
+            say("leaf")
+            manager.branch(side)
+            side = say(f"side {step}")
+        manager.branch(root)
+        leaf = say("on the path")
         lines = _render(manager, width=10_000)
-    assert len(lines) == 3001
-    # The leaf, its last branch point's second child under it.
-    assert lines[-2].startswith("    " * 1499 + "└── ● ")
-    assert lines[-2].endswith("◀ leaf")
+    assert len(lines) == 1 + 2 + 1500 + 1499
+    assert lines[1] == f"├── ● {root} user"
+    assert lines[-1] == f"└── ● {leaf} user  ◀ leaf"
+    # One level deeper per side branch point, drawn by a loop, not by recursion.
+    assert f"{'    ' * 1500}└── {side} user" in [line.replace("│", " ") for line in lines]
 
 
 def test_a_line_wider_than_the_console_ends_in_an_ellipsis() -> None:

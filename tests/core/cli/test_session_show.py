@@ -69,3 +69,20 @@ def test_full_draws_every_entry(
     with SessionManager.open(tree_session, read_only=True) as manager:
         ids = [entry.id for entry in manager.get_entries()]
     assert all(entry_id in text for entry_id in ids)
+
+
+def test_full_keeps_every_id_whole_at_200_columns(
+    tree_session: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "200")
+    lines = show(capsys, str(tree_session), "--full")
+    with SessionManager.open(tree_session, read_only=True) as manager:
+        ids = [entry.id for entry in manager.get_entries()]
+        active = manager.get_branch_ids()
+    assert len(ids) > 300
+    drawn = [match for line in lines[2:] for match in re.findall(r"\b[0-9a-f]{8}\b", line)]
+    assert sorted(drawn) == sorted(ids), "every entry once, its id whole"
+    path_lines = [line for line in lines[2:] if "● " in line]
+    indents = {line.index("● ") for line in path_lines}
+    assert len(indents) == 1, "the active path stays at one indent"
+    assert [re.search(r"● (\S+)", line).group(1) for line in path_lines] == active

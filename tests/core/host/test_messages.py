@@ -30,7 +30,8 @@ def kinds(entries):
 
 
 def test_custom_message_while_idle_is_appended_without_a_run(make_rig):
-    rig = make_rig([])
+    rig = make_rig([text_response("first")])
+    rig.session.prompt("a first prompt writes the session file")
     rig.clear()
     rig.session.send_custom_message("note", "remember this", details={"k": 1})
     assert kinds(rig.file_entries())[-1] == "custom:note"
@@ -83,9 +84,11 @@ def test_custom_message_during_a_run(make_rig):
 def test_next_turn_messages_ride_with_the_next_prompt(make_rig):
     rig = make_rig([text_response("ok")])
     rig.session.send_custom_message("context", "extra", deliver_as="next_turn")
-    assert kinds(rig.file_entries()) == ["model_change", "thinking_level_change"]
+    assert rig.file_entries() == [], "nothing is written before the first prompt"
     rig.session.prompt("question")
-    assert kinds(rig.file_entries())[2:] == [
+    assert kinds(rig.file_entries()) == [
+        "model_change",
+        "thinking_level_change",
         "message:user",
         "custom:context",
         "message:assistant",

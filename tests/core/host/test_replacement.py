@@ -138,6 +138,12 @@ def test_switching_the_mode_of_the_current_session(make_rig):
     session = rig.session
     journal.log.clear()
     rig.session.submit("/mode beta")
+    assert session.mode_name == "alpha", "a switch is confirmed first"
+    assert rig.ui.notifications[-1] == ("info", "Mode unchanged: alpha")
+    assert any("switching this session from alpha to beta" in n for _, n in rig.ui.notifications)
+    assert journal.log == []
+    rig.ui.confirm_answer = True
+    rig.session.submit("/mode beta")
     assert rig.session is session
     assert session.mode_name == "beta"
     assert journal.log == [

@@ -31,11 +31,15 @@ def test_malformed_specs(spec):
 
 
 def test_unknown_scheme_lists_the_known_ones():
-    with pytest.raises(ProviderSpecError, match=r"\(known: scripted, openai, openai-codex\)"):
+    with pytest.raises(ProviderSpecError, match=r"\(schemes: scripted; `ctxmodes models`"):
         resolve("codex:gpt")
 
 
-def test_pi_model_specs_resolve_to_the_model_and_its_capabilities():
+def test_pi_model_specs_resolve_to_the_model_and_its_capabilities(monkeypatch, tmp_path):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tmp_path))
+    chatgpt = {"type": "oauth", "access": "a", "refresh": "r", "expires": 2**50}
+    (tmp_path / "auth.json").write_text(json.dumps({"openai-codex": chatgpt}))
     responses = resolve("openai/gpt-5.1")
     codex = resolve("openai-codex/gpt-5.5")
     assert (responses.info.api, responses.info.context_window) == ("openai-responses", 400000)
@@ -55,7 +59,9 @@ def test_an_unknown_model_lists_close_matches_on_one_line():
 
 
 def test_an_unknown_provider_names_the_known_ones():
-    with pytest.raises(ProviderSpecError, match=r"unknown provider 'ollama' \(known: openai"):
+    with pytest.raises(
+        ProviderSpecError, match=r"unknown provider 'ollama' \(known: amazon-bedrock, .* openai,"
+    ):
         resolve("ollama/llama3")
 
 

@@ -9,14 +9,13 @@ import pytest
 from support.pi_oracle import (
     PiOracle,
     oracle_dir,
+    our_view,
     require_node,
     require_oracle_cases,
     require_pi,
 )
 
 from ctxmodes.session.manager import SessionManager
-from ctxmodes.session.report import context_report
-from ctxmodes.session.tree import flat_tree
 
 
 def _case_names() -> list[Any]:
@@ -62,24 +61,6 @@ def expected(oracle_cases: Path) -> Callable[[str, str], Any]:
     return load
 
 
-def snapshot(manager: SessionManager, positions: list[str | None]) -> dict[str, Any]:
-    """Our view of an open session, in the shape of :meth:`PiOracle.open_many` answers."""
-    out: dict[str, Any] = {
-        "header": manager.get_header_json(),
-        "entryCount": manager.entry_count(),
-        "sessionName": manager.get_session_name(),
-        "tree": flat_tree(manager.get_tree()),
-        **context_report(manager, llm=True),
-        "positions": {},
-    }
-    for position in positions:
-        key = "__null__" if position is None else position
-        out["positions"][key] = context_report(
-            manager, "null" if position is None else position, llm=True
-        )
-    return out
-
-
 @pytest.fixture(scope="session")
 def session_snapshot() -> Callable[[SessionManager, list[str | None]], dict[str, Any]]:
-    return snapshot
+    return our_view

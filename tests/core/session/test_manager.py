@@ -332,10 +332,32 @@ def test_empty_and_missing_files(tmp_path: Path) -> None:
         assert header["cwd"] == str(tmp_path)
     missing = tmp_path / "sub" / "new.jsonl"
     with SessionManager.open(missing, cwd_override=tmp_path) as manager:
-        # Created at open, holding its header, so that a second writer is refused at once.
-        assert [record["id"] for record in lines(missing)] == [manager.session_id]
+        assert not missing.exists()
         entry = manager.append_message(user("q"))
-    assert [record.get("id") for record in lines(missing)][1] == entry
+        assert [record.get("id") for record in lines(missing)] == [manager.session_id, entry]
+    with SessionManager.open(tmp_path / "unused.jsonl", cwd_override=tmp_path) as manager:
+        manager.append_session_info("never prompted")
+    assert not (tmp_path / "unused.jsonl").exists()
+
+
+def test_a_new_session_is_written_at_its_first_message(tmp_path: Path) -> None:
+    with SessionManager.create(tmp_path, tmp_path / "s") as manager:
+        path = manager.session_file
+        assert path is not None
+        model = manager.append_model_change("p", "m")
+        level = manager.append_thinking_level_change("off")
+        marker = manager.append_custom_message_entry("ext", "window 0", True)
+        assert not path.exists()
+        assert not manager.is_written()
+        assert manager.get_branch_ids() == [model, level, marker]
+        first = manager.append_message(user("hi"))
+        assert manager.is_written()
+        written = lines(path)
+        assert [record["id"] for record in written[1:]] == [model, level, marker, first]
+        assert written[-1]["parentId"] == marker
+    with SessionManager.create(tmp_path, tmp_path / "never") as manager:
+        manager.append_model_change("p", "m")
+    assert not (tmp_path / "never").exists()
 
 
 def test_in_memory_sessions_restore_entries(tmp_path: Path, oracle_cases: Path) -> None:

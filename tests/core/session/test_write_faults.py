@@ -113,6 +113,7 @@ def test_a_failed_buffer_flush_keeps_the_buffer_and_refuses_the_new_line(
     tmp_path: Path, disk: FaultyDisk
 ) -> None:
     path = tmp_path / "s.jsonl"
+    path.write_bytes(b"")  # opened with its header on disk: the buffered lines come next
     with SessionManager.open(path, durability=Durability.NONE) as manager:
         buffered = [manager.append_message(user(f"b{n}")) for n in range(3)]
         disk.arm()
@@ -253,12 +254,16 @@ def test_a_file_whose_last_byte_cannot_be_read_is_a_session_error() -> None:
         SessionWriter.open_existing(Path("/proc/version"), Durability.FSYNC)
 
 
-def test_two_managers_on_a_new_path_are_refused_at_open(tmp_path: Path) -> None:
+def test_two_managers_on_a_new_path_the_second_is_refused_at_its_first_message(
+    tmp_path: Path,
+) -> None:
     path = tmp_path / "sub" / "new.jsonl"
-    with SessionManager.open(path) as first:
+    with SessionManager.open(path) as first, SessionManager.open(path) as second:
+        first.append_message(user("only writer"))
+        with pytest.raises(SessionError):
+            second.append_message(user("too late"))
         with pytest.raises(SessionLockedError):
             SessionManager.open(path)
-        first.append_message(user("only writer"))
     ids, _ = reopened_ids(path)
     assert len(ids) == 1
 
@@ -266,8 +271,9 @@ def test_two_managers_on_a_new_path_are_refused_at_open(tmp_path: Path) -> None:
 def test_a_session_directory_that_cannot_be_created_is_a_session_error(tmp_path: Path) -> None:
     blocker = tmp_path / "not-a-directory"
     blocker.write_text("")
+    opened = SessionManager.open(blocker / "sessions" / "s.jsonl")
     with pytest.raises(SessionError, match="cannot create session directory"):
-        SessionManager.open(blocker / "sessions" / "s.jsonl")
+        opened.append_message(user("q"))
     manager = SessionManager.create(tmp_path, blocker / "sessions")
     with pytest.raises(SessionError, match="cannot create session directory"):
         manager.append_message(user("q"))
@@ -278,6 +284,7 @@ def test_buffered_lines_a_failed_flush_left_whole_are_not_written_twice(
     tmp_path: Path, disk: FaultyDisk
 ) -> None:
     path = tmp_path / "s.jsonl"
+    path.write_bytes(b"")  # opened with its header on disk: the buffered lines come next
     with SessionManager.open(path, durability=Durability.NONE) as manager:
         buffered = [manager.append_message(user(f"b{n} " + "y" * 30_000)) for n in range(2)]
         disk.refuse_truncate = True

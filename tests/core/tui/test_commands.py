@@ -5,7 +5,7 @@ from __future__ import annotations
 import base64
 
 import orjson
-from support.terminal import ENTER, GateTool, make_agent, run_terminal
+from support.terminal import DOWN, ENTER, ESC, GateTool, make_agent, run_terminal
 
 
 def entries(agent) -> list[dict]:
@@ -128,17 +128,37 @@ def test_compact_runs_on_the_worker_and_reports(tmp_path):
     assert any(entry["type"] == "compaction" for entry in entries(agent))
 
 
-def test_leaving_tree_asks_for_compact_first(tmp_path):
-    agent = make_agent(tmp_path, [], mode="tree")
+def test_switching_the_mode_asks_first_and_says_what_changes(tmp_path):
+    agent = make_agent(tmp_path, [{"text": "ok"}], mode="tree")
 
     async def scenario(t):
+        await t.type("hello" + ENTER)
+        await t.idle()
         await t.type("/mode off" + ENTER)
-        await t.printed("run /compact first")
+        await t.until(lambda: t.session.picker is not None, "the prompt")
+        title = t.session.picker.title
+        assert title.startswith("Switching this session from tree to off: ")
+        await t.type(ESC)
+        await t.until(lambda: t.session.picker is None, "the prompt to close")
         assert agent.mode == "tree"
         await t.type("/mode off" + ENTER)
+        await t.until(lambda: t.session.picker is not None, "the prompt")
+        await t.type(DOWN + ENTER)  # "Stay in tree"
+        await t.printed("Mode unchanged: tree")
+        assert agent.mode == "tree"
+        await t.type("/mode off" + ENTER)
+        await t.until(lambda: t.session.picker is not None, "the prompt")
+        await t.type(ENTER)  # "Switch to off"
         await t.printed("Mode: off")
+        assert agent.mode == "off"
 
     run_terminal(agent, scenario)
+    modes = [
+        entry["data"]["mode"]
+        for entry in entries(agent)
+        if entry["type"] == "custom" and entry["customType"] == "ctxmodes-mode"
+    ]
+    assert modes == ["tree", "off"]
 
 
 def test_history_and_notes_read_through_the_mode(tmp_path):

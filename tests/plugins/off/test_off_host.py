@@ -1,9 +1,11 @@
-"""Off through the real host: a session run with Off active is byte for byte the session the
-host writes with no mode plugin at all."""
+"""Off through the real host: a session run with Off active is the session the host writes with
+no mode plugin at all, plus the entry recording that Off manages it."""
 
 from __future__ import annotations
 
 import itertools
+import json
+import re
 from pathlib import Path
 
 import ctxmodes_off
@@ -89,14 +91,39 @@ def run_sessions(project: Path, directory: Path, *, with_off: bool) -> dict[str,
     }
 
 
+def _without_mode_records(files: dict[str, bytes]) -> list[bytes]:
+    """Each file without its mode entries, its entry ids numbered in order of appearance and
+    its times left out: the record takes an id and a time from the deterministic clock,
+    which shifts every later one."""
+    normalized = []
+    ids: dict[str, str] = {}  # across files: a fork keeps its parent's ids
+    for data in files.values():
+        records = [line for line in data.splitlines() if b'"customType":"ctxmodes-mode"' in line]
+        lines = [line for line in data.splitlines() if line not in records]
+        text = b"\n".join(lines).decode()
+        for record in records:  # each is the first entry: what followed it is a root
+            text = text.replace(f'"parentId":"{json.loads(record)["id"]}"', '"parentId":null')
+        for line in lines[1:]:
+            ids.setdefault(json.loads(line)["id"], f"<id{len(ids)}>")
+        text = re.sub(r'"timestamp":("[^"]*"|\d+)', '"timestamp":0', text)
+        text = re.sub(r"\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{3}Z", "<time>", text)
+        text = re.sub(r"\b[0-9a-f]{8}\b", lambda m: ids.get(m.group(0), m.group(0)), text)
+        normalized.append(text.encode())
+    return normalized
+
+
 def test_off_writes_what_the_host_writes_without_a_mode(tmp_path: Path) -> None:
     project = tmp_path / "project"
     project.mkdir()
     with_off = run_sessions(project, tmp_path / "with-off", with_off=True)
     without = run_sessions(project, tmp_path / "no-mode", with_off=False)
-    assert with_off == without
+    assert _without_mode_records(with_off) == _without_mode_records(without)
     assert len(with_off) == 3  # the first session, its fork and the fresh one
     first, forked, fresh = with_off.values()
+    for data in (first, fresh):
+        second_line = json.loads(data.splitlines()[1])
+        assert second_line["customType"] == "ctxmodes-mode"
+        assert second_line["data"] == {"protocol": 1, "mode": "off", "settings": {}}
     # The run exercised what Off must leave alone.
     for kind in (b'"type":"branch_summary"', b'"type":"compaction"', b'"role":"toolResult"'):
         assert kind in first

@@ -7,20 +7,17 @@ equals the one the same operations produce through the embedding API, and opens 
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
-import subprocess
-import sys
 import threading
 import time
-import uuid
 from pathlib import Path
 from typing import Any
 
 import orjson
 import pytest
 from support.pi_oracle import require_pi
+from support.tmux import Tmux, ctxmodes_command, private_env
 
 from ctxmodes import NavigationRequest
 from ctxmodes.sdk import ToolStarted, open_agent
@@ -53,75 +50,9 @@ SCRIPT: dict[str, Any] = {
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 
 
-class Tmux:
-    """One tmux server of our own (its own socket), one window running a command."""
-
-    def __init__(self, command: list[str], env: dict[str, str]) -> None:
-        self.socket = f"ctxmodes-test-{uuid.uuid4().hex[:8]}"
-        shell = " ".join(_quote(part) for part in command) + "; echo CTXMODES-EXIT=$?; sleep 60"
-        exports = " ".join(f"{key}={_quote(value)}" for key, value in env.items())
-        self._tmux(
-            "new-session",
-            "-d",
-            "-s",
-            "t",
-            "-x",
-            "120",
-            "-y",
-            "40",
-            f"env {exports} sh -c {_quote(shell)}",
-        )
-
-    def _tmux(self, *args: str) -> str:
-        result = subprocess.run(
-            ["tmux", "-L", self.socket, *args],
-            capture_output=True,
-            text=True,
-            check=True,
-            timeout=WAIT,
-        )
-        return result.stdout
-
-    def screen(self) -> str:
-        return self._tmux("capture-pane", "-p", "-J", "-t", "t", "-S", "-3000")
-
-    def type(self, text: str) -> None:
-        self._tmux("send-keys", "-t", "t", "-l", text)
-
-    def key(self, *keys: str) -> None:
-        self._tmux("send-keys", "-t", "t", *keys)
-
-    def wait(self, pattern: str) -> str:
-        deadline = time.monotonic() + WAIT
-        while True:
-            screen = self.screen()
-            if pattern in screen:
-                return screen
-            if time.monotonic() > deadline:
-                raise AssertionError(
-                    f"timed out waiting for {pattern!r}; screen:\n{screen[-4000:]}"
-                )
-            time.sleep(0.05)
-
-    def close(self) -> None:
-        subprocess.run(["tmux", "-L", self.socket, "kill-server"], capture_output=True, check=False)
-
-
-def _quote(text: str) -> str:
-    return "'" + text.replace("'", "'\"'\"'") + "'"
-
-
 def run_in_terminal(work: Path, script: Path, session: Path, export: Path) -> str:
-    env = {
-        "CTXMODES_CONFIG_DIR": str(work / "config"),
-        "XDG_STATE_HOME": str(work / "state"),
-        "PI_CODING_AGENT_DIR": str(work / "pi"),
-        "HOME": str(work),
-        "TERM": "xterm-256color",
-        "PATH": os.environ.get("PATH", ""),
-    }
-    command = [
-        str(Path(sys.executable).with_name("ctxmodes")),
+    env = private_env(work)
+    command = ctxmodes_command(
         "chat",
         "--mode",
         "tree",
@@ -131,7 +62,7 @@ def run_in_terminal(work: Path, script: Path, session: Path, export: Path) -> st
         str(session),
         "--cwd",
         str(work),
-    ]
+    )
     tmux = Tmux(command, env)
     try:
         tmux.wait("scripted")  # the footer is drawn
@@ -271,7 +202,10 @@ def test_the_terminal_session_end_to_end(tmp_path):
     screen = run_in_terminal(tui, script, tui_session, export)
     run_through_the_api(api, script, api_session)
 
-    assert screen.count("context window 1 — previous window archived") == 1
+    # Printed once as it happened; each /tree move then prints the branch it lands on.
+    live = screen.split("── session")[0]
+    assert live.count("context window 1 — previous window archived") == 1
+    assert screen.count("── session") == 2
     assert screen.count("context window 2 — after compaction") == 1
     assert screen.count("Context compacted") == 1
     ours = normalized(tui_session)

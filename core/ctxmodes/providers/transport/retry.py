@@ -177,7 +177,13 @@ def _send_once(
     except httpx.TimeoutException as error:
         raise RetryableError(TIMED_OUT) from error
     except httpx.TransportError as error:
-        raise RetryableError(connection_error) from error
+        if _refused(error):
+            # Nothing listens there (a local server that is not running): retrying cannot
+            # help, and the message says where the request went.
+            raise WireError(refused_message(str(request.url))) from error
+        # The SDK's words (Pi's retry patterns match them), then the address and the cause.
+        where = f"could not reach {request.url} ({error})"
+        raise RetryableError(f"{connection_error.removesuffix('.')}: {where}.") from error
     if response.is_success:
         return response
     try:
@@ -188,6 +194,19 @@ def _send_once(
         response.close()
     status = response.status_code
     raise RetryableError(message(status, body), status, response.headers, body)
+
+
+def refused_message(url: str) -> str:
+    return f"Could not connect to {url}: connection refused (is the server running?)"
+
+
+def _refused(error: BaseException) -> bool:
+    cause: BaseException | None = error
+    while cause is not None:
+        if isinstance(cause, ConnectionRefusedError):
+            return True
+        cause = cause.__cause__ or cause.__context__
+    return False
 
 
 def server_wait_ms(headers: Mapping[str, str]) -> float | None:

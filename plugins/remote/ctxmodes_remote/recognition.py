@@ -1,0 +1,42 @@
+"""How Remote recognizes a session file it managed, and what leaving it changes."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ctxmodes.windows import DETAILS_KEY, FAMILIES
+from ctxmodes_remote.results import ENCRYPTED_OUTPUT_KEY
+
+if TYPE_CHECKING:
+    from ctxmodes import Evidence, SessionView
+
+
+def _is_encrypted_result(stored: object) -> bool:
+    """Whether a stored ``message`` entry is a Remote history or notes result that carries
+    the backend's ciphertext (read from the JSON, without decoding the message)."""
+    if not isinstance(stored, dict):
+        return False
+    message = stored.get("message")
+    if not isinstance(message, dict) or message.get("role") != "toolResult":
+        return False
+    if message.get("isError") or message.get("toolName") not in FAMILIES:
+        return False
+    details = message.get("details")
+    result = details.get(DETAILS_KEY) if isinstance(details, dict) else None
+    return isinstance(result, dict) and isinstance(result.get(ENCRYPTED_OUTPUT_KEY), str)
+
+
+def recognize(manager: SessionView) -> Evidence | None:
+    """An encrypted history or notes result on the active branch: only Remote writes them."""
+    ids = manager.get_branch_ids()
+    for position, entry_type in enumerate(manager.get_branch_types()):
+        if entry_type == "message" and _is_encrypted_result(manager.get_entry_json(ids[position])):
+            return "exclusive"
+    return None
+
+
+def describe_leaving(manager: SessionView) -> str | None:
+    return (
+        "the history and notes kept by the Remote service are out of reach and earlier "
+        "windows are sent to the model again; run /compact first to leave cleanly"
+    )

@@ -1,0 +1,125 @@
+"""``ctxmodes login``, ``logout``, ``models`` and a run without credentials, as real processes
+with private credential directories."""
+
+from __future__ import annotations
+
+import json
+import stat
+import subprocess
+import sys
+import urllib.parse
+from pathlib import Path
+
+from support.cli_process import run_ctxmodes
+from support.token_server import TokenServer
+
+from ctxmodes.providers import anthropic_oauth
+
+SECRET = "gsk-do-not-print-me"
+
+
+def test_an_api_key_is_stored_owner_only_and_never_printed(tmp_path: Path) -> None:
+    login = subprocess.run(
+        [sys.executable, "-m", "ctxmodes", "login", "groq"],
+        input=SECRET + "\n",
+        capture_output=True,
+        text=True,
+        env=_env(tmp_path),
+        timeout=60,
+        check=False,
+    )
+    assert login.returncode == 0, login.stderr
+    assert SECRET not in login.stdout + login.stderr
+    path = tmp_path / "config" / "auth.json"
+    assert json.loads(path.read_text()) == {"groq": {"type": "api_key", "key": SECRET}}
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    listed = run_ctxmodes(tmp_path, "models", "--available")
+    assert listed.returncode == 0
+    refs = [line.split()[0] for line in listed.stdout.splitlines()[1:]]
+    assert refs
+    assert all(ref.startswith("groq/") for ref in refs)
+    assert f"API key in {path}" in listed.stdout
+    assert SECRET not in listed.stdout
+    logout = run_ctxmodes(tmp_path, "logout", "groq")
+    assert "Logged out of groq" in logout.stdout
+    assert json.loads(path.read_text()) == {}
+
+
+def test_models_lists_credentialed_providers_first(tmp_path: Path) -> None:
+    listed = run_ctxmodes(tmp_path, "models", env={"MISTRAL_API_KEY": "m"})
+    assert listed.returncode == 0
+    lines = listed.stdout.splitlines()[1:]
+    first_without = next(i for i, line in enumerate(lines) if line.rstrip().endswith(" -"))
+    assert all(line.startswith("mistral/") for line in lines[:first_without])
+    assert not any(line.startswith("mistral/") for line in lines[first_without:])
+    assert "anthropic/claude-sonnet-4-5" in listed.stdout
+
+
+def test_a_run_without_credentials_is_one_line_and_leaves_no_session(tmp_path: Path) -> None:
+    result = run_ctxmodes(
+        tmp_path,
+        "run",
+        "--model",
+        "anthropic/claude-sonnet-4-5",
+        "hello",
+        env={
+            "ANTHROPIC_API_KEY": "",
+            "ANTHROPIC_OAUTH_TOKEN": "",
+            "ANTHROPIC_AUTH_TOKEN": "",
+        },
+    )
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr
+    assert result.stderr == (
+        "ctxmodes: error: no credentials for anthropic/claude-sonnet-4-5: set "
+        "ANTHROPIC_OAUTH_TOKEN or ANTHROPIC_API_KEY, or run `ctxmodes login anthropic`\n"
+    )
+    sessions = tmp_path / "agent" / "sessions"
+    assert not sessions.exists() or not any(sessions.rglob("*.jsonl"))
+
+
+def test_claude_subscription_login_with_a_pasted_redirect(tmp_path: Path) -> None:
+    with TokenServer() as tokens:
+        env = {
+            **_env(tmp_path),
+            anthropic_oauth.TOKEN_BASE_ENV: tokens.base_url,
+            "CTXMODES_OAUTH_CALLBACK_PORT": "0",
+        }
+        login = subprocess.Popen(
+            [sys.executable, "-m", "ctxmodes", "login", "anthropic", "--no-browser"],
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        assert login.stderr is not None
+        assert login.stdin is not None
+        url = ""
+        while not url:
+            line = login.stderr.readline()
+            assert line, "login printed no URL"
+            url = line.strip() if line.startswith(anthropic_oauth.AUTHORIZE_URL) else ""
+        query = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(url).query))
+        tokens.challenges["browser-code"] = query["code_challenge"]
+        login.stdin.write(
+            f"{anthropic_oauth.REDIRECT_URI}?code=browser-code&state={query['state']}\n"
+        )
+        login.stdin.flush()
+        out, err = login.communicate(timeout=30)
+    assert login.returncode == 0, err
+    assert out.startswith("Logged in to anthropic;")
+    stored = json.loads((tmp_path / "config" / "auth.json").read_text())["anthropic"]
+    assert (stored["type"], stored["refresh"]) == ("oauth", "rt-2")
+    listed = run_ctxmodes(tmp_path, "models", "--provider", "anthropic", "--available")
+    assert "OAuth in" in listed.stdout
+
+
+def _env(tmp_path: Path) -> dict[str, str]:
+    import os
+
+    return {
+        **os.environ,
+        "PI_CODING_AGENT_DIR": str(tmp_path / "agent"),
+        "CTXMODES_CONFIG_DIR": str(tmp_path / "config"),
+    }

@@ -1,0 +1,142 @@
+"""No stray session files, and ``--session`` takes what Pi takes: a path, or a whole or
+partial session id."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from support.cli_rig import ctxmodes, isolate_settings
+
+from ctxmodes.cli import build_parser
+from ctxmodes.session.manager import SessionManager
+from ctxmodes.tui.resume import distinct_prefixes
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    isolate_settings(tmp_path, monkeypatch)
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tmp_path / "agent"))
+    for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    directory = tmp_path / "project"
+    directory.mkdir()
+    monkeypatch.chdir(directory)
+    return directory
+
+
+def _sessions(project: Path) -> list[Path]:
+    return sorted(SessionManager.list_sessions(project), key=lambda info: info.path)
+
+
+def _script(tmp_path: Path, count: int = 1) -> str:
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"responses": [{"text": f"answer {n}"} for n in range(count)]}))
+    return f"scripted:{script}"
+
+
+def test_a_missing_api_key_is_one_line_and_no_file(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = ctxmodes(capsys, "run", "--model", "openai/gpt-5", "hello")
+    assert code == 1
+    assert err.count("\n") == 1
+    assert "no credentials for openai/gpt-5: set OPENAI_API_KEY" in err
+    assert "hello" not in out, "the prompt was never taken"
+    assert _sessions(project) == []
+    assert not (project.parent / "agent" / "sessions").exists()
+
+
+def test_an_unknown_model_leaves_no_file(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = ctxmodes(capsys, "run", "--model", "nobody/no-such-model", "hello")
+    assert code == 1
+    assert err.count("\n") == 1
+    assert _sessions(project) == []
+
+
+def test_a_missing_key_refuses_a_prompt_on_an_existing_session_untouched(
+    project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert ctxmodes(capsys, "run", "--model", _script(tmp_path), "--mode", "tree", "hi")[0] == 0
+    (info,) = _sessions(project)
+    before = info.path.read_bytes()
+    code, _, err = ctxmodes(
+        capsys, "run", "--model", "openai/gpt-5", "--session", str(info.path), "more"
+    )
+    assert code == 1
+    assert "no credentials for openai/gpt-5" in err
+    assert info.path.read_bytes() == before, "not even Tree's window marker is written"
+
+
+def test_session_takes_a_whole_or_partial_id(
+    project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for prompt in ("first", "second"):
+        assert ctxmodes(capsys, "run", "--model", _script(tmp_path), prompt)[0] == 0
+    infos = _sessions(project)
+    assert len(infos) == 2
+    ids = [info.id for info in infos]
+    short = distinct_prefixes(ids)
+    for info in infos:
+        before = info.message_count
+        code, _, err = ctxmodes(
+            capsys, "run", "--model", _script(tmp_path), "--session", short[info.id], "more"
+        )
+        assert code == 0, err
+        (after,) = [i for i in _sessions(project) if i.id == info.id]
+        assert after.message_count == before + 2
+    # Made within the same second, both ids begin alike.
+    shared = ids[0][:4]
+    code, _, err = ctxmodes(capsys, "run", "--model", _script(tmp_path), "--session", shared, "x")
+    assert code == 1
+    assert err.count("\n") == 1
+    assert "ambiguous" in err
+    assert all(session_id in err for session_id in ids)
+
+
+def test_an_unknown_id_is_an_error_never_a_new_file(
+    project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = ctxmodes(
+        capsys, "run", "--model", _script(tmp_path), "--session", "0123abcd", "hello"
+    )
+    assert code == 1
+    assert "no session matches '0123abcd'" in err
+    assert list(project.iterdir()) == []
+    assert _sessions(project) == []
+
+
+def test_a_path_that_does_not_exist_is_created_at_the_first_prompt(
+    project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = project / "named.jsonl"
+    code, _, err = ctxmodes(
+        capsys, "run", "--model", _script(tmp_path), "--session", "named.jsonl", "hello"
+    )
+    assert code == 0, err
+    assert target.exists()
+
+
+def test_the_bare_command_takes_pis_session_options() -> None:
+    parser = build_parser(argv=["-c"])
+    assert parser.parse_args(["-c"]).continue_recent
+    assert parser.parse_args(["-r"]).resume
+    assert parser.parse_args(["--session", "0199"]).session == "0199"
+    assert parser.parse_args(["--session", "0199"]).command is None
+
+
+def test_picker_ids_show_where_sessions_differ() -> None:
+    ids = [
+        "019b76da-a800-7c21-a29f-6fbed82c07cd",
+        "019b76da-a9f1-7000-8000-000000000000",
+        "019b76db-0000-7000-8000-000000000000",
+    ]
+    short = distinct_prefixes(ids)
+    assert short == {
+        ids[0]: "019b76da-a8",
+        ids[1]: "019b76da-a9",
+        ids[2]: "019b76db",
+    }
+    assert len(set(short.values())) == len(ids)
+    assert distinct_prefixes(["abc"]) == {"abc": "abc"}

@@ -1,0 +1,108 @@
+"""``/login``, ``/logout`` and the credential marks of ``/model`` in the terminal."""
+
+from __future__ import annotations
+
+import json
+import urllib.parse
+from pathlib import Path
+
+import pytest
+from support.terminal import ENTER, make_agent, run_terminal
+from support.token_server import TokenServer
+
+from ctxmodes.providers import anthropic_oauth
+
+SECRET = "gsk-typed-not-shown"
+
+
+@pytest.fixture
+def private_credentials(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tmp_path / "agent"))
+    monkeypatch.setenv("CTXMODES_CONFIG_DIR", str(tmp_path / "config"))
+    for name in ("GROQ_API_KEY", "ANTHROPIC_API_KEY", "ANTHROPIC_OAUTH_TOKEN", "OPENAI_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("MISTRAL_API_KEY", "m")
+    return tmp_path / "config" / "auth.json"
+
+
+def test_an_api_key_is_typed_as_dots_stored_and_forgotten(
+    tmp_path: Path, private_credentials: Path
+) -> None:
+    agent = make_agent(tmp_path, [])
+    shown: dict[str, str] = {}
+
+    async def scenario(t):
+        await t.type("/login" + ENTER)
+        await t.until(lambda: t.session.picker is not None, "the provider list")
+        await t.type("groq · api")
+        await t.until(lambda: len(t.session.picker.rows()) == 1, "one row")
+        await t.type(ENTER)
+        await t.until(lambda: t.session.picker is not None and t.session.picker.secret)
+        await t.type(SECRET)
+        shown["field"] = "".join(text for _, text in t.session.picker.fragments())
+        await t.type(ENTER)
+        await t.printed("Stored an API key for groq")
+        await t.type("/logout groq" + ENTER)
+        await t.printed("Logged out of groq")
+
+    terminal = run_terminal(agent, scenario)
+    assert "•" * len(SECRET) in shown["field"]
+    assert SECRET not in shown["field"]
+    assert SECRET not in terminal.screen.getvalue()
+    assert json.loads(private_credentials.read_text()) == {}
+
+
+def test_model_lists_credentialed_models_first_and_refuses_one_without(
+    tmp_path: Path, private_credentials: Path
+) -> None:
+    agent = make_agent(tmp_path, [])
+    seen: dict[str, list[str]] = {}
+
+    async def scenario(t):
+        await t.type("/model" + ENTER)
+        await t.until(lambda: t.session.picker is not None, "the model picker")
+        rows = t.session.picker.rows()
+        seen["refs"] = [row.key for row in rows]
+        seen["marks"] = [row.fragments[-1][1].strip() for row in rows]
+        await t.type("\x1b")
+        await t.until(lambda: t.session.picker is None)
+        await t.type("/model anthropic/claude-sonnet-4-5" + ENTER)
+        await t.printed("no credentials for anthropic/claude-sonnet-4-5")
+
+    run_terminal(agent, scenario)
+    with_key = [
+        ref
+        for ref, mark in zip(seen["refs"], seen["marks"], strict=True)
+        if mark != "no credentials"
+    ]
+    assert with_key
+    assert all(ref.startswith("mistral/") for ref in with_key)
+    assert seen["refs"][: len(with_key)] == with_key
+    assert seen["marks"][0] == "MISTRAL_API_KEY"
+
+
+def test_claude_subscription_login_by_pasting_the_redirect(
+    tmp_path: Path, private_credentials: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CTXMODES_OAUTH_CALLBACK_PORT", "0")
+    monkeypatch.setattr("webbrowser.open", lambda url: True)
+    agent = make_agent(tmp_path, [])
+    with TokenServer() as tokens:
+        monkeypatch.setenv(anthropic_oauth.TOKEN_BASE_ENV, tokens.base_url)
+
+        async def scenario(t):
+            await t.type("/login anthropic" + ENTER)
+            await t.until(lambda: anthropic_oauth.AUTHORIZE_URL in t.flat(), "the sign-in URL")
+            url = next(
+                word for word in t.flat().split() if word.startswith(anthropic_oauth.AUTHORIZE_URL)
+            )
+            query = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(url).query))
+            tokens.challenges["code-1"] = query["code_challenge"]
+            await t.until(lambda: t.session.picker is not None, "the paste field")
+            await t.type(f"{anthropic_oauth.REDIRECT_URI}?code=code-1&state={query['state']}")
+            await t.type(ENTER)
+            await t.printed("Logged in to anthropic")
+
+        run_terminal(agent, scenario)
+    stored = json.loads(private_credentials.read_text())["anthropic"]
+    assert (stored["type"], stored["refresh"]) == ("oauth", "rt-2")

@@ -1,0 +1,88 @@
+"""A real terminal for tests: one tmux server of the test's own, running one command."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+#: How long to wait for the screen to show something.
+WAIT = 30.0
+
+
+def ctxmodes_command(*args: str) -> list[str]:
+    """The installed ``ctxmodes`` command with ``args``."""
+    return [str(Path(sys.executable).with_name("ctxmodes")), *args]
+
+
+def private_env(work: Path) -> dict[str, str]:
+    """An environment whose configuration, state, Pi and home directories are in ``work``."""
+    return {
+        "CTXMODES_CONFIG_DIR": str(work / "config"),
+        "XDG_STATE_HOME": str(work / "state"),
+        "PI_CODING_AGENT_DIR": str(work / "pi"),
+        "HOME": str(work),
+        "TERM": "xterm-256color",
+        "PATH": os.environ.get("PATH", ""),
+    }
+
+
+class Tmux:
+    """One tmux server of our own (its own socket), one window running a command."""
+
+    def __init__(self, command: list[str], env: dict[str, str]) -> None:
+        self.socket = f"ctxmodes-test-{uuid.uuid4().hex[:8]}"
+        shell = " ".join(quote(part) for part in command) + "; echo CTXMODES-EXIT=$?; sleep 60"
+        exports = " ".join(f"{key}={quote(value)}" for key, value in env.items())
+        self._tmux(
+            "new-session",
+            "-d",
+            "-s",
+            "t",
+            "-x",
+            "120",
+            "-y",
+            "40",
+            f"env {exports} sh -c {quote(shell)}",
+        )
+
+    def _tmux(self, *args: str) -> str:
+        result = subprocess.run(
+            ["tmux", "-L", self.socket, *args],
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=WAIT,
+        )
+        return result.stdout
+
+    def screen(self) -> str:
+        return self._tmux("capture-pane", "-p", "-J", "-t", "t", "-S", "-3000")
+
+    def type(self, text: str) -> None:
+        self._tmux("send-keys", "-t", "t", "-l", text)
+
+    def key(self, *keys: str) -> None:
+        self._tmux("send-keys", "-t", "t", *keys)
+
+    def wait(self, pattern: str) -> str:
+        deadline = time.monotonic() + WAIT
+        while True:
+            screen = self.screen()
+            if pattern in screen:
+                return screen
+            if time.monotonic() > deadline:
+                raise AssertionError(
+                    f"timed out waiting for {pattern!r}; screen:\n{screen[-4000:]}"
+                )
+            time.sleep(0.05)
+
+    def close(self) -> None:
+        subprocess.run(["tmux", "-L", self.socket, "kill-server"], capture_output=True, check=False)
+
+
+def quote(text: str) -> str:
+    return "'" + text.replace("'", "'\"'\"'") + "'"
