@@ -57,6 +57,15 @@ def _subtree(node: SessionTreeNode) -> list[SessionTreeNode]:
     return found
 
 
+def _kind(node: SessionTreeNode, stored: dict[str, Any]) -> Segment:
+    """A message's role (from ``stored``, the entry), or the entry's type."""
+    if node.entry_type == "message":
+        message = stored.get("message")
+        role = message.get("role") if isinstance(message, dict) else None
+        return f" {role or 'message'}", "green"
+    return f" {node.entry_type if isinstance(node.entry_type, str) else '?'}", "magenta"
+
+
 class _Describer:
     """The words for one entry, and for one collapsed side branch."""
 
@@ -78,14 +87,8 @@ class _Describer:
     def entry(self, node: SessionTreeNode, stored: dict[str, Any]) -> Line:
         """The line of a path entry; ``stored`` is the entry when its type is one of
         :data:`_DESCRIBED_TYPES` (an empty object otherwise)."""
-        line: Line = [(node.entry_id, "bold cyan")]
-        entry_type = node.entry_type if isinstance(node.entry_type, str) else "?"
-        if entry_type == "message":
-            message = stored.get("message")
-            role = message.get("role") if isinstance(message, dict) else None
-            line.append((f" {role or 'message'}", "green"))
-        else:
-            line.append((f" {entry_type}", "magenta"))
+        line: Line = [(node.entry_id, "bold cyan"), _kind(node, stored)]
+        if node.entry_type != "message":
             custom_type = stored.get("customType")
             if isinstance(custom_type, str):
                 line.append((f" {custom_type}", "magenta"))
@@ -174,14 +177,7 @@ def tree_lines(manager: SessionManager) -> Iterator[Line]:
         drawn: Line = [(prefix, "")]
         if node.entry_id in on_path:
             drawn.append(("● ", "bold green"))
-        drawn.append((node.entry_id, "bold cyan"))
-        if node.entry_type == "message":
-            message = stored.get("message")
-            role = message.get("role") if isinstance(message, dict) else None
-            drawn.append((f" {role or 'message'}", "green"))
-        else:
-            entry_type = node.entry_type if isinstance(node.entry_type, str) else "?"
-            drawn.append((f" {entry_type}", "magenta"))
+        drawn += [(node.entry_id, "bold cyan"), _kind(node, stored)]
         if node.label is not None:
             drawn.append((f" [{node.label}]", "yellow"))
         if node.entry_id == leaf_id:
