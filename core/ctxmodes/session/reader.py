@@ -519,11 +519,23 @@ class _Scanner:
         result.skipped.sort(key=lambda skipped: skipped.line_number)
 
 
+# Every byte but the two that open a level (deleting the rest leaves a line's openers).
+_NOT_OPENING: Final = bytes(range(256)).translate(None, b"[{")
+# A line nested deeper than the limit holds more openers than that, and as many closers.
+_SHORTEST_DEEP_LINE: Final = 2 * (codec.MAX_NESTING + 1)
+
+
 def _deep_lines(lines: list[bytes]) -> list[int]:
-    """Positions of the lines nested too deeply; most lines are cleared by two byte counts."""
-    limit = codec.MAX_NESTING
-    opening = map(add, map(bytes.count, lines, repeat(b"[")), map(bytes.count, lines, repeat(b"{")))
-    suspects = compress(range(len(lines)), map(limit.__lt__, opening))
+    """Positions of the lines nested too deeply. A line too short to nest that deep is
+    cleared by its length; any other by one pass that keeps its openers, unless it has
+    more than the limit."""
+    long = list(compress(range(len(lines)), map(_SHORTEST_DEEP_LINE.__le__, map(len, lines))))
+    if not long:
+        return []
+    openers = map(
+        len, map(bytes.translate, map(lines.__getitem__, long), repeat(None), repeat(_NOT_OPENING))
+    )
+    suspects = compress(long, map(codec.MAX_NESTING.__lt__, openers))
     return [position for position in suspects if codec.nested_too_deeply(lines[position])]
 
 
