@@ -73,6 +73,8 @@ ROOT_AGENT = "/root"
 SEARCH_ROWS = 25
 #: Sessions kept in memory; older ones are rebuilt from storage when used again.
 CACHED_SESSIONS = 256
+#: The notes operations that write.
+_WRITE_OPERATIONS = frozenset({"write_file", "append_to_file"})
 #: Tries of a note write that keeps meeting writes of other processes to the same session.
 NOTE_WRITE_ATTEMPTS = 20
 
@@ -278,8 +280,9 @@ class ServiceEngine:
 
     # -- sessions ----------------------------------------------------------------------------
 
-    def _session(self, account: Account, session_id: str) -> SessionState:
-        """The session's state, brought up to date with storage.
+    def _session(self, account: Account, session_id: str, *, refresh: bool = True) -> SessionState:
+        """The session's state, brought up to date with storage (unless ``refresh`` is false
+        and the session is in memory already).
 
         Other service processes may share the storage, so a use reads what was written
         since (one indexed query), unless the storage can tell that no other connection has
@@ -296,9 +299,10 @@ class ServiceEngine:
                 self._sessions[key] = state
                 if len(self._sessions) > CACHED_SESSIONS:
                     self._sessions.popitem(last=False)
+                refresh = True
             else:
                 self._sessions.move_to_end(key)
-        if version is None or version != state.version:
+        if refresh and (version is None or version != state.version):
             for seq, event in self._storage.note_events(
                 account.account_id, session_id, state.note_seq
             ):
@@ -407,8 +411,13 @@ class ServiceEngine:
                 arguments[name] = f"{notes_dir}/"
             elif isinstance(value, str) and not value.startswith("/"):
                 arguments[name] = f"{notes_dir}/{value}"
-        for _ in range(NOTE_WRITE_ATTEMPTS):
-            state = self._session(account, context.session_id)
+        writing = operation in _WRITE_OPERATIONS
+        for attempt in range(NOTE_WRITE_ATTEMPTS):
+            # A write may be checked against the notes in memory without asking storage
+            # first: storage refuses it if another process wrote since (and then it is checked
+            # again against what storage holds), which saves a round trip per write.
+            trusting = writing and attempt == 0
+            state = self._session(account, context.session_id, refresh=not trusting)
 
             def persist(prepared: PreparedNoteWrite, state: SessionState = state) -> str:
                 data = prepared.data
@@ -428,6 +437,12 @@ class ServiceEngine:
             except _StaleNotes:
                 # Another process wrote first: the write was checked (sizes, paths) against
                 # notes it had not seen. Read them, and check it again.
+                state.version = None
+            except CtxmodesError:
+                # A refusal (a size limit, say) is only answered once checked against what
+                # storage holds.
+                if not trusting:
+                    raise
                 state.version = None
         raise StorageUnavailableError("too many concurrent writes to this session's notes")
 

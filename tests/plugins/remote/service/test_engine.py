@@ -149,3 +149,21 @@ def test_the_note_size_limit_is_exact_under_concurrent_appends_from_two_processe
         read = call(engine, account, "notes", "read_file", path="big.md")["file"]
         assert read["bytes"] == 1_000_000
         assert read["content"] == "x" * 999_000 + chunk * 10
+
+
+def test_a_write_is_judged_against_what_other_processes_wrote_since(shared_database):
+    first = shared_database()
+    account = create_token(first, "alice").account
+    a, b = ServiceEngine(first, KEYS), ServiceEngine(shared_database(), KEYS)
+    call(a, account, "notes", "write_file", path="n.md", text="x" * 999_950)
+    assert call(b, account, "notes", "read_file", path="n.md")["file"]["bytes"] == 999_950
+    # Another process shrinks the note: an append that the stale size would refuse fits.
+    call(a, account, "notes", "write_file", path="n.md", text="small")
+    appended = call(b, account, "notes", "append_to_file", path="n.md", text="y" * 100)
+    assert appended["file"]["bytes"] == 105
+    # And the other way round: an append that fits the stale size is refused.
+    call(b, account, "notes", "write_file", path="n.md", text="")
+    call(a, account, "notes", "write_file", path="n.md", text="z" * 999_990)
+    refused = call(b, account, "notes", "append_to_file", path="n.md", text="y" * 100)
+    assert "1,000,000-byte limit" in refused["error"]
+    assert call(a, account, "notes", "read_file", path="n.md")["file"]["bytes"] == 999_990
