@@ -13,7 +13,10 @@ and 32 concurrent sessions:
 * ctxmodes is a real ``ctxmodes serve`` process (plain HTTP on loopback: TLS is the listener's
   cost, not the service's) answering ``notes.write_file``, ``notes.read_file`` and
   ``notes.search_contents`` with encrypted arguments, as Codex sends them, each session in a
-  session of its own; ``--ops`` calls of each kind per concurrency level.
+  session of its own; ``--ops`` calls of each kind per concurrency level;
+* isolation: one account's sessions reading notes, alone and then while another account's
+  sessions search through 1 MB of notes each, over and over: the p99 of the reads, and its
+  ratio (one account's heavy searches should not raise another's p99 by more than 2x).
 
 Printed per storage and concurrency: the anchor's parts, then per operation its rate, p50
 and p99 latency, and its rate as a ratio of the anchor.
@@ -48,6 +51,10 @@ CTXMODES = Path(sys.executable).with_name("ctxmodes")
 CONCURRENCY = (1, 8, 32)
 ENCRYPTED = {"x-openai-encrypted-tool-arguments": "true"}
 _LISTENING = re.compile(r"listening on (\S+)")
+#: The isolation measure: sessions per account, and the notes each heavy session searches.
+FAIR_SESSIONS = 8
+HEAVY_NOTES = 20
+HEAVY_NOTE_BYTES = 50_000
 
 #: The HTTP anchor: the smallest useful aiohttp service, in a process of its own.
 ECHO_SERVER = """
@@ -193,20 +200,46 @@ def server_bin() -> Path:
 # -- ctxmodes --------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True, slots=True)
+class Caller:
+    """One account's client of the service: its token and its key."""
+
+    base: str
+    token: str
+    account_id: str
+    keyring: KeyRing
+
+    def seal(self, text: str) -> str:
+        return self.keyring.encrypt(self.account_id, text.encode())
+
+    async def notes(
+        self,
+        http: aiohttp.ClientSession,
+        session_id: str,
+        operation: str,
+        body: dict[str, object],
+        *,
+        encrypted: bool = False,
+    ) -> None:
+        headers = {"Authorization": f"Bearer {self.token}", **(ENCRYPTED if encrypted else {})}
+        context = {"session_id": session_id, "current_agent_name": "/root"}
+        async with http.post(
+            f"{self.base}/alpha/notes/v2/{operation}",
+            json={**body, "context": context},
+            headers=headers,
+        ) as reply:
+            await reply.read()
+            assert reply.status == 200, reply.status
+
+
 class Service:
-    """``ctxmodes serve`` on plain HTTP with one account's token."""
+    """``ctxmodes serve`` on plain HTTP."""
 
     def __init__(self, data: Path, log: Path, *database: str) -> None:
         self._log = log.open("w")
-        made = subprocess.run(
-            [str(CTXMODES), "serve", "token", "create", "bench", "--data", str(data), *database],
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-        self.token = made.stdout.strip()
-        claims = json.loads(base64.urlsafe_b64decode(self.token.split(".")[1] + "=="))
-        self.account_id: str = claims["sub"]
+        self._data = data
+        self._database = database
+        first = self._token("bench")
         self.keyring: KeyRing = load_or_create_keyring(data)
         script = data / "script.json"
         script.write_text(json.dumps({"responses": [{"text": "ok"}]}))
@@ -232,6 +265,32 @@ class Service:
             self.stop()
             raise RuntimeError(f"ctxmodes serve did not start: {log.read_text()[-2000:]}")
         self.base = found.group(1)
+        self.caller = self.account(first)
+
+    def _token(self, name: str) -> str:
+        made = subprocess.run(
+            [
+                str(CTXMODES),
+                "serve",
+                "token",
+                "create",
+                name,
+                "--data",
+                str(self._data),
+                *self._database,
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return made.stdout.strip()
+
+    def account(self, token: str) -> Caller:
+        claims = json.loads(base64.urlsafe_b64decode(token.split(".")[1] + "=="))
+        return Caller(self.base, token, claims["sub"], self.keyring)
+
+    def new_account(self, name: str) -> Caller:
+        return self.account(self._token(name))
 
     def stop(self) -> None:
         if self.process.poll() is None:
@@ -240,38 +299,21 @@ class Service:
         self._log.close()
 
 
-def ctxmodes_rates(service: Service, clients: int, total: int, run: int) -> dict[str, Rate]:
-    headers = {"Authorization": f"Bearer {service.token}"}
-
-    def seal(text: str) -> str:
-        return service.keyring.encrypt(service.account_id, text.encode())
-
-    async def alpha(
-        http: aiohttp.ClientSession,
-        number: int,
-        operation: str,
-        body: dict[str, object],
-        encrypted: bool,
-    ) -> None:
-        context = {"session_id": f"r{run}-c{clients}-s{number}", "current_agent_name": "/root"}
-        sent = {**headers, **(ENCRYPTED if encrypted else {})}
-        async with http.post(
-            f"{service.base}/alpha/notes/v2/{operation}",
-            json={**body, "context": context},
-            headers=sent,
-        ) as reply:
-            await reply.read()
-            assert reply.status == 200, reply.status
+def ctxmodes_rates(caller: Caller, clients: int, total: int, run: int) -> dict[str, Rate]:
+    def session(number: int) -> str:
+        return f"r{run}-c{clients}-s{number}"
 
     async def write(http: aiohttp.ClientSession, number: int, step: int) -> None:
-        text = seal(f"note {step} of session {number}: some text to find later")
-        await alpha(http, number, "write_file", {"path": f"n{step % 10}.md", "text": text}, True)
+        text = caller.seal(f"note {step} of session {number}: some text to find later")
+        body = {"path": f"n{step % 10}.md", "text": text}
+        await caller.notes(http, session(number), "write_file", body, encrypted=True)
 
     async def read(http: aiohttp.ClientSession, number: int, step: int) -> None:
-        await alpha(http, number, "read_file", {"path": f"n{step % 10}.md"}, False)
+        await caller.notes(http, session(number), "read_file", {"path": f"n{step % 10}.md"})
 
     async def search(http: aiohttp.ClientSession, number: int, step: int) -> None:
-        await alpha(http, number, "search_contents", {"query": seal("text to find")}, True)
+        body = {"query": caller.seal("text to find")}
+        await caller.notes(http, session(number), "search_contents", body, encrypted=True)
 
     return {
         "write": asyncio.run(_drive(clients, total, write)),
@@ -292,7 +334,7 @@ def measure(name: str, root: Path, total: int, raw: Callable[[int], Rate], *data
             storage = raw(clients)
             echo = echo_rate(clients, total)
             anchor = min(storage.per_s, echo.per_s)
-            rates = ctxmodes_rates(service, clients, total, run)
+            rates = ctxmodes_rates(service.caller, clients, total, run)
             for line, (operation, rate) in enumerate(rates.items()):
                 lead = (
                     f"{clients:>8} {storage.per_s:>8.0f} {echo.per_s:>8.0f} {anchor:>9.0f}"
@@ -304,8 +346,70 @@ def measure(name: str, root: Path, total: int, raw: Callable[[int], Rate], *data
                     f"{rate.p99_ms:>7.2f} {rate.per_s / anchor:>5.2f}x",
                     flush=True,
                 )
+        quiet, disturbed = fairness(service, total)
+        print(
+            f"  isolation: {FAIR_SESSIONS} sessions reading notes, p99 {quiet.p99_ms:.2f} ms "
+            f"alone, {disturbed.p99_ms:.2f} ms while another account's {FAIR_SESSIONS} "
+            f"sessions search {HEAVY_NOTES} notes of {HEAVY_NOTE_BYTES // 1000} kB each: "
+            f"{disturbed.p99_ms / quiet.p99_ms:.2f}x"
+        )
     finally:
         service.stop()
+
+
+def fairness(service: Service, total: int) -> tuple[Rate, Rate]:
+    """The reads of one account alone, then while another account runs heavy searches."""
+    quiet = service.caller
+    heavy = service.new_account("heavy")
+    filler = "a line of notes to search through\n" * (HEAVY_NOTE_BYTES // 34)
+
+    async def fill() -> None:
+        async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) as http:
+            for note in range(HEAVY_NOTES):
+                await asyncio.gather(
+                    *(
+                        heavy.notes(
+                            http,
+                            f"heavy-{n}",
+                            "write_file",
+                            {"path": f"h{note}.md", "text": heavy.seal(filler)},
+                            encrypted=True,
+                        )
+                        for n in range(FAIR_SESSIONS)
+                    )
+                )
+            await asyncio.gather(
+                *(
+                    quiet.notes(http, f"quiet-{n}", "write_file", {"path": "q.md", "text": "q"})
+                    for n in range(FAIR_SESSIONS)
+                )
+            )
+
+    async def read(http: aiohttp.ClientSession, number: int, step: int) -> None:
+        await quiet.notes(http, f"quiet-{number}", "read_file", {"path": "q.md"})
+
+    async def search(http: aiohttp.ClientSession, number: int) -> None:
+        body = {"query": heavy.seal("no such text"), "max_files": 100}
+        await heavy.notes(http, f"heavy-{number}", "search_contents", body, encrypted=True)
+
+    async def disturbed() -> Rate:
+        done = asyncio.Event()
+
+        async def searching(number: int) -> None:
+            async with aiohttp.ClientSession() as http:
+                while not done.is_set():
+                    await search(http, number)
+
+        searchers = [asyncio.create_task(searching(n)) for n in range(FAIR_SESSIONS)]
+        try:
+            return await _drive(FAIR_SESSIONS, total, read)
+        finally:
+            done.set()
+            await asyncio.gather(*searchers)
+
+    asyncio.run(fill())
+    alone = asyncio.run(_drive(FAIR_SESSIONS, total, read))
+    return alone, asyncio.run(disturbed())
 
 
 def main() -> int:
