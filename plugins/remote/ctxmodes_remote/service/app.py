@@ -51,6 +51,7 @@ from ctxmodes_remote.service.metrics import CONTENT_TYPE, ServiceMetrics
 from ctxmodes_remote.service.responses_items import encrypted_fields_by_tool, history_items
 from ctxmodes_remote.service.sealing import SealedValueError
 from ctxmodes_remote.service.storage import Account, StorageUnavailableError
+from ctxmodes_remote.service.workers import FairWorker
 
 _log = logging.getLogger("ctxmodes.serve")
 
@@ -152,27 +153,27 @@ class ServiceApp:
         self._idle_timeout_s = idle_timeout_s
         self._upstream_idle_timeout_s = upstream_idle_timeout_s
         self.metrics = ServiceMetrics()
-        self._workers = [
-            ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"ctxmodes-serve-{n}")
-            for n in range(engine.workers)
-        ]
+        self._workers = [FairWorker(f"ctxmodes-serve-{n}") for n in range(engine.workers)]
         self._streams = ThreadPoolExecutor(max_workers=64, thread_name_prefix="ctxmodes-upstream")
 
     async def reload_keyring(self, keyring: KeyRing) -> None:
         """Use ``keyring`` from the next request on: swapped while every worker waits, so no
         request runs half under the old keys and half under the new."""
-        loop = asyncio.get_running_loop()
         everyone = threading.Barrier(
             len(self._workers), action=partial(self.engine.replace_keyring, keyring)
         )
         await asyncio.gather(
-            *(loop.run_in_executor(worker, everyone.wait) for worker in self._workers)
+            *(asyncio.wrap_future(worker.submit("", everyone.wait)) for worker in self._workers)
         )
 
-    async def _on_engine(self, function: Callable[..., _T], *args: Any, worker: int = 0) -> _T:
-        """``function(*args)`` on the worker thread numbered ``worker``."""
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._workers[worker], partial(function, *args))
+    async def _on_engine(
+        self, function: Callable[..., _T], *args: Any, worker: int = 0, account_id: str = ""
+    ) -> _T:
+        """``function(*args)`` on the worker thread numbered ``worker``, in the account's
+        turn (``""``: calls made for no account yet, such as token lookups)."""
+        return await asyncio.wrap_future(
+            self._workers[worker].submit(account_id, partial(function, *args))
+        )
 
     def _worker_of(self, account: Account, context: object) -> int:
         """The worker of the session a body's ``context`` names (any, when it names none:
@@ -217,7 +218,7 @@ class ServiceApp:
     async def _cleanup(self, app: web.Application) -> None:
         self._streams.shutdown(wait=False, cancel_futures=True)
         for worker in self._workers:
-            worker.shutdown(wait=True)
+            worker.close()
         self.engine.close()
 
     # -- middleware ----------------------------------------------------------------------------
@@ -340,6 +341,7 @@ class ServiceApp:
                 operation,
                 body,
                 worker=self._worker_of(account, body.get("context")),
+                account_id=account.account_id,
             )
         except UnknownOperationError as error:
             return _error(404, "not_found", str(error))
@@ -394,7 +396,12 @@ class ServiceApp:
         worker = 0 if identity is None else self.engine.worker_of(account, identity.session_id)
         try:
             upstream, marked = await self._on_engine(
-                self._prepare_turn, account, body, identity, worker=worker
+                self._prepare_turn,
+                account,
+                body,
+                identity,
+                worker=worker,
+                account_id=account.account_id,
             )
         except CiphertextError as error:
             return _error(400, "invalid_encrypted_content", str(error))
@@ -439,6 +446,7 @@ class ServiceApp:
                 identity,
                 output,
                 worker=self.engine.worker_of(account, identity.session_id),
+                account_id=account.account_id,
             )
         except StorageUnavailableError as error:
             # The answer still goes out; its items are recorded with the next turn, which
