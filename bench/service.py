@@ -12,9 +12,10 @@ Run: ``.venv/bin/python bench/service.py [--ops N] [--history-mb M]``
 * Search: one session whose recorded history holds ``--history-mb`` MB (100 windows of
   1,000-character items, recorded as ``/responses`` would), in SQLite and in a throwaway
   Postgres (``--postgres-mb``, 0 to skip); then, as after a restart, ``history.search_contents``
-  through the engine (decrypting the query, searching in the database, encrypting the
-  result), side by side with the first call that reads the whole session (``list_items``,
-  which is what the first search cost before searching moved into the database).
+  through the engine (decrypting the query, finding candidates through the blind index and
+  checking each after decrypting it, encrypting the result), side by side with the first
+  call that reads the whole session (``list_items``, which is what the first search cost
+  before searching moved into the database).
 * ``/responses``: time to the first output-text delta through the service, against the same
   scripted upstream called directly, once with no upstream delay (the service's own cost)
   and once with the upstream answering after 20 ms, as a model does; side by side, as ratios.
@@ -286,7 +287,8 @@ def main() -> None:
     parser.add_argument("--ops", type=int, default=2000, help="alpha calls per concurrency level")
     parser.add_argument("--history-mb", type=int, default=100)
     parser.add_argument("--ttfb-runs", type=int, default=30)
-    # Recording is slower into Postgres (the trigram index), hence a smaller default.
+    # Recording is slower into Postgres (its GIN index of the blind-index tokens), hence a
+    # smaller default.
     parser.add_argument(
         "--postgres-mb", type=int, default=20, help="history size on Postgres (0: skip it)"
     )

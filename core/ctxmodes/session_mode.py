@@ -16,7 +16,7 @@ Changing a session's mode is explicit (:func:`choose_mode`): a request for anoth
 the session's is refused with a one-line description of what changes, unless it was
 confirmed.
 
-Internal module: not part of the API plugins and programs use (see :mod:`ctxmodes`).
+Internal to ctxmodes: not part of the API plugins and programs use (see :mod:`ctxmodes`).
 """
 
 from __future__ import annotations

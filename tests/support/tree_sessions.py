@@ -6,10 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ctxmodes.config import Settings
 from ctxmodes.providers.script import Script
 from ctxmodes.providers.scripted import ScriptedProvider
-from ctxmodes.sdk import open_agent
+from support.agents import make_agent
 
 
 def tree_script(windows: int, reply: str = "") -> dict[str, Any]:
@@ -42,13 +41,28 @@ def write_tree_session(
 ) -> Path:
     """Run a Tree session through ``windows`` rollovers; returns its file."""
     provider = ScriptedProvider(Script.model_validate(tree_script(windows, reply)))
-    with open_agent(
-        cwd=directory,
-        settings=Settings(mode="tree", durability="none"),
-        provider=provider,
-        session_dir=directory / "sessions",
-    ) as agent:
+    with make_agent(directory, [], mode="tree", provider=provider, durability="none") as agent:
         agent.prompt(prompt)
         path = agent.session_file
     assert path is not None
     return path
+
+
+def tool_results(manager: Any) -> dict[str, list[str]]:
+    """The text of every tool result of a session, by tool name, in order."""
+    results: dict[str, list[str]] = {}
+    for entry in manager.get_entries():
+        message = getattr(entry, "message", None)
+        if getattr(message, "role", None) == "toolResult":
+            text = "".join(getattr(block, "text", "") for block in message.content)
+            results.setdefault(message.tool_name, []).append(text)
+    return results
+
+
+def assert_pi_sees_the_same(pi: Any, session_file: Any, manager: Any) -> None:
+    """The real Pi opens the file with our entry count, leaf and context."""
+    (opened,) = pi.open_many([{"file": str(session_file)}])
+    assert "openError" not in opened
+    assert opened["entryCount"] == manager.entry_count()
+    assert opened["leafId"] == manager.get_leaf_id()
+    assert opened["context"] == manager.build_session_context().to_json()

@@ -159,6 +159,7 @@ class AgentSession:
         return self._core.manager
 
     def append_entry(self, custom_type: str, data: Any = None) -> str:
+        self._check_alive()
         return self._core.manager.append_custom_entry(custom_type, data)
 
     @property

@@ -16,7 +16,12 @@ from typing import TYPE_CHECKING
 
 from ctxmodes.errors import CtxmodesError
 from ctxmodes.providers.auth import AuthResolver, missing_credentials_hint
-from ctxmodes.providers.catalog import ModelCatalog, ModelSpec, UnknownModelError
+from ctxmodes.providers.catalog import (
+    ModelCatalog,
+    ModelSpec,
+    UnknownModelError,
+    may_be_keyless,
+)
 
 if TYPE_CHECKING:
     import pluggy
@@ -47,7 +52,8 @@ def require_credentials(model: ModelSpec, environ: Mapping[str, str] | None = No
     source = AuthResolver(environ).status(model.provider, model.api_key)
     if source is None:
         hint = missing_credentials_hint(model.provider, model.api_key)
-        raise MissingCredentialsError(f"no credentials for {model.ref}: {hint}")
+        # Pi's wording, as the transports' own check says it.
+        raise MissingCredentialsError(f"No API key for provider: {model.provider}: {hint}")
     return source
 
 
@@ -121,7 +127,8 @@ class ProviderRegistry:
             return self._model_factory(model)
         from ctxmodes.providers.builtin import default_model_provider
 
-        require_credentials(model)
+        if not may_be_keyless(model):
+            require_credentials(model)
         return default_model_provider(model)
 
 

@@ -140,7 +140,9 @@ def build_application(
         output.enable_cpr = False
     app: Application[None] = Application(
         layout=Layout(root, focused_element=editor),
-        key_bindings=merge_key_bindings([load_key_bindings(), key_bindings(session, picking)]),
+        key_bindings=merge_key_bindings(
+            [load_key_bindings(), key_bindings(session, picking, session.keymap)]
+        ),
         style=STYLE,
         full_screen=False,
         erase_when_done=False,

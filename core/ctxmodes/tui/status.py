@@ -17,8 +17,11 @@ if TYPE_CHECKING:
     from ctxmodes.sdk import Agent
 
 
-class StatusLine:
-    """:param clock: monotonic seconds, for the retry countdown."""
+class FooterStatus:
+    """The footer's state and its text, rebuilt by :meth:`refresh`.
+
+    :param clock: monotonic seconds, for the retry countdown.
+    """
 
     def __init__(self, agent: Agent, clock: Callable[[], float]) -> None:
         self._agent = agent

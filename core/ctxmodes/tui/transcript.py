@@ -17,7 +17,7 @@ from ctxmodes.session.models import (
 from ctxmodes.tui import render
 from ctxmodes.tui.live import LiveRegion
 from ctxmodes.tui.replay import DEFAULT_REPLAY_TURNS, branch_blocks
-from ctxmodes.tui.status import StatusLine
+from ctxmodes.tui.status import FooterStatus
 
 if TYPE_CHECKING:
     from ctxmodes.providers.base import ModelRequest
@@ -36,7 +36,7 @@ class Transcript:
         self,
         agent: Agent,
         live: LiveRegion,
-        status: StatusLine,
+        status: FooterStatus,
         on_retry: Callable[[], None],
         replay_turns: int = DEFAULT_REPLAY_TURNS,
     ) -> None:

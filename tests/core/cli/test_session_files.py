@@ -42,7 +42,7 @@ def test_a_missing_api_key_is_one_line_and_no_file(
     code, out, err = ctxmodes(capsys, "run", "--model", "openai/gpt-5", "hello")
     assert code == 1
     assert err.count("\n") == 1
-    assert "no credentials for openai/gpt-5: set OPENAI_API_KEY" in err
+    assert "No API key for provider: openai: set OPENAI_API_KEY" in err
     assert "hello" not in out, "the prompt was never taken"
     assert _sessions(project) == []
     assert not (project.parent / "agent" / "sessions").exists()
@@ -65,7 +65,7 @@ def test_a_missing_key_refuses_a_prompt_on_an_existing_session_untouched(
         capsys, "run", "--model", "openai/gpt-5", "--session", str(info.path), "more"
     )
     assert code == 1
-    assert "no credentials for openai/gpt-5" in err
+    assert "No API key for provider: openai" in err
     assert info.path.read_bytes() == before, "not even Tree's window marker is written"
 
 
@@ -140,3 +140,16 @@ def test_picker_ids_show_where_sessions_differ() -> None:
     }
     assert len(set(short.values())) == len(ids)
     assert distinct_prefixes(["abc"]) == {"abc": "abc"}
+
+
+def test_the_interactive_session_without_a_terminal_is_one_line_and_no_file(
+    project: Path, tmp_path: Path
+) -> None:
+    from support.cli_process import run_ctxmodes
+
+    for argv in (["chat", "--model", _script(tmp_path)], ["-c"], ["--session", "0123"]):
+        result = run_ctxmodes(tmp_path, *argv, env={"PI_CODING_AGENT_DIR": str(tmp_path / "agent")})
+        assert result.returncode == 1, result.stderr
+        assert result.stderr.count("\n") == 1
+        assert "needs a terminal" in result.stderr
+    assert not (tmp_path / "agent" / "sessions").exists()

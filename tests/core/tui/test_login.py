@@ -7,7 +7,8 @@ import urllib.parse
 from pathlib import Path
 
 import pytest
-from support.terminal import ENTER, make_agent, run_terminal
+from support.agents import make_agent
+from support.terminal import ENTER, run_terminal
 from support.token_server import TokenServer
 
 from ctxmodes.providers import anthropic_oauth
@@ -67,7 +68,7 @@ def test_model_lists_credentialed_models_first_and_refuses_one_without(
         await t.type("\x1b")
         await t.until(lambda: t.session.picker is None)
         await t.type("/model anthropic/claude-sonnet-4-5" + ENTER)
-        await t.printed("no credentials for anthropic/claude-sonnet-4-5")
+        await t.printed("No API key for provider: anthropic: set ANTHROPIC_OAUTH_TOKEN")
 
     run_terminal(agent, scenario)
     with_key = [

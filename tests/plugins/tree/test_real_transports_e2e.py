@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from support.cli_rig import ctxmodes, isolate_settings
 from support.pi_oracle import require_pi
+from support.tree_sessions import assert_pi_sees_the_same, tool_results
 from support.wire_server import ALL_APIS, OTHER_APIS, ConversationServer, fake_jwt
 
 from ctxmodes.session.manager import SessionManager
@@ -60,16 +61,6 @@ def _configure(tmp_path: Path, api: str, base: str) -> None:
         f'api_key = "{key}"\n'
         'models = [{ id = "m", context_window = 200000, max_tokens = 4096 }]\n'
     )
-
-
-def _tool_results(manager: SessionManager) -> dict[str, list[str]]:
-    results: dict[str, list[str]] = {}
-    for entry in manager.get_entries():
-        message = getattr(entry, "message", None)
-        if getattr(message, "role", None) == "toolResult":
-            text = "".join(getattr(block, "text", "") for block in message.content)
-            results.setdefault(message.tool_name, []).append(text)
-    return results
 
 
 #: A catalog model of each format, the variable its key is read from, and where its endpoint
@@ -136,7 +127,7 @@ def test_tree_session_over_each_wire_format_opens_in_pi(
     manager = SessionManager.open(session_file)
     archives = [e for e in manager.get_entries() if getattr(e, "custom_type", None) == ARCHIVE]
     assert len(archives) == 2
-    results = _tool_results(manager)
+    results = tool_results(manager)
     assert any("code name chosen" in text for text in results["notes"])
     assert any(CODE_NAME in text for text in results["history"])
 
@@ -165,8 +156,4 @@ def test_tree_session_over_each_wire_format_opens_in_pi(
     assert len(summaries) == 2
 
     pi = require_pi()
-    (opened,) = pi.open_many([{"file": str(session_file)}])
-    assert "openError" not in opened
-    assert opened["entryCount"] == manager.entry_count()
-    assert opened["leafId"] == manager.get_leaf_id()
-    assert opened["context"] == manager.build_session_context().to_json()
+    assert_pi_sees_the_same(pi, session_file, manager)

@@ -46,7 +46,11 @@ SCRIPT: dict[str, Any] = {
     ],
 }
 
-pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+pytestmark = [
+    pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed"),
+    pytest.mark.slow,
+    pytest.mark.pi,
+]
 
 
 def run_in_terminal(work: Path, script: Path, session: Path, export: Path) -> str:

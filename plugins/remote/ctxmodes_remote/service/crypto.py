@@ -160,6 +160,13 @@ def _read_keys(path: Path) -> list[bytes]:
         raise KeyFileError(f"{path} holds a line that is not a base64 key") from None
 
 
+def load_keyring(directory: Path) -> KeyRing:
+    """The keyring kept in ``directory``.
+
+    :raises KeyFileError: there is none, or it cannot be read."""
+    return KeyRing(_read_keys(directory / KEY_FILE_NAME))
+
+
 def load_or_create_keyring(directory: Path) -> KeyRing:
     """The keyring kept in ``directory``; a first start creates it with one new key."""
     path = directory / KEY_FILE_NAME

@@ -211,7 +211,10 @@ class ServiceEngine:
         return self._keyring
 
     def replace_keyring(self, keyring: KeyRing) -> None:
+        """Use ``keyring`` from now on. Sessions in memory are dropped and read again under
+        it, so what its keys no longer open is no longer served."""
         self._keyring = keyring
+        self._sessions.clear()
         self._storage.replace_keyring(keyring)
 
     def close(self) -> None:

@@ -21,13 +21,7 @@ from typing import Any
 
 from ctxmodes.session import codec
 from ctxmodes_remote.service.crypto import AccountKeyError, KeyRing
-from ctxmodes_remote.service.sealing import (
-    AccountSecrets,
-    associated_data,
-    grams,
-    new_secret,
-    query_grams,
-)
+from ctxmodes_remote.service.sealing import AccountSecrets, associated_data, new_secret
 from ctxmodes_remote.service.storage import (
     Account,
     CandidatePage,
@@ -65,8 +59,9 @@ class SealedStorage:
         self.backend = backend
         self._keyring = keyring
         self._secrets: dict[str, AccountSecrets] = {}
-        # A database from before encryption at rest is sealed in place before first use.
-        backend.seal_plaintext(self)
+        # A database from before encryption at rest is sealed in place before first use
+        # (and an index of an earlier tokenisation rebuilt).
+        backend.upgrade(self)
         unreadable = self.rewrap_account_keys()
         if unreadable and len(unreadable) == len(backend.account_keys()):
             raise AccountKeyError(
@@ -75,7 +70,11 @@ class SealedStorage:
             )
 
     def replace_keyring(self, keyring: KeyRing) -> None:
+        """Use ``keyring`` from now on: re-wrap under its newest key, and open every
+        account's keys again with it (a key dropped from the file stops opening data here
+        too, not only after a restart)."""
         self._keyring = keyring
+        self._secrets.clear()
         self.rewrap_account_keys()
 
     def rewrap_account_keys(self) -> list[str]:
@@ -133,8 +132,15 @@ class SealedStorage:
             item.tool_name,
             item.tool_namespace,
             secrets.seal(codec.dumps(value), place),
-            secrets.tokens(session_id, agent, grams(item.content)),
+            secrets.item_tokens(session_id, agent, item.content),
         )
+
+    def item_tokens(
+        self, account_id: str, session_id: str, agent: str, stored: SealedItem
+    ) -> bytes:
+        """The blind-index tokens of a stored item, opened first."""
+        item = self._open_item(account_id, session_id, agent, stored)
+        return self._account(account_id).item_tokens(session_id, agent, item.content)
 
     def _open_item(
         self, account_id: str, session_id: str, agent: str, stored: SealedItem
@@ -222,7 +228,7 @@ class SealedStorage:
         the blind index, each opened and checked for the literal substring. Found items
         leave their images out (only ``read_item`` answers them)."""
         secrets = self._account(account_id)
-        tokens = secrets.tokens(session_id, agent, query_grams(search.text))
+        tokens = secrets.query_tokens(session_id, agent, search.text)
         found: list[RecordedItem] = []
         cursor: int | None = None
         while len(found) < search.limit:

@@ -22,7 +22,12 @@ from ctxmodes_remote.service.app import (
     ServiceApp,
     tls_context,
 )
-from ctxmodes_remote.service.crypto import load_or_create_keyring
+from ctxmodes_remote.service.crypto import (
+    KEY_FILE_NAME,
+    KeyFileError,
+    load_keyring,
+    load_or_create_keyring,
+)
 from ctxmodes_remote.service.engine import ServiceEngine
 from ctxmodes_remote.service.storage import open_storage
 
@@ -49,8 +54,18 @@ async def _serve(config: ServerConfig) -> None:
         else None
     )
     provider = resolve_upstream(config.upstream)
-    keyring = load_or_create_keyring(config.data)
-    engine = ServiceEngine(open_storage(config.data, config.database), keyring)
+    storage = open_storage(config.data, config.database)
+    try:
+        if not (config.data / KEY_FILE_NAME).exists() and storage.account_keys():
+            # A new key would open none of it: refuse rather than start with one.
+            raise KeyFileError(
+                f"{config.data / KEY_FILE_NAME} is missing, and the database holds data "
+                "encrypted under it: restore the key file"
+            )
+        engine = ServiceEngine(storage, load_or_create_keyring(config.data))
+    except BaseException:
+        storage.close()
+        raise
     service = ServiceApp(
         engine,
         provider,
@@ -83,7 +98,7 @@ async def _serve(config: ServerConfig) -> None:
 
         async def reload_keys() -> None:
             try:
-                keyring = load_or_create_keyring(config.data)
+                keyring = load_keyring(config.data)
             except CtxmodesError as error:
                 _log.error("keys not reloaded: %s", error)
                 return

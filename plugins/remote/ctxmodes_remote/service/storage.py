@@ -24,6 +24,7 @@ from typing import Any, Literal, Protocol, TypeVar
 
 from ctxmodes import CtxmodesError
 from ctxmodes.session import codec
+from ctxmodes_remote.service.sealing import token_words
 
 NoteAction = Literal["write", "append"]
 _T = TypeVar("_T")
@@ -118,7 +119,8 @@ class SealedNote:
 @dataclass(frozen=True, slots=True)
 class SealedItem:
     """A history item as stored: ``sealed`` holds its content and images; ``tokens`` (given
-    on writes only) are its blind-index tokens."""
+    on writes only) are its blind-index tokens, packed (see
+    :func:`~ctxmodes_remote.service.sealing.token_array` and ``token_words``)."""
 
     window_id: str
     item_key: str
@@ -126,7 +128,7 @@ class SealedItem:
     tool_name: str | None
     tool_namespace: str | None
     sealed: bytes
-    tokens: Sequence[int] = ()
+    tokens: bytes = b""
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,19 +138,24 @@ class CandidatePage:
     newest first), at most ``size`` of them."""
 
     search: HistorySearch
-    tokens: Sequence[int]
+    tokens: bytes
     cursor: int | None
     size: int
 
 
-class PlaintextSealer(Protocol):
-    """What the migration of a database from before encryption at rest seals rows with."""
+class Sealer(Protocol):
+    """What upgrading a database seals rows with (from before encryption at rest) and
+    tokenises them with (a blind index of an earlier tokenisation)."""
 
     def seal_note(self, account_id: str, session_id: str, path: str, text: str) -> bytes: ...
 
     def seal_item(
         self, account_id: str, session_id: str, agent: str, item: RecordedItem
     ) -> SealedItem: ...
+
+    def item_tokens(
+        self, account_id: str, session_id: str, agent: str, stored: SealedItem
+    ) -> bytes: ...
 
 
 def _images_of_column(value: object) -> tuple[RecordedImage, ...]:
@@ -177,13 +184,13 @@ PLAINTEXT_ITEMS = (
 )
 
 
-def seal_plaintext_note(sealer: PlaintextSealer, row: Sequence[Any]) -> tuple[bytes, int]:
+def seal_plaintext_note(sealer: Sealer, row: Sequence[Any]) -> tuple[bytes, int]:
     """The sealed value of a :data:`PLAINTEXT_NOTES` row, and its sequence number."""
     seq, account_id, session_id, path, text = row
     return sealer.seal_note(account_id, session_id, path, text), int(seq)
 
 
-def seal_plaintext_item(sealer: PlaintextSealer, row: Sequence[Any]) -> tuple[SealedItem, int]:
+def seal_plaintext_item(sealer: Sealer, row: Sequence[Any]) -> tuple[SealedItem, int]:
     """The sealed item of a :data:`PLAINTEXT_ITEMS` row, and its sequence number."""
     seq, account_id, session_id, agent, window_id, item_key, role, content = row[:8]
     tool_name, tool_namespace, images = row[8:]
@@ -276,10 +283,11 @@ class Storage(Protocol):
         """One page of the agent's items that may match, found through the blind index."""
         ...
 
-    def seal_plaintext(self, sealer: PlaintextSealer) -> None:
+    def upgrade(self, sealer: Sealer) -> None:
         """Seal every row a database from before encryption at rest still holds in
         plaintext, then drop the plaintext columns: batch by batch, so an interrupted run
-        resumes where it stopped, and safe from several processes at once."""
+        resumes where it stopped, and safe from several processes at once. Then rebuild a
+        blind index an earlier tokenisation made (in one transaction)."""
         ...
 
     def ping(self) -> None:
@@ -335,11 +343,13 @@ CREATE TABLE IF NOT EXISTS history_items (
 );
 CREATE INDEX IF NOT EXISTS history_items_agent
     ON history_items (account_id, session_id, agent, seq);
-CREATE TABLE IF NOT EXISTS history_tokens (
-    token INTEGER NOT NULL,
-    seq INTEGER NOT NULL,
-    PRIMARY KEY (token, seq)
-) WITHOUT ROWID;
+"""
+#: The blind index: each item's tokens as opaque words of a contentless FTS5 table (rowid =
+#: the item's seq), which keeps compact posting lists, never the rows' text.
+_TOKEN_INDEX = """
+CREATE VIRTUAL TABLE IF NOT EXISTS history_tokens USING fts5(
+    tokens, content='', detail=none, columnsize=0
+)
 """
 
 DATABASE_NAME = "ctxmodes-serve.sqlite3"
@@ -370,6 +380,13 @@ class SqliteStorage:
             self._db.execute("PRAGMA foreign_keys=ON")
             self._db.execute("PRAGMA secure_delete=ON")
             self._db.executescript(_SCHEMA)
+            if (
+                self._db.execute(
+                    "SELECT 1 FROM sqlite_master WHERE name = 'history_tokens'"
+                ).fetchone()
+                is None
+            ):
+                self._db.execute(_TOKEN_INDEX)
             self._add_sealed_columns()
         except (OSError, sqlite3.Error) as exc:
             raise StorageUnavailableError(f"cannot open the database {path}: {exc}") from None
@@ -428,7 +445,35 @@ class SqliteStorage:
 
         self._write_transaction(add)
 
-    def seal_plaintext(self, sealer: PlaintextSealer) -> None:
+    def upgrade(self, sealer: Sealer) -> None:
+        self._seal_plaintext(sealer)
+        self._write_transaction(lambda: self._rebuild_index(sealer))
+
+    def _rebuild_index(self, sealer: Sealer) -> None:
+        """Replace a token table of an earlier tokenisation (a plain table, not FTS5) with
+        the current index of every item."""
+        row = self._db.execute(
+            "SELECT sql FROM sqlite_master WHERE name = 'history_tokens'"
+        ).fetchone()
+        if row is not None and "fts5" in str(row[0]).lower():
+            return
+        self._db.execute("DROP TABLE IF EXISTS history_tokens")
+        self._db.execute(_TOKEN_INDEX)
+        last = 0
+        while True:
+            rows = self._db.execute(
+                f"SELECT seq, account_id, session_id, agent, {SEALED_ITEM_COLUMNS} "
+                f"FROM history_items WHERE seq > ? ORDER BY seq LIMIT {SEAL_BATCH}",
+                (last,),
+            ).fetchall()
+            if not rows:
+                return
+            for seq, account_id, session_id, agent, *stored in rows:
+                tokens = sealer.item_tokens(account_id, session_id, agent, sealed_item(stored))
+                self._add_tokens(seq, tokens)
+            last = rows[-1][0]
+
+    def _seal_plaintext(self, sealer: Sealer) -> None:
         dropped = False
         while True:
             progress = self._write_transaction(lambda: self._seal_batch(sealer))
@@ -440,7 +485,7 @@ class SqliteStorage:
             self._execute("VACUUM")
             self._execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
-    def _seal_batch(self, sealer: PlaintextSealer) -> bool | None:
+    def _seal_batch(self, sealer: Sealer) -> bool | None:
         """Seal one batch of plaintext rows, or drop the plaintext columns when none is left
         (``True``); ``None`` when there is nothing left to do."""
         notes = "path" in self._columns("note_events")
@@ -584,10 +629,10 @@ class SqliteStorage:
         )
         return [(row[0], sealed_item(row[1:])) for row in rows]
 
-    def _add_tokens(self, seq: int, tokens: Sequence[int]) -> None:
-        self._db.executemany(
-            "INSERT OR IGNORE INTO history_tokens (token, seq) VALUES (?, ?)",
-            [(token, seq) for token in tokens],
+    def _add_tokens(self, seq: int, tokens: bytes) -> None:
+        self._db.execute(
+            "INSERT INTO history_tokens (rowid, tokens) VALUES (?, ?)",
+            (seq, " ".join(token_words(tokens))),
         )
 
     def append_history_items(
@@ -627,21 +672,16 @@ class SqliteStorage:
         self, account_id: str, session_id: str, agent: str, page: CandidatePage
     ) -> list[tuple[int, SealedItem]]:
         search = page.search
-        # Past the cursor only: every range below reads from where the last page stopped.
-        after = (
-            ""
-            if page.cursor is None
-            else (" AND seq < ?" if search.newest_first else " AND seq > ?")
-        )
-        bound = [] if page.cursor is None else [page.cursor]
-        # The rows holding every token: an intersection of ranges of the token index.
-        holding = " INTERSECT ".join(
-            f"SELECT seq FROM history_tokens WHERE token = ?{after}" for _ in page.tokens
-        )
-        clauses = ["account_id = ?", "session_id = ?", "agent = ?", f"seq IN ({holding})"]
-        params: list[object] = [account_id, session_id, agent]
-        for token in page.tokens:
-            params += [token, *bound]
+        # Every token must be there (FTS5 joins quoted words with AND); from the cursor on.
+        match = " ".join(f'"{word}"' for word in token_words(page.tokens))
+        after = ""
+        params: list[object] = [match]
+        if page.cursor is not None:
+            after = " AND rowid < ?" if search.newest_first else " AND rowid > ?"
+            params.append(page.cursor)
+        holding = f"SELECT rowid FROM history_tokens WHERE history_tokens MATCH ?{after}"
+        clauses = [f"seq IN ({holding})", "account_id = ?", "session_id = ?", "agent = ?"]
+        params += [account_id, session_id, agent]
         for column, value in search.filters():
             clauses.append(f"{column} = ?")
             params.append(value)

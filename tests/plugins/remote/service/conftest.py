@@ -46,7 +46,9 @@ def postgres_server():
 
 @pytest.fixture
 def postgres_url(postgres_server):
-    return postgres_server.database()
+    url = postgres_server.database()
+    yield url
+    postgres_server.drop(url)
 
 
 @pytest.fixture(params=["sqlite", "postgres"])

@@ -6,6 +6,7 @@ import json
 import sqlite3
 
 import pytest
+from support.postgres_server import schema_of_version
 from support.together import start_together
 
 from ctxmodes_remote.service.accounts import create_token
@@ -129,9 +130,12 @@ def test_a_key_dropped_before_the_rewrap_or_a_new_key_file_refuses_to_start(sqli
     for keys in ([FOREIGN_KEY], [NEW_KEY]):
         with pytest.raises(AccountKeyError, match="opens none of this database's data"):
             start(keys)
-    # The right key still opens all of it.
+    # The right key still opens all of it; a key file reloaded without it stops that at once.
     engine = start([OLD_KEY])
     assert_readable(engine, account)
+    engine.replace_keyring(KeyRing([NEW_KEY]))
+    with pytest.raises(AccountKeyError):
+        call(engine, account, "notes", "read_file", path=NOTE_PATH)
     engine.close()
 
 
@@ -326,18 +330,10 @@ def test_a_plaintext_postgres_database_is_sealed_in_place_resumably(
 ):
     import psycopg
 
-    from ctxmodes_remote.service.postgres_storage import MIGRATIONS
-
     url = postgres_server.database()
     notes, history = plaintext_rows()
     with psycopg.connect(url, autocommit=True) as connection:
-        connection.execute(
-            "CREATE TABLE schema_migrations ("
-            "version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())"
-        )
-        for version, statements in MIGRATIONS[:3]:
-            connection.execute(statements)
-            connection.execute("INSERT INTO schema_migrations (version) VALUES (%s)", (version,))
+        schema_of_version(connection, 3)
         # What migration 2 made before encryption at rest: a trigram index of the plaintext.
         connection.execute(
             "CREATE EXTENSION IF NOT EXISTS pg_trgm; CREATE INDEX history_items_content_trgm "
@@ -384,3 +380,84 @@ def test_a_plaintext_postgres_database_is_sealed_in_place_resumably(
         }
     assert "history_items_content_trgm" not in indexes
     assert not columns & {"content", "images", "path", "text"}
+
+
+def test_a_blind_index_of_an_earlier_tokenisation_is_rebuilt(sqlite_engine, postgres_server):
+    """The first encrypted layout kept 64-bit tokens (a plain SQLite table, a Postgres
+    ``bigint[]``): opening such a database re-tokenises every item, and search finds them."""
+    import psycopg
+
+    data, start = sqlite_engine
+    engine = start([OLD_KEY])
+    account = create_token(engine._storage.backend, "alice").account
+    fill(engine, account)
+    engine.close()
+    with sqlite3.connect(data / DATABASE_NAME) as db:
+        db.execute("DROP TABLE history_tokens")
+        db.execute(
+            "CREATE TABLE history_tokens (token INTEGER NOT NULL, seq INTEGER NOT NULL, "
+            "PRIMARY KEY (token, seq)) WITHOUT ROWID"
+        )
+    db.close()
+    engine = start([OLD_KEY])
+    assert_readable(engine, account)
+    engine.close()
+
+    url = postgres_server.database()
+    engine = ServiceEngine(open_storage(data, url), KeyRing([OLD_KEY]))
+    account = create_token(engine._storage.backend, "alice").account
+    fill(engine, account)
+    engine.close()
+    with psycopg.connect(url, autocommit=True) as connection:
+        connection.execute(
+            "ALTER TABLE history_items ALTER COLUMN tokens DROP DEFAULT, "
+            "ALTER COLUMN tokens TYPE bigint[] USING '{}'"
+        )
+    engine = ServiceEngine(open_storage(data, url), KeyRing([OLD_KEY]))
+    assert_readable(engine, account)
+    engine.close()
+    with psycopg.connect(url, autocommit=True) as connection:
+        kind = connection.execute(
+            "SELECT udt_name FROM information_schema.columns "
+            "WHERE table_name = 'history_items' AND column_name = 'tokens'"
+        ).fetchone()
+    assert kind == ("_int4",)
+
+
+def test_serve_refuses_to_start_without_its_key_file_or_with_another(tmp_path):
+    from support.serve_process import ctxmodes
+
+    from ctxmodes_remote.service.crypto import KEY_FILE_NAME, load_or_create_keyring
+
+    data = tmp_path / "data"
+    data.mkdir()
+    engine = ServiceEngine(SqliteStorage.in_directory(data), load_or_create_keyring(data))
+    account = create_token(engine._storage.backend, "alice").account
+    fill(engine, account)
+    engine.close()
+    script = tmp_path / "script.json"
+    script.write_text('{"responses": []}')
+    serve = ("serve", "--upstream", f"scripted:{script}", "--data", str(data), "--port", "0")
+
+    keys = data / KEY_FILE_NAME
+    kept = keys.read_bytes()
+    keys.unlink()
+    missing = ctxmodes(*serve, check=False)
+    assert missing.returncode == 1
+    assert missing.stderr.endswith(
+        f"ctxmodes: error: {keys} is missing, and the database holds data encrypted under "
+        "it: restore the key file\n"
+    )
+    assert not keys.exists(), "no new key may replace the lost one"
+
+    load_or_create_keyring(data)  # another key file
+    other = ctxmodes(*serve, check=False)
+    assert other.returncode == 1
+    assert other.stderr.splitlines()[-1] == (
+        "ctxmodes: error: master.keys opens none of this database's data: it was encrypted "
+        "under other master keys (start with the key file it was made with)"
+    )
+    keys.write_bytes(kept)
+    engine = ServiceEngine(SqliteStorage.in_directory(data), load_or_create_keyring(data))
+    assert_readable(engine, account)
+    engine.close()

@@ -13,6 +13,8 @@ from ctxmodes.providers.script import Script
 from ctxmodes_remote.service.sealed_storage import SealedStorage
 from ctxmodes_remote.service.storage import SqliteStorage
 
+pytestmark = pytest.mark.faults
+
 
 @pytest.fixture
 def small_disk(tmp_path):

@@ -3,6 +3,7 @@ server), each under the sealing layer the engine uses. The engine relies on exac
 behaviours."""
 
 import pytest
+from support.postgres_server import schema_of_version
 from support.together import start_together
 
 from ctxmodes_remote.service.crypto import KeyRing
@@ -140,16 +141,10 @@ def test_postgres_migrations_are_safe_twice_and_concurrently(postgres_url, tmp_p
 def test_a_database_of_the_first_schema_is_upgraded_in_place(postgres_url, tmp_path):
     import psycopg
 
-    from ctxmodes_remote.service.postgres_storage import MIGRATIONS
     from ctxmodes_remote.service.storage import HistorySearch
 
     with psycopg.connect(postgres_url, autocommit=True) as connection:
-        connection.execute(
-            "CREATE TABLE schema_migrations ("
-            "version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())"
-        )
-        connection.execute(MIGRATIONS[0][1])
-        connection.execute("INSERT INTO schema_migrations (version) VALUES (1)")
+        schema_of_version(connection, 1)
         connection.execute(
             "INSERT INTO history_items (account_id, session_id, agent, window_id, item_key, "
             "role, content) VALUES ('a', 's', '/root', 'w', 'i', 'user', 'kept Text')"
@@ -223,13 +218,7 @@ def test_a_postgres_database_from_before_images_is_migrated_in_place(postgres_ur
     from ctxmodes_remote.service.postgres_storage import MIGRATIONS, migrate
 
     with psycopg.connect(postgres_url, autocommit=True) as connection:
-        connection.execute(
-            "CREATE TABLE schema_migrations ("
-            "version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())"
-        )
-        for version, statements in MIGRATIONS[:2]:
-            connection.execute(statements)
-            connection.execute("INSERT INTO schema_migrations (version) VALUES (%s)", (version,))
+        schema_of_version(connection, 2)
         connection.execute(
             "INSERT INTO history_items (account_id, session_id, agent, window_id, item_key, "
             "role, content) VALUES ('a', 's', '/root', 'w', 'old', 'user', 'kept [image]')"

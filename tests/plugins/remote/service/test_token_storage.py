@@ -1,0 +1,26 @@
+"""An issued token is shown once and never stored: the service keeps only its SHA-256."""
+
+import hashlib
+import sqlite3
+
+import pytest
+from support.serve_process import create_token
+
+pytestmark = pytest.mark.slow  # a real `ctxmodes serve token create` process
+
+
+def test_only_the_tokens_hash_is_stored(tmp_path):
+    data = tmp_path / "data"
+    token = create_token(data, "alice")
+    digest = hashlib.sha256(token.encode()).hexdigest()
+    stored = b"".join(path.read_bytes() for path in data.iterdir() if path.is_file())
+    assert token.encode() not in stored
+    assert token.split(".")[2].encode() not in stored  # not even the signature part
+    (database,) = data.glob("*.sqlite3")
+    with sqlite3.connect(database) as connection:
+        # Every text column of every row of the table that holds tokens.
+        rows = connection.execute("SELECT * FROM tokens").fetchall()
+    connection.close()
+    stored_values = [value for row in rows for value in row]
+    assert digest in stored_values
+    assert not any(token in str(value) for value in stored_values)
