@@ -1,5 +1,6 @@
-# Two entry points for a fresh clone: `make demo` runs ctxmodes, `make test` runs every check.
-# Both create .venv and install what they need on first use.
+# Two entry points for a fresh clone: `make demo` runs ctxmodes, `make test` runs every check
+# (as CI does). `make check` is the inner loop: lint, types and the fast tier of the tests.
+# Each creates .venv and installs what it needs on first use.
 
 PYTHON ?= python3
 VENV := .venv
@@ -10,7 +11,7 @@ PI_DIR := .pi
 CODEX_CLIENT ?= ../shared/codex-client
 CODEX_DIR := .codex-cli
 
-.PHONY: demo test lint typecheck pytest pi codex-cli tools bench clean
+.PHONY: demo test check lint typecheck pytest pytest-fast pi codex-cli tools bench clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11) and "ctxmodes needs Python >= 3.11")'
@@ -48,16 +49,20 @@ $(CODEX_DIR)/node_modules/.installed: $(wildcard $(CODEX_CLIENT)/npm/package-loc
 
 codex-cli: $(CODEX_DIR)/node_modules/.installed
 
-# Debian's Chromium with its matching driver renders the export page in the tests, and tmux
-# runs the interactive session end to end. Installed with apt when absent (as root);
-# elsewhere those tests skip and say why.
-SYSTEM_TOOLS := chromium chromedriver tmux
+# Debian's Chromium with its matching driver renders the export page in the tests, tmux runs
+# the interactive session end to end, xclip on a virtual X display (Xvfb) is the real
+# clipboard the paste key reads, and Postgres (with its contrib extensions) serves the
+# service's storage tests. Installed with apt when absent (as root); elsewhere those tests
+# skip and say why.
+SYSTEM_TOOLS := chromium chromedriver tmux xclip Xvfb
 tools:
 	@missing=""; for tool in $(SYSTEM_TOOLS); do command -v $$tool >/dev/null 2>&1 || missing="$$missing $$tool"; done; \
+	command -v initdb >/dev/null 2>&1 || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing="$$missing postgres"; \
 	if [ -z "$$missing" ]; then :; \
 	elif command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
-		apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium chromium-driver tmux; \
-	else echo "missing:$$missing (install chromium, chromium-driver and tmux): those tests will be skipped"; fi
+		apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+			chromium chromium-driver tmux xclip xvfb postgresql postgresql-contrib; \
+	else echo "missing:$$missing (install chromium, chromium-driver, tmux, xclip, xvfb and postgresql): those tests will be skipped"; fi
 
 demo: $(STAMP)
 	$(BIN)/ctxmodes demo
@@ -69,10 +74,22 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy -p ctxmodes -p ctxmodes_off -p ctxmodes_local -p ctxmodes_tree -p ctxmodes_remote
 
+# Tests run on every core (pytest-xdist); tests sharing an expensive fixture (one Postgres
+# per run, a module's wheel or browser) stay on one worker (see tests/conftest.py).
+PYTEST := $(BIN)/pytest -q -n auto --dist loadgroup
+# The slow tiers (markers in pyproject.toml): real Pi, Codex CLI, Postgres, Chromium, the
+# packaged wheel, fault injection and other long tests.
+FAST_TIER := not (pi or codex_cli or postgres or chromium or packaging or faults or slow)
+
 pytest: $(STAMP) pi codex-cli tools
-	$(BIN)/pytest -q
+	$(PYTEST)
+
+pytest-fast: $(STAMP)
+	$(PYTEST) -m "$(FAST_TIER)"
 
 test: lint typecheck pytest
+
+check: lint typecheck pytest-fast
 
 bench: $(STAMP) pi
 	$(BIN)/python bench/run_all.py

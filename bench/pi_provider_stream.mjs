@@ -10,6 +10,7 @@ const [libPath, specPath, runsText] = process.argv.slice(2);
 const { resolvePi } = await import(pathToFileURL(libPath).href);
 const pi = resolvePi();
 const spec = JSON.parse(readFileSync(specPath, "utf8"));
+// Every pi-ai transport is dist/api/<api>.js.
 const api = await import(pathToFileURL(join(pi.aiDir, "dist", "api", `${spec.api}.js`)).href);
 
 async function once() {

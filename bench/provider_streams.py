@@ -32,7 +32,7 @@ from smoke import parse_args
 
 from ctxmodes.abort import AbortController
 from ctxmodes.providers.apis import stream_function
-from ctxmodes.providers.catalog import ModelCatalog, ModelSpec, builtin_models
+from ctxmodes.providers.catalog import ModelCatalog, ModelSpec, UnknownModelError, builtin_models
 from ctxmodes.providers.http import HttpSeam
 from ctxmodes.providers.transport.call import CallContext
 from ctxmodes.providers.wire import PiContext, StreamOptions, WireEvent
@@ -45,6 +45,12 @@ DEFAULT_CASES = (
     "codex_reasoning_commentary_tool_call",
     "completions_reasoning_content_tool_call_cached",
     "completions_parallel_tool_calls",
+    "anthropic_thinking_signature_tool_use",
+    "anthropic_usage_cache_tokens",
+    "anthropic_text_system_prompt",
+    "google_thought_parts_signature",
+    "google_usage_metadata_thoughts",
+    "vertex_custom_base_url_with_version",
 )
 #: Mistral, Azure OpenAI and Bedrock (Bedrock over HTTP/1.1 on both sides: the loopback
 #: server speaks no HTTP/2, and both transports fall back as ``AWS_BEDROCK_FORCE_HTTP1`` asks).
@@ -115,13 +121,15 @@ def _expand(value: Any) -> Any:
     return value
 
 
-def _model(case: dict[str, Any], base: str) -> ModelSpec:
+def _model(case: dict[str, Any], received: dict[str, Any], base: str) -> ModelSpec:
+    """The case's model (the one Pi received when the catalog lacks it) on ``base``."""
     spec = case["model"]
     if "ref" in spec:
-        data = {
-            **ModelCatalog(builtin_models()).get(spec["ref"]).to_pi(),
-            **spec.get("overrides", {}),
-        }
+        try:
+            data = ModelCatalog(builtin_models()).get(spec["ref"]).to_pi()
+        except UnknownModelError:
+            data = dict(received)
+        data = {**data, **spec.get("overrides", {})}
     else:
         data = dict(spec)
     path = "/" + data.get("baseUrl", "").split("://", 1)[-1].partition("/")[2]
@@ -290,13 +298,14 @@ def main() -> int:
     ratios_cpu, ratios_final = [], []
     for name in args.cases.split(","):
         case = json.loads((cases_dir / f"{name}.json").read_text())
+        received = json.loads((cases_dir / f"{name}.expected.json").read_text())["model"]
         body, content_type = _recorded(case)
         with tempfile.TemporaryDirectory() as scratch_dir:
             scratch = Path(scratch_dir)
             server, port = _serve(body, scratch, content_type)
             try:
                 case = _on_loopback(case, f"http://127.0.0.1:{port}")
-                model = _model(case, f"http://127.0.0.1:{port}")
+                model = _model(case, received, f"http://127.0.0.1:{port}")
                 ours = run_ours(case, model, args.runs)
                 pi = run_pi(case, model, args.runs, scratch)
                 path = "/" + model.base_url.split("://", 1)[1].partition("/")[2]

@@ -4,8 +4,11 @@ string), with a scripted reply streamed at ``--rate`` tokens per second (4 chara
 Run: ``.venv/bin/python bench/terminal.py [--rate 200] [--keys 300] [--sessions 1000]``
 
 * **Keystroke to screen**: the time from a key arriving on the input to the end of the
-  render that shows it, while a reply streams, side by side with the same keys while idle
-  (p50 and p99, and the ratio streaming ÷ idle). Target: ≤ 16 ms at p99 while streaming.
+  render that shows it, while a reply streams, and while a reply streams with a command's
+  output streaming into the live region at the same time (a real ``bash`` loop printing a
+  line every 2 ms, its output reaching the terminal as the ``bash`` tool's updates do),
+  side by side with the same keys while idle (p50 and p99, and the ratio to idle). Target:
+  ≤ 16 ms at p99 in both.
 * **Rendering CPU per streamed token**: process CPU while a long reply streams with the
   terminal attached, minus the same reply streamed through the embedding API alone, per
   token.
@@ -140,6 +143,43 @@ def make_agent(directory: Path, tokens: int, rate: float, replies: int = 1) -> A
     )
 
 
+class CommandOutput:
+    """A real shell command printing a line every 2 ms, its output handed to the terminal as
+    the ``bash`` tool hands it: a start, then an update with the output's tail (at most
+    50 KB, as the tool keeps) for every chunk read."""
+
+    TAIL_BYTES = 50 * 1024
+    COMMAND = 'i=0; while :; do i=$((i+1)); echo "line $i of the build log"; sleep 0.002; done'
+
+    def __init__(self, receive: Any) -> None:
+        import subprocess
+
+        self._receive = receive
+        self._process = subprocess.Popen(
+            ["bash", "-c", self.COMMAND], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+        )
+        self._thread = threading.Thread(target=self._pump, daemon=True)
+        self._thread.start()
+
+    def _pump(self) -> None:
+        import os
+
+        from ctxmodes.sdk import ToolStarted, ToolUpdated
+
+        assert self._process.stdout is not None
+        self._receive(ToolStarted("bench", "bash", {"command": self.COMMAND}))
+        tail = b""
+        fd = self._process.stdout.fileno()
+        while chunk := os.read(fd, 65536):
+            tail = (tail + chunk)[-self.TAIL_BYTES :]
+            self._receive(ToolUpdated("bench", "bash", tail.decode("utf-8", "replace")))
+
+    def stop(self) -> None:
+        self._process.kill()
+        self._process.wait()
+        self._thread.join(5)
+
+
 def percentile(samples: list[float], fraction: float) -> float:
     ordered = sorted(samples)
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
@@ -172,7 +212,7 @@ def measure_keys(
     rate: float, keys: int, terminal: type[TerminalSession] = TerminalSession
 ) -> dict[str, list[float]]:
     with tempfile.TemporaryDirectory() as scratch:
-        agent = make_agent(Path(scratch), tokens=int(rate * keys * 0.02) + 400, rate=rate)
+        agent = make_agent(Path(scratch), tokens=int(rate * keys * 0.04) + 800, rate=rate)
         settled = threading.Event()
         agent.subscribe(lambda e: settled.set() if isinstance(e, RunSettled) else None)
         results: dict[str, list[float]] = {}
@@ -191,6 +231,13 @@ def measure_keys(
                 while not session.live.text:
                     await asyncio.sleep(0.001)
                 results["streaming"] = await keystrokes(session, pipe.send_text, keys, 0.01)
+                command = CommandOutput(session._receive)
+                while not session.live.tool_output:
+                    await asyncio.sleep(0.001)
+                try:
+                    results["with output"] = await keystrokes(session, pipe.send_text, keys, 0.01)
+                finally:
+                    command.stop()
                 streamed = session.live.text
                 assert streamed, "the reply ended before the keys were measured"
                 session.exit()
@@ -276,10 +323,12 @@ def main() -> int:
             f"keystroke to screen, {label} ({args.keys} keys, reply streaming at "
             f"{args.rate:.0f} tokens/s):"
         )
-        for name in ("idle", "streaming"):
-            samples = keys[name]
+        for name in ("idle", "streaming", "with output"):
+            samples = keys.get(name)
+            if samples is None:
+                continue  # the terminal as it was drew no command output
             print(
-                f"  {name:<10} p50 {statistics.median(samples):6.2f} ms   "
+                f"  {name:<11} p50 {statistics.median(samples):6.2f} ms   "
                 f"p99 {percentile(samples, 0.99):6.2f} ms   max {max(samples):6.2f} ms"
             )
         p99[label] = percentile(keys["streaming"], 0.99)

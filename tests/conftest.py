@@ -42,3 +42,33 @@ def pytest_configure(config: pytest.Config) -> None:
         shutil.rmtree(root, ignore_errors=True)
 
     config.add_cleanup(restore)
+
+
+#: Fixtures that start a real component: a test using one, directly or through another
+#: fixture, belongs to that component's tier.
+TIER_FIXTURES = {
+    "postgres_server": "postgres",
+    "pi": "pi",
+    "pi_node_modules": "pi",
+    "node": "pi",
+}
+
+
+def _tiers(item: pytest.Item) -> set[str]:
+    tiers = {TIER_FIXTURES[name] for name in item.fixturenames if name in TIER_FIXTURES}
+    callspec = getattr(item, "callspec", None)
+    if callspec is not None and "postgres" in callspec.id.split("-"):
+        tiers.add("postgres")  # storage parametrized over sqlite and postgres
+    return tiers
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark each test with the tiers of the real components it starts, and keep together on
+    one pytest-xdist worker what shares an expensive fixture: every Postgres test (one server
+    per run) and otherwise each module (module-scoped wheels, browsers, session corpora)."""
+    for item in items:
+        for tier in _tiers(item):
+            item.add_marker(tier)
+        group = "postgres" if item.get_closest_marker("postgres") else item.nodeid.split("::")[0]
+        item.add_marker(pytest.mark.xdist_group(group))

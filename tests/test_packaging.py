@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.packaging
 
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 BUILT_IN_MODES = sorted(PYPROJECT["project"]["entry-points"]["ctxmodes"])

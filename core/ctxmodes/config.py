@@ -193,11 +193,12 @@ def load_settings(
     origins = dict.fromkeys(flatten(Settings().model_dump()), DEFAULT_SOURCE)
     for source, values in layers:
         try:
-            Settings.model_validate(values)  # attribute bad values to the layer that has them
+            layer = Settings.model_validate(values)  # attribute bad values to their layer
         except ValidationError as exc:
             raise ConfigError(f"{source}: {_first_error(exc)}") from None
         _merge(merged, values)
-        for key in flatten(values):
+        # By field name: a file may spell a key as Pi does (``retry.maxRetries``).
+        for key in flatten(layer.model_dump(exclude_unset=True)):
             origins[key] = source
     return LoadedSettings(Settings.model_validate(merged), origins)
 

@@ -2,7 +2,9 @@
 
 Hooks receive a :class:`HostSession`; plugins (built-in modes included) program against this
 protocol, never against the host class, so a mode can be tested with any object that
-satisfies it.
+satisfies it. The session file reaches them read-only (:class:`~ctxmodes.SessionView`); they
+write through the session: :meth:`HostSession.append_entry`, the ``send_*`` methods and
+:attr:`HostSession.navigation`.
 
 Threading
     The host runs one top-level run at a time on the thread that started it, and calls the

@@ -15,6 +15,8 @@ markers); a file nobody claims has the configured default.
 Changing a session's mode is explicit (:func:`choose_mode`): a request for another mode than
 the session's is refused with a one-line description of what changes, unless it was
 confirmed.
+
+Internal to ctxmodes: not part of the API plugins and programs use (see :mod:`ctxmodes`).
 """
 
 from __future__ import annotations

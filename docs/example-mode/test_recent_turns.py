@@ -3,7 +3,7 @@ from pathlib import Path
 
 import recent_turns
 from ctxmodes import UserMessage
-from ctxmodes.testing.conformance import ModeConformance
+from ctxmodes.testing import ModeConformance
 
 SCRIPT = json.loads((Path(__file__).parent / "script.json").read_text())
 

@@ -14,6 +14,7 @@ kind allows, by a test; a block no test claims fails here until one does.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import re
@@ -65,6 +66,8 @@ def claim(block: Block) -> str | None:
         return "shell run" if block.example in RUNNABLE_SHELL else "shell commands"
     if block.language == "toml":
         return "toml"
+    if block.language == "json" and block.page == DOCS / "terminal.md":
+        return "keybindings"
     return None
 
 
@@ -230,3 +233,22 @@ def test_the_managed_mode_example_assembles_a_working_mode(ctx_host, caplog):
     # The second request starts the new window: the first window's turn is not in it.
     assert len(second.messages) < len(first.messages) + 2
     assert sizes == [len(first.messages), len(second.messages)]
+
+
+# --- keybindings ---------------------------------------------------------------------------
+
+
+def test_the_keybindings_examples_bind_what_they_say(tmp_path):
+    from ctxmodes.tui.keymap import DEFAULTS, KeyMap, parse_key
+
+    blocks = [b for b in all_blocks() if claim(b) == "keybindings"]
+    assert blocks
+    for block in blocks:
+        path = tmp_path / "keybindings.json"
+        path.write_text(block.body)
+        keymap = KeyMap.load(path)
+        assert keymap.problems == (), block.where
+        for action, keys in json.loads(block.body).items():
+            assert action in DEFAULTS, f"{block.where}: {action} is not an action of the terminal"
+            names = [keys] if isinstance(keys, str) else keys
+            assert keymap.of(action) == tuple(parse_key(name) for name in names)

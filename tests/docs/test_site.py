@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import re
 import shutil
 import subprocess
@@ -67,3 +68,31 @@ def test_the_pages_name_only_files_that_exist():
                 named.append((page.name, path.split("::")[0]))
     assert named, "the pages name the files they describe"
     assert [(page, path) for page, path in named if not (ROOT / path).exists()] == []
+
+
+def test_the_pages_name_only_python_names_that_exist():
+    """A dotted ``ctxmodes…`` name in a page imports (the generated hook reference aside)."""
+    named = {
+        name
+        for page in pages()
+        if page.name != "hooks.md"
+        for name in re.findall(r"`(ctxmodes(?:_\w+)?(?:\.\w+)*)`", page.read_text())
+    }
+    assert "ctxmodes.windows" in named
+    missing = []
+    for name in sorted(named):
+        parts = name.split(".")
+        for split in range(len(parts), 0, -1):
+            try:
+                found: object = importlib.import_module(".".join(parts[:split]))
+            except ImportError:
+                continue
+            try:
+                for attribute in parts[split:]:
+                    found = getattr(found, attribute)
+            except AttributeError:
+                missing.append(name)
+            break
+        else:
+            missing.append(name)
+    assert missing == []

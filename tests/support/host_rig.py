@@ -1,21 +1,15 @@
-"""Helpers of the host tests: a scripted model, an isolated plugin manager, a recorder."""
+"""Helpers of the host tests: tools to call, scripted responses to answer with; the host
+itself is a :class:`~ctxmodes.testing.harness.HostHarness` (the ``make_rig`` fixture)."""
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
-import orjson
-
 from ctxmodes import hookimpl
-from ctxmodes.host.records import HostRecord
-from ctxmodes.host.runtime import AgentHost
-from ctxmodes.host.session import AgentSession
-from ctxmodes.providers.scripted import ScriptedProvider
+from ctxmodes.testing.harness import HostHarness
 from ctxmodes.tools.base import ToolContext, ToolResult
-from ctxmodes.ui import HeadlessUI
 
 BUILTIN_COMMANDS = "ctxmodes.host.builtin_commands"
 
@@ -80,40 +74,5 @@ def tool_response(
     return {"tool_calls": [{"name": name, "arguments": arguments or {}}], **extra}
 
 
-@dataclass
-class Rig:
-    host: AgentHost
-    provider: ScriptedProvider
-    ui: HeadlessUI
-    records: list[HostRecord] = field(default_factory=list)
-
-    @property
-    def session(self) -> AgentSession:
-        return self.host.session
-
-    def types(self, *, updates: bool = False) -> list[str]:
-        """Record types in order; streaming updates only with ``updates``."""
-        streaming = ("message_update", "tool_execution_update")
-        return [r.type for r in self.records if updates or r.type not in streaming]
-
-    def of(self, kind: type) -> list[Any]:
-        return [r for r in self.records if isinstance(r, kind)]
-
-    def file_entries(self) -> list[dict[str, Any]]:
-        """The session file's entries (header excluded), as stored; none before the file is
-        written (at the session's first message)."""
-        path = self.session.session_manager.session_file
-        assert path is not None
-        if not path.exists():
-            return []
-        lines = path.read_bytes().splitlines()
-        return [orjson.loads(line) for line in lines[1:] if line]
-
-    def messages_in_file(self) -> list[dict[str, Any]]:
-        return [e["message"] for e in self.file_entries() if e["type"] == "message"]
-
-    def clear(self) -> None:
-        self.records.clear()
-
-
-RigFactory = Callable[..., Rig]
+#: ``make_rig(responses, ...)``, the host tests' fixture (see ``tests/core/host/conftest.py``).
+RigFactory = Callable[..., HostHarness]

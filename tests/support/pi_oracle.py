@@ -185,3 +185,31 @@ def our_view(manager: SessionManager, positions: list[str | None]) -> dict[str, 
             manager, "null" if position is None else position, llm=True
         )
     return out
+
+
+RESOURCES_SCRIPT = Path(__file__).with_name("pi_resources.mjs")
+
+
+def pi_resources(requests: list[dict[str, Any]], home: Path) -> list[dict[str, Any]]:
+    """For each ``{cwd, agentDir, ...}``, the system prompt, templates and skills the real Pi
+    ``AgentSession`` builds with ``HOME=home`` (see ``pi_resources.mjs``)."""
+    node = require_agent_node()
+    modules = pi_node_modules()
+    if modules is None:
+        pytest.skip("Pi 0.85 not installed: set PI_NODE_MODULES or run `make pi` (npm ci)")
+    env = {key: value for key, value in os.environ.items() if not key.startswith("PI_")}
+    env.update(HOME=str(home), PI_CODING_AGENT_DIR=str(home / ".pi" / "agent"))
+    result = subprocess.run(
+        [node, str(RESOURCES_SCRIPT), str(modules / PI_PACKAGE.parent)],
+        input=json.dumps(requests),
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=str(home),
+        check=False,
+        timeout=120,
+    )
+    if result.returncode != 0:
+        raise RuntimeError(f"Pi resource loading failed: {result.stderr.strip()}")
+    answers: list[dict[str, Any]] = json.loads(result.stdout)
+    return answers

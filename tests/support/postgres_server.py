@@ -100,6 +100,20 @@ class PostgresServer:
             connection.execute(f'CREATE DATABASE "{name}"')
         return f"postgresql://postgres@127.0.0.1:{self.port}/{name}"
 
+    def dump(self, url: str) -> bytes:
+        """``pg_dump`` of the database at ``url``, as plain SQL."""
+        command = [str(self._bin / "pg_dump"), "--no-owner", url]
+        return subprocess.run(command, check=True, capture_output=True, timeout=120).stdout
+
+    def drop(self, url: str) -> None:
+        """Drop a database :meth:`database` made, ending its connections: a run makes one per
+        test, and a data directory holding them all makes stopping the server slow."""
+        import psycopg
+
+        name = url.rsplit("/", 1)[1]
+        with psycopg.connect(self.admin_url, autocommit=True) as connection:
+            connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
     def close(self) -> None:
         with contextlib.suppress(subprocess.CalledProcessError):
             self.stop("immediate")

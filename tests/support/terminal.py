@@ -10,21 +10,16 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from prompt_toolkit.data_structures import Size
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output.vt100 import Vt100_Output
 
-from ctxmodes import hookimpl
 from ctxmodes.abort import AbortSignal
-from ctxmodes.config import Settings
-from ctxmodes.host.options import HostOptions
 from ctxmodes.providers.base import ModelRequest, Provider, StreamEvent
-from ctxmodes.providers.script import Script
 from ctxmodes.providers.scripted import ScriptedProvider
-from ctxmodes.sdk import Agent, open_agent
+from ctxmodes.sdk import Agent
 from ctxmodes.tools.base import ToolContext, ToolResult
 from ctxmodes.tui.app import TerminalSession, plain
 
@@ -58,16 +53,6 @@ class GateTool:
             if context.signal.aborted:
                 return ToolResult.error("Operation aborted")
         return ToolResult.text("gate passed")
-
-
-class Tools:
-    def __init__(self, *tools: Any) -> None:
-        self.tools = tools
-
-    @hookimpl
-    def ctx_register_tools(self, register: Any, session: Any) -> None:
-        for tool in self.tools:
-            register(tool)
 
 
 class GatedStream(Provider):
@@ -167,26 +152,6 @@ class Terminal:
         self.send(keys)
         await self.until(lambda: not self.pending(), "the keys to be read")
         await asyncio.sleep(0)
-
-
-def make_agent(
-    tmp_path: Path,
-    responses: list[dict[str, Any]],
-    *tools: Any,
-    mode: str = "off",
-    provider: Provider | None = None,
-    options: HostOptions | None = None,
-) -> Agent:
-    if provider is None:
-        provider = ScriptedProvider(Script.model_validate({"responses": responses}), chunk_chars=4)
-    return open_agent(
-        cwd=tmp_path,
-        settings=Settings(mode=mode, durability="flush"),
-        provider=provider,
-        session_dir=tmp_path / "sessions",
-        options=options,
-        plugins=[Tools(*tools)] if tools else (),
-    )
 
 
 def run_terminal(agent: Agent, scenario: Callable[[Terminal], Any]) -> Terminal:

@@ -1,34 +1,54 @@
-"""A real terminal for end-to-end tests of the interactive session: one tmux server of our
-own per test, one window running a command."""
+"""A real terminal for tests: one tmux server of the test's own, running one command."""
 
 from __future__ import annotations
 
 import os
 import subprocess
+import sys
 import time
 import uuid
 from pathlib import Path
 
+#: How long to wait for the screen to show something.
 WAIT = 30.0
+
+
+def ctxmodes_command(*args: str) -> list[str]:
+    """The installed ``ctxmodes`` command with ``args``."""
+    return [str(Path(sys.executable).with_name("ctxmodes")), *args]
+
+
+def private_env(work: Path) -> dict[str, str]:
+    """An environment whose configuration, state, Pi and home directories are in ``work``."""
+    return {
+        "CTXMODES_CONFIG_DIR": str(work / "config"),
+        "XDG_STATE_HOME": str(work / "state"),
+        "PI_CODING_AGENT_DIR": str(work / "pi"),
+        "HOME": str(work),
+        "TERM": "xterm-256color",
+        "PATH": os.environ.get("PATH", ""),
+    }
 
 
 class Tmux:
     """One tmux server of our own (its own socket), one window running a command."""
 
-    def __init__(self, command: list[str], env: dict[str, str]) -> None:
+    def __init__(
+        self, command: list[str], env: dict[str, str], *, columns: int = 120, rows: int = 40
+    ) -> None:
         self.socket = f"ctxmodes-test-{uuid.uuid4().hex[:8]}"
-        shell = " ".join(_quote(part) for part in command) + "; echo CTXMODES-EXIT=$?; sleep 60"
-        exports = " ".join(f"{key}={_quote(value)}" for key, value in env.items())
+        shell = " ".join(quote(part) for part in command) + "; echo CTXMODES-EXIT=$?; sleep 60"
+        exports = " ".join(f"{key}={quote(value)}" for key, value in env.items())
         self._tmux(
             "new-session",
             "-d",
             "-s",
             "t",
             "-x",
-            "120",
+            str(columns),
             "-y",
-            "40",
-            f"env {exports} sh -c {_quote(shell)}",
+            str(rows),
+            f"env {exports} sh -c {quote(shell)}",
         )
 
     def _tmux(self, *args: str) -> str:
@@ -66,17 +86,5 @@ class Tmux:
         subprocess.run(["tmux", "-L", self.socket, "kill-server"], capture_output=True, check=False)
 
 
-def _quote(text: str) -> str:
+def quote(text: str) -> str:
     return "'" + text.replace("'", "'\"'\"'") + "'"
-
-
-def private_environment(work: Path) -> dict[str, str]:
-    """An environment whose configuration, state, Pi directory and home are under ``work``."""
-    return {
-        "CTXMODES_CONFIG_DIR": str(work / "config"),
-        "XDG_STATE_HOME": str(work / "state"),
-        "PI_CODING_AGENT_DIR": str(work / "pi"),
-        "HOME": str(work),
-        "TERM": "xterm-256color",
-        "PATH": os.environ.get("PATH", ""),
-    }

@@ -6,10 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ctxmodes.config import Settings
 from ctxmodes.providers.script import Script
 from ctxmodes.providers.scripted import ScriptedProvider
-from ctxmodes.sdk import open_agent
+from support.agents import make_agent
 
 
 def tree_script(windows: int, reply: str = "") -> dict[str, Any]:
@@ -42,12 +41,7 @@ def write_tree_session(
 ) -> Path:
     """Run a Tree session through ``windows`` rollovers; returns its file."""
     provider = ScriptedProvider(Script.model_validate(tree_script(windows, reply)))
-    with open_agent(
-        cwd=directory,
-        settings=Settings(mode="tree", durability="none"),
-        provider=provider,
-        session_dir=directory / "sessions",
-    ) as agent:
+    with make_agent(directory, [], mode="tree", provider=provider, durability="none") as agent:
         agent.prompt(prompt)
         path = agent.session_file
     assert path is not None

@@ -13,7 +13,13 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from ctxmodes.cli.options import add_session_mode_options, agent_settings
+from ctxmodes.cli.options import (
+    add_resource_options,
+    add_session_mode_options,
+    agent_settings,
+    resource_loader,
+)
+from ctxmodes.errors import CtxmodesError
 
 
 def register(subparsers: Any) -> None:
@@ -24,6 +30,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--model", metavar="SPEC", help="the model, e.g. scripted:FILE")
     add_session_choice(parser)
     parser.add_argument("--cwd", metavar="DIR", type=Path, help="working directory")
+    add_resource_options(parser)
     parser.set_defaults(handler=run)
 
 
@@ -58,6 +65,10 @@ def default_args(top_level: argparse.Namespace | None = None) -> argparse.Namesp
         continue_recent=getattr(top_level, "continue_recent", False),
         resume=getattr(top_level, "resume", False),
         cwd=None,
+        context_files=True,
+        skills=True,
+        prompt_templates=True,
+        approve=None,
     )
 
 
@@ -67,10 +78,23 @@ def history_path() -> Path:
     return Path(platformdirs.user_state_dir("ctxmodes")) / "prompt-history"
 
 
+def require_terminal() -> None:
+    """The interactive session draws on a terminal and reads keys from one: refuse at once,
+    before anything is opened or created, when either end is not a terminal."""
+    import sys
+
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise CtxmodesError(
+            "the interactive session needs a terminal; for one prompt without a terminal, "
+            "use `ctxmodes run PROMPT`"
+        )
+
+
 def run(args: argparse.Namespace) -> int:
     from ctxmodes.cli.session_arg import resolve_session
     from ctxmodes.session.paths import default_session_dir
 
+    require_terminal()
     cwd, settings = agent_settings(args)
     session_file = None if args.session is None else resolve_session(args.session, cwd)
     if args.resume:
@@ -86,9 +110,11 @@ def _chat(args: argparse.Namespace, cwd: Path, settings: Any, session_file: Path
     from prompt_toolkit.history import FileHistory
 
     from ctxmodes.cli.options import CONFIRM_SWITCH
+    from ctxmodes.cli.trust_prompt import StartupQuestion
     from ctxmodes.sdk import open_agent
     from ctxmodes.tui.app import TerminalSession, tune_for_typing
 
+    ask = StartupQuestion()
     agent = open_agent(
         cwd=cwd,
         settings=settings,
@@ -97,7 +123,9 @@ def _chat(args: argparse.Namespace, cwd: Path, settings: Any, session_file: Path
         mode=args.mode,
         switch_mode=args.switch_mode,
         confirm_hint=CONFIRM_SWITCH,
+        resources=resource_loader(args, ask=ask),
     )
+    ask.open = False
     try:
         path = history_path()
         path.parent.mkdir(parents=True, exist_ok=True)

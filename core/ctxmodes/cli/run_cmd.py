@@ -14,9 +14,11 @@ from typing import Any
 
 from ctxmodes.cli.options import (
     CONFIRM_SWITCH,
+    add_resource_options,
     add_session_mode_options,
     agent_settings,
     mode_request,
+    resource_loader,
 )
 
 
@@ -53,6 +55,7 @@ def register(subparsers: Any) -> None:
         type=Path,
         help="append one JSON line per model request: exactly what the model was sent",
     )
+    add_resource_options(parser)
     parser.add_argument("prompts", nargs="+", metavar="PROMPT", help="prompts, in order")
     parser.set_defaults(handler=run)
 
@@ -66,13 +69,18 @@ def run(args: argparse.Namespace) -> int:
     from ctxmodes.host.runtime import AgentHost
     from ctxmodes.host.trace import RequestTrace
     from ctxmodes.host.transcript import TranscriptPrinter
+    from ctxmodes.resources.trust import untrusted_notice
     from ctxmodes.session.manager import SessionManager
     from ctxmodes.ui import HeadlessUI
 
     cwd, settings = agent_settings(args)
     ui = HeadlessUI(echo=sys.stdout)
     host = AgentHost.from_settings(
-        settings, ui=ui, mode_request=mode_request(args), confirm_hint=CONFIRM_SWITCH
+        settings,
+        ui=ui,
+        mode_request=mode_request(args),
+        confirm_hint=CONFIRM_SWITCH,
+        resources=resource_loader(args),
     )
     failures = FailureWatch(ui)
     host.subscribe(TranscriptPrinter(sys.stdout))
@@ -94,6 +102,9 @@ def run(args: argparse.Namespace) -> int:
         if manager.session_file is not None:
             warn_about_session(manager.session_file, manager)
         host.start(manager)
+        notice = untrusted_notice(host.session.cwd, host.session.resources.trusted)
+        if notice is not None:
+            print(notice, file=sys.stderr)
         for text in args.prompts:
             host.session.submit(text)
             failures.raise_if_failed()

@@ -26,7 +26,8 @@ class HostOptions:
     :ivar thinking_level: recorded for new sessions (``thinking_level_change``).
     :ivar steering_mode: deliver queued steering messages one per turn, or all at once.
     :ivar follow_up_mode: the same for follow-up messages.
-    :ivar system_prompt: replaces the built-in system prompt when set.
+    :ivar system_prompt: when set, the whole system prompt (no ``SYSTEM.md``, context files
+        or skills are added to it).
     :ivar clock: the time source of message timestamps (milliseconds); tests make it
         deterministic.
     :ivar raise_hook_errors: let an exception raised by a plugin's hook propagate to the

@@ -18,6 +18,8 @@ _NOT_TRANSIENT = re.compile(
             "out of budget",
             "quota exceeded",
             "billing",
+            # ctxmodes' own: a refused connection means no server runs at the URL.
+            "Could not connect to .*: connection refused",
         )
     ),
     re.IGNORECASE,

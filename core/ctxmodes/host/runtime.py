@@ -55,6 +55,7 @@ if TYPE_CHECKING:
     from ctxmodes.config import Settings
     from ctxmodes.hostapi import UserInterface
     from ctxmodes.providers.base import Provider
+    from ctxmodes.resources import ResourceLoader
 
 NOT_SAVED_MESSAGE = (
     "This session has not been saved yet. Wait for the first assistant response before "
@@ -73,6 +74,8 @@ class AgentHost:
         unless confirmed, starting an existing session of another mode is refused with
         :class:`~ctxmodes.session_mode.ModeChangeNotConfirmed`.
     :param confirm_hint: how to confirm a mode change, for that refusal.
+    :param resources: loads each session's context files, system prompt files, templates
+        and skills for its working directory; ``None`` loads none.
     :raises ConfigError: ``mode`` is not installed, or its settings do not validate.
     """
 
@@ -88,8 +91,10 @@ class AgentHost:
         mode_settings: Mapping[str, Mapping[str, Any]] | None = None,
         mode_request: ModeRequest | None = None,
         confirm_hint: str = "confirm the switch to continue",
+        resources: ResourceLoader | None = None,
     ) -> None:
         self._pm = pm
+        self._resources = resources
         distributions = pm.distributions() if isinstance(pm, CtxPluginManager) else None
         self._registry = ModeRegistry.from_plugin_manager(pm, distributions)
         self._mode_settings: Mapping[str, Mapping[str, Any]] = mode_settings or {}
@@ -118,6 +123,7 @@ class AgentHost:
         plugins: Sequence[object] = (),
         mode_request: ModeRequest | None = None,
         confirm_hint: str = "confirm the switch to continue",
+        resources: ResourceLoader | None = None,
     ) -> AgentHost:
         """A host for the effective settings: their plugin selection, default mode, model
         (unless ``provider`` is given) and durability."""
@@ -139,6 +145,7 @@ class AgentHost:
             mode_settings=settings.modes,
             mode_request=mode_request,
             confirm_hint=confirm_hint,
+            resources=resources,
         )
 
     # ================================================================ state
@@ -344,6 +351,7 @@ class AgentHost:
             options=self._options,
             listeners=self._listeners,
             controller=self,
+            resources=self._resources.load(manager.cwd) if self._resources else None,
         )
         if chosen is not None:
             self._registry.activate(self._pm, chosen.name, session, chosen.settings)

@@ -59,6 +59,7 @@ from ctxmodes.hostapi import (
     TurnHold,
     UserInterface,
 )
+from ctxmodes.resources import LoadedResources
 from ctxmodes.session.models import (
     AgentMessage,
     AssistantMessage,
@@ -121,7 +122,9 @@ class AgentSession:
         options: HostOptions | None = None,
         listeners: Listeners | None = None,
         controller: SessionController | None = None,
+        resources: LoadedResources | None = None,
     ) -> None:
+        self._resources = resources if resources is not None else LoadedResources()
         self._core = SessionCore(
             session=self,
             manager=manager,
@@ -156,6 +159,7 @@ class AgentSession:
         return self._core.manager
 
     def append_entry(self, custom_type: str, data: Any = None) -> str:
+        self._check_alive()
         return self._core.manager.append_custom_entry(custom_type, data)
 
     @property
@@ -251,6 +255,11 @@ class AgentSession:
         return self._core.system_prompt
 
     @property
+    def resources(self) -> LoadedResources:
+        """The context files, system prompt files, templates and skills of this session."""
+        return self._resources
+
+    @property
     def messages(self) -> Sequence[AgentMessage]:
         """The current context (what the next request is built from, before projection).
 
@@ -319,7 +328,9 @@ class AgentSession:
         self._commands = commands
         prompt = core.options.system_prompt
         core.system_prompt = (
-            prompt if prompt is not None else build_system_prompt(list(tools.values()), core.cwd)
+            prompt
+            if prompt is not None
+            else build_system_prompt(list(tools.values()), core.cwd, self._resources)
         )
 
     def set_mode_name(self, name: str) -> None:
@@ -401,12 +412,12 @@ class AgentSession:
     def steer(self, text: str) -> None:
         self._check_alive()
         self._refuse_command(text)
-        self._queue_user(text, "steer")
+        self._queue_user(self._resources.expand(text), "steer")
 
     def follow_up(self, text: str) -> None:
         self._check_alive()
         self._refuse_command(text)
-        self._queue_user(text, "follow_up")
+        self._queue_user(self._resources.expand(text), "follow_up")
 
     def take_queued(self, queue: StreamingBehavior = "steer") -> list[QueuedMessage]:
         self._check_alive()
@@ -520,6 +531,10 @@ class AgentSession:
             return
         if result is not None and result.action == "transform" and result.text is not None:
             text = result.text
+        if source == "interactive":
+            # As Pi: plugins see what was typed; the model gets the skill or template it
+            # names. A plugin's own messages are sent as they are.
+            text = self._resources.expand(text)
         if busy:
             if behavior is None:
                 raise SessionBusyError(BUSY_MESSAGE)

@@ -1,10 +1,18 @@
-"""The system prompt of the agent: who it is, its tools, where it works."""
+"""The system prompt of the agent: who it is and its tools (or the user's ``SYSTEM.md``
+instead), then, in Pi's order and wrapping, ``APPEND_SYSTEM.md``, the context files, the
+skills and the working directory.
+
+Only files the user or the opened project holds reach it (see :mod:`ctxmodes.resources`);
+nothing a model or a tool writes does.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
 
+from ctxmodes.resources import LoadedResources
+from ctxmodes.resources.skills import format_skills_for_prompt
 from ctxmodes.tools.base import Tool
 
 _INTRODUCTION = (
@@ -13,18 +21,42 @@ _INTRODUCTION = (
     "inspect files, edit them and run commands; a tool call's result is the only reliable "
     "account of what happened."
 )
+_NO_RESOURCES = LoadedResources()
 
 
-def build_system_prompt(tools: Sequence[Tool], cwd: Path) -> str:
+def build_system_prompt(
+    tools: Sequence[Tool], cwd: Path, resources: LoadedResources = _NO_RESOURCES
+) -> str:
     """The prompt for a session offering ``tools`` in working directory ``cwd``."""
+    custom = resources.system_prompt
+    prompt = custom if custom else _built_in(tools)
+    appended = "\n\n".join(resources.append_system_prompt)
+    if appended:
+        prompt += f"\n\n{appended}"
+    if resources.context_files:
+        prompt += "\n\n<project_context>\n\nProject-specific instructions and guidelines:\n\n"
+        for context in resources.context_files:
+            prompt += (
+                f'<project_instructions path="{context.path}">\n{context.content}\n'
+                "</project_instructions>\n\n"
+            )
+        prompt += "</project_context>\n"
+    names = [tool.name for tool in tools]
+    read_tool = next((name for name in ("read", "bash") if name in names), None)
+    if read_tool is not None and resources.skills:
+        prompt += format_skills_for_prompt(resources.skills, read_tool)
+    prompt += f"\nCurrent working directory: {str(cwd).replace(chr(92), '/')}"
+    return prompt + "\n" if custom else prompt
+
+
+def _built_in(tools: Sequence[Tool]) -> str:
     lines = [_INTRODUCTION, ""]
     if tools:
         lines.append("Tools:")
         lines.extend(f"- {tool.name}: {_first_line(tool.description)}" for tool in tools)
     else:
         lines.append("No tools are available in this session.")
-    lines += ["", f"Current working directory: {cwd}"]
-    return "\n".join(lines)
+    return "\n".join(lines) + "\n"
 
 
 def _first_line(text: str) -> str:

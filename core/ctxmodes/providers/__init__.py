@@ -135,11 +135,11 @@ _EXPORTS: dict[str, str] = {
     **dict.fromkeys(_BASE, "ctxmodes.providers.base"),
     **dict.fromkeys(_REGISTRY, "ctxmodes.providers.registry"),
     "BackendAccess": "ctxmodes.providers.backend",
+    "guarded": "ctxmodes.providers.http",
     "BackendRoute": "ctxmodes.providers.backend",
     "ModelSpec": "ctxmodes.providers.catalog",
     "Script": "ctxmodes.providers.script",
     "ScriptedProvider": "ctxmodes.providers.scripted",
-    "guarded": "ctxmodes.providers.http",
 }
 
 __all__ = [

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from ctxmodes import hookimpl
 from ctxmodes.providers.auth import AuthResolver, ResolvedAuth, missing_credentials_hint
-from ctxmodes.providers.catalog import ModelSpec, builtin_models
+from ctxmodes.providers.catalog import ModelSpec, builtin_models, is_builtin_provider
 from ctxmodes.providers.credentials import CredentialError
 from ctxmodes.providers.models_json import catalog_with_models_json
 
@@ -115,8 +115,12 @@ def default_model_provider(model: ModelSpec, *, seam: Any = None) -> Provider:
         return resolver.resolve(model.provider, model.api_key)
 
     hint = missing_credentials_hint(model.provider, model.api_key)
-    kind = CodexModelProvider if model.api == "openai-codex-responses" else HttpModelProvider
-    return kind(model, credentials, missing_key_hint=hint, seam=seam)
+    if model.api == "openai-codex-responses":
+        return CodexModelProvider(model, credentials, missing_key_hint=hint, seam=seam)
+    # An endpoint the user configured (a local server such as Ollama or llama.cpp) works
+    # without a key; pi-ai's own providers always need one.
+    keyless = not is_builtin_provider(model.provider)
+    return HttpModelProvider(model, credentials, missing_key_hint=hint, seam=seam, keyless=keyless)
 
 
 class BuiltinModels:

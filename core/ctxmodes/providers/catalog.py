@@ -261,6 +261,11 @@ def builtin_providers() -> dict[str, ProviderInfo]:
     return {info.id: info for info in infos}
 
 
+def is_builtin_provider(provider: str) -> bool:
+    """Whether ``provider`` is one of pi-ai's (a configured endpoint is not)."""
+    return provider in builtin_providers()
+
+
 def pi_version() -> str:
     """The pi-ai release the built-in catalog comes from."""
     return _pi_catalog().pi

@@ -97,6 +97,8 @@ class HttpModelProvider(Provider):
     :param missing_key_hint: appended to the error when no key is available (which variable
         to set, which command to run).
     :param seam: where requests go (an injected httpx transport in tests).
+    :param keyless: the endpoint may be used without a key (a configured local server):
+        without one, requests go without an ``Authorization`` header.
     """
 
     def __init__(
@@ -106,8 +108,10 @@ class HttpModelProvider(Provider):
         *,
         missing_key_hint: str = "",
         seam: HttpSeam | None = None,
+        keyless: bool = False,
     ) -> None:
         self._model = model
+        self._keyless = keyless
         self._api_key = api_key
         self._hint = missing_key_hint
         self._seam = seam if seam is not None else HttpSeam()
@@ -138,13 +142,15 @@ class HttpModelProvider(Provider):
         return self._model
 
     def _credentials(self) -> ResolvedAuth:
-        """This request's credentials.
+        """This request's credentials (none at all for a keyless endpoint).
 
         :raises ProviderError: there are none (with what to do about it).
         """
         found = self._api_key()
         auth = ResolvedAuth("configured", api_key=found) if isinstance(found, str) else found
         if auth is None or not (auth.api_key or auth.headers):
+            if self._keyless:
+                return ResolvedAuth("none")
             hint = f": {self._hint}" if self._hint else ""
             raise ProviderError(f"No API key for provider: {self._model.provider}{hint}")
         return auth
@@ -166,6 +172,7 @@ class HttpModelProvider(Provider):
             max_retries=requests.max_retries,
             max_retry_delay_ms=requests.max_retry_delay_ms,
             api_key=key,
+            keyless=self._keyless,
             session_id=request.session_id,
             reasoning=None if request.reasoning in (None, "off") else request.reasoning,
             max_tokens=request.max_tokens,
@@ -193,7 +200,7 @@ class HttpModelProvider(Provider):
         # A server may echo the key into an error body; it never reaches the session or a log.
         headers = {**(self._model.headers or {}), **auth.headers, **request.headers}
         secrets = (
-            *((key,) if key else ()),
+            *([key] if key else []),
             *(v for n, v in headers.items() if v and is_sensitive_header(n)),
         )
         call = CallContext(seam=self._seam, signal=signal, emit=emit, on_retry=retrying)

@@ -16,7 +16,12 @@ from typing import TYPE_CHECKING
 
 from ctxmodes.errors import CtxmodesError
 from ctxmodes.providers.auth import AuthResolver, missing_credentials_hint
-from ctxmodes.providers.catalog import ModelCatalog, ModelSpec, UnknownModelError
+from ctxmodes.providers.catalog import (
+    ModelCatalog,
+    ModelSpec,
+    UnknownModelError,
+    is_builtin_provider,
+)
 
 if TYPE_CHECKING:
     import pluggy
@@ -45,6 +50,8 @@ def require_credentials(model: ModelSpec, environ: Mapping[str, str] | None = No
     :raises CredentialError: a credential file is corrupt.
     """
     source = AuthResolver(environ).status(model.provider, model.api_key)
+    if source is None and not is_builtin_provider(model.provider):
+        return "none: a configured endpoint may need no key"
     if source is None:
         hint = missing_credentials_hint(model.provider, model.api_key)
         # Pi's wording, as the transports' own check says it.

@@ -64,6 +64,8 @@ class StreamOptions:
     """
 
     api_key: str | None = None
+    #: The endpoint takes requests without a key (a local server): none is required or sent.
+    keyless: bool = False
     session_id: str | None = None
     reasoning: str | None = None
     max_tokens: int | None = None

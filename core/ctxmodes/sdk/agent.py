@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     from ctxmodes.providers.base import Provider
     from ctxmodes.providers.catalog import ModelSpec
     from ctxmodes.providers.registry import ProviderRegistry
+    from ctxmodes.resources import ResourceLoader
     from ctxmodes.session.models import CompactionEntry
 
 
@@ -355,6 +356,7 @@ def open_agent(
     plugins: Sequence[object] = (),
     switch_mode: bool = False,
     confirm_hint: str = "pass switch_mode=True to switch",
+    resources: ResourceLoader | None = None,
 ) -> Agent:
     """Open an agent on a new or existing session, like Pi's ``createAgentSession``.
 
@@ -370,9 +372,14 @@ def open_agent(
         with ``continue_recent``.
     :param settings: effective settings to start from; by default they are loaded for
         ``cwd`` as the CLI does, with ``mode`` and ``model`` overriding them.
+    :param resources: loads context files, ``SYSTEM.md``/``APPEND_SYSTEM.md``, prompt
+        templates and skills; by default Pi's agent directory and rules, a project's own
+        files only when a saved decision or ``defaultProjectTrust`` trusts it (nobody is
+        asked; pass ``default_loader(approve=True)`` to trust it).
     :raises CtxmodesError: unknown mode, bad model spec, unreadable session file.
     """
     from ctxmodes.config import load_settings
+    from ctxmodes.resources import default_loader
 
     where = Path(cwd if cwd is not None else Path.cwd()).resolve()
     if not where.is_dir():
@@ -391,6 +398,7 @@ def open_agent(
         plugins=plugins,
         mode_request=None if mode is None else ModeRequest(mode, confirmed=switch_mode),
         confirm_hint=confirm_hint,
+        resources=resources if resources is not None else default_loader(),
     )
     agent = Agent(host, ui, editor)
     directory = Path(session_dir) if session_dir is not None else None

@@ -21,7 +21,8 @@ from ctxmodes.windows.budget import usable_context_window
 class ContextState:
     """:ivar window: the current window number (``None`` when no marker is on the branch).
     :ivar used_tokens: the last reported context size, ``None`` while unknown.
-    :ivar usable_tokens: the model's context window minus the 16,384-token reserve.
+    :ivar usable_tokens: the model's context window minus the reserve
+        (:func:`~ctxmodes.windows.budget.reserve_tokens`).
     """
 
     window: int | None

@@ -81,14 +81,27 @@ class ToolStarted:
 
 
 @dataclass(frozen=True, slots=True)
+class ToolUpdated:
+    """A running tool call reported progress; ``text`` is its output so far (for ``bash``,
+    the tail of what the command printed)."""
+
+    type: ClassVar[str] = "tool_update"
+    call_id: str
+    name: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
 class ToolFinished:
-    """A tool call's result; ``text`` is its text content joined."""
+    """A tool call's result; ``text`` is its text content joined, ``diff`` the display diff
+    an ``edit`` reports (Pi's ``details.diff``), when there is one."""
 
     type: ClassVar[str] = "tool_end"
     call_id: str
     name: str
     text: str
     is_error: bool
+    diff: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -233,6 +246,7 @@ AgentEvent = (
     | TextDeltaEvent
     | MessageFinished
     | ToolStarted
+    | ToolUpdated
     | ToolFinished
     | UsageReported
     | ModelError
@@ -314,9 +328,19 @@ def _request(record: records.ProviderRequested) -> list[AgentEvent]:
     return [SummaryStarted()] if purpose == "branch_summary" else []
 
 
+def _tool_updated(record: records.ToolExecutionUpdated) -> list[AgentEvent]:
+    partial = "\n".join(
+        block.text for block in record.partial.content if isinstance(block, TextContent)
+    )
+    return [ToolUpdated(record.tool_call_id, record.tool_name, partial)]
+
+
 def _tool_finished(record: records.ToolExecutionEnded) -> list[AgentEvent]:
     text = message_text(record.result)
-    return [ToolFinished(record.tool_call_id, record.tool_name, text, record.is_error)]
+    details = record.result.details
+    diff = details.get("diff") if isinstance(details, dict) else None
+    shown = diff if isinstance(diff, str) and diff else None
+    return [ToolFinished(record.tool_call_id, record.tool_name, text, record.is_error, shown)]
 
 
 def _navigated(record: records.TreeNavigated) -> list[AgentEvent]:
@@ -351,6 +375,7 @@ PROJECTION: Final[Mapping[type, Projection]] = {
     records.MessageUpdated: _delta,
     records.MessageEnded: _message_events,
     records.ToolExecutionStarted: lambda r: [ToolStarted(r.tool_call_id, r.tool_name, r.arguments)],
+    records.ToolExecutionUpdated: _tool_updated,
     records.ToolExecutionEnded: _tool_finished,
     records.CompactionStarted: lambda r: [CompactionStarted(r.trigger)],
     records.CompactionEnded: lambda r: [CompactionFinished(r.entry, r.aborted, r.error, r.trigger)],
@@ -370,7 +395,6 @@ UNPROJECTED: Final[frozenset[type]] = frozenset(
         records.TurnStarted,
         records.ContextProjected,
         records.ToolCallChecked,
-        records.ToolExecutionUpdated,
         records.ToolResultChecked,
         records.TurnEnded,
         records.AgentEnded,

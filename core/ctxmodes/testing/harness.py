@@ -1,27 +1,35 @@
-"""A real agent host driven by the scripted model, for testing a mode end to end.
+"""A real agent host driven by the scripted model, for testing a mode — or the host — end to
+end.
 
 :class:`HostHarness` builds a fresh plugin manager holding only the given plugins (plus the
 core's default plugins: the runtime tools and the built-in commands), starts a host with the
 chosen mode on a new session file, and records every host event, so a test can assert what
-was persisted, what the model was sent, and in which order things happened.
+was persisted, what the model was sent, and in which order things happened. It is the one
+host builder of ctxmodes' own tests too.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from ctxmodes.compaction.settings import CompactionSettings
+    from ctxmodes.host.options import HostOptions
+    from ctxmodes.host.records import HostRecord
     from ctxmodes.host.retry_settings import RetrySettings
     from ctxmodes.host.runtime import AgentHost
     from ctxmodes.host.session import AgentSession
     from ctxmodes.providers.base import ModelRequest, Provider
     from ctxmodes.session.manager import SessionManager
     from ctxmodes.session.models import SessionEntry
+    from ctxmodes.session.writer import Durability
     from ctxmodes.testing.clock import SimulatedClock
     from ctxmodes.ui import HeadlessUI
+
+
+RecordT = TypeVar("RecordT")
 
 
 class HostHarness:
@@ -48,6 +56,13 @@ class HostHarness:
         no outcome depends on how fast the machine runs.
     :param retry: the retry of turns that failed on transient errors; off unless a test
         asks for it, since each retry consumes the next scripted response.
+    :param options: the host's options, whole, instead of the harness's (hook errors
+        raised, ``compaction``, ``retry``); the harness's clock is set in them.
+    :param default_plugins: the core's plugins to hold (by module name), instead of all of
+        them (the runtime tools and the built-in commands).
+    :param manager: a session to start on, instead of a new one in ``directory``.
+    :param durability: how the host and the new session write (default: buffered, flushed
+        when the test reads the file).
     """
 
     def __init__(
@@ -64,7 +79,13 @@ class HostHarness:
         mode_settings: dict[str, Any] | None = None,
         clock: SimulatedClock | None = None,
         retry: RetrySettings | None = None,
+        options: HostOptions | None = None,
+        default_plugins: Sequence[str] | None = None,
+        manager: SessionManager | None = None,
+        durability: Durability | None = None,
     ) -> None:
+        import dataclasses
+
         from ctxmodes.compaction.settings import CompactionSettings
         from ctxmodes.host.options import HostOptions
         from ctxmodes.host.retry_settings import RetrySettings
@@ -88,31 +109,36 @@ class HostHarness:
             Script.model_validate(script), clock=self.clock.now_ms
         )
         self.ui: HeadlessUI = HeadlessUI()
-        self.records: list[Any] = []
+        self.records: list[HostRecord] = []
+        if options is None:
+            options = HostOptions(
+                raise_hook_errors=True,
+                compaction=compaction or CompactionSettings(),
+                retry=retry if retry is not None else RetrySettings(enabled=False),
+            )
+        elif compaction is not None or retry is not None:
+            raise ValueError("give compaction and retry in options, or options not at all")
+        writes = durability if durability is not None else Durability.NONE
         pm = make_plugin_manager(
-            load_entrypoints=False, selection=PluginSelection(), plugins=plugins
+            load_entrypoints=False,
+            selection=PluginSelection(),
+            plugins=plugins,
+            **({"default_plugins": default_plugins} if default_plugins is not None else {}),
         )
         self.host: AgentHost = AgentHost(
             pm=pm,
             provider=self.provider,
             ui=self.ui,
             mode=mode,
-            options=HostOptions(
-                raise_hook_errors=True,
-                clock=self.clock.now_ms,
-                compaction=compaction or CompactionSettings(),
-                retry=retry if retry is not None else RetrySettings(enabled=False),
-            ),
-            durability=Durability.NONE,
+            options=dataclasses.replace(options, clock=self.clock.now_ms),
+            durability=writes,
             mode_settings={mode: mode_settings} if mode and mode_settings else None,
         )
         self.host.subscribe(self.records.append)
-        manager = SessionManager.create(
-            directory,
-            directory / "sessions",
-            durability=Durability.NONE,
-            identity=self.clock.identity(),
-        )
+        if manager is None:
+            manager = SessionManager.create(
+                directory, directory / "sessions", durability=writes, identity=self.clock.identity()
+            )
         self.host.start(manager)
 
     @property
@@ -135,11 +161,44 @@ class HostHarness:
 
     def requests(self, purpose: str = "turn") -> list[ModelRequest]:
         """Every request the model was sent for ``purpose``, in order, as sent."""
+        from ctxmodes.host.records import ProviderRequested
+
         return [
             record.request
-            for record in self.records
-            if type(record).__name__ == "ProviderRequested" and record.request.purpose == purpose
+            for record in self.of(ProviderRequested)
+            if record.request.purpose == purpose
         ]
+
+    def types(self, *, updates: bool = False) -> list[str]:
+        """The types of the records so far, in order; streaming updates only with
+        ``updates``."""
+        streaming = ("message_update", "tool_execution_update")
+        return [record.type for record in self.records if updates or record.type not in streaming]
+
+    def of(self, kind: type[RecordT]) -> list[RecordT]:
+        """The records of type ``kind`` so far, in order."""
+        return [record for record in self.records if isinstance(record, kind)]
+
+    def clear(self) -> None:
+        """Forget the records so far."""
+        self.records.clear()
+
+    def file_entries(self) -> list[dict[str, Any]]:
+        """The session file's entries (header excluded), as stored on disk; none before the
+        file is written (at the session's first message)."""
+        import orjson
+
+        self.manager.flush()
+        path = self.manager.session_file
+        assert path is not None, "the session is not stored in a file"
+        if not path.exists():
+            return []
+        lines = path.read_bytes().splitlines()
+        return [orjson.loads(line) for line in lines[1:] if line]
+
+    def messages_in_file(self) -> list[dict[str, Any]]:
+        """The messages of the session file's entries, as stored."""
+        return [entry["message"] for entry in self.file_entries() if entry["type"] == "message"]
 
     def close(self) -> None:
         self.host.close()

@@ -26,10 +26,12 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from prompt_toolkit.application import Application
 from prompt_toolkit.buffer import Buffer
+from prompt_toolkit.completion import merge_completers
 from prompt_toolkit.document import Document
 from prompt_toolkit.formatted_text import ANSI
 from prompt_toolkit.history import History, InMemoryHistory
@@ -40,12 +42,14 @@ from ctxmodes.sdk import events as ev
 from ctxmodes.tui import render
 from ctxmodes.tui.commands import SlashCommand, all_commands, terminal_commands
 from ctxmodes.tui.completion import SlashCompleter
+from ctxmodes.tui.file_completion import FileCompleter
+from ctxmodes.tui.keymap import KeyMap, keybindings_path
 from ctxmodes.tui.keys import KeyActions
 from ctxmodes.tui.layout import STYLE, build_application
 from ctxmodes.tui.live import LiveRegion
 from ctxmodes.tui.picker import Picker
 from ctxmodes.tui.replay import DEFAULT_REPLAY_TURNS
-from ctxmodes.tui.status import StatusLine
+from ctxmodes.tui.status import FooterStatus
 from ctxmodes.tui.transcript import Transcript
 
 if TYPE_CHECKING:
@@ -86,6 +90,8 @@ class TerminalSession:
     :param clock: monotonic seconds, for double presses and the retry countdown.
     :param replay_turns: how many turns of the active branch are printed when a session is
         opened or replaced and after a move in its tree.
+    :param keymap: which keys run which action (default: Pi's, with the user's
+        ``keybindings.json`` over them).
     """
 
     def __init__(
@@ -98,8 +104,10 @@ class TerminalSession:
         sink: Sink | None = None,
         clock: Callable[[], float] = time.monotonic,
         replay_turns: int = DEFAULT_REPLAY_TURNS,
+        keymap: KeyMap | None = None,
     ) -> None:
         self.agent = agent
+        self.keymap = keymap if keymap is not None else KeyMap.load(keybindings_path())
         self.terminal_commands: dict[str, SlashCommand] = terminal_commands()
         self._sink = sink
         self._events: deque[ev.AgentEvent] = deque()
@@ -113,7 +121,7 @@ class TerminalSession:
         self._frame_drain_scheduled = False
         self._context: contextvars.Context | None = None
         self.live = self._live_region()
-        self.status = StatusLine(agent, clock)
+        self.status = FooterStatus(agent, clock)
         self.transcript = Transcript(agent, self.live, self.status, self._tick_retry, replay_turns)
         self.keys = KeyActions(self, clock)
         self.picker: Picker | None = None
@@ -122,7 +130,12 @@ class TerminalSession:
         self.buffer = Buffer(
             multiline=True,
             history=history if history is not None else InMemoryHistory(),
-            completer=SlashCompleter(lambda: all_commands(self), self._argument_values),
+            completer=merge_completers(
+                [
+                    SlashCompleter(lambda: all_commands(self), self._argument_values),
+                    FileCompleter(lambda: Path(self.agent.session.cwd)),
+                ]
+            ),
             complete_while_typing=True,
         )
         agent.attach_editor(lambda: self.buffer.text, self._set_editor_text_soon)
@@ -159,17 +172,28 @@ class TerminalSession:
         self._loop_thread = threading.get_ident()
         self._loop = asyncio.get_running_loop()
         manager = self.agent.session_manager
-        opened = self.transcript.replay(self.width) if manager.entry_count() else []
-        self.print_blocks([self._banner(), *opened])
+        # A session opened from its file shows where it stands; a new one has nothing yet.
+        opened = self.transcript.replay(self.width) if manager.is_written() else []
+        problems = [
+            render.notice(problem, "warning", self.width) for problem in self.keymap.problems
+        ]
+        self.print_blocks([self._banner(), *problems, *opened])
         self._schedule_drain()
 
     def _banner(self) -> str:
+        from ctxmodes.resources.summary import loaded_sections
+
         manager = self.agent.session_manager
         where = manager.session_file or "in memory"
+        session = self.agent.session
+        loaded = "".join(
+            f"\n[{title}]\n  {line}"
+            for title, line in loaded_sections(session.resources, session.cwd)
+        )
         return render.styled(
             f"ctxmodes · mode {self.agent.mode} · session {where}\n"
             "Enter sends (steers while working) · Alt+Enter follows up · Esc stops · "
-            "Esc Esc tree · / commands · Ctrl+C twice quits",
+            f"Esc Esc tree · / commands · Ctrl+C twice quits{loaded}",
             "dim",
             self.width,
         )

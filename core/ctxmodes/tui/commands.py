@@ -79,7 +79,8 @@ def terminal_commands() -> dict[str, SlashCommand]:
 
 def all_commands(session: TerminalSession) -> dict[str, SlashCommand]:
     """The terminal's commands, then the host's and plugins' that the terminal does not
-    shadow (each keeps its own ``while_streaming`` flag)."""
+    shadow (each keeps its own ``while_streaming`` flag), then the prompt templates and
+    ``skill:`` commands (sent as typed and expanded by the host, also while it works)."""
     commands = dict(session.terminal_commands)
     for command in session.agent.commands:
         commands.setdefault(
@@ -91,6 +92,15 @@ def all_commands(session: TerminalSession) -> dict[str, SlashCommand]:
                 command.while_streaming,
             ),
         )
+    resources = session.agent.session.resources
+    for template in resources.templates:
+        hint = template.argument_hint or ""
+        commands.setdefault(
+            template.name, SlashCommand(template.name, template.description, hint, True)
+        )
+    for skill in resources.skills:
+        name = f"skill:{skill.name}"
+        commands.setdefault(name, SlashCommand(name, skill.description, "", True))
     return commands
 
 
@@ -131,14 +141,31 @@ def _run_slash(session: TerminalSession, text: str) -> bool:
     command = all_commands(session).get(name)
     if command is None:
         return False
-    if session.busy() and not command.while_streaming:
-        # Refused, and the text stays in the editor to run later.
-        session.notify(f"/{name} waits until the agent is idle (Esc stops it)", "warning")
-        return True
+    if not _may_run(session, command):
+        return True  # the text stays in the editor to run later
     session.buffer.append_to_history()
     session.buffer.reset()
-    if command.handler is None:
-        session.agent.submit(text)
-    else:
-        command.handler(session, args.strip())
+    _dispatch(session, command, args.strip())
     return True
+
+
+def run_command(session: TerminalSession, name: str) -> None:
+    """The slash command ``name`` without arguments, started by a key: whatever is in the
+    editor stays there."""
+    command = all_commands(session).get(name)
+    if command is not None and _may_run(session, command):
+        _dispatch(session, command, "")
+
+
+def _may_run(session: TerminalSession, command: SlashCommand) -> bool:
+    if session.busy() and not command.while_streaming:
+        session.notify(f"/{command.name} waits until the agent is idle (Esc stops it)", "warning")
+        return False
+    return True
+
+
+def _dispatch(session: TerminalSession, command: SlashCommand, args: str) -> None:
+    if command.handler is None:
+        session.agent.submit(f"/{command.name} {args}".rstrip())
+    else:
+        command.handler(session, args)

@@ -32,7 +32,6 @@ class FooterState:
     thinking: str
     context: ContextState
     cost: float
-    activity: str | None
     statuses: Mapping[str, str]
 
 
@@ -86,8 +85,6 @@ def footer_fragments(state: FooterState) -> Fragments:
     parts.append(("class:footer", " • "))
     parts.append((tokens_style(state.context.fraction_used), tokens_text(state.context)))
     parts.append(("class:footer", f" • ${state.cost:.3f}"))
-    if state.activity:
-        parts.append(("class:footer.activity", f" • {state.activity}"))
     for key in sorted(state.statuses):
         parts.append(("class:footer.dim", f" • {state.statuses[key]}"))
     return parts

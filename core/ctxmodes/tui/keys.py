@@ -10,7 +10,8 @@ from prompt_toolkit.filters import Condition, is_searching
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
 from ctxmodes.tui import render
-from ctxmodes.tui.commands import run_typed
+from ctxmodes.tui.commands import run_command, run_typed
+from ctxmodes.tui.keymap import KeyMap
 
 if TYPE_CHECKING:
     from ctxmodes.tui.app import TerminalSession
@@ -75,6 +76,27 @@ class KeyActions:
         else:
             session.notify("Press Ctrl+C again to exit")
 
+    def toggle_thinking(self) -> None:
+        """Ctrl+T: thinking in full, or collapsed to a line saying how long it was (what is
+        in the scrollback already stays as it was printed)."""
+        live = self._session.live
+        live.show_thinking = not live.show_thinking
+        shown = "Thinking shown in full" if live.show_thinking else "Thinking collapsed"
+        self._session.notify(shown)
+
+    def paste(self) -> None:
+        """Ctrl+V: the clipboard's image (saved to a file, its path typed in) or text."""
+        from ctxmodes.tui.clipboard import clipboard_paste
+
+        pasted = clipboard_paste()
+        if pasted is None:
+            self._session.notify(
+                "Nothing to paste: the clipboard is empty or unreachable "
+                "(reading it needs wl-paste or xclip)"
+            )
+            return
+        self._session.buffer.insert_text(pasted)
+
     def show_tool_outputs(self) -> None:
         """Ctrl+O: the full output of the last tool call."""
         session = self._session
@@ -85,15 +107,15 @@ class KeyActions:
         session.print_blocks([render.full_output(name, text, session.width)])
 
 
-def key_bindings(session: TerminalSession, picking: Condition) -> KeyBindings:
+def key_bindings(session: TerminalSession, picking: Condition, keymap: KeyMap) -> KeyBindings:
+    """The editor's keys as ``keymap`` binds its actions, and the keys of an open picker."""
     keys = KeyBindings()
     actions = session.keys
     buffer = session.buffer
     # While Ctrl+R searches, Enter and Esc belong to the search (accept, cancel).
     editing = ~picking & ~is_searching
 
-    @keys.add("enter", filter=editing)
-    def _(event: KeyPressEvent) -> None:
+    def submit() -> None:
         state = buffer.complete_state
         if state is not None and state.completions:
             # Enter takes the highlighted (or first) completion; the next Enter submits.
@@ -104,46 +126,50 @@ def key_bindings(session: TerminalSession, picking: Condition) -> KeyBindings:
             buffer.cancel_completion()
         run_typed(session, "steer")
 
-    @keys.add("escape", "enter", filter=editing)
-    def _(event: KeyPressEvent) -> None:
-        run_typed(session, "follow_up")
-
-    @keys.add("c-j", filter=editing)
-    def _(event: KeyPressEvent) -> None:
-        buffer.insert_text("\n")
-
-    @keys.add("escape", filter=editing)
-    def _(event: KeyPressEvent) -> None:
+    def interrupt() -> None:
         if buffer.complete_state is not None:
             buffer.cancel_completion()
             return
         actions.interrupt()
 
-    @keys.add("escape", "up", filter=editing)
-    def _(event: KeyPressEvent) -> None:
-        actions.take_back_queue()
-
-    @keys.add("c-c")
-    def _(event: KeyPressEvent) -> None:
-        if session.picker is not None:
-            session.cancel_picker()
-            return
-        actions.clear_or_exit()
-
-    @keys.add("c-d", filter=editing)
-    def _(event: KeyPressEvent) -> None:
+    def exit_when_empty() -> None:
         if not buffer.text:
             session.exit()
         else:
             buffer.delete()
 
-    @keys.add("c-g", filter=editing)
-    def _(event: KeyPressEvent) -> None:
+    def open_in_editor() -> None:
         buffer.open_in_editor()
 
-    @keys.add("c-o", filter=editing)
-    def _(event: KeyPressEvent) -> None:
-        actions.show_tool_outputs()
+    editor_actions: dict[str, Callable[[], None]] = {
+        "tui.input.submit": submit,
+        "tui.input.newLine": lambda: buffer.insert_text("\n"),
+        "app.message.followUp": lambda: run_typed(session, "follow_up"),
+        "app.message.dequeue": actions.take_back_queue,
+        "app.interrupt": interrupt,
+        "app.exit": exit_when_empty,
+        "app.editor.external": open_in_editor,
+        "app.tools.expand": actions.show_tool_outputs,
+        "app.thinking.toggle": actions.toggle_thinking,
+        "app.clipboard.pasteImage": actions.paste,
+        "app.model.select": lambda: run_command(session, "model"),
+        "app.session.tree": lambda: run_command(session, "tree"),
+        "app.session.new": lambda: run_command(session, "new"),
+        "app.session.resume": lambda: run_command(session, "resume"),
+        "app.session.fork": lambda: run_command(session, "fork"),
+    }
+    for action, run in editor_actions.items():
+        for sequence in keymap.of(action):
+            keys.add(*sequence, filter=editing)(_handler(run))
+
+    def clear() -> None:
+        if session.picker is not None:
+            session.cancel_picker()
+            return
+        actions.clear_or_exit()
+
+    for sequence in keymap.of("app.clear"):
+        keys.add(*sequence)(_handler(clear))
 
     @keys.add("tab", filter=editing)
     def _(event: KeyPressEvent) -> None:
@@ -154,6 +180,13 @@ def key_bindings(session: TerminalSession, picking: Condition) -> KeyBindings:
 
     _picker_bindings(session, keys, picking)
     return keys
+
+
+def _handler(run: Callable[[], None]) -> Callable[[KeyPressEvent], None]:
+    def handle(event: KeyPressEvent) -> None:
+        run()
+
+    return handle
 
 
 def _picker_bindings(session: TerminalSession, keys: KeyBindings, picking: Condition) -> None:

@@ -4,7 +4,7 @@ and the footer, with the style they are drawn in."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from prompt_toolkit.application import Application
 from prompt_toolkit.filters import Condition
@@ -22,6 +22,7 @@ from prompt_toolkit.layout import (
 from prompt_toolkit.layout.controls import BufferControl
 from prompt_toolkit.layout.dimension import Dimension
 from prompt_toolkit.layout.menus import CompletionsMenu
+from prompt_toolkit.output.vt100 import Vt100_Output
 from prompt_toolkit.styles import Style
 from prompt_toolkit.widgets import SearchToolbar
 
@@ -33,10 +34,15 @@ if TYPE_CHECKING:
 
     from ctxmodes.tui.app import TerminalSession
 
+#: Rows of the editor before it scrolls, and of the completion menu.
+EDITOR_ROWS: Final = 12
+MENU_ROWS: Final = 10
+
 STYLE = Style.from_dict(
     {
         "live": "",
         "live.dim": "#888888",
+        "live.output": "#9e9e9e",
         "queue": "#5fafd7",
         "prompt": "bold #5fafd7",
         "footer": "#a8a8a8",
@@ -60,9 +66,20 @@ def build_application(
 ) -> Application[None]:
     live = session.live
     search = SearchToolbar()
+
+    def editor_height() -> Dimension:
+        state = session.buffer.complete_state
+        if state is None or not state.completions:
+            return Dimension(min=1, max=EDITOR_ROWS)
+        # The completion menu floats below the cursor, inside this layout: the editor grows
+        # to hold it, so at the bottom of the screen the terminal scrolls up to make room
+        # instead of the menu shrinking to the rows that happen to be left.
+        rows = min(MENU_ROWS, len(state.completions)) + 1
+        return Dimension(min=rows, max=max(rows, EDITOR_ROWS))
+
     editor = Window(
         BufferControl(session.buffer, search_buffer_control=search.control),
-        height=Dimension(min=1, max=12),
+        height=editor_height,
         wrap_lines=True,
         dont_extend_height=True,
         get_line_prefix=lambda line, wrap: [
@@ -108,13 +125,24 @@ def build_application(
             Float(
                 xcursor=True,
                 ycursor=True,
-                content=CompletionsMenu(max_height=10, scroll_offset=1),
+                content=CompletionsMenu(max_height=MENU_ROWS, scroll_offset=1),
             )
         ],
     )
+    if output is None:
+        from prompt_toolkit.output.defaults import create_output
+
+        output = create_output()
+    if isinstance(output, Vt100_Output):
+        # No cursor-position requests: blocks are printed to the scrollback between frames,
+        # out of raw mode, and a report answered then is echoed onto the prompt line. Nothing
+        # here needs the position: the layout takes the height it asks for.
+        output.enable_cpr = False
     app: Application[None] = Application(
         layout=Layout(root, focused_element=editor),
-        key_bindings=merge_key_bindings([load_key_bindings(), key_bindings(session, picking)]),
+        key_bindings=merge_key_bindings(
+            [load_key_bindings(), key_bindings(session, picking, session.keymap)]
+        ),
         style=STYLE,
         full_screen=False,
         erase_when_done=False,

@@ -14,15 +14,27 @@ from ctxmodes.tui.streaming import BlockSplitter
 
 #: Lines of the streaming reply kept in the live region (the rest is printed when done).
 LIVE_LINES: Final = 12
+#: Rows of a running tool's output (the tail of what ``bash`` printed so far) shown under it;
+#: Ctrl+O shows all of it once the call is done.
+TOOL_OUTPUT_ROWS: Final = 8
+#: Rows of streaming thinking shown while thinking is expanded (Ctrl+T).
+THINKING_ROWS: Final = 6
 
 
 class LiveRegion:
     def __init__(self) -> None:
         #: The reply streaming now (its tail is what the live region shows).
         self.text = ""
-        #: Characters of thinking streamed for this reply (only their count is shown).
+        #: Characters of thinking streamed for this reply (only their count is shown while
+        #: thinking is collapsed).
         self.thinking = 0
+        #: The thinking text itself, shown while :attr:`show_thinking` is on.
+        self.thinking_text = ""
+        #: Ctrl+T: thinking is shown in full rather than as a one-line count.
+        self.show_thinking = False
         self.running_tool: str | None = None
+        #: What the running tool printed so far (its last update).
+        self.tool_output = ""
         self.queued: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
         #: Where the unfinished block of the streaming reply starts (the blocks before it
         #: are in the scrollback already).
@@ -30,12 +42,23 @@ class LiveRegion:
         self._thinking_printed = False
         #: (reply, width, its tail) of the last frame.
         self._tail_cache: tuple[str, int, str] = ("", -1, "")
+        self._tool_tail_cache: tuple[str, int, str] = ("", -1, "")
 
     def reset(self) -> None:
         """A new reply starts (or the last one ended): nothing of it is shown."""
-        self.text, self.thinking = "", 0
+        self.text, self.thinking, self.thinking_text = "", 0, ""
         self._splitter = BlockSplitter()
         self._thinking_printed = False
+
+    def add_thinking(self, text: str) -> None:
+        self.thinking += len(text)
+        self.thinking_text += text
+
+    def tool_started(self, name: str) -> None:
+        self.running_tool, self.tool_output = name, ""
+
+    def tool_ended(self) -> None:
+        self.running_tool, self.tool_output = None, ""
 
     def add_text(self, text: str, width: int) -> list[str]:
         """Stream ``text`` in; the blocks it completes, rendered for the scrollback."""
@@ -46,10 +69,15 @@ class LiveRegion:
         """A block of the streaming reply, for the scrollback (the thinking line first)."""
         parts = []
         if self.thinking and not self._thinking_printed:
-            parts.append(render.thinking_line(self.thinking, width))
+            parts.append(self._thinking_block(width))
         self._thinking_printed = True
         parts.append(render.markdown(block, width) + "\n")
         return "\n".join(parts)
+
+    def _thinking_block(self, width: int) -> str:
+        if self.show_thinking and self.thinking_text.strip():
+            return render.thinking_text(self.thinking_text, width)
+        return render.thinking_line(self.thinking, width)
 
     def rest_of_reply(self, message: AssistantMessage, width: int) -> str | None:
         """What the scrollback still lacks of a finished reply: all of it, or, when blocks
@@ -58,7 +86,7 @@ class LiveRegion:
         them differently from its deltas, and must not be printed a second time."""
         streamed = self._splitter.block_start
         if not streamed:
-            return render.assistant_reply(message, width)
+            return render.assistant_reply(message, width, show_thinking=self.show_thinking)
         rest = self.text[streamed:]
         return render.markdown(rest, width) if rest.strip() else None
 
@@ -70,13 +98,32 @@ class LiveRegion:
 
     def fragments(self, width: int) -> StyleAndTextTuples:
         parts: StyleAndTextTuples = []
-        if self.thinking:
+        if self.thinking and self.show_thinking and not self.text:
+            shown = render.live_tail(self.thinking_text, width, THINKING_ROWS)
+            parts.append(("class:live.dim", f"▾ thinking\n{shown}\n"))
+        elif self.thinking:
             parts.append(("class:live.dim", f"▸ thinking… ({self.thinking} characters)\n"))
         if self.text:
             parts.append(("class:live", self._tail(width) + "\n"))
         if self.running_tool:
             parts.append(("class:live.dim", f"⋯ running {self.running_tool}\n"))
+            if self.tool_output:
+                parts.append(("class:live.output", self._tool_tail(width) + "\n"))
         return parts
+
+    def _tool_tail(self, width: int) -> str:
+        """The last :data:`TOOL_OUTPUT_ROWS` rows of the running tool's output, indented;
+        cached like the reply's tail (a command may print far more often than keys redraw)."""
+        output = self.tool_output
+        cached_output, cached_width, tail = self._tool_tail_cache
+        if cached_output is not output or cached_width != width:
+            inner = max(1, width - 4)
+            # Only the end of the output can reach the shown rows: never clean all of it.
+            recent = output[-TOOL_OUTPUT_ROWS * inner * 4 :]
+            rows = render.live_tail(render.printable(recent), inner, TOOL_OUTPUT_ROWS)
+            tail = "\n".join("    " + row for row in rows.split("\n"))
+            self._tool_tail_cache = (output, width, tail)
+        return tail
 
     def _tail(self, width: int) -> str:
         """The streaming reply's last :data:`LIVE_LINES` screen rows. Only they are drawn:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from functools import lru_cache
 from typing import TYPE_CHECKING, Final
 
@@ -57,14 +58,20 @@ def user_prompt(text: str, width: int) -> str:
     return _ansi(Text("\u203a ", style="bold cyan") + Text(text, style="bold"), width)
 
 
-def assistant_reply(message: AssistantMessage, width: int) -> str | None:
-    """The reply as Markdown, its thinking collapsed to one line; ``None`` when empty."""
+def assistant_reply(
+    message: AssistantMessage, width: int, *, show_thinking: bool = False
+) -> str | None:
+    """The reply as Markdown, its thinking collapsed to one line (or in full with
+    ``show_thinking``); ``None`` when empty."""
     from ctxmodes.session.models import TextContent, ThinkingContent
 
     parts: list[str] = []
     for block in message.content:
         if isinstance(block, ThinkingContent) and block.thinking:
-            parts.append(thinking_line(len(block.thinking), width))
+            if show_thinking and block.thinking.strip():
+                parts.append(thinking_text(block.thinking, width))
+            else:
+                parts.append(thinking_line(len(block.thinking), width))
         elif isinstance(block, TextContent) and block.text.strip():
             parts.append(markdown(block.text, width))
     return "\n".join(parts) if parts else None
@@ -72,6 +79,11 @@ def assistant_reply(message: AssistantMessage, width: int) -> str | None:
 
 def thinking_line(characters: int, width: int) -> str:
     return styled(f"▸ thinking ({characters} characters)", "dim", width)
+
+
+def thinking_text(text: str, width: int) -> str:
+    """Thinking shown in full (Ctrl+T): dim and italic, taken literally."""
+    return _ansi(Text("▾ thinking\n", style="dim") + Text(text.strip(), style="dim italic"), width)
 
 
 def markdown(text: str, width: int) -> str:
@@ -94,6 +106,36 @@ def tool_result(name: str, text: str, is_error: bool, width: int) -> str:
     more = f" (+{len(lines) - 1} lines, Ctrl+O shows all)" if len(lines) > 1 else ""
     mark, style = ("✗", "red") if is_error else ("✓", "green")
     return _ansi(Text(f"  {mark} ", style=style) + Text(first) + Text(more, style="dim"), width)
+
+
+def tool_diff(diff: str, width: int, rows: int) -> str:
+    """An edit's display diff (Pi's ``details.diff``): added lines green, removed red, at most
+    ``rows`` of them with a line saying how many more Ctrl+O shows."""
+    lines = diff.split("\n")
+    shown = Text()
+    for line in lines[:rows]:
+        style = {"+": "green", "-": "red"}.get(line[:1], "dim")
+        shown.append("    " + printable(line) + "\n", style=style)
+    if len(lines) > rows:
+        shown.append(f"    … {len(lines) - rows} more lines (Ctrl+O shows all)\n", style="dim")
+    return _ansi(shown, width).rstrip("\n")
+
+
+#: Control characters a command's output may carry that must not reach the terminal as such
+#: (cursor moves, colours, bells, carriage returns that would overwrite the live region).
+_CONTROL: Final = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI: colours, cursor moves
+    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)"  # OSC: titles, links
+    r"|[\x00-\x08\x0b-\x1f\x7f]"
+)
+
+
+def printable(text: str) -> str:
+    """``text`` as a terminal would leave it on screen, without its escape sequences: a
+    carriage return starts its line over (progress bars), other control characters go, tabs
+    become spaces."""
+    lines = (line.rstrip("\r").rsplit("\r", 1)[-1] for line in text.split("\n"))
+    return _CONTROL.sub("", "\n".join(lines).expandtabs(4))
 
 
 def shell_command(message: BashExecutionMessage, width: int) -> str:

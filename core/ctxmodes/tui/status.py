@@ -17,8 +17,11 @@ if TYPE_CHECKING:
     from ctxmodes.sdk import Agent
 
 
-class StatusLine:
-    """:param clock: monotonic seconds, for the retry countdown."""
+class FooterStatus:
+    """The footer's state and its text, rebuilt by :meth:`refresh`.
+
+    :param clock: monotonic seconds, for the retry countdown.
+    """
 
     def __init__(self, agent: Agent, clock: Callable[[], float]) -> None:
         self._agent = agent
@@ -47,7 +50,6 @@ class StatusLine:
                 thinking=agent.thinking_level,
                 context=agent.context_state(),
                 cost=self.cost,
-                activity=self.activity,
                 statuses=self.statuses,
             )
         )
@@ -55,7 +57,8 @@ class StatusLine:
     def fragments(self) -> StyleAndTextTuples:
         if not self.activity:
             return self._footer
-        # The activity changes often; everything else only on the events that refresh it.
+        # The activity changes often, so it is added here on every frame; everything else is
+        # rebuilt only on the events that refresh it.
         return [*self._footer, ("class:footer.activity", f" • {self.activity}")]
 
     def set_status(self, key: str, text: str | None) -> None:

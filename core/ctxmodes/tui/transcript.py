@@ -17,7 +17,7 @@ from ctxmodes.session.models import (
 from ctxmodes.tui import render
 from ctxmodes.tui.live import LiveRegion
 from ctxmodes.tui.replay import DEFAULT_REPLAY_TURNS, branch_blocks
-from ctxmodes.tui.status import StatusLine
+from ctxmodes.tui.status import FooterStatus
 
 if TYPE_CHECKING:
     from ctxmodes.providers.base import ModelRequest
@@ -25,6 +25,8 @@ if TYPE_CHECKING:
 
 #: Tool outputs kept for Ctrl+O.
 KEPT_TOOL_OUTPUTS = 8
+#: Rows of an edit's diff printed under its result (Ctrl+O shows the whole diff).
+DIFF_ROWS = 24
 
 
 class Transcript:
@@ -34,7 +36,7 @@ class Transcript:
         self,
         agent: Agent,
         live: LiveRegion,
-        status: StatusLine,
+        status: FooterStatus,
         on_retry: Callable[[], None],
         replay_turns: int = DEFAULT_REPLAY_TURNS,
     ) -> None:
@@ -66,8 +68,11 @@ class Transcript:
             self.unanswered_prompt = None
         if isinstance(event, ev.TextDeltaEvent):
             if event.thinking:
-                live.thinking += len(event.text)
+                live.add_thinking(event.text)
+                status.activity = "thinking"
             else:
+                if status.activity == "thinking":
+                    status.activity = "working"
                 blocks.extend(live.add_text(event.text, width))
         elif isinstance(event, ev.AssistantStarted):
             live.reset()
@@ -75,12 +80,16 @@ class Transcript:
         elif isinstance(event, ev.MessageFinished):
             self._finished(event, blocks, width)
         elif isinstance(event, ev.ToolStarted):
-            live.running_tool = event.name
+            live.tool_started(event.name)
+            if status.activity == "thinking":
+                status.activity = "working"
             blocks.append(render.tool_call(event.name, event.arguments, width))
+        elif isinstance(event, ev.ToolUpdated):
+            if live.running_tool == event.name:
+                live.tool_output = event.text
         elif isinstance(event, ev.ToolFinished):
-            live.running_tool = None
-            self._keep_output(event.name, event.text)
-            blocks.append(render.tool_result(event.name, event.text, event.is_error, width))
+            live.tool_ended()
+            self._tool_finished(event, blocks, width)
         elif isinstance(event, ev.ModelError):
             blocks.append(render.model_error(event.message, event.aborted, width))
         elif isinstance(event, ev.UsageReported):
@@ -106,6 +115,14 @@ class Transcript:
         rule = render.styled(f"── session {title} · mode {self._agent.mode}", "bold", width)
         return [rule, *branch_blocks(manager, width, self._replay_turns)]
 
+    def _tool_finished(self, event: ev.ToolFinished, blocks: list[str], width: int) -> None:
+        blocks.append(render.tool_result(event.name, event.text, event.is_error, width))
+        if event.diff is None:
+            self._keep_output(event.name, event.text)
+            return
+        blocks.append(render.tool_diff(event.diff, width, DIFF_ROWS))
+        self._keep_output(event.name, f"{event.text}\n\n{event.diff}")
+
     def _keep_output(self, name: str, text: str) -> None:
         self.tool_outputs.append((name, text))
         del self.tool_outputs[:-KEPT_TOOL_OUTPUTS]
@@ -119,7 +136,7 @@ class Transcript:
             status.activity = None
             self.unanswered_prompt, self._run_fresh = None, False
             self._live.reset()
-            self._live.running_tool = None
+            self._live.tool_ended()
             status.refresh()
         elif isinstance(event, ev.SummaryStarted):
             status.activity = "summarizing the previous window (Esc cancels)"

@@ -1,11 +1,18 @@
 """The token budget of a context window: what ``get_context_remaining`` reports, and when the
 model gets its one reminder and its forced fallback.
 
-The usable window is the model's context window minus a fixed reserve of 16,384 tokens (room
-for the final checkpoint and Pi's own compaction reserve). A window gets at most one reminder,
-once 6,144 or fewer usable tokens remain, and at most one fallback, once none remain. Both are
-persisted as markers, and :class:`BudgetTracker` reads them back, so a resumed session does
-not repeat them.
+The usable window is the model's context window minus a reserve (room for the final
+checkpoint). A window gets at most one reminder, once few usable tokens remain, and at most
+one fallback, once none remain. Both are persisted as markers, and :class:`BudgetTracker`
+reads them back, so a resumed session does not repeat them.
+
+The reserve and the reminder threshold are Codex's — 16,384 and 6,144 tokens — wherever they
+leave room to work, and scale down for small (local) models: the reserve is a quarter of the
+context window and the threshold a quarter of the usable window, each capped at Codex's
+figure. Codex's figures hold from a 65,536-token window (reserve) and a 32,768-token window
+(threshold) up; an 8,192-token model keeps 2,048 tokens back, works in 6,144 and is reminded
+with 1,536 left. Below :data:`SMALL_WINDOW` a managed mode still works, with frequent
+rollovers, and the user is warned once.
 """
 
 from __future__ import annotations
@@ -23,15 +30,39 @@ from ctxmodes.windows.marker import (
     reminder_marker,
 )
 
-#: Tokens kept back from the model's context window.
+#: Tokens kept back from a large context window (Codex's figure; smaller for small windows).
 CONTEXT_WINDOW_FALLBACK_BUFFER = 16_384
-#: Remaining usable tokens at or below which the window's reminder is sent.
+#: Remaining usable tokens at or below which a large window's reminder is sent (Codex's).
 CONTEXT_WINDOW_REMINDER_THRESHOLD = 6_144
+#: Context windows below this leave a managed mode too little room to work comfortably.
+SMALL_WINDOW = 16_384
+
+
+def reserve_tokens(context_window: int | None) -> int:
+    """Tokens kept back from ``context_window``: a quarter of it, at most 16,384."""
+    return min(CONTEXT_WINDOW_FALLBACK_BUFFER, max(0, context_window or 0) // 4)
 
 
 def usable_context_window(context_window: int | None) -> int:
     """The part of ``context_window`` the conversation may fill (0 when unknown)."""
-    return max(0, (context_window or 0) - CONTEXT_WINDOW_FALLBACK_BUFFER)
+    return max(0, (context_window or 0) - reserve_tokens(context_window))
+
+
+def reminder_threshold(context_window: int | None) -> int:
+    """Usable tokens left at which the reminder is due: a quarter of the usable window, at
+    most 6,144."""
+    return min(CONTEXT_WINDOW_REMINDER_THRESHOLD, usable_context_window(context_window) // 4)
+
+
+def small_window_warning(context_window: int | None, mode: str) -> str | None:
+    """What to tell the user once when ``context_window`` is small for a managed mode."""
+    if context_window is None or context_window >= SMALL_WINDOW:
+        return None
+    return (
+        f"The model's context window ({context_window:,} tokens) is small for the {mode} mode: "
+        f"it works in {usable_context_window(context_window):,} of them and will start new "
+        f"windows often. A window of {SMALL_WINDOW:,} tokens or more is recommended."
+    )
 
 
 def remaining_tokens(context_window: int | None, used_tokens: float | None) -> int | None:
@@ -100,11 +131,17 @@ class BudgetTracker:
     def was_exhausted(self, window_id: str) -> bool:
         return window_id in self._exhausted
 
-    def check(self, identity: WindowIdentity | None, remaining: int | None) -> WindowMarker | None:
+    def check(
+        self,
+        identity: WindowIdentity | None,
+        remaining: int | None,
+        threshold: int = CONTEXT_WINDOW_REMINDER_THRESHOLD,
+    ) -> WindowMarker | None:
         """The marker the window is due, if any, recorded as sent.
 
         :param identity: the current window (no window, no marker).
         :param remaining: usable tokens left (``None`` when unknown: no marker).
+        :param threshold: the reminder threshold (:func:`reminder_threshold` of the window).
         :return: a fallback marker (append it and start a turn), a reminder marker (append it
             without a turn), or ``None``.
         """
@@ -117,7 +154,7 @@ class BudgetTracker:
             self._exhausted.add(window_id)
             self._reminded.add(window_id)
             return fallback_marker(identity)
-        if remaining <= CONTEXT_WINDOW_REMINDER_THRESHOLD and window_id not in self._reminded:
+        if remaining <= threshold and window_id not in self._reminded:
             self._reminded.add(window_id)
             return reminder_marker(identity, remaining)
         return None

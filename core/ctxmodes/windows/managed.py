@@ -39,7 +39,13 @@ from ctxmodes.events import (
 )
 from ctxmodes.session.models import AgentMessage, AssistantMessage
 from ctxmodes.windows.agent_tools import context_tools
-from ctxmodes.windows.budget import ContextRemaining, context_remaining, remaining_tokens
+from ctxmodes.windows.budget import (
+    ContextRemaining,
+    context_remaining,
+    remaining_tokens,
+    reminder_threshold,
+    small_window_warning,
+)
 from ctxmodes.windows.compaction import no_summary_compaction
 from ctxmodes.windows.marker import WindowMarker
 from ctxmodes.windows.projection import DeveloperMessageBridge
@@ -69,6 +75,8 @@ class ManagedMode:
         self._parts: WindowStrategies | None = None
         self._bridge = DeveloperMessageBridge()
         self._context_tokens: int | None = None
+        #: The context window last checked for being small (warned about once each).
+        self._checked_window: int | None = None
         #: Why the current session started (``None`` before ``ctx_session_start``), for
         #: parts that react to it (Tree tells a fork which archives stayed behind).
         self.start_reason: SessionStartReason | None = None
@@ -179,11 +187,21 @@ class ManagedMode:
 
     @hookimpl
     def ctx_input(self, session: HostSession, event: InputEvent) -> InputResult | None:
+        self._warn_if_small_window()
         if self.parts.rollover.hold_input(event):
             return InputResult(action="handled")
         if event.streaming_behavior is None:
             self.ensure_window()
         return None
+
+    def _warn_if_small_window(self) -> None:
+        window = self._session.context_window
+        if window == self._checked_window:
+            return
+        self._checked_window = window
+        warning = small_window_warning(window, self._session.mode_name)
+        if warning is not None:
+            self._session.ui.notify(warning, "warning")
 
     @hookimpl
     def ctx_project_context(self, session: HostSession, projection: ContextProjection) -> None:
@@ -210,8 +228,11 @@ class ManagedMode:
         if self.parts.rollover.in_progress:
             return
         windows = self.windows
-        remaining = remaining_tokens(self._session.context_window, self._context_tokens)
-        marker = windows.budget.check(windows.current, remaining)
+        context_window = self._session.context_window
+        remaining = remaining_tokens(context_window, self._context_tokens)
+        marker = windows.budget.check(
+            windows.current, remaining, reminder_threshold(context_window)
+        )
         if marker is not None:
             # The fallback must make the model act now; a reminder waits for the next turn.
             self.send_marker(marker, trigger_turn=marker.kind == "fallback")

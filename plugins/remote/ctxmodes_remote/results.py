@@ -5,9 +5,14 @@ An answer carrying ``encrypted_output`` (a string) is opaque: the persisted resu
 text ``"<family> operation completed"`` with ``details = {"codexHistoryNotes":
 {"encrypted_output": ...}}`` (the ciphertext and nothing else, so no plaintext the backend
 may have added reaches the session file), and the model gets the ciphertext back as an
-``encrypted_content`` item (:func:`encrypted_output_of`). Any other JSON object is a plaintext
-answer, kept and shown as its compact JSON. ``images`` become image blocks of the result in
-both cases.
+``encrypted_content`` item (:func:`encrypted_output_of`). ``images`` become image blocks of
+the result.
+
+Any other answer (no ``encrypted_output``, or one that is not a string) is plaintext, and
+Remote refuses it: the call fails with :data:`PLAINTEXT_REFUSED`, the model sees only that
+text, and nothing of the answer reaches the session file. Codex itself shows such answers to
+the model; Remote does not, because a session file that keeps only ciphertext is what it
+promises (a backend that answers in plaintext is one to fix, or to use through Local).
 """
 
 from __future__ import annotations
@@ -18,12 +23,16 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ctxmodes import RetrievalResult
-from ctxmodes.session import ImageContent, ToolResultMessage, codec
+from ctxmodes.session import ImageContent, ToolResultMessage
 from ctxmodes.windows import DETAILS_KEY, FAMILIES, Family
 from ctxmodes_remote.backend import BackendFailure
 
 ENCRYPTED_OUTPUT_KEY = "encrypted_output"
 INVALID_IMAGES = "Unable to perform operation: The backend returned invalid image content."
+PLAINTEXT_REFUSED = (
+    "Unable to perform operation: The backend answered in plaintext; Remote keeps only the "
+    "backend's encrypted output."
+)
 
 
 def completed_text(family: Family) -> str:
@@ -54,19 +63,16 @@ def _images(raw: object) -> list[ImageContent]:
 def retrieval_result(family: Family, answer: Mapping[str, Any]) -> RetrievalResult:
     """The result of one successful backend answer.
 
-    :raises BackendFailure: ``images`` is present but malformed.
+    :raises BackendFailure: a plaintext answer (:data:`PLAINTEXT_REFUSED`), or ``images``
+        present but malformed.
     """
-    images = tuple(_images(answer.get("images")))
     encrypted = answer.get(ENCRYPTED_OUTPUT_KEY)
-    if isinstance(encrypted, str):
-        return RetrievalResult(
-            text=completed_text(family),
-            details={DETAILS_KEY: {ENCRYPTED_OUTPUT_KEY: encrypted}},
-            images=images,
-        )
-    plain = {key: value for key, value in answer.items() if key != "images"}
+    if not isinstance(encrypted, str) or not encrypted:
+        raise BackendFailure(PLAINTEXT_REFUSED)
     return RetrievalResult(
-        text=codec.dumps(plain).decode(), details={DETAILS_KEY: plain}, images=images
+        text=completed_text(family),
+        details={DETAILS_KEY: {ENCRYPTED_OUTPUT_KEY: encrypted}},
+        images=tuple(_images(answer.get("images"))),
     )
 
 

@@ -43,7 +43,7 @@ SUMMARY_ROLE = "assistant"
 
 class ArchiveStore(EntryGraph, Protocol):
     """The reads archive history needs: the graph's, and the index's view of stored runs
-    (:meth:`ctxmodes.session.manager.SessionManager.stored_run`)."""
+    (:meth:`ctxmodes.SessionView.stored_run`)."""
 
     def stored_run(self, last_id: str, count: int) -> StoredRun | None:
         """The ``count`` entries ending at ``last_id``, from the index, or ``None``."""

@@ -40,7 +40,7 @@ from ctxmodes_tree.manifest import TREE_ARCHIVE_CUSTOM_TYPE, TreeArchiveManifest
 
 class EntryGraph(Protocol):
     """The reads verification and archive history need;
-    :class:`~ctxmodes.session.manager.SessionManager` provides them all."""
+    :class:`~ctxmodes.SessionView` provides them all."""
 
     def get_entry(self, entry_id: str) -> SessionEntry | None:
         """The entry with this id (the last one, if a file repeats an id), or ``None``."""

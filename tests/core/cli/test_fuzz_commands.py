@@ -17,6 +17,8 @@ from support.pi_oracle import require_oracle_cases
 
 from ctxmodes.cli import main
 
+pytestmark = pytest.mark.slow
+
 COMMANDS = [
     ["session", "show", "{}"],
     ["session", "show", "{}", "--full"],

@@ -13,6 +13,8 @@ import pytest
 from support.cli_process import run_cli
 from support.pi_oracle import require_oracle_cases
 
+pytestmark = pytest.mark.slow
+
 SCRIPT = {"responses": [{"text": "fine"}, {"text": "again"}]}
 
 

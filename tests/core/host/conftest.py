@@ -3,33 +3,33 @@
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
-from support.host_rig import BUILTIN_COMMANDS, Rig, RigFactory
+from support.host_rig import BUILTIN_COMMANDS, RigFactory
 
 from ctxmodes.host.options import HostOptions
-from ctxmodes.host.runtime import AgentHost
-from ctxmodes.plugins import make_plugin_manager
 from ctxmodes.providers.script import Script
 from ctxmodes.providers.scripted import ScriptedProvider
 from ctxmodes.session.manager import SessionManager
+from ctxmodes.session.writer import Durability
 from ctxmodes.testing.clock import SimulatedClock
-from ctxmodes.ui import HeadlessUI
+from ctxmodes.testing.harness import HostHarness
 
 
 @pytest.fixture
 def make_rig(tmp_path: Path) -> Iterator[RigFactory]:
     """``make_rig(responses, summaries=None, plugins=(), mode=None, ...)`` starts a host on a
-    new session file in ``tmp_path`` and records every lifecycle record.
+    new session file in ``tmp_path`` and records every lifecycle record: a
+    :class:`~ctxmodes.testing.harness.HostHarness` holding only the built-in commands, with
+    the host's default options and durable writes.
 
     The host, the scripted model and the session store read one simulated clock, so that
     every timestamp is later than the one before however loaded the machine is (a test can
     pass its own ``clock``, or stamp the model's answers with ``answer_clock``)."""
-    hosts: list[AgentHost] = []
+    rigs: list[HostHarness] = []
     # One time line for every host of the test, so that their session ids differ too.
     shared_clock = SimulatedClock()
 
@@ -39,7 +39,6 @@ def make_rig(tmp_path: Path) -> Iterator[RigFactory]:
         summaries: Sequence[str] | None = None,
         plugins: Sequence[object] = (),
         default_plugins: Sequence[str] = (BUILTIN_COMMANDS,),
-        load_entrypoints: bool = False,
         mode: str | None = None,
         options: HostOptions | None = None,
         context_window: int = 128_000,
@@ -49,7 +48,7 @@ def make_rig(tmp_path: Path) -> Iterator[RigFactory]:
         clock: SimulatedClock | None = None,
         answer_clock: Callable[[], int] | None = None,
         reasoning: bool = False,
-    ) -> Rig:
+    ) -> HostHarness:
         script = Script.model_validate(
             {
                 "responses": list(responses),
@@ -63,24 +62,28 @@ def make_rig(tmp_path: Path) -> Iterator[RigFactory]:
         provider = ScriptedProvider(
             script, chunk_chars=chunk_chars, clock=answer_clock or clock.now_ms
         )
-        options = dataclasses.replace(options or HostOptions(), clock=clock.now_ms)
-        pm = make_plugin_manager(
-            load_entrypoints=load_entrypoints, default_plugins=default_plugins, plugins=plugins
-        )
-        ui = HeadlessUI()
-        host = AgentHost(pm=pm, provider=provider, ui=ui, mode=mode, options=options)
-        rig = Rig(host=host, provider=provider, ui=ui)
-        host.subscribe(rig.records.append)
-        hosts.append(host)
-        (tmp_path / "project").mkdir(exist_ok=True)
+        project = tmp_path / "project"
+        project.mkdir(exist_ok=True)
         if manager is None:
             manager = SessionManager.create(
-                tmp_path / "project", tmp_path / "sessions", identity=clock.identity()
+                project, tmp_path / "sessions", identity=clock.identity()
             )
-        host.start(manager)
+        rig = HostHarness(
+            project,
+            [],
+            plugins=plugins,
+            mode=mode,
+            provider=provider,
+            clock=clock,
+            options=options or HostOptions(),
+            default_plugins=default_plugins,
+            manager=manager,
+            durability=Durability.FSYNC,
+        )
+        rigs.append(rig)
         return rig
 
     yield factory
-    for host in hosts:
+    for rig in rigs:
         with contextlib.suppress(Exception):
-            host.close()
+            rig.close()

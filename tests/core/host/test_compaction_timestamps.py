@@ -63,6 +63,7 @@ def test_an_answer_in_the_compactions_millisecond_counts_as_older(make_rig, delt
     assert compacted_after(rig) is PI_COMPACTS_AFTER[delta_ms]
 
 
+@pytest.mark.pi
 def test_the_real_pi_makes_the_same_decisions(make_rig) -> None:
     requests = []
     ours = []

@@ -15,6 +15,7 @@ from support.wire_server import Reply, WireServer
 
 from ctxmodes.abort import AbortController
 from ctxmodes.providers.apis import stream_function
+from ctxmodes.providers.apis.google_vertex import request_url
 from ctxmodes.providers.catalog import ModelSpec
 from ctxmodes.providers.http import HttpSeam
 from ctxmodes.providers.transport.call import CallContext
@@ -131,3 +132,26 @@ def test_no_credentials_is_pis_message(tmp_path, monkeypatch):
     assert message["stopReason"] == "error"
     assert message["errorMessage"].startswith("Could not load the default credentials.")
     assert server.requests == []
+
+
+def test_the_endpoint_follows_the_location_as_google_genai_builds_it():
+    path = "publishers/google/models/gemini-2.5-flash:streamGenerateContent?alt=sse"
+    project = "projects/p/locations"
+    assert request_url(MODEL, ("p", "us-central1")) == (
+        f"https://us-central1-aiplatform.googleapis.com/v1/{project}/us-central1/{path}"
+    )
+    assert request_url(MODEL, ("p", "global")) == (
+        f"https://aiplatform.googleapis.com/v1/{project}/global/{path}"
+    )
+    assert request_url(MODEL, ("p", "eu")) == (
+        f"https://aiplatform.eu.rep.googleapis.com/v1/{project}/eu/{path}"
+    )
+    assert request_url(MODEL, None) == f"https://aiplatform.googleapis.com/v1/{path}"
+    proxy = MODEL.model_copy(update={"base_url": "https://proxy.example/vertex"})
+    assert request_url(proxy, ("p", "us-central1")) == f"https://proxy.example/vertex/v1/{path}"
+    versioned = MODEL.model_copy(update={"base_url": "https://proxy.example/v1beta1/x"})
+    assert request_url(versioned, None) == f"https://proxy.example/v1beta1/x/{path}"
+    tuned = MODEL.model_copy(update={"id": "projects/p/locations/l/endpoints/7"})
+    assert request_url(tuned, None).startswith(
+        "https://aiplatform.googleapis.com/v1/projects/p/locations/l/endpoints/7:"
+    )

@@ -5,17 +5,15 @@ context state a footer shows."""
 from __future__ import annotations
 
 import threading
-from pathlib import Path
 from typing import Any
 
 import orjson
 import pytest
-from support.terminal import GateTool, Tools
+from support.agents import make_agent
+from support.terminal import GateTool
 
 from ctxmodes.config import Settings
 from ctxmodes.errors import CtxmodesError
-from ctxmodes.providers.script import Script
-from ctxmodes.providers.scripted import ScriptedProvider
 from ctxmodes.sdk import (
     Agent,
     AgentEvent,
@@ -31,17 +29,6 @@ from ctxmodes.sdk import (
 )
 
 WAIT = 10.0
-
-
-def make_agent(tmp_path: Path, responses: list[dict[str, Any]], *tools: Any) -> Agent:
-    provider = ScriptedProvider(Script.model_validate({"responses": responses}), chunk_chars=4)
-    return open_agent(
-        cwd=tmp_path,
-        settings=Settings(mode="off", durability="flush"),
-        provider=provider,
-        session_dir=tmp_path / "sessions",
-        plugins=[Tools(*tools)] if tools else (),
-    )
 
 
 def file_messages(agent: Agent) -> list[dict[str, Any]]:

@@ -12,6 +12,8 @@ import pytest
 
 from ctxmodes.session.manager import SessionManager
 
+pytestmark = pytest.mark.faults
+
 CRASH_LOOP = Path(__file__).resolve().parents[3] / "bench" / "crash_loop.py"
 # Two runs: 200 kills in the suite (bench/crash_loop.py runs thousands).
 KILLS = 100

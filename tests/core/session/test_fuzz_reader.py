@@ -17,6 +17,8 @@ from ctxmodes.session.manager import SessionManager
 from ctxmodes.session.report import context_report, write_context_report
 from ctxmodes.session.tree import flat_tree
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def seeds(tmp_path_factory: pytest.TempPathFactory, oracle_cases: Path) -> SeedSessions:

@@ -20,6 +20,8 @@ from ctxmodes.session.manager import SessionManager
 from ctxmodes.session.writer import Durability, SessionWriter
 from ctxmodes.testing.faults import FaultyDisk, run_campaign
 
+pytestmark = pytest.mark.faults
+
 #: In the suite: 120 injected faults (bench/write_faults.py injects thousands).
 SUITE_FAULTS = 60
 

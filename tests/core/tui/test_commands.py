@@ -5,7 +5,8 @@ from __future__ import annotations
 import base64
 
 import orjson
-from support.terminal import DOWN, ENTER, ESC, GateTool, make_agent, run_terminal
+from support.agents import make_agent
+from support.terminal import DOWN, ENTER, ESC, GateTool, run_terminal
 
 
 def entries(agent) -> list[dict]:

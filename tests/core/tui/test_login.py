@@ -7,7 +7,8 @@ import urllib.parse
 from pathlib import Path
 
 import pytest
-from support.terminal import ENTER, make_agent, run_terminal
+from support.agents import make_agent
+from support.terminal import ENTER, run_terminal
 from support.token_server import TokenServer
 
 from ctxmodes.providers import anthropic_oauth

@@ -4,7 +4,8 @@ editing labels, driven by keys."""
 from __future__ import annotations
 
 import orjson
-from support.terminal import ENTER, ESC, make_agent, run_terminal
+from support.agents import make_agent
+from support.terminal import ENTER, ESC, run_terminal
 
 from ctxmodes import NavigationRequest
 from ctxmodes.tui.navigator import FOLDED

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from support.tmux import Tmux, private_environment
+from support.tmux import Tmux, private_env
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 
@@ -70,7 +70,7 @@ def test_the_first_minute_tree_session_reopened_with_c(work: Path) -> None:
     project = work / "project"
     first = Tmux(
         _ctxmodes("chat", "--mode", "tree", "--model", model, "--cwd", str(project)),
-        private_environment(work),
+        private_env(work),
     )
     try:
         first.wait("scripted/scripted")
@@ -85,7 +85,7 @@ def test_the_first_minute_tree_session_reopened_with_c(work: Path) -> None:
     finally:
         first.close()
     (session,) = _sessions(work)
-    env = private_environment(work)
+    env = private_env(work)
     # `ctxmodes -c` at the top level, from the project directory, without --mode.
     command = ["env", "-C", str(project), *_ctxmodes("-c")]
     second = Tmux(command, {**env, "CTXMODES_MODEL": model})
@@ -119,7 +119,7 @@ def test_a_long_branch_is_replayed_bounded(work: Path) -> None:
     (work / "config").mkdir()
     (work / "config" / "config.toml").write_text("[terminal]\nreplay_turns = 1\n")
     project = work / "project"
-    env = {**private_environment(work), "CTXMODES_MODEL": model}
+    env = {**private_env(work), "CTXMODES_MODEL": model}
     first = Tmux(["env", "-C", str(project), *_ctxmodes("chat", "--mode", "local")], env)
     try:
         first.wait("scripted/scripted")
@@ -145,7 +145,7 @@ def test_a_long_branch_is_replayed_bounded(work: Path) -> None:
 
 def test_starting_and_quitting_without_a_prompt_leaves_no_file(work: Path) -> None:
     model = f"scripted:{work / 'script.json'}"
-    env = {**private_environment(work), "CTXMODES_MODEL": model}
+    env = {**private_env(work), "CTXMODES_MODEL": model}
     tmux = Tmux(["env", "-C", str(work / "project"), *_ctxmodes("chat", "--mode", "tree")], env)
     try:
         tmux.wait("scripted/scripted")

@@ -5,8 +5,9 @@ with their summary's goal; the navigator labels archived windows the same way.""
 from __future__ import annotations
 
 import orjson
+from support.agents import make_agent
 from support.extension_files import USAGE
-from support.terminal import ENTER, make_agent, run_terminal
+from support.terminal import ENTER, run_terminal
 
 from ctxmodes.compaction import BRANCH_SUMMARY_PREAMBLE, summary_goal
 from ctxmodes.session.manager import SessionManager

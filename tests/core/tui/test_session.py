@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import orjson
+from support.agents import make_agent
 from support.terminal import (
     ALT_ENTER,
     ALT_UP,
@@ -16,7 +17,6 @@ from support.terminal import (
     TAB,
     GatedStream,
     GateTool,
-    make_agent,
     run_terminal,
 )
 

@@ -3,7 +3,8 @@ warning while the request is resent, with the real Chat Completions transport on
 
 from __future__ import annotations
 
-from support.terminal import ENTER, make_agent, run_terminal
+from support.agents import make_agent
+from support.terminal import ENTER, run_terminal
 from support.wire_server import WireServer, completions_provider, overloaded_then
 
 

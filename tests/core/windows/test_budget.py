@@ -6,6 +6,9 @@ from ctxmodes.windows.budget import (
     BudgetTracker,
     context_remaining,
     remaining_tokens,
+    reminder_threshold,
+    reserve_tokens,
+    small_window_warning,
     usable_context_window,
 )
 from ctxmodes.windows.identity import WindowIdentity
@@ -40,8 +43,46 @@ def test_fractional_usage_rounds_down():
 
 def test_limits_never_go_negative():
     assert usable_context_window(None) == 0
-    assert usable_context_window(10_000) == 0
+    assert usable_context_window(0) == 0
     assert remaining_tokens(100_000, 200_000) == 0
+
+
+@pytest.mark.parametrize(
+    ("window", "reserve", "usable", "threshold"),
+    [
+        (272_000, 16_384, 255_616, 6_144),  # Codex's figures where they apply
+        (65_536, 16_384, 49_152, 6_144),
+        (32_768, 8_192, 24_576, 6_144),
+        (32_000, 8_000, 24_000, 6_000),
+        (8_192, 2_048, 6_144, 1_536),
+        (4_096, 1_024, 3_072, 768),
+    ],
+)
+def test_small_windows_scale_the_reserve_and_the_reminder(window, reserve, usable, threshold):
+    assert reserve_tokens(window) == reserve
+    assert usable_context_window(window) == usable
+    assert reminder_threshold(window) == threshold
+
+
+def test_an_8k_window_is_reminded_before_it_is_used_up():
+    tracker = BudgetTracker()
+    window = WindowIdentity.first("w0")
+    threshold = reminder_threshold(8_192)
+    assert tracker.check(window, remaining_tokens(8_192, 4_000), threshold) is None
+    reminder = tracker.check(window, remaining_tokens(8_192, 4_700), threshold)
+    assert reminder is not None
+    assert reminder.kind == "reminder"
+    assert tracker.check(window, remaining_tokens(8_192, 6_144), threshold).kind == "fallback"
+
+
+def test_small_window_warning_names_the_window_and_mode():
+    assert small_window_warning(32_768, "local") is None
+    assert small_window_warning(None, "local") is None
+    warning = small_window_warning(8_192, "tree")
+    assert warning is not None
+    assert "8,192" in warning
+    assert "tree" in warning
+    assert "6,144" in warning
 
 
 def _marker_details(marker):

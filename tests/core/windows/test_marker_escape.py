@@ -7,6 +7,7 @@ every value that still reaches a marker (a note already in a file, an id) is esc
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -96,3 +97,42 @@ def test_no_controlled_string_changes_the_marker_lines(paths, window_ids, user_i
         assert BLOCK_LINE.match(line), line
     for label in LABELS:
         assert sum(line.startswith(label) for line in lines) <= 1
+
+
+#: Invisible format characters: bidirectional controls, zero-width characters, the BOM, a
+#: soft hyphen and a tag character.
+FORMAT = ["\u202e", "\u202a", "\u2066", "\u2069", "\u200e", "\u061c", "\u200b", "\u200c"]
+FORMAT += ["\u200d", "\u2060", "\ufeff", "\u00ad", "\U000e0041"]
+
+
+@pytest.mark.parametrize("character", FORMAT, ids=lambda c: f"U+{ord(c):04X}")
+def test_paths_and_prefixes_with_format_characters_are_refused(character):
+    with pytest.raises(NotePathError, match="invisible formatting characters"):
+        normalize_note_path(f"x{character}y.md")
+    with pytest.raises(NotePathError, match="invisible formatting characters"):
+        normalize_note_prefix(f"drafts{character}/")
+
+
+@pytest.mark.parametrize("character", FORMAT, ids=lambda c: f"U+{ord(c):04X}")
+def test_a_format_character_already_in_a_file_is_escaped_in_the_marker(character):
+    shown = marker_value(f"/root/notes/gpj.{character}exe")
+    assert character not in shown
+    assert shown.startswith('"')
+    assert json.loads(shown) == f"/root/notes/gpj.{character}exe"
+
+
+def test_every_format_character_of_this_python_is_refused():
+    import unicodedata
+
+    from ctxmodes.windows.marker_escape import has_format_character
+
+    every = [chr(c) for c in range(0x110000) if unicodedata.category(chr(c)) == "Cf"]
+    assert all(has_format_character(character) for character in every)
+    assert not has_format_character("plain/ü/日本/🎉.md")
+
+
+def test_composed_and_decomposed_spellings_name_one_note():
+    composed, decomposed = "caf\u00e9.md", "cafe\u0301.md"
+    assert normalize_note_path(composed) == normalize_note_path(decomposed)
+    assert normalize_note_path(decomposed) == "/root/notes/caf\u00e9.md"
+    assert normalize_note_prefix("cafe\u0301") == normalize_note_prefix("caf\u00e9")

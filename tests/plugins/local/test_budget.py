@@ -6,15 +6,13 @@ from __future__ import annotations
 from support.local_rig import call, developer_texts, markers, record_kinds, text, tool_results, used
 
 from ctxmodes.session.models import TextContent
-from ctxmodes.windows.budget import (
-    CONTEXT_WINDOW_FALLBACK_BUFFER,
-    CONTEXT_WINDOW_REMINDER_THRESHOLD,
-)
+from ctxmodes.windows.budget import reminder_threshold, usable_context_window
 
 WINDOW = 40_000
-USABLE = WINDOW - CONTEXT_WINDOW_FALLBACK_BUFFER
+USABLE = usable_context_window(WINDOW)
+THRESHOLD = reminder_threshold(WINDOW)
 #: The smallest context that leaves the reminder threshold or less.
-REMINDED_AT = USABLE - CONTEXT_WINDOW_REMINDER_THRESHOLD
+REMINDED_AT = USABLE - THRESHOLD
 
 
 def test_get_context_remaining_reports_the_usable_window(local) -> None:
@@ -52,7 +50,7 @@ def test_one_reminder_once_the_threshold_is_reached(local) -> None:
     assert [details[k] for k in identity] == [
         window.details["contextManagement"][k] for k in identity
     ]
-    assert f"Only {CONTEXT_WINDOW_REMINDER_THRESHOLD} tokens are left" in reminder.content
+    assert f"Only {THRESHOLD} tokens are left" in reminder.content
     # The reminder starts no turn: each prompt made exactly one request.
     assert len(h.requests()) == 3
     assert developer_texts(h.requests()[-1]) == [window.content, reminder.content]

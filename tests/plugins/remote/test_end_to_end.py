@@ -26,7 +26,7 @@ from support.service_rig import make_tls
 
 from ctxmodes_remote.service.crypto import load_or_create_keyring
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.pi]
 
 MODEL = "probe-model"
 DETAIL = "needle-5521"

@@ -15,6 +15,7 @@ from ctxmodes.session.manager import SessionManager
 from ctxmodes.session.models import ToolResultMessage
 from ctxmodes.windows.note_entries import NOTE_CUSTOM_TYPE
 from ctxmodes_remote.backend import INVALID_ANSWER, REQUEST_FAILED
+from ctxmodes_remote.results import PLAINTEXT_REFUSED
 
 NOTE = "rotate the signing key on host bravo-77"
 
@@ -65,8 +66,33 @@ def _assert_failed_cleanly(h, expected: str) -> None:
         (lambda emulator: emulator.fail_with_body(b"<html>gateway</html>"), INVALID_ANSWER),
         (lambda emulator: emulator.fail_with_body(b"[1, 2, 3]"), INVALID_ANSWER),
         (lambda emulator: emulator.drop_connections(), REQUEST_FAILED),
+        # Plaintext answers are refused: nothing of them reaches the session file.
+        (
+            lambda emulator: emulator.fail_with_body(
+                b'{"file": {"content": "' + NOTE.encode() + b'"}}'
+            ),
+            PLAINTEXT_REFUSED,
+        ),
+        (
+            lambda emulator: emulator.fail_with_body(
+                b'{"encrypted_output": null, "windows": ["' + NOTE.encode() + b'"]}'
+            ),
+            PLAINTEXT_REFUSED,
+        ),
     ],
-    ids=["400", "401", "404", "429", "500", "503", "not-json", "json-array", "dropped"],
+    ids=[
+        "400",
+        "401",
+        "404",
+        "429",
+        "500",
+        "503",
+        "not-json",
+        "json-array",
+        "dropped",
+        "plaintext",
+        "null-ciphertext",
+    ],
 )
 def test_a_broken_backend_is_one_error_for_the_model(
     remote, emulator, account, wire, break_backend, expected

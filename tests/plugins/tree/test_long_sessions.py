@@ -15,6 +15,8 @@ from ctxmodes.windows.marker import CONTEXT_WINDOW_CUSTOM_TYPE
 from ctxmodes_tree.manifest import TREE_ARCHIVE_CUSTOM_TYPE
 from ctxmodes_tree.traversal import ArchiveRejection
 
+pytestmark = pytest.mark.slow
+
 LONG = 200_000
 
 

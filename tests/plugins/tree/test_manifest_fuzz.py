@@ -24,6 +24,8 @@ from ctxmodes_tree.traversal import (
     verify_archive,
 )
 
+pytestmark = pytest.mark.slow
+
 FIELDS = ["windowId", "boundaryEntryId", "summaryEntryId", "archivedLeafId", "branchBaseId"]
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),

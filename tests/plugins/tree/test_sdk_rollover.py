@@ -3,10 +3,11 @@ a context state that says *unknown* from the marker until the next usage report.
 
 from __future__ import annotations
 
-from ctxmodes.config import Settings
+from support.agents import make_agent
+
 from ctxmodes.providers.script import Script
 from ctxmodes.providers.scripted import ScriptedProvider
-from ctxmodes.sdk import ContextState, SummaryStarted, UsageReported, WindowOpened, open_agent
+from ctxmodes.sdk import ContextState, SummaryStarted, UsageReported, WindowOpened
 
 SCRIPT = {
     "responses": [
@@ -24,12 +25,7 @@ def test_rollover_events_and_unknown_usage_until_the_next_report(tmp_path):
     provider = ScriptedProvider(Script.model_validate(SCRIPT))
     seen: list[object] = []
     states: list[ContextState] = []
-    with open_agent(
-        cwd=tmp_path,
-        settings=Settings(mode="tree", durability="flush"),
-        provider=provider,
-        session_dir=tmp_path / "sessions",
-    ) as agent:
+    with make_agent(tmp_path, [], mode="tree", provider=provider) as agent:
 
         def listen(event: object) -> None:
             if isinstance(event, (WindowOpened, SummaryStarted, UsageReported)):

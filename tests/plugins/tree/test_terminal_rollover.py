@@ -5,7 +5,8 @@ delivered after the new window's marker, the draft stays in the editor."""
 from __future__ import annotations
 
 import orjson
-from support.terminal import ENTER, ESC, GatedStream, make_agent, run_terminal
+from support.agents import make_agent
+from support.terminal import ENTER, ESC, GatedStream, run_terminal
 
 from ctxmodes.providers.script import Script
 from ctxmodes.providers.scripted import ScriptedProvider

@@ -8,7 +8,7 @@ from typing import Any
 
 from ctxmodes.providers.catalog import ModelSpec
 from ctxmodes.providers.jsvalues import js_length, stringify
-from ctxmodes.providers.wire import PiContext
+from ctxmodes.providers.wire import JsonObject, PiContext
 
 #: Tokens pi-ai always leaves free in the context window when it sizes ``maxTokens``.
 CONTEXT_SAFETY_TOKENS = 4096
@@ -23,7 +23,7 @@ def _content_chars(content: Any) -> int:
     )
 
 
-def _message_tokens(message: dict[str, Any]) -> int:
+def _message_tokens(message: JsonObject) -> int:
     if message.get("role") in ("user", "toolResult"):
         return math.ceil(_content_chars(message.get("content")) / 4)
     chars = 0
@@ -38,7 +38,7 @@ def _message_tokens(message: dict[str, Any]) -> int:
     return math.ceil(chars / 4)
 
 
-def _usage_tokens(usage: dict[str, Any]) -> int:
+def _usage_tokens(usage: JsonObject) -> int:
     total: int = usage.get("totalTokens") or 0
     return total or (
         usage.get("input", 0)

@@ -10,9 +10,9 @@ get a synthetic one.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from ctxmodes.providers.catalog import ModelSpec
+from ctxmodes.providers.wire import JsonObject
 
 USER_IMAGE_PLACEHOLDER = "(image omitted: model does not support images)"
 TOOL_IMAGE_PLACEHOLDER = "(tool image omitted: model does not support images)"
@@ -22,11 +22,11 @@ MISSING_RESULT_TEXT = "No result provided"
 TOOL_OUTPUT_ROLES = frozenset({"toolResult", "encryptedToolOutput"})
 
 #: (tool-call id, target model, the assistant message it came from) → id to send.
-IdNormalizer = Callable[[str, ModelSpec, dict[str, Any]], str]
+IdNormalizer = Callable[[str, ModelSpec, JsonObject], str]
 
 
-def _replace_images(content: list[dict[str, Any]], placeholder: str) -> list[dict[str, Any]]:
-    result: list[dict[str, Any]] = []
+def _replace_images(content: list[JsonObject], placeholder: str) -> list[JsonObject]:
+    result: list[JsonObject] = []
     previous_was_placeholder = False
     for block in content:
         if block.get("type") == "image":
@@ -39,7 +39,7 @@ def _replace_images(content: list[dict[str, Any]], placeholder: str) -> list[dic
     return result
 
 
-def is_same_model(message: dict[str, Any], model: ModelSpec) -> bool:
+def is_same_model(message: JsonObject, model: ModelSpec) -> bool:
     return (
         message.get("provider") == model.provider
         and message.get("api") == model.api
@@ -48,13 +48,13 @@ def is_same_model(message: dict[str, Any], model: ModelSpec) -> bool:
 
 
 def _assistant_blocks(
-    message: dict[str, Any],
+    message: JsonObject,
     model: ModelSpec,
     normalize: IdNormalizer | None,
     renamed: dict[str, str],
-) -> list[dict[str, Any]]:
+) -> list[JsonObject]:
     same = is_same_model(message, model)
-    blocks: list[dict[str, Any]] = []
+    blocks: list[JsonObject] = []
     for block in message["content"]:
         kind = block.get("type")
         if kind == "thinking":
@@ -85,14 +85,14 @@ def _assistant_blocks(
 
 
 def transform_messages(
-    messages: list[dict[str, Any]],
+    messages: list[JsonObject],
     model: ModelSpec,
     normalize: IdNormalizer | None,
     now_ms: Callable[[], int],
-) -> list[dict[str, Any]]:
+) -> list[JsonObject]:
     """The history as the target model should receive it (see the module docstring)."""
     renamed: dict[str, str] = {}
-    transformed: list[dict[str, Any]] = []
+    transformed: list[JsonObject] = []
     for original in messages:
         message = original if original.get("content") is not None else {**original, "content": []}
         role = message.get("role")
@@ -111,8 +111,8 @@ def transform_messages(
             message = {**message, "content": _assistant_blocks(message, model, normalize, renamed)}
         transformed.append(message)
 
-    result: list[dict[str, Any]] = []
-    pending: list[dict[str, Any]] = []
+    result: list[JsonObject] = []
+    pending: list[JsonObject] = []
     answered: set[str] = set()
 
     def settle() -> None:

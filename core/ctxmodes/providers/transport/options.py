@@ -43,6 +43,8 @@ def check_api_key(model: ModelSpec, options: StreamOptions, *, also: tuple[str, 
     """
     if options.api_key:
         return options.api_key
+    if options.keyless:
+        return ""
     if any(
         has_header(options.headers, name)
         for name in ("authorization", "cf-aig-authorization", *also)

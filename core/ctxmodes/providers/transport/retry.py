@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import email.utils
+import math
 import random
 import time
 from collections.abc import Callable, Mapping
@@ -90,8 +91,8 @@ def retry_delay_ms(
     if requested is not None:
         if cap > 0 and requested > cap:
             raise WireError(
-                f"Server requested {_ceil(requested / 1000)}s retry delay "
-                f"(max: {_ceil(cap / 1000)}s). {message}"
+                f"Server requested {math.ceil(requested / 1000)}s retry delay "
+                f"(max: {math.ceil(cap / 1000)}s). {message}"
             )
         return float(requested)
     backoff: float = min(0.5 * 2**retry_index, 8) * 1000 * (1 - jitter() * 0.25)
@@ -103,11 +104,6 @@ def _float(text: str) -> float | None:
         return float(text.strip().split()[0])
     except (ValueError, IndexError):
         return None
-
-
-def _ceil(value: float) -> int:
-    whole = int(value)
-    return whole if whole == value else whole + (1 if value > 0 else 0)
 
 
 def open_stream(
@@ -177,7 +173,13 @@ def _send_once(
     except httpx.TimeoutException as error:
         raise RetryableError(TIMED_OUT) from error
     except httpx.TransportError as error:
-        raise RetryableError(connection_error) from error
+        if _refused(error):
+            # Nothing listens there (a local server that is not running): retrying cannot
+            # help, and the message says where the request went.
+            raise WireError(refused_message(str(request.url))) from error
+        # The SDK's words (Pi's retry patterns match them), then the address and the cause.
+        where = f"could not reach {request.url} ({error})"
+        raise RetryableError(f"{connection_error.removesuffix('.')}: {where}.") from error
     if response.is_success:
         return response
     try:
@@ -188,6 +190,19 @@ def _send_once(
         response.close()
     status = response.status_code
     raise RetryableError(message(status, body), status, response.headers, body)
+
+
+def refused_message(url: str) -> str:
+    return f"Could not connect to {url}: connection refused (is the server running?)"
+
+
+def _refused(error: BaseException) -> bool:
+    cause: BaseException | None = error
+    while cause is not None:
+        if isinstance(cause, ConnectionRefusedError):
+            return True
+        cause = cause.__cause__ or cause.__context__
+    return False
 
 
 def server_wait_ms(headers: Mapping[str, str]) -> float | None:

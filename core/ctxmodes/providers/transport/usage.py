@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from ctxmodes.providers.catalog import CostTier, ModelCost, ModelSpec
+from ctxmodes.providers.wire import JsonObject
 
 
-def calculate_cost(model: ModelSpec, usage: dict[str, Any]) -> None:
+def calculate_cost(model: ModelSpec, usage: JsonObject) -> None:
     """pi-ai's ``calculateCost``, with the same floating-point operations in the same order."""
     input_tokens = usage["input"] + usage["cacheRead"] + usage["cacheWrite"]
     rates: ModelCost | CostTier = model.cost
@@ -27,7 +26,7 @@ def calculate_cost(model: ModelSpec, usage: dict[str, Any]) -> None:
     cost["total"] = _num(cost["input"] + cost["output"] + cost["cacheRead"] + cost["cacheWrite"])
 
 
-def apply_service_tier(model: ModelSpec, usage: dict[str, Any], tier: str | None) -> None:
+def apply_service_tier(model: ModelSpec, usage: JsonObject, tier: str | None) -> None:
     """Flex halves the price, priority doubles it (2.5x for gpt-5.5)."""
     multiplier = {"flex": 0.5, "priority": 2.5 if model.id == "gpt-5.5" else 2}.get(tier or "", 1)
     if multiplier == 1:

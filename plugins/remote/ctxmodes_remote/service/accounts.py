@@ -3,8 +3,11 @@
 A token is shaped as a JWT (``header.claims.secret``) because the Codex CLI reads its access
 token's claims (plan, account id, expiry) before it talks to a backend; the claims say
 nothing the service trusts. What authenticates is the whole token: the service stores only
-its SHA-256 and looks the hash up on every request, so a token is revoked by deleting its
-row and a leaked database holds nothing that can be replayed.
+its SHA-256 and looks the hash up on every request, so a leaked database holds nothing that
+can be replayed, and a token is revoked by deleting its row (``serve token revoke``): no
+process keeps tokens in memory, so every process refuses it from its next request on.
+A token's id, which ``serve token list`` shows and ``revoke`` takes, is the start of its
+hash: it names the token without being able to stand for it.
 """
 
 from __future__ import annotations
@@ -15,8 +18,9 @@ import secrets
 import time
 from dataclasses import dataclass
 
+from ctxmodes import CtxmodesError
 from ctxmodes.session import codec
-from ctxmodes_remote.service.storage import Account, Storage
+from ctxmodes_remote.service.storage import TOKEN_ID_DIGITS, Account, Storage
 
 #: How long the claims say a token lives; the service itself does not expire tokens.
 TOKEN_CLAIMED_LIFETIME_S = 10 * 365 * 86_400
@@ -30,6 +34,10 @@ def _segment(value: object) -> str:
 
 def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def token_id(token: str) -> str:
+    return token_hash(token)[:TOKEN_ID_DIGITS]
 
 
 def new_account_id() -> str:
@@ -65,6 +73,29 @@ def create_token(storage: Storage, name: str, *, now_s: int | None = None) -> Is
     token = token_for(account, now)
     storage.add_token(account.account_id, token_hash(token), now)
     return IssuedToken(account, token)
+
+
+def revoke(storage: Storage, *, token: str | None = None, account: str | None = None) -> int:
+    """Revoke the token whose id is ``token``, or every token of the account named
+    ``account``; returns how many were revoked.
+
+    :raises CtxmodesError: not a token id, or nothing matched.
+    """
+    if token is not None:
+        if len(token) != TOKEN_ID_DIGITS or any(c not in "0123456789abcdef" for c in token):
+            raise CtxmodesError(
+                f"a token id is {TOKEN_ID_DIGITS} hex digits, as `serve token list` shows it"
+            )
+        count = storage.revoke_token(token)
+        if count == 0:
+            raise CtxmodesError(f"no token has the id {token}")
+        return count
+    if account is None:
+        raise CtxmodesError("name a token id or an --account")
+    found = storage.account_by_name(account)
+    if found is None:
+        raise CtxmodesError(f"no account is named {account!r}")
+    return storage.revoke_account_tokens(found.account_id)
 
 
 def authenticate(storage: Storage, authorization: str | None) -> Account | None:

@@ -4,8 +4,9 @@ Routes, under ``/backend-api``: the catalog (``codex/models``), ``wham/accounts/
 ``wham/settings/user``, ``codex/responses`` (SSE; a WebSocket upgrade is refused with 426 so
 that Codex falls back to SSE) and ``codex/alpha/{history|notes}/v2/{operation}``. Every one
 of them is authenticated by its bearer token before anything else is read; request bodies
-may be zstd-compressed (aiohttp decodes ``Content-Encoding`` itself). For operators, without
-a token and without any account's data: ``/healthz`` (the process answers), ``/readyz``
+may be zstd-, gzip- or deflate-compressed (decoded in a stream that stops at the size limit,
+see :mod:`~ctxmodes_remote.service.bodies`). For operators, without a token and without any
+account's data: ``/healthz`` (the process answers), ``/readyz``
 (its storage answers) and ``/metrics`` (Prometheus).
 
 All engine calls run on one worker thread, in arrival order: storage and the in-memory
@@ -31,12 +32,20 @@ from aiohttp import web
 
 from ctxmodes import AbortController, CtxmodesError
 from ctxmodes.providers import ModelRequest, Provider, StreamEvent
+from ctxmodes.windows import OPERATIONS
 from ctxmodes_remote.service import catalog
+from ctxmodes_remote.service.bodies import (
+    BodyEncodingError,
+    BodyTimeoutError,
+    BodyTooLargeError,
+    read_body,
+)
 from ctxmodes_remote.service.bridge import ResponseStream, failure_event, model_request
-from ctxmodes_remote.service.crypto import CiphertextError, KeyRing
+from ctxmodes_remote.service.crypto import AccountKeyError, CiphertextError, KeyRing
 from ctxmodes_remote.service.engine import RequestError, ServiceEngine, UnknownOperationError
 from ctxmodes_remote.service.metrics import CONTENT_TYPE, ServiceMetrics
 from ctxmodes_remote.service.responses_items import encrypted_fields_by_tool, history_items
+from ctxmodes_remote.service.sealing import SealedValueError
 from ctxmodes_remote.service.storage import Account, StorageUnavailableError
 
 _log = logging.getLogger("ctxmodes.serve")
@@ -45,6 +54,10 @@ BASE_PATH = "/backend-api"
 CODEX_PATH = f"{BASE_PATH}/codex"
 #: The largest request body accepted, after decompression.
 MAX_BODY_BYTES = 64 * 1024 * 1024
+#: Seconds a connection may stay idle: waiting for a request's headers (from its opening or
+#: the end of the previous answer) or between two reads of a body. Bounds half-open and
+#: stalled connections; clients reconnect after it.
+IDLE_TIMEOUT_S = 75.0
 #: Seconds the upstream model may stay silent (before its first event or between two) before
 #: the response fails and the upstream call is aborted.
 UPSTREAM_IDLE_TIMEOUT_S = 300.0
@@ -60,10 +73,20 @@ _OPERATOR_PATHS = frozenset({"/healthz", "/readyz", "/metrics"})
 
 
 def _operation(request: web.Request) -> str:
-    """The metrics label of a request: its operation, or its route for everything else."""
+    """The metrics label of a request: its operation, or its route for everything else.
+
+    Only names the service defines become labels (an unknown operation is
+    ``alpha.unknown``, a path no route matches ``unmatched``), so requests, with or without
+    a token, cannot make the metrics grow."""
     info = request.match_info
     if "family" in info and "operation" in info:
-        return f"{info['family']}.{info['operation']}"
+        family, operation = info["family"], info["operation"]
+        known = OPERATIONS.get(family)  # type: ignore[call-overload]
+        if (family, operation) == ("notes", "thread_hint") or (
+            known is not None and operation in known
+        ):
+            return f"{family}.{operation}"
+        return "alpha.unknown"
     route = info.route.resource
     return route.canonical if route is not None else "unmatched"
 
@@ -117,10 +140,12 @@ class ServiceApp:
         *,
         max_body_bytes: int = MAX_BODY_BYTES,
         upstream_idle_timeout_s: float = UPSTREAM_IDLE_TIMEOUT_S,
+        idle_timeout_s: float = IDLE_TIMEOUT_S,
     ) -> None:
         self.engine = engine
         self.provider = provider
         self._max_body_bytes = max_body_bytes
+        self._idle_timeout_s = idle_timeout_s
         self._upstream_idle_timeout_s = upstream_idle_timeout_s
         self.metrics = ServiceMetrics()
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ctxmodes-serve")
@@ -157,8 +182,16 @@ class ServiceApp:
 
     def runner(self, **options: Any) -> web.AppRunner:
         """A runner for the app. A request whose client hangs up is cancelled, so a stream
-        whose client is gone aborts its upstream call instead of running on."""
-        return web.AppRunner(self.build(), handler_cancellation=True, **options)
+        whose client is gone aborts its upstream call instead of running on. Bodies are
+        decoded by :func:`read_body`, not by aiohttp; a connection idle before a request's
+        headers are complete is closed after the idle timeout."""
+        return web.AppRunner(
+            self.build(),
+            handler_cancellation=True,
+            auto_decompress=False,
+            keepalive_timeout=self._idle_timeout_s,
+            **options,
+        )
 
     async def _cleanup(self, app: web.Application) -> None:
         self._streams.shutdown(wait=False, cancel_futures=True)
@@ -201,6 +234,10 @@ class ServiceApp:
             # Nothing was acknowledged: the client may retry once storage is back.
             _log.error("storage unavailable: %s", error)
             return _error(503, "storage_unavailable", "the service's storage is unavailable")
+        except (AccountKeyError, SealedValueError) as error:
+            # Never an answer made from data the service could not open.
+            _log.error("account data refused: %s", error)
+            return _error(500, "account_data_unreadable", str(error))
 
     @web.middleware
     async def _auth(
@@ -245,8 +282,20 @@ class ServiceApp:
     # -- alpha ------------------------------------------------------------------------------------
 
     async def _json_body(self, request: web.Request) -> dict[str, Any]:
+        """:raises RequestError: not a JSON object.
+        :raises web.HTTPException: too large (413), badly encoded (415, 400), stalled (408)."""
         try:
-            body = orjson.loads(await request.read())
+            raw = await read_body(request, self._max_body_bytes, self._idle_timeout_s)
+        except BodyTooLargeError as error:
+            raise web.HTTPRequestEntityTooLarge(
+                max_size=self._max_body_bytes, actual_size=self._max_body_bytes + 1, text=str(error)
+            ) from None
+        except BodyEncodingError as error:
+            raise web.HTTPUnsupportedMediaType(text=str(error)) from None
+        except BodyTimeoutError as error:
+            raise web.HTTPRequestTimeout(text=str(error)) from None
+        try:
+            body = orjson.loads(raw)
         except orjson.JSONDecodeError:
             raise RequestError("the body must be a JSON object") from None
         if not isinstance(body, dict):

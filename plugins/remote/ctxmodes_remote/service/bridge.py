@@ -333,7 +333,9 @@ class ResponseStream:
     def _tool_call(self, call: ToolCall) -> Iterator[tuple[str, dict[str, Any]]]:
         plain: dict[str, Any] = {
             "type": "function_call",
-            "id": "fc_" + call.id,
+            # Minted here, as message ids are: upstream call ids may repeat across processes
+            # (a scripted model numbers from 1 in each), and the id keys the recorded item.
+            "id": "fc_" + secrets.token_hex(16),
             "call_id": call.id,
             "name": call.name,
         }

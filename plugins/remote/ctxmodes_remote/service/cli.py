@@ -4,6 +4,8 @@
 
     ctxmodes serve --upstream MODEL --data DIR [--host H] [--port P] [--tls-cert F --tls-key F]
     ctxmodes serve token create NAME --data DIR
+    ctxmodes serve token list --data DIR
+    ctxmodes serve token revoke (ID | --account NAME) --data DIR
     ctxmodes serve key rotate --data DIR
     ctxmodes serve backup --data DIR --to FILE
 
@@ -16,6 +18,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 
 from ctxmodes import CliCommand, CtxmodesError
@@ -61,6 +64,14 @@ def _configure(parser: argparse.ArgumentParser) -> None:
         default=300.0,
         help="fail a response when the model sends nothing for this long (default 300)",
     )
+    parser.add_argument(
+        "--idle-timeout",
+        metavar="SECONDS",
+        type=float,
+        default=75.0,
+        help="close a connection that sends no request headers, or stops sending a body, "
+        "for this long (default 75)",
+    )
     parser.set_defaults(serve_handler=_serve)
 
     actions = parser.add_subparsers(dest="serve_command", metavar="COMMAND")
@@ -71,6 +82,16 @@ def _configure(parser: argparse.ArgumentParser) -> None:
     create.add_argument("name", metavar="NAME", help="account name")
     _add_data(create, required=True)
     create.set_defaults(serve_handler=_token_create)
+    listing = token.add_parser("list", help="the tokens: id, account, when made (never the token)")
+    _add_data(listing, required=True)
+    listing.set_defaults(serve_handler=_token_list)
+    revoke = token.add_parser(
+        "revoke", help="revoke a token by its id, or every token of an account"
+    )
+    revoke.add_argument("token_id", metavar="ID", nargs="?", help="a token id from `token list`")
+    revoke.add_argument("--account", metavar="NAME", help="revoke every token of this account")
+    _add_data(revoke, required=True)
+    revoke.set_defaults(serve_handler=_token_revoke)
 
     key = actions.add_parser("key", help="the master key").add_subparsers(
         dest="key_command", metavar="COMMAND", required=True
@@ -113,7 +134,7 @@ def _data_directory(path: Path) -> Path:
 
 
 def _token_create(args: argparse.Namespace) -> int:
-    from ctxmodes_remote.service.accounts import create_token
+    from ctxmodes_remote.service.accounts import create_token, token_id
     from ctxmodes_remote.service.storage import open_storage
 
     storage = open_storage(_data_directory(args.data), args.database)
@@ -122,7 +143,40 @@ def _token_create(args: argparse.Namespace) -> int:
     finally:
         storage.close()
     print(issued.token)
-    print(f"account {issued.account.name} ({issued.account.account_id})", file=sys.stderr)
+    print(
+        f"account {issued.account.name} ({issued.account.account_id}), "
+        f"token id {token_id(issued.token)}",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def _token_list(args: argparse.Namespace) -> int:
+    from ctxmodes_remote.service.storage import open_storage
+
+    storage = open_storage(_data_directory(args.data), args.database)
+    try:
+        tokens = storage.list_tokens()
+    finally:
+        storage.close()
+    for record in tokens:
+        made = datetime.fromtimestamp(record.created_at, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        print(f"{record.token_id}  {made}  {record.account.name}")
+    return 0
+
+
+def _token_revoke(args: argparse.Namespace) -> int:
+    from ctxmodes_remote.service.accounts import revoke
+    from ctxmodes_remote.service.storage import open_storage
+
+    if (args.token_id is None) == (args.account is None):
+        raise CtxmodesError("serve token revoke takes a token id or --account NAME, not both")
+    storage = open_storage(_data_directory(args.data), args.database)
+    try:
+        count = revoke(storage, token=args.token_id, account=args.account)
+    finally:
+        storage.close()
+    print(f"revoked {count} token(s); every process refuses them from now on", file=sys.stderr)
     return 0
 
 
@@ -150,8 +204,12 @@ def _serve(args: argparse.Namespace) -> int:
         raise CtxmodesError("ctxmodes serve needs --upstream MODEL and --data DIR")
     if (args.tls_cert is None) != (args.tls_key is None):
         raise CtxmodesError("--tls-cert and --tls-key go together")
-    if not args.upstream_timeout > 0:
-        raise CtxmodesError("--upstream-timeout takes a number of seconds above 0")
+    for option, value in (
+        ("--upstream-timeout", args.upstream_timeout),
+        ("--idle-timeout", args.idle_timeout),
+    ):
+        if not value > 0:
+            raise CtxmodesError(f"{option} takes a number of seconds above 0")
     try:
         from ctxmodes_remote.service.server import ServerConfig, run_server
     except ImportError as exc:
@@ -167,6 +225,7 @@ def _serve(args: argparse.Namespace) -> int:
         tls_cert=args.tls_cert,
         tls_key=args.tls_key,
         upstream_timeout_s=args.upstream_timeout,
+        idle_timeout_s=args.idle_timeout,
     )
     run_server(config)
     return 0

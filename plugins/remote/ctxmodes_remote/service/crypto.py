@@ -25,6 +25,9 @@ from ctxmodes import CtxmodesError
 
 MASTER_KEY_BYTES = 32
 _HKDF_SALT = b"ctxmodes-serve account key v1"
+#: A different salt for the keys that wrap each account's storage keys, so the key that
+#: seals outputs for the client never also opens what the database holds.
+_WRAPPING_SALT = b"ctxmodes-serve at-rest wrapping key v1"
 
 
 class CiphertextError(CtxmodesError):
@@ -35,11 +38,15 @@ class KeyFileError(CtxmodesError):
     """The master key file is missing, unreadable or malformed."""
 
 
-def _account_key(master: bytes, account_id: str) -> Fernet:
+class AccountKeyError(CtxmodesError):
+    """An account's stored data is wrapped under a master key the keyring does not hold."""
+
+
+def _account_key(master: bytes, account_id: str, salt: bytes = _HKDF_SALT) -> Fernet:
     derived = HKDF(
         algorithm=hashes.SHA256(),
         length=32,
-        salt=_HKDF_SALT,
+        salt=salt,
         info=account_id.encode("utf-8"),
     ).derive(master)
     return Fernet(base64.urlsafe_b64encode(derived))
@@ -55,6 +62,7 @@ class KeyRing:
             raise KeyFileError(f"master keys must be {MASTER_KEY_BYTES} bytes")
         self._masters = tuple(masters)
         self._accounts: dict[str, MultiFernet] = {}
+        self._wrapping: dict[str, tuple[Fernet, MultiFernet]] = {}
 
     @property
     def key_count(self) -> int:
@@ -78,6 +86,45 @@ class KeyRing:
             return self._fernet(account_id).decrypt(token.encode("ascii"))
         except (InvalidToken, UnicodeEncodeError):
             raise CiphertextError("encrypted content is invalid for this account") from None
+
+    # -- wrapping the storage keys of accounts ---------------------------------------------
+
+    def _wrappers(self, account_id: str) -> tuple[Fernet, MultiFernet]:
+        """The newest master's wrapping key of the account, and all of them."""
+        wrappers = self._wrapping.get(account_id)
+        if wrappers is None:
+            keys = [_account_key(key, account_id, _WRAPPING_SALT) for key in self._masters]
+            wrappers = (keys[0], MultiFernet(keys))
+            self._wrapping[account_id] = wrappers
+        return wrappers
+
+    def wrap(self, account_id: str, secret: bytes) -> str:
+        """``secret`` sealed under the account's wrapping key of the newest master key."""
+        return self._wrappers(account_id)[0].encrypt(secret).decode("ascii")
+
+    def unwrap(self, account_id: str, wrapped: str) -> bytes:
+        """:raises AccountKeyError: no master key of the keyring wrapped it."""
+        try:
+            return self._wrappers(account_id)[1].decrypt(wrapped.encode("ascii"))
+        except (InvalidToken, UnicodeEncodeError):
+            raise AccountKeyError(
+                f"the stored data of account {account_id} is encrypted under a master key "
+                "that master.keys does not hold (a replaced key file, or a key dropped before "
+                "the service re-wrapped it); it cannot be read"
+            ) from None
+
+    def rewrap(self, account_id: str, wrapped: str) -> str | None:
+        """``wrapped`` re-sealed under the newest master key, or ``None`` when it is already.
+
+        :raises AccountKeyError: no master key of the keyring wrapped it."""
+        newest, every = self._wrappers(account_id)
+        try:
+            newest.decrypt(wrapped.encode("ascii"))
+            return None
+        except (InvalidToken, UnicodeEncodeError):
+            pass
+        self.unwrap(account_id, wrapped)
+        return every.rotate(wrapped.encode("ascii")).decode("ascii")
 
 
 # -- the key file -------------------------------------------------------------------------

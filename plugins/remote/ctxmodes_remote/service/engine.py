@@ -45,7 +45,9 @@ from ctxmodes.windows import (
     run_notes,
 )
 from ctxmodes_remote.service import accounts
-from ctxmodes_remote.service.crypto import CiphertextError, KeyRing
+from ctxmodes_remote.service.crypto import AccountKeyError, CiphertextError, KeyRing
+from ctxmodes_remote.service.sealed_storage import SealedStorage
+from ctxmodes_remote.service.sealing import SealedValueError
 from ctxmodes_remote.service.storage import (
     Account,
     HistorySearch,
@@ -55,6 +57,9 @@ from ctxmodes_remote.service.storage import (
     Storage,
     StorageUnavailableError,
 )
+
+#: Failures the engine never turns into a result for the model: the request fails whole.
+_REQUEST_FAILURES = (CiphertextError, StorageUnavailableError, AccountKeyError, SealedValueError)
 
 #: What results say they come from (Local's say ``pi-session``).
 SOURCE = "ctxmodes-serve"
@@ -182,7 +187,12 @@ def _now_ms() -> int:
 
 
 class ServiceEngine:
-    """Accounts, sessions and operations over one :class:`Storage`."""
+    """Accounts, sessions and operations over one :class:`Storage` backend, which holds
+    only what :class:`SealedStorage` sealed.
+
+    :raises AccountKeyError: (on start) the backend's data is wrapped under master keys
+        the keyring lacks, for every account that has data.
+    """
 
     def __init__(
         self,
@@ -191,7 +201,7 @@ class ServiceEngine:
         *,
         now_ms: Callable[[], int] = _now_ms,
     ) -> None:
-        self._storage = storage
+        self._storage = SealedStorage(storage, keyring)
         self._keyring = keyring
         self._now_ms = now_ms
         self._sessions: OrderedDict[tuple[str, str], SessionState] = OrderedDict()
@@ -202,6 +212,7 @@ class ServiceEngine:
 
     def replace_keyring(self, keyring: KeyRing) -> None:
         self._keyring = keyring
+        self._storage.replace_keyring(keyring)
 
     def close(self) -> None:
         self._storage.close()
@@ -213,7 +224,7 @@ class ServiceEngine:
     # -- accounts --------------------------------------------------------------------------
 
     def authenticate(self, authorization: str | None) -> Account | None:
-        return accounts.authenticate(self._storage, authorization)
+        return accounts.authenticate(self._storage.backend, authorization)
 
     # -- encryption --------------------------------------------------------------------------
 
@@ -294,7 +305,7 @@ class ServiceEngine:
                 result, images = self._history(account, context, operation, arguments)
             else:
                 result = self._notes(account, context, operation, arguments)
-        except (CiphertextError, StorageUnavailableError):
+        except _REQUEST_FAILURES:
             raise
         except CtxmodesError as error:
             result = {"error": str(error)}
@@ -386,8 +397,19 @@ class ServiceEngine:
         """Record the items of one ``/responses`` exchange; returns how many were new."""
         history = self._agent(account, session_id, agent)
         fresh = [item for item in items if history.add(item)]
-        self._storage.append_history_items(account.account_id, session_id, agent, fresh)
+        try:
+            self._storage.append_history_items(account.account_id, session_id, agent, fresh)
+        except BaseException:
+            # Memory must not hold what storage does not: the agent's history is read again
+            # on next use, so a resend of these items is recorded, not taken as a repeat.
+            self._forget_agent(account, session_id, agent)
+            raise
         return len(fresh)
+
+    def _forget_agent(self, account: Account, session_id: str, agent: str) -> None:
+        state = self._sessions.get((account.account_id, session_id))
+        if state is not None:
+            state.agents.pop(agent, None)
 
 
 def _history_search(operation: str, arguments: Mapping[str, Any]) -> HistorySearch | None:

@@ -3,7 +3,12 @@ processes on several machines sharing one database (psycopg 3, a connection pool
 
 The schema is created and migrated by the service itself: numbered migrations, each applied
 once inside a transaction that holds an advisory lock, so running them twice, or from
-several processes starting at once, is safe. Every statement commits before it returns
+several processes starting at once, is safe. A database from before encryption at rest is
+sealed in place after them (:meth:`PostgresStorage.seal_plaintext`), batch by batch under
+the same lock; the plaintext columns are dropped, and their tables rewritten (``VACUUM
+FULL``) so the files keep none of it, once no row is left to seal.
+
+Every statement commits before it returns
 (Postgres' default ``synchronous_commit``), so an acknowledged write is durable. The pool
 checks a connection before lending it, so the service recovers by itself when Postgres
 restarts; a request that meets the outage fails with :class:`StorageUnavailableError`.
@@ -11,23 +16,31 @@ restarts; a request that meets the outage fails with :class:`StorageUnavailableE
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 import psycopg
 from psycopg_pool import ConnectionPool
 
 from ctxmodes_remote.service.storage import (
-    ITEM_COLUMNS,
+    PLAINTEXT_ITEMS,
+    PLAINTEXT_NOTES,
+    SEALED_ITEM_COLUMNS,
+    TOKEN_ID_DIGITS,
     Account,
     AccountExistsError,
-    HistorySearch,
-    NoteEvent,
-    RecordedItem,
+    CandidatePage,
+    IssuedTokenRecord,
+    PlaintextSealer,
+    SealedItem,
+    SealedNote,
     StorageUnavailableError,
-    history_rows,
-    recorded_item,
+    seal_plaintext_item,
+    seal_plaintext_note,
+    sealed_item,
 )
+
+_T = TypeVar("_T")
 
 #: ``pg_advisory_xact_lock`` key of the migrations (any constant shared by all processes).
 _MIGRATION_LOCK = 0x637478_6D6F6465
@@ -73,27 +86,41 @@ MIGRATIONS: tuple[tuple[int, str], ...] = (
     ),
     (
         2,
-        # Trigram index for history search: LIKE '%…%' finds candidates through it and
-        # rechecks each, so answers stay exact. pg_trgm is a trusted extension: the
-        # database's owner may create it.
-        """
-        CREATE EXTENSION IF NOT EXISTS pg_trgm;
-        CREATE INDEX history_items_content_trgm ON history_items
-            USING gin (content gin_trgm_ops);
-        """,
+        # Was the trigram index of the plaintext history (pg_trgm); encryption at rest
+        # replaced it with the blind index (4), which drops it where it was made.
+        "SELECT 1;",
     ),
     (
         3,
         # The images of recorded items (JSON, NULL for none), for history.read_item.
         "ALTER TABLE history_items ADD COLUMN IF NOT EXISTS images TEXT;",
     ),
+    (
+        4,
+        # Encryption at rest: sealed values, wrapped account keys, and the blind index (a
+        # GIN index over each item's tokens) in place of the trigram index of the text.
+        # The plaintext columns stay, empty by default, until every row is sealed.
+        """
+        CREATE TABLE account_keys (
+            account_id TEXT PRIMARY KEY,
+            wrapped TEXT NOT NULL
+        );
+        ALTER TABLE note_events ADD COLUMN sealed BYTEA,
+            ALTER COLUMN path SET DEFAULT '', ALTER COLUMN text SET DEFAULT '';
+        ALTER TABLE history_items ADD COLUMN sealed BYTEA,
+            ADD COLUMN tokens BIGINT[] NOT NULL DEFAULT '{}',
+            ALTER COLUMN content SET DEFAULT '';
+        DROP INDEX IF EXISTS history_items_content_trgm;
+        CREATE INDEX history_items_tokens ON history_items USING gin (tokens);
+        """,
+    ),
 )
-
-
-def like_pattern(text: str) -> str:
-    """A ``LIKE … ESCAPE '\\'`` pattern matching any string containing ``text`` literally."""
-    escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    return f"%{escaped}%"
+#: The version recording that the plaintext columns are gone (applied by the sealing).
+PLAINTEXT_DROPPED = 5
+_DROP_PLAINTEXT = """
+ALTER TABLE note_events DROP COLUMN path, DROP COLUMN text;
+ALTER TABLE history_items DROP COLUMN content, DROP COLUMN images;
+"""
 
 
 def migrate(connection: psycopg.Connection) -> list[int]:
@@ -144,6 +171,13 @@ class PostgresStorage:
     def ping(self) -> None:
         self._run("SELECT 1", ())
 
+    def _transaction(self, work: Callable[[psycopg.Connection], _T]) -> _T:
+        try:
+            with self._pool.connection() as connection, connection.transaction():
+                return work(connection)
+        except (psycopg.Error, OSError, TimeoutError) as exc:
+            raise StorageUnavailableError(f"the database failed: {_reason(exc)}") from None
+
     def _run(self, query: str, params: Sequence[object]) -> list[tuple[Any, ...]]:
         try:
             with self._pool.connection() as connection:
@@ -182,25 +216,84 @@ class PostgresStorage:
         )
         return Account(str(rows[0][0]), str(rows[0][1])) if rows else None
 
+    def list_tokens(self) -> list[IssuedTokenRecord]:
+        rows = self._run(
+            f"SELECT left(token_hash, {TOKEN_ID_DIGITS}), accounts.account_id, accounts.name, "
+            "created_at FROM tokens JOIN accounts ON accounts.account_id = tokens.account_id "
+            "ORDER BY created_at, token_hash",
+            (),
+        )
+        return [
+            IssuedTokenRecord(str(row[0]), Account(str(row[1]), str(row[2])), int(row[3]))
+            for row in rows
+        ]
+
+    def revoke_token(self, token_id: str) -> int:
+        rows = self._run(
+            "DELETE FROM tokens WHERE left(token_hash, %s) = %s RETURNING 1",
+            (len(token_id), token_id),
+        )
+        return len(rows)
+
+    def revoke_account_tokens(self, account_id: str) -> int:
+        rows = self._run("DELETE FROM tokens WHERE account_id = %s RETURNING 1", (account_id,))
+        return len(rows)
+
+    # -- sealing a database from before encryption at rest -----------------------------------
+
+    def seal_plaintext(self, sealer: PlaintextSealer) -> None:
+        dropped = False
+        while True:
+            progress = self._transaction(lambda connection: _seal_batch(connection, sealer))
+            if progress is None:
+                break
+            dropped = dropped or progress
+        if dropped:
+            # Dropped columns stay in the table files until they are rewritten.
+            self._run("VACUUM FULL note_events, history_items", ())
+
+    # -- account keys ---------------------------------------------------------------------
+
+    def account_key(self, account_id: str) -> str | None:
+        rows = self._run("SELECT wrapped FROM account_keys WHERE account_id = %s", (account_id,))
+        return str(rows[0][0]) if rows else None
+
+    def add_account_key(self, account_id: str, wrapped: str) -> str:
+        self._run(
+            "INSERT INTO account_keys (account_id, wrapped) VALUES (%s, %s) ON CONFLICT DO NOTHING",
+            (account_id, wrapped),
+        )
+        kept = self.account_key(account_id)
+        assert kept is not None
+        return kept
+
+    def account_keys(self) -> list[tuple[str, str]]:
+        rows = self._run("SELECT account_id, wrapped FROM account_keys ORDER BY account_id", ())
+        return [(str(row[0]), str(row[1])) for row in rows]
+
+    def replace_account_key(self, account_id: str, old: str, new: str) -> None:
+        self._run(
+            "UPDATE account_keys SET wrapped = %s WHERE account_id = %s AND wrapped = %s",
+            (new, account_id, old),
+        )
+
     # -- notes ----------------------------------------------------------------------------
 
     def note_events(
         self, account_id: str, session_id: str, after: int = 0
-    ) -> list[tuple[int, NoteEvent]]:
+    ) -> list[tuple[int, SealedNote]]:
         rows = self._run(
-            "SELECT seq, action, path, text, timestamp FROM note_events "
+            "SELECT seq, action, timestamp, sealed FROM note_events "
             "WHERE account_id = %s AND session_id = %s AND seq > %s ORDER BY seq",
             (account_id, session_id, after),
         )
-        return [
-            (int(row[0]), NoteEvent(row[1], str(row[2]), str(row[3]), int(row[4]))) for row in rows
-        ]
+        return [(int(row[0]), SealedNote(row[1], int(row[2]), bytes(row[3]))) for row in rows]
 
-    def append_note_event(self, account_id: str, session_id: str, event: NoteEvent) -> int:
+    def append_note_event(self, account_id: str, session_id: str, note: SealedNote) -> int:
         rows = self._run(
-            "INSERT INTO note_events (account_id, session_id, action, path, text, timestamp) "
-            "VALUES (%s, %s, %s, %s, %s, %s) RETURNING seq",
-            (account_id, session_id, event.action, event.path, event.text, event.timestamp),
+            "INSERT INTO note_events (account_id, session_id, action, timestamp, sealed) "
+            "VALUES (%s, %s, %s, %s, %s) RETURNING seq",
+            (account_id, session_id, note.action, note.timestamp, note.sealed),
         )
         return int(rows[0][0])
 
@@ -208,44 +301,107 @@ class PostgresStorage:
 
     def history_items(
         self, account_id: str, session_id: str, agent: str, after: int = 0
-    ) -> list[tuple[int, RecordedItem]]:
+    ) -> list[tuple[int, SealedItem]]:
         rows = self._run(
-            f"SELECT seq, {ITEM_COLUMNS} "
+            f"SELECT seq, {SEALED_ITEM_COLUMNS} "
             "FROM history_items WHERE account_id = %s AND session_id = %s AND agent = %s "
             "AND seq > %s ORDER BY seq",
             (account_id, session_id, agent, after),
         )
-        return [(int(row[0]), recorded_item(row[1:])) for row in rows]
+        return [(int(row[0]), sealed_item(row[1:])) for row in rows]
 
-    def search_history(
-        self, account_id: str, session_id: str, agent: str, search: HistorySearch
-    ) -> list[RecordedItem]:
-        # LIKE is case-sensitive in Postgres and can use the trigram index.
-        scope = (account_id, session_id, agent)
-        contains = "content LIKE %s ESCAPE '\\'"
-        sql, params = search.query(scope, contains, like_pattern(search.text), "%s")
-        return search.in_arrival_order(self._run(sql, params))
+    def search_candidates(
+        self, account_id: str, session_id: str, agent: str, page: CandidatePage
+    ) -> list[tuple[int, SealedItem]]:
+        search = page.search
+        clauses = [
+            "account_id = %s",
+            "session_id = %s",
+            "agent = %s",
+            "tokens @> %s::bigint[]",
+        ]
+        params: list[object] = [account_id, session_id, agent, list(page.tokens)]
+        for column, value in search.filters():
+            clauses.append(f"{column} = %s")
+            params.append(value)
+        if page.cursor is not None:
+            clauses.append("seq < %s" if search.newest_first else "seq > %s")
+            params.append(page.cursor)
+        order = "DESC" if search.newest_first else "ASC"
+        rows = self._run(
+            f"SELECT seq, {SEALED_ITEM_COLUMNS} FROM history_items "
+            f"WHERE {' AND '.join(clauses)} ORDER BY seq {order} LIMIT {int(page.size)}",
+            params,
+        )
+        return [(int(row[0]), sealed_item(row[1:])) for row in rows]
 
     def append_history_items(
-        self, account_id: str, session_id: str, agent: str, items: Sequence[RecordedItem]
-    ) -> None:
+        self, account_id: str, session_id: str, agent: str, items: Sequence[SealedItem]
+    ) -> list[bool]:
         if not items:
-            return
-        rows = history_rows(account_id, session_id, agent, items)
-        try:
-            with (
-                self._pool.connection() as connection,
-                connection.transaction(),
-                connection.cursor() as cursor,
-            ):
-                cursor.executemany(
+            return []
+
+        def insert(connection: psycopg.Connection) -> list[bool]:
+            new: list[bool] = []
+            for item in items:
+                cursor = connection.execute(
                     "INSERT INTO history_items (account_id, session_id, agent, window_id, "
-                    "item_key, role, content, tool_name, tool_namespace, images) "
-                    "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
-                    rows,
+                    "item_key, role, tool_name, tool_namespace, sealed, tokens) "
+                    "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s::bigint[]) "
+                    "ON CONFLICT DO NOTHING",
+                    (
+                        account_id,
+                        session_id,
+                        agent,
+                        item.window_id,
+                        item.item_key,
+                        item.role,
+                        item.tool_name,
+                        item.tool_namespace,
+                        item.sealed,
+                        list(item.tokens),
+                    ),
                 )
-        except (psycopg.Error, OSError, TimeoutError) as exc:
-            raise StorageUnavailableError(f"the database failed: {_reason(exc)}") from None
+                new.append(cursor.rowcount == 1)
+            return new
+
+        # One transaction for the whole exchange: all or nothing.
+        return self._transaction(insert)
+
+
+def _seal_batch(connection: psycopg.Connection, sealer: PlaintextSealer) -> bool | None:
+    """Seal one batch of plaintext rows, or drop the plaintext columns when none is left
+    (``True``); ``None`` when the plaintext columns are gone already."""
+    connection.execute("SELECT pg_advisory_xact_lock(%s)", (_MIGRATION_LOCK,))
+    done = connection.execute(
+        "SELECT 1 FROM schema_migrations WHERE version = %s", (PLAINTEXT_DROPPED,)
+    ).fetchone()
+    if done:
+        return None
+    notes = connection.execute(PLAINTEXT_NOTES).fetchall()
+    if notes:
+        with connection.cursor() as cursor:
+            cursor.executemany(
+                "UPDATE note_events SET sealed = %s, path = '', text = '' WHERE seq = %s",
+                [seal_plaintext_note(sealer, row) for row in notes],
+            )
+        return False
+    items = connection.execute(PLAINTEXT_ITEMS).fetchall()
+    if items:
+        updates = []
+        for row in items:
+            sealed, seq = seal_plaintext_item(sealer, row)
+            updates.append((sealed.sealed, list(sealed.tokens), seq))
+        with connection.cursor() as cursor:
+            cursor.executemany(
+                "UPDATE history_items SET sealed = %s, tokens = %s::bigint[], content = '', "
+                "images = NULL WHERE seq = %s",
+                updates,
+            )
+        return False
+    connection.execute(_DROP_PLAINTEXT)
+    connection.execute("INSERT INTO schema_migrations (version) VALUES (%s)", (PLAINTEXT_DROPPED,))
+    return True
 
 
 def _reason(exc: BaseException) -> str:

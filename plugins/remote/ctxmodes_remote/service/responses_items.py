@@ -75,7 +75,12 @@ class OpenedCall:
 
 
 def parse_arguments(text: object) -> dict[str, Any]:
+    """The arguments of a call as an object; none for text that is not a JSON object, or
+    that nests deeper than :data:`~ctxmodes.session.codec.MAX_NESTING` levels (no store or
+    transport could carry it; the history keeps the text as sent instead)."""
     if not isinstance(text, str) or not text:
+        return {}
+    if codec.nested_too_deeply(text.encode("utf-8", "surrogatepass")):
         return {}
     try:
         value = orjson.loads(text)
@@ -179,6 +184,9 @@ def history_items(
     Reasoning is the model's own ciphertext and is not history."""
     recorded: list[RecordedItem] = []
     calls: dict[str, OpenedCall] = {}
+    # An output is known by the item of the call it answers (the latest of that call id
+    # before it): call ids may repeat within a window, item ids do not.
+    call_keys: dict[str, str] = {}
     for item in items:
         kind = item.get("type", "message")
         if kind == "message":
@@ -194,8 +202,13 @@ def history_items(
         elif kind == "function_call":
             call = open_call(item, marked, decrypt)
             calls[call.call_id] = call
-            text = codec.dumps({"tool": call.name, "arguments": call.arguments}).decode()
+            arguments: object = call.arguments
+            sent = item.get("arguments")
+            if not arguments and isinstance(sent, str) and sent.strip() not in ("", "{}"):
+                arguments = sent  # unreadable as an object: kept as the text the client sent
+            text = codec.dumps({"tool": call.name, "arguments": arguments}).decode()
             key = _key(item, f"call\0{call.call_id}")
+            call_keys[call.call_id] = key
             recorded.append(
                 RecordedItem(window_id, key, "assistant", text, call.name, call.namespace)
             )
@@ -205,12 +218,13 @@ def history_items(
             calls[call_id] = OpenedCall(call_id, name, None, {"input": item.get("input")})
             text = str(item.get("input", ""))
             key = _key(item, f"call\0{call_id}")
+            call_keys[call_id] = key
             recorded.append(RecordedItem(window_id, key, "assistant", text, name, None))
         elif kind in ("function_call_output", "custom_tool_call_output"):
             call_id = str(item.get("call_id", ""))
             origin = calls.get(call_id)
             parts = content_parts(item.get("output"), decrypt)
-            key = _key(item, f"output\0{call_id}")
+            key = _key(item, f"output\0{call_keys.get(call_id, call_id)}")
             recorded.append(
                 RecordedItem(
                     window_id,

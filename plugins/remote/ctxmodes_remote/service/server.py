@@ -17,6 +17,7 @@ from ctxmodes.providers import Provider
 from ctxmodes_remote.service import logs
 from ctxmodes_remote.service.app import (
     CODEX_PATH,
+    IDLE_TIMEOUT_S,
     UPSTREAM_IDLE_TIMEOUT_S,
     ServiceApp,
     tls_context,
@@ -38,6 +39,7 @@ class ServerConfig:
     tls_cert: str | None = None
     tls_key: str | None = None
     upstream_timeout_s: float = UPSTREAM_IDLE_TIMEOUT_S
+    idle_timeout_s: float = IDLE_TIMEOUT_S
 
 
 async def _serve(config: ServerConfig) -> None:
@@ -49,7 +51,12 @@ async def _serve(config: ServerConfig) -> None:
     provider = resolve_upstream(config.upstream)
     keyring = load_or_create_keyring(config.data)
     engine = ServiceEngine(open_storage(config.data, config.database), keyring)
-    service = ServiceApp(engine, provider, upstream_idle_timeout_s=config.upstream_timeout_s)
+    service = ServiceApp(
+        engine,
+        provider,
+        upstream_idle_timeout_s=config.upstream_timeout_s,
+        idle_timeout_s=config.idle_timeout_s,
+    )
     runner = service.runner(access_log_class=logs.AccessLogger)
     await runner.setup()
     try:

@@ -1,9 +1,12 @@
 """Where the service keeps accounts, tokens, notes and recorded history.
 
-:class:`Storage` is the interface the engine uses; :class:`SqliteStorage` implements it in
-one SQLite file (WAL journal, ``synchronous=FULL``: a write method returns only once its
-transaction is on disk, so an acknowledged note survives a crash). Every read and write is
-keyed by account first: no method can reach another account's rows.
+:class:`Storage` is the interface of a database backend; :class:`SqliteStorage` implements
+it in one SQLite file (WAL journal, ``synchronous=FULL``: a write method returns only once
+its transaction is on disk, so an acknowledged note survives a crash). Every read and write
+is keyed by account first: no method can reach another account's rows. A backend never
+holds a note's or an item's text: it stores values sealed by
+:class:`~ctxmodes_remote.service.sealed_storage.SealedStorage`, the plaintext interface the
+engine uses, and finds search candidates through their blind-index tokens.
 
 Notes are kept as the sequence of writes and appends that made them, as the session file
 keeps them for Local; the engine replays them into the shared notes store. History is kept
@@ -14,21 +17,36 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, TypeVar
 
 from ctxmodes import CtxmodesError
 from ctxmodes.session import codec
 
 NoteAction = Literal["write", "append"]
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True, slots=True)
 class Account:
     account_id: str
     name: str
+
+
+@dataclass(frozen=True, slots=True)
+class IssuedTokenRecord:
+    """A token as ``serve token list`` shows it: never the token, only its id (the start of
+    its hash), its account and when it was made."""
+
+    token_id: str
+    account: Account
+    created_at: int
+
+
+#: Hex digits of a token's hash that make its id.
+TOKEN_ID_DIGITS = 16
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,38 +83,6 @@ class RecordedItem:
     images: tuple[RecordedImage, ...] = ()
 
 
-def images_column(images: Sequence[RecordedImage]) -> str | None:
-    """The ``images`` column value of an item's images (``NULL`` when it has none)."""
-    if not images:
-        return None
-    return codec.dumps(
-        [{"data": i.data, "mime_type": i.mime_type, "detail": i.detail} for i in images]
-    ).decode()
-
-
-def images_of_column(value: object) -> tuple[RecordedImage, ...]:
-    """The images an ``images`` column value holds (none for ``NULL``, a row written
-    before the column existed)."""
-    if not isinstance(value, str):
-        return ()
-    return tuple(
-        RecordedImage(image["data"], image["mime_type"], image.get("detail"))
-        for image in codec.loads(value)
-    )
-
-
-def recorded_item(row: Sequence[Any]) -> RecordedItem:
-    """The item of a ``history_items`` row read as :data:`ITEM_COLUMNS`."""
-    window_id, item_key, role, content, tool_name, tool_namespace, images = row
-    return RecordedItem(
-        window_id, item_key, role, content, tool_name, tool_namespace, images_of_column(images)
-    )
-
-
-#: The columns :func:`recorded_item` reads, in its order.
-ITEM_COLUMNS = "window_id, item_key, role, content, tool_name, tool_namespace, images"
-
-
 @dataclass(frozen=True, slots=True)
 class HistorySearch:
     """Which recorded items a search wants: those whose content contains ``text`` (a
@@ -111,34 +97,114 @@ class HistorySearch:
     tool_namespace: str | None = None
     newest_first: bool = False
 
-    def query(
-        self, scope: tuple[str, str, str], contains: str, pattern: str, placeholder: str
-    ) -> tuple[str, list[object]]:
-        """The ``SELECT`` of the items in ``scope`` (account, session, agent) that
-        ``contains`` (a condition on ``content`` taking ``pattern``) accepts, and its
-        parameters, in the database's ``placeholder`` style."""
-        clauses = [f"{column} = {placeholder}" for column in ("account_id", "session_id", "agent")]
-        clauses.append(contains)
-        params: list[object] = [*scope, pattern]
-        for column in ("window_id", "role", "tool_name", "tool_namespace"):
-            value = getattr(self, column)
-            if value is not None:
-                clauses.append(f"{column} = {placeholder}")
-                params.append(value)
-        order = "DESC" if self.newest_first else "ASC"
-        sql = (
-            "SELECT window_id, item_key, role, content, tool_name, tool_namespace "
-            f"FROM history_items WHERE {' AND '.join(clauses)} "
-            f"ORDER BY seq {order} LIMIT {int(self.limit)}"
-        )
-        return sql, params
+    def filters(self) -> list[tuple[str, str]]:
+        """The ``(column, value)`` pairs a candidate must have."""
+        columns = ("window_id", "role", "tool_name", "tool_namespace")
+        return [(name, getattr(self, name)) for name in columns if getattr(self, name) is not None]
 
-    def in_arrival_order(self, rows: Iterable[Sequence[Any]]) -> list[RecordedItem]:
-        found = [RecordedItem(*row) for row in rows]
-        return found[::-1] if self.newest_first else found
+
+# -- what a backend holds ------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SealedNote:
+    """A note write as stored: ``sealed`` holds its path and text."""
+
+    action: NoteAction
+    timestamp: int
+    sealed: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class SealedItem:
+    """A history item as stored: ``sealed`` holds its content and images; ``tokens`` (given
+    on writes only) are its blind-index tokens."""
+
+    window_id: str
+    item_key: str
+    role: str
+    tool_name: str | None
+    tool_namespace: str | None
+    sealed: bytes
+    tokens: Sequence[int] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class CandidatePage:
+    """One page of search candidates: items holding every token in ``tokens`` that pass the
+    filters of ``search``, in its order, after the sequence number ``cursor`` (before it,
+    newest first), at most ``size`` of them."""
+
+    search: HistorySearch
+    tokens: Sequence[int]
+    cursor: int | None
+    size: int
+
+
+class PlaintextSealer(Protocol):
+    """What the migration of a database from before encryption at rest seals rows with."""
+
+    def seal_note(self, account_id: str, session_id: str, path: str, text: str) -> bytes: ...
+
+    def seal_item(
+        self, account_id: str, session_id: str, agent: str, item: RecordedItem
+    ) -> SealedItem: ...
+
+
+def _images_of_column(value: object) -> tuple[RecordedImage, ...]:
+    """The images a plaintext ``images`` column (of a database from before encryption at
+    rest) holds: none for ``NULL``."""
+    if not isinstance(value, str):
+        return ()
+    return tuple(
+        RecordedImage(image["data"], image["mime_type"], image.get("detail"))
+        for image in codec.loads(value)
+    )
+
+
+#: Rows sealed per transaction when a database from before encryption at rest is migrated.
+SEAL_BATCH = 500
+#: The next batch of plaintext note writes, as :func:`seal_plaintext_note` takes them.
+PLAINTEXT_NOTES = (
+    "SELECT seq, account_id, session_id, path, text FROM note_events "
+    f"WHERE sealed IS NULL ORDER BY seq LIMIT {SEAL_BATCH}"
+)
+#: The next batch of plaintext items, as :func:`seal_plaintext_item` takes them.
+PLAINTEXT_ITEMS = (
+    "SELECT seq, account_id, session_id, agent, window_id, item_key, role, content, "
+    "tool_name, tool_namespace, images FROM history_items "
+    f"WHERE sealed IS NULL ORDER BY seq LIMIT {SEAL_BATCH}"
+)
+
+
+def seal_plaintext_note(sealer: PlaintextSealer, row: Sequence[Any]) -> tuple[bytes, int]:
+    """The sealed value of a :data:`PLAINTEXT_NOTES` row, and its sequence number."""
+    seq, account_id, session_id, path, text = row
+    return sealer.seal_note(account_id, session_id, path, text), int(seq)
+
+
+def seal_plaintext_item(sealer: PlaintextSealer, row: Sequence[Any]) -> tuple[SealedItem, int]:
+    """The sealed item of a :data:`PLAINTEXT_ITEMS` row, and its sequence number."""
+    seq, account_id, session_id, agent, window_id, item_key, role, content = row[:8]
+    tool_name, tool_namespace, images = row[8:]
+    item = RecordedItem(
+        window_id, item_key, role, content, tool_name, tool_namespace, _images_of_column(images)
+    )
+    return sealer.seal_item(account_id, session_id, agent, item), int(seq)
+
+
+#: The columns of a stored item that :func:`sealed_item` reads, in its order.
+SEALED_ITEM_COLUMNS = "window_id, item_key, role, tool_name, tool_namespace, sealed"
+
+
+def sealed_item(row: Sequence[Any]) -> SealedItem:
+    window_id, item_key, role, tool_name, tool_namespace, sealed = row
+    return SealedItem(window_id, item_key, role, tool_name, tool_namespace, bytes(sealed))
 
 
 class Storage(Protocol):
+    """Accounts, tokens, wrapped account keys, and sealed notes and history, per account."""
+
     def create_account(self, account_id: str, name: str) -> Account:
         """:raises AccountExistsError: the name is taken."""
         ...
@@ -149,34 +215,71 @@ class Storage(Protocol):
 
     def account_for_token(self, token_hash: str) -> Account | None: ...
 
+    def list_tokens(self) -> list[IssuedTokenRecord]:
+        """Every token, oldest first."""
+        ...
+
+    def revoke_token(self, token_id: str) -> int:
+        """Delete the tokens whose hash starts with ``token_id`` (hex); returns how many."""
+        ...
+
+    def revoke_account_tokens(self, account_id: str) -> int:
+        """Delete every token of the account; returns how many."""
+        ...
+
+    def account_key(self, account_id: str) -> str | None:
+        """The account's wrapped storage secret, ``None`` before it stored anything."""
+        ...
+
+    def add_account_key(self, account_id: str, wrapped: str) -> str:
+        """Keep ``wrapped`` unless the account has a key already; returns the one kept (of
+        processes racing to make the first, one wins and all use it)."""
+        ...
+
+    def account_keys(self) -> list[tuple[str, str]]:
+        """Every account's wrapped storage secret."""
+        ...
+
+    def replace_account_key(self, account_id: str, old: str, new: str) -> None:
+        """Store ``new`` if the account's key is still ``old`` (re-wrapping races are
+        harmless: either wrapping opens the same secret)."""
+        ...
+
     def note_events(
         self, account_id: str, session_id: str, after: int = 0
-    ) -> list[tuple[int, NoteEvent]]:
+    ) -> list[tuple[int, SealedNote]]:
         """The session's note writes with a sequence number above ``after``, oldest first."""
         ...
 
-    def append_note_event(self, account_id: str, session_id: str, event: NoteEvent) -> int:
+    def append_note_event(self, account_id: str, session_id: str, note: SealedNote) -> int:
         """Persist one note write durably; returns its sequence number."""
         ...
 
     def history_items(
         self, account_id: str, session_id: str, agent: str, after: int = 0
-    ) -> list[tuple[int, RecordedItem]]:
+    ) -> list[tuple[int, SealedItem]]:
         """The agent's recorded items with a sequence number above ``after``, in arrival
         order."""
         ...
 
     def append_history_items(
-        self, account_id: str, session_id: str, agent: str, items: Sequence[RecordedItem]
-    ) -> None:
-        """Persist items durably, in order (an item already recorded is left as it is)."""
+        self, account_id: str, session_id: str, agent: str, items: Sequence[SealedItem]
+    ) -> list[bool]:
+        """Persist items and their tokens durably, in order, in one transaction; an item
+        already recorded (same window and key) is left as it is. Returns, per item, whether
+        it was new."""
         ...
 
-    def search_history(
-        self, account_id: str, session_id: str, agent: str, search: HistorySearch
-    ) -> list[RecordedItem]:
-        """The agent's recorded items ``search`` selects, in arrival order, found by the
-        database (the session is not read whole)."""
+    def search_candidates(
+        self, account_id: str, session_id: str, agent: str, page: CandidatePage
+    ) -> list[tuple[int, SealedItem]]:
+        """One page of the agent's items that may match, found through the blind index."""
+        ...
+
+    def seal_plaintext(self, sealer: PlaintextSealer) -> None:
+        """Seal every row a database from before encryption at rest still holds in
+        plaintext, then drop the plaintext columns: batch by batch, so an interrupted run
+        resumes where it stopped, and safe from several processes at once."""
         ...
 
     def ping(self) -> None:
@@ -184,27 +287,6 @@ class Storage(Protocol):
         ...
 
     def close(self) -> None: ...
-
-
-def history_rows(
-    account_id: str, session_id: str, agent: str, items: Sequence[RecordedItem]
-) -> list[tuple[str | None, ...]]:
-    """The ``history_items`` column values of ``items``, in the schema's column order."""
-    return [
-        (
-            account_id,
-            session_id,
-            agent,
-            item.window_id,
-            item.item_key,
-            item.role,
-            item.content,
-            item.tool_name,
-            item.tool_namespace,
-            images_column(item.images),
-        )
-        for item in items
-    ]
 
 
 class AccountExistsError(CtxmodesError):
@@ -225,14 +307,17 @@ CREATE TABLE IF NOT EXISTS tokens (
     account_id TEXT NOT NULL REFERENCES accounts(account_id),
     created_at INTEGER NOT NULL
 );
+CREATE TABLE IF NOT EXISTS account_keys (
+    account_id TEXT PRIMARY KEY,
+    wrapped TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS note_events (
     seq INTEGER PRIMARY KEY AUTOINCREMENT,
     account_id TEXT NOT NULL,
     session_id TEXT NOT NULL,
     action TEXT NOT NULL,
-    path TEXT NOT NULL,
-    text TEXT NOT NULL,
-    timestamp INTEGER NOT NULL
+    timestamp INTEGER NOT NULL,
+    sealed BLOB
 );
 CREATE INDEX IF NOT EXISTS note_events_session ON note_events (account_id, session_id, seq);
 CREATE TABLE IF NOT EXISTS history_items (
@@ -243,39 +328,32 @@ CREATE TABLE IF NOT EXISTS history_items (
     window_id TEXT NOT NULL,
     item_key TEXT NOT NULL,
     role TEXT NOT NULL,
-    content TEXT NOT NULL,
     tool_name TEXT,
     tool_namespace TEXT,
-    images TEXT,
+    sealed BLOB,
     UNIQUE (account_id, session_id, agent, window_id, item_key)
 );
 CREATE INDEX IF NOT EXISTS history_items_agent
     ON history_items (account_id, session_id, agent, seq);
+CREATE TABLE IF NOT EXISTS history_tokens (
+    token INTEGER NOT NULL,
+    seq INTEGER NOT NULL,
+    PRIMARY KEY (token, seq)
+) WITHOUT ROWID;
 """
 
 DATABASE_NAME = "ctxmodes-serve.sqlite3"
 
-
-def _add_images_column(db: sqlite3.Connection) -> None:
-    """Migrate a file made before items kept their images: add the ``images`` column
-    (``NULL`` in the rows already there). Checked first, so running it again is a no-op."""
-    # Under the write lock, so two processes opening an old file at once add it once.
-    db.execute("BEGIN IMMEDIATE")
-    try:
-        columns = {row[1] for row in db.execute("PRAGMA table_info(history_items)")}
-        if "images" not in columns:
-            db.execute("ALTER TABLE history_items ADD COLUMN images TEXT")
-    except BaseException:
-        db.execute("ROLLBACK")
-        raise
-    db.execute("COMMIT")
+#: The plaintext columns of files from before encryption at rest, per table.
+_PLAINTEXT_COLUMNS = {"note_events": ("path", "text"), "history_items": ("content", "images")}
 
 
 class SqliteStorage:
     """:class:`Storage` in one SQLite file. Not thread-safe: one thread uses it at a time.
 
     Several processes may share the file (SQLite locks it; a writer waits up to
-    ``busy_timeout_ms`` for another).
+    ``busy_timeout_ms`` for another). ``secure_delete`` is on, so space a row frees is
+    zeroed rather than left holding what it held.
     """
 
     def __init__(self, path: Path, *, busy_timeout_ms: int = 10_000) -> None:
@@ -290,8 +368,9 @@ class SqliteStorage:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=FULL")
             self._db.execute("PRAGMA foreign_keys=ON")
+            self._db.execute("PRAGMA secure_delete=ON")
             self._db.executescript(_SCHEMA)
-            _add_images_column(self._db)
+            self._add_sealed_columns()
         except (OSError, sqlite3.Error) as exc:
             raise StorageUnavailableError(f"cannot open the database {path}: {exc}") from None
 
@@ -312,6 +391,88 @@ class SqliteStorage:
             raise
         except sqlite3.Error as exc:
             raise StorageUnavailableError(f"the database failed: {exc}") from None
+
+    def _columns(self, table: str) -> set[str]:
+        return {row[1] for row in self._db.execute(f"PRAGMA table_info({table})")}
+
+    def _write_transaction(self, work: Callable[[], _T]) -> _T:
+        """``work`` in one ``BEGIN IMMEDIATE`` transaction: all of it on disk, or none."""
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                result = work()
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+        except sqlite3.IntegrityError:
+            raise
+        except sqlite3.Error as exc:
+            raise StorageUnavailableError(f"the database failed: {exc}") from None
+        return result
+
+    # -- migrating files from before encryption at rest ------------------------------------
+
+    def _add_sealed_columns(self) -> None:
+        """Files from before encryption at rest lack ``sealed`` (and the oldest, the
+        ``images`` column): add them, checked under the write lock so two processes opening
+        an old file at once add each once."""
+
+        def add() -> None:
+            for table in ("note_events", "history_items"):
+                columns = self._columns(table)
+                if "sealed" not in columns:
+                    self._db.execute(f"ALTER TABLE {table} ADD COLUMN sealed BLOB")
+                if table == "history_items" and "content" in columns and "images" not in columns:
+                    self._db.execute("ALTER TABLE history_items ADD COLUMN images TEXT")
+
+        self._write_transaction(add)
+
+    def seal_plaintext(self, sealer: PlaintextSealer) -> None:
+        dropped = False
+        while True:
+            progress = self._write_transaction(lambda: self._seal_batch(sealer))
+            if progress is None:
+                break
+            dropped = dropped or progress
+        if dropped:
+            # Nothing of the plaintext may stay in free pages or in the journal.
+            self._execute("VACUUM")
+            self._execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+    def _seal_batch(self, sealer: PlaintextSealer) -> bool | None:
+        """Seal one batch of plaintext rows, or drop the plaintext columns when none is left
+        (``True``); ``None`` when there is nothing left to do."""
+        notes = "path" in self._columns("note_events")
+        items = "content" in self._columns("history_items")
+        if notes:
+            rows = self._db.execute(PLAINTEXT_NOTES).fetchall()
+            for row in rows:
+                self._db.execute(
+                    "UPDATE note_events SET sealed = ?, path = '', text = '' WHERE seq = ?",
+                    seal_plaintext_note(sealer, row),
+                )
+            if rows:
+                return False
+        if items:
+            rows = self._db.execute(PLAINTEXT_ITEMS).fetchall()
+            for row in rows:
+                stored, seq = seal_plaintext_item(sealer, row)
+                self._db.execute(
+                    "UPDATE history_items SET sealed = ?, content = '', images = NULL "
+                    "WHERE seq = ?",
+                    (stored.sealed, seq),
+                )
+                self._add_tokens(seq, stored.tokens)
+            if rows:
+                return False
+        if not (notes or items):
+            return None
+        for table, columns in _PLAINTEXT_COLUMNS.items():
+            for column in columns:
+                if column in self._columns(table):
+                    self._db.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
+        return True
 
     # -- accounts and tokens --------------------------------------------------------------
 
@@ -345,23 +506,68 @@ class SqliteStorage:
         ).fetchone()
         return Account(row[0], row[1]) if row else None
 
+    def list_tokens(self) -> list[IssuedTokenRecord]:
+        rows = self._execute(
+            f"SELECT substr(token_hash, 1, {TOKEN_ID_DIGITS}), accounts.account_id, "
+            "accounts.name, created_at FROM tokens "
+            "JOIN accounts ON accounts.account_id = tokens.account_id "
+            "ORDER BY created_at, token_hash"
+        )
+        return [IssuedTokenRecord(row[0], Account(row[1], row[2]), row[3]) for row in rows]
+
+    def revoke_token(self, token_id: str) -> int:
+        cursor = self._execute(
+            "DELETE FROM tokens WHERE substr(token_hash, 1, ?) = ?", (len(token_id), token_id)
+        )
+        return cursor.rowcount
+
+    def revoke_account_tokens(self, account_id: str) -> int:
+        return self._execute("DELETE FROM tokens WHERE account_id = ?", (account_id,)).rowcount
+
+    # -- account keys ---------------------------------------------------------------------
+
+    def account_key(self, account_id: str) -> str | None:
+        row = self._execute(
+            "SELECT wrapped FROM account_keys WHERE account_id = ?", (account_id,)
+        ).fetchone()
+        return str(row[0]) if row else None
+
+    def add_account_key(self, account_id: str, wrapped: str) -> str:
+        self._execute(
+            "INSERT OR IGNORE INTO account_keys (account_id, wrapped) VALUES (?, ?)",
+            (account_id, wrapped),
+        )
+        kept = self.account_key(account_id)
+        assert kept is not None
+        return kept
+
+    def account_keys(self) -> list[tuple[str, str]]:
+        rows = self._execute("SELECT account_id, wrapped FROM account_keys ORDER BY account_id")
+        return [(str(row[0]), str(row[1])) for row in rows]
+
+    def replace_account_key(self, account_id: str, old: str, new: str) -> None:
+        self._execute(
+            "UPDATE account_keys SET wrapped = ? WHERE account_id = ? AND wrapped = ?",
+            (new, account_id, old),
+        )
+
     # -- notes ----------------------------------------------------------------------------
 
     def note_events(
         self, account_id: str, session_id: str, after: int = 0
-    ) -> list[tuple[int, NoteEvent]]:
+    ) -> list[tuple[int, SealedNote]]:
         rows = self._execute(
-            "SELECT seq, action, path, text, timestamp FROM note_events "
+            "SELECT seq, action, timestamp, sealed FROM note_events "
             "WHERE account_id = ? AND session_id = ? AND seq > ? ORDER BY seq",
             (account_id, session_id, after),
         )
-        return [(row[0], NoteEvent(row[1], row[2], row[3], row[4])) for row in rows]
+        return [(row[0], SealedNote(row[1], row[2], bytes(row[3]))) for row in rows]
 
-    def append_note_event(self, account_id: str, session_id: str, event: NoteEvent) -> int:
+    def append_note_event(self, account_id: str, session_id: str, note: SealedNote) -> int:
         cursor = self._execute(
-            "INSERT INTO note_events (account_id, session_id, action, path, text, timestamp) "
-            "VALUES (?, ?, ?, ?, ?, ?)",
-            (account_id, session_id, event.action, event.path, event.text, event.timestamp),
+            "INSERT INTO note_events (account_id, session_id, action, timestamp, sealed) "
+            "VALUES (?, ?, ?, ?, ?)",
+            (account_id, session_id, note.action, note.timestamp, note.sealed),
         )
         return int(cursor.lastrowid or 0)
 
@@ -369,45 +575,83 @@ class SqliteStorage:
 
     def history_items(
         self, account_id: str, session_id: str, agent: str, after: int = 0
-    ) -> list[tuple[int, RecordedItem]]:
+    ) -> list[tuple[int, SealedItem]]:
         rows = self._execute(
-            f"SELECT seq, {ITEM_COLUMNS} "
+            f"SELECT seq, {SEALED_ITEM_COLUMNS} "
             "FROM history_items WHERE account_id = ? AND session_id = ? AND agent = ? "
             "AND seq > ? ORDER BY seq",
             (account_id, session_id, agent, after),
         )
-        return [(row[0], recorded_item(row[1:])) for row in rows]
+        return [(row[0], sealed_item(row[1:])) for row in rows]
 
-    def search_history(
-        self, account_id: str, session_id: str, agent: str, search: HistorySearch
-    ) -> list[RecordedItem]:
-        # ``instr`` compares characters exactly (``LIKE`` would fold ASCII case).
-        scope = (account_id, session_id, agent)
-        sql, params = search.query(scope, "instr(content, ?) > 0", search.text, "?")
-        return search.in_arrival_order(self._execute(sql, params))
+    def _add_tokens(self, seq: int, tokens: Sequence[int]) -> None:
+        self._db.executemany(
+            "INSERT OR IGNORE INTO history_tokens (token, seq) VALUES (?, ?)",
+            [(token, seq) for token in tokens],
+        )
 
     def append_history_items(
-        self, account_id: str, session_id: str, agent: str, items: Sequence[RecordedItem]
-    ) -> None:
+        self, account_id: str, session_id: str, agent: str, items: Sequence[SealedItem]
+    ) -> list[bool]:
         if not items:
-            return
-        rows = history_rows(account_id, session_id, agent, items)
-        # One transaction for the whole exchange: one sync, all or nothing.
-        try:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                self._db.executemany(
+            return []
+
+        def insert() -> list[bool]:
+            new: list[bool] = []
+            for item in items:
+                cursor = self._db.execute(
                     "INSERT OR IGNORE INTO history_items (account_id, session_id, agent, "
-                    "window_id, item_key, role, content, tool_name, tool_namespace, images) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    rows,
+                    "window_id, item_key, role, tool_name, tool_namespace, sealed) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        account_id,
+                        session_id,
+                        agent,
+                        item.window_id,
+                        item.item_key,
+                        item.role,
+                        item.tool_name,
+                        item.tool_namespace,
+                        item.sealed,
+                    ),
                 )
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-            self._db.execute("COMMIT")
-        except sqlite3.Error as exc:
-            raise StorageUnavailableError(f"the database failed: {exc}") from None
+                new.append(cursor.rowcount == 1)
+                if cursor.rowcount == 1 and cursor.lastrowid is not None:
+                    self._add_tokens(cursor.lastrowid, item.tokens)
+            return new
+
+        # One transaction for the whole exchange: one sync, all or nothing.
+        return self._write_transaction(insert)
+
+    def search_candidates(
+        self, account_id: str, session_id: str, agent: str, page: CandidatePage
+    ) -> list[tuple[int, SealedItem]]:
+        search = page.search
+        # Past the cursor only: every range below reads from where the last page stopped.
+        after = (
+            ""
+            if page.cursor is None
+            else (" AND seq < ?" if search.newest_first else " AND seq > ?")
+        )
+        bound = [] if page.cursor is None else [page.cursor]
+        # The rows holding every token: an intersection of ranges of the token index.
+        holding = " INTERSECT ".join(
+            f"SELECT seq FROM history_tokens WHERE token = ?{after}" for _ in page.tokens
+        )
+        clauses = ["account_id = ?", "session_id = ?", "agent = ?", f"seq IN ({holding})"]
+        params: list[object] = [account_id, session_id, agent]
+        for token in page.tokens:
+            params += [token, *bound]
+        for column, value in search.filters():
+            clauses.append(f"{column} = ?")
+            params.append(value)
+        order = "DESC" if search.newest_first else "ASC"
+        rows = self._execute(
+            f"SELECT seq, {SEALED_ITEM_COLUMNS} FROM history_items "
+            f"WHERE {' AND '.join(clauses)} ORDER BY seq {order} LIMIT {int(page.size)}",
+            params,
+        )
+        return [(row[0], sealed_item(row[1:])) for row in rows]
 
 
 def open_storage(data: Path, database: str | None = None) -> Storage:

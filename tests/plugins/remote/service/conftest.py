@@ -46,4 +46,20 @@ def postgres_server():
 
 @pytest.fixture
 def postgres_url(postgres_server):
-    return postgres_server.database()
+    url = postgres_server.database()
+    yield url
+    postgres_server.drop(url)
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def backend(request, tmp_path):
+    """A storage backend of each kind, empty: a SQLite file, a new database on the real
+    Postgres."""
+    from ctxmodes_remote.service.storage import SqliteStorage, open_storage
+
+    if request.param == "sqlite":
+        opened = SqliteStorage(tmp_path / "store.sqlite3")
+    else:
+        opened = open_storage(tmp_path, request.getfixturevalue("postgres_url"))
+    yield opened
+    opened.close()

@@ -24,7 +24,7 @@ from support.serve_process import (
 
 from ctxmodes_remote.service.crypto import load_or_create_keyring
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.codex_cli
 
 MODEL = "probe-model"
 PNG = solid_png(2, 2, (16, 128, 240))

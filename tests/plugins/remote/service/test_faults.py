@@ -10,7 +10,10 @@ import pytest
 from support.service_rig import RecordingProvider, turn_headers
 
 from ctxmodes.providers.script import Script
+from ctxmodes_remote.service.sealed_storage import SealedStorage
 from ctxmodes_remote.service.storage import SqliteStorage
+
+pytestmark = pytest.mark.faults
 
 
 @pytest.fixture
@@ -71,7 +74,7 @@ def test_a_full_disk_refuses_writes_clearly_and_keeps_every_acknowledged_one(
     filler.unlink()
     service.call("notes", "write_file", {"path": path, "text": "after"})
     storage.close()
-    reopened = SqliteStorage(database)
+    reopened = SealedStorage(SqliteStorage(database), service.keyring)
     events = reopened.note_events(service.alice.account_id, "s1")
     assert [event.path for _, event in events] == [
         f"/root/notes/{name}" for name in (*acknowledged, path)

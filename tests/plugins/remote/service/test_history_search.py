@@ -1,6 +1,7 @@
-"""History search runs in the database (SQLite ``instr``, Postgres ``LIKE`` over a trigram
-index) and answers exactly what the kit answers over the whole session in memory: a literal,
-case-sensitive substring, whatever characters the query holds."""
+"""History search runs through the database's blind index (candidates checked after
+decryption) and answers exactly what the kit answers over the whole session in memory, as
+the plaintext search did: a literal, case-sensitive substring, whatever characters the query
+holds, even when a decoy holds every 3-gram of the query but not the query."""
 
 import json
 
@@ -10,7 +11,7 @@ from ctxmodes.windows import HistoryReader, WindowLog, run_history
 from ctxmodes_remote.service.accounts import create_token
 from ctxmodes_remote.service.crypto import KeyRing
 from ctxmodes_remote.service.engine import ServiceEngine
-from ctxmodes_remote.service.storage import RecordedItem, SqliteStorage, open_storage
+from ctxmodes_remote.service.storage import RecordedItem
 
 KEYS = KeyRing([b"s" * 32])
 CONTEXT = {"session_id": "s1", "current_agent_name": "/root"}
@@ -28,6 +29,10 @@ CONTENTS = [
     "line one\nline two\ttab",
     "quote ' and \" and ; DROP TABLE history_items; --",
     "percent%underscore_backslash\\",
+    "abc bcd cde",
+    "abcde",
+    "e\u0301t\u00e9 composed and decomposed",
+    "\U0001d4b3\U0001d4b4\U0001d4b5 astral 🎉🎊",
 ]
 QUERIES = [
     "alpha",
@@ -62,6 +67,15 @@ QUERIES = [
     "nowhere",
     "a",
     "e",
+    "abcd",
+    "bcd cde",
+    "e\u0301",
+    "\u00e9",
+    "\u0301",
+    "\U0001d4b4\U0001d4b5",
+    "🎊",
+    "ab",
+    "% ",
 ]
 
 
@@ -76,16 +90,6 @@ def recorded(count_per_window=3):
     # Enough matches of one query that limits and newest-first ordering matter.
     items += [RecordedItem("w3", f"many{n}", "user", f"needle {n}") for n in range(40)]
     return items
-
-
-@pytest.fixture(params=["sqlite", "postgres"])
-def storage(request, tmp_path):
-    if request.param == "sqlite":
-        opened = SqliteStorage(tmp_path / "store.sqlite3")
-    else:
-        opened = open_storage(tmp_path, request.getfixturevalue("postgres_url"))
-    yield opened
-    opened.close()
 
 
 def whole_session_answer(items, arguments):
@@ -111,12 +115,12 @@ def search(engine, account, **arguments):
 
 
 @pytest.fixture
-def filled(storage):
-    account = create_token(storage, "alice").account
+def filled(backend):
+    account = create_token(backend, "alice").account
     items = recorded()
-    ServiceEngine(storage, KEYS).record(account, "s1", "/root", items)
+    ServiceEngine(backend, KEYS).record(account, "s1", "/root", items)
     # A fresh engine, as after a restart: nothing of the session in memory.
-    return ServiceEngine(storage, KEYS), account, items
+    return ServiceEngine(backend, KEYS), account, items
 
 
 def test_every_query_matches_the_whole_session_answer(filled):
@@ -131,10 +135,18 @@ def test_every_query_matches_the_whole_session_answer(filled):
     assert ids["alpha"]
     assert ids["ALPHA"] == []
     assert ids["nowhere"] == []
-    assert ids["%%"] == ["i2", "i14", "i26"]
-    assert ids["e_c"] == ["i3", "i15", "i27"]
-    assert ids["\\\\"] == ["i4", "i16", "i28"]
-    assert ids["É"] == ["i8", "i20", "i32"]
+
+    def copies(content):
+        first = CONTENTS.index(content)
+        return [f"i{first + n * len(CONTENTS)}" for n in range(3)]
+
+    assert ids["%%"] == copies("100% done, 50%% left")
+    assert ids["e_c"] == copies("snake_case and snakeXcase")
+    assert ids["\\\\"] == copies("back\\slash and back\\\\double")
+    assert ids["É"] == copies("CAFÉ")
+    # A decoy holding every 3-gram of the query, not the query, is left out.
+    assert ids["abcd"] == copies("abcde")
+    assert ids["\u00e9"] != ids["e\u0301"]
 
 
 def test_filters_limits_and_order_match_the_whole_session_answer(filled):
@@ -164,3 +176,15 @@ def test_a_search_after_a_restart_does_not_read_the_session(filled, monkeypatch)
     monkeypatch.setattr(engine._storage, "history_items", refuse)
     found = search(engine, account, query="needle 7")["items"]
     assert [item["item_id"] for item in found] == ["many7"]
+
+
+def test_candidates_fetched_page_by_page_give_the_same_answers(filled, monkeypatch):
+    from ctxmodes_remote.service import sealed_storage
+
+    engine, account, items = filled
+    # Pages of two candidates: every search pages through the blind index's candidates.
+    monkeypatch.setattr(sealed_storage, "SEARCH_PAGE", 2)
+    for query in QUERIES:
+        for extra in ({}, {"recent_first": True}, {"limit": 3, "recent_first": True}):
+            arguments = {"query": query, **extra}
+            assert search(engine, account, **arguments) == whole_session_answer(items, arguments)

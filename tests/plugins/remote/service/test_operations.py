@@ -90,3 +90,24 @@ def test_a_read_only_database_refuses_writes_clearly_and_keeps_reads(make_servic
     assert refused.json()["error"]["code"] == "storage_unavailable"
     assert service.call("notes", "read_file", {"path": "kept.md"})["file"]["content"] == "before"
     assert service.call("notes", "read_file", {"path": "new.md"})["file"] is None
+
+
+def test_metric_labels_are_known_routes_only_whatever_the_requests(service):
+    origin = service.client.base.removesuffix("/backend-api/codex")
+    anonymous = service.client.__class__(origin, service.tls, None)
+    intruder = service.client.as_token("not-a-token")
+    for n in range(200):
+        anonymous.request("GET", f"/probe-{n}")
+        intruder.request("POST", f"/alpha/history{n}/v2/op{n}")
+        intruder.request("POST", f"/alpha/notes/v2/write_file{n}")
+    service.alpha("history", f"made_up_{n}", {})
+    text = anonymous.request("GET", "/metrics").body.decode()
+    labels = set(re.findall(r'operation="([^"]*)"', text))
+    assert labels <= {"unmatched", "alpha.unknown", "/metrics"}
+    assert re.search(r'operation="unmatched",status="401"\} 200.0', text)
+    assert re.search(r'operation="alpha.unknown",status="401"\} 400.0', text)
+    assert re.search(r'operation="alpha.unknown",status="404"\} 1.0', text)
+    for n in (0, 199):
+        assert f"probe-{n}" not in text
+        assert f"op{n}" not in text
+    assert len(text) < 20_000

@@ -236,3 +236,54 @@ def test_thread_hint_names_the_window_that_just_closed(make_service):
     assert (
         hint == 'Previous window history IDs: {"window_id":"' + W0 + '","user_item_ids":["msg_u0"]}'
     )
+
+
+def call_turn(service, window, *earlier):
+    """One exchange whose answer is a shell call: the call, and its output sent back."""
+    events = completed(service.responses(body(*earlier), turn_headers("s1", window)))
+    [call] = output_items(events)
+    output = {"type": "function_call_output", "call_id": call["call_id"], "output": "ran"}
+    return [call, output]
+
+
+def test_calls_keep_their_own_ids_when_upstream_call_ids_repeat(make_service, backend):
+    # The same upstream call id twice in one window, as two processes numbering from 1 give.
+    repeated = {"tool_calls": [{"id": "call_1", "name": "shell", "arguments": {"cmd": "ls"}}]}
+    service = make_service([repeated, repeated, {"text": "done"}], storage=backend)
+    first = call_turn(service, W0, user("go", "msg_1"))
+    second = call_turn(service, W0, user("go", "msg_1"), *first)
+    assert first[0]["call_id"] == second[0]["call_id"] == "call_1"
+    # The service's item ids are its own: not derived from the upstream id, never repeated.
+    assert first[0]["id"] != second[0]["id"]
+    assert "call_1" not in first[0]["id"]
+    completed(service.responses(body(user("go", "msg_1"), *first, *second), turn_headers("s1", W0)))
+    items = service.call("history", "list_items", {"window_id": W0, "limit": 100})["items"]
+    roles = [item["role"] for item in items]
+    # Both calls and both outputs are history, none taken for a resend of the other.
+    assert roles == ["user", "assistant", "tool", "assistant", "tool", "assistant"]
+
+
+def test_deeply_nested_call_arguments_leave_the_window_usable(make_service, backend):
+    service = make_service([{"text": "first"}, {"text": "second"}], storage=backend)
+    deep = "[" * 300 + "]" * 300
+    call = {
+        "type": "function_call",
+        "id": "fc_deep",
+        "call_id": "call_deep",
+        "name": "shell",
+        "arguments": '{"cmd": ' + deep + "}",
+    }
+    output = {"type": "function_call_output", "call_id": "call_deep", "output": "ran"}
+    for text in ("first", "second"):
+        events = completed(
+            service.responses(body(user("go", "msg_1"), call, output), turn_headers("s1", W0))
+        )
+        assert output_items(events)[0]["content"][0]["text"] == text
+    items = service.call("history", "list_items", {"window_id": W0, "limit": 100})["items"]
+    assert [item["role"] for item in items] == [
+        "user",
+        "assistant",
+        "tool",
+        "assistant",
+        "assistant",
+    ]

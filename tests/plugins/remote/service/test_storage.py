@@ -1,10 +1,12 @@
 """One storage conformance suite, two backends: SQLite (one file) and Postgres (a real
-server). The engine relies on exactly these behaviours."""
-
-import threading
+server), each under the sealing layer the engine uses. The engine relies on exactly these
+behaviours."""
 
 import pytest
+from support.together import start_together
 
+from ctxmodes_remote.service.crypto import KeyRing
+from ctxmodes_remote.service.sealed_storage import SealedStorage
 from ctxmodes_remote.service.storage import (
     AccountExistsError,
     NoteEvent,
@@ -15,6 +17,8 @@ from ctxmodes_remote.service.storage import (
     open_storage,
 )
 
+KEYS = KeyRing([b"t" * 32])
+
 
 @pytest.fixture(params=["sqlite", "postgres"])
 def reopen(request, tmp_path):
@@ -24,13 +28,13 @@ def reopen(request, tmp_path):
         path = tmp_path / "store.sqlite3"
 
         def make():
-            opened.append(SqliteStorage(path))
+            opened.append(SealedStorage(SqliteStorage(path), KEYS))
             return opened[-1]
     else:
         url = request.getfixturevalue("postgres_url")
 
         def make():
-            opened.append(open_storage(tmp_path, url))
+            opened.append(SealedStorage(open_storage(tmp_path, url), KEYS))
             return opened[-1]
 
     yield make
@@ -117,28 +121,18 @@ def test_images_round_trip_and_searches_leave_them_out(reopen):
 
 
 def test_postgres_migrations_are_safe_twice_and_concurrently(postgres_url, tmp_path):
-    from ctxmodes_remote.service.postgres_storage import MIGRATIONS, migrate
+    from ctxmodes_remote.service.postgres_storage import MIGRATIONS, PLAINTEXT_DROPPED, migrate
 
-    opened, errors = [], []
-
-    def start():
-        try:
-            opened.append(open_storage(tmp_path, postgres_url))
-        except Exception as exc:  # collected and asserted below
-            errors.append(exc)
-
-    threads = [threading.Thread(target=start) for _ in range(6)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    opened, errors = start_together(
+        lambda: SealedStorage(open_storage(tmp_path, postgres_url), KEYS), 6
+    )
     assert errors == []
     import psycopg
 
     with psycopg.connect(postgres_url, autocommit=True) as connection:
         assert migrate(connection) == []
         versions = [row[0] for row in connection.execute("SELECT version FROM schema_migrations")]
-    assert sorted(versions) == [version for version, _ in MIGRATIONS]
+    assert sorted(versions) == [*(version for version, _ in MIGRATIONS), PLAINTEXT_DROPPED]
     for storage in opened:
         storage.close()
 
@@ -160,7 +154,7 @@ def test_a_database_of_the_first_schema_is_upgraded_in_place(postgres_url, tmp_p
             "INSERT INTO history_items (account_id, session_id, agent, window_id, item_key, "
             "role, content) VALUES ('a', 's', '/root', 'w', 'i', 'user', 'kept Text')"
         )
-    storage = open_storage(tmp_path, postgres_url)
+    storage = SealedStorage(open_storage(tmp_path, postgres_url), KEYS)
     try:
         found = storage.search_history("a", "s", "/root", HistorySearch("t Te", limit=5))
         assert [item.content for item in found] == ["kept Text"]
@@ -173,7 +167,8 @@ def test_a_database_of_the_first_schema_is_upgraded_in_place(postgres_url, tmp_p
                 "SELECT indexname FROM pg_indexes WHERE tablename = 'history_items'"
             )
         }
-    assert "history_items_content_trgm" in indexes
+    # The blind index serves the search.
+    assert "history_items_tokens" in indexes
 
 
 #: ``history_items`` as SQLite files made before items kept their images have it.
@@ -205,18 +200,21 @@ def test_a_sqlite_file_from_before_images_is_migrated_in_place_once(tmp_path):
     old.close()
     image = RecordedImage("iVBORw0KGgo=", "image/png", "low")
     new = RecordedItem("w", "new", "user", "[image image/png]", images=(image,))
-    storage = SqliteStorage(path)
+    storage = SealedStorage(SqliteStorage(path), KEYS)
     storage.append_history_items("a", "s", "/root", [new])
     storage.close()
     # Opened again (the migration runs again and finds nothing to do): both rows read back.
     for _ in range(2):
-        storage = SqliteStorage(path)
+        storage = SealedStorage(SqliteStorage(path), KEYS)
         rows = [item for _, item in storage.history_items("a", "s", "/root")]
         storage.close()
         assert rows == [RecordedItem("w", "old", "user", "kept [image]"), new]
     with sqlite3.connect(path) as db:
         columns = [row[1] for row in db.execute("PRAGMA table_info(history_items)")]
-    assert columns.count("images") == 1
+    # The plaintext columns are gone once every row is sealed.
+    assert "images" not in columns
+    assert "content" not in columns
+    assert columns.count("sealed") == 1
 
 
 def test_a_postgres_database_from_before_images_is_migrated_in_place(postgres_url, tmp_path):
@@ -238,7 +236,7 @@ def test_a_postgres_database_from_before_images_is_migrated_in_place(postgres_ur
         )
     image = RecordedImage("iVBORw0KGgo=", "image/png", "original")
     new = RecordedItem("w", "new", "user", "[image image/png]", images=(image,))
-    storage = open_storage(tmp_path, postgres_url)
+    storage = SealedStorage(open_storage(tmp_path, postgres_url), KEYS)
     try:
         storage.append_history_items("a", "s", "/root", [new])
         rows = [item for _, item in storage.history_items("a", "s", "/root")]
@@ -250,7 +248,7 @@ def test_a_postgres_database_from_before_images_is_migrated_in_place(postgres_ur
         # The statement itself is safe to run again too (a hand-applied schema).
         connection.execute(MIGRATIONS[2][1])
         versions = [row[0] for row in connection.execute("SELECT version FROM schema_migrations")]
-    assert sorted(versions) == [1, 2, 3]
+    assert sorted(versions) == [1, 2, 3, 4, 5]
 
 
 def test_an_unreachable_database_is_one_clear_error(tmp_path):

@@ -62,7 +62,8 @@ def plan_thinking(model: ModelSpec, context: PiContext, options: StreamOptions) 
         return Thinking(enabled=False)
     if AnthropicCompat.of(model).adaptive_thinking:
         return Thinking(enabled=True, effort=effort_for(model, level))
-    budget = THINKING_BUDGETS["high" if level in ("xhigh", "max") else level]
+    # xhigh and max (and any level without a budget of its own) think with high's budget.
+    budget = THINKING_BUDGETS.get(level, THINKING_BUDGETS["high"])
     ceiling = min(options.max_tokens + budget, model.max_tokens)
     if ceiling <= budget:
         budget = min(budget, max(0, ceiling - MIN_ANSWER_TOKENS))

@@ -400,10 +400,9 @@ def _convert_tools(
             "properties": parameters.get("properties") or {},
             "required": parameters.get("required") or [],
         }
-        entry: JsonObject = {
-            "name": claude_code_name(tool["name"]) if oauth else tool["name"],
-            "description": tool.get("description"),
-        }
+        entry: JsonObject = {"name": claude_code_name(tool["name"]) if oauth else tool["name"]}
+        if tool.get("description") is not None:
+            entry["description"] = tool["description"]
         if compat.eager_input_streaming:
             entry["eager_input_streaming"] = True
         if strict is True:

@@ -58,7 +58,8 @@ def message_events(response: httpx.Response) -> Iterator[JsonObject]:
             event = _parse(sse.data)
         except ValueError as error:
             raise WireError(
-                f"Could not parse Anthropic SSE event {sse.event}: {error}; data={sse.data}"
+                f"Could not parse Anthropic SSE event {sse.event}: invalid JSON ({error}); "
+                f"data={sse.data}"
             ) from error
         kind = event.get("type") if isinstance(event, dict) else None
         if kind == "message_start":
@@ -139,8 +140,12 @@ class MessagesStream:
 
     def _start(self, message: JsonObject) -> None:
         output = self._output
-        output["responseId"] = message.get("id")
-        output["model"] = message.get("model")
+        # A field the server leaves out stays out (Pi's undefined), and the model stays the
+        # requested one.
+        if message.get("id") is not None:
+            output["responseId"] = message["id"]
+        if message.get("model") is not None:
+            output["model"] = message["model"]
         if output["model"] != self._model.id:
             fallbacks = self._model.flag("allowedFallbackModels", None) or []
             cost = next(

@@ -219,13 +219,11 @@ def convert_tools(tools: list[JsonObject], supports_strict: bool) -> list[JsonOb
     declarations: list[JsonObject] = []
     for tool in tools:
         strict = resolve_strict(tool, supports_strict)
-        declarations.append(
-            {
-                "name": tool["name"],
-                "description": tool.get("description"),
-                "parametersJsonSchema": tool_parameters(tool, strict),
-            }
-        )
+        declaration: JsonObject = {"name": tool["name"]}
+        if tool.get("description") is not None:
+            declaration["description"] = tool["description"]
+        declaration["parametersJsonSchema"] = tool_parameters(tool, strict)
+        declarations.append(declaration)
     return [{"functionDeclarations": declarations}]
 
 

@@ -71,7 +71,7 @@ def _parse(text: str) -> JsonObject:
     try:
         parsed = orjson.loads(text)
     except orjson.JSONDecodeError as error:
-        raise WireError(f"exception parsing stream chunk {text}. {error}") from error
+        raise WireError(f"exception parsing stream chunk {text}. invalid JSON ({error})") from error
     if not isinstance(parsed, dict):
         raise WireError(f"exception parsing stream chunk {text}. not an object")
     return parsed

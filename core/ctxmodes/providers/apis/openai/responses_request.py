@@ -22,6 +22,7 @@ from ctxmodes.providers.jsvalues import (
 )
 from ctxmodes.providers.transport.history import transform_messages
 from ctxmodes.providers.transport.strict_schema import resolve_strict, tool_parameters
+from ctxmodes.providers.wire import JsonObject
 
 #: Prompt cache keys are cut to this many characters (code points).
 PROMPT_CACHE_KEY_MAX = 64
@@ -37,8 +38,8 @@ def _normalize_id_part(part: str) -> str:
 
 def _tool_call_id_normalizer(
     model: ModelSpec, id_providers: frozenset[str] = RESPONSES_ID_PROVIDERS
-) -> Callable[[str, ModelSpec, dict[str, Any]], str]:
-    def normalize(call_id: str, _target: ModelSpec, source: dict[str, Any]) -> str:
+) -> Callable[[str, ModelSpec, JsonObject], str]:
+    def normalize(call_id: str, _target: ModelSpec, source: JsonObject) -> str:
         if model.provider not in id_providers or "|" not in call_id:
             return _normalize_id_part(call_id)
         call_part, item_part = call_id.split("|")[:2]
@@ -65,18 +66,18 @@ def _parse_text_signature(signature: str | None) -> tuple[str, str | None] | Non
     return signature, None
 
 
-def _image_url(block: dict[str, Any]) -> str:
+def _image_url(block: JsonObject) -> str:
     return f"data:{block['mimeType']};base64,{block['data']}"
 
 
-def _tool_output(model: ModelSpec, content: list[dict[str, Any]]) -> Any:
+def _tool_output(model: ModelSpec, content: list[JsonObject]) -> Any:
     text = "\n".join(block["text"] for block in content if block.get("type") == "text")
     images = [block for block in content if block.get("type") == "image"]
     if not images or not model.images:
         if text:
             return sanitize_surrogates(text)
         return "(see attached image)" if images else "(no tool output)"
-    output: list[dict[str, Any]] = []
+    output: list[JsonObject] = []
     if text:
         output.append({"type": "input_text", "text": sanitize_surrogates(text)})
     output.extend(
@@ -89,15 +90,15 @@ def _tool_output(model: ModelSpec, content: list[dict[str, Any]]) -> Any:
 def convert_messages(
     model: ModelSpec,
     system_prompt: str | None,
-    messages: list[dict[str, Any]],
+    messages: list[JsonObject],
     now_ms: Callable[[], int],
     *,
     include_system_prompt: bool = True,
     id_providers: frozenset[str] = RESPONSES_ID_PROVIDERS,
-) -> list[dict[str, Any]]:
+) -> list[JsonObject]:
     """The request's ``input`` items (pi-ai's ``convertResponsesMessages``); tool-call ids
     of ``id_providers`` keep their ``call|item`` form."""
-    items: list[dict[str, Any]] = []
+    items: list[JsonObject] = []
     normalize = _tool_call_id_normalizer(model, id_providers)
     history = transform_messages(messages, model, normalize, now_ms)
     if include_system_prompt and system_prompt:
@@ -158,8 +159,8 @@ def _clean(text: str) -> str:
 
 
 def _assistant_items(
-    model: ModelSpec, message: dict[str, Any], message_index: int
-) -> Iterable[dict[str, Any]]:
+    model: ModelSpec, message: JsonObject, message_index: int
+) -> Iterable[JsonObject]:
     same_api = message.get("provider") == model.provider and message.get("api") == model.api
     same_model = same_api and message.get("model") == model.id
     other_model = same_api and not same_model
@@ -182,7 +183,7 @@ def _assistant_items(
                 message_id = fallback
             elif len(message_id) > 64:
                 message_id = f"msg_{short_hash(message_id)}"
-            item: dict[str, Any] = {
+            item: JsonObject = {
                 "type": "message",
                 "role": "assistant",
                 "content": [
@@ -202,7 +203,7 @@ def _assistant_items(
                 item_id or ""
             ).startswith("fc_"):
                 item_id = None
-            call: dict[str, Any] = {"type": "function_call"}
+            call: JsonObject = {"type": "function_call"}
             if item_id is not None:
                 call["id"] = item_id
             call["call_id"] = call_id
@@ -213,10 +214,10 @@ def _assistant_items(
             yield call
 
 
-def _function_tool(tool: dict[str, Any], default: bool | None, with_strict: bool) -> dict[str, Any]:
+def _function_tool(tool: JsonObject, default: bool | None, with_strict: bool) -> JsonObject:
     constrained = resolve_strict(tool, with_strict)
     strict = default if constrained is None else constrained
-    converted: dict[str, Any] = {
+    converted: JsonObject = {
         "type": "function",
         "name": tool["name"],
         "description": tool["description"],
@@ -228,8 +229,8 @@ def _function_tool(tool: dict[str, Any], default: bool | None, with_strict: bool
 
 
 def convert_tools(
-    tools: list[dict[str, Any]], *, strict: bool | None = False, supports_strict: bool = True
-) -> list[dict[str, Any]]:
+    tools: list[JsonObject], *, strict: bool | None = False, supports_strict: bool = True
+) -> list[JsonObject]:
     """Function tools (``strict`` as Pi sets it: ``strict`` unless the tool asks for
     constrained sampling, :mod:`~ctxmodes.providers.transport.strict_schema`), and namespaces of
     function tools.
@@ -237,7 +238,7 @@ def convert_tools(
     A context tool with a ``tools`` list is a namespace (``{"type": "namespace", …}``): Pi
     cannot send those; ctxmodes does, on endpoints that accept them.
     """
-    converted: list[dict[str, Any]] = []
+    converted: list[JsonObject] = []
     for tool in tools:
         if "tools" in tool:
             converted.append(

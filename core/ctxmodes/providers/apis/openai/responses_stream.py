@@ -11,11 +11,11 @@ import orjson
 from ctxmodes.providers.catalog import ModelSpec
 from ctxmodes.providers.jsvalues import parse_streaming_json, stringify
 from ctxmodes.providers.transport.usage import apply_service_tier, calculate_cost
-from ctxmodes.providers.wire import ArgumentBuffer, Emit, WireError, WireEvent
+from ctxmodes.providers.wire import ArgumentBuffer, Emit, JsonObject, WireError, WireEvent
 
 
 def text_signature(item_id: str | None, phase: str | None) -> str:
-    payload: dict[str, Any] = {"v": 1}
+    payload: JsonObject = {"v": 1}
     if item_id is not None:
         payload["id"] = item_id
     if phase:
@@ -33,7 +33,7 @@ class ResponsesStream:
     def __init__(
         self,
         model: ModelSpec,
-        output: dict[str, Any],
+        output: JsonObject,
         emit: Emit,
         *,
         service_tier: str | None = None,
@@ -44,21 +44,21 @@ class ResponsesStream:
         self._emit = emit
         self._service_tier = service_tier
         self._resolve_tier = resolve_tier
-        self._slots: dict[Any, tuple[str, dict[str, Any], int]] = {}
-        self._reasoning_by_id: dict[str, dict[str, Any]] = {}
+        self._slots: dict[Any, tuple[str, JsonObject, int]] = {}
+        self._reasoning_by_id: dict[str, JsonObject] = {}
         self.terminal = False
 
     # ------------------------------------------------------------------ slots
 
-    def _phase_stop(self, item: dict[str, Any]) -> None:
+    def _phase_stop(self, item: JsonObject) -> None:
         if item.get("type") == "message" and item.get("phase") == "final_answer":
             self._output["stopReason"] = "stop"
 
-    def _create(self, index: Any, item: dict[str, Any]) -> tuple[str, dict[str, Any], int] | None:
+    def _create(self, index: Any, item: JsonObject) -> tuple[str, JsonObject, int] | None:
         kind = item.get("type")
         content = self._output["content"]
         if kind == "reasoning":
-            block: dict[str, Any] = {"type": "thinking", "thinking": ""}
+            block: JsonObject = {"type": "thinking", "thinking": ""}
             event = "thinking_start"
             slot_kind = "thinking"
         elif kind == "message":
@@ -86,13 +86,13 @@ class ResponsesStream:
         self._emit(WireEvent(event, content_index=slot[2]))
         return slot
 
-    def _slot(self, index: Any, kind: str) -> tuple[str, dict[str, Any], int] | None:
+    def _slot(self, index: Any, kind: str) -> tuple[str, JsonObject, int] | None:
         slot = self._slots.get(index)
         return slot if slot is not None and slot[0] == kind else None
 
     # ------------------------------------------------------------------ events
 
-    def feed(self, event: dict[str, Any]) -> None:
+    def feed(self, event: JsonObject) -> None:
         """Apply one event.
 
         :raises WireError: the event reports a failure (its text is the ``errorMessage``).
@@ -102,31 +102,31 @@ class ResponsesStream:
         if handler is not None:
             handler(self, event)
 
-    def _created(self, event: dict[str, Any]) -> None:
+    def _created(self, event: JsonObject) -> None:
         self._output["responseId"] = (event.get("response") or {}).get("id")
 
-    def _item_added(self, event: dict[str, Any]) -> None:
+    def _item_added(self, event: JsonObject) -> None:
         self._create(event.get("output_index"), event.get("item") or {})
 
-    def _thinking_delta(self, event: dict[str, Any]) -> None:
+    def _thinking_delta(self, event: JsonObject) -> None:
         slot = self._slot(event.get("output_index"), "thinking")
         if slot is not None:
             slot[1]["thinking"] += event["delta"]
             self._emit(WireEvent("thinking_delta", content_index=slot[2], delta=event["delta"]))
 
-    def _summary_part_done(self, event: dict[str, Any]) -> None:
+    def _summary_part_done(self, event: JsonObject) -> None:
         slot = self._slot(event.get("output_index"), "thinking")
         if slot is not None:
             slot[1]["thinking"] += "\n\n"
             self._emit(WireEvent("thinking_delta", content_index=slot[2], delta="\n\n"))
 
-    def _text_delta(self, event: dict[str, Any]) -> None:
+    def _text_delta(self, event: JsonObject) -> None:
         slot = self._slot(event.get("output_index"), "text")
         if slot is not None:
             slot[1]["text"] += event["delta"]
             self._emit(WireEvent("text_delta", content_index=slot[2], delta=event["delta"]))
 
-    def _arguments_delta(self, event: dict[str, Any]) -> None:
+    def _arguments_delta(self, event: JsonObject) -> None:
         slot = self._slot(event.get("output_index"), "toolCall")
         if slot is None or "partialJson" not in slot[1]:
             return
@@ -134,7 +134,7 @@ class ResponsesStream:
         block["partialJson"].append(event["delta"])
         self._emit(WireEvent("toolcall_delta", content_index=slot[2], delta=event["delta"]))
 
-    def _arguments_done(self, event: dict[str, Any]) -> None:
+    def _arguments_done(self, event: JsonObject) -> None:
         slot = self._slot(event.get("output_index"), "toolCall")
         if slot is None or "partialJson" not in slot[1]:
             return
@@ -147,7 +147,7 @@ class ResponsesStream:
             delta = arguments[len(previous) :]
             self._emit(WireEvent("toolcall_delta", content_index=slot[2], delta=delta))
 
-    def _item_done(self, event: dict[str, Any]) -> None:
+    def _item_done(self, event: JsonObject) -> None:
         item = event.get("item") or {}
         index = event.get("output_index")
         self._phase_stop(item)
@@ -188,7 +188,7 @@ class ResponsesStream:
             return
         self._slots.pop(index, None)
 
-    def _completed(self, event: dict[str, Any]) -> None:
+    def _completed(self, event: JsonObject) -> None:
         self.terminal = True
         response = event.get("response") or {}
         output = self._output
@@ -234,7 +234,7 @@ class ResponsesStream:
         if stop == "stop" and any(block.get("type") == "toolCall" for block in output["content"]):
             output["stopReason"] = "toolUse"
 
-    def _backfill_reasoning(self, items: list[dict[str, Any]]) -> None:
+    def _backfill_reasoning(self, items: list[JsonObject]) -> None:
         for item in items:
             if item.get("type") != "reasoning" or not item.get("encrypted_content"):
                 continue
@@ -246,10 +246,10 @@ class ResponsesStream:
                 stored["encrypted_content"] = item["encrypted_content"]
                 block["thinkingSignature"] = stringify(stored)
 
-    def _error(self, event: dict[str, Any]) -> None:
+    def _error(self, event: JsonObject) -> None:
         raise WireError(f"Error Code {event.get('code')}: {event.get('message')}")
 
-    def _failed(self, event: dict[str, Any]) -> None:
+    def _failed(self, event: JsonObject) -> None:
         self.terminal = True
         response = event.get("response") or {}
         if response.get("status") is None:
@@ -284,7 +284,7 @@ def _stop_reason(status: str | None, reason: str | None) -> tuple[str, str | Non
     raise WireError(f"Unhandled stop reason: {status}")
 
 
-_HANDLERS: dict[str, Callable[[ResponsesStream, dict[str, Any]], None]] = {
+_HANDLERS: dict[str, Callable[[ResponsesStream, JsonObject], None]] = {
     "response.created": ResponsesStream._created,
     "response.output_item.added": ResponsesStream._item_added,
     "response.reasoning_summary_text.delta": ResponsesStream._thinking_delta,

@@ -79,11 +79,11 @@ def sdk_headers(
     defaults: dict[str, str | None], caller: Mapping[str, str | None], api_key: str
 ) -> dict[str, str]:
     """The SDK's request headers: ``defaults``, the caller's over them (``None`` removes
-    one), the bearer key unless an ``authorization`` was given or removed (the SDK applies
-    the caller's headers after its own), JSON in and out."""
+    one), the bearer key (if any) unless an ``authorization`` was given or removed (the SDK
+    applies the caller's headers after its own), JSON in and out."""
     headers = {**defaults, **caller}
     merged = {key: value for key, value in headers.items() if value is not None}
-    if "authorization" not in {key.lower() for key in headers}:
+    if api_key and "authorization" not in {key.lower() for key in headers}:
         merged["Authorization"] = f"Bearer {api_key}"
     merged.setdefault("accept", "application/json")
     merged["content-type"] = "application/json"

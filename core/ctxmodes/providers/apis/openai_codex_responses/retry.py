@@ -3,17 +3,21 @@ waits, and error texts, which differ from the SDK formats' (``pi-providers.md`` 
 
 from __future__ import annotations
 
+import math
 import re
 
 import httpx
 import orjson
 
 from ctxmodes.providers.transport.call import CallContext
-from ctxmodes.providers.transport.retry import TIMED_OUT, server_wait_ms
+from ctxmodes.providers.transport.retry import (
+    DEFAULT_MAX_RETRY_DELAY_MS,
+    TIMED_OUT,
+    server_wait_ms,
+)
 from ctxmodes.providers.wire import ABORTED, HttpStatusError, StreamOptions, WireError
 
 BASE_DELAY_MS = 1000
-DEFAULT_MAX_RETRY_DELAY_MS = 60_000
 _TERMINAL_QUOTA = re.compile(
     r"GoUsageLimitError|FreeUsageLimitError|Monthly usage limit reached|available balance"
     r"|insufficient_quota|out of budget|quota exceeded|billing",
@@ -93,8 +97,8 @@ def open_stream(
                     delay = BASE_DELAY_MS * 2**attempt
                 elif cap > 0 and delay > cap:
                     raise _DelayTooLong(
-                        f"Server requested {_ceil(delay / 1000)}s retry delay "
-                        f"(max: {_ceil(cap / 1000)}s)"
+                        f"Server requested {math.ceil(delay / 1000)}s retry delay "
+                        f"(max: {math.ceil(cap / 1000)}s)"
                     )
                 reason = error_message(
                     response.status_code, response.reason_phrase, text, call.now_ms()
@@ -151,8 +155,3 @@ def _sleep(call: CallContext, attempt: int, delay_ms: float, reason: str) -> Non
         call.on_retry(attempt, delay_ms, reason)
     if call.signal.wait(max(0.0, delay_ms) / 1000):
         raise WireError(ABORTED)
-
-
-def _ceil(value: float) -> int:
-    whole = int(value)
-    return whole if whole == value else whole + 1

@@ -18,7 +18,7 @@ from ctxmodes.providers.jsvalues import (
 )
 from ctxmodes.providers.transport.history import transform_messages
 from ctxmodes.providers.transport.strict_schema import resolve_strict, tool_parameters
-from ctxmodes.providers.wire import ENCRYPTED_OUTPUT_REFUSED, WireError
+from ctxmodes.providers.wire import ENCRYPTED_OUTPUT_REFUSED, JsonObject, WireError
 
 BRIDGE_TEXT = "I have processed the tool results."
 TOOL_IMAGES_TEXT = "Attached image(s) from tool result:"
@@ -32,10 +32,10 @@ def _safe_id_part(text: str) -> str:
     )
 
 
-def normalize_tool_call_id(model: ModelSpec) -> Callable[[str, ModelSpec, dict[str, Any]], str]:
+def normalize_tool_call_id(model: ModelSpec) -> Callable[[str, ModelSpec, JsonObject], str]:
     """Responses-style ``call|item`` ids become ``call_item`` (at most 40 characters)."""
 
-    def normalize(call_id: str, _target: ModelSpec, _source: dict[str, Any]) -> str:
+    def normalize(call_id: str, _target: ModelSpec, _source: JsonObject) -> str:
         if "|" in call_id:
             call, _, item = call_id.partition("|")
             call, item = _safe_id_part(call), _safe_id_part(item)
@@ -51,7 +51,7 @@ def normalize_tool_call_id(model: ModelSpec) -> Callable[[str, ModelSpec, dict[s
     return normalize
 
 
-def _image_part(block: dict[str, Any]) -> dict[str, Any]:
+def _image_part(block: JsonObject) -> JsonObject:
     return {
         "type": "image_url",
         "image_url": {"url": f"data:{block['mimeType']};base64,{block['data']}"},
@@ -88,10 +88,8 @@ def _legacy_encrypted_detail(signature: str | None) -> Any:
     return None
 
 
-def _assistant_message(
-    model: ModelSpec, message: dict[str, Any], compat: Compat
-) -> dict[str, Any] | None:
-    converted: dict[str, Any] = {
+def _assistant_message(model: ModelSpec, message: JsonObject, compat: Compat) -> JsonObject | None:
+    converted: JsonObject = {
         "role": "assistant",
         "content": "" if compat["requiresAssistantAfterToolResult"] else None,
     }
@@ -161,13 +159,13 @@ def _assistant_message(
 def convert_messages(
     model: ModelSpec,
     system_prompt: str | None,
-    messages: list[dict[str, Any]],
+    messages: list[JsonObject],
     compat: Compat,
     now_ms: Callable[[], int],
-) -> list[dict[str, Any]]:
+) -> list[JsonObject]:
     """Pi's context as Chat Completions ``messages``."""
     history = transform_messages(messages, model, normalize_tool_call_id(model), now_ms)
-    params: list[dict[str, Any]] = []
+    params: list[JsonObject] = []
     if system_prompt:
         system = "developer" if model.reasoning and compat["supportsDeveloperRole"] else "system"
         params.append({"role": system, "content": sanitize_surrogates(system_prompt)})
@@ -212,7 +210,7 @@ def convert_messages(
             if converted is not None:
                 params.append(converted)
         elif role == "toolResult":
-            images: list[dict[str, Any]] = []
+            images: list[JsonObject] = []
             while index < len(history) and history[index].get("role") == "toolResult":
                 result = history[index]
                 text = "\n".join(
@@ -220,7 +218,7 @@ def convert_messages(
                 )
                 has_images = any(part.get("type") == "image" for part in result["content"])
                 shown = text or ("(see attached image)" if has_images else "(no tool output)")
-                tool: dict[str, Any] = {
+                tool: JsonObject = {
                     "role": "tool",
                     "content": sanitize_surrogates(shown),
                     "tool_call_id": result["toolCallId"],
@@ -253,7 +251,7 @@ def convert_messages(
     return params
 
 
-def convert_tools(tools: list[dict[str, Any]], compat: Compat) -> list[dict[str, Any]]:
+def convert_tools(tools: list[JsonObject], compat: Compat) -> list[JsonObject]:
     """Plain function tools, strict where a tool asks for it and the server has strict mode
     (:mod:`~ctxmodes.providers.transport.strict_schema`); a namespace's tools are offered as plain
     functions."""
@@ -261,7 +259,7 @@ def convert_tools(tools: list[dict[str, Any]], compat: Compat) -> list[dict[str,
     converted = []
     for tool in _flatten(tools):
         strict = resolve_strict(tool, supports_strict)
-        function: dict[str, Any] = {
+        function: JsonObject = {
             "name": tool["name"],
             "description": tool["description"],
             "parameters": tool_parameters(tool, strict),
@@ -272,7 +270,7 @@ def convert_tools(tools: list[dict[str, Any]], compat: Compat) -> list[dict[str,
     return converted
 
 
-def _flatten(tools: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+def _flatten(tools: list[JsonObject]) -> Iterator[JsonObject]:
     for tool in tools:
         if "tools" in tool:
             yield from tool["tools"]
@@ -280,7 +278,7 @@ def _flatten(tools: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
             yield tool
 
 
-def _has_tool_history(messages: list[dict[str, Any]]) -> bool:
+def _has_tool_history(messages: list[JsonObject]) -> bool:
     return any(
         message.get("role") == "toolResult"
         or (
@@ -306,9 +304,9 @@ def _thinking_budget(model: ModelSpec, effort: str | None, ceiling: int) -> int 
 
 
 def _template_values(
-    model: ModelSpec, effort: str | None, values: dict[str, Any], budget: int | None
-) -> dict[str, Any] | None:
-    resolved: dict[str, Any] = {}
+    model: ModelSpec, effort: str | None, values: JsonObject, budget: int | None
+) -> JsonObject | None:
+    resolved: JsonObject = {}
     for key, value in values.items():
         if not isinstance(value, dict):
             resolved[key] = value
@@ -330,9 +328,7 @@ def _template_values(
     return resolved or None
 
 
-def _apply_thinking(
-    body: dict[str, Any], model: ModelSpec, compat: Compat, effort: str | None
-) -> None:
+def _apply_thinking(body: JsonObject, model: ModelSpec, compat: Compat, effort: str | None) -> None:
     fmt = compat["thinkingFormat"]
     supports_effort = compat["supportsReasoningEffort"]
     mapped = _mapped(model, effort) if effort else ...
@@ -405,14 +401,14 @@ def _apply_thinking(
         body[field] = budget
 
 
-def _cache_control(compat: Compat, retention: str) -> dict[str, Any] | None:
+def _cache_control(compat: Compat, retention: str) -> JsonObject | None:
     if compat["cacheControlFormat"] != "anthropic" or retention == "none":
         return None
     long = retention == "long" and compat["supportsLongCacheRetention"]
     return {"type": "ephemeral", **({"ttl": "1h"} if long else {})}
 
 
-def _mark_text(message: dict[str, Any], control: dict[str, Any]) -> bool:
+def _mark_text(message: JsonObject, control: JsonObject) -> bool:
     content = message.get("content")
     if isinstance(content, str):
         if not content:
@@ -427,7 +423,7 @@ def _mark_text(message: dict[str, Any], control: dict[str, Any]) -> bool:
     return False
 
 
-def _apply_cache_control(body: dict[str, Any], control: dict[str, Any]) -> None:
+def _apply_cache_control(body: JsonObject, control: JsonObject) -> None:
     messages = body["messages"]
     for message in messages:
         if message["role"] in ("system", "developer"):
@@ -443,8 +439,8 @@ def _apply_cache_control(body: dict[str, Any], control: dict[str, Any]) -> None:
 def build_body(
     model: ModelSpec,
     system_prompt: str | None,
-    messages: list[dict[str, Any]],
-    tools: list[dict[str, Any]],
+    messages: list[JsonObject],
+    tools: list[JsonObject],
     *,
     compat: Compat,
     retention: str,
@@ -453,12 +449,12 @@ def build_body(
     temperature: float | None,
     tool_choice: Any,
     effort: str | None,
-    sampling_params: dict[str, Any] | None,
+    sampling_params: JsonObject | None,
     now_ms: Callable[[], int],
-) -> dict[str, Any]:
+) -> JsonObject:
     """pi-ai's ``buildParams``, keys in the same order."""
     long_cache = retention == "long" and compat["supportsLongCacheRetention"]
-    body: dict[str, Any] = {
+    body: JsonObject = {
         "model": model.id,
         "messages": convert_messages(model, system_prompt, messages, compat, now_ms),
         "stream": True,

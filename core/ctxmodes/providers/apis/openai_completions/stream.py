@@ -12,7 +12,7 @@ from typing import Any
 from ctxmodes.providers.catalog import ModelSpec
 from ctxmodes.providers.jsvalues import parse_streaming_json, stringify
 from ctxmodes.providers.transport.usage import calculate_cost
-from ctxmodes.providers.wire import ArgumentBuffer, Emit, WireEvent
+from ctxmodes.providers.wire import ArgumentBuffer, Emit, JsonObject, WireEvent
 
 #: The fields a server may stream thinking in, in the order Pi prefers them.
 REASONING_FIELDS = ("reasoning_content", "reasoning", "reasoning_text")
@@ -42,7 +42,7 @@ def is_reasoning_detail(detail: Any) -> bool:
     return False
 
 
-def parse_usage(raw: dict[str, Any], model: ModelSpec) -> dict[str, Any]:
+def parse_usage(raw: JsonObject, model: ModelSpec) -> JsonObject:
     """A usage object in Pi's shape; ``totalTokens`` is recomputed, as Pi does."""
     details = raw.get("prompt_tokens_details") or {}
     cache_read = _first_defined(
@@ -52,7 +52,7 @@ def parse_usage(raw: dict[str, Any], model: ModelSpec) -> dict[str, Any]:
     prompt = raw.get("prompt_tokens") or 0
     output = raw.get("completion_tokens") or 0
     fresh = max(0, prompt - cache_read - cache_write)
-    usage: dict[str, Any] = {
+    usage: JsonObject = {
         "input": fresh,
         "output": output,
         "cacheRead": cache_read,
@@ -95,26 +95,26 @@ def content_text(content: Any) -> str:
 class CompletionsStream:
     """Reads chunks into ``output`` and emits pi-ai's events; :meth:`finish` ends it."""
 
-    def __init__(self, model: ModelSpec, output: dict[str, Any], emit: Emit) -> None:
+    def __init__(self, model: ModelSpec, output: JsonObject, emit: Emit) -> None:
         self._model = model
         self._output = output
         self._emit = emit
-        self._blocks: list[dict[str, Any]] = output["content"]
-        self._text: dict[str, Any] | None = None
-        self._thinking: dict[str, Any] | None = None
-        self._by_index: dict[Any, dict[str, Any]] = {}
-        self._by_id: dict[str, dict[str, Any]] = {}
-        self._details: list[dict[str, Any]] | None = None
+        self._blocks: list[JsonObject] = output["content"]
+        self._text: JsonObject | None = None
+        self._thinking: JsonObject | None = None
+        self._by_index: dict[Any, JsonObject] = {}
+        self._by_id: dict[str, JsonObject] = {}
+        self._details: list[JsonObject] | None = None
         self.has_finish_reason = False
 
-    def _index(self, block: dict[str, Any]) -> int:
+    def _index(self, block: JsonObject) -> int:
         # Blocks only grow at the end and the caller's block is usually the last one.
         for position in range(len(self._blocks) - 1, -1, -1):
             if self._blocks[position] is block:
                 return position
         return -1
 
-    def _add(self, block: dict[str, Any], kind: str) -> None:
+    def _add(self, block: JsonObject, kind: str) -> None:
         self._blocks.append(block)
         self._emit(WireEvent(kind, content_index=len(self._blocks) - 1))
 
@@ -151,7 +151,7 @@ class CompletionsStream:
         if isinstance(delta, dict):
             self._delta(delta)
 
-    def _delta(self, delta: dict[str, Any]) -> None:
+    def _delta(self, delta: JsonObject) -> None:
         content = delta.get("content")
         if isinstance(content, list):
             # Typed parts (Mistral): thinking parts are thinking, the rest is text.
@@ -200,7 +200,7 @@ class CompletionsStream:
         block["thinking"] += text
         self._emit(WireEvent("thinking_delta", self._index(block), delta=text))
 
-    def _thinking_block(self, signature: str | None) -> dict[str, Any]:
+    def _thinking_block(self, signature: str | None) -> JsonObject:
         if self._thinking is None:
             self._thinking = {"type": "thinking", "thinking": ""}
             if signature is not None:
@@ -208,7 +208,7 @@ class CompletionsStream:
             self._add(self._thinking, "thinking_start")
         return self._thinking
 
-    def _tool_call(self, call: dict[str, Any]) -> None:
+    def _tool_call(self, call: JsonObject) -> None:
         function = call.get("function") or {}
         stream_index = call.get("index") if isinstance(call.get("index"), int) else None
         call_id = call.get("id")
@@ -261,7 +261,7 @@ class CompletionsStream:
         self._apply_details()
 
 
-def _append_detail(details: list[dict[str, Any]], detail: dict[str, Any]) -> None:
+def _append_detail(details: list[JsonObject], detail: JsonObject) -> None:
     """Consecutive text or summary pieces merge into one entry, as OpenRouter streams them."""
     last = details[-1] if details else None
     if last is not None and detail["type"] == last["type"] == "reasoning.text":
@@ -276,7 +276,7 @@ def _append_detail(details: list[dict[str, Any]], detail: dict[str, Any]) -> Non
         details.append(dict(detail))
 
 
-def _assign(target: dict[str, Any], key: str, source: dict[str, Any]) -> None:
+def _assign(target: JsonObject, key: str, source: JsonObject) -> None:
     # JavaScript's ``target[key] = source[key]``: a missing value leaves no key behind.
     if key in source:
         target[key] = source[key]
@@ -284,7 +284,7 @@ def _assign(target: dict[str, Any], key: str, source: dict[str, Any]) -> None:
         target.pop(key, None)
 
 
-def _fill_common(target: dict[str, Any], source: dict[str, Any]) -> None:
+def _fill_common(target: JsonObject, source: JsonObject) -> None:
     if target.get("id") is None:
         _assign(target, "id", source)
     if not target.get("format"):

@@ -1,0 +1,117 @@
+"""Context files: ``AGENTS.md`` (or ``CLAUDE.md``) of the agent directory and of every
+directory from the filesystem root down to the working directory, as Pi collects them.
+
+In each directory the first of :data:`CANDIDATES` that is a readable file is taken, so an
+``AGENTS.override.md`` takes the directory's place. A linked git worktree nested inside its
+main checkout would otherwise load the project's instructions twice (the main checkout's copy
+is an ancestor of the worktree's): as in Pi, the main checkout's file is skipped then.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from ctxmodes.resources.text import read_text
+from ctxmodes.session.paths import resolve_path
+
+CANDIDATES = ("AGENTS.override.md", "AGENTS.md", "AGENTS.MD", "CLAUDE.md", "CLAUDE.MD")
+
+
+@dataclass(frozen=True, slots=True)
+class ContextFile:
+    path: str
+    content: str
+
+
+def load_context_files(cwd: Path | str, agent_dir: Path | str) -> list[ContextFile]:
+    """The global file first, then the ancestors' from the outermost down to ``cwd``."""
+    found: list[ContextFile] = []
+    seen: set[str] = set()
+    global_file = _file_in(resolve_path(agent_dir))
+    if global_file is not None:
+        found.append(global_file)
+        seen.add(global_file.path)
+    start = resolve_path(cwd)
+    shadowed = _shadowed_context_file(start)
+    ancestors: list[ContextFile] = []
+    directory = start
+    while True:
+        context = _file_in(directory)
+        is_shadowed = (
+            shadowed is not None
+            and context is not None
+            and (os.path.realpath(context.path) == shadowed)
+        )
+        if context is not None and not is_shadowed and context.path not in seen:
+            ancestors.insert(0, context)
+            seen.add(context.path)
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            break
+        directory = parent
+    return found + ancestors
+
+
+def _file_in(directory: str) -> ContextFile | None:
+    for name in CANDIDATES:
+        path = os.path.join(directory, name)
+        if not os.path.exists(path):
+            continue
+        try:
+            if not os.path.isfile(path):
+                continue
+            return ContextFile(path, read_text(path))
+        except OSError as exc:
+            print(f"Warning: Could not read {path}: {exc}", file=sys.stderr)
+    return None
+
+
+def _git_paths(directory: str) -> tuple[str, str] | None:
+    """``(checkout root, common git directory)`` of the repository holding ``directory``."""
+    while True:
+        dot_git = os.path.join(directory, ".git")
+        if os.path.exists(dot_git):
+            try:
+                if os.path.isfile(dot_git):
+                    content = Path(dot_git).read_text("utf-8").strip()
+                    if not content.startswith("gitdir: "):
+                        return None
+                    git_dir = os.path.normpath(os.path.join(directory, content[8:].strip()))
+                    if not os.path.exists(os.path.join(git_dir, "HEAD")):
+                        return None
+                    common_file = os.path.join(git_dir, "commondir")
+                    common = git_dir
+                    if os.path.exists(common_file):
+                        relative = Path(common_file).read_text("utf-8").strip()
+                        common = os.path.normpath(os.path.join(git_dir, relative))
+                    return directory, common
+                if os.path.isdir(dot_git):
+                    if not os.path.exists(os.path.join(dot_git, "HEAD")):
+                        return None
+                    return directory, dot_git
+            except OSError:
+                return None
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return None
+        directory = parent
+
+
+def _shadowed_context_file(cwd: str) -> str | None:
+    """The main checkout's context file that a nested linked worktree's own one shadows
+    (canonical path), if any."""
+    paths = _git_paths(cwd)
+    if paths is None:
+        return None
+    worktree_root = os.path.realpath(paths[0])
+    common = os.path.realpath(paths[1])
+    main_root = os.path.dirname(common)
+    if not worktree_root.startswith(main_root + os.sep):
+        return None
+    if os.path.realpath(os.path.join(main_root, ".git")) != common:
+        return None
+    own = _file_in(worktree_root)
+    return os.path.join(main_root, os.path.basename(own.path)) if own is not None else None

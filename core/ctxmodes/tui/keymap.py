@@ -1,0 +1,177 @@
+"""Which keys run which of the terminal's actions: Pi's action ids and defaults, changed by
+Pi's own ``keybindings.json`` (in Pi's agent directory, ``~/.pi/agent`` unless
+``PI_CODING_AGENT_DIR`` says otherwise), in Pi's key format (``ctrl+g``, ``alt+enter``,
+``shift+tab``, ``["ctrl+j", "shift+enter"]``).
+
+Only the actions this terminal has are read; the file's other ids (Pi's cursor movement,
+fullscreen viewport and so on) are left to Pi. A key a terminal cannot report apart from
+another (``shift+enter`` is Enter to most of them, ``super`` never arrives) is skipped, and
+said once when the user asked for it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Final
+
+#: A key as prompt_toolkit takes it: one key, or Esc then a key for Alt.
+KeySequence = tuple[str, ...]
+
+#: The actions of the terminal, with Pi's default keys.
+DEFAULTS: Final[Mapping[str, tuple[str, ...]]] = {
+    "tui.input.submit": ("enter",),
+    "tui.input.newLine": ("shift+enter", "ctrl+j"),
+    "app.message.followUp": ("alt+enter",),
+    "app.message.dequeue": ("alt+up",),
+    "app.interrupt": ("escape",),
+    "app.clear": ("ctrl+c",),
+    "app.exit": ("ctrl+d",),
+    "app.editor.external": ("ctrl+g",),
+    "app.tools.expand": ("ctrl+o",),
+    "app.thinking.toggle": ("ctrl+t",),
+    "app.clipboard.pasteImage": ("ctrl+v",),
+    "app.model.select": ("ctrl+l",),
+    "app.session.tree": (),
+    "app.session.new": (),
+    "app.session.resume": (),
+    "app.session.fork": (),
+}
+
+_SPECIAL: Final[Mapping[str, str]] = {
+    "escape": "escape",
+    "esc": "escape",
+    "enter": "enter",
+    "return": "enter",
+    "tab": "tab",
+    "space": " ",
+    "backspace": "backspace",
+    "delete": "delete",
+    "insert": "insert",
+    "home": "home",
+    "end": "end",
+    "pageup": "pageup",
+    "pagedown": "pagedown",
+    "up": "up",
+    "down": "down",
+    "left": "left",
+    "right": "right",
+    **{f"f{n}": f"f{n}" for n in range(1, 13)},
+}
+#: Keys prompt_toolkit knows with Ctrl (and Shift) held.
+_ARROWS: Final = frozenset({"up", "down", "left", "right", "home", "end", "pageup", "pagedown"})
+_CONTROL_SYMBOLS: Final[Mapping[str, str]] = {
+    "]": "c-]",
+    "\\": "c-\\",
+    "^": "c-^",
+    "_": "c-_",
+    "-": "c-_",
+    "@": "c-@",
+    "space": "c-@",
+}
+
+
+class UnsupportedKey(ValueError):
+    """A key in Pi's format that a terminal cannot report distinctly."""
+
+
+def parse_key(text: str) -> KeySequence:
+    """One key in Pi's format as the sequence prompt_toolkit binds.
+
+    :raises UnsupportedKey: the terminal cannot tell this key apart (``shift+enter``,
+        ``super+…``, ``ctrl+shift+letter``) or the name is unknown.
+    """
+    parts = [part for part in text.strip().split("+") if part] or [""]
+    if text.strip().endswith("++"):
+        parts.append("+")  # "ctrl++": the plus key itself
+    *modifiers, name = parts
+    mods = {modifier.lower() for modifier in modifiers}
+    if not mods <= {"ctrl", "shift", "alt", "super"}:
+        raise UnsupportedKey(f"unknown modifier in {text!r}")
+    if "super" in mods:
+        raise UnsupportedKey(f"{text!r}: the super key does not reach a terminal program")
+    key = _plain_key(name, ctrl="ctrl" in mods, shift="shift" in mods, original=text)
+    return ("escape", key) if "alt" in mods else (key,)
+
+
+def _plain_key(name: str, *, ctrl: bool, shift: bool, original: str) -> str:
+    lowered = name.lower()
+    special = _SPECIAL.get(lowered)
+    if special is not None:
+        if special in _ARROWS:
+            prefix = ("c-" if ctrl else "") + ("s-" if shift else "")
+            return prefix + special
+        if lowered == "tab" and shift and not ctrl:
+            return "s-tab"
+        if lowered == "space" and ctrl and not shift:
+            return _CONTROL_SYMBOLS["space"]
+        if ctrl or shift:
+            raise UnsupportedKey(f"{original!r}: terminals send the same as {lowered!r}")
+        return special
+    if len(name) != 1:
+        raise UnsupportedKey(f"unknown key {name!r} in {original!r}")
+    if ctrl:
+        if name.isalpha() and not shift:
+            return f"c-{name.lower()}"
+        symbol = _CONTROL_SYMBOLS.get(name)
+        if symbol is not None and not shift:
+            return symbol
+        raise UnsupportedKey(f"{original!r}: terminals cannot report this combination")
+    if shift and name.isalpha():
+        return name.upper()
+    if shift:
+        raise UnsupportedKey(f"{original!r}: write the shifted symbol itself")
+    return name
+
+
+@dataclass(frozen=True)
+class KeyMap:
+    """The keys of each action, and what could not be read (one line each, to tell once)."""
+
+    keys: Mapping[str, tuple[KeySequence, ...]]
+    problems: tuple[str, ...] = field(default=())
+
+    def of(self, action: str) -> tuple[KeySequence, ...]:
+        return self.keys.get(action, ())
+
+    @classmethod
+    def load(cls, path: Path | None) -> KeyMap:
+        """Pi's defaults with ``path``'s bindings over them (a missing file changes nothing;
+        a file that cannot be read keeps the defaults and says why)."""
+        user: dict[str, object] = {}
+        problems: list[str] = []
+        if path is not None and path.exists():
+            try:
+                loaded = json.loads(path.read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+                problems.append(f"{path}: cannot be read ({error}); using the default keys")
+            else:
+                if isinstance(loaded, dict):
+                    user = loaded
+                else:
+                    problems.append(f"{path}: not a JSON object; using the default keys")
+        keys: dict[str, tuple[KeySequence, ...]] = {}
+        for action, defaults in DEFAULTS.items():
+            chosen = user.get(action, defaults)
+            names = [chosen] if isinstance(chosen, str) else chosen
+            if not isinstance(names, list | tuple) or not all(isinstance(n, str) for n in names):
+                problems.append(f"{path}: {action} takes a key or a list of keys")
+                names = list(defaults)
+            sequences: list[KeySequence] = []
+            for name in names:
+                try:
+                    sequences.append(parse_key(name))
+                except UnsupportedKey as error:
+                    if action in user:  # Pi's own defaults may name keys no terminal reports
+                        problems.append(f"keybindings: {action}: {error}; skipped")
+            keys[action] = tuple(dict.fromkeys(sequences))
+        return cls(keys, tuple(problems))
+
+
+def keybindings_path() -> Path:
+    """Pi's ``keybindings.json``, in the agent directory Pi uses."""
+    from ctxmodes.session.paths import agent_dir
+
+    return agent_dir() / "keybindings.json"

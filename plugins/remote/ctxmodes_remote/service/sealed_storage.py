@@ -1,0 +1,249 @@
+"""The plaintext storage interface the engine uses, over a backend that holds only sealed
+values (encryption at rest).
+
+Every note (path and text) and every recorded item (content, tool arguments and outputs,
+images) is sealed with its account's data key before it reaches the backend, and opened on
+the way back; searches go through the blind index and check each candidate after opening it
+(see :mod:`ctxmodes_remote.service.sealing`). The account's storage secret is made on its
+first write and kept in the backend wrapped under the master keys; opening a service re-wraps
+secrets still wrapped under an older master key, so after a rotation the old key can be
+dropped once every process has started (or reloaded its keys) with the new one.
+
+A wrong or missing master key never yields plaintext: the account's secret does not unwrap,
+and every use of its data raises :class:`~ctxmodes_remote.service.crypto.AccountKeyError`.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+from ctxmodes.session import codec
+from ctxmodes_remote.service.crypto import AccountKeyError, KeyRing
+from ctxmodes_remote.service.sealing import (
+    AccountSecrets,
+    associated_data,
+    grams,
+    new_secret,
+    query_grams,
+)
+from ctxmodes_remote.service.storage import (
+    Account,
+    CandidatePage,
+    HistorySearch,
+    NoteEvent,
+    RecordedImage,
+    RecordedItem,
+    SealedItem,
+    SealedNote,
+    Storage,
+)
+
+_log = logging.getLogger("ctxmodes.serve")
+
+#: Candidates a search fetches at a time: most searches end within one page.
+SEARCH_PAGE = 200
+
+
+def _note_place(account_id: str, session_id: str) -> bytes:
+    return associated_data("note", account_id, session_id)
+
+
+def _item_place(account_id: str, session_id: str, agent: str, window_id: str, key: str) -> bytes:
+    return associated_data("item", account_id, session_id, agent, window_id, key)
+
+
+def _image_values(images: Sequence[RecordedImage]) -> list[dict[str, Any]]:
+    return [{"data": i.data, "mime_type": i.mime_type, "detail": i.detail} for i in images]
+
+
+class SealedStorage:
+    """Notes and history in plaintext for the engine, sealed in ``backend``."""
+
+    def __init__(self, backend: Storage, keyring: KeyRing) -> None:
+        self.backend = backend
+        self._keyring = keyring
+        self._secrets: dict[str, AccountSecrets] = {}
+        # A database from before encryption at rest is sealed in place before first use.
+        backend.seal_plaintext(self)
+        unreadable = self.rewrap_account_keys()
+        if unreadable and len(unreadable) == len(backend.account_keys()):
+            raise AccountKeyError(
+                "master.keys opens none of this database's data: it was encrypted under "
+                "other master keys (start with the key file it was made with)"
+            )
+
+    def replace_keyring(self, keyring: KeyRing) -> None:
+        self._keyring = keyring
+        self.rewrap_account_keys()
+
+    def rewrap_account_keys(self) -> list[str]:
+        """Re-wrap account secrets still under an older master key with the newest; returns
+        the accounts whose secret no master key of the keyring opens."""
+        unreadable: list[str] = []
+        for account_id, wrapped in self.backend.account_keys():
+            try:
+                rewrapped = self._keyring.rewrap(account_id, wrapped)
+            except AccountKeyError:
+                unreadable.append(account_id)
+                continue
+            if rewrapped is not None:
+                self.backend.replace_account_key(account_id, wrapped, rewrapped)
+        if unreadable:
+            _log.error(
+                "%d account(s) hold data under a master key master.keys does not have; "
+                "their data is refused",
+                len(unreadable),
+            )
+        return unreadable
+
+    def _account(self, account_id: str) -> AccountSecrets:
+        """The account's storage keys, made on its first write.
+
+        :raises AccountKeyError: they are wrapped under a master key the keyring lacks."""
+        secrets = self._secrets.get(account_id)
+        if secrets is None:
+            wrapped = self.backend.account_key(account_id)
+            if wrapped is None:
+                made = self._keyring.wrap(account_id, new_secret())
+                wrapped = self.backend.add_account_key(account_id, made)
+            secrets = AccountSecrets(self._keyring.unwrap(account_id, wrapped))
+            self._secrets[account_id] = secrets
+        return secrets
+
+    # -- sealing (also what the migration from plaintext uses) ----------------------------------
+
+    def seal_note(self, account_id: str, session_id: str, path: str, text: str) -> bytes:
+        plain = codec.dumps({"path": path, "text": text})
+        return self._account(account_id).seal(plain, _note_place(account_id, session_id))
+
+    def seal_item(
+        self, account_id: str, session_id: str, agent: str, item: RecordedItem
+    ) -> SealedItem:
+        secrets = self._account(account_id)
+        value: dict[str, Any] = {"content": item.content}
+        if item.images:
+            value["images"] = _image_values(item.images)
+        place = _item_place(account_id, session_id, agent, item.window_id, item.item_key)
+        return SealedItem(
+            item.window_id,
+            item.item_key,
+            item.role,
+            item.tool_name,
+            item.tool_namespace,
+            secrets.seal(codec.dumps(value), place),
+            secrets.tokens(session_id, agent, grams(item.content)),
+        )
+
+    def _open_item(
+        self, account_id: str, session_id: str, agent: str, stored: SealedItem
+    ) -> RecordedItem:
+        place = _item_place(account_id, session_id, agent, stored.window_id, stored.item_key)
+        value = codec.loads(self._account(account_id).open(stored.sealed, place))
+        images = tuple(
+            RecordedImage(image["data"], image["mime_type"], image.get("detail"))
+            for image in value.get("images", ())
+        )
+        return RecordedItem(
+            stored.window_id,
+            stored.item_key,
+            stored.role,
+            value["content"],
+            stored.tool_name,
+            stored.tool_namespace,
+            images,
+        )
+
+    # -- accounts and tokens pass through: they hold no content ----------------------------------
+
+    def create_account(self, account_id: str, name: str) -> Account:
+        return self.backend.create_account(account_id, name)
+
+    def account_by_name(self, name: str) -> Account | None:
+        return self.backend.account_by_name(name)
+
+    def add_token(self, account_id: str, token_hash: str, created_at: int) -> None:
+        self.backend.add_token(account_id, token_hash, created_at)
+
+    def account_for_token(self, token_hash: str) -> Account | None:
+        return self.backend.account_for_token(token_hash)
+
+    def ping(self) -> None:
+        self.backend.ping()
+
+    def close(self) -> None:
+        self.backend.close()
+
+    # -- notes ----------------------------------------------------------------------------------
+
+    def note_events(
+        self, account_id: str, session_id: str, after: int = 0
+    ) -> list[tuple[int, NoteEvent]]:
+        stored = self.backend.note_events(account_id, session_id, after)
+        if not stored:
+            return []
+        secrets = self._account(account_id)
+        place = _note_place(account_id, session_id)
+        events: list[tuple[int, NoteEvent]] = []
+        for seq, note in stored:
+            value = codec.loads(secrets.open(note.sealed, place))
+            event = NoteEvent(note.action, value["path"], value["text"], note.timestamp)
+            events.append((seq, event))
+        return events
+
+    def append_note_event(self, account_id: str, session_id: str, event: NoteEvent) -> int:
+        sealed = self.seal_note(account_id, session_id, event.path, event.text)
+        note = SealedNote(event.action, event.timestamp, sealed)
+        return self.backend.append_note_event(account_id, session_id, note)
+
+    # -- history --------------------------------------------------------------------------------
+
+    def history_items(
+        self, account_id: str, session_id: str, agent: str, after: int = 0
+    ) -> list[tuple[int, RecordedItem]]:
+        return [
+            (seq, self._open_item(account_id, session_id, agent, stored))
+            for seq, stored in self.backend.history_items(account_id, session_id, agent, after)
+        ]
+
+    def append_history_items(
+        self, account_id: str, session_id: str, agent: str, items: Sequence[RecordedItem]
+    ) -> None:
+        """Persist items durably, in order (an item already recorded is left as it is)."""
+        if items:
+            sealed = [self.seal_item(account_id, session_id, agent, item) for item in items]
+            self.backend.append_history_items(account_id, session_id, agent, sealed)
+
+    def search_history(
+        self, account_id: str, session_id: str, agent: str, search: HistorySearch
+    ) -> list[RecordedItem]:
+        """The agent's recorded items ``search`` selects, in arrival order: candidates from
+        the blind index, each opened and checked for the literal substring. Found items
+        leave their images out (only ``read_item`` answers them)."""
+        secrets = self._account(account_id)
+        tokens = secrets.tokens(session_id, agent, query_grams(search.text))
+        found: list[RecordedItem] = []
+        cursor: int | None = None
+        while len(found) < search.limit:
+            page = CandidatePage(search, tokens, cursor, SEARCH_PAGE)
+            candidates = self.backend.search_candidates(account_id, session_id, agent, page)
+            for seq, stored in candidates:
+                item = self._open_item(account_id, session_id, agent, stored)
+                if search.text in item.content:
+                    found.append(
+                        RecordedItem(
+                            item.window_id,
+                            item.item_key,
+                            item.role,
+                            item.content,
+                            item.tool_name,
+                            item.tool_namespace,
+                        )
+                    )
+                    if len(found) == search.limit:
+                        break
+                cursor = seq
+            if len(candidates) < SEARCH_PAGE:
+                break
+        return found[::-1] if search.newest_first else found

@@ -1,0 +1,234 @@
+"""The system prompt, prompt templates, skills and trust decisions of ctxmodes against the
+real Pi's ``AgentSession``, for the same directory trees (global and project files,
+overrides, a git checkout, templates, skills, saved trust)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support.pi_oracle import pi_resources
+
+from ctxmodes.host.system_prompt import build_system_prompt
+from ctxmodes.resources import ProjectTrustStore, ResourceFlags, TrustResolver, load_resources
+from ctxmodes.tools.files import EditTool, ReadTool, WriteTool
+
+pytestmark = pytest.mark.pi
+
+TOOLS = [ReadTool(), WriteTool(), EditTool()]
+
+
+def write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
+def skill(name: str, description: str, *, extra: str = "") -> str:
+    return f"---\nname: {name}\ndescription: {description}\n{extra}---\n# {name}\n\nSteps.\n"
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> dict[str, Path]:
+    """A home with global resources, and a project nested in a git checkout."""
+    home = tmp_path / "home"
+    agent = home / ".pi" / "agent"
+    write(agent / "AGENTS.md", "Global rules: be careful.\n")
+    greet = "---\ndescription: Say hello\n---\nHello $1, from ${2:-nowhere}!"
+    write(agent / "prompts" / "greet.md", greet)
+    write(agent / "prompts" / "review.md", "Review the global way: $@\n")
+    edge = "[${@:1:2}] [${@:-none}] [${ARGUMENTS:-empty}] [$0] [$10] [${@:0}] [$$1] [${3:-c}]"
+    write(agent / "prompts" / "edge.md", edge)
+    write(agent / "skills" / "global-skill" / "SKILL.md", skill("global-skill", "Global & <safe>"))
+    write(agent / "skills" / "loose.md", "---\ndescription: A loose skill file\n---\nBody\n")
+    write(agent / "skills" / "no-description.md", "Just notes\n")
+    home_skills = home / ".agents" / "skills"
+    write(home_skills / "home-skill" / "SKILL.md", skill("home-skill", "From ~/.agents"))
+    work = tmp_path / "work"
+    write(work / "AGENTS.md", "Outer rules.\n")
+    repo = work / "repo"
+    write(repo / ".git" / "HEAD", "ref: refs/heads/main\n")
+    write(repo / "CLAUDE.md", "\ufeffRepository rules (CLAUDE.md).\n")
+    repo_skills = repo / ".agents" / "skills"
+    write(repo_skills / "repo-skill" / "SKILL.md", skill("repo-skill", "From the checkout"))
+    write(repo_skills / "group" / "nested.md", "---\ndescription: nested one\n---\nx\n")
+    pkg = repo / "pkg"
+    write(pkg / "AGENTS.md", "Package rules (replaced by the override).\n")
+    write(pkg / "AGENTS.override.md", "Package override rules.\n")
+    config = pkg / ".pi"
+    review = "---\nargument-hint: <files>\n---\nReview ${@:2} then $1 ($ARGUMENTS)\n"
+    write(config / "prompts" / "review.md", review)
+    write(config / "prompts" / "a-long-one.md", "x" * 80 + "\nmore\n")
+    skills = config / "skills"
+    write(skills / "proj-skill" / "SKILL.md", skill("proj-skill", "Project 'quoted' skill"))
+    hidden = skill("hidden", "Only by command", extra="disable-model-invocation: true\n")
+    write(skills / "hidden" / "SKILL.md", hidden)
+    write(skills / "global-skill" / "SKILL.md", skill("global-skill", "Project copy wins"))
+    write(config / "skills" / ".gitignore", "ignored/\n")
+    write(config / "skills" / "ignored" / "SKILL.md", skill("ignored", "Never loaded"))
+    write(config / "skills" / "Bad_Name" / "SKILL.md", skill("Bad_Name", "Loaded with a warning"))
+    return {"home": home, "agent": agent, "cwd": pkg, "config": config}
+
+
+EXPANSIONS = [
+    "/greet Ada",
+    "/greet 'Ada Lovelace' London",
+    "/review a.py b.py c.py",
+    "/edge a b",
+    "/edge",
+    "/edge \"x y\" z 'w'  v",
+    "/edge\nsecond line",
+    "/skill:proj-skill fix the bug",
+    "/skill:hidden",
+    "/skill:unknown x",
+    "/nothing here",
+    "plain text",
+]
+
+
+def ours(request: dict[str, Any], home: Path) -> dict[str, Any]:
+    agent = Path(request["agentDir"])
+    resolver = TrustResolver(
+        ProjectTrustStore(agent),
+        override=request.get("trustOverride"),
+        default=request.get("defaultProjectTrust", "ask"),
+    )
+    trusted = resolver.is_trusted(request["cwd"])
+    flags = ResourceFlags(context_files=not request.get("noContextFiles", False))
+    loaded = load_resources(request["cwd"], agent, trusted=trusted, flags=flags, home=home)
+    return {
+        "trusted": trusted,
+        "systemPrompt": build_system_prompt(TOOLS, Path(request["cwd"]), loaded),
+        "base": build_system_prompt(TOOLS, Path(request["cwd"])),
+        "contextFiles": [context.path for context in loaded.context_files],
+        "templates": [
+            {
+                "name": t.name,
+                "description": t.description,
+                "content": t.content,
+                "filePath": t.file_path,
+                "argumentHint": t.argument_hint,
+            }
+            for t in loaded.templates
+        ],
+        "skills": [
+            {
+                "name": s["name"],
+                "description": s["description"],
+                "filePath": s["file_path"],
+                "baseDir": s["base_dir"],
+                "disableModelInvocation": s["disable_model_invocation"],
+            }
+            for s in map(asdict, loaded.skills)
+        ],
+        "expanded": [loaded.expand(text) for text in request.get("expand", [])],
+    }
+
+
+_PI_BUILT_IN: list[str] = []
+
+
+def _pi_built_in_prompt(scratch: Path) -> str:
+    """Pi's built-in prompt for these tools, without any resource or working directory."""
+    if not _PI_BUILT_IN:
+        home = scratch / "home"
+        home.mkdir(exist_ok=True)
+        bare = {"cwd": str(scratch), "agentDir": str(home / "agent")}
+        prompt = pi_resources([bare], home)[0]["systemPrompt"]
+        _PI_BUILT_IN.append(prompt.rsplit("\nCurrent working", 1)[0])
+    return _PI_BUILT_IN[0]
+
+
+def compare(requests: list[dict[str, Any]], home: Path, empty_cwd: Path) -> None:
+    # Pi's built-in prompt is Pi's own text: what is compared is everything the resources
+    # add to it (the whole prompt when a SYSTEM.md replaces it).
+    pi_base = _pi_built_in_prompt(empty_cwd)
+    for request, pi in zip(requests, pi_resources(requests, home), strict=True):
+        mine = ours(request, home)
+        label = json.dumps({k: v for k, v in request.items() if k != "expand"})
+        for key in ("trusted", "contextFiles", "templates", "skills", "expanded"):
+            assert mine[key] == pi[key], f"{key} differs for {label}"
+        if pi["systemPrompt"].startswith(pi_base):
+            our_base = mine["base"].rsplit("\nCurrent working", 1)[0]
+            assert mine["systemPrompt"].startswith(our_base), label
+            ours_tail = mine["systemPrompt"][len(our_base) :]
+            assert ours_tail == pi["systemPrompt"][len(pi_base) :], label
+        else:
+            assert mine["systemPrompt"] == pi["systemPrompt"], label
+
+
+def test_resources_match_pi_for_each_trust_decision(tree: dict[str, Path], tmp_path: Path) -> None:
+    home, agent, cwd = tree["home"], tree["agent"], tree["cwd"]
+    write(tree["config"] / "SYSTEM.md", "You are the project's own agent.\n")
+    write(tree["config"] / "APPEND_SYSTEM.md", "Project appendix.")
+    write(agent / "APPEND_SYSTEM.md", "Global appendix.")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    base = {"cwd": str(cwd), "agentDir": str(agent), "expand": EXPANSIONS}
+    compare(
+        [
+            {**base, "trustOverride": True},
+            {**base, "trustOverride": False},
+            {**base},  # nobody to ask: not trusted
+            {**base, "defaultProjectTrust": "always"},
+            {**base, "defaultProjectTrust": "never"},
+            {**base, "trustOverride": True, "noContextFiles": True},
+        ],
+        home,
+        empty,
+    )
+
+
+def test_saved_trust_of_a_parent_folder_matches_pi(tree: dict[str, Path], tmp_path: Path) -> None:
+    home, agent, cwd = tree["home"], tree["agent"], tree["cwd"]
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    base = {"cwd": str(cwd), "agentDir": str(agent), "expand": EXPANSIONS}
+    ProjectTrustStore(agent).set(cwd.parent, True)
+    compare([base], home, empty)
+    ProjectTrustStore(agent).set(cwd, False)  # the nearest decision wins
+    compare([base], home, empty)
+
+
+def test_built_in_prompt_with_global_files_only_matches_pi(
+    tree: dict[str, Path], tmp_path: Path
+) -> None:
+    home, agent = tree["home"], tree["agent"]
+    write(agent / "SYSTEM.md", "Global system prompt.\n")
+    plain = tmp_path / "plain"
+    write(plain / "AGENTS.md", "Plain project.\n")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    compare(
+        [
+            {"cwd": str(plain), "agentDir": str(agent), "expand": EXPANSIONS},
+            {"cwd": str(tree["cwd"]), "agentDir": str(agent), "trustOverride": True},
+        ],
+        home,
+        empty,
+    )
+    (agent / "SYSTEM.md").unlink()
+    compare([{"cwd": str(plain), "agentDir": str(agent)}], home, empty)
+
+
+def test_linked_worktree_inside_its_checkout_does_not_repeat_its_rules(tmp_path: Path) -> None:
+    import subprocess
+
+    home = tmp_path / "home"
+    agent = home / ".pi" / "agent"
+    agent.mkdir(parents=True)
+    main = tmp_path / "main"
+    main.mkdir()
+    write(main / "AGENTS.md", "Project rules.\n")
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-C", str(main)]
+    subprocess.run([*git, "init", "-q", "-b", "main"], check=True)
+    subprocess.run([*git, "add", "AGENTS.md"], check=True)
+    subprocess.run([*git, "commit", "-qm", "rules"], check=True)
+    subprocess.run([*git, "worktree", "add", "-q", str(main / "wt"), "-b", "wt"], check=True)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    compare([{"cwd": str(main / "wt"), "agentDir": str(agent)}], home, empty)
+    loaded = load_resources(main / "wt", agent, trusted=True, home=home)
+    assert [c.path for c in loaded.context_files] == [str(main / "wt" / "AGENTS.md")]

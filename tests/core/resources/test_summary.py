@@ -1,0 +1,47 @@
+"""The start-up header's list of loaded resources."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ctxmodes.resources import load_resources
+from ctxmodes.resources.summary import loaded_sections
+
+
+def write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
+def test_sections_name_what_was_loaded(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    agent = home / ".pi" / "agent"
+    project = home / "work" / "app"
+    write(agent / "AGENTS.md", "global")
+    write(agent / "APPEND_SYSTEM.md", "more")
+    write(project / "AGENTS.md", "project")
+    write(agent / "prompts" / "review.md", "Review $@")
+    write(agent / "prompts" / "fix.md", "Fix $1")
+    write(agent / "skills" / "zeta" / "SKILL.md", "---\ndescription: z\n---\n")
+    write(agent / "skills" / "alpha" / "SKILL.md", "---\ndescription: a\n---\n")
+    loaded = load_resources(project, agent, trusted=True, home=home)
+    assert loaded_sections(loaded, project, home) == [
+        ("Context", "~/.pi/agent/APPEND_SYSTEM.md, ~/.pi/agent/AGENTS.md, AGENTS.md"),
+        ("Skills", "alpha, zeta"),
+        ("Prompts", "/fix, /review"),
+    ]
+
+
+def test_an_untrusted_project_says_what_was_left_out(tmp_path: Path) -> None:
+    project = tmp_path / "clone"
+    write(project / ".pi" / "prompts" / "x.md", "x")
+    loaded = load_resources(project, tmp_path / "agent", trusted=False, home=tmp_path)
+    ((title, line),) = loaded_sections(loaded, project, tmp_path)
+    assert title == "Project"
+    assert "not trusted" in line
+    assert str(project) in line
+
+
+def test_nothing_loaded_lists_nothing(tmp_path: Path) -> None:
+    loaded = load_resources(tmp_path, tmp_path / "agent", trusted=True, home=tmp_path)
+    assert loaded_sections(loaded, tmp_path, tmp_path) == []

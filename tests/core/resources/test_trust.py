@@ -1,0 +1,114 @@
+"""The trust store and decision: ``trust.json`` and its lock as Pi keeps them, the nearest
+saved decision, the answers offered, and broken files reported, never guessed."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from ctxmodes.errors import ConfigError, CtxmodesError
+from ctxmodes.resources.trust import (
+    ProjectTrustStore,
+    TrustResolver,
+    has_trust_requiring_project_resources,
+    trust_choices,
+)
+
+
+def test_decisions_are_saved_sorted_and_the_nearest_one_wins(tmp_path: Path) -> None:
+    store = ProjectTrustStore(tmp_path / "agent")
+    work = tmp_path / "work"
+    child = work / "repo"
+    child.mkdir(parents=True)
+    assert store.get(child) is None
+    store.set(work, True)
+    assert store.get(child) is True
+    store.set(child, False)
+    assert store.get(child) is False
+    text = (tmp_path / "agent" / "trust.json").read_text()
+    assert text == json.dumps({str(work): True, str(child): False}, indent=2) + "\n"
+    assert not (tmp_path / "agent" / "trust.json.lock").exists()
+
+
+def test_trusting_the_parent_drops_the_folders_own_decision(tmp_path: Path) -> None:
+    store = ProjectTrustStore(tmp_path / "agent")
+    folder = tmp_path / "work" / "repo"
+    folder.mkdir(parents=True)
+    store.set(folder, False)
+    labels = [choice.label for choice in trust_choices(folder)]
+    assert labels == [
+        "Trust",
+        f"Trust parent folder ({folder.parent})",
+        "Trust (this session only)",
+        "Do not trust",
+        "Do not trust (this session only)",
+    ]
+    parent_choice = trust_choices(folder)[1]
+    store.set_many(parent_choice.updates)
+    assert json.loads(store.path.read_text()) == {str(folder.parent): True}
+
+
+def test_a_lock_held_by_another_process_is_waited_for_then_refused(tmp_path: Path) -> None:
+    store = ProjectTrustStore(tmp_path / "agent")
+    lock = tmp_path / "agent" / "trust.json.lock"
+    lock.mkdir(parents=True)
+    with pytest.raises(CtxmodesError, match="locked by another process"):
+        store.get(tmp_path)
+    stale = time.time() - 60
+    os.utime(lock, (stale, stale))
+    assert store.get(tmp_path) is None  # a lock left by a crashed process is taken over
+    assert not lock.exists()
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("{oops", "Failed to read trust store"),
+        ("[]", "expected an object"),
+        ('{"/x": "yes"}', 'value for "/x" must be true, false, or null'),
+    ],
+)
+def test_a_broken_store_is_an_error(tmp_path: Path, content: str, message: str) -> None:
+    (tmp_path / "trust.json").write_text(content)
+    with pytest.raises(ConfigError, match=message):
+        ProjectTrustStore(tmp_path).get(tmp_path)
+
+
+def test_only_folders_with_project_resources_need_a_decision(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    (home / ".agents" / "skills").mkdir(parents=True)
+    plain = home / "plain"
+    plain.mkdir()
+    assert not has_trust_requiring_project_resources(plain, home)
+    (plain / ".pi").mkdir()
+    (plain / ".pi" / "sessions").mkdir()  # not a resource
+    assert not has_trust_requiring_project_resources(plain, home)
+    (plain / ".pi" / "APPEND_SYSTEM.md").write_text("x")
+    assert has_trust_requiring_project_resources(plain, home)
+    nested = home / "outer" / "inner"
+    nested.mkdir(parents=True)
+    (home / "outer" / ".agents" / "skills").mkdir(parents=True)
+    assert has_trust_requiring_project_resources(nested, home)
+
+
+def test_asking_saves_only_lasting_answers(tmp_path: Path) -> None:
+    folder = tmp_path / "clone"
+    (folder / ".pi" / "prompts").mkdir(parents=True)
+    store = ProjectTrustStore(tmp_path / "agent")
+    asked: list[str] = []
+
+    def session_only(question, choices):
+        asked.append(question)
+        return next(c for c in choices if c.label == "Trust (this session only)")
+
+    resolver = TrustResolver(store, ask=session_only)
+    assert resolver.is_trusted(folder) is True
+    assert resolver.is_trusted(folder) is True
+    assert len(asked) == 1, "one question per folder and run"
+    assert str(folder) in asked[0]
+    assert not store.path.exists()
+    assert TrustResolver(store).is_trusted(folder) is False  # nobody to ask: not trusted

@@ -1,0 +1,77 @@
+"""Project context, templates and skills through the embedding API: by default a project's
+own files wait for trust (nobody is asked), context files do not; templates expand in
+``prompt``, ``steer`` and ``follow_up``, never in a plugin's own messages."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import orjson
+import pytest
+
+from ctxmodes.config import Settings
+from ctxmodes.providers.script import Script
+from ctxmodes.providers.scripted import ScriptedProvider
+from ctxmodes.resources import default_loader
+from ctxmodes.sdk import open_agent
+
+
+def write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    agent_dir = tmp_path / "agent"
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(agent_dir))
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    write(agent_dir / "prompts" / "hello.md", "Hello ${1:-world}")
+    folder = tmp_path / "clone"
+    write(folder / "AGENTS.md", "PROJECT-RULES")
+    write(folder / ".pi" / "SYSTEM.md", "PROJECT-SYSTEM")
+    write(folder / ".pi" / "prompts" / "fix.md", "Fix issue $1")
+    return folder
+
+
+def open_on(project: Path, tmp_path: Path, **kwargs):
+    responses = [{"text": "ok"}] * 3
+    provider = ScriptedProvider(Script.model_validate({"responses": responses}))
+    return open_agent(
+        cwd=project,
+        settings=Settings(mode="off", durability="flush"),
+        provider=provider,
+        session_dir=tmp_path / "sessions",
+        **kwargs,
+    )
+
+
+def user_texts(agent) -> list[str]:
+    lines = [orjson.loads(line) for line in agent.session_file.read_bytes().splitlines()[1:]]
+    return [
+        entry["message"]["content"][0]["text"]
+        for entry in lines
+        if entry.get("message", {}).get("role") == "user"
+    ]
+
+
+def test_by_default_a_project_is_not_trusted(project: Path, tmp_path: Path) -> None:
+    with open_on(project, tmp_path) as agent:
+        assert "PROJECT-RULES" in agent.session.system_prompt
+        assert "PROJECT-SYSTEM" not in agent.session.system_prompt
+        agent.prompt("/fix 12")
+        agent.prompt("/hello")
+        assert user_texts(agent) == ["/fix 12", "Hello world"]
+
+
+def test_an_approved_project_expands_everywhere(project: Path, tmp_path: Path) -> None:
+    with open_on(project, tmp_path, resources=default_loader(approve=True)) as agent:
+        assert agent.session.system_prompt.startswith("PROJECT-SYSTEM")
+        agent.prompt("/fix 12")
+        agent.steer("/fix 13")
+        agent.follow_up("/hello there")
+        steering, follow_ups = agent.take_queued()
+        assert (steering, follow_ups) == (["Fix issue 13"], ["Hello there"])
+        agent.session.send_user_message("/fix 14")
+        agent.wait_for_idle()
+        assert user_texts(agent) == ["Fix issue 12", "/fix 14"]

@@ -1,0 +1,171 @@
+"""The interactive session in a real terminal (tmux), started from a shell as a person
+starts it: nothing but the session's own drawing reaches the screen, and the slash-command
+menu keeps its rows when the editor sits at the bottom of the screen."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from support.tmux import Tmux, ctxmodes_command, private_env, quote
+
+from ctxmodes.tui.layout import MENU_ROWS
+
+pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+
+FOOTER = "scripted/scripted"
+#: A terminal's answer to a cursor-position request, as it shows when echoed.
+ECHOED_REPORT = re.compile(r"\^\[\[\d+;\d+R|\x1b\[\d+;\d+R")
+
+
+def shell_in_tmux(work: Path, *, rows: int = 40) -> Tmux:
+    """An interactive shell in tmux, its terminal in the state a person's would be."""
+    return Tmux(["bash", "--norc", "--noprofile"], private_env(work), columns=100, rows=rows)
+
+
+def chat_command(work: Path) -> str:
+    """The command line a person types to start the session in ``work``."""
+    script = work / "script.json"
+    script.write_text('{"responses": [{"text": "hello there"}]}')
+    command = ctxmodes_command("chat", "--model", "scripted:script.json")
+    return f"cd {quote(str(work))} && " + " ".join(quote(part) for part in command)
+
+
+def test_no_cursor_position_report_reaches_the_screen_at_start(tmp_path):
+    for launch in range(8):
+        work = tmp_path / f"launch-{launch}"
+        work.mkdir()
+        tmux = shell_in_tmux(work)
+        try:
+            tmux.type(chat_command(work))
+            tmux.key("Enter")
+            tmux.wait(FOOTER)
+            tmux.type("hi")
+            tmux.key("Enter")
+            screen = tmux.wait("hello there")
+            assert not ECHOED_REPORT.search(screen), f"launch {launch}:\n{screen}"
+            prompt_lines = [line for line in screen.splitlines() if line.startswith("\u203a")]
+            assert prompt_lines[0] == "\u203a hi", screen
+        finally:
+            tmux.close()
+
+
+def test_the_slash_menu_keeps_its_rows_at_the_bottom_of_the_screen(tmp_path):
+    tmux = shell_in_tmux(tmp_path, rows=20)
+    try:
+        # Fill the screen first: the editor starts on its last rows, as in real use.
+        tmux.type(f"seq 100; {chat_command(tmp_path)}")
+        tmux.key("Enter")
+        tmux.wait(FOOTER)
+        tmux.type("/")
+        screen = tmux.wait("/compact")
+        menu = [line for line in screen.splitlines() if re.match(r"^\s+/\w", line)]
+        assert len(menu) >= 8, screen
+        assert len(menu) == MENU_ROWS, screen
+        tmux.type("mo")
+        screen = tmux.wait("/model")
+        assert "/compact" not in screen.split("\u203a /mo", 1)[1], screen
+    finally:
+        tmux.close()
+
+
+def test_keybindings_json_rebinds_the_terminal_s_actions(tmp_path):
+    (tmp_path / "pi").mkdir()
+    (tmp_path / "pi" / "keybindings.json").write_text(
+        '{"app.thinking.toggle": "ctrl+y", "tui.input.newLine": ["shift+enter", "alt+j"]}'
+    )
+    tmux = shell_in_tmux(tmp_path)
+    try:
+        tmux.type(chat_command(tmp_path))
+        tmux.key("Enter")
+        screen = tmux.wait(FOOTER)
+        assert "tui.input.newLine: 'shift+enter': terminals send the same as 'enter'" in screen
+        tmux.key("C-y")
+        tmux.wait("Thinking shown in full")
+        tmux.type("first line")
+        tmux.key("M-j")
+        tmux.type("second line")
+        screen = tmux.wait("second line")
+        lines = screen.splitlines()
+        at = lines.index("\u203a first line")
+        assert lines[at + 1].strip() == "second line"
+    finally:
+        tmux.close()
+
+
+@pytest.fixture
+def x_display(tmp_path):
+    """A virtual X display of the test's own, for the real clipboard (xclip)."""
+    import subprocess
+    import time
+
+    if shutil.which("Xvfb") is None or shutil.which("xclip") is None:
+        pytest.skip("Xvfb and xclip are not installed (make test installs them)")
+    display = f":{os.getpid() % 500 + 100}"
+    server = subprocess.Popen(
+        ["Xvfb", display, "-nolisten", "tcp"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 10
+    while not Path(f"/tmp/.X11-unix/X{display[1:]}").exists():
+        assert time.monotonic() < deadline, "Xvfb did not start"
+        time.sleep(0.05)
+    try:
+        yield display
+    finally:
+        server.terminate()
+        server.wait(10)
+
+
+def test_ctrl_v_pastes_a_clipboard_image_as_a_file_path_then_text(tmp_path, x_display):
+    import subprocess
+
+    from support.images import solid_png
+
+    image = solid_png(4, 3, (200, 30, 30))
+    env = {**private_env(tmp_path), "DISPLAY": x_display}
+    subprocess.run(
+        ["xclip", "-selection", "clipboard", "-t", "image/png", "-i"],
+        input=image,
+        env=env,
+        check=True,
+        timeout=10,
+    )
+    tmux = Tmux(["bash", "--norc", "--noprofile"], env, columns=160, rows=40)
+    try:
+        tmux.type(chat_command(tmp_path))
+        tmux.key("Enter")
+        tmux.wait(FOOTER)
+        tmux.key("C-v")
+        screen = tmux.wait(".png")
+        pasted = re.search(r"\u203a (\S+ctxmodes-clipboard-\S+\.png)", screen)
+        assert pasted is not None, screen
+        assert Path(pasted.group(1)).read_bytes() == image
+        tmux.key("C-u")
+        subprocess.run(
+            ["xclip", "-selection", "clipboard", "-i"],
+            input=b"plain words",
+            env=env,
+            check=True,
+            timeout=10,
+        )
+        tmux.key("C-v")
+        tmux.wait("\u203a plain words")
+    finally:
+        tmux.close()
+
+
+def test_ctrl_v_without_a_clipboard_says_so(tmp_path):
+    tmux = shell_in_tmux(tmp_path)
+    try:
+        tmux.type(chat_command(tmp_path))
+        tmux.key("Enter")
+        tmux.wait(FOOTER)
+        tmux.key("C-v")
+        tmux.wait("Nothing to paste: the clipboard is empty or unreachable")
+    finally:
+        tmux.close()

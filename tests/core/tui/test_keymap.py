@@ -1,0 +1,88 @@
+"""Pi's ``keybindings.json`` read for the terminal's actions: Pi's key format, the user's
+keys over Pi's defaults, and a clear word about keys no terminal can report."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ctxmodes.tui.keymap import DEFAULTS, KeyMap, UnsupportedKey, parse_key
+
+
+@pytest.mark.parametrize(
+    ("pi_key", "sequence"),
+    [
+        ("ctrl+g", ("c-g",)),
+        ("alt+enter", ("escape", "enter")),
+        ("alt+up", ("escape", "up")),
+        ("shift+tab", ("s-tab",)),
+        ("ctrl+left", ("c-left",)),
+        ("ctrl+shift+left", ("c-s-left",)),
+        ("escape", ("escape",)),
+        ("esc", ("escape",)),
+        ("pageUp", ("pageup",)),
+        ("f5", ("f5",)),
+        ("ctrl+]", ("c-]",)),
+        ("alt+b", ("escape", "b")),
+        ("shift+l", ("L",)),
+        ("ctrl+space", ("c-@",)),
+    ],
+)
+def test_pi_key_names_become_the_keys_a_terminal_sends(pi_key, sequence):
+    assert parse_key(pi_key) == sequence
+
+
+@pytest.mark.parametrize("pi_key", ["shift+enter", "super+k", "ctrl+shift+p", "hyper+x", "meta"])
+def test_keys_a_terminal_cannot_tell_apart_are_refused(pi_key):
+    with pytest.raises(UnsupportedKey):
+        parse_key(pi_key)
+
+
+def test_without_a_file_every_action_has_pi_s_default_keys(tmp_path):
+    keymap = KeyMap.load(tmp_path / "missing.json")
+    assert keymap.problems == ()
+    assert keymap.of("app.thinking.toggle") == (("c-t",),)
+    # Pi's shift+enter is Enter to a terminal: only Ctrl+J remains, and nobody is told.
+    assert keymap.of("tui.input.newLine") == (("c-j",),)
+    assert set(keymap.keys) == set(DEFAULTS)
+
+
+def test_the_user_s_keys_replace_the_defaults_of_their_actions_only(tmp_path):
+    path = tmp_path / "keybindings.json"
+    path.write_text(
+        json.dumps(
+            {
+                "app.thinking.toggle": "ctrl+y",
+                "tui.input.newLine": ["shift+enter", "alt+j"],
+                "tui.editor.cursorUp": "ctrl+p",  # Pi's, not the terminal's: left to Pi
+                "app.session.tree": ["ctrl+x"],
+            }
+        )
+    )
+    keymap = KeyMap.load(path)
+    assert keymap.of("app.thinking.toggle") == (("c-y",),)
+    assert keymap.of("tui.input.newLine") == (("escape", "j"),)
+    assert keymap.of("app.session.tree") == (("c-x",),)
+    assert keymap.of("app.tools.expand") == (("c-o",),)
+    assert keymap.problems == (
+        "keybindings: tui.input.newLine: 'shift+enter': terminals send the same as 'enter'; "
+        "skipped",
+    )
+
+
+@pytest.mark.parametrize(
+    ("content", "problem"),
+    [
+        ("{not json", "cannot be read"),
+        ("[1, 2]", "not a JSON object"),
+        ('{"app.exit": 3}', "app.exit takes a key or a list of keys"),
+    ],
+)
+def test_a_broken_file_keeps_the_defaults_and_says_why(tmp_path, content, problem):
+    path = tmp_path / "keybindings.json"
+    path.write_text(content)
+    keymap = KeyMap.load(path)
+    assert keymap.of("app.exit") == (("c-d",),)
+    assert len(keymap.problems) == 1
+    assert problem in keymap.problems[0]

@@ -1,0 +1,65 @@
+"""Templates and skills in the terminal: listed at start-up, offered by completion, expanded
+when sent (through prompt_toolkit's pipe input)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import orjson
+from support.terminal import ENTER, run_terminal
+
+from ctxmodes.config import Settings
+from ctxmodes.providers.script import Script
+from ctxmodes.providers.scripted import ScriptedProvider
+from ctxmodes.resources import default_loader
+from ctxmodes.sdk import open_agent
+
+
+def write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
+def test_templates_and_skills_are_listed_completed_and_expanded(tmp_path: Path) -> None:
+    agent_dir = tmp_path / "agent"
+    project = tmp_path / "project"
+    write(project / "AGENTS.md", "Run the tests before committing.")
+    write(
+        project / ".pi" / "prompts" / "review.md",
+        "---\ndescription: Review files\nargument-hint: <files>\n---\nReview $@ for bugs.",
+    )
+    write(project / ".pi" / "skills" / "deploy" / "SKILL.md", "---\ndescription: Ship it\n---\nx")
+    provider = ScriptedProvider(Script.model_validate({"responses": [{"text": "Reviewed."}]}))
+    agent = open_agent(
+        cwd=project,
+        settings=Settings(mode="off", durability="flush"),
+        provider=provider,
+        session_dir=tmp_path / "sessions",
+        resources=default_loader(approve=True, agent_dir=agent_dir),
+    )
+    seen: dict[str, object] = {}
+
+    async def scenario(t):
+        await t.printed("[Prompts]")
+        seen["banner"] = t.text()
+        await t.type("/rev")
+        await t.until(lambda: t.session.buffer.complete_state is not None, "completions")
+        state = t.session.buffer.complete_state
+        seen["review"] = [(c.text, c.display_text, c.display_meta_text) for c in state.completions]
+        await t.type("\x15/skill:")
+        await t.until(lambda: t.session.buffer.complete_state is not None, "skill completions")
+        seen["skills"] = [c.text for c in t.session.buffer.complete_state.completions]
+        await t.type("\x15/review a.py b.py" + ENTER)
+        await t.printed("Reviewed.")
+        await t.idle()
+
+    run_terminal(agent, scenario)
+    banner = str(seen["banner"])
+    assert "[Context]\n  AGENTS.md" in banner
+    assert "[Skills]\n  deploy" in banner
+    assert "[Prompts]\n  /review" in banner
+    assert seen["review"] == [("/review", "/review <files>", "Review files")]
+    assert seen["skills"] == ["/skill:deploy"]
+    lines = [orjson.loads(line) for line in agent.session_file.read_bytes().splitlines()[1:]]
+    users = [e["message"] for e in lines if e.get("message", {}).get("role") == "user"]
+    assert [u["content"][0]["text"] for u in users] == ["Review a.py b.py for bugs."]

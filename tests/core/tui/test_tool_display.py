@@ -1,0 +1,201 @@
+"""What the user sees of the tools' work: a running command's output streams into the live
+region (bounded in rows), an edit's diff is printed under its result, thinking can be shown
+in full with Ctrl+T, and the footer says when the model is thinking."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from support.terminal import ENTER, GatedStream, make_agent, run_terminal
+
+from ctxmodes.providers.script import Script
+from ctxmodes.providers.scripted import ScriptedProvider
+from ctxmodes.tui import live as live_module
+from ctxmodes.tui import render
+
+CTRL_T = "\x14"
+CTRL_O = "\x0f"
+
+
+def live_text(t) -> str:
+    return "".join(fragment[1] for fragment in t.session.live.fragments(t.session.width))
+
+
+def footer(t) -> str:
+    return "".join(fragment[1] for fragment in t.session.status.fragments())
+
+
+def test_a_running_command_streams_its_output_into_the_live_region(tmp_path: Path):
+    release = tmp_path / "release"
+    lines = " ".join(f"line-{n}" for n in range(1, 21))
+    command = (
+        f"for l in {lines}; do echo $l; done; printf 'progress 10%%\\rprogress 90%%\\n'; "
+        f"while [ ! -e {release} ]; do sleep 0.05; done; echo finished"
+    )
+    agent = make_agent(
+        tmp_path,
+        [{"tool_calls": [{"name": "bash", "arguments": {"command": command}}]}, {"text": "ok"}],
+    )
+    seen: dict[str, str] = {}
+
+    async def scenario(t):
+        await t.type("run it" + ENTER)
+        await t.until(lambda: "progress 90%" in live_text(t), "the command's output so far")
+        seen["live"] = live_text(t)
+        seen["footer"] = footer(t)
+        seen["scrollback"] = t.text()
+        release.touch()
+        await t.printed("ok")
+        await t.idle()
+        seen["after"] = live_text(t)
+        await t.type(CTRL_O)
+        await t.printed("── bash output ──")
+
+    terminal = run_terminal(agent, scenario)
+    shown = seen["live"]
+    assert "⋯ running bash" in shown
+    rows = shown.split("⋯ running bash\n", 1)[1].rstrip("\n").split("\n")
+    assert len(rows) == live_module.TOOL_OUTPUT_ROWS
+    assert rows[-1].strip() == "progress 90%"  # the carriage return started the line over
+    assert rows[0].strip() == "line-14"  # only the last rows, not all twenty lines
+    assert "line-20" not in seen["scrollback"]  # nothing reached the scrollback yet
+    assert seen["after"] == ""
+    assert seen["footer"].endswith(" • working")
+    assert seen["footer"].count("working") == 1
+    full = terminal.text().split("── bash output ──", 1)[1]
+    assert "line-1\n" in full
+    assert "finished" in full
+
+
+def test_an_edit_prints_its_diff_under_the_result(tmp_path: Path):
+    target = tmp_path / "app.py"
+    target.write_text("keep = 0\nold_name = 1\nalso = 2\n")
+    edit = {
+        "name": "edit",
+        "arguments": {
+            "path": "app.py",
+            "edits": [{"oldText": "old_name = 1", "newText": "new_name = 1"}],
+        },
+    }
+    agent = make_agent(tmp_path, [{"tool_calls": [edit]}, {"text": "renamed"}])
+
+    async def scenario(t):
+        await t.type("rename" + ENTER)
+        await t.printed("renamed")
+        await t.idle()
+
+    terminal = run_terminal(agent, scenario)
+    text = terminal.text()
+    result = text.index("Successfully replaced 1 block(s)")
+    assert text.index("-2 old_name = 1") > result
+    assert text.index("+2 new_name = 1") > text.index("-2 old_name = 1")
+    assert target.read_text() == "keep = 0\nnew_name = 1\nalso = 2\n"
+
+
+def test_a_long_diff_is_cut_with_a_count_of_what_ctrl_o_shows():
+    diff = "\n".join(f"+{n} line {n}" for n in range(1, 41))
+    shown = render.tool_diff(diff, 80, 24)
+    assert "+24 line 24" in shown
+    assert "+25 line 25" not in shown
+    assert "… 16 more lines (Ctrl+O shows all)" in shown
+
+
+def test_ctrl_t_shows_thinking_in_full(tmp_path):
+    thought = "Weighing the two designs before answering."
+    responses = [
+        {"thinking": thought, "text": "First answer."},
+        {"thinking": thought, "text": "Second answer."},
+    ]
+    agent = make_agent(tmp_path, responses)
+    seen: dict[str, object] = {}
+
+    async def scenario(t):
+        await t.type("one" + ENTER)
+        await t.printed("First answer.")
+        await t.idle()
+        await t.type(CTRL_T)
+        await t.printed("Thinking shown in full")
+        seen["toggled"] = t.session.live.show_thinking
+        await t.type("two" + ENTER)
+        await t.printed("Second answer.")
+        await t.idle()
+
+    terminal = run_terminal(agent, scenario)
+    first, second = terminal.text().split("Thinking shown in full", 1)
+    assert f"▸ thinking ({len(thought)} characters)" in first
+    assert thought not in first
+    assert thought in second
+    assert seen["toggled"] is True
+
+
+def test_the_footer_says_when_the_model_is_thinking_and_names_each_activity_once(tmp_path):
+    script = Script.model_validate(
+        {"responses": [{"thinking": "Considering the options at length.", "text": "Done."}]}
+    )
+    provider = GatedStream(ScriptedProvider(script, chunk_chars=4), hold_after=2)
+    agent = make_agent(tmp_path, [], provider=provider)
+    seen: dict[str, str] = {}
+
+    async def scenario(t):
+        await t.type("think" + ENTER)
+        await t.until(provider.held.is_set, "the stream to be held while thinking")
+        await t.until(lambda: "thinking" in footer(t))
+        seen["thinking"] = footer(t)
+        provider.release.set()
+        await t.printed("Done.")
+        await t.idle()
+        seen["idle"] = footer(t)
+
+    run_terminal(agent, scenario)
+    assert seen["thinking"].endswith(" • thinking")
+    assert seen["thinking"].count("thinking") == 1
+    assert "working" not in seen["thinking"]
+    assert "thinking" not in seen["idle"]
+    assert "working" not in seen["idle"]
+
+
+def test_the_session_never_asks_the_terminal_for_the_cursor_position(tmp_path):
+    """Drawn on a real pseudo-terminal: the answer to such a request arrives while blocks are
+    printed between frames and the terminal echoes it onto the prompt line."""
+    import asyncio
+    import os
+    import select
+
+    from prompt_toolkit.input import create_pipe_input
+    from prompt_toolkit.output.vt100 import Vt100_Output
+
+    from ctxmodes.tui.app import TerminalSession
+
+    agent = make_agent(tmp_path, [{"text": "first"}])
+    controller, terminal = os.openpty()
+    written = bytearray()
+
+    def drain() -> None:
+        while select.select([controller], [], [], 0)[0]:
+            written.extend(os.read(controller, 65536))
+
+    async def main() -> None:
+        with create_pipe_input() as keys, os.fdopen(terminal, "w") as tty:
+            output = Vt100_Output.from_pty(tty, term="xterm")
+            session = TerminalSession(agent, input=keys, output=output, sink=lambda _: None)
+            task = asyncio.create_task(session.run_async())
+            for _ in range(200):
+                await asyncio.sleep(0.01)
+                drain()
+                if b"scripted/scripted" in written:
+                    break
+            keys.send_text("one\r")
+            for _ in range(100):
+                await asyncio.sleep(0.01)
+                drain()
+            session.exit()
+            await asyncio.wait_for(task, 10)
+            drain()
+
+    try:
+        asyncio.run(main())
+    finally:
+        agent.close()
+        os.close(controller)
+    assert b"scripted/scripted" in written  # the footer was drawn on the terminal
+    assert b"\x1b[6n" not in written

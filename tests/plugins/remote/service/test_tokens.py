@@ -1,0 +1,82 @@
+"""``serve token list`` and ``serve token revoke`` as real processes, against two running
+service processes sharing one database (SQLite and Postgres): a revoked token is refused by
+every process from its next request on."""
+
+import json
+import re
+
+import pytest
+from support.serve_process import ServeProcess, create_token, ctxmodes
+from support.service_rig import ServiceClient
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def database(request):
+    if request.param == "sqlite":
+        return ()
+    return ("--database", request.getfixturevalue("postgres_url"))
+
+
+def test_tokens_are_listed_without_secrets_and_revoked_on_every_process(tmp_path, tls, database):
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"responses": [{"text": "hi"}]}))
+    data = tmp_path / "data"
+    alice = create_token(data, "alice", *database)
+    alice_again = create_token(data, "alice", *database)
+    bob = create_token(data, "bob", *database)
+
+    listed = ctxmodes("serve", "token", "list", "--data", str(data), *database).stdout
+    rows = [line.split() for line in listed.splitlines()]
+    assert sorted(row[2] for row in rows) == ["alice", "alice", "bob"]
+    assert all(re.fullmatch(r"[0-9a-f]{16}", row[0]) for row in rows)
+    for token in (alice, alice_again, bob):
+        assert token not in listed
+        assert token.rsplit(".", 1)[-1] not in listed
+
+    services = [
+        ServeProcess(f"scripted:{script}", data, tls, tmp_path / f"serve{n}.log", *database)
+        for n in range(2)
+    ]
+    try:
+
+        def status(service, token):
+            client = ServiceClient(service.base, tls, token)
+            return client.request("GET", "/models").status
+
+        for service in services:
+            assert [status(service, t) for t in (alice, alice_again, bob)] == [200, 200, 200]
+
+        # The id of bob's token, as the create command and the list name it.
+        made = ctxmodes("serve", "token", "create", "bob", "--data", str(data), *database)
+        second_bob = made.stdout.strip()
+        [bob_id] = re.findall(r"token id ([0-9a-f]{16})", made.stderr)
+        revoked = ctxmodes("serve", "token", "revoke", bob_id, "--data", str(data), *database)
+        assert "revoked 1 token(s)" in revoked.stderr
+        for service in services:
+            assert status(service, second_bob) == 401
+            assert status(service, bob) == 200
+
+        by_account = ctxmodes(
+            "serve", "token", "revoke", "--account", "alice", "--data", str(data), *database
+        )
+        assert "revoked 2 token(s)" in by_account.stderr
+        for service in services:
+            assert [status(service, t) for t in (alice, alice_again, bob)] == [401, 401, 200]
+        remaining = ctxmodes("serve", "token", "list", "--data", str(data), *database).stdout
+        assert [line.split()[2] for line in remaining.splitlines()] == ["bob"]
+    finally:
+        for service in services:
+            service.stop()
+
+    for args, message in (
+        (("revoke", bob_id), f"no token has the id {bob_id}"),
+        (("revoke", "xyz"), "a token id is 16 hex digits"),
+        (("revoke", "--account", "carol"), "no account is named 'carol'"),
+        (("revoke",), "takes a token id or --account NAME"),
+    ):
+        failed = ctxmodes("serve", "token", *args, "--data", str(data), *database, check=False)
+        assert failed.returncode == 1
+        assert message in failed.stderr
+        assert failed.stderr.count("\n") == 1
