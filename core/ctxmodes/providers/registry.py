@@ -54,8 +54,7 @@ def require_credentials(model: ModelSpec, environ: Mapping[str, str] | None = No
         return "none: a configured endpoint may need no key"
     if source is None:
         hint = missing_credentials_hint(model.provider, model.api_key)
-        # Pi's wording, as the transports' own check says it.
-        raise MissingCredentialsError(f"No API key for provider: {model.provider}: {hint}")
+        raise MissingCredentialsError(f"no credentials for {model.ref}: {hint}")
     return source
 
 
