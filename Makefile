@@ -17,7 +17,7 @@ $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11) and "ctxmodes needs Python >= 3.11")'
 	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test,serve,postgres]'
+	$(BIN)/python -m pip install --quiet -e '.[test,serve,postgres,bedrock]'
 	touch $(STAMP)
 
 # The real Pi, pinned by the oracle's lock file, judges our session files in the tests.

@@ -19,10 +19,12 @@ import os
 import shutil
 import socket
 import statistics
+import struct
 import subprocess
 import sys
 import tempfile
 import time
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -50,12 +52,21 @@ DEFAULT_CASES = (
     "google_usage_metadata_thoughts",
     "vertex_custom_base_url_with_version",
 )
+#: Mistral, Azure OpenAI and Bedrock (Bedrock over HTTP/1.1 on both sides: the loopback
+#: server speaks no HTTP/2, and both transports fall back as ``AWS_BEDROCK_FORCE_HTTP1`` asks).
+MORE_FORMAT_CASES = (
+    "mistral_tool_call",
+    "mistral_magistral_thinking",
+    "azure_tool_call_base_url_deployment_map",
+    "bedrock_tool_use_nova",
+    "bedrock_claude_thinking_signature",
+)
 
 _SERVER = r"""
 import http.server, socket, sys
 body = open(sys.argv[1], "rb").read()
 head = (
-    "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n"
+    f"HTTP/1.1 200 OK\r\ncontent-type: {sys.argv[2]}\r\n"
     f"content-length: {len(body)}\r\n\r\n"
 ).encode()
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -126,11 +137,52 @@ def _model(case: dict[str, Any], received: dict[str, Any], base: str) -> ModelSp
     return ModelSpec.model_validate(data)
 
 
-def _serve(body: bytes, scratch: Path) -> tuple[subprocess.Popen[str], int]:
+def _event_stream(messages: list[dict[str, Any]]) -> bytes:
+    """The oracle's ``eventStream`` messages as AWS event-stream frames (prelude with its
+    CRC-32, string headers, payload, message CRC-32)."""
+    frames = b""
+    for message in messages:
+        headers = b""
+        for name, value in message["headers"].items():
+            headers += struct.pack("!B", len(name)) + name.encode()
+            headers += struct.pack("!BH", 7, len(value.encode())) + value.encode()
+        payload = message["payload"].encode()
+        prelude = struct.pack("!II", 16 + len(headers) + len(payload), len(headers))
+        prelude += struct.pack("!I", zlib.crc32(prelude))
+        frame = prelude + headers + payload
+        frames += frame + struct.pack("!I", zlib.crc32(frame))
+    return frames
+
+
+def _recorded(case: dict[str, Any]) -> tuple[bytes, str]:
+    """The last recorded answer of a case and its content type."""
+    answer = case["responses"][-1]
+    if "eventStream" in answer:
+        return _event_stream(answer["eventStream"]), "application/vnd.amazon.eventstream"
+    return answer["sse"].encode(), "text/event-stream"
+
+
+def _on_loopback(case: dict[str, Any], base: str) -> dict[str, Any]:
+    """The case with the endpoint settings Azure and Bedrock read from the environment
+    pointed at the loopback server (the recorded ones name Azure resources)."""
+    env = {
+        "azure-openai-responses": {"AZURE_OPENAI_BASE_URL": base},
+        "bedrock-converse-stream": {"AWS_BEDROCK_FORCE_HTTP1": "1"},
+    }.get(case["api"])
+    if env is None:
+        return case
+    return {**case, "options": {**case.get("options", {}), "env": env}}
+
+
+def _serve(
+    body: bytes, scratch: Path, content_type: str = "text/event-stream"
+) -> tuple[subprocess.Popen[str], int]:
     path = scratch / "body.sse"
     path.write_bytes(body)
     server = subprocess.Popen(
-        [sys.executable, "-c", _SERVER, str(path)], stdout=subprocess.PIPE, text=True
+        [sys.executable, "-c", _SERVER, str(path), content_type],
+        stdout=subprocess.PIPE,
+        text=True,
     )
     assert server.stdout is not None
     return server, int(server.stdout.readline())
@@ -238,7 +290,7 @@ def run_pi(
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=200)
-    parser.add_argument("--cases", default=",".join(DEFAULT_CASES))
+    parser.add_argument("--cases", default=",".join(DEFAULT_CASES + MORE_FORMAT_CASES))
     args = parse_args(parser, runs=3)
     cases_dir = Path(os.environ.get("PI_PROVIDER_CASES") or _oracle_dir() / "provider-cases")
     print("per case: events per stream; CPU per event (us); time to the final message (ms);")
@@ -247,11 +299,12 @@ def main() -> int:
     for name in args.cases.split(","):
         case = json.loads((cases_dir / f"{name}.json").read_text())
         received = json.loads((cases_dir / f"{name}.expected.json").read_text())["model"]
-        body = case["responses"][-1]["sse"].encode()
+        body, content_type = _recorded(case)
         with tempfile.TemporaryDirectory() as scratch_dir:
             scratch = Path(scratch_dir)
-            server, port = _serve(body, scratch)
+            server, port = _serve(body, scratch, content_type)
             try:
+                case = _on_loopback(case, f"http://127.0.0.1:{port}")
                 model = _model(case, received, f"http://127.0.0.1:{port}")
                 ours = run_ours(case, model, args.runs)
                 pi = run_pi(case, model, args.runs, scratch)

@@ -14,10 +14,12 @@ Two measurements, each alternated with Pi's in the same run:
   written to a pipe) against node running Pi's open + context, each in its own process
   measured with ``wait4``: wall time and peak resident memory, medians and spread.
 
+With ``--show`` the whole-command comparison includes ``ctxmodes session show FILE``.
 It also times the nesting guard alone (the check that skips lines nested deeper than the
 codec's limit) over every line of the file, as a share of ``open``.
 
-Usage: ``.venv/bin/python bench/session_open.py [--entries N] [--shape S] [--runs N] [--keep PATH]``
+Usage: ``.venv/bin/python bench/session_open.py [--entries N] [--shape S] [--runs N] [--keep PATH]
+[--show] [--no-in-process]``
 """
 
 from __future__ import annotations
@@ -286,13 +288,18 @@ def guard_share(path: Path) -> tuple[float, float]:
     return guard, time.perf_counter() - started
 
 
-def compare_commands(path: Path, runs: int) -> None:
-    """``ctxmodes session context --json`` and Pi's open + context as whole processes."""
-    ours = [CTXMODES, "session", "context", str(path), "--json"]
-    pi = _pi_command(path)
-    samples: dict[str, list[tuple[float, float]]] = {"ctxmodes": [], "Pi": []}
+def compare_commands(path: Path, runs: int, show: bool) -> None:
+    """``ctxmodes session context --json`` (and with ``show``, ``ctxmodes session show``)
+    and Pi's open + context as whole processes."""
+    commands = {
+        "ctxmodes": [CTXMODES, "session", "context", str(path), "--json"],
+        "Pi": _pi_command(path),
+    }
+    if show:
+        commands["show"] = [CTXMODES, "session", "show", str(path)]
+    samples: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
     for _ in range(runs):
-        for name, command in (("ctxmodes", ours), ("Pi", pi)):
+        for name, command in commands.items():
             if command is None:
                 continue
             seconds, peak_mib, status = run_measured(command)
@@ -306,13 +313,18 @@ def compare_commands(path: Path, runs: int) -> None:
                 f"{name:9} process: wall {_spread(walls, 1000, 'ms')}, "
                 f"peak {_spread(peaks, 1, 'MiB')} ({len(pairs)} runs)"
             )
-    if samples["Pi"]:
-        wall = [statistics.median(wall for wall, _ in samples[n]) for n in ("ctxmodes", "Pi")]
-        peak = [statistics.median(peak for _, peak in samples[n]) for n in ("ctxmodes", "Pi")]
-        print(
-            f"session context --json ÷ Pi (medians): wall {wall[0] / wall[1]:.2f}x, "
-            f"peak memory {peak[0] / peak[1]:.2f}x"
-        )
+    if not samples["Pi"]:
+        return
+    pi_wall = statistics.median(wall for wall, _ in samples["Pi"])
+    pi_peak = statistics.median(peak for _, peak in samples["Pi"])
+    for name, what in (("ctxmodes", "session context --json"), ("show", "session show")):
+        if samples.get(name):
+            wall = statistics.median(wall for wall, _ in samples[name])
+            peak = statistics.median(peak for _, peak in samples[name])
+            print(
+                f"{what} ÷ Pi open + context (medians): wall {wall / pi_wall:.2f}x, "
+                f"peak memory {peak / pi_peak:.2f}x"
+            )
 
 
 def _pi_command(path: Path) -> list[str] | None:
@@ -331,7 +343,14 @@ def main() -> int:
     parser.add_argument("--shape", choices=["ordinary", "compacted"], default="ordinary")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--keep", type=Path, help="generate into (or reuse) this file")
-    args = parse_args(parser, entries=2000, runs=1)
+    parser.add_argument("--show", action="store_true", help="also time `ctxmodes session show`")
+    parser.add_argument(
+        "--in-process",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="also time open + context inside the interpreter (and inside node)",
+    )
+    args = parse_args(parser, entries=2000, runs=1, show=True)
 
     with tempfile.TemporaryDirectory() as scratch:
         path = args.keep or Path(scratch) / "bench.jsonl"
@@ -343,11 +362,15 @@ def main() -> int:
                 write_chain(path, args.entries, compact_every=20_000)
             print(f"generated {path} in {time.perf_counter() - started:.1f}s")
         size_mb = path.stat().st_size / 1e6
-        print(f"session: {args.shape}, {args.entries} entries, {size_mb:.1f} MB")
+        with path.open("rb") as lines:
+            entries = sum(1 for _ in lines) - 1  # a reused file may be of any size
+        print(f"session: {args.shape}, {entries} entries, {size_mb:.1f} MB")
 
         guard, opened = guard_share(path)
         print(f"nesting guard alone: {guard * 1000:.0f} ms, {guard / opened:.1%} of one open")
-        compare_commands(path, args.runs)
+        compare_commands(path, args.runs, args.show)
+        if not args.in_process:
+            return 0
 
         ours, with_models, digest, messages = time_ours(path, args.runs)
         ours_median = statistics.median(ours)

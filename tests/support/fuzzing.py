@@ -81,11 +81,14 @@ def _with_field(line: bytes, name: str, value: Any, *, raw: bool = False) -> byt
         return line
     if not isinstance(record, dict) or not record:
         return line
-    if not raw:
-        record[name] = value
-        return orjson.dumps(record)
-    record.pop(name, None)
-    return orjson.dumps(record)[:-1] + b',"' + name.encode() + b'":' + value + b"}"
+    try:
+        if not raw:
+            record[name] = value
+            return orjson.dumps(record)
+        record.pop(name, None)
+        return orjson.dumps(record)[:-1] + b',"' + name.encode() + b'":' + value + b"}"
+    except orjson.JSONEncodeError:  # an earlier mutation nested it past orjson's limit
+        return line
 
 
 def _with_deep_message(line: bytes, depth: int) -> bytes:
@@ -100,7 +103,10 @@ def _with_deep_message(line: bytes, depth: int) -> bytes:
     for _ in range(depth):
         nested = [nested]
     block = {"type": "text", "text": "deep", "nested": nested}
-    return orjson.dumps({**record, "message": {**record["message"], "content": [block]}})
+    try:
+        return orjson.dumps({**record, "message": {**record["message"], "content": [block]}})
+    except orjson.JSONEncodeError:  # an earlier mutation nested it past orjson's limit
+        return line
 
 
 @st.composite

@@ -175,7 +175,10 @@ def run_case(node: str, oracle: Path, directory: Path, name: str) -> CaseRun:
 
             timer = threading.Timer(abort_on["afterMs"] / 1000, controller.abort)
             timer.start()
-        seam = HttpSeam(transport=RedirectingTransport(ready["baseUrl"]))
+        # Bedrock's endpoint is the server itself, reached over HTTP/2 as the AWS SDK does:
+        # the seam's own clients, not an injected (HTTP/1.1) transport.
+        direct = case["api"] == "bedrock-converse-stream"
+        seam = HttpSeam() if direct else HttpSeam(transport=RedirectingTransport(ready["baseUrl"]))
         clock = oracle_clock()
         call = CallContext(seam=seam, signal=controller.signal, emit=emit, now_ms=clock)
         thrown = None
@@ -218,7 +221,8 @@ def run_case(node: str, oracle: Path, directory: Path, name: str) -> CaseRun:
 #: to its canned server, and :class:`RedirectingTransport` does the same for ours.
 FIXED_HOSTS = re.compile(
     r"^(aiplatform\.googleapis\.com|[a-z0-9-]+-aiplatform\.googleapis\.com"
-    r"|generativelanguage\.googleapis\.com|oauth2\.googleapis\.com|api\.anthropic\.com)$"
+    r"|generativelanguage\.googleapis\.com|oauth2\.googleapis\.com|api\.anthropic\.com"
+    r"|[a-z0-9-]+\.(?:openai|cognitiveservices|ai)\.azure\.com)$"
 )
 
 

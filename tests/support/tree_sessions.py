@@ -46,3 +46,23 @@ def write_tree_session(
         path = agent.session_file
     assert path is not None
     return path
+
+
+def tool_results(manager: Any) -> dict[str, list[str]]:
+    """The text of every tool result of a session, by tool name, in order."""
+    results: dict[str, list[str]] = {}
+    for entry in manager.get_entries():
+        message = getattr(entry, "message", None)
+        if getattr(message, "role", None) == "toolResult":
+            text = "".join(getattr(block, "text", "") for block in message.content)
+            results.setdefault(message.tool_name, []).append(text)
+    return results
+
+
+def assert_pi_sees_the_same(pi: Any, session_file: Any, manager: Any) -> None:
+    """The real Pi opens the file with our entry count, leaf and context."""
+    (opened,) = pi.open_many([{"file": str(session_file)}])
+    assert "openError" not in opened
+    assert opened["entryCount"] == manager.entry_count()
+    assert opened["leafId"] == manager.get_leaf_id()
+    assert opened["context"] == manager.build_session_context().to_json()

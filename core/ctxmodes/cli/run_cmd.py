@@ -102,9 +102,11 @@ def run(args: argparse.Namespace) -> int:
         if manager.session_file is not None:
             warn_about_session(manager.session_file, manager)
         host.start(manager)
-        notice = untrusted_notice(host.session.cwd, host.session.resources.trusted)
-        if notice is not None:
-            print(notice, file=sys.stderr)
+        resources = host.session.resources
+        notice = untrusted_notice(host.session.cwd, resources.trusted)
+        for line in [*(f"Warning: {w}" for w in resources.warnings), notice]:
+            if line is not None:
+                print(line, file=sys.stderr)
         for text in args.prompts:
             host.session.submit(text)
             failures.raise_if_failed()

@@ -104,12 +104,14 @@ def _add_strict(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _open(path: str, strict: bool) -> SessionManager:
+def _open(path: str, strict: bool, *, preload: bool = True) -> SessionManager:
+    """The session at ``path``, read-only, its problems reported (see ``SessionManager.open``
+    for ``preload``: commands that read through the session once pass ``False``)."""
     from ctxmodes.cli.session_warnings import warn_about_session
     from ctxmodes.errors import CtxmodesError
     from ctxmodes.session.manager import SessionManager
 
-    manager = SessionManager.open(path, read_only=True)
+    manager = SessionManager.open(path, read_only=True, preload=preload)
     skipped = manager.skipped_lines
     if strict and skipped:
         manager.close()
@@ -123,10 +125,9 @@ def run_show(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from ctxmodes.cli.file_mode import file_mode, mode_words
-    from ctxmodes.cli.session_drawing import draw_active_path
-    from ctxmodes.session.report import render_tree
+    from ctxmodes.cli.session_drawing import draw_active_path, draw_tree
 
-    with _open(args.file, args.strict) as manager:
+    with _open(args.file, args.strict, preload=False) as manager:
         console = Console()
         header = manager.get_header_json()
         console.print(
@@ -136,7 +137,7 @@ def run_show(args: argparse.Namespace) -> int:
             highlight=False,
             soft_wrap=True,
         )
-        console.print(render_tree(manager) if args.full else draw_active_path(manager))
+        (draw_tree if args.full else draw_active_path)(manager, console)
     return 0
 
 
@@ -164,7 +165,7 @@ def run_export(args: argparse.Namespace) -> int:
 def run_context(args: argparse.Namespace) -> int:
     from ctxmodes.session.report import context_report, write_context_report
 
-    with _open(args.file, args.strict) as manager:
+    with _open(args.file, args.strict, preload=not args.json) as manager:
         if args.json:
             write_context_report(manager, sys.stdout.buffer.write, args.at, llm=args.llm)
             return 0

@@ -6,14 +6,21 @@ per window, and after a dozen windows ids break into fragments. Instead every en
 active path is one line at the same indent, and each side branch that leaves it is one line
 under its branch point: the window it holds (window number from its marker), how many
 entries it has, and the first line of the goal of the branch summary made of it. ``--full``
-draws the whole tree (:func:`ctxmodes.session.report.render_tree`).
+draws the whole tree (:func:`tree_lines`).
+
+A session can hold a million entries, so the drawing is written line by line as it is made:
+the path's entries are read from the file a block at a time (one pass, nothing kept), and
+each line is cut to the terminal's width and styled here, at a few string operations a line,
+rather than laid out by ``rich`` as a renderable.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, Final
 
-from rich.console import Group, RenderableType
+from rich.cells import cell_len, set_cell_size
+from rich.console import Console
 from rich.text import Text
 
 from ctxmodes.compaction import summary_goal
@@ -22,7 +29,22 @@ from ctxmodes.session.manager import SessionManager
 from ctxmodes.session.tree import SessionTreeNode
 from ctxmodes.windows.marker import stored_marker_details
 
-__all__ = ["draw_active_path"]
+__all__ = [
+    "active_path_lines",
+    "draw_active_path",
+    "draw_tree",
+    "tree_lines",
+    "write_lines",
+]
+
+#: One styled piece of a line: its text and a ``rich`` style ("" for none).
+Segment = tuple[str, str]
+Line = list[Segment]
+
+# Path entries read from the file at a time: bounded memory, few reads.
+_READ_BLOCK: Final = 512
+# The entry types whose line shows something read from the entry itself.
+_DESCRIBED_TYPES: Final = frozenset({"message", "custom", "custom_message"})
 
 
 def _subtree(node: SessionTreeNode) -> list[SessionTreeNode]:
@@ -35,8 +57,13 @@ def _subtree(node: SessionTreeNode) -> list[SessionTreeNode]:
     return found
 
 
-def _one_line(text: object) -> str:
-    return " ".join(str(text).split())
+def _kind(node: SessionTreeNode, stored: dict[str, Any]) -> Segment:
+    """A message's role (from ``stored``, the entry), or the entry's type."""
+    if node.entry_type == "message":
+        message = stored.get("message")
+        role = message.get("role") if isinstance(message, dict) else None
+        return f" {role or 'message'}", "green"
+    return f" {node.entry_type if isinstance(node.entry_type, str) else '?'}", "magenta"
 
 
 class _Describer:
@@ -46,48 +73,46 @@ class _Describer:
         self._manager = manager
         #: Branch summaries by the id of the entry they summarize up to (``fromId``).
         self._summaries: dict[str, str] = {}
-        for node in (n for root in roots for n in _subtree(root)):
-            if node.entry_type == "branch_summary":
-                stored = manager.get_entry_json(node.entry_id) or {}
-                source = stored.get("fromId")
-                if isinstance(source, str):
-                    self._summaries[source] = summary_goal(stored.get("summary"))
+        summaries = [
+            node.entry_id
+            for root in roots
+            for node in _subtree(root)
+            if node.entry_type == "branch_summary"
+        ]
+        for stored in manager.read_entries_json(summaries):
+            source = (stored or {}).get("fromId")
+            if isinstance(source, str) and stored is not None:
+                self._summaries[source] = summary_goal(stored.get("summary"))
 
-    def entry(self, node: SessionTreeNode) -> Text:
-        text = Text(node.entry_id, style="bold cyan")
-        entry_type = node.entry_type if isinstance(node.entry_type, str) else "?"
-        stored: dict[str, Any] = {}
-        if entry_type in ("message", "custom", "custom_message"):
-            stored = self._manager.get_entry_json(node.entry_id) or {}
-        if entry_type == "message":
-            message = stored.get("message")
-            role = message.get("role") if isinstance(message, dict) else None
-            text.append(f" {role or 'message'}", style="green")
-        else:
-            text.append(f" {entry_type}", style="magenta")
+    def entry(self, node: SessionTreeNode, stored: dict[str, Any]) -> Line:
+        """The line of a path entry; ``stored`` is the entry when its type is one of
+        :data:`_DESCRIBED_TYPES` (an empty object otherwise)."""
+        line: Line = [(node.entry_id, "bold cyan"), _kind(node, stored)]
+        if node.entry_type != "message":
             custom_type = stored.get("customType")
             if isinstance(custom_type, str):
-                text.append(f" {custom_type}", style="magenta")
+                line.append((f" {custom_type}", "magenta"))
             window = self._window_name(node, stored)
             if window is not None:
-                text.append(f" ({window})", style="bold")
+                line.append((f" ({window})", "bold"))
         if node.label is not None:
-            text.append(f" [{node.label}]", style="yellow")
-        return text
+            line.append((f" [{node.label}]", "yellow"))
+        return line
 
-    def side_branch(self, node: SessionTreeNode) -> Text:
+    def side_branch(self, node: SessionTreeNode) -> Line:
         members = _subtree(node)
         stored = self._manager.get_entry_json(node.entry_id) or {}
-        what = self._window_name(node, stored) or f"side branch from {node.entry_id}"
-        text = Text("  ⎇ ", style="dim")
-        text.append(what, style="bold")
-        text.append(f" · {len(members)} {'entry' if len(members) == 1 else 'entries'}")
+        window = self._window_name(node, stored)
+        # Worded as the terminal's replay and the /tree navigator word an archived window.
+        what = f"{window} archived" if window else f"side branch from {node.entry_id}"
+        line: Line = [("  ⎇ ", "dim"), (what, "bold")]
+        line.append((f" · {len(members)} {'entry' if len(members) == 1 else 'entries'}", ""))
         summary = next(
             (self._summaries[m.entry_id] for m in members if m.entry_id in self._summaries), None
         )
         if summary:
-            text.append(f" · {summary}", style="italic")
-        return text
+            line.append((f" · {summary}", "italic"))
+        return line
 
     @staticmethod
     def _window_name(node: SessionTreeNode, stored: dict[str, Any]) -> str | None:
@@ -100,34 +125,220 @@ class _Describer:
         return None if details is None else f"window {details.window_number}"
 
 
-def draw_active_path(manager: SessionManager) -> RenderableType:
+def active_path_lines(manager: SessionManager) -> Iterator[Line]:
     """The session as its active path, one entry per line, with every side branch collapsed
-    into one line (window number, entry count, summary head). Lines never wrap: what does
-    not fit the console width ends in an ellipsis."""
+    into one line (window number, entry count, summary head), made as they are read."""
     roots = manager.get_tree()
     describe = _Describer(manager, roots)
-    active = manager.get_branch_ids()
-    on_path = set(active)
+    on_path = set(manager.get_branch_ids())
     leaf_id = manager.get_leaf_id()
     title = manager.get_session_name() or manager.session_id
-    lines: list[Text] = [Text(f"session {title}", style="bold")]
+    yield [(f"session {title}", "bold")]
 
-    def collapsed(nodes: list[SessionTreeNode]) -> None:
-        lines.extend(describe.side_branch(n) for n in nodes if n.entry_id not in on_path)
+    def collapsed(nodes: Iterable[SessionTreeNode]) -> Iterator[Line]:
+        return (describe.side_branch(n) for n in nodes if n.entry_id not in on_path)
 
     path_root = next((root for root in roots if root.entry_id in on_path), None)
-    collapsed([root for root in roots if root is not path_root])
+    yield from collapsed(root for root in roots if root is not path_root)
+    path: list[SessionTreeNode] = []
     node = path_root
     while node is not None:
-        line = Text("● ", style="bold green") + describe.entry(node)
-        if node.entry_id == leaf_id:
-            line.append("  ◀ leaf", style="bold green")
-        lines.append(line)
-        collapsed(node.children)
+        path.append(node)
         node = next((child for child in node.children if child.entry_id in on_path), None)
+    for start in range(0, len(path), _READ_BLOCK):
+        block = path[start : start + _READ_BLOCK]
+        wanted = [node.entry_id for node in block if node.entry_type in _DESCRIBED_TYPES]
+        stored = dict(zip(wanted, manager.read_entries_json(wanted), strict=True))
+        for node in block:
+            line = [("● ", "bold green"), *describe.entry(node, stored.get(node.entry_id) or {})]
+            if node.entry_id == leaf_id:
+                line.append(("  ◀ leaf", "bold green"))
+            yield line
+            yield from collapsed(node.children)
     if leaf_id is None:
-        lines.append(Text("(no leaf: the next entry starts a new root)", style="dim"))
+        yield [("(no leaf: the next entry starts a new root)", "dim")]
+
+
+def tree_lines(manager: SessionManager) -> Iterator[Line]:
+    """The whole session tree, one line per entry (id, type or message role, label), drawn
+    with the guides of ``rich``'s ``Tree`` and made as they are read.
+
+    Entries on the active path are marked ``●`` and the leaf ``◀ leaf``. A run of entries
+    that each have one child is drawn as a flat list. At a branch point the active path goes
+    on at the same indent and every other child starts an indented group under the branch
+    point, holding its own run: the active path never moves right, however many windows a
+    managed session archived, and depth grows only with branch points off it.
+    """
+    roots = manager.get_tree()
+    on_path = set(manager.get_branch_ids())
+    leaf_id = manager.get_leaf_id()
+    title = manager.get_session_name() or manager.session_id
+    yield [(f"session {title}", "bold")]
+
+    def line(prefix: str, node: SessionTreeNode, stored: dict[str, Any]) -> Line:
+        drawn: Line = [(prefix, "")]
+        if node.entry_id in on_path:
+            drawn.append(("● ", "bold green"))
+        drawn += [(node.entry_id, "bold cyan"), _kind(node, stored)]
+        if node.label is not None:
+            drawn.append((f" [{node.label}]", "yellow"))
+        if node.entry_id == leaf_id:
+            drawn.append(("  ◀ leaf", "bold green"))
+        return drawn
+
+    pending: list[tuple[str, SessionTreeNode]] = []
+    for prefix, node in _tree_walk(roots, on_path):
+        pending.append((prefix, node))
+        if len(pending) == _READ_BLOCK:
+            yield from _with_roles(manager, pending, line)
+            pending = []
+    yield from _with_roles(manager, pending, line)
+
+
+def _with_roles(
+    manager: SessionManager,
+    drawn: list[tuple[str, SessionTreeNode]],
+    line: Callable[[str, SessionTreeNode, dict[str, Any]], Line],
+) -> Iterator[Line]:
+    """The lines of a block of nodes, their message entries read in one pass."""
+    wanted = [node.entry_id for _, node in drawn if node.entry_type == "message"]
+    stored = dict(zip(wanted, manager.read_entries_json(wanted), strict=True))
+    return (line(prefix, node, stored.get(node.entry_id) or {}) for prefix, node in drawn)
+
+
+def _run(
+    first: SessionTreeNode, on_path: set[str]
+) -> tuple[list[SessionTreeNode], dict[int, list[SessionTreeNode]]]:
+    """The run that starts at ``first``: each next entry is the only child of the one before
+    or, at a branch point, the child on the active path; and the side branches (every other
+    child; all children where the run ends) hanging from each entry, by its index."""
+    run = [first]
+    sides: dict[int, list[SessionTreeNode]] = {}
+    node = first
+    while True:
+        children = node.children
+        follow = children[0] if len(children) == 1 else None
+        if follow is None:
+            follow = next((child for child in children if child.entry_id in on_path), None)
+            side = [child for child in children if child is not follow]
+            if side:
+                sides[node.index] = side
+            if follow is None:
+                return run, sides
+        run.append(follow)
+        node = follow
+
+
+class _Items:
+    """What one container of the drawing holds: entries of a run (each with its side
+    branches under it), then side branches (each a group: its first entry, its run
+    indented under it). A lazy view, so a run of a million entries costs one list."""
+
+    __slots__ = ("groups", "run", "sides")
+
+    def __init__(
+        self,
+        run: list[SessionTreeNode],
+        sides: dict[int, list[SessionTreeNode]],
+        groups: list[SessionTreeNode],
+    ) -> None:
+        self.run, self.sides, self.groups = run, sides, groups
+
+    def __len__(self) -> int:
+        return len(self.run) + len(self.groups)
+
+    def child_items(self, position: int, on_path: set[str]) -> tuple[SessionTreeNode, _Items]:
+        """The node at ``position`` and what is drawn under it."""
+        if position < len(self.run):
+            node = self.run[position]
+            return node, _Items([], {}, self.sides.get(node.index, []))
+        first = self.groups[position - len(self.run)]
+        run, sides = _run(first, on_path)
+        # A group's first entry holds its run, then its own side branches.
+        return first, _Items(run[1:], sides, sides.pop(first.index, []))
+
+
+def _tree_walk(
+    roots: list[SessionTreeNode], on_path: set[str]
+) -> Iterator[tuple[str, SessionTreeNode]]:
+    """Each node with its guide prefix, in drawing order.
+
+    A single root's run hangs from the title; several roots are groups. The active path
+    goes on at one indent through every branch point, its side branches indented under the
+    branch point. The walk keeps a stack, not recursion: a session may branch thousands of
+    times.
+    """
+    if len(roots) == 1:
+        run, sides = _run(roots[0], on_path)
+        top = _Items(run, sides, [])
+    else:
+        top = _Items([], {}, roots)
+    stack: list[tuple[_Items, int, str]] = [(top, 0, "")]
+    while stack:
+        items, position, prefix = stack.pop()
+        if position == len(items):
+            continue
+        stack.append((items, position + 1, prefix))
+        node, below = items.child_items(position, on_path)
+        last = position == len(items) - 1
+        yield prefix + ("└── " if last else "├── "), node
+        if len(below):
+            stack.append((below, 0, prefix + ("    " if last else "│   ")))
+
+
+def draw_tree(manager: SessionManager, console: Console) -> None:
+    """Write :func:`tree_lines` to ``console``'s file (see :func:`write_lines`)."""
+    write_lines(tree_lines(manager), console)
+
+
+def draw_active_path(manager: SessionManager, console: Console) -> None:
+    """Write :func:`active_path_lines` to ``console``'s file (see :func:`write_lines`)."""
+    write_lines(active_path_lines(manager), console)
+
+
+class _Styles:
+    """The escape codes ``console`` wraps text of each style in, worked out once per style."""
+
+    def __init__(self, console: Console) -> None:
+        self._console = console
+        self._codes: dict[str, tuple[str, str]] = {}
+
+    def wrap(self, text: str, style: str) -> str:
+        codes = self._codes.get(style)
+        if codes is None:
+            with self._console.capture() as captured:
+                self._console.print(Text("\0", style=style), end="")
+            before, _, after = captured.get().partition("\0")
+            codes = self._codes[style] = (before, after)
+        return codes[0] + text + codes[1]
+
+
+def write_lines(lines: Iterable[Line], console: Console) -> None:
+    """Write each line to the console's file, never wrapping: a line wider than the console
+    is cut to one cell less and ends in an ellipsis, as ``rich`` draws a ``Text`` with
+    ``overflow="ellipsis"``. Styles become escape codes only where the console uses colour."""
+    out = console.file
+    width = console.width
+    styles = _Styles(console) if console.color_system is not None else None
     for line in lines:
-        line.no_wrap = True
-        line.overflow = "ellipsis"
-    return Group(*lines)
+        if sum(cell_len(text) for text, _ in line) > width:
+            line = _cut(line, width - 1)
+        text = "".join(
+            styles.wrap(piece, style) if styles is not None and style else piece
+            for piece, style in line
+        )
+        out.write(text + "\n")
+    out.flush()
+
+
+def _cut(line: Line, room: int) -> Line:
+    """The first ``room`` cells of ``line`` and an ellipsis."""
+    kept: Line = []
+    for text, style in line:
+        cells = cell_len(text)
+        if cells >= room:
+            kept.append((set_cell_size(text, max(room, 0)) + "…", style))
+            return kept
+        kept.append((text, style))
+        room -= cells
+    return kept

@@ -197,14 +197,19 @@ class AgentHost:
     def start(
         self, manager: SessionManager, reason: SessionStartReason = "startup"
     ) -> AgentSession:
-        """Start the first session on ``manager``.
+        """Start the first session on ``manager``; if it cannot start (its mode needs a
+        confirmation, a plugin fails), ``manager`` is closed.
 
         :raises CtxmodesError: a session is already running (replace it instead).
         """
         with self._lock:
             if self._session is not None:
                 raise CtxmodesError("a session is already running; replace it instead")
-            return self._open(manager, reason)
+            try:
+                return self._open(manager, reason)
+            except BaseException:
+                manager.close()
+                raise
 
     def new_session(self) -> AgentSession:
         with self._lock:
@@ -330,13 +335,13 @@ class AgentHost:
         self,
         manager: SessionManager,
         reason: SessionStartReason,
-        request: ModeRequest | None = None,
+        chosen: SessionMode | None = None,
     ) -> AgentSession:
-        chosen: SessionMode | None = None
         if self._mode is not None:
-            if reason == "startup":
+            if chosen is None:
+                # The command line's request is for the first session only.
                 request, self._mode_request = self._mode_request, None
-            chosen = self._choose_mode(manager, request)
+                chosen = self._choose_mode(manager, request)
             self._mode = chosen.name
             if chosen.needs_record and not manager.read_only:
                 record = chosen.as_record()
@@ -385,16 +390,17 @@ class AgentHost:
         start_reason: SessionStartReason,
         request: ModeRequest | None = None,
     ) -> AgentSession:
+        chosen: SessionMode | None = None
         try:
             self._wait_idle(self.session)
             if self._mode is not None:
                 # A session that cannot start in its mode fails before the current one ends.
-                self._choose_mode(manager, request)
+                chosen = self._choose_mode(manager, request)
         except BaseException:
             manager.close()
             raise
         self._retire(shutdown_reason)
-        return self._open(manager, start_reason, request)
+        return self._open(manager, start_reason, chosen)
 
     def _wait_idle(self, session: AgentSession) -> None:
         if session.is_streaming() and not session.is_busy_elsewhere():

@@ -71,7 +71,9 @@ class ResolvedAuth:
 
     source: str
     api_key: str | None = field(default=None, repr=False)
-    headers: Mapping[str, str] = field(default_factory=dict, repr=False)
+    #: Headers to send (``None``: one not to send, e.g. the bearer header a gateway's own
+    #: authorization replaces).
+    headers: Mapping[str, str | None] = field(default_factory=dict, repr=False)
     #: Provider-scoped variables (an ``auth.json`` entry's ``env``), which win over the
     #: process environment for this provider's settings.
     env: Mapping[str, str] = field(default_factory=dict, repr=False)
@@ -235,6 +237,8 @@ class AuthResolver:
             return self._stored_key(provider, store, entry)
         if configured_key is not None:
             key = config_values.resolve(configured_key, environ=self.environ)
+            if key is None and provider not in builtin_providers():
+                return None  # a configured endpoint (a local server) may need no key
             if key is None:
                 reason = config_values.unresolved_reason(configured_key, environ=self.environ)
                 raise CredentialError(
@@ -262,7 +266,29 @@ class AuthResolver:
         if key is None:
             reason = config_values.unresolved_reason(raw, scoped, self.environ)
             raise CredentialError(f"the {provider} key in {store.path} has no value: {reason}")
-        return ResolvedAuth(f"API key in {store.path}", api_key=key, env=scoped)
+        source = f"API key in {store.path}"
+        if provider.startswith("cloudflare-"):
+            return self._cloudflare(provider, key, scoped, source)
+        return ResolvedAuth(source, api_key=key, env=scoped)
+
+    def _cloudflare(
+        self, provider: str, key: str, scoped: Mapping[str, str] | None, source: str
+    ) -> ResolvedAuth:
+        """Pi's Cloudflare credentials: the account (and gateway) go with the call, which puts
+        them into the endpoint; the AI Gateway takes the key as ``cf-aig-authorization``."""
+        env = {
+            name: value
+            for name in ("CLOUDFLARE_ACCOUNT_ID", "CLOUDFLARE_GATEWAY_ID")
+            if (value := self._variable(name, scoped))
+        }
+        if provider != "cloudflare-ai-gateway":
+            return ResolvedAuth(source, api_key=key, env=env)
+        headers = {
+            "cf-aig-authorization": f"Bearer {key}",
+            "Authorization": None,
+            "x-api-key": None,
+        }
+        return ResolvedAuth(source, headers=headers, env=env)
 
     def _oauth(self, provider: str, store: FileCredentialStore, entry: Credential) -> ResolvedAuth:
         refresh = self._refreshers.get(provider)
@@ -284,10 +310,10 @@ class AuthResolver:
     ) -> ResolvedAuth | None:
         scope = dict(scoped or {})
         if provider.startswith("cloudflare-"):
-            if self._ambient_source(provider, scoped) is None:
-                return None
             key = self._variable("CLOUDFLARE_API_KEY", scoped)
-            return ResolvedAuth("CLOUDFLARE_API_KEY", api_key=key, env=scope)
+            if key is None or self._ambient_source(provider, scoped) is None:
+                return None
+            return self._cloudflare(provider, key, scoped, "CLOUDFLARE_API_KEY")
         names = env_keys(provider)
         if provider == "anthropic" and self._variable(ANTHROPIC_AUTH_TOKEN, scoped):
             token = self._variable(ANTHROPIC_AUTH_TOKEN, scoped)

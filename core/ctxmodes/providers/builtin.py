@@ -15,8 +15,9 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ctxmodes import hookimpl
-from ctxmodes.providers.auth import AuthResolver, missing_credentials_hint
-from ctxmodes.providers.catalog import ModelSpec, builtin_models
+from ctxmodes.providers.auth import AuthResolver, ResolvedAuth, missing_credentials_hint
+from ctxmodes.providers.catalog import ModelSpec, builtin_models, may_be_keyless
+from ctxmodes.providers.config_values import is_configured
 from ctxmodes.providers.credentials import CredentialError
 from ctxmodes.providers.models_json import catalog_with_models_json
 
@@ -106,22 +107,22 @@ def default_model_provider(model: ModelSpec, *, seam: Any = None) -> Provider:
 
     seam = seam if seam is not None else HttpSeam()
     resolver = auth_resolver(seam)
+    keyless = may_be_keyless(model)
 
-    def api_key() -> str | None:
+    def credentials() -> ResolvedAuth | None:
         try:
             model.request_headers()  # a configured header without a value fails the request
         except ValueError as error:
             raise CredentialError(str(error)) from None
-        auth = resolver.resolve(model.provider, model.api_key)
-        return auth.api_key if auth is not None else None
+        configured = model.api_key
+        if keyless and configured and not is_configured(configured, environ=resolver.environ):
+            configured = None  # a local server's key variable that is not set: no key
+        return resolver.resolve(model.provider, configured)
 
     hint = missing_credentials_hint(model.provider, model.api_key)
     if model.api == "openai-codex-responses":
-        return CodexModelProvider(model, api_key, missing_key_hint=hint, seam=seam)
-    # An endpoint the user configured (a local server such as Ollama or llama.cpp) works
-    # without a key; pi-ai's own providers always need one.
-    keyless = model.provider not in {known.provider for known in builtin_models()}
-    return HttpModelProvider(model, api_key, missing_key_hint=hint, seam=seam, keyless=keyless)
+        return CodexModelProvider(model, credentials, missing_key_hint=hint, seam=seam)
+    return HttpModelProvider(model, credentials, missing_key_hint=hint, seam=seam, keyless=keyless)
 
 
 class BuiltinModels:

@@ -16,7 +16,7 @@ whether Pi offers a subscription login for it.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from functools import cache
 from importlib import resources
 from typing import Any, Literal
@@ -122,6 +122,17 @@ class ModelSpec(_PiShaped):
             for name, value in self.header_values.items()
         }
         return {**(self.headers or {}), **configured}
+
+    def on_account(self, env: Mapping[str, str] | None) -> ModelSpec:
+        """The model with the account placeholders of its endpoint filled in from the
+        call's settings (Pi's Cloudflare ``{CLOUDFLARE_ACCOUNT_ID}``/``{…_GATEWAY_ID}``)."""
+        if not env or "{" not in self.base_url:
+            return self
+        base_url = self.base_url
+        for name in ("CLOUDFLARE_ACCOUNT_ID", "CLOUDFLARE_GATEWAY_ID"):
+            if env.get(name):
+                base_url = base_url.replace(f"{{{name}}}", env[name])
+        return self if base_url == self.base_url else self.model_copy(update={"base_url": base_url})
 
     def supported_thinking_levels(self) -> list[str]:
         """The levels this model accepts (pi-ai's ``getSupportedThinkingLevels``)."""
@@ -250,6 +261,11 @@ def builtin_providers() -> dict[str, ProviderInfo]:
     return {info.id: info for info in infos}
 
 
+def is_builtin_provider(provider: str) -> bool:
+    """Whether ``provider`` is one of pi-ai's (a configured endpoint is not)."""
+    return provider in builtin_providers()
+
+
 def pi_version() -> str:
     """The pi-ai release the built-in catalog comes from."""
     return _pi_catalog().pi
@@ -262,3 +278,9 @@ def builtin_models() -> list[ModelSpec]:
         for entry in _pi_catalog().providers
         for model in entry["models"]
     ]
+
+
+def may_be_keyless(model: ModelSpec) -> bool:
+    """True for an endpoint the user configured (a local server such as Ollama or
+    llama.cpp), which works without credentials; pi-ai's own providers need them."""
+    return not is_builtin_provider(model.provider)

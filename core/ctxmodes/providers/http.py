@@ -133,16 +133,32 @@ class HttpSeam:
 
     transport: httpx.BaseTransport | None = None
     user_agent: str | None = None
-    _clients: dict[float | None, httpx.Client] = field(default_factory=dict, repr=False)
+    #: By read timeout, and by ``(timeout, http2 mode)`` for HTTP/2 clients.
+    _clients: dict[float | tuple[float | None, str] | None, httpx.Client] = field(
+        default_factory=dict, repr=False
+    )
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
-    def client(self, timeout_s: float | None) -> httpx.Client:
-        """A client whose read and write timeouts are ``timeout_s`` (None: no limit)."""
+    def client(self, timeout_s: float | None, *, http2: str | None = None) -> httpx.Client:
+        """A client whose read and write timeouts are ``timeout_s`` (None: no limit).
+
+        ``http2="alpn"`` offers HTTP/2 on TLS (HTTP/1.1 where the server declines),
+        ``http2="prior"`` speaks HTTP/2 from the first byte (cleartext ``http://``, as the
+        AWS SDK's HTTP/2 handler does). Such a client connects directly: HTTP/2 is not
+        sent through a proxy (the caller uses a plain client when one applies). An
+        injected transport is used as it is.
+        """
+        key: float | tuple[float | None, str] | None = (
+            timeout_s if http2 is None else (timeout_s, http2)
+        )
         with self._lock:
-            client = self._clients.get(timeout_s)
+            client = self._clients.get(key)
             if client is None:
+                transport = self.transport
+                if transport is None and http2 is not None:
+                    transport = httpx.HTTPTransport(http1=http2 != "prior", http2=True)
                 client = httpx.Client(
-                    transport=self.transport,
+                    transport=transport,
                     timeout=httpx.Timeout(
                         timeout_s, connect=min(timeout_s or CONNECT_TIMEOUT_S, CONNECT_TIMEOUT_S)
                     ),
@@ -150,7 +166,7 @@ class HttpSeam:
                     follow_redirects=False,
                     event_hooks={"request": [_join_scope]},
                 )
-                self._clients[timeout_s] = client
+                self._clients[key] = client
             return client
 
     def close(self) -> None:

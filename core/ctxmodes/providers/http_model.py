@@ -16,6 +16,7 @@ from typing import Literal
 from ctxmodes.abort import AbortSignal
 from ctxmodes.providers.apis import capabilities_for, stream_function
 from ctxmodes.providers.apis.openai_codex_responses.request import backend_base, identity_headers
+from ctxmodes.providers.auth import ResolvedAuth
 from ctxmodes.providers.backend import BackendRoute
 from ctxmodes.providers.base import (
     DeveloperMessage,
@@ -51,7 +52,9 @@ from ctxmodes.providers.wire import (
 )
 from ctxmodes.session.models import AssistantMessage, ToolCall, to_json
 
-ApiKeySource = Callable[[], str | None]
+#: The key for each request, or everything a request authenticates with (a key, headers
+#: such as Anthropic's bearer token, the credential's own settings); ``None``: none.
+ApiKeySource = Callable[[], "str | ResolvedAuth | None"]
 
 
 def _tool(tool: ToolSchema | NamespaceToolSchema) -> JsonObject:
@@ -138,18 +141,26 @@ class HttpModelProvider(Provider):
     def model(self) -> ModelSpec:
         return self._model
 
-    def _required_key(self) -> str:
-        key = self._api_key()
-        if not key and not self._keyless:
+    def _credentials(self) -> ResolvedAuth:
+        """This request's credentials (none, for a keyless endpoint that has no key).
+
+        :raises ProviderError: there are none (with what to do about it).
+        """
+        found = self._api_key()
+        auth = ResolvedAuth("configured", api_key=found) if isinstance(found, str) else found
+        if auth is None or not (auth.api_key or auth.headers):
+            if self._keyless:
+                return ResolvedAuth("configured", api_key="")
             hint = f": {self._hint}" if self._hint else ""
             raise ProviderError(f"No API key for provider: {self._model.provider}{hint}")
-        return key or ""
+        return auth
 
     def check_credentials(self) -> None:
-        self._required_key()
+        self._credentials()
 
     def stream(self, request: ModelRequest, signal: AbortSignal) -> Iterator[StreamEvent]:
-        key = self._required_key()
+        auth = self._credentials()
+        key = auth.api_key
         context = PiContext(
             system_prompt=request.system_prompt or None,
             messages=[_message(message) for message in request.messages],
@@ -165,8 +176,9 @@ class HttpModelProvider(Provider):
             session_id=request.session_id,
             reasoning=None if request.reasoning in (None, "off") else request.reasoning,
             max_tokens=request.max_tokens,
-            headers=dict(request.headers),
+            headers={**auth.headers, **request.headers},
             metadata=request.client_metadata or None,
+            env=dict(auth.env) or None,
         )
         # The call runs on a worker thread so that events reach the host as they stream.
         queue: Queue[StreamEvent | PiMessage | BaseException] = Queue()
@@ -186,16 +198,17 @@ class HttpModelProvider(Provider):
             queue.put(TransportRetry(attempt, requests.max_retries, delay_ms, shown))
 
         # A server may echo the key into an error body; it never reaches the session or a log.
-        headers = {**(self._model.headers or {}), **request.headers}
+        headers = {**(self._model.headers or {}), **auth.headers, **request.headers}
         secrets = (
-            *([key] if key else []),
+            *((key,) if key else ()),
             *(v for n, v in headers.items() if v and is_sensitive_header(n)),
         )
         call = CallContext(seam=self._seam, signal=signal, emit=emit, on_retry=retrying)
 
         def work() -> None:
             try:
-                queue.put(stream_function(self._model.api)(self._model, context, options, call))
+                model = self._model.on_account(options.env)
+                queue.put(stream_function(model.api)(model, context, options, call))
             except BaseException as error:  # handed to the consuming thread
                 queue.put(error)
 
@@ -237,7 +250,10 @@ class CodexModelProvider(HttpModelProvider):
     BACKEND_TIMEOUT_S: float | None = None
 
     def backend_route(self) -> BackendRoute:
-        token = self._required_key()
+        token = self._credentials().api_key
+        if not token:
+            hint = f": {self._hint}" if self._hint else ""
+            raise ProviderError(f"No API key for provider: {self._model.provider}{hint}")
         try:
             headers = identity_headers(token, self._seam.user_agent or pi_user_agent())
         except WireError as error:

@@ -16,7 +16,12 @@ from typing import TYPE_CHECKING
 
 from ctxmodes.errors import CtxmodesError
 from ctxmodes.providers.auth import AuthResolver, missing_credentials_hint
-from ctxmodes.providers.catalog import ModelCatalog, ModelSpec, UnknownModelError
+from ctxmodes.providers.catalog import (
+    ModelCatalog,
+    ModelSpec,
+    UnknownModelError,
+    may_be_keyless,
+)
 
 if TYPE_CHECKING:
     import pluggy
@@ -45,6 +50,8 @@ def require_credentials(model: ModelSpec, environ: Mapping[str, str] | None = No
     :raises CredentialError: a credential file is corrupt.
     """
     source = AuthResolver(environ).status(model.provider, model.api_key)
+    if source is None and may_be_keyless(model):
+        return "none: a configured endpoint may need no key"
     if source is None:
         hint = missing_credentials_hint(model.provider, model.api_key)
         raise MissingCredentialsError(f"no credentials for {model.ref}: {hint}")

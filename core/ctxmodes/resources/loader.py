@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from ctxmodes.errors import ConfigError
@@ -56,7 +56,7 @@ class LoadedResources:
     append_system_prompt_paths: tuple[str, ...] = ()
     templates: tuple[PromptTemplate, ...] = ()
     skills: tuple[Skill, ...] = ()
-    warnings: tuple[str, ...] = field(default=())
+    warnings: tuple[str, ...] = ()
 
     def expand(self, text: str) -> str:
         """What submitted text becomes: a ``/skill:name`` expanded, then a ``/template``."""
@@ -77,8 +77,9 @@ def load_resources(
     home_dir = resolve_path(home if home is not None else os.environ.get("HOME") or Path.home())
     config = os.path.join(project, CONFIG_DIR)
     context = load_context_files(project, agent) if flags.context_files else []
-    system_path = _first_existing(config, agent, "SYSTEM.md", trusted)
-    append_path = _first_existing(config, agent, "APPEND_SYSTEM.md", trusted)
+    unreadable: list[str] = []
+    system_path, system_text = _prompt_file(config, agent, "SYSTEM.md", trusted, unreadable)
+    append_path, append_text = _prompt_file(config, agent, "APPEND_SYSTEM.md", trusted, unreadable)
     templates, template_warnings = (
         load_templates(_template_paths(config, agent, trusted))
         if flags.prompt_templates
@@ -92,19 +93,30 @@ def load_resources(
     return LoadedResources(
         trusted=trusted,
         context_files=tuple(context),
-        system_prompt=read_text(system_path) if system_path else None,
+        system_prompt=system_text,
         system_prompt_path=system_path,
-        append_system_prompt=(read_text(append_path),) if append_path else (),
+        append_system_prompt=(append_text,) if append_text is not None else (),
         append_system_prompt_paths=(append_path,) if append_path else (),
         templates=tuple(templates),
         skills=tuple(skills),
-        warnings=tuple(template_warnings + skill_warnings),
+        warnings=tuple(unreadable + template_warnings + skill_warnings),
     )
 
 
-def _first_existing(config: str, agent: str, name: str, trusted: bool) -> str | None:
+def _prompt_file(
+    config: str, agent: str, name: str, trusted: bool, unreadable: list[str]
+) -> tuple[str | None, str | None]:
+    """The path and text of the project's ``name`` (when ``trusted``), else the agent
+    directory's; one that cannot be read is left out with a warning."""
     candidates = ([os.path.join(config, name)] if trusted else []) + [os.path.join(agent, name)]
-    return next((path for path in candidates if os.path.exists(path)), None)
+    path = next((path for path in candidates if os.path.exists(path)), None)
+    if path is None:
+        return None, None
+    try:
+        return path, read_text(path)
+    except OSError as exc:
+        unreadable.append(f"Could not read {path}: {exc.strerror or exc}")
+        return None, None
 
 
 def _template_paths(config: str, agent: str, trusted: bool) -> list[str]:

@@ -284,10 +284,10 @@ def _convert(value: Any) -> Any:
 _MAY_DIFFER_FROM_JS: Final = tuple(
     re.compile(pattern).search
     for pattern in (
-        rb":-?(?:[0-9]+[.eE]|[0-9]{16})",
+        # A member's value (not "12:30:05.123" in a string), or a key made of digits.
+        rb'"(?::-?(?:[0-9]+[.eE]|[0-9]{16})|[0-9]+":)',
         rb",-?(?:[0-9]+[.eE]|[0-9]{16})",
         rb"\[-?(?:[0-9]+[.eE]|[0-9]{16})",
-        rb'"[0-9]+":',
     )
 )
 # Everything orjson would render some way of its own goes to the general path instead.

@@ -45,6 +45,13 @@ _THINKING: Final = "thinking"
 _MODEL: Final = "model"
 
 
+def message_from_json(value: JsonObject) -> AgentMessage:
+    """The message model of stored JSON (the models, and pydantic, load on the first call)."""
+    from ctxmodes.session import models
+
+    return models.message_from_json(value)
+
+
 def entry_to_context_messages(entry: JsonObject) -> list[JsonObject]:
     """The messages one context entry contributes (Pi's ``sessionEntryToContextMessages``)."""
     entry_type = entry.get("type")
@@ -134,8 +141,6 @@ class _MessageLog:
         return _message_of(self._table.peek([self.sources[position]])[0])
 
     def model(self, position: int) -> AgentMessage:
-        from ctxmodes.session.models import message_from_json
-
         model = self._models.get(position)
         if model is None:
             model = self._models[position] = message_from_json(self.json(position))
@@ -154,8 +159,6 @@ class _MessageLog:
                 yield _message_of(entry)
 
     def iter_models(self, start: int, stop: int) -> Iterator[AgentMessage]:
-        from ctxmodes.session.models import message_from_json
-
         models = self._models
         for position, message in enumerate(self.iter_json(start, stop), start):
             model = models.get(position)

@@ -91,6 +91,13 @@ class SessionPosition:
     context: SessionContext
 
 
+def entry_from_json(value: JsonObject) -> SessionEntry:
+    """The entry model of stored JSON (the models, and pydantic, load on the first call)."""
+    from ctxmodes.session import models
+
+    return models.entry_from_json(value)
+
+
 def _header(
     identity: IdentitySource,
     cwd: str,
@@ -236,6 +243,7 @@ class SessionManager:
         read_only: bool = False,
         durability: Durability = Durability.FSYNC,
         identity: IdentitySource = PI_IDENTITY,
+        preload: bool = True,
     ) -> SessionManager:
         """Open the session file at ``path``.
 
@@ -249,6 +257,11 @@ class SessionManager:
 
         With ``read_only`` the file is never locked or modified and appends raise
         :class:`ReadOnlySessionError`; a missing file is then an error.
+
+        With ``preload`` (the default) the end of the file, where the newest context lives,
+        is decoded while it is indexed, and every entry read is kept; a command that reads
+        through the session once passes ``False``: it holds only the index, and entries
+        are decoded each time they are read.
         """
         file = Path(resolve_path(path))
         directory = Path(resolve_path(session_dir)) if session_dir else file.parent
@@ -270,7 +283,7 @@ class SessionManager:
         # Lock before reading, so that what is read is what later appends continue.
         writer = None if read_only else SessionWriter.open_existing(file, durability)
         try:
-            scan = read_session_file(file)
+            scan = read_session_file(file, preload=preload)
             header = scan.header
             if header is None:
                 # An empty file: Pi writes a fresh header into it right away.
@@ -281,7 +294,7 @@ class SessionManager:
             if legacy and writer is not None:
                 writer.close()
                 writer = None
-            table = EntryTable.from_scan(scan, file)
+            table = EntryTable.from_scan(scan, file, keep=preload)
         except BaseException:
             if writer is not None:
                 writer.close()
@@ -722,8 +735,6 @@ class SessionManager:
         return _Entries(indexes, self._model, self._table.entries)
 
     def _model(self, index: int) -> SessionEntry:
-        from ctxmodes.session.models import entry_from_json
-
         model = self._models.get(index)
         if model is None:
             model = entry_from_json(self._table.entry(index))
@@ -751,6 +762,22 @@ class SessionManager:
         """An entry as stored (after in-memory migration); treat as read-only."""
         index = self._table.index_of(entry_id)
         return self._table.entry(index) if index is not None else None
+
+    def read_entries_json(self, entry_ids: Sequence[str]) -> list[JsonObject | None]:
+        """The stored JSON of several entries (``None`` for an unknown id), read from the file
+        in one pass and not kept: for reading through many entries once, a block at a time,
+        where :meth:`get_entry_json` would read each line on its own and cache it."""
+        table = self._table
+        found = [
+            (position, table.index_of(entry_id)) for position, entry_id in enumerate(entry_ids)
+        ]
+        known = [(position, index) for position, index in found if index is not None]
+        out: list[JsonObject | None] = [None] * len(entry_ids)
+        for (position, _), entry in zip(
+            known, table.peek([index for _, index in known]), strict=True
+        ):
+            out[position] = entry
+        return out
 
     def stored_run(self, last_id: str, count: int) -> StoredRun | None:
         """The ``count`` entries ending at ``last_id`` along its parent chain, known from the

@@ -519,11 +519,23 @@ class _Scanner:
         result.skipped.sort(key=lambda skipped: skipped.line_number)
 
 
+# Every byte but the two that open a level (deleting the rest leaves a line's openers).
+_NOT_OPENING: Final = bytes(range(256)).translate(None, b"[{")
+# A line nested deeper than the limit holds more openers than that, and as many closers.
+_SHORTEST_DEEP_LINE: Final = 2 * (codec.MAX_NESTING + 1)
+
+
 def _deep_lines(lines: list[bytes]) -> list[int]:
-    """Positions of the lines nested too deeply; most lines are cleared by two byte counts."""
-    limit = codec.MAX_NESTING
-    opening = map(add, map(bytes.count, lines, repeat(b"[")), map(bytes.count, lines, repeat(b"{")))
-    suspects = compress(range(len(lines)), map(limit.__lt__, opening))
+    """Positions of the lines nested too deeply. A line too short to nest that deep is
+    cleared by its length; any other by one pass that keeps its openers, unless it has
+    more than the limit."""
+    long = list(compress(range(len(lines)), map(_SHORTEST_DEEP_LINE.__le__, map(len, lines))))
+    if not long:
+        return []
+    openers = map(
+        len, map(bytes.translate, map(lines.__getitem__, long), repeat(None), repeat(_NOT_OPENING))
+    )
+    suspects = compress(long, map(codec.MAX_NESTING.__lt__, openers))
     return [position for position in suspects if codec.nested_too_deeply(lines[position])]
 
 
@@ -540,14 +552,14 @@ def scan_lines(data: bytes) -> ScanResult:
     return scanner.finish()
 
 
-def read_session_file(path: Path) -> ScanResult:
+def read_session_file(path: Path, *, preload: bool = True) -> ScanResult:
     """:func:`scan_file` for an existing file, with failures as one-line session errors.
 
     :raises NotASessionError: if the file is not empty and does not start with a header.
     :raises SessionError: if the file cannot be read or is not a regular file.
     """
     try:
-        scan = scan_file(path)
+        scan = scan_file(path, preload=preload)
     except NotARegularFileError as exc:
         raise SessionError(f"not a session file (it is {exc.kind}): {path}") from None
     except IsADirectoryError:
@@ -559,12 +571,13 @@ def read_session_file(path: Path) -> ScanResult:
     return scan
 
 
-def scan_file(path: str | os.PathLike[str]) -> ScanResult:
+def scan_file(path: str | os.PathLike[str], *, preload: bool = True) -> ScanResult:
     """Index a session file in one sequential pass (1 MiB reads).
 
-    Lines from shortly before the last compaction to the end of the file, which is where the
-    context of the latest leaf lives, are decoded in full on the way, at most the last
-    :data:`RECENT_BYTES` of the file; the rest is decoded on demand.
+    With ``preload``, lines from shortly before the last compaction to the end of the file,
+    which is where the context of the latest leaf lives, are decoded in full on the way, at
+    most the last :data:`RECENT_BYTES` of the file; the rest (without ``preload``, every
+    line) is decoded on demand.
 
     :raises NotARegularFileError: if ``path`` is a directory, FIFO, socket or device.
     """
@@ -574,7 +587,7 @@ def scan_file(path: str | os.PathLike[str]) -> ScanResult:
     # A line longer than a chunk arrives in parts; they are joined once, when it ends.
     parts: list[bytes] = []
     with open_regular(path, buffering=0) as stream:
-        decode_from = _recent_region(stream)
+        decode_from = _recent_region(stream) if preload else _BEYOND_ANY_FILE
         while chunk := stream.read(_CHUNK_SIZE):
             size += len(chunk)
             if b"\n" not in chunk:
@@ -609,6 +622,8 @@ def scan_file(path: str | os.PathLike[str]) -> ScanResult:
     return scanner.finish()
 
 
+#: An offset no file reaches: without preloading, no line is decoded during the scan.
+_BEYOND_ANY_FILE: Final = 1 << 62
 _COMPACTION_LINE: Final = b'\n{"type":"compaction",'
 # Kept entries usually start a little before their compaction (Pi keeps ~20k tokens).
 _KEPT_MARGIN: Final = 512 * 1024

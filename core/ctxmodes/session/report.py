@@ -3,27 +3,22 @@
 :func:`context_report` returns the same JSON the Pi oracle script ``check_open.mjs`` prints for
 a position (``leafId``, ``branchIds``, ``contextEntryIds``, ``context``), so the two can be
 compared directly; :func:`write_context_report` writes it as one JSON line without holding it
-in memory. :func:`render_tree` draws the session tree with ``rich``.
+in memory.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from itertools import islice
-from typing import TYPE_CHECKING, Any, Final, Literal
+from typing import Any, Final, Literal
 
 import orjson
 
 from ctxmodes.session import codec
 from ctxmodes.session.convert import convert_message_json, convert_to_llm_json
 from ctxmodes.session.manager import SessionManager, SessionPosition
-from ctxmodes.session.tree import SessionTreeNode
 
-if TYPE_CHECKING:
-    from rich.text import Text
-    from rich.tree import Tree
-
-__all__ = ["NULL_POSITION", "context_report", "render_tree", "write_context_report"]
+__all__ = ["NULL_POSITION", "context_report", "write_context_report"]
 
 # Messages encoded per call while a report is written: few calls, bounded memory.
 _WRITE_BLOCK: Final = 256
@@ -108,73 +103,3 @@ def _write_array(write: Callable[[bytes], object], items: Iterable[Any]) -> None
         write(separator + codec.dumps_items(block))
         separator = b","
     write(b"]" if separator == b"," else b"[]")
-
-
-def _describe(manager: SessionManager, node: SessionTreeNode) -> Text:
-    from rich.text import Text
-
-    entry_type = node.entry_type if isinstance(node.entry_type, str) else "?"
-    text = Text()
-    text.append(node.entry_id, style="bold cyan")
-    text.append(" ")
-    if entry_type == "message":
-        stored = manager.get_entry_json(node.entry_id) or {}
-        message = stored.get("message")
-        role = message.get("role") if isinstance(message, dict) else None
-        text.append(str(role or "message"), style="green")
-    else:
-        text.append(entry_type, style="magenta")
-    if node.label is not None:
-        text.append(f" [{node.label}]", style="yellow")
-    return text
-
-
-def render_tree(manager: SessionManager) -> Tree:
-    """The session tree: one line per entry (id, type or message role, label).
-
-    Entries on the active path are marked ``●`` and the leaf ``◀ leaf``. A run of entries
-    that each have one child is drawn as a flat list. At a branch point the active path goes
-    on at the same indent and every other child starts an indented group under the branch
-    point, holding its own run: the active path never moves right, however many windows a
-    managed session archived, and depth grows only with branch points off it.
-    """
-    from rich.text import Text
-    from rich.tree import Tree
-
-    active = set(manager.get_branch_ids())
-    leaf_id = manager.get_leaf_id()
-
-    def line(node: SessionTreeNode) -> Text:
-        text = _describe(manager, node)
-        if node.entry_id in active:
-            text = Text("● ", style="bold green") + text
-        if node.entry_id == leaf_id:
-            text.append("  ◀ leaf", style="bold green")
-        return text
-
-    title = manager.get_session_name() or manager.session_id
-    root = Tree(Text(f"session {title}", style="bold"))
-    roots = manager.get_tree()
-    grouped = len(roots) > 1
-    # (container, first node of a run, whether the run forms its own group)
-    tasks: list[tuple[Tree, SessionTreeNode, bool]] = [
-        (root, node, grouped) for node in reversed(roots)
-    ]
-    while tasks:
-        container, node, group = tasks.pop()
-        widget = container.add(line(node))
-        if group:
-            container = widget
-        while node.children:
-            children = node.children
-            follow = children[0] if len(children) == 1 else None
-            if follow is None:
-                follow = next((child for child in children if child.entry_id in active), None)
-                if follow is None:
-                    break
-                side = [child for child in children if child is not follow]
-                tasks.extend((widget, child, True) for child in reversed(side))
-            node = follow
-            widget = container.add(line(node))
-        tasks.extend((widget, child, True) for child in reversed(node.children))
-    return root

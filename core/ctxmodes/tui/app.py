@@ -171,8 +171,8 @@ class TerminalSession:
         self._context = contextvars.copy_context()
         self._loop_thread = threading.get_ident()
         self._loop = asyncio.get_running_loop()
-        manager = self.agent.session_manager
         # A session opened from its file shows where it stands; a new one has nothing yet.
+        manager = self.agent.session_manager
         opened = self.transcript.replay(self.width) if manager.is_written() else []
         problems = [
             render.notice(problem, "warning", self.width) for problem in self.keymap.problems

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ctxmodes.windows import DETAILS_KEY, FAMILIES
+from ctxmodes.windows import DETAILS_KEY, FAMILIES, count_branch_windows
 from ctxmodes_remote.results import ENCRYPTED_OUTPUT_KEY
 
 if TYPE_CHECKING:
@@ -27,7 +27,12 @@ def _is_encrypted_result(stored: object) -> bool:
 
 
 def recognize(manager: SessionView) -> Evidence | None:
-    """An encrypted history or notes result on the active branch: only Remote writes them."""
+    """An encrypted history or notes result on the active branch: only Remote writes them.
+
+    Remote opens every session with a window marker; a branch without one (a plain Pi
+    session) is told apart from its few custom messages, without reading its messages."""
+    if not count_branch_windows(manager):
+        return None
     ids = manager.get_branch_ids()
     for position, entry_type in enumerate(manager.get_branch_types()):
         if entry_type == "message" and _is_encrypted_result(manager.get_entry_json(ids[position])):

@@ -7,10 +7,10 @@ import json
 import stat
 import subprocess
 import sys
-import urllib.parse
 from pathlib import Path
 
 from support.cli_process import run_ctxmodes
+from support.login_process import login_by_pasting
 from support.token_server import TokenServer
 
 from ctxmodes.providers import anthropic_oauth
@@ -85,29 +85,14 @@ def test_claude_subscription_login_with_a_pasted_redirect(tmp_path: Path) -> Non
             anthropic_oauth.TOKEN_BASE_ENV: tokens.base_url,
             "CTXMODES_OAUTH_CALLBACK_PORT": "0",
         }
-        login = subprocess.Popen(
-            [sys.executable, "-m", "ctxmodes", "login", "anthropic", "--no-browser"],
-            env=env,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
+        code, out, err = login_by_pasting(
+            "anthropic",
+            env,
+            tokens,
+            anthropic_oauth.AUTHORIZE_URL,
+            anthropic_oauth.REDIRECT_URI,
         )
-        assert login.stderr is not None
-        assert login.stdin is not None
-        url = ""
-        while not url:
-            line = login.stderr.readline()
-            assert line, "login printed no URL"
-            url = line.strip() if line.startswith(anthropic_oauth.AUTHORIZE_URL) else ""
-        query = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(url).query))
-        tokens.challenges["browser-code"] = query["code_challenge"]
-        login.stdin.write(
-            f"{anthropic_oauth.REDIRECT_URI}?code=browser-code&state={query['state']}\n"
-        )
-        login.stdin.flush()
-        out, err = login.communicate(timeout=30)
-    assert login.returncode == 0, err
+    assert code == 0, err
     assert out.startswith("Logged in to anthropic;")
     stored = json.loads((tmp_path / "config" / "auth.json").read_text())["anthropic"]
     assert (stored["type"], stored["refresh"]) == ("oauth", "rt-2")

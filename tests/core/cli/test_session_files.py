@@ -140,3 +140,16 @@ def test_picker_ids_show_where_sessions_differ() -> None:
     }
     assert len(set(short.values())) == len(ids)
     assert distinct_prefixes(["abc"]) == {"abc": "abc"}
+
+
+def test_the_interactive_session_without_a_terminal_is_one_line_and_no_file(
+    project: Path, tmp_path: Path
+) -> None:
+    from support.cli_process import run_ctxmodes
+
+    for argv in (["chat", "--model", _script(tmp_path)], ["-c"], ["--session", "0123"]):
+        result = run_ctxmodes(tmp_path, *argv, env={"PI_CODING_AGENT_DIR": str(tmp_path / "agent")})
+        assert result.returncode == 1, result.stderr
+        assert result.stderr.count("\n") == 1
+        assert "needs a terminal" in result.stderr
+    assert not (tmp_path / "agent" / "sessions").exists()

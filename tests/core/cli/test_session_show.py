@@ -57,7 +57,9 @@ def test_the_active_path_stays_at_one_indent_with_windows_collapsed(
     collapsed = [line for line in drawing if line.startswith("  ⎇ ")]
     assert len(collapsed) == WINDOWS
     for number, line in enumerate(collapsed):
-        assert re.match(rf"  ⎇ window {number} · \d+ entries · Step {number} finished", line)
+        assert re.match(
+            rf"  ⎇ window {number} archived · \d+ entries · Step {number} finished", line
+        )
     assert "(window 40)" in drawing[-2]
 
 

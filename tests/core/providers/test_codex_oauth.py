@@ -14,6 +14,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from support.login_process import login_by_pasting
 from support.token_server import TokenServer
 from support.wire_server import fake_jwt
 
@@ -257,7 +258,6 @@ def test_login_by_pasting_the_redirect_url() -> None:
 
 def test_ctxmodes_login_and_logout_with_a_pasted_redirect(tmp_path: Path) -> None:
     import re
-    import urllib.parse
 
     config = tmp_path / "config"
     with TokenServer() as tokens:
@@ -267,29 +267,14 @@ def test_ctxmodes_login_and_logout_with_a_pasted_redirect(tmp_path: Path) -> Non
             codex_oauth.AUTH_BASE_ENV: tokens.base_url,
             "CTXMODES_OAUTH_CALLBACK_PORT": "0",
         }
-        login = subprocess.Popen(
-            [sys.executable, "-m", "ctxmodes", "login", "openai-codex", "--no-browser"],
-            env=env,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
+        code, out, err = login_by_pasting(
+            "openai-codex",
+            env,
+            tokens,
+            tokens.base_url,
+            "http://localhost:1455/auth/callback",
         )
-        assert login.stderr is not None
-        assert login.stdin is not None
-        url = ""
-        while not url:
-            line = login.stderr.readline()
-            assert line, "login printed no URL"
-            url = line.strip() if line.startswith(tokens.base_url) else ""
-        query = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(url).query))
-        tokens.challenges["browser-code"] = query["code_challenge"]
-        login.stdin.write(
-            f"http://localhost:1455/auth/callback?code=browser-code&state={query['state']}\n"
-        )
-        login.stdin.flush()
-        out, err = login.communicate(timeout=30)
-    assert login.returncode == 0, err
+    assert code == 0, err
     assert re.search(r"Logged in to openai-codex \(account acct-1\)", out)
     path = config / "auth.json"
     assert stat.S_IMODE(path.stat().st_mode) == 0o600

@@ -3,8 +3,9 @@ messages (the window marker) and nothing else: whatever the user, the model or a
 however it imitates a marker, reaches the model in a lower role.
 
 Formats with a developer role send the marker as a developer (or system) item in place;
-Anthropic and Gemini have none and send it as further system blocks / system-instruction
-parts after the system prompt.
+Anthropic, Gemini and Bedrock have none and send it as further system blocks /
+system-instruction parts after the system prompt; Mistral, which takes a system message
+only before the conversation, appends it to that message.
 """
 
 from __future__ import annotations
@@ -23,8 +24,14 @@ from ctxmodes.providers.apis.anthropic_messages.request import (
 from ctxmodes.providers.apis.anthropic_messages.request import (
     build_body as anthropic_body,
 )
+from ctxmodes.providers.apis.azure_openai_responses.request import build_body as azure_body
+from ctxmodes.providers.apis.bedrock_converse_stream.request import (
+    convert_messages as bedrock_messages,
+)
+from ctxmodes.providers.apis.bedrock_converse_stream.request import system_blocks
 from ctxmodes.providers.apis.google.request import GoogleThinking
 from ctxmodes.providers.apis.google.request import build_body as google_body
+from ctxmodes.providers.apis.mistral_conversations.request import build_body as mistral_body
 from ctxmodes.providers.apis.openai_codex_responses.request import build_body as codex_body
 from ctxmodes.providers.apis.openai_completions.compat import resolve_compat
 from ctxmodes.providers.apis.openai_completions.request import build_body as completions_body
@@ -128,6 +135,31 @@ def _google(api: str) -> Callable[[PiContext], list[str]]:
     return convert
 
 
+def _azure(context: PiContext) -> list[str]:
+    model = _model("azure-openai-responses", "azure-openai-responses", "gpt-5.1")
+    body = azure_body(model, context, StreamOptions(), None, _clock)
+    return [item["content"] for item in body["input"] if item.get("role") in SYSTEM_ROLES]
+
+
+def _mistral(context: PiContext) -> list[str]:
+    model = _model("mistral-conversations", "mistral", "mistral-small-latest")
+    body = mistral_body(
+        model, context.system_prompt, context.messages, context.tools, StreamOptions(), None
+    )
+    system = [m["content"] for m in body["messages"] if m["role"] == "system"]
+    assert [m["role"] for m in body["messages"]][: len(system)] == ["system"] * len(system)
+    # One system message: the prompt, then each marker after a blank line.
+    return [part for text in system for part in text.split("\n\n")]
+
+
+def _bedrock(context: PiContext) -> list[str]:
+    model = _model("bedrock-converse-stream", "amazon-bedrock", "anthropic.claude-sonnet-4-5")
+    for message in bedrock_messages(model, context.messages, "short", None, _clock):
+        assert message["role"] in ("user", "assistant")
+    blocks = system_blocks(context.system_prompt, context.messages, model, "short", None)
+    return [block["text"] for block in blocks or [] if "text" in block]
+
+
 SYSTEM_ROLES = ("system", "developer")
 FORMATS: dict[str, Callable[[PiContext], list[str]]] = {
     "openai-responses": _responses,
@@ -138,6 +170,9 @@ FORMATS: dict[str, Callable[[PiContext], list[str]]] = {
     "anthropic-messages over OAuth": _anthropic(True),
     "google-generative-ai": _google("google-generative-ai"),
     "google-vertex": _google("google-vertex"),
+    "azure-openai-responses": _azure,
+    "mistral-conversations": _mistral,
+    "bedrock-converse-stream": _bedrock,
 }
 
 written = st.one_of(st.sampled_from(FORGED), st.text(min_size=1, max_size=60))

@@ -126,3 +126,11 @@ def test_a_broken_trust_store_is_one_clear_error(tmp_path: Path, cloned: Path) -
     assert result.returncode != 0
     assert "trust store" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_resource_warnings_are_printed_by_run(tmp_path: Path, cloned: Path) -> None:
+    write(tmp_path / "agent" / "skills" / "Bad_Name" / "SKILL.md", "---\ndescription: d\n---\n")
+    request, stderr = run(tmp_path, cloned, "hello")
+    assert "Warning: " in stderr
+    assert "name contains invalid characters" in stderr
+    assert "<name>Bad_Name</name>" in request["system_prompt"]  # loaded anyway, as Pi does

@@ -45,3 +45,13 @@ def test_an_untrusted_project_says_what_was_left_out(tmp_path: Path) -> None:
 def test_nothing_loaded_lists_nothing(tmp_path: Path) -> None:
     loaded = load_resources(tmp_path, tmp_path / "agent", trusted=True, home=tmp_path)
     assert loaded_sections(loaded, tmp_path, tmp_path) == []
+
+
+def test_an_unreadable_system_prompt_file_is_left_out_with_a_warning(tmp_path: Path) -> None:
+    (tmp_path / "agent" / "SYSTEM.md").mkdir(parents=True)
+    loaded = load_resources(tmp_path, tmp_path / "agent", trusted=True, home=tmp_path)
+    assert loaded.system_prompt is None
+    assert loaded.system_prompt_path is None
+    ((title, line),) = loaded_sections(loaded, tmp_path, tmp_path)
+    assert title == "Resource warnings"
+    assert "SYSTEM.md" in line

@@ -1,5 +1,7 @@
 import pytest
 
+from ctxmodes.sdk.context_state import context_state
+from ctxmodes.tui.footer import tokens_text
 from ctxmodes.windows.budget import (
     CONTEXT_WINDOW_FALLBACK_BUFFER,
     CONTEXT_WINDOW_REMINDER_THRESHOLD,
@@ -150,3 +152,9 @@ def test_window_markers_do_not_count_as_reminders():
     window = WindowIdentity.first("w0")
     tracker.observe_marker(_marker_details(window_marker(window)))
     assert not tracker.was_reminded("w0")
+
+
+def test_the_footer_knows_an_8k_models_room() -> None:
+    state = context_state([], 8_192)
+    assert state.usable_tokens == 6_144
+    assert tokens_text(state) == "? / 6.1k left"

@@ -24,6 +24,9 @@ API_MODULES: dict[str, str] = {
     "anthropic-messages": "ctxmodes.providers.apis.anthropic_messages",
     "google-generative-ai": "ctxmodes.providers.apis.google_generative_ai",
     "google-vertex": "ctxmodes.providers.apis.google_vertex",
+    "mistral-conversations": "ctxmodes.providers.apis.mistral_conversations",
+    "azure-openai-responses": "ctxmodes.providers.apis.azure_openai_responses",
+    "bedrock-converse-stream": "ctxmodes.providers.apis.bedrock_converse_stream",
 }
 
 

@@ -36,9 +36,11 @@ def _normalize_id_part(part: str) -> str:
     return _TRAILING_UNDERSCORES.sub("", _NOT_ID_CHAR.sub("_", part)[:64])
 
 
-def _tool_call_id_normalizer(model: ModelSpec) -> Callable[[str, ModelSpec, JsonObject], str]:
+def _tool_call_id_normalizer(
+    model: ModelSpec, id_providers: frozenset[str] = RESPONSES_ID_PROVIDERS
+) -> Callable[[str, ModelSpec, JsonObject], str]:
     def normalize(call_id: str, _target: ModelSpec, source: JsonObject) -> str:
-        if model.provider not in RESPONSES_ID_PROVIDERS or "|" not in call_id:
+        if model.provider not in id_providers or "|" not in call_id:
             return _normalize_id_part(call_id)
         call_part, item_part = call_id.split("|")[:2]
         foreign = source.get("provider") != model.provider or source.get("api") != model.api
@@ -92,10 +94,13 @@ def convert_messages(
     now_ms: Callable[[], int],
     *,
     include_system_prompt: bool = True,
+    id_providers: frozenset[str] = RESPONSES_ID_PROVIDERS,
 ) -> list[JsonObject]:
-    """The request's ``input`` items (pi-ai's ``convertResponsesMessages``)."""
+    """The request's ``input`` items (pi-ai's ``convertResponsesMessages``); tool-call ids
+    of ``id_providers`` keep their ``call|item`` form."""
     items: list[JsonObject] = []
-    history = transform_messages(messages, model, _tool_call_id_normalizer(model), now_ms)
+    normalize = _tool_call_id_normalizer(model, id_providers)
+    history = transform_messages(messages, model, normalize, now_ms)
     if include_system_prompt and system_prompt:
         developer = model.reasoning and model.flag("supportsDeveloperRole", True) is not False
         role = "developer" if developer else "system"

@@ -39,9 +39,9 @@ def _status_message(status: int, body: str) -> tuple[str, Any]:
     return (f"{status} {text}" if text else f"{status} status code (no body)"), error
 
 
-def status_message(status: int, body: str) -> str:
+def status_message(response: httpx.Response, body: str) -> str:
     """The SDK's ``APIError`` message for an error answer."""
-    return _status_message(status, body)[0]
+    return _status_message(response.status_code, body)[0]
 
 
 def format_status_error(status: int, body: str, prefix: str | None) -> str:
@@ -79,10 +79,11 @@ def sdk_headers(
     defaults: dict[str, str | None], caller: Mapping[str, str | None], api_key: str
 ) -> dict[str, str]:
     """The SDK's request headers: ``defaults``, the caller's over them (``None`` removes
-    one), the bearer key (if any) unless an ``authorization`` was given, JSON in and out."""
+    one), the bearer key (if any) unless an ``authorization`` was given or removed (the SDK
+    applies the caller's headers after its own), JSON in and out."""
     headers = {**defaults, **caller}
     merged = {key: value for key, value in headers.items() if value is not None}
-    if api_key and "authorization" not in {key.lower() for key in merged}:
+    if api_key and "authorization" not in {key.lower() for key in headers}:
         merged["Authorization"] = f"Bearer {api_key}"
     merged.setdefault("accept", "application/json")
     merged["content-type"] = "application/json"

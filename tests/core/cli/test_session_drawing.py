@@ -1,0 +1,74 @@
+"""Drawing a session line by line: the whole tree (``--full``) and the width of a line."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+from rich.console import Console
+
+from ctxmodes.cli.session_drawing import draw_tree, write_lines
+from ctxmodes.session.manager import SessionManager
+
+
+def _render(manager: SessionManager, width: int = 200) -> list[str]:
+    out = io.StringIO()
+    draw_tree(manager, Console(file=out, width=width, color_system=None))
+    return out.getvalue().splitlines()
+
+
+def test_tree_is_flat_between_branch_points(tmp_path: Path) -> None:
+    with SessionManager.in_memory(tmp_path) as manager:
+        u1 = manager.append_message({"role": "user", "content": "a", "timestamp": 1})
+        u2 = manager.append_message({"role": "user", "content": "b", "timestamp": 2})
+        u3 = manager.append_message({"role": "user", "content": "c", "timestamp": 3})
+        manager.branch(u1)
+        other = manager.append_custom_entry("ext")
+        manager.append_label(other, "side")
+        manager.branch(u3)
+        lines = _render(manager)
+    # The active path goes on at one indent; the side branch hangs under its branch point.
+    assert lines[1:] == [
+        f"├── ● {u1} user",
+        f"│   └── {other} custom [side]",
+        f"│       └── {manager.get_entries()[-1].id} label",
+        f"├── ● {u2} user",
+        f"└── ● {u3} user  ◀ leaf",
+    ]
+
+
+def test_long_linear_sessions_do_not_nest(tmp_path: Path) -> None:
+    with SessionManager.in_memory(tmp_path) as manager:
+        for step in range(300):
+            manager.append_message({"role": "user", "content": str(step), "timestamp": step})
+        lines = _render(manager)
+    assert len(lines) == 301
+    assert max(len(line) - len(line.lstrip("│ ├└─")) for line in lines) <= 4
+
+
+def test_thousands_of_nested_side_branches_draw_without_recursion(tmp_path: Path) -> None:
+    def say(text: str) -> str:
+        return manager.append_message({"role": "user", "content": text, "timestamp": 1})
+
+    with SessionManager.in_memory(tmp_path) as manager:
+        root = say("root")
+        side = say("side 0")  # off the active path: each side entry branches again
+        for step in range(1, 1500):
+            say("leaf")
+            manager.branch(side)
+            side = say(f"side {step}")
+        manager.branch(root)
+        leaf = say("on the path")
+        lines = _render(manager, width=10_000)
+    assert len(lines) == 1 + 2 + 1500 + 1499
+    assert lines[1] == f"├── ● {root} user"
+    assert lines[-1] == f"└── ● {leaf} user  ◀ leaf"
+    # One level deeper per side branch point, drawn by a loop, not by recursion.
+    assert f"{'    ' * 1500}└── {side} user" in [line.replace("│", " ") for line in lines]
+
+
+def test_a_line_wider_than_the_console_ends_in_an_ellipsis() -> None:
+    out = io.StringIO()
+    console = Console(file=out, width=10, color_system=None)
+    write_lines([[("abc", "bold"), ("日本語です", "")], [("exactly 10", "")]], console)
+    assert out.getvalue().splitlines() == ["abc日本語…", "exactly 10"]

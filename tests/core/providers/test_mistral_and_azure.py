@@ -1,0 +1,146 @@
+"""Mistral and Azure OpenAI beyond the shared cases: Mistral's error texts and its single
+attempt, harness messages in Mistral's system message, foreign tool-call ids made Mistral's
+consistently; where Azure requests go."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import httpx
+import pytest
+
+from ctxmodes.abort import AbortController
+from ctxmodes.providers.apis import mistral_conversations
+from ctxmodes.providers.apis.azure_openai_responses.request import responses_url
+from ctxmodes.providers.catalog import ModelCatalog, builtin_models
+from ctxmodes.providers.http import HttpSeam
+from ctxmodes.providers.transport.call import CallContext
+from ctxmodes.providers.wire import PiContext, StreamOptions, WireError
+
+MISTRAL = "mistral/mistral-small-latest"
+
+
+def _mistral(handler: Any, messages: list[dict[str, Any]]) -> dict[str, Any]:
+    model = ModelCatalog(builtin_models()).get(MISTRAL)
+    call = CallContext(
+        seam=HttpSeam(transport=httpx.MockTransport(handler)), signal=AbortController().signal
+    )
+    options = StreamOptions(api_key="key", session_id="s-1", max_retries=3)
+    return mistral_conversations.stream(model, PiContext("Be brief.", messages), options, call)
+
+
+def _done(text: str) -> httpx.Response:
+    chunk = {
+        "id": "c",
+        "choices": [{"index": 0, "delta": {"content": text}, "finish_reason": "stop"}],
+    }
+    body = f"data: {json.dumps(chunk)}\n\ndata: [DONE]\n\n"
+    return httpx.Response(200, text=body, headers={"content-type": "text/event-stream"})
+
+
+def test_an_error_answer_is_mistrals_text_and_is_not_retried() -> None:
+    attempts = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        attempts.append(request)
+        return httpx.Response(429, text='{"message":"Requests rate limit exceeded"}')
+
+    message = _mistral(handler, [{"role": "user", "content": "hi", "timestamp": 1}])
+    assert len(attempts) == 1
+    assert message["stopReason"] == "error"
+    assert message["errorMessage"] == (
+        'Mistral API error (429): {"message":"Requests rate limit exceeded"}'
+    )
+
+
+def test_harness_messages_join_the_system_message_and_foreign_ids_are_mistrals() -> None:
+    sent: list[dict[str, Any]] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        sent.append(json.loads(request.content))
+        return _done("ok")
+
+    foreign_id = "call_abc|fc_0123456789"
+    history = [
+        {"role": "user", "content": "list", "timestamp": 1},
+        {
+            "role": "assistant",
+            "content": [{"type": "toolCall", "id": foreign_id, "name": "ls", "arguments": {}}],
+            "api": "openai-responses",
+            "provider": "openai",
+            "model": "gpt-5.1",
+            "stopReason": "toolUse",
+            "timestamp": 2,
+        },
+        {
+            "role": "toolResult",
+            "toolCallId": foreign_id,
+            "toolName": "ls",
+            "content": [{"type": "text", "text": "a.txt"}],
+            "isError": False,
+            "timestamp": 3,
+        },
+        {"role": "developer", "content": [{"type": "text", "text": "Window 2 begins."}]},
+        {"role": "user", "content": "and now?", "timestamp": 4},
+    ]
+    message = _mistral(handler, history)
+    assert message["stopReason"] == "stop"
+    roles = [m["role"] for m in sent[0]["messages"]]
+    assert roles == ["system", "user", "assistant", "tool", "user"]
+    assert sent[0]["messages"][0]["content"] == "Be brief.\n\nWindow 2 begins."
+    call_id = sent[0]["messages"][2]["tool_calls"][0]["id"]
+    assert len(call_id) == 9
+    assert call_id.isalnum()
+    assert sent[0]["messages"][3]["tool_call_id"] == call_id
+
+
+@pytest.mark.parametrize(
+    ("env", "url"),
+    [
+        (
+            {"AZURE_OPENAI_RESOURCE_NAME": "team"},
+            "https://team.openai.azure.com/openai/v1/responses?api-version=v1",
+        ),
+        (
+            {"AZURE_OPENAI_BASE_URL": "https://team.cognitiveservices.azure.com/"},
+            "https://team.cognitiveservices.azure.com/openai/v1/responses?api-version=v1",
+        ),
+        (
+            {
+                "AZURE_OPENAI_BASE_URL": "https://team.openai.azure.com/openai/v1/responses",
+                "AZURE_OPENAI_API_VERSION": "2025-04-01-preview",
+            },
+            "https://team.openai.azure.com/openai/v1/responses?api-version=2025-04-01-preview",
+        ),
+        (
+            {"AZURE_OPENAI_BASE_URL": "https://proxy.example/azure"},
+            "https://proxy.example/azure/responses?api-version=v1",
+        ),
+    ],
+)
+def test_where_azure_requests_go(
+    env: dict[str, str], url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("AZURE_OPENAI_BASE_URL", "AZURE_OPENAI_RESOURCE_NAME", "AZURE_OPENAI_API_VERSION"):
+        monkeypatch.delenv(name, raising=False)
+    model = ModelCatalog(builtin_models()).get("azure-openai-responses/gpt-5.1")
+    assert responses_url(model, env) == url
+
+
+def test_azure_without_an_endpoint_says_what_to_set(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("AZURE_OPENAI_BASE_URL", "AZURE_OPENAI_RESOURCE_NAME"):
+        monkeypatch.delenv(name, raising=False)
+    model = ModelCatalog(builtin_models()).get("azure-openai-responses/gpt-5.1")
+    with pytest.raises(WireError, match="Set AZURE_OPENAI_BASE_URL or AZURE_OPENAI_RESOURCE_NAME"):
+        responses_url(model, {})
+
+
+def test_mistral_events_are_read_as_pis_reader_reads_them() -> None:
+    from ctxmodes.providers.apis.mistral_conversations.stream import event_data
+
+    stream = ['data: {"a":1}\r\n\r\nevent: x\ndata: {"b":', '2}\n\n: comment\n\ndata: {"c":3}']
+    assert list(event_data(stream)) == ['{"a":1}', '{"b":2}', '{"c":3}']
+    assert list(event_data(['data: {"a":1}\n\ndata: [DONE]\n\ndata: {"late":1}\n\n'])) == [
+        '{"a":1}'
+    ]
