@@ -2,7 +2,8 @@
 lookup for a bounded time, after which a revocation holds; made-up tokens are never kept."""
 
 from ctxmodes_remote.service.accounts import TokenCache, create_token, token_id
-from ctxmodes_remote.service.storage import Account, SqliteStorage
+from ctxmodes_remote.service.sqlite_storage import SqliteStorage
+from ctxmodes_remote.service.storage import Account
 
 
 class CountingStorage:
