@@ -45,9 +45,22 @@ def installed(tmp_path_factory):
     ours = build_wheel(ROOT, base / "ours")
     theirs = build_wheel(EXAMPLE_MODE, base / "theirs")
     env_dir = base / "venv"
-    venv.create(env_dir, with_pip=True)
+    # A bare environment, filled by this interpreter's pip (``--python``): no pip of its own
+    # to bootstrap, and no bytecode compiled ahead of the imports that need it.
+    venv.create(env_dir, with_pip=False)
     subprocess.run(
-        [env_dir / "bin" / "python", "-m", "pip", "install", "--quiet", str(ours), str(theirs)],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "--python",
+            str(env_dir / "bin" / "python"),
+            "install",
+            "--quiet",
+            "--no-compile",
+            str(ours),
+            str(theirs),
+        ],
         check=True,
         capture_output=True,
     )

@@ -10,6 +10,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.slow  # each test runs pytest in processes of its own
+
 ROOT = Path(__file__).resolve().parents[1]
 STORAGE = "tests/plugins/remote/service/test_storage.py"
 READER = "tests/core/session/test_reader.py"

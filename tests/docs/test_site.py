@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from support.doc_pages import DOCS, ROOT, pages
 
 
@@ -36,6 +37,7 @@ def test_the_site_builds_strictly(tmp_path):
         assert (html / page.relative_to(DOCS)).with_suffix(".html").is_file(), page
 
 
+@pytest.mark.slow  # a second build, of the configuration rather than of the pages
 def test_a_broken_link_or_anchor_fails_the_build(tmp_path):
     source = tmp_path / "docs"
     shutil.copytree(DOCS, source, ignore=shutil.ignore_patterns("_build"))

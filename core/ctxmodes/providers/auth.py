@@ -237,6 +237,8 @@ class AuthResolver:
             return self._stored_key(provider, store, entry)
         if configured_key is not None:
             key = config_values.resolve(configured_key, environ=self.environ)
+            if key is None and provider not in builtin_providers():
+                return None  # a configured endpoint (a local server) may need no key
             if key is None:
                 reason = config_values.unresolved_reason(configured_key, environ=self.environ)
                 raise CredentialError(

@@ -261,6 +261,11 @@ def builtin_providers() -> dict[str, ProviderInfo]:
     return {info.id: info for info in infos}
 
 
+def is_builtin_provider(provider: str) -> bool:
+    """Whether ``provider`` is one of pi-ai's (a configured endpoint is not)."""
+    return provider in builtin_providers()
+
+
 def pi_version() -> str:
     """The pi-ai release the built-in catalog comes from."""
     return _pi_catalog().pi
@@ -275,12 +280,7 @@ def builtin_models() -> list[ModelSpec]:
     ]
 
 
-@cache
-def _builtin_providers() -> frozenset[str]:
-    return frozenset(model.provider for model in builtin_models())
-
-
 def may_be_keyless(model: ModelSpec) -> bool:
     """True for an endpoint the user configured (a local server such as Ollama or
     llama.cpp), which works without credentials; pi-ai's own providers need them."""
-    return model.provider not in _builtin_providers()
+    return not is_builtin_provider(model.provider)

@@ -1,4 +1,4 @@
-"""API keys and tokens: the environment, then Pi's ``auth.json``, then Codex CLI's.
+"""Where credentials are kept: Pi's ``auth.json``, ctxmodes' own file, the Codex CLI's.
 
 Pi keeps credentials in ``$PI_CODING_AGENT_DIR/auth.json`` (default ``~/.pi/agent``), one
 entry per provider: ``{"type": "api_key", "key": …}`` or ``{"type": "oauth", "access": …,
@@ -17,9 +17,6 @@ from pathlib import Path
 from typing import Any
 
 from ctxmodes.errors import CtxmodesError
-
-#: The environment variable that holds each built-in provider's key.
-ENV_KEYS: dict[str, str] = {"openai": "OPENAI_API_KEY"}
 
 
 class CredentialError(CtxmodesError):
@@ -54,40 +51,6 @@ def _read_json(path: Path) -> dict[str, Any] | None:
     return data
 
 
-def _interpolate(value: str, env: Mapping[str, str]) -> str | None:
-    if value.startswith("${") and value.endswith("}"):
-        return env.get(value[2:-1])
-    if value.startswith("$") and len(value) > 1:
-        return env.get(value[1:])
-    return value
-
-
-def resolve_api_key(
-    provider: str,
-    *,
-    env_var: str | None = None,
-    environ: Mapping[str, str] | None = None,
-) -> str | None:
-    """The key or token for ``provider``, or ``None`` when none is configured.
-
-    :raises CredentialError: a credential file exists but is corrupt.
-    """
-    env = os.environ if environ is None else environ
-    variable = env_var or ENV_KEYS.get(provider)
-    if variable and env.get(variable):
-        return env[variable]
-    stored = (_read_json(pi_agent_dir(env) / "auth.json") or {}).get(provider)
-    if isinstance(stored, dict):
-        if stored.get("type") == "api_key" and isinstance(stored.get("key"), str):
-            return _interpolate(stored["key"], env)
-        if stored.get("type") == "oauth" and isinstance(stored.get("access"), str):
-            access: str = stored["access"]
-            return access
-    if provider == "openai-codex":
-        return codex_cli_token(env)
-    return None
-
-
 def ctxmodes_credentials_path(environ: Mapping[str, str] | None = None) -> Path:
     """ctxmodes' own credential file (``ctxmodes login``), beside its configuration."""
     env = os.environ if environ is None else environ
@@ -110,13 +73,3 @@ def codex_cli_token(environ: Mapping[str, str] | None = None) -> str | None:
         token: str = tokens["access_token"]
         return token
     return None
-
-
-def missing_key_hint(provider: str, env_var: str | None = None) -> str:
-    """What to do about a missing key, in one clause."""
-    if provider == "openai-codex":
-        return "run `ctxmodes login openai-codex` (or log in with Pi or the Codex CLI)"
-    variable = env_var or ENV_KEYS.get(provider)
-    if variable:
-        return f"set {variable} or add it to {pi_agent_dir() / 'auth.json'}"
-    return f"add an api_key to [providers.{provider}] or to {pi_agent_dir() / 'auth.json'}"

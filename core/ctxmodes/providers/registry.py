@@ -50,10 +50,11 @@ def require_credentials(model: ModelSpec, environ: Mapping[str, str] | None = No
     :raises CredentialError: a credential file is corrupt.
     """
     source = AuthResolver(environ).status(model.provider, model.api_key)
+    if source is None and may_be_keyless(model):
+        return "none: a configured endpoint may need no key"
     if source is None:
         hint = missing_credentials_hint(model.provider, model.api_key)
-        # Pi's wording, as the transports' own check says it.
-        raise MissingCredentialsError(f"No API key for provider: {model.provider}: {hint}")
+        raise MissingCredentialsError(f"no credentials for {model.ref}: {hint}")
     return source
 
 
@@ -127,8 +128,7 @@ class ProviderRegistry:
             return self._model_factory(model)
         from ctxmodes.providers.builtin import default_model_provider
 
-        if not may_be_keyless(model):
-            require_credentials(model)
+        require_credentials(model)
         return default_model_provider(model)
 
 

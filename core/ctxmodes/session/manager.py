@@ -259,8 +259,9 @@ class SessionManager:
         :class:`ReadOnlySessionError`; a missing file is then an error.
 
         With ``preload`` (the default) the end of the file, where the newest context lives,
-        is decoded while it is indexed and kept; a command that reads through the session
-        once passes ``False`` and holds only the index until it reads.
+        is decoded while it is indexed, and every entry read is kept; a command that reads
+        through the session once passes ``False``: it holds only the index, and entries
+        are decoded each time they are read.
         """
         file = Path(resolve_path(path))
         directory = Path(resolve_path(session_dir)) if session_dir else file.parent
@@ -293,7 +294,7 @@ class SessionManager:
             if legacy and writer is not None:
                 writer.close()
                 writer = None
-            table = EntryTable.from_scan(scan, file)
+            table = EntryTable.from_scan(scan, file, keep=preload)
         except BaseException:
             if writer is not None:
                 writer.close()

@@ -114,6 +114,7 @@ class EntryTable:
         self._starts = scan.starts
         self._ends = scan.ends
         self._reader = reader
+        self._keep = True
         self._rename_hooks = scan.rename_hook_messages
         #: True when the stored lines are not the entries as indexed (an old file migrated).
         self.migrated = scan.original_version < 3
@@ -134,10 +135,16 @@ class EntryTable:
         self._nearest: dict[str, dict[int, int]] = {}
 
     @classmethod
-    def from_scan(cls, scan: ScanResult, path: str | os.PathLike[str] | None) -> EntryTable:
-        """Index a scanned file; undecoded entries are read back from ``path`` on demand."""
+    def from_scan(
+        cls, scan: ScanResult, path: str | os.PathLike[str] | None, *, keep: bool = True
+    ) -> EntryTable:
+        """Index a scanned file; undecoded entries are read back from ``path`` on demand, and
+        kept once decoded unless ``keep`` is false (a look that reads each entry about once:
+        memory stays bounded by the index)."""
         needs_reader = path is not None and len(scan.decoded) < len(scan.ids)
-        return cls(scan, reader=_LineReader(path) if needs_reader and path is not None else None)
+        table = cls(scan, reader=_LineReader(path) if needs_reader and path is not None else None)
+        table._keep = keep
+        return table
 
     @classmethod
     def from_entries(cls, entries: Iterable[JsonObject]) -> EntryTable:
@@ -292,11 +299,15 @@ class EntryTable:
         cached = self._decoded.get(index)
         if cached is not None:
             return cached
+        if not self._keep:
+            return self._decode([index])[index]
         self.load([index])
         return self._decoded[index]
 
     def entries(self, indexes: Sequence[int]) -> list[JsonObject]:
         """The stored JSON objects of several entries, reading the file as little as possible."""
+        if not self._keep:
+            return self.peek(indexes)
         decoded = self._decoded
         missing = [index for index in indexes if index not in decoded]
         if missing:

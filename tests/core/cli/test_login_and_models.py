@@ -71,7 +71,7 @@ def test_a_run_without_credentials_is_one_line_and_leaves_no_session(tmp_path: P
     assert result.returncode == 1
     assert "Traceback" not in result.stderr
     assert result.stderr == (
-        "ctxmodes: error: No API key for provider: anthropic: set "
+        "ctxmodes: error: no credentials for anthropic/claude-sonnet-4-5: set "
         "ANTHROPIC_OAUTH_TOKEN or ANTHROPIC_API_KEY, or run `ctxmodes login anthropic`\n"
     )
     sessions = tmp_path / "agent" / "sessions"

@@ -42,7 +42,7 @@ def test_a_missing_api_key_is_one_line_and_no_file(
     code, out, err = ctxmodes(capsys, "run", "--model", "openai/gpt-5", "hello")
     assert code == 1
     assert err.count("\n") == 1
-    assert "No API key for provider: openai: set OPENAI_API_KEY" in err
+    assert "no credentials for openai/gpt-5: set OPENAI_API_KEY" in err
     assert "hello" not in out, "the prompt was never taken"
     assert _sessions(project) == []
     assert not (project.parent / "agent" / "sessions").exists()
@@ -65,7 +65,7 @@ def test_a_missing_key_refuses_a_prompt_on_an_existing_session_untouched(
         capsys, "run", "--model", "openai/gpt-5", "--session", str(info.path), "more"
     )
     assert code == 1
-    assert "No API key for provider: openai" in err
+    assert "no credentials for openai/gpt-5" in err
     assert info.path.read_bytes() == before, "not even Tree's window marker is written"
 
 

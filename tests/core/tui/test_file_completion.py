@@ -7,7 +7,8 @@ from pathlib import Path
 
 from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.document import Document
-from support.terminal import TAB, make_agent, run_terminal
+from support.agents import make_agent
+from support.terminal import TAB, run_terminal
 
 from ctxmodes.tui.file_completion import FileCompleter, fuzzy_score, project_files
 

@@ -68,7 +68,7 @@ def test_model_lists_credentialed_models_first_and_refuses_one_without(
         await t.type("\x1b")
         await t.until(lambda: t.session.picker is None)
         await t.type("/model anthropic/claude-sonnet-4-5" + ENTER)
-        await t.printed("No API key for provider: anthropic: set ANTHROPIC_OAUTH_TOKEN")
+        await t.printed("no credentials for anthropic/claude-sonnet-4-5")
 
     run_terminal(agent, scenario)
     with_key = [

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from support.terminal import ENTER, GatedStream, make_agent, run_terminal
+from support.agents import make_agent
+from support.terminal import ENTER, GatedStream, run_terminal
 
 from ctxmodes.providers.script import Script
 from ctxmodes.providers.scripted import ScriptedProvider

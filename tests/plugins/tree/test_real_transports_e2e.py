@@ -1,11 +1,14 @@
 """End to end: ``ctxmodes run --mode tree`` with a configured provider on a loopback server
 that replays a conversation in each wire format — two rollovers, a notes read and a
 history search — and the session then opens in the real Pi with the same context. On the
-formats without a developer role the window marker travels in the system channel."""
+formats without a developer role the window marker travels in the system channel. The
+Anthropic and Gemini formats also run with a catalog model, moved onto the server by Pi's
+``models.json``, its key in the provider's own variable."""
 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +16,7 @@ import pytest
 from support.cli_rig import ctxmodes, isolate_settings
 from support.pi_oracle import require_pi
 from support.tree_sessions import assert_pi_sees_the_same, tool_results
-from support.wire_server import ALL_APIS, ConversationServer, fake_jwt
+from support.wire_server import ALL_APIS, OTHER_APIS, ConversationServer, fake_jwt
 
 from ctxmodes.session.manager import SessionManager
 from ctxmodes_tree.demo import CODE_NAME, DEMO_SCRIPT, PROMPT
@@ -60,22 +63,59 @@ def _configure(tmp_path: Path, api: str, base: str) -> None:
     )
 
 
+#: A catalog model of each format, the variable its key is read from, and where its endpoint
+#: lives under the server when Pi's ``models.json`` moves the provider there.
+CATALOG = {
+    "anthropic-messages": ("anthropic/claude-sonnet-4-5", "ANTHROPIC_API_KEY", ""),
+    "google-generative-ai": ("google/gemini-2.5-flash", "GEMINI_API_KEY", "/v1beta"),
+    "google-vertex": (
+        "google-vertex/gemini-2.5-flash",
+        "GOOGLE_CLOUD_API_KEY",
+        "/v1/projects/loop/locations/global",
+    ),
+}
+
+
+def _catalog_model(api: str, base: str, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The catalog model of ``api`` with its provider moved onto ``base`` by Pi's
+    ``models.json`` and a key in the provider's own variable."""
+    ref, variable, path = CATALOG[api]
+    provider = ref.split("/", 1)[0]
+    agent = Path(os.environ["PI_CODING_AGENT_DIR"])
+    (agent / "models.json").write_text(
+        json.dumps({"providers": {provider: {"baseUrl": f"{base}{path}"}}})
+    )
+    monkeypatch.setenv(variable, "sk-loopback")
+    return ref
+
+
 @pytest.mark.pi
-@pytest.mark.parametrize("api", ALL_APIS)
+@pytest.mark.parametrize(
+    ("api", "source"),
+    [*((api, "configured") for api in ALL_APIS), *((api, "catalog") for api in OTHER_APIS)],
+)
 def test_tree_session_over_each_wire_format_opens_in_pi(
-    api: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    api: str,
+    source: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     isolate_settings(tmp_path, monkeypatch)
     session_file = tmp_path / "session.jsonl"
     with ConversationServer(api, _turns(api), DEMO_SCRIPT["summaries"]) as server:
-        _configure(tmp_path, api, server.base_url)
+        if source == "catalog":
+            model = _catalog_model(api, server.base_url, monkeypatch)
+        else:
+            _configure(tmp_path, api, server.base_url)
+            model = "loop/m"
         code, out, err = ctxmodes(
             capsys,
             "run",
             "--mode",
             "tree",
             "--model",
-            "loop/m",
+            model,
             "--session",
             str(session_file),
             PROMPT,

@@ -29,8 +29,8 @@ TIMED_OUT = "Request timed out."
 #: The error pi-ai raises when the signal fired during a request or a retry wait.
 REQUEST_ABORTED = "Request aborted"
 
-#: ``(status, body text)`` of an error answer → the SDK's error message for it.
-StatusMessage = Callable[[int, str], str]
+#: An error answer (its body already read, as text) → the SDK's error message for it.
+StatusMessage = Callable[[httpx.Response, str], str]
 RetryListener = Callable[[int, float, str], None]
 
 
@@ -126,7 +126,7 @@ def open_stream(
     :param connection_error: the SDK's text for a request that got no answer, which pi-ai
         retries only when ``retry_connection_errors``.
     :raises RetryableError: the last attempt failed (status errors carry the SDK's message,
-        ``status_message(status, body)``; the caller formats it).
+        ``status_message(response, body)``; the caller formats it).
     :raises WireError: aborted (``Request aborted``) or a retry wait over the cap.
     """
     retries = max_retries or 0
@@ -189,7 +189,7 @@ def _send_once(
     finally:
         response.close()
     status = response.status_code
-    raise RetryableError(message(status, body), status, response.headers, body)
+    raise RetryableError(message(response, body), status, response.headers, body)
 
 
 def refused_message(url: str) -> str:

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import httpx
 import orjson
 
 from ctxmodes.providers.catalog import ModelSpec
@@ -230,8 +231,9 @@ def beta_features(
     return list(dict.fromkeys(features))
 
 
-def status_message(status: int, body: str) -> str:
+def status_message(response: httpx.Response, body: str) -> str:
     """The SDK's ``APIError`` message: ``<status> <message or body JSON>``."""
+    status = response.status_code
     try:
         parsed: Any = orjson.loads(body) if body else None
     except orjson.JSONDecodeError:

@@ -100,6 +100,23 @@ def map_stop_reason(reason: str, details: object) -> tuple[str, str | None]:
     raise WireError(f"Unhandled stop reason: {reason}")
 
 
+def _object(event: JsonObject, key: str) -> JsonObject:
+    """A nested object of an event (a missing or malformed one is empty)."""
+    value = event.get(key)
+    return value if isinstance(value, dict) else {}
+
+
+def _count(usage: JsonObject, key: str) -> int:
+    """A token count (a missing or malformed one counts as none)."""
+    value = usage.get(key)
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def _text(delta: JsonObject, key: str) -> str:
+    value = delta.get(key)
+    return value if isinstance(value, str) else ""
+
+
 class MessagesStream:
     """Reads message events into ``output`` and emits pi-ai's events.
 
@@ -128,7 +145,7 @@ class MessagesStream:
     def feed(self, event: JsonObject) -> None:
         kind = event.get("type")
         if kind == "message_start":
-            self._start(event["message"])
+            self._start(_object(event, "message"))
         elif kind == "content_block_start":
             self._block_start(event)
         elif kind == "content_block_delta":
@@ -161,15 +178,13 @@ class MessagesStream:
                 self._usage_model = self._model.model_copy(
                     update={"id": output["model"], "cost": ModelCost.model_validate(cost)}
                 )
-        raw = message.get("usage") or {}
+        raw = _object(message, "usage")
         usage = output["usage"]
-        usage["input"] = raw.get("input_tokens") or 0
-        usage["output"] = raw.get("output_tokens") or 0
-        usage["cacheRead"] = raw.get("cache_read_input_tokens") or 0
-        usage["cacheWrite"] = raw.get("cache_creation_input_tokens") or 0
-        usage["cacheWrite1h"] = (raw.get("cache_creation") or {}).get(
-            "ephemeral_1h_input_tokens"
-        ) or 0
+        usage["input"] = _count(raw, "input_tokens")
+        usage["output"] = _count(raw, "output_tokens")
+        usage["cacheRead"] = _count(raw, "cache_read_input_tokens")
+        usage["cacheWrite"] = _count(raw, "cache_creation_input_tokens")
+        usage["cacheWrite1h"] = _count(_object(raw, "cache_creation"), "ephemeral_1h_input_tokens")
         self._total()
 
     def _total(self) -> None:
@@ -186,7 +201,7 @@ class MessagesStream:
         self._emit(WireEvent(event, len(content) - 1))
 
     def _block_start(self, event: JsonObject) -> None:
-        block = event.get("content_block") or {}
+        block = _object(event, "content_block")
         kind = block.get("type")
         index = event.get("index")
         if kind == "fallback":
@@ -228,19 +243,24 @@ class MessagesStream:
         if found is None:
             return
         block, position = found
-        delta = event.get("delta") or {}
+        delta = _object(event, "delta")
         kind = delta.get("type")
+        # A delta without its text (a malformed event) adds nothing rather than failing.
         if kind == "text_delta" and block["type"] == "text":
-            block["text"] += delta["text"]
-            self._emit(WireEvent("text_delta", position, delta=delta["text"]))
+            text = _text(delta, "text")
+            block["text"] += text
+            self._emit(WireEvent("text_delta", position, delta=text))
         elif kind == "thinking_delta" and block["type"] == "thinking":
-            block["thinking"] += delta["thinking"]
-            self._emit(WireEvent("thinking_delta", position, delta=delta["thinking"]))
+            thinking = _text(delta, "thinking")
+            block["thinking"] += thinking
+            self._emit(WireEvent("thinking_delta", position, delta=thinking))
         elif kind == "input_json_delta" and block["type"] == "toolCall":
-            block["partialJson"].append(delta["partial_json"])
-            self._emit(WireEvent("toolcall_delta", position, delta=delta["partial_json"]))
+            piece = _text(delta, "partial_json")
+            block["partialJson"].append(piece)
+            self._emit(WireEvent("toolcall_delta", position, delta=piece))
         elif kind == "signature_delta" and block["type"] == "thinking":
-            block["thinkingSignature"] = (block.get("thinkingSignature") or "") + delta["signature"]
+            signature = _text(delta, "signature")
+            block["thinkingSignature"] = (block.get("thinkingSignature") or "") + signature
 
     def _block_stop(self, event: JsonObject) -> None:
         found = self._open.pop(event.get("index"), None)
@@ -258,7 +278,7 @@ class MessagesStream:
 
     def _message_delta(self, event: JsonObject) -> None:
         output = self._output
-        delta = event.get("delta") or {}
+        delta = _object(event, "delta")
         reason = delta.get("stop_reason")
         if reason:
             output["rawStopReason"] = reason
@@ -267,7 +287,7 @@ class MessagesStream:
             if error:
                 output["errorMessage"] = error
         raw = event.get("usage")
-        if raw:
+        if raw and isinstance(raw, dict):
             usage = output["usage"]
             for source, target in (
                 ("input_tokens", "input"),
@@ -276,8 +296,8 @@ class MessagesStream:
                 ("cache_creation_input_tokens", "cacheWrite"),
             ):
                 if raw.get(source) is not None:
-                    usage[target] = raw[source]
-            thinking = (raw.get("output_tokens_details") or {}).get("thinking_tokens")
-            if thinking is not None:
-                usage["reasoning"] = thinking
+                    usage[target] = _count(raw, source)
+            details = raw.get("output_tokens_details")
+            if isinstance(details, dict) and details.get("thinking_tokens") is not None:
+                usage["reasoning"] = _count(details, "thinking_tokens")
         self._total()

@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Mapping
 
+import httpx
 import orjson
 
 from ctxmodes.providers.apis.google.stream import GenerateStream, chunks
@@ -51,14 +52,23 @@ def sdk_headers(
     return headers
 
 
-def status_message(status: int, body: str) -> str:
-    """``@google/genai``'s ``ApiError`` message: the error body's JSON (a non-JSON body is
-    wrapped in an error object)."""
-    try:
-        parsed = orjson.loads(body)
-    except orjson.JSONDecodeError:
-        parsed = {"error": {"message": body, "code": status, "status": ""}}
-    return stringify(parsed)
+def status_message(response: httpx.Response, body: str) -> str:
+    """``@google/genai``'s ``ApiError`` message: a JSON error body as JSON text; any other
+    body wrapped in an error object with the status and its reason."""
+    if "application/json" in response.headers.get("content-type", ""):
+        try:
+            return stringify(orjson.loads(body))
+        except orjson.JSONDecodeError as error:
+            # Where the SDK's own JSON parse throws, its message is the parser's.
+            return f"invalid JSON in the error answer ({error})"
+    wrapped = {
+        "error": {
+            "message": body,
+            "code": response.status_code,
+            "status": response.reason_phrase,
+        }
+    }
+    return stringify(wrapped)
 
 
 def run(

@@ -85,6 +85,12 @@ def map_finish_reason(reason: str) -> str:
     return "error"
 
 
+def _count(metadata: JsonObject, key: str) -> int:
+    """A token count (a missing or malformed one counts as none)."""
+    value = metadata.get(key)
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
 class GenerateStream:
     """Reads chunks into ``output`` and emits pi-ai's events; :meth:`finish` ends the open
     block."""
@@ -105,30 +111,33 @@ class GenerateStream:
         candidates = chunk.get("candidates")
         candidate = candidates[0] if isinstance(candidates, list) and candidates else None
         if isinstance(candidate, dict):
-            parts = (candidate.get("content") or {}).get("parts")
+            content = candidate.get("content")
+            parts = content.get("parts") if isinstance(content, dict) else None
             for part in parts if isinstance(parts, list) else ():
+                if not isinstance(part, dict):
+                    continue
                 if "text" in part:
                     self._text(part)
                 if part.get("functionCall"):
                     self._function_call(part)
             reason = candidate.get("finishReason")
-            if reason:
+            if reason and isinstance(reason, str):
                 output["rawStopReason"] = reason
                 output["stopReason"] = map_finish_reason(reason)
                 calls = any(block["type"] == "toolCall" for block in output["content"])
                 if calls and output["stopReason"] == "stop":
                     output["stopReason"] = "toolUse"
         metadata = chunk.get("usageMetadata")
-        if metadata:
-            cached = metadata.get("cachedContentTokenCount") or 0
-            thoughts = metadata.get("thoughtsTokenCount") or 0
+        if metadata and isinstance(metadata, dict):
+            cached = _count(metadata, "cachedContentTokenCount")
+            thoughts = _count(metadata, "thoughtsTokenCount")
             output["usage"] = {
-                "input": (metadata.get("promptTokenCount") or 0) - cached,
-                "output": (metadata.get("candidatesTokenCount") or 0) + thoughts,
+                "input": _count(metadata, "promptTokenCount") - cached,
+                "output": _count(metadata, "candidatesTokenCount") + thoughts,
                 "cacheRead": cached,
                 "cacheWrite": 0,
                 "reasoning": thoughts,
-                "totalTokens": metadata.get("totalTokenCount") or 0,
+                "totalTokens": _count(metadata, "totalTokenCount"),
                 "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0},
             }
             calculate_cost(self._model, output["usage"])
@@ -159,7 +168,7 @@ class GenerateStream:
                 self._output["content"].append(self._current)
                 self._emit(WireEvent("text_start", self._index()))
         block = self._current
-        text = part["text"]
+        text = part["text"] if isinstance(part["text"], str) else ""
         signature = part.get("thoughtSignature")
         if thinking:
             block["thinking"] += text
@@ -176,7 +185,7 @@ class GenerateStream:
         if self._current is not None:
             self._end_current()
             self._current = None
-        call = part["functionCall"]
+        call = part["functionCall"] if isinstance(part["functionCall"], dict) else {}
         name = call.get("name") or ""
         given = call.get("id")
         taken = any(

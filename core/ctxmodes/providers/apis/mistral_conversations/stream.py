@@ -11,7 +11,7 @@ from typing import Any
 
 from ctxmodes.providers.apis.mistral_conversations.request import derive_tool_call_id
 from ctxmodes.providers.catalog import ModelSpec
-from ctxmodes.providers.jsvalues import parse_streaming_json, sanitize_surrogates
+from ctxmodes.providers.jsvalues import parse_streaming_json, sanitize_surrogates, stringify
 from ctxmodes.providers.transport.usage import calculate_cost
 from ctxmodes.providers.wire import ArgumentBuffer, Emit, JsonObject, PiMessage, WireEvent
 
@@ -188,7 +188,7 @@ class MistralStream:
             at = self._tools[key] = self._index()
             self._emit(WireEvent("toolcall_start", at))
         arguments = function.get("arguments")
-        piece = arguments if isinstance(arguments, str) else _dumps(arguments or {})
+        piece = arguments if isinstance(arguments, str) else stringify(arguments or {})
         self._output["content"][at]["partialArgs"].append(piece)
         self._emit(WireEvent("toolcall_delta", at, delta=piece))
 
@@ -213,9 +213,3 @@ class MistralStream:
             buffer = block.pop("partialArgs")
             block["arguments"] = parse_streaming_json(buffer.text())
             self._emit(WireEvent("toolcall_end", at, tool_call=dict(block)))
-
-
-def _dumps(value: Any) -> str:
-    from ctxmodes.providers.jsvalues import stringify
-
-    return stringify(value)

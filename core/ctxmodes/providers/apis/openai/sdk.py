@@ -39,9 +39,9 @@ def _status_message(status: int, body: str) -> tuple[str, Any]:
     return (f"{status} {text}" if text else f"{status} status code (no body)"), error
 
 
-def status_message(status: int, body: str) -> str:
+def status_message(response: httpx.Response, body: str) -> str:
     """The SDK's ``APIError`` message for an error answer."""
-    return _status_message(status, body)[0]
+    return _status_message(response.status_code, body)[0]
 
 
 def format_status_error(status: int, body: str, prefix: str | None) -> str:
