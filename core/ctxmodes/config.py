@@ -194,10 +194,6 @@ def load_settings(
     """
     env = os.environ if environ is None else environ
     directory = Path.cwd() if cwd is None else cwd
-    if trust is None:
-        from ctxmodes.resources.trust import saved_trust
-
-        trust = saved_trust()
     sources = read_sources(directory, env, trust)
     layers = sources.layers
     if cli:

@@ -53,10 +53,13 @@ class Sources:
     skipped: Path | None = None
 
 
-def read_sources(directory: Path, environ: Mapping[str, str], trusted: TrustCheck) -> Sources:
+def read_sources(
+    directory: Path, environ: Mapping[str, str], trusted: TrustCheck | None = None
+) -> Sources:
     """The user file, the project file (when ``trusted(directory)``) and the environment,
     lowest precedence first; a source that sets nothing is left out. ``trusted`` is asked
-    only when the directory has a project file.
+    only when the directory has a project file; by default a saved decision or
+    ``defaultProjectTrust`` decides, and an undecided project is not trusted.
 
     :raises ConfigError: a file is unreadable or not TOML, naming it.
     """
@@ -67,6 +70,11 @@ def read_sources(directory: Path, environ: Mapping[str, str], trusted: TrustChec
     skipped = None
     project_file = project_config_file(directory)
     if project_file is not None:
+        if trusted is None:
+            # Only now: the trust store's module costs a start without a project file nothing.
+            from ctxmodes.resources.trust import trusted_without_asking
+
+            trusted = trusted_without_asking
         if trusted(directory):
             project = _project_layer(project_file)
             if project is not None:
@@ -96,11 +104,9 @@ def read_plugin_lists(
         the error the settings model words.
     :raises ConfigError: a file is unreadable or not TOML.
     """
-    from ctxmodes.resources.trust import saved_trust
-
     env = os.environ if environ is None else environ
     lists: dict[str, list[str] | None] = {"allow": None, "block": []}
-    sources = read_sources(Path.cwd() if cwd is None else cwd, env, saved_trust())
+    sources = read_sources(Path.cwd() if cwd is None else cwd, env)
     for _source, values in sources.layers:
         table = values.get("plugins", {})
         if not isinstance(table, dict) or not set(table) <= set(lists):

@@ -287,11 +287,11 @@ def default_resolver(
     )
 
 
-def saved_trust() -> Callable[[Path], bool]:
-    """Trust as it stands without asking anybody: a saved decision or
-    ``defaultProjectTrust``; an undecided project, or any error reading them, is not
+def trusted_without_asking(cwd: Path) -> bool:
+    """Trust as it stands when nobody can be asked: a saved decision or
+    ``defaultProjectTrust``; an undecided folder, or any error reading them, is not
     trusted."""
     try:
-        return default_resolver().is_trusted
+        return default_resolver().is_trusted(cwd)
     except CtxmodesError:
-        return lambda _cwd: False
+        return False
