@@ -5,6 +5,8 @@ as abandoned once it is 30 seconds old.
 
 It lives outside :mod:`ctxmodes.providers` so that reading a saved trust decision, which
 every start of the command line may do, does not load the model machinery.
+
+Internal to ctxmodes: not part of the API plugins and programs use (see :mod:`ctxmodes`).
 """
 
 from __future__ import annotations
