@@ -195,3 +195,32 @@ def test_a_folder_without_project_configuration_prints_nothing(tmp_path: Path) -
     assert shown.returncode == 0
     assert "skipped" not in shown.stdout
     assert shown.stderr == ""
+
+
+def test_modes_leaves_an_untrusted_file_out_and_approve_loads_it(tmp_path: Path) -> None:
+    project = tmp_path / "clone"
+    project.mkdir()
+    (project / ".ctxmodes.toml").write_text('mode = "tree"\n')
+
+    def active(*args: str) -> tuple[list[str], str]:
+        listed = run_ctxmodes(tmp_path, "modes", *args, cwd=project)
+        assert listed.returncode == 0, listed.stderr
+        rows = [line.split()[0] for line in listed.stdout.splitlines() if " active " in line]
+        return rows, listed.stderr
+
+    rows, stderr = active()
+    assert rows == ["off"]
+    [note] = stderr.splitlines()
+    assert note.startswith(f"Note: {project / '.ctxmodes.toml'} was not loaded: ")
+    assert "--approve" in note
+    assert active("--approve") == (["tree"], "")
+
+
+def test_models_says_what_it_left_out(tmp_path: Path, clone: Path) -> None:
+    listed = run_ctxmodes(tmp_path, "models", "--provider", "openai", cwd=clone)
+    assert listed.returncode == 0, listed.stderr
+    assert "not trusted" in listed.stderr
+    assert not (tmp_path / "key-command-ran").exists()
+    approved = run_ctxmodes(tmp_path, "models", "--provider", "openai", "--approve", cwd=clone)
+    assert approved.returncode == 0, approved.stderr
+    assert "not trusted" not in approved.stderr
