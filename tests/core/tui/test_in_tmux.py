@@ -7,10 +7,11 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import time
 from pathlib import Path
 
 import pytest
-from support.tmux import Tmux, ctxmodes_command, private_env, quote
+from support.tmux import WAIT, Tmux, ctxmodes_command, private_env, quote
 
 from ctxmodes.tui.layout import MENU_ROWS
 
@@ -71,8 +72,14 @@ def test_the_slash_menu_keeps_its_rows_at_the_bottom_of_the_screen(tmp_path):
         assert len(menu) >= 8, screen
         assert len(menu) == MENU_ROWS, screen
         tmux.type("mo")
-        screen = tmux.wait("/model")
-        assert "/compact" not in screen.split("\u203a /mo", 1)[1], screen
+        # The menu narrows to the commands that start so (drawn a moment after the text).
+        deadline = time.monotonic() + WAIT
+        while True:
+            below = tmux.screen().partition("\u203a /mo")[2]
+            if "/model" in below and "/compact" not in below:
+                break
+            assert time.monotonic() < deadline, below
+            time.sleep(0.05)
     finally:
         tmux.close()
 
