@@ -11,7 +11,10 @@ from pathlib import Path
 import pytest
 from support.tmux import Tmux, ctxmodes_command, private_env
 
-pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+pytestmark = [
+    pytest.mark.slow,  # a real terminal, end to end
+    pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed"),
+]
 
 
 def start_chat(work: Path, project: Path, *flags: str) -> Tmux:
