@@ -50,13 +50,8 @@ from ctxmodes_remote.service.accounts import create_token
 from ctxmodes_remote.service.app import CODEX_PATH, ServiceApp
 from ctxmodes_remote.service.crypto import KeyRing
 from ctxmodes_remote.service.engine import ServiceEngine
-from ctxmodes_remote.service.storage import (
-    Account,
-    RecordedItem,
-    SqliteStorage,
-    Storage,
-    open_storage,
-)
+from ctxmodes_remote.service.sqlite_storage import SqliteStorage
+from ctxmodes_remote.service.storage import Account, RecordedItem, Storage, open_storage
 
 ENCRYPTED = {"x-openai-encrypted-tool-arguments": "true"}
 

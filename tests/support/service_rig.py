@@ -247,7 +247,7 @@ class Service:
         from ctxmodes_remote.service.accounts import create_token
         from ctxmodes_remote.service.crypto import KeyRing
         from ctxmodes_remote.service.engine import ServiceEngine
-        from ctxmodes_remote.service.storage import SqliteStorage
+        from ctxmodes_remote.service.sqlite_storage import SqliteStorage
 
         self.tmp_path = tmp_path
         self.tls = tls

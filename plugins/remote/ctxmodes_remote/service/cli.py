@@ -189,7 +189,7 @@ def _key_rotate(args: argparse.Namespace) -> int:
 
 
 def _backup(args: argparse.Namespace) -> int:
-    from ctxmodes_remote.service.storage import backup_sqlite
+    from ctxmodes_remote.service.sqlite_storage import backup_sqlite
 
     backup_sqlite(args.data, args.to)
     print(

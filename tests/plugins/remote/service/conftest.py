@@ -55,7 +55,8 @@ def postgres_url(postgres_server):
 def backend(request, tmp_path):
     """A storage backend of each kind, empty: a SQLite file, a new database on the real
     Postgres."""
-    from ctxmodes_remote.service.storage import SqliteStorage, open_storage
+    from ctxmodes_remote.service.sqlite_storage import SqliteStorage
+    from ctxmodes_remote.service.storage import open_storage
 
     if request.param == "sqlite":
         opened = SqliteStorage(tmp_path / "store.sqlite3")

@@ -123,7 +123,7 @@ def test_notes_survive_a_restart_of_the_service(make_service, tls, tmp_path):
     from support.service_rig import InProcessService
 
     from ctxmodes_remote.service.engine import ServiceEngine
-    from ctxmodes_remote.service.storage import SqliteStorage
+    from ctxmodes_remote.service.sqlite_storage import SqliteStorage
 
     storage = SqliteStorage.in_directory(first.tmp_path / "data")
     first.engine = ServiceEngine(storage, first.keyring)

@@ -13,15 +13,8 @@ from ctxmodes_remote.service.accounts import create_token
 from ctxmodes_remote.service.crypto import AccountKeyError, KeyRing
 from ctxmodes_remote.service.engine import ServiceEngine
 from ctxmodes_remote.service.sealed_storage import SealedStorage
-from ctxmodes_remote.service.storage import (
-    DATABASE_NAME,
-    SEAL_BATCH,
-    RecordedImage,
-    RecordedItem,
-    SqliteStorage,
-    backup_sqlite,
-    open_storage,
-)
+from ctxmodes_remote.service.sqlite_storage import DATABASE_NAME, SqliteStorage, backup_sqlite
+from ctxmodes_remote.service.storage import SEAL_BATCH, RecordedImage, RecordedItem, open_storage
 
 OLD_KEY, NEW_KEY, FOREIGN_KEY = b"o" * 32, b"n" * 32, b"f" * 32
 CONTEXT = {"session_id": "s1", "current_agent_name": "/root"}

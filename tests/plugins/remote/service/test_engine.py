@@ -6,7 +6,8 @@ import json
 from ctxmodes_remote.service.accounts import create_token
 from ctxmodes_remote.service.crypto import KeyRing
 from ctxmodes_remote.service.engine import ServiceEngine
-from ctxmodes_remote.service.storage import RecordedItem, SqliteStorage
+from ctxmodes_remote.service.sqlite_storage import SqliteStorage
+from ctxmodes_remote.service.storage import RecordedItem
 
 KEYS = KeyRing([b"e" * 32])
 CONTEXT = {"session_id": "s1", "current_agent_name": "/root"}

@@ -11,7 +11,7 @@ from support.service_rig import RecordingProvider, turn_headers
 
 from ctxmodes.providers.script import Script
 from ctxmodes_remote.service.sealed_storage import SealedStorage
-from ctxmodes_remote.service.storage import SqliteStorage
+from ctxmodes_remote.service.sqlite_storage import SqliteStorage
 
 pytestmark = pytest.mark.faults
 

@@ -8,7 +8,7 @@ import threading
 from support.service_rig import RecordingProvider, turn_headers
 
 from ctxmodes.providers.script import Script
-from ctxmodes_remote.service.storage import SqliteStorage
+from ctxmodes_remote.service.sqlite_storage import SqliteStorage
 
 
 class GatedProvider(RecordingProvider):

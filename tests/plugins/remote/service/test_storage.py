@@ -8,12 +8,12 @@ from support.together import start_together
 
 from ctxmodes_remote.service.crypto import KeyRing
 from ctxmodes_remote.service.sealed_storage import SealedStorage
+from ctxmodes_remote.service.sqlite_storage import SqliteStorage
 from ctxmodes_remote.service.storage import (
     AccountExistsError,
     NoteEvent,
     RecordedImage,
     RecordedItem,
-    SqliteStorage,
     StorageUnavailableError,
     open_storage,
 )
