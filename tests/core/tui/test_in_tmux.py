@@ -15,7 +15,10 @@ from support.tmux import WAIT, Tmux, ctxmodes_command, private_env, quote
 
 from ctxmodes.tui.layout import MENU_ROWS
 
-pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+pytestmark = [
+    pytest.mark.slow,  # a real terminal, end to end
+    pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed"),
+]
 
 FOOTER = "scripted/scripted"
 #: A terminal's answer to a cursor-position request, as it shows when echoed.

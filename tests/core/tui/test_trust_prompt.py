@@ -13,7 +13,10 @@ import pytest
 from support.tmux import Tmux, ctxmodes_command, private_env
 from support.wire_server import Reply, WireServer, text_stream
 
-pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+pytestmark = [
+    pytest.mark.slow,  # a real terminal, end to end
+    pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed"),
+]
 
 
 def start_chat(work: Path, project: Path, *flags: str) -> Tmux:
