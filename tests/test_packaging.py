@@ -136,7 +136,7 @@ def test_third_party_mode_is_selectable_by_flag_env_and_config(installed, tmp_pa
     assert active(run(env_dir, "modes", "--mode", THIRD_PARTY)) == [THIRD_PARTY]
     assert active(run(env_dir, "modes", env={"CTXMODES_MODE": THIRD_PARTY})) == [THIRD_PARTY]
     (tmp_path / ".ctxmodes.toml").write_text(f'mode = "{THIRD_PARTY}"\n')
-    assert active(run(env_dir, "modes", cwd=tmp_path)) == [THIRD_PARTY]
+    assert active(run(env_dir, "modes", "--approve", cwd=tmp_path)) == [THIRD_PARTY]
 
 
 def test_blocked_third_party_mode_is_gone(installed):
@@ -158,11 +158,11 @@ def test_third_party_settings_are_validated_and_shown(installed, tmp_path):
     _, env_dir = installed
     config = tmp_path / ".ctxmodes.toml"
     config.write_text(f"[modes.{THIRD_PARTY}]\nturns = 5\n")
-    shown = run(env_dir, "config", "show", cwd=tmp_path)
+    shown = run(env_dir, "config", "show", "--approve", cwd=tmp_path)
     assert shown.returncode == 0, shown.stderr
     assert f"modes.{THIRD_PARTY}.turns" in shown.stdout
     assert str(config) in shown.stdout
     config.write_text(f"[modes.{THIRD_PARTY}]\nturn = 5\n")
-    refused = run(env_dir, "config", "show", cwd=tmp_path)
+    refused = run(env_dir, "config", "show", "--approve", cwd=tmp_path)
     assert refused.returncode == 1
     assert f"[modes.{THIRD_PARTY}]: unknown setting 'turn'" in refused.stderr

@@ -6,7 +6,9 @@ Sources, lowest precedence first:
 2. the user file ``config.toml`` in the platform config directory (``CTXMODES_CONFIG_DIR``
    overrides the directory);
 3. the project file ``.ctxmodes.toml`` in the working directory, or else the
-   ``[tool.ctxmodes]`` table of its ``pyproject.toml``;
+   ``[tool.ctxmodes]`` table of its ``pyproject.toml`` -- only when the project is trusted
+   (Pi's project trust, :mod:`ctxmodes.resources.trust`); a trusted project may set
+   everything the user file may;
 4. environment variables (``CTXMODES_MODE``, ``CTXMODES_MODEL``);
 5. command-line flags.
 
@@ -35,7 +37,7 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ctxmodes.config_sources import read_layers
+from ctxmodes.config_sources import TrustCheck, read_sources
 from ctxmodes.errors import ConfigError
 from ctxmodes.host.retry_settings import RetrySettings
 
@@ -169,6 +171,8 @@ class LoadedSettings:
     settings: Settings
     #: Dotted key (``mode``, ``plugins.block``) → the source that set it.
     origins: dict[str, str]
+    #: The project file left out because the project is not trusted.
+    skipped: Path | None = None
 
 
 def load_settings(
@@ -176,16 +180,22 @@ def load_settings(
     cwd: Path | None = None,
     environ: Mapping[str, str] | None = None,
     cli: Mapping[str, Any] | None = None,
+    trust: TrustCheck | None = None,
 ) -> LoadedSettings:
     """Merge every source into :class:`Settings`.
 
     :param cli: values from command-line flags, dotted keys allowed (``{"mode": "tree"}``);
         ``None`` values are ignored.
+    :param trust: whether the project is trusted, so that its file loads; share the run's
+        :class:`~ctxmodes.resources.trust.TrustResolver` (``.is_trusted``) so the question is
+        asked once. By default a saved decision or ``defaultProjectTrust`` decides, and an
+        undecided project is not trusted.
     :raises ConfigError: unreadable TOML, an unknown key or a bad value, naming the source.
     """
     env = os.environ if environ is None else environ
     directory = Path.cwd() if cwd is None else cwd
-    layers = read_layers(directory, env)
+    sources = read_sources(directory, env, trust)
+    layers = sources.layers
     if cli:
         layers.append(("command line", _undot({k: v for k, v in cli.items() if v is not None})))
 
@@ -200,7 +210,7 @@ def load_settings(
         # By field name: a file may spell a key as Pi does (``retry.maxRetries``).
         for key in flatten(layer.model_dump(exclude_unset=True)):
             origins[key] = source
-    return LoadedSettings(Settings.model_validate(merged), origins)
+    return LoadedSettings(Settings.model_validate(merged), origins, sources.skipped)
 
 
 def _first_error(exc: ValidationError) -> str:

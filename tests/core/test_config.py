@@ -106,3 +106,27 @@ def test_an_unknown_owned_key_is_an_error_naming_the_owner_even_if_the_model_ign
 def test_a_bad_owned_value_names_the_owner_and_key():
     with pytest.raises(ConfigError, match=r"^\[modes\.mine\]: limit: Input should be greater"):
         validate_owned("modes", "mine", Owned, {"limit": 0})
+
+
+def test_an_untrusted_project_file_is_not_read(clone, user_dir):
+    (user_dir / "config.toml").write_text('mode = "user"\n')
+    (clone / ".ctxmodes.toml").write_text('mode = "project"\nnot valid = [\n')
+    loaded = load(clone, user_dir)
+    assert loaded.settings.mode == "user"
+    assert loaded.skipped == clone / ".ctxmodes.toml"
+    assert not any(".ctxmodes.toml" in source for source in loaded.origins.values())
+
+
+def test_a_trusted_project_may_set_what_the_user_file_may(project, user_dir):
+    (project / ".ctxmodes.toml").write_text(
+        'mode = "tree"\nmodel = "p/m"\ndurability = "none"\n[plugins]\nblock = ["x"]\n'
+        '[providers.p]\napi = "openai-completions"\nbase_url = "http://127.0.0.1:9/v1"\n'
+        'api_key = "!echo key"\nheaders = { "X-Team" = "a" }\nmodels = [{ id = "m" }]\n'
+    )
+    loaded = load(project, user_dir)
+    assert loaded.skipped is None
+    settings = loaded.settings
+    assert (settings.mode, settings.model, settings.durability) == ("tree", "p/m", "none")
+    assert settings.plugins.block == ["x"]
+    assert settings.providers["p"].api_key == "!echo key"
+    assert settings.providers["p"].headers == {"X-Team": "a"}

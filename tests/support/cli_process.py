@@ -20,9 +20,10 @@ def run_cli(
 
 
 def run_ctxmodes(
-    tmp_path: Path, *args: str, env: dict[str, str] | None = None
+    tmp_path: Path, *args: str, env: dict[str, str] | None = None, cwd: Path | None = None
 ) -> subprocess.CompletedProcess[str]:
-    """``ctxmodes ARGS`` in ``tmp_path``, with a private agent and configuration directory."""
+    """``ctxmodes ARGS`` in ``cwd`` (default: ``tmp_path``), with a private agent and
+    configuration directory in ``tmp_path``."""
     environment = dict(
         os.environ,
         PI_CODING_AGENT_DIR=str(tmp_path / "agent"),
@@ -36,7 +37,7 @@ def run_ctxmodes(
         capture_output=True,
         text=True,
         env=environment,
-        cwd=tmp_path,
+        cwd=tmp_path if cwd is None else cwd,
         timeout=120,
         check=False,
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -17,6 +18,20 @@ def isolate_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
             monkeypatch.delenv(name)
     monkeypatch.setenv("CTXMODES_CONFIG_DIR", str(tmp_path / "config"))
     monkeypatch.chdir(tmp_path)
+
+
+def trusted(_cwd: Path) -> bool:
+    """The trust of a user who trusts the project (``load_settings(trust=...)``)."""
+    return True
+
+
+def trust_project(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Save the user's decision to trust ``folder``, as ``ctxmodes chat`` saves it (in an
+    agent directory of the test's own), so that its ``.ctxmodes.toml`` loads."""
+    agent = folder.parent / f"{folder.name}-agent"
+    agent.mkdir(exist_ok=True)
+    (agent / "trust.json").write_text(json.dumps({str(folder.resolve()): True}))
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(agent))
 
 
 def ctxmodes(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:

@@ -122,7 +122,7 @@ def ctxmodes_run_against(
         "SERVE_TOKEN": token,
     }
     run = subprocess.run(
-        [str(CTXMODES), "run", "--model", f"svc/{model}", *args],
+        [str(CTXMODES), "run", "--approve", "--model", f"svc/{model}", *args],
         cwd=work,
         env=environment,
         capture_output=True,

@@ -130,6 +130,7 @@ def run_small_model(
         code, out, err = ctxmodes(
             capsys,
             "run",
+            "--approve",  # the project file configures the server
             "--mode",
             mode,
             "--model",

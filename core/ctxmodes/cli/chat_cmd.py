@@ -11,15 +11,19 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ctxmodes.cli.options import (
     add_resource_options,
     add_session_mode_options,
     agent_settings,
     resource_loader,
+    run_trust,
 )
 from ctxmodes.errors import CtxmodesError
+
+if TYPE_CHECKING:
+    from ctxmodes.resources.trust import TrustResolver
 
 
 def register(subparsers: Any) -> None:
@@ -92,10 +96,14 @@ def require_terminal() -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ctxmodes.cli.session_arg import resolve_session
+    from ctxmodes.cli.trust_prompt import ask_on_terminal
     from ctxmodes.session.paths import default_session_dir
 
     require_terminal()
-    cwd, settings = agent_settings(args)
+    # One question for the run, before the settings: the project's configuration waits
+    # for it as its resources do.
+    trust = run_trust(args, ask=ask_on_terminal)
+    cwd, settings = agent_settings(args, trust)
     session_file = None if args.session is None else resolve_session(args.session, cwd)
     if args.resume:
         from ctxmodes.tui.resume import pick_session
@@ -103,18 +111,22 @@ def run(args: argparse.Namespace) -> int:
         session_file = pick_session(Path(default_session_dir(cwd)))
         if session_file is None:
             return 0
-    return _chat(args, cwd, settings, session_file)
+    return _chat(args, cwd, settings, session_file, trust)
 
 
-def _chat(args: argparse.Namespace, cwd: Path, settings: Any, session_file: Path | None) -> int:
+def _chat(
+    args: argparse.Namespace,
+    cwd: Path,
+    settings: Any,
+    session_file: Path | None,
+    trust: TrustResolver,
+) -> int:
     from prompt_toolkit.history import FileHistory
 
     from ctxmodes.cli.options import CONFIRM_SWITCH
-    from ctxmodes.cli.trust_prompt import StartupQuestion
     from ctxmodes.sdk import open_agent
     from ctxmodes.tui.app import TerminalSession, tune_for_typing
 
-    ask = StartupQuestion()
     agent = open_agent(
         cwd=cwd,
         settings=settings,
@@ -123,9 +135,11 @@ def _chat(args: argparse.Namespace, cwd: Path, settings: Any, session_file: Path
         mode=args.mode,
         switch_mode=args.switch_mode,
         confirm_hint=CONFIRM_SWITCH,
-        resources=resource_loader(args, ask=ask),
+        resources=resource_loader(args, trust),
     )
-    ask.open = False
+    # The session takes the terminal over: a second application cannot ask meanwhile, so
+    # a folder not yet decided (another session's) is not trusted.
+    trust.ask = None
     try:
         path = history_path()
         path.parent.mkdir(parents=True, exist_ok=True)

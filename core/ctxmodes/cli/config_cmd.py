@@ -4,9 +4,16 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from typing import TYPE_CHECKING, Any
 
-from ctxmodes.cli.options import add_mode_option, cli_overrides
+from ctxmodes.cli.options import (
+    add_mode_option,
+    add_trust_options,
+    cli_overrides,
+    run_trust,
+    trust_lines,
+)
 
 if TYPE_CHECKING:
     from ctxmodes.config import Settings
@@ -17,6 +24,7 @@ def register(subparsers: Any) -> None:
     actions = parser.add_subparsers(dest="config_action", metavar="ACTION", required=True)
     show = actions.add_parser("show", help="print effective settings with their sources")
     add_mode_option(show)
+    add_trust_options(show)
     show.add_argument("--json", action="store_true", help="machine-readable output")
     show.set_defaults(handler=run_show)
 
@@ -25,18 +33,26 @@ def run_show(args: argparse.Namespace) -> int:
     from ctxmodes.config import DEFAULT_SOURCE, flatten, load_settings
     from ctxmodes.config_sources import user_config_path
 
-    loaded = load_settings(cli=cli_overrides(args))
+    trust = run_trust(args)
+    loaded = load_settings(cli=cli_overrides(args), trust=trust.is_trusted)
+    notes = trust_lines(trust, loaded)
     settings = loaded.settings
     flat = flatten(settings.model_dump(exclude={"modes"}))
     flat.update(_mode_settings(settings))
     rows = {key: (value, loaded.origins.get(key, DEFAULT_SOURCE)) for key, value in flat.items()}
     if args.json:
         print(json.dumps({k: {"value": v, "source": src} for k, (v, src) in rows.items()}))
+        for line in notes:
+            print(line, file=sys.stderr)
         return 0
     width = max(len(key) for key in rows)
     for key, (value, source) in rows.items():
         print(f"{key.ljust(width)} = {json.dumps(value)}  # {source}")
     print(f"# user file: {user_config_path()}")
+    if loaded.skipped is not None:
+        print(f"# skipped (project not trusted): {loaded.skipped}")
+    for line in notes:
+        print(line, file=sys.stderr)
     return 0
 
 

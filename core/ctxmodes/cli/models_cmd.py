@@ -6,6 +6,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from ctxmodes.cli.options import add_trust_options, command_settings
+
 
 def register(subparsers: Any) -> None:
     parser: argparse.ArgumentParser = subparsers.add_parser(
@@ -16,6 +18,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--available", action="store_true", help="only models whose provider has credentials"
     )
+    add_trust_options(parser)
     parser.set_defaults(handler=run)
 
 
@@ -24,12 +27,11 @@ def _price(value: float) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ctxmodes.config import load_settings
     from ctxmodes.plugins import make_configured_plugin_manager
     from ctxmodes.providers.auth import credential_sources
     from ctxmodes.providers.registry import registry_from_plugin_manager
 
-    settings = load_settings().settings
+    settings = command_settings(args).settings
     registry = registry_from_plugin_manager(make_configured_plugin_manager(settings))
     models = [m for m in registry.models if args.provider is None or m.provider == args.provider]
     sources = credential_sources(models)

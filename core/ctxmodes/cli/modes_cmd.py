@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ctxmodes.cli.options import add_mode_option, cli_overrides
+from ctxmodes.cli.options import add_mode_option, add_trust_options, command_settings
 
 
 def register(subparsers: Any) -> None:
@@ -13,15 +13,15 @@ def register(subparsers: Any) -> None:
         "modes", help="list installed context-management modes"
     )
     add_mode_option(parser)
+    add_trust_options(parser)
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from ctxmodes.config import load_settings
     from ctxmodes.modes import ModeRegistry
     from ctxmodes.plugins import make_configured_plugin_manager
 
-    settings = load_settings(cli=cli_overrides(args)).settings
+    settings = command_settings(args).settings
     pm = make_configured_plugin_manager(settings)
     registry = ModeRegistry.from_plugin_manager(pm, pm.distributions())
     rows = [

@@ -7,9 +7,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ctxmodes.config import Settings
+    from ctxmodes.config import LoadedSettings, Settings
     from ctxmodes.resources import ResourceLoader
-    from ctxmodes.resources.trust import AskTrust
+    from ctxmodes.resources.trust import AskTrust, TrustResolver
     from ctxmodes.session_mode import ModeRequest
 
 #: How the command line confirms a change of a session's recorded mode.
@@ -55,9 +55,45 @@ def cli_overrides(args: argparse.Namespace) -> dict[str, Any]:
     return {"mode": getattr(args, "mode", None), "model": getattr(args, "model", None)}
 
 
-def agent_settings(args: argparse.Namespace) -> tuple[Path, Settings]:
+def run_trust(args: argparse.Namespace, ask: AskTrust | None = None) -> TrustResolver:
+    """The run's one trust decision, shared by its settings and its resources:
+    ``--approve``/``--no-approve``, else a saved decision, ``defaultProjectTrust``, or
+    ``ask`` (``None``: nobody to ask, so an undecided project is not trusted)."""
+    from ctxmodes.resources.trust import default_resolver
+
+    return default_resolver(approve=getattr(args, "approve", None), ask=ask)
+
+
+def command_settings(args: argparse.Namespace) -> LoadedSettings:
+    """The settings of a command that inspects them (``--mode``/``--model`` overriding),
+    with the project's file only when ``--approve`` or a saved decision trusts it; a file
+    left out is said in one line on standard error."""
+    import sys
+
+    from ctxmodes.config import load_settings
+
+    trust = run_trust(args)
+    loaded = load_settings(cli=cli_overrides(args), trust=trust.is_trusted)
+    for line in trust_lines(trust, loaded):
+        print(line, file=sys.stderr)
+    return loaded
+
+
+def trust_lines(trust: TrustResolver, loaded: LoadedSettings) -> list[str]:
+    """What to tell about trust after loading settings: a trust store that could not be
+    read, and the project file left out."""
+    from ctxmodes.resources.trust import how_to_trust
+
+    lines = [f"Warning: {problem}" for problem in trust.problems]
+    if loaded.skipped is not None:
+        lines.append(f"Note: {loaded.skipped} was not loaded: {how_to_trust()}")
+    return lines
+
+
+def agent_settings(args: argparse.Namespace, trust: TrustResolver) -> tuple[Path, Settings]:
     """The working directory (``--cwd`` or the current one) and the effective settings of a
-    command that runs the agent, which needs a model. Their mode is the configured default.
+    command that runs the agent, which needs a model. Their mode is the configured default;
+    the project's file counts when ``trust`` trusts the directory.
 
     :raises CtxmodesError: the directory does not exist, or no model is configured.
     """
@@ -68,7 +104,8 @@ def agent_settings(args: argparse.Namespace) -> tuple[Path, Settings]:
     if not cwd.is_dir():
         raise CtxmodesError(f"no such directory: {cwd}")
     # ``--mode`` is a request for this session (see ``mode_request``), not the default.
-    settings = load_settings(cwd=cwd, cli={"model": getattr(args, "model", None)}).settings
+    cli = {"model": getattr(args, "model", None)}
+    settings = load_settings(cwd=cwd, cli=cli, trust=trust.is_trusted).settings
     if not settings.model:
         raise CtxmodesError("no model configured: pass --model scripted:FILE or set CTXMODES_MODEL")
     return cwd, settings
@@ -93,6 +130,11 @@ def add_resource_options(parser: argparse.ArgumentParser) -> None:
         action="store_false",
         help="load no prompt templates",
     )
+    add_trust_options(parser)
+
+
+def add_trust_options(parser: argparse.ArgumentParser) -> None:
+    """Pi's ``--approve``/``--no-approve``: project trust for this run."""
     trust = parser.add_mutually_exclusive_group()
     trust.add_argument(
         "-a",
@@ -100,7 +142,8 @@ def add_resource_options(parser: argparse.ArgumentParser) -> None:
         dest="approve",
         action="store_const",
         const=True,
-        help="trust the project's own .pi files (system prompt, templates, skills) for this run",
+        help="trust the project for this run: its .ctxmodes.toml and its own .pi files "
+        "(system prompt, templates, skills)",
     )
     trust.add_argument(
         "-na",
@@ -108,12 +151,12 @@ def add_resource_options(parser: argparse.ArgumentParser) -> None:
         dest="approve",
         action="store_const",
         const=False,
-        help="ignore the project's own .pi files for this run",
+        help="ignore the project's .ctxmodes.toml and own .pi files for this run",
     )
 
 
-def resource_loader(args: argparse.Namespace, ask: AskTrust | None = None) -> ResourceLoader:
-    """The resource loader for a command's flags; ``ask`` asks the user about trust."""
+def resource_loader(args: argparse.Namespace, trust: TrustResolver) -> ResourceLoader:
+    """The resource loader for a command's flags, deciding with the run's ``trust``."""
     from ctxmodes.resources import ResourceFlags, default_loader
 
     flags = ResourceFlags(
@@ -121,4 +164,4 @@ def resource_loader(args: argparse.Namespace, ask: AskTrust | None = None) -> Re
         skills=getattr(args, "skills", True),
         prompt_templates=getattr(args, "prompt_templates", True),
     )
-    return default_loader(approve=getattr(args, "approve", None), flags=flags, ask=ask)
+    return default_loader(flags=flags, trust=trust)

@@ -19,6 +19,7 @@ from ctxmodes.cli.options import (
     agent_settings,
     mode_request,
     resource_loader,
+    run_trust,
 )
 
 
@@ -73,14 +74,15 @@ def run(args: argparse.Namespace) -> int:
     from ctxmodes.session.manager import SessionManager
     from ctxmodes.ui import HeadlessUI
 
-    cwd, settings = agent_settings(args)
+    trust = run_trust(args)
+    cwd, settings = agent_settings(args, trust)
     ui = HeadlessUI(echo=sys.stdout)
     host = AgentHost.from_settings(
         settings,
         ui=ui,
         mode_request=mode_request(args),
         confirm_hint=CONFIRM_SWITCH,
-        resources=resource_loader(args),
+        resources=resource_loader(args, trust),
     )
     failures = FailureWatch(ui)
     host.subscribe(TranscriptPrinter(sys.stdout))

@@ -19,14 +19,3 @@ def ask_on_terminal(question: str, choices: Sequence[TrustChoice]) -> TrustChoic
     except (KeyboardInterrupt, EOFError):
         return None
     return choices[index]
-
-
-class StartupQuestion:
-    """Asks on the terminal until the interactive session takes the terminal over (then a
-    folder not yet decided is not trusted: a second application cannot ask meanwhile)."""
-
-    def __init__(self) -> None:
-        self.open = True
-
-    def __call__(self, question: str, choices: Sequence[TrustChoice]) -> TrustChoice | None:
-        return ask_on_terminal(question, choices) if self.open else None

@@ -17,15 +17,14 @@ import json
 import os
 import tempfile
 import threading
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any, Protocol
 
+from ctxmodes import file_lock
 from ctxmodes.providers.credentials import CredentialError
 
-#: Pi's ``stale`` for the lock: an older lock directory belongs to a process that died.
-LOCK_STALE_S = 30.0
 #: How long to wait for another process to finish with the file.
 LOCK_TIMEOUT_S = 30.0
 
@@ -68,49 +67,12 @@ class MemoryCredentialStore:
             return dict(self._entries)
 
 
-@contextlib.contextmanager
-def pi_lock(path: Path, *, timeout_s: float = LOCK_TIMEOUT_S) -> Iterator[None]:
+def pi_lock(path: Path, *, timeout_s: float = LOCK_TIMEOUT_S) -> AbstractContextManager[None]:
     """Hold ``<path>.lock`` as proper-lockfile does (see the module docstring).
 
     :raises CredentialError: another process holds the lock for longer than ``timeout_s``.
     """
-    lock = path.with_name(path.name + ".lock")
-    deadline = time.monotonic() + timeout_s
-    delay = 0.01
-    while True:
-        try:
-            lock.mkdir()
-            break
-        except FileExistsError:
-            with contextlib.suppress(FileNotFoundError):
-                if time.time() - lock.stat().st_mtime > LOCK_STALE_S:
-                    # Abandoned by a process that died; proper-lockfile removes it too.
-                    with contextlib.suppress(OSError):
-                        lock.rmdir()
-                    continue
-            if time.monotonic() >= deadline:
-                raise CredentialError(
-                    f"{path} is locked by another process (remove {lock} if none is running)"
-                ) from None
-            time.sleep(delay)
-            delay = min(delay * 2, 0.5)
-    stop = threading.Event()
-
-    def keep_fresh() -> None:
-        # While held, the lock's mtime moves on, so nobody takes it for abandoned.
-        while not stop.wait(LOCK_STALE_S / 3):
-            with contextlib.suppress(OSError):
-                os.utime(lock)
-
-    keeper = threading.Thread(target=keep_fresh, name="credential-lock", daemon=True)
-    keeper.start()
-    try:
-        yield
-    finally:
-        stop.set()
-        keeper.join()
-        with contextlib.suppress(OSError):
-            lock.rmdir()
+    return file_lock.pi_lock(path, timeout_s=timeout_s, busy=CredentialError)
 
 
 def _parse(path: Path, text: str) -> dict[str, Any]:

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ctxmodes.errors import ConfigError
 from ctxmodes.resources.context_files import ContextFile, load_context_files
 from ctxmodes.resources.skills import Skill, expand_skill_command, load_skills, skill_files
 from ctxmodes.resources.templates import (
@@ -20,9 +18,8 @@ from ctxmodes.resources.text import read_text
 from ctxmodes.resources.trust import (
     CONFIG_DIR,
     AskTrust,
-    DefaultTrust,
-    ProjectTrustStore,
     TrustResolver,
+    default_resolver,
 )
 from ctxmodes.session import paths
 from ctxmodes.session.paths import resolve_path
@@ -182,9 +179,12 @@ class ResourceLoader:
     flags: ResourceFlags = ResourceFlags()
 
     def load(self, cwd: Path | str) -> LoadedResources:
-        return load_resources(
+        loaded = load_resources(
             cwd, self.agent_dir, trusted=self.trust.is_trusted(cwd), flags=self.flags
         )
+        if not self.trust.problems:
+            return loaded
+        return replace(loaded, warnings=(*self.trust.problems, *loaded.warnings))
 
 
 def default_loader(
@@ -193,31 +193,16 @@ def default_loader(
     flags: ResourceFlags = ResourceFlags(),
     ask: AskTrust | None = None,
     agent_dir: Path | None = None,
+    trust: TrustResolver | None = None,
 ) -> ResourceLoader:
     """Pi's loader for Pi's agent directory: ``approve`` is ``--approve``/``--no-approve``,
     ``ask`` how to ask the user (``None``: nobody to ask), and the global settings'
-    ``defaultProjectTrust`` applies.
+    ``defaultProjectTrust`` applies. ``trust``, when given, is the run's decision already
+    shared with its settings (``approve`` and ``ask`` are then its own).
 
-    :raises ConfigError: the global ``settings.json`` or ``trust.json`` is not valid JSON.
+    :raises ConfigError: the global ``settings.json`` is not valid JSON.
     """
     directory = agent_dir if agent_dir is not None else paths.agent_dir()
-    resolver = TrustResolver(
-        ProjectTrustStore(directory),
-        override=approve,
-        default=default_project_trust(directory),
-        ask=ask,
-    )
-    return ResourceLoader(directory, resolver, flags)
-
-
-def default_project_trust(agent_dir: Path) -> DefaultTrust:
-    """The ``defaultProjectTrust`` of the global ``settings.json`` (``"ask"`` when unset)."""
-    settings_path = agent_dir / "settings.json"
-    if not settings_path.is_file():
-        return "ask"
-    try:
-        settings = json.loads(read_text(settings_path))
-    except (OSError, ValueError) as exc:
-        raise ConfigError(f"{settings_path}: {exc}") from None
-    value = settings.get("defaultProjectTrust") if isinstance(settings, dict) else None
-    return value if value in ("always", "never") else "ask"
+    if trust is None:
+        trust = default_resolver(approve=approve, ask=ask, agent_dir=directory)
+    return ResourceLoader(directory, trust, flags)

@@ -2,11 +2,16 @@
 
 A project's own resources (``.pi/settings.json``, ``.pi/SYSTEM.md``, ``.pi/APPEND_SYSTEM.md``,
 ``.pi/prompts``, ``.pi/skills``, ``.pi/themes``, ``.pi/extensions``, and ``.agents/skills``
-in the working directory or an ancestor) are loaded only once the project is trusted: by
+in the working directory or an ancestor) and its ctxmodes configuration (``.ctxmodes.toml``
+or ``[tool.ctxmodes]`` in its ``pyproject.toml``, see :mod:`ctxmodes.config_sources`) are
+loaded only once the project is trusted: by
 ``--approve``/``--no-approve`` for one run, by the decision saved in the agent directory's
 ``trust.json`` for the folder or its nearest parent that has one, by the global
 ``defaultProjectTrust`` setting, or by asking the user (only where there is someone to ask).
 A folder without such resources needs no decision. Context files do not depend on trust.
+One :class:`TrustResolver` serves a whole run, settings and resources alike, so the user is
+asked at most once. Everything fails closed: a trust store that cannot be read or parsed
+leaves the project untrusted.
 
 ``trust.json`` and its lock are the same files Pi uses, so a decision taken in either
 program holds in the other.
@@ -22,9 +27,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from ctxmodes.errors import ConfigError
-from ctxmodes.providers.credential_store import pi_lock
-from ctxmodes.resources.text import strip_bom
+from ctxmodes.config_sources import project_config_file
+from ctxmodes.errors import ConfigError, CtxmodesError
+from ctxmodes.file_lock import pi_lock
+from ctxmodes.resources.text import read_text, strip_bom
+from ctxmodes.session import paths
 from ctxmodes.session.paths import resolve_path
 
 TRUST_FILE = "trust.json"
@@ -54,8 +61,9 @@ def _canonical(path: str | Path) -> str:
 def trust_prompt_text(cwd: str | Path) -> str:
     """The question asked before a project's resources are loaded."""
     return (
-        f"Trust project folder?\n{cwd}\n\nThis allows ctxmodes to load .pi settings and "
-        "resources (system prompt files, prompt templates and skills)."
+        f"Trust project folder?\n{cwd}\n\nThis allows ctxmodes to load the project's "
+        "configuration (.ctxmodes.toml: providers, keys, mode, plugins), its .pi settings "
+        "and resources (system prompt files, prompt templates and skills)."
     )
 
 
@@ -64,8 +72,9 @@ def has_trust_requiring_project_resources(cwd: str | Path, home: str | Path | No
     home_dir = _canonical(home if home is not None else os.environ.get("HOME") or Path.home())
     user_agent_skills = os.path.join(home_dir, ".agents", "skills")
     directory = _canonical(cwd)
-    config = os.path.join(directory, CONFIG_DIR)
-    if any(os.path.exists(os.path.join(config, entry)) for entry in TRUST_REQUIRING_ENTRIES):
+    if project_config_file(Path(directory)) is not None:
+        return True
+    if _has_pi_resources(directory):
         return True
     while True:
         skills = os.path.join(directory, ".agents", "skills")
@@ -78,14 +87,37 @@ def has_trust_requiring_project_resources(cwd: str | Path, home: str | Path | No
 
 
 def untrusted_notice(cwd: str | Path, trusted: bool) -> str | None:
-    """One line telling that ``cwd``'s own resources were left out (``None`` if they were
-    loaded or there are none)."""
+    """One line telling that ``cwd``'s own configuration and resources were left out, and
+    how to trust the folder (``None`` if they were loaded or there are none)."""
     if trusted or not has_trust_requiring_project_resources(cwd):
         return None
-    return (
-        f"Note: the project files in {resolve_path(cwd)}/{CONFIG_DIR} were not loaded: the "
-        "folder is not trusted (pass --approve to load them for this run)."
+    directory = resolve_path(cwd)
+    config = project_config_file(Path(directory))
+    left_out = ", ".join(
+        name
+        for name, present in (
+            (config.name if config is not None else "", config is not None),
+            (f"{CONFIG_DIR}/", _has_pi_resources(directory)),
+        )
+        if present
     )
+    return (
+        f"Note: the project files in {directory} ({left_out or '.agents/skills'}) were not "
+        f"loaded: {how_to_trust()}"
+    )
+
+
+def how_to_trust() -> str:
+    """The end of a line saying something was left out for want of trust."""
+    return (
+        "the folder is not trusted (pass --approve for this run, or trust it when "
+        f"`ctxmodes chat` asks, which saves it in {paths.agent_dir() / TRUST_FILE})."
+    )
+
+
+def _has_pi_resources(directory: str) -> bool:
+    config = os.path.join(_canonical(directory), CONFIG_DIR)
+    return any(os.path.exists(os.path.join(config, entry)) for entry in TRUST_REQUIRING_ENTRIES)
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,12 +216,14 @@ class TrustResolver:
     :ivar override: ``--approve`` (True) or ``--no-approve`` (False) for this run.
     :ivar default: the global ``defaultProjectTrust`` setting.
     :ivar ask: how to ask the user; ``None`` where nobody can be asked (then: not trusted).
+    :ivar problems: why a saved decision could not be read (the folder was then not trusted).
     """
 
     store: ProjectTrustStore
     override: bool | None = None
     default: DefaultTrust = "ask"
     ask: AskTrust | None = None
+    problems: list[str] = field(default_factory=list)
     _decided: dict[str, bool] = field(default_factory=dict)
 
     def is_trusted(self, cwd: str | Path) -> bool:
@@ -203,7 +237,11 @@ class TrustResolver:
             return self.override
         if not has_trust_requiring_project_resources(cwd):
             return True
-        saved = self.store.get(cwd)
+        try:
+            saved = self.store.get(cwd)
+        except CtxmodesError as exc:  # unreadable, invalid or locked: fail closed
+            self.problems.append(f"{exc}; the project is not trusted")
+            return False
         if saved is not None:
             return saved
         if self.default != "ask":
@@ -216,3 +254,44 @@ class TrustResolver:
         if choice.updates:
             self.store.set_many(choice.updates)
         return choice.trusted
+
+
+def default_project_trust(agent_dir: Path) -> DefaultTrust:
+    """The ``defaultProjectTrust`` of the global ``settings.json`` (``"ask"`` when unset)."""
+    settings_path = agent_dir / "settings.json"
+    if not settings_path.is_file():
+        return "ask"
+    try:
+        settings = json.loads(read_text(settings_path))
+    except (OSError, ValueError) as exc:
+        raise ConfigError(f"{settings_path}: {exc}") from None
+    value = settings.get("defaultProjectTrust") if isinstance(settings, dict) else None
+    return value if value in ("always", "never") else "ask"
+
+
+def default_resolver(
+    *, approve: bool | None = None, ask: AskTrust | None = None, agent_dir: Path | None = None
+) -> TrustResolver:
+    """Pi's trust for Pi's agent directory: ``approve`` is ``--approve``/``--no-approve``,
+    ``ask`` how to ask the user (``None``: nobody to ask), and the global settings'
+    ``defaultProjectTrust`` applies.
+
+    :raises ConfigError: the global ``settings.json`` is not valid JSON.
+    """
+    directory = agent_dir if agent_dir is not None else paths.agent_dir()
+    return TrustResolver(
+        ProjectTrustStore(directory),
+        override=approve,
+        default=default_project_trust(directory),
+        ask=ask,
+    )
+
+
+def trusted_without_asking(cwd: Path) -> bool:
+    """Trust as it stands when nobody can be asked: a saved decision or
+    ``defaultProjectTrust``; an undecided folder, or any error reading them, is not
+    trusted."""
+    try:
+        return default_resolver().is_trusted(cwd)
+    except CtxmodesError:
+        return False

@@ -371,7 +371,8 @@ def open_agent(
         session in Pi's directory for ``cwd`` (or ``session_dir``), or the most recent one
         with ``continue_recent``.
     :param settings: effective settings to start from; by default they are loaded for
-        ``cwd`` as the CLI does, with ``mode`` and ``model`` overriding them.
+        ``cwd`` as the CLI does, with ``mode`` and ``model`` overriding them, the project's
+        ``.ctxmodes.toml`` only when ``resources`` trusts the project.
     :param resources: loads context files, ``SYSTEM.md``/``APPEND_SYSTEM.md``, prompt
         templates and skills; by default Pi's agent directory and rules, a project's own
         files only when a saved decision or ``defaultProjectTrust`` trusts it (nobody is
@@ -384,8 +385,12 @@ def open_agent(
     where = Path(cwd if cwd is not None else Path.cwd()).resolve()
     if not where.is_dir():
         raise CtxmodesError(f"no such directory: {where}")
+    if resources is None:
+        resources = default_loader()
     if settings is None:
-        settings = load_settings(cwd=where, cli={"model": model}).settings
+        # The same decision as the resources': a project file loads only when trusted.
+        trusted = resources.trust.is_trusted
+        settings = load_settings(cwd=where, cli={"model": model}, trust=trusted).settings
     elif model is not None:
         settings = settings.model_copy(update={"model": model})
     editor = Editor()
@@ -398,7 +403,7 @@ def open_agent(
         plugins=plugins,
         mode_request=None if mode is None else ModeRequest(mode, confirmed=switch_mode),
         confirm_hint=confirm_hint,
-        resources=resources if resources is not None else default_loader(),
+        resources=resources,
     )
     agent = Agent(host, ui, editor)
     directory = Path(session_dir) if session_dir is not None else None

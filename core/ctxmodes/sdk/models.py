@@ -12,7 +12,9 @@ if TYPE_CHECKING:
 def resolve_model(spec: str, *, cwd: Path | str | None = None) -> Provider:
     """The provider for the model ``spec`` names, found as ``ctxmodes run --model`` finds
     one: the built-in tables, ``[providers.<name>]`` in the configuration for ``cwd``
-    (default: the current directory), and the models that plugins register.
+    (default: the current directory; its project file only when a saved decision or
+    ``defaultProjectTrust`` trusts the folder, as nobody is asked), and the models that
+    plugins register.
 
     :raises CtxmodesError: unknown model, missing credentials, bad spec or configuration.
     """

@@ -527,8 +527,8 @@ _SHORTEST_DEEP_LINE: Final = 2 * (codec.MAX_NESTING + 1)
 
 def _deep_lines(lines: list[bytes]) -> list[int]:
     """Positions of the lines nested too deeply. A line too short to nest that deep is
-    cleared by its length; any other by one pass that keeps its openers, unless it has
-    more than the limit."""
+    cleared by its length, a longer one by counting its openers in one pass; only a line
+    with more openers than the limit has its depth worked out."""
     long = list(compress(range(len(lines)), map(_SHORTEST_DEEP_LINE.__le__, map(len, lines))))
     if not long:
         return []

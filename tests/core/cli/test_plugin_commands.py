@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 import pytest
-from support.cli_rig import ctxmodes, isolate_settings
+from support.cli_rig import ctxmodes, isolate_settings, trust_project
 
 from ctxmodes import CliCommand, hookimpl
 from ctxmodes.cli import COMMAND_MODULES, build_parser
@@ -65,6 +65,7 @@ def test_a_bad_plugins_table_is_one_error_line_from_the_settings_model(
     tmp_path, monkeypatch, capsys
 ):
     isolate_settings(tmp_path, monkeypatch)
+    trust_project(tmp_path, monkeypatch)
     (tmp_path / ".ctxmodes.toml").write_text('[plugins]\nblock = "tree"\n')
     code, out, err = ctxmodes(capsys, "--help")
     assert (code, out) == (1, "")

@@ -28,7 +28,14 @@ def test_run_prints_the_retry_and_ends_with_the_answer(
             'models = [{ id = "m" }]\n'
         )
         code, out, err = ctxmodes(
-            capsys, "run", "--model", "loop/m", "--session", str(tmp_path / "s.jsonl"), "hello"
+            capsys,
+            "run",
+            "--approve",
+            "--model",
+            "loop/m",
+            "--session",
+            str(tmp_path / "s.jsonl"),
+            "hello",
         )
     assert code == 0, err
     lines = out.splitlines()

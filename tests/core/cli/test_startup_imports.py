@@ -54,9 +54,14 @@ print(json.dumps({"code": code, "out": out.getvalue(), "modules": sorted(sys.mod
 """
 
 
-def cold_start(tmp_path: Path, *argv: str, config: str = "") -> dict[str, object]:
+def cold_start(
+    tmp_path: Path, *argv: str, config: str = "", trusted: bool = False
+) -> dict[str, object]:
     env = {key: value for key, value in os.environ.items() if not key.startswith("CTXMODES_")}
     env["CTXMODES_CONFIG_DIR"] = str(tmp_path / "config")
+    env["PI_CODING_AGENT_DIR"] = str(tmp_path / "agent")
+    (tmp_path / "agent").mkdir(exist_ok=True)
+    (tmp_path / "agent" / "trust.json").write_text(json.dumps({str(tmp_path): trusted}))
     (tmp_path / ".ctxmodes.toml").write_text(config)
     done = subprocess.run(
         [sys.executable, "-c", PROBE, *argv],
@@ -99,9 +104,10 @@ def test_a_core_command_loads_no_plugin(tmp_path, argv):
     assert "pluggy" not in modules
 
 
-def test_the_configured_block_list_applies_to_help(tmp_path):
-    result = cold_start(tmp_path, "--help", config='[plugins]\nblock = ["tree"]\n')
-    assert "demo" not in str(result["out"]).split()
+@pytest.mark.parametrize("trusted", [True, False])
+def test_the_block_list_of_a_trusted_project_applies_to_help(tmp_path, trusted):
+    result = cold_start(tmp_path, "--help", config='[plugins]\nblock = ["tree"]\n', trusted=trusted)
+    assert ("demo" in str(result["out"]).split()) is not trusted
     assert "serve" in str(result["out"]).split()
 
 

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from support.cli_rig import trusted
 from support.host_rig import EchoTool, ToolsPlugin, text_response, tool_response
 
 from ctxmodes.abort import AbortSignal
@@ -188,7 +189,9 @@ def test_a_server_requested_wait_is_honoured_up_to_the_cap(make_rig) -> None:
 
 def test_retry_settings_come_from_configuration(tmp_path) -> None:
     (tmp_path / ".ctxmodes.toml").write_text("[retry]\nmaxRetries = 5\nbaseDelayMs = 100\n")
-    settings = load_settings(cwd=tmp_path, environ={"CTXMODES_CONFIG_DIR": str(tmp_path / "u")})
+    settings = load_settings(
+        cwd=tmp_path, environ={"CTXMODES_CONFIG_DIR": str(tmp_path / "u")}, trust=trusted
+    )
     assert settings.settings.retry == RetrySettings(max_retries=5, base_delay_ms=100)
 
 
@@ -280,7 +283,10 @@ def test_provider_request_settings_come_from_configuration(tmp_path, monkeypatch
         'models = [{ id = "m" }]\n'
     )
     loaded = load_settings(
-        cwd=tmp_path, environ={"CTXMODES_CONFIG_DIR": str(tmp_path / "u")}, cli={"model": "loop/m"}
+        cwd=tmp_path,
+        environ={"CTXMODES_CONFIG_DIR": str(tmp_path / "u")},
+        cli={"model": "loop/m"},
+        trust=trusted,
     )
     host = AgentHost.from_settings(loaded.settings)
     provider = host._provider

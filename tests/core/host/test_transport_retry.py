@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from support.cli_process import run_ctxmodes
+from support.cli_rig import trusted
 from support.wire_server import Reply, WireServer, completions_provider, overloaded_then
 
 from ctxmodes.config import load_settings
@@ -54,6 +55,7 @@ def test_a_transport_retry_is_recorded_and_printed_before_the_request_is_resent(
             cwd=tmp_path,
             environ={"CTXMODES_CONFIG_DIR": str(tmp_path / "user")},
             cli={"model": "loop/m"},
+            trust=trusted,
         )
         host = AgentHost.from_settings(loaded.settings)
         seen: list[Any] = []
@@ -96,7 +98,7 @@ def test_a_transport_retry_is_recorded_and_printed_before_the_request_is_resent(
 def test_ctxmodes_run_prints_the_transport_retry(tmp_path: Path) -> None:
     with WireServer(overloaded_then(API, "Recovered")) as server:
         _config(tmp_path, server.base_url, max_retries=1)
-        result = run_ctxmodes(tmp_path, "run", "--model", "loop/m", "hi")
+        result = run_ctxmodes(tmp_path, "run", "--approve", "--model", "loop/m", "hi")
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert lines[0] == "> hi"

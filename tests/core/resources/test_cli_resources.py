@@ -118,14 +118,16 @@ def test_global_templates_expand_without_any_trust(tmp_path: Path, cloned: Path)
     assert user_text(request) == "Say hi to Ada L and and Bob"
 
 
-def test_a_broken_trust_store_is_one_clear_error(tmp_path: Path, cloned: Path) -> None:
+def test_a_broken_trust_store_leaves_the_project_untrusted(tmp_path: Path, cloned: Path) -> None:
+    """Fails closed: a store that cannot be read is not a decision to trust."""
     write(tmp_path / "agent" / "trust.json", "{not json")
-    result = run_cli(
-        tmp_path, ANSWER, "--cwd", str(cloned), "hi", env={"HOME": str(tmp_path / "home")}
-    )
-    assert result.returncode != 0
-    assert "trust store" in result.stderr
-    assert "Traceback" not in result.stderr
+    request, stderr = run(tmp_path, cloned, "hi")
+    assert "PROJECT-SYSTEM-PROMPT" not in request["system_prompt"]
+    warning = next(line for line in stderr.splitlines() if "trust store" in line)
+    assert warning.startswith("Warning: ")
+    assert "not trusted" in warning
+    assert "Traceback" not in stderr
+    assert (tmp_path / "agent" / "trust.json").read_text() == "{not json"
 
 
 def test_resource_warnings_are_printed_by_run(tmp_path: Path, cloned: Path) -> None:

@@ -16,6 +16,7 @@ from ctxmodes.resources.trust import (
     TrustResolver,
     has_trust_requiring_project_resources,
     trust_choices,
+    untrusted_notice,
 )
 
 
@@ -112,3 +113,36 @@ def test_asking_saves_only_lasting_answers(tmp_path: Path) -> None:
     assert str(folder) in asked[0]
     assert not store.path.exists()
     assert TrustResolver(store).is_trusted(folder) is False  # nobody to ask: not trusted
+
+
+def test_a_store_that_cannot_be_read_leaves_the_folder_untrusted(tmp_path: Path) -> None:
+    folder = tmp_path / "clone"
+    (folder / ".pi" / "prompts").mkdir(parents=True)
+    agent = tmp_path / "agent"
+    (agent / "trust.json.lock").mkdir(parents=True)  # held by a process that keeps it
+    asked: list[str] = []
+
+    def ask(question: str, choices: object) -> None:
+        asked.append(question)
+
+    resolver = TrustResolver(ProjectTrustStore(agent), ask=ask)
+    assert resolver.is_trusted(folder) is False
+    assert asked == []  # nothing is asked, so nothing could be saved into the broken store
+    [problem] = resolver.problems
+    assert "locked by another process" in problem
+    assert problem.endswith("the project is not trusted")
+
+
+def test_a_project_configuration_file_needs_a_decision(tmp_path: Path) -> None:
+    folder = tmp_path / "clone"
+    folder.mkdir()
+    (folder / "pyproject.toml").write_text('[project]\nname = "x"\n')
+    assert not has_trust_requiring_project_resources(folder, home=tmp_path)
+    (folder / "pyproject.toml").write_text("[tool.ctxmodes]\nmode = 'tree'\n")
+    assert has_trust_requiring_project_resources(folder, home=tmp_path)
+    (folder / "pyproject.toml").write_text("[tool.ctxmodes\n")  # cannot tell: wait for trust
+    assert has_trust_requiring_project_resources(folder, home=tmp_path)
+    (folder / "pyproject.toml").unlink()
+    (folder / ".ctxmodes.toml").write_text("")
+    assert has_trust_requiring_project_resources(folder, home=tmp_path)
+    assert "(.ctxmodes.toml)" in (untrusted_notice(folder, trusted=False) or "")

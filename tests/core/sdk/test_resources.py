@@ -75,3 +75,20 @@ def test_an_approved_project_expands_everywhere(project: Path, tmp_path: Path) -
         agent.session.send_user_message("/fix 14")
         agent.wait_for_idle()
         assert user_texts(agent) == ["Fix issue 12", "/fix 14"]
+
+
+@pytest.mark.parametrize(("approve", "mode"), [(None, "off"), (True, "tree")])
+def test_the_project_configuration_follows_the_same_trust(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, approve: bool | None, mode: str
+) -> None:
+    """Settings loaded by ``open_agent`` take their trust from ``resources``: one decision."""
+    monkeypatch.setenv("CTXMODES_CONFIG_DIR", str(tmp_path / "config"))
+    write(project / ".ctxmodes.toml", 'mode = "tree"\nmodel = "scripted:none.json"\n')
+    responses = [{"text": "ok"}]
+    with open_agent(
+        cwd=project,
+        provider=ScriptedProvider(Script.model_validate({"responses": responses})),
+        session_dir=tmp_path / "sessions",
+        resources=default_loader(approve=approve),
+    ) as agent:
+        assert agent.mode == mode

@@ -7,14 +7,18 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import time
 from pathlib import Path
 
 import pytest
-from support.tmux import Tmux, ctxmodes_command, private_env, quote
+from support.tmux import WAIT, Tmux, ctxmodes_command, private_env, quote
 
 from ctxmodes.tui.layout import MENU_ROWS
 
-pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+pytestmark = [
+    pytest.mark.slow,  # a real terminal, end to end
+    pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed"),
+]
 
 FOOTER = "scripted/scripted"
 #: A terminal's answer to a cursor-position request, as it shows when echoed.
@@ -34,15 +38,20 @@ def chat_command(work: Path) -> str:
     return f"cd {quote(str(work))} && " + " ".join(quote(part) for part in command)
 
 
+def start_chat(tmux: Tmux, work: Path) -> str:
+    """Type the command that starts the session, as a person would; the first screen."""
+    tmux.type(chat_command(work))
+    tmux.key("Enter")
+    return tmux.wait(FOOTER)
+
+
 def test_no_cursor_position_report_reaches_the_screen_at_start(tmp_path):
     for launch in range(8):
         work = tmp_path / f"launch-{launch}"
         work.mkdir()
         tmux = shell_in_tmux(work)
         try:
-            tmux.type(chat_command(work))
-            tmux.key("Enter")
-            tmux.wait(FOOTER)
+            start_chat(tmux, work)
             tmux.type("hi")
             tmux.key("Enter")
             screen = tmux.wait("hello there")
@@ -57,17 +66,23 @@ def test_the_slash_menu_keeps_its_rows_at_the_bottom_of_the_screen(tmp_path):
     tmux = shell_in_tmux(tmp_path, rows=20)
     try:
         # Fill the screen first: the editor starts on its last rows, as in real use.
-        tmux.type(f"seq 100; {chat_command(tmp_path)}")
+        tmux.type("seq 100")
         tmux.key("Enter")
-        tmux.wait(FOOTER)
+        start_chat(tmux, tmp_path)
         tmux.type("/")
         screen = tmux.wait("/compact")
         menu = [line for line in screen.splitlines() if re.match(r"^\s+/\w", line)]
         assert len(menu) >= 8, screen
         assert len(menu) == MENU_ROWS, screen
         tmux.type("mo")
-        screen = tmux.wait("/model")
-        assert "/compact" not in screen.split("\u203a /mo", 1)[1], screen
+        # The menu narrows to the commands that start so (drawn a moment after the text).
+        deadline = time.monotonic() + WAIT
+        while True:
+            below = tmux.screen().partition("\u203a /mo")[2]
+            if "/model" in below and "/compact" not in below:
+                break
+            assert time.monotonic() < deadline, below
+            time.sleep(0.05)
     finally:
         tmux.close()
 
@@ -79,9 +94,7 @@ def test_keybindings_json_rebinds_the_terminal_s_actions(tmp_path):
     )
     tmux = shell_in_tmux(tmp_path)
     try:
-        tmux.type(chat_command(tmp_path))
-        tmux.key("Enter")
-        screen = tmux.wait(FOOTER)
+        screen = start_chat(tmux, tmp_path)
         assert "tui.input.newLine: 'shift+enter': terminals send the same as 'enter'" in screen
         tmux.key("C-y")
         tmux.wait("Thinking shown in full")
@@ -137,9 +150,7 @@ def test_ctrl_v_pastes_a_clipboard_image_as_a_file_path_then_text(tmp_path, x_di
     )
     tmux = Tmux(["bash", "--norc", "--noprofile"], env, columns=160, rows=40)
     try:
-        tmux.type(chat_command(tmp_path))
-        tmux.key("Enter")
-        tmux.wait(FOOTER)
+        start_chat(tmux, tmp_path)
         tmux.key("C-v")
         screen = tmux.wait(".png")
         pasted = re.search(r"\u203a (\S+ctxmodes-clipboard-\S+\.png)", screen)
@@ -162,9 +173,7 @@ def test_ctrl_v_pastes_a_clipboard_image_as_a_file_path_then_text(tmp_path, x_di
 def test_ctrl_v_without_a_clipboard_says_so(tmp_path):
     tmux = shell_in_tmux(tmp_path)
     try:
-        tmux.type(chat_command(tmp_path))
-        tmux.key("Enter")
-        tmux.wait(FOOTER)
+        start_chat(tmux, tmp_path)
         tmux.key("C-v")
         tmux.wait("Nothing to paste: the clipboard is empty or unreachable")
     finally:

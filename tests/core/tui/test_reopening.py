@@ -15,7 +15,10 @@ from pathlib import Path
 import pytest
 from support.tmux import Tmux, private_env
 
-pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+pytestmark = [
+    pytest.mark.slow,  # a real terminal, end to end
+    pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed"),
+]
 
 PROMPT = "\u203a "  # how the transcript shows a user message
 FOOTER = re.compile(r"scripted/scripted • (\w+) • window (\d+) • (\S+ / \S+ left) • (\$\S+)")

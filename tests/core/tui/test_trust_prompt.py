@@ -1,6 +1,7 @@
 """The trust question of ``ctxmodes chat`` in a real terminal (tmux): a project with its own
-``.pi`` files is asked about before the session opens; the answer decides what loads and,
-unless it was for this session only, is saved in ``trust.json`` for the next start."""
+``.pi`` files or ``.ctxmodes.toml`` is asked about before the session opens; the answer
+decides what loads (its resources and its configuration alike) and, unless it was for this
+session only, is saved in ``trust.json`` for the next start."""
 
 from __future__ import annotations
 
@@ -10,8 +11,12 @@ from pathlib import Path
 
 import pytest
 from support.tmux import Tmux, ctxmodes_command, private_env
+from support.wire_server import Reply, WireServer, text_stream
 
-pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+pytestmark = [
+    pytest.mark.slow,  # a real terminal, end to end
+    pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed"),
+]
 
 
 def start_chat(work: Path, project: Path, *flags: str) -> Tmux:
@@ -81,3 +86,69 @@ def test_no_approve_asks_nothing(tmp_path: Path, project: Path) -> None:
         assert "Trust project folder?" not in screen
     finally:
         tmux.close()
+
+
+def provider(base_url: str, extra: str = "") -> str:
+    return (
+        f'[providers.openai]\napi = "openai-responses"\nbase_url = "{base_url}/v1"\n{extra}'
+        'models = [{ id = "gpt-loopback" }]\n'
+    )
+
+
+@pytest.fixture
+def endpoints():
+    """The user's own endpoint and the one a cloned project points the same provider at,
+    both loopback servers that record every request."""
+    answers = [Reply(text_stream("openai-responses", "ANSWER-FROM-USER-ENDPOINT"))]
+    other = [Reply(text_stream("openai-responses", "ANSWER-FROM-CLONE-ENDPOINT"))]
+    with WireServer(answers) as user, WireServer(other) as clone:
+        yield user, clone
+
+
+def start_configured_chat(work: Path, project: Path, user: WireServer, clone: WireServer) -> Tmux:
+    """``ctxmodes chat`` with the model the user configured; the project's ``.ctxmodes.toml``
+    (and nothing else of its own) redirects that model's provider."""
+    (work / "config").mkdir()
+    (work / "config" / "config.toml").write_text(
+        'model = "openai/gpt-loopback"\nmode = "off"\n'
+        + provider(user.base_url, 'api_key_env = "MY_KEY"\n')
+    )
+    (project / ".ctxmodes.toml").write_text(provider(clone.base_url))
+    env = {**private_env(work), "MY_KEY": "sk-user-secret"}
+    return Tmux(ctxmodes_command("chat", "--cwd", str(project)), env)
+
+
+@pytest.mark.parametrize(
+    ("downs", "answer", "saved"),
+    [
+        (0, "ANSWER-FROM-CLONE-ENDPOINT", True),  # Trust
+        (3, "ANSWER-FROM-USER-ENDPOINT", False),  # Do not trust
+    ],
+)
+def test_the_question_governs_the_project_configuration(
+    tmp_path: Path, endpoints: tuple[WireServer, WireServer], downs: int, answer: str, saved: bool
+) -> None:
+    user, clone = endpoints
+    project = tmp_path / "clone"
+    project.mkdir()
+    tmux = start_configured_chat(tmp_path, project, user, clone)
+    try:
+        screen = tmux.wait("Trust project folder?")
+        assert ".ctxmodes.toml" in screen
+        for _ in range(downs):
+            tmux.key("Down")
+        tmux.key("Enter")
+        screen = tmux.wait("openai/gpt-loopback")
+        assert ("[Project]" in screen) is not saved  # the note on what was left out
+        tmux.type("hello")
+        tmux.key("Enter")
+        tmux.wait(answer)
+    finally:
+        tmux.close()
+    trusted_requests, untrusted_requests = (clone, user) if saved else (user, clone)
+    assert len(trusted_requests.requests) == 1
+    assert untrusted_requests.requests == []
+    if not saved:
+        assert user.requests[0]["headers"]["Authorization"] == "Bearer sk-user-secret"
+    decision = json.loads((tmp_path / "pi" / "trust.json").read_text())
+    assert decision == {str(project.resolve()): saved}

@@ -118,6 +118,8 @@ def test_tracked_state_rebuilds_after_the_leaf_moves(session):
 
 
 def test_persisted_lines_round_trip_byte_for_byte(session, tmp_path):
+    # A session's file is written from its first message on.
+    session.append_message(UserMessage(content="start", timestamp=1))
     state = WindowState.from_branch(session.get_branch())
     session.subscribe(state.observe)
     append_marker(session, state.initial_window_marker())

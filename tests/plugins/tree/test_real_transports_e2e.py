@@ -112,6 +112,7 @@ def test_tree_session_over_each_wire_format_opens_in_pi(
         code, out, err = ctxmodes(
             capsys,
             "run",
+            "--approve",  # the project file configures the loopback provider
             "--mode",
             "tree",
             "--model",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from support.cli_rig import trust_project
 
 import ctxmodes_tree
 from ctxmodes.cli import main
@@ -37,6 +38,7 @@ def test_a_bad_value_names_the_mode_and_key():
 def configured(tmp_path, monkeypatch):
     monkeypatch.setenv("CTXMODES_CONFIG_DIR", str(tmp_path / "user"))
     monkeypatch.chdir(tmp_path)
+    trust_project(tmp_path, monkeypatch)
     return tmp_path / ".ctxmodes.toml"
 
 
