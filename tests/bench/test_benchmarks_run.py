@@ -18,16 +18,6 @@ BENCH = Path(__file__).resolve().parents[2] / "bench"
 sys.path.insert(0, str(BENCH))
 from run_all import BENCHMARKS  # noqa: E402
 
-# Longer than a few seconds at their smoke size: services, real Pi runs, terminals.
-SLOW = {
-    "long_sessions.py",
-    "service.py",
-    "service_load.py",
-    "service_capacity.py",
-    "terminal.py",
-    "provider_streams.py",
-}
-
 
 def _is_script(path: Path) -> bool:
     tree = ast.parse(path.read_text())
@@ -41,10 +31,10 @@ def test_run_all_lists_every_benchmark() -> None:
     assert scripts - {"run_all.py"} == set(BENCHMARKS)
 
 
-@pytest.mark.parametrize(
-    "name",
-    [pytest.param(name, marks=[pytest.mark.slow] if name in SLOW else []) for name in BENCHMARKS],
-)
+# Each benchmark is a process of its own that builds its data: the slow tier (`make test`
+# and CI run them; `make check` does not).
+@pytest.mark.slow
+@pytest.mark.parametrize("name", BENCHMARKS)
 def test_benchmark_runs_at_smoke_size(name: str, tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, str(BENCH / name), "--smoke"],

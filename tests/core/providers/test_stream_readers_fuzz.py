@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -12,6 +13,9 @@ from ctxmodes.providers.apis.anthropic_messages.stream import MessagesStream
 from ctxmodes.providers.apis.google.stream import GenerateStream
 from ctxmodes.providers.catalog import ModelSpec
 from ctxmodes.providers.wire import WireError, WireEvent, new_output
+
+# Fuzzing: the slow tier, outside `make check`.
+pytestmark = pytest.mark.slow
 
 MODEL = ModelSpec.model_validate(
     {"id": "m", "api": "anthropic-messages", "provider": "p", "baseUrl": "http://127.0.0.1:9"}

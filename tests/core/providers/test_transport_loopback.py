@@ -27,7 +27,11 @@ from ctxmodes.providers.http import HttpSeam
 from ctxmodes.providers.transport.call import CallContext
 from ctxmodes.providers.wire import PiContext, StreamOptions, WireEvent
 
-pytestmark = pytest.mark.parametrize("api", ALL_APIS)
+pytestmark = [
+    pytest.mark.parametrize("api", ALL_APIS),
+    # Servers failing in every way: the fault tier, outside `make check`.
+    pytest.mark.faults,
+]
 #: Where each format's endpoint lives under the server (the Anthropic SDK adds ``/v1``;
 #: Vertex takes a custom base URL holding its version, as a proxy would).
 BASE_PATHS = {

@@ -17,6 +17,9 @@ from ctxmodes.windows.note_entries import NOTE_CUSTOM_TYPE
 from ctxmodes_remote.backend import INVALID_ANSWER, REQUEST_FAILED
 from ctxmodes_remote.results import PLAINTEXT_REFUSED
 
+# Backends failing in every way: the fault tier, outside `make check`.
+pytestmark = pytest.mark.faults
+
 NOTE = "rotate the signing key on host bravo-77"
 
 

@@ -12,6 +12,9 @@ import pytest
 from support.serve_process import ServeProcess, create_token
 from support.service_rig import turn_headers
 
+# Compression bombs and stalled bodies: the fault tier, outside `make check`.
+pytestmark = pytest.mark.faults
+
 zstd = pytest.importorskip("backports.zstd", reason="zstd needs the serve extra on Python < 3.14")
 
 #: The service's default body limit (``MAX_BODY_BYTES``).
