@@ -310,10 +310,14 @@ class AuthResolver:
     ) -> ResolvedAuth | None:
         scope = dict(scoped or {})
         if provider.startswith("cloudflare-"):
+            # A key without its account (or gateway) still resolves: the request then finds
+            # its endpoint incomplete and says which value is missing.
             key = self._variable("CLOUDFLARE_API_KEY", scoped)
-            if key is None or self._ambient_source(provider, scoped) is None:
-                return None
-            return self._cloudflare(provider, key, scoped, "CLOUDFLARE_API_KEY")
+            return (
+                None
+                if key is None
+                else self._cloudflare(provider, key, scoped, "CLOUDFLARE_API_KEY")
+            )
         names = env_keys(provider)
         if provider == "anthropic" and self._variable(ANTHROPIC_AUTH_TOKEN, scoped):
             token = self._variable(ANTHROPIC_AUTH_TOKEN, scoped)

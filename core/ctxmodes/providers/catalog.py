@@ -30,6 +30,9 @@ from ctxmodes.errors import CtxmodesError
 Api = Literal["openai-responses", "openai-codex-responses", "openai-completions"]
 #: Pi's thinking levels, lowest first.
 THINKING_LEVELS: tuple[str, ...] = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
+#: The ``{NAME}`` placeholders of Pi's endpoints that a call's settings fill in (Cloudflare's
+#: account and AI Gateway, from the credential's ``env`` or the environment).
+ENDPOINT_PLACEHOLDERS: tuple[str, ...] = ("CLOUDFLARE_ACCOUNT_ID", "CLOUDFLARE_GATEWAY_ID")
 
 
 class _PiShaped(BaseModel):
@@ -125,14 +128,19 @@ class ModelSpec(_PiShaped):
 
     def on_account(self, env: Mapping[str, str] | None) -> ModelSpec:
         """The model with the account placeholders of its endpoint filled in from the
-        call's settings (Pi's Cloudflare ``{CLOUDFLARE_ACCOUNT_ID}``/``{…_GATEWAY_ID}``)."""
+        call's settings (Pi's Cloudflare ``{CLOUDFLARE_ACCOUNT_ID}``/``{…_GATEWAY_ID}``);
+        a placeholder without a value stays, as in Pi (:meth:`unfilled_placeholders`)."""
         if not env or "{" not in self.base_url:
             return self
         base_url = self.base_url
-        for name in ("CLOUDFLARE_ACCOUNT_ID", "CLOUDFLARE_GATEWAY_ID"):
+        for name in ENDPOINT_PLACEHOLDERS:
             if env.get(name):
                 base_url = base_url.replace(f"{{{name}}}", env[name])
         return self if base_url == self.base_url else self.model_copy(update={"base_url": base_url})
+
+    def unfilled_placeholders(self) -> list[str]:
+        """The account placeholders still in the endpoint (no value was given for them)."""
+        return [name for name in ENDPOINT_PLACEHOLDERS if f"{{{name}}}" in self.base_url]
 
     def supported_thinking_levels(self) -> list[str]:
         """The levels this model accepts (pi-ai's ``getSupportedThinkingLevels``)."""

@@ -155,11 +155,28 @@ class HttpModelProvider(Provider):
             raise ProviderError(f"No API key for provider: {self._model.provider}{hint}")
         return auth
 
+    def _account_model(self, auth: ResolvedAuth) -> ModelSpec:
+        """The model on the endpoint ``auth``'s settings pick (Pi's ``resolveCloudflareModel``).
+
+        :raises ProviderError: a placeholder of the endpoint has no value, where Pi finds the
+            provider not configured (it never sends to a placeholder URL).
+        """
+        model = self._model.on_account(auth.env)
+        missing = model.unfilled_placeholders()
+        if missing:
+            hint = f"; {self._hint}" if self._hint else ""
+            raise ProviderError(
+                f"Provider is not configured: {model.provider} "
+                f"({' and '.join(missing)} not set){hint}"
+            )
+        return model
+
     def check_credentials(self) -> None:
-        self._credentials()
+        self._account_model(self._credentials())
 
     def stream(self, request: ModelRequest, signal: AbortSignal) -> Iterator[StreamEvent]:
         auth = self._credentials()
+        model = self._account_model(auth)
         key = auth.api_key
         context = PiContext(
             system_prompt=request.system_prompt or None,
@@ -207,7 +224,6 @@ class HttpModelProvider(Provider):
 
         def work() -> None:
             try:
-                model = self._model.on_account(options.env)
                 queue.put(stream_function(model.api)(model, context, options, call))
             except BaseException as error:  # handed to the consuming thread
                 queue.put(error)

@@ -11,10 +11,11 @@ import httpx
 import pytest
 
 from ctxmodes.abort import AbortController
-from ctxmodes.providers.base import ModelRequest, StreamError
+from ctxmodes.providers.base import ModelRequest, ProviderError, StreamError
 from ctxmodes.providers.builtin import default_model_provider
 from ctxmodes.providers.catalog import ModelCatalog, builtin_models
 from ctxmodes.providers.http import HttpSeam
+from ctxmodes.providers.login import save_api_key
 from ctxmodes.session.models import UserMessage
 
 
@@ -84,3 +85,81 @@ def test_cloudflare_accounts_fill_the_endpoint_and_the_gateway_takes_its_own_hea
     assert seen[0].url.path.startswith("/v1/acct-9/gw-3/")
     assert seen[0].headers["cf-aig-authorization"] == "Bearer cf-key-123"
     assert "authorization" not in seen[0].headers
+
+
+def _gateway_model(api: str) -> str:
+    return next(
+        m.ref
+        for m in ModelCatalog(builtin_models())
+        if m.provider == "cloudflare-ai-gateway" and m.api == api
+    )
+
+
+@pytest.mark.parametrize(
+    ("api", "path"),
+    [
+        ("anthropic-messages", "/v1/acct-7/gw-2/anthropic/v1/messages"),
+        ("openai-responses", "/v1/acct-7/gw-2/openai/responses"),
+        ("openai-completions", "/v1/acct-7/gw-2/compat/chat/completions"),
+    ],
+)
+def test_a_gateway_login_fills_the_endpoint_of_every_wire_format(
+    dirs: Path, monkeypatch: pytest.MonkeyPatch, api: str, path: str
+) -> None:
+    # Other values in the environment lose to the ones stored with the key (Pi's ``env``).
+    monkeypatch.setenv("CLOUDFLARE_ACCOUNT_ID", "acct-from-env")
+    monkeypatch.setenv("CLOUDFLARE_API_KEY", "cf-env-key")
+    save_api_key(
+        "cloudflare-ai-gateway",
+        "cf-stored-key",
+        {"CLOUDFLARE_ACCOUNT_ID": "acct-7", "CLOUDFLARE_GATEWAY_ID": "gw-2"},
+    )
+    seen, error = _send(_gateway_model(api), dirs)
+    assert seen[0].url.host == "gateway.ai.cloudflare.com"
+    assert seen[0].url.path == path
+    assert seen[0].headers["cf-aig-authorization"] == "Bearer cf-stored-key"
+    assert "authorization" not in seen[0].headers
+    assert "x-api-key" not in seen[0].headers
+    assert "cf-stored-key" not in str(error.message.error_message)
+
+
+def test_a_stored_key_takes_its_account_from_the_environment(
+    dirs: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Pi merges per value: a credential holding only the key finds the account outside it.
+    monkeypatch.setenv("CLOUDFLARE_ACCOUNT_ID", "acct-env")
+    save_api_key("cloudflare-workers-ai", "cf-stored-key")
+    seen, _error = _send("cloudflare-workers-ai/@cf/moonshotai/kimi-k2.6", dirs)
+    assert seen[0].url.path == "/client/v4/accounts/acct-env/ai/v1/chat/completions"
+    assert seen[0].headers["authorization"] == "Bearer cf-stored-key"
+
+
+@pytest.mark.parametrize("stored", [True, False])
+def test_a_missing_account_or_gateway_is_an_error_and_nothing_is_sent(
+    dirs: Path, monkeypatch: pytest.MonkeyPatch, stored: bool
+) -> None:
+    if stored:
+        save_api_key("cloudflare-ai-gateway", "cf-key", {"CLOUDFLARE_ACCOUNT_ID": "acct-7"})
+    else:
+        monkeypatch.setenv("CLOUDFLARE_API_KEY", "cf-key")
+        monkeypatch.setenv("CLOUDFLARE_ACCOUNT_ID", "acct-7")
+    seen: list[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        return httpx.Response(500)
+
+    model = ModelCatalog(builtin_models()).get(_gateway_model("openai-responses"))
+    provider = default_model_provider(model, seam=HttpSeam(transport=httpx.MockTransport(handler)))
+    expected = (
+        "Provider is not configured: cloudflare-ai-gateway (CLOUDFLARE_GATEWAY_ID not set); "
+        "set CLOUDFLARE_API_KEY and CLOUDFLARE_ACCOUNT_ID and CLOUDFLARE_GATEWAY_ID, "
+        "or run `ctxmodes login cloudflare-ai-gateway`"
+    )
+    with pytest.raises(ProviderError) as checked:
+        provider.check_credentials()
+    assert str(checked.value) == expected
+    request = ModelRequest(system_prompt="s", messages=[UserMessage(content="hi", timestamp=1)])
+    with pytest.raises(ProviderError, match="CLOUDFLARE_GATEWAY_ID not set"):
+        list(provider.stream(request, AbortController().signal))
+    assert seen == []
