@@ -25,10 +25,7 @@ class LiveRegion:
     def __init__(self) -> None:
         #: The reply streaming now (its tail is what the live region shows).
         self.text = ""
-        #: Characters of thinking streamed for this reply (only their count is shown while
-        #: thinking is collapsed).
-        self.thinking = 0
-        #: The thinking text itself, shown while :attr:`show_thinking` is on.
+        #: The thinking streamed for this reply (while collapsed, only its length is shown).
         self.thinking_text = ""
         #: Ctrl+T: thinking is shown in full rather than as a one-line count.
         self.show_thinking = False
@@ -46,12 +43,16 @@ class LiveRegion:
 
     def reset(self) -> None:
         """A new reply starts (or the last one ended): nothing of it is shown."""
-        self.text, self.thinking, self.thinking_text = "", 0, ""
+        self.text, self.thinking_text = "", ""
         self._splitter = BlockSplitter()
         self._thinking_printed = False
 
+    @property
+    def thinking(self) -> int:
+        """Characters of thinking streamed for this reply."""
+        return len(self.thinking_text)
+
     def add_thinking(self, text: str) -> None:
-        self.thinking += len(text)
         self.thinking_text += text
 
     def tool_started(self, name: str) -> None:

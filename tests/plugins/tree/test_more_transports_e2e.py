@@ -1,12 +1,16 @@
-"""End to end on the Mistral, Azure OpenAI and Bedrock wire formats: ``ctxmodes run --mode
-tree`` with a catalog model, its endpoint moved onto the oracle's canned server
-(``provider_oracle.mjs --serve``) by Pi's ``models.json`` or the provider's own variables,
-through two rollovers, a notes read and a history search; the session then opens in the
-real Pi with the same context.
+"""End to end on the Anthropic, Gemini, Vertex, Mistral, Azure OpenAI and Bedrock wire
+formats: ``ctxmodes run --mode tree`` with a catalog model, its endpoint moved onto the
+oracle's canned server (``provider_oracle.mjs --serve``) by Pi's ``models.json`` or the
+provider's own variables, through two rollovers, a notes read and a history search; the
+session then opens in the real Pi with the same context.
 
 The canned answers are the demo conversation written in each format's wire encoding, served
 in the order Tree asks for them: a turn per request, and after each ``new_context`` call the
-summary of the window it leaves behind.
+summary of the window it leaves behind. The Anthropic and Gemini answers take the shape of the
+oracle's recorded cases (pings and cache usage in Anthropic's events, Gemini's ``\\r\\n``
+framing with its function calls and finish reason in one chunk), unlike the project's own
+loopback server in ``test_real_transports_e2e``. On those formats the window marker travels
+in the system channel.
 """
 
 from __future__ import annotations
@@ -29,6 +33,9 @@ from ctxmodes_tree.demo import CODE_NAME, DEMO_SCRIPT, PROMPT
 
 ARCHIVE = "codex-context-tree-archive"
 MODELS = {
+    "anthropic-messages": "anthropic/claude-sonnet-4-5",
+    "google-generative-ai": "google/gemini-2.5-flash",
+    "google-vertex": "google-vertex/gemini-2.5-flash",
     "mistral-conversations": "mistral/mistral-small-latest",
     "azure-openai-responses": "azure-openai-responses/gpt-5.1",
     "bedrock-converse-stream": "amazon-bedrock/us.anthropic.claude-sonnet-4-5-20250929-v1:0",
@@ -66,6 +73,67 @@ def _azure(text: str, calls: list[dict[str, Any]]) -> dict[str, Any]:
     return {"sse": b"".join(frames).decode()}
 
 
+def _anthropic_event(event: dict[str, Any]) -> str:
+    return f"event: {event['type']}\ndata: {json.dumps(event, separators=(',', ':'))}\n\n"
+
+
+def _anthropic(text: str, calls: list[dict[str, Any]]) -> dict[str, Any]:
+    usage = {
+        "input_tokens": 900,
+        "cache_creation_input_tokens": 0,
+        "cache_read_input_tokens": 0,
+        "cache_creation": {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 0},
+        "output_tokens": 1,
+        "service_tier": "standard",
+    }
+    message = {
+        "model": "claude-sonnet-4-5-20250929",
+        "id": "msg_loopback",
+        "type": "message",
+        "role": "assistant",
+        "content": [],
+        "stop_reason": None,
+        "stop_sequence": None,
+        "usage": usage,
+    }
+    events: list[dict[str, Any]] = [{"type": "message_start", "message": message}]
+    blocks: list[tuple[dict[str, Any], dict[str, Any]]] = []
+    if text:
+        blocks.append(({"type": "text", "text": ""}, {"type": "text_delta", "text": text}))
+    for index, call in enumerate(calls):
+        block = {"type": "tool_use", "id": f"toolu_{index:02d}", "name": call["name"], "input": {}}
+        delta = {"type": "input_json_delta", "partial_json": json.dumps(call["arguments"])}
+        blocks.append((block, delta))
+    for index, (block, delta) in enumerate(blocks):
+        events.append({"type": "content_block_start", "index": index, "content_block": block})
+        events.append({"type": "ping"})
+        events.append({"type": "content_block_delta", "index": index, "delta": delta})
+        events.append({"type": "content_block_stop", "index": index})
+    final_usage = {
+        "input_tokens": 900,
+        "cache_creation_input_tokens": 0,
+        "cache_read_input_tokens": 0,
+        "output_tokens": 20,
+    }
+    stop = {"stop_reason": "tool_use" if calls else "end_turn", "stop_sequence": None}
+    events.append({"type": "message_delta", "delta": stop, "usage": final_usage})
+    events.append({"type": "message_stop"})
+    return {"sse": "".join(_anthropic_event(event) for event in events)}
+
+
+def _gemini(text: str, calls: list[dict[str, Any]]) -> dict[str, Any]:
+    parts: list[dict[str, Any]] = [{"text": text}] if text else []
+    parts += [{"functionCall": {"name": c["name"], "args": c["arguments"]}} for c in calls]
+    usage = {"promptTokenCount": 900, "candidatesTokenCount": 20, "totalTokenCount": 920}
+    chunk = {
+        "candidates": [{"content": {"parts": parts, "role": "model"}, "finishReason": "STOP"}],
+        "usageMetadata": usage,
+        "modelVersion": "gemini-2.5-flash",
+        "responseId": "loopback",
+    }
+    return {"sse": f"data: {json.dumps(chunk)}\r\n\r\n"}
+
+
 def _event(kind: str, payload: dict[str, Any]) -> dict[str, Any]:
     headers = {":event-type": kind, ":content-type": "application/json", ":message-type": "event"}
     return {"headers": headers, "payload": json.dumps(payload)}
@@ -93,6 +161,9 @@ def _bedrock(text: str, calls: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 ENCODERS = {
+    "anthropic-messages": _anthropic,
+    "google-generative-ai": _gemini,
+    "google-vertex": _gemini,
     "mistral-conversations": _mistral,
     "azure-openai-responses": _azure,
     "bedrock-converse-stream": _bedrock,
@@ -115,17 +186,33 @@ def _answers(api: str) -> list[dict[str, Any]]:
     return answers
 
 
-def _configure(api: str, base_url: str, agent: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    provider = MODELS[api].split("/", 1)[0]
+#: The variable each provider's key is read from, for the formats Pi's ``models.json`` moves.
+KEY_VARIABLES = {
+    "anthropic-messages": "ANTHROPIC_API_KEY",
+    "google-generative-ai": "GEMINI_API_KEY",
+    "google-vertex": "GOOGLE_CLOUD_API_KEY",
+    "mistral-conversations": "MISTRAL_API_KEY",
+    "bedrock-converse-stream": "AWS_BEARER_TOKEN_BEDROCK",
+}
+
+#: Where the endpoint lives under the server when the catalog's base URL is a template (Vertex
+#: takes a custom base URL holding its version and location, as a proxy would).
+TEMPLATE_PATHS = {"google-vertex": "/v1/projects/loop/locations/global"}
+
+
+def _configure(
+    api: str, ready: dict[str, Any], agent: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     if api == "azure-openai-responses":
-        monkeypatch.setenv("AZURE_OPENAI_BASE_URL", base_url)
+        monkeypatch.setenv("AZURE_OPENAI_BASE_URL", ready["modelBaseUrl"])
         monkeypatch.setenv("AZURE_OPENAI_API_KEY", "azure-loopback-key")
         return
+    provider = MODELS[api].split("/", 1)[0]
+    base_url = (
+        ready["baseUrl"] + TEMPLATE_PATHS[api] if api in TEMPLATE_PATHS else ready["modelBaseUrl"]
+    )
     (agent / "models.json").write_text(json.dumps({"providers": {provider: {"baseUrl": base_url}}}))
-    if api == "mistral-conversations":
-        monkeypatch.setenv("MISTRAL_API_KEY", "mistral-loopback-key")
-    else:
-        monkeypatch.setenv("AWS_BEARER_TOKEN_BEDROCK", "bedrock-loopback-key")
+    monkeypatch.setenv(KEY_VARIABLES[api], f"{provider}-loopback-key")
 
 
 def _first_line(path: Path, process: subprocess.Popen[str]) -> str:
@@ -175,7 +262,7 @@ def test_tree_session_over_the_wire_format_opens_in_pi(
     try:
         assert server.stdin is not None
         ready = json.loads(_first_line(record, server))
-        _configure(api, ready["baseUrl"], agent, monkeypatch)
+        _configure(api, ready, agent, monkeypatch)
         session_file = tmp_path / "session.jsonl"
         code, out, err = ctxmodes(
             capsys,
@@ -209,10 +296,20 @@ def test_tree_session_over_the_wire_format_opens_in_pi(
     turn = next(body for body in bodies if "tools" in body or "toolConfig" in body)
     if api == "bedrock-converse-stream":
         names = [tool["toolSpec"]["name"] for tool in turn["toolConfig"]["tools"]]
+    elif api.startswith("google-"):
+        (tools,) = turn["tools"]
+        names = [tool["name"] for tool in tools["functionDeclarations"]]
     elif api == "mistral-conversations":
         names = [tool["function"]["name"] for tool in turn["tools"]]
     else:
         names = [tool["name"] for tool in turn["tools"]]
     assert {"history", "notes", "new_context"} <= set(names)
+    # Without a developer role the window marker follows the system prompt in its own block.
+    if api == "anthropic-messages":
+        system = [block["text"] for block in turn["system"][1:]]
+        assert any("Current context window id:" in text for text in system)
+    elif api.startswith("google-"):
+        system = [part["text"] for part in turn["systemInstruction"]["parts"][1:]]
+        assert any("Current context window id:" in text for text in system)
 
     assert_pi_sees_the_same(pi, session_file, manager)
