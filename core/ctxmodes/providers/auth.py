@@ -313,11 +313,9 @@ class AuthResolver:
             # A key without its account (or gateway) still resolves: the request then finds
             # its endpoint incomplete and says which value is missing.
             key = self._variable("CLOUDFLARE_API_KEY", scoped)
-            return (
-                None
-                if key is None
-                else self._cloudflare(provider, key, scoped, "CLOUDFLARE_API_KEY")
-            )
+            if key is None:
+                return None
+            return self._cloudflare(provider, key, scoped, "CLOUDFLARE_API_KEY")
         names = env_keys(provider)
         if provider == "anthropic" and self._variable(ANTHROPIC_AUTH_TOKEN, scoped):
             token = self._variable(ANTHROPIC_AUTH_TOKEN, scoped)

@@ -158,8 +158,8 @@ class HttpModelProvider(Provider):
     def _account_model(self, auth: ResolvedAuth) -> ModelSpec:
         """The model on the endpoint ``auth``'s settings pick (Pi's ``resolveCloudflareModel``).
 
-        :raises ProviderError: a placeholder of the endpoint has no value, where Pi finds the
-            provider not configured (it never sends to a placeholder URL).
+        :raises ProviderError: a placeholder of the endpoint has no value: Pi's credential
+            resolution then finds the provider not configured and sends nothing.
         """
         model = self._model.on_account(auth.env)
         missing = model.unfilled_placeholders()
