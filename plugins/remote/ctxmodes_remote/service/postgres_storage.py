@@ -50,6 +50,15 @@ _T = TypeVar("_T")
 #: First key of the ``pg_advisory_xact_lock`` that orders note writes to one session (the
 #: second is a hash of the session).
 _NOTES_LOCK = 0x6E6F7465
+#: First key of the lock that orders history appends to one agent of one session (the second
+#: is a hash of the three names).
+HISTORY_LOCK = 0x68697374
+
+
+def history_lock_scope(account_id: str, session_id: str, agent: str) -> str:
+    """What :data:`HISTORY_LOCK`'s second key hashes (``hashtext``)."""
+    return f"{account_id}/{session_id}/{agent}"
+
 
 #: ``pg_advisory_xact_lock`` key of the migrations (any constant shared by all processes).
 _MIGRATION_LOCK = 0x637478_6D6F6465
@@ -422,6 +431,13 @@ class PostgresStorage:
             return []
 
         def insert(connection: psycopg.Connection) -> list[bool]:
+            # Appends to one agent's history take turns (the lock lasts until commit), so
+            # sequence numbers follow commit order: a reader asking for the items after the
+            # last one it saw never misses an item that committed late with a smaller number.
+            connection.execute(
+                "SELECT pg_advisory_xact_lock(%s, hashtext(%s))",
+                (HISTORY_LOCK, history_lock_scope(account_id, session_id, agent)),
+            )
             new: list[bool] = []
             for item in items:
                 cursor = connection.execute(

@@ -253,3 +253,45 @@ def test_an_unreachable_database_is_one_clear_error(tmp_path):
         open_storage(tmp_path, "postgresql://nobody@127.0.0.1:9/none?connect_timeout=2")
     with pytest.raises(StorageUnavailableError, match="postgresql:// URL"):
         open_storage(tmp_path, "mysql://x")
+
+
+def test_postgres_history_appends_to_one_agent_take_turns_until_commit(postgres_url, tmp_path):
+    """Sequence numbers follow commit order within an agent's history: an append waits while
+    another transaction holds that agent's turn, so a reader asking for the items after the
+    last it saw cannot miss one that commits late with a smaller number."""
+    import threading
+
+    import psycopg
+
+    from ctxmodes_remote.service.postgres_storage import HISTORY_LOCK, history_lock_scope
+
+    storage = SealedStorage(open_storage(tmp_path, postgres_url), KEYS)
+    try:
+        storage.append_history_items("a", "s1", "/root", [RecordedItem("w0", "m0", "user", "x")])
+        finished: dict[str, threading.Event] = {
+            "/root": threading.Event(),
+            "/other": threading.Event(),
+        }
+
+        def append(agent: str) -> None:
+            storage.append_history_items("a", "s1", agent, [RecordedItem("w0", "m1", "user", "y")])
+            finished[agent].set()
+
+        with psycopg.connect(postgres_url) as holder:
+            with holder.transaction():
+                holder.execute(
+                    "SELECT pg_advisory_xact_lock(%s, hashtext(%s))",
+                    (HISTORY_LOCK, history_lock_scope("a", "s1", "/root")),
+                )
+                threads = [threading.Thread(target=append, args=(a,)) for a in finished]
+                for thread in threads:
+                    thread.start()
+                assert finished["/other"].wait(10), "another agent's history does not wait"
+                assert not finished["/root"].wait(0.5), "the same agent's append went ahead"
+            # The holder committed: the waiting append goes through.
+            assert finished["/root"].wait(10)
+        for thread in threads:
+            thread.join(10)
+        assert [i.content for _, i in storage.history_items("a", "s1", "/root")] == ["x", "y"]
+    finally:
+        storage.close()
