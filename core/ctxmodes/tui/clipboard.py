@@ -39,8 +39,13 @@ def _run(command: Sequence[str], timeout: float) -> bytes | None:
     return result.stdout if result.returncode == 0 else None
 
 
+def _base_type(kind: str) -> str:
+    """A MIME type without its parameters (``image/png;charset=…`` → ``image/png``)."""
+    return kind.split(";")[0].strip().lower()
+
+
 def _preferred(offered: list[str]) -> str | None:
-    bases = {kind.split(";")[0].strip().lower(): kind for kind in offered}
+    bases = {_base_type(kind): kind for kind in offered}
     for kind in IMAGE_TYPES:
         if kind in bases:
             return bases[kind]
@@ -60,7 +65,7 @@ def read_image(environ: Mapping[str, str] | None = None) -> tuple[bytes, str] | 
         if kind is not None:
             data = _run(["wl-paste", "--type", kind, "--no-newline"], READ_TIMEOUT_SECONDS)
             if data:
-                return data, kind.split(";")[0].strip().lower()
+                return data, _base_type(kind)
     if env.get("DISPLAY"):
         targets = _run(
             ["xclip", "-selection", "clipboard", "-t", "TARGETS", "-o"], LIST_TIMEOUT_SECONDS
@@ -71,7 +76,7 @@ def read_image(environ: Mapping[str, str] | None = None) -> tuple[bytes, str] | 
                 ["xclip", "-selection", "clipboard", "-t", kind, "-o"], READ_TIMEOUT_SECONDS
             )
             if data:
-                return data, kind.split(";")[0].strip().lower()
+                return data, _base_type(kind)
     return None
 
 
