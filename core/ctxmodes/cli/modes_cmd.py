@@ -5,13 +5,12 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from ctxmodes.cli.core_commands import add_command_parser
 from ctxmodes.cli.options import add_mode_option, add_trust_options, command_settings
 
 
 def register(subparsers: Any) -> None:
-    parser: argparse.ArgumentParser = subparsers.add_parser(
-        "modes", help="list installed context-management modes"
-    )
+    parser = add_command_parser(subparsers, "modes")
     add_mode_option(parser)
     add_trust_options(parser)
     parser.set_defaults(handler=run)

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from ctxmodes.config import LoadedSettings, Settings
     from ctxmodes.resources import ResourceLoader
     from ctxmodes.resources.trust import AskTrust, TrustResolver
@@ -14,6 +15,27 @@ if TYPE_CHECKING:
 
 #: How the command line confirms a change of a session's recorded mode.
 CONFIRM_SWITCH = "pass --switch-mode to switch"
+
+
+def add_session_choice(parser: argparse.ArgumentParser) -> None:
+    """``--session``, ``-c`` and ``-r``: which session the interactive session opens (also
+    options of a bare ``ctxmodes``, as of ``pi``)."""
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument(
+        "--session",
+        metavar="PATH|ID",
+        help="the session to open: a .jsonl file, or a session id or its beginning",
+    )
+    where.add_argument(
+        "-c",
+        "--continue",
+        dest="continue_recent",
+        action="store_true",
+        help="continue the most recent session of the working directory",
+    )
+    where.add_argument(
+        "-r", "--resume", action="store_true", help="pick a session of the working directory"
+    )
 
 
 def add_mode_option(parser: argparse.ArgumentParser) -> None:
@@ -97,6 +119,8 @@ def agent_settings(args: argparse.Namespace, trust: TrustResolver) -> tuple[Path
 
     :raises CtxmodesError: the directory does not exist, or no model is configured.
     """
+    from pathlib import Path
+
     from ctxmodes.config import load_settings
     from ctxmodes.errors import CtxmodesError
 
