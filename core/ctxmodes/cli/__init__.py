@@ -79,17 +79,18 @@ def _configured_plugins() -> pluggy.PluginManager:
     """The configured entry-point plugins, built for their commands alone: every start of
     the command line pays for this, so it neither validates the whole configuration
     (pydantic) nor registers the core's default plugins, whose commands are the core's."""
-    from ctxmodes.config_sources import read_plugin_lists
+    from ctxmodes.config_sources import read_startup_settings
     from ctxmodes.plugins import PluginSelection, make_plugin_manager
 
-    lists = read_plugin_lists()
-    if lists is None:  # an unusual [plugins] table: the settings model words the error
+    # Nobody is asked about trust here: a saved decision or defaultProjectTrust decides.
+    startup = read_startup_settings()
+    if startup is None:  # an unusual value: the settings model words the error
         from ctxmodes.config import load_settings
 
         plugins = load_settings().settings.plugins
-        lists = plugins.allow, plugins.block
-    allow, block = lists
-    selection = PluginSelection.from_env(allow=allow, block=block)
+        selection = PluginSelection.from_env(allow=plugins.allow, block=plugins.block)
+    else:
+        selection = PluginSelection.from_env(allow=startup.allow, block=startup.block)
     return make_plugin_manager(selection=selection, default_plugins=())
 
 

@@ -36,7 +36,7 @@ def run_show(args: argparse.Namespace) -> int:
 
     trust = run_trust(args)
     loaded = load_settings(cli=cli_overrides(args), trust=trust.is_trusted)
-    notes = trust_lines(trust, loaded)
+    notes = trust_lines(trust, loaded.skipped)
     settings = loaded.settings
     flat = flatten(settings.model_dump(exclude={"modes"}))
     flat.update(_mode_settings(settings))
