@@ -13,7 +13,8 @@ plugin modules themselves must stay import-light to keep close to it. The
 "importlib.metadata scan" row is what the same scan costs through the standard library,
 which ctxmodes does not use for it (see :mod:`ctxmodes.plugin_discovery`).
 
-The interpreters run as an installed ctxmodes runs: with its compiled bytecode. The
+The interpreters run in an empty directory (a project without ctxmodes configuration), as
+an installed ctxmodes runs: with its compiled bytecode. The
 warm-up round writes it to a private cache (``PYTHONPYCACHEPREFIX``), so the figures do not
 depend on whether the checkout's ``__pycache__`` folders exist, and a shell that sets
 ``PYTHONDONTWRITEBYTECODE`` does not turn every start into a compilation of every module.
@@ -62,23 +63,26 @@ COMMANDS: dict[str, list[str]] = {
 BASELINE = "python -c pass"
 
 
-def _wall(argv: list[str], env: dict[str, str]) -> float:
+def _wall(argv: list[str], env: dict[str, str], cwd: str) -> float:
     started = time.perf_counter()
-    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    quiet = subprocess.DEVNULL
+    subprocess.run(argv, check=True, stdout=quiet, stderr=quiet, env=env, cwd=cwd)
     return time.perf_counter() - started
 
 
 def measure(rounds: int) -> dict[str, list[float]]:
     commands = {name: argv for name, argv in COMMANDS.items() if Path(argv[0]).exists()}
     samples: dict[str, list[float]] = {name: [] for name in commands}
-    with tempfile.TemporaryDirectory(prefix="ctxmodes-bytecode-") as cache:
+    with tempfile.TemporaryDirectory(prefix="ctxmodes-startup-") as scratch:
         env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-        env["PYTHONPYCACHEPREFIX"] = cache
+        env["PYTHONPYCACHEPREFIX"] = os.path.join(scratch, "bytecode")
+        project = os.path.join(scratch, "project")
+        os.mkdir(project)
         for argv in commands.values():  # one warm-up each: write bytecode, fill the page cache
-            _wall(argv, env)
+            _wall(argv, env, project)
         for _ in range(rounds):
             for name, argv in commands.items():
-                samples[name].append(_wall(argv, env))
+                samples[name].append(_wall(argv, env, project))
     return samples
 
 
