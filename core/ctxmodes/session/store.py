@@ -19,7 +19,7 @@ from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from itertools import compress
+from itertools import compress, filterfalse
 from operator import ne
 from typing import Any, Final
 
@@ -257,7 +257,12 @@ class EntryTable:
 
     def path_to(self, index: int) -> list[int]:
         """Indexes from the root to ``index`` (inclusive), following parent links."""
-        path: list[int] = []
+        return list(self.path_array(index))
+
+    def path_array(self, index: int) -> array[int]:
+        """:meth:`path_to` as machine integers: 8 bytes an entry instead of ~40 for a list of
+        ``int`` objects, which a path of a million entries would cost."""
+        path = array("q")
         for run in self.path_runs(index):
             path.extend(run)
         return path
@@ -287,12 +292,10 @@ class EntryTable:
 
     # ----------------------------------------------------------------------- decoding
 
-    def message_sources(self, indexes: Iterable[int]) -> list[int]:
+    def message_sources(self, indexes: Sequence[int]) -> array[int]:
         """Those of ``indexes`` whose entries project to a context message (no decoding)."""
-        types = self.types
-        bare = self.bare
-        bearing = MESSAGE_BEARING_TYPES
-        return [i for i in indexes if types[i] in bearing and i not in bare]
+        bearing = map(MESSAGE_BEARING_TYPES.__contains__, map(self.types.__getitem__, indexes))
+        return array("q", filterfalse(self.bare.__contains__, compress(indexes, bearing)))
 
     def entry(self, index: int) -> JsonObject:
         """The stored JSON object of entry ``index`` (cached; callers must not modify it)."""
@@ -526,7 +529,7 @@ class ActivePath:
 
     def __init__(self, table: EntryTable, leaf: int | None) -> None:
         self._table = table
-        self.indexes: list[int] = [] if leaf is None else table.path_to(leaf)
+        self.indexes: array[int] = array("q") if leaf is None else table.path_array(leaf)
         self._positions: dict[int, int] | None = None
 
     @property
@@ -558,7 +561,7 @@ class ActivePath:
     def move_to(self, leaf: int | None) -> None:
         """Re-root the path at ``leaf``, reusing the part shared with the current path."""
         if leaf is None:
-            self.indexes = []
+            self.indexes = array("q")
             self._positions = None
             return
         parents = self._table.parents
