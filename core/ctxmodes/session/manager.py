@@ -703,7 +703,7 @@ class SessionManager:
 
     def append_label(self, target_id: str, label: str | None) -> str:
         """Set (or, with ``None`` or ``""``, clear) the label of an entry."""
-        if target_id not in self._table.by_id:
+        if self._table.index_of(target_id) is None:
             raise EntryNotFoundError(target_id)
         self._check_appendable()
         return self._append(make.label(self._stamp(), target_id, label))

@@ -159,8 +159,8 @@ class ScanResult:
     ids: list[str] = field(default_factory=list)
     parents: list[str | None] = field(default_factory=list)
     types: list[str | None] = field(default_factory=list)
-    #: id -> index of the last entry with that id (built when the scan finishes).
-    by_id: dict[str, int] = field(default_factory=dict)
+    #: Whether some id is used by more than one entry (found when the scan finishes).
+    duplicated: bool = False
     #: Index of each entry's parent, -1 for none (resolved when the scan finishes).
     parent_indexes: array[int] = field(default_factory=partial(array, "q"))
     #: Entries whose parent is not the entry before them, resolved by id at the end.
@@ -479,12 +479,7 @@ class _Scanner:
         if result.rename_hook_messages:
             for entry in result.decoded.values():
                 rename_hook_message(entry)
-        result.by_id = dict(zip(result.ids, range(len(result.ids)), strict=True))
-        lookup = result.by_id.get
-        parent_ids = result.parents
-        for index in result.unresolved:
-            parent = parent_ids[index]
-            result.parent_indexes[index] = lookup(parent, -1) if parent else -1
+        resolve_parents(result)
         if result.header is None and not result.not_a_session and result.size > 0:
             # Pi: a non-empty file without any parsable line is not a session.
             result.not_a_session = True
@@ -517,6 +512,27 @@ class _Scanner:
             result.starts.append(start)
             result.ends.append(end)
         result.skipped.sort(key=lambda skipped: skipped.line_number)
+
+
+def last_indexes(ids: list[str], wanted: set[str]) -> dict[str, int]:
+    """The index of the last entry of each of the ``wanted`` ids found in ``ids``, in one
+    C-level pass: a map of every id would cost ~100 bytes an entry to answer a few."""
+    return {ids[index]: index for index in compress(range(len(ids)), map(wanted.__contains__, ids))}
+
+
+def resolve_parents(result: ScanResult) -> None:
+    """Find duplicated ids, and the parent index of each entry whose parent is not the entry
+    before it (``result.unresolved``): the last entry of that id, as Pi's map of ids has it."""
+    ids = result.ids
+    # A set of the ids is built and dropped at once: no map of every id is kept.
+    result.duplicated = len(set(ids)) != len(ids)
+    parent_ids = result.parents
+    wanted = {parent for index in result.unresolved if (parent := parent_ids[index])}
+    found = last_indexes(ids, wanted) if wanted else {}
+    lookup = found.get
+    for index in result.unresolved:
+        parent = parent_ids[index]
+        result.parent_indexes[index] = lookup(parent, -1) if parent else -1
 
 
 # Every byte but the two that open a level (deleting the rest leaves a line's openers).

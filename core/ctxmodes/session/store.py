@@ -31,6 +31,7 @@ from ctxmodes.session.reader import (
     MESSAGE_BEARING_TYPES,
     ScanResult,
     is_bare_entry,
+    resolve_parents,
     shared_type,
 )
 
@@ -42,6 +43,8 @@ NO_ENTRY: Final = -1
 _MEMO_STRIDE: Final = 64
 # Reading neighbouring lines in one call is cheaper than one call per line up to this gap.
 _MAX_READ_GAP: Final = 64 * 1024
+# Lookups by id answered by searching the id list before a map of every id is built.
+_LOOKUPS_WITHOUT_MAP: Final = 16
 # A warning stays one readable line even for a cycle through thousands of entries.
 _CYCLE_NAMES_SHOWN: Final = 8
 
@@ -106,7 +109,11 @@ class EntryTable:
         self.ids = scan.ids
         self.parent_ids = scan.parents
         self.types = scan.types
-        self.by_id = scan.by_id
+        self._by_id: dict[str, int] | None = None
+        #: Whether some id is used by more than one entry (then the map of ids is built at
+        #: once: every link resolves through it).
+        self.duplicated = scan.duplicated
+        self._lookups = 0
         self.parents = scan.parent_indexes
         self._decoded = scan.decoded
         #: Entries of a message-bearing type that project to no message.
@@ -166,11 +173,9 @@ class EntryTable:
                 scan.label_indexes.append(index)
             elif entry_type == "session_info":
                 scan.last_session_info = index
-        scan.by_id = dict(zip(scan.ids, range(len(scan.ids)), strict=True))
-        lookup = scan.by_id.get
-        scan.parent_indexes = array(
-            "q", [lookup(parent, -1) if parent else -1 for parent in scan.parents]
-        )
+        scan.unresolved = list(range(len(scan.ids)))
+        scan.parent_indexes = array("q", bytes(8 * len(scan.ids)))
+        resolve_parents(scan)
         return cls(scan)
 
     # ----------------------------------------------------------------------- structure
@@ -181,9 +186,9 @@ class EntryTable:
         Entries are appended after their parent, so only a link to the same or a later entry
         can close a cycle.
         """
-        by_id = self.by_id
         parents = self.parents
-        if len(by_id) != len(self.ids):
+        if self.duplicated:
+            by_id = self.by_id
             # With duplicated ids every link resolves to the last entry of that id, as in Pi
             # (including links to the entry just before, which the scan assumed).
             for index, parent_id in enumerate(self.parent_ids):
@@ -231,7 +236,7 @@ class EntryTable:
 
     def _report_duplicates(self) -> None:
         """One warning per duplicated id, however often it repeats."""
-        if len(self.by_id) == len(self.ids):
+        if not self.duplicated:
             return
         uses: dict[str, int] = {}
         for entry_id in self.ids:
@@ -250,9 +255,25 @@ class EntryTable:
     def __len__(self) -> int:
         return len(self.ids)
 
+    @property
+    def by_id(self) -> dict[str, int]:
+        """id -> index of the last entry with that id, as Pi's map of ids (built when first
+        asked for: opening a session to read it needs only a few lookups)."""
+        if self._by_id is None:
+            self._by_id = dict(zip(self.ids, range(len(self.ids)), strict=True))
+        return self._by_id
+
     def index_of(self, entry_id: str | None) -> int | None:
         if entry_id is None:
             return None
+        if self._by_id is None and self._lookups < _LOOKUPS_WITHOUT_MAP:
+            # Without duplicated ids the only entry of an id is the first: a C-level search
+            # of the list answers the few lookups of a read without a map of every id.
+            self._lookups += 1
+            try:
+                return self.ids.index(entry_id)
+            except ValueError:
+                return None
         return self.by_id.get(entry_id)
 
     def path_to(self, index: int) -> list[int]:
@@ -283,9 +304,9 @@ class EntryTable:
         """Entries whose ``parentId`` is ``entry_id``, in file order (one per id, as Pi)."""
         if self._children is None:
             children: dict[str, list[int]] = {}
-            by_id = self.by_id
+            by_id = self.by_id if self.duplicated else None
             for index, parent in enumerate(self.parent_ids):
-                if parent is not None and by_id[self.ids[index]] == index:
+                if parent is not None and (by_id is None or by_id[self.ids[index]] == index):
                     children.setdefault(parent, []).append(index)
             self._children = children
         return self._children.get(entry_id, [])
@@ -387,10 +408,11 @@ class EntryTable:
         index = len(self.ids)
         entry_id: str = entry["id"]
         parent_id = entry.get("parentId")
+        by_id = self.by_id  # built (once) before the entry is in the list of ids
         self.ids.append(entry_id)
         self.parent_ids.append(parent_id if isinstance(parent_id, str) else None)
         self.types.append(shared_type(entry.get("type")))
-        self.parents.append(self.by_id.get(parent_id, NO_ENTRY) if parent_id else NO_ENTRY)
+        self.parents.append(by_id.get(parent_id, NO_ENTRY) if parent_id else NO_ENTRY)
         self._starts.append(-1)
         self._ends.append(-1)
         self._decoded[index] = entry
@@ -398,7 +420,8 @@ class EntryTable:
             self.bare.add(index)
         if self.parents[index] != index - 1 or index == 0:
             self._breaks.append(index)
-        self.by_id[entry_id] = index
+        self.duplicated = self.duplicated or entry_id in by_id
+        by_id[entry_id] = index
         if self._children is not None and isinstance(parent_id, str):
             self._children.setdefault(parent_id, []).append(index)
         if entry.get("type") == "label":
