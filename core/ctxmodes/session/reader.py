@@ -46,7 +46,7 @@ from functools import partial
 from itertools import accumulate, compress, repeat
 from operator import add, attrgetter, is_, is_not, itemgetter, ne
 from pathlib import Path
-from typing import Any, BinaryIO, Final
+from typing import Any, BinaryIO, Final, Literal
 
 import msgspec
 import orjson
@@ -86,6 +86,9 @@ EXTRA_HEADER: Final = "second session header"
 TOO_DEEP: Final = f"nested deeper than {codec.MAX_NESTING} levels"
 
 
+_EntryType = Literal[ENTRY_TYPES]  # type: ignore[valid-type]
+
+
 class _Present(msgspec.Struct, gc=False):
     """Any JSON object, validated and skipped: the scan only needs to know it is one."""
 
@@ -94,17 +97,22 @@ class _Head(msgspec.Struct, gc=False):
     """The part of a line the scan needs; msgspec skips the rest after validating it."""
 
     # Untracked by the garbage collector (a few percent faster): it holds only decoded JSON,
-    # which cannot refer back to it. Defaults make every result carry every field, so they
-    # can be read in bulk. A ``message`` that is neither an object nor null sends the line
-    # to the full decoder.
-    type: Any = None
-    id: Any = None
-    parentId: Any = None
+    # which cannot refer back to it. The types are those of an ordinary entry, checked in C:
+    # a line with a string ``id``, a ``type`` Pi writes (decoded as the one shared string of
+    # that name) and a string or null ``parentId``. Any other line (no id, a type of
+    # another kind, a ``message`` that is neither an object nor null) fails validation and
+    # is left to the general path, which reads every line as Pi does.
+    id: str
+    type: _EntryType | None = None
+    parentId: str | None = None
     message: _Present | None = None
 
 
 _validate_head: Final = msgspec.json.Decoder(_Head).decode
 _HEAD_FIELDS: Final = attrgetter("type", "id", "parentId")
+_HEAD_TYPE: Final = attrgetter("type")
+_HEAD_ID: Final = attrgetter("id")
+_HEAD_PARENT: Final = attrgetter("parentId")
 _HEAD_MESSAGE: Final = attrgetter("message")
 _is_none: Final = partial(is_, None)
 # One shared string per entry type Pi writes: a decoder makes a new one per line (~56 bytes
@@ -264,18 +272,28 @@ class _Scanner:
         """
         if None in heads or not heads:
             return -1
-        try:
-            fields = _DECODED_FIELDS if decoded else _HEAD_FIELDS
-            types, ids, parents = zip(*map(fields, heads), strict=True)
-            types = tuple(map(_SHARED_TYPES.get, types, types))  # TypeError: unhashable type
-        except (KeyError, TypeError):
+        types: list[Any]
+        ids: list[Any]
+        parents: list[Any]
+        if decoded:
+            try:
+                types, ids, parents = map(list, zip(*map(_DECODED_FIELDS, heads), strict=True))
+                types = list(map(_SHARED_TYPES.get, types, types))  # TypeError: unhashable
+            except (KeyError, TypeError):
+                return -1
+            if not set(map(type, types)) <= {str, type(None)}:
+                types = list(map(shared_type, types))
+            if set(map(type, ids)) != {str}:
+                return -1
+            if not set(map(type, parents)) <= {str, type(None)}:
+                parents = [parent if type(parent) is str else None for parent in parents]
+        else:
+            # Validation checked every type already.
+            types = list(map(_HEAD_TYPE, heads))
+            ids = list(map(_HEAD_ID, heads))
+            parents = list(map(_HEAD_PARENT, heads))
+        if "session" in types:
             return -1
-        if not set(map(type, types)) <= {str, type(None)}:
-            types = tuple(map(shared_type, types))
-        if "session" in types or set(map(type, ids)) != {str}:
-            return -1
-        if not set(map(type, parents)) <= {str, type(None)}:
-            parents = tuple(parent if type(parent) is str else None for parent in parents)
         result = self.result
         base = len(result.ids)
         lengths = list(map(len, lines))
@@ -290,13 +308,14 @@ class _Scanner:
         previous_ids = [result.ids[base - 1] if base else None, *ids[:-1]]
         result.ids.extend(ids)
         result.parent_indexes.extend(range(base - 1, base + count - 1))
-        differs = list(map(ne, parents, previous_ids))
+        # Most runs are one chain: one comparison of the lists, stopping at the first break.
+        differs = [] if parents == previous_ids else list(map(ne, parents, previous_ids))
         # A parent id equal to the previous entry's id is kept as that id's string: one
         # string per id instead of two (~57 bytes an entry).
         all_parents = result.parents
         all_parents.extend(previous_ids)
         position = -1
-        while True:
+        while differs:
             try:
                 position = differs.index(True, position + 1)
             except ValueError:
@@ -328,7 +347,7 @@ class _Scanner:
         return end
 
     def _note_bare_messages(
-        self, base: int, types: tuple[Any, ...], heads: list[Any], decoded: bool
+        self, base: int, types: list[Any], heads: list[Any], decoded: bool
     ) -> None:
         """Record the ``message`` entries of a run whose ``message`` is not an object."""
         count = len(heads)

@@ -45,6 +45,7 @@ _MEMO_STRIDE: Final = 64
 _MAX_READ_GAP: Final = 64 * 1024
 # Lookups by id answered by searching the id list before a map of every id is built.
 _LOOKUPS_WITHOUT_MAP: Final = 16
+_SEARCH_BLOCK: Final = 4096
 # A warning stays one readable line even for a cycle through thousands of entries.
 _CYCLE_NAMES_SHOWN: Final = 8
 
@@ -267,13 +268,17 @@ class EntryTable:
         if entry_id is None:
             return None
         if self._by_id is None and self._lookups < _LOOKUPS_WITHOUT_MAP:
-            # Without duplicated ids the only entry of an id is the first: a C-level search
-            # of the list answers the few lookups of a read without a map of every id.
+            # Without duplicated ids an id has one entry, found by a C-level search of the
+            # list from its end (ids looked up are mostly recent ones): the few lookups of a
+            # read need no map of every id.
             self._lookups += 1
-            try:
-                return self.ids.index(entry_id)
-            except ValueError:
-                return None
+            ids = self.ids
+            for stop in range(len(ids), 0, -_SEARCH_BLOCK):
+                try:
+                    return ids.index(entry_id, max(0, stop - _SEARCH_BLOCK), stop)
+                except ValueError:
+                    continue
+            return None
         return self.by_id.get(entry_id)
 
     def path_to(self, index: int) -> list[int]:
