@@ -19,9 +19,11 @@ from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from itertools import compress, filterfalse
+from itertools import compress, filterfalse, repeat
 from operator import ne
 from typing import Any, Final
+
+import orjson
 
 from ctxmodes.session import codec
 from ctxmodes.session.errors import SessionChangedError
@@ -46,6 +48,9 @@ _MAX_READ_GAP: Final = 64 * 1024
 # Lookups by id answered by searching the id list before a map of every id is built.
 _LOOKUPS_WITHOUT_MAP: Final = 16
 _SEARCH_BLOCK: Final = 4096
+# Entries this close in file order are decoded together, with the few in between.
+_RUN_GAP: Final = 4
+_RUN_LENGTH: Final = 512
 # A warning stays one readable line even for a cycle through thousands of entries.
 _CYCLE_NAMES_SHOWN: Final = 8
 
@@ -388,23 +393,53 @@ class EntryTable:
             raise SessionChangedError("entry data is not available")
         starts = self._starts
         ends = self._ends
-        wanted = sorted(set(indexes), key=starts.__getitem__)
-        views = self._reader.read_spans([(starts[i], ends[i]) for i in wanted])
+        # Entries close to each other in the file are read and parsed as one JSON array:
+        # one call for a run of lines instead of one each (entries in between come along).
+        runs: list[list[int]] = []
+        for index in sorted(set(indexes)):
+            if runs and index - runs[-1][1] <= _RUN_GAP and index - runs[-1][0] < _RUN_LENGTH:
+                runs[-1][1] = index
+            else:
+                runs.append([index, index])
+        views = self._reader.read_spans([(starts[first], ends[last]) for first, last in runs])
         out: dict[int, JsonObject] = {}
-        for index, view in zip(wanted, views, strict=True):
-            try:
-                value = codec.loads(view)
-            except codec.JsonDecodeError:
-                value = None
-            if not isinstance(value, dict) or value.get("id") != self.ids[index]:
-                raise SessionChangedError(
-                    f"entry {self.ids[index]} is no longer where it was in the session file; "
-                    "the file was rewritten since it was opened"
-                )
-            if self._rename_hooks:
+        for (first, last), view in zip(runs, views, strict=True):
+            if last == first or not self._decode_run(first, last, view, out):
+                base = starts[first]
+                for index in range(first, last + 1):
+                    out[index] = self._decode_line(
+                        index, view[starts[index] - base : ends[index] - base]
+                    )
+        if self._rename_hooks:
+            for value in out.values():
                 rename_hook_message(value)
-            out[index] = value
         return out
+
+    def _decode_run(
+        self, first: int, last: int, view: memoryview, out: dict[int, JsonObject]
+    ) -> bool:
+        """Decode the lines of entries ``first`` to ``last`` (all of the bytes in ``view``) in
+        one parse; ``False`` (adding nothing) if they are not exactly those entries' lines."""
+        try:
+            values = orjson.loads(b"[" + bytes(view).replace(b"\n", b",") + b"]")
+            if self.ids[first : last + 1] != list(map(dict.get, values, repeat("id"))):
+                return False  # skipped lines in between, or the file changed
+        except (orjson.JSONDecodeError, TypeError):  # a skipped line, or one orjson rejects
+            return False
+        out.update(zip(range(first, last + 1), values, strict=True))
+        return True
+
+    def _decode_line(self, index: int, line: memoryview) -> JsonObject:
+        try:
+            value = codec.loads(line)
+        except codec.JsonDecodeError:
+            value = None
+        if not isinstance(value, dict) or value.get("id") != self.ids[index]:
+            raise SessionChangedError(
+                f"entry {self.ids[index]} is no longer where it was in the session file; "
+                "the file was rewritten since it was opened"
+            )
+        return value
 
     # ----------------------------------------------------------------------- appending
 
