@@ -38,6 +38,7 @@ Version 1 files (no entry ids) are decoded in full and migrated in memory, see
 from __future__ import annotations
 
 import os
+import re
 from array import array
 from bisect import bisect_left
 from collections.abc import Callable
@@ -228,10 +229,13 @@ class _Scanner:
         self._seen_header = False
         self._legacy: list[tuple[int, int, int, Any, bytes]] | None = None
 
-    def feed(self, lines: list[bytes], offset: int, decode: bool = False) -> int:
+    def feed(
+        self, lines: list[bytes], offset: int, decode: bool = False, deep: list[int] | None = None
+    ) -> int:
         """Index complete ``lines`` starting at file ``offset``; return the next offset.
 
         With ``decode`` the lines are decoded in full (and kept) instead of only validated.
+        ``deep`` lists the positions of the lines nested too deeply, when already known.
         """
         if self.result.not_a_session:
             return offset
@@ -256,7 +260,7 @@ class _Scanner:
                     rejected[position] = exc.msg
                 except failures:
                     remember(None)
-        for position in _deep_lines(lines):
+        for position in _deep_lines(lines) if deep is None else deep:
             heads[position] = None  # the general path reports it
             rejected.pop(position, None)
         end = self._add_regular(lines, heads, offset, decode)
@@ -574,6 +578,26 @@ def _deep_lines(lines: list[bytes]) -> list[int]:
     return [position for position in suspects if codec.nested_too_deeply(lines[position])]
 
 
+_MANY_OPENERS: Final = re.compile(rb"[^\n]{%d,}" % (codec.MAX_NESTING + 1))
+_OPENERS_AND_BREAKS: Final = bytes(range(256)).translate(None, b"[{\n")
+
+
+def deep_lines_in_chunk(chunk: bytes, lines: list[bytes]) -> list[int]:
+    """:func:`_deep_lines` for ``lines = chunk.split(b"\n")``, in one pass over the chunk
+    instead of one call per line: deleting all but openers and line breaks leaves each line's
+    openers on a line of their own, and only a line of more openers than the limit has its
+    depth worked out. The first and last lines, which may continue in the chunks around it,
+    are left out (they are checked where they end)."""
+    openers = chunk.translate(None, _OPENERS_AND_BREAKS)
+    last = len(lines) - 1
+    suspects = (openers.count(b"\n", 0, run.start()) for run in _MANY_OPENERS.finditer(openers))
+    return [
+        position
+        for position in suspects
+        if 0 < position < last and codec.nested_too_deeply(lines[position])
+    ]
+
+
 def scan_lines(data: bytes) -> ScanResult:
     """Index session file content held in memory, decoding every entry."""
     scanner = _Scanner()
@@ -630,21 +654,26 @@ def scan_file(path: str | os.PathLike[str], *, preload: bool = True) -> ScanResu
                 parts.append(chunk)
                 continue
             lines = chunk.split(b"\n")
+            deep = deep_lines_in_chunk(chunk, lines)
             del chunk
             if parts:
                 parts.append(lines[0])
                 lines[0] = b"".join(parts)
                 parts.clear()
             parts.append(lines.pop())
+            # The first line may have begun in earlier chunks: it is checked whole, here.
+            deep[:0] = _deep_lines(lines[:1])
             if offset >= decode_from:
-                offset = scanner.feed(lines, offset, decode=True)
+                offset = scanner.feed(lines, offset, decode=True, deep=deep)
             elif size - len(parts[0]) <= decode_from:
-                offset = scanner.feed(lines, offset)
+                offset = scanner.feed(lines, offset, deep=deep)
             else:
                 starts = list(accumulate(map((1).__add__, map(len, lines)), initial=offset))
                 split = bisect_left(starts, decode_from, hi=len(lines))
-                offset = scanner.feed(lines[:split], offset)
-                offset = scanner.feed(lines[split:], offset, decode=True)
+                before = [position for position in deep if position < split]
+                after = [position - split for position in deep if position >= split]
+                offset = scanner.feed(lines[:split], offset, deep=before)
+                offset = scanner.feed(lines[split:], offset, decode=True, deep=after)
         tail = b"".join(parts)
         growing = bool(tail) and os.fstat(stream.fileno()).st_size > size
     scanner.result.size = size
