@@ -275,19 +275,23 @@ def _convert(value: Any) -> Any:
     raise TypeError(f"cannot encode {kind.__name__} as session JSON")
 
 
-# orjson's own output is JSON.stringify's unless it holds a float (a number with a fraction
-# or an exponent), an integer that may lie beyond 2**53 (16 digits or more) or a key that is
-# an array index (which JavaScript puts first). This finds every such output, and a few
-# others (string content that looks like one), which then take the general path.
+# orjson's own output is JSON.stringify's except for some numbers and keys: a float it writes
+# with an exponent (``1e+16``, which JavaScript writes out in full up to 1e21) or with a ``.0``
+# fraction (``1.0``, which JavaScript writes ``1``), an integer that may lie beyond 2**53 (16
+# digits or more), and a key that is an array index (which JavaScript puts first). Every other
+# float orjson writes (a fraction in plain decimal notation) is exactly JavaScript's shortest
+# round-tripping form. This finds every such output, and a few others (string content that
+# looks like one), which then take the general path.
+_NUMBER_DIFFERS: Final = rb"-?(?:[0-9]{16}|[0-9]+(?:\.[0-9]+)?[eE]|[0-9]+\.0(?![0-9]))"
 # Patterns that start with a literal byte are searched several times faster by ``re``, hence
 # one per byte that can precede a number.
 _MAY_DIFFER_FROM_JS: Final = tuple(
     re.compile(pattern).search
     for pattern in (
         # A member's value (not "12:30:05.123" in a string), or a key made of digits.
-        rb'"(?::-?(?:[0-9]+[.eE]|[0-9]{16})|[0-9]+":)',
-        rb",-?(?:[0-9]+[.eE]|[0-9]{16})",
-        rb"\[-?(?:[0-9]+[.eE]|[0-9]{16})",
+        rb'"(?::' + _NUMBER_DIFFERS + rb'|[0-9]+":)',
+        rb"," + _NUMBER_DIFFERS,
+        rb"\[" + _NUMBER_DIFFERS,
     )
 )
 # Everything orjson would render some way of its own goes to the general path instead.
