@@ -62,6 +62,7 @@ from ctxmodes.session.paths import (
 from ctxmodes.session.reader import SkippedLine, read_session_file, scan_lines
 from ctxmodes.session.store import NO_ENTRY, ActivePath, EntryTable, IndexWarning, StoredRun
 from ctxmodes.session.tree import SessionTreeNode, build_tree
+from ctxmodes.session.tree_shape import TreeShape, tree_shape
 from ctxmodes.session.writer import Durability, SessionWriter
 
 if TYPE_CHECKING:
@@ -858,6 +859,11 @@ class SessionManager:
     def get_tree(self) -> list[SessionTreeNode]:
         """The whole session as a tree (roots in file order; see :mod:`ctxmodes.session.tree`)."""
         return build_tree(self._table, self._model)
+
+    def get_tree_shape(self) -> TreeShape:
+        """The tree as entry positions, with the active path to the leaf: for walking a long
+        session without a node per entry (see :mod:`ctxmodes.session.tree_shape`)."""
+        return tree_shape(self._table, self._path.leaf)
 
     def build_session_context(self) -> SessionContext:
         """What the model sees at the leaf (incremental: cheap after an append)."""
