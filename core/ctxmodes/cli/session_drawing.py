@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import functools
 import re
-from bisect import bisect_left, bisect_right
+from bisect import bisect_left
 from collections.abc import Iterable, Iterator, Sequence
-from itertools import accumulate, chain, compress, islice, repeat
+from itertools import chain, compress, islice, repeat
 from operator import eq
 from typing import Any, Final, TypeVar
 
@@ -46,7 +46,7 @@ __all__ = [
 #: One styled piece of a line: its text and a ``rich`` style ("" for none).
 Segment = tuple[str, str]
 Line = list[Segment]
-_Item = TypeVar("_Item")
+_Each = TypeVar("_Each")
 
 # Entries read from the file at a time: bounded memory, few reads.
 _READ_BLOCK: Final = 4096
@@ -104,7 +104,7 @@ def _stretches(indexes: Sequence[int]) -> Iterator[range]:
             start = position
 
 
-def _blocks(items: Iterable[_Item]) -> Iterator[Sequence[_Item]]:
+def _blocks(items: Iterable[_Each]) -> Iterator[Sequence[_Each]]:
     """``items`` a block at a time (slices of a ``range``: ranges)."""
     if isinstance(items, Sequence):
         for start in range(0, len(items), _READ_BLOCK):
@@ -277,15 +277,16 @@ class _Run:
     the child on the active path) as chains of positions, and the side branches hanging
     from its entries (every other child; all children where the run ends)."""
 
-    __slots__ = ("_chains", "_offsets", "sides")
+    __slots__ = ("chains", "length", "sides")
 
     def __init__(self, shape: TreeShape, first: int) -> None:
-        self._chains: list[range] = []
-        self.sides: dict[int, list[int]] = {}
+        self.chains: list[range] = []
+        #: Side branches by the entry they hang from: always the last of a chain.
+        self.sides: dict[int, Sequence[int]] = {}
         node = first
         while True:
             last = shape.chain_end(node)
-            self._chains.append(range(node, last + 1))
+            self.chains.append(range(node, last + 1))
             children = shape.children(last)
             follow = children[0] if len(children) == 1 else None
             if follow is None:
@@ -296,40 +297,39 @@ class _Run:
                 if follow is None:
                     break
             node = follow
-        self._offsets = list(accumulate(map(len, self._chains), initial=0))
-
-    def __len__(self) -> int:
-        return self._offsets[-1]
-
-    def __getitem__(self, position: int) -> int:
-        chain_number = bisect_right(self._offsets, position) - 1
-        return self._chains[chain_number][position - self._offsets[chain_number]]
+        self.length = sum(map(len, self.chains))
 
 
-class _Items:
-    """What one container of the drawing holds: entries of a run from ``skip`` on (each
-    with its side branches under it), then side branches (each a group: its first entry,
-    its run indented under it)."""
+#: What is drawn under an entry: the entries of a run from a position on (each with its
+#: side branches under it), then side branches (each a group: its first entry, its run
+#: indented under it).
+_Container = tuple[_Run | None, int, Sequence[int]]
+#: One item of a container: whether it is the container's last, the entry, and what is
+#: drawn under it (``None``: nothing).
+_Item = tuple[bool, int, _Container | None]
 
-    __slots__ = ("groups", "run", "skip")
 
-    def __init__(self, run: _Run | None, skip: int, groups: Sequence[int]) -> None:
-        self.run, self.skip, self.groups = run, skip, groups
-
-    def __len__(self) -> int:
-        return (0 if self.run is None else len(self.run) - self.skip) + len(self.groups)
-
-    def child_items(self, position: int, shape: TreeShape) -> tuple[int, _Items]:
-        """The entry at ``position`` and what is drawn under it."""
-        run = self.run
-        in_run = 0 if run is None else len(run) - self.skip
-        if run is not None and position < in_run:
-            index = run[self.skip + position]
-            return index, _Items(None, 0, run.sides.get(index, ()))
-        first = self.groups[position - in_run]
+def _items(shape: TreeShape, container: _Container) -> Iterator[_Item]:
+    run, skip, groups = container
+    total = len(groups) + (run.length - skip if run is not None else 0)
+    position = 0
+    if run is not None:
+        sides = run.sides
+        for chain_of_run in run.chains:
+            if skip >= len(chain_of_run):
+                skip -= len(chain_of_run)
+                continue
+            for index in chain_of_run[skip:]:
+                position += 1
+                side = sides.get(index)
+                yield position == total, index, (None, 0, side) if side else None
+            skip = 0
+    for first in groups:
+        position += 1
         below = _Run(shape, first)
         # A group's first entry holds its run, then its own side branches.
-        return first, _Items(below, 1, below.sides.pop(first, ()))
+        under: _Container = (below, 1, below.sides.pop(first, ()))
+        yield position == total, first, under if below.length > 1 or under[2] else None
 
 
 def _tree_walk(shape: TreeShape) -> Iterator[tuple[str, int]]:
@@ -337,22 +337,22 @@ def _tree_walk(shape: TreeShape) -> Iterator[tuple[str, int]]:
 
     A single root's run hangs from the title; several roots are groups. The active path
     goes on at one indent through every branch point, its side branches indented under the
-    branch point. The walk keeps a stack, not recursion: a session may branch thousands of
-    times.
+    branch point. The walk keeps a stack of containers, not recursion: a session may branch
+    thousands of times.
     """
     roots = shape.roots
-    top = _Items(_Run(shape, roots[0]), 0, ()) if len(roots) == 1 else _Items(None, 0, roots)
-    stack: list[tuple[_Items, int, str]] = [(top, 0, "")]
+    top: _Container = (_Run(shape, roots[0]), 0, ()) if len(roots) == 1 else (None, 0, roots)
+    stack: list[tuple[Iterator[_Item], str]] = [(_items(shape, top), "")]
     while stack:
-        items, position, prefix = stack.pop()
-        if position == len(items):
-            continue
-        stack.append((items, position + 1, prefix))
-        index, below = items.child_items(position, shape)
-        last = position == len(items) - 1
-        yield prefix + ("└── " if last else "├── "), index
-        if len(below):
-            stack.append((below, 0, prefix + ("    " if last else "│   ")))
+        items, prefix = stack[-1]
+        middle, end = prefix + "├── ", prefix + "└── "
+        for last, index, below in items:
+            yield end if last else middle, index
+            if below is not None:
+                stack.append((_items(shape, below), prefix + ("    " if last else "│   ")))
+                break
+        else:
+            stack.pop()
 
 
 def draw_tree(manager: SessionManager, console: Console) -> None:
