@@ -36,7 +36,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Final, Self, overload
+from typing import TYPE_CHECKING, Any, Final, Self, TypeVar, overload
 
 from ctxmodes.session import codec
 from ctxmodes.session import entries as make
@@ -76,6 +76,7 @@ if TYPE_CHECKING:
 __all__ = ["EntryCallback", "SessionManager", "SessionPosition"]
 
 JsonObject = dict[str, Any]
+_T = TypeVar("_T")
 EntryCallback = Callable[["SessionEntry"], None]
 
 _SUMMARY_ROLES: Final = ("branchSummary", "compactionSummary")
@@ -816,8 +817,7 @@ class SessionManager:
 
     def get_branch_ids(self, from_id: str | None = None) -> list[str]:
         """Ids from the root to ``from_id`` (default: the leaf); empty for an unknown id."""
-        ids = self._table.ids
-        return [ids[index] for index in self._branch_indexes(from_id)]
+        return self._along_branch(self._table.ids, from_id)
 
     def get_branch_path(self, from_id: str) -> BranchPath:
         """The ids of :meth:`get_branch_ids` as a :class:`BranchPath`: its length, membership,
@@ -843,12 +843,21 @@ class SessionManager:
         """The ``type`` of each entry of :meth:`get_branch_ids` (``None`` where the stored
         type is not a string), without decoding entries: lets readers of a long branch decode
         only the entries of the types they need."""
-        types = self._table.types
-        return [types[index] for index in self._branch_indexes(from_id)]
+        return self._along_branch(self._table.types, from_id)
 
     def get_branch(self, from_id: str | None = None) -> Sequence[SessionEntry]:
         """Entries from the root to ``from_id`` (default: the leaf), decoded as read."""
         return self._entries(self._branch_indexes(from_id))
+
+    def _along_branch(self, values: Sequence[_T], from_id: str | None) -> list[_T]:
+        """``values[i]`` for each entry ``i`` from the root to ``from_id`` (default: the
+        leaf), sliced a run of consecutive entries at a time."""
+        table = self._table
+        last = self._path.leaf if from_id is None else table.index_of(from_id)
+        out: list[_T] = []
+        for run in table.path_runs(last) if last is not None else ():
+            out += values[run.start : run.stop]
+        return out
 
     def _branch_indexes(self, from_id: str | None) -> list[int]:
         if from_id is None:
