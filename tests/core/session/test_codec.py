@@ -268,5 +268,6 @@ def test_the_direct_encoding_is_used_only_when_it_is_json_stringifys(value: Any)
 def test_most_session_values_take_the_direct_encoding() -> None:
     message = {"role": "user", "content": [{"type": "text", "text": "é\n\x01"}], "timestamp": 1}
     assert codec._encode_directly(message, 0) == codec.dumps(message)
-    for odd in ({"a": 1.5}, {"7": 1}, [2**53 + 1], "\ud800", {1: 2}):
+    odd_values = ({"a": 1.5}, {"a": [1, -0.0]}, [1e21], {"7": 1}, [2**53 + 1], "\ud800", {1: 2})
+    for odd in odd_values:
         assert codec._encode_directly(odd, 0) is None
