@@ -597,7 +597,7 @@ class SessionManager:
         )
 
     def _append(self, entry: JsonObject) -> str:
-        self._check_appendable()
+        """Write and index ``entry``, which a caller made after :meth:`_check_appendable`."""
         try:
             line = codec.dumps_line(entry)
         except codec.JsonEncodeError as exc:
