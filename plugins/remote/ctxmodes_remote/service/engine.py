@@ -249,6 +249,34 @@ class ServiceEngine:
     def close(self) -> None:
         self._storage.close()
 
+    # -- group commit ------------------------------------------------------------------------
+
+    def group_commits(self) -> bool:
+        """Have the storage hold commits, if it gains from that (SQLite): the caller then
+        answers a call only after :meth:`commit_writes` has returned (see
+        :class:`~ctxmodes_remote.service.workers.FairWorker`). ``False``: every write is
+        committed before its call returns."""
+        return self._storage.backend.group_commits()
+
+    def writes_pending(self) -> bool:
+        """Whether the calls run since the last :meth:`commit_writes` wrote (or read what
+        was written) and wait for it before they may be answered."""
+        return self._storage.backend.uncommitted
+
+    def commit_writes(self) -> None:
+        """Commit the held writes.
+
+        :raises StorageUnavailableError: none of them is on disk. Memory forgets what it
+            learnt since, so it holds no more than storage does.
+        """
+        try:
+            self._storage.backend.commit_group()
+        except StorageUnavailableError:
+            with self._sessions_lock:
+                self._sessions.clear()
+            self._storage.forget_keys()
+            raise
+
     def ping(self) -> None:
         """:raises StorageUnavailableError: the storage does not answer."""
         self._storage.ping()

@@ -210,6 +210,18 @@ class PostgresStorage:
         # One thread per connection the pool may open.
         return self._max_connections
 
+    def group_commits(self) -> bool:
+        # Each connection commits on its own; Postgres shares a sync among those that
+        # commit together.
+        return False
+
+    @property
+    def uncommitted(self) -> bool:
+        return False
+
+    def commit_group(self) -> None:
+        pass
+
     def data_version(self) -> int | None:
         # Postgres cannot say without a round trip: readers ask what is new.
         return None
