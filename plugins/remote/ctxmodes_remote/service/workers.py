@@ -50,6 +50,9 @@ class FairWorker:
 
     def __init__(self, name: str, held: HeldWrites | None = None) -> None:
         self._held_writes = held
+        #: Calls answered once the writes pending are committed, and when the first ran.
+        self._held: list[_Held] = []
+        self._group_opened = 0.0
         self._waiting: dict[str, deque[_Job]] = {}
         #: Seconds of the thread each account with calls waiting has had, on one clock that
         #: starts where the last call picked started (so a newcomer joins at par).
@@ -113,39 +116,48 @@ class FairWorker:
                     del self._served[idle]
 
     def _run(self) -> None:
-        held: list[_Held] = []
-        opened = 0.0
         while True:
-            picked = self._next(wait=not held)
+            picked = self._next(wait=not self._held)
             if picked is None:
-                if not held:
+                if not self._held:
                     return
-                self._commit(held)
+                self._commit()
                 continue
-            account, (call, future) = picked
-            if not future.set_running_or_notify_cancel():
-                continue
-            started = time.perf_counter()
-            result: Any = None
-            error: BaseException | None = None
-            try:
-                result = call()
-            except BaseException as failure:  # handed to whoever awaits the future
-                error = failure
-            self._charge(account, time.perf_counter() - started)
-            if self._held_writes is not None and self._held_writes.writes_pending():
-                if not held:
-                    opened = started
-                held.append((future, result, error))
-                if len(held) >= GROUP_CALLS or time.perf_counter() - opened >= GROUP_SECONDS:
-                    self._commit(held)
-            else:
-                _settle(future, result, error)
+            self._execute(*picked)
 
-    def _commit(self, held: list[_Held]) -> None:
+    def _execute(self, account: str, job: _Job) -> None:
+        call, future = job
+        if not future.set_running_or_notify_cancel():
+            return
+        started = time.perf_counter()
+        result: Any = None
+        error: BaseException | None = None
+        try:
+            result = call()
+        except BaseException as failure:  # handed to whoever awaits the future
+            error = failure
+        self._charge(account, time.perf_counter() - started)
+        self._answer(future, result, error)
+
+    def _answer(self, future: Future[Any], result: Any, error: BaseException | None) -> None:
+        """Answer a call at once, or hold its answer for the commit of the writes pending."""
+        if self._held_writes is None or not self._held_writes.writes_pending():
+            _settle(future, result, error)
+            return
+        if not self._held:
+            self._group_opened = time.perf_counter()
+        self._held.append((future, result, error))
+        if (
+            len(self._held) >= GROUP_CALLS
+            or time.perf_counter() - self._group_opened >= GROUP_SECONDS
+        ):
+            self._commit()
+
+    def _commit(self) -> None:
         """Commit the held writes, then answer the calls that waited for them (each with
         the storage's failure, when the commit failed)."""
         assert self._held_writes is not None
+        held, self._held = self._held, []
         try:
             self._held_writes.commit_writes()
         except BaseException as failure:
@@ -154,7 +166,6 @@ class FairWorker:
         else:
             for future, result, error in held:
                 _settle(future, result, error)
-        held.clear()
 
 
 def _settle(future: Future[Any], result: Any, error: BaseException | None) -> None:
