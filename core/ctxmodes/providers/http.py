@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import http.cookiejar
 import socket
 import threading
 import urllib.request
@@ -157,6 +158,13 @@ def _claim(sock: socket.socket) -> functools.partial[None] | None:
     return functools.partial(scope.detach, sock)
 
 
+class _NoCookies(http.cookiejar.CookieJar):
+    """A cookie jar that keeps nothing: Pi's ``fetch`` sends no cookie a server set before."""
+
+    def extract_cookies(self, response: object, request: object) -> None:
+        return None
+
+
 def _environment_proxies() -> bool:
     """Whether httpx would send some request through a proxy named in the environment (it
     reads ``http``, ``https`` and ``all`` from :func:`urllib.request.getproxies`)."""
@@ -211,6 +219,7 @@ class HttpSeam:
                     ),
                     limits=httpx.Limits(max_keepalive_connections=0),
                     follow_redirects=False,
+                    cookies=_NoCookies(),
                     event_hooks=hooks,
                 )
                 self._clients[key] = client

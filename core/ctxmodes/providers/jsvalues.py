@@ -71,6 +71,8 @@ def short_hash(text: str) -> str:
 
 def sanitize_surrogates(text: str) -> str:
     """Drop unpaired surrogates (a Python ``str`` holds a valid pair as one character)."""
+    if text.isascii():  # most deltas: nothing to search
+        return text
     return _LONE_SURROGATE.sub("", text)
 
 

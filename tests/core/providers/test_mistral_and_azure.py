@@ -139,13 +139,16 @@ def test_azure_without_an_endpoint_says_what_to_set(monkeypatch: pytest.MonkeyPa
 
 
 def test_mistral_events_are_read_as_pis_reader_reads_them() -> None:
-    from ctxmodes.providers.apis.mistral_conversations.stream import event_data
+    from ctxmodes.providers.apis.mistral_conversations.stream import event_batches
 
     stream = ['data: {"a":1}\r\n\r\nevent: x\ndata: {"b":', '2}\n\n: comment\n\ndata: {"c":3}']
-    assert list(event_data(stream)) == ['{"a":1}', '{"b":2}', '{"c":3}']
-    assert list(event_data(['data: {"a":1}\n\ndata: [DONE]\n\ndata: {"late":1}\n\n'])) == [
-        '{"a":1}'
+    assert list(event_batches(stream)) == [['{"a":1}'], ['{"b":2}'], ['{"c":3}']]
+    assert list(event_batches(['data: {"a":1}\n\ndata: [DONE]\n\ndata: {"late":1}\n\n'])) == [
+        ['{"a":1}']
     ]
+    # Every blank-line spelling Pi's reader knows ends an event, one split across pieces too.
+    pieces = ["data: 1\r\rdata: 2\n\rdata: 3\r\n\r", "\ndata: 4\n", "\ndata: 5"]
+    assert [data for batch in event_batches(pieces) for data in batch] == ["1", "2", "3", "4", "5"]
 
 
 def _mistral_over(base_url: str, seam: HttpSeam) -> dict[str, Any]:
