@@ -45,6 +45,8 @@ class ServerConfig:
     tls_key: str | None = None
     upstream_timeout_s: float = UPSTREAM_IDLE_TIMEOUT_S
     idle_timeout_s: float = IDLE_TIMEOUT_S
+    #: Postgres connections (and worker threads) of the process.
+    database_connections: int = 8
 
 
 async def _serve(config: ServerConfig) -> None:
@@ -54,7 +56,7 @@ async def _serve(config: ServerConfig) -> None:
         else None
     )
     provider = resolve_upstream(config.upstream)
-    storage = open_storage(config.data, config.database)
+    storage = open_storage(config.data, config.database, connections=config.database_connections)
     try:
         if not (config.data / KEY_FILE_NAME).exists() and storage.account_keys():
             # A new key would open none of it: refuse rather than start with one.
