@@ -88,6 +88,12 @@ def test_help_lists_plugin_commands_without_heavy_imports(tmp_path):
     assert heavy(result["modules"]) == []
 
 
+def test_help_imports_no_core_command_module(tmp_path):
+    modules = cold_start(tmp_path, "--help")["modules"]
+    assert isinstance(modules, list)
+    assert [name for name in modules if name.endswith("_cmd")] == []
+
+
 @pytest.mark.parametrize("command", ["run", "session", "config", "models", "demo", "serve"])
 def test_a_command_help_imports_nothing_heavy(tmp_path, command):
     result = cold_start(tmp_path, command, "--help")
