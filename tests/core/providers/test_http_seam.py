@@ -226,3 +226,111 @@ def test_an_abort_while_reading_a_reused_connection_ends_the_read():
     assert server.requests[0]["peer"] == server.requests[1]["peer"]
     assert not worker.is_alive()
     assert elapsed < 0.1
+
+
+def test_a_cookie_a_server_sets_is_not_sent_back():
+    """Pi's ``fetch`` keeps no cookie jar: a later request carries no ``Cookie`` header."""
+    seam = HttpSeam()
+    replies = [
+        Reply([b"{}"], headers={"content-type": "application/json", "set-cookie": "s=1; Path=/"}),
+        Reply([b"{}"], headers={"content-type": "application/json"}),
+    ]
+    with WireServer(replies) as server:
+        client = seam.client(None)
+        for path in ("/a", "/b"):
+            assert client.post(f"{server.base_url}{path}", content=b"{}").status_code == 200
+    seam.close()
+    assert "Cookie" not in server.requests[1]["headers"]
+
+
+class _Http2Server:
+    """A cleartext HTTP/2 server (prior knowledge, as the AWS SDK speaks it) that answers
+    every request with ``{}``, or never answers when ``silent``; it records the peer of
+    each request."""
+
+    def __init__(self, *, silent: bool = False) -> None:
+        self.silent = silent
+        self.peers: list[tuple[str, int]] = []
+        self.arrived = threading.Event()
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self._stop = threading.Event()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self._listener.getsockname()[1]}"
+
+    def _accept(self) -> None:
+        while not self._stop.is_set():
+            try:
+                conn, peer = self._listener.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._serve, args=(conn, peer), daemon=True).start()
+
+    def _serve(self, conn: socket.socket, peer: tuple[str, int]) -> None:
+        import h2.config
+        import h2.connection
+        import h2.events
+
+        h2conn = h2.connection.H2Connection(h2.config.H2Configuration(client_side=False))
+        h2conn.initiate_connection()
+        with conn:
+            conn.sendall(h2conn.data_to_send())
+            while not self._stop.is_set():
+                try:
+                    data = conn.recv(65536)
+                except OSError:
+                    return
+                if not data:
+                    return
+                for event in h2conn.receive_data(data):
+                    if isinstance(event, h2.events.StreamEnded):
+                        self.peers.append(peer)
+                        self.arrived.set()
+                        if not self.silent:
+                            headers = [(":status", "200"), ("content-type", "application/json")]
+                            h2conn.send_headers(event.stream_id, headers)
+                            h2conn.send_data(event.stream_id, b"{}", end_stream=True)
+                conn.sendall(h2conn.data_to_send())
+
+    def close(self) -> None:
+        self._stop.set()
+        self._listener.close()
+
+
+def test_http2_requests_open_a_connection_each_and_an_abort_ends_one_waiting():
+    """HTTP/2 would share a kept connection between concurrent requests: each request has
+    its own, whose socket its abort scope knows from the start."""
+    server = _Http2Server()
+    seam = HttpSeam()
+    client = seam.client(None, http2="prior")
+    for path in ("/a", "/b"):
+        with guarded(AbortController().signal):
+            assert client.post(f"{server.base_url}{path}", content=b"{}").status_code == 200
+    assert len(set(server.peers)) == 2
+    server.silent = True
+    controller = AbortController()
+    failure: list[BaseException] = []
+
+    def waiting() -> None:
+        with guarded(controller.signal):
+            try:
+                client.post(f"{server.base_url}/c", content=b"{}")
+            except httpx.TransportError as error:
+                failure.append(error)
+
+    server.arrived.clear()
+    worker = threading.Thread(target=waiting)
+    worker.start()
+    assert server.arrived.wait(5)
+    time.sleep(0.05)  # let the client block in its read (not synchronisation of results)
+    started = time.monotonic()
+    controller.abort()
+    worker.join(2)
+    elapsed = time.monotonic() - started
+    seam.close()
+    server.close()
+    assert not worker.is_alive()
+    assert failure
+    assert elapsed < 0.1
