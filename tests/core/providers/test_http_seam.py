@@ -9,6 +9,7 @@ import time
 
 import httpx
 import pytest
+from support.service_rig import make_tls
 from support.wire_server import Reply, WireServer, text_stream
 
 from ctxmodes.abort import AbortController
@@ -331,6 +332,44 @@ def test_http2_requests_open_a_connection_each_and_an_abort_ends_one_waiting():
     elapsed = time.monotonic() - started
     seam.close()
     server.close()
+    assert not worker.is_alive()
+    assert failure
+    assert elapsed < 0.1
+
+
+def test_an_abort_ends_a_request_on_a_reused_tls_connection(monkeypatch, tmp_path):
+    """Models are reached over TLS: the secured socket of a kept connection is the one the
+    next request's scope knows."""
+    tls = make_tls(tmp_path / "tls")
+    monkeypatch.setenv("SSL_CERT_FILE", str(tls.ca))
+    seam = HttpSeam()
+    controller = AbortController()
+    replies = [Reply([b"{}"], headers={"content-type": "application/json"})]
+    with WireServer([*replies, Reply(behaviour="no_headers")], tls=tls.server_context()) as server:
+        client = seam.client(None)
+        with guarded(controller.signal):
+            assert client.post(f"{server.base_url}/a", content=b"{}").status_code == 200
+        server.arrived.clear()
+        failure: list[BaseException] = []
+
+        def second() -> None:
+            with guarded(controller.signal):
+                try:
+                    client.post(f"{server.base_url}/b", content=b"{}")
+                except httpx.TransportError as error:
+                    failure.append(error)
+
+        worker = threading.Thread(target=second)
+        worker.start()
+        assert server.arrived.wait(5)
+        time.sleep(0.05)  # let the client block in its read (not synchronisation of results)
+        started = time.monotonic()
+        controller.abort()
+        worker.join(2)
+        elapsed = time.monotonic() - started
+    seam.close()
+    assert server.base_url.startswith("https://")
+    assert server.requests[0]["peer"] == server.requests[1]["peer"]
     assert not worker.is_alive()
     assert failure
     assert elapsed < 0.1
