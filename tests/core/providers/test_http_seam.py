@@ -4,6 +4,7 @@ and the one abort-and-deadline mechanism, in every phase of a request."""
 from __future__ import annotations
 
 import socket
+import ssl
 import threading
 import time
 
@@ -114,39 +115,58 @@ def test_a_direct_connection_serves_the_next_request():
     assert len({request["peer"] for request in server.requests}) == 1
 
 
-def test_an_abort_ends_a_second_request_on_the_same_seam_while_it_waits_for_headers():
-    """The second request reuses the first one's connection: its socket is known to the
-    second request's scope before it sends."""
-    seam = HttpSeam()
+def _abort_while_waiting(client: httpx.Client, url: str, arrived: threading.Event) -> None:
+    """POST ``url`` on another thread under an abort scope, abort it once the server holds
+    the request without answering: the request must fail, and at once."""
     controller = AbortController()
-    replies = [Reply([b"{}"], headers={"content-type": "application/json"})]
-    with WireServer([*replies, Reply(behaviour="no_headers")]) as server:
-        client = seam.client(None)
+    failure: list[BaseException] = []
+
+    def waiting() -> None:
         with guarded(controller.signal):
-            assert client.post(f"{server.base_url}/a", content=b"{}").status_code == 200
-        server.arrived.clear()
-        failure: list[BaseException] = []
+            try:
+                client.post(url, content=b"{}")
+            except httpx.TransportError as error:
+                failure.append(error)
 
-        def second() -> None:
-            with guarded(controller.signal):
-                try:
-                    client.post(f"{server.base_url}/b", content=b"{}")
-                except httpx.TransportError as error:
-                    failure.append(error)
-
-        worker = threading.Thread(target=second)
-        worker.start()
-        assert server.arrived.wait(5)
-        time.sleep(0.05)  # let the client block in its read (not synchronisation of results)
-        started = time.monotonic()
-        controller.abort()
-        worker.join(2)
-        elapsed = time.monotonic() - started
-    seam.close()
+    arrived.clear()
+    worker = threading.Thread(target=waiting)
+    worker.start()
+    assert arrived.wait(5)
+    time.sleep(0.05)  # let the client block in its read (not synchronisation of results)
+    started = time.monotonic()
+    controller.abort()
+    worker.join(2)
+    elapsed = time.monotonic() - started
     assert not worker.is_alive()
     assert failure
     assert elapsed < 0.1
+
+
+def _abort_a_second_request_waiting_for_headers(tls: ssl.SSLContext | None = None) -> None:
+    """Two requests on one seam, the second left unanswered and aborted while it waits:
+    it reuses the first one's connection and still ends at once."""
+    seam = HttpSeam()
+    replies = [Reply([b"{}"], headers={"content-type": "application/json"})]
+    with WireServer([*replies, Reply(behaviour="no_headers")], tls=tls) as server:
+        client = seam.client(None)
+        with guarded(AbortController().signal):
+            assert client.post(f"{server.base_url}/a", content=b"{}").status_code == 200
+        _abort_while_waiting(client, f"{server.base_url}/b", server.arrived)
+    seam.close()
     assert server.requests[0]["peer"] == server.requests[1]["peer"]
+
+
+def test_an_abort_ends_a_second_request_on_the_same_seam_while_it_waits_for_headers():
+    """The second request's socket is known to its scope before it sends."""
+    _abort_a_second_request_waiting_for_headers()
+
+
+def test_an_abort_ends_a_request_on_a_reused_tls_connection(monkeypatch, tmp_path):
+    """Models are reached over TLS: the secured socket of a kept connection is the one the
+    next request's scope knows."""
+    tls = make_tls(tmp_path / "tls")
+    monkeypatch.setenv("SSL_CERT_FILE", str(tls.ca))
+    _abort_a_second_request_waiting_for_headers(tls.server_context())
 
 
 def test_aborting_a_finished_request_leaves_its_reused_connection_alone():
@@ -311,65 +331,6 @@ def test_http2_requests_open_a_connection_each_and_an_abort_ends_one_waiting():
             assert client.post(f"{server.base_url}{path}", content=b"{}").status_code == 200
     assert len(set(server.peers)) == 2
     server.silent = True
-    controller = AbortController()
-    failure: list[BaseException] = []
-
-    def waiting() -> None:
-        with guarded(controller.signal):
-            try:
-                client.post(f"{server.base_url}/c", content=b"{}")
-            except httpx.TransportError as error:
-                failure.append(error)
-
-    server.arrived.clear()
-    worker = threading.Thread(target=waiting)
-    worker.start()
-    assert server.arrived.wait(5)
-    time.sleep(0.05)  # let the client block in its read (not synchronisation of results)
-    started = time.monotonic()
-    controller.abort()
-    worker.join(2)
-    elapsed = time.monotonic() - started
+    _abort_while_waiting(client, f"{server.base_url}/c", server.arrived)
     seam.close()
     server.close()
-    assert not worker.is_alive()
-    assert failure
-    assert elapsed < 0.1
-
-
-def test_an_abort_ends_a_request_on_a_reused_tls_connection(monkeypatch, tmp_path):
-    """Models are reached over TLS: the secured socket of a kept connection is the one the
-    next request's scope knows."""
-    tls = make_tls(tmp_path / "tls")
-    monkeypatch.setenv("SSL_CERT_FILE", str(tls.ca))
-    seam = HttpSeam()
-    controller = AbortController()
-    replies = [Reply([b"{}"], headers={"content-type": "application/json"})]
-    with WireServer([*replies, Reply(behaviour="no_headers")], tls=tls.server_context()) as server:
-        client = seam.client(None)
-        with guarded(controller.signal):
-            assert client.post(f"{server.base_url}/a", content=b"{}").status_code == 200
-        server.arrived.clear()
-        failure: list[BaseException] = []
-
-        def second() -> None:
-            with guarded(controller.signal):
-                try:
-                    client.post(f"{server.base_url}/b", content=b"{}")
-                except httpx.TransportError as error:
-                    failure.append(error)
-
-        worker = threading.Thread(target=second)
-        worker.start()
-        assert server.arrived.wait(5)
-        time.sleep(0.05)  # let the client block in its read (not synchronisation of results)
-        started = time.monotonic()
-        controller.abort()
-        worker.join(2)
-        elapsed = time.monotonic() - started
-    seam.close()
-    assert server.base_url.startswith("https://")
-    assert server.requests[0]["peer"] == server.requests[1]["peer"]
-    assert not worker.is_alive()
-    assert failure
-    assert elapsed < 0.1
