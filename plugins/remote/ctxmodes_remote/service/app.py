@@ -158,12 +158,16 @@ class ServiceApp:
 
     async def reload_keyring(self, keyring: KeyRing) -> None:
         """Use ``keyring`` from the next request on: swapped while every worker waits, so no
-        request runs half under the old keys and half under the new."""
+        request runs half under the old keys and half under the new (nor during a paused
+        one)."""
         everyone = threading.Barrier(
             len(self._workers), action=partial(self.engine.replace_keyring, keyring)
         )
         await asyncio.gather(
-            *(asyncio.wrap_future(worker.submit("", everyone.wait)) for worker in self._workers)
+            *(
+                asyncio.wrap_future(worker.submit("", everyone.wait, nests=False))
+                for worker in self._workers
+            )
         )
 
     async def _on_engine(

@@ -33,6 +33,7 @@ from ctxmodes_remote.service.storage import (
     SealedNote,
     Storage,
 )
+from ctxmodes_remote.service.workers import yield_turn
 
 _log = logging.getLogger("ctxmodes.serve")
 
@@ -229,30 +230,52 @@ class SealedStorage:
     ) -> list[RecordedItem]:
         """The agent's recorded items ``search`` selects, in arrival order: candidates from
         the blind index, each opened and checked for the literal substring. Found items
-        leave their images out (only ``read_item`` answers them)."""
+        leave their images out (only ``read_item`` answers them).
+
+        A search may open many candidates: it lets other accounts' calls on its worker
+        thread run between them (:func:`~ctxmodes_remote.service.workers.yield_turn`)."""
         secrets = self._account(account_id)
         tokens = secrets.query_tokens(session_id, agent, search.text)
+        encoded = _encoded_query(search.text)
         found: list[RecordedItem] = []
         cursor: int | None = None
         while len(found) < search.limit:
             page = CandidatePage(search, tokens, cursor, SEARCH_PAGE)
             candidates = self.backend.search_candidates(account_id, session_id, agent, page)
             for seq, stored in candidates:
-                item = self._open_item(account_id, session_id, agent, stored)
-                if search.text in item.content:
+                yield_turn()
+                cursor = seq
+                place = _item_place(
+                    account_id, session_id, agent, stored.window_id, stored.item_key
+                )
+                opened = secrets.open(stored.sealed, place)
+                if encoded is not None and encoded not in opened:
+                    continue  # the query's JSON form is not in the item's: no match
+                content = codec.loads(opened)["content"]
+                if search.text in content:
                     found.append(
                         RecordedItem(
-                            item.window_id,
-                            item.item_key,
-                            item.role,
-                            item.content,
-                            item.tool_name,
-                            item.tool_namespace,
+                            stored.window_id,
+                            stored.item_key,
+                            stored.role,
+                            content,
+                            stored.tool_name,
+                            stored.tool_namespace,
                         )
                     )
                     if len(found) == search.limit:
                         break
-                cursor = seq
             if len(candidates) < SEARCH_PAGE:
                 break
         return found[::-1] if search.newest_first else found
+
+
+def _encoded_query(query: str) -> bytes | None:
+    """``query`` as it reads inside a sealed item's JSON, ``None`` when it holds a surrogate.
+
+    JSON escapes each character on its own, so the JSON of any text holding ``query``
+    holds this: an item without it cannot match, and is passed over before its JSON is
+    read. Surrogates are the exception (a pair of them is written as one character)."""
+    if any("\ud800" <= char <= "\udfff" for char in query):
+        return None
+    return codec.dumps(query)[1:-1]

@@ -4,8 +4,14 @@ sharing its time fairly between the accounts with calls waiting.
 A plain executor runs calls in arrival order, so an account that sends many slow calls
 (heavy searches, say) puts every other account's calls behind all of them. Here the next call
 is always one of the account that has had the least of the thread's time while it waited
-(start-time fair queuing): an account's cheap calls wait behind at most one slow call of
-another, and an account that was idle gains no credit to spend later.
+(start-time fair queuing): an account's cheap calls wait behind at most one slice of a slow
+call of another, and an account that was idle gains no credit to spend later.
+
+A long call bounds its slices itself: it calls :func:`yield_turn` as it goes (a history
+search does between candidates), and once it has run for :data:`SLICE_S` the calls of other
+accounts owed time run there and then, on the same thread, before it goes on. Calls of the
+paused call's own account never run in between, so each account's calls (and so each
+session's) still run one at a time, in order.
 """
 
 from __future__ import annotations
@@ -18,7 +24,30 @@ from concurrent.futures import Future
 from typing import Any, TypeVar
 
 _T = TypeVar("_T")
-_Job = tuple[Callable[[], Any], "Future[Any]"]
+#: A call, its future, and whether it may run while another call is paused.
+_Job = tuple[Callable[[], Any], "Future[Any]", bool]
+#: Seconds a call runs before :func:`yield_turn` lets other accounts' calls in.
+SLICE_S = 0.002
+
+_local = threading.local()
+
+
+def yield_turn() -> None:
+    """Called by a long call between steps of its work: when it has run for a slice, run
+    the calls of other accounts owed time first. Does nothing off a worker thread."""
+    worker: FairWorker | None = getattr(_local, "worker", None)
+    if worker is not None:
+        worker._pause()
+
+
+class _Running:
+    """A call under way on the thread: its account, and when its current slice began."""
+
+    __slots__ = ("account", "since")
+
+    def __init__(self, account: str) -> None:
+        self.account = account
+        self.since = time.perf_counter()
 
 
 class FairWorker:
@@ -32,11 +61,15 @@ class FairWorker:
         self._floor = 0.0
         self._changed = threading.Condition()
         self._closing = False
+        #: The calls under way, outermost first (more than one while calls are paused).
+        self._running: list[_Running] = []
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
         self._thread.start()
 
-    def submit(self, account: str, call: Callable[[], _T]) -> Future[_T]:
+    def submit(self, account: str, call: Callable[[], _T], *, nests: bool = True) -> Future[_T]:
         """Run ``call`` in ``account``'s turn; its future holds the result or the error.
+        With ``nests`` false it never runs while another call is paused (for calls that
+        must see no other call half done).
 
         :raises RuntimeError: the worker is closing.
         """
@@ -47,7 +80,7 @@ class FairWorker:
             if account not in self._waiting:
                 self._waiting[account] = deque()
                 self._served[account] = max(self._served.get(account, 0.0), self._floor)
-            self._waiting[account].append((call, future))
+            self._waiting[account].append((call, future, nests))
             self._changed.notify()
         return future
 
@@ -64,14 +97,31 @@ class FairWorker:
                 if self._closing:
                     return None
                 self._changed.wait()
-            account = min(self._waiting, key=self._served.__getitem__)
-            queue = self._waiting[account]
-            job = queue.popleft()
-            self._floor = self._served[account]
-            if not queue:
-                del self._waiting[account]
-                del self._served[account]
-            return account, job
+            return self._take(min(self._waiting, key=self._served.__getitem__))
+
+    def _take(self, account: str) -> tuple[str, _Job]:
+        queue = self._waiting[account]
+        job = queue.popleft()
+        self._floor = self._served[account]
+        if not queue:
+            del self._waiting[account]
+            del self._served[account]
+        return account, job
+
+    def _owed(self, paused: str) -> tuple[str, _Job] | None:
+        """The next call to run while ``paused``'s call waits: one of another account that
+        has had less of the thread, and of none whose call is under way."""
+        with self._changed:
+            busy = {running.account for running in self._running}
+            limit = self._served.get(paused, self._floor)
+            owed = [
+                account
+                for account, queue in self._waiting.items()
+                if account not in busy and queue[0][2] and self._served[account] < limit
+            ]
+            if not owed:
+                return None
+            return self._take(min(owed, key=self._served.__getitem__))
 
     def _charge(self, account: str, seconds: float) -> None:
         with self._changed:
@@ -81,20 +131,40 @@ class FairWorker:
                 # It has nothing waiting: what it used counts when it comes back.
                 self._served[account] = self._floor + seconds
             # Accounts gone quiet whose use the clock has caught up with count no more.
+            busy = {running.account for running in self._running}
             for idle in [a for a, t in self._served.items() if a not in self._waiting]:
-                if self._served[idle] <= self._floor:
+                if self._served[idle] <= self._floor and idle not in busy:
                     del self._served[idle]
 
+    def _pause(self) -> None:
+        if threading.current_thread() is not self._thread or not self._running:
+            return
+        current = self._running[-1]
+        now = time.perf_counter()
+        if now - current.since < SLICE_S:
+            return
+        self._charge(current.account, now - current.since)
+        while (owed := self._owed(current.account)) is not None:
+            self._execute(*owed)
+        current.since = time.perf_counter()
+
+    def _execute(self, account: str, job: _Job) -> None:
+        call, future, _ = job
+        if not future.set_running_or_notify_cancel():
+            return
+        running = _Running(account)
+        self._running.append(running)
+        try:
+            result = call()
+        except BaseException as error:  # handed to whoever awaits the future
+            future.set_exception(error)
+        else:
+            future.set_result(result)
+        finally:
+            self._running.pop()
+            self._charge(account, time.perf_counter() - running.since)
+
     def _run(self) -> None:
+        _local.worker = self
         while (picked := self._next()) is not None:
-            account, (call, future) = picked
-            if not future.set_running_or_notify_cancel():
-                continue
-            started = time.perf_counter()
-            try:
-                result = call()
-            except BaseException as error:  # handed to whoever awaits the future
-                future.set_exception(error)
-            else:
-                future.set_result(result)
-            self._charge(account, time.perf_counter() - started)
+            self._execute(*picked)

@@ -33,6 +33,9 @@ CONTENTS = [
     "abcde",
     "e\u0301t\u00e9 composed and decomposed",
     "\U0001d4b3\U0001d4b4\U0001d4b5 astral 🎉🎊",
+    # Text whose JSON holds the JSON of queries it does not hold: an escaped lone
+    # surrogate, a backslash before an n, a control character.
+    "lone \ud800 surrogate, literal \\n and \\u0001, control \x01 here",
 ]
 QUERIES = [
     "alpha",
@@ -76,6 +79,12 @@ QUERIES = [
     "🎊",
     "ab",
     "% ",
+    "\ud800",
+    "ud800",
+    "\\ud800",
+    "\x01",
+    "\\u0001",
+    "\\n",
 ]
 
 
