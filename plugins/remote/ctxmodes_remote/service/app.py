@@ -47,6 +47,7 @@ from ctxmodes_remote.service.bodies import (
 from ctxmodes_remote.service.bridge import ResponseStream, failure_event, model_request
 from ctxmodes_remote.service.crypto import AccountKeyError, CiphertextError, KeyRing
 from ctxmodes_remote.service.engine import RequestError, ServiceEngine, UnknownOperationError
+from ctxmodes_remote.service.limits import PerAccountLimit
 from ctxmodes_remote.service.metrics import CONTENT_TYPE, ServiceMetrics
 from ctxmodes_remote.service.responses_items import encrypted_fields_by_tool, history_items
 from ctxmodes_remote.service.sealing import SealedValueError
@@ -67,6 +68,10 @@ IDLE_TIMEOUT_S = 75.0
 #: the response fails and the upstream call is aborted.
 UPSTREAM_IDLE_TIMEOUT_S = 300.0
 ENCRYPTED_ARGUMENTS_HEADER = "x-openai-encrypted-tool-arguments"
+#: The operations whose cost grows with what the account holds, and how many of them one
+#: account may have under way at once in a process (see :mod:`.limits`).
+SEARCH_OPERATIONS = frozenset({("history", "search_contents"), ("notes", "search_contents")})
+SEARCHES_PER_ACCOUNT = 1
 ROOT_AGENT = "/root"
 
 _T = TypeVar("_T")
@@ -154,6 +159,7 @@ class ServiceApp:
         self._upstream_idle_timeout_s = upstream_idle_timeout_s
         self.metrics = ServiceMetrics()
         self._workers = [FairWorker(f"ctxmodes-serve-{n}") for n in range(engine.workers)]
+        self._searches = PerAccountLimit(SEARCHES_PER_ACCOUNT)
         self._streams = ThreadPoolExecutor(max_workers=64, thread_name_prefix="ctxmodes-upstream")
 
     async def reload_keyring(self, keyring: KeyRing) -> None:
@@ -338,7 +344,8 @@ class ServiceApp:
         encrypted = request.headers.get(ENCRYPTED_ARGUMENTS_HEADER, "").lower() == "true"
         try:
             body = await self._json_body(request)
-            answer = await self._on_engine(
+            call = partial(
+                self._on_engine,
                 partial(self.engine.alpha, encrypted_arguments=encrypted),
                 account,
                 family,
@@ -347,6 +354,11 @@ class ServiceApp:
                 worker=self._worker_of(account, body.get("context")),
                 account_id=account.account_id,
             )
+            if (family, operation) in SEARCH_OPERATIONS:
+                async with self._searches.slot(account.account_id):
+                    answer = await call()
+            else:
+                answer = await call()
         except UnknownOperationError as error:
             return _error(404, "not_found", str(error))
         except RequestError as error:

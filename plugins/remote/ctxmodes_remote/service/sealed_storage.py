@@ -37,8 +37,11 @@ from ctxmodes_remote.service.workers import yield_turn
 
 _log = logging.getLogger("ctxmodes.serve")
 
-#: Candidates a search fetches at a time: most searches end within one page.
+#: Candidates a search fetches first: most searches end within one page. Each further page
+#: is twice as large, up to :data:`SEARCH_PAGE_MAX`: the database finds the candidates anew
+#: for every page, so a search through many pays for few.
 SEARCH_PAGE = 200
+SEARCH_PAGE_MAX = 6400
 
 
 def _note_place(account_id: str, session_id: str) -> bytes:
@@ -239,8 +242,9 @@ class SealedStorage:
         encoded = _encoded_query(search.text)
         found: list[RecordedItem] = []
         cursor: int | None = None
+        size = SEARCH_PAGE
         while len(found) < search.limit:
-            page = CandidatePage(search, tokens, cursor, SEARCH_PAGE)
+            page = CandidatePage(search, tokens, cursor, size)
             candidates = self.backend.search_candidates(account_id, session_id, agent, page)
             for seq, stored in candidates:
                 yield_turn()
@@ -265,8 +269,9 @@ class SealedStorage:
                     )
                     if len(found) == search.limit:
                         break
-            if len(candidates) < SEARCH_PAGE:
+            if len(candidates) < size:
                 break
+            size = min(size * 2, SEARCH_PAGE_MAX)
         return found[::-1] if search.newest_first else found
 
 
