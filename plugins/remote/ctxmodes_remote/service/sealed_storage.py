@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ctxmodes.session import codec
+from ctxmodes_remote.service.candidates import CandidateChecker
 from ctxmodes_remote.service.crypto import AccountKeyError, KeyRing
 from ctxmodes_remote.service.sealing import AccountSecrets, associated_data, new_secret
 from ctxmodes_remote.service.storage import (
@@ -33,7 +34,6 @@ from ctxmodes_remote.service.storage import (
     SealedNote,
     Storage,
 )
-from ctxmodes_remote.service.workers import yield_turn
 
 _log = logging.getLogger("ctxmodes.serve")
 
@@ -59,9 +59,12 @@ def _image_values(images: Sequence[RecordedImage]) -> list[dict[str, Any]]:
 class SealedStorage:
     """Notes and history in plaintext for the engine, sealed in ``backend``."""
 
-    def __init__(self, backend: Storage, keyring: KeyRing) -> None:
+    def __init__(
+        self, backend: Storage, keyring: KeyRing, checker: CandidateChecker | None = None
+    ) -> None:
         self.backend = backend
         self._keyring = keyring
+        self._checker = checker or CandidateChecker()
         self._secrets: dict[str, AccountSecrets] = {}
         # A database from before encryption at rest is sealed in place before first use
         # (and an index of an earlier tokenisation rebuilt).
@@ -183,6 +186,7 @@ class SealedStorage:
         self.backend.ping()
 
     def close(self) -> None:
+        self._checker.close()
         self.backend.close()
 
     # -- notes ----------------------------------------------------------------------------------
@@ -232,55 +236,42 @@ class SealedStorage:
         self, account_id: str, session_id: str, agent: str, search: HistorySearch
     ) -> list[RecordedItem]:
         """The agent's recorded items ``search`` selects, in arrival order: candidates from
-        the blind index, each opened and checked for the literal substring. Found items
-        leave their images out (only ``read_item`` answers them).
-
-        A search may open many candidates: it lets other accounts' calls on its worker
-        thread run between them (:func:`~ctxmodes_remote.service.workers.yield_turn`)."""
+        the blind index, each opened and checked for the literal substring (see
+        :class:`~ctxmodes_remote.service.candidates.CandidateChecker`). Found items leave
+        their images out (only ``read_item`` answers them)."""
         secrets = self._account(account_id)
         tokens = secrets.query_tokens(session_id, agent, search.text)
-        encoded = _encoded_query(search.text)
         found: list[RecordedItem] = []
         cursor: int | None = None
         size = SEARCH_PAGE
         while len(found) < search.limit:
             page = CandidatePage(search, tokens, cursor, size)
             candidates = self.backend.search_candidates(account_id, session_id, agent, page)
-            for seq, stored in candidates:
-                yield_turn()
-                cursor = seq
-                place = _item_place(
-                    account_id, session_id, agent, stored.window_id, stored.item_key
-                )
-                opened = secrets.open(stored.sealed, place)
-                if encoded is not None and encoded not in opened:
-                    continue  # the query's JSON form is not in the item's: no match
-                content = codec.loads(opened)["content"]
-                if search.text in content:
-                    found.append(
-                        RecordedItem(
-                            stored.window_id,
-                            stored.item_key,
-                            stored.role,
-                            content,
-                            stored.tool_name,
-                            stored.tool_namespace,
-                        )
+            matches = self._checker.check(
+                secrets.data_key,
+                secrets.aead,
+                [stored.sealed for _, stored in candidates],
+                [
+                    _item_place(account_id, session_id, agent, stored.window_id, stored.item_key)
+                    for _, stored in candidates
+                ],
+                search.text,
+                search.limit - len(found),
+            )
+            for index, content in matches:
+                stored = candidates[index][1]
+                found.append(
+                    RecordedItem(
+                        stored.window_id,
+                        stored.item_key,
+                        stored.role,
+                        content,
+                        stored.tool_name,
+                        stored.tool_namespace,
                     )
-                    if len(found) == search.limit:
-                        break
+                )
             if len(candidates) < size:
                 break
+            cursor = candidates[-1][0]
             size = min(size * 2, SEARCH_PAGE_MAX)
         return found[::-1] if search.newest_first else found
-
-
-def _encoded_query(query: str) -> bytes | None:
-    """``query`` as it reads inside a sealed item's JSON, ``None`` when it holds a surrogate.
-
-    JSON escapes each character on its own, so the JSON of any text holding ``query``
-    holds this: an item without it cannot match, and is passed over before its JSON is
-    read. Surrogates are the exception (a pair of them is written as one character)."""
-    if any("\ud800" <= char <= "\udfff" for char in query):
-        return None
-    return codec.dumps(query)[1:-1]

@@ -11,7 +11,9 @@ A long call bounds its slices itself: it calls :func:`yield_turn` as it goes (a 
 search does between candidates), and once it has run for :data:`SLICE_S` the calls of other
 accounts owed time run there and then, on the same thread, before it goes on. Calls of the
 paused call's own account never run in between, so each account's calls (and so each
-session's) still run one at a time, in order.
+session's) still run one at a time, in order. A call that waits for work done elsewhere (a
+helper process checking search candidates) waits with :func:`wait_serving`, and the calls of
+other accounts run meanwhile.
 """
 
 from __future__ import annotations
@@ -38,6 +40,15 @@ def yield_turn() -> None:
     worker: FairWorker | None = getattr(_local, "worker", None)
     if worker is not None:
         worker._pause()
+
+
+def wait_serving(future: Future[_T]) -> _T:
+    """The result of ``future``, which is produced off this thread; on a worker thread, other
+    accounts' calls run there until it is ready."""
+    worker: FairWorker | None = getattr(_local, "worker", None)
+    if worker is not None:
+        worker._serve_until(future)
+    return future.result()
 
 
 class _Running:
@@ -108,12 +119,13 @@ class FairWorker:
             del self._served[account]
         return account, job
 
-    def _owed(self, paused: str) -> tuple[str, _Job] | None:
+    def _owed(self, paused: str, *, idle: bool = False) -> tuple[str, _Job] | None:
         """The next call to run while ``paused``'s call waits: one of another account that
-        has had less of the thread, and of none whose call is under way."""
+        has had less of the thread (any other, when the thread is ``idle`` otherwise), and
+        of none whose call is under way."""
         with self._changed:
             busy = {running.account for running in self._running}
-            limit = self._served.get(paused, self._floor)
+            limit = float("inf") if idle else self._served.get(paused, self._floor)
             owed = [
                 account
                 for account, queue in self._waiting.items()
@@ -145,6 +157,30 @@ class FairWorker:
             return
         self._charge(current.account, now - current.since)
         while (owed := self._owed(current.account)) is not None:
+            self._execute(*owed)
+        current.since = time.perf_counter()
+
+    def _serve_until(self, future: Future[Any]) -> None:
+        if threading.current_thread() is not self._thread or not self._running:
+            return
+        current = self._running[-1]
+        self._charge(current.account, time.perf_counter() - current.since)
+
+        def wake(_: Future[Any]) -> None:
+            with self._changed:
+                self._changed.notify_all()
+
+        future.add_done_callback(wake)
+        while True:
+            owed = None
+            with self._changed:
+                while not future.done():
+                    owed = self._owed(current.account, idle=True)
+                    if owed is not None:
+                        break
+                    self._changed.wait()
+            if owed is None:
+                break
             self._execute(*owed)
         current.since = time.perf_counter()
 

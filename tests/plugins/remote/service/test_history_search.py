@@ -12,6 +12,7 @@ from ctxmodes_remote.service.accounts import create_token
 from ctxmodes_remote.service.crypto import KeyRing
 from ctxmodes_remote.service.engine import ServiceEngine
 from ctxmodes_remote.service.storage import RecordedItem
+from ctxmodes_remote.service.workers import FairWorker
 
 KEYS = KeyRing([b"s" * 32])
 CONTEXT = {"session_id": "s1", "current_agent_name": "/root"}
@@ -199,3 +200,27 @@ def test_candidates_fetched_page_by_page_give_the_same_answers(filled, monkeypat
         for extra in ({}, {"recent_first": True}, {"limit": 3, "recent_first": True}):
             arguments = {"query": query, **extra}
             assert search(engine, account, **arguments) == whole_session_answer(items, arguments)
+
+
+def test_candidates_checked_in_a_helper_process_give_the_same_answers(backend, monkeypatch):
+    from ctxmodes_remote.service import candidates
+
+    account = create_token(backend, "alice").account
+    items = recorded()
+    ServiceEngine(backend, KEYS).record(account, "s1", "/root", items)
+    # Every page goes to the helper process, and the search runs on a worker thread, as the
+    # service runs it (serving other calls while the helper checks).
+    monkeypatch.setattr(candidates, "PROCESS_MIN_CANDIDATES", 1)
+    engine = ServiceEngine(backend, KEYS, search_processes=1)
+    worker = FairWorker("test-worker")
+    try:
+        for query in QUERIES:
+            for extra in ({}, {"recent_first": True}, {"limit": 3, "role": "user"}):
+                arguments = {"query": query, **extra}
+                answer = worker.submit(
+                    account.account_id, lambda a=arguments: search(engine, account, **a)
+                )
+                assert answer.result(timeout=60) == whole_session_answer(items, arguments)
+    finally:
+        worker.close()
+        engine.close()

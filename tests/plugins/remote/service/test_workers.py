@@ -3,10 +3,11 @@ does not hold another's call behind all of it."""
 
 import threading
 import time
+from concurrent.futures import Future
 
 import pytest
 
-from ctxmodes_remote.service.workers import FairWorker, yield_turn
+from ctxmodes_remote.service.workers import FairWorker, wait_serving, yield_turn
 
 
 def test_cheap_calls_of_one_account_wait_behind_one_slow_call_of_another():
@@ -101,3 +102,25 @@ def test_a_call_that_must_not_nest_waits_for_the_paused_call():
     heavy.result(timeout=10)
     worker.close()
     assert ran == ["quiet", "heavy", "exclusive"]
+
+
+def test_a_call_waiting_for_work_elsewhere_lets_other_accounts_calls_run():
+    worker = FairWorker("test-worker")
+    elsewhere: Future[str] = Future()
+    ran: list[str] = []
+
+    def waiting() -> str:
+        answer = wait_serving(elsewhere)
+        ran.append("waited")
+        return answer
+
+    waiter = worker.submit("heavy", waiting)
+    same = worker.submit("heavy", lambda: ran.append("heavy again"))
+    quiet = worker.submit("quiet", lambda: ran.append("quiet"))
+    quiet.result(timeout=10)
+    assert ran == ["quiet"]
+    elsewhere.set_result("done")
+    assert waiter.result(timeout=10) == "done"
+    same.result(timeout=10)
+    worker.close()
+    assert ran == ["quiet", "waited", "heavy again"]
