@@ -14,6 +14,12 @@ paused call's own account never run in between, so each account's calls (and so 
 session's) still run one at a time, in order. A call that waits for work done elsewhere (a
 helper process checking search candidates) waits with :func:`wait_serving`, and the calls of
 other accounts run meanwhile.
+
+With group commit (:class:`HeldWrites`, SQLite), calls that ran while writes were held are
+answered only once those writes are committed: the worker runs the calls waiting, then
+commits them all with one sync, as soon as no call is waiting (or the group is
+:data:`GROUP_CALLS` calls or :data:`GROUP_SECONDS` old), and then answers them. Calls run
+during a pause are committed when the pause ends, not held behind the long call.
 """
 
 from __future__ import annotations
@@ -23,11 +29,18 @@ import time
 from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Future
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 _T = TypeVar("_T")
 #: A call, its future, and whether it may run while another call is paused.
 _Job = tuple[Callable[[], Any], "Future[Any]", bool]
+#: Calls run while writes are held, with their outcome: ``(future, result, error)``.
+_Held = tuple["Future[Any]", Any, BaseException | None]
+
+#: The most calls one group commit answers, and the longest it stays open (seconds): a
+#: steady stream of calls is committed in steps, not held indefinitely.
+GROUP_CALLS = 64
+GROUP_SECONDS = 0.005
 #: Seconds a call runs before :func:`yield_turn` lets other accounts' calls in.
 SLICE_S = 0.002
 
@@ -51,6 +64,18 @@ def wait_serving(future: Future[_T]) -> _T:
     return future.result()
 
 
+class HeldWrites(Protocol):
+    """Storage whose writes are held until committed in a group."""
+
+    def writes_pending(self) -> bool:
+        """Whether the calls run since the last commit must wait for the next."""
+        ...
+
+    def commit_writes(self) -> None:
+        """:raises Exception: nothing held is on disk."""
+        ...
+
+
 class _Running:
     """A call under way on the thread: its account, and when its current slice began."""
 
@@ -64,7 +89,11 @@ class _Running:
 class FairWorker:
     """One thread running submitted calls one at a time, the least served account first."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, held: HeldWrites | None = None) -> None:
+        self._held_writes = held
+        #: Calls answered once the writes pending are committed, and when the first ran.
+        self._held: list[_Held] = []
+        self._group_opened = 0.0
         self._waiting: dict[str, deque[_Job]] = {}
         #: Seconds of the thread each account with calls waiting has had, on one clock that
         #: starts where the last call picked started (so a newcomer joins at par).
@@ -102,10 +131,12 @@ class FairWorker:
             self._changed.notify()
         self._thread.join()
 
-    def _next(self) -> tuple[str, _Job] | None:
+    def _next(self, *, wait: bool = True) -> tuple[str, _Job] | None:
+        """The next call; ``None`` when closing with none left, or none waits and ``wait``
+        is false."""
         with self._changed:
             while not self._waiting:
-                if self._closing:
+                if self._closing or not wait:
                     return None
                 self._changed.wait()
             return self._take(min(self._waiting, key=self._served.__getitem__))
@@ -148,6 +179,17 @@ class FairWorker:
                 if self._served[idle] <= self._floor and idle not in busy:
                     del self._served[idle]
 
+    def _run(self) -> None:
+        _local.worker = self
+        while True:
+            picked = self._next(wait=not self._held)
+            if picked is None:
+                if not self._held:
+                    return
+                self._commit()
+                continue
+            self._execute(*picked)
+
     def _pause(self) -> None:
         if threading.current_thread() is not self._thread or not self._running:
             return
@@ -158,6 +200,8 @@ class FairWorker:
         self._charge(current.account, now - current.since)
         while (owed := self._owed(current.account)) is not None:
             self._execute(*owed)
+        if self._held:
+            self._commit()
         current.since = time.perf_counter()
 
     def _serve_until(self, future: Future[Any]) -> None:
@@ -176,12 +220,15 @@ class FairWorker:
             with self._changed:
                 while not future.done():
                     owed = self._owed(current.account, idle=True)
-                    if owed is not None:
+                    if owed is not None or self._held:
                         break
                     self._changed.wait()
-            if owed is None:
+            if owed is not None:
+                self._execute(*owed)
+            elif self._held:
+                self._commit()
+            else:
                 break
-            self._execute(*owed)
         current.since = time.perf_counter()
 
     def _execute(self, account: str, job: _Job) -> None:
@@ -190,17 +237,48 @@ class FairWorker:
             return
         running = _Running(account)
         self._running.append(running)
+        result: Any = None
+        error: BaseException | None = None
         try:
             result = call()
-        except BaseException as error:  # handed to whoever awaits the future
-            future.set_exception(error)
-        else:
-            future.set_result(result)
+        except BaseException as failure:  # handed to whoever awaits the future
+            error = failure
         finally:
             self._running.pop()
-            self._charge(account, time.perf_counter() - running.since)
+        self._charge(account, time.perf_counter() - running.since)
+        self._answer(future, result, error)
 
-    def _run(self) -> None:
-        _local.worker = self
-        while (picked := self._next()) is not None:
-            self._execute(*picked)
+    def _answer(self, future: Future[Any], result: Any, error: BaseException | None) -> None:
+        """Answer a call at once, or hold its answer for the commit of the writes pending."""
+        if self._held_writes is None or not self._held_writes.writes_pending():
+            _settle(future, result, error)
+            return
+        if not self._held:
+            self._group_opened = time.perf_counter()
+        self._held.append((future, result, error))
+        if (
+            len(self._held) >= GROUP_CALLS
+            or time.perf_counter() - self._group_opened >= GROUP_SECONDS
+        ):
+            self._commit()
+
+    def _commit(self) -> None:
+        """Commit the held writes, then answer the calls that waited for them (each with
+        the storage's failure, when the commit failed)."""
+        assert self._held_writes is not None
+        held, self._held = self._held, []
+        try:
+            self._held_writes.commit_writes()
+        except BaseException as failure:
+            for future, _, _ in held:
+                future.set_exception(failure)
+        else:
+            for future, result, error in held:
+                _settle(future, result, error)
+
+
+def _settle(future: Future[Any], result: Any, error: BaseException | None) -> None:
+    if error is None:
+        future.set_result(result)
+    else:
+        future.set_exception(error)
