@@ -136,7 +136,7 @@ class EntryTable:
         self.cut_roots: set[int] = set()
         # Sorted indexes where a run of "parent is the previous entry" links starts; paths
         # are walked a run at a time.
-        self._breaks = self._find_breaks()
+        self._breaks = self._find_breaks(sorted(set(scan.unresolved)))
         self._resolve_late_parents()
         self._report_duplicates()
         # label target id -> (label, timestamp); insertion order as in Pi's map.
@@ -231,11 +231,16 @@ class EntryTable:
             settled.update(trail)
         self._breaks = self._find_breaks()
 
-    def _find_breaks(self) -> list[int]:
-        """Entries whose parent is not the entry just before them (always including 0)."""
+    def _find_breaks(self, candidates: list[int] | None = None) -> list[int]:
+        """Entries whose parent is not the entry just before them (always including 0), among
+        ``candidates`` (sorted; default: every entry)."""
         count = len(self.parents)
-        # C-level passes: compare every parent index with its own index minus one.
-        breaks = list(compress(range(count), map(ne, self.parents, range(-1, count - 1))))
+        parents = self.parents
+        if candidates is None:
+            # C-level passes: compare every parent index with its own index minus one.
+            breaks = list(compress(range(count), map(ne, parents, range(-1, count - 1))))
+        else:
+            breaks = [index for index in candidates if parents[index] != index - 1]
         if count and (not breaks or breaks[0] != 0):
             breaks.insert(0, 0)
         return breaks
