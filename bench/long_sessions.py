@@ -9,7 +9,8 @@ with a Pi compaction every 20,000 entries, as a long Pi session has them), ``rev
 store cuts, with entries hanging off it). Each command runs in its own process, limited to
 4 GiB of address space, and is measured with ``wait4``: wall time and peak resident memory.
 
-* ``session context --json``, ``session show`` and ``history list_windows`` on every shape;
+* ``session context --json``, ``session show`` (the active path, and ``--full``, the whole
+  tree) and ``history list_windows`` on every shape;
 * ``tree rollover``: ``ctxmodes run --mode tree`` with a scripted model that calls
   ``new_context`` on the first turn (window 0 opens at the end of the old session, then the
   first rollover archives all of it), on a copy of the file;
@@ -135,6 +136,7 @@ def bench_file(
     results: dict[str, tuple[float, float, str]] = {}
     results["session context --json"] = run([CTXMODES, "session", "context", str(file), "--json"])
     results["session show"] = run([CTXMODES, "session", "show", str(file)])
+    results["session show --full"] = run([CTXMODES, "session", "show", str(file), "--full"])
     results["history list_windows"] = run(
         [CTXMODES, "history", "--mode", "tree", str(file), "list_windows"]
     )

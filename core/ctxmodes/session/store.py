@@ -19,10 +19,11 @@ from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from itertools import compress, filterfalse, repeat
-from operator import ne
+from itertools import compress, filterfalse, islice, repeat
+from operator import attrgetter, eq, ne
 from typing import Any, Final
 
+import msgspec
 import orjson
 
 from ctxmodes.session import codec
@@ -63,6 +64,27 @@ class IndexWarning:
 
     def __str__(self) -> str:
         return self.message
+
+
+class _RoleOnly(msgspec.Struct, gc=False):
+    role: Any = None
+
+
+class _MessageRole(msgspec.Struct, gc=False):
+    """The part of a ``message`` entry a one-line listing shows: msgspec validates the rest
+    of the line without building it."""
+
+    id: Any = None
+    message: _RoleOnly | None = None
+
+
+_decode_message_role: Final = msgspec.json.Decoder(_MessageRole).decode
+_HEAD_ID: Final = attrgetter("id")
+
+
+def _role_of(entry: JsonObject) -> Any:
+    message = entry.get("message")
+    return message.get("role") if isinstance(message, dict) else None
 
 
 class _LineReader:
@@ -375,6 +397,82 @@ class EntryTable:
         missing = [index for index in indexes if index not in decoded]
         fresh = self._decode(missing) if missing else {}
         return [decoded[index] if index in decoded else fresh[index] for index in indexes]
+
+    def message_roles(self, indexes: Sequence[int]) -> list[Any]:
+        """The ``role`` of the ``message`` of each of these entries that is a ``message``
+        (``None`` where it has no message object or its message no role, and for entries of
+        other types), read from the file without building the rest of each entry and without
+        filling the cache. A ``range`` of entries is read as one block of the file."""
+        if isinstance(indexes, range) and indexes.step == 1 and indexes:
+            roles = self._run_roles(indexes.start, indexes.stop - 1)
+            if roles is not None:
+                return roles
+        types = self.types
+        wanted = [position for position, index in enumerate(indexes) if types[index] == "message"]
+        roles = [None] * len(indexes)
+        decoded = self._decoded
+        # Positions whose entry is decoded in full: cached, migrated, or with a role that
+        # only the full decoder reads as ``JSON.parse`` does (a number, a lone surrogate).
+        full: list[int] = []
+        on_disk: list[int] = []
+        readable = self._reader is not None and not self.migrated
+        for position in wanted:
+            index = indexes[position]
+            if readable and index not in decoded and self._starts[index] >= 0:
+                on_disk.append(position)
+            else:
+                full.append(position)
+        if on_disk:
+            starts, ends, ids = self._starts, self._ends, self.ids
+            on_disk.sort(key=lambda position: starts[indexes[position]])
+            spans = [(starts[indexes[p]], ends[indexes[p]]) for p in on_disk]
+            assert self._reader is not None
+            for position, view in zip(on_disk, self._reader.read_spans(spans), strict=True):
+                try:
+                    head = _decode_message_role(view)
+                except (msgspec.MsgspecError, RecursionError):
+                    full.append(position)
+                    continue
+                role = None if head.message is None else head.message.role
+                if head.id != ids[indexes[position]] or not (role is None or type(role) is str):
+                    full.append(position)
+                else:
+                    roles[position] = role
+        if full:
+            entries = self.peek([indexes[position] for position in full])
+            for position, entry in zip(full, entries, strict=True):
+                roles[position] = _role_of(entry)
+        return roles
+
+    def _run_roles(self, first: int, last: int) -> list[Any] | None:
+        """:meth:`message_roles` of entries ``first`` to ``last``, when they are consecutive
+        lines of the file as indexed, as one read and a decoder pass; ``None`` when they are
+        not, or when a line needs more than the role decoder."""
+        starts = self._starts
+        if self._reader is None or self.migrated or starts[first] < 0 or starts[last] < 0:
+            return None
+        block = self._reader.read_spans([(starts[first], self._ends[last])])[0]
+        lines = bytes(block).split(b"\n")
+        if len(lines) != last - first + 1:
+            return None  # lines the session skipped lie in between
+        try:
+            heads = list(map(_decode_message_role, lines))
+        except (msgspec.MsgspecError, RecursionError):
+            return None
+        if not all(map(eq, map(_HEAD_ID, heads), islice(self.ids, first, last + 1))):
+            return None  # the file changed: reading entry by entry says where
+        roles = [
+            None if head.message is None or entry_type != "message" else head.message.role
+            for head, entry_type in zip(heads, islice(self.types, first, last + 1), strict=True)
+        ]
+        if not set(map(type, roles)) <= {str, type(None)}:
+            return None
+        return roles
+
+    def run_starts(self) -> Sequence[int]:
+        """The sorted indexes of the entries whose parent is not the entry just before them
+        (0 always among them): every other entry continues the run of the one before it."""
+        return self._breaks
 
     def stored_run(self, last: int, count: int) -> StoredRun | None:
         """The ``count`` entries that end at entry ``last`` along its parent chain, as a

@@ -270,7 +270,18 @@ def test_most_session_values_take_the_direct_encoding() -> None:
     assert codec._encode_directly(message, 0) == codec.dumps(message)
     usage = {"cost": {"input": 0.00123, "total": 12.5}, "ratio": -3.0000000000000004e-2}
     assert codec._encode_directly(usage, 0) == codec.dumps(usage)
-    for odd in ({"a": 1.0}, {"a": 1e16}, {"a": 1e-7}, {"7": 1}, [2**53 + 1], "\ud800", {1: 2}):
+    odd_values = (
+        {"a": 1.0},
+        {"a": 1e16},
+        {"a": 1e-7},
+        {"a": [1, -0.0]},
+        [1e21],
+        {"7": 1},
+        [2**53 + 1],
+        "\ud800",
+        {1: 2},
+    )
+    for odd in odd_values:
         assert codec._encode_directly(odd, 0) is None
 
 
