@@ -624,13 +624,20 @@ class EntryTable:
 
     def _search_path(self, path: Sequence[int], matches: str | Callable[[int], bool]) -> int:
         if isinstance(matches, str):
-            # One C-level pass over the types along the path.
-            along = list(map(self.types.__getitem__, path))
-            along.reverse()
-            try:
-                return path[len(path) - 1 - along.index(matches)]
-            except ValueError:
-                return NO_ENTRY
+            # C-level searches of the types along the path, a block at a time from its end
+            # (the match is most often recent): each run of consecutive entries is a slice of
+            # the list of types.
+            types = self.types
+            for run in reversed(self.path_runs(path[-1])):
+                for stop in range(run.stop, run.start, -_SEARCH_BLOCK):
+                    start = max(run.start, stop - _SEARCH_BLOCK)
+                    along = types[start:stop]
+                    along.reverse()
+                    try:
+                        return stop - 1 - along.index(matches)
+                    except ValueError:
+                        continue
+            return NO_ENTRY
         for index in reversed(path):
             if matches(index):
                 return index
@@ -706,11 +713,15 @@ class ActivePath:
         """Where ``index`` sits on the path, or ``None`` if it is not on it."""
         if self._positions is not None:
             return self._positions.get(index)
-        # Until a move needs the map, search the list (from the leaf end, where lookups land).
+        # Until a move needs the map, search the path a block at a time from the leaf end,
+        # where lookups land (an entry is on a path at most once).
         indexes = self.indexes
-        for position in range(len(indexes) - 1, -1, -1):
-            if indexes[position] == index:
-                return position
+        for stop in range(len(indexes), 0, -_SEARCH_BLOCK):
+            start = max(0, stop - _SEARCH_BLOCK)
+            try:
+                return start + indexes[start:stop].index(index)
+            except ValueError:
+                continue
         return None
 
     def _position_map(self) -> dict[int, int]:
