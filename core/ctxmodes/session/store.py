@@ -56,6 +56,25 @@ _RUN_LENGTH: Final = 512
 _CYCLE_NAMES_SHOWN: Final = 8
 
 
+def find_last(
+    values: list[Any] | array[int], value: Any, start: int = 0, stop: int | None = None
+) -> int:
+    """The position of the last ``value`` in ``values[start:stop]`` (``NO_ENTRY`` if none).
+
+    Searched in C a block at a time from the end: what the index looks for (a recent entry,
+    the latest entry of a type) is usually near it, and a miss costs one pass in C."""
+    end = len(values) if stop is None else stop
+    for block_end in range(end, start, -_SEARCH_BLOCK):
+        block_start = max(start, block_end - _SEARCH_BLOCK)
+        block = values[block_start:block_end]
+        block.reverse()
+        try:
+            return block_end - 1 - block.index(value)
+        except ValueError:
+            continue
+    return NO_ENTRY
+
+
 @dataclass(frozen=True, slots=True)
 class IndexWarning:
     """Something structurally wrong with the session that does not stop it from loading."""
@@ -304,13 +323,8 @@ class EntryTable:
             # list from its end (ids looked up are mostly recent ones): the few lookups of a
             # read need no map of every id.
             self._lookups += 1
-            ids = self.ids
-            for stop in range(len(ids), 0, -_SEARCH_BLOCK):
-                try:
-                    return ids.index(entry_id, max(0, stop - _SEARCH_BLOCK), stop)
-                except ValueError:
-                    continue
-            return None
+            found = find_last(self.ids, entry_id)
+            return None if found == NO_ENTRY else found
         return self.by_id.get(entry_id)
 
     def path_to(self, index: int) -> list[int]:
@@ -627,16 +641,10 @@ class EntryTable:
             # C-level searches of the types along the path, a block at a time from its end
             # (the match is most often recent): each run of consecutive entries is a slice of
             # the list of types.
-            types = self.types
             for run in reversed(self.path_runs(path[-1])):
-                for stop in range(run.stop, run.start, -_SEARCH_BLOCK):
-                    start = max(run.start, stop - _SEARCH_BLOCK)
-                    along = types[start:stop]
-                    along.reverse()
-                    try:
-                        return stop - 1 - along.index(matches)
-                    except ValueError:
-                        continue
+                found = find_last(self.types, matches, run.start, run.stop)
+                if found != NO_ENTRY:
+                    return found
             return NO_ENTRY
         for index in reversed(path):
             if matches(index):
@@ -713,16 +721,9 @@ class ActivePath:
         """Where ``index`` sits on the path, or ``None`` if it is not on it."""
         if self._positions is not None:
             return self._positions.get(index)
-        # Until a move needs the map, search the path a block at a time from the leaf end,
-        # where lookups land (an entry is on a path at most once).
-        indexes = self.indexes
-        for stop in range(len(indexes), 0, -_SEARCH_BLOCK):
-            start = max(0, stop - _SEARCH_BLOCK)
-            try:
-                return start + indexes[start:stop].index(index)
-            except ValueError:
-                continue
-        return None
+        # Until a move needs the map, search the path from the leaf end, where lookups land.
+        found = find_last(self.indexes, index)
+        return None if found == NO_ENTRY else found
 
     def _position_map(self) -> dict[int, int]:
         if self._positions is None:
