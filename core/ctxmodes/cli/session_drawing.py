@@ -21,7 +21,7 @@ import re
 from bisect import bisect_left
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import chain, compress, islice, repeat
-from operator import eq
+from operator import eq, itemgetter
 from typing import Any, Final, TypeVar
 
 from rich.cells import cell_len, set_cell_size
@@ -63,19 +63,28 @@ class _Entries:
 
     def __init__(self, shape: TreeShape, block: Sequence[int], *, custom: bool) -> None:
         types = shape.types
-        roles: dict[int, Any] = {}
-        scattered: list[int] = []
-        for stretch in _stretches(block):
-            if len(stretch) < _STRETCH:
-                scattered.extend(stretch)
-            else:
-                roles.update(zip(stretch, shape.message_roles(stretch), strict=True))
-        roles.update(zip(scattered, shape.message_roles(scattered), strict=True))
-        self.kinds = [_kind(types[index], roles[index]) for index in block]
+        self.kinds = list(map(_kind, map(types.__getitem__, block), _roles(shape, block)))
         self.stored: dict[int, dict[str, Any]] = {}
         if custom:
             wanted = [index for index in block if types[index] in _CUSTOM_TYPES]
             self.stored = dict(zip(wanted, shape.entries(wanted), strict=True))
+
+
+def _roles(shape: TreeShape, block: Sequence[int]) -> list[Any]:
+    """The role of each message of ``block``: a stretch of consecutive entries as one read
+    of the file, the others one by one."""
+    stretches = list(_stretches(block))
+    if len(stretches) == 1:
+        return shape.message_roles(stretches[0])
+    roles: dict[int, Any] = {}
+    scattered: list[int] = []
+    for stretch in stretches:
+        if len(stretch) < _STRETCH:
+            scattered.extend(stretch)
+        else:
+            roles.update(zip(stretch, shape.message_roles(stretch), strict=True))
+    roles.update(zip(scattered, shape.message_roles(scattered), strict=True))
+    return [roles[index] for index in block]
 
 
 @functools.lru_cache(maxsize=256)
@@ -393,14 +402,14 @@ def write_lines(lines: Iterable[Line], console: Console, *, fit: bool = True) ->
     styles = _Styles(console) if console.color_system is not None else None
     written: list[str] = []
     for line in lines:
-        text = "".join([piece for piece, _ in line])
+        text = "".join(map(_TEXT, line))
         if _UNSAFE.search(text) is not None:
             line = [(visible(piece), style) for piece, style in line]
-            text = "".join([piece for piece, _ in line])
+            text = "".join(map(_TEXT, line))
         # No character is wider than two cells: most lines need no measuring.
         if fit and 2 * len(text) > width and sum(map(cell_len, (p for p, _ in line))) > width:
             line = _cut(line, width - 1)
-            text = "".join([piece for piece, _ in line])
+            text = "".join(map(_TEXT, line))
         if styles is not None:
             text = "".join([styles.wrap(piece, style) if style else piece for piece, style in line])
         written.append(text)
@@ -417,6 +426,7 @@ def write_lines(lines: Iterable[Line], console: Console, *, fit: bool = True) ->
 _UNSAFE: Final = re.compile(
     "[\x00-\x1f\x7f-\x9f\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]"
 )
+_TEXT: Final = itemgetter(0)
 # Lines joined into one write.
 _WRITE_BLOCK: Final = 1024
 

@@ -19,8 +19,8 @@ from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from itertools import compress, islice
-from operator import attrgetter, eq, ne
+from itertools import compress
+from operator import attrgetter, ne
 from typing import Any, Final
 
 import msgspec
@@ -71,6 +71,7 @@ class _MessageRole(msgspec.Struct, gc=False):
 
 
 _decode_message_role: Final = msgspec.json.Decoder(_MessageRole).decode
+_decode_message_role_lines: Final = msgspec.json.Decoder(_MessageRole).decode_lines
 _HEAD_ID: Final = attrgetter("id")
 
 
@@ -413,19 +414,18 @@ class EntryTable:
         starts = self._starts
         if self._reader is None or self.migrated or starts[first] < 0 or starts[last] < 0:
             return None
-        block = self._reader.read_spans([(starts[first], self._ends[last])])[0]
-        lines = bytes(block).split(b"\n")
-        if len(lines) != last - first + 1:
+        block = bytes(self._reader.read_spans([(starts[first], self._ends[last])])[0])
+        if block.count(b"\n") != last - first:
             return None  # lines the session skipped lie in between
         try:
-            heads = list(map(_decode_message_role, lines))
+            heads = _decode_message_role_lines(block)
         except (msgspec.MsgspecError, RecursionError):
             return None
-        if not all(map(eq, map(_HEAD_ID, heads), islice(self.ids, first, last + 1))):
+        if list(map(_HEAD_ID, heads)) != self.ids[first : last + 1]:
             return None  # the file changed: reading entry by entry says where
         roles = [
             None if head.message is None or entry_type != "message" else head.message.role
-            for head, entry_type in zip(heads, islice(self.types, first, last + 1), strict=True)
+            for head, entry_type in zip(heads, self.types[first : last + 1], strict=True)
         ]
         if not set(map(type, roles)) <= {str, type(None)}:
             return None
