@@ -20,14 +20,14 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
+from ctxmodes.cli.core_commands import add_command_parser
+
 if TYPE_CHECKING:
     from ctxmodes.session.manager import SessionManager
 
 
 def register(subparsers: Any) -> None:
-    parser: argparse.ArgumentParser = subparsers.add_parser(
-        "session", help="inspect Pi session files"
-    )
+    parser = add_command_parser(subparsers, "session")
     actions = parser.add_subparsers(dest="session_action", metavar="ACTION", required=True)
 
     listing = actions.add_parser(

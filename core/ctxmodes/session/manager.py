@@ -93,6 +93,27 @@ class SessionPosition:
     context: SessionContext
 
 
+@dataclass(frozen=True, slots=True)
+class PositionIndexes:
+    """A :class:`SessionPosition` as entry indexes: ``ids[i]`` is the id of entry ``i``, so
+    a reader can go through a long path without a list of its ids (treat all as read-only)."""
+
+    leaf_id: str | None
+    ids: Sequence[str]
+    branch: Sequence[int]
+    context_entries: Sequence[int]
+    context: SessionContext
+
+    def position(self) -> SessionPosition:
+        ids = self.ids
+        return SessionPosition(
+            leaf_id=self.leaf_id,
+            branch_ids=list(map(ids.__getitem__, self.branch)),
+            context_entry_ids=list(map(ids.__getitem__, self.context_entries)),
+            context=self.context,
+        )
+
+
 def entry_from_json(value: JsonObject) -> SessionEntry:
     """The entry model of stored JSON (the models, and pydantic, load on the first call)."""
     from ctxmodes.session import models
@@ -576,7 +597,7 @@ class SessionManager:
         )
 
     def _append(self, entry: JsonObject) -> str:
-        self._check_appendable()
+        """Write and index ``entry``, which a caller made after :meth:`_check_appendable`."""
         try:
             line = codec.dumps_line(entry)
         except codec.JsonEncodeError as exc:
@@ -684,7 +705,7 @@ class SessionManager:
 
     def append_label(self, target_id: str, label: str | None) -> str:
         """Set (or, with ``None`` or ``""``, clear) the label of an entry."""
-        if target_id not in self._table.by_id:
+        if self._table.index_of(target_id) is None:
             raise EntryNotFoundError(target_id)
         self._check_appendable()
         return self._append(make.label(self._stamp(), target_id, label))
@@ -884,31 +905,38 @@ class SessionManager:
 
     def current_position(self) -> SessionPosition:
         """Leaf, path, context entries and context at the current leaf (O(path length))."""
-        ids = self._table.ids
+        return self.current_position_indexes().position()
+
+    def current_position_indexes(self) -> PositionIndexes:
+        """:meth:`current_position` as entry indexes (O(path length) machine integers)."""
+        table = self._table
         leaf = self._path.leaf
-        return SessionPosition(
-            leaf_id=ids[leaf] if leaf is not None else None,
-            branch_ids=[ids[index] for index in self._path.indexes],
-            context_entry_ids=[
-                ids[index] for index in context_entry_indexes(self._table, self._path)
-            ],
+        return PositionIndexes(
+            leaf_id=table.ids[leaf] if leaf is not None else None,
+            ids=table.ids,
+            branch=self._path.indexes[:],
+            context_entries=context_entry_indexes(table, self._path),
             context=self.build_session_context(),
         )
 
     def position_at(self, entry_id: str | None) -> SessionPosition:
         """The same as :meth:`current_position` with the leaf at ``entry_id`` (``None``:
         before the first entry), leaving the real leaf where it is."""
+        return self.position_indexes_at(entry_id).position()
+
+    def position_indexes_at(self, entry_id: str | None) -> PositionIndexes:
+        """:meth:`position_at` as entry indexes."""
         leaf: int | None = None
         if entry_id is not None:
             leaf = self._table.index_of(entry_id)
             if leaf is None:
                 raise EntryNotFoundError(entry_id)
-        ids = self._table.ids
         path = ActivePath(self._table, leaf)
-        return SessionPosition(
+        return PositionIndexes(
             leaf_id=entry_id,
-            branch_ids=[ids[index] for index in path.indexes],
-            context_entry_ids=[ids[index] for index in context_entry_indexes(self._table, path)],
+            ids=self._table.ids,
+            branch=path.indexes,
+            context_entries=context_entry_indexes(self._table, path),
             context=self._context.context_at(leaf),
         )
 
