@@ -8,10 +8,14 @@ under its branch point: the window it holds (window number from its marker), how
 entries it has, and the first line of the goal of the branch summary made of it. ``--full``
 draws the whole tree (:func:`tree_lines`).
 
-A session can hold a million entries, so the drawing is written line by line as it is made:
-the path's entries are read from the file a block at a time (one pass, nothing kept), and
-each line is cut to the terminal's width and styled here, at a few string operations a line,
-rather than laid out by ``rich`` as a renderable.
+A session can hold a million entries, so nothing is built per entry before the first line
+is written: the tree comes from the index (:mod:`ctxmodes.session.tree_shape`: roots,
+children and chains of positions, no node per entry), a message's line needs only its role,
+which the store reads for a block of consecutive lines in one decoder pass without building
+the messages, and each line is cut to the terminal's width, styled and written here, a block
+of lines at a time, rather than laid out by ``rich`` as a renderable. What a session holds
+is shown and never obeyed: characters that would steer the terminal are written as escapes
+(:func:`visible`).
 """
 
 from __future__ import annotations
@@ -50,8 +54,6 @@ _Each = TypeVar("_Each")
 
 # Entries read from the file at a time: bounded memory, few reads.
 _READ_BLOCK: Final = 4096
-# Consecutive entries read as one block of the file; fewer are read one by one.
-_STRETCH: Final = 32
 # The entry types whose line shows something read from the entry besides a message's role.
 _CUSTOM_TYPES: Final = frozenset({"custom", "custom_message"})
 
@@ -63,28 +65,11 @@ class _Entries:
 
     def __init__(self, shape: TreeShape, block: Sequence[int], *, custom: bool) -> None:
         types = shape.types
-        self.kinds = list(map(_kind, map(types.__getitem__, block), _roles(shape, block)))
+        self.kinds = list(map(_kind, map(types.__getitem__, block), shape.message_roles(block)))
         self.stored: dict[int, dict[str, Any]] = {}
         if custom:
             wanted = [index for index in block if types[index] in _CUSTOM_TYPES]
             self.stored = dict(zip(wanted, shape.entries(wanted), strict=True))
-
-
-def _roles(shape: TreeShape, block: Sequence[int]) -> list[Any]:
-    """The role of each message of ``block``: a stretch of consecutive entries as one read
-    of the file, the others one by one."""
-    stretches = list(_stretches(block))
-    if len(stretches) == 1:
-        return shape.message_roles(stretches[0])
-    roles: dict[int, Any] = {}
-    scattered: list[int] = []
-    for stretch in stretches:
-        if len(stretch) < _STRETCH:
-            scattered.extend(stretch)
-        else:
-            roles.update(zip(stretch, shape.message_roles(stretch), strict=True))
-    roles.update(zip(scattered, shape.message_roles(scattered), strict=True))
-    return [roles[index] for index in block]
 
 
 @functools.lru_cache(maxsize=256)
@@ -99,18 +84,6 @@ def _kind(entry_type: str | None, role: Any) -> Segment:
     if role is None or type(role) is str:
         return _common_kind(entry_type, role)
     return f" {role or 'message'}", "green"  # a role of another JSON type, as Python shows it
-
-
-def _stretches(indexes: Sequence[int]) -> Iterator[range]:
-    """``indexes`` as stretches of consecutive positions."""
-    if isinstance(indexes, range) and indexes.step == 1:
-        yield indexes
-        return
-    start = 0
-    for position in range(1, len(indexes) + 1):
-        if position == len(indexes) or indexes[position] != indexes[position - 1] + 1:
-            yield range(indexes[start], indexes[position - 1] + 1)
-            start = position
 
 
 def _blocks(items: Iterable[_Each]) -> Iterator[Sequence[_Each]]:
