@@ -55,7 +55,7 @@ def build_parser(
         if argv is None or core.module in built:
             importlib.import_module(core.module).register(subparsers)
         else:
-            subparsers.add_parser(name, help=core.help)
+            subparsers.add_parser(name, help=core.help, add_help=False)
     if argv is not None and (named in CORE_COMMANDS or argv[:1] == ["--version"]):
         return parser
     for command in plugin_commands(pm if pm is not None else _configured_plugins(), subparsers):
