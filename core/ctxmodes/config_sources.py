@@ -15,9 +15,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from ctxmodes.errors import ConfigError
 
@@ -45,12 +44,11 @@ def user_config_path(environ: Mapping[str, str] | None = None) -> Path:
     return platformdirs.user_config_path("ctxmodes") / USER_FILE
 
 
-@dataclass(frozen=True, slots=True)
-class Sources:
+class Sources(NamedTuple):
     """The layers read, lowest precedence first, and the project file left out because
     the project is not trusted (``None`` when nothing was left out)."""
 
-    layers: list[Layer] = field(default_factory=list)
+    layers: list[Layer]
     skipped: Path | None = None
 
 
@@ -92,8 +90,7 @@ def read_sources(
     return Sources(layers, skipped)
 
 
-@dataclass(frozen=True, slots=True)
-class StartupSettings:
+class StartupSettings(NamedTuple):
     """What a command needs before anything else, read without validating the rest: the
     mode and which plugins to load (``allow`` ``None``: every installed one)."""
 

@@ -28,6 +28,8 @@ ESSENTIAL_PLUGINS: frozenset[str] = frozenset({"off"})
 BLOCK_ENV = "CTXMODES_BLOCK_PLUGINS"
 #: Comma-separated plugin names: when set, only these entry points are loaded.
 ALLOW_ENV = "CTXMODES_LOAD_PLUGINS"
+#: When set (to anything non-empty), every hook call is printed to stderr.
+TRACE_ENV = "CTXMODES_TRACE_PLUGINS"
 
 
 class PluginSelection(NamedTuple):

@@ -18,10 +18,10 @@ import pluggy
 from ctxmodes import hookspecs
 from ctxmodes.errors import PluginError
 from ctxmodes.plugin_checks import check_plugin
+from ctxmodes.plugin_selection import TRACE_ENV, import_plugin, select_entry_points
 
 # PluginSelection is built by every caller of make_plugin_manager: offered from here too.
 from ctxmodes.plugin_selection import PluginSelection as PluginSelection
-from ctxmodes.plugin_selection import import_plugin, select_entry_points
 
 if TYPE_CHECKING:
     from ctxmodes.config import Settings
@@ -35,9 +35,6 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "ctxmodes.host.builtin_commands",
     "ctxmodes.providers.builtin:BuiltinModels",
 )
-
-#: When set (to anything non-empty), every hook call is printed to stderr.
-TRACE_ENV = "CTXMODES_TRACE_PLUGINS"
 
 
 @dataclass(frozen=True, slots=True)
