@@ -1,15 +1,21 @@
 """Appending to a session: durable appends against a raw write + fdatasync loop, and
 buffered appends per second.
 
-Run: ``.venv/bin/python bench/appends.py [--durable N] [--buffered N] [--rounds N]``
+Run: ``.venv/bin/python bench/appends.py [--durable N] [--chunk N] [--buffered N] [--rounds N]``
 
 The anchor is the cheapest durable append there is: ``os.write`` of the same line bytes and
 ``os.fdatasync`` on a file in the same directory, one per line. The session runs with
 ``Durability.FSYNC`` (``SessionManager.append_message`` returns once the line is on disk), so
-the ratio anchor ÷ session (throughputs) says how much the manager adds on top of the disk:
-id and timestamp, the line encoder, the index update. Buffered appends
-(``Durability.NONE``) are pure CPU. Rounds alternate the two durable loops, so that noise
-from other processes hits both alike; figures are medians with the spread.
+the ratio session ÷ anchor (throughputs) says how much the manager adds on top of the disk:
+id and timestamp, the line encoder, the index update.
+
+A shared disk's latency drifts by whole factors within seconds, so each round interleaves
+the two loops append by append (``--chunk`` appends at a time), in the order raw, session,
+session, raw, … (each loop going first as often as second), on one file each that stays
+open for the round; a round's ratio compares the two loops' total times. Buffered appends
+(``Durability.NONE``) are pure CPU: their rate is given by wall-clock time and by the
+process's CPU time, which other processes on a loaded machine do not inflate. Figures are
+medians with the lowest and highest round.
 """
 
 from __future__ import annotations
@@ -19,6 +25,8 @@ import os
 import statistics
 import tempfile
 import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 from smoke import parse_args
@@ -34,31 +42,68 @@ def _message(n: int) -> dict[str, object]:
     return {"role": "user", "content": [{"type": "text", "text": f"{n} {TEXT}"}], "timestamp": n}
 
 
-def raw_loop(directory: Path, lines: list[bytes]) -> float:
-    """Seconds for ``os.write`` + ``os.fdatasync`` of each line to a new file."""
-    fd = os.open(directory / "raw.jsonl", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+@contextmanager
+def raw_file(directory: Path) -> Iterator[int]:
+    """A new file opened for appending, removed afterwards."""
+    path = directory / "raw.jsonl"
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
     try:
-        started = time.perf_counter()
-        for line in lines:
-            os.write(fd, line)
-            os.fdatasync(fd)
-        return time.perf_counter() - started
+        yield fd
     finally:
         os.close(fd)
-        os.unlink(directory / "raw.jsonl")
+        path.unlink()
 
 
-def session_loop(directory: Path, count: int, durability: Durability) -> float:
-    """Seconds for ``count`` ``append_message`` calls on a new session file."""
-    manager = SessionManager.create(directory, directory / "sessions", durability=durability)
+def raw_chunk(fd: int, lines: Sequence[bytes]) -> float:
+    """Seconds for ``os.write`` + ``os.fdatasync`` of each line."""
+    started = time.perf_counter()
+    for line in lines:
+        os.write(fd, line)
+        os.fdatasync(fd)
+    return time.perf_counter() - started
+
+
+def session_chunk(manager: SessionManager, numbers: range) -> float:
+    """Seconds for one ``append_message`` per number."""
+    started = time.perf_counter()
+    for n in numbers:
+        manager.append_message(_message(n))
+    manager.flush()
+    return time.perf_counter() - started
+
+
+def durable_round(directory: Path, lines: Sequence[bytes], chunk: int) -> tuple[float, float]:
+    """Seconds the raw loop and the durable session took for ``lines``, interleaved."""
+    raw = ours = 0.0
+    manager = SessionManager.create(directory, directory / "sessions", durability=Durability.FSYNC)
     try:
-        started = time.perf_counter()
-        for n in range(count):
-            manager.append_message(_message(n))
-        manager.flush()
-        return time.perf_counter() - started
+        with raw_file(directory) as fd:
+            # The first append creates each file (and the session's header): not timed.
+            raw_chunk(fd, lines[:1])
+            session_chunk(manager, range(1))
+            for number, start in enumerate(range(1, len(lines), chunk)):
+                stop = min(start + chunk, len(lines))
+                if number % 2 == 0:
+                    raw += raw_chunk(fd, lines[start:stop])
+                    ours += session_chunk(manager, range(start, stop))
+                else:
+                    ours += session_chunk(manager, range(start, stop))
+                    raw += raw_chunk(fd, lines[start:stop])
     finally:
         manager.close()
+    return raw, ours
+
+
+def buffered_round(directory: Path, count: int) -> tuple[float, float]:
+    """Appends per second of wall-clock and of CPU time for ``count`` buffered appends."""
+    manager = SessionManager.create(directory, directory / "sessions", durability=Durability.NONE)
+    try:
+        cpu = time.process_time()
+        wall = session_chunk(manager, range(count))
+        cpu = time.process_time() - cpu
+    finally:
+        manager.close()
+    return count / wall, count / cpu
 
 
 def _typical_lines(directory: Path, count: int) -> list[bytes]:
@@ -72,36 +117,34 @@ def _typical_lines(directory: Path, count: int) -> list[bytes]:
         ]
 
 
+def _summary(values: Sequence[float], digits: int) -> str:
+    low, mid, high = min(values), statistics.median(values), max(values)
+    return f"{mid:9.{digits}f} ({low:.{digits}f} to {high:.{digits}f})"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--durable", type=int, default=300, help="durable appends per round")
+    parser.add_argument("--chunk", type=int, default=1, help="appends per interleaved chunk")
     parser.add_argument("--buffered", type=int, default=100_000, help="buffered appends")
-    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--rounds", type=int, default=15)
     args = parse_args(parser, durable=20, buffered=2000, rounds=2)
     with tempfile.TemporaryDirectory(dir=os.environ.get("BENCH_DIR")) as name:
         directory = Path(name)
-        lines = _typical_lines(directory, args.durable)
-        raw: list[float] = []
-        ours: list[float] = []
-        for _ in range(args.rounds):
-            raw.append(args.durable / raw_loop(directory, lines))
-            ours.append(args.durable / session_loop(directory, args.durable, Durability.FSYNC))
-        buffered = [
-            args.buffered / session_loop(directory, args.buffered, Durability.NONE)
-            for _ in range(args.rounds)
-        ]
-    print(f"{args.rounds} rounds, appends per second: median (lowest to highest)")
-    for name, rates in (("raw write + fdatasync", raw), ("session, fsync", ours)):
-        print(f"  {name:24} {statistics.median(rates):9.0f} ({min(rates):.0f} to {max(rates):.0f})")
-    ratios = [ours_rate / raw_rate for ours_rate, raw_rate in zip(ours, raw, strict=True)]
-    print(
-        f"  durable ÷ raw, per round: median {statistics.median(ratios):.2f} "
-        f"({min(ratios):.2f} to {max(ratios):.2f})"
-    )
-    print(
-        f"  session, buffered        {statistics.median(buffered):9.0f} "
-        f"({min(buffered):.0f} to {max(buffered):.0f})"
-    )
+        lines = _typical_lines(directory, args.durable + 1)
+        durable = [durable_round(directory, lines, args.chunk) for _ in range(args.rounds)]
+        buffered = [buffered_round(directory, args.buffered) for _ in range(args.rounds)]
+    appended = len(lines) - 1
+    print(f"{args.rounds} rounds, appends per second: median (lowest to highest round)")
+    rows = {
+        "raw write + fdatasync": ([appended / raw for raw, _ in durable], 0),
+        "session, fsync": ([appended / ours for _, ours in durable], 0),
+        "session ÷ raw, durable": ([raw / ours for raw, ours in durable], 2),
+        "session, buffered, wall": ([wall for wall, _ in buffered], 0),
+        "session, buffered, CPU": ([cpu for _, cpu in buffered], 0),
+    }
+    for label, (values, digits) in rows.items():
+        print(f"  {label:24} {_summary(values, digits)}")
     return 0
 
 

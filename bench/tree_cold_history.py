@@ -12,7 +12,10 @@ fresh resumed state is built, so each figure is a first call after a resume:
 * ``first list_windows``: every window with its item count (counted from the session index,
   nothing normalized);
 * ``first list_items``: the latest archived window's first items (reads only those entries);
-* ``first read_item``: the summary the current window's marker names (no normalization).
+* ``first read_item``: the summary the current window's marker names (no normalization);
+* ``first search_contents``: a detail of the latest archived window, newest first, and one
+  of the oldest window, oldest first (each reads the stored entries of one window only as
+  far as its hits).
 
 Each figure is the fastest of five, each first call on a freshly resumed state. The first
 calls should stay flat from the smallest size to the largest: the ratio column compares them
@@ -77,6 +80,22 @@ def measure(file: Path) -> dict[str, float]:
         return history(state, "read_item", window_id=latest.window_id, item_id=latest.summary.id)
 
     first("first read_item (latest summary)", latest_summary)
+
+    def search(query: str, recent_first: bool) -> Callable[[TreeState], Any]:
+        def call(state: TreeState) -> Any:
+            found = history(state, "search_contents", query=query, recent_first=recent_first)
+            assert found["items"], query
+            return found
+
+        return call
+
+    # Details of the newest and the oldest archive: tree_index.py tags each tool result
+    # with its window's number.
+    probe = resumed()
+    newest = len(probe.archives.archives) - 1
+    probe.close()
+    first("first search_contents (newest archive)", search(f"detail-w{newest}-", True))
+    first("first search_contents (oldest archive)", search("detail-w0-", False))
     manager.close()
     return figures
 

@@ -55,6 +55,10 @@ class SessionView(Protocol):
     def get_entry_json(self, entry_id: str) -> dict[str, Any] | None:
         """An entry as stored, without decoding it; treat as read-only."""
 
+    def read_entries_json(self, entry_ids: Sequence[str]) -> list[dict[str, Any] | None]:
+        """Several entries as stored (``None`` for an unknown id), read in one pass and not
+        kept: for reading through many entries once, a block at a time."""
+
     def get_entries(self) -> Sequence[SessionEntry]:
         """Every entry in file order."""
 

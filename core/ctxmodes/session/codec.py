@@ -275,19 +275,25 @@ def _convert(value: Any) -> Any:
     raise TypeError(f"cannot encode {kind.__name__} as session JSON")
 
 
-# orjson's own output is JSON.stringify's unless it holds a float (a number with a fraction
-# or an exponent), an integer that may lie beyond 2**53 (16 digits or more) or a key that is
-# an array index (which JavaScript puts first). This finds every such output, and a few
-# others (string content that looks like one), which then take the general path.
-# Patterns that start with a literal byte are searched several times faster by ``re``, hence
-# one per byte that can precede a number.
+# orjson's own output is JSON.stringify's except for some numbers and keys: a float it writes
+# with an exponent (``1e+16``, which JavaScript writes out in full up to 1e21) or with a ``.0``
+# fraction (``1.0``, which JavaScript writes ``1``), an integer beyond 2**53 (which orjson
+# refuses under OPT_STRICT_INTEGER) and a key that is an array index (which JavaScript puts
+# first). Every other float orjson writes (a fraction in plain decimal notation) is exactly
+# JavaScript's shortest round-tripping form. These patterns find every such output, and a few
+# others (string content that looks like one, a key ending in a digit), which then take the
+# general path.
+_NUMBER_DIFFERS: Final = rb"-?[0-9]+(?:\.[0-9]+)?[eE]|-?[0-9]+\.0(?![0-9])"
+# Patterns that start with a literal are searched several times faster by ``re``, hence one
+# per byte that can precede a number; the member pattern starts with the two bytes ``":``
+# that end every key.
 _MAY_DIFFER_FROM_JS: Final = tuple(
     re.compile(pattern).search
     for pattern in (
-        # A member's value (not "12:30:05.123" in a string), or a key made of digits.
-        rb'"(?::-?(?:[0-9]+[.eE]|[0-9]{16})|[0-9]+":)',
-        rb",-?(?:[0-9]+[.eE]|[0-9]{16})",
-        rb"\[-?(?:[0-9]+[.eE]|[0-9]{16})",
+        # A member's value (not "12:30:05.123" in a string), or a key ending in a digit.
+        rb'":(?:' + _NUMBER_DIFFERS + rb'|(?<=[0-9]":))',
+        rb",(?:" + _NUMBER_DIFFERS + rb")",
+        rb"\[(?:" + _NUMBER_DIFFERS + rb")",
     )
 )
 # Everything orjson would render some way of its own goes to the general path instead.
@@ -295,6 +301,7 @@ _FAST_OPTIONS: Final = (
     orjson.OPT_PASSTHROUGH_SUBCLASS
     | orjson.OPT_PASSTHROUGH_DATACLASS
     | orjson.OPT_PASSTHROUGH_DATETIME
+    | orjson.OPT_STRICT_INTEGER
 )
 
 
@@ -310,7 +317,8 @@ def _encode_directly(value: Any, option: int) -> bytes | None:
     """
     try:
         out = orjson.dumps(value, default=_refuse, option=option | _FAST_OPTIONS)
-    except (orjson.JSONEncodeError, TypeError):  # lone surrogates, odd types, deep nesting
+    # Lone surrogates, odd types, integers beyond 2**53, deep nesting.
+    except (orjson.JSONEncodeError, TypeError):
         return None
     if out[:1] != b"[" and out[:1] != b"{" and out[:1] != b'"':
         return None  # a bare number: the general path renders it
@@ -361,6 +369,7 @@ def dumps_line(value: Any) -> bytes:
         reader would skip the line).
     """
     line = _encode(value, orjson.OPT_APPEND_NEWLINE)
-    if nested_too_deeply(line):
+    # Nesting deeper than the limit takes an opening and a closing bracket per level.
+    if len(line) > 2 * MAX_NESTING and nested_too_deeply(line):
         raise JsonEncodeError(_TOO_DEEP)
     return line

@@ -96,7 +96,14 @@ def _put(record: JsonObject, **fields: Any) -> None:
 
 
 def message(stamp: Stamp, stored: JsonObject) -> JsonObject:
-    return _entry("message", stamp, message=stored)
+    # Built in one literal: this is the entry of every turn, and ``stored`` is JSON already.
+    return {
+        "type": "message",
+        "id": stamp.id,
+        "parentId": stamp.parent_id,
+        "timestamp": stamp.timestamp,
+        "message": stored,
+    }
 
 
 def thinking_level_change(stamp: Stamp, thinking_level: str) -> JsonObject:

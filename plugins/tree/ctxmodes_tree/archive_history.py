@@ -12,12 +12,15 @@ Cost model. Nothing here reads an archive before a call needs it. An archive's i
 (what ``list_windows`` reports) comes from the session index alone when its entries are
 consecutive lines of the file, as a window's are unless it was branched inside: every
 ``message`` entry is an item and only custom messages are decoded, so a cold listing costs
-O(archives) slicing of index lists, whatever the session's length. A listing of a cold window
-reads its stored entries only as far as the page it shows. Raw items are normalized into their
-own :class:`~ctxmodes.windows.window_log.WindowLog` only when a call searches them, reads one
-by id, or has taken them all once, once per archive (cached by manifest entry id: entries
-are immutable, so a navigation back to a branch reuses what was built), reading the entries
-as stored without decoding models, and the finished log is packed for search.
+O(archives) slicing of index lists, whatever the session's length. A listing or a search of a
+cold window reads its stored entries a block at a time, only as far as the caller takes its
+items: a search that finds its page in the newest archive costs the entries it read there,
+not the archive's length nor the session's. A selection that reads a window to its end keeps
+what it read as the window's own :class:`~ctxmodes.windows.window_log.WindowLog`, packed for
+search, so the window is read from the file once (so does a read of one item by id); logs are
+cached by manifest entry id (entries are immutable, so a navigation back to a branch reuses
+what was built). Entries are read as stored, without decoding models, and the session does
+not keep them.
 
 Raw items are bounded per archive by :class:`~ctxmodes_tree.traversal.ArchiveLimits`: the
 newest ``max_items`` entries, and of those the newest whose lines span at most ``max_bytes``
@@ -30,10 +33,17 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 from itertools import accumulate
-from typing import Protocol
+from typing import Any, Protocol
 
 from ctxmodes.session import StoredRun, codec
-from ctxmodes.windows import HistoryItem, ItemFilter, LogWindow, WindowLog, stored_item
+from ctxmodes.windows import (
+    HistoryItem,
+    ItemFields,
+    ItemFilter,
+    LogWindow,
+    WindowLog,
+    stored_item,
+)
 from ctxmodes_tree.archive_index import TreeArchiveIndex
 from ctxmodes_tree.traversal import ArchiveLimits, EntryGraph, VerifiedArchive
 
@@ -47,6 +57,11 @@ class ArchiveStore(EntryGraph, Protocol):
 
     def stored_run(self, last_id: str, count: int) -> StoredRun | None:
         """The ``count`` entries ending at ``last_id``, from the index, or ``None``."""
+        ...
+
+    def read_entries_json(self, entry_ids: Sequence[str]) -> list[dict[str, Any] | None]:
+        """Several entries as stored, read in one pass and not kept
+        (:meth:`ctxmodes.SessionView.read_entries_json`)."""
         ...
 
 
@@ -70,7 +85,7 @@ class ArchivedWindow:
     normalizes that window.
     """
 
-    __slots__ = ("_archive", "_graph", "_kept", "_limits", "_raw", "_streamed_whole", "_summary")
+    __slots__ = ("_archive", "_graph", "_kept", "_limits", "_raw", "_summary")
 
     def __init__(
         self, archive: VerifiedArchive, graph: ArchiveStore, limits: ArchiveLimits
@@ -80,7 +95,6 @@ class ArchivedWindow:
         self._limits = limits
         self._kept: _Kept | None = None
         self._raw: LogWindow | None = None
-        self._streamed_whole = False
         self._summary = HistoryItem(
             window_id=archive.window_id,
             item_id=archive.summary.id,
@@ -106,10 +120,14 @@ class ArchivedWindow:
     def raw(self) -> LogWindow:
         """The raw items (normalized on first use)."""
         if self._raw is None:
-            kept = self._kept_entries()
-            self._raw = _normalize(self._archive.window_id, kept.entry_ids, self._graph)
-            assert kept.item_count in (None, self._raw.item_count)
+            self._raw = self._log(list(_read_items(self._graph, self._kept_entries().entry_ids)))
         return self._raw
+
+    def _log(self, fields: Sequence[ItemFields]) -> LogWindow:
+        """Every raw item of the window, oldest first, as its packed log."""
+        raw = _log(self._archive.window_id, fields)
+        assert self._kept_entries().item_count in (None, raw.item_count)
+        return raw
 
     def _kept_entries(self) -> _Kept:
         if self._kept is None:
@@ -121,35 +139,38 @@ class ArchivedWindow:
         if not reverse and summary_wanted:
             yield self._summary
         if item_filter.summary is not True:
-            if self._raw is None and not self._streamed_whole and not item_filter.query:
+            if self._raw is None:
                 yield from self._stream(item_filter, reverse)
             else:
-                yield from self.raw.select(item_filter, reverse=reverse)
+                yield from self._raw.select(item_filter, reverse=reverse)
         if reverse and summary_wanted:
             yield self._summary
 
     def _stream(self, item_filter: ItemFilter, reverse: bool) -> Iterator[HistoryItem]:
         """The raw items straight from the stored entries, read only as far as the caller
-        takes them: a page of a cold window costs its own entries, not the window's. A
-        caller that takes them all has paid for the log, so the next selection builds it."""
-        entry_ids = self._kept_entries().entry_ids
+        takes them: a page or a search hit in a cold window costs the entries read up to
+        it, not the window. A caller that takes them all has read the whole window, which
+        then becomes its log."""
         window_id = self._archive.window_id
-        for entry_id in reversed(entry_ids) if reverse else entry_ids:
-            entry = self._graph.get_entry_json(entry_id)
-            fields = stored_item(entry) if entry is not None else None
-            if fields is None:
-                continue
-            item = HistoryItem(
-                window_id=window_id,
-                item_id=fields.item_id,
-                role=fields.role,
-                content=fields.content,
-                tool_name=fields.tool_name,
-                tool_namespace=fields.tool_namespace,
-            )
-            if item_filter.accepts(item):
-                yield item
-        self._streamed_whole = True
+        query = item_filter.query
+        read: list[ItemFields] = []
+        for fields in _read_items(self._graph, self._kept_entries().entry_ids, reverse=reverse):
+            read.append(fields)
+            if (query is None or query in fields.content) and item_filter.accepts_fields(
+                fields.role, fields.tool_name, fields.tool_namespace, False
+            ):
+                yield HistoryItem(
+                    window_id=window_id,
+                    item_id=fields.item_id,
+                    role=fields.role,
+                    content=fields.content,
+                    tool_name=fields.tool_name,
+                    tool_namespace=fields.tool_namespace,
+                )
+        if self._raw is None:
+            if reverse:
+                read.reverse()
+            self._raw = self._log(read)
 
     def find_item(self, item_id: str) -> HistoryItem | None:
         # Exact ids first, then the first item (in window order) whose id ends with item_id.
@@ -196,7 +217,10 @@ def _kept_entries(interval: Sequence[str], store: ArchiveStore, limits: ArchiveL
     run = store.stored_run(candidates[-1], len(candidates)) if candidates else None
     if run is None:
         # One byte per line break, as the lines of a file span them.
-        sizes = [_stored_size(store, entry_id) + 1 for entry_id in candidates]
+        sizes = [
+            (len(codec.dumps(stored)) if stored is not None else 0) + 1
+            for stored in _read_stored(store, candidates)
+        ]
         return _Kept(candidates[_first_fitting(sizes, limits.max_bytes + 1) :], None)
     first = run.first_within(limits.max_bytes)
     kept, types = candidates[first:], run.types(first)
@@ -209,26 +233,53 @@ def _kept_entries(interval: Sequence[str], store: ArchiveStore, limits: ArchiveL
     return _Kept(kept, count)
 
 
-def _stored_size(store: ArchiveStore, entry_id: str) -> int:
-    stored = store.get_entry_json(entry_id)
-    return len(codec.dumps(stored)) if stored is not None else 0
-
-
 def _first_fitting(sizes: Sequence[int], budget: int) -> int:
     """The first position from which the sizes, summed to the end, stay within ``budget``."""
     totals = list(accumulate(reversed(sizes)))
     return len(sizes) - bisect_right(totals, budget)
 
 
-def _normalize(window_id: str, entry_ids: Sequence[str], store: ArchiveStore) -> LogWindow:
+#: Entries read from the session file at a time, first and at most: a search that finds its
+#: hits among the first entries reads few, a scan through a whole window reads long blocks.
+_FIRST_BLOCK = 16
+_LONGEST_BLOCK = 512
+
+
+def _read_stored(
+    store: ArchiveStore, entry_ids: Sequence[str], *, reverse: bool = False
+) -> Iterator[dict[str, Any] | None]:
+    """The stored entries of ``entry_ids`` in order (newest first with ``reverse``), read in
+    growing blocks and not kept by the session."""
+    total = len(entry_ids)
+    done = 0
+    block = _FIRST_BLOCK
+    while done < total:
+        size = min(block, total - done)
+        if reverse:
+            ids = list(entry_ids[total - done - size : total - done])
+            ids.reverse()
+        else:
+            ids = list(entry_ids[done : done + size])
+        yield from store.read_entries_json(ids)
+        done += size
+        block = min(block * 2, _LONGEST_BLOCK)
+
+
+def _read_items(
+    store: ArchiveStore, entry_ids: Sequence[str], *, reverse: bool = False
+) -> Iterator[ItemFields]:
+    """The item fields of the entries that give an item, in order (newest first with
+    ``reverse``)."""
+    for stored in _read_stored(store, entry_ids, reverse=reverse):
+        fields = stored_item(stored) if stored is not None else None
+        if fields is not None:
+            yield fields
+
+
+def _log(window_id: str, fields: Sequence[ItemFields]) -> LogWindow:
     log = WindowLog()
     raw = log.open_window(window_id)
-    for entry_id in entry_ids:
-        entry = store.get_entry_json(entry_id)
-        fields = stored_item(entry) if entry is not None else None
-        if fields is not None:
-            log.append_item(
-                fields.item_id, fields.role, fields.content, fields.tool_name, fields.tool_namespace
-            )
+    for item in fields:
+        log.append_item(item.item_id, item.role, item.content, item.tool_name, item.tool_namespace)
     log.seal()
     return raw

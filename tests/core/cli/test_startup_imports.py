@@ -20,7 +20,7 @@ HEAVY_MODULES = (
     "pydantic",
     "pydantic_core",
     "httpx",
-    "httpx_sse",
+    "httpcore",
     "cryptography",
     "prompt_toolkit",
     "rich",

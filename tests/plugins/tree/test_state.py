@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
+from typing import Any
 
 import pytest
 
@@ -222,15 +224,52 @@ def test_a_page_of_a_cold_window_reads_only_its_entries(manager, script, limits)
             (cold,) = TreeState(reopened, limits).archive_history.windows()
             streamed = list(cold.select(filters[index], reverse=reverse))
             assert [i for i in streamed if not i.summary] == items
-            assert cold._raw is None
-            # Taken whole once, the next selection builds the log and gives the same items.
-            assert list(cold.select(filters[index], reverse=reverse)) == streamed
+            # Taken whole once, what was read is the window's log: the same items again.
             assert cold._raw is not None
+            assert list(cold.select(filters[index], reverse=reverse)) == streamed
         (cold,) = TreeState(reopened, limits).archive_history.windows()
         # A page: the first item taken, the rest never read.
         assert next(cold.select(ItemFilter(summary=False))) == expected[(2, False)][0]
         assert cold._raw is None
-        assert not cold._streamed_whole
+    finally:
+        reopened.close()
+
+
+def test_a_search_of_a_cold_window_reads_only_as_far_as_its_hits(
+    manager, script, monkeypatch
+) -> None:
+    for n in range(60):
+        script.exchange(n, detail=f"d{n}")
+    script.rollover("s0", EMPTY_SNAPSHOT)
+    file = manager.session_file
+    manager.flush()
+    reopened = SessionManager.open(file, read_only=True)
+    read: list[str] = []
+    reading = reopened.read_entries_json
+
+    def counted(entry_ids: Sequence[str]) -> list[dict[str, Any] | None]:
+        read.extend(entry_ids)
+        return reading(entry_ids)
+
+    monkeypatch.setattr(reopened, "read_entries_json", counted)
+    try:
+        built = TreeState(reopened).archive_history.windows()[0]
+        assert built.raw.item_count > 100  # built from the whole window, read once
+        archived = len(read)
+        for query, reverse in (("d59", True), ("d0", False), ("never there", False)):
+            expected = list(built.raw.select(ItemFilter(query=query), reverse=reverse))
+            (cold,) = TreeState(reopened).archive_history.windows()
+            read.clear()
+            found = cold.select(ItemFilter(query=query, summary=False), reverse=reverse)
+            if expected:
+                assert next(found) == expected[0]
+                # The hit is among the newest (or oldest) entries: one short block read.
+                assert 0 < len(read) < archived // 4
+                assert cold._raw is None
+            else:
+                assert list(found) == []
+                assert len(read) == archived
+                assert cold._raw is not None
     finally:
         reopened.close()
 
