@@ -14,12 +14,15 @@ and 32 concurrent sessions:
   cost, not the service's) answering ``notes.write_file``, ``notes.read_file`` and
   ``notes.search_contents`` with encrypted arguments, as Codex sends them, each session in a
   session of its own; ``--ops`` calls of each kind per concurrency level;
+* on Postgres, the same with several ``ctxmodes serve`` processes on the one database
+  (``--processes``, default 1 and 2), each session placed on one of them as a load balancer
+  would place it;
 * isolation: one account's sessions reading notes, alone and then while another account's
   sessions search through 1 MB of notes each, over and over: the p99 of the reads, and its
   ratio (one account's heavy searches should not raise another's p99 by more than 2x).
 
-Printed per storage and concurrency: the anchor's parts, then per operation its rate, p50
-and p99 latency, and its rate as a ratio of the anchor.
+Printed per storage and concurrency: the anchor's parts, then per number of processes and
+operation its rate, p50 and p99 latency, and its rate as a ratio of the anchor.
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -233,9 +236,10 @@ class Caller:
 
 
 class Service:
-    """``ctxmodes serve`` on plain HTTP."""
+    """``ctxmodes serve`` on plain HTTP: ``processes`` processes on one database, as a team
+    runs them behind a load balancer."""
 
-    def __init__(self, data: Path, log: Path, *database: str) -> None:
+    def __init__(self, data: Path, log: Path, *database: str, processes: int = 1) -> None:
         self._log = log.open("w")
         self._data = data
         self._database = database
@@ -243,29 +247,37 @@ class Service:
         self.keyring: KeyRing = load_or_create_keyring(data)
         script = data / "script.json"
         script.write_text(json.dumps({"responses": [{"text": "ok"}]}))
-        self.process = subprocess.Popen(
+        self.processes: list[subprocess.Popen[str]] = []
+        self.bases: list[str] = []
+        for _ in range(processes):
+            self._start(script, log)
+        self.callers = [self.account(first, base) for base in self.bases]
+        self.caller = self.callers[0]
+
+    def _start(self, script: Path, log: Path) -> None:
+        process = subprocess.Popen(
             [
                 str(CTXMODES),
                 "serve",
                 "--upstream",
                 f"scripted:{script}",
                 "--data",
-                str(data),
+                str(self._data),
                 "--port",
                 "0",
-                *database,
+                *self._database,
             ],
             stdout=subprocess.PIPE,
             stderr=self._log,
             text=True,
         )
-        assert self.process.stdout is not None
-        found = _LISTENING.search(self.process.stdout.readline())
+        self.processes.append(process)
+        assert process.stdout is not None
+        found = _LISTENING.search(process.stdout.readline())
         if found is None:
             self.stop()
             raise RuntimeError(f"ctxmodes serve did not start: {log.read_text()[-2000:]}")
-        self.base = found.group(1)
-        self.caller = self.account(first)
+        self.bases.append(found.group(1))
 
     def _token(self, name: str) -> str:
         made = subprocess.run(
@@ -285,35 +297,46 @@ class Service:
         )
         return made.stdout.strip()
 
-    def account(self, token: str) -> Caller:
+    def account(self, token: str, base: str | None = None) -> Caller:
         claims = json.loads(base64.urlsafe_b64decode(token.split(".")[1] + "=="))
-        return Caller(self.base, token, claims["sub"], self.keyring)
+        return Caller(base or self.bases[0], token, claims["sub"], self.keyring)
 
     def new_account(self, name: str) -> Caller:
         return self.account(self._token(name))
 
     def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-        self.process.wait(30)
+        for process in self.processes:
+            if process.poll() is None:
+                process.terminate()
+        for process in self.processes:
+            process.wait(30)
         self._log.close()
 
 
-def ctxmodes_rates(caller: Caller, clients: int, total: int, run: int) -> dict[str, Rate]:
+def ctxmodes_rates(
+    callers: Sequence[Caller], clients: int, total: int, run: str
+) -> dict[str, Rate]:
+    """Writes, then reads, then searches; session ``n`` talks to ``callers[n % len]``'s
+    process throughout, as a load balancer would place it."""
+
     def session(number: int) -> str:
         return f"r{run}-c{clients}-s{number}"
 
+    def caller(number: int) -> Caller:
+        return callers[number % len(callers)]
+
     async def write(http: aiohttp.ClientSession, number: int, step: int) -> None:
-        text = caller.seal(f"note {step} of session {number}: some text to find later")
+        text = caller(number).seal(f"note {step} of session {number}: some text to find later")
         body = {"path": f"n{step % 10}.md", "text": text}
-        await caller.notes(http, session(number), "write_file", body, encrypted=True)
+        await caller(number).notes(http, session(number), "write_file", body, encrypted=True)
 
     async def read(http: aiohttp.ClientSession, number: int, step: int) -> None:
-        await caller.notes(http, session(number), "read_file", {"path": f"n{step % 10}.md"})
+        body = {"path": f"n{step % 10}.md"}
+        await caller(number).notes(http, session(number), "read_file", body)
 
     async def search(http: aiohttp.ClientSession, number: int, step: int) -> None:
-        body = {"query": caller.seal("text to find")}
-        await caller.notes(http, session(number), "search_contents", body, encrypted=True)
+        body = {"query": caller(number).seal("text to find")}
+        await caller(number).notes(http, session(number), "search_contents", body, encrypted=True)
 
     return {
         "write": asyncio.run(_drive(clients, total, write)),
@@ -322,30 +345,42 @@ def ctxmodes_rates(caller: Caller, clients: int, total: int, run: int) -> dict[s
     }
 
 
-def measure(name: str, root: Path, total: int, raw: Callable[[int], Rate], *database: str) -> None:
-    service = Service(root / "data", root / "serve.log", *database)
+def measure(
+    name: str,
+    root: Path,
+    total: int,
+    raw: Callable[[int], Rate],
+    *database: str,
+    processes: Sequence[int] = (1,),
+) -> None:
+    """The table of one storage: per concurrency, the anchor, then ctxmodes with each number
+    of service processes in ``processes`` (all started at once, the first serving alone)."""
+    service = Service(root / "data", root / "serve.log", *database, processes=max(processes))
     try:
         print(f"\n{name}")
         print(
             f"{'sessions':>8} {'raw/s':>8} {'echo/s':>8} {'anchor/s':>9}   "
-            f"{'op':6} {'ops/s':>7} {'p50 ms':>7} {'p99 ms':>7} {'ratio':>6}"
+            f"{'procs':>5} {'op':6} {'ops/s':>7} {'p50 ms':>7} {'p99 ms':>7} {'ratio':>6}"
         )
-        for run, clients in enumerate(CONCURRENCY):
+        for clients in CONCURRENCY:
             storage = raw(clients)
             echo = echo_rate(clients, total)
             anchor = min(storage.per_s, echo.per_s)
-            rates = ctxmodes_rates(service.caller, clients, total, run)
-            for line, (operation, rate) in enumerate(rates.items()):
-                lead = (
-                    f"{clients:>8} {storage.per_s:>8.0f} {echo.per_s:>8.0f} {anchor:>9.0f}"
-                    if line == 0
-                    else " " * 35
-                )
-                print(
-                    f"{lead}   {operation:6} {rate.per_s:>7.0f} {rate.p50_ms:>7.2f} "
-                    f"{rate.p99_ms:>7.2f} {rate.per_s / anchor:>5.2f}x",
-                    flush=True,
-                )
+            line = 0
+            for count in processes:
+                rates = ctxmodes_rates(service.callers[:count], clients, total, f"{count}")
+                for operation, rate in rates.items():
+                    lead = (
+                        f"{clients:>8} {storage.per_s:>8.0f} {echo.per_s:>8.0f} {anchor:>9.0f}"
+                        if line == 0
+                        else " " * 35
+                    )
+                    line += 1
+                    print(
+                        f"{lead}   {count:>5} {operation:6} {rate.per_s:>7.0f} "
+                        f"{rate.p50_ms:>7.2f} {rate.p99_ms:>7.2f} {rate.per_s / anchor:>5.2f}x",
+                        flush=True,
+                    )
         quiet, disturbed = fairness(service, total)
         print(
             f"  isolation: {FAIR_SESSIONS} sessions reading notes, p99 {quiet.p99_ms:.2f} ms "
@@ -418,6 +453,12 @@ def main() -> int:
     parser.add_argument(
         "--storage", choices=("sqlite", "postgres", "both"), default="both", help="which storage"
     )
+    parser.add_argument(
+        "--processes",
+        type=lambda text: sorted({int(n) for n in text.split(",")}),
+        default=[1, 2],
+        help="numbers of service processes on the one Postgres database, comma-separated",
+    )
     args = parse_args(parser, ops=32)
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
@@ -443,6 +484,7 @@ def main() -> int:
                     lambda clients: pgbench_rate(server, root, clients, args.ops),
                     "--database",
                     server.database(),
+                    processes=args.processes,
                 )
             finally:
                 server.close()

@@ -2,10 +2,11 @@
 
 A developer's shell may select plugins (``CTXMODES_BLOCK_PLUGINS``), a mode or a model, point
 at a configuration directory, at Pi's or the Codex CLI's directory (with real sessions and
-credentials in them) or at another OpenAI endpoint. None of it may change what a test sees, nor
-may a test write there: for the whole run those variables are removed, and the configuration,
-Pi and Codex directories are empty ones of the run. Subprocesses inherit the same environment.
-A test that needs one of them sets it itself.
+credentials in them) or at another OpenAI endpoint, and the home folder may hold skills, prompt
+templates and trust decisions (``~/.agents``, ``~/.pi``). None of it may change what a test
+sees, nor may a test write there: for the whole run those variables are removed, and the home,
+configuration, Pi and Codex directories are empty ones of the run. Subprocesses inherit the same
+environment. A test that needs one of them sets it itself.
 """
 
 from __future__ import annotations
@@ -20,7 +21,12 @@ import pytest
 #: Read by ctxmodes or by the tools it speaks for; removed for the run.
 REMOVED = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "PI_OAUTH_CALLBACK_HOST", "PI_EXPERIMENTAL")
 #: Directories that would be the user's own; empty ones of the run instead.
-DIRECTORIES = {"CTXMODES_CONFIG_DIR": "config", "PI_CODING_AGENT_DIR": "pi", "CODEX_HOME": "codex"}
+DIRECTORIES = {
+    "HOME": "home",
+    "CTXMODES_CONFIG_DIR": "config",
+    "PI_CODING_AGENT_DIR": "pi",
+    "CODEX_HOME": "codex",
+}
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -32,6 +38,8 @@ def pytest_configure(config: pytest.Config) -> None:
     removed = [*REMOVED, *credential_variables()]
     for name in [name for name in os.environ if name.startswith("CTXMODES_")] + removed:
         os.environ.pop(name, None)
+    # Caches change no behaviour, and pip's lets the packaging tests install offline.
+    os.environ.setdefault("XDG_CACHE_HOME", str(Path.home() / ".cache"))
     for name, folder in DIRECTORIES.items():
         (root / folder).mkdir()
         os.environ[name] = str(root / folder)

@@ -37,7 +37,7 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ctxmodes.config_sources import TrustCheck, read_sources
+from ctxmodes.config_sources import DEFAULT_MODE, TrustCheck, read_sources
 from ctxmodes.errors import ConfigError
 from ctxmodes.host.retry_settings import RetrySettings
 
@@ -150,7 +150,7 @@ class Settings(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     #: The context-management mode; must name an installed mode.
-    mode: str = "off"
+    mode: str = DEFAULT_MODE
     #: The model spec, e.g. ``scripted:path/to/script.json``; ``None`` means the host default.
     model: str | None = None
     #: When an appended session entry is considered written: after ``fsync`` (default), after

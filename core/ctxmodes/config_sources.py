@@ -1,8 +1,8 @@
 """Where settings come from: the configuration files and the environment, read but not validated.
 
 :mod:`ctxmodes.config` validates what is read here with its pydantic models. This module
-imports no pydantic, so that the one setting every command-line start needs, which plugins
-to load, can be read cheaply (:func:`read_plugin_lists`).
+imports no pydantic, so that what a command-line start needs, which plugins to load and
+which mode is active, can be read cheaply (:func:`read_startup_settings`).
 
 The project's file (:func:`project_config_file`) is read only when the project is trusted
 (:mod:`ctxmodes.resources.trust`): a cloned repository must not redirect a provider, and the
@@ -14,7 +14,6 @@ Internal to ctxmodes: not part of the API plugins and programs use (see :mod:`ct
 from __future__ import annotations
 
 import os
-import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +22,8 @@ from typing import Any
 from ctxmodes.errors import ConfigError
 
 CONFIG_DIR_ENV = "CTXMODES_CONFIG_DIR"
+#: The mode of a configuration that names none.
+DEFAULT_MODE = "off"
 MODE_ENV = "CTXMODES_MODE"
 MODEL_ENV = "CTXMODES_MODEL"
 PROJECT_FILE = ".ctxmodes.toml"
@@ -91,23 +92,42 @@ def read_sources(
     return Sources(layers, skipped)
 
 
-def read_plugin_lists(
-    *, cwd: Path | None = None, environ: Mapping[str, str] | None = None
-) -> tuple[list[str] | None, list[str]] | None:
-    """The configured ``plugins.allow`` and ``plugins.block``, merged as
-    :func:`ctxmodes.config.load_settings` merges them, without validating anything else.
-    The project's file counts when a saved decision or ``defaultProjectTrust`` trusts the
-    project (nobody is asked, and an undecided project is not trusted).
+@dataclass(frozen=True, slots=True)
+class StartupSettings:
+    """What a command needs before anything else, read without validating the rest: the
+    mode and which plugins to load (``allow`` ``None``: every installed one)."""
 
-    :return: ``(allow, block)``; ``None`` when a ``[plugins]`` table holds anything but lists
-        of strings under those two keys, so that the caller validates in full and reports
-        the error the settings model words.
+    #: ``None`` when the configured value is not a string (validate in full to word why).
+    mode: str | None
+    allow: list[str] | None
+    block: list[str]
+    #: The project file left out because the project is not trusted.
+    skipped: Path | None = None
+
+
+def read_startup_settings(
+    *,
+    cwd: Path | None = None,
+    environ: Mapping[str, str] | None = None,
+    mode: str | None = None,
+    trusted: TrustCheck | None = None,
+) -> StartupSettings | None:
+    """``mode``, ``plugins.allow`` and ``plugins.block``, merged as
+    :func:`ctxmodes.config.load_settings` merges them, without validating anything else.
+
+    :param mode: the command line's ``--mode``, which overrides every source.
+    :param trusted: as for :func:`read_sources`.
+    :return: ``None`` when a ``[plugins]`` table holds anything but lists of strings under
+        those two keys, so that the caller validates in full and reports the error the
+        settings model words.
     :raises ConfigError: a file is unreadable or not TOML.
     """
     env = os.environ if environ is None else environ
+    sources = read_sources(Path.cwd() if cwd is None else cwd, env, trusted)
+    chosen: object = DEFAULT_MODE
     lists: dict[str, list[str] | None] = {"allow": None, "block": []}
-    sources = read_sources(Path.cwd() if cwd is None else cwd, env)
     for _source, values in sources.layers:
+        chosen = values.get("mode", chosen)
         table = values.get("plugins", {})
         if not isinstance(table, dict) or not set(table) <= set(lists):
             return None
@@ -115,7 +135,13 @@ def read_plugin_lists(
             if not isinstance(value, list) or not all(isinstance(name, str) for name in value):
                 return None
             lists[key] = value
-    return lists["allow"], lists["block"] or []
+    chosen = chosen if mode is None else mode
+    return StartupSettings(
+        chosen if isinstance(chosen, str) else None,
+        lists["allow"],
+        lists["block"] or [],
+        sources.skipped,
+    )
 
 
 def project_config_file(directory: Path) -> Path | None:
@@ -126,13 +152,24 @@ def project_config_file(directory: Path) -> Path | None:
     if dedicated.is_file():
         return dedicated
     pyproject = directory / "pyproject.toml"
-    if not pyproject.is_file():
+    try:
+        text = pyproject.read_bytes()
+    except OSError:
+        return None
+    if not _may_name_ctxmodes(text):
         return None
     try:
-        table = _read_toml(pyproject).get("tool", {}).get("ctxmodes")
+        table = _parse_toml(pyproject, text).get("tool", {}).get("ctxmodes")
     except ConfigError:
         return pyproject
     return pyproject if isinstance(table, dict) else None
+
+
+def _may_name_ctxmodes(toml: bytes) -> bool:
+    """Whether a TOML text may hold a ``ctxmodes`` key: only if it spells the word or
+    writes a key with escapes. Most projects' ``pyproject.toml`` does neither, and is then
+    not parsed at every start."""
+    return b"ctxmodes" in toml or b"\\u" in toml or b"\\U" in toml
 
 
 def _project_layer(path: Path) -> Layer | None:
@@ -145,9 +182,18 @@ def _project_layer(path: Path) -> Layer | None:
 
 def _read_toml(path: Path) -> dict[str, Any]:
     try:
-        with path.open("rb") as handle:
-            return tomllib.load(handle)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+        text = path.read_bytes()
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
+    return _parse_toml(path, text)
+
+
+def _parse_toml(path: Path, text: bytes) -> dict[str, Any]:
+    import tomllib  # compiles its expressions on import: only when there is a file to read
+
+    try:
+        return tomllib.loads(text.decode())
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: invalid TOML: {exc}") from None

@@ -9,6 +9,7 @@ Internal module: its public names are imported from :mod:`ctxmodes`.
 
 from __future__ import annotations
 
+import importlib
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
@@ -27,6 +28,8 @@ if TYPE_CHECKING:
     from ctxmodes.session_view import SessionView
 
 MODE_NAME = re.compile(r"^[a-z][a-z0-9_-]{0,39}$")
+#: ``package.module:Model``: a settings model named by where it is defined.
+SETTINGS_REFERENCE = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
 
 #: Builds the object whose ``@hookimpl`` methods serve one session: called as
 #: ``factory(session)``, or ``factory(session, settings)`` when the mode declares settings.
@@ -57,7 +60,9 @@ class ModeSpec:
         given, the validated settings as the second argument); returns the object whose hook
         implementations serve that session.
     :param settings: the pydantic model of the mode's ``[modes.<name>]`` configuration
-        table; ``None`` when the mode takes no settings.
+        table, or where to import it from (``"package.module:Model"``, imported when the
+        settings are first validated, so that listing modes does not load pydantic);
+        ``None`` when the mode takes no settings.
     :param recognize: infers this mode for a session file that records none (written by
         the TypeScript extension or an older ctxmodes); see :mod:`ctxmodes.session_mode`.
     :param describe_leaving: what switching a session away from this mode changes, in one
@@ -67,7 +72,7 @@ class ModeSpec:
     name: str
     description: str
     factory: ModeFactory
-    settings: type[BaseModel] | None = None
+    settings: type[BaseModel] | str | None = None
     recognize: ModeRecognizer | None = None
     describe_leaving: LeavingDescription | None = None
 
@@ -76,6 +81,33 @@ class ModeSpec:
             raise PluginError(
                 f"invalid mode name {self.name!r}: use lower-case letters, digits, '-' or '_'"
             )
+        if isinstance(self.settings, str) and not SETTINGS_REFERENCE.match(self.settings):
+            raise PluginError(
+                f"mode {self.name!r}: settings {self.settings!r} is not a model or a "
+                "'package.module:Model' reference"
+            )
+
+    def settings_model(self) -> type[BaseModel] | None:
+        """The settings model, imported now when :attr:`settings` names it.
+
+        :raises PluginError: the named model cannot be imported or is not a pydantic model.
+        """
+        if not isinstance(self.settings, str):
+            return self.settings
+        from pydantic import BaseModel
+
+        module_name, _, attribute = self.settings.partition(":")
+        try:
+            model = getattr(importlib.import_module(module_name), attribute)
+        except Exception as exc:
+            raise PluginError(
+                f"mode {self.name!r}: settings model {self.settings!r} failed to load: {exc}"
+            ) from exc
+        if not (isinstance(model, type) and issubclass(model, BaseModel)):
+            raise PluginError(
+                f"mode {self.name!r}: settings {self.settings!r} is not a pydantic model"
+            )
+        return model
 
     def validate_settings(self, values: Mapping[str, Any] | None) -> BaseModel | None:
         """The mode's validated settings from its configuration table (``None`` when it
@@ -87,14 +119,15 @@ class ModeSpec:
         # must not load pydantic (``ctxmodes --help`` imports every plugin).
         from ctxmodes.config import MODES_TABLE, validate_owned
 
-        if self.settings is None:
+        model = self.settings_model()
+        if model is None:
             if values:
                 raise ConfigError(
                     f"[{MODES_TABLE}.{self.name}]: mode {self.name!r} takes no settings, "
                     f"but {sorted(values)[0]!r} is set"
                 )
             return None
-        return validate_owned(MODES_TABLE, self.name, self.settings, values or {})
+        return validate_owned(MODES_TABLE, self.name, model, values or {})
 
     def build(self, session: HostSession, values: Mapping[str, Any] | None = None) -> object:
         """The mode object for ``session``, built with its validated settings."""

@@ -12,7 +12,6 @@ Internal to ctxmodes: not part of the API plugins and programs use (see :mod:`ct
 
 from __future__ import annotations
 
-import difflib
 import inspect
 
 import pluggy
@@ -68,6 +67,8 @@ def _check_arguments(label: str, name: str, function: object, allowed: tuple[str
 
 def _suggestion(pm: pluggy.PluginManager, name: str) -> str:
     known = [hook for hook in dir(pm.hook) if hook.startswith(_HOOK_PREFIX)]
+    import difflib  # only to word an error
+
     close = difflib.get_close_matches(name, known, n=1)
     if close:
         return f" (did you mean {close[0]}?)"

@@ -12,7 +12,6 @@ import importlib
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from importlib.metadata import EntryPoint, entry_points
 from typing import TYPE_CHECKING, Any
 
 import pluggy
@@ -20,6 +19,7 @@ import pluggy
 from ctxmodes import hookspecs
 from ctxmodes.errors import PluginError
 from ctxmodes.plugin_checks import check_plugin
+from ctxmodes.plugin_discovery import FoundEntryPoint, find_entry_points
 
 if TYPE_CHECKING:
     from ctxmodes.config import Settings
@@ -109,11 +109,6 @@ def _split(value: str) -> frozenset[str]:
     return frozenset(part.strip() for part in value.split(",") if part.strip())
 
 
-def _distribution_name(ep: EntryPoint) -> str | None:
-    dist = ep.dist
-    return None if dist is None else dist.metadata["Name"]
-
-
 def make_plugin_manager(
     *,
     load_entrypoints: bool = True,
@@ -168,11 +163,11 @@ def make_plugin_manager(
 
 def _load_entry_points(pm: CtxPluginManager, selection: PluginSelection) -> None:
     seen: set[str] = set()
-    for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
+    for ep in sorted(find_entry_points(ENTRY_POINT_GROUP), key=lambda e: e.name):
         if ep.name in seen:
             continue  # the same distribution visible twice on sys.path
         seen.add(ep.name)
-        dist = _distribution_name(ep)
+        dist = ep.distribution
         if not selection.permits(ep.name):
             status = "blocked" if ep.name in selection.block else "not allowed"
             pm.entry_point_records.append(PluginRecord(ep.name, ep.value, dist, status))
@@ -186,7 +181,7 @@ def _load_entry_points(pm: CtxPluginManager, selection: PluginSelection) -> None
         pm.entry_point_records.append(PluginRecord(ep.name, ep.value, dist, "loaded"))
 
 
-def _import_plugin(target: str, name: str, ep: EntryPoint | None = None) -> object:
+def _import_plugin(target: str, name: str, ep: FoundEntryPoint | None = None) -> object:
     try:
         return ep.load() if ep is not None else importlib.import_module(target)
     except Exception as exc:

@@ -23,6 +23,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from itertools import compress, repeat
+from operator import eq
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -60,9 +62,8 @@ def recorded_mode(manager: SessionManager) -> ModeRecord | None:
     """
     types = manager.get_branch_types()
     ids: list[str] | None = None
-    for position in range(len(types) - 1, -1, -1):
-        if types[position] != "custom":
-            continue
+    newest_first = range(len(types) - 1, -1, -1)
+    for position in compress(newest_first, map(eq, reversed(types), repeat("custom"))):
         if ids is None:
             ids = manager.get_branch_ids()
         entry = manager.get_entry_json(ids[position])

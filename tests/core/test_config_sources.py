@@ -1,14 +1,20 @@
-"""Reading the plugin lists from the configuration files without validating the rest."""
+"""Reading the mode and the plugin lists from the configuration files without validating
+the rest."""
 
 import pytest
 
 from ctxmodes.config import load_settings
-from ctxmodes.config_sources import read_plugin_lists
+from ctxmodes.config_sources import project_config_file, read_startup_settings
 from ctxmodes.errors import ConfigError
 
 
-def environ(user_dir):
-    return {"CTXMODES_CONFIG_DIR": str(user_dir)}
+def environ(user_dir, **more):
+    return {"CTXMODES_CONFIG_DIR": str(user_dir), **more}
+
+
+def read_plugin_lists(**options):
+    startup = read_startup_settings(**options)
+    return None if startup is None else (startup.allow, startup.block)
 
 
 def test_nothing_configured_allows_every_plugin(project, user_dir):
@@ -27,9 +33,65 @@ def test_nothing_configured_allows_every_plugin(project, user_dir):
 def test_the_lists_are_those_the_settings_model_loads(project, user_dir, user_file, project_file):
     (user_dir / "config.toml").write_text(user_file)
     (project / ".ctxmodes.toml").write_text(project_file)
-    plugins = load_settings(cwd=project, environ=environ(user_dir)).settings.plugins
-    lists = read_plugin_lists(cwd=project, environ=environ(user_dir))
-    assert lists == (plugins.allow, plugins.block)
+    settings = load_settings(cwd=project, environ=environ(user_dir)).settings
+    startup = read_startup_settings(cwd=project, environ=environ(user_dir))
+    assert startup is not None
+    assert (startup.mode, startup.allow, startup.block) == (
+        settings.mode,
+        settings.plugins.allow,
+        settings.plugins.block,
+    )
+
+
+@pytest.mark.parametrize(
+    ("env", "flag", "expected"),
+    [({}, None, "local"), ({"CTXMODES_MODE": "tree"}, None, "tree"), ({}, "remote", "remote")],
+)
+def test_the_mode_is_merged_as_the_settings_model_merges_it(project, user_dir, env, flag, expected):
+    (user_dir / "config.toml").write_text('mode = "off"\n')
+    (project / ".ctxmodes.toml").write_text('mode = "local"\n')
+    options = {"cwd": project, "environ": environ(user_dir, **env)}
+    assert load_settings(**options, cli={"mode": flag}).settings.mode == expected
+    startup = read_startup_settings(**options, mode=flag)
+    assert startup is not None
+    assert startup.mode == expected
+
+
+def test_a_mode_that_is_no_string_is_left_to_the_settings_model(project, user_dir):
+    (project / ".ctxmodes.toml").write_text('mode = 5\n[plugins]\nblock = ["tree"]\n')
+    startup = read_startup_settings(cwd=project, environ=environ(user_dir))
+    assert startup is not None
+    assert (startup.mode, startup.block) == (None, ["tree"])
+    with pytest.raises(ConfigError, match="mode"):
+        load_settings(cwd=project, environ=environ(user_dir))
+
+
+def test_an_untrusted_project_file_is_left_out_and_named(tmp_path, user_dir):
+    (tmp_path / ".ctxmodes.toml").write_text('mode = "tree"\n')
+    startup = read_startup_settings(
+        cwd=tmp_path, environ=environ(user_dir), trusted=lambda _directory: False
+    )
+    assert startup is not None
+    assert (startup.mode, startup.skipped) == ("off", tmp_path / ".ctxmodes.toml")
+
+
+@pytest.mark.parametrize(
+    ("text", "is_config"),
+    [
+        ('[project]\nname = "x"\n', False),
+        ("[project\nnot toml at all\n", False),
+        ('[tool.ctxmodes]\nmode = "tree"\n', True),
+        ('[tool."\\u0063txmodes"]\nmode = "tree"\n', True),
+        ('[tool.other]\nname = "ctxmodes"\n', False),
+        ("[tool.ctxmodes\n", True),  # broken, and perhaps meant for ctxmodes: waits for trust
+    ],
+)
+def test_a_pyproject_file_is_project_configuration_only_with_a_ctxmodes_table(
+    tmp_path, text, is_config
+):
+    (tmp_path / "pyproject.toml").write_text(text)
+    expected = tmp_path / "pyproject.toml" if is_config else None
+    assert project_config_file(tmp_path) == expected
 
 
 def test_a_bad_setting_elsewhere_does_not_hide_the_lists(project, user_dir):

@@ -1,3 +1,5 @@
+import sys
+
 import pytest
 from pydantic import BaseModel, ConfigDict
 
@@ -184,3 +186,44 @@ def test_the_host_refuses_bad_settings_before_any_session(tmp_path):
     pm = isolated_plugin_manager(declaring_tuned())
     with pytest.raises(ConfigError, match=r"\[modes\.tuned\]: depth"):
         AgentHost(pm=pm, mode="tuned", mode_settings={"tuned": {"depth": "deep"}})
+
+
+def test_a_settings_model_named_by_reference_is_imported_when_validated(tmp_path, monkeypatch):
+    (tmp_path / "lazy_tuning.py").write_text(
+        "from pydantic import BaseModel\n\nclass Tuning(BaseModel):\n    depth: int = 2\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    spec = ModeSpec(name="lazy", description="d", factory=Tuned, settings="lazy_tuning:Tuning")
+    assert "lazy_tuning" not in sys.modules
+    built = spec.build("S", {"depth": 5})
+    assert type(built.settings).__module__ == "lazy_tuning"
+    assert built.settings.depth == 5
+    with pytest.raises(ConfigError, match=r"^\[modes\.lazy\]: unknown setting 'deep'"):
+        spec.build("S", {"deep": 1})
+
+
+@pytest.mark.parametrize(
+    ("reference", "message"),
+    [
+        ("no_colon", "is not a model or a 'package.module:Model' reference"),
+        ("a.b:c d", "is not a model or a 'package.module:Model' reference"),
+    ],
+)
+def test_a_malformed_settings_reference_is_refused_when_declared(reference, message):
+    with pytest.raises(PluginError, match=message):
+        ModeSpec(name="lazy", description="d", factory=Tuned, settings=reference)
+
+
+@pytest.mark.parametrize(
+    ("reference", "message"),
+    [
+        ("ctxmodes_no_such_module:Model", "settings model 'ctxmodes_no_such_module:Model' failed"),
+        ("ctxmodes.modes:NoSuchModel", "failed to load: module 'ctxmodes.modes' has no attribute"),
+        ("ctxmodes.modes:MODE_NAME", "settings 'ctxmodes.modes:MODE_NAME' is not a pydantic model"),
+    ],
+)
+def test_a_settings_reference_that_does_not_resolve_is_one_plugin_error(reference, message):
+    spec = ModeSpec(name="lazy", description="d", factory=Tuned, settings=reference)
+    with pytest.raises(PluginError, match=message) as caught:
+        spec.build("S", {})
+    assert "\n" not in str(caught.value)

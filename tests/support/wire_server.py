@@ -227,7 +227,13 @@ class WireServer:
                 length = int(self.headers.get("content-length", 0))
                 body = self.rfile.read(length)
                 server.requests.append(
-                    {"path": self.path, "headers": dict(self.headers.items()), "body": body}
+                    {
+                        "path": self.path,
+                        "headers": dict(self.headers.items()),
+                        "body": body,
+                        # The client's end of the connection: equal peers, one connection.
+                        "peer": self.client_address,
+                    }
                 )
                 server.arrived.set()
                 reply = server.next_reply()

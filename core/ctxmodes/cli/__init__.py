@@ -1,9 +1,11 @@
 """The ``ctxmodes`` command line.
 
 Each core sub-command lives in its own module of this package and exposes
-``register(subparsers)``; plugins add theirs through ``ctx_register_cli_commands``
-(:mod:`ctxmodes.cli_commands`). Registration must stay import-light (heavy modules are
-imported inside the handler) so that ``ctxmodes --help`` starts fast.
+``register(subparsers)``; :mod:`ctxmodes.cli.core_commands` lists them, so that only the
+module of the command being run is imported. Plugins add theirs through
+``ctx_register_cli_commands`` (:mod:`ctxmodes.cli_commands`). Registration must stay
+import-light (heavy modules are imported inside the handler) so that ``ctxmodes --help``
+starts fast.
 
 Internal package: not part of the API plugins and programs use (see :mod:`ctxmodes`).
 """
@@ -13,28 +15,18 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
-from collections.abc import Collection, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ctxmodes._version import __version__
+from ctxmodes.cli.core_commands import CORE_COMMANDS
+from ctxmodes.cli.options import add_session_choice
 from ctxmodes.errors import CtxmodesError, PluginError
 
 if TYPE_CHECKING:
     import pluggy
 
     from ctxmodes.cli_commands import CliCommand
-
-# Order here is the order in ``--help``.
-COMMAND_MODULES: tuple[str, ...] = (
-    "ctxmodes.cli.chat_cmd",
-    "ctxmodes.cli.run_cmd",
-    "ctxmodes.cli.modes_cmd",
-    "ctxmodes.cli.models_cmd",
-    "ctxmodes.cli.login_cmd",
-    "ctxmodes.cli.config_cmd",
-    "ctxmodes.cli.retrieval_cmd",
-    "ctxmodes.cli.session_cmd",
-)
 
 
 def build_parser(
@@ -43,57 +35,62 @@ def build_parser(
     """The parser: the core commands, then the commands of ``pm``'s plugins (by default, the
     configured plugins).
 
-    :param argv: the command line about to be parsed. When it names a core command, the
-        plugins are not loaded at all: argparse would only use that command's parser.
+    :param argv: the command line about to be parsed. Only the command it names gets its
+        full parser (its module imported, its arguments added); the others are listed by
+        name and help line, which is all ``--help`` shows of them. When it names a core
+        command, or asks for the version first, the plugins are not loaded at all.
     """
     parser = argparse.ArgumentParser(
         prog="ctxmodes",
         description="Context-management modes for coding agents over Pi session files.",
     )
     parser.add_argument("--version", action="version", version=f"ctxmodes {__version__}")
-    from ctxmodes.cli.chat_cmd import add_session_choice
-
     add_session_choice(parser)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMAND_MODULES:
-        importlib.import_module(name).register(subparsers)
-    if argv is not None and not _may_reach_plugin_commands(argv, subparsers.choices):
+    named = None if argv is None else _named_command(argv)
+    built = {CORE_COMMANDS[named].module} if named in CORE_COMMANDS else set()
+    for name, core in CORE_COMMANDS.items():
+        if name in subparsers.choices:
+            continue  # registered by its module together with an earlier command
+        if argv is None or core.module in built:
+            importlib.import_module(core.module).register(subparsers)
+        else:
+            subparsers.add_parser(name, help=core.help)
+    if argv is not None and (named in CORE_COMMANDS or argv[:1] == ["--version"]):
         return parser
     for command in plugin_commands(pm if pm is not None else _configured_plugins(), subparsers):
-        _add_plugin_command(subparsers, command)
+        _add_plugin_command(subparsers, command, full=argv is None or command.name == named)
     return parser
 
 
-def _may_reach_plugin_commands(argv: Sequence[str], core_commands: Collection[str]) -> bool:
-    """Whether parsing ``argv`` could show or run a plugin's command: not when it asks for
-    the version first, nor when it names a core command. The first argument that is neither
-    an option nor the value of ``--session`` is the command."""
-    if argv and argv[0] == "--version":
-        return False
+def _named_command(argv: Sequence[str]) -> str | None:
+    """The command ``argv`` names: the first argument that is neither an option nor the
+    value of ``--session`` (``None``: no command)."""
     arguments = iter(argv)
     for argument in arguments:
         if argument == "--session":
             next(arguments, None)
         elif not argument.startswith("-"):
-            return argument not in core_commands
-    return True
+            return argument
+    return None
 
 
 def _configured_plugins() -> pluggy.PluginManager:
     """The configured entry-point plugins, built for their commands alone: every start of
     the command line pays for this, so it neither validates the whole configuration
     (pydantic) nor registers the core's default plugins, whose commands are the core's."""
-    from ctxmodes.config_sources import read_plugin_lists
+    from ctxmodes.config_sources import read_startup_settings
     from ctxmodes.plugins import PluginSelection, make_plugin_manager
 
-    lists = read_plugin_lists()
-    if lists is None:  # an unusual [plugins] table: the settings model words the error
+    # Nobody is asked about trust here: a saved decision or defaultProjectTrust decides.
+    startup = read_startup_settings()
+    if startup is None:  # an unusual value: the settings model words the error
         from ctxmodes.config import load_settings
 
         plugins = load_settings().settings.plugins
-        lists = plugins.allow, plugins.block
-    allow, block = lists
-    selection = PluginSelection.from_env(allow=allow, block=block)
+        selection = PluginSelection.from_env(allow=plugins.allow, block=plugins.block)
+    else:
+        selection = PluginSelection.from_env(allow=startup.allow, block=startup.block)
     return make_plugin_manager(selection=selection, default_plugins=())
 
 
@@ -122,10 +119,14 @@ def plugin_commands(pm: pluggy.PluginManager, subparsers: Any) -> list[CliComman
     return commands
 
 
-def _add_plugin_command(subparsers: Any, command: CliCommand) -> None:
+def _add_plugin_command(subparsers: Any, command: CliCommand, *, full: bool) -> None:
+    """Add ``command``'s parser; ``full``: with its arguments and handler, else only what
+    ``--help`` lists."""
     parser: argparse.ArgumentParser = subparsers.add_parser(
         command.name, help=command.help, description=command.description or command.help
     )
+    if not full:
+        return
     if command.configure is not None:
         command.configure(parser)
     parser.set_defaults(handler=command.run)

@@ -13,8 +13,10 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ctxmodes.cli.core_commands import add_command_parser
 from ctxmodes.cli.options import (
     add_resource_options,
+    add_session_choice,
     add_session_mode_options,
     agent_settings,
     resource_loader,
@@ -27,36 +29,13 @@ if TYPE_CHECKING:
 
 
 def register(subparsers: Any) -> None:
-    parser: argparse.ArgumentParser = subparsers.add_parser(
-        "chat", help="the interactive session (also what `ctxmodes` alone starts on a terminal)"
-    )
+    parser = add_command_parser(subparsers, "chat")
     add_session_mode_options(parser)
     parser.add_argument("--model", metavar="SPEC", help="the model, e.g. scripted:FILE")
     add_session_choice(parser)
     parser.add_argument("--cwd", metavar="DIR", type=Path, help="working directory")
     add_resource_options(parser)
     parser.set_defaults(handler=run)
-
-
-def add_session_choice(parser: argparse.ArgumentParser) -> None:
-    """``--session``, ``-c`` and ``-r``: which session the interactive session opens (also
-    options of a bare ``ctxmodes``, as of ``pi``)."""
-    where = parser.add_mutually_exclusive_group()
-    where.add_argument(
-        "--session",
-        metavar="PATH|ID",
-        help="the session to open: a .jsonl file, or a session id or its beginning",
-    )
-    where.add_argument(
-        "-c",
-        "--continue",
-        dest="continue_recent",
-        action="store_true",
-        help="continue the most recent session of the working directory",
-    )
-    where.add_argument(
-        "-r", "--resume", action="store_true", help="pick a session of the working directory"
-    )
 
 
 def default_args(top_level: argparse.Namespace | None = None) -> argparse.Namespace:

@@ -7,6 +7,7 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any
 
+from ctxmodes.cli.core_commands import add_command_parser
 from ctxmodes.cli.options import (
     add_mode_option,
     add_trust_options,
@@ -20,7 +21,7 @@ if TYPE_CHECKING:
 
 
 def register(subparsers: Any) -> None:
-    parser: argparse.ArgumentParser = subparsers.add_parser("config", help="inspect settings")
+    parser = add_command_parser(subparsers, "config")
     actions = parser.add_subparsers(dest="config_action", metavar="ACTION", required=True)
     show = actions.add_parser("show", help="print effective settings with their sources")
     add_mode_option(show)
@@ -35,7 +36,7 @@ def run_show(args: argparse.Namespace) -> int:
 
     trust = run_trust(args)
     loaded = load_settings(cli=cli_overrides(args), trust=trust.is_trusted)
-    notes = trust_lines(trust, loaded)
+    notes = trust_lines(trust, loaded.skipped)
     settings = loaded.settings
     flat = flatten(settings.model_dump(exclude={"modes"}))
     flat.update(_mode_settings(settings))

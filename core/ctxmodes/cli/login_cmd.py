@@ -12,12 +12,11 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from ctxmodes.cli.core_commands import add_command_parser
+
 
 def register(subparsers: Any) -> None:
-    login = subparsers.add_parser(
-        "login",
-        help="log in to a provider: a subscription in the browser, or an API key",
-    )
+    login = add_command_parser(subparsers, "login")
     login.add_argument(
         "provider", nargs="?", help="the provider (without one: list them and their logins)"
     )
@@ -32,7 +31,7 @@ def register(subparsers: Any) -> None:
         help="print the sign-in URL instead of opening a browser",
     )
     login.set_defaults(handler=run_login)
-    logout = subparsers.add_parser("logout", help="forget the credentials `ctxmodes login` stored")
+    logout = add_command_parser(subparsers, "logout")
     logout.add_argument("provider")
     logout.set_defaults(handler=run_logout)
 

@@ -6,14 +6,12 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from ctxmodes.cli.core_commands import add_command_parser
 from ctxmodes.cli.options import add_trust_options, command_settings
 
 
 def register(subparsers: Any) -> None:
-    parser: argparse.ArgumentParser = subparsers.add_parser(
-        "models",
-        help="list the models ctxmodes can use (provider/model-id), credentialed first",
-    )
+    parser = add_command_parser(subparsers, "models")
     parser.add_argument("--provider", help="only this provider's models")
     parser.add_argument(
         "--available", action="store_true", help="only models whose provider has credentials"

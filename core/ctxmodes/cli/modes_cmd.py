@@ -5,13 +5,12 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ctxmodes.cli.options import add_mode_option, add_trust_options, command_settings
+from ctxmodes.cli.core_commands import add_command_parser
+from ctxmodes.cli.options import add_mode_option, add_trust_options, command_startup_settings
 
 
 def register(subparsers: Any) -> None:
-    parser: argparse.ArgumentParser = subparsers.add_parser(
-        "modes", help="list installed context-management modes"
-    )
+    parser = add_command_parser(subparsers, "modes")
     add_mode_option(parser)
     add_trust_options(parser)
     parser.set_defaults(handler=run)
@@ -19,15 +18,18 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ctxmodes.modes import ModeRegistry
-    from ctxmodes.plugins import make_configured_plugin_manager
+    from ctxmodes.plugins import PluginSelection, make_plugin_manager
 
-    settings = command_settings(args).settings
-    pm = make_configured_plugin_manager(settings)
+    active, settings = command_startup_settings(args)
+    selection = PluginSelection.from_env(allow=settings.allow, block=settings.block)
+    # Modes come from entry points: the core's default plugins (tools, slash commands,
+    # models) declare none, so they are not built.
+    pm = make_plugin_manager(selection=selection, default_plugins=())
     registry = ModeRegistry.from_plugin_manager(pm, pm.distributions())
     rows = [
         (
             mode.spec.name,
-            "active" if mode.spec.name == settings.mode else "installed",
+            "active" if mode.spec.name == active else "installed",
             mode.distribution or "-",
             mode.spec.description,
         )
@@ -43,5 +45,5 @@ def run(args: argparse.Namespace) -> int:
     for row in [header, *rows]:
         print("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row[:3])) + "  " + row[3])
     # List first, then fail: the listing is what helps fix an unknown configured mode.
-    registry.get(settings.mode)
+    registry.get(active)
     return 0

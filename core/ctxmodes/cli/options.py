@@ -3,17 +3,40 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from ctxmodes.config import LoadedSettings, Settings
+    from ctxmodes.config_sources import StartupSettings
     from ctxmodes.resources import ResourceLoader
     from ctxmodes.resources.trust import AskTrust, TrustResolver
     from ctxmodes.session_mode import ModeRequest
 
 #: How the command line confirms a change of a session's recorded mode.
 CONFIRM_SWITCH = "pass --switch-mode to switch"
+
+
+def add_session_choice(parser: argparse.ArgumentParser) -> None:
+    """``--session``, ``-c`` and ``-r``: which session the interactive session opens (also
+    options of a bare ``ctxmodes``, as of ``pi``)."""
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument(
+        "--session",
+        metavar="PATH|ID",
+        help="the session to open: a .jsonl file, or a session id or its beginning",
+    )
+    where.add_argument(
+        "-c",
+        "--continue",
+        dest="continue_recent",
+        action="store_true",
+        help="continue the most recent session of the working directory",
+    )
+    where.add_argument(
+        "-r", "--resume", action="store_true", help="pick a session of the working directory"
+    )
 
 
 def add_mode_option(parser: argparse.ArgumentParser) -> None:
@@ -74,19 +97,47 @@ def command_settings(args: argparse.Namespace) -> LoadedSettings:
 
     trust = run_trust(args)
     loaded = load_settings(cli=cli_overrides(args), trust=trust.is_trusted)
-    for line in trust_lines(trust, loaded):
+    for line in trust_lines(trust, loaded.skipped):
         print(line, file=sys.stderr)
     return loaded
 
 
-def trust_lines(trust: TrustResolver, loaded: LoadedSettings) -> list[str]:
-    """What to tell about trust after loading settings: a trust store that could not be
-    read, and the project file left out."""
+def command_startup_settings(args: argparse.Namespace) -> tuple[str, StartupSettings]:
+    """The mode (``--mode`` overriding) and the settings holding the plugin lists, of a
+    command that needs nothing else: read without validating the other settings
+    (``ctxmodes config show`` does), so that pydantic is not imported; trust and a file
+    left out are told as by :func:`command_settings`. A value this reading cannot take
+    is validated in full, for the settings model's error."""
+    import sys
+
+    from ctxmodes.config_sources import StartupSettings, read_startup_settings
+
+    resolvers: list[TrustResolver] = []
+
+    def trusted(directory: Path) -> bool:
+        # Asked only when there is a project file: the trust store is not loaded otherwise.
+        resolvers.append(run_trust(args))
+        return resolvers[-1].is_trusted(directory)
+
+    startup = read_startup_settings(mode=args.mode, trusted=trusted)
+    if startup is None or startup.mode is None:
+        loaded = command_settings(args)
+        mode, plugins = loaded.settings.mode, loaded.settings.plugins
+        return mode, StartupSettings(mode, plugins.allow, list(plugins.block), loaded.skipped)
+    for trust in resolvers:
+        for line in trust_lines(trust, startup.skipped):
+            print(line, file=sys.stderr)
+    return startup.mode, startup
+
+
+def trust_lines(trust: TrustResolver, skipped: Path | None) -> list[str]:
+    """What to tell about trust after reading settings: a trust store that could not be
+    read, and the project file left out (``skipped``)."""
     from ctxmodes.resources.trust import how_to_trust
 
     lines = [f"Warning: {problem}" for problem in trust.problems]
-    if loaded.skipped is not None:
-        lines.append(f"Note: {loaded.skipped} was not loaded: {how_to_trust()}")
+    if skipped is not None:
+        lines.append(f"Note: {skipped} was not loaded: {how_to_trust()}")
     return lines
 
 
@@ -97,6 +148,8 @@ def agent_settings(args: argparse.Namespace, trust: TrustResolver) -> tuple[Path
 
     :raises CtxmodesError: the directory does not exist, or no model is configured.
     """
+    from pathlib import Path
+
     from ctxmodes.config import load_settings
     from ctxmodes.errors import CtxmodesError
 

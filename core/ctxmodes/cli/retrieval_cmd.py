@@ -15,6 +15,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ctxmodes.cli.core_commands import add_command_parser
 from ctxmodes.cli.options import add_mode_option
 from ctxmodes.errors import CtxmodesError
 
@@ -29,9 +30,9 @@ READ_ACTIONS: dict[Family, tuple[str, ...]] = {
 
 def register(subparsers: Any) -> None:
     for family, actions in READ_ACTIONS.items():
-        parser: argparse.ArgumentParser = subparsers.add_parser(
+        parser = add_command_parser(
+            subparsers,
             family,
-            help=f"run a read-only {family} operation on a session file",
             description=(
                 f"Run a {family} operation offline. Arguments are NAME=VALUE pairs with the "
                 "tool's parameter names. A parameter that takes text keeps VALUE as written "

@@ -12,6 +12,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from ctxmodes.cli.core_commands import add_command_parser
 from ctxmodes.cli.options import (
     CONFIRM_SWITCH,
     add_resource_options,
@@ -24,9 +25,7 @@ from ctxmodes.cli.options import (
 
 
 def register(subparsers: Any) -> None:
-    parser: argparse.ArgumentParser = subparsers.add_parser(
-        "run", help="run prompts non-interactively and print the transcript"
-    )
+    parser = add_command_parser(subparsers, "run")
     add_session_mode_options(parser)
     parser.add_argument(
         "--model",

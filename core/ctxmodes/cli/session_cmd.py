@@ -20,14 +20,14 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
+from ctxmodes.cli.core_commands import add_command_parser
+
 if TYPE_CHECKING:
     from ctxmodes.session.manager import SessionManager
 
 
 def register(subparsers: Any) -> None:
-    parser: argparse.ArgumentParser = subparsers.add_parser(
-        "session", help="inspect Pi session files"
-    )
+    parser = add_command_parser(subparsers, "session")
     actions = parser.add_subparsers(dest="session_action", metavar="ACTION", required=True)
 
     listing = actions.add_parser(
@@ -125,18 +125,18 @@ def run_show(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from ctxmodes.cli.file_mode import file_mode, mode_words
-    from ctxmodes.cli.session_drawing import draw_active_path, draw_tree
+    from ctxmodes.cli.session_drawing import draw_active_path, draw_tree, write_lines
 
     with _open(args.file, args.strict, preload=False) as manager:
         console = Console()
         header = manager.get_header_json()
-        console.print(
-            f"[bold]{args.file}[/bold]  id {header.get('id')}  cwd {header.get('cwd')}  "
+        about = (
+            f"  id {header.get('id')}  cwd {header.get('cwd')}  "
             f"mode {mode_words(file_mode(manager))}  "
-            f"{manager.entry_count()} entries  leaf {manager.get_leaf_id()}",
-            highlight=False,
-            soft_wrap=True,
+            f"{manager.entry_count()} entries  leaf {manager.get_leaf_id()}"
         )
+        # Whole however wide: the terminal wraps it.
+        write_lines([[(args.file, "bold"), (about, "")]], console, fit=False)
         (draw_tree if args.full else draw_active_path)(manager, console)
     return 0
 

@@ -16,8 +16,13 @@ rather than laid out by ``rich`` as a renderable.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
-from typing import Any, Final
+import functools
+import re
+from bisect import bisect_left
+from collections.abc import Iterable, Iterator, Sequence
+from itertools import chain, compress, islice, repeat
+from operator import eq
+from typing import Any, Final, TypeVar
 
 from rich.cells import cell_len, set_cell_size
 from rich.console import Console
@@ -26,7 +31,7 @@ from rich.text import Text
 from ctxmodes.compaction import summary_goal
 from ctxmodes.errors import CtxmodesError
 from ctxmodes.session.manager import SessionManager
-from ctxmodes.session.tree import SessionTreeNode
+from ctxmodes.session.tree_shape import TreeShape
 from ctxmodes.windows.marker import stored_marker_details
 
 __all__ = [
@@ -34,128 +39,204 @@ __all__ = [
     "draw_active_path",
     "draw_tree",
     "tree_lines",
+    "visible",
     "write_lines",
 ]
 
 #: One styled piece of a line: its text and a ``rich`` style ("" for none).
 Segment = tuple[str, str]
 Line = list[Segment]
+_Each = TypeVar("_Each")
 
-# Path entries read from the file at a time: bounded memory, few reads.
-_READ_BLOCK: Final = 512
-# The entry types whose line shows something read from the entry itself.
-_DESCRIBED_TYPES: Final = frozenset({"message", "custom", "custom_message"})
-
-
-def _subtree(node: SessionTreeNode) -> list[SessionTreeNode]:
-    found: list[SessionTreeNode] = []
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        found.append(current)
-        stack.extend(current.children)
-    return found
+# Entries read from the file at a time: bounded memory, few reads.
+_READ_BLOCK: Final = 4096
+# Consecutive entries read as one block of the file; fewer are read one by one.
+_STRETCH: Final = 32
+# The entry types whose line shows something read from the entry besides a message's role.
+_CUSTOM_TYPES: Final = frozenset({"custom", "custom_message"})
 
 
-def _kind(node: SessionTreeNode, stored: dict[str, Any]) -> Segment:
-    """A message's role (from ``stored``, the entry), or the entry's type."""
-    if node.entry_type == "message":
-        message = stored.get("message")
-        role = message.get("role") if isinstance(message, dict) else None
+class _Entries:
+    """What the lines of a block of entries show from the entries themselves: the kind of
+    each entry (a message's role, or the entry's type) and, with ``custom``, the stored JSON
+    of each custom entry; read in one pass, not kept."""
+
+    def __init__(self, shape: TreeShape, block: Sequence[int], *, custom: bool) -> None:
+        types = shape.types
+        roles: dict[int, Any] = {}
+        scattered: list[int] = []
+        for stretch in _stretches(block):
+            if len(stretch) < _STRETCH:
+                scattered.extend(stretch)
+            else:
+                roles.update(zip(stretch, shape.message_roles(stretch), strict=True))
+        roles.update(zip(scattered, shape.message_roles(scattered), strict=True))
+        self.kinds = [_kind(types[index], roles[index]) for index in block]
+        self.stored: dict[int, dict[str, Any]] = {}
+        if custom:
+            wanted = [index for index in block if types[index] in _CUSTOM_TYPES]
+            self.stored = dict(zip(wanted, shape.entries(wanted), strict=True))
+
+
+@functools.lru_cache(maxsize=256)
+def _common_kind(entry_type: str | None, role: str | None) -> Segment:
+    if entry_type == "message":
         return f" {role or 'message'}", "green"
-    return f" {node.entry_type if isinstance(node.entry_type, str) else '?'}", "magenta"
+    return f" {entry_type if isinstance(entry_type, str) else '?'}", "magenta"
+
+
+def _kind(entry_type: str | None, role: Any) -> Segment:
+    """A message's role, or the entry's type."""
+    if role is None or type(role) is str:
+        return _common_kind(entry_type, role)
+    return f" {role or 'message'}", "green"  # a role of another JSON type, as Python shows it
+
+
+def _stretches(indexes: Sequence[int]) -> Iterator[range]:
+    """``indexes`` as stretches of consecutive positions."""
+    if isinstance(indexes, range) and indexes.step == 1:
+        yield indexes
+        return
+    start = 0
+    for position in range(1, len(indexes) + 1):
+        if position == len(indexes) or indexes[position] != indexes[position - 1] + 1:
+            yield range(indexes[start], indexes[position - 1] + 1)
+            start = position
+
+
+def _blocks(items: Iterable[_Each]) -> Iterator[Sequence[_Each]]:
+    """``items`` a block at a time (slices of a ``range``: ranges)."""
+    if isinstance(items, Sequence):
+        for start in range(0, len(items), _READ_BLOCK):
+            yield items[start : start + _READ_BLOCK]
+        return
+    iterator = iter(items)
+    while block := list(islice(iterator, _READ_BLOCK)):
+        yield block
+
+
+def _window_name(entry_type: Any, stored: dict[str, Any]) -> str | None:
+    if entry_type != "custom_message":
+        return None
+    try:
+        details = stored_marker_details(stored)
+    except CtxmodesError:  # a damaged marker is drawn as any other entry
+        return None
+    return None if details is None else f"window {details.window_number}"
 
 
 class _Describer:
     """The words for one entry, and for one collapsed side branch."""
 
-    def __init__(self, manager: SessionManager, roots: list[SessionTreeNode]) -> None:
-        self._manager = manager
-        #: Branch summaries by the id of the entry they summarize up to (``fromId``).
-        self._summaries: dict[str, str] = {}
-        summaries = [
-            node.entry_id
-            for root in roots
-            for node in _subtree(root)
-            if node.entry_type == "branch_summary"
-        ]
-        for stored in manager.read_entries_json(summaries):
-            source = (stored or {}).get("fromId")
-            if isinstance(source, str) and stored is not None:
-                self._summaries[source] = summary_goal(stored.get("summary"))
+    def __init__(self, shape: TreeShape) -> None:
+        self._shape = shape
+        #: The goal of the branch summary made of each entry, by the summarized entry.
+        self._summaries = _summaries_by_source(shape)
+        self._sources = sorted(self._summaries)
 
-    def entry(self, node: SessionTreeNode, stored: dict[str, Any]) -> Line:
-        """The line of a path entry; ``stored`` is the entry when its type is one of
-        :data:`_DESCRIBED_TYPES` (an empty object otherwise)."""
-        line: Line = [(node.entry_id, "bold cyan"), _kind(node, stored)]
-        if node.entry_type != "message":
-            custom_type = stored.get("customType")
-            if isinstance(custom_type, str):
-                line.append((f" {custom_type}", "magenta"))
-            window = self._window_name(node, stored)
-            if window is not None:
-                line.append((f" ({window})", "bold"))
-        if node.label is not None:
-            line.append((f" [{node.label}]", "yellow"))
+    def details(self, index: int, read: _Entries) -> Line:
+        """What the line of a path entry that is not a message shows after its type."""
+        stored = read.stored.get(index, {})
+        line: Line = []
+        custom_type = stored.get("customType")
+        if isinstance(custom_type, str):
+            line.append((f" {custom_type}", "magenta"))
+        window = _window_name(self._shape.types[index], stored)
+        if window is not None:
+            line.append((f" ({window})", "bold"))
         return line
 
-    def side_branch(self, node: SessionTreeNode) -> Line:
-        members = _subtree(node)
-        stored = self._manager.get_entry_json(node.entry_id) or {}
-        window = self._window_name(node, stored)
+    def side_branch(self, top: int) -> Line:
+        shape = self._shape
+        entry_type = shape.types[top]
+        stored = shape.entries([top])[0] if entry_type == "custom_message" else {}
+        window = _window_name(entry_type, stored)
         # Worded as the terminal's replay and the /tree navigator word an archived window.
-        what = f"{window} archived" if window else f"side branch from {node.entry_id}"
+        what = f"{window} archived" if window else f"side branch from {shape.ids[top]}"
         line: Line = [("  ⎇ ", "dim"), (what, "bold")]
-        line.append((f" · {len(members)} {'entry' if len(members) == 1 else 'entries'}", ""))
-        summary = next(
-            (self._summaries[m.entry_id] for m in members if m.entry_id in self._summaries), None
-        )
+        count = 0
+        summary: str | None = None
+        sources = self._sources
+        for first, last in shape.chains(top):
+            count += last - first + 1
+            if summary is None:
+                found = bisect_left(sources, first)
+                if found < len(sources) and sources[found] <= last:
+                    summary = self._summaries[sources[found]]
+        line.append((f" · {count} {'entry' if count == 1 else 'entries'}", ""))
         if summary:
             line.append((f" · {summary}", "italic"))
         return line
 
-    @staticmethod
-    def _window_name(node: SessionTreeNode, stored: dict[str, Any]) -> str | None:
-        if node.entry_type != "custom_message":
-            return None
-        try:
-            details = stored_marker_details(stored)
-        except CtxmodesError:  # a damaged marker is drawn as any other entry
-            return None
-        return None if details is None else f"window {details.window_number}"
+
+def _summaries_by_source(shape: TreeShape) -> dict[int, str]:
+    """The goal of each branch summary of the tree, by the entry it summarizes up to (its
+    ``fromId``). Where several summarize the same entry, the one a walk of the tree from
+    its roots reaches last is taken."""
+    types = shape.types
+    made: list[tuple[int, int]] = []  # (summary, source)
+    found = [
+        index
+        for index in compress(range(len(types)), map(eq, types, repeat("branch_summary")))
+        if shape.is_node(index)
+    ]
+    goals: dict[int, str] = {}
+    for index, stored in zip(found, shape.entries(found), strict=True):
+        source = shape.index_of(stored.get("fromId"))
+        if source is not None:
+            made.append((index, source))
+            goals[index] = summary_goal(stored.get("summary"))
+    if len({source for _, source in made}) < len(made):
+        order = _walk_order(shape, sorted(goals))
+        made.sort(key=lambda pair: order[pair[0]])
+    return {source: goals[index] for index, source in made}
+
+
+def _walk_order(shape: TreeShape, wanted: list[int]) -> dict[int, int]:
+    """Where each of ``wanted`` (sorted) comes in a walk of the whole tree from its roots."""
+    order: dict[int, int] = {}
+    for root in shape.roots:
+        for first, last in shape.chains(root):
+            position = bisect_left(wanted, first)
+            while position < len(wanted) and wanted[position] <= last:
+                order[wanted[position]] = len(order)
+                position += 1
+    return order
 
 
 def active_path_lines(manager: SessionManager) -> Iterator[Line]:
     """The session as its active path, one entry per line, with every side branch collapsed
     into one line (window number, entry count, summary head), made as they are read."""
-    roots = manager.get_tree()
-    describe = _Describer(manager, roots)
-    on_path = set(manager.get_branch_ids())
-    leaf_id = manager.get_leaf_id()
+    shape = manager.get_tree_shape()
+    describe = _Describer(shape)
+    leaf = shape.leaf
     title = manager.get_session_name() or manager.session_id
     yield [(f"session {title}", "bold")]
 
-    def collapsed(nodes: Iterable[SessionTreeNode]) -> Iterator[Line]:
-        return (describe.side_branch(n) for n in nodes if n.entry_id not in on_path)
+    def collapsed(tops: Iterable[int]) -> Iterator[Line]:
+        return (describe.side_branch(top) for top in tops if not shape.on_path(top))
 
-    path_root = next((root for root in roots if root.entry_id in on_path), None)
-    yield from collapsed(root for root in roots if root is not path_root)
-    path: list[SessionTreeNode] = []
-    node = path_root
-    while node is not None:
-        path.append(node)
-        node = next((child for child in node.children if child.entry_id in on_path), None)
-    for start in range(0, len(path), _READ_BLOCK):
-        block = path[start : start + _READ_BLOCK]
-        wanted = [node.entry_id for node in block if node.entry_type in _DESCRIBED_TYPES]
-        stored = dict(zip(wanted, manager.read_entries_json(wanted), strict=True))
-        for node in block:
-            line = [("● ", "bold green"), *describe.entry(node, stored.get(node.entry_id) or {})]
-            if node.entry_id == leaf_id:
+    yield from collapsed(shape.roots)
+    # Side branches leave the path where it forks, and below its last entry.
+    leaves_path = set(shape.forks)
+    leaves_path.update(run[-1] for run in shape.path[-1:] if run)
+    ids, types, labels = shape.ids, shape.types, shape.labels
+    for block in chain.from_iterable(map(_blocks, shape.path)):
+        read = _Entries(shape, block, custom=True)
+        for index, kind in zip(block, read.kinds, strict=True):
+            entry_id = ids[index]
+            line = [("● ", "bold green"), (entry_id, "bold cyan"), kind]
+            if types[index] != "message":
+                line += describe.details(index, read)
+            label = labels.get(entry_id)
+            if label is not None:
+                line.append((f" [{label[0]}]", "yellow"))
+            if index == leaf:
                 line.append(("  ◀ leaf", "bold green"))
             yield line
-            yield from collapsed(node.children)
-    if leaf_id is None:
+            if index in leaves_path:
+                yield from collapsed(shape.children(index))
+    if leaf is None:
         yield [("(no leaf: the next entry starts a new root)", "dim")]
 
 
@@ -169,121 +250,109 @@ def tree_lines(manager: SessionManager) -> Iterator[Line]:
     point, holding its own run: the active path never moves right, however many windows a
     managed session archived, and depth grows only with branch points off it.
     """
-    roots = manager.get_tree()
-    on_path = set(manager.get_branch_ids())
-    leaf_id = manager.get_leaf_id()
+    shape = manager.get_tree_shape()
+    leaf = shape.leaf
     title = manager.get_session_name() or manager.session_id
     yield [(f"session {title}", "bold")]
 
-    def line(prefix: str, node: SessionTreeNode, stored: dict[str, Any]) -> Line:
-        drawn: Line = [(prefix, "")]
-        if node.entry_id in on_path:
-            drawn.append(("● ", "bold green"))
-        drawn += [(node.entry_id, "bold cyan"), _kind(node, stored)]
-        if node.label is not None:
-            drawn.append((f" [{node.label}]", "yellow"))
-        if node.entry_id == leaf_id:
-            drawn.append(("  ◀ leaf", "bold green"))
-        return drawn
-
-    pending: list[tuple[str, SessionTreeNode]] = []
-    for prefix, node in _tree_walk(roots, on_path):
-        pending.append((prefix, node))
-        if len(pending) == _READ_BLOCK:
-            yield from _with_roles(manager, pending, line)
-            pending = []
-    yield from _with_roles(manager, pending, line)
+    ids, labels = shape.ids, shape.labels
+    for block in _blocks(_tree_walk(shape)):
+        read = _Entries(shape, [index for _, index in block], custom=False)
+        for (prefix, index), kind in zip(block, read.kinds, strict=True):
+            entry_id = ids[index]
+            line: Line = [(prefix, "")]
+            if shape.on_path(index):
+                line.append(("● ", "bold green"))
+            line += [(entry_id, "bold cyan"), kind]
+            label = labels.get(entry_id)
+            if label is not None:
+                line.append((f" [{label[0]}]", "yellow"))
+            if index == leaf:
+                line.append(("  ◀ leaf", "bold green"))
+            yield line
 
 
-def _with_roles(
-    manager: SessionManager,
-    drawn: list[tuple[str, SessionTreeNode]],
-    line: Callable[[str, SessionTreeNode, dict[str, Any]], Line],
-) -> Iterator[Line]:
-    """The lines of a block of nodes, their message entries read in one pass."""
-    wanted = [node.entry_id for _, node in drawn if node.entry_type == "message"]
-    stored = dict(zip(wanted, manager.read_entries_json(wanted), strict=True))
-    return (line(prefix, node, stored.get(node.entry_id) or {}) for prefix, node in drawn)
+class _Run:
+    """The entries of a run (each the only child of the one before, or at a branch point
+    the child on the active path) as chains of positions, and the side branches hanging
+    from its entries (every other child; all children where the run ends)."""
 
+    __slots__ = ("chains", "length", "sides")
 
-def _run(
-    first: SessionTreeNode, on_path: set[str]
-) -> tuple[list[SessionTreeNode], dict[int, list[SessionTreeNode]]]:
-    """The run that starts at ``first``: each next entry is the only child of the one before
-    or, at a branch point, the child on the active path; and the side branches (every other
-    child; all children where the run ends) hanging from each entry, by its index."""
-    run = [first]
-    sides: dict[int, list[SessionTreeNode]] = {}
-    node = first
-    while True:
-        children = node.children
-        follow = children[0] if len(children) == 1 else None
-        if follow is None:
-            follow = next((child for child in children if child.entry_id in on_path), None)
-            side = [child for child in children if child is not follow]
-            if side:
-                sides[node.index] = side
+    def __init__(self, shape: TreeShape, first: int) -> None:
+        self.chains: list[range] = []
+        #: Side branches by the entry they hang from: always the last of a chain.
+        self.sides: dict[int, Sequence[int]] = {}
+        node = first
+        while True:
+            last = shape.chain_end(node)
+            self.chains.append(range(node, last + 1))
+            children = shape.children(last)
+            follow = children[0] if len(children) == 1 else None
             if follow is None:
-                return run, sides
-        run.append(follow)
-        node = follow
+                follow = next((child for child in children if shape.on_path(child)), None)
+                side = [child for child in children if child != follow]
+                if side:
+                    self.sides[last] = side
+                if follow is None:
+                    break
+            node = follow
+        self.length = sum(map(len, self.chains))
 
 
-class _Items:
-    """What one container of the drawing holds: entries of a run (each with its side
-    branches under it), then side branches (each a group: its first entry, its run
-    indented under it). A lazy view, so a run of a million entries costs one list."""
+#: What is drawn under an entry: the entries of a run from a position on (each with its
+#: side branches under it), then side branches (each a group: its first entry, its run
+#: indented under it).
+_Container = tuple[_Run | None, int, Sequence[int]]
+#: One item of a container: whether it is the container's last, the entry, and what is
+#: drawn under it (``None``: nothing).
+_Item = tuple[bool, int, _Container | None]
 
-    __slots__ = ("groups", "run", "sides")
 
-    def __init__(
-        self,
-        run: list[SessionTreeNode],
-        sides: dict[int, list[SessionTreeNode]],
-        groups: list[SessionTreeNode],
-    ) -> None:
-        self.run, self.sides, self.groups = run, sides, groups
-
-    def __len__(self) -> int:
-        return len(self.run) + len(self.groups)
-
-    def child_items(self, position: int, on_path: set[str]) -> tuple[SessionTreeNode, _Items]:
-        """The node at ``position`` and what is drawn under it."""
-        if position < len(self.run):
-            node = self.run[position]
-            return node, _Items([], {}, self.sides.get(node.index, []))
-        first = self.groups[position - len(self.run)]
-        run, sides = _run(first, on_path)
+def _items(shape: TreeShape, container: _Container) -> Iterator[_Item]:
+    run, skip, groups = container
+    total = len(groups) + (run.length - skip if run is not None else 0)
+    position = 0
+    if run is not None:
+        sides = run.sides
+        for chain_of_run in run.chains:
+            if skip >= len(chain_of_run):
+                skip -= len(chain_of_run)
+                continue
+            for index in chain_of_run[skip:]:
+                position += 1
+                side = sides.get(index)
+                yield position == total, index, (None, 0, side) if side else None
+            skip = 0
+    for first in groups:
+        position += 1
+        below = _Run(shape, first)
         # A group's first entry holds its run, then its own side branches.
-        return first, _Items(run[1:], sides, sides.pop(first.index, []))
+        under: _Container = (below, 1, below.sides.pop(first, ()))
+        yield position == total, first, under if below.length > 1 or under[2] else None
 
 
-def _tree_walk(
-    roots: list[SessionTreeNode], on_path: set[str]
-) -> Iterator[tuple[str, SessionTreeNode]]:
-    """Each node with its guide prefix, in drawing order.
+def _tree_walk(shape: TreeShape) -> Iterator[tuple[str, int]]:
+    """Each entry with its guide prefix, in drawing order.
 
     A single root's run hangs from the title; several roots are groups. The active path
     goes on at one indent through every branch point, its side branches indented under the
-    branch point. The walk keeps a stack, not recursion: a session may branch thousands of
-    times.
+    branch point. The walk keeps a stack of containers, not recursion: a session may branch
+    thousands of times.
     """
-    if len(roots) == 1:
-        run, sides = _run(roots[0], on_path)
-        top = _Items(run, sides, [])
-    else:
-        top = _Items([], {}, roots)
-    stack: list[tuple[_Items, int, str]] = [(top, 0, "")]
+    roots = shape.roots
+    top: _Container = (_Run(shape, roots[0]), 0, ()) if len(roots) == 1 else (None, 0, roots)
+    stack: list[tuple[Iterator[_Item], str]] = [(_items(shape, top), "")]
     while stack:
-        items, position, prefix = stack.pop()
-        if position == len(items):
-            continue
-        stack.append((items, position + 1, prefix))
-        node, below = items.child_items(position, on_path)
-        last = position == len(items) - 1
-        yield prefix + ("└── " if last else "├── "), node
-        if len(below):
-            stack.append((below, 0, prefix + ("    " if last else "│   ")))
+        items, prefix = stack[-1]
+        middle, end = prefix + "├── ", prefix + "└── "
+        for last, index, below in items:
+            yield end if last else middle, index
+            if below is not None:
+                stack.append((_items(shape, below), prefix + ("    " if last else "│   ")))
+                break
+        else:
+            stack.pop()
 
 
 def draw_tree(manager: SessionManager, console: Console) -> None:
@@ -313,22 +382,54 @@ class _Styles:
         return codes[0] + text + codes[1]
 
 
-def write_lines(lines: Iterable[Line], console: Console) -> None:
-    """Write each line to the console's file, never wrapping: a line wider than the console
-    is cut to one cell less and ends in an ellipsis, as ``rich`` draws a ``Text`` with
-    ``overflow="ellipsis"``. Styles become escape codes only where the console uses colour."""
+def write_lines(lines: Iterable[Line], console: Console, *, fit: bool = True) -> None:
+    """Write each line to the console's file, never wrapping: with ``fit``, a line wider than
+    the console is cut to one cell less and ends in an ellipsis, as ``rich`` draws a ``Text``
+    with ``overflow="ellipsis"``. Styles become escape codes only where the console uses
+    colour. Characters that would steer the terminal (see :func:`visible`) are written as
+    ``\\u`` escapes. Lines are written a block at a time."""
     out = console.file
     width = console.width
     styles = _Styles(console) if console.color_system is not None else None
+    written: list[str] = []
     for line in lines:
-        if sum(cell_len(text) for text, _ in line) > width:
+        text = "".join([piece for piece, _ in line])
+        if _UNSAFE.search(text) is not None:
+            line = [(visible(piece), style) for piece, style in line]
+            text = "".join([piece for piece, _ in line])
+        # No character is wider than two cells: most lines need no measuring.
+        if fit and 2 * len(text) > width and sum(map(cell_len, (p for p, _ in line))) > width:
             line = _cut(line, width - 1)
-        text = "".join(
-            styles.wrap(piece, style) if styles is not None and style else piece
-            for piece, style in line
-        )
-        out.write(text + "\n")
+            text = "".join([piece for piece, _ in line])
+        if styles is not None:
+            text = "".join([styles.wrap(piece, style) if style else piece for piece, style in line])
+        written.append(text)
+        if len(written) == _WRITE_BLOCK:
+            out.write("\n".join(written) + "\n")
+            written.clear()
+    if written:
+        out.write("\n".join(written) + "\n")
     out.flush()
+
+
+#: What :func:`visible` escapes: C0 controls (line breaks and tabs included), DEL, C1
+#: controls, the Unicode line and paragraph separators and the bidirectional controls.
+_UNSAFE: Final = re.compile(
+    "[\x00-\x1f\x7f-\x9f\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]"
+)
+# Lines joined into one write.
+_WRITE_BLOCK: Final = 1024
+
+
+def _escape(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group()):04x}"
+
+
+def visible(text: str) -> str:
+    """``text`` with every character that could move the cursor, start an escape sequence,
+    break the line or reorder what follows written as a JSON-style ``\\u`` escape: what a
+    session holds is shown, never obeyed."""
+    return _UNSAFE.sub(_escape, text)
 
 
 def _cut(line: Line, room: int) -> Line:

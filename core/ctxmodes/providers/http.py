@@ -10,11 +10,15 @@ seam's clients are plain httpx clients, so proxies (``HTTPS_PROXY``, ``ALL_PROXY
 Ending a request must be prompt even while a read is blocked in another thread, in any
 phase: connecting, waiting for the answer's headers, reading its body. Closing a socket from
 another thread does not wake a blocked ``recv`` on Linux; ``shutdown`` does. So, inside
-:func:`guarded`, every request of the thread carries httpx's public ``trace`` extension,
-which reports each connection the request opens; the scope keeps those sockets and shuts
-them down when the signal aborts or the deadline passes. Connections are therefore not
-reused between requests (one request, one connection, known from its first byte): the cost
-is a connection setup per model call, against a model call's seconds. An injected transport
+:func:`guarded`, every request of the thread tells the scope which socket it uses, and the
+scope shuts those sockets down when the signal aborts or the deadline passes. Direct
+connections are kept alive and reused (as Pi's ``fetch`` reuses them):
+:class:`~ctxmodes.providers.keepalive.KeepAliveTransport` hands a connection's socket to the
+scope of each request before the request sends, and takes it back when the answer is closed
+and the connection returns to the pool, so an abort never reaches another request's
+connection. Requests through a proxy, and HTTP/2 ones, use httpx's own transport: there the
+public ``trace`` extension reports each connection as it opens, and connections are not
+reused (one request, one connection, known from its first byte). An injected transport
 without real sockets is stopped between reads instead (see
 :meth:`~ctxmodes.providers.transport.call.CallContext.guard`).
 """
@@ -22,19 +26,27 @@ without real sockets is stopped between reads instead (see
 from __future__ import annotations
 
 import contextlib
+import functools
+import http.cookiejar
 import socket
 import threading
-from collections.abc import Iterator, Mapping
+import urllib.request
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 import httpx
 
 from ctxmodes.abort import AbortSignal
+from ctxmodes.providers import deadlines
+from ctxmodes.providers.keepalive import KeepAliveTransport, reclaim
 
-__all__ = ["HttpSeam", "RequestScope", "guarded"]
+__all__ = ["HttpSeam", "RequestScope", "finish_answer", "guarded"]
 
 #: The longest connection setup allowed, whatever the read timeout.
 CONNECT_TIMEOUT_S = 30.0
+#: How long the end of an answer may lag behind its last event before the connection is
+#: given up (closed) instead of kept for the next request.
+FINISH_S = 0.05
 
 _local = threading.local()
 
@@ -60,12 +72,18 @@ class RequestScope:
         if cut:
             _shutdown(sock)
 
+    def detach(self, sock: socket.socket) -> None:
+        """Forget ``sock`` (its connection is going back to the pool)."""
+        with self._lock:
+            self._sockets = [existing for existing in self._sockets if existing is not sock]
+
     def cut(self) -> None:
+        # Under the lock: a socket being detached (its connection about to go back to the
+        # pool, for another request to take) is either shut down first or not at all.
         with self._lock:
             self._cut = True
-            sockets = list(self._sockets)
-        for sock in sockets:
-            _shutdown(sock)
+            for sock in self._sockets:
+                _shutdown(sock)
 
     def expire(self) -> None:
         self.expired = True
@@ -99,25 +117,59 @@ def guarded(signal: AbortSignal | None, deadline_s: float | None = None) -> Iter
     previous: RequestScope | None = getattr(_local, "scope", None)
     _local.scope = scope
     unregister = signal.add_callback(scope.cut) if signal is not None else None
-    timer: threading.Timer | None = None
-    if deadline_s is not None:
-        timer = threading.Timer(max(0.0, deadline_s), scope.expire)
-        timer.daemon = True
-        timer.start()
+    deadline = deadlines.after(deadline_s, scope.expire) if deadline_s is not None else None
     try:
         yield scope
     finally:
-        if timer is not None:
-            timer.cancel()
+        if deadline is not None:
+            deadline.cancel()
         if unregister is not None:
             unregister()
         _local.scope = previous
+
+
+def finish_answer(response: httpx.Response, rest: Iterable[object]) -> None:
+    """Read what is left of an answer whose last event has arrived (its end, usually already
+    received) from ``rest``, the iterator that read the events, so that its connection goes
+    back to the pool; an end that takes longer than :data:`FINISH_S` costs the connection
+    instead. Transport errors are ignored: the answer is complete."""
+    if response.is_closed:
+        return
+    with guarded(None, FINISH_S):
+        if not reclaim(response):
+            return
+        with contextlib.suppress(httpx.HTTPError):
+            for _ in rest:
+                pass
 
 
 def _join_scope(request: httpx.Request) -> None:
     scope: RequestScope | None = getattr(_local, "scope", None)
     if scope is not None:
         request.extensions["trace"] = scope.trace
+
+
+def _claim(sock: socket.socket) -> functools.partial[None] | None:
+    """The socket a request of this thread is about to use joins the thread's scope."""
+    scope: RequestScope | None = getattr(_local, "scope", None)
+    if scope is None:
+        return None
+    scope.attach(sock)
+    return functools.partial(scope.detach, sock)
+
+
+class _NoCookies(http.cookiejar.CookieJar):
+    """A cookie jar that keeps nothing: Pi's ``fetch`` sends no cookie a server set before."""
+
+    def extract_cookies(self, response: object, request: object) -> None:
+        return None
+
+
+def _environment_proxies() -> bool:
+    """Whether httpx would send some request through a proxy named in the environment (it
+    reads ``http``, ``https`` and ``all`` from :func:`urllib.request.getproxies`)."""
+    found = urllib.request.getproxies()
+    return any(found.get(scheme) for scheme in ("http", "https", "all"))
 
 
 @dataclass
@@ -155,8 +207,11 @@ class HttpSeam:
             client = self._clients.get(key)
             if client is None:
                 transport = self.transport
+                hooks: dict[str, list[Callable[[httpx.Request], None]]] = {"request": [_join_scope]}
                 if transport is None and http2 is not None:
                     transport = httpx.HTTPTransport(http1=http2 != "prior", http2=True)
+                elif transport is None and not _environment_proxies():
+                    transport, hooks = KeepAliveTransport(_claim), {}
                 client = httpx.Client(
                     transport=transport,
                     timeout=httpx.Timeout(
@@ -164,7 +219,8 @@ class HttpSeam:
                     ),
                     limits=httpx.Limits(max_keepalive_connections=0),
                     follow_redirects=False,
-                    event_hooks={"request": [_join_scope]},
+                    cookies=_NoCookies(),
+                    event_hooks=hooks,
                 )
                 self._clients[key] = client
             return client

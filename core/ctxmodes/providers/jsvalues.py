@@ -8,6 +8,7 @@ stream. Transports use these helpers so that what they send and store equals Pi'
 
 from __future__ import annotations
 
+import functools
 import os
 import platform
 import re
@@ -15,6 +16,20 @@ from typing import Any
 
 import jiter
 import orjson
+
+from ctxmodes.session.codec import dumps as js_dumps
+from ctxmodes.session.jsvalues import js_length
+
+__all__ = [
+    "dumps",
+    "js_length",
+    "parse_streaming_json",
+    "pi_user_agent",
+    "repair_json",
+    "sanitize_surrogates",
+    "short_hash",
+    "stringify",
+]
 
 _MASK = 0xFFFFFFFF
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
@@ -56,34 +71,19 @@ def short_hash(text: str) -> str:
 
 def sanitize_surrogates(text: str) -> str:
     """Drop unpaired surrogates (a Python ``str`` holds a valid pair as one character)."""
+    if text.isascii():  # most deltas: nothing to search
+        return text
     return _LONE_SURROGATE.sub("", text)
 
 
-def js_length(text: str) -> int:
-    """``text.length`` in JavaScript: UTF-16 code units."""
-    return len(text) + sum(1 for char in text if ord(char) > 0xFFFF)
-
-
-def _js_numbers(value: Any) -> Any:
-    if isinstance(value, float):
-        if value.is_integer() and abs(value) < 1e21:
-            return int(value)
-        return value
-    if isinstance(value, dict):
-        return {key: _js_numbers(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_js_numbers(item) for item in value]
-    return value
-
-
 def stringify(value: Any) -> str:
-    """``JSON.stringify(value)`` for JSON data (integral floats written as integers)."""
-    return orjson.dumps(_js_numbers(value)).decode()
+    """``JSON.stringify(value)`` for JSON data."""
+    return js_dumps(value).decode()
 
 
 def dumps(value: Any) -> bytes:
     """A request body, as ``JSON.stringify`` would write it."""
-    return orjson.dumps(_js_numbers(value))
+    return js_dumps(value)
 
 
 def _escape_control(char: str) -> str:
@@ -155,6 +155,7 @@ class _suppress:
         return kind is not None and issubclass(kind, Exception)  # type: ignore[arg-type]
 
 
+@functools.cache
 def pi_user_agent() -> str:
     """``pi (<os.platform()> <os.release()>; <os.arch()>)`` as Node reports them."""
     arch = {"x86_64": "x64", "amd64": "x64", "aarch64": "arm64", "i686": "ia32"}.get(

@@ -275,20 +275,25 @@ def _convert(value: Any) -> Any:
     raise TypeError(f"cannot encode {kind.__name__} as session JSON")
 
 
-# orjson's own output is JSON.stringify's unless it holds a float (a number with a fraction
-# or an exponent), an integer beyond 2**53 (which orjson refuses under OPT_STRICT_INTEGER) or
-# a key that is an array index (which JavaScript puts first). These patterns find every such
-# output, and a few others (string content that looks like one, a key ending in a digit),
-# which then take the general path. Patterns that start with a literal are searched several
-# times faster by ``re``, hence one per byte that can precede a number, and the member
-# pattern starts with the two bytes ``":`` that end every key.
+# orjson's own output is JSON.stringify's except for some numbers and keys: a float it writes
+# with an exponent (``1e+16``, which JavaScript writes out in full up to 1e21) or with a ``.0``
+# fraction (``1.0``, which JavaScript writes ``1``), an integer beyond 2**53 (which orjson
+# refuses under OPT_STRICT_INTEGER) and a key that is an array index (which JavaScript puts
+# first). Every other float orjson writes (a fraction in plain decimal notation) is exactly
+# JavaScript's shortest round-tripping form. These patterns find every such output, and a few
+# others (string content that looks like one, a key ending in a digit), which then take the
+# general path.
+_NUMBER_DIFFERS: Final = rb"-?[0-9]+(?:\.[0-9]+)?[eE]|-?[0-9]+\.0(?![0-9])"
+# Patterns that start with a literal are searched several times faster by ``re``, hence one
+# per byte that can precede a number; the member pattern starts with the two bytes ``":``
+# that end every key.
 _MAY_DIFFER_FROM_JS: Final = tuple(
     re.compile(pattern).search
     for pattern in (
         # A member's value (not "12:30:05.123" in a string), or a key ending in a digit.
-        rb'":(?:-?[0-9]+[.eE]|(?<=[0-9]":))',
-        rb",-?[0-9]+[.eE]",
-        rb"\[-?[0-9]+[.eE]",
+        rb'":(?:' + _NUMBER_DIFFERS + rb'|(?<=[0-9]":))',
+        rb",(?:" + _NUMBER_DIFFERS + rb")",
+        rb"\[(?:" + _NUMBER_DIFFERS + rb")",
     )
 )
 # Everything orjson would render some way of its own goes to the general path instead.

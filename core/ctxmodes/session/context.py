@@ -15,6 +15,7 @@ do in Pi; :class:`SessionContext` offers typed views on top.
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Final, Self, TypeVar, overload
 
@@ -120,7 +121,10 @@ class _MessageLog:
     __slots__ = ("_json", "_models", "_table", "sources")
 
     def __init__(
-        self, table: EntryTable | None, sources: list[int], json: list[JsonObject] | None = None
+        self,
+        table: EntryTable | None,
+        sources: array[int],
+        json: list[JsonObject] | None = None,
     ) -> None:
         self._table = table
         self.sources = sources
@@ -129,7 +133,7 @@ class _MessageLog:
 
     @classmethod
     def of_messages(cls, messages: list[JsonObject]) -> _MessageLog:
-        return cls(None, [], messages)
+        return cls(None, array("q"), messages)
 
     def __len__(self) -> int:
         return len(self.sources) if self._json is None else len(self._json)
@@ -298,18 +302,18 @@ def latest_compaction(table: EntryTable, path: ActivePath) -> int:
     return table.nearest(leaf, _COMPACTION, "compaction", path.indexes)
 
 
-def context_entry_indexes(table: EntryTable, path: ActivePath) -> list[int]:
+def context_entry_indexes(table: EntryTable, path: ActivePath) -> array[int]:
     """Pi's ``buildContextEntries`` for the leaf of ``path``, as entry indexes."""
     leaf = path.leaf
     if leaf is None:
-        return []
+        return array("q")
     compaction = latest_compaction(table, path)
     if compaction == NO_ENTRY:
-        return list(path.indexes)
+        return path.indexes[:]
     at = path.position(compaction)
     assert at is not None
     indexes = path.indexes
-    selected = [compaction]
+    selected = array("q", [compaction])
     first_kept_id = table.entry(compaction).get("firstKeptEntryId")
     first_kept = table.index_of(first_kept_id) if isinstance(first_kept_id, str) else None
     kept_from = path.position(first_kept) if first_kept is not None else None
@@ -356,7 +360,7 @@ class ContextBuilder:
         self._table = table
         self._leaf: int | None = None
         self._compaction = NO_ENTRY
-        self._log = _MessageLog(table, [])
+        self._log = _MessageLog(table, array("q"))
 
     def build(self, path: ActivePath) -> SessionContext:
         table = self._table

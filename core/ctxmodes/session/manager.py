@@ -36,7 +36,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Final, Self, overload
+from typing import TYPE_CHECKING, Any, Final, Self, TypeVar, overload
 
 from ctxmodes.session import codec
 from ctxmodes.session import entries as make
@@ -62,6 +62,7 @@ from ctxmodes.session.paths import (
 from ctxmodes.session.reader import SkippedLine, read_session_file, scan_lines
 from ctxmodes.session.store import NO_ENTRY, ActivePath, EntryTable, IndexWarning, StoredRun
 from ctxmodes.session.tree import SessionTreeNode, build_tree
+from ctxmodes.session.tree_shape import TreeShape, tree_shape
 from ctxmodes.session.writer import Durability, SessionWriter
 
 if TYPE_CHECKING:
@@ -75,6 +76,7 @@ if TYPE_CHECKING:
 __all__ = ["EntryCallback", "SessionManager", "SessionPosition"]
 
 JsonObject = dict[str, Any]
+_T = TypeVar("_T")
 EntryCallback = Callable[["SessionEntry"], None]
 
 _SUMMARY_ROLES: Final = ("branchSummary", "compactionSummary")
@@ -89,6 +91,27 @@ class SessionPosition:
     branch_ids: list[str]
     context_entry_ids: list[str]
     context: SessionContext
+
+
+@dataclass(frozen=True, slots=True)
+class PositionIndexes:
+    """A :class:`SessionPosition` as entry indexes: ``ids[i]`` is the id of entry ``i``, so
+    a reader can go through a long path without a list of its ids (treat all as read-only)."""
+
+    leaf_id: str | None
+    ids: Sequence[str]
+    branch: Sequence[int]
+    context_entries: Sequence[int]
+    context: SessionContext
+
+    def position(self) -> SessionPosition:
+        ids = self.ids
+        return SessionPosition(
+            leaf_id=self.leaf_id,
+            branch_ids=list(map(ids.__getitem__, self.branch)),
+            context_entry_ids=list(map(ids.__getitem__, self.context_entries)),
+            context=self.context,
+        )
 
 
 def entry_from_json(value: JsonObject) -> SessionEntry:
@@ -682,7 +705,7 @@ class SessionManager:
 
     def append_label(self, target_id: str, label: str | None) -> str:
         """Set (or, with ``None`` or ``""``, clear) the label of an entry."""
-        if target_id not in self._table.by_id:
+        if self._table.index_of(target_id) is None:
             raise EntryNotFoundError(target_id)
         self._check_appendable()
         return self._append(make.label(self._stamp(), target_id, label))
@@ -815,8 +838,7 @@ class SessionManager:
 
     def get_branch_ids(self, from_id: str | None = None) -> list[str]:
         """Ids from the root to ``from_id`` (default: the leaf); empty for an unknown id."""
-        ids = self._table.ids
-        return [ids[index] for index in self._branch_indexes(from_id)]
+        return self._along_branch(self._table.ids, from_id)
 
     def get_branch_path(self, from_id: str) -> BranchPath:
         """The ids of :meth:`get_branch_ids` as a :class:`BranchPath`: its length, membership,
@@ -842,12 +864,21 @@ class SessionManager:
         """The ``type`` of each entry of :meth:`get_branch_ids` (``None`` where the stored
         type is not a string), without decoding entries: lets readers of a long branch decode
         only the entries of the types they need."""
-        types = self._table.types
-        return [types[index] for index in self._branch_indexes(from_id)]
+        return self._along_branch(self._table.types, from_id)
 
     def get_branch(self, from_id: str | None = None) -> Sequence[SessionEntry]:
         """Entries from the root to ``from_id`` (default: the leaf), decoded as read."""
         return self._entries(self._branch_indexes(from_id))
+
+    def _along_branch(self, values: Sequence[_T], from_id: str | None) -> list[_T]:
+        """``values[i]`` for each entry ``i`` from the root to ``from_id`` (default: the
+        leaf), sliced a run of consecutive entries at a time."""
+        table = self._table
+        last = self._path.leaf if from_id is None else table.index_of(from_id)
+        out: list[_T] = []
+        for run in table.path_runs(last) if last is not None else ():
+            out += values[run.start : run.stop]
+        return out
 
     def _branch_indexes(self, from_id: str | None) -> list[int]:
         if from_id is None:
@@ -859,6 +890,11 @@ class SessionManager:
         """The whole session as a tree (roots in file order; see :mod:`ctxmodes.session.tree`)."""
         return build_tree(self._table, self._model)
 
+    def get_tree_shape(self) -> TreeShape:
+        """The tree as entry positions, with the active path to the leaf: for walking a long
+        session without a node per entry (see :mod:`ctxmodes.session.tree_shape`)."""
+        return tree_shape(self._table, self._path.leaf)
+
     def build_session_context(self) -> SessionContext:
         """What the model sees at the leaf (incremental: cheap after an append)."""
         return self._context.build(self._path)
@@ -869,31 +905,38 @@ class SessionManager:
 
     def current_position(self) -> SessionPosition:
         """Leaf, path, context entries and context at the current leaf (O(path length))."""
-        ids = self._table.ids
+        return self.current_position_indexes().position()
+
+    def current_position_indexes(self) -> PositionIndexes:
+        """:meth:`current_position` as entry indexes (O(path length) machine integers)."""
+        table = self._table
         leaf = self._path.leaf
-        return SessionPosition(
-            leaf_id=ids[leaf] if leaf is not None else None,
-            branch_ids=[ids[index] for index in self._path.indexes],
-            context_entry_ids=[
-                ids[index] for index in context_entry_indexes(self._table, self._path)
-            ],
+        return PositionIndexes(
+            leaf_id=table.ids[leaf] if leaf is not None else None,
+            ids=table.ids,
+            branch=self._path.indexes[:],
+            context_entries=context_entry_indexes(table, self._path),
             context=self.build_session_context(),
         )
 
     def position_at(self, entry_id: str | None) -> SessionPosition:
         """The same as :meth:`current_position` with the leaf at ``entry_id`` (``None``:
         before the first entry), leaving the real leaf where it is."""
+        return self.position_indexes_at(entry_id).position()
+
+    def position_indexes_at(self, entry_id: str | None) -> PositionIndexes:
+        """:meth:`position_at` as entry indexes."""
         leaf: int | None = None
         if entry_id is not None:
             leaf = self._table.index_of(entry_id)
             if leaf is None:
                 raise EntryNotFoundError(entry_id)
-        ids = self._table.ids
         path = ActivePath(self._table, leaf)
-        return SessionPosition(
+        return PositionIndexes(
             leaf_id=entry_id,
-            branch_ids=[ids[index] for index in path.indexes],
-            context_entry_ids=[ids[index] for index in context_entry_indexes(self._table, path)],
+            ids=self._table.ids,
+            branch=path.indexes,
+            context_entries=context_entry_indexes(self._table, path),
             context=self._context.context_at(leaf),
         )
 

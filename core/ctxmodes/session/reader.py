@@ -38,6 +38,7 @@ Version 1 files (no entry ids) are decoded in full and migrated in memory, see
 from __future__ import annotations
 
 import os
+import re
 from array import array
 from bisect import bisect_left
 from collections.abc import Callable
@@ -46,7 +47,7 @@ from functools import partial
 from itertools import accumulate, compress, repeat
 from operator import add, attrgetter, is_, is_not, itemgetter, ne
 from pathlib import Path
-from typing import Any, BinaryIO, Final
+from typing import Any, BinaryIO, Final, Literal
 
 import msgspec
 import orjson
@@ -86,6 +87,9 @@ EXTRA_HEADER: Final = "second session header"
 TOO_DEEP: Final = f"nested deeper than {codec.MAX_NESTING} levels"
 
 
+_EntryType = Literal[ENTRY_TYPES]  # type: ignore[valid-type]
+
+
 class _Present(msgspec.Struct, gc=False):
     """Any JSON object, validated and skipped: the scan only needs to know it is one."""
 
@@ -94,17 +98,22 @@ class _Head(msgspec.Struct, gc=False):
     """The part of a line the scan needs; msgspec skips the rest after validating it."""
 
     # Untracked by the garbage collector (a few percent faster): it holds only decoded JSON,
-    # which cannot refer back to it. Defaults make every result carry every field, so they
-    # can be read in bulk. A ``message`` that is neither an object nor null sends the line
-    # to the full decoder.
-    type: Any = None
-    id: Any = None
-    parentId: Any = None
+    # which cannot refer back to it. The types are those of an ordinary entry, checked in C:
+    # a line with a string ``id``, a ``type`` Pi writes (decoded as the one shared string of
+    # that name) and a string or null ``parentId``. Any other line (no id, a type of
+    # another kind, a ``message`` that is neither an object nor null) fails validation and
+    # is left to the general path, which reads every line as Pi does.
+    id: str
+    type: _EntryType | None = None
+    parentId: str | None = None
     message: _Present | None = None
 
 
 _validate_head: Final = msgspec.json.Decoder(_Head).decode
 _HEAD_FIELDS: Final = attrgetter("type", "id", "parentId")
+_HEAD_TYPE: Final = attrgetter("type")
+_HEAD_ID: Final = attrgetter("id")
+_HEAD_PARENT: Final = attrgetter("parentId")
 _HEAD_MESSAGE: Final = attrgetter("message")
 _is_none: Final = partial(is_, None)
 # One shared string per entry type Pi writes: a decoder makes a new one per line (~56 bytes
@@ -159,8 +168,8 @@ class ScanResult:
     ids: list[str] = field(default_factory=list)
     parents: list[str | None] = field(default_factory=list)
     types: list[str | None] = field(default_factory=list)
-    #: id -> index of the last entry with that id (built when the scan finishes).
-    by_id: dict[str, int] = field(default_factory=dict)
+    #: Whether some id is used by more than one entry (found when the scan finishes).
+    duplicated: bool = False
     #: Index of each entry's parent, -1 for none (resolved when the scan finishes).
     parent_indexes: array[int] = field(default_factory=partial(array, "q"))
     #: Entries whose parent is not the entry before them, resolved by id at the end.
@@ -220,10 +229,13 @@ class _Scanner:
         self._seen_header = False
         self._legacy: list[tuple[int, int, int, Any, bytes]] | None = None
 
-    def feed(self, lines: list[bytes], offset: int, decode: bool = False) -> int:
+    def feed(
+        self, lines: list[bytes], offset: int, decode: bool = False, deep: list[int] | None = None
+    ) -> int:
         """Index complete ``lines`` starting at file ``offset``; return the next offset.
 
         With ``decode`` the lines are decoded in full (and kept) instead of only validated.
+        ``deep`` lists the positions of the lines nested too deeply, when already known.
         """
         if self.result.not_a_session:
             return offset
@@ -248,7 +260,7 @@ class _Scanner:
                     rejected[position] = exc.msg
                 except failures:
                     remember(None)
-        for position in _deep_lines(lines):
+        for position in _deep_lines(lines) if deep is None else deep:
             heads[position] = None  # the general path reports it
             rejected.pop(position, None)
         end = self._add_regular(lines, heads, offset, decode)
@@ -264,18 +276,28 @@ class _Scanner:
         """
         if None in heads or not heads:
             return -1
-        try:
-            fields = _DECODED_FIELDS if decoded else _HEAD_FIELDS
-            types, ids, parents = zip(*map(fields, heads), strict=True)
-            types = tuple(map(_SHARED_TYPES.get, types, types))  # TypeError: unhashable type
-        except (KeyError, TypeError):
+        types: list[Any]
+        ids: list[Any]
+        parents: list[Any]
+        if decoded:
+            try:
+                types, ids, parents = map(list, zip(*map(_DECODED_FIELDS, heads), strict=True))
+                types = list(map(_SHARED_TYPES.get, types, types))  # TypeError: unhashable
+            except (KeyError, TypeError):
+                return -1
+            if not set(map(type, types)) <= {str, type(None)}:
+                types = list(map(shared_type, types))
+            if set(map(type, ids)) != {str}:
+                return -1
+            if not set(map(type, parents)) <= {str, type(None)}:
+                parents = [parent if type(parent) is str else None for parent in parents]
+        else:
+            # Validation checked every type already.
+            types = list(map(_HEAD_TYPE, heads))
+            ids = list(map(_HEAD_ID, heads))
+            parents = list(map(_HEAD_PARENT, heads))
+        if "session" in types:
             return -1
-        if not set(map(type, types)) <= {str, type(None)}:
-            types = tuple(map(shared_type, types))
-        if "session" in types or set(map(type, ids)) != {str}:
-            return -1
-        if not set(map(type, parents)) <= {str, type(None)}:
-            parents = tuple(parent if type(parent) is str else None for parent in parents)
         result = self.result
         base = len(result.ids)
         lengths = list(map(len, lines))
@@ -290,13 +312,14 @@ class _Scanner:
         previous_ids = [result.ids[base - 1] if base else None, *ids[:-1]]
         result.ids.extend(ids)
         result.parent_indexes.extend(range(base - 1, base + count - 1))
-        differs = list(map(ne, parents, previous_ids))
+        # Most runs are one chain: one comparison of the lists, stopping at the first break.
+        differs = [] if parents == previous_ids else list(map(ne, parents, previous_ids))
         # A parent id equal to the previous entry's id is kept as that id's string: one
         # string per id instead of two (~57 bytes an entry).
         all_parents = result.parents
         all_parents.extend(previous_ids)
         position = -1
-        while True:
+        while differs:
             try:
                 position = differs.index(True, position + 1)
             except ValueError:
@@ -328,7 +351,7 @@ class _Scanner:
         return end
 
     def _note_bare_messages(
-        self, base: int, types: tuple[Any, ...], heads: list[Any], decoded: bool
+        self, base: int, types: list[Any], heads: list[Any], decoded: bool
     ) -> None:
         """Record the ``message`` entries of a run whose ``message`` is not an object."""
         count = len(heads)
@@ -479,12 +502,7 @@ class _Scanner:
         if result.rename_hook_messages:
             for entry in result.decoded.values():
                 rename_hook_message(entry)
-        result.by_id = dict(zip(result.ids, range(len(result.ids)), strict=True))
-        lookup = result.by_id.get
-        parent_ids = result.parents
-        for index in result.unresolved:
-            parent = parent_ids[index]
-            result.parent_indexes[index] = lookup(parent, -1) if parent else -1
+        resolve_parents(result)
         if result.header is None and not result.not_a_session and result.size > 0:
             # Pi: a non-empty file without any parsable line is not a session.
             result.not_a_session = True
@@ -519,6 +537,27 @@ class _Scanner:
         result.skipped.sort(key=lambda skipped: skipped.line_number)
 
 
+def last_indexes(ids: list[str], wanted: set[str]) -> dict[str, int]:
+    """The index of the last entry of each of the ``wanted`` ids found in ``ids``, in one
+    C-level pass: a map of every id would cost ~100 bytes an entry to answer a few."""
+    return {ids[index]: index for index in compress(range(len(ids)), map(wanted.__contains__, ids))}
+
+
+def resolve_parents(result: ScanResult) -> None:
+    """Find duplicated ids, and the parent index of each entry whose parent is not the entry
+    before it (``result.unresolved``): the last entry of that id, as Pi's map of ids has it."""
+    ids = result.ids
+    # A set of the ids is built and dropped at once: no map of every id is kept.
+    result.duplicated = len(set(ids)) != len(ids)
+    parent_ids = result.parents
+    wanted = {parent for index in result.unresolved if (parent := parent_ids[index])}
+    found = last_indexes(ids, wanted) if wanted else {}
+    lookup = found.get
+    for index in result.unresolved:
+        parent = parent_ids[index]
+        result.parent_indexes[index] = lookup(parent, -1) if parent else -1
+
+
 # Every byte but the two that open a level (deleting the rest leaves a line's openers).
 _NOT_OPENING: Final = bytes(range(256)).translate(None, b"[{")
 # A line nested deeper than the limit holds more openers than that, and as many closers.
@@ -537,6 +576,26 @@ def _deep_lines(lines: list[bytes]) -> list[int]:
     )
     suspects = compress(long, map(codec.MAX_NESTING.__lt__, openers))
     return [position for position in suspects if codec.nested_too_deeply(lines[position])]
+
+
+_MANY_OPENERS: Final = re.compile(rb"[^\n]{%d,}" % (codec.MAX_NESTING + 1))
+_OPENERS_AND_BREAKS: Final = bytes(range(256)).translate(None, b"[{\n")
+
+
+def deep_lines_in_chunk(chunk: bytes, lines: list[bytes]) -> list[int]:
+    """:func:`_deep_lines` for ``lines = chunk.split(b"\n")``, in one pass over the chunk
+    instead of one call per line: deleting all but openers and line breaks leaves each line's
+    openers on a line of their own, and only a line of more openers than the limit has its
+    depth worked out. The first and last lines, which may continue in the chunks around it,
+    are left out (they are checked where they end)."""
+    openers = chunk.translate(None, _OPENERS_AND_BREAKS)
+    last = len(lines) - 1
+    suspects = (openers.count(b"\n", 0, run.start()) for run in _MANY_OPENERS.finditer(openers))
+    return [
+        position
+        for position in suspects
+        if 0 < position < last and codec.nested_too_deeply(lines[position])
+    ]
 
 
 def scan_lines(data: bytes) -> ScanResult:
@@ -595,21 +654,26 @@ def scan_file(path: str | os.PathLike[str], *, preload: bool = True) -> ScanResu
                 parts.append(chunk)
                 continue
             lines = chunk.split(b"\n")
+            deep = deep_lines_in_chunk(chunk, lines)
             del chunk
             if parts:
                 parts.append(lines[0])
                 lines[0] = b"".join(parts)
                 parts.clear()
             parts.append(lines.pop())
+            # The first line may have begun in earlier chunks: it is checked whole, here.
+            deep[:0] = _deep_lines(lines[:1])
             if offset >= decode_from:
-                offset = scanner.feed(lines, offset, decode=True)
+                offset = scanner.feed(lines, offset, decode=True, deep=deep)
             elif size - len(parts[0]) <= decode_from:
-                offset = scanner.feed(lines, offset)
+                offset = scanner.feed(lines, offset, deep=deep)
             else:
                 starts = list(accumulate(map((1).__add__, map(len, lines)), initial=offset))
                 split = bisect_left(starts, decode_from, hi=len(lines))
-                offset = scanner.feed(lines[:split], offset)
-                offset = scanner.feed(lines[split:], offset, decode=True)
+                before = [position for position in deep if position < split]
+                after = [position - split for position in deep if position >= split]
+                offset = scanner.feed(lines[:split], offset, deep=before)
+                offset = scanner.feed(lines[split:], offset, decode=True, deep=after)
         tail = b"".join(parts)
         growing = bool(tail) and os.fstat(stream.fileno()).st_size > size
     scanner.result.size = size

@@ -8,7 +8,7 @@ in memory.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import islice
 from typing import Any, Final, Literal
 
@@ -16,23 +16,22 @@ import orjson
 
 from ctxmodes.session import codec
 from ctxmodes.session.convert import convert_message_json, convert_to_llm_json
-from ctxmodes.session.manager import SessionManager, SessionPosition
+from ctxmodes.session.manager import PositionIndexes, SessionManager
 
 __all__ = ["NULL_POSITION", "context_report", "write_context_report"]
 
-# Messages encoded per call while a report is written: few calls, bounded memory.
+# Messages (and ids) encoded per call while a report is written: few calls, bounded memory.
 _WRITE_BLOCK: Final = 256
+_ID_BLOCK: Final = 4096
 
 #: ``at`` value for the position before the first entry (Pi's ``resetLeaf()``).
 NULL_POSITION: Final = "null"
 
 
-def _position(manager: SessionManager, at: str | None) -> SessionPosition:
+def _position(manager: SessionManager, at: str | None) -> PositionIndexes:
     if at is None:
-        return manager.current_position()
-    if at == NULL_POSITION:
-        return manager.position_at(None)
-    return manager.position_at(at)
+        return manager.current_position_indexes()
+    return manager.position_indexes_at(None if at == NULL_POSITION else at)
 
 
 def context_report(
@@ -44,7 +43,7 @@ def context_report(
 
     :raises EntryNotFoundError: if ``at`` names no entry.
     """
-    position = _position(manager, at)
+    position = _position(manager, at).position()
     context = position.context.to_json()
     report: dict[str, Any] = {
         "leafId": position.leaf_id,
@@ -76,9 +75,9 @@ def write_context_report(
     position = _position(manager, at)
     context = position.context
     write(b'{"leafId":' + codec.dumps(position.leaf_id) + b',"branchIds":')
-    write(_id_list(position.branch_ids))
+    _write_ids(write, position.ids, position.branch)
     write(b',"contextEntryIds":')
-    write(_id_list(position.context_entry_ids))
+    _write_ids(write, position.ids, position.context_entries)
     write(b',"context":{"messages":')
     _write_array(write, context.message_json)
     write(b"," + codec.dumps(context.settings_json())[1:])
@@ -89,11 +88,21 @@ def write_context_report(
     write(b"}\n")
 
 
-def _id_list(ids: list[str]) -> bytes:
-    try:
-        return orjson.dumps(ids)
-    except orjson.JSONEncodeError:  # a lone surrogate, which JSON.parse lets ids hold
-        return codec.dumps(ids)
+def _write_ids(
+    write: Callable[[bytes], object], ids: Sequence[str], indexes: Sequence[int]
+) -> None:
+    """The ids of the entries at ``indexes`` as a JSON array, a block at a time (a list of a
+    million ids would cost more than the index of the whole session)."""
+    separator = b"["
+    for start in range(0, len(indexes), _ID_BLOCK):
+        block = list(map(ids.__getitem__, indexes[start : start + _ID_BLOCK]))
+        try:
+            encoded = orjson.dumps(block)
+        except orjson.JSONEncodeError:  # a lone surrogate, which JSON.parse lets ids hold
+            encoded = codec.dumps(block)
+        write(separator + encoded[1:-1])
+        separator = b","
+    write(b"]" if separator == b"," else b"[]")
 
 
 def _write_array(write: Callable[[bytes], object], items: Iterable[Any]) -> None:

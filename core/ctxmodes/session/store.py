@@ -19,9 +19,12 @@ from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from itertools import compress
-from operator import ne
+from itertools import compress, filterfalse, islice, repeat
+from operator import attrgetter, eq, ne
 from typing import Any, Final
+
+import msgspec
+import orjson
 
 from ctxmodes.session import codec
 from ctxmodes.session.errors import SessionChangedError
@@ -31,6 +34,7 @@ from ctxmodes.session.reader import (
     MESSAGE_BEARING_TYPES,
     ScanResult,
     is_bare_entry,
+    resolve_parents,
     shared_type,
 )
 
@@ -42,6 +46,12 @@ NO_ENTRY: Final = -1
 _MEMO_STRIDE: Final = 64
 # Reading neighbouring lines in one call is cheaper than one call per line up to this gap.
 _MAX_READ_GAP: Final = 64 * 1024
+# Lookups by id answered by searching the id list before a map of every id is built.
+_LOOKUPS_WITHOUT_MAP: Final = 16
+_SEARCH_BLOCK: Final = 4096
+# Entries this close in file order are decoded together, with the few in between.
+_RUN_GAP: Final = 4
+_RUN_LENGTH: Final = 512
 # A warning stays one readable line even for a cycle through thousands of entries.
 _CYCLE_NAMES_SHOWN: Final = 8
 
@@ -54,6 +64,27 @@ class IndexWarning:
 
     def __str__(self) -> str:
         return self.message
+
+
+class _RoleOnly(msgspec.Struct, gc=False):
+    role: Any = None
+
+
+class _MessageRole(msgspec.Struct, gc=False):
+    """The part of a ``message`` entry a one-line listing shows: msgspec validates the rest
+    of the line without building it."""
+
+    id: Any = None
+    message: _RoleOnly | None = None
+
+
+_decode_message_role: Final = msgspec.json.Decoder(_MessageRole).decode
+_HEAD_ID: Final = attrgetter("id")
+
+
+def _role_of(entry: JsonObject) -> Any:
+    message = entry.get("message")
+    return message.get("role") if isinstance(message, dict) else None
 
 
 class _LineReader:
@@ -106,7 +137,11 @@ class EntryTable:
         self.ids = scan.ids
         self.parent_ids = scan.parents
         self.types = scan.types
-        self.by_id = scan.by_id
+        self._by_id: dict[str, int] | None = None
+        #: Whether some id is used by more than one entry (then the map of ids is built at
+        #: once: every link resolves through it).
+        self.duplicated = scan.duplicated
+        self._lookups = 0
         self.parents = scan.parent_indexes
         self._decoded = scan.decoded
         #: Entries of a message-bearing type that project to no message.
@@ -166,11 +201,9 @@ class EntryTable:
                 scan.label_indexes.append(index)
             elif entry_type == "session_info":
                 scan.last_session_info = index
-        scan.by_id = dict(zip(scan.ids, range(len(scan.ids)), strict=True))
-        lookup = scan.by_id.get
-        scan.parent_indexes = array(
-            "q", [lookup(parent, -1) if parent else -1 for parent in scan.parents]
-        )
+        scan.unresolved = list(range(len(scan.ids)))
+        scan.parent_indexes = array("q", bytes(8 * len(scan.ids)))
+        resolve_parents(scan)
         return cls(scan)
 
     # ----------------------------------------------------------------------- structure
@@ -181,9 +214,9 @@ class EntryTable:
         Entries are appended after their parent, so only a link to the same or a later entry
         can close a cycle.
         """
-        by_id = self.by_id
         parents = self.parents
-        if len(by_id) != len(self.ids):
+        if self.duplicated:
+            by_id = self.by_id
             # With duplicated ids every link resolves to the last entry of that id, as in Pi
             # (including links to the entry just before, which the scan assumed).
             for index, parent_id in enumerate(self.parent_ids):
@@ -231,7 +264,7 @@ class EntryTable:
 
     def _report_duplicates(self) -> None:
         """One warning per duplicated id, however often it repeats."""
-        if len(self.by_id) == len(self.ids):
+        if not self.duplicated:
             return
         uses: dict[str, int] = {}
         for entry_id in self.ids:
@@ -250,14 +283,39 @@ class EntryTable:
     def __len__(self) -> int:
         return len(self.ids)
 
+    @property
+    def by_id(self) -> dict[str, int]:
+        """id -> index of the last entry with that id, as Pi's map of ids (built when first
+        asked for: opening a session to read it needs only a few lookups)."""
+        if self._by_id is None:
+            self._by_id = dict(zip(self.ids, range(len(self.ids)), strict=True))
+        return self._by_id
+
     def index_of(self, entry_id: str | None) -> int | None:
         if entry_id is None:
+            return None
+        if self._by_id is None and self._lookups < _LOOKUPS_WITHOUT_MAP:
+            # Without duplicated ids an id has one entry, found by a C-level search of the
+            # list from its end (ids looked up are mostly recent ones): the few lookups of a
+            # read need no map of every id.
+            self._lookups += 1
+            ids = self.ids
+            for stop in range(len(ids), 0, -_SEARCH_BLOCK):
+                try:
+                    return ids.index(entry_id, max(0, stop - _SEARCH_BLOCK), stop)
+                except ValueError:
+                    continue
             return None
         return self.by_id.get(entry_id)
 
     def path_to(self, index: int) -> list[int]:
         """Indexes from the root to ``index`` (inclusive), following parent links."""
-        path: list[int] = []
+        return list(self.path_array(index))
+
+    def path_array(self, index: int) -> array[int]:
+        """:meth:`path_to` as machine integers: 8 bytes an entry instead of ~40 for a list of
+        ``int`` objects, which a path of a million entries would cost."""
+        path = array("q")
         for run in self.path_runs(index):
             path.extend(run)
         return path
@@ -278,21 +336,19 @@ class EntryTable:
         """Entries whose ``parentId`` is ``entry_id``, in file order (one per id, as Pi)."""
         if self._children is None:
             children: dict[str, list[int]] = {}
-            by_id = self.by_id
+            by_id = self.by_id if self.duplicated else None
             for index, parent in enumerate(self.parent_ids):
-                if parent is not None and by_id[self.ids[index]] == index:
+                if parent is not None and (by_id is None or by_id[self.ids[index]] == index):
                     children.setdefault(parent, []).append(index)
             self._children = children
         return self._children.get(entry_id, [])
 
     # ----------------------------------------------------------------------- decoding
 
-    def message_sources(self, indexes: Iterable[int]) -> list[int]:
+    def message_sources(self, indexes: Sequence[int]) -> array[int]:
         """Those of ``indexes`` whose entries project to a context message (no decoding)."""
-        types = self.types
-        bare = self.bare
-        bearing = MESSAGE_BEARING_TYPES
-        return [i for i in indexes if types[i] in bearing and i not in bare]
+        bearing = map(MESSAGE_BEARING_TYPES.__contains__, map(self.types.__getitem__, indexes))
+        return array("q", filterfalse(self.bare.__contains__, compress(indexes, bearing)))
 
     def entry(self, index: int) -> JsonObject:
         """The stored JSON object of entry ``index`` (cached; callers must not modify it)."""
@@ -337,6 +393,82 @@ class EntryTable:
         fresh = self._decode(missing) if missing else {}
         return [decoded[index] if index in decoded else fresh[index] for index in indexes]
 
+    def message_roles(self, indexes: Sequence[int]) -> list[Any]:
+        """The ``role`` of the ``message`` of each of these entries that is a ``message``
+        (``None`` where it has no message object or its message no role, and for entries of
+        other types), read from the file without building the rest of each entry and without
+        filling the cache. A ``range`` of entries is read as one block of the file."""
+        if isinstance(indexes, range) and indexes.step == 1 and indexes:
+            roles = self._run_roles(indexes.start, indexes.stop - 1)
+            if roles is not None:
+                return roles
+        types = self.types
+        wanted = [position for position, index in enumerate(indexes) if types[index] == "message"]
+        roles = [None] * len(indexes)
+        decoded = self._decoded
+        # Positions whose entry is decoded in full: cached, migrated, or with a role that
+        # only the full decoder reads as ``JSON.parse`` does (a number, a lone surrogate).
+        full: list[int] = []
+        on_disk: list[int] = []
+        readable = self._reader is not None and not self.migrated
+        for position in wanted:
+            index = indexes[position]
+            if readable and index not in decoded and self._starts[index] >= 0:
+                on_disk.append(position)
+            else:
+                full.append(position)
+        if on_disk:
+            starts, ends, ids = self._starts, self._ends, self.ids
+            on_disk.sort(key=lambda position: starts[indexes[position]])
+            spans = [(starts[indexes[p]], ends[indexes[p]]) for p in on_disk]
+            assert self._reader is not None
+            for position, view in zip(on_disk, self._reader.read_spans(spans), strict=True):
+                try:
+                    head = _decode_message_role(view)
+                except (msgspec.MsgspecError, RecursionError):
+                    full.append(position)
+                    continue
+                role = None if head.message is None else head.message.role
+                if head.id != ids[indexes[position]] or not (role is None or type(role) is str):
+                    full.append(position)
+                else:
+                    roles[position] = role
+        if full:
+            entries = self.peek([indexes[position] for position in full])
+            for position, entry in zip(full, entries, strict=True):
+                roles[position] = _role_of(entry)
+        return roles
+
+    def _run_roles(self, first: int, last: int) -> list[Any] | None:
+        """:meth:`message_roles` of entries ``first`` to ``last``, when they are consecutive
+        lines of the file as indexed, as one read and a decoder pass; ``None`` when they are
+        not, or when a line needs more than the role decoder."""
+        starts = self._starts
+        if self._reader is None or self.migrated or starts[first] < 0 or starts[last] < 0:
+            return None
+        block = self._reader.read_spans([(starts[first], self._ends[last])])[0]
+        lines = bytes(block).split(b"\n")
+        if len(lines) != last - first + 1:
+            return None  # lines the session skipped lie in between
+        try:
+            heads = list(map(_decode_message_role, lines))
+        except (msgspec.MsgspecError, RecursionError):
+            return None
+        if not all(map(eq, map(_HEAD_ID, heads), islice(self.ids, first, last + 1))):
+            return None  # the file changed: reading entry by entry says where
+        roles = [
+            None if head.message is None or entry_type != "message" else head.message.role
+            for head, entry_type in zip(heads, islice(self.types, first, last + 1), strict=True)
+        ]
+        if not set(map(type, roles)) <= {str, type(None)}:
+            return None
+        return roles
+
+    def run_starts(self) -> Sequence[int]:
+        """The sorted indexes of the entries whose parent is not the entry just before them
+        (0 always among them): every other entry continues the run of the one before it."""
+        return self._breaks
+
     def stored_run(self, last: int, count: int) -> StoredRun | None:
         """The ``count`` entries that end at entry ``last`` along its parent chain, as a
         :class:`StoredRun`, when they are consecutive lines of the file as indexed (each the
@@ -359,23 +491,53 @@ class EntryTable:
             raise SessionChangedError("entry data is not available")
         starts = self._starts
         ends = self._ends
-        wanted = sorted(set(indexes), key=starts.__getitem__)
-        views = self._reader.read_spans([(starts[i], ends[i]) for i in wanted])
+        # Entries close to each other in the file are read and parsed as one JSON array:
+        # one call for a run of lines instead of one each (entries in between come along).
+        runs: list[list[int]] = []
+        for index in sorted(set(indexes)):
+            if runs and index - runs[-1][1] <= _RUN_GAP and index - runs[-1][0] < _RUN_LENGTH:
+                runs[-1][1] = index
+            else:
+                runs.append([index, index])
+        views = self._reader.read_spans([(starts[first], ends[last]) for first, last in runs])
         out: dict[int, JsonObject] = {}
-        for index, view in zip(wanted, views, strict=True):
-            try:
-                value = codec.loads(view)
-            except codec.JsonDecodeError:
-                value = None
-            if not isinstance(value, dict) or value.get("id") != self.ids[index]:
-                raise SessionChangedError(
-                    f"entry {self.ids[index]} is no longer where it was in the session file; "
-                    "the file was rewritten since it was opened"
-                )
-            if self._rename_hooks:
+        for (first, last), view in zip(runs, views, strict=True):
+            if last == first or not self._decode_run(first, last, view, out):
+                base = starts[first]
+                for index in range(first, last + 1):
+                    out[index] = self._decode_line(
+                        index, view[starts[index] - base : ends[index] - base]
+                    )
+        if self._rename_hooks:
+            for value in out.values():
                 rename_hook_message(value)
-            out[index] = value
         return out
+
+    def _decode_run(
+        self, first: int, last: int, view: memoryview, out: dict[int, JsonObject]
+    ) -> bool:
+        """Decode the lines of entries ``first`` to ``last`` (all of the bytes in ``view``) in
+        one parse; ``False`` (adding nothing) if they are not exactly those entries' lines."""
+        try:
+            values = orjson.loads(b"[" + bytes(view).replace(b"\n", b",") + b"]")
+            if self.ids[first : last + 1] != list(map(dict.get, values, repeat("id"))):
+                return False  # skipped lines in between, or the file changed
+        except (orjson.JSONDecodeError, TypeError):  # a skipped line, or one orjson rejects
+            return False
+        out.update(zip(range(first, last + 1), values, strict=True))
+        return True
+
+    def _decode_line(self, index: int, line: memoryview) -> JsonObject:
+        try:
+            value = codec.loads(line)
+        except codec.JsonDecodeError:
+            value = None
+        if not isinstance(value, dict) or value.get("id") != self.ids[index]:
+            raise SessionChangedError(
+                f"entry {self.ids[index]} is no longer where it was in the session file; "
+                "the file was rewritten since it was opened"
+            )
+        return value
 
     # ----------------------------------------------------------------------- appending
 
@@ -384,10 +546,11 @@ class EntryTable:
         index = len(self.ids)
         entry_id: str = entry["id"]
         parent_id = entry.get("parentId")
+        by_id = self.by_id  # built (once) before the entry is in the list of ids
         self.ids.append(entry_id)
         self.parent_ids.append(parent_id if isinstance(parent_id, str) else None)
         self.types.append(shared_type(entry.get("type")))
-        self.parents.append(self.by_id.get(parent_id, NO_ENTRY) if parent_id else NO_ENTRY)
+        self.parents.append(by_id.get(parent_id, NO_ENTRY) if parent_id else NO_ENTRY)
         self._starts.append(-1)
         self._ends.append(-1)
         self._decoded[index] = entry
@@ -395,7 +558,8 @@ class EntryTable:
             self.bare.add(index)
         if self.parents[index] != index - 1 or index == 0:
             self._breaks.append(index)
-        self.by_id[entry_id] = index
+        self.duplicated = self.duplicated or entry_id in by_id
+        by_id[entry_id] = index
         if self._children is not None and isinstance(parent_id, str):
             self._children.setdefault(parent_id, []).append(index)
         if entry.get("type") == "label":
@@ -526,7 +690,7 @@ class ActivePath:
 
     def __init__(self, table: EntryTable, leaf: int | None) -> None:
         self._table = table
-        self.indexes: list[int] = [] if leaf is None else table.path_to(leaf)
+        self.indexes: array[int] = array("q") if leaf is None else table.path_array(leaf)
         self._positions: dict[int, int] | None = None
 
     @property
@@ -558,7 +722,7 @@ class ActivePath:
     def move_to(self, leaf: int | None) -> None:
         """Re-root the path at ``leaf``, reusing the part shared with the current path."""
         if leaf is None:
-            self.indexes = []
+            self.indexes = array("q")
             self._positions = None
             return
         parents = self._table.parents

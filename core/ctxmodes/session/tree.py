@@ -22,7 +22,7 @@ from ctxmodes.session.store import EntryTable
 if TYPE_CHECKING:
     from ctxmodes.session.models import SessionEntry
 
-__all__ = ["SessionTreeNode", "build_tree", "flat_tree"]
+__all__ = ["SessionTreeNode", "build_tree", "compare_timestamps", "flat_tree"]
 
 
 @dataclass(eq=False, slots=True)
@@ -45,7 +45,8 @@ class SessionTreeNode:
         return self._resolve(self.index)
 
 
-def _compare(left: int | None, right: int | None) -> int:
+def compare_timestamps(left: int | None, right: int | None) -> int:
+    """How the tree orders two siblings by their timestamps in milliseconds."""
     # Pi's comparator returns NaN for unparsable timestamps, which sorting treats as "equal".
     if left is None or right is None:
         return 0
@@ -140,7 +141,9 @@ def _sort_children(table: EntryTable, roots: list[SessionTreeNode]) -> None:
     }
     for node in crowded:
         node.children.sort(
-            key=functools.cmp_to_key(lambda a, b: _compare(times[a.index], times[b.index]))
+            key=functools.cmp_to_key(
+                lambda a, b: compare_timestamps(times[a.index], times[b.index])
+            )
         )
 
 

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
+from itertools import compress, repeat
+from operator import eq
 from typing import TYPE_CHECKING, ClassVar, Final, Literal
 
 from pydantic import Field, ValidationError
@@ -221,11 +223,14 @@ def fallback_marker(identity: WindowIdentity) -> WindowMarker:
 def count_branch_windows(manager: SessionView) -> int:
     """How many windows the active branch opens (its ``window`` markers; damaged ones are
     not counted), decoding only its custom messages."""
+    types = manager.get_branch_types()
+    # Most entries are not custom messages: find those that are in one C-level pass.
+    positions = list(compress(range(len(types)), map(eq, types, repeat("custom_message"))))
+    if not positions:
+        return 0
     ids = manager.get_branch_ids()
     count = 0
-    for position, entry_type in enumerate(manager.get_branch_types()):
-        if entry_type != "custom_message":
-            continue
+    for position in positions:
         entry = manager.get_entry_json(ids[position])
         try:
             details = stored_marker_details(entry) if entry is not None else None

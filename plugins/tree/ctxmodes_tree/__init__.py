@@ -72,10 +72,6 @@ def _describe_leaving(manager: SessionView) -> str | None:
 
 @hookimpl
 def ctx_register_modes(register: Callable[[ModeSpec], None]) -> None:
-    # The settings model is pydantic: imported when modes are collected, not when the
-    # command line imports this module for its subcommands.
-    from ctxmodes_tree.settings import TreeSettings
-
     register(
         ModeSpec(
             name=NAME,
@@ -86,7 +82,9 @@ def ctx_register_modes(register: Callable[[ModeSpec], None]) -> None:
             factory=_build,
             recognize=_recognize,
             describe_leaving=_describe_leaving,
-            settings=TreeSettings,
+            # Named, not imported: the model is pydantic, loaded when a session validates
+            # its settings rather than whenever the modes are listed.
+            settings="ctxmodes_tree.settings:TreeSettings",
         )
     )
 

@@ -17,6 +17,8 @@ session rebuilds the index from the persisted entries.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from itertools import compress, repeat
+from operator import eq
 
 from ctxmodes.session import CustomEntry, SessionEntry
 from ctxmodes_tree.signatures import SummarySignature, summary_signature
@@ -211,11 +213,11 @@ class TreeArchiveIndex:
         manifests: list[CustomEntry] = []
         graph = self._graph
         leaf = self._leaf_id
-        ids = graph.get_branch_ids(leaf) if leaf else ()
-        types = graph.get_branch_types(leaf) if leaf else ()
-        for entry_id, entry_type in zip(ids, types, strict=True):
-            if entry_type != "custom":
-                continue
+        ids = graph.get_branch_ids(leaf) if leaf else []
+        types = graph.get_branch_types(leaf) if leaf else []
+        # Custom entries are few: find them in one C-level pass over the types.
+        for position in compress(range(len(types)), map(eq, types, repeat("custom"))):
+            entry_id = ids[position]
             stored = graph.get_entry_json(entry_id)
             if stored is None or not may_be_manifest_entry(stored):
                 continue

@@ -8,7 +8,8 @@ import pytest
 from support.cli_rig import ctxmodes, isolate_settings, trust_project
 
 from ctxmodes import CliCommand, hookimpl
-from ctxmodes.cli import COMMAND_MODULES, build_parser
+from ctxmodes.cli import build_parser
+from ctxmodes.cli.core_commands import CORE_COMMANDS
 from ctxmodes.errors import PluginError
 from ctxmodes.testing.plugin import isolated_plugin_manager
 
@@ -58,7 +59,8 @@ def test_a_bad_command_name_is_refused():
 
 
 def test_the_core_has_no_mode_specific_command():
-    assert not any("demo" in module for module in COMMAND_MODULES)
+    assert "demo" not in CORE_COMMANDS
+    assert not any("demo" in command.module for command in CORE_COMMANDS.values())
 
 
 def test_a_bad_plugins_table_is_one_error_line_from_the_settings_model(
@@ -72,3 +74,25 @@ def test_a_bad_plugins_table_is_one_error_line_from_the_settings_model(
     assert err.startswith("ctxmodes: error: ")
     assert "plugins.block" in err
     assert len(err.splitlines()) == 1
+
+
+def test_help_lists_every_command_as_the_full_parser_does():
+    pm = isolated_plugin_manager(Greeter())
+    assert build_parser(pm, argv=["--help"]).format_help() == build_parser(pm).format_help()
+
+
+def test_only_the_named_plugin_command_is_configured():
+    configured: list[str] = []
+
+    class Counted(Greeter):
+        @hookimpl
+        def ctx_register_cli_commands(self, register):
+            def configure(parser: argparse.ArgumentParser) -> None:
+                configured.append(self.name)
+                parser.add_argument("--who")
+
+            register(CliCommand(name=self.name, help="h", run=lambda a: 0, configure=configure))
+
+    pm = isolated_plugin_manager(Counted("one"), Counted("two"))
+    args = build_parser(pm, argv=["two", "--who", "pi"]).parse_args(["two", "--who", "pi"])
+    assert (configured, args.who) == (["two"], "pi")

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import io
+import json
 from pathlib import Path
 
+import pytest
 from rich.console import Console
 
+from ctxmodes.cli import main
 from ctxmodes.cli.session_drawing import draw_tree, write_lines
 from ctxmodes.session.manager import SessionManager
 
@@ -72,3 +75,61 @@ def test_a_line_wider_than_the_console_ends_in_an_ellipsis() -> None:
     console = Console(file=out, width=10, color_system=None)
     write_lines([[("abc", "bold"), ("日本語です", "")], [("exactly 10", "")]], console)
     assert out.getvalue().splitlines() == ["abc日本語…", "exactly 10"]
+
+
+def test_characters_that_steer_a_terminal_are_written_as_escapes() -> None:
+    out = io.StringIO()
+    console = Console(file=out, width=80, color_system=None)
+    hostile = "a\x1b]0;title\x07b\u202ec\nd\x9b1m"
+    write_lines([[(hostile, "bold"), (" tail", "")]], console)
+    assert out.getvalue() == "a\\u001b]0;title\\u0007b\\u202ec\\u000ad\\u009b1m tail\n"
+    # The width counted is the escaped text's: the line is cut as it is shown.
+    out.seek(0)
+    out.truncate()
+    write_lines([[("\x1b" * 10, "")]], Console(file=out, width=20, color_system=None))
+    assert out.getvalue() == ("\\u001b" * 10)[:19] + "…\n"
+
+
+def test_show_prints_what_a_session_holds_and_never_obeys_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A path that reads as rich markup ("[/bold]" closes no tag), control characters in
+    # every field shown.
+    directory = tmp_path / "[" / "bold][red]"
+    directory.mkdir(parents=True)
+    path = directory / "s.jsonl"
+    header = {"type": "session", "version": 3, "id": "s\x1b[31m", "timestamp": "t", "cwd": "/p\x07"}
+    entries = [
+        {
+            "type": "message",
+            "id": "u\x1b]0;x\x07",
+            "parentId": None,
+            "timestamp": "t",
+            "message": {"role": "us\x1b[2Jer\ud800", "content": "q"},
+        },
+        {
+            "type": "label",
+            "id": "l1",
+            "parentId": "u\x1b]0;x\x07",
+            "timestamp": "t",
+            "targetId": "u\x1b]0;x\x07",
+            "label": "\u202eevil",
+        },
+        {
+            "type": "session_info",
+            "id": "n1",
+            "parentId": "l1",
+            "timestamp": "t",
+            "name": "n\x1b[1m",
+        },
+    ]
+    path.write_text("\n".join(json.dumps(line) for line in [header, *entries]) + "\n")
+    for full in ([], ["--full"]):
+        assert main(["session", "show", str(path), *full]) == 0
+        out = capsys.readouterr().out
+        assert not any(character in out for character in "\x1b\x07\u202e")
+        lines = out.splitlines()
+        assert lines[0].startswith(f"{path}  id s\\u001b[31m  cwd /p\\u0007  mode ")
+        assert lines[1] == "session n\\u001b[1m"
+        assert "u\\u001b]0;x\\u0007" in lines[2]
+        assert "us\\u001b[2Jer\ufffd [\\u202eevil]" in lines[2]

@@ -20,7 +20,7 @@ HEAVY_MODULES = (
     "pydantic",
     "pydantic_core",
     "httpx",
-    "httpx_sse",
+    "httpcore",
     "cryptography",
     "prompt_toolkit",
     "rich",
@@ -86,6 +86,12 @@ def test_help_lists_plugin_commands_without_heavy_imports(tmp_path):
     assert result["code"] == 0
     assert {"demo", "serve"} <= set(str(result["out"]).split())
     assert heavy(result["modules"]) == []
+
+
+def test_help_imports_no_core_command_module(tmp_path):
+    modules = cold_start(tmp_path, "--help")["modules"]
+    assert isinstance(modules, list)
+    assert [name for name in modules if name.endswith("_cmd")] == []
 
 
 @pytest.mark.parametrize("command", ["run", "session", "config", "models", "demo", "serve"])

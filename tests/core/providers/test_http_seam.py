@@ -100,8 +100,22 @@ def test_the_deadline_ends_a_request_waiting_for_headers():
     assert elapsed < 2
 
 
+def test_a_direct_connection_serves_the_next_request():
+    seam = HttpSeam()
+    replies = [Reply([b"{}"], headers={"content-type": "application/json"}) for _ in range(3)]
+    with WireServer(replies) as server:
+        client = seam.client(None)
+        for path in ("/a", "/b"):
+            with guarded(AbortController().signal):
+                assert client.post(f"{server.base_url}{path}", content=b"{}").status_code == 200
+        assert client.post(f"{server.base_url}/c", content=b"{}").status_code == 200
+    seam.close()
+    assert len({request["peer"] for request in server.requests}) == 1
+
+
 def test_an_abort_ends_a_second_request_on_the_same_seam_while_it_waits_for_headers():
-    """Connections are not reused, so the socket of every request is known from its start."""
+    """The second request reuses the first one's connection: its socket is known to the
+    second request's scope before it sends."""
     seam = HttpSeam()
     controller = AbortController()
     replies = [Reply([b"{}"], headers={"content-type": "application/json"})]
@@ -130,4 +144,85 @@ def test_an_abort_ends_a_second_request_on_the_same_seam_while_it_waits_for_head
     seam.close()
     assert not worker.is_alive()
     assert failure
+    assert elapsed < 0.1
+    assert server.requests[0]["peer"] == server.requests[1]["peer"]
+
+
+def test_aborting_a_finished_request_leaves_its_reused_connection_alone():
+    """A connection back in the pool belongs to whichever request takes it next: the scope
+    that used it before lets go of it, so its abort cuts nothing."""
+    seam = HttpSeam()
+    first, second = AbortController(), AbortController()
+    body = [b"part one ", b"part two"]
+    replies = [
+        Reply([b"{}"], headers={"content-type": "application/json"}),
+        Reply(body, behaviour="hold", cut_after=1),
+    ]
+    with WireServer(replies) as server:
+        client = seam.client(None)
+        received: list[bytes] = []
+        failure: list[BaseException] = []
+        streaming = threading.Event()
+
+        def later() -> None:
+            with guarded(second.signal):
+                try:
+                    with client.stream("POST", f"{server.base_url}/b", content=b"{}") as answer:
+                        for chunk in answer.iter_raw():
+                            received.append(chunk)
+                            streaming.set()
+                except httpx.TransportError as error:
+                    failure.append(error)
+
+        with guarded(first.signal):
+            assert client.post(f"{server.base_url}/a", content=b"{}").status_code == 200
+            worker = threading.Thread(target=later)
+            worker.start()
+            assert streaming.wait(5)
+            first.abort()  # still inside the first request's scope
+            worker.join(0.2)
+            # A cut connection would read as the end of this close-delimited body.
+            still_streaming = worker.is_alive()
+        server.release.set()
+        worker.join(5)
+    seam.close()
+    assert server.requests[0]["peer"] == server.requests[1]["peer"]
+    assert still_streaming
+    assert not failure
+    assert b"".join(received) == b"part one "
+
+
+def test_an_abort_while_reading_a_reused_connection_ends_the_read():
+    seam = HttpSeam()
+    controller = AbortController()
+    replies = [
+        Reply([b"{}"], headers={"content-type": "application/json"}),
+        Reply([b"data: 1\n\n", b"data: 2\n\n"], behaviour="hold", cut_after=1),
+    ]
+    with WireServer(replies) as server:
+        client = seam.client(None)
+        assert client.post(f"{server.base_url}/a", content=b"{}").status_code == 200
+        failure: list[BaseException] = []
+        streaming = threading.Event()
+
+        def read() -> None:
+            with guarded(controller.signal):
+                try:
+                    with client.stream("POST", f"{server.base_url}/b", content=b"{}") as answer:
+                        for _ in answer.iter_raw():
+                            streaming.set()
+                except httpx.TransportError as error:
+                    failure.append(error)
+
+        worker = threading.Thread(target=read)
+        worker.start()
+        assert streaming.wait(5)
+        time.sleep(0.05)  # let the reader block on the next chunk
+        started = time.monotonic()
+        controller.abort()
+        worker.join(2)
+        elapsed = time.monotonic() - started
+    seam.close()
+    assert server.requests[0]["peer"] == server.requests[1]["peer"]
+    assert not worker.is_alive()
     assert elapsed < 0.1

@@ -5,10 +5,12 @@ consistently; where Azure requests go."""
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
 import httpx
 import pytest
+from support.wire_server import Reply, WireServer
 
 from ctxmodes.abort import AbortController
 from ctxmodes.providers.apis import mistral_conversations
@@ -137,10 +139,55 @@ def test_azure_without_an_endpoint_says_what_to_set(monkeypatch: pytest.MonkeyPa
 
 
 def test_mistral_events_are_read_as_pis_reader_reads_them() -> None:
-    from ctxmodes.providers.apis.mistral_conversations.stream import event_data
+    from ctxmodes.providers.apis.mistral_conversations.stream import event_batches
 
     stream = ['data: {"a":1}\r\n\r\nevent: x\ndata: {"b":', '2}\n\n: comment\n\ndata: {"c":3}']
-    assert list(event_data(stream)) == ['{"a":1}', '{"b":2}', '{"c":3}']
-    assert list(event_data(['data: {"a":1}\n\ndata: [DONE]\n\ndata: {"late":1}\n\n'])) == [
-        '{"a":1}'
+    assert list(event_batches(stream)) == [['{"a":1}'], ['{"b":2}'], ['{"c":3}']]
+    assert list(event_batches(['data: {"a":1}\n\ndata: [DONE]\n\ndata: {"late":1}\n\n'])) == [
+        ['{"a":1}']
     ]
+    # Every blank-line spelling Pi's reader knows ends an event, one split across pieces too.
+    pieces = ["data: 1\r\rdata: 2\n\rdata: 3\r\n\r", "\ndata: 4\n", "\ndata: 5"]
+    assert [data for batch in event_batches(pieces) for data in batch] == ["1", "2", "3", "4", "5"]
+
+
+def _mistral_over(base_url: str, seam: HttpSeam) -> dict[str, Any]:
+    model = ModelCatalog(builtin_models()).get(MISTRAL).model_copy(update={"base_url": base_url})
+    call = CallContext(seam=seam, signal=AbortController().signal)
+    context = PiContext("Be brief.", [{"role": "user", "content": "hi", "timestamp": 1}])
+    return mistral_conversations.stream(model, context, StreamOptions(api_key="key"), call)
+
+
+def _answer(text: str) -> bytes:
+    chunk = {"id": "c", "choices": [{"index": 0, "delta": {"content": text}}]}
+    end = {"id": "c", "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
+    return f"data: {json.dumps(chunk)}\n\ndata: {json.dumps(end)}\n\ndata: [DONE]\n\n".encode()
+
+
+def test_a_mistral_answer_read_to_done_leaves_its_connection_for_the_next_call() -> None:
+    seam = HttpSeam()
+    with WireServer([Reply([_answer("one")]), Reply([_answer("two")])]) as server:
+        first = _mistral_over(server.base_url, seam)
+        second = _mistral_over(server.base_url, seam)
+    seam.close()
+    assert [first["content"], second["content"]] == [
+        [{"type": "text", "text": "one"}],
+        [{"type": "text", "text": "two"}],
+    ]
+    assert server.requests[0]["peer"] == server.requests[1]["peer"]
+
+
+def test_a_server_that_lingers_after_done_costs_its_connection_not_the_answer() -> None:
+    seam = HttpSeam()
+    lingering = Reply([_answer("one"), b"data: late\n\n"], behaviour="hold", cut_after=1)
+    with WireServer([lingering, Reply([_answer("two")])]) as server:
+        started = time.monotonic()
+        first = _mistral_over(server.base_url, seam)
+        elapsed = time.monotonic() - started
+        second = _mistral_over(server.base_url, seam)
+    seam.close()
+    assert first["stopReason"] == "stop"
+    assert first["content"] == [{"type": "text", "text": "one"}]
+    assert elapsed < 1  # the server holds the body open for 30 s
+    assert second["stopReason"] == "stop"
+    assert server.requests[0]["peer"] != server.requests[1]["peer"]

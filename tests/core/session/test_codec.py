@@ -268,6 +268,24 @@ def test_the_direct_encoding_is_used_only_when_it_is_json_stringifys(value: Any)
 def test_most_session_values_take_the_direct_encoding() -> None:
     message = {"role": "user", "content": [{"type": "text", "text": "é\n\x01"}], "timestamp": 1}
     assert codec._encode_directly(message, 0) == codec.dumps(message)
-    odd_values = ({"a": 1.5}, {"a": [1, -0.0]}, [1e21], {"7": 1}, [2**53 + 1], "\ud800", {1: 2})
+    usage = {"cost": {"input": 0.00123, "total": 12.5}, "ratio": -3.0000000000000004e-2}
+    assert codec._encode_directly(usage, 0) == codec.dumps(usage)
+    odd_values = (
+        {"a": 1.0},
+        {"a": 1e16},
+        {"a": 1e-7},
+        {"a": [1, -0.0]},
+        [1e21],
+        {"7": 1},
+        [2**53 + 1],
+        "\ud800",
+        {1: 2},
+    )
     for odd in odd_values:
         assert codec._encode_directly(odd, 0) is None
+
+
+def test_floats_take_the_direct_encoding_only_where_orjson_writes_them_as_javascript() -> None:
+    for value in [*_random_doubles(20_000), -0.0, 0.0, 1e21, 5e-324, 2.0**53]:
+        direct = codec._encode_directly([value], 0)
+        assert direct is None or direct == b"[" + codec.js_number(value).encode() + b"]", value

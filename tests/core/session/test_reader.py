@@ -199,6 +199,38 @@ def test_deeply_nested_lines_are_judged_alike_when_validated_and_decoded(tmp_pat
     assert _scan_summary(scan) == _scan_summary(scan_lines(data))
 
 
+@pytest.mark.parametrize("shift", [-1, 0, 1, 150, 402, 403, 404])
+def test_deep_lines_are_found_wherever_the_reads_split_them(tmp_path: Path, shift: int) -> None:
+    # The nesting guard counts a whole read at once: a line it starts, ends or spans (a line
+    # longer than a read) must be judged as the same line read whole.
+    def nested(entry_id: str, depth: int, pad: int = 0) -> bytes:
+        value = b"[" * depth + b"]" * depth
+        return b'{"type":"custom","id":"%s","parentId":"u1","pad":"%s","v":%s}\n' % (
+            entry_id.encode(),
+            b"p" * pad,
+            value,
+        )
+
+    head = _lines(HEADER, _user("u1", None))
+    filler = b'{"type":"custom","id":"fill","parentId":"u1","pad":"%s"}\n'
+    # Make the first deep line end ``shift`` bytes after the first read ends.
+    deep = nested("deep", codec.MAX_NESTING)
+    padding = reader._CHUNK_SIZE + shift - len(head) - len(deep) - len(filler % b"")
+    data = head + filler % (b"f" * padding) + deep
+    data += nested("limit", codec.MAX_NESTING - 1) + nested("deep-again", codec.MAX_NESTING)
+    data += nested("long", codec.MAX_NESTING, pad=3 * reader._CHUNK_SIZE // 2)
+    data += nested("long-limit", codec.MAX_NESTING - 1, pad=reader._CHUNK_SIZE)
+    data += _lines(_user("after", "u1"))
+    scan = scan_file(_write(tmp_path, data), preload=False)
+    assert [entry for entry in scan.ids if entry != "fill"] == [
+        "u1",
+        "limit",
+        "long-limit",
+        "after",
+    ]
+    assert _scan_summary(scan) == _scan_summary(scan_lines(data))
+
+
 def test_the_region_after_the_last_compaction_is_decoded_while_scanning(tmp_path: Path) -> None:
     lines = [HEADER, _user("u1", None)]
     for i in range(3000):

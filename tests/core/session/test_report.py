@@ -2,8 +2,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ctxmodes.session import codec
 from ctxmodes.session.manager import SessionManager
-from ctxmodes.session.report import context_report
+from ctxmodes.session.report import context_report, write_context_report
 
 
 def test_context_report_positions(oracle_cases: Path) -> None:
@@ -37,3 +38,39 @@ def test_a_session_opened_without_preloading_reports_the_same(oracle_cases: Path
                 bare.get_branch_ids()[-1]
             ), "an entry read again is decoded again, not kept"
         assert got == want
+
+
+def test_entries_read_back_in_runs_skip_exactly_what_the_scan_skipped(tmp_path: Path) -> None:
+    # Context entries are decoded a run of lines at a time; skipped lines between them (and
+    # lines only the lenient decoder reads) must neither shift nor stop the run.
+    def entry(number: int, text: str) -> bytes:
+        parent = "null" if number == 1 else f'"e{number - 1}"'
+        return (
+            f'{{"type":"message","id":"e{number}","parentId":{parent},'
+            f'"timestamp":"2026-01-01T00:00:0{number}.000Z","message":{{"role":"user",'
+            f'"content":"{text}","timestamp":{number}}}}}'
+        ).encode()
+
+    header = b'{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00Z","cwd":"/"}'
+    deep = b'{"type":"custom","id":"deep","data":' + b"[" * 201 + b"]" * 201 + b"}"
+    # JSON a run's single parse reads, and lines it cannot parse.
+    parsed_between = [deep, b"[1]", b'{"type":"custom"}', b'{"type":"session","id":"again"}']
+    unparsed_between = [b"{not json", b"", b"  ", entry(9, "lone \\ud800 half")[:-1]]
+    for number, between in enumerate((parsed_between, unparsed_between)):
+        lines = [header, entry(1, "one")]
+        for position, line in enumerate(between, start=2):
+            lines += [
+                line,
+                entry(position, "crlf") + b"\r" if position == 3 else entry(position, "x"),
+            ]
+        lines.append(entry(len(between) + 2, "lone \\ud800 half"))
+        path = tmp_path / f"gaps{number}.jsonl"
+        path.write_bytes(b"\n".join(lines) + b"\n")
+        with SessionManager.open(path, read_only=True) as preloaded:
+            want = context_report(preloaded)
+        assert want["contextEntryIds"] == [f"e{n}" for n in range(1, len(between) + 3)]
+        with SessionManager.open(path, read_only=True, preload=False) as bare:
+            assert context_report(bare) == want
+            written: list[bytes] = []
+            write_context_report(bare, written.append)
+        assert b"".join(written) == codec.dumps(want) + b"\n"

@@ -128,8 +128,6 @@ class CallContext:
                     return
                 raise WireError(TERMINATED) from error
             yield event
-            if signal.aborted:
-                return
 
 
 def reasoning_effort(model: ModelSpec, level: str | None) -> str | None:

@@ -153,7 +153,8 @@ class ServiceApp:
         self._idle_timeout_s = idle_timeout_s
         self._upstream_idle_timeout_s = upstream_idle_timeout_s
         self.metrics = ServiceMetrics()
-        self._workers = [FairWorker(f"ctxmodes-serve-{n}") for n in range(engine.workers)]
+        held = engine if engine.group_commits() else None
+        self._workers = [FairWorker(f"ctxmodes-serve-{n}", held) for n in range(engine.workers)]
         self._streams = ThreadPoolExecutor(max_workers=64, thread_name_prefix="ctxmodes-upstream")
 
     async def reload_keyring(self, keyring: KeyRing) -> None:

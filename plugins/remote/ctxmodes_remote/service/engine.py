@@ -73,6 +73,8 @@ ROOT_AGENT = "/root"
 SEARCH_ROWS = 25
 #: Sessions kept in memory; older ones are rebuilt from storage when used again.
 CACHED_SESSIONS = 256
+#: Sessions whose worker is remembered (the least recently used is forgotten first).
+PLACED_SESSIONS = 65_536
 #: The notes operations that write.
 _WRITE_OPERATIONS = frozenset({"write_file", "append_to_file"})
 #: Tries of a note write that keeps meeting writes of other processes to the same session.
@@ -223,6 +225,9 @@ class ServiceEngine:
         self._sessions: OrderedDict[tuple[str, str], SessionState] = OrderedDict()
         self._sessions_lock = threading.Lock()
         self._tokens = accounts.TokenCache()
+        self._placement: OrderedDict[tuple[str, str], int] = OrderedDict()
+        self._placement_lock = threading.Lock()
+        self._next_worker = 0
 
     @property
     def workers(self) -> int:
@@ -231,8 +236,23 @@ class ServiceEngine:
         return self._storage.backend.workers
 
     def worker_of(self, account: Account, session_id: str) -> int:
-        """The worker thread (``0`` to ``workers - 1``) that serves the session."""
-        return hash((account.account_id, session_id)) % self.workers
+        """The worker thread (``0`` to ``workers - 1``) that serves the session: sessions
+        are dealt to the workers in turn as they first appear (a hash would leave some with
+        twice the sessions of others, and their calls queueing while others idle), and keep
+        theirs while in use."""
+        key = (account.account_id, session_id)
+        with self._placement_lock:
+            worker = self._placement.get(key)
+            if worker is None:
+                worker = self._next_worker
+                self._next_worker = (worker + 1) % self.workers
+                self._placement[key] = worker
+                if len(self._placement) > PLACED_SESSIONS:
+                    # The least recently used: none of its calls can still be under way.
+                    self._placement.popitem(last=False)
+            else:
+                self._placement.move_to_end(key)
+        return worker
 
     @property
     def keyring(self) -> KeyRing:
@@ -248,6 +268,34 @@ class ServiceEngine:
 
     def close(self) -> None:
         self._storage.close()
+
+    # -- group commit ------------------------------------------------------------------------
+
+    def group_commits(self) -> bool:
+        """Have the storage hold commits, if it gains from that (SQLite): the caller then
+        answers a call only after :meth:`commit_writes` has returned (see
+        :class:`~ctxmodes_remote.service.workers.FairWorker`). ``False``: every write is
+        committed before its call returns."""
+        return self._storage.backend.group_commits()
+
+    def writes_pending(self) -> bool:
+        """Whether the calls run since the last :meth:`commit_writes` wrote (or read what
+        was written) and wait for it before they may be answered."""
+        return self._storage.backend.uncommitted
+
+    def commit_writes(self) -> None:
+        """Commit the held writes.
+
+        :raises StorageUnavailableError: none of them is on disk. Memory forgets what it
+            learnt since, so it holds no more than storage does.
+        """
+        try:
+            self._storage.backend.commit_group()
+        except StorageUnavailableError:
+            with self._sessions_lock:
+                self._sessions.clear()
+            self._storage.forget_keys()
+            raise
 
     def ping(self) -> None:
         """:raises StorageUnavailableError: the storage does not answer."""

@@ -47,9 +47,6 @@ from ctxmodes_remote.service.storage import (
 
 _T = TypeVar("_T")
 
-#: First key of the ``pg_advisory_xact_lock`` that orders note writes to one session (the
-#: second is a hash of the session).
-_NOTES_LOCK = 0x6E6F7465
 #: First key of the lock that orders history appends to one agent of one session (the second
 #: is a hash of the three names).
 HISTORY_LOCK = 0x68697374
@@ -132,6 +129,25 @@ MIGRATIONS: tuple[tuple[int, str], ...] = (
         CREATE INDEX history_items_tokens ON history_items USING gin (tokens);
         """,
     ),
+    (
+        6,
+        # Each note write names the write it follows (``after_seq``, 0 for a session's first):
+        # one per predecessor, so of two writes made against the same notes the second finds
+        # the first's row in the unique index and is refused, in the statement that inserts
+        # it (no lock, no transaction around it). Existing writes follow their session's
+        # previous one. A process of an earlier version, which leaves the column out, has
+        # its note writes refused rather than let them bypass the check.
+        """
+        ALTER TABLE note_events ADD COLUMN after_seq BIGINT;
+        UPDATE note_events SET after_seq = chain.previous
+            FROM (SELECT seq, coalesce(lag(seq) OVER (
+                PARTITION BY account_id, session_id ORDER BY seq), 0) AS previous
+                FROM note_events) AS chain
+            WHERE note_events.seq = chain.seq;
+        ALTER TABLE note_events ALTER COLUMN after_seq SET NOT NULL;
+        CREATE UNIQUE INDEX note_events_chain ON note_events (account_id, session_id, after_seq);
+        """,
+    ),
 )
 #: The version recording that the plaintext columns are gone (applied by the sealing).
 PLAINTEXT_DROPPED = 5
@@ -193,6 +209,18 @@ class PostgresStorage:
     def workers(self) -> int:
         # One thread per connection the pool may open.
         return self._max_connections
+
+    def group_commits(self) -> bool:
+        # Each connection commits on its own; Postgres shares a sync among those that
+        # commit together.
+        return False
+
+    @property
+    def uncommitted(self) -> bool:
+        return False
+
+    def commit_group(self) -> None:
+        pass
 
     def data_version(self) -> int | None:
         # Postgres cannot say without a round trip: readers ask what is new.
@@ -350,34 +378,17 @@ class PostgresStorage:
     def append_note_event(
         self, account_id: str, session_id: str, note: SealedNote, after: int
     ) -> int | None:
-        def insert(connection: psycopg.Connection) -> int | None:
-            # Writers to one session take turns (the lock lasts until commit), so the check
-            # sees every write committed before, and sequence numbers follow commit order.
-            # Pipelined: the statements travel together, one round trip to the commit.
-            with connection.pipeline(), connection.transaction():
-                connection.execute(
-                    "SELECT pg_advisory_xact_lock(%s, hashtext(%s))",
-                    (_NOTES_LOCK, f"{account_id}/{session_id}"),
-                )
-                cursor = connection.execute(
-                    "INSERT INTO note_events (account_id, session_id, action, timestamp, sealed) "
-                    "SELECT %s, %s, %s, %s, %s WHERE NOT EXISTS (SELECT 1 FROM note_events "
-                    "WHERE account_id = %s AND session_id = %s AND seq > %s) RETURNING seq",
-                    (
-                        account_id,
-                        session_id,
-                        note.action,
-                        note.timestamp,
-                        note.sealed,
-                        account_id,
-                        session_id,
-                        after,
-                    ),
-                )
-                row = cursor.fetchone()
-            return None if row is None else int(row[0])
-
-        return self._use(insert)
+        # One statement, committed on its own: a write whose predecessor already has a
+        # successor conflicts in the unique chain index (waiting for that successor's commit
+        # if it is under way) and inserts nothing. A session's writes each follow the last
+        # one committed, so their sequence numbers rise in commit order.
+        rows = self._run(
+            "INSERT INTO note_events (account_id, session_id, action, timestamp, sealed, "
+            "after_seq) VALUES (%s, %s, %s, %s, %s, %s) "
+            "ON CONFLICT (account_id, session_id, after_seq) DO NOTHING RETURNING seq",
+            (account_id, session_id, note.action, note.timestamp, note.sealed, after),
+        )
+        return int(rows[0][0]) if rows else None
 
     # -- history --------------------------------------------------------------------------
 

@@ -74,8 +74,13 @@ class SealedStorage:
         account's keys again with it (a key dropped from the file stops opening data here
         too, not only after a restart)."""
         self._keyring = keyring
-        self._secrets.clear()
+        self.forget_keys()
         self.rewrap_account_keys()
+
+    def forget_keys(self) -> None:
+        """Read the account keys from the backend again on next use (a key made in a
+        transaction that failed is not there)."""
+        self._secrets.clear()
 
     def rewrap_account_keys(self) -> list[str]:
         """Re-wrap account secrets still under an older master key with the newest; returns

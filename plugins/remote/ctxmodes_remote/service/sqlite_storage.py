@@ -96,6 +96,8 @@ class SqliteStorage:
     """
 
     def __init__(self, path: Path, *, busy_timeout_ms: int = 10_000) -> None:
+        self._grouping = False
+        self._group_lost = False
         try:
             path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
             # Create the file owner-only before SQLite opens it (its journal files follow
@@ -149,8 +151,75 @@ class SqliteStorage:
     def _columns(self, table: str) -> set[str]:
         return {row[1] for row in self._db.execute(f"PRAGMA table_info({table})")}
 
+    # -- group commit ------------------------------------------------------------------------
+
+    def group_commits(self) -> bool:
+        """From now on, writes join one open transaction until :meth:`commit_group`: their
+        caller answers none of them before that commit, and one sync covers them all."""
+        self._grouping = True
+        return True
+
+    @property
+    def uncommitted(self) -> bool:
+        """Whether writes (or a failed group) wait for :meth:`commit_group`."""
+        return self._db.in_transaction or self._group_lost
+
+    def commit_group(self) -> None:
+        """Commit the writes made since the last commit.
+
+        :raises StorageUnavailableError: they are not on disk (none of them: a failure
+            rolls the whole group back).
+        """
+        lost, self._group_lost = self._group_lost, False
+        try:
+            if lost:
+                raise sqlite3.OperationalError("a write of the group failed with the database")
+            if self._db.in_transaction:
+                self._db.execute("COMMIT")
+        except sqlite3.Error as exc:
+            if self._db.in_transaction:
+                self._db.execute("ROLLBACK")
+            raise StorageUnavailableError(f"the database failed: {exc}") from None
+
+    def _grouped_write(self, work: Callable[[], _T]) -> _T:
+        """``work`` in the open group (opened first if need be), under a savepoint: a write
+        that fails leaves the writes before it in the group as they were."""
+        if self._group_lost:
+            raise StorageUnavailableError("the database failed earlier in this group")
+        try:
+            if not self._db.in_transaction:
+                self._db.execute("BEGIN IMMEDIATE")
+            self._db.execute("SAVEPOINT write")
+        except sqlite3.Error as exc:
+            raise StorageUnavailableError(f"the database failed: {exc}") from None
+        try:
+            result = work()
+        except BaseException as failure:
+            try:
+                self._db.execute("ROLLBACK TO write")
+                self._db.execute("RELEASE write")
+            except sqlite3.Error:
+                # SQLite rolled the whole transaction back itself (a full disk, an I/O
+                # error): the writes before this one are gone too.
+                self._group_lost = True
+            if not self._db.in_transaction:
+                self._group_lost = True
+            if isinstance(failure, sqlite3.Error) and not isinstance(
+                failure, sqlite3.IntegrityError
+            ):
+                raise StorageUnavailableError(f"the database failed: {failure}") from None
+            raise
+        try:
+            self._db.execute("RELEASE write")
+        except sqlite3.Error as exc:
+            raise StorageUnavailableError(f"the database failed: {exc}") from None
+        return result
+
     def _write_transaction(self, work: Callable[[], _T]) -> _T:
-        """``work`` in one ``BEGIN IMMEDIATE`` transaction: all of it on disk, or none."""
+        """``work`` in one ``BEGIN IMMEDIATE`` transaction: all of it on disk, or none (or,
+        when commits are grouped, in the group)."""
+        if self._grouping:
+            return self._grouped_write(work)
         try:
             self._db.execute("BEGIN IMMEDIATE")
             try:

@@ -300,6 +300,24 @@ class Storage(Protocol):
         """How many threads may use the storage at once."""
         ...
 
+    def group_commits(self) -> bool:
+        """Hold commits from now on, when the backend gains from it: writes then join one
+        open transaction until :meth:`commit_group`, and whoever made them answers none
+        before it returns. ``False``: every write commits on its own (Postgres, whose
+        connections commit side by side and share their syncs)."""
+        ...
+
+    @property
+    def uncommitted(self) -> bool:
+        """Whether held writes wait for :meth:`commit_group`."""
+        ...
+
+    def commit_group(self) -> None:
+        """Commit the held writes, all or none.
+
+        :raises StorageUnavailableError: none of them is on disk."""
+        ...
+
     def data_version(self) -> int | None:
         """A number that changes whenever another connection (of this process or another)
         has committed a write since this one last asked, read without a round trip to the

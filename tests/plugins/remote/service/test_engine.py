@@ -168,3 +168,15 @@ def test_a_write_is_judged_against_what_other_processes_wrote_since(shared_datab
     refused = call(b, account, "notes", "append_to_file", path="n.md", text="y" * 100)
     assert "1,000,000-byte limit" in refused["error"]
     assert call(a, account, "notes", "read_file", path="n.md")["file"]["bytes"] == 999_990
+
+
+def test_sessions_are_dealt_to_the_workers_evenly_and_keep_theirs(postgres_url, tmp_path):
+    storage = open_storage(tmp_path, postgres_url)
+    account = create_token(storage, "alice").account
+    engine = ServiceEngine(storage, KEYS)
+    try:
+        placed = [engine.worker_of(account, f"s{n}") for n in range(4 * engine.workers)]
+        assert sorted(placed) == sorted(list(range(engine.workers)) * 4)
+        assert [engine.worker_of(account, f"s{n}") for n in range(4 * engine.workers)] == placed
+    finally:
+        engine.close()

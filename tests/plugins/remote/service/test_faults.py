@@ -1,6 +1,7 @@
 """Faults around the service: a full disk under its database, and an upstream model that
 stops answering. Errors are clear, nothing acknowledged is lost, nothing is left running."""
 
+import json
 import os
 import sqlite3
 import subprocess
@@ -153,3 +154,71 @@ def test_a_silent_upstream_times_out_to_the_client_and_leaves_nothing_running(ma
     upstream_threads = [t for t in threading.enumerate() if t.name.startswith("ctxmodes-upstream")]
     assert len(upstream_threads) == 1
     assert _settled(_open_sockets, sockets), (_open_sockets(), sockets)
+
+
+def test_a_group_that_meets_a_full_disk_is_answered_with_the_failure_and_forgotten(
+    small_disk,
+):
+    """Writes held for one commit: those refused for the full disk are neither acknowledged
+    nor kept in memory, those acknowledged are on disk, and the session reads as the file."""
+    from ctxmodes_remote.service.accounts import create_token
+    from ctxmodes_remote.service.crypto import KeyRing
+    from ctxmodes_remote.service.engine import ServiceEngine
+    from ctxmodes_remote.service.storage import StorageUnavailableError
+    from ctxmodes_remote.service.workers import FairWorker
+
+    keys = KeyRing([b"f" * 32])
+    database = small_disk / "serve.sqlite3"
+    storage = SqliteStorage(database)
+    account = create_token(storage, "alice").account
+    engine = ServiceEngine(storage, keys)
+    engine.group_commits()
+    worker = FairWorker("test-worker", engine)
+
+    def call(operation, **arguments):
+        body = {**arguments, "context": {"session_id": "s1", "current_agent_name": "/root"}}
+        return lambda: engine.alpha(account, "notes", operation, body, encrypted_arguments=False)
+
+    def opened(answer):
+        return json.loads(keys.decrypt(account.account_id, answer["encrypted_output"]))
+
+    worker.submit("alice", call("write_file", path="first.md", text="kept")).result(timeout=30)
+    free = os.statvfs(small_disk)
+    filler = small_disk / "filler"
+    filler.write_bytes(b"\0" * (free.f_bavail * free.f_frsize - 256 * 1024))
+    gate = threading.Event()
+    worker.submit("", gate.wait)
+    texts = {f"n{n}.md": f"note {n} " + "x" * 40_000 for n in range(20)}
+    futures = {
+        path: worker.submit("alice", call("write_file", path=path, text=text))
+        for path, text in texts.items()
+    }
+    gate.set()
+    acknowledged, refused = [], []
+    for path, future in futures.items():
+        try:
+            future.result(timeout=60)
+            acknowledged.append(path)
+        except StorageUnavailableError:
+            refused.append(path)
+    assert refused, "the disk never filled"
+    filler.unlink()
+
+    def reads():
+        return {
+            path: (opened(worker.submit("alice", call("read_file", path=path)).result(30))["file"])
+            for path in ["first.md", *texts]
+        }
+
+    in_memory = reads()
+    assert in_memory["first.md"]["content"] == "kept"
+    for path in texts:
+        expected = texts[path] if path in acknowledged else None
+        assert (in_memory[path] or {}).get("content") == expected, path
+    worker.close()
+    storage.close()
+    # Another process reading the file finds exactly what was acknowledged.
+    reopened = SealedStorage(SqliteStorage(database), keys)
+    stored = {event.path for _, event in reopened.note_events(account.account_id, "s1")}
+    assert stored == {f"/root/notes/{path}" for path in ["first.md", *acknowledged]}
+    reopened.close()

@@ -140,7 +140,7 @@ def test_postgres_migrations_are_safe_twice_and_concurrently(postgres_url, tmp_p
     with psycopg.connect(postgres_url, autocommit=True) as connection:
         assert migrate(connection) == []
         versions = [row[0] for row in connection.execute("SELECT version FROM schema_migrations")]
-    assert sorted(versions) == [*(version for version, _ in MIGRATIONS), PLAINTEXT_DROPPED]
+    assert sorted(versions) == sorted([*(version for version, _ in MIGRATIONS), PLAINTEXT_DROPPED])
     for storage in opened:
         storage.close()
 
@@ -244,7 +244,7 @@ def test_a_postgres_database_from_before_images_is_migrated_in_place(postgres_ur
         # The statement itself is safe to run again too (a hand-applied schema).
         connection.execute(MIGRATIONS[2][1])
         versions = [row[0] for row in connection.execute("SELECT version FROM schema_migrations")]
-    assert sorted(versions) == [1, 2, 3, 4, 5]
+    assert sorted(versions) == [1, 2, 3, 4, 5, 6]
 
 
 def test_an_unreachable_database_is_one_clear_error(tmp_path):
@@ -295,3 +295,37 @@ def test_postgres_history_appends_to_one_agent_take_turns_until_commit(postgres_
         assert [i.content for _, i in storage.history_items("a", "s1", "/root")] == ["x", "y"]
     finally:
         storage.close()
+
+
+def test_postgres_note_writes_of_an_older_database_join_the_chain(postgres_url, tmp_path):
+    """Note writes made before each write named its predecessor are chained in place: a
+    write against the latest is kept, one against an older write is refused, and a process
+    of an earlier version, which names none, cannot write notes any more."""
+    import psycopg
+
+    with psycopg.connect(postgres_url, autocommit=True) as connection:
+        schema_of_version(connection, 4)
+        for session, text in (("s1", "a"), ("s2", "other"), ("s1", "b"), ("s1", "c")):
+            connection.execute(
+                "INSERT INTO note_events (account_id, session_id, action, path, text, "
+                "timestamp) VALUES ('a', %s, 'append', '/root/notes/n', %s, 1)",
+                (session, text),
+            )
+    storage = SealedStorage(open_storage(tmp_path, postgres_url), KEYS)
+    try:
+        events = storage.note_events("a", "s1")
+        assert [event.text for _, event in events] == ["a", "b", "c"]
+        later = NoteEvent("append", "/root/notes/n", "d", 2)
+        assert storage.append_note_event("a", "s1", later, events[1][0]) is None
+        assert storage.append_note_event("a", "s1", later, events[2][0]) is not None
+        assert storage.append_note_event("a", "s2", later, 0) is None
+    finally:
+        storage.close()
+    with (
+        psycopg.connect(postgres_url, autocommit=True) as connection,
+        pytest.raises(psycopg.errors.NotNullViolation),
+    ):
+        connection.execute(
+            "INSERT INTO note_events (account_id, session_id, action, timestamp, sealed) "
+            "VALUES ('a', 's1', 'append', 3, ''::bytea)"
+        )

@@ -25,10 +25,10 @@ from ctxmodes.providers.apis.mistral_conversations.request import (
     chat_url,
     tool_call_id_normalizer,
 )
-from ctxmodes.providers.apis.mistral_conversations.stream import MistralStream, event_data
+from ctxmodes.providers.apis.mistral_conversations.stream import MistralStream, event_batches
 from ctxmodes.providers.base import ModelCapabilities
 from ctxmodes.providers.catalog import ModelSpec
-from ctxmodes.providers.http import guarded
+from ctxmodes.providers.http import finish_answer, guarded
 from ctxmodes.providers.transport.call import TERMINATED, CallContext, stream_simple
 from ctxmodes.providers.transport.history import transform_messages
 from ctxmodes.providers.wire import PiContext, PiMessage, StreamOptions, WireError
@@ -122,14 +122,25 @@ def _exchange(
             text = response.read().decode("utf-8", "replace")
             raise WireError(_error_text(response.status_code, text, response.reason_phrase))
         call.started()
+        texts = response.iter_text()
+        signal = call.signal
         try:
-            for data in call.guard(event_data(response.iter_text()), call.signal):
-                chunk = orjson.loads(data)
-                if not isinstance(chunk, dict) or not isinstance(chunk.get("choices"), list):
-                    raise WireError("Invalid Mistral streaming event")
-                reader.feed(chunk)
+            # Not through ``call.guard``: an abort shuts the socket down (the read ends at
+            # once), and a transport error after an abort reads as the abort (see ``_call``).
+            for batch in event_batches(texts):
+                if signal.aborted:
+                    break
+                for data in batch:
+                    chunk = orjson.loads(data)
+                    if not isinstance(chunk, dict) or not isinstance(chunk.get("choices"), list):
+                        raise WireError("Invalid Mistral streaming event")
+                    reader.feed(chunk)
         except orjson.JSONDecodeError as error:
             raise WireError(f"Invalid Mistral streaming event: {error}") from error
         except httpx.TransportError as error:
             raise WireError(TERMINATED) from error
+        if not call.signal.aborted:
+            # Pi stops reading at ``[DONE]`` too; the rest of the body is read (not parsed)
+            # so that the connection can serve the next call.
+            finish_answer(response, texts)
     reader.finish()

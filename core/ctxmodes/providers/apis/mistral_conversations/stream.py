@@ -35,37 +35,31 @@ def _data(raw: str) -> str:
     return "\n".join(lines).strip()
 
 
-def event_data(texts: Iterable[str]) -> Iterator[str]:
-    """The ``data`` of each event, read as Pi's Mistral reader reads them (its own reader,
-    not an SSE library: events end at a blank line, ``data:`` lines joined, other fields
-    ignored, an event cut off by the end of the stream still read); ends at ``[DONE]``."""
+def event_batches(texts: Iterable[str]) -> Iterator[list[str]]:
+    """The ``data`` of the events each piece of the body completes, read as Pi's Mistral
+    reader reads them (its own reader, not an SSE library: events end at a blank line,
+    ``data:`` lines joined, other fields ignored, an event cut off by the end of the stream
+    still read); ends at ``[DONE]``. One list per piece, as Pi checks for an abort once per
+    read, not per event."""
     buffer = ""
     for text in texts:
         buffer += text
-        start = 0
-        plain = "\r" not in buffer  # the usual stream: "\n\n" is the only boundary
-        while True:
-            if plain:
-                end = buffer.find("\n\n", start)
-                if end < 0:
-                    break
-                after = end + 2
-            else:
-                boundary = _BOUNDARY.search(buffer, start)
-                if boundary is None:
-                    break
-                end, after = boundary.start(), boundary.end()
-            data = _data(buffer[start:end])
-            start = after
+        # The usual stream has "\n\n" as its only boundary: a plain split finds them.
+        raws = buffer.split("\n\n") if "\r" not in buffer else _BOUNDARY.split(buffer)
+        buffer = raws.pop()
+        batch: list[str] = []
+        for raw in raws:
+            data = _data(raw)
             if data == "[DONE]":
+                yield batch
                 return
             if data:
-                yield data
-        buffer = buffer[start:]
+                batch.append(data)
+        yield batch
     if buffer.strip():
         data = _data(buffer)
         if data and data != "[DONE]":
-            yield data
+            yield [data]
 
 
 def stop_reason(reason: str) -> tuple[str, str | None]:
@@ -123,10 +117,13 @@ class MistralStream:
             self._emit(WireEvent(f"{kind}_start", self._index()))
         return self._current
 
-    def _text(self, text: str) -> None:
-        block = self._open("text")
-        block["text"] += text
-        self._emit(WireEvent("text_delta", self._index(), delta=text))
+    def _delta(self, kind: str, text: str) -> None:
+        """``text`` added to the open block of ``kind`` (opened first if another is)."""
+        block = self._current
+        if block is None or block["type"] != kind:
+            block = self._open(kind)
+        block[kind] += text
+        self._emit(WireEvent(f"{kind}_delta", len(self._output["content"]) - 1, delta=text))
 
     def feed(self, chunk: JsonObject) -> None:
         output = self._output
@@ -147,24 +144,32 @@ class MistralStream:
         delta = choice.get("delta") or {}
         content = delta.get("content")
         if content is not None:
-            for item in [content] if isinstance(content, str) else content:
-                self._content(item)
-        for call in delta.get("tool_calls") or ():
-            self._tool_call(call)
+            if isinstance(content, str):
+                self._delta("text", sanitize_surrogates(content))
+            else:
+                for item in content:
+                    self._content(item)
+        calls = delta.get("tool_calls")
+        if calls:
+            for call in calls:
+                self._tool_call(call)
 
     def _content(self, item: Any) -> None:
         if isinstance(item, str):
-            self._text(sanitize_surrogates(item))
-        elif item.get("type") == "thinking":
-            text = "".join(part.get("text") or "" for part in item.get("thinking") or ())
+            self._delta("text", sanitize_surrogates(item))
+            return
+        kind = item.get("type")
+        if kind == "thinking":
+            parts = item.get("thinking") or []
+            if len(parts) == 1:  # the usual chunk: one part
+                text = parts[0].get("text") or ""
+            else:
+                text = "".join(part.get("text") or "" for part in parts)
             thinking = sanitize_surrogates(text)
-            if not thinking:
-                return
-            block = self._open("thinking")
-            block["thinking"] += thinking
-            self._emit(WireEvent("thinking_delta", self._index(), delta=thinking))
-        elif item.get("type") == "text":
-            self._text(sanitize_surrogates(item.get("text") or ""))
+            if thinking:
+                self._delta("thinking", thinking)
+        elif kind == "text":
+            self._delta("text", sanitize_surrogates(item.get("text") or ""))
 
     def _tool_call(self, call: JsonObject) -> None:
         if self._current is not None:
