@@ -25,9 +25,6 @@ from ctxmodes import CliCommand, CtxmodesError
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8443
-#: Postgres connections per process (keep their sum over all processes under the server's
-#: ``max_connections``, 100 by default).
-DEFAULT_CONNECTIONS = 8
 
 
 DESCRIPTION = (
@@ -52,6 +49,8 @@ def _dispatch(args: argparse.Namespace) -> int:
 
 
 def _configure(parser: argparse.ArgumentParser) -> None:
+    from ctxmodes_remote.service.storage import DEFAULT_CONNECTIONS
+
     parser.add_argument("--upstream", metavar="MODEL", help="the model, e.g. scripted:FILE")
     _add_data(parser, required=False)
     parser.add_argument("--host", default=DEFAULT_HOST, help=f"address (default {DEFAULT_HOST})")

@@ -30,7 +30,7 @@ from ctxmodes_remote.service.crypto import (
     load_or_create_keyring,
 )
 from ctxmodes_remote.service.engine import ServiceEngine
-from ctxmodes_remote.service.storage import open_storage
+from ctxmodes_remote.service.storage import DEFAULT_CONNECTIONS, open_storage
 
 _log = logging.getLogger("ctxmodes.serve")
 #: Helper processes that check big pages of history search candidates (started on first
@@ -50,7 +50,7 @@ class ServerConfig:
     upstream_timeout_s: float = UPSTREAM_IDLE_TIMEOUT_S
     idle_timeout_s: float = IDLE_TIMEOUT_S
     #: Postgres connections (and worker threads) of the process.
-    database_connections: int = 8
+    database_connections: int = DEFAULT_CONNECTIONS
 
 
 async def _serve(config: ServerConfig) -> None:
