@@ -68,8 +68,8 @@ IDLE_TIMEOUT_S = 75.0
 #: the response fails and the upstream call is aborted.
 UPSTREAM_IDLE_TIMEOUT_S = 300.0
 ENCRYPTED_ARGUMENTS_HEADER = "x-openai-encrypted-tool-arguments"
-#: The operations whose cost grows with what the account holds, and how many of them one
-#: account may have under way at once in a process (see :mod:`.limits`).
+#: The operations whose cost grows with what the account holds, and how many of each family
+#: (history, notes) one account may have under way at once in a process (see :mod:`.limits`).
 SEARCH_OPERATIONS = frozenset({("history", "search_contents"), ("notes", "search_contents")})
 SEARCHES_PER_ACCOUNT = 1
 ROOT_AGENT = "/root"
@@ -356,7 +356,9 @@ class ServiceApp:
                 account_id=account.account_id,
             )
             if (family, operation) in SEARCH_OPERATIONS:
-                async with self._searches.slot(account.account_id):
+                # Per family: a notes search (in memory) need not wait for a history search
+                # (in the database).
+                async with self._searches.slot(f"{account.account_id}/{family}"):
                     answer = await call()
             else:
                 answer = await call()
