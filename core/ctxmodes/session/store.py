@@ -17,10 +17,10 @@ import os
 import weakref
 from array import array
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from itertools import compress, filterfalse, islice, repeat
-from operator import attrgetter, eq, ne
+from itertools import compress, filterfalse, repeat
+from operator import attrgetter, ne
 from typing import Any, Final
 
 import msgspec
@@ -52,6 +52,10 @@ _SEARCH_BLOCK: Final = 4096
 # Entries this close in file order are decoded together, with the few in between.
 _RUN_GAP: Final = 4
 _RUN_LENGTH: Final = 512
+# Consecutive entries whose roles are read as one block of the file (fewer are read one by
+# one), and the most read at once.
+_ROLE_BLOCK_LEAST: Final = 32
+_ROLE_BLOCK_MOST: Final = 4096
 # A warning stays one readable line even for a cycle through thousands of entries.
 _CYCLE_NAMES_SHOWN: Final = 8
 
@@ -98,12 +102,30 @@ class _MessageRole(msgspec.Struct, gc=False):
 
 
 _decode_message_role: Final = msgspec.json.Decoder(_MessageRole).decode
+_decode_message_role_lines: Final = msgspec.json.Decoder(_MessageRole).decode_lines
 _HEAD_ID: Final = attrgetter("id")
 
 
 def _role_of(entry: JsonObject) -> Any:
     message = entry.get("message")
     return message.get("role") if isinstance(message, dict) else None
+
+
+def _stretches(indexes: Sequence[int], most: int) -> Iterator[tuple[int, int]]:
+    """The positions ``(start, stop)`` of each stretch of consecutive entries in ``indexes``,
+    at most ``most`` long."""
+    count = len(indexes)
+    if isinstance(indexes, range) and indexes.step == 1:
+        for start in range(0, count, most):
+            yield start, min(start + most, count)
+        return
+    start = 0
+    while start < count:
+        stop, limit, first = start + 1, min(start + most, count), indexes[start] - start
+        while stop < limit and indexes[stop] == first + stop:
+            stop += 1
+        yield start, stop
+        start = stop
 
 
 class _LineReader:
@@ -416,14 +438,18 @@ class EntryTable:
         """The ``role`` of the ``message`` of each of these entries that is a ``message``
         (``None`` where it has no message object or its message no role, and for entries of
         other types), read from the file without building the rest of each entry and without
-        filling the cache. A ``range`` of entries is read as one block of the file."""
-        if isinstance(indexes, range) and indexes.step == 1 and indexes:
-            roles = self._run_roles(indexes.start, indexes.stop - 1)
-            if roles is not None:
-                return roles
+        filling the cache. Each stretch of consecutive entries is read as one block of the
+        file and decoded in one pass."""
+        roles: list[Any] = [None] * len(indexes)
         types = self.types
-        wanted = [position for position, index in enumerate(indexes) if types[index] == "message"]
-        roles = [None] * len(indexes)
+        wanted: list[int] = []  # positions read one by one
+        for start, stop in _stretches(indexes, _ROLE_BLOCK_MOST):
+            if stop - start >= _ROLE_BLOCK_LEAST:
+                found = self._run_roles(indexes[start], indexes[stop - 1])
+                if found is not None:
+                    roles[start:stop] = found
+                    continue
+            wanted += (p for p in range(start, stop) if types[indexes[p]] == "message")
         decoded = self._decoded
         # Positions whose entry is decoded in full: cached, migrated, or with a role that
         # only the full decoder reads as ``JSON.parse`` does (a number, a lone surrogate).
@@ -465,19 +491,18 @@ class EntryTable:
         starts = self._starts
         if self._reader is None or self.migrated or starts[first] < 0 or starts[last] < 0:
             return None
-        block = self._reader.read_spans([(starts[first], self._ends[last])])[0]
-        lines = bytes(block).split(b"\n")
-        if len(lines) != last - first + 1:
+        block = bytes(self._reader.read_spans([(starts[first], self._ends[last])])[0])
+        if block.count(b"\n") != last - first:
             return None  # lines the session skipped lie in between
         try:
-            heads = list(map(_decode_message_role, lines))
+            heads = _decode_message_role_lines(block)
         except (msgspec.MsgspecError, RecursionError):
             return None
-        if not all(map(eq, map(_HEAD_ID, heads), islice(self.ids, first, last + 1))):
+        if list(map(_HEAD_ID, heads)) != self.ids[first : last + 1]:
             return None  # the file changed: reading entry by entry says where
         roles = [
             None if head.message is None or entry_type != "message" else head.message.role
-            for head, entry_type in zip(heads, islice(self.types, first, last + 1), strict=True)
+            for head, entry_type in zip(heads, self.types[first : last + 1], strict=True)
         ]
         if not set(map(type, roles)) <= {str, type(None)}:
             return None
