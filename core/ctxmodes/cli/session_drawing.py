@@ -8,10 +8,14 @@ under its branch point: the window it holds (window number from its marker), how
 entries it has, and the first line of the goal of the branch summary made of it. ``--full``
 draws the whole tree (:func:`tree_lines`).
 
-A session can hold a million entries, so the drawing is written line by line as it is made:
-the path's entries are read from the file a block at a time (one pass, nothing kept), and
-each line is cut to the terminal's width and styled here, at a few string operations a line,
-rather than laid out by ``rich`` as a renderable.
+A session can hold a million entries, so nothing is built per entry before the first line
+is written: the tree comes from the index (:mod:`ctxmodes.session.tree_shape`: roots,
+children and chains of positions, no node per entry), a message's line needs only its role,
+which the store reads for a block of consecutive lines in one decoder pass without building
+the messages, and each line is cut to the terminal's width, styled and written here, a block
+of lines at a time, rather than laid out by ``rich`` as a renderable. What a session holds
+is shown and never obeyed: characters that would steer the terminal are written as escapes
+(:func:`visible`).
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ import re
 from bisect import bisect_left
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import chain, compress, islice, repeat
-from operator import eq
+from operator import eq, itemgetter
 from typing import Any, Final, TypeVar
 
 from rich.cells import cell_len, set_cell_size
@@ -50,8 +54,6 @@ _Each = TypeVar("_Each")
 
 # Entries read from the file at a time: bounded memory, few reads.
 _READ_BLOCK: Final = 4096
-# Consecutive entries read as one block of the file; fewer are read one by one.
-_STRETCH: Final = 32
 # The entry types whose line shows something read from the entry besides a message's role.
 _CUSTOM_TYPES: Final = frozenset({"custom", "custom_message"})
 
@@ -63,15 +65,7 @@ class _Entries:
 
     def __init__(self, shape: TreeShape, block: Sequence[int], *, custom: bool) -> None:
         types = shape.types
-        roles: dict[int, Any] = {}
-        scattered: list[int] = []
-        for stretch in _stretches(block):
-            if len(stretch) < _STRETCH:
-                scattered.extend(stretch)
-            else:
-                roles.update(zip(stretch, shape.message_roles(stretch), strict=True))
-        roles.update(zip(scattered, shape.message_roles(scattered), strict=True))
-        self.kinds = [_kind(types[index], roles[index]) for index in block]
+        self.kinds = list(map(_kind, map(types.__getitem__, block), shape.message_roles(block)))
         self.stored: dict[int, dict[str, Any]] = {}
         if custom:
             wanted = [index for index in block if types[index] in _CUSTOM_TYPES]
@@ -90,18 +84,6 @@ def _kind(entry_type: str | None, role: Any) -> Segment:
     if role is None or type(role) is str:
         return _common_kind(entry_type, role)
     return f" {role or 'message'}", "green"  # a role of another JSON type, as Python shows it
-
-
-def _stretches(indexes: Sequence[int]) -> Iterator[range]:
-    """``indexes`` as stretches of consecutive positions."""
-    if isinstance(indexes, range) and indexes.step == 1:
-        yield indexes
-        return
-    start = 0
-    for position in range(1, len(indexes) + 1):
-        if position == len(indexes) or indexes[position] != indexes[position - 1] + 1:
-            yield range(indexes[start], indexes[position - 1] + 1)
-            start = position
 
 
 def _blocks(items: Iterable[_Each]) -> Iterator[Sequence[_Each]]:
@@ -393,14 +375,14 @@ def write_lines(lines: Iterable[Line], console: Console, *, fit: bool = True) ->
     styles = _Styles(console) if console.color_system is not None else None
     written: list[str] = []
     for line in lines:
-        text = "".join([piece for piece, _ in line])
+        text = "".join(map(_TEXT, line))
         if _UNSAFE.search(text) is not None:
             line = [(visible(piece), style) for piece, style in line]
-            text = "".join([piece for piece, _ in line])
+            text = "".join(map(_TEXT, line))
         # No character is wider than two cells: most lines need no measuring.
         if fit and 2 * len(text) > width and sum(map(cell_len, (p for p, _ in line))) > width:
             line = _cut(line, width - 1)
-            text = "".join([piece for piece, _ in line])
+            text = "".join(map(_TEXT, line))
         if styles is not None:
             text = "".join([styles.wrap(piece, style) if style else piece for piece, style in line])
         written.append(text)
@@ -417,6 +399,7 @@ def write_lines(lines: Iterable[Line], console: Console, *, fit: bool = True) ->
 _UNSAFE: Final = re.compile(
     "[\x00-\x1f\x7f-\x9f\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]"
 )
+_TEXT: Final = itemgetter(0)
 # Lines joined into one write.
 _WRITE_BLOCK: Final = 1024
 

@@ -17,10 +17,10 @@ import os
 import weakref
 from array import array
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from itertools import compress, filterfalse, islice, repeat
-from operator import attrgetter, eq, ne
+from itertools import compress, filterfalse, repeat
+from operator import attrgetter, ne
 from typing import Any, Final
 
 import msgspec
@@ -52,8 +52,31 @@ _SEARCH_BLOCK: Final = 4096
 # Entries this close in file order are decoded together, with the few in between.
 _RUN_GAP: Final = 4
 _RUN_LENGTH: Final = 512
+# Consecutive entries whose roles are read as one block of the file (fewer are read one by
+# one), and the most read at once.
+_ROLE_BLOCK_LEAST: Final = 32
+_ROLE_BLOCK_MOST: Final = 4096
 # A warning stays one readable line even for a cycle through thousands of entries.
 _CYCLE_NAMES_SHOWN: Final = 8
+
+
+def find_last(
+    values: list[Any] | array[int], value: Any, start: int = 0, stop: int | None = None
+) -> int:
+    """The position of the last ``value`` in ``values[start:stop]`` (``NO_ENTRY`` if none).
+
+    Searched in C a block at a time from the end: what the index looks for (a recent entry,
+    the latest entry of a type) is usually near it, and a miss costs one pass in C."""
+    end = len(values) if stop is None else stop
+    for block_end in range(end, start, -_SEARCH_BLOCK):
+        block_start = max(start, block_end - _SEARCH_BLOCK)
+        block = values[block_start:block_end]
+        block.reverse()
+        try:
+            return block_end - 1 - block.index(value)
+        except ValueError:
+            continue
+    return NO_ENTRY
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,12 +102,30 @@ class _MessageRole(msgspec.Struct, gc=False):
 
 
 _decode_message_role: Final = msgspec.json.Decoder(_MessageRole).decode
+_decode_message_role_lines: Final = msgspec.json.Decoder(_MessageRole).decode_lines
 _HEAD_ID: Final = attrgetter("id")
 
 
 def _role_of(entry: JsonObject) -> Any:
     message = entry.get("message")
     return message.get("role") if isinstance(message, dict) else None
+
+
+def _stretches(indexes: Sequence[int], most: int) -> Iterator[tuple[int, int]]:
+    """The positions ``(start, stop)`` of each stretch of consecutive entries in ``indexes``,
+    at most ``most`` long."""
+    count = len(indexes)
+    if isinstance(indexes, range) and indexes.step == 1:
+        for start in range(0, count, most):
+            yield start, min(start + most, count)
+        return
+    start = 0
+    while start < count:
+        stop, limit, first = start + 1, min(start + most, count), indexes[start] - start
+        while stop < limit and indexes[stop] == first + stop:
+            stop += 1
+        yield start, stop
+        start = stop
 
 
 class _LineReader:
@@ -158,7 +199,7 @@ class EntryTable:
         self.cut_roots: set[int] = set()
         # Sorted indexes where a run of "parent is the previous entry" links starts; paths
         # are walked a run at a time.
-        self._breaks = self._find_breaks()
+        self._breaks = self._find_breaks(sorted(set(scan.unresolved)))
         self._resolve_late_parents()
         self._report_duplicates()
         # label target id -> (label, timestamp); insertion order as in Pi's map.
@@ -253,11 +294,16 @@ class EntryTable:
             settled.update(trail)
         self._breaks = self._find_breaks()
 
-    def _find_breaks(self) -> list[int]:
-        """Entries whose parent is not the entry just before them (always including 0)."""
+    def _find_breaks(self, candidates: list[int] | None = None) -> list[int]:
+        """Entries whose parent is not the entry just before them (always including 0), among
+        ``candidates`` (sorted; default: every entry)."""
         count = len(self.parents)
-        # C-level passes: compare every parent index with its own index minus one.
-        breaks = list(compress(range(count), map(ne, self.parents, range(-1, count - 1))))
+        parents = self.parents
+        if candidates is None:
+            # C-level passes: compare every parent index with its own index minus one.
+            breaks = list(compress(range(count), map(ne, parents, range(-1, count - 1))))
+        else:
+            breaks = [index for index in candidates if parents[index] != index - 1]
         if count and (not breaks or breaks[0] != 0):
             breaks.insert(0, 0)
         return breaks
@@ -299,13 +345,8 @@ class EntryTable:
             # list from its end (ids looked up are mostly recent ones): the few lookups of a
             # read need no map of every id.
             self._lookups += 1
-            ids = self.ids
-            for stop in range(len(ids), 0, -_SEARCH_BLOCK):
-                try:
-                    return ids.index(entry_id, max(0, stop - _SEARCH_BLOCK), stop)
-                except ValueError:
-                    continue
-            return None
+            found = find_last(self.ids, entry_id)
+            return None if found == NO_ENTRY else found
         return self.by_id.get(entry_id)
 
     def path_to(self, index: int) -> list[int]:
@@ -397,14 +438,18 @@ class EntryTable:
         """The ``role`` of the ``message`` of each of these entries that is a ``message``
         (``None`` where it has no message object or its message no role, and for entries of
         other types), read from the file without building the rest of each entry and without
-        filling the cache. A ``range`` of entries is read as one block of the file."""
-        if isinstance(indexes, range) and indexes.step == 1 and indexes:
-            roles = self._run_roles(indexes.start, indexes.stop - 1)
-            if roles is not None:
-                return roles
+        filling the cache. Each stretch of consecutive entries is read as one block of the
+        file and decoded in one pass."""
+        roles: list[Any] = [None] * len(indexes)
         types = self.types
-        wanted = [position for position, index in enumerate(indexes) if types[index] == "message"]
-        roles = [None] * len(indexes)
+        wanted: list[int] = []  # positions read one by one
+        for start, stop in _stretches(indexes, _ROLE_BLOCK_MOST):
+            if stop - start >= _ROLE_BLOCK_LEAST:
+                found = self._run_roles(indexes[start], indexes[stop - 1])
+                if found is not None:
+                    roles[start:stop] = found
+                    continue
+            wanted += (p for p in range(start, stop) if types[indexes[p]] == "message")
         decoded = self._decoded
         # Positions whose entry is decoded in full: cached, migrated, or with a role that
         # only the full decoder reads as ``JSON.parse`` does (a number, a lone surrogate).
@@ -446,19 +491,18 @@ class EntryTable:
         starts = self._starts
         if self._reader is None or self.migrated or starts[first] < 0 or starts[last] < 0:
             return None
-        block = self._reader.read_spans([(starts[first], self._ends[last])])[0]
-        lines = bytes(block).split(b"\n")
-        if len(lines) != last - first + 1:
+        block = bytes(self._reader.read_spans([(starts[first], self._ends[last])])[0])
+        if block.count(b"\n") != last - first:
             return None  # lines the session skipped lie in between
         try:
-            heads = list(map(_decode_message_role, lines))
+            heads = _decode_message_role_lines(block)
         except (msgspec.MsgspecError, RecursionError):
             return None
-        if not all(map(eq, map(_HEAD_ID, heads), islice(self.ids, first, last + 1))):
+        if list(map(_HEAD_ID, heads)) != self.ids[first : last + 1]:
             return None  # the file changed: reading entry by entry says where
         roles = [
             None if head.message is None or entry_type != "message" else head.message.role
-            for head, entry_type in zip(heads, islice(self.types, first, last + 1), strict=True)
+            for head, entry_type in zip(heads, self.types[first : last + 1], strict=True)
         ]
         if not set(map(type, roles)) <= {str, type(None)}:
             return None
@@ -619,13 +663,14 @@ class EntryTable:
 
     def _search_path(self, path: Sequence[int], matches: str | Callable[[int], bool]) -> int:
         if isinstance(matches, str):
-            # One C-level pass over the types along the path.
-            along = list(map(self.types.__getitem__, path))
-            along.reverse()
-            try:
-                return path[len(path) - 1 - along.index(matches)]
-            except ValueError:
-                return NO_ENTRY
+            # C-level searches of the types along the path, a block at a time from its end
+            # (the match is most often recent): each run of consecutive entries is a slice of
+            # the list of types.
+            for run in reversed(self.path_runs(path[-1])):
+                found = find_last(self.types, matches, run.start, run.stop)
+                if found != NO_ENTRY:
+                    return found
+            return NO_ENTRY
         for index in reversed(path):
             if matches(index):
                 return index
@@ -701,12 +746,9 @@ class ActivePath:
         """Where ``index`` sits on the path, or ``None`` if it is not on it."""
         if self._positions is not None:
             return self._positions.get(index)
-        # Until a move needs the map, search the list (from the leaf end, where lookups land).
-        indexes = self.indexes
-        for position in range(len(indexes) - 1, -1, -1):
-            if indexes[position] == index:
-                return position
-        return None
+        # Until a move needs the map, search the path from the leaf end, where lookups land.
+        found = find_last(self.indexes, index)
+        return None if found == NO_ENTRY else found
 
     def _position_map(self) -> dict[int, int]:
         if self._positions is None:

@@ -12,7 +12,7 @@ the whole cycle out of its tree). Duplicated ids can tie nodes into cycles of th
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -22,7 +22,7 @@ from ctxmodes.session.store import EntryTable
 if TYPE_CHECKING:
     from ctxmodes.session.models import SessionEntry
 
-__all__ = ["SessionTreeNode", "build_tree", "compare_timestamps", "flat_tree"]
+__all__ = ["SessionTreeNode", "build_tree", "flat_tree", "sibling_order"]
 
 
 @dataclass(eq=False, slots=True)
@@ -45,8 +45,7 @@ class SessionTreeNode:
         return self._resolve(self.index)
 
 
-def compare_timestamps(left: int | None, right: int | None) -> int:
-    """How the tree orders two siblings by their timestamps in milliseconds."""
+def _compare(left: int | None, right: int | None) -> int:
     # Pi's comparator returns NaN for unparsable timestamps, which sorting treats as "equal".
     if left is None or right is None:
         return 0
@@ -134,17 +133,19 @@ def _sort_children(table: EntryTable, roots: list[SessionTreeNode]) -> None:
         stack.extend(node.children)
     if not crowded:
         return
-    wanted = [child.index for node in crowded for child in node.children]
+    key = sibling_order(table, [child.index for node in crowded for child in node.children])
+    for node in crowded:
+        node.children.sort(key=lambda child: key(child.index))
+
+
+def sibling_order(table: EntryTable, indexes: Sequence[int]) -> Callable[[int], Any]:
+    """A sort key that orders siblings among ``indexes`` as the tree does: by timestamp,
+    oldest first (sorting keeps file order where it cannot tell)."""
     times = {
         index: timestamp_ms(entry.get("timestamp"))
-        for index, entry in zip(wanted, table.entries(wanted), strict=True)
+        for index, entry in zip(indexes, table.entries(indexes), strict=True)
     }
-    for node in crowded:
-        node.children.sort(
-            key=functools.cmp_to_key(
-                lambda a, b: compare_timestamps(times[a.index], times[b.index])
-            )
-        )
+    return functools.cmp_to_key(lambda a, b: _compare(times[a], times[b]))
 
 
 def flat_tree(roots: list[SessionTreeNode]) -> dict[str, Any]:

@@ -16,15 +16,13 @@ and an empty ``parentId`` names the entry whose id is empty); the shape is then 
 
 from __future__ import annotations
 
-import functools
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterator, Sequence
 from operator import attrgetter
 from typing import Any, Final
 
-from ctxmodes.session.ids import timestamp_ms
 from ctxmodes.session.store import NO_ENTRY, EntryTable
-from ctxmodes.session.tree import SessionTreeNode, build_tree, compare_timestamps
+from ctxmodes.session.tree import SessionTreeNode, build_tree, sibling_order
 
 __all__ = ["TreeShape", "tree_shape"]
 
@@ -92,19 +90,10 @@ class TreeShape:
         return self._table.message_roles(indexes)
 
     def _sort_by_time(self, siblings: dict[int, list[int]]) -> None:
-        """Order each list of siblings by their entries' timestamps, as the tree does."""
-        wanted = [index for children in siblings.values() for index in children]
-        times = {
-            index: timestamp_ms(entry.get("timestamp"))
-            for index, entry in zip(wanted, self._table.peek(wanted), strict=True)
-        }
-
-        def by_time(left: int, right: int) -> int:
-            return compare_timestamps(times[left], times[right])
-
-        key = functools.cmp_to_key(by_time)
-        for children in siblings.values():
-            children.sort(key=key)
+        """Order each list of siblings as the tree does."""
+        key = sibling_order(self._table, [index for group in siblings.values() for index in group])
+        for group in siblings.values():
+            group.sort(key=key)
 
 
 class _IndexShape(TreeShape):

@@ -74,6 +74,8 @@ def test_message_roles_are_the_decoded_roles(tmp_path: Path, seed: int, preload:
         assert table.message_roles(range(7, 90)) == expected[7:90]
         scattered = list(everything)[::-3]
         assert table.message_roles(scattered) == [expected[index] for index in scattered]
+        mixed = [*range(5, 100), *range(200, 210), 3, 2, 1, *range(150, 300)]
+        assert table.message_roles(mixed) == [expected[index] for index in mixed]
     finally:
         table.close()
 
