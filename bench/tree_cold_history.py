@@ -98,7 +98,9 @@ def measure(file: Path) -> dict[str, float]:
     probe.close()
     first("first search_contents (newest archive)", search(f"detail-w{newest}-", True))
     first("first search_contents (oldest archive)", search("detail-w0-", False))
-    first("first search_contents (no hit: every archive)", search("found-nowhere", False, hits=False))
+    first(
+        "first search_contents (no hit: every archive)", search("found-nowhere", False, hits=False)
+    )
     manager.close()
     return figures
 
