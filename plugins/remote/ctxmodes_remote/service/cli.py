@@ -18,10 +18,12 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
-from datetime import UTC, datetime
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ctxmodes import CliCommand, CtxmodesError
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8443
@@ -113,12 +115,16 @@ def _configure(parser: argparse.ArgumentParser) -> None:
     backup = actions.add_parser(
         "backup", help="copy the SQLite database consistently, even while the service runs"
     )
+    from pathlib import Path  # here: `ctxmodes --help` loads this module, not pathlib
+
     backup.add_argument("--data", metavar="DIR", type=Path, required=True)
     backup.add_argument("--to", metavar="FILE", type=Path, required=True, help="a new file")
     backup.set_defaults(serve_handler=_backup)
 
 
 def _add_data(parser: argparse.ArgumentParser, *, required: bool) -> None:
+    from pathlib import Path
+
     parser.add_argument(
         "--data",
         metavar="DIR",
@@ -162,6 +168,8 @@ def _token_create(args: argparse.Namespace) -> int:
 
 
 def _token_list(args: argparse.Namespace) -> int:
+    from datetime import UTC, datetime
+
     from ctxmodes_remote.service.storage import open_storage
 
     storage = open_storage(_data_directory(args.data), args.database)

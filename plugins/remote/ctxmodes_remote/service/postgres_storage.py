@@ -213,6 +213,12 @@ class PostgresStorage:
         # One thread per connection the pool may open.
         return self._max_connections
 
+    @property
+    def search_page_max(self) -> int:
+        # Each query finds the candidates anew (a GIN index scan) and the server does it,
+        # not the worker: fewer, bigger pages.
+        return 6400
+
     def group_commits(self) -> bool:
         # Each connection commits on its own; Postgres shares a sync among those that
         # commit together.

@@ -300,6 +300,12 @@ class Storage(Protocol):
         """How many threads may use the storage at once."""
         ...
 
+    @property
+    def search_page_max(self) -> int:
+        """The most search candidates worth fetching in one query (a search's pages grow
+        up to it)."""
+        ...
+
     def group_commits(self) -> bool:
         """Hold commits from now on, when the backend gains from it: writes then join one
         open transaction until :meth:`commit_group`, and whoever made them answers none
