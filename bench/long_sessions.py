@@ -142,7 +142,7 @@ def bench_file(
     )
     copy = tmp / f"rollover-{file.name}"
     shutil.copyfile(file, copy)
-    rollover = f"run --mode tree --model scripted:{script} --session {copy}".split()
+    rollover = f"run --mode tree --switch-mode --model scripted:{script} --session {copy}".split()
     results["tree rollover"] = run([CTXMODES, *rollover, "carry on"])
     copy.unlink()
     pi = pi_command(file)
