@@ -57,6 +57,7 @@ DEFAULT_CASES = (
 MORE_FORMAT_CASES = (
     "mistral_tool_call",
     "mistral_magistral_thinking",
+    "mistral_text",
     "azure_tool_call_base_url_deployment_map",
     "bedrock_tool_use_nova",
     "bedrock_claude_thinking_signature",

@@ -29,6 +29,7 @@ BENCHMARKS = (
     "service.py",
     "service_load.py",
     "service_capacity.py",
+    "service_isolation.py",
     "terminal.py",
 )
 

@@ -89,7 +89,7 @@ class Rate:
     p99_ms: float = 0.0
 
 
-def _percentile(values: list[float], fraction: float) -> float:
+def percentile(values: list[float], fraction: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
 
@@ -114,7 +114,7 @@ async def _drive(
         started = time.perf_counter()
         await asyncio.gather(*(client(http, n) for n in range(clients)))
         elapsed = time.perf_counter() - started
-    return Rate(len(latencies) / elapsed, _percentile(latencies, 0.5), _percentile(latencies, 0.99))
+    return Rate(len(latencies) / elapsed, percentile(latencies, 0.5), percentile(latencies, 0.99))
 
 
 # -- anchors ---------------------------------------------------------------------------------
@@ -234,19 +234,35 @@ class Caller:
             await reply.read()
             assert reply.status == 200, reply.status
 
+    async def history(
+        self, http: aiohttp.ClientSession, session_id: str, operation: str, body: dict[str, object]
+    ) -> None:
+        """``history.<operation>``, its ``query`` (if any) sealed as Codex sends it."""
+        headers = {"Authorization": f"Bearer {self.token}", **ENCRYPTED}
+        context = {"session_id": session_id, "current_agent_name": "/root"}
+        async with http.post(
+            f"{self.base}/alpha/history/v2/{operation}",
+            json={**body, "context": context},
+            headers=headers,
+        ) as reply:
+            await reply.read()
+            assert reply.status == 200, reply.status
+
 
 class Service:
     """``ctxmodes serve`` on plain HTTP: ``processes`` processes on one database, as a team
     runs them behind a load balancer."""
 
-    def __init__(self, data: Path, log: Path, *database: str, processes: int = 1) -> None:
+    def __init__(
+        self, data: Path, log: Path, *database: str, processes: int = 1, responses: int = 1
+    ) -> None:
         self._log = log.open("w")
         self._data = data
         self._database = database
         first = self._token("bench")
         self.keyring: KeyRing = load_or_create_keyring(data)
         script = data / "script.json"
-        script.write_text(json.dumps({"responses": [{"text": "ok"}]}))
+        script.write_text(json.dumps({"responses": [{"text": "ok"}] * responses}))
         self.processes: list[subprocess.Popen[str]] = []
         self.bases: list[str] = []
         for _ in range(processes):

@@ -51,7 +51,7 @@ if TYPE_CHECKING:
         TreePreparation,
         TurnEndEvent,
     )
-    from ctxmodes.hookspecs import hookimpl
+    from ctxmodes.hook_marker import hookimpl
     from ctxmodes.hostapi import (
         DeliverAs,
         HostSession,
@@ -110,7 +110,7 @@ _EXPORTS: dict[str, str] = {
         ),
         "ctxmodes.events",
     ),
-    "hookimpl": "ctxmodes.hookspecs",
+    "hookimpl": "ctxmodes.hook_marker",
     **dict.fromkeys(
         (
             "DeliverAs",

@@ -12,15 +12,16 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
-from dataclasses import dataclass
+from typing import Any
 
 from ctxmodes.errors import PluginError
-from ctxmodes.modes import MODE_NAME
+from ctxmodes.names import PLUGIN_THING_NAME
+
+_FIELDS = ("name", "help", "run", "configure", "description")
 
 
-@dataclass(frozen=True, slots=True)
 class CliCommand:
-    """One ``ctxmodes`` subcommand.
+    """One ``ctxmodes`` subcommand (immutable).
 
     :param name: the subcommand (``demo``): lower case, digits, ``-`` or ``_``.
     :param help: one line for ``ctxmodes --help``.
@@ -30,14 +31,48 @@ class CliCommand:
     :param description: the longer text of ``ctxmodes <name> --help``.
     """
 
+    # A plain class rather than a dataclass: ``ctxmodes --help`` builds one per plugin
+    # command, and the dataclasses module imports ``inspect``, a fifth of that start.
+    __slots__ = _FIELDS
+
     name: str
     help: str
     run: Callable[[argparse.Namespace], int]
-    configure: Callable[[argparse.ArgumentParser], None] | None = None
-    description: str | None = None
+    configure: Callable[[argparse.ArgumentParser], None] | None
+    description: str | None
 
-    def __post_init__(self) -> None:
-        if not MODE_NAME.match(self.name):
+    def __init__(
+        self,
+        name: str,
+        help: str,
+        run: Callable[[argparse.Namespace], int],
+        configure: Callable[[argparse.ArgumentParser], None] | None = None,
+        description: str | None = None,
+    ) -> None:
+        if not PLUGIN_THING_NAME.match(name):
             raise PluginError(
-                f"invalid command name {self.name!r}: use lower-case letters, digits, '-' or '_'"
+                f"invalid command name {name!r}: use lower-case letters, digits, '-' or '_'"
             )
+        for field, value in zip(_FIELDS, (name, help, run, configure, description), strict=True):
+            object.__setattr__(self, field, value)
+
+    def _values(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, field) for field in _FIELDS)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"cannot assign to field {name!r}: a CliCommand is immutable")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"cannot delete field {name!r}: a CliCommand is immutable")
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, CliCommand):
+            return NotImplemented
+        return self._values() == other._values()
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{field}={getattr(self, field)!r}" for field in _FIELDS)
+        return f"CliCommand({shown})"

@@ -14,13 +14,16 @@ Internal to ctxmodes: not part of the API plugins and programs use (see :mod:`ct
 from __future__ import annotations
 
 import os
+import posixpath
+import sys
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from ctxmodes.errors import ConfigError
 
+#: The folder name of ctxmodes' files in the user's directories.
+APP_NAME = "ctxmodes"
 CONFIG_DIR_ENV = "CTXMODES_CONFIG_DIR"
 #: The mode of a configuration that names none.
 DEFAULT_MODE = "off"
@@ -40,17 +43,41 @@ def user_config_path(environ: Mapping[str, str] | None = None) -> Path:
     override = env.get(CONFIG_DIR_ENV)
     if override:
         return Path(override) / USER_FILE
-    import platformdirs  # only needed when no override is given
-
-    return platformdirs.user_config_path("ctxmodes") / USER_FILE
+    return user_config_dir() / USER_FILE
 
 
-@dataclass(frozen=True, slots=True)
-class Sources:
+def user_config_dir() -> Path:
+    """ctxmodes' folder in the user's configuration directory, as platformdirs names it.
+
+    Every start of the command line reads the user file, and importing platformdirs (with
+    the tempfile module it needs) costs a tenth of a bare interpreter's start. So on Linux
+    with an absolute ``HOME``, the usual case, the folder is named here by the XDG rule
+    platformdirs follows there (an absolute ``XDG_CONFIG_HOME``, else ``~/.config``);
+    everywhere else platformdirs answers. ``tests/core/test_config_sources.py`` holds the
+    two to each other.
+    """
+    home = os.environ.get("HOME", "")
+    if sys.platform == "linux" and posixpath.isabs(home) and not _may_be_android():
+        xdg = os.environ.get("XDG_CONFIG_HOME", "")
+        base = xdg if posixpath.isabs(xdg) else os.path.expanduser("~/.config")
+        return Path(base, APP_NAME)
+    import platformdirs
+
+    return platformdirs.user_config_path(APP_NAME)
+
+
+def _may_be_android() -> bool:
+    # platformdirs' own test before it looks for an Android app's folders.
+    return hasattr(sys, "getandroidapilevel") or (
+        os.environ.get("ANDROID_DATA") == "/data" and os.environ.get("ANDROID_ROOT") == "/system"
+    )
+
+
+class Sources(NamedTuple):
     """The layers read, lowest precedence first, and the project file left out because
     the project is not trusted (``None`` when nothing was left out)."""
 
-    layers: list[Layer] = field(default_factory=list)
+    layers: list[Layer]
     skipped: Path | None = None
 
 
@@ -92,8 +119,7 @@ def read_sources(
     return Sources(layers, skipped)
 
 
-@dataclass(frozen=True, slots=True)
-class StartupSettings:
+class StartupSettings(NamedTuple):
     """What a command needs before anything else, read without validating the rest: the
     mode and which plugins to load (``allow`` ``None``: every installed one)."""
 

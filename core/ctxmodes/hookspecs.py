@@ -40,6 +40,10 @@ from typing import TYPE_CHECKING
 
 import pluggy
 
+# ``hookimpl`` is pluggy's mark, set without importing pluggy (see the module).
+from ctxmodes.hook_marker import PROJECT_NAME as PROJECT_NAME
+from ctxmodes.hook_marker import hookimpl as hookimpl
+
 if TYPE_CHECKING:
     from ctxmodes.cli_commands import CliCommand
     from ctxmodes.commands import Command
@@ -71,8 +75,6 @@ if TYPE_CHECKING:
     from ctxmodes.session.models import AgentMessage
     from ctxmodes.tools.base import Tool
 
-PROJECT_NAME = "ctxmodes"
-
 #: Hooks called outside any session: by the command line and by the model registry.
 SESSIONLESS_HOOKS: frozenset[str] = frozenset({"ctx_register_cli_commands", "ctx_register_models"})
 #: Hooks a plugin module implements at import level; every other hook of a mode belongs to
@@ -80,7 +82,6 @@ SESSIONLESS_HOOKS: frozenset[str] = frozenset({"ctx_register_cli_commands", "ctx
 MODULE_HOOKS: frozenset[str] = frozenset({"ctx_register_modes", *SESSIONLESS_HOOKS})
 
 hookspec = pluggy.HookspecMarker(PROJECT_NAME)
-hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
 
 
 # ---------------------------------------------------------------------------------------------

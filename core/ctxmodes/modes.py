@@ -15,19 +15,17 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-import pluggy
-
 from ctxmodes.errors import ConfigError, PluginError
-from ctxmodes.plugin_checks import check_plugin
-from ctxmodes.plugins import each_plugin
+from ctxmodes.names import PLUGIN_THING_NAME
 
 if TYPE_CHECKING:
+    import pluggy
     from pydantic import BaseModel
 
     from ctxmodes.hostapi import HostSession
     from ctxmodes.session_view import SessionView
 
-MODE_NAME = re.compile(r"^[a-z][a-z0-9_-]{0,39}$")
+MODE_NAME = PLUGIN_THING_NAME
 #: ``package.module:Model``: a settings model named by where it is defined.
 SETTINGS_REFERENCE = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
 
@@ -165,6 +163,8 @@ class ModeRegistry:
 
         :param distributions: plugin name → distribution name, for ``ctxmodes modes``.
         """
+        from ctxmodes.plugins import each_plugin
+
         modes: dict[str, InstalledMode] = {}
         dists = distributions or {}
         for plugin_name, call in each_plugin(pm, "ctx_register_modes"):
@@ -217,6 +217,10 @@ class ModeRegistry:
         :raises PluginError: the mode object has a ``ctx_*`` method that is not a valid hook
             implementation (unmarked, misspelled, or taking an argument the hook lacks).
         """
+        import pluggy
+
+        from ctxmodes.plugin_checks import check_plugin
+
         installed = self.get(name)
         plugin = installed.spec.build(session, settings)
         label = f"mode {name!r} (plugin {installed.plugin_name!r})"

@@ -19,8 +19,7 @@ import os
 import re
 import sys
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     from importlib.metadata import EntryPoint
@@ -30,8 +29,7 @@ _VALUE = re.compile(r"(?P<module>[\w.]+)\s*(:\s*(?P<attr>[\w.]+)\s*)?((?P<extras
 _METADATA_SUFFIXES = (".dist-info", ".egg-info")
 
 
-@dataclass(frozen=True, slots=True)
-class FoundEntryPoint:
+class FoundEntryPoint(NamedTuple):
     """One entry point of a group: its name and value, and the metadata folder of the
     distribution that declares it (``None`` when :mod:`importlib.metadata` found it)."""
 

@@ -8,10 +8,9 @@ Internal to ctxmodes: not part of the API plugins and programs use (see :mod:`ct
 
 from __future__ import annotations
 
-import importlib
 import os
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import pluggy
@@ -19,13 +18,13 @@ import pluggy
 from ctxmodes import hookspecs
 from ctxmodes.errors import PluginError
 from ctxmodes.plugin_checks import check_plugin
-from ctxmodes.plugin_discovery import FoundEntryPoint, find_entry_points
+from ctxmodes.plugin_selection import TRACE_ENV, import_plugin, select_entry_points
+
+# PluginSelection is built by every caller of make_plugin_manager: offered from here too.
+from ctxmodes.plugin_selection import PluginSelection as PluginSelection
 
 if TYPE_CHECKING:
     from ctxmodes.config import Settings
-
-#: The entry-point group for modes and other plugins, built-in and third-party alike.
-ENTRY_POINT_GROUP = hookspecs.PROJECT_NAME
 
 #: Core plugins registered in every manager, unless blocked. They are not modes; they provide
 #: what every session has. ``module`` registers the module itself; ``module:Factory`` registers
@@ -36,47 +35,6 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "ctxmodes.host.builtin_commands",
     "ctxmodes.providers.builtin:BuiltinModels",
 )
-
-#: Entry points loaded whatever the allow list says, as pytest's essential plugins: the
-#: default mode must always exist. Blocking one is an error rather than a broken default.
-ESSENTIAL_PLUGINS: frozenset[str] = frozenset({"off"})
-
-#: Comma-separated plugin names never to load (like tox's TOX_DISABLED_EXTERNAL_PLUGINS).
-BLOCK_ENV = "CTXMODES_BLOCK_PLUGINS"
-#: Comma-separated plugin names: when set, only these entry points are loaded.
-ALLOW_ENV = "CTXMODES_LOAD_PLUGINS"
-#: When set (to anything non-empty), every hook call is printed to stderr.
-TRACE_ENV = "CTXMODES_TRACE_PLUGINS"
-
-
-@dataclass(frozen=True, slots=True)
-class PluginSelection:
-    """Which plugins to load. ``allow=None`` means every installed entry point."""
-
-    allow: frozenset[str] | None = None
-    block: frozenset[str] = field(default_factory=frozenset)
-
-    @classmethod
-    def from_env(
-        cls,
-        environ: dict[str, str] | os._Environ[str] | None = None,
-        *,
-        allow: Iterable[str] | None = None,
-        block: Iterable[str] = (),
-    ) -> PluginSelection:
-        """Merge configured lists with the environment (the environment adds to both)."""
-        env = os.environ if environ is None else environ
-        env_block = _split(env.get(BLOCK_ENV, ""))
-        env_allow = _split(env.get(ALLOW_ENV, "")) if env.get(ALLOW_ENV) is not None else None
-        allowed: frozenset[str] | None = None
-        if allow is not None or env_allow is not None:
-            allowed = frozenset(allow or ()) | frozenset(env_allow or ())
-        return cls(allow=allowed, block=frozenset(block) | env_block)
-
-    def permits(self, name: str) -> bool:
-        if name in self.block:
-            return False
-        return self.allow is None or name in self.allow or name in ESSENTIAL_PLUGINS
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,10 +63,6 @@ class CtxPluginManager(pluggy.PluginManager):
         }
 
 
-def _split(value: str) -> frozenset[str]:
-    return frozenset(part.strip() for part in value.split(",") if part.strip())
-
-
 def make_plugin_manager(
     *,
     load_entrypoints: bool = True,
@@ -119,10 +73,10 @@ def make_plugin_manager(
     """Return a new plugin manager.
 
     In order: add the hookspecs; block names; load the permitted entry points of group
-    ``ctxmodes`` (the :data:`ESSENTIAL_PLUGINS` always); register ``default_plugins``
-    (modules, by their dotted name) and then ``plugins`` (objects, for tests and embedding);
-    finally ``check_pending()``, so an implementation whose name matches no hookspec fails
-    here instead of never being called.
+    ``ctxmodes`` (the essential ones always: :mod:`ctxmodes.plugin_selection`); register
+    ``default_plugins`` (modules, by their dotted name) and then ``plugins`` (objects, for
+    tests and embedding); finally ``check_pending()``, so an implementation whose name
+    matches no hookspec fails here instead of never being called.
 
     :param selection: allow/block lists; ``None`` reads only the environment.
     :raises PluginError: a plugin failed to import or implements an unknown hook, or an
@@ -131,12 +85,7 @@ def make_plugin_manager(
     pm = CtxPluginManager()
     pm.add_hookspecs(hookspecs)
     chosen = selection if selection is not None else PluginSelection.from_env()
-    essential = sorted(chosen.block & ESSENTIAL_PLUGINS)
-    if essential:
-        raise PluginError(
-            f"plugin {essential[0]!r} is essential and cannot be blocked "
-            "(it provides the default mode)"
-        )
+    chosen.refuse_blocked_essentials()
     for name in chosen.block:
         pm.set_blocked(name)
     if load_entrypoints:
@@ -145,7 +94,7 @@ def make_plugin_manager(
         module_name, _, factory = target.partition(":")
         if pm.is_blocked(module_name):  # the allow list limits entry points, not the core
             continue
-        plugin = _import_plugin(module_name, module_name)
+        plugin = import_plugin(module_name, module_name)
         if factory:
             plugin = getattr(plugin, factory)()
         pm.register(plugin, name=module_name)
@@ -162,30 +111,16 @@ def make_plugin_manager(
 
 
 def _load_entry_points(pm: CtxPluginManager, selection: PluginSelection) -> None:
-    seen: set[str] = set()
-    for ep in sorted(find_entry_points(ENTRY_POINT_GROUP), key=lambda e: e.name):
-        if ep.name in seen:
-            continue  # the same distribution visible twice on sys.path
-        seen.add(ep.name)
-        dist = ep.distribution
-        if not selection.permits(ep.name):
-            status = "blocked" if ep.name in selection.block else "not allowed"
-            pm.entry_point_records.append(PluginRecord(ep.name, ep.value, dist, status))
-            continue
-        plugin = _import_plugin(ep.value, ep.name, ep)
-        check_plugin(pm, plugin, f"plugin {ep.name!r}")
-        try:
-            pm.register(plugin, name=ep.name)
-        except (ValueError, pluggy.PluginValidationError) as exc:
-            raise PluginError(f"plugin {ep.name!r} could not be registered: {exc}") from exc
-        pm.entry_point_records.append(PluginRecord(ep.name, ep.value, dist, "loaded"))
-
-
-def _import_plugin(target: str, name: str, ep: FoundEntryPoint | None = None) -> object:
-    try:
-        return ep.load() if ep is not None else importlib.import_module(target)
-    except Exception as exc:
-        raise PluginError(f"plugin {name!r} ({target}) failed to load: {exc}") from exc
+    for ep, status in select_entry_points(selection):
+        record = PluginRecord(ep.name, ep.value, ep.distribution, status)
+        if status == "loaded":
+            plugin = import_plugin(ep.value, ep.name, ep)
+            check_plugin(pm, plugin, f"plugin {ep.name!r}")
+            try:
+                pm.register(plugin, name=ep.name)
+            except (ValueError, pluggy.PluginValidationError) as exc:
+                raise PluginError(f"plugin {ep.name!r} could not be registered: {exc}") from exc
+        pm.entry_point_records.append(record)
 
 
 def _enable_tracing(pm: pluggy.PluginManager) -> None:

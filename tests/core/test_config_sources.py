@@ -1,10 +1,13 @@
 """Reading the mode and the plugin lists from the configuration files without validating
 the rest."""
 
+import sys
+
+import platformdirs
 import pytest
 
 from ctxmodes.config import load_settings
-from ctxmodes.config_sources import project_config_file, read_startup_settings
+from ctxmodes.config_sources import project_config_file, read_startup_settings, user_config_dir
 from ctxmodes.errors import ConfigError
 
 
@@ -119,3 +122,24 @@ def test_invalid_toml_is_an_error_naming_the_file(project, user_dir):
     (project / ".ctxmodes.toml").write_text("plugins = [\n")
     with pytest.raises(ConfigError, match=r"\.ctxmodes\.toml: invalid TOML"):
         read_plugin_lists(cwd=project, environ=environ(user_dir))
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the folder is named here only on Linux")
+@pytest.mark.parametrize(
+    "env",
+    [
+        {"HOME": "/home/someone"},
+        {"HOME": "/home/someone/"},
+        {"HOME": "/"},
+        {"HOME": "/home/someone", "XDG_CONFIG_HOME": "/elsewhere/config"},
+        {"HOME": "/home/someone", "XDG_CONFIG_HOME": "/elsewhere/config/"},
+        {"HOME": "/home/someone", "XDG_CONFIG_HOME": "relative/config"},
+        {"HOME": "/home/someone", "XDG_CONFIG_HOME": ""},
+    ],
+)
+def test_the_user_folder_is_the_one_platformdirs_names(monkeypatch, env):
+    for name in ("HOME", "XDG_CONFIG_HOME", "ANDROID_DATA", "ANDROID_ROOT"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    assert user_config_dir() == platformdirs.user_config_path("ctxmodes")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import http.server
 import json
+import ssl
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -213,8 +214,9 @@ class Reply:
 class WireServer:
     """A threaded loopback HTTP server answering with scripted replies, in order."""
 
-    def __init__(self, replies: list[Reply]) -> None:
+    def __init__(self, replies: list[Reply], *, tls: ssl.SSLContext | None = None) -> None:
         self.replies = list(replies)
+        self.scheme = "https" if tls is not None else "http"
         self.requests: list[dict[str, Any]] = []
         self.release = threading.Event()
         self.arrived = threading.Event()
@@ -266,13 +268,15 @@ class WireServer:
 
         self._httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._httpd.daemon_threads = True
+        if tls is not None:
+            self._httpd.socket = tls.wrap_socket(self._httpd.socket, server_side=True)
         self._thread = threading.Thread(
             target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
         )
 
     @property
     def base_url(self) -> str:
-        return f"http://127.0.0.1:{self._httpd.server_address[1]}"
+        return f"{self.scheme}://127.0.0.1:{self._httpd.server_address[1]}"
 
     def next_reply(self) -> Reply:
         """The answer to the request just recorded (the next scripted one)."""

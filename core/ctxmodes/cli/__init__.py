@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ctxmodes._version import __version__
@@ -27,6 +27,9 @@ if TYPE_CHECKING:
     import pluggy
 
     from ctxmodes.cli_commands import CliCommand
+    from ctxmodes.plugin_calls import Caller
+
+_COMMANDS_HOOK = "ctx_register_cli_commands"
 
 
 def build_parser(
@@ -55,10 +58,11 @@ def build_parser(
         if argv is None or core.module in built:
             importlib.import_module(core.module).register(subparsers)
         else:
-            subparsers.add_parser(name, help=core.help)
+            subparsers.add_parser(name, help=core.help, add_help=False)
     if argv is not None and (named in CORE_COMMANDS or argv[:1] == ["--version"]):
         return parser
-    for command in plugin_commands(pm if pm is not None else _configured_plugins(), subparsers):
+    callers = _configured_callers() if pm is None else _manager_callers(pm)
+    for command in plugin_commands(callers, subparsers):
         _add_plugin_command(subparsers, command, full=argv is None or command.name == named)
     return parser
 
@@ -75,12 +79,15 @@ def _named_command(argv: Sequence[str]) -> str | None:
     return None
 
 
-def _configured_plugins() -> pluggy.PluginManager:
-    """The configured entry-point plugins, built for their commands alone: every start of
-    the command line pays for this, so it neither validates the whole configuration
-    (pydantic) nor registers the core's default plugins, whose commands are the core's."""
+def _configured_callers() -> list[tuple[str, Caller]]:
+    """The command-registering hook of each configured entry-point plugin. Every start of
+    the command line that may show a plugin's command pays for this, so it neither
+    validates the whole configuration (pydantic) nor registers the core's default plugins,
+    whose commands are the core's, and it calls the plugins without a plugin manager when
+    they allow it (:mod:`ctxmodes.plugin_calls`)."""
     from ctxmodes.config_sources import read_startup_settings
-    from ctxmodes.plugins import PluginSelection, make_plugin_manager
+    from ctxmodes.plugin_calls import registration_callers
+    from ctxmodes.plugin_selection import PluginSelection
 
     # Nobody is asked about trust here: a saved decision or defaultProjectTrust decides.
     startup = read_startup_settings()
@@ -91,19 +98,29 @@ def _configured_plugins() -> pluggy.PluginManager:
         selection = PluginSelection.from_env(allow=plugins.allow, block=plugins.block)
     else:
         selection = PluginSelection.from_env(allow=startup.allow, block=startup.block)
-    return make_plugin_manager(selection=selection, default_plugins=())
+    callers = registration_callers(_COMMANDS_HOOK, selection)
+    if callers is not None:
+        return callers
+    from ctxmodes.plugins import make_plugin_manager
+
+    return _manager_callers(make_plugin_manager(selection=selection, default_plugins=()))
 
 
-def plugin_commands(pm: pluggy.PluginManager, subparsers: Any) -> list[CliCommand]:
-    """Every command ``pm``'s plugins register, in plugin-name order.
+def _manager_callers(pm: pluggy.PluginManager) -> list[tuple[str, Caller]]:
+    from ctxmodes.plugins import each_plugin
+
+    return sorted(each_plugin(pm, _COMMANDS_HOOK))
+
+
+def plugin_commands(callers: Iterable[tuple[str, Caller]], subparsers: Any) -> list[CliCommand]:
+    """Every command the plugins register through ``callers`` (``(plugin name, caller)``
+    of their ``ctx_register_cli_commands``, in plugin-name order).
 
     :raises PluginError: a name is taken by a core command or by another plugin.
     """
-    from ctxmodes.plugins import each_plugin
-
     owners: dict[str, str] = dict.fromkeys(subparsers.choices, "the core")
     commands: list[CliCommand] = []
-    for plugin_name, call in sorted(each_plugin(pm, "ctx_register_cli_commands")):
+    for plugin_name, call in callers:
 
         def register(command: CliCommand, plugin_name: str = plugin_name) -> None:
             owner = owners.get(command.name)

@@ -209,7 +209,13 @@ class HttpSeam:
                 transport = self.transport
                 hooks: dict[str, list[Callable[[httpx.Request], None]]] = {"request": [_join_scope]}
                 if transport is None and http2 is not None:
-                    transport = httpx.HTTPTransport(http1=http2 != "prior", http2=True)
+                    # One connection per request, known to the abort scope from its start
+                    # (HTTP/2 would share a kept one between concurrent requests).
+                    transport = httpx.HTTPTransport(
+                        http1=http2 != "prior",
+                        http2=True,
+                        limits=httpx.Limits(max_keepalive_connections=0),
+                    )
                 elif transport is None and not _environment_proxies():
                     transport, hooks = KeepAliveTransport(_claim), {}
                 client = httpx.Client(

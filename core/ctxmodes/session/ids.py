@@ -19,6 +19,7 @@ import re
 import threading
 import time
 import uuid
+from collections import deque
 from collections.abc import Callable, Container
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -45,10 +46,36 @@ class InvalidSessionIdError(ValueError):
     """A caller-chosen session id does not match Pi's rules."""
 
 
+class _RandomHex:
+    """Eight random hex digits at a time, from random bytes the operating system gives a page
+    at a time: a system call for each entry id would cost more than the rest of an append's
+    stamp. Safe across threads without a lock: a deque's ``popleft`` and ``extend`` are atomic.
+    """
+
+    _PAGE: Final = 4096
+
+    def __init__(self) -> None:
+        self._ready: deque[str] = deque()
+        if hasattr(os, "register_at_fork"):
+            # A forked child must not hand out the ids its parent is about to.
+            os.register_at_fork(after_in_child=self._ready.clear)
+
+    def __call__(self) -> str:
+        try:
+            return self._ready.popleft()
+        except IndexError:
+            digits = os.urandom(self._PAGE).hex()
+            self._ready.extend(digits[start : start + 8] for start in range(0, len(digits), 8))
+            return self._ready.popleft()
+
+
+_random_hex: Final = _RandomHex()
+
+
 def new_entry_id(existing: Container[str]) -> str:
     """Return an 8-hex-character id not in ``existing`` (a full UUID after 100 collisions)."""
     for _ in range(_ID_ATTEMPTS):
-        candidate = os.urandom(4).hex()
+        candidate = _random_hex()
         if candidate not in existing:
             return candidate
     return str(uuid.uuid4())

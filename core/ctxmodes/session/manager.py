@@ -591,9 +591,9 @@ class SessionManager:
     def _stamp(self) -> Stamp:
         leaf = self._path.leaf
         return Stamp(
-            id=self._identity.entry_id(self._table.by_id),
-            parent_id=self._table.ids[leaf] if leaf is not None else None,
-            timestamp=self._identity.timestamp(),
+            self._identity.entry_id(self._table.by_id),
+            self._table.ids[leaf] if leaf is not None else None,
+            self._identity.timestamp(),
         )
 
     def _append(self, entry: JsonObject) -> str:

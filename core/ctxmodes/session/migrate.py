@@ -16,7 +16,6 @@ by the next.
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any, Final
 
 from ctxmodes.session.jsvalues import js_to_number
@@ -46,6 +45,9 @@ def needs_migration(version: float) -> tuple[bool, bool]:
 
 
 def _stable_id(session_id: str, position: int, taken: set[str]) -> str:
+    # Imported here: only version 1 files need it, and every open imports this module.
+    import hashlib
+
     counter = 0
     while True:
         seed = f"{session_id}\0{position}\0{counter}".encode()

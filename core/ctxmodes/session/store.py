@@ -60,6 +60,25 @@ _ROLE_BLOCK_MOST: Final = 4096
 _CYCLE_NAMES_SHOWN: Final = 8
 
 
+def find_last(
+    values: list[Any] | array[int], value: Any, start: int = 0, stop: int | None = None
+) -> int:
+    """The position of the last ``value`` in ``values[start:stop]`` (``NO_ENTRY`` if none).
+
+    Searched in C a block at a time from the end: what the index looks for (a recent entry,
+    the latest entry of a type) is usually near it, and a miss costs one pass in C."""
+    end = len(values) if stop is None else stop
+    for block_end in range(end, start, -_SEARCH_BLOCK):
+        block_start = max(start, block_end - _SEARCH_BLOCK)
+        block = values[block_start:block_end]
+        block.reverse()
+        try:
+            return block_end - 1 - block.index(value)
+        except ValueError:
+            continue
+    return NO_ENTRY
+
+
 @dataclass(frozen=True, slots=True)
 class IndexWarning:
     """Something structurally wrong with the session that does not stop it from loading."""
@@ -180,7 +199,7 @@ class EntryTable:
         self.cut_roots: set[int] = set()
         # Sorted indexes where a run of "parent is the previous entry" links starts; paths
         # are walked a run at a time.
-        self._breaks = self._find_breaks()
+        self._breaks = self._find_breaks(sorted(set(scan.unresolved)))
         self._resolve_late_parents()
         self._report_duplicates()
         # label target id -> (label, timestamp); insertion order as in Pi's map.
@@ -275,11 +294,16 @@ class EntryTable:
             settled.update(trail)
         self._breaks = self._find_breaks()
 
-    def _find_breaks(self) -> list[int]:
-        """Entries whose parent is not the entry just before them (always including 0)."""
+    def _find_breaks(self, candidates: list[int] | None = None) -> list[int]:
+        """Entries whose parent is not the entry just before them (always including 0), among
+        ``candidates`` (sorted; default: every entry)."""
         count = len(self.parents)
-        # C-level passes: compare every parent index with its own index minus one.
-        breaks = list(compress(range(count), map(ne, self.parents, range(-1, count - 1))))
+        parents = self.parents
+        if candidates is None:
+            # C-level passes: compare every parent index with its own index minus one.
+            breaks = list(compress(range(count), map(ne, parents, range(-1, count - 1))))
+        else:
+            breaks = [index for index in candidates if parents[index] != index - 1]
         if count and (not breaks or breaks[0] != 0):
             breaks.insert(0, 0)
         return breaks
@@ -321,13 +345,8 @@ class EntryTable:
             # list from its end (ids looked up are mostly recent ones): the few lookups of a
             # read need no map of every id.
             self._lookups += 1
-            ids = self.ids
-            for stop in range(len(ids), 0, -_SEARCH_BLOCK):
-                try:
-                    return ids.index(entry_id, max(0, stop - _SEARCH_BLOCK), stop)
-                except ValueError:
-                    continue
-            return None
+            found = find_last(self.ids, entry_id)
+            return None if found == NO_ENTRY else found
         return self.by_id.get(entry_id)
 
     def path_to(self, index: int) -> list[int]:
@@ -644,13 +663,14 @@ class EntryTable:
 
     def _search_path(self, path: Sequence[int], matches: str | Callable[[int], bool]) -> int:
         if isinstance(matches, str):
-            # One C-level pass over the types along the path.
-            along = list(map(self.types.__getitem__, path))
-            along.reverse()
-            try:
-                return path[len(path) - 1 - along.index(matches)]
-            except ValueError:
-                return NO_ENTRY
+            # C-level searches of the types along the path, a block at a time from its end
+            # (the match is most often recent): each run of consecutive entries is a slice of
+            # the list of types.
+            for run in reversed(self.path_runs(path[-1])):
+                found = find_last(self.types, matches, run.start, run.stop)
+                if found != NO_ENTRY:
+                    return found
+            return NO_ENTRY
         for index in reversed(path):
             if matches(index):
                 return index
@@ -726,12 +746,9 @@ class ActivePath:
         """Where ``index`` sits on the path, or ``None`` if it is not on it."""
         if self._positions is not None:
             return self._positions.get(index)
-        # Until a move needs the map, search the list (from the leaf end, where lookups land).
-        indexes = self.indexes
-        for position in range(len(indexes) - 1, -1, -1):
-            if indexes[position] == index:
-                return position
-        return None
+        # Until a move needs the map, search the path from the leaf end, where lookups land.
+        found = find_last(self.indexes, index)
+        return None if found == NO_ENTRY else found
 
     def _position_map(self) -> dict[int, int]:
         if self._positions is None:

@@ -137,6 +137,27 @@ class PreparedNoteWrite:
     custom_type: ClassVar[str] = NOTE_CUSTOM_TYPE
 
 
+def matching_lines(text: str, query: str, limit: int) -> list[LineMatch]:
+    """The first ``limit`` lines of ``text`` (split at ``\\n``) holding ``query``, numbered
+    from 1: the occurrences are found by ``str.find`` and only their lines are cut out, so a
+    long note costs a scan, not a test per line."""
+    matches: list[LineMatch] = []
+    if "\n" in query:
+        return matches  # no line holds a line break
+    number, counted = 1, 0
+    found = text.find(query)
+    while found >= 0 and len(matches) < limit:
+        start = text.rfind("\n", 0, found) + 1
+        end = text.find("\n", found)
+        if end < 0:
+            end = len(text)
+        number += text.count("\n", counted, start)
+        counted = start
+        matches.append({"line_number": number, "line": text[start:end]})
+        found = text.find(query, end + 1)
+    return matches
+
+
 def _clamp(value: int, low: int, high: int) -> int:
     return max(low, min(value, high))
 
@@ -338,14 +359,7 @@ class NotesStore:
         match_limit = _clamp(max_matches_per_file, 1, MAX_MATCHES_PER_FILE)
         found: list[FileMatches] = []
         for note in candidates:
-            if query not in note.text:
-                continue
-            matches: list[LineMatch] = []
-            for number, line in enumerate(note.text.split("\n"), start=1):
-                if query in line:
-                    matches.append({"line_number": number, "line": line})
-                    if len(matches) >= match_limit:
-                        break
+            matches = matching_lines(note.text, query, match_limit)
             if matches:
                 found.append({"path": note.path, "matches": matches})
                 if len(found) >= file_limit:

@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ctxmodes import ModeSpec, hookimpl
+from ctxmodes import hookimpl
 
 if TYPE_CHECKING:
-    from ctxmodes import HostSession
+    from ctxmodes import HostSession, ModeSpec
 
 NAME = "off"
 
@@ -28,6 +28,9 @@ def _build(session: HostSession) -> object:
 
 @hookimpl
 def ctx_register_modes(register: Callable[[ModeSpec], None]) -> None:
+    # Imported here: `ctxmodes --help` imports this module and needs no mode.
+    from ctxmodes import ModeSpec
+
     register(
         ModeSpec(
             name=NAME,

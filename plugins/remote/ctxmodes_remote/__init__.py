@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ctxmodes import CliCommand, HostSession, ModeSpec, hookimpl
+from ctxmodes import hookimpl
 
 if TYPE_CHECKING:
-    from ctxmodes import Evidence, SessionView
+    from ctxmodes import CliCommand, Evidence, HostSession, ModeSpec, SessionView
 
 NAME = "remote"
 
@@ -41,6 +41,9 @@ def _describe_leaving(manager: SessionView) -> str | None:
 
 @hookimpl
 def ctx_register_modes(register: Callable[[ModeSpec], None]) -> None:
+    # Imported here: `ctxmodes --help` imports this module and needs no mode.
+    from ctxmodes import ModeSpec
+
     register(
         ModeSpec(
             name=NAME,

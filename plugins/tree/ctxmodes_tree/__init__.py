@@ -42,10 +42,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ctxmodes import CliCommand, ModeSpec, hookimpl
+from ctxmodes import hookimpl
 
 if TYPE_CHECKING:
-    from ctxmodes import Evidence, HostSession, SessionView
+    from ctxmodes import CliCommand, Evidence, HostSession, ModeSpec, SessionView
     from ctxmodes_tree.settings import TreeSettings
 
 NAME = "tree"
@@ -72,6 +72,9 @@ def _describe_leaving(manager: SessionView) -> str | None:
 
 @hookimpl
 def ctx_register_modes(register: Callable[[ModeSpec], None]) -> None:
+    # Imported here: `ctxmodes --help` imports this module and needs no mode.
+    from ctxmodes import ModeSpec
+
     register(
         ModeSpec(
             name=NAME,
@@ -106,6 +109,8 @@ def _configure_demo(parser: argparse.ArgumentParser) -> None:
 
 @hookimpl
 def ctx_register_cli_commands(register: Callable[[CliCommand], None]) -> None:
+    from ctxmodes import CliCommand
+
     register(
         CliCommand(
             name="demo",

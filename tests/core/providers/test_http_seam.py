@@ -4,11 +4,13 @@ and the one abort-and-deadline mechanism, in every phase of a request."""
 from __future__ import annotations
 
 import socket
+import ssl
 import threading
 import time
 
 import httpx
 import pytest
+from support.service_rig import make_tls
 from support.wire_server import Reply, WireServer, text_stream
 
 from ctxmodes.abort import AbortController
@@ -113,39 +115,58 @@ def test_a_direct_connection_serves_the_next_request():
     assert len({request["peer"] for request in server.requests}) == 1
 
 
-def test_an_abort_ends_a_second_request_on_the_same_seam_while_it_waits_for_headers():
-    """The second request reuses the first one's connection: its socket is known to the
-    second request's scope before it sends."""
-    seam = HttpSeam()
+def _abort_while_waiting(client: httpx.Client, url: str, arrived: threading.Event) -> None:
+    """POST ``url`` on another thread under an abort scope, abort it once the server holds
+    the request without answering: the request must fail, and at once."""
     controller = AbortController()
-    replies = [Reply([b"{}"], headers={"content-type": "application/json"})]
-    with WireServer([*replies, Reply(behaviour="no_headers")]) as server:
-        client = seam.client(None)
+    failure: list[BaseException] = []
+
+    def waiting() -> None:
         with guarded(controller.signal):
-            assert client.post(f"{server.base_url}/a", content=b"{}").status_code == 200
-        server.arrived.clear()
-        failure: list[BaseException] = []
+            try:
+                client.post(url, content=b"{}")
+            except httpx.TransportError as error:
+                failure.append(error)
 
-        def second() -> None:
-            with guarded(controller.signal):
-                try:
-                    client.post(f"{server.base_url}/b", content=b"{}")
-                except httpx.TransportError as error:
-                    failure.append(error)
-
-        worker = threading.Thread(target=second)
-        worker.start()
-        assert server.arrived.wait(5)
-        time.sleep(0.05)  # let the client block in its read (not synchronisation of results)
-        started = time.monotonic()
-        controller.abort()
-        worker.join(2)
-        elapsed = time.monotonic() - started
-    seam.close()
+    arrived.clear()
+    worker = threading.Thread(target=waiting)
+    worker.start()
+    assert arrived.wait(5)
+    time.sleep(0.05)  # let the client block in its read (not synchronisation of results)
+    started = time.monotonic()
+    controller.abort()
+    worker.join(2)
+    elapsed = time.monotonic() - started
     assert not worker.is_alive()
     assert failure
     assert elapsed < 0.1
+
+
+def _abort_a_second_request_waiting_for_headers(tls: ssl.SSLContext | None = None) -> None:
+    """Two requests on one seam, the second left unanswered and aborted while it waits:
+    it reuses the first one's connection and still ends at once."""
+    seam = HttpSeam()
+    replies = [Reply([b"{}"], headers={"content-type": "application/json"})]
+    with WireServer([*replies, Reply(behaviour="no_headers")], tls=tls) as server:
+        client = seam.client(None)
+        with guarded(AbortController().signal):
+            assert client.post(f"{server.base_url}/a", content=b"{}").status_code == 200
+        _abort_while_waiting(client, f"{server.base_url}/b", server.arrived)
+    seam.close()
     assert server.requests[0]["peer"] == server.requests[1]["peer"]
+
+
+def test_an_abort_ends_a_second_request_on_the_same_seam_while_it_waits_for_headers():
+    """The second request's socket is known to its scope before it sends."""
+    _abort_a_second_request_waiting_for_headers()
+
+
+def test_an_abort_ends_a_request_on_a_reused_tls_connection(monkeypatch, tmp_path):
+    """Models are reached over TLS: the secured socket of a kept connection is the one the
+    next request's scope knows."""
+    tls = make_tls(tmp_path / "tls")
+    monkeypatch.setenv("SSL_CERT_FILE", str(tls.ca))
+    _abort_a_second_request_waiting_for_headers(tls.server_context())
 
 
 def test_aborting_a_finished_request_leaves_its_reused_connection_alone():
@@ -226,3 +247,90 @@ def test_an_abort_while_reading_a_reused_connection_ends_the_read():
     assert server.requests[0]["peer"] == server.requests[1]["peer"]
     assert not worker.is_alive()
     assert elapsed < 0.1
+
+
+def test_a_cookie_a_server_sets_is_not_sent_back():
+    """Pi's ``fetch`` keeps no cookie jar: a later request carries no ``Cookie`` header."""
+    seam = HttpSeam()
+    replies = [
+        Reply([b"{}"], headers={"content-type": "application/json", "set-cookie": "s=1; Path=/"}),
+        Reply([b"{}"], headers={"content-type": "application/json"}),
+    ]
+    with WireServer(replies) as server:
+        client = seam.client(None)
+        for path in ("/a", "/b"):
+            assert client.post(f"{server.base_url}{path}", content=b"{}").status_code == 200
+    seam.close()
+    assert "Cookie" not in server.requests[1]["headers"]
+
+
+class _Http2Server:
+    """A cleartext HTTP/2 server (prior knowledge, as the AWS SDK speaks it) that answers
+    every request with ``{}``, or never answers when ``silent``; it records the peer of
+    each request."""
+
+    def __init__(self, *, silent: bool = False) -> None:
+        self.silent = silent
+        self.peers: list[tuple[str, int]] = []
+        self.arrived = threading.Event()
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self._stop = threading.Event()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self._listener.getsockname()[1]}"
+
+    def _accept(self) -> None:
+        while not self._stop.is_set():
+            try:
+                conn, peer = self._listener.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._serve, args=(conn, peer), daemon=True).start()
+
+    def _serve(self, conn: socket.socket, peer: tuple[str, int]) -> None:
+        import h2.config
+        import h2.connection
+        import h2.events
+
+        h2conn = h2.connection.H2Connection(h2.config.H2Configuration(client_side=False))
+        h2conn.initiate_connection()
+        with conn:
+            conn.sendall(h2conn.data_to_send())
+            while not self._stop.is_set():
+                try:
+                    data = conn.recv(65536)
+                except OSError:
+                    return
+                if not data:
+                    return
+                for event in h2conn.receive_data(data):
+                    if isinstance(event, h2.events.StreamEnded):
+                        self.peers.append(peer)
+                        self.arrived.set()
+                        if not self.silent:
+                            headers = [(":status", "200"), ("content-type", "application/json")]
+                            h2conn.send_headers(event.stream_id, headers)
+                            h2conn.send_data(event.stream_id, b"{}", end_stream=True)
+                conn.sendall(h2conn.data_to_send())
+
+    def close(self) -> None:
+        self._stop.set()
+        self._listener.close()
+
+
+def test_http2_requests_open_a_connection_each_and_an_abort_ends_one_waiting():
+    """HTTP/2 would share a kept connection between concurrent requests: each request has
+    its own, whose socket its abort scope knows from the start."""
+    server = _Http2Server()
+    seam = HttpSeam()
+    client = seam.client(None, http2="prior")
+    for path in ("/a", "/b"):
+        with guarded(AbortController().signal):
+            assert client.post(f"{server.base_url}{path}", content=b"{}").status_code == 200
+    assert len(set(server.peers)) == 2
+    server.silent = True
+    _abort_while_waiting(client, f"{server.base_url}/c", server.arrived)
+    seam.close()
+    server.close()

@@ -188,6 +188,6 @@ def test_a_server_that_lingers_after_done_costs_its_connection_not_the_answer() 
     seam.close()
     assert first["stopReason"] == "stop"
     assert first["content"] == [{"type": "text", "text": "one"}]
-    assert elapsed < 1  # the server holds the body open for 30 s
+    assert elapsed < 5  # the server holds the body open for 30 s
     assert second["stopReason"] == "stop"
     assert server.requests[0]["peer"] != server.requests[1]["peer"]

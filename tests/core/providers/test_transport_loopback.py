@@ -81,7 +81,7 @@ class _Call:
         if event.type == "text_delta":
             self.text_arrived.set()
 
-    def run(self, context: PiContext | None = None) -> dict[str, Any]:
+    def run(self, context: PiContext | None = None, *, close: bool = True) -> dict[str, Any]:
         call = CallContext(
             seam=self.seam,
             signal=self.controller.signal,
@@ -94,7 +94,19 @@ class _Call:
         try:
             return stream_function(self.api)(self.model, context, self.options, call)
         finally:
-            self.seam.close()
+            if close:
+                self.seam.close()
+
+
+def test_consecutive_calls_share_one_connection(api: str) -> None:
+    """Each answer is read to its end (past a ``[DONE]`` or a terminal event the format
+    stops at), so its connection is left for the next call."""
+    with WireServer([Reply(text_stream(api, "One")), Reply(text_stream(api, "Two"))]) as server:
+        call = _Call(api, server)
+        first = call.run(close=False)
+        second = call.run()
+    assert [first["content"][0]["text"], second["content"][0]["text"]] == ["One", "Two"]
+    assert server.requests[0]["peer"] == server.requests[1]["peer"]
 
 
 def test_429_with_retry_after_is_waited_for_then_answered(api: str) -> None:

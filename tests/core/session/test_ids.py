@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 from datetime import UTC, datetime
@@ -17,6 +18,23 @@ def test_entry_ids_are_eight_hex_characters_and_avoid_existing_ones() -> None:
         assert re.fullmatch(r"[0-9a-f]{8}", new)
         assert new not in taken
         taken.add(new)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_a_forked_process_does_not_repeat_its_parents_entry_ids() -> None:
+    ids.new_entry_id(set())  # the parent holds random digits not yet handed out
+    reader, writer = os.pipe()
+    child = os.fork()
+    if child == 0:  # pragma: no cover - runs in the child
+        os.write(writer, "".join(ids.new_entry_id(set()) for _ in range(100)).encode())
+        os._exit(0)
+    os.close(writer)
+    with os.fdopen(reader) as stream:
+        childs = stream.read()
+    os.waitpid(child, 0)
+    parents = "".join(ids.new_entry_id(set()) for _ in range(100))
+    assert len(childs) == len(parents) == 800
+    assert childs != parents
 
 
 def test_entry_ids_fall_back_to_a_uuid_when_everything_collides() -> None:

@@ -14,7 +14,7 @@ from ctxmodes.windows.note_entries import (
     utf8_length,
 )
 from ctxmodes.windows.note_paths import NotePathError
-from ctxmodes.windows.notes import NotesStore, iso_from_ms
+from ctxmodes.windows.notes import NotesStore, iso_from_ms, matching_lines
 
 T0 = 1_767_225_600_000  # 2026-01-01T00:00:00.000Z
 
@@ -313,3 +313,40 @@ def test_write_append_replay_is_exact(ops):
         assert note.byte_count == len(note.text.encode())
     snapshot = replayed.snapshot(T0)
     assert parse_note_snapshot(snapshot.dump()) == snapshot
+
+
+def _lines_holding(text, query, limit):
+    """The definition: every line, tested one by one."""
+    found = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        if query in line:
+            found.append({"line_number": number, "line": line})
+            if len(found) >= limit:
+                break
+    return found
+
+
+@given(
+    text=st.text(alphabet="ab\nc", max_size=60),
+    query=st.text(alphabet="ab\nc", max_size=3),
+    limit=st.integers(min_value=1, max_value=5),
+)
+def test_matching_lines_finds_what_a_test_of_every_line_finds(text, query, limit):
+    assert matching_lines(text, query, limit) == _lines_holding(text, query, limit)
+
+
+@pytest.mark.parametrize(
+    ("text", "query"),
+    [
+        ("", ""),
+        ("a\n", ""),
+        ("\n\n", "a"),
+        ("aa\naa", "aa"),
+        ("a\nb", "a\nb"),
+        ("x needle\n\nneedle needle\nend", "needle"),
+        ("trailing needle", "needle"),
+    ],
+)
+def test_matching_lines_edges(text, query):
+    for limit in (1, 2, 100):
+        assert matching_lines(text, query, limit) == _lines_holding(text, query, limit)

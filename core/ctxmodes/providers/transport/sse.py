@@ -20,8 +20,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-import httpx
-
 __all__ = ["EventReader", "ServerSentEvent", "iter_events"]
 
 _BOM = "\ufeff"
@@ -109,11 +107,12 @@ class EventReader:
 
 
 def iter_events(
-    response: httpx.Response, *, dispatch_at_end: bool = False
+    texts: Iterable[str], *, dispatch_at_end: bool = False
 ) -> Iterator[ServerSentEvent]:
-    """Every event of the body; with ``dispatch_at_end`` also one the stream ends inside."""
+    """Every event of a body read as ``texts`` (an httpx response's ``iter_text()``); with
+    ``dispatch_at_end`` also one the stream ends inside."""
     reader = EventReader()
-    for text in response.iter_text():
+    for text in texts:
         yield from reader.feed(text)
     if dispatch_at_end:
         yield from reader.end()

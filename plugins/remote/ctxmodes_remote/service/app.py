@@ -47,6 +47,7 @@ from ctxmodes_remote.service.bodies import (
 from ctxmodes_remote.service.bridge import ResponseStream, failure_event, model_request
 from ctxmodes_remote.service.crypto import AccountKeyError, CiphertextError, KeyRing
 from ctxmodes_remote.service.engine import RequestError, ServiceEngine, UnknownOperationError
+from ctxmodes_remote.service.limits import PerAccountLimit
 from ctxmodes_remote.service.metrics import CONTENT_TYPE, ServiceMetrics
 from ctxmodes_remote.service.responses_items import encrypted_fields_by_tool, history_items
 from ctxmodes_remote.service.sealing import SealedValueError
@@ -67,6 +68,10 @@ IDLE_TIMEOUT_S = 75.0
 #: the response fails and the upstream call is aborted.
 UPSTREAM_IDLE_TIMEOUT_S = 300.0
 ENCRYPTED_ARGUMENTS_HEADER = "x-openai-encrypted-tool-arguments"
+#: The operations whose cost grows with what the account holds, and how many of them one
+#: account may have under way at once in a process (see :mod:`.limits`).
+SEARCH_OPERATIONS = frozenset({("history", "search_contents"), ("notes", "search_contents")})
+SEARCHES_PER_ACCOUNT = 1
 ROOT_AGENT = "/root"
 
 _T = TypeVar("_T")
@@ -155,16 +160,21 @@ class ServiceApp:
         self.metrics = ServiceMetrics()
         held = engine if engine.group_commits() else None
         self._workers = [FairWorker(f"ctxmodes-serve-{n}", held) for n in range(engine.workers)]
+        self._searches = PerAccountLimit(SEARCHES_PER_ACCOUNT)
         self._streams = ThreadPoolExecutor(max_workers=64, thread_name_prefix="ctxmodes-upstream")
 
     async def reload_keyring(self, keyring: KeyRing) -> None:
         """Use ``keyring`` from the next request on: swapped while every worker waits, so no
-        request runs half under the old keys and half under the new."""
+        request runs half under the old keys and half under the new (nor during a paused
+        one)."""
         everyone = threading.Barrier(
             len(self._workers), action=partial(self.engine.replace_keyring, keyring)
         )
         await asyncio.gather(
-            *(asyncio.wrap_future(worker.submit("", everyone.wait)) for worker in self._workers)
+            *(
+                asyncio.wrap_future(worker.submit("", everyone.wait, nests=False))
+                for worker in self._workers
+            )
         )
 
     async def _on_engine(
@@ -335,7 +345,8 @@ class ServiceApp:
         encrypted = request.headers.get(ENCRYPTED_ARGUMENTS_HEADER, "").lower() == "true"
         try:
             body = await self._json_body(request)
-            answer = await self._on_engine(
+            call = partial(
+                self._on_engine,
                 partial(self.engine.alpha, encrypted_arguments=encrypted),
                 account,
                 family,
@@ -344,6 +355,11 @@ class ServiceApp:
                 worker=self._worker_of(account, body.get("context")),
                 account_id=account.account_id,
             )
+            if (family, operation) in SEARCH_OPERATIONS:
+                async with self._searches.slot(account.account_id):
+                    answer = await call()
+            else:
+                answer = await call()
         except UnknownOperationError as error:
             return _error(404, "not_found", str(error))
         except RequestError as error:
@@ -355,16 +371,21 @@ class ServiceApp:
     # -- responses ---------------------------------------------------------------------------
 
     def _prepare_turn(
-        self, account: Account, body: dict[str, Any], identity: TurnIdentity | None
-    ) -> tuple[ModelRequest, dict[tuple[str | None, str], frozenset[str]]]:
-        """On the engine thread: open the input, build the upstream request, record the
-        window's items so far."""
+        self,
+        account: Account,
+        body: dict[str, Any],
+        identity: TurnIdentity | None,
+        start: Callable[[ModelRequest], None],
+    ) -> dict[tuple[str | None, str], frozenset[str]]:
+        """On the engine thread: open the input, build the upstream request and ``start``
+        it, then record the window's items so far (while the model works on its first
+        token)."""
         marked = encrypted_fields_by_tool(body.get("tools"))
 
         def decrypt(token: object) -> str:
             return self.engine.decrypt_text(account, token)
 
-        upstream = model_request(body, self.provider.info, marked, decrypt)
+        start(model_request(body, self.provider.info, marked, decrypt))
         if identity is not None:
             items = body.get("input")
             recorded = history_items(
@@ -376,7 +397,7 @@ class ServiceApp:
                 decrypt,
             )
             self.engine.record(account, identity.session_id, identity.agent, recorded)
-        return upstream, marked
+        return marked
 
     def _record_output(
         self, account: Account, identity: TurnIdentity, output: list[dict[str, Any]]
@@ -395,17 +416,31 @@ class ServiceApp:
             return _error(400, "invalid_request", str(error))
         identity = turn_identity(request, body)
         worker = 0 if identity is None else self.engine.worker_of(account, identity.session_id)
+        loop = asyncio.get_running_loop()
+        controller = AbortController()
+        events: asyncio.Queue[StreamEvent | BaseException | None] = asyncio.Queue()
+
+        def start(upstream: ModelRequest) -> None:
+            self._streams.submit(self._produce, loop, events, upstream, controller)
+
         try:
-            upstream, marked = await self._on_engine(
+            # The model is called as soon as its request is built; nothing reaches the
+            # client before the turn's input is recorded, and a failed record aborts it.
+            marked = await self._on_engine(
                 self._prepare_turn,
                 account,
                 body,
                 identity,
+                start,
                 worker=worker,
                 account_id=account.account_id,
             )
         except CiphertextError as error:
+            controller.abort("request refused")
             return _error(400, "invalid_encrypted_content", str(error))
+        except BaseException:
+            controller.abort("request failed")
+            raise
 
         stream = ResponseStream(
             model=self.provider.info.id,
@@ -415,12 +450,11 @@ class ServiceApp:
         response = web.StreamResponse(
             status=200, headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
         )
-        await response.prepare(request)
-        controller = AbortController()
         try:
+            await response.prepare(request)
             for kind, data in stream.start():
                 await _send(response, kind, data)
-            async for event in self._upstream_events(upstream, controller):
+            async for event in self._upstream_events(events, controller):
                 for kind, data in stream.feed(event):
                     if kind in _TERMINAL_EVENTS and identity is not None:
                         # Recorded before the client learns the response is over, so the
@@ -454,26 +488,32 @@ class ServiceApp:
             # resends them.
             _log.error("history not recorded: %s", error)
 
+    def _produce(
+        self,
+        loop: asyncio.AbstractEventLoop,
+        queue: asyncio.Queue[StreamEvent | BaseException | None],
+        upstream: ModelRequest,
+        controller: AbortController,
+    ) -> None:
+        """On a stream thread: the provider's events, handed to the loop in order, then
+        ``None``."""
+        try:
+            for event in self.provider.stream(upstream, controller.signal):
+                loop.call_soon_threadsafe(queue.put_nowait, event)
+        except BaseException as error:  # handed to the loop, which reports it
+            loop.call_soon_threadsafe(queue.put_nowait, error)
+        finally:
+            loop.call_soon_threadsafe(queue.put_nowait, None)
+
     async def _upstream_events(
-        self, upstream: ModelRequest, controller: AbortController
+        self,
+        queue: asyncio.Queue[StreamEvent | BaseException | None],
+        controller: AbortController,
     ) -> AsyncIterator[StreamEvent]:
-        """The provider's events, produced on a stream thread and handed over in order.
+        """The provider's events as :meth:`_produce` hands them over.
 
         An upstream silent for longer than the idle timeout ends the stream with a failure
         event and is aborted (its thread returns to the pool once the provider sees it)."""
-        loop = asyncio.get_running_loop()
-        queue: asyncio.Queue[StreamEvent | BaseException | None] = asyncio.Queue()
-
-        def produce() -> None:
-            try:
-                for event in self.provider.stream(upstream, controller.signal):
-                    loop.call_soon_threadsafe(queue.put_nowait, event)
-            except BaseException as error:  # handed to the loop, which reports it
-                loop.call_soon_threadsafe(queue.put_nowait, error)
-            finally:
-                loop.call_soon_threadsafe(queue.put_nowait, None)
-
-        loop.run_in_executor(self._streams, produce)
         while True:
             try:
                 item = await asyncio.wait_for(queue.get(), self._upstream_idle_timeout_s)

@@ -49,6 +49,7 @@ from ctxmodes.windows import (
     run_notes,
 )
 from ctxmodes_remote.service import accounts
+from ctxmodes_remote.service.candidates import CandidateChecker
 from ctxmodes_remote.service.crypto import AccountKeyError, CiphertextError, KeyRing
 from ctxmodes_remote.service.sealed_storage import SealedStorage
 from ctxmodes_remote.service.sealing import SealedValueError
@@ -208,6 +209,9 @@ class ServiceEngine:
     """Accounts, sessions and operations over one :class:`Storage` backend, which holds
     only what :class:`SealedStorage` sealed.
 
+    ``search_processes`` helper processes check big pages of history search candidates
+    (none: every page is checked on the calling thread).
+
     :raises AccountKeyError: (on start) the backend's data is wrapped under master keys
         the keyring lacks, for every account that has data.
     """
@@ -218,8 +222,9 @@ class ServiceEngine:
         keyring: KeyRing,
         *,
         now_ms: Callable[[], int] = _now_ms,
+        search_processes: int = 0,
     ) -> None:
-        self._storage = SealedStorage(storage, keyring)
+        self._storage = SealedStorage(storage, keyring, CandidateChecker(search_processes))
         self._keyring = keyring
         self._now_ms = now_ms
         self._sessions: OrderedDict[tuple[str, str], SessionState] = OrderedDict()

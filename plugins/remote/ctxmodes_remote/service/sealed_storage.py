@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ctxmodes.session import codec
+from ctxmodes_remote.service.candidates import CandidateChecker
 from ctxmodes_remote.service.crypto import AccountKeyError, KeyRing
 from ctxmodes_remote.service.sealing import AccountSecrets, associated_data, new_secret
 from ctxmodes_remote.service.storage import (
@@ -36,8 +37,11 @@ from ctxmodes_remote.service.storage import (
 
 _log = logging.getLogger("ctxmodes.serve")
 
-#: Candidates a search fetches at a time: most searches end within one page.
+#: Candidates a search fetches first: most searches end within one page. Each further page
+#: is twice as large, up to :data:`SEARCH_PAGE_MAX`: the database finds the candidates anew
+#: for every page, so a search through many pays for few.
 SEARCH_PAGE = 200
+SEARCH_PAGE_MAX = 6400
 
 
 def _note_place(account_id: str, session_id: str) -> bytes:
@@ -55,9 +59,12 @@ def _image_values(images: Sequence[RecordedImage]) -> list[dict[str, Any]]:
 class SealedStorage:
     """Notes and history in plaintext for the engine, sealed in ``backend``."""
 
-    def __init__(self, backend: Storage, keyring: KeyRing) -> None:
+    def __init__(
+        self, backend: Storage, keyring: KeyRing, checker: CandidateChecker | None = None
+    ) -> None:
         self.backend = backend
         self._keyring = keyring
+        self._checker = checker or CandidateChecker()
         self._secrets: dict[str, AccountSecrets] = {}
         # A database from before encryption at rest is sealed in place before first use
         # (and an index of an earlier tokenisation rebuilt).
@@ -184,6 +191,7 @@ class SealedStorage:
         self.backend.ping()
 
     def close(self) -> None:
+        self._checker.close()
         self.backend.close()
 
     # -- notes ----------------------------------------------------------------------------------
@@ -233,31 +241,42 @@ class SealedStorage:
         self, account_id: str, session_id: str, agent: str, search: HistorySearch
     ) -> list[RecordedItem]:
         """The agent's recorded items ``search`` selects, in arrival order: candidates from
-        the blind index, each opened and checked for the literal substring. Found items
-        leave their images out (only ``read_item`` answers them)."""
+        the blind index, each opened and checked for the literal substring (see
+        :class:`~ctxmodes_remote.service.candidates.CandidateChecker`). Found items leave
+        their images out (only ``read_item`` answers them)."""
         secrets = self._account(account_id)
         tokens = secrets.query_tokens(session_id, agent, search.text)
         found: list[RecordedItem] = []
         cursor: int | None = None
+        size = SEARCH_PAGE
         while len(found) < search.limit:
-            page = CandidatePage(search, tokens, cursor, SEARCH_PAGE)
+            page = CandidatePage(search, tokens, cursor, size)
             candidates = self.backend.search_candidates(account_id, session_id, agent, page)
-            for seq, stored in candidates:
-                item = self._open_item(account_id, session_id, agent, stored)
-                if search.text in item.content:
-                    found.append(
-                        RecordedItem(
-                            item.window_id,
-                            item.item_key,
-                            item.role,
-                            item.content,
-                            item.tool_name,
-                            item.tool_namespace,
-                        )
+            matches = self._checker.check(
+                secrets.data_key,
+                secrets.aead,
+                [stored.sealed for _, stored in candidates],
+                [
+                    _item_place(account_id, session_id, agent, stored.window_id, stored.item_key)
+                    for _, stored in candidates
+                ],
+                search.text,
+                search.limit - len(found),
+            )
+            for index, content in matches:
+                stored = candidates[index][1]
+                found.append(
+                    RecordedItem(
+                        stored.window_id,
+                        stored.item_key,
+                        stored.role,
+                        content,
+                        stored.tool_name,
+                        stored.tool_namespace,
                     )
-                    if len(found) == search.limit:
-                        break
-                cursor = seq
-            if len(candidates) < SEARCH_PAGE:
+                )
+            if len(candidates) < size:
                 break
+            cursor = candidates[-1][0]
+            size = min(size * 2, SEARCH_PAGE_MAX)
         return found[::-1] if search.newest_first else found

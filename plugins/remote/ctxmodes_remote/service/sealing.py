@@ -90,15 +90,31 @@ def _code_points(text: str) -> array[int]:
     return array(_WORD, text.encode("utf-32-le", "surrogatepass"))
 
 
+def open_sealed(aead: AESGCM, sealed: bytes, place: bytes) -> bytes:
+    """The plaintext of a value sealed with ``aead``'s key for ``place``.
+
+    :raises SealedValueError: damaged, or sealed for another place or account."""
+    if len(sealed) < 1 + _NONCE_BYTES or sealed[:1] != _VERSION:
+        raise SealedValueError("a stored value is not sealed")
+    nonce = sealed[1 : 1 + _NONCE_BYTES]
+    try:
+        return aead.decrypt(nonce, sealed[1 + _NONCE_BYTES :], place)
+    except InvalidTag:
+        raise SealedValueError(
+            "a stored value does not open under its account's key (damaged or moved)"
+        ) from None
+
+
 class AccountSecrets:
     """One account's data key and index key, opened from its secret."""
 
-    __slots__ = ("_aead", "_index_key", "_scope_ciphers")
+    __slots__ = ("_aead", "_data_key", "_index_key", "_scope_ciphers")
 
     def __init__(self, secret: bytes) -> None:
         if len(secret) != SECRET_BYTES:
             raise SealedValueError("an account's storage secret has the wrong size")
-        self._aead = AESGCM(secret[:32])
+        self._data_key = secret[:32]
+        self._aead = AESGCM(self._data_key)
         self._index_key = secret[32:]
         self._scope_ciphers: dict[tuple[str, str], Cipher[modes.ECB]] = {}
 
@@ -108,15 +124,16 @@ class AccountSecrets:
 
     def open(self, sealed: bytes, place: bytes) -> bytes:
         """:raises SealedValueError: damaged, or sealed for another place or account."""
-        if len(sealed) < 1 + _NONCE_BYTES or sealed[:1] != _VERSION:
-            raise SealedValueError("a stored value is not sealed")
-        nonce = sealed[1 : 1 + _NONCE_BYTES]
-        try:
-            return self._aead.decrypt(nonce, sealed[1 + _NONCE_BYTES :], place)
-        except InvalidTag:
-            raise SealedValueError(
-                "a stored value does not open under its account's key (damaged or moved)"
-            ) from None
+        return open_sealed(self._aead, sealed, place)
+
+    @property
+    def data_key(self) -> bytes:
+        """The key values are sealed with (for a helper process that opens them)."""
+        return self._data_key
+
+    @property
+    def aead(self) -> AESGCM:
+        return self._aead
 
     def _scope_cipher(self, session_id: str, agent: str) -> Cipher[modes.ECB]:
         scope = (session_id, agent)

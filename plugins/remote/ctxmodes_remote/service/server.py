@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import signal
 import sys
 from dataclasses import dataclass
@@ -32,6 +33,9 @@ from ctxmodes_remote.service.engine import ServiceEngine
 from ctxmodes_remote.service.storage import open_storage
 
 _log = logging.getLogger("ctxmodes.serve")
+#: Helper processes that check big pages of history search candidates (started on first
+#: use; see :mod:`~ctxmodes_remote.service.candidates`): one per core, at most four.
+SEARCH_PROCESSES = min(4, os.cpu_count() or 1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,7 +66,9 @@ async def _serve(config: ServerConfig) -> None:
                 f"{config.data / KEY_FILE_NAME} is missing, and the database holds data "
                 "encrypted under it: restore the key file"
             )
-        engine = ServiceEngine(storage, load_or_create_keyring(config.data))
+        engine = ServiceEngine(
+            storage, load_or_create_keyring(config.data), search_processes=SEARCH_PROCESSES
+        )
     except BaseException:
         storage.close()
         raise

@@ -4,13 +4,22 @@ sharing its time fairly between the accounts with calls waiting.
 A plain executor runs calls in arrival order, so an account that sends many slow calls
 (heavy searches, say) puts every other account's calls behind all of them. Here the next call
 is always one of the account that has had the least of the thread's time while it waited
-(start-time fair queuing): an account's cheap calls wait behind at most one slow call of
-another, and an account that was idle gains no credit to spend later.
+(start-time fair queuing): an account's cheap calls wait behind at most one slice of a slow
+call of another, and an account that was idle gains no credit to spend later.
+
+A long call bounds its slices itself: it calls :func:`yield_turn` as it goes (a history
+search does between candidates), and once it has run for :data:`SLICE_S` the calls of other
+accounts owed time run there and then, on the same thread, before it goes on. Calls of the
+paused call's own account never run in between, so each account's calls (and so each
+session's) still run one at a time, in order. A call that waits for work done elsewhere (a
+helper process checking search candidates) waits with :func:`wait_serving`, and the calls of
+other accounts run meanwhile.
 
 With group commit (:class:`HeldWrites`, SQLite), calls that ran while writes were held are
 answered only once those writes are committed: the worker runs the calls waiting, then
 commits them all with one sync, as soon as no call is waiting (or the group is
-:data:`GROUP_CALLS` calls or :data:`GROUP_SECONDS` old), and then answers them.
+:data:`GROUP_CALLS` calls or :data:`GROUP_SECONDS` old), and then answers them. Calls run
+during a pause are committed when the pause ends, not held behind the long call.
 """
 
 from __future__ import annotations
@@ -23,7 +32,8 @@ from concurrent.futures import Future
 from typing import Any, Protocol, TypeVar
 
 _T = TypeVar("_T")
-_Job = tuple[Callable[[], Any], "Future[Any]"]
+#: A call, its future, and whether it may run while another call is paused.
+_Job = tuple[Callable[[], Any], "Future[Any]", bool]
 #: Calls run while writes are held, with their outcome: ``(future, result, error)``.
 _Held = tuple["Future[Any]", Any, BaseException | None]
 
@@ -31,6 +41,27 @@ _Held = tuple["Future[Any]", Any, BaseException | None]
 #: steady stream of calls is committed in steps, not held indefinitely.
 GROUP_CALLS = 64
 GROUP_SECONDS = 0.005
+#: Seconds a call runs before :func:`yield_turn` lets other accounts' calls in.
+SLICE_S = 0.002
+
+_local = threading.local()
+
+
+def yield_turn() -> None:
+    """Called by a long call between steps of its work: when it has run for a slice, run
+    the calls of other accounts owed time first. Does nothing off a worker thread."""
+    worker: FairWorker | None = getattr(_local, "worker", None)
+    if worker is not None:
+        worker._pause()
+
+
+def wait_serving(future: Future[_T]) -> _T:
+    """The result of ``future``, which is produced off this thread; on a worker thread, other
+    accounts' calls run there until it is ready."""
+    worker: FairWorker | None = getattr(_local, "worker", None)
+    if worker is not None:
+        worker._serve_until(future)
+    return future.result()
 
 
 class HeldWrites(Protocol):
@@ -43,6 +74,16 @@ class HeldWrites(Protocol):
     def commit_writes(self) -> None:
         """:raises Exception: nothing held is on disk."""
         ...
+
+
+class _Running:
+    """A call under way on the thread: its account, and when its current slice began."""
+
+    __slots__ = ("account", "since")
+
+    def __init__(self, account: str) -> None:
+        self.account = account
+        self.since = time.perf_counter()
 
 
 class FairWorker:
@@ -60,11 +101,15 @@ class FairWorker:
         self._floor = 0.0
         self._changed = threading.Condition()
         self._closing = False
+        #: The calls under way, outermost first (more than one while calls are paused).
+        self._running: list[_Running] = []
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
         self._thread.start()
 
-    def submit(self, account: str, call: Callable[[], _T]) -> Future[_T]:
+    def submit(self, account: str, call: Callable[[], _T], *, nests: bool = True) -> Future[_T]:
         """Run ``call`` in ``account``'s turn; its future holds the result or the error.
+        With ``nests`` false it never runs while another call is paused (for calls that
+        must see no other call half done).
 
         :raises RuntimeError: the worker is closing.
         """
@@ -75,7 +120,7 @@ class FairWorker:
             if account not in self._waiting:
                 self._waiting[account] = deque()
                 self._served[account] = max(self._served.get(account, 0.0), self._floor)
-            self._waiting[account].append((call, future))
+            self._waiting[account].append((call, future, nests))
             self._changed.notify()
         return future
 
@@ -94,14 +139,32 @@ class FairWorker:
                 if self._closing or not wait:
                     return None
                 self._changed.wait()
-            account = min(self._waiting, key=self._served.__getitem__)
-            queue = self._waiting[account]
-            job = queue.popleft()
-            self._floor = self._served[account]
-            if not queue:
-                del self._waiting[account]
-                del self._served[account]
-            return account, job
+            return self._take(min(self._waiting, key=self._served.__getitem__))
+
+    def _take(self, account: str) -> tuple[str, _Job]:
+        queue = self._waiting[account]
+        job = queue.popleft()
+        self._floor = self._served[account]
+        if not queue:
+            del self._waiting[account]
+            del self._served[account]
+        return account, job
+
+    def _owed(self, paused: str, *, idle: bool = False) -> tuple[str, _Job] | None:
+        """The next call to run while ``paused``'s call waits: one of another account that
+        has had less of the thread (any other, when the thread is ``idle`` otherwise), and
+        of none whose call is under way."""
+        with self._changed:
+            busy = {running.account for running in self._running}
+            limit = float("inf") if idle else self._served.get(paused, self._floor)
+            owed = [
+                account
+                for account, queue in self._waiting.items()
+                if account not in busy and queue[0][2] and self._served[account] < limit
+            ]
+            if not owed:
+                return None
+            return self._take(min(owed, key=self._served.__getitem__))
 
     def _charge(self, account: str, seconds: float) -> None:
         with self._changed:
@@ -111,11 +174,13 @@ class FairWorker:
                 # It has nothing waiting: what it used counts when it comes back.
                 self._served[account] = self._floor + seconds
             # Accounts gone quiet whose use the clock has caught up with count no more.
+            busy = {running.account for running in self._running}
             for idle in [a for a, t in self._served.items() if a not in self._waiting]:
-                if self._served[idle] <= self._floor:
+                if self._served[idle] <= self._floor and idle not in busy:
                     del self._served[idle]
 
     def _run(self) -> None:
+        _local.worker = self
         while True:
             picked = self._next(wait=not self._held)
             if picked is None:
@@ -125,18 +190,62 @@ class FairWorker:
                 continue
             self._execute(*picked)
 
+    def _pause(self) -> None:
+        if threading.current_thread() is not self._thread or not self._running:
+            return
+        current = self._running[-1]
+        now = time.perf_counter()
+        if now - current.since < SLICE_S:
+            return
+        self._charge(current.account, now - current.since)
+        while (owed := self._owed(current.account)) is not None:
+            self._execute(*owed)
+        if self._held:
+            self._commit()
+        current.since = time.perf_counter()
+
+    def _serve_until(self, future: Future[Any]) -> None:
+        if threading.current_thread() is not self._thread or not self._running:
+            return
+        current = self._running[-1]
+        self._charge(current.account, time.perf_counter() - current.since)
+
+        def wake(_: Future[Any]) -> None:
+            with self._changed:
+                self._changed.notify_all()
+
+        future.add_done_callback(wake)
+        while True:
+            owed = None
+            with self._changed:
+                while not future.done():
+                    owed = self._owed(current.account, idle=True)
+                    if owed is not None or self._held:
+                        break
+                    self._changed.wait()
+            if owed is not None:
+                self._execute(*owed)
+            elif self._held:
+                self._commit()
+            else:
+                break
+        current.since = time.perf_counter()
+
     def _execute(self, account: str, job: _Job) -> None:
-        call, future = job
+        call, future, _ = job
         if not future.set_running_or_notify_cancel():
             return
-        started = time.perf_counter()
+        running = _Running(account)
+        self._running.append(running)
         result: Any = None
         error: BaseException | None = None
         try:
             result = call()
         except BaseException as failure:  # handed to whoever awaits the future
             error = failure
-        self._charge(account, time.perf_counter() - started)
+        finally:
+            self._running.pop()
+        self._charge(account, time.perf_counter() - running.since)
         self._answer(future, result, error)
 
     def _answer(self, future: Future[Any], result: Any, error: BaseException | None) -> None:

@@ -12,6 +12,7 @@ from ctxmodes_remote.service.accounts import create_token
 from ctxmodes_remote.service.crypto import KeyRing
 from ctxmodes_remote.service.engine import ServiceEngine
 from ctxmodes_remote.service.storage import RecordedItem
+from ctxmodes_remote.service.workers import FairWorker
 
 KEYS = KeyRing([b"s" * 32])
 CONTEXT = {"session_id": "s1", "current_agent_name": "/root"}
@@ -33,6 +34,9 @@ CONTENTS = [
     "abcde",
     "e\u0301t\u00e9 composed and decomposed",
     "\U0001d4b3\U0001d4b4\U0001d4b5 astral 🎉🎊",
+    # Text whose JSON holds the JSON of queries it does not hold: an escaped lone
+    # surrogate, a backslash before an n, a control character.
+    "lone \ud800 surrogate, literal \\n and \\u0001, control \x01 here",
 ]
 QUERIES = [
     "alpha",
@@ -76,6 +80,12 @@ QUERIES = [
     "🎊",
     "ab",
     "% ",
+    "\ud800",
+    "ud800",
+    "\\ud800",
+    "\x01",
+    "\\u0001",
+    "\\n",
 ]
 
 
@@ -182,9 +192,35 @@ def test_candidates_fetched_page_by_page_give_the_same_answers(filled, monkeypat
     from ctxmodes_remote.service import sealed_storage
 
     engine, account, items = filled
-    # Pages of two candidates: every search pages through the blind index's candidates.
+    # Pages of two candidates, then of four: every search pages through the blind index's
+    # candidates, in pages that grow.
     monkeypatch.setattr(sealed_storage, "SEARCH_PAGE", 2)
+    monkeypatch.setattr(sealed_storage, "SEARCH_PAGE_MAX", 4)
     for query in QUERIES:
         for extra in ({}, {"recent_first": True}, {"limit": 3, "recent_first": True}):
             arguments = {"query": query, **extra}
             assert search(engine, account, **arguments) == whole_session_answer(items, arguments)
+
+
+def test_candidates_checked_in_a_helper_process_give_the_same_answers(backend, monkeypatch):
+    from ctxmodes_remote.service import candidates
+
+    account = create_token(backend, "alice").account
+    items = recorded()
+    ServiceEngine(backend, KEYS).record(account, "s1", "/root", items)
+    # Every page goes to the helper process, and the search runs on a worker thread, as the
+    # service runs it (serving other calls while the helper checks).
+    monkeypatch.setattr(candidates, "PROCESS_MIN_CANDIDATES", 1)
+    engine = ServiceEngine(backend, KEYS, search_processes=1)
+    worker = FairWorker("test-worker")
+    try:
+        for query in QUERIES:
+            for extra in ({}, {"recent_first": True}, {"limit": 3, "role": "user"}):
+                arguments = {"query": query, **extra}
+                answer = worker.submit(
+                    account.account_id, lambda a=arguments: search(engine, account, **a)
+                )
+                assert answer.result(timeout=60) == whole_session_answer(items, arguments)
+    finally:
+        worker.close()
+        engine.close()

@@ -2,12 +2,15 @@
 encryption at the model boundary, and history recorded from the traffic."""
 
 import json
+import threading
 
 import pytest
-from support.service_rig import turn_headers
+from support.service_rig import RecordingProvider, turn_headers
 
+from ctxmodes.providers.script import Script
 from ctxmodes.session.models import TextContent, ToolResultMessage, UserMessage
 from ctxmodes.windows.tools import namespace_tool
+from ctxmodes_remote.service.storage import StorageUnavailableError
 
 zstd = pytest.importorskip("backports.zstd", reason="zstd needs the serve extra on Python < 3.14")
 
@@ -287,3 +290,63 @@ def test_deeply_nested_call_arguments_leave_the_window_usable(make_service, back
         "assistant",
         "assistant",
     ]
+
+
+class GatedProvider(RecordingProvider):
+    """The scripted model, saying when it was called and holding its first event until the
+    test lets it go (or its call is aborted)."""
+
+    def __init__(self, script):
+        super().__init__(script)
+        self.called = threading.Event()
+        self.go = threading.Event()
+        self.aborted = threading.Event()
+
+    def stream(self, request, signal):
+        self.called.set()
+        signal.add_callback(self.aborted.set)
+        while not self.go.wait(0.01):
+            if signal.aborted:
+                return
+        yield from super().stream(request, signal)
+
+
+def test_the_model_is_called_while_the_turn_is_recorded(make_service, backend, monkeypatch):
+    provider = GatedProvider(Script.model_validate({"responses": [{"text": "first words"}]}))
+    service = make_service(storage=backend, provider=provider)
+    recording = backend.append_history_items
+    model_was_called: list[bool] = []
+
+    def append_history_items(*args):
+        # The model already works on its first token while the input is written.
+        model_was_called.append(provider.called.wait(10))
+        recording(*args)
+        provider.go.set()
+
+    monkeypatch.setattr(backend, "append_history_items", append_history_items)
+    events = completed(service.responses(body(user("hello", "msg_u0")), turn_headers("s1", W0)))
+    # The input's write (then the output's, once the model has answered).
+    assert model_was_called == [True, True]
+    deltas = [e["delta"] for e in events if e["type"] == "response.output_text.delta"]
+    assert "".join(deltas) == "first words"
+    listed = service.call("history", "list_items", {}, session="s1")["items"]
+    assert [item["truncated_content"] for item in listed] == ["hello", "first words"]
+
+
+def test_a_turn_whose_input_is_not_recorded_streams_nothing_and_aborts_the_model(
+    make_service, backend, monkeypatch
+):
+    provider = GatedProvider(Script.model_validate({"responses": [{"text": "never sent"}]}))
+    service = make_service(storage=backend, provider=provider)
+
+    def append_history_items(*args):
+        provider.called.wait(10)
+        raise StorageUnavailableError("the database failed: disk I/O error")
+
+    monkeypatch.setattr(backend, "append_history_items", append_history_items)
+    reply = service.responses(body(user("hello", "msg_u0")), turn_headers("s1", W0))
+    assert reply.status == 503
+    assert reply.json()["error"]["code"] == "storage_unavailable"
+    assert provider.called.is_set()
+    assert provider.aborted.wait(10)
+    assert service.call("history", "list_items", {}, session="s1")["items"] == []

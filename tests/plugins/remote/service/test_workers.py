@@ -2,10 +2,12 @@
 does not hold another's call behind all of it."""
 
 import threading
+import time
+from concurrent.futures import Future
 
 import pytest
 
-from ctxmodes_remote.service.workers import FairWorker
+from ctxmodes_remote.service.workers import FairWorker, wait_serving, yield_turn
 
 
 def test_cheap_calls_of_one_account_wait_behind_one_slow_call_of_another():
@@ -52,3 +54,73 @@ def test_close_runs_what_was_submitted_then_refuses_more():
     assert queued.result(timeout=0) == "done"
     with pytest.raises(RuntimeError, match="closing"):
         worker.submit("a", lambda: None)
+
+
+def _long_call(worker_done: threading.Event, ran: list[str], name: str):
+    """A call that keeps yielding its turn until ``worker_done`` is set (or 10 s pass)."""
+
+    def call() -> None:
+        deadline = time.monotonic() + 10
+        while not worker_done.is_set() and time.monotonic() < deadline:
+            yield_turn()
+        ran.append(name)
+
+    return call
+
+
+def test_a_long_call_lets_other_accounts_calls_run_between_its_slices():
+    worker = FairWorker("test-worker")
+    done = threading.Event()
+    ran: list[str] = []
+    heavy = worker.submit("heavy", _long_call(done, ran, "heavy0"))
+    # Another call of the same account waits for the first to end; the quiet account's
+    # calls run while the first is still going.
+    second = worker.submit("heavy", lambda: ran.append("heavy1"))
+    quiet = [worker.submit("quiet", lambda n=n: ran.append(f"quiet{n}")) for n in range(3)]
+    for future in quiet:
+        future.result(timeout=10)
+    assert ran == ["quiet0", "quiet1", "quiet2"]
+    assert not heavy.done()
+    done.set()
+    heavy.result(timeout=10)
+    second.result(timeout=10)
+    worker.close()
+    assert ran == ["quiet0", "quiet1", "quiet2", "heavy0", "heavy1"]
+
+
+def test_a_call_that_must_not_nest_waits_for_the_paused_call():
+    worker = FairWorker("test-worker")
+    done = threading.Event()
+    ran: list[str] = []
+    heavy = worker.submit("heavy", _long_call(done, ran, "heavy"))
+    exclusive = worker.submit("", lambda: ran.append("exclusive"), nests=False)
+    quiet = worker.submit("quiet", lambda: ran.append("quiet"))
+    quiet.result(timeout=10)
+    assert not exclusive.done()
+    done.set()
+    exclusive.result(timeout=10)
+    heavy.result(timeout=10)
+    worker.close()
+    assert ran == ["quiet", "heavy", "exclusive"]
+
+
+def test_a_call_waiting_for_work_elsewhere_lets_other_accounts_calls_run():
+    worker = FairWorker("test-worker")
+    elsewhere: Future[str] = Future()
+    ran: list[str] = []
+
+    def waiting() -> str:
+        answer = wait_serving(elsewhere)
+        ran.append("waited")
+        return answer
+
+    waiter = worker.submit("heavy", waiting)
+    same = worker.submit("heavy", lambda: ran.append("heavy again"))
+    quiet = worker.submit("quiet", lambda: ran.append("quiet"))
+    quiet.result(timeout=10)
+    assert ran == ["quiet"]
+    elsewhere.set_result("done")
+    assert waiter.result(timeout=10) == "done"
+    same.result(timeout=10)
+    worker.close()
+    assert ran == ["quiet", "waited", "heavy again"]

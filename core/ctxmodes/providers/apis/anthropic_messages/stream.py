@@ -49,7 +49,7 @@ def message_events(response: httpx.Response) -> Iterator[JsonObject]:
         after a ``message_start``.
     """
     started = stopped = False
-    for sse in iter_events(response, dispatch_at_end=True):
+    for sse in iter_events(response.iter_text(), dispatch_at_end=True):
         if sse.event == "error":
             raise WireError(sse.data)
         if sse.event not in MESSAGE_EVENTS:

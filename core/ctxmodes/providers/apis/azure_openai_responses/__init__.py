@@ -65,7 +65,7 @@ def _call(
     response = sdk.post_stream(call, url, headers, body, options, error_prefix=ERROR_PREFIX)
     reader = ResponsesStream(model, output, call.emit)
     with contextlib.closing(response):
-        for event in call.guard(sdk.iter_sdk_events(response), call.signal):
+        for event in call.guard(sdk.iter_sdk_events(response.iter_text()), call.signal):
             reader.feed(event)
     if call.signal.aborted:
         raise WireError(ABORTED)

@@ -9,7 +9,7 @@ that error's message.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 import httpx
@@ -53,12 +53,13 @@ def format_status_error(status: int, body: str, prefix: str | None) -> str:
     return f"{prefix} ({status}): {detail}" if prefix else f"{status}: {detail}"
 
 
-def iter_sdk_events(response: httpx.Response) -> Iterator[JsonObject]:
-    """The JSON events of an SSE body, as the OpenAI SDK's stream yields them.
+def iter_sdk_events(texts: Iterable[str]) -> Iterator[JsonObject]:
+    """The JSON events of an SSE body read as ``texts``, as the OpenAI SDK's stream yields
+    them (up to ``[DONE]``).
 
     :raises WireError: an event carries an ``error`` object, or a data line is not JSON.
     """
-    for event in iter_events(response):
+    for event in iter_events(texts):
         data = event.data
         if data.startswith("[DONE]"):
             return

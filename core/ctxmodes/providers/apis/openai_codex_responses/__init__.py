@@ -24,6 +24,7 @@ from ctxmodes.providers.apis.openai_codex_responses.retry import open_stream
 from ctxmodes.providers.apis.openai_codex_responses.stream import codex_events
 from ctxmodes.providers.base import ModelCapabilities
 from ctxmodes.providers.catalog import ModelSpec
+from ctxmodes.providers.http import finish_answer
 from ctxmodes.providers.transport.budget import clamp_max_tokens
 from ctxmodes.providers.transport.call import CallContext, reasoning_effort
 from ctxmodes.providers.transport.options import missing_key_message
@@ -85,8 +86,13 @@ def _call(
         resolve_tier=_resolve_tier,
     )
     with contextlib.closing(response):
-        for event in call.guard(codex_events(response, output), call.signal):
+        texts = response.iter_text()
+        for event in call.guard(codex_events(texts, output), call.signal):
             reader.feed(event)
+        if reader.terminal and not call.signal.aborted:
+            # Pi stops at the terminal event too; what follows is read, not parsed, so
+            # that the connection can serve the next call.
+            finish_answer(response, texts)
     if call.signal.aborted:
         raise WireError(ABORTED)
     if not reader.terminal:

@@ -7,9 +7,8 @@ CRLF-framed streams work.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
-import httpx
 import orjson
 
 from ctxmodes.providers.jsvalues import stringify
@@ -19,9 +18,10 @@ from ctxmodes.providers.wire import JsonObject, PiMessage, WireError
 _STATUSES = frozenset({"completed", "incomplete", "failed", "cancelled", "queued", "in_progress"})
 
 
-def codex_events(response: httpx.Response, output: PiMessage) -> Iterator[JsonObject]:
-    """Codex's event mapping over a correct SSE parse (see the module docstring)."""
-    for sse in iter_events(response, dispatch_at_end=True):
+def codex_events(texts: Iterable[str], output: PiMessage) -> Iterator[JsonObject]:
+    """Codex's event mapping over a correct SSE parse of the body read as ``texts`` (see the
+    module docstring); ends at the terminal event."""
+    for sse in iter_events(texts, dispatch_at_end=True):
         data = sse.data.strip()
         if not data or data == "[DONE]":
             continue

@@ -17,6 +17,7 @@ from ctxmodes.providers.apis.openai_completions.request import build_body
 from ctxmodes.providers.apis.openai_completions.stream import CompletionsStream
 from ctxmodes.providers.base import ModelCapabilities
 from ctxmodes.providers.catalog import ModelSpec
+from ctxmodes.providers.http import finish_answer
 from ctxmodes.providers.transport.call import CallContext, stream_simple
 from ctxmodes.providers.transport.options import cache_retention
 from ctxmodes.providers.wire import ABORTED, PiContext, PiMessage, StreamOptions, WireError
@@ -108,8 +109,13 @@ def _call(
     reader = CompletionsStream(model, output, call.emit)
     try:
         with contextlib.closing(response):
-            for chunk in call.guard(sdk.iter_sdk_events(response), call.signal):
+            texts = response.iter_text()
+            for chunk in call.guard(sdk.iter_sdk_events(texts), call.signal):
                 reader.feed(chunk)
+            if not call.signal.aborted:
+                # The SDK stops at ``[DONE]``; what follows is read, not parsed, so that
+                # the connection can serve the next call.
+                finish_answer(response, texts)
     except WireError:
         reader.fail()
         raise

@@ -69,7 +69,7 @@ def _call(
     response = sdk.post_stream(call, url, headers, body, options, error_prefix="OpenAI API error")
     reader = ResponsesStream(model, output, call.emit, service_tier=options.service_tier)
     with contextlib.closing(response):
-        for event in call.guard(sdk.iter_sdk_events(response), call.signal):
+        for event in call.guard(sdk.iter_sdk_events(response.iter_text()), call.signal):
             reader.feed(event)
     if not reader.terminal:
         raise WireError("OpenAI Responses stream ended before a terminal response event")

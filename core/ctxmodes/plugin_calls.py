@@ -1,0 +1,94 @@
+"""Calling a registration hook of the entry-point plugins without building a plugin manager.
+
+``ctxmodes --help`` and a plugin's own command need one thing from the plugins: the commands
+they register. Importing pluggy (and the ``inspect`` module it needs) and validating every
+plugin costs more than the rest of such a start, so when each plugin implements the hook
+as one plain function marked ``@hookimpl`` (as the built-in modes and the documented ones
+do), that function is called directly: the call pluggy would make. Anything else (a hook
+wrapper, two implementations in one plugin, an implementation taking other arguments, hook
+tracing) is left to a real manager: :func:`registration_callers` then answers ``None``.
+
+A plugin is validated against the hookspecs only when a manager is built (a session, a
+core command that loads plugins); this path only imports the plugins and calls the hook.
+
+Internal to ctxmodes: not part of the API plugins and programs use (see :mod:`ctxmodes`).
+"""
+
+from __future__ import annotations
+
+import os
+import types
+from collections.abc import Callable
+from typing import Any
+
+from ctxmodes.hook_marker import IMPL_ATTRIBUTE
+from ctxmodes.plugin_selection import (
+    TRACE_ENV,
+    PluginSelection,
+    import_plugin,
+    select_entry_points,
+)
+
+#: Calls one plugin's implementation of a registration hook with ``register=``.
+Caller = Callable[..., None]
+
+
+def registration_callers(
+    hook_name: str, selection: PluginSelection
+) -> list[tuple[str, Caller]] | None:
+    """``(plugin name, caller)`` for each entry-point plugin ``selection`` loads that
+    implements registration hook ``hook_name``, in plugin-name order; ``None`` when one of
+    them needs a plugin manager's call (see the module).
+
+    :raises PluginError: a plugin fails to import, or an essential plugin is blocked.
+    """
+    if os.environ.get(TRACE_ENV):
+        return None
+    selection.refuse_blocked_essentials()
+    callers: list[tuple[str, Caller]] = []
+    for ep, status in select_entry_points(selection):
+        if status != "loaded":
+            continue
+        implementations = _implementations(import_plugin(ep.value, ep.name, ep), hook_name)
+        if not implementations:
+            continue
+        if len(implementations) > 1:
+            return None
+        caller = _plain_caller(*implementations[0])
+        if caller is None:
+            return None
+        callers.append((ep.name, caller))
+    return callers
+
+
+def _implementations(plugin: object, hook_name: str) -> list[tuple[Any, dict[str, Any]]]:
+    """Each attribute of ``plugin`` marked as an implementation of ``hook_name``, with its
+    options, found as pluggy finds them (by name, or by ``specname``)."""
+    found = []
+    for name in dir(plugin):
+        attribute = getattr(plugin, name, None)
+        options = getattr(attribute, IMPL_ATTRIBUTE, None)
+        if isinstance(options, dict) and (options.get("specname") or name) == hook_name:
+            found.append((attribute, options))
+    return found
+
+
+def _plain_caller(function: Any, options: dict[str, Any]) -> Caller | None:
+    """A caller for an implementation that takes ``register`` (or nothing) and no other
+    argument, is no wrapper, and is a function or a bound method; else ``None``."""
+    if options.get("wrapper") or options.get("hookwrapper"):
+        return None
+    if isinstance(function, types.MethodType):
+        code, skip = function.__func__.__code__, 1
+    elif isinstance(function, types.FunctionType):
+        code, skip = function.__code__, 0
+    else:
+        return None
+    if code.co_kwonlyargcount or function.__defaults__:
+        return None
+    arguments = code.co_varnames[skip : code.co_argcount]
+    if arguments == ("register",):
+        return lambda register: function(register)
+    if arguments == ():
+        return lambda register: function()
+    return None

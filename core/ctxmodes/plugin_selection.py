@@ -1,0 +1,107 @@
+"""Which entry-point plugins load: the allow and block lists, the essential plugins, and
+importing the permitted ones; all without pluggy, so that the command line can list the
+plugins' commands cheaply (:mod:`ctxmodes.plugin_calls`). :mod:`ctxmodes.plugins` builds
+managers from the same selection.
+
+Internal to ctxmodes: not part of the API plugins and programs use (see :mod:`ctxmodes`).
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from collections.abc import Iterable, Mapping
+from typing import NamedTuple
+
+from ctxmodes.errors import PluginError
+from ctxmodes.hook_marker import PROJECT_NAME
+from ctxmodes.plugin_discovery import FoundEntryPoint, find_entry_points
+
+#: The entry-point group for modes and other plugins, built-in and third-party alike.
+ENTRY_POINT_GROUP = PROJECT_NAME
+
+#: Entry points loaded whatever the allow list says, as pytest's essential plugins: the
+#: default mode must always exist. Blocking one is an error rather than a broken default.
+ESSENTIAL_PLUGINS: frozenset[str] = frozenset({"off"})
+
+#: Comma-separated plugin names never to load (like tox's TOX_DISABLED_EXTERNAL_PLUGINS).
+BLOCK_ENV = "CTXMODES_BLOCK_PLUGINS"
+#: Comma-separated plugin names: when set, only these entry points are loaded.
+ALLOW_ENV = "CTXMODES_LOAD_PLUGINS"
+#: When set (to anything non-empty), every hook call is printed to stderr.
+TRACE_ENV = "CTXMODES_TRACE_PLUGINS"
+
+
+class PluginSelection(NamedTuple):
+    """Which plugins to load. ``allow=None`` means every installed entry point."""
+
+    allow: frozenset[str] | None = None
+    block: frozenset[str] = frozenset()
+
+    @classmethod
+    def from_env(
+        cls,
+        environ: Mapping[str, str] | None = None,
+        *,
+        allow: Iterable[str] | None = None,
+        block: Iterable[str] = (),
+    ) -> PluginSelection:
+        """Merge configured lists with the environment (the environment adds to both)."""
+        env = os.environ if environ is None else environ
+        env_block = _split(env.get(BLOCK_ENV, ""))
+        env_allow = _split(env.get(ALLOW_ENV, "")) if env.get(ALLOW_ENV) is not None else None
+        allowed: frozenset[str] | None = None
+        if allow is not None or env_allow is not None:
+            allowed = frozenset(allow or ()) | frozenset(env_allow or ())
+        return cls(allow=allowed, block=frozenset(block) | env_block)
+
+    def permits(self, name: str) -> bool:
+        if name in self.block:
+            return False
+        return self.allow is None or name in self.allow or name in ESSENTIAL_PLUGINS
+
+    def refuse_blocked_essentials(self) -> None:
+        """:raises PluginError: an essential plugin is blocked."""
+        essential = sorted(self.block & ESSENTIAL_PLUGINS)
+        if essential:
+            raise PluginError(
+                f"plugin {essential[0]!r} is essential and cannot be blocked "
+                "(it provides the default mode)"
+            )
+
+
+class SelectedEntryPoint(NamedTuple):
+    """One installed plugin and what the selection makes of it."""
+
+    entry_point: FoundEntryPoint
+    status: str  # "loaded" | "blocked" | "not allowed"
+
+
+def select_entry_points(selection: PluginSelection) -> list[SelectedEntryPoint]:
+    """Every installed plugin, by name (the first of a name seen twice), and whether
+    ``selection`` loads it."""
+    chosen: dict[str, SelectedEntryPoint] = {}
+    for ep in sorted(find_entry_points(ENTRY_POINT_GROUP), key=lambda e: e.name):
+        if ep.name in chosen:
+            continue  # the same distribution visible twice on sys.path
+        if selection.permits(ep.name):
+            status = "loaded"
+        else:
+            status = "blocked" if ep.name in selection.block else "not allowed"
+        chosen[ep.name] = SelectedEntryPoint(ep, status)
+    return list(chosen.values())
+
+
+def import_plugin(target: str, name: str, ep: FoundEntryPoint | None = None) -> object:
+    """The plugin object of entry point ``ep`` (or module ``target``).
+
+    :raises PluginError: it failed to import, in one line naming the plugin.
+    """
+    try:
+        return ep.load() if ep is not None else importlib.import_module(target)
+    except Exception as exc:
+        raise PluginError(f"plugin {name!r} ({target}) failed to load: {exc}") from exc
+
+
+def _split(value: str) -> frozenset[str]:
+    return frozenset(part.strip() for part in value.split(",") if part.strip())

@@ -1,0 +1,107 @@
+"""Checking a history search's candidates: each is opened and tested for the literal
+substring. A search whose blind-index tokens many items share opens many of them, all CPU
+work; big pages of candidates are checked in helper processes at a lower priority, so they
+neither hold the interpreter the event loop and every other call share nor take the cores
+from them.
+
+A helper process is given, per page, the account's data key and the sealed values with their
+associated data; it opens them, keeps nothing, and answers the matching contents.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+from ctxmodes.session import codec
+from ctxmodes_remote.service.sealing import open_sealed
+from ctxmodes_remote.service.workers import wait_serving, yield_turn
+
+#: Candidates a page must hold to be checked in a helper process: a smaller one costs less
+#: to check here than to send there.
+PROCESS_MIN_CANDIDATES = 64
+#: How much lower the helper processes' priority is (``nice``).
+PROCESS_NICENESS = 10
+
+
+def encoded_query(query: str) -> bytes | None:
+    """``query`` as it reads inside a sealed item's JSON, ``None`` when it holds a surrogate.
+
+    JSON escapes each character on its own, so the JSON of any text holding ``query``
+    holds this: an item without it cannot match, and is passed over before its JSON is
+    read. Surrogates are the exception (a pair of them is written as one character)."""
+    if any("\ud800" <= char <= "\udfff" for char in query):
+        return None
+    return codec.dumps(query)[1:-1]
+
+
+def matching(
+    aead: AESGCM, sealed: Sequence[bytes], places: Sequence[bytes], query: str, limit: int
+) -> list[tuple[int, str]]:
+    """The first ``limit`` candidates whose content holds ``query``: ``(index, content)``.
+
+    :raises SealedValueError: a candidate does not open (damaged or moved)."""
+    encoded = encoded_query(query)
+    found: list[tuple[int, str]] = []
+    for index, (value, place) in enumerate(zip(sealed, places, strict=True)):
+        yield_turn()
+        opened = open_sealed(aead, value, place)
+        if encoded is not None and encoded not in opened:
+            continue
+        content = codec.loads(opened)["content"]
+        if query in content:
+            found.append((index, content))
+            if len(found) == limit:
+                break
+    return found
+
+
+def _matching_with_key(
+    data_key: bytes, sealed: list[bytes], places: list[bytes], query: str, limit: int
+) -> list[tuple[int, str]]:
+    return matching(AESGCM(data_key), sealed, places, query, limit)
+
+
+def _lower_priority() -> None:
+    os.nice(PROCESS_NICENESS)
+
+
+class CandidateChecker:
+    """Checks pages of candidates: small ones in this thread, big ones in up to
+    ``processes`` helper processes (none: every page here)."""
+
+    def __init__(self, processes: int = 0) -> None:
+        self._pool = (
+            ProcessPoolExecutor(
+                processes,
+                # Not forked: the service's threads hold locks a fork would copy held.
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=_lower_priority,
+            )
+            if processes > 0
+            else None
+        )
+
+    def check(
+        self,
+        data_key: bytes,
+        aead: AESGCM,
+        sealed: list[bytes],
+        places: list[bytes],
+        query: str,
+        limit: int,
+    ) -> list[tuple[int, str]]:
+        """See :func:`matching`. On a worker thread, other accounts' calls run there while a
+        helper process checks."""
+        if self._pool is None or len(sealed) < PROCESS_MIN_CANDIDATES:
+            return matching(aead, sealed, places, query, limit)
+        future = self._pool.submit(_matching_with_key, data_key, sealed, places, query, limit)
+        return wait_serving(future)
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)

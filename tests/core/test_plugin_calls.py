@@ -1,0 +1,127 @@
+"""Registration hooks called without a plugin manager answer as the manager does, and leave
+every unusual plugin to it."""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+
+import pytest
+
+from ctxmodes.errors import PluginError
+from ctxmodes.plugin_calls import registration_callers
+from ctxmodes.plugin_selection import PluginSelection
+from ctxmodes.plugins import each_plugin, make_plugin_manager
+
+HOOK = "ctx_register_cli_commands"
+
+
+def registered(callers):
+    names = []
+    for plugin_name, call in callers:
+        call(register=lambda command, plugin_name=plugin_name: names.append((plugin_name, command)))
+    return names
+
+
+@pytest.fixture
+def installed(tmp_path, monkeypatch):
+    """``installed(name, source)``: a plugin module on the path, declared by an entry point."""
+    monkeypatch.syspath_prepend(str(tmp_path))
+
+    def install(name: str, source: str) -> None:
+        (tmp_path / f"{name}.py").write_text(textwrap.dedent(source))
+        info = tmp_path / f"{name}-1.0.dist-info"
+        info.mkdir()
+        (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n")
+        (info / "entry_points.txt").write_text(f"[ctxmodes]\n{name} = {name}\n")
+
+    yield install
+    for name in [module for module in sys.modules if module.startswith("probe_")]:
+        del sys.modules[name]
+
+
+def test_the_installed_plugins_register_what_a_manager_has_them_register():
+    selection = PluginSelection()
+    direct = registration_callers(HOOK, selection)
+    assert direct is not None
+    pm = make_plugin_manager(selection=selection, default_plugins=())
+    through_manager = sorted(each_plugin(pm, HOOK))
+    assert registered(direct) == registered(through_manager)
+    assert {command.name for _, command in registered(direct)} >= {"demo", "serve"}
+
+
+def test_a_blocked_plugin_is_not_imported(installed):
+    installed("probe_blocked", "raise RuntimeError('imported')\n")
+    callers = registration_callers(HOOK, PluginSelection(block=frozenset({"probe_blocked"})))
+    assert callers is not None
+    assert "probe_blocked" not in sys.modules
+
+
+def test_a_plugin_that_fails_to_import_is_one_error_naming_it(installed):
+    installed("probe_broken", "raise RuntimeError('no network here')\n")
+    with pytest.raises(PluginError) as caught:
+        registration_callers(HOOK, PluginSelection())
+    assert str(caught.value) == (
+        "plugin 'probe_broken' (probe_broken) failed to load: no network here"
+    )
+
+
+def test_an_essential_plugin_cannot_be_blocked():
+    with pytest.raises(PluginError, match="'off' is essential"):
+        registration_callers(HOOK, PluginSelection(block=frozenset({"off"})))
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        # a hook wrapper
+        """
+        from ctxmodes import hookimpl
+        @hookimpl(wrapper=True)
+        def ctx_register_cli_commands(register):
+            return (yield)
+        """,
+        # two implementations of the hook in one plugin
+        """
+        from ctxmodes import hookimpl
+        @hookimpl
+        def ctx_register_cli_commands(register):
+            pass
+        @hookimpl(specname="ctx_register_cli_commands")
+        def more_commands(register):
+            pass
+        """,
+        # an argument the hook does not pass (the manager words the error)
+        """
+        from ctxmodes import hookimpl
+        @hookimpl
+        def ctx_register_cli_commands(register, extra):
+            pass
+        """,
+    ],
+)
+def test_an_unusual_implementation_is_left_to_a_manager(installed, source):
+    installed("probe_unusual", source)
+    assert registration_callers(HOOK, PluginSelection()) is None
+
+
+def test_tracing_is_left_to_a_manager(monkeypatch):
+    monkeypatch.setenv("CTXMODES_TRACE_PLUGINS", "1")
+    assert registration_callers(HOOK, PluginSelection()) is None
+
+
+def test_an_implementation_found_by_its_specname_is_called(installed):
+    installed(
+        "probe_named",
+        """
+        from ctxmodes import CliCommand, hookimpl
+        @hookimpl(specname="ctx_register_cli_commands")
+        def commands(register):
+            register(CliCommand(name="probe", help="h", run=lambda args: 0))
+        """,
+    )
+    callers = registration_callers(HOOK, PluginSelection())
+    assert callers is not None
+    assert ("probe_named", "probe") in [
+        (plugin, command.name) for plugin, command in registered(callers)
+    ]
