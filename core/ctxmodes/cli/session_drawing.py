@@ -210,16 +210,20 @@ def active_path_lines(manager: SessionManager) -> Iterator[Line]:
             line = [("● ", "bold green"), (entry_id, "bold cyan"), kind]
             if types[index] != "message":
                 line += describe.details(index, read)
-            label = labels.get(entry_id)
-            if label is not None:
-                line.append((f" [{label[0]}]", "yellow"))
-            if index == leaf:
-                line.append(("  ◀ leaf", "bold green"))
+            line += _marks(labels.get(entry_id), index == leaf)
             yield line
             if index in leaves_path:
                 yield from collapsed(shape.children(index))
     if leaf is None:
         yield [("(no leaf: the next entry starts a new root)", "dim")]
+
+
+def _marks(label: tuple[Any, Any] | None, is_leaf: bool) -> Line:
+    """What ends an entry's line: its label (``(label, timestamp)``) and the leaf marker."""
+    marks: Line = [] if label is None else [(f" [{label[0]}]", "yellow")]
+    if is_leaf:
+        marks.append(("  ◀ leaf", "bold green"))
+    return marks
 
 
 def tree_lines(manager: SessionManager) -> Iterator[Line]:
@@ -245,12 +249,7 @@ def tree_lines(manager: SessionManager) -> Iterator[Line]:
             line: Line = [(prefix, "")]
             if shape.on_path(index):
                 line.append(("● ", "bold green"))
-            line += [(entry_id, "bold cyan"), kind]
-            label = labels.get(entry_id)
-            if label is not None:
-                line.append((f" [{label[0]}]", "yellow"))
-            if index == leaf:
-                line.append(("  ◀ leaf", "bold green"))
+            line += [(entry_id, "bold cyan"), kind, *_marks(labels.get(entry_id), index == leaf)]
             yield line
 
 
