@@ -162,12 +162,14 @@ def _summaries_by_source(shape: TreeShape) -> dict[int, str]:
         for index in compress(range(len(types)), map(eq, types, repeat("branch_summary")))
         if shape.is_node(index)
     ]
+    stored = shape.entries(found)
+    nodes = shape.nodes_of(entry.get("fromId") for entry in stored)
     goals: dict[int, str] = {}
-    for index, stored in zip(found, shape.entries(found), strict=True):
-        source = shape.index_of(stored.get("fromId"))
-        if source is not None:
-            made.append((index, source))
-            goals[index] = summary_goal(stored.get("summary"))
+    for index, entry in zip(found, stored, strict=True):
+        source = entry.get("fromId")
+        if isinstance(source, str) and source in nodes:
+            made.append((index, nodes[source]))
+            goals[index] = summary_goal(entry.get("summary"))
     if len({source for _, source in made}) < len(made):
         order = _walk_order(shape, sorted(goals))
         made.sort(key=lambda pair: order[pair[0]])

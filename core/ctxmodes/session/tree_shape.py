@@ -17,7 +17,8 @@ and an empty ``parentId`` names the entry whose id is empty); the shape is then 
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from itertools import compress
 from operator import attrgetter
 from typing import Any, Final
 
@@ -45,7 +46,7 @@ class TreeShape:
         #: The current label of each labelled id, as ``(label, timestamp)``.
         self.labels = table.labels
         #: The leaf's node: the last entry of the leaf's id.
-        self.leaf = None if leaf is None else table.index_of(table.ids[leaf])
+        self.leaf = leaf if leaf is None or not table.duplicated else table.by_id[self.ids[leaf]]
         self.roots: list[int] = []
         self.path: list[Sequence[int]] = []
         #: Entries with more than one child.
@@ -64,11 +65,21 @@ class TreeShape:
 
     def is_node(self, index: int) -> bool:
         """Whether the entry is a node of the tree: the last entry of its id."""
-        return self._table.by_id.get(self.ids[index]) == index
+        table = self._table
+        return not table.duplicated or table.by_id.get(self.ids[index]) == index
 
-    def index_of(self, entry_id: Any) -> int | None:
-        """The node of an id (``None`` for an unknown id or a value that is not a string)."""
-        return self._table.index_of(entry_id) if isinstance(entry_id, str) else None
+    def nodes_of(self, entry_ids: Iterable[Any]) -> dict[str, int]:
+        """The node of each of these ids that names one (values that are not strings and
+        unknown ids left out), found in one pass over the ids: the store builds no map of
+        every id for a few lookups."""
+        wanted = {entry_id for entry_id in entry_ids if isinstance(entry_id, str)}
+        table = self._table
+        if table.duplicated:
+            by_id = table.by_id
+            return {entry_id: by_id[entry_id] for entry_id in wanted if entry_id in by_id}
+        ids = self.ids
+        found = compress(range(len(ids)), map(wanted.__contains__, ids)) if wanted else ()
+        return {ids[index]: index for index in found}
 
     def chains(self, top: int) -> Iterator[tuple[int, int]]:
         """The subtree at ``top`` as chains ``(first, last)``, in the order of a depth-first
@@ -186,5 +197,5 @@ class _NodeShape(TreeShape):
 
 def tree_shape(table: EntryTable, leaf: int | None) -> TreeShape:
     """The shape of ``table``'s tree, with the active path to ``leaf``."""
-    unique = len(table.by_id) == len(table.ids) and "" not in table.by_id
+    unique = not table.duplicated and "" not in table.ids
     return (_IndexShape if unique else _NodeShape)(table, leaf)
