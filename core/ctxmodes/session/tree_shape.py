@@ -16,6 +16,7 @@ and an empty ``parentId`` names the entry whose id is empty); the shape is then 
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import compress
@@ -32,7 +33,7 @@ JsonObject = dict[str, Any]
 _NO_CHILDREN: Final[Sequence[int]] = ()
 
 
-class TreeShape:
+class TreeShape(ABC):
     """The session tree as entry positions, and the active path through it.
 
     :attr:`roots` are in file order, :meth:`children` in the tree's order (file order, then
@@ -52,16 +53,18 @@ class TreeShape:
         #: Entries with more than one child.
         self.forks: set[int] = set()
 
+    @abstractmethod
     def children(self, index: int) -> Sequence[int]:
-        raise NotImplementedError
+        """The entry's children, in the tree's order."""
 
+    @abstractmethod
     def chain_end(self, index: int) -> int:
         """The last entry of the chain that starts at ``index``: every entry before it in
         the chain has the next position as its only child."""
-        raise NotImplementedError
 
+    @abstractmethod
     def on_path(self, index: int) -> bool:
-        raise NotImplementedError
+        """Whether the entry is on the active path."""
 
     def is_node(self, index: int) -> bool:
         """Whether the entry is a node of the tree: the last entry of its id."""
@@ -158,7 +161,8 @@ class _IndexShape(TreeShape):
 
 
 class _NodeShape(TreeShape):
-    """The shape of :func:`build_tree`'s nodes, for sessions whose ids are not unique."""
+    """The shape of :func:`build_tree`'s nodes, for sessions whose ids are not unique or
+    where one is empty."""
 
     def __init__(self, table: EntryTable, leaf: int | None) -> None:
         super().__init__(table, leaf)
