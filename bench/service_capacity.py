@@ -14,12 +14,14 @@ and 32 concurrent sessions:
   cost, not the service's) answering ``notes.write_file``, ``notes.read_file`` and
   ``notes.search_contents`` with encrypted arguments, as Codex sends them, each session in a
   session of its own; ``--ops`` calls of each kind per concurrency level;
-* on Postgres, the same with several ``ctxmodes serve`` processes on the one database
+* on Postgres each service process has ``--connections`` database connections (default
+  32, one per session at the highest concurrency), and the same is measured with several
+  ``ctxmodes serve`` processes on the one database
   (``--processes``, default 1 and 2), each session placed on one of them as a load balancer
-  would place it;
-* isolation: one account's sessions reading notes, alone and then while another account's
-  sessions search through 1 MB of notes each, over and over: the p99 of the reads, and its
-  ratio (one account's heavy searches should not raise another's p99 by more than 2x).
+  would place it.
+
+Isolation between accounts (one account's p99 beside another's heavy searches) is measured by
+``bench/service_isolation.py``.
 
 Printed per storage and concurrency: the anchor's parts, then per number of processes and
 operation its rate, p50 and p99 latency, and its rate as a ratio of the anchor.
@@ -54,10 +56,6 @@ CTXMODES = Path(sys.executable).with_name("ctxmodes")
 CONCURRENCY = (1, 8, 32)
 ENCRYPTED = {"x-openai-encrypted-tool-arguments": "true"}
 _LISTENING = re.compile(r"listening on (\S+)")
-#: The isolation measure: sessions per account, and the notes each heavy session searches.
-FAIR_SESSIONS = 8
-HEAVY_NOTES = 20
-HEAVY_NOTE_BYTES = 50_000
 
 #: The HTTP anchor: the smallest useful aiohttp service, in a process of its own.
 ECHO_SERVER = """
@@ -254,11 +252,18 @@ class Service:
     runs them behind a load balancer."""
 
     def __init__(
-        self, data: Path, log: Path, *database: str, processes: int = 1, responses: int = 1
+        self,
+        data: Path,
+        log: Path,
+        *database: str,
+        processes: int = 1,
+        options: Sequence[str] = (),
+        responses: int = 1,
     ) -> None:
         self._log = log.open("w")
         self._data = data
         self._database = database
+        self._options = options
         first = self._token("bench")
         self.keyring: KeyRing = load_or_create_keyring(data)
         script = data / "script.json"
@@ -282,6 +287,7 @@ class Service:
                 "--port",
                 "0",
                 *self._database,
+                *self._options,
             ],
             stdout=subprocess.PIPE,
             stderr=self._log,
@@ -368,10 +374,13 @@ def measure(
     raw: Callable[[int], Rate],
     *database: str,
     processes: Sequence[int] = (1,),
+    options: Sequence[str] = (),
 ) -> None:
     """The table of one storage: per concurrency, the anchor, then ctxmodes with each number
     of service processes in ``processes`` (all started at once, the first serving alone)."""
-    service = Service(root / "data", root / "serve.log", *database, processes=max(processes))
+    service = Service(
+        root / "data", root / "serve.log", *database, processes=max(processes), options=options
+    )
     try:
         print(f"\n{name}")
         print(
@@ -397,70 +406,8 @@ def measure(
                         f"{rate.p50_ms:>7.2f} {rate.p99_ms:>7.2f} {rate.per_s / anchor:>5.2f}x",
                         flush=True,
                     )
-        quiet, disturbed = fairness(service, total)
-        print(
-            f"  isolation: {FAIR_SESSIONS} sessions reading notes, p99 {quiet.p99_ms:.2f} ms "
-            f"alone, {disturbed.p99_ms:.2f} ms while another account's {FAIR_SESSIONS} "
-            f"sessions search {HEAVY_NOTES} notes of {HEAVY_NOTE_BYTES // 1000} kB each: "
-            f"{disturbed.p99_ms / quiet.p99_ms:.2f}x"
-        )
     finally:
         service.stop()
-
-
-def fairness(service: Service, total: int) -> tuple[Rate, Rate]:
-    """The reads of one account alone, then while another account runs heavy searches."""
-    quiet = service.caller
-    heavy = service.new_account("heavy")
-    filler = "a line of notes to search through\n" * (HEAVY_NOTE_BYTES // 34)
-
-    async def fill() -> None:
-        async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) as http:
-            for note in range(HEAVY_NOTES):
-                await asyncio.gather(
-                    *(
-                        heavy.notes(
-                            http,
-                            f"heavy-{n}",
-                            "write_file",
-                            {"path": f"h{note}.md", "text": heavy.seal(filler)},
-                            encrypted=True,
-                        )
-                        for n in range(FAIR_SESSIONS)
-                    )
-                )
-            await asyncio.gather(
-                *(
-                    quiet.notes(http, f"quiet-{n}", "write_file", {"path": "q.md", "text": "q"})
-                    for n in range(FAIR_SESSIONS)
-                )
-            )
-
-    async def read(http: aiohttp.ClientSession, number: int, step: int) -> None:
-        await quiet.notes(http, f"quiet-{number}", "read_file", {"path": "q.md"})
-
-    async def search(http: aiohttp.ClientSession, number: int) -> None:
-        body = {"query": heavy.seal("no such text"), "max_files": 100}
-        await heavy.notes(http, f"heavy-{number}", "search_contents", body, encrypted=True)
-
-    async def disturbed() -> Rate:
-        done = asyncio.Event()
-
-        async def searching(number: int) -> None:
-            async with aiohttp.ClientSession() as http:
-                while not done.is_set():
-                    await search(http, number)
-
-        searchers = [asyncio.create_task(searching(n)) for n in range(FAIR_SESSIONS)]
-        try:
-            return await _drive(FAIR_SESSIONS, total, read)
-        finally:
-            done.set()
-            await asyncio.gather(*searchers)
-
-    asyncio.run(fill())
-    alone = asyncio.run(_drive(FAIR_SESSIONS, total, read))
-    return alone, asyncio.run(disturbed())
 
 
 def main() -> int:
@@ -468,6 +415,13 @@ def main() -> int:
     parser.add_argument("--ops", type=int, default=2000, help="calls per operation and level")
     parser.add_argument(
         "--storage", choices=("sqlite", "postgres", "both"), default="both", help="which storage"
+    )
+    parser.add_argument(
+        "--connections",
+        type=int,
+        default=max(CONCURRENCY),
+        help="each Postgres service process's --database-connections (default: one per "
+        "session at the highest concurrency)",
     )
     parser.add_argument(
         "--processes",
@@ -494,13 +448,15 @@ def main() -> int:
             try:
                 (root / "postgres").mkdir()
                 measure(
-                    "Postgres (raw: pgbench single-row inserts, synchronous_commit on)",
+                    "Postgres (raw: pgbench single-row inserts, synchronous_commit on; "
+                    f"{args.connections} connections per service process)",
                     root / "postgres",
                     args.ops,
                     lambda clients: pgbench_rate(server, root, clients, args.ops),
                     "--database",
                     server.database(),
                     processes=args.processes,
+                    options=("--database-connections", str(args.connections)),
                 )
             finally:
                 server.close()

@@ -3,9 +3,10 @@ the one mechanism that ends a request early (an abort, or its deadline).
 
 Every transport takes an :class:`HttpSeam`. Its ``transport`` is any
 :class:`httpx.BaseTransport`: tests inject an in-process one (``httpx.MockTransport``, or an
-ASGI/WSGI app behind a transport) or point the default at a loopback server. Without one the
-seam's clients are plain httpx clients, so proxies (``HTTPS_PROXY``, ``ALL_PROXY``…) and
-``NO_PROXY`` apply exactly as httpx resolves them from the environment.
+ASGI/WSGI app behind a transport) or point the default at a loopback server. Without one,
+proxies (``HTTPS_PROXY``, ``ALL_PROXY``…) and ``NO_PROXY`` apply exactly as httpx resolves
+them from the environment: when the environment names a proxy the seam's clients are plain
+httpx clients, otherwise every request goes direct through a keep-alive transport.
 
 Ending a request must be prompt even while a read is blocked in another thread, in any
 phase: connecting, waiting for the answer's headers, reading its body. Closing a socket from

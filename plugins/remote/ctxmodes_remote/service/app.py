@@ -26,7 +26,7 @@ import ssl
 import threading
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, TypeVar
@@ -35,7 +35,7 @@ import orjson
 from aiohttp import web
 
 from ctxmodes import AbortController, CtxmodesError
-from ctxmodes.providers import ModelRequest, Provider, StreamEvent
+from ctxmodes.providers import Provider, StreamEvent
 from ctxmodes.windows import OPERATIONS
 from ctxmodes_remote.service import catalog
 from ctxmodes_remote.service.bodies import (
@@ -68,8 +68,8 @@ IDLE_TIMEOUT_S = 75.0
 #: the response fails and the upstream call is aborted.
 UPSTREAM_IDLE_TIMEOUT_S = 300.0
 ENCRYPTED_ARGUMENTS_HEADER = "x-openai-encrypted-tool-arguments"
-#: The operations whose cost grows with what the account holds, and how many of them one
-#: account may have under way at once in a process (see :mod:`.limits`).
+#: The operations whose cost grows with what the account holds, and how many of each family
+#: (history, notes) one account may have under way at once in a process (see :mod:`.limits`).
 SEARCH_OPERATIONS = frozenset({("history", "search_contents"), ("notes", "search_contents")})
 SEARCHES_PER_ACCOUNT = 1
 ROOT_AGENT = "/root"
@@ -356,7 +356,9 @@ class ServiceApp:
                 account_id=account.account_id,
             )
             if (family, operation) in SEARCH_OPERATIONS:
-                async with self._searches.slot(account.account_id):
+                # Per family: a notes search (in memory) need not wait for a history search
+                # (in the database).
+                async with self._searches.slot(f"{account.account_id}/{family}"):
                     answer = await call()
             else:
                 answer = await call()
@@ -370,34 +372,22 @@ class ServiceApp:
 
     # -- responses ---------------------------------------------------------------------------
 
-    def _prepare_turn(
+    def _record_input(
         self,
         account: Account,
         body: dict[str, Any],
-        identity: TurnIdentity | None,
-        start: Callable[[ModelRequest], None],
-    ) -> dict[tuple[str | None, str], frozenset[str]]:
-        """On the engine thread: open the input, build the upstream request and ``start``
-        it, then record the window's items so far (while the model works on its first
-        token)."""
-        marked = encrypted_fields_by_tool(body.get("tools"))
-
-        def decrypt(token: object) -> str:
-            return self.engine.decrypt_text(account, token)
-
-        start(model_request(body, self.provider.info, marked, decrypt))
-        if identity is not None:
-            items = body.get("input")
-            recorded = history_items(
-                [item for item in items if isinstance(item, dict)]
-                if isinstance(items, list)
-                else [],
-                identity.window_id,
-                marked,
-                decrypt,
-            )
-            self.engine.record(account, identity.session_id, identity.agent, recorded)
-        return marked
+        identity: TurnIdentity,
+        marked: dict[tuple[str | None, str], frozenset[str]],
+    ) -> None:
+        """On the engine thread: record the window's items so far."""
+        items = body.get("input")
+        recorded = history_items(
+            [item for item in items if isinstance(item, dict)] if isinstance(items, list) else [],
+            identity.window_id,
+            marked,
+            partial(self.engine.decrypt_text, account),
+        )
+        self.engine.record(account, identity.session_id, identity.agent, recorded)
 
     def _record_output(
         self, account: Account, identity: TurnIdentity, output: list[dict[str, Any]]
@@ -415,26 +405,28 @@ class ServiceApp:
         except RequestError as error:
             return _error(400, "invalid_request", str(error))
         identity = turn_identity(request, body)
-        worker = 0 if identity is None else self.engine.worker_of(account, identity.session_id)
+        marked = encrypted_fields_by_tool(body.get("tools"))
         loop = asyncio.get_running_loop()
         controller = AbortController()
         events: asyncio.Queue[StreamEvent | BaseException | None] = asyncio.Queue()
-
-        def start(upstream: ModelRequest) -> None:
-            self._streams.submit(self._produce, loop, events, upstream, controller)
-
+        built: Future[None] = Future()
+        # The model is called at once, from a stream thread (the session's worker may be
+        # busy), while the worker records the turn's input; nothing reaches the client
+        # before that record is durable, and a refused input or a failed record aborts
+        # the call.
+        self._streams.submit(self._produce, loop, events, account, body, marked, built, controller)
         try:
-            # The model is called as soon as its request is built; nothing reaches the
-            # client before the turn's input is recorded, and a failed record aborts it.
-            marked = await self._on_engine(
-                self._prepare_turn,
-                account,
-                body,
-                identity,
-                start,
-                worker=worker,
-                account_id=account.account_id,
-            )
+            if identity is not None:
+                await self._on_engine(
+                    self._record_input,
+                    account,
+                    body,
+                    identity,
+                    marked,
+                    worker=self.engine.worker_of(account, identity.session_id),
+                    account_id=account.account_id,
+                )
+            await asyncio.wrap_future(built)
         except CiphertextError as error:
             controller.abort("request refused")
             return _error(400, "invalid_encrypted_content", str(error))
@@ -492,11 +484,21 @@ class ServiceApp:
         self,
         loop: asyncio.AbstractEventLoop,
         queue: asyncio.Queue[StreamEvent | BaseException | None],
-        upstream: ModelRequest,
+        account: Account,
+        body: dict[str, Any],
+        marked: dict[tuple[str | None, str], frozenset[str]],
+        built: Future[None],
         controller: AbortController,
     ) -> None:
-        """On a stream thread: the provider's events, handed to the loop in order, then
-        ``None``."""
+        """On a stream thread: build the upstream request (``built`` says whether the input
+        opened), then hand the provider's events to the loop in order, then ``None``."""
+        try:
+            decrypt = partial(self.engine.decrypt_text, account)
+            upstream = model_request(body, self.provider.info, marked, decrypt)
+        except BaseException as error:  # the handler answers it
+            built.set_exception(error)
+            return
+        built.set_result(None)
         try:
             for event in self.provider.stream(upstream, controller.signal):
                 loop.call_soon_threadsafe(queue.put_nowait, event)

@@ -28,6 +28,7 @@ from psycopg_pool import ConnectionPool
 
 from ctxmodes_remote.service.sealing import token_array
 from ctxmodes_remote.service.storage import (
+    DEFAULT_CONNECTIONS,
     PLAINTEXT_ITEMS,
     PLAINTEXT_NOTES,
     SEALED_ITEM_COLUMNS,
@@ -179,7 +180,9 @@ def migrate(connection: psycopg.Connection) -> list[int]:
 class PostgresStorage:
     """The storage interface over a Postgres database named by a ``postgresql://`` URL."""
 
-    def __init__(self, url: str, *, max_connections: int = 8, timeout_s: float = 5.0) -> None:
+    def __init__(
+        self, url: str, *, max_connections: int = DEFAULT_CONNECTIONS, timeout_s: float = 5.0
+    ) -> None:
         self._max_connections = max_connections
         self._pool = ConnectionPool(
             url,
@@ -209,6 +212,12 @@ class PostgresStorage:
     def workers(self) -> int:
         # One thread per connection the pool may open.
         return self._max_connections
+
+    @property
+    def search_page_max(self) -> int:
+        # Each query finds the candidates anew (a GIN index scan) and the server does it,
+        # not the worker: fewer, bigger pages.
+        return 6400
 
     def group_commits(self) -> bool:
         # Each connection commits on its own; Postgres shares a sync among those that

@@ -38,10 +38,9 @@ from ctxmodes_remote.service.storage import (
 _log = logging.getLogger("ctxmodes.serve")
 
 #: Candidates a search fetches first: most searches end within one page. Each further page
-#: is twice as large, up to :data:`SEARCH_PAGE_MAX`: the database finds the candidates anew
-#: for every page, so a search through many pays for few.
+#: is twice as large, up to the backend's ``search_page_max``: where the database finds the
+#: candidates anew for every page, a search through many pays for few.
 SEARCH_PAGE = 200
-SEARCH_PAGE_MAX = 6400
 
 
 def _note_place(account_id: str, session_id: str) -> bytes:
@@ -278,5 +277,5 @@ class SealedStorage:
             if len(candidates) < size:
                 break
             cursor = candidates[-1][0]
-            size = min(size * 2, SEARCH_PAGE_MAX)
+            size = max(SEARCH_PAGE, min(size * 2, self.backend.search_page_max))
         return found[::-1] if search.newest_first else found

@@ -137,6 +137,12 @@ class SqliteStorage:
         # One connection, one transaction at a time.
         return 1
 
+    @property
+    def search_page_max(self) -> int:
+        # A query runs on the worker thread every session shares and cannot give way
+        # midway: small pages keep each one short, and a query costs little here.
+        return 200
+
     def data_version(self) -> int | None:
         return int(self._execute("PRAGMA data_version").fetchone()[0])
 

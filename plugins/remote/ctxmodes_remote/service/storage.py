@@ -300,6 +300,12 @@ class Storage(Protocol):
         """How many threads may use the storage at once."""
         ...
 
+    @property
+    def search_page_max(self) -> int:
+        """The most search candidates worth fetching in one query (a search's pages grow
+        up to it)."""
+        ...
+
     def group_commits(self) -> bool:
         """Hold commits from now on, when the backend gains from it: writes then join one
         open transaction until :meth:`commit_group`, and whoever made them answers none
@@ -336,9 +342,16 @@ class StorageUnavailableError(CtxmodesError):
     """The storage cannot be reached or refused the operation; nothing was half-written."""
 
 
-def open_storage(data: Path, database: str | None = None) -> Storage:
-    """The storage a service uses: Postgres when ``database`` is a ``postgresql://`` URL,
-    else the SQLite file in ``data``.
+#: Postgres connections (and worker threads) per service process: keep their sum over all
+#: processes under the server's ``max_connections`` (100 by default).
+DEFAULT_CONNECTIONS = 8
+
+
+def open_storage(
+    data: Path, database: str | None = None, *, connections: int = DEFAULT_CONNECTIONS
+) -> Storage:
+    """The storage a service uses: Postgres when ``database`` is a ``postgresql://`` URL
+    (with at most ``connections`` connections), else the SQLite file in ``data``.
 
     :raises StorageUnavailableError: the database cannot be opened or migrated.
     """
@@ -356,4 +369,4 @@ def open_storage(data: Path, database: str | None = None) -> Storage:
         raise StorageUnavailableError(
             "Postgres storage needs its extra: pip install 'ctxmodes[postgres]'"
         ) from None
-    return PostgresStorage(database)
+    return PostgresStorage(database, max_connections=connections)

@@ -1,6 +1,8 @@
 """The alpha endpoints over HTTPS on loopback: authentication, encryption, isolation."""
 
 import json
+import threading
+import time
 
 from support.service_rig import ENCRYPTED
 
@@ -131,3 +133,48 @@ def test_notes_survive_a_restart_of_the_service(make_service, tls, tmp_path):
     first.client = first.client.__class__(first.server.base, tls, first.client.token)
     assert first.call("notes", "read_file", {"path": "log.md"})["file"]["content"] == "ab"
     assert json.loads(json.dumps(first.call("notes", "list_files_by_prefix", {})))["files"]
+
+
+def test_an_accounts_history_searches_run_one_at_a_time_and_others_do_not_wait(
+    make_service, backend, monkeypatch
+):
+    """On Postgres several workers could search at once; one account's searches still take
+    turns, while another account's search runs beside them."""
+    service = make_service(storage=backend)
+    fetching = backend.search_candidates
+    inside: dict[str, int] = {}
+    most: dict[str, int] = {}
+    lock = threading.Lock()
+
+    def search_candidates(account_id, *args):
+        with lock:
+            inside[account_id] = inside.get(account_id, 0) + 1
+            most[account_id] = max(most.get(account_id, 0), inside[account_id])
+        time.sleep(0.05)
+        with lock:
+            inside[account_id] -= 1
+        return fetching(account_id, *args)
+
+    monkeypatch.setattr(backend, "search_candidates", search_candidates)
+
+    finished: dict[str, list[float]] = {"alice": [], "bob": []}
+
+    def search(session, client=None):
+        reply = service.alpha(
+            "history", "search_contents", {"query": "anything"}, session=session, client=client
+        )
+        assert reply.status == 200, reply.body
+        finished["bob" if client else "alice"].append(time.monotonic())
+
+    searches = [threading.Thread(target=search, args=(f"s{n}",)) for n in range(6)]
+    searches.append(threading.Thread(target=search, args=("s0", service.bob_client)))
+    started = time.monotonic()
+    for thread in searches:
+        thread.start()
+    for thread in searches:
+        thread.join(60)
+    assert most[service.alice.account_id] == 1
+    assert len(finished["alice"]) == 6
+    # Alice's six took turns (0.3 s at least); Bob's did not wait for all of them.
+    assert max(finished["alice"]) - started >= 0.3
+    assert finished["bob"][0] < max(finished["alice"])

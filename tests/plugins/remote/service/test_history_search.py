@@ -195,7 +195,7 @@ def test_candidates_fetched_page_by_page_give_the_same_answers(filled, monkeypat
     # Pages of two candidates, then of four: every search pages through the blind index's
     # candidates, in pages that grow.
     monkeypatch.setattr(sealed_storage, "SEARCH_PAGE", 2)
-    monkeypatch.setattr(sealed_storage, "SEARCH_PAGE_MAX", 4)
+    monkeypatch.setattr(type(engine._storage.backend), "search_page_max", 4)
     for query in QUERIES:
         for extra in ({}, {"recent_first": True}, {"limit": 3, "recent_first": True}):
             arguments = {"query": query, **extra}
