@@ -222,24 +222,27 @@ class Caller:
         *,
         encrypted: bool = False,
     ) -> None:
-        headers = {"Authorization": f"Bearer {self.token}", **(ENCRYPTED if encrypted else {})}
-        context = {"session_id": session_id, "current_agent_name": "/root"}
-        async with http.post(
-            f"{self.base}/alpha/notes/v2/{operation}",
-            json={**body, "context": context},
-            headers=headers,
-        ) as reply:
-            await reply.read()
-            assert reply.status == 200, reply.status
+        await self._alpha(http, "notes", session_id, operation, body, encrypted)
 
     async def history(
         self, http: aiohttp.ClientSession, session_id: str, operation: str, body: dict[str, object]
     ) -> None:
         """``history.<operation>``, its ``query`` (if any) sealed as Codex sends it."""
-        headers = {"Authorization": f"Bearer {self.token}", **ENCRYPTED}
+        await self._alpha(http, "history", session_id, operation, body, True)
+
+    async def _alpha(
+        self,
+        http: aiohttp.ClientSession,
+        family: str,
+        session_id: str,
+        operation: str,
+        body: dict[str, object],
+        encrypted: bool,
+    ) -> None:
+        headers = {"Authorization": f"Bearer {self.token}", **(ENCRYPTED if encrypted else {})}
         context = {"session_id": session_id, "current_agent_name": "/root"}
         async with http.post(
-            f"{self.base}/alpha/history/v2/{operation}",
+            f"{self.base}/alpha/{family}/v2/{operation}",
             json={**body, "context": context},
             headers=headers,
         ) as reply:

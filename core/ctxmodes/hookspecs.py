@@ -97,9 +97,10 @@ def ctx_register_modes(register: Callable[[ModeSpec], None]) -> None:
         already registered by another plugin is an error naming both plugins.
     :return: nothing.
 
-    Called once by :class:`ctxmodes.modes.ModeRegistry` when it is built from a plugin
-    manager (``ctxmodes modes``, session start). Order across plugins does not matter: modes
-    are looked up by name, never chosen by call order.
+    Called once by :class:`ctxmodes.modes.ModeRegistry` when it is built: from a plugin
+    manager at session start, and by ``ctxmodes modes`` directly when the implementation is
+    one plain function (or method) taking ``register`` (through pluggy otherwise). Order
+    across plugins does not matter: modes are looked up by name, never chosen by call order.
 
     .. versionadded:: 0.1
     """

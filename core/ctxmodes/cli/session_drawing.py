@@ -162,12 +162,14 @@ def _summaries_by_source(shape: TreeShape) -> dict[int, str]:
         for index in compress(range(len(types)), map(eq, types, repeat("branch_summary")))
         if shape.is_node(index)
     ]
+    stored = shape.entries(found)
+    nodes = shape.nodes_of(entry.get("fromId") for entry in stored)
     goals: dict[int, str] = {}
-    for index, stored in zip(found, shape.entries(found), strict=True):
-        source = shape.index_of(stored.get("fromId"))
-        if source is not None:
-            made.append((index, source))
-            goals[index] = summary_goal(stored.get("summary"))
+    for index, entry in zip(found, stored, strict=True):
+        source = entry.get("fromId")
+        if isinstance(source, str) and source in nodes:
+            made.append((index, nodes[source]))
+            goals[index] = summary_goal(entry.get("summary"))
     if len({source for _, source in made}) < len(made):
         order = _walk_order(shape, sorted(goals))
         made.sort(key=lambda pair: order[pair[0]])
@@ -210,16 +212,20 @@ def active_path_lines(manager: SessionManager) -> Iterator[Line]:
             line = [("● ", "bold green"), (entry_id, "bold cyan"), kind]
             if types[index] != "message":
                 line += describe.details(index, read)
-            label = labels.get(entry_id)
-            if label is not None:
-                line.append((f" [{label[0]}]", "yellow"))
-            if index == leaf:
-                line.append(("  ◀ leaf", "bold green"))
+            line += _marks(labels.get(entry_id), index == leaf)
             yield line
             if index in leaves_path:
                 yield from collapsed(shape.children(index))
     if leaf is None:
         yield [("(no leaf: the next entry starts a new root)", "dim")]
+
+
+def _marks(label: tuple[Any, Any] | None, is_leaf: bool) -> Line:
+    """What ends an entry's line: its label (``(label, timestamp)``) and the leaf marker."""
+    marks: Line = [] if label is None else [(f" [{label[0]}]", "yellow")]
+    if is_leaf:
+        marks.append(("  ◀ leaf", "bold green"))
+    return marks
 
 
 def tree_lines(manager: SessionManager) -> Iterator[Line]:
@@ -245,12 +251,7 @@ def tree_lines(manager: SessionManager) -> Iterator[Line]:
             line: Line = [(prefix, "")]
             if shape.on_path(index):
                 line.append(("● ", "bold green"))
-            line += [(entry_id, "bold cyan"), kind]
-            label = labels.get(entry_id)
-            if label is not None:
-                line.append((f" [{label[0]}]", "yellow"))
-            if index == leaf:
-                line.append(("  ◀ leaf", "bold green"))
+            line += [(entry_id, "bold cyan"), kind, *_marks(labels.get(entry_id), index == leaf)]
             yield line
 
 

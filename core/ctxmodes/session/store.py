@@ -53,9 +53,10 @@ _SEARCH_BLOCK: Final = 4096
 _RUN_GAP: Final = 4
 _RUN_LENGTH: Final = 512
 # Consecutive entries whose roles are read as one block of the file (fewer are read one by
-# one), and the most read at once.
+# one), and the most entries and bytes read at once.
 _ROLE_BLOCK_LEAST: Final = 32
 _ROLE_BLOCK_MOST: Final = 4096
+_ROLE_BLOCK_BYTES: Final = 8 << 20
 # A warning stays one readable line even for a cycle through thousands of entries.
 _CYCLE_NAMES_SHOWN: Final = 8
 
@@ -439,17 +440,19 @@ class EntryTable:
         (``None`` where it has no message object or its message no role, and for entries of
         other types), read from the file without building the rest of each entry and without
         filling the cache. Each stretch of consecutive entries is read as one block of the
-        file and decoded in one pass."""
+        file and decoded in one pass; no read holds more than :data:`_ROLE_BLOCK_BYTES`
+        unless one line does."""
         roles: list[Any] = [None] * len(indexes)
         types = self.types
         wanted: list[int] = []  # positions read one by one
-        for start, stop in _stretches(indexes, _ROLE_BLOCK_MOST):
-            if stop - start >= _ROLE_BLOCK_LEAST:
-                found = self._run_roles(indexes[start], indexes[stop - 1])
-                if found is not None:
-                    roles[start:stop] = found
-                    continue
-            wanted += (p for p in range(start, stop) if types[indexes[p]] == "message")
+        for stretch in _stretches(indexes, _ROLE_BLOCK_MOST):
+            for start, stop in self._within_bytes(indexes, *stretch):
+                if stop - start >= _ROLE_BLOCK_LEAST:
+                    found = self._run_roles(indexes[start], indexes[stop - 1])
+                    if found is not None:
+                        roles[start:stop] = found
+                        continue
+                wanted += (p for p in range(start, stop) if types[indexes[p]] == "message")
         decoded = self._decoded
         # Positions whose entry is decoded in full: cached, migrated, or with a role that
         # only the full decoder reads as ``JSON.parse`` does (a number, a lone surrogate).
@@ -462,12 +465,12 @@ class EntryTable:
                 on_disk.append(position)
             else:
                 full.append(position)
-        if on_disk:
-            starts, ends, ids = self._starts, self._ends, self.ids
-            on_disk.sort(key=lambda position: starts[indexes[position]])
-            spans = [(starts[indexes[p]], ends[indexes[p]]) for p in on_disk]
+        starts, ends, ids = self._starts, self._ends, self.ids
+        on_disk.sort(key=lambda position: starts[indexes[position]])
+        for group in self._byte_groups(indexes, on_disk):
             assert self._reader is not None
-            for position, view in zip(on_disk, self._reader.read_spans(spans), strict=True):
+            spans = [(starts[indexes[p]], ends[indexes[p]]) for p in group]
+            for position, view in zip(group, self._reader.read_spans(spans), strict=True):
                 try:
                     head = _decode_message_role(view)
                 except (msgspec.MsgspecError, RecursionError):
@@ -478,11 +481,48 @@ class EntryTable:
                     full.append(position)
                 else:
                     roles[position] = role
-        if full:
-            entries = self.peek([indexes[position] for position in full])
-            for position, entry in zip(full, entries, strict=True):
+        full.sort(key=lambda position: starts[indexes[position]])
+        for group in self._byte_groups(indexes, full):
+            entries = self.peek([indexes[position] for position in group])
+            for position, entry in zip(group, entries, strict=True):
                 roles[position] = _role_of(entry)
         return roles
+
+    def _byte_groups(self, indexes: Sequence[int], positions: list[int]) -> Iterator[list[int]]:
+        """``positions`` (of ``indexes``, sorted by where their entries start) in groups whose
+        lines, and what lies between them, span at most :data:`_ROLE_BLOCK_BYTES` of the file
+        (each group at least one)."""
+        starts, ends = self._starts, self._ends
+        first = 0
+        for number, position in enumerate(positions):
+            index = indexes[position]
+            if starts[index] < 0:  # appended since the file was read: nothing to read
+                continue
+            if (
+                number > first
+                and ends[index] - starts[indexes[positions[first]]] > _ROLE_BLOCK_BYTES
+            ):
+                yield positions[first:number]
+                first = number
+        if first < len(positions):
+            yield positions[first:]
+
+    def _within_bytes(
+        self, indexes: Sequence[int], start: int, stop: int
+    ) -> Iterator[tuple[int, int]]:
+        """A stretch of consecutive entries, ``indexes[start:stop]``, in pieces whose lines
+        span at most :data:`_ROLE_BLOCK_BYTES` of the file (each piece at least one entry)."""
+        starts = self._starts
+        while start < stop:
+            first = indexes[start]
+            if starts[indexes[stop - 1]] < 0:  # appended since the file was read
+                yield start, stop
+                return
+            beyond = bisect_left(
+                starts, starts[first] + _ROLE_BLOCK_BYTES, first + 1, first + stop - start
+            )
+            yield start, start + (beyond - first)
+            start += beyond - first
 
     def _run_roles(self, first: int, last: int) -> list[Any] | None:
         """:meth:`message_roles` of entries ``first`` to ``last``, when they are consecutive

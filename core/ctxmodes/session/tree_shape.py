@@ -16,8 +16,10 @@ and an empty ``parentId`` names the entry whose id is empty); the shape is then 
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from itertools import compress
 from operator import attrgetter
 from typing import Any, Final
 
@@ -31,7 +33,7 @@ JsonObject = dict[str, Any]
 _NO_CHILDREN: Final[Sequence[int]] = ()
 
 
-class TreeShape:
+class TreeShape(ABC):
     """The session tree as entry positions, and the active path through it.
 
     :attr:`roots` are in file order, :meth:`children` in the tree's order (file order, then
@@ -45,30 +47,42 @@ class TreeShape:
         #: The current label of each labelled id, as ``(label, timestamp)``.
         self.labels = table.labels
         #: The leaf's node: the last entry of the leaf's id.
-        self.leaf = None if leaf is None else table.index_of(table.ids[leaf])
+        self.leaf = leaf if leaf is None or not table.duplicated else table.by_id[self.ids[leaf]]
         self.roots: list[int] = []
         self.path: list[Sequence[int]] = []
         #: Entries with more than one child.
         self.forks: set[int] = set()
 
+    @abstractmethod
     def children(self, index: int) -> Sequence[int]:
-        raise NotImplementedError
+        """The entry's children, in the tree's order."""
 
+    @abstractmethod
     def chain_end(self, index: int) -> int:
         """The last entry of the chain that starts at ``index``: every entry before it in
         the chain has the next position as its only child."""
-        raise NotImplementedError
 
+    @abstractmethod
     def on_path(self, index: int) -> bool:
-        raise NotImplementedError
+        """Whether the entry is on the active path."""
 
     def is_node(self, index: int) -> bool:
         """Whether the entry is a node of the tree: the last entry of its id."""
-        return self._table.by_id.get(self.ids[index]) == index
+        table = self._table
+        return not table.duplicated or table.by_id.get(self.ids[index]) == index
 
-    def index_of(self, entry_id: Any) -> int | None:
-        """The node of an id (``None`` for an unknown id or a value that is not a string)."""
-        return self._table.index_of(entry_id) if isinstance(entry_id, str) else None
+    def nodes_of(self, entry_ids: Iterable[Any]) -> dict[str, int]:
+        """The node of each of these ids that names one (values that are not strings and
+        unknown ids left out), found in one pass over the ids: the store builds no map of
+        every id for a few lookups."""
+        wanted = {entry_id for entry_id in entry_ids if isinstance(entry_id, str)}
+        table = self._table
+        if table.duplicated:
+            by_id = table.by_id
+            return {entry_id: by_id[entry_id] for entry_id in wanted if entry_id in by_id}
+        ids = self.ids
+        found = compress(range(len(ids)), map(wanted.__contains__, ids)) if wanted else ()
+        return {ids[index]: index for index in found}
 
     def chains(self, top: int) -> Iterator[tuple[int, int]]:
         """The subtree at ``top`` as chains ``(first, last)``, in the order of a depth-first
@@ -147,7 +161,8 @@ class _IndexShape(TreeShape):
 
 
 class _NodeShape(TreeShape):
-    """The shape of :func:`build_tree`'s nodes, for sessions whose ids are not unique."""
+    """The shape of :func:`build_tree`'s nodes, for sessions whose ids are not unique or
+    where one is empty."""
 
     def __init__(self, table: EntryTable, leaf: int | None) -> None:
         super().__init__(table, leaf)
@@ -186,5 +201,5 @@ class _NodeShape(TreeShape):
 
 def tree_shape(table: EntryTable, leaf: int | None) -> TreeShape:
     """The shape of ``table``'s tree, with the active path to ``leaf``."""
-    unique = len(table.by_id) == len(table.ids) and "" not in table.by_id
+    unique = not table.duplicated and "" not in table.ids
     return (_IndexShape if unique else _NodeShape)(table, leaf)

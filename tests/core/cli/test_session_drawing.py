@@ -133,3 +133,17 @@ def test_show_prints_what_a_session_holds_and_never_obeys_it(
         assert lines[1] == "session n\\u001b[1m"
         assert "u\\u001b]0;x\\u0007" in lines[2]
         assert "us\\u001b[2Jer\ufffd [\\u202eevil]" in lines[2]
+
+
+@pytest.mark.parametrize("color_system", [None, "truecolor"])
+def test_an_ordinary_header_line_is_written_as_rich_prints_it(color_system: str | None) -> None:
+    """The header is no longer rich markup (a path or id could be read as markup); for
+    ordinary values it is the same bytes, unwrapped however narrow the console."""
+    path, about = "/tmp/s.jsonl", "  id abc  cwd /p  mode off (default)  3 entries  leaf u1"
+    printed, written = io.StringIO(), io.StringIO()
+    Console(file=printed, width=30, color_system=color_system).print(  # type: ignore[arg-type]
+        f"[bold]{path}[/bold]{about}", highlight=False, soft_wrap=True
+    )
+    console = Console(file=written, width=30, color_system=color_system)  # type: ignore[arg-type]
+    write_lines([[(path, "bold"), (about, "")]], console, fit=False)
+    assert written.getvalue() == printed.getvalue()

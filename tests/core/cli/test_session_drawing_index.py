@@ -98,3 +98,15 @@ def test_written_lines_match_with_and_without_colour(
             node_drawing.active_path_lines(manager)
         )
         assert written(tree_lines(manager)) == written(node_drawing.tree_lines(manager))
+
+
+def test_drawing_a_session_of_unique_ids_builds_no_map_of_every_id(tmp_path: Path) -> None:
+    """A million ids would cost ~100 MB as a map; the drawing finds the few it needs (branch
+    summaries' sources, the leaf) by position or in one pass over the id list."""
+    path = tmp_path / "varied.jsonl"
+    write_varied_session(path, 5, count=3000)
+    with SessionManager.open(path, read_only=True, preload=False) as manager:
+        assert not manager._table.duplicated
+        drawn = list(active_path_lines(manager)) + list(tree_lines(manager))
+        assert any("·" in text for line in drawn for text, _ in line)
+        assert manager._table._by_id is None

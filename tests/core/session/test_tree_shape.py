@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from support.varied_sessions import write_varied_session
 
+from ctxmodes.session import store
 from ctxmodes.session.errors import SessionChangedError
 from ctxmodes.session.manager import SessionManager
 from ctxmodes.session.reader import scan_file
@@ -91,4 +92,38 @@ def test_a_rewritten_file_is_noticed_when_roles_are_read(tmp_path: Path) -> None
         table.message_roles(range(len(table)))
     with pytest.raises(SessionChangedError, match="rewritten"):
         table.message_roles(messages)
+    table.close()
+
+
+def test_roles_are_read_a_bounded_block_at_a_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """However many entries are asked for at once, no read holds more than the budget and
+    one line: a session of large entries never lands in memory whole."""
+    path = tmp_path / "s.jsonl"
+    write_varied_session(path, 21, count=400)
+    budget = 3000
+    monkeypatch.setattr(store, "_ROLE_BLOCK_BYTES", budget)
+    table = EntryTable.from_scan(scan_file(path, preload=False), path, keep=False)
+    longest = max(table._ends[i] - table._starts[i] for i in range(len(table)))
+    reads: list[int] = []
+    read_spans = table._reader.read_spans  # type: ignore[union-attr]
+
+    def recorded(spans: list[tuple[int, int]]) -> list[memoryview]:
+        reads.append(spans[-1][1] - spans[0][0])
+        return read_spans(spans)
+
+    monkeypatch.setattr(table._reader, "read_spans", recorded)
+    everything = range(len(table))
+    expected = [
+        (table.peek([i])[0].get("message") or {}).get("role")
+        if table.types[i] == "message" and isinstance(table.peek([i])[0].get("message"), dict)
+        else None
+        for i in everything
+    ]
+    reads.clear()
+    assert table.message_roles(everything) == expected
+    assert table.message_roles(list(everything)[::2]) == expected[::2]
+    assert len(reads) > 1
+    assert max(reads) <= budget + longest
     table.close()

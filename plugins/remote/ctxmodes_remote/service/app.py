@@ -47,7 +47,7 @@ from ctxmodes_remote.service.bodies import (
 from ctxmodes_remote.service.bridge import ResponseStream, failure_event, model_request
 from ctxmodes_remote.service.crypto import AccountKeyError, CiphertextError, KeyRing
 from ctxmodes_remote.service.engine import RequestError, ServiceEngine, UnknownOperationError
-from ctxmodes_remote.service.limits import PerAccountLimit
+from ctxmodes_remote.service.limits import SearchTurns
 from ctxmodes_remote.service.metrics import CONTENT_TYPE, ServiceMetrics
 from ctxmodes_remote.service.responses_items import encrypted_fields_by_tool, history_items
 from ctxmodes_remote.service.sealing import SealedValueError
@@ -68,10 +68,9 @@ IDLE_TIMEOUT_S = 75.0
 #: the response fails and the upstream call is aborted.
 UPSTREAM_IDLE_TIMEOUT_S = 300.0
 ENCRYPTED_ARGUMENTS_HEADER = "x-openai-encrypted-tool-arguments"
-#: The operations whose cost grows with what the account holds, and how many of each family
-#: (history, notes) one account may have under way at once in a process (see :mod:`.limits`).
+#: The operations that take turns within an account while others are served (see
+#: :mod:`.limits`).
 SEARCH_OPERATIONS = frozenset({("history", "search_contents"), ("notes", "search_contents")})
-SEARCHES_PER_ACCOUNT = 1
 ROOT_AGENT = "/root"
 
 _T = TypeVar("_T")
@@ -160,7 +159,7 @@ class ServiceApp:
         self.metrics = ServiceMetrics()
         held = engine if engine.group_commits() else None
         self._workers = [FairWorker(f"ctxmodes-serve-{n}", held) for n in range(engine.workers)]
-        self._searches = PerAccountLimit(SEARCHES_PER_ACCOUNT)
+        self._searches = SearchTurns()
         self._streams = ThreadPoolExecutor(max_workers=64, thread_name_prefix="ctxmodes-upstream")
 
     async def reload_keyring(self, keyring: KeyRing) -> None:
@@ -287,6 +286,7 @@ class ServiceApp:
         if account is None:
             return _error(401, "invalid_token", "a valid bearer token is required")
         request[_ACCOUNT] = account
+        self._searches.saw(account.account_id)
         return await handler(request)
 
     # -- operators ---------------------------------------------------------------------------
@@ -356,9 +356,7 @@ class ServiceApp:
                 account_id=account.account_id,
             )
             if (family, operation) in SEARCH_OPERATIONS:
-                # Per family: a notes search (in memory) need not wait for a history search
-                # (in the database).
-                async with self._searches.slot(f"{account.account_id}/{family}"):
+                async with self._searches.slot(account.account_id, family):
                     answer = await call()
             else:
                 answer = await call()

@@ -51,7 +51,7 @@ def _dispatch(args: argparse.Namespace) -> int:
 
 
 def _configure(parser: argparse.ArgumentParser) -> None:
-    from ctxmodes_remote.service.storage import DEFAULT_CONNECTIONS
+    from ctxmodes_remote.service.defaults import DEFAULT_CONNECTIONS
 
     parser.add_argument("--upstream", metavar="MODEL", help="the model, e.g. scripted:FILE")
     _add_data(parser, required=False)

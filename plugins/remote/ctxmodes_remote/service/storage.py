@@ -22,6 +22,7 @@ from typing import Any, Literal, Protocol
 
 from ctxmodes import CtxmodesError
 from ctxmodes.session import codec
+from ctxmodes_remote.service.defaults import DEFAULT_CONNECTIONS as DEFAULT_CONNECTIONS
 
 NoteAction = Literal["write", "append"]
 
@@ -340,11 +341,6 @@ class AccountExistsError(CtxmodesError):
 
 class StorageUnavailableError(CtxmodesError):
     """The storage cannot be reached or refused the operation; nothing was half-written."""
-
-
-#: Postgres connections (and worker threads) per service process: keep their sum over all
-#: processes under the server's ``max_connections`` (100 by default).
-DEFAULT_CONNECTIONS = 8
 
 
 def open_storage(

@@ -135,11 +135,11 @@ def test_notes_survive_a_restart_of_the_service(make_service, tls, tmp_path):
     assert json.loads(json.dumps(first.call("notes", "list_files_by_prefix", {})))["files"]
 
 
-def test_an_accounts_history_searches_run_one_at_a_time_and_others_do_not_wait(
+def test_an_accounts_searches_take_turns_while_another_is_served_and_it_does_not_wait(
     make_service, backend, monkeypatch
 ):
-    """On Postgres several workers could search at once; one account's searches still take
-    turns, while another account's search runs beside them."""
+    """On Postgres several workers could search at once; while another account is active, one
+    account's searches still take turns, and the other account's search runs beside them."""
     service = make_service(storage=backend)
     fetching = backend.search_candidates
     inside: dict[str, int] = {}
@@ -166,6 +166,11 @@ def test_an_accounts_history_searches_run_one_at_a_time_and_others_do_not_wait(
         assert reply.status == 200, reply.body
         finished["bob" if client else "alice"].append(time.monotonic())
 
+    # Bob is active.
+    assert (
+        service.alpha("notes", "read_file", {"path": "a.md"}, client=service.bob_client).status
+        == 200
+    )
     searches = [threading.Thread(target=search, args=(f"s{n}",)) for n in range(6)]
     searches.append(threading.Thread(target=search, args=("s0", service.bob_client)))
     started = time.monotonic()

@@ -1,47 +1,96 @@
-"""Searches beyond an account's limit wait on the event loop; other accounts' do not."""
+"""An account's searches take turns while another account is active, and only then."""
 
 import asyncio
 
-from ctxmodes_remote.service.limits import PerAccountLimit
+from ctxmodes_remote.service.limits import ACTIVE_S, SearchTurns
 
 
-def test_an_accounts_second_holder_waits_and_another_account_does_not():
-    async def scenario() -> list[str]:
-        limit = PerAccountLimit(1)
-        events: list[str] = []
-        release = asyncio.Event()
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
 
-        async def hold(account: str, name: str) -> None:
-            async with limit.slot(account):
-                events.append(f"{name} in")
-                if name == "a1":
-                    await release.wait()
-            events.append(f"{name} out")
+    def __call__(self) -> float:
+        return self.now
 
-        first = asyncio.create_task(hold("a", "a1"))
+
+async def _two_searches(turns: SearchTurns, account: str, family: str = "history") -> list[str]:
+    """Two searches of ``account`` at once; the order of their entering and leaving."""
+    events: list[str] = []
+    release = asyncio.Event()
+
+    async def search(name: str) -> None:
+        async with turns.slot(account, family):
+            events.append(f"{name} in")
+            if name == "first":
+                await release.wait()
+        events.append(f"{name} out")
+
+    first = asyncio.create_task(search("first"))
+    await asyncio.sleep(0)
+    second = asyncio.create_task(search("second"))
+    for _ in range(5):
         await asyncio.sleep(0)
-        second = asyncio.create_task(hold("a", "a2"))
-        other = asyncio.create_task(hold("b", "b1"))
-        await asyncio.wait_for(other, 5)
-        assert "a2 in" not in events
-        assert limit.accounts() == 1
-        release.set()
-        await asyncio.wait_for(asyncio.gather(first, second), 5)
-        assert limit.accounts() == 0
-        return events
-
-    events = asyncio.run(scenario())
-    assert events.index("a1 out") < events.index("a2 in")
-    assert events.index("b1 out") < events.index("a1 out")
+    release.set()
+    await asyncio.wait_for(asyncio.gather(first, second), 5)
+    return events
 
 
-def test_a_cancelled_waiter_leaves_no_count_behind():
-    async def scenario() -> int:
-        limit = PerAccountLimit(1)
+def test_an_account_alone_searches_with_nothing_held_back():
+    turns = SearchTurns(Clock())
+    turns.saw("alice")
+    events = asyncio.run(_two_searches(turns, "alice"))
+    assert events.index("second in") < events.index("first out")
+    assert turns.under_way() == 0
+
+
+def test_searches_take_turns_while_another_account_is_active():
+    turns = SearchTurns(Clock())
+    turns.saw("alice")
+    turns.saw("bob")
+    events = asyncio.run(_two_searches(turns, "alice"))
+    assert events.index("first out") < events.index("second in")
+
+
+def test_another_account_counts_as_active_for_a_while_only():
+    clock = Clock()
+    turns = SearchTurns(clock)
+    turns.saw("bob")
+    clock.now += ACTIVE_S + 0.1
+    turns.saw("alice")
+    events = asyncio.run(_two_searches(turns, "alice"))
+    assert events.index("second in") < events.index("first out")
+
+
+def test_families_take_turns_apart_and_accounts_do_not_wait_for_each_other():
+    async def scenario(turns: SearchTurns) -> bool:
+        held = asyncio.Event()
         release = asyncio.Event()
 
         async def hold() -> None:
-            async with limit.slot("a"):
+            async with turns.slot("alice", "history"):
+                held.set()
+                await release.wait()
+
+        holder = asyncio.create_task(hold())
+        await held.wait()
+        async with turns.slot("alice", "notes"), turns.slot("bob", "history"):
+            both = turns.under_way() == 3
+        release.set()
+        await holder
+        return both
+
+    turns = SearchTurns(Clock())
+    turns.saw("alice")
+    turns.saw("bob")
+    assert asyncio.run(asyncio.wait_for(scenario(turns), 5))
+
+
+def test_a_cancelled_waiter_leaves_nothing_behind():
+    async def scenario(turns: SearchTurns) -> int:
+        release = asyncio.Event()
+
+        async def hold() -> None:
+            async with turns.slot("alice", "history"):
                 await release.wait()
 
         holder = asyncio.create_task(hold())
@@ -51,6 +100,9 @@ def test_a_cancelled_waiter_leaves_no_count_behind():
         waiter.cancel()
         release.set()
         await holder
-        return limit.accounts()
+        return turns.under_way()
 
-    assert asyncio.run(scenario()) == 0
+    turns = SearchTurns(Clock())
+    turns.saw("alice")
+    turns.saw("bob")
+    assert asyncio.run(scenario(turns)) == 0
