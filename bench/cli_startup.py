@@ -7,9 +7,10 @@ pass``, and the spread of its runs (slowest ÷ fastest); on a shared machine the
 is the repeatable one, since contention only adds time.
 
 A core command (``ctxmodes run --help``) loads no plugin at all. ``ctxmodes --help`` and a
-plugin's command must find the plugins' entry points and call their hook, so they also pay
-for pluggy and the entry-point scan; the "discovery floor" row is that cost alone, and the
-plugin modules themselves must stay import-light to keep close to it. The
+plugin's command must find the plugins' entry points and call their hook (directly, without
+pluggy, see :mod:`ctxmodes.plugin_calls`), so they also pay for the entry-point scan; the
+"discovery floor" row is argparse and that scan alone, and the plugin modules themselves
+must stay import-light to keep close to it. The
 "importlib.metadata scan" row is what the same scan costs through the standard library,
 which ctxmodes does not use for it (see :mod:`ctxmodes.plugin_discovery`).
 
@@ -41,8 +42,7 @@ from smoke import parse_args
 ENTRY = "import sys; from ctxmodes.cli import main; sys.argv[0] = 'ctxmodes'; sys.exit(main())"
 
 FLOOR = (
-    "import argparse, pluggy; from ctxmodes.plugin_discovery import find_entry_points as f; "
-    "f('ctxmodes')"
+    "import argparse; from ctxmodes.plugin_discovery import find_entry_points as f; f('ctxmodes')"
 )
 STDLIB_SCAN = "import importlib.metadata as m; m.entry_points(group='ctxmodes')"
 SCRIPT = Path(sys.executable).with_name("ctxmodes")

@@ -14,7 +14,9 @@ and 32 concurrent sessions:
   cost, not the service's) answering ``notes.write_file``, ``notes.read_file`` and
   ``notes.search_contents`` with encrypted arguments, as Codex sends them, each session in a
   session of its own; ``--ops`` calls of each kind per concurrency level;
-* on Postgres, the same with several ``ctxmodes serve`` processes on the one database
+* on Postgres each service process has ``--connections`` database connections (default
+  32, one per session at the highest concurrency), and the same is measured with several
+  ``ctxmodes serve`` processes on the one database
   (``--processes``, default 1 and 2), each session placed on one of them as a load balancer
   would place it.
 
@@ -253,11 +255,18 @@ class Service:
     runs them behind a load balancer."""
 
     def __init__(
-        self, data: Path, log: Path, *database: str, processes: int = 1, responses: int = 1
+        self,
+        data: Path,
+        log: Path,
+        *database: str,
+        processes: int = 1,
+        options: Sequence[str] = (),
+        responses: int = 1,
     ) -> None:
         self._log = log.open("w")
         self._data = data
         self._database = database
+        self._options = options
         first = self._token("bench")
         self.keyring: KeyRing = load_or_create_keyring(data)
         script = data / "script.json"
@@ -281,6 +290,7 @@ class Service:
                 "--port",
                 "0",
                 *self._database,
+                *self._options,
             ],
             stdout=subprocess.PIPE,
             stderr=self._log,
@@ -367,10 +377,13 @@ def measure(
     raw: Callable[[int], Rate],
     *database: str,
     processes: Sequence[int] = (1,),
+    options: Sequence[str] = (),
 ) -> None:
     """The table of one storage: per concurrency, the anchor, then ctxmodes with each number
     of service processes in ``processes`` (all started at once, the first serving alone)."""
-    service = Service(root / "data", root / "serve.log", *database, processes=max(processes))
+    service = Service(
+        root / "data", root / "serve.log", *database, processes=max(processes), options=options
+    )
     try:
         print(f"\n{name}")
         print(
@@ -407,6 +420,13 @@ def main() -> int:
         "--storage", choices=("sqlite", "postgres", "both"), default="both", help="which storage"
     )
     parser.add_argument(
+        "--connections",
+        type=int,
+        default=max(CONCURRENCY),
+        help="each Postgres service process's --database-connections (default: one per "
+        "session at the highest concurrency)",
+    )
+    parser.add_argument(
         "--processes",
         type=lambda text: sorted({int(n) for n in text.split(",")}),
         default=[1, 2],
@@ -431,13 +451,15 @@ def main() -> int:
             try:
                 (root / "postgres").mkdir()
                 measure(
-                    "Postgres (raw: pgbench single-row inserts, synchronous_commit on)",
+                    "Postgres (raw: pgbench single-row inserts, synchronous_commit on; "
+                    f"{args.connections} connections per service process)",
                     root / "postgres",
                     args.ops,
                     lambda clients: pgbench_rate(server, root, clients, args.ops),
                     "--database",
                     server.database(),
                     processes=args.processes,
+                    options=("--database-connections", str(args.connections)),
                 )
             finally:
                 server.close()

@@ -15,7 +15,9 @@ fresh resumed state is built, so each figure is a first call after a resume:
 * ``first read_item``: the summary the current window's marker names (no normalization);
 * ``first search_contents``: a detail of the latest archived window, newest first, and one
   of the oldest window, oldest first (each reads the stored entries of one window only as
-  far as its hits).
+  far as its hits); and a text found nowhere, which reads every archive within Tree's
+  per-archive bounds (it grows with the archives until the bounds cut them: the one figure
+  here that is not meant to stay flat).
 
 Each figure is the fastest of five, each first call on a freshly resumed state. The first
 calls should stay flat from the smallest size to the largest: the ratio column compares them
@@ -81,10 +83,10 @@ def measure(file: Path) -> dict[str, float]:
 
     first("first read_item (latest summary)", latest_summary)
 
-    def search(query: str, recent_first: bool) -> Callable[[TreeState], Any]:
+    def search(query: str, recent_first: bool, *, hits: bool = True) -> Callable[[TreeState], Any]:
         def call(state: TreeState) -> Any:
             found = history(state, "search_contents", query=query, recent_first=recent_first)
-            assert found["items"], query
+            assert bool(found["items"]) is hits, query
             return found
 
         return call
@@ -96,6 +98,9 @@ def measure(file: Path) -> dict[str, float]:
     probe.close()
     first("first search_contents (newest archive)", search(f"detail-w{newest}-", True))
     first("first search_contents (oldest archive)", search("detail-w0-", False))
+    first(
+        "first search_contents (no hit: every archive)", search("found-nowhere", False, hits=False)
+    )
     manager.close()
     return figures
 

@@ -12,8 +12,8 @@ note snapshot, window marker), reopens it as a resumed session, and times:
   and together with the host building the context it projects;
 * ``append``: the cost of one append to the indexes (subscription callbacks);
 * history operations a model makes after a rollover: the first call (a listing counts items
-  from the session index; a read or search normalizes the archives it touches, once) and
-  then warm calls.
+  from the session index; a search reads the archives it touches only as far as its hits,
+  and a read by id normalizes its archive, once) and then warm calls.
 
 Per-turn figures must stay flat in session length: the printed ratios compare the largest
 size with the smallest in the same run.
@@ -182,7 +182,7 @@ def measure(file: Path) -> dict[str, float]:
         lambda: project_tree_context(ready, state.archives)
     )
     # What a model does first after a rollover: read the summary its marker names, then
-    # search for a detail. Cold figures include normalizing the archives they touch.
+    # search for a detail. Cold figures include reading the archived entries they touch.
     latest = state.archives.latest
     assert latest is not None
     figures["cold read_item (latest summary)"] = once(

@@ -12,15 +12,13 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
-from typing import Any
 
 from ctxmodes.errors import PluginError
 from ctxmodes.names import PLUGIN_THING_NAME
+from ctxmodes.records import FrozenRecord
 
-_FIELDS = ("name", "help", "run", "configure", "description")
 
-
-class CliCommand:
+class CliCommand(FrozenRecord):
     """One ``ctxmodes`` subcommand (immutable).
 
     :param name: the subcommand (``demo``): lower case, digits, ``-`` or ``_``.
@@ -31,9 +29,8 @@ class CliCommand:
     :param description: the longer text of ``ctxmodes <name> --help``.
     """
 
-    # A plain class rather than a dataclass: ``ctxmodes --help`` builds one per plugin
-    # command, and the dataclasses module imports ``inspect``, a fifth of that start.
-    __slots__ = _FIELDS
+    __slots__ = ("configure", "description", "help", "name", "run")
+    _fields = ("name", "help", "run", "configure", "description")
 
     name: str
     help: str
@@ -53,26 +50,4 @@ class CliCommand:
             raise PluginError(
                 f"invalid command name {name!r}: use lower-case letters, digits, '-' or '_'"
             )
-        for field, value in zip(_FIELDS, (name, help, run, configure, description), strict=True):
-            object.__setattr__(self, field, value)
-
-    def _values(self) -> tuple[Any, ...]:
-        return tuple(getattr(self, field) for field in _FIELDS)
-
-    def __setattr__(self, name: str, value: object) -> None:
-        raise AttributeError(f"cannot assign to field {name!r}: a CliCommand is immutable")
-
-    def __delattr__(self, name: str) -> None:
-        raise AttributeError(f"cannot delete field {name!r}: a CliCommand is immutable")
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, CliCommand):
-            return NotImplemented
-        return self._values() == other._values()
-
-    def __hash__(self) -> int:
-        return hash(self._values())
-
-    def __repr__(self) -> str:
-        shown = ", ".join(f"{field}={getattr(self, field)!r}" for field in _FIELDS)
-        return f"CliCommand({shown})"
+        self._set(name=name, help=help, run=run, configure=configure, description=description)

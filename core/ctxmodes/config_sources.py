@@ -17,10 +17,12 @@ import os
 import posixpath
 import sys
 from collections.abc import Callable, Mapping
-from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ctxmodes.errors import ConfigError
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 #: The folder name of ctxmodes' files in the user's directories.
 APP_NAME = "ctxmodes"
@@ -35,18 +37,20 @@ USER_FILE = "config.toml"
 #: One source of settings: its name for messages and ``ctxmodes config``, and its raw values.
 Layer = tuple[str, dict[str, Any]]
 #: Whether a working directory is trusted (its project file loads).
-TrustCheck = Callable[[Path], bool]
+TrustCheck = Callable[["Path"], bool]
 
 
 def user_config_path(environ: Mapping[str, str] | None = None) -> Path:
+    return _as_path(_user_config_file(environ))
+
+
+def _user_config_file(environ: Mapping[str, str] | None) -> str:
     env = os.environ if environ is None else environ
     override = env.get(CONFIG_DIR_ENV)
-    if override:
-        return Path(override) / USER_FILE
-    return user_config_dir() / USER_FILE
+    return os.path.join(override or user_config_dir(), USER_FILE)
 
 
-def user_config_dir() -> Path:
+def user_config_dir() -> str:
     """ctxmodes' folder in the user's configuration directory, as platformdirs names it.
 
     Every start of the command line reads the user file, and importing platformdirs (with
@@ -60,10 +64,18 @@ def user_config_dir() -> Path:
     if sys.platform == "linux" and posixpath.isabs(home) and not _may_be_android():
         xdg = os.environ.get("XDG_CONFIG_HOME", "")
         base = xdg if posixpath.isabs(xdg) else os.path.expanduser("~/.config")
-        return Path(base, APP_NAME)
+        return os.path.join(base, APP_NAME)
     import platformdirs
 
-    return platformdirs.user_config_path(APP_NAME)
+    return platformdirs.user_config_dir(APP_NAME)
+
+
+def _as_path(path: str | os.PathLike[str]) -> Path:
+    # pathlib is imported when a path is handed out: a start without configuration files
+    # (most of them) does without it.
+    from pathlib import Path
+
+    return Path(path)
 
 
 def _may_be_android() -> bool:
@@ -82,7 +94,7 @@ class Sources(NamedTuple):
 
 
 def read_sources(
-    directory: Path, environ: Mapping[str, str], trusted: TrustCheck | None = None
+    directory: str | os.PathLike[str], environ: Mapping[str, str], trusted: TrustCheck | None = None
 ) -> Sources:
     """The user file, the project file (when ``trusted(directory)``) and the environment,
     lowest precedence first; a source that sets nothing is left out. ``trusted`` is asked
@@ -92,9 +104,9 @@ def read_sources(
     :raises ConfigError: a file is unreadable or not TOML, naming it.
     """
     layers: list[Layer] = []
-    user_path = user_config_path(environ)
-    if user_path.is_file():
-        layers.append((str(user_path), _read_toml(user_path)))
+    user_file = _user_config_file(environ)
+    if os.path.isfile(user_file):
+        layers.append((user_file, _read_toml(_as_path(user_file))))
     skipped = None
     project_file = project_config_file(directory)
     if project_file is not None:
@@ -103,7 +115,7 @@ def read_sources(
             from ctxmodes.resources.trust import trusted_without_asking
 
             trusted = trusted_without_asking
-        if trusted(directory):
+        if trusted(_as_path(directory)):
             project = _project_layer(project_file)
             if project is not None:
                 layers.append(project)
@@ -149,7 +161,7 @@ def read_startup_settings(
     :raises ConfigError: a file is unreadable or not TOML.
     """
     env = os.environ if environ is None else environ
-    sources = read_sources(Path.cwd() if cwd is None else cwd, env, trusted)
+    sources = read_sources(os.getcwd() if cwd is None else cwd, env, trusted)
     chosen: object = DEFAULT_MODE
     lists: dict[str, list[str] | None] = {"allow": None, "block": []}
     for _source, values in sources.layers:
@@ -170,16 +182,17 @@ def read_startup_settings(
     )
 
 
-def project_config_file(directory: Path) -> Path | None:
+def project_config_file(directory: str | os.PathLike[str]) -> Path | None:
     """The project's configuration file in ``directory``: ``.ctxmodes.toml``, else a
     ``pyproject.toml`` with a ``[tool.ctxmodes]`` table (or one that is not valid TOML, which
     cannot be told apart and so waits for trust too); ``None`` when there is neither."""
-    dedicated = directory / PROJECT_FILE
-    if dedicated.is_file():
-        return dedicated
-    pyproject = directory / "pyproject.toml"
+    dedicated = os.path.join(directory, PROJECT_FILE)
+    if os.path.isfile(dedicated):
+        return _as_path(dedicated)
+    pyproject = os.path.join(directory, "pyproject.toml")
     try:
-        text = pyproject.read_bytes()
+        with open(pyproject, "rb") as handle:
+            text = handle.read()
     except OSError:
         return None
     if not _may_name_ctxmodes(text):
@@ -187,8 +200,8 @@ def project_config_file(directory: Path) -> Path | None:
     try:
         table = _parse_toml(pyproject, text).get("tool", {}).get("ctxmodes")
     except ConfigError:
-        return pyproject
-    return pyproject if isinstance(table, dict) else None
+        return _as_path(pyproject)
+    return _as_path(pyproject) if isinstance(table, dict) else None
 
 
 def _may_name_ctxmodes(toml: bytes) -> bool:
@@ -214,7 +227,7 @@ def _read_toml(path: Path) -> dict[str, Any]:
     return _parse_toml(path, text)
 
 
-def _parse_toml(path: Path, text: bytes) -> dict[str, Any]:
+def _parse_toml(path: str | os.PathLike[str], text: bytes) -> dict[str, Any]:
     import tomllib  # compiles its expressions on import: only when there is a file to read
 
     try:

@@ -97,9 +97,10 @@ def ctx_register_modes(register: Callable[[ModeSpec], None]) -> None:
         already registered by another plugin is an error naming both plugins.
     :return: nothing.
 
-    Called once by :class:`ctxmodes.modes.ModeRegistry` when it is built from a plugin
-    manager (``ctxmodes modes``, session start). Order across plugins does not matter: modes
-    are looked up by name, never chosen by call order.
+    Called once by :class:`ctxmodes.modes.ModeRegistry` when it is built: from a plugin
+    manager at session start, and by ``ctxmodes modes`` directly when the implementation is
+    one plain function (or method) taking ``register`` (through pluggy otherwise). Order
+    across plugins does not matter: modes are looked up by name, never chosen by call order.
 
     .. versionadded:: 0.1
     """
@@ -173,7 +174,10 @@ def ctx_register_cli_commands(register: Callable[[CliCommand], None]) -> None:
     the core's default plugins), and not at all when the command line names a core command.
     Core commands come first in ``--help``, then plugins' commands in plugin-name order. Keep
     it and the plugin's module import-light: every ``ctxmodes --help`` imports them, so the
-    command imports what it needs when it runs.
+    command imports what it needs when it runs. An implementation that is one plain
+    function (or method) taking ``register`` is called directly, without a plugin manager;
+    a hook wrapper, or two implementations in one plugin, go through pluggy (same answer,
+    slower start).
 
     .. versionadded:: 0.2
     """

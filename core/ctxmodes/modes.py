@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import importlib
 import re
-from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from ctxmodes.errors import ConfigError, PluginError
 from ctxmodes.names import PLUGIN_THING_NAME
+from ctxmodes.records import FrozenRecord
 
 if TYPE_CHECKING:
     import pluggy
@@ -26,6 +26,8 @@ if TYPE_CHECKING:
     from ctxmodes.session_view import SessionView
 
 MODE_NAME = PLUGIN_THING_NAME
+#: The hook through which plugins declare modes.
+REGISTER_MODES = "ctx_register_modes"
 #: ``package.module:Model``: a settings model named by where it is defined.
 SETTINGS_REFERENCE = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
 
@@ -47,9 +49,8 @@ ModeRecognizer = Callable[["SessionView"], Evidence | None]
 LeavingDescription = Callable[["SessionView"], str | None]
 
 
-@dataclass(frozen=True, slots=True)
-class ModeSpec:
-    """A context-management mode as a plugin declares it.
+class ModeSpec(FrozenRecord):
+    """A context-management mode as a plugin declares it (immutable).
 
     :param name: what users write in configuration (``mode = "tree"``): lower case, digits,
         ``-`` or ``_``.
@@ -67,23 +68,42 @@ class ModeSpec:
         clause, shown before the switch is confirmed.
     """
 
+    __slots__ = ("describe_leaving", "description", "factory", "name", "recognize", "settings")
+    _fields = ("name", "description", "factory", "settings", "recognize", "describe_leaving")
+
     name: str
     description: str
     factory: ModeFactory
-    settings: type[BaseModel] | str | None = None
-    recognize: ModeRecognizer | None = None
-    describe_leaving: LeavingDescription | None = None
+    settings: type[BaseModel] | str | None
+    recognize: ModeRecognizer | None
+    describe_leaving: LeavingDescription | None
 
-    def __post_init__(self) -> None:
-        if not MODE_NAME.match(self.name):
+    def __init__(
+        self,
+        name: str,
+        description: str,
+        factory: ModeFactory,
+        settings: type[BaseModel] | str | None = None,
+        recognize: ModeRecognizer | None = None,
+        describe_leaving: LeavingDescription | None = None,
+    ) -> None:
+        if not MODE_NAME.match(name):
             raise PluginError(
-                f"invalid mode name {self.name!r}: use lower-case letters, digits, '-' or '_'"
+                f"invalid mode name {name!r}: use lower-case letters, digits, '-' or '_'"
             )
-        if isinstance(self.settings, str) and not SETTINGS_REFERENCE.match(self.settings):
+        if isinstance(settings, str) and not SETTINGS_REFERENCE.match(settings):
             raise PluginError(
-                f"mode {self.name!r}: settings {self.settings!r} is not a model or a "
+                f"mode {name!r}: settings {settings!r} is not a model or a "
                 "'package.module:Model' reference"
             )
+        self._set(
+            name=name,
+            description=description,
+            factory=factory,
+            settings=settings,
+            recognize=recognize,
+            describe_leaving=describe_leaving,
+        )
 
     def settings_model(self) -> type[BaseModel] | None:
         """The settings model, imported now when :attr:`settings` names it.
@@ -135,8 +155,7 @@ class ModeSpec:
         return self.factory(session, settings)
 
 
-@dataclass(frozen=True, slots=True)
-class InstalledMode:
+class InstalledMode(NamedTuple):
     """A registered mode and where it came from."""
 
     spec: ModeSpec
@@ -165,9 +184,19 @@ class ModeRegistry:
         """
         from ctxmodes.plugins import each_plugin
 
+        return cls.from_callers(each_plugin(pm, REGISTER_MODES), distributions)
+
+    @classmethod
+    def from_callers(
+        cls,
+        callers: Iterable[tuple[str, Callable[..., None]]],
+        distributions: dict[str, str] | None = None,
+    ) -> ModeRegistry:
+        """Collect the modes declared through ``callers``: ``(plugin name, caller)`` of each
+        plugin's ``ctx_register_modes``, called with ``register=``."""
         modes: dict[str, InstalledMode] = {}
         dists = distributions or {}
-        for plugin_name, call in each_plugin(pm, "ctx_register_modes"):
+        for plugin_name, call in callers:
 
             def register(spec: ModeSpec, plugin_name: str = plugin_name) -> None:
                 previous = modes.get(spec.name)

@@ -18,35 +18,30 @@ from __future__ import annotations
 
 import os
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from ctxmodes.hook_marker import IMPL_ATTRIBUTE
-from ctxmodes.plugin_selection import (
-    TRACE_ENV,
-    PluginSelection,
-    import_plugin,
-    select_entry_points,
-)
+from ctxmodes.plugin_selection import TRACE_ENV, SelectedEntryPoint, import_plugin
 
 #: Calls one plugin's implementation of a registration hook with ``register=``.
 Caller = Callable[..., None]
 
 
 def registration_callers(
-    hook_name: str, selection: PluginSelection
+    hook_name: str, selected: Iterable[SelectedEntryPoint]
 ) -> list[tuple[str, Caller]] | None:
-    """``(plugin name, caller)`` for each entry-point plugin ``selection`` loads that
-    implements registration hook ``hook_name``, in plugin-name order; ``None`` when one of
-    them needs a plugin manager's call (see the module).
+    """``(plugin name, caller)`` for each of the ``selected`` entry-point plugins
+    (:func:`~ctxmodes.plugin_selection.select_entry_points`) that is loaded and implements
+    registration hook ``hook_name``, in their order; ``None`` when one of them needs a
+    plugin manager's call (see the module).
 
-    :raises PluginError: a plugin fails to import, or an essential plugin is blocked.
+    :raises PluginError: a plugin fails to import.
     """
     if os.environ.get(TRACE_ENV):
         return None
-    selection.refuse_blocked_essentials()
     callers: list[tuple[str, Caller]] = []
-    for ep, status in select_entry_points(selection):
+    for ep, status in selected:
         if status != "loaded":
             continue
         implementations = _implementations(import_plugin(ep.value, ep.name, ep), hook_name)

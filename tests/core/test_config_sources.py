@@ -142,4 +142,4 @@ def test_the_user_folder_is_the_one_platformdirs_names(monkeypatch, env):
         monkeypatch.delenv(name, raising=False)
     for name, value in env.items():
         monkeypatch.setenv(name, value)
-    assert user_config_dir() == platformdirs.user_config_path("ctxmodes")
+    assert user_config_dir() == platformdirs.user_config_dir("ctxmodes")

@@ -227,3 +227,14 @@ def test_a_settings_reference_that_does_not_resolve_is_one_plugin_error(referenc
     with pytest.raises(PluginError, match=message) as caught:
         spec.build("S", {})
     assert "\n" not in str(caught.value)
+
+
+def test_a_mode_spec_is_an_immutable_value():
+    spec = ModeSpec(name="same", description="d", factory=Active, settings="pkg.mod:Model")
+    with pytest.raises(AttributeError, match="immutable"):
+        spec.name = "other"  # type: ignore[misc]
+    twin = ModeSpec(name="same", description="d", factory=Active, settings="pkg.mod:Model")
+    assert spec == twin
+    assert hash(spec) == hash(twin)
+    assert spec != ModeSpec(name="same", description="other", factory=Active)
+    assert repr(spec).startswith("ModeSpec(name='same', description='d', factory=")

@@ -3,6 +3,7 @@ every unusual plugin to it."""
 
 from __future__ import annotations
 
+import os
 import sys
 import textwrap
 
@@ -10,10 +11,14 @@ import pytest
 
 from ctxmodes.errors import PluginError
 from ctxmodes.plugin_calls import registration_callers
-from ctxmodes.plugin_selection import PluginSelection
+from ctxmodes.plugin_selection import PluginSelection, select_entry_points
 from ctxmodes.plugins import each_plugin, make_plugin_manager
 
 HOOK = "ctx_register_cli_commands"
+
+
+def callers_for(selection=None):
+    return registration_callers(HOOK, select_entry_points(selection or PluginSelection()))
 
 
 def registered(callers):
@@ -42,7 +47,7 @@ def installed(tmp_path, monkeypatch):
 
 def test_the_installed_plugins_register_what_a_manager_has_them_register():
     selection = PluginSelection()
-    direct = registration_callers(HOOK, selection)
+    direct = callers_for(selection)
     assert direct is not None
     pm = make_plugin_manager(selection=selection, default_plugins=())
     through_manager = sorted(each_plugin(pm, HOOK))
@@ -52,7 +57,7 @@ def test_the_installed_plugins_register_what_a_manager_has_them_register():
 
 def test_a_blocked_plugin_is_not_imported(installed):
     installed("probe_blocked", "raise RuntimeError('imported')\n")
-    callers = registration_callers(HOOK, PluginSelection(block=frozenset({"probe_blocked"})))
+    callers = callers_for(PluginSelection(block=frozenset({"probe_blocked"})))
     assert callers is not None
     assert "probe_blocked" not in sys.modules
 
@@ -60,15 +65,10 @@ def test_a_blocked_plugin_is_not_imported(installed):
 def test_a_plugin_that_fails_to_import_is_one_error_naming_it(installed):
     installed("probe_broken", "raise RuntimeError('no network here')\n")
     with pytest.raises(PluginError) as caught:
-        registration_callers(HOOK, PluginSelection())
+        callers_for()
     assert str(caught.value) == (
         "plugin 'probe_broken' (probe_broken) failed to load: no network here"
     )
-
-
-def test_an_essential_plugin_cannot_be_blocked():
-    with pytest.raises(PluginError, match="'off' is essential"):
-        registration_callers(HOOK, PluginSelection(block=frozenset({"off"})))
 
 
 @pytest.mark.parametrize(
@@ -102,12 +102,12 @@ def test_an_essential_plugin_cannot_be_blocked():
 )
 def test_an_unusual_implementation_is_left_to_a_manager(installed, source):
     installed("probe_unusual", source)
-    assert registration_callers(HOOK, PluginSelection()) is None
+    assert callers_for() is None
 
 
 def test_tracing_is_left_to_a_manager(monkeypatch):
     monkeypatch.setenv("CTXMODES_TRACE_PLUGINS", "1")
-    assert registration_callers(HOOK, PluginSelection()) is None
+    assert callers_for() is None
 
 
 def test_an_implementation_found_by_its_specname_is_called(installed):
@@ -120,8 +120,25 @@ def test_an_implementation_found_by_its_specname_is_called(installed):
             register(CliCommand(name="probe", help="h", run=lambda args: 0))
         """,
     )
-    callers = registration_callers(HOOK, PluginSelection())
+    callers = callers_for()
     assert callers is not None
     assert ("probe_named", "probe") in [
         (plugin, command.name) for plugin, command in registered(callers)
     ]
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["modes"], ["demo", "--help"]])
+def test_a_broken_plugin_is_one_error_line(installed, tmp_path, monkeypatch, capsys, argv):
+    from ctxmodes.cli import main
+
+    for name in [name for name in os.environ if name.startswith("CTXMODES_")]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("CTXMODES_CONFIG_DIR", str(tmp_path / "config"))
+    monkeypatch.chdir(tmp_path)
+    installed("probe_broken", "raise RuntimeError('no network here')\n")
+    assert main(argv) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == (
+        "ctxmodes: error: plugin 'probe_broken' (probe_broken) failed to load: no network here\n"
+    )

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
     from ctxmodes.cli_commands import CliCommand
     from ctxmodes.plugin_calls import Caller
+    from ctxmodes.plugin_selection import PluginSelection
 
 _COMMANDS_HOOK = "ctx_register_cli_commands"
 
@@ -85,11 +86,28 @@ def _configured_callers() -> list[tuple[str, Caller]]:
     validates the whole configuration (pydantic) nor registers the core's default plugins,
     whose commands are the core's, and it calls the plugins without a plugin manager when
     they allow it (:mod:`ctxmodes.plugin_calls`)."""
-    from ctxmodes.config_sources import read_startup_settings
     from ctxmodes.plugin_calls import registration_callers
+    from ctxmodes.plugin_selection import select_entry_points
+
+    selection = _configured_selection()
+    callers = registration_callers(_COMMANDS_HOOK, select_entry_points(selection))
+    if callers is not None:
+        return callers
+    from ctxmodes.plugins import make_plugin_manager
+
+    return _manager_callers(make_plugin_manager(selection=selection, default_plugins=()))
+
+
+def _configured_selection() -> PluginSelection:
+    """The configured allow and block lists with the environment's, read without validating
+    the rest of the settings. Nobody is asked about trust: a saved decision or
+    ``defaultProjectTrust`` decides.
+
+    :raises PluginError: an essential plugin is blocked.
+    """
+    from ctxmodes.config_sources import read_startup_settings
     from ctxmodes.plugin_selection import PluginSelection
 
-    # Nobody is asked about trust here: a saved decision or defaultProjectTrust decides.
     startup = read_startup_settings()
     if startup is None:  # an unusual value: the settings model words the error
         from ctxmodes.config import load_settings
@@ -98,12 +116,8 @@ def _configured_callers() -> list[tuple[str, Caller]]:
         selection = PluginSelection.from_env(allow=plugins.allow, block=plugins.block)
     else:
         selection = PluginSelection.from_env(allow=startup.allow, block=startup.block)
-    callers = registration_callers(_COMMANDS_HOOK, selection)
-    if callers is not None:
-        return callers
-    from ctxmodes.plugins import make_plugin_manager
-
-    return _manager_callers(make_plugin_manager(selection=selection, default_plugins=()))
+    selection.refuse_blocked_essentials()
+    return selection
 
 
 def _manager_callers(pm: pluggy.PluginManager) -> list[tuple[str, Caller]]:

@@ -17,15 +17,29 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ctxmodes.modes import ModeRegistry
-    from ctxmodes.plugins import PluginSelection, make_plugin_manager
+    from ctxmodes.modes import REGISTER_MODES, ModeRegistry
+    from ctxmodes.plugin_calls import registration_callers
+    from ctxmodes.plugin_selection import PluginSelection, select_entry_points
 
     active, settings = command_startup_settings(args)
     selection = PluginSelection.from_env(allow=settings.allow, block=settings.block)
+    selection.refuse_blocked_essentials()
+    selected = select_entry_points(selection)
     # Modes come from entry points: the core's default plugins (tools, slash commands,
-    # models) declare none, so they are not built.
-    pm = make_plugin_manager(selection=selection, default_plugins=())
-    registry = ModeRegistry.from_plugin_manager(pm, pm.distributions())
+    # models) declare none. Listing them needs no plugin manager unless a plugin's hook is
+    # unusual (see ctxmodes.plugin_calls); sessions validate the plugins.
+    callers = registration_callers(REGISTER_MODES, selected)
+    if callers is None:
+        from ctxmodes.plugins import each_plugin, make_plugin_manager
+
+        pm = make_plugin_manager(selection=selection, default_plugins=())
+        callers = sorted(each_plugin(pm, REGISTER_MODES))
+    distributions = {
+        ep.name: ep.distribution
+        for ep, status in selected
+        if status == "loaded" and ep.distribution
+    }
+    registry = ModeRegistry.from_callers(callers, distributions)
     rows = [
         (
             mode.spec.name,
@@ -36,9 +50,9 @@ def run(args: argparse.Namespace) -> int:
         for mode in registry
     ]
     rows += [
-        (record.name, record.status, record.distribution or "-", "(not loaded)")
-        for record in pm.entry_point_records
-        if record.status != "loaded"
+        (ep.name, status, ep.distribution or "-", "(not loaded)")
+        for ep, status in selected
+        if status != "loaded"
     ]
     header = ("MODE", "STATUS", "DISTRIBUTION", "DESCRIPTION")
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(3)]

@@ -93,22 +93,30 @@ def _write_ids(
 ) -> None:
     """The ids of the entries at ``indexes`` as a JSON array, a block at a time (a list of a
     million ids would cost more than the index of the whole session)."""
-    separator = b"["
-    for start in range(0, len(indexes), _ID_BLOCK):
-        block = list(map(ids.__getitem__, indexes[start : start + _ID_BLOCK]))
-        try:
-            encoded = orjson.dumps(block)
-        except orjson.JSONEncodeError:  # a lone surrogate, which JSON.parse lets ids hold
-            encoded = codec.dumps(block)
-        write(separator + encoded[1:-1])
-        separator = b","
-    write(b"]" if separator == b"," else b"[]")
+    blocks = (
+        list(map(ids.__getitem__, indexes[start : start + _ID_BLOCK]))
+        for start in range(0, len(indexes), _ID_BLOCK)
+    )
+    _write_blocks(write, map(_encode_ids, blocks))
+
+
+def _encode_ids(ids: list[str]) -> bytes:
+    try:
+        return orjson.dumps(ids)[1:-1]
+    except orjson.JSONEncodeError:  # a lone surrogate, which JSON.parse lets ids hold
+        return codec.dumps(ids)[1:-1]
 
 
 def _write_array(write: Callable[[bytes], object], items: Iterable[Any]) -> None:
     iterator: Iterator[Any] = iter(items)
+    blocks = iter(lambda: list(islice(iterator, _WRITE_BLOCK)), [])
+    _write_blocks(write, map(codec.dumps_items, blocks))
+
+
+def _write_blocks(write: Callable[[bytes], object], blocks: Iterable[bytes]) -> None:
+    """A JSON array, from its members encoded a block at a time (without the brackets)."""
     separator = b"["
-    while block := list(islice(iterator, _WRITE_BLOCK)):
-        write(separator + codec.dumps_items(block))
+    for block in blocks:
+        write(separator + block)
         separator = b","
     write(b"]" if separator == b"," else b"[]")

@@ -243,7 +243,7 @@ class EntryTable:
             elif entry_type == "session_info":
                 scan.last_session_info = index
         scan.unresolved = list(range(len(scan.ids)))
-        scan.parent_indexes = array("q", bytes(8 * len(scan.ids)))
+        scan.parent_indexes = array("q", [NO_ENTRY]) * len(scan.ids)
         resolve_parents(scan)
         return cls(scan)
 

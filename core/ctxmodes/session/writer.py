@@ -271,15 +271,23 @@ class SessionWriter:
         fd = self._require_fd()
         data = self._prefix + data
         written = 0
+        # Where the data begins in the file, asked of the descriptor only when a write falls
+        # short or fails: one write call lands in one piece at the end of the file (O_APPEND),
+        # after which the descriptor's offset is the end of what it wrote.
+        start: int | None = None
         try:
-            start = os.fstat(fd).st_size
             view = memoryview(data)
             while written < len(data):
                 written += _write_fd(fd, view[written:])
+                if start is None and written < len(data):
+                    # Later pieces may land after another process's line.
+                    start = os.lseek(fd, 0, os.SEEK_CUR) - written
             if sync:
                 _datasync(fd)
         except OSError as exc:
-            kept = bool(written) and not self._roll_back(fd, start, written)
+            if written and start is None:
+                start = _offset(fd, written)
+            kept = bool(written) and (start is None or not self._roll_back(fd, start, written))
             prefix = len(self._prefix)
             if kept and data[written - 1 : written] != b"\n":
                 # The file may end inside the failed line: the next write starts a new one.
@@ -322,6 +330,15 @@ class SessionWriter:
                 self._lock.release()
             finally:
                 os.close(fd)
+
+
+def _offset(fd: int, written: int) -> int | None:
+    """Where a write of ``written`` bytes that landed in one piece began (``None`` when the
+    descriptor cannot say)."""
+    try:
+        return os.lseek(fd, 0, os.SEEK_CUR) - written
+    except OSError:
+        return None
 
 
 def _discard(fd: int, writer: SessionWriter | None) -> None:

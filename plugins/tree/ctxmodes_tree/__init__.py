@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ctxmodes import hookimpl
@@ -99,6 +98,8 @@ def _run_demo(args: argparse.Namespace) -> int:
 
 
 def _configure_demo(parser: argparse.ArgumentParser) -> None:
+    from pathlib import Path  # only when `ctxmodes demo` runs: `--help` does without pathlib
+
     parser.add_argument(
         "--session",
         metavar="FILE",

@@ -15,8 +15,11 @@ from pathlib import Path
 import pytest
 
 #: What no help text needs: validation, the wire, the terminal UI and its export, the
-#: embedding API, the service, the kit.
+#: embedding API, the service, the kit; and neither a plugin manager nor the standard
+#: library's scan of every installed distribution (plugins' commands are found without).
 HEAVY_MODULES = (
+    "pluggy",
+    "importlib.metadata",
     "pydantic",
     "pydantic_core",
     "httpx",

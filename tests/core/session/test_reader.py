@@ -551,3 +551,19 @@ def test_the_known_entry_types_are_shared_strings(tmp_path: Path) -> None:
     # A type that is not a string equals no entry type (in Pi neither): the index holds None,
     # which every lookup by type can hash.
     assert scan.types[50] is None
+
+
+@pytest.mark.parametrize(
+    ("ids", "duplicated"),
+    [
+        ([], False),
+        (["a"], False),
+        (["a", "b", "c", "d", "e"], False),
+        (["a", "a", "c", "d", "e"], True),  # within the first half
+        (["a", "b", "c", "e", "e"], True),  # within the second half
+        (["a", "b", "c", "d", "b"], True),  # across the halves
+        (["a", "a"], True),
+    ],
+)
+def test_duplicated_ids_are_found_wherever_they_stand(ids: list[str], duplicated: bool) -> None:
+    assert reader.has_duplicates(ids) is duplicated

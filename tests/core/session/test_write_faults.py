@@ -111,6 +111,33 @@ def test_a_failed_sync_that_can_be_truncated_refuses_the_line(
     assert reopened_ids(path) == ([(first, None), (second, first)], 0)
 
 
+def test_a_failed_sync_never_truncates_a_line_another_process_appended_after_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Pi takes no lock: its line may land right after ours before our sync fails.
+    path = tmp_path / "s.jsonl"
+    with SessionManager.open(path) as manager:
+        first = manager.append_message(user("kept"))
+        theirs = b'{"type":"custom","customType":"pi","id":"0000beef","parentId":null}\n'
+
+        def another_process_appends_then_sync_fails(fd: int) -> None:
+            other = os.open(path, os.O_WRONLY | os.O_APPEND)
+            try:
+                os.write(other, theirs)
+            finally:
+                os.close(other)
+            raise OSError(errno.EIO, os.strerror(errno.EIO))
+
+        monkeypatch.setattr(writer_module, "_datasync", another_process_appends_then_sync_fails)
+        with pytest.raises(SessionWriteError) as failure:
+            manager.append_message(user("written, not synced"))
+        assert failure.value.line_kept
+        second = manager.get_leaf_id()
+    lines = path.read_bytes().splitlines(keepends=True)
+    assert lines[-1] == theirs
+    assert reopened_ids(path)[0][:3] == [(first, None), (second, first), ("0000beef", None)]
+
+
 def test_a_failed_buffer_flush_keeps_the_buffer_and_refuses_the_new_line(
     tmp_path: Path, disk: FaultyDisk
 ) -> None:

@@ -18,10 +18,12 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
-from datetime import UTC, datetime
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ctxmodes import CliCommand, CtxmodesError
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8443
@@ -49,6 +51,8 @@ def _dispatch(args: argparse.Namespace) -> int:
 
 
 def _configure(parser: argparse.ArgumentParser) -> None:
+    from ctxmodes_remote.service.defaults import DEFAULT_CONNECTIONS
+
     parser.add_argument("--upstream", metavar="MODEL", help="the model, e.g. scripted:FILE")
     _add_data(parser, required=False)
     parser.add_argument("--host", default=DEFAULT_HOST, help=f"address (default {DEFAULT_HOST})")
@@ -71,6 +75,14 @@ def _configure(parser: argparse.ArgumentParser) -> None:
         default=75.0,
         help="close a connection that sends no request headers, or stops sending a body, "
         "for this long (default 75)",
+    )
+    parser.add_argument(
+        "--database-connections",
+        metavar="N",
+        type=int,
+        default=DEFAULT_CONNECTIONS,
+        help="Postgres connections (and worker threads) of this process; more let more "
+        f"sessions' writes commit together (default {DEFAULT_CONNECTIONS})",
     )
     parser.set_defaults(serve_handler=_serve)
 
@@ -103,12 +115,16 @@ def _configure(parser: argparse.ArgumentParser) -> None:
     backup = actions.add_parser(
         "backup", help="copy the SQLite database consistently, even while the service runs"
     )
+    from pathlib import Path  # here: `ctxmodes --help` loads this module, not pathlib
+
     backup.add_argument("--data", metavar="DIR", type=Path, required=True)
     backup.add_argument("--to", metavar="FILE", type=Path, required=True, help="a new file")
     backup.set_defaults(serve_handler=_backup)
 
 
 def _add_data(parser: argparse.ArgumentParser, *, required: bool) -> None:
+    from pathlib import Path
+
     parser.add_argument(
         "--data",
         metavar="DIR",
@@ -152,6 +168,8 @@ def _token_create(args: argparse.Namespace) -> int:
 
 
 def _token_list(args: argparse.Namespace) -> int:
+    from datetime import UTC, datetime
+
     from ctxmodes_remote.service.storage import open_storage
 
     storage = open_storage(_data_directory(args.data), args.database)
@@ -210,6 +228,8 @@ def _serve(args: argparse.Namespace) -> int:
     ):
         if not value > 0:
             raise CtxmodesError(f"{option} takes a number of seconds above 0")
+    if args.database_connections < 1:
+        raise CtxmodesError("--database-connections takes a number above 0")
     try:
         from ctxmodes_remote.service.server import ServerConfig, run_server
     except ImportError as exc:
@@ -226,6 +246,7 @@ def _serve(args: argparse.Namespace) -> int:
         tls_key=args.tls_key,
         upstream_timeout_s=args.upstream_timeout,
         idle_timeout_s=args.idle_timeout,
+        database_connections=args.database_connections,
     )
     run_server(config)
     return 0

@@ -28,6 +28,7 @@ from psycopg_pool import ConnectionPool
 
 from ctxmodes_remote.service.sealing import token_array
 from ctxmodes_remote.service.storage import (
+    DEFAULT_CONNECTIONS,
     PLAINTEXT_ITEMS,
     PLAINTEXT_NOTES,
     SEALED_ITEM_COLUMNS,
@@ -179,7 +180,9 @@ def migrate(connection: psycopg.Connection) -> list[int]:
 class PostgresStorage:
     """The storage interface over a Postgres database named by a ``postgresql://`` URL."""
 
-    def __init__(self, url: str, *, max_connections: int = 8, timeout_s: float = 5.0) -> None:
+    def __init__(
+        self, url: str, *, max_connections: int = DEFAULT_CONNECTIONS, timeout_s: float = 5.0
+    ) -> None:
         self._max_connections = max_connections
         self._pool = ConnectionPool(
             url,

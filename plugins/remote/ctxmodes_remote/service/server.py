@@ -30,7 +30,7 @@ from ctxmodes_remote.service.crypto import (
     load_or_create_keyring,
 )
 from ctxmodes_remote.service.engine import ServiceEngine
-from ctxmodes_remote.service.storage import open_storage
+from ctxmodes_remote.service.storage import DEFAULT_CONNECTIONS, open_storage
 
 _log = logging.getLogger("ctxmodes.serve")
 #: Helper processes that check big pages of history search candidates (started on first
@@ -49,6 +49,8 @@ class ServerConfig:
     tls_key: str | None = None
     upstream_timeout_s: float = UPSTREAM_IDLE_TIMEOUT_S
     idle_timeout_s: float = IDLE_TIMEOUT_S
+    #: Postgres connections (and worker threads) of the process.
+    database_connections: int = DEFAULT_CONNECTIONS
 
 
 async def _serve(config: ServerConfig) -> None:
@@ -58,7 +60,7 @@ async def _serve(config: ServerConfig) -> None:
         else None
     )
     provider = resolve_upstream(config.upstream)
-    storage = open_storage(config.data, config.database)
+    storage = open_storage(config.data, config.database, connections=config.database_connections)
     try:
         if not (config.data / KEY_FILE_NAME).exists() and storage.account_keys():
             # A new key would open none of it: refuse rather than start with one.

@@ -2,6 +2,11 @@
 ``synchronous=FULL`` (a write method returns only once its transaction is on disk, so an
 acknowledged note survives a crash), owner-only, and ``secure_delete`` on. Several processes
 may share the file. ``serve backup`` copies it with SQLite's online backup.
+
+The service groups commits (:meth:`SqliteStorage.group_commits`): the writes of the calls its
+worker runs one after another join one transaction, under a savepoint each, and
+:meth:`SqliteStorage.commit_group` puts them on disk with one sync before any of those calls
+is answered. The file's commit rate, not its write rate, is what bounds a SQLite service.
 """
 
 from __future__ import annotations

@@ -22,6 +22,7 @@ from typing import Any, Literal, Protocol
 
 from ctxmodes import CtxmodesError
 from ctxmodes.session import codec
+from ctxmodes_remote.service.defaults import DEFAULT_CONNECTIONS as DEFAULT_CONNECTIONS
 
 NoteAction = Literal["write", "append"]
 
@@ -342,9 +343,11 @@ class StorageUnavailableError(CtxmodesError):
     """The storage cannot be reached or refused the operation; nothing was half-written."""
 
 
-def open_storage(data: Path, database: str | None = None) -> Storage:
-    """The storage a service uses: Postgres when ``database`` is a ``postgresql://`` URL,
-    else the SQLite file in ``data``.
+def open_storage(
+    data: Path, database: str | None = None, *, connections: int = DEFAULT_CONNECTIONS
+) -> Storage:
+    """The storage a service uses: Postgres when ``database`` is a ``postgresql://`` URL
+    (with at most ``connections`` connections), else the SQLite file in ``data``.
 
     :raises StorageUnavailableError: the database cannot be opened or migrated.
     """
@@ -362,4 +365,4 @@ def open_storage(data: Path, database: str | None = None) -> Storage:
         raise StorageUnavailableError(
             "Postgres storage needs its extra: pip install 'ctxmodes[postgres]'"
         ) from None
-    return PostgresStorage(database)
+    return PostgresStorage(database, max_connections=connections)

@@ -51,6 +51,20 @@ def test_errors_are_one_line_and_non_zero(tmp_path):
     assert no_timeout.stderr == (
         "ctxmodes: error: --upstream-timeout takes a number of seconds above 0\n"
     )
+    no_connections = ctxmodes(
+        "serve",
+        "--upstream",
+        "scripted:x",
+        "--data",
+        str(tmp_path),
+        "--database-connections",
+        "0",
+        check=False,
+    )
+    assert no_connections.returncode == 1
+    assert no_connections.stderr == (
+        "ctxmodes: error: --database-connections takes a number above 0\n"
+    )
 
 
 def test_token_create_and_a_served_request(tmp_path, tls, script):

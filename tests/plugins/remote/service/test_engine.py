@@ -171,10 +171,11 @@ def test_a_write_is_judged_against_what_other_processes_wrote_since(shared_datab
 
 
 def test_sessions_are_dealt_to_the_workers_evenly_and_keep_theirs(postgres_url, tmp_path):
-    storage = open_storage(tmp_path, postgres_url)
+    storage = open_storage(tmp_path, postgres_url, connections=3)
     account = create_token(storage, "alice").account
     engine = ServiceEngine(storage, KEYS)
     try:
+        assert engine.workers == 3
         placed = [engine.worker_of(account, f"s{n}") for n in range(4 * engine.workers)]
         assert sorted(placed) == sorted(list(range(engine.workers)) * 4)
         assert [engine.worker_of(account, f"s{n}") for n in range(4 * engine.workers)] == placed

@@ -1,8 +1,8 @@
 """Codex's events: its own error and completion events mapped onto the Responses events
 (read by :class:`~ctxmodes.providers.apis.openai.responses_stream.ResponsesStream`).
 
-Pi's Codex SSE parser splits frames on ``\\n\\n`` only; ctxmodes reads SSE with httpx-sse, so
-CRLF-framed streams work.
+Pi's Codex SSE parser splits frames on ``\\n\\n`` only; ctxmodes' SSE reader follows the
+event-stream rules, so CRLF-framed streams work.
 """
 
 from __future__ import annotations

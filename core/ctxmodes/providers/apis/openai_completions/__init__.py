@@ -2,7 +2,7 @@
 (``POST <base>/chat/completions``), streamed.
 
 Requests and the reading of chunks are pi-ai 0.85's (``pi-providers.md`` §5), sent over
-httpx and httpx-sse like the Responses transport; the server's quirks come from
+httpx and the SSE reader like the Responses transport; the server's quirks come from
 :mod:`.compat`.
 """
 

@@ -1,8 +1,8 @@
 """``openai-responses``: the OpenAI Responses API (``POST <base>/responses``), streamed.
 
 Requests, headers and messages are pi-ai 0.85's (see ``pi-providers.md`` §3). Pi sends them
-through the OpenAI SDK; ctxmodes speaks the same wire over httpx and httpx-sse, without the
-SDK's ``x-stainless-*`` headers.
+through the OpenAI SDK; ctxmodes speaks the same wire over httpx and its own SSE reader,
+without the SDK's ``x-stainless-*`` headers.
 """
 
 from __future__ import annotations
