@@ -442,15 +442,19 @@ class ServiceApp:
         )
         try:
             await response.prepare(request)
-            for kind, data in stream.start():
-                await _send(response, kind, data)
+            await _write(response, [_frame(kind, data) for kind, data in stream.start()])
             async for event in self._upstream_events(events, controller):
+                # The events one upstream event makes leave in one write.
+                frames: list[bytes] = []
                 for kind, data in stream.feed(event):
                     if kind in _TERMINAL_EVENTS and identity is not None:
                         # Recorded before the client learns the response is over, so the
                         # history it reads next already holds this response's items.
+                        await _write(response, frames)
+                        frames = []
                         await self._record(account, identity, stream.plain_output)
-                    await _send(response, kind, data)
+                    frames.append(_frame(kind, data))
+                await _write(response, frames)
         except (ConnectionResetError, asyncio.CancelledError):
             controller.abort("client disconnected")
             raise
@@ -537,8 +541,14 @@ class ServiceApp:
             yield item
 
 
-async def _send(response: web.StreamResponse, kind: str, data: dict[str, Any]) -> None:
-    await response.write(b"event: " + kind.encode() + b"\ndata: " + orjson.dumps(data) + b"\n\n")
+async def _write(response: web.StreamResponse, frames: list[bytes]) -> None:
+    if frames:
+        await response.write(b"".join(frames))
+
+
+def _frame(kind: str, data: dict[str, Any]) -> bytes:
+    """One server-sent event."""
+    return b"event: " + kind.encode() + b"\ndata: " + orjson.dumps(data) + b"\n\n"
 
 
 def tls_context(cert_file: str, key_file: str) -> ssl.SSLContext:
