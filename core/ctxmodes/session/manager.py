@@ -608,9 +608,9 @@ class SessionManager:
             except SessionWriteError as exc:
                 if exc.line_kept:
                     # The file holds the entry after all: so must the manager.
-                    self._path.push(self._table.add(entry))
+                    self._path.push(self._table.add(entry, line))
                 raise
-        index = self._table.add(entry)
+        index = self._table.add(entry, line)
         self._path.push(index)
         if self._subscribers:
             self._notify(index)

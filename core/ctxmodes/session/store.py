@@ -190,6 +190,10 @@ class EntryTable:
         self.bare = scan.bare
         self._starts = scan.starts
         self._ends = scan.ends
+        # Entries appended since the file was read, as the line written for each (decoded
+        # when something reads them, like lines in the file): bytes are not tracked by the
+        # garbage collector, whose passes would otherwise walk every entry appended so far.
+        self._appended: dict[int, bytes] = {}
         self._reader = reader
         self._keep = True
         self._rename_hooks = scan.rename_hook_messages
@@ -568,9 +572,23 @@ class EntryTable:
 
     def load(self, indexes: Iterable[int]) -> None:
         """Decode the given entries into the cache."""
-        self._decoded.update(self._decode(indexes))
+        decoded = self._decode(indexes)
+        self._decoded.update(decoded)
+        if self._appended:
+            for index in decoded:
+                self._appended.pop(index, None)
 
     def _decode(self, indexes: Iterable[int]) -> dict[int, JsonObject]:
+        out: dict[int, JsonObject] = {}
+        wanted = set(indexes)
+        if self._appended:
+            appended = self._appended
+            for index in [index for index in wanted if index in appended]:
+                # The line was encoded from an entry: it parses back to a JSON object.
+                out[index] = codec.loads(appended[index])
+                wanted.discard(index)
+        if not wanted:
+            return out
         if self._reader is None:
             raise SessionChangedError("entry data is not available")
         starts = self._starts
@@ -578,23 +596,24 @@ class EntryTable:
         # Entries close to each other in the file are read and parsed as one JSON array:
         # one call for a run of lines instead of one each (entries in between come along).
         runs: list[list[int]] = []
-        for index in sorted(set(indexes)):
+        for index in sorted(wanted):
             if runs and index - runs[-1][1] <= _RUN_GAP and index - runs[-1][0] < _RUN_LENGTH:
                 runs[-1][1] = index
             else:
                 runs.append([index, index])
         views = self._reader.read_spans([(starts[first], ends[last]) for first, last in runs])
-        out: dict[int, JsonObject] = {}
+        from_file: dict[int, JsonObject] = {}
         for (first, last), view in zip(runs, views, strict=True):
-            if last == first or not self._decode_run(first, last, view, out):
+            if last == first or not self._decode_run(first, last, view, from_file):
                 base = starts[first]
                 for index in range(first, last + 1):
-                    out[index] = self._decode_line(
+                    from_file[index] = self._decode_line(
                         index, view[starts[index] - base : ends[index] - base]
                     )
         if self._rename_hooks:
-            for value in out.values():
+            for value in from_file.values():
                 rename_hook_message(value)
+        out.update(from_file)
         return out
 
     def _decode_run(
@@ -625,8 +644,10 @@ class EntryTable:
 
     # ----------------------------------------------------------------------- appending
 
-    def add(self, entry: JsonObject) -> int:
-        """Index a new entry (its parent must already be indexed); return its position."""
+    def add(self, entry: JsonObject, line: bytes) -> int:
+        """Index a new entry (its parent must already be indexed), written as ``line``;
+        return its position. Reading it back decodes ``line``: what readers see is what the
+        file holds, whatever the caller does with ``entry`` afterwards."""
         index = len(self.ids)
         entry_id: str = entry["id"]
         parent_id = entry.get("parentId")
@@ -637,7 +658,7 @@ class EntryTable:
         self.parents.append(by_id.get(parent_id, NO_ENTRY) if parent_id else NO_ENTRY)
         self._starts.append(-1)
         self._ends.append(-1)
-        self._decoded[index] = entry
+        self._appended[index] = line
         if is_bare_entry(entry.get("type"), entry):
             self.bare.add(index)
         if self.parents[index] != index - 1 or index == 0:

@@ -157,6 +157,33 @@ def test_appends_chain_to_the_leaf_and_write_at_once(tmp_path: Path) -> None:
     assert header["cwd"] == str(tmp_path)
 
 
+@pytest.mark.parametrize("durability", [Durability.NONE, Durability.FSYNC])
+def test_appended_entries_read_back_as_the_file_holds_them(
+    tmp_path: Path, durability: Durability
+) -> None:
+    content: list[Any] = [{"type": "text", "text": "before"}]
+    # What JSON.stringify writes differently from the Python values: a whole float, a tuple.
+    data = {"ratio": 2.0, "pair": (1, 2)}
+    with SessionManager.create(tmp_path, tmp_path / "s", durability=durability) as manager:
+        first = manager.append_message({"role": "user", "content": content, "timestamp": 1})
+        custom = manager.append_custom_entry("kind", data)
+        # The caller's objects change after the append; the session's entries do not.
+        content.append({"type": "text", "text": "after"})
+        data["ratio"] = 3.5
+        appended = [manager.get_entry_json(first), manager.get_entry_json(custom)]
+        assert appended[1] is not None
+        assert appended[1]["data"] == {"ratio": 2, "pair": [1, 2]}
+        assert manager.get_branch()[0].model_dump(exclude_unset=True)["message"]["content"] == [
+            {"type": "text", "text": "before"}
+        ]
+        context = manager.build_session_context().to_json()
+        path = manager.session_file
+    assert path is not None
+    with SessionManager.open(path, read_only=True) as reopened:
+        assert [reopened.get_entry_json(first), reopened.get_entry_json(custom)] == appended
+        assert reopened.build_session_context().to_json() == context
+
+
 def test_optional_fields_are_left_out_and_names_sanitised(tmp_path: Path) -> None:
     with SessionManager.create(tmp_path, tmp_path) as manager:
         ids = populate(manager)
