@@ -645,31 +645,38 @@ class EntryTable:
     # ----------------------------------------------------------------------- appending
 
     def add(self, entry: JsonObject, line: bytes) -> int:
-        """Index a new entry (its parent must already be indexed), written as ``line``;
-        return its position. Reading it back decodes ``line``: what readers see is what the
-        file holds, whatever the caller does with ``entry`` afterwards."""
+        """Index a new entry (its parent must already be indexed), written as ``line`` (with
+        its line break); return its position. Reading it back decodes ``line``: what readers
+        see is what the file holds, whatever the caller does with ``entry`` afterwards."""
         index = len(self.ids)
         entry_id: str = entry["id"]
         parent_id = entry.get("parentId")
+        if not isinstance(parent_id, str):
+            parent_id = None
+        entry_type = entry.get("type")
         by_id = self.by_id  # built (once) before the entry is in the list of ids
+        parent = by_id.get(parent_id, NO_ENTRY) if parent_id else NO_ENTRY
         self.ids.append(entry_id)
-        self.parent_ids.append(parent_id if isinstance(parent_id, str) else None)
-        self.types.append(shared_type(entry.get("type")))
-        self.parents.append(by_id.get(parent_id, NO_ENTRY) if parent_id else NO_ENTRY)
+        self.parent_ids.append(parent_id)
+        self.types.append(shared_type(entry_type))
+        self.parents.append(parent)
         self._starts.append(-1)
         self._ends.append(-1)
-        self._appended[index] = line
-        if is_bare_entry(entry.get("type"), entry):
+        # A copy without the line break: orjson leaves each encoding in an allocation of
+        # about 4 KiB, which a session holding every line would keep.
+        self._appended[index] = line[:-1]
+        if is_bare_entry(entry_type, entry):
             self.bare.add(index)
-        if self.parents[index] != index - 1 or index == 0:
+        if parent != index - 1 or index == 0:
             self._breaks.append(index)
-        self.duplicated = self.duplicated or entry_id in by_id
+        if entry_id in by_id:
+            self.duplicated = True
         by_id[entry_id] = index
-        if self._children is not None and isinstance(parent_id, str):
+        if self._children is not None and parent_id is not None:
             self._children.setdefault(parent_id, []).append(index)
-        if entry.get("type") == "label":
+        if entry_type == "label":
             self._apply_label(entry)
-        elif entry.get("type") == "session_info":
+        elif entry_type == "session_info":
             self.last_session_info = index
         return index
 
