@@ -417,17 +417,19 @@ class EntryTable:
         return [decoded[index] for index in indexes]
 
     def stored_lines(self, indexes: Sequence[int]) -> list[bytes | None]:
-        """The stored bytes of each entry (no line break), ``None`` where there are none."""
-        if self._reader is None or self.migrated:
-            return [None for _ in indexes]
-        starts = self._starts
-        ends = self._ends
-        on_disk = sorted((i for i in indexes if starts[i] >= 0), key=starts.__getitem__)
-        views = self._reader.read_spans([(starts[i], ends[i]) for i in on_disk])
-        found = {
-            index: bytes(view).rstrip(b"\r") for index, view in zip(on_disk, views, strict=True)
-        }
-        return [found.get(index) for index in indexes]
+        """The stored bytes of each entry (no line break), ``None`` where there are none (the
+        file's lines of an older format migrated in memory)."""
+        found: dict[int, bytes] = {}
+        if self._reader is not None and not self.migrated:
+            starts = self._starts
+            ends = self._ends
+            on_disk = sorted((i for i in indexes if starts[i] >= 0), key=starts.__getitem__)
+            views = self._reader.read_spans([(starts[i], ends[i]) for i in on_disk])
+            found = {
+                index: bytes(view).rstrip(b"\r") for index, view in zip(on_disk, views, strict=True)
+            }
+        appended = self._appended
+        return [found[index] if index in found else appended.get(index) for index in indexes]
 
     def peek(self, indexes: Sequence[int]) -> list[JsonObject]:
         """The stored JSON objects of several entries, decoded without filling the cache.
@@ -572,11 +574,7 @@ class EntryTable:
 
     def load(self, indexes: Iterable[int]) -> None:
         """Decode the given entries into the cache."""
-        decoded = self._decode(indexes)
-        self._decoded.update(decoded)
-        if self._appended:
-            for index in decoded:
-                self._appended.pop(index, None)
+        self._decoded.update(self._decode(indexes))
 
     def _decode(self, indexes: Iterable[int]) -> dict[int, JsonObject]:
         out: dict[int, JsonObject] = {}

@@ -184,6 +184,20 @@ def test_appended_entries_read_back_as_the_file_holds_them(
         assert reopened.build_session_context().to_json() == context
 
 
+def test_a_branched_session_copies_appended_lines_as_written(tmp_path: Path) -> None:
+    with SessionManager.create(tmp_path, tmp_path / "s") as manager:
+        manager.append_message(user("q"))
+        manager.append_custom_entry("kind", {"ratio": 2.0, "big": 1e21, "1": "index key"})
+        # Read back once (and cached) or never: both copy the bytes the file holds.
+        manager.get_entry_json(manager.append_message(assistant("a")))
+        source = manager.session_file
+        assert source is not None
+        written = source.read_bytes().splitlines()[1:]
+        created = manager.create_branched_session()
+    assert created is not None
+    assert created.read_bytes().splitlines()[1:] == written
+
+
 def test_optional_fields_are_left_out_and_names_sanitised(tmp_path: Path) -> None:
     with SessionManager.create(tmp_path, tmp_path) as manager:
         ids = populate(manager)
