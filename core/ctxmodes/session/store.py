@@ -2,8 +2,9 @@
 
 Entries are numbered in file order (header and skipped lines excluded). For each entry the
 index keeps its id, its parent's index and its type; the entry itself is decoded from the file
-the first time something needs it and cached. Everything here updates in O(1) per appended
-entry, so per-turn work never grows with the size of the session.
+the first time something needs it and cached (an entry appended since the file was read, from
+the line written for it). Everything here updates in O(1) per appended entry, so per-turn work
+never grows with the size of the session.
 
 Lookups follow Pi: the id index keeps the *last* entry of a duplicated id; a missing, empty or
 unknown ``parentId`` ends a walk towards the root. Parent links that form a cycle (which makes
