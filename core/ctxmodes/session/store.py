@@ -402,6 +402,12 @@ class EntryTable:
         cached = self._decoded.get(index)
         if cached is not None:
             return cached
+        line = self._appended.get(index)
+        if line is not None:  # the common read of an entry just appended, made short
+            value: JsonObject = codec.loads(line)
+            if self._keep:
+                self._decoded[index] = value
+            return value
         if not self._keep:
             return self._decode([index])[index]
         self.load([index])
