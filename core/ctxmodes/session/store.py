@@ -403,7 +403,7 @@ class EntryTable:
         if cached is not None:
             return cached
         line = self._appended.get(index)
-        if line is not None:  # the common read of an entry just appended, made short
+        if line is not None:  # subscribers read every entry just appended: the short way
             value: JsonObject = codec.loads(line)
             if self._keep:
                 self._decoded[index] = value
@@ -584,16 +584,19 @@ class EntryTable:
         self._decoded.update(self._decode(indexes))
 
     def _decode(self, indexes: Iterable[int]) -> dict[int, JsonObject]:
-        out: dict[int, JsonObject] = {}
         wanted = set(indexes)
+        appended: dict[int, JsonObject] = {}
         if self._appended:
-            appended = self._appended
-            for index in [index for index in wanted if index in appended]:
-                # The line was encoded from an entry: it parses back to a JSON object.
-                out[index] = codec.loads(appended[index])
-                wanted.discard(index)
-        if not wanted:
-            return out
+            lines = self._appended
+            # Each line was encoded from an entry: it parses back to a JSON object.
+            appended = {index: codec.loads(lines[index]) for index in wanted if index in lines}
+            wanted.difference_update(appended)
+        out = self._decode_stored(wanted) if wanted else {}
+        out.update(appended)
+        return out
+
+    def _decode_stored(self, indexes: set[int]) -> dict[int, JsonObject]:
+        """Decode entries from their lines in the file."""
         if self._reader is None:
             raise SessionChangedError("entry data is not available")
         starts = self._starts
@@ -601,24 +604,23 @@ class EntryTable:
         # Entries close to each other in the file are read and parsed as one JSON array:
         # one call for a run of lines instead of one each (entries in between come along).
         runs: list[list[int]] = []
-        for index in sorted(wanted):
+        for index in sorted(indexes):
             if runs and index - runs[-1][1] <= _RUN_GAP and index - runs[-1][0] < _RUN_LENGTH:
                 runs[-1][1] = index
             else:
                 runs.append([index, index])
         views = self._reader.read_spans([(starts[first], ends[last]) for first, last in runs])
-        from_file: dict[int, JsonObject] = {}
+        out: dict[int, JsonObject] = {}
         for (first, last), view in zip(runs, views, strict=True):
-            if last == first or not self._decode_run(first, last, view, from_file):
+            if last == first or not self._decode_run(first, last, view, out):
                 base = starts[first]
                 for index in range(first, last + 1):
-                    from_file[index] = self._decode_line(
+                    out[index] = self._decode_line(
                         index, view[starts[index] - base : ends[index] - base]
                     )
         if self._rename_hooks:
-            for value in from_file.values():
+            for value in out.values():
                 rename_hook_message(value)
-        out.update(from_file)
         return out
 
     def _decode_run(
