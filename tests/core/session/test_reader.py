@@ -193,7 +193,8 @@ def test_validation_rejects_every_line_nested_too_deeply_and_restores_the_limit(
     lines = [_nested_message("ok", 150), *reader._TOO_DEEP_PROBES, _nested_message("deep", 201)]
     heads = reader._validate_within_nesting_limit(lines, set())
     assert sys.getrecursionlimit() == limit
-    if sys.implementation.name == "cpython" and sys.version_info[:2] == (3, 11):
+    alone = threading.active_count() == 1
+    if sys.implementation.name == "cpython" and sys.version_info[:2] == (3, 11) and alone:
         assert heads is not None  # the free guard is in use where msgspec allows it
     if heads is not None:
         assert heads[0] is not None
