@@ -746,14 +746,14 @@ def scan_file(path: str | os.PathLike[str], *, preload: bool = True) -> ScanResu
                 lines[0] = b"".join(parts)
                 parts.clear()
             parts.append(lines.pop())
-            if offset >= decode_from:
+            if size > decode_from:
                 # The first line may have begun in earlier chunks: it is checked whole, here.
                 deep[:0] = _deep_lines(lines[:1])
+            if offset >= decode_from:
                 offset = scanner.feed(lines, offset, decode=True, deep=deep)
             elif size - len(parts[0]) <= decode_from:
                 offset = scanner.feed(lines, offset)
             else:
-                deep[:0] = _deep_lines(lines[:1])
                 starts = list(accumulate(map((1).__add__, map(len, lines)), initial=offset))
                 split = bisect_left(starts, decode_from, hi=len(lines))
                 after = [position - split for position in deep if position >= split]
