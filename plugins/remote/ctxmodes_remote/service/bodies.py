@@ -115,13 +115,19 @@ async def read_body(request: web.Request, limit: int, idle_timeout_s: float) -> 
     :raises BodyTimeoutError: nothing arrived for ``idle_timeout_s``.
     """
     decoder = _decoder(request.headers.get("Content-Encoding", "").strip().lower())
+    content = request.content
     body = bytearray()
     received = 0
     while True:
-        try:
-            chunk = await asyncio.wait_for(request.content.readany(), idle_timeout_s)
-        except TimeoutError:
-            raise BodyTimeoutError(f"no body data for {idle_timeout_s:g} s") from None
+        # What has arrived already is taken without a timer (most bodies come whole with
+        # their headers); only a read that has to wait is bounded by the idle timeout.
+        chunk = content.read_nowait()
+        if not chunk and not content.at_eof():
+            try:
+                async with asyncio.timeout(idle_timeout_s):
+                    chunk = await content.readany()
+            except TimeoutError:
+                raise BodyTimeoutError(f"no body data for {idle_timeout_s:g} s") from None
         if not chunk:
             break
         received += len(chunk)
