@@ -16,8 +16,10 @@ reader accepts exactly the same lines, in one sequential pass:
   to a message (:attr:`ScanResult.bare`), so a context's length is known without decoding it.
 * Lines the validator or the fast decoder rejects (including lines nested too deeply for
   them) go through the full ``JSON.parse``-compatible decoder, so the result is always the one
-  decoding everything would give. Other entries are decoded later, on demand, from the
-  recorded byte offsets.
+  decoding everything would give. Validation runs under a lowered recursion limit, so that it
+  also rejects every line nested deeper than the codec's limit (see
+  :func:`_validate_within_nesting_limit`); lines decoded in full have their brackets
+  counted. Other entries are decoded later, on demand, from the recorded byte offsets.
 
 Differences from Pi, all of them on files Pi itself never writes:
 
@@ -39,6 +41,8 @@ from __future__ import annotations
 
 import os
 import re
+import sys
+import threading
 from array import array
 from bisect import bisect_left
 from collections.abc import Callable
@@ -47,6 +51,7 @@ from functools import partial
 from itertools import accumulate, compress, islice, repeat
 from operator import add, attrgetter, is_, is_not, itemgetter, ne
 from pathlib import Path
+from types import FrameType
 from typing import Any, BinaryIO, Final, Literal
 
 import msgspec
@@ -194,6 +199,83 @@ class ScanResult:
     in_progress: int = 0
 
 
+def _parse_each(
+    parse: Callable[[bytes], Any], lines: list[bytes], rejected: dict[int, str]
+) -> list[Any]:
+    """``parse`` applied to each line, ``None`` for a line it rejects (orjson's reason in
+    ``rejected``, by position)."""
+    try:
+        return list(map(parse, lines))
+    except (orjson.JSONDecodeError, *_VALIDATION_FAILURES):
+        pass
+    # Some line needs the slow path; parse the lines again one by one.
+    heads: list[Any] = []
+    remember = heads.append
+    for position, line in enumerate(lines):
+        try:
+            remember(parse(line))
+        except orjson.JSONDecodeError as exc:
+            remember(None)
+            rejected[position] = exc.msg
+        except _VALIDATION_FAILURES:
+            remember(None)
+    return heads
+
+
+_LEVELS: Final = codec.MAX_NESTING - 1
+# Lines nested one level deeper than the limit, in every place an ordinary line can nest:
+# arrays and objects under a member the validator skips, and inside the message object.
+_TOO_DEEP_PROBES: Final = (
+    b'{"id":"x","a":%s0%s}' % (b"[" * (_LEVELS + 1), b"]" * (_LEVELS + 1)),
+    b'{"id":"x","a":%s0%s}' % (b'{"a":' * (_LEVELS + 1), b"}" * (_LEVELS + 1)),
+    b'{"id":"x","message":{"a":%s0%s}}' % (b"[" * _LEVELS, b"]" * _LEVELS),
+)
+# The lowered limit leaves this much less room than the nesting limit, for the interpreter's
+# own levels below the frames counted: a line this much shallower may fail validation too,
+# and is then judged exactly by the general path.
+_RECURSION_MARGIN: Final = 20
+
+
+def _validate_within_nesting_limit(lines: list[bytes], proven: set[int]) -> list[Any] | None:
+    """:data:`_validate_head` over ``lines`` (``None`` for a rejected line), such that a line
+    nested deeper than :data:`~ctxmodes.session.codec.MAX_NESTING` is rejected as well, or
+    ``None`` when that cannot be had.
+
+    msgspec counts every level it descends against the interpreter's recursion limit
+    (CPython 3.11); lowered to a little more than the current depth plus the nesting limit
+    for the length of this call, it makes validation the nesting guard, for free, instead of
+    one more pass over every byte (a fifth of an open). Three probe lines one level too deep
+    must fail first, so a guard that does not hold (another interpreter, another msgspec)
+    falls back to counting; ``proven`` holds the stack depths at which they already failed
+    (probing every read would cost 1-2 % of an open). Only while no other thread runs: the
+    limit is the process's.
+    """
+    if threading.active_count() != 1:
+        return None
+    depth = 0
+    frame: FrameType | None = sys._getframe()
+    while frame is not None:
+        depth += 1
+        frame = frame.f_back
+    limit = sys.getrecursionlimit()
+    try:
+        sys.setrecursionlimit(depth + codec.MAX_NESTING - _RECURSION_MARGIN)
+    except RecursionError:  # already deeper than that
+        return None
+    try:
+        if depth not in proven:
+            for probe in _TOO_DEEP_PROBES:
+                try:
+                    list(map(_validate_head, [probe]))
+                except RecursionError:
+                    continue
+                return None
+            proven.add(depth)
+        return _parse_each(_validate_head, lines, {})
+    finally:
+        sys.setrecursionlimit(limit)
+
+
 def _head(line: bytes) -> bytes:
     # Enough bytes for the excerpt's characters, however wide they are in UTF-8.
     return line[: _EXCERPT_CHARS * 4]
@@ -229,6 +311,8 @@ class _Scanner:
         self._line_number = 0
         self._seen_header = False
         self._legacy: list[tuple[int, int, int, Any, bytes]] | None = None
+        # Stack depths at which validation is known to reject lines nested too deeply.
+        self._guard_proven: set[int] = set()
 
     def feed(
         self, lines: list[bytes], offset: int, decode: bool = False, deep: list[int] | None = None
@@ -242,28 +326,15 @@ class _Scanner:
             return offset
         if not self._seen_header or self._legacy is not None:
             return self._feed_slow(lines, offset, decode)
-        parse: Callable[[bytes], Any] = orjson.loads if decode else _validate_head
-        failures = orjson.JSONDecodeError if decode else _VALIDATION_FAILURES
         # What orjson said about the lines it rejected (when decoding), so that they are
         # not parsed a second time to find out.
         rejected: dict[int, str] = {}
-        try:
-            heads: list[Any] = list(map(parse, lines))
-        except failures:
-            # Some line needs the slow path; parse the chunk again line by line.
-            heads = []
-            remember = heads.append
-            for position, line in enumerate(lines):
-                try:
-                    remember(parse(line))
-                except orjson.JSONDecodeError as exc:
-                    remember(None)
-                    rejected[position] = exc.msg
-                except failures:
-                    remember(None)
-        for position in _deep_lines(lines) if deep is None else deep:
-            heads[position] = None  # the general path reports it
-            rejected.pop(position, None)
+        heads = None if decode else _validate_within_nesting_limit(lines, self._guard_proven)
+        if heads is None:
+            heads = _parse_each(orjson.loads if decode else _validate_head, lines, rejected)
+            for position in _deep_lines(lines) if deep is None else deep:
+                heads[position] = None  # the general path reports it
+                rejected.pop(position, None)
         end = self._add_regular(lines, heads, offset, decode)
         if end >= 0:
             self._line_number += len(lines)
@@ -666,25 +737,27 @@ def scan_file(path: str | os.PathLike[str], *, preload: bool = True) -> ScanResu
                 parts.append(chunk)
                 continue
             lines = chunk.split(b"\n")
-            deep = deep_lines_in_chunk(chunk, lines)
+            # Only lines decoded in full need their nesting counted: validating the others
+            # is their guard (see _validate_within_nesting_limit).
+            deep = deep_lines_in_chunk(chunk, lines) if size > decode_from else []
             del chunk
             if parts:
                 parts.append(lines[0])
                 lines[0] = b"".join(parts)
                 parts.clear()
             parts.append(lines.pop())
-            # The first line may have begun in earlier chunks: it is checked whole, here.
-            deep[:0] = _deep_lines(lines[:1])
+            if size > decode_from:
+                # The first line may have begun in earlier chunks: it is checked whole, here.
+                deep[:0] = _deep_lines(lines[:1])
             if offset >= decode_from:
                 offset = scanner.feed(lines, offset, decode=True, deep=deep)
             elif size - len(parts[0]) <= decode_from:
-                offset = scanner.feed(lines, offset, deep=deep)
+                offset = scanner.feed(lines, offset)
             else:
                 starts = list(accumulate(map((1).__add__, map(len, lines)), initial=offset))
                 split = bisect_left(starts, decode_from, hi=len(lines))
-                before = [position for position in deep if position < split]
                 after = [position - split for position in deep if position >= split]
-                offset = scanner.feed(lines[:split], offset, deep=before)
+                offset = scanner.feed(lines[:split], offset)
                 offset = scanner.feed(lines[split:], offset, decode=True, deep=after)
         tail = b"".join(parts)
         growing = bool(tail) and os.fstat(stream.fileno()).st_size > size

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -170,7 +171,66 @@ def _scan_summary(scan: ScanResult) -> tuple[Any, ...]:
     return scan.ids, scan.parents, scan.types, scan.starts, scan.ends, skipped
 
 
-def test_deeply_nested_lines_are_judged_alike_when_validated_and_decoded(tmp_path: Path) -> None:
+@pytest.fixture(params=["validation", "counting"])
+def nesting_guard(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Either guard against deep lines: validation under a lowered recursion limit (where
+    the interpreter allows it), or counting every line's brackets (the fallback)."""
+    if request.param == "counting":
+        monkeypatch.setattr(reader, "_validate_within_nesting_limit", lambda lines, proven: None)
+    return str(request.param)
+
+
+def _nested_message(entry_id: str, levels: int) -> bytes:
+    # ``levels`` counts every object and array of the line, the entry itself included.
+    inner = levels - 3  # the entry, its message and the content list
+    return b'{"type":"message","id":"%s","parentId":"u1","message":{"role":"user",' % (
+        entry_id.encode()
+    ) + b'"content":[%s"x"%s],"timestamp":1}}\n' % (b"[" * inner, b"]" * inner)
+
+
+def test_validation_rejects_every_line_nested_too_deeply_and_restores_the_limit() -> None:
+    limit = sys.getrecursionlimit()
+    lines = [_nested_message("ok", 150), *reader._TOO_DEEP_PROBES, _nested_message("deep", 201)]
+    heads = reader._validate_within_nesting_limit(lines, set())
+    assert sys.getrecursionlimit() == limit
+    alone = threading.active_count() == 1
+    if sys.implementation.name == "cpython" and sys.version_info[:2] == (3, 11) and alone:
+        assert heads is not None  # the free guard is in use where msgspec allows it
+    if heads is not None:
+        assert heads[0] is not None
+        assert heads[1:] == [None] * (len(lines) - 1)
+
+
+def test_validation_is_not_the_guard_while_other_threads_run() -> None:
+    # The recursion limit is the whole process's: lowering it could fail another thread.
+    release = threading.Event()
+    other = threading.Thread(target=release.wait)
+    other.start()
+    try:
+        assert reader._validate_within_nesting_limit([_nested_message("ok", 5)], set()) is None
+    finally:
+        release.set()
+        other.join()
+
+
+def test_deep_messages_are_skipped_exactly_at_the_limit(tmp_path: Path, nesting_guard: str) -> None:
+    # Lines a little under the limit may fail validation; the general path then keeps them.
+    depths = [170, 185, 199, codec.MAX_NESTING, codec.MAX_NESTING + 1, 260]
+    data = _lines(HEADER, _user("u1", None)) + b"".join(
+        _nested_message(f"d{depth}", depth) for depth in depths
+    )
+    scan = scan_file(_write(tmp_path, data), preload=False)
+    assert scan.ids == ["u1", "d170", "d185", "d199", f"d{codec.MAX_NESTING}"]
+    assert [(s.line_number, s.reason) for s in scan.skipped] == [
+        (7, reader.TOO_DEEP),
+        (8, reader.TOO_DEEP),
+    ]
+    assert _scan_summary(scan) == _scan_summary(scan_lines(data))
+
+
+def test_deeply_nested_lines_are_judged_alike_when_validated_and_decoded(
+    tmp_path: Path, nesting_guard: str
+) -> None:
     # One nesting limit whichever path reads a line: the validator and the decoder give up
     # at different depths of their own, the limit is below both.
     def nested(entry_id: str, depth: int) -> bytes:
@@ -200,7 +260,9 @@ def test_deeply_nested_lines_are_judged_alike_when_validated_and_decoded(tmp_pat
 
 
 @pytest.mark.parametrize("shift", [-1, 0, 1, 150, 402, 403, 404])
-def test_deep_lines_are_found_wherever_the_reads_split_them(tmp_path: Path, shift: int) -> None:
+def test_deep_lines_are_found_wherever_the_reads_split_them(
+    tmp_path: Path, shift: int, nesting_guard: str
+) -> None:
     # The nesting guard counts a whole read at once: a line it starts, ends or spans (a line
     # longer than a read) must be judged as the same line read whole.
     def nested(entry_id: str, depth: int, pad: int = 0) -> bytes:
