@@ -5,8 +5,8 @@ zstd bomb grows the process by its whole decompressed size before the size limit
 The service turns that decoding off and decompresses here instead, in slices no larger than
 what is left under the limit: a body that would decompress past the limit is refused once
 the limit is reached, holding at most the limit (plus one read's slice) in memory. Every
-read of the body also has an idle timeout, so a client that stops sending mid-body does not
-hold a connection and its buffers forever.
+read of the body that has to wait for more also has an idle timeout, so a client that stops
+sending mid-body does not hold a connection and its buffers forever.
 """
 
 from __future__ import annotations
