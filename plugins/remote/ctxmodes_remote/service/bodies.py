@@ -5,8 +5,8 @@ zstd bomb grows the process by its whole decompressed size before the size limit
 The service turns that decoding off and decompresses here instead, in slices no larger than
 what is left under the limit: a body that would decompress past the limit is refused once
 the limit is reached, holding at most the limit (plus one read's slice) in memory. Every
-read of the body also has an idle timeout, so a client that stops sending mid-body does not
-hold a connection and its buffers forever.
+read of the body that has to wait for more also has an idle timeout, so a client that stops
+sending mid-body does not hold a connection and its buffers forever.
 """
 
 from __future__ import annotations
@@ -115,13 +115,19 @@ async def read_body(request: web.Request, limit: int, idle_timeout_s: float) -> 
     :raises BodyTimeoutError: nothing arrived for ``idle_timeout_s``.
     """
     decoder = _decoder(request.headers.get("Content-Encoding", "").strip().lower())
+    content = request.content
     body = bytearray()
     received = 0
     while True:
-        try:
-            chunk = await asyncio.wait_for(request.content.readany(), idle_timeout_s)
-        except TimeoutError:
-            raise BodyTimeoutError(f"no body data for {idle_timeout_s:g} s") from None
+        # What has arrived already is taken without a timer (most bodies come whole with
+        # their headers); only a read that has to wait is bounded by the idle timeout.
+        chunk = content.read_nowait()
+        if not chunk and not content.at_eof():
+            try:
+                async with asyncio.timeout(idle_timeout_s):
+                    chunk = await content.readany()
+            except TimeoutError:
+                raise BodyTimeoutError(f"no body data for {idle_timeout_s:g} s") from None
         if not chunk:
             break
         received += len(chunk)

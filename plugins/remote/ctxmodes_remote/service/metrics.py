@@ -37,9 +37,22 @@ class ServiceMetrics:
             registry=self.registry,
         )
 
+        # The children of each label set, found once: labels are route and operation names
+        # and statuses only, so these stay small, and a request skips the label lookup.
+        self._counted: dict[tuple[str, int], Counter] = {}
+        self._timed: dict[str, Histogram] = {}
+
     def observe(self, operation: str, status: int, seconds: float) -> None:
-        self.requests.labels(operation, str(status)).inc()
-        self.latency.labels(operation).observe(seconds)
+        counted = self._counted.get((operation, status))
+        if counted is None:
+            counted = self._counted[(operation, status)] = self.requests.labels(
+                operation, str(status)
+            )
+        counted.inc()
+        timed = self._timed.get(operation)
+        if timed is None:
+            timed = self._timed[operation] = self.latency.labels(operation)
+        timed.observe(seconds)
         if status >= 500:
             self.errors.labels(operation).inc()
 

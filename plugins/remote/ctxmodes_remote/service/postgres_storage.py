@@ -24,6 +24,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 import psycopg
+from psycopg.pq import ExecStatus
 from psycopg_pool import ConnectionPool
 
 from ctxmodes_remote.service.sealing import token_array
@@ -275,7 +276,11 @@ class PostgresStorage:
     ) -> list[tuple[Any, ...]]:
         def run(connection: psycopg.Connection) -> list[tuple[Any, ...]]:
             cursor = connection.execute(query, params)
-            return list(cursor.fetchall()) if cursor.description else []
+            # The result's status, not ``description``: that builds a column object per
+            # column on every statement.
+            result = cursor.pgresult
+            returned = result is not None and result.status == ExecStatus.TUPLES_OK
+            return list(cursor.fetchall()) if returned else []
 
         return self._use(run, reads_only=reads_only)
 
