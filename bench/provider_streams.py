@@ -296,8 +296,12 @@ def main() -> int:
     cases_dir = Path(os.environ.get("PI_PROVIDER_CASES") or _oracle_dir() / "provider-cases")
     print("per case: events per stream; CPU per event (us); time to the final message (ms);")
     print("first-token overhead (ms over a raw socket's first body byte); ours, Pi, ours/Pi")
+    names = args.cases.split(",")
+    unknown = [name for name in names if not (cases_dir / f"{name}.expected.json").is_file()]
+    if unknown:
+        parser.error(f"no such case in {cases_dir}: {', '.join(unknown)}")
     ratios_cpu, ratios_final = [], []
-    for name in args.cases.split(","):
+    for name in names:
         case = json.loads((cases_dir / f"{name}.json").read_text())
         received = json.loads((cases_dir / f"{name}.expected.json").read_text())["model"]
         body, content_type = _recorded(case)
