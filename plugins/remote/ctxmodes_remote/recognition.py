@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ctxmodes.windows import DETAILS_KEY, FAMILIES, count_branch_windows
-from ctxmodes_remote.results import ENCRYPTED_OUTPUT_KEY
+from ctxmodes_remote.result_keys import ENCRYPTED_OUTPUT_KEY
 
 if TYPE_CHECKING:
     from ctxmodes import Evidence, SessionView

@@ -26,8 +26,8 @@ from ctxmodes import RetrievalResult
 from ctxmodes.session import ImageContent, ToolResultMessage
 from ctxmodes.windows import DETAILS_KEY, FAMILIES, Family
 from ctxmodes_remote.backend import BackendFailure
+from ctxmodes_remote.result_keys import ENCRYPTED_OUTPUT_KEY
 
-ENCRYPTED_OUTPUT_KEY = "encrypted_output"
 INVALID_IMAGES = "Unable to perform operation: The backend returned invalid image content."
 PLAINTEXT_REFUSED = (
     "Unable to perform operation: The backend answered in plaintext; Remote keeps only the "

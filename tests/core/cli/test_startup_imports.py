@@ -132,7 +132,9 @@ print(json.dumps({"code": code, "modules": sorted(sys.modules)}), file=sys.stder
 """
 
 
-def test_session_context_json_loads_no_models(tmp_path):
+def _loaded_modules(tmp_path: Path, *argv: str) -> tuple[str, list[str]]:
+    """The output of ``ctxmodes *argv`` on a two-line session (``{session}`` in ``argv``)
+    and the modules the command loaded."""
     session = tmp_path / "s.jsonl"
     session.write_text(
         '{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00.000Z",'
@@ -140,8 +142,9 @@ def test_session_context_json_loads_no_models(tmp_path):
         '"timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"user","content":"hi",'
         '"timestamp":1}}\n'
     )
+    argv = tuple(str(session) if part == "{session}" else part for part in argv)
     done = subprocess.run(
-        [sys.executable, "-c", LOADED_MODULES, "session", "context", str(session), "--json"],
+        [sys.executable, "-c", LOADED_MODULES, *argv],
         cwd=tmp_path,
         capture_output=True,
         text=True,
@@ -150,5 +153,20 @@ def test_session_context_json_loads_no_models(tmp_path):
     )
     result = json.loads(done.stderr.splitlines()[-1])
     assert result["code"] == 0
-    assert json.loads(done.stdout)["contextEntryIds"] == ["a"]
-    assert [name for name in MODELS_AND_TERMINAL if name in result["modules"]] == []
+    return done.stdout, result["modules"]
+
+
+def test_session_context_json_loads_no_models(tmp_path):
+    out, modules = _loaded_modules(tmp_path, "session", "context", "{session}", "--json")
+    assert json.loads(out)["contextEntryIds"] == ["a"]
+    assert [name for name in MODELS_AND_TERMINAL if name in modules] == []
+
+
+def test_naming_a_sessions_mode_loads_no_model_client(tmp_path):
+    # `session show` asks every mode whether it recognizes the file; none needs to talk to
+    # a model or a backend for that.
+    out, modules = _loaded_modules(tmp_path, "session", "show", "{session}")
+    assert "mode off" in out
+    assert [
+        name for name in ("httpx", "httpcore", "ctxmodes_remote.backend") if name in modules
+    ] == []
