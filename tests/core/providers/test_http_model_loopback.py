@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import http.server
 import threading
-import time
 from collections.abc import Iterator
 from typing import ClassVar
 
 import pytest
+from support.aborts import abort_and_wait
 
 from ctxmodes.abort import AbortController
 from ctxmodes.providers.base import ModelRequest, StreamDone, StreamError, TextDelta
@@ -112,13 +112,7 @@ def test_abort_closes_a_blocked_read_within_100ms(server, monkeypatch, mode):
     )
     worker.start()
     assert arrived.wait(5)
-    time.sleep(0.05)  # let the client block in its read (not synchronisation of results)
-    started = time.monotonic()
-    controller.abort()
-    worker.join(2)
-    elapsed = time.monotonic() - started
-    assert not worker.is_alive()
-    assert elapsed < 0.1
+    abort_and_wait(controller, worker)
     final = results[-1]
     assert isinstance(final, StreamError)
     assert final.message.stop_reason == "aborted"
