@@ -39,8 +39,8 @@ Adding a wire format (pi-ai's ``dist/api/<api>.js`` is the reference):
 2. In the package's ``__init__.py`` define ``API`` (pi-ai's name), ``capabilities(model)``
    (a :class:`~.base.ModelCapabilities`: developer role, images, reasoning …) and
    ``stream(model, context, options, call)``: check the key, fit ``maxTokens``
-   (:func:`~.transport.call.stream_simple` does both), then run the request under
-   :meth:`~.transport.call.CallContext.run`, opening the response with
+   (``stream = stream_simple(API, _call)`` does both, around the format's ``_call``), then
+   run the request under :meth:`~.transport.call.CallContext.run`, opening the response with
    :func:`~.transport.retry.open_stream` (pi-ai's ``retryProviderRequest``) unless the
    vendor retries differently, and reading it through
    :meth:`~.transport.call.CallContext.guard` so an abort ends it between events. Requests

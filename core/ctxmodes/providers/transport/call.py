@@ -138,21 +138,35 @@ def reasoning_effort(model: ModelSpec, level: str | None) -> str | None:
     return None if clamped == "off" else clamped
 
 
-def stream_simple(
-    api: str,
-    model: ModelSpec,
-    context: PiContext,
-    options: StreamOptions,
-    call: CallContext,
-    body: Callable[[str, str | None, PiMessage], None],
-) -> PiMessage:
-    """pi-ai's ``streamSimple`` as most formats run it: the key checked before anything is
-    sent, the thinking level clamped, ``maxTokens`` fitted into the window, then
-    ``body(api_key, effort, output)`` run under the call's lifecycle.
+#: A format's request, run by :func:`stream_simple`: ``(model, context, options, call,
+#: api_key, effort, output)``.
+CallBody = Callable[
+    [ModelSpec, PiContext, StreamOptions, CallContext, str, str | None, PiMessage], None
+]
+#: A format's ``stream(model, context, options, call)``.
+Stream = Callable[[ModelSpec, PiContext, StreamOptions, CallContext], PiMessage]
 
-    :raises WireError: no API key (pi-ai throws before streaming; nothing to store).
-    """
-    api_key = check_api_key(model, options)
-    effort = reasoning_effort(model, options.reasoning)
-    options.max_tokens = clamp_max_tokens(model, context, options.max_tokens)
-    return call.run(model, api, lambda output: body(api_key, effort, output))
+
+def stream_simple(api: str, body: CallBody) -> Stream:
+    """The ``stream`` of a format run as pi-ai's ``streamSimple`` runs most of them: the key
+    checked before anything is sent, the thinking level clamped, ``maxTokens`` fitted into
+    the window, then ``body(model, context, options, call, api_key, effort, output)`` run
+    under the call's lifecycle."""
+
+    def stream(
+        model: ModelSpec, context: PiContext, options: StreamOptions, call: CallContext
+    ) -> PiMessage:
+        """One call, pi-ai's ``streamSimple``: returns the final message (also on failure).
+
+        :raises WireError: no API key (pi-ai throws before streaming; nothing to store).
+        """
+        api_key = check_api_key(model, options)
+        effort = reasoning_effort(model, options.reasoning)
+        options.max_tokens = clamp_max_tokens(model, context, options.max_tokens)
+        return call.run(
+            model,
+            api,
+            lambda output: body(model, context, options, call, api_key, effort, output),
+        )
+
+    return stream

@@ -10,7 +10,6 @@ The conversion of messages and tools and the reading of the stream are OpenAI Re
 from __future__ import annotations
 
 import contextlib
-import functools
 
 from ctxmodes.providers.apis.azure_openai_responses.request import (
     build_body,
@@ -38,18 +37,6 @@ def capabilities(model: ModelSpec) -> ModelCapabilities:
     )
 
 
-def stream(
-    model: ModelSpec, context: PiContext, options: StreamOptions, call: CallContext
-) -> PiMessage:
-    """One call, pi-ai's ``streamSimple``: returns the final message (also on failure).
-
-    :raises WireError: no API key (pi-ai throws before streaming; nothing to store).
-    """
-    return stream_simple(
-        API, model, context, options, call, functools.partial(_call, model, context, options, call)
-    )
-
-
 def _call(
     model: ModelSpec,
     context: PiContext,
@@ -73,3 +60,7 @@ def _call(
         raise WireError("Azure OpenAI Responses stream ended without a stop reason")
     if output["stopReason"] in ("aborted", "error"):
         raise WireError(output.get("errorMessage") or "An unknown error occurred")
+
+
+#: One call, pi-ai's ``streamSimple``: returns the final message (also on failure).
+stream = stream_simple(API, _call)

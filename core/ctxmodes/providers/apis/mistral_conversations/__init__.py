@@ -14,7 +14,6 @@ Mistral has no developer role: ctxmodes' harness messages join the system messag
 from __future__ import annotations
 
 import contextlib
-import functools
 
 import httpx
 import orjson
@@ -46,18 +45,6 @@ def capabilities(model: ModelSpec) -> ModelCapabilities:
     """No developer role (harness messages join the system message); images and reasoning
     as the model's table says."""
     return ModelCapabilities(developer_role=False, images=model.images, reasoning=model.reasoning)
-
-
-def stream(
-    model: ModelSpec, context: PiContext, options: StreamOptions, call: CallContext
-) -> PiMessage:
-    """One call, pi-ai's ``streamSimple``: returns the final message (also on failure).
-
-    :raises WireError: no API key (pi-ai throws before streaming; nothing to store).
-    """
-    return stream_simple(
-        API, model, context, options, call, functools.partial(_call, model, context, options, call)
-    )
 
 
 def _error_text(status: int, body: str, reason: str) -> str:
@@ -144,3 +131,7 @@ def _exchange(
             # so that the connection can serve the next call.
             finish_answer(response, texts)
     reader.finish()
+
+
+#: One call, pi-ai's ``streamSimple``: returns the final message (also on failure).
+stream = stream_simple(API, _call)

@@ -9,7 +9,6 @@ httpx and the SSE reader like the Responses transport; the server's quirks come 
 from __future__ import annotations
 
 import contextlib
-import functools
 
 from ctxmodes.providers.apis.openai import sdk
 from ctxmodes.providers.apis.openai_completions.compat import Compat, resolve_compat
@@ -54,26 +53,6 @@ def build_headers(
             headers["x-client-request-id"] = session
             headers["x-session-affinity"] = session
     return sdk.sdk_headers(headers, options.headers, api_key)
-
-
-def stream(
-    model: ModelSpec,
-    context: PiContext,
-    options: StreamOptions,
-    call: CallContext,
-) -> PiMessage:
-    """One call, pi-ai's ``streamSimple``: returns the final message (also on failure).
-
-    :raises WireError: no API key (pi-ai throws before streaming; nothing to store).
-    """
-    return stream_simple(
-        API,
-        model,
-        context,
-        options,
-        call,
-        functools.partial(_call, model, context, options, call),
-    )
 
 
 def _call(
@@ -131,3 +110,7 @@ def _call(
         "stopReason"
     ] == "pending":
         raise WireError(STREAM_UNFINISHED)
+
+
+#: One call, pi-ai's ``streamSimple``: returns the final message (also on failure).
+stream = stream_simple(API, _call)

@@ -8,7 +8,6 @@ without the SDK's ``x-stainless-*`` headers.
 from __future__ import annotations
 
 import contextlib
-import functools
 
 from ctxmodes.providers.apis.openai import sdk
 from ctxmodes.providers.apis.openai.responses_stream import ResponsesStream
@@ -29,26 +28,6 @@ def capabilities(model: ModelSpec) -> ModelCapabilities:
         namespaced_tools=True,
         images=model.images,
         reasoning=model.reasoning,
-    )
-
-
-def stream(
-    model: ModelSpec,
-    context: PiContext,
-    options: StreamOptions,
-    call: CallContext,
-) -> PiMessage:
-    """One call, pi-ai's ``streamSimple``: returns the final message (also on failure).
-
-    :raises WireError: no API key (pi-ai throws before streaming; nothing to store).
-    """
-    return stream_simple(
-        API,
-        model,
-        context,
-        options,
-        call,
-        functools.partial(_call, model, context, options, call),
     )
 
 
@@ -79,3 +58,7 @@ def _call(
         raise WireError("OpenAI Responses stream ended without a stop reason")
     if output["stopReason"] in ("aborted", "error"):
         raise WireError(output.get("errorMessage") or "An unknown error occurred")
+
+
+#: One call, pi-ai's ``streamSimple``: returns the final message (also on failure).
+stream = stream_simple(API, _call)
