@@ -15,6 +15,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ctxmodes.providers.base import ModelCapabilities
 from ctxmodes.providers.catalog import ModelSpec
 from ctxmodes.providers.jsvalues import sanitize_surrogates
 from ctxmodes.providers.transport.history import transform_messages
@@ -42,6 +43,17 @@ _GEMINI_MAJOR = re.compile(r"^gemini(?:-live)?-(\d+)")
 _GEMINI_3_PRO = re.compile(r"gemini-3(?:\.\d+)?-pro")
 _GEMINI_3_FLASH = re.compile(r"gemini-3(?:\.\d+)?-flash")
 _GEMMA_4 = re.compile(r"gemma-?4")
+
+
+def capabilities(model: ModelSpec) -> ModelCapabilities:
+    """No developer role: instructions of the system's authority go into the system
+    instruction."""
+    return ModelCapabilities(
+        developer_role=False,
+        namespaced_tools=False,
+        images=model.images,
+        reasoning=model.reasoning,
+    )
 
 
 def gemini_major(model_id: str) -> int | None:

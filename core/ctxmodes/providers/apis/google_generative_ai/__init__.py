@@ -19,7 +19,9 @@ from ctxmodes.providers.apis.google.request import (
     is_gemma_4,
     resolve_level,
 )
-from ctxmodes.providers.base import ModelCapabilities
+from ctxmodes.providers.apis.google.request import (
+    capabilities as capabilities,
+)
 from ctxmodes.providers.catalog import ModelSpec
 from ctxmodes.providers.transport.budget import clamp_max_tokens
 from ctxmodes.providers.transport.call import CallContext
@@ -28,17 +30,6 @@ from ctxmodes.providers.wire import JsonObject, PiContext, PiMessage, StreamOpti
 
 API = "google-generative-ai"
 DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com/v1beta"
-
-
-def capabilities(model: ModelSpec) -> ModelCapabilities:
-    """No developer role: instructions of the system's authority go into the system
-    instruction."""
-    return ModelCapabilities(
-        developer_role=False,
-        namespaced_tools=False,
-        images=model.images,
-        reasoning=model.reasoning,
-    )
 
 
 def disabled_thinking(model: ModelSpec) -> JsonObject:

@@ -22,8 +22,10 @@ from ctxmodes.providers.apis.google.request import (
     is_gemini_3_pro,
     resolve_level,
 )
+from ctxmodes.providers.apis.google.request import (
+    capabilities as capabilities,
+)
 from ctxmodes.providers.apis.google_vertex.credentials import access_headers
-from ctxmodes.providers.base import ModelCapabilities
 from ctxmodes.providers.catalog import ModelSpec
 from ctxmodes.providers.transport.budget import clamp_max_tokens
 from ctxmodes.providers.transport.call import CallContext
@@ -47,17 +49,6 @@ NO_LOCATION = (
 _PLACEHOLDER_KEY = re.compile(r"^<[^>]+>$")
 _VERSION_PART = re.compile(r"^v\d+(?:beta\d*)?$")
 _VERSION_IN_TEXT = re.compile(r"(?:^|/)v\d+(?:beta\d*)?(?:/|$)")
-
-
-def capabilities(model: ModelSpec) -> ModelCapabilities:
-    """No developer role: instructions of the system's authority go into the system
-    instruction."""
-    return ModelCapabilities(
-        developer_role=False,
-        namespaced_tools=False,
-        images=model.images,
-        reasoning=model.reasoning,
-    )
 
 
 def disabled_thinking(model: ModelSpec) -> JsonObject:
