@@ -259,3 +259,28 @@ def convert_tools(
 def clamp_cache_key(key: str | None) -> str | None:
     """Session ids become prompt cache keys of at most 64 characters (code points)."""
     return None if key is None else key[:PROMPT_CACHE_KEY_MAX]
+
+
+def add_reasoning(
+    body: JsonObject,
+    model: ModelSpec,
+    effort: str | None,
+    summary: str | None,
+    *,
+    turn_off: bool = True,
+) -> None:
+    """pi-ai's reasoning fields of a Responses request, for a reasoning model: the effort
+    (mapped by the model's level table, "medium" when only a summary is asked for) with its
+    summary and the encrypted reasoning kept; with neither, thinking turned off explicitly
+    where the level table allows it and ``turn_off`` holds."""
+    if not model.reasoning:
+        return
+    levels = model.thinking_level_map or {}
+    if effort or summary:
+        body["reasoning"] = {
+            "effort": (levels.get(effort) or effort) if effort else "medium",
+            "summary": summary or "auto",
+        }
+        body["include"] = ["reasoning.encrypted_content"]
+    elif turn_off and not ("off" in levels and levels["off"] is None):
+        body["reasoning"] = {"effort": levels.get("off") or "none"}

@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 from ctxmodes.providers.apis.openai import sdk
 from ctxmodes.providers.apis.openai.responses_request import (
+    add_reasoning,
     clamp_cache_key,
     convert_messages,
     convert_tools,
@@ -70,16 +71,13 @@ def build_body(
         )
     if options.tool_choice is not None:
         body["tool_choice"] = options.tool_choice
-    if model.reasoning:
-        levels = model.thinking_level_map or {}
-        if effort or options.reasoning_summary:
-            body["reasoning"] = {
-                "effort": (levels.get(effort) or effort) if effort else "medium",
-                "summary": options.reasoning_summary or "auto",
-            }
-            body["include"] = ["reasoning.encrypted_content"]
-        elif model.provider != "github-copilot" and not ("off" in levels and levels["off"] is None):
-            body["reasoning"] = {"effort": levels.get("off") or "none"}
+    add_reasoning(
+        body,
+        model,
+        effort,
+        options.reasoning_summary,
+        turn_off=model.provider != "github-copilot",
+    )
     if options.sampling_params:
         body.update(options.sampling_params)
     return body
