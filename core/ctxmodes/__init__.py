@@ -21,10 +21,10 @@ is internal: it may change in any release, and the built-in modes do not import 
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ctxmodes._version import __version__
+from ctxmodes.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
     from ctxmodes.abort import AbortController, AbortedError, AbortSignal
@@ -199,14 +199,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'ctxmodes' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, __all__)

@@ -57,8 +57,9 @@ Adding a wire format (pi-ai's ``dist/api/<api>.js`` is the reference):
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ctxmodes.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
     from ctxmodes.providers.backend import BackendAccess, BackendRoute
@@ -179,14 +180,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'ctxmodes.providers' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, __all__)

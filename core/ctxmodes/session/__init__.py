@@ -12,6 +12,8 @@ internal.
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from ctxmodes.lazy_exports import lazy_exports
+
 if TYPE_CHECKING:
     from ctxmodes.session import codec
     from ctxmodes.session.branch_path import BranchPath
@@ -185,14 +187,12 @@ __all__ = [
 ]
 
 
+_exported, __dir__ = lazy_exports(__name__, _EXPORTS, __all__)
+
+
 def __getattr__(name: str) -> Any:
     if name == "codec":
         value: Any = importlib.import_module("ctxmodes.session.codec")
         globals()[name] = value
         return value
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+    return _exported(name)
