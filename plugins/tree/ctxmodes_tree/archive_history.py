@@ -50,7 +50,7 @@ from ctxmodes.windows import (
     stored_item,
 )
 from ctxmodes_tree.archive_index import TreeArchiveIndex
-from ctxmodes_tree.gram_filter import GramFilter
+from ctxmodes_tree.gram_filter import GramFilter, SearchFilter
 from ctxmodes_tree.search_cache import SearchCache
 from ctxmodes_tree.traversal import ArchiveLimits, EntryGraph, VerifiedArchive
 
@@ -74,13 +74,31 @@ class ArchiveStore(EntryGraph, Protocol):
 
 class _Kept:
     """Which archived entries give raw items: ``entry_ids`` (oldest first), and how many
-    items they give when that is known without decoding them."""
+    items they give when the index tells it (counted on first use: a search needs only the
+    ids)."""
 
-    __slots__ = ("entry_ids", "item_count")
+    __slots__ = ("_count", "_run", "_store", "entry_ids")
 
-    def __init__(self, entry_ids: Sequence[str], item_count: int | None) -> None:
+    def __init__(
+        self,
+        entry_ids: Sequence[str],
+        run: StoredRun | None = None,
+        first: int = 0,
+        store: ArchiveStore | None = None,
+    ) -> None:
         self.entry_ids = entry_ids
-        self.item_count = item_count
+        self._run = (run, first) if run is not None else None
+        self._store = store
+        self._count: int | None = None
+
+    @property
+    def item_count(self) -> int | None:
+        """The raw items, counted from the index (``None`` when it cannot tell)."""
+        if self._count is None and self._run is not None:
+            assert self._store is not None
+            run, first = self._run
+            self._count = _count_items(run.types(first), self.entry_ids, self._store)
+        return self._count
 
 
 class ArchivedWindow:
@@ -107,7 +125,7 @@ class ArchivedWindow:
         self._cache = cache
         self._kept: _Kept | None = None
         self._raw: LogWindow | None = None
-        self._filter: GramFilter | None = None
+        self._filter: SearchFilter | None = None
         self._summary = HistoryItem(
             window_id=archive.window_id,
             item_id=archive.summary.id,
@@ -184,7 +202,9 @@ class ArchivedWindow:
             if reverse:
                 read.reverse()
             self._raw = self._log(read)
-            if self._cache.persists and self._search_filter() is None:
+            # Asked again: the filter this search started with may have failed its check.
+            kept = self._kept_entries().entry_ids
+            if self._cache.persists and self._cache.filter_for(self._archive, kept) is None:
                 self._remember(GramFilter.of_texts(fields.content for fields in read))
 
     def _may_hold(self, query: str | None) -> bool:
@@ -194,7 +214,7 @@ class ArchivedWindow:
         found = self._search_filter()
         return found is None or found.may_contain(query)
 
-    def _search_filter(self) -> GramFilter | None:
+    def _search_filter(self) -> SearchFilter | None:
         if self._filter is None:
             self._filter = self._cache.filter_for(self._archive, self._kept_entries().entry_ids)
         return self._filter
@@ -250,6 +270,10 @@ class ArchiveHistory:
             self._windows[archive.manifest_entry_id] = window
         return window
 
+    def close(self) -> None:
+        """Let go of the search cache's file."""
+        self._cache.close()
+
 
 def _kept_entries(interval: Sequence[str], store: ArchiveStore, limits: ArchiveLimits) -> _Kept:
     """The newest entries within both bounds; their item count when the index tells it."""
@@ -261,16 +285,21 @@ def _kept_entries(interval: Sequence[str], store: ArchiveStore, limits: ArchiveL
             (len(codec.dumps(stored)) if stored is not None else 0) + 1
             for stored in _read_stored(store, candidates)
         ]
-        return _Kept(candidates[_first_fitting(sizes, limits.max_bytes + 1) :], None)
+        return _Kept(candidates[_first_fitting(sizes, limits.max_bytes + 1) :])
     first = run.first_within(limits.max_bytes)
-    kept, types = candidates[first:], run.types(first)
+    return _Kept(candidates[first:], run, first, store)
+
+
+def _count_items(types: Sequence[object], kept: Sequence[str], store: ArchiveStore) -> int:
+    """The items of the entries ``kept``, whose stored types are ``types``: every message, and
+    each custom message that gives one."""
     count = types.count("message")
     position = -1
     for _ in range(types.count("custom_message")):
         position = types.index("custom_message", position + 1)
         stored = store.get_entry_json(kept[position])
         count += stored is not None and stored_item(stored) is not None
-    return _Kept(kept, count)
+    return count
 
 
 def _first_fitting(sizes: Sequence[int], budget: int) -> int:

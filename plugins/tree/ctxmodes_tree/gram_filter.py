@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable
-from typing import Final
+from typing import Final, Protocol
 
 #: Bytes per gram: the shortest query (in UTF-8 bytes) a filter can judge.
 GRAM_BYTES: Final = 4
@@ -104,12 +104,23 @@ class GramFilter:
 
     def may_contain(self, query: str) -> bool:
         """``False`` only when no text of the filter contains ``query``."""
-        data = encoded(query)
-        if len(data) < GRAM_BYTES:
-            return True
-        bitmap, size = self.bitmap, self.size
-        for gram in grams(data):
-            bit = _bit(gram, size)
-            if not bitmap[bit >> 3] >> (bit & 7) & 1:
-                return False
-        return True
+        bits = query_bits(query, self.size)
+        bitmap = self.bitmap
+        return bits is None or all(bitmap[bit >> 3] >> (bit & 7) & 1 for bit in bits)
+
+
+def query_bits(query: str, size: int) -> list[int] | None:
+    """The bits a filter of ``size`` bits must all have set for a text to contain ``query``
+    (``None`` for a query shorter than a gram, which cannot be judged)."""
+    data = encoded(query)
+    if len(data) < GRAM_BYTES:
+        return None
+    return [_bit(gram, size) for gram in grams(data)]
+
+
+class SearchFilter(Protocol):
+    """What a search asks a window's filter, wherever the filter is kept."""
+
+    def may_contain(self, query: str) -> bool:
+        """``False`` only when no text of the window contains ``query``."""
+        ...

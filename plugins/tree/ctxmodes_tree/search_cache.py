@@ -4,29 +4,34 @@ A search that finds fewer hits than its page reads every archived window to its 
 window's :class:`~ctxmodes_tree.gram_filter.GramFilter` tells, without reading it, that the
 window holds no hit, so after a resume such a search reads only the windows that may hold
 one. Filters are made when a window is archived, and lazily for a window that a call reads
-to its end (a session written before, or by the TypeScript extension, has none), and kept
-in ``<session file>.tree-search``.
+to its end in a process writing the session (a session written before, or by the TypeScript
+extension, has none), and kept in ``<session file>.tree-search``.
 
 The file is derived data, never authoritative: the session file decides. Each filter names
 what it covers (the archive's manifest entry id, and the newest ``count`` entries of the
 archived path, the first of them ``first_id``) and the session file it was made from (the
-header's session id, the file's device and inode, and a size the file has reached), and is
+header's session id, the file's device and inode, and a size the file had reached), and is
 used only when all of that still holds: a filter covering fewer entries than the archive's
 bounds now keep, a session file replaced, rewritten or cut short, or a filter from another
-session is ignored, and the window is read as if there were none. Each record carries a
-CRC-32 of its contents, so a damaged or torn record is ignored too. A filter that fails to
-apply costs a read, never a hit.
+session is ignored, and the window is read as if there were none. A record's description
+carries a CRC-32, and so does every page of its bitmap, so a damaged or torn record is
+ignored too. A filter that fails to apply costs a read, never a hit.
+
+Cost. Opening the cache reads each record's description, not its bitmap; a search reads and
+checks only the bitmap pages its query's bits fall in (usually one per window, as most
+windows rule a missing query out on its first gram). So a search costs the same whatever
+the windows' length.
 
 Only a process that holds the session open for writing writes the cache, so the session's
 write lock keeps writers apart; a filter is appended as one record with one ``write``, and a
 file with records to drop is replaced whole (written beside and renamed), so a reader sees
 either file complete, or a torn last record it ignores. A file that cannot be written (a
 read-only directory, a full disk) leaves the filters in memory. The file is created with the
-session file's permission bits, never wider.
+session file's permission bits, never wider, and a link in its place is not followed.
 
-Format: the line ``ctxmodes tree search cache 1``, then records, each ``b"\\0rec"``, the
-body's length and its CRC-32 (little-endian 32-bit), and the body: the length of a JSON
-object (:class:`FilterRecord`), the object, then the filter's bitmap.
+Format: the line ``ctxmodes tree search cache 2``, then records: ``b"\\0rec"``, the lengths
+of the description and of the bitmap and the description's CRC-32 (little-endian 32-bit
+each), the description (a JSON object, :class:`FilterRecord`), then the bitmap.
 """
 
 from __future__ import annotations
@@ -37,23 +42,31 @@ import stat
 import struct
 import tempfile
 import zlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
+from io import BufferedReader
 from pathlib import Path
 from typing import Annotated, Final
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from ctxmodes import SessionView
 from ctxmodes.session import codec
-from ctxmodes_tree.gram_filter import BYTE_ORDER, GRAM_BYTES, GramFilter
+from ctxmodes_tree.gram_filter import (
+    BYTE_ORDER,
+    GRAM_BYTES,
+    GramFilter,
+    SearchFilter,
+    query_bits,
+)
 from ctxmodes_tree.traversal import VerifiedArchive
 
 #: Appended to the session file's name.
 CACHE_SUFFIX: Final = ".tree-search"
-_MAGIC: Final = b"ctxmodes tree search cache 1\n"
+_MAGIC: Final = b"ctxmodes tree search cache 2\n"
 _MARKER: Final = b"\x00rec"
-_FRAME: Final = struct.Struct("<4sII")
-_LENGTH: Final = struct.Struct("<I")
+_FRAME: Final = struct.Struct("<4sIII")
+#: Bytes of bitmap checked by one CRC-32, and read at a time.
+PAGE_BYTES: Final = 1024
 _NOFOLLOW: Final = getattr(os, "O_NOFOLLOW", 0)
 _NONBLOCK: Final = getattr(os, "O_NONBLOCK", 0)
 
@@ -61,7 +74,8 @@ _Id = Annotated[str, Field(min_length=1)]
 
 
 class FilterRecord(BaseModel):
-    """What one persisted filter covers, and the session file it was made from."""
+    """The description of one persisted filter: what it covers, the session file it was
+    made from, and its bitmap's shape and page checksums."""
 
     model_config = ConfigDict(strict=True, frozen=True, extra="forbid")
 
@@ -75,6 +89,8 @@ class FilterRecord(BaseModel):
     gram_bytes: Annotated[int, Field(ge=GRAM_BYTES, le=GRAM_BYTES)]
     byte_order: str
     bits: Annotated[int, Field(gt=0)]
+    page_bytes: Annotated[int, Field(ge=PAGE_BYTES, le=PAGE_BYTES)]
+    pages: list[int]
 
 
 class _FileIdentity:
@@ -91,6 +107,54 @@ class _FileIdentity:
         )
 
 
+class _StoredFilter:
+    """A filter whose bitmap stays in the cache file: each page is read and checked the
+    first time a query needs one of its bits. A page that fails its check makes the filter
+    answer "may contain" from then on."""
+
+    __slots__ = ("_bitmap_at", "_cache", "_pages", "_read", "broken", "record")
+
+    def __init__(self, cache: SearchCache, record: FilterRecord, bitmap_at: int) -> None:
+        self._cache = cache
+        self.record = record
+        self._bitmap_at = bitmap_at
+        self._read: dict[int, bytes] = {}
+        self._pages = record.pages
+        self.broken = False
+
+    def may_contain(self, query: str) -> bool:
+        bits = query_bits(query, self.record.bits)
+        if bits is None or self.broken:
+            return True
+        for bit in bits:
+            byte = bit >> 3
+            page = self._page(byte // PAGE_BYTES)
+            if page is None:
+                return True
+            if not page[byte % PAGE_BYTES] >> (bit & 7) & 1:
+                return False
+        return True
+
+    def _page(self, number: int) -> bytes | None:
+        page = self._read.get(number)
+        if page is None:
+            length = min(PAGE_BYTES, self.record.bits // 8 - number * PAGE_BYTES)
+            page = self._cache.read_at(self._bitmap_at + number * PAGE_BYTES, length)
+            if page is None or len(page) != length or zlib.crc32(page) != self._pages[number]:
+                self.broken = True
+                self._cache.damaged = True
+                return None
+            self._read[number] = page
+        return page
+
+    def bitmap(self) -> bytes | None:
+        """The whole bitmap, every page checked (``None`` when one fails)."""
+        pages = [self._page(number) for number in range(len(self._pages))]
+        if any(page is None for page in pages):
+            return None
+        return b"".join(page for page in pages if page is not None)
+
+
 class SearchCache:
     """The gram filters of one session's archived windows (see the module docstring).
 
@@ -98,17 +162,18 @@ class SearchCache:
         session open for writing writes it.
     """
 
-    __slots__ = ("_damaged", "_filters", "_loaded", "_path", "_session")
+    __slots__ = ("_file", "_filters", "_loaded", "_path", "_session", "damaged")
 
     def __init__(self, session: SessionView) -> None:
         self._session = session
         file = session.session_file
         self._path = None if file is None else Path(f"{file}{CACHE_SUFFIX}")
-        self._filters: dict[str, list[tuple[FilterRecord, GramFilter]]] = {}
+        self._filters: dict[str, list[tuple[FilterRecord, SearchFilter]]] = {}
         self._loaded = False
-        #: Whether the file holds records that no longer apply (replaced before the next
-        #: append, so the file does not keep them).
-        self._damaged = False
+        self._file: BufferedReader | None = None
+        #: Whether the file holds records that do not apply (a writer replaces it before it
+        #: appends, so that the file does not keep them).
+        self.damaged = False
 
     @property
     def path(self) -> Path | None:
@@ -122,12 +187,13 @@ class SearchCache:
         would use is not worth making: a window it read whole is searched in memory.)"""
         return self._path is not None and not self._session.read_only
 
-    def filter_for(self, archive: VerifiedArchive, kept: Sequence[str]) -> GramFilter | None:
+    def filter_for(self, archive: VerifiedArchive, kept: Sequence[str]) -> SearchFilter | None:
         """A filter covering ``kept`` (the archived entries a search reads, a suffix of the
         archive's path), or ``None`` when none is known to."""
         self._load()
         for record, found in self._filters.get(archive.manifest_entry_id, ()):
-            if _covers(record, archive.entry_ids, kept):
+            broken = isinstance(found, _StoredFilter) and found.broken
+            if not broken and _covers(record, archive.entry_ids, kept):
                 return found
         return None
 
@@ -149,11 +215,31 @@ class SearchCache:
             gram_bytes=GRAM_BYTES,
             byte_order=BYTE_ORDER,
             bits=found.size,
+            page_bytes=PAGE_BYTES,
+            pages=_page_checksums(found.bitmap),
         )
         self._filters.setdefault(record.manifest, []).insert(0, (record, found))
         if identity is not None and self.persists:
             with contextlib.suppress(OSError):
                 self._persist(record, found)
+
+    def read_at(self, offset: int, length: int) -> bytes | None:
+        """``length`` bytes of the cache file from ``offset`` (fewer at its end), or
+        ``None`` when it cannot be read."""
+        file = self._file
+        if file is None:
+            return None
+        try:
+            file.seek(offset)
+            return file.read(length)
+        except OSError:
+            return None
+
+    def close(self) -> None:
+        """Let go of the cache file (filters already read stay usable)."""
+        if self._file is not None:
+            self._file.close()
+            self._file = None
 
     # -- the file ------------------------------------------------------------------------
 
@@ -172,22 +258,64 @@ class SearchCache:
             return
         self._loaded = True
         identity = self._identity()
-        data = _read_regular(self._path) if identity is not None else None
-        if identity is None or data is None:
+        if identity is None:
             return
-        if not data.startswith(_MAGIC):
-            self._damaged = bool(data)
+        self._file = _open_regular(self._path)
+        if self._file is None:
+            return
+        try:
+            length = os.fstat(self._file.fileno()).st_size
+        except OSError:
+            return
+        if self.read_at(0, len(_MAGIC)) != _MAGIC:
+            self.damaged = length > 0
             return
         session_id = self._session.session_id
-        for parsed in _records(data, len(_MAGIC)):
-            if parsed is None or parsed[0].session != session_id or not identity.matches(parsed[0]):
-                self._damaged = True
-            else:
-                self._filters.setdefault(parsed[0].manifest, []).append(parsed)
+        offset = len(_MAGIC)
+        while offset < length:
+            parsed = self._record_at(offset, length)
+            if parsed is None:
+                # Nothing after an undelimited record can be found: the file ends here.
+                self.damaged = True
+                return
+            record, next_offset = parsed
+            offset = next_offset
+            if record is None or record.session != session_id or not identity.matches(record):
+                self.damaged = True
+                continue
+            stored = _StoredFilter(self, record, next_offset - record.bits // 8)
+            self._filters.setdefault(record.manifest, []).append((record, stored))
+
+    def _record_at(self, offset: int, length: int) -> tuple[FilterRecord | None, int] | None:
+        """The record at ``offset`` (``None`` in it when its description is damaged) and
+        where the next begins; ``None`` when the record cannot be delimited."""
+        header = self.read_at(offset, _FRAME.size)
+        if header is None or len(header) < _FRAME.size:
+            return None
+        marker, meta_length, bitmap_length, checksum = _FRAME.unpack(header)
+        end = offset + _FRAME.size + meta_length + bitmap_length
+        if marker != _MARKER or end > length:
+            return None
+        meta = self.read_at(offset + _FRAME.size, meta_length)
+        if meta is None or len(meta) < meta_length or zlib.crc32(meta) != checksum:
+            return None, end
+        try:
+            record = FilterRecord.model_validate(codec.loads(meta))
+        except ValueError:
+            return None, end
+        pages = -(-bitmap_length // PAGE_BYTES)
+        if (
+            record.byte_order != BYTE_ORDER
+            or record.bits != bitmap_length * 8
+            or record.bits % 64
+            or len(record.pages) != pages
+        ):
+            return None, end
+        return record, end
 
     def _persist(self, record: FilterRecord, found: GramFilter) -> None:
         assert self._path is not None
-        if self._damaged:
+        if self.damaged:
             self._replace()
             return
         fd = os.open(
@@ -196,23 +324,23 @@ class SearchCache:
             self._mode(),
         )
         try:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
+            status = os.fstat(fd)
+            if not stat.S_ISREG(status.st_mode):
                 return
-            start = b"" if os.fstat(fd).st_size else _MAGIC
-            os.write(fd, start + _frame(record, found))
+            os.write(fd, (b"" if status.st_size else _MAGIC) + _frame(record, found.bitmap))
         finally:
             os.close(fd)
 
     def _replace(self) -> None:
-        """Write every filter this process holds for the session to a new file, in place
-        of the old one."""
+        """Write every filter this process holds for the session that still checks out to a
+        new file, in place of the old one."""
         assert self._path is not None
-        frames = [
-            _frame(record, found)
-            for kept in self._filters.values()
-            for record, found in reversed(kept)
-            if record.device or record.inode
-        ]
+        frames = []
+        for kept in self._filters.values():
+            for record, found in reversed(kept):
+                bitmap = _bitmap_of(found)
+                if bitmap is not None and (record.device or record.inode):
+                    frames.append(_frame(record, bitmap))
         fd, temporary = tempfile.mkstemp(prefix=f".{self._path.name}.", dir=self._path.parent)
         try:
             os.chmod(temporary, self._mode())
@@ -223,7 +351,7 @@ class SearchCache:
             with contextlib.suppress(OSError):
                 os.unlink(temporary)
             raise
-        self._damaged = False
+        self.damaged = False
 
     def _mode(self) -> int:
         file = self._session.session_file
@@ -239,47 +367,27 @@ def _covers(record: FilterRecord, interval: Sequence[str], kept: Sequence[str]) 
     return interval[len(interval) - record.count] == record.first_id
 
 
-def _frame(record: FilterRecord, found: GramFilter) -> bytes:
+def _bitmap_of(found: SearchFilter) -> bytes | None:
+    """A filter's bitmap, checked (``None`` when it no longer checks out)."""
+    if isinstance(found, _StoredFilter):
+        return found.bitmap()
+    assert isinstance(found, GramFilter)
+    return bytes(found.bitmap)
+
+
+def _page_checksums(bitmap: bytes | memoryview) -> list[int]:
+    starts = range(0, len(bitmap), PAGE_BYTES)
+    return [zlib.crc32(bitmap[start : start + PAGE_BYTES]) for start in starts]
+
+
+def _frame(record: FilterRecord, bitmap: bytes | memoryview) -> bytes:
     meta = codec.dumps(record.model_dump())
-    body = _LENGTH.pack(len(meta)) + meta + bytes(found.bitmap)
-    return _FRAME.pack(_MARKER, len(body), zlib.crc32(body)) + body
+    return _FRAME.pack(_MARKER, len(meta), len(bitmap), zlib.crc32(meta)) + meta + bytes(bitmap)
 
 
-def _records(data: bytes, offset: int) -> Iterator[tuple[FilterRecord, GramFilter] | None]:
-    """The records from ``offset`` on; a damaged one as ``None``. A frame that cannot be
-    delimited (a torn last record) ends the file."""
-    view = memoryview(data)
-    while offset < len(data):
-        if len(data) - offset < _FRAME.size:
-            yield None
-            return
-        marker, length, checksum = _FRAME.unpack_from(data, offset)
-        body = view[offset + _FRAME.size : offset + _FRAME.size + length]
-        if marker != _MARKER or len(body) < length:
-            yield None
-            return
-        offset += _FRAME.size + length
-        yield _record(body) if zlib.crc32(body) == checksum else None
-
-
-def _record(body: memoryview) -> tuple[FilterRecord, GramFilter] | None:
-    if len(body) < _LENGTH.size:
-        return None
-    (meta_length,) = _LENGTH.unpack_from(body)
-    meta = body[_LENGTH.size : _LENGTH.size + meta_length]
-    try:
-        record = FilterRecord.model_validate(codec.loads(meta))
-        found = GramFilter(record.bits, body[_LENGTH.size + meta_length :])
-    except (ValidationError, ValueError):
-        return None
-    if record.byte_order != BYTE_ORDER:
-        return None
-    return record, found
-
-
-def _read_regular(path: Path | None) -> bytes | None:
-    """The file's bytes when it is a regular file (never following a link or blocking on a
-    FIFO), else ``None``."""
+def _open_regular(path: Path | None) -> BufferedReader | None:
+    """The file, opened to read, when it is a regular file (never following a link or
+    blocking on a FIFO), else ``None``."""
     if path is None:
         return None
     try:
@@ -288,10 +396,9 @@ def _read_regular(path: Path | None) -> bytes | None:
         return None
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
             return None
-        with os.fdopen(os.dup(fd), "rb") as file:
-            return file.read()
+        return os.fdopen(fd, "rb")
     except OSError:
-        return None
-    finally:
         os.close(fd)
+        return None

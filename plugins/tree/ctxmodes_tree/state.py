@@ -94,8 +94,9 @@ class TreeState:
         return details.identity()
 
     def close(self) -> None:
-        """Stop following the session's appends."""
+        """Stop following the session's appends (and let go of the search cache)."""
         self._windows.close()
+        self.archive_history.close()
         if self._unsubscribe is not None:
             self._unsubscribe()
             self._unsubscribe = None

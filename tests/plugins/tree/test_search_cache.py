@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import shutil
 import stat
+import string
+import struct
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -16,7 +19,7 @@ import pytest
 
 from ctxmodes.session.manager import SessionManager
 from ctxmodes.windows.retrieval import answer_history
-from ctxmodes_tree.search_cache import CACHE_SUFFIX
+from ctxmodes_tree.search_cache import CACHE_SUFFIX, PAGE_BYTES, SearchCache
 from ctxmodes_tree.state import TreeState
 from ctxmodes_tree.traversal import ArchiveLimits
 
@@ -235,8 +238,11 @@ def test_a_damaged_record_is_ignored_and_rewritten(manager, script, monkeypatch)
     index_every_window(file)
     cache = cache_of(file)
     data = bytearray(cache.read_bytes())
-    # One bit of the last record's bitmap: its checksum no longer holds.
-    data[-5] ^= 0x10
+    # One bit in every page of the last record's bitmap: their checksums no longer hold.
+    header = data.rindex(b"\x00rec")
+    _, _, bitmap_length, _ = struct.unpack_from("<4sIII", data, header)
+    for page in range(len(data) - bitmap_length, len(data), PAGE_BYTES):
+        data[page] ^= 0x10
     cache.write_bytes(bytes(data))
     assert _first_search_reads(file, monkeypatch) == _window_sizes(file)[-1]
     # A writing process replaces the file, without the damaged record but with a new one.
@@ -346,3 +352,37 @@ def test_a_cache_that_cannot_be_written_leaves_the_search_as_it_was(
     cache_of(file).mkdir()  # in the way of the file, as a read-only directory would be
     assert _first_search_reads(file, monkeypatch, read_only=False) == expected
     assert _first_search_reads(file, monkeypatch) == expected
+
+
+def test_a_search_reads_a_few_pages_of_each_filter(manager, script, monkeypatch) -> None:
+    rng = random.Random(3)
+    words = ["".join(rng.choices(string.ascii_lowercase, k=rng.randint(3, 9))) for _ in range(3000)]
+    for window in range(3):
+        for n in range(60):
+            script.exchange(n, detail=" ".join(rng.choices(words, k=40)))
+        script.rollover(f"Summary of window {window}", EMPTY_SNAPSHOT)
+    manager.close()
+    file = manager.session_file
+    index_every_window(file)
+    read: list[int] = []
+    reading = SearchCache.read_at
+
+    def counted(cache: SearchCache, offset: int, length: int) -> bytes | None:
+        read.append(length)
+        return reading(cache, offset, length)
+
+    monkeypatch.setattr(SearchCache, "read_at", counted)
+    with resumed(file) as state:
+        # The first search reads each record's description (a query of three bytes reads
+        # no bitmap: it cannot be judged, and the windows are read).
+        assert history(state, "search_contents", query="q-z")["items"] == []
+        for query in (NOWHERE, "never-found-either", "zzzz"):
+            read.clear()
+            assert history(state, "search_contents", query=query)["items"] == []
+            # Bitmaps are read a page at a time, and most windows rule a query out with the
+            # first page they read.
+            # (A page already read is not read again.)
+            assert all(length <= PAGE_BYTES for length in read)
+            assert len(read) <= 3 * 3
+            assert len(read) >= 3 or query != NOWHERE
+    assert cache_of(file).stat().st_size > 3 * 10 * PAGE_BYTES
