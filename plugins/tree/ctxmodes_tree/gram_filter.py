@@ -26,7 +26,10 @@ persisted filter records (:mod:`ctxmodes_tree.search_cache`).
 from __future__ import annotations
 
 import sys
+from collections import deque
 from collections.abc import Iterable
+from itertools import repeat
+from operator import and_, mul, rshift
 from typing import Final, Protocol
 
 #: Bytes per gram: the shortest query (in UTF-8 bytes) a filter can judge.
@@ -64,6 +67,21 @@ def _bit(gram: int, size: int) -> int:
     return ((gram * _MULTIPLIER) & 0xFFFFFFFF) * size >> 32
 
 
+def _bitmap(found: set[int], size: int) -> bytes:
+    """The bitmap of ``size`` bits with the bit of every gram in ``found`` set."""
+    # The bits of every gram, computed and set in C loops (map over operators): one byte
+    # per bit first, then packed eight to a byte with whole-buffer integer operations.
+    hashed = map(and_, map(mul, found, repeat(_MULTIPLIER)), repeat(0xFFFFFFFF))
+    bits = map(rshift, map(mul, hashed, repeat(size)), repeat(32))
+    flags = bytearray(size)
+    deque(map(flags.__setitem__, bits, repeat(1)), maxlen=0)
+    packed = 0
+    for position in range(8):
+        # Each byte of this slice is 0 or 1, so the shifted slices never overlap.
+        packed |= int.from_bytes(flags[position::8], "little") << position
+    return packed.to_bytes(size // 8, "little")
+
+
 class GramFilter:
     """The gram bitmap of a set of texts (see the module docstring).
 
@@ -96,11 +114,7 @@ class GramFilter:
             found |= grams(b"\x00".join(chunk))
         words = max(1, -(-len(found) * BITS_PER_GRAM // _WORD_BITS))
         size = words * _WORD_BITS
-        bitmap = bytearray(size // 8)
-        for gram in found:
-            bit = _bit(gram, size)
-            bitmap[bit >> 3] |= 1 << (bit & 7)
-        return cls(size, bytes(bitmap))
+        return cls(size, _bitmap(found, size))
 
     def may_contain(self, query: str) -> bool:
         """``False`` only when no text of the filter contains ``query``."""

@@ -42,8 +42,7 @@ import stat
 import struct
 import tempfile
 import zlib
-from collections.abc import Sequence
-from io import BufferedReader
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Annotated, Final
 
@@ -67,8 +66,11 @@ _MARKER: Final = b"\x00rec"
 _FRAME: Final = struct.Struct("<4sIII")
 #: Bytes of bitmap checked by one CRC-32, and read at a time.
 PAGE_BYTES: Final = 1024
+#: Bytes read after a record's header, in the hope that they hold its whole description.
+_DESCRIPTION_GUESS: Final = 2048
 _NOFOLLOW: Final = getattr(os, "O_NOFOLLOW", 0)
 _NONBLOCK: Final = getattr(os, "O_NONBLOCK", 0)
+_BINARY: Final = getattr(os, "O_BINARY", 0)
 
 _Id = Annotated[str, Field(min_length=1)]
 
@@ -162,7 +164,7 @@ class SearchCache:
         session open for writing writes it.
     """
 
-    __slots__ = ("_file", "_filters", "_loaded", "_path", "_session", "damaged")
+    __slots__ = ("_fd", "_filters", "_loaded", "_path", "_session", "damaged")
 
     def __init__(self, session: SessionView) -> None:
         self._session = session
@@ -170,7 +172,7 @@ class SearchCache:
         self._path = None if file is None else Path(f"{file}{CACHE_SUFFIX}")
         self._filters: dict[str, list[tuple[FilterRecord, SearchFilter]]] = {}
         self._loaded = False
-        self._file: BufferedReader | None = None
+        self._fd: int | None = None
         #: Whether the file holds records that do not apply (a writer replaces it before it
         #: appends, so that the file does not keep them).
         self.damaged = False
@@ -226,20 +228,18 @@ class SearchCache:
     def read_at(self, offset: int, length: int) -> bytes | None:
         """``length`` bytes of the cache file from ``offset`` (fewer at its end), or
         ``None`` when it cannot be read."""
-        file = self._file
-        if file is None:
+        if self._fd is None:
             return None
         try:
-            file.seek(offset)
-            return file.read(length)
+            return _pread(self._fd, length, offset)
         except OSError:
             return None
 
     def close(self) -> None:
         """Let go of the cache file (filters already read stay usable)."""
-        if self._file is not None:
-            self._file.close()
-            self._file = None
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
 
     # -- the file ------------------------------------------------------------------------
 
@@ -260,11 +260,11 @@ class SearchCache:
         identity = self._identity()
         if identity is None:
             return
-        self._file = _open_regular(self._path)
-        if self._file is None:
+        self._fd = _open_regular(self._path)
+        if self._fd is None:
             return
         try:
-            length = os.fstat(self._file.fileno()).st_size
+            length = os.fstat(self._fd).st_size
         except OSError:
             return
         if self.read_at(0, len(_MAGIC)) != _MAGIC:
@@ -289,14 +289,17 @@ class SearchCache:
     def _record_at(self, offset: int, length: int) -> tuple[FilterRecord | None, int] | None:
         """The record at ``offset`` (``None`` in it when its description is damaged) and
         where the next begins; ``None`` when the record cannot be delimited."""
-        header = self.read_at(offset, _FRAME.size)
-        if header is None or len(header) < _FRAME.size:
+        # The header and, usually, the whole description in one read.
+        head = self.read_at(offset, _FRAME.size + _DESCRIPTION_GUESS)
+        if head is None or len(head) < _FRAME.size:
             return None
-        marker, meta_length, bitmap_length, checksum = _FRAME.unpack(header)
+        marker, meta_length, bitmap_length, checksum = _FRAME.unpack_from(head)
         end = offset + _FRAME.size + meta_length + bitmap_length
         if marker != _MARKER or end > length:
             return None
-        meta = self.read_at(offset + _FRAME.size, meta_length)
+        meta: bytes | None = head[_FRAME.size : _FRAME.size + meta_length]
+        if meta is not None and len(meta) < meta_length:
+            meta = self.read_at(offset + _FRAME.size, meta_length)
         if meta is None or len(meta) < meta_length or zlib.crc32(meta) != checksum:
             return None, end
         try:
@@ -385,20 +388,28 @@ def _frame(record: FilterRecord, bitmap: bytes | memoryview) -> bytes:
     return _FRAME.pack(_MARKER, len(meta), len(bitmap), zlib.crc32(meta)) + meta + bytes(bitmap)
 
 
-def _open_regular(path: Path | None) -> BufferedReader | None:
-    """The file, opened to read, when it is a regular file (never following a link or
+def _open_regular(path: Path | None) -> int | None:
+    """A descriptor to read the file when it is a regular file (never following a link or
     blocking on a FIFO), else ``None``."""
     if path is None:
         return None
     try:
-        fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _NONBLOCK)
+        fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _NONBLOCK | _BINARY)
     except OSError:
         return None
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            os.close(fd)
-            return None
-        return os.fdopen(fd, "rb")
+        if stat.S_ISREG(os.fstat(fd).st_mode):
+            return fd
     except OSError:
-        os.close(fd)
-        return None
+        pass
+    os.close(fd)
+    return None
+
+
+def _seek_and_read(fd: int, length: int, offset: int) -> bytes:
+    os.lseek(fd, offset, os.SEEK_SET)
+    return os.read(fd, length)
+
+
+#: One system call per read where there is ``pread`` (not on Windows).
+_pread: Callable[[int, int, int], bytes] = getattr(os, "pread", _seek_and_read)
