@@ -25,7 +25,8 @@ not keep them.
 A search whose query a window's gram filter rules out
 (:mod:`ctxmodes_tree.search_cache`) does not read that window at all, so a search that finds
 fewer hits than its page reads only the windows that may hold one. A window's filter is made
-when it is archived, or the first time a call reads it to its end.
+when it is archived, or the first time a call reads it to its end in a process that writes
+the session (which persists it).
 
 Raw items are bounded per archive by :class:`~ctxmodes_tree.traversal.ArchiveLimits`: the
 newest ``max_items`` entries, and of those the newest whose lines span at most ``max_bytes``

@@ -46,6 +46,7 @@ Failure policy
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -273,8 +274,10 @@ class RolloverCoordinator:
         if archive is None or archive.summary.id != summary.id:
             raise RolloverError("the archive manifest could not be verified")
         # Now, while the window is fresh: a search after a resume then skips this window
-        # unless it may hold a hit, without reading it.
-        self._tree.archive_history.window_of(archive).index_contents()
+        # unless it may hold a hit, without reading it. The cache is optional: a window it
+        # could not be made for is read instead, and the rollover goes on.
+        with contextlib.suppress(OSError):
+            self._tree.archive_history.window_of(archive).index_contents()
         marker = self._tree.state.next_window_marker(
             previous=self._tree.previous_window_ids(archive), identity=pending.identity
         )

@@ -88,6 +88,14 @@ def build_decoys(script) -> Path:
     return file
 
 
+@pytest.fixture
+def decoys(manager, script) -> Path:
+    """The file of :func:`build_decoys`, closed."""
+    file = build_decoys(script)
+    manager.close()
+    return file
+
+
 def cache_of(file: Path) -> Path:
     return Path(f"{file}{CACHE_SUFFIX}")
 
@@ -143,14 +151,25 @@ def answers(file: Path, limits: ArchiveLimits | None = None) -> dict[tuple[Any, 
 
 
 @pytest.mark.parametrize("limits", [None, ArchiveLimits(max_items=12)])
-def test_searches_answer_the_same_with_and_without_the_cache(manager, script, limits) -> None:
-    file = build_decoys(script)
-    manager.close()
+def test_searches_answer_the_same_with_and_without_the_cache(decoys, limits, monkeypatch) -> None:
+    file = decoys
+    read: list[str] = []
+    reading = SessionManager.read_entries_json
+
+    def counted(manager, entry_ids: Sequence[str]) -> list[dict[str, Any] | None]:
+        read.extend(entry_ids)
+        return reading(manager, entry_ids)
+
+    monkeypatch.setattr(SessionManager, "read_entries_json", counted)
     without = answers(file, limits)
+    read_without = len(read)
     assert not cache_of(file).exists()  # a reading process writes nothing
     index_every_window(file, limits)
     assert cache_of(file).exists()
+    read.clear()
     assert answers(file, limits) == without
+    # The cache was used: most of the reading was spared.
+    assert len(read) < read_without // 2
     # The decoys tell apart what they should (the comparison above is not vacuous).
     hits = {query: len(without[(query, False, ("limit", 25))]["items"]) for query in QUERIES}
     assert hits["Secret"] == 1
@@ -164,9 +183,8 @@ def test_searches_answer_the_same_with_and_without_the_cache(manager, script, li
     assert hits[NOWHERE] == 0
 
 
-def test_a_search_the_cache_rules_out_reads_no_archived_entry(manager, script, monkeypatch) -> None:
-    file = build_decoys(script)
-    manager.close()
+def test_a_search_the_cache_rules_out_reads_no_archived_entry(decoys, monkeypatch) -> None:
+    file = decoys
     with resumed(file, read_only=False) as state:
         read = counting_reads(state, monkeypatch)
         assert history(state, "search_contents", query=NOWHERE)["items"] == []
@@ -205,9 +223,8 @@ def test_a_rollover_makes_the_archived_windows_filter(harness, respond, monkeypa
         assert {item["window_id"] for item in found["items"]} == {archive.window_id}
 
 
-def test_the_cache_file_is_no_more_readable_than_the_session(manager, script) -> None:
-    file = build_decoys(script)
-    manager.close()
+def test_the_cache_file_is_no_more_readable_than_the_session(decoys) -> None:
+    file = decoys
     file.chmod(0o600)
     index_every_window(file)
     assert stat.S_IMODE(cache_of(file).stat().st_mode) == 0o600
@@ -232,9 +249,8 @@ def _records_in(file: Path) -> int:
     return cache_of(file).read_bytes().count(b"\x00rec")
 
 
-def test_a_damaged_record_is_ignored_and_rewritten(manager, script, monkeypatch) -> None:
-    file = build_decoys(script)
-    manager.close()
+def test_a_damaged_record_is_ignored_and_rewritten(decoys, monkeypatch) -> None:
+    file = decoys
     index_every_window(file)
     cache = cache_of(file)
     data = bytearray(cache.read_bytes())
@@ -251,9 +267,8 @@ def test_a_damaged_record_is_ignored_and_rewritten(manager, script, monkeypatch)
     assert _first_search_reads(file, monkeypatch) == 0
 
 
-def test_a_torn_last_record_costs_only_that_window(manager, script, monkeypatch) -> None:
-    file = build_decoys(script)
-    manager.close()
+def test_a_torn_last_record_costs_only_that_window(decoys, monkeypatch) -> None:
+    file = decoys
     index_every_window(file)
     cache = cache_of(file)
     cache.write_bytes(cache.read_bytes()[:-100])
@@ -264,18 +279,16 @@ def test_a_torn_last_record_costs_only_that_window(manager, script, monkeypatch)
     "content",
     [b"", b"not a cache at all\n", b"ctxmodes tree search cache 1\n\x00rec\xff\xff\xff\xff"],
 )
-def test_a_cache_that_is_not_one_is_ignored(manager, script, monkeypatch, content) -> None:
-    file = build_decoys(script)
-    manager.close()
+def test_a_cache_that_is_not_one_is_ignored(decoys, monkeypatch, content) -> None:
+    file = decoys
     expected = _first_search_reads(file, monkeypatch)
     assert expected == sum(_window_sizes(file))
     cache_of(file).write_bytes(content)
     assert _first_search_reads(file, monkeypatch) == expected
 
 
-def test_another_sessions_cache_is_ignored(tmp_path, manager, script, monkeypatch) -> None:
-    file = build_decoys(script)
-    manager.close()
+def test_another_sessions_cache_is_ignored(tmp_path, decoys, monkeypatch) -> None:
+    file = decoys
     expected = _first_search_reads(file, monkeypatch)
     # A session with the same windows but its own id (a copy with a new header).
     other = tmp_path / "other.jsonl"
@@ -288,9 +301,8 @@ def test_another_sessions_cache_is_ignored(tmp_path, manager, script, monkeypatc
     assert _first_search_reads(file, monkeypatch) == expected
 
 
-def test_a_replaced_or_shortened_session_file_voids_the_cache(manager, script, monkeypatch) -> None:
-    file = build_decoys(script)
-    manager.close()
+def test_a_replaced_or_shortened_session_file_voids_the_cache(decoys, monkeypatch) -> None:
+    file = decoys
     expected = _first_search_reads(file, monkeypatch)
     index_every_window(file)
     # The same bytes in a new file (a copy put in place, a rewrite by an editor).
@@ -307,11 +319,8 @@ def test_a_replaced_or_shortened_session_file_voids_the_cache(manager, script, m
     assert _first_search_reads(file, monkeypatch) == expected
 
 
-def test_a_filter_covering_fewer_entries_than_now_kept_is_not_used(
-    manager, script, monkeypatch
-) -> None:
-    file = build_decoys(script)
-    manager.close()
+def test_a_filter_covering_fewer_entries_than_now_kept_is_not_used(decoys, monkeypatch) -> None:
+    file = decoys
     expected = _first_search_reads(file, monkeypatch)
     index_every_window(file, ArchiveLimits(max_items=12))
     # Default bounds keep more of each window than those filters saw.
@@ -323,10 +332,9 @@ def test_a_filter_covering_fewer_entries_than_now_kept_is_not_used(
 
 
 def test_a_link_in_place_of_the_cache_is_neither_read_nor_written(
-    tmp_path, manager, script, monkeypatch
+    tmp_path, decoys, monkeypatch
 ) -> None:
-    file = build_decoys(script)
-    manager.close()
+    file = decoys
     elsewhere = tmp_path / "elsewhere"
     index_every_window(file)
     cache_of(file).rename(elsewhere)
@@ -343,11 +351,8 @@ def test_a_link_in_place_of_the_cache_is_neither_read_nor_written(
     assert elsewhere.read_bytes() == expected_bytes
 
 
-def test_a_cache_that_cannot_be_written_leaves_the_search_as_it_was(
-    manager, script, monkeypatch
-) -> None:
-    file = build_decoys(script)
-    manager.close()
+def test_a_cache_that_cannot_be_written_leaves_the_search_as_it_was(decoys, monkeypatch) -> None:
+    file = decoys
     expected = _first_search_reads(file, monkeypatch)
     cache_of(file).mkdir()  # in the way of the file, as a read-only directory would be
     assert _first_search_reads(file, monkeypatch, read_only=False) == expected
