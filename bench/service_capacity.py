@@ -20,11 +20,19 @@ and 32 concurrent sessions:
   (``--processes``, default 1 and 2), each session placed on one of them as a load balancer
   would place it.
 
+* ``--baseline SRC`` measures, beside this checkout's service, the one in the source tree
+  ``SRC`` (its ``core`` and ``plugins``, as ``git archive`` of an earlier commit lays them
+  out), alternated with it at each concurrency against the same anchor: a before/after pair
+  taken under the same load of the machine.
+
 Isolation between accounts (one account's p99 beside another's heavy searches) is measured by
 ``bench/service_isolation.py``.
 
-Printed per storage and concurrency: the anchor's parts, then per number of processes and
-operation its rate, p50 and p99 latency, and its rate as a ratio of the anchor.
+Printed per storage and concurrency: the anchor's parts, then per service (with
+``--baseline``), number of processes and operation its rate, p50 and p99 latency, its rate as
+a ratio of the anchor, and the CPU time the service processes spent per call (from
+``/proc``: the service's own cost, which the machine's other load does not inflate as it
+does rates).
 """
 
 from __future__ import annotations
@@ -33,6 +41,7 @@ import argparse
 import asyncio
 import base64
 import json
+import os
 import re
 import sqlite3
 import subprocess
@@ -41,6 +50,7 @@ import tempfile
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import aiohttp
@@ -85,6 +95,9 @@ class Rate:
     per_s: float
     p50_ms: float = 0.0
     p99_ms: float = 0.0
+    #: CPU seconds the service processes spent per call (0 when not measured).
+    cpu_s: float = 0.0
+    calls: int = 0
 
 
 def percentile(values: list[float], fraction: float) -> float:
@@ -112,7 +125,32 @@ async def _drive(
         started = time.perf_counter()
         await asyncio.gather(*(client(http, n) for n in range(clients)))
         elapsed = time.perf_counter() - started
-    return Rate(len(latencies) / elapsed, percentile(latencies, 0.5), percentile(latencies, 0.99))
+    return Rate(
+        len(latencies) / elapsed,
+        percentile(latencies, 0.5),
+        percentile(latencies, 0.99),
+        calls=len(latencies),
+    )
+
+
+_CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds(pids: Sequence[int]) -> float:
+    """User and system CPU time the processes have spent so far."""
+    total = 0
+    for pid in pids:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        total += int(fields[11]) + int(fields[12])
+    return total / _CLOCK_TICKS
+
+
+def measured(pids: Sequence[int], run: Callable[[], Rate]) -> Rate:
+    """``run``'s rate, with the CPU the processes ``pids`` spent on each of its calls."""
+    before = cpu_seconds(pids)
+    rate = run()
+    spent = cpu_seconds(pids) - before
+    return Rate(rate.per_s, rate.p50_ms, rate.p99_ms, spent / max(1, rate.calls), rate.calls)
 
 
 # -- anchors ---------------------------------------------------------------------------------
@@ -262,11 +300,13 @@ class Service:
         processes: int = 1,
         options: Sequence[str] = (),
         responses: int = 1,
+        source: Path | None = None,
     ) -> None:
         self._log = log.open("w")
         self._data = data
         self._database = database
         self._options = options
+        self._env = None if source is None else source_environment(source)
         first = self._token("bench")
         self.keyring: KeyRing = load_or_create_keyring(data)
         script = data / "script.json"
@@ -295,6 +335,7 @@ class Service:
             stdout=subprocess.PIPE,
             stderr=self._log,
             text=True,
+            env=self._env,
         )
         self.processes.append(process)
         assert process.stdout is not None
@@ -319,6 +360,7 @@ class Service:
             capture_output=True,
             text=True,
             check=True,
+            env=self._env,
         )
         return made.stdout.strip()
 
@@ -329,6 +371,10 @@ class Service:
     def new_account(self, name: str) -> Caller:
         return self.account(self._token(name))
 
+    @property
+    def pids(self) -> list[int]:
+        return [process.pid for process in self.processes]
+
     def stop(self) -> None:
         for process in self.processes:
             if process.poll() is None:
@@ -338,11 +384,19 @@ class Service:
         self._log.close()
 
 
+def source_environment(source: Path) -> dict[str, str]:
+    """The environment that runs ``ctxmodes`` from the source tree ``source`` (its packages
+    ahead of this checkout's on the import path)."""
+    folders = [source / "core", *sorted((source / "plugins").iterdir())]
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(str(folder) for folder in folders)}
+
+
 def ctxmodes_rates(
-    callers: Sequence[Caller], clients: int, total: int, run: str
+    callers: Sequence[Caller], clients: int, total: int, run: str, pids: Sequence[int] = ()
 ) -> dict[str, Rate]:
     """Writes, then reads, then searches; session ``n`` talks to ``callers[n % len]``'s
-    process throughout, as a load balancer would place it."""
+    process throughout, as a load balancer would place it; the CPU per call is that of the
+    processes ``pids``."""
 
     def session(number: int) -> str:
         return f"r{run}-c{clients}-s{number}"
@@ -363,11 +417,10 @@ def ctxmodes_rates(
         body = {"query": caller(number).seal("text to find")}
         await caller(number).notes(http, session(number), "search_contents", body, encrypted=True)
 
-    return {
-        "write": asyncio.run(_drive(clients, total, write)),
-        "read": asyncio.run(_drive(clients, total, read)),
-        "search": asyncio.run(_drive(clients, total, search)),
-    }
+    def rate(operation: Callable[[aiohttp.ClientSession, int, int], Awaitable[None]]) -> Rate:
+        return measured(pids, partial(asyncio.run, _drive(clients, total, operation)))
+
+    return {"write": rate(write), "read": rate(read), "search": rate(search)}
 
 
 def measure(
@@ -375,42 +428,67 @@ def measure(
     root: Path,
     total: int,
     raw: Callable[[int], Rate],
-    *database: str,
+    database: Callable[[], Sequence[str]],
+    *,
     processes: Sequence[int] = (1,),
     options: Sequence[str] = (),
+    baseline: Path | None = None,
 ) -> None:
-    """The table of one storage: per concurrency, the anchor, then ctxmodes with each number
-    of service processes in ``processes`` (all started at once, the first serving alone)."""
-    service = Service(
-        root / "data", root / "serve.log", *database, processes=max(processes), options=options
-    )
+    """The table of one storage: per concurrency, the anchor, then ctxmodes (and the
+    ``baseline`` source tree's, first) with each number of service processes in
+    ``processes`` (all started at once, the first serving alone). ``database()`` gives each
+    service its storage arguments."""
+    sources: dict[str, Path | None] = {"now": None}
+    if baseline is not None:
+        sources = {"before": baseline, **sources}
+    services: dict[str, Service] = {}
     try:
+        for label, source in sources.items():
+            (root / label).mkdir()
+            services[label] = Service(
+                root / label / "data",
+                root / label / "serve.log",
+                *database(),
+                processes=max(processes),
+                options=options,
+                source=source,
+            )
         print(f"\n{name}")
         print(
-            f"{'sessions':>8} {'raw/s':>8} {'echo/s':>8} {'anchor/s':>9}   "
-            f"{'procs':>5} {'op':6} {'ops/s':>7} {'p50 ms':>7} {'p99 ms':>7} {'ratio':>6}"
+            f"{'sessions':>8} {'raw/s':>8} {'echo/s':>8} {'anchor/s':>9}   {'service':7} "
+            f"{'procs':>5} {'op':6} {'ops/s':>7} {'p50 ms':>7} {'p99 ms':>7} {'ratio':>6} "
+            f"{'cpu us':>7}"
         )
         for clients in CONCURRENCY:
             storage = raw(clients)
             echo = echo_rate(clients, total)
             anchor = min(storage.per_s, echo.per_s)
             line = 0
-            for count in processes:
-                rates = ctxmodes_rates(service.callers[:count], clients, total, f"{count}")
-                for operation, rate in rates.items():
-                    lead = (
-                        f"{clients:>8} {storage.per_s:>8.0f} {echo.per_s:>8.0f} {anchor:>9.0f}"
-                        if line == 0
-                        else " " * 35
+            for label, service in services.items():
+                for count in processes:
+                    rates = ctxmodes_rates(
+                        service.callers[:count],
+                        clients,
+                        total,
+                        f"{count}",
+                        service.pids[:count],
                     )
-                    line += 1
-                    print(
-                        f"{lead}   {count:>5} {operation:6} {rate.per_s:>7.0f} "
-                        f"{rate.p50_ms:>7.2f} {rate.p99_ms:>7.2f} {rate.per_s / anchor:>5.2f}x",
-                        flush=True,
-                    )
+                    for operation, rate in rates.items():
+                        lead = (
+                            f"{clients:>8} {storage.per_s:>8.0f} {echo.per_s:>8.0f} {anchor:>9.0f}"
+                            if line == 0
+                            else " " * 35
+                        )
+                        line += 1
+                        print(
+                            f"{lead}   {label:7} {count:>5} {operation:6} {rate.per_s:>7.0f} "
+                            f"{rate.p50_ms:>7.2f} {rate.p99_ms:>7.2f} "
+                            f"{rate.per_s / anchor:>5.2f}x {rate.cpu_s * 1e6:>7.0f}",
+                            flush=True,
+                        )
     finally:
-        service.stop()
+        for service in services.values():
+            service.stop()
 
 
 def main() -> int:
@@ -425,6 +503,12 @@ def main() -> int:
         default=max(CONCURRENCY),
         help="each Postgres service process's --database-connections (default: one per "
         "session at the highest concurrency)",
+    )
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        help="a source tree (core/, plugins/) of an earlier version to measure alternated "
+        "with this one",
     )
     parser.add_argument(
         "--processes",
@@ -442,6 +526,8 @@ def main() -> int:
                 root / "sqlite",
                 args.ops,
                 lambda clients: sqlite_commit_rate(root / "sqlite", args.ops),
+                lambda: (),
+                baseline=args.baseline,
             )
         if args.storage in ("postgres", "both"):
             if postgres_bin() is None:
@@ -456,10 +542,10 @@ def main() -> int:
                     root / "postgres",
                     args.ops,
                     lambda clients: pgbench_rate(server, root, clients, args.ops),
-                    "--database",
-                    server.database(),
+                    lambda: ("--database", server.database()),
                     processes=args.processes,
                     options=("--database-connections", str(args.connections)),
+                    baseline=args.baseline,
                 )
             finally:
                 server.close()
