@@ -95,8 +95,11 @@ class Rate:
     per_s: float
     p50_ms: float = 0.0
     p99_ms: float = 0.0
-    #: CPU seconds the service processes spent per call (0 when not measured).
+    #: CPU seconds spent per call (0 when not measured): by the server (the service's
+    #: processes, or the echo handler's), by the database's processes, by the client.
     cpu_s: float = 0.0
+    db_cpu_s: float = 0.0
+    client_cpu_s: float = 0.0
     calls: int = 0
 
 
@@ -136,21 +139,66 @@ async def _drive(
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 
-def cpu_seconds(pids: Sequence[int]) -> float:
-    """User and system CPU time the processes have spent so far."""
-    total = 0
+def _stat(pid: int) -> list[str]:
+    """The fields of ``/proc/PID/stat`` after the command name."""
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+
+
+def cpu_seconds(pids: Sequence[int]) -> dict[int, float]:
+    """User and system CPU time each process has spent so far (those gone are left out)."""
+    spent: dict[int, float] = {}
     for pid in pids:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        total += int(fields[11]) + int(fields[12])
-    return total / _CLOCK_TICKS
+        try:
+            fields = _stat(pid)
+        except OSError:
+            continue
+        spent[pid] = (int(fields[11]) + int(fields[12])) / _CLOCK_TICKS
+    return spent
 
 
-def measured(pids: Sequence[int], run: Callable[[], Rate]) -> Rate:
-    """``run``'s rate, with the CPU the processes ``pids`` spent on each of its calls."""
-    before = cpu_seconds(pids)
+def family(parent: int) -> list[int]:
+    """``parent`` and its children (a Postgres server: the postmaster and its backends)."""
+    children = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if int(_stat(int(entry.name))[1]) == parent:
+                    children.append(int(entry.name))
+            except OSError:
+                continue
+    return [parent, *children]
+
+
+def measured(
+    server: Sequence[int],
+    run: Callable[[], Rate],
+    database: Callable[[], Sequence[int]] = list,
+) -> Rate:
+    """``run``'s rate, with the CPU spent on each of its calls by the processes ``server``,
+    by those ``database()`` names (before and after: backends come and go), and by this
+    process, the client."""
+
+    def client() -> float:
+        return sum(os.times()[:2])
+
+    started = (cpu_seconds(server), cpu_seconds(database()), client())
     rate = run()
-    spent = cpu_seconds(pids) - before
-    return Rate(rate.per_s, rate.p50_ms, rate.p99_ms, spent / max(1, rate.calls), rate.calls)
+    ended = (cpu_seconds(server), cpu_seconds(database()), client())
+    calls = max(1, rate.calls)
+
+    def per_call(index: int) -> float:
+        before, after = started[index], ended[index]
+        return sum(time - before.get(pid, 0.0) for pid, time in after.items()) / calls
+
+    return Rate(
+        rate.per_s,
+        rate.p50_ms,
+        rate.p99_ms,
+        per_call(0),
+        per_call(1),
+        (ended[2] - started[2]) / calls,
+        rate.calls,
+    )
 
 
 # -- anchors ---------------------------------------------------------------------------------
@@ -169,7 +217,7 @@ def echo_rate(clients: int, total: int) -> Rate:
                 await reply.read()
                 assert reply.status == 200
 
-        return asyncio.run(_drive(clients, total, call))
+        return measured([server.pid], partial(asyncio.run, _drive(clients, total, call)))
     finally:
         server.terminate()
         server.wait(30)
@@ -392,11 +440,16 @@ def source_environment(source: Path) -> dict[str, str]:
 
 
 def ctxmodes_rates(
-    callers: Sequence[Caller], clients: int, total: int, run: str, pids: Sequence[int] = ()
+    callers: Sequence[Caller],
+    clients: int,
+    total: int,
+    run: str,
+    pids: Sequence[int] = (),
+    database: Callable[[], Sequence[int]] = list,
 ) -> dict[str, Rate]:
     """Writes, then reads, then searches; session ``n`` talks to ``callers[n % len]``'s
     process throughout, as a load balancer would place it; the CPU per call is that of the
-    processes ``pids``."""
+    processes ``pids`` and ``database()`` (see :func:`measured`)."""
 
     def session(number: int) -> str:
         return f"r{run}-c{clients}-s{number}"
@@ -418,7 +471,7 @@ def ctxmodes_rates(
         await caller(number).notes(http, session(number), "search_contents", body, encrypted=True)
 
     def rate(operation: Callable[[aiohttp.ClientSession, int, int], Awaitable[None]]) -> Rate:
-        return measured(pids, partial(asyncio.run, _drive(clients, total, operation)))
+        return measured(pids, partial(asyncio.run, _drive(clients, total, operation)), database)
 
     return {"write": rate(write), "read": rate(read), "search": rate(search)}
 
@@ -433,11 +486,12 @@ def measure(
     processes: Sequence[int] = (1,),
     options: Sequence[str] = (),
     baseline: Path | None = None,
+    database_pids: Callable[[], Sequence[int]] = list,
 ) -> None:
     """The table of one storage: per concurrency, the anchor, then ctxmodes (and the
     ``baseline`` source tree's, first) with each number of service processes in
     ``processes`` (all started at once, the first serving alone). ``database()`` gives each
-    service its storage arguments."""
+    service its storage arguments, ``database_pids()`` the database server's processes."""
     sources: dict[str, Path | None] = {"now": None}
     if baseline is not None:
         sources = {"before": baseline, **sources}
@@ -455,14 +509,23 @@ def measure(
             )
         print(f"\n{name}")
         print(
+            "CPU per call in microseconds: the server's processes (the service's; the echo "
+            "handler's), the database's, the client's"
+        )
+        print(
             f"{'sessions':>8} {'raw/s':>8} {'echo/s':>8} {'anchor/s':>9}   {'service':7} "
             f"{'procs':>5} {'op':6} {'ops/s':>7} {'p50 ms':>7} {'p99 ms':>7} {'ratio':>6} "
-            f"{'cpu us':>7}"
+            f"{'server':>7} {'db':>5} {'client':>6}"
         )
         for clients in CONCURRENCY:
             storage = raw(clients)
             echo = echo_rate(clients, total)
             anchor = min(storage.per_s, echo.per_s)
+            print(
+                f"{clients:>8} {'echo handler alone':>34}   {'':26} {echo.per_s:>7.0f} "
+                f"{echo.p50_ms:>7.2f} {echo.p99_ms:>7.2f} {'':6} {echo.cpu_s * 1e6:>7.0f} "
+                f"{'':>5} {echo.client_cpu_s * 1e6:>6.0f}"
+            )
             line = 0
             for label, service in services.items():
                 for count in processes:
@@ -472,6 +535,7 @@ def measure(
                         total,
                         f"{count}",
                         service.pids[:count],
+                        database_pids,
                     )
                     for operation, rate in rates.items():
                         lead = (
@@ -483,7 +547,8 @@ def measure(
                         print(
                             f"{lead}   {label:7} {count:>5} {operation:6} {rate.per_s:>7.0f} "
                             f"{rate.p50_ms:>7.2f} {rate.p99_ms:>7.2f} "
-                            f"{rate.per_s / anchor:>5.2f}x {rate.cpu_s * 1e6:>7.0f}",
+                            f"{rate.per_s / anchor:>5.2f}x {rate.cpu_s * 1e6:>7.0f} "
+                            f"{rate.db_cpu_s * 1e6:>5.0f} {rate.client_cpu_s * 1e6:>6.0f}",
                             flush=True,
                         )
     finally:
@@ -546,6 +611,7 @@ def main() -> int:
                     processes=args.processes,
                     options=("--database-connections", str(args.connections)),
                     baseline=args.baseline,
+                    database_pids=lambda: family(server.postmaster_pid()),
                 )
             finally:
                 server.close()
