@@ -517,7 +517,7 @@ def measure(
             f"{'procs':>5} {'op':6} {'ops/s':>7} {'p50 ms':>7} {'p99 ms':>7} {'ratio':>6} "
             f"{'server':>7} {'db':>5} {'client':>6}"
         )
-        for clients in CONCURRENCY:
+        for level, clients in enumerate(CONCURRENCY):
             storage = raw(clients)
             echo = echo_rate(clients, total)
             anchor = min(storage.per_s, echo.per_s)
@@ -527,7 +527,10 @@ def measure(
                 f"{'':>5} {echo.client_cpu_s * 1e6:>6.0f}"
             )
             line = 0
-            for label, service in services.items():
+            # Which goes first alternates: each meets the database just after the anchor's
+            # inserts as often as the other.
+            order = list(services.items())
+            for label, service in order[::-1] if level % 2 else order:
                 for count in processes:
                     rates = ctxmodes_rates(
                         service.callers[:count],
