@@ -20,9 +20,19 @@ import orjson
 from aiohttp import web
 from aiohttp.abc import AbstractAccessLogger
 
+#: The last second formatted, and its text (one tuple: threads log too).
+_second = (-1, "")
+
 
 def _iso(created: float) -> str:
-    return datetime.fromtimestamp(created, UTC).isoformat(timespec="milliseconds")
+    """``created`` in ISO 8601, to the millisecond, in UTC. The formatting of its second is
+    kept: most lines share theirs with the line before."""
+    global _second
+    whole = int(created)
+    second = _second
+    if second[0] != whole:
+        second = _second = (whole, datetime.fromtimestamp(whole, UTC).strftime("%Y-%m-%dT%H:%M:%S"))
+    return f"{second[1]}.{int((created - whole) * 1000):03d}+00:00"
 
 
 class JsonFormatter(logging.Formatter):
