@@ -189,6 +189,19 @@ class ServiceApp:
             self._workers[worker].submit(account_id, partial(function, *args))
         )
 
+    async def _on_session_worker(
+        self, account: Account, session_id: str, function: Callable[..., _T], *args: Any
+    ) -> _T:
+        """``function(*args)`` on the session's worker, in the session's turn and the
+        account's."""
+        async with self._session_turn(account, session_id):
+            return await self._on_engine(
+                function,
+                *args,
+                worker=self.engine.worker_of(account, session_id),
+                account_id=account.account_id,
+            )
+
     def _session_turn(
         self, account: Account, session_id: object
     ) -> contextlib.AbstractAsyncContextManager[None]:
@@ -440,16 +453,15 @@ class ServiceApp:
         self._streams.submit(self._produce, loop, events, account, body, marked, built, controller)
         try:
             if identity is not None:
-                async with self._session_turn(account, identity.session_id):
-                    await self._on_engine(
-                        self._record_input,
-                        account,
-                        body,
-                        identity,
-                        marked,
-                        worker=self.engine.worker_of(account, identity.session_id),
-                        account_id=account.account_id,
-                    )
+                await self._on_session_worker(
+                    account,
+                    identity.session_id,
+                    self._record_input,
+                    account,
+                    body,
+                    identity,
+                    marked,
+                )
             await asyncio.wrap_future(built)
         except CiphertextError as error:
             controller.abort("request refused")
@@ -495,15 +507,9 @@ class ServiceApp:
         self, account: Account, identity: TurnIdentity, output: list[dict[str, Any]]
     ) -> None:
         try:
-            async with self._session_turn(account, identity.session_id):
-                await self._on_engine(
-                    self._record_output,
-                    account,
-                    identity,
-                    output,
-                    worker=self.engine.worker_of(account, identity.session_id),
-                    account_id=account.account_id,
-                )
+            await self._on_session_worker(
+                account, identity.session_id, self._record_output, account, identity, output
+            )
         except StorageUnavailableError as error:
             # The answer still goes out; its items are recorded with the next turn, which
             # resends them.

@@ -103,7 +103,15 @@ class AccessLogger(AbstractAccessLogger):
         return self.logger.isEnabledFor(logging.INFO)
 
 
+#: Loggers whose information lines are left out: the Postgres pools log every connection
+#: lent and returned (three lines a statement); their warnings and errors (a connection that
+#: failed, a pool that cannot grow) still show.
+QUIET_LOGGERS = ("psycopg.pool",)
+
+
 def configure() -> None:
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(JsonFormatter())
     logging.basicConfig(level=logging.INFO, handlers=[handler], force=True)
+    for name in QUIET_LOGGERS:
+        logging.getLogger(name).setLevel(logging.WARNING)

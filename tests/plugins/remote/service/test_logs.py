@@ -8,7 +8,7 @@ import logging
 from datetime import UTC, datetime
 from types import SimpleNamespace
 
-from ctxmodes_remote.service.logs import AccessLogger, JsonFormatter
+from ctxmodes_remote.service.logs import AccessLogger, JsonFormatter, configure
 
 
 def test_requests_answered_in_one_turn_are_one_write_of_a_line_each():
@@ -55,3 +55,22 @@ def test_requests_answered_in_one_turn_are_one_write_of_a_line_each():
         logged = datetime.fromisoformat(line["time"])
         assert logged.tzinfo == UTC
         assert abs((datetime.now(UTC) - logged).total_seconds()) < 60
+
+
+def test_the_postgres_pools_log_failures_but_not_every_connection_lent(capsys):
+    root = logging.getLogger()
+    saved = (root.handlers[:], root.level)
+    pool = logging.getLogger("psycopg.pool")
+    try:
+        configure()
+        pool.info("connection requested from %r", "pool-1")
+        pool.warning("error connecting in %r: connection refused", "pool-1")
+        logging.getLogger("ctxmodes.serve").info("keys reloaded")
+    finally:
+        root.handlers[:], pool.level = saved[0], logging.NOTSET
+        root.setLevel(saved[1])
+    lines = [json.loads(line) for line in capsys.readouterr().err.splitlines()]
+    assert [(line["logger"], line["level"]) for line in lines] == [
+        ("psycopg.pool", "warning"),
+        ("ctxmodes.serve", "info"),
+    ]
