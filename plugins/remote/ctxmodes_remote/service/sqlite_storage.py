@@ -162,6 +162,10 @@ class SqliteStorage:
     def _columns(self, table: str) -> set[str]:
         return {row[1] for row in self._db.execute(f"PRAGMA table_info({table})")}
 
+    def loop_notes(self) -> None:
+        # Its one connection belongs to the worker thread, which group-commits the writes.
+        return None
+
     # -- group commit ------------------------------------------------------------------------
 
     def group_commits(self) -> bool:
