@@ -14,10 +14,10 @@ header's session id, the file's device and inode, and a size the file had reache
 used only when all of that still holds: a filter covering fewer entries than the archive's
 bounds now keep, a session file replaced (a new file in its place) or cut short, or a
 filter from another session is ignored, and the window is read as if there were none. A
-record's description
-carries a CRC-32, and so does every page of its bitmap, so a damaged or torn record is
-ignored too. A filter that fails to apply costs a read, never a hit. (A session file edited
-in place, the same file and no shorter, is not noticed: sessions are only appended to.)
+record's description carries a CRC-32, and so does every page of its bitmap, so a damaged
+or torn record is ignored too. A filter that fails to apply costs a read, never a hit. (A
+session file edited in place, the same file and no shorter, is not noticed: sessions are
+only appended to.)
 
 Cost. Opening the cache reads each record's description, not its bitmap; a search reads and
 checks only the bitmap pages its query's bits fall in (usually one per window, as most
