@@ -144,7 +144,9 @@ class _StoredFilter:
         if page is None:
             length = min(PAGE_BYTES, self.record.bits // 8 - number * PAGE_BYTES)
             page = self._cache.read_at(self._bitmap_at + number * PAGE_BYTES, length)
-            if page is None or len(page) != length or zlib.crc32(page) != self._pages[number]:
+            if page is None:
+                return None  # unreadable (the cache was let go of): not damaged
+            if len(page) != length or zlib.crc32(page) != self._pages[number]:
                 self.broken = True
                 self._cache.damaged = True
                 return None
