@@ -1,11 +1,12 @@
-"""Tree's search cache: the gram filter of each archived window, kept beside the session.
+"""Tree's search cache: the gram filters of each archived window, kept beside the session.
 
 A search that finds fewer hits than its page reads every archived window to its end. A
-window's :class:`~ctxmodes_tree.gram_filter.GramFilter` tells, without reading it, that the
-window holds no hit, so after a resume such a search reads only the windows that may hold
-one. Filters are made when a window is archived, and lazily for a window that a call reads
-to its end in a process writing the session (a session written before, or by the TypeScript
-extension, has none), and kept in ``<session file>.tree-search``.
+window's :class:`~ctxmodes_tree.window_filter.SearchFilter` tells, without reading it, that
+the window holds no hit, or which of its blocks of entries may hold one, so after a resume
+such a search reads only the blocks that may hold one. Filters are made when a window is
+archived, and lazily for a window that a call reads to its end in a process writing the
+session (a session written before, or by the TypeScript extension, has none), and kept in
+``<session file>.tree-search``.
 
 The file is derived data, never authoritative: the session file decides. Each filter names
 what it covers (the archive's manifest entry id, and the newest ``count`` entries of the
@@ -19,10 +20,10 @@ or torn record is ignored too. A filter that fails to apply costs a read, never 
 session file edited in place, the same file and no shorter, is not noticed: sessions are
 only appended to.)
 
-Cost. Opening the cache reads each record's description, not its bitmap; a search reads and
-checks only the bitmap pages its query's bits fall in (usually one per window, as most
-windows rule a missing query out on its first gram). So a search costs the same whatever
-the windows' length.
+Cost. Opening the cache reads each record's description, not its bitmaps; a search reads
+and checks only the bitmap pages its query's bits fall in (usually one per window, as most
+windows rule a missing query out on its first gram, and one per block of a window that lets
+the query pass). So a search costs the same whatever the windows' length.
 
 Only a process that holds the session open for writing writes the cache, so the session's
 write lock keeps writers apart; a filter is appended as one record with one ``write``, and a
@@ -31,9 +32,11 @@ either file complete, or a torn last record it ignores. A file that cannot be wr
 read-only directory, a full disk) leaves the filters in memory. The file is created with the
 session file's permission bits, never wider, and a link in its place is not followed.
 
-Format: the line ``ctxmodes tree search cache 2``, then records: ``b"\\0rec"``, the lengths
-of the description and of the bitmap and the description's CRC-32 (little-endian 32-bit
-each), the description (a JSON object, :class:`FilterRecord`), then the bitmap.
+Format: the line ``ctxmodes tree search cache 3``, then records: ``b"\\0rec"``, the lengths
+of the description and of the bitmaps and the description's CRC-32 (little-endian 32-bit
+each), the description (a JSON object, :class:`FilterRecord`), then the bitmaps: the
+window's, then each block's, newest first. (A file of an earlier version, whose records have
+no blocks, is ignored, and replaced by the next process that writes the session.)
 """
 
 from __future__ import annotations
@@ -45,6 +48,7 @@ import struct
 import tempfile
 import zlib
 from collections.abc import Callable, Sequence
+from itertools import accumulate
 from pathlib import Path
 from typing import Annotated, Final
 
@@ -52,18 +56,13 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ctxmodes import SessionView
 from ctxmodes.session import codec
-from ctxmodes_tree.gram_filter import (
-    BYTE_ORDER,
-    GRAM_BYTES,
-    GramFilter,
-    SearchFilter,
-    query_bits,
-)
+from ctxmodes_tree.gram_filter import BYTE_ORDER, GRAM_BYTES, query_bits
 from ctxmodes_tree.traversal import VerifiedArchive
+from ctxmodes_tree.window_filter import SearchFilter, WindowFilter
 
 #: Appended to the session file's name.
 CACHE_SUFFIX: Final = ".tree-search"
-_MAGIC: Final = b"ctxmodes tree search cache 2\n"
+_MAGIC: Final = b"ctxmodes tree search cache 3\n"
 _MARKER: Final = b"\x00rec"
 _FRAME: Final = struct.Struct("<4sIII")
 #: Bytes of bitmap checked by one CRC-32, and read at a time.
@@ -79,7 +78,8 @@ _Id = Annotated[str, Field(min_length=1)]
 
 class FilterRecord(BaseModel):
     """The description of one persisted filter: what it covers, the session file it was
-    made from, and its bitmap's shape and page checksums."""
+    made from, and its bitmaps' shape (the window's ``bits``, then each block's, newest
+    first) and page checksums."""
 
     model_config = ConfigDict(strict=True, frozen=True, extra="forbid")
 
@@ -93,6 +93,8 @@ class FilterRecord(BaseModel):
     gram_bytes: Annotated[int, Field(ge=GRAM_BYTES, le=GRAM_BYTES)]
     byte_order: str
     bits: Annotated[int, Field(gt=0)]
+    block_entries: Annotated[int, Field(gt=0)]
+    block_bits: list[Annotated[int, Field(gt=0)]]
     page_bytes: Annotated[int, Field(ge=PAGE_BYTES, le=PAGE_BYTES)]
     pages: list[int]
 
@@ -112,11 +114,11 @@ class _FileIdentity:
 
 
 class _StoredFilter:
-    """A filter whose bitmap stays in the cache file: each page is read and checked the
+    """A filter whose bitmaps stay in the cache file: each page is read and checked the
     first time a query needs one of its bits. A page that fails its check makes the filter
     answer "may contain" from then on."""
 
-    __slots__ = ("_bitmap_at", "_cache", "_pages", "_read", "broken", "record")
+    __slots__ = ("_bitmap_at", "_blocks", "_cache", "_pages", "_read", "broken", "record")
 
     def __init__(self, cache: SearchCache, record: FilterRecord, bitmap_at: int) -> None:
         self._cache = cache
@@ -124,14 +126,31 @@ class _StoredFilter:
         self._bitmap_at = bitmap_at
         self._read: dict[int, bytes] = {}
         self._pages = record.pages
+        # Where each block's bitmap starts, in bytes after the window's.
+        starts = accumulate((bits // 8 for bits in record.block_bits), initial=record.bits // 8)
+        self._blocks = list(starts)[:-1]
         self.broken = False
 
+    @property
+    def block_entries(self) -> int:
+        return self.record.block_entries
+
     def may_contain(self, query: str) -> bool:
-        bits = query_bits(query, self.record.bits)
+        return self._may_contain(query, 0, self.record.bits)
+
+    def blocks_may_contain(self, query: str) -> list[bool]:
+        return [
+            self._may_contain(query, start, bits)
+            for start, bits in zip(self._blocks, self.record.block_bits, strict=True)
+        ]
+
+    def _may_contain(self, query: str, start: int, size: int) -> bool:
+        """Whether the bitmap of ``size`` bits from byte ``start`` lets ``query`` pass."""
+        bits = query_bits(query, size)
         if bits is None or self.broken:
             return True
         for bit in bits:
-            byte = bit >> 3
+            byte = start + (bit >> 3)
             page = self._page(byte // PAGE_BYTES)
             if page is None:
                 return True
@@ -142,7 +161,7 @@ class _StoredFilter:
     def _page(self, number: int) -> bytes | None:
         page = self._read.get(number)
         if page is None:
-            length = min(PAGE_BYTES, self.record.bits // 8 - number * PAGE_BYTES)
+            length = min(PAGE_BYTES, _bitmap_bytes(self.record) - number * PAGE_BYTES)
             page = self._cache.read_at(self._bitmap_at + number * PAGE_BYTES, length)
             if page is None:
                 return None  # unreadable (the cache was let go of): not damaged
@@ -154,7 +173,8 @@ class _StoredFilter:
         return page
 
     def bitmap(self) -> bytes | None:
-        """The whole bitmap, every page checked (``None`` when one fails)."""
+        """The whole bitmap (the window's and the blocks'), every page checked (``None``
+        when one fails)."""
         pages = [self._page(number) for number in range(len(self._pages))]
         if any(page is None for page in pages):
             return None
@@ -203,7 +223,7 @@ class SearchCache:
                 return found
         return None
 
-    def remember(self, archive: VerifiedArchive, kept: Sequence[str], found: GramFilter) -> None:
+    def remember(self, archive: VerifiedArchive, kept: Sequence[str], found: WindowFilter) -> None:
         """Keep ``found``, the filter of the items of ``kept``, and persist it when the
         session is open for writing."""
         if not kept:
@@ -220,9 +240,11 @@ class SearchCache:
             count=len(kept),
             gram_bytes=GRAM_BYTES,
             byte_order=BYTE_ORDER,
-            bits=found.size,
+            bits=found.whole.size,
+            block_entries=found.block_entries,
+            block_bits=[block.size for block in found.blocks],
             page_bytes=PAGE_BYTES,
-            pages=_page_checksums(found.bitmap),
+            pages=_page_checksums(found.bitmap()),
         )
         self._filters.setdefault(record.manifest, []).insert(0, (record, found))
         if identity is not None and self.persists:
@@ -287,7 +309,7 @@ class SearchCache:
             if record is None or record.session != session_id or not identity.matches(record):
                 self.damaged = True
                 continue
-            stored = _StoredFilter(self, record, next_offset - record.bits // 8)
+            stored = _StoredFilter(self, record, next_offset - _bitmap_bytes(record))
             self._filters.setdefault(record.manifest, []).append((record, stored))
 
     def _record_at(self, offset: int, length: int) -> tuple[FilterRecord | None, int] | None:
@@ -311,16 +333,18 @@ class SearchCache:
         except ValueError:
             return None, end
         pages = -(-bitmap_length // PAGE_BYTES)
+        sizes = [record.bits, *record.block_bits]
         if (
             record.byte_order != BYTE_ORDER
-            or record.bits != bitmap_length * 8
-            or record.bits % 64
+            or _bitmap_bytes(record) != bitmap_length
+            or any(size % 64 for size in sizes)
             or len(record.pages) != pages
+            or len(record.block_bits) not in (0, -(-record.count // record.block_entries))
         ):
             return None, end
         return record, end
 
-    def _persist(self, record: FilterRecord, found: GramFilter) -> None:
+    def _persist(self, record: FilterRecord, found: WindowFilter) -> None:
         assert self._path is not None
         if self.damaged:
             self._replace()
@@ -334,7 +358,7 @@ class SearchCache:
             status = os.fstat(fd)
             if not stat.S_ISREG(status.st_mode):
                 return
-            os.write(fd, (b"" if status.st_size else _MAGIC) + _frame(record, found.bitmap))
+            os.write(fd, (b"" if status.st_size else _MAGIC) + _frame(record, found.bitmap()))
         finally:
             os.close(fd)
 
@@ -375,11 +399,14 @@ def _covers(record: FilterRecord, interval: Sequence[str], kept: Sequence[str]) 
 
 
 def _bitmap_of(found: SearchFilter) -> bytes | None:
-    """A filter's bitmap, checked (``None`` when it no longer checks out)."""
-    if isinstance(found, _StoredFilter):
-        return found.bitmap()
-    assert isinstance(found, GramFilter)
-    return bytes(found.bitmap)
+    """A filter's bitmaps, checked (``None`` when they no longer check out)."""
+    assert isinstance(found, _StoredFilter | WindowFilter)
+    return found.bitmap()
+
+
+def _bitmap_bytes(record: FilterRecord) -> int:
+    """The bytes of a record's bitmaps: the window's, then the blocks'."""
+    return (record.bits + sum(record.block_bits)) // 8
 
 
 def _page_checksums(bitmap: bytes | memoryview) -> list[int]:

@@ -19,6 +19,7 @@ import pytest
 
 from ctxmodes.session.manager import SessionManager
 from ctxmodes.windows.retrieval import answer_history
+from ctxmodes_tree import window_filter
 from ctxmodes_tree.search_cache import CACHE_SUFFIX, PAGE_BYTES, SearchCache
 from ctxmodes_tree.state import TreeState
 from ctxmodes_tree.traversal import ArchiveLimits
@@ -183,6 +184,82 @@ def test_searches_answer_the_same_with_and_without_the_cache(decoys, limits, mon
     assert hits[NOWHERE] == 0
 
 
+def _blocks_kept(file: Path) -> list[int]:
+    """How many block filters the cache holds for each archived window."""
+    with resumed(file) as state:
+        cache = SearchCache(state.manager)
+        try:
+            kept = [
+                cache.filter_for(window, window.entry_ids[-1:])
+                for window in state.archives.archives
+            ]
+            return [len(found.blocks_may_contain(NOWHERE)) if found else -1 for found in kept]
+        finally:
+            cache.close()
+
+
+@pytest.mark.parametrize(
+    ("block_entries", "indexed", "searched"),
+    [
+        # Every entry its own block: each decoy text alone.
+        (1, None, None),
+        # "tail-A" and "head-B" in different blocks; searched with narrower bounds, the
+        # oldest block kept is cut short.
+        (2, None, ArchiveLimits(max_items=7)),
+        # Blocks of three cut across the filler and the decoys, within the bounds.
+        (3, ArchiveLimits(max_items=12), ArchiveLimits(max_items=12)),
+    ],
+)
+def test_searches_answer_the_same_wherever_blocks_cut_a_window(
+    decoys, monkeypatch, block_entries, indexed, searched
+) -> None:
+    file = decoys
+    monkeypatch.setattr(window_filter, "BLOCK_ENTRIES", block_entries)
+    without = answers(file, searched)
+    index_every_window(file, indexed)
+    limit = (indexed or ArchiveLimits()).max_items
+    expected = [-(-min(limit, size) // block_entries) for size in _window_sizes(file)]
+    assert _blocks_kept(file) == expected
+    assert answers(file, searched) == without
+    hits = {query: len(without[(query, False, ("limit", 25))]["items"]) for query in QUERIES}
+    # Found within one block each; a query that spans two items is no hit, whether the
+    # items share a block or not.
+    assert hits["Secret"] == hits["x\ud83dy"] == hits["café"] == 1
+    assert hits["tail-Ahead-B"] == hits["tail-A\x00head-B"] == 0
+
+
+def test_a_search_with_few_hits_reads_only_the_blocks_that_may_hold_them(
+    manager, script, monkeypatch
+) -> None:
+    monkeypatch.setattr(window_filter, "BLOCK_ENTRIES", 16)
+    rng = random.Random(5)
+    words = ["".join(rng.choices(string.ascii_lowercase, k=rng.randint(3, 9))) for _ in range(300)]
+    for n in range(60):
+        script.exchange(n, detail=f"tag{n:02}x " + " ".join(rng.choices(words, k=20)))
+    script.rollover("Summary of window 0", EMPTY_SNAPSHOT)
+    manager.close()
+    file = manager.session_file
+    index_every_window(file)
+    (size,) = _window_sizes(file)
+    assert _blocks_kept(file) == [-(-size // 16)]
+    read_in_all = 0
+    for n in (0, 3, 4, 31, 59):
+        for recent_first in (False, True):
+            with resumed(file) as state:
+                read = counting_reads(state, monkeypatch)
+                found = history(
+                    state, "search_contents", query=f"tag{n:02}x", recent_first=recent_first
+                )
+                (hit,) = found["items"]
+                assert hit["truncated_content"].startswith(f"output {n} tag{n:02}x")
+                # The block that holds it, and the few whose filters let the query pass
+                # (a tag shares most of its grams with its neighbours').
+                assert 0 < len(read) <= 3 * 16
+                read_in_all += len(read)
+    # Without the blocks, each search would read the whole window.
+    assert read_in_all <= 10 * size // 10
+
+
 def test_a_search_the_cache_rules_out_reads_no_archived_entry(decoys, monkeypatch) -> None:
     file = decoys
     with resumed(file, read_only=False) as state:
@@ -285,6 +362,22 @@ def test_a_cache_that_is_not_one_is_ignored(decoys, monkeypatch, content) -> Non
     assert expected == sum(_window_sizes(file))
     cache_of(file).write_bytes(content)
     assert _first_search_reads(file, monkeypatch) == expected
+
+
+def test_a_cache_of_an_earlier_version_is_ignored_and_replaced(decoys, monkeypatch) -> None:
+    file = decoys
+    expected = _first_search_reads(file, monkeypatch)
+    index_every_window(file)
+    cache = cache_of(file)
+    current = cache.read_bytes()
+    assert current.startswith(b"ctxmodes tree search cache 3\n")
+    # The same records under the version-2 line (whose records had no block filters).
+    cache.write_bytes(current.replace(b"cache 3\n", b"cache 2\n", 1))
+    assert _first_search_reads(file, monkeypatch) == expected
+    # A writing process replaces it, with the records it made.
+    _first_search_reads(file, monkeypatch, read_only=False)
+    assert cache.read_bytes().startswith(b"ctxmodes tree search cache 3\n")
+    assert _first_search_reads(file, monkeypatch) == 0
 
 
 def test_another_sessions_cache_is_ignored(tmp_path, decoys, monkeypatch) -> None:
