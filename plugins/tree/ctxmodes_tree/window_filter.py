@@ -10,10 +10,12 @@ within one entry, so within one block: every gram of its text is in its block's 
 cutting the window into blocks loses no hit (grams that straddle two items, which no hit
 needs, may be lost at a cut).
 
-Blocks are asked only after the window's filter let the query pass, so they keep
-:data:`BLOCK_BITS_PER_GRAM` bits per distinct gram, half the window's: the cache stays
-small, and a block without a hit still fails a query of a few grams almost always (with one
-bit in five set, about 1 % for three grams, under 0.01 % for six).
+Blocks are asked only after the window's filter let the query pass, and the sum of their
+distinct grams is several times the window's, so they keep :data:`BLOCK_BITS_PER_GRAM` bits
+per distinct gram, a quarter of the window's, to keep the cache small: about two bits in
+five are set, so a block without a hit lets a query pass with a probability of about 0.39
+per gram of the query it lacks (6 % for three such grams, 0.4 % for six). A block let
+through costs a read of its entries, never a hit.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from ctxmodes_tree.gram_filter import BITS_PER_GRAM, GramFilter, grams_of_texts
 #: hold a hit (a search reads the blocks' entries in the growing reads it always makes).
 BLOCK_ENTRIES: Final = 128
 #: Bits of a block's bitmap per distinct gram.
-BLOCK_BITS_PER_GRAM: Final = 4
+BLOCK_BITS_PER_GRAM: Final = 2
 
 
 class SearchFilter(Protocol):
