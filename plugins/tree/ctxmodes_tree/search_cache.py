@@ -33,9 +33,11 @@ read-only directory, a full disk) leaves the filters in memory. The file is crea
 session file's permission bits, never wider, and a link in its place is not followed.
 
 Format: the line ``ctxmodes tree search cache 3``, then records: ``b"\\0rec"``, the lengths
-of the description and of the bitmaps and the description's CRC-32 (little-endian 32-bit
-each), the description (a JSON object, :class:`FilterRecord`), then the bitmaps: the
-window's, then each block's, newest first. (A file of an earlier version, whose records have
+of the description and of the rest and the description's CRC-32 (little-endian 32-bit
+each), the description (a JSON object, :class:`FilterRecord`), the CRC-32 of each page of
+the bitmaps that the window's bitmap does not touch (little-endian 32-bit each; the
+description holds the others'), then the bitmaps: the window's, then each block's, newest
+first. (A file of an earlier version, whose records have
 no blocks, is ignored, and replaced by the next process that writes the session.)
 """
 
@@ -96,7 +98,11 @@ class FilterRecord(BaseModel):
     block_entries: Annotated[int, Field(gt=0)]
     block_bits: list[Annotated[int, Field(gt=0)]]
     page_bytes: Annotated[int, Field(ge=PAGE_BYTES, le=PAGE_BYTES)]
+    #: The checksums of the pages the window's bitmap touches.
     pages: list[int]
+    #: The checksum of the table of the other pages' checksums (the blocks'), kept in binary
+    #: before the bitmaps, so that the description stays short whatever the window's length.
+    block_pages: int
 
 
 class _FileIdentity:
@@ -125,7 +131,8 @@ class _StoredFilter:
         self.record = record
         self._bitmap_at = bitmap_at
         self._read: dict[int, bytes] = {}
-        self._pages = record.pages
+        # The window's pages' checksums; the blocks' are read with the first block page.
+        self._pages: list[int] | tuple[int, ...] = record.pages
         # Where each block's bitmap starts, in bytes after the window's.
         starts = accumulate((bits // 8 for bits in record.block_bits), initial=record.bits // 8)
         self._blocks = list(starts)[:-1]
@@ -161,21 +168,39 @@ class _StoredFilter:
     def _page(self, number: int) -> bytes | None:
         page = self._read.get(number)
         if page is None:
+            if number >= len(self._pages) and not self._read_block_checksums():
+                return None
             length = min(PAGE_BYTES, _bitmap_bytes(self.record) - number * PAGE_BYTES)
             page = self._cache.read_at(self._bitmap_at + number * PAGE_BYTES, length)
             if page is None:
                 return None  # unreadable (the cache was let go of): not damaged
             if len(page) != length or zlib.crc32(page) != self._pages[number]:
-                self.broken = True
-                self._cache.damaged = True
+                self._break()
                 return None
             self._read[number] = page
         return page
 
+    def _read_block_checksums(self) -> bool:
+        """Read and check the table of the blocks' pages' checksums, which lies just before
+        the bitmaps (``False`` when it cannot be read or fails its check)."""
+        count = _page_count(self.record) - len(self.record.pages)
+        table = self._cache.read_at(self._bitmap_at - 4 * count, 4 * count)
+        if table is None:
+            return False
+        if len(table) != 4 * count or zlib.crc32(table) != self.record.block_pages:
+            self._break()
+            return False
+        self._pages = (*self.record.pages, *struct.unpack(f"<{count}I", table))
+        return True
+
+    def _break(self) -> None:
+        self.broken = True
+        self._cache.damaged = True
+
     def bitmap(self) -> bytes | None:
         """The whole bitmap (the window's and the blocks'), every page checked (``None``
         when one fails)."""
-        pages = [self._page(number) for number in range(len(self._pages))]
+        pages = [self._page(number) for number in range(_page_count(self.record))]
         if any(page is None for page in pages):
             return None
         return b"".join(page for page in pages if page is not None)
@@ -230,6 +255,8 @@ class SearchCache:
             return
         self._load()
         identity = self._identity()
+        checksums = _page_checksums(found.bitmap())
+        window_pages = -(-found.whole.size // 8 // PAGE_BYTES)
         record = FilterRecord(
             session=self._session.session_id,
             device=identity.device if identity is not None else 0,
@@ -244,7 +271,8 @@ class SearchCache:
             block_entries=found.block_entries,
             block_bits=[block.size for block in found.blocks],
             page_bytes=PAGE_BYTES,
-            pages=_page_checksums(found.bitmap()),
+            pages=checksums[:window_pages],
+            block_pages=zlib.crc32(_table(checksums[window_pages:])),
         )
         self._filters.setdefault(record.manifest, []).insert(0, (record, found))
         if identity is not None and self.persists:
@@ -319,8 +347,8 @@ class SearchCache:
         head = self.read_at(offset, _FRAME.size + _DESCRIPTION_GUESS)
         if head is None or len(head) < _FRAME.size:
             return None
-        marker, meta_length, bitmap_length, checksum = _FRAME.unpack_from(head)
-        end = offset + _FRAME.size + meta_length + bitmap_length
+        marker, meta_length, rest_length, checksum = _FRAME.unpack_from(head)
+        end = offset + _FRAME.size + meta_length + rest_length
         if marker != _MARKER or end > length:
             return None
         meta: bytes | None = head[_FRAME.size : _FRAME.size + meta_length]
@@ -332,13 +360,13 @@ class SearchCache:
             record = FilterRecord.model_validate(codec.loads(meta))
         except ValueError:
             return None, end
-        pages = -(-bitmap_length // PAGE_BYTES)
         sizes = [record.bits, *record.block_bits]
+        block_pages = _page_count(record) - len(record.pages)
         if (
             record.byte_order != BYTE_ORDER
-            or _bitmap_bytes(record) != bitmap_length
             or any(size % 64 for size in sizes)
-            or len(record.pages) != pages
+            or len(record.pages) != -(-record.bits // 8 // PAGE_BYTES)
+            or _bitmap_bytes(record) + 4 * block_pages != rest_length
             or len(record.block_bits) not in (0, -(-record.count // record.block_entries))
         ):
             return None, end
@@ -409,14 +437,24 @@ def _bitmap_bytes(record: FilterRecord) -> int:
     return (record.bits + sum(record.block_bits)) // 8
 
 
+def _page_count(record: FilterRecord) -> int:
+    return -(-_bitmap_bytes(record) // PAGE_BYTES)
+
+
+def _table(checksums: Sequence[int]) -> bytes:
+    return struct.pack(f"<{len(checksums)}I", *checksums)
+
+
 def _page_checksums(bitmap: bytes | memoryview) -> list[int]:
     starts = range(0, len(bitmap), PAGE_BYTES)
     return [zlib.crc32(bitmap[start : start + PAGE_BYTES]) for start in starts]
 
 
-def _frame(record: FilterRecord, bitmap: bytes | memoryview) -> bytes:
+def _frame(record: FilterRecord, bitmap: bytes) -> bytes:
+    """A record: its header, description, the blocks' pages' checksums, then the bitmaps."""
     meta = codec.dumps(record.model_dump())
-    return _FRAME.pack(_MARKER, len(meta), len(bitmap), zlib.crc32(meta)) + meta + bytes(bitmap)
+    rest = _table(_page_checksums(bitmap)[len(record.pages) :]) + bitmap
+    return _FRAME.pack(_MARKER, len(meta), len(rest), zlib.crc32(meta)) + meta + rest
 
 
 def _open_regular(path: Path | None) -> int | None:

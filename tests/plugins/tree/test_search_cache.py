@@ -10,6 +10,7 @@ import shutil
 import stat
 import string
 import struct
+import zlib
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -228,21 +229,27 @@ def test_searches_answer_the_same_wherever_blocks_cut_a_window(
     assert hits["tail-Ahead-B"] == hits["tail-A\x00head-B"] == 0
 
 
-def test_a_search_with_few_hits_reads_only_the_blocks_that_may_hold_them(
-    manager, script, monkeypatch
-) -> None:
-    monkeypatch.setattr(window_filter, "BLOCK_ENTRIES", 16)
+def build_named(manager, script) -> tuple[Path, list[str]]:
+    """One archived window of 60 exchanges, each with a name of its own (as a function or a
+    file name is) among words that every block shares, indexed in blocks of 16 entries;
+    returns the file and the names."""
     rng = random.Random(5)
     words = ["".join(rng.choices(string.ascii_lowercase, k=rng.randint(3, 9))) for _ in range(300)]
-    # Each exchange with a name of its own (as a function or a file name is), among words
-    # that every block shares.
     names = ["".join(rng.choices(string.ascii_uppercase, k=8)) for _ in range(60)]
     for n in range(60):
         script.exchange(n, detail=f"{names[n]} " + " ".join(rng.choices(words, k=20)))
     script.rollover("Summary of window 0", EMPTY_SNAPSHOT)
     manager.close()
-    file = manager.session_file
+    file: Path = manager.session_file
     index_every_window(file)
+    return file, names
+
+
+def test_a_search_with_few_hits_reads_only_the_blocks_that_may_hold_them(
+    manager, script, monkeypatch
+) -> None:
+    monkeypatch.setattr(window_filter, "BLOCK_ENTRIES", 16)
+    file, names = build_named(manager, script)
     (size,) = _window_sizes(file)
     assert _blocks_kept(file) == [-(-size // 16)]
     read_in_all = 0
@@ -342,6 +349,32 @@ def test_a_damaged_record_is_ignored_and_rewritten(decoys, monkeypatch) -> None:
     _first_search_reads(file, monkeypatch, read_only=False)
     assert _records_in(file) == 3
     assert _first_search_reads(file, monkeypatch) == 0
+
+
+def test_a_damaged_table_of_block_checksums_costs_a_read_not_a_hit(
+    manager, script, monkeypatch
+) -> None:
+    monkeypatch.setattr(window_filter, "BLOCK_ENTRIES", 16)
+    file, names = build_named(manager, script)
+    cache = cache_of(file)
+    data = bytearray(cache.read_bytes())
+    # The record's description, then the table of its blocks' pages' checksums.
+    header = data.index(b"\x00rec")
+    _, meta_length, _, _ = struct.unpack_from("<4sIII", data, header)
+    table = header + 16 + meta_length
+    record = json.loads(data[header + 16 : table])
+    assert record["block_bits"]
+    assert record["block_pages"] != zlib.crc32(b"")  # the table is not empty
+    data[table] ^= 0x01
+    cache.write_bytes(bytes(data))
+    with resumed(file) as state:
+        read = counting_reads(state, monkeypatch)
+        (hit,) = history(state, "search_contents", query=names[30])["items"]
+        # The window's own bitmap let the query pass; its blocks could not be checked, so
+        # the window was read within its bounds.
+        (archive,) = state.archives.archives
+        assert hit["window_id"] == archive.window_id
+        assert sorted(read) == sorted(archive.entry_ids)
 
 
 def test_a_torn_last_record_costs_only_that_window(decoys, monkeypatch) -> None:
