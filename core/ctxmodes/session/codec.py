@@ -33,7 +33,8 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from functools import cache
 from typing import Any, Final
 
 import orjson
@@ -45,9 +46,11 @@ __all__ = [
     "dumps",
     "dumps_items",
     "dumps_line",
+    "dumps_restringified",
     "js_number",
     "loads",
     "loads_rejected",
+    "loads_to_restringify",
     "nested_too_deeply",
 ]
 
@@ -360,6 +363,61 @@ def dumps_items(values: list[Any]) -> bytes:
     if direct is not None:
         return direct[1:-1]
     return b",".join(map(dumps, values))
+
+
+def _restringified_float(text: str) -> Any:
+    """A float literal as a value orjson writes the way ``JSON.stringify`` writes the number."""
+    value = float(text)
+    if value.is_integer():  # orjson writes ``1.0``, JavaScript ``1``
+        return _float(value)
+    if b"e" in orjson.dumps(value):  # orjson's plain decimal notation is JavaScript's
+        return orjson.Fragment(js_number(value))
+    return value
+
+
+@cache
+def _restringify_decoder() -> Callable[[bytes | bytearray | memoryview], Any]:
+    # msgspec hands each float literal to a hook as text (orjson has no such hook); loaded
+    # on first use, since most users of this module need only orjson.
+    import msgspec
+
+    return msgspec.json.Decoder(float_hook=_restringified_float).decode
+
+
+# A key ending in a digit (which may be an array index, which JavaScript writes first): in
+# orjson's output a quote followed by a colon only ever ends a key.
+_KEY_ENDING_IN_DIGIT: Final = re.compile(rb'":(?<=[0-9]":)').search
+
+
+def loads_to_restringify(data: bytes | bytearray | memoryview) -> Any:
+    """Parse a JSON text only to encode it again with :func:`dumps_restringified`: as
+    :func:`loads`, except that each float is decoded as what makes orjson write it as
+    ``JSON.stringify`` does (an integral one as an ``int``, one orjson writes with an exponent
+    pre-rendered), so encoding needs no search of its output for numbers. The values are for
+    that encoding only: some floats are not ``float`` objects.
+
+    :raises JsonDecodeError: if the text is not JSON or holds what only :func:`loads` reads
+        as ``JSON.parse`` does (a lone surrogate escape, bytes that are not UTF-8).
+    """
+    decode = _restringify_decoder()
+    try:
+        return decode(data)
+    except (ValueError, RecursionError) as exc:  # msgspec.DecodeError is a ValueError
+        raise JsonDecodeError(str(exc)) from None
+
+
+def dumps_restringified(values: list[Any]) -> bytes | None:
+    """The members of ``values``, each decoded by :func:`loads_to_restringify` (or an
+    ``orjson.Fragment`` of :func:`dumps`), as ``JSON.stringify`` writes them, comma-separated
+    without the brackets; ``None`` where orjson alone would write something otherwise (a key
+    that may be an array index, an integer beyond 2**53, nesting beyond orjson's limit)."""
+    try:
+        out = orjson.dumps(values, default=_refuse, option=_FAST_OPTIONS)
+    except (orjson.JSONEncodeError, TypeError):
+        return None
+    if _KEY_ENDING_IN_DIGIT(out):
+        return None
+    return out[1:-1]
 
 
 def dumps_line(value: Any) -> bytes:

@@ -19,6 +19,7 @@ from array import array
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Final, Self, TypeVar, overload
 
+from ctxmodes.session import codec
 from ctxmodes.session.ids import timestamp_ms
 from ctxmodes.session.jsvalues import js_truthy
 from ctxmodes.session.store import NO_ENTRY, ActivePath, EntryTable
@@ -162,6 +163,27 @@ class _MessageLog:
             for entry in peek(sources[block : min(stop, block + _READ_BLOCK)]):
                 yield _message_of(entry)
 
+    def iter_stringified(self, start: int, stop: int) -> Iterator[bytes]:
+        """Messages ``start`` to ``stop`` as ``JSON.stringify`` writes them, a block at a time
+        (comma-separated, without brackets). Entries read from the file are decoded for
+        encoding alone (:meth:`EntryTable.peek_to_restringify`), which spares searching the
+        output for numbers orjson writes otherwise; a block that cannot be read that way
+        takes the general encoder."""
+        for block in range(start, stop, _READ_BLOCK):
+            end = min(stop, block + _READ_BLOCK)
+            if self._json is not None:
+                yield codec.dumps_items(self._json[block:end])
+                continue
+            assert self._table is not None
+            indexes = self.sources[block:end]
+            entries = self._table.peek_to_restringify(indexes)
+            encoded = None
+            if entries is not None:
+                encoded = codec.dumps_restringified(list(map(_message_of, entries)))
+            if encoded is None:
+                encoded = codec.dumps_items(list(map(_message_of, self._table.peek(indexes))))
+            yield encoded
+
     def iter_models(self, start: int, stop: int) -> Iterator[AgentMessage]:
         models = self._models
         for position, message in enumerate(self.iter_json(start, stop), start):
@@ -246,6 +268,12 @@ class SessionContext:
     @property
     def message_json(self) -> Sequence[JsonObject]:
         return _Prefix(self._log.json, self._log.iter_json, self._length)
+
+    def stringified_messages(self) -> Iterator[bytes]:
+        """:attr:`message_json` as ``JSON.stringify`` writes each message, a block of
+        messages at a time, comma-separated without brackets (read through once, as
+        iterating does)."""
+        return self._log.iter_stringified(0, self._length)
 
     @property
     def messages(self) -> Sequence[AgentMessage]:

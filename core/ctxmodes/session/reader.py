@@ -49,7 +49,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from itertools import accumulate, compress, islice, repeat
-from operator import add, attrgetter, is_, is_not, itemgetter, ne
+from operator import attrgetter, is_, is_not, itemgetter, ne
 from pathlib import Path
 from types import FrameType
 from typing import Any, BinaryIO, Final, Literal
@@ -121,6 +121,7 @@ _HEAD_TYPE: Final = attrgetter("type")
 _HEAD_ID: Final = attrgetter("id")
 _HEAD_PARENT: Final = attrgetter("parentId")
 _HEAD_MESSAGE: Final = attrgetter("message")
+_PRESENT_ONLY: Final = {_Present}
 _is_none: Final = partial(is_, None)
 # One shared string per entry type Pi writes: a decoder makes a new one per line (~56 bytes
 # each, 56 MB for a million entries), and equality with a shared string is an identity test.
@@ -368,22 +369,29 @@ class _Scanner:
             types = list(map(_HEAD_TYPE, heads))
             ids = list(map(_HEAD_ID, heads))
             parents = list(map(_HEAD_PARENT, heads))
-        if "session" in types:
+        count = len(ids)
+        # Most runs hold messages alone: one count (an identity test per entry, the types
+        # being shared strings) spares looking for each of the other types.
+        only_messages = types.count("message") == count
+        if not only_messages and "session" in types:
             return -1
         result = self.result
         base = len(result.ids)
-        lengths = list(map(len, lines))
-        starts = list(accumulate(map((1).__add__, lengths), initial=offset))
-        end = starts.pop()
-        result.starts.extend(starts)
-        result.ends.extend(map(add, starts, lengths))
+        # Each line's length, then its line break's: running sums give every line's start
+        # and end in turn, in one pass and without a call per line.
+        steps = [1] * (2 * count)
+        steps[::2] = map(len, lines)
+        bounds = list(accumulate(steps, initial=offset))
+        end = bounds.pop()
+        # Arrays built from lists and appended whole: a third of extending them item by item.
+        result.starts += array("q", bounds[::2])
+        result.ends += array("q", bounds[1::2])
         result.types.extend(types)
-        count = len(ids)
         # Pi appends each entry as a child of the one before it: assume that, and leave the
         # few entries whose parent is not the previous line to be resolved by id at the end.
         previous_ids = [result.ids[base - 1] if base else None, *ids[:-1]]
         result.ids.extend(ids)
-        result.parent_indexes.extend(range(base - 1, base + count - 1))
+        result.parent_indexes += array("q", range(base - 1, base + count - 1))
         # Most runs are one chain: one comparison of the lists, stopping at the first break.
         differs = [] if parents == previous_ids else list(map(ne, parents, previous_ids))
         # A parent id equal to the previous entry's id is kept as that id's string: one
@@ -405,8 +413,10 @@ class _Scanner:
             )
         if decoded:
             result.decoded.update(zip(range(base, base + count), heads, strict=True))
-        if "message" in types:
+        if only_messages or "message" in types:
             self._note_bare_messages(base, types, heads, decoded)
+        if only_messages:
+            return end
         if "branch_summary" in types:
             for position, entry_type in enumerate(types):
                 if entry_type == "branch_summary":
@@ -431,7 +441,10 @@ class _Scanner:
             kinds = map(type, map(dict.get, heads, repeat("message")))
             lacking = compress(range(count), map(is_not, kinds, repeat(dict)))
         else:
-            lacking = compress(range(count), map(_is_none, map(_HEAD_MESSAGE, heads)))
+            messages = list(map(_HEAD_MESSAGE, heads))
+            if set(map(type, messages)) == _PRESENT_ONLY:
+                return  # the common case, told by one pass over the types in C
+            lacking = compress(range(count), map(_is_none, messages))
         # Most entries without a message are of other types; only messages count here.
         self.result.bare.update(base + p for p in lacking if types[p] == "message")
 

@@ -79,7 +79,7 @@ def write_context_report(
     write(b',"contextEntryIds":')
     _write_ids(write, position.ids, position.context_entries)
     write(b',"context":{"messages":')
-    _write_array(write, context.message_json)
+    _write_blocks(write, context.stringified_messages())
     write(b"," + codec.dumps(context.settings_json())[1:])
     if llm:
         converted = map(convert_message_json, context.message_json)

@@ -14,11 +14,13 @@ treated as a root, and the cut is reported.
 
 from __future__ import annotations
 
+import gc
 import os
 import weakref
 from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import compress, filterfalse, repeat
 from operator import attrgetter, ne
@@ -106,6 +108,32 @@ class _MessageRole(msgspec.Struct, gc=False):
 _decode_message_role: Final = msgspec.json.Decoder(_MessageRole).decode
 _decode_message_role_lines: Final = msgspec.json.Decoder(_MessageRole).decode_lines
 _HEAD_ID: Final = attrgetter("id")
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """No cyclic garbage collection while entries are decoded: JSON values hold no cycles,
+    yet the many objects a read builds set off collections, whose full passes walk every id
+    of the index (a sixth of writing out a context of 20,000 messages, at a million entries)."""
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
+class _NeedsFullDecoder(Exception):
+    """A line that only the full decoder reads as ``JSON.parse`` does."""
+
+
+def _loads_to_restringify(line: bytes | memoryview) -> Any:
+    try:
+        return codec.loads_to_restringify(line)
+    except codec.JsonDecodeError:
+        raise _NeedsFullDecoder from None
 
 
 def _role_of(entry: JsonObject) -> Any:
@@ -448,6 +476,28 @@ class EntryTable:
         fresh = self._decode(missing) if missing else {}
         return [decoded[index] if index in decoded else fresh[index] for index in indexes]
 
+    def peek_to_restringify(self, indexes: Sequence[int]) -> list[JsonObject] | None:
+        """The stored JSON objects of several entries as
+        :func:`~ctxmodes.session.codec.loads_to_restringify` decodes their lines, only to be
+        encoded again (read from the lines whether cached or not, and not kept); ``None``
+        when some line holds what only the full decoder reads, when the stored lines are
+        not the entries (an old file migrated in memory) or when the lines are not at hand
+        (every entry was decoded as the file was read)."""
+        appended = self._appended
+        stored = {index for index in indexes if index not in appended}
+        if self.migrated or (stored and self._reader is None):
+            return None
+        try:
+            out = self._decode_stored(stored, to_restringify=True) if stored else {}
+            out.update(
+                (index, _loads_to_restringify(appended[index]))
+                for index in indexes
+                if index in appended
+            )
+        except _NeedsFullDecoder:
+            return None
+        return list(map(out.__getitem__, indexes))
+
     def message_roles(self, indexes: Sequence[int]) -> list[Any]:
         """The ``role`` of the ``message`` of each of these entries that is a ``message``
         (``None`` where it has no message object or its message no role, and for entries of
@@ -595,8 +645,15 @@ class EntryTable:
         out.update(appended)
         return out
 
-    def _decode_stored(self, indexes: set[int]) -> dict[int, JsonObject]:
-        """Decode entries from their lines in the file."""
+    def _decode_stored(
+        self, indexes: set[int], *, to_restringify: bool = False
+    ) -> dict[int, JsonObject]:
+        """Decode entries from their lines in the file (``to_restringify``: as
+        :meth:`peek_to_restringify` decodes them, raising :class:`_NeedsFullDecoder` for a
+        line that needs the full decoder)."""
+        loads: Callable[[memoryview], Any] = codec.loads
+        if to_restringify:
+            loads = _loads_to_restringify
         if self._reader is None:
             raise SessionChangedError("entry data is not available")
         starts = self._starts
@@ -611,35 +668,44 @@ class EntryTable:
                 runs.append([index, index])
         views = self._reader.read_spans([(starts[first], ends[last]) for first, last in runs])
         out: dict[int, JsonObject] = {}
-        for (first, last), view in zip(runs, views, strict=True):
-            if last == first or not self._decode_run(first, last, view, out):
-                base = starts[first]
-                for index in range(first, last + 1):
-                    out[index] = self._decode_line(
-                        index, view[starts[index] - base : ends[index] - base]
-                    )
+        with _collector_paused():
+            for (first, last), view in zip(runs, views, strict=True):
+                if last == first or not self._decode_run(first, last, view, out, to_restringify):
+                    base = starts[first]
+                    for index in range(first, last + 1):
+                        line = view[starts[index] - base : ends[index] - base]
+                        out[index] = self._decode_line(index, line, loads)
         if self._rename_hooks:
             for value in out.values():
                 rename_hook_message(value)
         return out
 
     def _decode_run(
-        self, first: int, last: int, view: memoryview, out: dict[int, JsonObject]
+        self,
+        first: int,
+        last: int,
+        view: memoryview,
+        out: dict[int, JsonObject],
+        to_restringify: bool,
     ) -> bool:
         """Decode the lines of entries ``first`` to ``last`` (all of the bytes in ``view``) in
         one parse; ``False`` (adding nothing) if they are not exactly those entries' lines."""
+        loads = codec.loads_to_restringify if to_restringify else orjson.loads
         try:
-            values = orjson.loads(b"[" + bytes(view).replace(b"\n", b",") + b"]")
+            values = loads(b"[" + bytes(view).replace(b"\n", b",") + b"]")
             if self.ids[first : last + 1] != list(map(dict.get, values, repeat("id"))):
                 return False  # skipped lines in between, or the file changed
-        except (orjson.JSONDecodeError, TypeError):  # a skipped line, or one orjson rejects
+        # A skipped line, or one only the full decoder reads (both errors are ValueErrors).
+        except (ValueError, TypeError):
             return False
         out.update(zip(range(first, last + 1), values, strict=True))
         return True
 
-    def _decode_line(self, index: int, line: memoryview) -> JsonObject:
+    def _decode_line(
+        self, index: int, line: memoryview, loads: Callable[[memoryview], Any] = codec.loads
+    ) -> JsonObject:
         try:
-            value = codec.loads(line)
+            value = loads(line)
         except codec.JsonDecodeError:
             value = None
         if not isinstance(value, dict) or value.get("id") != self.ids[index]:

@@ -289,3 +289,45 @@ def test_floats_take_the_direct_encoding_only_where_orjson_writes_them_as_javasc
     for value in [*_random_doubles(20_000), -0.0, 0.0, 1e21, 5e-324, 2.0**53]:
         direct = codec._encode_directly([value], 0)
         assert direct is None or direct == b"[" + codec.js_number(value).encode() + b"]", value
+
+
+def _restringified(text: bytes) -> bytes | None:
+    """``text`` decoded for encoding again and encoded, ``None`` where that way declines."""
+    try:
+        value = codec.loads_to_restringify(text)
+    except codec.JsonDecodeError:
+        return None
+    return codec.dumps_restringified([value])
+
+
+@given(_JSON_VALUES, st.booleans())
+def test_restringifying_gives_json_stringifys_bytes_or_declines(value: Any, spaced: bool) -> None:
+    # Decoded only to be encoded again, without the search for numbers: the general path's
+    # bytes (JSON.stringify's, checked against node above), from canonical or spaced text.
+    try:
+        text = json.dumps(value).encode() if spaced else codec.dumps(value)
+    except (UnicodeEncodeError, ValueError):
+        return
+    encoded = _restringified(text)
+    assert encoded is None or encoded == codec.dumps(codec.loads(text))
+
+
+def test_restringifying_renders_floats_and_declines_what_orjson_writes_otherwise() -> None:
+    for text in (
+        b"[1.0, -0.0, 1e16, 1E5, 1.5e-7, 1e-6, 1e21, 1e400, 0.000123, 2.5]",
+        b'{"a":1e-7}',
+    ):
+        assert _restringified(text) == codec.dumps(codec.loads(text))
+    values = _random_doubles(5000)
+    assert _restringified(orjson.dumps(values)) == codec.dumps(values)
+    declined = (
+        b'{"7":1,"a":2}',  # an array index, which JavaScript writes first
+        b'{"a1":1}',  # a key ending in a digit, which the check cannot tell from one
+        b"[9007199254740993]",  # beyond 2**53: JavaScript rounds it
+        b'["\\ud800"]',  # a lone surrogate: only the full decoder reads it
+        b'["\xff"]',  # not UTF-8: JSON.parse reads U+FFFD
+    )
+    for text in declined:
+        assert _restringified(text) is None, text
+    with pytest.raises(codec.JsonDecodeError):
+        codec.loads_to_restringify(b"[NaN]")

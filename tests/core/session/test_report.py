@@ -1,6 +1,11 @@
 from __future__ import annotations
 
+import os
+import subprocess
 from pathlib import Path
+
+import pytest
+from support.pi_oracle import PiOracle
 
 from ctxmodes.session import codec
 from ctxmodes.session.manager import SessionManager
@@ -74,3 +79,75 @@ def test_entries_read_back_in_runs_skip_exactly_what_the_scan_skipped(tmp_path: 
             written: list[bytes] = []
             write_context_report(bare, written.append)
         assert b"".join(written) == codec.dumps(want) + b"\n"
+
+
+# Pi's report of a file, as JSON.stringify writes it (check_open.mjs's object at the leaf).
+_PI_REPORT = """
+import { pathToFileURL } from "node:url";
+const [lib, file] = process.argv.slice(1);
+const { importCore, resolvePi } = await import(pathToFileURL(lib).href);
+const core = await importCore(resolvePi());
+const manager = core.SessionManager.open(file);
+const context = manager.buildSessionContext();
+process.stdout.write(JSON.stringify({
+    leafId: manager.getLeafId(),
+    branchIds: manager.getBranch().map((entry) => entry.id),
+    contextEntryIds: manager.buildContextEntries().map((entry) => entry.id),
+    context: {
+        messages: context.messages, thinkingLevel: context.thinkingLevel, model: context.model,
+    },
+}) + "\\n");
+"""
+
+
+@pytest.mark.pi
+def test_the_report_is_pis_json_stringify_byte_for_byte(tmp_path: Path, pi: PiOracle) -> None:
+    # Messages read back only to be written again, in blocks: numbers that orjson writes
+    # otherwise than JSON.stringify, escapes, spaces and a duplicated key in the blocks of
+    # the direct way; keys, integers and text that make the last block take the general way.
+    direct = [
+        b"[1.0, -0.0, 1e16, 1E5, 1.5e-7, 1e-6, 1e21, 1e400, 0.000123, 2.5, -9338248829634990.0]",
+        b'"\\u00e9 \\/ \\u2028 \\u007f"',
+        b'{"a": 1, "b": 2.0, "a": 3}',
+    ]
+    general = [
+        b'{"7": 1, "a1": 2, "10": 3}',
+        b"[9007199254740993, 18446744073709551616]",
+        b'"a lone \\ud800 half"',
+        b'"invalid \xff byte"',
+    ]
+    lines = [
+        b'{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}'
+    ]
+    for number in range(1, 1200):
+        content = b'"text %d"' % number
+        if number % 37 == 0:
+            content = direct[number // 37 % len(direct)]
+        if number > 1030 and number % 13 == 0:
+            content = general[number // 13 % len(general)]
+        parent = b"null" if number == 1 else b'"e%d"' % (number - 1)
+        line = (
+            b'{"type":"message","id":"e%d","parentId":%s,"timestamp":"2026-01-01T00:00:01.000Z",'
+            b'"message":{"role":"user","content":%s,"timestamp":%d, "usage": {"cost": %s}}}'
+        ) % (number, parent, content, number, b"0.1" if number % 2 else b"3.0")
+        lines.append(line)
+    path = tmp_path / "odd_numbers.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    with SessionManager.open(path, read_only=True, preload=False) as manager:
+        written: list[bytes] = []
+        write_context_report(manager, written.append)
+    done = subprocess.run(
+        [
+            pi.node,
+            "--input-type=module",
+            "-e",
+            _PI_REPORT,
+            str(pi.oracle / "pi_oracle_lib.mjs"),
+            str(path),
+        ],
+        capture_output=True,
+        env=dict(os.environ, PI_NODE_MODULES=str(pi.node_modules)),
+        check=True,
+        timeout=120,
+    )
+    assert b"".join(written) == done.stdout
