@@ -37,8 +37,8 @@ of the description and of the rest and the description's CRC-32 (little-endian 3
 each), the description (a JSON object, :class:`FilterRecord`), the CRC-32 of each page of
 the bitmaps that the window's bitmap does not touch (little-endian 32-bit each; the
 description holds the others'), then the bitmaps: the window's, then each block's, newest
-first. (A file of an earlier version, whose records have
-no blocks, is ignored, and replaced by the next process that writes the session.)
+first. (A file of an earlier version, whose records have no blocks, is ignored, and
+replaced by the next process that writes the session.)
 """
 
 from __future__ import annotations
