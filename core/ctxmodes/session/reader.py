@@ -60,6 +60,7 @@ import orjson
 from ctxmodes.session import codec
 from ctxmodes.session.entry_types import ENTRY_TYPES
 from ctxmodes.session.errors import NotASessionError, SessionError
+from ctxmodes.session.index_arrays import consecutive
 from ctxmodes.session.jsvalues import js_truthy
 from ctxmodes.session.migrate import (
     migrate_v1_entries,
@@ -177,7 +178,8 @@ class ScanResult:
     types: list[str | None] = field(default_factory=list)
     #: Whether some id is used by more than one entry (found when the scan finishes).
     duplicated: bool = False
-    #: Index of each entry's parent, -1 for none (resolved when the scan finishes).
+    #: Index of each entry's parent, -1 for none (made when the scan finishes: the entry
+    #: before each, except the ``unresolved``, resolved by id).
     parent_indexes: array[int] = field(default_factory=partial(array, "q"))
     #: Entries whose parent is not the entry before them, resolved by id at the end.
     unresolved: list[int] = field(default_factory=list)
@@ -391,7 +393,6 @@ class _Scanner:
         # few entries whose parent is not the previous line to be resolved by id at the end.
         previous_ids = [result.ids[base - 1] if base else None, *ids[:-1]]
         result.ids.extend(ids)
-        result.parent_indexes += array("q", range(base - 1, base + count - 1))
         # Most runs are one chain: one comparison of the lists, stopping at the first break.
         differs = [] if parents == previous_ids else list(map(ne, parents, previous_ids))
         # A parent id equal to the previous entry's id is kept as that id's string: one
@@ -505,7 +506,6 @@ class _Scanner:
     def _add_parent(self, index: int, parent: str | None) -> None:
         result = self.result
         result.parents.append(parent)
-        result.parent_indexes.append(index - 1)
         if not parent or not index or parent != result.ids[index - 1]:
             result.unresolved.append(index)
 
@@ -587,6 +587,9 @@ class _Scanner:
         if result.rename_hook_messages:
             for entry in result.decoded.values():
                 rename_hook_message(entry)
+        if result.ids:
+            # Each entry's parent taken to be the entry before it (see _add_regular).
+            result.parent_indexes = array("q", [-1]) + consecutive(0, len(result.ids) - 1)
         resolve_parents(result)
         if result.header is None and not result.not_a_session and result.size > 0:
             # Pi: a non-empty file without any parsable line is not a session.
