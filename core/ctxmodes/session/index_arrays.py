@@ -29,19 +29,18 @@ def consecutive(start: int, stop: int) -> array[int]:
     count = stop - start
     if count <= _SHORT:
         return array("q", range(start, max(start, stop)))
-    raw = bytearray(_WIDTH * count)
-    for power, column in enumerate(_COLUMNS):
-        block = 256**power
-        if block > stop:
-            break  # this byte and the higher ones are zero throughout
-        if power == 0:
-            turn = start % 256
-            digits = (_EVERY_BYTE[turn:] + _EVERY_BYTE[:turn]) * (count // 256 + 1)
-        else:
-            digits = b"".join(_runs(start, count, block))
-        raw[column::_WIDTH] = digits[:count]
-    out = array("q")
-    out.frombytes(raw)
+    out = array("q", [0]) * count
+    with memoryview(out).cast("B") as raw:
+        for power, column in enumerate(_COLUMNS):
+            block = 256**power
+            if block > stop:
+                break  # this byte and the higher ones are zero throughout
+            if power == 0:
+                turn = start % 256
+                digits = (_EVERY_BYTE[turn:] + _EVERY_BYTE[:turn]) * (count // 256 + 1)
+            else:
+                digits = b"".join(_runs(start, count, block))
+            raw[column::_WIDTH] = digits[:count]
     return out
 
 

@@ -589,7 +589,9 @@ class _Scanner:
                 rename_hook_message(entry)
         if result.ids:
             # Each entry's parent taken to be the entry before it (see _add_regular).
-            result.parent_indexes = array("q", [-1]) + consecutive(0, len(result.ids) - 1)
+            result.parent_indexes = consecutive(0, len(result.ids))
+            result.parent_indexes.pop()
+            result.parent_indexes.insert(0, -1)
         resolve_parents(result)
         if result.header is None and not result.not_a_session and result.size > 0:
             # Pi: a non-empty file without any parsable line is not a session.
