@@ -370,9 +370,11 @@ def _restringified_float(text: str) -> Any:
     value = float(text)
     if value.is_integer():  # orjson writes ``1.0``, JavaScript ``1``
         return _float(value)
-    if b"e" in orjson.dumps(value):  # orjson's plain decimal notation is JavaScript's
-        return orjson.Fragment(js_number(value))
-    return value
+    # orjson's plain decimal notation is JavaScript's; it takes an exponent only beyond
+    # this range (1e-6 and 1e16, say), where its output is looked at.
+    if 1e-4 < abs(value) < 1e15 or b"e" not in orjson.dumps(value):
+        return value
+    return orjson.Fragment(js_number(value))
 
 
 @cache
