@@ -645,14 +645,49 @@ def has_duplicates(ids: list[str]) -> bool:
     return len(set(islice(ids, half, None))) != len(ids) - half
 
 
+# How far before an entry its parent is first looked for: a side branch mostly starts a few
+# entries back.
+_NEARBY: Final = 256
+
+
+def _found_nearby(
+    ids: list[str], parent_ids: list[str | None], indexes: list[int]
+) -> dict[str, int]:
+    """The entry of each parent id of the entries at ``indexes`` that lies shortly before
+    its child, ids being unique: a few short C-level searches instead of a pass over every
+    id. The searches stop when they have compared as many ids as there are entries; what is
+    not found is left to that pass."""
+    found: dict[str, int] = {}
+    budget = len(ids)
+    for index in indexes:
+        parent = parent_ids[index]
+        if not parent or parent in found:
+            continue
+        start = max(0, index - _NEARBY)
+        budget -= index - start
+        if budget < 0:
+            break
+        try:
+            found[parent] = ids.index(parent, start, index)
+        except ValueError:
+            continue
+    return found
+
+
 def resolve_parents(result: ScanResult) -> None:
     """Find duplicated ids, and the parent index of each entry whose parent is not the entry
     before it (``result.unresolved``): the last entry of that id, as Pi's map of ids has it."""
     ids = result.ids
     result.duplicated = has_duplicates(ids)
     parent_ids = result.parents
-    wanted = {parent for index in result.unresolved if (parent := parent_ids[index])}
-    found = last_indexes(ids, wanted) if wanted else {}
+    found = {} if result.duplicated else _found_nearby(ids, parent_ids, result.unresolved)
+    wanted = {
+        parent
+        for index in result.unresolved
+        if (parent := parent_ids[index]) and parent not in found
+    }
+    if wanted:
+        found.update(last_indexes(ids, wanted))
     lookup = found.get
     for index in result.unresolved:
         parent = parent_ids[index]

@@ -18,6 +18,7 @@ from ctxmodes.session.context import build_session_context
 from ctxmodes.session.errors import NotASessionError, SessionError
 from ctxmodes.session.manager import SessionManager
 from ctxmodes.session.reader import ScanResult, scan_file, scan_lines
+from ctxmodes.session.store import EntryTable
 
 Snapshot = Callable[[SessionManager, list[str | None]], dict[str, Any]]
 
@@ -629,3 +630,35 @@ def test_the_known_entry_types_are_shared_strings(tmp_path: Path) -> None:
 )
 def test_duplicated_ids_are_found_wherever_they_stand(ids: list[str], duplicated: bool) -> None:
     assert reader.has_duplicates(ids) is duplicated
+
+
+@pytest.mark.parametrize("duplicated", [False, True])
+def test_parents_that_are_not_the_line_before_resolve_to_the_last_entry_of_their_id(
+    tmp_path: Path, duplicated: bool
+) -> None:
+    # Parents a few lines back, far back, later in the file, missing, the entry itself, and
+    # (with a duplicated id) an id two entries hold: each found as Pi's map of ids has it.
+    records: list[dict[str, Any]] = [_user("e0", None)]
+    records += [_user(f"e{number}", f"e{number - 1}") for number in range(1, 1500)]
+    odd_parents = {
+        1500: "e1490",
+        1501: "e3",
+        1502: "later",
+        1503: "missing",
+        1504: "e1504",
+        1505: "",
+        1506: "e1499",
+    }
+    records += [_user(f"e{number}", parent) for number, parent in odd_parents.items()]
+    records.append(_user("later", "e1506"))
+    if duplicated:
+        records.append(_user("e3", None))
+    path = tmp_path / "parents.jsonl"
+    path.write_bytes(_lines(HEADER, *records))
+    table = EntryTable.from_scan(scan_file(path), path)
+    last = {record["id"]: index for index, record in enumerate(records)}
+    assert table.duplicated is duplicated
+    for index, record in enumerate(records):
+        parent = record["parentId"]
+        want = last.get(parent, -1) if parent and index not in table.cut_roots else -1
+        assert table.parents[index] == want, record
