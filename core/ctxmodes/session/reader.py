@@ -46,7 +46,7 @@ import threading
 from array import array
 from bisect import bisect_left
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import partial
 from itertools import accumulate, compress, islice, repeat
 from operator import attrgetter, is_, is_not, itemgetter, ne
@@ -159,7 +159,6 @@ class SkippedLine:
         return f"line {self.line_number}: {self.reason}"
 
 
-@dataclass(slots=True)
 class ScanResult:
     """Everything learned from one pass over a session file.
 
@@ -168,38 +167,66 @@ class ScanResult:
     ``types[i]`` (``None`` when the stored ``type`` is missing or not a string) and occupies bytes
     ``starts[i]:ends[i]`` of the file. ``decoded`` holds the entries that had to be decoded
     during the scan, by index.
+
+    A plain class, not a dataclass: generating a dataclass's methods for these twenty fields
+    cost every command that reads a session about a millisecond of start-up.
     """
 
-    header: dict[str, Any] | None = None
-    original_version: float = 3.0
-    rename_hook_messages: bool = False
-    ids: list[str] = field(default_factory=list)
-    parents: list[str | None] = field(default_factory=list)
-    types: list[str | None] = field(default_factory=list)
-    #: Whether some id is used by more than one entry (found when the scan finishes).
-    duplicated: bool = False
-    #: Index of each entry's parent, -1 for none (made when the scan finishes: the entry
-    #: before each, except the ``unresolved``, resolved by id).
-    parent_indexes: array[int] = field(default_factory=partial(array, "q"))
-    #: Entries whose parent is not the entry before them, resolved by id at the end.
-    unresolved: list[int] = field(default_factory=list)
-    label_indexes: list[int] = field(default_factory=list)
-    last_session_info: int = -1
-    # Machine integers (8 bytes an entry each), not lists of int objects (~36 bytes).
-    starts: array[int] = field(default_factory=partial(array, "q"))
-    ends: array[int] = field(default_factory=partial(array, "q"))
-    decoded: dict[int, dict[str, Any]] = field(default_factory=dict)
-    #: ``message`` entries without a message object and ``branch_summary`` entries with an
-    #: empty summary: entries of a message-bearing type that project to no message.
-    bare: set[int] = field(default_factory=set)
-    skipped: list[SkippedLine] = field(default_factory=list)
-    size: int = 0
-    ends_with_newline: bool = True
-    #: True when some line could be parsed but the first parsed value is not a header.
-    not_a_session: bool = False
-    #: Bytes of a last line without a newline that were left out because the file grew while
-    #: it was read: a writer was still writing that line (it is neither an entry nor skipped).
-    in_progress: int = 0
+    __slots__ = (
+        "bare",
+        "decoded",
+        "duplicated",
+        "ends",
+        "ends_with_newline",
+        "header",
+        "ids",
+        "in_progress",
+        "label_indexes",
+        "last_session_info",
+        "not_a_session",
+        "original_version",
+        "parent_indexes",
+        "parents",
+        "rename_hook_messages",
+        "size",
+        "skipped",
+        "starts",
+        "types",
+        "unresolved",
+    )
+
+    def __init__(self) -> None:
+        self.header: dict[str, Any] | None = None
+        self.original_version: float = 3.0
+        self.rename_hook_messages = False
+        self.ids: list[str] = []
+        self.parents: list[str | None] = []
+        self.types: list[str | None] = []
+        #: Whether some id is used by more than one entry (found when the scan finishes).
+        self.duplicated = False
+        #: Index of each entry's parent, -1 for none (made when the scan finishes: the entry
+        #: before each, except the ``unresolved``, resolved by id).
+        self.parent_indexes: array[int] = array("q")
+        #: Entries whose parent is not the entry before them, resolved by id at the end.
+        self.unresolved: list[int] = []
+        self.label_indexes: list[int] = []
+        self.last_session_info = -1
+        # Machine integers (8 bytes an entry each), not lists of int objects (~36 bytes).
+        self.starts: array[int] = array("q")
+        self.ends: array[int] = array("q")
+        self.decoded: dict[int, dict[str, Any]] = {}
+        #: ``message`` entries without a message object and ``branch_summary`` entries with
+        #: an empty summary: entries of a message-bearing type that project to no message.
+        self.bare: set[int] = set()
+        self.skipped: list[SkippedLine] = []
+        self.size = 0
+        self.ends_with_newline = True
+        #: True when some line could be parsed but the first parsed value is not a header.
+        self.not_a_session = False
+        #: Bytes of a last line without a newline that were left out because the file grew
+        #: while it was read: a writer was still writing that line (neither an entry nor
+        #: skipped).
+        self.in_progress = 0
 
 
 def _parse_each(
