@@ -20,11 +20,19 @@ and 32 concurrent sessions:
   (``--processes``, default 1 and 2), each session placed on one of them as a load balancer
   would place it.
 
+* ``--baseline SRC`` measures, beside this checkout's service, the one in the source tree
+  ``SRC`` (its ``core`` and ``plugins``, as ``git archive`` of an earlier commit lays them
+  out), alternated with it at each concurrency against the same anchor: a before/after pair
+  taken under the same load of the machine.
+
 Isolation between accounts (one account's p99 beside another's heavy searches) is measured by
 ``bench/service_isolation.py``.
 
-Printed per storage and concurrency: the anchor's parts, then per number of processes and
-operation its rate, p50 and p99 latency, and its rate as a ratio of the anchor.
+Printed per storage and concurrency: the anchor's parts, then per service (with
+``--baseline``), number of processes and operation its rate, p50 and p99 latency, its rate as
+a ratio of the anchor, and the CPU time the service processes spent per call (from
+``/proc``: the service's own cost, which the machine's other load does not inflate as it
+does rates).
 """
 
 from __future__ import annotations
@@ -33,6 +41,7 @@ import argparse
 import asyncio
 import base64
 import json
+import os
 import re
 import sqlite3
 import subprocess
@@ -41,6 +50,7 @@ import tempfile
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import aiohttp
@@ -85,6 +95,12 @@ class Rate:
     per_s: float
     p50_ms: float = 0.0
     p99_ms: float = 0.0
+    #: CPU seconds spent per call (0 when not measured): by the server (the service's
+    #: processes, or the echo handler's), by the database's processes, by the client.
+    cpu_s: float = 0.0
+    db_cpu_s: float = 0.0
+    client_cpu_s: float = 0.0
+    calls: int = 0
 
 
 def percentile(values: list[float], fraction: float) -> float:
@@ -112,7 +128,77 @@ async def _drive(
         started = time.perf_counter()
         await asyncio.gather(*(client(http, n) for n in range(clients)))
         elapsed = time.perf_counter() - started
-    return Rate(len(latencies) / elapsed, percentile(latencies, 0.5), percentile(latencies, 0.99))
+    return Rate(
+        len(latencies) / elapsed,
+        percentile(latencies, 0.5),
+        percentile(latencies, 0.99),
+        calls=len(latencies),
+    )
+
+
+_CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def _stat(pid: int) -> list[str]:
+    """The fields of ``/proc/PID/stat`` after the command name."""
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+
+
+def cpu_seconds(pids: Sequence[int]) -> dict[int, float]:
+    """User and system CPU time each process has spent so far (those gone are left out)."""
+    spent: dict[int, float] = {}
+    for pid in pids:
+        try:
+            fields = _stat(pid)
+        except OSError:
+            continue
+        spent[pid] = (int(fields[11]) + int(fields[12])) / _CLOCK_TICKS
+    return spent
+
+
+def family(parent: int) -> list[int]:
+    """``parent`` and its children (a Postgres server: the postmaster and its backends)."""
+    children = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if int(_stat(int(entry.name))[1]) == parent:
+                    children.append(int(entry.name))
+            except OSError:
+                continue
+    return [parent, *children]
+
+
+def measured(
+    server: Sequence[int],
+    run: Callable[[], Rate],
+    database: Callable[[], Sequence[int]] = list,
+) -> Rate:
+    """``run``'s rate, with the CPU spent on each of its calls by the processes ``server``,
+    by those ``database()`` names (before and after: backends come and go), and by this
+    process, the client."""
+
+    def client() -> float:
+        return sum(os.times()[:2])
+
+    started = (cpu_seconds(server), cpu_seconds(database()), client())
+    rate = run()
+    ended = (cpu_seconds(server), cpu_seconds(database()), client())
+    calls = max(1, rate.calls)
+
+    def per_call(index: int) -> float:
+        before, after = started[index], ended[index]
+        return sum(time - before.get(pid, 0.0) for pid, time in after.items()) / calls
+
+    return Rate(
+        rate.per_s,
+        rate.p50_ms,
+        rate.p99_ms,
+        per_call(0),
+        per_call(1),
+        (ended[2] - started[2]) / calls,
+        rate.calls,
+    )
 
 
 # -- anchors ---------------------------------------------------------------------------------
@@ -131,7 +217,7 @@ def echo_rate(clients: int, total: int) -> Rate:
                 await reply.read()
                 assert reply.status == 200
 
-        return asyncio.run(_drive(clients, total, call))
+        return measured([server.pid], partial(asyncio.run, _drive(clients, total, call)))
     finally:
         server.terminate()
         server.wait(30)
@@ -262,11 +348,13 @@ class Service:
         processes: int = 1,
         options: Sequence[str] = (),
         responses: int = 1,
+        source: Path | None = None,
     ) -> None:
         self._log = log.open("w")
         self._data = data
         self._database = database
         self._options = options
+        self._env = None if source is None else source_environment(source)
         first = self._token("bench")
         self.keyring: KeyRing = load_or_create_keyring(data)
         script = data / "script.json"
@@ -295,6 +383,7 @@ class Service:
             stdout=subprocess.PIPE,
             stderr=self._log,
             text=True,
+            env=self._env,
         )
         self.processes.append(process)
         assert process.stdout is not None
@@ -319,6 +408,7 @@ class Service:
             capture_output=True,
             text=True,
             check=True,
+            env=self._env,
         )
         return made.stdout.strip()
 
@@ -329,6 +419,10 @@ class Service:
     def new_account(self, name: str) -> Caller:
         return self.account(self._token(name))
 
+    @property
+    def pids(self) -> list[int]:
+        return [process.pid for process in self.processes]
+
     def stop(self) -> None:
         for process in self.processes:
             if process.poll() is None:
@@ -338,11 +432,24 @@ class Service:
         self._log.close()
 
 
+def source_environment(source: Path) -> dict[str, str]:
+    """The environment that runs ``ctxmodes`` from the source tree ``source`` (its packages
+    ahead of this checkout's on the import path)."""
+    folders = [source / "core", *sorted((source / "plugins").iterdir())]
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(str(folder) for folder in folders)}
+
+
 def ctxmodes_rates(
-    callers: Sequence[Caller], clients: int, total: int, run: str
+    callers: Sequence[Caller],
+    clients: int,
+    total: int,
+    run: str,
+    pids: Sequence[int] = (),
+    database: Callable[[], Sequence[int]] = list,
 ) -> dict[str, Rate]:
     """Writes, then reads, then searches; session ``n`` talks to ``callers[n % len]``'s
-    process throughout, as a load balancer would place it."""
+    process throughout, as a load balancer would place it; the CPU per call is that of the
+    processes ``pids`` and ``database()`` (see :func:`measured`)."""
 
     def session(number: int) -> str:
         return f"r{run}-c{clients}-s{number}"
@@ -363,11 +470,10 @@ def ctxmodes_rates(
         body = {"query": caller(number).seal("text to find")}
         await caller(number).notes(http, session(number), "search_contents", body, encrypted=True)
 
-    return {
-        "write": asyncio.run(_drive(clients, total, write)),
-        "read": asyncio.run(_drive(clients, total, read)),
-        "search": asyncio.run(_drive(clients, total, search)),
-    }
+    def rate(operation: Callable[[aiohttp.ClientSession, int, int], Awaitable[None]]) -> Rate:
+        return measured(pids, partial(asyncio.run, _drive(clients, total, operation)), database)
+
+    return {"write": rate(write), "read": rate(read), "search": rate(search)}
 
 
 def measure(
@@ -375,42 +481,82 @@ def measure(
     root: Path,
     total: int,
     raw: Callable[[int], Rate],
-    *database: str,
+    database: Callable[[], Sequence[str]],
+    *,
     processes: Sequence[int] = (1,),
     options: Sequence[str] = (),
+    baseline: Path | None = None,
+    database_pids: Callable[[], Sequence[int]] = list,
 ) -> None:
-    """The table of one storage: per concurrency, the anchor, then ctxmodes with each number
-    of service processes in ``processes`` (all started at once, the first serving alone)."""
-    service = Service(
-        root / "data", root / "serve.log", *database, processes=max(processes), options=options
-    )
+    """The table of one storage: per concurrency, the anchor, then ctxmodes (and the
+    ``baseline`` source tree's, first) with each number of service processes in
+    ``processes`` (all started at once, the first serving alone). ``database()`` gives each
+    service its storage arguments, ``database_pids()`` the database server's processes."""
+    sources: dict[str, Path | None] = {"now": None}
+    if baseline is not None:
+        sources = {"before": baseline, **sources}
+    services: dict[str, Service] = {}
     try:
+        for label, source in sources.items():
+            (root / label).mkdir()
+            services[label] = Service(
+                root / label / "data",
+                root / label / "serve.log",
+                *database(),
+                processes=max(processes),
+                options=options,
+                source=source,
+            )
         print(f"\n{name}")
         print(
-            f"{'sessions':>8} {'raw/s':>8} {'echo/s':>8} {'anchor/s':>9}   "
-            f"{'procs':>5} {'op':6} {'ops/s':>7} {'p50 ms':>7} {'p99 ms':>7} {'ratio':>6}"
+            "CPU per call in microseconds: the server's processes (the service's; the echo "
+            "handler's), the database's, the client's"
         )
-        for clients in CONCURRENCY:
+        print(
+            f"{'sessions':>8} {'raw/s':>8} {'echo/s':>8} {'anchor/s':>9}   {'service':7} "
+            f"{'procs':>5} {'op':6} {'ops/s':>7} {'p50 ms':>7} {'p99 ms':>7} {'ratio':>6} "
+            f"{'server':>7} {'db':>5} {'client':>6}"
+        )
+        for level, clients in enumerate(CONCURRENCY):
             storage = raw(clients)
             echo = echo_rate(clients, total)
             anchor = min(storage.per_s, echo.per_s)
+            print(
+                f"{clients:>8} {'echo handler alone':>34}   {'':26} {echo.per_s:>7.0f} "
+                f"{echo.p50_ms:>7.2f} {echo.p99_ms:>7.2f} {'':6} {echo.cpu_s * 1e6:>7.0f} "
+                f"{'':>5} {echo.client_cpu_s * 1e6:>6.0f}"
+            )
             line = 0
-            for count in processes:
-                rates = ctxmodes_rates(service.callers[:count], clients, total, f"{count}")
-                for operation, rate in rates.items():
-                    lead = (
-                        f"{clients:>8} {storage.per_s:>8.0f} {echo.per_s:>8.0f} {anchor:>9.0f}"
-                        if line == 0
-                        else " " * 35
+            # Which goes first alternates: each meets the database just after the anchor's
+            # inserts as often as the other.
+            order = list(services.items())
+            for label, service in order[::-1] if level % 2 else order:
+                for count in processes:
+                    rates = ctxmodes_rates(
+                        service.callers[:count],
+                        clients,
+                        total,
+                        f"{count}",
+                        service.pids[:count],
+                        database_pids,
                     )
-                    line += 1
-                    print(
-                        f"{lead}   {count:>5} {operation:6} {rate.per_s:>7.0f} "
-                        f"{rate.p50_ms:>7.2f} {rate.p99_ms:>7.2f} {rate.per_s / anchor:>5.2f}x",
-                        flush=True,
-                    )
+                    for operation, rate in rates.items():
+                        lead = (
+                            f"{clients:>8} {storage.per_s:>8.0f} {echo.per_s:>8.0f} {anchor:>9.0f}"
+                            if line == 0
+                            else " " * 35
+                        )
+                        line += 1
+                        print(
+                            f"{lead}   {label:7} {count:>5} {operation:6} {rate.per_s:>7.0f} "
+                            f"{rate.p50_ms:>7.2f} {rate.p99_ms:>7.2f} "
+                            f"{rate.per_s / anchor:>5.2f}x {rate.cpu_s * 1e6:>7.0f} "
+                            f"{rate.db_cpu_s * 1e6:>5.0f} {rate.client_cpu_s * 1e6:>6.0f}",
+                            flush=True,
+                        )
     finally:
-        service.stop()
+        for service in services.values():
+            service.stop()
 
 
 def main() -> int:
@@ -425,6 +571,12 @@ def main() -> int:
         default=max(CONCURRENCY),
         help="each Postgres service process's --database-connections (default: one per "
         "session at the highest concurrency)",
+    )
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        help="a source tree (core/, plugins/) of an earlier version to measure alternated "
+        "with this one",
     )
     parser.add_argument(
         "--processes",
@@ -442,6 +594,8 @@ def main() -> int:
                 root / "sqlite",
                 args.ops,
                 lambda clients: sqlite_commit_rate(root / "sqlite", args.ops),
+                lambda: (),
+                baseline=args.baseline,
             )
         if args.storage in ("postgres", "both"):
             if postgres_bin() is None:
@@ -456,10 +610,11 @@ def main() -> int:
                     root / "postgres",
                     args.ops,
                     lambda clients: pgbench_rate(server, root, clients, args.ops),
-                    "--database",
-                    server.database(),
+                    lambda: ("--database", server.database()),
                     processes=args.processes,
                     options=("--database-connections", str(args.connections)),
+                    baseline=args.baseline,
+                    database_pids=lambda: family(server.postmaster_pid()),
                 )
             finally:
                 server.close()

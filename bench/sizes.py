@@ -35,7 +35,8 @@ def compare_sizes(
     what: str,
 ) -> None:
     """Build and measure a session per size in ``args.sizes`` (comma-separated), then print
-    the table. Figures whose name ends with ``(count)`` are counts, the others milliseconds."""
+    the table. Figures whose name ends with ``(count)`` or ``(bytes)`` are counts, the others
+    milliseconds."""
     sizes = [int(size) for size in args.sizes.split(",")]
     results: dict[int, dict[str, float]] = {}
     with tempfile.TemporaryDirectory() as tmp:
@@ -47,7 +48,7 @@ def compare_sizes(
     small, large = min(sizes), max(sizes)
     print(f"\n{'operation':44} " + " ".join(f"{s:>10}" for s in sizes) + "   ratio")
     for name in results[small]:
-        unit = "" if name.endswith("(count)") else "ms"
+        unit = "" if name.endswith(("(count)", "(bytes)")) else "ms"
         row = " ".join(f"{results[s][name]:9.3f}{unit}" for s in sizes)
         ratio = results[large][name] / max(results[small][name], 1e-6)
         print(f"{name:44} {row}   {ratio:5.2f}x")

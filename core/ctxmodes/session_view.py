@@ -42,6 +42,11 @@ class SessionView(Protocol):
     def cwd(self) -> str:
         """The working directory recorded in the session header."""
 
+    @property
+    def read_only(self) -> bool:
+        """Whether this process opened the session only to read it (a plugin then writes
+        nothing beside the file either)."""
+
     def get_header(self) -> SessionHeader | None: ...
 
     def get_session_name(self) -> str | None: ...

@@ -88,6 +88,10 @@ class PostgresServer:
         self.stop()
         self.start()
 
+    def postmaster_pid(self) -> int:
+        """The server's main process (its backends are its children)."""
+        return int((self.data / "postmaster.pid").read_text().split()[0])
+
     @property
     def admin_url(self) -> str:
         return f"postgresql://postgres@127.0.0.1:{self.port}/postgres"

@@ -40,7 +40,7 @@ from ctxmodes.windows.note_entries import (
 )
 from ctxmodes.windows.notes import NotesStore, PreparedNoteWrite
 from ctxmodes.windows.projection import project_latest_window, strip_markers
-from ctxmodes.windows.retrieval import DETAILS_KEY, run_history, run_notes
+from ctxmodes.windows.retrieval import DETAILS_KEY, prepare_notes_write, run_history, run_notes
 from ctxmodes.windows.routing import unroute_message
 from ctxmodes.windows.state import TrackedWindowState, WindowState
 from ctxmodes.windows.stored import StoredEntry
@@ -132,6 +132,7 @@ __all__ = [
     "namespaced_tools",
     "new_context_outcome",
     "next_identity",
+    "prepare_notes_write",
     "project_latest_window",
     "render_thread_hint",
     "run_history",

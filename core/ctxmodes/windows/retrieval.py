@@ -193,8 +193,35 @@ def _run_notes(
             ),
             recent_file_first=args.get("recent_file_first") is True,
         )
-    action: NoteAction = "append" if call.action == "append_to_file" else "write"
-    prepared = store.prepare_write(action, args["path"], args["text"], now_ms())
+    prepared = _prepare_write(store, call, now_ms)
     entry_id = persist(prepared)
     store.commit(entry_id, prepared.data)
     return prepared.result
+
+
+def prepare_notes_write(
+    store: NotesStore,
+    action: str,
+    arguments: Mapping[str, Any],
+    *,
+    now_ms: Callable[[], int] = lambda: time.time_ns() // 1_000_000,
+) -> PreparedNoteWrite:
+    """A ``write_file`` or ``append_to_file`` call validated and checked against ``store``,
+    not yet persisted: for a backend that persists it asynchronously, then applies it with
+    :meth:`NotesStore.commit` and answers ``result`` (what :func:`run_notes` does in one go).
+
+    :raises CtxmodesError: the call is invalid, or a path or size limit refuses it.
+    """
+    if action not in ("write_file", "append_to_file"):
+        raise ValueError(f"{action} does not write")
+    return _prepare_write(
+        store, validate_action("notes", action, _fields(action, arguments)), now_ms
+    )
+
+
+def _prepare_write(
+    store: NotesStore, call: ValidatedCall, now_ms: Callable[[], int]
+) -> PreparedNoteWrite:
+    args = call.arguments
+    action: NoteAction = "append" if call.action == "append_to_file" else "write"
+    return store.prepare_write(action, args["path"], args["text"], now_ms())

@@ -22,6 +22,12 @@ cached by manifest entry id (entries are immutable, so a navigation back to a br
 what was built). Entries are read as stored, without decoding models, and the session does
 not keep them.
 
+A search whose query a window's gram filter rules out
+(:mod:`ctxmodes_tree.search_cache`) does not read that window at all, so a search that finds
+fewer hits than its page reads only the windows that may hold one. A window's filter is made
+when it is archived, or the first time a call reads it to its end in a process that writes
+the session (which persists it).
+
 Raw items are bounded per archive by :class:`~ctxmodes_tree.traversal.ArchiveLimits`: the
 newest ``max_items`` entries, and of those the newest whose lines span at most ``max_bytes``
 of the session file (the summary already covers the whole window). Both bounds are on entries as
@@ -45,6 +51,8 @@ from ctxmodes.windows import (
     stored_item,
 )
 from ctxmodes_tree.archive_index import TreeArchiveIndex
+from ctxmodes_tree.gram_filter import GramFilter, SearchFilter
+from ctxmodes_tree.search_cache import SearchCache
 from ctxmodes_tree.traversal import ArchiveLimits, EntryGraph, VerifiedArchive
 
 #: The role of the summary item (the summarizer's words, as the original contract has it).
@@ -67,13 +75,31 @@ class ArchiveStore(EntryGraph, Protocol):
 
 class _Kept:
     """Which archived entries give raw items: ``entry_ids`` (oldest first), and how many
-    items they give when that is known without decoding them."""
+    items they give when the index tells it (counted on first use: a search needs only the
+    ids)."""
 
-    __slots__ = ("entry_ids", "item_count")
+    __slots__ = ("_count", "_run", "_store", "entry_ids")
 
-    def __init__(self, entry_ids: Sequence[str], item_count: int | None) -> None:
+    def __init__(
+        self,
+        entry_ids: Sequence[str],
+        run: StoredRun | None = None,
+        first: int = 0,
+        store: ArchiveStore | None = None,
+    ) -> None:
         self.entry_ids = entry_ids
-        self.item_count = item_count
+        self._run = (run, first) if run is not None else None
+        self._store = store
+        self._count: int | None = None
+
+    @property
+    def item_count(self) -> int | None:
+        """The raw items, counted from the index (``None`` when it cannot tell)."""
+        if self._count is None and self._run is not None:
+            assert self._store is not None
+            run, first = self._run
+            self._count = _count_items(run.types(first), self.entry_ids, self._store)
+        return self._count
 
 
 class ArchivedWindow:
@@ -85,16 +111,22 @@ class ArchivedWindow:
     normalizes that window.
     """
 
-    __slots__ = ("_archive", "_graph", "_kept", "_limits", "_raw", "_summary")
+    __slots__ = ("_archive", "_cache", "_filter", "_graph", "_kept", "_limits", "_raw", "_summary")
 
     def __init__(
-        self, archive: VerifiedArchive, graph: ArchiveStore, limits: ArchiveLimits
+        self,
+        archive: VerifiedArchive,
+        graph: ArchiveStore,
+        limits: ArchiveLimits,
+        cache: SearchCache,
     ) -> None:
         self._archive = archive
         self._graph = graph
         self._limits = limits
+        self._cache = cache
         self._kept: _Kept | None = None
         self._raw: LogWindow | None = None
+        self._filter: SearchFilter | None = None
         self._summary = HistoryItem(
             window_id=archive.window_id,
             item_id=archive.summary.id,
@@ -138,7 +170,7 @@ class ArchivedWindow:
         summary_wanted = item_filter.summary is not False and item_filter.accepts(self._summary)
         if not reverse and summary_wanted:
             yield self._summary
-        if item_filter.summary is not True:
+        if item_filter.summary is not True and self._may_hold(item_filter.query):
             if self._raw is None:
                 yield from self._stream(item_filter, reverse)
             else:
@@ -171,6 +203,34 @@ class ArchivedWindow:
             if reverse:
                 read.reverse()
             self._raw = self._log(read)
+            # Asked again: the filter this search started with may have failed its check.
+            kept = self._kept_entries().entry_ids
+            if self._cache.persists and self._cache.filter_for(self._archive, kept) is None:
+                self._remember(GramFilter.of_texts(fields.content for fields in read))
+
+    def _may_hold(self, query: str | None) -> bool:
+        """Whether a raw item may contain ``query`` (``False`` only when none does)."""
+        if not query:
+            return True
+        found = self._search_filter()
+        return found is None or found.may_contain(query)
+
+    def _search_filter(self) -> SearchFilter | None:
+        if self._filter is None:
+            self._filter = self._cache.filter_for(self._archive, self._kept_entries().entry_ids)
+        return self._filter
+
+    def _remember(self, found: GramFilter) -> None:
+        self._filter = found
+        self._cache.remember(self._archive, self._kept_entries().entry_ids, found)
+
+    def index_contents(self) -> None:
+        """Make and persist the window's gram filter now, unless one is known or it would
+        not persist (once, when the window is archived): its raw items are read once and
+        not kept."""
+        if self._cache.persists and self._search_filter() is None:
+            items = _read_items(self._graph, self._kept_entries().entry_ids)
+            self._remember(GramFilter.of_texts(fields.content for fields in items))
 
     def find_item(self, item_id: str) -> HistoryItem | None:
         # Exact ids first, then the first item (in window order) whose id ends with item_id.
@@ -192,11 +252,12 @@ class ArchivedWindow:
 class ArchiveHistory:
     """The active branch's archived windows, oldest first: a ``HistorySource``."""
 
-    __slots__ = ("_graph", "_index", "_windows")
+    __slots__ = ("_cache", "_graph", "_index", "_windows")
 
-    def __init__(self, index: TreeArchiveIndex, graph: ArchiveStore) -> None:
+    def __init__(self, index: TreeArchiveIndex, graph: ArchiveStore, cache: SearchCache) -> None:
         self._index = index
         self._graph = graph
+        self._cache = cache
         self._windows: dict[str, ArchivedWindow] = {}
 
     def windows(self) -> Sequence[ArchivedWindow]:
@@ -206,9 +267,13 @@ class ArchiveHistory:
         """The history window of one archive (cached by manifest entry id)."""
         window = self._windows.get(archive.manifest_entry_id)
         if window is None:
-            window = ArchivedWindow(archive, self._graph, self._index.limits)
+            window = ArchivedWindow(archive, self._graph, self._index.limits, self._cache)
             self._windows[archive.manifest_entry_id] = window
         return window
+
+    def close(self) -> None:
+        """Let go of the search cache's file."""
+        self._cache.close()
 
 
 def _kept_entries(interval: Sequence[str], store: ArchiveStore, limits: ArchiveLimits) -> _Kept:
@@ -221,16 +286,21 @@ def _kept_entries(interval: Sequence[str], store: ArchiveStore, limits: ArchiveL
             (len(codec.dumps(stored)) if stored is not None else 0) + 1
             for stored in _read_stored(store, candidates)
         ]
-        return _Kept(candidates[_first_fitting(sizes, limits.max_bytes + 1) :], None)
+        return _Kept(candidates[_first_fitting(sizes, limits.max_bytes + 1) :])
     first = run.first_within(limits.max_bytes)
-    kept, types = candidates[first:], run.types(first)
+    return _Kept(candidates[first:], run, first, store)
+
+
+def _count_items(types: Sequence[object], kept: Sequence[str], store: ArchiveStore) -> int:
+    """The items of the entries ``kept``, whose stored types are ``types``: every message, and
+    each custom message that gives one."""
     count = types.count("message")
     position = -1
     for _ in range(types.count("custom_message")):
         position = types.index("custom_message", position + 1)
         stored = store.get_entry_json(kept[position])
         count += stored is not None and stored_item(stored) is not None
-    return _Kept(kept, count)
+    return count
 
 
 def _first_fitting(sizes: Sequence[int], budget: int) -> int:

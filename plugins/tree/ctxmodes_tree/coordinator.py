@@ -16,8 +16,9 @@ Settled phase (:meth:`RolloverCoordinator.settle`, inside ``ctx_agent_settled``)
     text; materialize the notes; navigate with a summary to the boundary (the first
     rollover of a branch starts at the first user or custom message before it, so history
     from before management was enabled is archived too); restore the editor text; append
-    the archive manifest, then the note snapshot; then send the next window marker, the
-    only entry that starts a turn.
+    the archive manifest, then the note snapshot; make the archived window's search filter
+    (:mod:`ctxmodes_tree.search_cache`); then send the next window marker, the only entry
+    that starts a turn.
 
 Input during a rollover
     From ``new_context`` until the marker is sent, submitted input is held (``ctx_input``
@@ -45,6 +46,7 @@ Failure policy
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -271,6 +273,11 @@ class RolloverCoordinator:
         archive = self._tree.archives.latest
         if archive is None or archive.summary.id != summary.id:
             raise RolloverError("the archive manifest could not be verified")
+        # Now, while the window is fresh: a search after a resume then skips this window
+        # unless it may hold a hit, without reading it. The cache is optional: a window it
+        # could not be made for is read instead, and the rollover goes on.
+        with contextlib.suppress(OSError):
+            self._tree.archive_history.window_of(archive).index_contents()
         marker = self._tree.state.next_window_marker(
             previous=self._tree.previous_window_ids(archive), identity=pending.identity
         )

@@ -26,6 +26,7 @@ from ctxmodes.windows import (
 )
 from ctxmodes_tree.archive_history import ArchiveHistory
 from ctxmodes_tree.archive_index import TreeArchiveIndex
+from ctxmodes_tree.search_cache import SearchCache
 from ctxmodes_tree.traversal import (
     DEFAULT_LIMITS,
     ArchiveLimits,
@@ -51,7 +52,7 @@ class TreeState:
         )
         # Read on first use, decoding only the branch's manifests.
         self.archives.follow_leaf(manager.get_leaf_id())
-        self.archive_history = ArchiveHistory(self.archives, manager)
+        self.archive_history = ArchiveHistory(self.archives, manager, SearchCache(manager))
         self._unsubscribe: Callable[[], None] | None = manager.subscribe(self.archives.observe)
 
     @property
@@ -93,8 +94,9 @@ class TreeState:
         return details.identity()
 
     def close(self) -> None:
-        """Stop following the session's appends."""
+        """Stop following the session's appends (and let go of the search cache)."""
         self._windows.close()
+        self.archive_history.close()
         if self._unsubscribe is not None:
             self._unsubscribe()
             self._unsubscribe = None

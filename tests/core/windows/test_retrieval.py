@@ -1,9 +1,17 @@
 import json
 
+import pytest
+
+from ctxmodes import CtxmodesError
 from ctxmodes.windows.history import HistoryItem, ItemWindow, StaticSource
 from ctxmodes.windows.history_reader import HistoryReader
 from ctxmodes.windows.notes import NotesStore
-from ctxmodes.windows.retrieval import answer_history, answer_notes
+from ctxmodes.windows.retrieval import (
+    answer_history,
+    answer_notes,
+    prepare_notes_write,
+    run_notes,
+)
 
 T0 = 1_767_225_600_000
 
@@ -156,3 +164,21 @@ def test_notes_failures_are_results_and_write_nothing():
     missing_text = answer_notes(store, "append_to_file", {"path": "a"}, persist)
     assert missing_text.text == "notes append_to_file requires text"
     assert persist.calls == []
+
+
+def test_a_prepared_write_changes_nothing_until_committed_and_answers_as_run_notes():
+    store, reference = NotesStore(), NotesStore()
+    arguments = {"path": "/root/notes/plan.md", "text": "step one"}
+    prepared = prepare_notes_write(store, "write_file", arguments, now_ms=lambda: T0)
+    assert store.read_file("/root/notes/plan.md")["file"] is None
+    store.commit("entry-1", prepared.data)
+    expected = run_notes(reference, "write_file", arguments, Persist(), now_ms=lambda: T0)
+    assert prepared.result == expected
+    assert store.read_file("/root/notes/plan.md") == reference.read_file("/root/notes/plan.md")
+    # It checks what run_notes checks, and takes only the calls that write.
+    with pytest.raises(CtxmodesError, match="1,000,000-byte limit"):
+        prepare_notes_write(
+            store, "append_to_file", {"path": "/root/notes/plan.md", "text": "x" * 1_000_000}
+        )
+    with pytest.raises(ValueError, match="does not write"):
+        prepare_notes_write(store, "read_file", {"path": "/root/notes/plan.md"})

@@ -9,12 +9,15 @@ see :mod:`~ctxmodes_remote.service.bodies`). For operators, without a token and 
 account's data: ``/healthz`` (the process answers), ``/readyz``
 (its storage answers) and ``/metrics`` (Prometheus).
 
-Engine calls about a session run on that session's worker thread, in arrival order (one
-worker per connection the storage allows: one for SQLite): a session's state is never
-touched concurrently, and an answer leaves only after its writes are on disk. A token found
-recently is recognised on the event loop itself (see
-:class:`~ctxmodes_remote.service.accounts.TokenCache`), so a request makes one trip to a
-worker, not two. Upstream model streams run on threads of their own.
+Engine calls about a session take turns in arrival order (see
+:class:`~ctxmodes_remote.service.workers.SessionTurns`), so a session's state is never touched
+concurrently, and an answer leaves only after its writes are on disk. Most run on that
+session's worker thread (one worker per connection the storage allows: one for SQLite); note
+reads and writes on Postgres run on the event loop itself, awaiting the database
+(:meth:`~ctxmodes_remote.service.engine.ServiceEngine.alpha_on_loop`), with no trip to a
+thread. A token found recently is recognised on the event loop too (see
+:class:`~ctxmodes_remote.service.accounts.TokenCache`). Upstream model streams run on threads
+of their own.
 """
 
 from __future__ import annotations
@@ -52,7 +55,7 @@ from ctxmodes_remote.service.metrics import CONTENT_TYPE, ServiceMetrics
 from ctxmodes_remote.service.responses_items import encrypted_fields_by_tool, history_items
 from ctxmodes_remote.service.sealing import SealedValueError
 from ctxmodes_remote.service.storage import Account, StorageUnavailableError
-from ctxmodes_remote.service.workers import FairWorker
+from ctxmodes_remote.service.workers import FairWorker, SessionTurns
 
 _log = logging.getLogger("ctxmodes.serve")
 
@@ -160,12 +163,13 @@ class ServiceApp:
         held = engine if engine.group_commits() else None
         self._workers = [FairWorker(f"ctxmodes-serve-{n}", held) for n in range(engine.workers)]
         self._searches = SearchTurns()
+        self._sessions = SessionTurns()
         self._streams = ThreadPoolExecutor(max_workers=64, thread_name_prefix="ctxmodes-upstream")
 
     async def reload_keyring(self, keyring: KeyRing) -> None:
         """Use ``keyring`` from the next request on: swapped while every worker waits, so no
         request runs half under the old keys and half under the new (nor during a paused
-        one)."""
+        one; a call on the event loop keeps the keyring it began with)."""
         everyone = threading.Barrier(
             len(self._workers), action=partial(self.engine.replace_keyring, keyring)
         )
@@ -185,11 +189,27 @@ class ServiceApp:
             self._workers[worker].submit(account_id, partial(function, *args))
         )
 
-    def _worker_of(self, account: Account, context: object) -> int:
-        """The worker of the session a body's ``context`` names (any, when it names none:
-        the engine refuses such a call)."""
-        session_id = context.get("session_id") if isinstance(context, dict) else None
-        return self.engine.worker_of(account, session_id) if isinstance(session_id, str) else 0
+    async def _on_session_worker(
+        self, account: Account, session_id: str, function: Callable[..., _T], *args: Any
+    ) -> _T:
+        """``function(*args)`` on the session's worker, in the session's turn and the
+        account's."""
+        async with self._session_turn(account, session_id):
+            return await self._on_engine(
+                function,
+                *args,
+                worker=self.engine.worker_of(account, session_id),
+                account_id=account.account_id,
+            )
+
+    def _session_turn(
+        self, account: Account, session_id: object
+    ) -> contextlib.AbstractAsyncContextManager[None]:
+        """The session's turn (none to take when no session is named: the engine refuses
+        such a call)."""
+        if not isinstance(session_id, str):
+            return contextlib.nullcontext()
+        return self._sessions.turn((account.account_id, session_id))
 
     def build(self) -> web.Application:
         app = web.Application(
@@ -229,6 +249,7 @@ class ServiceApp:
         self._streams.shutdown(wait=False, cancel_futures=True)
         for worker in self._workers:
             worker.close()
+        await self.engine.close_loop_storage()
         self.engine.close()
 
     # -- middleware ----------------------------------------------------------------------------
@@ -297,6 +318,7 @@ class ServiceApp:
     async def readyz(self, request: web.Request) -> web.Response:
         try:
             await self._on_engine(self.engine.ping)
+            await self.engine.ping_loop_storage()
         except StorageUnavailableError:
             return _json(503, {"status": "storage unavailable"})
         return _json(200, {"status": "ready"})
@@ -345,21 +367,37 @@ class ServiceApp:
         encrypted = request.headers.get(ENCRYPTED_ARGUMENTS_HEADER, "").lower() == "true"
         try:
             body = await self._json_body(request)
-            call = partial(
-                self._on_engine,
-                partial(self.engine.alpha, encrypted_arguments=encrypted),
-                account,
-                family,
-                operation,
-                body,
-                worker=self._worker_of(account, body.get("context")),
-                account_id=account.account_id,
-            )
-            if (family, operation) in SEARCH_OPERATIONS:
-                async with self._searches.slot(account.account_id, family):
-                    answer = await call()
+            context = body.get("context")
+            session_id = context.get("session_id") if isinstance(context, dict) else None
+            call: Callable[[], Awaitable[dict[str, Any]]]
+            if self.engine.runs_on_loop(family, operation):
+                call = partial(
+                    self.engine.alpha_on_loop,
+                    account,
+                    family,
+                    operation,
+                    body,
+                    encrypted_arguments=encrypted,
+                )
             else:
-                answer = await call()
+                call = partial(
+                    self._on_engine,
+                    partial(self.engine.alpha, encrypted_arguments=encrypted),
+                    account,
+                    family,
+                    operation,
+                    body,
+                    worker=self.engine.worker_of(account, session_id)
+                    if isinstance(session_id, str)
+                    else 0,
+                    account_id=account.account_id,
+                )
+            async with self._session_turn(account, session_id):
+                if (family, operation) in SEARCH_OPERATIONS:
+                    async with self._searches.slot(account.account_id, family):
+                        answer = await call()
+                else:
+                    answer = await call()
         except UnknownOperationError as error:
             return _error(404, "not_found", str(error))
         except RequestError as error:
@@ -415,14 +453,14 @@ class ServiceApp:
         self._streams.submit(self._produce, loop, events, account, body, marked, built, controller)
         try:
             if identity is not None:
-                await self._on_engine(
+                await self._on_session_worker(
+                    account,
+                    identity.session_id,
                     self._record_input,
                     account,
                     body,
                     identity,
                     marked,
-                    worker=self.engine.worker_of(account, identity.session_id),
-                    account_id=account.account_id,
                 )
             await asyncio.wrap_future(built)
         except CiphertextError as error:
@@ -469,13 +507,8 @@ class ServiceApp:
         self, account: Account, identity: TurnIdentity, output: list[dict[str, Any]]
     ) -> None:
         try:
-            await self._on_engine(
-                self._record_output,
-                account,
-                identity,
-                output,
-                worker=self.engine.worker_of(account, identity.session_id),
-                account_id=account.account_id,
+            await self._on_session_worker(
+                account, identity.session_id, self._record_output, account, identity, output
             )
         except StorageUnavailableError as error:
             # The answer still goes out; its items are recorded with the next turn, which

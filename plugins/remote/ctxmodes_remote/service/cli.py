@@ -81,8 +81,9 @@ def _configure(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         type=int,
         default=DEFAULT_CONNECTIONS,
-        help="Postgres connections (and worker threads) of this process; more let more "
-        f"sessions' writes commit together (default {DEFAULT_CONNECTIONS})",
+        help="Postgres connections of this process's worker threads (one thread each), and "
+        "of its note reads and writes on the event loop; more let more sessions' writes "
+        f"commit together (default {DEFAULT_CONNECTIONS})",
     )
     parser.set_defaults(serve_handler=_serve)
 

@@ -17,10 +17,13 @@ backend must: several sessions and agents, accounts, durable storage, and encryp
   limit, an invalid call) are results too, ``{"error": "…"}`` inside the ciphertext: the
   client never shows a status to the model, only what the service answered.
 
-Threads: the HTTP layer runs every call about one session on that session's worker thread
-(one per connection the storage allows, see :attr:`ServiceEngine.workers`), so a session's
-state is only ever touched by one thread; what sessions share (the cache of sessions, the
-token cache, the account keys) is safe to use from several.
+Threads: the HTTP layer runs the calls about one session one at a time, in arrival order;
+most on that session's worker thread (one per connection the storage allows, see
+:attr:`ServiceEngine.workers`), and, where the storage answers on the event loop (Postgres),
+note reads and writes on the loop itself (:meth:`ServiceEngine.alpha_on_loop`), with no trip
+to a thread. So a session's state is only ever touched by one call at a time; what sessions
+share (the cache of sessions, the token cache, the account keys) is safe to use from several
+threads.
 """
 
 from __future__ import annotations
@@ -44,6 +47,7 @@ from ctxmodes.windows import (
     PreparedNoteWrite,
     PreviousWindowIds,
     WindowLog,
+    prepare_notes_write,
     render_thread_hint,
     run_history,
     run_notes,
@@ -56,6 +60,7 @@ from ctxmodes_remote.service.sealing import SealedValueError
 from ctxmodes_remote.service.storage import (
     Account,
     HistorySearch,
+    LoopNotes,
     NoteEvent,
     RecordedImage,
     RecordedItem,
@@ -78,6 +83,10 @@ CACHED_SESSIONS = 256
 PLACED_SESSIONS = 65_536
 #: The notes operations that write.
 _WRITE_OPERATIONS = frozenset({"write_file", "append_to_file"})
+#: The notes operations answered on the event loop where the storage can (see
+#: :meth:`ServiceEngine.alpha_on_loop`): the most frequent, each costing little CPU whatever
+#: the session holds, so none keeps the loop from other requests for long.
+LOOP_OPERATIONS = frozenset({"read_file", *_WRITE_OPERATIONS})
 #: Tries of a note write that keeps meeting writes of other processes to the same session.
 NOTE_WRITE_ATTEMPTS = 20
 
@@ -225,6 +234,7 @@ class ServiceEngine:
         search_processes: int = 0,
     ) -> None:
         self._storage = SealedStorage(storage, keyring, CandidateChecker(search_processes))
+        self._loop_notes = storage.loop_notes()
         self._keyring = keyring
         self._now_ms = now_ms
         self._sessions: OrderedDict[tuple[str, str], SessionState] = OrderedDict()
@@ -274,6 +284,12 @@ class ServiceEngine:
     def close(self) -> None:
         self._storage.close()
 
+    async def close_loop_storage(self) -> None:
+        """Close the connections of the calls answered on the event loop (on that loop,
+        before :meth:`close`)."""
+        if self._loop_notes is not None:
+            await self._loop_notes.close()
+
     # -- group commit ------------------------------------------------------------------------
 
     def group_commits(self) -> bool:
@@ -306,6 +322,12 @@ class ServiceEngine:
         """:raises StorageUnavailableError: the storage does not answer."""
         self._storage.ping()
 
+    async def ping_loop_storage(self) -> None:
+        """:raises StorageUnavailableError: the storage does not answer on the event loop
+        (where it answers there)."""
+        if self._loop_notes is not None:
+            await self._loop_notes.ping()
+
     # -- accounts --------------------------------------------------------------------------
 
     def authenticate(self, authorization: str | None) -> Account | None:
@@ -321,15 +343,12 @@ class ServiceEngine:
 
     # -- encryption --------------------------------------------------------------------------
 
-    def encrypt_json(self, account: Account, value: object) -> str:
-        return self._keyring.encrypt(account.account_id, codec.dumps(value))
-
     def encrypt_text(self, account: Account, text: str) -> str:
         return self._keyring.encrypt(account.account_id, text.encode("utf-8", "surrogatepass"))
 
     def decrypt_text(self, account: Account, token: object) -> str:
         """:raises CiphertextError: not this account's ciphertext."""
-        return self._keyring.decrypt(account.account_id, token).decode("utf-8", "surrogatepass")
+        return _decrypted(self._keyring, account, token)
 
     # -- sessions ----------------------------------------------------------------------------
 
@@ -342,27 +361,29 @@ class ServiceEngine:
         written since the last read (its data version is the same); writes of this process
         are not applied twice.
         """
-        key = (account.account_id, session_id)
         # Read before the query: a write landing in between is caught on the next use.
         version = self._storage.backend.data_version()
-        with self._sessions_lock:
-            state = self._sessions.get(key)
-            if state is None:
-                state = SessionState()
-                self._sessions[key] = state
-                if len(self._sessions) > CACHED_SESSIONS:
-                    self._sessions.popitem(last=False)
-                refresh = True
-            else:
-                self._sessions.move_to_end(key)
-        if refresh and (version is None or version != state.version):
-            for seq, event in self._storage.note_events(
-                account.account_id, session_id, state.note_seq
-            ):
-                state.notes.commit(_entry_id(seq), _note_data(event))
-                state.note_seq = seq
+        state, new = self._cached_session(account, session_id)
+        if (refresh or new) and (version is None or version != state.version):
+            _apply_notes(
+                state, self._storage.note_events(account.account_id, session_id, state.note_seq)
+            )
             state.version = version
         return state
+
+    def _cached_session(self, account: Account, session_id: str) -> tuple[SessionState, bool]:
+        """The session's state in memory, and whether it was just made (empty)."""
+        key = (account.account_id, session_id)
+        with self._sessions_lock:
+            state = self._sessions.get(key)
+            if state is not None:
+                self._sessions.move_to_end(key)
+                return state, False
+            state = SessionState()
+            self._sessions[key] = state
+            if len(self._sessions) > CACHED_SESSIONS:
+                self._sessions.popitem(last=False)
+            return state, True
 
     def _agent(self, account: Account, session_id: str, agent: str) -> AgentHistory:
         state = self._session(account, session_id)
@@ -396,15 +417,10 @@ class ServiceEngine:
         """
         if family == "notes" and operation == "thread_hint":
             return self.thread_hint(account, parse_context(body.get("context")))
-        known = OPERATIONS.get(family)  # type: ignore[call-overload]
-        if known is None or operation not in known:
-            raise UnknownOperationError(f"unknown operation {family}/{operation}")
-        context = parse_context(body.get("context"))
-        arguments = {key: value for key, value in body.items() if key != "context"}
-        if encrypted_arguments:
-            for name in known[operation].encrypted:
-                if name in arguments:
-                    arguments[name] = self.decrypt_text(account, arguments[name])
+        keyring = self._keyring
+        context, arguments = _call_arguments(
+            keyring, account, family, operation, body, encrypted_arguments
+        )
         images: tuple[RecordedImage, ...] = ()
         try:
             if family == "history":
@@ -415,12 +431,39 @@ class ServiceEngine:
             raise
         except CtxmodesError as error:
             result = {"error": str(error)}
-        answer: dict[str, Any] = {"encrypted_output": self.encrypt_json(account, result)}
-        if images:
-            # Beside the ciphertext, as the contract has them: the client attaches them to
-            # the result as images for the model.
-            answer["images"] = [_image_answer(image) for image in images]
-        return answer
+        return _answer(keyring, account, result, images)
+
+    def runs_on_loop(self, family: str, operation: str) -> bool:
+        """Whether the call is answered by :meth:`alpha_on_loop` (the storage answers note
+        reads and writes on the event loop, and this is one)."""
+        return self._loop_notes is not None and family == "notes" and operation in LOOP_OPERATIONS
+
+    async def alpha_on_loop(
+        self,
+        account: Account,
+        family: str,
+        operation: str,
+        body: Mapping[str, Any],
+        *,
+        encrypted_arguments: bool,
+    ) -> dict[str, Any]:
+        """:meth:`alpha` on the event loop, for a call :meth:`runs_on_loop` names: the same
+        answer and the same failures, its storage round trip awaited instead of holding a
+        thread. It uses one keyring throughout, the one in use when it began."""
+        notes = self._loop_notes
+        if notes is None or not self.runs_on_loop(family, operation):
+            raise UnknownOperationError(f"{family}/{operation} is not answered on the loop")
+        keyring = self._keyring
+        context, arguments = _call_arguments(
+            keyring, account, family, operation, body, encrypted_arguments
+        )
+        try:
+            result = await self._notes_on_loop(notes, account, context, operation, arguments)
+        except _REQUEST_FAILURES:
+            raise
+        except CtxmodesError as error:
+            result = {"error": str(error)}
+        return _answer(keyring, account, result, ())
 
     def _history(
         self, account: Account, context: CallContext, operation: str, arguments: dict[str, Any]
@@ -450,20 +493,7 @@ class ServiceEngine:
     def _notes(
         self, account: Account, context: CallContext, operation: str, arguments: dict[str, Any]
     ) -> dict[str, Any]:
-        notes_dir = f"{context.agent}/notes"
-        for name in _PATH_FIELDS:
-            value = arguments.get(name)
-            if isinstance(value, str) and value and not value.startswith("/"):
-                arguments[name] = f"{notes_dir}/{value}"
-        accepted = OPERATIONS["notes"][operation].fields
-        for name in _PREFIX_FIELDS:
-            value = arguments.get(name)
-            if name not in accepted:
-                continue
-            if value is None or value == "":
-                arguments[name] = f"{notes_dir}/"
-            elif isinstance(value, str) and not value.startswith("/"):
-                arguments[name] = f"{notes_dir}/{value}"
+        _qualify_note_paths(context, operation, arguments)
         writing = operation in _WRITE_OPERATIONS
         for attempt in range(NOTE_WRITE_ATTEMPTS):
             # A write may be checked against the notes in memory without asking storage
@@ -473,10 +503,8 @@ class ServiceEngine:
             state = self._session(account, context.session_id, refresh=not trusting)
 
             def persist(prepared: PreparedNoteWrite, state: SessionState = state) -> str:
-                data = prepared.data
-                event = NoteEvent(data.action, data.path, data.text, int(data.timestamp))
                 seq = self._storage.append_note_event(
-                    account.account_id, context.session_id, event, state.note_seq
+                    account.account_id, context.session_id, _note_event(prepared), state.note_seq
                 )
                 if seq is None:
                     raise _StaleNotes
@@ -498,6 +526,58 @@ class ServiceEngine:
                     raise
                 state.version = None
         raise StorageUnavailableError("too many concurrent writes to this session's notes")
+
+    async def _notes_on_loop(
+        self,
+        notes: LoopNotes,
+        account: Account,
+        context: CallContext,
+        operation: str,
+        arguments: dict[str, Any],
+    ) -> dict[str, Any]:
+        """:meth:`_notes` with the storage awaited: the kit checks a write against the notes
+        in memory, storage takes it (or refuses it, another process having written first),
+        and only then is it applied to them."""
+        _qualify_note_paths(context, operation, arguments)
+        account_id, session_id = account.account_id, context.session_id
+        if operation not in _WRITE_OPERATIONS:
+            state = await self._session_on_loop(notes, account, session_id, refresh=True)
+            return _with_source(
+                run_notes(state.notes, operation, arguments, _no_writes, now_ms=self._now_ms)
+            )
+        for attempt in range(NOTE_WRITE_ATTEMPTS):
+            # As in _notes: checked first against memory, which storage then vouches for.
+            trusting = attempt == 0
+            state = await self._session_on_loop(notes, account, session_id, refresh=not trusting)
+            try:
+                prepared = prepare_notes_write(
+                    state.notes, operation, arguments, now_ms=self._now_ms
+                )
+            except CtxmodesError:
+                if not trusting:
+                    raise
+                continue
+            seq = await self._storage.append_note_event_on_loop(
+                notes, account_id, session_id, _note_event(prepared), state.note_seq
+            )
+            if seq is not None:
+                state.note_seq = seq
+                state.notes.commit(_entry_id(seq), prepared.data)
+                return _with_source(prepared.result)
+        raise StorageUnavailableError("too many concurrent writes to this session's notes")
+
+    async def _session_on_loop(
+        self, notes: LoopNotes, account: Account, session_id: str, *, refresh: bool
+    ) -> SessionState:
+        """:meth:`_session` for a storage that answers on the loop (which has no data
+        version: a refresh always asks what is new)."""
+        state, new = self._cached_session(account, session_id)
+        if refresh or new:
+            events = await self._storage.note_events_on_loop(
+                notes, account.account_id, session_id, state.note_seq
+            )
+            _apply_notes(state, events)
+        return state
 
     def thread_hint(self, account: Account, context: CallContext) -> dict[str, Any]:
         """``{"text": …}``: the agent's recent notes and the window that just closed (empty
@@ -530,6 +610,88 @@ class ServiceEngine:
             state = self._sessions.get((account.account_id, session_id))
         if state is not None:
             state.agents.pop(agent, None)
+
+
+def _call_arguments(
+    keyring: KeyRing,
+    account: Account,
+    family: str,
+    operation: str,
+    body: Mapping[str, Any],
+    encrypted_arguments: bool,
+) -> tuple[CallContext, dict[str, Any]]:
+    """The caller's context and the call's arguments, the encrypted ones decrypted.
+
+    :raises UnknownOperationError: no such family or operation.
+    :raises RequestError: no usable ``context``.
+    :raises CiphertextError: an encrypted field is not this account's ciphertext.
+    """
+    known = OPERATIONS.get(family)  # type: ignore[call-overload]
+    if known is None or operation not in known:
+        raise UnknownOperationError(f"unknown operation {family}/{operation}")
+    context = parse_context(body.get("context"))
+    arguments = {key: value for key, value in body.items() if key != "context"}
+    if encrypted_arguments:
+        for name in known[operation].encrypted:
+            if name in arguments:
+                arguments[name] = _decrypted(keyring, account, arguments[name])
+    return context, arguments
+
+
+def _decrypted(keyring: KeyRing, account: Account, token: object) -> str:
+    return keyring.decrypt(account.account_id, token).decode("utf-8", "surrogatepass")
+
+
+def _answer(
+    keyring: KeyRing,
+    account: Account,
+    result: Mapping[str, Any],
+    images: Sequence[RecordedImage],
+) -> dict[str, Any]:
+    """The answer to an alpha call: its result encrypted, and the images of a ``read_item``
+    beside the ciphertext, as the contract has them (the client attaches them to the result
+    as images for the model)."""
+    answer: dict[str, Any] = {
+        "encrypted_output": keyring.encrypt(account.account_id, codec.dumps(result))
+    }
+    if images:
+        answer["images"] = [_image_answer(image) for image in images]
+    return answer
+
+
+def _qualify_note_paths(context: CallContext, operation: str, arguments: dict[str, Any]) -> None:
+    """Relative note paths and prefixes (and a missing prefix) belong to the current agent's
+    notes directory."""
+    notes_dir = f"{context.agent}/notes"
+    for name in _PATH_FIELDS:
+        value = arguments.get(name)
+        if isinstance(value, str) and value and not value.startswith("/"):
+            arguments[name] = f"{notes_dir}/{value}"
+    accepted = OPERATIONS["notes"][operation].fields
+    for name in _PREFIX_FIELDS:
+        value = arguments.get(name)
+        if name not in accepted:
+            continue
+        if value is None or value == "":
+            arguments[name] = f"{notes_dir}/"
+        elif isinstance(value, str) and not value.startswith("/"):
+            arguments[name] = f"{notes_dir}/{value}"
+
+
+def _no_writes(prepared: PreparedNoteWrite) -> str:
+    raise AssertionError("a notes call that reads persisted a write")
+
+
+def _note_event(prepared: PreparedNoteWrite) -> NoteEvent:
+    data = prepared.data
+    return NoteEvent(data.action, data.path, data.text, int(data.timestamp))
+
+
+def _apply_notes(state: SessionState, events: Sequence[tuple[int, NoteEvent]]) -> None:
+    """Apply note writes read from storage, in order, to the session's notes."""
+    for seq, event in events:
+        state.notes.commit(_entry_id(seq), _note_data(event))
+        state.note_seq = seq
 
 
 def _history_search(operation: str, arguments: Mapping[str, Any]) -> HistorySearch | None:

@@ -16,16 +16,21 @@ connections and replace the dead ones, and is tried once more on a fresh connect
 only reads. So the service recovers by itself when Postgres restarts; a write that meets the
 outage fails with :class:`StorageUnavailableError` (it may or may not have committed, as any
 write whose answer is lost).
+
+Note reads and writes, the service's most frequent calls, also run on the event loop
+(:class:`PostgresLoopNotes`, psycopg's asyncio connections in a pool of their own, with the
+same statements and the same recovery), so they take no trip to a worker thread.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 import psycopg
 from psycopg.pq import ExecStatus
-from psycopg_pool import ConnectionPool
+from psycopg_pool import AsyncConnectionPool, ConnectionPool
 
 from ctxmodes_remote.service.sealing import token_array
 from ctxmodes_remote.service.storage import (
@@ -185,6 +190,7 @@ class PostgresStorage:
         self, url: str, *, max_connections: int = DEFAULT_CONNECTIONS, timeout_s: float = 5.0
     ) -> None:
         self._max_connections = max_connections
+        self._loop_notes = PostgresLoopNotes(url, max_connections, timeout_s)
         self._pool = ConnectionPool(
             url,
             min_size=1,
@@ -205,6 +211,9 @@ class PostgresStorage:
 
     def close(self) -> None:
         self._pool.close()
+
+    def loop_notes(self) -> PostgresLoopNotes:
+        return self._loop_notes
 
     def ping(self) -> None:
         self._read("SELECT 1", ())
@@ -382,26 +391,12 @@ class PostgresStorage:
     def note_events(
         self, account_id: str, session_id: str, after: int = 0
     ) -> list[tuple[int, SealedNote]]:
-        rows = self._read(
-            "SELECT seq, action, timestamp, sealed FROM note_events "
-            "WHERE account_id = %s AND session_id = %s AND seq > %s ORDER BY seq",
-            (account_id, session_id, after),
-        )
-        return [(int(row[0]), SealedNote(row[1], int(row[2]), bytes(row[3]))) for row in rows]
+        return _sealed_notes(self._read(_NOTE_EVENTS, (account_id, session_id, after)))
 
     def append_note_event(
         self, account_id: str, session_id: str, note: SealedNote, after: int
     ) -> int | None:
-        # One statement, committed on its own: a write whose predecessor already has a
-        # successor conflicts in the unique chain index (waiting for that successor's commit
-        # if it is under way) and inserts nothing. A session's writes each follow the last
-        # one committed, so their sequence numbers rise in commit order.
-        rows = self._run(
-            "INSERT INTO note_events (account_id, session_id, action, timestamp, sealed, "
-            "after_seq) VALUES (%s, %s, %s, %s, %s, %s) "
-            "ON CONFLICT (account_id, session_id, after_seq) DO NOTHING RETURNING seq",
-            (account_id, session_id, note.action, note.timestamp, note.sealed, after),
-        )
+        rows = self._run(_APPEND_NOTE, _note_params(account_id, session_id, note, after))
         return int(rows[0][0]) if rows else None
 
     # -- history --------------------------------------------------------------------------
@@ -488,6 +483,124 @@ class PostgresStorage:
 
         # One transaction for the whole exchange: all or nothing.
         return self._transaction(insert)
+
+
+#: A session's note writes after a sequence number, oldest first.
+_NOTE_EVENTS = (
+    "SELECT seq, action, timestamp, sealed FROM note_events "
+    "WHERE account_id = %s AND session_id = %s AND seq > %s ORDER BY seq"
+)
+#: One note write, one statement committed on its own: a write whose predecessor already has
+#: a successor conflicts in the unique chain index (waiting for that successor's commit if it
+#: is under way) and inserts nothing. A session's writes each follow the last one committed,
+#: so their sequence numbers rise in commit order.
+_APPEND_NOTE = (
+    "INSERT INTO note_events (account_id, session_id, action, timestamp, sealed, after_seq) "
+    "VALUES (%s, %s, %s, %s, %s, %s) "
+    "ON CONFLICT (account_id, session_id, after_seq) DO NOTHING RETURNING seq"
+)
+
+
+def _note_params(
+    account_id: str, session_id: str, note: SealedNote, after: int
+) -> tuple[object, ...]:
+    return (account_id, session_id, note.action, note.timestamp, note.sealed, after)
+
+
+def _sealed_notes(rows: Sequence[Sequence[Any]]) -> list[tuple[int, SealedNote]]:
+    return [(int(row[0]), SealedNote(row[1], int(row[2]), bytes(row[3]))) for row in rows]
+
+
+class PostgresLoopNotes:
+    """Note reads and writes on the event loop: a pool of asyncio connections of their own
+    (at most ``max_connections``), opened by the first call on the loop that uses them."""
+
+    def __init__(self, url: str, max_connections: int, timeout_s: float) -> None:
+        self._url = url
+        self._max_connections = max_connections
+        self._timeout_s = timeout_s
+        self._pool: AsyncConnectionPool | None = None
+        self._opening: asyncio.Future[None] | None = None
+        # A cursor per connection, used again for each statement (making one per statement
+        # is a measurable part of a note write's CPU).
+        self._cursors: dict[psycopg.AsyncConnection[Any], psycopg.AsyncCursor[Any]] = {}
+
+    async def _opened(self) -> AsyncConnectionPool:
+        pool = self._pool
+        if pool is not None and self._opening is not None and self._opening.done():
+            return pool
+        if pool is None:
+            pool = self._pool = AsyncConnectionPool(
+                self._url,
+                min_size=1,
+                max_size=self._max_connections,
+                timeout=self._timeout_s,
+                kwargs={"autocommit": True},
+                open=False,
+            )
+            # Connections are made in the background; a call waits for one at most the
+            # pool's timeout (a database that is down fails the call, not the opening).
+            self._opening = asyncio.ensure_future(pool.open(wait=False))
+        assert self._opening is not None
+        await asyncio.shield(self._opening)
+        return pool
+
+    async def close(self) -> None:
+        if self._pool is not None:
+            await self._pool.close()
+
+    async def ping(self) -> None:
+        await self._run("SELECT 1", (), reads_only=True)
+
+    async def _run(
+        self, query: str, params: Sequence[object], *, reads_only: bool = False
+    ) -> list[tuple[Any, ...]]:
+        """The rows of one statement (which returns rows), as :meth:`PostgresStorage._use`
+        runs it: a lost connection has the pool check its idle ones, and a read is tried
+        once more.
+
+        :raises StorageUnavailableError: the database failed."""
+        pool = await self._opened()
+        for attempt in (1, 2):
+            lost = False
+            try:
+                connection = await pool.getconn()
+                try:
+                    cursor = self._cursor(connection)
+                    await cursor.execute(query, params, prepare=True)
+                    return await cursor.fetchall()
+                except psycopg.OperationalError:
+                    lost = connection.broken
+                    raise
+                finally:
+                    await pool.putconn(connection)
+            except (psycopg.Error, OSError, TimeoutError) as exc:
+                if lost:
+                    await pool.check()
+                if not (lost and reads_only and attempt == 1):
+                    raise StorageUnavailableError(f"the database failed: {_reason(exc)}") from None
+        raise AssertionError("unreachable")
+
+    def _cursor(self, connection: psycopg.AsyncConnection[Any]) -> psycopg.AsyncCursor[Any]:
+        cursor = self._cursors.get(connection)
+        if cursor is None:
+            if len(self._cursors) >= 2 * self._max_connections:
+                # Forget the cursors of connections the pool has closed (lost, or replaced).
+                self._cursors = {c: k for c, k in self._cursors.items() if not c.closed}
+            cursor = self._cursors[connection] = connection.cursor()
+        return cursor
+
+    async def note_events(
+        self, account_id: str, session_id: str, after: int = 0
+    ) -> list[tuple[int, SealedNote]]:
+        rows = await self._run(_NOTE_EVENTS, (account_id, session_id, after), reads_only=True)
+        return _sealed_notes(rows)
+
+    async def append_note_event(
+        self, account_id: str, session_id: str, note: SealedNote, after: int
+    ) -> int | None:
+        rows = await self._run(_APPEND_NOTE, _note_params(account_id, session_id, note, after))
+        return int(rows[0][0]) if rows else None
 
 
 def _seal_batch(connection: psycopg.Connection, sealer: Sealer) -> bool | None:

@@ -15,6 +15,7 @@ and every use of its data raises :class:`~ctxmodes_remote.service.crypto.Account
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Sequence
 from typing import Any
@@ -27,6 +28,7 @@ from ctxmodes_remote.service.storage import (
     Account,
     CandidatePage,
     HistorySearch,
+    LoopNotes,
     NoteEvent,
     RecordedImage,
     RecordedItem,
@@ -49,6 +51,27 @@ def _note_place(account_id: str, session_id: str) -> bytes:
 
 def _item_place(account_id: str, session_id: str, agent: str, window_id: str, key: str) -> bytes:
     return associated_data("item", account_id, session_id, agent, window_id, key)
+
+
+def _sealed_note(
+    secrets: AccountSecrets, account_id: str, session_id: str, path: str, text: str
+) -> bytes:
+    plain = codec.dumps({"path": path, "text": text})
+    return secrets.seal(plain, _note_place(account_id, session_id))
+
+
+def _opened_notes(
+    secrets: AccountSecrets,
+    account_id: str,
+    session_id: str,
+    stored: Sequence[tuple[int, SealedNote]],
+) -> list[tuple[int, NoteEvent]]:
+    place = _note_place(account_id, session_id)
+    events: list[tuple[int, NoteEvent]] = []
+    for seq, note in stored:
+        value = codec.loads(secrets.open(note.sealed, place))
+        events.append((seq, NoteEvent(note.action, value["path"], value["text"], note.timestamp)))
+    return events
 
 
 def _image_values(images: Sequence[RecordedImage]) -> list[dict[str, Any]]:
@@ -125,8 +148,7 @@ class SealedStorage:
     # -- sealing (also what the migration from plaintext uses) ----------------------------------
 
     def seal_note(self, account_id: str, session_id: str, path: str, text: str) -> bytes:
-        plain = codec.dumps({"path": path, "text": text})
-        return self._account(account_id).seal(plain, _note_place(account_id, session_id))
+        return _sealed_note(self._account(account_id), account_id, session_id, path, text)
 
     def seal_item(
         self, account_id: str, session_id: str, agent: str, item: RecordedItem
@@ -201,14 +223,7 @@ class SealedStorage:
         stored = self.backend.note_events(account_id, session_id, after)
         if not stored:
             return []
-        secrets = self._account(account_id)
-        place = _note_place(account_id, session_id)
-        events: list[tuple[int, NoteEvent]] = []
-        for seq, note in stored:
-            value = codec.loads(secrets.open(note.sealed, place))
-            event = NoteEvent(note.action, value["path"], value["text"], note.timestamp)
-            events.append((seq, event))
-        return events
+        return _opened_notes(self._account(account_id), account_id, session_id, stored)
 
     def append_note_event(
         self, account_id: str, session_id: str, event: NoteEvent, after: int
@@ -217,6 +232,35 @@ class SealedStorage:
         sealed = self.seal_note(account_id, session_id, event.path, event.text)
         note = SealedNote(event.action, event.timestamp, sealed)
         return self.backend.append_note_event(account_id, session_id, note, after)
+
+    # -- notes on the event loop ------------------------------------------------------------
+
+    async def _account_on_loop(self, account_id: str) -> AccountSecrets:
+        """:meth:`_account`, whose first use per account (a lookup, perhaps a new key) runs
+        off the loop."""
+        secrets = self._secrets.get(account_id)
+        if secrets is None:
+            secrets = await asyncio.to_thread(self._account, account_id)
+        return secrets
+
+    async def note_events_on_loop(
+        self, notes: LoopNotes, account_id: str, session_id: str, after: int = 0
+    ) -> list[tuple[int, NoteEvent]]:
+        """:meth:`note_events` through the backend's :meth:`Storage.loop_notes`."""
+        stored = await notes.note_events(account_id, session_id, after)
+        if not stored:
+            return []
+        secrets = await self._account_on_loop(account_id)
+        return _opened_notes(secrets, account_id, session_id, stored)
+
+    async def append_note_event_on_loop(
+        self, notes: LoopNotes, account_id: str, session_id: str, event: NoteEvent, after: int
+    ) -> int | None:
+        """:meth:`append_note_event` through the backend's :meth:`Storage.loop_notes`."""
+        secrets = await self._account_on_loop(account_id)
+        sealed = _sealed_note(secrets, account_id, session_id, event.path, event.text)
+        note = SealedNote(event.action, event.timestamp, sealed)
+        return await notes.append_note_event(account_id, session_id, note, after)
 
     # -- history --------------------------------------------------------------------------------
 

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import threading
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TypeVar
 
@@ -36,6 +38,7 @@ from ctxmodes_remote.service.storage import (
     seal_plaintext_note,
     sealed_item,
 )
+from ctxmodes_remote.service.workers import wait_serving
 
 _T = TypeVar("_T")
 
@@ -87,6 +90,8 @@ CREATE VIRTUAL TABLE IF NOT EXISTS history_tokens USING fts5(
 """
 
 DATABASE_NAME = "ctxmodes-serve.sqlite3"
+#: Read-only connections (each on a thread of its own) that run searches' candidate queries.
+READER_THREADS = 4
 
 #: The plaintext columns of files from before encryption at rest, per table.
 _PLAINTEXT_COLUMNS = {"note_events": ("path", "text"), "history_items": ("content", "images")}
@@ -126,12 +131,14 @@ class SqliteStorage:
             self._add_sealed_columns()
         except (OSError, sqlite3.Error) as exc:
             raise StorageUnavailableError(f"cannot open the database {path}: {exc}") from None
+        self._reader = _Reader(path, busy_timeout_ms)
 
     @classmethod
     def in_directory(cls, directory: Path) -> SqliteStorage:
         return cls(directory / DATABASE_NAME)
 
     def close(self) -> None:
+        self._reader.close()
         self._db.close()
 
     def ping(self) -> None:
@@ -161,6 +168,10 @@ class SqliteStorage:
 
     def _columns(self, table: str) -> set[str]:
         return {row[1] for row in self._db.execute(f"PRAGMA table_info({table})")}
+
+    def loop_notes(self) -> None:
+        # Its one connection belongs to the worker thread, which group-commits the writes.
+        return None
 
     # -- group commit ------------------------------------------------------------------------
 
@@ -516,12 +527,62 @@ class SqliteStorage:
             clauses.append(f"{column} = ?")
             params.append(value)
         order = "DESC" if search.newest_first else "ASC"
-        rows = self._execute(
+        query = (
             f"SELECT seq, {SEALED_ITEM_COLUMNS} FROM history_items "
-            f"WHERE {' AND '.join(clauses)} ORDER BY seq {order} LIMIT {int(page.size)}",
-            params,
+            f"WHERE {' AND '.join(clauses)} ORDER BY seq {order} LIMIT {int(page.size)}"
         )
+        if self.uncommitted or page.cursor is None:
+            # Only this connection sees the writes of its open transaction. And a search's
+            # first page is read here: most searches need no other, and one that waited for
+            # a reader would have the worker run other calls meanwhile, a long one among
+            # them perhaps, which it could not resume before that one ended.
+            rows = self._execute(query, params).fetchall()
+        else:
+            rows = self._reader.fetch(query, params)
         return [(row[0], sealed_item(row[1:])) for row in rows]
+
+
+class _Reader:
+    """Read-only connections to the file on threads of their own, for the queries that
+    take long (a search's candidates): the worker thread that asked serves other accounts'
+    calls meanwhile, and SQLite leaves the interpreter to the others while it runs. They
+    see what is committed, so they are asked only while the main connection has nothing
+    uncommitted. There are a few, so one account's long query never holds up another's."""
+
+    def __init__(self, path: Path, busy_timeout_ms: int, threads: int = READER_THREADS) -> None:
+        self._path = path
+        self._busy_timeout_ms = busy_timeout_ms
+        self._local = threading.local()
+        self._opened: list[sqlite3.Connection] = []
+        self._lock = threading.Lock()
+        self._threads = ThreadPoolExecutor(threads, thread_name_prefix="ctxmodes-sqlite-reader")
+
+    def fetch(self, query: str, params: Sequence[object]) -> list[tuple[object, ...]]:
+        """:raises StorageUnavailableError: the query failed."""
+        return wait_serving(self._threads.submit(self._fetch, query, params))
+
+    def _fetch(self, query: str, params: Sequence[object]) -> list[tuple[object, ...]]:
+        try:
+            db: sqlite3.Connection | None = getattr(self._local, "db", None)
+            if db is None:
+                db = sqlite3.connect(
+                    f"{self._path.resolve().as_uri()}?mode=ro",
+                    uri=True,
+                    isolation_level=None,
+                    check_same_thread=False,
+                )
+                db.execute(f"PRAGMA busy_timeout={int(self._busy_timeout_ms)}")
+                self._local.db = db
+                with self._lock:
+                    self._opened.append(db)
+            return db.execute(query, params).fetchall()
+        except sqlite3.Error as exc:
+            raise StorageUnavailableError(f"the database failed: {exc}") from None
+
+    def close(self) -> None:
+        self._threads.shutdown(wait=True, cancel_futures=True)
+        for db in self._opened:
+            db.close()
 
 
 def backup_sqlite(data: Path, target: Path) -> None:

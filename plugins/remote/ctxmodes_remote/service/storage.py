@@ -206,6 +206,28 @@ def sealed_item(row: Sequence[Any]) -> SealedItem:
     return SealedItem(window_id, item_key, role, tool_name, tool_namespace, bytes(sealed))
 
 
+class LoopNotes(Protocol):
+    """Note reads and writes a backend answers on the event loop, holding no thread: the same
+    contract as :meth:`Storage.note_events` and :meth:`Storage.append_note_event` (the write
+    is durable before it returns)."""
+
+    async def note_events(
+        self, account_id: str, session_id: str, after: int = 0
+    ) -> list[tuple[int, SealedNote]]: ...
+
+    async def append_note_event(
+        self, account_id: str, session_id: str, note: SealedNote, after: int
+    ) -> int | None: ...
+
+    async def ping(self) -> None:
+        """A trivial round trip; raises :class:`StorageUnavailableError` when it fails."""
+        ...
+
+    async def close(self) -> None:
+        """Close its connections (on the loop that used them)."""
+        ...
+
+
 class Storage(Protocol):
     """Accounts, tokens, wrapped account keys, and sealed notes and history, per account."""
 
@@ -330,6 +352,11 @@ class Storage(Protocol):
         has committed a write since this one last asked, read without a round trip to the
         database; ``None`` when the backend cannot tell so cheaply (a reader then asks the
         database what is new on every use)."""
+        ...
+
+    def loop_notes(self) -> LoopNotes | None:
+        """The backend's note reads and writes on the event loop, or ``None`` when its
+        calls run on worker threads only (SQLite, whose writes are group-committed there)."""
         ...
 
     def close(self) -> None: ...

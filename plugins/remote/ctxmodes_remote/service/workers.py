@@ -20,15 +20,23 @@ answered only once those writes are committed: the worker runs the calls waiting
 commits them all with one sync, as soon as no call is waiting (or the group is
 :data:`GROUP_CALLS` calls or :data:`GROUP_SECONDS` old), and then answers them. Calls run
 during a pause are committed when the pause ends, not held behind the long call.
+
+The calls about one session take turns wherever they run (:class:`SessionTurns`), in arrival
+order. Note reads and writes that the storage answers on the event loop (Postgres) run there,
+not on a worker: each takes little CPU whatever the session holds, and awaits its one
+database round trip, so they share the loop in arrival order, and no account's slow calls on
+the workers hold them up.
 """
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable, Hashable
 from concurrent.futures import Future
+from contextlib import asynccontextmanager
 from typing import Any, Protocol, TypeVar
 
 _T = TypeVar("_T")
@@ -282,3 +290,35 @@ def _settle(future: Future[Any], result: Any, error: BaseException | None) -> No
         future.set_result(result)
     else:
         future.set_exception(error)
+
+
+class SessionTurns:
+    """The calls about each session, one at a time in arrival order, wherever they run (on
+    the event loop or a worker): a session's state is never touched by two calls at once.
+
+    A lock is kept only while a call of its session holds it or waits for it."""
+
+    def __init__(self) -> None:
+        #: Per session: its lock, and how many calls hold it or wait for it.
+        self._locks: dict[Hashable, tuple[asyncio.Lock, list[int]]] = {}
+
+    @asynccontextmanager
+    async def turn(self, session: Hashable) -> AsyncIterator[None]:
+        """Hold the session's turn while the block runs (``asyncio.Lock`` serves its waiters
+        first come, first served)."""
+        entry = self._locks.get(session)
+        if entry is None:
+            entry = self._locks[session] = (asyncio.Lock(), [0])
+        lock, users = entry
+        users[0] += 1
+        try:
+            async with lock:
+                yield
+        finally:
+            users[0] -= 1
+            if not users[0]:
+                del self._locks[session]
+
+    def __len__(self) -> int:
+        """How many sessions have a call under way or waiting."""
+        return len(self._locks)

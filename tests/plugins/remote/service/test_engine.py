@@ -1,6 +1,7 @@
 """The engine over shared storage: several service processes on one database stay coherent
 (reads see every process's writes at once, in storage order)."""
 
+import asyncio
 import json
 import threading
 
@@ -8,7 +9,7 @@ import pytest
 
 from ctxmodes_remote.service.accounts import create_token
 from ctxmodes_remote.service.crypto import KeyRing
-from ctxmodes_remote.service.engine import ServiceEngine
+from ctxmodes_remote.service.engine import ServiceEngine, UnknownOperationError
 from ctxmodes_remote.service.sqlite_storage import SqliteStorage
 from ctxmodes_remote.service.storage import RecordedItem, open_storage
 
@@ -181,3 +182,106 @@ def test_sessions_are_dealt_to_the_workers_evenly_and_keep_theirs(postgres_url, 
         assert [engine.worker_of(account, f"s{n}") for n in range(4 * engine.workers)] == placed
     finally:
         engine.close()
+
+
+# -- note calls on the event loop (Postgres) ---------------------------------------------------
+
+LOOP_CONTEXT = {"session_id": "s2", "current_agent_name": "/root"}
+
+
+async def on_loop(engine, account, operation, context=CONTEXT, **arguments):
+    answer = await engine.alpha_on_loop(
+        account, "notes", operation, {**arguments, "context": context}, encrypted_arguments=False
+    )
+    return json.loads(KEYS.decrypt(account.account_id, answer["encrypted_output"]))
+
+
+def test_note_calls_on_the_event_loop_answer_as_on_a_worker(postgres_url, tmp_path):
+    storage = open_storage(tmp_path, postgres_url)
+    account = create_token(storage, "alice").account
+    engine = ServiceEngine(storage, KEYS, now_ms=lambda: 1_700_000_000_000)
+    calls = [
+        ("write_file", {"path": "a.md", "text": "one\ntwo"}),
+        ("append_to_file", {"path": "a.md", "text": "\nthree"}),
+        ("read_file", {"path": "a.md", "start_line": 2}),
+        ("write_file", {"path": "../x.md", "text": "outside"}),
+        ("append_to_file", {"path": "big.md", "text": "x" * 1_000_001}),
+        ("read_file", {"path": "missing.md"}),
+        ("read_file", {}),
+        ("write_file", {"path": "/root/worker/notes/abs.md", "text": "abs"}),
+        ("read_file", {"path": "/root/worker/notes/abs.md"}),
+    ]
+    assert all(engine.runs_on_loop("notes", operation) for operation, _ in calls)
+    assert not engine.runs_on_loop("notes", "search_contents")
+    assert not engine.runs_on_loop("history", "read_item")
+
+    async def looped():
+        try:
+            return [
+                await on_loop(engine, account, operation, LOOP_CONTEXT, **arguments)
+                for operation, arguments in calls
+            ]
+        finally:
+            await engine.close_loop_storage()
+
+    try:
+        on_worker = [call(engine, account, "notes", operation, **args) for operation, args in calls]
+        assert asyncio.run(looped()) == on_worker
+        assert [answer.get("error", "") != "" for answer in on_worker] == [
+            False, False, False, True, True, False, True, False, False,
+        ]  # fmt: skip
+    finally:
+        engine.close()
+
+
+def test_sqlite_answers_every_call_on_its_worker(tmp_path):
+    account, (engine,) = engines(tmp_path, count=1)
+    assert not engine.runs_on_loop("notes", "write_file")
+    with pytest.raises(UnknownOperationError):
+        asyncio.run(on_loop(engine, account, "write_file", path="n.md", text="t"))
+
+
+def test_the_note_size_limit_is_exact_with_appends_on_event_loops_and_workers_at_once(
+    postgres_url, tmp_path
+):
+    # Three processes' worth of storage: two append on the event loop, one on a worker.
+    storages = [open_storage(tmp_path, postgres_url) for _ in range(3)]
+    account = create_token(storages[0], "alice").account
+    a, b, c = (ServiceEngine(storage, KEYS) for storage in storages)
+    call(a, account, "notes", "write_file", path="big.md", text="x" * 999_000)
+    chunk = "y" * 100
+    answers = []
+
+    def on_worker():
+        for _ in range(10):
+            answers.append(call(c, account, "notes", "append_to_file", path="big.md", text=chunk))
+
+    async def appends(engine):
+        for _ in range(10):
+            answers.append(
+                await on_loop(engine, account, "append_to_file", path="big.md", text=chunk)
+            )
+
+    async def run():
+        try:
+            await asyncio.gather(appends(a), appends(b), asyncio.to_thread(on_worker))
+            # Each reads at once what the others wrote.
+            return [await on_loop(e, account, "read_file", path="big.md") for e in (a, b)]
+        finally:
+            for engine in (a, b):
+                await engine.close_loop_storage()
+
+    try:
+        reads = asyncio.run(run())
+        accepted = [answer for answer in answers if "file" in answer]
+        refused = [answer for answer in answers if "error" in answer]
+        assert len(accepted) == 10
+        assert len(refused) == 20
+        assert all("1,000,000-byte limit" in answer["error"] for answer in refused)
+        reads.append(call(c, account, "notes", "read_file", path="big.md"))
+        for read in reads:
+            assert read["file"]["bytes"] == 1_000_000
+            assert read["file"]["content"] == "x" * 999_000 + chunk * 10
+    finally:
+        for engine in (a, b, c):
+            engine.close()

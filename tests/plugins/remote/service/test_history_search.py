@@ -224,3 +224,68 @@ def test_candidates_checked_in_a_helper_process_give_the_same_answers(backend, m
     finally:
         worker.close()
         engine.close()
+
+
+def _paged(monkeypatch, storage):
+    from ctxmodes_remote.service import sealed_storage
+
+    monkeypatch.setattr(sealed_storage, "SEARCH_PAGE", 2)
+    monkeypatch.setattr(type(storage), "search_page_max", 4)
+
+
+def test_sqlite_reads_later_pages_while_its_worker_serves_other_accounts(tmp_path, monkeypatch):
+    """A search's pages after the first are read on a connection of their own, and the
+    worker thread runs another account's call meanwhile."""
+    import threading
+
+    from ctxmodes_remote.service import sqlite_storage
+
+    storage = sqlite_storage.SqliteStorage.in_directory(tmp_path)
+    account = create_token(storage, "alice").account
+    items = recorded()
+    ServiceEngine(storage, KEYS).record(account, "s1", "/root", items)
+    engine = ServiceEngine(storage, KEYS)
+    _paged(monkeypatch, storage)
+    other_ran = threading.Event()
+    fetching = sqlite_storage._Reader._fetch
+    pages: list[str] = []
+
+    def fetch(reader, query, params):
+        pages.append(query)
+        # Answers only once the worker has run Bob's call: it would never, were the
+        # worker waiting here itself.
+        assert other_ran.wait(10), "the worker served nobody while the page was read"
+        return fetching(reader, query, params)
+
+    monkeypatch.setattr(sqlite_storage._Reader, "_fetch", fetch)
+    worker = FairWorker("test-worker")
+    try:
+        arguments = {"query": "needle", "limit": 100}
+        answer = worker.submit(account.account_id, lambda: search(engine, account, **arguments))
+        worker.submit("bob", other_ran.set).result(timeout=10)
+        assert answer.result(timeout=30) == whole_session_answer(items, arguments)
+    finally:
+        worker.close()
+        engine.close()
+    assert len(pages) > 5
+
+
+def test_sqlite_search_sees_the_writes_of_the_open_group(tmp_path, monkeypatch):
+    """While commits are grouped, a search run after a write (its answer not yet sent)
+    finds what that write recorded, on every page."""
+    from ctxmodes_remote.service.sqlite_storage import SqliteStorage
+
+    storage = SqliteStorage.in_directory(tmp_path)
+    account = create_token(storage, "alice").account
+    engine = ServiceEngine(storage, KEYS)
+    assert engine.group_commits()
+    _paged(monkeypatch, storage)
+    items = recorded()
+    engine.record(account, "s1", "/root", items)
+    assert engine.writes_pending()
+    try:
+        for arguments in ({"query": "needle", "limit": 100}, {"query": "e", "limit": 25}):
+            assert search(engine, account, **arguments) == whole_session_answer(items, arguments)
+        engine.commit_writes()
+    finally:
+        engine.close()

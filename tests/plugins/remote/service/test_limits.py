@@ -1,8 +1,9 @@
-"""An account's searches take turns while another account is active, and only then."""
+"""An account that keeps several searches asked for at once takes turns while another
+account is active, and only then."""
 
 import asyncio
 
-from ctxmodes_remote.service.limits import ACTIVE_S, SearchTurns
+from ctxmodes_remote.service.limits import ACTIVE_S, DEMAND_S, TURNS_ABOVE, SearchTurns
 
 
 class Clock:
@@ -11,6 +12,24 @@ class Clock:
 
     def __call__(self) -> float:
         return self.now
+
+
+async def _searching(
+    turns: SearchTurns, clock: Clock, account: str, at_once: int, family: str = "history"
+) -> None:
+    """``account`` keeps ``at_once`` searches of ``family`` asked for over a while (as many
+    agents searching without pause do)."""
+    release = asyncio.Event()
+
+    async def search() -> None:
+        async with turns.slot(account, family):
+            await release.wait()
+
+    searches = [asyncio.create_task(search()) for _ in range(at_once)]
+    await asyncio.sleep(0)
+    clock.now += 4 * DEMAND_S
+    release.set()
+    await asyncio.wait_for(asyncio.gather(*searches), 5)
 
 
 async def _two_searches(turns: SearchTurns, account: str, family: str = "history") -> list[str]:
@@ -35,20 +54,65 @@ async def _two_searches(turns: SearchTurns, account: str, family: str = "history
     return events
 
 
+def _after_searching(turns: SearchTurns, clock: Clock, at_once: int) -> list[str]:
+    """Alice's two searches at once, after she kept ``at_once`` asked for a while."""
+
+    async def scenario() -> list[str]:
+        await _searching(turns, clock, "alice", at_once)
+        return await _two_searches(turns, "alice")
+
+    return asyncio.run(scenario())
+
+
 def test_an_account_alone_searches_with_nothing_held_back():
-    turns = SearchTurns(Clock())
+    clock = Clock()
+    turns = SearchTurns(clock)
     turns.saw("alice")
-    events = asyncio.run(_two_searches(turns, "alice"))
+    events = _after_searching(turns, clock, 4)
     assert events.index("second in") < events.index("first out")
     assert turns.under_way() == 0
 
 
 def test_searches_take_turns_while_another_account_is_active():
-    turns = SearchTurns(Clock())
+    clock = Clock()
+    turns = SearchTurns(clock)
     turns.saw("alice")
     turns.saw("bob")
-    events = asyncio.run(_two_searches(turns, "alice"))
+
+    async def scenario() -> list[str]:
+        await _searching(turns, clock, "alice", 4)
+        turns.saw("bob")
+        return await _two_searches(turns, "alice")
+
+    events = asyncio.run(scenario())
     assert events.index("first out") < events.index("second in")
+
+
+def test_an_account_searching_now_and_then_is_not_held_back():
+    # One agent searching without pause keeps one search asked for: below the threshold.
+    assert TURNS_ABOVE > 1
+    clock = Clock()
+    turns = SearchTurns(clock)
+    turns.saw("bob")
+    turns.saw("alice")
+    events = _after_searching(turns, clock, 1)
+    assert events.index("second in") < events.index("first out")
+
+
+def test_a_busy_account_that_goes_quiet_is_held_back_no_more():
+    clock = Clock()
+    turns = SearchTurns(clock)
+    turns.saw("alice")
+    turns.saw("bob")
+
+    async def scenario() -> list[str]:
+        await _searching(turns, clock, "alice", 4)
+        clock.now += 4 * DEMAND_S
+        turns.saw("bob")
+        return await _two_searches(turns, "alice")
+
+    events = asyncio.run(scenario())
+    assert events.index("second in") < events.index("first out")
 
 
 def test_another_account_counts_as_active_for_a_while_only():
@@ -57,12 +121,17 @@ def test_another_account_counts_as_active_for_a_while_only():
     turns.saw("bob")
     clock.now += ACTIVE_S + 0.1
     turns.saw("alice")
-    events = asyncio.run(_two_searches(turns, "alice"))
+    events = _after_searching(turns, clock, 4)
     assert events.index("second in") < events.index("first out")
 
 
 def test_families_take_turns_apart_and_accounts_do_not_wait_for_each_other():
-    async def scenario(turns: SearchTurns) -> bool:
+    async def scenario(turns: SearchTurns, clock: Clock) -> bool:
+        for account in ("alice", "bob"):
+            for family in ("history", "notes"):
+                await _searching(turns, clock, account, 4, family)
+        turns.saw("alice")
+        turns.saw("bob")
         held = asyncio.Event()
         release = asyncio.Event()
 
@@ -79,14 +148,16 @@ def test_families_take_turns_apart_and_accounts_do_not_wait_for_each_other():
         await holder
         return both
 
-    turns = SearchTurns(Clock())
-    turns.saw("alice")
-    turns.saw("bob")
-    assert asyncio.run(asyncio.wait_for(scenario(turns), 5))
+    clock = Clock()
+    turns = SearchTurns(clock)
+    assert asyncio.run(asyncio.wait_for(scenario(turns, clock), 5))
 
 
 def test_a_cancelled_waiter_leaves_nothing_behind():
-    async def scenario(turns: SearchTurns) -> int:
+    async def scenario(turns: SearchTurns, clock: Clock) -> tuple[bool, int]:
+        await _searching(turns, clock, "alice", 4)
+        turns.saw("alice")
+        turns.saw("bob")
         release = asyncio.Event()
 
         async def hold() -> None:
@@ -97,12 +168,12 @@ def test_a_cancelled_waiter_leaves_nothing_behind():
         await asyncio.sleep(0)
         waiter = asyncio.create_task(hold())
         await asyncio.sleep(0)
+        waited = not waiter.done() and turns.under_way() == 1
         waiter.cancel()
         release.set()
         await holder
-        return turns.under_way()
+        return waited, turns.under_way()
 
-    turns = SearchTurns(Clock())
-    turns.saw("alice")
-    turns.saw("bob")
-    assert asyncio.run(scenario(turns)) == 0
+    clock = Clock()
+    turns = SearchTurns(clock)
+    assert asyncio.run(scenario(turns, clock)) == (True, 0)

@@ -1,13 +1,15 @@
 """The service's worker threads: accounts take turns, so one account's queue of slow calls
-does not hold another's call behind all of it."""
+does not hold another's call behind all of it; and each session's calls take turns, wherever
+they run."""
 
+import asyncio
 import threading
 import time
 from concurrent.futures import Future
 
 import pytest
 
-from ctxmodes_remote.service.workers import FairWorker, wait_serving, yield_turn
+from ctxmodes_remote.service.workers import FairWorker, SessionTurns, wait_serving, yield_turn
 
 
 def test_cheap_calls_of_one_account_wait_behind_one_slow_call_of_another():
@@ -124,3 +126,33 @@ def test_a_call_waiting_for_work_elsewhere_lets_other_accounts_calls_run():
     same.result(timeout=10)
     worker.close()
     assert ran == ["quiet", "waited", "heavy again"]
+
+
+def test_calls_about_one_session_take_turns_in_arrival_order_and_others_pass():
+    async def scenario():
+        turns = SessionTurns()
+        order = []
+        release = asyncio.Event()
+
+        async def session_call(session, name, *, hold=False):
+            async with turns.turn(session):
+                order.append(f"{name} starts")
+                if hold:
+                    await release.wait()
+                await asyncio.sleep(0)
+                order.append(f"{name} ends")
+
+        first = asyncio.create_task(session_call("s1", "a", hold=True))
+        await asyncio.sleep(0)
+        later = [asyncio.create_task(session_call("s1", name)) for name in "bcd"]
+        await asyncio.sleep(0)
+        later[1].cancel()  # a caller that hangs up while waiting gives up its place
+        await session_call("s2", "x")  # another session is not held up
+        assert order == ["a starts", "x starts", "x ends"]
+        assert len(turns) == 1
+        release.set()
+        await asyncio.gather(first, later[0], later[2])
+        assert order[3:] == ["a ends", "b starts", "b ends", "d starts", "d ends"]
+        assert len(turns) == 0
+
+    asyncio.run(scenario())
