@@ -409,10 +409,10 @@ def loads_to_restringify(data: bytes | bytearray | memoryview) -> Any:
 
 
 def dumps_restringified(values: list[Any]) -> bytes | None:
-    """The members of ``values``, each decoded by :func:`loads_to_restringify` (or an
-    ``orjson.Fragment`` of :func:`dumps`), as ``JSON.stringify`` writes them, comma-separated
-    without the brackets; ``None`` where orjson alone would write something otherwise (a key
-    that may be an array index, an integer beyond 2**53, nesting beyond orjson's limit)."""
+    """The members of ``values``, values decoded by :func:`loads_to_restringify` (or parts of
+    them), as ``JSON.stringify`` writes them, comma-separated without the brackets; ``None``
+    where orjson alone would write something otherwise (a key that may be an array index, an
+    integer beyond 2**53, nesting beyond orjson's limit)."""
     try:
         out = orjson.dumps(values, default=_refuse, option=_FAST_OPTIONS)
     except (orjson.JSONEncodeError, TypeError):
