@@ -34,6 +34,7 @@ from ctxmodes.session.jsvalues import js_truthy
 from ctxmodes.session.migrate import rename_hook_message
 from ctxmodes.session.reader import (
     MESSAGE_BEARING_TYPES,
+    LineEnds,
     ScanResult,
     is_bare_entry,
     resolve_parents,
@@ -253,7 +254,7 @@ class EntryTable:
             scan.parents.append(parent if isinstance(parent, str) else None)
             scan.types.append(shared_type(entry_type))
             scan.starts.append(-1)
-            scan.ends.append(-1)
+            scan.ends.add(index, -1, index, -1)
             if is_bare_entry(entry_type, entry):
                 scan.bare.add(index)
             if entry_type == "label":
@@ -717,7 +718,7 @@ class EntryTable:
         self.types.append(shared_type(entry_type))
         self.parents.append(parent)
         self._starts.append(-1)
-        self._ends.append(-1)
+        self._ends.add(index, -1, index, -1)
         # A copy without the line break: orjson leaves each encoding in an allocation of
         # about 4 KiB, which a session holding every line would keep.
         self._appended[index] = line[:-1]
@@ -833,7 +834,7 @@ class StoredRun:
         self,
         types: list[str | None],
         starts: Sequence[int],
-        ends: Sequence[int],
+        ends: LineEnds,
         first: int,
         last: int,
     ) -> None:
