@@ -45,7 +45,7 @@ import sys
 import threading
 from array import array
 from bisect import bisect_left
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import partial
 from itertools import accumulate, compress, islice, repeat
@@ -73,6 +73,7 @@ from ctxmodes.session.regular_file import NotARegularFileError, open_regular
 __all__ = [
     "MESSAGE_BEARING_TYPES",
     "LineEnds",
+    "ParentIds",
     "ScanResult",
     "SkippedLine",
     "is_bare_entry",
@@ -184,6 +185,41 @@ class LineEnds:
         self._kept[last] = end
 
 
+class ParentIds:
+    """The ``parentId`` of each entry (``None`` for none), kept only where it is not the id
+    of the entry before (the first entry, roots, side branches): a list of them would cost a
+    pointer an entry."""
+
+    __slots__ = ("_ids", "_kept")
+
+    def __init__(self, ids: list[str]) -> None:
+        self._ids = ids
+        self._kept: dict[int, str | None] = {}
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+    def __getitem__(self, index: int) -> str | None:
+        kept = self._kept
+        return kept[index] if index in kept else self._ids[index - 1]
+
+    def __iter__(self) -> Iterator[str | None]:
+        ids = self._ids
+        parents: list[str | None] = [None, *ids[:-1]] if ids else []
+        for index, parent in self._kept.items():
+            parents[index] = parent
+        return iter(parents)
+
+    def keep(self, index: int, parent: str | None) -> None:
+        """Entry ``index``'s parent is ``parent``, whatever the entry before it."""
+        self._kept[index] = parent
+
+    def add(self, index: int, parent: str | None) -> None:
+        """Entry ``index``'s parent is ``parent`` (the entries before it already listed)."""
+        if not index or parent != self._ids[index - 1]:
+            self._kept[index] = parent
+
+
 class ScanResult:
     """Everything learned from one pass over a session file.
 
@@ -225,7 +261,7 @@ class ScanResult:
         self.original_version: float = 3.0
         self.rename_hook_messages = False
         self.ids: list[str] = []
-        self.parents: list[str | None] = []
+        self.parents = ParentIds(self.ids)
         self.types: list[str | None] = []
         #: Whether some id is used by more than one entry (found when the scan finishes).
         self.duplicated = False
@@ -447,10 +483,9 @@ class _Scanner:
         result.ids.extend(ids)
         # Most runs are one chain: one comparison of the lists, stopping at the first break.
         differs = [] if parents == previous_ids else list(map(ne, parents, previous_ids))
-        # A parent id equal to the previous entry's id is kept as that id's string: one
-        # string per id instead of two (~57 bytes an entry).
         all_parents = result.parents
-        all_parents.extend(previous_ids)
+        if not base:
+            all_parents.keep(0, parents[0])
         position = -1
         while differs:
             try:
@@ -458,7 +493,7 @@ class _Scanner:
             except ValueError:
                 break
             result.unresolved.append(base + position)
-            all_parents[base + position] = parents[position]
+            all_parents.keep(base + position, parents[position])
         if "" in parents:
             # An empty parent id is no parent, even when the previous entry's id is empty.
             result.unresolved.extend(
@@ -557,7 +592,7 @@ class _Scanner:
 
     def _add_parent(self, index: int, parent: str | None) -> None:
         result = self.result
-        result.parents.append(parent)
+        result.parents.add(index, parent)
         if not parent or not index or parent != result.ids[index - 1]:
             result.unresolved.append(index)
 
@@ -702,9 +737,7 @@ def has_duplicates(ids: list[str]) -> bool:
 _NEARBY: Final = 256
 
 
-def _found_nearby(
-    ids: list[str], parent_ids: list[str | None], indexes: list[int]
-) -> dict[str, int]:
+def _found_nearby(ids: list[str], parent_ids: ParentIds, indexes: list[int]) -> dict[str, int]:
     """The entry of each parent id of the entries at ``indexes`` that lies shortly before
     its child, ids being unique: a few short C-level searches instead of a pass over every
     id. The searches stop when they have compared as many ids as there are entries; what is

@@ -251,7 +251,7 @@ class EntryTable:
             entry_type = entry.get("type")
             scan.decoded[index] = entry
             scan.ids.append(entry["id"])
-            scan.parents.append(parent if isinstance(parent, str) else None)
+            scan.parents.add(index, parent if isinstance(parent, str) else None)
             scan.types.append(shared_type(entry_type))
             scan.starts.append(-1)
             scan.ends.add(index, -1, index, -1)
@@ -714,7 +714,7 @@ class EntryTable:
         by_id = self.by_id  # built (once) before the entry is in the list of ids
         parent = by_id.get(parent_id, NO_ENTRY) if parent_id else NO_ENTRY
         self.ids.append(entry_id)
-        self.parent_ids.append(parent_id)
+        self.parent_ids.add(index, parent_id)
         self.types.append(shared_type(entry_type))
         self.parents.append(parent)
         self._starts.append(-1)

@@ -170,7 +170,7 @@ def test_json_literals_are_skipped_as_pi_skips_them(
 def _scan_summary(scan: ScanResult) -> tuple[Any, ...]:
     skipped = [(line.line_number, line.reason) for line in scan.skipped]
     ends = [scan.ends[index] for index in range(len(scan.ids))]
-    return scan.ids, scan.parents, scan.types, scan.starts, ends, skipped
+    return scan.ids, list(scan.parents), scan.types, scan.starts, ends, skipped
 
 
 @pytest.fixture(params=["validation", "counting"])
@@ -659,6 +659,9 @@ def test_parents_that_are_not_the_line_before_resolve_to_the_last_entry_of_their
     table = EntryTable.from_scan(scan_file(path), path)
     last = {record["id"]: index for index, record in enumerate(records)}
     assert table.duplicated is duplicated
+    stored = [record["parentId"] for record in records]
+    assert list(table.parent_ids) == stored
+    assert [table.parent_ids[index] for index in range(len(records))] == stored
     for index, record in enumerate(records):
         parent = record["parentId"]
         want = last.get(parent, -1) if parent and index not in table.cut_roots else -1
