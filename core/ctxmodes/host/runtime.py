@@ -154,11 +154,18 @@ class AgentHost:
     def session(self) -> AgentSession:
         """The current session.
 
+        While another thread replaces the session (``/new``, ``/resume``, ``/fork``), this
+        waits for the replacement instead of seeing neither.
+
         :raises CtxmodesError: no session was started, or the host was closed.
         """
-        if self._session is None:
+        session = self._session
+        if session is None:
+            with self._lock:
+                session = self._session
+        if session is None:
             raise CtxmodesError("the host has no current session")
-        return self._session
+        return session
 
     @property
     def plugin_manager(self) -> pluggy.PluginManager:

@@ -12,10 +12,12 @@ what it covers (the archive's manifest entry id, and the newest ``count`` entrie
 archived path, the first of them ``first_id``) and the session file it was made from (the
 header's session id, the file's device and inode, and a size the file had reached), and is
 used only when all of that still holds: a filter covering fewer entries than the archive's
-bounds now keep, a session file replaced, rewritten or cut short, or a filter from another
-session is ignored, and the window is read as if there were none. A record's description
-carries a CRC-32, and so does every page of its bitmap, so a damaged or torn record is
-ignored too. A filter that fails to apply costs a read, never a hit.
+bounds now keep, a session file replaced (a new file in its place) or cut short, or a
+filter from another session is ignored, and the window is read as if there were none. A
+record's description carries a CRC-32, and so does every page of its bitmap, so a damaged
+or torn record is ignored too. A filter that fails to apply costs a read, never a hit. (A
+session file edited in place, the same file and no shorter, is not noticed: sessions are
+only appended to.)
 
 Cost. Opening the cache reads each record's description, not its bitmap; a search reads and
 checks only the bitmap pages its query's bits fall in (usually one per window, as most
@@ -142,7 +144,9 @@ class _StoredFilter:
         if page is None:
             length = min(PAGE_BYTES, self.record.bits // 8 - number * PAGE_BYTES)
             page = self._cache.read_at(self._bitmap_at + number * PAGE_BYTES, length)
-            if page is None or len(page) != length or zlib.crc32(page) != self._pages[number]:
+            if page is None:
+                return None  # unreadable (the cache was let go of): not damaged
+            if len(page) != length or zlib.crc32(page) != self._pages[number]:
                 self.broken = True
                 self._cache.damaged = True
                 return None

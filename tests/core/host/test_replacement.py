@@ -203,3 +203,43 @@ def test_prompt_from_another_thread_while_busy_is_refused(make_rig):
     worker.join(10)
     assert outcome[0].startswith("cannot start a prompt")
     assert outcome[1] is True
+
+
+def test_a_reader_on_another_thread_waits_for_a_replacement_in_progress(make_rig):
+    entered, release = threading.Event(), threading.Event()
+    starts: list[str] = []
+
+    class SlowToStart:
+        @hookimpl
+        def ctx_register_modes(self, register):
+            def make(session):
+                starts.append("made")
+                if len(starts) == 2:  # the replacement: hold it between the two sessions
+                    entered.set()
+                    release.wait(10)
+                return object()
+
+            register(ModeSpec("slow", "slow to start", make))
+
+    rig = make_rig([text_response("hi")], plugins=[SlowToStart()], mode="slow")
+    old_file = rig.session.session_manager.session_file
+    replacing = threading.Thread(target=rig.session.submit, args=("/new",))
+    replacing.start()
+    assert entered.wait(10)
+    seen: list[object] = []
+    reader = threading.Thread(target=lambda: seen.append(_session_file_or_error(rig.host)))
+    reader.start()
+    reader.join(0.2)
+    assert reader.is_alive(), seen  # it waits rather than seeing no session
+    release.set()
+    replacing.join(10)
+    reader.join(10)
+    assert seen == [rig.session.session_manager.session_file]
+    assert seen[0] != old_file
+
+
+def _session_file_or_error(host):
+    try:
+        return host.session.session_manager.session_file
+    except Exception as exc:  # the failure this test guards against
+        return exc

@@ -391,3 +391,33 @@ def test_a_search_reads_a_few_pages_of_each_filter(manager, script, monkeypatch)
             assert len(read) <= 3 * 3
             assert len(read) >= 3 or query != NOWHERE
     assert cache_of(file).stat().st_size > 3 * 10 * PAGE_BYTES
+
+
+def test_a_session_the_typescript_extension_wrote_gets_its_cache_lazily(
+    tmp_path, monkeypatch
+) -> None:
+    from support.extension_files import tree_file
+
+    file = tree_file(tmp_path)
+    original = file.read_bytes()
+    queries = ["code name", "Pick a code", "AMBER", "rolling over", NOWHERE, "Changelog"]
+
+    def searched(read_only: bool) -> tuple[list[dict[str, Any]], int]:
+        with resumed(file, read_only=read_only) as state:
+            read = counting_reads(state, monkeypatch)
+            found = [history(state, "search_contents", query=query) for query in queries]
+            return found, len(read)
+
+    without, read_without = searched(read_only=True)
+    assert read_without > 0
+    assert not cache_of(file).exists()
+    # The first search in a process writing the session reads the archive and makes its
+    # filter; the next resume answers the same, reading only where a hit may be.
+    assert searched(read_only=False)[0] == without
+    assert cache_of(file).exists()
+    with resumed(file) as state:
+        read = counting_reads(state, monkeypatch)
+        assert history(state, "search_contents", query=NOWHERE)["items"] == []
+        assert read == []
+    assert searched(read_only=True)[0] == without
+    assert file.read_bytes() == original  # the session file itself is never touched

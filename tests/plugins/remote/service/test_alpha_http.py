@@ -187,3 +187,39 @@ def test_an_accounts_searches_take_turns_while_another_is_served_and_it_does_not
     # Alice's six took turns (0.3 s at least); Bob's did not wait for all of them.
     assert max(finished["alice"]) - started >= 0.3
     assert finished["bob"][0] < max(finished["alice"])
+
+
+def test_a_sessions_calls_on_the_event_loop_and_on_its_worker_take_turns(
+    make_service, postgres_url
+):
+    from ctxmodes_remote.service.postgres_storage import PostgresStorage
+
+    service = make_service(storage=PostgresStorage(postgres_url))
+    # Appends run on the event loop, thread hints (which read the notes too) on the worker.
+    assert service.engine.runs_on_loop("notes", "append_to_file")
+    assert not service.engine.runs_on_loop("notes", "thread_hint")
+    service.call("notes", "write_file", {"path": "log.md", "text": ""})
+    statuses = []
+
+    def append(n):
+        reply = service.alpha("notes", "append_to_file", {"path": "log.md", "text": f"<{n}>"})
+        statuses.append(("append", reply.status, "error" in service.opened(reply)))
+
+    def hint():
+        context = {"session_id": "s1", "current_agent_name": "/root"}
+        reply = service.client.post_json("/alpha/notes/v2/thread_hint", {"context": context})
+        statuses.append(("hint", reply.status, "log.md" not in reply.json()["text"]))
+
+    threads = []
+    for n in range(16):
+        threads += [threading.Thread(target=append, args=(n,)), threading.Thread(target=hint)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(statuses) == [("append", 200, False)] * 16 + [("hint", 200, False)] * 16
+    # Every append applied once, in the order storage took them, as another process sees.
+    content = service.call("notes", "read_file", {"path": "log.md"})["file"]["content"]
+    assert sorted(int(n) for n in content[1:-1].split("><")) == list(range(16))
+    reopened = make_service(storage=PostgresStorage(postgres_url))
+    assert reopened.call("notes", "read_file", {"path": "log.md"})["file"]["content"] == content
