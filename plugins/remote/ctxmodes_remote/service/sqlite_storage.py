@@ -7,6 +7,9 @@ The service groups commits (:meth:`SqliteStorage.group_commits`): the writes of 
 worker runs one after another join one transaction, under a savepoint each, and
 :meth:`SqliteStorage.commit_group` puts them on disk with one sync before any of those calls
 is answered. The file's commit rate, not its write rate, is what bounds a SQLite service.
+
+A history search's pages after its first are read on read-only connections of their own, on
+threads of their own, while the worker serves other calls (see :class:`_Reader`).
 """
 
 from __future__ import annotations
