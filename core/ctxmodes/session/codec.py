@@ -370,9 +370,11 @@ def _restringified_float(text: str) -> Any:
     value = float(text)
     if value.is_integer():  # orjson writes ``1.0``, JavaScript ``1``
         return _float(value)
-    if b"e" in orjson.dumps(value):  # orjson's plain decimal notation is JavaScript's
-        return orjson.Fragment(js_number(value))
-    return value
+    # orjson's plain decimal notation is JavaScript's; it takes an exponent only beyond
+    # this range (1e-6 and 1e16, say), where its output is looked at.
+    if 1e-4 < abs(value) < 1e15 or b"e" not in orjson.dumps(value):
+        return value
+    return orjson.Fragment(js_number(value))
 
 
 @cache
@@ -407,10 +409,10 @@ def loads_to_restringify(data: bytes | bytearray | memoryview) -> Any:
 
 
 def dumps_restringified(values: list[Any]) -> bytes | None:
-    """The members of ``values``, each decoded by :func:`loads_to_restringify` (or an
-    ``orjson.Fragment`` of :func:`dumps`), as ``JSON.stringify`` writes them, comma-separated
-    without the brackets; ``None`` where orjson alone would write something otherwise (a key
-    that may be an array index, an integer beyond 2**53, nesting beyond orjson's limit)."""
+    """The members of ``values``, values decoded by :func:`loads_to_restringify` (or parts of
+    them), as ``JSON.stringify`` writes them, comma-separated without the brackets; ``None``
+    where orjson alone would write something otherwise (a key that may be an array index, an
+    integer beyond 2**53, nesting beyond orjson's limit)."""
     try:
         out = orjson.dumps(values, default=_refuse, option=_FAST_OPTIONS)
     except (orjson.JSONEncodeError, TypeError):

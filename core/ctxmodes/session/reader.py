@@ -45,8 +45,8 @@ import sys
 import threading
 from array import array
 from bisect import bisect_left
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from functools import partial
 from itertools import accumulate, compress, islice, repeat
 from operator import attrgetter, is_, is_not, itemgetter, ne
@@ -60,6 +60,7 @@ import orjson
 from ctxmodes.session import codec
 from ctxmodes.session.entry_types import ENTRY_TYPES
 from ctxmodes.session.errors import NotASessionError, SessionError
+from ctxmodes.session.index_arrays import consecutive
 from ctxmodes.session.jsvalues import js_truthy
 from ctxmodes.session.migrate import (
     migrate_v1_entries,
@@ -71,6 +72,8 @@ from ctxmodes.session.regular_file import NotARegularFileError, open_regular
 
 __all__ = [
     "MESSAGE_BEARING_TYPES",
+    "LineEnds",
+    "ParentIds",
     "ScanResult",
     "SkippedLine",
     "is_bare_entry",
@@ -158,7 +161,65 @@ class SkippedLine:
         return f"line {self.line_number}: {self.reason}"
 
 
-@dataclass(slots=True)
+class LineEnds:
+    """Where each entry's line ends (the offset of its line break), from where the next
+    entry's starts: kept only where that is not the byte before (the last entry of each run
+    of lines indexed together, an entry followed by a skipped line, an entry not in the
+    file), which spares the scan a pass and an index 8 bytes an entry."""
+
+    __slots__ = ("_kept", "_starts")
+
+    def __init__(self, starts: array[int]) -> None:
+        self._starts = starts
+        self._kept: dict[int, int] = {}
+
+    def __getitem__(self, index: int) -> int:
+        kept = self._kept.get(index)
+        return self._starts[index + 1] - 1 if kept is None else kept
+
+    def add(self, first: int, start: int, last: int, end: int) -> None:
+        """Entries ``first`` to ``last``, consecutive lines of the file, span ``start`` to
+        ``end`` (-1 and -1: they are not in the file)."""
+        if self._kept.get(first - 1) == start - 1:
+            del self._kept[first - 1]  # now implied by this start
+        self._kept[last] = end
+
+
+class ParentIds:
+    """The ``parentId`` of each entry (``None`` for none), kept only where it is not the id
+    of the entry before (the first entry, roots, side branches): a list of them would cost a
+    pointer an entry."""
+
+    __slots__ = ("_ids", "_kept")
+
+    def __init__(self, ids: list[str]) -> None:
+        self._ids = ids
+        self._kept: dict[int, str | None] = {}
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+    def __getitem__(self, index: int) -> str | None:
+        kept = self._kept
+        return kept[index] if index in kept else self._ids[index - 1]
+
+    def __iter__(self) -> Iterator[str | None]:
+        ids = self._ids
+        parents: list[str | None] = [None, *ids[:-1]] if ids else []
+        for index, parent in self._kept.items():
+            parents[index] = parent
+        return iter(parents)
+
+    def keep(self, index: int, parent: str | None) -> None:
+        """Entry ``index``'s parent is ``parent``, whatever the entry before it."""
+        self._kept[index] = parent
+
+    def add(self, index: int, parent: str | None) -> None:
+        """Entry ``index``'s parent is ``parent`` (the entries before it already listed)."""
+        if not index or parent != self._ids[index - 1]:
+            self._kept[index] = parent
+
+
 class ScanResult:
     """Everything learned from one pass over a session file.
 
@@ -167,37 +228,66 @@ class ScanResult:
     ``types[i]`` (``None`` when the stored ``type`` is missing or not a string) and occupies bytes
     ``starts[i]:ends[i]`` of the file. ``decoded`` holds the entries that had to be decoded
     during the scan, by index.
+
+    A plain class, not a dataclass: generating a dataclass's methods for these twenty fields
+    cost every command that reads a session about a millisecond of start-up.
     """
 
-    header: dict[str, Any] | None = None
-    original_version: float = 3.0
-    rename_hook_messages: bool = False
-    ids: list[str] = field(default_factory=list)
-    parents: list[str | None] = field(default_factory=list)
-    types: list[str | None] = field(default_factory=list)
-    #: Whether some id is used by more than one entry (found when the scan finishes).
-    duplicated: bool = False
-    #: Index of each entry's parent, -1 for none (resolved when the scan finishes).
-    parent_indexes: array[int] = field(default_factory=partial(array, "q"))
-    #: Entries whose parent is not the entry before them, resolved by id at the end.
-    unresolved: list[int] = field(default_factory=list)
-    label_indexes: list[int] = field(default_factory=list)
-    last_session_info: int = -1
-    # Machine integers (8 bytes an entry each), not lists of int objects (~36 bytes).
-    starts: array[int] = field(default_factory=partial(array, "q"))
-    ends: array[int] = field(default_factory=partial(array, "q"))
-    decoded: dict[int, dict[str, Any]] = field(default_factory=dict)
-    #: ``message`` entries without a message object and ``branch_summary`` entries with an
-    #: empty summary: entries of a message-bearing type that project to no message.
-    bare: set[int] = field(default_factory=set)
-    skipped: list[SkippedLine] = field(default_factory=list)
-    size: int = 0
-    ends_with_newline: bool = True
-    #: True when some line could be parsed but the first parsed value is not a header.
-    not_a_session: bool = False
-    #: Bytes of a last line without a newline that were left out because the file grew while
-    #: it was read: a writer was still writing that line (it is neither an entry nor skipped).
-    in_progress: int = 0
+    __slots__ = (
+        "bare",
+        "decoded",
+        "duplicated",
+        "ends",
+        "ends_with_newline",
+        "header",
+        "ids",
+        "in_progress",
+        "label_indexes",
+        "last_session_info",
+        "not_a_session",
+        "original_version",
+        "parent_indexes",
+        "parents",
+        "rename_hook_messages",
+        "size",
+        "skipped",
+        "starts",
+        "types",
+        "unresolved",
+    )
+
+    def __init__(self) -> None:
+        self.header: dict[str, Any] | None = None
+        self.original_version: float = 3.0
+        self.rename_hook_messages = False
+        self.ids: list[str] = []
+        self.parents = ParentIds(self.ids)
+        self.types: list[str | None] = []
+        #: Whether some id is used by more than one entry (found when the scan finishes).
+        self.duplicated = False
+        #: Index of each entry's parent, -1 for none (made when the scan finishes: the entry
+        #: before each, except the ``unresolved``, resolved by id).
+        self.parent_indexes: array[int] = array("q")
+        #: Entries whose parent is not the entry before them, resolved by id at the end.
+        self.unresolved: list[int] = []
+        self.label_indexes: list[int] = []
+        self.last_session_info = -1
+        # Machine integers (8 bytes an entry each), not lists of int objects (~36 bytes).
+        self.starts: array[int] = array("q")
+        self.ends = LineEnds(self.starts)
+        self.decoded: dict[int, dict[str, Any]] = {}
+        #: ``message`` entries without a message object and ``branch_summary`` entries with
+        #: an empty summary: entries of a message-bearing type that project to no message.
+        self.bare: set[int] = set()
+        self.skipped: list[SkippedLine] = []
+        self.size = 0
+        self.ends_with_newline = True
+        #: True when some line could be parsed but the first parsed value is not a header.
+        self.not_a_session = False
+        #: Bytes of a last line without a newline that were left out because the file grew
+        #: while it was read: a writer was still writing that line (neither an entry nor
+        #: skipped).
+        self.in_progress = 0
 
 
 def _parse_each(
@@ -385,19 +475,17 @@ class _Scanner:
         end = bounds.pop()
         # Arrays built from lists and appended whole: a third of extending them item by item.
         result.starts += array("q", bounds[::2])
-        result.ends += array("q", bounds[1::2])
+        result.ends.add(base, offset, base + count - 1, bounds[-1])
         result.types.extend(types)
         # Pi appends each entry as a child of the one before it: assume that, and leave the
         # few entries whose parent is not the previous line to be resolved by id at the end.
         previous_ids = [result.ids[base - 1] if base else None, *ids[:-1]]
         result.ids.extend(ids)
-        result.parent_indexes += array("q", range(base - 1, base + count - 1))
         # Most runs are one chain: one comparison of the lists, stopping at the first break.
         differs = [] if parents == previous_ids else list(map(ne, parents, previous_ids))
-        # A parent id equal to the previous entry's id is kept as that id's string: one
-        # string per id instead of two (~57 bytes an entry).
         all_parents = result.parents
-        all_parents.extend(previous_ids)
+        if not base:
+            all_parents.keep(0, parents[0])
         position = -1
         while differs:
             try:
@@ -405,7 +493,7 @@ class _Scanner:
             except ValueError:
                 break
             result.unresolved.append(base + position)
-            all_parents[base + position] = parents[position]
+            all_parents.keep(base + position, parents[position])
         if "" in parents:
             # An empty parent id is no parent, even when the previous entry's id is empty.
             result.unresolved.extend(
@@ -497,15 +585,14 @@ class _Scanner:
                 result.ids.append(entry_id)
                 result.types.append(shared_type(entry_type))
                 result.starts.append(offset)
-                result.ends.append(end)
+                result.ends.add(index, offset, index, end)
             offset = end + 1
         self._line_number += len(lines)
         return offset
 
     def _add_parent(self, index: int, parent: str | None) -> None:
         result = self.result
-        result.parents.append(parent)
-        result.parent_indexes.append(index - 1)
+        result.parents.add(index, parent)
         if not parent or not index or parent != result.ids[index - 1]:
             result.unresolved.append(index)
 
@@ -587,6 +674,11 @@ class _Scanner:
         if result.rename_hook_messages:
             for entry in result.decoded.values():
                 rename_hook_message(entry)
+        if result.ids:
+            # Each entry's parent taken to be the entry before it (see _add_regular).
+            result.parent_indexes = consecutive(0, len(result.ids))
+            result.parent_indexes.pop()
+            result.parent_indexes.insert(0, -1)
         resolve_parents(result)
         if result.header is None and not result.not_a_session and result.size > 0:
             # Pi: a non-empty file without any parsable line is not a session.
@@ -618,7 +710,7 @@ class _Scanner:
             result.ids.append(value["id"])
             result.types.append(shared_type(entry_type))
             result.starts.append(start)
-            result.ends.append(end)
+            result.ends.add(index, start, index, end)
         result.skipped.sort(key=lambda skipped: skipped.line_number)
 
 
@@ -640,14 +732,47 @@ def has_duplicates(ids: list[str]) -> bool:
     return len(set(islice(ids, half, None))) != len(ids) - half
 
 
+# How far before an entry its parent is first looked for: a side branch mostly starts a few
+# entries back.
+_NEARBY: Final = 256
+
+
+def _found_nearby(ids: list[str], parent_ids: ParentIds, indexes: list[int]) -> dict[str, int]:
+    """The entry of each parent id of the entries at ``indexes`` that lies shortly before
+    its child, ids being unique: a few short C-level searches instead of a pass over every
+    id. The searches stop when they have compared as many ids as there are entries; what is
+    not found is left to that pass."""
+    found: dict[str, int] = {}
+    budget = len(ids)
+    for index in indexes:
+        parent = parent_ids[index]
+        if not parent or parent in found:
+            continue
+        start = max(0, index - _NEARBY)
+        budget -= index - start
+        if budget < 0:
+            break
+        try:
+            found[parent] = ids.index(parent, start, index)
+        except ValueError:
+            continue
+    return found
+
+
 def resolve_parents(result: ScanResult) -> None:
     """Find duplicated ids, and the parent index of each entry whose parent is not the entry
     before it (``result.unresolved``): the last entry of that id, as Pi's map of ids has it."""
     ids = result.ids
     result.duplicated = has_duplicates(ids)
     parent_ids = result.parents
-    wanted = {parent for index in result.unresolved if (parent := parent_ids[index])}
-    found = last_indexes(ids, wanted) if wanted else {}
+    found = {} if result.duplicated else _found_nearby(ids, parent_ids, result.unresolved)
+    wanted = {
+        parent
+        for index in result.unresolved
+        if (parent := parent_ids[index]) and parent not in found
+    }
+    if wanted:
+        found.update(last_indexes(ids, wanted))
     lookup = found.get
     for index in result.unresolved:
         parent = parent_ids[index]

@@ -8,6 +8,7 @@ in memory.
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import islice
 from typing import Any, Final, Literal
@@ -16,6 +17,7 @@ import orjson
 
 from ctxmodes.session import codec
 from ctxmodes.session.convert import convert_message_json, convert_to_llm_json
+from ctxmodes.session.index_arrays import is_consecutive
 from ctxmodes.session.manager import PositionIndexes, SessionManager
 
 __all__ = ["NULL_POSITION", "context_report", "write_context_report"]
@@ -94,10 +96,18 @@ def _write_ids(
     """The ids of the entries at ``indexes`` as a JSON array, a block at a time (a list of a
     million ids would cost more than the index of the whole session)."""
     blocks = (
-        list(map(ids.__getitem__, indexes[start : start + _ID_BLOCK]))
+        _ids_at(ids, indexes[start : start + _ID_BLOCK])
         for start in range(0, len(indexes), _ID_BLOCK)
     )
     _write_blocks(write, map(_encode_ids, blocks))
+
+
+def _ids_at(ids: Sequence[str], indexes: Sequence[int]) -> list[str]:
+    """The ids of the entries at ``indexes``: a slice of ``ids`` where they are consecutive
+    entries, as most of a path is (a copy in C instead of a lookup per entry)."""
+    if isinstance(ids, list) and isinstance(indexes, array) and is_consecutive(indexes):
+        return ids[indexes[0] : indexes[-1] + 1]
+    return list(map(ids.__getitem__, indexes))
 
 
 def _encode_ids(ids: list[str]) -> bytes:

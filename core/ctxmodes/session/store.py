@@ -14,13 +14,11 @@ treated as a root, and the cut is reported.
 
 from __future__ import annotations
 
-import gc
 import os
 import weakref
 from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import compress, filterfalse, repeat
 from operator import attrgetter, ne
@@ -31,10 +29,12 @@ import orjson
 
 from ctxmodes.session import codec
 from ctxmodes.session.errors import SessionChangedError
+from ctxmodes.session.index_arrays import consecutive
 from ctxmodes.session.jsvalues import js_truthy
 from ctxmodes.session.migrate import rename_hook_message
 from ctxmodes.session.reader import (
     MESSAGE_BEARING_TYPES,
+    LineEnds,
     ScanResult,
     is_bare_entry,
     resolve_parents,
@@ -108,21 +108,6 @@ class _MessageRole(msgspec.Struct, gc=False):
 _decode_message_role: Final = msgspec.json.Decoder(_MessageRole).decode
 _decode_message_role_lines: Final = msgspec.json.Decoder(_MessageRole).decode_lines
 _HEAD_ID: Final = attrgetter("id")
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """No cyclic garbage collection while entries are decoded: JSON values hold no cycles,
-    yet the many objects a read builds set off collections, whose full passes walk every id
-    of the index (a sixth of writing out a context of 20,000 messages, at a million entries)."""
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
 
 
 class _NeedsFullDecoder(Exception):
@@ -266,10 +251,10 @@ class EntryTable:
             entry_type = entry.get("type")
             scan.decoded[index] = entry
             scan.ids.append(entry["id"])
-            scan.parents.append(parent if isinstance(parent, str) else None)
+            scan.parents.add(index, parent if isinstance(parent, str) else None)
             scan.types.append(shared_type(entry_type))
             scan.starts.append(-1)
-            scan.ends.append(-1)
+            scan.ends.add(index, -1, index, -1)
             if is_bare_entry(entry_type, entry):
                 scan.bare.add(index)
             if entry_type == "label":
@@ -392,7 +377,7 @@ class EntryTable:
         ``int`` objects, which a path of a million entries would cost."""
         path = array("q")
         for run in self.path_runs(index):
-            path.extend(run)
+            path += consecutive(run.start, run.stop)
         return path
 
     def path_runs(self, index: int) -> list[range]:
@@ -668,13 +653,12 @@ class EntryTable:
                 runs.append([index, index])
         views = self._reader.read_spans([(starts[first], ends[last]) for first, last in runs])
         out: dict[int, JsonObject] = {}
-        with _collector_paused():
-            for (first, last), view in zip(runs, views, strict=True):
-                if last == first or not self._decode_run(first, last, view, out, to_restringify):
-                    base = starts[first]
-                    for index in range(first, last + 1):
-                        line = view[starts[index] - base : ends[index] - base]
-                        out[index] = self._decode_line(index, line, loads)
+        for (first, last), view in zip(runs, views, strict=True):
+            if last == first or not self._decode_run(first, last, view, out, to_restringify):
+                base = starts[first]
+                for index in range(first, last + 1):
+                    line = view[starts[index] - base : ends[index] - base]
+                    out[index] = self._decode_line(index, line, loads)
         if self._rename_hooks:
             for value in out.values():
                 rename_hook_message(value)
@@ -730,11 +714,11 @@ class EntryTable:
         by_id = self.by_id  # built (once) before the entry is in the list of ids
         parent = by_id.get(parent_id, NO_ENTRY) if parent_id else NO_ENTRY
         self.ids.append(entry_id)
-        self.parent_ids.append(parent_id)
+        self.parent_ids.add(index, parent_id)
         self.types.append(shared_type(entry_type))
         self.parents.append(parent)
         self._starts.append(-1)
-        self._ends.append(-1)
+        self._ends.add(index, -1, index, -1)
         # A copy without the line break: orjson leaves each encoding in an allocation of
         # about 4 KiB, which a session holding every line would keep.
         self._appended[index] = line[:-1]
@@ -850,7 +834,7 @@ class StoredRun:
         self,
         types: list[str | None],
         starts: Sequence[int],
-        ends: Sequence[int],
+        ends: LineEnds,
         first: int,
         last: int,
     ) -> None:

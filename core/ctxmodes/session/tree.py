@@ -69,9 +69,8 @@ def build_tree(
             _resolve=resolve,
         )
     roots: list[SessionTreeNode] = []
-    for index, entry_id in enumerate(table.ids):
+    for index, (entry_id, parent_id) in enumerate(zip(table.ids, table.parent_ids, strict=True)):
         node = nodes[entry_id]
-        parent_id = table.parent_ids[index]
         if parent_id is None or parent_id == entry_id or index in table.cut_roots:
             roots.append(node)
             continue

@@ -316,6 +316,7 @@ def test_restringifying_renders_floats_and_declines_what_orjson_writes_otherwise
     for text in (
         b"[1.0, -0.0, 1e16, 1E5, 1.5e-7, 1e-6, 1e21, 1e400, 0.000123, 2.5]",
         b'{"a":1e-7}',
+        b"[0.00010000000000000002, 0.0001, 999999999999999.9, 1000000000000000.1, 9.5e-5]",
     ):
         assert _restringified(text) == codec.dumps(codec.loads(text))
     values = _random_doubles(5000)

@@ -18,6 +18,7 @@ from ctxmodes.session.context import build_session_context
 from ctxmodes.session.errors import NotASessionError, SessionError
 from ctxmodes.session.manager import SessionManager
 from ctxmodes.session.reader import ScanResult, scan_file, scan_lines
+from ctxmodes.session.store import EntryTable
 
 Snapshot = Callable[[SessionManager, list[str | None]], dict[str, Any]]
 
@@ -168,7 +169,8 @@ def test_json_literals_are_skipped_as_pi_skips_them(
 
 def _scan_summary(scan: ScanResult) -> tuple[Any, ...]:
     skipped = [(line.line_number, line.reason) for line in scan.skipped]
-    return scan.ids, scan.parents, scan.types, scan.starts, scan.ends, skipped
+    ends = [scan.ends[index] for index in range(len(scan.ids))]
+    return scan.ids, list(scan.parents), scan.types, scan.starts, ends, skipped
 
 
 @pytest.fixture(params=["validation", "counting"])
@@ -629,3 +631,69 @@ def test_the_known_entry_types_are_shared_strings(tmp_path: Path) -> None:
 )
 def test_duplicated_ids_are_found_wherever_they_stand(ids: list[str], duplicated: bool) -> None:
     assert reader.has_duplicates(ids) is duplicated
+
+
+@pytest.mark.parametrize("duplicated", [False, True])
+def test_parents_that_are_not_the_line_before_resolve_to_the_last_entry_of_their_id(
+    tmp_path: Path, duplicated: bool
+) -> None:
+    # Parents a few lines back, far back, later in the file, missing, the entry itself, and
+    # (with a duplicated id) an id two entries hold: each found as Pi's map of ids has it.
+    records: list[dict[str, Any]] = [_user("e0", None)]
+    records += [_user(f"e{number}", f"e{number - 1}") for number in range(1, 1500)]
+    odd_parents = {
+        1500: "e1490",
+        1501: "e3",
+        1502: "later",
+        1503: "missing",
+        1504: "e1504",
+        1505: "",
+        1506: "e1499",
+    }
+    records += [_user(f"e{number}", parent) for number, parent in odd_parents.items()]
+    records.append(_user("later", "e1506"))
+    if duplicated:
+        records.append(_user("e3", None))
+    path = tmp_path / "parents.jsonl"
+    path.write_bytes(_lines(HEADER, *records))
+    table = EntryTable.from_scan(scan_file(path), path)
+    last = {record["id"]: index for index, record in enumerate(records)}
+    assert table.duplicated is duplicated
+    stored = [record["parentId"] for record in records]
+    assert list(table.parent_ids) == stored
+    assert [table.parent_ids[index] for index in range(len(records))] == stored
+    for index, record in enumerate(records):
+        parent = record["parentId"]
+        want = last.get(parent, -1) if parent and index not in table.cut_roots else -1
+        assert table.parents[index] == want, record
+
+
+@pytest.mark.parametrize("preload", [False, True])
+def test_each_entry_ends_where_its_line_does(tmp_path: Path, preload: bool) -> None:
+    # Kept only where the next entry's start does not tell: before skipped lines, at the ends
+    # of the runs read together, around a line longer than a read, at the end of the file.
+    lines = [codec.dumps(HEADER)]
+    for number in range(3000):
+        parent = f"u{number - 1}" if number else None
+        line = codec.dumps(_user(f"u{number}", parent, "x" * (number % 7) * 40))
+        lines.append(line + b"\r" if number == 99 else line)
+        if number % 400 == 7:
+            lines.append(b"")
+        if number % 500 == 9:
+            lines.append(b"{not json")
+        if number == 1234:
+            lines.append(codec.dumps(_user("big", f"u{number}", "y" * (300 * 1024))))
+    data = b"\n".join(lines) + b"\n"
+    path = _write(tmp_path, data)
+    scan = scan_file(path, preload=preload)
+    ends_in_file = []
+    offset = 0
+    for line in lines:
+        if line.startswith(b'{"type":"message"'):
+            ends_in_file.append(offset + len(line))
+        offset += len(line) + 1
+    assert len(scan.ids) == len(ends_in_file) == 3001
+    assert [scan.ends[index] for index in range(len(scan.ids))] == ends_in_file
+    with SessionManager.open(path, read_only=True, preload=preload) as manager:
+        assert manager.get_entry_json("u99")["id"] == "u99"
+        assert manager.get_entry_json("big")["id"] == "big"
