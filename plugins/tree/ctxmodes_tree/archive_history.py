@@ -28,7 +28,8 @@ may hold a hit it reads only the blocks of entries whose own filter lets the que
 (:mod:`ctxmodes_tree.window_filter`), so a search that finds fewer hits than its page reads
 only the blocks that may hold one. A window's filters are made when it is archived, or the
 first time a call reads it to its end in a process that writes the session (which persists
-them).
+them), as far as that process's reading pays for making them
+(:meth:`~ctxmodes_tree.search_cache.SearchCache.make_lazily`).
 
 Raw items are bounded per archive by :class:`~ctxmodes_tree.traversal.ArchiveLimits`: the
 newest ``max_items`` entries, and of those the newest whose lines span at most ``max_bytes``
@@ -38,6 +39,7 @@ stored, so the count and the items always agree.
 
 from __future__ import annotations
 
+import time
 from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 from itertools import accumulate
@@ -197,6 +199,7 @@ class ArchivedWindow:
         kept = self._kept_entries().entry_ids
         found = self._search_filter() if query else None
         to_read = kept if found is None else entries_to_read(found, query, kept)
+        started = time.perf_counter()
         read: list[tuple[int, ItemFields]] = []
         for position, fields in _read_items(self._graph, to_read, reverse=reverse):
             read.append((position, fields))
@@ -218,7 +221,10 @@ class ArchivedWindow:
             # Asked again: the filter this search started with may have failed its check.
             if self._cache.persists and self._cache.filter_for(self._archive, kept) is None:
                 texts = ((position, fields.content) for position, fields in read)
-                self._remember(window_filter_of(texts, len(kept)))
+                self._cache.make_lazily(
+                    time.perf_counter() - started,
+                    lambda: self._remember(window_filter_of(texts, len(kept))),
+                )
 
     def _may_hold(self, query: str | None) -> bool:
         """Whether a raw item may contain ``query`` (``False`` only when none does)."""

@@ -6,7 +6,12 @@ the window holds no hit, or which of its blocks of entries may hold one, so afte
 such a search reads only the blocks that may hold one. Filters are made when a window is
 archived, and lazily for a window that a call reads to its end in a process writing the
 session (a session written before, or by the TypeScript extension, has none), and kept in
-``<session file>.tree-search``.
+``<session file>.tree-search``. Making a window's filters costs several times reading it, so
+lazy making is paid for by reading (:meth:`SearchCache.make_lazily`): a process spends on it
+at most the time its searches spent reading windows to their end, plus
+:data:`FREE_MAKING_S`. The first search of an older session is then at most about twice as
+slow as it was without the cache, and the filters arrive over its searches and resumes,
+not all at once.
 
 The file is derived data, never authoritative: the session file decides. Each filter names
 what it covers (the archive's manifest entry id, and the newest ``count`` entries of the
@@ -48,6 +53,7 @@ import os
 import stat
 import struct
 import tempfile
+import time
 import zlib
 from collections.abc import Callable, Sequence
 from itertools import accumulate
@@ -62,6 +68,9 @@ from ctxmodes_tree.gram_filter import BYTE_ORDER, GRAM_BYTES, query_bits
 from ctxmodes_tree.traversal import VerifiedArchive
 from ctxmodes_tree.window_filter import SearchFilter, WindowFilter
 
+#: Seconds of lazy filter making a process may spend before its reading has paid for any:
+#: a small session gets all its filters on its first search.
+FREE_MAKING_S: Final = 0.05
 #: Appended to the session file's name.
 CACHE_SUFFIX: Final = ".tree-search"
 _MAGIC: Final = b"ctxmodes tree search cache 3\n"
@@ -213,7 +222,7 @@ class SearchCache:
         session open for writing writes it.
     """
 
-    __slots__ = ("_fd", "_filters", "_loaded", "_path", "_session", "damaged")
+    __slots__ = ("_fd", "_filters", "_loaded", "_making_credit_s", "_path", "_session", "damaged")
 
     def __init__(self, session: SessionView) -> None:
         self._session = session
@@ -222,6 +231,7 @@ class SearchCache:
         self._filters: dict[str, list[tuple[FilterRecord, SearchFilter]]] = {}
         self._loaded = False
         self._fd: int | None = None
+        self._making_credit_s = FREE_MAKING_S
         #: Whether the file holds records that do not apply (a writer replaces it before it
         #: appends, so that the file does not keep them).
         self.damaged = False
@@ -237,6 +247,17 @@ class SearchCache:
         session is a file this process holds open for writing. (A filter only this process
         would use is not worth making: a window it read whole is searched in memory.)"""
         return self._path is not None and not self._session.read_only
+
+    def make_lazily(self, reading_s: float, make: Callable[[], object]) -> None:
+        """Run ``make`` (which makes the filters of a window a call has just read to its end,
+        taking ``reading_s`` seconds) if this process's lazy making has not yet outspent
+        its reading, this window's included."""
+        self._making_credit_s += reading_s
+        if self._making_credit_s <= 0:
+            return
+        started = time.perf_counter()
+        make()
+        self._making_credit_s -= time.perf_counter() - started
 
     def filter_for(self, archive: VerifiedArchive, kept: Sequence[str]) -> SearchFilter | None:
         """A filter covering ``kept`` (the archived entries a search reads, a suffix of the

@@ -10,6 +10,7 @@ import shutil
 import stat
 import string
 import struct
+import time
 import zlib
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -547,3 +548,30 @@ def test_a_session_the_typescript_extension_wrote_gets_its_cache_lazily(
         assert read == []
     assert searched(read_only=True)[0] == without
     assert file.read_bytes() == original  # the session file itself is never touched
+
+
+def test_lazy_filter_making_is_paid_for_by_reading(decoys, monkeypatch) -> None:
+    """Making filters costs more than reading: an older session's first search makes only
+    as many as its reading pays for, and the rest come with later searches."""
+    from ctxmodes_tree import archive_history, search_cache
+
+    monkeypatch.setattr(search_cache, "FREE_MAKING_S", 0.0)
+    making = archive_history.window_filter_of
+
+    def slow_making(*args: Any, **kwargs: Any) -> Any:
+        time.sleep(0.3)  # far longer than reading one of these windows
+        return making(*args, **kwargs)
+
+    monkeypatch.setattr(archive_history, "window_filter_of", slow_making)
+    file = decoys
+    windows = len(_window_sizes(file))
+    assert windows == 3
+    expected = answers(file)
+    made = []
+    for _ in range(windows):
+        _first_search_reads(file, monkeypatch, read_only=False)
+        made.append(_records_in(file))
+    # One window a search: the others' reading had not paid for theirs.
+    assert made == [1, 2, 3]
+    assert _first_search_reads(file, monkeypatch) == 0
+    assert answers(file) == expected
