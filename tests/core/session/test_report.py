@@ -81,6 +81,43 @@ def test_entries_read_back_in_runs_skip_exactly_what_the_scan_skipped(tmp_path: 
         assert b"".join(written) == codec.dumps(want) + b"\n"
 
 
+def test_long_runs_of_messages_read_back_in_blocks_report_every_message(tmp_path: Path) -> None:
+    # Over a thousand consecutive message entries (read back a long run at a time), then the
+    # same with a gap and blocks that mix in a message without content (Pi gives it an empty
+    # one) and a custom message: each block's messages taken whole or one by one alike.
+    def entry(number: int, message: str) -> bytes:
+        parent = "null" if number == 1 else f'"e{number - 1}"'
+        return (
+            f'{{"type":"message","id":"e{number}","parentId":{parent},'
+            f'"timestamp":"2026-01-01T00:00:00.000Z","message":{message}}}'
+        ).encode()
+
+    header = b'{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00Z","cwd":"/"}'
+    count = 1300
+    plain = [
+        entry(n, f'{{"role":"user","content":"m{n}","timestamp":{n}}}') for n in range(1, count)
+    ]
+    mixed = list(plain)
+    mixed[700] = entry(701, '{"role":"assistant","content":null,"timestamp":701}')
+    mixed[1100] = (
+        b'{"type":"custom_message","id":"e1101","parentId":"e1100",'
+        b'"timestamp":"2026-01-01T00:00:01.000Z","customType":"note","content":"c","display":true}'
+    )
+    mixed.insert(300, b'{"type":"label","id":"l","parentId":"e300","targetId":"e1","label":"x"}')
+    for name, lines in (("plain", plain), ("mixed", mixed)):
+        path = tmp_path / f"{name}.jsonl"
+        path.write_bytes(b"\n".join([header, *lines]) + b"\n")
+        with SessionManager.open(path, read_only=True) as preloaded:
+            want = context_report(preloaded)
+        assert len(want["context"]["messages"]) == count - 1
+        with SessionManager.open(path, read_only=True, preload=False) as bare:
+            written: list[bytes] = []
+            write_context_report(bare, written.append)
+        assert b"".join(written) == codec.dumps(want) + b"\n"
+    assert want["context"]["messages"][700]["content"] == []
+    assert want["context"]["messages"][1100]["role"] == "custom"
+
+
 # Pi's report of a file, as JSON.stringify writes it (check_open.mjs's object at the leaf).
 _PI_REPORT = """
 import { pathToFileURL } from "node:url";
