@@ -23,10 +23,13 @@ what was built). Entries are read as stored, without decoding models, and the se
 not keep them.
 
 A search whose query a window's gram filter rules out
-(:mod:`ctxmodes_tree.search_cache`) does not read that window at all, so a search that finds
-fewer hits than its page reads only the windows that may hold one. A window's filter is made
-when it is archived, or the first time a call reads it to its end in a process that writes
-the session (which persists it).
+(:mod:`ctxmodes_tree.search_cache`) does not read that window at all, and in a window that
+may hold a hit it reads only the blocks of entries whose own filter lets the query pass
+(:mod:`ctxmodes_tree.window_filter`), so a search that finds fewer hits than its page reads
+only the blocks that may hold one. A window's filters are made when it is archived, or the
+first time a call reads it to its end in a process that writes the session (which persists
+them), as far as that process's reading pays for making them
+(:meth:`~ctxmodes_tree.search_cache.SearchCache.make_lazily`).
 
 Raw items are bounded per archive by :class:`~ctxmodes_tree.traversal.ArchiveLimits`: the
 newest ``max_items`` entries, and of those the newest whose lines span at most ``max_bytes``
@@ -36,6 +39,7 @@ stored, so the count and the items always agree.
 
 from __future__ import annotations
 
+import time
 from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 from itertools import accumulate
@@ -51,9 +55,14 @@ from ctxmodes.windows import (
     stored_item,
 )
 from ctxmodes_tree.archive_index import TreeArchiveIndex
-from ctxmodes_tree.gram_filter import GramFilter, SearchFilter
 from ctxmodes_tree.search_cache import SearchCache
 from ctxmodes_tree.traversal import ArchiveLimits, EntryGraph, VerifiedArchive
+from ctxmodes_tree.window_filter import (
+    SearchFilter,
+    WindowFilter,
+    entries_to_read,
+    window_filter_of,
+)
 
 #: The role of the summary item (the summarizer's words, as the original contract has it).
 SUMMARY_ROLE = "assistant"
@@ -152,7 +161,8 @@ class ArchivedWindow:
     def raw(self) -> LogWindow:
         """The raw items (normalized on first use)."""
         if self._raw is None:
-            self._raw = self._log(list(_read_items(self._graph, self._kept_entries().entry_ids)))
+            items = _read_items(self._graph, self._kept_entries().entry_ids)
+            self._raw = self._log([fields for _, fields in items])
         return self._raw
 
     def _log(self, fields: Sequence[ItemFields]) -> LogWindow:
@@ -180,14 +190,19 @@ class ArchivedWindow:
 
     def _stream(self, item_filter: ItemFilter, reverse: bool) -> Iterator[HistoryItem]:
         """The raw items straight from the stored entries, read only as far as the caller
-        takes them: a page or a search hit in a cold window costs the entries read up to
-        it, not the window. A caller that takes them all has read the whole window, which
+        takes them, and only from the blocks of entries whose filter lets the query pass:
+        a page or a search hit in a cold window costs the entries read up to it, not the
+        window. A caller that takes them all from the whole window has read it, and it
         then becomes its log."""
         window_id = self._archive.window_id
         query = item_filter.query
-        read: list[ItemFields] = []
-        for fields in _read_items(self._graph, self._kept_entries().entry_ids, reverse=reverse):
-            read.append(fields)
+        kept = self._kept_entries().entry_ids
+        found = self._search_filter() if query else None
+        to_read = kept if found is None else entries_to_read(found, query, kept)
+        started = time.perf_counter()
+        read: list[tuple[int, ItemFields]] = []
+        for position, fields in _read_items(self._graph, to_read, reverse=reverse):
+            read.append((position, fields))
             if (query is None or query in fields.content) and item_filter.accepts_fields(
                 fields.role, fields.tool_name, fields.tool_namespace, False
             ):
@@ -199,14 +214,17 @@ class ArchivedWindow:
                     tool_name=fields.tool_name,
                     tool_namespace=fields.tool_namespace,
                 )
-        if self._raw is None:
+        if self._raw is None and to_read is kept:
             if reverse:
                 read.reverse()
-            self._raw = self._log(read)
+            self._raw = self._log([fields for _, fields in read])
             # Asked again: the filter this search started with may have failed its check.
-            kept = self._kept_entries().entry_ids
             if self._cache.persists and self._cache.filter_for(self._archive, kept) is None:
-                self._remember(GramFilter.of_texts(fields.content for fields in read))
+                texts = ((position, fields.content) for position, fields in read)
+                self._cache.make_lazily(
+                    time.perf_counter() - started,
+                    lambda: self._remember(window_filter_of(texts, len(kept))),
+                )
 
     def _may_hold(self, query: str | None) -> bool:
         """Whether a raw item may contain ``query`` (``False`` only when none does)."""
@@ -220,7 +238,7 @@ class ArchivedWindow:
             self._filter = self._cache.filter_for(self._archive, self._kept_entries().entry_ids)
         return self._filter
 
-    def _remember(self, found: GramFilter) -> None:
+    def _remember(self, found: WindowFilter) -> None:
         self._filter = found
         self._cache.remember(self._archive, self._kept_entries().entry_ids, found)
 
@@ -229,8 +247,10 @@ class ArchivedWindow:
         not persist (once, when the window is archived): its raw items are read once and
         not kept."""
         if self._cache.persists and self._search_filter() is None:
-            items = _read_items(self._graph, self._kept_entries().entry_ids)
-            self._remember(GramFilter.of_texts(fields.content for fields in items))
+            kept = self._kept_entries().entry_ids
+            items = _read_items(self._graph, kept)
+            texts = ((position, fields.content) for position, fields in items)
+            self._remember(window_filter_of(texts, len(kept)))
 
     def find_item(self, item_id: str) -> HistoryItem | None:
         # Exact ids first, then the first item (in window order) whose id ends with item_id.
@@ -337,13 +357,16 @@ def _read_stored(
 
 def _read_items(
     store: ArchiveStore, entry_ids: Sequence[str], *, reverse: bool = False
-) -> Iterator[ItemFields]:
-    """The item fields of the entries that give an item, in order (newest first with
-    ``reverse``)."""
-    for stored in _read_stored(store, entry_ids, reverse=reverse):
+) -> Iterator[tuple[int, ItemFields]]:
+    """The item fields of the entries that give an item, each with its entry's position in
+    ``entry_ids``, in order (newest first with ``reverse``)."""
+    positions = range(len(entry_ids))
+    stored_entries = _read_stored(store, entry_ids, reverse=reverse)
+    ordered = reversed(positions) if reverse else positions
+    for position, stored in zip(ordered, stored_entries, strict=True):
         fields = stored_item(stored) if stored is not None else None
         if fields is not None:
-            yield fields
+            yield position, fields
 
 
 def _log(window_id: str, fields: Sequence[ItemFields]) -> LogWindow:

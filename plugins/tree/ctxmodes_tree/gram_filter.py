@@ -30,7 +30,7 @@ from collections import deque
 from collections.abc import Iterable
 from itertools import repeat
 from operator import and_, mul, rshift
-from typing import Final, Protocol
+from typing import Final
 
 #: Bytes per gram: the shortest query (in UTF-8 bytes) a filter can judge.
 GRAM_BYTES: Final = 4
@@ -100,19 +100,12 @@ class GramFilter:
     @classmethod
     def of_texts(cls, texts: Iterable[str]) -> GramFilter:
         """The filter of ``texts``, reading each once."""
-        found: set[int] = set()
-        chunk: list[bytes] = []
-        pending = 0
-        for text in texts:
-            data = encoded(text)
-            chunk.append(data)
-            pending += len(data) + 1
-            if pending >= _CHUNK_BYTES:
-                found |= grams(b"\x00".join(chunk))
-                chunk, pending = [], 0
-        if chunk:
-            found |= grams(b"\x00".join(chunk))
-        words = max(1, -(-len(found) * BITS_PER_GRAM // _WORD_BITS))
+        return cls.of_grams(grams_of_texts(texts), BITS_PER_GRAM)
+
+    @classmethod
+    def of_grams(cls, found: set[int], bits_per_gram: int) -> GramFilter:
+        """The filter of the grams ``found``, with ``bits_per_gram`` bits for each."""
+        words = max(1, -(-len(found) * bits_per_gram // _WORD_BITS))
         size = words * _WORD_BITS
         return cls(size, _bitmap(found, size))
 
@@ -123,6 +116,23 @@ class GramFilter:
         return bits is None or all(bitmap[bit >> 3] >> (bit & 7) & 1 for bit in bits)
 
 
+def grams_of_texts(texts: Iterable[str]) -> set[int]:
+    """The distinct grams of ``texts`` joined (each read once)."""
+    found: set[int] = set()
+    chunk: list[bytes] = []
+    pending = 0
+    for text in texts:
+        data = encoded(text)
+        chunk.append(data)
+        pending += len(data) + 1
+        if pending >= _CHUNK_BYTES:
+            found |= grams(b"\x00".join(chunk))
+            chunk, pending = [], 0
+    if chunk:
+        found |= grams(b"\x00".join(chunk))
+    return found
+
+
 def query_bits(query: str, size: int) -> list[int] | None:
     """The bits a filter of ``size`` bits must all have set for a text to contain ``query``
     (``None`` for a query shorter than a gram, which cannot be judged)."""
@@ -130,11 +140,3 @@ def query_bits(query: str, size: int) -> list[int] | None:
     if len(data) < GRAM_BYTES:
         return None
     return [_bit(gram, size) for gram in grams(data)]
-
-
-class SearchFilter(Protocol):
-    """What a search asks a window's filter, wherever the filter is kept."""
-
-    def may_contain(self, query: str) -> bool:
-        """``False`` only when no text of the window contains ``query``."""
-        ...

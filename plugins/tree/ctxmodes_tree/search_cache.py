@@ -1,11 +1,17 @@
-"""Tree's search cache: the gram filter of each archived window, kept beside the session.
+"""Tree's search cache: the gram filters of each archived window, kept beside the session.
 
 A search that finds fewer hits than its page reads every archived window to its end. A
-window's :class:`~ctxmodes_tree.gram_filter.GramFilter` tells, without reading it, that the
-window holds no hit, so after a resume such a search reads only the windows that may hold
-one. Filters are made when a window is archived, and lazily for a window that a call reads
-to its end in a process writing the session (a session written before, or by the TypeScript
-extension, has none), and kept in ``<session file>.tree-search``.
+window's :class:`~ctxmodes_tree.window_filter.SearchFilter` tells, without reading it, that
+the window holds no hit, or which of its blocks of entries may hold one, so after a resume
+such a search reads only the blocks that may hold one. Filters are made when a window is
+archived, and lazily for a window that a call reads to its end in a process writing the
+session (a session written before, or by the TypeScript extension, has none), and kept in
+``<session file>.tree-search``. Making a window's filters costs several times reading it, so
+lazy making is paid for by reading (:meth:`SearchCache.make_lazily`): a process spends on it
+at most the time its searches spent reading windows to their end, plus
+:data:`FREE_MAKING_S`. The first search of an older session is then at most about twice as
+slow as it was without the cache, and the filters arrive over its searches and resumes,
+not all at once.
 
 The file is derived data, never authoritative: the session file decides. Each filter names
 what it covers (the archive's manifest entry id, and the newest ``count`` entries of the
@@ -19,10 +25,10 @@ or torn record is ignored too. A filter that fails to apply costs a read, never 
 session file edited in place, the same file and no shorter, is not noticed: sessions are
 only appended to.)
 
-Cost. Opening the cache reads each record's description, not its bitmap; a search reads and
-checks only the bitmap pages its query's bits fall in (usually one per window, as most
-windows rule a missing query out on its first gram). So a search costs the same whatever
-the windows' length.
+Cost. Opening the cache reads each record's description, not its bitmaps; a search reads
+and checks only the bitmap pages its query's bits fall in (usually one per window, as most
+windows rule a missing query out on its first gram, and one per block of a window that lets
+the query pass). So a search costs the same whatever the windows' length.
 
 Only a process that holds the session open for writing writes the cache, so the session's
 write lock keeps writers apart; a filter is appended as one record with one ``write``, and a
@@ -31,9 +37,13 @@ either file complete, or a torn last record it ignores. A file that cannot be wr
 read-only directory, a full disk) leaves the filters in memory. The file is created with the
 session file's permission bits, never wider, and a link in its place is not followed.
 
-Format: the line ``ctxmodes tree search cache 2``, then records: ``b"\\0rec"``, the lengths
-of the description and of the bitmap and the description's CRC-32 (little-endian 32-bit
-each), the description (a JSON object, :class:`FilterRecord`), then the bitmap.
+Format: the line ``ctxmodes tree search cache 3``, then records: ``b"\\0rec"``, the lengths
+of the description and of the rest and the description's CRC-32 (little-endian 32-bit
+each), the description (a JSON object, :class:`FilterRecord`), the CRC-32 of each page of
+the bitmaps that the window's bitmap does not touch (little-endian 32-bit each; the
+description holds the others'), then the bitmaps: the window's, then each block's, newest
+first. (A file of an earlier version, whose records have no blocks, is ignored, and
+replaced by the next process that writes the session.)
 """
 
 from __future__ import annotations
@@ -43,8 +53,10 @@ import os
 import stat
 import struct
 import tempfile
+import time
 import zlib
 from collections.abc import Callable, Sequence
+from itertools import accumulate
 from pathlib import Path
 from typing import Annotated, Final
 
@@ -52,18 +64,16 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ctxmodes import SessionView
 from ctxmodes.session import codec
-from ctxmodes_tree.gram_filter import (
-    BYTE_ORDER,
-    GRAM_BYTES,
-    GramFilter,
-    SearchFilter,
-    query_bits,
-)
+from ctxmodes_tree.gram_filter import BYTE_ORDER, GRAM_BYTES, query_bits
 from ctxmodes_tree.traversal import VerifiedArchive
+from ctxmodes_tree.window_filter import SearchFilter, WindowFilter
 
+#: Seconds of lazy filter making a process may spend before its reading has paid for any:
+#: a small session gets all its filters on its first search.
+FREE_MAKING_S: Final = 0.05
 #: Appended to the session file's name.
 CACHE_SUFFIX: Final = ".tree-search"
-_MAGIC: Final = b"ctxmodes tree search cache 2\n"
+_MAGIC: Final = b"ctxmodes tree search cache 3\n"
 _MARKER: Final = b"\x00rec"
 _FRAME: Final = struct.Struct("<4sIII")
 #: Bytes of bitmap checked by one CRC-32, and read at a time.
@@ -79,7 +89,8 @@ _Id = Annotated[str, Field(min_length=1)]
 
 class FilterRecord(BaseModel):
     """The description of one persisted filter: what it covers, the session file it was
-    made from, and its bitmap's shape and page checksums."""
+    made from, and its bitmaps' shape (the window's ``bits``, then each block's, newest
+    first) and page checksums."""
 
     model_config = ConfigDict(strict=True, frozen=True, extra="forbid")
 
@@ -93,8 +104,14 @@ class FilterRecord(BaseModel):
     gram_bytes: Annotated[int, Field(ge=GRAM_BYTES, le=GRAM_BYTES)]
     byte_order: str
     bits: Annotated[int, Field(gt=0)]
+    block_entries: Annotated[int, Field(gt=0)]
+    block_bits: list[Annotated[int, Field(gt=0)]]
     page_bytes: Annotated[int, Field(ge=PAGE_BYTES, le=PAGE_BYTES)]
+    #: The checksums of the pages the window's bitmap touches.
     pages: list[int]
+    #: The checksum of the table of the other pages' checksums (the blocks'), kept in binary
+    #: before the bitmaps, so that the description stays short whatever the window's length.
+    block_pages: int
 
 
 class _FileIdentity:
@@ -112,26 +129,44 @@ class _FileIdentity:
 
 
 class _StoredFilter:
-    """A filter whose bitmap stays in the cache file: each page is read and checked the
+    """A filter whose bitmaps stay in the cache file: each page is read and checked the
     first time a query needs one of its bits. A page that fails its check makes the filter
     answer "may contain" from then on."""
 
-    __slots__ = ("_bitmap_at", "_cache", "_pages", "_read", "broken", "record")
+    __slots__ = ("_bitmap_at", "_blocks", "_cache", "_pages", "_read", "broken", "record")
 
     def __init__(self, cache: SearchCache, record: FilterRecord, bitmap_at: int) -> None:
         self._cache = cache
         self.record = record
         self._bitmap_at = bitmap_at
         self._read: dict[int, bytes] = {}
-        self._pages = record.pages
+        # The window's pages' checksums; the blocks' are read with the first block page.
+        self._pages: list[int] | tuple[int, ...] = record.pages
+        # Where each block's bitmap starts, in bytes after the window's.
+        starts = accumulate((bits // 8 for bits in record.block_bits), initial=record.bits // 8)
+        self._blocks = list(starts)[:-1]
         self.broken = False
 
+    @property
+    def block_entries(self) -> int:
+        return self.record.block_entries
+
     def may_contain(self, query: str) -> bool:
-        bits = query_bits(query, self.record.bits)
+        return self._may_contain(query, 0, self.record.bits)
+
+    def blocks_may_contain(self, query: str) -> list[bool]:
+        return [
+            self._may_contain(query, start, bits)
+            for start, bits in zip(self._blocks, self.record.block_bits, strict=True)
+        ]
+
+    def _may_contain(self, query: str, start: int, size: int) -> bool:
+        """Whether the bitmap of ``size`` bits from byte ``start`` lets ``query`` pass."""
+        bits = query_bits(query, size)
         if bits is None or self.broken:
             return True
         for bit in bits:
-            byte = bit >> 3
+            byte = start + (bit >> 3)
             page = self._page(byte // PAGE_BYTES)
             if page is None:
                 return True
@@ -142,20 +177,39 @@ class _StoredFilter:
     def _page(self, number: int) -> bytes | None:
         page = self._read.get(number)
         if page is None:
-            length = min(PAGE_BYTES, self.record.bits // 8 - number * PAGE_BYTES)
+            if number >= len(self._pages) and not self._read_block_checksums():
+                return None
+            length = min(PAGE_BYTES, _bitmap_bytes(self.record) - number * PAGE_BYTES)
             page = self._cache.read_at(self._bitmap_at + number * PAGE_BYTES, length)
             if page is None:
                 return None  # unreadable (the cache was let go of): not damaged
             if len(page) != length or zlib.crc32(page) != self._pages[number]:
-                self.broken = True
-                self._cache.damaged = True
+                self._break()
                 return None
             self._read[number] = page
         return page
 
+    def _read_block_checksums(self) -> bool:
+        """Read and check the table of the blocks' pages' checksums, which lies just before
+        the bitmaps (``False`` when it cannot be read or fails its check)."""
+        count = _page_count(self.record) - len(self.record.pages)
+        table = self._cache.read_at(self._bitmap_at - 4 * count, 4 * count)
+        if table is None:
+            return False
+        if len(table) != 4 * count or zlib.crc32(table) != self.record.block_pages:
+            self._break()
+            return False
+        self._pages = (*self.record.pages, *struct.unpack(f"<{count}I", table))
+        return True
+
+    def _break(self) -> None:
+        self.broken = True
+        self._cache.damaged = True
+
     def bitmap(self) -> bytes | None:
-        """The whole bitmap, every page checked (``None`` when one fails)."""
-        pages = [self._page(number) for number in range(len(self._pages))]
+        """The whole bitmap (the window's and the blocks'), every page checked (``None``
+        when one fails)."""
+        pages = [self._page(number) for number in range(_page_count(self.record))]
         if any(page is None for page in pages):
             return None
         return b"".join(page for page in pages if page is not None)
@@ -168,7 +222,7 @@ class SearchCache:
         session open for writing writes it.
     """
 
-    __slots__ = ("_fd", "_filters", "_loaded", "_path", "_session", "damaged")
+    __slots__ = ("_fd", "_filters", "_loaded", "_making_credit_s", "_path", "_session", "damaged")
 
     def __init__(self, session: SessionView) -> None:
         self._session = session
@@ -177,6 +231,7 @@ class SearchCache:
         self._filters: dict[str, list[tuple[FilterRecord, SearchFilter]]] = {}
         self._loaded = False
         self._fd: int | None = None
+        self._making_credit_s = FREE_MAKING_S
         #: Whether the file holds records that do not apply (a writer replaces it before it
         #: appends, so that the file does not keep them).
         self.damaged = False
@@ -193,6 +248,17 @@ class SearchCache:
         would use is not worth making: a window it read whole is searched in memory.)"""
         return self._path is not None and not self._session.read_only
 
+    def make_lazily(self, reading_s: float, make: Callable[[], object]) -> None:
+        """Run ``make`` (which makes the filters of a window a call has just read to its end,
+        taking ``reading_s`` seconds) if this process's lazy making has not yet outspent
+        its reading, this window's included."""
+        self._making_credit_s += reading_s
+        if self._making_credit_s <= 0:
+            return
+        started = time.perf_counter()
+        make()
+        self._making_credit_s -= time.perf_counter() - started
+
     def filter_for(self, archive: VerifiedArchive, kept: Sequence[str]) -> SearchFilter | None:
         """A filter covering ``kept`` (the archived entries a search reads, a suffix of the
         archive's path), or ``None`` when none is known to."""
@@ -203,13 +269,15 @@ class SearchCache:
                 return found
         return None
 
-    def remember(self, archive: VerifiedArchive, kept: Sequence[str], found: GramFilter) -> None:
+    def remember(self, archive: VerifiedArchive, kept: Sequence[str], found: WindowFilter) -> None:
         """Keep ``found``, the filter of the items of ``kept``, and persist it when the
         session is open for writing."""
         if not kept:
             return
         self._load()
         identity = self._identity()
+        checksums = _page_checksums(found.bitmap())
+        window_pages = -(-found.whole.size // 8 // PAGE_BYTES)
         record = FilterRecord(
             session=self._session.session_id,
             device=identity.device if identity is not None else 0,
@@ -220,9 +288,12 @@ class SearchCache:
             count=len(kept),
             gram_bytes=GRAM_BYTES,
             byte_order=BYTE_ORDER,
-            bits=found.size,
+            bits=found.whole.size,
+            block_entries=found.block_entries,
+            block_bits=[block.size for block in found.blocks],
             page_bytes=PAGE_BYTES,
-            pages=_page_checksums(found.bitmap),
+            pages=checksums[:window_pages],
+            block_pages=zlib.crc32(_table(checksums[window_pages:])),
         )
         self._filters.setdefault(record.manifest, []).insert(0, (record, found))
         if identity is not None and self.persists:
@@ -287,7 +358,7 @@ class SearchCache:
             if record is None or record.session != session_id or not identity.matches(record):
                 self.damaged = True
                 continue
-            stored = _StoredFilter(self, record, next_offset - record.bits // 8)
+            stored = _StoredFilter(self, record, next_offset - _bitmap_bytes(record))
             self._filters.setdefault(record.manifest, []).append((record, stored))
 
     def _record_at(self, offset: int, length: int) -> tuple[FilterRecord | None, int] | None:
@@ -297,8 +368,8 @@ class SearchCache:
         head = self.read_at(offset, _FRAME.size + _DESCRIPTION_GUESS)
         if head is None or len(head) < _FRAME.size:
             return None
-        marker, meta_length, bitmap_length, checksum = _FRAME.unpack_from(head)
-        end = offset + _FRAME.size + meta_length + bitmap_length
+        marker, meta_length, rest_length, checksum = _FRAME.unpack_from(head)
+        end = offset + _FRAME.size + meta_length + rest_length
         if marker != _MARKER or end > length:
             return None
         meta: bytes | None = head[_FRAME.size : _FRAME.size + meta_length]
@@ -310,17 +381,19 @@ class SearchCache:
             record = FilterRecord.model_validate(codec.loads(meta))
         except ValueError:
             return None, end
-        pages = -(-bitmap_length // PAGE_BYTES)
+        sizes = [record.bits, *record.block_bits]
+        block_pages = _page_count(record) - len(record.pages)
         if (
             record.byte_order != BYTE_ORDER
-            or record.bits != bitmap_length * 8
-            or record.bits % 64
-            or len(record.pages) != pages
+            or any(size % 64 for size in sizes)
+            or len(record.pages) != -(-record.bits // 8 // PAGE_BYTES)
+            or _bitmap_bytes(record) + 4 * block_pages != rest_length
+            or len(record.block_bits) not in (0, -(-record.count // record.block_entries))
         ):
             return None, end
         return record, end
 
-    def _persist(self, record: FilterRecord, found: GramFilter) -> None:
+    def _persist(self, record: FilterRecord, found: WindowFilter) -> None:
         assert self._path is not None
         if self.damaged:
             self._replace()
@@ -334,7 +407,7 @@ class SearchCache:
             status = os.fstat(fd)
             if not stat.S_ISREG(status.st_mode):
                 return
-            os.write(fd, (b"" if status.st_size else _MAGIC) + _frame(record, found.bitmap))
+            os.write(fd, (b"" if status.st_size else _MAGIC) + _frame(record, found.bitmap()))
         finally:
             os.close(fd)
 
@@ -375,11 +448,22 @@ def _covers(record: FilterRecord, interval: Sequence[str], kept: Sequence[str]) 
 
 
 def _bitmap_of(found: SearchFilter) -> bytes | None:
-    """A filter's bitmap, checked (``None`` when it no longer checks out)."""
-    if isinstance(found, _StoredFilter):
-        return found.bitmap()
-    assert isinstance(found, GramFilter)
-    return bytes(found.bitmap)
+    """A filter's bitmaps, checked (``None`` when they no longer check out)."""
+    assert isinstance(found, _StoredFilter | WindowFilter)
+    return found.bitmap()
+
+
+def _bitmap_bytes(record: FilterRecord) -> int:
+    """The bytes of a record's bitmaps: the window's, then the blocks'."""
+    return (record.bits + sum(record.block_bits)) // 8
+
+
+def _page_count(record: FilterRecord) -> int:
+    return -(-_bitmap_bytes(record) // PAGE_BYTES)
+
+
+def _table(checksums: Sequence[int]) -> bytes:
+    return struct.pack(f"<{len(checksums)}I", *checksums)
 
 
 def _page_checksums(bitmap: bytes | memoryview) -> list[int]:
@@ -387,9 +471,11 @@ def _page_checksums(bitmap: bytes | memoryview) -> list[int]:
     return [zlib.crc32(bitmap[start : start + PAGE_BYTES]) for start in starts]
 
 
-def _frame(record: FilterRecord, bitmap: bytes | memoryview) -> bytes:
+def _frame(record: FilterRecord, bitmap: bytes) -> bytes:
+    """A record: its header, description, the blocks' pages' checksums, then the bitmaps."""
     meta = codec.dumps(record.model_dump())
-    return _FRAME.pack(_MARKER, len(meta), len(bitmap), zlib.crc32(meta)) + meta + bytes(bitmap)
+    rest = _table(_page_checksums(bitmap)[len(record.pages) :]) + bitmap
+    return _FRAME.pack(_MARKER, len(meta), len(rest), zlib.crc32(meta)) + meta + rest
 
 
 def _open_regular(path: Path | None) -> int | None:

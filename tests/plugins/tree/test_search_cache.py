@@ -10,6 +10,8 @@ import shutil
 import stat
 import string
 import struct
+import time
+import zlib
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -19,6 +21,7 @@ import pytest
 
 from ctxmodes.session.manager import SessionManager
 from ctxmodes.windows.retrieval import answer_history
+from ctxmodes_tree import window_filter
 from ctxmodes_tree.search_cache import CACHE_SUFFIX, PAGE_BYTES, SearchCache
 from ctxmodes_tree.state import TreeState
 from ctxmodes_tree.traversal import ArchiveLimits
@@ -183,6 +186,88 @@ def test_searches_answer_the_same_with_and_without_the_cache(decoys, limits, mon
     assert hits[NOWHERE] == 0
 
 
+def _blocks_kept(file: Path) -> list[int]:
+    """How many block filters the cache holds for each archived window."""
+    with resumed(file) as state:
+        cache = SearchCache(state.manager)
+        try:
+            kept = [
+                cache.filter_for(window, window.entry_ids[-1:])
+                for window in state.archives.archives
+            ]
+            return [len(found.blocks_may_contain(NOWHERE)) if found else -1 for found in kept]
+        finally:
+            cache.close()
+
+
+@pytest.mark.parametrize(
+    ("block_entries", "indexed", "searched"),
+    [
+        # Every entry its own block: each decoy text alone.
+        (1, None, None),
+        # "tail-A" and "head-B" in different blocks; searched with narrower bounds, the
+        # oldest block kept is cut short.
+        (2, None, ArchiveLimits(max_items=7)),
+        # Blocks of three cut across the filler and the decoys, within the bounds.
+        (3, ArchiveLimits(max_items=12), ArchiveLimits(max_items=12)),
+    ],
+)
+def test_searches_answer_the_same_wherever_blocks_cut_a_window(
+    decoys, monkeypatch, block_entries, indexed, searched
+) -> None:
+    file = decoys
+    monkeypatch.setattr(window_filter, "BLOCK_ENTRIES", block_entries)
+    without = answers(file, searched)
+    index_every_window(file, indexed)
+    limit = (indexed or ArchiveLimits()).max_items
+    expected = [-(-min(limit, size) // block_entries) for size in _window_sizes(file)]
+    assert _blocks_kept(file) == expected
+    assert answers(file, searched) == without
+    hits = {query: len(without[(query, False, ("limit", 25))]["items"]) for query in QUERIES}
+    # Found within one block each; a query that spans two items is no hit, whether the
+    # items share a block or not.
+    assert hits["Secret"] == hits["x\ud83dy"] == hits["café"] == 1
+    assert hits["tail-Ahead-B"] == hits["tail-A\x00head-B"] == 0
+
+
+def build_named(manager, script) -> tuple[Path, list[str]]:
+    """One archived window of 60 exchanges, each with a name of its own (as a function or a
+    file name is) among words that every block shares, indexed in blocks of 16 entries;
+    returns the file and the names."""
+    rng = random.Random(5)
+    words = ["".join(rng.choices(string.ascii_lowercase, k=rng.randint(3, 9))) for _ in range(300)]
+    names = ["".join(rng.choices(string.ascii_uppercase, k=8)) for _ in range(60)]
+    for n in range(60):
+        script.exchange(n, detail=f"{names[n]} " + " ".join(rng.choices(words, k=20)))
+    script.rollover("Summary of window 0", EMPTY_SNAPSHOT)
+    manager.close()
+    file: Path = manager.session_file
+    index_every_window(file)
+    return file, names
+
+
+def test_a_search_with_few_hits_reads_only_the_blocks_that_may_hold_them(
+    manager, script, monkeypatch
+) -> None:
+    monkeypatch.setattr(window_filter, "BLOCK_ENTRIES", 16)
+    file, names = build_named(manager, script)
+    (size,) = _window_sizes(file)
+    assert _blocks_kept(file) == [-(-size // 16)]
+    read_in_all = 0
+    for n in (0, 3, 4, 31, 59):
+        for recent_first in (False, True):
+            with resumed(file) as state:
+                read = counting_reads(state, monkeypatch)
+                found = history(state, "search_contents", query=names[n], recent_first=recent_first)
+                (hit,) = found["items"]
+                assert hit["truncated_content"].startswith(f"output {n} {names[n]}")
+                # The block that holds it, and the few whose filters let the query pass.
+                assert 0 < len(read) <= 3 * 16
+                read_in_all += len(read)
+    # Without the blocks, each search would read the whole window (16 blocks).
+    assert read_in_all <= 10 * 2 * 16
+
+
 def test_a_search_the_cache_rules_out_reads_no_archived_entry(decoys, monkeypatch) -> None:
     file = decoys
     with resumed(file, read_only=False) as state:
@@ -267,6 +352,32 @@ def test_a_damaged_record_is_ignored_and_rewritten(decoys, monkeypatch) -> None:
     assert _first_search_reads(file, monkeypatch) == 0
 
 
+def test_a_damaged_table_of_block_checksums_costs_a_read_not_a_hit(
+    manager, script, monkeypatch
+) -> None:
+    monkeypatch.setattr(window_filter, "BLOCK_ENTRIES", 16)
+    file, names = build_named(manager, script)
+    cache = cache_of(file)
+    data = bytearray(cache.read_bytes())
+    # The record's description, then the table of its blocks' pages' checksums.
+    header = data.index(b"\x00rec")
+    _, meta_length, _, _ = struct.unpack_from("<4sIII", data, header)
+    table = header + 16 + meta_length
+    record = json.loads(data[header + 16 : table])
+    assert record["block_bits"]
+    assert record["block_pages"] != zlib.crc32(b"")  # the table is not empty
+    data[table] ^= 0x01
+    cache.write_bytes(bytes(data))
+    with resumed(file) as state:
+        read = counting_reads(state, monkeypatch)
+        (hit,) = history(state, "search_contents", query=names[30])["items"]
+        # The window's own bitmap let the query pass; its blocks could not be checked, so
+        # the window was read within its bounds.
+        (archive,) = state.archives.archives
+        assert hit["window_id"] == archive.window_id
+        assert sorted(read) == sorted(archive.entry_ids)
+
+
 def test_a_torn_last_record_costs_only_that_window(decoys, monkeypatch) -> None:
     file = decoys
     index_every_window(file)
@@ -285,6 +396,22 @@ def test_a_cache_that_is_not_one_is_ignored(decoys, monkeypatch, content) -> Non
     assert expected == sum(_window_sizes(file))
     cache_of(file).write_bytes(content)
     assert _first_search_reads(file, monkeypatch) == expected
+
+
+def test_a_cache_of_an_earlier_version_is_ignored_and_replaced(decoys, monkeypatch) -> None:
+    file = decoys
+    expected = _first_search_reads(file, monkeypatch)
+    index_every_window(file)
+    cache = cache_of(file)
+    current = cache.read_bytes()
+    assert current.startswith(b"ctxmodes tree search cache 3\n")
+    # The same records under the version-2 line (whose records had no block filters).
+    cache.write_bytes(current.replace(b"cache 3\n", b"cache 2\n", 1))
+    assert _first_search_reads(file, monkeypatch) == expected
+    # A writing process replaces it, with the records it made.
+    _first_search_reads(file, monkeypatch, read_only=False)
+    assert cache.read_bytes().startswith(b"ctxmodes tree search cache 3\n")
+    assert _first_search_reads(file, monkeypatch) == 0
 
 
 def test_another_sessions_cache_is_ignored(tmp_path, decoys, monkeypatch) -> None:
@@ -421,3 +548,30 @@ def test_a_session_the_typescript_extension_wrote_gets_its_cache_lazily(
         assert read == []
     assert searched(read_only=True)[0] == without
     assert file.read_bytes() == original  # the session file itself is never touched
+
+
+def test_lazy_filter_making_is_paid_for_by_reading(decoys, monkeypatch) -> None:
+    """Making filters costs more than reading: an older session's first search makes only
+    as many as its reading pays for, and the rest come with later searches."""
+    from ctxmodes_tree import archive_history, search_cache
+
+    monkeypatch.setattr(search_cache, "FREE_MAKING_S", 0.0)
+    making = archive_history.window_filter_of
+
+    def slow_making(*args: Any, **kwargs: Any) -> Any:
+        time.sleep(0.3)  # far longer than reading one of these windows
+        return making(*args, **kwargs)
+
+    monkeypatch.setattr(archive_history, "window_filter_of", slow_making)
+    file = decoys
+    windows = len(_window_sizes(file))
+    assert windows == 3
+    expected = answers(file)
+    made = []
+    for _ in range(windows):
+        _first_search_reads(file, monkeypatch, read_only=False)
+        made.append(_records_in(file))
+    # One window a search: the others' reading had not paid for theirs.
+    assert made == [1, 2, 3]
+    assert _first_search_reads(file, monkeypatch) == 0
+    assert answers(file) == expected
