@@ -17,6 +17,7 @@ makes them an error).
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -163,14 +164,26 @@ def run_export(args: argparse.Namespace) -> int:
 
 
 def run_context(args: argparse.Namespace) -> int:
-    from ctxmodes.session.report import context_report, write_context_report
+    if not args.json:
+        from ctxmodes.session.report import context_report
 
-    with _open(args.file, args.strict, preload=not args.json) as manager:
-        if args.json:
+        with _open(args.file, args.strict) as manager:
+            report = context_report(manager, args.at, llm=args.llm)
+        _print_context(report, args.llm)
+        return 0
+    # One read of the file and one report streamed out, which make no reference cycles: the
+    # cyclic collector would only walk the modules this imports and the index it builds
+    # (some thirty collections, 3-7 ms of the command on a 100k-entry session).
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        from ctxmodes.session.report import write_context_report
+
+        with _open(args.file, args.strict, preload=False) as manager:
             write_context_report(manager, sys.stdout.buffer.write, args.at, llm=args.llm)
-            return 0
-        report = context_report(manager, args.at, llm=args.llm)
-    _print_context(report, args.llm)
+    finally:
+        if collecting:
+            gc.enable()
     return 0
 
 

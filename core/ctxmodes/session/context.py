@@ -19,6 +19,9 @@ import gc
 from array import array
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from functools import partial
+from itertools import repeat
+from operator import is_, itemgetter
 from typing import TYPE_CHECKING, Any, Final, Self, TypeVar, overload
 
 from ctxmodes.session import codec
@@ -44,6 +47,8 @@ _T = TypeVar("_T")
 _MISSING: Final = object()
 # Entries read from the file in one go while iterating a context.
 _READ_BLOCK: Final = 512
+_MESSAGE: Final = itemgetter("message")
+_is_none: Final = partial(is_, None)
 _COMPACTION: Final = "compaction"
 _THINKING: Final = "thinking"
 _MODEL: Final = "model"
@@ -193,10 +198,10 @@ def _stringified(table: EntryTable, sources: Sequence[int]) -> bytes:
     writes them."""
     entries = table.peek_to_restringify(sources)
     if entries is not None:
-        encoded = codec.dumps_restringified(list(map(_message_of, entries)))
+        encoded = codec.dumps_restringified(_messages_of(entries))
         if encoded is not None:
             return encoded
-    return codec.dumps_items(list(map(_message_of, table.peek(sources))))
+    return codec.dumps_items(_messages_of(table.peek(sources)))
 
 
 @contextmanager
@@ -213,6 +218,17 @@ def _collector_paused() -> Iterator[None]:
         yield
     finally:
         gc.enable()
+
+
+def _messages_of(entries: list[JsonObject]) -> list[JsonObject]:
+    """:func:`_message_of` of each entry: for a block of ``message`` entries that all hold
+    their content, as most blocks are, their ``message`` members taken in C."""
+    if list(map(dict.get, entries, repeat("type"))).count("message") == len(entries):
+        messages = list(map(_MESSAGE, entries))
+        # Entries that project to a message hold a message object (see EntryTable.bare).
+        if not any(map(_is_none, map(dict.get, messages, repeat("content")))):
+            return messages
+    return list(map(_message_of, entries))
 
 
 def _message_of(entry: JsonObject) -> JsonObject:

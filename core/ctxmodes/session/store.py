@@ -469,16 +469,18 @@ class EntryTable:
         not the entries (an old file migrated in memory) or when the lines are not at hand
         (every entry was decoded as the file was read)."""
         appended = self._appended
-        stored = {index for index in indexes if index not in appended}
+        # Entries of the file alone (no appends): no look-up per entry.
+        stored = {index for index in indexes if index not in appended} if appended else set(indexes)
         if self.migrated or (stored and self._reader is None):
             return None
         try:
             out = self._decode_stored(stored, to_restringify=True) if stored else {}
-            out.update(
-                (index, _loads_to_restringify(appended[index]))
-                for index in indexes
-                if index in appended
-            )
+            if appended:
+                out.update(
+                    (index, _loads_to_restringify(appended[index]))
+                    for index in indexes
+                    if index in appended
+                )
         except _NeedsFullDecoder:
             return None
         return list(map(out.__getitem__, indexes))
@@ -643,14 +645,7 @@ class EntryTable:
             raise SessionChangedError("entry data is not available")
         starts = self._starts
         ends = self._ends
-        # Entries close to each other in the file are read and parsed as one JSON array:
-        # one call for a run of lines instead of one each (entries in between come along).
-        runs: list[list[int]] = []
-        for index in sorted(indexes):
-            if runs and index - runs[-1][1] <= _RUN_GAP and index - runs[-1][0] < _RUN_LENGTH:
-                runs[-1][1] = index
-            else:
-                runs.append([index, index])
+        runs = _runs(sorted(indexes))
         views = self._reader.read_spans([(starts[first], ends[last]) for first, last in runs])
         out: dict[int, JsonObject] = {}
         for (first, last), view in zip(runs, views, strict=True):
@@ -823,6 +818,23 @@ class EntryTable:
     def close(self) -> None:
         if self._reader is not None:
             self._reader.close()
+
+
+def _runs(indexes: list[int]) -> list[list[int]]:
+    """The first and last of each run of entries close to each other in the file (ascending
+    ``indexes``), read and parsed as one JSON array: one call for a run of lines instead of one
+    each (entries in between come along)."""
+    if indexes and indexes[-1] - indexes[0] == len(indexes) - 1:
+        # Consecutive entries, as most of a context is: runs of the longest length, at once.
+        last = indexes[-1]
+        return [[first, min(first + _RUN_LENGTH - 1, last)] for first in indexes[::_RUN_LENGTH]]
+    runs: list[list[int]] = []
+    for index in indexes:
+        if runs and index - runs[-1][1] <= _RUN_GAP and index - runs[-1][0] < _RUN_LENGTH:
+            runs[-1][1] = index
+        else:
+            runs.append([index, index])
+    return runs
 
 
 class StoredRun:

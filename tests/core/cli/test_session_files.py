@@ -3,6 +3,7 @@ partial session id."""
 
 from __future__ import annotations
 
+import gc
 import json
 from pathlib import Path
 
@@ -153,3 +154,31 @@ def test_the_interactive_session_without_a_terminal_is_one_line_and_no_file(
         assert result.stderr.count("\n") == 1
         assert "needs a terminal" in result.stderr
     assert not (tmp_path / "agent" / "sessions").exists()
+
+
+def test_session_context_json_leaves_the_cyclic_collector_as_it_found_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The command pauses the collector while it reads and writes; an embedding program's
+    # setting comes back whether the command succeeds or fails.
+    path = tmp_path / "s.jsonl"
+    path.write_text(
+        '{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00Z","cwd":"/"}\n'
+        '{"type":"message","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z",'
+        '"message":{"role":"user","content":"hi","timestamp":1}}\n'
+    )
+    command = ("session", "context", str(path), "--json")
+    assert gc.isenabled()
+    code, out, _ = ctxmodes(capsys, *command)
+    assert (code, json.loads(out)["contextEntryIds"]) == (0, ["a"])
+    assert gc.isenabled()
+    code, _, err = ctxmodes(capsys, *command, "--at", "missing")
+    assert code != 0
+    assert "missing" in err
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        assert ctxmodes(capsys, *command)[0] == 0
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

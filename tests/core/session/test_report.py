@@ -3,6 +3,7 @@ from __future__ import annotations
 import os
 import subprocess
 from pathlib import Path
+from typing import Final
 
 import pytest
 from support.pi_oracle import PiOracle
@@ -45,24 +46,33 @@ def test_a_session_opened_without_preloading_reports_the_same(oracle_cases: Path
         assert got == want
 
 
+_HEADER: Final = (
+    b'{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00Z","cwd":"/"}'
+)
+
+
+def _message_entry(number: int, message: str, second: int = 0) -> bytes:
+    """Message entry ``e<number>``, the child of the one numbered before it."""
+    parent = "null" if number == 1 else f'"e{number - 1}"'
+    return (
+        f'{{"type":"message","id":"e{number}","parentId":{parent},'
+        f'"timestamp":"2026-01-01T00:00:0{second}.000Z","message":{message}}}'
+    ).encode()
+
+
 def test_entries_read_back_in_runs_skip_exactly_what_the_scan_skipped(tmp_path: Path) -> None:
     # Context entries are decoded a run of lines at a time; skipped lines between them (and
     # lines only the lenient decoder reads) must neither shift nor stop the run.
     def entry(number: int, text: str) -> bytes:
-        parent = "null" if number == 1 else f'"e{number - 1}"'
-        return (
-            f'{{"type":"message","id":"e{number}","parentId":{parent},'
-            f'"timestamp":"2026-01-01T00:00:0{number}.000Z","message":{{"role":"user",'
-            f'"content":"{text}","timestamp":{number}}}}}'
-        ).encode()
+        message = f'{{"role":"user","content":"{text}","timestamp":{number}}}'
+        return _message_entry(number, message, second=number)
 
-    header = b'{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00Z","cwd":"/"}'
     deep = b'{"type":"custom","id":"deep","data":' + b"[" * 201 + b"]" * 201 + b"}"
     # JSON a run's single parse reads, and lines it cannot parse.
     parsed_between = [deep, b"[1]", b'{"type":"custom"}', b'{"type":"session","id":"again"}']
     unparsed_between = [b"{not json", b"", b"  ", entry(9, "lone \\ud800 half")[:-1]]
     for number, between in enumerate((parsed_between, unparsed_between)):
-        lines = [header, entry(1, "one")]
+        lines = [_HEADER, entry(1, "one")]
         for position, line in enumerate(between, start=2):
             lines += [
                 line,
@@ -79,6 +89,36 @@ def test_entries_read_back_in_runs_skip_exactly_what_the_scan_skipped(tmp_path: 
             written: list[bytes] = []
             write_context_report(bare, written.append)
         assert b"".join(written) == codec.dumps(want) + b"\n"
+
+
+def test_long_runs_of_messages_read_back_in_blocks_report_every_message(tmp_path: Path) -> None:
+    # Over a thousand consecutive message entries (read back a long run at a time), then the
+    # same with a gap and blocks that mix in a message without content (Pi gives it an empty
+    # one) and a custom message: each block's messages taken whole or one by one alike.
+    count = 1300
+    plain = [
+        _message_entry(n, f'{{"role":"user","content":"m{n}","timestamp":{n}}}')
+        for n in range(1, count)
+    ]
+    mixed = list(plain)
+    mixed[700] = _message_entry(701, '{"role":"assistant","content":null,"timestamp":701}')
+    mixed[1100] = (
+        b'{"type":"custom_message","id":"e1101","parentId":"e1100",'
+        b'"timestamp":"2026-01-01T00:00:01.000Z","customType":"note","content":"c","display":true}'
+    )
+    mixed.insert(300, b'{"type":"label","id":"l","parentId":"e300","targetId":"e1","label":"x"}')
+    for name, lines in (("plain", plain), ("mixed", mixed)):
+        path = tmp_path / f"{name}.jsonl"
+        path.write_bytes(b"\n".join([_HEADER, *lines]) + b"\n")
+        with SessionManager.open(path, read_only=True) as preloaded:
+            want = context_report(preloaded)
+        assert len(want["context"]["messages"]) == count - 1
+        with SessionManager.open(path, read_only=True, preload=False) as bare:
+            written: list[bytes] = []
+            write_context_report(bare, written.append)
+        assert b"".join(written) == codec.dumps(want) + b"\n"
+    assert want["context"]["messages"][700]["content"] == []
+    assert want["context"]["messages"][1100]["role"] == "custom"
 
 
 # Pi's report of a file, as JSON.stringify writes it (check_open.mjs's object at the leaf).
