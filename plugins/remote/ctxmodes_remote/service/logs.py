@@ -67,15 +67,23 @@ class _Requests:
     def __init__(self, logger: logging.Logger) -> None:
         self._logger = logger
         self._pending: list[dict[str, Any]] = []
+        #: The loop that is to write what is pending (``None`` when nothing is).
+        self._flushing_on: asyncio.AbstractEventLoop | None = None
 
     def add(self, entry: dict[str, Any]) -> None:
-        if not self._pending:
-            asyncio.get_running_loop().call_soon(self._flush)
+        loop = asyncio.get_running_loop()
+        # The first request of the turn; or a loop that ended before its turn did (a service
+        # stopped and started again in one process) left requests pending, written now.
+        if self._flushing_on is not loop:
+            loop.call_soon(self._flush)
+            self._flushing_on = loop
         self._pending.append(entry)
 
     def _flush(self) -> None:
         pending, self._pending = self._pending, []
-        self._logger.info("request", extra={"requests": pending})
+        self._flushing_on = None
+        if pending:
+            self._logger.info("request", extra={"requests": pending})
 
 
 #: Per access logger (aiohttp makes an :class:`AccessLogger` per connection, on one logger).

@@ -57,6 +57,36 @@ def test_requests_answered_in_one_turn_are_one_write_of_a_line_each():
         assert abs((datetime.now(UTC) - logged).total_seconds()) < 60
 
 
+def test_requests_of_a_loop_that_ended_before_its_turn_did_are_written_by_the_next():
+    stream = io.StringIO()
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(JsonFormatter())
+    logger = logging.getLogger("ctxmodes.test-access-restart")
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    logger.propagate = False
+
+    def log(path):
+        request = SimpleNamespace(method="GET", path=path, headers={})
+        AccessLogger(logger, "").log(request, SimpleNamespace(status=200, body_length=0), 0.0)
+
+    async def answer(path):
+        log(path)
+        await asyncio.sleep(0)
+
+    stopped = asyncio.new_event_loop()
+    try:
+        # A loop stopped and closed in the turn that answered: its write never runs.
+        stopped.call_soon(lambda: (log("/before-restart"), stopped.stop()))
+        stopped.run_forever()
+        stopped.close()
+        asyncio.run(answer("/after-restart"))
+    finally:
+        logger.removeHandler(handler)
+    paths = [json.loads(line)["path"] for line in stream.getvalue().splitlines()]
+    assert paths == ["/before-restart", "/after-restart"]
+
+
 def test_the_postgres_pools_log_failures_but_not_every_connection_lent(capsys):
     root = logging.getLogger()
     saved = (root.handlers[:], root.level)
