@@ -17,11 +17,11 @@ makes them an error).
 from __future__ import annotations
 
 import argparse
-import gc
 import sys
 from typing import TYPE_CHECKING, Any
 
 from ctxmodes.cli.core_commands import add_command_parser
+from ctxmodes.collector import collector_paused
 
 if TYPE_CHECKING:
     from ctxmodes.session.manager import SessionManager
@@ -174,16 +174,11 @@ def run_context(args: argparse.Namespace) -> int:
     # One read of the file and one report streamed out, which make no reference cycles: the
     # cyclic collector would only walk the modules this imports and the index it builds
     # (some thirty collections, 3-7 ms of the command on a 100k-entry session).
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
+    with collector_paused():
         from ctxmodes.session.report import write_context_report
 
         with _open(args.file, args.strict, preload=False) as manager:
             write_context_report(manager, sys.stdout.buffer.write, args.at, llm=args.llm)
-    finally:
-        if collecting:
-            gc.enable()
     return 0
 
 

@@ -15,15 +15,14 @@ do in Pi; :class:`SessionContext` offers typed views on top.
 
 from __future__ import annotations
 
-import gc
 from array import array
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
 from functools import partial
 from itertools import repeat
 from operator import is_, itemgetter
 from typing import TYPE_CHECKING, Any, Final, Self, TypeVar, overload
 
+from ctxmodes.collector import collector_paused
 from ctxmodes.session import codec
 from ctxmodes.session.ids import timestamp_ms
 from ctxmodes.session.jsvalues import js_truthy
@@ -182,7 +181,10 @@ class _MessageLog:
                 yield codec.dumps_items(self._json[block:end])
                 continue
             assert self._table is not None
-            with _collector_paused():
+            # JSON holds no cycles, yet the objects a block builds set off collections,
+            # whose full passes walk every id of the session's index (a sixth of the time
+            # of writing out a context of 20,000 messages at a million entries).
+            with collector_paused():
                 encoded = _stringified(self._table, self.sources[block:end])
             yield encoded
 
@@ -202,22 +204,6 @@ def _stringified(table: EntryTable, sources: Sequence[int]) -> bytes:
         if encoded is not None:
             return encoded
     return codec.dumps_items(_messages_of(table.peek(sources)))
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """No cyclic garbage collection while messages are decoded and encoded again, and their
-    objects dropped: JSON holds no cycles, yet the objects a block builds set off
-    collections, whose full passes walk every id of the session's index (a sixth of the
-    time of writing out a context of 20,000 messages at a million entries)."""
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
 
 
 def _messages_of(entries: list[JsonObject]) -> list[JsonObject]:

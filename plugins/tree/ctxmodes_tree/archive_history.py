@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import time
 from bisect import bisect_right
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from itertools import accumulate
 from typing import Any, Protocol
 
@@ -59,7 +59,6 @@ from ctxmodes_tree.search_cache import SearchCache
 from ctxmodes_tree.traversal import ArchiveLimits, EntryGraph, VerifiedArchive
 from ctxmodes_tree.window_filter import (
     SearchFilter,
-    WindowFilter,
     entries_to_read,
     window_filter_of,
 )
@@ -220,10 +219,8 @@ class ArchivedWindow:
             self._raw = self._log([fields for _, fields in read])
             # Asked again: the filter this search started with may have failed its check.
             if self._cache.persists and self._cache.filter_for(self._archive, kept) is None:
-                texts = ((position, fields.content) for position, fields in read)
                 self._cache.make_lazily(
-                    time.perf_counter() - started,
-                    lambda: self._remember(window_filter_of(texts, len(kept))),
+                    time.perf_counter() - started, lambda: self._make_filter(read)
                 )
 
     def _may_hold(self, query: str | None) -> bool:
@@ -238,19 +235,21 @@ class ArchivedWindow:
             self._filter = self._cache.filter_for(self._archive, self._kept_entries().entry_ids)
         return self._filter
 
-    def _remember(self, found: WindowFilter) -> None:
+    def _make_filter(self, items: Iterable[tuple[int, ItemFields]]) -> None:
+        """Make the window's filter from all of its raw ``items`` (each with its entry's
+        position among the kept entries), keep it and persist it."""
+        kept = self._kept_entries().entry_ids
+        texts = ((position, fields.content) for position, fields in items)
+        found = window_filter_of(texts, len(kept))
         self._filter = found
-        self._cache.remember(self._archive, self._kept_entries().entry_ids, found)
+        self._cache.remember(self._archive, kept, found)
 
     def index_contents(self) -> None:
         """Make and persist the window's gram filter now, unless one is known or it would
         not persist (once, when the window is archived): its raw items are read once and
         not kept."""
         if self._cache.persists and self._search_filter() is None:
-            kept = self._kept_entries().entry_ids
-            items = _read_items(self._graph, kept)
-            texts = ((position, fields.content) for position, fields in items)
-            self._remember(window_filter_of(texts, len(kept)))
+            self._make_filter(_read_items(self._graph, self._kept_entries().entry_ids))
 
     def find_item(self, item_id: str) -> HistoryItem | None:
         # Exact ids first, then the first item (in window order) whose id ends with item_id.
