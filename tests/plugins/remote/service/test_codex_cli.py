@@ -72,17 +72,18 @@ def tool_outputs(lines):
     return outputs
 
 
-def run_codex(tmp_path, tls, script, *arguments):
-    """``codex exec`` with ``arguments`` against a service in front of ``script``; returns
-    the run, the Codex home, the data directory and the token."""
+def run_codex(tmp_path, tls, script, *arguments, storage=()):
+    """``codex exec`` with ``arguments`` against a service in front of ``script`` (its
+    storage chosen by the ``serve`` options ``storage``; SQLite by default); returns the
+    run, the Codex home, the data directory and the token."""
     codex = codex_binary()
     if codex is None:
         pytest.skip("the Codex CLI is not installed: run `make codex-cli` (needs npm)")
     script_file = tmp_path / "script.json"
     script_file.write_text(json.dumps(script))
     data = tmp_path / "data"
-    token = create_token(data, "probe")
-    service = ServeProcess(f"scripted:{script_file}", data, tls, tmp_path / "serve.log")
+    token = create_token(data, "probe", *storage)
+    service = ServeProcess(f"scripted:{script_file}", data, tls, tmp_path / "serve.log", *storage)
     home = tmp_path / "run" / "home"
     work = tmp_path / "run" / "work"
     work.mkdir(parents=True)
@@ -106,7 +107,20 @@ def run_codex(tmp_path, tls, script, *arguments):
 
 
 def test_full_cycle_with_the_real_codex_cli(tmp_path, tls):
-    result, home, data, token = run_codex(tmp_path, tls, SCRIPT, "run the probe task")
+    check_full_cycle(tmp_path, tls)
+
+
+def test_full_cycle_on_postgres_with_the_real_codex_cli(tmp_path, tls, postgres_url):
+    # On Postgres, note reads and writes are answered on the event loop, not a worker.
+    check_full_cycle(tmp_path, tls, "--database", postgres_url)
+
+
+def check_full_cycle(tmp_path, tls, *storage):
+    """The probe task through two windows, every notes and history call answered and
+    encrypted as the client expects."""
+    result, home, data, token = run_codex(
+        tmp_path, tls, SCRIPT, "run the probe task", storage=storage
+    )
     assert "probe done" in result.stdout
 
     text, lines = rollout_lines(home)
