@@ -1,4 +1,7 @@
-"""Pausing Python's cyclic garbage collector around work that makes no reference cycles."""
+"""Pausing Python's cyclic garbage collector around work that makes no reference cycles.
+
+Internal to ctxmodes: not part of the API plugins and programs use (see :mod:`ctxmodes`).
+"""
 
 from __future__ import annotations
 
