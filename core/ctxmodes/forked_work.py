@@ -24,6 +24,7 @@ __all__ = ["can_fork", "run_forked_beside"]
 T = TypeVar("T")
 
 _READ_SIZE: Final = 1 << 20
+_LENGTH_BYTES: Final = 8
 
 
 def can_fork() -> bool:
@@ -33,7 +34,7 @@ def can_fork() -> bool:
 
 def run_forked_beside(
     parts: Sequence[Callable[[], bytes]], own: Callable[[], T]
-) -> tuple[list[bytes] | None, T]:
+) -> tuple[list[bytearray] | None, T]:
     """Run each of ``parts`` in a child process of its own while ``own`` runs here.
 
     Returns the bytes each part returned, in order, and what ``own`` returned; ``None``
@@ -49,7 +50,7 @@ def run_forked_beside(
                 break
             children.append(child)
         mine = own()
-        answers: list[bytes | None] = []
+        answers: list[bytearray | None] = []
         while children:
             answers.append(_answer(*children.pop(0)))
     finally:
@@ -81,9 +82,9 @@ def _run_child(part: Callable[[], bytes], read_end: int, write_end: int) -> None
     status = 1
     try:
         os.close(read_end)
-        answer = memoryview(part())
-        while answer:
-            answer = answer[os.write(write_end, answer) :]
+        answer = part()
+        _write_all(write_end, len(answer).to_bytes(_LENGTH_BYTES, "little"))
+        _write_all(write_end, answer)
         status = 0
     except BaseException:  # the parent sees the status, and does the work itself
         status = 1
@@ -91,19 +92,42 @@ def _run_child(part: Callable[[], bytes], read_end: int, write_end: int) -> None
         os._exit(status)
 
 
-def _answer(pid: int, read_end: int) -> bytes | None:
+def _write_all(write_end: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(write_end, view) :]
+
+
+def _answer(pid: int, read_end: int) -> bytearray | None:
     """Everything the child wrote, once it has left successfully; ``None`` otherwise."""
-    chunks: list[bytes] = []
     try:
-        while chunk := os.read(read_end, _READ_SIZE):
-            chunks.append(chunk)
+        answer = _read_answer(read_end)
     except BaseException:
         _kill(pid)
         raise
     finally:
         os.close(read_end)
     _, status = os.waitpid(pid, 0)
-    return b"".join(chunks) if os.waitstatus_to_exitcode(status) == 0 else None
+    return answer if os.waitstatus_to_exitcode(status) == 0 else None
+
+
+def _read_answer(read_end: int) -> bytearray | None:
+    """The answer after its length, read in place: a list of pieces joined at the end would
+    hold it twice at once. ``None`` when it ends short."""
+    length = _read_exactly(read_end, bytearray(_LENGTH_BYTES))
+    if length is None:
+        return None
+    return _read_exactly(read_end, bytearray(int.from_bytes(length, "little")))
+
+
+def _read_exactly(read_end: int, buffer: bytearray) -> bytearray | None:
+    view = memoryview(buffer)
+    while view:
+        count = os.readv(read_end, [view[:_READ_SIZE]])
+        if not count:
+            return None
+        view = view[count:]
+    return buffer
 
 
 def _kill(pid: int) -> None:

@@ -421,6 +421,8 @@ class _Scanner:
         self._legacy: list[tuple[int, int, int, Any, bytes]] | None = None
         # Stack depths at which validation is known to reject lines nested too deeply.
         self._guard_proven: set[int] = set()
+        #: Whether some id occurs twice, when already known (see _scan_in_parts).
+        self.duplicated: bool | None = None
 
     def feed(
         self, lines: list[bytes], offset: int, decode: bool = False, deep: list[int] | None = None
@@ -748,7 +750,7 @@ class _Scanner:
             result.parent_indexes = consecutive(0, len(result.ids))
             result.parent_indexes.pop()
             result.parent_indexes.insert(0, -1)
-        resolve_parents(result)
+        resolve_parents(result, self.duplicated)
         if result.header is None and not result.not_a_session and result.size > 0:
             # Pi: a non-empty file without any parsable line is not a session.
             result.not_a_session = True
@@ -828,11 +830,12 @@ def _found_nearby(ids: list[str], parent_ids: ParentIds, indexes: list[int]) -> 
     return found
 
 
-def resolve_parents(result: ScanResult) -> None:
-    """Find duplicated ids, and the parent index of each entry whose parent is not the entry
-    before it (``result.unresolved``): the last entry of that id, as Pi's map of ids has it."""
+def resolve_parents(result: ScanResult, duplicated: bool | None = None) -> None:
+    """Find duplicated ids (unless already known), and the parent index of each entry whose
+    parent is not the entry before it (``result.unresolved``): the last entry of that id, as
+    Pi's map of ids has it."""
     ids = result.ids
-    result.duplicated = has_duplicates(ids)
+    result.duplicated = has_duplicates(ids) if duplicated is None else duplicated
     parent_ids = result.parents
     found = {} if result.duplicated else _found_nearby(ids, parent_ids, result.unresolved)
     wanted = {
@@ -1053,19 +1056,30 @@ def _scan_in_parts(fd: int, decode_from: int) -> tuple[_Scanner, int, int, bytes
             raise ValueError("the part did not end where a line ends")
         return _part_answer(scanner)
 
-    def read_last() -> tuple[_Scanner, int, int, bytes]:
+    def read_last() -> tuple[_Scanner, set[str], int, int, bytes]:
         scanner = _Scanner(after_header=True)
-        return scanner, *_scan_range(scanner, fd, starts[-1], None, decode_from)
+        offset, position, tail = _scan_range(scanner, fd, starts[-1], None, decode_from)
+        # Looking for duplicated ids starts here, beside the other parts.
+        return scanner, set(scanner.result.ids), offset, position, tail
 
-    answers, (last, offset, position, tail) = run_forked_beside(
+    answers, (last, seen, offset, position, tail) = run_forked_beside(
         [partial(read_part, start, stop) for start, stop in bounds], read_last
     )
     if answers is None:
         return None
     scanner = _Scanner()
-    if not all(scanner.append_part(*_load_part(answer)) for answer in answers):
-        return None
+    duplicated = len(seen) != len(last.result.ids)
+    while answers:  # each answer let go of once read
+        part, line_count, header_state, duplicated_within = _load_part(answers.pop(0))
+        if not scanner.append_part(part, line_count, header_state):
+            return None
+        if not duplicated:
+            duplicated = duplicated_within or any(map(seen.__contains__, part.ids))
+            if answers:
+                seen.update(part.ids)
+    del seen
     scanner.append_part(last.result, last.line_count)
+    scanner.duplicated = duplicated
     return scanner, offset, position, tail
 
 
@@ -1104,6 +1118,7 @@ def _part_answer(scanner: _Scanner) -> bytes:
     result = scanner.result
     ids = _encode_ids(result.ids)
     rest = (
+        len(set(result.ids)) != len(result.ids),
         scanner.line_count,
         scanner.header_state(),
         *_runs_of_one_type(result.types),
@@ -1128,13 +1143,15 @@ def _runs_of_one_type(types: list[str | None]) -> tuple[str | None, dict[int, st
     return usual, {index: types[index] for index in others}
 
 
-def _load_part(answer: bytes) -> tuple[ScanResult, int, _HeaderState | None]:
-    """The index, line count and header state a forked reader of a part handed back."""
+def _load_part(answer: bytearray) -> tuple[ScanResult, int, _HeaderState | None, bool]:
+    """The index, line count and header state a forked reader of a part handed back, and
+    whether an id occurs twice in that part."""
     import pickle
 
     length = int.from_bytes(answer[:8], "little")
     ids = _decode_ids(memoryview(answer)[8 : 8 + length])
     (
+        duplicated_within,
         line_count,
         header_state,
         usual_type,
@@ -1163,7 +1180,7 @@ def _load_part(answer: bytes) -> tuple[ScanResult, int, _HeaderState | None]:
     result.decoded = decoded
     result.bare = bare
     result.skipped = skipped
-    return result, line_count, header_state
+    return result, line_count, header_state, duplicated_within
 
 
 #: An offset no file reaches: without preloading, no line is decoded during the scan.

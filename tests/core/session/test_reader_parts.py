@@ -183,6 +183,28 @@ def test_mutated_sessions_read_in_parts_index_as_in_order(
         assert bounded(lambda: _in_parts(path, count, preload, monkeypatch)) == expected
 
 
+@pytest.mark.parametrize(
+    "twice",
+    [(None, None), (0.1, 0.2), (0.1, 0.95), (0.9, 0.95), (0.1, 0.5), (0.4, 0.6), (0.6, 0.62)],
+)
+def test_an_id_used_twice_is_found_whichever_parts_hold_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, twice: tuple[float | None, float | None]
+) -> None:
+    count = 600
+    ids = [f"u{n}" for n in range(count)]
+    first, second = twice
+    if first is not None and second is not None:
+        ids[int(second * count)] = ids[int(first * count)]
+    path = tmp_path / "twice.jsonl"
+    path.write_bytes(
+        _lines(HEADER, *[_user(ids[n], ids[n - 1] if n else None) for n in range(count)])
+    )
+    for parts in (2, 3, 4):
+        in_parts = _in_parts(path, parts, False, monkeypatch)
+        assert in_parts["duplicated"] is (first is not None)
+        assert in_parts == _in_order(path, preload=False)
+
+
 def test_a_part_that_fails_is_read_here_instead(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
