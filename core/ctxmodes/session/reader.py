@@ -20,6 +20,9 @@ reader accepts exactly the same lines, in one sequential pass:
   also rejects every line nested deeper than the codec's limit (see
   :func:`_validate_within_nesting_limit`); lines decoded in full have their brackets
   counted. Other entries are decoded later, on demand, from the recorded byte offsets.
+* A large file is read in parts side by side, one per core, by forked copies of the process
+  when it has a single thread (:func:`_scan_in_parts`): each indexes its part as this pass
+  would, and the parts' indexes are joined into the one a single pass gives.
 
 Differences from Pi, all of them on files Pi itself never writes:
 
@@ -1015,11 +1018,23 @@ _FORKED_SHARE: Final = 0.9
 
 def _part_count(size: int) -> int:
     """How many parts to read a file of ``size`` bytes in: one per usable core, each at least
-    :data:`PART_LEAST` (one: read it here, alone)."""
+    :data:`PART_LEAST`, at most ``$CTXMODES_READ_PROCESSES`` (one: read it here, alone)."""
     if size < 2 * PART_LEAST or not can_fork():
         return 1
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return max(1, min(cores or 1, size // PART_LEAST, _PARTS_MOST))
+    return max(1, min(cores or 1, size // PART_LEAST, _processes_allowed()))
+
+
+def _processes_allowed() -> int:
+    """``$CTXMODES_READ_PROCESSES``, the most processes one file is read by: a program that
+    must not fork sets it to 1 (so does any value that is not a whole number)."""
+    value = os.environ.get("CTXMODES_READ_PROCESSES")
+    if value is None:
+        return _PARTS_MOST
+    try:
+        return max(1, min(int(value), _PARTS_MOST))
+    except ValueError:
+        return 1
 
 
 def _scan_in_parts(fd: int, decode_from: int) -> tuple[_Scanner, int, int, bytes] | None:

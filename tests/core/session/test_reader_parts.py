@@ -262,6 +262,18 @@ def test_reading_in_parts_needs_a_large_file_more_cores_and_no_other_thread(
     assert reader._part_count(100 * least) == 1
 
 
+@pytest.mark.parametrize(
+    ("setting", "count"), [("1", 1), ("2", 2), ("64", 4), ("0", 1), ("many", 1)]
+)
+def test_the_environment_bounds_the_processes_reading_a_file(
+    monkeypatch: pytest.MonkeyPatch, setting: str, count: int
+) -> None:
+    monkeypatch.setattr(reader, "can_fork", lambda: True)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2, 3}, raising=False)
+    monkeypatch.setenv("CTXMODES_READ_PROCESSES", setting)
+    assert reader._part_count(100 * reader.PART_LEAST) == count
+
+
 def test_the_command_reads_a_large_session_in_parts_and_prints_the_same_context(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
