@@ -3,6 +3,7 @@ reading it in order gives, whatever the file holds and wherever the parts meet."
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -288,3 +289,14 @@ def test_the_command_reads_a_large_session_in_parts_and_prints_the_same_context(
     with SessionManager.open(path, read_only=True) as manager:
         expected = codec.dumps(context_report(manager, None, llm=False)) + b"\n"
     assert printed == expected
+
+
+@pytest.mark.pi
+def test_a_large_session_read_in_parts_has_the_context_pi_gives(tmp_path: Path, pi: Any) -> None:
+    path = tmp_path / "large.jsonl"
+    write_chain(path, 30_000, compact_every=7_000)
+    command = [sys.executable, "-m", "ctxmodes", "session", "context", str(path), "--json"]
+    report = json.loads(subprocess.run(command, capture_output=True, check=True).stdout)
+    want = pi.open_many([{"file": str(path), "at": []}])[0]
+    keys = ("leafId", "branchIds", "contextEntryIds", "context")
+    assert report == {key: want[key] for key in keys}
