@@ -171,15 +171,17 @@ class ServiceClient:
 
 
 class InProcessService:
-    """The service app on 127.0.0.1 (OS-chosen port, TLS), its loop on a thread."""
+    """The service app on 127.0.0.1 (OS-chosen port, TLS), its loop on a thread: the event
+    loop ``ctxmodes serve`` runs on."""
 
     def __init__(self, engine: Any, provider: Any, tls: TlsFiles, **options: Any) -> None:
         from aiohttp import web
 
         from ctxmodes_remote.service.app import ServiceApp
+        from ctxmodes_remote.service.server import loop_factory
 
         self.engine = engine
-        self._loop = asyncio.new_event_loop()
+        self._loop = loop_factory()()
         self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
         self._thread.start()
         self._runner = ServiceApp(engine, provider, **options).runner()
