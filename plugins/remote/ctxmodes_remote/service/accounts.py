@@ -126,7 +126,9 @@ def authenticate(storage: Storage, authorization: str | None) -> Account | None:
 class TokenCache:
     """Tokens found in storage in the last :data:`TOKEN_CACHE_S` seconds, at most
     :data:`TOKEN_CACHE_SIZE` of them. Only tokens storage knew are kept, so requests with
-    made-up tokens cannot grow it. Safe to use from several threads."""
+    made-up tokens cannot grow it. They are kept by the ``Authorization`` header that
+    carried them, so a request whose token is known costs a dictionary lookup, not a hash.
+    Safe to use from several threads."""
 
     def __init__(
         self,
@@ -144,17 +146,16 @@ class TokenCache:
     def cached(self, authorization: str | None) -> Account | None:
         """The account, if the token was found in storage within the bound; else ``None``
         (unknown here: ask :meth:`authenticate`)."""
-        hashed = bearer_hash(authorization)
-        if hashed is None:
+        if not authorization:
             return None
         with self._lock:
-            entry = self._found.get(hashed)
+            entry = self._found.get(authorization)
             if entry is None:
                 return None
             if entry[1] <= self._clock():
-                del self._found[hashed]
+                del self._found[authorization]
                 return None
-            self._found.move_to_end(hashed)
+            self._found.move_to_end(authorization)
             return entry[0]
 
     def authenticate(self, storage: Storage, authorization: str | None) -> Account | None:
@@ -164,7 +165,7 @@ class TokenCache:
         if account is not None:
             return account
         hashed = bearer_hash(authorization)
-        if hashed is None:
+        if hashed is None or authorization is None:
             return None
         # The bound counts from before the lookup: a revocation racing it is still seen in
         # time.
@@ -172,8 +173,8 @@ class TokenCache:
         account = storage.account_for_token(hashed)
         if account is not None:
             with self._lock:
-                self._found[hashed] = (account, expires)
-                self._found.move_to_end(hashed)
+                self._found[authorization] = (account, expires)
+                self._found.move_to_end(authorization)
                 while len(self._found) > self._size:
                     self._found.popitem(last=False)
         return account

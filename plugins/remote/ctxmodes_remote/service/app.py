@@ -185,9 +185,7 @@ class ServiceApp:
     ) -> _T:
         """``function(*args)`` on the worker thread numbered ``worker``, in the account's
         turn (``""``: calls made for no account yet, such as token lookups)."""
-        return await asyncio.wrap_future(
-            self._workers[worker].submit(account_id, partial(function, *args))
-        )
+        return await self._workers[worker].submit_from_loop(account_id, partial(function, *args))
 
     async def _on_session_worker(
         self, account: Account, session_id: str, function: Callable[..., _T], *args: Any

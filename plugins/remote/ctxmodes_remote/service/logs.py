@@ -82,8 +82,22 @@ class _Requests:
     def _flush(self) -> None:
         pending, self._pending = self._pending, []
         self._flushing_on = None
-        if pending:
-            self._logger.info("request", extra={"requests": pending})
+        logger = self._logger
+        if pending and logger.isEnabledFor(logging.INFO):
+            # The record made directly: ``Logger.info`` would also walk the stack for the
+            # caller's file and line, which the lines do not show.
+            logger.handle(
+                logger.makeRecord(
+                    logger.name,
+                    logging.INFO,
+                    "",
+                    0,
+                    "request",
+                    (),
+                    None,
+                    extra={"requests": pending},
+                )
+            )
 
 
 #: Per access logger (aiohttp makes an :class:`AccessLogger` per connection, on one logger).

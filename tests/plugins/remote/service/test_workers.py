@@ -156,3 +156,70 @@ def test_calls_about_one_session_take_turns_in_arrival_order_and_others_pass():
         assert len(turns) == 0
 
     asyncio.run(scenario())
+
+
+def test_calls_submitted_from_the_loop_are_answered_on_it():
+    worker = FairWorker("test-worker")
+
+    def fail() -> None:
+        raise ValueError("refused")
+
+    async def main() -> tuple[int, str]:
+        loop_thread = threading.current_thread()
+        ran_on = await worker.submit_from_loop("a", threading.current_thread)
+        assert ran_on is not loop_thread
+        with pytest.raises(ValueError, match="refused"):
+            await worker.submit_from_loop("a", fail)
+        return await worker.submit_from_loop("b", lambda: 42), "done"
+
+    assert asyncio.run(main()) == (42, "done")
+    worker.close()
+
+
+def test_a_call_from_the_loop_cancelled_before_it_starts_never_runs():
+    worker = FairWorker("test-worker")
+    gate = threading.Event()
+    ran: list[str] = []
+
+    async def main() -> None:
+        held = worker.submit("", gate.wait)
+        waiting = worker.submit_from_loop("a", lambda: ran.append("cancelled one"))
+        waiting.cancel()
+        after = worker.submit_from_loop("a", lambda: ran.append("next"))
+        gate.set()
+        await after
+        assert held.result(timeout=10)
+
+    asyncio.run(main())
+    worker.close()
+    assert ran == ["next"]
+
+
+def test_held_answers_reach_the_loop_only_after_their_commit():
+    class Held:
+        def __init__(self) -> None:
+            self.pending = False
+            self.committed: list[bool] = []
+
+        def writes_pending(self) -> bool:
+            return self.pending
+
+        def commit_writes(self) -> None:
+            self.committed.append(self.pending)
+            self.pending = False
+
+    held = Held()
+    worker = FairWorker("test-worker", held)
+
+    def write() -> str:
+        held.pending = True
+        return "written"
+
+    async def main() -> str:
+        answer = await worker.submit_from_loop("a", write)
+        # Committed by the time the answer is seen, not after.
+        assert held.committed == [True]
+        return answer
+
+    assert asyncio.run(main()) == "written"
+    worker.close()
