@@ -29,7 +29,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 import psycopg
-from psycopg.pq import ExecStatus
+from psycopg.pq import ExecStatus, TransactionStatus
 from psycopg_pool import AsyncConnectionPool, ConnectionPool
 
 from ctxmodes_remote.service.sealing import token_array
@@ -513,7 +513,16 @@ def _sealed_notes(rows: Sequence[Sequence[Any]]) -> list[tuple[int, SealedNote]]
 
 class PostgresLoopNotes:
     """Note reads and writes on the event loop: a pool of asyncio connections of their own
-    (at most ``max_connections``), opened by the first call on the loop that uses them."""
+    (at most ``max_connections``), opened by the first call on the loop that uses them.
+
+    A statement's connection goes back to a list of its own, not to the pool, and the next
+    statement takes it from there: lending and taking back through the pool (its lock,
+    statistics and checks) cost as much as the statement itself, measured. The pool still
+    makes every connection; a semaphore holds the statements under way to
+    ``max_connections`` (waiting at most the pool's timeout for a turn), so whenever none is
+    kept idle the pool has one to lend. A connection that broke, or is not idle, goes back
+    to the pool, and a lost connection sends every kept one back to it as well, to be
+    checked with its own."""
 
     def __init__(self, url: str, max_connections: int, timeout_s: float) -> None:
         self._url = url
@@ -521,9 +530,10 @@ class PostgresLoopNotes:
         self._timeout_s = timeout_s
         self._pool: AsyncConnectionPool | None = None
         self._opening: asyncio.Future[None] | None = None
-        # A cursor per connection, used again for each statement (making one per statement
-        # is a measurable part of a note write's CPU).
-        self._cursors: dict[psycopg.AsyncConnection[Any], psycopg.AsyncCursor[Any]] = {}
+        self._turns = asyncio.Semaphore(max_connections)
+        #: Connections taken from the pool, idle, and each one's cursor (used again for
+        #: every statement: making one per statement is a measurable part of a write).
+        self._kept: list[tuple[psycopg.AsyncConnection[Any], psycopg.AsyncCursor[Any]]] = []
 
     async def _opened(self) -> AsyncConnectionPool:
         pool = self._pool
@@ -547,48 +557,83 @@ class PostgresLoopNotes:
 
     async def close(self) -> None:
         if self._pool is not None:
+            await self._give_back_kept(self._pool)
             await self._pool.close()
 
     async def ping(self) -> None:
         await self._run("SELECT 1", (), reads_only=True)
 
+    async def _turn(self) -> None:
+        """A turn to run a statement (one of ``max_connections``).
+
+        :raises TimeoutError: none came within the pool's timeout."""
+        if not self._turns.locked():
+            await self._turns.acquire()
+            return
+        try:
+            async with asyncio.timeout(self._timeout_s):
+                await self._turns.acquire()
+        except TimeoutError:
+            raise TimeoutError(
+                f"no database connection was free after {self._timeout_s:g} s"
+            ) from None
+
+    async def _take(
+        self, pool: AsyncConnectionPool
+    ) -> tuple[psycopg.AsyncConnection[Any], psycopg.AsyncCursor[Any]]:
+        if self._kept:
+            return self._kept.pop()
+        connection = await pool.getconn()
+        return connection, connection.cursor()
+
+    async def _give_back(
+        self,
+        pool: AsyncConnectionPool,
+        kept: tuple[psycopg.AsyncConnection[Any], psycopg.AsyncCursor[Any]],
+    ) -> None:
+        connection = kept[0]
+        if connection.broken or connection.info.transaction_status != TransactionStatus.IDLE:
+            await pool.putconn(connection)
+        else:
+            self._kept.append(kept)
+
+    async def _give_back_kept(self, pool: AsyncConnectionPool) -> None:
+        kept, self._kept = self._kept, []
+        for connection, _ in kept:
+            await pool.putconn(connection)
+
     async def _run(
         self, query: str, params: Sequence[object], *, reads_only: bool = False
     ) -> list[tuple[Any, ...]]:
         """The rows of one statement (which returns rows), as :meth:`PostgresStorage._use`
-        runs it: a lost connection has the pool check its idle ones, and a read is tried
-        once more.
+        runs it: a lost connection has the pool check its idle ones (the kept ones among
+        them), and a read is tried once more.
 
         :raises StorageUnavailableError: the database failed."""
         pool = await self._opened()
         for attempt in (1, 2):
             lost = False
             try:
-                connection = await pool.getconn()
+                await self._turn()
                 try:
-                    cursor = self._cursor(connection)
-                    await cursor.execute(query, params, prepare=True)
-                    return await cursor.fetchall()
-                except psycopg.OperationalError:
-                    lost = connection.broken
-                    raise
+                    kept = await self._take(pool)
+                    try:
+                        await kept[1].execute(query, params, prepare=True)
+                        return await kept[1].fetchall()
+                    except psycopg.OperationalError:
+                        lost = kept[0].broken
+                        raise
+                    finally:
+                        await self._give_back(pool, kept)
                 finally:
-                    await pool.putconn(connection)
+                    self._turns.release()
             except (psycopg.Error, OSError, TimeoutError) as exc:
                 if lost:
+                    await self._give_back_kept(pool)
                     await pool.check()
                 if not (lost and reads_only and attempt == 1):
                     raise StorageUnavailableError(f"the database failed: {_reason(exc)}") from None
         raise AssertionError("unreachable")
-
-    def _cursor(self, connection: psycopg.AsyncConnection[Any]) -> psycopg.AsyncCursor[Any]:
-        cursor = self._cursors.get(connection)
-        if cursor is None:
-            if len(self._cursors) >= 2 * self._max_connections:
-                # Forget the cursors of connections the pool has closed (lost, or replaced).
-                self._cursors = {c: k for c, k in self._cursors.items() if not c.closed}
-            cursor = self._cursors[connection] = connection.cursor()
-        return cursor
 
     async def note_events(
         self, account_id: str, session_id: str, after: int = 0

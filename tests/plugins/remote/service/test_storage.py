@@ -329,3 +329,33 @@ def test_postgres_note_writes_of_an_older_database_join_the_chain(postgres_url, 
             "INSERT INTO note_events (account_id, session_id, action, timestamp, sealed) "
             "VALUES ('a', 's1', 'append', 3, ''::bytea)"
         )
+
+
+def test_postgres_loop_notes_keep_their_connections_and_wait_for_a_free_one(postgres_url):
+    """Note statements on the event loop take the connections they keep idle, not the
+    pool's: the pool lends each connection once. More statements at once than connections
+    wait for one, and one that finds none free within the timeout fails clearly."""
+    import asyncio
+
+    from ctxmodes_remote.service.postgres_storage import PostgresLoopNotes
+
+    async def main() -> None:
+        notes = PostgresLoopNotes(postgres_url, 2, 1.0)
+        try:
+            for _ in range(20):
+                await notes.ping()
+            # Six statements at once on two connections: each waits for its turn.
+            await asyncio.gather(*(notes._run("SELECT pg_sleep(0.05)", ()) for _ in range(6)))
+            assert notes._pool is not None
+            assert notes._pool.get_stats()["requests_num"] == 2
+            # Both connections held for longer than the timeout: the third statement fails.
+            held = [asyncio.ensure_future(notes._run("SELECT pg_sleep(2)", ())) for _ in range(2)]
+            await asyncio.sleep(0.2)
+            with pytest.raises(StorageUnavailableError, match="no database connection was free"):
+                await notes.ping()
+            await asyncio.gather(*held)
+            await notes.ping()
+        finally:
+            await notes.close()
+
+    asyncio.run(main())
