@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from functools import lru_cache
 from typing import ClassVar, Literal, TypedDict
 
 from ctxmodes.session.jsvalues import js_locale_sort_key, js_sort_key
@@ -54,8 +55,15 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 def iso_from_ms(timestamp_ms: float) -> str:
     """``new Date(ms).toISOString()``: UTC, millisecond precision, ``Z`` suffix."""
-    moment = _EPOCH + timedelta(milliseconds=int(timestamp_ms))
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+    seconds, milliseconds = divmod(int(timestamp_ms), 1000)
+    return f"{_iso_second(seconds)}.{milliseconds:03d}Z"
+
+
+@lru_cache(maxsize=1024)
+def _iso_second(seconds: int) -> str:
+    # Notes' times repeat (a note's creation, the writes of one second): each second is
+    # formatted once.
+    return (_EPOCH + timedelta(seconds=seconds)).strftime("%Y-%m-%dT%H:%M:%S")
 
 
 @dataclass(frozen=True, slots=True)

@@ -42,6 +42,18 @@ def test_iso_timestamps():
     assert iso_from_ms(-1) == "1969-12-31T23:59:59.999Z"
 
 
+@given(st.integers(min_value=-62_135_596_800_000, max_value=253_402_300_799_999))
+def test_iso_timestamps_are_what_the_calendar_gives_for_every_millisecond(milliseconds):
+    # The formatting of each second is kept: the text is the same as formatting the moment
+    # afresh, before and after the epoch, for every year datetime knows.
+    from datetime import UTC, datetime, timedelta
+
+    moment = datetime(1970, 1, 1, tzinfo=UTC) + timedelta(milliseconds=milliseconds)
+    expected = moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+    assert iso_from_ms(milliseconds) == expected
+    assert iso_from_ms(float(milliseconds)) == expected
+
+
 def test_write_result_and_entry_data():
     recorder = Recorder()
     result = recorder.write("write", "checkpoint.md", "progress", T0)

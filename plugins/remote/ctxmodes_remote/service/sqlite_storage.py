@@ -206,23 +206,27 @@ class SqliteStorage:
                 self._db.execute("ROLLBACK")
             raise StorageUnavailableError(f"the database failed: {exc}") from None
 
-    def _grouped_write(self, work: Callable[[], _T]) -> _T:
+    def _grouped_write(self, work: Callable[[], _T], statements: int | None = None) -> _T:
         """``work`` in the open group (opened first if need be), under a savepoint: a write
-        that fails leaves the writes before it in the group as they were."""
+        that fails leaves the writes before it in the group as they were. ``work`` of one
+        statement needs none: SQLite undoes a failed statement by itself."""
         if self._group_lost:
             raise StorageUnavailableError("the database failed earlier in this group")
+        savepoint = statements != 1
         try:
             if not self._db.in_transaction:
                 self._db.execute("BEGIN IMMEDIATE")
-            self._db.execute("SAVEPOINT write")
+            if savepoint:
+                self._db.execute("SAVEPOINT write")
         except sqlite3.Error as exc:
             raise StorageUnavailableError(f"the database failed: {exc}") from None
         try:
             result = work()
         except BaseException as failure:
             try:
-                self._db.execute("ROLLBACK TO write")
-                self._db.execute("RELEASE write")
+                if savepoint:
+                    self._db.execute("ROLLBACK TO write")
+                    self._db.execute("RELEASE write")
             except sqlite3.Error:
                 # SQLite rolled the whole transaction back itself (a full disk, an I/O
                 # error): the writes before this one are gone too.
@@ -235,16 +239,18 @@ class SqliteStorage:
                 raise StorageUnavailableError(f"the database failed: {failure}") from None
             raise
         try:
-            self._db.execute("RELEASE write")
+            if savepoint:
+                self._db.execute("RELEASE write")
         except sqlite3.Error as exc:
             raise StorageUnavailableError(f"the database failed: {exc}") from None
         return result
 
-    def _write_transaction(self, work: Callable[[], _T]) -> _T:
+    def _write_transaction(self, work: Callable[[], _T], statements: int | None = None) -> _T:
         """``work`` in one ``BEGIN IMMEDIATE`` transaction: all of it on disk, or none (or,
-        when commits are grouped, in the group)."""
+        when commits are grouped, in the group). ``statements``: how many ``work`` runs,
+        when known."""
         if self._grouping:
-            return self._grouped_write(work)
+            return self._grouped_write(work, statements)
         try:
             self._db.execute("BEGIN IMMEDIATE")
             try:
@@ -443,22 +449,24 @@ class SqliteStorage:
         self, account_id: str, session_id: str, note: SealedNote, after: int
     ) -> int | None:
         def insert() -> int | None:
-            newer = self._db.execute(
-                "SELECT 1 FROM note_events WHERE account_id = ? AND session_id = ? AND seq > ? "
-                "LIMIT 1",
-                (account_id, session_id, after),
-            ).fetchone()
-            if newer is not None:
-                return None
             cursor = self._db.execute(
-                "INSERT INTO note_events (account_id, session_id, action, timestamp, sealed) "
-                "VALUES (?, ?, ?, ?, ?)",
-                (account_id, session_id, note.action, note.timestamp, note.sealed),
+                _APPEND_NOTE,
+                (
+                    account_id,
+                    session_id,
+                    note.action,
+                    note.timestamp,
+                    note.sealed,
+                    account_id,
+                    session_id,
+                    after,
+                ),
             )
-            return int(cursor.lastrowid or 0)
+            return int(cursor.lastrowid or 0) if cursor.rowcount == 1 else None
 
-        # The check and the write under the write lock: no other process writes in between.
-        return self._write_transaction(insert)
+        # The check and the write in one statement under the write lock: no other process
+        # writes in between.
+        return self._write_transaction(insert, statements=1)
 
     # -- history --------------------------------------------------------------------------
 
@@ -543,6 +551,15 @@ class SqliteStorage:
         else:
             rows = self._reader.fetch(query, params)
         return [(row[0], sealed_item(row[1:])) for row in rows]
+
+
+#: One note write, if no write of its session came after ``after`` (so a write checked
+#: against notes another process has since changed is refused): one statement.
+_APPEND_NOTE = (
+    "INSERT INTO note_events (account_id, session_id, action, timestamp, sealed) "
+    "SELECT ?, ?, ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM note_events "
+    "WHERE account_id = ? AND session_id = ? AND seq > ?)"
+)
 
 
 class _Reader:
