@@ -60,6 +60,7 @@ from ctxmodes_remote.service.sealing import SealedValueError
 from ctxmodes_remote.service.storage import (
     Account,
     HistorySearch,
+    LoopNoteReads,
     LoopNotes,
     NoteEvent,
     RecordedImage,
@@ -85,8 +86,10 @@ PLACED_SESSIONS = 65_536
 _WRITE_OPERATIONS = frozenset({"write_file", "append_to_file"})
 #: The notes operations answered on the event loop where the storage can (see
 #: :meth:`ServiceEngine.alpha_on_loop`): the most frequent, each costing little CPU whatever
-#: the session holds, so none keeps the loop from other requests for long.
-LOOP_OPERATIONS = frozenset({"read_file", *_WRITE_OPERATIONS})
+#: the session holds, so none keeps the loop from other requests for long. Reads wherever
+#: the storage reads on the loop; writes where it writes there too (Postgres).
+LOOP_READS = frozenset({"read_file"})
+LOOP_OPERATIONS = LOOP_READS | _WRITE_OPERATIONS
 #: Tries of a note write that keeps meeting writes of other processes to the same session.
 NOTE_WRITE_ATTEMPTS = 20
 
@@ -198,12 +201,14 @@ class AgentHistory:
 @dataclass
 class SessionState:
     """A session's notes and agents as read from storage up to ``note_seq``, when the
-    storage's data version was ``version``."""
+    storage's data version was ``version`` (``loop_version`` on the connection the event
+    loop reads with, whose versions are its own)."""
 
     notes: NotesStore = field(default_factory=NotesStore)
     agents: dict[str, AgentHistory] = field(default_factory=dict)
     note_seq: int = 0
     version: int | None = None
+    loop_version: int | None = None
 
 
 def _entry_id(seq: int) -> str:
@@ -234,7 +239,8 @@ class ServiceEngine:
         search_processes: int = 0,
     ) -> None:
         self._storage = SealedStorage(storage, keyring, CandidateChecker(search_processes))
-        self._loop_notes = storage.loop_notes()
+        self._loop_reads = storage.loop_notes()
+        self._loop_writes = self._loop_reads if isinstance(self._loop_reads, LoopNotes) else None
         self._keyring = keyring
         self._now_ms = now_ms
         self._sessions: OrderedDict[tuple[str, str], SessionState] = OrderedDict()
@@ -287,8 +293,8 @@ class ServiceEngine:
     async def close_loop_storage(self) -> None:
         """Close the connections of the calls answered on the event loop (on that loop,
         before :meth:`close`)."""
-        if self._loop_notes is not None:
-            await self._loop_notes.close()
+        if self._loop_reads is not None:
+            await self._loop_reads.close()
 
     # -- group commit ------------------------------------------------------------------------
 
@@ -325,8 +331,8 @@ class ServiceEngine:
     async def ping_loop_storage(self) -> None:
         """:raises StorageUnavailableError: the storage does not answer on the event loop
         (where it answers there)."""
-        if self._loop_notes is not None:
-            await self._loop_notes.ping()
+        if self._loop_reads is not None:
+            await self._loop_reads.ping()
 
     # -- accounts --------------------------------------------------------------------------
 
@@ -434,9 +440,13 @@ class ServiceEngine:
         return _answer(keyring, account, result, images)
 
     def runs_on_loop(self, family: str, operation: str) -> bool:
-        """Whether the call is answered by :meth:`alpha_on_loop` (the storage answers note
-        reads and writes on the event loop, and this is one)."""
-        return self._loop_notes is not None and family == "notes" and operation in LOOP_OPERATIONS
+        """Whether the call is answered by :meth:`alpha_on_loop`: a note read where the
+        storage reads on the event loop, a note write where it writes there too."""
+        if family != "notes":
+            return False
+        if operation in LOOP_READS:
+            return self._loop_reads is not None
+        return operation in _WRITE_OPERATIONS and self._loop_writes is not None
 
     async def alpha_on_loop(
         self,
@@ -450,7 +460,7 @@ class ServiceEngine:
         """:meth:`alpha` on the event loop, for a call :meth:`runs_on_loop` names: the same
         answer and the same failures, its storage round trip awaited instead of holding a
         thread. It uses one keyring throughout, the one in use when it began."""
-        notes = self._loop_notes
+        notes = self._loop_reads
         if notes is None or not self.runs_on_loop(family, operation):
             raise UnknownOperationError(f"{family}/{operation} is not answered on the loop")
         keyring = self._keyring
@@ -529,7 +539,7 @@ class ServiceEngine:
 
     async def _notes_on_loop(
         self,
-        notes: LoopNotes,
+        notes: LoopNoteReads,
         account: Account,
         context: CallContext,
         operation: str,
@@ -545,6 +555,8 @@ class ServiceEngine:
             return _with_source(
                 run_notes(state.notes, operation, arguments, _no_writes, now_ms=self._now_ms)
             )
+        writes = self._loop_writes
+        assert writes is not None, "runs_on_loop sends writes here only where storage takes them"
         for attempt in range(NOTE_WRITE_ATTEMPTS):
             # As in _notes: checked first against memory, which storage then vouches for.
             trusting = attempt == 0
@@ -558,7 +570,7 @@ class ServiceEngine:
                     raise
                 continue
             seq = await self._storage.append_note_event_on_loop(
-                notes, account_id, session_id, _note_event(prepared), state.note_seq
+                writes, account_id, session_id, _note_event(prepared), state.note_seq
             )
             if seq is not None:
                 state.note_seq = seq
@@ -567,16 +579,21 @@ class ServiceEngine:
         raise StorageUnavailableError("too many concurrent writes to this session's notes")
 
     async def _session_on_loop(
-        self, notes: LoopNotes, account: Account, session_id: str, *, refresh: bool
+        self, notes: LoopNoteReads, account: Account, session_id: str, *, refresh: bool
     ) -> SessionState:
-        """:meth:`_session` for a storage that answers on the loop (which has no data
-        version: a refresh always asks what is new)."""
+        """:meth:`_session` for a storage that answers on the loop: what was written since
+        is asked for unless the loop's connection says nothing was committed since the last
+        time (Postgres cannot say: it always asks)."""
         state, new = self._cached_session(account, session_id)
         if refresh or new:
-            events = await self._storage.note_events_on_loop(
-                notes, account.account_id, session_id, state.note_seq
-            )
-            _apply_notes(state, events)
+            # Read before the query: a write landing in between is caught on the next use.
+            version = await notes.data_version()
+            if version is None or version != state.loop_version or new:
+                events = await self._storage.note_events_on_loop(
+                    notes, account.account_id, session_id, state.note_seq
+                )
+                _apply_notes(state, events)
+                state.loop_version = version
         return state
 
     def thread_hint(self, account: Account, context: CallContext) -> dict[str, Any]:

@@ -364,7 +364,7 @@ class PostgresStorage:
     # -- account keys ---------------------------------------------------------------------
 
     def account_key(self, account_id: str) -> str | None:
-        rows = self._read("SELECT wrapped FROM account_keys WHERE account_id = %s", (account_id,))
+        rows = self._read(_ACCOUNT_KEY, (account_id,))
         return str(rows[0][0]) if rows else None
 
     def add_account_key(self, account_id: str, wrapped: str) -> str:
@@ -485,6 +485,7 @@ class PostgresStorage:
         return self._transaction(insert)
 
 
+_ACCOUNT_KEY = "SELECT wrapped FROM account_keys WHERE account_id = %s"
 #: A session's note writes after a sequence number, oldest first.
 _NOTE_EVENTS = (
     "SELECT seq, action, timestamp, sealed FROM note_events "
@@ -635,11 +636,19 @@ class PostgresLoopNotes:
                     raise StorageUnavailableError(f"the database failed: {_reason(exc)}") from None
         raise AssertionError("unreachable")
 
+    async def data_version(self) -> None:
+        # Postgres cannot say without a round trip: readers ask what is new.
+        return None
+
     async def note_events(
         self, account_id: str, session_id: str, after: int = 0
     ) -> list[tuple[int, SealedNote]]:
         rows = await self._run(_NOTE_EVENTS, (account_id, session_id, after), reads_only=True)
         return _sealed_notes(rows)
+
+    async def account_key(self, account_id: str) -> str | None:
+        rows = await self._run(_ACCOUNT_KEY, (account_id,), reads_only=True)
+        return str(rows[0][0]) if rows else None
 
     async def append_note_event(
         self, account_id: str, session_id: str, note: SealedNote, after: int

@@ -23,11 +23,17 @@ from typing import Any
 from ctxmodes.session import codec
 from ctxmodes_remote.service.candidates import CandidateChecker
 from ctxmodes_remote.service.crypto import AccountKeyError, KeyRing
-from ctxmodes_remote.service.sealing import AccountSecrets, associated_data, new_secret
+from ctxmodes_remote.service.sealing import (
+    AccountSecrets,
+    SealedValueError,
+    associated_data,
+    new_secret,
+)
 from ctxmodes_remote.service.storage import (
     Account,
     CandidatePage,
     HistorySearch,
+    LoopNoteReads,
     LoopNotes,
     NoteEvent,
     RecordedImage,
@@ -235,29 +241,39 @@ class SealedStorage:
 
     # -- notes on the event loop ------------------------------------------------------------
 
-    async def _account_on_loop(self, account_id: str) -> AccountSecrets:
-        """:meth:`_account`, whose first use per account (a lookup, perhaps a new key) runs
-        off the loop."""
+    async def _account_on_loop(self, notes: LoopNoteReads, account_id: str) -> AccountSecrets:
+        """:meth:`_account` for a read on the loop: the key is read there too (a stored
+        note's key is committed with it or before it).
+
+        :raises AccountKeyError: it is wrapped under a master key the keyring lacks.
+        :raises SealedValueError: the account has notes but no key."""
         secrets = self._secrets.get(account_id)
         if secrets is None:
-            secrets = await asyncio.to_thread(self._account, account_id)
+            wrapped = await notes.account_key(account_id)
+            if wrapped is None:
+                raise SealedValueError(f"account {account_id} has stored notes but no key")
+            secrets = AccountSecrets(self._keyring.unwrap(account_id, wrapped))
+            self._secrets[account_id] = secrets
         return secrets
 
     async def note_events_on_loop(
-        self, notes: LoopNotes, account_id: str, session_id: str, after: int = 0
+        self, notes: LoopNoteReads, account_id: str, session_id: str, after: int = 0
     ) -> list[tuple[int, NoteEvent]]:
         """:meth:`note_events` through the backend's :meth:`Storage.loop_notes`."""
         stored = await notes.note_events(account_id, session_id, after)
         if not stored:
             return []
-        secrets = await self._account_on_loop(account_id)
+        secrets = await self._account_on_loop(notes, account_id)
         return _opened_notes(secrets, account_id, session_id, stored)
 
     async def append_note_event_on_loop(
         self, notes: LoopNotes, account_id: str, session_id: str, event: NoteEvent, after: int
     ) -> int | None:
-        """:meth:`append_note_event` through the backend's :meth:`Storage.loop_notes`."""
-        secrets = await self._account_on_loop(account_id)
+        """:meth:`append_note_event` through the backend's :meth:`Storage.loop_notes` (an
+        account's first write makes its key, off the loop)."""
+        secrets = self._secrets.get(account_id)
+        if secrets is None:
+            secrets = await asyncio.to_thread(self._account, account_id)
         sealed = _sealed_note(secrets, account_id, session_id, event.path, event.text)
         note = SealedNote(event.action, event.timestamp, sealed)
         return await notes.append_note_event(account_id, session_id, note, after)

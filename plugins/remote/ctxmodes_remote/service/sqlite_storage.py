@@ -4,12 +4,14 @@ acknowledged note survives a crash), owner-only, and ``secure_delete`` on. Sever
 may share the file. ``serve backup`` copies it with SQLite's online backup.
 
 The service groups commits (:meth:`SqliteStorage.group_commits`): the writes of the calls its
-worker runs one after another join one transaction, under a savepoint each, and
-:meth:`SqliteStorage.commit_group` puts them on disk with one sync before any of those calls
-is answered. The file's commit rate, not its write rate, is what bounds a SQLite service.
+worker runs one after another join one transaction, under a savepoint each (a write of one
+statement needs none), and :meth:`SqliteStorage.commit_group` puts them on disk with one sync
+before any of those calls is answered. The file's commit rate, not its write rate, is what
+bounds a SQLite service.
 
 A history search's pages after its first are read on read-only connections of their own, on
-threads of their own, while the worker serves other calls (see :class:`_Reader`).
+threads of their own, while the worker serves other calls (see :class:`_Reader`). Note reads
+run on the event loop, on a read-only connection of their own (:class:`SqliteLoopReads`).
 """
 
 from __future__ import annotations
@@ -17,10 +19,10 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from ctxmodes_remote.service.sealing import token_words
 from ctxmodes_remote.service.storage import (
@@ -135,6 +137,7 @@ class SqliteStorage:
         except (OSError, sqlite3.Error) as exc:
             raise StorageUnavailableError(f"cannot open the database {path}: {exc}") from None
         self._reader = _Reader(path, busy_timeout_ms)
+        self._loop_reads = SqliteLoopReads(path)
 
     @classmethod
     def in_directory(cls, directory: Path) -> SqliteStorage:
@@ -142,6 +145,7 @@ class SqliteStorage:
 
     def close(self) -> None:
         self._reader.close()
+        self._loop_reads.close_now()
         self._db.close()
 
     def ping(self) -> None:
@@ -172,9 +176,9 @@ class SqliteStorage:
     def _columns(self, table: str) -> set[str]:
         return {row[1] for row in self._db.execute(f"PRAGMA table_info({table})")}
 
-    def loop_notes(self) -> None:
-        # Its one connection belongs to the worker thread, which group-commits the writes.
-        return None
+    def loop_notes(self) -> SqliteLoopReads:
+        # Writes stay on the worker, which group-commits them on its one connection.
+        return self._loop_reads
 
     # -- group commit ------------------------------------------------------------------------
 
@@ -409,9 +413,7 @@ class SqliteStorage:
     # -- account keys ---------------------------------------------------------------------
 
     def account_key(self, account_id: str) -> str | None:
-        row = self._execute(
-            "SELECT wrapped FROM account_keys WHERE account_id = ?", (account_id,)
-        ).fetchone()
+        row = self._execute(_ACCOUNT_KEY, (account_id,)).fetchone()
         return str(row[0]) if row else None
 
     def add_account_key(self, account_id: str, wrapped: str) -> str:
@@ -438,12 +440,7 @@ class SqliteStorage:
     def note_events(
         self, account_id: str, session_id: str, after: int = 0
     ) -> list[tuple[int, SealedNote]]:
-        rows = self._execute(
-            "SELECT seq, action, timestamp, sealed FROM note_events "
-            "WHERE account_id = ? AND session_id = ? AND seq > ? ORDER BY seq",
-            (account_id, session_id, after),
-        )
-        return [(row[0], SealedNote(row[1], row[2], bytes(row[3]))) for row in rows]
+        return _sealed_notes(self._execute(_NOTE_EVENTS, (account_id, session_id, after)))
 
     def append_note_event(
         self, account_id: str, session_id: str, note: SealedNote, after: int
@@ -553,6 +550,79 @@ class SqliteStorage:
         return [(row[0], sealed_item(row[1:])) for row in rows]
 
 
+#: A session's note writes after a sequence number, oldest first.
+_NOTE_EVENTS = (
+    "SELECT seq, action, timestamp, sealed FROM note_events "
+    "WHERE account_id = ? AND session_id = ? AND seq > ? ORDER BY seq"
+)
+_ACCOUNT_KEY = "SELECT wrapped FROM account_keys WHERE account_id = ?"
+#: How long a read on the event loop waits for a lock: a reader of a WAL file meets one only
+#: in rare moments (another connection recovering the file), and the loop must not stall.
+LOOP_BUSY_TIMEOUT_MS = 100
+
+
+def _sealed_notes(rows: Iterable[Sequence[Any]]) -> list[tuple[int, SealedNote]]:
+    return [(row[0], SealedNote(row[1], row[2], bytes(row[3]))) for row in rows]
+
+
+def _read_only(path: Path, busy_timeout_ms: int) -> sqlite3.Connection:
+    db = sqlite3.connect(
+        f"{path.resolve().as_uri()}?mode=ro",
+        uri=True,
+        isolation_level=None,
+        check_same_thread=False,
+    )
+    db.execute(f"PRAGMA busy_timeout={int(busy_timeout_ms)}")
+    return db
+
+
+class SqliteLoopReads:
+    """Note reads on the event loop, on a read-only connection of its own (opened on first
+    use): no trip to the worker and back, which costs a note read more CPU than the read
+    itself. The connection sees what is committed (a WAL snapshot per statement); the
+    engine reads it inside the session's turn, when none of this process's writes to the
+    session is still uncommitted, so what it answers is what storage holds."""
+
+    def __init__(self, path: Path) -> None:
+        self._path = path
+        self._db: sqlite3.Connection | None = None
+
+    def _connection(self) -> sqlite3.Connection:
+        db = self._db
+        if db is None:
+            db = self._db = _read_only(self._path, LOOP_BUSY_TIMEOUT_MS)
+        return db
+
+    def _fetch(self, query: str, params: Sequence[object] = ()) -> list[tuple[Any, ...]]:
+        try:
+            return self._connection().execute(query, params).fetchall()
+        except sqlite3.Error as exc:
+            raise StorageUnavailableError(f"the database failed: {exc}") from None
+
+    async def data_version(self) -> int:
+        return int(self._fetch("PRAGMA data_version")[0][0])
+
+    async def note_events(
+        self, account_id: str, session_id: str, after: int = 0
+    ) -> list[tuple[int, SealedNote]]:
+        return _sealed_notes(self._fetch(_NOTE_EVENTS, (account_id, session_id, after)))
+
+    async def account_key(self, account_id: str) -> str | None:
+        rows = self._fetch(_ACCOUNT_KEY, (account_id,))
+        return str(rows[0][0]) if rows else None
+
+    async def ping(self) -> None:
+        self._fetch("SELECT 1")
+
+    async def close(self) -> None:
+        self.close_now()
+
+    def close_now(self) -> None:
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+
+
 #: One note write, if no write of its session came after ``after`` (so a write checked
 #: against notes another process has since changed is refused): one statement.
 _APPEND_NOTE = (
@@ -585,14 +655,7 @@ class _Reader:
         try:
             db: sqlite3.Connection | None = getattr(self._local, "db", None)
             if db is None:
-                db = sqlite3.connect(
-                    f"{self._path.resolve().as_uri()}?mode=ro",
-                    uri=True,
-                    isolation_level=None,
-                    check_same_thread=False,
-                )
-                db.execute(f"PRAGMA busy_timeout={int(self._busy_timeout_ms)}")
-                self._local.db = db
+                db = self._local.db = _read_only(self._path, self._busy_timeout_ms)
                 with self._lock:
                     self._opened.append(db)
             return db.execute(query, params).fetchall()

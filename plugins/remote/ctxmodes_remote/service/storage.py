@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from ctxmodes import CtxmodesError
 from ctxmodes.session import codec
@@ -206,18 +206,24 @@ def sealed_item(row: Sequence[Any]) -> SealedItem:
     return SealedItem(window_id, item_key, role, tool_name, tool_namespace, bytes(sealed))
 
 
-class LoopNotes(Protocol):
-    """Note reads and writes a backend answers on the event loop, holding no thread: the same
-    contract as :meth:`Storage.note_events` and :meth:`Storage.append_note_event` (the write
-    is durable before it returns)."""
+@runtime_checkable
+class LoopNoteReads(Protocol):
+    """Note reads a backend answers on the event loop, holding no thread: the same contract
+    as :meth:`Storage.note_events`, seeing every write committed before it began."""
+
+    async def data_version(self) -> int | None:
+        """A number that changes whenever another connection (of this process or another)
+        has committed since it was last read; ``None`` when the backend cannot say without
+        the round trip the read itself would take."""
+        ...
 
     async def note_events(
         self, account_id: str, session_id: str, after: int = 0
     ) -> list[tuple[int, SealedNote]]: ...
 
-    async def append_note_event(
-        self, account_id: str, session_id: str, note: SealedNote, after: int
-    ) -> int | None: ...
+    async def account_key(self, account_id: str) -> str | None:
+        """The account's wrapped storage secret, as :meth:`Storage.account_key`."""
+        ...
 
     async def ping(self) -> None:
         """A trivial round trip; raises :class:`StorageUnavailableError` when it fails."""
@@ -226,6 +232,16 @@ class LoopNotes(Protocol):
     async def close(self) -> None:
         """Close its connections (on the loop that used them)."""
         ...
+
+
+@runtime_checkable
+class LoopNotes(LoopNoteReads, Protocol):
+    """Note reads and writes a backend answers on the event loop: the write has the
+    contract of :meth:`Storage.append_note_event` (durable before it returns)."""
+
+    async def append_note_event(
+        self, account_id: str, session_id: str, note: SealedNote, after: int
+    ) -> int | None: ...
 
 
 class Storage(Protocol):
@@ -354,9 +370,10 @@ class Storage(Protocol):
         database what is new on every use)."""
         ...
 
-    def loop_notes(self) -> LoopNotes | None:
-        """The backend's note reads and writes on the event loop, or ``None`` when its
-        calls run on worker threads only (SQLite, whose writes are group-committed there)."""
+    def loop_notes(self) -> LoopNoteReads | None:
+        """The backend's note reads (a :class:`LoopNoteReads`) or reads and writes (a
+        :class:`LoopNotes`) on the event loop, or ``None`` when its calls run on worker
+        threads only."""
         ...
 
     def close(self) -> None: ...

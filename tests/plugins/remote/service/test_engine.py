@@ -234,11 +234,52 @@ def test_note_calls_on_the_event_loop_answer_as_on_a_worker(postgres_url, tmp_pa
         engine.close()
 
 
-def test_sqlite_answers_every_call_on_its_worker(tmp_path):
+def test_sqlite_reads_notes_on_the_event_loop_and_writes_them_on_its_worker(tmp_path):
     account, (engine,) = engines(tmp_path, count=1)
+    assert engine.runs_on_loop("notes", "read_file")
     assert not engine.runs_on_loop("notes", "write_file")
+    assert not engine.runs_on_loop("notes", "append_to_file")
+    assert not engine.runs_on_loop("notes", "search_contents")
     with pytest.raises(UnknownOperationError):
         asyncio.run(on_loop(engine, account, "write_file", path="n.md", text="t"))
+    engine.close()
+
+
+def test_sqlite_reads_on_the_event_loop_see_every_processs_committed_writes(tmp_path):
+    """Read-your-writes across processes when reads run on the loop's own read-only
+    connection: what another process committed is read at once (its commit changes the
+    connection's data version), what this process's worker committed too, and a write still
+    held for its group's commit is not seen by another process."""
+    account, (a, b) = engines(tmp_path)
+    a.group_commits()
+
+    async def read(engine, **arguments):
+        return await on_loop(engine, account, "read_file", path="n.md", **arguments)
+
+    async def main():
+        assert (await read(b))["file"] is None
+        call(a, account, "notes", "write_file", path="n.md", text="one")
+        # Held in a's open group: not on disk, so not seen elsewhere.
+        assert (await read(b))["file"] is None
+        a.commit_writes()
+        assert (await read(b))["file"]["content"] == "one"
+        assert (await read(a))["file"]["content"] == "one"
+        # b's session is in memory now; a later write of a's is read all the same.
+        call(a, account, "notes", "append_to_file", path="n.md", text=" two")
+        a.commit_writes()
+        assert (await read(b))["file"]["content"] == "one two"
+        # And b's own writes, on its worker, are read on its loop.
+        call(b, account, "notes", "append_to_file", path="n.md", text=" three")
+        assert (await read(b))["file"]["content"] == "one two three"
+        assert (await read(a))["file"]["content"] == "one two three"
+        for engine in (a, b):
+            await engine.close_loop_storage()
+
+    try:
+        asyncio.run(main())
+    finally:
+        for engine in (a, b):
+            engine.close()
 
 
 def test_the_note_size_limit_is_exact_with_appends_on_event_loops_and_workers_at_once(
