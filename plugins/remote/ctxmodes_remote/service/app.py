@@ -212,12 +212,7 @@ class ServiceApp:
     def build(self) -> web.Application:
         app = web.Application(
             client_max_size=self._max_body_bytes,
-            middlewares=[
-                self._measure,
-                self._refuse_websocket,
-                self._storage_failures,
-                self._auth,
-            ],
+            middlewares=[self._measure, self._guard],
         )
         app.router.add_get(f"{CODEX_PATH}/models", self.models)
         app.router.add_get(f"{BASE_PATH}/wham/accounts/check", self.accounts_check)
@@ -269,18 +264,27 @@ class ServiceApp:
             self.metrics.observe(_operation(request), status, time.perf_counter() - start)
 
     @web.middleware
-    async def _refuse_websocket(
+    async def _guard(
         self, request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
     ) -> web.StreamResponse:
+        """A WebSocket upgrade is refused (426); every path but the operators' needs a
+        known bearer token (401); storage that fails answers 503, data that does not open
+        500. One middleware: a layer each costs every request a call of its own."""
         if request.headers.get("Upgrade", "").lower() == "websocket":
             return _error(426, "websocket_unsupported", "use HTTP with server-sent events")
-        return await handler(request)
-
-    @web.middleware
-    async def _storage_failures(
-        self, request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
-    ) -> web.StreamResponse:
         try:
+            if request.path not in _OPERATOR_PATHS:
+                authorization = request.headers.get("Authorization")
+                account = self.engine.cached_account(authorization)
+                if account is None:
+                    worker = hash(authorization) % len(self._workers)
+                    account = await self._on_engine(
+                        self.engine.authenticate, authorization, worker=worker
+                    )
+                if account is None:
+                    return _error(401, "invalid_token", "a valid bearer token is required")
+                request[_ACCOUNT] = account
+                self._searches.saw(account.account_id)
             return await handler(request)
         except StorageUnavailableError as error:
             # Nothing was acknowledged: the client may retry once storage is back.
@@ -290,23 +294,6 @@ class ServiceApp:
             # Never an answer made from data the service could not open.
             _log.error("account data refused: %s", error)
             return _error(500, "account_data_unreadable", str(error))
-
-    @web.middleware
-    async def _auth(
-        self, request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
-    ) -> web.StreamResponse:
-        if request.path in _OPERATOR_PATHS:
-            return await handler(request)
-        authorization = request.headers.get("Authorization")
-        account = self.engine.cached_account(authorization)
-        if account is None:
-            worker = hash(authorization) % len(self._workers)
-            account = await self._on_engine(self.engine.authenticate, authorization, worker=worker)
-        if account is None:
-            return _error(401, "invalid_token", "a valid bearer token is required")
-        request[_ACCOUNT] = account
-        self._searches.saw(account.account_id)
-        return await handler(request)
 
     # -- operators ---------------------------------------------------------------------------
 

@@ -39,9 +39,8 @@ import contextlib
 import threading
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Callable, Hashable
+from collections.abc import Callable, Hashable
 from concurrent.futures import Future
-from contextlib import asynccontextmanager
 from typing import Any, Protocol, TypeVar
 
 _T = TypeVar("_T")
@@ -373,23 +372,45 @@ class SessionTurns:
         #: Per session: its lock, and how many calls hold it or wait for it.
         self._locks: dict[Hashable, tuple[asyncio.Lock, list[int]]] = {}
 
-    @asynccontextmanager
-    async def turn(self, session: Hashable) -> AsyncIterator[None]:
+    def turn(self, session: Hashable) -> _Turn:
         """Hold the session's turn while the block runs (``asyncio.Lock`` serves its waiters
         first come, first served)."""
-        entry = self._locks.get(session)
-        if entry is None:
-            entry = self._locks[session] = (asyncio.Lock(), [0])
-        lock, users = entry
-        users[0] += 1
-        try:
-            async with lock:
-                yield
-        finally:
-            users[0] -= 1
-            if not users[0]:
-                del self._locks[session]
+        return _Turn(self._locks, session)
 
     def __len__(self) -> int:
         """How many sessions have a call under way or waiting."""
         return len(self._locks)
+
+
+class _Turn:
+    """One call's turn in its session (an object, not a generator: one is made per call)."""
+
+    __slots__ = ("_entry", "_locks", "_session")
+
+    def __init__(
+        self, locks: dict[Hashable, tuple[asyncio.Lock, list[int]]], session: Hashable
+    ) -> None:
+        self._locks = locks
+        self._session = session
+
+    async def __aenter__(self) -> None:
+        entry = self._locks.get(self._session)
+        if entry is None:
+            entry = self._locks[self._session] = (asyncio.Lock(), [0])
+        self._entry = entry
+        entry[1][0] += 1
+        try:
+            await entry[0].acquire()
+        except BaseException:
+            self._leave()
+            raise
+
+    async def __aexit__(self, *_: object) -> None:
+        self._entry[0].release()
+        self._leave()
+
+    def _leave(self) -> None:
+        users = self._entry[1]
+        users[0] -= 1
+        if not users[0]:
+            del self._locks[self._session]
