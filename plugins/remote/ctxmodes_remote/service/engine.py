@@ -367,10 +367,12 @@ class ServiceEngine:
         written since the last read (its data version is the same); writes of this process
         are not applied twice.
         """
+        state, new = self._cached_session(account, session_id)
+        if not (refresh or new):
+            return state
         # Read before the query: a write landing in between is caught on the next use.
         version = self._storage.backend.data_version()
-        state, new = self._cached_session(account, session_id)
-        if (refresh or new) and (version is None or version != state.version):
+        if version is None or version != state.version:
             _apply_notes(
                 state, self._storage.note_events(account.account_id, session_id, state.note_seq)
             )
