@@ -19,6 +19,9 @@ Run: ``.venv/bin/python bench/service.py [--ops N] [--history-mb M]``
 * ``/responses``: time to the first output-text delta through the service, against the same
   scripted upstream called directly, once with no upstream delay (the service's own cost)
   and once with the upstream answering after 20 ms, as a model does; side by side, as ratios.
+  A bare aiohttp handler in front of the same upstream (body read, model called on a thread,
+  deltas forwarded, nothing else) is measured alongside: the floor of any HTTP front whose
+  model blocks a thread, with this benchmark's client in the same process.
 """
 
 from __future__ import annotations
@@ -230,23 +233,77 @@ def search_history(megabytes: int, open_store: Callable[[], Storage]) -> dict[st
 # -- time to first byte -------------------------------------------------------------------------
 
 
+_HI = ModelRequest(
+    system_prompt="", messages=[UserMessage(content=[TextContent(text="hi")], timestamp=1)]
+)
+
+
 def _direct_ttfb(provider: ScriptedProvider) -> float:
-    request = ModelRequest(
-        system_prompt="", messages=[UserMessage(content=[TextContent(text="hi")], timestamp=1)]
-    )
     start = time.perf_counter()
-    for event in provider.stream(request, AbortController().signal):
+    for event in provider.stream(_HI, AbortController().signal):
         if isinstance(event, TextDelta):
             return (time.perf_counter() - start) * 1000
     raise AssertionError("no text")
 
 
+async def _serve_bare(provider: ScriptedProvider) -> tuple[web.AppRunner, str]:
+    """The least an HTTP front with a blocking upstream does: an aiohttp handler that reads
+    the body, calls the model on a thread and forwards each text delta to the client as one
+    server-sent event (no token, no history, no request conversion, no encryption)."""
+
+    async def answer(request: web.Request) -> web.StreamResponse:
+        await request.read()
+        loop = asyncio.get_running_loop()
+        deltas: asyncio.Queue[str | None] = asyncio.Queue()
+
+        def produce() -> None:
+            try:
+                for event in provider.stream(_HI, AbortController().signal):
+                    if isinstance(event, TextDelta):
+                        loop.call_soon_threadsafe(deltas.put_nowait, event.delta)
+            finally:
+                loop.call_soon_threadsafe(deltas.put_nowait, None)
+
+        produced = loop.run_in_executor(None, produce)
+        response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+        await response.prepare(request)
+        while (delta := await deltas.get()) is not None:
+            event = {"type": "response.output_text.delta", "delta": delta}
+            await response.write(b"data: " + json.dumps(event).encode() + b"\n\n")
+        await produced
+        await response.write_eof()
+        return response
+
+    app = web.Application()
+    app.router.add_post("/responses", answer)
+    runner = web.AppRunner(app, access_log=None)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    return runner, f"http://127.0.0.1:{runner.addresses[0][1]}"
+
+
+async def _first_delta(
+    http: aiohttp.ClientSession, url: str, body: dict[str, Any], headers: dict[str, str]
+) -> float:
+    """Milliseconds from sending ``body`` to ``url`` to reading the first text delta."""
+    start = time.perf_counter()
+    async with http.post(url, json=body, headers=headers) as reply:
+        async for line in reply.content:
+            if line.startswith(b"data: ") and b"output_text.delta" in line:
+                elapsed = (time.perf_counter() - start) * 1000
+                await reply.read()
+                return elapsed
+    raise AssertionError("no text delta")
+
+
 async def ttfb(delay_s: float, runs: int) -> dict[str, float]:
-    script = Script.model_validate({"responses": [{"text": "hello there"}] * (runs * 2 + 2)})
+    script = Script.model_validate({"responses": [{"text": "hello there"}] * (runs * 3 + 2)})
     provider = DelayedProvider(script, delay_s)
     with tempfile.TemporaryDirectory() as tmp:
         engine, token, _ = _engine(Path(tmp))
         runner, base = await _serve(engine, provider)
+        bare_runner, bare_base = await _serve_bare(provider)
         metadata = json.dumps({"session_id": "t", "agent_name": "/root", "context_window_id": "w"})
         headers = {"Authorization": f"Bearer {token}", "x-codex-turn-metadata": metadata}
         body = {
@@ -259,26 +316,25 @@ async def ttfb(delay_s: float, runs: int) -> dict[str, float]:
             ]
         }
         through: list[float] = []
+        bare: list[float] = []
         direct: list[float] = []
         async with aiohttp.ClientSession() as http:
-            # Alternated run by run, so the machine's own load falls on both alike.
+            # Alternated run by run, so the machine's own load falls on all alike.
             for _ in range(runs):
-                start = time.perf_counter()
-                async with http.post(f"{base}/responses", json=body, headers=headers) as reply:
-                    async for line in reply.content:
-                        if line.startswith(b"data: ") and b"output_text.delta" in line:
-                            through.append((time.perf_counter() - start) * 1000)
-                            break
-                    await reply.read()
+                through.append(await _first_delta(http, f"{base}/responses", body, headers))
+                bare.append(await _first_delta(http, f"{bare_base}/responses", body, {}))
                 direct.append(await asyncio.to_thread(_direct_ttfb, provider))
         await runner.cleanup()
+        await bare_runner.cleanup()
     ratios = sorted(t / max(d, 1e-6) for t, d in zip(through, direct, strict=True))
     return {
         "upstream alone (ms, median)": statistics.median(direct),
         "through the service (ms, median)": statistics.median(through),
+        "through a bare handler (ms, median)": statistics.median(bare),
         "ratio": statistics.median(through) / max(statistics.median(direct), 1e-6),
         "ratio of runs, 10th percentile": ratios[len(ratios) // 10],
         "ratio of runs, 90th percentile": ratios[len(ratios) * 9 // 10],
+        "ratio, bare handler": statistics.median(bare) / max(statistics.median(direct), 1e-6),
     }
 
 
