@@ -283,22 +283,67 @@ async def _serve_bare(provider: ScriptedProvider) -> tuple[web.AppRunner, str]:
     return runner, f"http://127.0.0.1:{runner.addresses[0][1]}"
 
 
-async def _first_delta(
-    http: aiohttp.ClientSession, url: str, body: dict[str, Any], headers: dict[str, str]
-) -> float:
-    """Milliseconds from sending ``body`` to ``url`` to reading the first text delta."""
-    start = time.perf_counter()
-    async with http.post(url, json=body, headers=headers) as reply:
-        async for line in reply.content:
-            if line.startswith(b"data: ") and b"output_text.delta" in line:
-                elapsed = (time.perf_counter() - start) * 1000
-                await reply.read()
-                return elapsed
-    raise AssertionError("no text delta")
+_HI_BODY = {
+    "input": [
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hi"}]}
+    ]
+}
 
 
-async def ttfb(delay_s: float, runs: int) -> dict[str, float]:
-    script = Script.model_validate({"responses": [{"text": "hello there"}] * (runs * 3 + 2)})
+class _Client:
+    """Posts ``/responses`` bodies and times the first text delta: in this process, or in a
+    process of its own (``sse_client.py``) as a real client is, so that nothing of the
+    client's runs in the service's process."""
+
+    def __init__(self, own_process: bool) -> None:
+        self._own_process = own_process
+        self._http: aiohttp.ClientSession | None = None
+        self._child: asyncio.subprocess.Process | None = None
+
+    async def __aenter__(self) -> _Client:
+        if self._own_process:
+            self._child = await asyncio.create_subprocess_exec(
+                sys.executable,
+                str(Path(__file__).with_name("sse_client.py")),
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+            )
+        else:
+            self._http = aiohttp.ClientSession()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self._http is not None:
+            await self._http.close()
+        if self._child is not None:
+            assert self._child.stdin is not None
+            self._child.stdin.close()
+            await self._child.wait()
+
+    async def first_delta(self, url: str, headers: dict[str, str]) -> float:
+        """Milliseconds from sending the body to reading the first text delta."""
+        if self._http is not None:
+            start = time.perf_counter()
+            async with self._http.post(url, json=_HI_BODY, headers=headers) as reply:
+                async for line in reply.content:
+                    if line.startswith(b"data: ") and b"output_text.delta" in line:
+                        elapsed = (time.perf_counter() - start) * 1000
+                        await reply.read()
+                        return elapsed
+            raise AssertionError("no text delta")
+        child = self._child
+        assert child is not None
+        assert child.stdin is not None
+        assert child.stdout is not None
+        child.stdin.write(json.dumps([url, headers, _HI_BODY]).encode() + b"\n")
+        await child.stdin.drain()
+        elapsed = float((await child.stdout.readline()).decode())
+        assert elapsed >= 0, "no text delta"
+        return elapsed
+
+
+async def ttfb(delay_s: float, runs: int, *, client_process: bool = False) -> dict[str, float]:
+    script = Script.model_validate({"responses": [{"text": "hello there"}] * (runs * 3 + 4)})
     provider = DelayedProvider(script, delay_s)
     with tempfile.TemporaryDirectory() as tmp:
         engine, token, _ = _engine(Path(tmp))
@@ -306,23 +351,17 @@ async def ttfb(delay_s: float, runs: int) -> dict[str, float]:
         bare_runner, bare_base = await _serve_bare(provider)
         metadata = json.dumps({"session_id": "t", "agent_name": "/root", "context_window_id": "w"})
         headers = {"Authorization": f"Bearer {token}", "x-codex-turn-metadata": metadata}
-        body = {
-            "input": [
-                {
-                    "type": "message",
-                    "role": "user",
-                    "content": [{"type": "input_text", "text": "hi"}],
-                }
-            ]
-        }
         through: list[float] = []
         bare: list[float] = []
         direct: list[float] = []
-        async with aiohttp.ClientSession() as http:
+        async with _Client(client_process) as client:
+            # One untimed call each: a new process's first request pays for its imports.
+            await client.first_delta(f"{base}/responses", headers)
+            await client.first_delta(f"{bare_base}/responses", {})
             # Alternated run by run, so the machine's own load falls on all alike.
             for _ in range(runs):
-                through.append(await _first_delta(http, f"{base}/responses", body, headers))
-                bare.append(await _first_delta(http, f"{bare_base}/responses", body, {}))
+                through.append(await client.first_delta(f"{base}/responses", headers))
+                bare.append(await client.first_delta(f"{bare_base}/responses", {}))
                 direct.append(await asyncio.to_thread(_direct_ttfb, provider))
         await runner.cleanup()
         await bare_runner.cleanup()
@@ -403,12 +442,13 @@ def history_search(history_mb: int, postgres_mb: int) -> None:
 
 def first_token(runs: int) -> None:
     print("\n/responses: time to the first text delta")
-    for delay in (0.0, 0.020):
-        figures = asyncio.run(ttfb(delay, runs))
-        print(f"  upstream delay {delay * 1000:.0f} ms:")
+    for delay, client_process in ((0.0, False), (0.020, False), (0.020, True)):
+        figures = asyncio.run(ttfb(delay, runs, client_process=client_process))
+        where = "its own process" if client_process else "the same process"
+        print(f"  upstream delay {delay * 1000:.0f} ms, client in {where}:")
         for name, value in figures.items():
             suffix = "x" if name.startswith("ratio") else ""
-            print(f"    {name:36} {value:9.2f}{suffix}")
+            print(f"    {name:36} {value:9.3f}{suffix}")
 
 
 if __name__ == "__main__":
