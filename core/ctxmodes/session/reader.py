@@ -20,6 +20,9 @@ reader accepts exactly the same lines, in one sequential pass:
   also rejects every line nested deeper than the codec's limit (see
   :func:`_validate_within_nesting_limit`); lines decoded in full have their brackets
   counted. Other entries are decoded later, on demand, from the recorded byte offsets.
+* A large file is read in parts side by side, one per core, by forked copies of the process
+  when it has a single thread (:func:`_scan_in_parts`): each indexes its part as this pass
+  would, and the parts' indexes are joined into the one a single pass gives.
 
 Differences from Pi, all of them on files Pi itself never writes:
 
@@ -48,15 +51,16 @@ from bisect import bisect_left
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import partial
-from itertools import accumulate, compress, islice, repeat
+from itertools import accumulate, compress, islice, pairwise, repeat
 from operator import attrgetter, is_, is_not, itemgetter, ne
 from pathlib import Path
 from types import FrameType
-from typing import Any, BinaryIO, Final, Literal
+from typing import Any, BinaryIO, Final, Literal, TypeVar
 
 import msgspec
 import orjson
 
+from ctxmodes.forked_work import can_fork, run_forked_beside
 from ctxmodes.session import codec
 from ctxmodes.session.entry_types import ENTRY_TYPES
 from ctxmodes.session.errors import NotASessionError, SessionError
@@ -97,6 +101,11 @@ TOO_DEEP: Final = f"nested deeper than {codec.MAX_NESTING} levels"
 
 
 _EntryType = Literal[ENTRY_TYPES]  # type: ignore[valid-type]
+_V = TypeVar("_V")
+#: A header, the version it states and whether its hook messages are to be renamed.
+_HeaderState = tuple[dict[str, Any], float, bool]
+_encode_ids: Final = msgspec.msgpack.Encoder().encode
+_decode_ids: Final = msgspec.msgpack.Decoder(list[str]).decode
 
 
 class _Present(msgspec.Struct, gc=False):
@@ -169,9 +178,14 @@ class LineEnds:
 
     __slots__ = ("_kept", "_starts")
 
-    def __init__(self, starts: array[int]) -> None:
+    def __init__(self, starts: array[int], kept: dict[int, int] | None = None) -> None:
         self._starts = starts
-        self._kept: dict[int, int] = {}
+        self._kept: dict[int, int] = {} if kept is None else kept
+
+    @property
+    def kept(self) -> dict[int, int]:
+        """The ends kept, by entry index."""
+        return self._kept
 
     def __getitem__(self, index: int) -> int:
         kept = self._kept.get(index)
@@ -192,9 +206,14 @@ class ParentIds:
 
     __slots__ = ("_ids", "_kept")
 
-    def __init__(self, ids: list[str]) -> None:
+    def __init__(self, ids: list[str], kept: dict[int, str | None] | None = None) -> None:
         self._ids = ids
-        self._kept: dict[int, str | None] = {}
+        self._kept: dict[int, str | None] = {} if kept is None else kept
+
+    @property
+    def kept(self) -> dict[int, str | None]:
+        """The parent ids kept, by entry index."""
+        return self._kept
 
     def __len__(self) -> int:
         return len(self._ids)
@@ -395,15 +414,18 @@ def _excerpt(line: bytes | bytearray) -> str:
 
 
 class _Scanner:
-    """Consumes the lines of one file in order (see :func:`scan_lines`)."""
+    """Consumes the lines of one file in order (see :func:`scan_lines`), or of a part of it
+    that starts ``after_header`` (see :func:`_scan_in_parts`)."""
 
-    def __init__(self) -> None:
+    def __init__(self, after_header: bool = False) -> None:
         self.result = ScanResult()
         self._line_number = 0
-        self._seen_header = False
+        self._seen_header = after_header
         self._legacy: list[tuple[int, int, int, Any, bytes]] | None = None
         # Stack depths at which validation is known to reject lines nested too deeply.
         self._guard_proven: set[int] = set()
+        #: Whether some id occurs twice, when already known (see _scan_in_parts).
+        self.duplicated: bool | None = None
 
     def feed(
         self, lines: list[bytes], offset: int, decode: bool = False, deep: list[int] | None = None
@@ -431,6 +453,58 @@ class _Scanner:
             self._line_number += len(lines)
             return end
         return self._feed_each(lines, heads, offset, decode, rejected)
+
+    @property
+    def line_count(self) -> int:
+        """Lines consumed so far."""
+        return self._line_number
+
+    def header_state(self) -> _HeaderState | None:
+        """The header found and what it says about the file, when it is an ordinary one
+        (not a file to migrate from version 1, not one that is not a session)."""
+        result = self.result
+        if result.header is None or self._legacy is not None or result.not_a_session:
+            return None
+        return result.header, result.original_version, result.rename_hook_messages
+
+    def append_part(
+        self, part: ScanResult, line_count: int, header_state: _HeaderState | None = None
+    ) -> bool:
+        """Take the index of the next part of the file, read by a scanner of its own: the
+        first part whole, with its ``header_state`` (``False``, having taken nothing, when
+        it has none), a later one with its indexes and line numbers moved past those before.
+        """
+        result = self.result
+        if not self._seen_header:
+            if header_state is None:
+                return False
+            self.result = part
+            part.header, part.original_version, part.rename_hook_messages = header_state
+            self._seen_header = True
+            self._line_number = line_count
+            return True
+        base = len(result.ids)
+        lines = self._line_number
+        result.ids += part.ids
+        result.types += part.types
+        result.starts += part.starts
+        result.parents.kept.update(_moved(part.parents.kept, base))
+        result.ends.kept.update(_moved(part.ends.kept, base))
+        # The part's first entry was read as if nothing came before it: its parent, even
+        # none, is looked up like that of any entry not the child of the one before.
+        first = [] if part.unresolved[:1] == [0] or not part.ids else [base]
+        result.unresolved += first + [index + base for index in part.unresolved]
+        result.label_indexes += [index + base for index in part.label_indexes]
+        if part.last_session_info >= 0:
+            result.last_session_info = part.last_session_info + base
+        result.decoded.update(_moved(part.decoded, base))
+        result.bare.update(index + base for index in part.bare)
+        result.skipped += [
+            SkippedLine(skipped.line_number + lines, skipped.reason, skipped.head)
+            for skipped in part.skipped
+        ]
+        self._line_number += line_count
+        return True
 
     def _add_regular(self, lines: list[bytes], heads: list[Any], offset: int, decoded: bool) -> int:
         """Index a run of ordinary entry lines in bulk and return the offset after them.
@@ -679,7 +753,7 @@ class _Scanner:
             result.parent_indexes = consecutive(0, len(result.ids))
             result.parent_indexes.pop()
             result.parent_indexes.insert(0, -1)
-        resolve_parents(result)
+        resolve_parents(result, self.duplicated)
         if result.header is None and not result.not_a_session and result.size > 0:
             # Pi: a non-empty file without any parsable line is not a session.
             result.not_a_session = True
@@ -759,11 +833,12 @@ def _found_nearby(ids: list[str], parent_ids: ParentIds, indexes: list[int]) -> 
     return found
 
 
-def resolve_parents(result: ScanResult) -> None:
-    """Find duplicated ids, and the parent index of each entry whose parent is not the entry
-    before it (``result.unresolved``): the last entry of that id, as Pi's map of ids has it."""
+def resolve_parents(result: ScanResult, duplicated: bool | None = None) -> None:
+    """Find duplicated ids (unless already known), and the parent index of each entry whose
+    parent is not the entry before it (``result.unresolved``): the last entry of that id, as
+    Pi's map of ids has it."""
     ids = result.ids
-    result.duplicated = has_duplicates(ids)
+    result.duplicated = has_duplicates(ids) if duplicated is None else duplicated
     parent_ids = result.parents
     found = {} if result.duplicated else _found_nearby(ids, parent_ids, result.unresolved)
     wanted = {
@@ -852,7 +927,9 @@ def read_session_file(path: Path, *, preload: bool = True) -> ScanResult:
 
 
 def scan_file(path: str | os.PathLike[str], *, preload: bool = True) -> ScanResult:
-    """Index a session file in one sequential pass (128 KiB reads).
+    """Index a session file in one sequential pass (128 KiB reads), or in parts read side by
+    side by forked copies of this process when the file is large, more than one core is
+    there and no other thread runs (see :func:`_scan_in_parts`).
 
     With ``preload``, lines from shortly before the last compaction to the end of the file,
     which is where the context of the latest leaf lives, are decoded in full on the way, at
@@ -861,44 +938,15 @@ def scan_file(path: str | os.PathLike[str], *, preload: bool = True) -> ScanResu
 
     :raises NotARegularFileError: if ``path`` is a directory, FIFO, socket or device.
     """
-    scanner = _Scanner()
-    size = 0
-    offset = 0
-    # A line longer than a chunk arrives in parts; they are joined once, when it ends.
-    parts: list[bytes] = []
     with open_regular(path, buffering=0) as stream:
         decode_from = _recent_region(stream) if preload else _BEYOND_ANY_FILE
-        while chunk := stream.read(_CHUNK_SIZE):
-            size += len(chunk)
-            if b"\n" not in chunk:
-                # The middle of a long line: joining only when it ends keeps this linear.
-                parts.append(chunk)
-                continue
-            lines = chunk.split(b"\n")
-            # Only lines decoded in full need their nesting counted: validating the others
-            # is their guard (see _validate_within_nesting_limit).
-            deep = deep_lines_in_chunk(chunk, lines) if size > decode_from else []
-            del chunk
-            if parts:
-                parts.append(lines[0])
-                lines[0] = b"".join(parts)
-                parts.clear()
-            parts.append(lines.pop())
-            if size > decode_from:
-                # The first line may have begun in earlier chunks: it is checked whole, here.
-                deep[:0] = _deep_lines(lines[:1])
-            if offset >= decode_from:
-                offset = scanner.feed(lines, offset, decode=True, deep=deep)
-            elif size - len(parts[0]) <= decode_from:
-                offset = scanner.feed(lines, offset)
-            else:
-                starts = list(accumulate(map((1).__add__, map(len, lines)), initial=offset))
-                split = bisect_left(starts, decode_from, hi=len(lines))
-                after = [position - split for position in deep if position >= split]
-                offset = scanner.feed(lines[:split], offset)
-                offset = scanner.feed(lines[split:], offset, decode=True, deep=after)
-        tail = b"".join(parts)
-        growing = bool(tail) and os.fstat(stream.fileno()).st_size > size
+        fd = stream.fileno()
+        scanned = _scan_in_parts(fd, decode_from)
+        if scanned is None:
+            scanner = _Scanner()
+            scanned = scanner, *_scan_range(scanner, fd, 0, None, decode_from)
+        scanner, offset, size, tail = scanned
+        growing = bool(tail) and os.fstat(fd).st_size > size
     scanner.result.size = size
     if growing:
         # Another writer is in the middle of this line; the next read will see it whole.
@@ -907,6 +955,247 @@ def scan_file(path: str | os.PathLike[str], *, preload: bool = True) -> ScanResu
         scanner.result.ends_with_newline = False
         scanner.feed([tail], offset)
     return scanner.finish()
+
+
+def _scan_range(
+    scanner: _Scanner, fd: int, start: int, stop: int | None, decode_from: int
+) -> tuple[int, int, bytes]:
+    """Feed ``scanner`` the lines of the file from ``start`` (where a line starts) to
+    ``stop`` (``None``: the end of the file), read with ``pread``, which leaves the file's
+    position to whoever else reads it.
+
+    Returns the offset after the last complete line, where reading stopped, and the bytes
+    of a last line without a line break.
+    """
+    position = start
+    offset = start
+    # A line longer than a chunk arrives in parts; they are joined once, when it ends.
+    parts: list[bytes] = []
+    while chunk := os.pread(
+        fd, _CHUNK_SIZE if stop is None else min(_CHUNK_SIZE, stop - position), position
+    ):
+        position += len(chunk)
+        if b"\n" not in chunk:
+            # The middle of a long line: joining only when it ends keeps this linear.
+            parts.append(chunk)
+            continue
+        lines = chunk.split(b"\n")
+        # Only lines decoded in full need their nesting counted: validating the others
+        # is their guard (see _validate_within_nesting_limit).
+        deep = deep_lines_in_chunk(chunk, lines) if position > decode_from else []
+        del chunk
+        if parts:
+            parts.append(lines[0])
+            lines[0] = b"".join(parts)
+            parts.clear()
+        parts.append(lines.pop())
+        if position > decode_from:
+            # The first line may have begun in earlier chunks: it is checked whole, here.
+            deep[:0] = _deep_lines(lines[:1])
+        if offset >= decode_from:
+            offset = scanner.feed(lines, offset, decode=True, deep=deep)
+        elif position - len(parts[0]) <= decode_from:
+            offset = scanner.feed(lines, offset)
+        else:
+            starts = list(accumulate(map((1).__add__, map(len, lines)), initial=offset))
+            split = bisect_left(starts, decode_from, hi=len(lines))
+            after = [line - split for line in deep if line >= split]
+            offset = scanner.feed(lines[:split], offset)
+            offset = scanner.feed(lines[split:], offset, decode=True, deep=after)
+    return offset, position, b"".join(parts)
+
+
+#: The least a part of a file read by a process of its own spans: below that, forking and
+#: handing the index back cost about what reading a part beside the others saves.
+PART_LEAST: Final = 4 << 20
+_PARTS_MOST: Final = 8
+# What decoding a byte in full costs, in bytes validated (measured: 3.5-4.5).
+_DECODED_WEIGHT: Final = 4
+# A part read by a forked process, against the one read here: the child also forks and hands
+# its index back, which costs it about a tenth of its part.
+_FORKED_SHARE: Final = 0.9
+
+
+def _part_count(size: int) -> int:
+    """How many parts to read a file of ``size`` bytes in: one per usable core, each at least
+    :data:`PART_LEAST`, at most ``$CTXMODES_READ_PROCESSES`` (one: read it here, alone)."""
+    if size < 2 * PART_LEAST or not can_fork():
+        return 1
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return max(1, min(cores or 1, size // PART_LEAST, _processes_allowed()))
+
+
+def _processes_allowed() -> int:
+    """``$CTXMODES_READ_PROCESSES``, the most processes one file is read by: a program that
+    must not fork sets it to 1 (so does any value that is not a whole number)."""
+    value = os.environ.get("CTXMODES_READ_PROCESSES")
+    if value is None:
+        return _PARTS_MOST
+    try:
+        return max(1, min(int(value), _PARTS_MOST))
+    except ValueError:
+        return 1
+
+
+def _scan_in_parts(fd: int, decode_from: int) -> tuple[_Scanner, int, int, bytes] | None:
+    """:func:`_scan_range` over the whole file, its first parts indexed by forked copies of
+    this process while this one indexes the last; ``None`` when the file is not worth
+    splitting, or the parts could not be had and the file is to be read here alone.
+
+    Each part starts where a line starts, and is cut to cost about as much as the others.
+    The children's indexes come back as :func:`_part_answer` writes them and are appended to
+    the first one's, and the last part, read here, after them. A first part that does not
+    find an ordinary header (a file that is not a session, or a version 1 file to migrate)
+    is read again alone, in order, as is a file whose parts could not all be had.
+    """
+    size = os.fstat(fd).st_size
+    validated = min(size, decode_from)
+    count = _part_count(validated)
+    if count < 2:
+        return None
+    import pickle  # noqa: F401 - imported once, before the children are forked
+
+    # The same work in each part, a byte decoded in full weighing as much as several merely
+    # validated, and a forked part a little less, for the handing back.
+    work = validated + (size - validated) * _DECODED_WEIGHT
+    share = int(work / (count - 1 + 1 / _FORKED_SHARE))
+    starts = _line_starts_near(fd, [share * part for part in range(1, count)])
+    if starts is None:
+        return None
+    bounds = list(pairwise([0, *starts]))
+
+    def read_part(start: int, stop: int) -> bytes:
+        scanner = _Scanner(after_header=start > 0)
+        offset, _, tail = _scan_range(scanner, fd, start, stop, decode_from)
+        if tail or offset != stop:
+            raise ValueError("the part did not end where a line ends")
+        return _part_answer(scanner)
+
+    def read_last() -> tuple[_Scanner, set[str], int, int, bytes]:
+        scanner = _Scanner(after_header=True)
+        offset, position, tail = _scan_range(scanner, fd, starts[-1], None, decode_from)
+        # Looking for duplicated ids starts here, beside the other parts.
+        return scanner, set(scanner.result.ids), offset, position, tail
+
+    answers, (last, seen, offset, position, tail) = run_forked_beside(
+        [partial(read_part, start, stop) for start, stop in bounds], read_last
+    )
+    if answers is None:
+        return None
+    scanner = _Scanner()
+    duplicated = len(seen) != len(last.result.ids)
+    while answers:  # each answer let go of once read
+        part, line_count, header_state, duplicated_within = _load_part(answers.pop(0))
+        if not scanner.append_part(part, line_count, header_state):
+            return None
+        if not duplicated:
+            duplicated = duplicated_within or any(map(seen.__contains__, part.ids))
+            if answers:
+                seen.update(part.ids)
+    del seen
+    scanner.append_part(last.result, last.line_count)
+    scanner.duplicated = duplicated
+    return scanner, offset, position, tail
+
+
+def _moved(by_index: dict[int, _V], base: int) -> Iterator[tuple[int, _V]]:
+    return ((index + base, value) for index, value in by_index.items())
+
+
+def _line_starts_near(fd: int, offsets: list[int]) -> list[int] | None:
+    """The start of the first line that starts at or after each offset (``None`` when two
+    parts would meet, or a line runs on for a whole part)."""
+    starts: list[int] = []
+    for offset in offsets:
+        found = -1
+        position = max(0, offset - 1)
+        while found < 0:
+            block = os.pread(fd, _CHUNK_SIZE, position)
+            if not block:
+                return None
+            found = block.find(b"\n")
+            if found < 0:
+                position += len(block)
+                if position - offset > PART_LEAST:
+                    return None
+        start = position + found + 1
+        if starts and start <= starts[-1]:
+            return None
+        starts.append(start)
+    return starts
+
+
+def _part_answer(scanner: _Scanner) -> bytes:
+    """What a forked reader of a part hands back: its ids (as msgpack, a third of the cost
+    of pickling them), then the rest of its index and its state, pickled."""
+    import pickle  # only where files are read in parts: a start-up cost for every other
+
+    result = scanner.result
+    ids = _encode_ids(result.ids)
+    rest = (
+        len(set(result.ids)) != len(result.ids),
+        scanner.line_count,
+        scanner.header_state(),
+        *_runs_of_one_type(result.types),
+        result.starts,
+        result.parents.kept,
+        result.ends.kept,
+        result.unresolved,
+        result.label_indexes,
+        result.last_session_info,
+        result.decoded,
+        result.bare,
+        result.skipped,
+    )
+    return len(ids).to_bytes(8, "little") + ids + pickle.dumps(rest, protocol=5)
+
+
+def _runs_of_one_type(types: list[str | None]) -> tuple[str | None, dict[int, str | None]]:
+    """The type most entries have, and the others' by index: handed back as they are, the
+    types would arrive as copies of the shared strings, each to be looked up again."""
+    usual = max(_SHARED_TYPES, key=types.count) if types else None
+    others = compress(range(len(types)), map(is_not, types, repeat(usual)))
+    return usual, {index: types[index] for index in others}
+
+
+def _load_part(answer: bytearray) -> tuple[ScanResult, int, _HeaderState | None, bool]:
+    """The index, line count and header state a forked reader of a part handed back, and
+    whether an id occurs twice in that part."""
+    import pickle
+
+    length = int.from_bytes(answer[:8], "little")
+    ids = _decode_ids(memoryview(answer)[8 : 8 + length])
+    (
+        duplicated_within,
+        line_count,
+        header_state,
+        usual_type,
+        other_types,
+        starts,
+        parents_kept,
+        ends_kept,
+        unresolved,
+        label_indexes,
+        last_session_info,
+        decoded,
+        bare,
+        skipped,
+    ) = pickle.loads(memoryview(answer)[8 + length :])
+    result = ScanResult()
+    result.ids = ids
+    result.parents = ParentIds(ids, parents_kept)
+    result.types = [shared_type(usual_type)] * len(ids)
+    for index, entry_type in other_types.items():
+        result.types[index] = shared_type(entry_type)
+    result.starts = starts
+    result.ends = LineEnds(starts, ends_kept)
+    result.unresolved = unresolved
+    result.label_indexes = label_indexes
+    result.last_session_info = last_session_info
+    result.decoded = decoded
+    result.bare = bare
+    result.skipped = skipped
+    return result, line_count, header_state, duplicated_within
 
 
 #: An offset no file reaches: without preloading, no line is decoded during the scan.

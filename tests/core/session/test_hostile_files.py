@@ -275,34 +275,18 @@ def test_a_last_line_still_being_written_is_in_progress_not_skipped(
     line = codec.dumps_line(_user("u1", "u0"))
     with path.open("ab") as stream:
         stream.write(line[:-10])
-    real_open = reader.open_regular
+    real_pread = os.pread
 
-    class WriterFinishesDuringTheRead:
+    def writer_finishes_during_the_read(fd: int, size: int, offset: int) -> bytes:
         """The file as read while its writer completes the line: after the reader saw the
         end of the file, the rest of the line arrives."""
+        data = real_pread(fd, size, offset)
+        if not data:
+            with path.open("ab") as writer:
+                writer.write(line[-10:])
+        return data
 
-        def __init__(self, stream: Any) -> None:
-            self._stream = stream
-
-        def read(self, size: int = -1) -> bytes:
-            data = self._stream.read(size)
-            if not data:
-                with path.open("ab") as writer:
-                    writer.write(line[-10:])
-            return data
-
-        def __getattr__(self, name: str) -> Any:
-            return getattr(self._stream, name)
-
-        def __enter__(self) -> WriterFinishesDuringTheRead:
-            return self
-
-        def __exit__(self, *exc: object) -> None:
-            self._stream.close()
-
-    monkeypatch.setattr(
-        reader, "open_regular", lambda *a, **k: WriterFinishesDuringTheRead(real_open(*a, **k))
-    )
+    monkeypatch.setattr(os, "pread", writer_finishes_during_the_read)
     scan = reader.scan_file(path)
     assert scan.ids == ["u0"]
     assert scan.skipped == []

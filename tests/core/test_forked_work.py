@@ -1,0 +1,108 @@
+"""Work shared with forked copies of the process: answers in order, failures handed back to
+the caller, and no child left behind."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+from collections.abc import Callable, Iterator
+
+import pytest
+
+from ctxmodes import forked_work
+from ctxmodes.forked_work import can_fork, run_forked_beside
+
+
+@pytest.fixture
+def forked(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
+    """The pids of the children forked during the test; each must be gone (reaped) after."""
+    pids: list[int] = []
+    real_fork = os.fork
+
+    def fork() -> int:
+        pid = real_fork()
+        if pid:
+            pids.append(pid)
+        return pid
+
+    monkeypatch.setattr(forked_work.os, "fork", fork)
+    yield pids
+    for pid in pids:
+        with pytest.raises(ChildProcessError):
+            os.waitpid(pid, os.WNOHANG)
+
+
+def _answer(text: bytes) -> Callable[[], bytes]:
+    return lambda: text + str(os.getpid()).encode()
+
+
+def test_each_part_runs_in_a_child_of_its_own_and_answers_in_order(forked: list[int]) -> None:
+    answers, mine = run_forked_beside([_answer(b"a"), _answer(b"b")], lambda: os.getpid())
+    assert mine == os.getpid()
+    assert answers == [b"a%d" % forked[0], b"b%d" % forked[1]]
+
+
+def test_large_answers_arrive_whole(forked: list[int]) -> None:
+    big = os.urandom(3 << 20)
+    answers, _ = run_forked_beside([lambda: big], lambda: None)
+    assert answers == [big]
+
+
+def _raise() -> bytes:
+    raise ValueError("the part failed")
+
+
+def _die() -> bytes:
+    os.kill(os.getpid(), signal.SIGKILL)
+    return b"never"
+
+
+@pytest.mark.parametrize("failing", [_raise, _die])
+def test_a_part_that_fails_leaves_the_work_to_the_caller(
+    forked: list[int], failing: Callable[[], bytes]
+) -> None:
+    answers, mine = run_forked_beside([_answer(b"a"), failing], lambda: "here")
+    assert answers is None
+    assert mine == "here"
+
+
+def test_when_the_parent_fails_its_children_are_stopped(forked: list[int]) -> None:
+    release = os.pipe()
+
+    def wait_forever() -> bytes:
+        os.read(release[0], 1)
+        return b""
+
+    def fail() -> None:
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run_forked_beside([wait_forever], fail)
+    os.close(release[0])
+    os.close(release[1])
+
+
+def test_a_fork_that_fails_leaves_the_work_to_the_caller(monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_fork() -> int:
+        raise BlockingIOError("no more processes")
+
+    monkeypatch.setattr(forked_work.os, "fork", no_fork)
+    assert run_forked_beside([_answer(b"a")], lambda: 1) == (None, 1)
+
+
+def test_no_fork_while_another_thread_runs() -> None:
+    started, stop = threading.Event(), threading.Event()
+
+    def run() -> None:
+        started.set()
+        stop.wait()
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    started.wait()
+    try:
+        assert not can_fork()
+    finally:
+        stop.set()
+        thread.join()
