@@ -78,12 +78,17 @@ def _engine(directory: Path) -> tuple[ServiceEngine, str, Account]:
     return engine, issued.token, issued.account
 
 
-async def _serve(engine: ServiceEngine, provider: ScriptedProvider) -> tuple[web.AppRunner, str]:
-    runner = ServiceApp(engine, provider).runner(access_log=None)
+async def _listen(runner: web.AppRunner) -> str:
+    """Start ``runner`` on a loopback port the OS chooses; its base URL."""
     await runner.setup()
     site = web.TCPSite(runner, "127.0.0.1", 0)
     await site.start()
-    return runner, f"http://127.0.0.1:{runner.addresses[0][1]}{CODEX_PATH}"
+    return f"http://127.0.0.1:{runner.addresses[0][1]}"
+
+
+async def _serve(engine: ServiceEngine, provider: ScriptedProvider) -> tuple[web.AppRunner, str]:
+    runner = ServiceApp(engine, provider).runner(access_log=None)
+    return runner, await _listen(runner) + CODEX_PATH
 
 
 def _percentile(values: list[float], fraction: float) -> float:
@@ -277,10 +282,7 @@ async def _serve_bare(provider: ScriptedProvider) -> tuple[web.AppRunner, str]:
     app = web.Application()
     app.router.add_post("/responses", answer)
     runner = web.AppRunner(app, access_log=None)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    return runner, f"http://127.0.0.1:{runner.addresses[0][1]}"
+    return runner, await _listen(runner)
 
 
 _HI_BODY = {
