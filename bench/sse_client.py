@@ -1,6 +1,7 @@
 """The ``/responses`` client of ``bench/service.py`` in a process of its own, as a real client
-(Codex) is. For each line read from standard input (a JSON array: the URL, the headers, the
-body) it posts the body and prints the milliseconds until the first output-text delta."""
+(Codex) is. Started by the benchmark (``main``), not a benchmark itself: for each line read
+from standard input (a JSON array: the URL, the headers, the body) it posts the body and
+prints the milliseconds until the first output-text delta."""
 
 from __future__ import annotations
 
@@ -30,5 +31,5 @@ async def _serve() -> None:
             print(f"{elapsed:.4f}", flush=True)
 
 
-if __name__ == "__main__":
+def main() -> None:
     asyncio.run(_serve())
