@@ -19,6 +19,10 @@ Run: ``.venv/bin/python bench/service.py [--ops N] [--history-mb M]``
 * ``/responses``: time to the first output-text delta through the service, against the same
   scripted upstream called directly, once with no upstream delay (the service's own cost)
   and once with the upstream answering after 20 ms, as a model does; side by side, as ratios.
+  A bare aiohttp handler in front of the same upstream (body read, model called on a thread,
+  deltas forwarded, nothing else) is measured alongside: the floor of any HTTP front whose
+  model blocks a thread. The 20 ms case runs twice: with the client in this process, and in
+  a process of its own (``sse_client.py``), as a real client is.
 """
 
 from __future__ import annotations
@@ -75,12 +79,17 @@ def _engine(directory: Path) -> tuple[ServiceEngine, str, Account]:
     return engine, issued.token, issued.account
 
 
-async def _serve(engine: ServiceEngine, provider: ScriptedProvider) -> tuple[web.AppRunner, str]:
-    runner = ServiceApp(engine, provider).runner(access_log=None)
+async def _listen(runner: web.AppRunner) -> str:
+    """Start ``runner`` on a loopback port the OS chooses; its base URL."""
     await runner.setup()
     site = web.TCPSite(runner, "127.0.0.1", 0)
     await site.start()
-    return runner, f"http://127.0.0.1:{runner.addresses[0][1]}{CODEX_PATH}"
+    return f"http://127.0.0.1:{runner.addresses[0][1]}"
+
+
+async def _serve(engine: ServiceEngine, provider: ScriptedProvider) -> tuple[web.AppRunner, str]:
+    runner = ServiceApp(engine, provider).runner(access_log=None)
+    return runner, await _listen(runner) + CODEX_PATH
 
 
 def _percentile(values: list[float], fraction: float) -> float:
@@ -230,55 +239,146 @@ def search_history(megabytes: int, open_store: Callable[[], Storage]) -> dict[st
 # -- time to first byte -------------------------------------------------------------------------
 
 
+_HI = ModelRequest(
+    system_prompt="", messages=[UserMessage(content=[TextContent(text="hi")], timestamp=1)]
+)
+
+
 def _direct_ttfb(provider: ScriptedProvider) -> float:
-    request = ModelRequest(
-        system_prompt="", messages=[UserMessage(content=[TextContent(text="hi")], timestamp=1)]
-    )
     start = time.perf_counter()
-    for event in provider.stream(request, AbortController().signal):
+    for event in provider.stream(_HI, AbortController().signal):
         if isinstance(event, TextDelta):
             return (time.perf_counter() - start) * 1000
     raise AssertionError("no text")
 
 
-async def ttfb(delay_s: float, runs: int) -> dict[str, float]:
-    script = Script.model_validate({"responses": [{"text": "hello there"}] * (runs * 2 + 2)})
+async def _serve_bare(provider: ScriptedProvider) -> tuple[web.AppRunner, str]:
+    """The least an HTTP front with a blocking upstream does: an aiohttp handler that reads
+    the body, calls the model on a thread and forwards each text delta to the client as one
+    server-sent event (no token, no history, no request conversion, no encryption)."""
+
+    async def answer(request: web.Request) -> web.StreamResponse:
+        await request.read()
+        loop = asyncio.get_running_loop()
+        deltas: asyncio.Queue[str | None] = asyncio.Queue()
+
+        def produce() -> None:
+            try:
+                for event in provider.stream(_HI, AbortController().signal):
+                    if isinstance(event, TextDelta):
+                        loop.call_soon_threadsafe(deltas.put_nowait, event.delta)
+            finally:
+                loop.call_soon_threadsafe(deltas.put_nowait, None)
+
+        produced = loop.run_in_executor(None, produce)
+        response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+        await response.prepare(request)
+        while (delta := await deltas.get()) is not None:
+            event = {"type": "response.output_text.delta", "delta": delta}
+            await response.write(b"data: " + json.dumps(event).encode() + b"\n\n")
+        await produced
+        await response.write_eof()
+        return response
+
+    app = web.Application()
+    app.router.add_post("/responses", answer)
+    runner = web.AppRunner(app, access_log=None)
+    return runner, await _listen(runner)
+
+
+_HI_BODY = {
+    "input": [
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hi"}]}
+    ]
+}
+
+
+class _Client:
+    """Posts ``/responses`` bodies and times the first text delta: in this process, or in a
+    process of its own (``sse_client.py``) as a real client is, so that nothing of the
+    client's runs in the service's process."""
+
+    def __init__(self, own_process: bool) -> None:
+        self._own_process = own_process
+        self._http: aiohttp.ClientSession | None = None
+        self._child: asyncio.subprocess.Process | None = None
+
+    async def __aenter__(self) -> _Client:
+        if self._own_process:
+            self._child = await asyncio.create_subprocess_exec(
+                sys.executable,
+                "-c",
+                "from sse_client import main; main()",
+                cwd=Path(__file__).parent,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+            )
+        else:
+            self._http = aiohttp.ClientSession()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self._http is not None:
+            await self._http.close()
+        if self._child is not None:
+            assert self._child.stdin is not None
+            self._child.stdin.close()
+            await self._child.wait()
+
+    async def first_delta(self, url: str, headers: dict[str, str]) -> float:
+        """Milliseconds from sending the body to reading the first text delta."""
+        if self._http is not None:
+            start = time.perf_counter()
+            async with self._http.post(url, json=_HI_BODY, headers=headers) as reply:
+                async for line in reply.content:
+                    if line.startswith(b"data: ") and b"output_text.delta" in line:
+                        elapsed = (time.perf_counter() - start) * 1000
+                        await reply.read()
+                        return elapsed
+            raise AssertionError("no text delta")
+        child = self._child
+        assert child is not None
+        assert child.stdin is not None
+        assert child.stdout is not None
+        child.stdin.write(json.dumps([url, headers, _HI_BODY]).encode() + b"\n")
+        await child.stdin.drain()
+        elapsed = float((await child.stdout.readline()).decode())
+        assert elapsed >= 0, "no text delta"
+        return elapsed
+
+
+async def ttfb(delay_s: float, runs: int, *, client_process: bool = False) -> dict[str, float]:
+    script = Script.model_validate({"responses": [{"text": "hello there"}] * (runs * 3 + 4)})
     provider = DelayedProvider(script, delay_s)
     with tempfile.TemporaryDirectory() as tmp:
         engine, token, _ = _engine(Path(tmp))
         runner, base = await _serve(engine, provider)
+        bare_runner, bare_base = await _serve_bare(provider)
         metadata = json.dumps({"session_id": "t", "agent_name": "/root", "context_window_id": "w"})
         headers = {"Authorization": f"Bearer {token}", "x-codex-turn-metadata": metadata}
-        body = {
-            "input": [
-                {
-                    "type": "message",
-                    "role": "user",
-                    "content": [{"type": "input_text", "text": "hi"}],
-                }
-            ]
-        }
         through: list[float] = []
+        bare: list[float] = []
         direct: list[float] = []
-        async with aiohttp.ClientSession() as http:
-            # Alternated run by run, so the machine's own load falls on both alike.
+        async with _Client(client_process) as client:
+            # One untimed call each: a new process's first request pays for its imports.
+            await client.first_delta(f"{base}/responses", headers)
+            await client.first_delta(f"{bare_base}/responses", {})
+            # Alternated run by run, so the machine's own load falls on all alike.
             for _ in range(runs):
-                start = time.perf_counter()
-                async with http.post(f"{base}/responses", json=body, headers=headers) as reply:
-                    async for line in reply.content:
-                        if line.startswith(b"data: ") and b"output_text.delta" in line:
-                            through.append((time.perf_counter() - start) * 1000)
-                            break
-                    await reply.read()
+                through.append(await client.first_delta(f"{base}/responses", headers))
+                bare.append(await client.first_delta(f"{bare_base}/responses", {}))
                 direct.append(await asyncio.to_thread(_direct_ttfb, provider))
         await runner.cleanup()
+        await bare_runner.cleanup()
     ratios = sorted(t / max(d, 1e-6) for t, d in zip(through, direct, strict=True))
     return {
         "upstream alone (ms, median)": statistics.median(direct),
         "through the service (ms, median)": statistics.median(through),
+        "through a bare handler (ms, median)": statistics.median(bare),
         "ratio": statistics.median(through) / max(statistics.median(direct), 1e-6),
         "ratio of runs, 10th percentile": ratios[len(ratios) // 10],
         "ratio of runs, 90th percentile": ratios[len(ratios) * 9 // 10],
+        "ratio, bare handler": statistics.median(bare) / max(statistics.median(direct), 1e-6),
     }
 
 
@@ -347,12 +447,13 @@ def history_search(history_mb: int, postgres_mb: int) -> None:
 
 def first_token(runs: int) -> None:
     print("\n/responses: time to the first text delta")
-    for delay in (0.0, 0.020):
-        figures = asyncio.run(ttfb(delay, runs))
-        print(f"  upstream delay {delay * 1000:.0f} ms:")
+    for delay, client_process in ((0.0, False), (0.020, False), (0.020, True)):
+        figures = asyncio.run(ttfb(delay, runs, client_process=client_process))
+        where = "its own process" if client_process else "the same process"
+        print(f"  upstream delay {delay * 1000:.0f} ms, client in {where}:")
         for name, value in figures.items():
             suffix = "x" if name.startswith("ratio") else ""
-            print(f"    {name:36} {value:9.2f}{suffix}")
+            print(f"    {name:36} {value:9.3f}{suffix}")
 
 
 if __name__ == "__main__":

@@ -86,7 +86,7 @@ def _run_child(part: Callable[[], bytes], read_end: int, write_end: int) -> None
         _write_all(write_end, len(answer).to_bytes(_LENGTH_BYTES, "little"))
         _write_all(write_end, answer)
         status = 0
-    except BaseException:  # the parent sees the status, and does the work itself
+    except BaseException:  # the parent gets no whole answer, and does the work itself
         status = 1
     finally:
         os._exit(status)
@@ -99,7 +99,11 @@ def _write_all(write_end: int, data: bytes) -> None:
 
 
 def _answer(pid: int, read_end: int) -> bytearray | None:
-    """Everything the child wrote, once it has left successfully; ``None`` otherwise."""
+    """Everything the child wrote, once it has left; ``None`` if it did not write it all.
+
+    The answer's length, written first, tells a whole answer from one cut short, so the
+    child's exit status is not needed: a program that reaps every child itself (a handler of
+    ``SIGCHLD``) may have taken it already."""
     try:
         answer = _read_answer(read_end)
     except BaseException:
@@ -107,8 +111,8 @@ def _answer(pid: int, read_end: int) -> bytearray | None:
         raise
     finally:
         os.close(read_end)
-    _, status = os.waitpid(pid, 0)
-    return answer if os.waitstatus_to_exitcode(status) == 0 else None
+    _reap(pid)
+    return answer
 
 
 def _read_answer(read_end: int) -> bytearray | None:
@@ -133,4 +137,9 @@ def _read_exactly(read_end: int, buffer: bytearray) -> bytearray | None:
 def _kill(pid: int) -> None:
     with contextlib.suppress(ProcessLookupError):
         os.kill(pid, signal.SIGKILL)
-    os.waitpid(pid, 0)
+    _reap(pid)
+
+
+def _reap(pid: int) -> None:
+    with contextlib.suppress(ChildProcessError):
+        os.waitpid(pid, 0)

@@ -3,9 +3,11 @@ the caller, and no child left behind."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import threading
+import time
 from collections.abc import Callable, Iterator
 
 import pytest
@@ -65,6 +67,25 @@ def test_a_part_that_fails_leaves_the_work_to_the_caller(
     answers, mine = run_forked_beside([_answer(b"a"), failing], lambda: "here")
     assert answers is None
     assert mine == "here"
+
+
+def test_answers_arrive_where_the_program_reaps_every_child_itself(forked: list[int]) -> None:
+    def reap_all(signum: int, frame: object) -> None:
+        with contextlib.suppress(ChildProcessError):
+            while os.waitpid(-1, os.WNOHANG)[0]:
+                pass
+
+    previous = signal.signal(signal.SIGCHLD, reap_all)
+    try:
+        big = os.urandom(1 << 20)
+
+        def slow_own() -> None:
+            time.sleep(0.2)  # the children have left, and been reaped, by now
+
+        answers, _ = run_forked_beside([_answer(b"a"), lambda: big], slow_own)
+    finally:
+        signal.signal(signal.SIGCHLD, previous)
+    assert answers == [b"a%d" % forked[0], big]
 
 
 def test_when_the_parent_fails_its_children_are_stopped(forked: list[int]) -> None:

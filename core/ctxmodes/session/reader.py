@@ -55,7 +55,7 @@ from itertools import accumulate, compress, islice, pairwise, repeat
 from operator import attrgetter, is_, is_not, itemgetter, ne
 from pathlib import Path
 from types import FrameType
-from typing import Any, BinaryIO, Final, Literal, TypeVar
+from typing import Any, BinaryIO, Final, Literal, NamedTuple, TypeVar
 
 import msgspec
 import orjson
@@ -1125,6 +1125,25 @@ def _line_starts_near(fd: int, offsets: list[int]) -> list[int] | None:
     return starts
 
 
+class _PartIndex(NamedTuple):
+    """A part's index and state as a forked reader hands them back, its ids aside."""
+
+    duplicated_within: bool
+    line_count: int
+    header_state: _HeaderState | None
+    usual_type: str | None
+    other_types: dict[int, str | None]
+    starts: array[int]
+    parents_kept: dict[int, str | None]
+    ends_kept: dict[int, int]
+    unresolved: list[int]
+    label_indexes: list[int]
+    last_session_info: int
+    decoded: dict[int, dict[str, Any]]
+    bare: set[int]
+    skipped: list[SkippedLine]
+
+
 def _part_answer(scanner: _Scanner) -> bytes:
     """What a forked reader of a part hands back: its ids (as msgpack, a third of the cost
     of pickling them), then the rest of its index and its state, pickled."""
@@ -1132,22 +1151,24 @@ def _part_answer(scanner: _Scanner) -> bytes:
 
     result = scanner.result
     ids = _encode_ids(result.ids)
-    rest = (
-        len(set(result.ids)) != len(result.ids),
-        scanner.line_count,
-        scanner.header_state(),
-        *_runs_of_one_type(result.types),
-        result.starts,
-        result.parents.kept,
-        result.ends.kept,
-        result.unresolved,
-        result.label_indexes,
-        result.last_session_info,
-        result.decoded,
-        result.bare,
-        result.skipped,
+    usual_type, other_types = _runs_of_one_type(result.types)
+    index = _PartIndex(
+        duplicated_within=len(set(result.ids)) != len(result.ids),
+        line_count=scanner.line_count,
+        header_state=scanner.header_state(),
+        usual_type=usual_type,
+        other_types=other_types,
+        starts=result.starts,
+        parents_kept=result.parents.kept,
+        ends_kept=result.ends.kept,
+        unresolved=result.unresolved,
+        label_indexes=result.label_indexes,
+        last_session_info=result.last_session_info,
+        decoded=result.decoded,
+        bare=result.bare,
+        skipped=result.skipped,
     )
-    return len(ids).to_bytes(8, "little") + ids + pickle.dumps(rest, protocol=5)
+    return len(ids).to_bytes(8, "little") + ids + pickle.dumps(tuple(index), protocol=5)
 
 
 def _runs_of_one_type(types: list[str | None]) -> tuple[str | None, dict[int, str | None]]:
@@ -1165,37 +1186,22 @@ def _load_part(answer: bytearray) -> tuple[ScanResult, int, _HeaderState | None,
 
     length = int.from_bytes(answer[:8], "little")
     ids = _decode_ids(memoryview(answer)[8 : 8 + length])
-    (
-        duplicated_within,
-        line_count,
-        header_state,
-        usual_type,
-        other_types,
-        starts,
-        parents_kept,
-        ends_kept,
-        unresolved,
-        label_indexes,
-        last_session_info,
-        decoded,
-        bare,
-        skipped,
-    ) = pickle.loads(memoryview(answer)[8 + length :])
+    index = _PartIndex(*pickle.loads(memoryview(answer)[8 + length :]))
     result = ScanResult()
     result.ids = ids
-    result.parents = ParentIds(ids, parents_kept)
-    result.types = [shared_type(usual_type)] * len(ids)
-    for index, entry_type in other_types.items():
-        result.types[index] = shared_type(entry_type)
-    result.starts = starts
-    result.ends = LineEnds(starts, ends_kept)
-    result.unresolved = unresolved
-    result.label_indexes = label_indexes
-    result.last_session_info = last_session_info
-    result.decoded = decoded
-    result.bare = bare
-    result.skipped = skipped
-    return result, line_count, header_state, duplicated_within
+    result.parents = ParentIds(ids, index.parents_kept)
+    result.types = [shared_type(index.usual_type)] * len(ids)
+    for position, entry_type in index.other_types.items():
+        result.types[position] = shared_type(entry_type)
+    result.starts = index.starts
+    result.ends = LineEnds(index.starts, index.ends_kept)
+    result.unresolved = index.unresolved
+    result.label_indexes = index.label_indexes
+    result.last_session_info = index.last_session_info
+    result.decoded = index.decoded
+    result.bare = index.bare
+    result.skipped = index.skipped
+    return result, index.line_count, index.header_state, index.duplicated_within
 
 
 #: An offset no file reaches: without preloading, no line is decoded during the scan.

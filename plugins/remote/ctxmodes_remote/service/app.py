@@ -28,8 +28,8 @@ import logging
 import ssl
 import threading
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
-from concurrent.futures import Future, ThreadPoolExecutor
+from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, TypeVar
@@ -38,7 +38,7 @@ import orjson
 from aiohttp import web
 
 from ctxmodes import AbortController, CtxmodesError
-from ctxmodes.providers import Provider, StreamEvent
+from ctxmodes.providers import Provider
 from ctxmodes.windows import OPERATIONS
 from ctxmodes_remote.service import catalog
 from ctxmodes_remote.service.bodies import (
@@ -47,7 +47,7 @@ from ctxmodes_remote.service.bodies import (
     BodyTooLargeError,
     read_body,
 )
-from ctxmodes_remote.service.bridge import ResponseStream, failure_event, model_request
+from ctxmodes_remote.service.bridge import ResponseStream, model_request
 from ctxmodes_remote.service.crypto import AccountKeyError, CiphertextError, KeyRing
 from ctxmodes_remote.service.engine import RequestError, ServiceEngine, UnknownOperationError
 from ctxmodes_remote.service.limits import SearchTurns
@@ -55,6 +55,7 @@ from ctxmodes_remote.service.metrics import CONTENT_TYPE, ServiceMetrics
 from ctxmodes_remote.service.responses_items import encrypted_fields_by_tool, history_items
 from ctxmodes_remote.service.sealing import SealedValueError
 from ctxmodes_remote.service.storage import Account, StorageUnavailableError
+from ctxmodes_remote.service.upstream import UpstreamStream
 from ctxmodes_remote.service.workers import FairWorker, SessionTurns
 
 _log = logging.getLogger("ctxmodes.serve")
@@ -427,16 +428,20 @@ class ServiceApp:
             return _error(400, "invalid_request", str(error))
         identity = turn_identity(request, body)
         marked = encrypted_fields_by_tool(body.get("tools"))
-        loop = asyncio.get_running_loop()
         controller = AbortController()
-        events: asyncio.Queue[StreamEvent | BaseException | None] = asyncio.Queue()
-        built: Future[None] = Future()
+        upstream = UpstreamStream(
+            asyncio.get_running_loop(), self.provider, controller, self._upstream_idle_timeout_s
+        )
+        decrypt = partial(self.engine.decrypt_text, account)
         # The model is called at once, from a stream thread (the session's worker may be
-        # busy), while the worker records the turn's input; nothing reaches the client
-        # before that record is durable, and a refused input or a failed record aborts
-        # the call.
-        self._streams.submit(self._produce, loop, events, account, body, marked, built, controller)
+        # busy); the worker records the turn's input while the model prepares its answer.
+        # Nothing reaches the client before that record is durable, and a refused input or a
+        # failed record aborts the call.
+        self._streams.submit(
+            upstream.run, partial(model_request, body, self.provider.info, marked, decrypt)
+        )
         try:
+            await upstream.built()
             if identity is not None:
                 await self._on_session_worker(
                     account,
@@ -447,7 +452,6 @@ class ServiceApp:
                     identity,
                     marked,
                 )
-            await asyncio.wrap_future(built)
         except CiphertextError as error:
             controller.abort("request refused")
             return _error(400, "invalid_encrypted_content", str(error))
@@ -466,7 +470,7 @@ class ServiceApp:
         try:
             await response.prepare(request)
             await _write(response, [_frame(kind, data) for kind, data in stream.start()])
-            async for event in self._upstream_events(events, controller):
+            async for event in upstream.events():
                 # The events one upstream event makes leave in one write.
                 frames: list[bytes] = []
                 for kind, data in stream.feed(event):
@@ -478,6 +482,7 @@ class ServiceApp:
                         await self._record(account, identity, stream.plain_output)
                     frames.append(_frame(kind, data))
                 await _write(response, frames)
+                upstream.forwarded()
         except (ConnectionResetError, asyncio.CancelledError):
             controller.abort("client disconnected")
             raise
@@ -499,64 +504,6 @@ class ServiceApp:
             # The answer still goes out; its items are recorded with the next turn, which
             # resends them.
             _log.error("history not recorded: %s", error)
-
-    def _produce(
-        self,
-        loop: asyncio.AbstractEventLoop,
-        queue: asyncio.Queue[StreamEvent | BaseException | None],
-        account: Account,
-        body: dict[str, Any],
-        marked: dict[tuple[str | None, str], frozenset[str]],
-        built: Future[None],
-        controller: AbortController,
-    ) -> None:
-        """On a stream thread: build the upstream request (``built`` says whether the input
-        opened), then hand the provider's events to the loop in order, then ``None``."""
-        try:
-            decrypt = partial(self.engine.decrypt_text, account)
-            upstream = model_request(body, self.provider.info, marked, decrypt)
-        except BaseException as error:  # the handler answers it
-            built.set_exception(error)
-            return
-        built.set_result(None)
-        try:
-            for event in self.provider.stream(upstream, controller.signal):
-                loop.call_soon_threadsafe(queue.put_nowait, event)
-        except BaseException as error:  # handed to the loop, which reports it
-            loop.call_soon_threadsafe(queue.put_nowait, error)
-        finally:
-            loop.call_soon_threadsafe(queue.put_nowait, None)
-
-    async def _upstream_events(
-        self,
-        queue: asyncio.Queue[StreamEvent | BaseException | None],
-        controller: AbortController,
-    ) -> AsyncIterator[StreamEvent]:
-        """The provider's events as :meth:`_produce` hands them over.
-
-        An upstream silent for longer than the idle timeout ends the stream with a failure
-        event and is aborted (its thread returns to the pool once the provider sees it)."""
-        while True:
-            try:
-                item = await asyncio.wait_for(queue.get(), self._upstream_idle_timeout_s)
-            except TimeoutError:
-                silence = f"{self._upstream_idle_timeout_s:g} s"
-                controller.abort(f"upstream model silent for {silence}")
-                _log.error("upstream model timed out: nothing for %s", silence)
-                yield failure_event(
-                    self.provider.info, f"upstream model timed out: nothing for {silence}"
-                )
-                return
-            if item is None:
-                return
-            if isinstance(item, BaseException):
-                # A provider's own errors are one-line and safe to show; anything else is
-                # logged here and reported generically.
-                _log.error("upstream model failed: %s", item)
-                shown = str(item) if isinstance(item, CtxmodesError) else "upstream model failed"
-                yield failure_event(self.provider.info, shown)
-                continue
-            yield item
 
 
 async def _write(response: web.StreamResponse, frames: list[bytes]) -> None:

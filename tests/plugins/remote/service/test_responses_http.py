@@ -350,3 +350,42 @@ def test_a_turn_whose_input_is_not_recorded_streams_nothing_and_aborts_the_model
     assert provider.called.is_set()
     assert provider.aborted.wait(10)
     assert service.call("history", "list_items", {}, session="s1")["items"] == []
+
+
+class WatchedProvider(RecordingProvider):
+    """The scripted model, noting on each of its later events whether the first had been
+    sent to the client by then."""
+
+    def __init__(self, script, first_sent):
+        super().__init__(script)
+        self._first_sent = first_sent
+        self.first_sent_before_next: list[bool] = []
+
+    def stream(self, request, signal):
+        for number, event in enumerate(super().stream(request, signal)):
+            if number > 0:
+                self.first_sent_before_next.append(self._first_sent.is_set())
+            yield event
+
+
+def test_the_model_makes_its_next_event_once_its_first_has_been_sent(make_service, monkeypatch):
+    from ctxmodes_remote.service import app
+
+    first_sent = threading.Event()
+    write = app._write
+
+    async def watched_write(response, frames):
+        await write(response, frames)
+        if any(b"response.output_text.delta" in frame for frame in frames):
+            first_sent.set()
+
+    monkeypatch.setattr(app, "_write", watched_write)
+    script = Script.model_validate({"responses": [{"text": "a reply in several pieces"}]})
+    provider = WatchedProvider(script, first_sent)
+    service = make_service(provider=provider)
+    events = completed(service.responses(body(user("hello", "msg_u0")), turn_headers("s1", W0)))
+    deltas = [e["delta"] for e in events if e["type"] == "response.output_text.delta"]
+    assert "".join(deltas) == "a reply in several pieces"
+    # Its thread held the interpreter no longer than the first event's hand-over.
+    assert provider.first_sent_before_next
+    assert all(provider.first_sent_before_next)
