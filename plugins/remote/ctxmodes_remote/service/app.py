@@ -13,7 +13,7 @@ Engine calls about a session take turns in arrival order (see
 :class:`~ctxmodes_remote.service.workers.SessionTurns`), so a session's state is never touched
 concurrently, and an answer leaves only after its writes are on disk. Most run on that
 session's worker thread (one worker per connection the storage allows: one for SQLite); note
-reads and writes on Postgres run on the event loop itself, awaiting the database
+reads (and on Postgres note writes) run on the event loop itself
 (:meth:`~ctxmodes_remote.service.engine.ServiceEngine.alpha_on_loop`), with no trip to a
 thread. A token found recently is recognised on the event loop too (see
 :class:`~ctxmodes_remote.service.accounts.TokenCache`). Upstream model streams run on threads

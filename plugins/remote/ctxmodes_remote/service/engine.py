@@ -19,11 +19,11 @@ backend must: several sessions and agents, accounts, durable storage, and encryp
 
 Threads: the HTTP layer runs the calls about one session one at a time, in arrival order;
 most on that session's worker thread (one per connection the storage allows, see
-:attr:`ServiceEngine.workers`), and, where the storage answers on the event loop (Postgres),
-note reads and writes on the loop itself (:meth:`ServiceEngine.alpha_on_loop`), with no trip
-to a thread. So a session's state is only ever touched by one call at a time; what sessions
-share (the cache of sessions, the token cache, the account keys) is safe to use from several
-threads.
+:attr:`ServiceEngine.workers`), and, where the storage answers on the event loop, note reads
+(both storages) and writes (Postgres) on the loop itself (:meth:`ServiceEngine.alpha_on_loop`),
+with no trip to a thread. So a session's state is only ever touched by one call at a time;
+what sessions share (the cache of sessions, the token cache, the account keys) is safe to use
+from several threads.
 """
 
 from __future__ import annotations

@@ -22,8 +22,8 @@ commits them all with one sync, as soon as no call is waiting (or the group is
 during a pause are committed when the pause ends, not held behind the long call.
 
 The calls about one session take turns wherever they run (:class:`SessionTurns`), in arrival
-order. Note reads and writes that the storage answers on the event loop (Postgres) run there,
-not on a worker: each takes little CPU whatever the session holds, and awaits its one
+order. Note reads (and on Postgres note writes), which the storage answers on the event loop,
+run there, not on a worker: each takes little CPU whatever the session holds, and awaits its one
 database round trip, so they share the loop in arrival order, and no account's slow calls on
 the workers hold them up.
 
