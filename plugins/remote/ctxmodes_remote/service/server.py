@@ -15,6 +15,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Final
 
 from aiohttp import web
 
@@ -132,6 +133,13 @@ def resolve_upstream(spec: str) -> Provider:
     return resolve_model(spec)
 
 
+#: How long a thread may hold the interpreter before it is handed on (Python's own: 5 ms). The
+#: event loop answers calls while worker threads search and decrypt; at Python's interval a
+#: call arriving on the loop could wait that long behind one account's heavy search, which
+#: another account then sees in its p99 (see the benchmarks' isolation figures).
+SWITCH_INTERVAL_S: Final = 0.0005
+
+
 def loop_factory() -> Callable[[], asyncio.AbstractEventLoop]:
     """uvloop's event loop where it is installed, else asyncio's own."""
     try:
@@ -143,5 +151,10 @@ def loop_factory() -> Callable[[], asyncio.AbstractEventLoop]:
 
 def run_server(config: ServerConfig) -> None:
     logs.configure()
-    with asyncio.Runner(loop_factory=loop_factory()) as runner:
-        runner.run(_serve(config))
+    switch_interval = sys.getswitchinterval()
+    sys.setswitchinterval(SWITCH_INTERVAL_S)
+    try:
+        with asyncio.Runner(loop_factory=loop_factory()) as runner:
+            runner.run(_serve(config))
+    finally:
+        sys.setswitchinterval(switch_interval)

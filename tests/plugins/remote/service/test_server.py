@@ -1,4 +1,5 @@
-"""The event loop the service runs on: uvloop's where it is installed, asyncio's otherwise."""
+"""The event loop the service runs on (uvloop's where it is installed, asyncio's otherwise), and
+how often its threads hand the interpreter on."""
 
 import asyncio
 import sys
@@ -27,3 +28,33 @@ def test_without_uvloop_the_service_runs_on_asyncios_loop(monkeypatch):
         assert loop.run_until_complete(asyncio.sleep(0, "ran")) == "ran"
     finally:
         loop.close()
+
+
+def test_the_service_hands_the_interpreter_on_often_while_it_runs(monkeypatch):
+    # Worker threads search and decrypt while the loop answers other accounts' calls: at
+    # Python's own 5 ms a call could wait that long behind one account's heavy search.
+    from ctxmodes_remote.service import server
+
+    seen = []
+
+    class Runner:
+        def __init__(self, loop_factory):
+            pass
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc_info):
+            return False
+
+        def run(self, coroutine):
+            coroutine.close()
+            seen.append(sys.getswitchinterval())
+
+    before = sys.getswitchinterval()
+    monkeypatch.setattr(server.logs, "configure", lambda: None)
+    monkeypatch.setattr(server.asyncio, "Runner", Runner)
+    server.run_server(server.ServerConfig.__new__(server.ServerConfig))
+    assert seen == [pytest.approx(server.SWITCH_INTERVAL_S)]
+    assert before > server.SWITCH_INTERVAL_S
+    assert sys.getswitchinterval() == pytest.approx(before)  # as it was, once it ends
