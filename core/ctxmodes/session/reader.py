@@ -55,7 +55,7 @@ from itertools import accumulate, compress, islice, pairwise, repeat
 from operator import attrgetter, is_, is_not, itemgetter, ne
 from pathlib import Path
 from types import FrameType
-from typing import Any, BinaryIO, Final, Literal, NamedTuple, TypeVar
+from typing import Any, BinaryIO, Final, Literal, TypeVar
 
 import msgspec
 import orjson
@@ -104,8 +104,6 @@ _EntryType = Literal[ENTRY_TYPES]  # type: ignore[valid-type]
 _V = TypeVar("_V")
 #: A header, the version it states and whether its hook messages are to be renamed.
 _HeaderState = tuple[dict[str, Any], float, bool]
-_encode_ids: Final = msgspec.msgpack.Encoder().encode
-_decode_ids: Final = msgspec.msgpack.Decoder(list[str]).decode
 
 
 class _Present(msgspec.Struct, gc=False):
@@ -1053,8 +1051,6 @@ def _scan_in_parts(fd: int, decode_from: int) -> tuple[_Scanner, int, int, bytes
     count = _part_count(validated)
     if count < 2:
         return None
-    import pickle  # noqa: F401 - imported once, before the children are forked
-
     # The same work in each part, a byte decoded in full weighing as much as several merely
     # validated, and a forked part a little less, for the handing back.
     work = validated + (size - validated) * _DECODED_WEIGHT
@@ -1125,83 +1121,82 @@ def _line_starts_near(fd: int, offsets: list[int]) -> list[int] | None:
     return starts
 
 
-class _PartIndex(NamedTuple):
-    """A part's index and state as a forked reader hands them back, its ids aside."""
+class _PartIndex(msgspec.Struct, array_like=True):
+    """A part's index and state as a forked reader hands them back (as msgpack: a third of
+    the cost of pickling them, and no pickle module to import). An entry decoded on the way
+    that msgpack cannot carry (a lone surrogate, an integer beyond 64 bits) fails the part,
+    which is then read in order."""
 
+    ids: list[str]
     duplicated_within: bool
     line_count: int
-    header_state: _HeaderState | None
+    header_state: tuple[dict[str, Any], float, bool] | None
+    #: The type most entries have, and the others' by index: handed back one by one, the
+    #: types would arrive as copies of the shared strings, each to be looked up again.
     usual_type: str | None
     other_types: dict[int, str | None]
-    starts: array[int]
+    starts: bytes
     parents_kept: dict[int, str | None]
     ends_kept: dict[int, int]
     unresolved: list[int]
     label_indexes: list[int]
     last_session_info: int
-    decoded: dict[int, dict[str, Any]]
-    bare: set[int]
-    skipped: list[SkippedLine]
+    decoded: dict[int, Any]
+    bare: list[int]
+    skipped: list[tuple[int, str, bytes]]
+
+
+_encode_part: Final = msgspec.msgpack.Encoder().encode
+_decode_part: Final = msgspec.msgpack.Decoder(_PartIndex).decode
 
 
 def _part_answer(scanner: _Scanner) -> bytes:
-    """What a forked reader of a part hands back: its ids (as msgpack, a third of the cost
-    of pickling them), then the rest of its index and its state, pickled."""
-    import pickle  # only where files are read in parts: a start-up cost for every other
-
+    """What a forked reader of a part hands back."""
     result = scanner.result
-    ids = _encode_ids(result.ids)
-    usual_type, other_types = _runs_of_one_type(result.types)
-    index = _PartIndex(
-        duplicated_within=len(set(result.ids)) != len(result.ids),
-        line_count=scanner.line_count,
-        header_state=scanner.header_state(),
-        usual_type=usual_type,
-        other_types=other_types,
-        starts=result.starts,
-        parents_kept=result.parents.kept,
-        ends_kept=result.ends.kept,
-        unresolved=result.unresolved,
-        label_indexes=result.label_indexes,
-        last_session_info=result.last_session_info,
-        decoded=result.decoded,
-        bare=result.bare,
-        skipped=result.skipped,
+    types = result.types
+    usual_type = max(_SHARED_TYPES, key=types.count) if types else None
+    others = compress(range(len(types)), map(is_not, types, repeat(usual_type)))
+    return _encode_part(
+        _PartIndex(
+            ids=result.ids,
+            duplicated_within=len(set(result.ids)) != len(result.ids),
+            line_count=scanner.line_count,
+            header_state=scanner.header_state(),
+            usual_type=usual_type,
+            other_types={index: types[index] for index in others},
+            starts=result.starts.tobytes(),
+            parents_kept=result.parents.kept,
+            ends_kept=result.ends.kept,
+            unresolved=result.unresolved,
+            label_indexes=result.label_indexes,
+            last_session_info=result.last_session_info,
+            decoded=result.decoded,
+            bare=list(result.bare),
+            skipped=[(line.line_number, line.reason, line.head) for line in result.skipped],
+        )
     )
-    return len(ids).to_bytes(8, "little") + ids + pickle.dumps(tuple(index), protocol=5)
-
-
-def _runs_of_one_type(types: list[str | None]) -> tuple[str | None, dict[int, str | None]]:
-    """The type most entries have, and the others' by index: handed back as they are, the
-    types would arrive as copies of the shared strings, each to be looked up again."""
-    usual = max(_SHARED_TYPES, key=types.count) if types else None
-    others = compress(range(len(types)), map(is_not, types, repeat(usual)))
-    return usual, {index: types[index] for index in others}
 
 
 def _load_part(answer: bytearray) -> tuple[ScanResult, int, _HeaderState | None, bool]:
     """The index, line count and header state a forked reader of a part handed back, and
     whether an id occurs twice in that part."""
-    import pickle
-
-    length = int.from_bytes(answer[:8], "little")
-    ids = _decode_ids(memoryview(answer)[8 : 8 + length])
-    index = _PartIndex(*pickle.loads(memoryview(answer)[8 + length :]))
+    part = _decode_part(answer)
     result = ScanResult()
-    result.ids = ids
-    result.parents = ParentIds(ids, index.parents_kept)
-    result.types = [shared_type(index.usual_type)] * len(ids)
-    for position, entry_type in index.other_types.items():
-        result.types[position] = shared_type(entry_type)
-    result.starts = index.starts
-    result.ends = LineEnds(index.starts, index.ends_kept)
-    result.unresolved = index.unresolved
-    result.label_indexes = index.label_indexes
-    result.last_session_info = index.last_session_info
-    result.decoded = index.decoded
-    result.bare = index.bare
-    result.skipped = index.skipped
-    return result, index.line_count, index.header_state, index.duplicated_within
+    result.ids = part.ids
+    result.parents = ParentIds(part.ids, part.parents_kept)
+    result.types = [shared_type(part.usual_type)] * len(part.ids)
+    for index, entry_type in part.other_types.items():
+        result.types[index] = shared_type(entry_type)
+    result.starts = array("q")
+    result.starts.frombytes(part.starts)
+    result.ends = LineEnds(result.starts, part.ends_kept)
+    result.unresolved = part.unresolved
+    result.label_indexes = part.label_indexes
+    result.last_session_info = part.last_session_info
+    result.decoded = part.decoded
+    result.bare = set(part.bare)
+    result.skipped = [SkippedLine(*skipped) for skipped in part.skipped]
+    return result, part.line_count, part.header_state, part.duplicated_within
 
 
 #: An offset no file reaches: without preloading, no line is decoded during the scan.

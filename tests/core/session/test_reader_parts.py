@@ -206,6 +206,24 @@ def test_an_id_used_twice_is_found_whichever_parts_hold_it(
         assert in_parts == _in_order(path, preload=False)
 
 
+def test_entries_msgpack_cannot_carry_are_read_in_order(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Labels are decoded on the way; a lone surrogate (which Pi writes) or a very large
+    # integer in one cannot be handed back as msgpack, and the part fails.
+    odd = [
+        b'{"type":"label","id":"l1","parentId":"u3","targetId":"u1","label":"half \\ud800"}\n',
+        b'{"type":"label","id":"l2","parentId":"l1","targetId":"u2","n":123456789012345678901234}\n',
+    ]
+    entries = [_user(f"u{n}", f"u{n - 1}" if n else None) for n in range(4)]
+    later = [_user(f"v{n}", f"v{n - 1}" if n else "l2") for n in range(400)]
+    path = tmp_path / "odd.jsonl"
+    path.write_bytes(_lines(HEADER, *entries, *odd, *later))
+    expected = _in_order(path, preload=False)
+    assert expected["labels"] == [4, 5]
+    assert _in_parts(path, 2, False, monkeypatch) == expected
+
+
 def test_a_part_that_fails_is_read_here_instead(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
