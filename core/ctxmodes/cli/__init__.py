@@ -198,4 +198,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         # Output piped into `head` and friends: not an error worth a traceback.
         return 0
+    except KeyboardInterrupt:
+        # Ctrl-C: the user stopped the command. The shell's status for it, no traceback.
+        return 130
     return code

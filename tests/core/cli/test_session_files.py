@@ -182,3 +182,16 @@ def test_session_context_json_leaves_the_cyclic_collector_as_it_found_it(
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_ctrl_c_stops_a_command_with_the_shells_status_and_no_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ctxmodes.cli import session_cmd
+
+    def interrupted(args: object) -> int:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(session_cmd, "run_context", interrupted)
+    code, out, err = ctxmodes(capsys, "session", "context", str(tmp_path / "any.jsonl"))
+    assert (code, out, err) == (130, "", "")
