@@ -133,10 +133,12 @@ def resolve_upstream(spec: str) -> Provider:
     return resolve_model(spec)
 
 
-#: How long a thread may hold the interpreter before it is handed on (Python's own: 5 ms). The
-#: event loop answers calls while worker threads search and decrypt; at Python's interval a
-#: call arriving on the loop could wait that long behind one account's heavy search, which
-#: another account then sees in its p99 (see the benchmarks' isolation figures).
+#: How long a thread may hold the interpreter before it is handed on, on Postgres (Python's
+#: own: 5 ms). The event loop runs note statements while worker threads search and decrypt; at
+#: Python's interval a call arriving on the loop could wait that long behind one account's
+#: heavy search, which another account then sees in its p99. On SQLite, where writes go
+#: through the worker, the extra hand-overs cost 6-12 % of the write rate and isolation holds
+#: without them, so Python's interval stays (see the benchmarks' isolation figures).
 SWITCH_INTERVAL_S: Final = 0.0005
 
 
@@ -152,7 +154,8 @@ def loop_factory() -> Callable[[], asyncio.AbstractEventLoop]:
 def run_server(config: ServerConfig) -> None:
     logs.configure()
     switch_interval = sys.getswitchinterval()
-    sys.setswitchinterval(SWITCH_INTERVAL_S)
+    if config.database is not None:
+        sys.setswitchinterval(SWITCH_INTERVAL_S)
     try:
         with asyncio.Runner(loop_factory=loop_factory()) as runner:
             runner.run(_serve(config))
