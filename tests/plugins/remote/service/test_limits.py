@@ -54,11 +54,22 @@ async def _two_searches(turns: SearchTurns, account: str, family: str = "history
     return events
 
 
-def _after_searching(turns: SearchTurns, clock: Clock, at_once: int) -> list[str]:
-    """Alice's two searches at once, after she kept ``at_once`` asked for a while."""
+def _after_searching(
+    turns: SearchTurns,
+    clock: Clock,
+    at_once: int,
+    *,
+    pause_s: float = 0.0,
+    then_seen: str | None = None,
+) -> list[str]:
+    """Alice's two searches at once, after she kept ``at_once`` asked for a while, then
+    paused ``pause_s`` while ``then_seen`` (another account) was seen."""
 
     async def scenario() -> list[str]:
         await _searching(turns, clock, "alice", at_once)
+        clock.now += pause_s
+        if then_seen is not None:
+            turns.saw(then_seen)
         return await _two_searches(turns, "alice")
 
     return asyncio.run(scenario())
@@ -78,13 +89,7 @@ def test_searches_take_turns_while_another_account_is_active():
     turns = SearchTurns(clock)
     turns.saw("alice")
     turns.saw("bob")
-
-    async def scenario() -> list[str]:
-        await _searching(turns, clock, "alice", 4)
-        turns.saw("bob")
-        return await _two_searches(turns, "alice")
-
-    events = asyncio.run(scenario())
+    events = _after_searching(turns, clock, 4, then_seen="bob")
     assert events.index("first out") < events.index("second in")
 
 
@@ -104,14 +109,7 @@ def test_a_busy_account_that_goes_quiet_is_held_back_no_more():
     turns = SearchTurns(clock)
     turns.saw("alice")
     turns.saw("bob")
-
-    async def scenario() -> list[str]:
-        await _searching(turns, clock, "alice", 4)
-        clock.now += 4 * DEMAND_S
-        turns.saw("bob")
-        return await _two_searches(turns, "alice")
-
-    events = asyncio.run(scenario())
+    events = _after_searching(turns, clock, 4, pause_s=4 * DEMAND_S, then_seen="bob")
     assert events.index("second in") < events.index("first out")
 
 
