@@ -1,6 +1,7 @@
 """Markdown to HTML for the export: CommonMark (plus tables and strikethrough, without link
-reference definitions) with raw HTML disabled, so a ``<script>`` in a message comes out as text, and code fences highlighted by
-Pygments into class-styled spans (the page carries the stylesheet)."""
+reference definitions) with raw HTML disabled, so a ``<script>`` in a message comes out as
+text, and code fences highlighted by Pygments into class-styled spans (the page carries the
+stylesheet)."""
 
 from __future__ import annotations
 
