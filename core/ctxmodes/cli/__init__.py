@@ -177,6 +177,13 @@ def _add_plugin_command(subparsers: Any, command: CliCommand, *, full: bool) -> 
     parser.set_defaults(handler=command.run)
 
 
+def _print_error(error: CtxmodesError) -> None:
+    from ctxmodes.terminal_text import visible_lines
+
+    # An error may quote a file name, a file or a backend's answer: shown, never obeyed.
+    print(f"ctxmodes: error: {visible_lines(str(error))}", file=sys.stderr)
+
+
 def _on_a_terminal() -> bool:
     return sys.stdin.isatty() and sys.stdout.isatty()
 
@@ -190,7 +197,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         parser = build_parser(argv=arguments)
     except CtxmodesError as exc:
-        print(f"ctxmodes: error: {exc}", file=sys.stderr)
+        _print_error(exc)
         return 1
     args = parser.parse_args(arguments)
     handler = getattr(args, "handler", None)
@@ -203,7 +210,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         code: int = handler(args)
     except CtxmodesError as exc:
-        print(f"ctxmodes: error: {exc}", file=sys.stderr)
+        _print_error(exc)
         return 1
     except BrokenPipeError:
         # Output piped into `head` and friends: not an error worth a traceback.
