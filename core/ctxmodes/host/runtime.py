@@ -21,6 +21,7 @@ from __future__ import annotations
 import dataclasses
 import threading
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -61,6 +62,40 @@ NOT_SAVED_MESSAGE = (
     "This session has not been saved yet. Wait for the first assistant response before "
     "cloning or forking it."
 )
+
+
+def recorded_model(manager: SessionManager) -> str | None:
+    """The ``provider/model-id`` the session's active branch last used (its last
+    ``model_change`` or assistant message), when the branch holds messages: what Pi's
+    ``createAgentSession`` restores when a session is reopened."""
+    context = manager.build_session_context()
+    model = context.model
+    if not len(context.messages) or model is None or not model.provider or not model.model_id:
+        return None
+    return f"{model.provider}/{model.model_id}"
+
+
+def _configured_provider(
+    pm: pluggy.PluginManager, settings: Settings, session_model: str | None
+) -> Provider | None:
+    """The provider of ``session_model`` when the catalog has it and it has credentials,
+    else of the settings' model (``None``: neither names one)."""
+    if not (settings.model or session_model):
+        return None
+    from ctxmodes.providers.registry import registry_from_plugin_manager
+
+    registry = registry_from_plugin_manager(pm)
+    provider: Provider | None = None
+    if session_model is not None:
+        # Not in this catalog, or without credentials here: the settings' model instead.
+        with suppress(CtxmodesError):
+            provider = registry.resolve(session_model)
+    if provider is None and settings.model:
+        provider = registry.resolve(settings.model)
+    configure = getattr(provider, "use_request_settings", None)
+    if callable(configure):
+        configure(settings.retry.provider)
+    return provider
 
 
 class AgentHost:
@@ -124,17 +159,18 @@ class AgentHost:
         mode_request: ModeRequest | None = None,
         confirm_hint: str = "confirm the switch to continue",
         resources: ResourceLoader | None = None,
+        session_model: str | None = None,
     ) -> AgentHost:
         """A host for the effective settings: their plugin selection, default mode, model
-        (unless ``provider`` is given) and durability."""
-        pm = make_configured_plugin_manager(settings, plugins=plugins)
-        if provider is None and settings.model:
-            from ctxmodes.providers.registry import registry_from_plugin_manager
+        (unless ``provider`` is given) and durability.
 
-            provider = registry_from_plugin_manager(pm).resolve(settings.model)
-            configure = getattr(provider, "use_request_settings", None)
-            if callable(configure):
-                configure(settings.retry.provider)
+        :param session_model: the ``provider/model-id`` an existing session last used. As
+            Pi restores a session's model, it is used in place of the settings' model when
+            the catalog has it and its provider has credentials.
+        """
+        pm = make_configured_plugin_manager(settings, plugins=plugins)
+        if provider is None:
+            provider = _configured_provider(pm, settings, session_model)
         return cls(
             pm=pm,
             provider=provider,
@@ -178,6 +214,11 @@ class AgentHost:
     @property
     def durability(self) -> Durability:
         return self._durability
+
+    @property
+    def provider(self) -> Provider | None:
+        """The model the next session starts with (``None``: none was configured)."""
+        return self._provider
 
     def mode_names(self) -> list[str]:
         return self._registry.names()
