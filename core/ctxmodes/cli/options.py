@@ -189,11 +189,10 @@ def require_model(host: AgentHost, manager: SessionManager) -> None:
     :raises CtxmodesError: there is no model.
     """
     from ctxmodes.errors import CtxmodesError
-    from ctxmodes.host.runtime import recorded_model
 
     if host.provider is not None:
         return
-    recorded = recorded_model(manager)
+    recorded = manager.context_model()
     if recorded is None:
         raise CtxmodesError(NO_MODEL)
     raise CtxmodesError(

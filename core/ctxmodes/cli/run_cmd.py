@@ -68,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
     from ctxmodes.cli.session_warnings import warn_about_session
     from ctxmodes.errors import CtxmodesError
     from ctxmodes.host.failures import FailureWatch
-    from ctxmodes.host.runtime import AgentHost, recorded_model
+    from ctxmodes.host.runtime import AgentHost
     from ctxmodes.host.trace import RequestTrace
     from ctxmodes.host.transcript import TranscriptPrinter
     from ctxmodes.resources.trust import untrusted_notice
@@ -98,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
             confirm_hint=CONFIRM_SWITCH,
             resources=resource_loader(args, trust),
             # --model wins over the session's own model; the configured one does not.
-            session_model=recorded_model(manager) if args.model is None else None,
+            session_model=manager.context_model() if args.model is None else None,
         )
     except BaseException:
         manager.close()

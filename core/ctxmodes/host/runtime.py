@@ -64,17 +64,6 @@ NOT_SAVED_MESSAGE = (
 )
 
 
-def recorded_model(manager: SessionManager) -> str | None:
-    """The ``provider/model-id`` the session's active branch last used (its last
-    ``model_change`` or assistant message), when the branch holds messages: what Pi's
-    ``createAgentSession`` restores when a session is reopened."""
-    context = manager.build_session_context()
-    model = context.model
-    if not len(context.messages) or model is None or not model.provider or not model.model_id:
-        return None
-    return f"{model.provider}/{model.model_id}"
-
-
 def _configured_provider(
     pm: pluggy.PluginManager, settings: Settings, session_model: str | None
 ) -> Provider | None:

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from ctxmodes.errors import CtxmodesError
 from ctxmodes.host.errors import SessionBusyError
 from ctxmodes.host.queues import queued_text
-from ctxmodes.host.runtime import AgentHost, recorded_model
+from ctxmodes.host.runtime import AgentHost
 from ctxmodes.hostapi import (
     NavigationRequest,
     NotifyLevel,
@@ -421,7 +421,7 @@ def open_agent(
             confirm_hint=confirm_hint,
             resources=resources,
             # An explicit model wins; otherwise the session's own, as Pi restores it.
-            session_model=recorded_model(manager) if model is None else None,
+            session_model=manager.context_model() if model is None else None,
         )
     except BaseException:
         manager.close()
