@@ -421,7 +421,7 @@ def open_agent(
             confirm_hint=confirm_hint,
             resources=resources,
             # An explicit model wins; otherwise the session's own, as Pi restores it.
-            session_model=manager.context_model() if model is None else None,
+            session_model=manager.context_model() if model is None and provider is None else None,
         )
     except BaseException:
         manager.close()
