@@ -21,7 +21,6 @@ from __future__ import annotations
 import dataclasses
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from contextlib import suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -56,6 +55,7 @@ if TYPE_CHECKING:
     from ctxmodes.config import Settings
     from ctxmodes.hostapi import UserInterface
     from ctxmodes.providers.base import Provider
+    from ctxmodes.providers.request_settings import ProviderRetrySettings
     from ctxmodes.resources import ResourceLoader
 
 NOT_SAVED_MESSAGE = (
@@ -69,22 +69,39 @@ def _configured_provider(
 ) -> Provider | None:
     """The provider of ``session_model`` when the catalog has it and it has credentials,
     else of the settings' model (``None``: neither names one)."""
-    if not (settings.model or session_model):
+    request_settings = settings.retry.provider
+    if session_model is not None:
+        provider = _usable_provider(pm, session_model, request_settings)
+        if provider is not None:
+            return provider
+    if not settings.model:
         return None
     from ctxmodes.providers.registry import registry_from_plugin_manager
 
-    registry = registry_from_plugin_manager(pm)
-    provider: Provider | None = None
-    if session_model is not None:
-        # Not in this catalog, or without credentials here: the settings' model instead.
-        with suppress(CtxmodesError):
-            provider = registry.resolve(session_model)
-    if provider is None and settings.model:
-        provider = registry.resolve(settings.model)
+    provider = registry_from_plugin_manager(pm).resolve(settings.model)
+    _configure_requests(provider, request_settings)
+    return provider
+
+
+def _usable_provider(
+    pm: pluggy.PluginManager, spec: str, request_settings: ProviderRetrySettings
+) -> Provider | None:
+    """The provider of the model ``spec`` names when it can be used here (the catalog has
+    it, its provider has credentials); ``None`` otherwise."""
+    from ctxmodes.providers.registry import registry_from_plugin_manager
+
+    try:
+        provider = registry_from_plugin_manager(pm).resolve(spec)
+    except CtxmodesError:
+        return None
+    _configure_requests(provider, request_settings)
+    return provider
+
+
+def _configure_requests(provider: Provider, request_settings: ProviderRetrySettings) -> None:
     configure = getattr(provider, "use_request_settings", None)
     if callable(configure):
-        configure(settings.retry.provider)
-    return provider
+        configure(request_settings)
 
 
 class AgentHost:
@@ -271,7 +288,9 @@ class AgentHost:
                 self._retire("resume")
                 return self._open(self._open_existing(target, current.identity), "resume")
             manager = self._open_existing(target, current.identity)
-            return self._replace(manager, "resume", "resume")
+            # As Pi's switchSession: the resumed session runs on the model it last used,
+            # when that one can be used here.
+            return self._replace(manager, "resume", "resume", model=self._recorded(manager))
 
     def fork_session(self, entry_id: str | None) -> ForkOutcome:
         with self._lock:
@@ -426,7 +445,10 @@ class AgentHost:
         shutdown_reason: SessionShutdownReason,
         start_reason: SessionStartReason,
         request: ModeRequest | None = None,
+        model: Provider | None = None,
     ) -> AgentSession:
+        """Replace the current session with one on ``manager`` (running on ``model`` from
+        now on, when given)."""
         chosen: SessionMode | None = None
         try:
             self._wait_idle(self.session)
@@ -435,9 +457,24 @@ class AgentHost:
                 chosen = self._choose_mode(manager, request)
         except BaseException:
             manager.close()
+            if model is not None:
+                model.close()
             raise
         self._retire(shutdown_reason)
+        if model is not None:
+            previous, self._provider = self._provider, model
+            if previous is not None:
+                previous.close()
         return self._open(manager, start_reason, chosen)
+
+    def _recorded(self, manager: SessionManager) -> Provider | None:
+        """The provider of the model ``manager``'s session last used, when it is not the
+        current one and can be used here."""
+        recorded = manager.context_model()
+        info = None if self._provider is None else self._provider.info
+        if recorded is None or (info is not None and f"{info.provider}/{info.id}" == recorded):
+            return None
+        return _usable_provider(self._pm, recorded, self._options.retry.provider)
 
     def _wait_idle(self, session: AgentSession) -> None:
         if session.is_streaming() and not session.is_busy_elsewhere():

@@ -103,3 +103,41 @@ def test_open_agent_restores_the_sessions_model_unless_one_is_named(tmp_path: Pa
         ) as agent:
             assert agent.session.model is not None
             assert agent.session.model.id == "two"
+
+
+def test_resuming_a_session_switches_to_the_model_it_last_used(tmp_path: Path) -> None:
+    """`/resume` as Pi's switchSession: the resumed session runs on its own model when it
+    can be used here; a session whose model cannot keeps the current one."""
+    from ctxmodes.config import load_settings
+    from ctxmodes.sdk import open_agent
+
+    replies = [Reply(text_stream(API, text)) for text in ("on one", "on two", "on one again")]
+    with WireServer(replies) as server:
+        _configure(tmp_path, server)
+        settings = load_settings(
+            cwd=tmp_path, environ={"CTXMODES_CONFIG_DIR": str(tmp_path / "config")}
+        ).settings
+        first, second = tmp_path / "first.jsonl", tmp_path / "second.jsonl"
+        with open_agent(
+            cwd=tmp_path, settings=settings, model="local/one", session_file=first
+        ) as agent:
+            agent.prompt("a")
+        script = tmp_path / "script.json"
+        script.write_text('{"responses": [{"text": "scripted"}]}')
+        scripted = tmp_path / "scripted.jsonl"
+        with open_agent(
+            cwd=tmp_path, settings=settings, model=f"scripted:{script}", session_file=scripted
+        ) as agent:
+            agent.prompt("s")
+        with open_agent(
+            cwd=tmp_path, settings=settings, model="local/two", session_file=second
+        ) as agent:
+            agent.prompt("b")
+            agent.resume(first)
+            assert agent.session.model is not None
+            assert agent.session.model.id == "one"
+            agent.prompt("c")
+            agent.resume(scripted)  # scripted/scripted is not in the catalog
+            assert agent.session.model is not None
+            assert agent.session.model.id == "one"
+    assert _asked_for(server) == ["one", "two", "one"]
