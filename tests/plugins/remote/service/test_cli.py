@@ -145,3 +145,28 @@ def test_a_mistyped_data_directory_is_an_error_and_nothing_is_made(tmp_path):
     assert not (tmp_path / "copy.sqlite3").exists()
     listed = ctxmodes("serve", "token", "list", "--data", str(tmp_path / "data"))
     assert listed.stdout.split()[2:] == ["alice"]
+
+
+def test_a_port_in_use_is_one_line(tmp_path, script):
+    """Another process listening on the port: one line naming the address and why, status 1,
+    no traceback."""
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        failed = ctxmodes(
+            "serve",
+            "--upstream",
+            f"scripted:{script}",
+            "--data",
+            str(tmp_path / "data"),
+            "--port",
+            str(port),
+            check=False,
+        )
+    assert failed.returncode == 1
+    assert failed.stderr.splitlines() == [
+        f"ctxmodes: error: cannot listen on 127.0.0.1:{port}: Address already in use"
+    ]
