@@ -138,8 +138,13 @@ def _resume_file(session: TerminalSession, path: Path) -> None:
     agent = session.agent
 
     def job() -> None:
+        from ctxmodes.cli.session_warnings import session_warnings
+
         agent.resume(path)
-        agent.session.ui.notify(f"Resumed session {agent.session_manager.session_id}")
+        manager = agent.session_manager
+        for line in session_warnings(path, manager):
+            agent.session.ui.notify(line, "warning")
+        agent.session.ui.notify(f"Resumed session {manager.session_id}")
 
     agent.run_soon(job)
 
