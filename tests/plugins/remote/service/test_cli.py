@@ -170,3 +170,14 @@ def test_a_port_in_use_is_one_line(tmp_path, script):
     assert failed.stderr.splitlines() == [
         f"ctxmodes: error: cannot listen on 127.0.0.1:{port}: Address already in use"
     ]
+
+
+def test_an_empty_token_list_says_so(tmp_path):
+    """Once every token is revoked, `token list` says there are none (on standard error,
+    so that its standard output stays the rows alone) instead of printing nothing."""
+    data = tmp_path / "data"
+    create_token(data, "alice")
+    ctxmodes("serve", "token", "revoke", "--account", "alice", "--data", str(data))
+    listed = ctxmodes("serve", "token", "list", "--data", str(data))
+    assert listed.stdout == ""
+    assert listed.stderr == "no tokens (`ctxmodes serve token create NAME` issues one)\n"
