@@ -7,6 +7,7 @@ Every session value is escaped here or in :mod:`ctxmodes.export.entries`.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Iterator
 from typing import Final
 
@@ -74,7 +75,8 @@ def _sidebar_line(entry: EntryView) -> str:
 def _classes(entry: EntryView) -> str:
     active = " active" if entry.active else ""
     labeled = " labeled" if entry.label else ""
-    return f"node k-{escape(entry.kind)}{active}{labeled}"
+    # The kind is one of the view's own words, never a value from the session.
+    return f"node k-{entry.kind}{active}{labeled}"
 
 
 def _label(entry: EntryView) -> str:
@@ -132,18 +134,16 @@ class _Main:
             else:
                 yield "</details>"
 
-    def _article(self, entry: EntryView) -> Iterator[str]:
+    def _article(self, entry: EntryView) -> Iterable[str]:
+        entry_id = escape(entry.id)
         head = (
-            f'<article id="e-{escape(entry.id)}" class="{_classes(entry)}">\n'
+            f'<article id="e-{entry_id}" class="{_classes(entry)}">\n'
             f'<header><span class="t">{escape(entry.title)}</span>{_label(entry)} '
-            f'<span class="id">{escape(entry.id)}</span></header>'
+            f'<span class="id">{entry_id}</span></header>'
         )
         if entry.type != "branch_summary":
-            yield head + entry_body(entry) + "</article>"
-            return
-        yield head
-        yield from self._summary(entry)
-        yield "</article>"
+            return (head + entry_body(entry) + "</article>",)
+        return itertools.chain((head,), self._summary(entry), ("</article>",))
 
     def _summary(self, entry: EntryView) -> Iterator[str]:
         """A branch summary, and the archived window it stands for folded below it."""

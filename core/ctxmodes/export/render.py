@@ -4,15 +4,21 @@ is the page's frame, :mod:`ctxmodes.export.body` its sidebar and main column."""
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
+import os
+import secrets
+import stat
 from collections.abc import Callable, Iterator
 from functools import lru_cache
 from importlib import resources
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from jinja2 import Environment, Template, Undefined
 from markupsafe import Markup
 
+from ctxmodes.collector import collector_paused
 from ctxmodes.errors import CtxmodesError
 from ctxmodes.export.body import main_column, sidebar
 from ctxmodes.export.markdown import code_stylesheet
@@ -56,11 +62,49 @@ def write_html(
     :raises CtxmodesError: the tree nests too deeply to render (part of the page may have
         been written).
     """
+    # The view holds every entry decoded, and nothing of it makes a cycle: passes of the
+    # cyclic collector over it would cost as much as building it.
+    with collector_paused():
+        try:
+            for piece in _pieces(manager, file_name, mode):
+                write(piece)
+        except RecursionError:
+            raise CtxmodesError(
+                f"{file_name}: the session tree nests too deeply to export"
+            ) from None
+
+
+def write_page(
+    manager: SessionManager, file_name: str, target: Path, mode: str | None = None
+) -> None:
+    """Write the export page to the file ``target``, streamed into a new file beside it
+    that replaces ``target`` once the page is whole: a page that cannot be rendered or
+    written leaves ``target`` as it was. An existing ``target`` keeps its permissions.
+
+    :raises CtxmodesError: the page cannot be rendered, or not written to ``target``.
+    """
+    named = target
+    target = target.resolve()
+    temporary = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp")
     try:
-        for piece in _pieces(manager, file_name, mode):
-            write(piece)
-    except RecursionError:
-        raise CtxmodesError(f"{file_name}: the session tree nests too deeply to export") from None
+        try:
+            kept = stat.S_IMODE(target.stat().st_mode)
+        except FileNotFoundError:
+            kept = None
+        # Created as ``open`` creates a file, so the umask applies to a new page.
+        handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        try:
+            with open(handle, "w", encoding="utf-8") as out:
+                write_html(manager, file_name, out.write, mode)
+            if kept is not None:
+                os.chmod(temporary, kept)
+            os.replace(temporary, target)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
+            raise
+    except OSError as exc:
+        raise CtxmodesError(f"cannot write {named}: {exc.strerror or exc}") from None
 
 
 def render_html(manager: SessionManager, file_name: str, mode: str | None = None) -> str:

@@ -18,6 +18,8 @@ if TYPE_CHECKING:
     from ctxmodes.session.manager import SessionManager
     from ctxmodes.session.tree import SessionTreeNode
 
+JsonObject = dict[str, Any]
+
 #: Persisted custom types of the context-window contract and of Tree (format names).
 MARKER_TYPE: Final = "codex-context-window"
 NOTE_TYPE: Final = "codex-context-note"
@@ -91,9 +93,12 @@ class SessionView:
         """Children of an active entry that leave the active path and are not archives
         (archives are shown under their summaries)."""
         active = self._active_set
+        children = self.children.get(entry_id)
+        if not children or (len(children) == 1 and children[0].entry_id in active):
+            return []  # nearly every entry of the path: its one child is the next one
         return [
             child
-            for child in self.children.get(entry_id, [])
+            for child in children
             if child.entry_id not in active and child.entry_id not in self.archives
         ]
 
@@ -169,10 +174,8 @@ def build_view(manager: SessionManager, file_name: str) -> SessionView:
     entries: dict[str, EntryView] = {}
     windows: dict[str, int] = {}
     note_count = 0
-    pending = list(roots)
-    while pending:
-        node = pending.pop()
-        stored = manager.get_entry_json(node.entry_id) or {}
+    for node, found in _with_stored(manager, _every_node(roots)):
+        stored = found or {}
         entries[node.entry_id] = describe(
             stored, node.entry_id, node.label, node.entry_id in active
         )
@@ -180,7 +183,6 @@ def build_view(manager: SessionManager, file_name: str) -> SessionView:
             children[node.entry_id] = node.children
         for child in node.children:
             parents[child.entry_id] = node.entry_id
-        pending.extend(node.children)
         window = _marker_window(stored)
         if window is not None:
             windows[window[0]] = window[1]
@@ -203,6 +205,31 @@ def build_view(manager: SessionManager, file_name: str) -> SessionView:
         note_count=note_count,
         usage=UsageTotals.of_path(entries[entry_id].stored for entry_id in active_path),
     )
+
+
+#: Entries read from the session file in one pass.
+_READ_BLOCK: Final = 4096
+
+
+def _every_node(roots: list[SessionTreeNode]) -> list[SessionTreeNode]:
+    """Every node of the tree, parents before their children."""
+    nodes: list[SessionTreeNode] = []
+    pending = list(roots)
+    while pending:
+        node = pending.pop()
+        nodes.append(node)
+        pending.extend(node.children)
+    return nodes
+
+
+def _with_stored(
+    manager: SessionManager, nodes: list[SessionTreeNode]
+) -> Iterator[tuple[SessionTreeNode, JsonObject | None]]:
+    """Each node with its stored entry, read a block of entries at a time."""
+    for first in range(0, len(nodes), _READ_BLOCK):
+        block = nodes[first : first + _READ_BLOCK]
+        stored = manager.read_entries_json([node.entry_id for node in block])
+        yield from zip(block, stored, strict=True)
 
 
 def _archives(
