@@ -2,7 +2,7 @@
 as streams of HTML chunks: the page template writes each chunk as it comes, so the page
 is never held whole, and nothing is built per entry but its HTML.
 
-Every session value is escaped here or in :mod:`ctxmodes.export.entries`.
+Every session value is escaped by :func:`~ctxmodes.export.entries.html_text`.
 """
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ import itertools
 from collections.abc import Iterable, Iterator
 from typing import Final
 
-from markupsafe import Markup, escape
+from markupsafe import Markup
 
-from ctxmodes.export.entries import MISSING, entry_body, markdown_block
+from ctxmodes.export.entries import MISSING, entry_body, html_text, markdown_block
 from ctxmodes.export.view import Archive, EntryView, SessionView, Token
 
 __all__ = ["main_column", "sidebar"]
@@ -57,7 +57,7 @@ def _sidebar_items(tokens: Iterable[Token]) -> Iterator[str]:
             archive = token.archive
             archived = " archived" if archive else ""
             opened = " open" if token.active or not archive else ""
-            heading = _archive_state(archive) if archive else escape(token.entry.title)
+            heading = _archive_state(archive) if archive else html_text(token.entry.title)
             yield (f'<li class="fork{archived}"><details{opened}><summary>{heading}</summary><ul>')
         else:
             yield "</ul></details></li>"
@@ -66,9 +66,9 @@ def _sidebar_items(tokens: Iterable[Token]) -> Iterator[str]:
 def _sidebar_line(entry: EntryView) -> str:
     mark = "●" if entry.active else ""
     return (
-        f'<li class="{_classes(entry)}">\n<a href="#e-{escape(entry.id)}">'
-        f'<span class="mark">{mark}</span><span class="t">{escape(entry.title)}</span>'
-        f'{_label(entry)} <span class="p">{escape(entry.preview)}</span></a></li>'
+        f'<li class="{_classes(entry)}">\n<a href="#e-{html_text(entry.id)}">'
+        f'<span class="mark">{mark}</span><span class="t">{html_text(entry.title)}</span>'
+        f'{_label(entry)} <span class="p">{html_text(entry.preview)}</span></a></li>'
     )
 
 
@@ -80,12 +80,12 @@ def _classes(entry: EntryView) -> str:
 
 
 def _label(entry: EntryView) -> str:
-    return f' <span class="label">[{escape(entry.label)}]</span>' if entry.label else ""
+    return f' <span class="label">[{html_text(entry.label)}]</span>' if entry.label else ""
 
 
 def _window_name(archive: Archive) -> str:
     number = archive.window_number
-    return "?" if number is None else str(escape(number))
+    return "?" if number is None else str(html_text(number))
 
 
 def _archive_state(archive: Archive) -> str:
@@ -110,7 +110,7 @@ class _Main:
                 head = view.entries[child.entry_id]
                 yield (
                     '<details class="branch"><summary>branch: '
-                    f"{escape(head.preview or head.title)}</summary>"
+                    f"{html_text(head.preview or head.title)}</summary>"
                 )
                 yield from self._walk(view.branch(child))
                 yield "</details>"
@@ -129,16 +129,16 @@ class _Main:
                 head = token.entry
                 yield (
                     f'<details class="{fold}"{opened}><summary>{heading}: '
-                    f"{escape(head.preview or head.title)}</summary>"
+                    f"{html_text(head.preview or head.title)}</summary>"
                 )
             else:
                 yield "</details>"
 
     def _article(self, entry: EntryView) -> Iterable[str]:
-        entry_id = escape(entry.id)
+        entry_id = html_text(entry.id)
         head = (
             f'<article id="e-{entry_id}" class="{_classes(entry)}">\n'
-            f'<header><span class="t">{escape(entry.title)}</span>{_label(entry)} '
+            f'<header><span class="t">{html_text(entry.title)}</span>{_label(entry)} '
             f'<span class="id">{entry_id}</span></header>'
         )
         if entry.type != "branch_summary":

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal, NamedTuple
 
 from ctxmodes.compaction import summary_goal
 
@@ -57,14 +57,17 @@ class Archive:
     active: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class Token:
-    """One step of a tree walk: an entry, or the opening or closing of a branch."""
+class Token(NamedTuple):
+    """One step of a tree walk: an entry, or the opening or closing of a branch (a tuple:
+    a walk makes one for every entry)."""
 
     kind: Literal["entry", "open", "close"]
     entry: EntryView | None = None
     archive: Archive | None = None
     active: bool = False
+
+
+_CLOSE: Final = Token("close")
 
 
 @dataclass
@@ -126,7 +129,7 @@ class SessionView:
         while stack:
             node, opens = stack.pop()
             if node is None:
-                yield Token("close")
+                yield _CLOSE
                 continue
             if opens:
                 yield Token(
