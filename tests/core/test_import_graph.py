@@ -12,6 +12,8 @@ import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 SCANNED = ("core", "plugins", "tests", "bench")
 
@@ -141,6 +143,7 @@ def scanned_files() -> list[Path]:
     return sorted(path for folder in SCANNED for path in (ROOT / folder).rglob("*.py"))
 
 
+@pytest.mark.slow  # parses every file of the repository
 def test_every_ctxmodes_import_resolves_to_a_file() -> None:
     failures = [failure for path in scanned_files() for failure in unresolved(path, parsed(path))]
     assert failures == []

@@ -44,6 +44,11 @@ RUNNABLE_SHELL = {
         "window 0",
         "Step 1 done; next: step 2.",
     ],
+    "remote-offline": [
+        "notes operation completed",
+        "Carrying on with step 2.",
+        "the session file holds no note text",
+    ],
 }
 
 

@@ -9,11 +9,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from support.cli_process import run_ctxmodes
 from support.login_process import login_by_pasting
 from support.token_server import TokenServer
 
 from ctxmodes.providers import anthropic_oauth
+
+pytestmark = pytest.mark.slow  # real processes end to end
 
 SECRET = "gsk-do-not-print-me"
 
