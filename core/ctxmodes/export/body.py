@@ -1,6 +1,6 @@
 """The two long parts of the export page, the sidebar's tree and the main column's entries,
 as streams of HTML chunks: the page template writes each chunk as it comes, so the page
-is never held whole, and nothing is built per entry but its HTML.
+is never held whole.
 
 Every session value is escaped by :func:`~ctxmodes.export.entries.html_text`.
 """
@@ -58,7 +58,7 @@ def _sidebar_items(tokens: Iterable[Token]) -> Iterator[str]:
             archived = " archived" if archive else ""
             opened = " open" if token.active or not archive else ""
             heading = _archive_state(archive) if archive else html_text(token.entry.title)
-            yield (f'<li class="fork{archived}"><details{opened}><summary>{heading}</summary><ul>')
+            yield f'<li class="fork{archived}"><details{opened}><summary>{heading}</summary><ul>'
         else:
             yield "</ul></details></li>"
 
@@ -85,7 +85,7 @@ def _label(entry: EntryView) -> str:
 
 def _window_name(archive: Archive) -> str:
     number = archive.window_number
-    return "?" if number is None else str(html_text(number))
+    return "?" if number is None else html_text(number)
 
 
 def _archive_state(archive: Archive) -> str:
