@@ -216,6 +216,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Output piped into `head` and friends: not an error worth a traceback.
         return 0
     except KeyboardInterrupt:
-        # Ctrl-C: the user stopped the command. The shell's status for it, no traceback.
+        # Ctrl-C: the user stopped the command. One line saying so and the shell's status
+        # for it, no traceback.
+        print("ctxmodes: interrupted", file=sys.stderr)
         return 130
     return code

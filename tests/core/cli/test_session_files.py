@@ -202,4 +202,4 @@ def test_ctrl_c_stops_a_command_with_the_shells_status_and_no_traceback(
 
     monkeypatch.setattr(session_cmd, "run_context", interrupted)
     code, out, err = ctxmodes(capsys, "session", "context", str(tmp_path / "any.jsonl"))
-    assert (code, out, err) == (130, "", "")
+    assert (code, out, err) == (130, "", "ctxmodes: interrupted\n")
