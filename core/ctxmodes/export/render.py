@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, TextIO
 
 from jinja2 import Environment, Template, Undefined
 from markupsafe import Markup
@@ -77,34 +77,39 @@ def write_html(
 def write_page(
     manager: SessionManager, file_name: str, target: Path, mode: str | None = None
 ) -> None:
-    """Write the export page to the file ``target``, streamed into a new file beside it
-    that replaces ``target`` once the page is whole: a page that cannot be rendered or
-    written leaves ``target`` as it was. An existing ``target`` keeps its permissions.
+    """Write the export page to the file ``target`` (see :func:`_replacing`): a page that
+    cannot be rendered or written leaves ``target`` as it was.
 
     :raises CtxmodesError: the page cannot be rendered, or not written to ``target``.
     """
-    named = target
-    target = target.resolve()
-    temporary = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp")
     try:
-        try:
-            kept = stat.S_IMODE(target.stat().st_mode)
-        except FileNotFoundError:
-            kept = None
-        # Created as ``open`` creates a file, so the umask applies to a new page.
-        handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-        try:
-            with open(handle, "w", encoding="utf-8") as out:
-                write_html(manager, file_name, out.write, mode)
-            if kept is not None:
-                os.chmod(temporary, kept)
-            os.replace(temporary, target)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(temporary)
-            raise
+        with _replacing(target.resolve()) as out:
+            write_html(manager, file_name, out.write, mode)
     except OSError as exc:
-        raise CtxmodesError(f"cannot write {named}: {exc.strerror or exc}") from None
+        raise CtxmodesError(f"cannot write {target}: {exc.strerror or exc}") from None
+
+
+@contextlib.contextmanager
+def _replacing(target: Path) -> Iterator[TextIO]:
+    """A new text file beside ``target`` that replaces it when the block ends without an
+    error, and is removed when it raises. It is created as ``open`` creates a file, so the
+    umask applies to a new page; it takes the permissions of a ``target`` that exists."""
+    try:
+        kept: int | None = stat.S_IMODE(target.stat().st_mode)
+    except FileNotFoundError:
+        kept = None
+    temporary = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp")
+    handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    try:
+        with open(handle, "w", encoding="utf-8") as out:
+            yield out
+        if kept is not None:
+            os.chmod(temporary, kept)
+        os.replace(temporary, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
 
 
 def render_html(manager: SessionManager, file_name: str, mode: str | None = None) -> str:
