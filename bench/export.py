@@ -23,15 +23,16 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import statistics
 import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from long_sessions import pi_command, use_compiled_bytecode
 from long_sessions import run as run_measured
-from session_open import generate
+from long_sessions import use_compiled_bytecode
+from session_open import _oracle_dir, _pi_node_modules, generate
 from smoke import parse_args
 
 REPO = Path(__file__).resolve().parents[1]
@@ -58,11 +59,12 @@ def _ctxmodes(executable: str) -> Command:
 
 def _pi() -> Command | None:
     """Pi's export of a session to a page, as a command (``None`` without node or Pi)."""
-    opening = pi_command(Path("session.jsonl"))
-    if opening is None:
+    node, modules, oracle = shutil.which("node"), _pi_node_modules(), _oracle_dir()
+    if node is None or modules is None or oracle is None:
         return None
-    node, oracle_lib = opening[0], opening[2]
-    return lambda session, page: [node, str(PI_SCRIPT), oracle_lib, str(session), str(page)]
+    os.environ["PI_NODE_MODULES"] = str(modules)
+    library = str(oracle / "pi_oracle_lib.mjs")
+    return lambda session, page: [node, str(PI_SCRIPT), library, str(session), str(page)]
 
 
 def _measure(commands: dict[str, Command], session: Path, pages: Path, runs: int) -> Samples:
@@ -109,7 +111,6 @@ def _report(label: str, samples: Samples) -> None:
 
 
 def main() -> int:
-    os.environ.setdefault("PI_NODE_MODULES", str(REPO / ".pi" / "node_modules"))
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="10000,100000")
     parser.add_argument("--shapes", default=",".join(SHAPES))
