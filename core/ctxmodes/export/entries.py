@@ -2,8 +2,8 @@
 :func:`html_text` (:func:`markupsafe.escape`) or, for Markdown, through
 :func:`render_markdown` (raw HTML disabled) before it joins the page.
 
-Session values may be of any shape. A key an entry lacks reads as :data:`MISSING`, which
-shows as nothing (as a missing value does in a template), and any other value as its text.
+Session values may be of any shape. A key an entry lacks is shown as nothing (it reads as
+:data:`MISSING`, as a missing value does in a template), any other value as its text.
 """
 
 from __future__ import annotations
@@ -100,7 +100,7 @@ def content_blocks(content: Any) -> str:
 
 
 def _block(block: dict[str, Any]) -> str:
-    kind = block.get("type", MISSING)
+    kind = block.get("type")
     if kind == "text":
         return markdown_block(block.get("text", MISSING))
     if kind == "thinking":
@@ -157,7 +157,7 @@ def entry_body(entry: EntryView) -> str:
 
 
 def _message(message: dict[str, Any]) -> str:
-    role = message.get("role", MISSING)
+    role = message.get("role")
     if role == "toolResult":
         return _tool_result(message)
     if role == "bashExecution":
@@ -166,8 +166,8 @@ def _message(message: dict[str, Any]) -> str:
             f'<details class="result"><summary>output</summary>'
             f"<pre>{html_text(message.get('output', MISSING))}</pre></details>"
         )
-    html = content_blocks(message.get("content", MISSING))
-    stop = message.get("stopReason", MISSING)
+    html = content_blocks(message.get("content"))
+    stop = message.get("stopReason")
     if role == "assistant" and stop in ("error", "aborted"):
         error = html_text(message.get("errorMessage", MISSING))
         html += f'<p class="error">{html_text(stop)}: {error}</p>'
@@ -175,14 +175,14 @@ def _message(message: dict[str, Any]) -> str:
 
 
 def _tool_result(message: dict[str, Any]) -> str:
-    text = content_text(message.get("content", MISSING))
+    text = content_text(message.get("content"))
     summary = one_line(text, SUMMARY_CHARS) or "(no output)"
-    error = " error" if message.get("isError", MISSING) else ""
+    error = " error" if message.get("isError") else ""
     html = (
         f'<details class="result{error}"><summary>{html_text(summary)}</summary>'
         f"<pre>{html_text(text)}</pre></details>"
     )
-    diff = diff_lines(message.get("details", MISSING))
+    diff = diff_lines(message.get("details"))
     if diff:
         lines = "".join(f'<span class="d-{kind}">{html_text(line)}</span>\n' for kind, line in diff)
         html += (
@@ -198,10 +198,10 @@ def _custom_message(stored: dict[str, Any]) -> str:
         return (
             f'<div class="marker">context window {html_text(number)}</div>'
             "<details><summary>marker sent to the model</summary>"
-            f"<pre>{html_text(content_text(stored.get('content', MISSING)))}</pre></details>"
+            f"<pre>{html_text(content_text(stored.get('content')))}</pre></details>"
         )
-    opened = " open" if stored.get("display", MISSING) else ""
+    opened = " open" if stored.get("display") else ""
     return (
         f"<details{opened}><summary>{html_text(stored.get('customType', MISSING))}</summary>"
-        f"{content_blocks(stored.get('content', MISSING))}</details>"
+        f"{content_blocks(stored.get('content'))}</details>"
     )
