@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, Final, Literal, NamedTuple
 
 from ctxmodes.compaction import summary_goal
@@ -147,24 +148,17 @@ class SessionView:
                 children = [c for c in node.children if c.entry_id not in left_out]
             stack.extend((child, True) for child in reversed(children))
 
-    @property
+    @cached_property
     def _active_set(self) -> set[str]:
-        cached: set[str] | None = getattr(self, "_active_cache", None)
-        if cached is None:
-            cached = set(self.active_path)
-            self._active_cache = cached
-        return cached
+        return set(self.active_path)
 
-    @property
+    @cached_property
     def _nodes(self) -> dict[str, SessionTreeNode]:
-        cached: dict[str, SessionTreeNode] | None = getattr(self, "_node_cache", None)
-        if cached is None:
-            cached = {}
-            for nodes in [self.roots, *self.children.values()]:
-                for node in nodes:
-                    cached[node.entry_id] = node
-            self._node_cache = cached
-        return cached
+        nodes: dict[str, SessionTreeNode] = {}
+        for siblings in [self.roots, *self.children.values()]:
+            for node in siblings:
+                nodes[node.entry_id] = node
+        return nodes
 
 
 def build_view(manager: SessionManager, file_name: str) -> SessionView:
