@@ -167,7 +167,6 @@ def build_view(manager: SessionManager, file_name: str) -> SessionView:
     active_path = manager.get_branch_ids()
     active = set(active_path)
     children: dict[str, list[SessionTreeNode]] = {}
-    parents: dict[str, str] = {}
     entries: dict[str, EntryView] = {}
     windows: dict[str, int] = {}
     note_count = 0
@@ -178,14 +177,12 @@ def build_view(manager: SessionManager, file_name: str) -> SessionView:
         )
         if node.children:
             children[node.entry_id] = node.children
-        for child in node.children:
-            parents[child.entry_id] = node.entry_id
         window = _marker_window(stored)
         if window is not None:
             windows[window[0]] = window[1]
         if stored.get("customType") == NOTE_TYPE:
             note_count += 1
-    archives = _archives(entries, parents, windows, active)
+    archives = _archives(entries, children, windows, active)
     header = dict(manager.get_header_json())
     name = manager.get_session_name()
     return SessionView(
@@ -231,13 +228,14 @@ def _with_stored(
 
 def _archives(
     entries: dict[str, EntryView],
-    parents: dict[str, str],
+    children: dict[str, list[SessionTreeNode]],
     windows: dict[str, int],
     active: set[str],
 ) -> list[Archive]:
     """The side branches claimed by archive manifests: the child of ``branchBaseId`` on the
     way up from ``archivedLeafId`` is the archived branch's first entry."""
     found: list[Archive] = []
+    parents: dict[str, str] | None = None  # made for the first manifest: most have none
     for view in entries.values():
         stored = view.stored
         if stored.get("type") != "custom" or stored.get("customType") != ARCHIVE_TYPE:
@@ -251,6 +249,8 @@ def _archives(
         if not isinstance(leaf, str) or not isinstance(summary, str) or summary not in entries:
             continue
         base_id = base if isinstance(base, str) else None
+        if parents is None:
+            parents = {kid.entry_id: up for up, kids in children.items() for kid in kids}
         root = _child_below(leaf, base_id, parents)
         # The summary must stand beside the branch it replaces, not inside it.
         if root is None or _child_below(summary, base_id, parents) == root:
