@@ -92,6 +92,8 @@ def _chat(
     agent = open_agent(
         cwd=cwd,
         settings=settings,
+        # --model wins over the session's own model; the configured one does not.
+        model=args.model,
         session_file=session_file,
         continue_recent=args.continue_recent,
         mode=args.mode,
