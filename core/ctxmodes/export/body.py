@@ -34,13 +34,8 @@ def main_column(view: SessionView) -> Iterator[Markup]:
 
 
 def _chunks(pieces: Iterable[str]) -> Iterator[Markup]:
-    batch: list[str] = []
-    for piece in pieces:
-        batch.append(piece)
-        if len(batch) == CHUNK_PIECES:
-            yield Markup("".join(batch))
-            batch.clear()
-    if batch:
+    stream = iter(pieces)
+    while batch := list(itertools.islice(stream, CHUNK_PIECES)):
         yield Markup("".join(batch))
 
 
