@@ -281,7 +281,7 @@ def copy(session: TerminalSession, args: str) -> None:
 
 
 def export(session: TerminalSession, args: str) -> None:
-    from ctxmodes.export import render_html
+    from ctxmodes.export import write_page
     from ctxmodes.session.manager import SessionManager
 
     source = session.agent.session_file
@@ -293,9 +293,9 @@ def export(session: TerminalSession, args: str) -> None:
         session.notify("Refusing to overwrite the session file", "error")
         return
     try:
-        with SessionManager.open(source, read_only=True) as manager:
-            page = render_html(manager, source.name)
-        target.write_text(page, encoding="utf-8")
+        # Streamed into a new file that replaces the target only once the page is whole.
+        with SessionManager.open(source, read_only=True, preload=False) as manager:
+            write_page(manager, source.name, target, session.agent.mode)
     except (OSError, CtxmodesError) as exc:
         session.notify(f"/export: {exc}", "error")
         return

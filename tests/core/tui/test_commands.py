@@ -57,6 +57,7 @@ def test_export_writes_the_page(tmp_path):
     run_terminal(agent, scenario)
     page = target.read_text(encoding="utf-8")
     assert "exported &lt;b&gt;reply&lt;/b&gt;" in page
+    assert " · mode off · " in page  # as `ctxmodes session export` names it
 
 
 def test_tree_navigates_to_a_user_message_and_offers_its_text(tmp_path):
