@@ -44,8 +44,12 @@ Evidence = Literal["exclusive", "shared"]
 #: (``None``: no sign of it). Called once when such a file is opened; may read the whole file.
 ModeRecognizer = Callable[["SessionView"], Evidence | None]
 
-#: One clause on what leaving this mode does to this session, for the confirmation of a mode
-#: change ("12 archived summaries become ordinary Pi summaries and re-enter the context").
+#: One clause on what switching this session from this mode to the mode named by the second
+#: argument changes, for the confirmation of the switch ("2 archived summaries become ordinary
+#: Pi summaries and re-enter the context"); ``None``: nothing worth saying.
+SwitchDescription = Callable[["SessionView", str], str | None]
+
+#: The older form of :data:`SwitchDescription`, which is not told the target mode.
 LeavingDescription = Callable[["SessionView"], str | None]
 
 
@@ -64,12 +68,32 @@ class ModeSpec(FrozenRecord):
         ``None`` when the mode takes no settings.
     :param recognize: infers this mode for a session file that records none (written by
         the TypeScript extension or an older ctxmodes); see :mod:`ctxmodes.session_mode`.
-    :param describe_leaving: what switching a session away from this mode changes, in one
-        clause, shown before the switch is confirmed.
+    :param describe_switch: what switching a session from this mode to another changes, in
+        one clause shown before the switch is confirmed; called with the session and the
+        target mode's name, since what changes depends on it (a target that manages windows
+        too keeps the markers).
+    :param describe_leaving: the older form of ``describe_switch``, called with the session
+        only; used when ``describe_switch`` is not given.
     """
 
-    __slots__ = ("describe_leaving", "description", "factory", "name", "recognize", "settings")
-    _fields = ("name", "description", "factory", "settings", "recognize", "describe_leaving")
+    __slots__ = (
+        "describe_leaving",
+        "describe_switch",
+        "description",
+        "factory",
+        "name",
+        "recognize",
+        "settings",
+    )
+    _fields = (
+        "name",
+        "description",
+        "factory",
+        "settings",
+        "recognize",
+        "describe_leaving",
+        "describe_switch",
+    )
 
     name: str
     description: str
@@ -77,6 +101,7 @@ class ModeSpec(FrozenRecord):
     settings: type[BaseModel] | str | None
     recognize: ModeRecognizer | None
     describe_leaving: LeavingDescription | None
+    describe_switch: SwitchDescription | None
 
     def __init__(
         self,
@@ -86,6 +111,7 @@ class ModeSpec(FrozenRecord):
         settings: type[BaseModel] | str | None = None,
         recognize: ModeRecognizer | None = None,
         describe_leaving: LeavingDescription | None = None,
+        describe_switch: SwitchDescription | None = None,
     ) -> None:
         if not MODE_NAME.match(name):
             raise PluginError(
@@ -103,7 +129,17 @@ class ModeSpec(FrozenRecord):
             settings=settings,
             recognize=recognize,
             describe_leaving=describe_leaving,
+            describe_switch=describe_switch,
         )
+
+    def switch_words(self, view: SessionView, target: str) -> str | None:
+        """What switching ``view``'s session from this mode to ``target`` changes, in one
+        clause (``None``: the mode says nothing)."""
+        if self.describe_switch is not None:
+            return self.describe_switch(view, target)
+        if self.describe_leaving is not None:
+            return self.describe_leaving(view)
+        return None
 
     def settings_model(self) -> type[BaseModel] | None:
         """The settings model, imported now when :attr:`settings` names it.

@@ -172,8 +172,7 @@ def describe_change(
     manager: SessionManager, registry: ModeRegistry, current: str, requested: str
 ) -> str:
     """One line on what switching this session from ``current`` to ``requested`` changes."""
-    leaving = registry.get(current).spec.describe_leaving
-    told = leaving(manager) if leaving is not None else None
+    told = registry.get(current).spec.switch_words(manager, requested)
     entering = f"{requested} manages the context from the next prompt"
     return f"switching this session from {current} to {requested}: " + (
         f"{told}; {entering}" if told else entering

@@ -230,8 +230,10 @@ def recognized_by(spec: ModeSpec, directory: Path) -> dict[str | None, Evidence 
     return said
 
 
-def leaving_words(spec: ModeSpec, directory: Path) -> str | None:
-    """What ``spec`` says before a session of its own file leaves it."""
-    assert spec.describe_leaving is not None
+def leaving_words(spec: ModeSpec, directory: Path) -> dict[str, str | None]:
+    """What ``spec`` says before a session of its own file is switched to each other
+    built-in mode and to a third party's (``recent-turns``), keyed by the target."""
+    assert spec.describe_switch is not None
+    targets = [name for name in ("off", "local", "tree", "remote") if name != spec.name]
     with SessionManager.open(EXTENSION_FILES[spec.name](directory), read_only=True) as view:
-        return spec.describe_leaving(view)
+        return {target: spec.switch_words(view, target) for target in [*targets, "recent-turns"]}

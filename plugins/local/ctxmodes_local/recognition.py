@@ -15,9 +15,20 @@ def recognize(manager: SessionView) -> Evidence | None:
     return "shared" if count_branch_windows(manager) else None
 
 
-def describe_leaving(manager: SessionView) -> str | None:
+def describe_switch(manager: SessionView, target: str) -> str | None:
+    """Off sends the whole branch again; Tree and Remote keep Local's markers and send only
+    the latest window, as Local does. Tree reads history and notes from this file, as Local
+    does; Remote reads them from its service."""
     earlier = count_branch_windows(manager) - 1
-    if earlier <= 0:
-        return "window markers stop being managed"
-    windows = "1 earlier window is" if earlier == 1 else f"{earlier} earlier windows are"
-    return f"{windows} sent to the model again; run /compact first to leave cleanly"
+    if target == "off":
+        if earlier <= 0:
+            return "window markers stop being managed"
+        windows = "1 earlier window is" if earlier == 1 else f"{earlier} earlier windows are"
+        return f"{windows} sent to the model again; run /compact first to leave cleanly"
+    kept = "earlier windows stay out of the context" if earlier > 0 else None
+    if target == "tree":
+        return "; ".join(filter(None, ("window markers, history and notes carry over", kept)))
+    if target == "remote":
+        carried = "window markers carry over" + (f" and {kept}" if kept else "")
+        return f"{carried}; history and notes come from the Remote service, not this file"
+    return None

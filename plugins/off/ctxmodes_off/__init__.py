@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from ctxmodes import hookimpl
 
 if TYPE_CHECKING:
-    from ctxmodes import HostSession, ModeSpec
+    from ctxmodes import HostSession, ModeSpec, SessionView
 
 NAME = "off"
 
@@ -24,6 +24,12 @@ def _build(session: HostSession) -> object:
     from ctxmodes_off.mode import OffMode
 
     return OffMode(session)
+
+
+def _describe_switch(manager: SessionView, target: str) -> str | None:
+    from ctxmodes_off.switching import describe_switch
+
+    return describe_switch(manager, target)
 
 
 @hookimpl
@@ -36,5 +42,6 @@ def ctx_register_modes(register: Callable[[ModeSpec], None]) -> None:
             name=NAME,
             description="No context management: no context tools, no markers, context untouched",
             factory=_build,
+            describe_switch=_describe_switch,
         )
     )

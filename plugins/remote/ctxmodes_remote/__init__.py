@@ -33,10 +33,10 @@ def _recognize(manager: SessionView) -> Evidence | None:
     return recognize(manager)
 
 
-def _describe_leaving(manager: SessionView) -> str | None:
-    from ctxmodes_remote.recognition import describe_leaving
+def _describe_switch(manager: SessionView, target: str) -> str | None:
+    from ctxmodes_remote.recognition import describe_switch
 
-    return describe_leaving(manager)
+    return describe_switch(manager, target)
 
 
 @hookimpl
@@ -50,7 +50,7 @@ def ctx_register_modes(register: Callable[[ModeSpec], None]) -> None:
             description="Context windows with history and notes in the Codex history service",
             factory=_build,
             recognize=_recognize,
-            describe_leaving=_describe_leaving,
+            describe_switch=_describe_switch,
         )
     )
 

@@ -40,8 +40,18 @@ def recognize(manager: SessionView) -> Evidence | None:
     return None
 
 
-def describe_leaving(manager: SessionView) -> str | None:
+def describe_switch(manager: SessionView, target: str) -> str | None:
+    """Off sends the whole branch again; Local and Tree keep the markers and send only the
+    latest window, as Remote does. No other mode reads the Remote service."""
+    out_of_reach = "the history and notes kept by the Remote service are out of reach"
+    if target in {"local", "tree"}:
+        return f"window markers carry over; {out_of_reach}"
+    if target != "off":
+        return out_of_reach
+    earlier = count_branch_windows(manager) - 1
+    if earlier <= 0:
+        return f"{out_of_reach}; window markers stop being managed"
+    windows = "1 earlier window is" if earlier == 1 else f"{earlier} earlier windows are"
     return (
-        "the history and notes kept by the Remote service are out of reach and earlier "
-        "windows are sent to the model again; run /compact first to leave cleanly"
+        f"{out_of_reach} and {windows} sent to the model again; run /compact first to leave cleanly"
     )

@@ -63,10 +63,10 @@ def _recognize(manager: SessionView) -> Evidence | None:
     return recognize(manager)
 
 
-def _describe_leaving(manager: SessionView) -> str | None:
-    from ctxmodes_tree.recognition import describe_leaving
+def _describe_switch(manager: SessionView, target: str) -> str | None:
+    from ctxmodes_tree.recognition import describe_switch
 
-    return describe_leaving(manager)
+    return describe_switch(manager, target)
 
 
 @hookimpl
@@ -83,7 +83,7 @@ def ctx_register_modes(register: Callable[[ModeSpec], None]) -> None:
             ),
             factory=_build,
             recognize=_recognize,
-            describe_leaving=_describe_leaving,
+            describe_switch=_describe_switch,
             # Named, not imported: the model is pydantic, loaded when a session validates
             # its settings rather than whenever the modes are listed.
             settings="ctxmodes_tree.settings:TreeSettings",

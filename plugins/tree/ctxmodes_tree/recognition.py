@@ -21,11 +21,31 @@ def recognize(manager: SessionView) -> Evidence | None:
     return "exclusive" if _archive_count(manager) else None
 
 
-def describe_leaving(manager: SessionView) -> str | None:
+def describe_switch(manager: SessionView, target: str) -> str | None:
+    """Off sends every summary on the path, so the archived ones re-enter; Local and Remote
+    keep the markers and send only the latest window, so they stay out, and only Tree's
+    history reads the archived side branches."""
     count = _archive_count(manager)
-    if not count:
-        return "no window is archived yet; window markers stop being managed"
-    summaries = "1 archived summary becomes an ordinary Pi summary and re-enters"
-    if count > 1:
-        summaries = f"{count} archived summaries become ordinary Pi summaries and re-enter"
-    return f"{summaries} the context; run /compact first to leave cleanly"
+    if target == "off":
+        if not count:
+            return "no window is archived yet; window markers stop being managed"
+        summaries = "1 archived summary becomes an ordinary Pi summary and re-enters"
+        if count > 1:
+            summaries = f"{count} archived summaries become ordinary Pi summaries and re-enter"
+        return f"{summaries} the context; run /compact first to leave cleanly"
+    if target == "local":
+        if not count:
+            return "window markers, history and notes carry over"
+        leave = "1 archived window leaves history and its summary stays"
+        if count > 1:
+            leave = f"{count} archived windows leave history and their summaries stay"
+        return f"{leave} out of the context; window markers and notes carry over"
+    if target == "remote":
+        stay = "" if not count else " and the archived summary stays out of the context"
+        if count > 1:
+            stay = f" and the {count} archived summaries stay out of the context"
+        return (
+            f"window markers carry over{stay}; history and notes come from the Remote "
+            "service, not this file"
+        )
+    return None

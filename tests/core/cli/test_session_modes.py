@@ -101,16 +101,42 @@ def test_switching_modes_needs_a_confirmation(
     assert [e["data"]["mode"] for e in _mode_entries(session)] == [old, new]
 
 
-def test_leaving_tree_says_how_many_summaries_re_enter(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+@pytest.mark.parametrize(
+    ("target", "said", "summary_sent"),
+    [
+        (
+            "off",
+            "1 archived summary becomes an ordinary Pi summary and re-enters the context; "
+            "run /compact first to leave cleanly",
+            True,
+        ),
+        (
+            "local",
+            "1 archived window leaves history and its summary stays out of the context; "
+            "window markers and notes carry over",
+            False,
+        ),
+    ],
+)
+def test_leaving_tree_says_whether_its_summaries_re_enter(
+    target: str, said: str, summary_sent: bool, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     session = tree_file(tmp_path)
-    code, _, err = _run(capsys, tmp_path, session, "--mode", "local")
+    code, _, err = _run(capsys, tmp_path, session, "--mode", target)
     assert code == 1
-    assert (
-        "switching this session from tree to local: 1 archived summary becomes an ordinary "
-        "Pi summary and re-enters the context; run /compact first to leave cleanly" in err
+    assert f"switching this session from tree to {target}: {said}; " in err
+    trace = tmp_path / "t.jsonl"
+    code, _, err = _run(
+        capsys, tmp_path, session, "--mode", target, "--switch-mode", "--trace", str(trace)
     )
+    assert code == 0, err
+    (request,) = _traced(trace)
+    assert ("Pick the release code name" in json.dumps(request["messages"])) == summary_sent
+    if target == "local":
+        code, out, err = ctxmodes(capsys, "history", str(session), "list_windows")
+        assert code == 0, err
+        windows = [w["window_id"] for w in json.loads(out)["windows"]]
+        assert windows == ["window-1"], "the archived window is only on its side branch"
 
 
 @pytest.mark.parametrize("target", MANAGED)

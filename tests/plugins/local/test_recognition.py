@@ -12,7 +12,16 @@ from ctxmodes.modes import ModeRegistry
 from ctxmodes.plugins import make_plugin_manager
 
 EXPECTED = {"tree": "shared", "local": "shared", "remote": "shared", None: None}
-LEAVING = "1 earlier window is sent to the model again; run /compact first to leave cleanly"
+#: The file holds two windows: Off sends the earlier one again, Tree and Remote do not.
+LEAVING = {
+    "off": "1 earlier window is sent to the model again; run /compact first to leave cleanly",
+    "tree": "window markers, history and notes carry over; earlier windows stay out of the context",
+    "remote": (
+        "window markers carry over and earlier windows stay out of the context; history and "
+        "notes come from the Remote service, not this file"
+    ),
+    "recent-turns": None,
+}
 
 
 def _spec():

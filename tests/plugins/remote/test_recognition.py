@@ -12,10 +12,14 @@ from ctxmodes.modes import ModeRegistry
 from ctxmodes.plugins import make_plugin_manager
 
 EXPECTED = {"tree": None, "local": None, "remote": "exclusive", None: None}
-LEAVING = (
-    "the history and notes kept by the Remote service are out of reach and earlier windows "
-    "are sent to the model again; run /compact first to leave cleanly"
-)
+OUT_OF_REACH = "the history and notes kept by the Remote service are out of reach"
+#: The file holds one window: no earlier one for Off to send again.
+LEAVING = {
+    "off": f"{OUT_OF_REACH}; window markers stop being managed",
+    "local": f"window markers carry over; {OUT_OF_REACH}",
+    "tree": f"window markers carry over; {OUT_OF_REACH}",
+    "recent-turns": OUT_OF_REACH,
+}
 
 
 def _spec():

@@ -12,10 +12,22 @@ from ctxmodes.modes import ModeRegistry
 from ctxmodes.plugins import make_plugin_manager
 
 EXPECTED = {"tree": "exclusive", "local": None, "remote": None, None: None}
-LEAVING = (
-    "1 archived summary becomes an ordinary Pi summary and re-enters the context; "
-    "run /compact first to leave cleanly"
-)
+#: The file holds one archived window: Off sends its summary, Local and Remote do not.
+LEAVING = {
+    "off": (
+        "1 archived summary becomes an ordinary Pi summary and re-enters the context; "
+        "run /compact first to leave cleanly"
+    ),
+    "local": (
+        "1 archived window leaves history and its summary stays out of the context; window "
+        "markers and notes carry over"
+    ),
+    "remote": (
+        "window markers carry over and the archived summary stays out of the context; history "
+        "and notes come from the Remote service, not this file"
+    ),
+    "recent-turns": None,
+}
 
 
 def _spec():
