@@ -6,6 +6,7 @@ from pydantic import BaseModel, ConfigDict
 from ctxmodes import hookimpl
 from ctxmodes.errors import ConfigError, PluginError
 from ctxmodes.modes import ModeRegistry, ModeSpec, mode_plugin_name
+from ctxmodes.session_mode import describe_change
 from ctxmodes.testing.plugin import isolated_plugin_manager
 
 
@@ -238,3 +239,40 @@ def test_a_mode_spec_is_an_immutable_value():
     assert hash(spec) == hash(twin)
     assert spec != ModeSpec(name="same", description="other", factory=Active)
     assert repr(spec).startswith("ModeSpec(name='same', description='d', factory=")
+
+
+def test_the_switch_line_is_told_the_target_and_the_older_form_still_counts():
+    told = []
+
+    def describe_switch(view, target):
+        told.append((view, target))
+        return f"what {target} keeps"
+
+    def describe_leaving(view):
+        return "what is left behind"
+
+    class Declarer:
+        @hookimpl
+        def ctx_register_modes(self, register):
+            register(ModeSpec("new", "d", Active, describe_switch=describe_switch))
+            register(ModeSpec("old", "d", Active, describe_leaving=describe_leaving))
+            both = {"describe_switch": describe_switch, "describe_leaving": describe_leaving}
+            register(ModeSpec("both", "d", Active, **both))
+            register(ModeSpec("mute", "d", Active))
+
+    registry = ModeRegistry.from_plugin_manager(isolated_plugin_manager(Declarer()))
+    view = object()
+    entering = "mute manages the context from the next prompt"
+    assert describe_change(view, registry, "new", "mute") == (
+        f"switching this session from new to mute: what mute keeps; {entering}"
+    )
+    assert told == [(view, "mute")]
+    assert describe_change(view, registry, "old", "mute") == (
+        f"switching this session from old to mute: what is left behind; {entering}"
+    )
+    assert describe_change(view, registry, "both", "mute").endswith(
+        f": what mute keeps; {entering}"
+    )
+    assert describe_change(view, registry, "mute", "new") == (
+        "switching this session from mute to new: new manages the context from the next prompt"
+    )

@@ -44,11 +44,12 @@ def describe_switch(manager: SessionView, target: str) -> str | None:
     """Off sends the whole branch again; Local and Tree keep the markers and send only the
     latest window, as Remote does. No other mode reads the Remote service."""
     out_of_reach = "the history and notes kept by the Remote service are out of reach"
-    if target in {"local", "tree"}:
-        return f"window markers carry over; {out_of_reach}"
-    if target != "off":
+    if target not in {"off", "local", "tree"}:
         return out_of_reach
     earlier = count_branch_windows(manager) - 1
+    if target != "off":
+        kept = " and earlier windows stay out of the context" if earlier > 0 else ""
+        return f"window markers carry over{kept}; {out_of_reach}"
     if earlier <= 0:
         return f"{out_of_reach}; window markers stop being managed"
     windows = "1 earlier window is" if earlier == 1 else f"{earlier} earlier windows are"
