@@ -25,14 +25,16 @@ Navigating by hand
     window 0 before the next input.
 
 Switching modes
-    Switching away from Tree removes its projection and its tools. Its archive summaries
-    then become ordinary Pi branch summaries again and re-enter the model's context (Pi
-    sends every summary on the active path), and windows Tree had hidden are no longer
-    separated. To leave Tree cleanly, run ``/compact`` first: in Tree a manual compaction is
-    Pi's own readable summary of the active path (the archived summaries plus the current
-    window) followed by a fresh window, after which the session continues correctly without
-    Tree. Switching to Tree mid-session starts window 0 on the next input; the first rollover
-    then archives everything since the first message, including history from before Tree.
+    Switching away from Tree removes its projection and its tools. Off sends every summary
+    on the active path, so the archive summaries re-enter the model's context as ordinary Pi
+    branch summaries; Local and Remote keep the window markers and send only the latest
+    window, so the summaries stay out, but only Tree's history reads the archived side
+    branches. To leave Tree for Off cleanly, run ``/compact`` first: in Tree a manual
+    compaction is Pi's own readable summary of the active path (the archived summaries plus
+    the current window) followed by a fresh window, after which the session continues
+    correctly without Tree. Switching to Tree mid-session continues the current window, or
+    starts window 0 on the next input when the branch has none; the first rollover then
+    archives everything since the first message, including history from before Tree.
 """
 
 from __future__ import annotations
