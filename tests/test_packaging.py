@@ -148,8 +148,9 @@ def test_blocked_third_party_mode_is_gone(installed):
     assert rows[THIRD_PARTY] == ["blocked", THIRD_PARTY_DISTRIBUTION]
     selected = run(env_dir, "modes", "--mode", THIRD_PARTY, env=blocked)
     assert selected.returncode == 1
+    assert selected.stdout == ""
     assert selected.stderr.strip().splitlines()[-1] == (
-        f"ctxmodes: error: unknown mode '{THIRD_PARTY}'; installed modes: "
+        f"ctxmodes: error: command line: mode: unknown mode '{THIRD_PARTY}'; installed modes: "
         f"{', '.join(BUILT_IN_MODES)}"
     )
 

@@ -6,7 +6,13 @@ import argparse
 from typing import Any
 
 from ctxmodes.cli.core_commands import add_command_parser
-from ctxmodes.cli.options import add_mode_option, add_trust_options, command_startup_settings
+from ctxmodes.cli.options import (
+    add_mode_option,
+    add_trust_options,
+    cli_overrides,
+    command_startup_settings,
+    run_trust,
+)
 
 
 def register(subparsers: Any) -> None:
@@ -40,6 +46,13 @@ def run(args: argparse.Namespace) -> int:
         if status == "loaded" and ep.distribution
     }
     registry = ModeRegistry.from_callers(callers, distributions)
+    if active not in registry:
+        from ctxmodes.errors import ConfigError
+
+        try:
+            registry.get(active)
+        except ConfigError as exc:
+            raise ConfigError(f"{_mode_source(args)}: mode: {exc}") from None
     rows = [
         (
             mode.spec.name,
@@ -58,6 +71,13 @@ def run(args: argparse.Namespace) -> int:
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(3)]
     for row in [header, *rows]:
         print("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row[:3])) + "  " + row[3])
-    # List first, then fail: the listing is what helps fix an unknown configured mode.
-    registry.get(active)
     return 0
+
+
+def _mode_source(args: argparse.Namespace) -> str:
+    """Where the active mode was set, worded as ``ctxmodes config show`` words it: the
+    settings are read in full, which only an unknown mode needs."""
+    from ctxmodes.config import DEFAULT_SOURCE, load_settings
+
+    loaded = load_settings(cli=cli_overrides(args), trust=run_trust(args).is_trusted)
+    return loaded.origins.get("mode", DEFAULT_SOURCE)
