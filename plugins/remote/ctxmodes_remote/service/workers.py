@@ -19,10 +19,7 @@ With group commit (:class:`HeldWrites`, SQLite), calls that ran while writes wer
 answered only once those writes are committed: the worker runs the calls waiting, then
 commits them all with one sync, as soon as no call is waiting (or the group is
 :data:`GROUP_CALLS` calls or :data:`GROUP_SECONDS` old), and then answers them, with one
-wake-up of the event loop for all of them. A group smaller than the one before it waits up to
-:data:`GROUP_LINGER_S` for another call first: a commit costs the process as much CPU as a few
-calls, and calls that arrive together (the sessions answered by the last commit, writing
-again) would otherwise be split over several. Calls run during a pause are committed when the
+wake-up of the event loop for all of them. Calls run during a pause are committed when the
 pause ends, not held behind the long call.
 
 The calls about one session take turns wherever they run (:class:`SessionTurns`), in arrival
@@ -116,8 +113,6 @@ _Held = tuple[_Reply, Any, BaseException | None]
 #: steady stream of calls is committed in steps, not held indefinitely.
 GROUP_CALLS = 64
 GROUP_SECONDS = 0.005
-#: The longest a group smaller than the last one committed waits for another call.
-GROUP_LINGER_S = 0.0003
 #: Seconds a call runs before :func:`yield_turn` lets other accounts' calls in.
 SLICE_S = 0.002
 
@@ -171,8 +166,6 @@ class FairWorker:
         #: Calls answered once the writes pending are committed, and when the first ran.
         self._held: list[_Held] = []
         self._group_opened = 0.0
-        #: How many calls the last commit answered.
-        self._last_group = 0
         self._waiting: dict[str, deque[_Job]] = {}
         #: Seconds of the thread each account with calls waiting has had, on one clock that
         #: starts where the last call picked started (so a newcomer joins at par).
@@ -224,12 +217,10 @@ class FairWorker:
             self._changed.notify()
         self._thread.join()
 
-    def _next(self, *, wait: bool = True, linger: float = 0.0) -> tuple[str, _Job] | None:
+    def _next(self, *, wait: bool = True) -> tuple[str, _Job] | None:
         """The next call; ``None`` when closing with none left, or none waits and ``wait``
-        is false (after ``linger`` seconds for one to come)."""
+        is false."""
         with self._changed:
-            if linger and not self._waiting and not self._closing:
-                self._changed.wait(linger)
             while not self._waiting:
                 if self._closing or not wait:
                     return None
@@ -277,9 +268,7 @@ class FairWorker:
     def _run(self) -> None:
         _local.worker = self
         while True:
-            held = len(self._held)
-            lingers = 0 < held < self._last_group
-            picked = self._next(wait=not held, linger=GROUP_LINGER_S if lingers else 0.0)
+            picked = self._next(wait=not self._held)
             if picked is None:
                 if not self._held:
                     return
@@ -364,7 +353,6 @@ class FairWorker:
         the storage's failure, when the commit failed)."""
         assert self._held_writes is not None
         held, self._held = self._held, []
-        self._last_group = len(held)
         try:
             self._held_writes.commit_writes()
         except BaseException as failure:

@@ -9,7 +9,6 @@ from concurrent.futures import Future
 
 import pytest
 
-from ctxmodes_remote.service import workers
 from ctxmodes_remote.service.workers import FairWorker, SessionTurns, wait_serving, yield_turn
 
 
@@ -234,54 +233,4 @@ def test_held_answers_reach_the_loop_only_after_their_commit():
         return answer
 
     assert asyncio.run(main()) == "written"
-    worker.close()
-
-
-def test_a_group_smaller_than_the_last_waits_briefly_for_more_calls(monkeypatch):
-    monkeypatch.setattr(workers, "GROUP_LINGER_S", 0.5)
-
-    class Held:
-        def __init__(self) -> None:
-            self.written = 0
-            self.groups: list[int] = []
-
-        def writes_pending(self) -> bool:
-            return self.written > 0
-
-        def commit_writes(self) -> None:
-            self.groups.append(self.written)
-            self.written = 0
-
-    held = Held()
-    worker = FairWorker("test-worker", held)
-
-    def write() -> float:
-        held.written += 1
-        return time.monotonic()
-
-    gate = threading.Event()
-    worker.submit("", gate.wait)
-    first = [worker.submit("a", write) for _ in range(3)]
-    gate.set()
-    assert all(future.result(timeout=10) for future in first)
-    assert held.groups == [3]
-
-    # Fewer than the last group: the first call's answer waits for the second to join it.
-    alone = worker.submit("a", write)
-    answered: list[float] = []
-    alone.add_done_callback(lambda _: answered.append(time.monotonic()))
-    time.sleep(0.1)
-    joined_at = time.monotonic()
-    joining = worker.submit("b", write)
-    assert joining.result(timeout=10) > joined_at
-    assert alone.result(timeout=10) < joined_at
-    assert held.groups == [3, 2]
-    assert answered[0] > joined_at
-
-    # A lone call after a lone call (the last group was 1, after one wait) waits for none.
-    worker.submit("a", write).result(timeout=10)
-    started = time.monotonic()
-    worker.submit("a", write).result(timeout=10)
-    assert time.monotonic() - started < 0.4
-    assert held.groups == [3, 2, 1, 1]
     worker.close()
