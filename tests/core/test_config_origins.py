@@ -1,5 +1,6 @@
 """``ctxmodes config show`` names the source of every value, whichever spelling set it."""
 
+import re
 from pathlib import Path
 
 from ctxmodes.config import DEFAULT_SOURCE, load_settings
@@ -24,3 +25,28 @@ def test_a_command_line_value_is_attributed_to_the_command_line(user_dir: Path, 
     )
     assert loaded.origins["mode"] == "command line"
     assert loaded.origins["model"] == DEFAULT_SOURCE
+
+
+def test_config_show_refuses_a_mode_that_is_not_installed_naming_where_it_was_set(
+    tmp_path: Path,
+) -> None:
+    """``config show`` validates every value, the mode of new sessions included: a typo
+    there is one line naming its source, as ``run`` would refuse it at its first prompt."""
+    from support.cli_process import run_ctxmodes
+
+    shown = run_ctxmodes(tmp_path, "config", "show", env={"CTXMODES_MODE": "tre"})
+    assert shown.returncode == 1
+    assert shown.stdout == ""
+    (line,) = shown.stderr.splitlines()
+    assert line.startswith("ctxmodes: error: environment: mode: unknown mode 'tre'; installed")
+    assert "tree" in line.split("installed modes: ")[1].split(", ")
+    (tmp_path / "config").mkdir()
+    user_file = tmp_path / "config" / "config.toml"
+    user_file.write_text('mode = "locale"\n')
+    shown = run_ctxmodes(tmp_path, "config", "show")
+    assert shown.returncode == 1
+    assert shown.stderr.startswith(f"ctxmodes: error: {user_file}: mode: unknown mode 'locale'")
+    user_file.write_text('mode = "local"\n')
+    shown = run_ctxmodes(tmp_path, "config", "show")
+    assert shown.returncode == 0, shown.stderr
+    assert re.search(rf'^mode +\= "local"  # {re.escape(str(user_file))}$', shown.stdout, re.M)

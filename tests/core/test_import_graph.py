@@ -12,6 +12,8 @@ import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 SCANNED = ("core", "plugins", "tests", "bench")
 
@@ -58,17 +60,29 @@ def absolute(node: ast.ImportFrom, path: Path) -> str:
     return f"{base}.{node.module}" if node.module else base
 
 
-def binds(node: ast.AST, name: str) -> bool:
+def names_bound(node: ast.AST) -> Iterator[str]:
+    """The names a statement binds in its module: a definition, an assignment, an import."""
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        return node.name == name
-    if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+        yield node.name
+    elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-        return any(
-            isinstance(leaf, ast.Name) and leaf.id == name
-            for target in targets
-            for leaf in ast.walk(target)
-        )
-    return False
+        for target in targets:
+            yield from (leaf.id for leaf in ast.walk(target) if isinstance(leaf, ast.Name))
+    elif isinstance(node, ast.Import):
+        yield from (alias.asname or alias.name.split(".")[0] for alias in node.names)
+    elif isinstance(node, ast.ImportFrom):
+        yield from (alias.asname or alias.name for alias in node.names)
+
+
+@functools.cache
+def first_binding(path: Path) -> dict[str, ast.AST]:
+    """For each name the module at ``path`` binds, the first statement that binds it (in
+    :func:`ast.walk`'s order): one walk of the module, whatever the number of look-ups."""
+    found: dict[str, ast.AST] = {}
+    for node in ast.walk(parsed(path)):
+        for name in names_bound(node):
+            found.setdefault(name, node)
+    return found
 
 
 def defining_file(
@@ -86,22 +100,16 @@ def defining_file(
         return None
     if path.name == "__init__.py" and (submodule := module_file(f"{module}.{name}")):
         return submodule
-    for node in ast.walk(parsed(path)):
-        if binds(node, name):
-            return path
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                if (alias.asname or alias.name.split(".")[0]) == name:
-                    target = alias.name if alias.asname else alias.name.split(".")[0]
-                    return module_file(target) if is_ours(target) else path
-        if isinstance(node, ast.ImportFrom):
-            for alias in node.names:
-                if (alias.asname or alias.name) == name:
-                    source = absolute(node, path)
-                    if not is_ours(source):
-                        return path
-                    return defining_file(source, alias.name, seen)
-    return None
+    node = first_binding(path).get(name)
+    if isinstance(node, ast.Import):
+        alias = next(a for a in node.names if (a.asname or a.name.split(".")[0]) == name)
+        target = alias.name if alias.asname else alias.name.split(".")[0]
+        return module_file(target) if is_ours(target) else path
+    if isinstance(node, ast.ImportFrom):
+        alias = next(a for a in node.names if (a.asname or a.name) == name)
+        source = absolute(node, path)
+        return defining_file(source, alias.name, seen) if is_ours(source) else path
+    return None if node is None else path
 
 
 def imports_in(path: Path, tree: ast.Module) -> Iterator[tuple[int, str, str | None]]:
@@ -135,6 +143,7 @@ def scanned_files() -> list[Path]:
     return sorted(path for folder in SCANNED for path in (ROOT / folder).rglob("*.py"))
 
 
+@pytest.mark.slow  # parses every file of the repository
 def test_every_ctxmodes_import_resolves_to_a_file() -> None:
     failures = [failure for path in scanned_files() for failure in unresolved(path, parsed(path))]
     assert failures == []

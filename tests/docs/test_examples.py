@@ -19,6 +19,7 @@ import logging
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -44,7 +45,15 @@ RUNNABLE_SHELL = {
         "window 0",
         "Step 1 done; next: step 2.",
     ],
+    "remote-offline": [
+        "notes operation completed",
+        "Carrying on with step 2.",
+        "the session file holds no note text",
+    ],
 }
+
+#: The service's recipe for the real Codex CLI, run after the offline example it builds on.
+CODEX_EXAMPLE = "codex-cli"
 
 
 def is_example_mode_file(block: Block) -> bool:
@@ -62,6 +71,8 @@ def claim(block: Block) -> str | None:
         return "example mode"
     if block.example in RUN_ELSEWHERE or block.example == "managed-mode":
         return "python"
+    if block.example == CODEX_EXAMPLE:
+        return "codex cli"
     if block.language in SHELL:
         return "shell run" if block.example in RUNNABLE_SHELL else "shell commands"
     if block.language == "toml":
@@ -78,7 +89,7 @@ def test_every_block_is_checked_by_a_test():
 
 def test_every_marked_example_is_run():
     marked = {block.example for block in all_blocks() if block.example}
-    assert marked == {*RUN_ELSEWHERE, *RUNNABLE_SHELL, "managed-mode"}
+    assert marked == {*RUN_ELSEWHERE, *RUNNABLE_SHELL, CODEX_EXAMPLE, "managed-mode"}
 
 
 # --- shell ---------------------------------------------------------------------------------
@@ -146,18 +157,29 @@ def test_shell_commands_exist_as_written(block: Block):
 
 @pytest.mark.parametrize("name", sorted(RUNNABLE_SHELL))
 def test_shell_examples_run(name: str, tmp_path: Path):
-    block = example(name)
     work = tmp_path / "work"
     work.mkdir()
+    result = run_shell_example(name, work, tmp_path)
+    assert result.returncode == 0, result.stderr
+    for expected in RUNNABLE_SHELL[name]:
+        assert expected in result.stdout
+
+
+def run_shell_example(
+    name: str, work: Path, private: Path, path: tuple[Path, ...] = ()
+) -> subprocess.CompletedProcess[str]:
+    """Example ``name`` in bash in ``work``, with the installed ``ctxmodes`` (and ``path``)
+    first on PATH, and a home and settings of its own in ``private``."""
     environ = {key: value for key, value in os.environ.items() if not key.startswith("CTXMODES_")}
+    search = os.pathsep.join(str(directory) for directory in (Path(sys.executable).parent, *path))
     environ |= {
-        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{environ.get('PATH', '')}",
-        "HOME": str(tmp_path / "home"),
-        "CTXMODES_CONFIG_DIR": str(tmp_path / "config"),
-        "PI_CODING_AGENT_DIR": str(tmp_path / "pi"),
+        "PATH": f"{search}{os.pathsep}{environ.get('PATH', '')}",
+        "HOME": str(private / "home"),
+        "CTXMODES_CONFIG_DIR": str(private / "config"),
+        "PI_CODING_AGENT_DIR": str(private / "pi"),
     }
-    result = subprocess.run(
-        ["bash", "-e", "-o", "pipefail", "-c", block.body],
+    return subprocess.run(
+        ["bash", "-e", "-o", "pipefail", "-c", example(name).body],
         cwd=work,
         env=environ,
         capture_output=True,
@@ -165,9 +187,32 @@ def test_shell_examples_run(name: str, tmp_path: Path):
         timeout=120,
         check=False,
     )
+
+
+@pytest.mark.codex_cli
+def test_the_codex_cli_recipe_runs_against_the_service(tmp_path: Path):
+    """The service page's recipe for the Codex CLI, as a reader runs it: after the offline
+    example (whose upstream script it uses), a CA and certificate from openssl, a token,
+    the service on HTTPS, Codex's home written, and `codex exec` through a whole cycle."""
+    from support.serve_process import codex_binary
+
+    codex = codex_binary()
+    if codex is None:
+        pytest.skip("the Codex CLI is not installed (make codex-cli)")
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl is not installed")
+    work = tmp_path / "work"
+    work.mkdir()
+    offline = run_shell_example("remote-offline", work, tmp_path)
+    assert offline.returncode == 0, offline.stderr
+    result = run_shell_example(CODEX_EXAMPLE, work, tmp_path, path=(codex.parent,))
     assert result.returncode == 0, result.stderr
-    for expected in RUNNABLE_SHELL[name]:
-        assert expected in result.stdout
+    assert "Carrying on with step 2." in result.stdout
+    assert "Unable to perform operation" not in result.stdout + result.stderr
+    statuses = re.findall(r'"path":"([^"]+)","status":(\d+)', result.stderr)
+    assert ("/backend-api/codex/alpha/notes/v2/write_file", "200") in statuses
+    assert ("/backend-api/codex/alpha/notes/v2/read_file", "200") in statuses
+    assert not [status for status in statuses if status[1] == "401"]
 
 
 # --- TOML ----------------------------------------------------------------------------------

@@ -27,6 +27,7 @@ def build(source: Path, out: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow  # a whole Sphinx build
 def test_the_site_builds_strictly(tmp_path):
     result = build(DOCS, tmp_path)
     assert result.returncode == 0, result.stderr

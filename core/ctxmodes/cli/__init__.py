@@ -47,6 +47,8 @@ def build_parser(
     parser = argparse.ArgumentParser(
         prog="ctxmodes",
         description="Context-management modes for coding agents over Pi session files.",
+        epilog="Without a command, `ctxmodes` takes the options of `ctxmodes chat` and opens "
+        "the interactive session: `ctxmodes -c --model SPEC` is `ctxmodes chat -c --model SPEC`.",
     )
     parser.add_argument("--version", action="version", version=f"ctxmodes {__version__}")
     add_session_choice(parser)
@@ -68,16 +70,28 @@ def build_parser(
     return parser
 
 
+#: The options of ``ctxmodes chat`` that take a value, which a bare ``ctxmodes`` takes too.
+_CHAT_VALUE_OPTIONS = frozenset({"--session", "--model", "--mode", "--cwd"})
+#: What a bare ``ctxmodes`` answers itself instead of starting the interactive session.
+_OWN_OPTIONS = frozenset({"-h", "--help", "--version"})
+
+
 def _named_command(argv: Sequence[str]) -> str | None:
     """The command ``argv`` names: the first argument that is neither an option nor the
-    value of ``--session`` (``None``: no command)."""
+    value of one (``None``: no command)."""
     arguments = iter(argv)
     for argument in arguments:
-        if argument == "--session":
+        if argument in _CHAT_VALUE_OPTIONS:
             next(arguments, None)
         elif not argument.startswith("-"):
             return argument
     return None
+
+
+def _chat_shorthand(argv: Sequence[str]) -> bool:
+    """Whether ``argv`` is chat's options without a command (``ctxmodes -c --model X``):
+    as ``pi -c --model X``, that opens the interactive session."""
+    return bool(argv) and _named_command(argv) is None and not _OWN_OPTIONS.intersection(argv)
 
 
 def _configured_callers() -> list[tuple[str, Caller]]:
@@ -163,27 +177,30 @@ def _add_plugin_command(subparsers: Any, command: CliCommand, *, full: bool) -> 
     parser.set_defaults(handler=command.run)
 
 
+def _print_error(error: CtxmodesError) -> None:
+    from ctxmodes.terminal_text import visible_lines
+
+    # An error may quote a file name, a file or a backend's answer: shown, never obeyed.
+    print(f"ctxmodes: error: {visible_lines(str(error))}", file=sys.stderr)
+
+
 def _on_a_terminal() -> bool:
     return sys.stdin.isatty() and sys.stdout.isatty()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = sys.argv[1:] if argv is None else list(argv)
+    if (not arguments and _on_a_terminal()) or _chat_shorthand(arguments):
+        # `ctxmodes` alone on a terminal, or with chat's options, is the interactive session
+        # (as `pi` and `pi -c --model X` are).
+        arguments = ["chat", *arguments]
     try:
         parser = build_parser(argv=arguments)
     except CtxmodesError as exc:
-        print(f"ctxmodes: error: {exc}", file=sys.stderr)
+        _print_error(exc)
         return 1
     args = parser.parse_args(arguments)
     handler = getattr(args, "handler", None)
-    chosen = args.session is not None or args.continue_recent or args.resume
-    if handler is None and args.command is None and (chosen or _on_a_terminal()):
-        # `ctxmodes` alone on a terminal, or with a session to open, is the interactive
-        # session (as `pi -c` is).
-        from ctxmodes.cli.chat_cmd import default_args
-        from ctxmodes.cli.chat_cmd import run as chat
-
-        args, handler = default_args(args), chat
     if handler is None:
         parser.print_help()
         return 2
@@ -193,12 +210,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         code: int = handler(args)
     except CtxmodesError as exc:
-        print(f"ctxmodes: error: {exc}", file=sys.stderr)
+        _print_error(exc)
         return 1
     except BrokenPipeError:
         # Output piped into `head` and friends: not an error worth a traceback.
         return 0
     except KeyboardInterrupt:
-        # Ctrl-C: the user stopped the command. The shell's status for it, no traceback.
+        # Ctrl-C: the user stopped the command. One line saying so and the shell's status
+        # for it, no traceback.
+        print("ctxmodes: interrupted", file=sys.stderr)
         return 130
     return code

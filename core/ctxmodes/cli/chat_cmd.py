@@ -38,23 +38,6 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(handler=run)
 
 
-def default_args(top_level: argparse.Namespace | None = None) -> argparse.Namespace:
-    """The arguments of a bare ``ctxmodes`` (with the session options it was given)."""
-    return argparse.Namespace(
-        mode=None,
-        switch_mode=False,
-        model=None,
-        session=getattr(top_level, "session", None),
-        continue_recent=getattr(top_level, "continue_recent", False),
-        resume=getattr(top_level, "resume", False),
-        cwd=None,
-        context_files=True,
-        skills=True,
-        prompt_templates=True,
-        approve=None,
-    )
-
-
 def history_path() -> Path:
     import platformdirs
 

@@ -39,7 +39,7 @@ def run_show(args: argparse.Namespace) -> int:
     notes = trust_lines(trust, loaded.skipped)
     settings = loaded.settings
     flat = flatten(settings.model_dump(exclude={"modes"}))
-    flat.update(_mode_settings(settings))
+    flat.update(_mode_settings(settings, loaded.origins.get("mode", DEFAULT_SOURCE)))
     rows = {key: (value, loaded.origins.get(key, DEFAULT_SOURCE)) for key, value in flat.items()}
     if args.json:
         print(json.dumps({k: {"value": v, "source": src} for k, (v, src) in rows.items()}))
@@ -57,15 +57,21 @@ def run_show(args: argparse.Namespace) -> int:
     return 0
 
 
-def _mode_settings(settings: Settings) -> dict[str, Any]:
+def _mode_settings(settings: Settings, mode_source: str) -> dict[str, Any]:
     """Every installed mode's effective settings as ``modes.<name>.<key>``, defaults
-    included; a ``[modes.<name>]`` table for a mode that is not installed is an error."""
+    included; a ``mode``, or a ``[modes.<name>]`` table, naming a mode that is not installed
+    is an error (``mode_source``: where ``mode`` was set)."""
     from ctxmodes.config import MODES_TABLE
     from ctxmodes.errors import ConfigError
     from ctxmodes.modes import ModeRegistry
     from ctxmodes.plugins import make_configured_plugin_manager
 
     registry = ModeRegistry.from_plugin_manager(make_configured_plugin_manager(settings))
+    if settings.mode not in registry:
+        try:
+            registry.get(settings.mode)
+        except ConfigError as exc:
+            raise ConfigError(f"{mode_source}: mode: {exc}") from None
     for name in sorted(settings.modes):
         if name not in registry:
             installed = ", ".join(registry.names()) or "none"

@@ -32,6 +32,11 @@ def run(args: argparse.Namespace) -> int:
     settings = command_settings(args).settings
     registry = registry_from_plugin_manager(make_configured_plugin_manager(settings))
     models = [m for m in registry.models if args.provider is None or m.provider == args.provider]
+    if not models and args.provider is not None:
+        from ctxmodes.errors import CtxmodesError
+
+        known = ", ".join(sorted({model.provider for model in registry.models}))
+        raise CtxmodesError(f"no provider is named {args.provider!r}; known providers: {known}")
     sources = credential_sources(models)
     ordered = [m for m in models if sources[m.ref]] + [m for m in models if not sources[m.ref]]
     if args.available:

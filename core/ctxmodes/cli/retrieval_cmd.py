@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from ctxmodes.cli.core_commands import add_command_parser
 from ctxmodes.cli.options import add_mode_option
 from ctxmodes.errors import CtxmodesError
+from ctxmodes.terminal_text import visible_lines
 
 if TYPE_CHECKING:
     from ctxmodes.windows.tools import Family
@@ -137,7 +138,10 @@ def run(args: argparse.Namespace) -> int:
     if result.is_error:
         raise CtxmodesError(result.text)
     try:
-        print(json.dumps(json.loads(result.text), indent=2, ensure_ascii=False))
+        text = json.dumps(json.loads(result.text), indent=2, ensure_ascii=False)
     except json.JSONDecodeError:
-        print(result.text)
+        text = result.text
+    # What a window or a note holds is shown, never obeyed; in JSON text an escape stands for
+    # the character it replaces.
+    print(visible_lines(text))
     return 0

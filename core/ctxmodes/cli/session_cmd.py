@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from ctxmodes.cli.core_commands import add_command_parser
 from ctxmodes.collector import collector_paused
@@ -79,6 +79,7 @@ def run_list(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from ctxmodes.session.manager import SessionManager
+    from ctxmodes.terminal_text import visible
 
     cwd = Path(args.cwd).resolve() if args.cwd else Path.cwd()
     infos = SessionManager.list_all() if args.all else SessionManager.list_sessions(cwd)
@@ -92,7 +93,8 @@ def run_list(args: argparse.Namespace) -> int:
     for info in infos:
         title = info.name or " ".join(info.first_message.split())[:60] or "(no messages)"
         modified = info.modified.astimezone().strftime("%Y-%m-%d %H:%M")
-        print(f"{modified}  {info.message_count:>5} msgs  {title}\n    {info.path}")
+        print(f"{modified}  {info.message_count:>5} msgs  {visible(title)}")
+        print(f"    {visible(str(info.path))}")
     if not infos:
         where = "any project" if args.all else str(cwd)
         print(f"no sessions for {where}", file=sys.stderr)
@@ -182,24 +184,37 @@ def run_context(args: argparse.Namespace) -> int:
     return 0
 
 
+#: Messages laid out by rich in one call: one call per message cost ~180 µs each.
+_MESSAGES_PER_PRINT: Final = 256
+
+
 def _print_context(report: dict[str, Any], llm: bool) -> None:
+    """Each message under a rule naming its role, characters that would steer the terminal
+    written as escapes. On a terminal rich wraps the lines at words; into a file or a pipe
+    they are written as they are, unbroken."""
     from rich.console import Console
     from rich.text import Text
 
+    from ctxmodes.terminal_text import visible, visible_lines
+
     console = Console()
+    unbroken = not console.is_terminal
     context = report["context"]
     messages = report["llm"] if llm else context["messages"]
     model = context.get("model") or {}
-    console.print(
+    heading = (
         f"leaf {report['leafId']}  thinking {context.get('thinkingLevel')}  "
         f"model {model.get('provider', '-')}/{model.get('modelId', '-')}  "
-        f"{len(messages)} messages",
-        highlight=False,
+        f"{len(messages)} messages"
     )
-    for message in messages:
-        role = message.get("role") if isinstance(message, dict) else None
-        console.print(Text(f"── {role}", style="bold green"))
-        console.print(Text(_message_text(message)), highlight=False)
+    console.print(Text(visible(heading)), soft_wrap=unbroken)
+    for first in range(0, len(messages), _MESSAGES_PER_PRINT):
+        block = Text()
+        for message in messages[first : first + _MESSAGES_PER_PRINT]:
+            role = message.get("role") if isinstance(message, dict) else None
+            block.append(f"── {visible(str(role))}\n", style="bold green")
+            block.append(visible_lines(_message_text(message)) + "\n")
+        console.print(block, end="", soft_wrap=unbroken)
 
 
 def _message_text(message: Any) -> str:

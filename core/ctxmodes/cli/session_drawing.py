@@ -15,13 +15,12 @@ which the store reads for a block of consecutive lines in one decoder pass witho
 the messages, and each line is cut to the terminal's width, styled and written here, a block
 of lines at a time, rather than laid out by ``rich`` as a renderable. What a session holds
 is shown and never obeyed: characters that would steer the terminal are written as escapes
-(:func:`visible`).
+(:func:`~ctxmodes.terminal_text.visible`).
 """
 
 from __future__ import annotations
 
 import functools
-import re
 from bisect import bisect_left
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import chain, compress, islice, repeat
@@ -36,6 +35,7 @@ from ctxmodes.compaction import summary_goal
 from ctxmodes.errors import CtxmodesError
 from ctxmodes.session.manager import SessionManager
 from ctxmodes.session.tree_shape import TreeShape
+from ctxmodes.terminal_text import steers_a_terminal, visible
 from ctxmodes.windows.marker import stored_marker_details
 
 __all__ = [
@@ -43,7 +43,6 @@ __all__ = [
     "draw_active_path",
     "draw_tree",
     "tree_lines",
-    "visible",
     "write_lines",
 ]
 
@@ -369,15 +368,15 @@ def write_lines(lines: Iterable[Line], console: Console, *, fit: bool = True) ->
     """Write each line to the console's file, never wrapping: with ``fit``, a line wider than
     the console is cut to one cell less and ends in an ellipsis, as ``rich`` draws a ``Text``
     with ``overflow="ellipsis"``. Styles become escape codes only where the console uses
-    colour. Characters that would steer the terminal (see :func:`visible`) are written as
-    ``\\u`` escapes. Lines are written a block at a time."""
+    colour. Characters that would steer the terminal are written as ``\\u`` escapes
+    (:func:`~ctxmodes.terminal_text.visible`). Lines are written a block at a time."""
     out = console.file
     width = console.width
     styles = _Styles(console) if console.color_system is not None else None
     written: list[str] = []
     for line in lines:
         text = "".join(map(_TEXT, line))
-        if _UNSAFE.search(text) is not None:
+        if steers_a_terminal(text):
             line = [(visible(piece), style) for piece, style in line]
             text = "".join(map(_TEXT, line))
         # No character is wider than two cells: most lines need no measuring.
@@ -395,25 +394,9 @@ def write_lines(lines: Iterable[Line], console: Console, *, fit: bool = True) ->
     out.flush()
 
 
-#: What :func:`visible` escapes: C0 controls (line breaks and tabs included), DEL, C1
-#: controls, the Unicode line and paragraph separators and the bidirectional controls.
-_UNSAFE: Final = re.compile(
-    "[\x00-\x1f\x7f-\x9f\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]"
-)
 _TEXT: Final = itemgetter(0)
 # Lines joined into one write.
 _WRITE_BLOCK: Final = 1024
-
-
-def _escape(match: re.Match[str]) -> str:
-    return f"\\u{ord(match.group()):04x}"
-
-
-def visible(text: str) -> str:
-    """``text`` with every character that could move the cursor, start an escape sequence,
-    break the line or reorder what follows written as a JSON-style ``\\u`` escape: what a
-    session holds is shown, never obeyed."""
-    return _UNSAFE.sub(_escape, text)
 
 
 def _cut(line: Line, room: int) -> Line:

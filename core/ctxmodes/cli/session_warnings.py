@@ -7,6 +7,8 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Final
 
+from ctxmodes.terminal_text import visible
+
 if TYPE_CHECKING:
     from ctxmodes.session.manager import SessionManager
 
@@ -15,8 +17,10 @@ SHOWN_PER_KIND: Final = 5
 
 
 def _print_bounded(where: str, items: Sequence[object], suffix: str, rest: str) -> None:
+    # A warning quotes the file (its name, ids, the start of a line): shown, never obeyed.
+    where = visible(where)
     for item in items[:SHOWN_PER_KIND]:
-        print(f"ctxmodes: warning: {where}: {item}{suffix}", file=sys.stderr)
+        print(f"ctxmodes: warning: {where}: {visible(str(item))}{suffix}", file=sys.stderr)
     if len(items) > SHOWN_PER_KIND:
         print(
             f"ctxmodes: warning: {where}: … and {len(items) - SHOWN_PER_KIND} more {rest}",

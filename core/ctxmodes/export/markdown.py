@@ -1,6 +1,7 @@
-"""Markdown to HTML for the export: CommonMark (plus tables and strikethrough) with raw HTML
-disabled, so a ``<script>`` in a message comes out as text, and code fences highlighted by
-Pygments into class-styled spans (the page carries the stylesheet)."""
+"""Markdown to HTML for the export: CommonMark (plus tables and strikethrough, without link
+reference definitions) with raw HTML disabled, so a ``<script>`` in a message comes out as
+text, and code fences highlighted by Pygments into class-styled spans (the page carries the
+stylesheet)."""
 
 from __future__ import annotations
 
@@ -37,6 +38,9 @@ def _formatter() -> HtmlFormatter[str]:
 def _parser() -> MarkdownIt:
     parser = MarkdownIt("commonmark", {"html": False, "highlight": _highlight})
     parser.enable(["table", "strikethrough"])
+    # A line such as Pi's summary digests' `[Assistant tool calls]: notes(...)` would be
+    # taken as a link reference definition and vanish from the page; it is text here.
+    parser.disable("reference")
     return parser
 
 

@@ -16,6 +16,7 @@ from ctxmodes.session.models import (
     ToolResultMessage,
     UserMessage,
 )
+from ctxmodes.terminal_text import visible_lines
 
 #: Tool calls and results are cut to this many characters (the file has them in full).
 ABBREVIATE_AT: Final = 160
@@ -45,7 +46,8 @@ class TranscriptPrinter:
     def __call__(self, record: HostRecord) -> None:
         line = self._render(record)
         if line is not None:
-            print(line, file=self._out, flush=True)
+            # What a model, a tool or a file wrote is shown, never obeyed by a terminal.
+            print(visible_lines(line), file=self._out, flush=True)
 
     def _render(self, record: HostRecord) -> str | None:
         if isinstance(record, records.MessageEnded):

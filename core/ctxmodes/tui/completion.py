@@ -11,8 +11,9 @@ from ctxmodes.tui.commands import SlashCommand
 
 
 class SlashCompleter(Completer):
-    """``/na`` completes to ``/name``, showing each command's hint, description and whether
-    it runs while the agent works; after ``/name `` it completes ``arguments(name)``."""
+    """``/na`` completes to ``/name `` (with a space, as in Pi), showing each command's hint,
+    description and whether it runs while the agent works; after ``/name `` it completes
+    ``arguments(name)``."""
 
     def __init__(
         self,
@@ -35,8 +36,10 @@ class SlashCompleter(Completer):
                     meta = command.description
                     if not command.while_streaming:
                         meta += " · when idle"
+                    # As Pi: the name is followed by a space, so what is typed next is
+                    # the command's argument, not more of its name.
                     yield Completion(
-                        f"/{command.name}",
+                        f"/{command.name} ",
                         start_position=-len(text),
                         display=f"/{command.name} {command.arguments}".rstrip(),
                         display_meta=meta,

@@ -120,7 +120,8 @@ def key_bindings(session: TerminalSession, picking: Condition, keymap: KeyMap) -
         if state is not None and state.completions:
             # Enter takes the highlighted (or first) completion; the next Enter submits.
             chosen = state.current_completion or state.completions[0]
-            if chosen.text != buffer.document.text_before_cursor:
+            # A command typed in full needs no completion: its space is not worth an Enter.
+            if chosen.text.rstrip() != buffer.document.text_before_cursor.rstrip():
                 buffer.apply_completion(chosen)
                 return
             buffer.cancel_completion()

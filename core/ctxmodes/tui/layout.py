@@ -106,7 +106,7 @@ def build_application(
             ConditionalContainer(
                 Window(
                     FormattedTextControl(
-                        lambda: session.picker.fragments() if session.picker else [],
+                        lambda: session.picker.fragments(session.width) if session.picker else [],
                         focusable=True,
                     ),
                     dont_extend_height=True,

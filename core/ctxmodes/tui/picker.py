@@ -79,9 +79,13 @@ class Picker:
         if rows:
             self.on_pick(rows[self.selected])
 
-    def fragments(self) -> StyleAndTextTuples:
+    def fragments(self, width: int = 0) -> StyleAndTextTuples:
+        """What the picker draws; ``width``: the terminal's columns, to which the title is
+        wrapped at spaces (it may be a long sentence, and the rows below are cut, not
+        wrapped, to keep one row per line)."""
         rows = self.rows()
-        parts: StyleAndTextTuples = [("class:picker.title", self.title), ("", "\n")]
+        title = _wrap(self.title, width - 1) if width > 1 else self.title
+        parts: StyleAndTextTuples = [("class:picker.title", title), ("", "\n")]
         shown = "•" * len(self.query) if self.secret else self.query
         parts.append(("class:picker.query", f"> {shown}"))
         if self.free_text:
@@ -97,3 +101,12 @@ class Picker:
             parts += [("", "\n"), ("class:picker.hint", "  (nothing matches)")]
         parts += [("", "\n"), ("class:picker.hint", f"{len(rows)} · {self.hint}")]
         return parts
+
+
+def _wrap(text: str, width: int) -> str:
+    import textwrap
+
+    return "\n".join(
+        "\n".join(textwrap.wrap(line, width, break_on_hyphens=False) or [""])
+        for line in text.splitlines()
+    )

@@ -50,12 +50,12 @@ def _ansi(renderable: object, width: int) -> str:
 
 
 def styled(text: str, style: str, width: int) -> str:
-    """``text`` (taken literally, never as markup) in a rich style."""
-    return _ansi(Text(text, style=style), width)
+    """``text`` (taken literally, never as markup, never obeyed) in a rich style."""
+    return _ansi(Text(printable(text), style=style), width)
 
 
 def user_prompt(text: str, width: int) -> str:
-    return _ansi(Text("\u203a ", style="bold cyan") + Text(text, style="bold"), width)
+    return _ansi(Text("\u203a ", style="bold cyan") + Text(printable(text), style="bold"), width)
 
 
 def assistant_reply(
@@ -83,25 +83,26 @@ def thinking_line(characters: int, width: int) -> str:
 
 def thinking_text(text: str, width: int) -> str:
     """Thinking shown in full (Ctrl+T): dim and italic, taken literally."""
-    return _ansi(Text("▾ thinking\n", style="dim") + Text(text.strip(), style="dim italic"), width)
+    thought = Text(printable(text.strip()), style="dim italic")
+    return _ansi(Text("▾ thinking\n", style="dim") + thought, width)
 
 
 def markdown(text: str, width: int) -> str:
-    return _ansi(Markdown(text), width)
+    return _ansi(Markdown(printable(text)), width)
 
 
 def tool_call(name: str, arguments: dict[str, object], width: int) -> str:
-    shown = json.dumps(arguments, ensure_ascii=False)
+    shown = printable(json.dumps(arguments, ensure_ascii=False))
     return _ansi(
         Text("→ ", style="cyan")
-        + Text(name, style="bold")
+        + Text(printable(name), style="bold")
         + Text(f" {one_line(shown)}", style="dim"),
         width,
     )
 
 
 def tool_result(name: str, text: str, is_error: bool, width: int) -> str:
-    lines = text.splitlines()
+    lines = printable(text).splitlines()
     first = one_line(lines[0]) if lines else "(no output)"
     more = f" (+{len(lines) - 1} lines, Ctrl+O shows all)" if len(lines) > 1 else ""
     mark, style = ("✗", "red") if is_error else ("✓", "green")
@@ -121,19 +122,21 @@ def tool_diff(diff: str, width: int, rows: int) -> str:
     return _ansi(shown, width).rstrip("\n")
 
 
-#: Control characters a command's output may carry that must not reach the terminal as such
-#: (cursor moves, colours, bells, carriage returns that would overwrite the live region).
+#: Control characters that what a model, a tool or a command wrote may carry and that must
+#: not reach the terminal as such (cursor moves, colours, titles, the clipboard, bells,
+#: carriage returns that would overwrite the live region).
 _CONTROL: Final = re.compile(
     r"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI: colours, cursor moves
-    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)"  # OSC: titles, links
-    r"|[\x00-\x08\x0b-\x1f\x7f]"
+    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)"  # OSC: titles, links, the clipboard
+    r"|[\x00-\x08\x0b-\x1f\x7f-\x9f]"  # C0 and C1 controls (0x9b starts a CSI too)
 )
 
 
 def printable(text: str) -> str:
     """``text`` as a terminal would leave it on screen, without its escape sequences: a
     carriage return starts its line over (progress bars), other control characters go, tabs
-    become spaces."""
+    become spaces. Everything the transcript prints of what a model, a tool, a command or a
+    session wrote goes through here: shown, never obeyed."""
     lines = (line.rstrip("\r").rsplit("\r", 1)[-1] for line in text.split("\n"))
     return _CONTROL.sub("", "\n".join(lines).expandtabs(4))
 
@@ -141,13 +144,15 @@ def printable(text: str) -> str:
 def shell_command(message: BashExecutionMessage, width: int) -> str:
     """A ``!`` command: the command, then its output's first line like a tool result."""
     note = " (not sent to the model)" if message.exclude_from_context else ""
-    head = Text("$ ", style="cyan") + Text(message.command, style="bold") + Text(note, style="dim")
+    command = Text(printable(message.command), style="bold")
+    head = Text("$ ", style="cyan") + command + Text(note, style="dim")
     failed = message.cancelled or bool(message.exit_code)
     return _ansi(head, width) + "\n" + tool_result("$", message.output, failed, width)
 
 
 def full_output(name: str, text: str, width: int) -> str:
-    return _ansi(Text(f"── {name} output ──\n", style="dim") + Text(text), width)
+    title = Text(f"── {printable(name)} output ──\n", style="dim")
+    return _ansi(title + Text(printable(text)), width)
 
 
 def notice(message: str, level: NotifyLevel, width: int) -> str:

@@ -165,7 +165,7 @@ class HistoryNotesBackend:
         exchange = _Exchange(route.client, route.url(path), body, all_headers, self._timeout)
         status, raw = exchange.run(signal)
         if not 200 <= status < 300:
-            _log.warning("history/notes backend answered %s to %s", status, path)
+            _log.warning("history/notes backend answered %s to %s%s", status, path, _said(raw))
             raise BackendFailure(REQUEST_FAILED, status=status)
         try:
             answer = orjson.loads(raw)
@@ -176,6 +176,31 @@ class HistoryNotesBackend:
             _log.warning("history/notes backend sent a non-object for %s", path)
             raise BackendFailure(INVALID_ANSWER, status=status)
         return answer
+
+
+#: How much of an error answer's own words the log keeps.
+_SAID_MAX_CHARS: Final = 200
+
+
+def _said(raw: bytes) -> str:
+    """What an error answer says, for the log line (``": <code>: <message>"``): the
+    ``error`` object ``ctxmodes serve`` answers, or the ``detail`` string of the ChatGPT
+    backend; nothing when it says neither. Printable characters only, and at most
+    :data:`_SAID_MAX_CHARS` of them."""
+    try:
+        answer = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return ""
+    if not isinstance(answer, dict):
+        return ""
+    error, detail = answer.get("error"), answer.get("detail")
+    if isinstance(error, dict):
+        words = [error.get("code"), error.get("message")]
+        said = ": ".join(word for word in words if isinstance(word, str) and word)
+    else:
+        said = detail if isinstance(detail, str) else ""
+    said = "".join(char if char.isprintable() else "?" for char in said[:_SAID_MAX_CHARS])
+    return f": {said}" if said else ""
 
 
 def _policy(policy: Mapping[str, Any]) -> str:

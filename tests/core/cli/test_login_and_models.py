@@ -9,11 +9,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from support.cli_process import run_ctxmodes
 from support.login_process import login_by_pasting
 from support.token_server import TokenServer
 
 from ctxmodes.providers import anthropic_oauth
+
+pytestmark = pytest.mark.slow  # real processes end to end
 
 SECRET = "gsk-do-not-print-me"
 
@@ -108,3 +111,17 @@ def _env(tmp_path: Path) -> dict[str, str]:
         "PI_CODING_AGENT_DIR": str(tmp_path / "agent"),
         "CTXMODES_CONFIG_DIR": str(tmp_path / "config"),
     }
+
+
+def test_models_for_a_provider_nobody_knows_is_one_error_line(tmp_path: Path) -> None:
+    """A mistyped provider (`--provider antropic`) is an error listing the known ones, not an
+    empty table that reads as "this provider has no models"."""
+    listed = run_ctxmodes(tmp_path, "models", "--provider", "antropic")
+    assert listed.returncode == 1
+    assert listed.stdout == ""
+    (line,) = listed.stderr.splitlines()
+    assert line.startswith("ctxmodes: error: no provider is named 'antropic'; known providers: ")
+    assert "anthropic" in line.split("known providers: ")[1].split(", ")
+    listed = run_ctxmodes(tmp_path, "models", "--provider", "anthropic")
+    assert listed.returncode == 0
+    assert "anthropic/claude-sonnet-4-5" in listed.stdout

@@ -16,6 +16,8 @@ import pytest
 from support.cli_process import run_ctxmodes
 from support.wire_server import Reply, WireServer, text_stream
 
+pytestmark = pytest.mark.slow  # real processes end to end
+
 API = "openai-responses"
 SECRET = "sk-user-secret-0123456789"
 

@@ -101,3 +101,59 @@ def test_a_trace_on_a_full_disk_loses_no_request_without_a_word(
     trace = full_disk / "trace.jsonl"
     result = ctxmodes(tmp_path, "--trace", str(trace), "hello " * 2000)
     assert_one_line(result, f"cannot write trace file {trace}: No space left on device")
+
+
+def test_ctrl_c_while_a_tool_runs_is_one_line_and_the_shells_status(tmp_path: Path) -> None:
+    """Ctrl-C (SIGINT to the process group, as a terminal sends it) while the model's `bash`
+    call runs: `ctxmodes: interrupted` on standard error, status 130, no traceback, and the
+    session keeps what was written before it."""
+    import json
+    import signal
+    import sys
+    import time
+
+    script = tmp_path / "script.json"
+    script.write_text(
+        json.dumps(
+            {
+                "responses": [
+                    {
+                        "text": "Waiting.",
+                        "tool_calls": [{"name": "bash", "arguments": {"command": "sleep 30"}}],
+                    },
+                    {"text": "done"},
+                ]
+            }
+        )
+    )
+    environment = dict(
+        os.environ,
+        PI_CODING_AGENT_DIR=str(tmp_path / "agent"),
+        CTXMODES_CONFIG_DIR=str(tmp_path / "config"),
+    )
+    process = subprocess.Popen(
+        [sys.executable, "-m", "ctxmodes", "run", "--model", f"scripted:{script}", "wait"],
+        cwd=tmp_path,
+        env=environment,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        sessions = tmp_path / "agent" / "sessions"
+        deadline = time.monotonic() + 30
+        while not any(b'"toolCall"' in p.read_bytes() for p in sessions.rglob("*.jsonl")):
+            assert time.monotonic() < deadline, "the tool call never started"
+            time.sleep(0.05)
+        time.sleep(0.3)
+        os.killpg(process.pid, signal.SIGINT)
+        out, err = process.communicate(timeout=30)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+    assert process.returncode == 130, err
+    assert err.splitlines()[-1:] == ["ctxmodes: interrupted"]
+    assert "Traceback" not in err
+    assert "Waiting." in out

@@ -148,7 +148,15 @@ def test_the_interactive_session_without_a_terminal_is_one_line_and_no_file(
 ) -> None:
     from support.cli_process import run_ctxmodes
 
-    for argv in (["chat", "--model", _script(tmp_path)], ["-c"], ["--session", "0123"]):
+    script = _script(tmp_path)
+    for argv in (
+        ["chat", "--model", script],
+        ["-c"],
+        ["--session", "0123"],
+        # Without a command, `ctxmodes` takes every option of `chat`, as `pi -c` does.
+        ["-c", "--model", script, "--mode", "tree"],
+        ["--model", script, "-nc"],
+    ):
         result = run_ctxmodes(tmp_path, *argv, env={"PI_CODING_AGENT_DIR": str(tmp_path / "agent")})
         assert result.returncode == 1, result.stderr
         assert result.stderr.count("\n") == 1
@@ -194,4 +202,4 @@ def test_ctrl_c_stops_a_command_with_the_shells_status_and_no_traceback(
 
     monkeypatch.setattr(session_cmd, "run_context", interrupted)
     code, out, err = ctxmodes(capsys, "session", "context", str(tmp_path / "any.jsonl"))
-    assert (code, out, err) == (130, "", "")
+    assert (code, out, err) == (130, "", "ctxmodes: interrupted\n")

@@ -254,3 +254,13 @@ def test_an_archived_window_the_user_went_back_into_is_not_called_hidden(tmp_pat
     assert "Summary of archived window 1 — kept in the file, hidden from the model" in page
     ids = [attrs["id"] for tag, attrs in parse(page).tags if tag == "article"]
     assert len(ids) == len(set(ids)) == len(entries) + 1
+
+
+def test_bracketed_labels_of_pis_summaries_are_shown_not_taken_as_link_definitions(tmp_path):
+    """Pi's summaries list ``[Assistant tool calls]: name(...)`` lines, which CommonMark
+    would take as link reference definitions and drop from the page: they are text."""
+    digest = "- [User]: start\n- [Assistant tool calls]: new_context()\n\n[note]: kept.md\n"
+    page = render(write_tree_session(tmp_path, 1, prompt="start", reply=digest))
+    assert "[Assistant tool calls]: new_context()" in page
+    assert "[note]: kept.md" in page
+    assert 'href="new_context()"' not in page

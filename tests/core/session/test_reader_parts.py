@@ -145,6 +145,7 @@ def test_parts_index_a_varied_session_as_reading_it_in_order_does(
         assert scan_file(path, preload=preload).decoded == in_order
 
 
+@pytest.mark.slow  # the whole corpus, read in every number of parts
 @pytest.mark.parametrize("count", PART_COUNTS)
 def test_parts_index_every_oracle_case_as_reading_it_in_order_does(
     oracle_cases: Path, monkeypatch: pytest.MonkeyPatch, count: int

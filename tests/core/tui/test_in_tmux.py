@@ -178,3 +178,29 @@ def test_ctrl_v_without_a_clipboard_says_so(tmp_path):
         tmux.wait("Nothing to paste: the clipboard is empty or unreachable")
     finally:
         tmux.close()
+
+
+def test_the_mode_switch_question_is_shown_whole_on_a_narrow_terminal(tmp_path):
+    """``/mode NAME`` asks with one long sentence saying what the switch changes: it wraps
+    at the terminal's width, none of it cut off."""
+    (tmp_path / "script.json").write_text('{"responses": [{"text": "hello there"}]}')
+    command = ctxmodes_command("chat", "--mode", "tree", "--model", "scripted:script.json")
+    tmux = Tmux(["env", "-C", str(tmp_path), *command], private_env(tmp_path), columns=60)
+    try:
+        tmux.wait(FOOTER)
+        tmux.type("hi")
+        tmux.key("Enter")
+        tmux.wait("hello there")
+        tmux.type("/mode local")
+        tmux.key("Enter")
+        screen = tmux.wait("Stay in tree")
+        question = screen.rpartition("hello there")[2].partition("\n> ")[0]
+        assert " ".join(question.split()).startswith(
+            "Switching this session from tree to local: "
+        ), screen
+        assert " ".join(question.split()).endswith(
+            "local manages the context from the next prompt"
+        ), screen
+        assert all(len(line) <= 60 for line in question.splitlines())
+    finally:
+        tmux.close()

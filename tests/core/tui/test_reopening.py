@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -167,3 +168,30 @@ def test_starting_and_quitting_without_a_prompt_leaves_no_file(work: Path) -> No
     finally:
         tmux.close()
     assert _sessions(work) == []
+
+
+def test_the_bare_command_takes_chats_options_as_pi_c_does(work: Path) -> None:
+    """``ctxmodes -c --model SPEC`` is ``ctxmodes chat -c --model SPEC``, as ``pi -c --model
+    SPEC`` is: the options of the interactive session need no ``chat`` in front."""
+    model = f"scripted:{work / 'script.json'}"
+    project = work / "project"
+    env = private_env(work)
+    made = subprocess.run(
+        [*_ctxmodes("run", "--mode", "tree", "--model", model, "--cwd", str(project)), "Start"],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "Window one is open." in made.stdout
+    (session,) = _sessions(work)
+    reopened = Tmux(["env", "-C", str(project), *_ctxmodes("-c", "--model", model)], env)
+    try:
+        screen = reopened.wait("left •")
+        assert "mode tree · session" in screen
+        assert str(session) in screen.replace("\n", "")
+        assert _footer(screen)[:2] == ("tree", "1")
+        _quit(reopened)
+    finally:
+        reopened.close()
+    assert _sessions(work) == [session]

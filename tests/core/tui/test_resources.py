@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import orjson
-from support.terminal import ENTER, run_terminal
+from support.terminal import ENTER, TAB, run_terminal
 
 from ctxmodes.config import Settings
 from ctxmodes.providers.script import Script
@@ -49,7 +49,12 @@ def test_templates_and_skills_are_listed_completed_and_expanded(tmp_path: Path) 
         await t.type("\x15/skill:")
         await t.until(lambda: t.session.buffer.complete_state is not None, "skill completions")
         seen["skills"] = [c.text for c in t.session.buffer.complete_state.completions]
-        await t.type("\x15/review a.py b.py" + ENTER)
+        # Tab completes the name and its space, as in Pi: the arguments follow.
+        await t.type("\x15/rev")
+        await t.until(lambda: t.session.buffer.complete_state is not None, "completions")
+        await t.type(TAB)
+        await t.until(lambda: t.editor == "/review ", "the completed name")
+        await t.type("a.py b.py" + ENTER)
         await t.printed("Reviewed.")
         await t.idle()
 
@@ -58,8 +63,8 @@ def test_templates_and_skills_are_listed_completed_and_expanded(tmp_path: Path) 
     assert "[Context]\n  AGENTS.md" in banner
     assert "[Skills]\n  deploy" in banner
     assert "[Prompts]\n  /review" in banner
-    assert seen["review"] == [("/review", "/review <files>", "Review files")]
-    assert seen["skills"] == ["/skill:deploy"]
+    assert seen["review"] == [("/review ", "/review <files>", "Review files")]
+    assert seen["skills"] == ["/skill:deploy "]
     lines = [orjson.loads(line) for line in agent.session_file.read_bytes().splitlines()[1:]]
     users = [e["message"] for e in lines if e.get("message", {}).get("role") == "user"]
     assert [u["content"][0]["text"] for u in users] == ["Review a.py b.py for bugs."]

@@ -4,8 +4,6 @@ names match at once, and text inside a file is found by the lazy full-text searc
 
 from __future__ import annotations
 
-import time
-
 import pytest
 from support.session_dirs import LARGE_NAME, write_sessions
 
@@ -20,15 +18,12 @@ def directory(tmp_path_factory):
     return root, large
 
 
-def test_the_picker_is_ready_in_under_half_a_second(directory):
+def test_the_picker_lists_every_session_most_recent_first(directory):
+    # How soon it is ready beside reading the files whole: bench/terminal.py.
     root, large = directory
-    started = time.perf_counter()
-    picker = ResumePicker(root, lambda path: None)
-    rows = picker.picker.rows()
-    elapsed = time.perf_counter() - started
+    rows = ResumePicker(root, lambda path: None).picker.rows()
     assert len(rows) == 1001
-    assert rows[0].key == large  # the most recently modified comes first
-    assert elapsed < 0.5, f"{elapsed:.3f} s"
+    assert rows[0].key == large
 
 
 def test_the_head_of_a_large_file_has_its_late_name_and_first_message(directory):

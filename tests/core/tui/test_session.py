@@ -180,7 +180,7 @@ def test_slash_commands_and_their_arguments_complete(tmp_path):
         state = t.session.buffer.complete_state
         seen["offered"] = [(c.text, c.display_meta_text) for c in state.completions]
         await t.type(TAB)
-        await t.until(lambda: t.editor == "/compact", "the completion")
+        await t.until(lambda: t.editor == "/compact ", "the completion")
         await t.type("\x15/mode ")
         await t.until(
             lambda: (
@@ -192,7 +192,9 @@ def test_slash_commands_and_their_arguments_complete(tmp_path):
         seen["modes"] = [c.text for c in t.session.buffer.complete_state.completions]
 
     run_terminal(agent, scenario)
-    assert seen["offered"] == [("/compact", "Summarize older messages to free context · when idle")]
+    assert seen["offered"] == [
+        ("/compact ", "Summarize older messages to free context · when idle")
+    ]
     assert {"off", "local", "tree"} <= set(seen["modes"])
 
 

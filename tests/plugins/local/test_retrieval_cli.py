@@ -203,3 +203,19 @@ def test_a_bad_action_fails_without_a_traceback(local_file) -> None:
     assert completed.stdout == ""
     assert completed.stderr.startswith("ctxmodes: error: ")
     assert completed.stderr.count("\n") == 1
+
+
+def test_a_note_is_shown_and_never_obeyed(local, capsys) -> None:
+    """What a note holds reaches the terminal as JSON escapes, the JSON itself unchanged."""
+    hostile = "title\x1b]0;owned\x07 clipboard\x1b]52;c;ZXZpbA==\x07 \x9b2J \u202eright"
+    h = local([call("notes", action="write_file", path="x.md", text=hostile), text("ok")])
+    h.prompt("note it")
+    path = h.manager.session_file
+    assert path is not None
+    h.close()
+    code, out, err = ctxmodes(
+        capsys, "notes", str(path), "read_file", "path=x.md", "--mode", "local"
+    )
+    assert (code, err) == (0, "")
+    assert not any(character in out for character in "\x1b\x07\x9b\u202e")
+    assert json.loads(out)["file"]["content"] == hostile

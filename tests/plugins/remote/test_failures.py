@@ -177,3 +177,42 @@ def test_another_accounts_token_neither_decrypts_nor_reads(remote, emulator, acc
     (answer,) = tool_results(reader, "notes")
     encrypted = answer.details["codexHistoryNotes"]["encrypted_output"]
     assert emulator.decrypt_json(intruder, encrypted)["file"] is None
+
+
+def test_the_log_line_of_a_refused_call_says_why(remote, emulator, account, caplog):
+    """The model sees only Codex's error text; the user's log line adds what the backend
+    said, so a call refused for its ciphertext says so."""
+    stranger = emulator.add_account("acct-stranger")
+    h = remote(
+        [
+            call("write_file", "notes", path="plan.md", text=emulator.encrypt(stranger, NOTE)),
+            text("noted"),
+        ]
+    )
+    with caplog.at_level("WARNING", logger="ctxmodes_remote.backend"):
+        h.prompt("save the plan")
+    _assert_failed_cleanly(h, REQUEST_FAILED)
+    assert [r.getMessage() for r in caplog.records] == [
+        "history/notes backend answered 400 to alpha/notes/v2/write_file: invalid_encrypted_content"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("body", "said"),
+    [
+        (
+            b'{"error": {"code": "invalid_encrypted_content", "message": "encrypted content is '
+            b'invalid for this account"}}',
+            ": invalid_encrypted_content: encrypted content is invalid for this account",
+        ),
+        (b'{"detail": "invalid_encrypted_content"}', ": invalid_encrypted_content"),
+        (b'{"detail": "bad\\u001b[31m\\nline"}', ": bad?[31m?line"),
+        (b'{"detail": "' + b"x" * 500 + b'"}', ": " + "x" * 200),
+        (b"<html>gateway</html>", ""),
+        (b'{"error": "flat"}', ""),
+    ],
+)
+def test_what_an_error_answer_said_is_kept_short_and_printable(body, said):
+    from ctxmodes_remote.backend import _said
+
+    assert _said(body) == said

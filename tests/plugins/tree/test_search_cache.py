@@ -153,6 +153,7 @@ def answers(file: Path, limits: ArchiveLimits | None = None) -> dict[tuple[Any, 
     return found
 
 
+@pytest.mark.slow  # every query, with and without the cache
 @pytest.mark.parametrize("limits", [None, ArchiveLimits(max_items=12)])
 def test_searches_answer_the_same_with_and_without_the_cache(decoys, limits, monkeypatch) -> None:
     file = decoys
@@ -200,6 +201,7 @@ def _blocks_kept(file: Path) -> list[int]:
             cache.close()
 
 
+@pytest.mark.slow  # every query, for each way of cutting the windows into blocks
 @pytest.mark.parametrize(
     ("block_entries", "indexed", "searched"),
     [

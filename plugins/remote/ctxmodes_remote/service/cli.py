@@ -150,6 +150,23 @@ def _data_directory(path: Path) -> Path:
     return path
 
 
+def _existing_data(args: argparse.Namespace) -> Path:
+    """The data directory of a command that reads or changes what the service already holds
+    (``token list``, ``token revoke``, ``backup``): on SQLite its database must be there, so
+    that a mistyped ``--data`` is an error rather than a new, empty database."""
+    if getattr(args, "database", None) is not None:
+        return _data_directory(args.data)
+    from ctxmodes_remote.service.sqlite_storage import DATABASE_NAME
+
+    data: Path = args.data
+    if not (data / DATABASE_NAME).is_file():
+        raise CtxmodesError(
+            f"no service database in {data} (`ctxmodes serve token create NAME --data "
+            f"{data}` or `ctxmodes serve` make one)"
+        )
+    return data
+
+
 def _token_create(args: argparse.Namespace) -> int:
     from ctxmodes_remote.service.accounts import create_token, token_id
     from ctxmodes_remote.service.storage import open_storage
@@ -173,7 +190,7 @@ def _token_list(args: argparse.Namespace) -> int:
 
     from ctxmodes_remote.service.storage import open_storage
 
-    storage = open_storage(_data_directory(args.data), args.database)
+    storage = open_storage(_existing_data(args), args.database)
     try:
         tokens = storage.list_tokens()
     finally:
@@ -190,7 +207,7 @@ def _token_revoke(args: argparse.Namespace) -> int:
 
     if (args.token_id is None) == (args.account is None):
         raise CtxmodesError("serve token revoke takes a token id or --account NAME, not both")
-    storage = open_storage(_data_directory(args.data), args.database)
+    storage = open_storage(_existing_data(args), args.database)
     try:
         count = revoke(storage, token=args.token_id, account=args.account)
     finally:
@@ -210,7 +227,7 @@ def _key_rotate(args: argparse.Namespace) -> int:
 def _backup(args: argparse.Namespace) -> int:
     from ctxmodes_remote.service.sqlite_storage import backup_sqlite
 
-    backup_sqlite(args.data, args.to)
+    backup_sqlite(_existing_data(args), args.to)
     print(
         f"backed up to {args.to}; keep {args.data / 'master.keys'} with it (and apart from it)",
         file=sys.stderr,

@@ -124,3 +124,24 @@ def test_an_acknowledged_note_survives_a_kill(tmp_path, tls, script):
         assert result["file"]["content"] == "durable"
     finally:
         assert restarted.stop() == 0
+
+
+def test_a_mistyped_data_directory_is_an_error_and_nothing_is_made(tmp_path):
+    """`token list`, `token revoke` and `backup` read what the service holds: a --data with
+    no database is one error line, not a new empty database (whose empty listing, and then
+    "successful" backup, would hide the typo)."""
+    create_token(tmp_path / "data", "alice")
+    typo = tmp_path / "dta"
+    for args in (
+        ("token", "list"),
+        ("token", "revoke", "--account", "alice"),
+        ("backup", "--to", str(tmp_path / "copy.sqlite3")),
+    ):
+        failed = ctxmodes("serve", *args, "--data", str(typo), check=False)
+        assert failed.returncode == 1, args
+        assert failed.stderr.count("\n") == 1, failed.stderr
+        assert failed.stderr.startswith(f"ctxmodes: error: no service database in {typo}")
+        assert not typo.exists()
+    assert not (tmp_path / "copy.sqlite3").exists()
+    listed = ctxmodes("serve", "token", "list", "--data", str(tmp_path / "data"))
+    assert listed.stdout.split()[2:] == ["alice"]
