@@ -8,6 +8,8 @@ import logging
 from datetime import UTC, datetime
 from types import SimpleNamespace
 
+import pytest
+
 from ctxmodes_remote.service.logs import (
     REQUESTS_WRITTEN_EVERY_S,
     AccessLogger,
@@ -17,16 +19,25 @@ from ctxmodes_remote.service.logs import (
 )
 
 
-def test_requests_answered_close_together_are_one_write_of_a_line_each():
+@pytest.fixture
+def access_log(request):
+    """A logger of the test's own writing JSON lines to ``stream``; ``writes`` holds each
+    record as it is written."""
     stream = io.StringIO()
     writes = []
     handler = logging.StreamHandler(stream)
     handler.setFormatter(JsonFormatter())
     handler.emit = lambda record, emit=handler.emit: (writes.append(record), emit(record))
-    logger = logging.getLogger("ctxmodes.test-access")
+    logger = logging.getLogger(f"ctxmodes.test-access.{request.node.name}")
     logger.addHandler(handler)
     logger.setLevel(logging.INFO)
     logger.propagate = False
+    yield SimpleNamespace(logger=logger, stream=stream, writes=writes)
+    logger.removeHandler(handler)
+
+
+def test_requests_answered_close_together_are_one_write_of_a_line_each(access_log):
+    logger, stream, writes = access_log.logger, access_log.stream, access_log.writes
 
     async def answer(paths):
         # Two connections' loggers, as aiohttp makes one per connection.
@@ -41,11 +52,8 @@ def test_requests_answered_close_together_are_one_write_of_a_line_each():
         await asyncio.sleep(REQUESTS_WRITTEN_EVERY_S * 3)
         assert len(writes) == before + 1
 
-    try:
-        asyncio.run(answer(["/a", "/b", "/c"]))
-        asyncio.run(answer(["/d"]))
-    finally:
-        logger.removeHandler(handler)
+    asyncio.run(answer(["/a", "/b", "/c"]))
+    asyncio.run(answer(["/d"]))
     assert len(writes) == 2
     lines = [json.loads(line) for line in stream.getvalue().splitlines()]
     assert [(line["path"], line["status"], line["bytes"]) for line in lines] == [
@@ -64,14 +72,8 @@ def test_requests_answered_close_together_are_one_write_of_a_line_each():
         assert abs((datetime.now(UTC) - logged).total_seconds()) < 60
 
 
-def test_requests_of_a_loop_that_ended_before_its_turn_did_are_written_by_the_next():
-    stream = io.StringIO()
-    handler = logging.StreamHandler(stream)
-    handler.setFormatter(JsonFormatter())
-    logger = logging.getLogger("ctxmodes.test-access-restart")
-    logger.addHandler(handler)
-    logger.setLevel(logging.INFO)
-    logger.propagate = False
+def test_requests_of_a_loop_that_ended_before_it_wrote_are_written_by_the_next(access_log):
+    logger = access_log.logger
 
     def log(path):
         request = SimpleNamespace(method="GET", path=path, headers={})
@@ -82,37 +84,25 @@ def test_requests_of_a_loop_that_ended_before_its_turn_did_are_written_by_the_ne
         await asyncio.sleep(REQUESTS_WRITTEN_EVERY_S * 3)
 
     stopped = asyncio.new_event_loop()
-    try:
-        # A loop stopped and closed in the turn that answered: its write never runs.
-        stopped.call_soon(lambda: (log("/before-restart"), stopped.stop()))
-        stopped.run_forever()
-        stopped.close()
-        asyncio.run(answer("/after-restart"))
-    finally:
-        logger.removeHandler(handler)
-    paths = [json.loads(line)["path"] for line in stream.getvalue().splitlines()]
+    # A loop stopped and closed in the turn that answered: its write never runs.
+    stopped.call_soon(lambda: (log("/before-restart"), stopped.stop()))
+    stopped.run_forever()
+    stopped.close()
+    asyncio.run(answer("/after-restart"))
+    paths = [json.loads(line)["path"] for line in access_log.stream.getvalue().splitlines()]
     assert paths == ["/before-restart", "/after-restart"]
 
 
-def test_a_stopping_server_writes_the_requests_still_waiting():
-    stream = io.StringIO()
-    handler = logging.StreamHandler(stream)
-    handler.setFormatter(JsonFormatter())
-    logger = logging.getLogger("ctxmodes.test-access-stop")
-    logger.addHandler(handler)
-    logger.setLevel(logging.INFO)
-    logger.propagate = False
+def test_a_stopping_server_writes_the_requests_still_waiting(access_log):
+    logger, stream = access_log.logger, access_log.stream
 
     async def answer():
         request = SimpleNamespace(method="GET", path="/last", headers={})
         AccessLogger(logger, "").log(request, SimpleNamespace(status=200, body_length=0), 0.0)
 
-    try:
-        asyncio.run(answer())  # the loop ends before the write is due
-        assert stream.getvalue() == ""
-        write_pending_requests()
-    finally:
-        logger.removeHandler(handler)
+    asyncio.run(answer())  # the loop ends before the write is due
+    assert stream.getvalue() == ""
+    write_pending_requests()
     assert [json.loads(line)["path"] for line in stream.getvalue().splitlines()] == ["/last"]
 
 
