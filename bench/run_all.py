@@ -16,6 +16,7 @@ HERE = Path(__file__).resolve().parent
 BENCHMARKS = (
     "cli_startup.py",
     "session_open.py",
+    "export.py",
     "appends.py",
     "windows_index.py",
     "local_turn.py",

@@ -86,12 +86,15 @@ def _chat(
     from prompt_toolkit.history import FileHistory
 
     from ctxmodes.cli.options import CONFIRM_SWITCH
+    from ctxmodes.cli.session_warnings import warn_about_session
     from ctxmodes.sdk import open_agent
     from ctxmodes.tui.app import TerminalSession, tune_for_typing
 
     agent = open_agent(
         cwd=cwd,
         settings=settings,
+        # --model wins over the session's own model; the configured one does not.
+        model=args.model,
         session_file=session_file,
         continue_recent=args.continue_recent,
         mode=args.mode,
@@ -103,6 +106,11 @@ def _chat(
     # a folder not yet decided (another session's) is not trusted.
     trust.ask = None
     try:
+        manager = agent.session.session_manager
+        if manager.session_file is not None:
+            # Above the banner, as `run` and the session commands say it: no line of the
+            # file is left out without a word.
+            warn_about_session(manager.session_file, manager)
         path = history_path()
         path.parent.mkdir(parents=True, exist_ok=True)
         tune_for_typing()

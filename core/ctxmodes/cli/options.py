@@ -10,8 +10,10 @@ if TYPE_CHECKING:
 
     from ctxmodes.config import LoadedSettings, Settings
     from ctxmodes.config_sources import StartupSettings
+    from ctxmodes.host.runtime import AgentHost
     from ctxmodes.resources import ResourceLoader
     from ctxmodes.resources.trust import AskTrust, TrustResolver
+    from ctxmodes.session.manager import SessionManager
     from ctxmodes.session_mode import ModeRequest
 
 #: How the command line confirms a change of a session's recorded mode.
@@ -143,10 +145,13 @@ def trust_lines(trust: TrustResolver, skipped: Path | None) -> list[str]:
 
 def agent_settings(args: argparse.Namespace, trust: TrustResolver) -> tuple[Path, Settings]:
     """The working directory (``--cwd`` or the current one) and the effective settings of a
-    command that runs the agent, which needs a model. Their mode is the configured default;
-    the project's file counts when ``trust`` trusts the directory.
+    command that runs the agent, which needs a model: one configured, or, for a command
+    that opens an existing session (``--session``, ``-c``, ``-r``), the session's own
+    (checked by :func:`require_model` once it is open). Their mode is the configured
+    default; the project's file counts when ``trust`` trusts the directory.
 
-    :raises CtxmodesError: the directory does not exist, or no model is configured.
+    :raises CtxmodesError: the directory does not exist, or no model is configured for a
+        new session.
     """
     from pathlib import Path
 
@@ -159,9 +164,41 @@ def agent_settings(args: argparse.Namespace, trust: TrustResolver) -> tuple[Path
     # ``--mode`` is a request for this session (see ``mode_request``), not the default.
     cli = {"model": getattr(args, "model", None)}
     settings = load_settings(cwd=cwd, cli=cli, trust=trust.is_trusted).settings
-    if not settings.model:
-        raise CtxmodesError("no model configured: pass --model scripted:FILE or set CTXMODES_MODEL")
+    if not settings.model and not _opens_a_session(args):
+        raise CtxmodesError(NO_MODEL)
     return cwd, settings
+
+
+#: A run with no model to send its prompts to.
+NO_MODEL = "no model configured: pass --model scripted:FILE or set CTXMODES_MODEL"
+
+
+def _opens_a_session(args: argparse.Namespace) -> bool:
+    return bool(
+        getattr(args, "session", None)
+        or getattr(args, "continue_recent", False)
+        or getattr(args, "resume", False)
+    )
+
+
+def require_model(host: AgentHost, manager: SessionManager) -> None:
+    """Refuse to open ``manager``'s session on ``host`` without a model: neither configured
+    nor recorded in the session (or the recorded one is not usable here), saying which one
+    it recorded. Checked before the session starts, which may append to its file.
+
+    :raises CtxmodesError: there is no model.
+    """
+    from ctxmodes.errors import CtxmodesError
+
+    if host.provider is not None:
+        return
+    recorded = manager.context_model()
+    if recorded is None:
+        raise CtxmodesError(NO_MODEL)
+    raise CtxmodesError(
+        f"{NO_MODEL} (this session last used {recorded}, which has no credentials here or "
+        "is not in `ctxmodes models`)"
+    )
 
 
 def add_resource_options(parser: argparse.ArgumentParser) -> None:

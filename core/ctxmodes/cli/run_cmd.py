@@ -19,6 +19,7 @@ from ctxmodes.cli.options import (
     add_session_mode_options,
     agent_settings,
     mode_request,
+    require_model,
     resource_loader,
     run_trust,
 )
@@ -65,24 +66,43 @@ def run(args: argparse.Namespace) -> int:
 
     from ctxmodes.cli.session_arg import resolve_session
     from ctxmodes.cli.session_warnings import warn_about_session
+    from ctxmodes.errors import CtxmodesError
     from ctxmodes.host.failures import FailureWatch
     from ctxmodes.host.runtime import AgentHost
     from ctxmodes.host.trace import RequestTrace
     from ctxmodes.host.transcript import TranscriptPrinter
     from ctxmodes.resources.trust import untrusted_notice
     from ctxmodes.session.manager import SessionManager
+    from ctxmodes.session.writer import Durability
     from ctxmodes.ui import HeadlessUI
 
     trust = run_trust(args)
     cwd, settings = agent_settings(args, trust)
+    durability = Durability(settings.durability)
+    if args.session is not None:
+        manager = SessionManager.open(
+            resolve_session(args.session, cwd),
+            cwd_override=cwd if args.cwd is not None else None,
+            durability=durability,
+        )
+    elif args.continue_recent:
+        manager = SessionManager.continue_recent(cwd, durability=durability)
+    else:
+        manager = SessionManager.create(cwd, durability=durability)
     ui = HeadlessUI(echo=sys.stdout)
-    host = AgentHost.from_settings(
-        settings,
-        ui=ui,
-        mode_request=mode_request(args),
-        confirm_hint=CONFIRM_SWITCH,
-        resources=resource_loader(args, trust),
-    )
+    try:
+        host = AgentHost.from_settings(
+            settings,
+            ui=ui,
+            mode_request=mode_request(args),
+            confirm_hint=CONFIRM_SWITCH,
+            resources=resource_loader(args, trust),
+            # --model wins over the session's own model; the configured one does not.
+            session_model=manager.context_model() if args.model is None else None,
+        )
+    except BaseException:
+        manager.close()
+        raise
     failures = FailureWatch(ui)
     host.subscribe(TranscriptPrinter(sys.stdout))
     host.subscribe(failures)
@@ -90,18 +110,13 @@ def run(args: argparse.Namespace) -> int:
     if trace is not None:
         host.subscribe(trace)
     try:
-        if args.session is not None:
-            manager = SessionManager.open(
-                resolve_session(args.session, cwd),
-                cwd_override=cwd if args.cwd is not None else None,
-                durability=host.durability,
-            )
-        elif args.continue_recent:
-            manager = SessionManager.continue_recent(cwd, durability=host.durability)
-        else:
-            manager = SessionManager.create(cwd, durability=host.durability)
         if manager.session_file is not None:
             warn_about_session(manager.session_file, manager)
+        try:
+            require_model(host, manager)
+        except CtxmodesError:
+            manager.close()  # never started: the host does not own it yet
+            raise
         host.start(manager)
         resources = host.session.resources
         notice = untrusted_notice(host.session.cwd, resources.trusted)

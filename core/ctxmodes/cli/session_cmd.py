@@ -149,18 +149,14 @@ def run_export(args: argparse.Namespace) -> int:
 
     from ctxmodes.cli.file_mode import file_mode, mode_words
     from ctxmodes.errors import CtxmodesError
-    from ctxmodes.export import render_html
+    from ctxmodes.export import write_page
 
     source = Path(args.file)
     target = Path(args.output) if args.output else source.with_suffix(".html")
     if target.resolve() == source.resolve():
         raise CtxmodesError(f"{target}: refusing to overwrite the session file")
-    with _open(args.file, args.strict) as manager:
-        page = render_html(manager, source.name, mode_words(file_mode(manager)))
-    try:
-        target.write_text(page, encoding="utf-8")
-    except OSError as exc:
-        raise CtxmodesError(f"cannot write {target}: {exc.strerror or exc}") from None
+    with _open(args.file, args.strict, preload=False) as manager:
+        write_page(manager, source.name, target, mode_words(file_mode(manager)))
     print(target)
     return 0
 

@@ -16,25 +16,31 @@ if TYPE_CHECKING:
 SHOWN_PER_KIND: Final = 5
 
 
-def _print_bounded(where: str, items: Sequence[object], suffix: str, rest: str) -> None:
+def _bounded(where: str, items: Sequence[object], suffix: str, rest: str) -> list[str]:
     # A warning quotes the file (its name, ids, the start of a line): shown, never obeyed.
     where = visible(where)
-    for item in items[:SHOWN_PER_KIND]:
-        print(f"ctxmodes: warning: {where}: {visible(str(item))}{suffix}", file=sys.stderr)
+    lines = [f"{where}: {visible(str(item))}{suffix}" for item in items[:SHOWN_PER_KIND]]
     if len(items) > SHOWN_PER_KIND:
-        print(
-            f"ctxmodes: warning: {where}: … and {len(items) - SHOWN_PER_KIND} more {rest}",
-            file=sys.stderr,
-        )
+        lines.append(f"{where}: … and {len(items) - SHOWN_PER_KIND} more {rest}")
+    return lines
+
+
+def session_warnings(path: str | os.PathLike[str], manager: SessionManager) -> list[str]:
+    """The skipped lines and structural problems of the opened file, one line each (the
+    first few of a kind, then a count of the rest)."""
+    where = os.fspath(path)
+    return [
+        *_bounded(where, manager.skipped_lines, " (skipped)", "skipped lines"),
+        *_bounded(where, manager.warnings, "", "warnings"),
+    ]
 
 
 def warn_about_session(path: str | os.PathLike[str], manager: SessionManager) -> None:
-    """Print the skipped lines and structural problems of the opened file on standard error.
+    """Print :func:`session_warnings` on standard error.
 
     Commands that read a session call this right after opening it, so that no line is ever
     left out without a word; a damaged file with thousands of bad lines gets the first few
     and a count of the rest (``--strict`` turns them into an error).
     """
-    where = os.fspath(path)
-    _print_bounded(where, manager.skipped_lines, " (skipped)", "skipped lines")
-    _print_bounded(where, manager.warnings, "", "warnings")
+    for line in session_warnings(path, manager):
+        print(f"ctxmodes: warning: {line}", file=sys.stderr)

@@ -11,6 +11,6 @@ by hash in the page's Content-Security-Policy.
 Internal package: not part of the API plugins and programs use (see :mod:`ctxmodes`).
 """
 
-from ctxmodes.export.render import render_html
+from ctxmodes.export.render import render_html, write_html, write_page
 
-__all__ = ["render_html"]
+__all__ = ["render_html", "write_html", "write_page"]

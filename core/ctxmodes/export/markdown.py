@@ -1,12 +1,17 @@
 """Markdown to HTML for the export: CommonMark (plus tables and strikethrough, without link
 reference definitions) with raw HTML disabled, so a ``<script>`` in a message comes out as
 text, and code fences highlighted by Pygments into class-styled spans (the page carries the
-stylesheet)."""
+stylesheet).
+
+Most messages of a long session are plain sentences: those skip the parser (see
+:data:`_PLAIN`), and a text seen recently is not parsed again.
+"""
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
-from typing import Any
+from typing import Any, Final
 
 from markdown_it import MarkdownIt
 from markupsafe import Markup
@@ -44,8 +49,33 @@ def _parser() -> MarkdownIt:
     return parser
 
 
+#: Text the parser would render as one paragraph of the text as it is: every line starts
+#: with a letter (so it opens no heading, list, quote, fence, table or indented code, and
+#: underlines nothing), and no character has a meaning inline (emphasis, code, links,
+#: escapes, entities, HTML, strikethrough, line breaks other than ``\n``) or is white space
+#: other than the space, which the parser would strip or turn into a break at a line's end.
+_PLAIN_LINE = (
+    r"[A-Za-z][^\x00-\x1f\x7f-\xa0\\`*_~\[\]!<>&|"
+    r"\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]*"
+)
+_PLAIN: Final = re.compile(rf"{_PLAIN_LINE}(?:\n{_PLAIN_LINE})*")
+#: Texts of at most this many characters are remembered with their HTML.
+_CACHED_CHARS: Final = 4096
+
+
 def render_markdown(text: str) -> Markup:
     """``text`` as safe HTML (raw HTML in the source is escaped, unsafe links refused)."""
+    if _PLAIN.fullmatch(text) and " \n" not in text:
+        # What the parser makes of it: the paragraph, its trailing spaces stripped, and only
+        # the double quote to escape (``&``, ``<`` and ``>`` are not in it).
+        return Markup("<p>" + text.rstrip(" ").replace('"', "&quot;") + "</p>\n")
+    if len(text) <= _CACHED_CHARS:
+        return _render_cached(text)
+    return Markup(_parser().render(text))
+
+
+@lru_cache(maxsize=1024)
+def _render_cached(text: str) -> Markup:
     return Markup(_parser().render(text))
 
 

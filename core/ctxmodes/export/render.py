@@ -1,68 +1,43 @@
-"""Rendering a :class:`~ctxmodes.export.view.SessionView` with the page template."""
+"""Rendering a :class:`~ctxmodes.export.view.SessionView` as the export page: the template
+is the page's frame, :mod:`ctxmodes.export.body` its sidebar and main column."""
 
 from __future__ import annotations
 
 import base64
-import binascii
+import contextlib
 import hashlib
-import re
+import os
+import secrets
+import stat
+from collections.abc import Callable, Iterator
 from functools import lru_cache
 from importlib import resources
-from typing import TYPE_CHECKING, Any, Final
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final, TextIO
 
-import orjson
 from jinja2 import Environment, Template, Undefined
 from markupsafe import Markup
 
+from ctxmodes.collector import collector_paused
 from ctxmodes.errors import CtxmodesError
-from ctxmodes.export.markdown import code_stylesheet, render_markdown
-from ctxmodes.export.view import build_view, content_text, diff_lines, marker_number, one_line
+from ctxmodes.export.body import main_column, sidebar
+from ctxmodes.export.markdown import code_stylesheet
+from ctxmodes.export.view import build_view
 
 if TYPE_CHECKING:
     from ctxmodes.session.manager import SessionManager
 
 FILTERS: Final = ("default", "no-tools", "user-only", "labeled-only", "all")
-_IMAGE_TYPES: Final = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
-_BASE64: Final = re.compile(r"[A-Za-z0-9+/]*={0,2}")
 
 
 def _asset(name: str) -> str:
     return resources.files("ctxmodes.export").joinpath("templates", name).read_text("utf-8")
 
 
-def _to_json(value: Any, pretty: bool = False) -> str:
-    option = orjson.OPT_INDENT_2 if pretty else 0
-    try:
-        return orjson.dumps(value, option=option | orjson.OPT_NON_STR_KEYS).decode()
-    except TypeError:
-        return str(value)
-
-
-def _image_src(block: dict[str, Any]) -> str | None:
-    """A ``data:`` URL for an image block, only for a known image type and valid base64."""
-    mime, data = block.get("mimeType"), block.get("data")
-    if mime not in _IMAGE_TYPES or not isinstance(data, str) or not _BASE64.fullmatch(data):
-        return None
-    try:
-        base64.b64decode(data, validate=True)
-    except binascii.Error:
-        return None
-    return f"data:{mime};base64,{data}"
-
-
 @lru_cache(maxsize=1)
 def _template() -> Template:
     # Session values of any shape reach the template: a missing key reads as empty.
     environment = Environment(autoescape=True, undefined=_Lenient)
-    environment.globals.update(
-        markdown=render_markdown,
-        to_json=_to_json,
-        one_line=one_line,
-        content_text=content_text,
-        marker_number=marker_number,
-        image_src=_image_src,
-        diff_lines=diff_lines,
-    )
     return environment.from_string(_asset("session.html.j2"))
 
 
@@ -75,24 +50,90 @@ class _Lenient(Undefined):
         return self
 
 
+def write_html(
+    manager: SessionManager,
+    file_name: str,
+    write: Callable[[str], object],
+    mode: str | None = None,
+) -> None:
+    """Write the export page of the session ``manager`` holds through ``write``, a piece at
+    a time; ``mode`` is the mode that manages it, in words, for the page's facts line.
+
+    :raises CtxmodesError: the tree nests too deeply to render (part of the page may have
+        been written).
+    """
+    # The view holds every entry decoded, and nothing of it makes a cycle: passes of the
+    # cyclic collector over it would cost as much as building it.
+    with collector_paused():
+        try:
+            for piece in _pieces(manager, file_name, mode):
+                write(piece)
+        except RecursionError:
+            raise CtxmodesError(
+                f"{file_name}: the session tree nests too deeply to export"
+            ) from None
+
+
+def write_page(
+    manager: SessionManager, file_name: str, target: Path, mode: str | None = None
+) -> None:
+    """Write the export page to the file ``target`` (see :func:`_replacing`): a page that
+    cannot be rendered or written leaves ``target`` as it was.
+
+    :raises CtxmodesError: the page cannot be rendered, or not written to ``target``.
+    """
+    try:
+        with _replacing(target.resolve()) as out:
+            write_html(manager, file_name, out.write, mode)
+    except OSError as exc:
+        raise CtxmodesError(f"cannot write {target}: {exc.strerror or exc}") from None
+
+
+@contextlib.contextmanager
+def _replacing(target: Path) -> Iterator[TextIO]:
+    """A new text file beside ``target`` that replaces it when the block ends without an
+    error, and is removed when it raises. It is created as ``open`` creates a file, so the
+    umask applies to a new page; it takes the permissions of a ``target`` that exists."""
+    try:
+        kept: int | None = stat.S_IMODE(target.stat().st_mode)
+    except FileNotFoundError:
+        kept = None
+    temporary = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp")
+    handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    try:
+        with open(handle, "w", encoding="utf-8") as out:
+            yield out
+        if kept is not None:
+            os.chmod(temporary, kept)
+        os.replace(temporary, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+
+
 def render_html(manager: SessionManager, file_name: str, mode: str | None = None) -> str:
-    """The export page of the session ``manager`` holds; ``mode`` is the mode that manages
-    it, in words, for the page's facts line.
+    """The export page of :func:`write_html`, whole.
 
     :raises CtxmodesError: the tree nests too deeply to render.
     """
+    pieces: list[str] = []
+    write_html(manager, file_name, pieces.append, mode)
+    return "".join(pieces)
+
+
+def _pieces(manager: SessionManager, file_name: str, mode: str | None) -> Iterator[str]:
     script = _asset("page.js")
     digest = base64.b64encode(hashlib.sha256(script.encode()).digest()).decode()
     view = build_view(manager, file_name)
     view.mode = mode
-    try:
-        return _template().render(
-            view=view,
-            filters=FILTERS,
-            # The page's own assets, not session content.
-            stylesheet=Markup(_asset("page.css") + code_stylesheet()),
-            script=Markup(script),
-            script_hash=f"sha256-{digest}",
-        )
-    except RecursionError:
-        raise CtxmodesError(f"{file_name}: the session tree nests too deeply to export") from None
+    return _template().generate(
+        view=view,
+        filters=FILTERS,
+        sidebar=sidebar(view),
+        main_column=main_column(view),
+        # The page's own assets, not session content.
+        stylesheet=Markup(_asset("page.css") + code_stylesheet()),
+        script=Markup(script),
+        script_hash=f"sha256-{digest}",
+    )

@@ -10,13 +10,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Final, Literal
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, Final, Literal, NamedTuple
 
 from ctxmodes.compaction import summary_goal
 
 if TYPE_CHECKING:
     from ctxmodes.session.manager import SessionManager
     from ctxmodes.session.tree import SessionTreeNode
+
+JsonObject = dict[str, Any]
 
 #: Persisted custom types of the context-window contract and of Tree (format names).
 MARKER_TYPE: Final = "codex-context-window"
@@ -55,14 +58,17 @@ class Archive:
     active: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class Token:
-    """One step of a tree walk: an entry, or the opening or closing of a branch."""
+class Token(NamedTuple):
+    """One step of a tree walk: an entry, or the opening or closing of a branch (a tuple:
+    a walk makes one for every entry)."""
 
     kind: Literal["entry", "open", "close"]
     entry: EntryView | None = None
     archive: Archive | None = None
     active: bool = False
+
+
+_CLOSE: Final = Token("close")
 
 
 @dataclass
@@ -91,9 +97,12 @@ class SessionView:
         """Children of an active entry that leave the active path and are not archives
         (archives are shown under their summaries)."""
         active = self._active_set
+        children = self.children.get(entry_id)
+        if not children or (len(children) == 1 and children[0].entry_id in active):
+            return []  # nearly every entry of the path: its one child is the next one
         return [
             child
-            for child in self.children.get(entry_id, [])
+            for child in children
             if child.entry_id not in active and child.entry_id not in self.archives
         ]
 
@@ -121,7 +130,7 @@ class SessionView:
         while stack:
             node, opens = stack.pop()
             if node is None:
-                yield Token("close")
+                yield _CLOSE
                 continue
             if opens:
                 yield Token(
@@ -139,24 +148,17 @@ class SessionView:
                 children = [c for c in node.children if c.entry_id not in left_out]
             stack.extend((child, True) for child in reversed(children))
 
-    @property
+    @cached_property
     def _active_set(self) -> set[str]:
-        cached: set[str] | None = getattr(self, "_active_cache", None)
-        if cached is None:
-            cached = set(self.active_path)
-            self._active_cache = cached
-        return cached
+        return set(self.active_path)
 
-    @property
+    @cached_property
     def _nodes(self) -> dict[str, SessionTreeNode]:
-        cached: dict[str, SessionTreeNode] | None = getattr(self, "_node_cache", None)
-        if cached is None:
-            cached = {}
-            for nodes in [self.roots, *self.children.values()]:
-                for node in nodes:
-                    cached[node.entry_id] = node
-            self._node_cache = cached
-        return cached
+        nodes: dict[str, SessionTreeNode] = {}
+        for siblings in [self.roots, *self.children.values()]:
+            for node in siblings:
+                nodes[node.entry_id] = node
+        return nodes
 
 
 def build_view(manager: SessionManager, file_name: str) -> SessionView:
@@ -165,28 +167,22 @@ def build_view(manager: SessionManager, file_name: str) -> SessionView:
     active_path = manager.get_branch_ids()
     active = set(active_path)
     children: dict[str, list[SessionTreeNode]] = {}
-    parents: dict[str, str] = {}
     entries: dict[str, EntryView] = {}
     windows: dict[str, int] = {}
     note_count = 0
-    pending = list(roots)
-    while pending:
-        node = pending.pop()
-        stored = manager.get_entry_json(node.entry_id) or {}
+    for node, found in _with_stored(manager, _every_node(roots)):
+        stored = found or {}
         entries[node.entry_id] = describe(
             stored, node.entry_id, node.label, node.entry_id in active
         )
         if node.children:
             children[node.entry_id] = node.children
-        for child in node.children:
-            parents[child.entry_id] = node.entry_id
-        pending.extend(node.children)
         window = _marker_window(stored)
         if window is not None:
             windows[window[0]] = window[1]
         if stored.get("customType") == NOTE_TYPE:
             note_count += 1
-    archives = _archives(entries, parents, windows, active)
+    archives = _archives(entries, children, windows, active)
     header = dict(manager.get_header_json())
     name = manager.get_session_name()
     return SessionView(
@@ -205,15 +201,41 @@ def build_view(manager: SessionManager, file_name: str) -> SessionView:
     )
 
 
+#: Entries read from the session file in one pass.
+_READ_BLOCK: Final = 4096
+
+
+def _every_node(roots: list[SessionTreeNode]) -> list[SessionTreeNode]:
+    """Every node of the tree, parents before their children."""
+    nodes: list[SessionTreeNode] = []
+    pending = list(roots)
+    while pending:
+        node = pending.pop()
+        nodes.append(node)
+        pending.extend(node.children)
+    return nodes
+
+
+def _with_stored(
+    manager: SessionManager, nodes: list[SessionTreeNode]
+) -> Iterator[tuple[SessionTreeNode, JsonObject | None]]:
+    """Each node with its stored entry, read a block of entries at a time."""
+    for first in range(0, len(nodes), _READ_BLOCK):
+        block = nodes[first : first + _READ_BLOCK]
+        stored = manager.read_entries_json([node.entry_id for node in block])
+        yield from zip(block, stored, strict=True)
+
+
 def _archives(
     entries: dict[str, EntryView],
-    parents: dict[str, str],
+    children: dict[str, list[SessionTreeNode]],
     windows: dict[str, int],
     active: set[str],
 ) -> list[Archive]:
     """The side branches claimed by archive manifests: the child of ``branchBaseId`` on the
     way up from ``archivedLeafId`` is the archived branch's first entry."""
     found: list[Archive] = []
+    parents: dict[str, str] | None = None  # made for the first manifest: most have none
     for view in entries.values():
         stored = view.stored
         if stored.get("type") != "custom" or stored.get("customType") != ARCHIVE_TYPE:
@@ -227,6 +249,8 @@ def _archives(
         if not isinstance(leaf, str) or not isinstance(summary, str) or summary not in entries:
             continue
         base_id = base if isinstance(base, str) else None
+        if parents is None:
+            parents = {kid.entry_id: up for up, kids in children.items() for kid in kids}
         root = _child_below(leaf, base_id, parents)
         # The summary must stand beside the branch it replaces, not inside it.
         if root is None or _child_below(summary, base_id, parents) == root:

@@ -55,12 +55,53 @@ if TYPE_CHECKING:
     from ctxmodes.config import Settings
     from ctxmodes.hostapi import UserInterface
     from ctxmodes.providers.base import Provider
+    from ctxmodes.providers.request_settings import ProviderRetrySettings
     from ctxmodes.resources import ResourceLoader
 
 NOT_SAVED_MESSAGE = (
     "This session has not been saved yet. Wait for the first assistant response before "
     "cloning or forking it."
 )
+
+
+def _configured_provider(
+    pm: pluggy.PluginManager, settings: Settings, session_model: str | None
+) -> Provider | None:
+    """The provider of ``session_model`` when the catalog has it and it has credentials,
+    else of the settings' model (``None``: neither names one)."""
+    request_settings = settings.retry.provider
+    if session_model is not None:
+        provider = _usable_provider(pm, session_model, request_settings)
+        if provider is not None:
+            return provider
+    if not settings.model:
+        return None
+    from ctxmodes.providers.registry import registry_from_plugin_manager
+
+    provider = registry_from_plugin_manager(pm).resolve(settings.model)
+    _configure_requests(provider, request_settings)
+    return provider
+
+
+def _usable_provider(
+    pm: pluggy.PluginManager, spec: str, request_settings: ProviderRetrySettings
+) -> Provider | None:
+    """The provider of the model ``spec`` names when it can be used here (the catalog has
+    it, its provider has credentials); ``None`` otherwise."""
+    from ctxmodes.providers.registry import registry_from_plugin_manager
+
+    try:
+        provider = registry_from_plugin_manager(pm).resolve(spec)
+    except CtxmodesError:
+        return None
+    _configure_requests(provider, request_settings)
+    return provider
+
+
+def _configure_requests(provider: Provider, request_settings: ProviderRetrySettings) -> None:
+    configure = getattr(provider, "use_request_settings", None)
+    if callable(configure):
+        configure(request_settings)
 
 
 class AgentHost:
@@ -124,17 +165,18 @@ class AgentHost:
         mode_request: ModeRequest | None = None,
         confirm_hint: str = "confirm the switch to continue",
         resources: ResourceLoader | None = None,
+        session_model: str | None = None,
     ) -> AgentHost:
         """A host for the effective settings: their plugin selection, default mode, model
-        (unless ``provider`` is given) and durability."""
-        pm = make_configured_plugin_manager(settings, plugins=plugins)
-        if provider is None and settings.model:
-            from ctxmodes.providers.registry import registry_from_plugin_manager
+        (unless ``provider`` is given) and durability.
 
-            provider = registry_from_plugin_manager(pm).resolve(settings.model)
-            configure = getattr(provider, "use_request_settings", None)
-            if callable(configure):
-                configure(settings.retry.provider)
+        :param session_model: the ``provider/model-id`` an existing session last used. As
+            Pi restores a session's model, it is used in place of the settings' model when
+            the catalog has it and its provider has credentials.
+        """
+        pm = make_configured_plugin_manager(settings, plugins=plugins)
+        if provider is None:
+            provider = _configured_provider(pm, settings, session_model)
         return cls(
             pm=pm,
             provider=provider,
@@ -178,6 +220,11 @@ class AgentHost:
     @property
     def durability(self) -> Durability:
         return self._durability
+
+    @property
+    def provider(self) -> Provider | None:
+        """The model the next session starts with (``None``: none was configured)."""
+        return self._provider
 
     def mode_names(self) -> list[str]:
         return self._registry.names()
@@ -241,7 +288,9 @@ class AgentHost:
                 self._retire("resume")
                 return self._open(self._open_existing(target, current.identity), "resume")
             manager = self._open_existing(target, current.identity)
-            return self._replace(manager, "resume", "resume")
+            # As Pi's switchSession: the resumed session runs on the model it last used,
+            # when that one can be used here.
+            return self._replace(manager, "resume", "resume", model=self._recorded(manager))
 
     def fork_session(self, entry_id: str | None) -> ForkOutcome:
         with self._lock:
@@ -396,7 +445,10 @@ class AgentHost:
         shutdown_reason: SessionShutdownReason,
         start_reason: SessionStartReason,
         request: ModeRequest | None = None,
+        model: Provider | None = None,
     ) -> AgentSession:
+        """Replace the current session with one on ``manager`` (running on ``model`` from
+        now on, when given)."""
         chosen: SessionMode | None = None
         try:
             self._wait_idle(self.session)
@@ -405,9 +457,24 @@ class AgentHost:
                 chosen = self._choose_mode(manager, request)
         except BaseException:
             manager.close()
+            if model is not None:
+                model.close()
             raise
         self._retire(shutdown_reason)
+        if model is not None:
+            previous, self._provider = self._provider, model
+            if previous is not None:
+                previous.close()
         return self._open(manager, start_reason, chosen)
+
+    def _recorded(self, manager: SessionManager) -> Provider | None:
+        """The provider of the model ``manager``'s session last used, when it is not the
+        current one and can be used here."""
+        recorded = manager.context_model()
+        info = None if self._provider is None else self._provider.info
+        if recorded is None or (info is not None and f"{info.provider}/{info.id}" == recorded):
+            return None
+        return _usable_provider(self._pm, recorded, self._options.retry.provider)
 
     def _wait_idle(self, session: AgentSession) -> None:
         if session.is_streaming() and not session.is_busy_elsewhere():

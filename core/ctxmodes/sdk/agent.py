@@ -35,6 +35,7 @@ from ctxmodes.sdk.events import AgentEvent, EventListener, Notice, StatusChanged
 from ctxmodes.sdk.worker import SessionWorker
 from ctxmodes.session.manager import SessionManager
 from ctxmodes.session.models import UserMessage
+from ctxmodes.session.writer import Durability
 from ctxmodes.session_mode import ModeRequest
 
 if TYPE_CHECKING:
@@ -366,7 +367,9 @@ def open_agent(
         that records none, the mode its entries show); asking for another one needs
         ``switch_mode``, else :class:`~ctxmodes.session_mode.ModeChangeNotConfirmed` is
         raised with a line on what the switch would change (ending in ``confirm_hint``).
-    :param model: a model spec such as ``scripted:FILE`` (or give ``provider``).
+    :param model: a model spec such as ``scripted:FILE`` (or give ``provider``). Without
+        one, an existing session runs on the model it last used when the catalog has it and
+        it has credentials here (as Pi restores it), else on the configured model.
     :param session_file: a session file to continue (created when missing); otherwise a new
         session in Pi's directory for ``cwd`` (or ``session_dir``), or the most recent one
         with ``continue_recent``.
@@ -393,31 +396,38 @@ def open_agent(
         settings = load_settings(cwd=where, cli={"model": model}, trust=trusted).settings
     elif model is not None:
         settings = settings.model_copy(update={"model": model})
+    durability = Durability(settings.durability)
+    directory = Path(session_dir) if session_dir is not None else None
+    if session_file is not None:
+        manager = SessionManager.open(
+            Path(session_file),
+            cwd_override=where if cwd is not None else None,
+            durability=durability,
+        )
+    elif continue_recent:
+        manager = SessionManager.continue_recent(where, directory, durability=durability)
+    else:
+        manager = SessionManager.create(where, directory, durability=durability)
     editor = Editor()
     ui = AgentUI(editor)
-    host = AgentHost.from_settings(
-        settings,
-        provider=provider,
-        ui=ui,
-        options=options,
-        plugins=plugins,
-        mode_request=None if mode is None else ModeRequest(mode, confirmed=switch_mode),
-        confirm_hint=confirm_hint,
-        resources=resources,
-    )
-    agent = Agent(host, ui, editor)
-    directory = Path(session_dir) if session_dir is not None else None
     try:
-        if session_file is not None:
-            manager = SessionManager.open(
-                Path(session_file),
-                cwd_override=where if cwd is not None else None,
-                durability=host.durability,
-            )
-        elif continue_recent:
-            manager = SessionManager.continue_recent(where, directory, durability=host.durability)
-        else:
-            manager = SessionManager.create(where, directory, durability=host.durability)
+        host = AgentHost.from_settings(
+            settings,
+            provider=provider,
+            ui=ui,
+            options=options,
+            plugins=plugins,
+            mode_request=None if mode is None else ModeRequest(mode, confirmed=switch_mode),
+            confirm_hint=confirm_hint,
+            resources=resources,
+            # An explicit model wins; otherwise the session's own, as Pi restores it.
+            session_model=manager.context_model() if model is None and provider is None else None,
+        )
+    except BaseException:
+        manager.close()
+        raise
+    agent = Agent(host, ui, editor)
+    try:
         host.start(manager)
     except BaseException:
         agent.close()

@@ -377,6 +377,12 @@ def context_entry_indexes(table: EntryTable, path: ActivePath) -> array[int]:
     return selected
 
 
+def path_model(table: EntryTable, path: ActivePath) -> JsonObject | None:
+    """The ``{provider, modelId}`` of ``path``'s context (:attr:`SessionContext.model`'s
+    JSON) without building the context: the nearest model source above the leaf."""
+    return _settings(table, path)[1]
+
+
 def _settings(table: EntryTable, path: ActivePath) -> tuple[Any, JsonObject | None]:
     leaf = path.leaf
     if leaf is None:

@@ -42,7 +42,12 @@ from ctxmodes.session import codec
 from ctxmodes.session import entries as make
 from ctxmodes.session.branch_path import BranchPath
 from ctxmodes.session.branching import branched_copy, copied_entries, copied_lines, whole_copy
-from ctxmodes.session.context import ContextBuilder, SessionContext, context_entry_indexes
+from ctxmodes.session.context import (
+    ContextBuilder,
+    SessionContext,
+    context_entry_indexes,
+    path_model,
+)
 from ctxmodes.session.entries import Stamp, is_model, json_of
 from ctxmodes.session.errors import (
     EntryNotFoundError,
@@ -898,6 +903,16 @@ class SessionManager:
     def build_session_context(self) -> SessionContext:
         """What the model sees at the leaf (incremental: cheap after an append)."""
         return self._context.build(self._path)
+
+    def context_model(self) -> str | None:
+        """:meth:`build_session_context`'s model as ``provider/model-id`` (the active
+        branch's last ``model_change`` or assistant message), without building the context;
+        ``None`` when the branch names none."""
+        model = path_model(self._table, self._path) or {}
+        provider, model_id = model.get("provider"), model.get("modelId")
+        if isinstance(provider, str) and provider and isinstance(model_id, str) and model_id:
+            return f"{provider}/{model_id}"
+        return None
 
     def build_context_entries(self) -> Sequence[SessionEntry]:
         """The entries behind :meth:`build_session_context`, in context order."""

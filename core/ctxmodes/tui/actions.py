@@ -138,8 +138,13 @@ def _resume_file(session: TerminalSession, path: Path) -> None:
     agent = session.agent
 
     def job() -> None:
+        from ctxmodes.cli.session_warnings import session_warnings
+
         agent.resume(path)
-        agent.session.ui.notify(f"Resumed session {agent.session_manager.session_id}")
+        manager = agent.session_manager
+        for line in session_warnings(path, manager):
+            agent.session.ui.notify(line, "warning")
+        agent.session.ui.notify(f"Resumed session {manager.session_id}")
 
     agent.run_soon(job)
 
@@ -276,7 +281,7 @@ def copy(session: TerminalSession, args: str) -> None:
 
 
 def export(session: TerminalSession, args: str) -> None:
-    from ctxmodes.export import render_html
+    from ctxmodes.export import write_page
     from ctxmodes.session.manager import SessionManager
 
     source = session.agent.session_file
@@ -288,9 +293,9 @@ def export(session: TerminalSession, args: str) -> None:
         session.notify("Refusing to overwrite the session file", "error")
         return
     try:
-        with SessionManager.open(source, read_only=True) as manager:
-            page = render_html(manager, source.name)
-        target.write_text(page, encoding="utf-8")
+        # Streamed into a new file that replaces the target only once the page is whole.
+        with SessionManager.open(source, read_only=True, preload=False) as manager:
+            write_page(manager, source.name, target, session.agent.mode)
     except (OSError, CtxmodesError) as exc:
         session.notify(f"/export: {exc}", "error")
         return

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from ctxmodes.hostapi import StreamingBehavior
     from ctxmodes.tui.app import TerminalSession
 
 TerminalHandler = Callable[["TerminalSession", str], None]
@@ -118,9 +119,27 @@ def run_typed(session: TerminalSession, streaming_behavior: str = "steer") -> No
         return
     buffer.append_to_history()
     buffer.reset()
-    session.agent.submit(
-        text, streaming_behavior="follow_up" if streaming_behavior == "follow_up" else "steer"
-    )
+    _submit(session, text, "follow_up" if streaming_behavior == "follow_up" else "steer")
+
+
+#: A prompt typed while the session has no model (a reopened session whose model is not
+#: usable here, and none configured).
+NO_MODEL_NOTICE = "No model selected: /model picks one (a provider/model-id, or scripted:FILE)"
+
+
+def _submit(session: TerminalSession, text: str, behavior: StreamingBehavior = "steer") -> None:
+    """Hand ``text`` to the agent. A prompt refused before it is taken (no model, no
+    credentials) is one line, and the text goes back to the editor."""
+    from ctxmodes.host.errors import NoModelError
+    from ctxmodes.providers.base import ProviderError
+
+    try:
+        session.agent.submit(text, streaming_behavior=behavior)
+    except (NoModelError, ProviderError) as refused:
+        message = NO_MODEL_NOTICE if isinstance(refused, NoModelError) else str(refused)
+        session.notify(message, "error")
+        session.buffer.text = text
+        session.buffer.cursor_position = len(text)
 
 
 def _run_shell(session: TerminalSession, text: str) -> None:
@@ -166,6 +185,6 @@ def _may_run(session: TerminalSession, command: SlashCommand) -> bool:
 
 def _dispatch(session: TerminalSession, command: SlashCommand, args: str) -> None:
     if command.handler is None:
-        session.agent.submit(f"/{command.name} {args}".rstrip())
+        _submit(session, f"/{command.name} {args}".rstrip())
     else:
         command.handler(session, args)

@@ -9,6 +9,8 @@ from typing import Any, Final
 
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 
+from ctxmodes.tui.text_wrap import wrap_words
+
 #: (style, text) pairs.
 Pairs = list[tuple[str, str]]
 
@@ -84,7 +86,7 @@ class Picker:
         wrapped at spaces (it may be a long sentence, and the rows below are cut, not
         wrapped, to keep one row per line)."""
         rows = self.rows()
-        title = _wrap(self.title, width - 1) if width > 1 else self.title
+        title = wrap_words(self.title, width - 1) if width > 1 else self.title
         parts: StyleAndTextTuples = [("class:picker.title", title), ("", "\n")]
         shown = "•" * len(self.query) if self.secret else self.query
         parts.append(("class:picker.query", f"> {shown}"))
@@ -101,12 +103,3 @@ class Picker:
             parts += [("", "\n"), ("class:picker.hint", "  (nothing matches)")]
         parts += [("", "\n"), ("class:picker.hint", f"{len(rows)} · {self.hint}")]
         return parts
-
-
-def _wrap(text: str, width: int) -> str:
-    import textwrap
-
-    return "\n".join(
-        "\n".join(textwrap.wrap(line, width, break_on_hyphens=False) or [""])
-        for line in text.splitlines()
-    )

@@ -613,3 +613,58 @@ def test_session_ids_from_a_source_must_be_valid(tmp_path: Path) -> None:
     identity = IdentitySource(session_id=lambda: "not valid!")
     with pytest.raises(InvalidSessionIdError):
         SessionManager.in_memory(tmp_path, identity=identity)
+
+
+def _line(entry_type: str, entry_id: str, parent: str | None, **fields: object) -> str:
+    import json
+
+    stamp = "2026-01-01T00:00:00.000Z"
+    return json.dumps(
+        {"type": entry_type, "id": entry_id, "parentId": parent, "timestamp": stamp, **fields}
+    )
+
+
+@pytest.mark.parametrize(
+    ("lines", "expected"),
+    [
+        ([], None),
+        ([("model_change", {"provider": "a", "modelId": "x"})], "a/x"),
+        (
+            [
+                ("model_change", {"provider": "a", "modelId": "x"}),
+                ("message", {"message": {"role": "user", "content": "hi", "timestamp": 1}}),
+                (
+                    "message",
+                    {
+                        "message": {
+                            "role": "assistant",
+                            "content": [],
+                            "provider": "b",
+                            "model": "y",
+                            "timestamp": 2,
+                        }
+                    },
+                ),
+            ],
+            "b/y",
+        ),
+        ([("model_change", {"provider": "a"})], None),
+    ],
+)
+def test_context_model_is_the_contexts_model_without_building_it(tmp_path, lines, expected):
+    """What a reopened session's model is restored from: the same as the context's."""
+    path = tmp_path / "s.jsonl"
+    header = (
+        '{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}'
+    )
+    body = [
+        _line(kind, f"e{n}", f"e{n - 1}" if n else None, **fields)
+        for n, (kind, fields) in enumerate(lines)
+    ]
+    path.write_text("\n".join([header, *body]) + "\n")
+    with SessionManager.open(path, read_only=True) as manager:
+        assert manager.context_model() == expected
+        model = manager.build_session_context().model
+        if expected is not None:
+            assert model is not None
+            assert f"{model.provider}/{model.model_id}" == expected

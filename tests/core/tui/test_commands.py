@@ -57,6 +57,7 @@ def test_export_writes_the_page(tmp_path):
     run_terminal(agent, scenario)
     page = target.read_text(encoding="utf-8")
     assert "exported &lt;b&gt;reply&lt;/b&gt;" in page
+    assert " · mode off · " in page  # as `ctxmodes session export` names it
 
 
 def test_tree_navigates_to_a_user_message_and_offers_its_text(tmp_path):
@@ -297,3 +298,35 @@ def test_model_switches_to_another_model_and_records_it(tmp_path):
     assert "scripted/second-model" in seen["footer"]
     changes = [(e["provider"], e["modelId"]) for e in entries(agent) if e["type"] == "model_change"]
     assert changes[-1] == ("scripted", "second-model")
+
+
+def test_a_prompt_without_a_model_is_one_line_and_stays_in_the_editor(tmp_path):
+    """A session opened without a model (a reopened one whose model is not usable here):
+    the prompt is refused before anything is recorded, with a line naming /model, and the
+    text goes back to the editor, the cursor at its end; /model then makes it work."""
+    from ctxmodes.config import Settings
+    from ctxmodes.sdk import open_agent
+    from ctxmodes.tui.commands import NO_MODEL_NOTICE
+
+    script = tmp_path / "script.json"
+    script.write_text('{"responses": [{"text": "answered"}]}')
+    agent = open_agent(
+        cwd=tmp_path, settings=Settings(mode="off", durability="flush"), session_dir=tmp_path
+    )
+    seen = {}
+
+    async def scenario(t):
+        await t.type("hello" + ENTER)
+        await t.printed(NO_MODEL_NOTICE)
+        seen["editor"] = t.editor
+        seen["cursor"] = t.session.buffer.cursor_position
+        await t.type("\x15" + f"/model scripted:{script}" + ENTER)
+        await t.printed("Model: scripted/scripted")
+        await t.type("hello again" + ENTER)
+        await t.printed("answered")
+        await t.idle()
+
+    run_terminal(agent, scenario)
+    assert (seen["editor"], seen["cursor"]) == ("hello", len("hello"))
+    users = [e for e in entries(agent) if e.get("message", {}).get("role") == "user"]
+    assert [u["message"]["content"][0]["text"] for u in users] == ["hello again"]

@@ -195,3 +195,33 @@ def test_the_bare_command_takes_chats_options_as_pi_c_does(work: Path) -> None:
     finally:
         reopened.close()
     assert _sessions(work) == [session]
+
+
+def test_a_damaged_line_of_the_reopened_file_is_named_at_start(work: Path) -> None:
+    """The interactive session skips a line it cannot read, as Pi does, and says so in one
+    warning line above its banner, as `run` and the session commands do."""
+    model = f"scripted:{work / 'script.json'}"
+    project = work / "project"
+    env = private_env(work)
+    subprocess.run(
+        [*_ctxmodes("run", "--model", model, "--cwd", str(project)), "Start"],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    (session,) = _sessions(work)
+    with session.open("a") as damaged:
+        damaged.write('{"type":"message","id":"cut-off\n')
+    lines = len(session.read_text().splitlines())
+    reopened = Tmux(
+        ["env", "-C", str(project), *_ctxmodes("--session", str(session), "--model", model)],
+        env,
+    )
+    try:
+        screen = reopened.wait("left •")
+        _quit(reopened)
+    finally:
+        reopened.close()
+    warning = f"ctxmodes: warning: {session}: line {lines}: not valid JSON (skipped)"
+    assert warning in screen.replace("\n", "")

@@ -139,3 +139,28 @@ def test_a_summary_that_archived_no_window_says_so(tmp_path):
         summary = manager.branch_with_summary(first, BRANCH_SUMMARY_PREAMBLE + "Tried b.")
         line = branch_summary_line(manager, manager.get_entry_json(summary) or {})
     assert line == "branch summarized · 1 entry · Tried b."
+
+
+def test_resuming_a_damaged_file_names_the_lines_it_skipped(tmp_path):
+    """`/resume FILE` of a file with a line it cannot read: the line is skipped, as Pi
+    skips it, and named in a warning, as when the session opens at start."""
+    agent = make_agent(tmp_path, [{"text": "first answer"}, {"text": "second answer"}])
+
+    async def scenario(t):
+        await t.type("hello" + ENTER)
+        await t.printed("first answer")
+        await t.idle()
+        first = agent.session_file
+        with first.open("a") as damaged:
+            damaged.write('{"type":"message","id":"cut-off\n')
+        seen["line"] = len(first.read_text().splitlines())
+        await t.type("/new" + ENTER)
+        await t.until(lambda: agent.session_file != first, "the new session")
+        await t.idle()
+        await t.type(f"/resume {first}" + ENTER)
+        await t.printed("Resumed session")
+        warning = f"{first}: line {seen['line']}: not valid JSON (skipped)"
+        assert warning in t.text().replace("\n", "")
+
+    seen: dict[str, int] = {}
+    run_terminal(agent, scenario)

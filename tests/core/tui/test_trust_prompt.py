@@ -152,3 +152,26 @@ def test_the_question_governs_the_project_configuration(
         assert user.requests[0]["headers"]["Authorization"] == "Bearer sk-user-secret"
     decision = json.loads((tmp_path / "pi" / "trust.json").read_text())
     assert decision == {str(project.resolve()): saved}
+
+
+def test_the_question_wraps_between_words(tmp_path: Path, project: Path) -> None:
+    """The question is one long sentence: on a terminal narrower than it, each line ends
+    between two words, none cut in two and no line starting with a comma."""
+    from ctxmodes.resources.trust import trust_prompt_text
+
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"responses": [{"text": "ok"}]}))
+    command = ctxmodes_command(
+        "chat", "--mode", "off", "--model", f"scripted:{script}", "--cwd", str(project)
+    )
+    tmux = Tmux(command, private_env(tmp_path), columns=70)
+    try:
+        screen = tmux.wait("Do not trust (this session only)")
+    finally:
+        tmux.close()
+    question = screen.partition("Trust project folder?")[2].partition("1. Trust")[0]
+    lines = question.splitlines()
+    assert all(len(line) <= 70 for line in lines), question
+    assert not [line for line in lines if line.lstrip().startswith((",", "."))], question
+    words = trust_prompt_text(project).partition("\n\n")[2].split()
+    assert question.split()[-len(words) - 1 : -1] == words, question

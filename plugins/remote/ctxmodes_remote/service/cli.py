@@ -95,7 +95,7 @@ def _configure(parser: argparse.ArgumentParser) -> None:
     create.add_argument("name", metavar="NAME", help="account name")
     _add_data(create, required=True)
     create.set_defaults(serve_handler=_token_create)
-    listing = token.add_parser("list", help="the tokens: id, account, when made (never the token)")
+    listing = token.add_parser("list", help="the tokens: id, when made, account (never the token)")
     _add_data(listing, required=True)
     listing.set_defaults(serve_handler=_token_list)
     revoke = token.add_parser(
@@ -198,6 +198,8 @@ def _token_list(args: argparse.Namespace) -> int:
     for record in tokens:
         made = datetime.fromtimestamp(record.created_at, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         print(f"{record.token_id}  {made}  {record.account.name}")
+    if not tokens:
+        print("no tokens (`ctxmodes serve token create NAME` issues one)", file=sys.stderr)
     return 0
 
 

@@ -90,7 +90,12 @@ async def _serve(config: ServerConfig) -> None:
     await runner.setup()
     try:
         site = web.TCPSite(runner, config.host, config.port, ssl_context=context)
-        await site.start()
+        try:
+            await site.start()
+        except OSError as error:
+            # A port in use, an address not of this machine: the user's to fix, in one line.
+            reason = os.strerror(error.errno) if error.errno else str(error)
+            raise CtxmodesError(f"cannot listen on {config.host}:{config.port}: {reason}") from None
         scheme = "https" if context is not None else "http"
         port = runner.addresses[0][1]
         host = f"[{config.host}]" if ":" in config.host else config.host

@@ -145,3 +145,39 @@ def test_a_mistyped_data_directory_is_an_error_and_nothing_is_made(tmp_path):
     assert not (tmp_path / "copy.sqlite3").exists()
     listed = ctxmodes("serve", "token", "list", "--data", str(tmp_path / "data"))
     assert listed.stdout.split()[2:] == ["alice"]
+
+
+def test_a_port_in_use_is_one_line(tmp_path, script):
+    """Another process listening on the port: one line naming the address and why, status 1,
+    no traceback."""
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        failed = ctxmodes(
+            "serve",
+            "--upstream",
+            f"scripted:{script}",
+            "--data",
+            str(tmp_path / "data"),
+            "--port",
+            str(port),
+            check=False,
+        )
+    assert failed.returncode == 1
+    assert failed.stderr.splitlines() == [
+        f"ctxmodes: error: cannot listen on 127.0.0.1:{port}: Address already in use"
+    ]
+
+
+def test_an_empty_token_list_says_so(tmp_path):
+    """Once every token is revoked, `token list` says there are none (on standard error,
+    so that its standard output stays the rows alone) instead of printing nothing."""
+    data = tmp_path / "data"
+    create_token(data, "alice")
+    ctxmodes("serve", "token", "revoke", "--account", "alice", "--data", str(data))
+    listed = ctxmodes("serve", "token", "list", "--data", str(data))
+    assert listed.stdout == ""
+    assert listed.stderr == "no tokens (`ctxmodes serve token create NAME` issues one)\n"
