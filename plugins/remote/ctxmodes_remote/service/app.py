@@ -213,7 +213,7 @@ class ServiceApp:
     def build(self) -> web.Application:
         app = web.Application(
             client_max_size=self._max_body_bytes,
-            middlewares=[self._measure, self._guard],
+            middlewares=[self._guard],
         )
         app.router.add_get(f"{CODEX_PATH}/models", self.models)
         app.router.add_get(f"{BASE_PATH}/wham/accounts/check", self.accounts_check)
@@ -249,13 +249,17 @@ class ServiceApp:
     # -- middleware ----------------------------------------------------------------------------
 
     @web.middleware
-    async def _measure(
+    async def _guard(
         self, request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
     ) -> web.StreamResponse:
+        """Every request is counted and timed in the metrics. A WebSocket upgrade is refused
+        (426); every path but the operators' needs a known bearer token (401); storage that
+        fails answers 503, data that does not open 500. One middleware: a layer each costs
+        every request a call of its own."""
         start = time.perf_counter()
         status = 500
         try:
-            response = await handler(request)
+            response = await self._guarded(request, handler)
             status = response.status
             return response
         except web.HTTPException as error:
@@ -264,13 +268,9 @@ class ServiceApp:
         finally:
             self.metrics.observe(_operation(request), status, time.perf_counter() - start)
 
-    @web.middleware
-    async def _guard(
+    async def _guarded(
         self, request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
     ) -> web.StreamResponse:
-        """A WebSocket upgrade is refused (426); every path but the operators' needs a
-        known bearer token (401); storage that fails answers 503, data that does not open
-        500. One middleware: a layer each costs every request a call of its own."""
         if request.headers.get("Upgrade", "").lower() == "websocket":
             return _error(426, "websocket_unsupported", "use HTTP with server-sent events")
         try:

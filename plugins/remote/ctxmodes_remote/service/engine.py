@@ -261,6 +261,8 @@ class ServiceEngine:
         are dealt to the workers in turn as they first appear (a hash would leave some with
         twice the sessions of others, and their calls queueing while others idle), and keep
         theirs while in use."""
+        if self.workers == 1:
+            return 0
         key = (account.account_id, session_id)
         with self._placement_lock:
             worker = self._placement.get(key)

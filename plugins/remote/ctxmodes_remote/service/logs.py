@@ -1,10 +1,11 @@
 """Structured logs: one JSON object per line on standard error.
 
 Requests are logged by method, path (without its query), status, size and duration; never by
-header or body, so no token, note or ciphertext reaches the log. The requests answered in one
-turn of the event loop are handed to the log together at the end of that turn, as one record
-written at once (a line each): under load a record and a write per request cost the service
-more than some of its calls' own work.
+header or body, so no token, note or ciphertext reaches the log. The requests answered within
+:data:`REQUESTS_WRITTEN_EVERY_S` of each other are handed to the log together, as one record
+written at once (a line each, with its own time): under load a record and a write per request,
+or even per turn of the event loop, cost the service more than some of its calls' own work.
+:func:`write_pending_requests` writes what is still waiting (the server calls it as it stops).
 """
 
 from __future__ import annotations
@@ -61,8 +62,14 @@ class JsonFormatter(logging.Formatter):
         return orjson.dumps(entry).decode()
 
 
+#: Seconds a request's line may wait for others to be written with: at a few thousand
+#: requests a second, tens of them share a write.
+REQUESTS_WRITTEN_EVERY_S = 0.01
+
+
 class _Requests:
-    """The requests answered in this turn of the event loop, logged at its end."""
+    """The requests answered since the last write, logged together
+    :data:`REQUESTS_WRITTEN_EVERY_S` after the first of them."""
 
     def __init__(self, logger: logging.Logger) -> None:
         self._logger = logger
@@ -72,14 +79,15 @@ class _Requests:
 
     def add(self, entry: dict[str, Any]) -> None:
         loop = asyncio.get_running_loop()
-        # The first request of the turn; or a loop that ended before its turn did (a service
-        # stopped and started again in one process) left requests pending, written now.
+        # The first request since the last write; or a loop that ended before it wrote (a
+        # service stopped and started again in one process) left requests pending, written
+        # with these.
         if self._flushing_on is not loop:
-            loop.call_soon(self._flush)
+            loop.call_later(REQUESTS_WRITTEN_EVERY_S, self.flush)
             self._flushing_on = loop
         self._pending.append(entry)
 
-    def _flush(self) -> None:
+    def flush(self) -> None:
         pending, self._pending = self._pending, []
         self._flushing_on = None
         logger = self._logger
@@ -102,6 +110,13 @@ class _Requests:
 
 #: Per access logger (aiohttp makes an :class:`AccessLogger` per connection, on one logger).
 _requests: dict[str, _Requests] = {}
+
+
+def write_pending_requests() -> None:
+    """Write the requests answered but not yet logged (a server stopping calls this, as its
+    loop will not run their write)."""
+    for requests in list(_requests.values()):
+        requests.flush()
 
 
 class AccessLogger(AbstractAccessLogger):

@@ -127,6 +127,7 @@ async def _serve(config: ServerConfig) -> None:
         await stop.wait()
     finally:
         await runner.cleanup()
+        logs.write_pending_requests()
         provider.close()
 
 

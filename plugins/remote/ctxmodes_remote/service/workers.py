@@ -18,8 +18,9 @@ other accounts run meanwhile.
 With group commit (:class:`HeldWrites`, SQLite), calls that ran while writes were held are
 answered only once those writes are committed: the worker runs the calls waiting, then
 commits them all with one sync, as soon as no call is waiting (or the group is
-:data:`GROUP_CALLS` calls or :data:`GROUP_SECONDS` old), and then answers them. Calls run
-during a pause are committed when the pause ends, not held behind the long call.
+:data:`GROUP_CALLS` calls or :data:`GROUP_SECONDS` old), and then answers them, with one
+wake-up of the event loop for all of them. Calls run during a pause are committed when the
+pause ends, not held behind the long call.
 
 The calls about one session take turns wherever they run (:class:`SessionTurns`), in arrival
 order. Note reads (and on Postgres note writes), which the storage answers on the event loop,
@@ -355,11 +356,28 @@ class FairWorker:
         try:
             self._held_writes.commit_writes()
         except BaseException as failure:
-            for reply, _, _ in held:
-                reply.settle(None, failure)
+            held = [(reply, None, failure) for reply, _, _ in held]
+        _settle_all(held)
+
+
+def _settle_all(outcomes: list[_Held]) -> None:
+    """Settle each reply with its outcome: those awaited on an event loop in one callback per
+    loop (one wake-up of the loop, not one per call)."""
+    on_loops: dict[asyncio.AbstractEventLoop, list[tuple[asyncio.Future[Any], Any, Any]]] = {}
+    for reply, result, error in outcomes:
+        if isinstance(reply, _LoopReply):
+            on_loops.setdefault(reply.loop, []).append((reply.future, result, error))
         else:
-            for reply, result, error in held:
-                reply.settle(result, error)
+            reply.settle(result, error)
+    for loop, settled in on_loops.items():
+        # A closed loop refuses the call: nobody waits for the answers any more.
+        with contextlib.suppress(RuntimeError):
+            loop.call_soon_threadsafe(_settle_many_on_loop, settled)
+
+
+def _settle_many_on_loop(settled: list[tuple[asyncio.Future[Any], Any, Any]]) -> None:
+    for future, result, error in settled:
+        _settle_on_loop(future, result, error)
 
 
 class SessionTurns:

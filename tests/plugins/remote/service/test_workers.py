@@ -219,6 +219,17 @@ def test_held_answers_reach_the_loop_only_after_their_commit():
         answer = await worker.submit_from_loop("a", write)
         # Committed by the time the answer is seen, not after.
         assert held.committed == [True]
+        # Calls of one group are all answered once it is committed, with their own
+        # outcomes, the failure of one among them.
+        gate = threading.Event()
+        worker.submit("", gate.wait)
+        calls = [worker.submit_from_loop(f"a{n}", write) for n in range(4)]
+        calls.append(worker.submit_from_loop("b", lambda: (write(), 1 / 0)))
+        gate.set()
+        outcomes = await asyncio.gather(*calls, return_exceptions=True)
+        assert outcomes[:4] == ["written"] * 4
+        assert isinstance(outcomes[4], ZeroDivisionError)
+        assert held.committed == [True, True]
         return answer
 
     assert asyncio.run(main()) == "written"
