@@ -6,34 +6,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import httpx
 import pytest
-from support.codex_backend import CodexBackendEmulator, CodexDouble
+from support.mode_switch import every_mode_harness
 
-import ctxmodes_local
-import ctxmodes_off
-import ctxmodes_remote
-import ctxmodes_tree
-from ctxmodes.providers.script import Script
 from ctxmodes.session_mode import recorded_mode
 from ctxmodes.testing.harness import HostHarness
 
 
 def _harness(directory: Path, start: str) -> HostHarness:
-    emulator = CodexBackendEmulator()
-    account = emulator.add_account("acct-switch")
-    client = httpx.Client(transport=httpx.WSGITransport(app=emulator))
-    script = Script.model_validate({"responses": [{"text": f"answer {n}"} for n in range(4)]})
-    provider = CodexDouble(
-        script, emulator, account, base_url="http://backend.test/backend-api/codex", client=client
-    )
-    return HostHarness(
-        directory,
-        [],
-        plugins=[ctxmodes_off, ctxmodes_local, ctxmodes_tree, ctxmodes_remote],
-        mode=start,
-        provider=provider,
-    )
+    responses = [{"text": f"answer {n}"} for n in range(4)]
+    return every_mode_harness(directory, start, {"responses": responses})
 
 
 @pytest.mark.parametrize(

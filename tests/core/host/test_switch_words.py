@@ -9,48 +9,28 @@ import json
 import re
 from pathlib import Path
 
-import httpx
 import pytest
-from support.codex_backend import CodexBackendEmulator, CodexDouble
+from support.mode_switch import BUILT_IN_MODES, every_mode_harness
 
-import ctxmodes_local
-import ctxmodes_off
-import ctxmodes_remote
-import ctxmodes_tree
-from ctxmodes.providers.script import Script
 from ctxmodes.testing.harness import HostHarness
 from ctxmodes.windows import count_branch_windows
 
-MODES = ("off", "local", "tree", "remote")
 CASES = [
     (start, target, finished)
-    for start in MODES
-    for target in MODES
+    for start in BUILT_IN_MODES
+    for target in BUILT_IN_MODES
     if target != start
     for finished in ((0,) if start == "off" else (0, 1, 2))
 ]
 
 
 def _harness(directory: Path, start: str, finished: int) -> HostHarness:
-    emulator = CodexBackendEmulator()
-    account = emulator.add_account("acct-words")
-    client = httpx.Client(transport=httpx.WSGITransport(app=emulator))
     responses: list[dict[str, object]] = []
     for number in range(finished):
         responses += [{"tool_calls": [{"name": "new_context"}]}, {"text": f"answer {number}"}]
     responses += [{"text": f"answer {finished}"}] + [{"text": "after the switch"}] * 2
     summaries = [f"summary of window {number}" for number in range(finished)]
-    script = Script.model_validate({"responses": responses, "summaries": summaries})
-    provider = CodexDouble(
-        script, emulator, account, base_url="http://backend.test/backend-api/codex", client=client
-    )
-    return HostHarness(
-        directory,
-        [],
-        plugins=[ctxmodes_off, ctxmodes_local, ctxmodes_tree, ctxmodes_remote],
-        mode=start,
-        provider=provider,
-    )
+    return every_mode_harness(directory, start, {"responses": responses, "summaries": summaries})
 
 
 def _sent(h: HostHarness) -> str:
