@@ -25,10 +25,12 @@ def describe_switch(manager: SessionView, target: str) -> str | None:
             return "window markers stop being managed"
         windows = "1 earlier window is" if earlier == 1 else f"{earlier} earlier windows are"
         return f"{windows} sent to the model again; run /compact first to leave cleanly"
-    kept = "earlier windows stay out of the context" if earlier > 0 else None
+    kept = " and earlier windows stay out of the context" if earlier > 0 else ""
     if target == "tree":
-        return "; ".join(filter(None, ("window markers, history and notes carry over", kept)))
+        return f"window markers, history and notes carry over{kept}"
     if target == "remote":
-        carried = "window markers carry over" + (f" and {kept}" if kept else "")
-        return f"{carried}; history and notes come from the Remote service, not this file"
+        return (
+            f"window markers carry over{kept}; history and notes come from the Remote service, "
+            "not this file"
+        )
     return None

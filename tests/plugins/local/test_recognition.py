@@ -15,7 +15,9 @@ EXPECTED = {"tree": "shared", "local": "shared", "remote": "shared", None: None}
 #: The file holds two windows: Off sends the earlier one again, Tree and Remote do not.
 LEAVING = {
     "off": "1 earlier window is sent to the model again; run /compact first to leave cleanly",
-    "tree": "window markers, history and notes carry over; earlier windows stay out of the context",
+    "tree": (
+        "window markers, history and notes carry over and earlier windows stay out of the context"
+    ),
     "remote": (
         "window markers carry over and earlier windows stay out of the context; history and "
         "notes come from the Remote service, not this file"
