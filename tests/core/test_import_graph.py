@@ -160,6 +160,7 @@ def test_the_entry_points_resolve_to_files() -> None:
             assert defining_file(module, attribute) is not None, target
 
 
+@pytest.mark.slow  # parses every file of the repository
 def test_the_graph_has_its_floors() -> None:
     """The edges found reach every floor of the house: the core, each mode, the tests."""
     reached = {

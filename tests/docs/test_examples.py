@@ -155,6 +155,7 @@ def test_shell_commands_exist_as_written(block: Block):
         check_command(line)
 
 
+@pytest.mark.slow  # each a script of real ctxmodes processes
 @pytest.mark.parametrize("name", sorted(RUNNABLE_SHELL))
 def test_shell_examples_run(name: str, tmp_path: Path):
     work = tmp_path / "work"

@@ -10,6 +10,7 @@ import json
 import urllib.parse
 from pathlib import Path
 
+import pytest
 from support.provider_cases import RedirectingTransport
 from support.wire_server import Reply, WireServer
 
@@ -114,6 +115,7 @@ def test_a_refused_refresh_is_the_message_and_nothing_is_sent(tmp_path):
     assert [request["path"] for request in server.requests] == ["/token"]
 
 
+@pytest.mark.slow  # google-auth looks for credentials everywhere, the metadata server too
 def test_no_credentials_is_pis_message(tmp_path, monkeypatch):
     monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.setenv("CLOUDSDK_CONFIG", str(tmp_path / "gcloud"))

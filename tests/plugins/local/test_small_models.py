@@ -10,7 +10,9 @@ from support.cli_rig import isolate_settings
 from support.small_model import check_small_model_session
 
 
-@pytest.mark.parametrize(("window", "prompts"), [(8_192, 6), (32_768, 30)])
+@pytest.mark.parametrize(
+    ("window", "prompts"), [(8_192, 6), pytest.param(32_768, 30, marks=pytest.mark.slow)]
+)
 def test_local_works_in_a_small_window(
     window: int,
     prompts: int,
