@@ -29,16 +29,20 @@ def describe_switch(manager: SessionView, target: str) -> str | None:
     if target == "off":
         if not count:
             return "no window is archived yet; window markers stop being managed"
-        summaries = "1 archived summary becomes an ordinary Pi summary and re-enters"
-        if count > 1:
-            summaries = f"{count} archived summaries become ordinary Pi summaries and re-enter"
+        summaries = _counted(
+            count,
+            "1 archived summary becomes an ordinary Pi summary and re-enters",
+            "archived summaries become ordinary Pi summaries and re-enter",
+        )
         return f"{summaries} the context; run /compact first to leave cleanly"
     if target == "local":
         if not count:
             return "window markers, history and notes carry over"
-        leave = "1 archived window leaves history and its summary stays"
-        if count > 1:
-            leave = f"{count} archived windows leave history and their summaries stay"
+        leave = _counted(
+            count,
+            "1 archived window leaves history and its summary stays",
+            "archived windows leave history and their summaries stay",
+        )
         return f"{leave} out of the context; window markers and notes carry over"
     if target == "remote":
         stay = "" if not count else " and the archived summary stays out of the context"
@@ -49,3 +53,8 @@ def describe_switch(manager: SessionView, target: str) -> str | None:
             "service, not this file"
         )
     return None
+
+
+def _counted(count: int, one: str, many: str) -> str:
+    """``one`` for a single archived window, else ``many`` after the count."""
+    return one if count == 1 else f"{count} {many}"
