@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from ctxmodes.cli.core_commands import add_command_parser
 from ctxmodes.cli.options import add_mode_option
@@ -38,7 +38,7 @@ def register(subparsers: Any) -> None:
                 f"Run a {family} operation offline. Arguments are NAME=VALUE pairs with the "
                 "tool's parameter names. A parameter that takes text keeps VALUE as written "
                 "(path=2024.md); any other VALUE that parses as JSON is taken as JSON "
-                "(limit=5, recent_first=true)."
+                "(limit=5, recent_first=true); a value the parameter cannot take is an error."
             ),
         )
         parser.add_argument("file", type=Path, help="the session .jsonl file")
@@ -85,15 +85,64 @@ def parse_arguments(family: Family, action: str, pairs: list[str]) -> dict[str, 
             raise CtxmodesError(f"argument {pair!r} is not NAME=VALUE")
         if name in parsed:
             raise CtxmodesError(f"argument {name} is given more than once")
-        if name in operation.fields and _takes_text(operation.field_schema(name)):
-            parsed[name] = value
+        if name not in operation.fields:
+            parsed[name] = value  # the operation names it in its error
             continue
-        try:
-            parsed[name] = json.loads(value)
-        except (json.JSONDecodeError, RecursionError):
-            # Nested too deeply to be JSON the operation could use: it stays text.
-            parsed[name] = value
+        schema = operation.field_schema(name)
+        parsed[name] = value if _takes_text(schema) else _json_or_text(value)
+        # A model's arguments are read leniently (a limit that is no number is dropped);
+        # someone typing a command is told instead.
+        if not any(_fits(parsed[name], variant) for variant in schema.get("anyOf", [schema])):
+            shown = value if len(value) <= _SHOWN_CHARS else value[: _SHOWN_CHARS - 1] + "…"
+            raise CtxmodesError(f"argument {name}={shown}: {name} takes {_expected(schema)}")
     return parsed
+
+
+#: The longest argument value an error quotes whole.
+_SHOWN_CHARS: Final = 40
+
+
+def _json_or_text(value: str) -> Any:
+    try:
+        return json.loads(value)
+    except (json.JSONDecodeError, RecursionError):
+        # Nested too deeply to be JSON the operation could use: it stays text.
+        return value
+
+
+def _fits(value: Any, schema: dict[str, Any]) -> bool:
+    """Whether ``value`` has the JSON Schema ``type`` (and ``minimum``, ``enum``) of
+    ``schema``; a schema of another kind is left to the operation."""
+    kind = schema.get("type")
+    if kind == "integer":
+        number = isinstance(value, int) and not isinstance(value, bool)
+        return number and value >= schema.get("minimum", value)
+    if kind == "boolean":
+        return isinstance(value, bool)
+    if kind == "null":
+        return value is None
+    if kind == "string":
+        return isinstance(value, str) and value in schema.get("enum", [value])
+    return True
+
+
+def _expected(schema: dict[str, Any]) -> str:
+    """What a parameter takes, in words: "an integer of at least 1", "true or false"."""
+    words = []
+    for variant in schema.get("anyOf", [schema]):
+        kind = variant.get("type")
+        if kind == "integer":
+            least = variant.get("minimum")
+            words.append("an integer" + (f" of at least {least}" if least is not None else ""))
+        elif kind == "boolean":
+            words.append("true or false")
+        elif kind == "null":
+            words.append("null")
+        elif kind == "string" and "enum" in variant:
+            words.append("one of " + ", ".join(variant["enum"]))
+        elif kind == "string":
+            words.append("text")
+    return " or ".join(words)
 
 
 def run(args: argparse.Namespace) -> int:

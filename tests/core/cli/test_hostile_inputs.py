@@ -112,9 +112,12 @@ def test_a_deeply_nested_argument_is_one_line(
     path.write_text(json.dumps(HEADER) + "\n" + json.dumps(USER) + "\n")
     deep = "[" * 100_000 + "]" * 100_000
     argv = ["history", str(path), "list_items", f"limit={deep}", "--mode", "local"]
-    # Too deep to be JSON, so it is passed on as text, which the operation reads leniently.
-    assert _exit_code(argv) == 0
-    assert capsys.readouterr().err == ""
+    # Too deep to be JSON, so it stays text, which a limit does not take: one short line.
+    assert _exit_code(argv) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert err.startswith("ctxmodes: error: argument limit=[[[[")
+    assert len(err) < 200
 
 
 def test_session_show_on_duplicated_ids_that_form_a_cycle_finishes(

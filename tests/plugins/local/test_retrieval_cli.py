@@ -168,6 +168,22 @@ BAD_INPUT = {
         "more than once",
     ),
     "unknown field": (["history", "{file}", "list_windows", "page=2", "--mode", "local"], "page"),
+    "a limit that is no number": (
+        ["history", "{file}", "list_windows", "limit=abc", "--mode", "local"],
+        "limit takes an integer of at least 1",
+    ),
+    "a limit below one": (
+        ["history", "{file}", "search_contents", "query=x", "limit=-5", "--mode", "local"],
+        "limit takes an integer of at least 1",
+    ),
+    "a flag that is no boolean": (
+        ["history", "{file}", "list_items", "recent_first=yes", "--mode", "local"],
+        "recent_first takes true or false",
+    ),
+    "a role nobody has": (
+        ["history", "{file}", "list_items", "role=robot", "--mode", "local"],
+        "role takes one of user, assistant, tool, system, developer or null",
+    ),
     "missing field": (["history", "{file}", "read_item", "--mode", "local"], "item_id"),
     "escaping path": (["notes", "{file}", "read_file", "path=../x", "--mode", "local"], ".."),
     "mode off": (["history", "{file}", "list_windows", "--mode", "off"], "off"),
