@@ -23,7 +23,9 @@ and 32 concurrent sessions:
 * ``--baseline SRC`` measures, beside this checkout's service, the one in the source tree
   ``SRC`` (its ``core`` and ``plugins``, as ``git archive`` of an earlier commit lays them
   out), alternated with it at each concurrency against the same anchor: a before/after pair
-  taken under the same load of the machine.
+  taken under the same load of the machine. With ``--rounds N`` the whole sweep runs ``N``
+  times, and which of the two goes first at a concurrency changes from round to round, so
+  that neither always meets the database right after the anchor's own inserts.
 
 Isolation between accounts (one account's p99 beside another's heavy searches) is measured by
 ``bench/service_isolation.py``.
@@ -487,6 +489,7 @@ def measure(
     options: Sequence[str] = (),
     baseline: Path | None = None,
     database_pids: Callable[[], Sequence[int]] = list,
+    rounds: int = 1,
 ) -> None:
     """The table of one storage: per concurrency, the anchor, then ctxmodes (and the
     ``baseline`` source tree's, first) with each number of service processes in
@@ -517,7 +520,14 @@ def measure(
             f"{'procs':>5} {'op':6} {'ops/s':>7} {'p50 ms':>7} {'p99 ms':>7} {'ratio':>6} "
             f"{'server':>7} {'db':>5} {'client':>6}"
         )
-        for level, clients in enumerate(CONCURRENCY):
+        sweeps = [
+            (turn, level, clients)
+            for turn in range(rounds)
+            for level, clients in enumerate(CONCURRENCY)
+        ]
+        for turn, level, clients in sweeps:
+            if rounds > 1 and level == 0:
+                print(f"round {turn + 1} of {rounds}")
             storage = raw(clients)
             echo = echo_rate(clients, total)
             anchor = min(storage.per_s, echo.per_s)
@@ -527,10 +537,10 @@ def measure(
                 f"{'':>5} {echo.client_cpu_s * 1e6:>6.0f}"
             )
             line = 0
-            # Which goes first alternates: each meets the database just after the anchor's
-            # inserts as often as the other.
+            # Which goes first alternates, from level to level and from round to round: each
+            # meets the database just after the anchor's inserts as often as the other.
             order = list(services.items())
-            for label, service in order[::-1] if level % 2 else order:
+            for label, service in order[::-1] if (level + turn) % 2 else order:
                 for count in processes:
                     rates = ctxmodes_rates(
                         service.callers[:count],
@@ -579,6 +589,13 @@ def main() -> int:
         "with this one",
     )
     parser.add_argument(
+        "--rounds",
+        type=int,
+        default=1,
+        help="times the whole sweep runs, the order of --baseline and this one changing "
+        "from round to round",
+    )
+    parser.add_argument(
         "--processes",
         type=lambda text: sorted({int(n) for n in text.split(",")}),
         default=[1, 2],
@@ -596,6 +613,7 @@ def main() -> int:
                 lambda clients: sqlite_commit_rate(root / "sqlite", args.ops),
                 lambda: (),
                 baseline=args.baseline,
+                rounds=args.rounds,
             )
         if args.storage in ("postgres", "both"):
             if postgres_bin() is None:
@@ -615,6 +633,7 @@ def main() -> int:
                     options=("--database-connections", str(args.connections)),
                     baseline=args.baseline,
                     database_pids=lambda: family(server.postmaster_pid()),
+                    rounds=args.rounds,
                 )
             finally:
                 server.close()
