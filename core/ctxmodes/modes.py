@@ -255,14 +255,18 @@ class ModeRegistry:
     def names(self) -> list[str]:
         return sorted(self._modes)
 
-    def get(self, name: str) -> InstalledMode:
+    def get(self, name: str, *, where: str | None = None) -> InstalledMode:
         """The installed mode called ``name``; an unknown name is a :class:`ConfigError`
-        that lists the installed modes."""
+        that lists the installed modes (after ``where``, the setting that named it, when
+        given)."""
         try:
             return self._modes[name]
         except KeyError:
             installed = ", ".join(self.names()) or "none"
-            raise ConfigError(f"unknown mode {name!r}; installed modes: {installed}") from None
+            prefix = f"{where}: " if where is not None else ""
+            raise ConfigError(
+                f"{prefix}unknown mode {name!r}; installed modes: {installed}"
+            ) from None
 
     def activate(
         self,

@@ -62,22 +62,13 @@ def _mode_settings(settings: Settings, mode_source: str) -> dict[str, Any]:
     included; a ``mode``, or a ``[modes.<name>]`` table, naming a mode that is not installed
     is an error (``mode_source``: where ``mode`` was set)."""
     from ctxmodes.config import MODES_TABLE
-    from ctxmodes.errors import ConfigError
     from ctxmodes.modes import ModeRegistry
     from ctxmodes.plugins import make_configured_plugin_manager
 
     registry = ModeRegistry.from_plugin_manager(make_configured_plugin_manager(settings))
-    if settings.mode not in registry:
-        try:
-            registry.get(settings.mode)
-        except ConfigError as exc:
-            raise ConfigError(f"{mode_source}: mode: {exc}") from None
+    registry.get(settings.mode, where=f"{mode_source}: mode")
     for name in sorted(settings.modes):
-        if name not in registry:
-            installed = ", ".join(registry.names()) or "none"
-            raise ConfigError(
-                f"[{MODES_TABLE}.{name}]: unknown mode {name!r}; installed modes: {installed}"
-            )
+        registry.get(name, where=f"[{MODES_TABLE}.{name}]")
     values: dict[str, Any] = {}
     for mode in registry:
         validated = mode.spec.validate_settings(settings.modes.get(mode.spec.name))

@@ -47,12 +47,7 @@ def run(args: argparse.Namespace) -> int:
     }
     registry = ModeRegistry.from_callers(callers, distributions)
     if active not in registry:
-        from ctxmodes.errors import ConfigError
-
-        try:
-            registry.get(active)
-        except ConfigError as exc:
-            raise ConfigError(f"{_mode_source(args)}: mode: {exc}") from None
+        registry.get(active, where=f"{_mode_source(args)}: mode")
     rows = [
         (
             mode.spec.name,
