@@ -74,13 +74,7 @@ def _configured_provider(
         provider = _usable_provider(pm, session_model, request_settings)
         if provider is not None:
             return provider
-    if not settings.model:
-        return None
-    from ctxmodes.providers.registry import registry_from_plugin_manager
-
-    provider = registry_from_plugin_manager(pm).resolve(settings.model)
-    _configure_requests(provider, request_settings)
-    return provider
+    return _resolved(pm, settings.model, request_settings) if settings.model else None
 
 
 def _usable_provider(
@@ -88,20 +82,26 @@ def _usable_provider(
 ) -> Provider | None:
     """The provider of the model ``spec`` names when it can be used here (the catalog has
     it, its provider has credentials); ``None`` otherwise."""
-    from ctxmodes.providers.registry import registry_from_plugin_manager
-
     try:
-        provider = registry_from_plugin_manager(pm).resolve(spec)
+        return _resolved(pm, spec, request_settings)
     except CtxmodesError:
         return None
-    _configure_requests(provider, request_settings)
-    return provider
 
 
-def _configure_requests(provider: Provider, request_settings: ProviderRetrySettings) -> None:
+def _resolved(
+    pm: pluggy.PluginManager, spec: str, request_settings: ProviderRetrySettings
+) -> Provider:
+    """The provider of the model ``spec`` names, with the configured request settings.
+
+    :raises CtxmodesError: the model is unknown or its provider has no credentials.
+    """
+    from ctxmodes.providers.registry import registry_from_plugin_manager
+
+    provider = registry_from_plugin_manager(pm).resolve(spec)
     configure = getattr(provider, "use_request_settings", None)
     if callable(configure):
         configure(request_settings)
+    return provider
 
 
 class AgentHost:
