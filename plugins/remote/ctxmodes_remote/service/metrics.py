@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import time
 from bisect import bisect_left
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterator
+from typing import TypeVar
 
 from prometheus_client import CONTENT_TYPE_LATEST as CONTENT_TYPE
 from prometheus_client import CollectorRegistry, generate_latest
@@ -29,6 +30,7 @@ _BUCKET_LABELS = (*(repr(bound) for bound in _LATENCY_BUCKETS), "+Inf")
 REQUESTS = "ctxmodes_serve_requests"
 LATENCY = "ctxmodes_serve_request_seconds"
 ERRORS = "ctxmodes_serve_errors"
+_K = TypeVar("_K", bound=Hashable)
 
 
 class _Latency:
@@ -43,6 +45,14 @@ class _Latency:
         self.created = time.time()
 
 
+def _count(counters: dict[_K, list[float]], key: _K) -> None:
+    """One more for ``key``, whose count starts now if it is new."""
+    counted = counters.get(key)
+    if counted is None:
+        counted = counters[key] = [0, time.time()]
+    counted[0] += 1
+
+
 class ServiceMetrics(Collector):
     def __init__(self) -> None:
         self.registry = CollectorRegistry()
@@ -53,10 +63,7 @@ class ServiceMetrics(Collector):
         self.registry.register(self)
 
     def observe(self, operation: str, status: int, seconds: float) -> None:
-        counted = self._requests.get((operation, status))
-        if counted is None:
-            counted = self._requests[(operation, status)] = [0, time.time()]
-        counted[0] += 1
+        _count(self._requests, (operation, status))
         latency = self._latency.get(operation)
         if latency is None:
             latency = self._latency[operation] = _Latency()
@@ -64,10 +71,7 @@ class ServiceMetrics(Collector):
         latency.buckets[bisect_left(_LATENCY_BUCKETS, seconds)] += 1
         latency.total += seconds
         if status >= 500:
-            errors = self._errors.get(operation)
-            if errors is None:
-                errors = self._errors[operation] = [0, time.time()]
-            errors[0] += 1
+            _count(self._errors, operation)
 
     def exposition(self) -> bytes:
         return generate_latest(self.registry)
