@@ -127,8 +127,10 @@ def _fits(value: Any, schema: dict[str, Any]) -> bool:
 
 
 def _expected(schema: dict[str, Any]) -> str:
-    """What a parameter takes, in words: "an integer of at least 1", "true or false"."""
+    """What a parameter takes, in words: "an integer of at least 1", "true or false". A
+    parameter that keeps its value as text cannot be given null (leaving it out is)."""
     words = []
+    text = _takes_text(schema)
     for variant in schema.get("anyOf", [schema]):
         kind = variant.get("type")
         if kind == "integer":
@@ -136,7 +138,7 @@ def _expected(schema: dict[str, Any]) -> str:
             words.append("an integer" + (f" of at least {least}" if least is not None else ""))
         elif kind == "boolean":
             words.append("true or false")
-        elif kind == "null":
+        elif kind == "null" and not text:
             words.append("null")
         elif kind == "string" and "enum" in variant:
             words.append("one of " + ", ".join(variant["enum"]))

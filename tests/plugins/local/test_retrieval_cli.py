@@ -182,7 +182,11 @@ BAD_INPUT = {
     ),
     "a role nobody has": (
         ["history", "{file}", "list_items", "role=robot", "--mode", "local"],
-        "role takes one of user, assistant, tool, system, developer or null",
+        "role takes one of user, assistant, tool, system, developer\n",
+    ),
+    "a line that is no number": (
+        ["notes", "{file}", "read_file", "path=2024", "start_line=first", "--mode", "local"],
+        "start_line takes an integer or null\n",
     ),
     "missing field": (["history", "{file}", "read_item", "--mode", "local"], "item_id"),
     "escaping path": (["notes", "{file}", "read_file", "path=../x", "--mode", "local"], ".."),
