@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from ctxmodes import forked_work
-from ctxmodes.forked_work import can_fork, run_forked_beside
+from ctxmodes.forked_work import can_fork, map_in_turns, run_forked_beside
 
 
 @pytest.fixture
@@ -29,6 +29,11 @@ def forked(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
         return pid
 
     monkeypatch.setattr(forked_work.os, "fork", fork)
+    # Two cores, whatever the machine has: work is shared only where there is a second one.
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    monkeypatch.delenv("CTXMODES_READ_PROCESSES", raising=False)
+    # A thread another test left behind in this worker would forbid forking.
+    monkeypatch.setattr(forked_work, "can_fork", lambda: True)
     yield pids
     for pid in pids:
         with pytest.raises(ChildProcessError):
@@ -127,3 +132,73 @@ def test_no_fork_while_another_thread_runs() -> None:
     finally:
         stop.set()
         thread.join()
+
+
+def _numbered(index: int) -> bytes:
+    """Which process did turn ``index``, and a payload larger than a pipe holds."""
+    return b"%d:%d:" % (index, os.getpid()) + bytes([index % 251]) * (300_000 + index)
+
+
+@pytest.mark.parametrize("count", [0, 1, 2, 5, 8])
+def test_turns_come_out_in_order_the_even_ones_from_a_child(forked: list[int], count: int) -> None:
+    results = [bytes(result) for result in map_in_turns(_numbered, count)]
+    assert len(forked) == (1 if count > 1 else 0)  # one is enough, and none for one turn
+    assert len(results) == count
+    for index, result in enumerate(results):
+        turn, pid, _ = result.split(b":", 2)
+        assert int(turn) == index
+        assert result[len(b"%d:%s:" % (index, pid)) :] == bytes([index % 251]) * (300_000 + index)
+        assert int(pid) == (forked[0] if forked and index % 2 == 0 else os.getpid())
+
+
+@pytest.mark.parametrize("how", ["raise", "die"])
+def test_turns_a_child_fails_at_are_done_here(forked: list[int], how: str) -> None:
+    parent = os.getpid()
+
+    def work(index: int) -> bytes:
+        if os.getpid() != parent and index == 4:
+            if how == "die":
+                os.kill(os.getpid(), signal.SIGKILL)
+            raise ValueError("the child's turn failed")
+        return b"%d:%d" % (index, os.getpid())
+
+    results = [bytes(result) for result in map_in_turns(work, 9)]
+    pids = [int(result.split(b":")[1]) for result in results]
+    assert [int(result.split(b":")[0]) for result in results] == list(range(9))
+    assert pids[:4] == [forked[0], parent, forked[0], parent]
+    assert pids[4:] == [parent] * 5
+
+
+def test_a_turn_that_fails_everywhere_raises_here(forked: list[int]) -> None:
+    def work(index: int) -> bytes:
+        if index == 2:
+            raise ValueError(f"turn {index} failed")
+        return b"fine"
+
+    with pytest.raises(ValueError, match="turn 2 failed"):
+        list(map_in_turns(work, 6))
+
+
+def test_stopping_early_stops_the_child(forked: list[int]) -> None:
+    turns = map_in_turns(_numbered, 50)
+    assert next(turns).startswith(b"0:")
+    turns.close()  # the fixture asserts the child is gone
+
+
+def test_turns_without_a_fork_are_all_done_here(monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_fork() -> int:
+        raise BlockingIOError("no more processes")
+
+    monkeypatch.setattr(forked_work.os, "fork", no_fork)
+    results = list(map_in_turns(lambda index: b"%d:%d" % (index, os.getpid()), 3))
+    assert results == [b"%d:%d" % (index, os.getpid()) for index in range(3)]
+
+
+def test_turns_are_all_done_here_where_one_process_is_allowed(
+    forked: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CTXMODES_READ_PROCESSES", "1")
+    assert [bytes(result) for result in map_in_turns(_numbered, 4)] == [
+        _numbered(index) for index in range(4)
+    ]
+    assert forked == []

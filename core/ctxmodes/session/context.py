@@ -295,11 +295,12 @@ class SessionContext:
     def message_json(self) -> Sequence[JsonObject]:
         return _Prefix(self._log.json, self._log.iter_json, self._length)
 
-    def stringified_messages(self) -> Iterator[bytes]:
-        """:attr:`message_json` as ``JSON.stringify`` writes each message, a block of
-        messages at a time, comma-separated without brackets (read through once, as
-        iterating does)."""
-        return self._log.iter_stringified(0, self._length)
+    def stringified_messages(self, start: int = 0, stop: int | None = None) -> Iterator[bytes]:
+        """:attr:`message_json` (or its messages ``start`` to ``stop``) as ``JSON.stringify``
+        writes each message, a block of messages at a time, comma-separated without brackets
+        (read through once, as iterating does)."""
+        last = self._length if stop is None else min(stop, self._length)
+        return self._log.iter_stringified(start, last)
 
     @property
     def messages(self) -> Sequence[AgentMessage]:

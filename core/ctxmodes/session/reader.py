@@ -60,7 +60,7 @@ from typing import Any, BinaryIO, Final, Literal, TypeVar
 import msgspec
 import orjson
 
-from ctxmodes.forked_work import can_fork, run_forked_beside
+from ctxmodes.forked_work import processes_allowed, run_forked_beside
 from ctxmodes.session import codec
 from ctxmodes.session.entry_types import ENTRY_TYPES
 from ctxmodes.session.errors import NotASessionError, SessionError
@@ -1006,7 +1006,6 @@ def _scan_range(
 #: The least a part of a file read by a process of its own spans: below that, forking and
 #: handing the index back cost about what reading a part beside the others saves.
 PART_LEAST: Final = 4 << 20
-_PARTS_MOST: Final = 8
 # What decoding a byte in full costs, in bytes validated (measured: 3.5-4.5).
 _DECODED_WEIGHT: Final = 4
 # A part read by a forked process, against the one read here: the child also forks and hands
@@ -1015,24 +1014,11 @@ _FORKED_SHARE: Final = 0.9
 
 
 def _part_count(size: int) -> int:
-    """How many parts to read a file of ``size`` bytes in: one per usable core, each at least
-    :data:`PART_LEAST`, at most ``$CTXMODES_READ_PROCESSES`` (one: read it here, alone)."""
-    if size < 2 * PART_LEAST or not can_fork():
+    """How many parts to read a file of ``size`` bytes in: one per process allowed
+    (:func:`~ctxmodes.forked_work.processes_allowed`), each at least :data:`PART_LEAST`."""
+    if size < 2 * PART_LEAST:
         return 1
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return max(1, min(cores or 1, size // PART_LEAST, _processes_allowed()))
-
-
-def _processes_allowed() -> int:
-    """``$CTXMODES_READ_PROCESSES``, the most processes one file is read by: a program that
-    must not fork sets it to 1 (so does any value that is not a whole number)."""
-    value = os.environ.get("CTXMODES_READ_PROCESSES")
-    if value is None:
-        return _PARTS_MOST
-    try:
-        return max(1, min(int(value), _PARTS_MOST))
-    except ValueError:
-        return 1
+    return max(1, min(size // PART_LEAST, processes_allowed()))
 
 
 def _scan_in_parts(fd: int, decode_from: int) -> tuple[_Scanner, int, int, bytes] | None:

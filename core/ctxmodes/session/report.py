@@ -15,7 +15,9 @@ from typing import Any, Final, Literal
 
 import orjson
 
+from ctxmodes.forked_work import map_in_turns
 from ctxmodes.session import codec
+from ctxmodes.session.context import SessionContext
 from ctxmodes.session.convert import convert_message_json, convert_to_llm_json
 from ctxmodes.session.index_arrays import is_consecutive
 from ctxmodes.session.manager import PositionIndexes, SessionManager
@@ -25,6 +27,9 @@ __all__ = ["NULL_POSITION", "context_report", "write_context_report"]
 # Messages (and ids) encoded per call while a report is written: few calls, bounded memory.
 _WRITE_BLOCK: Final = 256
 _ID_BLOCK: Final = 4096
+# Messages encoded in one turn when a long context is encoded by two processes in turns:
+# fewer turns cost less handing over, shorter ones hold less at once.
+_TURN: Final = 1024
 
 #: ``at`` value for the position before the first entry (Pi's ``resetLeaf()``).
 NULL_POSITION: Final = "null"
@@ -81,13 +86,28 @@ def write_context_report(
     write(b',"contextEntryIds":')
     _write_ids(write, position.ids, position.context_entries)
     write(b',"context":{"messages":')
-    _write_blocks(write, context.stringified_messages())
+    _write_blocks(write, _stringified_messages(context))
     write(b"," + codec.dumps(context.settings_json())[1:])
     if llm:
         converted = map(convert_message_json, context.message_json)
         write(b',"llm":')
         _write_array(write, (message for message in converted if message is not None))
     write(b"}\n")
+
+
+def _stringified_messages(context: SessionContext) -> Iterable[bytes | bytearray]:
+    """The context's messages encoded a block at a time; a long context's by this process and
+    a forked copy of it in turns (encoding is most of the time a report of a long context
+    takes, and the two processes' blocks come out in order, whole, without any held long)."""
+    count = len(context.message_json)
+    if count < 2 * _TURN:
+        return context.stringified_messages()
+
+    def turn(number: int) -> bytes:
+        start = number * _TURN
+        return b",".join(context.stringified_messages(start, start + _TURN))
+
+    return map_in_turns(turn, -(-count // _TURN))
 
 
 def _write_ids(
@@ -123,7 +143,7 @@ def _write_array(write: Callable[[bytes], object], items: Iterable[Any]) -> None
     _write_blocks(write, map(codec.dumps_items, blocks))
 
 
-def _write_blocks(write: Callable[[bytes], object], blocks: Iterable[bytes]) -> None:
+def _write_blocks(write: Callable[[bytes], object], blocks: Iterable[bytes | bytearray]) -> None:
     """A JSON array, from its members encoded a block at a time (without the brackets)."""
     separator = b"["
     for block in blocks:

@@ -20,6 +20,7 @@ from support.session_lines import HEADER
 from support.session_lines import lines as _lines
 from support.session_lines import user_entry as _user
 
+from ctxmodes import forked_work
 from ctxmodes.session import codec, reader
 from ctxmodes.session.manager import SessionManager
 from ctxmodes.session.reader import ScanResult, scan_file, shared_type
@@ -268,7 +269,7 @@ def test_a_line_still_being_written_is_left_out_as_when_reading_in_order(
 def test_reading_in_parts_needs_a_large_file_more_cores_and_no_other_thread(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(reader, "can_fork", lambda: True)
+    monkeypatch.setattr(forked_work, "can_fork", lambda: True)
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2, 3}, raising=False)
     least = reader.PART_LEAST
     assert reader._part_count(2 * least - 1) == 1
@@ -277,7 +278,7 @@ def test_reading_in_parts_needs_a_large_file_more_cores_and_no_other_thread(
     assert reader._part_count(100 * least) == 4  # one part per core
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0}, raising=False)
     assert reader._part_count(100 * least) == 1
-    monkeypatch.setattr(reader, "can_fork", lambda: False)
+    monkeypatch.setattr(forked_work, "can_fork", lambda: False)
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2, 3}, raising=False)
     assert reader._part_count(100 * least) == 1
 
@@ -288,7 +289,7 @@ def test_reading_in_parts_needs_a_large_file_more_cores_and_no_other_thread(
 def test_the_environment_bounds_the_processes_reading_a_file(
     monkeypatch: pytest.MonkeyPatch, setting: str, count: int
 ) -> None:
-    monkeypatch.setattr(reader, "can_fork", lambda: True)
+    monkeypatch.setattr(forked_work, "can_fork", lambda: True)
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2, 3}, raising=False)
     monkeypatch.setenv("CTXMODES_READ_PROCESSES", setting)
     assert reader._part_count(100 * reader.PART_LEAST) == count

@@ -8,6 +8,7 @@ from typing import Final
 import pytest
 from support.pi_oracle import PiOracle
 
+from ctxmodes import forked_work
 from ctxmodes.session import codec
 from ctxmodes.session.manager import SessionManager
 from ctxmodes.session.report import context_report, write_context_report
@@ -121,6 +122,45 @@ def test_long_runs_of_messages_read_back_in_blocks_report_every_message(tmp_path
     assert want["context"]["messages"][1100]["role"] == "custom"
 
 
+def test_a_long_context_is_written_alike_in_turns_by_two_processes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Turns of messages encoded by a forked copy of the process and by the process itself
+    # come out in order: the same bytes as one process writes, and as the report object.
+    count = 5000
+    lines = [
+        _message_entry(n, f'{{"role":"user","content":"m{n}","timestamp":{n}.5}}')
+        for n in range(1, count)
+    ]
+    lines[3333] = _message_entry(3334, '{"role":"assistant","content":null,"timestamp":1}')
+    path = tmp_path / "long.jsonl"
+    path.write_bytes(b"\n".join([_HEADER, *lines]) + b"\n")
+    forks: list[int] = []
+    real_fork = os.fork
+
+    def fork() -> int:
+        pid = real_fork()
+        if pid:
+            forks.append(pid)
+        return pid
+
+    monkeypatch.setattr(forked_work.os, "fork", fork)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    monkeypatch.delenv("CTXMODES_READ_PROCESSES", raising=False)
+    monkeypatch.setattr(forked_work, "can_fork", lambda: True)
+    with SessionManager.open(path, read_only=True, preload=False) as manager:
+        in_turns: list[bytes] = []
+        write_context_report(manager, in_turns.append)
+        assert len(forks) == 1
+        monkeypatch.setattr(forked_work, "can_fork", lambda: False)
+        alone: list[bytes] = []
+        write_context_report(manager, alone.append)
+        want = context_report(manager)
+    assert len(forks) == 1
+    assert b"".join(in_turns) == b"".join(alone) == codec.dumps(want) + b"\n"
+    assert len(want["context"]["messages"]) == count - 1
+
+
 # Pi's report of a file, as JSON.stringify writes it (check_open.mjs's object at the leaf).
 _PI_REPORT = """
 import { pathToFileURL } from "node:url";
@@ -159,11 +199,12 @@ def test_the_report_is_pis_json_stringify_byte_for_byte(tmp_path: Path, pi: PiOr
     lines = [
         b'{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}'
     ]
-    for number in range(1, 1200):
+    # Long enough to be written in turns by two processes (the last turn takes the general way).
+    for number in range(1, 2600):
         content = b'"text %d"' % number
         if number % 37 == 0:
             content = direct[number // 37 % len(direct)]
-        if number > 1030 and number % 13 == 0:
+        if number > 2430 and number % 13 == 0:
             content = general[number // 13 % len(general)]
         parent = b"null" if number == 1 else b'"e%d"' % (number - 1)
         line = (
