@@ -1,5 +1,3 @@
-import sys
+from ctxmodes.cli import run
 
-from ctxmodes.cli import main
-
-sys.exit(main())
+run()

@@ -29,6 +29,8 @@ if TYPE_CHECKING:
 
 def register(subparsers: Any) -> None:
     parser = add_command_parser(subparsers, "session")
+    # Each action reads a session and writes its output, with nothing left open after it:
+    # the program may end without the interpreter's teardown (see ctxmodes.cli.run).
     actions = parser.add_subparsers(dest="session_action", metavar="ACTION", required=True)
 
     listing = actions.add_parser(
@@ -39,7 +41,7 @@ def register(subparsers: Any) -> None:
     )
     listing.add_argument("--all", action="store_true", help="sessions of every project")
     listing.add_argument("--json", action="store_true", help="machine-readable output")
-    listing.set_defaults(handler=run_list)
+    listing.set_defaults(handler=run_list, ends_at_once=True)
 
     show = actions.add_parser(
         "show", help="draw the active path of a session, side branches collapsed"
@@ -49,7 +51,7 @@ def register(subparsers: Any) -> None:
         "--full", action="store_true", help="draw the whole tree, every side branch expanded"
     )
     _add_strict(show)
-    show.set_defaults(handler=run_show)
+    show.set_defaults(handler=run_show, ends_at_once=True)
 
     context = actions.add_parser("context", help="print the model's context at a position")
     context.add_argument("file", help="session file (.jsonl)")
@@ -63,7 +65,7 @@ def register(subparsers: Any) -> None:
         "--llm", action="store_true", help="show messages as the model receives them"
     )
     _add_strict(context)
-    context.set_defaults(handler=run_context)
+    context.set_defaults(handler=run_context, ends_at_once=True)
 
     export = actions.add_parser("export", help="write the session as a self-contained HTML page")
     export.add_argument("file", help="session file (.jsonl)")
@@ -71,7 +73,7 @@ def register(subparsers: Any) -> None:
         "-o", "--output", metavar="OUT", help="the page to write (default: FILE with .html)"
     )
     _add_strict(export)
-    export.set_defaults(handler=run_export)
+    export.set_defaults(handler=run_export, ends_at_once=True)
 
 
 def run_list(args: argparse.Namespace) -> int:

@@ -15,7 +15,6 @@ treated as a root, and the cut is reported.
 from __future__ import annotations
 
 import os
-import weakref
 from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -148,7 +147,6 @@ class _LineReader:
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self._fd: int | None = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
-        self._finalizer = weakref.finalize(self, os.close, self._fd)
 
     def read_spans(self, spans: Sequence[tuple[int, int]]) -> list[memoryview]:
         """Return the bytes of each ``(start, end)`` span (spans sorted by start)."""
@@ -176,8 +174,13 @@ class _LineReader:
 
     def close(self) -> None:
         if self._fd is not None:
-            self._finalizer()
+            os.close(self._fd)
             self._fd = None
+
+    # Not weakref.finalize: that registers an exit handler, and a program with one has to
+    # be torn down in full when it ends (see ctxmodes.cli.run).
+    def __del__(self) -> None:
+        self.close()
 
 
 class EntryTable:

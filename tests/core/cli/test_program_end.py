@@ -1,0 +1,103 @@
+"""How the ``ctxmodes`` program ends: a command that leaves nothing behind ends without the
+interpreter's teardown, its whole output written; anything that needs the teardown (an exit
+handler, another thread) gets it. Each case is a program of its own."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from support.long_sessions import write_chain
+
+from ctxmodes.session import codec
+from ctxmodes.session.manager import SessionManager
+from ctxmodes.session.report import context_report
+
+# The program as its entry point runs it, after what a test puts in front of it.
+_PROGRAM = """
+import sys
+{before}
+sys.argv = ["ctxmodes", *sys.argv[1:]]
+from ctxmodes.cli import run
+run()
+"""
+
+
+def _run(before: str, *argv: str) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        [sys.executable, "-c", _PROGRAM.format(before=before), *argv],
+        capture_output=True,
+        timeout=60,
+    )
+
+
+@pytest.fixture(scope="module")
+def session(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, bytes]:
+    """A session whose context is far more than a pipe holds, and its report."""
+    path = tmp_path_factory.mktemp("end") / "long.jsonl"
+    write_chain(path, 6_000, compact_every=0)
+    with SessionManager.open(path, read_only=True) as manager:
+        return path, codec.dumps(context_report(manager)) + b"\n"
+
+
+def test_the_whole_output_is_written_before_the_program_ends(
+    session: tuple[Path, bytes],
+) -> None:
+    path, report = session
+    done = _run("", "session", "context", str(path), "--json")
+    assert (done.returncode, done.stderr) == (0, b"")
+    assert len(report) > 1 << 20
+    assert done.stdout == report
+
+
+def test_an_exit_handler_still_runs(session: tuple[Path, bytes]) -> None:
+    path, report = session
+    before = "import atexit\natexit.register(lambda: print('handler ran', file=sys.stderr))"
+    done = _run(before, "session", "context", str(path), "--json")
+    assert (done.returncode, done.stdout, done.stderr) == (0, report, b"handler ran\n")
+
+
+def test_another_thread_is_waited_for(session: tuple[Path, bytes], tmp_path: Path) -> None:
+    path, _ = session
+    marker = tmp_path / "thread-finished"
+    before = (
+        "import threading, time, pathlib\n"
+        "def finish():\n"
+        "    time.sleep(0.5)\n"
+        f"    pathlib.Path({str(marker)!r}).write_text('done')\n"
+        "threading.Thread(target=finish).start()"
+    )
+    done = _run(before, "session", "context", str(path), "--json")
+    assert done.returncode == 0
+    assert marker.read_text() == "done"
+
+
+def test_the_status_of_a_failed_command_is_kept(tmp_path: Path) -> None:
+    done = _run("", "session", "context", str(tmp_path / "missing.jsonl"), "--json")
+    assert done.returncode == 1
+    assert done.stderr.startswith(b"ctxmodes: error: ")
+
+
+# An object whose finalizer speaks: the interpreter's teardown finalizes it.
+_LOUD = """
+class Loud:
+    def __del__(self):
+        print("torn down", file=sys.stderr)
+loud = Loud()
+"""
+
+
+def test_a_command_that_leaves_nothing_behind_ends_without_the_teardown(
+    session: tuple[Path, bytes],
+) -> None:
+    path, report = session
+    done = _run(_LOUD, "session", "context", str(path), "--json")
+    assert (done.returncode, done.stdout, done.stderr) == (0, report, b"")
+
+
+def test_other_commands_end_with_the_teardown() -> None:
+    done = _run(_LOUD, "modes")
+    assert done.returncode == 0
+    assert done.stderr.endswith(b"torn down\n")
