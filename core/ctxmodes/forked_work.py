@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import signal
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from functools import partial
@@ -111,6 +110,12 @@ def map_in_turns(work: Callable[[int], bytes], count: int) -> Iterator[bytes | b
             yield answer
             if own is not None:
                 yield own
+        if child is not None:
+            # Every answer read: the child is leaving on its own.
+            pid, read_end = child
+            child = None
+            os.close(read_end)
+            _reap(pid)
     finally:
         if child is not None:
             _stop(*child)
@@ -219,6 +224,8 @@ def _read_exactly(read_end: int, buffer: bytearray) -> bytearray | None:
 
 
 def _kill(pid: int) -> None:
+    import signal  # only a child that failed is killed: not worth importing at every start
+
     with contextlib.suppress(ProcessLookupError):
         os.kill(pid, signal.SIGKILL)
     _reap(pid)

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from ctxmodes._version import __version__
 from ctxmodes.cli.core_commands import CORE_COMMANDS
 from ctxmodes.cli.options import add_session_choice
+from ctxmodes.cli.parser_class import CommandParser
 from ctxmodes.errors import CtxmodesError, PluginError
 
 if TYPE_CHECKING:
@@ -45,9 +46,10 @@ def build_parser(
     :param argv: the command line about to be parsed. Only the command it names gets its
         full parser (its module imported, its arguments added); the others are listed by
         name and help line, which is all ``--help`` shows of them. When it names a core
-        command, or asks for the version first, the plugins are not loaded at all.
+        command, the other commands are left out, and then, or when it asks for the version
+        first, the plugins are not loaded at all.
     """
-    parser = argparse.ArgumentParser(
+    parser = CommandParser(
         prog="ctxmodes",
         description="Context-management modes for coding agents over Pi session files.",
         epilog="Without a command, `ctxmodes` takes the options of `ctxmodes chat` and opens "
@@ -63,7 +65,9 @@ def build_parser(
             continue  # registered by its module together with an earlier command
         if argv is None or core.module in built:
             importlib.import_module(core.module).register(subparsers)
-        else:
+        elif not built:
+            # Listed for --help and the errors that name the commands; a command line that
+            # names a core command reaches neither (each parser costs a fraction of a ms).
             subparsers.add_parser(name, help=core.help, add_help=False)
     if argv is not None and (named in CORE_COMMANDS or argv[:1] == ["--version"]):
         return parser

@@ -7,8 +7,6 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Final
 
-from ctxmodes.terminal_text import visible
-
 if TYPE_CHECKING:
     from ctxmodes.session.manager import SessionManager
 
@@ -17,6 +15,11 @@ SHOWN_PER_KIND: Final = 5
 
 
 def _bounded(where: str, items: Sequence[object], suffix: str, rest: str) -> list[str]:
+    if not items:
+        return []
+    # Loaded only for a file with something to say about (most files have nothing).
+    from ctxmodes.terminal_text import visible
+
     # A warning quotes the file (its name, ids, the start of a line): shown, never obeyed.
     where = visible(where)
     lines = [f"{where}: {visible(str(item))}{suffix}" for item in items[:SHOWN_PER_KIND]]
