@@ -1071,7 +1071,7 @@ def _scan_in_parts(fd: int, decode_from: int) -> tuple[_Scanner, int, int, bytes
         if not scanner.append_part(part, line_count, header_state):
             return None
         if not duplicated:
-            duplicated = duplicated_within or any(map(seen.__contains__, part.ids))
+            duplicated = duplicated_within or not seen.isdisjoint(part.ids)
             if answers:
                 seen.update(part.ids)
     del seen
