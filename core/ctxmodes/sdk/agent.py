@@ -32,6 +32,7 @@ from ctxmodes.hostapi import (
 )
 from ctxmodes.sdk.context_state import ContextState, context_state
 from ctxmodes.sdk.events import AgentEvent, EventListener, Notice, StatusChanged, translate
+from ctxmodes.sdk.interrupt import interrupt_aborts
 from ctxmodes.sdk.worker import SessionWorker
 from ctxmodes.session.manager import SessionManager
 from ctxmodes.session.models import UserMessage
@@ -196,12 +197,16 @@ class Agent:
     # ------------------------------------------------------------------ input
 
     def prompt(self, text: str) -> None:
-        """Run ``text`` (a prompt or ``/command``) now on this thread; returns when settled.
+        """Run ``text`` (a prompt or ``/command``) now on this thread; returns when settled,
+        also when the reply ended in a model error (a :class:`~ctxmodes.sdk.ModelError`
+        event says so). On the main thread, Ctrl-C aborts the run, waits for it to settle
+        and then raises ``KeyboardInterrupt`` (:mod:`ctxmodes.sdk.interrupt`).
 
         :raises SessionBusyError: the agent is working (use :meth:`submit`).
         :raises NoModelError: the agent has no model.
         """
-        self.session.prompt(text)
+        with interrupt_aborts(self.session.abort):
+            self.session.prompt(text)
 
     def submit(self, text: str, *, streaming_behavior: StreamingBehavior = "steer") -> None:
         """Take typed text without blocking: a ``/command`` or prompt starts on the worker
