@@ -15,6 +15,7 @@ thread that produced them (the worker, during a run); they must return quickly.
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -51,6 +52,8 @@ if TYPE_CHECKING:
     from ctxmodes.providers.registry import ProviderRegistry
     from ctxmodes.resources import ResourceLoader
     from ctxmodes.session.models import CompactionEntry
+
+_log = logging.getLogger(__name__)
 
 
 class Editor:
@@ -112,7 +115,10 @@ class Agent:
     # ------------------------------------------------------------------ events
 
     def subscribe(self, listener: EventListener) -> Callable[[], None]:
-        """Receive every :data:`~ctxmodes.sdk.events.AgentEvent`; returns the unsubscriber."""
+        """Receive every :data:`~ctxmodes.sdk.events.AgentEvent`; returns the unsubscriber.
+
+        An exception a listener raises is logged on the ``ctxmodes.sdk.agent`` logger; the
+        other listeners still get the event and the run goes on."""
         with self._listeners_lock:
             self._listeners.append(listener)
 
@@ -131,7 +137,12 @@ class Agent:
         with self._listeners_lock:
             listeners = list(self._listeners)
         for listener in listeners:
-            listener(event)
+            try:
+                listener(event)
+            except Exception:
+                # A program's listener that fails must not keep the event from the others,
+                # nor end the run that reports it.
+                _log.exception("agent listener %r failed on %s", listener, event.type)
 
     def _on_record(self, record: HostRecord) -> None:
         from ctxmodes.host.records import SessionStarted
