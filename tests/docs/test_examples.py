@@ -36,7 +36,9 @@ SHELL = {"sh", "bash"}
 #: Blocks that are not code: the site's table of contents, a diagram in words.
 NOT_CODE = {"{toctree}", "text"}
 #: Examples run by a test of their own (the example mode's files are named by their first line).
-RUN_ELSEWHERE = {"embedding": "test_embedding_example.py"}
+RUN_ELSEWHERE = dict.fromkeys(
+    ("embedding", "embedding-tools", "embedding-asyncio"), "test_embedding_example.py"
+)
 EXAMPLE_MODE_FILES = {path.name for path in (DOCS / "example-mode").iterdir()}
 #: Shell examples run whole by test_shell_examples_run, with what their output must show.
 RUNNABLE_SHELL = {
