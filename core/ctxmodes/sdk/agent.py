@@ -374,6 +374,7 @@ def open_agent(
     switch_mode: bool = False,
     confirm_hint: str = "pass switch_mode=True to switch",
     resources: ResourceLoader | None = None,
+    listeners: Sequence[EventListener] = (),
 ) -> Agent:
     """Open an agent on a new or existing session, like Pi's ``createAgentSession``.
 
@@ -396,6 +397,9 @@ def open_agent(
         templates and skills; by default Pi's agent directory and rules, a project's own
         files only when a saved decision or ``defaultProjectTrust`` trusts it (nobody is
         asked; pass ``default_loader(approve=True)`` to trust it).
+    :param listeners: subscribed (as :meth:`Agent.subscribe`) before the session starts, so
+        that they also get what happens while it opens: the session's start and the notices
+        of its start-up (a confirmed mode switch, a plugin's warning or error).
     :raises CtxmodesError: unknown mode, bad model spec, unreadable session file.
     """
     from ctxmodes.config import load_settings
@@ -443,6 +447,8 @@ def open_agent(
         manager.close()
         raise
     agent = Agent(host, ui, editor)
+    for listener in listeners:
+        agent.subscribe(listener)
     try:
         host.start(manager)
     except BaseException:

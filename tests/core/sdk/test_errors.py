@@ -19,7 +19,9 @@ from ctxmodes.sdk import (
     ModeChangeNotConfirmed,
     ModelError,
     NoModelError,
+    Notice,
     SessionBusyError,
+    SessionChanged,
     open_agent,
 )
 from ctxmodes.session import NotASessionError, SessionLockedError
@@ -135,3 +137,21 @@ def test_broken_lines_are_listed_not_dropped_silently(work):
         (skipped,) = agent.session_manager.skipped_lines
         assert skipped.line_number == 3
         assert [m.role for m in agent.session.messages] == ["user", "assistant"]
+
+
+def test_listeners_given_to_open_agent_hear_the_start_up(work):
+    path = session_in(work, "tree")
+    events: list[AgentEvent] = []
+    with open_agent(
+        cwd=work,
+        session_file=path,
+        mode="off",
+        switch_mode=True,
+        model=script(work, {"text": "x"}),
+        listeners=[events.append],
+    ):
+        pass
+    assert isinstance(events[0], SessionChanged)
+    (notice,) = [e for e in events if isinstance(e, Notice)]
+    assert notice.level == "warning"
+    assert notice.message.startswith("switching this session from tree to off: ")
