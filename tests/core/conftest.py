@@ -1,7 +1,11 @@
-"""Fixtures shared by the configuration tests: a user configuration directory and a project
-the user trusts (so that its ``.ctxmodes.toml`` loads), and one freshly cloned."""
+"""Fixtures shared by the configuration and plugin tests: a user configuration directory, a
+project the user trusts (so that its ``.ctxmodes.toml`` loads), one freshly cloned, and plugins
+installed for one test."""
 
 import json
+import sys
+import textwrap
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -38,3 +42,22 @@ def clone(tmp_path: Path, agent_dir: Path) -> Path:
     directory = tmp_path / "clone"
     directory.mkdir()
     return directory
+
+
+@pytest.fixture
+def installed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Callable[[str, str], None]]:
+    """``installed(name, source)``: a plugin module on the path, declared by an entry point."""
+    monkeypatch.syspath_prepend(str(tmp_path))
+
+    def install(name: str, source: str) -> None:
+        (tmp_path / f"{name}.py").write_text(textwrap.dedent(source))
+        info = tmp_path / f"{name}-1.0.dist-info"
+        info.mkdir()
+        (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n")
+        (info / "entry_points.txt").write_text(f"[ctxmodes]\n{name} = {name}\n")
+
+    yield install
+    for name in [module for module in sys.modules if module.startswith("probe_")]:
+        del sys.modules[name]
