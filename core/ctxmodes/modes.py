@@ -245,11 +245,9 @@ class ModeRegistry:
 
         :param distributions: plugin name → distribution name, for ``ctxmodes modes``.
         """
-        from ctxmodes.plugin_selection import LOADED
         from ctxmodes.plugins import CtxPluginManager, each_plugin
 
-        records = pm.entry_point_records if isinstance(pm, CtxPluginManager) else []
-        unloaded = {r.name: r.status for r in records if r.status != LOADED}
+        unloaded = pm.not_loaded() if isinstance(pm, CtxPluginManager) else None
         return cls.from_callers(each_plugin(pm, REGISTER_MODES), distributions, unloaded)
 
     @classmethod

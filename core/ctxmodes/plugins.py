@@ -62,6 +62,10 @@ class CtxPluginManager(pluggy.PluginManager):
             if r.status == LOADED and r.distribution
         }
 
+    def not_loaded(self) -> dict[str, str]:
+        """Plugin name → status (blocked, not allowed), for entry points not loaded."""
+        return {r.name: r.status for r in self.entry_point_records if r.status != LOADED}
+
 
 def make_plugin_manager(
     *,
