@@ -113,6 +113,19 @@ def test_the_configured_mode_is_said_to_be_not_loaded_where_it_was_set(
     assert ctxmodes(capsys, *command) == (1, "", expected)
 
 
+def test_settings_of_a_mode_that_is_not_loaded_cannot_be_validated_and_say_why(
+    selection: tuple[str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, words = selection
+    user_file = tmp_path / "config" / "config.toml"
+    user_file.write_text(user_file.read_text() + "[modes.tree]\narchive_max_depth = 3\n")
+    assert ctxmodes(capsys, "config", "show") == (
+        1,
+        "",
+        f"ctxmodes: error: [modes.tree]: {words}\n",
+    )
+
+
 @pytest.mark.parametrize("how", ["--mode", "CTXMODES_MODE"])
 def test_a_session_does_not_start_in_a_mode_that_is_not_loaded(
     selection: tuple[str, str],
