@@ -31,6 +31,11 @@ ALLOW_ENV = "CTXMODES_LOAD_PLUGINS"
 #: When set (to anything non-empty), every hook call is printed to stderr.
 TRACE_ENV = "CTXMODES_TRACE_PLUGINS"
 
+#: What a selection makes of an installed plugin (see :func:`select_entry_points`).
+LOADED = "loaded"
+BLOCKED = "blocked"
+NOT_ALLOWED = "not allowed"
+
 
 class PluginSelection(NamedTuple):
     """Which plugins to load. ``allow=None`` means every installed entry point."""
@@ -74,7 +79,7 @@ class SelectedEntryPoint(NamedTuple):
     """One installed plugin and what the selection makes of it."""
 
     entry_point: FoundEntryPoint
-    status: str  # "loaded" | "blocked" | "not allowed"
+    status: str  # LOADED | BLOCKED | NOT_ALLOWED
 
 
 def select_entry_points(selection: PluginSelection) -> list[SelectedEntryPoint]:
@@ -85,22 +90,49 @@ def select_entry_points(selection: PluginSelection) -> list[SelectedEntryPoint]:
         if ep.name in chosen:
             continue  # the same distribution visible twice on sys.path
         if selection.permits(ep.name):
-            status = "loaded"
+            status = LOADED
         else:
-            status = "blocked" if ep.name in selection.block else "not allowed"
+            status = BLOCKED if ep.name in selection.block else NOT_ALLOWED
         chosen[ep.name] = SelectedEntryPoint(ep, status)
     return list(chosen.values())
+
+
+def not_loaded_words(name: str, status: str) -> str:
+    """Why plugin ``name`` is not loaded (``status``: :data:`BLOCKED` or :data:`NOT_ALLOWED`)
+    and which settings would load it, as one clause."""
+    if status == BLOCKED:
+        return (
+            f"plugin {name!r} is blocked: remove it from plugins.block and {BLOCK_ENV} to load it"
+        )
+    return (
+        f"plugin {name!r} is not allowed: the allow list (plugins.allow, {ALLOW_ENV}) "
+        "leaves it out; add it there to load it"
+    )
 
 
 def import_plugin(target: str, name: str, ep: FoundEntryPoint | None = None) -> object:
     """The plugin object of entry point ``ep`` (or module ``target``).
 
-    :raises PluginError: it failed to import, in one line naming the plugin.
+    :raises PluginError: it failed to import, in one line naming the plugin, the first line
+        of the import's error, and, for an entry point that can be blocked, how to run
+        without it.
     """
     try:
         return ep.load() if ep is not None else importlib.import_module(target)
     except Exception as exc:
-        raise PluginError(f"plugin {name!r} ({target}) failed to load: {exc}") from exc
+        raise PluginError(load_failure_words(name, target, exc, blockable=ep is not None)) from exc
+
+
+def load_failure_words(name: str, target: str, error: BaseException, *, blockable: bool) -> str:
+    """One line on plugin ``name`` (imported from ``target``) failing to load with ``error``:
+    its first line only, as a CLI error is one line (the exception's type when it says
+    nothing)."""
+    lines = str(error).strip().splitlines()
+    reason = lines[0].strip() if lines else type(error).__name__
+    words = f"plugin {name!r} ({target}) failed to load: {reason}"
+    if blockable and name not in ESSENTIAL_PLUGINS:
+        words += f" (to run without it, block it: plugins.block or {BLOCK_ENV})"
+    return words
 
 
 def _split(value: str) -> frozenset[str]:

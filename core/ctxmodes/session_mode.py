@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from ctxmodes.errors import ConfigError, CtxmodesError
+from ctxmodes.errors import CtxmodesError
 
 if TYPE_CHECKING:
     from ctxmodes.modes import ModeRegistry
@@ -158,13 +158,8 @@ def session_mode(
     """
     record = recorded_mode(manager)
     if record is not None:
-        if record.mode not in registry:
-            # Said from the file's side: the caller named no mode, or another one.
-            raise ConfigError(
-                f"this session is managed by the mode {record.mode!r}, which is not installed "
-                f"here (installed modes: {', '.join(registry.names()) or 'none'}); install the "
-                "package that provides it to open the session"
-            )
+        # Said from the file's side: the caller named no mode, or another one.
+        registry.get(record.mode, where="the mode this session records")
         settings = {**record.settings, **configured.get(record.mode, {})}
         return SessionMode(record.mode, settings, "recorded", record)
     inferred = infer_mode(manager, registry) if manager.entry_count() else None

@@ -185,3 +185,20 @@ def test_a_failing_listener_keeps_no_event_from_the_others(tmp_path, caplog):
     failures = [r for r in caplog.records if r.name == "ctxmodes.sdk.agent"]
     assert len(failures) == len(events)
     assert "the program's listener is broken" in failures[0].exc_text
+
+
+@pytest.mark.parametrize(
+    ("plugins", "mode", "why"),
+    [
+        ({"block": ["tree"]}, None, "plugin 'tree' is blocked: remove it from plugins.block"),
+        ({"allow": ["local"]}, "tree", "plugin 'tree' is not allowed: the allow list"),
+    ],
+)
+def test_opening_an_agent_in_a_mode_whose_plugin_is_not_loaded_says_why(
+    tmp_path, plugins, mode, why
+):
+    settings = Settings.model_validate({"mode": "tree", "plugins": plugins})
+    with pytest.raises(CtxmodesError) as caught:
+        open_agent(cwd=tmp_path, settings=settings, mode=mode, session_dir=tmp_path / "s")
+    assert str(caught.value).startswith(f"no loaded plugin provides mode 'tree'; {why}")
+    assert not (tmp_path / "s").exists() or not list((tmp_path / "s").iterdir())

@@ -96,9 +96,8 @@ def test_a_session_whose_mode_is_not_installed_says_so(work):
     with pytest.raises(ConfigError) as raised:
         open_agent(cwd=work, session_file=other, model=script(work, {"text": "x"}))
     assert str(raised.value) == (
-        "this session is managed by the mode 'fancy', which is not installed here (installed "
-        "modes: local, off, remote, tree); install the package that provides it to open the "
-        "session"
+        "the mode this session records: unknown mode 'fancy'; installed modes: local, off, "
+        "remote, tree"
     )
     assert other.read_text() == recorded
 
