@@ -15,12 +15,12 @@ thread that produced them (the worker, during a run); they must return quickly.
 
 from __future__ import annotations
 
-import logging
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ctxmodes import library_log
 from ctxmodes.errors import CtxmodesError
 from ctxmodes.host.errors import SessionBusyError
 from ctxmodes.host.queues import queued_text
@@ -53,7 +53,7 @@ if TYPE_CHECKING:
     from ctxmodes.resources import ResourceLoader
     from ctxmodes.session.models import CompactionEntry
 
-_log = logging.getLogger(__name__)
+_log = library_log.logger(__name__)
 
 
 class Editor:
