@@ -9,12 +9,14 @@
         agent.prompt("Summarize the README")
 
 See :class:`Agent` for the two ways to drive an agent and :class:`AgentEvent` for what
-listeners receive. The errors an agent raises of its own are offered here too (all are
-:class:`ctxmodes.CtxmodesError`). A public module: import from here; the submodules are
-internal.
+listeners receive. ``default_loader`` makes the loader of context files, templates and
+skills that ``open_agent(resources=...)`` takes. The errors an agent raises of its own are
+offered here too (all are :class:`ctxmodes.CtxmodesError`). A public module: import from
+here; the submodules are internal.
 """
 
 from ctxmodes.host.errors import NoModelError, SessionBusyError
+from ctxmodes.resources import ResourceLoader, default_loader
 from ctxmodes.sdk.agent import Agent, open_agent
 from ctxmodes.sdk.context_state import ContextState
 from ctxmodes.sdk.events import (
@@ -61,6 +63,7 @@ __all__ = [
     "Notice",
     "QueueChanged",
     "RequestSent",
+    "ResourceLoader",
     "RetryEnded",
     "RetryScheduled",
     "RunSettled",
@@ -76,6 +79,7 @@ __all__ = [
     "TransportRetryScheduled",
     "UsageReported",
     "WindowOpened",
+    "default_loader",
     "open_agent",
     "resolve_model",
 ]
