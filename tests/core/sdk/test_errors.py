@@ -24,7 +24,7 @@ from ctxmodes.sdk import (
     SessionChanged,
     open_agent,
 )
-from ctxmodes.session import NotASessionError, SessionLockedError
+from ctxmodes.session import NotASessionError, SessionError, SessionLockedError
 
 
 @pytest.fixture
@@ -154,3 +154,15 @@ def test_listeners_given_to_open_agent_hear_the_start_up(work):
     (notice,) = [e for e in events if isinstance(e, Notice)]
     assert notice.level == "warning"
     assert notice.message.startswith("switching this session from tree to off: ")
+
+
+def test_a_session_file_that_cannot_be_written_fails_at_the_first_reply(work):
+    (work / "plain").write_text("a file, not a folder")
+    target = work / "plain" / "session.jsonl"
+    with open_agent(
+        cwd=work, session_file=target, mode="off", model=script(work, {"text": "x"})
+    ) as a:
+        with pytest.raises(SessionError, match="cannot create session directory"):
+            a.prompt("hi")
+        assert not a.is_busy()
+    assert (work / "plain").read_text() == "a file, not a folder"
