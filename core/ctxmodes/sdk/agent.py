@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 from ctxmodes import library_log
 from ctxmodes.errors import CtxmodesError
 from ctxmodes.host.errors import SessionBusyError
+from ctxmodes.host.interrupt import interrupt_aborts
 from ctxmodes.host.queues import queued_text
 from ctxmodes.host.runtime import AgentHost
 from ctxmodes.hostapi import (
@@ -33,7 +34,6 @@ from ctxmodes.hostapi import (
 )
 from ctxmodes.sdk.context_state import ContextState, context_state
 from ctxmodes.sdk.events import AgentEvent, EventListener, Notice, StatusChanged, translate
-from ctxmodes.sdk.interrupt import interrupt_aborts
 from ctxmodes.sdk.worker import SessionWorker
 from ctxmodes.session.manager import SessionManager
 from ctxmodes.session.models import UserMessage
@@ -211,7 +211,7 @@ class Agent:
         """Run ``text`` (a prompt or ``/command``) now on this thread; returns when settled,
         also when the reply ended in a model error (a :class:`~ctxmodes.sdk.ModelError`
         event says so). On the main thread, Ctrl-C aborts the run, waits for it to settle
-        and then raises ``KeyboardInterrupt`` (:mod:`ctxmodes.sdk.interrupt`).
+        and then raises ``KeyboardInterrupt`` (:mod:`ctxmodes.host.interrupt`).
 
         :raises SessionBusyError: the agent is working (use :meth:`submit`).
         :raises NoModelError: the agent has no model.

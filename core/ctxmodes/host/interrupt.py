@@ -13,16 +13,20 @@ SIGINT handler keeps it.
 
 from __future__ import annotations
 
-import signal
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from types import FrameType
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from types import FrameType
 
 
 @contextmanager
 def interrupt_aborts(abort: Callable[[], None]) -> Iterator[None]:
     """Run the block with Ctrl-C turned into ``abort`` (see the module docstring)."""
+    import signal  # here, not at start-up: a command that runs no prompt never needs it
+
     if (
         threading.current_thread() is not threading.main_thread()
         or signal.getsignal(signal.SIGINT) is not signal.default_int_handler
