@@ -7,6 +7,9 @@ import asyncio
 import contextlib
 import io
 import json
+import os
+import subprocess
+import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -130,3 +133,23 @@ def test_the_examples_pass_mypy_strict_and_import_only_public_names(tmp_path):
         ["--strict", "--cache-dir", str(tmp_path / "mypy-cache"), "--no-error-summary", *files]
     )
     assert (status, out, err) == (0, "", "")
+
+
+@pytest.mark.parametrize("name", EXAMPLES)
+def test_each_example_runs_as_a_program_and_leaves_nothing_open(name, tmp_path):
+    """As its own program, in Python's development mode with ResourceWarning an error: an
+    unclosed file, socket or process would print on standard error."""
+    program = tmp_path / "program.py"
+    program.write_text(example(name).body)
+    environment = {**os.environ, "CTXMODES_CONFIG_DIR": str(tmp_path / "config")}
+    done = subprocess.run(
+        [sys.executable, "-X", "dev", "-W", "error::ResourceWarning", str(program)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=environment,
+        timeout=120,
+        check=False,
+    )
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout

@@ -3,6 +3,7 @@ program gets its ``KeyboardInterrupt``; a program's own SIGINT handler is left a
 
 from __future__ import annotations
 
+import os
 import signal
 import threading
 from typing import Any
@@ -32,7 +33,8 @@ class CtrlCTool:
         self.patience = patience
 
     def execute(self, call_id: str, arguments: dict[str, Any], context: ToolContext) -> ToolResult:
-        signal.raise_signal(signal.SIGINT)
+        # To the process, as a terminal sends it (raise_signal would go to this thread only).
+        os.kill(os.getpid(), signal.SIGINT)
         if context.signal.wait(self.patience):
             return ToolResult.error("stopped by Ctrl-C")
         return ToolResult.text("nobody stopped me")
@@ -81,3 +83,20 @@ def test_a_programs_own_sigint_handler_is_kept(tmp_path):
     assert pressed == [signal.SIGINT]
     assert result["content"][0]["text"] == "nobody stopped me"
     assert reply["content"][0]["text"] == "Answered after the tool."
+
+
+def test_ctrl_c_while_waiting_for_a_submitted_run_then_closing_aborts_it(tmp_path):
+    def wait_in_a_block() -> Agent:
+        with make_agent(tmp_path, RESPONSES, CtrlCTool()) as agent:
+            agent.submit("start")  # the tool presses Ctrl-C from the agent's worker thread
+            agent.wait_for_idle(10.0)
+        return agent
+
+    with pytest.raises(KeyboardInterrupt):
+        wait_in_a_block()
+    (path,) = (tmp_path / "sessions").glob("*.jsonl")
+    entries = [orjson.loads(line) for line in path.read_bytes().splitlines()[1:]]
+    call, result, reply = [entry["message"] for entry in entries if entry["type"] == "message"][-3:]
+    assert result["toolCallId"] == call["content"][0]["id"]
+    assert result["content"][0]["text"] == "stopped by Ctrl-C"
+    assert reply["stopReason"] == "aborted"
