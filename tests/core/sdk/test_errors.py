@@ -12,7 +12,7 @@ import pytest
 from support.agents import make_agent
 from support.terminal import GateTool
 
-from ctxmodes import ConfigError, CtxmodesError
+from ctxmodes import ConfigError, CtxmodesError, PluginError, hookimpl
 from ctxmodes.providers import ProviderError, ProviderSpecError
 from ctxmodes.sdk import (
     AgentEvent,
@@ -166,3 +166,23 @@ def test_a_session_file_that_cannot_be_written_fails_at_the_first_reply(work):
             a.prompt("hi")
         assert not a.is_busy()
     assert (work / "plain").read_text() == "a file, not a folder"
+
+
+class MisnamedArgument:
+    @hookimpl
+    def ctx_register_tools(self, reg: Any, session: Any) -> None:
+        raise AssertionError("never called")
+
+
+def test_a_programs_broken_plugin_is_named_by_its_class(work):
+    with pytest.raises(PluginError) as raised:
+        open_agent(
+            cwd=work,
+            model=script(work, {"text": "x"}),
+            session_dir=work / "s",
+            plugins=[MisnamedArgument()],
+        )
+    assert str(raised.value) == (
+        f"plugin '{__name__}.MisnamedArgument': ctx_register_tools takes 'reg', which the hook "
+        "does not pass (it passes: register, session)"
+    )
