@@ -127,14 +127,17 @@ def test_a_model_error_is_an_event_and_prompt_returns(work, capfd):
     assert capfd.readouterr() == ("", "")
 
 
-def test_broken_lines_are_listed_not_dropped_silently(work):
+def test_broken_lines_and_a_broken_tree_are_listed_not_dropped_silently(work):
     path = session_in(work, "off")
     lines = path.read_text().splitlines()
     lines.insert(2, '{"type":"message", torn')
+    lines.append(lines[-1])  # the last entry again: its id twice
     path.write_text("\n".join(lines) + "\n")
     with open_agent(cwd=work, session_file=path, model=script(work, {"text": "x"})) as agent:
         (skipped,) = agent.session_manager.skipped_lines
         assert skipped.line_number == 3
+        (warning,) = agent.session_manager.warnings
+        assert "is used 2 times" in str(warning)
         assert [m.role for m in agent.session.messages] == ["user", "assistant"]
 
 
