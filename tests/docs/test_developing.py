@@ -1,0 +1,61 @@
+"""What the pages tell a contributor about the tooling holds: the test tiers of
+docs/developing.md are the markers pyproject.toml registers and ``make check`` leaves out, every
+``make`` target a page names exists, and every ``CTXMODES_*`` variable a page names is read by
+the code."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+
+from support.doc_pages import DOCS, ROOT, pages
+
+MAKEFILE = (ROOT / "Makefile").read_text()
+PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
+
+
+def registered_markers() -> set[str]:
+    markers = PYPROJECT["tool"]["pytest"]["ini_options"]["markers"]
+    return {line.partition(":")[0] for line in markers}
+
+
+def tier_table() -> set[str]:
+    """The markers in the first column of the tiers table of docs/developing.md."""
+    text = (DOCS / "developing.md").read_text()
+    section = text.split("## Test tiers", 1)[1].split("\n## ", 1)[0]
+    return set(re.findall(r"^\| `(\w+)` \|", section, re.M))
+
+
+def test_the_tier_table_lists_every_registered_marker():
+    assert tier_table() == registered_markers()
+
+
+def test_the_fast_tier_leaves_out_every_tier():
+    match = re.search(r"^FAST_TIER := (.+)$", MAKEFILE, re.M)
+    assert match is not None
+    assert set(re.findall(r"\w+", match.group(1))) - {"not", "or", "and"} == tier_table()
+
+
+def test_every_make_target_a_page_names_exists():
+    targets = set(re.findall(r"^([\w.-]+):", MAKEFILE, re.M))
+    named = {
+        (page.name, target)
+        for page in pages()
+        for group in re.findall(r"`make ([\w .-]+)`", page.read_text())
+        for target in group.split()
+    }
+    assert ("developing.md", "check") in named
+    assert sorted((page, target) for page, target in named if target not in targets) == []
+
+
+def test_every_ctxmodes_variable_a_page_names_is_read_by_the_code():
+    code = "\n".join(
+        path.read_text() for folder in ("core", "plugins") for path in (ROOT / folder).rglob("*.py")
+    )
+    named = {
+        (page.name, name)
+        for page in pages()
+        for name in re.findall(r"\bCTXMODES_[A-Z][A-Z_]*[A-Z]\b", page.read_text())
+    }
+    assert ("developing.md", "CTXMODES_TRACE_PLUGINS") in named
+    assert sorted((page, name) for page, name in named if f'"{name}"' not in code) == []
