@@ -6,6 +6,7 @@ the code."""
 from __future__ import annotations
 
 import re
+import subprocess
 import tomllib
 
 from support.doc_pages import DOCS, ROOT, pages
@@ -59,3 +60,32 @@ def test_every_ctxmodes_variable_a_page_names_is_read_by_the_code():
     }
     assert ("developing.md", "CTXMODES_TRACE_PLUGINS") in named
     assert sorted((page, name) for page, name in named if f'"{name}"' not in code) == []
+
+
+def layout_table() -> str:
+    text = (DOCS / "index.md").read_text()
+    return text.split("## Layout", 1)[1].split("\n\n", 2)[1]
+
+
+def test_the_layout_names_every_package_of_the_core():
+    packages = [
+        path.name
+        for path in sorted((ROOT / "core" / "ctxmodes").iterdir())
+        if (path / "__init__.py").is_file()
+    ]
+    table = layout_table()
+    assert "session" in packages
+    unnamed = [
+        name for name in packages if f"`{name}/`" not in table and f"ctxmodes/{name}/`" not in table
+    ]
+    assert unnamed == []
+
+
+def test_the_layout_names_every_top_level_folder():
+    tracked = subprocess.run(
+        ["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.splitlines()
+    folders = {path.split("/")[0] for path in tracked if "/" in path}
+    table = layout_table()
+    assert "core" in folders
+    assert sorted(folder for folder in folders if f"| `{folder}/" not in table) == []
