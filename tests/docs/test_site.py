@@ -115,3 +115,27 @@ def test_the_pages_name_only_python_names_that_exist():
         else:
             missing.append(name)
     assert missing == []
+
+
+def test_the_tests_a_page_cites_exist():
+    """``tests/….py`` (`test_name`, `case-id`): each test named is defined in that module, each
+    parametrized case's id written in it, so a renamed or deleted test cannot leave a claim of
+    the security page without its evidence."""
+    cited = [
+        (page.name, path, name)
+        for page in pages()
+        for path, names in re.findall(r"`(tests/[^`]+\.py)` \(([^)]*)\)", page.read_text())
+        for name in re.findall(r"`([\w-]+)`", names)
+    ]
+    assert any(name.startswith("test_") for _, _, name in cited)
+    missing = []
+    for page, path, name in cited:
+        source = (ROOT / path).read_text()
+        found = (
+            re.search(rf"^\s*(?:async )?def {re.escape(name)}\(", source, re.M)
+            if name.startswith("test_")
+            else re.search(rf"[\"']{re.escape(name)}[\"']", source)
+        )
+        if found is None:
+            missing.append((page, path, name))
+    assert missing == []
