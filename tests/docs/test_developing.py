@@ -5,11 +5,14 @@ the code."""
 
 from __future__ import annotations
 
+import argparse
 import re
 import subprocess
 import tomllib
 
 from support.doc_pages import DOCS, ROOT, pages
+
+from ctxmodes.cli import build_parser
 
 MAKEFILE = (ROOT / "Makefile").read_text()
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
@@ -89,3 +92,16 @@ def test_the_layout_names_every_top_level_folder():
     table = layout_table()
     assert "core" in folders
     assert sorted(folder for folder in folders if f"| `{folder}/" not in table) == []
+
+
+def test_every_command_has_a_row_in_getting_started():
+    """A new command, the core's or a built-in mode's, gets its line in the command table."""
+    parser = build_parser(argv=["--help"])
+    (subcommands,) = [
+        action for action in parser._actions if isinstance(action, argparse._SubParsersAction)
+    ]
+    text = (DOCS / "getting-started.md").read_text()
+    table = text.split("## Commands", 1)[1]
+    rows = set(re.findall(r"`ctxmodes (\w+)", table))
+    assert {"chat", "serve"} <= set(subcommands.choices)
+    assert sorted(set(subcommands.choices) - rows) == []
