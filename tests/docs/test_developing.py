@@ -105,3 +105,12 @@ def test_every_command_has_a_row_in_getting_started():
     rows = set(re.findall(r"`ctxmodes (\w+)", table))
     assert {"chat", "serve"} <= set(subcommands.choices)
     assert sorted(set(subcommands.choices) - rows) == []
+
+
+def test_the_debian_packages_named_are_those_make_test_installs():
+    installed = re.search(r"apt-get install -y -q \\\n\s*([^;]+);", MAKEFILE)
+    assert installed is not None
+    text = " ".join((DOCS / "developing.md").read_text().split())
+    named = re.search(r"as root, Debian's (.+?) when absent", text)
+    assert named is not None
+    assert set(re.findall(r"`([\w-]+)`", named.group(1))) == set(installed.group(1).split())
