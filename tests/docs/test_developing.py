@@ -114,3 +114,24 @@ def test_the_debian_packages_named_are_those_make_test_installs():
     named = re.search(r"as root, Debian's (.+?) when absent", text)
     assert named is not None
     assert set(re.findall(r"`([\w-]+)`", named.group(1))) == set(installed.group(1).split())
+
+
+def test_every_name_developing_cites_is_defined():
+    """The classes, functions, fixtures, tables and variables the page sends a contributor to
+    (``HookRelay``, ``API_MODULES``, ``ctx_host``, ``FAST_TIER`` …) are defined in the code,
+    the Makefile or pyproject.toml, or, for an environment variable, read there by name."""
+    sources = [ROOT / "Makefile", ROOT / "pyproject.toml"] + [
+        path
+        for folder in ("core", "plugins", "tests", "bench")
+        for path in (ROOT / folder).rglob("*.py")
+    ]
+    text = "\n".join(path.read_text() for path in sources)
+    names = set(re.findall(r"`([A-Za-z]\w*)`", (DOCS / "developing.md").read_text()))
+    cited = {name for name in names if "_" in name or re.search(r"[a-z][A-Z]|^[A-Z][a-z]", name)}
+    assert {"HookRelay", "API_MODULES", "ctx_host", "FAST_TIER"} <= cited
+
+    def defined(name: str) -> bool:
+        definition = rf"^\s*(?:class |def |async def )?{name}\b\s*(?:[:=(]|:=|\?=)"
+        return bool(re.search(definition, text, re.M) or re.search(rf"[\"']{name}[\"':]", text))
+
+    assert sorted(name for name in cited if not defined(name)) == []
