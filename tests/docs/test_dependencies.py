@@ -8,13 +8,11 @@ from __future__ import annotations
 import ast
 import re
 import sys
-import tomllib
 from collections import Counter
 from importlib.metadata import packages_distributions
 
-from support.doc_pages import DOCS, ROOT
+from support.doc_pages import DOCS, PYPROJECT, ROOT
 
-PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 #: The folders whose imports are checked: what ships, and what tests and measures it.
 CODE = ("core", "plugins", "tests", "bench", "docs")
 

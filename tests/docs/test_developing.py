@@ -1,26 +1,20 @@
-"""What the pages tell a contributor about the tooling holds: the test tiers of
-docs/developing.md are the markers pyproject.toml registers and ``make check`` leaves out, every
-``make`` target a page names exists, and every ``CTXMODES_*`` variable a page names is read by
-the code."""
+"""What the pages tell a contributor about the project's tooling and layout holds: the test
+tiers are the markers pyproject.toml registers and ``make check`` leaves out; the make targets,
+Debian packages, ``CTXMODES_*`` variables, classes, functions and tables the pages name exist;
+the layout names every package of the core and every folder; every command has its row in
+Getting started."""
 
 from __future__ import annotations
 
 import argparse
 import re
 import subprocess
-import tomllib
 
-from support.doc_pages import DOCS, ROOT, pages
+from support.doc_pages import DOCS, MARKERS, ROOT, pages
 
 from ctxmodes.cli import build_parser
 
 MAKEFILE = (ROOT / "Makefile").read_text()
-PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
-
-
-def registered_markers() -> set[str]:
-    markers = PYPROJECT["tool"]["pytest"]["ini_options"]["markers"]
-    return {line.partition(":")[0] for line in markers}
 
 
 def tier_table() -> set[str]:
@@ -31,7 +25,7 @@ def tier_table() -> set[str]:
 
 
 def test_the_tier_table_lists_every_registered_marker():
-    assert tier_table() == registered_markers()
+    assert tier_table() == MARKERS
 
 
 def test_the_fast_tier_leaves_out_every_tier():

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import pytest
 from support.cli_rig import ctxmodes, isolate_settings
-from support.doc_pages import DOCS, ROOT, Block, all_blocks, example
+from support.doc_pages import DOCS, MARKERS, PYPROJECT, ROOT, Block, all_blocks, example
 
 from ctxmodes.cli import build_parser
 
@@ -115,15 +115,6 @@ def shell_commands(body: str) -> list[str]:
     return commands
 
 
-#: The markers pyproject.toml registers (``--strict-markers`` refuses any other).
-MARKERS = {
-    line.partition(":")[0]
-    for line in tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["pytest"][
-        "ini_options"
-    ]["markers"]
-}
-
-
 def check_paths(line: str, paths: list[str]) -> None:
     """Each path a development command names exists (``file::test`` names the file)."""
     for path in paths:
@@ -191,9 +182,7 @@ def check_command(line: str) -> None:
             assert re.search(rf"^{re.escape(target)}:", makefile, re.M), f"no make target {target}"
     elif program == "pip":
         assert arguments[0] == "install", line
-        extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
-            "optional-dependencies"
-        ]
+        extras = PYPROJECT["project"]["optional-dependencies"]
         for requirement in arguments[1:]:
             name, _, rest = requirement.partition("[")
             assert name == "ctxmodes", line
