@@ -124,7 +124,7 @@ def test_the_tests_a_page_cites_exist():
     cited = [
         (page.name, path, name)
         for page in pages()
-        for path, names in re.findall(r"`(tests/[^`]+\.py)` \(([^)]*)\)", page.read_text())
+        for path, names in re.findall(r"`(tests/[^`]+\.py)`\s\(([^)]*)\)", page.read_text())
         for name in re.findall(r"`([\w-]+)`", names)
     ]
     assert any(name.startswith("test_") for _, _, name in cited)
