@@ -15,7 +15,10 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
+from pydantic import ValidationError
+
 from ctxmodes.providers import config_values
+from ctxmodes.providers.apis import API_MODULES
 from ctxmodes.providers.catalog import ModelSpec
 from ctxmodes.providers.credentials import CredentialError, pi_agent_dir
 
@@ -178,8 +181,9 @@ def catalog_with_models_json(
     providers (a proxy ``baseUrl``, ``compat``, ``modelOverrides``, extra models) and
     custom providers, as Pi composes them.
 
-    :raises CredentialError: the file is not valid JSON, or a custom model lacks its
-        ``api`` or ``baseUrl``.
+    :raises CredentialError: the file is not valid JSON, a custom model lacks its ``api``
+        or ``baseUrl``, names a wire format no transport speaks, or has a field of the
+        wrong kind (Pi finds the first only when a request is sent).
     """
     config = pi_models_json(environ)
     by_provider: dict[str, list[dict[str, Any]]] = {}
@@ -190,7 +194,31 @@ def catalog_with_models_json(
             provider, by_provider.get(provider, []), settings
         )
     return [
-        ModelSpec.model_validate({k: v for k, v in model.items() if v is not None})
+        _checked(model) if model["provider"] in config else _spec(model)
         for models in by_provider.values()
         for model in models
     ]
+
+
+def _checked(model: dict[str, Any]) -> ModelSpec:
+    """A model ``models.json`` made or changed, with a mistake in it named as Pi names
+    its own checks (``Provider P, model M: …``), so the user knows which entry to fix."""
+    where = f"models.json: provider {model['provider']}, model {model['id']}"
+    if model["api"] not in API_MODULES:
+        raise CredentialError(
+            f'{where}: unknown "api" {json.dumps(model["api"])}; one of: {", ".join(API_MODULES)}'
+        )
+    for field in ("contextWindow", "maxTokens"):
+        value = model.get(field)
+        if isinstance(value, int | float) and not isinstance(value, bool) and value <= 0:
+            raise CredentialError(f"{where}: invalid {field}")
+    try:
+        return _spec(model)
+    except ValidationError as error:
+        problem = error.errors()[0]
+        field = ".".join(str(part) for part in problem["loc"])
+        raise CredentialError(f"{where}: {field}: {problem['msg']}") from None
+
+
+def _spec(model: Mapping[str, Any]) -> ModelSpec:
+    return ModelSpec.model_validate({k: v for k, v in model.items() if v is not None})

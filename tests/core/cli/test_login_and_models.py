@@ -125,3 +125,29 @@ def test_models_for_a_provider_nobody_knows_is_one_error_line(tmp_path: Path) ->
     listed = run_ctxmodes(tmp_path, "models", "--provider", "anthropic")
     assert listed.returncode == 0
     assert "anthropic/claude-sonnet-4-5" in listed.stdout
+
+
+@pytest.mark.parametrize("command", [("models",), ("run", "--model", "ollama/qwen3", "hi")])
+def test_a_models_json_entry_of_the_wrong_kind_is_one_error_line(
+    tmp_path: Path, command: tuple[str, ...]
+) -> None:
+    (tmp_path / "agent").mkdir()
+    (tmp_path / "agent" / "models.json").write_text(
+        json.dumps(
+            {
+                "providers": {
+                    "ollama": {
+                        "baseUrl": "http://127.0.0.1:11434/v1",
+                        "api": "openai-completions",
+                        "models": [{"id": "qwen3", "contextWindow": "32k"}],
+                    }
+                }
+            }
+        )
+    )
+    result = run_ctxmodes(tmp_path, *command)
+    assert result.returncode == 1
+    assert result.stderr == (
+        "ctxmodes: error: models.json: provider ollama, model qwen3: contextWindow: "
+        "Input should be a valid integer, unable to parse string as an integer\n"
+    )

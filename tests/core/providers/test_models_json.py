@@ -145,3 +145,32 @@ def test_a_custom_model_without_an_api_is_a_clear_error(
     monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tmp_path))
     with pytest.raises(CredentialError, match=r'provider mine, model m: no "api" specified'):
         catalog_with_models_json(builtin_models())
+
+
+@pytest.mark.parametrize(
+    ("entry", "expected"),
+    [
+        (
+            {"id": "m", "api": "openai-completion"},
+            r'model m: unknown "api" "openai-completion"; one of: .*openai-completions',
+        ),
+        (
+            {"id": "m", "contextWindow": "big"},
+            r"model m: contextWindow: Input should be a valid integer",
+        ),
+        ({"id": "m", "maxTokens": 0}, r"model m: invalid maxTokens"),
+        ({"id": "m", "input": "text"}, r"model m: input: Input should be a valid list"),
+    ],
+)
+def test_a_mistake_in_a_custom_model_names_the_entry(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, entry: dict[str, Any], expected: str
+) -> None:
+    """A typo in a model entry is an error saying which provider, model and field, not a
+    validation traceback or a bare ``KeyError`` when the first request is sent."""
+    config = {"baseUrl": "http://127.0.0.1:11434/v1", "api": "openai-completions"}
+    (tmp_path / "models.json").write_text(
+        json.dumps({"providers": {"ollama": {**config, "models": [entry]}}})
+    )
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tmp_path))
+    with pytest.raises(CredentialError, match=f"^models.json: provider ollama, {expected}"):
+        catalog_with_models_json(builtin_models())
