@@ -26,7 +26,10 @@ class FailureWatch:
         if isinstance(record, records.AgentEnded):
             last = record.messages[-1] if record.messages else None
             if isinstance(last, AssistantMessage) and last.stop_reason == "error":
-                self._failures.append(f"model error: {last.error_message or 'unknown error'}")
+                # The line a user reads last names whose endpoint failed: the error text
+                # is the vendor's own and rarely says which provider answered.
+                error = last.error_message or "unknown error"
+                self._failures.append(f"model error from {last.provider}/{last.model}: {error}")
         elif isinstance(record, records.AutoRetryStarted) and self._failures:
             # The failed turn is being retried: it is not the run's outcome (yet).
             self._failures.pop()

@@ -80,7 +80,9 @@ def test_a_failure_exits_non_zero_with_one_line(tmp_path):
     assert result.returncode == 1
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1
-    assert lines[0].startswith("ctxmodes: error: model error: scripted model: call 2")
+    assert lines[0].startswith(
+        "ctxmodes: error: model error from scripted/scripted: scripted model: call 2"
+    )
 
 
 @pytest.mark.parametrize(
