@@ -43,21 +43,26 @@ def _custom_providers() -> list[str]:
 
 
 def _list() -> int:
-    from ctxmodes.providers.auth import AuthResolver
+    from ctxmodes.providers.auth import AuthResolver, environment_names
     from ctxmodes.providers.login import login_choices
 
     resolver = AuthResolver()
-    rows = [("PROVIDER", "LOGIN", "CREDENTIALS")]
+    rows = [("PROVIDER", "LOGIN", "CREDENTIALS", "OR SET")]
     for choice in login_choices(_custom_providers()):
         ways = [f"subscription ({choice.subscription})"] if choice.subscription else []
         if choice.api_key:
             ways.append("API key")
         if choice.pi_only_login:
             ways.append(f"{choice.pi_only_login}: log in with Pi")
-        rows.append((choice.provider, ", ".join(ways), resolver.status(choice.provider) or ""))
-    widths = [max(len(row[i]) for row in rows) for i in range(2)]
-    for provider, methods, status in rows:
-        print(f"{provider.ljust(widths[0])}  {methods.ljust(widths[1])}  {status}".rstrip())
+        variables = ", ".join(environment_names(choice.provider))
+        if choice.provider == "openai-codex":
+            variables = "(the Codex CLI's login)"
+        status = resolver.status(choice.provider) or ""
+        rows.append((choice.provider, ", ".join(ways), status, variables))
+    widths = [max(len(row[i]) for row in rows) for i in range(3)]
+    for row in rows:
+        cells = [cell.ljust(width) for cell, width in zip(row, widths, strict=False)]
+        print("  ".join([*cells, row[3]]).rstrip())
     return 0
 
 

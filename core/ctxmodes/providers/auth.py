@@ -374,10 +374,24 @@ def missing_credentials_hint(provider: str, configured_key: str | None = None) -
         )
     if provider == "openai-codex":
         return f"{login} (or log in with Pi or the Codex CLI)"
-    names = [n for n in info.env_keys if n != ANTHROPIC_AUTH_TOKEN] or info.env_keys
+    names = environment_names(provider)
     if provider.startswith("cloudflare-"):
-        names = ["CLOUDFLARE_API_KEY", "CLOUDFLARE_ACCOUNT_ID"] + (
-            ["CLOUDFLARE_GATEWAY_ID"] if provider == "cloudflare-ai-gateway" else []
-        )
         return f"set {' and '.join(names)}, or {login}"
     return f"set {' or '.join(names)}, or {login}" if names else login
+
+
+def environment_names(provider: str) -> list[str]:
+    """The variables that give ``provider`` its credentials, as ``ctxmodes login`` lists
+    them (Anthropic's ``ANTHROPIC_AUTH_TOKEN`` is left out: it is Claude Code's, and Pi
+    reads it only as a last resort)."""
+    if provider == "amazon-bedrock":
+        return ["AWS_PROFILE", "AWS_ACCESS_KEY_ID", "AWS_BEARER_TOKEN_BEDROCK"]
+    if provider == "google-vertex":
+        return ["GOOGLE_CLOUD_API_KEY", "GOOGLE_APPLICATION_CREDENTIALS"]
+    if provider.startswith("cloudflare-"):
+        return ["CLOUDFLARE_API_KEY", "CLOUDFLARE_ACCOUNT_ID"] + (
+            ["CLOUDFLARE_GATEWAY_ID"] if provider == "cloudflare-ai-gateway" else []
+        )
+    info = builtin_providers().get(provider)
+    keys = info.env_keys if info is not None else []
+    return [n for n in keys if n != ANTHROPIC_AUTH_TOKEN] or keys

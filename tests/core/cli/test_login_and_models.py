@@ -151,3 +151,18 @@ def test_a_models_json_entry_of_the_wrong_kind_is_one_error_line(
         "ctxmodes: error: models.json: provider ollama, model qwen3: contextWindow: "
         "Input should be a valid integer, unable to parse string as an integer\n"
     )
+
+
+def test_login_lists_the_variables_each_provider_reads(tmp_path: Path) -> None:
+    """`ctxmodes login` is where the docs send a user to find the variable to set."""
+    listed = run_ctxmodes(tmp_path, "login", env={"MISTRAL_API_KEY": "m", "OPENAI_API_KEY": ""})
+    assert listed.returncode == 0
+    header, *rows = listed.stdout.splitlines()
+    assert header.split() == ["PROVIDER", "LOGIN", "CREDENTIALS", "OR", "SET"]
+    by_provider = {row.split()[0]: row for row in rows}
+    assert by_provider["openai"].endswith("  OPENAI_API_KEY")
+    assert by_provider["anthropic"].endswith("  ANTHROPIC_OAUTH_TOKEN, ANTHROPIC_API_KEY")
+    assert by_provider["mistral"].endswith("  MISTRAL_API_KEY  MISTRAL_API_KEY")
+    assert "AWS_BEARER_TOKEN_BEDROCK" in by_provider["amazon-bedrock"]
+    assert "GOOGLE_APPLICATION_CREDENTIALS" in by_provider["google-vertex"]
+    assert "m" not in by_provider["mistral"].split()
