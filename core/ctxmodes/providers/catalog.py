@@ -210,6 +210,12 @@ class ModelCatalog:
                 f"invalid model {ref!r}: expected <provider>/<model-id> or scripted:FILE"
             )
         if provider not in self.providers():
+            # A typo gets the corrected name, not a wall of forty providers to search.
+            near = difflib.get_close_matches(provider, self.providers(), n=1)
+            if near:
+                raise UnknownModelError(
+                    f"unknown provider {provider!r}; did you mean {near[0]}/{model_id}?"
+                )
             known = ", ".join(self.providers()) or "none"
             raise UnknownModelError(f"unknown provider {provider!r} (known: {known})")
         close = difflib.get_close_matches(ref, list(self._models), n=4, cutoff=0.6)

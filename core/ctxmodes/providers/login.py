@@ -10,6 +10,7 @@ own file is never changed by a login or a logout.
 
 from __future__ import annotations
 
+import difflib
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -79,10 +80,13 @@ def login_choices(extra_providers: list[str] | None = None) -> list[LoginChoice]
 
 def login_choice(provider: str, extra_providers: list[str] | None = None) -> LoginChoice:
     """:raises CredentialError: no such provider."""
-    for choice in login_choices(extra_providers):
+    choices = login_choices(extra_providers)
+    for choice in choices:
         if choice.provider == provider:
             return choice
-    raise CredentialError(f"unknown provider {provider!r}; `ctxmodes login` lists them")
+    near = difflib.get_close_matches(provider, [choice.provider for choice in choices], n=1)
+    guess = f"did you mean {near[0]}? " if near else ""
+    raise CredentialError(f"unknown provider {provider!r}; {guess}`ctxmodes login` lists them")
 
 
 def _store(environ: Mapping[str, str] | None) -> FileCredentialStore:

@@ -166,3 +166,13 @@ def test_login_lists_the_variables_each_provider_reads(tmp_path: Path) -> None:
     assert "AWS_BEARER_TOKEN_BEDROCK" in by_provider["amazon-bedrock"]
     assert "GOOGLE_APPLICATION_CREDENTIALS" in by_provider["google-vertex"]
     assert "m" not in by_provider["mistral"].split()
+
+
+def test_login_to_a_misspelled_provider_names_the_one_meant(tmp_path: Path) -> None:
+    result = run_ctxmodes(tmp_path, "login", "mistrall")
+    assert result.returncode == 1
+    assert result.stderr == (
+        "ctxmodes: error: unknown provider 'mistrall'; did you mean mistral? "
+        "`ctxmodes login` lists them\n"
+    )
+    assert not (tmp_path / "config" / "auth.json").exists()

@@ -108,3 +108,11 @@ def test_complete_fails_clearly_when_a_stream_has_no_final_message():
     with pytest.raises(Exception, match="echo stream ended without a final message"):
         _Echo("m").complete(ModelRequest(system_prompt="", messages=[]), AbortController().signal)
     assert StreamDone  # the terminal event type providers must end with
+
+
+def test_a_misspelled_provider_gets_the_corrected_model_name():
+    with pytest.raises(ProviderSpecError) as caught:
+        resolve("antropic/claude-sonnet-4-5")
+    assert str(caught.value) == (
+        "unknown provider 'antropic'; did you mean anthropic/claude-sonnet-4-5?"
+    )
