@@ -31,6 +31,7 @@ import functools
 import http.cookiejar
 import socket
 import threading
+import urllib.parse
 import urllib.request
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -164,6 +165,23 @@ class _NoCookies(http.cookiejar.CookieJar):
 
     def extract_cookies(self, response: object, request: object) -> None:
         return None
+
+
+def proxy_for(url: str) -> str | None:
+    """The proxy the environment names for ``url`` (``HTTPS_PROXY``, ``HTTP_PROXY`` or
+    ``ALL_PROXY``, unless ``NO_PROXY`` exempts its host), without the user and password it
+    may carry; ``None`` when the request goes directly."""
+    parts = urllib.parse.urlsplit(url)
+    proxies = urllib.request.getproxies_environment()
+    proxy = proxies.get(parts.scheme) or proxies.get("all")
+    if not proxy:
+        return None
+    # The standard library has the function on every platform; typeshed lists it on none.
+    bypass = urllib.request.proxy_bypass_environment  # type: ignore[attr-defined]
+    if bypass(parts.hostname or "", proxies):
+        return None
+    shown = urllib.parse.urlsplit(proxy if "://" in proxy else f"http://{proxy}")
+    return shown._replace(netloc=shown.netloc.rpartition("@")[2]).geturl()
 
 
 def _environment_proxies() -> bool:

@@ -124,3 +124,46 @@ def test_other_connection_failures_name_the_address_and_stay_retryable() -> None
         "Connection error: could not reach http://no-such-host.invalid/v1/chat/completions"
     )
     assert is_transient_error(error.message, 32_768)
+
+
+def _closed_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _first_error(base_url: str) -> str:
+    settings = ProviderSettings.model_validate(
+        {"api": API, "base_url": base_url, "models": [{"id": "m"}]}
+    )
+    (model,) = configured_models({"box": settings})
+    provider = default_model_provider(model)
+    try:
+        request = ModelRequest(system_prompt="s", messages=[UserMessage(content="x", timestamp=1)])
+        events = list(provider.stream(request, AbortController().signal))
+    finally:
+        provider.close()
+    assert isinstance(events[-1], StreamError)
+    return str(events[-1].message.error_message)
+
+
+def test_a_proxy_that_refuses_is_named_without_its_password(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The server is not the one to blame when the proxy in ``HTTPS_PROXY`` is down."""
+    port = _closed_port()
+    for name in ("HTTP_PROXY", "ALL_PROXY", "NO_PROXY", "http_proxy", "all_proxy", "no_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HTTPS_PROXY", f"http://me:proxy-secret@127.0.0.1:{port}")
+    message = _first_error("https://models.example.test/v1")
+    assert message == (
+        f"Could not connect to the proxy http://127.0.0.1:{port} for "
+        "https://models.example.test/v1/chat/completions: connection refused "
+        "(check HTTPS_PROXY, HTTP_PROXY, ALL_PROXY and NO_PROXY)"
+    )
+    # A loopback server over http:// is reached directly, past the HTTPS proxy.
+    direct = f"http://127.0.0.1:{_closed_port()}/v1"
+    assert _first_error(direct) == (
+        f"Could not connect to {direct}/chat/completions: connection refused "
+        "(is the server running?)"
+    )

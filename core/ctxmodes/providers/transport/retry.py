@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping
 import httpx
 
 from ctxmodes.abort import AbortSignal
+from ctxmodes.providers.http import proxy_for
 from ctxmodes.providers.wire import WireError
 
 #: When no ``maxRetryDelayMs`` is given, a server asking for a longer wait fails at once.
@@ -174,8 +175,8 @@ def _send_once(
         raise RetryableError(TIMED_OUT) from error
     except httpx.TransportError as error:
         if _refused(error):
-            # Nothing listens there (a local server that is not running): retrying cannot
-            # help, and the message says where the request went.
+            # Nothing listens there (a local server that is not running, a proxy that is
+            # not): retrying cannot help, and the message says which of the two refused.
             raise WireError(refused_message(str(request.url))) from error
         # The SDK's words (Pi's retry patterns match them), then the address and the cause.
         where = f"could not reach {request.url} ({error})"
@@ -193,6 +194,12 @@ def _send_once(
 
 
 def refused_message(url: str) -> str:
+    proxy = proxy_for(url)
+    if proxy is not None:
+        return (
+            f"Could not connect to the proxy {proxy} for {url}: connection refused "
+            "(check HTTPS_PROXY, HTTP_PROXY, ALL_PROXY and NO_PROXY)"
+        )
     return f"Could not connect to {url}: connection refused (is the server running?)"
 
 

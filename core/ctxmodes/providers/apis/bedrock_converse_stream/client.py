@@ -38,6 +38,7 @@ import httpx
 
 from ctxmodes.providers.apis.bedrock_converse_stream.request import setting
 from ctxmodes.providers.catalog import ModelSpec
+from ctxmodes.providers.http import proxy_for
 from ctxmodes.providers.transport.call import TERMINATED, CallContext
 from ctxmodes.providers.wire import WireError
 
@@ -158,18 +159,8 @@ def resolve_target(model: ModelSpec, api_key: str | None, env: Mapping[str, str]
     bearer = None if skip else key or setting("AWS_BEARER_TOKEN_BEDROCK", env)
     path = f"/model/{urllib.parse.quote(model.id, safe='')}/converse-stream"
     url = endpoint.rstrip("/") + path
-    http1 = setting("AWS_BEDROCK_FORCE_HTTP1", env) == "1" or _proxied(url)
+    http1 = setting("AWS_BEDROCK_FORCE_HTTP1", env) == "1" or proxy_for(url) is not None
     return Target(url, region, bearer, bearer is None, profile, http1)
-
-
-def _proxied(url: str) -> bool:
-    host = urllib.parse.urlsplit(url).hostname or ""
-    proxies = urllib.request.getproxies_environment()
-    scheme = urllib.parse.urlsplit(url).scheme
-    if not (proxies.get(scheme) or proxies.get("all")):
-        return False
-    bypass = getattr(urllib.request, "proxy_bypass_environment", None)
-    return not (callable(bypass) and bypass(host))
 
 
 def user_agent() -> str:
