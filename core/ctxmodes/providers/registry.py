@@ -117,6 +117,13 @@ class ProviderRegistry:
             except UnknownModelError as error:
                 raise ProviderSpecError(str(error)) from None
             return self._build(model)
+        # A bare model id, as Pi's `--model` also takes it: name the models it could mean.
+        same_id = [model.ref for model in self.models if model.id == spec]
+        if same_id:
+            raise ProviderSpecError(
+                f"invalid model {spec!r}: name its provider too; did you mean "
+                f"{', '.join(same_id[:4])}?"
+            )
         schemes = ", ".join(self.schemes) or "none"
         raise ProviderSpecError(
             f"invalid model {spec!r}: expected <provider>/<model-id> or <scheme>:ARGUMENT "

@@ -116,3 +116,13 @@ def test_a_misspelled_provider_gets_the_corrected_model_name():
     assert str(caught.value) == (
         "unknown provider 'antropic'; did you mean anthropic/claude-sonnet-4-5?"
     )
+
+
+def test_a_bare_model_id_is_answered_with_the_providers_that_serve_it():
+    with pytest.raises(ProviderSpecError) as caught:
+        resolve("claude-sonnet-4-5")
+    message = str(caught.value)
+    assert message.startswith(
+        "invalid model 'claude-sonnet-4-5': name its provider too; did you mean "
+    )
+    assert "anthropic/claude-sonnet-4-5" in message.split("did you mean ")[1]
