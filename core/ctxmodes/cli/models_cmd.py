@@ -34,7 +34,15 @@ def run(args: argparse.Namespace) -> int:
     models = [m for m in registry.models if args.provider is None or m.provider == args.provider]
     if not models and args.provider is not None:
         from ctxmodes.errors import CtxmodesError
+        from ctxmodes.providers.catalog import builtin_providers
 
+        if args.provider in builtin_providers():
+            # Pi knows it, but its models come from a live gateway catalog (Radius'
+            # `pi-messages`), which ctxmodes does not read.
+            raise CtxmodesError(
+                f"{args.provider} has no models here: Pi fetches its catalog from the "
+                "provider's gateway, which ctxmodes does not support"
+            )
         known = ", ".join(sorted({model.provider for model in registry.models}))
         raise CtxmodesError(f"no provider is named {args.provider!r}; known providers: {known}")
     sources = credential_sources(models)

@@ -176,3 +176,14 @@ def test_login_to_a_misspelled_provider_names_the_one_meant(tmp_path: Path) -> N
         "`ctxmodes login` lists them\n"
     )
     assert not (tmp_path / "config" / "auth.json").exists()
+
+
+def test_a_provider_whose_catalog_is_a_live_gateway_says_so(tmp_path: Path) -> None:
+    """Pi lists Radius (and `ctxmodes login` offers it), but its models come from the
+    gateway at run time: "no provider is named 'radius'" would contradict the login list."""
+    listed = run_ctxmodes(tmp_path, "models", "--provider", "radius")
+    assert listed.returncode == 1
+    assert listed.stderr == (
+        "ctxmodes: error: radius has no models here: Pi fetches its catalog from the "
+        "provider's gateway, which ctxmodes does not support\n"
+    )
