@@ -23,3 +23,21 @@ class PluginError(CtxmodesError):
 
 class StaleContextError(CtxmodesError):
     """A command context or session handle was used after its session was replaced."""
+
+
+def plugin_failure(error: BaseException) -> str:
+    """``error`` in one line for an error naming the plugin whose code raised it: its type,
+    its message and the innermost place outside ctxmodes it was raised from, which is where
+    the plugin's author looks (``RuntimeError: boom (my_mode.py, line 12)``)."""
+    from pathlib import Path
+
+    core = Path(__file__).parent
+    place = ""
+    frame = error.__traceback__
+    while frame is not None:
+        path = Path(frame.tb_frame.f_code.co_filename)
+        if core not in path.parents:
+            place = f" ({path.name}, line {frame.tb_lineno})"
+        frame = frame.tb_next
+    message = str(error).splitlines()[0] if str(error) else ""
+    return f"{type(error).__name__}: {message}{place}" if message else type(error).__name__ + place

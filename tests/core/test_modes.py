@@ -276,3 +276,81 @@ def test_the_switch_line_is_told_the_target_and_the_older_form_still_counts():
     assert describe_change(view, registry, "mute", "new") == (
         "switching this session from mute to new: new manages the context from the next prompt"
     )
+
+
+def _declaring_one(**spec_fields):
+    class Declarer:
+        @hookimpl
+        def ctx_register_modes(self, register):
+            register(ModeSpec(name="mine", description="d", **spec_fields))
+
+    return Declarer()
+
+
+class Exploding:
+    def __init__(self, session):
+        raise RuntimeError("no backend configured")
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        (
+            {"factory": Active, "settings": Tuning},
+            "mode 'mine' (plugin 'declarer'): its factory Active takes (session), "
+            "but is called with (session, settings) since the mode declares settings",
+        ),
+        (
+            {"factory": Tuned},
+            "mode 'mine' (plugin 'declarer'): its factory Tuned takes (session, settings), "
+            "but is called with (session) since the mode declares no settings",
+        ),
+        (
+            {"factory": Exploding},
+            "mode 'mine' (plugin 'declarer') failed to start: "
+            "RuntimeError: no backend configured (test_modes.py, line ",
+        ),
+    ],
+)
+def test_a_factory_that_cannot_build_the_mode_is_one_plugin_error(fields, message):
+    pm = isolated_plugin_manager()
+    pm.register(_declaring_one(**fields), name="declarer")
+    registry = ModeRegistry.from_plugin_manager(pm)
+    with pytest.raises(PluginError) as raised:
+        registry.activate(pm, "mine", session="S")
+    assert str(raised.value).startswith(message)
+    assert "\n" not in str(raised.value)
+    assert pm.get_plugin(mode_plugin_name("mine")) is None
+
+
+def test_a_settings_class_that_is_no_pydantic_model_is_one_plugin_error():
+    spec = ModeSpec(name="mine", description="d", factory=Tuned, settings=dict)  # type: ignore[arg-type]
+    with pytest.raises(PluginError, match=r"^mode 'mine': settings dict is not a pydantic model"):
+        spec.build("S", {})
+
+
+@pytest.mark.parametrize(
+    ("declare", "message"),
+    [
+        (
+            lambda: ModeSpec(name="My Mode", description="d", factory=Active),
+            "plugin 'declarer': invalid mode name 'My Mode'",
+        ),
+        (
+            lambda: ModeSpec(nam="mine", description="d", factory=Active),  # type: ignore[call-arg]
+            "plugin 'declarer': ctx_register_modes failed: TypeError: ",
+        ),
+    ],
+)
+def test_a_mistake_in_declaring_a_mode_names_the_plugin(declare, message):
+    class Declarer:
+        @hookimpl
+        def ctx_register_modes(self, register):
+            register(declare())
+
+    pm = isolated_plugin_manager()
+    pm.register(Declarer(), name="declarer")
+    with pytest.raises(PluginError) as raised:
+        ModeRegistry.from_plugin_manager(pm)
+    assert str(raised.value).startswith(message)
+    assert "\n" not in str(raised.value)
