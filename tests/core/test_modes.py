@@ -189,6 +189,23 @@ def test_the_host_refuses_bad_settings_before_any_session(tmp_path):
         AgentHost(pm=pm, mode="tuned", mode_settings={"tuned": {"depth": "deep"}})
 
 
+@pytest.mark.parametrize(
+    ("tables", "message"),
+    [
+        ({"tunde": {"depth": 3}}, r"^\[modes\.tunde\]: unknown mode 'tunde'; installed modes: "),
+        ({"tuned": {"depth": "deep"}}, r"^\[modes\.tuned\]: depth"),
+    ],
+)
+def test_the_host_refuses_any_bad_mode_table_not_only_the_active_modes(tables, message):
+    """A misspelled table would otherwise be ignored, and another mode's bad table would
+    surface only when a session switches to that mode."""
+    from ctxmodes.host.runtime import AgentHost
+
+    pm = isolated_plugin_manager(declaring_tuned())
+    with pytest.raises(ConfigError, match=message):
+        AgentHost(pm=pm, mode="plain", mode_settings=tables)
+
+
 def test_a_settings_model_named_by_reference_is_imported_when_validated(tmp_path, monkeypatch):
     (tmp_path / "lazy_tuning.py").write_text(
         "from pydantic import BaseModel\n\nclass Tuning(BaseModel):\n    depth: int = 2\n"
