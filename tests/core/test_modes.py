@@ -105,6 +105,15 @@ class ExtraArgument:
         raise AssertionError("never called")
 
 
+class MarkedWithoutPrefix:
+    def __init__(self, session):
+        pass
+
+    @hookimpl
+    def project_context(self, session, projection):  # the missing prefix is the point
+        raise AssertionError("never called")
+
+
 class UnmarkedOverride(Active):
     def ctx_session_start(self, session, reason):  # loses the inherited @hookimpl
         raise AssertionError("never called")
@@ -124,6 +133,10 @@ class UnmarkedOverride(Active):
         ),
         (ExtraArgument, "ctx_session_start takes 'verbose', which the hook does not pass"),
         (UnmarkedOverride, "ctx_session_start is not marked @hookimpl"),
+        (
+            MarkedWithoutPrefix,
+            "project_context is not a ctxmodes hook (did you mean ctx_project_context?)",
+        ),
     ],
 )
 def test_a_mode_object_is_validated_when_activated(factory, message):

@@ -105,6 +105,85 @@ def test_an_unusual_implementation_is_left_to_a_manager(installed, source):
     assert callers_for() is None
 
 
+@pytest.mark.parametrize(
+    "source",
+    [
+        # a misspelled registration hook, marked: it would register nothing, unnoticed
+        """
+        from ctxmodes import hookimpl
+        @hookimpl
+        def ctx_register_mode(register):
+            pass
+        """,
+        # marked, without the hooks' prefix
+        """
+        from ctxmodes import hookimpl
+        @hookimpl
+        def register_modes(register):
+            pass
+        """,
+        # the right name, unmarked
+        """
+        def ctx_register_modes(register):
+            pass
+        """,
+        # another hook misspelled, beside a correct registration hook
+        """
+        from ctxmodes import hookimpl
+        @hookimpl
+        def ctx_register_cli_commands(register):
+            pass
+        @hookimpl
+        def ctx_sesion_start(session, reason):
+            pass
+        """,
+    ],
+)
+def test_a_plugin_with_a_hook_the_manager_would_refuse_is_left_to_it(installed, source):
+    """So that ``--help`` and ``modes`` report the mistake rather than leave the plugin's
+    modes and commands out without a word."""
+    installed("probe_misspelled", source)
+    assert callers_for() is None
+
+
+def test_the_known_hook_names_are_the_hookspecs():
+    from ctxmodes import hookspecs
+    from ctxmodes.plugin_calls import HOOK_NAMES
+
+    assert {name for name in dir(hookspecs) if name.startswith("ctx_")} == HOOK_NAMES
+
+
+@pytest.mark.parametrize(
+    ("argv", "hook"),
+    [(["modes"], "ctx_register_mode"), (["--help"], "ctx_register_cli_command")],
+)
+def test_a_misspelled_registration_hook_is_one_error_line(
+    installed, tmp_path, monkeypatch, capsys, argv, hook
+):
+    from ctxmodes.cli import main
+
+    for name in [name for name in os.environ if name.startswith("CTXMODES_")]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("CTXMODES_CONFIG_DIR", str(tmp_path / "config"))
+    monkeypatch.chdir(tmp_path)
+    installed(
+        "probe_typo",
+        f"""
+        from ctxmodes import hookimpl
+        @hookimpl
+        def {hook}(register):
+            pass
+        """,
+    )
+    assert main(argv) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == (
+        f"ctxmodes: error: plugin 'probe_typo': {hook} is not a ctxmodes hook "
+        f"(did you mean {hook}s?)\n"
+    )
+
+
 def test_tracing_is_left_to_a_manager(monkeypatch):
     monkeypatch.setenv("CTXMODES_TRACE_PLUGINS", "1")
     assert callers_for() is None
