@@ -83,6 +83,7 @@ def select_entry_points(selection: PluginSelection) -> list[SelectedEntryPoint]:
     chosen: dict[str, SelectedEntryPoint] = {}
     for ep in sorted(find_entry_points(ENTRY_POINT_GROUP), key=lambda e: e.name):
         if ep.name in chosen:
+            _refuse_another_plugin_of_that_name(chosen[ep.name].entry_point, ep)
             continue  # the same distribution visible twice on sys.path
         if selection.permits(ep.name):
             status = "loaded"
@@ -90,6 +91,17 @@ def select_entry_points(selection: PluginSelection) -> list[SelectedEntryPoint]:
             status = "blocked" if ep.name in selection.block else "not allowed"
         chosen[ep.name] = SelectedEntryPoint(ep, status)
     return list(chosen.values())
+
+
+def _refuse_another_plugin_of_that_name(first: FoundEntryPoint, second: FoundEntryPoint) -> None:
+    """:raises PluginError: ``second`` is not ``first`` seen again but another plugin under
+    its name, which would leave one of the two out without a word."""
+    one, other = sorted(f"{ep.distribution} ({ep.value})" for ep in (first, second))
+    if one != other:
+        raise PluginError(
+            f"plugin name {first.name!r} is declared twice: by {one} and by {other}; "
+            "rename one of the entry points"
+        )
 
 
 def import_plugin(target: str, name: str, ep: FoundEntryPoint | None = None) -> object:

@@ -33,12 +33,12 @@ def installed(tmp_path, monkeypatch):
     """``installed(name, source)``: a plugin module on the path, declared by an entry point."""
     monkeypatch.syspath_prepend(str(tmp_path))
 
-    def install(name: str, source: str) -> None:
+    def install(name: str, source: str, entry_point: str | None = None) -> None:
         (tmp_path / f"{name}.py").write_text(textwrap.dedent(source))
         info = tmp_path / f"{name}-1.0.dist-info"
         info.mkdir()
         (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n")
-        (info / "entry_points.txt").write_text(f"[ctxmodes]\n{name} = {name}\n")
+        (info / "entry_points.txt").write_text(f"[ctxmodes]\n{entry_point or name} = {name}\n")
 
     yield install
     for name in [module for module in sys.modules if module.startswith("probe_")]:
@@ -181,6 +181,17 @@ def test_a_misspelled_registration_hook_is_one_error_line(
     assert captured.err == (
         f"ctxmodes: error: plugin 'probe_typo': {hook} is not a ctxmodes hook "
         f"(did you mean {hook}s?)\n"
+    )
+
+
+def test_an_entry_point_named_as_a_built_in_one_is_one_error_naming_both(installed):
+    """Rather than one of the two plugins (the built-in Local) silently not loading."""
+    installed("probe_local", "", entry_point="local")
+    with pytest.raises(PluginError) as caught:
+        callers_for()
+    assert str(caught.value) == (
+        "plugin name 'local' is declared twice: by ctxmodes (ctxmodes_local) and by "
+        "probe_local (probe_local); rename one of the entry points"
     )
 
 
