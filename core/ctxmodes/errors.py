@@ -27,17 +27,24 @@ class StaleContextError(CtxmodesError):
 
 def plugin_failure(error: BaseException) -> str:
     """``error`` in one line for an error naming the plugin whose code raised it: its type,
-    its message and the innermost place outside ctxmodes it was raised from, which is where
-    the plugin's author looks (``RuntimeError: boom (my_mode.py, line 12)``)."""
+    its message and the innermost place it was raised from outside ctxmodes and the standard
+    library, which is where the plugin's author looks (``RuntimeError: boom (my_mode.py,
+    line 12)``). A syntax error's message names its place already."""
+    import sysconfig
     from pathlib import Path
 
-    core = Path(__file__).parent
+    paths = sysconfig.get_paths()
+    core, stdlib = Path(__file__).parent, Path(paths["stdlib"])
+    installed = {Path(paths["purelib"]), Path(paths["platlib"])}
     place = ""
     frame = error.__traceback__
-    while frame is not None:
+    while frame is not None and not isinstance(error, SyntaxError):
         path = Path(frame.tb_frame.f_code.co_filename)
-        if core not in path.parents:
+        inside = set(path.parents)
+        library = stdlib in inside and not installed & inside
+        if path.is_absolute() and core not in inside and not library:
             place = f" ({path.name}, line {frame.tb_lineno})"
         frame = frame.tb_next
-    message = str(error).splitlines()[0] if str(error) else ""
-    return f"{type(error).__name__}: {message}{place}" if message else type(error).__name__ + place
+    lines = str(error).splitlines()
+    message = f": {lines[0]}" if lines else ""
+    return f"{type(error).__name__}{message}{place}"

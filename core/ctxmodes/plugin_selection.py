@@ -13,7 +13,7 @@ import os
 from collections.abc import Iterable, Mapping
 from typing import NamedTuple
 
-from ctxmodes.errors import PluginError
+from ctxmodes.errors import PluginError, plugin_failure
 from ctxmodes.hook_marker import PROJECT_NAME
 from ctxmodes.plugin_discovery import FoundEntryPoint, find_entry_points
 
@@ -112,7 +112,11 @@ def import_plugin(target: str, name: str, ep: FoundEntryPoint | None = None) -> 
     try:
         return ep.load() if ep is not None else importlib.import_module(target)
     except Exception as exc:
-        raise PluginError(f"plugin {name!r} ({target}) failed to load: {exc}") from exc
+        # Every command loads the plugins: say how to run without this one meanwhile.
+        without = f"; {BLOCK_ENV}={name} runs without it" if ep is not None else ""
+        raise PluginError(
+            f"plugin {name!r} ({target}) failed to load: {plugin_failure(exc)}{without}"
+        ) from exc
 
 
 def _split(value: str) -> frozenset[str]:

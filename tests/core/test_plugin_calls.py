@@ -67,7 +67,8 @@ def test_a_plugin_that_fails_to_import_is_one_error_naming_it(installed):
     with pytest.raises(PluginError) as caught:
         callers_for()
     assert str(caught.value) == (
-        "plugin 'probe_broken' (probe_broken) failed to load: no network here"
+        "plugin 'probe_broken' (probe_broken) failed to load: RuntimeError: no network here "
+        "(probe_broken.py, line 1); CTXMODES_BLOCK_PLUGINS=probe_broken runs without it"
     )
 
 
@@ -217,6 +218,28 @@ def test_an_implementation_found_by_its_specname_is_called(installed):
     ]
 
 
+@pytest.mark.parametrize(
+    ("source", "failure"),
+    [
+        (
+            "import probe_missing_dependency\n",
+            "ModuleNotFoundError: No module named 'probe_missing_dependency' "
+            "(probe_broken.py, line 1)",
+        ),
+        ("\n\nratio = 1 / 0\n", "ZeroDivisionError: division by zero (probe_broken.py, line 3)"),
+        ("def broken(:\n", "SyntaxError: invalid syntax (probe_broken.py, line 1)"),
+    ],
+)
+def test_a_plugin_that_fails_to_import_says_where(installed, source, failure):
+    installed("probe_broken", source)
+    with pytest.raises(PluginError) as caught:
+        callers_for()
+    assert str(caught.value) == (
+        f"plugin 'probe_broken' (probe_broken) failed to load: {failure}; "
+        "CTXMODES_BLOCK_PLUGINS=probe_broken runs without it"
+    )
+
+
 @pytest.mark.parametrize("argv", [["--help"], ["modes"], ["demo", "--help"]])
 def test_a_broken_plugin_is_one_error_line(installed, tmp_path, monkeypatch, capsys, argv):
     from ctxmodes.cli import main
@@ -230,5 +253,7 @@ def test_a_broken_plugin_is_one_error_line(installed, tmp_path, monkeypatch, cap
     captured = capsys.readouterr()
     assert captured.out == ""
     assert captured.err == (
-        "ctxmodes: error: plugin 'probe_broken' (probe_broken) failed to load: no network here\n"
+        "ctxmodes: error: plugin 'probe_broken' (probe_broken) failed to load: RuntimeError: "
+        "no network here (probe_broken.py, line 1); CTXMODES_BLOCK_PLUGINS=probe_broken runs "
+        "without it\n"
     )
