@@ -139,7 +139,7 @@ def test_third_party_mode_is_selectable_by_flag_env_and_config(installed, tmp_pa
     assert active(run(env_dir, "modes", "--approve", cwd=tmp_path)) == [THIRD_PARTY]
 
 
-def test_blocked_third_party_mode_is_gone(installed):
+def test_blocked_third_party_mode_is_said_to_be_blocked(installed):
     _, env_dir = installed
     blocked = {"CTXMODES_BLOCK_PLUGINS": THIRD_PARTY}
     listing = run(env_dir, "modes", env=blocked)
@@ -150,8 +150,9 @@ def test_blocked_third_party_mode_is_gone(installed):
     assert selected.returncode == 1
     assert selected.stdout == ""
     assert selected.stderr.strip().splitlines()[-1] == (
-        f"ctxmodes: error: command line: mode: unknown mode '{THIRD_PARTY}'; installed modes: "
-        f"{', '.join(BUILT_IN_MODES)}"
+        f"ctxmodes: error: command line: mode: no loaded plugin provides mode '{THIRD_PARTY}'; "
+        f"plugin '{THIRD_PARTY}' is blocked: remove it from plugins.block and "
+        "CTXMODES_BLOCK_PLUGINS to load it"
     )
 
 

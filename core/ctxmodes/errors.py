@@ -27,9 +27,17 @@ class StaleContextError(CtxmodesError):
 
 def plugin_failure(error: BaseException) -> str:
     """``error`` in one line for an error naming the plugin whose code raised it: its type,
-    its message and the innermost place it was raised from outside ctxmodes and the standard
-    library, which is where the plugin's author looks (``RuntimeError: boom (my_mode.py,
-    line 12)``). A syntax error's message names its place already."""
+    the first line of its message and :func:`raised_at` (``RuntimeError: boom (my_mode.py,
+    line 12)``)."""
+    lines = str(error).strip().splitlines()
+    message = f": {lines[0].strip()}" if lines else ""
+    return f"{type(error).__name__}{message}{raised_at(error)}"
+
+
+def raised_at(error: BaseException) -> str:
+    """`` (file, line N)``: the innermost place ``error`` was raised from outside ctxmodes
+    and the standard library, which is where a plugin's author looks; ``""`` when there is
+    none, and for a syntax error, whose message names its place already."""
     import sysconfig
     from pathlib import Path
 
@@ -45,6 +53,4 @@ def plugin_failure(error: BaseException) -> str:
         if path.is_absolute() and core not in inside and not library:
             place = f" ({path.name}, line {frame.tb_lineno})"
         frame = frame.tb_next
-    lines = str(error).splitlines()
-    message = f": {lines[0]}" if lines else ""
-    return f"{type(error).__name__}{message}{place}"
+    return place

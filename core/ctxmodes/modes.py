@@ -247,11 +247,38 @@ def mode_plugin_name(mode_name: str) -> str:
     return f"ctxmodes-mode:{mode_name}"
 
 
-class ModeRegistry:
-    """Every mode the plugins of one plugin manager declare, by name."""
+def missing_mode_words(name: str, loaded: Iterable[str], unloaded: Mapping[str, str]) -> str:
+    """Why mode ``name`` is not among the ``loaded`` modes, in one line.
 
-    def __init__(self, modes: dict[str, InstalledMode]) -> None:
+    A plugin that is not loaded declares nothing, so which modes it would provide is not
+    known; an installed plugin called like the mode (as each built-in mode's is) is the
+    likely provider, and the words say why it is not loaded and which settings change that.
+    Otherwise the mode is unknown: the words list the loaded modes and any plugin not loaded
+    (``unloaded``: plugin name → status), as ``ctxmodes modes`` lists them.
+    """
+    from ctxmodes.plugin_selection import not_loaded_words
+
+    if name in unloaded:
+        return f"no loaded plugin provides mode {name!r}; {not_loaded_words(name, unloaded[name])}"
+    words = f"unknown mode {name!r}; installed modes: {', '.join(sorted(loaded)) or 'none'}"
+    if unloaded:
+        plugins = ", ".join(f"{plugin} ({unloaded[plugin]})" for plugin in sorted(unloaded))
+        words += f"; plugins not loaded: {plugins}"
+    return words
+
+
+class ModeRegistry:
+    """Every mode the plugins of one plugin manager declare, by name, and the installed
+    plugins that were not loaded (so that a mode one of them may provide is not called
+    unknown)."""
+
+    def __init__(
+        self, modes: dict[str, InstalledMode], unloaded: Mapping[str, str] | None = None
+    ) -> None:
+        """:param unloaded: plugin name → why it is not loaded (its selection status,
+        ``"blocked"`` or ``"not allowed"``)."""
         self._modes = modes
+        self._unloaded = dict(unloaded or {})
 
     @classmethod
     def from_plugin_manager(
@@ -261,18 +288,23 @@ class ModeRegistry:
 
         :param distributions: plugin name → distribution name, for ``ctxmodes modes``.
         """
-        from ctxmodes.plugins import each_plugin
+        from ctxmodes.plugins import CtxPluginManager, each_plugin
 
-        return cls.from_callers(each_plugin(pm, REGISTER_MODES), distributions)
+        unloaded = pm.not_loaded() if isinstance(pm, CtxPluginManager) else None
+        return cls.from_callers(each_plugin(pm, REGISTER_MODES), distributions, unloaded)
 
     @classmethod
     def from_callers(
         cls,
         callers: Iterable[tuple[str, Callable[..., None]]],
         distributions: dict[str, str] | None = None,
+        unloaded: Mapping[str, str] | None = None,
     ) -> ModeRegistry:
         """Collect the modes declared through ``callers``: ``(plugin name, caller)`` of each
-        plugin's ``ctx_register_modes``, called with ``register=``."""
+        plugin's ``ctx_register_modes``, called with ``register=``.
+
+        :param unloaded: the installed plugins that were not loaded, with their status.
+        """
         modes: dict[str, InstalledMode] = {}
         dists = distributions or {}
         for plugin_name, call in callers:
@@ -296,7 +328,7 @@ class ModeRegistry:
                 raise PluginError(
                     f"plugin {plugin_name!r}: {REGISTER_MODES} failed: {plugin_failure(exc)}"
                 ) from exc
-        return cls(modes)
+        return cls(modes, unloaded)
 
     def __iter__(self) -> Iterator[InstalledMode]:
         return iter(sorted(self._modes.values(), key=lambda m: m.spec.name))
@@ -308,17 +340,17 @@ class ModeRegistry:
         return sorted(self._modes)
 
     def get(self, name: str, *, where: str | None = None) -> InstalledMode:
-        """The installed mode called ``name``; an unknown name is a :class:`ConfigError`
-        that lists the installed modes (after ``where``, the setting that named it, when
-        given)."""
+        """The installed mode called ``name``.
+
+        :raises ConfigError: no loaded plugin declares it, in one line after ``where`` (the
+            setting that named it, when given): see :func:`missing_mode_words`.
+        """
         try:
             return self._modes[name]
         except KeyError:
-            installed = ", ".join(self.names()) or "none"
+            message = missing_mode_words(name, self.names(), self._unloaded)
             prefix = f"{where}: " if where is not None else ""
-            raise ConfigError(
-                f"{prefix}unknown mode {name!r}; installed modes: {installed}"
-            ) from None
+            raise ConfigError(prefix + message) from None
 
     def activate(
         self,

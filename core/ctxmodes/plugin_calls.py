@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from ctxmodes.hook_marker import IMPL_ATTRIBUTE
-from ctxmodes.plugin_selection import TRACE_ENV, SelectedEntryPoint, import_plugin
+from ctxmodes.plugin_selection import LOADED, TRACE_ENV, SelectedEntryPoint, import_plugin
 
 #: Calls one plugin's implementation of a registration hook with ``register=``.
 Caller = Callable[..., None]
@@ -75,7 +75,7 @@ def registration_callers(
         return None
     callers: list[tuple[str, Caller]] = []
     for ep, status in selected:
-        if status != "loaded":
+        if status != LOADED:
             continue
         plugin = import_plugin(ep.value, ep.name, ep)
         if not _only_known_hooks(plugin):

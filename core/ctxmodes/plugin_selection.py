@@ -13,7 +13,7 @@ import os
 from collections.abc import Iterable, Mapping
 from typing import NamedTuple
 
-from ctxmodes.errors import PluginError, plugin_failure
+from ctxmodes.errors import PluginError, raised_at
 from ctxmodes.hook_marker import PROJECT_NAME
 from ctxmodes.plugin_discovery import FoundEntryPoint, find_entry_points
 
@@ -30,6 +30,11 @@ BLOCK_ENV = "CTXMODES_BLOCK_PLUGINS"
 ALLOW_ENV = "CTXMODES_LOAD_PLUGINS"
 #: When set (to anything non-empty), every hook call is printed to stderr.
 TRACE_ENV = "CTXMODES_TRACE_PLUGINS"
+
+#: What a selection makes of an installed plugin (see :func:`select_entry_points`).
+LOADED = "loaded"
+BLOCKED = "blocked"
+NOT_ALLOWED = "not allowed"
 
 
 class PluginSelection(NamedTuple):
@@ -74,7 +79,7 @@ class SelectedEntryPoint(NamedTuple):
     """One installed plugin and what the selection makes of it."""
 
     entry_point: FoundEntryPoint
-    status: str  # "loaded" | "blocked" | "not allowed"
+    status: str  # LOADED | BLOCKED | NOT_ALLOWED
 
 
 def select_entry_points(selection: PluginSelection) -> list[SelectedEntryPoint]:
@@ -86,9 +91,9 @@ def select_entry_points(selection: PluginSelection) -> list[SelectedEntryPoint]:
             _refuse_another_plugin_of_that_name(chosen[ep.name].entry_point, ep)
             continue  # the same distribution visible twice on sys.path
         if selection.permits(ep.name):
-            status = "loaded"
+            status = LOADED
         else:
-            status = "blocked" if ep.name in selection.block else "not allowed"
+            status = BLOCKED if ep.name in selection.block else NOT_ALLOWED
         chosen[ep.name] = SelectedEntryPoint(ep, status)
     return list(chosen.values())
 
@@ -104,19 +109,42 @@ def _refuse_another_plugin_of_that_name(first: FoundEntryPoint, second: FoundEnt
         )
 
 
+def not_loaded_words(name: str, status: str) -> str:
+    """Why plugin ``name`` is not loaded (``status``: :data:`BLOCKED` or :data:`NOT_ALLOWED`)
+    and which settings would load it, as one clause."""
+    if status == BLOCKED:
+        return (
+            f"plugin {name!r} is blocked: remove it from plugins.block and {BLOCK_ENV} to load it"
+        )
+    return (
+        f"plugin {name!r} is not allowed: the allow list (plugins.allow, {ALLOW_ENV}) "
+        "leaves it out; add it there to load it"
+    )
+
+
 def import_plugin(target: str, name: str, ep: FoundEntryPoint | None = None) -> object:
     """The plugin object of entry point ``ep`` (or module ``target``).
 
-    :raises PluginError: it failed to import, in one line naming the plugin.
+    :raises PluginError: it failed to import, in one line naming the plugin, the first line
+        of the import's error, and, for an entry point that can be blocked, how to run
+        without it.
     """
     try:
         return ep.load() if ep is not None else importlib.import_module(target)
     except Exception as exc:
-        # Every command loads the plugins: say how to run without this one meanwhile.
-        without = f"; {BLOCK_ENV}={name} runs without it" if ep is not None else ""
-        raise PluginError(
-            f"plugin {name!r} ({target}) failed to load: {plugin_failure(exc)}{without}"
-        ) from exc
+        raise PluginError(load_failure_words(name, target, exc, blockable=ep is not None)) from exc
+
+
+def load_failure_words(name: str, target: str, error: BaseException, *, blockable: bool) -> str:
+    """One line on plugin ``name`` (imported from ``target``) failing to load with ``error``:
+    its first line only, as a CLI error is one line (the exception's type when it says
+    nothing), and where the plugin raised it."""
+    lines = str(error).strip().splitlines()
+    reason = lines[0].strip() if lines else type(error).__name__
+    words = f"plugin {name!r} ({target}) failed to load: {reason}{raised_at(error)}"
+    if blockable and name not in ESSENTIAL_PLUGINS:
+        words += f" (to run without it, block it: plugins.block or {BLOCK_ENV})"
+    return words
 
 
 def _split(value: str) -> frozenset[str]:

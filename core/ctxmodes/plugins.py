@@ -18,7 +18,7 @@ import pluggy
 from ctxmodes import hookspecs
 from ctxmodes.errors import PluginError
 from ctxmodes.plugin_checks import check_plugin
-from ctxmodes.plugin_selection import TRACE_ENV, import_plugin, select_entry_points
+from ctxmodes.plugin_selection import LOADED, TRACE_ENV, import_plugin, select_entry_points
 
 # PluginSelection is built by every caller of make_plugin_manager: offered from here too.
 from ctxmodes.plugin_selection import PluginSelection as PluginSelection
@@ -44,7 +44,7 @@ class PluginRecord:
     name: str
     value: str
     distribution: str | None
-    status: str  # "loaded" | "blocked" | "not allowed"
+    status: str  # LOADED | BLOCKED | NOT_ALLOWED (ctxmodes.plugin_selection)
 
 
 class CtxPluginManager(pluggy.PluginManager):
@@ -59,8 +59,12 @@ class CtxPluginManager(pluggy.PluginManager):
         return {
             r.name: r.distribution
             for r in self.entry_point_records
-            if r.status == "loaded" and r.distribution
+            if r.status == LOADED and r.distribution
         }
+
+    def not_loaded(self) -> dict[str, str]:
+        """Plugin name → status (blocked, not allowed), for entry points not loaded."""
+        return {r.name: r.status for r in self.entry_point_records if r.status != LOADED}
 
 
 def make_plugin_manager(
@@ -113,7 +117,7 @@ def make_plugin_manager(
 def _load_entry_points(pm: CtxPluginManager, selection: PluginSelection) -> None:
     for ep, status in select_entry_points(selection):
         record = PluginRecord(ep.name, ep.value, ep.distribution, status)
-        if status == "loaded":
+        if status == LOADED:
             plugin = import_plugin(ep.value, ep.name, ep)
             check_plugin(pm, plugin, f"plugin {ep.name!r}")
             try:

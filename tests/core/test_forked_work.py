@@ -8,36 +8,12 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import pytest
 
 from ctxmodes import forked_work
 from ctxmodes.forked_work import can_fork, map_in_turns, run_forked_beside
-
-
-@pytest.fixture
-def forked(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
-    """The pids of the children forked during the test; each must be gone (reaped) after."""
-    pids: list[int] = []
-    real_fork = os.fork
-
-    def fork() -> int:
-        pid = real_fork()
-        if pid:
-            pids.append(pid)
-        return pid
-
-    monkeypatch.setattr(forked_work.os, "fork", fork)
-    # Two cores, whatever the machine has: work is shared only where there is a second one.
-    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
-    monkeypatch.delenv("CTXMODES_READ_PROCESSES", raising=False)
-    # A thread another test left behind in this worker would forbid forking.
-    monkeypatch.setattr(forked_work, "can_fork", lambda: True)
-    yield pids
-    for pid in pids:
-        with pytest.raises(ChildProcessError):
-            os.waitpid(pid, os.WNOHANG)
 
 
 def _answer(text: bytes) -> Callable[[], bytes]:

@@ -5,7 +5,8 @@ from pydantic import BaseModel, ConfigDict
 
 from ctxmodes import hookimpl
 from ctxmodes.errors import ConfigError, PluginError
-from ctxmodes.modes import ModeRegistry, ModeSpec, mode_plugin_name
+from ctxmodes.modes import ModeRegistry, ModeSpec, missing_mode_words, mode_plugin_name
+from ctxmodes.plugins import PluginRecord
 from ctxmodes.session_mode import describe_change
 from ctxmodes.testing.plugin import isolated_plugin_manager
 
@@ -42,6 +43,42 @@ def test_unknown_mode_error_lists_installed_modes():
     registry = ModeRegistry.from_plugin_manager(isolated_plugin_manager(declaring("a", "b")))
     with pytest.raises(ConfigError, match=r"unknown mode 'c'; installed modes: a, b"):
         registry.get("c")
+
+
+def test_a_mode_named_like_a_plugin_that_is_not_loaded_says_why_and_what_loads_it():
+    pm = isolated_plugin_manager(declaring("a"))
+    pm.entry_point_records.append(PluginRecord("tree", "ctxmodes_tree", "ctxmodes", "blocked"))
+    registry = ModeRegistry.from_plugin_manager(pm)
+    with pytest.raises(ConfigError) as caught:
+        registry.get("tree", where="environment: mode")
+    assert str(caught.value) == (
+        "environment: mode: no loaded plugin provides mode 'tree'; plugin 'tree' is blocked: "
+        "remove it from plugins.block and CTXMODES_BLOCK_PLUGINS to load it"
+    )
+
+
+@pytest.mark.parametrize(
+    ("unloaded", "words"),
+    [
+        ({}, "unknown mode 'fancy'; installed modes: local, off"),
+        (
+            {"tree": "blocked", "fancy-modes": "not allowed"},
+            "unknown mode 'fancy'; installed modes: local, off; plugins not loaded: "
+            "fancy-modes (not allowed), tree (blocked)",
+        ),
+        (
+            {"fancy": "not allowed"},
+            "no loaded plugin provides mode 'fancy'; plugin 'fancy' is not allowed: the allow "
+            "list (plugins.allow, CTXMODES_LOAD_PLUGINS) leaves it out; add it there to load it",
+        ),
+    ],
+)
+def test_a_missing_mode_is_unknown_unless_a_plugin_of_its_name_was_not_loaded(unloaded, words):
+    assert missing_mode_words("fancy", ["off", "local"], unloaded) == words
+
+
+def test_no_modes_at_all_says_none():
+    assert missing_mode_words("x", [], {}) == "unknown mode 'x'; installed modes: none"
 
 
 def test_duplicate_mode_names_both_plugins():

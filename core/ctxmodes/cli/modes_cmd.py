@@ -25,7 +25,7 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from ctxmodes.modes import REGISTER_MODES, ModeRegistry
     from ctxmodes.plugin_calls import registration_callers
-    from ctxmodes.plugin_selection import PluginSelection, select_entry_points
+    from ctxmodes.plugin_selection import LOADED, PluginSelection, select_entry_points
 
     active, settings = command_startup_settings(args)
     selection = PluginSelection.from_env(allow=settings.allow, block=settings.block)
@@ -41,11 +41,10 @@ def run(args: argparse.Namespace) -> int:
         pm = make_plugin_manager(selection=selection, default_plugins=())
         callers = sorted(each_plugin(pm, REGISTER_MODES))
     distributions = {
-        ep.name: ep.distribution
-        for ep, status in selected
-        if status == "loaded" and ep.distribution
+        ep.name: ep.distribution for ep, status in selected if status == LOADED and ep.distribution
     }
-    registry = ModeRegistry.from_callers(callers, distributions)
+    unloaded = {ep.name: status for ep, status in selected if status != LOADED}
+    registry = ModeRegistry.from_callers(callers, distributions, unloaded)
     if active not in registry:
         registry.get(active, where=f"{_mode_source(args)}: mode")
     rows = [
@@ -60,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
     rows += [
         (ep.name, status, ep.distribution or "-", "(not loaded)")
         for ep, status in selected
-        if status != "loaded"
+        if status != LOADED
     ]
     header = ("MODE", "STATUS", "DISTRIBUTION", "DESCRIPTION")
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(3)]

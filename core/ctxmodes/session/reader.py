@@ -1136,11 +1136,20 @@ _encode_part: Final = msgspec.msgpack.Encoder().encode
 _decode_part: Final = msgspec.msgpack.Decoder(_PartIndex).decode
 
 
+def _usual_type(types: list[str | None]) -> str | None:
+    """The type most of ``types`` are, which a part's answer names once for all: in a session
+    most entries are messages, which one count over the part shows (a count per type took
+    a twentieth of a part's reading)."""
+    if types.count("message") * 2 >= len(types):
+        return "message"
+    return max(_SHARED_TYPES, key=types.count)
+
+
 def _part_answer(scanner: _Scanner) -> bytes:
     """What a forked reader of a part hands back."""
     result = scanner.result
     types = result.types
-    usual_type = max(_SHARED_TYPES, key=types.count) if types else None
+    usual_type = _usual_type(types)
     others = compress(range(len(types)), map(is_not, types, repeat(usual_type)))
     return _encode_part(
         _PartIndex(

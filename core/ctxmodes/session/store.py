@@ -146,7 +146,8 @@ class _LineReader:
     """Reads stored lines back from the session file by byte offset."""
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
-        self._fd: int | None = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+        self._fd: int | None = None  # set first: __del__ runs even if the open fails
+        self._fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
 
     def read_spans(self, spans: Sequence[tuple[int, int]]) -> list[memoryview]:
         """Return the bytes of each ``(start, end)`` span (spans sorted by start)."""

@@ -168,3 +168,20 @@ def test_naming_the_session_writes_session_info(tmp_path):
 def test_an_unknown_directory_is_one_clear_error(tmp_path):
     with pytest.raises(CtxmodesError, match="no such directory"):
         open_agent(cwd=tmp_path / "missing", settings=Settings())
+
+
+@pytest.mark.parametrize(
+    ("plugins", "mode", "why"),
+    [
+        ({"block": ["tree"]}, None, "plugin 'tree' is blocked: remove it from plugins.block"),
+        ({"allow": ["local"]}, "tree", "plugin 'tree' is not allowed: the allow list"),
+    ],
+)
+def test_opening_an_agent_in_a_mode_whose_plugin_is_not_loaded_says_why(
+    tmp_path, plugins, mode, why
+):
+    settings = Settings.model_validate({"mode": "tree", "plugins": plugins})
+    with pytest.raises(CtxmodesError) as caught:
+        open_agent(cwd=tmp_path, settings=settings, mode=mode, session_dir=tmp_path / "s")
+    assert str(caught.value).startswith(f"no loaded plugin provides mode 'tree'; {why}")
+    assert not (tmp_path / "s").exists() or not list((tmp_path / "s").iterdir())

@@ -1,14 +1,17 @@
 from __future__ import annotations
 
+import gc
 import json
 import re
 import shutil
+import sys
 from collections import defaultdict
 from collections.abc import Container
 from pathlib import Path
 from typing import Any
 
 import pytest
+from support.long_sessions import write_chain
 
 from ctxmodes.session import codec
 from ctxmodes.session.errors import (
@@ -27,6 +30,7 @@ from ctxmodes.session.models import (
     Usage,
     UserMessage,
 )
+from ctxmodes.session.store import _LineReader
 from ctxmodes.session.writer import Durability
 
 USAGE = {
@@ -668,3 +672,31 @@ def test_context_model_is_the_contexts_model_without_building_it(tmp_path, lines
         if expected is not None:
             assert model is not None
             assert f"{model.provider}/{model.model_id}" == expected
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="counts open files in /proc")
+def test_a_session_dropped_without_closing_closes_its_file(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    write_chain(path, 50)
+
+    def open_files() -> int:
+        return len(list(Path("/proc/self/fd").iterdir()))
+
+    before = open_files()
+    manager = SessionManager.open(path, read_only=True, preload=False)
+    assert manager.get_entry_json(manager.get_branch_ids()[3]) is not None  # read back
+    assert open_files() == before + 1
+    del manager
+    gc.collect()
+    assert open_files() == before
+
+
+def test_a_line_reader_that_could_not_open_its_file_leaves_nothing_to_report(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    unraisable: list[object] = []
+    monkeypatch.setattr(sys, "unraisablehook", unraisable.append)
+    with pytest.raises(FileNotFoundError):
+        _LineReader(tmp_path / "gone.jsonl")
+    gc.collect()
+    assert unraisable == []

@@ -123,7 +123,7 @@ def test_long_runs_of_messages_read_back_in_blocks_report_every_message(tmp_path
 
 
 def test_a_long_context_is_written_alike_in_turns_by_two_processes(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, forked: list[int]
 ) -> None:
     # Turns of messages encoded by a forked copy of the process and by the process itself
     # come out in order: the same bytes as one process writes, and as the report object.
@@ -135,28 +135,15 @@ def test_a_long_context_is_written_alike_in_turns_by_two_processes(
     lines[3333] = _message_entry(3334, '{"role":"assistant","content":null,"timestamp":1}')
     path = tmp_path / "long.jsonl"
     path.write_bytes(b"\n".join([_HEADER, *lines]) + b"\n")
-    forks: list[int] = []
-    real_fork = os.fork
-
-    def fork() -> int:
-        pid = real_fork()
-        if pid:
-            forks.append(pid)
-        return pid
-
-    monkeypatch.setattr(forked_work.os, "fork", fork)
-    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
-    monkeypatch.delenv("CTXMODES_READ_PROCESSES", raising=False)
-    monkeypatch.setattr(forked_work, "can_fork", lambda: True)
     with SessionManager.open(path, read_only=True, preload=False) as manager:
         in_turns: list[bytes] = []
         write_context_report(manager, in_turns.append)
-        assert len(forks) == 1
+        assert len(forked) == 1
         monkeypatch.setattr(forked_work, "can_fork", lambda: False)
         alone: list[bytes] = []
         write_context_report(manager, alone.append)
         want = context_report(manager)
-    assert len(forks) == 1
+    assert len(forked) == 1
     assert b"".join(in_turns) == b"".join(alone) == codec.dumps(want) + b"\n"
     assert len(want["context"]["messages"]) == count - 1
 
