@@ -339,6 +339,11 @@ class ModeRegistry:
     def names(self) -> list[str]:
         return sorted(self._modes)
 
+    def provider_not_loaded(self, name: str) -> bool:
+        """Whether mode ``name`` is likely provided by an installed plugin that is not loaded
+        (one called like the mode, blocked or left out of the allow list)."""
+        return name not in self._modes and name in self._unloaded
+
     def get(self, name: str, *, where: str | None = None) -> InstalledMode:
         """The installed mode called ``name``.
 

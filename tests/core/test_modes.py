@@ -256,6 +256,17 @@ def test_the_host_refuses_any_bad_mode_table_not_only_the_active_modes(tables, m
         AgentHost(pm=pm, mode="plain", mode_settings=tables)
 
 
+def test_a_table_of_a_mode_whose_plugin_is_not_loaded_does_not_stop_the_host():
+    """Blocking a plugin (as its load failure advises) must not also take editing the
+    configuration: the mode cannot be switched to, so its table is not in the way."""
+    from ctxmodes.host.runtime import AgentHost
+    from ctxmodes.plugins import PluginRecord
+
+    pm = isolated_plugin_manager(declaring_tuned())
+    pm.entry_point_records.append(PluginRecord("sleeping", "sleeping", "sleeping", "blocked"))
+    AgentHost(pm=pm, mode="plain", mode_settings={"sleeping": {"depth": 3}})
+
+
 def test_a_settings_model_named_by_reference_is_imported_when_validated(tmp_path, monkeypatch):
     (tmp_path / "lazy_tuning.py").write_text(
         "from pydantic import BaseModel\n\nclass Tuning(BaseModel):\n    depth: int = 2\n"
