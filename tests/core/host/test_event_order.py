@@ -395,19 +395,7 @@ def test_a_failing_plugin_is_reported_and_the_run_goes_on(make_rig, caplog):
     rig = make_rig([text_response("fine")], plugins=[Broken()])
     rig.session.prompt("hi")
     assert rig.messages_in_file()[-1]["content"][0]["text"] == "fine"
-    [(level, line)] = rig.ui.notifications
-    assert level == "error"
-    assert re.fullmatch(
-        r"plugin error in turn_start: RuntimeError: boom \(test_event_order\.py, line \d+\)", line
-    )
-    _assert_the_traceback_is_only_a_debug_record(caplog)
-
-
-def _assert_the_traceback_is_only_a_debug_record(caplog):
-    """With no logging configured, a warning or an error record reaches standard error
-    through Python's last-resort handler: a traceback over the terminal's screen."""
-    assert [r.levelno for r in caplog.records if r.exc_info] == [logging.DEBUG]
-    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING] == []
+    _assert_reported_in_one_line(rig, caplog, "turn_start: RuntimeError: boom")
 
 
 def test_a_plugin_failing_while_vetting_a_call_blocks_it_and_is_reported(make_rig, caplog):
@@ -425,12 +413,20 @@ def test_a_plugin_failing_while_vetting_a_call_blocks_it_and_is_reported(make_ri
     )
     rig.session.prompt("go")
     assert echo.calls == []
+    _assert_reported_in_one_line(rig, caplog, "tool_call: KeyError: 'oops'")
+
+
+def _assert_reported_in_one_line(rig, caplog, failure: str) -> None:
+    """One error line naming the hook, the error and where the plugin raised it; the
+    traceback only as a debug record (with no logging configured, a warning or an error
+    record reaches standard error through Python's last-resort handler: a traceback over
+    the terminal's screen)."""
     [(level, line)] = rig.ui.notifications
     assert level == "error"
-    assert re.fullmatch(
-        r"plugin error in tool_call: KeyError: 'oops' \(test_event_order\.py, line \d+\)", line
-    )
-    _assert_the_traceback_is_only_a_debug_record(caplog)
+    where = r" \(test_event_order\.py, line \d+\)"
+    assert re.fullmatch(re.escape(f"plugin error in {failure}") + where, line)
+    assert [r.levelno for r in caplog.records if r.exc_info] == [logging.DEBUG]
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING] == []
 
 
 def test_hook_errors_can_be_raised_for_plugin_tests(make_rig):
