@@ -29,12 +29,15 @@ def check_plugin(pm: pluggy.PluginManager, plugin: object, label: str) -> None:
     :param label: how the error names the plugin (``plugin 'x'``, ``mode 'tree'``).
     """
     for name in dir(plugin):
-        attribute = getattr(plugin, name, None)
+        # Found as pluggy finds implementations: a property is not run to look at it.
+        found = inspect.getattr_static(plugin, name, None)
+        attribute = getattr(found, "__func__", found)  # a staticmethod's or classmethod's
         options = getattr(attribute, f"{PROJECT_NAME}_impl", None)
         marked = isinstance(options, dict)
         if not (marked or (name.startswith(_HOOK_PREFIX) and callable(attribute))):
             continue
         hook = (options.get("specname") if isinstance(options, dict) else None) or name
+        attribute = getattr(plugin, name)
         caller = getattr(pm.hook, hook, None)
         spec = getattr(caller, "spec", None)
         if spec is None:
