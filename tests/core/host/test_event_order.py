@@ -416,6 +416,26 @@ def test_a_plugin_failing_while_vetting_a_call_blocks_it_and_is_reported(make_ri
     _assert_reported_in_one_line(rig, caplog, "tool_call: KeyError: 'oops'")
 
 
+def test_a_value_returned_where_the_hook_changes_its_argument_is_reported(make_rig):
+    """A newcomer's projection that returns the messages instead of assigning them would
+    otherwise do nothing without a word."""
+
+    class Returning:
+        @hookimpl
+        def ctx_project_context(self, session, projection):
+            return projection.messages[-1:]
+
+    rig = make_rig([text_response("fine")], plugins=[Returning()])
+    rig.session.prompt("hi")
+    assert rig.ui.notifications == [
+        (
+            "error",
+            "plugin error in project_context: PluginError: ctx_project_context returned a "
+            "value, which the host ignores: assign projection.messages instead",
+        )
+    ]
+
+
 def _assert_reported_in_one_line(rig, caplog, failure: str) -> None:
     """One error line naming the hook, the error and where the plugin raised it; the
     traceback only as a debug record (with no logging configured, a warning or an error
