@@ -13,13 +13,13 @@ Internal module: its public names are imported from :mod:`ctxmodes`.
 from __future__ import annotations
 
 import contextlib
-import logging
 import threading
 from collections.abc import Callable
 
+from ctxmodes import library_log
 from ctxmodes.errors import CtxmodesError
 
-_log = logging.getLogger(__name__)
+_log = library_log.logger(__name__)
 
 DEFAULT_REASON = "aborted"
 

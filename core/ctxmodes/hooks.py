@@ -1,7 +1,9 @@
-"""A typed facade over ``pm.hook``: the only way core code calls hooks.
+"""A typed facade over ``pm.hook``: the only way core code calls a session's hooks.
 
 Each method mirrors one hookspec in :mod:`ctxmodes.hookspecs`, takes keyword arguments and
-returns a typed value, so mypy checks every call site against the contract.
+returns a typed value, so mypy checks every call site against the contract. The import-level
+registration hooks (``hookspecs.MODULE_HOOKS``) have no method: the mode registry, the command
+line and the model registry call them where they collect what is registered.
 
 Internal to ctxmodes: not part of the API plugins and programs use (see :mod:`ctxmodes`).
 """

@@ -2,8 +2,13 @@
 
 The agent host (``ctxmodes.host``) is the only caller, with the tools it runs (which reach
 ``ctx_new_context`` and ``ctx_retrieve`` through the host) and the command line (which
-calls the registration hooks, and ``ctx_retrieve`` offline); it goes through the typed facade
-:class:`ctxmodes.hooks.HookRelay`, never through ``pm.hook`` directly. Hooks are synchronous:
+calls the registration hooks, and ``ctx_retrieve`` offline). A session's hooks go through the
+typed facade :class:`ctxmodes.hooks.HookRelay`, never through ``pm.hook`` directly. The
+import-level ones (``MODULE_HOOKS``) are called by what they register into: modes and
+plugin commands one plugin at a time, so that each is attributed to its plugin
+(:func:`ctxmodes.plugins.each_plugin`; the command line calls them without building a
+plugin manager where it can, :mod:`ctxmodes.plugin_calls`), and models by the model registry
+(:mod:`ctxmodes.providers.registry`). Hooks are synchronous:
 the host calls an implementation and waits for it to return before it moves on, which is
 what makes ``ctx_agent_settled`` a safe place to navigate the tree.
 

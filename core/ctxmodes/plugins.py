@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 import pluggy
@@ -103,7 +104,7 @@ def make_plugin_manager(
             plugin = getattr(plugin, factory)()
         pm.register(plugin, name=module_name)
     for plugin in plugins:
-        check_plugin(pm, plugin, f"plugin {pm.get_canonical_name(plugin)!r}")
+        check_plugin(pm, plugin, f"plugin {_given_plugin_name(plugin)!r}")
         pm.register(plugin)
     try:
         pm.check_pending()
@@ -125,6 +126,15 @@ def _load_entry_points(pm: CtxPluginManager, selection: PluginSelection) -> None
             except (ValueError, pluggy.PluginValidationError) as exc:
                 raise PluginError(f"plugin {ep.name!r} could not be registered: {exc}") from exc
         pm.entry_point_records.append(record)
+
+
+def _given_plugin_name(plugin: object) -> str:
+    """How an error names a plugin object a program passed: its module's or its class's
+    name (pluggy's canonical name for it is only a number)."""
+    if isinstance(plugin, ModuleType):
+        return plugin.__name__
+    kind = type(plugin)
+    return f"{kind.__module__}.{kind.__qualname__}"
 
 
 def _enable_tracing(pm: pluggy.PluginManager) -> None:

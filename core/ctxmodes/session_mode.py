@@ -158,7 +158,8 @@ def session_mode(
     """
     record = recorded_mode(manager)
     if record is not None:
-        registry.get(record.mode)
+        # Said from the file's side: the caller named no mode, or another one.
+        registry.get(record.mode, where="the mode this session records")
         settings = {**record.settings, **configured.get(record.mode, {})}
         return SessionMode(record.mode, settings, "recorded", record)
     inferred = infer_mode(manager, registry) if manager.entry_count() else None

@@ -68,6 +68,7 @@ def run(args: argparse.Namespace) -> int:
     from ctxmodes.cli.session_warnings import warn_about_session
     from ctxmodes.errors import CtxmodesError
     from ctxmodes.host.failures import FailureWatch
+    from ctxmodes.host.interrupt import interrupt_aborts
     from ctxmodes.host.runtime import AgentHost
     from ctxmodes.host.trace import RequestTrace
     from ctxmodes.host.transcript import TranscriptPrinter
@@ -124,7 +125,9 @@ def run(args: argparse.Namespace) -> int:
             if line is not None:
                 print(line, file=sys.stderr)
         for text in args.prompts:
-            host.session.submit(text)
+            # Ctrl-C stops the run as an abort, recorded in the session, then ends the command.
+            with interrupt_aborts(host.session.abort):
+                host.session.submit(text)
             failures.raise_if_failed()
             if trace is not None:
                 trace.raise_if_failed()

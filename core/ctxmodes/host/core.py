@@ -17,12 +17,12 @@ whole long session costs its index, not a model per message.
 
 from __future__ import annotations
 
-import logging
 import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
+from ctxmodes import library_log
 from ctxmodes.abort import AbortController, AbortSignal
 from ctxmodes.errors import plugin_failure
 from ctxmodes.events import (
@@ -60,7 +60,7 @@ if TYPE_CHECKING:
     from ctxmodes.providers.base import ModelInfo, Provider, RequestPurpose
     from ctxmodes.session.manager import SessionManager
 
-_log = logging.getLogger(__name__)
+_log = library_log.logger(__name__)
 
 P = ParamSpec("P")
 R = TypeVar("R")

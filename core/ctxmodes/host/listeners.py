@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import logging
 import threading
 from collections.abc import Callable
 
+from ctxmodes import library_log
 from ctxmodes.host.records import HostRecord, Listener
 
-_log = logging.getLogger(__name__)
+_log = library_log.logger(__name__)
 
 
 class Listeners:

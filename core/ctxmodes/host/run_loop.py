@@ -16,10 +16,10 @@ session's business (:mod:`ctxmodes.host.session`).
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable, Sequence
 from typing import Final
 
+from ctxmodes import library_log
 from ctxmodes.abort import AbortController, AbortSignal
 from ctxmodes.errors import CtxmodesError
 from ctxmodes.events import ContextProjection, ProviderRequestEvent, TurnEndEvent
@@ -47,7 +47,7 @@ from ctxmodes.session.models import (
     Usage,
 )
 
-_log = logging.getLogger(__name__)
+_log = library_log.logger(__name__)
 
 #: The error text of a request that was aborted before it was sent (the model layer's words).
 ABORTED_REQUEST_MESSAGE: Final = "Request was aborted"

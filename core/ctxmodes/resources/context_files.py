@@ -10,7 +10,6 @@ is an ancestor of the worktree's): as in Pi, the main checkout's file is skipped
 from __future__ import annotations
 
 import os
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,11 +25,19 @@ class ContextFile:
     content: str
 
 
-def load_context_files(cwd: Path | str, agent_dir: Path | str) -> list[ContextFile]:
-    """The global file first, then the ancestors' from the outermost down to ``cwd``."""
+def load_context_files(
+    cwd: Path | str, agent_dir: Path | str, unreadable: list[str] | None = None
+) -> list[ContextFile]:
+    """The global file first, then the ancestors' from the outermost down to ``cwd``.
+
+    A file that cannot be read is left out, as Pi leaves it out, and named in ``unreadable``
+    (Pi prints the same words on the console; here the caller shows them, so that a program
+    embedding ctxmodes gets no output it did not ask for)."""
+    if unreadable is None:
+        unreadable = []
     found: list[ContextFile] = []
     seen: set[str] = set()
-    global_file = _file_in(resolve_path(agent_dir))
+    global_file = _file_in(resolve_path(agent_dir), unreadable)
     if global_file is not None:
         found.append(global_file)
         seen.add(global_file.path)
@@ -39,7 +46,7 @@ def load_context_files(cwd: Path | str, agent_dir: Path | str) -> list[ContextFi
     ancestors: list[ContextFile] = []
     directory = start
     while True:
-        context = _file_in(directory)
+        context = _file_in(directory, unreadable)
         is_shadowed = (
             shadowed is not None
             and context is not None
@@ -55,7 +62,7 @@ def load_context_files(cwd: Path | str, agent_dir: Path | str) -> list[ContextFi
     return found + ancestors
 
 
-def _file_in(directory: str) -> ContextFile | None:
+def _file_in(directory: str, unreadable: list[str]) -> ContextFile | None:
     for name in CANDIDATES:
         path = os.path.join(directory, name)
         if not os.path.exists(path):
@@ -65,7 +72,7 @@ def _file_in(directory: str) -> ContextFile | None:
                 continue
             return ContextFile(path, read_text(path))
         except OSError as exc:
-            print(f"Warning: Could not read {path}: {exc}", file=sys.stderr)
+            unreadable.append(f"Could not read {path}: {exc.strerror or exc}")
     return None
 
 
@@ -113,5 +120,6 @@ def _shadowed_context_file(cwd: str) -> str | None:
         return None
     if os.path.realpath(os.path.join(main_root, ".git")) != common:
         return None
-    own = _file_in(worktree_root)
+    # The walk from cwd passes the worktree's root too, and reports a file it cannot read.
+    own = _file_in(worktree_root, [])
     return os.path.join(main_root, os.path.basename(own.path)) if own is not None else None

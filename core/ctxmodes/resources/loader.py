@@ -73,8 +73,8 @@ def load_resources(
     agent = resolve_path(agent_dir)
     home_dir = resolve_path(home if home is not None else os.environ.get("HOME") or Path.home())
     config = os.path.join(project, CONFIG_DIR)
-    context = load_context_files(project, agent) if flags.context_files else []
     unreadable: list[str] = []
+    context = load_context_files(project, agent, unreadable) if flags.context_files else []
     system_path, system_text = _prompt_file(config, agent, "SYSTEM.md", trusted, unreadable)
     append_path, append_text = _prompt_file(config, agent, "APPEND_SYSTEM.md", trusted, unreadable)
     templates, template_warnings = (

@@ -9,9 +9,14 @@
         agent.prompt("Summarize the README")
 
 See :class:`Agent` for the two ways to drive an agent and :class:`AgentEvent` for what
-listeners receive. A public module: import from here; the submodules are internal.
+listeners receive. ``default_loader`` makes the loader of context files, templates and
+skills that ``open_agent(resources=...)`` takes. The errors an agent raises of its own are
+offered here too (all are :class:`ctxmodes.CtxmodesError`). A public module: import from
+here; the submodules are internal.
 """
 
+from ctxmodes.host.errors import NoModelError, SessionBusyError
+from ctxmodes.resources import ResourceLoader, default_loader
 from ctxmodes.sdk.agent import Agent, open_agent
 from ctxmodes.sdk.context_state import ContextState
 from ctxmodes.sdk.events import (
@@ -41,6 +46,7 @@ from ctxmodes.sdk.events import (
     WindowOpened,
 )
 from ctxmodes.sdk.models import resolve_model
+from ctxmodes.session_mode import ModeChangeNotConfirmed
 
 __all__ = [
     "Agent",
@@ -50,15 +56,19 @@ __all__ = [
     "CompactionStarted",
     "ContextState",
     "MessageFinished",
+    "ModeChangeNotConfirmed",
     "ModelError",
     "Navigated",
+    "NoModelError",
     "Notice",
     "QueueChanged",
     "RequestSent",
+    "ResourceLoader",
     "RetryEnded",
     "RetryScheduled",
     "RunSettled",
     "RunStarted",
+    "SessionBusyError",
     "SessionChanged",
     "StatusChanged",
     "SummaryStarted",
@@ -69,6 +79,7 @@ __all__ = [
     "TransportRetryScheduled",
     "UsageReported",
     "WindowOpened",
+    "default_loader",
     "open_agent",
     "resolve_model",
 ]

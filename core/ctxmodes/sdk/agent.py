@@ -20,8 +20,10 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ctxmodes import library_log
 from ctxmodes.errors import CtxmodesError
 from ctxmodes.host.errors import SessionBusyError
+from ctxmodes.host.interrupt import interrupt_aborts
 from ctxmodes.host.queues import queued_text
 from ctxmodes.host.runtime import AgentHost
 from ctxmodes.hostapi import (
@@ -50,6 +52,8 @@ if TYPE_CHECKING:
     from ctxmodes.providers.registry import ProviderRegistry
     from ctxmodes.resources import ResourceLoader
     from ctxmodes.session.models import CompactionEntry
+
+_log = library_log.logger(__name__)
 
 
 class Editor:
@@ -111,7 +115,10 @@ class Agent:
     # ------------------------------------------------------------------ events
 
     def subscribe(self, listener: EventListener) -> Callable[[], None]:
-        """Receive every :data:`~ctxmodes.sdk.events.AgentEvent`; returns the unsubscriber."""
+        """Receive every :data:`~ctxmodes.sdk.events.AgentEvent`; returns the unsubscriber.
+
+        An exception a listener raises is logged on the ``ctxmodes.sdk.agent`` logger; the
+        other listeners still get the event and the run goes on."""
         with self._listeners_lock:
             self._listeners.append(listener)
 
@@ -130,7 +137,12 @@ class Agent:
         with self._listeners_lock:
             listeners = list(self._listeners)
         for listener in listeners:
-            listener(event)
+            try:
+                listener(event)
+            except Exception:
+                # A program's listener that fails must not keep the event from the others,
+                # nor end the run that reports it.
+                _log.exception("agent listener %r failed on %s", listener, event.type)
 
     def _on_record(self, record: HostRecord) -> None:
         from ctxmodes.host.records import SessionStarted
@@ -196,12 +208,16 @@ class Agent:
     # ------------------------------------------------------------------ input
 
     def prompt(self, text: str) -> None:
-        """Run ``text`` (a prompt or ``/command``) now on this thread; returns when settled.
+        """Run ``text`` (a prompt or ``/command``) now on this thread; returns when settled,
+        also when the reply ended in a model error (a :class:`~ctxmodes.sdk.ModelError`
+        event says so). On the main thread, Ctrl-C aborts the run, waits for it to settle
+        and then raises ``KeyboardInterrupt`` (:mod:`ctxmodes.host.interrupt`).
 
         :raises SessionBusyError: the agent is working (use :meth:`submit`).
         :raises NoModelError: the agent has no model.
         """
-        self.session.prompt(text)
+        with interrupt_aborts(self.session.abort):
+            self.session.prompt(text)
 
     def submit(self, text: str, *, streaming_behavior: StreamingBehavior = "steer") -> None:
         """Take typed text without blocking: a ``/command`` or prompt starts on the worker
@@ -358,6 +374,7 @@ def open_agent(
     switch_mode: bool = False,
     confirm_hint: str = "pass switch_mode=True to switch",
     resources: ResourceLoader | None = None,
+    listeners: Sequence[EventListener] = (),
 ) -> Agent:
     """Open an agent on a new or existing session, like Pi's ``createAgentSession``.
 
@@ -380,6 +397,9 @@ def open_agent(
         templates and skills; by default Pi's agent directory and rules, a project's own
         files only when a saved decision or ``defaultProjectTrust`` trusts it (nobody is
         asked; pass ``default_loader(approve=True)`` to trust it).
+    :param listeners: subscribed (as :meth:`Agent.subscribe`) before the session starts, so
+        that they also get what happens while it opens: the session's start and the notices
+        of its start-up (a confirmed mode switch, a plugin's warning or error).
     :raises CtxmodesError: unknown mode, bad model spec, unreadable session file.
     """
     from ctxmodes.config import load_settings
@@ -427,6 +447,8 @@ def open_agent(
         manager.close()
         raise
     agent = Agent(host, ui, editor)
+    for listener in listeners:
+        agent.subscribe(listener)
     try:
         host.start(manager)
     except BaseException:

@@ -3,12 +3,13 @@ run (see :meth:`ctxmodes.host.lifecycle.Lifecycle.set_handoff`)."""
 
 from __future__ import annotations
 
-import logging
 import queue
 import threading
 from collections.abc import Callable
 
-_log = logging.getLogger(__name__)
+from ctxmodes import library_log
+
+_log = library_log.logger(__name__)
 
 Job = Callable[[], None]
 

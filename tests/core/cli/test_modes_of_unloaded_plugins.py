@@ -171,7 +171,7 @@ def test_a_session_recording_a_mode_that_is_not_loaded_is_not_continued(
     code, _, err = ctxmodes(
         capsys, "run", "--model", scripted_model(tmp_path), "--session", str(session), "again"
     )
-    assert (code, err) == (1, f"ctxmodes: error: {words}\n")
+    assert (code, err) == (1, f"ctxmodes: error: the mode this session records: {words}\n")
     assert session.read_bytes() == before
 
 

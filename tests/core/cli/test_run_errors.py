@@ -106,7 +106,7 @@ def test_a_trace_on_a_full_disk_loses_no_request_without_a_word(
 def test_ctrl_c_while_a_tool_runs_is_one_line_and_the_shells_status(tmp_path: Path) -> None:
     """Ctrl-C (SIGINT to the process group, as a terminal sends it) while the model's `bash`
     call runs: `ctxmodes: interrupted` on standard error, status 130, no traceback, and the
-    session keeps what was written before it."""
+    session records the stopped call and reply as an abort does."""
     import json
     import signal
     import sys
@@ -157,3 +157,16 @@ def test_ctrl_c_while_a_tool_runs_is_one_line_and_the_shells_status(tmp_path: Pa
     assert err.splitlines()[-1:] == ["ctxmodes: interrupted"]
     assert "Traceback" not in err
     assert "Waiting." in out
+    # The run was stopped as an abort: the tool call has its result, the reply is recorded.
+    (session,) = sessions.rglob("*.jsonl")
+    messages = [
+        entry["message"]
+        for entry in map(json.loads, session.read_text().splitlines())
+        if entry["type"] == "message"
+    ]
+    assert [(m["role"], m.get("stopReason")) for m in messages] == [
+        ("user", None),
+        ("assistant", "toolUse"),
+        ("toolResult", None),
+        ("assistant", "aborted"),
+    ]

@@ -170,6 +170,23 @@ def test_an_unknown_directory_is_one_clear_error(tmp_path):
         open_agent(cwd=tmp_path / "missing", settings=Settings())
 
 
+def test_a_failing_listener_keeps_no_event_from_the_others(tmp_path, caplog):
+    def broken(event: AgentEvent) -> None:
+        raise RuntimeError("the program's listener is broken")
+
+    with make_agent(tmp_path, [{"text": "Still answered."}]) as agent:
+        events: list[AgentEvent] = []
+        agent.subscribe(broken)
+        agent.subscribe(events.append)
+        agent.prompt("hi")
+    assert isinstance(events[0], RunStarted)
+    assert isinstance(events[-1], RunSettled)
+    assert "".join(e.text for e in events if isinstance(e, TextDeltaEvent)) == "Still answered."
+    failures = [r for r in caplog.records if r.name == "ctxmodes.sdk.agent"]
+    assert len(failures) == len(events)
+    assert "the program's listener is broken" in failures[0].exc_text
+
+
 @pytest.mark.parametrize(
     ("plugins", "mode", "why"),
     [

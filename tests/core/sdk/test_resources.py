@@ -12,8 +12,7 @@ import pytest
 from ctxmodes.config import Settings
 from ctxmodes.providers.script import Script
 from ctxmodes.providers.scripted import ScriptedProvider
-from ctxmodes.resources import default_loader
-from ctxmodes.sdk import open_agent
+from ctxmodes.sdk import default_loader, open_agent
 
 
 def write(path: Path, text: str) -> None:
@@ -92,3 +91,23 @@ def test_the_project_configuration_follows_the_same_trust(
         resources=default_loader(approve=approve),
     ) as agent:
         assert agent.mode == mode
+
+
+def test_an_unreadable_context_file_is_a_warning_not_output(project, tmp_path, monkeypatch, capfd):
+    from ctxmodes.resources import context_files
+
+    unreadable = str(project / "AGENTS.md")
+    read = context_files.read_text
+
+    def refuse(path: Path | str) -> str:
+        if str(path) == unreadable:
+            raise PermissionError(13, "Permission denied", unreadable)
+        return read(path)
+
+    monkeypatch.setattr(context_files, "read_text", refuse)
+    with open_on(project, tmp_path) as agent:
+        agent.prompt("hi")
+        warnings = agent.session.resources.warnings
+        assert agent.session.resources.context_files == ()
+    assert warnings == (f"Could not read {unreadable}: Permission denied",)
+    assert capfd.readouterr() == ("", "")
