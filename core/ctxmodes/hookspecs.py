@@ -282,7 +282,8 @@ def ctx_project_context(session: HostSession, projection: ContextProjection) -> 
     :param projection: mutable; replace ``projection.messages`` to change what is sent (any
         sequence of messages; a list as before). Its ``branch`` is the active path the
         messages came from.
-    :return: nothing.
+    :return: nothing; a value returned is reported as a plugin error, since the host
+        would ignore it.
 
     ``projection.messages`` arrives as a mutable sequence that reads the context from the
     session as it is accessed: a context that is a whole long session costs nothing until it
@@ -304,7 +305,8 @@ def ctx_provider_request(session: HostSession, event: ProviderRequestEvent) -> N
 
     :param session: the current session.
     :param event: mutable; edit ``event.request`` or assign a new one.
-    :return: nothing.
+    :return: nothing; a value returned is reported as a plugin error, since the host
+        would ignore it.
 
     Called by the host after :func:`ctx_project_context` and the conversion to LLM messages,
     right before the request reaches the model, once per request. Every implementation is
@@ -350,7 +352,8 @@ def ctx_tool_result(session: HostSession, event: ToolResultEvent) -> None:
 
     :param session: the current session.
     :param event: mutable; assign ``event.result`` to change what is persisted.
-    :return: nothing.
+    :return: nothing; a value returned is reported as a plugin error, since the host
+        would ignore it.
 
     Called for every tool call, in completion order, before the result message is appended.
 
