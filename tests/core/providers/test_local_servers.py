@@ -72,10 +72,7 @@ def test_pi_ai_providers_still_need_a_key() -> None:
 
 
 def test_a_stopped_server_is_named_once(tmp_path: Path) -> None:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    url = f"http://127.0.0.1:{port}/v1"
+    url = f"http://127.0.0.1:{_closed_port()}/v1"
     configure(tmp_path, url)
     result = run(tmp_path, "hi")
     assert result.returncode == 1
@@ -88,37 +85,15 @@ def test_a_stopped_server_is_named_once(tmp_path: Path) -> None:
 
 
 def test_configured_endpoints_are_keyless_and_builtin_ones_are_not() -> None:
-    settings = ProviderSettings.model_validate(
-        {"api": API, "base_url": "http://127.0.0.1:1/v1", "models": [{"id": "m"}]}
-    )
-    (model,) = configured_models({"box": settings})
-    provider = default_model_provider(model)
-    try:
-        request = ModelRequest(system_prompt="s", messages=[UserMessage(content="x", timestamp=1)])
-        events = list(provider.stream(request, AbortController().signal))
-    finally:
-        provider.close()
-    assert isinstance(events[-1], StreamError)
+    failure = _failed_stream("http://127.0.0.1:1/v1")
     assert "Could not connect to http://127.0.0.1:1/v1/chat/completions" in str(
-        events[-1].message.error_message
+        failure.message.error_message
     )
-    assert not any(isinstance(event, StreamDone) for event in events)
-    assert not is_transient_error(events[-1].message, 32_768)
+    assert not is_transient_error(failure.message, 32_768)
 
 
 def test_other_connection_failures_name_the_address_and_stay_retryable() -> None:
-    settings = ProviderSettings.model_validate(
-        {"api": API, "base_url": "http://no-such-host.invalid/v1", "models": [{"id": "m"}]}
-    )
-    (model,) = configured_models({"box": settings})
-    provider = default_model_provider(model)
-    try:
-        request = ModelRequest(system_prompt="s", messages=[UserMessage(content="x", timestamp=1)])
-        events = list(provider.stream(request, AbortController().signal))
-    finally:
-        provider.close()
-    error = events[-1]
-    assert isinstance(error, StreamError)
+    error = _failed_stream("http://no-such-host.invalid/v1")
     message = str(error.message.error_message)
     assert message.startswith(
         "Connection error: could not reach http://no-such-host.invalid/v1/chat/completions"
@@ -132,7 +107,8 @@ def _closed_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def _first_error(base_url: str) -> str:
+def _failed_stream(base_url: str) -> StreamError:
+    """The end of a request to a configured keyless endpoint that must fail."""
     settings = ProviderSettings.model_validate(
         {"api": API, "base_url": base_url, "models": [{"id": "m"}]}
     )
@@ -143,8 +119,13 @@ def _first_error(base_url: str) -> str:
         events = list(provider.stream(request, AbortController().signal))
     finally:
         provider.close()
+    assert not any(isinstance(event, StreamDone) for event in events)
     assert isinstance(events[-1], StreamError)
-    return str(events[-1].message.error_message)
+    return events[-1]
+
+
+def _first_error(base_url: str) -> str:
+    return str(_failed_stream(base_url).message.error_message)
 
 
 def test_a_proxy_that_refuses_is_named_without_its_password(
