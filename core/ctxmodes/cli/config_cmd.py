@@ -40,7 +40,10 @@ def run_show(args: argparse.Namespace) -> int:
     settings = loaded.settings
     flat = flatten(settings.model_dump(exclude={"modes"}))
     flat.update(_mode_settings(settings, loaded.origins.get("mode", DEFAULT_SOURCE)))
-    rows = {key: (value, loaded.origins.get(key, DEFAULT_SOURCE)) for key, value in flat.items()}
+    rows = {
+        key: (_shown(key, value), loaded.origins.get(key, DEFAULT_SOURCE))
+        for key, value in flat.items()
+    }
     if args.json:
         print(json.dumps({k: {"value": v, "source": src} for k, (v, src) in rows.items()}))
         for line in notes:
@@ -55,6 +58,19 @@ def run_show(args: argparse.Namespace) -> int:
     for line in notes:
         print(line, file=sys.stderr)
     return 0
+
+
+def _shown(key: str, value: Any) -> Any:
+    """``value`` as printed: a provider's API key, and a header that carries a credential,
+    are replaced (the output is pasted into bug reports; the file says where they are)."""
+    from ctxmodes.providers.secrets import REDACTED, is_sensitive_header
+
+    parts = key.split(".")
+    if parts[0] != "providers" or value is None:
+        return value
+    if parts[-1] == "api_key" or (parts[-2:-1] == ["headers"] and is_sensitive_header(parts[-1])):
+        return REDACTED
+    return value
 
 
 def _mode_settings(settings: Settings, mode_source: str) -> dict[str, Any]:

@@ -187,3 +187,21 @@ def test_a_provider_whose_catalog_is_a_live_gateway_says_so(tmp_path: Path) -> N
         "ctxmodes: error: radius has no models here: Pi fetches its catalog from the "
         "provider's gateway, which ctxmodes does not support\n"
     )
+
+
+@pytest.mark.parametrize("output", [(), ("--json",)])
+def test_config_show_prints_no_provider_key(tmp_path: Path, output: tuple[str, ...]) -> None:
+    (tmp_path / "config").mkdir()
+    (tmp_path / "config" / "config.toml").write_text(
+        "[providers.ollama]\n"
+        'api = "openai-completions"\n'
+        'base_url = "http://127.0.0.1:11434/v1"\n'
+        f'api_key = "{SECRET}"\n'
+        f'headers = {{ Authorization = "Bearer {SECRET}-2", X-Title = "my-app" }}\n'
+        'models = [{ id = "qwen3" }]\n'
+    )
+    shown = run_ctxmodes(tmp_path, "config", "show", *output)
+    assert shown.returncode == 0, shown.stderr
+    assert SECRET not in shown.stdout + shown.stderr
+    assert "my-app" in shown.stdout
+    assert shown.stdout.count("[redacted]") == 2
