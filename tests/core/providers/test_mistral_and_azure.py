@@ -5,6 +5,7 @@ consistently; where Azure requests go."""
 from __future__ import annotations
 
 import json
+import socket
 import time
 from typing import Any
 
@@ -191,3 +192,19 @@ def test_a_server_that_lingers_after_done_costs_its_connection_not_the_answer() 
     assert elapsed < 5  # the server holds the body open for 30 s
     assert second["stopReason"] == "stop"
     assert server.requests[0]["peer"] != server.requests[1]["peer"]
+
+
+def test_mistral_names_the_address_it_could_not_reach() -> None:
+    """Pi's bare ``fetch failed`` leaves a user guessing which endpoint is down."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    refused = _mistral_over(f"http://127.0.0.1:{port}", HttpSeam())
+    assert refused["errorMessage"] == (
+        f"Could not connect to http://127.0.0.1:{port}/v1/chat/completions: "
+        "connection refused (is the server running?)"
+    )
+    unknown = _mistral_over("http://no-such-host.invalid", HttpSeam())
+    assert unknown["errorMessage"].startswith(
+        "fetch failed: could not reach http://no-such-host.invalid/v1/chat/completions ("
+    )

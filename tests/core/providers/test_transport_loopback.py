@@ -5,9 +5,11 @@ events and tool-call arguments, and servers that never answer."""
 from __future__ import annotations
 
 import json
+import socket
 import threading
 import time
-from typing import Any
+from types import SimpleNamespace
+from typing import Any, cast
 
 import pytest
 from support.wire_server import (
@@ -266,3 +268,18 @@ def test_a_10mb_tool_call_cut_mid_stream_keeps_the_arguments_so_far(api: str) ->
     assert content.startswith(block["arguments"]["content"])
     assert len(block["arguments"]["content"]) > len(content) // 2
     assert spent < 10
+
+
+def test_a_server_that_is_not_running_is_named_and_not_retried(api: str) -> None:
+    """Every format says which address refused (a local server not started, a mistyped
+    port) instead of a bare "fetch failed", and does not retry what cannot succeed."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    base = f"http://127.0.0.1:{port}"
+    call = _Call(api, cast(WireServer, SimpleNamespace(base_url=base)), max_retries=2)
+    message = call.run()
+    assert message["stopReason"] == "error"
+    assert message["errorMessage"].startswith(f"Could not connect to {base}/")
+    assert message["errorMessage"].endswith("connection refused (is the server running?)")
+    assert call.retries == []

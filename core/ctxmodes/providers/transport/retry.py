@@ -174,13 +174,10 @@ def _send_once(
     except httpx.TimeoutException as error:
         raise RetryableError(TIMED_OUT) from error
     except httpx.TransportError as error:
-        if _refused(error):
-            # Nothing listens there (a local server that is not running, a proxy that is
-            # not): retrying cannot help, and the message says which of the two refused.
-            raise WireError(refused_message(str(request.url))) from error
-        # The SDK's words (Pi's retry patterns match them), then the address and the cause.
-        where = f"could not reach {request.url} ({error})"
-        raise RetryableError(f"{connection_error.removesuffix('.')}: {where}.") from error
+        text = unreachable_message(str(request.url), error, connection_error)
+        if is_refused(error):
+            raise WireError(text) from error
+        raise RetryableError(text) from error
     if response.is_success:
         return response
     try:
@@ -193,6 +190,15 @@ def _send_once(
     raise RetryableError(message(response, body), status, response.headers, body)
 
 
+def unreachable_message(url: str, error: BaseException, words: str) -> str:
+    """What a request that got no answer failed with: a refused connection names the
+    address (or the proxy) that refused it; any other failure the SDK's ``words`` (Pi's
+    retry patterns match them), then the address and the cause."""
+    if is_refused(error):
+        return refused_message(url)
+    return f"{words.removesuffix('.')}: could not reach {url} ({error})."
+
+
 def refused_message(url: str) -> str:
     proxy = proxy_for(url)
     if proxy is not None:
@@ -203,7 +209,9 @@ def refused_message(url: str) -> str:
     return f"Could not connect to {url}: connection refused (is the server running?)"
 
 
-def _refused(error: BaseException) -> bool:
+def is_refused(error: BaseException) -> bool:
+    """Nothing listens there (a local server that is not running, a proxy that is not):
+    retrying cannot help."""
     cause: BaseException | None = error
     while cause is not None:
         if isinstance(cause, ConnectionRefusedError):

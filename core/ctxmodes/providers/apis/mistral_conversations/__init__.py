@@ -30,6 +30,7 @@ from ctxmodes.providers.catalog import ModelSpec
 from ctxmodes.providers.http import finish_answer, guarded
 from ctxmodes.providers.transport.call import TERMINATED, CallContext, stream_simple
 from ctxmodes.providers.transport.history import transform_messages
+from ctxmodes.providers.transport.retry import unreachable_message
 from ctxmodes.providers.wire import PiContext, PiMessage, StreamOptions, WireError
 
 API = "mistral-conversations"
@@ -103,7 +104,7 @@ def _exchange(
     try:
         response = client.send(request, stream=True)
     except httpx.TransportError as error:
-        raise WireError("fetch failed") from error
+        raise WireError(unreachable_message(url, error, "fetch failed")) from error
     with contextlib.closing(response):
         if not response.is_success:
             text = response.read().decode("utf-8", "replace")

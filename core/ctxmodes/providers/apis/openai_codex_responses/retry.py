@@ -13,7 +13,9 @@ from ctxmodes.providers.transport.call import CallContext
 from ctxmodes.providers.transport.retry import (
     DEFAULT_MAX_RETRY_DELAY_MS,
     TIMED_OUT,
+    is_refused,
     server_wait_ms,
+    unreachable_message,
 )
 from ctxmodes.providers.wire import ABORTED, HttpStatusError, StreamOptions, WireError
 
@@ -147,7 +149,10 @@ def _send(
     except httpx.TransportError as error:
         if call.signal.aborted:
             raise WireError(ABORTED) from error
-        raise _NetworkError("fetch failed") from error
+        text = unreachable_message(str(request.url), error, "fetch failed")
+        if is_refused(error):
+            raise WireError(text) from error
+        raise _NetworkError(text) from error
 
 
 def _sleep(call: CallContext, attempt: int, delay_ms: float, reason: str) -> None:
