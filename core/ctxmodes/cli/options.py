@@ -170,7 +170,10 @@ def agent_settings(args: argparse.Namespace, trust: TrustResolver) -> tuple[Path
 
 
 #: A run with no model to send its prompts to.
-NO_MODEL = "no model configured: pass --model scripted:FILE or set CTXMODES_MODEL"
+NO_MODEL = (
+    "no model configured: pass --model PROVIDER/MODEL (`ctxmodes models` lists them) or "
+    "scripted:FILE, or set `model` in config.toml or CTXMODES_MODEL"
+)
 
 
 def _opens_a_session(args: argparse.Namespace) -> bool:
