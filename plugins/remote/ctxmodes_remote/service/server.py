@@ -71,8 +71,8 @@ async def _serve(config: ServerConfig) -> None:
         if not (config.data / KEY_FILE_NAME).exists() and storage.account_keys():
             # A new key would open none of it: refuse rather than start with one.
             raise KeyFileError(
-                f"{config.data / KEY_FILE_NAME} is missing, and the database holds data "
-                "encrypted under it: restore the key file"
+                f"{config.data / KEY_FILE_NAME} is missing, and the database is encrypted "
+                "under it: copy it from another process of this service, or restore it"
             )
         engine = ServiceEngine(
             storage, load_or_create_keyring(config.data), search_processes=SEARCH_PROCESSES

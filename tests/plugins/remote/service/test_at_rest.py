@@ -438,8 +438,8 @@ def test_serve_refuses_to_start_without_its_key_file_or_with_another(tmp_path):
     missing = ctxmodes(*serve, check=False)
     assert missing.returncode == 1
     assert missing.stderr.endswith(
-        f"ctxmodes: error: {keys} is missing, and the database holds data encrypted under "
-        "it: restore the key file\n"
+        f"ctxmodes: error: {keys} is missing, and the database is encrypted under it: copy "
+        "it from another process of this service, or restore it\n"
     )
     assert not keys.exists(), "no new key may replace the lost one"
 
@@ -448,7 +448,8 @@ def test_serve_refuses_to_start_without_its_key_file_or_with_another(tmp_path):
     assert other.returncode == 1
     assert other.stderr.splitlines()[-1] == (
         "ctxmodes: error: master.keys opens none of this database's data: it was encrypted "
-        "under other master keys (start with the key file it was made with)"
+        "under other master keys (start with the key file it was made with; every process "
+        "needs the same one)"
     )
     keys.write_bytes(kept)
     engine = ServiceEngine(SqliteStorage.in_directory(data), load_or_create_keyring(data))

@@ -175,3 +175,50 @@ def test_postgres_backup_restores_into_a_fresh_database(
             assert read(client, keyring, account, f"n{number}.md")["content"] == f"note {number}"
     finally:
         assert restored.stop() == 0
+
+
+def _serve_refused(script, data, database):
+    return ctxmodes(
+        "serve", "--upstream", f"scripted:{script}", "--data", str(data), "--port", "0",
+        "--database", database, check=False,
+    )  # fmt: skip
+
+
+def test_a_process_with_another_key_file_refuses_to_start_before_any_data(
+    tmp_path, tls, script, postgres_url
+):
+    # A second machine set up with its own key file instead of a copy of the first's: it
+    # would wrap new accounts' keys under its key, and each process would then refuse the
+    # other's accounts. The database records the first key, so the second stops at once.
+    first_data, second_data = tmp_path / "first", tmp_path / "second"
+    create_token(first_data, "alice", "--database", postgres_url)
+    first = ServeProcess(
+        f"scripted:{script}", first_data, tls, tmp_path / "a.log", "--database", postgres_url
+    )
+    try:
+        second_data.mkdir(mode=0o700)
+        load_or_create_keyring(second_data)
+        refused = _serve_refused(script, second_data, postgres_url)
+        assert refused.returncode == 1
+        assert refused.stderr == (
+            "ctxmodes: error: master.keys opens none of this database's data: it was "
+            "encrypted under other master keys (start with the key file it was made with; "
+            "every process needs the same one)\n"
+        )
+        shutil.rmtree(second_data)
+        second_data.mkdir(mode=0o700)
+        missing = _serve_refused(script, second_data, postgres_url)
+        assert missing.returncode == 1
+        assert missing.stderr == (
+            f"ctxmodes: error: {second_data / 'master.keys'} is missing, and the database is "
+            "encrypted under it: copy it from another process of this service, or restore it\n"
+        )
+        assert not (second_data / "master.keys").exists(), "no key of its own may be made"
+        # The copy the page asks for starts.
+        shutil.copy2(first_data / "master.keys", second_data / "master.keys")
+        second = ServeProcess(
+            f"scripted:{script}", second_data, tls, tmp_path / "b.log", "--database", postgres_url
+        )
+        assert second.stop() == 0
+    finally:
+        assert first.stop() == 0
