@@ -222,3 +222,22 @@ def test_a_process_with_another_key_file_refuses_to_start_before_any_data(
         assert second.stop() == 0
     finally:
         assert first.stop() == 0
+
+
+def test_postgres_without_a_usable_psycopg_is_one_line(tmp_path, script, postgres_url):
+    # psycopg's own ImportError when it loads no libpq names no module; PSYCOPG_IMPL asks
+    # for an implementation that is not installed, which fails the same way.
+    no_libpq = {"PSYCOPG_IMPL": "c"}
+    data = tmp_path / "data"
+    for args in (
+        ("serve", "token", "create", "alice", "--data", str(data), "--database", postgres_url),
+        ("serve", "--upstream", f"scripted:{script}", "--data", str(data), "--port", "0",
+         "--database", postgres_url),
+    ):  # fmt: skip
+        refused = ctxmodes(*args, check=False, env=no_libpq)
+        assert refused.returncode == 1
+        assert refused.stderr == (
+            "ctxmodes: error: Postgres storage needs its extra (couldn't import requested "
+            "psycopg 'c' implementation: No module named 'psycopg_c'): "
+            "pip install 'ctxmodes[postgres]'\n"
+        )
