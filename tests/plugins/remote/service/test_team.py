@@ -241,3 +241,42 @@ def test_postgres_without_a_usable_psycopg_is_one_line(tmp_path, script, postgre
             "psycopg 'c' implementation: No module named 'psycopg_c'): "
             "pip install 'ctxmodes[postgres]'\n"
         )
+
+
+def test_a_role_that_may_not_create_the_tables_is_told_what_to_grant(
+    tmp_path, script, postgres_server, postgres_url
+):
+    import psycopg
+
+    # The newcomer's database: made by the administrator, the service's role only given
+    # CREATE on it, which on Postgres 15 does not let it create tables in the public schema.
+    database = postgres_url.rsplit("/", 1)[1]
+    role = f"{database}_service"
+    with psycopg.connect(postgres_server.admin_url, autocommit=True) as admin:
+        admin.execute(f'CREATE ROLE "{role}" LOGIN')
+        admin.execute(f'GRANT CREATE ON DATABASE "{database}" TO "{role}"')
+    url = f"postgresql://{role}@127.0.0.1:{postgres_server.port}/{database}"
+    expected = (
+        f"ctxmodes: error: cannot use the database: role {role} may not create the service's "
+        f"tables in database {database} (permission denied for schema public); make a "
+        f"database the role owns (CREATE DATABASE … OWNER {role}), or GRANT CREATE ON SCHEMA "
+        f"public TO {role}\n"
+    )
+    try:
+        data = tmp_path / "data"
+        for args in (
+            ("serve", "token", "create", "alice", "--data", str(data), "--database", url),
+            ("serve", "--upstream", f"scripted:{script}", "--data", str(data), "--port", "0",
+             "--database", url),
+        ):  # fmt: skip
+            refused = ctxmodes(*args, check=False)
+            assert refused.returncode == 1
+            assert refused.stderr == expected
+        # What the line says to do is enough.
+        with psycopg.connect(postgres_url, autocommit=True) as owner:
+            owner.execute(f'GRANT CREATE ON SCHEMA public TO "{role}"')
+        assert create_token(data, "alice", "--database", url).count(".") == 2
+    finally:
+        postgres_server.drop(postgres_url)
+        with psycopg.connect(postgres_server.admin_url, autocommit=True) as admin:
+            admin.execute(f'DROP ROLE "{role}"')
