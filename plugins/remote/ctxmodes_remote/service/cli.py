@@ -204,7 +204,7 @@ def _token_list(args: argparse.Namespace) -> int:
 
 
 def _token_revoke(args: argparse.Namespace) -> int:
-    from ctxmodes_remote.service.accounts import revoke
+    from ctxmodes_remote.service.accounts import TOKEN_CACHE_S, revoke
     from ctxmodes_remote.service.storage import open_storage
 
     if (args.token_id is None) == (args.account is None):
@@ -214,7 +214,11 @@ def _token_revoke(args: argparse.Namespace) -> int:
         count = revoke(storage, token=args.token_id, account=args.account)
     finally:
         storage.close()
-    print(f"revoked {count} token(s); every process refuses them from now on", file=sys.stderr)
+    # A process keeps a token it found for a short while: the refusal is not instant.
+    print(
+        f"revoked {count} token(s); every process refuses them within {TOKEN_CACHE_S:g} seconds",
+        file=sys.stderr,
+    )
     return 0
 
 
