@@ -1,4 +1,5 @@
-"""Settings: which mode is active and how plugins load, with the origin of every value.
+"""Settings: the mode and model, how plugins load, durability, configured providers, retries
+and the terminal, with the origin of every value.
 
 Sources, lowest precedence first:
 

@@ -23,3 +23,38 @@ class PluginError(CtxmodesError):
 
 class StaleContextError(CtxmodesError):
     """A command context or session handle was used after its session was replaced."""
+
+
+def plugin_failure(error: BaseException) -> str:
+    """``error`` in one line for an error naming the plugin whose code raised it: its type,
+    the first line of its message and :func:`raised_at` (``RuntimeError: boom (my_mode.py,
+    line 12)``)."""
+    lines = str(error).strip().splitlines()
+    message = f": {lines[0].strip()}" if lines else ""
+    return f"{type(error).__name__}{message}{raised_at(error)}"
+
+
+def raised_at(error: BaseException) -> str:
+    """`` (file, line N)``: the innermost place ``error`` was raised from outside ctxmodes,
+    the standard library and pluggy (which calls the hooks), which is where a plugin's author
+    looks; ``""`` when there is none, and for a syntax error, whose message names its place
+    already."""
+    import sys
+    import sysconfig
+    from pathlib import Path
+
+    paths = sysconfig.get_paths()
+    core, stdlib = Path(__file__).parent, Path(paths["stdlib"])
+    installed = {Path(paths["purelib"]), Path(paths["platlib"])}
+    pluggy = sys.modules.get("pluggy")
+    machinery = {core} if pluggy is None else {core, Path(pluggy.__file__ or "").parent}
+    place = ""
+    frame = error.__traceback__
+    while frame is not None and not isinstance(error, SyntaxError):
+        path = Path(frame.tb_frame.f_code.co_filename)
+        inside = set(path.parents)
+        library = stdlib in inside and not installed & inside
+        if path.is_absolute() and not machinery & inside and not library:
+            place = f" ({path.name}, line {frame.tb_lineno})"
+        frame = frame.tb_next
+    return place

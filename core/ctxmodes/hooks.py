@@ -1,7 +1,9 @@
-"""A typed facade over ``pm.hook``: the only way core code calls hooks.
+"""A typed facade over ``pm.hook``: the only way core code calls a session's hooks.
 
 Each method mirrors one hookspec in :mod:`ctxmodes.hookspecs`, takes keyword arguments and
-returns a typed value, so mypy checks every call site against the contract.
+returns a typed value, so mypy checks every call site against the contract. The import-level
+registration hooks (``hookspecs.MODULE_HOOKS``) have no method: the mode registry, the command
+line and the model registry call them where they collect what is registered.
 
 Internal to ctxmodes: not part of the API plugins and programs use (see :mod:`ctxmodes`).
 """
@@ -10,6 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
+
+from ctxmodes.errors import PluginError
 
 if TYPE_CHECKING:
     import pluggy
@@ -85,10 +89,12 @@ class HookRelay:
         self._hook.ctx_turn_start(session=self._session, turn_index=turn_index)
 
     def project_context(self, projection: ContextProjection) -> None:
-        self._hook.ctx_project_context(session=self._session, projection=projection)
+        results = self._hook.ctx_project_context(session=self._session, projection=projection)
+        _refuse_returned_values("ctx_project_context", results, "assign projection.messages")
 
     def provider_request(self, event: ProviderRequestEvent) -> None:
-        self._hook.ctx_provider_request(session=self._session, event=event)
+        results = self._hook.ctx_provider_request(session=self._session, event=event)
+        _refuse_returned_values("ctx_provider_request", results, "edit or assign event.request")
 
     def message_end(self, message: AgentMessage) -> AgentMessage | None:
         result: AgentMessage | None = self._hook.ctx_message_end(
@@ -101,7 +107,8 @@ class HookRelay:
         return result
 
     def tool_result(self, event: ToolResultEvent) -> None:
-        self._hook.ctx_tool_result(session=self._session, event=event)
+        results = self._hook.ctx_tool_result(session=self._session, event=event)
+        _refuse_returned_values("ctx_tool_result", results, "assign event.result")
 
     def turn_end(self, event: TurnEndEvent) -> None:
         self._hook.ctx_turn_end(session=self._session, event=event)
@@ -155,3 +162,10 @@ class _PluginHooks:
 
     def __getattr__(self, name: str) -> Any:
         return self._pm.subset_hook_caller(name, remove_plugins=self._others)
+
+
+def _refuse_returned_values(hook: str, results: list[object], instead: str) -> None:
+    """:raises PluginError: an implementation of ``hook``, which changes its argument in
+    place, returned something: the host would ignore it without a word."""
+    if any(result is not None for result in results):
+        raise PluginError(f"{hook} returned a value, which the host ignores: {instead} instead")

@@ -2,8 +2,13 @@
 
 The agent host (``ctxmodes.host``) is the only caller, with the tools it runs (which reach
 ``ctx_new_context`` and ``ctx_retrieve`` through the host) and the command line (which
-calls the registration hooks, and ``ctx_retrieve`` offline); it goes through the typed facade
-:class:`ctxmodes.hooks.HookRelay`, never through ``pm.hook`` directly. Hooks are synchronous:
+calls the registration hooks, and ``ctx_retrieve`` offline). A session's hooks go through the
+typed facade :class:`ctxmodes.hooks.HookRelay`, never through ``pm.hook`` directly. The
+import-level ones (``MODULE_HOOKS``) are called by what they register into: modes and
+plugin commands one plugin at a time, so that each is attributed to its plugin
+(:func:`ctxmodes.plugins.each_plugin`; the command line calls them without building a
+plugin manager where it can, :mod:`ctxmodes.plugin_calls`), and models by the model registry
+(:mod:`ctxmodes.providers.registry`). Hooks are synchronous:
 the host calls an implementation and waits for it to return before it moves on, which is
 what makes ``ctx_agent_settled`` a safe place to navigate the tree.
 
@@ -277,7 +282,8 @@ def ctx_project_context(session: HostSession, projection: ContextProjection) -> 
     :param projection: mutable; replace ``projection.messages`` to change what is sent (any
         sequence of messages; a list as before). Its ``branch`` is the active path the
         messages came from.
-    :return: nothing.
+    :return: nothing; a value returned is reported as a plugin error, since the host
+        would ignore it.
 
     ``projection.messages`` arrives as a mutable sequence that reads the context from the
     session as it is accessed: a context that is a whole long session costs nothing until it
@@ -299,7 +305,8 @@ def ctx_provider_request(session: HostSession, event: ProviderRequestEvent) -> N
 
     :param session: the current session.
     :param event: mutable; edit ``event.request`` or assign a new one.
-    :return: nothing.
+    :return: nothing; a value returned is reported as a plugin error, since the host
+        would ignore it.
 
     Called by the host after :func:`ctx_project_context` and the conversion to LLM messages,
     right before the request reaches the model, once per request. Every implementation is
@@ -345,7 +352,8 @@ def ctx_tool_result(session: HostSession, event: ToolResultEvent) -> None:
 
     :param session: the current session.
     :param event: mutable; assign ``event.result`` to change what is persisted.
-    :return: nothing.
+    :return: nothing; a value returned is reported as a plugin error, since the host
+        would ignore it.
 
     Called for every tool call, in completion order, before the result message is appended.
 

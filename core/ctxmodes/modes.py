@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
-from ctxmodes.errors import ConfigError, PluginError
+from ctxmodes.errors import ConfigError, CtxmodesError, PluginError, plugin_failure
 from ctxmodes.names import PLUGIN_THING_NAME
 from ctxmodes.records import FrozenRecord
 
@@ -144,23 +144,25 @@ class ModeSpec(FrozenRecord):
     def settings_model(self) -> type[BaseModel] | None:
         """The settings model, imported now when :attr:`settings` names it.
 
-        :raises PluginError: the named model cannot be imported or is not a pydantic model.
+        :raises PluginError: the named model cannot be imported, or the model is not a
+            pydantic model.
         """
-        if not isinstance(self.settings, str):
-            return self.settings
+        if self.settings is None:
+            return None
         from pydantic import BaseModel
 
-        module_name, _, attribute = self.settings.partition(":")
-        try:
-            model = getattr(importlib.import_module(module_name), attribute)
-        except Exception as exc:
-            raise PluginError(
-                f"mode {self.name!r}: settings model {self.settings!r} failed to load: {exc}"
-            ) from exc
+        model: object = self.settings
+        if isinstance(self.settings, str):
+            module_name, _, attribute = self.settings.partition(":")
+            try:
+                model = getattr(importlib.import_module(module_name), attribute)
+            except Exception as exc:
+                raise PluginError(
+                    f"mode {self.name!r}: settings model {self.settings!r} failed to load: {exc}"
+                ) from exc
         if not (isinstance(model, type) and issubclass(model, BaseModel)):
-            raise PluginError(
-                f"mode {self.name!r}: settings {self.settings!r} is not a pydantic model"
-            )
+            shown = getattr(self.settings, "__name__", repr(self.settings))
+            raise PluginError(f"mode {self.name!r}: settings {shown} is not a pydantic model")
         return model
 
     def validate_settings(self, values: Mapping[str, Any] | None) -> BaseModel | None:
@@ -183,12 +185,53 @@ class ModeSpec(FrozenRecord):
             return None
         return validate_owned(MODES_TABLE, self.name, model, values or {})
 
-    def build(self, session: HostSession, values: Mapping[str, Any] | None = None) -> object:
-        """The mode object for ``session``, built with its validated settings."""
+    def build(
+        self,
+        session: HostSession,
+        values: Mapping[str, Any] | None = None,
+        *,
+        label: str | None = None,
+    ) -> object:
+        """The mode object for ``session``, built with its validated settings.
+
+        :param label: how an error names the mode (default ``mode 'name'``).
+        :raises PluginError: the factory does not take the arguments it is called with, or
+            raises something other than a :class:`~ctxmodes.errors.CtxmodesError`; one line
+            naming the mode (and where the factory raised).
+        """
         settings = self.validate_settings(values)
-        if settings is None:
-            return self.factory(session)
-        return self.factory(session, settings)
+        arguments: tuple[object, ...] = (session,) if settings is None else (session, settings)
+        named = label if label is not None else f"mode {self.name!r}"
+        self._check_factory_takes(arguments, named)
+        try:
+            return self.factory(*arguments)
+        except CtxmodesError:
+            raise
+        except Exception as exc:
+            raise PluginError(f"{named} failed to start: {plugin_failure(exc)}") from exc
+
+    def _check_factory_takes(self, arguments: tuple[object, ...], label: str) -> None:
+        import inspect  # only for a mode being activated, never for listing modes
+
+        try:
+            signature = inspect.signature(self.factory)
+        except (TypeError, ValueError):
+            return  # a callable without a signature: its call says what is wrong
+        try:
+            signature.bind(*arguments)
+        except TypeError:
+            takes = ", ".join(signature.parameters)
+            given = "session" if len(arguments) == 1 else "session, settings"
+            declares = "no settings" if len(arguments) == 1 else "settings"
+            name = getattr(self.factory, "__name__", repr(self.factory))
+            raise PluginError(
+                f"{label}: its factory {name} takes ({takes}), but is called with ({given}) "
+                f"since the mode declares {declares}"
+            ) from None
+
+
+class _DuplicateMode(PluginError):
+    """Two plugins declare one mode name (the message names both)."""
 
 
 class InstalledMode(NamedTuple):
@@ -269,13 +312,22 @@ class ModeRegistry:
             def register(spec: ModeSpec, plugin_name: str = plugin_name) -> None:
                 previous = modes.get(spec.name)
                 if previous is not None:
-                    raise PluginError(
+                    raise _DuplicateMode(
                         f"mode {spec.name!r} is registered twice: by plugin "
                         f"{previous.plugin_name!r} and by plugin {plugin_name!r}"
                     )
                 modes[spec.name] = InstalledMode(spec, plugin_name, dists.get(plugin_name))
 
-            call(register=register)
+            try:
+                call(register=register)
+            except _DuplicateMode:
+                raise
+            except PluginError as exc:
+                raise PluginError(f"plugin {plugin_name!r}: {exc}") from None
+            except Exception as exc:
+                raise PluginError(
+                    f"plugin {plugin_name!r}: {REGISTER_MODES} failed: {plugin_failure(exc)}"
+                ) from exc
         return cls(modes, unloaded)
 
     def __iter__(self) -> Iterator[InstalledMode]:
@@ -286,6 +338,11 @@ class ModeRegistry:
 
     def names(self) -> list[str]:
         return sorted(self._modes)
+
+    def provider_not_loaded(self, name: str) -> bool:
+        """Whether mode ``name`` is likely provided by an installed plugin that is not loaded
+        (one called like the mode, blocked or left out of the allow list)."""
+        return name not in self._modes and name in self._unloaded
 
     def get(self, name: str, *, where: str | None = None) -> InstalledMode:
         """The installed mode called ``name``.
@@ -323,8 +380,8 @@ class ModeRegistry:
         from ctxmodes.plugin_checks import check_plugin
 
         installed = self.get(name)
-        plugin = installed.spec.build(session, settings)
         label = f"mode {name!r} (plugin {installed.plugin_name!r})"
+        plugin = installed.spec.build(session, settings, label=label)
         check_plugin(pm, plugin, label)
         try:
             pm.register(plugin, name=mode_plugin_name(name))

@@ -27,6 +27,39 @@ from ctxmodes.plugin_selection import LOADED, TRACE_ENV, SelectedEntryPoint, imp
 #: Calls one plugin's implementation of a registration hook with ``register=``.
 Caller = Callable[..., None]
 
+#: The hooks of :mod:`ctxmodes.hookspecs`, by name, known here without importing pluggy
+#: (``tests/core/test_plugin_calls.py`` holds the two to each other). A plugin with a
+#: ``ctx_*`` attribute that is not one of them, or not marked, is left to a manager, which
+#: reports it in one line instead of leaving its modes or commands out without a word.
+HOOK_NAMES = frozenset(
+    {
+        "ctx_agent_end",
+        "ctx_agent_settled",
+        "ctx_agent_start",
+        "ctx_input",
+        "ctx_message_end",
+        "ctx_new_context",
+        "ctx_project_context",
+        "ctx_provider_request",
+        "ctx_register_cli_commands",
+        "ctx_register_commands",
+        "ctx_register_models",
+        "ctx_register_modes",
+        "ctx_register_tools",
+        "ctx_retrieve",
+        "ctx_session_before_compact",
+        "ctx_session_before_tree",
+        "ctx_session_compact",
+        "ctx_session_shutdown",
+        "ctx_session_start",
+        "ctx_session_tree",
+        "ctx_tool_call",
+        "ctx_tool_result",
+        "ctx_turn_end",
+        "ctx_turn_start",
+    }
+)
+
 
 def registration_callers(
     hook_name: str, selected: Iterable[SelectedEntryPoint]
@@ -44,7 +77,10 @@ def registration_callers(
     for ep, status in selected:
         if status != LOADED:
             continue
-        implementations = _implementations(import_plugin(ep.value, ep.name, ep), hook_name)
+        plugin = import_plugin(ep.value, ep.name, ep)
+        if not _only_known_hooks(plugin):
+            return None
+        implementations = _implementations(plugin, hook_name)
         if not implementations:
             continue
         if len(implementations) > 1:
@@ -54,6 +90,20 @@ def registration_callers(
             return None
         callers.append((ep.name, caller))
     return callers
+
+
+def _only_known_hooks(plugin: object) -> bool:
+    """Whether every attribute of ``plugin`` marked ``@hookimpl`` names a hook (by its name
+    or its ``specname``), and every ``ctx_*`` function is marked."""
+    for name in dir(plugin):
+        attribute = getattr(plugin, name, None)
+        options = getattr(attribute, IMPL_ATTRIBUTE, None)
+        if isinstance(options, dict):
+            if (options.get("specname") or name) not in HOOK_NAMES:
+                return False
+        elif name.startswith("ctx_") and callable(attribute):
+            return False
+    return True
 
 
 def _implementations(plugin: object, hook_name: str) -> list[tuple[Any, dict[str, Any]]]:

@@ -23,28 +23,31 @@ _HOOK_PREFIX = "ctx_"
 
 
 def check_plugin(pm: pluggy.PluginManager, plugin: object, label: str) -> None:
-    """Raise :class:`PluginError` when ``plugin`` has a ``ctx_*`` attribute that would not
-    work as a hook implementation.
+    """Raise :class:`PluginError` when ``plugin`` has a ``ctx_*`` attribute, or one marked
+    ``@hookimpl``, that would not work as a hook implementation.
 
     :param label: how the error names the plugin (``plugin 'x'``, ``mode 'tree'``).
     """
     for name in dir(plugin):
-        if not name.startswith(_HOOK_PREFIX):
+        # Found as pluggy finds implementations: a property is not run to look at it.
+        found = inspect.getattr_static(plugin, name, None)
+        attribute = getattr(found, "__func__", found)  # a staticmethod's or classmethod's
+        options = getattr(attribute, f"{PROJECT_NAME}_impl", None)
+        marked = isinstance(options, dict)
+        if not (marked or (name.startswith(_HOOK_PREFIX) and callable(attribute))):
             continue
-        attribute = getattr(plugin, name, None)
-        if not callable(attribute):
-            continue
-        marked = getattr(attribute, f"{PROJECT_NAME}_impl", None) is not None
-        caller = getattr(pm.hook, name, None)
+        hook = (options.get("specname") if isinstance(options, dict) else None) or name
+        attribute = getattr(plugin, name)
+        caller = getattr(pm.hook, hook, None)
         spec = getattr(caller, "spec", None)
         if spec is None:
-            raise PluginError(f"{label}: {name} is not a ctxmodes hook{_suggestion(pm, name)}")
+            raise PluginError(f"{label}: {hook} is not a ctxmodes hook{_suggestion(pm, hook)}")
         if not marked:
             raise PluginError(
                 f"{label}: {name} is not marked @hookimpl, so it would never be called "
                 "(an override must be marked again)"
             )
-        _check_arguments(label, name, attribute, tuple(spec.argnames))
+        _check_arguments(label, hook, attribute, tuple(spec.argnames))
 
 
 def _check_arguments(label: str, name: str, function: object, allowed: tuple[str, ...]) -> None:

@@ -13,7 +13,7 @@ import os
 from collections.abc import Iterable, Mapping
 from typing import NamedTuple
 
-from ctxmodes.errors import PluginError
+from ctxmodes.errors import PluginError, raised_at
 from ctxmodes.hook_marker import PROJECT_NAME
 from ctxmodes.plugin_discovery import FoundEntryPoint, find_entry_points
 
@@ -88,6 +88,7 @@ def select_entry_points(selection: PluginSelection) -> list[SelectedEntryPoint]:
     chosen: dict[str, SelectedEntryPoint] = {}
     for ep in sorted(find_entry_points(ENTRY_POINT_GROUP), key=lambda e: e.name):
         if ep.name in chosen:
+            _refuse_another_plugin_of_that_name(chosen[ep.name].entry_point, ep)
             continue  # the same distribution visible twice on sys.path
         if selection.permits(ep.name):
             status = LOADED
@@ -95,6 +96,17 @@ def select_entry_points(selection: PluginSelection) -> list[SelectedEntryPoint]:
             status = BLOCKED if ep.name in selection.block else NOT_ALLOWED
         chosen[ep.name] = SelectedEntryPoint(ep, status)
     return list(chosen.values())
+
+
+def _refuse_another_plugin_of_that_name(first: FoundEntryPoint, second: FoundEntryPoint) -> None:
+    """:raises PluginError: ``second`` is not ``first`` seen again but another plugin under
+    its name, which would leave one of the two out without a word."""
+    one, other = sorted(f"{ep.distribution} ({ep.value})" for ep in (first, second))
+    if one != other:
+        raise PluginError(
+            f"plugin name {first.name!r} is declared twice: by {one} and by {other}; "
+            "rename one of the entry points"
+        )
 
 
 def not_loaded_words(name: str, status: str) -> str:
@@ -126,10 +138,10 @@ def import_plugin(target: str, name: str, ep: FoundEntryPoint | None = None) -> 
 def load_failure_words(name: str, target: str, error: BaseException, *, blockable: bool) -> str:
     """One line on plugin ``name`` (imported from ``target``) failing to load with ``error``:
     its first line only, as a CLI error is one line (the exception's type when it says
-    nothing)."""
+    nothing), and where the plugin raised it."""
     lines = str(error).strip().splitlines()
     reason = lines[0].strip() if lines else type(error).__name__
-    words = f"plugin {name!r} ({target}) failed to load: {reason}"
+    words = f"plugin {name!r} ({target}) failed to load: {reason}{raised_at(error)}"
     if blockable and name not in ESSENTIAL_PLUGINS:
         words += f" (to run without it, block it: plugins.block or {BLOCK_ENV})"
     return words

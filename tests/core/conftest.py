@@ -74,18 +74,17 @@ def forked(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
 
 
 @pytest.fixture
-def installed(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[Callable[[str, str], None]]:
-    """``installed(name, source)``: a plugin module on the path, declared by an entry point."""
+def installed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., None]]:
+    """``installed(name, source, entry_point=name)``: a plugin module on the path, declared
+    by an entry point."""
     monkeypatch.syspath_prepend(str(tmp_path))
 
-    def install(name: str, source: str) -> None:
+    def install(name: str, source: str, entry_point: str | None = None) -> None:
         (tmp_path / f"{name}.py").write_text(textwrap.dedent(source))
         info = tmp_path / f"{name}-1.0.dist-info"
         info.mkdir()
         (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n")
-        (info / "entry_points.txt").write_text(f"[ctxmodes]\n{name} = {name}\n")
+        (info / "entry_points.txt").write_text(f"[ctxmodes]\n{entry_point or name} = {name}\n")
 
     yield install
     for name in [module for module in sys.modules if module.startswith("probe_")]:

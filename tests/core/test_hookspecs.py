@@ -82,3 +82,22 @@ def test_firstresult_only_where_one_answer_is_wanted():
         annotation = inspect.signature(getattr(hookspecs, name)).return_annotation
         assert annotation != "None", name
         assert annotation.endswith("| None"), name
+
+
+def test_every_type_a_hook_names_is_public():
+    """The contract's promise: a plugin imports every type a hookspec names from ``ctxmodes``
+    (models' from ``ctxmodes.providers``), never from the internal module defining it."""
+    import ctxmodes
+    import ctxmodes.providers
+
+    public = {*ctxmodes.__all__, *ctxmodes.providers.__all__}
+    plain = {"Callable", "None", "list", "dict", "str", "int", "bool"}
+    named = set()
+    for _, func in HOOKS:
+        signature = inspect.signature(func)
+        annotations = [signature.return_annotation] + [
+            parameter.annotation for parameter in signature.parameters.values()
+        ]
+        named |= {word for text in annotations for word in re.findall(r"[A-Za-z_]\w*", text)}
+    assert "HostSession" in named
+    assert sorted(named - plain - public) == []

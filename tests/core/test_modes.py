@@ -142,6 +142,15 @@ class ExtraArgument:
         raise AssertionError("never called")
 
 
+class MarkedWithoutPrefix:
+    def __init__(self, session):
+        pass
+
+    @hookimpl
+    def project_context(self, session, projection):  # the missing prefix is the point
+        raise AssertionError("never called")
+
+
 class UnmarkedOverride(Active):
     def ctx_session_start(self, session, reason):  # loses the inherited @hookimpl
         raise AssertionError("never called")
@@ -161,6 +170,10 @@ class UnmarkedOverride(Active):
         ),
         (ExtraArgument, "ctx_session_start takes 'verbose', which the hook does not pass"),
         (UnmarkedOverride, "ctx_session_start is not marked @hookimpl"),
+        (
+            MarkedWithoutPrefix,
+            "project_context is not a ctxmodes hook (did you mean ctx_project_context?)",
+        ),
     ],
 )
 def test_a_mode_object_is_validated_when_activated(factory, message):
@@ -224,6 +237,34 @@ def test_the_host_refuses_bad_settings_before_any_session(tmp_path):
     pm = isolated_plugin_manager(declaring_tuned())
     with pytest.raises(ConfigError, match=r"\[modes\.tuned\]: depth"):
         AgentHost(pm=pm, mode="tuned", mode_settings={"tuned": {"depth": "deep"}})
+
+
+@pytest.mark.parametrize(
+    ("tables", "message"),
+    [
+        ({"tunde": {"depth": 3}}, r"^\[modes\.tunde\]: unknown mode 'tunde'; installed modes: "),
+        ({"tuned": {"depth": "deep"}}, r"^\[modes\.tuned\]: depth"),
+    ],
+)
+def test_the_host_refuses_any_bad_mode_table_not_only_the_active_modes(tables, message):
+    """A misspelled table would otherwise be ignored, and another mode's bad table would
+    surface only when a session switches to that mode."""
+    from ctxmodes.host.runtime import AgentHost
+
+    pm = isolated_plugin_manager(declaring_tuned())
+    with pytest.raises(ConfigError, match=message):
+        AgentHost(pm=pm, mode="plain", mode_settings=tables)
+
+
+def test_a_table_of_a_mode_whose_plugin_is_not_loaded_does_not_stop_the_host():
+    """Blocking a plugin (as its load failure advises) must not also take editing the
+    configuration: the mode cannot be switched to, so its table is not in the way."""
+    from ctxmodes.host.runtime import AgentHost
+    from ctxmodes.plugins import PluginRecord
+
+    pm = isolated_plugin_manager(declaring_tuned())
+    pm.entry_point_records.append(PluginRecord("sleeping", "sleeping", "sleeping", "blocked"))
+    AgentHost(pm=pm, mode="plain", mode_settings={"sleeping": {"depth": 3}})
 
 
 def test_a_settings_model_named_by_reference_is_imported_when_validated(tmp_path, monkeypatch):
@@ -313,3 +354,81 @@ def test_the_switch_line_is_told_the_target_and_the_older_form_still_counts():
     assert describe_change(view, registry, "mute", "new") == (
         "switching this session from mute to new: new manages the context from the next prompt"
     )
+
+
+def _declaring_one(**spec_fields):
+    class Declarer:
+        @hookimpl
+        def ctx_register_modes(self, register):
+            register(ModeSpec(name="mine", description="d", **spec_fields))
+
+    return Declarer()
+
+
+class Exploding:
+    def __init__(self, session):
+        raise RuntimeError("no backend configured")
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        (
+            {"factory": Active, "settings": Tuning},
+            "mode 'mine' (plugin 'declarer'): its factory Active takes (session), "
+            "but is called with (session, settings) since the mode declares settings",
+        ),
+        (
+            {"factory": Tuned},
+            "mode 'mine' (plugin 'declarer'): its factory Tuned takes (session, settings), "
+            "but is called with (session) since the mode declares no settings",
+        ),
+        (
+            {"factory": Exploding},
+            "mode 'mine' (plugin 'declarer') failed to start: "
+            "RuntimeError: no backend configured (test_modes.py, line ",
+        ),
+    ],
+)
+def test_a_factory_that_cannot_build_the_mode_is_one_plugin_error(fields, message):
+    pm = isolated_plugin_manager()
+    pm.register(_declaring_one(**fields), name="declarer")
+    registry = ModeRegistry.from_plugin_manager(pm)
+    with pytest.raises(PluginError) as raised:
+        registry.activate(pm, "mine", session="S")
+    assert str(raised.value).startswith(message)
+    assert "\n" not in str(raised.value)
+    assert pm.get_plugin(mode_plugin_name("mine")) is None
+
+
+def test_a_settings_class_that_is_no_pydantic_model_is_one_plugin_error():
+    spec = ModeSpec(name="mine", description="d", factory=Tuned, settings=dict)  # type: ignore[arg-type]
+    with pytest.raises(PluginError, match=r"^mode 'mine': settings dict is not a pydantic model"):
+        spec.build("S", {})
+
+
+@pytest.mark.parametrize(
+    ("declare", "message"),
+    [
+        (
+            lambda: ModeSpec(name="My Mode", description="d", factory=Active),
+            "plugin 'declarer': invalid mode name 'My Mode'",
+        ),
+        (
+            lambda: ModeSpec(nam="mine", description="d", factory=Active),  # type: ignore[call-arg]
+            "plugin 'declarer': ctx_register_modes failed: TypeError: ",
+        ),
+    ],
+)
+def test_a_mistake_in_declaring_a_mode_names_the_plugin(declare, message):
+    class Declarer:
+        @hookimpl
+        def ctx_register_modes(self, register):
+            register(declare())
+
+    pm = isolated_plugin_manager()
+    pm.register(Declarer(), name="declarer")
+    with pytest.raises(PluginError) as raised:
+        ModeRegistry.from_plugin_manager(pm)
+    assert str(raised.value).startswith(message)
+    assert "\n" not in str(raised.value)

@@ -14,6 +14,7 @@ kind allows, by a test; a block no test claims fails here until one does.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import logging
 import os
@@ -28,7 +29,7 @@ from pathlib import Path
 
 import pytest
 from support.cli_rig import ctxmodes, isolate_settings
-from support.doc_pages import DOCS, ROOT, Block, all_blocks, example
+from support.doc_pages import DOCS, MARKERS, PYPROJECT, ROOT, Block, all_blocks, example
 
 from ctxmodes.cli import build_parser
 
@@ -116,12 +117,62 @@ def shell_commands(body: str) -> list[str]:
     return commands
 
 
+def check_paths(line: str, paths: list[str]) -> None:
+    """Each path a development command names exists (``file::test`` names the file)."""
+    for path in paths:
+        assert (ROOT / path.split("::")[0]).exists(), f"`{line}`: no {path}"
+
+
+def check_pytest(line: str, arguments: list[str]) -> None:
+    paths = []
+    words = iter(arguments)
+    for word in words:
+        if word == "-m":
+            expression = next(words)
+            named = set(re.findall(r"\w+", expression)) - {"and", "or", "not"}
+            assert named <= MARKERS, f"`{line}`: unknown markers {sorted(named - MARKERS)}"
+        elif word in {"-n", "--dist", "-k"}:
+            next(words)
+        elif not word.startswith("-"):
+            paths.append(word)
+    check_paths(line, paths)
+
+
+def check_development_tool(line: str, program: str, arguments: list[str]) -> None:
+    """The tools of the virtual environment: what each names must exist."""
+    if ">" in arguments:  # a redirection: the output's file is written, not read
+        arguments = arguments[: arguments.index(">")]
+    if program == "pytest":
+        check_pytest(line, arguments)
+    elif program == "python":
+        check_paths(line, arguments[:1])
+    elif program == "ruff":
+        assert arguments[0] in {"check", "format"}, line
+        check_paths(line, [word for word in arguments[1:] if not word.startswith("-")])
+    elif program == "mypy":
+        packages = [arguments[index + 1] for index, word in enumerate(arguments) if word == "-p"]
+        assert packages, line
+        for package in packages:
+            assert importlib.util.find_spec(package) is not None, f"`{line}`: no {package}"
+    elif program == "sphinx-build":
+        words = iter(arguments)
+        positional = [word for word in words if not (word in {"-b", "-d"} and next(words))]
+        positional = [word for word in positional if not word.startswith("-")]
+        assert (ROOT / positional[0] / "conf.py").is_file(), f"`{line}`: no Sphinx source"
+    else:
+        pytest.fail(f"`{line}`: no check for {program}")
+
+
 def check_command(line: str) -> None:
     words = shlex.split(line, comments=True)
     while words and re.fullmatch(r"[A-Z_]+=.*", words[0]):
         words = words[1:]  # VARIABLE=value before the command
+    if words[0] == "nice":
+        words = words[1:]
     program, arguments = words[0], words[1:]
-    if program in {"ctxmodes", ".venv/bin/ctxmodes"}:
+    if program.startswith(".venv/bin/") and program != ".venv/bin/ctxmodes":
+        check_development_tool(line, program.removeprefix(".venv/bin/"), arguments)
+    elif program in {"ctxmodes", ".venv/bin/ctxmodes"}:
         parser = build_parser(argv=arguments)
         try:
             parser.parse_args(arguments)
@@ -133,9 +184,7 @@ def check_command(line: str) -> None:
             assert re.search(rf"^{re.escape(target)}:", makefile, re.M), f"no make target {target}"
     elif program == "pip":
         assert arguments[0] == "install", line
-        extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
-            "optional-dependencies"
-        ]
+        extras = PYPROJECT["project"]["optional-dependencies"]
         for requirement in arguments[1:]:
             name, _, rest = requirement.partition("[")
             assert name == "ctxmodes", line

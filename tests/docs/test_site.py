@@ -61,16 +61,32 @@ def test_the_readme_links_only_to_files_that_exist():
     assert missing == []
 
 
+#: The built-in modes, each in ``plugins/<mode>/``.
+MODES = sorted(path.name for path in (ROOT / "plugins").iterdir() if path.is_dir())
+
+
+def exists(path: str) -> bool:
+    """A path a page names is there. ``<mode>`` stands for every built-in mode, so each must
+    have it; any other ``<placeholder>`` for at least one name."""
+    if "<mode>" in path:
+        return all(exists(path.replace("<mode>", mode)) for mode in MODES)
+    pattern = re.sub(r"<[^>]+>", "*", path)
+    if pattern != path:
+        return any(ROOT.glob(pattern.rstrip("/")))
+    return (ROOT / path).exists()
+
+
 def test_the_pages_name_only_files_that_exist():
     named: list[tuple[str, str]] = []
     for page in pages():
         for path in re.findall(
-            r"`((?:core|plugins|tests|bench|docs|tools)/[^`\s]*)`", page.read_text()
+            r"`((?:core|plugins|tests|bench|docs|tools|\.ci)/[^`\s]*)`", page.read_text()
         ):
-            if not re.search(r"[<…*]|^docs/_build/", path):
+            if not re.search(r"[…*]|^docs/_build/", path):
                 named.append((page.name, path.split("::")[0]))
     assert named, "the pages name the files they describe"
-    assert [(page, path) for page, path in named if not (ROOT / path).exists()] == []
+    assert any("<mode>" in path for _, path in named)
+    assert [(page, path) for page, path in named if not exists(path)] == []
 
 
 def test_the_pages_name_only_python_names_that_exist():
@@ -98,4 +114,28 @@ def test_the_pages_name_only_python_names_that_exist():
             break
         else:
             missing.append(name)
+    assert missing == []
+
+
+def test_the_tests_a_page_cites_exist():
+    """``tests/….py`` (`test_name`, `case-id`): each test named is defined in that module, each
+    parametrized case's id written in it, so a renamed or deleted test cannot leave a claim of
+    the security page without its evidence."""
+    cited = [
+        (page.name, path, name)
+        for page in pages()
+        for path, names in re.findall(r"`(tests/[^`]+\.py)`\s\(([^)]*)\)", page.read_text())
+        for name in re.findall(r"`([\w-]+)`", names)
+    ]
+    assert any(name.startswith("test_") for _, _, name in cited)
+    missing = []
+    for page, path, name in cited:
+        source = (ROOT / path).read_text()
+        found = (
+            re.search(rf"^\s*(?:async )?def {re.escape(name)}\(", source, re.M)
+            if name.startswith("test_")
+            else re.search(rf"[\"']{re.escape(name)}[\"']", source)
+        )
+        if found is None:
+            missing.append((page, path, name))
     assert missing == []

@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 import re
+import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
+#: What the pages describe of the project's own configuration is checked against this.
+PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
+#: The test markers pyproject.toml registers (``--strict-markers`` refuses any other).
+MARKERS = frozenset(
+    line.partition(":")[0] for line in PYPROJECT["tool"]["pytest"]["ini_options"]["markers"]
+)
 
 #: A fenced block: its language word, then everything up to the closing fence.
 FENCE = re.compile(r"^```(\S*)\n(.*?)^```$", re.S | re.M)

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
 from ctxmodes import library_log
 from ctxmodes.abort import AbortController, AbortSignal
+from ctxmodes.errors import plugin_failure
 from ctxmodes.events import (
     NewContextOutcome,
     NewContextRequest,
@@ -145,10 +146,15 @@ class SessionCore:
         except Exception as exc:
             if self.options.raise_hook_errors:
                 raise
-            name = getattr(call, "__name__", "hook")
-            _log.exception("plugin failed in %s", name)
-            self.ui.notify(f"plugin error in {name}: {exc}", "error")
+            self._report_plugin_failure(getattr(call, "__name__", "hook"), exc)
             return None
+
+    def _report_plugin_failure(self, hook: str, error: Exception) -> None:
+        """One line to the user, with where the plugin raised; the traceback only as a debug
+        record (a warning would reach standard error, over the terminal's screen, through
+        Python's last-resort handler when no logging is configured)."""
+        _log.debug("plugin failed in %s", hook, exc_info=error)
+        self.ui.notify(f"plugin error in {hook}: {plugin_failure(error)}", "error")
 
     def _follow_thinking_level(self, entry: SessionEntry) -> None:
         if isinstance(entry, ThinkingLevelChangeEntry):
@@ -229,7 +235,7 @@ class SessionCore:
             if self.options.raise_hook_errors:
                 raise
             # A plugin that fails while vetting a call blocks it, as Pi does.
-            _log.exception("plugin failed in ctx_tool_call")
+            self._report_plugin_failure("tool_call", exc)
             return ToolCallBlock(reason=str(exc) or type(exc).__name__)
 
     def patch_tool_result(self, event: ToolResultEvent) -> None:

@@ -20,12 +20,16 @@ runs); :meth:`Lifecycle.wait_until_released` waits for the driver to finish ever
 from __future__ import annotations
 
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Literal
 
 from ctxmodes.host.errors import SessionBusyError
+
+# The longest a wait for the session blocks at once (see wait_until_released).
+_WAIT_SLICE = 0.1
 
 Activity = Literal["compaction", "branch_summary"]
 DeferredStart = Callable[[], None]
@@ -229,6 +233,17 @@ class Lifecycle:
                         "cannot wait for the session to become idle from inside its own run"
                     )
                 return True
-            return self._changed.wait_for(
-                lambda: self._driver is None and self._handed_off == 0, timeout
-            )
+
+            def released() -> bool:
+                return self._driver is None and self._handed_off == 0
+
+            deadline = None if timeout is None else time.monotonic() + timeout
+            # In slices: a signal the kernel hands to another thread (a tool's own os.kill,
+            # say) only sets a flag, and a waiting main thread would see its Ctrl-C only
+            # when the wait ends; each slice gives the interpreter a chance to run it.
+            while True:
+                left = _WAIT_SLICE if deadline is None else deadline - time.monotonic()
+                if self._changed.wait_for(released, max(0.0, min(left, _WAIT_SLICE))):
+                    return True
+                if deadline is not None and time.monotonic() >= deadline:
+                    return False

@@ -24,6 +24,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ctxmodes.config import MODES_TABLE
 from ctxmodes.errors import CtxmodesError
 from ctxmodes.events import SessionShutdownReason, SessionStartReason
 from ctxmodes.hooks import HookRelay
@@ -139,9 +140,15 @@ class AgentHost:
         distributions = pm.distributions() if isinstance(pm, CtxPluginManager) else None
         self._registry = ModeRegistry.from_plugin_manager(pm, distributions)
         self._mode_settings: Mapping[str, Mapping[str, Any]] = mode_settings or {}
+        # Fail before any session opens: an unknown mode, or a [modes.<name>] table that names
+        # no installed mode or does not validate (a session may switch to any mode later; not
+        # to one whose plugin is not loaded, so that blocking a plugin takes nothing more).
         if mode is not None:
-            # Fail before any session opens: an unknown mode or a bad [modes.<name>] table.
             self._registry.get(mode).spec.validate_settings(self._mode_settings.get(mode))
+        for name, table in self._mode_settings.items():
+            if name != mode and not self._registry.provider_not_loaded(name):
+                where = f"[{MODES_TABLE}.{name}]"
+                self._registry.get(name, where=where).spec.validate_settings(table)
         self._mode = mode
         self._mode_request = mode_request
         self._confirm_hint = confirm_hint

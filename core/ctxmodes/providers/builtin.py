@@ -1,7 +1,8 @@
 """The default plugin that registers the built-in models and schemes.
 
 Registered in every plugin manager (``DEFAULT_PLUGINS``) and blockable like any plugin:
-the scripted scheme, pi-ai 0.85's OpenAI and Codex tables, the custom providers of Pi's
+the scripted scheme, pi-ai 0.85's whole catalog (every provider and model, spoken by the
+wire formats of :mod:`ctxmodes.providers.apis`), the custom providers of Pi's
 ``models.json`` (so a Pi user's setup works unchanged) and the ``[providers.<name>]``
 tables of ctxmodes' configuration (:class:`ConfiguredProviders`, added by the configured
 plugin manager), in that order, so later ones override earlier ones.

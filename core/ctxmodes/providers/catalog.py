@@ -19,15 +19,13 @@ import difflib
 from collections.abc import Iterable, Iterator, Mapping
 from functools import cache
 from importlib import resources
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
 from ctxmodes.errors import CtxmodesError
 
-#: The wire formats the built-in transports speak.
-Api = Literal["openai-responses", "openai-codex-responses", "openai-completions"]
 #: Pi's thinking levels, lowest first.
 THINKING_LEVELS: tuple[str, ...] = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
 #: The ``{NAME}`` placeholders of Pi's endpoints that a call's settings fill in (Cloudflare's

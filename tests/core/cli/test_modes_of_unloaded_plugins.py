@@ -191,8 +191,8 @@ def test_a_name_no_plugin_has_is_unknown_and_the_plugins_not_loaded_are_listed(
 BROKEN = "raise ImportError('probe_broken needs the fastmath extension\\nbuild it with make')\n"
 BROKEN_LINE = (
     "ctxmodes: error: plugin 'probe_broken' (probe_broken) failed to load: probe_broken needs "
-    "the fastmath extension (to run without it, block it: plugins.block or "
-    "CTXMODES_BLOCK_PLUGINS)\n"
+    "the fastmath extension (probe_broken.py, line 1) (to run without it, block it: "
+    "plugins.block or CTXMODES_BLOCK_PLUGINS)\n"
 )
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+import re
 import threading
 import time
 
@@ -383,16 +385,68 @@ def test_tool_calls_can_be_blocked_and_results_patched(make_rig):
     assert [r.blocked for r in rig.of(records.ToolCallChecked)] == ["not allowed here", None]
 
 
-def test_a_failing_plugin_is_reported_and_the_run_goes_on(make_rig):
+def test_a_failing_plugin_is_reported_and_the_run_goes_on(make_rig, caplog):
     class Broken:
         @hookimpl
         def ctx_turn_start(self, session, turn_index):
             raise RuntimeError("boom")
 
+    caplog.set_level(logging.DEBUG, logger="ctxmodes")
     rig = make_rig([text_response("fine")], plugins=[Broken()])
     rig.session.prompt("hi")
     assert rig.messages_in_file()[-1]["content"][0]["text"] == "fine"
-    assert rig.ui.notifications == [("error", "plugin error in turn_start: boom")]
+    _assert_reported_in_one_line(rig, caplog, "turn_start: RuntimeError: boom")
+
+
+def test_a_plugin_failing_while_vetting_a_call_blocks_it_and_is_reported(make_rig, caplog):
+    echo = EchoTool()
+
+    class Broken:
+        @hookimpl
+        def ctx_tool_call(self, session, event):
+            raise KeyError("oops")
+
+    caplog.set_level(logging.DEBUG, logger="ctxmodes")
+    rig = make_rig(
+        [tool_response("echo", {"text": "x"}), text_response("done")],
+        plugins=[ToolsPlugin(echo), Broken()],
+    )
+    rig.session.prompt("go")
+    assert echo.calls == []
+    _assert_reported_in_one_line(rig, caplog, "tool_call: KeyError: 'oops'")
+
+
+def test_a_value_returned_where_the_hook_changes_its_argument_is_reported(make_rig):
+    """A newcomer's projection that returns the messages instead of assigning them would
+    otherwise do nothing without a word."""
+
+    class Returning:
+        @hookimpl
+        def ctx_project_context(self, session, projection):
+            return projection.messages[-1:]
+
+    rig = make_rig([text_response("fine")], plugins=[Returning()])
+    rig.session.prompt("hi")
+    assert rig.ui.notifications == [
+        (
+            "error",
+            "plugin error in project_context: PluginError: ctx_project_context returned a "
+            "value, which the host ignores: assign projection.messages instead",
+        )
+    ]
+
+
+def _assert_reported_in_one_line(rig, caplog, failure: str) -> None:
+    """One error line naming the hook, the error and where the plugin raised it; the
+    traceback only as a debug record (with no logging configured, a warning or an error
+    record reaches standard error through Python's last-resort handler: a traceback over
+    the terminal's screen)."""
+    [(level, line)] = rig.ui.notifications
+    assert level == "error"
+    where = r" \(test_event_order\.py, line \d+\)"
+    assert re.fullmatch(re.escape(f"plugin error in {failure}") + where, line)
+    assert [r.levelno for r in caplog.records if r.exc_info] == [logging.DEBUG]
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING] == []
 
 
 def test_hook_errors_can_be_raised_for_plugin_tests(make_rig):

@@ -29,10 +29,13 @@ class CtrlCTool:
     description = "Interrupt the program."
     parameters: dict[str, Any] = {"type": "object", "properties": {}}  # noqa: RUF012
 
-    def __init__(self, patience: float = 10.0) -> None:
+    def __init__(self, patience: float = 10.0, when: threading.Event | None = None) -> None:
         self.patience = patience
+        self.when = when
 
     def execute(self, call_id: str, arguments: dict[str, Any], context: ToolContext) -> ToolResult:
+        if self.when is not None:
+            self.when.wait(10.0)
         # To the process, as a terminal sends it (raise_signal would go to this thread only).
         os.kill(os.getpid(), signal.SIGINT)
         if context.signal.wait(self.patience):
@@ -86,9 +89,13 @@ def test_a_programs_own_sigint_handler_is_kept(tmp_path):
 
 
 def test_ctrl_c_while_waiting_for_a_submitted_run_then_closing_aborts_it(tmp_path):
+    waiting = threading.Event()
+
     def wait_in_a_block() -> Agent:
-        with make_agent(tmp_path, RESPONSES, CtrlCTool()) as agent:
-            agent.submit("start")  # the tool presses Ctrl-C from the agent's worker thread
+        # The tool presses Ctrl-C from the agent's worker thread once this thread waits.
+        with make_agent(tmp_path, RESPONSES, CtrlCTool(when=waiting)) as agent:
+            agent.submit("start")
+            waiting.set()
             agent.wait_for_idle(10.0)
         return agent
 

@@ -64,7 +64,7 @@ def test_failures_are_notices_and_logs_never_unasked_output(tmp_path, logging_co
     assert done.returncode == 0, done.stderr
     assert done.stdout == ""
     notices = json.loads((tmp_path / "notices.json").read_text())
-    assert notices == ["plugin error in session_start: the start hook is broken"]
+    assert notices == ["plugin error in session_start: RuntimeError: the start hook is broken"]
     if logging_configured:
         assert "RuntimeError: the start hook is broken" in done.stderr
         assert "RuntimeError: the listener is broken" in done.stderr
