@@ -85,7 +85,12 @@ class KeyRing:
         try:
             return self._fernet(account_id).decrypt(token.encode("ascii"))
         except (InvalidToken, UnicodeEncodeError):
-            raise CiphertextError("encrypted content is invalid for this account") from None
+            # Said to the user of a session that resends it: after a key was dropped too
+            # early, that is the one cause the user cannot see for themselves.
+            raise CiphertextError(
+                "encrypted content is invalid for this account (another account's, altered, "
+                "or made under a master key since dropped from the service's key file)"
+            ) from None
 
     # -- wrapping the storage keys of accounts ---------------------------------------------
 
