@@ -132,6 +132,24 @@ def test_a_key_dropped_before_the_rewrap_or_a_new_key_file_refuses_to_start(sqli
     engine.close()
 
 
+def test_a_backup_from_before_a_rotation_needs_the_key_it_was_taken_under(sqlite_engine):
+    data, start = sqlite_engine
+    engine = start([OLD_KEY])
+    account = create_token(engine._storage.backend, "alice").account
+    fill(engine, account)
+    backup_sqlite(data, data.parent / "before.sqlite3")
+    engine.close()
+    start([NEW_KEY, OLD_KEY]).close()  # rotated and re-wrapped
+    start([NEW_KEY]).close()  # the old key dropped: the live database still opens
+    (data.parent / "before.sqlite3").replace(data / DATABASE_NAME)
+    # The backup's account keys are still wrapped under the dropped key.
+    with pytest.raises(AccountKeyError, match="opens none of this database's data"):
+        start([NEW_KEY])
+    restored = start([NEW_KEY, OLD_KEY])
+    assert_readable(restored, account)
+    restored.close()
+
+
 def test_an_account_whose_key_is_not_held_is_refused_never_served(sqlite_engine):
     _, start = sqlite_engine
     engine = start([OLD_KEY])
