@@ -120,6 +120,8 @@ def _configure(parser: argparse.ArgumentParser) -> None:
 
     backup.add_argument("--data", metavar="DIR", type=Path, required=True)
     backup.add_argument("--to", metavar="FILE", type=Path, required=True, help="a new file")
+    # Taken so that a service on Postgres is told how its backups are made, in one line.
+    backup.add_argument("--database", metavar="URL", help=argparse.SUPPRESS)
     backup.set_defaults(serve_handler=_backup)
 
 
@@ -231,9 +233,16 @@ def _key_rotate(args: argparse.Namespace) -> int:
 
 
 def _backup(args: argparse.Namespace) -> int:
-    from ctxmodes_remote.service.sqlite_storage import backup_sqlite
+    from ctxmodes_remote.service.sqlite_storage import DATABASE_NAME, backup_sqlite
 
-    backup_sqlite(_existing_data(args), args.to)
+    if args.database is not None or not (args.data / DATABASE_NAME).is_file():
+        # On Postgres the data directory holds only the key file: there is nothing to copy.
+        where = "" if args.database is not None else f"no service database in {args.data}; "
+        raise CtxmodesError(
+            f"{where}serve backup copies a service's SQLite database; back up a service on "
+            "Postgres with pg_dump --format=custom URL > FILE"
+        )
+    backup_sqlite(args.data, args.to)
     print(
         f"backed up to {args.to}; keep {args.data / 'master.keys'} with it (and apart from it)",
         file=sys.stderr,

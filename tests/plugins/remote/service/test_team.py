@@ -280,3 +280,26 @@ def test_a_role_that_may_not_create_the_tables_is_told_what_to_grant(
         postgres_server.drop(postgres_url)
         with psycopg.connect(postgres_server.admin_url, autocommit=True) as admin:
             admin.execute(f'DROP ROLE "{role}"')
+
+
+def test_serve_backup_on_a_postgres_service_says_how_to_back_it_up(tmp_path, postgres_url):
+    # The newcomer's guess: the data directory of a Postgres service holds only master.keys.
+    data = tmp_path / "data"
+    create_token(data, "alice", "--database", postgres_url)
+    to = tmp_path / "copy.sqlite3"
+    told = (
+        "serve backup copies a service's SQLite database; back up a service on Postgres with "
+        "pg_dump --format=custom URL > FILE\n"
+    )
+    with_url = ctxmodes(
+        "serve", "backup", "--data", str(data), "--database", postgres_url, "--to", str(to),
+        check=False,
+    )  # fmt: skip
+    assert (with_url.returncode, with_url.stderr) == (1, f"ctxmodes: error: {told}")
+    without = ctxmodes("serve", "backup", "--data", str(data), "--to", str(to), check=False)
+    assert (without.returncode, without.stderr) == (
+        1,
+        f"ctxmodes: error: no service database in {data}; {told}",
+    )
+    assert not to.exists()
+    assert sorted(path.name for path in data.iterdir()) == []
