@@ -11,6 +11,7 @@ import sys
 from collections import Counter
 from importlib.metadata import packages_distributions
 
+import pytest
 from support.doc_pages import DOCS, PYPROJECT, ROOT
 
 #: The folders whose imports are checked: what ships, and what tests and measures it.
@@ -87,6 +88,7 @@ def test_the_table_explains_nothing_that_is_not_required():
     assert sorted(set(explained()) - required()) == []
 
 
+@pytest.mark.slow  # parses every file of the repository
 def test_everything_imported_is_required_directly():
     needed = required()
     undeclared = {

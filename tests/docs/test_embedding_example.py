@@ -120,6 +120,7 @@ def test_the_page_runs_every_python_example_it_shows():
     assert {b.example for b in blocks(page) if b.language == "python"} == set(EXAMPLES)
 
 
+@pytest.mark.slow  # a mypy run
 def test_the_examples_pass_mypy_strict_and_import_only_public_names(tmp_path):
     files = []
     for name in EXAMPLES:
@@ -141,6 +142,7 @@ def test_the_examples_pass_mypy_strict_and_import_only_public_names(tmp_path):
     assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
 
 
+@pytest.mark.slow  # a program per example
 @pytest.mark.parametrize("name", EXAMPLES)
 def test_each_example_runs_as_a_program_and_leaves_nothing_open(name, tmp_path):
     """As its own program, in Python's development mode with ResourceWarning an error: an

@@ -152,7 +152,8 @@ def _resume_file(session: TerminalSession, path: Path) -> None:
 def mode(session: TerminalSession, args: str) -> None:
     """``/mode NAME``: a session keeps the mode it records, so a switch is explicit — the
     prompt says in one line what changes for this session, and nothing switches until
-    "switch" is chosen."""
+    "switch" is chosen. Before the first message there is nothing to change, and the mode
+    switches at once."""
     agent = session.agent
     if not args:
         installed = ", ".join(agent.host.mode_names())
@@ -168,16 +169,22 @@ def mode(session: TerminalSession, args: str) -> None:
         return
     current = agent.mode
 
-    def chosen(item: PickerItem) -> None:
-        if item.key != "switch":
-            session.notify(f"Mode unchanged: {current}")
-            return
-
+    def switch() -> None:
         def job() -> None:
             agent.switch_mode(args)
             agent.session.ui.notify(f"Mode: {args}")
 
         agent.run_soon(job)
+
+    if not agent.session.messages:
+        switch()  # no conversation yet: the switch changes nothing to ask about
+        return
+
+    def chosen(item: PickerItem) -> None:
+        if item.key != "switch":
+            session.notify(f"Mode unchanged: {current}")
+            return
+        switch()
 
     rows = [
         PickerItem("switch", f"switch to {args}", [("", f"Switch to {args}")]),

@@ -15,6 +15,9 @@ from ctxmodes.session import codec
 from ctxmodes.session.manager import SessionManager
 from ctxmodes.session.report import context_report
 
+# Each test runs the program in a process of its own.
+pytestmark = pytest.mark.slow
+
 # The program as its entry point runs it, after what a test puts in front of it.
 _PROGRAM = """
 import sys

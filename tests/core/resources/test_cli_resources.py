@@ -9,6 +9,9 @@ from pathlib import Path
 import pytest
 from support.cli_process import run_cli
 
+# Each test runs ctxmodes in a process of its own.
+pytestmark = pytest.mark.slow
+
 ANSWER = {"responses": [{"text": "ok"}, {"text": "ok"}]}
 
 

@@ -12,6 +12,9 @@ import textwrap
 
 import pytest
 
+# Runs a program of its own.
+pytestmark = pytest.mark.slow
+
 PROGRAM = textwrap.dedent(
     """
     import json, sys

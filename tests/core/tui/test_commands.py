@@ -163,6 +163,26 @@ def test_switching_the_mode_asks_first_and_says_what_changes(tmp_path):
     assert modes == ["tree", "off"]
 
 
+def test_before_the_first_message_the_mode_switches_without_asking(tmp_path):
+    agent = make_agent(tmp_path, [{"text": "ok"}], mode="tree")
+
+    async def scenario(t):
+        await t.type("/mode local" + ENTER)
+        await t.printed("Mode: local")
+        assert t.session.picker is None
+        assert agent.mode == "local"
+        await t.type("hello" + ENTER)
+        await t.idle()
+
+    run_terminal(agent, scenario)
+    modes = [
+        entry["data"]["mode"]
+        for entry in entries(agent)
+        if entry["type"] == "custom" and entry["customType"] == "ctxmodes-mode"
+    ]
+    assert modes[-1] == "local"
+
+
 def test_history_and_notes_read_through_the_mode(tmp_path):
     responses = [
         {
