@@ -105,8 +105,6 @@ async def _serve(config: ServerConfig) -> None:
                 "(pass --tls-cert and --tls-key, or put a TLS proxy in front)",
                 file=sys.stderr,
             )
-        # The one line a supervisor (or a test) reads to learn the address.
-        print(f"ctxmodes serve: listening on {scheme}://{host}:{port}{CODEX_PATH}", flush=True)
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for signum in (signal.SIGINT, signal.SIGTERM):
@@ -114,6 +112,10 @@ async def _serve(config: ServerConfig) -> None:
         # SIGHUP re-reads the key file: after `ctxmodes serve key rotate`, new outputs use
         # the new key and everything made under the old ones still opens.
         loop.add_signal_handler(signal.SIGHUP, lambda: loop.create_task(reload_keys()))
+        # The one line a supervisor (or a test) reads to learn the address; only once the
+        # signals are handled, so a SIGTERM sent as soon as it is read stops the service
+        # the graceful way.
+        print(f"ctxmodes serve: listening on {scheme}://{host}:{port}{CODEX_PATH}", flush=True)
 
         async def reload_keys() -> None:
             try:

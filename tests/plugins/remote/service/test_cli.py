@@ -238,3 +238,13 @@ def test_the_service_speaks_tls_1_2_or_newer_only(tmp_path, tls, script):
         assert _handshake(port, oldest=old, newest=ssl.TLSVersion.TLSv1_2) == "TLSv1.2"
     finally:
         assert service.stop() == 0
+
+
+def test_a_sigterm_as_soon_as_it_says_it_listens_stops_it_gracefully(tmp_path, tls, script):
+    # A supervisor that stops the service right after reading its address: the service must
+    # already handle SIGTERM (exit 0, after its shutdown), not die of the signal.
+    for attempt in range(12):
+        service = ServeProcess(
+            f"scripted:{script}", tmp_path / "data", tls, tmp_path / f"serve{attempt}.log"
+        )
+        assert service.stop() == 0, f"attempt {attempt}"  # one SIGTERM, sent at once
