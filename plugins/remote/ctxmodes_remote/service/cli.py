@@ -154,7 +154,7 @@ def _data_directory(path: Path) -> Path:
 
 def _existing_data(args: argparse.Namespace) -> Path:
     """The data directory of a command that reads or changes what the service already holds
-    (``token list``, ``token revoke``, ``backup``): on SQLite its database must be there, so
+    (``token list``, ``token revoke``): on SQLite its database must be there, so
     that a mistyped ``--data`` is an error rather than a new, empty database."""
     if getattr(args, "database", None) is not None:
         return _data_directory(args.data)

@@ -112,10 +112,6 @@ async def _serve(config: ServerConfig) -> None:
         # SIGHUP re-reads the key file: after `ctxmodes serve key rotate`, new outputs use
         # the new key and everything made under the old ones still opens.
         loop.add_signal_handler(signal.SIGHUP, lambda: loop.create_task(reload_keys()))
-        # The one line a supervisor (or a test) reads to learn the address; only once the
-        # signals are handled, so a SIGTERM sent as soon as it is read stops the service
-        # the graceful way.
-        print(f"ctxmodes serve: listening on {scheme}://{host}:{port}{CODEX_PATH}", flush=True)
 
         async def reload_keys() -> None:
             try:
@@ -126,6 +122,10 @@ async def _serve(config: ServerConfig) -> None:
             await service.reload_keyring(keyring)
             _log.info("keys reloaded: %d master key(s)", keyring.key_count)
 
+        # The one line a supervisor (or a test) reads to learn the address; only once the
+        # signals are handled, so a SIGTERM sent as soon as it is read stops the service
+        # the graceful way.
+        print(f"ctxmodes serve: listening on {scheme}://{host}:{port}{CODEX_PATH}", flush=True)
         await stop.wait()
     finally:
         await runner.cleanup()

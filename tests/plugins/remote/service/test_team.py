@@ -177,11 +177,17 @@ def test_postgres_backup_restores_into_a_fresh_database(
         assert restored.stop() == 0
 
 
-def _serve_refused(script, data, database):
-    return ctxmodes(
-        "serve", "--upstream", f"scripted:{script}", "--data", str(data), "--port", "0",
-        "--database", database, check=False,
+def _first_commands(script, data, database):
+    """What a newcomer runs first against ``database``: ``token create``, then ``serve``."""
+    return (
+        ("serve", "token", "create", "alice", "--data", str(data), "--database", database),
+        ("serve", "--upstream", f"scripted:{script}", "--data", str(data), "--port", "0",
+         "--database", database),
     )  # fmt: skip
+
+
+def _serve_refused(script, data, database):
+    return ctxmodes(*_first_commands(script, data, database)[1], check=False)
 
 
 def test_a_process_with_another_key_file_refuses_to_start_before_any_data(
@@ -229,11 +235,7 @@ def test_postgres_without_a_usable_psycopg_is_one_line(tmp_path, script, postgre
     # for an implementation that is not installed, which fails the same way.
     no_libpq = {"PSYCOPG_IMPL": "c"}
     data = tmp_path / "data"
-    for args in (
-        ("serve", "token", "create", "alice", "--data", str(data), "--database", postgres_url),
-        ("serve", "--upstream", f"scripted:{script}", "--data", str(data), "--port", "0",
-         "--database", postgres_url),
-    ):  # fmt: skip
+    for args in _first_commands(script, data, postgres_url):
         refused = ctxmodes(*args, check=False, env=no_libpq)
         assert refused.returncode == 1
         assert refused.stderr == (
@@ -264,11 +266,7 @@ def test_a_role_that_may_not_create_the_tables_is_told_what_to_grant(
     )
     try:
         data = tmp_path / "data"
-        for args in (
-            ("serve", "token", "create", "alice", "--data", str(data), "--database", url),
-            ("serve", "--upstream", f"scripted:{script}", "--data", str(data), "--port", "0",
-             "--database", url),
-        ):  # fmt: skip
+        for args in _first_commands(script, data, url):
             refused = ctxmodes(*args, check=False)
             assert refused.returncode == 1
             assert refused.stderr == expected
