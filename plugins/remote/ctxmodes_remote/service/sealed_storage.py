@@ -63,6 +63,15 @@ WRONG_KEY_FILE = (
 )
 
 
+def _log_unreadable(unreadable: Sequence[str]) -> None:
+    if unreadable:
+        _log.error(
+            "%d account(s) hold data under a master key master.keys does not have; "
+            "their data is refused",
+            len(unreadable),
+        )
+
+
 def _note_place(account_id: str, session_id: str) -> bytes:
     return associated_data("note", account_id, session_id)
 
@@ -112,10 +121,11 @@ class SealedStorage:
         # A database from before encryption at rest is sealed in place before first use
         # (and an index of an earlier tokenisation rebuilt).
         backend.upgrade(self)
-        unreadable = self.rewrap_account_keys()
+        unreadable = self._rewrap()
         accounts = [key for key in backend.account_keys() if key[0] != KEY_CHECK_ID]
         if unreadable and len(unreadable) == len(accounts):
-            raise AccountKeyError(WRONG_KEY_FILE)
+            raise AccountKeyError(WRONG_KEY_FILE)  # the one line, with no log line before it
+        _log_unreadable(unreadable)
         if recorded is None:
             # Two processes starting at once on a new database: the first row stays, and the
             # other process, if its key file differs, refuses here.
@@ -143,7 +153,12 @@ class SealedStorage:
 
     def rewrap_account_keys(self) -> list[str]:
         """Re-wrap account secrets still under an older master key with the newest; returns
-        the accounts whose secret no master key of the keyring opens."""
+        the accounts whose secret no master key of the keyring opens (and logs them)."""
+        unreadable = self._rewrap()
+        _log_unreadable(unreadable)
+        return unreadable
+
+    def _rewrap(self) -> list[str]:
         unreadable: list[str] = []
         for account_id, wrapped in self.backend.account_keys():
             try:
@@ -154,12 +169,6 @@ class SealedStorage:
                 continue
             if rewrapped is not None:
                 self.backend.replace_account_key(account_id, wrapped, rewrapped)
-        if unreadable:
-            _log.error(
-                "%d account(s) hold data under a master key master.keys does not have; "
-                "their data is refused",
-                len(unreadable),
-            )
         return unreadable
 
     def _account(self, account_id: str) -> AccountSecrets:
