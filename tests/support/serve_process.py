@@ -26,9 +26,17 @@ CTXMODES = Path(sys.executable).with_name("ctxmodes")
 _LISTENING = re.compile(r"listening on (\S+)")
 
 
-def ctxmodes(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+def ctxmodes(
+    *args: str, check: bool = True, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``ctxmodes ARGS``; ``env`` is added to this process's environment."""
     return subprocess.run(
-        [str(CTXMODES), *args], capture_output=True, text=True, timeout=60, check=check
+        [str(CTXMODES), *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=check,
+        env={**os.environ, **env} if env else None,
     )
 
 

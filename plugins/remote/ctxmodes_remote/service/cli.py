@@ -120,6 +120,8 @@ def _configure(parser: argparse.ArgumentParser) -> None:
 
     backup.add_argument("--data", metavar="DIR", type=Path, required=True)
     backup.add_argument("--to", metavar="FILE", type=Path, required=True, help="a new file")
+    # Taken so that a service on Postgres is told how its backups are made, in one line.
+    backup.add_argument("--database", metavar="URL", help=argparse.SUPPRESS)
     backup.set_defaults(serve_handler=_backup)
 
 
@@ -152,7 +154,7 @@ def _data_directory(path: Path) -> Path:
 
 def _existing_data(args: argparse.Namespace) -> Path:
     """The data directory of a command that reads or changes what the service already holds
-    (``token list``, ``token revoke``, ``backup``): on SQLite its database must be there, so
+    (``token list``, ``token revoke``): on SQLite its database must be there, so
     that a mistyped ``--data`` is an error rather than a new, empty database."""
     if getattr(args, "database", None) is not None:
         return _data_directory(args.data)
@@ -204,7 +206,7 @@ def _token_list(args: argparse.Namespace) -> int:
 
 
 def _token_revoke(args: argparse.Namespace) -> int:
-    from ctxmodes_remote.service.accounts import revoke
+    from ctxmodes_remote.service.accounts import TOKEN_CACHE_S, revoke
     from ctxmodes_remote.service.storage import open_storage
 
     if (args.token_id is None) == (args.account is None):
@@ -214,7 +216,11 @@ def _token_revoke(args: argparse.Namespace) -> int:
         count = revoke(storage, token=args.token_id, account=args.account)
     finally:
         storage.close()
-    print(f"revoked {count} token(s); every process refuses them from now on", file=sys.stderr)
+    # A process keeps a token it found for a short while: the refusal is not instant.
+    print(
+        f"revoked {count} token(s); every process refuses them within {TOKEN_CACHE_S:g} seconds",
+        file=sys.stderr,
+    )
     return 0
 
 
@@ -227,9 +233,16 @@ def _key_rotate(args: argparse.Namespace) -> int:
 
 
 def _backup(args: argparse.Namespace) -> int:
-    from ctxmodes_remote.service.sqlite_storage import backup_sqlite
+    from ctxmodes_remote.service.sqlite_storage import DATABASE_NAME, backup_sqlite
 
-    backup_sqlite(_existing_data(args), args.to)
+    if args.database is not None or not (args.data / DATABASE_NAME).is_file():
+        # On Postgres the data directory holds only the key file: there is nothing to copy.
+        where = "" if args.database is not None else f"no service database in {args.data}; "
+        raise CtxmodesError(
+            f"{where}serve backup copies a service's SQLite database; back up a service on "
+            "Postgres with pg_dump --format=custom URL > FILE"
+        )
+    backup_sqlite(args.data, args.to)
     print(
         f"backed up to {args.to}; keep {args.data / 'master.keys'} with it (and apart from it)",
         file=sys.stderr,

@@ -12,8 +12,10 @@ nothing. A token that was tampered with, truncated or made under a foreign key r
 from __future__ import annotations
 
 import base64
+import contextlib
 import os
 import stat
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -85,7 +87,12 @@ class KeyRing:
         try:
             return self._fernet(account_id).decrypt(token.encode("ascii"))
         except (InvalidToken, UnicodeEncodeError):
-            raise CiphertextError("encrypted content is invalid for this account") from None
+            # Said to the user of a session that resends it: after a key was dropped too
+            # early, that is the one cause the user cannot see for themselves.
+            raise CiphertextError(
+                "encrypted content is invalid for this account (another account's, altered, "
+                "or made under a master key since dropped from the service's key file)"
+            ) from None
 
     # -- wrapping the storage keys of accounts ---------------------------------------------
 
@@ -135,15 +142,27 @@ class KeyRing:
 KEY_FILE_NAME = "master.keys"
 
 
-def _write_owner_only(path: Path, data: bytes) -> None:
-    temporary = path.with_suffix(".tmp")
+def _write_owner_only(path: Path, data: bytes, *, replace: bool = True) -> None:
+    """``data`` in ``path``, whole or not at all. Without ``replace``, a file already there
+    is kept: of processes creating the file at once, the first one's stands.
+
+    :raises FileExistsError: not ``replace``, and ``path`` exists."""
+    # A name of this process's own: another process writing its file at the same moment
+    # neither truncates this one nor moves it away.
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     try:
-        os.write(descriptor, data)
-        os.fsync(descriptor)
+        try:
+            os.write(descriptor, data)
+            os.fsync(descriptor)
+        finally:
+            os.close(descriptor)
+        if replace:
+            os.replace(temporary, path)
+        else:
+            os.link(temporary, path)  # fails when the file exists, unlike a rename
     finally:
-        os.close(descriptor)
-    os.replace(temporary, path)
+        temporary.unlink(missing_ok=True)
 
 
 def _read_keys(path: Path) -> list[bytes]:
@@ -171,7 +190,9 @@ def load_or_create_keyring(directory: Path) -> KeyRing:
     """The keyring kept in ``directory``; a first start creates it with one new key."""
     path = directory / KEY_FILE_NAME
     if not path.exists():
-        _write_owner_only(path, base64.urlsafe_b64encode(os.urandom(MASTER_KEY_BYTES)) + b"\n")
+        key = base64.urlsafe_b64encode(os.urandom(MASTER_KEY_BYTES)) + b"\n"
+        with contextlib.suppress(FileExistsError):  # another process made it first: use it
+            _write_owner_only(path, key, replace=False)
     return KeyRing(_read_keys(path))
 
 

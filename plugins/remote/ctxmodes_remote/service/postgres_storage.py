@@ -203,7 +203,10 @@ class PostgresStorage:
             # Migrate over a connection of its own first: a database that cannot be reached
             # fails here at once, not after the pool's wait.
             with psycopg.connect(url, autocommit=True, connect_timeout=int(timeout_s)) as first:
-                migrate(first)
+                try:
+                    migrate(first)
+                except psycopg.errors.InsufficientPrivilege as exc:
+                    raise StorageUnavailableError(_not_permitted(first, exc)) from None
             self._pool.open(wait=True, timeout=timeout_s)
         except (psycopg.Error, OSError, TimeoutError) as exc:
             self._pool.close()
@@ -717,6 +720,17 @@ def _rebuild_index(connection: psycopg.Connection, sealer: Sealer) -> None:
         cursor.executemany(
             "UPDATE history_items SET tokens = %s::integer[] WHERE seq = %s", updates
         )
+
+
+def _not_permitted(connection: psycopg.Connection, exc: psycopg.Error) -> str:
+    """What to do when the service's role may not make or change its tables: on Postgres
+    15 and newer, CREATE on the database is not enough, the tables go in its public schema."""
+    role, database = connection.info.user, connection.info.dbname
+    return (
+        f"cannot use the database: role {role} may not create the service's tables in "
+        f"database {database} ({_reason(exc)}); make a database the role owns "
+        f"(CREATE DATABASE … OWNER {role}), or GRANT CREATE ON SCHEMA public TO {role}"
+    )
 
 
 def _reason(exc: BaseException) -> str:

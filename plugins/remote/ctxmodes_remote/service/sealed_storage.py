@@ -50,6 +50,27 @@ _log = logging.getLogger("ctxmodes.serve")
 #: candidates anew for every page, a search through many pays for few.
 SEARCH_PAGE = 200
 
+#: The row of ``account_keys`` that records which master key the database was set up with:
+#: a random value wrapped under it by the first process to start (no account id looks like
+#: it). A process whose key file does not open it would make account keys of its own and
+#: split the database between two key files, so it refuses to start instead; rotation
+#: re-wraps it like an account's keys.
+KEY_CHECK_ID = "master-key-check"
+
+WRONG_KEY_FILE = (
+    "master.keys opens none of this database's data: it was encrypted under other master "
+    "keys (start with the key file it was made with; every process needs the same one)"
+)
+
+
+def _log_unreadable(unreadable: Sequence[str]) -> None:
+    if unreadable:
+        _log.error(
+            "%d account(s) hold data under a master key master.keys does not have; "
+            "their data is refused",
+            len(unreadable),
+        )
+
 
 def _note_place(account_id: str, session_id: str) -> bytes:
     return associated_data("note", account_id, session_id)
@@ -94,15 +115,28 @@ class SealedStorage:
         self._keyring = keyring
         self._checker = checker or CandidateChecker()
         self._secrets: dict[str, AccountSecrets] = {}
+        recorded = backend.account_key(KEY_CHECK_ID)
+        if recorded is not None:
+            self._open_key_check(recorded)
         # A database from before encryption at rest is sealed in place before first use
         # (and an index of an earlier tokenisation rebuilt).
         backend.upgrade(self)
-        unreadable = self.rewrap_account_keys()
-        if unreadable and len(unreadable) == len(backend.account_keys()):
-            raise AccountKeyError(
-                "master.keys opens none of this database's data: it was encrypted under "
-                "other master keys (start with the key file it was made with)"
-            )
+        unreadable = self._rewrap()
+        accounts = [key for key in backend.account_keys() if key[0] != KEY_CHECK_ID]
+        if unreadable and len(unreadable) == len(accounts):
+            raise AccountKeyError(WRONG_KEY_FILE)  # the one line, with no log line before it
+        _log_unreadable(unreadable)
+        if recorded is None:
+            # Two processes starting at once on a new database: the first row stays, and the
+            # other process, if its key file differs, refuses here.
+            made = self._keyring.wrap(KEY_CHECK_ID, new_secret())
+            self._open_key_check(backend.add_account_key(KEY_CHECK_ID, made))
+
+    def _open_key_check(self, wrapped: str) -> None:
+        try:
+            self._keyring.unwrap(KEY_CHECK_ID, wrapped)
+        except AccountKeyError:
+            raise AccountKeyError(WRONG_KEY_FILE) from None
 
     def replace_keyring(self, keyring: KeyRing) -> None:
         """Use ``keyring`` from now on: re-wrap under its newest key, and open every
@@ -119,22 +153,22 @@ class SealedStorage:
 
     def rewrap_account_keys(self) -> list[str]:
         """Re-wrap account secrets still under an older master key with the newest; returns
-        the accounts whose secret no master key of the keyring opens."""
+        the accounts whose secret no master key of the keyring opens (and logs them)."""
+        unreadable = self._rewrap()
+        _log_unreadable(unreadable)
+        return unreadable
+
+    def _rewrap(self) -> list[str]:
         unreadable: list[str] = []
         for account_id, wrapped in self.backend.account_keys():
             try:
                 rewrapped = self._keyring.rewrap(account_id, wrapped)
             except AccountKeyError:
-                unreadable.append(account_id)
+                if account_id != KEY_CHECK_ID:
+                    unreadable.append(account_id)
                 continue
             if rewrapped is not None:
                 self.backend.replace_account_key(account_id, wrapped, rewrapped)
-        if unreadable:
-            _log.error(
-                "%d account(s) hold data under a master key master.keys does not have; "
-                "their data is refused",
-                len(unreadable),
-            )
         return unreadable
 
     def _account(self, account_id: str) -> AccountSecrets:

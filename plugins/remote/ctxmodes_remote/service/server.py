@@ -71,8 +71,8 @@ async def _serve(config: ServerConfig) -> None:
         if not (config.data / KEY_FILE_NAME).exists() and storage.account_keys():
             # A new key would open none of it: refuse rather than start with one.
             raise KeyFileError(
-                f"{config.data / KEY_FILE_NAME} is missing, and the database holds data "
-                "encrypted under it: restore the key file"
+                f"{config.data / KEY_FILE_NAME} is missing, and the database is encrypted "
+                "under it: copy it from another process of this service, or restore it"
             )
         engine = ServiceEngine(
             storage, load_or_create_keyring(config.data), search_processes=SEARCH_PROCESSES
@@ -105,8 +105,6 @@ async def _serve(config: ServerConfig) -> None:
                 "(pass --tls-cert and --tls-key, or put a TLS proxy in front)",
                 file=sys.stderr,
             )
-        # The one line a supervisor (or a test) reads to learn the address.
-        print(f"ctxmodes serve: listening on {scheme}://{host}:{port}{CODEX_PATH}", flush=True)
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for signum in (signal.SIGINT, signal.SIGTERM):
@@ -124,6 +122,10 @@ async def _serve(config: ServerConfig) -> None:
             await service.reload_keyring(keyring)
             _log.info("keys reloaded: %d master key(s)", keyring.key_count)
 
+        # The one line a supervisor (or a test) reads to learn the address; only once the
+        # signals are handled, so a SIGTERM sent as soon as it is read stops the service
+        # the graceful way.
+        print(f"ctxmodes serve: listening on {scheme}://{host}:{port}{CODEX_PATH}", flush=True)
         await stop.wait()
     finally:
         await runner.cleanup()

@@ -404,9 +404,12 @@ def open_storage(
     try:
         from ctxmodes_remote.service.postgres_storage import PostgresStorage
     except ImportError as exc:
-        if not (exc.name or "").startswith("psycopg"):
+        # psycopg raises an ImportError of its own, naming no module, when it finds no libpq
+        # it can load: the extra is as much missing as when psycopg itself is.
+        if (exc.name or "").startswith("ctxmodes"):
             raise
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else "psycopg is missing"
         raise StorageUnavailableError(
-            "Postgres storage needs its extra: pip install 'ctxmodes[postgres]'"
+            f"Postgres storage needs its extra ({reason}): pip install 'ctxmodes[postgres]'"
         ) from None
     return PostgresStorage(database, max_connections=connections)

@@ -132,6 +132,24 @@ def test_a_key_dropped_before_the_rewrap_or_a_new_key_file_refuses_to_start(sqli
     engine.close()
 
 
+def test_a_backup_from_before_a_rotation_needs_the_key_it_was_taken_under(sqlite_engine):
+    data, start = sqlite_engine
+    engine = start([OLD_KEY])
+    account = create_token(engine._storage.backend, "alice").account
+    fill(engine, account)
+    backup_sqlite(data, data.parent / "before.sqlite3")
+    engine.close()
+    start([NEW_KEY, OLD_KEY]).close()  # rotated and re-wrapped
+    start([NEW_KEY]).close()  # the old key dropped: the live database still opens
+    (data.parent / "before.sqlite3").replace(data / DATABASE_NAME)
+    # The backup's account keys are still wrapped under the dropped key.
+    with pytest.raises(AccountKeyError, match="opens none of this database's data"):
+        start([NEW_KEY])
+    restored = start([NEW_KEY, OLD_KEY])
+    assert_readable(restored, account)
+    restored.close()
+
+
 def test_an_account_whose_key_is_not_held_is_refused_never_served(sqlite_engine):
     _, start = sqlite_engine
     engine = start([OLD_KEY])
@@ -438,18 +456,26 @@ def test_serve_refuses_to_start_without_its_key_file_or_with_another(tmp_path):
     missing = ctxmodes(*serve, check=False)
     assert missing.returncode == 1
     assert missing.stderr.endswith(
-        f"ctxmodes: error: {keys} is missing, and the database holds data encrypted under "
-        "it: restore the key file\n"
+        f"ctxmodes: error: {keys} is missing, and the database is encrypted under it: copy "
+        "it from another process of this service, or restore it\n"
     )
     assert not keys.exists(), "no new key may replace the lost one"
 
     load_or_create_keyring(data)  # another key file
-    other = ctxmodes(*serve, check=False)
-    assert other.returncode == 1
-    assert other.stderr.splitlines()[-1] == (
+    wrong_key = (
         "ctxmodes: error: master.keys opens none of this database's data: it was encrypted "
-        "under other master keys (start with the key file it was made with)"
+        "under other master keys (start with the key file it was made with; every process "
+        "needs the same one)\n"
     )
+    other = ctxmodes(*serve, check=False)
+    assert (other.returncode, other.stderr) == (1, wrong_key)
+    # A database of a version that recorded no master key: its account keys tell, and the
+    # refusal is still the one line.
+    with sqlite3.connect(data / DATABASE_NAME) as connection:
+        connection.execute("DELETE FROM account_keys WHERE account_id = 'master-key-check'")
+    connection.close()
+    older = ctxmodes(*serve, check=False)
+    assert (older.returncode, older.stderr) == (1, wrong_key)
     keys.write_bytes(kept)
     engine = ServiceEngine(SqliteStorage.in_directory(data), load_or_create_keyring(data))
     assert_readable(engine, account)

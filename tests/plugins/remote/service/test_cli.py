@@ -181,3 +181,70 @@ def test_an_empty_token_list_says_so(tmp_path):
     listed = ctxmodes("serve", "token", "list", "--data", str(data))
     assert listed.stdout == ""
     assert listed.stderr == "no tokens (`ctxmodes serve token create NAME` issues one)\n"
+
+
+def _handshake(port, *, oldest, newest):
+    """The TLS version a client offering ``oldest``..``newest`` agrees on, or ``None``."""
+    import socket
+    import ssl
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # naming TLS 1.0 and 1.1 warns
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+        context.check_hostname = False
+        context.verify_mode = ssl.CERT_NONE
+        context.set_ciphers("DEFAULT:@SECLEVEL=0")  # let this client speak the old versions
+        context.minimum_version = oldest
+        context.maximum_version = newest
+    try:
+        with context.wrap_socket(socket.create_connection(("127.0.0.1", port), timeout=10)) as s:
+            return s.version()
+    except ssl.SSLError:
+        return None
+
+
+def test_the_service_speaks_tls_1_2_or_newer_only(tmp_path, tls, script):
+    import socket
+    import ssl
+    import threading
+    import warnings
+
+    old, tls11 = ssl.TLSVersion.MINIMUM_SUPPORTED, ssl.TLSVersion.TLSv1_1
+    # This machine's TLS library can speak 1.1 at all: a server that allows it agrees on it,
+    # so a refusal below is the service's.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        lax = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        lax.set_ciphers("DEFAULT:@SECLEVEL=0")
+        lax.minimum_version = old
+    lax.load_cert_chain(tls.cert, tls.key)
+    with socket.create_server(("127.0.0.1", 0)) as listener:
+
+        def accept():
+            connection, _ = listener.accept()
+            try:
+                lax.wrap_socket(connection, server_side=True).close()
+            except (ssl.SSLError, OSError):
+                connection.close()
+
+        threading.Thread(target=accept, daemon=True).start()
+        assert _handshake(listener.getsockname()[1], oldest=old, newest=tls11) == "TLSv1.1"
+
+    service = ServeProcess(f"scripted:{script}", tmp_path / "data", tls, tmp_path / "serve.log")
+    try:
+        port = int(service.origin.rsplit(":", 1)[1])
+        assert _handshake(port, oldest=old, newest=tls11) is None
+        assert _handshake(port, oldest=old, newest=ssl.TLSVersion.TLSv1_2) == "TLSv1.2"
+    finally:
+        assert service.stop() == 0
+
+
+def test_a_sigterm_as_soon_as_it_says_it_listens_stops_it_gracefully(tmp_path, tls, script):
+    # A supervisor that stops the service right after reading its address: the service must
+    # already handle SIGTERM (exit 0, after its shutdown), not die of the signal.
+    for attempt in range(12):
+        service = ServeProcess(
+            f"scripted:{script}", tmp_path / "data", tls, tmp_path / f"serve{attempt}.log"
+        )
+        assert service.stop() == 0, f"attempt {attempt}"  # one SIGTERM, sent at once

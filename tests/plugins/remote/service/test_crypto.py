@@ -22,9 +22,12 @@ def test_tokens_are_fernet_and_open_only_for_their_account():
 
 
 def test_another_master_key_cannot_open_a_token():
-    token = KeyRing([os.urandom(32)]).encrypt("acct_a", b"secret")
-    with pytest.raises(CiphertextError):
-        KeyRing([os.urandom(32)]).decrypt("acct_a", token)
+    old, new = os.urandom(32), os.urandom(32)
+    token = KeyRing([old]).encrypt("acct_a", b"secret")
+    assert KeyRing([new, old]).decrypt("acct_a", token) == b"secret"
+    # The old key dropped: the error names that cause, which the session's user cannot see.
+    with pytest.raises(CiphertextError, match=r"master key since dropped from the service's key"):
+        KeyRing([new]).decrypt("acct_a", token)
 
 
 @pytest.mark.parametrize("damage", ["flip", "truncate", "empty", "not-ascii", "non-string"])
@@ -71,3 +74,30 @@ def test_malformed_key_file_is_one_clear_error(tmp_path):
     path.chmod(0o600)
     with pytest.raises(KeyFileError):
         load_or_create_keyring(tmp_path)
+
+
+def test_processes_starting_at_once_in_a_new_directory_share_one_master_key(tmp_path):
+    import threading
+
+    # Several service processes started at once on one data directory (and one database):
+    # each must use the key the file ends up holding, or the data of one would be wrapped
+    # under a key that no longer exists anywhere.
+    for attempt in range(30):
+        directory = tmp_path / f"d{attempt}"
+        directory.mkdir()
+        barrier = threading.Barrier(8)
+        rings = []
+
+        def start(directory=directory, barrier=barrier, rings=rings):
+            barrier.wait()
+            rings.append(load_or_create_keyring(directory))
+
+        threads = [threading.Thread(target=start) for _ in range(8)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        kept = load_or_create_keyring(directory)
+        token = kept.encrypt("acct_a", b"secret")
+        assert [ring.decrypt("acct_a", token) for ring in rings] == [b"secret"] * 8
+        assert sorted(path.name for path in directory.iterdir()) == ["master.keys"]

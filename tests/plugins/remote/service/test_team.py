@@ -175,3 +175,129 @@ def test_postgres_backup_restores_into_a_fresh_database(
             assert read(client, keyring, account, f"n{number}.md")["content"] == f"note {number}"
     finally:
         assert restored.stop() == 0
+
+
+def _first_commands(script, data, database):
+    """What a newcomer runs first against ``database``: ``token create``, then ``serve``."""
+    return (
+        ("serve", "token", "create", "alice", "--data", str(data), "--database", database),
+        ("serve", "--upstream", f"scripted:{script}", "--data", str(data), "--port", "0",
+         "--database", database),
+    )  # fmt: skip
+
+
+def _serve_refused(script, data, database):
+    return ctxmodes(*_first_commands(script, data, database)[1], check=False)
+
+
+def test_a_process_with_another_key_file_refuses_to_start_before_any_data(
+    tmp_path, tls, script, postgres_url
+):
+    # A second machine set up with its own key file instead of a copy of the first's: it
+    # would wrap new accounts' keys under its key, and each process would then refuse the
+    # other's accounts. The database records the first key, so the second stops at once.
+    first_data, second_data = tmp_path / "first", tmp_path / "second"
+    create_token(first_data, "alice", "--database", postgres_url)
+    first = ServeProcess(
+        f"scripted:{script}", first_data, tls, tmp_path / "a.log", "--database", postgres_url
+    )
+    try:
+        second_data.mkdir(mode=0o700)
+        load_or_create_keyring(second_data)
+        refused = _serve_refused(script, second_data, postgres_url)
+        assert refused.returncode == 1
+        assert refused.stderr == (
+            "ctxmodes: error: master.keys opens none of this database's data: it was "
+            "encrypted under other master keys (start with the key file it was made with; "
+            "every process needs the same one)\n"
+        )
+        shutil.rmtree(second_data)
+        second_data.mkdir(mode=0o700)
+        missing = _serve_refused(script, second_data, postgres_url)
+        assert missing.returncode == 1
+        assert missing.stderr == (
+            f"ctxmodes: error: {second_data / 'master.keys'} is missing, and the database is "
+            "encrypted under it: copy it from another process of this service, or restore it\n"
+        )
+        assert not (second_data / "master.keys").exists(), "no key of its own may be made"
+        # The copy the page asks for starts.
+        shutil.copy2(first_data / "master.keys", second_data / "master.keys")
+        second = ServeProcess(
+            f"scripted:{script}", second_data, tls, tmp_path / "b.log", "--database", postgres_url
+        )
+        assert second.stop() == 0
+    finally:
+        assert first.stop() == 0
+
+
+def test_postgres_without_a_usable_psycopg_is_one_line(tmp_path, script, postgres_url):
+    # psycopg's own ImportError when it loads no libpq names no module; PSYCOPG_IMPL asks
+    # for an implementation that is not installed, which fails the same way.
+    no_libpq = {"PSYCOPG_IMPL": "c"}
+    data = tmp_path / "data"
+    for args in _first_commands(script, data, postgres_url):
+        refused = ctxmodes(*args, check=False, env=no_libpq)
+        assert refused.returncode == 1
+        assert refused.stderr == (
+            "ctxmodes: error: Postgres storage needs its extra (couldn't import requested "
+            "psycopg 'c' implementation: No module named 'psycopg_c'): "
+            "pip install 'ctxmodes[postgres]'\n"
+        )
+
+
+def test_a_role_that_may_not_create_the_tables_is_told_what_to_grant(
+    tmp_path, script, postgres_server, postgres_url
+):
+    import psycopg
+
+    # The newcomer's database: made by the administrator, the service's role only given
+    # CREATE on it, which on Postgres 15 does not let it create tables in the public schema.
+    database = postgres_url.rsplit("/", 1)[1]
+    role = f"{database}_service"
+    with psycopg.connect(postgres_server.admin_url, autocommit=True) as admin:
+        admin.execute(f'CREATE ROLE "{role}" LOGIN')
+        admin.execute(f'GRANT CREATE ON DATABASE "{database}" TO "{role}"')
+    url = f"postgresql://{role}@127.0.0.1:{postgres_server.port}/{database}"
+    expected = (
+        f"ctxmodes: error: cannot use the database: role {role} may not create the service's "
+        f"tables in database {database} (permission denied for schema public); make a "
+        f"database the role owns (CREATE DATABASE … OWNER {role}), or GRANT CREATE ON SCHEMA "
+        f"public TO {role}\n"
+    )
+    try:
+        data = tmp_path / "data"
+        for args in _first_commands(script, data, url):
+            refused = ctxmodes(*args, check=False)
+            assert refused.returncode == 1
+            assert refused.stderr == expected
+        # What the line says to do is enough.
+        with psycopg.connect(postgres_url, autocommit=True) as owner:
+            owner.execute(f'GRANT CREATE ON SCHEMA public TO "{role}"')
+        assert create_token(data, "alice", "--database", url).count(".") == 2
+    finally:
+        postgres_server.drop(postgres_url)
+        with psycopg.connect(postgres_server.admin_url, autocommit=True) as admin:
+            admin.execute(f'DROP ROLE "{role}"')
+
+
+def test_serve_backup_on_a_postgres_service_says_how_to_back_it_up(tmp_path, postgres_url):
+    # The newcomer's guess: the data directory of a Postgres service holds only master.keys.
+    data = tmp_path / "data"
+    create_token(data, "alice", "--database", postgres_url)
+    to = tmp_path / "copy.sqlite3"
+    told = (
+        "serve backup copies a service's SQLite database; back up a service on Postgres with "
+        "pg_dump --format=custom URL > FILE\n"
+    )
+    with_url = ctxmodes(
+        "serve", "backup", "--data", str(data), "--database", postgres_url, "--to", str(to),
+        check=False,
+    )  # fmt: skip
+    assert (with_url.returncode, with_url.stderr) == (1, f"ctxmodes: error: {told}")
+    without = ctxmodes("serve", "backup", "--data", str(data), "--to", str(to), check=False)
+    assert (without.returncode, without.stderr) == (
+        1,
+        f"ctxmodes: error: no service database in {data}; {told}",
+    )
+    assert not to.exists()
+    assert sorted(path.name for path in data.iterdir()) == []
