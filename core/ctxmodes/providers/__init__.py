@@ -46,7 +46,7 @@ Adding a wire format (pi-ai's ``dist/api/<api>.js`` is the reference):
    :meth:`~.transport.call.CallContext.guard` so an abort ends it between events. Requests
    go through ``call.client(timeout)``, never a client of their own, so proxies, the abort
    and the deadline apply.
-3. Register the package in :data:`.apis.API_MODULES`. Import only downwards (``wire``,
+3. Register the package in :data:`.api_modules.API_MODULES`. Import only downwards (``wire``,
    ``transport``, ``apis.<shared>``): no function-level imports, no cycles.
 4. The oracle's cases for the ``api`` then run in
    ``tests/core/providers/test_pi_provider_cases.py``; add cases of your own (written by

@@ -18,7 +18,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from ctxmodes.providers import config_values
-from ctxmodes.providers.apis import API_MODULES
+from ctxmodes.providers.api_modules import API_MODULES
 from ctxmodes.providers.catalog import ModelSpec
 from ctxmodes.providers.credentials import CredentialError, pi_agent_dir
 

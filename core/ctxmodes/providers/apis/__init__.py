@@ -11,23 +11,11 @@ from __future__ import annotations
 import importlib
 from typing import Protocol, cast
 
+from ctxmodes.providers.api_modules import API_MODULES
 from ctxmodes.providers.base import ModelCapabilities
 from ctxmodes.providers.catalog import ModelSpec
 from ctxmodes.providers.transport.call import CallContext
 from ctxmodes.providers.wire import PiContext, PiMessage, StreamOptions
-
-#: ``api`` → the package that speaks it.
-API_MODULES: dict[str, str] = {
-    "openai-responses": "ctxmodes.providers.apis.openai_responses",
-    "openai-codex-responses": "ctxmodes.providers.apis.openai_codex_responses",
-    "openai-completions": "ctxmodes.providers.apis.openai_completions",
-    "anthropic-messages": "ctxmodes.providers.apis.anthropic_messages",
-    "google-generative-ai": "ctxmodes.providers.apis.google_generative_ai",
-    "google-vertex": "ctxmodes.providers.apis.google_vertex",
-    "mistral-conversations": "ctxmodes.providers.apis.mistral_conversations",
-    "azure-openai-responses": "ctxmodes.providers.apis.azure_openai_responses",
-    "bedrock-converse-stream": "ctxmodes.providers.apis.bedrock_converse_stream",
-}
 
 
 class StreamFunction(Protocol):
