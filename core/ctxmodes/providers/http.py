@@ -176,7 +176,7 @@ def proxy_for(url: str) -> str | None:
     proxy = proxies.get(parts.scheme) or proxies.get("all")
     if not proxy:
         return None
-    # The standard library has the function on every platform; typeshed lists it on none.
+    # The standard library has it on every platform; typeshed does not declare it.
     bypass = urllib.request.proxy_bypass_environment  # type: ignore[attr-defined]
     if bypass(parts.hostname or "", proxies):
         return None
