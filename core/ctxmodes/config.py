@@ -4,14 +4,16 @@ and the terminal, with the origin of every value.
 Sources, lowest precedence first:
 
 1. built-in defaults;
-2. the user file ``config.toml`` in the platform config directory (``CTXMODES_CONFIG_DIR``
+2. Pi's startup model, ``defaultProvider`` and ``defaultModel`` of its ``settings.json`` (a
+   trusted project's ``.pi/settings.json`` over the global one; :mod:`ctxmodes.pi_settings`);
+3. the user file ``config.toml`` in the platform config directory (``CTXMODES_CONFIG_DIR``
    overrides the directory);
-3. the project file ``.ctxmodes.toml`` in the working directory, or else the
+4. the project file ``.ctxmodes.toml`` in the working directory, or else the
    ``[tool.ctxmodes]`` table of its ``pyproject.toml`` -- only when the project is trusted
    (Pi's project trust, :mod:`ctxmodes.resources.trust`); a trusted project may set
    everything the user file may;
-4. environment variables (``CTXMODES_MODE``, ``CTXMODES_MODEL``);
-5. command-line flags.
+5. environment variables (``CTXMODES_MODE``, ``CTXMODES_MODEL``);
+6. command-line flags.
 
 Nested tables merge key by key, so a project file can set ``plugins.block`` without
 repeating the user's ``mode``. :mod:`ctxmodes.config_sources` reads the files and the
@@ -41,6 +43,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from ctxmodes.config_sources import DEFAULT_MODE, TrustCheck, read_sources
 from ctxmodes.errors import ConfigError
 from ctxmodes.host.retry_settings import RetrySettings
+from ctxmodes.pi_settings import pi_model_layer
 
 DEFAULT_SOURCE = "default"
 #: The owned table of modes' settings (``[modes.tree]``).
@@ -196,7 +199,8 @@ def load_settings(
     env = os.environ if environ is None else environ
     directory = Path.cwd() if cwd is None else cwd
     sources = read_sources(directory, env, trust)
-    layers = sources.layers
+    pi_model = pi_model_layer(directory, trust)
+    layers = ([] if pi_model is None else [pi_model]) + sources.layers
     if cli:
         layers.append(("command line", _undot({k: v for k, v in cli.items() if v is not None})))
 

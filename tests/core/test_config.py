@@ -1,3 +1,5 @@
+import json
+
 import pytest
 from pydantic import BaseModel, Field
 
@@ -130,3 +132,52 @@ def test_a_trusted_project_may_set_what_the_user_file_may(project, user_dir):
     assert settings.plugins.block == ["x"]
     assert settings.providers["p"].api_key == "!echo key"
     assert settings.providers["p"].headers == {"X-Team": "a"}
+
+
+def _pi_settings(directory, **values):
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "settings.json").write_text(json.dumps(values))
+
+
+def test_pis_default_model_is_the_model_when_nothing_else_names_one(project, user_dir, agent_dir):
+    _pi_settings(agent_dir, defaultProvider="anthropic", defaultModel="claude-sonnet-4-5")
+    loaded = load(project, user_dir)
+    assert loaded.settings.model == "anthropic/claude-sonnet-4-5"
+    assert loaded.origins["model"].startswith(str(agent_dir / "settings.json"))
+    assert "Pi's defaultProvider and defaultModel" in loaded.origins["model"]
+    # ctxmodes' own settings are above it, whichever names the model.
+    (user_dir / "config.toml").write_text('model = "openai/gpt-5.1"\n')
+    assert load(project, user_dir).settings.model == "openai/gpt-5.1"
+    (user_dir / "config.toml").unlink()
+    loaded = load(project, user_dir, env={"CTXMODES_MODEL": "scripted:s.json"})
+    assert (loaded.settings.model, loaded.origins["model"]) == ("scripted:s.json", "environment")
+
+
+def test_a_trusted_projects_pi_settings_override_the_global_ones_key_by_key(
+    project, clone, user_dir, agent_dir
+):
+    _pi_settings(agent_dir, defaultProvider="anthropic", defaultModel="claude-sonnet-4-5")
+    for directory in (project, clone):
+        _pi_settings(directory / ".pi", defaultModel="claude-opus-4-1")
+    loaded = load(project, user_dir)
+    assert loaded.settings.model == "anthropic/claude-opus-4-1"
+    assert loaded.origins["model"].startswith(str(project / ".pi" / "settings.json"))
+    # An untrusted project's settings are not read, as Pi reads none of them.
+    assert load(clone, user_dir).settings.model == "anthropic/claude-sonnet-4-5"
+
+
+@pytest.mark.parametrize(
+    "values",
+    [{}, {"defaultProvider": "anthropic"}, {"defaultModel": "gpt-5.1"}, {"defaultModel": 5}],
+)
+def test_pi_settings_that_name_no_whole_model_name_none(project, user_dir, agent_dir, values):
+    _pi_settings(agent_dir, **values)
+    loaded = load(project, user_dir)
+    assert (loaded.settings.model, loaded.origins["model"]) == (None, "default")
+
+
+@pytest.mark.parametrize("text", ["{not json", "[1, 2]"])
+def test_unreadable_pi_settings_name_the_file(project, user_dir, agent_dir, text):
+    (agent_dir / "settings.json").write_text(text)
+    with pytest.raises(ConfigError, match=str(agent_dir / "settings.json")):
+        load(project, user_dir)

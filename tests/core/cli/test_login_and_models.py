@@ -216,3 +216,21 @@ def test_a_run_with_no_model_says_how_to_name_one(tmp_path: Path) -> None:
         "ctxmodes: error: no model configured: pass --model PROVIDER/MODEL (`ctxmodes models` "
         "lists them) or scripted:FILE, or set `model` in config.toml or CTXMODES_MODEL\n"
     )
+
+
+def test_pis_default_model_is_the_model_of_a_run_without_one(tmp_path: Path) -> None:
+    """Pi's startup model (``defaultProvider``, ``defaultModel``) carries over: ``config
+    show`` names it and its file, and a run without ``--model`` takes it."""
+    (tmp_path / "agent").mkdir()
+    (tmp_path / "agent" / "settings.json").write_text(
+        '{"defaultProvider": "anthropic", "defaultModel": "claude-sonnet-4-5"}'
+    )
+    shown = run_ctxmodes(tmp_path, "config", "show")
+    assert shown.returncode == 0, shown.stderr
+    (line,) = [line for line in shown.stdout.splitlines() if line.split()[:1] == ["model"]]
+    assert "anthropic/claude-sonnet-4-5" in line
+    assert str(tmp_path / "agent" / "settings.json") in line
+    ran = run_ctxmodes(tmp_path, "run", "hello")
+    assert ran.returncode == 1
+    assert "anthropic/claude-sonnet-4-5" in ran.stderr
+    assert "ANTHROPIC_API_KEY" in ran.stderr
