@@ -3,6 +3,8 @@
 import re
 from pathlib import Path
 
+import pytest
+
 from ctxmodes.config import DEFAULT_SOURCE, load_settings
 
 
@@ -27,6 +29,7 @@ def test_a_command_line_value_is_attributed_to_the_command_line(user_dir: Path, 
     assert loaded.origins["model"] == DEFAULT_SOURCE
 
 
+@pytest.mark.slow  # runs ctxmodes in a process of its own
 def test_config_show_refuses_a_mode_that_is_not_installed_naming_where_it_was_set(
     tmp_path: Path,
 ) -> None:

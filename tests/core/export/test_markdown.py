@@ -56,6 +56,7 @@ def test_plain_text_renders_as_the_parser_renders_it(text):
     assert render_markdown(text) == parsed(text)
 
 
+@pytest.mark.slow  # thousands of seeded texts
 def test_random_texts_render_as_the_parser_renders_them():
     rng = random.Random(20260101)
     plain = 0

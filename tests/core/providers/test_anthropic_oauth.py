@@ -110,6 +110,7 @@ print(AuthResolver(refreshers={"anthropic": renew}).resolve("anthropic").api_key
 """
 
 
+@pytest.mark.slow  # two processes of their own
 def test_two_processes_refreshing_at_once_spend_one_refresh_token(tmp_path: Path) -> None:
     path = _pi_auth(tmp_path, {"anthropic": _expired()})
     with TokenServer(delay_s=0.3) as server:

@@ -111,7 +111,14 @@ def test_sigv4_signature_covers_what_is_sent(monkeypatch: pytest.MonkeyPatch) ->
         "bedrock",
         "eu-west-1",
     )
-    check.context["timestamp"] = request.headers["x-amz-date"]
+    # The verifier signs at the time the request says it was signed (add_auth takes the
+    # clock's time, which may have moved to the next second since).
+    import datetime
+
+    import botocore.auth
+
+    signed_at = datetime.datetime.strptime(request.headers["x-amz-date"], "%Y%m%dT%H%M%SZ")
+    monkeypatch.setattr(botocore.auth, "get_current_datetime", lambda: signed_at)
     signer.add_auth(check)
     assert check.headers["Authorization"] == authorization
 

@@ -144,6 +144,7 @@ print(CodexTokenSource(lambda: client, user_agent="pi (test)")())
 """
 
 
+@pytest.mark.slow  # two processes of their own
 def test_two_processes_refreshing_at_once_spend_one_refresh_token(tmp_path: Path) -> None:
     pi_dir = tmp_path / "pi"
     pi_dir.mkdir()

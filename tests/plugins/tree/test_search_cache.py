@@ -552,6 +552,7 @@ def test_a_session_the_typescript_extension_wrote_gets_its_cache_lazily(
     assert file.read_bytes() == original  # the session file itself is never touched
 
 
+@pytest.mark.slow  # a long session searched many times
 def test_lazy_filter_making_is_paid_for_by_reading(decoys, monkeypatch) -> None:
     """Making filters costs more than reading: an older session's first search makes only
     as many as its reading pays for, and the rest come with later searches."""

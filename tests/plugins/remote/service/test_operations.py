@@ -5,6 +5,8 @@ import re
 import threading
 import time
 
+import pytest
+
 
 def test_health_and_readiness_need_no_token(service):
     anonymous = service.client.as_token(None)
@@ -92,6 +94,7 @@ def test_a_read_only_database_refuses_writes_clearly_and_keeps_reads(make_servic
     assert service.call("notes", "read_file", {"path": "new.md"})["file"] is None
 
 
+@pytest.mark.slow  # thousands of requests
 def test_metric_labels_are_known_routes_only_whatever_the_requests(service):
     origin = service.client.base.removesuffix("/backend-api/codex")
     anonymous = service.client.__class__(origin, service.tls, None)
