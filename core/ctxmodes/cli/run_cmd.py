@@ -33,18 +33,23 @@ def register(subparsers: Any) -> None:
         metavar="SPEC",
         help="the model, e.g. scripted:FILE (overrides configuration and CTXMODES_MODEL)",
     )
+    # Also given before the command (``ctxmodes -c run``, as ``pi -c -p``): without a value
+    # here, the one given there is kept (see _session_choice).
     where = parser.add_mutually_exclusive_group()
     where.add_argument(
         "--session",
         metavar="PATH|ID",
+        default=argparse.SUPPRESS,
         help="the session to continue: a .jsonl file (created at the first prompt if "
         "missing) or a session id or its beginning; default: a new session in Pi's session "
         "directory for the working directory",
     )
     where.add_argument(
+        "-c",
         "--continue",
         dest="continue_recent",
         action="store_true",
+        default=argparse.SUPPRESS,
         help="continue the most recent session of the working directory (Pi's directory layout)",
     )
     parser.add_argument(
@@ -77,16 +82,17 @@ def run(args: argparse.Namespace) -> int:
     from ctxmodes.session.writer import Durability
     from ctxmodes.ui import HeadlessUI
 
+    session, continue_recent = _session_choice(args)
     trust = run_trust(args)
     cwd, settings = agent_settings(args, trust)
     durability = Durability(settings.durability)
-    if args.session is not None:
+    if session is not None:
         manager = SessionManager.open(
-            resolve_session(args.session, cwd),
+            resolve_session(session, cwd),
             cwd_override=cwd if args.cwd is not None else None,
             durability=durability,
         )
-    elif args.continue_recent:
+    elif continue_recent:
         manager = SessionManager.continue_recent(cwd, durability=durability)
     else:
         manager = SessionManager.create(cwd, durability=durability)
@@ -138,3 +144,22 @@ def run(args: argparse.Namespace) -> int:
             if trace is not None:
                 trace.close()
     return 0
+
+
+def _session_choice(args: argparse.Namespace) -> tuple[str | None, bool]:
+    """``--session`` and ``-c``, given before ``run`` or after it.
+
+    :raises CtxmodesError: both are given, or ``-r``, whose picker needs a terminal.
+    """
+    from ctxmodes.errors import CtxmodesError
+
+    session: str | None = getattr(args, "session", None)
+    continue_recent: bool = getattr(args, "continue_recent", False)
+    if getattr(args, "resume", False):
+        raise CtxmodesError(
+            "run has no session picker: name the session with --session, or continue the "
+            "most recent one with -c"
+        )
+    if session is not None and continue_recent:
+        raise CtxmodesError("--session and -c name two sessions: give one of them")
+    return session, continue_recent

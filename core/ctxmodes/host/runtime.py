@@ -143,7 +143,10 @@ class AgentHost:
         # Fail before any session opens: an unknown mode, or a [modes.<name>] table that names
         # no installed mode or does not validate (a session may switch to any mode later; not
         # to one whose plugin is not loaded, so that blocking a plugin takes nothing more).
-        if mode is not None:
+        # A default whose plugin is not loaded (blocked, or left out of the allow list) is
+        # refused, in the registry's words, only by a session that needs it: one asking for
+        # no mode of its own (--mode, or the mode a session records, stands in for it).
+        if mode is not None and not self._registry.provider_not_loaded(mode):
             self._registry.get(mode).spec.validate_settings(self._mode_settings.get(mode))
         for name, table in self._mode_settings.items():
             if name != mode and not self._registry.provider_not_loaded(name):

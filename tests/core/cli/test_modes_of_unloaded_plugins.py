@@ -144,6 +144,28 @@ def test_a_session_does_not_start_in_a_mode_that_is_not_loaded(
     assert session_files(tmp_path) == [], "nothing is written before the mode is known"
 
 
+def test_another_mode_asked_for_stands_in_for_a_configured_one_that_is_not_loaded(
+    selection: tuple[str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The configured default matters only to a session that asks for no mode: ``--mode
+    off`` runs, and the session records ``off``; without it the default is refused."""
+    _, words = selection
+    user_file = tmp_path / "config" / "config.toml"
+    user_file.write_text('mode = "tree"\n' + user_file.read_text())
+    model = scripted_model(tmp_path)
+    assert ctxmodes(capsys, "run", "--model", model, "hello") == (
+        1,
+        "",
+        f"ctxmodes: error: {words}\n",
+    )
+    assert session_files(tmp_path) == []
+    code, out, err = ctxmodes(capsys, "run", "--mode", "off", "--model", model, "hello")
+    assert (code, err) == (0, "")
+    assert "fine" in out
+    (session,) = session_files(tmp_path)
+    assert '"customType":"ctxmodes-mode","data":{"protocol":1,"mode":"off"' in (session.read_text())
+
+
 def test_switching_to_a_mode_that_is_not_loaded_is_refused_with_the_reason(
     selection: tuple[str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -96,6 +96,36 @@ def test_session_takes_a_whole_or_partial_id(
     assert all(session_id in err for session_id in ids)
 
 
+@pytest.mark.parametrize("before_the_command", [True, False])
+def test_c_continues_the_most_recent_session_before_or_after_run(
+    project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], before_the_command: bool
+) -> None:
+    # As ``pi -c -p``: ``ctxmodes -c run`` once started a new session without a word.
+    assert ctxmodes(capsys, "run", "--model", _script(tmp_path), "first")[0] == 0
+    continued = ["-c", "run"] if before_the_command else ["run", "-c"]
+    code, _, err = ctxmodes(capsys, *continued, "--model", _script(tmp_path), "second")
+    assert code == 0, err
+    (info,) = _sessions(project)
+    assert info.message_count == 4
+
+
+@pytest.mark.parametrize(
+    ("argv", "error"),
+    [
+        (["-r", "run"], "run has no session picker"),
+        (["--session", "abc", "run", "-c"], "--session and -c name two sessions"),
+    ],
+)
+def test_run_refuses_a_session_choice_it_cannot_follow(
+    project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], argv, error
+) -> None:
+    code, _, err = ctxmodes(capsys, *argv, "--model", _script(tmp_path), "hello")
+    assert code == 1
+    assert err.startswith(f"ctxmodes: error: {error}")
+    assert err.count("\n") == 1
+    assert _sessions(project) == []
+
+
 def test_an_unknown_id_is_an_error_never_a_new_file(
     project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
