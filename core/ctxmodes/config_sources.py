@@ -110,12 +110,7 @@ def read_sources(
     skipped = None
     project_file = project_config_file(directory)
     if project_file is not None:
-        if trusted is None:
-            # Only now: the trust store's module costs a start without a project file nothing.
-            from ctxmodes.resources.trust import trusted_without_asking
-
-            trusted = trusted_without_asking
-        if trusted(_as_path(directory)):
+        if project_trusted(_as_path(directory), trusted):
             project = _project_layer(project_file)
             if project is not None:
                 layers.append(project)
@@ -129,6 +124,18 @@ def read_sources(
     if env_values:
         layers.append(("environment", env_values))
     return Sources(layers, skipped)
+
+
+def project_trusted(directory: Path, trusted: TrustCheck | None) -> bool:
+    """``trusted(directory)``; by default (``None``) a saved decision or
+    ``defaultProjectTrust`` decides, nobody is asked, and an undecided project is not
+    trusted. Ask only for a project that has something to load."""
+    if trusted is None:
+        # Only now: the trust store's module costs a start without a project file nothing.
+        from ctxmodes.resources.trust import trusted_without_asking
+
+        trusted = trusted_without_asking
+    return trusted(directory)
 
 
 class StartupSettings(NamedTuple):

@@ -16,7 +16,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ctxmodes.config_sources import Layer, TrustCheck
+from ctxmodes.config_sources import Layer, TrustCheck, project_trusted
 from ctxmodes.errors import ConfigError
 
 __all__ = ["pi_model_layer"]
@@ -37,7 +37,7 @@ def pi_model_layer(directory: Path, trusted: TrustCheck | None = None) -> Layer 
     found: dict[str, tuple[str, Path]] = {}
     files = [agent_dir() / "settings.json"]
     project = directory / ".pi" / "settings.json"
-    if project.is_file() and _trusted(directory, trusted):
+    if project.is_file() and project_trusted(directory, trusted):
         files.append(project)
     for path in files:
         for key, value in _settings(path).items():
@@ -47,14 +47,6 @@ def pi_model_layer(directory: Path, trusted: TrustCheck | None = None) -> Layer 
         return None
     (provider, _), (model, source) = found["defaultProvider"], found["defaultModel"]
     return f"{source} (Pi's defaultProvider and defaultModel)", {"model": f"{provider}/{model}"}
-
-
-def _trusted(directory: Path, trusted: TrustCheck | None) -> bool:
-    if trusted is None:
-        from ctxmodes.resources.trust import trusted_without_asking
-
-        trusted = trusted_without_asking
-    return trusted(directory)
 
 
 def _settings(path: Path) -> dict[str, Any]:
