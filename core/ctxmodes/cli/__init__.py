@@ -184,6 +184,12 @@ def _add_plugin_command(subparsers: Any, command: CliCommand, *, full: bool) -> 
     parser.set_defaults(handler=command.run)
 
 
+def _refusal_words(error: OSError) -> str:
+    """What the system refused, with the file it concerns when it names one."""
+    reason = error.strerror or str(error)
+    return f"{error.filename}: {reason}" if error.filename is not None else reason
+
+
 def _print_error(error: CtxmodesError) -> None:
     from ctxmodes.terminal_text import visible_lines
 
@@ -255,6 +261,11 @@ def _main(arguments: list[str]) -> tuple[int, bool]:
     except BrokenPipeError:
         # Output piped into `head` and friends: not an error worth a traceback.
         return 0, False
+    except OSError as exc:
+        # The system refused: a full disk, a file that may not be written, output that
+        # cannot be. Nothing to debug, one line to act on.
+        _print_error(CtxmodesError(_refusal_words(exc)))
+        return 1, False
     except KeyboardInterrupt:
         # Ctrl-C: the user stopped the command. One line saying so and the shell's status
         # for it, no traceback.

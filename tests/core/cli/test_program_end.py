@@ -104,3 +104,20 @@ def test_other_commands_end_with_the_teardown() -> None:
     done = _run(_LOUD, "modes")
     assert done.returncode == 0
     assert done.stderr.endswith(b"torn down\n")
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs Linux's /dev/full")
+@pytest.mark.parametrize("json", [True, False])
+def test_output_to_a_full_disk_is_one_line_and_status_1(
+    session: tuple[Path, bytes], json: bool
+) -> None:
+    path, _ = session
+    argv = ["session", "context", str(path), *(["--json"] if json else [])]
+    with open("/dev/full", "wb") as full:
+        done = subprocess.run(
+            [sys.executable, "-c", _PROGRAM.format(before=""), *argv],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            timeout=60,
+        )
+    assert (done.returncode, done.stderr) == (1, b"ctxmodes: error: No space left on device\n")
