@@ -19,13 +19,13 @@ With group commit (:class:`HeldWrites`, SQLite), calls that ran while writes wer
 answered only once those writes are committed: the worker runs the calls waiting, then
 commits them all with one sync once no call is waiting (or the group is :data:`GROUP_CALLS`
 calls or :data:`GROUP_SECONDS` old), and then answers them, with one wake-up of the event
-loop for all of them. Before it commits a group, the worker waits a little (at most
-:data:`GROUP_WAIT_S` without a new call) for the sessions it answered within
-:data:`RECENT_SESSION_S` that have no call in the group yet: sessions that keep calling send
-their next call as soon as they have their answer, and a commit costs about what a write
-does (its sync, and the transaction's start), so a commit that waits for them costs less a
-write. A lone session, or one whose call is already in the group, waits for nothing. Calls
-run during a pause are committed when the pause ends, not held behind the long call.
+loop for all of them. Before it commits a group of fewer than :data:`GROUP_TARGET` calls, the
+worker waits a little (at most :data:`GROUP_WAIT_S` without a new call) for the sessions it
+answered within :data:`RECENT_SESSION_S` that have no call in the group yet: sessions that
+keep calling send their next call as soon as they have their answer, and a commit costs
+about what a write does (its sync), so a commit that waits for them costs less a write. A
+lone session, or one whose call is already in the group, waits for nothing. Calls run during
+a pause are committed when the pause ends, not held behind the long call.
 
 The calls about one session take turns wherever they run (:class:`SessionTurns`), in arrival
 order. Note reads (and on Postgres note writes), which the storage answers on the event loop,
@@ -120,9 +120,12 @@ _Held = tuple[_Reply, Any, BaseException | None]
 GROUP_CALLS = 64
 GROUP_SECONDS = 0.005
 #: The longest a group's commit waits without a new call for sessions answered within
-#: :data:`RECENT_SESSION_S` (seconds each).
+#: :data:`RECENT_SESSION_S` (seconds each), and the group size it waits to reach at most: a
+#: larger group saves little more per write, and holding its calls back for stragglers keeps
+#: the clients and the service from working at once.
 GROUP_WAIT_S = 0.001
 RECENT_SESSION_S = 0.02
+GROUP_TARGET = 8
 #: Seconds a call runs before :func:`yield_turn` lets other accounts' calls in.
 SLICE_S = 0.002
 
@@ -303,7 +306,10 @@ class FairWorker:
 
     def _await_group(self) -> bool:
         """Wait (bounded) for a call of a session that was answered recently and has none in
-        the held group; whether a call is waiting now."""
+        the held group, while the group is smaller than :data:`GROUP_TARGET`; whether a call
+        is waiting now."""
+        if len(self._held) >= GROUP_TARGET:
+            return False
         now = time.perf_counter()
         recent = now - RECENT_SESSION_S
         expected = any(

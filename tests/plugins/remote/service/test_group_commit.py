@@ -159,3 +159,31 @@ def test_a_session_that_stops_calling_delays_a_commit_by_the_bound_only(tmp_path
     assert len(commits) == 2
     worker.close()
     storage.close()
+
+
+def test_a_group_of_the_target_size_waits_for_nobody(tmp_path, monkeypatch):
+    monkeypatch.setattr(workers, "GROUP_WAIT_S", 30.0)
+    monkeypatch.setattr(workers, "GROUP_SECONDS", 30.0)
+    monkeypatch.setattr(workers, "RECENT_SESSION_S", 60.0)
+    storage, account, engine, commits = _grouping_engine(tmp_path)
+    worker = FairWorker("test-worker", engine)
+    sessions = [f"s{n}" for n in range(workers.GROUP_TARGET + 1)]
+
+    def round_of(names, path):
+        gate = threading.Event()
+        worker.submit("", gate.wait)
+        futures = [
+            worker.submit("alice", session_write(engine, account, s, path), session=("a", s))
+            for s in names
+        ]
+        gate.set()
+        return futures
+
+    for future in round_of(sessions, "a.md"):
+        future.result(timeout=30)
+    # All but one call again: the group is big enough, the last session is not waited for.
+    for future in round_of(sessions[:-1], "b.md"):
+        future.result(timeout=10)
+    assert len(commits) == 2
+    worker.close()
+    storage.close()
