@@ -19,7 +19,9 @@ write whose answer is lost).
 
 Note reads and writes, the service's most frequent calls, also run on the event loop
 (:class:`PostgresLoopNotes`, psycopg's asyncio connections in a pool of their own, with the
-same statements and the same recovery), so they take no trip to a worker thread.
+same statements and the same recovery), so they take no trip to a worker thread. The note
+writes made in one turn of the event loop go to the database together, as one statement
+that commits them all.
 """
 
 from __future__ import annotations
@@ -503,6 +505,23 @@ _APPEND_NOTE = (
     "VALUES (%s, %s, %s, %s, %s, %s) "
     "ON CONFLICT (account_id, session_id, after_seq) DO NOTHING RETURNING seq"
 )
+#: Note writes of several sessions in one statement, each row as :data:`_APPEND_NOTE`'s: the
+#: rows that conflict insert nothing, the others commit together. The rows come sorted by
+#: session, so statements of two processes that wait for each other's rows wait in one
+#: order, and never deadlock.
+_APPEND_NOTES = (
+    "INSERT INTO note_events (account_id, session_id, action, timestamp, sealed, after_seq) "
+    "SELECT * FROM unnest(%s::text[], %s::text[], %s::text[], %s::bigint[], %s::bytea[], "
+    "%s::bigint[]) "
+    "ON CONFLICT (account_id, session_id, after_seq) DO NOTHING "
+    "RETURNING seq, account_id, session_id, after_seq"
+)
+#: The most note writes one statement carries.
+WRITE_BATCH = 64
+
+#: A note write waiting for its statement: its row, and the future that gets its sequence
+#: number (``None``: refused, another write to the session came first).
+_Write = tuple[tuple[object, ...], "asyncio.Future[int | None]"]
 
 
 def _note_params(
@@ -526,7 +545,14 @@ class PostgresLoopNotes:
     ``max_connections`` (waiting at most the pool's timeout for a turn), so whenever none is
     kept idle the pool has one to lend. A connection that broke, or is not idle, goes back
     to the pool, and a lost connection sends every kept one back to it as well, to be
-    checked with its own."""
+    checked with its own.
+
+    The note writes made in one turn of the event loop (one each at most per session: a
+    session's calls take turns) are sent at the end of that turn in one statement, of at
+    most :data:`WRITE_BATCH` rows: one round trip and one commit for all of them cost the
+    process, and the database, far less than one each, and a write waits for no other
+    statement. Each is answered once that statement has committed; a statement that fails
+    fails every write it carried."""
 
     def __init__(self, url: str, max_connections: int, timeout_s: float) -> None:
         self._url = url
@@ -538,6 +564,10 @@ class PostgresLoopNotes:
         #: Connections taken from the pool, idle, and each one's cursor (used again for
         #: every statement: making one per statement is a measurable part of a write).
         self._kept: list[tuple[psycopg.AsyncConnection[Any], psycopg.AsyncCursor[Any]]] = []
+        #: Note writes made in this turn of the loop, and the statements of writes under way
+        #: (kept here: the loop holds a task only weakly).
+        self._writes: list[_Write] = []
+        self._writing: set[asyncio.Task[None]] = set()
 
     async def _opened(self) -> AsyncConnectionPool:
         pool = self._pool
@@ -560,6 +590,8 @@ class PostgresLoopNotes:
         return pool
 
     async def close(self) -> None:
+        if self._writing:
+            await asyncio.gather(*self._writing, return_exceptions=True)
         if self._pool is not None:
             await self._give_back_kept(self._pool)
             await self._pool.close()
@@ -656,8 +688,54 @@ class PostgresLoopNotes:
     async def append_note_event(
         self, account_id: str, session_id: str, note: SealedNote, after: int
     ) -> int | None:
-        rows = await self._run(_APPEND_NOTE, _note_params(account_id, session_id, note, after))
-        return int(rows[0][0]) if rows else None
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[int | None] = loop.create_future()
+        if not self._writes:
+            loop.call_soon(self._send_writes)
+        self._writes.append((_note_params(account_id, session_id, note, after), future))
+        return await future
+
+    def _send_writes(self) -> None:
+        """Send the writes made in this turn of the loop (those whose caller has gone are
+        left out)."""
+        writes = [write for write in self._writes if not write[1].done()]
+        self._writes = []
+        for start in range(0, len(writes), WRITE_BATCH):
+            task = asyncio.ensure_future(self._append(writes[start : start + WRITE_BATCH]))
+            self._writing.add(task)
+            task.add_done_callback(self._writing.discard)
+
+    async def _append(self, writes: list[_Write]) -> None:
+        """Commit ``writes`` in one statement and answer each (with the failure, if it
+        fails)."""
+        try:
+            if len(writes) == 1:
+                rows = await self._run(_APPEND_NOTE, writes[0][0])
+                seqs = [int(rows[0][0]) if rows else None]
+            else:
+                writes.sort(key=lambda write: (write[0][0], write[0][1]))
+                columns = [list(column) for column in zip(*(row for row, _ in writes), strict=True)]
+                rows = await self._run(_APPEND_NOTES, columns)
+                # A session has one write in a statement at most: a row names its write.
+                inserted: dict[tuple[object, ...], int] = {
+                    (row[1], row[2], int(row[3])): int(row[0]) for row in rows
+                }
+                seqs = [inserted.get((row[0], row[1], row[5])) for row, _ in writes]
+        except BaseException as error:
+            for _, future in writes:
+                if not future.done():
+                    # Each caller raises an error of its own (a traceback each).
+                    future.set_exception(
+                        StorageUnavailableError(str(error))
+                        if isinstance(error, StorageUnavailableError)
+                        else error
+                    )
+            if not isinstance(error, Exception):
+                raise
+            return
+        for (_, future), seq in zip(writes, seqs, strict=True):
+            if not future.done():
+                future.set_result(seq)
 
 
 def _seal_batch(connection: psycopg.Connection, sealer: Sealer) -> bool | None:

@@ -359,3 +359,98 @@ def test_postgres_loop_notes_keep_their_connections_and_wait_for_a_free_one(post
             await notes.close()
 
     asyncio.run(main())
+
+
+def _sealed(text: str):
+    from ctxmodes_remote.service.storage import SealedNote
+
+    return SealedNote("write", 1, text.encode())
+
+
+def test_postgres_note_writes_of_one_loop_turn_share_a_statement(postgres_url, tmp_path):
+    """Note writes made in one turn of the event loop go to Postgres in one statement: each
+    gets its own sequence number, a stale one among them is refused alone, and a statement
+    that fails fails every write it carried."""
+    import asyncio
+
+    storage = open_storage(tmp_path, postgres_url)
+    notes = storage.loop_notes()
+
+    async def main() -> None:
+        try:
+            first = await asyncio.gather(
+                *(notes.append_note_event("a", f"s{n}", _sealed(f"{n}"), 0) for n in range(5))
+            )
+            assert None not in first
+            assert len(set(first)) == 5
+            # s0 writes after its first write; s1 names a write that is not its latest.
+            second = await asyncio.gather(
+                notes.append_note_event("a", "s0", _sealed("next"), first[0]),
+                notes.append_note_event("a", "s1", _sealed("stale"), 0),
+                notes.append_note_event("b", "s0", _sealed("other account"), 0),
+            )
+            assert second[0] is not None
+            assert second[0] > max(first)
+            assert second[1] is None
+            assert second[2] is not None
+            stored = await notes.note_events("a", "s0")
+            assert [note.sealed for _, note in stored] == [b"0", b"next"]
+            assert [note.sealed for _, note in await notes.note_events("a", "s1")] == [b"1"]
+            # Postgres refuses a NUL in text: that row fails the statement, and every write
+            # in it fails with it, the valid one too; nothing of either is stored.
+            failed = await asyncio.gather(
+                notes.append_note_event("a", "s2", _sealed("valid"), first[2]),
+                notes.append_note_event("a", "bad\x00session", _sealed("x"), 0),
+                return_exceptions=True,
+            )
+            assert all(isinstance(error, StorageUnavailableError) for error in failed)
+            assert [note.sealed for _, note in await notes.note_events("a", "s2")] == [b"2"]
+            # Alone, the valid write goes through.
+            assert await notes.append_note_event("a", "s2", _sealed("valid"), first[2])
+        finally:
+            await notes.close()
+
+    try:
+        asyncio.run(main())
+    finally:
+        storage.close()
+
+
+def test_postgres_statements_of_note_writes_from_two_processes_never_deadlock(
+    postgres_url, tmp_path
+):
+    """Two processes' statements of note writes to the same sessions, arriving in opposite
+    orders, wait for each other's rows in one order: every write is either stored or refused
+    as stale, and each session's writes form one chain."""
+    import asyncio
+
+    storages = [open_storage(tmp_path, postgres_url) for _ in range(2)]
+    sessions = [f"s{n}" for n in range(6)]
+
+    async def main() -> None:
+        loops = [storage.loop_notes() for storage in storages]
+        latest = dict.fromkeys(sessions, 0)
+        try:
+            for round_ in range(15):
+                calls = [
+                    notes.append_note_event("a", session, _sealed(f"{round_}"), latest[session])
+                    for index, notes in enumerate(loops)
+                    for session in (sessions if index == 0 else sessions[::-1])
+                ]
+                results = await asyncio.gather(*calls)
+                for session in sessions:
+                    stored = await loops[0].note_events("a", session)
+                    latest[session] = stored[-1][0]
+                # Of two writes naming the same predecessor, exactly one was stored.
+                assert sum(seq is not None for seq in results) == len(sessions)
+            for session in sessions:
+                assert len(await loops[0].note_events("a", session)) == 15
+        finally:
+            for notes in loops:
+                await notes.close()
+
+    try:
+        asyncio.run(main())
+    finally:
+        for storage in storages:
+            storage.close()
