@@ -547,12 +547,13 @@ class PostgresLoopNotes:
     to the pool, and a lost connection sends every kept one back to it as well, to be
     checked with its own.
 
-    The note writes made in one turn of the event loop (one each at most per session: a
-    session's calls take turns) are sent at the end of that turn in one statement, of at
+    A note write made while no statement of note writes is under way goes at once, alone.
+    Those made while one is (one each at most per session: a session's calls take turns)
+    are sent at the end of that turn of the event loop, together in one statement of at
     most :data:`WRITE_BATCH` rows: one round trip and one commit for all of them cost the
-    process, and the database, far less than one each, and a write waits for no other
-    statement. Each is answered once that statement has committed; a statement that fails
-    fails every write it carried."""
+    process, and the database, far less than one each, and no write waits for another
+    statement to end. Each is answered once its statement has committed; a statement that
+    fails fails every write it carried."""
 
     def __init__(self, url: str, max_connections: int, timeout_s: float) -> None:
         self._url = url
@@ -568,6 +569,8 @@ class PostgresLoopNotes:
         #: (kept here: the loop holds a task only weakly).
         self._writes: list[_Write] = []
         self._writing: set[asyncio.Task[None]] = set()
+        #: Statements of note writes under way (alone or together).
+        self._write_statements = 0
 
     async def _opened(self) -> AsyncConnectionPool:
         pool = self._pool
@@ -688,11 +691,19 @@ class PostgresLoopNotes:
     async def append_note_event(
         self, account_id: str, session_id: str, note: SealedNote, after: int
     ) -> int | None:
+        row = _note_params(account_id, session_id, note, after)
+        if not self._write_statements:
+            self._write_statements += 1
+            try:
+                rows = await self._run(_APPEND_NOTE, row)
+            finally:
+                self._write_statements -= 1
+            return int(rows[0][0]) if rows else None
         loop = asyncio.get_running_loop()
         future: asyncio.Future[int | None] = loop.create_future()
         if not self._writes:
             loop.call_soon(self._send_writes)
-        self._writes.append((_note_params(account_id, session_id, note, after), future))
+        self._writes.append((row, future))
         return await future
 
     def _send_writes(self) -> None:
@@ -708,6 +719,7 @@ class PostgresLoopNotes:
     async def _append(self, writes: list[_Write]) -> None:
         """Commit ``writes`` in one statement and answer each (with the failure, if it
         fails)."""
+        self._write_statements += 1
         try:
             if len(writes) == 1:
                 rows = await self._run(_APPEND_NOTE, writes[0][0])
@@ -733,6 +745,8 @@ class PostgresLoopNotes:
             if not isinstance(error, Exception):
                 raise
             return
+        finally:
+            self._write_statements -= 1
         for (_, future), seq in zip(writes, seqs, strict=True):
             if not future.done():
                 future.set_result(seq)

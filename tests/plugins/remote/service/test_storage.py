@@ -367,17 +367,30 @@ def _sealed(text: str):
     return SealedNote("write", 1, text.encode())
 
 
-def test_postgres_note_writes_of_one_loop_turn_share_a_statement(postgres_url, tmp_path):
-    """Note writes made in one turn of the event loop go to Postgres in one statement: each
-    gets its own sequence number, a stale one among them is refused alone, and a statement
-    that fails fails every write it carried."""
+def test_postgres_note_writes_made_while_one_is_under_way_share_a_statement(postgres_url, tmp_path):
+    """A note write made while none is under way goes at once; those made while one is go
+    together in one statement: each gets its own sequence number, a stale one among them is
+    refused alone, and a statement that fails fails every write it carried."""
     import asyncio
+
+    import psycopg
 
     storage = open_storage(tmp_path, postgres_url)
     notes = storage.loop_notes()
+    # Another connection's uncommitted write to session "held": a write there waits for it.
+    blocker = psycopg.connect(postgres_url)
+    blocker.execute(
+        "INSERT INTO note_events (account_id, session_id, action, timestamp, sealed, "
+        "after_seq) VALUES ('a', 'held', 'write', 1, 'x'::bytea, 0)"
+    )
 
     async def main() -> None:
         try:
+            alone = await notes.append_note_event("a", "s9", _sealed("alone"), 0)
+            assert alone is not None
+            held = asyncio.ensure_future(notes.append_note_event("a", "held", _sealed("h"), 0))
+            await asyncio.sleep(0.3)
+            assert not held.done()
             first = await asyncio.gather(
                 *(notes.append_note_event("a", f"s{n}", _sealed(f"{n}"), 0) for n in range(5))
             )
@@ -396,8 +409,8 @@ def test_postgres_note_writes_of_one_loop_turn_share_a_statement(postgres_url, t
             stored = await notes.note_events("a", "s0")
             assert [note.sealed for _, note in stored] == [b"0", b"next"]
             assert [note.sealed for _, note in await notes.note_events("a", "s1")] == [b"1"]
-            # Postgres refuses a NUL in text: that row fails the statement, and every write
-            # in it fails with it, the valid one too; nothing of either is stored.
+            # Postgres refuses a NUL in text: that row fails its statement, and the valid
+            # write sent with it fails too; nothing of either is stored.
             failed = await asyncio.gather(
                 notes.append_note_event("a", "s2", _sealed("valid"), first[2]),
                 notes.append_note_event("a", "bad\x00session", _sealed("x"), 0),
@@ -405,7 +418,10 @@ def test_postgres_note_writes_of_one_loop_turn_share_a_statement(postgres_url, t
             )
             assert all(isinstance(error, StorageUnavailableError) for error in failed)
             assert [note.sealed for _, note in await notes.note_events("a", "s2")] == [b"2"]
-            # Alone, the valid write goes through.
+            # The other connection gives up its write: the one waiting for it goes in.
+            blocker.rollback()
+            assert await held is not None
+            # Alone again, the valid write goes through.
             assert await notes.append_note_event("a", "s2", _sealed("valid"), first[2])
         finally:
             await notes.close()
@@ -413,6 +429,7 @@ def test_postgres_note_writes_of_one_loop_turn_share_a_statement(postgres_url, t
     try:
         asyncio.run(main())
     finally:
+        blocker.close()
         storage.close()
 
 
