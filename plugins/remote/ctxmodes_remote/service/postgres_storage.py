@@ -19,9 +19,9 @@ write whose answer is lost).
 
 Note reads and writes, the service's most frequent calls, also run on the event loop
 (:class:`PostgresLoopNotes`, psycopg's asyncio connections in a pool of their own, with the
-same statements and the same recovery), so they take no trip to a worker thread. The note
-writes made in one turn of the event loop go to the database together, as one statement
-that commits them all.
+same statements and the same recovery), so they take no trip to a worker thread. Note
+writes made while another is under way go to the database together, as one statement that
+commits them all.
 """
 
 from __future__ import annotations
@@ -693,12 +693,7 @@ class PostgresLoopNotes:
     ) -> int | None:
         row = _note_params(account_id, session_id, note, after)
         if not self._write_statements:
-            self._write_statements += 1
-            try:
-                rows = await self._run(_APPEND_NOTE, row)
-            finally:
-                self._write_statements -= 1
-            return int(rows[0][0]) if rows else None
+            return await self._append_alone(row)
         loop = asyncio.get_running_loop()
         future: asyncio.Future[int | None] = loop.create_future()
         if not self._writes:
@@ -716,14 +711,21 @@ class PostgresLoopNotes:
             self._writing.add(task)
             task.add_done_callback(self._writing.discard)
 
+    async def _append_alone(self, row: tuple[object, ...]) -> int | None:
+        self._write_statements += 1
+        try:
+            rows = await self._run(_APPEND_NOTE, row)
+        finally:
+            self._write_statements -= 1
+        return int(rows[0][0]) if rows else None
+
     async def _append(self, writes: list[_Write]) -> None:
         """Commit ``writes`` in one statement and answer each (with the failure, if it
         fails)."""
         self._write_statements += 1
         try:
             if len(writes) == 1:
-                rows = await self._run(_APPEND_NOTE, writes[0][0])
-                seqs = [int(rows[0][0]) if rows else None]
+                seqs = [await self._append_alone(writes[0][0])]
             else:
                 writes.sort(key=lambda write: (write[0][0], write[0][1]))
                 columns = [list(column) for column in zip(*(row for row, _ in writes), strict=True)]
@@ -736,7 +738,7 @@ class PostgresLoopNotes:
         except BaseException as error:
             for _, future in writes:
                 if not future.done():
-                    # Each caller raises an error of its own (a traceback each).
+                    # The storage's failure, a copy each (each caller's traceback its own).
                     future.set_exception(
                         StorageUnavailableError(str(error))
                         if isinstance(error, StorageUnavailableError)
