@@ -1,10 +1,12 @@
-"""Settings: the mode and model, how plugins load, durability, configured providers, retries
-and the terminal, with the origin of every value.
+"""Settings: the mode and model, how plugins load, durability, configured providers, the
+thinking level, message delivery, compaction, retries and the terminal, with the origin of
+every value.
 
 Sources, lowest precedence first:
 
 1. built-in defaults;
-2. Pi's startup model, ``defaultProvider`` and ``defaultModel`` of its ``settings.json`` (a
+2. the settings of Pi's ``settings.json`` that ctxmodes has an equivalent for: the startup
+   model, thinking level, message delivery, compaction, branch summaries and retries (a
    trusted project's ``.pi/settings.json`` over the global one; :mod:`ctxmodes.pi_settings`);
 3. the user file ``config.toml`` in the platform config directory (``CTXMODES_CONFIG_DIR``
    overrides the directory);
@@ -40,10 +42,12 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from ctxmodes.compaction.settings import BranchSummarySettings, CompactionSettings
 from ctxmodes.config_sources import DEFAULT_MODE, TrustCheck, read_sources
 from ctxmodes.errors import ConfigError
 from ctxmodes.host.retry_settings import RetrySettings
-from ctxmodes.pi_settings import pi_model_layer
+from ctxmodes.pi_settings import pi_layers
+from ctxmodes.thinking_levels import ThinkingLevel
 
 DEFAULT_SOURCE = "default"
 #: The owned table of modes' settings (``[modes.tree]``).
@@ -165,6 +169,16 @@ class Settings(BaseModel):
     modes: OwnedTables = Field(default_factory=dict)
     #: Configured model endpoints, by provider name (``<name>/<model-id>`` specs).
     providers: dict[str, ProviderSettings] = Field(default_factory=dict)
+    #: The thinking level a new session starts with (Pi's ``defaultThinkingLevel``).
+    thinking_level: ThinkingLevel = "off"
+    #: Queued steering messages reach the model one per turn, or all at once.
+    steering_mode: Literal["one-at-a-time", "all"] = "one-at-a-time"
+    #: The same for follow-up messages.
+    follow_up_mode: Literal["one-at-a-time", "all"] = "one-at-a-time"
+    #: When to compact automatically, and how much a compaction keeps (Pi's ``compaction``).
+    compaction: CompactionSettings = Field(default_factory=CompactionSettings)
+    #: The room a branch summary leaves in the model's window (Pi's ``branchSummary``).
+    branch_summary: BranchSummarySettings = Field(default_factory=BranchSummarySettings)
     #: Retrying turns that failed on transient errors (Pi's ``retry`` settings).
     retry: RetrySettings = Field(default_factory=RetrySettings)
     terminal: TerminalSettings = Field(default_factory=TerminalSettings)
@@ -199,8 +213,7 @@ def load_settings(
     env = os.environ if environ is None else environ
     directory = Path.cwd() if cwd is None else cwd
     sources = read_sources(directory, env, trust)
-    pi_model = pi_model_layer(directory, trust)
-    layers = ([] if pi_model is None else [pi_model]) + sources.layers
+    layers = pi_layers(directory, trust) + sources.layers
     if cli:
         layers.append(("command line", _undot({k: v for k, v in cli.items() if v is not None})))
 
@@ -211,9 +224,11 @@ def load_settings(
             layer = Settings.model_validate(values)  # attribute bad values to their layer
         except ValidationError as exc:
             raise ConfigError(f"{source}: {_first_error(exc)}") from None
+        # By field name: a file may spell a key as Pi does (``retry.maxRetries``), and
+        # another layer may spell the same key the other way.
+        values = layer.model_dump(exclude_unset=True)
         _merge(merged, values)
-        # By field name: a file may spell a key as Pi does (``retry.maxRetries``).
-        for key in flatten(layer.model_dump(exclude_unset=True)):
+        for key in flatten(values):
             origins[key] = source
     return LoadedSettings(Settings.model_validate(merged), origins, sources.skipped)
 

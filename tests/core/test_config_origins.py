@@ -21,6 +21,17 @@ def test_a_key_spelled_as_pi_spells_it_is_attributed_to_its_file(user_dir: Path,
     assert "retry.maxRetries" not in loaded.origins
 
 
+def test_two_files_may_spell_one_key_each_its_own_way(user_dir: Path, project: Path):
+    """The user file in Pi's spelling, the project's in ctxmodes' own: the project's wins."""
+    (user_dir / "config.toml").write_text("[retry]\nmaxRetries = 5\nbaseDelayMs = 10\n")
+    (project / ".ctxmodes.toml").write_text("[retry]\nmax_retries = 1\n")
+    loaded = load_settings(cwd=project, environ={"CTXMODES_CONFIG_DIR": str(user_dir)})
+    retry = loaded.settings.retry
+    assert (retry.max_retries, retry.base_delay_ms) == (1, 10)
+    assert loaded.origins["retry.max_retries"] == str(project / ".ctxmodes.toml")
+    assert loaded.origins["retry.base_delay_ms"] == str(user_dir / "config.toml")
+
+
 def test_a_command_line_value_is_attributed_to_the_command_line(user_dir: Path, project: Path):
     loaded = load_settings(
         cwd=project, environ={"CTXMODES_CONFIG_DIR": str(user_dir)}, cli={"mode": "local"}

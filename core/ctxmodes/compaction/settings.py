@@ -15,22 +15,24 @@ DEFAULT_KEEP_RECENT_TOKENS = 20000
 class CompactionSettings(BaseModel):
     """When to compact and how much recent context a compaction keeps verbatim."""
 
-    model_config = ConfigDict(frozen=True, populate_by_name=True)
+    model_config = ConfigDict(frozen=True, populate_by_name=True, extra="forbid")
 
     enabled: bool = True
     #: Tokens left free for the model's reply; compaction triggers once the context would
     #: eat into them. Also caps the summary length (80 % of it).
-    reserve_tokens: int = Field(default=DEFAULT_RESERVE_TOKENS, alias="reserveTokens")
+    reserve_tokens: int = Field(default=DEFAULT_RESERVE_TOKENS, ge=0, alias="reserveTokens")
     #: Roughly how many tokens of the most recent messages survive a compaction unchanged.
-    keep_recent_tokens: int = Field(default=DEFAULT_KEEP_RECENT_TOKENS, alias="keepRecentTokens")
+    keep_recent_tokens: int = Field(
+        default=DEFAULT_KEEP_RECENT_TOKENS, ge=0, alias="keepRecentTokens"
+    )
 
 
 class BranchSummarySettings(BaseModel):
     """How much room a branch summary leaves when it fits the abandoned branch into a request."""
 
-    model_config = ConfigDict(frozen=True, populate_by_name=True)
+    model_config = ConfigDict(frozen=True, populate_by_name=True, extra="forbid")
 
-    reserve_tokens: int = Field(default=DEFAULT_RESERVE_TOKENS, alias="reserveTokens")
+    reserve_tokens: int = Field(default=DEFAULT_RESERVE_TOKENS, ge=0, alias="reserveTokens")
     #: Navigate without asking whether to summarize the branch being left.
     skip_prompt: bool = Field(default=False, alias="skipPrompt")
 

@@ -237,7 +237,7 @@ def model(session: TerminalSession, args: str) -> None:
 
 def thinking(session: TerminalSession, args: str) -> None:
     """``/thinking [LEVEL]``: show or change the thinking level (recorded in the session)."""
-    from ctxmodes.providers.catalog import THINKING_LEVELS
+    from ctxmodes.thinking_levels import THINKING_LEVELS
 
     agent = session.agent
     if not args:

@@ -376,7 +376,7 @@ class TerminalSession:
         if name == "model":
             return self.agent.model_refs()
         if name == "thinking":
-            from ctxmodes.providers.catalog import THINKING_LEVELS
+            from ctxmodes.thinking_levels import THINKING_LEVELS
 
             return list(THINKING_LEVELS)
         return []
