@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import copy
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TypeVar
@@ -258,13 +258,17 @@ def _merge(into: dict[str, Any], values: Mapping[str, Any]) -> None:
             into[key] = copy.deepcopy(value)
 
 
-def flatten(values: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+def flatten(values: Mapping[str, Any]) -> dict[str, Any]:
     """Nested settings as ``{"plugins.block": [...]}``; empty tables count as values."""
-    flat: dict[str, Any] = {}
+    return {".".join(path): value for path, value in flatten_paths(values)}
+
+
+def flatten_paths(
+    values: Mapping[str, Any], prefix: tuple[str, ...] = ()
+) -> Iterator[tuple[tuple[str, ...], Any]]:
+    """:func:`flatten`'s items with each key's path of names (a name may hold a dot)."""
     for key, value in values.items():
-        dotted = f"{prefix}{key}"
         if isinstance(value, dict) and value:
-            flat.update(flatten(value, f"{dotted}."))
+            yield from flatten_paths(value, (*prefix, key))
         else:
-            flat[dotted] = value
-    return flat
+            yield (*prefix, key), value
