@@ -131,7 +131,6 @@ _HEAD_TYPE: Final = attrgetter("type")
 _HEAD_ID: Final = attrgetter("id")
 _HEAD_PARENT: Final = attrgetter("parentId")
 _HEAD_MESSAGE: Final = attrgetter("message")
-_PRESENT_ONLY: Final = {_Present}
 _is_none: Final = partial(is_, None)
 # One shared string per entry type Pi writes: a decoder makes a new one per line (~56 bytes
 # each, 56 MB for a million entries), and equality with a shared string is an identity test.
@@ -601,10 +600,11 @@ class _Scanner:
             kinds = map(type, map(dict.get, heads, repeat("message")))
             lacking = compress(range(count), map(is_not, kinds, repeat(dict)))
         else:
-            messages = list(map(_HEAD_MESSAGE, heads))
-            if set(map(type, messages)) == _PRESENT_ONLY:
-                return  # the common case, told by one pass over the types in C
-            lacking = compress(range(count), map(_is_none, messages))
+            # Validation left each message a _Present, which is true, or None: the common
+            # case, every one present, is one pass in C.
+            if all(map(_HEAD_MESSAGE, heads)):
+                return
+            lacking = compress(range(count), map(_is_none, map(_HEAD_MESSAGE, heads)))
         # Most entries without a message are of other types; only messages count here.
         self.result.bare.update(base + p for p in lacking if types[p] == "message")
 
