@@ -9,7 +9,8 @@ the environment and the command line all override them. :data:`HONOURED` lists t
 Each value is read as Pi reads it: ``null`` is no value; Pi's legacy keys (``queueMode``,
 ``retry.maxDelayMs``) count as Pi migrates them; a ``defaultThinkingLevel`` that is no level
 starts sessions at ``off`` and a delivery mode other than ``all`` is ``one-at-a-time``, as in
-Pi. A value of the wrong JSON type, or a file that is not a JSON object, is an error naming
+Pi; ``httpIdleTimeoutMs`` is the request timeout where ``retry.provider.timeoutMs`` is not
+set. A value of the wrong JSON type, or a file that is not a JSON object, is an error naming
 the file and the key.
 
 Internal to ctxmodes: not part of the API plugins and programs use (see :mod:`ctxmodes`).
@@ -18,6 +19,7 @@ Internal to ctxmodes: not part of the API plugins and programs use (see :mod:`ct
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any, Literal
 
@@ -53,6 +55,12 @@ _MODEL_KEYS = ("defaultProvider", "defaultModel")
 #: Pi's legacy spellings, as its ``migrateSettings`` reads them: used when the current key
 #: is absent from the same file.
 _LEGACY = {"queueMode": "steeringMode", "retry.maxDelayMs": "retry.provider.maxRetryDelayMs"}
+#: Pi's timeout of every HTTP request, used when ``retry.provider.timeoutMs`` is set in
+#: neither file: its layers go below every layer of that key.
+_IDLE_TIMEOUT = "httpIdleTimeoutMs"
+_DEFAULT_IDLE_TIMEOUT_MS = 300_000
+#: What Pi passes for no timeout (``0`` or ``"disabled"``): the longest 32-bit delay.
+_NO_TIMEOUT_MS = 2**31 - 1
 _TYPES: dict[JsonKind, tuple[type, ...]] = {
     "boolean": (bool,),
     "number": (int, float),
@@ -77,22 +85,62 @@ def pi_layers(directory: Path, trusted: TrustCheck | None = None) -> list[Layer]
         files.append(project)
     layers: list[Layer] = []
     model: dict[str, tuple[str, Path]] = {}
+    idle_timeouts: list[Layer] = []
     for path in files:
         values = _settings(path)
         for key in _MODEL_KEYS:
             value = _value(path, values, key, "string")
             if value:
                 model[key] = (value, path)
+        idle = _idle_timeout(path, values.get(_IDLE_TIMEOUT))
+        if idle is not None:
+            milliseconds, note = idle
+            timeout = _nested(HONOURED["retry.provider.timeoutMs"][0], milliseconds)
+            idle_timeouts.append((f"{path} (Pi's {_IDLE_TIMEOUT}{note})", timeout))
         for key, (target, kind) in HONOURED.items():
             found = _honoured_value(path, values, key, kind)
             if found is not None:
                 value, source = _as_pi_reads(key, *found)
                 layers.append((f"{path} ({source})", _nested(target, value)))
+    layers = idle_timeouts + layers
     if len(model) == len(_MODEL_KEYS):
         (provider, _), (model_id, path) = model["defaultProvider"], model["defaultModel"]
         source = f"{path} (Pi's defaultProvider and defaultModel)"
         layers.insert(0, (source, {"model": f"{provider}/{model_id}"}))
     return layers
+
+
+def _idle_timeout(path: Path, value: Any) -> tuple[int, str] | None:
+    """Pi's ``httpIdleTimeoutMs`` as its ``parseHttpIdleTimeoutMs`` reads it (a number of
+    milliseconds or its text, ``0`` or ``"disabled"`` for none, ``""`` for the default) and
+    a note on how it was read; ``None`` when unset.
+
+    :raises ConfigError: a value Pi refuses too (it stops at startup on one).
+    """
+    if value is None:
+        return None
+    number = value
+    if isinstance(value, str):
+        text = value.strip()
+        if not text:
+            return _DEFAULT_IDLE_TIMEOUT_MS, f" {json.dumps(value)}: Pi's default"
+        try:
+            number = 0 if text.lower() == "disabled" else float(text)
+        except ValueError:
+            number = None
+    if (
+        isinstance(number, bool)
+        or not isinstance(number, int | float)
+        or not math.isfinite(number)
+        or number < 0
+    ):
+        raise ConfigError(
+            f'{path}: {_IDLE_TIMEOUT}: expected milliseconds (0 or "disabled" for none), '
+            f"got {_described(value)}"
+        )
+    if math.floor(number) == 0:
+        return _NO_TIMEOUT_MS, f" {json.dumps(value)}: no timeout"
+    return math.floor(number), ""
 
 
 def _honoured_value(

@@ -241,3 +241,52 @@ def test_nested_pi_objects_merge_key_by_key(project, user_dir, agent_dir):
     assert (values["compaction.enabled"], values["compaction.reserve_tokens"]) == (False, 8192)
     assert origins["compaction.enabled"].startswith(str(agent_dir))
     assert origins["compaction.reserve_tokens"].startswith(str(project))
+
+
+@pytest.mark.parametrize(
+    ("value", "timeout"),
+    [(120000, 120000), (90000.7, 90000), ("60000", 60000), (0, 2**31 - 1), ("disabled", 2**31 - 1)],
+)
+def test_pis_http_idle_timeout_is_the_request_timeout(
+    value, timeout, project, clone, user_dir, agent_dir
+):
+    """As Pi: the request's timeout unless ``retry.provider.timeoutMs`` is set, in either file;
+    ``0`` or ``"disabled"`` is none (Pi passes the longest 32-bit delay)."""
+    path = _write(agent_dir, {"httpIdleTimeoutMs": value})
+    values, origins = _shown(project, user_dir)
+    assert values["retry.provider.timeout_ms"] == timeout
+    assert origins["retry.provider.timeout_ms"].startswith(f"{path} (Pi's httpIdleTimeoutMs")
+    # A project's, trusted, wins; an untrusted one's is not read.
+    for directory in (project, clone):
+        _write(directory / ".pi", {"httpIdleTimeoutMs": 5000})
+    assert _shown(project, user_dir)[0]["retry.provider.timeout_ms"] == 5000
+    assert _shown(clone, user_dir)[0]["retry.provider.timeout_ms"] == timeout
+    # retry.provider.timeoutMs wins over it, even from the global file.
+    _write(agent_dir, {"httpIdleTimeoutMs": value, "retry": {"provider": {"timeoutMs": 7000}}})
+    assert _shown(project, user_dir)[0]["retry.provider.timeout_ms"] == 7000
+    # And ctxmodes' own configuration over both.
+    (user_dir / "config.toml").write_text("[retry.provider]\ntimeout_ms = 1000\n")
+    assert _shown(project, user_dir)[0]["retry.provider.timeout_ms"] == 1000
+
+
+def test_an_empty_http_idle_timeout_is_pis_default(project, user_dir, agent_dir):
+    _write(agent_dir, {"httpIdleTimeoutMs": 0})
+    _write(project / ".pi", {"httpIdleTimeoutMs": " "})
+    assert _shown(project, user_dir)[0]["retry.provider.timeout_ms"] == 300_000
+
+
+@pytest.mark.parametrize(
+    ("value", "words"),
+    [
+        (-1, "a number (-1)"),
+        ("soon", 'a string ("soon")'),
+        (True, "a boolean (true)"),
+        ([1], "an array"),
+    ],
+)
+def test_an_http_idle_timeout_pi_refuses_is_one_line(value, words, project, user_dir, agent_dir):
+    path = _write(agent_dir, {"httpIdleTimeoutMs": value})
+    with pytest.raises(ConfigError) as raised:
+        _shown(project, user_dir)
+    expected = 'expected milliseconds (0 or "disabled" for none), got '
+    assert str(raised.value) == f"{path}: httpIdleTimeoutMs: {expected}{words}"
