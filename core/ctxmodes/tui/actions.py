@@ -24,7 +24,12 @@ if TYPE_CHECKING:
 
 
 def choose_summary(session: TerminalSession, target: str) -> None:
-    """After an entry is picked in ``/tree``: leave the branch with or without a summary."""
+    """After an entry is picked in ``/tree``: leave the branch with or without a summary,
+    or, with ``branch_summary.skip_prompt`` (Pi's ``branchSummary.skipPrompt``), without
+    asking and without one."""
+    if session.agent.session.options.branch_summary.skip_prompt:
+        _navigate(session, target, False, None)
+        return
     choices = [
         PickerItem("none", "no summary", [("", "No summary")]),
         PickerItem("summary", "summarize", [("", "Summarize the branch left behind")]),
