@@ -63,22 +63,27 @@ def test_export_writes_the_page(tmp_path):
     assert " · mode off · " in page  # as `ctxmodes session export` names it
 
 
+async def _pick_the_second_question_in_the_tree(t) -> None:
+    """Two exchanges, then ``/tree`` and Enter on the second user message."""
+    await t.type("first" + ENTER)
+    await t.idle()
+    await t.type("second" + ENTER)
+    await t.printed("two")
+    await t.idle()
+    await t.type("/tree" + ENTER)
+    await t.until(lambda: t.session.picker is not None, "the tree")
+    rows = [row.key for row in t.session.picker.rows()]
+    second = rows[-2]  # the user message "second" (the leaf is its answer)
+    while t.session.picker.rows()[t.session.picker.selected].key != second:
+        await t.type("\x1b[A")
+    await t.type(ENTER)  # pick it
+
+
 def test_tree_navigates_to_a_user_message_and_offers_its_text(tmp_path):
     agent = make_agent(tmp_path, [{"text": "one"}, {"text": "two"}])
 
     async def scenario(t):
-        await t.type("first" + ENTER)
-        await t.idle()
-        await t.type("second" + ENTER)
-        await t.printed("two")
-        await t.idle()
-        await t.type("/tree" + ENTER)
-        await t.until(lambda: t.session.picker is not None, "the tree")
-        rows = [row.key for row in t.session.picker.rows()]
-        second = rows[-2]  # the user message "second" (the leaf is its answer)
-        while t.session.picker.rows()[t.session.picker.selected].key != second:
-            await t.type("\x1b[A")
-        await t.type(ENTER)  # pick it
+        await _pick_the_second_question_in_the_tree(t)
         await t.until(
             lambda: t.session.picker is not None and "Summarize" in t.session.picker.title
         )
@@ -98,17 +103,7 @@ def test_tree_with_skip_prompt_moves_without_asking_or_summarizing(tmp_path):
     titles: list[str] = []
 
     async def scenario(t):
-        await t.type("first" + ENTER)
-        await t.idle()
-        await t.type("second" + ENTER)
-        await t.printed("two")
-        await t.idle()
-        await t.type("/tree" + ENTER)
-        await t.until(lambda: t.session.picker is not None, "the tree")
-        second = [row.key for row in t.session.picker.rows()][-2]
-        while t.session.picker.rows()[t.session.picker.selected].key != second:
-            await t.type("\x1b[A")
-        await t.type(ENTER)  # pick it
+        await _pick_the_second_question_in_the_tree(t)
         await t.until(lambda: t.editor == "second", "the message text in the editor")
         await t.printed("Moved to ")
         titles.append("" if t.session.picker is None else t.session.picker.title)
