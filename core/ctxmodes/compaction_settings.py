@@ -8,16 +8,16 @@ configuration validates them without loading it.
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from ctxmodes.pi_spelling import PiSpelledSettings
 
 DEFAULT_RESERVE_TOKENS = 16384
 DEFAULT_KEEP_RECENT_TOKENS = 20000
 
 
-class CompactionSettings(BaseModel):
+class CompactionSettings(PiSpelledSettings):
     """When to compact and how much recent context a compaction keeps verbatim."""
-
-    model_config = ConfigDict(frozen=True, populate_by_name=True, extra="forbid")
 
     enabled: bool = True
     #: Tokens left free for the model's reply; compaction triggers once the context would
@@ -29,10 +29,8 @@ class CompactionSettings(BaseModel):
     )
 
 
-class BranchSummarySettings(BaseModel):
+class BranchSummarySettings(PiSpelledSettings):
     """How much room a branch summary leaves when it fits the abandoned branch into a request."""
-
-    model_config = ConfigDict(frozen=True, populate_by_name=True, extra="forbid")
 
     reserve_tokens: int = Field(default=DEFAULT_RESERVE_TOKENS, ge=0, alias="reserveTokens")
     #: Navigate without asking whether to summarize the branch being left.

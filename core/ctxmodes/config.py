@@ -236,7 +236,9 @@ def load_settings(
 def _first_error(exc: ValidationError) -> str:
     err = exc.errors()[0]
     where = ".".join(str(part) for part in err["loc"])
-    return f"{where}: {err['msg']}" if where else str(err["msg"])
+    # A validator's own words, without pydantic's "Value error, " before them.
+    message = str(err["ctx"]["error"]) if err["type"] == "value_error" else err["msg"]
+    return f"{where}: {message}" if where else message
 
 
 def _undot(values: Mapping[str, Any]) -> dict[str, Any]:

@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 from ctxmodes.config import DEFAULT_SOURCE, load_settings
+from ctxmodes.errors import ConfigError
 
 
 def test_a_key_spelled_as_pi_spells_it_is_attributed_to_its_file(user_dir: Path, project: Path):
@@ -64,3 +65,13 @@ def test_config_show_refuses_a_mode_that_is_not_installed_naming_where_it_was_se
     shown = run_ctxmodes(tmp_path, "config", "show")
     assert shown.returncode == 0, shown.stderr
     assert re.search(rf'^mode +\= "local"  # {re.escape(str(user_file))}$', shown.stdout, re.M)
+
+
+def test_one_table_spelling_a_key_both_ways_is_an_error_naming_both(user_dir: Path, project: Path):
+    (user_dir / "config.toml").write_text("[retry]\nmaxRetries = 5\nmax_retries = 1\n")
+    with pytest.raises(ConfigError) as raised:
+        load_settings(cwd=project, environ={"CTXMODES_CONFIG_DIR": str(user_dir)})
+    assert str(raised.value) == (
+        f"{user_dir / 'config.toml'}: retry: max_retries and maxRetries are one setting: "
+        "keep one of them"
+    )
