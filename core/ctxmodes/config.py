@@ -150,6 +150,9 @@ class TerminalSettings(BaseModel):
     #: How many turns of the active branch are printed when a session is opened, resumed or
     #: replaced, and after a move in its tree (earlier entries are counted, not shown).
     replay_turns: int = Field(default=10, ge=0)
+    #: Offer each skill as a ``/skill:name`` command in completion (Pi's
+    #: ``enableSkillCommands``); a typed ``/skill:name`` is expanded either way, as in Pi.
+    skill_commands: bool = True
 
 
 class Settings(BaseModel):

@@ -49,6 +49,7 @@ HONOURED: dict[str, tuple[str, JsonKind]] = {
     "retry.provider.timeoutMs": ("retry.provider.timeoutMs", "number"),
     "retry.provider.maxRetries": ("retry.provider.maxRetries", "number"),
     "retry.provider.maxRetryDelayMs": ("retry.provider.maxRetryDelayMs", "number"),
+    "enableSkillCommands": ("terminal.skill_commands", "boolean"),
 }
 #: Pi's startup model: both keys together name it.
 _MODEL_KEYS = ("defaultProvider", "defaultModel")

@@ -63,6 +63,9 @@ CASES = [
          'expected a number, got a string ("1s")'),
     Case("retry.provider.maxRetries", "retry.provider.max_retries", 2, 4,
          "[retry.provider]\nmax_retries = 1", 1, False, "expected a number, got a boolean (false)"),
+    Case("enableSkillCommands", "terminal.skill_commands", False, True,
+         "[terminal]\nskill_commands = false", False, "no",
+         'expected a boolean, got a string ("no")'),
     Case("retry.provider.maxRetryDelayMs", "retry.provider.max_retry_delay_ms", 5000, 1000,
          "[retry.provider]\nmax_retry_delay_ms = 0", 0, [60000], "expected a number, got an array"),
 ]  # fmt: skip

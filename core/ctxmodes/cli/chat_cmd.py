@@ -118,6 +118,7 @@ def _chat(
             agent,
             history=FileHistory(str(path)),
             replay_turns=settings.terminal.replay_turns,
+            skill_commands=settings.terminal.skill_commands,
         ).run()
     finally:
         agent.close()

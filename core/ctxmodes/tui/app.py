@@ -92,6 +92,7 @@ class TerminalSession:
         opened or replaced and after a move in its tree.
     :param keymap: which keys run which action (default: Pi's, with the user's
         ``keybindings.json`` over them).
+    :param skill_commands: offer each skill as a ``/skill:name`` command in completion.
     """
 
     def __init__(
@@ -105,8 +106,10 @@ class TerminalSession:
         clock: Callable[[], float] = time.monotonic,
         replay_turns: int = DEFAULT_REPLAY_TURNS,
         keymap: KeyMap | None = None,
+        skill_commands: bool = True,
     ) -> None:
         self.agent = agent
+        self.skill_commands = skill_commands
         self.keymap = keymap if keymap is not None else KeyMap.load(keybindings_path())
         self.terminal_commands: dict[str, SlashCommand] = terminal_commands()
         self._sink = sink
