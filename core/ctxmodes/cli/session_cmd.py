@@ -112,11 +112,13 @@ def _add_strict(parser: argparse.ArgumentParser) -> None:
 def _open(path: str, strict: bool, *, preload: bool = True) -> SessionManager:
     """The session at ``path``, read-only, its problems reported (see ``SessionManager.open``
     for ``preload``: commands that read through the session once pass ``False``)."""
+    from ctxmodes.cli import keep_to_the_end
     from ctxmodes.cli.session_warnings import warn_about_session
     from ctxmodes.errors import CtxmodesError
     from ctxmodes.session.manager import SessionManager
 
     manager = SessionManager.open(path, read_only=True, preload=preload)
+    keep_to_the_end(manager)
     skipped = manager.skipped_lines
     if strict and skipped:
         manager.close()
@@ -164,12 +166,15 @@ def run_export(args: argparse.Namespace) -> int:
 
 
 def run_context(args: argparse.Namespace) -> int:
+    from ctxmodes.cli import keep_to_the_end
+
     if not args.json:
         from ctxmodes.session.report import context_report
 
         with _open(args.file, args.strict) as manager:
             report = context_report(manager, args.at, llm=args.llm)
         _print_context(report, args.llm)
+        keep_to_the_end(report)
         return 0
     # One read of the file and one report streamed out, which make no reference cycles: the
     # cyclic collector would only walk the modules this imports and the index it builds

@@ -31,12 +31,11 @@ from rich.cells import cell_len, set_cell_size
 from rich.console import Console
 from rich.text import Text
 
-from ctxmodes.compaction import summary_goal
+from ctxmodes.compaction.summary_text import summary_goal
 from ctxmodes.errors import CtxmodesError
 from ctxmodes.session.manager import SessionManager
 from ctxmodes.session.tree_shape import TreeShape
 from ctxmodes.terminal_text import steers_a_terminal, visible
-from ctxmodes.windows.marker import stored_marker_details
 
 __all__ = [
     "active_path_lines",
@@ -99,6 +98,10 @@ def _blocks(items: Iterable[_Each]) -> Iterator[Sequence[_Each]]:
 def _window_name(entry_type: Any, stored: dict[str, Any]) -> str | None:
     if entry_type != "custom_message":
         return None
+    # Markers are read by the window kit's models (pydantic), which a session without
+    # custom messages never needs: imported when the first one is drawn.
+    from ctxmodes.windows.marker import stored_marker_details
+
     try:
         details = stored_marker_details(stored)
     except CtxmodesError:  # a damaged marker is drawn as any other entry

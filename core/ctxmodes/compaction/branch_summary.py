@@ -30,10 +30,6 @@ from ctxmodes.compaction.tokens import estimate_tokens
 from ctxmodes.session.ids import timestamp_ms
 from ctxmodes.session.models import AgentMessage, message_from_json
 
-BRANCH_SUMMARY_PREAMBLE: Final = (
-    "The user explored a different conversation branch before returning here.\n"
-    "Summary of that exploration:\n\n"
-)
 #: The summary stored when the branch holds no message worth summarizing.
 NO_CONTENT_SUMMARY: Final = "No content to summarize"
 #: Output cap of a branch-summary call (lowered further to the model's own output limit).
@@ -42,23 +38,6 @@ BRANCH_SUMMARY_MAX_TOKENS: Final = 4096
 DEFAULT_CONTEXT_WINDOW: Final = 128000
 # Summaries of earlier summaries are worth overrunning the budget for, up to this share of it.
 _SUMMARY_OVERRUN_SHARE: Final = 0.9
-
-
-def summary_goal(summary: object) -> str:
-    """The first line of a summary's ``## Goal`` section, on one line — what a window or a
-    branch was about; the summary's first line of text when it has no such section. Pi's
-    fixed preamble is never the answer."""
-    text = summary if isinstance(summary, str) else ""
-    lines = [
-        " ".join(line.split()) for line in text.removeprefix(BRANCH_SUMMARY_PREAMBLE).splitlines()
-    ]
-    for position, line in enumerate(lines):
-        if line.lower() == "## goal":
-            goal = next((rest for rest in lines[position + 1 :] if rest), "")
-            if goal and not goal.startswith("#"):
-                return goal
-            break
-    return next((line for line in lines if line and not line.startswith("<")), "")
 
 
 class BranchEntrySource(Protocol):

@@ -15,7 +15,6 @@ from pydantic import BaseModel, ConfigDict
 
 from ctxmodes.compaction._access import EntryLike
 from ctxmodes.compaction.branch_summary import (
-    BRANCH_SUMMARY_PREAMBLE,
     NO_CONTENT_SUMMARY,
     branch_token_budget,
     prepare_branch_entries,
@@ -30,6 +29,7 @@ from ctxmodes.compaction.requests import (
     compaction_requests,
 )
 from ctxmodes.compaction.settings import DEFAULT_RESERVE_TOKENS
+from ctxmodes.compaction.summary_text import BRANCH_SUMMARY_PREAMBLE
 from ctxmodes.compaction.tokens import Number
 from ctxmodes.session.models import Usage, UserMessage
 

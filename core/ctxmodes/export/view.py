@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Final, Literal, NamedTuple
 
-from ctxmodes.compaction import summary_goal
+from ctxmodes.compaction.summary_text import summary_goal
 
 if TYPE_CHECKING:
     from ctxmodes.session.manager import SessionManager

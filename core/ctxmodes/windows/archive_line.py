@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Final
 
-from ctxmodes.compaction import summary_goal
+from ctxmodes.compaction.summary_text import summary_goal
 from ctxmodes.windows.marker import MalformedMarkerError, stored_marker_details
 
 if TYPE_CHECKING:

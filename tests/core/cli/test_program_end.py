@@ -4,8 +4,10 @@ handler, another thread) gets it. Each case is a program of its own."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+import weakref
 from pathlib import Path
 
 import pytest
@@ -121,3 +123,58 @@ def test_output_to_a_full_disk_is_one_line_and_status_1(
             timeout=60,
         )
     assert (done.returncode, done.stderr) == (1, b"ctxmodes: error: No space left on device\n")
+
+
+# Reports, as the process ends, whether the session it opened is still in memory and whether
+# its file is still open.
+_AT_THE_END = """
+import os, weakref
+from ctxmodes.session.manager import SessionManager
+opened = []
+open_session = SessionManager.open.__func__
+def recording_open(cls, path, *args, **kwargs):
+    manager = open_session(cls, path, *args, **kwargs)
+    opened.append((weakref.ref(manager), os.path.realpath(path)))
+    return manager
+SessionManager.open = classmethod(recording_open)
+end = os._exit
+def reporting_end(status):
+    (manager, path), = opened
+    files = [os.path.realpath(f"/proc/self/fd/{fd}") for fd in os.listdir("/proc/self/fd")]
+    print("kept" if manager() else "freed", "open" if path in files else "closed", file=sys.stderr)
+    sys.stderr.flush()
+    end(status)
+os._exit = reporting_end
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").exists(), reason="needs Linux's /proc")
+@pytest.mark.parametrize("argv", [["context", "--json"], ["context"]])
+def test_an_ending_command_leaves_the_session_index_to_the_end_its_file_closed(
+    session: tuple[Path, bytes], argv: list[str]
+) -> None:
+    path, _ = session
+    command, *options = argv
+    program = _PROGRAM.format(before=_AT_THE_END)
+    done = subprocess.run(
+        [sys.executable, "-c", program, "session", command, str(path), *options],
+        capture_output=True,
+        timeout=60,
+        # No forked readers or encoders, which end through the same os._exit.
+        env={**os.environ, "CTXMODES_READ_PROCESSES": "1"},
+    )
+    assert done.returncode == 0
+    assert done.stderr.splitlines()[-1] == b"kept closed"
+
+
+def test_a_program_that_goes_on_keeps_nothing() -> None:
+    from ctxmodes import cli
+
+    class Index:
+        pass
+
+    index = Index()
+    reference = weakref.ref(index)
+    cli.keep_to_the_end(index)
+    del index
+    assert reference() is None
