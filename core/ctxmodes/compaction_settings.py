@@ -3,7 +3,10 @@
 Defaults and field names are those of Pi's ``settings.json`` (``compaction`` and
 ``branchSummary`` sections), so a user's Pi settings carry over unchanged. Apart from the
 compaction package (which re-exports them from :mod:`ctxmodes.compaction.settings`), so that
-configuration validates them without loading it.
+configuration validates them without loading it (import them from
+:mod:`ctxmodes.compaction`).
+
+Internal to ctxmodes: not part of the API plugins and programs use (see :mod:`ctxmodes`).
 """
 
 from __future__ import annotations

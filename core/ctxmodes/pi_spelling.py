@@ -1,5 +1,8 @@
 """Settings that a file may spell as ctxmodes does (``max_retries``) or as Pi's
-``settings.json`` does (``maxRetries``, the field's alias), but not both ways at once."""
+``settings.json`` does (``maxRetries``, the field's alias), but not both ways at once.
+
+Internal to ctxmodes: not part of the API plugins and programs use (see :mod:`ctxmodes`).
+"""
 
 from __future__ import annotations
 
