@@ -194,7 +194,6 @@ def test_a_thinking_level_pi_does_not_know_starts_sessions_at_off_as_in_pi(
     """Pi clamps a level it does not know to the model's lowest supported one: ``off``."""
     path = _write(agent_dir, {"defaultThinkingLevel": level})
     (user_dir / "config.toml").write_text('thinking_level = "high"\n')
-    _write(agent_dir, {"defaultThinkingLevel": level})
     values, origins = _shown(project, user_dir)
     assert values["thinking_level"] == "high"  # ctxmodes' own still wins
     (user_dir / "config.toml").unlink()
