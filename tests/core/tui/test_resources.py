@@ -12,7 +12,7 @@ from ctxmodes.config import Settings
 from ctxmodes.providers.script import Script
 from ctxmodes.providers.scripted import ScriptedProvider
 from ctxmodes.resources import default_loader
-from ctxmodes.sdk import open_agent
+from ctxmodes.sdk import Agent, open_agent
 
 
 def write(path: Path, text: str) -> None:
@@ -20,8 +20,19 @@ def write(path: Path, text: str) -> None:
     path.write_text(text)
 
 
+def _agent(tmp_path: Path, project: Path, answer: str) -> Agent:
+    """An agent in the trusted ``project`` whose model answers ``answer``."""
+    provider = ScriptedProvider(Script.model_validate({"responses": [{"text": answer}]}))
+    return open_agent(
+        cwd=project,
+        settings=Settings(mode="off", durability="flush"),
+        provider=provider,
+        session_dir=tmp_path / "sessions",
+        resources=default_loader(approve=True, agent_dir=tmp_path / "agent"),
+    )
+
+
 def test_templates_and_skills_are_listed_completed_and_expanded(tmp_path: Path) -> None:
-    agent_dir = tmp_path / "agent"
     project = tmp_path / "project"
     write(project / "AGENTS.md", "Run the tests before committing.")
     write(
@@ -29,14 +40,7 @@ def test_templates_and_skills_are_listed_completed_and_expanded(tmp_path: Path) 
         "---\ndescription: Review files\nargument-hint: <files>\n---\nReview $@ for bugs.",
     )
     write(project / ".pi" / "skills" / "deploy" / "SKILL.md", "---\ndescription: Ship it\n---\nx")
-    provider = ScriptedProvider(Script.model_validate({"responses": [{"text": "Reviewed."}]}))
-    agent = open_agent(
-        cwd=project,
-        settings=Settings(mode="off", durability="flush"),
-        provider=provider,
-        session_dir=tmp_path / "sessions",
-        resources=default_loader(approve=True, agent_dir=agent_dir),
-    )
+    agent = _agent(tmp_path, project, "Reviewed.")
     seen: dict[str, object] = {}
 
     async def scenario(t):
@@ -78,14 +82,7 @@ def test_without_skill_commands_completion_offers_none_and_a_typed_one_still_exp
     write(
         project / ".pi" / "skills" / "deploy" / "SKILL.md", "---\ndescription: Ship it\n---\nSHIP"
     )
-    provider = ScriptedProvider(Script.model_validate({"responses": [{"text": "Shipped."}]}))
-    agent = open_agent(
-        cwd=project,
-        settings=Settings(mode="off", durability="flush"),
-        provider=provider,
-        session_dir=tmp_path / "sessions",
-        resources=default_loader(approve=True, agent_dir=tmp_path / "agent"),
-    )
+    agent = _agent(tmp_path, project, "Shipped.")
     seen: dict[str, object] = {}
 
     async def scenario(t):
