@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import argparse
 import atexit
+import contextlib
+import gc
 import importlib
 import os
 import sys
@@ -213,6 +215,19 @@ def keep_to_the_end(value: object) -> None:
     program that goes on, nothing is kept."""
     if _kept_to_the_end is not None:
         _kept_to_the_end.append(value)
+
+
+def collector_paused_to_the_end() -> contextlib.AbstractContextManager[None]:
+    """:func:`~ctxmodes.collector.collector_paused` around a command's work, except that when
+    :func:`run` ends the process after the command the collector stays paused: its first
+    pass after a pause walks every list made during it (a long session's index: 10 ms at
+    100,000 entries, 34 at a million), for nothing just before the process ends."""
+    if _kept_to_the_end is None:
+        from ctxmodes.collector import collector_paused
+
+        return collector_paused()
+    gc.disable()
+    return contextlib.nullcontext()
 
 
 def run() -> NoReturn:

@@ -21,7 +21,6 @@ import sys
 from typing import TYPE_CHECKING, Any, Final
 
 from ctxmodes.cli.core_commands import add_command_parser
-from ctxmodes.collector import collector_paused
 
 if TYPE_CHECKING:
     from ctxmodes.session.manager import SessionManager
@@ -166,7 +165,7 @@ def run_export(args: argparse.Namespace) -> int:
 
 
 def run_context(args: argparse.Namespace) -> int:
-    from ctxmodes.cli import keep_to_the_end
+    from ctxmodes.cli import collector_paused_to_the_end, keep_to_the_end
 
     if not args.json:
         from ctxmodes.session.report import context_report
@@ -179,7 +178,7 @@ def run_context(args: argparse.Namespace) -> int:
     # One read of the file and one report streamed out, which make no reference cycles: the
     # cyclic collector would only walk the modules this imports and the index it builds
     # (some thirty collections, 3-7 ms of the command on a 100k-entry session).
-    with collector_paused():
+    with collector_paused_to_the_end():
         from ctxmodes.session.report import write_context_report
 
         with _open(args.file, args.strict, preload=False) as manager:

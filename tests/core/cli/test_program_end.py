@@ -4,6 +4,7 @@ handler, another thread) gets it. Each case is a program of its own."""
 
 from __future__ import annotations
 
+import gc
 import os
 import subprocess
 import sys
@@ -125,10 +126,10 @@ def test_output_to_a_full_disk_is_one_line_and_status_1(
     assert (done.returncode, done.stderr) == (1, b"ctxmodes: error: No space left on device\n")
 
 
-# Reports, as the process ends, whether the session it opened is still in memory and whether
-# its file is still open.
+# Reports, as the process ends, whether the session it opened is still in memory, whether
+# its file is still open and whether the cyclic collector runs.
 _AT_THE_END = """
-import os, weakref
+import gc, os, weakref
 from ctxmodes.session.manager import SessionManager
 opened = []
 open_session = SessionManager.open.__func__
@@ -141,7 +142,8 @@ end = os._exit
 def reporting_end(status):
     (manager, path), = opened
     files = [os.path.realpath(f"/proc/self/fd/{fd}") for fd in os.listdir("/proc/self/fd")]
-    print("kept" if manager() else "freed", "open" if path in files else "closed", file=sys.stderr)
+    words = "kept" if manager() else "freed", "open" if path in files else "closed"
+    print(*words, "collecting" if gc.isenabled() else "paused", file=sys.stderr)
     sys.stderr.flush()
     end(status)
 os._exit = reporting_end
@@ -150,7 +152,7 @@ os._exit = reporting_end
 
 @pytest.mark.skipif(not Path("/proc/self/fd").exists(), reason="needs Linux's /proc")
 @pytest.mark.parametrize("argv", [["context", "--json"], ["context"]])
-def test_an_ending_command_leaves_the_session_index_to_the_end_its_file_closed(
+def test_an_ending_command_leaves_its_session_index_and_collector_to_the_end(
     session: tuple[Path, bytes], argv: list[str]
 ) -> None:
     path, _ = session
@@ -164,10 +166,14 @@ def test_an_ending_command_leaves_the_session_index_to_the_end_its_file_closed(
         env={**os.environ, "CTXMODES_READ_PROCESSES": "1"},
     )
     assert done.returncode == 0
-    assert done.stderr.splitlines()[-1] == b"kept closed"
+    assert done.stderr.splitlines()[-1] == (
+        b"kept closed paused" if "--json" in options else b"kept closed collecting"
+    )
 
 
-def test_a_program_that_goes_on_keeps_nothing() -> None:
+def test_a_program_that_goes_on_keeps_nothing_and_collects_again(
+    session: tuple[Path, bytes], capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
     from ctxmodes import cli
 
     class Index:
@@ -178,3 +184,8 @@ def test_a_program_that_goes_on_keeps_nothing() -> None:
     cli.keep_to_the_end(index)
     del index
     assert reference() is None
+    path, report = session
+    assert gc.isenabled()
+    assert cli.main(["session", "context", str(path), "--json"]) == 0
+    assert gc.isenabled()
+    assert capsysbinary.readouterr().out == report
