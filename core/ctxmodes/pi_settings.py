@@ -53,9 +53,14 @@ HONOURED: dict[str, tuple[str, JsonKind]] = {
 }
 #: Pi's startup model: both keys together name it.
 _MODEL_KEYS = ("defaultProvider", "defaultModel")
-#: Pi's legacy spellings, as its ``migrateSettings`` reads them: used when the current key
-#: is absent from the same file.
-_LEGACY = {"queueMode": "steeringMode", "retry.maxDelayMs": "retry.provider.maxRetryDelayMs"}
+#: Pi's legacy spellings, by the key its ``migrateSettings`` moves them to, and whether a
+#: ``null`` there lets them count: ``queueMode`` counts when the same file has no
+#: ``steeringMode`` at all, ``retry.maxDelayMs`` when ``retry.provider.maxRetryDelayMs`` is
+#: unset or ``null``.
+_LEGACY: dict[str, tuple[str, bool]] = {
+    "steeringMode": ("queueMode", False),
+    "retry.provider.maxRetryDelayMs": ("retry.maxDelayMs", True),
+}
 #: Pi's timeout of every HTTP request, used when ``retry.provider.timeoutMs`` is set in
 #: neither file: its layers go below every layer of that key.
 _IDLE_TIMEOUT = "httpIdleTimeoutMs"
@@ -152,12 +157,24 @@ def _honoured_value(
     value = _value(path, values, key, kind)
     if value is not None:
         return value, key
-    for legacy, current in _LEGACY.items():
-        if current == key:
+    if key in _LEGACY:
+        legacy, after_null = _LEGACY[key]
+        if after_null or not _has(values, key):
             value = _value(path, values, legacy, kind)
             if value is not None:
                 return value, legacy
     return None
+
+
+def _has(values: dict[str, Any], key: str) -> bool:
+    """Whether the dotted ``key`` is in the file at all, ``null`` or not."""
+    *tables, leaf = key.split(".")
+    table: Any = values
+    for name in tables:
+        table = table.get(name)
+        if not isinstance(table, dict):
+            return False
+    return leaf in table
 
 
 def _as_pi_reads(key: str, value: Any, set_by: str) -> tuple[Any, str]:

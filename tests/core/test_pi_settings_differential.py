@@ -55,6 +55,8 @@ TREES: list[tuple[dict[str, Any], dict[str, Any]]] = [
         {"compaction": {"reserveTokens": 1000}, "retry": {"maxRetries": None}},
     ),
     ({"retry": {"provider": {"timeoutMs": 7000}}}, {"httpIdleTimeoutMs": 5000}),
+    ({"steeringMode": None, "queueMode": "all"}, {"retry": {"maxDelayMs": 8000}}),
+    ({"retry": {"maxDelayMs": 8000, "provider": {"maxRetryDelayMs": None}}}, {}),
     (
         {"defaultThinkingLevel": "low", "compaction": {"enabled": False, "reserveTokens": 9}},
         {"defaultThinkingLevel": "medium", "compaction": {"reserveTokens": 10}},
