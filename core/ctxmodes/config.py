@@ -142,6 +142,10 @@ class ProviderSettings(BaseModel):
     models: list[ProviderModelSettings] = Field(default_factory=list)
 
 
+#: Pi's ``/tree`` filters, in the order Ctrl+O cycles them.
+TreeFilter = Literal["default", "no-tools", "user-only", "labeled-only", "all"]
+
+
 class TerminalSettings(BaseModel):
     """``[terminal]``: the interactive session."""
 
@@ -153,6 +157,8 @@ class TerminalSettings(BaseModel):
     #: Offer each skill as a ``/skill:name`` command in completion (Pi's
     #: ``enableSkillCommands``); a typed ``/skill:name`` is expanded either way, as in Pi.
     skill_commands: bool = True
+    #: The filter ``/tree`` opens with (Pi's ``treeFilterMode``).
+    tree_filter: TreeFilter = "default"
 
 
 class Settings(BaseModel):

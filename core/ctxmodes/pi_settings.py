@@ -8,10 +8,10 @@ the environment and the command line all override them. :data:`HONOURED` lists t
 
 Each value is read as Pi reads it: ``null`` is no value; Pi's legacy keys (``queueMode``,
 ``retry.maxDelayMs``) count as Pi migrates them; a ``defaultThinkingLevel`` that is no level
-starts sessions at ``off`` and a delivery mode other than ``all`` is ``one-at-a-time``, as in
-Pi; ``httpIdleTimeoutMs`` is the request timeout where ``retry.provider.timeoutMs`` is not
-set. A value of the wrong JSON type, or a file that is not a JSON object, is an error naming
-the file and the key.
+starts sessions at ``off``, a delivery mode other than ``all`` is ``one-at-a-time`` and a
+``/tree`` filter Pi does not know is ``default``, as in Pi; ``httpIdleTimeoutMs`` is the
+request timeout where ``retry.provider.timeoutMs`` is not set. A value of the wrong JSON
+type, or a file that is not a JSON object, is an error naming the file and the key.
 
 Internal to ctxmodes: not part of the API plugins and programs use (see :mod:`ctxmodes`).
 """
@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from ctxmodes.config_sources import Layer, TrustCheck, project_trusted
 from ctxmodes.errors import ConfigError
@@ -50,6 +50,7 @@ HONOURED: dict[str, tuple[str, JsonKind]] = {
     "retry.provider.maxRetries": ("retry.provider.maxRetries", "number"),
     "retry.provider.maxRetryDelayMs": ("retry.provider.maxRetryDelayMs", "number"),
     "enableSkillCommands": ("terminal.skill_commands", "boolean"),
+    "treeFilterMode": ("terminal.tree_filter", "string"),
 }
 #: Pi's startup model: both keys together name it.
 _MODEL_KEYS = ("defaultProvider", "defaultModel")
@@ -187,6 +188,11 @@ def _as_pi_reads(key: str, value: Any, set_by: str) -> tuple[Any, str]:
     if key in ("steeringMode", "followUpMode") and value not in ("all", "one-at-a-time"):
         # Pi delivers all at once only for "all".
         return "one-at-a-time", f"{note} {json.dumps(value)}: one-at-a-time, as in Pi"
+    if key == "treeFilterMode":
+        from ctxmodes.config import TreeFilter  # loaded: it is what calls this module
+
+        if value not in get_args(TreeFilter):  # Pi's getTreeFilterMode reads it as default
+            return "default", f"{note} {json.dumps(value)}: default, as in Pi"
     return value, note
 
 

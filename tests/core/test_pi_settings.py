@@ -66,6 +66,8 @@ CASES = [
     Case("enableSkillCommands", "terminal.skill_commands", False, True,
          "[terminal]\nskill_commands = false", False, "no",
          'expected a boolean, got a string ("no")'),
+    Case("treeFilterMode", "terminal.tree_filter", "user-only", "no-tools",
+         '[terminal]\ntree_filter = "all"', "all", 1, "expected a string, got a number (1)"),
     Case("retry.provider.maxRetryDelayMs", "retry.provider.max_retry_delay_ms", 5000, 1000,
          "[retry.provider]\nmax_retry_delay_ms = 0", 0, [60000], "expected a number, got an array"),
 ]  # fmt: skip
@@ -212,6 +214,13 @@ def test_a_delivery_mode_other_than_all_is_one_at_a_time_as_in_pi(
     shown = "steering_mode" if key == "steeringMode" else "follow_up_mode"
     assert values[shown] == "one-at-a-time"
     assert '"batch"' in origins[shown]
+
+
+def test_a_tree_filter_pi_does_not_know_is_the_default_as_in_pi(project, user_dir, agent_dir):
+    _write(agent_dir, {"treeFilterMode": "tools-only"})
+    values, origins = _shown(project, user_dir)
+    assert values["terminal.tree_filter"] == "default"
+    assert '"tools-only"' in origins["terminal.tree_filter"]
 
 
 def test_null_is_no_value_as_pis_defaults_read_it(project, user_dir, agent_dir):

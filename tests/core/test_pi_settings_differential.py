@@ -43,12 +43,13 @@ TREES: list[tuple[dict[str, Any], dict[str, Any]]] = [
                 "provider": {"timeoutMs": 90000, "maxRetries": 2, "maxRetryDelayMs": 7000},
             },
             "enableSkillCommands": False,
+            "treeFilterMode": "labeled-only",
         },
         {},
     ),
     (
         {"defaultThinkingLevel": "extreme", "queueMode": "all", "retry": {"maxDelayMs": 9000}},
-        {"followUpMode": "batch", "httpIdleTimeoutMs": "disabled"},
+        {"followUpMode": "batch", "httpIdleTimeoutMs": "disabled", "treeFilterMode": "x"},
     ),
     (
         {"defaultThinkingLevel": "", "httpIdleTimeoutMs": 45000.9},
@@ -101,6 +102,7 @@ def _ours(agent: Path, cwd: Path, trusted: bool) -> dict[str, Any]:
             "maxRetryDelayMs": provider.max_retry_delay_ms,
         },
         "enableSkillCommands": settings.terminal.skill_commands,
+        "treeFilterMode": settings.terminal.tree_filter,
     }
 
 
@@ -125,6 +127,7 @@ def _as_ctxmodes_reads(pi: dict[str, Any]) -> dict[str, Any]:
             "maxRetryDelayMs": provider["maxRetryDelayMs"],
         },
         "enableSkillCommands": pi["enableSkillCommands"],
+        "treeFilterMode": pi["treeFilterMode"],
     }
 
 

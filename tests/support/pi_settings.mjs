@@ -32,6 +32,7 @@ process.stdout.write(
     providerRetry: settings.getProviderRetrySettings(),
     httpIdleTimeoutMs: settings.getHttpIdleTimeoutMs(),
     enableSkillCommands: settings.getEnableSkillCommands(),
+    treeFilterMode: settings.getTreeFilterMode(),
   }),
 );
 session.dispose?.();

@@ -119,6 +119,7 @@ def _chat(
             history=FileHistory(str(path)),
             replay_turns=settings.terminal.replay_turns,
             skill_commands=settings.terminal.skill_commands,
+            tree_filter=settings.terminal.tree_filter,
         ).run()
     finally:
         agent.close()

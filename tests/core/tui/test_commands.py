@@ -113,6 +113,26 @@ def test_tree_with_skip_prompt_moves_without_asking_or_summarizing(tmp_path):
     assert "branch_summary" not in [e["type"] for e in entries(agent)]
 
 
+def test_tree_opens_with_the_configured_filter(tmp_path):
+    """``terminal.tree_filter`` (Pi's ``treeFilterMode``): the filter ``/tree`` opens with;
+    Ctrl+O cycles on from it."""
+    agent = make_agent(tmp_path, [{"text": "one"}])
+    titles: list[str] = []
+
+    async def scenario(t):
+        await t.type("first" + ENTER)
+        await t.idle()
+        await t.type("/tree" + ENTER)
+        await t.until(lambda: t.session.picker is not None, "the tree")
+        titles.append(t.session.picker.title)
+        await t.type("\x0f")  # Ctrl+O
+        await t.until(lambda: t.session.picker.title != titles[0], "the next filter")
+        titles.append(t.session.picker.title)
+
+    run_terminal(agent, scenario, tree_filter="user-only")
+    assert [title.rpartition("filter: ")[2] for title in titles] == ["user-only", "labeled-only"]
+
+
 def test_new_and_resume_replace_the_session(tmp_path):
     agent = make_agent(tmp_path, [{"text": "in the first session"}])
     seen: dict[str, object] = {}
