@@ -118,6 +118,8 @@ def _chat(
             agent,
             history=FileHistory(str(path)),
             replay_turns=settings.terminal.replay_turns,
+            skill_commands=settings.terminal.skill_commands,
+            tree_filter=settings.terminal.tree_filter,
         ).run()
     finally:
         agent.close()

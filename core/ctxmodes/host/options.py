@@ -5,10 +5,14 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from ctxmodes.compaction.settings import BranchSummarySettings, CompactionSettings
+from ctxmodes.compaction_settings import BranchSummarySettings, CompactionSettings
 from ctxmodes.host.queues import DrainMode
 from ctxmodes.host.retry_settings import RetrySettings
+
+if TYPE_CHECKING:
+    from ctxmodes.config import Settings
 
 
 def wall_clock_ms() -> int:
@@ -44,3 +48,16 @@ class HostOptions:
     system_prompt: str | None = None
     clock: Callable[[], int] = wall_clock_ms
     raise_hook_errors: bool = False
+
+    @classmethod
+    def of_settings(cls, settings: Settings) -> HostOptions:
+        """The options the configuration sets (compaction, branch summaries, retries, the
+        thinking level of new sessions and message delivery); the rest their defaults."""
+        return cls(
+            compaction=settings.compaction,
+            branch_summary=settings.branch_summary,
+            retry=settings.retry,
+            thinking_level=settings.thinking_level,
+            steering_mode=settings.steering_mode,
+            follow_up_mode=settings.follow_up_mode,
+        )

@@ -56,6 +56,7 @@ if TYPE_CHECKING:
     from prompt_toolkit.input import Input
     from prompt_toolkit.output import Output
 
+    from ctxmodes.config import TreeFilter
     from ctxmodes.sdk import Agent
 
 #: The streaming reply is redrawn at most this often (20 frames a second): a frame costs a
@@ -92,6 +93,8 @@ class TerminalSession:
         opened or replaced and after a move in its tree.
     :param keymap: which keys run which action (default: Pi's, with the user's
         ``keybindings.json`` over them).
+    :param skill_commands: offer each skill as a ``/skill:name`` command in completion.
+    :param tree_filter: the filter ``/tree`` opens with.
     """
 
     def __init__(
@@ -105,8 +108,12 @@ class TerminalSession:
         clock: Callable[[], float] = time.monotonic,
         replay_turns: int = DEFAULT_REPLAY_TURNS,
         keymap: KeyMap | None = None,
+        skill_commands: bool = True,
+        tree_filter: TreeFilter = "default",
     ) -> None:
         self.agent = agent
+        self.skill_commands = skill_commands
+        self.tree_filter: TreeFilter = tree_filter
         self.keymap = keymap if keymap is not None else KeyMap.load(keybindings_path())
         self.terminal_commands: dict[str, SlashCommand] = terminal_commands()
         self._sink = sink
@@ -376,7 +383,7 @@ class TerminalSession:
         if name == "model":
             return self.agent.model_refs()
         if name == "thinking":
-            from ctxmodes.providers.catalog import THINKING_LEVELS
+            from ctxmodes.thinking_levels import THINKING_LEVELS
 
             return list(THINKING_LEVELS)
         return []
