@@ -924,7 +924,7 @@ class SessionManager:
         return self.current_position_indexes().position()
 
     def current_position_indexes(self) -> PositionIndexes:
-        """:meth:`current_position` as entry indexes (O(path length) machine integers)."""
+        """:meth:`current_position` as entry indexes: runs of consecutive ones (O(runs))."""
         table = self._table
         leaf = self._path.leaf
         return PositionIndexes(
