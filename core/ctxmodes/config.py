@@ -159,6 +159,9 @@ class TerminalSettings(BaseModel):
     skill_commands: bool = True
     #: The filter ``/tree`` opens with (Pi's ``treeFilterMode``).
     tree_filter: TreeFilter = "default"
+    #: The command Ctrl+G opens the draft in (Pi's ``externalEditor``): a command line, the
+    #: file's name added; before ``$VISUAL`` and ``$EDITOR``, as in Pi.
+    external_editor: str | None = None
 
 
 class Settings(BaseModel):

@@ -51,6 +51,7 @@ HONOURED: dict[str, tuple[str, JsonKind]] = {
     "retry.provider.maxRetryDelayMs": ("retry.provider.maxRetryDelayMs", "number"),
     "enableSkillCommands": ("terminal.skill_commands", "boolean"),
     "treeFilterMode": ("terminal.tree_filter", "string"),
+    "externalEditor": ("terminal.external_editor", "string"),
 }
 #: Pi's startup model: both keys together name it.
 _MODEL_KEYS = ("defaultProvider", "defaultModel")
@@ -188,6 +189,9 @@ def _as_pi_reads(key: str, value: Any, set_by: str) -> tuple[Any, str]:
     if key in ("steeringMode", "followUpMode") and value not in ("all", "one-at-a-time"):
         # Pi delivers all at once only for "all".
         return "one-at-a-time", f"{note} {json.dumps(value)}: one-at-a-time, as in Pi"
+    if key == "externalEditor" and not value.strip():
+        # A blank command is none (``$VISUAL``, ``$EDITOR`` decide), over a lower file's too.
+        return None, f"{note} {json.dumps(value)}: none, as in Pi"
     if key == "treeFilterMode":
         from ctxmodes.config import TreeFilter  # loaded: it is what calls this module
 

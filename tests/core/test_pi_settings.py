@@ -68,6 +68,9 @@ CASES = [
          'expected a boolean, got a string ("no")'),
     Case("treeFilterMode", "terminal.tree_filter", "user-only", "no-tools",
          '[terminal]\ntree_filter = "all"', "all", 1, "expected a string, got a number (1)"),
+    Case("externalEditor", "terminal.external_editor", "vim", "code --wait",
+         '[terminal]\nexternal_editor = "nano"', "nano", False,
+         "expected a string, got a boolean (false)"),
     Case("retry.provider.maxRetryDelayMs", "retry.provider.max_retry_delay_ms", 5000, 1000,
          "[retry.provider]\nmax_retry_delay_ms = 0", 0, [60000], "expected a number, got an array"),
 ]  # fmt: skip
@@ -221,6 +224,14 @@ def test_a_tree_filter_pi_does_not_know_is_the_default_as_in_pi(project, user_di
     values, origins = _shown(project, user_dir)
     assert values["terminal.tree_filter"] == "default"
     assert '"tools-only"' in origins["terminal.tree_filter"]
+
+
+def test_a_blank_external_editor_is_none_over_a_lower_files_as_in_pi(project, user_dir, agent_dir):
+    _write(agent_dir, {"externalEditor": "vim"})
+    path = _write(project / ".pi", {"externalEditor": "  "})
+    values, origins = _shown(project, user_dir)
+    assert values["terminal.external_editor"] is None
+    assert origins["terminal.external_editor"].startswith(f"{path} (Pi's externalEditor")
 
 
 def test_null_is_no_value_as_pis_defaults_read_it(project, user_dir, agent_dir):

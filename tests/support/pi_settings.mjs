@@ -33,6 +33,7 @@ process.stdout.write(
     httpIdleTimeoutMs: settings.getHttpIdleTimeoutMs(),
     enableSkillCommands: settings.getEnableSkillCommands(),
     treeFilterMode: settings.getTreeFilterMode(),
+    externalEditor: settings.getExternalEditorCommand(),
   }),
 );
 session.dispose?.();

@@ -8,7 +8,7 @@ from pathlib import Path
 import orjson
 from support.terminal import ENTER, TAB, run_terminal
 
-from ctxmodes.config import Settings
+from ctxmodes.config import Settings, TerminalSettings
 from ctxmodes.providers.script import Script
 from ctxmodes.providers.scripted import ScriptedProvider
 from ctxmodes.resources import default_loader
@@ -94,7 +94,7 @@ def test_without_skill_commands_completion_offers_none_and_a_typed_one_still_exp
         await t.printed("Shipped.")
         await t.idle()
 
-    run_terminal(agent, scenario, skill_commands=False)
+    run_terminal(agent, scenario, settings=TerminalSettings(skill_commands=False))
     assert seen["completion"] is None
     lines = [orjson.loads(line) for line in agent.session_file.read_bytes().splitlines()[1:]]
     (user,) = [e["message"] for e in lines if e.get("message", {}).get("role") == "user"]
