@@ -182,11 +182,19 @@ class ServiceApp:
         )
 
     async def _on_engine(
-        self, function: Callable[..., _T], *args: Any, worker: int = 0, account_id: str = ""
+        self,
+        function: Callable[..., _T],
+        *args: Any,
+        worker: int = 0,
+        account_id: str = "",
+        session: tuple[str, str] | None = None,
     ) -> _T:
         """``function(*args)`` on the worker thread numbered ``worker``, in the account's
-        turn (``""``: calls made for no account yet, such as token lookups)."""
-        return await self._workers[worker].submit_from_loop(account_id, partial(function, *args))
+        turn (``""``: calls made for no account yet, such as token lookups); ``session``
+        names the account's session the call is about."""
+        return await self._workers[worker].submit_from_loop(
+            account_id, partial(function, *args), session
+        )
 
     async def _on_session_worker(
         self, account: Account, session_id: str, function: Callable[..., _T], *args: Any
@@ -199,6 +207,7 @@ class ServiceApp:
                 *args,
                 worker=self.engine.worker_of(account, session_id),
                 account_id=account.account_id,
+                session=(account.account_id, session_id),
             )
 
     def _session_turn(
@@ -377,6 +386,9 @@ class ServiceApp:
                     if isinstance(session_id, str)
                     else 0,
                     account_id=account.account_id,
+                    session=(account.account_id, session_id)
+                    if isinstance(session_id, str)
+                    else None,
                 )
             async with self._session_turn(account, session_id):
                 if (family, operation) in SEARCH_OPERATIONS:

@@ -17,10 +17,15 @@ other accounts run meanwhile.
 
 With group commit (:class:`HeldWrites`, SQLite), calls that ran while writes were held are
 answered only once those writes are committed: the worker runs the calls waiting, then
-commits them all with one sync, as soon as no call is waiting (or the group is
-:data:`GROUP_CALLS` calls or :data:`GROUP_SECONDS` old), and then answers them, with one
-wake-up of the event loop for all of them. Calls run during a pause are committed when the
-pause ends, not held behind the long call.
+commits them all with one sync once no call is waiting (or the group is :data:`GROUP_CALLS`
+calls or :data:`GROUP_SECONDS` old), and then answers them, with one wake-up of the event
+loop for all of them. Before it commits a group of fewer than :data:`GROUP_TARGET` calls, the
+worker waits a little (at most :data:`GROUP_WAIT_S` without a new call) for the sessions it
+answered within :data:`RECENT_SESSION_S` that have no call in the group yet: sessions that
+keep calling send their next call as soon as they have their answer, and a commit costs
+about what a write does (its sync), so a commit that waits for them costs less a write. A
+lone session, or one whose call is already in the group, waits for nothing. Calls run during
+a pause are committed when the pause ends, not held behind the long call.
 
 The calls about one session take turns wherever they run (:class:`SessionTurns`), in arrival
 order. Note reads (and on Postgres note writes), which the storage answers on the event loop,
@@ -104,8 +109,9 @@ def _settle_on_loop(future: asyncio.Future[Any], result: Any, error: BaseExcepti
         future.set_exception(error)
 
 
-#: A call, where its outcome goes, and whether it may run while another call is paused.
-_Job = tuple[Callable[[], Any], _Reply, bool]
+#: A call, where its outcome goes, whether it may run while another call is paused, and the
+#: session it is about (``None``: no session, or not told).
+_Job = tuple[Callable[[], Any], _Reply, bool, Hashable | None]
 #: Calls run while writes are held, with their outcome: ``(reply, result, error)``.
 _Held = tuple[_Reply, Any, BaseException | None]
 
@@ -113,6 +119,13 @@ _Held = tuple[_Reply, Any, BaseException | None]
 #: steady stream of calls is committed in steps, not held indefinitely.
 GROUP_CALLS = 64
 GROUP_SECONDS = 0.005
+#: The longest a group's commit waits without a new call for sessions answered within
+#: :data:`RECENT_SESSION_S` (seconds each), and the group size it waits to reach at most: a
+#: larger group saves little more per write, and holding its calls back for stragglers keeps
+#: the clients and the service from working at once.
+GROUP_WAIT_S = 0.001
+RECENT_SESSION_S = 0.02
+GROUP_TARGET = 8
 #: Seconds a call runs before :func:`yield_turn` lets other accounts' calls in.
 SLICE_S = 0.002
 
@@ -166,6 +179,9 @@ class FairWorker:
         #: Calls answered once the writes pending are committed, and when the first ran.
         self._held: list[_Held] = []
         self._group_opened = 0.0
+        #: The sessions of the calls held, and when each session last had a call answered.
+        self._group_sessions: set[Hashable] = set()
+        self._answered: dict[Hashable, float] = {}
         self._waiting: dict[str, deque[_Job]] = {}
         #: Seconds of the thread each account with calls waiting has had, on one clock that
         #: starts where the last call picked started (so a newcomer joins at par).
@@ -178,18 +194,29 @@ class FairWorker:
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
         self._thread.start()
 
-    def submit(self, account: str, call: Callable[[], _T], *, nests: bool = True) -> Future[_T]:
+    def submit(
+        self,
+        account: str,
+        call: Callable[[], _T],
+        *,
+        nests: bool = True,
+        session: Hashable | None = None,
+    ) -> Future[_T]:
         """Run ``call`` in ``account``'s turn; its future holds the result or the error.
         With ``nests`` false it never runs while another call is paused (for calls that
-        must see no other call half done).
+        must see no other call half done). ``session``: the session the call is about, if
+        any (a group commit waits briefly for the next call of a session that keeps
+        calling).
 
         :raises RuntimeError: the worker is closing.
         """
         future: Future[_T] = Future()
-        self._queue(account, (call, _ThreadReply(future), nests))
+        self._queue(account, (call, _ThreadReply(future), nests, session))
         return future
 
-    def submit_from_loop(self, account: str, call: Callable[[], _T]) -> asyncio.Future[_T]:
+    def submit_from_loop(
+        self, account: str, call: Callable[[], _T], session: Hashable | None = None
+    ) -> asyncio.Future[_T]:
         """:meth:`submit` from the running event loop: the call's outcome is set on an
         asyncio future of that loop (cancelling it before the call starts skips the call).
 
@@ -197,7 +224,7 @@ class FairWorker:
         """
         loop = asyncio.get_running_loop()
         future: asyncio.Future[_T] = loop.create_future()
-        self._queue(account, (call, _LoopReply(loop, future), True))
+        self._queue(account, (call, _LoopReply(loop, future), True, session))
         return future
 
     def _queue(self, account: str, job: _Job) -> None:
@@ -272,9 +299,33 @@ class FairWorker:
             if picked is None:
                 if not self._held:
                     return
-                self._commit()
+                if not self._await_group():
+                    self._commit()
                 continue
             self._execute(*picked)
+
+    def _await_group(self) -> bool:
+        """Wait (bounded) for a call of a session that was answered recently and has none in
+        the held group, while the group is smaller than :data:`GROUP_TARGET`; whether a call
+        is waiting now."""
+        if len(self._held) >= GROUP_TARGET:
+            return False
+        now = time.perf_counter()
+        recent = now - RECENT_SESSION_S
+        expected = any(
+            answered > recent and session not in self._group_sessions
+            for session, answered in self._answered.items()
+        )
+        if not expected:
+            return False
+        deadline = min(now + GROUP_WAIT_S, self._group_opened + GROUP_SECONDS)
+        with self._changed:
+            while not self._waiting and not self._closing:
+                left = deadline - time.perf_counter()
+                if left <= 0:
+                    break
+                self._changed.wait(left)
+            return bool(self._waiting)
 
     def _pause(self) -> None:
         if threading.current_thread() is not self._thread or not self._running:
@@ -318,7 +369,7 @@ class FairWorker:
         current.since = time.perf_counter()
 
     def _execute(self, account: str, job: _Job) -> None:
-        call, reply, _ = job
+        call, reply, _, session = job
         if not reply.start():
             return
         running = _Running(account)
@@ -332,9 +383,11 @@ class FairWorker:
         finally:
             self._running.pop()
         self._charge(account, time.perf_counter() - running.since)
-        self._answer(reply, result, error)
+        self._answer(reply, result, error, session)
 
-    def _answer(self, reply: _Reply, result: Any, error: BaseException | None) -> None:
+    def _answer(
+        self, reply: _Reply, result: Any, error: BaseException | None, session: Hashable | None
+    ) -> None:
         """Answer a call at once, or hold its answer for the commit of the writes pending."""
         if self._held_writes is None or not self._held_writes.writes_pending():
             reply.settle(result, error)
@@ -342,6 +395,8 @@ class FairWorker:
         if not self._held:
             self._group_opened = time.perf_counter()
         self._held.append((reply, result, error))
+        if session is not None:
+            self._group_sessions.add(session)
         if (
             len(self._held) >= GROUP_CALLS
             or time.perf_counter() - self._group_opened >= GROUP_SECONDS
@@ -353,11 +408,22 @@ class FairWorker:
         the storage's failure, when the commit failed)."""
         assert self._held_writes is not None
         held, self._held = self._held, []
+        sessions, self._group_sessions = self._group_sessions, set()
         try:
             self._held_writes.commit_writes()
         except BaseException as failure:
             held = [(reply, None, failure) for reply, _, _ in held]
         _settle_all(held)
+        self._remember(sessions)
+
+    def _remember(self, sessions: set[Hashable]) -> None:
+        """Note when ``sessions`` were answered; forget those answered too long ago."""
+        now = time.perf_counter()
+        if len(self._answered) > 4 * len(sessions) + 64:
+            recent = now - RECENT_SESSION_S
+            self._answered = {s: t for s, t in self._answered.items() if t > recent}
+        for session in sessions:
+            self._answered[session] = now
 
 
 def _settle_all(outcomes: list[_Held]) -> None:
