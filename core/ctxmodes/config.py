@@ -159,6 +159,9 @@ class TerminalSettings(BaseModel):
     skill_commands: bool = True
     #: The filter ``/tree`` opens with (Pi's ``treeFilterMode``).
     tree_filter: TreeFilter = "default"
+    #: How many completions the menu shows at once (Pi's ``autocompleteMaxVisible``, whose
+    #: bounds these are).
+    completion_rows: int = Field(default=10, ge=3, le=20)
     #: The command Ctrl+G opens the draft in (Pi's ``externalEditor``): a command line, the
     #: file's name added; before ``$VISUAL`` and ``$EDITOR``, as in Pi.
     external_editor: str | None = None

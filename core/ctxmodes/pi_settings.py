@@ -52,6 +52,7 @@ HONOURED: dict[str, tuple[str, JsonKind]] = {
     "enableSkillCommands": ("terminal.skill_commands", "boolean"),
     "treeFilterMode": ("terminal.tree_filter", "string"),
     "externalEditor": ("terminal.external_editor", "string"),
+    "autocompleteMaxVisible": ("terminal.completion_rows", "number"),
 }
 #: Pi's startup model: both keys together name it.
 _MODEL_KEYS = ("defaultProvider", "defaultModel")
@@ -192,6 +193,10 @@ def _as_pi_reads(key: str, value: Any, set_by: str) -> tuple[Any, str]:
     if key == "externalEditor" and not value.strip():
         # A blank command is none (``$VISUAL``, ``$EDITOR`` decide), over a lower file's too.
         return None, f"{note} {json.dumps(value)}: none, as in Pi"
+    if key == "autocompleteMaxVisible" and not 3 <= value <= 20:
+        # Pi's editor keeps the menu between 3 and 20 rows.
+        rows = min(20, max(3, value))
+        return rows, f"{note} {value}: {rows}, as in Pi"
     if key == "treeFilterMode":
         from ctxmodes.config import TreeFilter  # loaded: it is what calls this module
 
