@@ -159,6 +159,9 @@ class TerminalSettings(BaseModel):
     skill_commands: bool = True
     #: The filter ``/tree`` opens with (Pi's ``treeFilterMode``).
     tree_filter: TreeFilter = "default"
+    #: Leave out the start-up header and the list of what was loaded (Pi's
+    #: ``quietStartup``); warnings, and what was left out for want of trust, still show.
+    quiet_startup: bool = False
     #: How many completions the menu shows at once (Pi's ``autocompleteMaxVisible``, whose
     #: bounds these are).
     completion_rows: int = Field(default=10, ge=3, le=20)

@@ -53,6 +53,7 @@ HONOURED: dict[str, tuple[str, JsonKind]] = {
     "treeFilterMode": ("terminal.tree_filter", "string"),
     "externalEditor": ("terminal.external_editor", "string"),
     "autocompleteMaxVisible": ("terminal.completion_rows", "number"),
+    "quietStartup": ("terminal.quiet_startup", "boolean"),
 }
 #: Pi's startup model: both keys together name it.
 _MODEL_KEYS = ("defaultProvider", "defaultModel")

@@ -73,6 +73,9 @@ CASES = [
          "expected a string, got a boolean (false)"),
     Case("autocompleteMaxVisible", "terminal.completion_rows", 5, 8,
          "[terminal]\ncompletion_rows = 12", 12, "5", 'expected a number, got a string ("5")'),
+    Case("quietStartup", "terminal.quiet_startup", True, False,
+         "[terminal]\nquiet_startup = true", True, "yes",
+         'expected a boolean, got a string ("yes")'),
     Case("retry.provider.maxRetryDelayMs", "retry.provider.max_retry_delay_ms", 5000, 1000,
          "[retry.provider]\nmax_retry_delay_ms = 0", 0, [60000], "expected a number, got an array"),
 ]  # fmt: skip

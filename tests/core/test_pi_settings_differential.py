@@ -45,6 +45,7 @@ TREES: list[tuple[dict[str, Any], dict[str, Any]]] = [
             "enableSkillCommands": False,
             "treeFilterMode": "labeled-only",
             "externalEditor": "code --wait",
+            "quietStartup": True,
         },
         {},
     ),
@@ -107,6 +108,7 @@ def _ours(agent: Path, cwd: Path, trusted: bool) -> dict[str, Any]:
         "treeFilterMode": settings.terminal.tree_filter,
         # $VISUAL and $EDITOR are unset for both: Pi's last resort is nano.
         "externalEditor": settings.terminal.external_editor or "nano",
+        "quietStartup": settings.terminal.quiet_startup,
     }
 
 
@@ -133,6 +135,7 @@ def _as_ctxmodes_reads(pi: dict[str, Any]) -> dict[str, Any]:
         "enableSkillCommands": pi["enableSkillCommands"],
         "treeFilterMode": pi["treeFilterMode"],
         "externalEditor": pi["externalEditor"],
+        "quietStartup": pi["quietStartup"],
     }
 
 

@@ -34,6 +34,7 @@ process.stdout.write(
     enableSkillCommands: settings.getEnableSkillCommands(),
     treeFilterMode: settings.getTreeFilterMode(),
     externalEditor: settings.getExternalEditorCommand(),
+    quietStartup: settings.getQuietStartup(),
   }),
 );
 session.dispose?.();

@@ -181,26 +181,32 @@ class TerminalSession:
         problems = [
             render.notice(problem, "warning", self.width) for problem in self.keymap.problems
         ]
-        self.print_blocks([self._banner(), *problems, *opened])
+        self.print_blocks([*self._banner(), *problems, *opened])
         self._schedule_drain()
 
-    def _banner(self) -> str:
-        from ctxmodes.resources.summary import loaded_sections
+    def _banner(self) -> list[str]:
+        """The start-up header and what was loaded; with ``quiet_startup`` (Pi's
+        ``quietStartup``) only the resources' warnings and what was left out for want of
+        trust, as Pi still shows its diagnostics."""
+        from ctxmodes.resources.summary import DIAGNOSTIC_SECTIONS, loaded_sections
 
-        manager = self.agent.session_manager
-        where = manager.session_file or "in memory"
         session = self.agent.session
+        sections = loaded_sections(session.resources, session.cwd)
+        quiet = self.settings.quiet_startup
         loaded = "".join(
             f"\n[{title}]\n  {line}"
-            for title, line in loaded_sections(session.resources, session.cwd)
+            for title, line in sections
+            if not quiet or title in DIAGNOSTIC_SECTIONS
         )
-        return render.styled(
+        if quiet:
+            return [render.styled(loaded.lstrip("\n"), "dim", self.width)] if loaded else []
+        where = self.agent.session_manager.session_file or "in memory"
+        header = (
             f"ctxmodes · mode {self.agent.mode} · session {where}\n"
             "Enter sends (steers while working) · Alt+Enter follows up · Esc stops · "
-            f"Esc Esc tree · / commands · Ctrl+C twice quits{loaded}",
-            "dim",
-            self.width,
+            "Esc Esc tree · / commands · Ctrl+C twice quits"
         )
+        return [render.styled(header + loaded, "dim", self.width)]
 
     def exit(self) -> None:
         if self.app.is_running:
