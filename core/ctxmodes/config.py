@@ -193,6 +193,8 @@ class Settings(BaseModel):
     steering_mode: Literal["one-at-a-time", "all"] = "one-at-a-time"
     #: The same for follow-up messages.
     follow_up_mode: Literal["one-at-a-time", "all"] = "one-at-a-time"
+    #: Send the model a short text in place of each image (Pi's ``images.blockImages``).
+    block_images: bool = False
     #: When to compact automatically, and how much a compaction keeps (Pi's ``compaction``).
     compaction: CompactionSettings = Field(default_factory=CompactionSettings)
     #: The room a branch summary leaves in the model's window (Pi's ``branchSummary``).

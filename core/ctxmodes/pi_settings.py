@@ -54,6 +54,7 @@ HONOURED: dict[str, tuple[str, JsonKind]] = {
     "externalEditor": ("terminal.external_editor", "string"),
     "autocompleteMaxVisible": ("terminal.completion_rows", "number"),
     "quietStartup": ("terminal.quiet_startup", "boolean"),
+    "images.blockImages": ("block_images", "boolean"),
 }
 #: Pi's startup model: both keys together name it.
 _MODEL_KEYS = ("defaultProvider", "defaultModel")

@@ -76,6 +76,8 @@ CASES = [
     Case("quietStartup", "terminal.quiet_startup", True, False,
          "[terminal]\nquiet_startup = true", True, "yes",
          'expected a boolean, got a string ("yes")'),
+    Case("images.blockImages", "block_images", True, False, "block_images = true", True,
+         "true", 'expected a boolean, got a string ("true")'),
     Case("retry.provider.maxRetryDelayMs", "retry.provider.max_retry_delay_ms", 5000, 1000,
          "[retry.provider]\nmax_retry_delay_ms = 0", 0, [60000], "expected a number, got an array"),
 ]  # fmt: skip

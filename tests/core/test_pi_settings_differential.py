@@ -46,6 +46,7 @@ TREES: list[tuple[dict[str, Any], dict[str, Any]]] = [
             "treeFilterMode": "labeled-only",
             "externalEditor": "code --wait",
             "quietStartup": True,
+            "images": {"blockImages": True},
         },
         {},
     ),
@@ -109,6 +110,7 @@ def _ours(agent: Path, cwd: Path, trusted: bool) -> dict[str, Any]:
         # $VISUAL and $EDITOR are unset for both: Pi's last resort is nano.
         "externalEditor": settings.terminal.external_editor or "nano",
         "quietStartup": settings.terminal.quiet_startup,
+        "blockImages": settings.block_images,
     }
 
 
@@ -136,6 +138,7 @@ def _as_ctxmodes_reads(pi: dict[str, Any]) -> dict[str, Any]:
         "treeFilterMode": pi["treeFilterMode"],
         "externalEditor": pi["externalEditor"],
         "quietStartup": pi["quietStartup"],
+        "blockImages": pi["blockImages"],
     }
 
 

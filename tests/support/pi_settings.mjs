@@ -35,6 +35,7 @@ process.stdout.write(
     treeFilterMode: settings.getTreeFilterMode(),
     externalEditor: settings.getExternalEditorCommand(),
     quietStartup: settings.getQuietStartup(),
+    blockImages: settings.getBlockImages(),
   }),
 );
 session.dispose?.();
