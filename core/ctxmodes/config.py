@@ -1,13 +1,14 @@
 """Settings: the mode and model, how plugins load, durability, configured providers, the
-thinking level, message delivery, compaction, retries and the terminal, with the origin of
-every value.
+thinking level, message delivery, images, compaction, retries and the terminal, with the
+origin of every value.
 
 Sources, lowest precedence first:
 
 1. built-in defaults;
 2. the settings of Pi's ``settings.json`` that ctxmodes has an equivalent for: the startup
-   model, thinking level, message delivery, compaction, branch summaries and retries (a
-   trusted project's ``.pi/settings.json`` over the global one; :mod:`ctxmodes.pi_settings`);
+   model, thinking level, message delivery, compaction, branch summaries, retries and
+   timeouts, images and the terminal's (a trusted project's ``.pi/settings.json`` over the
+   global one; :mod:`ctxmodes.pi_settings`);
 3. the user file ``config.toml`` in the platform config directory (``CTXMODES_CONFIG_DIR``
    overrides the directory);
 4. the project file ``.ctxmodes.toml`` in the working directory, or else the
