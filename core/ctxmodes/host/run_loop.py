@@ -52,6 +52,10 @@ _log = library_log.logger(__name__)
 
 #: The error text of a request that was aborted before it was sent (the model layer's words).
 ABORTED_REQUEST_MESSAGE: Final = "Request was aborted"
+#: The error text of a turn whose context a plugin failed to project: nothing was sent.
+PROJECTION_FAILED_MESSAGE: Final = (
+    "Nothing was sent: a plugin failed to decide what the model sees (see the plugin error)"
+)
 
 
 def zero_usage() -> Usage:
@@ -227,12 +231,19 @@ class RunLoop:
         projection = ContextProjection(
             messages=core.messages.snapshot(), branch=LazyBranch(core.manager)
         )
-        core.hook(core.relay.project_context, projection)
-        core.emit(records.ContextProjected(len(projection.messages)))
+        projected = core.project_context(projection)
+        if projected:
+            core.emit(records.ContextProjected(len(projection.messages)))
         provider = core.provider
-        if signal.aborted or provider is None:
-            # Nothing is sent: the run was aborted between turns (or there is no model).
-            reason = ABORTED_REQUEST_MESSAGE if signal.aborted else "No model selected"
+        if signal.aborted or provider is None or not projected:
+            # Nothing is sent: the run was aborted between turns, there is no model, or the
+            # context could not be projected (fail closed).
+            if signal.aborted:
+                reason = ABORTED_REQUEST_MESSAGE
+            elif provider is None:
+                reason = "No model selected"
+            else:
+                reason = PROJECTION_FAILED_MESSAGE
             message = self._failure_message(reason, signal.aborted)
             core.emit(records.MessageStarted(message.role, None))
             return self._end_assistant(message)
