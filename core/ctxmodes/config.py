@@ -1,13 +1,14 @@
 """Settings: the mode and model, how plugins load, durability, configured providers, the
-thinking level, message delivery, compaction, retries and the terminal, with the origin of
-every value.
+thinking level, message delivery, images, compaction, retries and the terminal, with the
+origin of every value.
 
 Sources, lowest precedence first:
 
 1. built-in defaults;
 2. the settings of Pi's ``settings.json`` that ctxmodes has an equivalent for: the startup
-   model, thinking level, message delivery, compaction, branch summaries and retries (a
-   trusted project's ``.pi/settings.json`` over the global one; :mod:`ctxmodes.pi_settings`);
+   model, thinking level, message delivery, compaction, branch summaries, retries and
+   timeouts, images and the terminal's (a trusted project's ``.pi/settings.json`` over the
+   global one; :mod:`ctxmodes.pi_settings`);
 3. the user file ``config.toml`` in the platform config directory (``CTXMODES_CONFIG_DIR``
    overrides the directory);
 4. the project file ``.ctxmodes.toml`` in the working directory, or else the
@@ -159,6 +160,15 @@ class TerminalSettings(BaseModel):
     skill_commands: bool = True
     #: The filter ``/tree`` opens with (Pi's ``treeFilterMode``).
     tree_filter: TreeFilter = "default"
+    #: Leave out the start-up header and the list of what was loaded (Pi's
+    #: ``quietStartup``); warnings, and what was left out for want of trust, still show.
+    quiet_startup: bool = False
+    #: How many completions the menu shows at once (Pi's ``autocompleteMaxVisible``, whose
+    #: bounds these are).
+    completion_rows: int = Field(default=10, ge=3, le=20)
+    #: The command Ctrl+G opens the draft in (Pi's ``externalEditor``): a command line, the
+    #: file's name added; before ``$VISUAL`` and ``$EDITOR``, as in Pi.
+    external_editor: str | None = None
 
 
 class Settings(BaseModel):
@@ -184,6 +194,8 @@ class Settings(BaseModel):
     steering_mode: Literal["one-at-a-time", "all"] = "one-at-a-time"
     #: The same for follow-up messages.
     follow_up_mode: Literal["one-at-a-time", "all"] = "one-at-a-time"
+    #: Send the model a short text in place of each image (Pi's ``images.blockImages``).
+    block_images: bool = False
     #: When to compact automatically, and how much a compaction keeps (Pi's ``compaction``).
     compaction: CompactionSettings = Field(default_factory=CompactionSettings)
     #: The room a branch summary leaves in the model's window (Pi's ``branchSummary``).

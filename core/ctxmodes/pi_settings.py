@@ -51,6 +51,10 @@ HONOURED: dict[str, tuple[str, JsonKind]] = {
     "retry.provider.maxRetryDelayMs": ("retry.provider.maxRetryDelayMs", "number"),
     "enableSkillCommands": ("terminal.skill_commands", "boolean"),
     "treeFilterMode": ("terminal.tree_filter", "string"),
+    "externalEditor": ("terminal.external_editor", "string"),
+    "autocompleteMaxVisible": ("terminal.completion_rows", "number"),
+    "quietStartup": ("terminal.quiet_startup", "boolean"),
+    "images.blockImages": ("block_images", "boolean"),
 }
 #: Pi's startup model: both keys together name it.
 _MODEL_KEYS = ("defaultProvider", "defaultModel")
@@ -188,6 +192,13 @@ def _as_pi_reads(key: str, value: Any, set_by: str) -> tuple[Any, str]:
     if key in ("steeringMode", "followUpMode") and value not in ("all", "one-at-a-time"):
         # Pi delivers all at once only for "all".
         return "one-at-a-time", f"{note} {json.dumps(value)}: one-at-a-time, as in Pi"
+    if key == "externalEditor" and not value.strip():
+        # A blank command is none (``$VISUAL``, ``$EDITOR`` decide), over a lower file's too.
+        return None, f"{note} {json.dumps(value)}: none, as in Pi"
+    if key == "autocompleteMaxVisible" and not 3 <= value <= 20:
+        # Pi's editor keeps the menu between 3 and 20 rows.
+        rows = min(20, max(3, value))
+        return rows, f"{note} {value}: {rows}, as in Pi"
     if key == "treeFilterMode":
         from ctxmodes.config import TreeFilter  # loaded: it is what calls this module
 

@@ -68,6 +68,16 @@ CASES = [
          'expected a boolean, got a string ("no")'),
     Case("treeFilterMode", "terminal.tree_filter", "user-only", "no-tools",
          '[terminal]\ntree_filter = "all"', "all", 1, "expected a string, got a number (1)"),
+    Case("externalEditor", "terminal.external_editor", "vim", "code --wait",
+         '[terminal]\nexternal_editor = "nano"', "nano", False,
+         "expected a string, got a boolean (false)"),
+    Case("autocompleteMaxVisible", "terminal.completion_rows", 5, 8,
+         "[terminal]\ncompletion_rows = 12", 12, "5", 'expected a number, got a string ("5")'),
+    Case("quietStartup", "terminal.quiet_startup", True, False,
+         "[terminal]\nquiet_startup = true", True, "yes",
+         'expected a boolean, got a string ("yes")'),
+    Case("images.blockImages", "block_images", True, False, "block_images = true", True,
+         "true", 'expected a boolean, got a string ("true")'),
     Case("retry.provider.maxRetryDelayMs", "retry.provider.max_retry_delay_ms", 5000, 1000,
          "[retry.provider]\nmax_retry_delay_ms = 0", 0, [60000], "expected a number, got an array"),
 ]  # fmt: skip
@@ -221,6 +231,25 @@ def test_a_tree_filter_pi_does_not_know_is_the_default_as_in_pi(project, user_di
     values, origins = _shown(project, user_dir)
     assert values["terminal.tree_filter"] == "default"
     assert '"tools-only"' in origins["terminal.tree_filter"]
+
+
+def test_a_blank_external_editor_is_none_over_a_lower_files_as_in_pi(project, user_dir, agent_dir):
+    _write(agent_dir, {"externalEditor": "vim"})
+    path = _write(project / ".pi", {"externalEditor": "  "})
+    values, origins = _shown(project, user_dir)
+    assert values["terminal.external_editor"] is None
+    assert origins["terminal.external_editor"].startswith(f"{path} (Pi's externalEditor")
+
+
+@pytest.mark.parametrize(("rows", "shown"), [(1, 3), (0, 3), (50, 20)])
+def test_completion_rows_keep_pis_bounds(rows, shown, project, user_dir, agent_dir):
+    """Pi's editor keeps its menu between 3 and 20 rows whatever the setting says."""
+    _write(agent_dir, {"autocompleteMaxVisible": rows})
+    values, origins = _shown(project, user_dir)
+    assert values["terminal.completion_rows"] == shown
+    assert origins["terminal.completion_rows"].endswith(
+        f"(Pi's autocompleteMaxVisible {rows}: {shown}, as in Pi)"
+    )
 
 
 def test_null_is_no_value_as_pis_defaults_read_it(project, user_dir, agent_dir):

@@ -44,6 +44,9 @@ TREES: list[tuple[dict[str, Any], dict[str, Any]]] = [
             },
             "enableSkillCommands": False,
             "treeFilterMode": "labeled-only",
+            "externalEditor": "code --wait",
+            "quietStartup": True,
+            "images": {"blockImages": True},
         },
         {},
     ),
@@ -56,6 +59,7 @@ TREES: list[tuple[dict[str, Any], dict[str, Any]]] = [
         {"compaction": {"reserveTokens": 1000}, "retry": {"maxRetries": None}},
     ),
     ({"retry": {"provider": {"timeoutMs": 7000}}}, {"httpIdleTimeoutMs": 5000}),
+    ({"externalEditor": "vim"}, {"externalEditor": "  "}),
     ({"steeringMode": None, "queueMode": "all"}, {"retry": {"maxDelayMs": 8000}}),
     ({"retry": {"maxDelayMs": 8000, "provider": {"maxRetryDelayMs": None}}}, {}),
     (
@@ -103,6 +107,10 @@ def _ours(agent: Path, cwd: Path, trusted: bool) -> dict[str, Any]:
         },
         "enableSkillCommands": settings.terminal.skill_commands,
         "treeFilterMode": settings.terminal.tree_filter,
+        # $VISUAL and $EDITOR are unset for both: Pi's last resort is nano.
+        "externalEditor": settings.terminal.external_editor or "nano",
+        "quietStartup": settings.terminal.quiet_startup,
+        "blockImages": settings.block_images,
     }
 
 
@@ -128,6 +136,9 @@ def _as_ctxmodes_reads(pi: dict[str, Any]) -> dict[str, Any]:
         },
         "enableSkillCommands": pi["enableSkillCommands"],
         "treeFilterMode": pi["treeFilterMode"],
+        "externalEditor": pi["externalEditor"],
+        "quietStartup": pi["quietStartup"],
+        "blockImages": pi["blockImages"],
     }
 
 
@@ -144,6 +155,8 @@ def test_ctxmodes_starts_with_what_pi_starts_with(
     agent = tmp_path / "agent"
     agent.mkdir()
     monkeypatch.setenv("PI_CODING_AGENT_DIR", str(agent))
+    for name in ("VISUAL", "EDITOR"):
+        monkeypatch.delenv(name, raising=False)
     (agent / "models.json").write_text(json.dumps(MODELS))
     # Every tree names the model, so that Pi clamps the thinking level to a real one.
     startup = {"defaultProvider": "local", "defaultModel": "m"}

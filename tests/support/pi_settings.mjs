@@ -33,6 +33,9 @@ process.stdout.write(
     httpIdleTimeoutMs: settings.getHttpIdleTimeoutMs(),
     enableSkillCommands: settings.getEnableSkillCommands(),
     treeFilterMode: settings.getTreeFilterMode(),
+    externalEditor: settings.getExternalEditorCommand(),
+    quietStartup: settings.getQuietStartup(),
+    blockImages: settings.getBlockImages(),
   }),
 );
 session.dispose?.();

@@ -117,9 +117,7 @@ def _chat(
         TerminalSession(
             agent,
             history=FileHistory(str(path)),
-            replay_turns=settings.terminal.replay_turns,
-            skill_commands=settings.terminal.skill_commands,
-            tree_filter=settings.terminal.tree_filter,
+            settings=settings.terminal,
         ).run()
     finally:
         agent.close()

@@ -27,7 +27,7 @@ from ctxmodes.host import records
 from ctxmodes.host.branch_view import LazyBranch
 from ctxmodes.host.core import SessionCore
 from ctxmodes.host.queues import MessageQueue
-from ctxmodes.host.shaping import shape_messages
+from ctxmodes.host.shaping import shape_messages, without_images
 from ctxmodes.host.tool_batch import fail_truncated_calls, run_tool_calls
 from ctxmodes.providers.base import (
     ModelRequest,
@@ -36,6 +36,7 @@ from ctxmodes.providers.base import (
     ToolSchema,
     TransportRetry,
 )
+from ctxmodes.session.convert import LlmMessage as StoredLlmMessage
 from ctxmodes.session.convert import convert_to_llm
 from ctxmodes.session.models import (
     AgentMessage,
@@ -248,7 +249,7 @@ class RunLoop:
             return self._end_assistant(message)
         request = ModelRequest(
             system_prompt=core.system_prompt,
-            messages=shape_messages(convert_to_llm(projection.messages), core.now_ms),
+            messages=shape_messages(self._sent(projection.messages), core.now_ms),
             tools=[ToolSchema.from_tool(tool) for tool in core.tools.values()],
             session_id=core.manager.session_id,
             # As Pi's agent loop: the live level, and no level at all for "off".
@@ -287,6 +288,12 @@ class RunLoop:
     def _end_assistant(self, message: AssistantMessage) -> AssistantMessage:
         ended = self._core.end_message(message)
         return ended if isinstance(ended, AssistantMessage) else message
+
+    def _sent(self, messages: Sequence[AgentMessage]) -> list[StoredLlmMessage]:
+        """What the model is sent of ``messages``: as Pi's ``convertToLlm`` converts them,
+        without images when ``block_images`` (Pi's ``images.blockImages``) is on."""
+        converted = convert_to_llm(messages)
+        return without_images(converted) if self._core.options.block_images else converted
 
     def _failure_message(self, error: str, aborted: bool) -> AssistantMessage:
         """The assistant message recording a run that broke (Pi's run-failure message)."""

@@ -102,7 +102,7 @@ def all_commands(session: TerminalSession) -> dict[str, SlashCommand]:
         )
     # Without them (Pi's enableSkillCommands off), a typed /skill:name is a prompt, which
     # the host expands all the same.
-    for skill in resources.skills if session.skill_commands else ():
+    for skill in resources.skills if session.settings.skill_commands else ():
         name = f"skill:{skill.name}"
         commands.setdefault(name, SlashCommand(name, skill.description, "", True))
     return commands

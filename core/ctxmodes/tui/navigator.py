@@ -62,7 +62,7 @@ class TreeNavigator:
 
     def __init__(self, session: TerminalSession) -> None:
         self.session = session
-        self.filter = TREE_FILTERS.index(session.tree_filter)
+        self.filter = TREE_FILTERS.index(session.settings.tree_filter)
         self.folded: set[str] = set()
         self.selected_id: str | None = session.agent.session_manager.get_leaf_id()
         self._rows: list[_Row] = []

@@ -9,6 +9,7 @@ from support.agents import make_agent
 from support.terminal import DOWN, ENTER, ESC, GateTool, run_terminal
 
 from ctxmodes.compaction.settings import BranchSummarySettings
+from ctxmodes.config import TerminalSettings
 from ctxmodes.host.options import HostOptions
 
 
@@ -129,7 +130,7 @@ def test_tree_opens_with_the_configured_filter(tmp_path):
         await t.until(lambda: t.session.picker.title != titles[0], "the next filter")
         titles.append(t.session.picker.title)
 
-    run_terminal(agent, scenario, tree_filter="user-only")
+    run_terminal(agent, scenario, settings=TerminalSettings(tree_filter="user-only"))
     assert [title.rpartition("filter: ")[2] for title in titles] == ["user-only", "labeled-only"]
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import orjson
 from support.terminal import ENTER, TAB, run_terminal
 
-from ctxmodes.config import Settings
+from ctxmodes.config import Settings, TerminalSettings
 from ctxmodes.providers.script import Script
 from ctxmodes.providers.scripted import ScriptedProvider
 from ctxmodes.resources import default_loader
@@ -20,15 +20,15 @@ def write(path: Path, text: str) -> None:
     path.write_text(text)
 
 
-def _agent(tmp_path: Path, project: Path, answer: str) -> Agent:
-    """An agent in the trusted ``project`` whose model answers ``answer``."""
+def _agent(tmp_path: Path, project: Path, answer: str, *, trusted: bool = True) -> Agent:
+    """An agent in ``project`` whose model answers ``answer``."""
     provider = ScriptedProvider(Script.model_validate({"responses": [{"text": answer}]}))
     return open_agent(
         cwd=project,
         settings=Settings(mode="off", durability="flush"),
         provider=provider,
         session_dir=tmp_path / "sessions",
-        resources=default_loader(approve=True, agent_dir=tmp_path / "agent"),
+        resources=default_loader(approve=trusted, agent_dir=tmp_path / "agent"),
     )
 
 
@@ -94,7 +94,7 @@ def test_without_skill_commands_completion_offers_none_and_a_typed_one_still_exp
         await t.printed("Shipped.")
         await t.idle()
 
-    run_terminal(agent, scenario, skill_commands=False)
+    run_terminal(agent, scenario, settings=TerminalSettings(skill_commands=False))
     assert seen["completion"] is None
     lines = [orjson.loads(line) for line in agent.session_file.read_bytes().splitlines()[1:]]
     (user,) = [e["message"] for e in lines if e.get("message", {}).get("role") == "user"]
@@ -102,3 +102,22 @@ def test_without_skill_commands_completion_offers_none_and_a_typed_one_still_exp
     assert not text.startswith("/skill:")
     assert "SHIP" in text
     assert text.endswith("now")
+
+
+def test_a_quiet_start_shows_only_what_went_wrong(tmp_path: Path) -> None:
+    """Pi's ``quietStartup``: no header and no list of what loaded; what was left out for
+    want of trust still shows."""
+    project = tmp_path / "project"
+    write(project / "AGENTS.md", "Run the tests before committing.")
+    write(project / ".pi" / "prompts" / "review.md", "Review $@.")
+    agent = _agent(tmp_path, project, "unused", trusted=False)
+    seen: dict[str, str] = {}
+
+    async def scenario(t):
+        await t.printed("[Project]")
+        seen["start"] = t.text()
+
+    run_terminal(agent, scenario, settings=TerminalSettings(quiet_startup=True))
+    assert "ctxmodes · mode" not in seen["start"]
+    assert "[Context]" not in seen["start"]
+    assert "AGENTS.md" not in seen["start"]
