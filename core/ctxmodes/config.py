@@ -43,7 +43,7 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ctxmodes.compaction_settings import BranchSummarySettings, CompactionSettings
+from ctxmodes.compaction.settings import BranchSummarySettings, CompactionSettings
 from ctxmodes.config_sources import DEFAULT_MODE, TrustCheck, read_sources
 from ctxmodes.errors import ConfigError
 from ctxmodes.host.retry_settings import RetrySettings

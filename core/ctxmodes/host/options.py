@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ctxmodes.compaction_settings import BranchSummarySettings, CompactionSettings
+from ctxmodes.compaction.settings import BranchSummarySettings, CompactionSettings
 from ctxmodes.host.queues import DrainMode
 from ctxmodes.host.retry_settings import RetrySettings
 
