@@ -1,11 +1,14 @@
-"""Settings: the mode and model, how plugins load, durability, configured providers, retries
-and the terminal, with the origin of every value.
+"""Settings: the mode and model, how plugins load, durability, configured providers, the
+thinking level, message delivery, images, compaction, retries and the terminal, with the
+origin of every value.
 
 Sources, lowest precedence first:
 
 1. built-in defaults;
-2. Pi's startup model, ``defaultProvider`` and ``defaultModel`` of its ``settings.json`` (a
-   trusted project's ``.pi/settings.json`` over the global one; :mod:`ctxmodes.pi_settings`);
+2. the settings of Pi's ``settings.json`` that ctxmodes has an equivalent for: the startup
+   model, thinking level, message delivery, compaction, branch summaries, retries and
+   timeouts, images and the terminal's (a trusted project's ``.pi/settings.json`` over the
+   global one; :mod:`ctxmodes.pi_settings`);
 3. the user file ``config.toml`` in the platform config directory (``CTXMODES_CONFIG_DIR``
    overrides the directory);
 4. the project file ``.ctxmodes.toml`` in the working directory, or else the
@@ -33,17 +36,19 @@ from __future__ import annotations
 
 import copy
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from ctxmodes.compaction.settings import BranchSummarySettings, CompactionSettings
 from ctxmodes.config_sources import DEFAULT_MODE, TrustCheck, read_sources
 from ctxmodes.errors import ConfigError
 from ctxmodes.host.retry_settings import RetrySettings
-from ctxmodes.pi_settings import pi_model_layer
+from ctxmodes.pi_settings import pi_layers
+from ctxmodes.thinking_levels import ThinkingLevel
 
 DEFAULT_SOURCE = "default"
 #: The owned table of modes' settings (``[modes.tree]``).
@@ -138,6 +143,10 @@ class ProviderSettings(BaseModel):
     models: list[ProviderModelSettings] = Field(default_factory=list)
 
 
+#: Pi's ``/tree`` filters, in the order Ctrl+O cycles them.
+TreeFilter = Literal["default", "no-tools", "user-only", "labeled-only", "all"]
+
+
 class TerminalSettings(BaseModel):
     """``[terminal]``: the interactive session."""
 
@@ -146,6 +155,20 @@ class TerminalSettings(BaseModel):
     #: How many turns of the active branch are printed when a session is opened, resumed or
     #: replaced, and after a move in its tree (earlier entries are counted, not shown).
     replay_turns: int = Field(default=10, ge=0)
+    #: Offer each skill as a ``/skill:name`` command in completion (Pi's
+    #: ``enableSkillCommands``); a typed ``/skill:name`` is expanded either way, as in Pi.
+    skill_commands: bool = True
+    #: The filter ``/tree`` opens with (Pi's ``treeFilterMode``).
+    tree_filter: TreeFilter = "default"
+    #: Leave out the start-up header and the list of what was loaded (Pi's
+    #: ``quietStartup``); warnings, and what was left out for want of trust, still show.
+    quiet_startup: bool = False
+    #: How many completions the menu shows at once (Pi's ``autocompleteMaxVisible``, whose
+    #: bounds these are).
+    completion_rows: int = Field(default=10, ge=3, le=20)
+    #: The command Ctrl+G opens the draft in (Pi's ``externalEditor``): a command line, the
+    #: file's name added; before ``$VISUAL`` and ``$EDITOR``, as in Pi.
+    external_editor: str | None = None
 
 
 class Settings(BaseModel):
@@ -165,6 +188,18 @@ class Settings(BaseModel):
     modes: OwnedTables = Field(default_factory=dict)
     #: Configured model endpoints, by provider name (``<name>/<model-id>`` specs).
     providers: dict[str, ProviderSettings] = Field(default_factory=dict)
+    #: The thinking level a new session starts with (Pi's ``defaultThinkingLevel``).
+    thinking_level: ThinkingLevel = "off"
+    #: Queued steering messages reach the model one per turn, or all at once.
+    steering_mode: Literal["one-at-a-time", "all"] = "one-at-a-time"
+    #: The same for follow-up messages.
+    follow_up_mode: Literal["one-at-a-time", "all"] = "one-at-a-time"
+    #: Send the model a short text in place of each image (Pi's ``images.blockImages``).
+    block_images: bool = False
+    #: When to compact automatically, and how much a compaction keeps (Pi's ``compaction``).
+    compaction: CompactionSettings = Field(default_factory=CompactionSettings)
+    #: The room a branch summary leaves in the model's window (Pi's ``branchSummary``).
+    branch_summary: BranchSummarySettings = Field(default_factory=BranchSummarySettings)
     #: Retrying turns that failed on transient errors (Pi's ``retry`` settings).
     retry: RetrySettings = Field(default_factory=RetrySettings)
     terminal: TerminalSettings = Field(default_factory=TerminalSettings)
@@ -199,8 +234,7 @@ def load_settings(
     env = os.environ if environ is None else environ
     directory = Path.cwd() if cwd is None else cwd
     sources = read_sources(directory, env, trust)
-    pi_model = pi_model_layer(directory, trust)
-    layers = ([] if pi_model is None else [pi_model]) + sources.layers
+    layers = pi_layers(directory, trust) + sources.layers
     if cli:
         layers.append(("command line", _undot({k: v for k, v in cli.items() if v is not None})))
 
@@ -211,9 +245,11 @@ def load_settings(
             layer = Settings.model_validate(values)  # attribute bad values to their layer
         except ValidationError as exc:
             raise ConfigError(f"{source}: {_first_error(exc)}") from None
+        # By field name: a file may spell a key as Pi does (``retry.maxRetries``), and
+        # another layer may spell the same key the other way.
+        values = layer.model_dump(exclude_unset=True)
         _merge(merged, values)
-        # By field name: a file may spell a key as Pi does (``retry.maxRetries``).
-        for key in flatten(layer.model_dump(exclude_unset=True)):
+        for key in flatten(values):
             origins[key] = source
     return LoadedSettings(Settings.model_validate(merged), origins, sources.skipped)
 
@@ -221,7 +257,9 @@ def load_settings(
 def _first_error(exc: ValidationError) -> str:
     err = exc.errors()[0]
     where = ".".join(str(part) for part in err["loc"])
-    return f"{where}: {err['msg']}" if where else str(err["msg"])
+    # A validator's own words, without pydantic's "Value error, " before them.
+    message = str(err["ctx"]["error"]) if err["type"] == "value_error" else err["msg"]
+    return f"{where}: {message}" if where else message
 
 
 def _undot(values: Mapping[str, Any]) -> dict[str, Any]:
@@ -243,13 +281,17 @@ def _merge(into: dict[str, Any], values: Mapping[str, Any]) -> None:
             into[key] = copy.deepcopy(value)
 
 
-def flatten(values: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+def flatten(values: Mapping[str, Any]) -> dict[str, Any]:
     """Nested settings as ``{"plugins.block": [...]}``; empty tables count as values."""
-    flat: dict[str, Any] = {}
+    return {".".join(path): value for path, value in flatten_paths(values)}
+
+
+def flatten_paths(
+    values: Mapping[str, Any], prefix: tuple[str, ...] = ()
+) -> Iterator[tuple[tuple[str, ...], Any]]:
+    """:func:`flatten`'s items with each key's path of names (a name may hold a dot)."""
     for key, value in values.items():
-        dotted = f"{prefix}{key}"
         if isinstance(value, dict) and value:
-            flat.update(flatten(value, f"{dotted}."))
+            yield from flatten_paths(value, (*prefix, key))
         else:
-            flat[dotted] = value
-    return flat
+            yield (*prefix, key), value

@@ -295,6 +295,10 @@ def ctx_project_context(session: HostSession, projection: ContextProjection) -> 
     affects that one request and is never persisted. Every implementation is called, the mode
     first; each sees the previous ones' result. Must cost O(window), not O(session).
 
+    Fails closed: when an implementation raises (or returns a value), the plugin error is
+    reported and nothing is sent; the turn ends with an assistant error message, since the
+    context as built would be the whole session.
+
     .. versionadded:: 0.1
     """
 

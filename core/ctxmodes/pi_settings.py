@@ -1,11 +1,17 @@
-"""The settings of Pi's own that ctxmodes honours: the startup model.
+"""The settings of Pi's own that ctxmodes honours.
 
-Pi starts on the model its settings name, ``defaultProvider`` and ``defaultModel`` (saved by
-``/model`` and Ctrl+S, or written by hand), in the global ``settings.json`` of its agent
-directory and, for a trusted project, in ``.pi/settings.json``, whose keys override the
-global ones. A Pi user's default model therefore carries over: it is the lowest layer of
-ctxmodes' settings (:func:`ctxmodes.config.load_settings`), so ctxmodes' own files, the
-environment and the command line all override it.
+Pi reads ``settings.json`` in its agent directory and, for a trusted project,
+``.pi/settings.json``, whose keys override the global ones (nested objects key by key). A Pi
+user's choices there carry over wherever ctxmodes has the same setting: they are the lowest
+layer of ctxmodes' settings (:func:`ctxmodes.config.load_settings`), so ctxmodes' own files,
+the environment and the command line all override them. :data:`HONOURED` lists them.
+
+Each value is read as Pi reads it: ``null`` is no value; Pi's legacy keys (``queueMode``,
+``retry.maxDelayMs``) count as Pi migrates them; a ``defaultThinkingLevel`` that is no level
+starts sessions at ``off``, a delivery mode other than ``all`` is ``one-at-a-time`` and a
+``/tree`` filter Pi does not know is ``default``, as in Pi; ``httpIdleTimeoutMs`` is the
+request timeout where ``retry.provider.timeoutMs`` is not set. A value of the wrong JSON
+type, or a file that is not a JSON object, is an error naming the file and the key.
 
 Internal to ctxmodes: not part of the API plugins and programs use (see :mod:`ctxmodes`).
 """
@@ -13,40 +19,239 @@ Internal to ctxmodes: not part of the API plugins and programs use (see :mod:`ct
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, get_args
 
 from ctxmodes.config_sources import Layer, TrustCheck, project_trusted
 from ctxmodes.errors import ConfigError
+from ctxmodes.thinking_levels import THINKING_LEVELS
 
-__all__ = ["pi_model_layer"]
+__all__ = ["HONOURED", "pi_layers"]
 
-_KEYS = ("defaultProvider", "defaultModel")
+JsonKind = Literal["boolean", "number", "string"]
+
+#: Pi's key → the ctxmodes key it sets, and the JSON type Pi gives it. Inside a table the
+#: ctxmodes key is spelled as Pi spells it (both spellings are accepted), so that a value
+#: ctxmodes refuses is reported under Pi's name.
+HONOURED: dict[str, tuple[str, JsonKind]] = {
+    "defaultThinkingLevel": ("thinking_level", "string"),
+    "steeringMode": ("steering_mode", "string"),
+    "followUpMode": ("follow_up_mode", "string"),
+    "compaction.enabled": ("compaction.enabled", "boolean"),
+    "compaction.reserveTokens": ("compaction.reserveTokens", "number"),
+    "compaction.keepRecentTokens": ("compaction.keepRecentTokens", "number"),
+    "branchSummary.reserveTokens": ("branch_summary.reserveTokens", "number"),
+    "branchSummary.skipPrompt": ("branch_summary.skipPrompt", "boolean"),
+    "retry.enabled": ("retry.enabled", "boolean"),
+    "retry.maxRetries": ("retry.maxRetries", "number"),
+    "retry.baseDelayMs": ("retry.baseDelayMs", "number"),
+    "retry.provider.timeoutMs": ("retry.provider.timeoutMs", "number"),
+    "retry.provider.maxRetries": ("retry.provider.maxRetries", "number"),
+    "retry.provider.maxRetryDelayMs": ("retry.provider.maxRetryDelayMs", "number"),
+    "enableSkillCommands": ("terminal.skill_commands", "boolean"),
+    "treeFilterMode": ("terminal.tree_filter", "string"),
+    "externalEditor": ("terminal.external_editor", "string"),
+    "autocompleteMaxVisible": ("terminal.completion_rows", "number"),
+    "quietStartup": ("terminal.quiet_startup", "boolean"),
+    "images.blockImages": ("block_images", "boolean"),
+}
+#: Pi's startup model: both keys together name it.
+_MODEL_KEYS = ("defaultProvider", "defaultModel")
+#: Pi's legacy spellings, by the key its ``migrateSettings`` moves them to, and whether a
+#: ``null`` there lets them count: ``queueMode`` counts when the same file has no
+#: ``steeringMode`` at all, ``retry.maxDelayMs`` when ``retry.provider.maxRetryDelayMs`` is
+#: unset or ``null``.
+_LEGACY: dict[str, tuple[str, bool]] = {
+    "steeringMode": ("queueMode", False),
+    "retry.provider.maxRetryDelayMs": ("retry.maxDelayMs", True),
+}
+#: Pi's timeout of every HTTP request, used when ``retry.provider.timeoutMs`` is set in
+#: neither file: its layers go below every layer of that key.
+_IDLE_TIMEOUT = "httpIdleTimeoutMs"
+_DEFAULT_IDLE_TIMEOUT_MS = 300_000
+#: What Pi passes for no timeout (``0`` or ``"disabled"``): the longest 32-bit delay.
+_NO_TIMEOUT_MS = 2**31 - 1
+_TYPES: dict[JsonKind, tuple[type, ...]] = {
+    "boolean": (bool,),
+    "number": (int, float),
+    "string": (str,),
+}
 
 
-def pi_model_layer(directory: Path, trusted: TrustCheck | None = None) -> Layer | None:
-    """``{"model": "PROVIDER/ID"}`` from Pi's settings, named by the file that set the model
-    id; ``None`` when they name no provider and model. ``trusted`` is asked only when the
-    project has a ``.pi/settings.json`` (by default a saved decision or
-    ``defaultProjectTrust`` decides).
+def pi_layers(directory: Path, trusted: TrustCheck | None = None) -> list[Layer]:
+    """One layer per honoured key each of Pi's files sets, the global file's first, each
+    named by its file and Pi's key; the startup model's is named by the file that set the
+    model id. ``trusted`` is asked only when the project has a ``.pi/settings.json`` (by
+    default a saved decision or ``defaultProjectTrust`` decides).
 
-    :raises ConfigError: a settings file that is not a JSON object, naming it.
+    :raises ConfigError: a file that is not a JSON object, or a value of the wrong type,
+        naming the file (and the key).
     """
     from ctxmodes.session.paths import agent_dir
 
-    found: dict[str, tuple[str, Path]] = {}
     files = [agent_dir() / "settings.json"]
     project = directory / ".pi" / "settings.json"
     if project.is_file() and project_trusted(directory, trusted):
         files.append(project)
+    layers: list[Layer] = []
+    model: dict[str, tuple[str, Path]] = {}
+    idle_timeouts: list[Layer] = []
     for path in files:
-        for key, value in _settings(path).items():
-            if key in _KEYS and isinstance(value, str) and value:
-                found[key] = (value, path)
-    if len(found) < len(_KEYS):
+        values = _settings(path)
+        for key in _MODEL_KEYS:
+            value = _value(path, values, key, "string")
+            if value:
+                model[key] = (value, path)
+        idle = _idle_timeout(path, values.get(_IDLE_TIMEOUT))
+        if idle is not None:
+            milliseconds, note = idle
+            timeout = _nested(HONOURED["retry.provider.timeoutMs"][0], milliseconds)
+            idle_timeouts.append((f"{path} (Pi's {_IDLE_TIMEOUT}{note})", timeout))
+        for key, (target, kind) in HONOURED.items():
+            found = _honoured_value(path, values, key, kind)
+            if found is not None:
+                value, source = _as_pi_reads(key, *found)
+                layers.append((f"{path} ({source})", _nested(target, value)))
+    layers = idle_timeouts + layers
+    if len(model) == len(_MODEL_KEYS):
+        (provider, _), (model_id, path) = model["defaultProvider"], model["defaultModel"]
+        source = f"{path} (Pi's defaultProvider and defaultModel)"
+        layers.insert(0, (source, {"model": f"{provider}/{model_id}"}))
+    return layers
+
+
+def _idle_timeout(path: Path, value: Any) -> tuple[int, str] | None:
+    """Pi's ``httpIdleTimeoutMs`` as its ``parseHttpIdleTimeoutMs`` reads it (a number of
+    milliseconds or its text, ``0`` or ``"disabled"`` for none, ``""`` for the default) and
+    a note on how it was read; ``None`` when unset.
+
+    :raises ConfigError: a value Pi refuses too (it stops at startup on one).
+    """
+    if value is None:
         return None
-    (provider, _), (model, source) = found["defaultProvider"], found["defaultModel"]
-    return f"{source} (Pi's defaultProvider and defaultModel)", {"model": f"{provider}/{model}"}
+    number = value
+    if isinstance(value, str):
+        text = value.strip()
+        if not text:
+            return _DEFAULT_IDLE_TIMEOUT_MS, f" {json.dumps(value)}: Pi's default"
+        try:
+            number = 0 if text.lower() == "disabled" else float(text)
+        except ValueError:
+            number = None
+    if (
+        isinstance(number, bool)
+        or not isinstance(number, int | float)
+        or not math.isfinite(number)
+        or number < 0
+    ):
+        raise ConfigError(
+            f'{path}: {_IDLE_TIMEOUT}: expected milliseconds (0 or "disabled" for none), '
+            f"got {_described(value)}"
+        )
+    if math.floor(number) == 0:
+        return _NO_TIMEOUT_MS, f" {json.dumps(value)}: no timeout"
+    return math.floor(number), ""
+
+
+def _honoured_value(
+    path: Path, values: dict[str, Any], key: str, kind: JsonKind
+) -> tuple[Any, str] | None:
+    """The value of ``key`` in one file and the key that set it (its legacy spelling when
+    only that is there); ``None`` when neither is set."""
+    value = _value(path, values, key, kind)
+    if value is not None:
+        return value, key
+    if key in _LEGACY:
+        legacy, after_null = _LEGACY[key]
+        if after_null or not _has(values, key):
+            value = _value(path, values, legacy, kind)
+            if value is not None:
+                return value, legacy
+    return None
+
+
+def _has(values: dict[str, Any], key: str) -> bool:
+    """Whether the dotted ``key`` is in the file at all, ``null`` or not."""
+    *tables, leaf = key.split(".")
+    table: Any = values
+    for name in tables:
+        table = table.get(name)
+        if not isinstance(table, dict):
+            return False
+    return leaf in table
+
+
+def _as_pi_reads(key: str, value: Any, set_by: str) -> tuple[Any, str]:
+    """``value`` as Pi uses it, and the source's note naming Pi's key (and, for a value Pi
+    reads as another, what it reads)."""
+    note = f"Pi's {set_by}"
+    if key == "defaultThinkingLevel" and value not in THINKING_LEVELS:
+        # Pi clamps a level it does not know to the model's lowest, which is always off.
+        return "off", f"{note} {json.dumps(value)} is no thinking level: off, as in Pi"
+    if key in ("steeringMode", "followUpMode") and value not in ("all", "one-at-a-time"):
+        # Pi delivers all at once only for "all".
+        return "one-at-a-time", f"{note} {json.dumps(value)}: one-at-a-time, as in Pi"
+    if key == "externalEditor" and not value.strip():
+        # A blank command is none (``$VISUAL``, ``$EDITOR`` decide), over a lower file's too.
+        return None, f"{note} {json.dumps(value)}: none, as in Pi"
+    if key == "autocompleteMaxVisible" and not 3 <= value <= 20:
+        # Pi's editor keeps the menu between 3 and 20 rows.
+        rows = min(20, max(3, value))
+        return rows, f"{note} {value}: {rows}, as in Pi"
+    if key == "treeFilterMode":
+        from ctxmodes.config import TreeFilter  # loaded: it is what calls this module
+
+        if value not in get_args(TreeFilter):  # Pi's getTreeFilterMode reads it as default
+            return "default", f"{note} {json.dumps(value)}: default, as in Pi"
+    return value, note
+
+
+def _value(path: Path, values: dict[str, Any], key: str, kind: JsonKind) -> Any:
+    """The value at the dotted ``key``, ``None`` when unset or ``null`` (Pi's ``??``).
+
+    :raises ConfigError: the value, or a table on the way to it, has the wrong type.
+    """
+    *tables, leaf = key.split(".")
+    table = values
+    for depth, name in enumerate(tables):
+        inner = table.get(name)
+        if inner is None:
+            return None
+        if not isinstance(inner, dict):
+            where = ".".join(tables[: depth + 1])
+            raise ConfigError(f"{path}: {where}: expected an object, got {_described(inner)}")
+        table = inner
+    value = table.get(leaf)
+    if value is None:
+        return None
+    if (isinstance(value, bool) and kind != "boolean") or not isinstance(value, _TYPES[kind]):
+        raise ConfigError(f"{path}: {key}: expected a {kind}, got {_described(value)}")
+    if isinstance(value, float):  # JSON has one number type; ctxmodes counts in whole ones
+        if not value.is_integer():
+            raise ConfigError(f"{path}: {key}: expected a whole number, got {value}")
+        return int(value)
+    return value
+
+
+def _described(value: Any) -> str:
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, bool):
+        return f"a boolean ({json.dumps(value)})"
+    if isinstance(value, str):
+        return f"a string ({json.dumps(value)})"
+    return f"a number ({value})"
+
+
+def _nested(dotted: str, value: Any) -> dict[str, Any]:
+    *tables, leaf = dotted.split(".")
+    nested: dict[str, Any] = {leaf: value}
+    for name in reversed(tables):
+        nested = {name: nested}
+    return nested
 
 
 def _settings(path: Path) -> dict[str, Any]:

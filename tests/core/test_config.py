@@ -168,7 +168,7 @@ def test_a_trusted_projects_pi_settings_override_the_global_ones_key_by_key(
 
 @pytest.mark.parametrize(
     "values",
-    [{}, {"defaultProvider": "anthropic"}, {"defaultModel": "gpt-5.1"}, {"defaultModel": 5}],
+    [{}, {"defaultProvider": "anthropic"}, {"defaultModel": "gpt-5.1"}, {"defaultModel": ""}],
 )
 def test_pi_settings_that_name_no_whole_model_name_none(project, user_dir, agent_dir, values):
     _pi_settings(agent_dir, **values)

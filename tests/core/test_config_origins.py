@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 from ctxmodes.config import DEFAULT_SOURCE, load_settings
+from ctxmodes.errors import ConfigError
 
 
 def test_a_key_spelled_as_pi_spells_it_is_attributed_to_its_file(user_dir: Path, project: Path):
@@ -19,6 +20,17 @@ def test_a_key_spelled_as_pi_spells_it_is_attributed_to_its_file(user_dir: Path,
     assert loaded.origins["retry.provider.timeout_ms"] == source
     assert loaded.origins["retry.base_delay_ms"] == DEFAULT_SOURCE
     assert "retry.maxRetries" not in loaded.origins
+
+
+def test_two_files_may_spell_one_key_each_its_own_way(user_dir: Path, project: Path):
+    """The user file in Pi's spelling, the project's in ctxmodes' own: the project's wins."""
+    (user_dir / "config.toml").write_text("[retry]\nmaxRetries = 5\nbaseDelayMs = 10\n")
+    (project / ".ctxmodes.toml").write_text("[retry]\nmax_retries = 1\n")
+    loaded = load_settings(cwd=project, environ={"CTXMODES_CONFIG_DIR": str(user_dir)})
+    retry = loaded.settings.retry
+    assert (retry.max_retries, retry.base_delay_ms) == (1, 10)
+    assert loaded.origins["retry.max_retries"] == str(project / ".ctxmodes.toml")
+    assert loaded.origins["retry.base_delay_ms"] == str(user_dir / "config.toml")
 
 
 def test_a_command_line_value_is_attributed_to_the_command_line(user_dir: Path, project: Path):
@@ -53,3 +65,13 @@ def test_config_show_refuses_a_mode_that_is_not_installed_naming_where_it_was_se
     shown = run_ctxmodes(tmp_path, "config", "show")
     assert shown.returncode == 0, shown.stderr
     assert re.search(rf'^mode +\= "local"  # {re.escape(str(user_file))}$', shown.stdout, re.M)
+
+
+def test_one_table_spelling_a_key_both_ways_is_an_error_naming_both(user_dir: Path, project: Path):
+    (user_dir / "config.toml").write_text("[retry]\nmaxRetries = 5\nmax_retries = 1\n")
+    with pytest.raises(ConfigError) as raised:
+        load_settings(cwd=project, environ={"CTXMODES_CONFIG_DIR": str(user_dir)})
+    assert str(raised.value) == (
+        f"{user_dir / 'config.toml'}: retry: max_retries and maxRetries are one setting: "
+        "keep one of them"
+    )

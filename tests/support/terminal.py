@@ -154,8 +154,9 @@ class Terminal:
         await asyncio.sleep(0)
 
 
-def run_terminal(agent: Agent, scenario: Callable[[Terminal], Any]) -> Terminal:
-    """Run ``scenario(terminal)`` against a live application, then quit it."""
+def run_terminal(agent: Agent, scenario: Callable[[Terminal], Any], **options: Any) -> Terminal:
+    """Run ``scenario(terminal)`` against a live application (given ``options`` of
+    :class:`TerminalSession`), then quit it."""
 
     async def main() -> Terminal:
         with create_pipe_input() as pipe:
@@ -174,6 +175,7 @@ def run_terminal(agent: Agent, scenario: Callable[[Terminal], Any]) -> Terminal:
                 output=output,
                 sink=lambda block: terminal.transcript.append(plain(block)),
                 clock=clock,
+                **options,
             )
             terminal.task = asyncio.create_task(terminal.session.run_async())
             await terminal.until(lambda: terminal.session.app.is_running, "the application")

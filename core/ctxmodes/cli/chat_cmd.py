@@ -117,7 +117,7 @@ def _chat(
         TerminalSession(
             agent,
             history=FileHistory(str(path)),
-            replay_turns=settings.terminal.replay_turns,
+            settings=settings.terminal,
         ).run()
     finally:
         agent.close()

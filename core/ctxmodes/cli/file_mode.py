@@ -13,13 +13,14 @@ if TYPE_CHECKING:
 def configured_modes() -> tuple[ModeRegistry, str, dict[str, dict[str, object]]]:
     """The installed modes of the configured plugins, the configured default mode and the
     configured ``[modes.<name>]`` tables."""
+    from ctxmodes.cli.modes_cmd import installed_modes
     from ctxmodes.config import load_settings
-    from ctxmodes.modes import ModeRegistry
-    from ctxmodes.plugins import make_configured_plugin_manager
+    from ctxmodes.plugin_selection import PluginSelection
 
     settings = load_settings().settings
-    pm = make_configured_plugin_manager(settings)
-    registry = ModeRegistry.from_plugin_manager(pm, pm.distributions())
+    plugins = settings.plugins
+    selection = PluginSelection.from_env(allow=plugins.allow, block=plugins.block)
+    registry, _ = installed_modes(selection)
     return registry, settings.mode, {name: dict(table) for name, table in settings.modes.items()}
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ctxmodes.cli.core_commands import add_command_parser
 from ctxmodes.cli.options import (
@@ -14,6 +14,10 @@ from ctxmodes.cli.options import (
     run_trust,
 )
 
+if TYPE_CHECKING:
+    from ctxmodes.modes import ModeRegistry
+    from ctxmodes.plugin_selection import PluginSelection, SelectedEntryPoint
+
 
 def register(subparsers: Any) -> None:
     parser = add_command_parser(subparsers, "modes")
@@ -23,28 +27,12 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ctxmodes.modes import REGISTER_MODES, ModeRegistry
-    from ctxmodes.plugin_calls import registration_callers
-    from ctxmodes.plugin_selection import LOADED, PluginSelection, select_entry_points
+    from ctxmodes.plugin_selection import LOADED, PluginSelection
 
     active, settings = command_startup_settings(args)
-    selection = PluginSelection.from_env(allow=settings.allow, block=settings.block)
-    selection.refuse_blocked_essentials()
-    selected = select_entry_points(selection)
-    # Modes come from entry points: the core's default plugins (tools, slash commands,
-    # models) declare none. Listing them needs no plugin manager unless a plugin's hook is
-    # unusual (see ctxmodes.plugin_calls); sessions validate the plugins.
-    callers = registration_callers(REGISTER_MODES, selected)
-    if callers is None:
-        from ctxmodes.plugins import each_plugin, make_plugin_manager
-
-        pm = make_plugin_manager(selection=selection, default_plugins=())
-        callers = sorted(each_plugin(pm, REGISTER_MODES))
-    distributions = {
-        ep.name: ep.distribution for ep, status in selected if status == LOADED and ep.distribution
-    }
-    unloaded = {ep.name: status for ep, status in selected if status != LOADED}
-    registry = ModeRegistry.from_callers(callers, distributions, unloaded)
+    registry, selected = installed_modes(
+        PluginSelection.from_env(allow=settings.allow, block=settings.block)
+    )
     if active not in registry:
         registry.get(active, where=f"{_mode_source(args)}: mode")
     rows = [
@@ -66,6 +54,36 @@ def run(args: argparse.Namespace) -> int:
     for row in [header, *rows]:
         print("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row[:3])) + "  " + row[3])
     return 0
+
+
+def installed_modes(
+    selection: PluginSelection,
+) -> tuple[ModeRegistry, list[SelectedEntryPoint]]:
+    """The modes the plugins ``selection`` lets load declare, and every installed plugin
+    with whether it loads.
+
+    Modes come from entry points: the core's default plugins (tools, slash commands, models)
+    declare none. Listing them needs no plugin manager unless a plugin's hook is unusual (see
+    :mod:`ctxmodes.plugin_calls`), and imports none of the tools and models; sessions
+    validate the plugins.
+    """
+    from ctxmodes.modes import REGISTER_MODES, ModeRegistry
+    from ctxmodes.plugin_calls import registration_callers
+    from ctxmodes.plugin_selection import LOADED, select_entry_points
+
+    selection.refuse_blocked_essentials()
+    selected = select_entry_points(selection)
+    callers = registration_callers(REGISTER_MODES, selected)
+    if callers is None:
+        from ctxmodes.plugins import each_plugin, make_plugin_manager
+
+        pm = make_plugin_manager(selection=selection, default_plugins=())
+        callers = sorted(each_plugin(pm, REGISTER_MODES))
+    distributions = {
+        ep.name: ep.distribution for ep, status in selected if status == LOADED and ep.distribution
+    }
+    unloaded = {ep.name: status for ep, status in selected if status != LOADED}
+    return ModeRegistry.from_callers(callers, distributions, unloaded), selected
 
 
 def _mode_source(args: argparse.Namespace) -> str:

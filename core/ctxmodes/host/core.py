@@ -26,6 +26,7 @@ from ctxmodes import library_log
 from ctxmodes.abort import AbortController, AbortSignal
 from ctxmodes.errors import plugin_failure
 from ctxmodes.events import (
+    ContextProjection,
     NewContextOutcome,
     NewContextRequest,
     RetrievalRequest,
@@ -237,6 +238,21 @@ class SessionCore:
             # A plugin that fails while vetting a call blocks it, as Pi does.
             self._report_plugin_failure("tool_call", exc)
             return ToolCallBlock(reason=str(exc) or type(exc).__name__)
+
+    def project_context(self, projection: ContextProjection) -> bool:
+        """``ctx_project_context``; ``False`` when a plugin failed (reported), and then no
+        request may go out: the projection decides what the model may see, and without it
+        the whole session would be sent, which can be far more than the model's window, or
+        than the user meant to pay for."""
+        try:
+            with self._hook_lock:
+                self.relay.project_context(projection)
+        except Exception as exc:
+            if self.options.raise_hook_errors:
+                raise
+            self._report_plugin_failure("project_context", exc)
+            return False
+        return True
 
     def patch_tool_result(self, event: ToolResultEvent) -> None:
         self.hook(self.relay.tool_result, event)

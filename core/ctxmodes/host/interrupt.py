@@ -43,11 +43,16 @@ def interrupt_aborts(abort: Callable[[], None]) -> Iterator[None]:
         thread.start()
 
     signal.signal(signal.SIGINT, on_interrupt)
+    failure: Exception | None = None
     try:
         yield
+    except Exception as exc:  # what the abort made of the work, a cancelled summary say
+        failure = exc
     finally:
         signal.signal(signal.SIGINT, signal.default_int_handler)
         for thread in aborting:
             thread.join()
     if aborting:
-        raise KeyboardInterrupt
+        raise KeyboardInterrupt from failure
+    if failure is not None:
+        raise failure

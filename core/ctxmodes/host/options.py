@@ -5,10 +5,14 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ctxmodes.compaction.settings import BranchSummarySettings, CompactionSettings
 from ctxmodes.host.queues import DrainMode
 from ctxmodes.host.retry_settings import RetrySettings
+
+if TYPE_CHECKING:
+    from ctxmodes.config import Settings
 
 
 def wall_clock_ms() -> int:
@@ -24,6 +28,8 @@ class HostOptions:
     :ivar branch_summary: the room a branch summary leaves in the model's window.
     :ivar retry: when a turn that failed on a transient error is retried (Pi's ``retry``).
     :ivar thinking_level: recorded for new sessions (``thinking_level_change``).
+    :ivar block_images: send the model a short text in place of each image (Pi's
+        ``images.blockImages``); the session keeps the images.
     :ivar steering_mode: deliver queued steering messages one per turn, or all at once.
     :ivar follow_up_mode: the same for follow-up messages.
     :ivar system_prompt: when set, the whole system prompt (no ``SYSTEM.md``, context files
@@ -39,8 +45,24 @@ class HostOptions:
     branch_summary: BranchSummarySettings = field(default_factory=BranchSummarySettings)
     retry: RetrySettings = field(default_factory=RetrySettings)
     thinking_level: str = "off"
+    block_images: bool = False
     steering_mode: DrainMode = "one-at-a-time"
     follow_up_mode: DrainMode = "one-at-a-time"
     system_prompt: str | None = None
     clock: Callable[[], int] = wall_clock_ms
     raise_hook_errors: bool = False
+
+    @classmethod
+    def of_settings(cls, settings: Settings) -> HostOptions:
+        """The options the configuration sets (compaction, branch summaries, retries, the
+        thinking level of new sessions, message delivery and images); the rest their
+        defaults."""
+        return cls(
+            compaction=settings.compaction,
+            branch_summary=settings.branch_summary,
+            retry=settings.retry,
+            thinking_level=settings.thinking_level,
+            steering_mode=settings.steering_mode,
+            follow_up_mode=settings.follow_up_mode,
+            block_images=settings.block_images,
+        )

@@ -3,15 +3,14 @@ validate them without importing it."""
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from ctxmodes.pi_spelling import PiSpelledSettings
 from ctxmodes.providers.request_settings import ProviderRetrySettings
 
 
-class RetrySettings(BaseModel):
+class RetrySettings(PiSpelledSettings):
     """Pi's ``retry`` settings (same names and defaults), plus the cap on a server's wait."""
-
-    model_config = ConfigDict(frozen=True, populate_by_name=True, extra="forbid")
 
     enabled: bool = True
     max_retries: int = Field(default=3, ge=0, alias="maxRetries")

@@ -27,7 +27,7 @@ from ctxmodes.host import records
 from ctxmodes.host.branch_view import LazyBranch
 from ctxmodes.host.core import SessionCore
 from ctxmodes.host.queues import MessageQueue
-from ctxmodes.host.shaping import shape_messages
+from ctxmodes.host.shaping import shape_messages, without_images
 from ctxmodes.host.tool_batch import fail_truncated_calls, run_tool_calls
 from ctxmodes.providers.base import (
     ModelRequest,
@@ -36,6 +36,7 @@ from ctxmodes.providers.base import (
     ToolSchema,
     TransportRetry,
 )
+from ctxmodes.session.convert import LlmMessage as StoredLlmMessage
 from ctxmodes.session.convert import convert_to_llm
 from ctxmodes.session.models import (
     AgentMessage,
@@ -51,6 +52,10 @@ _log = library_log.logger(__name__)
 
 #: The error text of a request that was aborted before it was sent (the model layer's words).
 ABORTED_REQUEST_MESSAGE: Final = "Request was aborted"
+#: The error text of a turn whose context a plugin failed to project: nothing was sent.
+PROJECTION_FAILED_MESSAGE: Final = (
+    "Nothing was sent: a plugin failed to decide what the model sees (see the plugin error)"
+)
 
 
 def zero_usage() -> Usage:
@@ -226,18 +231,25 @@ class RunLoop:
         projection = ContextProjection(
             messages=core.messages.snapshot(), branch=LazyBranch(core.manager)
         )
-        core.hook(core.relay.project_context, projection)
-        core.emit(records.ContextProjected(len(projection.messages)))
+        projected = core.project_context(projection)
+        if projected:
+            core.emit(records.ContextProjected(len(projection.messages)))
         provider = core.provider
-        if signal.aborted or provider is None:
-            # Nothing is sent: the run was aborted between turns (or there is no model).
-            reason = ABORTED_REQUEST_MESSAGE if signal.aborted else "No model selected"
+        if signal.aborted or provider is None or not projected:
+            # Nothing is sent: the run was aborted between turns, there is no model, or the
+            # context could not be projected (fail closed).
+            if signal.aborted:
+                reason = ABORTED_REQUEST_MESSAGE
+            elif provider is None:
+                reason = "No model selected"
+            else:
+                reason = PROJECTION_FAILED_MESSAGE
             message = self._failure_message(reason, signal.aborted)
             core.emit(records.MessageStarted(message.role, None))
             return self._end_assistant(message)
         request = ModelRequest(
             system_prompt=core.system_prompt,
-            messages=shape_messages(convert_to_llm(projection.messages), core.now_ms),
+            messages=shape_messages(self._sent(projection.messages), core.now_ms),
             tools=[ToolSchema.from_tool(tool) for tool in core.tools.values()],
             session_id=core.manager.session_id,
             # As Pi's agent loop: the live level, and no level at all for "off".
@@ -276,6 +288,12 @@ class RunLoop:
     def _end_assistant(self, message: AssistantMessage) -> AssistantMessage:
         ended = self._core.end_message(message)
         return ended if isinstance(ended, AssistantMessage) else message
+
+    def _sent(self, messages: Sequence[AgentMessage]) -> list[StoredLlmMessage]:
+        """What the model is sent of ``messages``: as Pi's ``convertToLlm`` converts them,
+        without images when ``block_images`` (Pi's ``images.blockImages``) is on."""
+        converted = convert_to_llm(messages)
+        return without_images(converted) if self._core.options.block_images else converted
 
     def _failure_message(self, error: str, aborted: bool) -> AssistantMessage:
         """The assistant message recording a run that broke (Pi's run-failure message)."""

@@ -178,7 +178,8 @@ class AgentHost:
         session_model: str | None = None,
     ) -> AgentHost:
         """A host for the effective settings: their plugin selection, default mode, model
-        (unless ``provider`` is given) and durability.
+        (unless ``provider`` is given), durability and, unless ``options`` are given, the
+        host options they set (:meth:`HostOptions.of_settings`).
 
         :param session_model: the ``provider/model-id`` an existing session last used. As
             Pi restores a session's model, it is used in place of the settings' model when
@@ -192,7 +193,7 @@ class AgentHost:
             provider=provider,
             ui=ui,
             mode=settings.mode,
-            options=options if options is not None else HostOptions(retry=settings.retry),
+            options=options if options is not None else HostOptions.of_settings(settings),
             durability=Durability(settings.durability),
             mode_settings=settings.modes,
             mode_request=mode_request,

@@ -720,7 +720,7 @@ class AgentSession:
         :raises CtxmodesError: ``level`` is not one of Pi's levels.
         :raises SessionBusyError: a run, compaction or navigation is in progress.
         """
-        from ctxmodes.providers.catalog import THINKING_LEVELS
+        from ctxmodes.thinking_levels import THINKING_LEVELS
 
         if level not in THINKING_LEVELS:
             raise CtxmodesError(

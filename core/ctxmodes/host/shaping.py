@@ -22,6 +22,8 @@ from ctxmodes.providers.base import LlmMessage
 from ctxmodes.session.convert import LlmMessage as StoredLlmMessage
 from ctxmodes.session.models import (
     AssistantMessage,
+    ContentBlock,
+    ImageContent,
     TextContent,
     ToolCall,
     ToolResultMessage,
@@ -29,6 +31,38 @@ from ctxmodes.session.models import (
 )
 
 MISSING_RESULT_TEXT: Final = "No result provided"
+#: What an image becomes when images are blocked (Pi's ``images.blockImages``).
+BLOCKED_IMAGE_TEXT: Final = "Image reading is disabled."
+
+
+def without_images(messages: Sequence[StoredLlmMessage]) -> list[StoredLlmMessage]:
+    """``messages`` with every image of a user message or a tool result replaced by
+    :data:`BLOCKED_IMAGE_TEXT`, once for a run of them, as Pi sends them when
+    ``images.blockImages`` is on; the session keeps the images."""
+    blocked: list[StoredLlmMessage] = []
+    for message in messages:
+        if not isinstance(message, UserMessage | ToolResultMessage) or isinstance(
+            message.content, str
+        ):
+            blocked.append(message)
+            continue
+        if not any(isinstance(block, ImageContent) for block in message.content):
+            blocked.append(message)
+            continue
+        content: list[ContentBlock] = []
+        for block in message.content:
+            if isinstance(block, ImageContent):
+                block = TextContent(text=BLOCKED_IMAGE_TEXT)
+            previous = content[-1] if content else None
+            if not (
+                isinstance(block, TextContent)
+                and block.text == BLOCKED_IMAGE_TEXT
+                and isinstance(previous, TextContent)
+                and previous.text == BLOCKED_IMAGE_TEXT
+            ):
+                content.append(block)
+        blocked.append(message.model_copy(update={"content": content}))
+    return blocked
 
 
 def shape_messages(

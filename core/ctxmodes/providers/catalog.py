@@ -25,9 +25,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
 from ctxmodes.errors import CtxmodesError
+from ctxmodes.thinking_levels import THINKING_LEVELS
 
-#: Pi's thinking levels, lowest first.
-THINKING_LEVELS: tuple[str, ...] = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
 #: The ``{NAME}`` placeholders of Pi's endpoints that a call's settings fill in (Cloudflare's
 #: account and AI Gateway, from the credential's ``env`` or the environment).
 ENDPOINT_PLACEHOLDERS: tuple[str, ...] = ("CLOUDFLARE_ACCOUNT_ID", "CLOUDFLARE_GATEWAY_ID")
@@ -145,7 +144,7 @@ class ModelSpec(_PiShaped):
         if not self.reasoning:
             return ["off"]
         levels = self.thinking_level_map or {}
-        supported = []
+        supported: list[str] = []
         for level in THINKING_LEVELS:
             if level in levels and levels[level] is None:
                 continue

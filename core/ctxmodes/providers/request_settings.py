@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from ctxmodes.pi_spelling import PiSpelledSettings
 
 
-class ProviderRetrySettings(BaseModel):
+class ProviderRetrySettings(PiSpelledSettings):
     """Pi's ``retry.provider``: each HTTP request's idle timeout and the transport-level
     retry before a stream starts (off by default, as in Pi: the turn retry covers it)."""
-
-    model_config = ConfigDict(frozen=True, populate_by_name=True, extra="forbid")
 
     timeout_ms: int = Field(default=300_000, gt=0, alias="timeoutMs")
     max_retries: int = Field(default=0, ge=0, alias="maxRetries")

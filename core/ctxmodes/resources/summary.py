@@ -10,6 +10,10 @@ from pathlib import Path
 from ctxmodes.resources.loader import LoadedResources
 from ctxmodes.resources.trust import untrusted_notice
 
+#: The sections of :func:`loaded_sections` that tell of a problem rather than list what
+#: loaded: shown even where the list is not (Pi's ``quietStartup``).
+DIAGNOSTIC_SECTIONS = frozenset({"Resource warnings", "Project"})
+
 
 def loaded_sections(
     resources: LoadedResources, cwd: Path | str, home: Path | str | None = None

@@ -275,14 +275,19 @@ class Agent:
     # ------------------------------------------------------------------ operations
 
     def compact(self, instructions: str | None = None) -> CompactionEntry:
-        """Compact now (aborting a run in progress first), on this thread."""
-        return self.session.compact(instructions)
+        """Compact now (aborting a run in progress first), on this thread. On the main
+        thread, Ctrl-C cancels the summary, nothing is appended, and ``KeyboardInterrupt``
+        is raised (as in :meth:`prompt`)."""
+        with interrupt_aborts(self.session.abort):
+            return self.session.compact(instructions)
 
     def navigate(self, request: NavigationRequest) -> TreeNavigationResult:
-        """Move the leaf as ``/tree`` does (the session must be idle)."""
+        """Move the leaf as ``/tree`` does (the session must be idle). On the main thread,
+        Ctrl-C during the branch summary cancels the move, as in :meth:`compact`."""
         if self.is_busy():
             raise SessionBusyError("Wait for the current response to finish before navigating.")
-        return self.session.navigate_tree(request)
+        with interrupt_aborts(self.session.abort):
+            return self.session.navigate_tree(request)
 
     def new_session(self) -> None:
         self._host.new_session()

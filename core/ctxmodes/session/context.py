@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Final, Self, TypeVar, overload
 from ctxmodes.collector import collector_paused
 from ctxmodes.session import codec
 from ctxmodes.session.ids import timestamp_ms
+from ctxmodes.session.index_arrays import IndexRuns
 from ctxmodes.session.jsvalues import js_truthy
 from ctxmodes.session.store import NO_ENTRY, ActivePath, EntryTable
 
@@ -357,25 +358,25 @@ def latest_compaction(table: EntryTable, path: ActivePath) -> int:
     return table.nearest(leaf, _COMPACTION, "compaction", path.indexes)
 
 
-def context_entry_indexes(table: EntryTable, path: ActivePath) -> array[int]:
+def context_entry_indexes(table: EntryTable, path: ActivePath) -> IndexRuns:
     """Pi's ``buildContextEntries`` for the leaf of ``path``, as entry indexes."""
     leaf = path.leaf
     if leaf is None:
-        return array("q")
+        return IndexRuns([])
+    runs = IndexRuns(table.path_runs(leaf))
     compaction = latest_compaction(table, path)
     if compaction == NO_ENTRY:
-        return path.indexes[:]
+        return runs
     at = path.position(compaction)
     assert at is not None
-    indexes = path.indexes
-    selected = array("q", [compaction])
+    selected = [range(compaction, compaction + 1)]
     first_kept_id = table.entry(compaction).get("firstKeptEntryId")
     first_kept = table.index_of(first_kept_id) if isinstance(first_kept_id, str) else None
     kept_from = path.position(first_kept) if first_kept is not None else None
     if kept_from is not None and kept_from < at:
-        selected.extend(indexes[kept_from:at])
-    selected.extend(indexes[at + 1 :])
-    return selected
+        selected += runs.between(kept_from, at).runs
+    selected += runs.between(at + 1, len(runs)).runs
+    return IndexRuns(selected)
 
 
 def path_model(table: EntryTable, path: ActivePath) -> JsonObject | None:

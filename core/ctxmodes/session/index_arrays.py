@@ -12,9 +12,12 @@ from __future__ import annotations
 
 import sys
 from array import array
-from typing import Final
+from bisect import bisect_right
+from collections.abc import Iterable, Iterator, Sequence
+from itertools import accumulate, chain
+from typing import Final, overload
 
-__all__ = ["consecutive", "is_consecutive"]
+__all__ = ["IndexRuns", "consecutive", "is_consecutive"]
 
 _WIDTH: Final = array("q").itemsize
 # Byte columns from the least significant, in the machine's order.
@@ -66,3 +69,52 @@ def _runs(start: int, count: int, block: int) -> list[bytes]:
         value += 1
         length = block
     return runs
+
+
+class IndexRuns(Sequence[int]):
+    """Entry indexes held as the runs of consecutive ones they are made of: a path through a
+    session is a few long runs, which this holds in a few objects however long they are,
+    and whose ids are slices of the list of ids (no array of a million indexes to build,
+    copy, or check run by run)."""
+
+    __slots__ = ("_ends", "runs")
+
+    def __init__(self, runs: Iterable[range]) -> None:
+        #: The runs, in order, each ascending by one and none empty.
+        self.runs: list[range] = [run for run in runs if run]
+        # Where each run ends among the indexes.
+        self._ends: list[int] = list(accumulate(map(len, self.runs)))
+
+    def __len__(self) -> int:
+        return self._ends[-1] if self._ends else 0
+
+    def __iter__(self) -> Iterator[int]:
+        return chain.from_iterable(self.runs)
+
+    @overload
+    def __getitem__(self, item: int) -> int: ...
+    @overload
+    def __getitem__(self, item: slice) -> Sequence[int]: ...
+    def __getitem__(self, item: int | slice) -> int | Sequence[int]:
+        if isinstance(item, slice):
+            start, stop, step = item.indices(len(self))
+            if step != 1:
+                return [self[position] for position in range(start, stop, step)]
+            return self.between(start, stop)
+        position = range(len(self))[item]  # IndexError, negative positions
+        run = bisect_right(self._ends, position)
+        return self.runs[run][position - (self._ends[run - 1] if run else 0)]
+
+    def between(self, start: int, stop: int) -> IndexRuns:
+        """The indexes at positions ``start`` to ``stop`` (``0 <= start``, ``stop <= len``)."""
+        return IndexRuns(self._cut(start, stop))
+
+    def _cut(self, start: int, stop: int) -> Iterator[range]:
+        run = bisect_right(self._ends, start)
+        begun = self._ends[run - 1] if run else 0
+        while start < stop:
+            taken = self.runs[run][start - begun : stop - begun]
+            yield taken
+            start += len(taken)
+            begun = self._ends[run]
+            run += 1

@@ -57,6 +57,7 @@ from ctxmodes.session.errors import (
     SessionWriteError,
 )
 from ctxmodes.session.ids import PI_IDENTITY, IdentitySource, validate_session_id
+from ctxmodes.session.index_arrays import IndexRuns
 from ctxmodes.session.jsvalues import js_trim
 from ctxmodes.session.paths import (
     default_session_dir,
@@ -923,13 +924,13 @@ class SessionManager:
         return self.current_position_indexes().position()
 
     def current_position_indexes(self) -> PositionIndexes:
-        """:meth:`current_position` as entry indexes (O(path length) machine integers)."""
+        """:meth:`current_position` as entry indexes: runs of consecutive ones (O(runs))."""
         table = self._table
         leaf = self._path.leaf
         return PositionIndexes(
             leaf_id=table.ids[leaf] if leaf is not None else None,
             ids=table.ids,
-            branch=self._path.indexes[:],
+            branch=IndexRuns(table.path_runs(leaf) if leaf is not None else []),
             context_entries=context_entry_indexes(table, self._path),
             context=self.build_session_context(),
         )
@@ -950,7 +951,7 @@ class SessionManager:
         return PositionIndexes(
             leaf_id=entry_id,
             ids=self._table.ids,
-            branch=path.indexes,
+            branch=IndexRuns(self._table.path_runs(leaf) if leaf is not None else []),
             context_entries=context_entry_indexes(self._table, path),
             context=self._context.context_at(leaf),
         )

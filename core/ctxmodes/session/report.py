@@ -19,7 +19,7 @@ from ctxmodes.forked_work import map_in_turns
 from ctxmodes.session import codec
 from ctxmodes.session.context import SessionContext
 from ctxmodes.session.convert import convert_message_json, convert_to_llm_json
-from ctxmodes.session.index_arrays import is_consecutive
+from ctxmodes.session.index_arrays import IndexRuns, is_consecutive
 from ctxmodes.session.manager import PositionIndexes, SessionManager
 
 __all__ = ["NULL_POSITION", "context_report", "write_context_report"]
@@ -115,10 +115,19 @@ def _write_ids(
 ) -> None:
     """The ids of the entries at ``indexes`` as a JSON array, a block at a time (a list of a
     million ids would cost more than the index of the whole session)."""
-    blocks = (
-        _ids_at(ids, indexes[start : start + _ID_BLOCK])
-        for start in range(0, len(indexes), _ID_BLOCK)
-    )
+    blocks: Iterable[list[str]]
+    if isinstance(indexes, IndexRuns) and isinstance(ids, list):
+        # Each run's ids are a slice of the list.
+        blocks = (
+            ids[start : min(start + _ID_BLOCK, run.stop)]
+            for run in indexes.runs
+            for start in range(run.start, run.stop, _ID_BLOCK)
+        )
+    else:
+        blocks = (
+            _ids_at(ids, indexes[start : start + _ID_BLOCK])
+            for start in range(0, len(indexes), _ID_BLOCK)
+        )
     _write_blocks(write, map(_encode_ids, blocks))
 
 

@@ -24,7 +24,12 @@ if TYPE_CHECKING:
 
 
 def choose_summary(session: TerminalSession, target: str) -> None:
-    """After an entry is picked in ``/tree``: leave the branch with or without a summary."""
+    """After an entry is picked in ``/tree``: leave the branch with or without a summary,
+    or, with ``branch_summary.skip_prompt`` (Pi's ``branchSummary.skipPrompt``), without
+    asking and without one."""
+    if session.agent.session.options.branch_summary.skip_prompt:
+        _navigate(session, target, False, None)
+        return
     choices = [
         PickerItem("none", "no summary", [("", "No summary")]),
         PickerItem("summary", "summarize", [("", "Summarize the branch left behind")]),
@@ -237,7 +242,7 @@ def model(session: TerminalSession, args: str) -> None:
 
 def thinking(session: TerminalSession, args: str) -> None:
     """``/thinking [LEVEL]``: show or change the thinking level (recorded in the session)."""
-    from ctxmodes.providers.catalog import THINKING_LEVELS
+    from ctxmodes.thinking_levels import THINKING_LEVELS
 
     agent = session.agent
     if not args:

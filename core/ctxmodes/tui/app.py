@@ -30,7 +30,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from prompt_toolkit.application import Application
-from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.completion import merge_completers
 from prompt_toolkit.document import Document
 from prompt_toolkit.formatted_text import ANSI
@@ -38,17 +37,18 @@ from prompt_toolkit.history import History, InMemoryHistory
 from prompt_toolkit.renderer import print_formatted_text as print_to_output
 
 from ctxmodes.abort import AbortController
+from ctxmodes.config import TerminalSettings
 from ctxmodes.sdk import events as ev
 from ctxmodes.tui import render
 from ctxmodes.tui.commands import SlashCommand, all_commands, terminal_commands
 from ctxmodes.tui.completion import SlashCompleter
+from ctxmodes.tui.draft import DraftBuffer
 from ctxmodes.tui.file_completion import FileCompleter
 from ctxmodes.tui.keymap import KeyMap, keybindings_path
 from ctxmodes.tui.keys import KeyActions
 from ctxmodes.tui.layout import STYLE, build_application
 from ctxmodes.tui.live import LiveRegion
 from ctxmodes.tui.picker import Picker
-from ctxmodes.tui.replay import DEFAULT_REPLAY_TURNS
 from ctxmodes.tui.status import FooterStatus
 from ctxmodes.tui.transcript import Transcript
 
@@ -88,8 +88,8 @@ class TerminalSession:
     :param sink: receives each finished transcript block as ANSI text instead of the
         terminal's scrollback (tests).
     :param clock: monotonic seconds, for double presses and the retry countdown.
-    :param replay_turns: how many turns of the active branch are printed when a session is
-        opened or replaced and after a move in its tree.
+    :param settings: the ``[terminal]`` settings: how many turns are replayed, the skill
+        commands, the filter ``/tree`` opens with, the external editor.
     :param keymap: which keys run which action (default: Pi's, with the user's
         ``keybindings.json`` over them).
     """
@@ -103,10 +103,11 @@ class TerminalSession:
         history: History | None = None,
         sink: Sink | None = None,
         clock: Callable[[], float] = time.monotonic,
-        replay_turns: int = DEFAULT_REPLAY_TURNS,
+        settings: TerminalSettings | None = None,
         keymap: KeyMap | None = None,
     ) -> None:
         self.agent = agent
+        self.settings = settings if settings is not None else TerminalSettings()
         self.keymap = keymap if keymap is not None else KeyMap.load(keybindings_path())
         self.terminal_commands: dict[str, SlashCommand] = terminal_commands()
         self._sink = sink
@@ -122,12 +123,15 @@ class TerminalSession:
         self._context: contextvars.Context | None = None
         self.live = self._live_region()
         self.status = FooterStatus(agent, clock)
-        self.transcript = Transcript(agent, self.live, self.status, self._tick_retry, replay_turns)
+        self.transcript = Transcript(
+            agent, self.live, self.status, self._tick_retry, self.settings.replay_turns
+        )
         self.keys = KeyActions(self, clock)
         self.picker: Picker | None = None
         #: Stops the ``!`` command running now, if any.
         self.shell_abort: AbortController | None = None
-        self.buffer = Buffer(
+        self.buffer = DraftBuffer(
+            self.settings.external_editor,
             multiline=True,
             history=history if history is not None else InMemoryHistory(),
             completer=merge_completers(
@@ -177,26 +181,32 @@ class TerminalSession:
         problems = [
             render.notice(problem, "warning", self.width) for problem in self.keymap.problems
         ]
-        self.print_blocks([self._banner(), *problems, *opened])
+        self.print_blocks([*self._banner(), *problems, *opened])
         self._schedule_drain()
 
-    def _banner(self) -> str:
-        from ctxmodes.resources.summary import loaded_sections
+    def _banner(self) -> list[str]:
+        """The start-up header and what was loaded; with ``quiet_startup`` (Pi's
+        ``quietStartup``) only the resources' warnings and what was left out for want of
+        trust, as Pi still shows its diagnostics."""
+        from ctxmodes.resources.summary import DIAGNOSTIC_SECTIONS, loaded_sections
 
-        manager = self.agent.session_manager
-        where = manager.session_file or "in memory"
         session = self.agent.session
+        sections = loaded_sections(session.resources, session.cwd)
+        quiet = self.settings.quiet_startup
         loaded = "".join(
             f"\n[{title}]\n  {line}"
-            for title, line in loaded_sections(session.resources, session.cwd)
+            for title, line in sections
+            if not quiet or title in DIAGNOSTIC_SECTIONS
         )
-        return render.styled(
+        if quiet:
+            return [render.styled(loaded.lstrip("\n"), "dim", self.width)] if loaded else []
+        where = self.agent.session_manager.session_file or "in memory"
+        header = (
             f"ctxmodes · mode {self.agent.mode} · session {where}\n"
             "Enter sends (steers while working) · Alt+Enter follows up · Esc stops · "
-            f"Esc Esc tree · / commands · Ctrl+C twice quits{loaded}",
-            "dim",
-            self.width,
+            "Esc Esc tree · / commands · Ctrl+C twice quits"
         )
+        return [render.styled(header + loaded, "dim", self.width)]
 
     def exit(self) -> None:
         if self.app.is_running:
@@ -376,7 +386,7 @@ class TerminalSession:
         if name == "model":
             return self.agent.model_refs()
         if name == "thinking":
-            from ctxmodes.providers.catalog import THINKING_LEVELS
+            from ctxmodes.thinking_levels import THINKING_LEVELS
 
             return list(THINKING_LEVELS)
         return []

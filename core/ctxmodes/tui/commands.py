@@ -80,8 +80,9 @@ def terminal_commands() -> dict[str, SlashCommand]:
 
 def all_commands(session: TerminalSession) -> dict[str, SlashCommand]:
     """The terminal's commands, then the host's and plugins' that the terminal does not
-    shadow (each keeps its own ``while_streaming`` flag), then the prompt templates and
-    ``skill:`` commands (sent as typed and expanded by the host, also while it works)."""
+    shadow (each keeps its own ``while_streaming`` flag), then the prompt templates and,
+    unless turned off, ``skill:`` commands (sent as typed and expanded by the host, also
+    while it works)."""
     commands = dict(session.terminal_commands)
     for command in session.agent.commands:
         commands.setdefault(
@@ -99,7 +100,9 @@ def all_commands(session: TerminalSession) -> dict[str, SlashCommand]:
         commands.setdefault(
             template.name, SlashCommand(template.name, template.description, hint, True)
         )
-    for skill in resources.skills:
+    # Without them (Pi's enableSkillCommands off), a typed /skill:name is a prompt, which
+    # the host expands all the same.
+    for skill in resources.skills if session.settings.skill_commands else ():
         name = f"skill:{skill.name}"
         commands.setdefault(name, SlashCommand(name, skill.description, "", True))
     return commands

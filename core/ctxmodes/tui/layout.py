@@ -34,9 +34,9 @@ if TYPE_CHECKING:
 
     from ctxmodes.tui.app import TerminalSession
 
-#: Rows of the editor before it scrolls, and of the completion menu.
+#: Rows of the editor before it scrolls (the completion menu's are a setting,
+#: ``terminal.completion_rows``).
 EDITOR_ROWS: Final = 12
-MENU_ROWS: Final = 10
 
 STYLE = Style.from_dict(
     {
@@ -66,6 +66,7 @@ def build_application(
 ) -> Application[None]:
     live = session.live
     search = SearchToolbar()
+    menu_rows = session.settings.completion_rows
 
     def editor_height() -> Dimension:
         state = session.buffer.complete_state
@@ -74,7 +75,7 @@ def build_application(
         # The completion menu floats below the cursor, inside this layout: the editor grows
         # to hold it, so at the bottom of the screen the terminal scrolls up to make room
         # instead of the menu shrinking to the rows that happen to be left.
-        rows = min(MENU_ROWS, len(state.completions)) + 1
+        rows = min(menu_rows, len(state.completions)) + 1
         return Dimension(min=rows, max=max(rows, EDITOR_ROWS))
 
     editor = Window(
@@ -125,7 +126,7 @@ def build_application(
             Float(
                 xcursor=True,
                 ycursor=True,
-                content=CompletionsMenu(max_height=MENU_ROWS, scroll_offset=1),
+                content=CompletionsMenu(max_height=menu_rows, scroll_offset=1),
             )
         ],
     )

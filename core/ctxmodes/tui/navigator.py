@@ -6,8 +6,9 @@ of the selected entry, and Enter picks an entry, then whether to summarize the b
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, get_args
 
+from ctxmodes.config import TreeFilter
 from ctxmodes.tui.picker import Picker, PickerItem
 
 if TYPE_CHECKING:
@@ -15,7 +16,7 @@ if TYPE_CHECKING:
     from ctxmodes.tui.app import TerminalSession
 
 #: Pi's ``/tree`` filters, cycled with Ctrl+O.
-TREE_FILTERS: Final = ("default", "no-tools", "user-only", "labeled-only", "all")
+TREE_FILTERS: Final[tuple[TreeFilter, ...]] = get_args(TreeFilter)
 TITLE: Final = "Session tree (● active path)"
 HINT: Final = (
     "↑↓ move · Ctrl+←/→ fold · Shift+L label · type to filter · Ctrl+O filter · "
@@ -61,7 +62,7 @@ class TreeNavigator:
 
     def __init__(self, session: TerminalSession) -> None:
         self.session = session
-        self.filter = 0
+        self.filter = TREE_FILTERS.index(session.settings.tree_filter)
         self.folded: set[str] = set()
         self.selected_id: str | None = session.agent.session_manager.get_leaf_id()
         self._rows: list[_Row] = []

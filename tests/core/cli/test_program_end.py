@@ -151,7 +151,7 @@ os._exit = reporting_end
 
 
 @pytest.mark.skipif(not Path("/proc/self/fd").exists(), reason="needs Linux's /proc")
-@pytest.mark.parametrize("argv", [["context", "--json"], ["context"]])
+@pytest.mark.parametrize("argv", [["context", "--json"], ["context"], ["show"]])
 def test_an_ending_command_leaves_its_session_index_and_collector_to_the_end(
     session: tuple[Path, bytes], argv: list[str]
 ) -> None:

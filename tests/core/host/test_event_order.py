@@ -416,6 +416,37 @@ def test_a_plugin_failing_while_vetting_a_call_blocks_it_and_is_reported(make_ri
     _assert_reported_in_one_line(rig, caplog, "tool_call: KeyError: 'oops'")
 
 
+def test_a_failing_projection_sends_nothing_and_ends_the_turn_with_an_error(make_rig, caplog):
+    """Fail closed: the projection decides what the model may see; without it the request
+    would carry the whole session."""
+
+    class Broken:
+        def __init__(self) -> None:
+            self.failing = True
+
+        @hookimpl
+        def ctx_project_context(self, session, projection):
+            if self.failing:
+                raise RuntimeError("window lost")
+            projection.messages = projection.messages[-1:]
+
+    broken = Broken()
+    caplog.set_level(logging.DEBUG, logger="ctxmodes")
+    rig = make_rig([text_response("first"), text_response("second")], plugins=[broken])
+    rig.session.prompt("hi")
+    assert rig.requests() == []
+    reply = rig.messages_in_file()[-1]
+    assert (reply["role"], reply["stopReason"]) == ("assistant", "error")
+    assert reply["errorMessage"].startswith("Nothing was sent: a plugin failed")
+    assert rig.of(records.ContextProjected) == []
+    _assert_reported_in_one_line(rig, caplog, "project_context: RuntimeError: window lost")
+    broken.failing = False
+    rig.session.prompt("again")
+    [request] = rig.requests()
+    assert [message.role for message in request.messages] == ["user"]
+    assert rig.messages_in_file()[-1]["content"][0]["text"] == "first"
+
+
 def test_a_value_returned_where_the_hook_changes_its_argument_is_reported(make_rig):
     """A newcomer's projection that returns the messages instead of assigning them would
     otherwise do nothing without a word."""
@@ -427,6 +458,7 @@ def test_a_value_returned_where_the_hook_changes_its_argument_is_reported(make_r
 
     rig = make_rig([text_response("fine")], plugins=[Returning()])
     rig.session.prompt("hi")
+    assert rig.requests() == []  # the context it meant to cut is not sent whole
     assert rig.ui.notifications == [
         (
             "error",

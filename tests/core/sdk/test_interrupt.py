@@ -1,11 +1,15 @@
 """Ctrl-C during ``Agent.prompt``: the run is aborted and recorded as an abort, then the
-program gets its ``KeyboardInterrupt``; a program's own SIGINT handler is left alone."""
+program gets its ``KeyboardInterrupt``; a program's own SIGINT handler is left alone. During
+``Agent.compact`` or a summarizing ``Agent.navigate``, the summary is cancelled and nothing is
+appended, then the same ``KeyboardInterrupt``."""
 
 from __future__ import annotations
 
 import os
 import signal
 import threading
+from collections.abc import Iterator
+from signal import SIGINT
 from typing import Any
 
 import orjson
@@ -13,6 +17,12 @@ import pytest
 from support.agents import make_agent
 
 from ctxmodes import ToolContext, ToolResult
+from ctxmodes.abort import AbortSignal
+from ctxmodes.compaction import CompactionSettings
+from ctxmodes.host.options import HostOptions
+from ctxmodes.hostapi import NavigationRequest
+from ctxmodes.providers import Script, ScriptedProvider
+from ctxmodes.providers.base import ModelRequest, StreamEvent
 from ctxmodes.sdk import Agent
 
 pytestmark = pytest.mark.skipif(
@@ -107,3 +117,65 @@ def test_ctrl_c_while_waiting_for_a_submitted_run_then_closing_aborts_it(tmp_pat
     assert result["toolCallId"] == call["content"][0]["id"]
     assert result["content"][0]["text"] == "stopped by Ctrl-C"
     assert reply["stopReason"] == "aborted"
+
+
+class CtrlCOnFirstSummary(ScriptedProvider):
+    """The scripted model, which presses Ctrl-C during the first summary it is asked for and
+    waits for that summary's abort (a ``KeyboardInterrupt`` raised in the middle of the
+    summary would not let it see one)."""
+
+    def __init__(self, responses: list[dict[str, Any]]) -> None:
+        super().__init__(Script.model_validate({"responses": responses}), chunk_chars=4)
+        self.pressed = False
+        self.saw_the_abort = False
+
+    def stream(self, request: ModelRequest, signal: AbortSignal) -> Iterator[StreamEvent]:
+        if request.purpose != "turn" and not self.pressed:
+            self.pressed = True
+            os.kill(os.getpid(), SIGINT)
+            self.saw_the_abort = signal.wait(10.0)
+        return super().stream(request, signal)
+
+
+def entry_types(agent: Agent) -> list[str]:
+    path = agent.session_file
+    assert path is not None
+    return [orjson.loads(line)["type"] for line in path.read_bytes().splitlines()[1:]]
+
+
+TWO_ANSWERS = [{"text": "First answer, " * 20}, {"text": "Second answer, " * 20}]
+KEEP_LITTLE = HostOptions(compaction=CompactionSettings(keep_recent_tokens=1))
+
+
+def test_ctrl_c_cancels_a_compaction_then_raises_keyboard_interrupt(tmp_path):
+    provider = CtrlCOnFirstSummary(TWO_ANSWERS)
+    with make_agent(tmp_path, [], provider=provider, options=KEEP_LITTLE) as agent:
+        agent.prompt("first " * 50)
+        agent.prompt("second " * 50)
+        before = entry_types(agent)
+        with pytest.raises(KeyboardInterrupt):
+            agent.compact()
+        assert provider.saw_the_abort
+        assert not agent.is_busy()
+        assert signal.getsignal(SIGINT) is signal.default_int_handler
+        assert entry_types(agent) == before
+        agent.compact()
+        assert entry_types(agent) == [*before, "compaction"]
+
+
+def test_ctrl_c_cancels_a_summarized_move_then_raises_keyboard_interrupt(tmp_path):
+    provider = CtrlCOnFirstSummary(TWO_ANSWERS)
+    with make_agent(tmp_path, [], provider=provider) as agent:
+        agent.prompt("first")
+        first_reply = agent.session_manager.get_leaf_id()
+        agent.prompt("second")
+        leaf, before = agent.session_manager.get_leaf_id(), entry_types(agent)
+        assert first_reply is not None
+        request = NavigationRequest(target_id=first_reply, summarize=True)
+        with pytest.raises(KeyboardInterrupt):
+            agent.navigate(request)
+        assert provider.saw_the_abort
+        assert not agent.is_busy()
+        assert (agent.session_manager.get_leaf_id(), entry_types(agent)) == (leaf, before)
+        assert not agent.navigate(request).cancelled
+        assert entry_types(agent) == [*before, "branch_summary"]

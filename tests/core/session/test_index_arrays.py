@@ -3,10 +3,11 @@ from __future__ import annotations
 import random
 from array import array
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ctxmodes.session.index_arrays import consecutive, is_consecutive
+from ctxmodes.session.index_arrays import IndexRuns, consecutive, is_consecutive
 
 
 @given(st.integers(min_value=0, max_value=2**62), st.integers(min_value=0, max_value=3000))
@@ -32,3 +33,28 @@ def test_is_consecutive_only_for_one_ascending_run() -> None:
     not_runs = ([0, 2, 1, 3], shuffled, [*range(100), 101], [-1, 0, 1], [3, 2, 1])
     for indexes in not_runs:
         assert not is_consecutive(array("q", indexes)), indexes
+
+
+_RUNS = [range(3, 7), range(9, 10), range(3), range(20, 25)]
+
+
+def test_index_runs_read_as_the_indexes_they_hold() -> None:
+    flat = [index for run in _RUNS for index in run]
+    runs = IndexRuns([*_RUNS[:2], range(5, 5), *_RUNS[2:]])
+    assert (list(runs), len(runs)) == (flat, len(flat))
+    assert [runs[position] for position in range(-len(flat), len(flat))] == flat * 2
+    with pytest.raises(IndexError):
+        runs[len(flat)]
+    for start in range(-2, len(flat) + 2):
+        for stop in range(-2, len(flat) + 2):
+            assert list(runs[start:stop]) == flat[start:stop]
+            assert list(runs[start:stop:2]) == flat[start:stop:2]
+
+
+def test_a_slice_of_index_runs_is_runs_again() -> None:
+    runs = IndexRuns(_RUNS)
+    assert isinstance(runs[2:6], IndexRuns)
+    assert runs.between(2, 6).runs == [range(5, 7), range(9, 10), range(1)]
+    assert runs.between(0, len(runs)).runs == _RUNS
+    assert IndexRuns([]).runs == []
+    assert not IndexRuns([range(4, 4)])

@@ -8,6 +8,10 @@ import orjson
 from support.agents import make_agent
 from support.terminal import DOWN, ENTER, ESC, GateTool, run_terminal
 
+from ctxmodes.compaction.settings import BranchSummarySettings
+from ctxmodes.config import TerminalSettings
+from ctxmodes.host.options import HostOptions
+
 
 def entries(agent) -> list[dict]:
     return [orjson.loads(line) for line in agent.session_file.read_bytes().splitlines()[1:]]
@@ -60,22 +64,27 @@ def test_export_writes_the_page(tmp_path):
     assert " · mode off · " in page  # as `ctxmodes session export` names it
 
 
+async def _pick_the_second_question_in_the_tree(t) -> None:
+    """Two exchanges, then ``/tree`` and Enter on the second user message."""
+    await t.type("first" + ENTER)
+    await t.idle()
+    await t.type("second" + ENTER)
+    await t.printed("two")
+    await t.idle()
+    await t.type("/tree" + ENTER)
+    await t.until(lambda: t.session.picker is not None, "the tree")
+    rows = [row.key for row in t.session.picker.rows()]
+    second = rows[-2]  # the user message "second" (the leaf is its answer)
+    while t.session.picker.rows()[t.session.picker.selected].key != second:
+        await t.type("\x1b[A")
+    await t.type(ENTER)  # pick it
+
+
 def test_tree_navigates_to_a_user_message_and_offers_its_text(tmp_path):
     agent = make_agent(tmp_path, [{"text": "one"}, {"text": "two"}])
 
     async def scenario(t):
-        await t.type("first" + ENTER)
-        await t.idle()
-        await t.type("second" + ENTER)
-        await t.printed("two")
-        await t.idle()
-        await t.type("/tree" + ENTER)
-        await t.until(lambda: t.session.picker is not None, "the tree")
-        rows = [row.key for row in t.session.picker.rows()]
-        second = rows[-2]  # the user message "second" (the leaf is its answer)
-        while t.session.picker.rows()[t.session.picker.selected].key != second:
-            await t.type("\x1b[A")
-        await t.type(ENTER)  # pick it
+        await _pick_the_second_question_in_the_tree(t)
         await t.until(
             lambda: t.session.picker is not None and "Summarize" in t.session.picker.title
         )
@@ -86,6 +95,43 @@ def test_tree_navigates_to_a_user_message_and_offers_its_text(tmp_path):
     run_terminal(agent, scenario)
     texts = [e["message"]["content"][0]["text"] for e in entries(agent) if e["type"] == "message"]
     assert texts.count("second") == 1  # nothing was sent again: the text waits in the editor
+
+
+def test_tree_with_skip_prompt_moves_without_asking_or_summarizing(tmp_path):
+    """Pi's ``branchSummary.skipPrompt``: the picked entry is reached at once, no summary."""
+    options = HostOptions(branch_summary=BranchSummarySettings(skip_prompt=True))
+    agent = make_agent(tmp_path, [{"text": "one"}, {"text": "two"}], options=options)
+    titles: list[str] = []
+
+    async def scenario(t):
+        await _pick_the_second_question_in_the_tree(t)
+        await t.until(lambda: t.editor == "second", "the message text in the editor")
+        await t.printed("Moved to ")
+        titles.append("" if t.session.picker is None else t.session.picker.title)
+
+    run_terminal(agent, scenario)
+    assert titles == [""]  # no picker left open: nothing was asked
+    assert "branch_summary" not in [e["type"] for e in entries(agent)]
+
+
+def test_tree_opens_with_the_configured_filter(tmp_path):
+    """``terminal.tree_filter`` (Pi's ``treeFilterMode``): the filter ``/tree`` opens with;
+    Ctrl+O cycles on from it."""
+    agent = make_agent(tmp_path, [{"text": "one"}])
+    titles: list[str] = []
+
+    async def scenario(t):
+        await t.type("first" + ENTER)
+        await t.idle()
+        await t.type("/tree" + ENTER)
+        await t.until(lambda: t.session.picker is not None, "the tree")
+        titles.append(t.session.picker.title)
+        await t.type("\x0f")  # Ctrl+O
+        await t.until(lambda: t.session.picker.title != titles[0], "the next filter")
+        titles.append(t.session.picker.title)
+
+    run_terminal(agent, scenario, settings=TerminalSettings(tree_filter="user-only"))
+    assert [title.rpartition("filter: ")[2] for title in titles] == ["user-only", "labeled-only"]
 
 
 def test_new_and_resume_replace_the_session(tmp_path):

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from support.tmux import WAIT, Tmux, ctxmodes_command, private_env, quote
 
-from ctxmodes.tui.layout import MENU_ROWS
+from ctxmodes.config import TerminalSettings
 
 pytestmark = [
     pytest.mark.slow,  # a real terminal, end to end
@@ -73,7 +73,7 @@ def test_the_slash_menu_keeps_its_rows_at_the_bottom_of_the_screen(tmp_path):
         screen = tmux.wait("/compact")
         menu = [line for line in screen.splitlines() if re.match(r"^\s+/\w", line)]
         assert len(menu) >= 8, screen
-        assert len(menu) == MENU_ROWS, screen
+        assert len(menu) == TerminalSettings().completion_rows, screen
         tmux.type("mo")
         # The menu narrows to the commands that start so (drawn a moment after the text).
         deadline = time.monotonic() + WAIT
@@ -83,6 +83,20 @@ def test_the_slash_menu_keeps_its_rows_at_the_bottom_of_the_screen(tmp_path):
                 break
             assert time.monotonic() < deadline, below
             time.sleep(0.05)
+    finally:
+        tmux.close()
+
+
+def test_the_slash_menu_shows_as_many_rows_as_pis_autocomplete_max_visible(tmp_path):
+    (tmp_path / "pi").mkdir()
+    (tmp_path / "pi" / "settings.json").write_text('{"autocompleteMaxVisible": 4}')
+    tmux = shell_in_tmux(tmp_path)
+    try:
+        start_chat(tmux, tmp_path)
+        tmux.type("/")
+        screen = tmux.wait("/compact")
+        menu = [line for line in screen.splitlines() if re.match(r"^\s+/\w", line)]
+        assert len(menu) == 4, screen
     finally:
         tmux.close()
 

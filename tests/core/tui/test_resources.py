@@ -8,11 +8,11 @@ from pathlib import Path
 import orjson
 from support.terminal import ENTER, TAB, run_terminal
 
-from ctxmodes.config import Settings
+from ctxmodes.config import Settings, TerminalSettings
 from ctxmodes.providers.script import Script
 from ctxmodes.providers.scripted import ScriptedProvider
 from ctxmodes.resources import default_loader
-from ctxmodes.sdk import open_agent
+from ctxmodes.sdk import Agent, open_agent
 
 
 def write(path: Path, text: str) -> None:
@@ -20,8 +20,19 @@ def write(path: Path, text: str) -> None:
     path.write_text(text)
 
 
+def _agent(tmp_path: Path, project: Path, answer: str, *, trusted: bool = True) -> Agent:
+    """An agent in ``project`` whose model answers ``answer``."""
+    provider = ScriptedProvider(Script.model_validate({"responses": [{"text": answer}]}))
+    return open_agent(
+        cwd=project,
+        settings=Settings(mode="off", durability="flush"),
+        provider=provider,
+        session_dir=tmp_path / "sessions",
+        resources=default_loader(approve=trusted, agent_dir=tmp_path / "agent"),
+    )
+
+
 def test_templates_and_skills_are_listed_completed_and_expanded(tmp_path: Path) -> None:
-    agent_dir = tmp_path / "agent"
     project = tmp_path / "project"
     write(project / "AGENTS.md", "Run the tests before committing.")
     write(
@@ -29,14 +40,7 @@ def test_templates_and_skills_are_listed_completed_and_expanded(tmp_path: Path) 
         "---\ndescription: Review files\nargument-hint: <files>\n---\nReview $@ for bugs.",
     )
     write(project / ".pi" / "skills" / "deploy" / "SKILL.md", "---\ndescription: Ship it\n---\nx")
-    provider = ScriptedProvider(Script.model_validate({"responses": [{"text": "Reviewed."}]}))
-    agent = open_agent(
-        cwd=project,
-        settings=Settings(mode="off", durability="flush"),
-        provider=provider,
-        session_dir=tmp_path / "sessions",
-        resources=default_loader(approve=True, agent_dir=agent_dir),
-    )
+    agent = _agent(tmp_path, project, "Reviewed.")
     seen: dict[str, object] = {}
 
     async def scenario(t):
@@ -68,3 +72,52 @@ def test_templates_and_skills_are_listed_completed_and_expanded(tmp_path: Path) 
     lines = [orjson.loads(line) for line in agent.session_file.read_bytes().splitlines()[1:]]
     users = [e["message"] for e in lines if e.get("message", {}).get("role") == "user"]
     assert [u["content"][0]["text"] for u in users] == ["Review a.py b.py for bugs."]
+
+
+def test_without_skill_commands_completion_offers_none_and_a_typed_one_still_expands(
+    tmp_path: Path,
+) -> None:
+    """Pi's ``enableSkillCommands`` off: no ``/skill:`` in completion; typed, it expands."""
+    project = tmp_path / "project"
+    write(
+        project / ".pi" / "skills" / "deploy" / "SKILL.md", "---\ndescription: Ship it\n---\nSHIP"
+    )
+    agent = _agent(tmp_path, project, "Shipped.")
+    seen: dict[str, object] = {}
+
+    async def scenario(t):
+        await t.printed("[Skills]")
+        await t.type("/skill:")
+        await t.type(TAB)
+        seen["completion"] = t.session.buffer.complete_state
+        await t.type("deploy now" + ENTER)
+        await t.printed("Shipped.")
+        await t.idle()
+
+    run_terminal(agent, scenario, settings=TerminalSettings(skill_commands=False))
+    assert seen["completion"] is None
+    lines = [orjson.loads(line) for line in agent.session_file.read_bytes().splitlines()[1:]]
+    (user,) = [e["message"] for e in lines if e.get("message", {}).get("role") == "user"]
+    text = user["content"][0]["text"]
+    assert not text.startswith("/skill:")
+    assert "SHIP" in text
+    assert text.endswith("now")
+
+
+def test_a_quiet_start_shows_only_what_went_wrong(tmp_path: Path) -> None:
+    """Pi's ``quietStartup``: no header and no list of what loaded; what was left out for
+    want of trust still shows."""
+    project = tmp_path / "project"
+    write(project / "AGENTS.md", "Run the tests before committing.")
+    write(project / ".pi" / "prompts" / "review.md", "Review $@.")
+    agent = _agent(tmp_path, project, "unused", trusted=False)
+    seen: dict[str, str] = {}
+
+    async def scenario(t):
+        await t.printed("[Project]")
+        seen["start"] = t.text()
+
+    run_terminal(agent, scenario, settings=TerminalSettings(quiet_startup=True))
+    assert "ctxmodes · mode" not in seen["start"]
+    assert "[Context]" not in seen["start"]
+    assert "AGENTS.md" not in seen["start"]

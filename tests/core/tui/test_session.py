@@ -21,6 +21,7 @@ from support.terminal import (
 )
 
 from ctxmodes.abort import AbortSignal
+from ctxmodes.config import TerminalSettings
 from ctxmodes.providers.base import ModelRequest, Provider, StreamDone, StreamEvent
 from ctxmodes.providers.script import Script
 from ctxmodes.providers.scripted import ScriptedProvider
@@ -278,6 +279,30 @@ def test_ctrl_g_edits_the_draft_in_the_external_editor(tmp_path, monkeypatch):
         await t.until(lambda: t.editor == "edited in the editor", "the edited text")
 
     run_terminal(agent, scenario)
+
+
+def test_ctrl_g_opens_the_configured_editor_before_visual(tmp_path, monkeypatch):
+    """``terminal.external_editor`` (Pi's ``externalEditor``), a command line with arguments,
+    comes before ``$VISUAL``; a blank one counts as none."""
+    configured = tmp_path / "configured editor.sh"
+    configured.write_text('#!/bin/sh\nprintf "%s" "$1" > "$2"\n')
+    configured.chmod(0o755)
+    visual = tmp_path / "visual.sh"
+    visual.write_text('#!/bin/sh\nprintf "from visual" > "$1"\n')
+    visual.chmod(0o755)
+    monkeypatch.setenv("VISUAL", str(visual))
+    for number, (editor, expected) in enumerate(
+        [(f"'{configured}' --from-settings", "--from-settings"), ("  ", "from visual")]
+    ):
+        (tmp_path / str(number)).mkdir()
+        agent = make_agent(tmp_path / str(number), [])
+
+        async def scenario(t, expected=expected):
+            await t.type("rough draft")
+            await t.type("\x07")  # Ctrl+G
+            await t.until(lambda: t.editor == expected, "the edited text")
+
+        run_terminal(agent, scenario, settings=TerminalSettings(external_editor=editor))
 
 
 def test_a_retry_counts_down_and_esc_cancels_it(tmp_path):

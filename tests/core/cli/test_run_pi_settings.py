@@ -1,0 +1,65 @@
+"""A Pi user's settings reach the run: ``ctxmodes run`` starts the session at Pi's
+``defaultThinkingLevel``, asks the model to think that hard, and retries as Pi's ``retry``
+says; ctxmodes' own configuration overrides both."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from support.cli_rig import ctxmodes, isolate_settings
+from support.wire_server import Reply, WireServer, json_error, text_stream
+
+API = "openai-responses"
+
+
+def _run(tmp_path: Path, capsys: pytest.CaptureFixture[str], config: str) -> tuple[str, WireServer]:
+    replies = [
+        Reply(json_error("The server is overloaded"), status=503),
+        Reply(text_stream(API, "Recovered answer")),
+    ]
+    with WireServer(replies) as server:
+        (tmp_path / "config").mkdir(exist_ok=True)
+        (tmp_path / "config" / "config.toml").write_text(
+            f"{config}\n"
+            "[providers.loop]\n"
+            f'api = "{API}"\n'
+            f'base_url = "{server.base_url}/v1"\n'
+            'api_key = "sk-loopback"\n'
+            'models = [{ id = "m", reasoning = true }]\n'
+        )
+        session = tmp_path / f"s{len(list(tmp_path.glob('s*.jsonl')))}.jsonl"
+        code, out, err = ctxmodes(
+            capsys, "run", "--model", "loop/m", "--session", str(session), "hello"
+        )
+    assert code == 0, err
+    levels = [
+        entry["thinkingLevel"]
+        for entry in map(json.loads, session.read_text().splitlines())
+        if entry["type"] == "thinking_level_change"
+    ]
+    assert len(levels) == 1
+    efforts = [json.loads(request["body"])["reasoning"]["effort"] for request in server.requests]
+    assert efforts == [levels[0], levels[0]]  # the first request and its retry
+    return out, server
+
+
+def test_a_run_takes_pis_thinking_level_and_retry_settings(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    isolate_settings(tmp_path, monkeypatch)
+    agent = tmp_path / "agent"
+    agent.mkdir()
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(agent))
+    (agent / "settings.json").write_text(
+        json.dumps({"defaultThinkingLevel": "high", "retry": {"maxRetries": 1, "baseDelayMs": 1}})
+    )
+    out, server = _run(tmp_path, capsys, "")
+    assert "[retry 1/1] in 0.001s" in out
+    assert json.loads(server.requests[0]["body"])["reasoning"]["effort"] == "high"
+
+    # ctxmodes' own keys win over Pi's.
+    out, server = _run(tmp_path, capsys, 'thinking_level = "low"\n[retry]\nmax_retries = 2\n')
+    assert "[retry 1/2] in 0.001s" in out
+    assert json.loads(server.requests[0]["body"])["reasoning"]["effort"] == "low"

@@ -1,0 +1,332 @@
+"""Pi's own settings carry over: each honoured key of Pi's ``settings.json`` (the agent
+directory's, a trusted project's ``.pi/settings.json`` over it) is the lowest layer of
+ctxmodes' settings, named in ``config show`` by its file and Pi's key."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ctxmodes.config import DEFAULT_SOURCE, flatten, load_settings
+from ctxmodes.errors import ConfigError
+from ctxmodes.pi_settings import HONOURED
+
+
+@dataclass(frozen=True)
+class Case:
+    pi_key: str
+    #: The dotted key ``config show`` prints.
+    shown: str
+    #: Set in the global file, in the project's, and in ctxmodes' own ``config.toml``.
+    global_value: Any
+    project_value: Any
+    ctxmodes_toml: str
+    ctxmodes_value: Any
+    #: A value of the wrong JSON type, and how the error words it.
+    wrong: Any
+    wrong_words: str
+
+
+CASES = [
+    Case("defaultThinkingLevel", "thinking_level", "high", "low",
+         'thinking_level = "minimal"', "minimal", 3, "expected a string, got a number (3)"),
+    Case("steeringMode", "steering_mode", "all", "one-at-a-time",
+         'steering_mode = "all"', "all", True, "expected a string, got a boolean (true)"),
+    Case("followUpMode", "follow_up_mode", "all", "one-at-a-time",
+         'follow_up_mode = "all"', "all", ["all"], "expected a string, got an array"),
+    Case("compaction.enabled", "compaction.enabled", False, True,
+         "[compaction]\nenabled = false", False, "false",
+         'expected a boolean, got a string ("false")'),
+    Case("compaction.reserveTokens", "compaction.reserve_tokens", 8192, 4096,
+         "[compaction]\nreserve_tokens = 1000", 1000, "8192",
+         'expected a number, got a string ("8192")'),
+    Case("compaction.keepRecentTokens", "compaction.keep_recent_tokens", 30000, 5000,
+         "[compaction]\nkeep_recent_tokens = 100", 100, {"tokens": 1},
+         "expected a number, got an object"),
+    Case("branchSummary.reserveTokens", "branch_summary.reserve_tokens", 8000, 2000,
+         "[branch_summary]\nreserve_tokens = 100", 100, True,
+         "expected a number, got a boolean (true)"),
+    Case("branchSummary.skipPrompt", "branch_summary.skip_prompt", True, False,
+         "[branch_summary]\nskip_prompt = true", True, 1, "expected a boolean, got a number (1)"),
+    Case("retry.enabled", "retry.enabled", False, True,
+         "[retry]\nenabled = false", False, "no", 'expected a boolean, got a string ("no")'),
+    Case("retry.maxRetries", "retry.max_retries", 5, 7,
+         "[retry]\nmax_retries = 1", 1, "3", 'expected a number, got a string ("3")'),
+    Case("retry.baseDelayMs", "retry.base_delay_ms", 500, 1000,
+         "[retry]\nbase_delay_ms = 100", 100, 2.5, "expected a whole number, got 2.5"),
+    Case("retry.provider.timeoutMs", "retry.provider.timeout_ms", 1000, 2000,
+         "[retry.provider]\ntimeout_ms = 3000", 3000, "1s",
+         'expected a number, got a string ("1s")'),
+    Case("retry.provider.maxRetries", "retry.provider.max_retries", 2, 4,
+         "[retry.provider]\nmax_retries = 1", 1, False, "expected a number, got a boolean (false)"),
+    Case("enableSkillCommands", "terminal.skill_commands", False, True,
+         "[terminal]\nskill_commands = false", False, "no",
+         'expected a boolean, got a string ("no")'),
+    Case("treeFilterMode", "terminal.tree_filter", "user-only", "no-tools",
+         '[terminal]\ntree_filter = "all"', "all", 1, "expected a string, got a number (1)"),
+    Case("externalEditor", "terminal.external_editor", "vim", "code --wait",
+         '[terminal]\nexternal_editor = "nano"', "nano", False,
+         "expected a string, got a boolean (false)"),
+    Case("autocompleteMaxVisible", "terminal.completion_rows", 5, 8,
+         "[terminal]\ncompletion_rows = 12", 12, "5", 'expected a number, got a string ("5")'),
+    Case("quietStartup", "terminal.quiet_startup", True, False,
+         "[terminal]\nquiet_startup = true", True, "yes",
+         'expected a boolean, got a string ("yes")'),
+    Case("images.blockImages", "block_images", True, False, "block_images = true", True,
+         "true", 'expected a boolean, got a string ("true")'),
+    Case("retry.provider.maxRetryDelayMs", "retry.provider.max_retry_delay_ms", 5000, 1000,
+         "[retry.provider]\nmax_retry_delay_ms = 0", 0, [60000], "expected a number, got an array"),
+]  # fmt: skip
+IDS = [case.pi_key for case in CASES]
+
+
+def test_every_honoured_key_is_tested():
+    assert {case.pi_key for case in CASES} == set(HONOURED)
+
+
+def _write(directory: Path, values: dict[str, Any]) -> Path:
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / "settings.json"
+    path.write_text(json.dumps(values))
+    return path
+
+
+def _pi(key: str, value: Any) -> dict[str, Any]:
+    """``{"retry": {"maxRetries": 5}}`` for ``retry.maxRetries``."""
+    *tables, leaf = key.split(".")
+    nested: dict[str, Any] = {leaf: value}
+    for name in reversed(tables):
+        nested = {name: nested}
+    return nested
+
+
+def _shown(project: Path, user_dir: Path) -> tuple[dict[str, Any], dict[str, str]]:
+    loaded = load_settings(cwd=project, environ={"CTXMODES_CONFIG_DIR": str(user_dir)})
+    return flatten(loaded.settings.model_dump()), loaded.origins
+
+
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+def test_the_global_pi_setting_is_honoured_and_named(case, project, user_dir, agent_dir):
+    values, origins = _shown(project, user_dir)
+    assert origins[case.shown] == DEFAULT_SOURCE
+    path = _write(agent_dir, _pi(case.pi_key, case.global_value))
+    values, origins = _shown(project, user_dir)
+    assert values[case.shown] == case.global_value
+    assert origins[case.shown] == f"{path} (Pi's {case.pi_key})"
+    # Every other key keeps its default: one setting sets one value.
+    assert [key for key, source in origins.items() if source != DEFAULT_SOURCE] == [case.shown]
+
+
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+def test_a_trusted_projects_pi_setting_wins_and_an_untrusted_ones_is_not_read(
+    case, project, clone, user_dir, agent_dir
+):
+    _write(agent_dir, _pi(case.pi_key, case.global_value))
+    for directory in (project, clone):
+        _write(directory / ".pi", _pi(case.pi_key, case.project_value))
+    values, origins = _shown(project, user_dir)
+    assert values[case.shown] == case.project_value
+    assert origins[case.shown] == f"{project / '.pi' / 'settings.json'} (Pi's {case.pi_key})"
+    values, origins = _shown(clone, user_dir)
+    assert values[case.shown] == case.global_value
+    assert origins[case.shown].startswith(str(agent_dir / "settings.json"))
+
+
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+def test_ctxmodes_own_configuration_wins_over_pi(case, project, user_dir, agent_dir):
+    _write(agent_dir, _pi(case.pi_key, case.global_value))
+    _write(project / ".pi", _pi(case.pi_key, case.project_value))
+    (user_dir / "config.toml").write_text(case.ctxmodes_toml + "\n")
+    values, origins = _shown(project, user_dir)
+    assert values[case.shown] == case.ctxmodes_value
+    assert origins[case.shown] == str(user_dir / "config.toml")
+
+
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+@pytest.mark.parametrize("where", ["global", "project"])
+def test_a_value_of_the_wrong_type_is_one_line_naming_the_file_and_key(
+    case, where, project, user_dir, agent_dir
+):
+    directory = agent_dir if where == "global" else project / ".pi"
+    path = _write(directory, _pi(case.pi_key, case.wrong))
+    # Even under a value of ctxmodes' own: the user's Pi file is wrong, and Pi's key says so.
+    (user_dir / "config.toml").write_text(case.ctxmodes_toml + "\n")
+    with pytest.raises(ConfigError) as raised:
+        _shown(project, user_dir)
+    assert str(raised.value) == f"{path}: {case.pi_key}: {case.wrong_words}"
+
+
+@pytest.mark.parametrize(
+    ("values", "words"),
+    [
+        ({"retry": True}, "retry: expected an object, got a boolean (true)"),
+        ({"retry": {"provider": 5}}, "retry.provider: expected an object, got a number (5)"),
+        ({"compaction": "off"}, 'compaction: expected an object, got a string ("off")'),
+        ({"defaultModel": 5}, "defaultModel: expected a string, got a number (5)"),
+    ],
+)
+def test_a_table_or_model_of_the_wrong_type_names_its_key(
+    values, words, project, user_dir, agent_dir
+):
+    path = _write(agent_dir, values)
+    with pytest.raises(ConfigError) as raised:
+        _shown(project, user_dir)
+    assert str(raised.value) == f"{path}: {words}"
+
+
+@pytest.mark.parametrize(
+    ("pi_key", "value", "words"),
+    [
+        ("retry.maxRetries", -1, "retry.maxRetries: Input should be greater than or equal to 0"),
+        ("retry.provider.timeoutMs", 0, "retry.provider.timeoutMs: Input should be greater than 0"),
+        (
+            "compaction.reserveTokens",
+            -5,
+            "compaction.reserveTokens: Input should be greater than or equal to 0",
+        ),
+    ],
+)
+def test_a_value_ctxmodes_refuses_names_the_file_and_pis_key(
+    pi_key, value, words, project, user_dir, agent_dir
+):
+    path = _write(agent_dir, _pi(pi_key, value))
+    with pytest.raises(ConfigError) as raised:
+        _shown(project, user_dir)
+    assert str(raised.value) == f"{path} (Pi's {pi_key}): {words}"
+
+
+@pytest.mark.parametrize("level", ["extreme", "HIGH", ""])
+def test_a_thinking_level_pi_does_not_know_starts_sessions_at_off_as_in_pi(
+    level, project, user_dir, agent_dir
+):
+    """Pi clamps a level it does not know to the model's lowest supported one: ``off``."""
+    path = _write(agent_dir, {"defaultThinkingLevel": level})
+    (user_dir / "config.toml").write_text('thinking_level = "high"\n')
+    values, origins = _shown(project, user_dir)
+    assert values["thinking_level"] == "high"  # ctxmodes' own still wins
+    (user_dir / "config.toml").unlink()
+    values, origins = _shown(project, user_dir)
+    assert values["thinking_level"] == "off"
+    assert origins["thinking_level"].startswith(f"{path} (Pi's defaultThinkingLevel ")
+    assert json.dumps(level) in origins["thinking_level"]
+
+
+@pytest.mark.parametrize("key", ["steeringMode", "followUpMode"])
+def test_a_delivery_mode_other_than_all_is_one_at_a_time_as_in_pi(
+    key, project, user_dir, agent_dir
+):
+    _write(agent_dir, {key: "batch"})
+    values, origins = _shown(project, user_dir)
+    shown = "steering_mode" if key == "steeringMode" else "follow_up_mode"
+    assert values[shown] == "one-at-a-time"
+    assert '"batch"' in origins[shown]
+
+
+def test_a_tree_filter_pi_does_not_know_is_the_default_as_in_pi(project, user_dir, agent_dir):
+    _write(agent_dir, {"treeFilterMode": "tools-only"})
+    values, origins = _shown(project, user_dir)
+    assert values["terminal.tree_filter"] == "default"
+    assert '"tools-only"' in origins["terminal.tree_filter"]
+
+
+def test_a_blank_external_editor_is_none_over_a_lower_files_as_in_pi(project, user_dir, agent_dir):
+    _write(agent_dir, {"externalEditor": "vim"})
+    path = _write(project / ".pi", {"externalEditor": "  "})
+    values, origins = _shown(project, user_dir)
+    assert values["terminal.external_editor"] is None
+    assert origins["terminal.external_editor"].startswith(f"{path} (Pi's externalEditor")
+
+
+@pytest.mark.parametrize(("rows", "shown"), [(1, 3), (0, 3), (50, 20)])
+def test_completion_rows_keep_pis_bounds(rows, shown, project, user_dir, agent_dir):
+    """Pi's editor keeps its menu between 3 and 20 rows whatever the setting says."""
+    _write(agent_dir, {"autocompleteMaxVisible": rows})
+    values, origins = _shown(project, user_dir)
+    assert values["terminal.completion_rows"] == shown
+    assert origins["terminal.completion_rows"].endswith(
+        f"(Pi's autocompleteMaxVisible {rows}: {shown}, as in Pi)"
+    )
+
+
+def test_null_is_no_value_as_pis_defaults_read_it(project, user_dir, agent_dir):
+    _write(agent_dir, {"defaultThinkingLevel": "high", "retry": {"maxRetries": 5}})
+    _write(project / ".pi", {"defaultThinkingLevel": None, "retry": {"maxRetries": None}})
+    values, _origins = _shown(project, user_dir)
+    assert (values["thinking_level"], values["retry.max_retries"]) == ("high", 5)
+
+
+def test_pis_legacy_keys_count_as_pi_migrates_them(project, user_dir, agent_dir):
+    path = _write(agent_dir, {"queueMode": "all", "retry": {"maxDelayMs": 9000}})
+    values, origins = _shown(project, user_dir)
+    assert values["steering_mode"] == "all"
+    assert origins["steering_mode"] == f"{path} (Pi's queueMode)"
+    # Pi moved retry.maxDelayMs to the request's cap, not ctxmodes' own retry.max_delay_ms.
+    assert values["retry.provider.max_retry_delay_ms"] == 9000
+    assert origins["retry.max_delay_ms"] == DEFAULT_SOURCE
+    # The current key wins in the same file.
+    _write(agent_dir, {"queueMode": "all", "steeringMode": "one-at-a-time"})
+    assert _shown(project, user_dir)[0]["steering_mode"] == "one-at-a-time"
+
+
+def test_nested_pi_objects_merge_key_by_key(project, user_dir, agent_dir):
+    """As Pi's own example: the project's ``compaction.reserveTokens`` leaves the global
+    ``compaction.enabled`` in force."""
+    _write(agent_dir, {"compaction": {"enabled": False, "reserveTokens": 16384}})
+    _write(project / ".pi", {"compaction": {"reserveTokens": 8192}})
+    values, origins = _shown(project, user_dir)
+    assert (values["compaction.enabled"], values["compaction.reserve_tokens"]) == (False, 8192)
+    assert origins["compaction.enabled"].startswith(str(agent_dir))
+    assert origins["compaction.reserve_tokens"].startswith(str(project))
+
+
+@pytest.mark.parametrize(
+    ("value", "timeout"),
+    [(120000, 120000), (90000.7, 90000), ("60000", 60000), (0, 2**31 - 1), ("disabled", 2**31 - 1)],
+)
+def test_pis_http_idle_timeout_is_the_request_timeout(
+    value, timeout, project, clone, user_dir, agent_dir
+):
+    """As Pi: the request's timeout unless ``retry.provider.timeoutMs`` is set, in either file;
+    ``0`` or ``"disabled"`` is none (Pi passes the longest 32-bit delay)."""
+    path = _write(agent_dir, {"httpIdleTimeoutMs": value})
+    values, origins = _shown(project, user_dir)
+    assert values["retry.provider.timeout_ms"] == timeout
+    assert origins["retry.provider.timeout_ms"].startswith(f"{path} (Pi's httpIdleTimeoutMs")
+    # A project's, trusted, wins; an untrusted one's is not read.
+    for directory in (project, clone):
+        _write(directory / ".pi", {"httpIdleTimeoutMs": 5000})
+    assert _shown(project, user_dir)[0]["retry.provider.timeout_ms"] == 5000
+    assert _shown(clone, user_dir)[0]["retry.provider.timeout_ms"] == timeout
+    # retry.provider.timeoutMs wins over it, even from the global file.
+    _write(agent_dir, {"httpIdleTimeoutMs": value, "retry": {"provider": {"timeoutMs": 7000}}})
+    assert _shown(project, user_dir)[0]["retry.provider.timeout_ms"] == 7000
+    # And ctxmodes' own configuration over both.
+    (user_dir / "config.toml").write_text("[retry.provider]\ntimeout_ms = 1000\n")
+    assert _shown(project, user_dir)[0]["retry.provider.timeout_ms"] == 1000
+
+
+def test_an_empty_http_idle_timeout_is_pis_default(project, user_dir, agent_dir):
+    _write(agent_dir, {"httpIdleTimeoutMs": 0})
+    _write(project / ".pi", {"httpIdleTimeoutMs": " "})
+    assert _shown(project, user_dir)[0]["retry.provider.timeout_ms"] == 300_000
+
+
+@pytest.mark.parametrize(
+    ("value", "words"),
+    [
+        (-1, "a number (-1)"),
+        ("soon", 'a string ("soon")'),
+        (True, "a boolean (true)"),
+        ([1], "an array"),
+    ],
+)
+def test_an_http_idle_timeout_pi_refuses_is_one_line(value, words, project, user_dir, agent_dir):
+    path = _write(agent_dir, {"httpIdleTimeoutMs": value})
+    with pytest.raises(ConfigError) as raised:
+        _shown(project, user_dir)
+    expected = 'expected milliseconds (0 or "disabled" for none), got '
+    assert str(raised.value) == f"{path}: httpIdleTimeoutMs: {expected}{words}"

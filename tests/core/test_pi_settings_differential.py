@@ -1,0 +1,174 @@
+"""The real Pi reads the same settings files the same way: for each tree of a global and a
+project ``settings.json`` (trusted or not), the values ctxmodes takes from them are the ones
+Pi's ``SettingsManager`` and ``createAgentSession`` start with (``pi_settings.mjs``)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support.pi_oracle import PI_PACKAGE, pi_node_modules, require_agent_node
+
+from ctxmodes.config import load_settings
+
+SCRIPT = Path(__file__).parents[1] / "support" / "pi_settings.mjs"
+MODELS = {
+    "providers": {
+        "local": {
+            "baseUrl": "http://127.0.0.1:9/v1",
+            "api": "openai-completions",
+            "apiKey": "local-key",
+            "models": [{"id": "m", "reasoning": True}],
+        }
+    }
+}
+#: (global settings, project settings): defaults, each honoured key, Pi's legacy keys, the
+#: values Pi reads as others, and a project key over the global one.
+TREES: list[tuple[dict[str, Any], dict[str, Any]]] = [
+    ({}, {}),
+    (
+        {
+            "defaultThinkingLevel": "high",
+            "steeringMode": "all",
+            "followUpMode": "all",
+            "compaction": {"enabled": False, "reserveTokens": 8192, "keepRecentTokens": 3000},
+            "branchSummary": {"reserveTokens": 4000, "skipPrompt": True},
+            "retry": {
+                "enabled": False,
+                "maxRetries": 5,
+                "baseDelayMs": 500,
+                "provider": {"timeoutMs": 90000, "maxRetries": 2, "maxRetryDelayMs": 7000},
+            },
+            "enableSkillCommands": False,
+            "treeFilterMode": "labeled-only",
+            "externalEditor": "code --wait",
+            "quietStartup": True,
+            "images": {"blockImages": True},
+        },
+        {},
+    ),
+    (
+        {"defaultThinkingLevel": "extreme", "queueMode": "all", "retry": {"maxDelayMs": 9000}},
+        {"followUpMode": "batch", "httpIdleTimeoutMs": "disabled", "treeFilterMode": "x"},
+    ),
+    (
+        {"defaultThinkingLevel": "", "httpIdleTimeoutMs": 45000.9},
+        {"compaction": {"reserveTokens": 1000}, "retry": {"maxRetries": None}},
+    ),
+    ({"retry": {"provider": {"timeoutMs": 7000}}}, {"httpIdleTimeoutMs": 5000}),
+    ({"externalEditor": "vim"}, {"externalEditor": "  "}),
+    ({"steeringMode": None, "queueMode": "all"}, {"retry": {"maxDelayMs": 8000}}),
+    ({"retry": {"maxDelayMs": 8000, "provider": {"maxRetryDelayMs": None}}}, {}),
+    (
+        {"defaultThinkingLevel": "low", "compaction": {"enabled": False, "reserveTokens": 9}},
+        {"defaultThinkingLevel": "medium", "compaction": {"reserveTokens": 10}},
+    ),
+]
+
+
+def _pi(node: str, package: Path, agent: Path, cwd: Path, trusted: bool) -> dict[str, Any]:
+    result = subprocess.run(
+        [node, str(SCRIPT), str(package), str(agent), str(cwd), "1" if trusted else "0"],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    answer: dict[str, Any] = json.loads(result.stdout)
+    assert answer["errors"] == []
+    return answer
+
+
+def _ours(agent: Path, cwd: Path, trusted: bool) -> dict[str, Any]:
+    settings = load_settings(
+        cwd=cwd, environ={"CTXMODES_CONFIG_DIR": str(cwd / "no-config")}, trust=lambda _: trusted
+    ).settings
+    provider = settings.retry.provider
+    return {
+        "model": settings.model,
+        "thinkingLevel": settings.thinking_level,
+        "steeringMode": settings.steering_mode,
+        "followUpMode": settings.follow_up_mode,
+        "compaction": settings.compaction.model_dump(by_alias=True),
+        "branchSummary": settings.branch_summary.model_dump(by_alias=True),
+        "retry": {
+            "enabled": settings.retry.enabled,
+            "maxRetries": settings.retry.max_retries,
+            "baseDelayMs": settings.retry.base_delay_ms,
+        },
+        "providerRetry": {
+            "timeoutMs": provider.timeout_ms,
+            "maxRetries": provider.max_retries,
+            "maxRetryDelayMs": provider.max_retry_delay_ms,
+        },
+        "enableSkillCommands": settings.terminal.skill_commands,
+        "treeFilterMode": settings.terminal.tree_filter,
+        # $VISUAL and $EDITOR are unset for both: Pi's last resort is nano.
+        "externalEditor": settings.terminal.external_editor or "nano",
+        "quietStartup": settings.terminal.quiet_startup,
+        "blockImages": settings.block_images,
+    }
+
+
+def _as_ctxmodes_reads(pi: dict[str, Any]) -> dict[str, Any]:
+    """Pi's answer where ctxmodes has one value for what Pi leaves open: a delivery mode
+    other than ``all`` delivers one at a time (pi-agent-core's queue); the request timeout
+    is ``retry.provider.timeoutMs``, else ``httpIdleTimeoutMs`` (``0``: none, passed as the
+    longest 32-bit delay); an unset transport retry count is ctxmodes' default, 0."""
+    provider = pi["providerRetry"]
+    idle = pi["httpIdleTimeoutMs"]
+    return {
+        "model": pi["model"],
+        "thinkingLevel": pi["thinkingLevel"],
+        "steeringMode": "all" if pi["steeringMode"] == "all" else "one-at-a-time",
+        "followUpMode": "all" if pi["followUpMode"] == "all" else "one-at-a-time",
+        "compaction": pi["compaction"],
+        "branchSummary": pi["branchSummary"],
+        "retry": pi["retry"],
+        "providerRetry": {
+            "timeoutMs": provider.get("timeoutMs", idle or 2**31 - 1),
+            "maxRetries": provider.get("maxRetries", 0),
+            "maxRetryDelayMs": provider["maxRetryDelayMs"],
+        },
+        "enableSkillCommands": pi["enableSkillCommands"],
+        "treeFilterMode": pi["treeFilterMode"],
+        "externalEditor": pi["externalEditor"],
+        "quietStartup": pi["quietStartup"],
+        "blockImages": pi["blockImages"],
+    }
+
+
+@pytest.mark.pi
+@pytest.mark.parametrize(("global_settings", "project_settings"), TREES)
+def test_ctxmodes_starts_with_what_pi_starts_with(
+    global_settings, project_settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    node = require_agent_node()
+    modules = pi_node_modules()
+    if modules is None:
+        pytest.skip("Pi is not installed: run `make pi`")
+    package = (modules / PI_PACKAGE).parent
+    agent = tmp_path / "agent"
+    agent.mkdir()
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(agent))
+    for name in ("VISUAL", "EDITOR"):
+        monkeypatch.delenv(name, raising=False)
+    (agent / "models.json").write_text(json.dumps(MODELS))
+    # Every tree names the model, so that Pi clamps the thinking level to a real one.
+    startup = {"defaultProvider": "local", "defaultModel": "m"}
+    (agent / "settings.json").write_text(json.dumps({**startup, **global_settings}))
+    project = tmp_path / "project"
+    (project / ".pi").mkdir(parents=True)
+    (project / ".pi" / "settings.json").write_text(json.dumps(project_settings))
+    for trusted in (True, False):
+        pi = _as_ctxmodes_reads(_pi(node, package, agent, project, trusted))
+        files = [global_settings, project_settings] if trusted else [global_settings]
+        if all(values.get("defaultThinkingLevel") is None for values in files):
+            # Where ctxmodes departs on purpose: without a level, Pi thinks at medium.
+            assert pi["thinkingLevel"] == "medium"
+            pi["thinkingLevel"] = "off"
+        assert _ours(agent, project, trusted) == pi, trusted
