@@ -48,7 +48,7 @@ from ctxmodes.config_sources import DEFAULT_MODE, TrustCheck, read_sources
 from ctxmodes.errors import ConfigError
 from ctxmodes.host.retry_settings import RetrySettings
 from ctxmodes.pi_settings import pi_layers
-from ctxmodes.thinking_levels import ThinkingLevel
+from ctxmodes.thinking_levels import DEFAULT_THINKING_LEVEL, ThinkingLevel
 
 DEFAULT_SOURCE = "default"
 #: The owned table of modes' settings (``[modes.tree]``).
@@ -189,7 +189,7 @@ class Settings(BaseModel):
     #: Configured model endpoints, by provider name (``<name>/<model-id>`` specs).
     providers: dict[str, ProviderSettings] = Field(default_factory=dict)
     #: The thinking level a new session starts with (Pi's ``defaultThinkingLevel``).
-    thinking_level: ThinkingLevel = "off"
+    thinking_level: ThinkingLevel = DEFAULT_THINKING_LEVEL
     #: Queued steering messages reach the model one per turn, or all at once.
     steering_mode: Literal["one-at-a-time", "all"] = "one-at-a-time"
     #: The same for follow-up messages.

@@ -167,8 +167,4 @@ def test_ctxmodes_starts_with_what_pi_starts_with(
     for trusted in (True, False):
         pi = _as_ctxmodes_reads(_pi(node, package, agent, project, trusted))
         files = [global_settings, project_settings] if trusted else [global_settings]
-        if all(values.get("defaultThinkingLevel") is None for values in files):
-            # Where ctxmodes departs on purpose: without a level, Pi thinks at medium.
-            assert pi["thinkingLevel"] == "medium"
-            pi["thinkingLevel"] = "off"
         assert _ours(agent, project, trusted) == pi, trusted

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from ctxmodes.compaction.settings import BranchSummarySettings, CompactionSettings
 from ctxmodes.host.queues import DrainMode
 from ctxmodes.host.retry_settings import RetrySettings
+from ctxmodes.thinking_levels import DEFAULT_THINKING_LEVEL
 
 if TYPE_CHECKING:
     from ctxmodes.config import Settings
@@ -27,7 +28,8 @@ class HostOptions:
     :ivar compaction: when to compact automatically, and how much a compaction keeps.
     :ivar branch_summary: the room a branch summary leaves in the model's window.
     :ivar retry: when a turn that failed on a transient error is retried (Pi's ``retry``).
-    :ivar thinking_level: recorded for new sessions (``thinking_level_change``).
+    :ivar thinking_level: recorded for new sessions (``thinking_level_change``), clamped to
+        what the model takes, as Pi records it (Pi's default, ``medium``, unless set).
     :ivar block_images: send the model a short text in place of each image (Pi's
         ``images.blockImages``); the session keeps the images.
     :ivar steering_mode: deliver queued steering messages one per turn, or all at once.
@@ -44,7 +46,7 @@ class HostOptions:
     compaction: CompactionSettings = field(default_factory=CompactionSettings)
     branch_summary: BranchSummarySettings = field(default_factory=BranchSummarySettings)
     retry: RetrySettings = field(default_factory=RetrySettings)
-    thinking_level: str = "off"
+    thinking_level: str = DEFAULT_THINKING_LEVEL
     block_images: bool = False
     steering_mode: DrainMode = "one-at-a-time"
     follow_up_mode: DrainMode = "one-at-a-time"

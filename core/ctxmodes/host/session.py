@@ -251,6 +251,12 @@ class AgentSession:
         return self._core.options
 
     @property
+    def thinking_level(self) -> str:
+        """The level the next request asks for: the latest ``thinking_level_change`` on the
+        branch, which records it as the model takes it."""
+        return self._core.thinking_level
+
+    @property
     def system_prompt(self) -> str:
         return self._core.system_prompt
 
@@ -342,12 +348,13 @@ class AgentSession:
         return self._core.hook(call, *args, **kwargs)
 
     def _record_startup_entries(self) -> None:
-        # As Pi: a new session records its model and thinking level; an existing one whose
-        # branch never recorded a thinking level gets one.
+        # As Pi: a new session records its model and thinking level (clamped to what the
+        # model takes, off without a model); an existing one whose branch never recorded a
+        # thinking level gets one.
         manager = self._core.manager
-        level = self._core.options.thinking_level
+        model = self._core.model
+        level = self._clamped(self._core.options.thinking_level)
         if manager.entry_count() == 0:
-            model = self._core.model
             if model is not None:
                 manager.append_model_change(model.provider, model.id)
             manager.append_thinking_level_change(level)
@@ -702,7 +709,8 @@ class AgentSession:
 
     def set_provider(self, provider: Provider) -> None:
         """Send the next requests to ``provider`` and record the change (a ``model_change``
-        entry, as Pi's ``/model``); tools and the system prompt are collected again, since
+        entry, as Pi's ``/model``, then a ``thinking_level_change`` when the new model does
+        not take the current level); tools and the system prompt are collected again, since
         plugins shape them by the model's capabilities.
 
         :raises SessionBusyError: a run, compaction or navigation is in progress.
@@ -710,12 +718,17 @@ class AgentSession:
         with self._idle("change the model") as core:
             core.provider = provider
             core.manager.append_model_change(provider.info.provider, provider.info.id)
+            # As Pi: the level carries over as the new model takes it.
+            level = self._clamped(core.thinking_level)
+            if level != core.thinking_level:
+                core.manager.append_thinking_level_change(level)
             self.refresh_registrations()
 
     def set_thinking_level(self, level: str) -> None:
-        """Use thinking level ``level`` from the next request on and record it (a
-        ``thinking_level_change`` entry, as Pi's ``/thinking``); transports clamp it to what
-        the model supports.
+        """Use thinking level ``level`` from the next request on: as Pi's ``/thinking``, the
+        level the model takes (the nearest it supports) is recorded in a
+        ``thinking_level_change`` entry when it differs from the current one; new sessions
+        start at ``level``, clamped to their model.
 
         :raises CtxmodesError: ``level`` is not one of Pi's levels.
         :raises SessionBusyError: a run, compaction or navigation is in progress.
@@ -728,7 +741,19 @@ class AgentSession:
             )
         with self._idle("change the thinking level") as core:
             core.options = dataclasses.replace(core.options, thinking_level=level)
-            core.manager.append_thinking_level_change(level)
+            # As Pi: the level the model takes, recorded only when it changes.
+            effective = self._clamped(level)
+            if effective != core.thinking_level:
+                core.manager.append_thinking_level_change(effective)
+
+    def _clamped(self, level: str) -> str:
+        """``level`` as the session's model takes it (Pi's ``clampThinkingLevel``)."""
+        from ctxmodes.thinking_levels import clamp_thinking_level
+
+        model = self._core.model
+        if model is None:
+            return "off"
+        return clamp_thinking_level(level, model.capabilities.supported_thinking_levels())
 
     def record_shell_command(self, message: BashExecutionMessage) -> str:
         """Record a shell command the user ran (``!cmd``; ``!!cmd`` with

@@ -32,6 +32,7 @@ from ctxmodes.session.models import (
     Usage,
     UserMessage,
 )
+from ctxmodes.thinking_levels import REASONING_LEVELS
 
 if TYPE_CHECKING:
     from ctxmodes.tools.base import Tool
@@ -194,6 +195,8 @@ class ModelCapabilities:
         history and notes namespaces).
     :ivar images: user and tool-result messages may carry images.
     :ivar reasoning: the model takes a thinking level (Pi's ``model.reasoning``).
+    :ivar thinking_levels: the levels it takes, lowest first (``None``: ``off`` alone for a
+        model without reasoning, the usual five for one with it).
     """
 
     developer_role: bool = True
@@ -201,6 +204,14 @@ class ModelCapabilities:
     encrypted_tool_arguments: bool = False
     images: bool = True
     reasoning: bool = False
+    thinking_levels: tuple[str, ...] | None = None
+
+    def supported_thinking_levels(self) -> tuple[str, ...]:
+        """The thinking levels the model takes (Pi records a session's level clamped to
+        them)."""
+        if self.thinking_levels is not None:
+            return self.thinking_levels
+        return REASONING_LEVELS if self.reasoning else ("off",)
 
 
 @dataclass(frozen=True, slots=True)

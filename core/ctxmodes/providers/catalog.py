@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
 from ctxmodes.errors import CtxmodesError
-from ctxmodes.thinking_levels import THINKING_LEVELS
+from ctxmodes.thinking_levels import THINKING_LEVELS, clamp_thinking_level
 
 #: The ``{NAME}`` placeholders of Pi's endpoints that a call's settings fill in (Cloudflare's
 #: account and AI Gateway, from the credential's ``env`` or the environment).
@@ -155,16 +155,7 @@ class ModelSpec(_PiShaped):
 
     def clamp_thinking_level(self, level: str) -> str:
         """The supported level nearest to ``level``: itself, else the next higher, else lower."""
-        available = self.supported_thinking_levels()
-        if level in available:
-            return level
-        if level not in THINKING_LEVELS:
-            return available[0] if available else "off"
-        start = THINKING_LEVELS.index(level)
-        for candidate in (*THINKING_LEVELS[start:], *reversed(THINKING_LEVELS[:start])):
-            if candidate in available:
-                return candidate
-        return available[0] if available else "off"
+        return clamp_thinking_level(level, self.supported_thinking_levels())
 
 
 class UnknownModelError(CtxmodesError):

@@ -8,6 +8,7 @@ stream events. Credentials are asked for on every request (tokens expire), throu
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections.abc import Callable, Iterator
 from queue import Queue
@@ -122,7 +123,9 @@ class HttpModelProvider(Provider):
             id=model.id,
             context_window=model.context_window,
             max_tokens=model.max_tokens,
-            capabilities=capabilities_for(model),
+            capabilities=dataclasses.replace(
+                capabilities_for(model), thinking_levels=tuple(model.supported_thinking_levels())
+            ),
         )
 
     @property

@@ -334,11 +334,13 @@ class Agent:
 
     @property
     def thinking_level(self) -> str:
-        return self.session.options.thinking_level
+        """The level the next request asks for, as the model takes it."""
+        return self.session.thinking_level
 
     def set_thinking_level(self, level: str) -> None:
-        """Use ``level`` (Pi's ``off`` … ``max``) from the next request on, recorded in the
-        session; the session must be idle."""
+        """Use ``level`` (Pi's ``off`` … ``max``) from the next request on, or the nearest
+        the model takes (``off`` for a model without reasoning), recorded in the session as
+        Pi records it; the session must be idle."""
         self._host.set_thinking_level(level)
 
     def set_name(self, name: str) -> None:

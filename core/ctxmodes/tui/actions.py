@@ -252,7 +252,11 @@ def thinking(session: TerminalSession, args: str) -> None:
 
     def job() -> None:
         agent.set_thinking_level(args)
-        agent.session.ui.notify(f"Thinking: {args}")
+        taken = agent.thinking_level
+        model = agent.session.model
+        # The nearest level the model takes, as Pi sets it.
+        unless = "" if taken == args or model is None else f" ({model.id} does not take {args})"
+        agent.session.ui.notify(f"Thinking: {taken}{unless}")
 
     agent.run_soon(job)
 

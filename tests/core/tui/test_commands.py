@@ -11,6 +11,7 @@ from support.terminal import DOWN, ENTER, ESC, GateTool, run_terminal
 from ctxmodes.compaction.settings import BranchSummarySettings
 from ctxmodes.config import TerminalSettings
 from ctxmodes.host.options import HostOptions
+from ctxmodes.providers import Script, ScriptedProvider
 
 
 def entries(agent) -> list[dict]:
@@ -314,8 +315,12 @@ def test_a_bang_command_waits_for_an_idle_session(tmp_path):
     run_terminal(agent, scenario)
 
 
+def reasoning_model(responses: list[dict[str, object]]) -> ScriptedProvider:
+    return ScriptedProvider(Script.model_validate({"responses": responses, "reasoning": True}))
+
+
 def test_thinking_changes_the_next_request_and_is_recorded(tmp_path):
-    agent = make_agent(tmp_path, [{"text": "thought hard"}])
+    agent = make_agent(tmp_path, [], provider=reasoning_model([{"text": "thought hard"}]))
     seen: dict[str, object] = {}
 
     async def scenario(t):
@@ -334,7 +339,26 @@ def test_thinking_changes_the_next_request_and_is_recorded(tmp_path):
     assert "(high)" in seen["footer"]
     assert seen["reasoning"] == "high"
     levels = [e["thinkingLevel"] for e in entries(agent) if e["type"] == "thinking_level_change"]
-    assert levels[-1] == "high"
+    assert levels == ["medium", "high"]  # Pi's default to start with
+
+
+def test_thinking_a_model_does_not_take_is_said_and_not_recorded(tmp_path):
+    """As Pi: a model without reasoning takes only off, so the session stays at off."""
+    agent = make_agent(tmp_path, [{"text": "plain answer"}])
+    seen: dict[str, object] = {}
+
+    async def scenario(t):
+        await t.type("/thinking high" + ENTER)
+        await t.printed("Thinking: off (scripted does not take high)")
+        await t.type("go" + ENTER)
+        await t.printed("plain answer")
+        await t.idle()
+        seen["reasoning"] = t.session.transcript.last_request.reasoning
+
+    run_terminal(agent, scenario)
+    assert seen["reasoning"] is None
+    levels = [e["thinkingLevel"] for e in entries(agent) if e["type"] == "thinking_level_change"]
+    assert levels == ["off"]
 
 
 def test_model_switches_to_another_model_and_records_it(tmp_path):
