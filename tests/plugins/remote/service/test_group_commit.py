@@ -89,13 +89,8 @@ def session_write(engine, account, session, path):
     return lambda: engine.alpha(account, "notes", "write_file", body, encrypted_arguments=False)
 
 
-def test_a_group_waits_for_the_next_call_of_a_session_it_answered_lately(tmp_path, monkeypatch):
-    # Bounds far beyond any scheduling delay: what is measured is whether the worker waits.
-    monkeypatch.setattr(workers, "GROUP_WAIT_S", 30.0)
-    monkeypatch.setattr(workers, "GROUP_SECONDS", 30.0)
-    monkeypatch.setattr(workers, "RECENT_SESSION_S", 60.0)
-    storage, account, engine, commits = _grouping_engine(tmp_path)
-    worker = FairWorker("test-worker", engine)
+def answer_two_sessions_in_one_group(worker, engine, account) -> None:
+    """Sessions s1 and s2 each write once, held back until both are queued: one group."""
     gate = threading.Event()
     worker.submit("", gate.wait)
     first = [
@@ -105,6 +100,16 @@ def test_a_group_waits_for_the_next_call_of_a_session_it_answered_lately(tmp_pat
     gate.set()
     for future in first:
         future.result(timeout=30)
+
+
+def test_a_group_waits_for_the_next_call_of_a_session_it_answered_lately(tmp_path, monkeypatch):
+    # Bounds far beyond any scheduling delay: what is measured is whether the worker waits.
+    monkeypatch.setattr(workers, "GROUP_WAIT_S", 30.0)
+    monkeypatch.setattr(workers, "GROUP_SECONDS", 30.0)
+    monkeypatch.setattr(workers, "RECENT_SESSION_S", 60.0)
+    storage, account, engine, commits = _grouping_engine(tmp_path)
+    worker = FairWorker("test-worker", engine)
+    answer_two_sessions_in_one_group(worker, engine, account)
     assert len(commits) == 1
     # s1 calls again; s2, answered with it, has not yet: its call is waited for.
     again = worker.submit(
@@ -141,15 +146,7 @@ def test_a_session_that_stops_calling_delays_a_commit_by_the_bound_only(tmp_path
     monkeypatch.setattr(workers, "RECENT_SESSION_S", 60.0)
     storage, account, engine, commits = _grouping_engine(tmp_path)
     worker = FairWorker("test-worker", engine)
-    gate = threading.Event()
-    worker.submit("", gate.wait)
-    first = [
-        worker.submit("alice", session_write(engine, account, s, "a.md"), session=("a", s))
-        for s in ("s1", "s2")
-    ]
-    gate.set()
-    for future in first:
-        future.result(timeout=30)
+    answer_two_sessions_in_one_group(worker, engine, account)
     started = time.perf_counter()
     worker.submit(
         "alice", session_write(engine, account, "s1", "b.md"), session=("a", "s1")
