@@ -166,5 +166,4 @@ def test_ctxmodes_starts_with_what_pi_starts_with(
     (project / ".pi" / "settings.json").write_text(json.dumps(project_settings))
     for trusted in (True, False):
         pi = _as_ctxmodes_reads(_pi(node, package, agent, project, trusted))
-        files = [global_settings, project_settings] if trusted else [global_settings]
         assert _ours(agent, project, trusted) == pi, trusted
