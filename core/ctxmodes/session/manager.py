@@ -41,7 +41,6 @@ from typing import TYPE_CHECKING, Any, Final, Self, TypeVar, overload
 from ctxmodes.session import codec
 from ctxmodes.session import entries as make
 from ctxmodes.session.branch_path import BranchPath
-from ctxmodes.session.branching import branched_copy, copied_entries, copied_lines, whole_copy
 from ctxmodes.session.context import (
     ContextBuilder,
     SessionContext,
@@ -67,8 +66,6 @@ from ctxmodes.session.paths import (
 )
 from ctxmodes.session.reader import SkippedLine, read_session_file, scan_lines
 from ctxmodes.session.store import NO_ENTRY, ActivePath, EntryTable, IndexWarning, StoredRun
-from ctxmodes.session.tree import SessionTreeNode, build_tree
-from ctxmodes.session.tree_shape import TreeShape, tree_shape
 from ctxmodes.session.writer import Durability, SessionWriter
 
 if TYPE_CHECKING:
@@ -78,6 +75,8 @@ if TYPE_CHECKING:
 
     from ctxmodes.session.listing import SessionInfo
     from ctxmodes.session.models import AgentMessage, SessionEntry, SessionHeader
+    from ctxmodes.session.tree import SessionTreeNode
+    from ctxmodes.session.tree_shape import TreeShape
 
 __all__ = ["EntryCallback", "SessionManager", "SessionPosition"]
 
@@ -434,6 +433,8 @@ class SessionManager:
             Path(resolve_path(session_dir)) if session_dir else default_session_dir(target_cwd)
         )
         header = _header(identity, resolved_cwd, session_id, str(source))
+        from ctxmodes.session.branching import copied_lines, whole_copy
+
         table = EntryTable.from_scan(scan, source)
         try:
             lines = copied_lines(table, whole_copy(table))
@@ -894,11 +895,15 @@ class SessionManager:
 
     def get_tree(self) -> list[SessionTreeNode]:
         """The whole session as a tree (roots in file order; see :mod:`ctxmodes.session.tree`)."""
+        from ctxmodes.session.tree import build_tree
+
         return build_tree(self._table, self._model)
 
     def get_tree_shape(self) -> TreeShape:
         """The tree as entry positions, with the active path to the leaf: for walking a long
         session without a node per entry (see :mod:`ctxmodes.session.tree_shape`)."""
+        from ctxmodes.session.tree_shape import tree_shape
+
         return tree_shape(self._table, self._path.leaf)
 
     def build_session_context(self) -> SessionContext:
@@ -978,6 +983,8 @@ class SessionManager:
         table = self._table
         parent_session = str(self._session_file) if self._persist else None
         header = _header(self._identity, self._cwd, None, parent_session)
+        from ctxmodes.session.branching import branched_copy, copied_entries, copied_lines
+
         kept, label_entries = branched_copy(table, indexes, self._identity.entry_id)
         if not self._persist:
             self._install(
