@@ -89,24 +89,34 @@ def session_write(engine, account, session, path):
     return lambda: engine.alpha(account, "notes", "write_file", body, encrypted_arguments=False)
 
 
-def answer_two_sessions_in_one_group(worker, engine, account) -> None:
-    """Sessions s1 and s2 each write once, held back until both are queued: one group."""
+def submit_in_one_group(worker, engine, account, sessions, path):
+    """One write of each of ``sessions``, held back until all are queued: one group; their
+    futures."""
     gate = threading.Event()
     worker.submit("", gate.wait)
-    first = [
-        worker.submit("alice", session_write(engine, account, s, "a.md"), session=("a", s))
-        for s in ("s1", "s2")
+    futures = [
+        worker.submit("alice", session_write(engine, account, s, path), session=("a", s))
+        for s in sessions
     ]
     gate.set()
-    for future in first:
+    return futures
+
+
+def answer_two_sessions_in_one_group(worker, engine, account) -> None:
+    """Sessions s1 and s2 each write once, in one group, and are answered."""
+    for future in submit_in_one_group(worker, engine, account, ("s1", "s2"), "a.md"):
         future.result(timeout=30)
 
 
-def test_a_group_waits_for_the_next_call_of_a_session_it_answered_lately(tmp_path, monkeypatch):
-    # Bounds far beyond any scheduling delay: what is measured is whether the worker waits.
+def wait_far_beyond_any_scheduling_delay(monkeypatch) -> None:
+    """Group bounds so long that a test measures whether the worker waits, not how long."""
     monkeypatch.setattr(workers, "GROUP_WAIT_S", 30.0)
     monkeypatch.setattr(workers, "GROUP_SECONDS", 30.0)
     monkeypatch.setattr(workers, "RECENT_SESSION_S", 60.0)
+
+
+def test_a_group_waits_for_the_next_call_of_a_session_it_answered_lately(tmp_path, monkeypatch):
+    wait_far_beyond_any_scheduling_delay(monkeypatch)
     storage, account, engine, commits = _grouping_engine(tmp_path)
     worker = FairWorker("test-worker", engine)
     answer_two_sessions_in_one_group(worker, engine, account)
@@ -127,9 +137,7 @@ def test_a_group_waits_for_the_next_call_of_a_session_it_answered_lately(tmp_pat
 
 
 def test_a_session_alone_is_answered_without_waiting(tmp_path, monkeypatch):
-    monkeypatch.setattr(workers, "GROUP_WAIT_S", 30.0)
-    monkeypatch.setattr(workers, "GROUP_SECONDS", 30.0)
-    monkeypatch.setattr(workers, "RECENT_SESSION_S", 60.0)
+    wait_far_beyond_any_scheduling_delay(monkeypatch)
     storage, account, engine, commits = _grouping_engine(tmp_path)
     worker = FairWorker("test-worker", engine)
     for n in range(3):
@@ -159,27 +167,14 @@ def test_a_session_that_stops_calling_delays_a_commit_by_the_bound_only(tmp_path
 
 
 def test_a_group_of_the_target_size_waits_for_nobody(tmp_path, monkeypatch):
-    monkeypatch.setattr(workers, "GROUP_WAIT_S", 30.0)
-    monkeypatch.setattr(workers, "GROUP_SECONDS", 30.0)
-    monkeypatch.setattr(workers, "RECENT_SESSION_S", 60.0)
+    wait_far_beyond_any_scheduling_delay(monkeypatch)
     storage, account, engine, commits = _grouping_engine(tmp_path)
     worker = FairWorker("test-worker", engine)
     sessions = [f"s{n}" for n in range(workers.GROUP_TARGET + 1)]
-
-    def round_of(names, path):
-        gate = threading.Event()
-        worker.submit("", gate.wait)
-        futures = [
-            worker.submit("alice", session_write(engine, account, s, path), session=("a", s))
-            for s in names
-        ]
-        gate.set()
-        return futures
-
-    for future in round_of(sessions, "a.md"):
+    for future in submit_in_one_group(worker, engine, account, sessions, "a.md"):
         future.result(timeout=30)
     # All but one call again: the group is big enough, the last session is not waited for.
-    for future in round_of(sessions[:-1], "b.md"):
+    for future in submit_in_one_group(worker, engine, account, sessions[:-1], "b.md"):
         future.result(timeout=10)
     assert len(commits) == 2
     worker.close()
