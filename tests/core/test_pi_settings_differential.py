@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.cli_rig import pi_agent_dir
 from support.pi_oracle import PI_PACKAGE, pi_node_modules, require_agent_node
 
 from ctxmodes.config import load_settings
@@ -152,9 +153,7 @@ def test_ctxmodes_starts_with_what_pi_starts_with(
     if modules is None:
         pytest.skip("Pi is not installed: run `make pi`")
     package = (modules / PI_PACKAGE).parent
-    agent = tmp_path / "agent"
-    agent.mkdir()
-    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(agent))
+    agent = pi_agent_dir(tmp_path, monkeypatch)
     for name in ("VISUAL", "EDITOR"):
         monkeypatch.delenv(name, raising=False)
     (agent / "models.json").write_text(json.dumps(MODELS))

@@ -20,6 +20,15 @@ def isolate_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
 
 
+def pi_agent_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An empty Pi agent folder of the test's own (``$PI_CODING_AGENT_DIR``): Pi's settings,
+    models and credentials for the test to write."""
+    agent = tmp_path / "agent"
+    agent.mkdir()
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(agent))
+    return agent
+
+
 def trusted(_cwd: Path) -> bool:
     """The trust of a user who trusts the project (``load_settings(trust=...)``)."""
     return True

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.cli_rig import ctxmodes, isolate_settings
+from support.cli_rig import ctxmodes, isolate_settings, pi_agent_dir
 from support.provider_cases import cases_dir
 from support.wire_server import Reply, WireServer
 
@@ -29,9 +29,7 @@ def test_a_rate_limit_that_outlasts_the_retries_names_the_model_and_keeps_the_ke
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     isolate_settings(tmp_path, monkeypatch)
-    agent = tmp_path / "agent"
-    agent.mkdir()
-    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(agent))
+    agent = pi_agent_dir(tmp_path, monkeypatch)
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     (tmp_path / "config").mkdir()
     (tmp_path / "config" / "config.toml").write_text("[retry]\nmaxRetries = 1\nbaseDelayMs = 1\n")

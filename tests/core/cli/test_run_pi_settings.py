@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
-from support.cli_rig import ctxmodes, isolate_settings
+from support.cli_rig import ctxmodes, isolate_settings, pi_agent_dir
 from support.wire_server import Reply, WireServer, json_error, text_stream
 
 API = "openai-responses"
@@ -49,9 +49,7 @@ def test_a_run_takes_pis_thinking_level_and_retry_settings(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     isolate_settings(tmp_path, monkeypatch)
-    agent = tmp_path / "agent"
-    agent.mkdir()
-    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(agent))
+    agent = pi_agent_dir(tmp_path, monkeypatch)
     (agent / "settings.json").write_text(
         json.dumps({"defaultThinkingLevel": "high", "retry": {"maxRetries": 1, "baseDelayMs": 1}})
     )

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.cli_rig import ctxmodes, isolate_settings
+from support.cli_rig import ctxmodes, isolate_settings, pi_agent_dir
 from support.pi_oracle import require_pi
 from support.tree_sessions import assert_pi_sees_the_same, tool_results
 from support.wire_server import text_stream, tool_calls_stream
@@ -234,9 +234,7 @@ def test_tree_session_over_the_wire_format_opens_in_pi(
 ) -> None:
     pi = require_pi()
     isolate_settings(tmp_path, monkeypatch)
-    agent = tmp_path / "agent"
-    agent.mkdir()
-    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(agent))
+    agent = pi_agent_dir(tmp_path, monkeypatch)
     case = tmp_path / "case.json"
     case.write_text(
         json.dumps(
