@@ -17,7 +17,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from itertools import accumulate, chain
 from typing import Final, overload
 
-__all__ = ["IndexRuns", "consecutive", "is_consecutive"]
+__all__ = ["IndexRuns", "consecutive"]
 
 _WIDTH: Final = array("q").itemsize
 # Byte columns from the least significant, in the machine's order.
@@ -45,15 +45,6 @@ def consecutive(start: int, stop: int) -> array[int]:
                 digits = b"".join(_runs(start, count, block))
             raw[column::_WIDTH] = digits[:count]
     return out
-
-
-def is_consecutive(indexes: array[int]) -> bool:
-    """Whether ``indexes`` (not empty) ascend by one from their first (a slice of the entries
-    in file order: most of an active path)."""
-    first = indexes[0]
-    if first < 0 or indexes[-1] - first != len(indexes) - 1:
-        return False
-    return indexes.tobytes() == consecutive(first, first + len(indexes)).tobytes()
 
 
 def _runs(start: int, count: int, block: int) -> list[bytes]:

@@ -104,9 +104,9 @@ class PositionIndexes:
     a reader can go through a long path without a list of its ids (treat all as read-only)."""
 
     leaf_id: str | None
-    ids: Sequence[str]
-    branch: Sequence[int]
-    context_entries: Sequence[int]
+    ids: list[str]
+    branch: IndexRuns
+    context_entries: IndexRuns
     context: SessionContext
 
     def position(self) -> SessionPosition:

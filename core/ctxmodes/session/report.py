@@ -8,8 +8,7 @@ in memory.
 
 from __future__ import annotations
 
-from array import array
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from itertools import islice
 from typing import Any, Final, Literal
 
@@ -19,7 +18,7 @@ from ctxmodes.forked_work import map_in_turns
 from ctxmodes.session import codec
 from ctxmodes.session.context import SessionContext
 from ctxmodes.session.convert import convert_message_json, convert_to_llm_json
-from ctxmodes.session.index_arrays import IndexRuns, is_consecutive
+from ctxmodes.session.index_arrays import IndexRuns
 from ctxmodes.session.manager import PositionIndexes, SessionManager
 
 __all__ = ["NULL_POSITION", "context_report", "write_context_report"]
@@ -110,33 +109,16 @@ def _stringified_messages(context: SessionContext) -> Iterable[bytes | bytearray
     return map_in_turns(turn, -(-count // _TURN))
 
 
-def _write_ids(
-    write: Callable[[bytes], object], ids: Sequence[str], indexes: Sequence[int]
-) -> None:
+def _write_ids(write: Callable[[bytes], object], ids: list[str], indexes: IndexRuns) -> None:
     """The ids of the entries at ``indexes`` as a JSON array, a block at a time (a list of a
-    million ids would cost more than the index of the whole session)."""
-    blocks: Iterable[list[str]]
-    if isinstance(indexes, IndexRuns) and isinstance(ids, list):
-        # Each run's ids are a slice of the list.
-        blocks = (
-            ids[start : min(start + _ID_BLOCK, run.stop)]
-            for run in indexes.runs
-            for start in range(run.start, run.stop, _ID_BLOCK)
-        )
-    else:
-        blocks = (
-            _ids_at(ids, indexes[start : start + _ID_BLOCK])
-            for start in range(0, len(indexes), _ID_BLOCK)
-        )
+    million ids would cost more than the index of the whole session): each run's ids are a
+    slice of the list."""
+    blocks = (
+        ids[start : min(start + _ID_BLOCK, run.stop)]
+        for run in indexes.runs
+        for start in range(run.start, run.stop, _ID_BLOCK)
+    )
     _write_blocks(write, map(_encode_ids, blocks))
-
-
-def _ids_at(ids: Sequence[str], indexes: Sequence[int]) -> list[str]:
-    """The ids of the entries at ``indexes``: a slice of ``ids`` where they are consecutive
-    entries, as most of a path is (a copy in C instead of a lookup per entry)."""
-    if isinstance(ids, list) and isinstance(indexes, array) and is_consecutive(indexes):
-        return ids[indexes[0] : indexes[-1] + 1]
-    return list(map(ids.__getitem__, indexes))
 
 
 def _encode_ids(ids: list[str]) -> bytes:
