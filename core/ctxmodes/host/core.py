@@ -141,14 +141,21 @@ class SessionCore:
         """Call a hook, one at a time across threads; a failing plugin is reported and
         treated as having returned nothing (as Pi treats a failing extension handler), unless
         the options say to raise."""
+        return self._guarded(call, *args, **kwargs)[0]
+
+    def _guarded(
+        self, call: Callable[P, R], *args: P.args, **kwargs: P.kwargs
+    ) -> tuple[R | None, Exception | None]:
+        """:meth:`hook`, with the error of a failing plugin (reported) beside the result, for
+        the hooks whose failure must not count as nothing."""
         try:
             with self._hook_lock:
-                return call(*args, **kwargs)
+                return call(*args, **kwargs), None
         except Exception as exc:
             if self.options.raise_hook_errors:
                 raise
             self._report_plugin_failure(getattr(call, "__name__", "hook"), exc)
-            return None
+            return None, exc
 
     def _report_plugin_failure(self, hook: str, error: Exception) -> None:
         """One line to the user, with where the plugin raised; the traceback only as a debug
@@ -229,30 +236,18 @@ class SessionCore:
         return self.tools.get(name)
 
     def check_tool_call(self, event: ToolCallEvent) -> ToolCallBlock | None:
-        try:
-            with self._hook_lock:
-                return self.relay.tool_call(event)
-        except Exception as exc:
-            if self.options.raise_hook_errors:
-                raise
+        block, failure = self._guarded(self.relay.tool_call, event)
+        if failure is not None:
             # A plugin that fails while vetting a call blocks it, as Pi does.
-            self._report_plugin_failure("tool_call", exc)
-            return ToolCallBlock(reason=str(exc) or type(exc).__name__)
+            return ToolCallBlock(reason=str(failure) or type(failure).__name__)
+        return block
 
     def project_context(self, projection: ContextProjection) -> bool:
         """``ctx_project_context``; ``False`` when a plugin failed (reported), and then no
         request may go out: the projection decides what the model may see, and without it
         the whole session would be sent, which can be far more than the model's window, or
         than the user meant to pay for."""
-        try:
-            with self._hook_lock:
-                self.relay.project_context(projection)
-        except Exception as exc:
-            if self.options.raise_hook_errors:
-                raise
-            self._report_plugin_failure("project_context", exc)
-            return False
-        return True
+        return self._guarded(self.relay.project_context, projection)[1] is None
 
     def patch_tool_result(self, event: ToolResultEvent) -> None:
         self.hook(self.relay.tool_result, event)
