@@ -13,9 +13,9 @@ Engine calls about a session take turns in arrival order (see
 :class:`~ctxmodes_remote.service.workers.SessionTurns`), so a session's state is never touched
 concurrently, and an answer leaves only after its writes are on disk. Most run on that
 session's worker thread (one worker per connection the storage allows: one for SQLite); note
-reads (and on Postgres note writes) run on the event loop itself
+reads, searches and listings (and on Postgres note writes) run on the event loop itself
 (:meth:`~ctxmodes_remote.service.engine.ServiceEngine.alpha_on_loop`), with no trip to a
-thread. A token found recently is recognised on the event loop too (see
+thread, but for a search or listing of a session's notes too big to scan on the loop. A token found recently is recognised on the event loop too (see
 :class:`~ctxmodes_remote.service.accounts.TokenCache`). Upstream model streams run on threads
 of their own.
 """
@@ -364,6 +364,13 @@ class ServiceApp:
             body = await self._json_body(request)
             context = body.get("context")
             session_id = context.get("session_id") if isinstance(context, dict) else None
+            named = session_id if isinstance(session_id, str) else None
+            on_worker = partial(
+                self._on_engine,
+                worker=0 if named is None else self.engine.worker_of(account, named),
+                account_id=account.account_id,
+                session=None if named is None else (account.account_id, named),
+            )
             call: Callable[[], Awaitable[dict[str, Any]]]
             if self.engine.runs_on_loop(family, operation):
                 call = partial(
@@ -373,22 +380,16 @@ class ServiceApp:
                     operation,
                     body,
                     encrypted_arguments=encrypted,
+                    on_worker=on_worker,
                 )
             else:
                 call = partial(
-                    self._on_engine,
+                    on_worker,
                     partial(self.engine.alpha, encrypted_arguments=encrypted),
                     account,
                     family,
                     operation,
                     body,
-                    worker=self.engine.worker_of(account, session_id)
-                    if isinstance(session_id, str)
-                    else 0,
-                    account_id=account.account_id,
-                    session=(account.account_id, session_id)
-                    if isinstance(session_id, str)
-                    else None,
                 )
             async with self._session_turn(account, session_id):
                 if (family, operation) in SEARCH_OPERATIONS:

@@ -31,7 +31,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -85,16 +85,28 @@ PLACED_SESSIONS = 65_536
 #: The notes operations that write.
 _WRITE_OPERATIONS = frozenset({"write_file", "append_to_file"})
 #: The notes operations answered on the event loop where the storage can (see
-#: :meth:`ServiceEngine.alpha_on_loop`): the most frequent, each costing little CPU whatever
-#: the session holds, so none keeps the loop from other requests for long. Reads wherever
-#: the storage reads on the loop; writes where it writes there too (Postgres).
-LOOP_READS = frozenset({"read_file"})
+#: :meth:`ServiceEngine.alpha_on_loop`): reads wherever the storage reads on the loop; writes
+#: where it writes there too (Postgres). Each costs little CPU whatever the session holds,
+#: but a search or a listing, whose cost grows with the session's notes, is handed to the
+#: session's worker when they are big (see :data:`LOOP_NOTES_MAX_BYTES`).
+LOOP_READS = frozenset({"read_file", "search_contents", "list_files_by_prefix"})
+#: The notes of a session searched or listed on the event loop at most: so many files and
+#: UTF-8 bytes in all (a search of them, and the encryption of what it finds, take about
+#: 0.1 ms). Bigger ones go to the session's worker, so that one account's heavy searches
+#: do not hold the loop from every other request.
+LOOP_NOTES_MAX_FILES = 256
+LOOP_NOTES_MAX_BYTES = 256 * 1024
 LOOP_OPERATIONS = LOOP_READS | _WRITE_OPERATIONS
 #: Tries of a note write that keeps meeting writes of other processes to the same session.
 NOTE_WRITE_ATTEMPTS = 20
 
 _PATH_FIELDS = ("path",)
 _PREFIX_FIELDS = ("prefix", "path_prefix")
+
+
+#: Runs a function on the worker of the session a call is about, in its turns (see
+#: :meth:`ServiceEngine.alpha_on_loop`).
+OnWorker = Callable[[Callable[[], dict[str, Any]]], Awaitable[dict[str, Any]]]
 
 
 class _StaleNotes(Exception):
@@ -460,10 +472,13 @@ class ServiceEngine:
         body: Mapping[str, Any],
         *,
         encrypted_arguments: bool,
+        on_worker: OnWorker,
     ) -> dict[str, Any]:
         """:meth:`alpha` on the event loop, for a call :meth:`runs_on_loop` names: the same
         answer and the same failures, its storage round trip awaited instead of holding a
-        thread. It uses one keyring throughout, the one in use when it began."""
+        thread. A search or listing of big notes (see :data:`LOOP_NOTES_MAX_BYTES`) is
+        answered by ``on_worker``, which runs a function on the session's worker. It uses one
+        keyring throughout, the one in use when it began."""
         notes = self._loop_reads
         if notes is None or not self.runs_on_loop(family, operation):
             raise UnknownOperationError(f"{family}/{operation} is not answered on the loop")
@@ -471,13 +486,28 @@ class ServiceEngine:
         context, arguments = _call_arguments(
             keyring, account, family, operation, body, encrypted_arguments
         )
+
+        def answer(result: Mapping[str, Any]) -> dict[str, Any]:
+            return _answer(keyring, account, result, ())
+
         try:
-            result = await self._notes_on_loop(notes, account, context, operation, arguments)
+            if operation in _WRITE_OPERATIONS:
+                return answer(await self._write_on_loop(account, context, operation, arguments))
+            _qualify_note_paths(context, operation, arguments)
+            state = await self._session_on_loop(notes, account, context.session_id, refresh=True)
+
+            def read() -> dict[str, Any]:
+                now_ms = self._now_ms
+                found = run_notes(state.notes, operation, arguments, _no_writes, now_ms=now_ms)
+                return answer(_with_source(found))
+
+            if operation == "read_file" or _small(state.notes):
+                return read()
+            return await on_worker(read)
         except _REQUEST_FAILURES:
             raise
         except CtxmodesError as error:
-            result = {"error": str(error)}
-        return _answer(keyring, account, result, ())
+            return answer({"error": str(error)})
 
     def _history(
         self, account: Account, context: CallContext, operation: str, arguments: dict[str, Any]
@@ -541,30 +571,20 @@ class ServiceEngine:
                 state.version = None
         raise StorageUnavailableError("too many concurrent writes to this session's notes")
 
-    async def _notes_on_loop(
-        self,
-        notes: LoopNoteReads,
-        account: Account,
-        context: CallContext,
-        operation: str,
-        arguments: dict[str, Any],
+    async def _write_on_loop(
+        self, account: Account, context: CallContext, operation: str, arguments: dict[str, Any]
     ) -> dict[str, Any]:
-        """:meth:`_notes` with the storage awaited: the kit checks a write against the notes
-        in memory, storage takes it (or refuses it, another process having written first),
-        and only then is it applied to them."""
+        """A note write of :meth:`_notes` with the storage awaited: the kit checks it against
+        the notes in memory, storage takes it (or refuses it, another process having written
+        first), and only then is it applied to them."""
         _qualify_note_paths(context, operation, arguments)
         account_id, session_id = account.account_id, context.session_id
-        if operation not in _WRITE_OPERATIONS:
-            state = await self._session_on_loop(notes, account, session_id, refresh=True)
-            return _with_source(
-                run_notes(state.notes, operation, arguments, _no_writes, now_ms=self._now_ms)
-            )
         writes = self._loop_writes
         assert writes is not None, "runs_on_loop sends writes here only where storage takes them"
         for attempt in range(NOTE_WRITE_ATTEMPTS):
             # As in _notes: checked first against memory, which storage then vouches for.
             trusting = attempt == 0
-            state = await self._session_on_loop(notes, account, session_id, refresh=not trusting)
+            state = await self._session_on_loop(writes, account, session_id, refresh=not trusting)
             try:
                 prepared = prepare_notes_write(
                     state.notes, operation, arguments, now_ms=self._now_ms
@@ -697,6 +717,13 @@ def _qualify_note_paths(context: CallContext, operation: str, arguments: dict[st
             arguments[name] = f"{notes_dir}/"
         elif isinstance(value, str) and not value.startswith("/"):
             arguments[name] = f"{notes_dir}/{value}"
+
+
+def _small(notes: NotesStore) -> bool:
+    """Whether a search or listing of ``notes`` is cheap enough for the event loop."""
+    return len(notes) <= LOOP_NOTES_MAX_FILES and (
+        sum(note.byte_count for note in notes) <= LOOP_NOTES_MAX_BYTES
+    )
 
 
 def _no_writes(prepared: PreparedNoteWrite) -> str:

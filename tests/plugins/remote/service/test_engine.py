@@ -9,7 +9,11 @@ import pytest
 
 from ctxmodes_remote.service.accounts import create_token
 from ctxmodes_remote.service.crypto import KeyRing
-from ctxmodes_remote.service.engine import ServiceEngine, UnknownOperationError
+from ctxmodes_remote.service.engine import (
+    LOOP_NOTES_MAX_BYTES,
+    ServiceEngine,
+    UnknownOperationError,
+)
 from ctxmodes_remote.service.sqlite_storage import SqliteStorage
 from ctxmodes_remote.service.storage import RecordedItem, open_storage
 
@@ -189,9 +193,26 @@ def test_sessions_are_dealt_to_the_workers_evenly_and_keep_theirs(postgres_url, 
 LOOP_CONTEXT = {"session_id": "s2", "current_agent_name": "/root"}
 
 
-async def on_loop(engine, account, operation, context=CONTEXT, **arguments):
+class Worker:
+    """An ``on_worker`` for :meth:`ServiceEngine.alpha_on_loop`: runs each function on a thread
+    and counts them."""
+
+    def __init__(self):
+        self.calls = 0
+
+    async def __call__(self, function):
+        self.calls += 1
+        return await asyncio.to_thread(function)
+
+
+async def on_loop(engine, account, operation, context=CONTEXT, worker=None, **arguments):
     answer = await engine.alpha_on_loop(
-        account, "notes", operation, {**arguments, "context": context}, encrypted_arguments=False
+        account,
+        "notes",
+        operation,
+        {**arguments, "context": context},
+        encrypted_arguments=False,
+        on_worker=worker or Worker(),
     )
     return json.loads(KEYS.decrypt(account.account_id, answer["encrypted_output"]))
 
@@ -210,15 +231,20 @@ def test_note_calls_on_the_event_loop_answer_as_on_a_worker(postgres_url, tmp_pa
         ("read_file", {}),
         ("write_file", {"path": "/root/worker/notes/abs.md", "text": "abs"}),
         ("read_file", {"path": "/root/worker/notes/abs.md"}),
+        ("search_contents", {"query": "t"}),
+        ("search_contents", {"query": "abs", "path_prefix": "/root/worker/notes/"}),
+        ("search_contents", {}),
+        ("list_files_by_prefix", {"file_order_by": "updated_at"}),
     ]
     assert all(engine.runs_on_loop("notes", operation) for operation, _ in calls)
-    assert not engine.runs_on_loop("notes", "search_contents")
+    assert not engine.runs_on_loop("notes", "thread_hint")
     assert not engine.runs_on_loop("history", "read_item")
+    worker = Worker()
 
     async def looped():
         try:
             return [
-                await on_loop(engine, account, operation, LOOP_CONTEXT, **arguments)
+                await on_loop(engine, account, operation, LOOP_CONTEXT, worker, **arguments)
                 for operation, arguments in calls
             ]
         finally:
@@ -228,8 +254,56 @@ def test_note_calls_on_the_event_loop_answer_as_on_a_worker(postgres_url, tmp_pa
         on_worker = [call(engine, account, "notes", operation, **args) for operation, args in calls]
         assert asyncio.run(looped()) == on_worker
         assert [answer.get("error", "") != "" for answer in on_worker] == [
-            False, False, False, True, True, False, True, False, False,
+            False, False, False, True, True, False, True, False, False, False, False, True, False,
         ]  # fmt: skip
+        assert on_worker[-4]["files"][0]["matches"] == [
+            {"line_number": 2, "line": "two"},
+            {"line_number": 3, "line": "three"},
+        ]
+        assert worker.calls == 0  # small notes: every call answered on the loop
+    finally:
+        engine.close()
+
+
+@pytest.mark.parametrize("database", ["sqlite", "postgres"])
+def test_searches_and_listings_of_big_notes_go_to_the_sessions_worker(database, request, tmp_path):
+    """Where a search's cost grows with the session's notes, the loop answers it only while
+    they are small; past the bound the same answer comes from the worker."""
+    url = request.getfixturevalue("postgres_url") if database == "postgres" else None
+    storage = open_storage(tmp_path, url)
+    account = create_token(storage, "alice").account
+    engine = ServiceEngine(storage, KEYS, now_ms=lambda: 1_700_000_000_000)
+    line = "a line of notes to search\n"
+    size = LOOP_NOTES_MAX_BYTES // 2
+    reads = [
+        ("search_contents", {"query": "notes to"}),
+        ("list_files_by_prefix", {}),
+        ("read_file", {"path": "n0.md", "start_line": -1}),
+    ]
+
+    async def offloads_as_the_notes_grow():
+        offloads = []
+        try:
+            for number in range(3):
+                text = line * (size // len(line))
+                call(engine, account, "notes", "write_file", path=f"n{number}.md", text=text)
+                engine.commit_writes()
+                worker = Worker()
+                answers = [
+                    await on_loop(engine, account, operation, CONTEXT, worker, **arguments)
+                    for operation, arguments in reads
+                ]
+                assert answers == [call(engine, account, "notes", op, **args) for op, args in reads]
+                assert answers[0]["files"][number]["matches"][0]["line"] == line[:-1]
+                offloads.append(worker.calls)
+        finally:
+            await engine.close_loop_storage()
+        return offloads
+
+    try:
+        # Half the bound, then the whole of it (still on the loop), then past it: the
+        # search and the listing go to the worker, the read of one note does not.
+        assert asyncio.run(offloads_as_the_notes_grow()) == [0, 0, 2]
     finally:
         engine.close()
 
@@ -237,9 +311,9 @@ def test_note_calls_on_the_event_loop_answer_as_on_a_worker(postgres_url, tmp_pa
 def test_sqlite_reads_notes_on_the_event_loop_and_writes_them_on_its_worker(tmp_path):
     account, (engine,) = engines(tmp_path, count=1)
     assert engine.runs_on_loop("notes", "read_file")
+    assert engine.runs_on_loop("notes", "search_contents")
     assert not engine.runs_on_loop("notes", "write_file")
     assert not engine.runs_on_loop("notes", "append_to_file")
-    assert not engine.runs_on_loop("notes", "search_contents")
     with pytest.raises(UnknownOperationError):
         asyncio.run(on_loop(engine, account, "write_file", path="n.md", text="t"))
     engine.close()
