@@ -8,6 +8,7 @@ and a note call costs the process a tenth to a fifth less CPU than on asyncio's 
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import os
 import signal
@@ -122,6 +123,12 @@ async def _serve(config: ServerConfig) -> None:
             await service.reload_keyring(keyring)
             _log.info("keys reloaded: %d master key(s)", keyring.key_count)
 
+        # What start-up made (modules, the app, the storage's pools) lives as long as the
+        # process: frozen, it is left out of the collector's full passes, each of which
+        # otherwise walked it all while every request waited (40-50 ms, once every few
+        # thousand calls: most of the p99 at 32 sessions).
+        gc.collect()
+        gc.freeze()
         # The one line a supervisor (or a test) reads to learn the address; only once the
         # signals are handled, so a SIGTERM sent as soon as it is read stops the service
         # the graceful way.

@@ -63,3 +63,35 @@ def test_on_postgres_the_service_hands_the_interpreter_on_often_while_it_runs(
     assert seen == [pytest.approx(server.SWITCH_INTERVAL_S if database else before)]
     assert before > server.SWITCH_INTERVAL_S
     assert sys.getswitchinterval() == pytest.approx(before)  # as it was, once it ends
+
+
+def test_once_listening_the_service_leaves_what_start_up_made_out_of_full_collections(
+    tmp_path, capsys
+):
+    # A full pass of the collector walks every object it tracks while every request waits:
+    # the modules, app and pools made at start-up would be most of them.
+    import gc
+
+    from ctxmodes_remote.service import server
+
+    script = tmp_path / "script.json"
+    script.write_text('{"responses": []}')
+    config = server.ServerConfig(f"scripted:{script}", tmp_path, None, "127.0.0.1", 0)
+
+    async def serve_until_listening():
+        task = asyncio.create_task(server._serve(config))
+        while "listening on" not in capsys.readouterr().out:
+            assert not task.done(), task.exception()
+            await asyncio.sleep(0.01)
+        frozen = gc.get_freeze_count()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        return frozen
+
+    gc.unfreeze()
+    try:
+        frozen = asyncio.run(serve_until_listening())
+    finally:
+        gc.unfreeze()
+    assert frozen > 10_000
