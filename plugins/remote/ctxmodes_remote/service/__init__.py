@@ -19,7 +19,8 @@ Modules:
   values a client carries), :mod:`.sealing` (what the database holds: sealed values and a
   blind index);
 * storage: :mod:`.storage` (the interface), :mod:`.sealed_storage` (encryption at rest over
-  it), :mod:`.sqlite_storage` and :mod:`.postgres_storage` (the two databases);
+  it), :mod:`.sqlite_storage` and :mod:`.postgres_storage` (the two databases),
+  :mod:`.batches` (calls to Postgres that share a statement);
 * HTTP and the process: :mod:`.app` (the routes), :mod:`.bodies` (request bodies with bounded
   memory), :mod:`.logs`, :mod:`.metrics`, :mod:`.server` (start and shutdown), :mod:`.cli`
   (the ``ctxmodes serve`` command, with its help defaults in :mod:`.defaults`), and

@@ -15,9 +15,10 @@ concurrently, and an answer leaves only after its writes are on disk. Most run o
 session's worker thread (one worker per connection the storage allows: one for SQLite); note
 reads, searches and listings (and on Postgres note writes) run on the event loop itself
 (:meth:`~ctxmodes_remote.service.engine.ServiceEngine.alpha_on_loop`), with no trip to a
-thread, but for a search or listing of a session's notes too big to scan on the loop. A token found recently is recognised on the event loop too (see
-:class:`~ctxmodes_remote.service.accounts.TokenCache`). Upstream model streams run on threads
-of their own.
+thread, but for a search or listing of a session's notes too big to scan on the loop. A
+token found recently is recognised on the event loop too (see
+:class:`~ctxmodes_remote.service.accounts.TokenCache`). Upstream model streams run on
+threads of their own.
 """
 
 from __future__ import annotations

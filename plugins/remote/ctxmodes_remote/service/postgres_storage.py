@@ -34,6 +34,7 @@ import psycopg
 from psycopg.pq import ExecStatus, TransactionStatus
 from psycopg_pool import AsyncConnectionPool, ConnectionPool
 
+from ctxmodes_remote.service.batches import StatementBatches
 from ctxmodes_remote.service.sealing import token_array
 from ctxmodes_remote.service.storage import (
     DEFAULT_CONNECTIONS,
@@ -518,16 +519,32 @@ _APPEND_NOTES = (
 )
 #: The most note writes one statement carries.
 WRITE_BATCH = 64
-
-#: A note write waiting for its statement: its row, and the future that gets its sequence
-#: number (``None``: refused, another write to the session came first).
-_Write = tuple[tuple[object, ...], "asyncio.Future[int | None]"]
+#: What is new in several sessions, each after a sequence number of its own: one statement
+#: for the reads of sessions that ask at once.
+_NOTE_EVENTS_OF_SESSIONS = (
+    "SELECT e.account_id, e.session_id, e.seq, e.action, e.timestamp, e.sealed "
+    "FROM unnest(%s::text[], %s::text[], %s::bigint[]) AS asked(account_id, session_id, after) "
+    "JOIN note_events e ON e.account_id = asked.account_id "
+    "AND e.session_id = asked.session_id AND e.seq > asked.after "
+    "ORDER BY e.account_id, e.session_id, e.seq"
+)
+#: The most sessions one statement of note reads asks about.
+READ_BATCH = 64
 
 
 def _note_params(
     account_id: str, session_id: str, note: SealedNote, after: int
 ) -> tuple[object, ...]:
     return (account_id, session_id, note.action, note.timestamp, note.sealed, after)
+
+
+async def _plan_once(connection: psycopg.AsyncConnection[Any]) -> None:
+    """Have the connection plan each prepared statement once. Postgres would otherwise plan
+    a statement over arrays (the writes and reads of several sessions) anew at every run,
+    which cost the database more than running it, since its generic plan's estimates look
+    worse than those made for the arrays at hand; the statements of note calls are index
+    lookups whose generic plan is the one chosen anyway."""
+    await connection.execute("SET plan_cache_mode = force_generic_plan")
 
 
 def _sealed_notes(rows: Sequence[Sequence[Any]]) -> list[tuple[int, SealedNote]]:
@@ -547,13 +564,10 @@ class PostgresLoopNotes:
     to the pool, and a lost connection sends every kept one back to it as well, to be
     checked with its own.
 
-    A note write made while no statement of note writes is under way goes at once, alone.
-    Those made while one is (one each at most per session: a session's calls take turns)
-    are sent at the end of that turn of the event loop, together in one statement of at
-    most :data:`WRITE_BATCH` rows: one round trip and one commit for all of them cost the
-    process, and the database, far less than one each, and no write waits for another
-    statement to end. Each is answered once its statement has committed; a statement that
-    fails fails every write it carried."""
+    Note writes, and the reads of what is new in a session, share statements with others of
+    their kind made at once (see :mod:`~ctxmodes_remote.service.batches`): at most
+    :data:`WRITE_BATCH` writes and :data:`READ_BATCH` sessions' reads a statement, each
+    session once at most (a session's calls take turns)."""
 
     def __init__(self, url: str, max_connections: int, timeout_s: float) -> None:
         self._url = url
@@ -565,12 +579,8 @@ class PostgresLoopNotes:
         #: Connections taken from the pool, idle, and each one's cursor (used again for
         #: every statement: making one per statement is a measurable part of a write).
         self._kept: list[tuple[psycopg.AsyncConnection[Any], psycopg.AsyncCursor[Any]]] = []
-        #: Note writes made in this turn of the loop, and the statements of writes under way
-        #: (kept here: the loop holds a task only weakly).
-        self._writes: list[_Write] = []
-        self._writing: set[asyncio.Task[None]] = set()
-        #: Statements of note writes under way (alone or together).
-        self._write_statements = 0
+        self._writes = StatementBatches(self._append_alone, self._append_together, WRITE_BATCH)
+        self._reads = StatementBatches(self._events_alone, self._events_together, READ_BATCH)
 
     async def _opened(self) -> AsyncConnectionPool:
         pool = self._pool
@@ -583,6 +593,7 @@ class PostgresLoopNotes:
                 max_size=self._max_connections,
                 timeout=self._timeout_s,
                 kwargs={"autocommit": True},
+                configure=_plan_once,
                 open=False,
             )
             # Connections are made in the background; a call waits for one at most the
@@ -593,8 +604,8 @@ class PostgresLoopNotes:
         return pool
 
     async def close(self) -> None:
-        if self._writing:
-            await asyncio.gather(*self._writing, return_exceptions=True)
+        await self._writes.settle()
+        await self._reads.settle()
         if self._pool is not None:
             await self._give_back_kept(self._pool)
             await self._pool.close()
@@ -681,8 +692,7 @@ class PostgresLoopNotes:
     async def note_events(
         self, account_id: str, session_id: str, after: int = 0
     ) -> list[tuple[int, SealedNote]]:
-        rows = await self._run(_NOTE_EVENTS, (account_id, session_id, after), reads_only=True)
-        return _sealed_notes(rows)
+        return await self._reads.call((account_id, session_id, after))
 
     async def account_key(self, account_id: str) -> str | None:
         rows = await self._run(_ACCOUNT_KEY, (account_id,), reads_only=True)
@@ -691,67 +701,37 @@ class PostgresLoopNotes:
     async def append_note_event(
         self, account_id: str, session_id: str, note: SealedNote, after: int
     ) -> int | None:
-        row = _note_params(account_id, session_id, note, after)
-        if not self._write_statements:
-            return await self._append_alone(row)
-        loop = asyncio.get_running_loop()
-        future: asyncio.Future[int | None] = loop.create_future()
-        if not self._writes:
-            loop.call_soon(self._send_writes)
-        self._writes.append((row, future))
-        return await future
-
-    def _send_writes(self) -> None:
-        """Send the writes made in this turn of the loop (those whose caller has gone are
-        left out)."""
-        writes = [write for write in self._writes if not write[1].done()]
-        self._writes = []
-        for start in range(0, len(writes), WRITE_BATCH):
-            task = asyncio.ensure_future(self._append(writes[start : start + WRITE_BATCH]))
-            self._writing.add(task)
-            task.add_done_callback(self._writing.discard)
+        return await self._writes.call(_note_params(account_id, session_id, note, after))
 
     async def _append_alone(self, row: tuple[object, ...]) -> int | None:
-        self._write_statements += 1
-        try:
-            rows = await self._run(_APPEND_NOTE, row)
-        finally:
-            self._write_statements -= 1
+        rows = await self._run(_APPEND_NOTE, row)
         return int(rows[0][0]) if rows else None
 
-    async def _append(self, writes: list[_Write]) -> None:
-        """Commit ``writes`` in one statement and answer each (with the failure, if it
-        fails)."""
-        self._write_statements += 1
-        try:
-            if len(writes) == 1:
-                seqs = [await self._append_alone(writes[0][0])]
-            else:
-                writes.sort(key=lambda write: (write[0][0], write[0][1]))
-                columns = [list(column) for column in zip(*(row for row, _ in writes), strict=True)]
-                rows = await self._run(_APPEND_NOTES, columns)
-                # A session has one write in a statement at most: a row names its write.
-                inserted: dict[tuple[object, ...], int] = {
-                    (row[1], row[2], int(row[3])): int(row[0]) for row in rows
-                }
-                seqs = [inserted.get((row[0], row[1], row[5])) for row, _ in writes]
-        except BaseException as error:
-            for _, future in writes:
-                if not future.done():
-                    # The storage's failure, a copy each (each caller's traceback its own).
-                    future.set_exception(
-                        StorageUnavailableError(str(error))
-                        if isinstance(error, StorageUnavailableError)
-                        else error
-                    )
-            if not isinstance(error, Exception):
-                raise
-            return
-        finally:
-            self._write_statements -= 1
-        for (_, future), seq in zip(writes, seqs, strict=True):
-            if not future.done():
-                future.set_result(seq)
+    async def _append_together(self, rows: Sequence[tuple[object, ...]]) -> list[int | None]:
+        # In one order in every process, so that two statements never wait for each other's
+        # rows (a deadlock).
+        ordered = sorted(rows, key=lambda row: (row[0], row[1]))
+        columns = [list(column) for column in zip(*ordered, strict=True)]
+        inserted = await self._run(_APPEND_NOTES, columns)
+        # A session has one write in a statement at most: a row names its write.
+        seqs: dict[tuple[object, ...], int] = {
+            (row[1], row[2], int(row[3])): int(row[0]) for row in inserted
+        }
+        return [seqs.get((row[0], row[1], row[5])) for row in rows]
+
+    async def _events_alone(self, asked: tuple[str, str, int]) -> list[tuple[int, SealedNote]]:
+        return _sealed_notes(await self._run(_NOTE_EVENTS, asked, reads_only=True))
+
+    async def _events_together(
+        self, asked: Sequence[tuple[str, str, int]]
+    ) -> list[list[tuple[int, SealedNote]]]:
+        columns = [list(column) for column in zip(*asked, strict=True)]
+        rows = await self._run(_NOTE_EVENTS_OF_SESSIONS, columns, reads_only=True)
+        # A session is asked about once in a statement at most (its calls take turns).
+        found: dict[tuple[str, str], list[tuple[Any, ...]]] = {}
+        for row in rows:
+            found.setdefault((row[0], row[1]), []).append(row[2:])
+        return [_sealed_notes(found.get((account, session), ())) for account, session, _ in asked]
 
 
 def _seal_batch(connection: psycopg.Connection, sealer: Sealer) -> bool | None:

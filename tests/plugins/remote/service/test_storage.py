@@ -433,6 +433,76 @@ def test_postgres_note_writes_made_while_one_is_under_way_share_a_statement(post
         storage.close()
 
 
+def test_postgres_note_reads_made_while_one_is_under_way_share_a_statement(postgres_url, tmp_path):
+    """The reads of what is new in a session made while one is under way go together in one
+    statement: each session gets its own events after its own sequence number (none for a
+    session without any), as it would alone; a statement that fails fails every read it
+    carried."""
+    import asyncio
+
+    from ctxmodes_remote.service import postgres_storage
+
+    storage = open_storage(tmp_path, postgres_url)
+    notes = storage.loop_notes()
+    statements: list[str] = []
+    run = notes._run
+
+    async def counted(query, params, **options):
+        statements.append(query)
+        return await run(query, params, **options)
+
+    notes._run = counted
+
+    async def main() -> None:
+        try:
+            written = {}
+            for account, session, count in (("a", "s0", 3), ("a", "s1", 1), ("b", "s0", 2)):
+                after = 0
+                for n in range(count):
+                    after = await notes.append_note_event(
+                        account, session, _sealed(f"{account}{session}{n}"), after
+                    )
+                    written.setdefault((account, session), []).append(after)
+            asked = [
+                ("a", "s0", written["a", "s0"][0]),
+                ("a", "s1", 0),
+                ("b", "s0", 0),
+                ("a", "s2", 0),
+                ("b", "s1", 0),
+            ]
+            alone = [await notes.note_events(*question) for question in asked]
+            assert [[note.sealed for _, note in events] for events in alone] == [
+                [b"as01", b"as02"], [b"as10"], [b"bs00", b"bs01"], [], [],
+            ]  # fmt: skip
+            assert [seq for seq, _ in alone[0]] == written["a", "s0"][1:]
+            statements.clear()
+            assert await asyncio.gather(*(notes.note_events(*q) for q in asked)) == alone
+            # The first went at once; the others, made while it was under way, together.
+            assert statements == [
+                postgres_storage._NOTE_EVENTS,
+                postgres_storage._NOTE_EVENTS_OF_SESSIONS,
+            ]
+            # Postgres refuses a NUL in text: the statement fails, and so does every read in it.
+            failed = await asyncio.gather(
+                notes.note_events("a", "s9"),
+                notes.note_events("a", "s1"),
+                notes.note_events("a", "bad\x00session"),
+                return_exceptions=True,
+            )
+            assert failed[0] == []
+            assert all(isinstance(error, StorageUnavailableError) for error in failed[1:])
+            assert await notes.note_events("a", "s1") == alone[1]
+            # Statements over arrays are planned once, not at every run.
+            assert await notes._run("SHOW plan_cache_mode", ()) == [("force_generic_plan",)]
+        finally:
+            await notes.close()
+
+    try:
+        asyncio.run(main())
+    finally:
+        storage.close()
+
+
 def test_postgres_statements_of_note_writes_from_two_processes_never_deadlock(
     postgres_url, tmp_path
 ):
