@@ -520,13 +520,17 @@ _APPEND_NOTES = (
 #: The most note writes one statement carries.
 WRITE_BATCH = 64
 #: What is new in several sessions, each after a sequence number of its own: one statement
-#: for the reads of sessions that ask at once.
+#: for the reads of sessions that ask at once. Each session's rows are found as
+#: :data:`_NOTE_EVENTS` finds them, in order on the index that ends with ``seq``: joined
+#: plainly, the plan Postgres keeps took the chain index, which has the same first columns,
+#: and read every row of each session to keep those after its number.
 _NOTE_EVENTS_OF_SESSIONS = (
-    "SELECT e.account_id, e.session_id, e.seq, e.action, e.timestamp, e.sealed "
+    "SELECT asked.account_id, asked.session_id, e.seq, e.action, e.timestamp, e.sealed "
     "FROM unnest(%s::text[], %s::text[], %s::bigint[]) AS asked(account_id, session_id, after) "
-    "JOIN note_events e ON e.account_id = asked.account_id "
-    "AND e.session_id = asked.session_id AND e.seq > asked.after "
-    "ORDER BY e.account_id, e.session_id, e.seq"
+    "CROSS JOIN LATERAL (SELECT seq, action, timestamp, sealed FROM note_events "
+    "WHERE account_id = asked.account_id AND session_id = asked.session_id "
+    "AND seq > asked.after ORDER BY seq) AS e "
+    "ORDER BY 1, 2, 3"
 )
 #: The most sessions one statement of note reads asks about.
 READ_BATCH = 64
