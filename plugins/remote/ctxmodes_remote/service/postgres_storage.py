@@ -542,15 +542,6 @@ def _note_params(
     return (account_id, session_id, note.action, note.timestamp, note.sealed, after)
 
 
-async def _plan_once(connection: psycopg.AsyncConnection[Any]) -> None:
-    """Have the connection plan each prepared statement once. Postgres would otherwise plan
-    a statement over arrays (the writes and reads of several sessions) anew at every run,
-    which cost the database more than running it, since its generic plan's estimates look
-    worse than those made for the arrays at hand; the statements of note calls are index
-    lookups whose generic plan is the one chosen anyway."""
-    await connection.execute("SET plan_cache_mode = force_generic_plan")
-
-
 def _sealed_notes(rows: Sequence[Sequence[Any]]) -> list[tuple[int, SealedNote]]:
     return [(int(row[0]), SealedNote(row[1], int(row[2]), bytes(row[3]))) for row in rows]
 
@@ -597,7 +588,6 @@ class PostgresLoopNotes:
                 max_size=self._max_connections,
                 timeout=self._timeout_s,
                 kwargs={"autocommit": True},
-                configure=_plan_once,
                 open=False,
             )
             # Connections are made in the background; a call waits for one at most the
