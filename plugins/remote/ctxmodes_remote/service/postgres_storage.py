@@ -525,12 +525,13 @@ WRITE_BATCH = 64
 #: plainly, the plan Postgres keeps took the chain index, which has the same first columns,
 #: and read every row of each session to keep those after its number.
 _NOTE_EVENTS_OF_SESSIONS = (
-    "SELECT asked.account_id, asked.session_id, e.seq, e.action, e.timestamp, e.sealed "
-    "FROM unnest(%s::text[], %s::text[], %s::bigint[]) AS asked(account_id, session_id, after) "
+    "SELECT asked.number, e.seq, e.action, e.timestamp, e.sealed "
+    "FROM unnest(%s::text[], %s::text[], %s::bigint[]) "
+    "WITH ORDINALITY AS asked(account_id, session_id, after, number) "
     "CROSS JOIN LATERAL (SELECT seq, action, timestamp, sealed FROM note_events "
     "WHERE account_id = asked.account_id AND session_id = asked.session_id "
     "AND seq > asked.after ORDER BY seq) AS e "
-    "ORDER BY 1, 2, 3"
+    "ORDER BY 1, 2"
 )
 #: The most sessions one statement of note reads asks about.
 READ_BATCH = 64
@@ -721,11 +722,11 @@ class PostgresLoopNotes:
     ) -> list[list[tuple[int, SealedNote]]]:
         columns = [list(column) for column in zip(*asked, strict=True)]
         rows = await self._run(_NOTE_EVENTS_OF_SESSIONS, columns, reads_only=True)
-        # A session is asked about once in a statement at most (its calls take turns).
-        found: dict[tuple[str, str], list[tuple[Any, ...]]] = {}
+        # Each row names the question it answers by its place among them, from 1.
+        found: list[list[tuple[Any, ...]]] = [[] for _ in asked]
         for row in rows:
-            found.setdefault((row[0], row[1]), []).append(row[2:])
-        return [_sealed_notes(found.get((account, session), ())) for account, session, _ in asked]
+            found[int(row[0]) - 1].append(row[1:])
+        return [_sealed_notes(events) for events in found]
 
 
 def _seal_batch(connection: psycopg.Connection, sealer: Sealer) -> bool | None:
