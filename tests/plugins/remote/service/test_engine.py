@@ -346,6 +346,10 @@ def test_sqlite_reads_on_the_event_loop_see_every_processs_committed_writes(tmp_
         call(b, account, "notes", "append_to_file", path="n.md", text=" three")
         assert (await read(b))["file"]["content"] == "one two three"
         assert (await read(a))["file"]["content"] == "one two three"
+        # Searches on the loop see the same: b's append at once on a.
+        for engine in (a, b):
+            found = await on_loop(engine, account, "search_contents", query="three")
+            assert found["files"][0]["matches"] == [{"line_number": 1, "line": "one two three"}]
         for engine in (a, b):
             await engine.close_loop_storage()
 
