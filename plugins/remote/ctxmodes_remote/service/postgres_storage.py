@@ -520,10 +520,11 @@ _APPEND_NOTES = (
 #: The most note writes one statement carries.
 WRITE_BATCH = 64
 #: What is new in several sessions, each after a sequence number of its own: one statement
-#: for the reads of sessions that ask at once. Each session's rows are found as
-#: :data:`_NOTE_EVENTS` finds them, in order on the index that ends with ``seq``: joined
-#: plainly, the plan Postgres keeps took the chain index, which has the same first columns,
-#: and read every row of each session to keep those after its number.
+#: for the reads of sessions that ask at once, each row naming the question it answers by its
+#: place among them. A session's rows are asked for in a subquery ordered by ``seq``, so that
+#: any plan finds them as :data:`_NOTE_EVENTS` does, on the index that ends with ``seq``: in a
+#: plain join, a plan kept across runs took the chain index (the same first columns) and read
+#: every row of each session to keep those after its number.
 _NOTE_EVENTS_OF_SESSIONS = (
     "SELECT asked.number, e.seq, e.action, e.timestamp, e.sealed "
     "FROM unnest(%s::text[], %s::text[], %s::bigint[]) "
@@ -562,8 +563,8 @@ class PostgresLoopNotes:
 
     Note writes, and the reads of what is new in a session, share statements with others of
     their kind made at once (see :mod:`~ctxmodes_remote.service.batches`): at most
-    :data:`WRITE_BATCH` writes and :data:`READ_BATCH` sessions' reads a statement, each
-    session once at most (a session's calls take turns)."""
+    :data:`WRITE_BATCH` writes (one a session at most: a session's calls take turns) and
+    :data:`READ_BATCH` reads a statement."""
 
     def __init__(self, url: str, max_connections: int, timeout_s: float) -> None:
         self._url = url

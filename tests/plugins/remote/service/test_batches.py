@@ -32,6 +32,16 @@ class Statements:
         return [call * 10 for call in calls]
 
 
+async def one_under_way(limit=8, fail_together=None):
+    """Batches whose first call is under way (alone, its statement waiting for the gate)."""
+    statements = Statements(fail_together)
+    statements.gate.clear()
+    batches = StatementBatches(statements.alone, statements.together, limit)
+    first = asyncio.ensure_future(batches.call(1))
+    await asyncio.sleep(0)
+    return statements, batches, first
+
+
 def test_a_call_with_none_under_way_goes_at_once_alone():
     async def main():
         statements = Statements()
@@ -44,11 +54,7 @@ def test_a_call_with_none_under_way_goes_at_once_alone():
 
 def test_calls_made_while_one_is_under_way_share_a_statement_in_order():
     async def main():
-        statements = Statements()
-        statements.gate.clear()
-        batches = StatementBatches(statements.alone, statements.together, 3)
-        first = asyncio.ensure_future(batches.call(1))
-        await asyncio.sleep(0)
+        statements, batches, first = await one_under_way(limit=3)
         # Made in one turn of the loop while the first is under way: two statements of at
         # most three calls.
         others = asyncio.ensure_future(asyncio.gather(*(batches.call(n) for n in range(2, 7))))
@@ -64,11 +70,7 @@ def test_calls_made_while_one_is_under_way_share_a_statement_in_order():
 
 def test_a_call_left_alone_in_its_turn_sends_its_own_statement():
     async def main():
-        statements = Statements()
-        statements.gate.clear()
-        batches = StatementBatches(statements.alone, statements.together, 8)
-        first = asyncio.ensure_future(batches.call(1))
-        await asyncio.sleep(0)
+        statements, batches, first = await one_under_way()
         second = asyncio.ensure_future(batches.call(2))
         await asyncio.sleep(0.01)
         statements.gate.set()
@@ -82,11 +84,7 @@ def test_a_call_left_alone_in_its_turn_sends_its_own_statement():
 )
 def test_a_statement_that_fails_fails_every_call_it_carried(failure):
     async def main():
-        statements = Statements(fail_together=failure)
-        statements.gate.clear()
-        batches = StatementBatches(statements.alone, statements.together, 8)
-        first = asyncio.ensure_future(batches.call(1))
-        await asyncio.sleep(0)
+        statements, batches, first = await one_under_way(fail_together=failure)
         carried = asyncio.gather(batches.call(2), batches.call(3), return_exceptions=True)
         await asyncio.sleep(0.01)
         statements.gate.set()
@@ -103,11 +101,7 @@ def test_a_statement_that_fails_fails_every_call_it_carried(failure):
 
 def test_a_caller_gone_before_its_statement_is_sent_is_left_out():
     async def main():
-        statements = Statements()
-        statements.gate.clear()
-        batches = StatementBatches(statements.alone, statements.together, 8)
-        first = asyncio.ensure_future(batches.call(1))
-        await asyncio.sleep(0)
+        statements, batches, first = await one_under_way()
         gone = asyncio.ensure_future(batches.call(2))
         kept = [asyncio.ensure_future(batches.call(n)) for n in (3, 4)]
         await asyncio.sleep(0)  # the three wait for the end of this turn of the loop
