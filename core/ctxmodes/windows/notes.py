@@ -38,7 +38,7 @@ from ctxmodes.windows.note_entries import (
     parse_note_snapshot,
     utf8_length,
 )
-from ctxmodes.windows.note_paths import normalize_note_path, normalize_note_prefix
+from ctxmodes.windows.note_paths import NotePathError, normalize_note_path, normalize_note_prefix
 from ctxmodes.windows.stored import StoredEntry, stored_form
 
 SOURCE = "pi-session"
@@ -279,6 +279,15 @@ class NotesStore:
 
     def get(self, path: str) -> NoteFile | None:
         return self._files.get(path)
+
+    def note_bytes(self, path: object) -> int:
+        """The UTF-8 size of the note a ``path`` argument names, found as :meth:`read_file`
+        finds it (0 when there is none, or the path is not a valid note path)."""
+        try:
+            note = self._files.get(normalize_note_path(path))
+        except NotePathError:
+            return 0
+        return 0 if note is None else note.byte_count
 
     def snapshot(self, timestamp_ms: int) -> NoteSnapshotData:
         """The whole state as snapshot data (files sorted by path).

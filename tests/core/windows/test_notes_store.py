@@ -108,6 +108,19 @@ def test_size_limit_counts_utf8_bytes_after_the_operation():
         recorder.write("write", "other", "x" * (MAX_NOTE_BYTES + 1), T0 + 3)
 
 
+def test_note_bytes_names_a_notes_utf8_size_as_read_file_finds_it():
+    recorder = Recorder()
+    recorder.write("write", "/root/notes/café.md", "é" * 10, T0)
+    recorder.write("append", "/root/notes/café.md", "abc", T0 + 1)
+    store = recorder.store
+    assert store.note_bytes("/root/notes/café.md") == 23
+    # Another spelling of the same path (decomposed) names the same note, as for a read.
+    assert store.note_bytes("/root/notes/cafe\u0301.md") == 23
+    assert store.read_file("/root/notes/cafe\u0301.md")["file"]["bytes"] == 23
+    for absent in ("/root/notes/other.md", "../x.md", "", None, 7):
+        assert store.note_bytes(absent) == 0
+
+
 def test_bad_path_is_refused_before_anything_is_written():
     recorder = Recorder()
     with pytest.raises(NotePathError):

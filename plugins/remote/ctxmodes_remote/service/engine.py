@@ -86,16 +86,17 @@ PLACED_SESSIONS = 65_536
 _WRITE_OPERATIONS = frozenset({"write_file", "append_to_file"})
 #: The notes operations answered on the event loop where the storage can (see
 #: :meth:`ServiceEngine.alpha_on_loop`): reads wherever the storage reads on the loop; writes
-#: where it writes there too (Postgres). Each costs little CPU whatever the session holds,
-#: but a search or a listing, whose cost grows with the session's notes, is handed to the
-#: session's worker when they are big (see :data:`LOOP_NOTES_MAX_BYTES`).
+#: where it writes there too (Postgres). A read, search or listing whose cost grows past a
+#: bound with what it goes through is handed to the session's worker instead (see
+#: :data:`LOOP_NOTES_MAX_BYTES`).
 LOOP_READS = frozenset({"read_file", "search_contents", "list_files_by_prefix"})
-#: The notes of a session searched or listed on the event loop at most: so many files and
-#: UTF-8 bytes in all (a search of them, and the encryption of what it finds, take about
-#: 0.1 ms). Bigger ones go to the session's worker, so that one account's heavy searches
-#: do not hold the loop from every other request.
-LOOP_NOTES_MAX_FILES = 256
-LOOP_NOTES_MAX_BYTES = 256 * 1024
+#: The most a call on the event loop goes through: a note read of at most so many UTF-8
+#: bytes, a search or listing of a session's notes of at most so many files and bytes in all.
+#: At the bound a search that finds nothing, a listing by name or the encryption of what a
+#: read or search found each take 0.2-0.4 ms; beyond it they go to the session's worker, so
+#: that one account's heavy calls do not hold the loop from every other request.
+LOOP_NOTES_MAX_FILES = 64
+LOOP_NOTES_MAX_BYTES = 64 * 1024
 LOOP_OPERATIONS = LOOP_READS | _WRITE_OPERATIONS
 #: Tries of a note write that keeps meeting writes of other processes to the same session.
 NOTE_WRITE_ATTEMPTS = 20
@@ -476,8 +477,9 @@ class ServiceEngine:
     ) -> dict[str, Any]:
         """:meth:`alpha` on the event loop, for a call :meth:`runs_on_loop` names: the same
         answer and the same failures, its storage round trip awaited instead of holding a
-        thread. A search or listing of big notes (see :data:`LOOP_NOTES_MAX_BYTES`) is
-        answered by ``on_worker``, which runs a function on the session's worker. It uses one
+        thread. A read of a big note, or a search or listing of big notes (see
+        :data:`LOOP_NOTES_MAX_BYTES`), is answered by ``on_worker``, which runs a function on
+        the session's worker. It uses one
         keyring throughout, the one in use when it began."""
         notes = self._loop_reads
         if notes is None or not self.runs_on_loop(family, operation):
@@ -501,7 +503,7 @@ class ServiceEngine:
                 found = run_notes(state.notes, operation, arguments, _no_writes, now_ms=now_ms)
                 return answer(_with_source(found))
 
-            if operation == "read_file" or _small(state.notes):
+            if _cheap(state.notes, operation, arguments):
                 return read()
             return await on_worker(read)
         except _REQUEST_FAILURES:
@@ -719,8 +721,11 @@ def _qualify_note_paths(context: CallContext, operation: str, arguments: dict[st
             arguments[name] = f"{notes_dir}/{value}"
 
 
-def _small(notes: NotesStore) -> bool:
-    """Whether a search or listing of ``notes`` is cheap enough for the event loop."""
+def _cheap(notes: NotesStore, operation: str, arguments: Mapping[str, Any]) -> bool:
+    """Whether a note read, search or listing of ``notes`` is cheap enough for the event
+    loop (see :data:`LOOP_NOTES_MAX_BYTES`)."""
+    if operation == "read_file":
+        return notes.note_bytes(arguments.get("path")) <= LOOP_NOTES_MAX_BYTES
     return len(notes) <= LOOP_NOTES_MAX_FILES and (
         sum(note.byte_count for note in notes) <= LOOP_NOTES_MAX_BYTES
     )

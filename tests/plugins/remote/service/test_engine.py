@@ -266,9 +266,12 @@ def test_note_calls_on_the_event_loop_answer_as_on_a_worker(postgres_url, tmp_pa
 
 
 @pytest.mark.parametrize("database", ["sqlite", "postgres"])
-def test_searches_and_listings_of_big_notes_go_to_the_sessions_worker(database, request, tmp_path):
-    """Where a search's cost grows with the session's notes, the loop answers it only while
-    they are small; past the bound the same answer comes from the worker."""
+def test_reads_searches_and_listings_of_big_notes_go_to_the_sessions_worker(
+    database, request, tmp_path
+):
+    """Where a call's cost grows with the session's notes (a search, a listing) or with the
+    note it reads, the loop answers it only up to a bound; past it the same answer comes from
+    the worker."""
     url = request.getfixturevalue("postgres_url") if database == "postgres" else None
     storage = open_storage(tmp_path, url)
     account = create_token(storage, "alice").account
@@ -281,29 +284,43 @@ def test_searches_and_listings_of_big_notes_go_to_the_sessions_worker(database, 
         ("read_file", {"path": "n0.md", "start_line": -1}),
     ]
 
-    async def offloads_as_the_notes_grow():
-        offloads = []
+    async def offloads(calls):
+        """How many of ``calls`` went to the worker, and their answers (the same as the
+        worker path's)."""
+        worker = Worker()
+        answers = [
+            await on_loop(engine, account, operation, CONTEXT, worker, **arguments)
+            for operation, arguments in calls
+        ]
+        assert answers == [call(engine, account, "notes", op, **args) for op, args in calls]
+        return worker.calls, answers
+
+    async def main():
+        as_notes_grow, as_a_note_grows = [], []
         try:
             for number in range(3):
                 text = line * (size // len(line))
                 call(engine, account, "notes", "write_file", path=f"n{number}.md", text=text)
                 engine.commit_writes()
-                worker = Worker()
-                answers = [
-                    await on_loop(engine, account, operation, CONTEXT, worker, **arguments)
-                    for operation, arguments in reads
-                ]
-                assert answers == [call(engine, account, "notes", op, **args) for op, args in reads]
+                handed, answers = await offloads(reads)
                 assert answers[0]["files"][number]["matches"][0]["line"] == line[:-1]
-                offloads.append(worker.calls)
+                as_notes_grow.append(handed)
+            for text in ("x" * (LOOP_NOTES_MAX_BYTES - 1), "y", "z"):
+                call(engine, account, "notes", "append_to_file", path="big.md", text=text)
+                engine.commit_writes()
+                handed, _ = await offloads([("read_file", {"path": "big.md"})])
+                as_a_note_grows.append(handed)
         finally:
             await engine.close_loop_storage()
-        return offloads
+        return as_notes_grow, as_a_note_grows
 
     try:
+        as_notes_grow, as_a_note_grows = asyncio.run(main())
         # Half the bound, then the whole of it (still on the loop), then past it: the
-        # search and the listing go to the worker, the read of one note does not.
-        assert asyncio.run(offloads_as_the_notes_grow()) == [0, 0, 2]
+        # search and the listing go to the worker, the read of one small note does not.
+        assert as_notes_grow == [0, 0, 2]
+        # A read goes to the worker once the note it reads passes the bound.
+        assert as_a_note_grows == [0, 0, 1]
     finally:
         engine.close()
 
