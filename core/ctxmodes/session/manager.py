@@ -853,9 +853,7 @@ class SessionManager:
         can check a long chain without listing it."""
         table = self._table
         index = table.index_of(from_id)
-        return BranchPath(
-            table.ids, table.index_of, table.path_runs(index) if index is not None else []
-        )
+        return BranchPath(table.ids, table.index_of, table.path_runs(index))
 
     def get_parent_id(self, entry_id: str) -> str | None:
         """The ``parentId`` of the entry with this id as the session tree has it: ``None`` for
@@ -883,7 +881,7 @@ class SessionManager:
         table = self._table
         last = self._path.leaf if from_id is None else table.index_of(from_id)
         out: list[_T] = []
-        for run in table.path_runs(last) if last is not None else ():
+        for run in table.path_runs(last):
             out += values[run.start : run.stop]
         return out
 
@@ -935,7 +933,7 @@ class SessionManager:
         return PositionIndexes(
             leaf_id=table.ids[leaf] if leaf is not None else None,
             ids=table.ids,
-            branch=IndexRuns(table.path_runs(leaf) if leaf is not None else []),
+            branch=IndexRuns(table.path_runs(leaf)),
             context_entries=context_entry_indexes(table, self._path),
             context=self.build_session_context(),
         )
@@ -956,7 +954,7 @@ class SessionManager:
         return PositionIndexes(
             leaf_id=entry_id,
             ids=self._table.ids,
-            branch=IndexRuns(self._table.path_runs(leaf) if leaf is not None else []),
+            branch=IndexRuns(self._table.path_runs(leaf)),
             context_entries=context_entry_indexes(self._table, path),
             context=self._context.context_at(leaf),
         )

@@ -384,11 +384,14 @@ class EntryTable:
             path += consecutive(run.start, run.stop)
         return path
 
-    def path_runs(self, index: int) -> list[range]:
-        """The path to ``index`` as runs of consecutive indexes, root first: O(runs)."""
+    def path_runs(self, index: int | None) -> list[range]:
+        """The path to ``index`` as runs of consecutive indexes, root first: O(runs); none
+        for no entry (``None``, as an empty session's leaf is)."""
         runs: list[range] = []
         breaks = self._breaks
         parents = self.parents
+        if index is None:
+            return runs
         while index != NO_ENTRY:
             start = breaks[bisect_right(breaks, index) - 1]
             runs.append(range(start, index + 1))

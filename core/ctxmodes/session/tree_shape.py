@@ -137,7 +137,7 @@ class _IndexShape(TreeShape):
         self._chain_ends = sorted(ends.union(grafted, [count - 1] if count else []))
         self._parents = parents
         self._count = count
-        runs = table.path_runs(leaf) if leaf is not None else []
+        runs = table.path_runs(leaf)
         self.path = list(runs)
         self._path_sorted = sorted(runs, key=attrgetter("start"))
         self._path_starts = [run.start for run in self._path_sorted]
