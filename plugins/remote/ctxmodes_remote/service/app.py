@@ -203,13 +203,23 @@ class ServiceApp:
         """``function(*args)`` on the session's worker, in the session's turn and the
         account's."""
         async with self._session_turn(account, session_id):
-            return await self._on_engine(
-                function,
-                *args,
-                worker=self.engine.worker_of(account, session_id),
-                account_id=account.account_id,
-                session=(account.account_id, session_id),
-            )
+            return await self._on_its_worker(account, session_id, function, *args)
+
+    async def _on_its_worker(
+        self, account: Account, session_id: object, function: Callable[..., _T], *args: Any
+    ) -> _T:
+        """``function(*args)`` on the worker of the session ``session_id`` names, in the
+        account's turn (the caller holds the session's); on worker 0 when it names none (the
+        engine refuses such a call)."""
+        if not isinstance(session_id, str):
+            return await self._on_engine(function, *args, account_id=account.account_id)
+        return await self._on_engine(
+            function,
+            *args,
+            worker=self.engine.worker_of(account, session_id),
+            account_id=account.account_id,
+            session=(account.account_id, session_id),
+        )
 
     def _session_turn(
         self, account: Account, session_id: object
@@ -365,13 +375,7 @@ class ServiceApp:
             body = await self._json_body(request)
             context = body.get("context")
             session_id = context.get("session_id") if isinstance(context, dict) else None
-            named = session_id if isinstance(session_id, str) else None
-            on_worker = partial(
-                self._on_engine,
-                worker=0 if named is None else self.engine.worker_of(account, named),
-                account_id=account.account_id,
-                session=None if named is None else (account.account_id, named),
-            )
+            on_worker = partial(self._on_its_worker, account, session_id)
             call: Callable[[], Awaitable[dict[str, Any]]]
             if self.engine.runs_on_loop(family, operation):
                 call = partial(

@@ -21,7 +21,7 @@ Note reads and writes, the service's most frequent calls, also run on the event 
 (:class:`PostgresLoopNotes`, psycopg's asyncio connections in a pool of their own, with the
 same statements and the same recovery), so they take no trip to a worker thread. Note
 writes made while another is under way go to the database together, as one statement that
-commits them all.
+commits them all, and so do the reads of what is new in a session.
 """
 
 from __future__ import annotations
