@@ -114,3 +114,28 @@ def test_gemini_chunks_never_escape_as_exceptions(sequence: list[dict[str, Any]]
     reader = GenerateStream(MODEL, output, _ignore, lambda: 0)
     _feed(reader, sequence)
     reader.finish()
+
+
+def test_an_anthropic_block_index_that_is_an_array_or_object_matches_no_block() -> None:
+    # As Pi's ``===``: an array or object index is never the index of an open block, even an
+    # equal one, and is no traceback; a number is not the boolean of the same value.
+    output = new_output(MODEL, "anthropic-messages", 0)
+    reader = MessagesStream(MODEL, output, _ignore)
+
+    def delta(index: object, text: str) -> None:
+        reader.feed(
+            {
+                "type": "content_block_delta",
+                "index": index,
+                "delta": {"type": "text_delta", "text": text},
+            }
+        )
+
+    for index in ([], {"a": 1}, True):
+        reader.feed(
+            {"type": "content_block_start", "index": index, "content_block": {"type": "text"}}
+        )
+        delta(index, "own")
+    delta([], "equal array")
+    delta(1, "a number")
+    assert [block["text"] for block in output["content"]] == ["", "", "own"]

@@ -203,7 +203,7 @@ class MessagesStream:
     def _block_start(self, event: JsonObject) -> None:
         block = _object(event, "content_block")
         kind = block.get("type")
-        index = event.get("index")
+        index = _block_key(event)
         if kind == "fallback":
             if self._output["content"]:
                 raise WireError("Anthropic performed an unsupported mid-output model fallback")
@@ -239,7 +239,7 @@ class MessagesStream:
             self._add(index, call, "toolcall_start")
 
     def _delta(self, event: JsonObject) -> None:
-        found = self._open.get(event.get("index"))
+        found = self._open.get(_block_key(event))
         if found is None:
             return
         block, position = found
@@ -263,7 +263,7 @@ class MessagesStream:
             block["thinkingSignature"] = (block.get("thinkingSignature") or "") + signature
 
     def _block_stop(self, event: JsonObject) -> None:
-        found = self._open.pop(event.get("index"), None)
+        found = self._open.pop(_block_key(event), None)
         if found is None:
             return
         block, position = found
@@ -301,3 +301,13 @@ class MessagesStream:
             if isinstance(details, dict) and details.get("thinking_tokens") is not None:
                 usage["reasoning"] = _count(details, "thinking_tokens")
         self._total()
+
+
+def _block_key(event: JsonObject) -> object:
+    """The event's ``index`` as Pi matches blocks by it (``===``): a number, string or
+    boolean equals itself (a boolean no number); an array or object, which a malformed event
+    may carry, equals nothing, not even an equal one."""
+    index = event.get("index")
+    if isinstance(index, list | dict):
+        return object()
+    return (isinstance(index, bool), index)
