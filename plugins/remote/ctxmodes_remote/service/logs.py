@@ -140,10 +140,11 @@ class AccessLogger(AbstractAccessLogger):
         return self.logger.isEnabledFor(logging.INFO)
 
 
-#: Loggers whose information lines are left out: the Postgres pools log every connection
-#: lent and returned (three lines a statement); their warnings and errors (a connection that
-#: failed, a pool that cannot grow) still show.
-QUIET_LOGGERS = ("psycopg.pool",)
+#: Loggers whose information lines are left out; their warnings and errors still show. The
+#: Postgres pools log every connection lent and returned (three lines a statement); httpx logs
+#: every request to the upstream model with its full address, which may carry a credential
+#: (``https://user:password@gateway/v1``), and does so before the first token is forwarded.
+QUIET_LOGGERS = ("psycopg.pool", "httpx")
 
 
 def configure() -> None:
