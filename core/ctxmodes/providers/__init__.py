@@ -9,7 +9,8 @@ submodules are internal. The names load on first use, so importing this package 
 Layout:
 
 - :mod:`.base` — the host's provider protocol (requests, stream events, capabilities);
-  :mod:`.http_model` — a catalog model behind a wire format, as a host provider;
+  :mod:`.http_model` — a catalog model behind a wire format, as a host provider, streaming
+  on threads that :mod:`.call_threads` keeps for the next call;
   :mod:`.backend` — a provider's backend beside its model (Remote's history and notes).
 - :mod:`.catalog`, :mod:`.registry`, :mod:`.builtin`, :mod:`.credentials`,
   :mod:`.credential_store`, :mod:`.codex_oauth` — which models exist and their credentials.

@@ -339,6 +339,21 @@ class Provider(ABC):
         :raises ProviderError: the call cannot be made at all.
         """
 
+    def deliver(
+        self, request: ModelRequest, signal: AbortSignal, on_event: Callable[[StreamEvent], None]
+    ) -> None:
+        """Make one model call on the calling thread, handing each event to ``on_event`` as it
+        arrives: the events :meth:`stream` yields, in the same order, ending with the terminal
+        one. For a caller with a thread to give the call (a service forwarding events to its
+        event loop): a provider whose transport parses on the thread that reads the socket
+        overrides it and hands events over without a thread of its own; the default iterates
+        :meth:`stream`.
+
+        :raises ProviderError: the call cannot be made at all.
+        """
+        for event in self.stream(request, signal):
+            on_event(event)
+
     def complete(
         self,
         request: ModelRequest,

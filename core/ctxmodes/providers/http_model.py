@@ -9,7 +9,6 @@ stream events. Credentials are asked for on every request (tokens expire), throu
 from __future__ import annotations
 
 import dataclasses
-import threading
 from collections.abc import Callable, Iterator
 from queue import Queue
 from typing import Literal
@@ -37,6 +36,7 @@ from ctxmodes.providers.base import (
     ToolSchema,
     TransportRetry,
 )
+from ctxmodes.providers.call_threads import run_on_call_thread
 from ctxmodes.providers.catalog import ModelSpec
 from ctxmodes.providers.http import HttpSeam
 from ctxmodes.providers.jsvalues import pi_user_agent
@@ -178,6 +178,28 @@ class HttpModelProvider(Provider):
         self._account_model(self._credentials())
 
     def stream(self, request: ModelRequest, signal: AbortSignal) -> Iterator[StreamEvent]:
+        # The call runs on a thread of its own (a reused one: see call_threads) so that
+        # events reach the host as they stream.
+        queue: Queue[StreamEvent | BaseException | None] = Queue()
+
+        def work() -> None:
+            try:
+                self.deliver(request, signal, queue.put)
+            except BaseException as error:  # handed to the consuming thread
+                queue.put(error)
+            finally:
+                queue.put(None)
+
+        run_on_call_thread(work, f"model-{self._model.ref}")
+        while (item := queue.get()) is not None:
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+
+    def deliver(
+        self, request: ModelRequest, signal: AbortSignal, on_event: Callable[[StreamEvent], None]
+    ) -> None:
+        # The wire formats parse on the calling thread and hand each event over as they go.
         auth = self._credentials()
         model = self._account_model(auth)
         key = auth.api_key
@@ -200,22 +222,20 @@ class HttpModelProvider(Provider):
             metadata=request.client_metadata or None,
             env=dict(auth.env) or None,
         )
-        # The call runs on a worker thread so that events reach the host as they stream.
-        queue: Queue[StreamEvent | PiMessage | BaseException] = Queue()
 
         def emit(event: WireEvent) -> None:
             if event.type == "text_delta" and event.delta is not None:
-                queue.put(TextDelta(event.content_index or 0, event.delta))
+                on_event(TextDelta(event.content_index or 0, event.delta))
             elif event.type == "thinking_delta" and event.delta is not None:
-                queue.put(ThinkingDelta(event.content_index or 0, event.delta))
+                on_event(ThinkingDelta(event.content_index or 0, event.delta))
             elif event.type == "toolcall_end" and event.tool_call is not None:
                 call = ToolCall.model_validate(event.tool_call)
-                queue.put(ToolCallComplete(event.content_index or 0, call))
+                on_event(ToolCallComplete(event.content_index or 0, call))
 
         def retrying(attempt: int, delay_ms: float, error: str) -> None:
-            # Called on the worker thread before the wait: the host shows it as it happens.
+            # Called before the wait: the host shows it as it happens.
             shown = scrub(error, secrets)
-            queue.put(TransportRetry(attempt, requests.max_retries, delay_ms, shown))
+            on_event(TransportRetry(attempt, requests.max_retries, delay_ms, shown))
 
         # A server may echo the key into an error body; it never reaches the session or a log.
         headers = {**(self._model.headers or {}), **auth.headers, **request.headers}
@@ -224,27 +244,13 @@ class HttpModelProvider(Provider):
             *(v for n, v in headers.items() if v and is_sensitive_header(n)),
         )
         call = CallContext(seam=self._seam, signal=signal, emit=emit, on_retry=retrying)
-
-        def work() -> None:
-            try:
-                queue.put(stream_function(model.api)(model, context, options, call))
-            except BaseException as error:  # handed to the consuming thread
-                queue.put(error)
-
-        worker = threading.Thread(target=work, name=f"model-{self._model.ref}", daemon=True)
-        worker.start()
-        while True:
-            item = queue.get()
-            if isinstance(item, BaseException):
-                if isinstance(item, WireError):
-                    raise ProviderError(scrub(str(item), secrets)) from None
-                raise item
-            if isinstance(item, dict):
-                break
-            yield item
-        if isinstance(item.get("errorMessage"), str):
-            item["errorMessage"] = scrub(item["errorMessage"], secrets)
-        message = AssistantMessage.model_validate(item)
+        try:
+            final = stream_function(model.api)(model, context, options, call)
+        except WireError as error:
+            raise ProviderError(scrub(str(error), secrets)) from None
+        if isinstance(final.get("errorMessage"), str):
+            final["errorMessage"] = scrub(final["errorMessage"], secrets)
+        message = AssistantMessage.model_validate(final)
         if message.stop_reason in ("error", "aborted"):
             reason: Literal["error", "aborted"] = (
                 "aborted" if message.stop_reason == "aborted" else "error"
@@ -252,9 +258,9 @@ class HttpModelProvider(Provider):
             refused: str | None = None
             if call.failed_status in (401, 403) and self._hint:
                 refused = f"{self._model.provider} refused the credentials: {self._hint}"
-            yield StreamError(reason, message, retry_after_ms=call.retry_after_ms, hint=refused)
+            on_event(StreamError(reason, message, retry_after_ms=call.retry_after_ms, hint=refused))
         else:
-            yield StreamDone(message)
+            on_event(StreamDone(message))
 
     def close(self) -> None:
         self._seam.close()

@@ -92,6 +92,43 @@ def test_streams_text_and_ends_with_the_message(server, monkeypatch):
     provider.close()
 
 
+def test_deliver_makes_the_call_on_the_calling_thread_with_the_events_stream_yields(
+    server, monkeypatch
+):
+    base_url, _ = server
+    provider = _provider(base_url, monkeypatch)
+    streamed = list(provider.stream(_request(), AbortController().signal))
+    delivered: list[tuple[object, threading.Thread]] = []
+    provider.deliver(
+        _request(),
+        AbortController().signal,
+        lambda event: delivered.append((event, threading.current_thread())),
+    )
+    assert {thread for _, thread in delivered} == {threading.current_thread()}
+    events = [event for event, _ in delivered]
+    assert [type(e) for e in events] == [type(e) for e in streamed]
+    assert [e.delta for e in events if isinstance(e, TextDelta)] == ["Hel", "lo"]
+    assert isinstance(events[-1], StreamDone)
+    assert events[-1].message.content == streamed[-1].message.content
+    provider.close()
+
+
+def test_calls_one_after_another_reuse_the_thread_they_stream_on(server, monkeypatch):
+    base_url, _ = server
+    provider = _provider(base_url, monkeypatch)
+    threads_seen = []
+    for _ in range(3):
+        for event in provider.stream(_request(), AbortController().signal):
+            if isinstance(event, StreamDone):
+                threads_seen.append(
+                    {t for t in threading.enumerate() if t.name.startswith("model-")}
+                )
+    # The first call started a thread; the next ones found it idle.
+    assert len(threads_seen[0]) >= 1
+    assert threads_seen[1] == threads_seen[0] == threads_seen[2]
+    provider.close()
+
+
 @pytest.mark.parametrize("mode", ["silent", "hold"])
 def test_abort_closes_a_blocked_read_within_100ms(server, monkeypatch, mode):
     base_url, handler = server

@@ -2,8 +2,10 @@
 loop.
 
 A provider streams by blocking (its transport waits on the model's socket), so the call runs
-on a stream thread: the thread builds the model's request, calls the provider and hands each
-event to the loop as it comes, in order. What keeps the first token's path short:
+on a stream thread: the thread builds the model's request, makes the call through the
+provider's :meth:`~ctxmodes.providers.Provider.deliver` (on that same thread, for a model over
+HTTP) and hands each event to the loop as it comes, in order. What keeps the first token's
+path short:
 
 - The loop learns that the request is built (or why it could not be) before it starts the
   turn's other work, such as writing the turn's input: the model is called first, and that
@@ -72,14 +74,16 @@ class UpstreamStream:
             return
         self._built.set_result(None)
         try:
-            for event in self._provider.stream(request, self._controller.signal):
-                self._hand(event)
-                if not self._first_forwarded.is_set():
-                    self._first_forwarded.wait()
+            self._provider.deliver(request, self._controller.signal, self._hand_event)
         except BaseException as error:  # handed to the loop, which reports it
             self._hand(error)
         finally:
             self._hand(None)
+
+    def _hand_event(self, event: StreamEvent) -> None:
+        self._hand(event)
+        if not self._first_forwarded.is_set():
+            self._first_forwarded.wait()
 
     def _hand(self, item: _Item) -> None:
         self._loop.call_soon_threadsafe(self._arrive, item)
