@@ -23,6 +23,11 @@ Run: ``.venv/bin/python bench/service.py [--ops N] [--history-mb M]``
   deltas forwarded, nothing else) is measured alongside: the floor of any HTTP front whose
   model blocks a thread. The 20 ms case runs twice: with the client in this process, and in
   a process of its own (``sse_client.py``), as a real client is.
+* ``/responses`` as a team deploys it: the model served over HTTP in a process of its own
+  (``sse_model.py``), a real ``ctxmodes serve`` reaching it through the real transport, and
+  the client in a third process; the first text delta read from the model directly and
+  through the service, with the model answering at once and after 20 ms; beside them the
+  barest aiohttp proxy in front of the same model (what any HTTP front costs).
 """
 
 from __future__ import annotations
@@ -30,7 +35,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import random
+import re
 import statistics
 import string
 import sys
@@ -382,6 +389,89 @@ async def ttfb(delay_s: float, runs: int, *, client_process: bool = False) -> di
     }
 
 
+_LISTENING = re.compile(r"listening on (\S+)")
+
+
+async def _start(*command: str, env: dict[str, str] | None = None) -> asyncio.subprocess.Process:
+    return await asyncio.create_subprocess_exec(
+        *command,
+        cwd=Path(__file__).parent,
+        env=env,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL,
+    )
+
+
+async def ttfb_over_http(delay_s: float, runs: int) -> dict[str, float]:
+    """The deployment: a model served over HTTP (``sse_model.py``), ``ctxmodes serve`` in
+    front of it reaching it through the real transport (a ``[providers.bench]`` endpoint of
+    the configuration), and the client, each a process of its own; the first text delta read
+    from the model directly, through the service and through the barest aiohttp proxy,
+    alternated run by run."""
+    python = (sys.executable, "-c")
+    model = await _start(*python, "from sse_model import main; main()", str(delay_s))
+    port = int(await _first_line(model))
+    model_url = f"http://127.0.0.1:{port}/v1/responses"
+    proxy = await _start(*python, "from sse_model import proxy_main; proxy_main()", model_url)
+    proxy_url = f"http://127.0.0.1:{int(await _first_line(proxy))}/responses"
+    ctxmodes = str(Path(sys.executable).with_name("ctxmodes"))
+    service: asyncio.subprocess.Process | None = None
+    times: dict[str, list[float]] = {"direct": [], "service": [], "proxy": []}
+    with tempfile.TemporaryDirectory() as tmp:
+        (Path(tmp) / "config.toml").write_text(
+            "[providers.bench]\n"
+            'api = "openai-responses"\n'
+            f'base_url = "http://127.0.0.1:{port}/v1"\n'
+            'models = [{ id = "m", context_window = 32768, max_tokens = 4096 }]\n'
+        )
+        env = {**os.environ, "CTXMODES_CONFIG_DIR": tmp}
+        data = str(Path(tmp) / "data")
+        try:
+            made = await _start(ctxmodes, "serve", "token", "create", "b", "--data", data, env=env)
+            token = (await made.communicate())[0].decode().strip()
+            service = await _start(
+                ctxmodes, "serve", "--upstream", "bench/m", "--data", data, "--port", "0", env=env
+            )
+            listening = _LISTENING.search(await _first_line(service))
+            assert listening is not None, "ctxmodes serve did not start"
+            metadata = {"session_id": "t", "agent_name": "/root", "context_window_id": "w"}
+            headers = {
+                "Authorization": f"Bearer {token}",
+                "x-codex-turn-metadata": json.dumps(metadata),
+            }
+            targets = [
+                ("service", f"{listening.group(1)}/responses", headers),
+                ("direct", model_url, {}),
+                ("proxy", proxy_url, {}),
+            ]
+            async with _Client(own_process=True) as client:
+                for _, url, sent in targets * 2:  # untimed: imports and connections
+                    await client.first_delta(url, sent)
+                for run in range(runs):
+                    for name, url, sent in targets[run % 3 :] + targets[: run % 3]:
+                        times[name].append(await client.first_delta(url, sent))
+        finally:
+            for process in (service, proxy, model):
+                if process is not None and process.returncode is None:
+                    process.terminate()
+                    await process.wait()
+    direct, through, bare = (statistics.median(times[n]) for n in ("direct", "service", "proxy"))
+    return {
+        "model alone, over HTTP (ms, median)": direct,
+        "through the service (ms, median)": through,
+        "through a bare aiohttp proxy (ms)": bare,
+        "added by the service (ms)": through - direct,
+        "added by the bare proxy (ms)": bare - direct,
+        "ratio": through / direct,
+        "ratio, bare proxy": bare / direct,
+    }
+
+
+async def _first_line(process: asyncio.subprocess.Process) -> str:
+    assert process.stdout is not None
+    return (await process.stdout.readline()).decode()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--ops", type=int, default=2000, help="alpha calls per concurrency level")
@@ -451,6 +541,14 @@ def first_token(runs: int) -> None:
         figures = asyncio.run(ttfb(delay, runs, client_process=client_process))
         where = "its own process" if client_process else "the same process"
         print(f"  upstream delay {delay * 1000:.0f} ms, client in {where}:")
+        for name, value in figures.items():
+            suffix = "x" if name.startswith("ratio") else ""
+            print(f"    {name:36} {value:9.3f}{suffix}")
+    for delay in (0.0, 0.020):
+        figures = asyncio.run(ttfb_over_http(delay, runs))
+        print(
+            f"  a model over HTTP answering after {delay * 1000:.0f} ms, each a process of its own:"
+        )
         for name, value in figures.items():
             suffix = "x" if name.startswith("ratio") else ""
             print(f"    {name:36} {value:9.3f}{suffix}")

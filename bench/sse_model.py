@@ -1,0 +1,77 @@
+"""A model served over HTTP on loopback for ``bench/service.py``, in a process of its own, as a
+team's model server is, and the barest proxy in front of it. Started by the benchmark, not
+benchmarks themselves; each prints its port.
+
+* :func:`main` answers every POST to ``/v1/responses`` with an OpenAI Responses stream of a
+  short text, after the delay given as its argument (the model preparing its first token).
+* :func:`proxy_main` forwards every POST to the model at the address given as its argument
+  and streams the answer back as it comes (aiohttp's server and client, a kept connection,
+  nothing else): the least any HTTP front of a model costs, to set the service beside.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+
+import aiohttp
+from aiohttp import web
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+
+from support.wire_server import text_stream
+
+FRAMES = text_stream("openai-responses", "hello there", pieces=2)
+
+
+async def _listen(app: web.Application) -> None:
+    runner = web.AppRunner(app, access_log=None)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    print(runner.addresses[0][1], flush=True)
+    await asyncio.Event().wait()
+
+
+async def _model(delay_s: float) -> None:
+    async def answer(request: web.Request) -> web.StreamResponse:
+        await request.read()
+        await asyncio.sleep(delay_s)
+        response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+        await response.prepare(request)
+        for frame in FRAMES:
+            await response.write(frame)
+        await response.write_eof()
+        return response
+
+    app = web.Application()
+    app.router.add_post("/v1/responses", answer)
+    await _listen(app)
+
+
+async def _proxy(model_url: str) -> None:
+    async with aiohttp.ClientSession() as http:
+
+        async def forward(request: web.Request) -> web.StreamResponse:
+            body = await request.read()
+            headers = {"Content-Type": "application/json"}
+            async with http.post(model_url, data=body, headers=headers) as upstream:
+                response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+                await response.prepare(request)
+                async for chunk in upstream.content.iter_any():
+                    await response.write(chunk)
+            await response.write_eof()
+            return response
+
+        app = web.Application()
+        app.router.add_post("/responses", forward)
+        await _listen(app)
+
+
+def main() -> None:
+    asyncio.run(_model(float(sys.argv[1])))
+
+
+def proxy_main() -> None:
+    asyncio.run(_proxy(sys.argv[1]))
