@@ -33,7 +33,6 @@ from ctxmodes.providers import (
     TextDelta,
     ToolCallComplete,
     ToolSchema,
-    UsageUpdate,
 )
 from ctxmodes.session import (
     AssistantMessage,
@@ -225,6 +224,17 @@ def model_request(
 # -- the stream back ------------------------------------------------------------------------
 
 
+def _usage_json(usage: Usage) -> dict[str, Any]:
+    """A message's usage in the Responses shape."""
+    return {
+        "input_tokens": int(usage.input + usage.cache_read),
+        "input_tokens_details": {"cached_tokens": int(usage.cache_read)},
+        "output_tokens": int(usage.output),
+        "output_tokens_details": {"reasoning_tokens": int(usage.reasoning or 0)},
+        "total_tokens": int(usage.total_tokens),
+    }
+
+
 @dataclass
 class ResponseStream:
     """Turns provider events into Responses SSE events (``(event type, data)`` pairs) and
@@ -239,7 +249,6 @@ class ResponseStream:
     _sent_output: list[dict[str, Any]] = field(default_factory=list)
     _text: list[str] | None = None
     _text_id: str = ""
-    _usage: Usage | None = None
     _sequence: int = 0
 
     def _event(self, kind: str, data: dict[str, Any]) -> tuple[str, dict[str, Any]]:
@@ -277,13 +286,13 @@ class ResponseStream:
         elif isinstance(event, ToolCallComplete):
             yield from self._close_text()
             yield from self._tool_call(event.tool_call)
-        elif isinstance(event, UsageUpdate):
-            self._usage = event.usage
         elif isinstance(event, StreamDone):
+            # The final message's usage: every provider reports it there (a model over HTTP
+            # sends no UsageUpdate), and Codex counts its window's tokens from it.
             yield from self._close_text()
+            usage = _usage_json(event.message.usage)
             yield self._event(
-                "response.completed",
-                {"response": self._response("completed", usage=self._usage_json())},
+                "response.completed", {"response": self._response("completed", usage=usage)}
             )
         elif isinstance(event, StreamError):
             yield from self._close_text()
@@ -370,15 +379,3 @@ class ResponseStream:
         self._sent_output.append(sent)
         self.plain_output.append(plain)
         yield self._event("response.output_item.done", {"output_index": index, "item": sent})
-
-    def _usage_json(self) -> dict[str, Any]:
-        usage = self._usage
-        if usage is None:
-            return {"input_tokens": 0, "output_tokens": 0, "total_tokens": 0}
-        return {
-            "input_tokens": int(usage.input + usage.cache_read),
-            "input_tokens_details": {"cached_tokens": int(usage.cache_read)},
-            "output_tokens": int(usage.output),
-            "output_tokens_details": {"reasoning_tokens": int(usage.reasoning or 0)},
-            "total_tokens": int(usage.total_tokens),
-        }

@@ -1,7 +1,8 @@
 """``ctxmodes serve`` in front of a model served over HTTP, as a team deploys it: a
 ``[providers.<name>]`` endpoint of the configuration, reached through the real transport.
-The model's answer streams through; the model sees the turn in plaintext; the upstream's
-address, and any credential written into it, stays out of the service's log."""
+The model's answer streams through with the model's token usage; the model sees the turn in
+plaintext; the upstream's address, and any credential written into it, stays out of the
+service's log."""
 
 import json
 
@@ -64,6 +65,9 @@ def test_a_model_over_http_streams_through_and_its_address_stays_out_of_the_log(
     deltas = [e["delta"] for e in events if e["type"] == "response.output_text.delta"]
     assert "".join(map(str, deltas)) == "hello from the model"
     assert events[-1]["type"] == "response.completed"
+    # Codex counts the window's tokens from it: the model's own usage, not zeros.
+    usage = events[-1]["response"]["usage"]
+    assert (usage["input_tokens"], usage["output_tokens"], usage["total_tokens"]) == (5, 2, 7)
     [sent] = model.requests
     assert sent["path"] == "/v1/responses"
     assert "say hello" in sent["body"].decode()
