@@ -48,7 +48,7 @@ from ctxmodes_remote.service.bodies import (
     BodyTooLargeError,
     read_body,
 )
-from ctxmodes_remote.service.bridge import ResponseStream, model_request
+from ctxmodes_remote.service.bridge import ResponseStream, flat_namespaces, model_request
 from ctxmodes_remote.service.crypto import AccountKeyError, CiphertextError, KeyRing
 from ctxmodes_remote.service.engine import RequestError, ServiceEngine, UnknownOperationError
 from ctxmodes_remote.service.limits import SearchTurns
@@ -481,6 +481,7 @@ class ServiceApp:
             model=self.provider.info.id,
             marked=marked,
             encrypt=partial(self.engine.encrypt_text, account),
+            flat=flat_namespaces(body.get("tools"), self.provider.info),
         )
         response = web.StreamResponse(
             status=200, headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}

@@ -10,7 +10,11 @@ the call lists them in ``encrypted_function_args``.
 
 Items the upstream wire cannot express are left out of its request: reasoning (the model's
 own ciphertext), and hosted tools (web search, image generation, tool search); a freeform
-(``custom``) tool is offered as a function taking one ``input`` string.
+(``custom``) tool is offered as a function taking one ``input`` string. To a model whose wire
+has no namespaces (Chat Completions, Anthropic, Google), a namespace's tools are offered as
+functions named ``<namespace>__<tool>`` (``notes__write_file``, as Codex names MCP tools):
+offered by their bare names, ``history`` and ``notes`` would both have a ``search_contents``.
+Its calls of such a name go back to the client in the namespace, as Codex declared them.
 """
 
 from __future__ import annotations
@@ -54,6 +58,8 @@ from ctxmodes_remote.service.responses_items import (
 
 Encrypt = Callable[[str], str]
 _CUSTOM_PARAMETERS = {"type": "object", "properties": {"input": {"type": "string"}}}
+#: Between a namespace and its tool's name, for a model whose wire has no namespaces.
+FLAT_SEPARATOR = "__"
 
 
 def _now_ms() -> int:
@@ -126,6 +132,35 @@ def _tool_schemas(tools: object) -> list[ToolSchema | NamespaceToolSchema]:
     return schemas
 
 
+def flat_namespaces(tools: object, info: ModelInfo) -> frozenset[str]:
+    """The namespaces of a request's ``tools`` whose tools the model is offered one by one,
+    as ``<namespace>__<tool>`` (none for a model that takes namespaces)."""
+    if info.capabilities.namespaced_tools or not isinstance(tools, list):
+        return frozenset()
+    return frozenset(
+        tool["name"]
+        for tool in tools
+        if isinstance(tool, dict)
+        and tool.get("type") == "namespace"
+        and isinstance(tool.get("name"), str)
+    )
+
+
+def _flattened(
+    schemas: list[ToolSchema | NamespaceToolSchema],
+) -> list[ToolSchema | NamespaceToolSchema]:
+    flat: list[ToolSchema | NamespaceToolSchema] = []
+    for schema in schemas:
+        if isinstance(schema, ToolSchema):
+            flat.append(schema)
+            continue
+        for tool in schema.tools:
+            described = f"{schema.description}\n\n{tool.description}".strip()
+            name = f"{schema.name}{FLAT_SEPARATOR}{tool.name}"
+            flat.append(tool.model_copy(update={"name": name, "description": described}))
+    return flat
+
+
 class _MessageBuilder:
     """Collects consecutive assistant items into one assistant message."""
 
@@ -171,6 +206,7 @@ def model_request(
     :raises CiphertextError: an encrypted value in the input is not this account's.
     """
     builder = _MessageBuilder(info)
+    flat = flat_namespaces(body.get("tools"), info)
     items = body.get("input")
     for item in items if isinstance(items, list) else []:
         if not isinstance(item, dict):
@@ -195,6 +231,8 @@ def model_request(
             else:
                 name, namespace = str(item.get("name", "")), None
                 arguments, call_id = {"input": item.get("input")}, str(item.get("call_id", ""))
+            if namespace in flat:
+                name, namespace = f"{namespace}{FLAT_SEPARATOR}{name}", None
             fields: dict[str, Any] = {"id": call_id, "name": name, "arguments": arguments}
             if namespace is not None:
                 fields["namespace"] = namespace
@@ -214,10 +252,11 @@ def model_request(
             )
     builder.flush()
     instructions = body.get("instructions")
+    tools = _tool_schemas(body.get("tools"))
     return ModelRequest(
         system_prompt=instructions if isinstance(instructions, str) else "",
         messages=builder.messages,
-        tools=_tool_schemas(body.get("tools")),
+        tools=_flattened(tools) if flat else tools,
     )
 
 
@@ -243,6 +282,8 @@ class ResponseStream:
     model: str
     marked: Mapping[tuple[str | None, str], frozenset[str]]
     encrypt: Encrypt
+    #: Namespaces whose tools the model was offered one by one (see :func:`flat_namespaces`).
+    flat: frozenset[str] = frozenset()
     response_id: str = field(default_factory=lambda: "resp_" + secrets.token_hex(12))
     #: The output items as the model produced them (arguments in plaintext).
     plain_output: list[dict[str, Any]] = field(default_factory=list)
@@ -340,6 +381,9 @@ class ResponseStream:
         yield from self._finish_item(item, item)
 
     def _tool_call(self, call: ToolCall) -> Iterator[tuple[str, dict[str, Any]]]:
+        namespace, _, name = call.name.partition(FLAT_SEPARATOR)
+        if call.namespace is None and name and namespace in self.flat:
+            call = call.model_copy(update={"namespace": namespace, "name": name})
         plain: dict[str, Any] = {
             "type": "function_call",
             # Minted here, as message ids are: upstream call ids may repeat across processes

@@ -9,7 +9,9 @@ import json
 import pytest
 from support.serve_process import ServeProcess, create_token
 from support.service_rig import ServiceClient, turn_headers
-from support.wire_server import Reply, WireServer, text_stream
+from support.wire_server import Reply, WireServer, text_stream, tool_call_stream
+
+from ctxmodes.windows.tools import namespace_tool
 
 pytestmark = pytest.mark.slow
 
@@ -24,6 +26,21 @@ def _events(body: bytes) -> list[dict[str, object]]:
     ]
 
 
+def _configure(tmp_path, monkeypatch, api: str, base_url: str) -> None:
+    (tmp_path / "config").mkdir()
+    (tmp_path / "config" / "config.toml").write_text(
+        "[providers.gateway]\n"
+        f'api = "{api}"\n'
+        f'base_url = "{base_url}"\n'
+        'models = [{ id = "m", context_window = 32768, max_tokens = 4096 }]\n'
+    )
+    monkeypatch.setenv("CTXMODES_CONFIG_DIR", str(tmp_path / "config"))
+
+
+def _user(text: str) -> dict[str, object]:
+    return {"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]}
+
+
 def test_a_model_over_http_streams_through_and_its_address_stays_out_of_the_log(
     tmp_path, tls, monkeypatch
 ):
@@ -31,29 +48,12 @@ def test_a_model_over_http_streams_through_and_its_address_stays_out_of_the_log(
     with WireServer([Reply(answer)]) as model:
         host = model.base_url.removeprefix("http://")
         # Some gateways take their credential in the address itself.
-        (tmp_path / "config").mkdir()
-        (tmp_path / "config" / "config.toml").write_text(
-            "[providers.gateway]\n"
-            'api = "openai-responses"\n'
-            f'base_url = "http://team:{SECRET}@{host}/v1"\n'
-            'models = [{ id = "m", context_window = 32768, max_tokens = 4096 }]\n'
-        )
-        monkeypatch.setenv("CTXMODES_CONFIG_DIR", str(tmp_path / "config"))
+        _configure(tmp_path, monkeypatch, "openai-responses", f"http://team:{SECRET}@{host}/v1")
         data = tmp_path / "data"
         token = create_token(data, "alice")
         service = ServeProcess("gateway/m", data, tls, tmp_path / "serve.log")
         try:
-            turn = {
-                "model": "m",
-                "stream": True,
-                "input": [
-                    {
-                        "type": "message",
-                        "role": "user",
-                        "content": [{"type": "input_text", "text": "say hello"}],
-                    }
-                ],
-            }
+            turn = {"model": "m", "stream": True, "input": [_user("say hello")]}
             reply = ServiceClient(service.base, tls, token).post_json(
                 "/responses", turn, turn_headers("s1", "w1")
             )
@@ -76,3 +76,59 @@ def test_a_model_over_http_streams_through_and_its_address_stays_out_of_the_log(
     assert '"path":"/backend-api/codex/responses","status":200' in log
     assert SECRET not in log
     assert host not in log
+
+
+def test_a_model_without_namespaces_is_offered_codexs_namespaced_tools_by_distinct_names(
+    tmp_path, tls, monkeypatch
+):
+    # Chat Completions (Ollama, llama.cpp, most gateways) has no namespaces: offered by their
+    # bare names, history's and notes' search_contents would be one name.
+    arguments = json.dumps({"path": "plan.md", "text": "step one"})
+    replies = [
+        Reply(tool_call_stream("openai-completions", "notes__write_file", arguments)),
+        Reply(text_stream("openai-completions", "saved")),
+    ]
+    tools = [namespace_tool("history", encrypted=True), namespace_tool("notes", encrypted=True)]
+    with WireServer(replies) as model:
+        _configure(tmp_path, monkeypatch, "openai-completions", f"{model.base_url}/v1")
+        data = tmp_path / "data"
+        token = create_token(data, "alice")
+        service = ServeProcess("gateway/m", data, tls, tmp_path / "serve.log")
+        try:
+            client = ServiceClient(service.base, tls, token)
+            first = {"model": "m", "stream": True, "input": [_user("plan")], "tools": tools}
+            reply = client.post_json("/responses", first, turn_headers("s1", "w1"))
+            assert reply.status == 200, reply.body
+            [call] = [
+                e["item"]
+                for e in _events(reply.body)
+                if e["type"] == "response.output_item.done" and e["item"]["type"] == "function_call"
+            ]
+            output = {"type": "function_call_output", "call_id": call["call_id"], "output": "ok"}
+            second = {**first, "input": [_user("plan"), call, output]}
+            reply = client.post_json("/responses", second, turn_headers("s1", "w1"))
+        finally:
+            service.stop()
+
+    # Back to Codex in the namespace it declared, the note's text sealed as it asked.
+    assert (call["namespace"], call["name"]) == ("notes", "write_file")
+    sent_arguments = json.loads(call["arguments"])
+    assert sent_arguments["path"] == "plan.md"
+    assert call["encrypted_function_args"] == ["text"]
+    assert "step one" not in call["arguments"]
+    deltas = [e["delta"] for e in _events(reply.body) if e["type"] == "response.output_text.delta"]
+    assert "".join(map(str, deltas)) == "saved"
+
+    offered, answered = (json.loads(request["body"]) for request in model.requests)
+    names = [tool["function"]["name"] for tool in offered["tools"]]
+    assert len(names) == len(set(names))
+    assert {"history__search_contents", "notes__search_contents", "notes__write_file"} <= set(names)
+    notes_write = next(t for t in offered["tools"] if t["function"]["name"] == "notes__write_file")
+    assert notes_write["function"]["description"].startswith("Checkpoint files")
+    # The call and its output reach the model again under the name it used, in plaintext.
+    [assistant] = [m for m in answered["messages"] if m["role"] == "assistant"]
+    [again] = assistant["tool_calls"]
+    assert again["function"]["name"] == "notes__write_file"
+    assert json.loads(again["function"]["arguments"]) == {"path": "plan.md", "text": "step one"}
+    [result] = [m for m in answered["messages"] if m["role"] == "tool"]
+    assert result["content"] == "ok"

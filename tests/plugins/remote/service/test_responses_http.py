@@ -162,9 +162,14 @@ def test_marked_arguments_leave_encrypted_and_reach_the_upstream_in_plaintext(ma
     upstream = service.provider.requests[-1]
     assistant = upstream.messages[1]
     assert assistant.content[0].arguments == {"path": "plan.md", "text": "secret plan"}
+    # The scripted model takes no namespaces: it sees the tool by its flat name.
+    assert (assistant.content[0].name, assistant.content[0].namespace) == (
+        "notes__write_file",
+        None,
+    )
     result = upstream.messages[2]
     assert isinstance(result, ToolResultMessage)
-    assert result.tool_name == "write_file"
+    assert result.tool_name == "notes__write_file"
     [text] = [block.text for block in result.content if isinstance(block, TextContent)]
     assert json.loads(text)["file"]["path"] == "/root/notes/plan.md"
     assert "gAAAAA" not in upstream.model_dump_json()
