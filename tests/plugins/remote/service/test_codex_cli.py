@@ -21,6 +21,7 @@ from support.serve_process import (
     scripted_call,
     write_codex_home,
 )
+from support.wire_server import ConversationServer
 
 from ctxmodes_remote.service.crypto import load_or_create_keyring
 
@@ -73,17 +74,21 @@ def tool_outputs(lines):
 
 
 def run_codex(tmp_path, tls, script, *arguments, storage=()):
-    """``codex exec`` with ``arguments`` against a service in front of ``script`` (its
-    storage chosen by the ``serve`` options ``storage``; SQLite by default); returns the
-    run, the Codex home, the data directory and the token."""
+    """``codex exec`` with ``arguments`` against a service in front of ``script`` (a scripted
+    model's, or the name of a configured model to use instead; its storage chosen by the
+    ``serve`` options ``storage``, SQLite by default); returns the run, the Codex home, the
+    data directory and the token."""
     codex = codex_binary()
     if codex is None:
         pytest.skip("the Codex CLI is not installed: run `make codex-cli` (needs npm)")
-    script_file = tmp_path / "script.json"
-    script_file.write_text(json.dumps(script))
+    upstream = script
+    if not isinstance(script, str):
+        script_file = tmp_path / "script.json"
+        script_file.write_text(json.dumps(script))
+        upstream = f"scripted:{script_file}"
     data = tmp_path / "data"
     token = create_token(data, "probe", *storage)
-    service = ServeProcess(f"scripted:{script_file}", data, tls, tmp_path / "serve.log", *storage)
+    service = ServeProcess(upstream, data, tls, tmp_path / "serve.log", *storage)
     home = tmp_path / "run" / "home"
     work = tmp_path / "run" / "work"
     work.mkdir(parents=True)
@@ -167,6 +172,45 @@ def check_full_cycle(tmp_path, tls, *storage):
     assert DETAIL in item["item"]["content"]
     # Window 1's marker carried the thread hint naming the checkpoint note.
     assert "/root/notes/checkpoint.md" in text
+
+
+def test_a_cycle_in_front_of_a_model_over_http_without_namespaces_with_the_real_codex_cli(
+    tmp_path, tls, monkeypatch
+):
+    # As a team runs it in front of Ollama or a gateway: Chat Completions, which has no
+    # namespaces, so the model names the tools notes__write_file and notes__read_file.
+    turns = [
+        {
+            "tool_calls": [
+                {"name": "notes__write_file", "arguments": {"path": "c.md", "text": NOTE}}
+            ]
+        },
+        {"tool_calls": [{"name": "new_context", "arguments": {}}]},
+        {"tool_calls": [{"name": "notes__read_file", "arguments": {"path": "c.md"}}]},
+        {"text": "probe done"},
+    ]
+    with ConversationServer("openai-completions", turns, []) as model:
+        (tmp_path / "config").mkdir()
+        (tmp_path / "config" / "config.toml").write_text(
+            "[providers.team]\n"
+            'api = "openai-completions"\n'
+            f'base_url = "{model.base_url}/v1"\n'
+            f'models = [{{ id = "{MODEL}", context_window = 272000, max_tokens = 8192 }}]\n'
+        )
+        monkeypatch.setenv("CTXMODES_CONFIG_DIR", str(tmp_path / "config"))
+        result, home, *_ = run_codex(tmp_path, tls, f"team/{MODEL}", "run the task")
+    assert "probe done" in result.stdout
+
+    text, lines = rollout_lines(home)
+    assert "Unable to perform operation" not in text
+    assert DETAIL not in text
+    assert any(line["type"] == "compacted" for line in lines), "no new window was started"
+    answered = [(name, ns) for name, ns, _ in tool_outputs(lines) if ns]
+    assert answered == [("write_file", "notes"), ("read_file", "notes")]
+    # The note written in window 0 was read back in window 1, and the model saw it.
+    last = json.loads(model.requests[-1]["body"])
+    [read_back] = [m for m in last["messages"] if m["role"] == "tool"]
+    assert DETAIL in json.dumps(read_back)
 
 
 IMAGE_SCRIPT = {
