@@ -1,5 +1,6 @@
 """The real Codex CLI 0.169.0 against a real ``ctxmodes serve`` process: every request the
-client makes goes to the service, the model side is the scripted model.
+client makes goes to the service, the model side is the scripted model or a Chat Completions
+model served over HTTP on loopback.
 
 One full cycle: window 0 writes a checkpoint note and searches history, then calls
 ``new_context``; window 1 reads the note back, finds a window-0 detail with
