@@ -5,6 +5,7 @@ plaintext; the upstream's address, and any credential written into it, stays out
 service's log."""
 
 import json
+from typing import Any
 
 import pytest
 from support.serve_process import ServeProcess, create_token
@@ -78,19 +79,53 @@ def test_a_model_over_http_streams_through_and_its_address_stays_out_of_the_log(
     assert host not in log
 
 
+def _offered(api: str, request: dict[str, Any]) -> dict[str, str]:
+    """Each tool the model was offered: its name and description."""
+    if api == "anthropic-messages":
+        return {tool["name"]: tool["description"] for tool in request["tools"]}
+    return {t["function"]["name"]: t["function"]["description"] for t in request["tools"]}
+
+
+def _sent_back(api: str, request: dict[str, Any]) -> tuple[str, dict[str, Any], str]:
+    """The model's own tool call and its result, as the next request sent them: the call's
+    name, its arguments and the result's text."""
+    if api == "anthropic-messages":
+        blocks = [b for m in request["messages"] for b in m["content"] if isinstance(b, dict)]
+        [call] = [b for b in blocks if b["type"] == "tool_use"]
+        [result] = [b for b in blocks if b["type"] == "tool_result"]
+        content = result["content"]
+        text = content if isinstance(content, str) else "".join(c["text"] for c in content)
+        return call["name"], call["input"], text
+    [assistant] = [m for m in request["messages"] if m["role"] == "assistant"]
+    [call] = assistant["tool_calls"]
+    [result] = [m for m in request["messages"] if m["role"] == "tool"]
+    return call["function"]["name"], json.loads(call["function"]["arguments"]), result["content"]
+
+
+@pytest.mark.parametrize("api", ["openai-completions", "anthropic-messages"])
 def test_a_model_without_namespaces_is_offered_codexs_namespaced_tools_by_distinct_names(
-    tmp_path, tls, monkeypatch
+    tmp_path, tls, monkeypatch, api
 ):
-    # Chat Completions (Ollama, llama.cpp, most gateways) has no namespaces: offered by their
-    # bare names, history's and notes' search_contents would be one name.
+    # Chat Completions (Ollama, llama.cpp, most gateways) and Anthropic's Messages have no
+    # namespaces: offered by their bare names, history's and notes' search_contents would be
+    # one name.
     arguments = json.dumps({"path": "plan.md", "text": "step one"})
     replies = [
-        Reply(tool_call_stream("openai-completions", "notes__write_file", arguments)),
-        Reply(text_stream("openai-completions", "saved")),
+        Reply(tool_call_stream(api, "notes__write_file", arguments)),
+        Reply(text_stream(api, "saved")),
     ]
     tools = [namespace_tool("history", encrypted=True), namespace_tool("notes", encrypted=True)]
     with WireServer(replies) as model:
-        _configure(tmp_path, monkeypatch, "openai-completions", f"{model.base_url}/v1")
+        if api == "anthropic-messages":
+            # A custom provider of Pi's models.json (the Anthropic SDK adds /v1 itself).
+            provider = {"baseUrl": model.base_url, "api": api, "apiKey": "sk-ant-loop"}
+            (tmp_path / "agent").mkdir()
+            (tmp_path / "agent" / "models.json").write_text(
+                json.dumps({"providers": {"gateway": {**provider, "models": [{"id": "m"}]}}})
+            )
+            monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tmp_path / "agent"))
+        else:
+            _configure(tmp_path, monkeypatch, api, f"{model.base_url}/v1")
         data = tmp_path / "data"
         token = create_token(data, "alice")
         service = ServeProcess("gateway/m", data, tls, tmp_path / "serve.log")
@@ -119,16 +154,14 @@ def test_a_model_without_namespaces_is_offered_codexs_namespaced_tools_by_distin
     deltas = [e["delta"] for e in _events(reply.body) if e["type"] == "response.output_text.delta"]
     assert "".join(map(str, deltas)) == "saved"
 
-    offered, answered = (json.loads(request["body"]) for request in model.requests)
-    names = [tool["function"]["name"] for tool in offered["tools"]]
-    assert len(names) == len(set(names))
-    assert {"history__search_contents", "notes__search_contents", "notes__write_file"} <= set(names)
-    notes_write = next(t for t in offered["tools"] if t["function"]["name"] == "notes__write_file")
-    assert notes_write["function"]["description"].startswith("Checkpoint files")
+    offered_request, answered_request = (json.loads(r["body"]) for r in model.requests)
+    offered = _offered(api, offered_request)
+    assert len(offered) == len(offered_request["tools"])  # no two tools share a name
+    assert {"history__search_contents", "notes__search_contents", "notes__write_file"} <= set(
+        offered
+    )
+    assert offered["notes__write_file"].startswith("Checkpoint files")
     # The call and its output reach the model again under the name it used, in plaintext.
-    [assistant] = [m for m in answered["messages"] if m["role"] == "assistant"]
-    [again] = assistant["tool_calls"]
-    assert again["function"]["name"] == "notes__write_file"
-    assert json.loads(again["function"]["arguments"]) == {"path": "plan.md", "text": "step one"}
-    [result] = [m for m in answered["messages"] if m["role"] == "tool"]
-    assert result["content"] == "ok"
+    name, call_arguments, result = _sent_back(api, answered_request)
+    assert (name, call_arguments) == ("notes__write_file", {"path": "plan.md", "text": "step one"})
+    assert result == "ok"
