@@ -24,7 +24,7 @@ Run: ``.venv/bin/python bench/service.py [--ops N] [--history-mb M]``
   model blocks a thread. The 20 ms case runs twice: with the client in this process, and in
   a process of its own (``sse_client.py``), as a real client is.
 * ``/responses`` as a team deploys it: the model served over HTTP in a process of its own
-  (``sse_model.py``), a real ``ctxmodes serve`` reaching it through the real transport, and
+  (``loopback_servers.py``), a real ``ctxmodes serve`` reaching it through the real transport, and
   the client in a third process; the first text delta read from the model directly and
   through the service, with the model answering at once and after 20 ms; beside them the
   barest aiohttp proxy in front of the same model (what any HTTP front costs).
@@ -402,17 +402,22 @@ async def _start(*command: str, env: dict[str, str] | None = None) -> asyncio.su
     )
 
 
+async def _loopback(server: str, *arguments: str) -> asyncio.subprocess.Process:
+    """One of :mod:`loopback_servers` in a process of its own."""
+    code = f"from loopback_servers import {server}; {server}()"
+    return await _start(sys.executable, "-c", code, *arguments)
+
+
 async def ttfb_over_http(delay_s: float, runs: int) -> dict[str, float]:
-    """The deployment: a model served over HTTP (``sse_model.py``), ``ctxmodes serve`` in
+    """The deployment: a model served over HTTP (``loopback_servers.py``), ``ctxmodes serve`` in
     front of it reaching it through the real transport (a ``[providers.bench]`` endpoint of
     the configuration), and the client, each a process of its own; the first text delta read
     from the model directly, through the service and through the barest aiohttp proxy,
     alternated run by run."""
-    python = (sys.executable, "-c")
-    model = await _start(*python, "from sse_model import main; main()", str(delay_s))
+    model = await _loopback("model_main", str(delay_s))
     port = int(await _first_line(model))
     model_url = f"http://127.0.0.1:{port}/v1/responses"
-    proxy = await _start(*python, "from sse_model import proxy_main; proxy_main()", model_url)
+    proxy = await _loopback("proxy_main", model_url)
     proxy_url = f"http://127.0.0.1:{int(await _first_line(proxy))}/responses"
     ctxmodes = str(Path(sys.executable).with_name("ctxmodes"))
     service: asyncio.subprocess.Process | None = None

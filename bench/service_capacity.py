@@ -69,28 +69,6 @@ CONCURRENCY = (1, 8, 32)
 ENCRYPTED = {"x-openai-encrypted-tool-arguments": "true"}
 _LISTENING = re.compile(r"listening on (\S+)")
 
-#: The HTTP anchor: the smallest useful aiohttp service, in a process of its own.
-ECHO_SERVER = """
-import sys
-from aiohttp import web
-
-async def echo(request):
-    return web.json_response(await request.json())
-
-async def main():
-    app = web.Application()
-    app.router.add_post("/echo", echo)
-    runner = web.AppRunner(app, access_log=None)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    print(runner.addresses[0][1], flush=True)
-    await asyncio.Event().wait()
-
-import asyncio
-asyncio.run(main())
-"""
-
 
 @dataclass(frozen=True, slots=True)
 class Rate:
@@ -207,8 +185,12 @@ def measured(
 
 
 def echo_rate(clients: int, total: int) -> Rate:
+    # The HTTP anchor: the smallest useful aiohttp service, in a process of its own.
     server = subprocess.Popen(
-        [sys.executable, "-c", ECHO_SERVER], stdout=subprocess.PIPE, text=True
+        [sys.executable, "-c", "from loopback_servers import echo_main; echo_main()"],
+        cwd=Path(__file__).parent,
+        stdout=subprocess.PIPE,
+        text=True,
     )
     try:
         assert server.stdout is not None

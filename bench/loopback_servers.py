@@ -1,12 +1,14 @@
-"""A model served over HTTP on loopback for ``bench/service.py``, in a process of its own, as a
-team's model server is, and the barest proxy in front of it. Started by the benchmark, not
-benchmarks themselves; each prints its port.
+"""Servers on loopback for the benchmarks, each started in a process of its own (``python -c
+"from loopback_servers import …; …"``) and printing its port: not benchmarks themselves.
 
-* :func:`main` answers every POST to ``/v1/responses`` with an OpenAI Responses stream of a
-  short text, after the delay given as its argument (the model preparing its first token).
+* :func:`model_main` answers every POST to ``/v1/responses`` with an OpenAI Responses stream
+  of a short text, after the delay given as its argument (a model preparing its first
+  token), as a team's model server does (``bench/service.py``).
 * :func:`proxy_main` forwards every POST to the model at the address given as its argument
   and streams the answer back as it comes (aiohttp's server and client, a kept connection,
   nothing else): the least any HTTP front of a model costs, to set the service beside.
+* :func:`echo_main` answers every POST to ``/echo`` with its JSON body: the smallest useful
+  aiohttp service, the HTTP anchor of ``bench/service_capacity.py``.
 """
 
 from __future__ import annotations
@@ -69,9 +71,22 @@ async def _proxy(model_url: str) -> None:
         await _listen(app)
 
 
-def main() -> None:
+async def _echo() -> None:
+    async def echo(request: web.Request) -> web.Response:
+        return web.json_response(await request.json())
+
+    app = web.Application()
+    app.router.add_post("/echo", echo)
+    await _listen(app)
+
+
+def model_main() -> None:
     asyncio.run(_model(float(sys.argv[1])))
 
 
 def proxy_main() -> None:
     asyncio.run(_proxy(sys.argv[1]))
+
+
+def echo_main() -> None:
+    asyncio.run(_echo())
