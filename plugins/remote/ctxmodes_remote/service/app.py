@@ -451,12 +451,13 @@ class ServiceApp:
             asyncio.get_running_loop(), self.provider, controller, self._upstream_idle_timeout_s
         )
         decrypt = partial(self.engine.decrypt_text, account)
+        flat = flat_namespaces(body.get("tools"), self.provider.info)
         # The model is called at once, from a stream thread (the session's worker may be
         # busy); the worker records the turn's input while the model prepares its answer.
         # Nothing reaches the client before that record is durable, and a refused input or a
         # failed record aborts the call.
         self._streams.submit(
-            upstream.run, partial(model_request, body, self.provider.info, marked, decrypt)
+            upstream.run, partial(model_request, body, self.provider.info, marked, decrypt, flat)
         )
         try:
             await upstream.built()
@@ -481,7 +482,7 @@ class ServiceApp:
             model=self.provider.info.id,
             marked=marked,
             encrypt=partial(self.engine.encrypt_text, account),
-            flat=flat_namespaces(body.get("tools"), self.provider.info),
+            flat=flat,
         )
         response = web.StreamResponse(
             status=200, headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}

@@ -200,13 +200,14 @@ def model_request(
     info: ModelInfo,
     marked: Mapping[tuple[str | None, str], frozenset[str]],
     decrypt: Decrypt,
+    flat: frozenset[str],
 ) -> ModelRequest:
-    """The upstream request for a Responses body.
+    """The upstream request for a Responses body; the tools of the namespaces ``flat`` (see
+    :func:`flat_namespaces`) are offered one by one.
 
     :raises CiphertextError: an encrypted value in the input is not this account's.
     """
     builder = _MessageBuilder(info)
-    flat = flat_namespaces(body.get("tools"), info)
     items = body.get("input")
     for item in items if isinstance(items, list) else []:
         if not isinstance(item, dict):
