@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from support.serve_process import ServeProcess, create_token
 from support.service_rig import ServiceClient, turn_headers
-from support.wire_server import Reply, WireServer, text_stream, tool_call_stream
+from support.wire_server import Reply, WireServer, json_error, text_stream, tool_call_stream
 
 from ctxmodes.windows.tools import namespace_tool
 
@@ -165,3 +165,35 @@ def test_a_model_without_namespaces_is_offered_codexs_namespaced_tools_by_distin
     name, call_arguments, result = _sent_back(api, answered_request)
     assert (name, call_arguments) == ("notes__write_file", {"path": "plan.md", "text": "step one"})
     assert result == "ok"
+
+
+def test_a_model_that_refuses_the_key_fails_the_response_without_the_key_in_it_or_the_log(
+    tmp_path, tls, monkeypatch
+):
+    key = "sk-team-gateway-0c9d1e"
+    # Servers echo the key they refused (OpenAI's "Incorrect API key provided: sk-…").
+    refused = Reply(json_error(f"Incorrect API key provided: {key}"), status=401)
+    with WireServer([refused]) as model:
+        _configure(tmp_path, monkeypatch, "openai-completions", f"{model.base_url}/v1")
+        with (tmp_path / "config" / "config.toml").open("a") as config:
+            config.write('api_key_env = "GATEWAY_KEY"\n')
+        monkeypatch.setenv("GATEWAY_KEY", key)
+        data = tmp_path / "data"
+        token = create_token(data, "alice")
+        service = ServeProcess("gateway/m", data, tls, tmp_path / "serve.log")
+        try:
+            turn = {"model": "m", "stream": True, "input": [_user("hello")]}
+            reply = ServiceClient(service.base, tls, token).post_json(
+                "/responses", turn, turn_headers("s1", "w1")
+            )
+        finally:
+            service.stop()
+
+    [sent] = model.requests
+    assert sent["headers"]["Authorization"] == f"Bearer {key}"
+    events = _events(reply.body)
+    assert events[-1]["type"] == "response.failed"
+    message = events[-1]["response"]["error"]["message"]
+    assert "Incorrect API key provided" in message
+    assert key not in reply.body.decode()
+    assert key not in (tmp_path / "serve.log").read_text()
