@@ -79,11 +79,14 @@ def test_a_model_over_http_streams_through_and_its_address_stays_out_of_the_log(
     assert host not in log
 
 
-def _offered(api: str, request: dict[str, Any]) -> dict[str, str]:
+def _offered(api: str, request: dict[str, Any]) -> list[tuple[str, str]]:
     """Each tool the model was offered: its name and description."""
     if api == "anthropic-messages":
-        return {tool["name"]: tool["description"] for tool in request["tools"]}
-    return {t["function"]["name"]: t["function"]["description"] for t in request["tools"]}
+        return [(tool["name"], tool["description"]) for tool in request["tools"]]
+    if api == "google-generative-ai":
+        [group] = request["tools"]
+        return [(f["name"], f["description"]) for f in group["functionDeclarations"]]
+    return [(t["function"]["name"], t["function"]["description"]) for t in request["tools"]]
 
 
 def _sent_back(api: str, request: dict[str, Any]) -> tuple[str, dict[str, Any], str]:
@@ -96,19 +99,26 @@ def _sent_back(api: str, request: dict[str, Any]) -> tuple[str, dict[str, Any], 
         content = result["content"]
         text = content if isinstance(content, str) else "".join(c["text"] for c in content)
         return call["name"], call["input"], text
+    if api == "google-generative-ai":
+        parts = [part for content in request["contents"] for part in content["parts"]]
+        [call] = [part["functionCall"] for part in parts if "functionCall" in part]
+        [result] = [part["functionResponse"] for part in parts if "functionResponse" in part]
+        return call["name"], call["args"], result["response"]["output"]
     [assistant] = [m for m in request["messages"] if m["role"] == "assistant"]
     [call] = assistant["tool_calls"]
     [result] = [m for m in request["messages"] if m["role"] == "tool"]
     return call["function"]["name"], json.loads(call["function"]["arguments"]), result["content"]
 
 
-@pytest.mark.parametrize("api", ["openai-completions", "anthropic-messages"])
+@pytest.mark.parametrize(
+    "api", ["openai-completions", "anthropic-messages", "google-generative-ai"]
+)
 def test_a_model_without_namespaces_is_offered_codexs_namespaced_tools_by_distinct_names(
     tmp_path, tls, monkeypatch, api
 ):
-    # Chat Completions (Ollama, llama.cpp, most gateways) and Anthropic's Messages have no
-    # namespaces: offered by their bare names, history's and notes' search_contents would be
-    # one name.
+    # Chat Completions (Ollama, llama.cpp, most gateways), Anthropic's Messages and Gemini
+    # have no namespaces: offered by their bare names, history's and notes' search_contents
+    # would be one name.
     arguments = json.dumps({"path": "plan.md", "text": "step one"})
     replies = [
         Reply(tool_call_stream(api, "notes__write_file", arguments)),
@@ -116,9 +126,10 @@ def test_a_model_without_namespaces_is_offered_codexs_namespaced_tools_by_distin
     ]
     tools = [namespace_tool("history", encrypted=True), namespace_tool("notes", encrypted=True)]
     with WireServer(replies) as model:
-        if api == "anthropic-messages":
+        if api != "openai-completions":
             # A custom provider of Pi's models.json (the Anthropic SDK adds /v1 itself).
-            provider = {"baseUrl": model.base_url, "api": api, "apiKey": "sk-ant-loop"}
+            base = model.base_url + ("/v1beta" if api == "google-generative-ai" else "")
+            provider = {"baseUrl": base, "api": api, "apiKey": "sk-loop"}
             (tmp_path / "agent").mkdir()
             (tmp_path / "agent" / "models.json").write_text(
                 json.dumps({"providers": {"gateway": {**provider, "models": [{"id": "m"}]}}})
@@ -155,8 +166,9 @@ def test_a_model_without_namespaces_is_offered_codexs_namespaced_tools_by_distin
     assert "".join(map(str, deltas)) == "saved"
 
     offered_request, answered_request = (json.loads(r["body"]) for r in model.requests)
-    offered = _offered(api, offered_request)
-    assert len(offered) == len(offered_request["tools"])  # no two tools share a name
+    names = [name for name, _ in _offered(api, offered_request)]
+    assert len(names) == len(set(names))
+    offered = dict(_offered(api, offered_request))
     assert {"history__search_contents", "notes__search_contents", "notes__write_file"} <= set(
         offered
     )
