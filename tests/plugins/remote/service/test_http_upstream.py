@@ -1,7 +1,9 @@
-"""``ctxmodes serve`` in front of a model served over HTTP, as a team deploys it: a
-``[providers.<name>]`` endpoint of the configuration, reached through the real transport.
-The model's answer streams through with the model's token usage; the model sees the turn in
-plaintext; the upstream's address, and any credential written into it, stays out of the
+"""``ctxmodes serve`` in front of a model served over HTTP, as a team deploys it: an endpoint
+of the configuration (or of Pi's ``models.json``), reached through the real transport. The
+model's answer streams through with the model's token usage; a model whose wire has no
+namespaces is offered Codex's namespaced tools by distinct names, and its calls go back in
+their namespace; the model sees the turn in plaintext; the upstream's address, a credential
+written into it, and a key the model echoes in an error stay out of the answer and the
 service's log."""
 
 import json
