@@ -1,6 +1,7 @@
 """Remote end to end with every part a real process on loopback: ``ctxmodes serve`` in front
-of the scripted model, and ``ctxmodes run --mode remote`` on a Codex-transport provider whose
-base URL is that service (its CA trusted through ``SSL_CERT_FILE``).
+of the scripted model (or of a Chat Completions model served over HTTP), and ``ctxmodes run
+--mode remote`` on a Codex-transport provider whose base URL is that service (its CA trusted
+through ``SSL_CERT_FILE``).
 
 Window 0 writes a checkpoint note and calls ``new_context``; window 1's marker carries the
 service's thread hint; window 1 reads the note back and finds a window-0 detail with
@@ -23,6 +24,7 @@ from support.serve_process import (
     scripted_call,
 )
 from support.service_rig import make_tls
+from support.wire_server import ConversationServer
 
 from ctxmodes_remote.service.crypto import load_or_create_keyring
 
@@ -120,3 +122,52 @@ def test_remote_runs_end_to_end_against_ctxmodes_serve(tmp_path: Path, tls: Any)
     (answer,) = pi.open_many([{"file": str(session_file), "at": []}])
     assert "openError" not in answer
     assert answer["entryCount"] == len([line for line in lines if line.get("type") != "session"])
+
+
+def test_remote_runs_end_to_end_against_ctxmodes_serve_in_front_of_a_model_over_http(
+    tmp_path: Path, tls: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The service in front of a Chat Completions server (Ollama, a gateway): no namespaces on
+    # that wire, so the model names the tools notes__write_file, history__search_contents….
+    write = {"name": "notes__write_file", "arguments": {"path": "c.md", "text": NOTE}}
+    turns = [
+        {"tool_calls": [write]},
+        {"tool_calls": [{"name": "new_context", "arguments": {}}]},
+        {"tool_calls": [{"name": "notes__read_file", "arguments": {"path": "c.md"}}]},
+        {"tool_calls": [{"name": "history__search_contents", "arguments": {"query": DETAIL}}]},
+        {"text": "resumed from the checkpoint"},
+    ]
+    with ConversationServer("openai-completions", turns, []) as model:
+        (tmp_path / "config").mkdir()
+        (tmp_path / "config" / "config.toml").write_text(
+            "[providers.team]\n"
+            'api = "openai-completions"\n'
+            f'base_url = "{model.base_url}/v1"\n'
+            f'models = [{{ id = "{MODEL}", context_window = 272000, max_tokens = 8192 }}]\n'
+        )
+        monkeypatch.setenv("CTXMODES_CONFIG_DIR", str(tmp_path / "config"))
+        data = tmp_path / "data"
+        token = create_token(data, "alice")
+        service = ServeProcess(f"team/{MODEL}", data, tls, tmp_path / "serve.log")
+        try:
+            run, agent_dir = ctxmodes_run_against(
+                service, token, MODEL, tmp_path / "run", "--mode", "remote", PROMPT
+            )
+        finally:
+            assert service.stop() == 0
+    assert run.returncode == 0, run.stderr + service.log.read_text()[-4000:]
+    assert "resumed from the checkpoint" in run.stdout
+
+    session_file, lines = session_lines(agent_dir)
+    raw = session_file.read_text()
+    assert DETAIL not in raw
+    messages = [line["message"] for line in lines if line.get("type") == "message"]
+    results = [m for m in messages if m["role"] == "toolResult"]
+    assert [m for m in results if m["isError"]] == []
+    assert [m["toolName"] for m in results] == ["notes", "new_context", "notes", "history"]
+    keyring = load_or_create_keyring(data)
+    account_id = account_of(token)
+    sealed = [m["details"]["codexHistoryNotes"]["encrypted_output"] for m in results[2:]]
+    read, search = (json.loads(keyring.decrypt(account_id, s)) for s in sealed)
+    assert read["file"]["content"] == NOTE
+    assert DETAIL in search["items"][0]["truncated_content"]
