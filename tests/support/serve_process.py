@@ -1,7 +1,8 @@
 """``ctxmodes serve`` as a real process, and the real Codex CLI configured against it.
 
 * :class:`ServeProcess` starts ``ctxmodes serve --port 0`` and reads the address it prints;
-  it stops only the process it started, by its handle.
+  it stops only the process it started, by its handle; :func:`upstream_endpoint` configures
+  a model served over HTTP for it to front.
 * :func:`codex_binary` finds the pinned Codex CLI (``make codex-cli`` installs it into
   ``<repo>/.codex-cli``; ``$CODEX_BIN`` overrides), :func:`write_codex_home` writes a private
   ``CODEX_HOME`` that points the built-in ``openai`` provider at the service, with the
@@ -89,6 +90,20 @@ class ServeProcess:
         self.process.kill()
         self.process.wait(30)
         self._log_file.close()
+
+
+def upstream_endpoint(config_dir: Path, api: str, base_url: str, model: str = "m") -> str:
+    """Writes ``config_dir/config.toml`` with one ``[providers.gateway]`` endpoint (``api``
+    at ``base_url``, serving ``model``), as a team configures the model ``ctxmodes serve``
+    fronts; point ``CTXMODES_CONFIG_DIR`` at ``config_dir``. Returns the ``--upstream``."""
+    config_dir.mkdir(parents=True, exist_ok=True)
+    (config_dir / "config.toml").write_text(
+        "[providers.gateway]\n"
+        f'api = "{api}"\n'
+        f'base_url = "{base_url}"\n'
+        f'models = [{{ id = "{model}", context_window = 272000, max_tokens = 8192 }}]\n'
+    )
+    return f"gateway/{model}"
 
 
 def scripted_call(

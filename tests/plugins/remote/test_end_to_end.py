@@ -22,6 +22,7 @@ from support.serve_process import (
     create_token,
     ctxmodes_run_against,
     scripted_call,
+    upstream_endpoint,
 )
 from support.service_rig import make_tls
 from support.wire_server import ConversationServer
@@ -138,17 +139,12 @@ def test_remote_runs_end_to_end_against_ctxmodes_serve_in_front_of_a_model_over_
         {"text": "resumed from the checkpoint"},
     ]
     with ConversationServer("openai-completions", turns, []) as model:
-        (tmp_path / "config").mkdir()
-        (tmp_path / "config" / "config.toml").write_text(
-            "[providers.team]\n"
-            'api = "openai-completions"\n'
-            f'base_url = "{model.base_url}/v1"\n'
-            f'models = [{{ id = "{MODEL}", context_window = 272000, max_tokens = 8192 }}]\n'
-        )
-        monkeypatch.setenv("CTXMODES_CONFIG_DIR", str(tmp_path / "config"))
+        config = tmp_path / "config"
+        upstream = upstream_endpoint(config, "openai-completions", f"{model.base_url}/v1", MODEL)
+        monkeypatch.setenv("CTXMODES_CONFIG_DIR", str(config))
         data = tmp_path / "data"
         token = create_token(data, "alice")
-        service = ServeProcess(f"team/{MODEL}", data, tls, tmp_path / "serve.log")
+        service = ServeProcess(upstream, data, tls, tmp_path / "serve.log")
         try:
             run, agent_dir = ctxmodes_run_against(
                 service, token, MODEL, tmp_path / "run", "--mode", "remote", PROMPT

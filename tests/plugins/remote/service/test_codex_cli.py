@@ -20,6 +20,7 @@ from support.serve_process import (
     codex_environment,
     create_token,
     scripted_call,
+    upstream_endpoint,
     write_codex_home,
 )
 from support.wire_server import ConversationServer
@@ -191,15 +192,10 @@ def test_a_cycle_in_front_of_a_model_over_http_without_namespaces_with_the_real_
         {"text": "probe done"},
     ]
     with ConversationServer("openai-completions", turns, []) as model:
-        (tmp_path / "config").mkdir()
-        (tmp_path / "config" / "config.toml").write_text(
-            "[providers.team]\n"
-            'api = "openai-completions"\n'
-            f'base_url = "{model.base_url}/v1"\n'
-            f'models = [{{ id = "{MODEL}", context_window = 272000, max_tokens = 8192 }}]\n'
-        )
-        monkeypatch.setenv("CTXMODES_CONFIG_DIR", str(tmp_path / "config"))
-        result, home, *_ = run_codex(tmp_path, tls, f"team/{MODEL}", "run the task")
+        config = tmp_path / "config"
+        upstream = upstream_endpoint(config, "openai-completions", f"{model.base_url}/v1", MODEL)
+        monkeypatch.setenv("CTXMODES_CONFIG_DIR", str(config))
+        result, home, *_ = run_codex(tmp_path, tls, upstream, "run the task")
     assert "probe done" in result.stdout
 
     text, lines = rollout_lines(home)

@@ -10,7 +10,7 @@ import json
 from typing import Any
 
 import pytest
-from support.serve_process import ServeProcess, create_token
+from support.serve_process import ServeProcess, create_token, upstream_endpoint
 from support.service_rig import ServiceClient, turn_headers
 from support.wire_server import Reply, WireServer, json_error, text_stream, tool_call_stream
 
@@ -30,13 +30,7 @@ def _events(body: bytes) -> list[dict[str, object]]:
 
 
 def _configure(tmp_path, monkeypatch, api: str, base_url: str) -> None:
-    (tmp_path / "config").mkdir()
-    (tmp_path / "config" / "config.toml").write_text(
-        "[providers.gateway]\n"
-        f'api = "{api}"\n'
-        f'base_url = "{base_url}"\n'
-        'models = [{ id = "m", context_window = 32768, max_tokens = 4096 }]\n'
-    )
+    upstream_endpoint(tmp_path / "config", api, base_url)
     monkeypatch.setenv("CTXMODES_CONFIG_DIR", str(tmp_path / "config"))
 
 
