@@ -37,7 +37,6 @@ import asyncio
 import json
 import os
 import random
-import re
 import statistics
 import string
 import sys
@@ -51,6 +50,10 @@ import aiohttp
 from aiohttp import web
 from sizes import best
 from smoke import parse_args
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+
+from support.serve_process import CTXMODES, LISTENING, upstream_endpoint
 
 from ctxmodes.abort import AbortController
 from ctxmodes.providers.base import ModelRequest, StreamEvent, TextDelta
@@ -389,9 +392,6 @@ async def ttfb(delay_s: float, runs: int, *, client_process: bool = False) -> di
     }
 
 
-_LISTENING = re.compile(r"listening on (\S+)")
-
-
 async def _start(*command: str, env: dict[str, str] | None = None) -> asyncio.subprocess.Process:
     return await asyncio.create_subprocess_exec(
         *command,
@@ -410,7 +410,7 @@ async def _loopback(server: str, *arguments: str) -> asyncio.subprocess.Process:
 
 async def ttfb_over_http(delay_s: float, runs: int) -> dict[str, float]:
     """The deployment: a model served over HTTP (``loopback_servers.py``), ``ctxmodes serve`` in
-    front of it reaching it through the real transport (a ``[providers.bench]`` endpoint of
+    front of it reaching it through the real transport (a ``[providers.gateway]`` endpoint of
     the configuration), and the client, each a process of its own; the first text delta read
     from the model directly, through the service and through the barest aiohttp proxy,
     alternated run by run."""
@@ -419,25 +419,20 @@ async def ttfb_over_http(delay_s: float, runs: int) -> dict[str, float]:
     model_url = f"http://127.0.0.1:{port}/v1/responses"
     proxy = await _loopback("proxy_main", model_url)
     proxy_url = f"http://127.0.0.1:{int(await _first_line(proxy))}/responses"
-    ctxmodes = str(Path(sys.executable).with_name("ctxmodes"))
+    ctxmodes = str(CTXMODES)
     service: asyncio.subprocess.Process | None = None
     times: dict[str, list[float]] = {"direct": [], "service": [], "proxy": []}
     with tempfile.TemporaryDirectory() as tmp:
-        (Path(tmp) / "config.toml").write_text(
-            "[providers.bench]\n"
-            'api = "openai-responses"\n'
-            f'base_url = "http://127.0.0.1:{port}/v1"\n'
-            'models = [{ id = "m", context_window = 32768, max_tokens = 4096 }]\n'
-        )
+        upstream = upstream_endpoint(Path(tmp), "openai-responses", f"http://127.0.0.1:{port}/v1")
         env = {**os.environ, "CTXMODES_CONFIG_DIR": tmp}
         data = str(Path(tmp) / "data")
         try:
             made = await _start(ctxmodes, "serve", "token", "create", "b", "--data", data, env=env)
             token = (await made.communicate())[0].decode().strip()
             service = await _start(
-                ctxmodes, "serve", "--upstream", "bench/m", "--data", data, "--port", "0", env=env
+                ctxmodes, "serve", "--upstream", upstream, "--data", data, "--port", "0", env=env
             )
-            listening = _LISTENING.search(await _first_line(service))
+            listening = LISTENING.search(await _first_line(service))
             assert listening is not None, "ctxmodes serve did not start"
             metadata = {"session_id": "t", "agent_name": "/root", "context_window_id": "w"}
             headers = {

@@ -61,13 +61,12 @@ from smoke import parse_args
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from support.postgres_server import PostgresServer, postgres_bin
+from support.serve_process import CTXMODES, LISTENING
 
 from ctxmodes_remote.service.crypto import KeyRing, load_or_create_keyring
 
-CTXMODES = Path(sys.executable).with_name("ctxmodes")
 CONCURRENCY = (1, 8, 32)
 ENCRYPTED = {"x-openai-encrypted-tool-arguments": "true"}
-_LISTENING = re.compile(r"listening on (\S+)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -371,7 +370,7 @@ class Service:
         )
         self.processes.append(process)
         assert process.stdout is not None
-        found = _LISTENING.search(process.stdout.readline())
+        found = LISTENING.search(process.stdout.readline())
         if found is None:
             self.stop()
             raise RuntimeError(f"ctxmodes serve did not start: {log.read_text()[-2000:]}")

@@ -24,7 +24,8 @@ from typing import Any
 from support.pi_oracle import REPO
 
 CTXMODES = Path(sys.executable).with_name("ctxmodes")
-_LISTENING = re.compile(r"listening on (\S+)")
+#: The line ``ctxmodes serve`` prints once it listens, and its base URL.
+LISTENING = re.compile(r"listening on (\S+)")
 
 
 def ctxmodes(
@@ -72,7 +73,7 @@ class ServeProcess:
         )
         assert self.process.stdout is not None
         line = self.process.stdout.readline()
-        found = _LISTENING.search(line)
+        found = LISTENING.search(line)
         if found is None:
             self.stop()
             raise AssertionError(f"ctxmodes serve did not start: {line!r} {log.read_text()}")
@@ -92,15 +93,20 @@ class ServeProcess:
         self._log_file.close()
 
 
-def upstream_endpoint(config_dir: Path, api: str, base_url: str, model: str = "m") -> str:
+def upstream_endpoint(
+    config_dir: Path, api: str, base_url: str, model: str = "m", api_key_env: str | None = None
+) -> str:
     """Writes ``config_dir/config.toml`` with one ``[providers.gateway]`` endpoint (``api``
-    at ``base_url``, serving ``model``), as a team configures the model ``ctxmodes serve``
-    fronts; point ``CTXMODES_CONFIG_DIR`` at ``config_dir``. Returns the ``--upstream``."""
+    at ``base_url``, serving ``model``, its key in ``api_key_env`` if given), as a team
+    configures the model ``ctxmodes serve`` fronts; point ``CTXMODES_CONFIG_DIR`` at
+    ``config_dir``. Returns the ``--upstream``."""
     config_dir.mkdir(parents=True, exist_ok=True)
+    key = f'api_key_env = "{api_key_env}"\n' if api_key_env else ""
     (config_dir / "config.toml").write_text(
         "[providers.gateway]\n"
         f'api = "{api}"\n'
         f'base_url = "{base_url}"\n'
+        f"{key}"
         f'models = [{{ id = "{model}", context_window = 272000, max_tokens = 8192 }}]\n'
     )
     return f"gateway/{model}"

@@ -6,7 +6,9 @@ their namespace; the model sees the turn in plaintext; the upstream's address, a
 written into it, and a key the model echoes in an error stay out of the answer and the
 service's log."""
 
+import contextlib
 import json
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -29,9 +31,22 @@ def _events(body: bytes) -> list[dict[str, object]]:
     ]
 
 
-def _configure(tmp_path, monkeypatch, api: str, base_url: str) -> None:
-    upstream_endpoint(tmp_path / "config", api, base_url)
+def _configure(tmp_path, monkeypatch, api: str, base_url: str, **options: str) -> None:
+    upstream_endpoint(tmp_path / "config", api, base_url, **options)
     monkeypatch.setenv("CTXMODES_CONFIG_DIR", str(tmp_path / "config"))
+
+
+@contextlib.contextmanager
+def _service(tmp_path, tls) -> Iterator[ServiceClient]:
+    """``ctxmodes serve`` in front of the configured ``gateway/m``, and alice's client of it;
+    the service stops on leaving."""
+    data = tmp_path / "data"
+    token = create_token(data, "alice")
+    service = ServeProcess("gateway/m", data, tls, tmp_path / "serve.log")
+    try:
+        yield ServiceClient(service.base, tls, token)
+    finally:
+        service.stop()
 
 
 def _user(text: str) -> dict[str, object]:
@@ -46,16 +61,9 @@ def test_a_model_over_http_streams_through_and_its_address_stays_out_of_the_log(
         host = model.base_url.removeprefix("http://")
         # Some gateways take their credential in the address itself.
         _configure(tmp_path, monkeypatch, "openai-responses", f"http://team:{SECRET}@{host}/v1")
-        data = tmp_path / "data"
-        token = create_token(data, "alice")
-        service = ServeProcess("gateway/m", data, tls, tmp_path / "serve.log")
-        try:
+        with _service(tmp_path, tls) as client:
             turn = {"model": "m", "stream": True, "input": [_user("say hello")]}
-            reply = ServiceClient(service.base, tls, token).post_json(
-                "/responses", turn, turn_headers("s1", "w1")
-            )
-        finally:
-            service.stop()
+            reply = client.post_json("/responses", turn, turn_headers("s1", "w1"))
 
     assert reply.status == 200, reply.body
     events = _events(reply.body)
@@ -133,11 +141,7 @@ def test_a_model_without_namespaces_is_offered_codexs_namespaced_tools_by_distin
             monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tmp_path / "agent"))
         else:
             _configure(tmp_path, monkeypatch, api, f"{model.base_url}/v1")
-        data = tmp_path / "data"
-        token = create_token(data, "alice")
-        service = ServeProcess("gateway/m", data, tls, tmp_path / "serve.log")
-        try:
-            client = ServiceClient(service.base, tls, token)
+        with _service(tmp_path, tls) as client:
             first = {"model": "m", "stream": True, "input": [_user("plan")], "tools": tools}
             reply = client.post_json("/responses", first, turn_headers("s1", "w1"))
             assert reply.status == 200, reply.body
@@ -149,8 +153,6 @@ def test_a_model_without_namespaces_is_offered_codexs_namespaced_tools_by_distin
             output = {"type": "function_call_output", "call_id": call["call_id"], "output": "ok"}
             second = {**first, "input": [_user("plan"), call, output]}
             reply = client.post_json("/responses", second, turn_headers("s1", "w1"))
-        finally:
-            service.stop()
 
     # Back to Codex in the namespace it declared, the note's text sealed as it asked.
     assert (call["namespace"], call["name"]) == ("notes", "write_file")
@@ -182,20 +184,12 @@ def test_a_model_that_refuses_the_key_fails_the_response_without_the_key_in_it_o
     # Servers echo the key they refused (OpenAI's "Incorrect API key provided: sk-…").
     refused = Reply(json_error(f"Incorrect API key provided: {key}"), status=401)
     with WireServer([refused]) as model:
-        _configure(tmp_path, monkeypatch, "openai-completions", f"{model.base_url}/v1")
-        with (tmp_path / "config" / "config.toml").open("a") as config:
-            config.write('api_key_env = "GATEWAY_KEY"\n')
+        base_url = f"{model.base_url}/v1"
+        _configure(tmp_path, monkeypatch, "openai-completions", base_url, api_key_env="GATEWAY_KEY")
         monkeypatch.setenv("GATEWAY_KEY", key)
-        data = tmp_path / "data"
-        token = create_token(data, "alice")
-        service = ServeProcess("gateway/m", data, tls, tmp_path / "serve.log")
-        try:
+        with _service(tmp_path, tls) as client:
             turn = {"model": "m", "stream": True, "input": [_user("hello")]}
-            reply = ServiceClient(service.base, tls, token).post_json(
-                "/responses", turn, turn_headers("s1", "w1")
-            )
-        finally:
-            service.stop()
+            reply = client.post_json("/responses", turn, turn_headers("s1", "w1"))
 
     [sent] = model.requests
     assert sent["headers"]["Authorization"] == f"Bearer {key}"
