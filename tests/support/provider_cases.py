@@ -30,6 +30,7 @@ from ctxmodes.providers.http import HttpSeam
 from ctxmodes.providers.transport.call import CallContext
 from ctxmodes.providers.wire import PiContext, StreamOptions, WireError, WireEvent
 from support.pi_oracle import REPO, oracle_dir
+from support.wire_server import Reply
 
 #: Headers added by Node's fetch or the OpenAI SDK (or by httpx on our side): not Pi's contract.
 CLIENT_HEADERS = frozenset(
@@ -44,6 +45,24 @@ def cases_dir() -> Path | None:
         return path if path.is_absolute() else (REPO / path).resolve()
     found = oracle_dir()
     return found / "provider-cases" if found is not None else None
+
+
+def recorded_case(name: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The case ``name`` of the oracle's directory and what the real Pi sent and produced on
+    it (its expected file); the test is skipped when the oracle is not beside the project."""
+    import pytest
+
+    found = cases_dir()
+    if found is None or not (found / f"{name}.expected.json").is_file():
+        pytest.skip("the Pi oracle's provider cases are not beside the project")
+    case = json.loads((found / f"{name}.json").read_text())
+    return case, json.loads((found / f"{name}.expected.json").read_text())
+
+
+def recorded_reply(case: dict[str, Any]) -> Reply:
+    """A one-answer case's recorded stream, as a loopback server's reply."""
+    [response] = case["responses"]
+    return Reply([response["sse"].encode()])
 
 
 def case_names(directory: Path) -> list[str]:

@@ -94,20 +94,27 @@ class ServeProcess:
 
 
 def upstream_endpoint(
-    config_dir: Path, api: str, base_url: str, model: str = "m", api_key_env: str | None = None
+    config_dir: Path,
+    api: str,
+    base_url: str,
+    model: str = "m",
+    api_key_env: str | None = None,
+    *,
+    reasoning: bool = False,
 ) -> str:
     """Writes ``config_dir/config.toml`` with one ``[providers.gateway]`` endpoint (``api``
-    at ``base_url``, serving ``model``, its key in ``api_key_env`` if given), as a team
-    configures the model ``ctxmodes serve`` fronts; point ``CTXMODES_CONFIG_DIR`` at
-    ``config_dir``. Returns the ``--upstream``."""
+    at ``base_url``, serving ``model``, a thinking model if ``reasoning``, its key in
+    ``api_key_env`` if given), as a team configures the model ``ctxmodes serve`` fronts;
+    point ``CTXMODES_CONFIG_DIR`` at ``config_dir``. Returns the ``--upstream``."""
     config_dir.mkdir(parents=True, exist_ok=True)
     key = f'api_key_env = "{api_key_env}"\n' if api_key_env else ""
+    thinks = ", reasoning = true" if reasoning else ""
     (config_dir / "config.toml").write_text(
         "[providers.gateway]\n"
         f'api = "{api}"\n'
         f'base_url = "{base_url}"\n'
         f"{key}"
-        f'models = [{{ id = "{model}", context_window = 272000, max_tokens = 8192 }}]\n'
+        f'models = [{{ id = "{model}", context_window = 272000, max_tokens = 8192{thinks} }}]\n'
     )
     return f"gateway/{model}"
 

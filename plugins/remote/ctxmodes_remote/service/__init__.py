@@ -13,8 +13,9 @@ Modules:
   (searches taking turns within an account), :mod:`.workers` (the threads calls run on,
   shared fairly between accounts);
 * the model side: :mod:`.bridge` (Responses wire ↔ ctxmodes providers), :mod:`.upstream`
-  (an upstream stream carried to the event loop), :mod:`.catalog` (what the Codex CLI asks
-  for before its first turn);
+  (an upstream stream carried to the event loop), :mod:`.reasoning` (the effort asked for,
+  and the model's thinking carried between requests, sealed), :mod:`.catalog` (what the
+  Codex CLI asks for before its first turn);
 * accounts and keys: :mod:`.accounts` (bearer tokens), :mod:`.crypto` (per-account keys, the
   values a client carries), :mod:`.sealing` (what the database holds: sealed values and a
   blind index);

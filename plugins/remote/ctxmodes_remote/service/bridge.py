@@ -8,8 +8,9 @@ only where the contract says so: the values of the fields the request's tool sch
 ``"encrypted": true`` are encrypted in every ``function_call`` before it is streamed, and
 the call lists them in ``encrypted_function_args``.
 
-Items the upstream wire cannot express are left out of its request: reasoning (the model's
-own ciphertext), and hosted tools (web search, image generation, tool search); a freeform
+The model's reasoning is carried through the client sealed (:mod:`.reasoning`). Items the
+upstream wire cannot express are left out of its request: reasoning the service did not
+seal, and hosted tools (web search, image generation, tool search); a freeform
 (``custom``) tool is offered as a function taking one ``input`` string. To a model whose wire
 has no namespaces (Chat Completions, Anthropic, Google), a namespace's tools are offered as
 functions named ``<namespace>__<tool>`` (``notes__write_file``, as Codex names MCP tools):
@@ -43,12 +44,14 @@ from ctxmodes.session import (
     ContentBlock,
     ImageContent,
     TextContent,
+    ThinkingContent,
     ToolCall,
     ToolResultMessage,
     Usage,
     UserMessage,
     codec,
 )
+from ctxmodes_remote.service.reasoning import opened_thinking, reasoning_item, requested_level
 from ctxmodes_remote.service.responses_items import (
     Decrypt,
     content_parts,
@@ -181,9 +184,13 @@ class _MessageBuilder:
         if not self._assistant:
             return
         stop = "toolUse" if any(isinstance(b, ToolCall) for b in self._assistant) else "stop"
+        # Reasoning items follow the answer they belong to (they are sealed once it is
+        # complete), but a model wants its thinking ahead of what it said and called.
+        thinking = [b for b in self._assistant if isinstance(b, ThinkingContent)]
+        said = [b for b in self._assistant if not isinstance(b, ThinkingContent)]
         self.messages.append(
             AssistantMessage(
-                content=self._assistant,
+                content=[*thinking, *said],
                 api=self._info.api,
                 provider=self._info.provider,
                 model=self._info.id,
@@ -239,6 +246,10 @@ def model_request(
                 fields["namespace"] = namespace
             builder.tool_names[call_id] = name
             builder.assistant(ToolCall(**fields))
+        elif kind == "reasoning":
+            thinking = opened_thinking(item, info, decrypt)
+            if thinking is not None:
+                builder.assistant(thinking)
         elif kind in ("function_call_output", "custom_tool_call_output"):
             call_id = str(item.get("call_id", ""))
             parts = content_parts(item.get("output"), decrypt)
@@ -258,6 +269,7 @@ def model_request(
         system_prompt=instructions if isinstance(instructions, str) else "",
         messages=builder.messages,
         tools=_flattened(tools) if flat else tools,
+        reasoning=requested_level(body),
     )
 
 
@@ -285,6 +297,9 @@ class ResponseStream:
     encrypt: Encrypt
     #: Namespaces whose tools the model was offered one by one (see :func:`flat_namespaces`).
     flat: frozenset[str] = frozenset()
+    #: The model whose thinking leaves as sealed reasoning items (``None``: the client does
+    #: not keep them, see :func:`~.reasoning.carries_reasoning`).
+    reasoning_of: ModelInfo | None = None
     response_id: str = field(default_factory=lambda: "resp_" + secrets.token_hex(12))
     #: The output items as the model produced them (arguments in plaintext).
     plain_output: list[dict[str, Any]] = field(default_factory=list)
@@ -332,6 +347,7 @@ class ResponseStream:
             # The final message's usage: every provider reports it there (a model over HTTP
             # sends no UsageUpdate), and Codex counts its window's tokens from it.
             yield from self._close_text()
+            yield from self._reasoning(event.message)
             usage = _usage_json(event.message.usage)
             yield self._event(
                 "response.completed", {"response": self._response("completed", usage=usage)}
@@ -416,6 +432,23 @@ class ResponseStream:
             {"item_id": sent["id"], "output_index": index, "arguments": sent["arguments"]},
         )
         yield from self._finish_item(sent, plain)
+
+    def _reasoning(self, message: AssistantMessage) -> Iterator[tuple[str, dict[str, Any]]]:
+        """The answer's thinking, sealed, once the answer is complete (a signature comes last).
+        Not history: the client only keeps it to send back."""
+        if self.reasoning_of is None:
+            return
+        for block in message.content:
+            if isinstance(block, ThinkingContent) and (block.thinking or block.thinking_signature):
+                item = reasoning_item(block, self.reasoning_of, self.encrypt)
+                index = len(self._sent_output)
+                yield self._event(
+                    "response.output_item.added", {"output_index": index, "item": item}
+                )
+                self._sent_output.append(item)
+                yield self._event(
+                    "response.output_item.done", {"output_index": index, "item": item}
+                )
 
     def _finish_item(
         self, sent: dict[str, Any], plain: dict[str, Any]

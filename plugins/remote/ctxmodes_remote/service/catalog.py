@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from ctxmodes.providers import ModelInfo
+from ctxmodes_remote.service.reasoning import CODEX_EFFORTS, catalog_levels
 from ctxmodes_remote.service.storage import Account
 
 #: Codex's default output budget for tool results, sent back as the truncation policy.
@@ -41,8 +42,27 @@ FALLBACK = (
 )
 
 
+EFFORT_DESCRIPTIONS = {
+    "minimal": "Thinks as little as it can",
+    "low": "Quick answers, little thinking",
+    "medium": "Thinks as the task needs",
+    "high": "Thinks hard before answering",
+    "xhigh": "Thinks hardest, slowest",
+}
+
+
+def _default_effort(efforts: list[str]) -> str:
+    # Pi's default thinking level, else the nearest the model takes (higher first, as Pi
+    # clamps a level).
+    rank = CODEX_EFFORTS.index
+    higher = [effort for effort in efforts if rank(effort) >= rank("medium")]
+    return higher[0] if higher else efforts[-1]
+
+
 def catalog_entry(info: ModelInfo) -> dict[str, Any]:
     context_window = info.context_window or 272_000
+    # A model that does not think is offered no effort, and Codex then asks for none.
+    efforts = catalog_levels(info)
     return {
         "slug": info.id,
         "display_name": info.id,
@@ -51,11 +71,9 @@ def catalog_entry(info: ModelInfo) -> dict[str, Any]:
         "default_verbosity": "low",
         "truncation_policy": dict(TRUNCATION_POLICY),
         "supported_reasoning_levels": [
-            {"effort": "low", "description": "Faster answers"},
-            {"effort": "medium", "description": "Balanced"},
-            {"effort": "high", "description": "Deeper reasoning"},
+            {"effort": effort, "description": EFFORT_DESCRIPTIONS[effort]} for effort in efforts
         ],
-        "default_reasoning_level": "low",
+        **({"default_reasoning_level": _default_effort(efforts)} if efforts else {}),
         "shell_type": "shell_command",
         "visibility": "list",
         "supported_in_api": True,

@@ -14,6 +14,7 @@ import subprocess
 
 import pytest
 from support.images import solid_png
+from support.provider_cases import recorded_case, recorded_reply
 from support.serve_process import (
     ServeProcess,
     codex_binary,
@@ -23,7 +24,7 @@ from support.serve_process import (
     upstream_endpoint,
     write_codex_home,
 )
-from support.wire_server import ConversationServer
+from support.wire_server import ConversationServer, WireServer
 
 from ctxmodes_remote.service.crypto import load_or_create_keyring
 
@@ -208,6 +209,54 @@ def test_a_cycle_in_front_of_a_model_over_http_without_namespaces_with_the_real_
     last = json.loads(model.requests[-1]["body"])
     [read_back] = [m for m in last["messages"] if m["role"] == "tool"]
     assert DETAIL in json.dumps(read_back)
+
+
+def test_a_thinking_models_signed_thinking_goes_round_the_real_codex_cli_sealed(
+    tmp_path, tls, monkeypatch
+):
+    # A turn recorded from Anthropic's API: the model thinks (a signed thinking block), then
+    # calls a tool. Codex answers the call and asks again; Anthropic refuses that request,
+    # thinking on, unless the turn's thinking block comes back first and unaltered.
+    first, then = (
+        recorded_reply(recorded_case(name)[0])
+        for name in (
+            "anthropic_thinking_signature_tool_use",
+            "anthropic_thinking_replay_tool_result",
+        )
+    )
+    with WireServer([first, then]) as model:
+        config = tmp_path / "config"
+        upstream = upstream_endpoint(
+            config, "anthropic-messages", model.base_url, MODEL, reasoning=True
+        )
+        monkeypatch.setenv("CTXMODES_CONFIG_DIR", str(config))
+        _, home, *_ = run_codex(tmp_path, tls, upstream, "run the task")
+
+    asked, answered = (json.loads(request["body"]) for request in model.requests)
+    # Codex's effort (low in its configuration) reached the model as thinking.
+    assert asked["thinking"]["type"] == "enabled"
+    recorded = _thinking_of(first)
+    [turn] = [m for m in answered["messages"] if m["role"] == "assistant"]
+    assert turn["content"][0] == {"type": "thinking", **recorded}
+    assert turn["content"][1]["type"] == "tool_use"
+    # Codex kept the thinking only as the service sealed it.
+    text, lines = rollout_lines(home)
+    kept = [line["payload"] for line in lines if line["payload"].get("type") == "reasoning"]
+    assert kept
+    assert all(item["encrypted_content"] for item in kept)
+    assert recorded["thinking"][:40] not in text
+    assert recorded["signature"][:40] not in text
+
+
+def _thinking_of(reply) -> dict[str, str]:
+    """The thinking text and signature of a recorded Anthropic stream."""
+    thinking, signature = [], []
+    for line in b"".join(reply.chunks).decode().splitlines():
+        if line.startswith("data: "):
+            delta = json.loads(line.removeprefix("data: ")).get("delta", {})
+            thinking.append(delta.get("thinking", ""))
+            signature.append(delta.get("signature", ""))
+    return {"thinking": "".join(thinking), "signature": "".join(signature)}
 
 
 IMAGE_SCRIPT = {

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from support.provider_cases import recorded_case, recorded_reply
 from support.serve_process import ServeProcess, create_token, upstream_endpoint
 from support.service_rig import ServiceClient, turn_headers
 from support.wire_server import Reply, WireServer, json_error, text_stream, tool_call_stream
@@ -199,3 +200,103 @@ def test_a_model_that_refuses_the_key_fails_the_response_without_the_key_in_it_o
     assert "Incorrect API key provided" in message
     assert key not in reply.body.decode()
     assert key not in (tmp_path / "serve.log").read_text()
+
+
+#: Two turns recorded from the live APIs, a thinking model calling a tool and then answering
+#: with its result: (api, model, effort, first turn, next turn).
+THINKING_TURNS = [
+    pytest.param(
+        "anthropic-messages",
+        "claude-haiku-4-5-20251001",
+        "minimal",
+        "anthropic_thinking_signature_tool_use",
+        "anthropic_thinking_replay_tool_result",
+        id="anthropic",
+    ),
+    pytest.param(
+        "openai-responses",
+        "gpt-5.1",
+        "high",
+        "responses_reasoning_tool_call",
+        "responses_reasoning_replay",
+        id="openai",
+    ),
+]
+
+
+@pytest.mark.parametrize(("api", "model_id", "effort", "first", "then"), THINKING_TURNS)
+def test_the_models_thinking_goes_to_the_client_sealed_and_back_to_the_model_as_pi_sends_it(
+    tmp_path, tls, monkeypatch, api, model_id, effort, first, then
+):
+    # Anthropic refuses a tool-use turn, thinking on, without the turn's signed thinking
+    # block; OpenAI's reasoning models start over without their reasoning item.
+    (case, pi_first), (next_case, pi_then) = recorded_case(first), recorded_case(then)
+    [prompt] = case["context"]["messages"]
+    [tool] = case["context"]["tools"]
+    [result] = [m for m in next_case["context"]["messages"] if m["role"] == "toolResult"]
+    with WireServer([recorded_reply(case), recorded_reply(next_case)]) as model:
+        base = model.base_url + ("/v1" if api == "openai-responses" else "")
+        provider = {"baseUrl": base, "api": api, "apiKey": "sk-loop"}
+        models = [{"id": model_id, "reasoning": True}]
+        (tmp_path / "agent").mkdir()
+        (tmp_path / "agent" / "models.json").write_text(
+            json.dumps({"providers": {"gateway": {**provider, "models": models}}})
+        )
+        monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tmp_path / "agent"))
+        data = tmp_path / "data"
+        token = create_token(data, "alice")
+        service = ServeProcess(f"gateway/{model_id}", data, tls, tmp_path / "serve.log")
+        try:
+            client = ServiceClient(service.base, tls, token)
+            turn = {
+                "model": model_id,
+                "stream": True,
+                "input": [_user(prompt["content"])],
+                "tools": [{"type": "function", **tool}],
+                "reasoning": {"effort": effort},
+                "include": ["reasoning.encrypted_content"],
+            }
+            reply = client.post_json("/responses", turn, turn_headers("s1", "w1"))
+            assert reply.status == 200, reply.body
+            # Kept as Codex keeps them: each finished output item, in the order it came.
+            output = [
+                e["item"] for e in _events(reply.body) if e["type"] == "response.output_item.done"
+            ]
+            [call] = [item for item in output if item["type"] == "function_call"]
+            answer = {
+                "type": "function_call_output",
+                "call_id": call["call_id"],
+                "output": result["content"][0]["text"],
+            }
+            turn["input"] = [*turn["input"], *output, answer]
+            reply = client.post_json("/responses", turn, turn_headers("s1", "w1"))
+            assert reply.status == 200, reply.body
+        finally:
+            service.stop()
+
+    [reasoning] = [item for item in output if item["type"] == "reasoning"]
+    assert reasoning["summary"] == []
+    first_sent, then_sent = (json.loads(r["body"]) for r in model.requests)
+    [pi_first], [pi_then] = ([r["body"] for r in pi["requests"]] for pi in (pi_first, pi_then))
+    if api == "anthropic-messages":
+        # Codex's effort reaches the model as Pi sends that level.
+        assert first_sent["thinking"] == pi_first["thinking"]
+        thinking = pi_then["messages"][1]["content"][0]
+        assert thinking["type"] == "thinking"
+        secrets_of_the_model = [thinking["thinking"], thinking["signature"]]
+        # The model's own turn comes back exactly as Pi replays it from its session.
+        assert then_sent["messages"][1] == pi_then["messages"][1]
+        assert then_sent["thinking"] == pi_then["thinking"]
+    else:
+        assert first_sent["reasoning"] == pi_first["reasoning"]
+        replayed = [item for item in pi_then["input"] if item.get("type") == "reasoning"]
+        secrets_of_the_model = [replayed[0]["encrypted_content"]]
+        start = next(
+            i for i, item in enumerate(then_sent["input"]) if item.get("type") == "reasoning"
+        )
+        assert then_sent["input"][start:] == pi_then["input"][2:]
+        assert then_sent["reasoning"] == pi_then["reasoning"]
+    # The client carries the thinking only sealed, under the account's key.
+    for secret in secrets_of_the_model:
+        assert secret[:40] not in reasoning["encrypted_content"]
+        assert secret[:40] not in reply.body.decode()
