@@ -190,6 +190,9 @@ class Settings(BaseModel):
     providers: dict[str, ProviderSettings] = Field(default_factory=dict)
     #: The thinking level a new session starts with (Pi's ``defaultThinkingLevel``).
     thinking_level: ThinkingLevel = DEFAULT_THINKING_LEVEL
+    #: The level a new session of one model starts with, and switching to it takes, by
+    #: ``provider/model-id`` (Pi's ``modelThinkingLevels``).
+    model_thinking_levels: dict[str, ThinkingLevel] = Field(default_factory=dict)
     #: Queued steering messages reach the model one per turn, or all at once.
     steering_mode: Literal["one-at-a-time", "all"] = "one-at-a-time"
     #: The same for follow-up messages.

@@ -56,6 +56,8 @@ HONOURED: dict[str, tuple[str, JsonKind]] = {
     "quietStartup": ("terminal.quiet_startup", "boolean"),
     "images.blockImages": ("block_images", "boolean"),
 }
+#: Pi's per-model startup thinking levels, by ``provider/model-id``.
+_MODEL_LEVELS = "modelThinkingLevels"
 #: Pi's startup model: both keys together name it.
 _MODEL_KEYS = ("defaultProvider", "defaultModel")
 #: Pi's legacy spellings, by the key its ``migrateSettings`` moves them to, and whether a
@@ -113,11 +115,40 @@ def pi_layers(directory: Path, trusted: TrustCheck | None = None) -> list[Layer]
             if found is not None:
                 value, source = _as_pi_reads(key, *found)
                 layers.append((f"{path} ({source})", _nested(target, value)))
+        layers.extend(_model_thinking_levels(path, values.get(_MODEL_LEVELS)))
     layers = idle_timeouts + layers
     if len(model) == len(_MODEL_KEYS):
         (provider, _), (model_id, path) = model["defaultProvider"], model["defaultModel"]
         source = f"{path} (Pi's defaultProvider and defaultModel)"
         layers.insert(0, (source, {"model": f"{provider}/{model_id}"}))
+    return layers
+
+
+def _model_thinking_levels(path: Path, levels: Any) -> list[Layer]:
+    """One layer per model of Pi's ``modelThinkingLevels`` (a project's file overrides the
+    global one model by model, as Pi merges them); a level Pi does not know is ``off``, as
+    Pi clamps it.
+
+    :raises ConfigError: the value is not an object of strings."""
+    if levels is None:
+        return []
+    if not isinstance(levels, dict):
+        raise ConfigError(
+            f'{path}: {_MODEL_LEVELS}: expected an object of levels by "provider/model-id", '
+            f"got {_described(levels)}"
+        )
+    layers: list[Layer] = []
+    for model, level in levels.items():
+        if not isinstance(level, str):
+            raise ConfigError(
+                f"{path}: {_MODEL_LEVELS}: {json.dumps(model)}: expected a thinking level, "
+                f"got {_described(level)}"
+            )
+        source = f"{path} (Pi's {_MODEL_LEVELS})"
+        if level not in THINKING_LEVELS:
+            source = f"{path} (Pi's {_MODEL_LEVELS} {json.dumps(level)} is no thinking level: off)"
+            level = "off"
+        layers.append((source, {"model_thinking_levels": {model: level}}))
     return layers
 
 

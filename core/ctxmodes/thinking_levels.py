@@ -7,7 +7,7 @@ Internal to ctxmodes: not part of the API plugins and programs use (see :mod:`ct
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Literal, get_args
 
 ThinkingLevel = Literal["off", "minimal", "low", "medium", "high", "xhigh", "max"]
@@ -18,6 +18,16 @@ DEFAULT_THINKING_LEVEL: ThinkingLevel = "medium"
 #: What a reasoning model accepts when nothing says otherwise: every level but the two
 #: that only some models take (pi-ai's ``getSupportedThinkingLevels``).
 REASONING_LEVELS: tuple[ThinkingLevel, ...] = ("off", "minimal", "low", "medium", "high")
+
+
+def require_thinking_level(level: str) -> None:
+    """:raises CtxmodesError: ``level`` is not one of Pi's levels."""
+    if level not in THINKING_LEVELS:
+        from ctxmodes.errors import CtxmodesError
+
+        raise CtxmodesError(
+            f"unknown thinking level {level!r}; choose one of: {', '.join(THINKING_LEVELS)}"
+        )
 
 
 def clamp_thinking_level(level: str, supported: Sequence[str]) -> str:
@@ -33,3 +43,18 @@ def clamp_thinking_level(level: str, supported: Sequence[str]) -> str:
         if candidate in supported:
             return candidate
     return supported[0] if supported else "off"
+
+
+def split_level_suffix(spec: str, known: Callable[[str], bool]) -> tuple[str, str | None]:
+    """A model spec and the thinking level its ``:<level>`` suffix asks for, as Pi's
+    ``--model`` reads ``provider/id:high``: a spec ``known`` names is a model as it stands
+    (ids may hold colons: ``ollama/qwen3:8b``); otherwise a last ``:`` part that is a level
+    is split off when what is before it names a model (the outermost level wins). A suffix
+    that is no level is part of the spec, as Pi's strict reading of ``--model`` has it."""
+    if known(spec):
+        return spec, None
+    prefix, colon, suffix = spec.rpartition(":")
+    if not colon or suffix not in THINKING_LEVELS:
+        return spec, None
+    model, _ = split_level_suffix(prefix, known)
+    return (model, suffix) if known(model) else (spec, None)

@@ -330,3 +330,34 @@ def test_an_http_idle_timeout_pi_refuses_is_one_line(value, words, project, user
         _shown(project, user_dir)
     expected = 'expected milliseconds (0 or "disabled" for none), got '
     assert str(raised.value) == f"{path}: httpIdleTimeoutMs: {expected}{words}"
+
+
+def test_pis_per_model_thinking_levels_merge_model_by_model(project, user_dir, agent_dir):
+    _write(agent_dir, {"modelThinkingLevels": {"a/x": "high", "a/y.5": "low", "a/z": "loud"}})
+    _write(project / ".pi", {"modelThinkingLevels": {"a/y.5": "minimal"}})
+    loaded = load_settings(cwd=project, environ={"CTXMODES_CONFIG_DIR": str(user_dir)})
+    # A level Pi does not know is off, as Pi clamps it; a dot in a model id is no table.
+    assert loaded.settings.model_thinking_levels == {
+        "a/x": "high",
+        "a/y.5": "minimal",
+        "a/z": "off",
+    }
+    (user_dir / "config.toml").write_text('[model_thinking_levels]\n"a/x" = "xhigh"\n')
+    loaded = load_settings(cwd=project, environ={"CTXMODES_CONFIG_DIR": str(user_dir)})
+    assert loaded.settings.model_thinking_levels["a/x"] == "xhigh"  # ctxmodes' own wins
+
+
+@pytest.mark.parametrize(
+    ("value", "words"),
+    [
+        ("high", 'expected an object of levels by "provider/model-id", got a string ("high")'),
+        ({"a/x": 2}, '"a/x": expected a thinking level, got a number (2)'),
+    ],
+)
+def test_per_model_thinking_levels_of_the_wrong_type_are_one_line(
+    value, words, project, user_dir, agent_dir
+):
+    path = _write(agent_dir, {"modelThinkingLevels": value})
+    with pytest.raises(ConfigError) as raised:
+        _shown(project, user_dir)
+    assert str(raised.value) == f"{path}: modelThinkingLevels: {words}"

@@ -18,6 +18,7 @@ from ctxmodes.cli.options import (
     add_resource_options,
     add_session_choice,
     add_session_mode_options,
+    add_thinking_option,
     agent_settings,
     resource_loader,
     run_trust,
@@ -31,7 +32,13 @@ if TYPE_CHECKING:
 def register(subparsers: Any) -> None:
     parser = add_command_parser(subparsers, "chat")
     add_session_mode_options(parser)
-    parser.add_argument("--model", metavar="SPEC", help="the model, e.g. scripted:FILE")
+    parser.add_argument(
+        "--model",
+        metavar="SPEC",
+        help="the model, e.g. anthropic/claude-sonnet-4-5 (:LEVEL after it sets --thinking) "
+        "or scripted:FILE",
+    )
+    add_thinking_option(parser)
     add_session_choice(parser)
     parser.add_argument("--cwd", metavar="DIR", type=Path, help="working directory")
     add_resource_options(parser)
@@ -98,6 +105,7 @@ def _chat(
         session_file=session_file,
         continue_recent=args.continue_recent,
         mode=args.mode,
+        thinking_level=args.thinking,
         switch_mode=args.switch_mode,
         confirm_hint=CONFIRM_SWITCH,
         resources=resource_loader(args, trust),

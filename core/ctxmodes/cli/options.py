@@ -65,6 +65,20 @@ def add_session_mode_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_thinking_option(parser: argparse.ArgumentParser) -> None:
+    """``--thinking LEVEL``, as Pi's: the level of this run (see
+    :attr:`~ctxmodes.host.options.HostOptions.requested_thinking_level`)."""
+    from ctxmodes.thinking_levels import THINKING_LEVELS
+
+    parser.add_argument(
+        "--thinking",
+        metavar="LEVEL",
+        choices=THINKING_LEVELS,
+        help=f"thinking level of this run ({', '.join(THINKING_LEVELS)}), clamped to what "
+        "the model takes; a new session starts at it, an existing one runs at it",
+    )
+
+
 def mode_request(args: argparse.Namespace) -> ModeRequest | None:
     """The mode the command line asks for explicitly (``None``: the session's own, or the
     configured default for a new one)."""

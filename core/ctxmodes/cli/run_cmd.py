@@ -17,6 +17,7 @@ from ctxmodes.cli.options import (
     CONFIRM_SWITCH,
     add_resource_options,
     add_session_mode_options,
+    add_thinking_option,
     agent_settings,
     mode_request,
     require_model,
@@ -31,8 +32,10 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--model",
         metavar="SPEC",
-        help="the model, e.g. scripted:FILE (overrides configuration and CTXMODES_MODEL)",
+        help="the model, e.g. anthropic/claude-sonnet-4-5 (:LEVEL after it sets --thinking) "
+        "or scripted:FILE; overrides configuration and CTXMODES_MODEL",
     )
+    add_thinking_option(parser)
     # Also given before the command (``ctxmodes -c run``, as ``pi -c -p``): without a value
     # here, the one given there is kept (see _session_choice).
     where = parser.add_mutually_exclusive_group()
@@ -74,6 +77,7 @@ def run(args: argparse.Namespace) -> int:
     from ctxmodes.errors import CtxmodesError
     from ctxmodes.host.failures import FailureWatch
     from ctxmodes.host.interrupt import interrupt_aborts
+    from ctxmodes.host.options import HostOptions
     from ctxmodes.host.runtime import AgentHost
     from ctxmodes.host.trace import RequestTrace
     from ctxmodes.host.transcript import TranscriptPrinter
@@ -101,6 +105,7 @@ def run(args: argparse.Namespace) -> int:
         host = AgentHost.from_settings(
             settings,
             ui=ui,
+            options=HostOptions.of_settings(settings, thinking_level=args.thinking),
             mode_request=mode_request(args),
             confirm_hint=CONFIRM_SWITCH,
             resources=resource_loader(args, trust),

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -30,6 +30,13 @@ class HostOptions:
     :ivar retry: when a turn that failed on a transient error is retried (Pi's ``retry``).
     :ivar thinking_level: recorded for new sessions (``thinking_level_change``), clamped to
         what the model takes, as Pi records it (Pi's default, ``medium``, unless set).
+    :ivar model_thinking_levels: the level a new session of a model starts at, by
+        ``provider/model-id``, over ``thinking_level`` (Pi's ``modelThinkingLevels``); also
+        the level taken on switching to that model.
+    :ivar requested_thinking_level: the level asked for this run (Pi's ``--thinking``, or
+        the ``:<level>`` of ``--model``): a new session starts at it, over the two above;
+        an existing one runs at it, recording it only where its branch holds no level yet,
+        as Pi does.
     :ivar block_images: send the model a short text in place of each image (Pi's
         ``images.blockImages``); the session keeps the images.
     :ivar steering_mode: deliver queued steering messages one per turn, or all at once.
@@ -47,6 +54,8 @@ class HostOptions:
     branch_summary: BranchSummarySettings = field(default_factory=BranchSummarySettings)
     retry: RetrySettings = field(default_factory=RetrySettings)
     thinking_level: str = DEFAULT_THINKING_LEVEL
+    model_thinking_levels: Mapping[str, str] = field(default_factory=dict)
+    requested_thinking_level: str | None = None
     block_images: bool = False
     steering_mode: DrainMode = "one-at-a-time"
     follow_up_mode: DrainMode = "one-at-a-time"
@@ -55,15 +64,17 @@ class HostOptions:
     raise_hook_errors: bool = False
 
     @classmethod
-    def of_settings(cls, settings: Settings) -> HostOptions:
+    def of_settings(cls, settings: Settings, *, thinking_level: str | None = None) -> HostOptions:
         """The options the configuration sets (compaction, branch summaries, retries, the
-        thinking level of new sessions, message delivery and images); the rest their
-        defaults."""
+        thinking levels of new sessions, message delivery and images), with the level
+        ``thinking_level`` asks for this run; the rest their defaults."""
         return cls(
+            requested_thinking_level=thinking_level,
             compaction=settings.compaction,
             branch_summary=settings.branch_summary,
             retry=settings.retry,
             thinking_level=settings.thinking_level,
+            model_thinking_levels=dict(settings.model_thinking_levels),
             steering_mode=settings.steering_mode,
             follow_up_mode=settings.follow_up_mode,
             block_images=settings.block_images,

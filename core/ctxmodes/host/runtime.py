@@ -67,15 +67,18 @@ NOT_SAVED_MESSAGE = (
 
 def _configured_provider(
     pm: pluggy.PluginManager, settings: Settings, session_model: str | None
-) -> Provider | None:
+) -> tuple[Provider | None, str | None]:
     """The provider of ``session_model`` when the catalog has it and it has credentials,
-    else of the settings' model (``None``: neither names one)."""
+    else of the settings' model (``None``: neither names one); and the thinking level the
+    model's spec asks for (``provider/id:high``)."""
     request_settings = settings.retry.provider
     if session_model is not None:
         provider = _usable_provider(pm, session_model, request_settings)
         if provider is not None:
-            return provider
-    return _resolved(pm, settings.model, request_settings) if settings.model else None
+            return provider, None
+    if not settings.model:
+        return None, None
+    return _resolved(pm, settings.model, request_settings)
 
 
 def _usable_provider(
@@ -84,25 +87,27 @@ def _usable_provider(
     """The provider of the model ``spec`` names when it can be used here (the catalog has
     it, its provider has credentials); ``None`` otherwise."""
     try:
-        return _resolved(pm, spec, request_settings)
+        return _resolved(pm, spec, request_settings)[0]
     except CtxmodesError:
         return None
 
 
 def _resolved(
     pm: pluggy.PluginManager, spec: str, request_settings: ProviderRetrySettings
-) -> Provider:
-    """The provider of the model ``spec`` names, with the configured request settings.
+) -> tuple[Provider, str | None]:
+    """The provider of the model ``spec`` names, with the configured request settings, and
+    the thinking level its ``:<level>`` suffix asks for.
 
     :raises CtxmodesError: the model is unknown or its provider has no credentials.
     """
     from ctxmodes.providers.registry import registry_from_plugin_manager
 
-    provider = registry_from_plugin_manager(pm).resolve(spec)
+    registry = registry_from_plugin_manager(pm)
+    provider = registry.resolve(spec)
     configure = getattr(provider, "use_request_settings", None)
     if callable(configure):
         configure(request_settings)
-    return provider
+    return provider, registry.thinking_suffix(spec)[1]
 
 
 class AgentHost:
@@ -186,14 +191,18 @@ class AgentHost:
             the catalog has it and its provider has credentials.
         """
         pm = make_configured_plugin_manager(settings, plugins=plugins)
+        if options is None:
+            options = HostOptions.of_settings(settings)
         if provider is None:
-            provider = _configured_provider(pm, settings, session_model)
+            provider, level = _configured_provider(pm, settings, session_model)
+            if options.requested_thinking_level is None and level is not None:
+                options = dataclasses.replace(options, requested_thinking_level=level)
         return cls(
             pm=pm,
             provider=provider,
             ui=ui,
             mode=settings.mode,
-            options=options if options is not None else HostOptions.of_settings(settings),
+            options=options,
             durability=Durability(settings.durability),
             mode_settings=settings.modes,
             mode_request=mode_request,

@@ -348,19 +348,26 @@ class AgentSession:
         return self._core.hook(call, *args, **kwargs)
 
     def _record_startup_entries(self) -> None:
-        # As Pi: a new session records its model and thinking level (clamped to what the
-        # model takes, off without a model); an existing one whose branch never recorded a
-        # thinking level gets one.
-        manager = self._core.manager
-        model = self._core.model
-        level = self._clamped(self._core.options.thinking_level)
+        # As Pi: a new session records its model and thinking level (the run's, else its
+        # model's, else the default; clamped to what the model takes, off without a model);
+        # an existing one whose branch never recorded a level gets one (the run's, else the
+        # default), and one that did runs at the run's level without recording it.
+        core = self._core
+        manager = core.manager
+        model = core.model
+        options = core.options
+        requested = options.requested_thinking_level
         if manager.entry_count() == 0:
+            per_model = model and options.model_thinking_levels.get(f"{model.provider}/{model.id}")
+            level = self._clamped(requested or per_model or options.thinking_level)
             if model is not None:
                 manager.append_model_change(model.provider, model.id)
             manager.append_thinking_level_change(level)
         elif "thinking_level_change" not in manager.get_branch_types():
             # The type index answers without decoding the branch (which may be very long).
-            manager.append_thinking_level_change(level)
+            manager.append_thinking_level_change(self._clamped(requested or options.thinking_level))
+        elif requested is not None:
+            core.thinking_level = self._clamped(requested)
 
     def shutdown(self, reason: SessionShutdownReason) -> None:
         """Abort and wait for the current run, run ``ctx_session_shutdown``, and make this
@@ -709,17 +716,21 @@ class AgentSession:
 
     def set_provider(self, provider: Provider) -> None:
         """Send the next requests to ``provider`` and record the change (a ``model_change``
-        entry, as Pi's ``/model``, then a ``thinking_level_change`` when the new model does
-        not take the current level); tools and the system prompt are collected again, since
-        plugins shape them by the model's capabilities.
+        entry, as Pi's ``/model``, then a ``thinking_level_change`` when the level changes:
+        to the new model's own startup level where it has one, else to the nearest level it
+        takes); tools and the system prompt are collected again, since plugins shape them
+        by the model's capabilities.
 
         :raises SessionBusyError: a run, compaction or navigation is in progress.
         """
         with self._idle("change the model") as core:
             core.provider = provider
-            core.manager.append_model_change(provider.info.provider, provider.info.id)
-            # As Pi: the level carries over as the new model takes it.
-            level = self._clamped(core.thinking_level)
+            info = provider.info
+            core.manager.append_model_change(info.provider, info.id)
+            # As Pi: the new model's own startup level if it has one, else the level carries
+            # over; either as the new model takes it.
+            per_model = core.options.model_thinking_levels.get(f"{info.provider}/{info.id}")
+            level = self._clamped(per_model or core.thinking_level)
             if level != core.thinking_level:
                 core.manager.append_thinking_level_change(level)
             self.refresh_registrations()
@@ -733,12 +744,9 @@ class AgentSession:
         :raises CtxmodesError: ``level`` is not one of Pi's levels.
         :raises SessionBusyError: a run, compaction or navigation is in progress.
         """
-        from ctxmodes.thinking_levels import THINKING_LEVELS
+        from ctxmodes.thinking_levels import require_thinking_level
 
-        if level not in THINKING_LEVELS:
-            raise CtxmodesError(
-                f"unknown thinking level {level!r}; choose one of: {', '.join(THINKING_LEVELS)}"
-            )
+        require_thinking_level(level)
         with self._idle("change the thinking level") as core:
             core.options = dataclasses.replace(core.options, thinking_level=level)
             # As Pi: the level the model takes, recorded only when it changes.

@@ -186,6 +186,9 @@ class ModelCatalog:
     def providers(self) -> list[str]:
         return sorted({model.provider for model in self._models.values()})
 
+    def __contains__(self, ref: object) -> bool:
+        return ref in self._models
+
     def get(self, ref: str) -> ModelSpec:
         """The model ``provider/id`` names.
 

@@ -102,7 +102,8 @@ class ProviderRegistry:
             raise TypeError(f"cannot register {registration!r} as a model or provider scheme")
 
     def resolve(self, spec: str) -> Provider:
-        """Build the provider a spec names.
+        """Build the provider a spec names (a catalog model's may end in a thinking level,
+        see :meth:`thinking_suffix`).
 
         :raises ProviderSpecError: malformed, or an unknown scheme or model (with close
             matches).
@@ -111,6 +112,7 @@ class ProviderRegistry:
         scheme, separator, argument = spec.partition(":")
         if separator and scheme in self._factories:
             return self._factories[scheme](argument)
+        spec, _ = self.thinking_suffix(spec)
         if "/" in spec:
             try:
                 model = self.models.get(spec)
@@ -129,6 +131,17 @@ class ProviderRegistry:
             f"invalid model {spec!r}: expected <provider>/<model-id> or <scheme>:ARGUMENT "
             f"(schemes: {schemes}; `ctxmodes models` lists the models)"
         )
+
+    def thinking_suffix(self, spec: str) -> tuple[str, str | None]:
+        """``spec`` without the ``:<level>`` suffix a catalog model's spec may end in, and
+        that level (``anthropic/claude-sonnet-4-5:high``, as Pi's ``--model`` takes it); a
+        scheme's spec is whole (its argument may hold colons), and so is every other."""
+        from ctxmodes.thinking_levels import split_level_suffix
+
+        scheme, separator, _ = spec.partition(":")
+        if separator and scheme in self._factories:
+            return spec, None
+        return split_level_suffix(spec, self.models.__contains__)
 
     def _build(self, model: ModelSpec) -> Provider:
         if self._model_factory is not None:

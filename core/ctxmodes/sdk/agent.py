@@ -15,6 +15,7 @@ thread that produced them (the worker, during a run); they must return quickly.
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -372,6 +373,7 @@ def open_agent(
     mode: str | None = None,
     model: str | None = None,
     provider: Provider | None = None,
+    thinking_level: str | None = None,
     session_file: Path | str | None = None,
     continue_recent: bool = False,
     session_dir: Path | str | None = None,
@@ -394,6 +396,10 @@ def open_agent(
     :param model: a model spec such as ``scripted:FILE`` (or give ``provider``). Without
         one, an existing session runs on the model it last used when the catalog has it and
         it has credentials here (as Pi restores it), else on the configured model.
+    :param thinking_level: the thinking level to run at, as Pi's ``--thinking`` (one of
+        ``off`` … ``max``, clamped to what the model takes): a new session starts at it, an
+        existing one runs at it; otherwise a new session starts at the level
+        ``model``'s ``:<level>`` suffix, the model's own setting or the default level sets.
     :param session_file: a session file to continue (created when missing); otherwise a new
         session in Pi's directory for ``cwd`` (or ``session_dir``), or the most recent one
         with ``continue_recent``.
@@ -407,7 +413,8 @@ def open_agent(
     :param listeners: subscribed (as :meth:`Agent.subscribe`) before the session starts, so
         that they also get what happens while it opens: the session's start and the notices
         of its start-up (a confirmed mode switch, a plugin's warning or error).
-    :raises CtxmodesError: unknown mode, bad model spec, unreadable session file.
+    :raises CtxmodesError: unknown mode or thinking level, bad model spec, unreadable
+        session file.
     """
     from ctxmodes.config import load_settings
     from ctxmodes.resources import default_loader
@@ -423,6 +430,13 @@ def open_agent(
         settings = load_settings(cwd=where, cli={"model": model}, trust=trusted).settings
     elif model is not None:
         settings = settings.model_copy(update={"model": model})
+    if thinking_level is not None:
+        from ctxmodes.host.options import HostOptions
+        from ctxmodes.thinking_levels import require_thinking_level
+
+        require_thinking_level(thinking_level)
+        base = options if options is not None else HostOptions.of_settings(settings)
+        options = dataclasses.replace(base, requested_thinking_level=thinking_level)
     durability = Durability(settings.durability)
     directory = Path(session_dir) if session_dir is not None else None
     if session_file is not None:

@@ -1,6 +1,8 @@
-"""The thinking level a session records, as Pi records it: a new session starts at the
-configured level (Pi's ``medium`` when none is), clamped to what its model takes; ``/thinking``
-and a model switch record a change only when the level the model takes changes."""
+"""The thinking level a session records, as Pi records it: a new session starts at the run's
+level (``--thinking``, or ``provider/id:level``), else its model's own (Pi's
+``modelThinkingLevels``), else the configured one (Pi's ``medium`` when none is), clamped to
+what its model takes; ``/thinking`` and a model switch record a change only when the level
+the model takes changes."""
 
 from __future__ import annotations
 
@@ -8,7 +10,9 @@ import pytest
 
 from ctxmodes.host.options import HostOptions
 from ctxmodes.providers import Script, ScriptedProvider
-from ctxmodes.thinking_levels import REASONING_LEVELS, clamp_thinking_level
+from ctxmodes.session import UserMessage
+from ctxmodes.session.manager import SessionManager
+from ctxmodes.thinking_levels import REASONING_LEVELS, clamp_thinking_level, split_level_suffix
 
 
 def recorded_levels(rig) -> list[str]:
@@ -65,3 +69,81 @@ def test_the_clamp_is_pis():
     assert clamp_thinking_level("max", REASONING_LEVELS) == "high"
     assert clamp_thinking_level("medium", ("off",)) == "off"
     assert clamp_thinking_level("enormous", REASONING_LEVELS) == "off"
+
+
+#: The scripted model's ``provider/model-id``.
+SCRIPTED = "scripted/scripted"
+
+
+@pytest.mark.parametrize(
+    ("requested", "per_model", "recorded"),
+    [
+        (None, "low", "low"),  # the model's own startup level over the default (high)
+        ("minimal", "low", "minimal"),  # the run's level over both
+        ("max", None, "high"),  # clamped as any level is
+        (None, None, "high"),
+    ],
+)
+def test_a_new_session_starts_at_the_runs_level_else_its_models_else_the_default(
+    make_rig, requested, per_model, recorded
+):
+    options = HostOptions(
+        thinking_level="high",
+        model_thinking_levels={SCRIPTED: per_model} if per_model else {},
+        requested_thinking_level=requested,
+    )
+    rig = make_rig([{"text": "answer"}], reasoning=True, options=options)
+    rig.prompt("go")
+    assert recorded_levels(rig) == [recorded]
+    [request] = rig.requests()
+    assert request.reasoning == recorded
+
+
+def test_an_existing_session_runs_at_the_runs_level_and_records_it_only_where_none_is(
+    make_rig, tmp_path
+):
+    # As Pi with --thinking: a branch that holds a level keeps it in the file (the next
+    # run without the flag is back at it); one that holds none records the run's.
+    manager = SessionManager.create(tmp_path / "project", tmp_path / "sessions")
+    manager.append_thinking_level_change("low")
+    options = HostOptions(requested_thinking_level="minimal")
+    rig = make_rig([{"text": "one"}], reasoning=True, options=options, manager=manager)
+    rig.prompt("go")
+    [request] = rig.requests()
+    assert request.reasoning == "minimal"
+    assert recorded_levels(rig) == ["low"]
+    assert rig.session.thinking_level == "minimal"
+
+    bare = SessionManager.create(tmp_path / "project", tmp_path / "other")
+    bare.append_message(UserMessage(content="earlier", timestamp=1))
+    rig = make_rig([{"text": "two"}], reasoning=True, options=options, manager=bare)
+    assert recorded_levels(rig) == ["minimal"]
+
+
+def test_switching_to_a_model_with_its_own_level_takes_that_level(make_rig):
+    thinker = ScriptedProvider(
+        Script.model_validate({"model": "thinker", "responses": [], "reasoning": True})
+    )
+    options = HostOptions(thinking_level="high", model_thinking_levels={"scripted/thinker": "low"})
+    rig = make_rig(reasoning=True, options=options)
+    rig.session.set_provider(thinker)
+    assert recorded_levels(rig) == ["high", "low"]
+    assert rig.session.thinking_level == "low"
+
+
+@pytest.mark.parametrize(
+    ("spec", "split"),
+    [
+        ("gw/m", ("gw/m", None)),
+        ("gw/m:high", ("gw/m", "high")),
+        ("gw/m:off", ("gw/m", "off")),
+        ("gw/qwen3:8b", ("gw/qwen3:8b", None)),  # an id with a colon is a model first
+        ("gw/qwen3:8b:low", ("gw/qwen3:8b", "low")),
+        ("gw/m:low:high", ("gw/m", "high")),  # the outermost level wins, as in Pi
+        ("gw/m:loud", ("gw/m:loud", None)),  # no level: part of the spec, unknown
+        ("gw/n:high", ("gw/n:high", None)),  # no such model before the level
+    ],
+)
+def test_a_model_spec_may_end_in_a_thinking_level_as_pis_model_flag_reads_it(spec, split):
+    known = {"gw/m", "gw/qwen3:8b"}
+    assert split_level_suffix(spec, known.__contains__) == split

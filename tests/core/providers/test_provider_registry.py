@@ -50,6 +50,17 @@ def test_pi_model_specs_resolve_to_the_model_and_its_capabilities(monkeypatch, t
     assert codex.info.capabilities.encrypted_tool_arguments
 
 
+def test_a_model_spec_ending_in_a_thinking_level_names_the_model_and_the_level(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    registry = default_registry()
+    assert registry.thinking_suffix("openai/gpt-5.1:high") == ("openai/gpt-5.1", "high")
+    assert registry.resolve("openai/gpt-5.1:high").info.id == "gpt-5.1"
+    # A scheme's argument is whole: a file name may end in a level's name.
+    assert registry.thinking_suffix("scripted:run.json:high") == ("scripted:run.json:high", None)
+    with pytest.raises(ProviderSpecError, match=r"unknown model 'openai/gpt-5\.1:loud'"):
+        registry.resolve("openai/gpt-5.1:loud")
+
+
 def test_an_unknown_model_lists_close_matches_on_one_line():
     with pytest.raises(ProviderSpecError) as caught:
         resolve("openai/gpt-5.11")
