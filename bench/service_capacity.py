@@ -14,6 +14,10 @@ and 32 concurrent sessions:
   cost, not the service's) answering ``notes.write_file``, ``notes.read_file`` and
   ``notes.search_contents`` with encrypted arguments, as Codex sends them, each session in a
   session of its own; ``--ops`` calls of each kind per concurrency level;
+* every request, to the service and to the echo handler, is made before the clock starts
+  (its JSON, and the service's sealed values, which Codex replays rather than makes): the
+  load generator shares the cores with what it measures, and spends as little on a call to
+  either;
 * on Postgres each service process has ``--connections`` database connections (default
   32, one per session at the highest concurrency), and the same is measured with several
   ``ctxmodes serve`` processes on the one database
@@ -67,6 +71,7 @@ from ctxmodes_remote.service.crypto import KeyRing, load_or_create_keyring
 
 CONCURRENCY = (1, 8, 32)
 ENCRYPTED = {"x-openai-encrypted-tool-arguments": "true"}
+_JSON = {"Content-Type": "application/json"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,12 +92,50 @@ def percentile(values: list[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
 
 
+@dataclass(frozen=True, slots=True)
+class Post:
+    """One request, made before the clock starts: the load generator shares the cores with
+    the server it measures, so it spends no more a call on the service (sealing, JSON) than
+    on the echo handler."""
+
+    url: str
+    body: bytes
+    headers: dict[str, str]
+
+
+def prepared(
+    clients: int, total: int, make: Callable[[int, int], Post]
+) -> Callable[[aiohttp.ClientSession, int, int], Awaitable[None]]:
+    """A call for :func:`_drive` that sends ``make(client, step)``, made beforehand for every
+    client and step (``-1``: the untimed first call)."""
+    posts = {
+        (number, step): make(number, step)
+        for number in range(clients)
+        for step in range(-1, _per_client(clients, total))
+    }
+
+    async def call(http: aiohttp.ClientSession, number: int, step: int) -> None:
+        await send(http, posts[number, step])
+
+    return call
+
+
+async def send(http: aiohttp.ClientSession, post: Post) -> None:
+    async with http.post(post.url, data=post.body, headers=post.headers) as reply:
+        await reply.read()
+        assert reply.status == 200, reply.status
+
+
+def _per_client(clients: int, total: int) -> int:
+    return max(1, total // clients)
+
+
 async def _drive(
     clients: int, total: int, call: Callable[[aiohttp.ClientSession, int, int], Awaitable[None]]
 ) -> Rate:
     """``total`` calls spread over ``clients`` concurrent clients, each one after another."""
     latencies: list[float] = []
-    per_client = max(1, total // clients)
+    per_client = _per_client(clients, total)
 
     async def client(http: aiohttp.ClientSession, number: int) -> None:
         for step in range(per_client):
@@ -195,11 +238,10 @@ def echo_rate(clients: int, total: int) -> Rate:
         assert server.stdout is not None
         url = f"http://127.0.0.1:{int(server.stdout.readline())}/echo"
 
-        async def call(http: aiohttp.ClientSession, number: int, step: int) -> None:
-            async with http.post(url, json={"client": number, "step": step}) as reply:
-                await reply.read()
-                assert reply.status == 200
+        def echo(number: int, step: int) -> Post:
+            return Post(url, json.dumps({"client": number, "step": step}).encode(), _JSON)
 
+        call = prepared(clients, total, echo)
         return measured([server.pid], partial(asyncio.run, _drive(clients, total, call)))
     finally:
         server.terminate()
@@ -282,6 +324,28 @@ class Caller:
     def seal(self, text: str) -> str:
         return self.keyring.encrypt(self.account_id, text.encode())
 
+    def post(
+        self,
+        session_id: str,
+        operation: str,
+        body: dict[str, object],
+        *,
+        family: str = "notes",
+        encrypted: bool = False,
+    ) -> Post:
+        """``<family>.<operation>`` as Codex sends it, ready to send (see :class:`Post`)."""
+        headers = {
+            **_JSON,
+            "Authorization": f"Bearer {self.token}",
+            **(ENCRYPTED if encrypted else {}),
+        }
+        context = {"session_id": session_id, "current_agent_name": "/root"}
+        return Post(
+            f"{self.base}/alpha/{family}/v2/{operation}",
+            json.dumps({**body, "context": context}).encode(),
+            headers,
+        )
+
     async def notes(
         self,
         http: aiohttp.ClientSession,
@@ -291,32 +355,14 @@ class Caller:
         *,
         encrypted: bool = False,
     ) -> None:
-        await self._alpha(http, "notes", session_id, operation, body, encrypted)
+        await send(http, self.post(session_id, operation, body, encrypted=encrypted))
 
     async def history(
         self, http: aiohttp.ClientSession, session_id: str, operation: str, body: dict[str, object]
     ) -> None:
         """``history.<operation>``, its ``query`` (if any) sealed as Codex sends it."""
-        await self._alpha(http, "history", session_id, operation, body, True)
-
-    async def _alpha(
-        self,
-        http: aiohttp.ClientSession,
-        family: str,
-        session_id: str,
-        operation: str,
-        body: dict[str, object],
-        encrypted: bool,
-    ) -> None:
-        headers = {"Authorization": f"Bearer {self.token}", **(ENCRYPTED if encrypted else {})}
-        context = {"session_id": session_id, "current_agent_name": "/root"}
-        async with http.post(
-            f"{self.base}/alpha/{family}/v2/{operation}",
-            json={**body, "context": context},
-            headers=headers,
-        ) as reply:
-            await reply.read()
-            assert reply.status == 200, reply.status
+        post = self.post(session_id, operation, body, family="history", encrypted=True)
+        await send(http, post)
 
 
 class Service:
@@ -440,21 +486,21 @@ def ctxmodes_rates(
     def caller(number: int) -> Caller:
         return callers[number % len(callers)]
 
-    async def write(http: aiohttp.ClientSession, number: int, step: int) -> None:
+    def write(number: int, step: int) -> Post:
         text = caller(number).seal(f"note {step} of session {number}: some text to find later")
         body = {"path": f"n{step % 10}.md", "text": text}
-        await caller(number).notes(http, session(number), "write_file", body, encrypted=True)
+        return caller(number).post(session(number), "write_file", body, encrypted=True)
 
-    async def read(http: aiohttp.ClientSession, number: int, step: int) -> None:
-        body = {"path": f"n{step % 10}.md"}
-        await caller(number).notes(http, session(number), "read_file", body)
+    def read(number: int, step: int) -> Post:
+        return caller(number).post(session(number), "read_file", {"path": f"n{step % 10}.md"})
 
-    async def search(http: aiohttp.ClientSession, number: int, step: int) -> None:
+    def search(number: int, step: int) -> Post:
         body = {"query": caller(number).seal("text to find")}
-        await caller(number).notes(http, session(number), "search_contents", body, encrypted=True)
+        return caller(number).post(session(number), "search_contents", body, encrypted=True)
 
-    def rate(operation: Callable[[aiohttp.ClientSession, int, int], Awaitable[None]]) -> Rate:
-        return measured(pids, partial(asyncio.run, _drive(clients, total, operation)), database)
+    def rate(make: Callable[[int, int], Post]) -> Rate:
+        call = prepared(clients, total, make)
+        return measured(pids, partial(asyncio.run, _drive(clients, total, call)), database)
 
     return {"write": rate(write), "read": rate(read), "search": rate(search)}
 
