@@ -33,6 +33,9 @@ class HostOptions:
     :ivar model_thinking_levels: the level a new session of a model starts at, by
         ``provider/model-id``, over ``thinking_level`` (Pi's ``modelThinkingLevels``); also
         the level taken on switching to that model.
+    :ivar switch_thinking_level: the level taken on switching to a model without a level
+        of its own: Pi's ``defaultThinkingLevel`` when it is set (``None``: the current
+        level carries over).
     :ivar requested_thinking_level: the level asked for this run (Pi's ``--thinking``, or
         the ``:<level>`` of ``--model``): a new session starts at it, over the two above;
         an existing one runs at it, recording it only where its branch holds no level yet,
@@ -55,6 +58,7 @@ class HostOptions:
     retry: RetrySettings = field(default_factory=RetrySettings)
     thinking_level: str = DEFAULT_THINKING_LEVEL
     model_thinking_levels: Mapping[str, str] = field(default_factory=dict)
+    switch_thinking_level: str | None = None
     requested_thinking_level: str | None = None
     block_images: bool = False
     steering_mode: DrainMode = "one-at-a-time"
@@ -75,6 +79,10 @@ class HostOptions:
             retry=settings.retry,
             thinking_level=settings.thinking_level,
             model_thinking_levels=dict(settings.model_thinking_levels),
+            # A configured level, not the default standing in for none (Pi's is undefined).
+            switch_thinking_level=(
+                settings.thinking_level if "thinking_level" in settings.model_fields_set else None
+            ),
             steering_mode=settings.steering_mode,
             follow_up_mode=settings.follow_up_mode,
             block_images=settings.block_images,

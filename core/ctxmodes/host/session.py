@@ -717,9 +717,10 @@ class AgentSession:
     def set_provider(self, provider: Provider) -> None:
         """Send the next requests to ``provider`` and record the change (a ``model_change``
         entry, as Pi's ``/model``, then a ``thinking_level_change`` when the level changes:
-        to the new model's own startup level where it has one, else to the nearest level it
-        takes); tools and the system prompt are collected again, since plugins shape them
-        by the model's capabilities.
+        to the new model's own startup level where it has one, else to the configured
+        default level where one is set, else to the nearest level it takes); tools and the
+        system prompt are collected again, since plugins shape them by the model's
+        capabilities.
 
         :raises SessionBusyError: a run, compaction or navigation is in progress.
         """
@@ -727,10 +728,11 @@ class AgentSession:
             core.provider = provider
             info = provider.info
             core.manager.append_model_change(info.provider, info.id)
-            # As Pi: the new model's own startup level if it has one, else the level carries
-            # over; either as the new model takes it.
-            per_model = core.options.model_thinking_levels.get(f"{info.provider}/{info.id}")
-            level = self._clamped(per_model or core.thinking_level)
+            # As Pi: the new model's own startup level if it has one, else the configured
+            # default, else the current level; as the new model takes it.
+            options = core.options
+            per_model = options.model_thinking_levels.get(f"{info.provider}/{info.id}")
+            level = self._clamped(per_model or options.switch_thinking_level or core.thinking_level)
             if level != core.thinking_level:
                 core.manager.append_thinking_level_change(level)
             self.refresh_registrations()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 
+from ctxmodes.config import load_settings
 from ctxmodes.host.options import HostOptions
 from ctxmodes.providers import Script, ScriptedProvider
 from ctxmodes.session import UserMessage
@@ -147,3 +148,23 @@ def test_switching_to_a_model_with_its_own_level_takes_that_level(make_rig):
 def test_a_model_spec_may_end_in_a_thinking_level_as_pis_model_flag_reads_it(spec, split):
     known = {"gw/m", "gw/qwen3:8b"}
     assert split_level_suffix(spec, known.__contains__) == split
+
+
+def test_switching_to_a_model_without_its_own_level_takes_the_configured_default(
+    make_rig, tmp_path
+):
+    # As Pi: a defaultThinkingLevel that is set wins over the level the session is at; a
+    # default that stands in for none does not.
+    configured = tmp_path / "config"
+    configured.mkdir()
+    (configured / "config.toml").write_text('thinking_level = "low"\n')
+    settings = load_settings(environ={"CTXMODES_CONFIG_DIR": str(configured)}).settings
+    unset = load_settings(environ={"CTXMODES_CONFIG_DIR": str(tmp_path / "none")}).settings
+    for loaded, after in ((settings, "low"), (unset, "high")):
+        rig = make_rig(reasoning=True, options=HostOptions.of_settings(loaded))
+        rig.session.set_thinking_level("high")
+        thinker = ScriptedProvider(
+            Script.model_validate({"model": "thinker", "responses": [], "reasoning": True})
+        )
+        rig.session.set_provider(thinker)
+        assert rig.session.thinking_level == after
