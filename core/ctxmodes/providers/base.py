@@ -27,6 +27,7 @@ from ctxmodes.session.models import (
     AssistantMessage,
     ImageContent,
     TextContent,
+    ThinkingContent,
     ToolCall,
     ToolResultMessage,
     Usage,
@@ -245,6 +246,17 @@ class ThinkingDelta:
 
 
 @dataclass(frozen=True, slots=True)
+class ThinkingComplete:
+    """A thinking block that is complete: its text and, for a model that signs its thinking,
+    the signature, which comes last. It ends the block's ``ThinkingDelta`` events; a host
+    that only shows thinking as it streams may ignore it."""
+
+    content_index: int
+    block: ThinkingContent
+    type: Literal["thinking_end"] = "thinking_end"
+
+
+@dataclass(frozen=True, slots=True)
 class ToolCallComplete:
     """A tool call whose arguments are complete (providers stream them; hosts need whole)."""
 
@@ -302,6 +314,7 @@ class TransportRetry:
 StreamEvent = (
     TextDelta
     | ThinkingDelta
+    | ThinkingComplete
     | ToolCallComplete
     | UsageUpdate
     | TransportRetry

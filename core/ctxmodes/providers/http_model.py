@@ -31,6 +31,7 @@ from ctxmodes.providers.base import (
     StreamError,
     StreamEvent,
     TextDelta,
+    ThinkingComplete,
     ThinkingDelta,
     ToolCallComplete,
     ToolSchema,
@@ -51,7 +52,7 @@ from ctxmodes.providers.wire import (
     WireError,
     WireEvent,
 )
-from ctxmodes.session.models import AssistantMessage, ToolCall, to_json
+from ctxmodes.session.models import AssistantMessage, ThinkingContent, ToolCall, to_json
 
 #: The key for each request, or everything a request authenticates with (a key, headers
 #: such as Anthropic's bearer token, the credential's own settings); ``None``: none.
@@ -228,6 +229,9 @@ class HttpModelProvider(Provider):
                 on_event(TextDelta(event.content_index or 0, event.delta))
             elif event.type == "thinking_delta" and event.delta is not None:
                 on_event(ThinkingDelta(event.content_index or 0, event.delta))
+            elif event.type == "thinking_end" and event.thinking is not None:
+                block = ThinkingContent.model_validate(event.thinking)
+                on_event(ThinkingComplete(event.content_index or 0, block))
             elif event.type == "toolcall_end" and event.tool_call is not None:
                 call = ToolCall.model_validate(event.tool_call)
                 on_event(ToolCallComplete(event.content_index or 0, call))

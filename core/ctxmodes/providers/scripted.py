@@ -42,6 +42,7 @@ from ctxmodes.providers.base import (
     StreamError,
     StreamEvent,
     TextDelta,
+    ThinkingComplete,
     ThinkingDelta,
     ToolCallComplete,
     UsageUpdate,
@@ -180,6 +181,8 @@ class ScriptedProvider(Provider):
                 partial.extend(index, chunk)
                 delta_type = ThinkingDelta if kind == "thinking" else TextDelta
                 yield delta_type(content_index=index, delta=chunk)
+            if kind == "thinking" and index is not None:
+                yield ThinkingComplete(content_index=index, block=ThinkingContent(thinking=text))
         for position, scripted in enumerate(step.tool_calls):
             if signal.aborted:
                 yield self._aborted(partial, timestamp)

@@ -40,6 +40,8 @@ class WireEvent:
     content: str | None = None
     tool_call: dict[str, Any] | None = None
     reason: str | None = None
+    #: The finished block of a ``thinking_end`` (Pi JSON), with its signature if any.
+    thinking: dict[str, Any] | None = None
 
 
 Emit = Callable[[WireEvent], None]

@@ -9,11 +9,21 @@ from typing import ClassVar
 
 import pytest
 from support.aborts import abort_and_wait
+from support.provider_cases import case_model, recorded_case, recorded_reply
+from support.wire_server import WireServer
 
 from ctxmodes.abort import AbortController
-from ctxmodes.providers.base import ModelRequest, StreamDone, StreamError, TextDelta
+from ctxmodes.providers.base import (
+    ModelRequest,
+    StreamDone,
+    StreamError,
+    TextDelta,
+    ThinkingComplete,
+    ThinkingDelta,
+)
 from ctxmodes.providers.builtin import default_model_provider
 from ctxmodes.providers.catalog import ModelCatalog, builtin_models
+from ctxmodes.providers.http_model import HttpModelProvider
 from ctxmodes.session.models import UserMessage
 
 SSE = (
@@ -154,3 +164,31 @@ def test_abort_closes_a_blocked_read_within_100ms(server, monkeypatch, mode):
     assert isinstance(final, StreamError)
     assert final.message.stop_reason == "aborted"
     provider.close()
+
+
+@pytest.mark.parametrize(
+    "name", ["anthropic_thinking_signature_tool_use", "responses_reasoning_tool_call"]
+)
+def test_a_thinking_block_is_complete_with_its_signature_before_what_follows_it(name, monkeypatch):
+    # Recorded from the live APIs: the model thinks (signed), then calls a tool.
+    case, pi = recorded_case(name)
+    with WireServer([recorded_reply(case)]) as wire:
+        model = case_model(
+            case, wire.base_url + ("/v1" if "responses" in name else ""), pi["model"]
+        )
+        provider = HttpModelProvider(model, lambda: "sk-loopback")
+        request = ModelRequest(
+            system_prompt="", messages=[UserMessage(content="go", timestamp=1)], reasoning="low"
+        )
+        events = list(provider.stream(request, AbortController().signal))
+        provider.close()
+    kinds = [type(event).__name__ for event in events]
+    [complete] = [e for e in events if isinstance(e, ThinkingComplete)]
+    final = events[-1]
+    assert isinstance(final, StreamDone)
+    # The block as the final message holds it, signature and all, and before the tool call.
+    assert complete.block == final.message.content[complete.content_index]
+    assert complete.block.thinking_signature
+    assert kinds.index("ThinkingComplete") < kinds.index("ToolCallComplete")
+    deltas = [e.delta for e in events if isinstance(e, ThinkingDelta)]
+    assert "".join(deltas).rstrip("\n") == complete.block.thinking

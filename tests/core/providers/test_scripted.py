@@ -14,6 +14,7 @@ from ctxmodes.providers.base import (
     StreamDone,
     StreamError,
     TextDelta,
+    ThinkingComplete,
     ThinkingDelta,
     ToolCallComplete,
     UsageUpdate,
@@ -121,6 +122,7 @@ def test_events_arrive_in_content_order():
     kinds = [(type(event).__name__, getattr(event, "content_index", None)) for event in events]
     assert kinds == [
         ("ThinkingDelta", 0),
+        ("ThinkingComplete", 0),
         ("TextDelta", 1),
         ("TextDelta", 1),
         ("ToolCallComplete", 2),
@@ -129,8 +131,10 @@ def test_events_arrive_in_content_order():
     ]
     assert "".join(e.delta for e in events if isinstance(e, TextDelta)) == "cdef"
     assert isinstance(events[0], ThinkingDelta)
-    assert isinstance(events[3], ToolCallComplete)
-    assert events[3].tool_call.name == "x"
+    assert isinstance(events[1], ThinkingComplete)
+    assert events[1].block == events[-1].message.content[0]
+    assert isinstance(events[4], ToolCallComplete)
+    assert events[4].tool_call.name == "x"
 
 
 def test_abort_mid_stream_ends_with_an_aborted_message():

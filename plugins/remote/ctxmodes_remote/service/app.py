@@ -53,7 +53,7 @@ from ctxmodes_remote.service.crypto import AccountKeyError, CiphertextError, Key
 from ctxmodes_remote.service.engine import RequestError, ServiceEngine, UnknownOperationError
 from ctxmodes_remote.service.limits import SearchTurns
 from ctxmodes_remote.service.metrics import CONTENT_TYPE, ServiceMetrics
-from ctxmodes_remote.service.reasoning import carries_reasoning
+from ctxmodes_remote.service.reasoning import carries_reasoning, wants_summaries
 from ctxmodes_remote.service.responses_items import encrypted_fields_by_tool, history_items
 from ctxmodes_remote.service.sealing import SealedValueError
 from ctxmodes_remote.service.storage import Account, StorageUnavailableError
@@ -485,6 +485,7 @@ class ServiceApp:
             encrypt=partial(self.engine.encrypt_text, account),
             flat=flat,
             reasoning_of=self.provider.info if carries_reasoning(body) else None,
+            reasoning_summaries=wants_summaries(body),
         )
         response = web.StreamResponse(
             status=200, headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}

@@ -36,6 +36,8 @@ from ctxmodes.providers import (
     StreamError,
     StreamEvent,
     TextDelta,
+    ThinkingComplete,
+    ThinkingDelta,
     ToolCallComplete,
     ToolSchema,
 )
@@ -51,7 +53,12 @@ from ctxmodes.session import (
     UserMessage,
     codec,
 )
-from ctxmodes_remote.service.reasoning import opened_thinking, reasoning_item, requested_level
+from ctxmodes_remote.service.reasoning import (
+    Event,
+    ReasoningItems,
+    opened_thinking,
+    requested_level,
+)
 from ctxmodes_remote.service.responses_items import (
     Decrypt,
     content_parts,
@@ -300,6 +307,8 @@ class ResponseStream:
     #: The model whose thinking leaves as sealed reasoning items (``None``: the client does
     #: not keep them, see :func:`~.reasoning.carries_reasoning`).
     reasoning_of: ModelInfo | None = None
+    #: The client asked to be shown the thinking (see :func:`~.reasoning.wants_summaries`).
+    reasoning_summaries: bool = False
     response_id: str = field(default_factory=lambda: "resp_" + secrets.token_hex(12))
     #: The output items as the model produced them (arguments in plaintext).
     plain_output: list[dict[str, Any]] = field(default_factory=list)
@@ -307,6 +316,13 @@ class ResponseStream:
     _text: list[str] | None = None
     _text_id: str = ""
     _sequence: int = 0
+    _reasoning: ReasoningItems | None = None
+
+    def __post_init__(self) -> None:
+        if self.reasoning_of is not None:
+            self._reasoning = ReasoningItems(
+                self.reasoning_of, self.encrypt, self.reasoning_summaries, self._sent_output
+            )
 
     def _event(self, kind: str, data: dict[str, Any]) -> tuple[str, dict[str, Any]]:
         self._sequence += 1
@@ -340,6 +356,12 @@ class ResponseStream:
                     "delta": event.delta,
                 },
             )
+        elif isinstance(event, ThinkingDelta) and self._reasoning is not None:
+            if not self._reasoning.is_open:
+                yield from self._close_text()
+            yield from self._numbered(self._reasoning.thought(event.delta))
+        elif isinstance(event, ThinkingComplete) and self._reasoning is not None:
+            yield from self._numbered(self._reasoning.complete(event.content_index, event.block))
         elif isinstance(event, ToolCallComplete):
             yield from self._close_text()
             yield from self._tool_call(event.tool_call)
@@ -347,7 +369,8 @@ class ResponseStream:
             # The final message's usage: every provider reports it there (a model over HTTP
             # sends no UsageUpdate), and Codex counts its window's tokens from it.
             yield from self._close_text()
-            yield from self._reasoning(event.message)
+            if self._reasoning is not None:
+                yield from self._numbered(self._reasoning.finish(event.message))
             usage = _usage_json(event.message.usage)
             yield self._event(
                 "response.completed", {"response": self._response("completed", usage=usage)}
@@ -433,22 +456,9 @@ class ResponseStream:
         )
         yield from self._finish_item(sent, plain)
 
-    def _reasoning(self, message: AssistantMessage) -> Iterator[tuple[str, dict[str, Any]]]:
-        """The answer's thinking, sealed, once the answer is complete (a signature comes last).
-        Not history: the client only keeps it to send back."""
-        if self.reasoning_of is None:
-            return
-        for block in message.content:
-            if isinstance(block, ThinkingContent) and (block.thinking or block.thinking_signature):
-                item = reasoning_item(block, self.reasoning_of, self.encrypt)
-                index = len(self._sent_output)
-                yield self._event(
-                    "response.output_item.added", {"output_index": index, "item": item}
-                )
-                self._sent_output.append(item)
-                yield self._event(
-                    "response.output_item.done", {"output_index": index, "item": item}
-                )
+    def _numbered(self, events: list[Event]) -> Iterator[tuple[str, dict[str, Any]]]:
+        for kind, data in events:
+            yield self._event(kind, data)
 
     def _finish_item(
         self, sent: dict[str, Any], plain: dict[str, Any]

@@ -74,6 +74,8 @@ def catalog_entry(info: ModelInfo) -> dict[str, Any]:
             {"effort": effort, "description": EFFORT_DESCRIPTIONS[effort]} for effort in efforts
         ],
         **({"default_reasoning_level": _default_effort(efforts)} if efforts else {}),
+        # Codex then asks for the thinking to be shown (``reasoning.summary``).
+        "supports_reasoning_summaries": bool(efforts),
         "shell_type": "shell_command",
         "visibility": "list",
         "supported_in_api": True,

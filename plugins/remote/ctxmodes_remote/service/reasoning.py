@@ -8,25 +8,27 @@ answer and sends them back with the window's next requests (it asks for them wit
 ``include: ["reasoning.encrypted_content"]``). Some models need their own thinking back:
 Anthropic refuses a tool-use turn, thinking on, whose thinking block is missing or altered,
 and OpenAI's reasoning models start over without theirs. So each thinking block of the
-model's answer leaves as a reasoning item whose ``encrypted_content`` is the block (its text
-and signature) sealed under the account's key and bound to the model that wrote it; its
-summary is empty, since no client asked to be shown the thinking. A reasoning item the
-service did not seal for this account and model (another backend's, an altered one, one from
-before the upstream changed) is left out of the upstream request: the model thinks afresh,
-as it would without it.
+model's answer leaves as a reasoning item (:class:`ReasoningItems`) whose
+``encrypted_content`` is the block (its text and signature) sealed under the account's key
+and bound to the model that wrote it; its summary is the thinking text when the client asked
+to be shown the reasoning (``reasoning.summary``), else empty. A reasoning item the service
+did not seal for this account and model (another backend's, an altered one, one from before
+the upstream changed) is left out of the upstream request: the model thinks afresh, as it
+would without it.
 """
 
 from __future__ import annotations
 
 import secrets
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
 from pydantic import ValidationError
 
 from ctxmodes.providers import ModelInfo
-from ctxmodes.session import ThinkingContent, codec, to_json
+from ctxmodes.session import AssistantMessage, ThinkingContent, codec, to_json
 from ctxmodes_remote.service.crypto import CiphertextError
 from ctxmodes_remote.service.responses_items import Decrypt
 
@@ -50,6 +52,13 @@ def carries_reasoning(body: Mapping[str, Any]) -> bool:
     return isinstance(include, list) and "reasoning.encrypted_content" in include
 
 
+def wants_summaries(body: Mapping[str, Any]) -> bool:
+    """Whether the client asked to be shown the model's reasoning (``reasoning.summary``)."""
+    reasoning = body.get("reasoning")
+    summary = reasoning.get("summary") if isinstance(reasoning, dict) else None
+    return summary in ("auto", "concise", "detailed")
+
+
 def catalog_levels(info: ModelInfo) -> list[str]:
     """The efforts a client may choose for the model: those of its thinking levels Codex
     names (none, for a model that does not think)."""
@@ -61,17 +70,101 @@ def _model_key(info: ModelInfo) -> str:
     return f"{info.provider}/{info.api}/{info.id}"
 
 
-def reasoning_item(
-    block: ThinkingContent, info: ModelInfo, encrypt: Callable[[str], str]
+def _sealed_item(
+    item_id: str,
+    block: ThinkingContent,
+    info: ModelInfo,
+    encrypt: Callable[[str], str],
+    summary: list[dict[str, str]],
 ) -> dict[str, Any]:
     """The reasoning output item that carries ``block`` to the client and back, sealed."""
     sealed = {"kind": _SEALED_KIND, "model": _model_key(info), "block": to_json(block)}
     return {
         "type": "reasoning",
-        "id": "rs_" + secrets.token_hex(16),
-        "summary": [],
+        "id": item_id,
+        "summary": summary,
         "encrypted_content": encrypt(codec.dumps(sealed).decode()),
     }
+
+
+#: One Responses stream event, before the stream numbers it: its type and data.
+Event = tuple[str, dict[str, Any]]
+
+
+@dataclass
+class ReasoningItems:
+    """The reasoning items of one answer as its Responses stream carries them: an item opens
+    at the model's first thought, streams its summary (the thinking text) when the client
+    asked for summaries, and is done, its block sealed, once the model completed the block;
+    so each item comes before what the model said after thinking. ``output`` is the answer's
+    output items, shared with the stream: an open item holds its place there."""
+
+    info: ModelInfo
+    encrypt: Callable[[str], str]
+    summaries: bool
+    output: list[dict[str, Any]]
+    #: The open item: its place in ``output``, its id, whether its summary part was opened.
+    _open: tuple[int, str, bool] | None = None
+    #: The content indices of the answer's blocks already done.
+    _done: set[int] = field(default_factory=set)
+
+    @property
+    def is_open(self) -> bool:
+        return self._open is not None
+
+    def thought(self, delta: str) -> list[Event]:
+        """A piece of the thinking (opening the item at the first)."""
+        events = [] if self._open else self._start(self.summaries)
+        assert self._open is not None
+        index, item_id, streamed = self._open
+        if streamed:
+            summary = {"item_id": item_id, "output_index": index, "summary_index": 0}
+            events.append(("response.reasoning_summary_text.delta", {**summary, "delta": delta}))
+        return events
+
+    def complete(self, content_index: int, block: ThinkingContent) -> list[Event]:
+        """The block at ``content_index`` is complete: its item is done, sealed (nothing,
+        for an empty block or one done already)."""
+        if content_index in self._done or not (block.thinking or block.thinking_signature):
+            return []
+        self._done.add(content_index)
+        text = "" if block.redacted else block.thinking
+        events = [] if self._open else self._start(self.summaries and bool(text))
+        assert self._open is not None
+        (index, item_id, streamed), self._open = self._open, None
+        if streamed:
+            part = {"type": "summary_text", "text": text}
+            where = {"item_id": item_id, "output_index": index, "summary_index": 0}
+            events.append(("response.reasoning_summary_text.done", {**where, "text": text}))
+            events.append(("response.reasoning_summary_part.done", {**where, "part": part}))
+        summary = [{"type": "summary_text", "text": text}] if streamed and text else []
+        item = _sealed_item(item_id, block, self.info, self.encrypt, summary)
+        self.output[index] = item
+        events.append(("response.output_item.done", {"output_index": index, "item": item}))
+        return events
+
+    def finish(self, message: AssistantMessage) -> list[Event]:
+        """At the answer's end: every thinking block not done yet (a provider need not say
+        when a block is complete)."""
+        events: list[Event] = []
+        for position, block in enumerate(message.content):
+            if isinstance(block, ThinkingContent):
+                events += self.complete(position, block)
+        return events
+
+    def _start(self, summary_part: bool) -> list[Event]:
+        item_id, index = "rs_" + secrets.token_hex(16), len(self.output)
+        item: dict[str, Any] = {"type": "reasoning", "id": item_id, "summary": []}
+        self.output.append(item)
+        self._open = (index, item_id, summary_part)
+        events: list[Event] = [
+            ("response.output_item.added", {"output_index": index, "item": item})
+        ]
+        if summary_part:
+            part = {"type": "summary_text", "text": ""}
+            where = {"item_id": item_id, "output_index": index, "summary_index": 0}
+            events.append(("response.reasoning_summary_part.added", {**where, "part": part}))
+        return events
 
 
 def opened_thinking(

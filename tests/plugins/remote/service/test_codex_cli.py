@@ -211,7 +211,7 @@ def test_a_cycle_in_front_of_a_model_over_http_without_namespaces_with_the_real_
     assert DETAIL in json.dumps(read_back)
 
 
-def test_a_thinking_models_signed_thinking_goes_round_the_real_codex_cli_sealed(
+def test_a_thinking_models_thinking_is_shown_and_goes_round_the_real_codex_cli_sealed(
     tmp_path, tls, monkeypatch
 ):
     # A turn recorded from Anthropic's API: the model thinks (a signed thinking block), then
@@ -230,7 +230,7 @@ def test_a_thinking_models_signed_thinking_goes_round_the_real_codex_cli_sealed(
             config, "anthropic-messages", model.base_url, MODEL, reasoning=True
         )
         monkeypatch.setenv("CTXMODES_CONFIG_DIR", str(config))
-        _, home, *_ = run_codex(tmp_path, tls, upstream, "run the task")
+        result, home, *_ = run_codex(tmp_path, tls, upstream, "run the task")
 
     asked, answered = (json.loads(request["body"]) for request in model.requests)
     # Codex's effort (low in its configuration) reached the model as thinking.
@@ -239,12 +239,15 @@ def test_a_thinking_models_signed_thinking_goes_round_the_real_codex_cli_sealed(
     [turn] = [m for m in answered["messages"] if m["role"] == "assistant"]
     assert turn["content"][0] == {"type": "thinking", **recorded}
     assert turn["content"][1]["type"] == "tool_use"
-    # Codex kept the thinking only as the service sealed it.
+    # Codex shows the thinking (the catalog offers summaries, so Codex asks for them) and
+    # keeps the signed block only sealed.
+    shown = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
+    [thought] = [e["item"] for e in shown if e.get("item", {}).get("type") == "reasoning"]
+    assert thought["text"] == recorded["thinking"]
     text, lines = rollout_lines(home)
     kept = [line["payload"] for line in lines if line["payload"].get("type") == "reasoning"]
     assert kept
     assert all(item["encrypted_content"] for item in kept)
-    assert recorded["thinking"][:40] not in text
     assert recorded["signature"][:40] not in text
 
 

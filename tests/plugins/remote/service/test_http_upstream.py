@@ -224,13 +224,34 @@ THINKING_TURNS = [
 ]
 
 
+def _first_turn_thinking(pi: dict[str, Any]) -> str:
+    """The thinking text of the first turn, as Pi's stream ended its block."""
+    [text] = [e["content"] for e in pi["events"] if e["type"] == "thinking_end"]
+    return str(text)
+
+
+def _strings(value: Any) -> Iterator[str]:
+    """Every string in a JSON value, keys and values."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield key
+            yield from _strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item)
+
+
+@pytest.mark.parametrize("summaries", [False, True], ids=["sealed", "shown"])
 @pytest.mark.parametrize(("api", "model_id", "effort", "first", "then"), THINKING_TURNS)
 def test_the_models_thinking_goes_to_the_client_sealed_and_back_to_the_model_as_pi_sends_it(
-    tmp_path, tls, monkeypatch, api, model_id, effort, first, then
+    tmp_path, tls, monkeypatch, api, model_id, effort, first, then, summaries
 ):
     # Anthropic refuses a tool-use turn, thinking on, without the turn's signed thinking
     # block; OpenAI's reasoning models start over without their reasoning item.
-    (case, pi_first), (next_case, pi_then) = recorded_case(first), recorded_case(then)
+    (case, pi_first_case), (next_case, pi_then) = recorded_case(first), recorded_case(then)
+    pi_first = pi_first_case
     [prompt] = case["context"]["messages"]
     [tool] = case["context"]["tools"]
     [result] = [m for m in next_case["context"]["messages"] if m["role"] == "toolResult"]
@@ -253,15 +274,14 @@ def test_the_models_thinking_goes_to_the_client_sealed_and_back_to_the_model_as_
                 "stream": True,
                 "input": [_user(prompt["content"])],
                 "tools": [{"type": "function", **tool}],
-                "reasoning": {"effort": effort},
+                "reasoning": {"effort": effort, **({"summary": "auto"} if summaries else {})},
                 "include": ["reasoning.encrypted_content"],
             }
             reply = client.post_json("/responses", turn, turn_headers("s1", "w1"))
             assert reply.status == 200, reply.body
+            answered = _events(reply.body)
             # Kept as Codex keeps them: each finished output item, in the order it came.
-            output = [
-                e["item"] for e in _events(reply.body) if e["type"] == "response.output_item.done"
-            ]
+            output = [e["item"] for e in answered if e["type"] == "response.output_item.done"]
             [call] = [item for item in output if item["type"] == "function_call"]
             answer = {
                 "type": "function_call_output",
@@ -274,8 +294,9 @@ def test_the_models_thinking_goes_to_the_client_sealed_and_back_to_the_model_as_
         finally:
             service.stop()
 
-    [reasoning] = [item for item in output if item["type"] == "reasoning"]
-    assert reasoning["summary"] == []
+    # The thinking comes first, as the model thought before it called the tool.
+    assert [item["type"] for item in output] == ["reasoning", "function_call"]
+    reasoning = output[0]
     first_sent, then_sent = (json.loads(r["body"]) for r in model.requests)
     [pi_first], [pi_then] = ([r["body"] for r in pi["requests"]] for pi in (pi_first, pi_then))
     if api == "anthropic-messages":
@@ -296,7 +317,19 @@ def test_the_models_thinking_goes_to_the_client_sealed_and_back_to_the_model_as_
         )
         assert then_sent["input"][start:] == pi_then["input"][2:]
         assert then_sent["reasoning"] == pi_then["reasoning"]
-    # The client carries the thinking only sealed, under the account's key.
+    # The client carries the model's block only sealed, under the account's key; it is
+    # shown the thinking only when it asked, as the reasoning item's summary.
+    thought = "".join(
+        e["delta"] for e in answered if e["type"] == "response.reasoning_summary_text.delta"
+    )
+    if summaries:
+        shown = _first_turn_thinking(pi_first_case)
+        assert reasoning["summary"] == [{"type": "summary_text", "text": shown}]
+        # Streamed as it came (Pi's OpenAI stream ends a summary part with a blank line).
+        assert thought.rstrip("\n") == shown
+        secrets_of_the_model = secrets_of_the_model[1:] if api == "anthropic-messages" else []
+    else:
+        assert reasoning["summary"] == []
+        assert thought == ""
     for secret in secrets_of_the_model:
-        assert secret[:40] not in reasoning["encrypted_content"]
-        assert secret[:40] not in reply.body.decode()
+        assert not any(secret in text for text in _strings(answered))

@@ -11,6 +11,8 @@ from ctxmodes.providers import (
     ModelInfo,
     StreamDone,
     TextDelta,
+    ThinkingComplete,
+    ThinkingDelta,
     ToolCallComplete,
 )
 from ctxmodes.session import AssistantMessage, TextContent, ThinkingContent, ToolCall, Usage
@@ -38,10 +40,22 @@ def _decrypt(account: str = "alice"):
     return lambda token: RING.decrypt(account, token).decode()
 
 
-def _answer(*blocks, info: ModelInfo = THINKER, carried: bool = True) -> ResponseStream:
-    """The stream of one answer made of ``blocks``, fed to its end."""
+def _answer(
+    *blocks,
+    info: ModelInfo = THINKER,
+    carried: bool = True,
+    summaries: bool = False,
+    announced: bool = True,
+) -> tuple[ResponseStream, list[tuple[str, dict]]]:
+    """The stream of one answer made of ``blocks``, fed to its end as a provider streams it
+    (a thinking block in two pieces, then complete, unless not ``announced``), and the
+    events it made."""
     stream = ResponseStream(
-        model=info.id, marked={}, encrypt=_encrypt(), reasoning_of=info if carried else None
+        model=info.id,
+        marked={},
+        encrypt=_encrypt(),
+        reasoning_of=info if carried else None,
+        reasoning_summaries=summaries,
     )
     message = AssistantMessage(
         content=list(blocks),
@@ -53,13 +67,18 @@ def _answer(*blocks, info: ModelInfo = THINKER, carried: bool = True) -> Respons
         timestamp=0,
     )
     events = list(stream.start())
-    for block in blocks:
+    for index, block in enumerate(blocks):
         if isinstance(block, ToolCall):
-            events += stream.feed(ToolCallComplete(0, block))
+            events += stream.feed(ToolCallComplete(index, block))
         elif isinstance(block, TextContent):
-            events += stream.feed(TextDelta(0, block.text))
+            events += stream.feed(TextDelta(index, block.text))
+        elif isinstance(block, ThinkingContent):
+            half = len(block.thinking) // 2
+            for piece in (block.thinking[:half], block.thinking[half:]):
+                events += stream.feed(ThinkingDelta(index, piece)) if piece else []
+            events += stream.feed(ThinkingComplete(index, block)) if announced else []
     events += stream.feed(StreamDone(message))
-    return stream
+    return stream, events
 
 
 def _sent(stream: ResponseStream) -> list[dict]:
@@ -87,30 +106,63 @@ def test_codexs_effort_is_the_requests_thinking_level(effort, level):
     assert _next_request([]).reasoning is None
 
 
-def test_the_thinking_goes_out_sealed_and_comes_back_first_in_the_models_turn():
+def _types(events: list[tuple[str, dict]]) -> list[str]:
+    return [kind for kind, _ in events]
+
+
+def test_the_thinking_goes_out_sealed_before_what_follows_it_and_comes_back_first():
     call = ToolCall(id="call_1", name="fixed_version", arguments={})
-    stream = _answer(TextContent(text="checking"), BLOCK, call)
+    stream, events = _answer(BLOCK, TextContent(text="checking"), call)
     output = _sent(stream)
-    [reasoning] = [item for item in output if item["type"] == "reasoning"]
+    assert [item["type"] for item in output] == ["reasoning", "message", "function_call"]
+    reasoning = output[0]
     assert reasoning["summary"] == []
     assert "the plan" not in reasoning["encrypted_content"]
     assert "sig-4f1c" not in reasoning["encrypted_content"]
+    # Done (sealed, with the block's signature, which comes last) before the text starts.
+    kinds = _types(events)
+    assert kinds.index("response.output_text.delta") > kinds.index("response.output_item.done")
+    assert "response.reasoning_summary_text.delta" not in kinds
     # Not history: the recorded output holds what the model said and called, no thinking.
     assert [item["type"] for item in stream.plain_output] == ["message", "function_call"]
 
     content = _assistant_content(_next_request(output))
-    assert content[0] == BLOCK
-    assert [type(block) for block in content[1:]] == [TextContent, ToolCall]
+    assert content == [BLOCK, TextContent(text="checking"), call]
+
+
+def test_the_thinking_is_shown_as_it_comes_when_the_client_asks():
+    stream, events = _answer(BLOCK, TextContent(text="done"), summaries=True)
+    deltas = [d["delta"] for kind, d in events if kind == "response.reasoning_summary_text.delta"]
+    assert "".join(deltas) == BLOCK.thinking
+    assert len(deltas) == 2  # streamed, not told at the end
+    [done] = [d for kind, d in events if kind == "response.reasoning_summary_text.done"]
+    assert done["text"] == BLOCK.thinking
+    reasoning = _sent(stream)[0]
+    assert reasoning["summary"] == [{"type": "summary_text", "text": BLOCK.thinking}]
+    assert {d["item_id"] for kind, d in events if "reasoning_summary" in kind} == {reasoning["id"]}
+    # Redacted thinking has no text to show.
+    redacted = ThinkingContent(thinking="", thinking_signature="opaque", redacted=True)
+    stream, events = _answer(redacted, TextContent(text="done"), summaries=True)
+    assert _sent(stream)[0]["summary"] == []
+    assert not [kind for kind in _types(events) if "reasoning_summary" in kind]
+
+
+def test_thinking_a_provider_never_says_is_complete_leaves_with_the_answers_end():
+    stream, _ = _answer(BLOCK, TextContent(text="done"), announced=False)
+    output = _sent(stream)
+    assert [item["type"] for item in output] == ["reasoning", "message"]
+    assert _assistant_content(_next_request(output))[0] == BLOCK
 
 
 def test_no_reasoning_item_leaves_for_a_client_that_does_not_keep_them():
-    output = _sent(_answer(BLOCK, TextContent(text="done"), carried=False))
-    assert [item["type"] for item in output] == ["message"]
+    stream, events = _answer(BLOCK, TextContent(text="done"), carried=False, summaries=True)
+    assert [item["type"] for item in _sent(stream)] == ["message"]
+    assert not [kind for kind in _types(events) if "reasoning" in kind]
 
 
 def test_an_empty_thinking_block_makes_no_reasoning_item():
-    output = _sent(_answer(ThinkingContent(thinking=""), TextContent(text="done")))
-    assert [item["type"] for item in output] == ["message"]
+    stream, _ = _answer(ThinkingContent(thinking=""), TextContent(text="done"))
+    assert [item["type"] for item in _sent(stream)] == ["message"]
 
 
 def _alone(reasoning: dict) -> list:
@@ -123,7 +175,7 @@ def _alone(reasoning: dict) -> list:
 
 
 def test_reasoning_the_service_did_not_seal_for_this_account_and_model_is_left_out():
-    [sealed] = [item for item in _sent(_answer(BLOCK)) if item["type"] == "reasoning"]
+    [sealed] = [item for item in _sent(_answer(BLOCK)[0]) if item["type"] == "reasoning"]
     assert _alone(sealed) == [BLOCK, TextContent(text="x")]
 
     another_model = ModelInfo(provider="gateway", api="anthropic-messages", id="other")
@@ -151,16 +203,18 @@ def test_reasoning_the_service_did_not_seal_for_this_account_and_model_is_left_o
     ]
 
 
-def test_the_catalog_offers_the_efforts_of_the_models_thinking_levels():
+def test_the_catalog_offers_the_efforts_of_the_models_thinking_levels_and_their_summaries():
     plain = ModelInfo(provider="gateway", api="openai-completions", id="m")
     entry = catalog_entry(plain)
     assert entry["supported_reasoning_levels"] == []
     assert "default_reasoning_level" not in entry
+    assert entry["supports_reasoning_summaries"] is False
 
     entry = catalog_entry(THINKER)
     efforts = [level["effort"] for level in entry["supported_reasoning_levels"]]
     assert efforts == ["minimal", "low", "medium", "high"]
     assert entry["default_reasoning_level"] == "medium"
+    assert entry["supports_reasoning_summaries"] is True
 
     levels = ("off", "high", "xhigh")
     deep = ModelInfo(

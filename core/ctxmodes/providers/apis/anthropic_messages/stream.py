@@ -270,7 +270,9 @@ class MessagesStream:
         if block["type"] == "text":
             self._emit(WireEvent("text_end", position, content=block["text"]))
         elif block["type"] == "thinking":
-            self._emit(WireEvent("thinking_end", position, content=block["thinking"]))
+            self._emit(
+                WireEvent("thinking_end", position, content=block["thinking"], thinking=dict(block))
+            )
         elif block["type"] == "toolCall":
             buffer = block.pop("partialJson")
             block["arguments"] = parse_streaming_json(buffer.text())

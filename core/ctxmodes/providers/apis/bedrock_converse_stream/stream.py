@@ -161,7 +161,9 @@ class ConverseStream:
         if block["type"] == "text":
             self._emit(WireEvent("text_end", at, content=block["text"]))
         elif block["type"] == "thinking":
-            self._emit(WireEvent("thinking_end", at, content=block["thinking"]))
+            self._emit(
+                WireEvent("thinking_end", at, content=block["thinking"], thinking=dict(block))
+            )
         elif block["type"] == "toolCall":
             self._emit(WireEvent("toolcall_end", at, tool_call=dict(block)))
 

@@ -152,7 +152,11 @@ class GenerateStream:
         if block["type"] == "text":
             self._emit(WireEvent("text_end", self._index(), content=block["text"]))
         else:
-            self._emit(WireEvent("thinking_end", self._index(), content=block["thinking"]))
+            self._emit(
+                WireEvent(
+                    "thinking_end", self._index(), content=block["thinking"], thinking=dict(block)
+                )
+            )
 
     def _text(self, part: JsonObject) -> None:
         thinking = part.get("thought") is True

@@ -106,7 +106,11 @@ class MistralStream:
         if block["type"] == "text":
             self._emit(WireEvent("text_end", self._index(), content=block["text"]))
         elif block["type"] == "thinking":
-            self._emit(WireEvent("thinking_end", self._index(), content=block["thinking"]))
+            self._emit(
+                WireEvent(
+                    "thinking_end", self._index(), content=block["thinking"], thinking=dict(block)
+                )
+            )
 
     def _open(self, kind: str) -> JsonObject:
         if self._current is None or self._current["type"] != kind:

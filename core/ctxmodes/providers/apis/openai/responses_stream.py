@@ -163,7 +163,12 @@ class ResponsesStream:
             block["thinkingSignature"] = stringify(item)
             self._reasoning_by_id[str(item.get("id"))] = block
             self._emit(
-                WireEvent("thinking_end", content_index=content_index, content=block["thinking"])
+                WireEvent(
+                    "thinking_end",
+                    content_index=content_index,
+                    content=block["thinking"],
+                    thinking=dict(block),
+                )
             )
         elif item_kind == "message" and kind == "text":
             parts = item.get("content") or []

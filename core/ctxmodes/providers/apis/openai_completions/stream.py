@@ -251,7 +251,11 @@ class CompletionsStream:
                 self._emit(WireEvent("text_end", position, content=block["text"]))
             elif kind == "thinking":
                 self._apply_details()
-                self._emit(WireEvent("thinking_end", position, content=block["thinking"]))
+                self._emit(
+                    WireEvent(
+                        "thinking_end", position, content=block["thinking"], thinking=dict(block)
+                    )
+                )
             elif kind == "toolCall":
                 block["arguments"] = parse_streaming_json(block.pop("partialArgs").text())
                 self._emit(WireEvent("toolcall_end", position, tool_call=dict(block)))
