@@ -130,22 +130,29 @@ def scripted_call(
 
 
 def ctxmodes_run_against(
-    service: ServeProcess, token: str, model: str, root: Path, *args: str
+    service: ServeProcess,
+    token: str,
+    model: str,
+    root: Path,
+    *args: str,
+    reasoning: bool = False,
 ) -> tuple[subprocess.CompletedProcess[str], Path]:
-    """``ctxmodes run ARGS`` as a real process with the model ``svc/<model>``: a provider on the
-    Codex transport whose base URL is ``service``, its key ``token`` (from the environment),
-    the service's CA trusted through ``SSL_CERT_FILE``, every setting and home under ``root``.
+    """``ctxmodes run ARGS`` as a real process with the model ``svc/<model>`` (a thinking
+    model if ``reasoning``): a provider on the Codex transport whose base URL is ``service``,
+    its key ``token`` (from the environment), the service's CA trusted through
+    ``SSL_CERT_FILE``, every setting and home under ``root``.
 
     :returns: the finished process and its Pi agent directory (where the session is).
     """
     work = root / "work"
     work.mkdir(parents=True)
+    thinks = ", reasoning = true" if reasoning else ""
     (work / ".ctxmodes.toml").write_text(
         "[providers.svc]\n"
         'api = "openai-codex-responses"\n'
         f'base_url = "{service.base}"\n'
         'api_key_env = "SERVE_TOKEN"\n'
-        f'models = [{{ id = "{model}", context_window = 272000, max_tokens = 8192 }}]\n'
+        f'models = [{{ id = "{model}", context_window = 272000, max_tokens = 8192{thinks} }}]\n'
     )
     agent_dir = root / "pi"
     environment = {

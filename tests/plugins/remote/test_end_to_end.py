@@ -6,6 +6,8 @@ through ``SSL_CERT_FILE``).
 Window 0 writes a checkpoint note and calls ``new_context``; window 1's marker carries the
 service's thread hint; window 1 reads the note back and finds a window-0 detail with
 ``history.search_contents``. The session file holds ciphertext only, and opens in the real Pi.
+And a thinking model's signed thinking, shown in the session, goes round sealed and back to the
+model as it requires.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Any
 
 import pytest
 from support.pi_oracle import require_pi
+from support.provider_cases import recorded_case, recorded_reply
 from support.serve_process import (
     ServeProcess,
     create_token,
@@ -25,7 +28,7 @@ from support.serve_process import (
     upstream_endpoint,
 )
 from support.service_rig import make_tls
-from support.wire_server import ConversationServer
+from support.wire_server import ConversationServer, WireServer
 
 from ctxmodes_remote.service.crypto import load_or_create_keyring
 
@@ -167,3 +170,69 @@ def test_remote_runs_end_to_end_against_ctxmodes_serve_in_front_of_a_model_over_
     read, search = (json.loads(keyring.decrypt(account_id, s)) for s in sealed)
     assert read["file"]["content"] == NOTE
     assert DETAIL in search["items"][0]["truncated_content"]
+
+
+def test_a_thinking_models_signed_thinking_goes_round_remote_sealed(
+    tmp_path: Path, tls: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Two turns recorded from Anthropic's API: the model thinks (signed) and calls a tool the
+    # agent does not have, then answers. Anthropic refuses the second request, thinking on,
+    # unless the first turn's signed thinking comes back first and unaltered.
+    (first, _), (then, _) = (
+        recorded_case(name)
+        for name in (
+            "anthropic_thinking_signature_tool_use",
+            "anthropic_thinking_replay_tool_result",
+        )
+    )
+    with WireServer([recorded_reply(first), recorded_reply(then)]) as model:
+        config = tmp_path / "config"
+        upstream = upstream_endpoint(
+            config, "anthropic-messages", model.base_url, MODEL, reasoning=True
+        )
+        monkeypatch.setenv("CTXMODES_CONFIG_DIR", str(config))
+        data = tmp_path / "data"
+        token = create_token(data, "alice")
+        service = ServeProcess(upstream, data, tls, tmp_path / "serve.log")
+        try:
+            run, agent_dir = ctxmodes_run_against(
+                service,
+                token,
+                MODEL,
+                tmp_path / "run",
+                *("--mode", "remote", "--thinking", "low", PROMPT),
+                reasoning=True,
+            )
+        finally:
+            assert service.stop() == 0
+    assert run.returncode == 0, run.stderr + service.log.read_text()[-4000:]
+
+    asked, answered = (json.loads(request["body"]) for request in model.requests)
+    assert asked["thinking"]["type"] == "enabled"
+    [recorded] = [
+        block
+        for message in then["context"]["messages"]
+        if message["role"] == "assistant"
+        for block in message["content"]
+        if block["type"] == "thinking"
+    ]
+    [turn] = [m for m in answered["messages"] if m["role"] == "assistant"]
+    assert turn["content"][0] == {
+        "type": "thinking",
+        "thinking": recorded["thinking"],
+        "signature": recorded["thinkingSignature"],
+    }
+    # The session shows the thinking and keeps the signed block only as the service sealed it.
+    session_file, lines = session_lines(agent_dir)
+    assert recorded["thinkingSignature"][:40] not in session_file.read_text()
+    assistant = [
+        line["message"]
+        for line in lines
+        if line.get("type") == "message" and line["message"]["role"] == "assistant"
+    ]
+    thoughts = [b for b in assistant[0]["content"] if b["type"] == "thinking"]
+    assert [b["thinking"] for b in thoughts] == [recorded["thinking"]]
+    assert "(thinking)" in run.stdout
+    pi = require_pi()
+    (opened,) = pi.open_many([{"file": str(session_file), "at": []}])
+    assert "openError" not in opened
