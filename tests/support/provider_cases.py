@@ -47,6 +47,14 @@ def cases_dir() -> Path | None:
     return found / "provider-cases" if found is not None else None
 
 
+#: Two turns recorded from Anthropic's API: a thinking model calls a tool (its thinking
+#: signed), then answers with the tool's result.
+ANTHROPIC_THINKING_TURNS = (
+    "anthropic_thinking_signature_tool_use",
+    "anthropic_thinking_replay_tool_result",
+)
+
+
 def recorded_case(name: str) -> tuple[dict[str, Any], dict[str, Any]]:
     """The case ``name`` of the oracle's directory and what the real Pi sent and produced on
     it (its expected file); the test is skipped when the oracle is not beside the project."""

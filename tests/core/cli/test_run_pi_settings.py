@@ -52,6 +52,10 @@ def _run(
     return out, server
 
 
+def _effort(server: WireServer) -> str:
+    return str(json.loads(server.requests[0]["body"])["reasoning"]["effort"])
+
+
 def test_a_run_takes_pis_thinking_level_and_retry_settings(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -62,16 +66,12 @@ def test_a_run_takes_pis_thinking_level_and_retry_settings(
     )
     out, server = _run(tmp_path, capsys, "")
     assert "[retry 1/1] in 0.001s" in out
-    assert json.loads(server.requests[0]["body"])["reasoning"]["effort"] == "high"
+    assert _effort(server) == "high"
 
     # ctxmodes' own keys win over Pi's.
     out, server = _run(tmp_path, capsys, 'thinking_level = "low"\n[retry]\nmax_retries = 2\n')
     assert "[retry 1/2] in 0.001s" in out
-    assert json.loads(server.requests[0]["body"])["reasoning"]["effort"] == "low"
-
-
-def _effort(server: WireServer) -> str:
-    return str(json.loads(server.requests[0]["body"])["reasoning"]["effort"])
+    assert _effort(server) == "low"
 
 
 def test_a_run_starts_at_the_models_own_level_and_the_command_lines_over_it(

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 from support.pi_oracle import require_pi
-from support.provider_cases import recorded_case, recorded_reply
+from support.provider_cases import ANTHROPIC_THINKING_TURNS, recorded_case, recorded_reply
 from support.serve_process import (
     ServeProcess,
     create_token,
@@ -128,6 +128,41 @@ def test_remote_runs_end_to_end_against_ctxmodes_serve(tmp_path: Path, tls: Any)
     assert answer["entryCount"] == len([line for line in lines if line.get("type") != "session"])
 
 
+def _endpoint(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, api: str, base_url: str, thinks: bool = False
+) -> str:
+    """The model over HTTP the service fronts, configured as a team configures it."""
+    config = tmp_path / "config"
+    monkeypatch.setenv("CTXMODES_CONFIG_DIR", str(config))
+    return upstream_endpoint(config, api, base_url, MODEL, reasoning=thinks)
+
+
+def _remote_run(
+    tmp_path: Path, tls: Any, upstream: str, *arguments: str, reasoning: bool = False
+) -> tuple[Any, Path, Path, str]:
+    """``ctxmodes run --mode remote ARGUMENTS`` against a service in front of ``upstream``,
+    which stops cleanly after it; the run (which succeeded), its Pi agent directory, the
+    service's data directory and alice's token."""
+    data = tmp_path / "data"
+    token = create_token(data, "alice")
+    service = ServeProcess(upstream, data, tls, tmp_path / "serve.log")
+    try:
+        run, agent_dir = ctxmodes_run_against(
+            service,
+            token,
+            MODEL,
+            tmp_path / "run",
+            "--mode",
+            "remote",
+            *arguments,
+            reasoning=reasoning,
+        )
+    finally:
+        assert service.stop() == 0
+    assert run.returncode == 0, run.stderr + service.log.read_text()[-4000:]
+    return run, agent_dir, data, token
+
+
 def test_remote_runs_end_to_end_against_ctxmodes_serve_in_front_of_a_model_over_http(
     tmp_path: Path, tls: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -142,19 +177,8 @@ def test_remote_runs_end_to_end_against_ctxmodes_serve_in_front_of_a_model_over_
         {"text": "resumed from the checkpoint"},
     ]
     with ConversationServer("openai-completions", turns, []) as model:
-        config = tmp_path / "config"
-        upstream = upstream_endpoint(config, "openai-completions", f"{model.base_url}/v1", MODEL)
-        monkeypatch.setenv("CTXMODES_CONFIG_DIR", str(config))
-        data = tmp_path / "data"
-        token = create_token(data, "alice")
-        service = ServeProcess(upstream, data, tls, tmp_path / "serve.log")
-        try:
-            run, agent_dir = ctxmodes_run_against(
-                service, token, MODEL, tmp_path / "run", "--mode", "remote", PROMPT
-            )
-        finally:
-            assert service.stop() == 0
-    assert run.returncode == 0, run.stderr + service.log.read_text()[-4000:]
+        upstream = _endpoint(tmp_path, monkeypatch, "openai-completions", f"{model.base_url}/v1")
+        run, agent_dir, data, token = _remote_run(tmp_path, tls, upstream, PROMPT)
     assert "resumed from the checkpoint" in run.stdout
 
     session_file, lines = session_lines(agent_dir)
@@ -178,34 +202,11 @@ def test_a_thinking_models_signed_thinking_goes_round_remote_sealed(
     # Two turns recorded from Anthropic's API: the model thinks (signed) and calls a tool the
     # agent does not have, then answers. Anthropic refuses the second request, thinking on,
     # unless the first turn's signed thinking comes back first and unaltered.
-    (first, _), (then, _) = (
-        recorded_case(name)
-        for name in (
-            "anthropic_thinking_signature_tool_use",
-            "anthropic_thinking_replay_tool_result",
-        )
-    )
+    (first, _), (then, _) = (recorded_case(name) for name in ANTHROPIC_THINKING_TURNS)
     with WireServer([recorded_reply(first), recorded_reply(then)]) as model:
-        config = tmp_path / "config"
-        upstream = upstream_endpoint(
-            config, "anthropic-messages", model.base_url, MODEL, reasoning=True
-        )
-        monkeypatch.setenv("CTXMODES_CONFIG_DIR", str(config))
-        data = tmp_path / "data"
-        token = create_token(data, "alice")
-        service = ServeProcess(upstream, data, tls, tmp_path / "serve.log")
-        try:
-            run, agent_dir = ctxmodes_run_against(
-                service,
-                token,
-                MODEL,
-                tmp_path / "run",
-                *("--mode", "remote", "--thinking", "low", PROMPT),
-                reasoning=True,
-            )
-        finally:
-            assert service.stop() == 0
-    assert run.returncode == 0, run.stderr + service.log.read_text()[-4000:]
+        upstream = _endpoint(tmp_path, monkeypatch, "anthropic-messages", model.base_url, True)
+        arguments = ("--thinking", "low", PROMPT)
+        run, agent_dir, *_ = _remote_run(tmp_path, tls, upstream, *arguments, reasoning=True)
 
     asked, answered = (json.loads(request["body"]) for request in model.requests)
     assert asked["thinking"]["type"] == "enabled"

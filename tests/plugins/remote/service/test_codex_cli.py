@@ -14,7 +14,7 @@ import subprocess
 
 import pytest
 from support.images import solid_png
-from support.provider_cases import recorded_case, recorded_reply
+from support.provider_cases import ANTHROPIC_THINKING_TURNS, recorded_case, recorded_reply
 from support.serve_process import (
     ServeProcess,
     codex_binary,
@@ -217,13 +217,7 @@ def test_a_thinking_models_thinking_is_shown_and_goes_round_the_real_codex_cli_s
     # A turn recorded from Anthropic's API: the model thinks (a signed thinking block), then
     # calls a tool. Codex answers the call and asks again; Anthropic refuses that request,
     # thinking on, unless the turn's thinking block comes back first and unaltered.
-    first, then = (
-        recorded_reply(recorded_case(name)[0])
-        for name in (
-            "anthropic_thinking_signature_tool_use",
-            "anthropic_thinking_replay_tool_result",
-        )
-    )
+    first, then = (recorded_reply(recorded_case(name)[0]) for name in ANTHROPIC_THINKING_TURNS)
     with WireServer([first, then]) as model:
         config = tmp_path / "config"
         upstream = upstream_endpoint(

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from support.provider_cases import recorded_case, recorded_reply
+from support.provider_cases import ANTHROPIC_THINKING_TURNS, recorded_case, recorded_reply
 from support.serve_process import ServeProcess, create_token, upstream_endpoint
 from support.service_rig import ServiceClient, turn_headers
 from support.wire_server import Reply, WireServer, json_error, text_stream, tool_call_stream
@@ -209,8 +209,7 @@ THINKING_TURNS = [
         "anthropic-messages",
         "claude-haiku-4-5-20251001",
         "minimal",
-        "anthropic_thinking_signature_tool_use",
-        "anthropic_thinking_replay_tool_result",
+        *ANTHROPIC_THINKING_TURNS,
         id="anthropic",
     ),
     pytest.param(
