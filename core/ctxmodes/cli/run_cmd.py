@@ -105,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
         host = AgentHost.from_settings(
             settings,
             ui=ui,
-            options=HostOptions.of_settings(settings, thinking_level=args.thinking),
+            options=HostOptions.of_settings(settings, requested_thinking_level=args.thinking),
             mode_request=mode_request(args),
             confirm_hint=CONFIRM_SWITCH,
             resources=resource_loader(args, trust),

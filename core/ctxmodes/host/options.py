@@ -68,12 +68,14 @@ class HostOptions:
     raise_hook_errors: bool = False
 
     @classmethod
-    def of_settings(cls, settings: Settings, *, thinking_level: str | None = None) -> HostOptions:
+    def of_settings(
+        cls, settings: Settings, *, requested_thinking_level: str | None = None
+    ) -> HostOptions:
         """The options the configuration sets (compaction, branch summaries, retries, the
-        thinking levels of new sessions, message delivery and images), with the level
-        ``thinking_level`` asks for this run; the rest their defaults."""
+        thinking levels of new sessions, message delivery and images), with the level asked
+        for this run; the rest their defaults."""
         return cls(
-            requested_thinking_level=thinking_level,
+            requested_thinking_level=requested_thinking_level,
             compaction=settings.compaction,
             branch_summary=settings.branch_summary,
             retry=settings.retry,
