@@ -54,9 +54,10 @@ from ctxmodes.session import (
     codec,
 )
 from ctxmodes_remote.service.reasoning import (
+    CallSignature,
     Event,
     ReasoningItems,
-    opened_thinking,
+    opened_reasoning,
     requested_level,
 )
 from ctxmodes_remote.service.responses_items import (
@@ -179,6 +180,8 @@ class _MessageBuilder:
         self.messages: list[RequestMessage] = []
         self._assistant: list[ContentBlock] = []
         self.tool_names: dict[str, str] = {}
+        #: The signatures the model put on its calls, by call id, back on those calls.
+        self.call_signatures: dict[str, str] = {}
 
     def assistant(self, block: ContentBlock) -> None:
         self._assistant.append(block)
@@ -187,6 +190,10 @@ class _MessageBuilder:
         self.flush()
         self.messages.append(message)
 
+    def _signed(self, block: ContentBlock) -> ContentBlock:
+        signature = isinstance(block, ToolCall) and self.call_signatures.get(block.id)
+        return block.model_copy(update={"thought_signature": signature}) if signature else block
+
     def flush(self) -> None:
         if not self._assistant:
             return
@@ -194,7 +201,7 @@ class _MessageBuilder:
         # Reasoning items follow the answer they belong to (they are sealed once it is
         # complete), but a model wants its thinking ahead of what it said and called.
         thinking = [b for b in self._assistant if isinstance(b, ThinkingContent)]
-        said = [b for b in self._assistant if not isinstance(b, ThinkingContent)]
+        said = [self._signed(b) for b in self._assistant if not isinstance(b, ThinkingContent)]
         self.messages.append(
             AssistantMessage(
                 content=[*thinking, *said],
@@ -254,9 +261,11 @@ def model_request(
             builder.tool_names[call_id] = name
             builder.assistant(ToolCall(**fields))
         elif kind == "reasoning":
-            thinking = opened_thinking(item, info, decrypt)
-            if thinking is not None:
-                builder.assistant(thinking)
+            carried = opened_reasoning(item, info, decrypt)
+            if isinstance(carried, CallSignature):
+                builder.call_signatures[carried.call_id] = carried.signature
+            elif carried is not None:
+                builder.assistant(carried)
         elif kind in ("function_call_output", "custom_tool_call_output"):
             call_id = str(item.get("call_id", ""))
             parts = content_parts(item.get("output"), decrypt)
@@ -364,6 +373,8 @@ class ResponseStream:
             yield from self._numbered(self._reasoning.complete(event.content_index, event.block))
         elif isinstance(event, ToolCallComplete):
             yield from self._close_text()
+            if self._reasoning is not None:
+                yield from self._numbered(self._reasoning.call_signature(event.tool_call))
             yield from self._tool_call(event.tool_call)
         elif isinstance(event, StreamDone):
             # The final message's usage: every provider reports it there (a model over HTTP

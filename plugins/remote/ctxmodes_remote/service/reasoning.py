@@ -14,7 +14,9 @@ and bound to the model that wrote it; its summary is the thinking text when the 
 to be shown the reasoning (``reasoning.summary``), else empty. A reasoning item the service
 did not seal for this account and model (another backend's, an altered one, one from before
 the upstream changed) is left out of the upstream request: the model thinks afresh, as it
-would without it.
+would without it. A model that signs its tool calls instead (Gemini's ``thoughtSignature``,
+which Gemini 3 requires back on the calls of the turn) gets each signature back the same way:
+a reasoning item of its own, sealed, just before the call it belongs to.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ import orjson
 from pydantic import ValidationError
 
 from ctxmodes.providers import ModelInfo
-from ctxmodes.session import AssistantMessage, ThinkingContent, codec, to_json
+from ctxmodes.session import AssistantMessage, ThinkingContent, ToolCall, codec, to_json
 from ctxmodes_remote.service.crypto import CiphertextError
 from ctxmodes_remote.service.responses_items import Decrypt
 
@@ -72,13 +74,14 @@ def _model_key(info: ModelInfo) -> str:
 
 def _sealed_item(
     item_id: str,
-    block: ThinkingContent,
+    carried: dict[str, Any],
     info: ModelInfo,
     encrypt: Callable[[str], str],
     summary: list[dict[str, str]],
 ) -> dict[str, Any]:
-    """The reasoning output item that carries ``block`` to the client and back, sealed."""
-    sealed = {"kind": _SEALED_KIND, "model": _model_key(info), "block": to_json(block)}
+    """The reasoning output item that carries ``carried`` (a thinking block, a call's
+    signature) to the client and back, sealed."""
+    sealed = {"kind": _SEALED_KIND, "model": _model_key(info), **carried}
     return {
         "type": "reasoning",
         "id": item_id,
@@ -138,7 +141,19 @@ class ReasoningItems:
             events.append(("response.reasoning_summary_text.done", {**where, "text": text}))
             events.append(("response.reasoning_summary_part.done", {**where, "part": part}))
         summary = [{"type": "summary_text", "text": text}] if streamed and text else []
-        item = _sealed_item(item_id, block, self.info, self.encrypt, summary)
+        item = _sealed_item(item_id, {"block": to_json(block)}, self.info, self.encrypt, summary)
+        self.output[index] = item
+        events.append(("response.output_item.done", {"output_index": index, "item": item}))
+        return events
+
+    def call_signature(self, call: ToolCall) -> list[Event]:
+        """An item of its own, just before the call, for the signature the model put on it
+        (nothing for a call without one)."""
+        if not call.thought_signature:
+            return []
+        index, item_id, events = self._added(summary_part=False)
+        carried = {"call": {"id": call.id, "signature": call.thought_signature}}
+        item = _sealed_item(item_id, carried, self.info, self.encrypt, [])
         self.output[index] = item
         events.append(("response.output_item.done", {"output_index": index, "item": item}))
         return events
@@ -153,10 +168,16 @@ class ReasoningItems:
         return events
 
     def _start(self, summary_part: bool) -> list[Event]:
+        index, item_id, events = self._added(summary_part)
+        self._open = (index, item_id, summary_part)
+        return events
+
+    def _added(self, summary_part: bool) -> tuple[int, str, list[Event]]:
+        """A new item in its place in ``output``: its place, its id and the events that
+        announce it (with its summary part's, if it has one)."""
         item_id, index = "rs_" + secrets.token_hex(16), len(self.output)
         item: dict[str, Any] = {"type": "reasoning", "id": item_id, "summary": []}
         self.output.append(item)
-        self._open = (index, item_id, summary_part)
         events: list[Event] = [
             ("response.output_item.added", {"output_index": index, "item": item})
         ]
@@ -164,26 +185,41 @@ class ReasoningItems:
             part = {"type": "summary_text", "text": ""}
             where = {"item_id": item_id, "output_index": index, "summary_index": 0}
             events.append(("response.reasoning_summary_part.added", {**where, "part": part}))
-        return events
+        return index, item_id, events
 
 
-def opened_thinking(
+@dataclass(frozen=True, slots=True)
+class CallSignature:
+    """The signature the model put on one of its tool calls (Gemini's ``thoughtSignature``):
+    the model requires it back on that call."""
+
+    call_id: str
+    signature: str
+
+
+def opened_reasoning(
     item: Mapping[str, Any], info: ModelInfo, decrypt: Decrypt
-) -> ThinkingContent | None:
-    """The thinking block a reasoning item carries back for this model, or ``None`` when the
-    service did not seal it for this account and model."""
+) -> ThinkingContent | CallSignature | None:
+    """What a reasoning item carries back for this model: a thinking block, or a tool call's
+    signature; ``None`` when the service did not seal it for this account and model."""
     token = item.get("encrypted_content")
     if not isinstance(token, str):
         return None
     try:
         sealed = orjson.loads(decrypt(token))
-    except (CiphertextError, ValueError):  # not ours, or not a thinking block we sealed
+    except (CiphertextError, ValueError):  # not ours, or not a value we sealed for this
         return None
     if (
         not isinstance(sealed, dict)
         or sealed.get("kind") != _SEALED_KIND
         or sealed.get("model") != _model_key(info)
     ):
+        return None
+    call = sealed.get("call")
+    if isinstance(call, dict):
+        call_id, signature = call.get("id"), call.get("signature")
+        if isinstance(call_id, str) and isinstance(signature, str):
+            return CallSignature(call_id, signature)
         return None
     try:
         return ThinkingContent.model_validate(sealed.get("block"))

@@ -332,3 +332,54 @@ def test_the_models_thinking_goes_to_the_client_sealed_and_back_to_the_model_as_
         assert thought == ""
     for secret in secrets_of_the_model:
         assert not any(secret in text for text in _strings(answered))
+
+
+def test_the_signature_gemini_puts_on_its_call_goes_round_sealed_back_on_the_call(
+    tmp_path, tls, monkeypatch
+):
+    # Gemini 3 refuses a request whose calls of the turn lack the signature it put on them;
+    # a Codex function call has nowhere to keep one.
+    case, pi = recorded_case("google_gemini3_function_call_thought_signature")
+    [tool] = case["context"]["tools"]
+    [signed] = [e["toolCall"] for e in pi["events"] if e["type"] == "toolcall_end"]
+    answer = Reply(text_stream("google-generative-ai", "15"))
+    with WireServer([recorded_reply(case), answer]) as model:
+        provider = {"baseUrl": f"{model.base_url}/v1beta", "api": "google-generative-ai"}
+        gateway = {**provider, "apiKey": "sk-loop", "models": [{"id": "gemini-3-flash-preview"}]}
+        (tmp_path / "agent").mkdir()
+        (tmp_path / "agent" / "models.json").write_text(
+            json.dumps({"providers": {"gateway": gateway}})
+        )
+        monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tmp_path / "agent"))
+        data = tmp_path / "data"
+        token = create_token(data, "alice")
+        service = ServeProcess("gateway/gemini-3-flash-preview", data, tls, tmp_path / "log")
+        try:
+            client = ServiceClient(service.base, tls, token)
+            turn = {
+                "model": "gemini-3-flash-preview",
+                "stream": True,
+                "input": [_user("What is 5 times 3?")],
+                "tools": [{"type": "function", **tool}],
+                "include": ["reasoning.encrypted_content"],
+            }
+            reply = client.post_json("/responses", turn, turn_headers("s1", "w1"))
+            output = [
+                e["item"] for e in _events(reply.body) if e["type"] == "response.output_item.done"
+            ]
+            [call] = [item for item in output if item["type"] == "function_call"]
+            result = {"type": "function_call_output", "call_id": call["call_id"], "output": "15"}
+            turn["input"] = [*turn["input"], *output, result]
+            reply = client.post_json("/responses", turn, turn_headers("s1", "w1"))
+            assert reply.status == 200, reply.body
+        finally:
+            service.stop()
+
+    # The signature rides just before its call, sealed.
+    kinds = [item["type"] for item in output]
+    assert kinds[kinds.index("function_call") - 1] == "reasoning"
+    assert signed["thoughtSignature"][:40] not in json.dumps(output)
+    answered = json.loads(model.requests[1]["body"])
+    [part] = [p for c in answered["contents"] for p in c["parts"] if "functionCall" in p]
+    assert part["functionCall"]["name"] == "multiply"
+    assert part["thoughtSignature"] == signed["thoughtSignature"]

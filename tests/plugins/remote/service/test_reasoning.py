@@ -226,3 +226,19 @@ def test_the_catalog_offers_the_efforts_of_the_models_thinking_levels_and_their_
     entry = catalog_entry(deep)
     assert [level["effort"] for level in entry["supported_reasoning_levels"]] == ["high", "xhigh"]
     assert entry["default_reasoning_level"] == "high"
+
+
+def test_the_signature_on_a_call_rides_sealed_before_it_and_comes_back_on_it():
+    call = ToolCall(id="call_7", name="multiply", arguments={}, thought_signature="sig-9b2e")
+    unsigned = ToolCall(id="call_8", name="multiply", arguments={})
+    stream, _ = _answer(call, unsigned)
+    output = _sent(stream)
+    assert [item["type"] for item in output] == ["reasoning", "function_call", "function_call"]
+    assert output[0]["summary"] == []
+    assert "sig-9b2e" not in str(output)
+    assert _assistant_content(_next_request(output)) == [call, unsigned]
+    # Not for another account: the call goes back unsigned.
+    assert _assistant_content(_next_request(output, account="bob")) == [
+        call.model_copy(update={"thought_signature": None}),
+        unsigned,
+    ]
