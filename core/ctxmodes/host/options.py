@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -66,6 +67,12 @@ class HostOptions:
     system_prompt: str | None = None
     clock: Callable[[], int] = wall_clock_ms
     raise_hook_errors: bool = False
+
+    def with_thinking_level(self, level: str) -> HostOptions:
+        """The options after ``/thinking LEVEL``: later sessions start at ``level``, over a
+        level the command line asked for (the user's latest choice wins)."""
+        requested = None if self.requested_thinking_level is None else level
+        return dataclasses.replace(self, thinking_level=level, requested_thinking_level=requested)
 
     @classmethod
     def of_settings(

@@ -379,7 +379,7 @@ class AgentHost:
         :meth:`AgentSession.set_thinking_level`); later sessions start with it too."""
         with self._lock:
             self.session.set_thinking_level(level)
-            self._options = dataclasses.replace(self._options, thinking_level=level)
+            self._options = self._options.with_thinking_level(level)
 
     def close(self) -> None:
         """Shut the current session down (reason ``quit``) and release the model."""

@@ -23,7 +23,6 @@ Threads
 
 from __future__ import annotations
 
-import dataclasses
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -750,7 +749,7 @@ class AgentSession:
 
         require_thinking_level(level)
         with self._idle("change the thinking level") as core:
-            core.options = dataclasses.replace(core.options, thinking_level=level)
+            core.options = core.options.with_thinking_level(level)
             # As Pi: the level the model takes, recorded only when it changes.
             effective = self._clamped(level)
             if effective != core.thinking_level:

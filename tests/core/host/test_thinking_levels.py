@@ -168,3 +168,17 @@ def test_switching_to_a_model_without_its_own_level_takes_the_configured_default
         )
         rig.session.set_provider(thinker)
         assert rig.session.thinking_level == after
+
+
+@pytest.mark.parametrize("from_the_command_line", ["low", None])
+def test_thinking_chosen_during_a_run_is_where_a_new_session_starts(
+    make_rig, from_the_command_line
+):
+    # The user's latest choice wins over the level the command line asked for.
+    options = HostOptions(requested_thinking_level=from_the_command_line, thinking_level="medium")
+    rig = make_rig([{"text": "one"}], reasoning=True, options=options)
+    rig.prompt("go")  # a session is new only until it holds a message
+    rig.host.set_thinking_level("high")
+    rig.host.new_session()
+    assert rig.session.thinking_level == "high"
+    assert recorded_levels(rig) == ["high"]
