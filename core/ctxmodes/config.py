@@ -188,6 +188,9 @@ class Settings(BaseModel):
     modes: OwnedTables = Field(default_factory=dict)
     #: Configured model endpoints, by provider name (``<name>/<model-id>`` specs).
     providers: dict[str, ProviderSettings] = Field(default_factory=dict)
+    #: One directory for every project's session files (Pi's ``sessionDir``: ``~`` and a
+    #: path relative to the working directory allowed); unset: Pi's folder per project.
+    session_dir: str | None = None
     #: The thinking level a new session starts with (Pi's ``defaultThinkingLevel``).
     thinking_level: ThinkingLevel = DEFAULT_THINKING_LEVEL
     #: The level a new session of one model starts with, and switching to it takes, by

@@ -55,6 +55,7 @@ HONOURED: dict[str, tuple[str, JsonKind]] = {
     "autocompleteMaxVisible": ("terminal.completion_rows", "number"),
     "quietStartup": ("terminal.quiet_startup", "boolean"),
     "images.blockImages": ("block_images", "boolean"),
+    "sessionDir": ("session_dir", "string"),
 }
 #: Pi's per-model startup thinking levels, by ``provider/model-id``.
 _MODEL_LEVELS = "modelThinkingLevels"

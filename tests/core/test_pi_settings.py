@@ -80,6 +80,8 @@ CASES = [
          "true", 'expected a boolean, got a string ("true")'),
     Case("retry.provider.maxRetryDelayMs", "retry.provider.max_retry_delay_ms", 5000, 1000,
          "[retry.provider]\nmax_retry_delay_ms = 0", 0, [60000], "expected a number, got an array"),
+    Case("sessionDir", "session_dir", "/srv/pi-sessions", ".pi/sessions",
+         'session_dir = "~/sessions"', "~/sessions", 5, "expected a string, got a number (5)"),
 ]  # fmt: skip
 IDS = [case.pi_key for case in CASES]
 

@@ -17,11 +17,13 @@ from ctxmodes.cli.core_commands import add_command_parser
 from ctxmodes.cli.options import (
     add_resource_options,
     add_session_choice,
+    add_session_dir_option,
     add_session_mode_options,
     add_thinking_option,
     agent_settings,
     resource_loader,
     run_trust,
+    session_directory,
 )
 from ctxmodes.errors import CtxmodesError
 
@@ -40,6 +42,7 @@ def register(subparsers: Any) -> None:
     )
     add_thinking_option(parser)
     add_session_choice(parser)
+    add_session_dir_option(parser)
     parser.add_argument("--cwd", metavar="DIR", type=Path, help="working directory")
     add_resource_options(parser)
     parser.set_defaults(handler=run)
@@ -73,14 +76,17 @@ def run(args: argparse.Namespace) -> int:
     # for it as its resources do.
     trust = run_trust(args, ask=ask_on_terminal)
     cwd, settings = agent_settings(args, trust)
-    session_file = None if args.session is None else resolve_session(args.session, cwd)
+    directory = session_directory(args, settings)
+    session_file = None
+    if args.session is not None:
+        session_file = resolve_session(args.session, cwd, directory)
     if args.resume:
         from ctxmodes.tui.resume import pick_session
 
-        session_file = pick_session(Path(default_session_dir(cwd)))
+        session_file = pick_session(directory or default_session_dir(cwd), cwd)
         if session_file is None:
             return 0
-    return _chat(args, cwd, settings, session_file, trust)
+    return _chat(args, cwd, settings, session_file, trust, directory)
 
 
 def _chat(
@@ -89,6 +95,7 @@ def _chat(
     settings: Any,
     session_file: Path | None,
     trust: TrustResolver,
+    directory: Path | None,
 ) -> int:
     from prompt_toolkit.history import FileHistory
 
@@ -104,6 +111,7 @@ def _chat(
         model=args.model,
         session_file=session_file,
         continue_recent=args.continue_recent,
+        session_dir=directory,
         mode=args.mode,
         thinking_level=args.thinking,
         switch_mode=args.switch_mode,

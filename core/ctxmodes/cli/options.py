@@ -65,6 +65,24 @@ def add_session_mode_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_session_dir_option(parser: argparse.ArgumentParser) -> None:
+    """``--session-dir DIR``, as Pi's: one directory for every project's sessions."""
+    parser.add_argument(
+        "--session-dir",
+        metavar="DIR",
+        help="where sessions are kept and looked up: one directory for every project (over "
+        "PI_CODING_AGENT_SESSION_DIR and Pi's sessionDir); default: Pi's folder per project",
+    )
+
+
+def session_directory(args: argparse.Namespace, settings: Settings) -> Path | None:
+    """The directory ``--session-dir``, the environment or the settings give every project's
+    sessions (``None``: Pi's folder per project)."""
+    from ctxmodes.session.paths import configured_session_dir
+
+    return configured_session_dir(getattr(args, "session_dir", None), settings.session_dir)
+
+
 def add_thinking_option(parser: argparse.ArgumentParser) -> None:
     """``--thinking LEVEL``, as Pi's: the level of this run (see
     :attr:`~ctxmodes.host.options.HostOptions.requested_thinking_level`)."""

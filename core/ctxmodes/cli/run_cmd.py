@@ -16,6 +16,7 @@ from ctxmodes.cli.core_commands import add_command_parser
 from ctxmodes.cli.options import (
     CONFIRM_SWITCH,
     add_resource_options,
+    add_session_dir_option,
     add_session_mode_options,
     add_thinking_option,
     agent_settings,
@@ -23,6 +24,7 @@ from ctxmodes.cli.options import (
     require_model,
     resource_loader,
     run_trust,
+    session_directory,
 )
 
 
@@ -64,6 +66,7 @@ def register(subparsers: Any) -> None:
         type=Path,
         help="append one JSON line per model request: exactly what the model was sent",
     )
+    add_session_dir_option(parser)
     add_resource_options(parser)
     parser.add_argument("prompts", nargs="+", metavar="PROMPT", help="prompts, in order")
     parser.set_defaults(handler=run)
@@ -90,16 +93,18 @@ def run(args: argparse.Namespace) -> int:
     trust = run_trust(args)
     cwd, settings = agent_settings(args, trust)
     durability = Durability(settings.durability)
+    directory = session_directory(args, settings)
     if session is not None:
         manager = SessionManager.open(
-            resolve_session(session, cwd),
+            resolve_session(session, cwd, directory),
+            directory,
             cwd_override=cwd if args.cwd is not None else None,
             durability=durability,
         )
     elif continue_recent:
-        manager = SessionManager.continue_recent(cwd, durability=durability)
+        manager = SessionManager.continue_recent(cwd, directory, durability=durability)
     else:
-        manager = SessionManager.create(cwd, durability=durability)
+        manager = SessionManager.create(cwd, directory, durability=durability)
     ui = HeadlessUI(echo=sys.stdout)
     try:
         host = AgentHost.from_settings(

@@ -42,9 +42,10 @@ def _match(argument: str, infos: list[SessionInfo]) -> Path | None:
     return found[0].path if found else None
 
 
-def resolve_session(argument: str, cwd: Path) -> Path:
+def resolve_session(argument: str, cwd: Path, session_dir: Path | None = None) -> Path:
     """The session file ``--session ARGUMENT`` means for working directory ``cwd`` (a
-    relative path is taken from the current directory, as Pi does).
+    relative path is taken from the current directory, as Pi does): an id is looked up among
+    ``cwd``'s sessions, then every project's, in ``session_dir`` when one is configured.
 
     :raises CtxmodesError: an id that matches no session, or several.
     """
@@ -52,7 +53,11 @@ def resolve_session(argument: str, cwd: Path) -> Path:
 
     if looks_like_path(argument):
         return Path(argument).expanduser().resolve()
-    for infos in (SessionManager.list_sessions(cwd), SessionManager.list_all()):
+    mine, every = (
+        SessionManager.list_sessions(cwd, session_dir),
+        SessionManager.list_all(session_dir),
+    )
+    for infos in (mine, every):
         found = _match(argument, infos)
         if found is not None:
             return found

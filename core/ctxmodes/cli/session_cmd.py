@@ -21,6 +21,7 @@ import sys
 from typing import TYPE_CHECKING, Any, Final
 
 from ctxmodes.cli.core_commands import add_command_parser
+from ctxmodes.cli.options import add_session_dir_option
 
 if TYPE_CHECKING:
     from ctxmodes.session.manager import SessionManager
@@ -39,6 +40,7 @@ def register(subparsers: Any) -> None:
         "--cwd", metavar="DIR", help="the project directory (default: the current one)"
     )
     listing.add_argument("--all", action="store_true", help="sessions of every project")
+    add_session_dir_option(listing)
     listing.add_argument("--json", action="store_true", help="machine-readable output")
     listing.set_defaults(handler=run_list, ends_at_once=True)
 
@@ -79,11 +81,16 @@ def run_list(args: argparse.Namespace) -> int:
     import json
     from pathlib import Path
 
+    from ctxmodes.cli.options import command_settings, session_directory
     from ctxmodes.session.manager import SessionManager
     from ctxmodes.terminal_text import visible
 
     cwd = Path(args.cwd).resolve() if args.cwd else Path.cwd()
-    infos = SessionManager.list_all() if args.all else SessionManager.list_sessions(cwd)
+    directory = session_directory(args, command_settings(args).settings)
+    if args.all:
+        infos = SessionManager.list_all(directory)
+    else:
+        infos = SessionManager.list_sessions(cwd, directory)
     if args.json:
         print(
             json.dumps(

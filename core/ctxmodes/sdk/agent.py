@@ -16,6 +16,7 @@ thread that produced them (the worker, during a run); they must return quickly.
 from __future__ import annotations
 
 import dataclasses
+import os
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -38,6 +39,7 @@ from ctxmodes.sdk.events import AgentEvent, EventListener, Notice, StatusChanged
 from ctxmodes.sdk.worker import SessionWorker
 from ctxmodes.session.manager import SessionManager
 from ctxmodes.session.models import UserMessage
+from ctxmodes.session.paths import configured_session_dir
 from ctxmodes.session.writer import Durability
 from ctxmodes.session_mode import ModeRequest
 
@@ -401,8 +403,11 @@ def open_agent(
         existing one runs at it; otherwise a new session starts at the level
         ``model``'s ``:<level>`` suffix, the model's own setting or the default level sets.
     :param session_file: a session file to continue (created when missing); otherwise a new
-        session in Pi's directory for ``cwd`` (or ``session_dir``), or the most recent one
-        with ``continue_recent``.
+        session in Pi's directory for ``cwd``, or the most recent one with
+        ``continue_recent``.
+    :param session_dir: one directory for every project's sessions, where new ones go and
+        ``continue_recent`` looks (by default ``PI_CODING_AGENT_SESSION_DIR``, else Pi's
+        ``sessionDir`` setting, else Pi's folder per project).
     :param settings: effective settings to start from; by default they are loaded for
         ``cwd`` as the CLI does, with ``mode`` and ``model`` overriding them, the project's
         ``.ctxmodes.toml`` only when ``resources`` trusts the project.
@@ -438,10 +443,13 @@ def open_agent(
         base = options if options is not None else HostOptions.of_settings(settings)
         options = dataclasses.replace(base, requested_thinking_level=thinking_level)
     durability = Durability(settings.durability)
-    directory = Path(session_dir) if session_dir is not None else None
+    directory = configured_session_dir(
+        None if session_dir is None else os.fspath(session_dir), settings.session_dir
+    )
     if session_file is not None:
         manager = SessionManager.open(
             Path(session_file),
+            directory,
             cwd_override=where if cwd is not None else None,
             durability=durability,
         )

@@ -59,6 +59,7 @@ from ctxmodes.session.ids import PI_IDENTITY, IdentitySource, validate_session_i
 from ctxmodes.session.index_arrays import IndexRuns
 from ctxmodes.session.jsvalues import js_trim
 from ctxmodes.session.paths import (
+    cwd_filter,
     default_session_dir,
     resolve_path,
     session_file_name,
@@ -358,12 +359,10 @@ class SessionManager:
         In a custom ``session_dir`` (which may hold several projects) only sessions whose
         header cwd is ``cwd`` are considered.
         """
-        default = default_session_dir(cwd)
-        directory = Path(resolve_path(session_dir)) if session_dir else default
-        filter_cwd = session_dir is not None and directory != default
+        directory = Path(resolve_path(session_dir)) if session_dir else default_session_dir(cwd)
         from ctxmodes.session.listing import find_most_recent_session
 
-        recent = find_most_recent_session(directory, str(cwd) if filter_cwd else None)
+        recent = find_most_recent_session(directory, cwd_filter(cwd, directory))
         if recent is None:
             return cls.create(cwd, directory, durability=durability, identity=identity)
         return cls.open(recent, directory, cwd, durability=durability, identity=identity)
@@ -452,10 +451,8 @@ class SessionManager:
         """Sessions of ``cwd``, most recently active first (Pi's ``SessionManager.list``)."""
         from ctxmodes.session.listing import list_sessions_in
 
-        default = default_session_dir(cwd)
-        directory = Path(resolve_path(session_dir)) if session_dir else default
-        filter_cwd = session_dir is not None and directory != default
-        return list_sessions_in(directory, str(cwd) if filter_cwd else None)
+        directory = Path(resolve_path(session_dir)) if session_dir else default_session_dir(cwd)
+        return list_sessions_in(directory, cwd_filter(cwd, directory))
 
     @staticmethod
     def list_all(session_dir: str | os.PathLike[str] | None = None) -> list[SessionInfo]:

@@ -26,6 +26,8 @@ __all__ = [
 ]
 
 ENV_AGENT_DIR: Final = "PI_CODING_AGENT_DIR"
+#: Pi's variable naming one flat directory for every project's sessions.
+ENV_SESSION_DIR: Final = "PI_CODING_AGENT_SESSION_DIR"
 
 
 def _expand(path: str) -> str:
@@ -73,6 +75,23 @@ def default_session_dir(
     """Pi's default session directory for ``cwd`` (not created here)."""
     base = resolve_path(agent_directory if agent_directory is not None else agent_dir())
     return Path(base) / "sessions" / encode_cwd(cwd)
+
+
+def configured_session_dir(command_line: str | None, setting: str | None) -> Path | None:
+    """The one directory every project's sessions go to, as Pi picks it: ``--session-dir``,
+    else ``PI_CODING_AGENT_SESSION_DIR``, else the ``sessionDir`` setting (``~`` expanded,
+    a relative path taken from the current directory); ``None``: Pi's folder per project."""
+    for chosen in (command_line, os.environ.get(ENV_SESSION_DIR), setting):
+        if chosen:
+            return Path(resolve_path(chosen))
+    return None
+
+
+def cwd_filter(cwd: str | os.PathLike[str], directory: Path) -> str | None:
+    """Whose sessions of ``directory`` belong to ``cwd``: in a directory shared by every
+    project, those whose header names ``cwd`` (returned); in Pi's own folder for ``cwd``,
+    all of them (``None``)."""
+    return None if directory == default_session_dir(cwd) else str(cwd)
 
 
 def session_file_name(header_timestamp: str, session_id: str) -> str:

@@ -128,6 +128,7 @@ def resume(session: TerminalSession, args: str) -> None:
     if args:
         _resume_file(session, Path(args).expanduser())
         return
+    from ctxmodes.session.paths import cwd_filter
     from ctxmodes.tui.resume import ResumePicker
 
     manager = session.agent.session_manager
@@ -135,7 +136,12 @@ def resume(session: TerminalSession, args: str) -> None:
     if directory is None:
         session.notify("This session is not stored in a directory; give /resume a FILE", "warning")
         return
-    picker = ResumePicker(directory, lambda path: _resume_file(session, path), wake=session.wake)
+    picker = ResumePicker(
+        directory,
+        lambda path: _resume_file(session, path),
+        cwd=cwd_filter(manager.cwd, directory),
+        wake=session.wake,
+    )
     session.open_picker(picker.picker)
 
 

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Final
 
+from ctxmodes.session.paths import cwd_filter, resolve_path
 from ctxmodes.tui.heads import SessionHead, file_contains, list_heads
 from ctxmodes.tui.picker import Picker, PickerItem
 
@@ -59,9 +60,15 @@ class ResumePicker:
         directory: Path,
         on_pick: Callable[[Path], None],
         *,
+        cwd: str | None = None,
         wake: Callable[[], None] = lambda: None,
     ) -> None:
-        self.heads = list_heads(directory)
+        heads = list_heads(directory)
+        if cwd is not None:
+            # A directory every project shares: this project's sessions, as Pi lists them.
+            mine = resolve_path(cwd)
+            heads = [head for head in heads if head.cwd and resolve_path(head.cwd) == mine]
+        self.heads = heads
         short = distinct_prefixes([head.id for head in self.heads])
         self._rows = [head_row(head, short[head.id]) for head in self.heads]
         self.wake = wake
@@ -123,15 +130,15 @@ class ResumePicker:
             thread.join(timeout)
 
 
-def pick_session(directory: Path) -> Path | None:
-    """``ctxmodes chat -r``: the picker on its own, before any session starts; ``None`` when
-    cancelled or when there is nothing to resume."""
+def pick_session(directory: Path, cwd: Path) -> Path | None:
+    """``ctxmodes chat -r``: the picker on its own, before any session starts, over ``cwd``'s
+    sessions in ``directory``; ``None`` when cancelled or when there is nothing to resume."""
     from prompt_toolkit.application import Application
     from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
     from prompt_toolkit.layout import FormattedTextControl, Layout, Window
 
     chosen: list[Path] = []
-    resume = ResumePicker(directory, chosen.append)
+    resume = ResumePicker(directory, chosen.append, cwd=cwd_filter(cwd, directory))
     if not resume.heads:
         print(f"no sessions to resume in {directory}")
         return None

@@ -64,3 +64,23 @@ def test_a_damaged_or_foreign_file_is_left_out(tmp_path):
     (tmp_path / "other.jsonl").write_bytes(b'{"type":"other"}\n')
     (tmp_path / "empty.jsonl").write_bytes(b"")
     assert len(ResumePicker(tmp_path, lambda path: None).picker.rows()) == 2
+
+
+def test_in_a_directory_every_project_shares_the_picker_offers_this_projects_sessions(tmp_path):
+    from ctxmodes.session import UserMessage
+    from ctxmodes.session.manager import SessionManager
+    from ctxmodes.session.paths import cwd_filter, default_session_dir
+
+    shared = tmp_path / "sessions"
+    paths = {}
+    for project in ("mine", "theirs"):
+        (tmp_path / project).mkdir()
+        manager = SessionManager.create(tmp_path / project, shared)
+        manager.append_message(UserMessage(content=f"work on {project}", timestamp=1))
+        paths[project] = manager.session_file
+        manager.close()
+    mine = tmp_path / "mine"
+    rows = ResumePicker(shared, lambda path: None, cwd=cwd_filter(mine, shared)).picker.rows()
+    assert [row.key for row in rows] == [paths["mine"]]
+    # Pi's own folder for a project holds only its sessions: no filter.
+    assert cwd_filter(mine, default_session_dir(mine)) is None
