@@ -53,14 +53,12 @@ def resolve_session(argument: str, cwd: Path, session_dir: Path | None = None) -
 
     if looks_like_path(argument):
         return Path(argument).expanduser().resolve()
-    mine, every = (
-        SessionManager.list_sessions(cwd, session_dir),
-        SessionManager.list_all(session_dir),
-    )
-    for infos in (mine, every):
-        found = _match(argument, infos)
-        if found is not None:
-            return found
+    found = _match(argument, SessionManager.list_sessions(cwd, session_dir))
+    if found is None:
+        # Every project's sessions are read only when this project's hold no match.
+        found = _match(argument, SessionManager.list_all(session_dir))
+    if found is not None:
+        return found
     raise CtxmodesError(
         f"no session matches {argument!r}: give a session id (or its beginning) or the path "
         "of a .jsonl file"
