@@ -48,6 +48,7 @@ from ctxmodes.config_sources import DEFAULT_MODE, TrustCheck, read_sources
 from ctxmodes.errors import ConfigError
 from ctxmodes.host.retry_settings import RetrySettings
 from ctxmodes.pi_settings import pi_layers
+from ctxmodes.providers.request_settings import ThinkingBudgets
 from ctxmodes.thinking_levels import DEFAULT_THINKING_LEVEL, ThinkingLevel
 
 DEFAULT_SOURCE = "default"
@@ -196,6 +197,9 @@ class Settings(BaseModel):
     #: The level a new session of one model starts with, and switching to it takes, by
     #: ``provider/model-id`` (Pi's ``modelThinkingLevels``).
     model_thinking_levels: dict[str, ThinkingLevel] = Field(default_factory=dict)
+    #: The tokens a turn may think at each level where the model counts them (Pi's
+    #: ``thinkingBudgets``); unset levels keep the transport's own.
+    thinking_budgets: ThinkingBudgets = Field(default_factory=ThinkingBudgets)
     #: Queued steering messages reach the model one per turn, or all at once.
     steering_mode: Literal["one-at-a-time", "all"] = "one-at-a-time"
     #: The same for follow-up messages.

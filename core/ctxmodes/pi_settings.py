@@ -56,6 +56,10 @@ HONOURED: dict[str, tuple[str, JsonKind]] = {
     "quietStartup": ("terminal.quiet_startup", "boolean"),
     "images.blockImages": ("block_images", "boolean"),
     "sessionDir": ("session_dir", "string"),
+    **{
+        f"thinkingBudgets.{level}": (f"thinking_budgets.{level}", "number")
+        for level in ("minimal", "low", "medium", "high")
+    },
 }
 #: Pi's per-model startup thinking levels, by ``provider/model-id``.
 _MODEL_LEVELS = "modelThinkingLevels"

@@ -82,6 +82,12 @@ CASES = [
          "[retry.provider]\nmax_retry_delay_ms = 0", 0, [60000], "expected a number, got an array"),
     Case("sessionDir", "session_dir", "/srv/pi-sessions", ".pi/sessions",
          'session_dir = "~/sessions"', "~/sessions", 5, "expected a string, got a number (5)"),
+    *(
+        Case(f"thinkingBudgets.{level}", f"thinking_budgets.{level}", 3000, 1500,
+             f"[thinking_budgets]\n{level} = 700", 700, "4k",
+             'expected a number, got a string ("4k")')
+        for level in ("minimal", "low", "medium", "high")
+    ),
 ]  # fmt: skip
 IDS = [case.pi_key for case in CASES]
 

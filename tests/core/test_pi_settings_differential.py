@@ -67,6 +67,10 @@ TREES: list[tuple[dict[str, Any], dict[str, Any]]] = [
         {"defaultThinkingLevel": "low", "compaction": {"enabled": False, "reserveTokens": 9}},
         {"defaultThinkingLevel": "medium", "compaction": {"reserveTokens": 10}},
     ),
+    (
+        {"thinkingBudgets": {"minimal": 512, "low": 3000, "high": 20000, "xhigh": 9}},
+        {"thinkingBudgets": {"low": 100}},
+    ),
 ]
 
 
@@ -112,6 +116,7 @@ def _ours(agent: Path, cwd: Path, trusted: bool) -> dict[str, Any]:
         "externalEditor": settings.terminal.external_editor or "nano",
         "quietStartup": settings.terminal.quiet_startup,
         "blockImages": settings.block_images,
+        "thinkingBudgets": settings.thinking_budgets.by_level(),
     }
 
 
@@ -140,6 +145,12 @@ def _as_ctxmodes_reads(pi: dict[str, Any]) -> dict[str, Any]:
         "externalEditor": pi["externalEditor"],
         "quietStartup": pi["quietStartup"],
         "blockImages": pi["blockImages"],
+        # The levels Pi's transports look a budget up by (``xhigh`` and ``max`` use high's).
+        "thinkingBudgets": {
+            level: budget
+            for level, budget in (pi["thinkingBudgets"] or {}).items()
+            if level in ("minimal", "low", "medium", "high")
+        },
     }
 
 

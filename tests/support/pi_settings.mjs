@@ -36,6 +36,7 @@ process.stdout.write(
     externalEditor: settings.getExternalEditorCommand(),
     quietStartup: settings.getQuietStartup(),
     blockImages: settings.getBlockImages(),
+    thinkingBudgets: session.agent.thinkingBudgets ?? null,
   }),
 );
 session.dispose?.();

@@ -43,6 +43,9 @@ class HostOptions:
         as Pi does.
     :ivar block_images: send the model a short text in place of each image (Pi's
         ``images.blockImages``); the session keeps the images.
+    :ivar thinking_budgets: the tokens a turn may think at a level, by level, over the
+        transport's own (Pi's ``thinkingBudgets``); summaries think with the defaults, as
+        in Pi.
     :ivar steering_mode: deliver queued steering messages one per turn, or all at once.
     :ivar follow_up_mode: the same for follow-up messages.
     :ivar system_prompt: when set, the whole system prompt (no ``SYSTEM.md``, context files
@@ -62,6 +65,7 @@ class HostOptions:
     switch_thinking_level: str | None = None
     requested_thinking_level: str | None = None
     block_images: bool = False
+    thinking_budgets: Mapping[str, int] = field(default_factory=dict)
     steering_mode: DrainMode = "one-at-a-time"
     follow_up_mode: DrainMode = "one-at-a-time"
     system_prompt: str | None = None
@@ -95,4 +99,5 @@ class HostOptions:
             steering_mode=settings.steering_mode,
             follow_up_mode=settings.follow_up_mode,
             block_images=settings.block_images,
+            thinking_budgets=settings.thinking_budgets.by_level(),
         )

@@ -254,6 +254,7 @@ class RunLoop:
             session_id=core.manager.session_id,
             # As Pi's agent loop: the live level, and no level at all for "off".
             reasoning=None if core.thinking_level == "off" else core.thinking_level,
+            thinking_budgets=dict(core.options.thinking_budgets) or None,
         )
         event = ProviderRequestEvent(
             request=request,

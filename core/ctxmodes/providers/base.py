@@ -164,6 +164,9 @@ class ModelRequest(BaseModel):
     :ivar purpose: ``turn`` for the agent loop; summarization calls say which kind.
     :ivar session_id: the session's id: the prompt cache key and session headers on the wire.
     :ivar reasoning: the session's thinking level (``off`` … ``max``; ``None`` = off).
+    :ivar thinking_budgets: the tokens the model may think at a level, by level (``minimal``
+        … ``high``), where its format counts thinking in tokens; levels not named, and
+        ``None``, keep the transport's own (Pi's ``thinkingBudgets``).
     :ivar headers: per-request HTTP headers, merged over the model's (``None`` removes one).
     :ivar client_metadata: the Responses ``client_metadata`` object (a mode's request
         identity, e.g. Codex's ``x-codex-window-id``); other transports ignore it.
@@ -176,6 +179,7 @@ class ModelRequest(BaseModel):
     purpose: RequestPurpose = "turn"
     session_id: str | None = None
     reasoning: str | None = None
+    thinking_budgets: dict[str, int] | None = None
     headers: dict[str, str | None] = Field(default_factory=dict)
     client_metadata: dict[str, Any] = Field(default_factory=dict)
 

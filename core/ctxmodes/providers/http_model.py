@@ -218,6 +218,7 @@ class HttpModelProvider(Provider):
             keyless=self._keyless,
             session_id=request.session_id,
             reasoning=None if request.reasoning in (None, "off") else request.reasoning,
+            thinking_budgets=request.thinking_budgets,
             max_tokens=request.max_tokens,
             headers={**auth.headers, **request.headers},
             metadata=request.client_metadata or None,

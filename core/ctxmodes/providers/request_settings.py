@@ -1,4 +1,5 @@
-"""How each model request is sent: its idle timeout and the transport-level retry."""
+"""How each model request is sent: its idle timeout, the transport-level retry, and the
+user's thinking budgets."""
 
 from __future__ import annotations
 
@@ -15,3 +16,19 @@ class ProviderRetrySettings(PiSpelledSettings):
     max_retries: int = Field(default=0, ge=0, alias="maxRetries")
     #: A server asking for a longer wait fails the request at once; 0 means no cap.
     max_retry_delay_ms: int = Field(default=60_000, ge=0, alias="maxRetryDelayMs")
+
+
+class ThinkingBudgets(PiSpelledSettings):
+    """Pi's ``thinkingBudgets``: the tokens a turn may think at each level, over the
+    transport's own, where a format counts thinking in tokens (Anthropic's and Bedrock's
+    Claude without adaptive thinking, Gemini 2.5, a Chat Completions server with a budget
+    field); ``xhigh`` and ``max`` think with ``high``'s. Unset levels keep the default."""
+
+    minimal: int | None = Field(default=None, ge=0)
+    low: int | None = Field(default=None, ge=0)
+    medium: int | None = Field(default=None, ge=0)
+    high: int | None = Field(default=None, ge=0)
+
+    def by_level(self) -> dict[str, int]:
+        """The levels given a budget, and theirs."""
+        return {level: budget for level, budget in self.model_dump().items() if budget is not None}

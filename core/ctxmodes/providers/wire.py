@@ -79,6 +79,8 @@ class StreamOptions:
     headers: dict[str, str | None] = field(default_factory=dict)
     cache_retention: CacheRetention | None = None
     reasoning_summary: str | None = None
+    #: The user's thinking budget of a level, over pi-ai's (Pi's ``thinkingBudgets``).
+    thinking_budgets: dict[str, int] | None = None
     text_verbosity: str | None = None
     service_tier: str | None = None
     sampling_params: dict[str, Any] | None = None
@@ -101,6 +103,7 @@ class StreamOptions:
             "headers": "headers",
             "cacheRetention": "cache_retention",
             "reasoningSummary": "reasoning_summary",
+            "thinkingBudgets": "thinking_budgets",
             "textVerbosity": "text_verbosity",
             "serviceTier": "service_tier",
             "samplingParams": "sampling_params",

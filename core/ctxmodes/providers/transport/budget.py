@@ -1,9 +1,12 @@
 """The output cap pi-ai sends: the requested or the model's maximum, within what the context
-window leaves free after pi-ai's own estimate of the context (``estimateContextTokens``)."""
+window leaves free after pi-ai's own estimate of the context (``estimateContextTokens``); and
+the thinking budget of each level where a format counts thinking in tokens (pi-ai's
+``simple-options``), which the user's ``thinkingBudgets`` override level by level."""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 from ctxmodes.providers.catalog import ModelSpec
@@ -12,6 +15,15 @@ from ctxmodes.providers.wire import JsonObject, PiContext
 
 #: Tokens pi-ai always leaves free in the context window when it sizes ``maxTokens``.
 CONTEXT_SAFETY_TOKENS = 4096
+#: pi-ai's thinking budget of each level; ``xhigh`` and ``max`` think with ``high``'s.
+DEFAULT_THINKING_BUDGETS: Mapping[str, int] = {
+    "minimal": 1024,
+    "low": 2048,
+    "medium": 8192,
+    "high": 16384,
+}
+#: Tokens always left for the answer when a thinking budget shares the output cap.
+MIN_ANSWER_TOKENS = 1024
 
 
 def _content_chars(content: Any) -> int:
@@ -92,3 +104,40 @@ def clamp_max_tokens(model: ModelSpec, context: PiContext, requested: int | None
         return max(1, budget)
     available = model.context_window - estimate_context_tokens(context) - CONTEXT_SAFETY_TOKENS
     return min(budget, max(1, available))
+
+
+def budget_level(level: str) -> str:
+    """The level whose budget ``level`` thinks with (pi-ai's ``clampReasoning``)."""
+    return "high" if level in ("xhigh", "max") else level
+
+
+def thinking_budget(level: str, custom: Mapping[str, int] | None) -> int:
+    """pi-ai's ``thinkingBudgetForLevel``: the user's budget for the level, else pi-ai's."""
+    budgets = {**DEFAULT_THINKING_BUDGETS, **(custom or {})}
+    return budgets.get(budget_level(level), 0)
+
+
+def answer_room(budget: int, ceiling: int) -> int:
+    """``budget`` within ``ceiling``, leaving :data:`MIN_ANSWER_TOKENS` for the answer."""
+    return min(budget, max(0, ceiling - MIN_ANSWER_TOKENS))
+
+
+def fit_thinking(
+    model: ModelSpec,
+    context: PiContext,
+    max_tokens: int,
+    level: str,
+    custom: Mapping[str, int] | None,
+) -> tuple[int, int]:
+    """pi-ai's ``adjustMaxTokensForThinking`` and the context fit after it, for formats that
+    give thinking a budget inside the output cap: the cap grows by the level's budget (within
+    the model's), then fits the window again; the budget leaves room for the answer.
+
+    :returns: the output cap and the thinking budget.
+    """
+    budget = thinking_budget(level, custom)
+    ceiling = min(max_tokens + budget, model.max_tokens)
+    if ceiling <= budget:
+        budget = answer_room(budget, ceiling)
+    cap = clamp_max_tokens(model, context, ceiling)
+    return cap, answer_room(budget, cap)

@@ -22,17 +22,13 @@ from ctxmodes.providers.apis.anthropic_messages.request import (
 from ctxmodes.providers.apis.anthropic_messages.stream import MessagesStream, message_events
 from ctxmodes.providers.base import ModelCapabilities
 from ctxmodes.providers.catalog import ModelSpec
-from ctxmodes.providers.transport.budget import clamp_max_tokens
+from ctxmodes.providers.transport.budget import clamp_max_tokens, fit_thinking
 from ctxmodes.providers.transport.call import CallContext
 from ctxmodes.providers.transport.options import check_api_key
 from ctxmodes.providers.transport.retry import open_stream
 from ctxmodes.providers.wire import ABORTED, PiContext, PiMessage, StreamOptions, WireError
 
 API = "anthropic-messages"
-#: pi-ai's default thinking budgets per level (``xhigh`` and ``max`` use ``high``'s).
-THINKING_BUDGETS = {"minimal": 1024, "low": 2048, "medium": 8192, "high": 16384}
-#: Tokens always left for the answer when a thinking budget shares the output cap.
-MIN_ANSWER_TOKENS = 1024
 
 
 def capabilities(model: ModelSpec) -> ModelCapabilities:
@@ -62,15 +58,10 @@ def plan_thinking(model: ModelSpec, context: PiContext, options: StreamOptions) 
         return Thinking(enabled=False)
     if AnthropicCompat.of(model).adaptive_thinking:
         return Thinking(enabled=True, effort=effort_for(model, level))
-    # xhigh and max (and any level without a budget of its own) think with high's budget.
-    budget = THINKING_BUDGETS.get(level, THINKING_BUDGETS["high"])
-    ceiling = min(options.max_tokens + budget, model.max_tokens)
-    if ceiling <= budget:
-        budget = min(budget, max(0, ceiling - MIN_ANSWER_TOKENS))
-    options.max_tokens = clamp_max_tokens(model, context, ceiling)
-    return Thinking(
-        enabled=True, budget_tokens=min(budget, max(0, options.max_tokens - MIN_ANSWER_TOKENS))
+    options.max_tokens, budget = fit_thinking(
+        model, context, options.max_tokens, level, options.thinking_budgets
     )
+    return Thinking(enabled=True, budget_tokens=budget)
 
 
 def stream(

@@ -32,7 +32,7 @@ from ctxmodes.providers.apis.bedrock_converse_stream.request import (
 from ctxmodes.providers.apis.bedrock_converse_stream.stream import ConverseStream
 from ctxmodes.providers.base import ModelCapabilities
 from ctxmodes.providers.catalog import ModelSpec
-from ctxmodes.providers.transport.budget import clamp_max_tokens
+from ctxmodes.providers.transport.budget import budget_level, clamp_max_tokens, fit_thinking
 from ctxmodes.providers.transport.call import CallContext
 from ctxmodes.providers.wire import (
     ABORTED,
@@ -44,9 +44,6 @@ from ctxmodes.providers.wire import (
 )
 
 API = "bedrock-converse-stream"
-#: Tokens always left for the answer when a thinking budget shares the output cap.
-MIN_ANSWER_TOKENS = 1024
-THINKING_BUDGETS = {"minimal": 1024, "low": 2048, "medium": 8192, "high": 16384}
 #: Over-long diagnostic values are dropped, as Pi drops them.
 MAX_DIAGNOSTIC_CHARS = 200
 
@@ -57,17 +54,12 @@ def capabilities(model: ModelSpec) -> ModelCapabilities:
 
 
 def _budgets(
-    model: ModelSpec, context: PiContext, level: str, max_tokens: int
+    model: ModelSpec, context: PiContext, options: StreamOptions, level: str, max_tokens: int
 ) -> tuple[int, dict[str, int]]:
-    """pi-ai's ``adjustMaxTokensForThinking`` for budget-thinking Claude models: the cap
-    grows by the level's budget (within the model's), then fits the window again."""
-    clamped = "high" if level in ("xhigh", "max") else level
-    budget = THINKING_BUDGETS.get(clamped, THINKING_BUDGETS["high"])
-    cap = min(max_tokens + budget, model.max_tokens)
-    if cap <= budget:
-        budget = min(budget, max(0, cap - MIN_ANSWER_TOKENS))
-    cap = clamp_max_tokens(model, context, cap)
-    return cap, {clamped: min(budget, max(0, cap - MIN_ANSWER_TOKENS))}
+    """pi-ai's ``streamSimple`` for budget-thinking Claude models: the output cap and the
+    budget of the level's thinking (see :func:`fit_thinking`)."""
+    cap, budget = fit_thinking(model, context, max_tokens, level, options.thinking_budgets)
+    return cap, {budget_level(level): budget}
 
 
 def stream(
@@ -78,7 +70,7 @@ def stream(
     level = options.reasoning or None
     budgets: dict[str, int] = {}
     if level and is_claude(model) and not adaptive_thinking(model):
-        max_tokens, budgets = _budgets(model, context, level, max_tokens)
+        max_tokens, budgets = _budgets(model, context, options, level, max_tokens)
     body = functools.partial(_call, model, context, options, call, max_tokens, level, budgets)
     return call.run(model, API, body)
 

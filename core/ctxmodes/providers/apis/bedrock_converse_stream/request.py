@@ -17,6 +17,7 @@ from typing import Any
 
 from ctxmodes.providers.catalog import ModelSpec
 from ctxmodes.providers.jsvalues import sanitize_surrogates
+from ctxmodes.providers.transport.budget import budget_level, thinking_budget
 from ctxmodes.providers.transport.history import transform_messages
 from ctxmodes.providers.transport.strict_schema import resolve_strict, tool_parameters
 from ctxmodes.providers.wire import JsonObject, WireError
@@ -29,14 +30,6 @@ _IMAGE_FORMATS = {
     "image/png": "png",
     "image/gif": "gif",
     "image/webp": "webp",
-}
-DEFAULT_BUDGETS = {
-    "minimal": 1024,
-    "low": 2048,
-    "medium": 8192,
-    "high": 16384,
-    "xhigh": 16384,
-    "max": 16384,
 }
 _ADAPTIVE = ("opus-4-6", "opus-4-7", "opus-4-8", "opus-5", "sonnet-4-6", "sonnet-5", "fable-5")
 _NATIVE_XHIGH = ("opus-4-7", "opus-4-8", "opus-5", "sonnet-5", "fable-5")
@@ -317,8 +310,7 @@ def additional_fields(
         if display is not None:
             thinking["display"] = display
         return {"thinking": thinking, "output_config": {"effort": _effort(model, level)}}
-    budget_level = "high" if level in ("xhigh", "max") else level
-    budget = budgets.get(budget_level, DEFAULT_BUDGETS.get(level, DEFAULT_BUDGETS["high"]))
+    budget = budgets.get(budget_level(level), thinking_budget(level, None))
     thinking = {"type": "enabled", "budget_tokens": budget}
     if display is not None:
         thinking["display"] = display

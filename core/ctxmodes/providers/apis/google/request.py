@@ -12,7 +12,7 @@ and model.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from ctxmodes.providers.base import ModelCapabilities
@@ -101,6 +101,16 @@ def _signature(same: bool, signature: object) -> str | None:
     return (
         signature if same and _valid_signature(signature) and isinstance(signature, str) else None
     )
+
+
+def google_budget(
+    level: str, custom: Mapping[str, int] | None, defaults: Mapping[str, int] | None
+) -> int:
+    """pi-ai's ``getGoogleBudget``: the user's budget for the level, else the model's
+    default, else ``-1`` (the model decides)."""
+    if custom and level in custom:
+        return custom[level]
+    return defaults[level] if defaults else -1
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,6 +7,8 @@ Errors are not retried unless ``maxRetries`` is set, and then without the server
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from ctxmodes.providers.apis.google import call as google_call
 from ctxmodes.providers.apis.google.request import (
     BUDGETS_25_FLASH,
@@ -14,6 +16,7 @@ from ctxmodes.providers.apis.google.request import (
     BUDGETS_25_PRO,
     GoogleThinking,
     build_body,
+    google_budget,
     is_gemini_3_flash,
     is_gemini_3_pro,
     is_gemma_4,
@@ -41,7 +44,9 @@ def disabled_thinking(model: ModelSpec) -> JsonObject:
     return {"thinkingBudget": 0}
 
 
-def thinking_for(model: ModelSpec, level: str | None) -> GoogleThinking:
+def thinking_for(
+    model: ModelSpec, level: str | None, custom_budgets: Mapping[str, int] | None = None
+) -> GoogleThinking:
     """pi-ai's ``streamSimple`` choice: a Google level for Gemini 3 and Gemma 4, a token
     budget for the others (``-1``: the model decides)."""
     if not level:
@@ -60,7 +65,7 @@ def thinking_for(model: ModelSpec, level: str | None) -> GoogleThinking:
         budgets = BUDGETS_25_FLASH_LITE
     elif "2.5-flash" in model.id:
         budgets = BUDGETS_25_FLASH
-    return GoogleThinking(True, budget_tokens=budgets[resolved] if budgets else -1)
+    return GoogleThinking(True, budget_tokens=google_budget(resolved, custom_budgets, budgets))
 
 
 def model_path(model_id: str) -> str:
@@ -80,7 +85,7 @@ def stream(
     if not api_key:
         raise WireError(missing_key_message(model.provider))
     options.max_tokens = clamp_max_tokens(model, context, options.max_tokens)
-    thinking = thinking_for(model, options.reasoning)
+    thinking = thinking_for(model, options.reasoning, options.thinking_budgets)
 
     def body(output: PiMessage) -> None:
         base = (model.base_url or DEFAULT_BASE_URL).rstrip("/")

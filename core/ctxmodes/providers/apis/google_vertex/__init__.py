@@ -10,6 +10,7 @@ Default Credentials (:mod:`.credentials`) authorise a request to the project's l
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from urllib.parse import urlsplit
 
 from ctxmodes.providers.apis.google import call as google_call
@@ -18,6 +19,7 @@ from ctxmodes.providers.apis.google.request import (
     BUDGETS_25_PRO,
     GoogleThinking,
     build_body,
+    google_budget,
     is_gemini_3_flash,
     is_gemini_3_pro,
     resolve_level,
@@ -59,7 +61,9 @@ def disabled_thinking(model: ModelSpec) -> JsonObject:
     return {"thinkingBudget": 0}
 
 
-def thinking_for(model: ModelSpec, level: str | None) -> GoogleThinking:
+def thinking_for(
+    model: ModelSpec, level: str | None, custom_budgets: Mapping[str, int] | None = None
+) -> GoogleThinking:
     if not level:
         return GoogleThinking(enabled=False)
     resolved = resolve_level(model, model.clamp_thinking_level(level))
@@ -72,7 +76,7 @@ def thinking_for(model: ModelSpec, level: str | None) -> GoogleThinking:
         budgets = BUDGETS_25_PRO
     elif "2.5-flash" in model.id:
         budgets = BUDGETS_25_FLASH
-    return GoogleThinking(True, budget_tokens=budgets[resolved] if budgets else -1)
+    return GoogleThinking(True, budget_tokens=google_budget(resolved, custom_budgets, budgets))
 
 
 def api_key_of(options: StreamOptions) -> str | None:
@@ -134,7 +138,7 @@ def stream(
     """One call, pi-ai's Vertex ``streamSimple``: returns the final message (also on
     failure, including missing project, location or credentials)."""
     options.max_tokens = clamp_max_tokens(model, context, options.max_tokens)
-    thinking = thinking_for(model, options.reasoning)
+    thinking = thinking_for(model, options.reasoning, options.thinking_budgets)
 
     def body(output: PiMessage) -> None:
         key = api_key_of(options)

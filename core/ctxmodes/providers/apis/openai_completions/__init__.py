@@ -80,6 +80,7 @@ def _call(
         temperature=options.temperature,
         tool_choice=options.tool_choice,
         effort=effort,
+        thinking_budgets=options.thinking_budgets,
         sampling_params=options.sampling_params,
         now_ms=call.now_ms,
     )

@@ -3,7 +3,7 @@ settings (pi-ai 0.85's ``convertMessages`` and ``buildParams``)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import orjson
@@ -16,14 +16,13 @@ from ctxmodes.providers.jsvalues import (
     short_hash,
     stringify,
 )
+from ctxmodes.providers.transport.budget import answer_room, thinking_budget
 from ctxmodes.providers.transport.history import transform_messages
 from ctxmodes.providers.transport.strict_schema import resolve_strict, tool_parameters
 from ctxmodes.providers.wire import ENCRYPTED_OUTPUT_REFUSED, JsonObject, WireError
 
 BRIDGE_TEXT = "I have processed the tool results."
 TOOL_IMAGES_TEXT = "Attached image(s) from tool result:"
-DEFAULT_THINKING_BUDGETS = {"minimal": 1024, "low": 2048, "medium": 8192, "high": 16384}
-MIN_ANSWER_TOKENS = 1024
 
 
 def _safe_id_part(text: str) -> str:
@@ -295,11 +294,12 @@ def _mapped(model: ModelSpec, level: str | None) -> Any:
     return levels.get(level or "off", ...)
 
 
-def _thinking_budget(model: ModelSpec, effort: str | None, ceiling: int) -> int | None:
+def _thinking_budget(
+    model: ModelSpec, effort: str | None, ceiling: int, custom: Mapping[str, int] | None
+) -> int | None:
     if not effort or not model.reasoning:
         return None
-    level = "high" if effort in ("xhigh", "max") else effort
-    budget = min(DEFAULT_THINKING_BUDGETS.get(level, 0), max(0, ceiling - MIN_ANSWER_TOKENS))
+    budget = answer_room(thinking_budget(effort, custom), ceiling)
     return budget if budget > 0 else None
 
 
@@ -328,14 +328,20 @@ def _template_values(
     return resolved or None
 
 
-def _apply_thinking(body: JsonObject, model: ModelSpec, compat: Compat, effort: str | None) -> None:
+def _apply_thinking(
+    body: JsonObject,
+    model: ModelSpec,
+    compat: Compat,
+    effort: str | None,
+    thinking_budgets: Mapping[str, int] | None,
+) -> None:
     fmt = compat["thinkingFormat"]
     supports_effort = compat["supportsReasoningEffort"]
     mapped = _mapped(model, effort) if effort else ...
     named = effort if mapped is ... or mapped is None else mapped
     off = _mapped(model, "off")
     ceiling = body.get("max_tokens") or body.get("max_completion_tokens") or model.max_tokens
-    budget = _thinking_budget(model, effort, ceiling)
+    budget = _thinking_budget(model, effort, ceiling, thinking_budgets)
     if not model.reasoning:
         pass
     elif fmt == "zai":
@@ -449,6 +455,7 @@ def build_body(
     temperature: float | None,
     tool_choice: Any,
     effort: str | None,
+    thinking_budgets: Mapping[str, int] | None = None,
     sampling_params: JsonObject | None,
     now_ms: Callable[[], int],
 ) -> JsonObject:
@@ -489,7 +496,7 @@ def build_body(
         body["tool_choice"] = tool_choice
     if compat["vllmPriority"] is not None:
         body["priority"] = compat["vllmPriority"]
-    _apply_thinking(body, model, compat, effort)
+    _apply_thinking(body, model, compat, effort, thinking_budgets)
     routing = model.flag("openRouterRouting")
     if routing:
         body["provider"] = routing
