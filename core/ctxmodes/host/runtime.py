@@ -364,6 +364,14 @@ class AgentHost:
                 HookRelay.for_plugin(self._pm, session, plugin).session_start, "reload"
             )
 
+    def model_provider(self, spec: str) -> Provider:
+        """The provider of the model ``spec`` names, sending its requests as configured
+        (Pi's ``retry.provider``), for :meth:`switch_model`.
+
+        :raises CtxmodesError: the model is unknown or its provider has no credentials.
+        """
+        return _resolved(self._pm, spec, self._options.retry.provider)[0]
+
     def switch_model(self, provider: Provider) -> None:
         """Use ``provider`` for the current session from its next request on (see
         :meth:`AgentSession.set_provider`) and for later sessions; the previous provider is

@@ -328,7 +328,7 @@ class Agent:
 
         :raises CtxmodesError: unknown model, missing credentials, bad spec.
         """
-        self._host.switch_model(self._registry().resolve(spec))
+        self._host.switch_model(self._host.model_provider(spec))
 
     def _registry(self) -> ProviderRegistry:
         from ctxmodes.providers.registry import registry_from_plugin_manager

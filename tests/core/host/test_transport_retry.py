@@ -5,6 +5,7 @@ before the request is sent again. Real loopback HTTP, the real Chat Completions 
 from __future__ import annotations
 
 import io
+import json
 import threading
 from pathlib import Path
 from typing import Any
@@ -126,3 +127,31 @@ def test_a_summary_call_reports_its_transport_retries(tmp_path: Path) -> None:
     assert (retry.attempt, retry.max_attempts) == (1, 1)
     # A transport retry is not a summary retry: the summary budget is untouched.
     assert not [r for r in seen if isinstance(r, records.SummarizationRetryScheduled)]
+
+
+def test_a_model_switched_to_sends_its_requests_as_configured(tmp_path: Path) -> None:
+    """``/model`` (the SDK's ``switch_model``) keeps ``retry.provider``: the new model's
+    request is retried at the transport, with the turn retry off."""
+    from ctxmodes.sdk import open_agent
+
+    with WireServer(overloaded_then(API, "Recovered")) as server:
+        (tmp_path / ".ctxmodes.toml").write_text(
+            "[retry]\nenabled = false\n[retry.provider]\nmaxRetries = 1\n[providers.loop]\n"
+            f'api = "{API}"\nbase_url = "{server.base_url}/v1"\napi_key = "sk-loopback-key"\n'
+            'models = [{ id = "m" }, { id = "other" }]\n'
+        )
+        loaded = load_settings(
+            cwd=tmp_path,
+            environ={"CTXMODES_CONFIG_DIR": str(tmp_path / "user")},
+            cli={"model": "loop/m"},
+            trust=trusted,
+        )
+        with open_agent(cwd=tmp_path, settings=loaded.settings, session_dir=tmp_path) as agent:
+            agent.switch_model("loop/other")
+            agent.prompt("hi")
+            reply = agent.session_manager.build_session_context().messages[-1]
+    assert [json.loads(request["body"])["model"] for request in server.requests] == [
+        "other",
+        "other",
+    ]
+    assert reply.content[0].text == "Recovered"  # type: ignore[union-attr]
