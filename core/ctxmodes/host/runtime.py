@@ -78,7 +78,7 @@ def _configured_provider(
             return provider, None
     if not settings.model:
         return None, None
-    return _resolved(pm, settings.model, request_settings)
+    return resolve_configured(pm, settings.model, request_settings)
 
 
 def _usable_provider(
@@ -87,12 +87,12 @@ def _usable_provider(
     """The provider of the model ``spec`` names when it can be used here (the catalog has
     it, its provider has credentials); ``None`` otherwise."""
     try:
-        return _resolved(pm, spec, request_settings)[0]
+        return resolve_configured(pm, spec, request_settings)[0]
     except CtxmodesError:
         return None
 
 
-def _resolved(
+def resolve_configured(
     pm: pluggy.PluginManager, spec: str, request_settings: ProviderRetrySettings
 ) -> tuple[Provider, str | None]:
     """The provider of the model ``spec`` names, with the configured request settings, and
@@ -370,7 +370,7 @@ class AgentHost:
 
         :raises CtxmodesError: the model is unknown or its provider has no credentials.
         """
-        return _resolved(self._pm, spec, self._options.retry.provider)[0]
+        return resolve_configured(self._pm, spec, self._options.retry.provider)[0]
 
     def switch_model(self, provider: Provider) -> None:
         """Use ``provider`` for the current session from its next request on (see

@@ -14,14 +14,16 @@ def resolve_model(spec: str, *, cwd: Path | str | None = None) -> Provider:
     one: the built-in tables, ``[providers.<name>]`` in the configuration for ``cwd``
     (default: the current directory; its project file only when a saved decision or
     ``defaultProjectTrust`` trusts the folder, as nobody is asked), and the models that
-    plugins register.
+    plugins register; its requests are sent as the configuration's ``retry.provider`` says
+    (timeout, transport-level retries), as ``run``'s are.
 
     :raises CtxmodesError: unknown model, missing credentials, bad spec or configuration.
     """
     from ctxmodes.config import load_settings
+    from ctxmodes.host.runtime import resolve_configured
     from ctxmodes.plugins import make_configured_plugin_manager
-    from ctxmodes.providers.registry import registry_from_plugin_manager
 
     where = Path(cwd) if cwd is not None else Path.cwd()
     settings = load_settings(cwd=where, cli={"model": spec}).settings
-    return registry_from_plugin_manager(make_configured_plugin_manager(settings)).resolve(spec)
+    pm = make_configured_plugin_manager(settings)
+    return resolve_configured(pm, spec, settings.retry.provider)[0]
