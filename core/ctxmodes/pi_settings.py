@@ -56,6 +56,8 @@ HONOURED: dict[str, tuple[str, JsonKind]] = {
     "quietStartup": ("terminal.quiet_startup", "boolean"),
     "images.blockImages": ("block_images", "boolean"),
     "sessionDir": ("session_dir", "string"),
+    "shellPath": ("shell.path", "string"),
+    "shellCommandPrefix": ("shell.command_prefix", "string"),
 }
 #: Pi's per-model startup thinking levels, by ``provider/model-id``.
 _MODEL_LEVELS = "modelThinkingLevels"

@@ -82,6 +82,12 @@ CASES = [
          "[retry.provider]\nmax_retry_delay_ms = 0", 0, [60000], "expected a number, got an array"),
     Case("sessionDir", "session_dir", "/srv/pi-sessions", ".pi/sessions",
          'session_dir = "~/sessions"', "~/sessions", 5, "expected a string, got a number (5)"),
+    Case("shellPath", "shell.path", "~/bin/bash", "/opt/bash",
+         '[shell]\npath = "/usr/local/bin/bash"', "/usr/local/bin/bash", ["/bin/bash"],
+         "expected a string, got an array"),
+    Case("shellCommandPrefix", "shell.command_prefix", "shopt -s expand_aliases", "set -e",
+         '[shell]\ncommand_prefix = "set -u"', "set -u", {"lines": []},
+         "expected a string, got an object"),
 ]  # fmt: skip
 IDS = [case.pi_key for case in CASES]
 

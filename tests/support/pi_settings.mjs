@@ -36,6 +36,8 @@ process.stdout.write(
     externalEditor: settings.getExternalEditorCommand(),
     quietStartup: settings.getQuietStartup(),
     blockImages: settings.getBlockImages(),
+    shellPath: settings.getShellPath() ?? null,
+    shellCommandPrefix: settings.getShellCommandPrefix() ?? null,
   }),
 );
 session.dispose?.();
