@@ -1,14 +1,14 @@
 """Settings: the mode and model, how plugins load, durability, configured providers, the
-thinking level, message delivery, images, compaction, retries and the terminal, with the
-origin of every value.
+thinking level, message delivery, images, compaction, retries, the shell and the terminal,
+with the origin of every value.
 
 Sources, lowest precedence first:
 
 1. built-in defaults;
 2. the settings of Pi's ``settings.json`` that ctxmodes has an equivalent for: the startup
    model, thinking level, message delivery, compaction, branch summaries, retries and
-   timeouts, images and the terminal's (a trusted project's ``.pi/settings.json`` over the
-   global one; :mod:`ctxmodes.pi_settings`);
+   timeouts, images, the shell and the terminal's (a trusted project's
+   ``.pi/settings.json`` over the global one; :mod:`ctxmodes.pi_settings`);
 3. the user file ``config.toml`` in the platform config directory (``CTXMODES_CONFIG_DIR``
    overrides the directory);
 4. the project file ``.ctxmodes.toml`` in the working directory, or else the
@@ -172,6 +172,19 @@ class TerminalSettings(BaseModel):
     external_editor: str | None = None
 
 
+class ShellSettings(BaseModel):
+    """``[shell]``: what runs the ``bash`` tool's and ``!`` commands."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    #: The bash to run (Pi's ``shellPath``; ``~`` and a path relative to the working
+    #: directory allowed); unset or empty: ``bash`` on ``PATH``.
+    path: str | None = None
+    #: Run before every command, e.g. ``"shopt -s expand_aliases\nalias ll='ls -l'"`` (Pi's
+    #: ``shellCommandPrefix``); unset or empty: nothing.
+    command_prefix: str | None = None
+
+
 class Settings(BaseModel):
     """The effective configuration of one ctxmodes process."""
 
@@ -213,6 +226,7 @@ class Settings(BaseModel):
     #: Retrying turns that failed on transient errors (Pi's ``retry`` settings).
     retry: RetrySettings = Field(default_factory=RetrySettings)
     terminal: TerminalSettings = Field(default_factory=TerminalSettings)
+    shell: ShellSettings = Field(default_factory=ShellSettings)
 
 
 @dataclass(frozen=True, slots=True)

@@ -60,6 +60,8 @@ HONOURED: dict[str, tuple[str, JsonKind]] = {
         f"thinkingBudgets.{level}": (f"thinking_budgets.{level}", "number")
         for level in ("minimal", "low", "medium", "high")
     },
+    "shellPath": ("shell.path", "string"),
+    "shellCommandPrefix": ("shell.command_prefix", "string"),
 }
 #: Pi's per-model startup thinking levels, by ``provider/model-id``.
 _MODEL_LEVELS = "modelThinkingLevels"

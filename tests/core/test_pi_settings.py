@@ -88,6 +88,12 @@ CASES = [
              'expected a number, got a string ("4k")')
         for level in ("minimal", "low", "medium", "high")
     ),
+    Case("shellPath", "shell.path", "~/bin/bash", "/opt/bash",
+         '[shell]\npath = "/usr/local/bin/bash"', "/usr/local/bin/bash", ["/bin/bash"],
+         "expected a string, got an array"),
+    Case("shellCommandPrefix", "shell.command_prefix", "shopt -s expand_aliases", "set -e",
+         '[shell]\ncommand_prefix = "set -u"', "set -u", {"lines": []},
+         "expected a string, got an object"),
 ]  # fmt: skip
 IDS = [case.pi_key for case in CASES]
 

@@ -14,6 +14,7 @@ from support.cli_rig import pi_agent_dir
 from support.pi_oracle import PI_PACKAGE, pi_node_modules, require_agent_node
 
 from ctxmodes.config import load_settings
+from ctxmodes.host.options import HostOptions
 
 SCRIPT = Path(__file__).parents[1] / "support" / "pi_settings.mjs"
 MODELS = {
@@ -48,6 +49,8 @@ TREES: list[tuple[dict[str, Any], dict[str, Any]]] = [
             "externalEditor": "code --wait",
             "quietStartup": True,
             "images": {"blockImages": True},
+            "shellPath": "~/bin/bash",
+            "shellCommandPrefix": "shopt -s expand_aliases\nalias ll='ls -l'",
         },
         {},
     ),
@@ -61,6 +64,9 @@ TREES: list[tuple[dict[str, Any], dict[str, Any]]] = [
     ),
     ({"retry": {"provider": {"timeoutMs": 7000}}}, {"httpIdleTimeoutMs": 5000}),
     ({"externalEditor": "vim"}, {"externalEditor": "  "}),
+    ({"shellPath": "~", "shellCommandPrefix": "set -e"}, {"shellPath": "/opt/bash"}),
+    ({"shellPath": "/opt/bash", "shellCommandPrefix": "set -e"}, {"shellCommandPrefix": ""}),
+    ({"shellPath": "/opt/bash"}, {"shellPath": ""}),
     ({"steeringMode": None, "queueMode": "all"}, {"retry": {"maxDelayMs": 8000}}),
     ({"retry": {"maxDelayMs": 8000, "provider": {"maxRetryDelayMs": None}}}, {}),
     (
@@ -93,6 +99,8 @@ def _ours(agent: Path, cwd: Path, trusted: bool) -> dict[str, Any]:
         cwd=cwd, environ={"CTXMODES_CONFIG_DIR": str(cwd / "no-config")}, trust=lambda _: trusted
     ).settings
     provider = settings.retry.provider
+    # The shell as the tools get it: through the host's options, its path as they start it.
+    shell = HostOptions.of_settings(settings).shell
     return {
         "model": settings.model,
         "thinkingLevel": settings.thinking_level,
@@ -117,6 +125,8 @@ def _ours(agent: Path, cwd: Path, trusted: bool) -> dict[str, Any]:
         "quietStartup": settings.terminal.quiet_startup,
         "blockImages": settings.block_images,
         "thinkingBudgets": settings.thinking_budgets.by_level(),
+        "shellPath": shell.configured_program(cwd),
+        "shellCommandPrefix": shell.command_prefix,
     }
 
 
@@ -124,7 +134,8 @@ def _as_ctxmodes_reads(pi: dict[str, Any]) -> dict[str, Any]:
     """Pi's answer where ctxmodes has one value for what Pi leaves open: a delivery mode
     other than ``all`` delivers one at a time (pi-agent-core's queue); the request timeout
     is ``retry.provider.timeoutMs``, else ``httpIdleTimeoutMs`` (``0``: none, passed as the
-    longest 32-bit delay); an unset transport retry count is ctxmodes' default, 0."""
+    longest 32-bit delay); an unset transport retry count is ctxmodes' default, 0; an empty
+    shell path or prefix is none (Pi tests both for truth before using them)."""
     provider = pi["providerRetry"]
     idle = pi["httpIdleTimeoutMs"]
     return {
@@ -151,6 +162,8 @@ def _as_ctxmodes_reads(pi: dict[str, Any]) -> dict[str, Any]:
             for level, budget in (pi["thinkingBudgets"] or {}).items()
             if level in ("minimal", "low", "medium", "high")
         },
+        "shellPath": pi["shellPath"] or None,
+        "shellCommandPrefix": pi["shellCommandPrefix"] or None,
     }
 
 

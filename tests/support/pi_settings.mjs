@@ -37,6 +37,8 @@ process.stdout.write(
     quietStartup: settings.getQuietStartup(),
     blockImages: settings.getBlockImages(),
     thinkingBudgets: session.agent.thinkingBudgets ?? null,
+    shellPath: settings.getShellPath() ?? null,
+    shellCommandPrefix: settings.getShellCommandPrefix() ?? null,
   }),
 );
 session.dispose?.();

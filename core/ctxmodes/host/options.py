@@ -12,6 +12,7 @@ from ctxmodes.compaction.settings import BranchSummarySettings, CompactionSettin
 from ctxmodes.host.queues import DrainMode
 from ctxmodes.host.retry_settings import RetrySettings
 from ctxmodes.thinking_levels import DEFAULT_THINKING_LEVEL
+from ctxmodes.tools.shell_config import ShellConfig
 
 if TYPE_CHECKING:
     from ctxmodes.config import Settings
@@ -46,6 +47,8 @@ class HostOptions:
     :ivar thinking_budgets: the tokens a turn may think at a level, by level, over the
         transport's own (Pi's ``thinkingBudgets``); summaries think with the defaults, as
         in Pi.
+    :ivar shell: the bash that runs the ``bash`` tool's and ``!`` commands, and the text
+        run before each of them (Pi's ``shellPath`` and ``shellCommandPrefix``).
     :ivar steering_mode: deliver queued steering messages one per turn, or all at once.
     :ivar follow_up_mode: the same for follow-up messages.
     :ivar system_prompt: when set, the whole system prompt (no ``SYSTEM.md``, context files
@@ -66,6 +69,7 @@ class HostOptions:
     requested_thinking_level: str | None = None
     block_images: bool = False
     thinking_budgets: Mapping[str, int] = field(default_factory=dict)
+    shell: ShellConfig = field(default_factory=ShellConfig)
     steering_mode: DrainMode = "one-at-a-time"
     follow_up_mode: DrainMode = "one-at-a-time"
     system_prompt: str | None = None
@@ -83,8 +87,8 @@ class HostOptions:
         cls, settings: Settings, *, requested_thinking_level: str | None = None
     ) -> HostOptions:
         """The options the configuration sets (compaction, branch summaries, retries, the
-        thinking levels of new sessions, message delivery and images), with the level asked
-        for this run; the rest their defaults."""
+        thinking levels of new sessions, message delivery, images and the shell), with the
+        level asked for this run; the rest their defaults."""
         return cls(
             requested_thinking_level=requested_thinking_level,
             compaction=settings.compaction,
@@ -100,4 +104,9 @@ class HostOptions:
             follow_up_mode=settings.follow_up_mode,
             block_images=settings.block_images,
             thinking_budgets=settings.thinking_budgets.by_level(),
+            # Empty is none, as Pi tests both for truth.
+            shell=ShellConfig(
+                path=settings.shell.path or None,
+                command_prefix=settings.shell.command_prefix or None,
+            ),
         )

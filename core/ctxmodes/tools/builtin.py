@@ -16,6 +16,7 @@ from ctxmodes.tools.files import EditTool, ReadTool, WriteTool
 from ctxmodes.tools.notebook import NotebookTool
 from ctxmodes.tools.runtime import ToolRuntime
 from ctxmodes.tools.shell import BashTool
+from ctxmodes.tools.shell_config import DEFAULT_SHELL, ShellConfig
 
 if TYPE_CHECKING:
     from ctxmodes.events import SessionShutdownReason, TreeNavigationEvent
@@ -39,6 +40,7 @@ class BuiltinToolsPlugin:
     @hookimpl
     def ctx_register_tools(self, register: Callable[[Tool], None], session: HostSession) -> None:
         runtime = self.runtime
+        runtime.configure_shell(_shell_config(session))
         register(BashTool(runtime.shell))
         register(NotebookTool(runtime.notebook))
         register(ReadTool())
@@ -56,3 +58,11 @@ class BuiltinToolsPlugin:
     def ctx_session_shutdown(self, session: HostSession, reason: SessionShutdownReason) -> None:
         if self._runtime is not None:
             self._runtime.close()
+
+
+def _shell_config(session: HostSession) -> ShellConfig:
+    """The shell the host's options configure; a session of another host (a plugin's test
+    double) runs the default shell."""
+    from ctxmodes.host.session import AgentSession
+
+    return session.options.shell if isinstance(session, AgentSession) else DEFAULT_SHELL

@@ -18,6 +18,7 @@ from types import TracebackType
 
 from ctxmodes.tools.notebook import NotebookSession
 from ctxmodes.tools.shell import ShellSession
+from ctxmodes.tools.shell_config import DEFAULT_SHELL, ShellConfig
 
 #: Told to the model with its next notebook result after a user tree navigation.
 TREE_RESET_NOTICE = "Notebook state reset after conversation-tree navigation"
@@ -32,8 +33,10 @@ class ToolRuntime:
         env: Mapping[str, str] | None = None,
         python: str = sys.executable,
         interrupt_grace: float = 1.0,
+        shell_config: ShellConfig = DEFAULT_SHELL,
     ) -> None:
         self._env = None if env is None else dict(env)
+        self._shell_config = shell_config
         self._python = python
         self._grace = interrupt_grace
         self._lock = threading.Lock()
@@ -44,8 +47,24 @@ class ToolRuntime:
         """The persistent shell, created (not yet started) in ``cwd`` on first use."""
         with self._lock:
             if self._shell is None:
-                self._shell = ShellSession(cwd, env=self._env, interrupt_grace=self._grace)
+                self._shell = ShellSession(
+                    cwd, env=self._env, interrupt_grace=self._grace, config=self._shell_config
+                )
             return self._shell
+
+    def configure_shell(self, config: ShellConfig) -> None:
+        """Run later commands with ``config``'s program and prefix. A shell already running
+        with other ones is stopped (its state goes with it), so the next command starts the
+        configured program."""
+        with self._lock:
+            self._shell_config = config
+            shell = self._shell
+            if shell is not None and shell.config != config:
+                self._shell = None
+            else:
+                shell = None
+        if shell is not None:
+            shell.close()
 
     def notebook(self, cwd: Path) -> NotebookSession:
         """The persistent notebook, created (not yet started) in ``cwd`` on first use."""

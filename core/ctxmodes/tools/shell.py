@@ -7,6 +7,10 @@ control pipe as ``<random token> <exit status> <working directory>``, so no outp
 or hide it. Malformed commands (an unclosed quote, a heredoc without terminator) end with
 bash's own error instead of leaving the shell waiting for more input.
 
+The program is the configured bash and each command is preceded by the configured prefix
+(:class:`~ctxmodes.tools.shell_config.ShellConfig`, Pi's ``shellPath`` and
+``shellCommandPrefix``).
+
 ``exit`` is an alias for ``return`` in this shell, so ``exit 3`` ends the command with
 status 3, as it would in Pi's one-shell-per-command tool, instead of ending the shell and
 its state. (Inside a function, it therefore returns from that function only.) A shell that
@@ -51,6 +55,7 @@ from ctxmodes.tools.output import (
     shown_output,
     truncation_details,
 )
+from ctxmodes.tools.shell_config import DEFAULT_SHELL, ShellConfig
 
 #: Seconds a stopped command gets to react to SIGINT before its shell is killed.
 DEFAULT_INTERRUPT_GRACE = 1.0
@@ -84,13 +89,13 @@ class ShellSession:
         *,
         env: Mapping[str, str] | None = None,
         interrupt_grace: float = DEFAULT_INTERRUPT_GRACE,
-        bash: str | None = None,
+        config: ShellConfig = DEFAULT_SHELL,
     ) -> None:
         self._initial_cwd = cwd
         self._cwd = cwd
         self._env = dict(os.environ if env is None else env)
         self._grace = interrupt_grace
-        self._bash = bash
+        self._config = config
         self._lock = threading.Lock()
         self._closed = False
         self._proc: subprocess.Popen[bytes] | None = None
@@ -112,6 +117,11 @@ class ShellSession:
         """True while a shell process exists (it is started by the first command)."""
         return self._proc is not None and self._proc.poll() is None
 
+    @property
+    def config(self) -> ShellConfig:
+        """The program this session runs and the prefix of its commands."""
+        return self._config
+
     def run(
         self,
         command: str,
@@ -120,7 +130,8 @@ class ShellSession:
         timeout: float | None = None,
         on_progress: Callable[[TailSnapshot], None] | None = None,
     ) -> CommandOutcome:
-        """Run ``command`` in the shell; returns when it ends, times out or is aborted.
+        """Run ``command`` (after the configured prefix) in the shell; returns when it ends,
+        times out or is aborted.
 
         :raises ToolError: bash cannot be started, or the session was closed.
         """
@@ -128,7 +139,7 @@ class ShellSession:
             if self._closed:
                 raise ToolError("The shell session was closed")
             proc = self._ensure_started()
-            self._script_path().write_text(command + "\n", encoding="utf-8")
+            self._script_path().write_text(self._config.script(command) + "\n", encoding="utf-8")
             token = secrets.token_hex(12).encode()
             output = TailBuffer(spill_prefix="ctxmodes-bash-")
             control = bytearray()
@@ -228,12 +239,11 @@ class ShellSession:
         if self._proc is not None and self._proc.poll() is None:
             return self._proc
         self._discard()
-        bash = self._bash or shutil.which("bash")
-        if bash is None:
-            raise ToolError("Cannot run commands: bash was not found on PATH")
         start_dir = self._cwd if self._cwd.is_dir() else self._initial_cwd
         if not start_dir.is_dir():
             raise ToolError(f"Working directory does not exist: {start_dir}")
+        # A relative program is the session's, wherever a `cd` left the shell.
+        bash = self._config.program(self._initial_cwd, self._env)
         output_read, output_write = os.pipe()
         control_read, control_write = os.pipe()
         try:

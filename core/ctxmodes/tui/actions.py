@@ -86,7 +86,8 @@ def compact(session: TerminalSession, args: str) -> None:
 
 def shell(session: TerminalSession, command: str, *, exclude: bool) -> None:
     """``!cmd`` (the output goes to the model with the next prompt) and ``!!cmd`` (it does
-    not): run in a fresh bash in the session's directory, on the worker; Esc stops it."""
+    not): run in a fresh bash (the configured one, after the configured prefix) in the
+    session's directory, on the worker; Esc stops it. The command is recorded as typed."""
     import time
 
     from ctxmodes.abort import AbortController
@@ -98,7 +99,7 @@ def shell(session: TerminalSession, command: str, *, exclude: bool) -> None:
     session.shell_abort = controller
 
     def job() -> None:
-        runner = ShellSession(agent.session.cwd)
+        runner = ShellSession(agent.session.cwd, config=agent.session.options.shell)
         try:
             outcome = runner.run(command, signal=controller.signal)
         finally:

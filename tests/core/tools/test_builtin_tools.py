@@ -3,11 +3,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from support.agents import make_agent
 
 from ctxmodes.abort import AbortController
 from ctxmodes.events import TreeNavigationEvent
+from ctxmodes.host.options import HostOptions
 from ctxmodes.tools.base import Tool, ToolContext
 from ctxmodes.tools.builtin import BuiltinToolsPlugin
+from ctxmodes.tools.shell_config import ShellConfig
 
 
 def _navigation(*, internal: bool) -> TreeNavigationEvent:
@@ -87,3 +90,17 @@ def test_hooks_before_any_tool_use_start_nothing(ctx_plugin_manager):
     pm.hook.ctx_session_tree(session=None, event=_navigation(internal=False))
     pm.hook.ctx_session_shutdown(session=None, reason="quit")
     assert plugin._runtime is None
+
+
+def test_the_hosts_shell_runs_the_bash_tool(tmp_path):
+    wrapper = tmp_path / "logging-bash"
+    wrapper.write_text(f'#!/bin/sh\necho "$*" >> {tmp_path / "log"}\nexec bash "$@"\n')
+    wrapper.chmod(0o755)
+    prefix = "shopt -s expand_aliases\nalias greet='echo hello from the alias'"
+    options = HostOptions(shell=ShellConfig(path=str(wrapper), command_prefix=prefix))
+    call = {"name": "bash", "arguments": {"command": "greet"}}
+    with make_agent(tmp_path, [{"tool_calls": [call]}, {"text": "ok"}], options=options) as agent:
+        agent.prompt("greet me")
+        results = [m for m in agent.session.messages if m.role == "toolResult"]
+    assert [(r.content[0].text, r.is_error) for r in results] == [("hello from the alias\n", False)]
+    assert (tmp_path / "log").read_text().endswith("--noprofile --norc\n")

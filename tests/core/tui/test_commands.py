@@ -12,6 +12,7 @@ from ctxmodes.compaction.settings import BranchSummarySettings
 from ctxmodes.config import TerminalSettings
 from ctxmodes.host.options import HostOptions
 from ctxmodes.providers import Script, ScriptedProvider
+from ctxmodes.tools.shell_config import ShellConfig
 
 
 def entries(agent) -> list[dict]:
@@ -296,6 +297,48 @@ def test_bang_commands_run_and_reach_the_model_unless_doubled(tmp_path):
     sent = seen["request"].model_dump_json()
     assert "visible-output" in sent
     assert "hidden-output" not in sent
+
+
+def test_bang_commands_run_in_the_configured_shell_and_are_recorded_as_typed(tmp_path):
+    wrapper = tmp_path / "logging-bash"
+    wrapper.write_text(f'#!/bin/sh\necho "$*" >> {tmp_path / "log"}\nexec bash "$@"\n')
+    wrapper.chmod(0o755)
+    prefix = "shopt -s expand_aliases\nalias greet='echo hello from the alias'"
+    shell = ShellConfig(path=str(wrapper), command_prefix=prefix)
+    agent = make_agent(tmp_path, [], options=HostOptions(shell=shell))
+
+    async def scenario(t):
+        await t.type("!greet" + ENTER)
+        await t.printed("$ greet")
+        await t.printed("✓ hello from the alias")
+        await t.idle()
+        await t.type("!!greet" + ENTER)
+        await t.printed("$ greet (not sent to the model)")
+        await t.idle()
+
+    terminal = run_terminal(agent, scenario)
+    assert "shopt" not in terminal.text()
+    bash = [
+        e["message"] for e in entries(agent) if e.get("message", {}).get("role") == "bashExecution"
+    ]
+    assert [(m["command"], m["output"], m["exitCode"]) for m in bash] == [
+        ("greet", "hello from the alias\n", 0),
+        ("greet", "hello from the alias\n", 0),
+    ]
+    assert (tmp_path / "log").read_text().count("--noprofile --norc") == 2
+
+
+def test_a_bang_command_in_a_missing_shell_is_an_error_and_not_recorded(tmp_path):
+    missing = tmp_path / "no-such-bash"
+    agent = make_agent(tmp_path, [], options=HostOptions(shell=ShellConfig(path=str(missing))))
+
+    async def scenario(t):
+        await t.type("!echo never" + ENTER)
+        await t.printed(f"The configured shell does not exist: {missing}")
+        await t.idle()
+        assert agent.session.messages == []
+
+    run_terminal(agent, scenario)
 
 
 def test_a_bang_command_waits_for_an_idle_session(tmp_path):
