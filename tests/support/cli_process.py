@@ -20,10 +20,15 @@ def run_cli(
 
 
 def run_ctxmodes(
-    tmp_path: Path, *args: str, env: dict[str, str] | None = None, cwd: Path | None = None
+    tmp_path: Path,
+    *args: str,
+    env: dict[str, str] | None = None,
+    cwd: Path | None = None,
+    stdin: str | None = None,
 ) -> subprocess.CompletedProcess[str]:
     """``ctxmodes ARGS`` in ``cwd`` (default: ``tmp_path``), with a private agent and
-    configuration directory in ``tmp_path``."""
+    configuration directory in ``tmp_path``; ``stdin`` piped in (by default, an empty
+    input: never the test runner's own)."""
     environment = dict(
         os.environ,
         PI_CODING_AGENT_DIR=str(tmp_path / "agent"),
@@ -34,6 +39,7 @@ def run_ctxmodes(
     environment.update(env or {})
     return subprocess.run(
         [sys.executable, "-m", "ctxmodes", *args],
+        input=stdin if stdin is not None else "",
         capture_output=True,
         text=True,
         env=environment,

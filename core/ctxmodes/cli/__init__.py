@@ -20,13 +20,14 @@ import importlib
 import os
 import sys
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Container, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from ctxmodes._version import __version__
 from ctxmodes.cli.core_commands import CORE_COMMANDS
 from ctxmodes.cli.options import add_session_choice
 from ctxmodes.cli.parser_class import CommandParser
+from ctxmodes.cli.pi_command_line import meant_command_line, named_command
 from ctxmodes.errors import CtxmodesError, PluginError
 
 if TYPE_CHECKING:
@@ -54,13 +55,15 @@ def build_parser(
     parser = CommandParser(
         prog="ctxmodes",
         description="Context-management modes for coding agents over Pi session files.",
-        epilog="Without a command, `ctxmodes` takes the options of `ctxmodes chat` and opens "
-        "the interactive session: `ctxmodes -c --model SPEC` is `ctxmodes chat -c --model SPEC`.",
+        epilog="Without a command, `ctxmodes` reads its command line as Pi does: "
+        "`ctxmodes -c --model SPEC` is `ctxmodes chat -c --model SPEC`, `ctxmodes MESSAGE` "
+        "opens the interactive session with MESSAGE, and `ctxmodes -p MESSAGE` (or MESSAGE "
+        "without a terminal) is `ctxmodes run --print MESSAGE`.",
     )
     parser.add_argument("--version", action="version", version=f"ctxmodes {__version__}")
     add_session_choice(parser)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    named = None if argv is None else _named_command(argv)
+    named = None if argv is None else named_command(argv)
     built = {CORE_COMMANDS[named].module} if named in CORE_COMMANDS else set()
     for name, core in CORE_COMMANDS.items():
         if name in subparsers.choices:
@@ -79,30 +82,12 @@ def build_parser(
     return parser
 
 
-#: The options of ``ctxmodes chat`` that take a value, which a bare ``ctxmodes`` takes too.
-_CHAT_VALUE_OPTIONS = frozenset(
-    {"--session", "--model", "--mode", "--cwd", "--thinking", "--session-dir"}
-)
-#: What a bare ``ctxmodes`` answers itself instead of starting the interactive session.
-_OWN_OPTIONS = frozenset({"-h", "--help", "--version"})
-
-
-def _named_command(argv: Sequence[str]) -> str | None:
-    """The command ``argv`` names: the first argument that is neither an option nor the
-    value of one (``None``: no command)."""
-    arguments = iter(argv)
-    for argument in arguments:
-        if argument in _CHAT_VALUE_OPTIONS:
-            next(arguments, None)
-        elif not argument.startswith("-"):
-            return argument
-    return None
-
-
-def _chat_shorthand(argv: Sequence[str]) -> bool:
-    """Whether ``argv`` is chat's options without a command (``ctxmodes -c --model X``):
-    as ``pi -c --model X``, that opens the interactive session."""
-    return bool(argv) and _named_command(argv) is None and not _OWN_OPTIONS.intersection(argv)
+def _command_names(parser: argparse.ArgumentParser) -> frozenset[str]:
+    """The commands ``parser`` knows (each core command; the plugins' when it loaded them)."""
+    for action in parser._actions:  # argparse keeps its sub-commands there, and only there
+        if isinstance(action, argparse._SubParsersAction):
+            return frozenset(action.choices)
+    return frozenset()
 
 
 def _configured_callers() -> list[tuple[str, Caller]]:
@@ -269,12 +254,19 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _main(arguments: list[str]) -> tuple[int, bool]:
     """The exit status, and whether the command may end the process at once (see
     :func:`run`)."""
-    if (not arguments and _on_a_terminal()) or _chat_shorthand(arguments):
-        # `ctxmodes` alone on a terminal, or with chat's options, is the interactive session
-        # (as `pi` and `pi -c --model X` are).
-        arguments = ["chat", *arguments]
+    if not arguments and _on_a_terminal():
+        arguments = ["chat"]  # `ctxmodes` alone on a terminal, as `pi` alone
     try:
-        parser = build_parser(argv=arguments)
+        # Pi's command line: `-p PROMPT`, `PROMPT`, chat's options alone (`-c --model X`).
+        named = named_command(arguments)
+        commands: Container[str] = CORE_COMMANDS
+        if named is not None and named not in CORE_COMMANDS:  # perhaps a plugin's
+            commands = _command_names(build_parser(argv=arguments))
+        meant = meant_command_line(
+            arguments, is_command=commands.__contains__, terminal=_on_a_terminal()
+        )
+        parser = build_parser(argv=arguments if meant is None else meant)
+        arguments = arguments if meant is None else meant
     except CtxmodesError as exc:
         _print_error(exc)
         return 1, False

@@ -4,6 +4,10 @@ Each PROMPT is submitted in order, as if typed: ``/commands`` run, anything else
 whose whole run (tool calls included) completes before the next one. The transcript goes to
 standard output. The first failure — a model error, a failed command, a plugin error —
 stops the run with a one-line message and exit status 1.
+
+``--print`` is Pi's print mode (``ctxmodes -p``, see :mod:`ctxmodes.cli.pi_command_line`):
+the first prompt is built as Pi builds it, and standard output gets only the last reply's
+text.
 """
 
 from __future__ import annotations
@@ -68,7 +72,16 @@ def register(subparsers: Any) -> None:
     )
     add_session_dir_option(parser)
     add_resource_options(parser)
-    parser.add_argument("prompts", nargs="+", metavar="PROMPT", help="prompts, in order")
+    parser.add_argument(
+        "-p",
+        "--print",
+        dest="print_reply",
+        action="store_true",
+        help="Pi's print mode: print only the last reply's text; what is piped into standard "
+        "input, then each @FILE's text, goes first into the first prompt (what `ctxmodes -p` "
+        "runs)",
+    )
+    parser.add_argument("prompts", nargs="*", metavar="PROMPT", help="prompts, in order")
     parser.set_defaults(handler=run)
 
 
@@ -89,6 +102,7 @@ def run(args: argparse.Namespace) -> int:
     from ctxmodes.session.writer import Durability
     from ctxmodes.ui import HeadlessUI
 
+    prompts = _prompts(args)
     session, continue_recent = _session_choice(args)
     trust = run_trust(args)
     cwd, settings = agent_settings(args, trust)
@@ -105,7 +119,8 @@ def run(args: argparse.Namespace) -> int:
         manager = SessionManager.continue_recent(cwd, directory, durability=durability)
     else:
         manager = SessionManager.create(cwd, directory, durability=durability)
-    ui = HeadlessUI(echo=sys.stdout)
+    # In print mode standard output carries the reply alone.
+    ui = HeadlessUI(echo=sys.stderr if args.print_reply else sys.stdout)
     try:
         host = AgentHost.from_settings(
             settings,
@@ -121,7 +136,8 @@ def run(args: argparse.Namespace) -> int:
         manager.close()
         raise
     failures = FailureWatch(ui)
-    host.subscribe(TranscriptPrinter(sys.stdout))
+    if not args.print_reply:
+        host.subscribe(TranscriptPrinter(sys.stdout))
     host.subscribe(failures)
     trace = RequestTrace(args.trace) if args.trace is not None else None
     if trace is not None:
@@ -140,13 +156,15 @@ def run(args: argparse.Namespace) -> int:
         for line in [*(f"Warning: {w}" for w in resources.warnings), notice]:
             if line is not None:
                 print(line, file=sys.stderr)
-        for text in args.prompts:
+        for text in prompts:
             # Ctrl-C stops the run as an abort, recorded in the session, then ends the command.
             with interrupt_aborts(host.session.abort):
                 host.session.submit(text)
             failures.raise_if_failed()
             if trace is not None:
                 trace.raise_if_failed()
+        if args.print_reply:
+            print_last_reply(host.session)
     finally:
         try:
             host.close()
@@ -154,6 +172,37 @@ def run(args: argparse.Namespace) -> int:
             if trace is not None:
                 trace.close()
     return 0
+
+
+def _prompts(args: argparse.Namespace) -> list[str]:
+    """The prompts to send: as given, or in print mode as Pi sends them (see
+    :func:`~ctxmodes.cli.pi_command_line.pi_prompts`).
+
+    :raises CtxmodesError: nothing to send, or an ``@FILE`` that cannot be read.
+    """
+    from ctxmodes.cli.pi_command_line import pi_prompts, piped_input
+    from ctxmodes.errors import CtxmodesError
+
+    if not args.print_reply:
+        if not args.prompts:
+            raise CtxmodesError("run needs a PROMPT")
+        return list(args.prompts)
+    prompts = pi_prompts(args.prompts, piped=piped_input(), base=Path.cwd())
+    if not prompts:
+        raise CtxmodesError("nothing to send: give a prompt, an @FILE or text on standard input")
+    return prompts
+
+
+def print_last_reply(session: Any) -> None:
+    """Pi's print mode: each text block of the session's last message, when it is a reply."""
+    from ctxmodes.session.models import AssistantMessage, TextContent
+
+    messages = session.messages
+    last = messages[-1] if messages else None
+    if isinstance(last, AssistantMessage):
+        for block in last.content:
+            if isinstance(block, TextContent):
+                print(block.text)
 
 
 def _session_choice(args: argparse.Namespace) -> tuple[str | None, bool]:

@@ -1,0 +1,131 @@
+"""Pi's own command line, for hands and scripts used to ``pi``.
+
+``ctxmodes -p PROMPT`` (or any prompt without a command while standard input or output is
+not a terminal) is Pi's print mode: ``ctxmodes run --print``, which prints the last reply's
+text and nothing else. ``ctxmodes PROMPT`` on a terminal opens the interactive session and
+sends it. Either way, arguments starting with ``@`` are files whose text goes into the
+first prompt, after what was piped into standard input, as Pi builds its first message.
+
+Internal to ctxmodes: not part of the API plugins and programs use (see :mod:`ctxmodes`).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from ctxmodes.errors import CtxmodesError
+
+#: Pi's print-mode flags.
+PRINT_FLAGS = frozenset({"-p", "--print"})
+#: Pi's end of options: what follows is prompts.
+END_OF_OPTIONS = "--"
+#: The options of the session commands that take a value, which a bare ``ctxmodes`` takes
+#: too (so that the value is not read as a command or a prompt).
+VALUE_OPTIONS = frozenset(
+    {"--session", "--model", "--mode", "--cwd", "--thinking", "--session-dir"}
+)
+#: What a bare ``ctxmodes`` answers itself.
+OWN_OPTIONS = frozenset({"-h", "--help", "--version"})
+#: The bytes that start an image Pi attaches rather than reads as text.
+_IMAGE_MAGIC = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"GIF87a", b"GIF89a")
+
+
+def named_command(argv: Sequence[str]) -> str | None:
+    """The first argument that is neither an option nor the value of one, before ``--``
+    (``None``: there is none)."""
+    arguments = iter(argv)
+    for argument in arguments:
+        if argument == END_OF_OPTIONS:
+            return None
+        if argument in VALUE_OPTIONS:
+            next(arguments, None)
+        elif not argument.startswith("-"):
+            return argument
+    return None
+
+
+def meant_command_line(
+    argv: Sequence[str], *, is_command: Callable[[str], bool], terminal: bool
+) -> list[str] | None:
+    """The ctxmodes command line a Pi-style ``argv`` means (``None``: ``argv`` names a
+    command, or asks ``ctxmodes`` itself for help or its version).
+
+    :param terminal: standard input and output are both terminals.
+    """
+    if OWN_OPTIONS.intersection(_options(argv)):
+        return None
+    named = named_command(argv)
+    printing = bool(PRINT_FLAGS.intersection(_options(argv)))
+    if not argv or (
+        named is not None and is_command(named) and not _print_flag_before(argv, named)
+    ):
+        return None
+    kept = [argument for argument in _options(argv) if argument not in PRINT_FLAGS]
+    kept += list(argv[len(_options(argv)) :])
+    # As Pi: a prompt without a terminal at both ends is print mode too. Chat's options
+    # alone stay the interactive session, which says it needs a terminal.
+    has_prompt = named is not None or END_OF_OPTIONS in argv
+    return (
+        ["run", "--print", *kept] if printing or (has_prompt and not terminal) else ["chat", *kept]
+    )
+
+
+def _options(argv: Sequence[str]) -> list[str]:
+    """The arguments before ``--``."""
+    arguments = list(argv)
+    return (
+        arguments[: arguments.index(END_OF_OPTIONS)] if END_OF_OPTIONS in arguments else arguments
+    )
+
+
+def _print_flag_before(argv: Sequence[str], named: str) -> bool:
+    before = list(argv)[: list(argv).index(named)]
+    return bool(PRINT_FLAGS.intersection(before))
+
+
+def pi_prompts(arguments: Sequence[str], *, piped: str | None, base: Path) -> list[str]:
+    """The prompts a Pi-style command line sends: ``@FILE`` arguments (relative to
+    ``base``; ``~`` expanded) become ``<file name="...">`` blocks of the first prompt, after
+    ``piped`` (standard input, trimmed; ``None`` or empty: none) and before the first
+    message, as Pi builds its first message; an empty file adds nothing. An image file is
+    named in an empty block (ctxmodes' prompts carry text: the model opens it with
+    ``read``).
+
+    :raises CtxmodesError: a file that does not exist or cannot be read.
+    """
+    files = [argument[1:] for argument in arguments if argument.startswith("@")]
+    messages = [argument for argument in arguments if not argument.startswith("@")]
+    stripped = (piped or "").strip().strip("\ufeff")
+    parts = [stripped] if stripped else []
+    text = "".join(_file_block(name, base) for name in files)
+    if text:
+        parts.append(text)
+    if messages:
+        parts.append(messages.pop(0))
+    first = ["".join(parts)] if parts else []
+    return first + messages
+
+
+def _file_block(name: str, base: Path) -> str:
+    path = (base / Path(name).expanduser()).resolve()
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise CtxmodesError(f"file not found: {path}") from None
+    except OSError as exc:
+        raise CtxmodesError(f"could not read file {path}: {exc.strerror or exc}") from None
+    if not data:
+        return ""
+    if data.startswith(_IMAGE_MAGIC) or (data[:4] == b"RIFF" and data[8:12] == b"WEBP"):
+        return f'<file name="{path}"></file>\n'
+    content = data.decode("utf-8", errors="replace").removeprefix("\ufeff")
+    return f'<file name="{path}">\n{content}\n</file>\n'
+
+
+def piped_input() -> str | None:
+    """What was piped into standard input (read to its end), or ``None`` on a terminal."""
+    if sys.stdin is None or sys.stdin.isatty():
+        return None
+    return sys.stdin.buffer.read().decode("utf-8", errors="replace")

@@ -1,0 +1,177 @@
+"""Pi's own command line: ``ctxmodes -p PROMPT`` prints only the reply, as ``pi -p`` does,
+with what is piped in and ``@FILE`` arguments in its first prompt; a prompt without a
+command opens the interactive session on a terminal and is print mode without one. The real
+Pi's print mode, against the same loopback model, is the judge of what is sent and printed."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support.cli_process import run_ctxmodes
+from support.pi_oracle import PI_PACKAGE, pi_node_modules, require_agent_node
+from support.wire_server import Reply, WireServer, text_stream
+
+from ctxmodes.cli.pi_command_line import meant_command_line
+
+API = "openai-completions"
+COMMANDS = frozenset({"run", "chat", "session"})
+
+
+@pytest.mark.parametrize(
+    ("argv", "terminal", "meant"),
+    [
+        (["-p", "hi"], True, ["run", "--print", "hi"]),
+        (["hi", "--print", "--model", "x/y"], True, ["run", "--print", "hi", "--model", "x/y"]),
+        (["hi", "again"], True, ["chat", "hi", "again"]),
+        (["hi"], False, ["run", "--print", "hi"]),
+        (["--model", "run", "hi"], False, ["run", "--print", "--model", "run", "hi"]),
+        (["-c", "--model", "x/y"], True, ["chat", "-c", "--model", "x/y"]),
+        # Chat's options alone stay the interactive session, which then needs a terminal.
+        (["-c"], False, ["chat", "-c"]),
+        (["-p", "--", "-p", "--help"], True, ["run", "--print", "--", "-p", "--help"]),
+        (["-p", "run", "tests"], True, ["run", "--print", "run", "tests"]),
+        (["run", "-p", "hi"], True, None),
+        (["session", "list"], False, None),
+        (["--help"], True, None),
+        (["-p", "--version"], True, None),
+        ([], False, None),
+    ],
+)
+def test_what_a_pi_style_command_line_means(
+    argv: list[str], terminal: bool, meant: list[str] | None
+) -> None:
+    got = meant_command_line(argv, is_command=COMMANDS.__contains__, terminal=terminal)
+    assert got == meant
+
+
+def _files(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_bytes("\ufeffline one\nline two\n".encode())
+    (tmp_path / "empty.txt").write_bytes(b"")
+    (tmp_path / "latin.txt").write_bytes(b"caf\xe9\n")
+
+
+def _pi_print(tmp_path: Path, base_url: str, argv: list[str], stdin: str) -> Any:
+    node = require_agent_node()
+    modules = pi_node_modules()
+    if modules is None:
+        pytest.skip("Pi is not installed: run `make pi`")
+    agent = tmp_path / "pi-agent"
+    agent.mkdir(exist_ok=True)
+    provider = {
+        "baseUrl": f"{base_url}/v1",
+        "api": API,
+        "apiKey": "sk-loop",
+        "models": [{"id": "m"}],
+    }
+    (agent / "models.json").write_text(json.dumps({"providers": {"loop": provider}}))
+    cli = (modules / PI_PACKAGE).parent / "dist" / "cli.js"
+    return subprocess.run(
+        [node, str(cli), *argv],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={**os.environ, "PI_CODING_AGENT_DIR": str(agent), "PI_OFFLINE": "1"},
+        timeout=120,
+        check=False,
+    )
+
+
+def _ours(tmp_path: Path, base_url: str, argv: list[str], stdin: str) -> Any:
+    (tmp_path / "config").mkdir(exist_ok=True)
+    (tmp_path / "config" / "config.toml").write_text(
+        f'[providers.loop]\napi = "{API}"\nbase_url = "{base_url}/v1"\napi_key = "sk-loop"\n'
+        'models = [{ id = "m" }]\n'
+    )
+    return run_ctxmodes(tmp_path, *argv, stdin=stdin)
+
+
+def _user_messages(server: WireServer) -> list[list[Any]]:
+    bodies = [json.loads(request["body"]) for request in server.requests]
+    return [[m for m in body["messages"] if m["role"] == "user"] for body in bodies]
+
+
+@pytest.mark.pi
+def test_print_mode_sends_and_prints_what_pi_does(tmp_path: Path) -> None:
+    _files(tmp_path)
+    argv = ["-p", "--model", "loop/m", "@notes.txt", "@empty.txt", "summarize", "@latin.txt"]
+    argv += ["and again"]
+    stdin = "  piped text\n\n"
+    answers = ["First answer.", "Line one of two.\nLine two."]
+    runs = {}
+    for name, run in (("pi", _pi_print), ("ctxmodes", _ours)):
+        with WireServer([Reply(text_stream(API, text)) for text in answers]) as server:
+            runs[name] = (run(tmp_path, server.base_url, argv, stdin), _user_messages(server))
+    (pi, pi_sent), (ours, our_sent) = runs["pi"], runs["ctxmodes"]
+    assert pi.returncode == 0, pi.stderr
+    assert ours.returncode == 0, ours.stderr
+    assert our_sent == pi_sent
+    first = pi_sent[-1][0]["content"][0]["text"]
+    assert first.startswith(f'piped text<file name="{tmp_path / "notes.txt"}">\nline one\n')
+    assert ours.stdout == pi.stdout == "Line one of two.\nLine two.\n"
+
+
+@pytest.mark.pi
+def test_a_failed_reply_in_print_mode_is_one_line_and_status_1_as_in_pi(tmp_path: Path) -> None:
+    argv = ["-p", "--model", "loop/m", "hi"]
+    refusal = {"error": {"message": "bad request: no", "type": "invalid_request_error"}}
+    results = []
+    for run in (_pi_print, _ours):
+        with WireServer([Reply([json.dumps(refusal).encode()], status=400)]) as server:
+            results.append(run(tmp_path, server.base_url, argv, ""))
+    pi, ours = results
+    assert (pi.returncode, pi.stdout) == (1, "")
+    assert (ours.returncode, ours.stdout) == (1, "")
+    assert ours.stderr.count("\n") == 1
+    assert "bad request: no" in ours.stderr
+    assert "bad request: no" in pi.stderr
+
+
+def test_a_prompt_without_a_terminal_is_print_mode(tmp_path: Path) -> None:
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"responses": [{"text": "one"}, {"text": "two"}]}))
+    result = run_ctxmodes(tmp_path, "--model", f"scripted:{script}", "hi", "again")
+    assert (result.returncode, result.stdout) == (0, "two\n"), result.stderr
+    [session] = (tmp_path / "agent").rglob("*.jsonl")
+    sent = [
+        entry["message"]["content"][0]["text"]
+        for entry in map(json.loads, session.read_text().splitlines())
+        if entry.get("message", {}).get("role") == "user"
+    ]
+    assert sent == ["hi", "again"]
+
+
+def test_an_image_file_is_named_for_the_model_to_open(tmp_path: Path) -> None:
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"responses": [{"text": "seen"}]}))
+    (tmp_path / "shot.png").write_bytes(b"\x89PNG\r\n\x1a\n" + b"\0" * 16)
+    result = run_ctxmodes(tmp_path, "-p", "--model", f"scripted:{script}", "@shot.png", "look")
+    assert result.returncode == 0, result.stderr
+    [session] = (tmp_path / "agent").rglob("*.jsonl")
+    text = session.read_text()
+    assert json.dumps(f'<file name="{tmp_path / "shot.png"}"></file>\nlook') in text
+
+
+@pytest.mark.parametrize(
+    ("argv", "stdin", "error"),
+    [
+        (["-p", "@missing.txt", "hi"], "", "ctxmodes: error: file not found: {tmp}/missing.txt"),
+        (["-p"], "  \n", "ctxmodes: error: nothing to send: give a prompt, an @FILE or text on "
+         "standard input"),
+        (["run"], "", "ctxmodes: error: run needs a PROMPT"),
+    ],
+)  # fmt: skip
+def test_nothing_to_send_is_one_line_and_leaves_no_session(
+    tmp_path: Path, argv: list[str], stdin: str, error: str
+) -> None:
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"responses": [{"text": "never"}]}))
+    result = run_ctxmodes(tmp_path, *argv, "--model", f"scripted:{script}", stdin=stdin)
+    assert result.returncode == 1
+    assert result.stderr.splitlines() == [error.format(tmp=tmp_path)]
+    assert not list((tmp_path / "agent").rglob("*.jsonl"))
