@@ -1,5 +1,6 @@
 """``ctxmodes chat`` (and ``ctxmodes`` alone on a terminal): the interactive session.
 
+MESSAGE arguments (Pi's initial messages, with ``@FILE``) are sent when the session opens.
 ``-c/--continue`` continues the most recent session of the working directory, ``-r/--resume``
 picks one first, ``--session PATH|ID`` opens that file (created at the first prompt) or the
 session with that id; ``--mode`` and ``--model``
@@ -45,6 +46,13 @@ def register(subparsers: Any) -> None:
     add_session_dir_option(parser)
     parser.add_argument("--cwd", metavar="DIR", type=Path, help="working directory")
     add_resource_options(parser)
+    parser.add_argument(
+        "messages",
+        nargs="*",
+        metavar="MESSAGE",
+        help="sent when the session opens, each after the reply to the one before; @FILE puts "
+        "a file's text into the first, as in Pi",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -67,11 +75,13 @@ def require_terminal() -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ctxmodes.cli.pi_command_line import pi_prompts
     from ctxmodes.cli.session_arg import resolve_session
     from ctxmodes.cli.trust_prompt import ask_on_terminal
     from ctxmodes.session.paths import default_session_dir
 
     require_terminal()
+    prompts = pi_prompts(args.messages, piped=None, base=Path.cwd())
     # One question for the run, before the settings: the project's configuration waits
     # for it as its resources do.
     trust = run_trust(args, ask=ask_on_terminal)
@@ -86,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
         session_file = pick_session(directory or default_session_dir(cwd), cwd)
         if session_file is None:
             return 0
-    return _chat(args, cwd, settings, session_file, trust, directory)
+    return _chat(args, cwd, settings, session_file, trust, directory, prompts)
 
 
 def _chat(
@@ -96,6 +106,7 @@ def _chat(
     session_file: Path | None,
     trust: TrustResolver,
     directory: Path | None,
+    prompts: list[str],
 ) -> int:
     from prompt_toolkit.history import FileHistory
 
@@ -134,6 +145,7 @@ def _chat(
             agent,
             history=FileHistory(str(path)),
             settings=settings.terminal,
+            initial_prompts=prompts,
         ).run()
     finally:
         agent.close()

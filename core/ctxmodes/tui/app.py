@@ -25,7 +25,7 @@ import re
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
@@ -92,6 +92,8 @@ class TerminalSession:
         commands, the filter ``/tree`` opens with, the external editor.
     :param keymap: which keys run which action (default: Pi's, with the user's
         ``keybindings.json`` over them).
+    :param initial_prompts: sent once the session shows, each after the reply to the one
+        before (the command line's messages).
     """
 
     def __init__(
@@ -105,8 +107,10 @@ class TerminalSession:
         clock: Callable[[], float] = time.monotonic,
         settings: TerminalSettings | None = None,
         keymap: KeyMap | None = None,
+        initial_prompts: Sequence[str] = (),
     ) -> None:
         self.agent = agent
+        self._initial_prompts = list(initial_prompts)
         self.settings = settings if settings is not None else TerminalSettings()
         self.keymap = keymap if keymap is not None else KeyMap.load(keybindings_path())
         self.terminal_commands: dict[str, SlashCommand] = terminal_commands()
@@ -183,6 +187,10 @@ class TerminalSession:
         ]
         self.print_blocks([*self._banner(), *problems, *opened])
         self._schedule_drain()
+        if self._initial_prompts:
+            from ctxmodes.tui.commands import submit_in_turn
+
+            submit_in_turn(self, self._initial_prompts)
 
     def _banner(self) -> list[str]:
         """The start-up header and what was loaded; with ``quiet_startup`` (Pi's

@@ -7,7 +7,7 @@ run, compaction or summary is in progress, and the typed text stays in the edito
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -143,6 +143,19 @@ def _submit(session: TerminalSession, text: str, behavior: StreamingBehavior = "
         session.notify(message, "error")
         session.buffer.text = text
         session.buffer.cursor_position = len(text)
+
+
+def submit_in_turn(session: TerminalSession, prompts: Sequence[str]) -> None:
+    """Send ``prompts``: the first now, each other one after the reply to the one before
+    (a follow-up). When the first is refused (no model), all of them go to the editor."""
+    first, *rest = prompts
+    _submit(session, first)
+    if session.buffer.text:
+        session.buffer.text = "\n\n".join(prompts)
+        session.buffer.cursor_position = len(session.buffer.text)
+        return
+    for text in rest:
+        _submit(session, text, "follow_up")
 
 
 def _run_shell(session: TerminalSession, text: str) -> None:

@@ -451,3 +451,31 @@ def test_a_reply_of_several_text_parts_is_printed_once(tmp_path):
     transcript = run_terminal(agent, scenario).text()
     assert transcript.count("First paragraph") == 1
     assert transcript.count("Second paragraph") == 1
+
+
+def test_the_command_lines_messages_are_sent_each_after_the_reply_before_it(tmp_path):
+    agent = make_agent(tmp_path, [{"text": "first reply"}, {"text": "second reply"}])
+    prompts = ['<file name="/w/a.txt">\nbody\n</file>\nhi', "again"]
+
+    async def scenario(t):
+        await t.printed("second reply")
+        await t.idle()
+
+    terminal = run_terminal(agent, scenario, initial_prompts=prompts)
+    assert user_texts(agent) == prompts
+    text = terminal.text()
+    assert text.index("first reply") < text.index(PROMPT + "again") < text.index("second reply")
+
+
+def test_the_command_lines_messages_go_to_the_editor_when_there_is_no_model(tmp_path):
+    from ctxmodes.config import Settings
+    from ctxmodes.sdk import open_agent
+
+    agent = open_agent(cwd=tmp_path, settings=Settings(), session_dir=tmp_path / "sessions")
+
+    async def scenario(t):
+        await t.printed("No model selected")
+        assert t.editor == "hi\n\nagain"
+
+    run_terminal(agent, scenario, initial_prompts=["hi", "again"])
+    assert agent.session_file is None or not agent.session_file.exists()
