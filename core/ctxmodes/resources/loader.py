@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -186,15 +187,25 @@ def default_loader(
     ask: AskTrust | None = None,
     agent_dir: Path | None = None,
     trust: TrustResolver | None = None,
+    skill_paths: Sequence[str] = (),
+    prompt_template_paths: Sequence[str] = (),
 ) -> ResourceLoader:
     """Pi's loader for Pi's agent directory: ``approve`` is ``--approve``/``--no-approve``,
     ``ask`` how to ask the user (``None``: nobody to ask), and the global settings'
     ``defaultProjectTrust`` applies. ``trust``, when given, is the run's decision already
-    shared with its settings (``approve`` and ``ask`` are then its own).
+    shared with its settings (``approve`` and ``ask`` are then its own). ``skill_paths`` and
+    ``prompt_template_paths`` add skill and template files or folders, as Pi's ``--skill``
+    and ``--prompt-template`` do (a relative path is taken from the session's working
+    directory).
 
     :raises ConfigError: the global ``settings.json`` is not valid JSON.
     """
     directory = agent_dir if agent_dir is not None else paths.agent_dir()
     if trust is None:
         trust = default_resolver(approve=approve, ask=ask, agent_dir=directory)
+    flags = replace(
+        flags,
+        skill_paths=(*flags.skill_paths, *skill_paths),
+        prompt_template_paths=(*flags.prompt_template_paths, *prompt_template_paths),
+    )
     return ResourceLoader(directory, trust, flags)
