@@ -367,3 +367,41 @@ def test_legacy_skills_object_and_relative_flags_match_pi(
         extra["home"],
         empty,
     )
+
+
+def test_links_braces_and_exact_paths_in_settings_match_pi(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    agent = home / ".pi" / "agent"
+    real = home / "real-skills"
+    for name in ("one", "two", "three"):
+        write(real / name / "SKILL.md", skill(name, f"Skill {name}"))
+    (agent / "skills").mkdir(parents=True)
+    (agent / "linked").symlink_to(real)
+    (agent / "skills" / "one").symlink_to(real / "one")  # the same file twice
+    prompts = home / "p"
+    for name in ("a", "b1", "c", "d"):
+        write(prompts / f"{name}.md", f"Template {name}: $@\n")
+    write(prompts / "node_modules" / "dep.md", "Never loaded\n")
+    write(prompts / "deep" / "er" / "e.md", "---\ndescription: Deep e\n---\nE\n")
+    write(prompts / ".gitignore", "d.md\n")
+    settings = {
+        "skills": ["linked", "**/{one,two}/SKILL.md", "!two", "+./linked/two", "-linked/three"],
+        "prompts": ["~/p/a.md", "~/p", "!**/b*.md", "-~/p/c.md", "-../../p/a.md"],
+    }
+    write(agent / "settings.json", json.dumps(settings))
+    project = tmp_path / "project"
+    write(project / "outside" / "x.md", "Project x\n")
+    write(project / ".pi" / "settings.json", json.dumps({"prompts": ["../outside", "!a.md"]}))
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    expand = ["/a 1", "/b1", "/c", "/d", "/e", "/x", "/skill:one", "/skill:two go"]
+    base = {"cwd": str(project), "agentDir": str(agent), "expand": expand}
+    compare(
+        [
+            {**base, "trustOverride": True},
+            {**base, "trustOverride": False},
+            {**base, "defaultProjectTrust": "always", "skillPaths": ["~/real-skills"]},
+        ],
+        home,
+        empty,
+    )
