@@ -70,8 +70,8 @@ def _split(path: str) -> list[str]:
 
 
 def _match(file: Sequence[str], fi: int, pattern: Sequence[Segment], pi: int) -> bool:
-    if pi == len(pattern):
-        return fi == len(file)
+    if pi == len(pattern):  # a path's trailing slash is left over: "a/*" matches "a/b/"
+        return fi == len(file) or (fi == len(file) - 1 and file[fi] == "")
     part = pattern[pi]
     if part is _GLOBSTAR:
         if pi == len(pattern) - 1:  # a trailing ** needs at least one segment

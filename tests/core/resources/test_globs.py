@@ -40,6 +40,23 @@ PATTERNS = [
     "***",
     "a*b",
     "*[]",
+    "!**/test/**",
+    "**/*",
+    "../shared/*",
+    "../**/x.md",
+    "skills/*/SKILL.md",
+    "a/**/",
+    "[x-]*",
+    "[]a]*",
+    "x.[mt][dx]*",
+    "*.m?",
+    "[[:alpha:]][[:alnum:]-]*",
+    "\\[a].md",
+    "{,a/}x.md",
+    "**/.hidden/**",
+    "**/.*",
+    "a/**/b/**",
+    "a/**/**/b",
 ]
 PATHS = [
     "x.md",
@@ -70,6 +87,14 @@ PATHS = [
     "ab",
     "a-b",
     "",
+    "skills/test/a/SKILL.md",
+    "a/",
+    "]b",
+    "-x",
+    "[a].md",
+    ".hidden/y/z",
+    "a/b/c/b/d",
+    "a/b/b",
 ]
 
 
@@ -103,7 +128,7 @@ def test_patterns_match_as_minimatch_matches_them() -> None:
         for (path, pattern), want in zip(cases, expected, strict=True)
         if glob_matches(path, pattern) != want
     ]
-    assert differing == []
+    assert differing == [], differing
 
 
 def test_braces_spell_out_lists_and_ranges() -> None:
