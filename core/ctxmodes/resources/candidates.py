@@ -25,16 +25,22 @@ _PROJECT_ENTRIES, _PROJECT_PLACES, _USER_ENTRIES, _USER_PLACES = range(4)
 
 
 @dataclass(frozen=True, slots=True)
+class Scope:
+    """One settings file's scope: its folder (the agent directory, or a project's ``.pi``),
+    against which its entries are resolved, and those entries."""
+
+    folder: str
+    entries: SettingsEntries
+
+
+@dataclass(frozen=True, slots=True)
 class Scopes:
-    """The folders and settings of one working directory: ``project`` is the project's
-    ``.pi`` folder and ``project_entries`` its settings, both ``None`` when not trusted."""
+    """The scopes that apply in ``cwd``: the user's, and the project's when it is trusted."""
 
     cwd: str
-    agent_dir: str
     home: str
-    user_entries: SettingsEntries
-    project: str | None
-    project_entries: SettingsEntries | None
+    user: Scope
+    project: Scope | None
 
 
 @dataclass
@@ -103,29 +109,25 @@ def skill_candidates(scopes: Scopes, *, standard: bool, extra: Sequence[str]) ->
     if not standard:
         return _first_of_each_file(extra)
     gathered = _Gathered()
-    project, project_entries = scopes.project, scopes.project_entries
-    user_agents = os.path.join(scopes.home, ".agents", "skills")
-    by_folder = _skill_files_by_folder
-    if project is not None and project_entries is not None:
+    project, user, home = scopes.project, scopes.user, scopes.home
+    home_skills = os.path.join(home, ".agents", "skills")
+    if project is not None:
         gathered.add_entries(
-            project_entries.skills, _PROJECT_ENTRIES, project, scopes.home, by_folder
+            project.entries.skills, _PROJECT_ENTRIES, project.folder, home, _skill_files_in
         )
-    gathered.add_entries(
-        scopes.user_entries.skills, _USER_ENTRIES, scopes.agent_dir, scopes.home, by_folder
-    )
-    if project is not None and project_entries is not None:
-        own = project_entries.skills
-        found = skill_files(os.path.join(project, "skills"), "pi")
-        gathered.add_found(found, _PROJECT_PLACES, own, project)
+    gathered.add_entries(user.entries.skills, _USER_ENTRIES, user.folder, home, _skill_files_in)
+    if project is not None:
+        found = skill_files(os.path.join(project.folder, "skills"), "pi")
+        gathered.add_found(found, _PROJECT_PLACES, project.entries.skills, project.folder)
         for folder in _ancestor_agents_skill_dirs(scopes.cwd):
-            if folder != user_agents:
+            if folder != home_skills:
                 found = skill_files(folder, "agents")
-                gathered.add_found(found, _PROJECT_PLACES, own, os.path.dirname(folder))
-    user = scopes.user_entries.skills
-    agent_skills = skill_files(os.path.join(scopes.agent_dir, "skills"), "pi")
-    gathered.add_found(agent_skills, _USER_PLACES, user, scopes.agent_dir)
-    home_skills = skill_files(user_agents, "agents")
-    gathered.add_found(home_skills, _USER_PLACES, user, os.path.dirname(user_agents))
+                base = os.path.dirname(folder)
+                gathered.add_found(found, _PROJECT_PLACES, project.entries.skills, base)
+    found = skill_files(os.path.join(user.folder, "skills"), "pi")
+    gathered.add_found(found, _USER_PLACES, user.entries.skills, user.folder)
+    found = skill_files(home_skills, "agents")
+    gathered.add_found(found, _USER_PLACES, user.entries.skills, os.path.dirname(home_skills))
     return _first_of_each_file([*gathered.enabled(), *extra])
 
 
@@ -135,27 +137,23 @@ def template_candidates(scopes: Scopes, *, standard: bool, extra: Sequence[str])
     if not standard:
         return _first_of_each_file(extra)
     gathered = _Gathered()
-    project, project_entries = scopes.project, scopes.project_entries
-    if project is not None and project_entries is not None:
+    project, user, home = scopes.project, scopes.user, scopes.home
+    if project is not None:
         gathered.add_entries(
-            project_entries.prompts, _PROJECT_ENTRIES, project, scopes.home, markdown_files_under
+            project.entries.prompts, _PROJECT_ENTRIES, project.folder, home, markdown_files_under
         )
     gathered.add_entries(
-        scopes.user_entries.prompts,
-        _USER_ENTRIES,
-        scopes.agent_dir,
-        scopes.home,
-        markdown_files_under,
+        user.entries.prompts, _USER_ENTRIES, user.folder, home, markdown_files_under
     )
-    if project is not None and project_entries is not None:
-        found = template_files(os.path.join(project, "prompts"))
-        gathered.add_found(found, _PROJECT_PLACES, project_entries.prompts, project)
-    found = template_files(os.path.join(scopes.agent_dir, "prompts"))
-    gathered.add_found(found, _USER_PLACES, scopes.user_entries.prompts, scopes.agent_dir)
+    if project is not None:
+        found = template_files(os.path.join(project.folder, "prompts"))
+        gathered.add_found(found, _PROJECT_PLACES, project.entries.prompts, project.folder)
+    found = template_files(os.path.join(user.folder, "prompts"))
+    gathered.add_found(found, _USER_PLACES, user.entries.prompts, user.folder)
     return _first_of_each_file([*gathered.enabled(), *extra])
 
 
-def _skill_files_by_folder(folder: str) -> list[str]:
+def _skill_files_in(folder: str) -> list[str]:
     return skill_files(folder, "pi")
 
 

@@ -7,10 +7,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ctxmodes.resources.candidates import Scopes, skill_candidates, template_candidates
+from ctxmodes.resources.candidates import (
+    Scope,
+    Scopes,
+    skill_candidates,
+    template_candidates,
+)
 from ctxmodes.resources.context_files import ContextFile, load_context_files
 from ctxmodes.resources.entries import resolve_entry
-from ctxmodes.resources.settings_entries import SettingsEntries, settings_entries
+from ctxmodes.resources.settings_entries import settings_entries
 from ctxmodes.resources.skills import Skill, expand_skill_command, load_skills
 from ctxmodes.resources.templates import (
     PromptTemplate,
@@ -127,21 +132,13 @@ def _prompt_file(
 
 
 def _scopes(project: str, agent: str, home: str, trusted: bool) -> Scopes:
-    """The folders and ``skills``/``prompts`` settings that apply in ``project``.
+    """The scopes whose ``skills``/``prompts`` settings apply in ``project``.
 
     :raises ConfigError: a settings file is not JSON or its entries are not strings."""
+    user = Scope(agent, settings_entries(Path(agent) / "settings.json"))
     config = os.path.join(project, CONFIG_DIR)
-    project_entries: SettingsEntries | None = None
-    if trusted:
-        project_entries = settings_entries(Path(config) / "settings.json")
-    return Scopes(
-        cwd=project,
-        agent_dir=agent,
-        home=home,
-        user_entries=settings_entries(Path(agent) / "settings.json"),
-        project=config if trusted else None,
-        project_entries=project_entries,
-    )
+    own = Scope(config, settings_entries(Path(config) / "settings.json")) if trusted else None
+    return Scopes(cwd=project, home=home, user=user, project=own)
 
 
 def _template_files(candidates: list[str]) -> list[str]:
