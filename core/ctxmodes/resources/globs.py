@@ -4,9 +4,10 @@
 them (a trailing one at least one), ``[...]`` is a character class (``!`` or ``^`` negating
 it, ``[:alpha:]``-style names inside), ``{a,b}`` and ``{1..3}`` are alternatives, and a
 backslash makes the next character literal. Wildcards match no segment that starts with a
-dot, a leading ``!`` negates the pattern and one starting with ``#`` matches nothing. Pi's
-extended globs (``+(a|b)`` and the like) are not understood: their characters are taken as
-written.
+dot, a leading ``!`` negates the pattern and one starting with ``#`` matches nothing.
+Extended globs match that many of their ``|``-separated alternatives: ``?(…)`` at most one,
+``*(…)`` any number, ``+(…)`` at least one, ``@(…)`` exactly one, and ``!(…)`` anything
+but them.
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ _CLASS_NAMES = {
     "word": "\\w",
     "xdigit": "0-9A-Fa-f",
 }
+#: Each extended glob's repetition of its alternatives (``!`` is handled apart).
+_EXTGLOB_KINDS = {"?": "?", "*": "*", "+": "+", "@": "", "!": ""}
 _RANGE = re.compile(r"^(-?\d+|[A-Za-z])\.\.(-?\d+|[A-Za-z])(?:\.\.(-?\d+))?$")
 
 
@@ -100,6 +103,22 @@ def _segment(part: str) -> Segment:
         return _GLOBSTAR
     if re.fullmatch(r"\*+", part):  # at least one character, none a leading dot
         return re.compile(r"(?!\.)[^/]+")
+    regex, magic, starts_with_magic = _fragment(part)
+    if not magic:
+        return re.sub(r"\\(.)", r"\1", part)
+    prefix = ""
+    if starts_with_magic:
+        prefix = r"(?!\.)"
+    elif re.match(
+        r"\.{1,2}(?:[*?](?!\()|\[)", part
+    ):  # "." and ".." only as written, as minimatch has it
+        prefix = r"(?!\.\.?\Z)"
+    return re.compile(prefix + regex, re.DOTALL)
+
+
+def _fragment(part: str) -> tuple[str, bool, bool]:
+    """The regex of a piece of a segment, whether it has wildcards, and whether it starts
+    with one."""
     regex: list[str] = []
     magic = False
     starts_with_magic = False
@@ -111,7 +130,22 @@ def _segment(part: str) -> Segment:
             regex.append(re.escape(part[index + 1]))
             index += 2
             continue
-        if char == "*":
+        if char in _EXTGLOB_KINDS and part.startswith("(", index + 1):
+            closing = _closing(part, index + 1, "(", ")")
+            if closing != -1:
+                at_start = not regex and char != "!"
+                translated = _extglob(
+                    char, part[index + 2 : closing], part[closing + 1 :], at_start
+                )
+                index = closing
+                if at_start:  # each alternative guards the leading dot on its own
+                    magic = True
+                    regex.append(translated)
+                    index += 1
+                    continue
+        if translated is not None:
+            pass
+        elif char == "*":
             translated = "[^/]*?"
         elif char == "?":
             translated = "[^/]"
@@ -126,10 +160,22 @@ def _segment(part: str) -> Segment:
             magic = True
             regex.append(translated)
         index += 1
-    if not magic:
-        return re.sub(r"\\(.)", r"\1", part)
-    prefix = r"(?!\.)" if starts_with_magic else ""
-    return re.compile(prefix + "".join(regex), re.DOTALL)
+    return "".join(regex), magic, starts_with_magic
+
+
+def _extglob(kind: str, body: str, tail: str, at_start: bool) -> str:
+    """``?(a|b)``, ``*(…)``, ``+(…)``, ``@(…)`` (that many of the alternatives) and ``!(…)``
+    (anything that, with the rest of the segment, is none of them). ``at_start``: the
+    segment starts here, so an alternative starting with a wildcard matches no leading dot
+    (one starting with a written dot does)."""
+    choices = [_fragment(choice) for choice in _top_level_split(body, "|")]
+    alternatives = "|".join(
+        (r"(?!\.)" if at_start and starts_with_magic else "") + regex
+        for regex, _magic, starts_with_magic in choices
+    )
+    if kind == "!":
+        return rf"(?:(?!(?:{alternatives}){_fragment(tail)[0]}\Z)[^/]*?)"
+    return f"(?:{alternatives}){_EXTGLOB_KINDS[kind]}"
 
 
 def _character_class(part: str, start: int) -> tuple[str, int] | None:
@@ -171,7 +217,7 @@ def expand_braces(pattern: str) -> list[str]:
     """``pattern`` with its ``{a,b}`` and ``{1..3}`` alternatives spelled out."""
     opening = _unescaped(pattern, "{", 0)
     while opening != -1:
-        closing = _closing_brace(pattern, opening)
+        closing = _closing(pattern, opening)
         if closing == -1:
             return [pattern]
         inner = pattern[opening + 1 : closing]
@@ -202,7 +248,7 @@ def _unescaped(text: str, char: str, start: int) -> int:
     return -1
 
 
-def _closing_brace(text: str, opening: int) -> int:
+def _closing(text: str, opening: int, open_char: str = "{", close_char: str = "}") -> int:
     depth = 0
     index = opening
     while index < len(text):
@@ -210,9 +256,9 @@ def _closing_brace(text: str, opening: int) -> int:
         if char == "\\":
             index += 2
             continue
-        if char == "{":
+        if char == open_char:
             depth += 1
-        elif char == "}":
+        elif char == close_char:
             depth -= 1
             if depth == 0:
                 return index
@@ -220,7 +266,8 @@ def _closing_brace(text: str, opening: int) -> int:
     return -1
 
 
-def _top_level_split(text: str) -> list[str]:
+def _top_level_split(text: str, separator: str = ",") -> list[str]:
+    """``text`` split at each ``separator`` outside braces and parentheses."""
     parts: list[str] = []
     depth = 0
     current = ""
@@ -231,11 +278,11 @@ def _top_level_split(text: str) -> list[str]:
             current += text[index : index + 2]
             index += 2
             continue
-        if char == "{":
+        if char in "{(":
             depth += 1
-        elif char == "}":
+        elif char in "})":
             depth -= 1
-        if char == "," and depth == 0:
+        if char == separator and depth == 0:
             parts.append(current)
             current = ""
         else:

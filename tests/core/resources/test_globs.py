@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import random
 import subprocess
 
 import pytest
@@ -57,6 +58,20 @@ PATTERNS = [
     "**/.*",
     "a/**/b/**",
     "a/**/**/b",
+    "+(a|b).md",
+    "@(x|draft-*).md",
+    "?(v)[0-9].md",
+    "*(a|b)",
+    "!(x).md",
+    "!(draft*)",
+    "a!(-)b",
+    "*.!(md)",
+    "@(skills|a)/**",
+    "(x).md",
+    "+(a|b",
+    "@(.b|c)",
+    "!(x)",
+    "*(.x).md",
 ]
 PATHS = [
     "x.md",
@@ -95,6 +110,14 @@ PATHS = [
     ".hidden/y/z",
     "a/b/c/b/d",
     "a/b/b",
+    "aab.md",
+    "ba.md",
+    "4.md",
+    "v7.md",
+    "abab",
+    "(x).md",
+    "+(a|b",
+    ".b",
 ]
 
 
@@ -122,6 +145,30 @@ def minimatch_answers(cases: list[tuple[str, str]]) -> list[bool]:
 
 def test_patterns_match_as_minimatch_matches_them() -> None:
     cases = [(path, pattern) for pattern in PATTERNS for path in PATHS]
+    expected = minimatch_answers(cases)
+    differing = [
+        (path, pattern, want)
+        for (path, pattern), want in zip(cases, expected, strict=True)
+        if glob_matches(path, pattern) != want
+    ]
+    assert differing == [], differing
+
+
+#: Pieces of random patterns and paths: wildcards, classes, braces, extended globs, dots.
+PATTERN_PIECES = ["a", "b", ".", "/", "*", "**", "?", "[ab]", "[!a]", "{a,b}", "+(a|b)",
+                  "@(a|.b)", "!(a)", "*(b)", "?(a)", "x", "-", ".md"]  # fmt: skip
+PATH_PIECES = ["a", "b", ".", "/", "x", "-", ".md", "ab", ".a"]
+
+
+def test_random_patterns_match_as_minimatch_matches_them() -> None:
+    chosen = random.Random(20261202)
+    cases = [
+        (
+            "".join(chosen.choice(PATH_PIECES) for _ in range(chosen.randint(1, 5))),
+            "".join(chosen.choice(PATTERN_PIECES) for _ in range(chosen.randint(1, 5))),
+        )
+        for _ in range(3000)
+    ]
     expected = minimatch_answers(cases)
     differing = [
         (path, pattern, want)
