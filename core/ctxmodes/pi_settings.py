@@ -7,9 +7,10 @@ layer of ctxmodes' settings (:func:`ctxmodes.config.load_settings`), so ctxmodes
 the environment and the command line all override them. :data:`HONOURED` lists them.
 
 Each value is read as Pi reads it: ``null`` is no value; Pi's legacy keys (``queueMode``,
-``retry.maxDelayMs``) count as Pi migrates them; a ``defaultThinkingLevel`` that is no level
-starts sessions at ``off``, a delivery mode other than ``all`` is ``one-at-a-time`` and a
-``/tree`` filter Pi does not know is ``default``, as in Pi; ``httpIdleTimeoutMs`` is the
+``retry.maxDelayMs``, ``skills.enableSkillCommands``) count as Pi migrates them; a
+``defaultThinkingLevel`` that is no level starts sessions at ``off``, a delivery mode other
+than ``all`` is ``one-at-a-time`` and a ``/tree`` filter Pi does not know is ``default``,
+as in Pi; ``httpIdleTimeoutMs`` is the
 request timeout where ``retry.provider.timeoutMs`` is not set. A value of the wrong JSON
 type, or a file that is not a JSON object, is an error naming the file and the key.
 
@@ -75,6 +76,10 @@ _LEGACY: dict[str, tuple[str, bool]] = {
     "steeringMode": ("queueMode", False),
     "retry.provider.maxRetryDelayMs": ("retry.maxDelayMs", True),
 }
+#: Pi's oldest spelling of ``enableSkillCommands``, inside a ``skills`` object (whose
+#: ``customDirectories`` :mod:`ctxmodes.resources.settings_entries` reads): it counts when
+#: the same file has no ``enableSkillCommands`` at all, as Pi migrates it.
+_LEGACY_SKILL_COMMANDS = ("skills", "enableSkillCommands")
 #: Pi's timeout of every HTTP request, used when ``retry.provider.timeoutMs`` is set in
 #: neither file: its layers go below every layer of that key.
 _IDLE_TIMEOUT = "httpIdleTimeoutMs"
@@ -123,6 +128,7 @@ def pi_layers(directory: Path, trusted: TrustCheck | None = None) -> list[Layer]
                 value, source = _as_pi_reads(key, *found)
                 layers.append((f"{path} ({source})", _nested(target, value)))
         layers.extend(_model_thinking_levels(path, values.get(_MODEL_LEVELS)))
+        layers.extend(_legacy_skill_commands(path, values))
     layers = idle_timeouts + layers
     if len(model) == len(_MODEL_KEYS):
         (provider, _), (model_id, path) = model["defaultProvider"], model["defaultModel"]
@@ -157,6 +163,19 @@ def _model_thinking_levels(path: Path, levels: Any) -> list[Layer]:
             level = "off"
         layers.append((source, {"model_thinking_levels": {model: level}}))
     return layers
+
+
+def _legacy_skill_commands(path: Path, values: dict[str, Any]) -> list[Layer]:
+    """The layer of a legacy ``skills.enableSkillCommands`` (see
+    :data:`_LEGACY_SKILL_COMMANDS`); none when ``skills`` is not an object."""
+    table, key = _LEGACY_SKILL_COMMANDS
+    if not isinstance(values.get(table), dict) or key in values:
+        return []
+    value = _value(path, values, f"{table}.{key}", "boolean")
+    if value is None:
+        return []
+    source = f"{path} (Pi's {table}.{key})"
+    return [(source, _nested(HONOURED[key][0], value))]
 
 
 def _idle_timeout(path: Path, value: Any) -> tuple[int, str] | None:

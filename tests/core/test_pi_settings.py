@@ -66,6 +66,10 @@ CASES = [
     Case("enableSkillCommands", "terminal.skill_commands", False, True,
          "[terminal]\nskill_commands = false", False, "no",
          'expected a boolean, got a string ("no")'),
+    # Pi's oldest spelling, which Pi moves to enableSkillCommands.
+    Case("skills.enableSkillCommands", "terminal.skill_commands", False, True,
+         "[terminal]\nskill_commands = false", False, "no",
+         'expected a boolean, got a string ("no")'),
     Case("treeFilterMode", "terminal.tree_filter", "user-only", "no-tools",
          '[terminal]\ntree_filter = "all"', "all", 1, "expected a string, got a number (1)"),
     Case("externalEditor", "terminal.external_editor", "vim", "code --wait",
@@ -99,7 +103,8 @@ IDS = [case.pi_key for case in CASES]
 
 
 def test_every_honoured_key_is_tested():
-    assert {case.pi_key for case in CASES} == set(HONOURED)
+    legacy = {"skills.enableSkillCommands"}
+    assert {case.pi_key for case in CASES} == set(HONOURED) | legacy
 
 
 def _write(directory: Path, values: dict[str, Any]) -> Path:

@@ -69,6 +69,10 @@ TREES: list[tuple[dict[str, Any], dict[str, Any]]] = [
     ({"shellPath": "/opt/bash"}, {"shellPath": ""}),
     ({"steeringMode": None, "queueMode": "all"}, {"retry": {"maxDelayMs": 8000}}),
     ({"retry": {"maxDelayMs": 8000, "provider": {"maxRetryDelayMs": None}}}, {}),
+    ({"skills": {"enableSkillCommands": False, "customDirectories": ["x"]}}, {}),
+    ({"enableSkillCommands": False}, {"skills": {"enableSkillCommands": True}}),
+    ({"skills": ["x"], "enableSkillCommands": False}, {"skills": ["y"]}),
+    ({"skills": {"enableSkillCommands": False}, "enableSkillCommands": None}, {}),
     (
         {"defaultThinkingLevel": "low", "compaction": {"enabled": False, "reserveTokens": 9}},
         {"defaultThinkingLevel": "medium", "compaction": {"reserveTokens": 10}},

@@ -2,9 +2,13 @@
 // Pi AgentSession (Node >= 22.19), deciding project trust with Pi's own resolver.
 // Usage: node pi_resources.mjs PI_PACKAGE_DIR < requests.json
 // Request: {cwd, agentDir, trustOverride?: bool, defaultProjectTrust?: str,
-//           noContextFiles?: bool, expand?: [text, ...]}   (HOME is taken from the environment)
+//           noContextFiles?: bool, noSkills?: bool, noPromptTemplates?: bool,
+//           skillPaths?: [path, ...], promptTemplatePaths?: [path, ...],   (--skill and
+//           --prompt-template, resolved as Pi resolves them) expand?: [text, ...]}
+//           (HOME is taken from the environment)
 // Answer: {trusted, systemPrompt, templates: [...], skills: [...], contextFiles: [path, ...],
-//          expanded: [text, ...]}
+//          expanded: [text, ...], diagnostics: ["path: message", ...] (skills' then
+//          templates', name collisions left out)}
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -34,6 +38,10 @@ for (const request of JSON.parse(readFileSync(0, "utf8"))) {
 		agentDir,
 		settingsManager,
 		noContextFiles: request.noContextFiles ?? false,
+		noSkills: request.noSkills ?? false,
+		noPromptTemplates: request.noPromptTemplates ?? false,
+		additionalSkillPaths: request.skillPaths ?? [],
+		additionalPromptTemplatePaths: request.promptTemplatePaths ?? [],
 		noExtensions: true,
 	});
 	await resourceLoader.reload();
@@ -46,6 +54,9 @@ for (const request of JSON.parse(readFileSync(0, "utf8"))) {
 		tools: ["read", "bash", "edit", "write"],
 	});
 	const skills = resourceLoader.getSkills().skills;
+	const diagnostics = [...resourceLoader.getSkills().diagnostics, ...resourceLoader.getPrompts().diagnostics]
+		.filter((d) => d.type !== "collision")
+		.map((d) => `${d.path}: ${d.message}`);
 	answers.push({
 		trusted,
 		systemPrompt: session.systemPrompt,
@@ -64,6 +75,7 @@ for (const request of JSON.parse(readFileSync(0, "utf8"))) {
 			baseDir: s.baseDir,
 			disableModelInvocation: s.disableModelInvocation,
 		})),
+		diagnostics,
 		expanded: (request.expand ?? []).map((text) =>
 			expandPromptTemplate(session._expandSkillCommand(text), [...session.promptTemplates]),
 		),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -255,6 +256,23 @@ def add_resource_options(parser: argparse.ArgumentParser) -> None:
         action="store_false",
         help="load no prompt templates",
     )
+    parser.add_argument(
+        "--skill",
+        dest="skill_paths",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="load a skill file or folder of skills (repeatable; loads even with --no-skills)",
+    )
+    parser.add_argument(
+        "--prompt-template",
+        dest="prompt_template_paths",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="load a prompt template or the .md files of a folder (repeatable; loads even "
+        "with --no-prompt-templates)",
+    )
     add_trust_options(parser)
 
 
@@ -288,5 +306,16 @@ def resource_loader(args: argparse.Namespace, trust: TrustResolver) -> ResourceL
         context_files=getattr(args, "context_files", True),
         skills=getattr(args, "skills", True),
         prompt_templates=getattr(args, "prompt_templates", True),
+        skill_paths=_from_here(getattr(args, "skill_paths", [])),
+        prompt_template_paths=_from_here(getattr(args, "prompt_template_paths", [])),
     )
     return default_loader(flags=flags, trust=trust)
+
+
+def _from_here(paths: list[str]) -> tuple[str, ...]:
+    """Paths given on the command line, taken from where ctxmodes was started (as Pi takes
+    them), not from a session's working directory."""
+    from ctxmodes.resources.entries import resolve_entry
+
+    home = os.environ.get("HOME") or os.path.expanduser("~")
+    return tuple(resolve_entry(path, os.getcwd(), home, trim=False) for path in paths)

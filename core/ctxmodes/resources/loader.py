@@ -3,16 +3,25 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from ctxmodes.resources.candidates import (
+    Scope,
+    Scopes,
+    skill_candidates,
+    template_candidates,
+)
 from ctxmodes.resources.context_files import ContextFile, load_context_files
-from ctxmodes.resources.skills import Skill, expand_skill_command, load_skills, skill_files
+from ctxmodes.resources.entries import resolve_entry
+from ctxmodes.resources.settings_entries import settings_entries
+from ctxmodes.resources.skills import Skill, expand_skill_command, load_skills
 from ctxmodes.resources.templates import (
     PromptTemplate,
     expand_template,
     load_templates,
-    template_files,
+    markdown_files_in,
 )
 from ctxmodes.resources.text import read_text
 from ctxmodes.resources.trust import (
@@ -27,12 +36,16 @@ from ctxmodes.session.paths import resolve_path
 
 @dataclass(frozen=True, slots=True)
 class ResourceFlags:
-    """What the command line turned off (Pi's ``--no-context-files``, ``--no-skills``,
-    ``--no-prompt-templates``)."""
+    """What the command line asked for: what it turned off (Pi's ``--no-context-files``,
+    ``--no-skills``, ``--no-prompt-templates``) and the skill and template files or folders
+    it added (Pi's ``--skill`` and ``--prompt-template``; a relative path is taken from the
+    working directory). Added paths load even when their kind is turned off, as in Pi."""
 
     context_files: bool = True
     skills: bool = True
     prompt_templates: bool = True
+    skill_paths: tuple[str, ...] = ()
+    prompt_template_paths: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,15 +90,17 @@ def load_resources(
     context = load_context_files(project, agent, unreadable) if flags.context_files else []
     system_path, system_text = _prompt_file(config, agent, "SYSTEM.md", trusted, unreadable)
     append_path, append_text = _prompt_file(config, agent, "APPEND_SYSTEM.md", trusted, unreadable)
-    templates, template_warnings = (
-        load_templates(_template_paths(config, agent, trusted))
-        if flags.prompt_templates
-        else ([], [])
+    scopes = _scopes(project, agent, home_dir, trusted)
+    extra_templates = [resolve_entry(p, project, home_dir) for p in flags.prompt_template_paths]
+    templates, template_warnings = load_templates(
+        _template_files(
+            template_candidates(scopes, standard=flags.prompt_templates, extra=extra_templates)
+        )
     )
-    skills, skill_warnings = (
-        load_skills(_skill_paths(project, config, agent, home_dir, trusted))
-        if flags.skills
-        else ([], [])
+    template_warnings += _missing_templates(extra_templates)
+    extra_skills = [resolve_entry(p, project, home_dir) for p in flags.skill_paths]
+    skills, skill_warnings = load_skills(
+        skill_candidates(scopes, standard=flags.skills, extra=extra_skills)
     )
     return LoadedResources(
         trusted=trusted,
@@ -116,57 +131,32 @@ def _prompt_file(
         return None, None
 
 
-def _template_paths(config: str, agent: str, trusted: bool) -> list[str]:
-    project = template_files(os.path.join(config, "prompts")) if trusted else []
-    return _unique(project + template_files(os.path.join(agent, "prompts")))
+def _scopes(project: str, agent: str, home: str, trusted: bool) -> Scopes:
+    """The scopes whose ``skills``/``prompts`` settings apply in ``project``.
+
+    :raises ConfigError: a settings file is not JSON or its entries are not strings."""
+    user = Scope(agent, settings_entries(Path(agent) / "settings.json"))
+    config = os.path.join(project, CONFIG_DIR)
+    own = Scope(config, settings_entries(Path(config) / "settings.json")) if trusted else None
+    return Scopes(cwd=project, home=home, user=user, project=own)
 
 
-def _skill_paths(project: str, config: str, agent: str, home: str, trusted: bool) -> list[str]:
-    user_agents = os.path.join(home, ".agents", "skills")
-    paths: list[str] = []
-    if trusted:
-        paths += skill_files(os.path.join(config, "skills"), "pi")
-        for folder in _ancestor_agents_skill_dirs(project):
-            if folder != user_agents:
-                paths += skill_files(folder, "agents")
-    paths += skill_files(os.path.join(agent, "skills"), "pi")
-    paths += skill_files(user_agents, "agents")
-    return _unique(paths)
+def _template_files(candidates: list[str]) -> list[str]:
+    """The template files of ``candidates``: a folder (given on the command line) stands for
+    the Markdown files directly inside it; anything else not a Markdown file is passed over,
+    as in Pi."""
+    files: list[str] = []
+    for path in candidates:
+        if os.path.isdir(path):
+            files += markdown_files_in(path)
+        elif os.path.isfile(path) and path.endswith(".md"):
+            files.append(path)
+    return files
 
 
-def _ancestor_agents_skill_dirs(start: str) -> list[str]:
-    """``.agents/skills`` of ``start`` and its ancestors, up to the git checkout's root."""
-    root = _git_root(start)
-    folders: list[str] = []
-    directory = start
-    while True:
-        folders.append(os.path.join(directory, ".agents", "skills"))
-        parent = os.path.dirname(directory)
-        if directory == root or parent == directory:
-            return folders
-        directory = parent
-
-
-def _git_root(start: str) -> str | None:
-    directory = start
-    while True:
-        if os.path.exists(os.path.join(directory, ".git")):
-            return directory
-        parent = os.path.dirname(directory)
-        if parent == directory:
-            return None
-        directory = parent
-
-
-def _unique(paths: list[str]) -> list[str]:
-    seen: set[str] = set()
-    kept: list[str] = []
-    for path in paths:
-        canonical = os.path.realpath(path)
-        if canonical not in seen:
-            seen.add(canonical)
-            kept.append(path)
-    return kept
+def _missing_templates(extra: list[str]) -> list[str]:
+    missing = dict.fromkeys(path for path in extra if not os.path.exists(path))
+    return [f"{path}: Prompt template path does not exist" for path in missing]
 
 
 @dataclass
@@ -194,15 +184,25 @@ def default_loader(
     ask: AskTrust | None = None,
     agent_dir: Path | None = None,
     trust: TrustResolver | None = None,
+    skill_paths: Sequence[str] = (),
+    prompt_template_paths: Sequence[str] = (),
 ) -> ResourceLoader:
     """Pi's loader for Pi's agent directory: ``approve`` is ``--approve``/``--no-approve``,
     ``ask`` how to ask the user (``None``: nobody to ask), and the global settings'
     ``defaultProjectTrust`` applies. ``trust``, when given, is the run's decision already
-    shared with its settings (``approve`` and ``ask`` are then its own).
+    shared with its settings (``approve`` and ``ask`` are then its own). ``skill_paths`` and
+    ``prompt_template_paths`` add skill and template files or folders, as Pi's ``--skill``
+    and ``--prompt-template`` do (a relative path is taken from the session's working
+    directory).
 
     :raises ConfigError: the global ``settings.json`` is not valid JSON.
     """
     directory = agent_dir if agent_dir is not None else paths.agent_dir()
     if trust is None:
         trust = default_resolver(approve=approve, ask=ask, agent_dir=directory)
+    flags = replace(
+        flags,
+        skill_paths=(*flags.skill_paths, *skill_paths),
+        prompt_template_paths=(*flags.prompt_template_paths, *prompt_template_paths),
+    )
     return ResourceLoader(directory, trust, flags)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -127,13 +127,14 @@ def _description_problems(description: object) -> list[str]:
 
 
 def load_skills(paths: Sequence[str]) -> tuple[list[Skill], list[str]]:
-    """The skills of ``paths`` (the first of a name wins; a file reached twice through links
-    counts once) and the warnings, name collisions last."""
+    """The skills of ``paths``, each a skill file or a skills folder (the first of a name
+    wins; a file reached twice through links counts once) and the warnings, name collisions
+    last."""
     chosen: dict[str, Skill] = {}
     real_paths: set[str] = set()
     warnings: list[str] = []
     collisions: list[str] = []
-    for path in paths:
+    for path in _each_file(paths, warnings):
         skill, found = load_skill(path)
         warnings += found
         if skill is None:
@@ -150,6 +151,27 @@ def load_skills(paths: Sequence[str]) -> tuple[list[Skill], list[str]]:
         chosen[skill.name] = skill
         real_paths.add(real)
     return list(chosen.values()), warnings + collisions
+
+
+def _each_file(paths: Sequence[str], warnings: list[str]) -> Iterator[str]:
+    """The skill files of ``paths`` in order, adding to ``warnings`` (as each path is
+    reached) why a path stands for none."""
+    for path in paths:
+        files, problems = _files_of(path)
+        warnings += problems
+        yield from files
+
+
+def _files_of(path: str) -> tuple[list[str], list[str]]:
+    """The skill files ``path`` stands for (a folder is searched as Pi searches
+    ``<agent dir>/skills``), and why it stands for none."""
+    if not os.path.exists(path):
+        return [], [f"{path}: skill path does not exist"]
+    if os.path.isdir(path):
+        return skill_files(path, "pi"), []
+    if os.path.isfile(path) and path.endswith(".md"):
+        return [path], []
+    return [], [f"{path}: skill path is not a markdown file"]
 
 
 def format_skills_for_prompt(skills: Sequence[Skill], read_tool: str = "read") -> str:

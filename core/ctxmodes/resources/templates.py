@@ -106,6 +106,35 @@ def template_files(directory: str) -> list[str]:
     return found
 
 
+def markdown_files_under(directory: str) -> list[str]:
+    """Every ``.md`` file under ``directory``, as Pi reads a folder named in the ``prompts``
+    setting: subfolders searched, dot files and ``node_modules`` skipped, ignore files
+    honoured."""
+    return _markdown_files_under(directory, IgnoreRules(directory))
+
+
+def _markdown_files_under(directory: str, rules: IgnoreRules) -> list[str]:
+    rules.add_folder(directory)
+    found: list[str] = []
+    for entry in entries(directory):
+        if entry.name.startswith(".") or entry.name == "node_modules":
+            continue
+        relative = relative_posix(entry.path, rules.root)
+        if rules.ignores(relative + "/" if entry.is_dir else relative):
+            continue
+        if entry.is_dir:
+            found.extend(_markdown_files_under(entry.path, rules))
+        elif entry.is_file and entry.name.endswith(".md"):
+            found.append(entry.path)
+    return found
+
+
+def markdown_files_in(directory: str) -> list[str]:
+    """The ``.md`` files directly inside ``directory``, as Pi reads a folder given by
+    ``--prompt-template``: every one, dot files included, ignore files not read."""
+    return [e.path for e in entries(directory) if e.is_file and e.name.endswith(".md")]
+
+
 def load_template(path: str) -> PromptTemplate | None:
     try:
         front, body = parse_frontmatter(read_text(path))

@@ -186,6 +186,7 @@ def test_the_interactive_session_without_a_terminal_is_one_line_and_no_file(
         # Without a command, `ctxmodes` takes every option of `chat`, as `pi -c` does.
         ["-c", "--model", script, "--mode", "tree"],
         ["--model", script, "-nc"],
+        ["--skill", "skills", "--prompt-template", "prompts", "-c"],
     ):
         result = run_ctxmodes(tmp_path, *argv, env={"PI_CODING_AGENT_DIR": str(tmp_path / "agent")})
         assert result.returncode == 1, result.stderr

@@ -139,3 +139,59 @@ def test_resource_warnings_are_printed_by_run(tmp_path: Path, cloned: Path) -> N
     assert "Warning: " in stderr
     assert "name contains invalid characters" in stderr
     assert "<name>Bad_Name</name>" in request["system_prompt"]  # loaded anyway, as Pi does
+
+
+def test_skill_and_prompt_template_flags_load_from_where_ctxmodes_started(
+    tmp_path: Path, cloned: Path
+) -> None:
+    # Relative paths are the starting folder's (tmp_path), not --cwd's; --no-skills and
+    # --no-prompt-templates leave the ones named on the command line, as in Pi.
+    write(tmp_path / "mine" / "ship" / "SKILL.md", "---\ndescription: CLI-SKILL\n---\nSHIP\n")
+    write(tmp_path / "mine" / "prompts" / "greet.md", "Greetings, $1")
+    write(tmp_path / "agent" / "prompts" / "other.md", "GLOBAL-TEMPLATE")
+    requests, stderr = run_all(
+        tmp_path,
+        cloned,
+        "--no-skills",
+        "--no-prompt-templates",
+        "--skill",
+        "mine",
+        "--prompt-template",
+        "mine/prompts",
+        "--skill",
+        "mine/nowhere",
+        "/greet Ada",
+        "/other",
+    )
+    system = requests[0]["system_prompt"]
+    assert "<name>ship</name>" in system
+    assert "CLI-SKILL" in system
+    assert user_text(requests[0]) == "Greetings, Ada"
+    assert user_text(requests[1]) == "/other"
+    missing = tmp_path / "mine" / "nowhere"
+    assert f"Warning: {missing}: skill path does not exist" in stderr.splitlines()
+
+
+def test_skills_and_prompts_settings_add_folders(tmp_path: Path, cloned: Path) -> None:
+    write(tmp_path / "kept" / "lint" / "SKILL.md", "---\ndescription: KEPT-SKILL\n---\nx\n")
+    write(tmp_path / "kept" / "draft" / "SKILL.md", "---\ndescription: DRAFT-SKILL\n---\nx\n")
+    write(tmp_path / "kept" / "prompts" / "deep" / "tidy.md", "Tidy $@")
+    settings = {"skills": ["../kept", "!draft"], "prompts": ["~/../kept/prompts"]}
+    write(tmp_path / "agent" / "settings.json", json.dumps(settings))
+    request, _ = run(tmp_path, cloned, "/tidy up")
+    assert "KEPT-SKILL" in request["system_prompt"]
+    assert "DRAFT-SKILL" not in request["system_prompt"]
+    assert user_text(request) == "Tidy up"
+
+
+def test_a_skills_setting_of_the_wrong_type_is_one_line_naming_file_and_key(
+    tmp_path: Path, cloned: Path
+) -> None:
+    settings = tmp_path / "agent" / "settings.json"
+    write(settings, json.dumps({"skills": "../kept"}))
+    result = run_cli(
+        tmp_path, ANSWER, "--cwd", str(cloned), "hi", env={"HOME": str(tmp_path / "home")}
+    )
+    assert result.returncode != 0
+    assert result.stderr.count("\n") == 1, result.stderr
+    assert f"{settings}: skills: expected an array" in result.stderr

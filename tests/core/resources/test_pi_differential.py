@@ -96,7 +96,13 @@ def ours(request: dict[str, Any], home: Path) -> dict[str, Any]:
         default=request.get("defaultProjectTrust", "ask"),
     )
     trusted = resolver.is_trusted(request["cwd"])
-    flags = ResourceFlags(context_files=not request.get("noContextFiles", False))
+    flags = ResourceFlags(
+        context_files=not request.get("noContextFiles", False),
+        skills=not request.get("noSkills", False),
+        prompt_templates=not request.get("noPromptTemplates", False),
+        skill_paths=tuple(request.get("skillPaths", ())),
+        prompt_template_paths=tuple(request.get("promptTemplatePaths", ())),
+    )
     loaded = load_resources(request["cwd"], agent, trusted=trusted, flags=flags, home=home)
     return {
         "trusted": trusted,
@@ -124,6 +130,7 @@ def ours(request: dict[str, Any], home: Path) -> dict[str, Any]:
             for s in map(asdict, loaded.skills)
         ],
         "expanded": [loaded.expand(text) for text in request.get("expand", [])],
+        "diagnostics": [w for w in loaded.warnings if " is shadowed by " not in w],
     }
 
 
@@ -150,6 +157,7 @@ def compare(requests: list[dict[str, Any]], home: Path, empty_cwd: Path) -> None
         label = json.dumps({k: v for k, v in request.items() if k != "expand"})
         for key in ("trusted", "contextFiles", "templates", "skills", "expanded"):
             assert mine[key] == pi[key], f"{key} differs for {label}"
+        assert sorted(mine["diagnostics"]) == sorted(pi["diagnostics"]), label
         if pi["systemPrompt"].startswith(pi_base):
             our_base = mine["base"].rsplit("\nCurrent working", 1)[0]
             assert mine["systemPrompt"].startswith(our_base), label
@@ -232,3 +240,168 @@ def test_linked_worktree_inside_its_checkout_does_not_repeat_its_rules(tmp_path:
     compare([{"cwd": str(main / "wt"), "agentDir": str(agent)}], home, empty)
     loaded = load_resources(main / "wt", agent, trusted=True, home=home)
     assert [c.path for c in loaded.context_files] == [str(main / "wt" / "AGENTS.md")]
+
+
+@pytest.fixture
+def extra(tree: dict[str, Path], tmp_path: Path) -> dict[str, Path]:
+    """Skills and templates kept outside Pi's standard places, named by both settings files
+    with globs, exclusions and forced paths, and folders for the command line's flags."""
+    home, agent, cwd, config = tree["home"], tree["agent"], tree["cwd"], tree["config"]
+    shared = home / "shared"
+    write(shared / "skills" / "alpha" / "SKILL.md", skill("alpha", "Shared alpha"))
+    write(shared / "skills" / "draft-beta" / "SKILL.md", skill("draft-beta", "Forced back in"))
+    write(shared / "skills" / "draft-gamma" / "SKILL.md", skill("draft-gamma", "Excluded draft"))
+    write(shared / "skills" / "loose-shared.md", "---\ndescription: Loose and shared\n---\nx\n")
+    write(shared / "skills" / ".hidden" / "SKILL.md", skill("hidden-shared", "Dot folder"))
+    write(shared / "skills" / "node_modules" / "m" / "SKILL.md", skill("dep", "A dependency"))
+    write(shared / "prompts" / "one.md", "One: $1\n")
+    write(shared / "prompts" / "draft-two.md", "Draft two\n")
+    write(shared / "prompts" / "sub" / "three.md", "---\ndescription: Nested three\n---\nThree\n")
+    write(shared / "prompts" / ".dot.md", "Dot template\n")
+    write(shared / "prompts" / "sub" / ".gitignore", "ignored.md\n")
+    write(shared / "prompts" / "sub" / "ignored.md", "Never loaded\n")
+    write(shared / "notes.txt", "not a skill\n")
+    write(home / "solo.md", "---\nname: solo\ndescription: One file by ~\n---\nSolo\n")
+    user_settings = {
+        "skills": [
+            "../../shared/skills",
+            "~/solo.md",
+            "does/not/exist",
+            "!**/draft-*",
+            "+../../shared/skills/draft-beta",
+            "-skills/global-skill",
+        ],
+        "prompts": ["~/shared/prompts", "../../shared/notes.txt", "!draft-*", "-prompts/edge.md"],
+    }
+    write(agent / "settings.json", json.dumps(user_settings))
+    vendor = cwd / "vendor"
+    write(vendor / "skills" / "alpha" / "SKILL.md", skill("alpha", "Vendored alpha wins"))
+    write(vendor / "skills" / "vendor-secret" / "SKILL.md", skill("vendor-secret", "Excluded"))
+    write(vendor / "skills" / "vendor-tool" / "SKILL.md", skill("vendor-tool", "Vendored"))
+    absolute = tmp_path / "absolute-prompts"
+    write(absolute / "special.md", "Special ${1:-none}\n")
+    write(absolute / "review.md", "Absolute review $@\n")
+    project_settings = {
+        "skills": ["../vendor/skills", "skills", "!vendor-secret", "!hidden"],
+        "prompts": [str(absolute), "!a-long-one.md", "*.md"],
+    }
+    write(config / "settings.json", json.dumps(project_settings))
+    cli = tmp_path / "cli"
+    write(cli / "skills" / "cli-skill" / "SKILL.md", skill("cli-skill", "From --skill"))
+    write(cli / "skills" / "alpha" / "SKILL.md", skill("alpha", "Loses to every other alpha"))
+    write(cli / "one-skill.md", "---\nname: one-skill\ndescription: A --skill file\n---\nx\n")
+    write(cli / "prompts" / "cli-one.md", "From --prompt-template: $@\n")
+    write(cli / "prompts" / ".dotted.md", "A dot file, read from a --prompt-template folder\n")
+    write(cli / "prompts" / "sub" / "deeper.md", "Not read: one level only\n")
+    write(cli / "prompts" / "one.md", "Loses to the shared one\n")
+    write(cli / "loose.txt", "not markdown\n")
+    return {**tree, "cli": cli, "shared": shared}
+
+
+EXTRA_EXPANSIONS = [
+    *EXPANSIONS,
+    "/one first",
+    "/three",
+    "/special",
+    "/special given",
+    "/cli-one a b",
+    "/skill:alpha go",
+    "/skill:solo",
+    "/skill:cli-skill now",
+    "/skill:vendor-secret x",
+]
+
+
+def cli_paths(extra: dict[str, Path]) -> dict[str, list[str]]:
+    cli = extra["cli"]
+    return {
+        "skillPaths": [
+            str(cli / "skills"),
+            str(cli / "one-skill.md"),
+            "~/shared/skills/alpha",
+            str(cli / "missing-skills"),
+            str(cli / "loose.txt"),
+            str(extra["shared"] / "skills" / "alpha"),
+        ],
+        "promptTemplatePaths": [
+            str(cli / "prompts"),
+            str(cli / "missing.md"),
+            "../../../cli/prompts/cli-one.md",
+            str(cli / "loose.txt"),
+        ],
+    }
+
+
+def test_extra_skill_and_template_folders_load_as_in_pi(
+    extra: dict[str, Path], tmp_path: Path
+) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    base = {"cwd": str(extra["cwd"]), "agentDir": str(extra["agent"]), "expand": EXTRA_EXPANSIONS}
+    flags = cli_paths(extra)
+    compare(
+        [
+            {**base, "trustOverride": True},
+            {**base, "trustOverride": False},
+            {**base, "trustOverride": True, **flags},
+            {**base, "trustOverride": False, **flags},
+            {**base, "trustOverride": True, "noSkills": True, "noPromptTemplates": True},
+            {**base, "trustOverride": True, "noSkills": True, "noPromptTemplates": True, **flags},
+        ],
+        extra["home"],
+        empty,
+    )
+
+
+def test_legacy_skills_object_and_relative_flags_match_pi(
+    extra: dict[str, Path], tmp_path: Path
+) -> None:
+    legacy = {"skills": {"enableSkillCommands": False, "customDirectories": ["~/shared/skills"]}}
+    write(extra["agent"] / "settings.json", json.dumps(legacy))
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    base = {"cwd": str(extra["cwd"]), "agentDir": str(extra["agent"]), "expand": EXTRA_EXPANSIONS}
+    relative = {"skillPaths": ["vendor/skills", "~/solo.md"], "promptTemplatePaths": ["vendor"]}
+    compare(
+        [{**base, "trustOverride": False}, {**base, "trustOverride": True, **relative}],
+        extra["home"],
+        empty,
+    )
+
+
+def test_links_braces_and_exact_paths_in_settings_match_pi(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    agent = home / ".pi" / "agent"
+    real = home / "real-skills"
+    for name in ("one", "two", "three"):
+        write(real / name / "SKILL.md", skill(name, f"Skill {name}"))
+    (agent / "skills").mkdir(parents=True)
+    (agent / "linked").symlink_to(real)
+    (agent / "skills" / "one").symlink_to(real / "one")  # the same file twice
+    prompts = home / "p"
+    for name in ("a", "b1", "c", "d"):
+        write(prompts / f"{name}.md", f"Template {name}: $@\n")
+    write(prompts / "node_modules" / "dep.md", "Never loaded\n")
+    write(prompts / "deep" / "er" / "e.md", "---\ndescription: Deep e\n---\nE\n")
+    write(prompts / ".gitignore", "d.md\n")
+    settings = {
+        "skills": ["linked", "**/{one,two}/SKILL.md", "!two", "+./linked/two", "-linked/three"],
+        "prompts": ["~/p/a.md", "~/p", "!**/b*.md", "-~/p/c.md", "-../../p/a.md"],
+    }
+    write(agent / "settings.json", json.dumps(settings))
+    project = tmp_path / "project"
+    write(project / "outside" / "x.md", "Project x\n")
+    write(project / ".pi" / "settings.json", json.dumps({"prompts": ["../outside", "!a.md"]}))
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    expand = ["/a 1", "/b1", "/c", "/d", "/e", "/x", "/skill:one", "/skill:two go"]
+    base = {"cwd": str(project), "agentDir": str(agent), "expand": expand}
+    compare(
+        [
+            {**base, "trustOverride": True},
+            {**base, "trustOverride": False},
+            {**base, "defaultProjectTrust": "always", "skillPaths": ["~/real-skills"]},
+        ],
+        home,
+        empty,
+    )

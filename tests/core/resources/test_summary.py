@@ -55,3 +55,27 @@ def test_an_unreadable_system_prompt_file_is_left_out_with_a_warning(tmp_path: P
     ((title, line),) = loaded_sections(loaded, tmp_path, tmp_path)
     assert title == "Resource warnings"
     assert "SYSTEM.md" in line
+
+
+def test_extra_skills_and_templates_are_listed_and_a_missing_one_is_a_warning(
+    tmp_path: Path,
+) -> None:
+    from ctxmodes.resources import ResourceFlags
+
+    agent = tmp_path / "agent"
+    write(tmp_path / "kept" / "lint" / "SKILL.md", "---\ndescription: l\n---\n")
+    write(tmp_path / "kept" / "tidy.md", "Tidy $@")
+    write(agent / "settings.json", '{"skills": ["../kept"], "prompts": ["../kept/tidy.md"]}')
+    flags = ResourceFlags(
+        skill_paths=(str(tmp_path / "gone"),), prompt_template_paths=(str(tmp_path / "no.md"),)
+    )
+    loaded = load_resources(tmp_path, agent, trusted=True, flags=flags, home=tmp_path)
+    assert loaded_sections(loaded, tmp_path, tmp_path) == [
+        ("Skills", "lint"),
+        ("Prompts", "/tidy"),
+        (
+            "Resource warnings",
+            f"{tmp_path / 'no.md'}: Prompt template path does not exist; "
+            f"{tmp_path / 'gone'}: skill path does not exist",
+        ),
+    ]

@@ -111,3 +111,14 @@ def test_an_unreadable_context_file_is_a_warning_not_output(project, tmp_path, m
         assert agent.session.resources.context_files == ()
     assert warnings == (f"Could not read {unreadable}: Permission denied",)
     assert capfd.readouterr() == ("", "")
+
+
+def test_default_loader_adds_skill_and_template_paths(project: Path, tmp_path: Path) -> None:
+    # A relative path is the session's working directory's, as in Pi's SDK.
+    write(project / "extra" / "lint" / "SKILL.md", "---\ndescription: EXTRA-SKILL\n---\nx\n")
+    write(tmp_path / "mine" / "ship.md", "Ship $1 now")
+    loader = default_loader(skill_paths=["extra"], prompt_template_paths=[str(tmp_path / "mine")])
+    with open_on(project, tmp_path, resources=loader) as agent:
+        assert "EXTRA-SKILL" in agent.session.system_prompt
+        agent.prompt("/ship v2")
+        assert user_texts(agent)[-1] == "Ship v2 now"
