@@ -11,11 +11,6 @@ real minimatch.
 
 from __future__ import annotations
 
-from wcmatch import glob
-
-_FLAGS = glob.GLOBSTAR | glob.BRACE | glob.EXTGLOB
-
-
 def glob_matches(path: str, pattern: str) -> bool:
     """Whether ``path`` (``/``-separated) matches ``pattern``."""
     if not pattern or pattern.startswith("#"):
@@ -24,4 +19,8 @@ def glob_matches(path: str, pattern: str) -> bool:
     negated, body = bangs % 2 == 1, pattern[bangs:]
     if not body:  # minimatch's empty pattern: the empty path, and the root's empty segments
         return (path in ("", "/")) != negated
-    return glob.globmatch(path, body, flags=_FLAGS) != negated
+    # Imported here: only settings with patterns need it (25 ms at every session's start).
+    from wcmatch import glob
+
+    flags = glob.GLOBSTAR | glob.BRACE | glob.EXTGLOB
+    return glob.globmatch(path, body, flags=flags) != negated
