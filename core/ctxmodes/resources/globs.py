@@ -11,6 +11,7 @@ real minimatch.
 
 from __future__ import annotations
 
+
 def glob_matches(path: str, pattern: str) -> bool:
     """Whether ``path`` (``/``-separated) matches ``pattern``."""
     if not pattern or pattern.startswith("#"):
