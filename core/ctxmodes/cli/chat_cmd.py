@@ -44,6 +44,7 @@ def register(subparsers: Any) -> None:
     add_thinking_option(parser)
     add_session_choice(parser)
     add_session_dir_option(parser)
+    parser.add_argument("-n", "--name", metavar="NAME", help="name the session, as /name does")
     parser.add_argument("--cwd", metavar="DIR", type=Path, help="working directory")
     add_resource_options(parser)
     parser.add_argument(
@@ -82,6 +83,8 @@ def run(args: argparse.Namespace) -> int:
 
     require_terminal()
     prompts = pi_prompts(args.messages, piped=None, base=Path.cwd())
+    if args.name is not None and not args.name.strip():
+        raise CtxmodesError("--name requires a non-empty value")
     # One question for the run, before the settings: the project's configuration waits
     # for it as its resources do.
     trust = run_trust(args, ask=ask_on_terminal)
@@ -129,6 +132,8 @@ def _chat(
         confirm_hint=CONFIRM_SWITCH,
         resources=resource_loader(args, trust),
     )
+    if args.name is not None:
+        agent.set_name(args.name)
     # The session takes the terminal over: a second application cannot ask meanwhile, so
     # a folder not yet decided (another session's) is not trusted.
     trust.ask = None

@@ -25,7 +25,7 @@ END_OF_OPTIONS = "--"
 #: too (so that the value is not read as a command or a prompt).
 VALUE_OPTIONS = frozenset(
     {"--session", "--model", "--mode", "--cwd", "--thinking", "--session-dir"}
-    | {"--skill", "--prompt-template"}
+    | {"--skill", "--prompt-template", "-n", "--name"}
 )
 #: What a bare ``ctxmodes`` answers itself.
 OWN_OPTIONS = frozenset({"-h", "--help", "--version"})

@@ -61,6 +61,19 @@ def register(subparsers: Any) -> None:
         default=argparse.SUPPRESS,
         help="continue the most recent session of the working directory (Pi's directory layout)",
     )
+    where.add_argument(
+        "--no-session",
+        dest="no_session",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="keep the session in memory only: no file is written, as Pi's --no-session",
+    )
+    parser.add_argument(
+        "-n",
+        "--name",
+        metavar="NAME",
+        help="name the session (as /name does), as Pi's --name",
+    )
     parser.add_argument(
         "--cwd", metavar="DIR", type=Path, help="working directory (default: the current one)"
     )
@@ -104,6 +117,7 @@ def run(args: argparse.Namespace) -> int:
 
     prompts = _prompts(args)
     session, continue_recent = _session_choice(args)
+    name = _session_name(args)
     trust = run_trust(args)
     cwd, settings = agent_settings(args, trust)
     durability = Durability(settings.durability)
@@ -117,8 +131,12 @@ def run(args: argparse.Namespace) -> int:
         )
     elif continue_recent:
         manager = SessionManager.continue_recent(cwd, directory, durability=durability)
+    elif getattr(args, "no_session", False):
+        manager = SessionManager.in_memory(cwd)
     else:
         manager = SessionManager.create(cwd, directory, durability=durability)
+    if name is not None:
+        manager.append_session_info(name)
     # In print mode standard output carries the reply alone.
     ui = HeadlessUI(echo=sys.stderr if args.print_reply else sys.stdout)
     try:
@@ -193,6 +211,20 @@ def _prompts(args: argparse.Namespace) -> list[str]:
     return prompts
 
 
+def _session_name(args: argparse.Namespace) -> str | None:
+    """``--name``, trimmed as Pi trims it.
+
+    :raises CtxmodesError: a name that is only whitespace.
+    """
+    from ctxmodes.errors import CtxmodesError
+
+    if args.name is None:
+        return None
+    if not args.name.strip():
+        raise CtxmodesError("--name requires a non-empty value")
+    return str(args.name.strip())
+
+
 def print_last_reply(session: Any) -> None:
     """Pi's print mode: each text block of the session's last message, when it is a reply."""
     from ctxmodes.session.models import AssistantMessage, TextContent
@@ -221,4 +253,6 @@ def _session_choice(args: argparse.Namespace) -> tuple[str | None, bool]:
         )
     if session is not None and continue_recent:
         raise CtxmodesError("--session and -c name two sessions: give one of them")
+    if getattr(args, "no_session", False) and (session is not None or continue_recent):
+        raise CtxmodesError("--no-session keeps no session: leave out --session and -c")
     return session, continue_recent

@@ -175,3 +175,36 @@ def test_nothing_to_send_is_one_line_and_leaves_no_session(
     assert result.returncode == 1
     assert result.stderr.splitlines() == [error.format(tmp=tmp_path)]
     assert not list((tmp_path / "agent").rglob("*.jsonl"))
+
+
+def test_no_session_writes_nothing_and_name_names_the_session(tmp_path: Path) -> None:
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"responses": [{"text": "one"}, {"text": "two"}]}))
+    model = f"scripted:{script}"
+    result = run_ctxmodes(tmp_path, "-p", "--no-session", "--model", model, "hi")
+    assert (result.returncode, result.stdout) == (0, "one\n"), result.stderr
+    assert not list((tmp_path / "agent").rglob("*.jsonl"))
+    result = run_ctxmodes(tmp_path, "-n", "  release prep ", "--model", model, "hi")
+    assert (result.returncode, result.stdout) == (0, "one\n"), result.stderr
+    [session] = (tmp_path / "agent").rglob("*.jsonl")
+    entries = [json.loads(line) for line in session.read_text().splitlines()]
+    names = [entry["name"] for entry in entries if entry["type"] == "session_info"]
+    assert names == ["release prep"]
+    listed = run_ctxmodes(tmp_path, "session", "list")
+    assert "release prep" in listed.stdout
+
+
+@pytest.mark.parametrize(
+    ("argv", "error"),
+    [
+        (["-p", "--name", " ", "hi"], "ctxmodes: error: --name requires a non-empty value"),
+        (["-c", "run", "--no-session", "hi"],
+         "ctxmodes: error: --no-session keeps no session: leave out --session and -c"),
+    ],
+)  # fmt: skip
+def test_a_session_flag_that_cannot_hold_is_one_line(
+    tmp_path: Path, argv: list[str], error: str
+) -> None:
+    result = run_ctxmodes(tmp_path, *argv, "--model", "scripted:none.json")
+    assert result.returncode == 1
+    assert result.stderr.splitlines() == [error]
