@@ -21,10 +21,12 @@ from ctxmodes.cli.options import (
     add_session_dir_option,
     add_session_mode_options,
     add_thinking_option,
+    add_tool_options,
     agent_settings,
     resource_loader,
     run_trust,
     session_directory,
+    tool_selection,
 )
 from ctxmodes.errors import CtxmodesError
 
@@ -47,6 +49,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("-n", "--name", metavar="NAME", help="name the session, as /name does")
     parser.add_argument("--cwd", metavar="DIR", type=Path, help="working directory")
     add_resource_options(parser)
+    add_tool_options(parser)
     parser.add_argument(
         "messages",
         nargs="*",
@@ -111,16 +114,21 @@ def _chat(
     directory: Path | None,
     prompts: list[str],
 ) -> int:
+    import dataclasses
+
     from prompt_toolkit.history import FileHistory
 
     from ctxmodes.cli.options import CONFIRM_SWITCH
     from ctxmodes.cli.session_warnings import warn_about_session
+    from ctxmodes.host.options import HostOptions
     from ctxmodes.sdk import open_agent
     from ctxmodes.tui.app import TerminalSession, tune_for_typing
 
+    options = dataclasses.replace(HostOptions.of_settings(settings), tools=tool_selection(args))
     agent = open_agent(
         cwd=cwd,
         settings=settings,
+        options=options,
         # --model wins over the session's own model; the configured one does not.
         model=args.model,
         session_file=session_file,

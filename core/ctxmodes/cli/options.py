@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from ctxmodes.resources.trust import AskTrust, TrustResolver
     from ctxmodes.session.manager import SessionManager
     from ctxmodes.session_mode import ModeRequest
+    from ctxmodes.tools.selection import ToolSelection
 
 #: How the command line confirms a change of a session's recorded mode.
 CONFIRM_SWITCH = "pass --switch-mode to switch"
@@ -274,6 +275,49 @@ def add_resource_options(parser: argparse.ArgumentParser) -> None:
         "with --no-prompt-templates)",
     )
     add_trust_options(parser)
+
+
+def add_tool_options(parser: argparse.ArgumentParser) -> None:
+    """Pi's flags choosing the tools the model is offered."""
+    tools = parser.add_mutually_exclusive_group()
+    tools.add_argument(
+        "-t",
+        "--tools",
+        metavar="NAMES",
+        type=_names,
+        help="offer only these tools (comma-separated), whoever registers them",
+    )
+    tools.add_argument(
+        "-nt", "--no-tools", action="store_true", help="offer no tools at all, a mode's included"
+    )
+    tools.add_argument(
+        "-nbt",
+        "--no-builtin-tools",
+        action="store_true",
+        help="offer none of the core's own tools (bash, read, edit, write, notebook); a "
+        "mode's and plugins' stay",
+    )
+    parser.add_argument(
+        "-xt",
+        "--exclude-tools",
+        metavar="NAMES",
+        type=_names,
+        default=frozenset(),
+        help="never offer these tools (comma-separated)",
+    )
+
+
+def _names(value: str) -> frozenset[str]:
+    return frozenset(name.strip() for name in value.split(",") if name.strip())
+
+
+def tool_selection(args: argparse.Namespace) -> ToolSelection:
+    """The tools ``add_tool_options``' flags select."""
+    from ctxmodes.tools.selection import ToolSelection
+
+    allowed: frozenset[str] | None = frozenset() if args.no_tools else args.tools
+    builtin: frozenset[str] | None = frozenset() if args.no_builtin_tools else None
+    return ToolSelection(allowed=allowed, builtin=builtin, excluded=args.exclude_tools)
 
 
 def add_trust_options(parser: argparse.ArgumentParser) -> None:

@@ -23,12 +23,14 @@ from ctxmodes.cli.options import (
     add_session_dir_option,
     add_session_mode_options,
     add_thinking_option,
+    add_tool_options,
     agent_settings,
     mode_request,
     require_model,
     resource_loader,
     run_trust,
     session_directory,
+    tool_selection,
 )
 
 
@@ -85,6 +87,7 @@ def register(subparsers: Any) -> None:
     )
     add_session_dir_option(parser)
     add_resource_options(parser)
+    add_tool_options(parser)
     parser.add_argument(
         "-p",
         "--print",
@@ -99,6 +102,7 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    import dataclasses
     import sys
 
     from ctxmodes.cli.session_arg import resolve_session
@@ -143,7 +147,10 @@ def run(args: argparse.Namespace) -> int:
         host = AgentHost.from_settings(
             settings,
             ui=ui,
-            options=HostOptions.of_settings(settings, requested_thinking_level=args.thinking),
+            options=dataclasses.replace(
+                HostOptions.of_settings(settings, requested_thinking_level=args.thinking),
+                tools=tool_selection(args),
+            ),
             mode_request=mode_request(args),
             confirm_hint=CONFIRM_SWITCH,
             resources=resource_loader(args, trust),

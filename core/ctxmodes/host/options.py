@@ -12,6 +12,7 @@ from ctxmodes.compaction.settings import BranchSummarySettings, CompactionSettin
 from ctxmodes.host.queues import DrainMode
 from ctxmodes.host.retry_settings import RetrySettings
 from ctxmodes.thinking_levels import DEFAULT_THINKING_LEVEL
+from ctxmodes.tools.selection import ALL_TOOLS, ToolSelection
 from ctxmodes.tools.shell_config import ShellConfig
 
 if TYPE_CHECKING:
@@ -49,6 +50,8 @@ class HostOptions:
         in Pi.
     :ivar shell: the bash that runs the ``bash`` tool's and ``!`` commands, and the text
         run before each of them (Pi's ``shellPath`` and ``shellCommandPrefix``).
+    :ivar tools: which registered tools the model is offered (Pi's ``--tools``,
+        ``--no-tools``, ``--no-builtin-tools``, ``--exclude-tools``).
     :ivar steering_mode: deliver queued steering messages one per turn, or all at once.
     :ivar follow_up_mode: the same for follow-up messages.
     :ivar system_prompt: when set, the whole system prompt (no ``SYSTEM.md``, context files
@@ -70,6 +73,7 @@ class HostOptions:
     block_images: bool = False
     thinking_budgets: Mapping[str, int] = field(default_factory=dict)
     shell: ShellConfig = field(default_factory=ShellConfig)
+    tools: ToolSelection = ALL_TOOLS
     steering_mode: DrainMode = "one-at-a-time"
     follow_up_mode: DrainMode = "one-at-a-time"
     system_prompt: str | None = None

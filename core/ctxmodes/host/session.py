@@ -70,6 +70,7 @@ from ctxmodes.session.models import (
     UserMessage,
 )
 from ctxmodes.tools.base import Tool
+from ctxmodes.tools.builtin import is_builtin_tool
 from ctxmodes.ui import HeadlessUI
 
 if TYPE_CHECKING:
@@ -315,6 +316,8 @@ class AgentSession:
 
         When two plugins register a tool of the same name, the first registration wins;
         implementations are called last-registered first, so the active mode wins a clash.
+        The options' tool selection (Pi's ``--tools`` and the like) then decides which are
+        offered; a name it lists that no tool has is a warning.
         """
         core = self._core
         tools: dict[str, Tool] = {}
@@ -329,6 +332,11 @@ class AgentSession:
 
         core.hook(core.relay.register_tools, register_tool)
         core.hook(core.relay.register_commands, register_command)
+        selection = core.options.tools
+        unknown = selection.unknown(tools)
+        if unknown:
+            core.ui.notify(f"No tool named {', '.join(unknown)} in this session", "warning")
+        tools = selection.select(tools, is_builtin_tool)
         core.tools = tools
         self._commands = commands
         prompt = core.options.system_prompt

@@ -23,6 +23,14 @@ if TYPE_CHECKING:
     from ctxmodes.hostapi import HostSession
 
 
+#: The types of the core's own tools (Pi's built-in tools; ``--no-builtin-tools`` drops them).
+BUILTIN_TOOL_TYPES = (BashTool, NotebookTool, ReadTool, WriteTool, EditTool)
+
+
+def is_builtin_tool(tool: object) -> bool:
+    return isinstance(tool, BUILTIN_TOOL_TYPES)
+
+
 class BuiltinToolsPlugin:
     """Hook implementations providing the runtime tools of one host."""
 

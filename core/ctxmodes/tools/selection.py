@@ -1,0 +1,53 @@
+"""Which of the registered tools a session offers the model: Pi's ``--tools``,
+``--no-tools``, ``--no-builtin-tools`` and ``--exclude-tools``.
+
+As in Pi, an allow list (``--tools``; ``--no-tools`` is an empty one) applies to every tool,
+the core's and the plugins' (a mode's ``new_context``, ``history`` and ``notes`` included);
+``--no-builtin-tools`` drops the core's own tools and keeps the plugins'; an exclusion list
+drops its tools whatever else says.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import TypeVar
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSelection:
+    """The tools a session offers.
+
+    :ivar allowed: the only tools offered, whoever registers them (``None``: no such list).
+    :ivar builtin: the core's own tools offered when there is no allow list (``None``: all
+        of them; empty: none).
+    :ivar excluded: never offered.
+    """
+
+    allowed: frozenset[str] | None = None
+    builtin: frozenset[str] | None = None
+    excluded: frozenset[str] = frozenset()
+
+    def select(self, tools: Mapping[str, T], is_builtin: Callable[[T], bool]) -> dict[str, T]:
+        """The tools of ``tools`` (by name) this selection offers, in their order."""
+        return {
+            name: tool
+            for name, tool in tools.items()
+            if name not in self.excluded and self._offers(name, is_builtin(tool))
+        }
+
+    def unknown(self, names: Iterable[str]) -> list[str]:
+        """The names this selection lists that no tool of ``names`` has, sorted."""
+        listed = (self.allowed or frozenset()) | self.excluded | (self.builtin or frozenset())
+        return sorted(listed - set(names))
+
+    def _offers(self, name: str, builtin: bool) -> bool:
+        if self.allowed is not None:
+            return name in self.allowed
+        return not builtin or self.builtin is None or name in self.builtin
+
+
+#: Every registered tool.
+ALL_TOOLS = ToolSelection()
