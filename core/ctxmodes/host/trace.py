@@ -17,7 +17,8 @@ from ctxmodes.session.models import to_json
 def request_json(request: ModelRequest, transport: str) -> dict[str, Any]:
     """Exactly what the model was sent: purpose, system prompt, messages (after projection
     and shaping, in their stored JSON form), tool schemas, the output cap and, when one is
-    asked for, the thinking level; the values of credential headers are redacted."""
+    asked for, the thinking level (and the user's thinking budgets); the values of
+    credential headers are redacted."""
     traced: dict[str, Any] = {
         "purpose": request.purpose,
         "transport": transport,
@@ -28,6 +29,8 @@ def request_json(request: ModelRequest, transport: str) -> dict[str, Any]:
     }
     if request.reasoning not in (None, "off"):
         traced["reasoning"] = request.reasoning
+    if request.thinking_budgets:
+        traced["thinking_budgets"] = dict(request.thinking_budgets)
     # Only a mode that shapes the request identity sets these; most traces never have them.
     if request.headers:
         traced["headers"] = redact_headers(request.headers)

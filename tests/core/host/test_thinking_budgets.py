@@ -100,3 +100,13 @@ def test_a_budget_pi_could_not_use_is_one_line_naming_the_file_and_key(
     assert str(agent_dir / "settings.json") in message
     assert error in message
     assert "\n" not in message
+
+
+def test_the_trace_shows_the_budgets_a_request_carries() -> None:
+    from ctxmodes.host.trace import request_json
+    from ctxmodes.providers.base import ModelRequest
+
+    plain = request_json(ModelRequest(system_prompt="s", messages=[]), API)
+    assert "thinking_budgets" not in plain
+    request = ModelRequest(system_prompt="s", messages=[], thinking_budgets={"low": 3000})
+    assert request_json(request, API)["thinking_budgets"] == {"low": 3000}
