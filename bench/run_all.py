@@ -15,6 +15,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 BENCHMARKS = (
     "cli_startup.py",
+    "print_mode.py",
     "session_open.py",
     "export.py",
     "appends.py",
