@@ -133,6 +133,7 @@ def _chat(
         model=args.model,
         session_file=session_file,
         continue_recent=args.continue_recent,
+        persist=not args.no_session,
         session_dir=directory,
         mode=args.mode,
         thinking_level=args.thinking,

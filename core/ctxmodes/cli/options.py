@@ -23,8 +23,8 @@ CONFIRM_SWITCH = "pass --switch-mode to switch"
 
 
 def add_session_choice(parser: argparse.ArgumentParser) -> None:
-    """``--session``, ``-c`` and ``-r``: which session the interactive session opens (also
-    options of a bare ``ctxmodes``, as of ``pi``)."""
+    """``--session``, ``-c``, ``-r`` and ``--no-session``: which session the interactive
+    session opens (also options of a bare ``ctxmodes``, as of ``pi``)."""
     where = parser.add_mutually_exclusive_group()
     where.add_argument(
         "--session",
@@ -40,6 +40,12 @@ def add_session_choice(parser: argparse.ArgumentParser) -> None:
     )
     where.add_argument(
         "-r", "--resume", action="store_true", help="pick a session of the working directory"
+    )
+    where.add_argument(
+        "--no-session",
+        dest="no_session",
+        action="store_true",
+        help="keep the session in memory only: no file is written (as Pi's --no-session)",
     )
 
 

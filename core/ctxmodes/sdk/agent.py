@@ -379,6 +379,7 @@ def open_agent(
     session_file: Path | str | None = None,
     continue_recent: bool = False,
     session_dir: Path | str | None = None,
+    persist: bool = True,
     settings: Settings | None = None,
     options: HostOptions | None = None,
     plugins: Sequence[object] = (),
@@ -405,6 +406,8 @@ def open_agent(
     :param session_file: a session file to continue (created when missing); otherwise a new
         session in Pi's directory for ``cwd``, or the most recent one with
         ``continue_recent``.
+    :param persist: ``False`` keeps a new session in memory only, as Pi's ``--no-session``:
+        no file is written (nor for the sessions ``/new`` and ``/fork`` make from it).
     :param session_dir: one directory for every project's sessions, where new ones go and
         ``continue_recent`` looks (by default ``PI_CODING_AGENT_SESSION_DIR``, else Pi's
         ``sessionDir`` setting, else Pi's folder per project).
@@ -446,7 +449,11 @@ def open_agent(
     directory = configured_session_dir(
         None if session_dir is None else os.fspath(session_dir), settings.session_dir
     )
-    if session_file is not None:
+    if not persist and (session_file is not None or continue_recent):
+        raise CtxmodesError("a session kept in memory is a new one: no session_file or continue")
+    if not persist:
+        manager = SessionManager.in_memory(where)
+    elif session_file is not None:
         manager = SessionManager.open(
             Path(session_file),
             directory,

@@ -202,3 +202,27 @@ def test_opening_an_agent_in_a_mode_whose_plugin_is_not_loaded_says_why(
         open_agent(cwd=tmp_path, settings=settings, mode=mode, session_dir=tmp_path / "s")
     assert str(caught.value).startswith(f"no loaded plugin provides mode 'tree'; {why}")
     assert not (tmp_path / "s").exists() or not list((tmp_path / "s").iterdir())
+
+
+def test_a_session_not_persisted_writes_no_file_nor_do_its_new_sessions(tmp_path):
+    from ctxmodes.providers.script import Script
+    from ctxmodes.providers.scripted import ScriptedProvider
+
+    script = Script.model_validate({"responses": [{"text": "one"}, {"text": "two"}]})
+    sessions = tmp_path / "sessions"
+    with open_agent(
+        cwd=tmp_path,
+        settings=Settings(),
+        provider=ScriptedProvider(script),
+        session_dir=sessions,
+        persist=False,
+    ) as agent:
+        agent.prompt("hi")
+        assert agent.session_file is None
+        assert [m.role for m in agent.session.messages] == ["user", "assistant"]
+        agent.new_session()
+        agent.prompt("again")
+        assert agent.session_file is None
+    assert not sessions.exists() or not list(sessions.rglob("*.jsonl"))
+    with pytest.raises(CtxmodesError, match="kept in memory"):
+        open_agent(cwd=tmp_path, settings=Settings(), continue_recent=True, persist=False)
