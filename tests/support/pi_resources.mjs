@@ -4,7 +4,9 @@
 // Request: {cwd, agentDir, trustOverride?: bool, defaultProjectTrust?: str,
 //           noContextFiles?: bool, noSkills?: bool, noPromptTemplates?: bool,
 //           skillPaths?: [path, ...], promptTemplatePaths?: [path, ...],   (--skill and
-//           --prompt-template, resolved as Pi resolves them) expand?: [text, ...]}
+//           --prompt-template, resolved as Pi resolves them), systemPrompt?: text|path,
+//           appendSystemPrompt?: [text|path, ...] (--system-prompt, --append-system-prompt),
+//           expand?: [text, ...]}
 //           (HOME is taken from the environment)
 // Answer: {trusted, systemPrompt, templates: [...], skills: [...], contextFiles: [path, ...],
 //          expanded: [text, ...], diagnostics: ["path: message", ...] (skills' then
@@ -42,6 +44,8 @@ for (const request of JSON.parse(readFileSync(0, "utf8"))) {
 		noPromptTemplates: request.noPromptTemplates ?? false,
 		additionalSkillPaths: request.skillPaths ?? [],
 		additionalPromptTemplatePaths: request.promptTemplatePaths ?? [],
+		systemPrompt: request.systemPrompt,
+		appendSystemPrompt: request.appendSystemPrompt,
 		noExtensions: true,
 	});
 	await resourceLoader.reload();

@@ -280,6 +280,19 @@ def add_resource_options(parser: argparse.ArgumentParser) -> None:
         help="load a prompt template or the .md files of a folder (repeatable; loads even "
         "with --no-prompt-templates)",
     )
+    parser.add_argument(
+        "--system-prompt",
+        metavar="TEXT|FILE",
+        help="the system prompt in place of the built-in one and SYSTEM.md: the text, or the "
+        "file of that name",
+    )
+    parser.add_argument(
+        "--append-system-prompt",
+        metavar="TEXT|FILE",
+        action="append",
+        help="appended to the system prompt in place of APPEND_SYSTEM.md: the text, or the file "
+        "of that name (repeatable)",
+    )
     add_trust_options(parser)
 
 
@@ -358,8 +371,22 @@ def resource_loader(args: argparse.Namespace, trust: TrustResolver) -> ResourceL
         prompt_templates=getattr(args, "prompt_templates", True),
         skill_paths=_from_here(getattr(args, "skill_paths", [])),
         prompt_template_paths=_from_here(getattr(args, "prompt_template_paths", [])),
+        system_prompt=_prompt_source(getattr(args, "system_prompt", None)),
+        append_system_prompt=_prompt_sources(getattr(args, "append_system_prompt", None)),
     )
     return default_loader(flags=flags, trust=trust)
+
+
+def _prompt_source(given: str | None) -> str | None:
+    """A prompt given on the command line: a file when one of that name exists where
+    ctxmodes was started (made absolute), else the text itself, as Pi reads it."""
+    if given is None or not os.path.exists(given):
+        return given
+    return os.path.abspath(given)
+
+
+def _prompt_sources(given: list[str] | None) -> tuple[str, ...] | None:
+    return None if given is None else tuple(str(_prompt_source(each)) for each in given)
 
 
 def _from_here(paths: list[str]) -> tuple[str, ...]:

@@ -26,7 +26,7 @@ END_OF_OPTIONS = "--"
 VALUE_OPTIONS = frozenset(
     {"--session", "--model", "--mode", "--cwd", "--thinking", "--session-dir"}
     | {"--skill", "--prompt-template", "-n", "--name"}
-    | {"-t", "--tools", "-xt", "--exclude-tools"}
+    | {"-t", "--tools", "-xt", "--exclude-tools", "--system-prompt", "--append-system-prompt"}
 )
 #: What a bare ``ctxmodes`` answers itself.
 OWN_OPTIONS = frozenset({"-h", "--help", "--version"})

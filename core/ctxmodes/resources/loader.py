@@ -46,6 +46,12 @@ class ResourceFlags:
     prompt_templates: bool = True
     skill_paths: tuple[str, ...] = ()
     prompt_template_paths: tuple[str, ...] = ()
+    #: Pi's ``--system-prompt``: text, or a file (from the process's directory) whose text
+    #: replaces the built-in prompt, in place of ``SYSTEM.md``.
+    system_prompt: str | None = None
+    #: Pi's ``--append-system-prompt`` (each a text or a file), in place of
+    #: ``APPEND_SYSTEM.md``; ``None``: that file.
+    append_system_prompt: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,8 +94,14 @@ def load_resources(
     config = os.path.join(project, CONFIG_DIR)
     unreadable: list[str] = []
     context = load_context_files(project, agent, unreadable) if flags.context_files else []
-    system_path, system_text = _prompt_file(config, agent, "SYSTEM.md", trusted, unreadable)
-    append_path, append_text = _prompt_file(config, agent, "APPEND_SYSTEM.md", trusted, unreadable)
+    if flags.system_prompt is not None:
+        system_path, system_text = _prompt_input(flags.system_prompt, unreadable)
+    else:
+        system_path, system_text = _prompt_file(config, agent, "SYSTEM.md", trusted, unreadable)
+    if flags.append_system_prompt is not None:
+        appended = [_prompt_input(given, unreadable) for given in flags.append_system_prompt]
+    else:
+        appended = [_prompt_file(config, agent, "APPEND_SYSTEM.md", trusted, unreadable)]
     scopes = _scopes(project, agent, home_dir, trusted)
     extra_templates = [resolve_entry(p, project, home_dir) for p in flags.prompt_template_paths]
     templates, template_warnings = load_templates(
@@ -107,8 +119,8 @@ def load_resources(
         context_files=tuple(context),
         system_prompt=system_text,
         system_prompt_path=system_path,
-        append_system_prompt=(append_text,) if append_text is not None else (),
-        append_system_prompt_paths=(append_path,) if append_path else (),
+        append_system_prompt=tuple(text for _, text in appended if text is not None),
+        append_system_prompt_paths=tuple(path for path, _ in appended if path),
         templates=tuple(templates),
         skills=tuple(skills),
         warnings=tuple(unreadable + template_warnings + skill_warnings),
@@ -129,6 +141,22 @@ def _prompt_file(
     except OSError as exc:
         unreadable.append(f"Could not read {path}: {exc.strerror or exc}")
         return None, None
+
+
+def _prompt_input(given: str, unreadable: list[str]) -> tuple[str | None, str | None]:
+    """What Pi makes of a prompt given on its command line: the text of the file it names
+    when one exists there (its path too), else the text itself (also when the file cannot be
+    read, with a warning, as in Pi)."""
+    if not given:
+        return None, None
+    if not os.path.exists(given):
+        return None, given
+    path = resolve_path(given)
+    try:
+        return path, read_text(path)
+    except OSError as exc:
+        unreadable.append(f"Could not read {path}: {exc.strerror or exc}")
+        return None, given
 
 
 def _scopes(project: str, agent: str, home: str, trusted: bool) -> Scopes:

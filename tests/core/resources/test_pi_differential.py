@@ -102,6 +102,10 @@ def ours(request: dict[str, Any], home: Path) -> dict[str, Any]:
         prompt_templates=not request.get("noPromptTemplates", False),
         skill_paths=tuple(request.get("skillPaths", ())),
         prompt_template_paths=tuple(request.get("promptTemplatePaths", ())),
+        system_prompt=request.get("systemPrompt"),
+        append_system_prompt=(
+            tuple(request["appendSystemPrompt"]) if "appendSystemPrompt" in request else None
+        ),
     )
     loaded = load_resources(request["cwd"], agent, trusted=trusted, flags=flags, home=home)
     return {
@@ -405,3 +409,31 @@ def test_links_braces_and_exact_paths_in_settings_match_pi(tmp_path: Path) -> No
         home,
         empty,
     )
+
+
+def test_system_prompts_given_on_the_command_line_match_pi(
+    tree: dict[str, Path], tmp_path: Path
+) -> None:
+    """Pi's ``--system-prompt`` and ``--append-system-prompt``: a text, or the file it names
+    (an absolute path here: the two tools' processes start in different folders), in place
+    of ``SYSTEM.md`` and ``APPEND_SYSTEM.md`` (which the trusted project has)."""
+    appended = tmp_path / "append.md"
+    write(appended, "\ufeffAppended from a file.\n")
+    system = tmp_path / "system.md"
+    write(system, "The whole prompt, from a file.\n")
+    write(tree["config"] / "SYSTEM.md", "The project's own prompt.\n")
+    write(tree["config"] / "APPEND_SYSTEM.md", "The project's own addition.\n")
+    cwd, agent = str(tree["cwd"]), str(tree["agent"])
+    requests = [
+        {"cwd": cwd, "agentDir": agent, "trustOverride": True, "systemPrompt": "Be terse."},
+        {
+            "cwd": cwd,
+            "agentDir": agent,
+            "trustOverride": True,
+            "systemPrompt": str(system),
+            "appendSystemPrompt": [str(appended), "And a text.", str(tmp_path / "missing.md")],
+        },
+        {"cwd": cwd, "agentDir": agent, "trustOverride": False, "appendSystemPrompt": []},
+    ]
+    (tmp_path / "empty").mkdir()
+    compare(requests, tree["home"], tmp_path / "empty")
