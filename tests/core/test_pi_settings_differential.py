@@ -71,6 +71,9 @@ TREES: list[tuple[dict[str, Any], dict[str, Any]]] = [
         {"thinkingBudgets": {"minimal": 512, "low": 3000, "high": 20000, "xhigh": 9}},
         {"thinkingBudgets": {"low": 100}},
     ),
+    # A project's list replaces the global one.
+    ({"enabledModels": ["local/*", "m:high"]}, {"enabledModels": ["local/m"]}),
+    ({"enabledModels": ["local/m:low"]}, {}),
 ]
 
 
@@ -117,6 +120,7 @@ def _ours(agent: Path, cwd: Path, trusted: bool) -> dict[str, Any]:
         "quietStartup": settings.terminal.quiet_startup,
         "blockImages": settings.block_images,
         "thinkingBudgets": settings.thinking_budgets.by_level(),
+        "enabledModels": settings.enabled_models,
     }
 
 
@@ -151,6 +155,8 @@ def _as_ctxmodes_reads(pi: dict[str, Any]) -> dict[str, Any]:
             for level, budget in (pi["thinkingBudgets"] or {}).items()
             if level in ("minimal", "low", "medium", "high")
         },
+        # No list and an empty one both leave every model in the cycle.
+        "enabledModels": pi["enabledModels"] or [],
     }
 
 

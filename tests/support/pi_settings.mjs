@@ -37,6 +37,7 @@ process.stdout.write(
     quietStartup: settings.getQuietStartup(),
     blockImages: settings.getBlockImages(),
     thinkingBudgets: session.agent.thinkingBudgets ?? null,
+    enabledModels: settings.getEnabledModels() ?? null,
   }),
 );
 session.dispose?.();

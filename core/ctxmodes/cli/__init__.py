@@ -81,7 +81,7 @@ def build_parser(
 
 #: The options of ``ctxmodes chat`` that take a value, which a bare ``ctxmodes`` takes too.
 _CHAT_VALUE_OPTIONS = frozenset(
-    {"--session", "--model", "--mode", "--cwd", "--thinking", "--session-dir"}
+    {"--session", "--model", "--models", "--mode", "--cwd", "--thinking", "--session-dir"}
 )
 #: What a bare ``ctxmodes`` answers itself instead of starting the interactive session.
 _OWN_OPTIONS = frozenset({"-h", "--help", "--version"})

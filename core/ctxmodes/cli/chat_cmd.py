@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from ctxmodes.cli.core_commands import add_command_parser
 from ctxmodes.cli.options import (
+    add_models_option,
     add_resource_options,
     add_session_choice,
     add_session_dir_option,
@@ -41,6 +42,7 @@ def register(subparsers: Any) -> None:
         "or scripted:FILE",
     )
     add_thinking_option(parser)
+    add_models_option(parser)
     add_session_choice(parser)
     add_session_dir_option(parser)
     parser.add_argument("--cwd", metavar="DIR", type=Path, help="working directory")
@@ -134,6 +136,7 @@ def _chat(
             agent,
             history=FileHistory(str(path)),
             settings=settings.terminal,
+            model_patterns=settings.enabled_models,
         ).run()
     finally:
         agent.close()

@@ -51,7 +51,7 @@ class ModelCycler:
         from ctxmodes.model_scope import ScopedModel
 
         agent = self._agent
-        usable = _with_credentials(agent.models())
+        usable = models_with_credentials(agent.models())
         if self.scope:
             refs = {model.ref for model in usable}
             cycle = [scoped for scoped in self.scope if scoped.model.ref in refs]
@@ -88,7 +88,12 @@ class ModelCycler:
         return agent.thinking_level
 
 
-def _with_credentials(models: Sequence[ModelSpec]) -> list[ModelSpec]:
+def models_with_credentials(models: Sequence[ModelSpec]) -> list[ModelSpec]:
+    """The models Pi counts as available: those whose provider has credentials (nothing is
+    run or refreshed to find out).
+
+    :raises CtxmodesError: a credential file is corrupt.
+    """
     from ctxmodes.providers.auth import credential_sources
 
     sources = credential_sources(models)

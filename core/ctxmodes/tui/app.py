@@ -25,7 +25,7 @@ import re
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
@@ -42,6 +42,7 @@ from ctxmodes.sdk import events as ev
 from ctxmodes.tui import render
 from ctxmodes.tui.commands import SlashCommand, all_commands, terminal_commands
 from ctxmodes.tui.completion import SlashCompleter
+from ctxmodes.tui.cycling import model_cycler, scope_line
 from ctxmodes.tui.draft import DraftBuffer
 from ctxmodes.tui.file_completion import FileCompleter
 from ctxmodes.tui.keymap import KeyMap, keybindings_path
@@ -92,6 +93,8 @@ class TerminalSession:
         commands, the filter ``/tree`` opens with, the external editor.
     :param keymap: which keys run which action (default: Pi's, with the user's
         ``keybindings.json`` over them).
+    :param model_patterns: the models Ctrl+P cycles through (``--models``, Pi's
+        ``enabledModels``); none: every model with credentials.
     """
 
     def __init__(
@@ -105,10 +108,12 @@ class TerminalSession:
         clock: Callable[[], float] = time.monotonic,
         settings: TerminalSettings | None = None,
         keymap: KeyMap | None = None,
+        model_patterns: Sequence[str] = (),
     ) -> None:
         self.agent = agent
         self.settings = settings if settings is not None else TerminalSettings()
         self.keymap = keymap if keymap is not None else KeyMap.load(keybindings_path())
+        self.cycler, self._scope_warnings = model_cycler(agent, model_patterns)
         self.terminal_commands: dict[str, SlashCommand] = terminal_commands()
         self._sink = sink
         self._events: deque[ev.AgentEvent] = deque()
@@ -179,8 +184,12 @@ class TerminalSession:
         manager = self.agent.session_manager
         opened = self.transcript.replay(self.width) if manager.is_written() else []
         problems = [
-            render.notice(problem, "warning", self.width) for problem in self.keymap.problems
+            render.notice(problem, "warning", self.width)
+            for problem in (*self.keymap.problems, *self._scope_warnings)
         ]
+        scope = scope_line(self.cycler, self.keymap.of("app.model.cycleForward"))
+        if scope is not None and not self.settings.quiet_startup:
+            problems.append(render.notice(scope, "info", self.width))
         self.print_blocks([*self._banner(), *problems, *opened])
         self._schedule_drain()
 
