@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from ctxmodes.config import Settings
+from ctxmodes.errors import CtxmodesError
 from ctxmodes.model_scope import resolve_model_scope
 from ctxmodes.sdk import Agent, open_agent
 from ctxmodes.sdk.model_cycling import ModelCycler
@@ -170,3 +171,12 @@ def test_a_model_that_does_not_think_has_no_level_to_cycle(agent: Agent) -> None
     recorded = Recorded(agent)
     assert ModelCycler(agent).cycle_thinking_level() is None
     assert (agent.thinking_level, recorded()) == ("off", [])
+
+
+def test_a_switch_at_a_level_that_is_none_of_pi_s_is_refused_before_anything_changes(
+    agent: Agent,
+) -> None:
+    recorded = Recorded(agent)
+    with pytest.raises(CtxmodesError, match="unknown thinking level 'extreme'"):
+        agent.switch_model("loop/deep", "extreme")
+    assert (_current(agent), recorded()) == ("loop/plain", [])
