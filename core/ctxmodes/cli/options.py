@@ -208,7 +208,8 @@ def agent_settings(args: argparse.Namespace, trust: TrustResolver) -> tuple[Path
     # ``--mode`` is a request for this session (see ``mode_request``), not the default.
     cli = {"model": getattr(args, "model", None), "enabled_models": getattr(args, "models", None)}
     settings = load_settings(cwd=cwd, cli=cli, trust=trust.is_trusted).settings
-    if not settings.model and not _opens_a_session(args):
+    # A scope (``--models``) names the model of a new session when nothing else does.
+    if not settings.model and not settings.enabled_models and not _opens_a_session(args):
         raise CtxmodesError(NO_MODEL)
     return cwd, settings
 
