@@ -74,6 +74,7 @@ TREES: list[tuple[dict[str, Any], dict[str, Any]]] = [
     # A project's list replaces the global one.
     ({"enabledModels": ["local/*", "m:high"]}, {"enabledModels": ["local/m"]}),
     ({"enabledModels": ["local/m:low"]}, {}),
+    ({"enabledModels": ["local/m:low"]}, {"enabledModels": None}),
 ]
 
 
