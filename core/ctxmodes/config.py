@@ -210,6 +210,10 @@ class Settings(BaseModel):
     #: The level a new session of one model starts with, and switching to it takes, by
     #: ``provider/model-id`` (Pi's ``modelThinkingLevels``).
     model_thinking_levels: dict[str, ThinkingLevel] = Field(default_factory=dict)
+    #: The models Ctrl+P cycles through, as ``--models`` patterns (Pi's ``enabledModels``):
+    #: globs, ids, ``provider/id``, each with an optional ``:<level>``; empty: every model
+    #: with credentials.
+    enabled_models: list[str] = Field(default_factory=list)
     #: The tokens a turn may think at each level where the model counts them (Pi's
     #: ``thinkingBudgets``); unset levels keep the transport's own.
     thinking_budgets: ThinkingBudgets = Field(default_factory=ThinkingBudgets)

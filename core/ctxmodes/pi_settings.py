@@ -30,7 +30,8 @@ from ctxmodes.thinking_levels import THINKING_LEVELS
 
 __all__ = ["HONOURED", "pi_layers"]
 
-JsonKind = Literal["boolean", "number", "string"]
+#: "strings": an array of strings.
+JsonKind = Literal["boolean", "number", "string", "strings"]
 
 #: Pi's key → the ctxmodes key it sets, and the JSON type Pi gives it. Inside a table the
 #: ctxmodes key is spelled as Pi spells it (both spellings are accepted), so that a value
@@ -57,6 +58,7 @@ HONOURED: dict[str, tuple[str, JsonKind]] = {
     "quietStartup": ("terminal.quiet_startup", "boolean"),
     "images.blockImages": ("block_images", "boolean"),
     "sessionDir": ("session_dir", "string"),
+    "enabledModels": ("enabled_models", "strings"),
     **{
         f"thinkingBudgets.{level}": (f"thinking_budgets.{level}", "number")
         for level in ("minimal", "low", "medium", "high")
@@ -124,6 +126,8 @@ def pi_layers(directory: Path, trusted: TrustCheck | None = None) -> list[Layer]
             idle_timeouts.append((f"{path} (Pi's {_IDLE_TIMEOUT}{note})", timeout))
         for key, (target, kind) in HONOURED.items():
             found = _honoured_value(path, values, key, kind)
+            if found is None and kind == "strings" and _has(values, key):
+                found = [], key  # Pi reads a list as is: null replaces a lower file's, as []
             if found is not None:
                 value, source = _as_pi_reads(key, *found)
                 layers.append((f"{path} ({source})", _nested(target, value)))
@@ -282,6 +286,8 @@ def _value(path: Path, values: dict[str, Any], key: str, kind: JsonKind) -> Any:
     value = table.get(leaf)
     if value is None:
         return None
+    if kind == "strings":
+        return _strings(path, key, value)
     if (isinstance(value, bool) and kind != "boolean") or not isinstance(value, _TYPES[kind]):
         raise ConfigError(f"{path}: {key}: expected a {kind}, got {_described(value)}")
     if isinstance(value, float):  # JSON has one number type; ctxmodes counts in whole ones
@@ -291,7 +297,21 @@ def _value(path: Path, values: dict[str, Any], key: str, kind: JsonKind) -> Any:
     return value
 
 
+def _strings(path: Path, key: str, value: Any) -> list[str]:
+    """:raises ConfigError: ``value`` is not an array of strings."""
+    if not isinstance(value, list):
+        raise ConfigError(f"{path}: {key}: expected an array of strings, got {_described(value)}")
+    for item in value:
+        if not isinstance(item, str):
+            raise ConfigError(
+                f"{path}: {key}: expected an array of strings, got {_described(item)} in it"
+            )
+    return value
+
+
 def _described(value: Any) -> str:
+    if value is None:
+        return "null"
     if isinstance(value, dict):
         return "an object"
     if isinstance(value, list):

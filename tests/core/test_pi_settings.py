@@ -86,6 +86,9 @@ CASES = [
          "[retry.provider]\nmax_retry_delay_ms = 0", 0, [60000], "expected a number, got an array"),
     Case("sessionDir", "session_dir", "/srv/pi-sessions", ".pi/sessions",
          'session_dir = "~/sessions"', "~/sessions", 5, "expected a string, got a number (5)"),
+    Case("enabledModels", "enabled_models", ["anthropic/*", "gpt-5:high"], ["local/m"],
+         'enabled_models = ["sonnet"]', ["sonnet"], "gpt-5",
+         'expected an array of strings, got a string ("gpt-5")'),
     *(
         Case(f"thinkingBudgets.{level}", f"thinking_budgets.{level}", 3000, 1500,
              f"[thinking_budgets]\n{level} = 700", 700, "4k",
@@ -186,6 +189,10 @@ def test_a_value_of_the_wrong_type_is_one_line_naming_the_file_and_key(
         ({"retry": {"provider": 5}}, "retry.provider: expected an object, got a number (5)"),
         ({"compaction": "off"}, 'compaction: expected an object, got a string ("off")'),
         ({"defaultModel": 5}, "defaultModel: expected a string, got a number (5)"),
+        (
+            {"enabledModels": ["sonnet", None]},
+            "enabledModels: expected an array of strings, got null in it",
+        ),
     ],
 )
 def test_a_table_or_model_of_the_wrong_type_names_its_key(

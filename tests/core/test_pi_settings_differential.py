@@ -81,6 +81,10 @@ TREES: list[tuple[dict[str, Any], dict[str, Any]]] = [
         {"thinkingBudgets": {"minimal": 512, "low": 3000, "high": 20000, "xhigh": 9}},
         {"thinkingBudgets": {"low": 100}},
     ),
+    # A project's list replaces the global one.
+    ({"enabledModels": ["local/*", "m:high"]}, {"enabledModels": ["local/m"]}),
+    ({"enabledModels": ["local/m:low"]}, {}),
+    ({"enabledModels": ["local/m:low"]}, {"enabledModels": None}),
 ]
 
 
@@ -131,6 +135,7 @@ def _ours(agent: Path, cwd: Path, trusted: bool) -> dict[str, Any]:
         "thinkingBudgets": settings.thinking_budgets.by_level(),
         "shellPath": shell.configured_program(cwd),
         "shellCommandPrefix": shell.command_prefix,
+        "enabledModels": settings.enabled_models,
     }
 
 
@@ -168,6 +173,8 @@ def _as_ctxmodes_reads(pi: dict[str, Any]) -> dict[str, Any]:
         },
         "shellPath": pi["shellPath"] or None,
         "shellCommandPrefix": pi["shellCommandPrefix"] or None,
+        # No list and an empty one both leave every model in the cycle.
+        "enabledModels": pi["enabledModels"] or [],
     }
 
 

@@ -39,6 +39,7 @@ process.stdout.write(
     thinkingBudgets: session.agent.thinkingBudgets ?? null,
     shellPath: settings.getShellPath() ?? null,
     shellCommandPrefix: settings.getShellCommandPrefix() ?? null,
+    enabledModels: settings.getEnabledModels() ?? null,
   }),
 );
 session.dispose?.();

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from ctxmodes.cli.core_commands import add_command_parser
 from ctxmodes.cli.options import (
+    add_models_option,
     add_resource_options,
     add_session_choice,
     add_session_dir_option,
@@ -31,6 +32,7 @@ from ctxmodes.cli.options import (
 from ctxmodes.errors import CtxmodesError
 
 if TYPE_CHECKING:
+    from ctxmodes.config import Settings
     from ctxmodes.resources.trust import TrustResolver
 
 
@@ -44,6 +46,7 @@ def register(subparsers: Any) -> None:
         "or scripted:FILE",
     )
     add_thinking_option(parser)
+    add_models_option(parser)
     add_session_choice(parser)
     add_session_dir_option(parser)
     parser.add_argument("-n", "--name", metavar="NAME", help="name the session, as /name does")
@@ -105,6 +108,29 @@ def run(args: argparse.Namespace) -> int:
     return _chat(args, cwd, settings, session_file, trust, directory, prompts)
 
 
+def scope_start_model(settings: Settings) -> str | None:
+    """The model a new session starts on under a scope, as Pi picks it when ``--model`` is
+    not given: the configured model when the scope holds it, else the scope's first, with
+    the level its pattern gives (``--thinking`` still wins); ``None`` when the scope finds
+    no model with credentials."""
+    from ctxmodes.model_scope import resolve_model_scope
+    from ctxmodes.plugins import make_configured_plugin_manager
+    from ctxmodes.providers.registry import registry_from_plugin_manager
+    from ctxmodes.sdk.model_cycling import models_with_credentials
+
+    registry = registry_from_plugin_manager(make_configured_plugin_manager(settings))
+    available = models_with_credentials(list(registry.models))
+    scope = resolve_model_scope(settings.enabled_models, available).models
+    if not scope:
+        return None
+    configured = registry.thinking_suffix(settings.model)[0] if settings.model else None
+    chosen = next((scoped for scoped in scope if scoped.model.ref == configured), scope[0])
+    level = chosen.thinking_level
+    if level is None and chosen.model.ref == configured:
+        return settings.model  # as configured, with its own :<level> if it has one
+    return chosen.model.ref + (f":{level}" if level else "")
+
+
 def _chat(
     args: argparse.Namespace,
     cwd: Path,
@@ -118,19 +144,25 @@ def _chat(
 
     from prompt_toolkit.history import FileHistory
 
-    from ctxmodes.cli.options import CONFIRM_SWITCH
+    from ctxmodes.cli.options import CONFIRM_SWITCH, NO_MODEL
     from ctxmodes.cli.session_warnings import warn_about_session
     from ctxmodes.host.options import HostOptions
     from ctxmodes.sdk import open_agent
     from ctxmodes.tui.app import TerminalSession, tune_for_typing
 
     options = dataclasses.replace(HostOptions.of_settings(settings), tools=tool_selection(args))
+    model = args.model
+    new_session = session_file is None and not args.continue_recent
+    if model is None and new_session and settings.enabled_models:
+        model = scope_start_model(settings)
+    if model is None and new_session and not settings.model:
+        raise CtxmodesError(NO_MODEL)
     agent = open_agent(
         cwd=cwd,
         settings=settings,
         options=options,
         # --model wins over the session's own model; the configured one does not.
-        model=args.model,
+        model=model,
         session_file=session_file,
         continue_recent=args.continue_recent,
         persist=not args.no_session,
@@ -160,6 +192,7 @@ def _chat(
             history=FileHistory(str(path)),
             settings=settings.terminal,
             initial_prompts=prompts,
+            model_patterns=settings.enabled_models,
         ).run()
     finally:
         agent.close()

@@ -105,6 +105,18 @@ def add_thinking_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_models_option(parser: argparse.ArgumentParser) -> None:
+    """``--models PATTERNS``, as Pi's: the models Ctrl+P cycles through (over the
+    ``enabled_models`` setting)."""
+    parser.add_argument(
+        "--models",
+        metavar="PATTERNS",
+        type=lambda text: [pattern.strip() for pattern in text.split(",")],
+        help="comma-separated models for Ctrl+P to cycle through: globs (anthropic/*), ids or "
+        "provider/id, each with an optional :LEVEL (sonnet:high,haiku:low)",
+    )
+
+
 def mode_request(args: argparse.Namespace) -> ModeRequest | None:
     """The mode the command line asks for explicitly (``None``: the session's own, or the
     configured default for a new one)."""
@@ -202,9 +214,10 @@ def agent_settings(args: argparse.Namespace, trust: TrustResolver) -> tuple[Path
     if not cwd.is_dir():
         raise CtxmodesError(f"no such directory: {cwd}")
     # ``--mode`` is a request for this session (see ``mode_request``), not the default.
-    cli = {"model": getattr(args, "model", None)}
+    cli = {"model": getattr(args, "model", None), "enabled_models": getattr(args, "models", None)}
     settings = load_settings(cwd=cwd, cli=cli, trust=trust.is_trusted).settings
-    if not settings.model and not _opens_a_session(args):
+    # A scope (``--models``) names the model of a new session when nothing else does.
+    if not settings.model and not settings.enabled_models and not _opens_a_session(args):
         raise CtxmodesError(NO_MODEL)
     return cwd, settings
 

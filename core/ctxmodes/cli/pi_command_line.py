@@ -24,7 +24,7 @@ END_OF_OPTIONS = "--"
 #: The options of the session commands that take a value, which a bare ``ctxmodes`` takes
 #: too (so that the value is not read as a command or a prompt).
 VALUE_OPTIONS = frozenset(
-    {"--session", "--model", "--mode", "--cwd", "--thinking", "--session-dir"}
+    {"--session", "--model", "--models", "--mode", "--cwd", "--thinking", "--session-dir"}
     | {"--skill", "--prompt-template", "-n", "--name"}
     | {"-t", "--tools", "-xt", "--exclude-tools", "--system-prompt", "--append-system-prompt"}
 )

@@ -372,12 +372,12 @@ class AgentHost:
         """
         return resolve_configured(self._pm, spec, self._options.retry.provider)[0]
 
-    def switch_model(self, provider: Provider) -> None:
-        """Use ``provider`` for the current session from its next request on (see
-        :meth:`AgentSession.set_provider`) and for later sessions; the previous provider is
-        closed."""
+    def switch_model(self, provider: Provider, thinking_level: str | None = None) -> None:
+        """Use ``provider`` for the current session from its next request on, at
+        ``thinking_level`` if given (see :meth:`AgentSession.set_provider`), and for later
+        sessions; the previous provider is closed."""
         with self._lock:
-            self.session.set_provider(provider)
+            self.session.set_provider(provider, thinking_level)
             previous, self._provider = self._provider, provider
             if previous is not None and previous is not provider:
                 previous.close()

@@ -721,13 +721,13 @@ class AgentSession:
                 raise SessionBusyError(f"Wait for the agent to finish before you {what}.")
             yield core
 
-    def set_provider(self, provider: Provider) -> None:
+    def set_provider(self, provider: Provider, thinking_level: str | None = None) -> None:
         """Send the next requests to ``provider`` and record the change (a ``model_change``
         entry, as Pi's ``/model``, then a ``thinking_level_change`` when the level changes:
-        to the new model's own startup level where it has one, else to the configured
-        default level where one is set, else to the nearest level it takes); tools and the
-        system prompt are collected again, since plugins shape them by the model's
-        capabilities.
+        to ``thinking_level`` where given (a model scope's ``:<level>``), else the new
+        model's own startup level where it has one, else the configured default level where
+        one is set, else the current one; as the model takes it); tools and the system
+        prompt are collected again, since plugins shape them by the model's capabilities.
 
         :raises SessionBusyError: a run, compaction or navigation is in progress.
         """
@@ -739,7 +739,8 @@ class AgentSession:
             # default, else the current level; as the new model takes it.
             options = core.options
             per_model = options.model_thinking_levels.get(f"{info.provider}/{info.id}")
-            level = self._clamped(per_model or options.switch_thinking_level or core.thinking_level)
+            wanted = thinking_level or per_model or options.switch_thinking_level
+            level = self._clamped(wanted or core.thinking_level)
             if level != core.thinking_level:
                 core.manager.append_thinking_level_change(level)
             self.refresh_registrations()

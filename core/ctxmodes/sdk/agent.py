@@ -322,13 +322,19 @@ class Agent:
         """Every model the plugins register, with its limits and prices."""
         return list(self._registry().models)
 
-    def switch_model(self, spec: str) -> None:
+    def switch_model(self, spec: str, thinking_level: str | None = None) -> None:
         """Continue with the model ``spec`` names (``provider/model-id`` or
-        ``scripted:FILE``), recorded in the session; the session must be idle.
+        ``scripted:FILE``), recorded in the session; the session must be idle. The thinking
+        level becomes ``thinking_level`` when given, else the model's own startup level, the
+        configured default or the current one, as the model takes it.
 
-        :raises CtxmodesError: unknown model, missing credentials, bad spec.
+        :raises CtxmodesError: unknown model, missing credentials, bad spec or level.
         """
-        self._host.switch_model(self._host.model_provider(spec))
+        if thinking_level is not None:
+            from ctxmodes.thinking_levels import require_thinking_level
+
+            require_thinking_level(thinking_level)
+        self._host.switch_model(self._host.model_provider(spec), thinking_level)
 
     def _registry(self) -> ProviderRegistry:
         from ctxmodes.providers.registry import registry_from_plugin_manager

@@ -42,6 +42,7 @@ from ctxmodes.sdk import events as ev
 from ctxmodes.tui import render
 from ctxmodes.tui.commands import SlashCommand, all_commands, terminal_commands
 from ctxmodes.tui.completion import SlashCompleter
+from ctxmodes.tui.cycling import model_cycler, scope_line
 from ctxmodes.tui.draft import DraftBuffer
 from ctxmodes.tui.file_completion import FileCompleter
 from ctxmodes.tui.keymap import KeyMap, keybindings_path
@@ -94,6 +95,8 @@ class TerminalSession:
         ``keybindings.json`` over them).
     :param initial_prompts: sent once the session shows, each after the reply to the one
         before (the command line's messages).
+    :param model_patterns: the models Ctrl+P cycles through (``--models``, Pi's
+        ``enabledModels``); none: every model with credentials.
     """
 
     def __init__(
@@ -108,11 +111,13 @@ class TerminalSession:
         settings: TerminalSettings | None = None,
         keymap: KeyMap | None = None,
         initial_prompts: Sequence[str] = (),
+        model_patterns: Sequence[str] = (),
     ) -> None:
         self.agent = agent
         self._initial_prompts = list(initial_prompts)
         self.settings = settings if settings is not None else TerminalSettings()
         self.keymap = keymap if keymap is not None else KeyMap.load(keybindings_path())
+        self.cycler, self._scope_warnings = model_cycler(agent, model_patterns)
         self.terminal_commands: dict[str, SlashCommand] = terminal_commands()
         self._sink = sink
         self._events: deque[ev.AgentEvent] = deque()
@@ -183,8 +188,12 @@ class TerminalSession:
         manager = self.agent.session_manager
         opened = self.transcript.replay(self.width) if manager.is_written() else []
         problems = [
-            render.notice(problem, "warning", self.width) for problem in self.keymap.problems
+            render.notice(problem, "warning", self.width)
+            for problem in (*self.keymap.problems, *self._scope_warnings)
         ]
+        scope = scope_line(self.cycler, self.keymap.of("app.model.cycleForward"))
+        if scope is not None and not self.settings.quiet_startup:
+            problems.append(render.notice(scope, "info", self.width))
         self.print_blocks([*self._banner(), *problems, *opened])
         self._schedule_drain()
         if self._initial_prompts:

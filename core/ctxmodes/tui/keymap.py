@@ -34,6 +34,12 @@ DEFAULTS: Final[Mapping[str, tuple[str, ...]]] = {
     "app.thinking.toggle": ("ctrl+t",),
     "app.clipboard.pasteImage": ("ctrl+v",),
     "app.model.select": ("ctrl+l",),
+    "app.thinking.cycle": ("shift+tab",),
+    "app.model.cycleForward": ("ctrl+p",),
+    # Pi's Shift+Ctrl+P arrives as Ctrl+P from a terminal's legacy keys, all a terminal
+    # program reads without the kitty protocol: Alt+P, Pi's own key where the two cannot
+    # be told apart (Windows), is the one that works.
+    "app.model.cycleBackward": ("shift+ctrl+p", "alt+p"),
     "app.session.tree": (),
     "app.session.new": (),
     "app.session.resume": (),
@@ -71,6 +77,17 @@ _CONTROL_SYMBOLS: Final[Mapping[str, str]] = {
     "@": "c-@",
     "space": "c-@",
 }
+
+
+def key_label(sequence: KeySequence) -> str:
+    """A key as a person names it: ``Ctrl+P``, ``Alt+P``, ``Shift+Tab``."""
+    *prefix, key = sequence
+    alt = "Alt+" if prefix == ["escape"] else ""
+    if key == "s-tab":
+        return f"{alt}Shift+Tab"
+    if key.startswith("c-") and len(key) == 3:
+        return f"{alt}Ctrl+{key[2].upper()}"
+    return alt + (key.upper() if len(key) == 1 else key.capitalize())
 
 
 class UnsupportedKey(ValueError):

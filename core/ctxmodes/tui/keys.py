@@ -11,6 +11,7 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
 from ctxmodes.tui import render
 from ctxmodes.tui.commands import run_command, run_typed
+from ctxmodes.tui.cycling import cycle_model, cycle_thinking
 from ctxmodes.tui.keymap import KeyMap
 
 if TYPE_CHECKING:
@@ -154,6 +155,9 @@ def key_bindings(session: TerminalSession, picking: Condition, keymap: KeyMap) -
         "app.thinking.toggle": actions.toggle_thinking,
         "app.clipboard.pasteImage": actions.paste,
         "app.model.select": lambda: run_command(session, "model"),
+        "app.model.cycleForward": lambda: cycle_model(session, "forward"),
+        "app.model.cycleBackward": lambda: cycle_model(session, "backward"),
+        "app.thinking.cycle": lambda: cycle_thinking(session),
         "app.session.tree": lambda: run_command(session, "tree"),
         "app.session.new": lambda: run_command(session, "new"),
         "app.session.resume": lambda: run_command(session, "resume"),

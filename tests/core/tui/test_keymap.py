@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from ctxmodes.tui.keymap import DEFAULTS, KeyMap, UnsupportedKey, parse_key
+from ctxmodes.tui.keymap import DEFAULTS, KeyMap, UnsupportedKey, key_label, parse_key
 
 
 @pytest.mark.parametrize(
@@ -45,7 +45,18 @@ def test_without_a_file_every_action_has_pi_s_default_keys(tmp_path):
     assert keymap.of("app.thinking.toggle") == (("c-t",),)
     # Pi's shift+enter is Enter to a terminal: only Ctrl+J remains, and nobody is told.
     assert keymap.of("tui.input.newLine") == (("c-j",),)
+    # Pi's Shift+Ctrl+P is Ctrl+P to a terminal: Alt+P, Pi's key where they are one, remains.
+    assert keymap.of("app.model.cycleBackward") == (("escape", "p"),)
+    assert keymap.of("app.thinking.cycle") == (("s-tab",),)
     assert set(keymap.keys) == set(DEFAULTS)
+
+
+@pytest.mark.parametrize(
+    ("pi_key", "label"),
+    [("ctrl+p", "Ctrl+P"), ("alt+p", "Alt+P"), ("shift+tab", "Shift+Tab"), ("f5", "F5")],
+)
+def test_a_key_is_named_as_people_name_it(pi_key, label):
+    assert key_label(parse_key(pi_key)) == label
 
 
 def test_the_user_s_keys_replace_the_defaults_of_their_actions_only(tmp_path):

@@ -1,0 +1,75 @@
+"""Ctrl+P, Shift+Ctrl+P (Alt+P) and Shift+Tab: the next or previous model, the next
+thinking level, said in one line as Pi says it. The change runs on the agent's worker, so
+while a reply streams it waits for the reply to end, as ``/model`` and ``/thinking`` do."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from ctxmodes.sdk.model_cycling import Direction, ModelCycler, models_with_credentials
+from ctxmodes.tui.keymap import KeySequence, key_label
+
+if TYPE_CHECKING:
+    from ctxmodes.sdk import Agent
+    from ctxmodes.tui.app import TerminalSession
+
+
+def model_cycler(agent: Agent, patterns: Sequence[str]) -> tuple[ModelCycler, list[str]]:
+    """The cycler of the scope ``patterns`` name among the models with credentials, as Pi
+    resolves it at start-up, and a warning for each pattern that found nothing."""
+    from ctxmodes.errors import CtxmodesError
+    from ctxmodes.model_scope import resolve_model_scope
+
+    if not patterns:
+        return ModelCycler(agent), []
+    try:
+        available = models_with_credentials(agent.models())
+    except CtxmodesError as error:  # a corrupt credential file: said, and no scope
+        return ModelCycler(agent), [str(error)]
+    scope = resolve_model_scope(patterns, available)
+    return ModelCycler(agent, scope.models), [f"Warning: {line}" for line in scope.warnings]
+
+
+def scope_line(cycler: ModelCycler, keys: Sequence[KeySequence]) -> str | None:
+    """Pi's start-up line naming the models of the scope and the key that cycles them;
+    ``None`` without a scope."""
+    if not cycler.scope:
+        return None
+    names = ", ".join(
+        scoped.model.id + (f":{scoped.thinking_level}" if scoped.thinking_level else "")
+        for scoped in cycler.scope
+    )
+    hint = f" ({'/'.join(key_label(key) for key in keys)} to cycle)" if keys else ""
+    return f"Model scope: {names}{hint}"
+
+
+def cycle_model(session: TerminalSession, direction: Direction) -> None:
+    agent = session.agent
+    cycler = session.cycler
+
+    def job() -> None:
+        switched = cycler.cycle_model(direction)
+        if switched is None:
+            kind = "in scope" if cycler.scope else "available"
+            agent.session.ui.notify(f"Only one model {kind}")
+            return
+        model, level = switched.model, switched.thinking_level
+        thinking = f" (thinking: {level})" if model.reasoning and level != "off" else ""
+        agent.session.ui.notify(f"Switched to {model.name or model.id}{thinking}")
+
+    agent.run_soon(job)
+
+
+def cycle_thinking(session: TerminalSession) -> None:
+    agent = session.agent
+    cycler = session.cycler
+
+    def job() -> None:
+        level = cycler.cycle_thinking_level()
+        if level is None:
+            agent.session.ui.notify("Current model does not support thinking")
+        else:
+            agent.session.ui.notify(f"Thinking level: {level}")
+
+    agent.run_soon(job)
