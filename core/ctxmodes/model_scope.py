@@ -18,25 +18,13 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from wcmatch import glob
-
 from ctxmodes.providers.catalog import ModelSpec
+from ctxmodes.resources.globs import glob_matches
 from ctxmodes.session.jsvalues import js_locale_sort_key
 from ctxmodes.thinking_levels import THINKING_LEVELS
 
 __all__ = ["ModelScope", "ScopedModel", "resolve_model_scope"]
 
-#: minimatch's defaults with ``nocase``: braces, extglobs, ``**``, ``!`` negation; ``/``
-#: separates on every platform.
-_GLOB_FLAGS = (
-    glob.IGNORECASE
-    | glob.BRACE
-    | glob.EXTGLOB
-    | glob.GLOBSTAR
-    | glob.NEGATE
-    | glob.NEGATEALL
-    | glob.FORCEUNIX
-)
 _DATED = re.compile(r"-\d{8}$")
 
 
@@ -103,8 +91,8 @@ def _glob_matches(
     matched = [
         (model, level)
         for model in models
-        if glob.globmatch(model.ref, body, flags=_GLOB_FLAGS)
-        or glob.globmatch(model.id, body, flags=_GLOB_FLAGS)
+        if glob_matches(model.ref, body, ignore_case=True)
+        or glob_matches(model.id, body, ignore_case=True)
     ]
     return matched or None
 

@@ -12,8 +12,9 @@ real minimatch.
 from __future__ import annotations
 
 
-def glob_matches(path: str, pattern: str) -> bool:
-    """Whether ``path`` (``/``-separated) matches ``pattern``."""
+def glob_matches(path: str, pattern: str, *, ignore_case: bool = False) -> bool:
+    """Whether ``path`` (``/``-separated) matches ``pattern`` (minimatch's ``nocase`` with
+    ``ignore_case``)."""
     if not pattern or pattern.startswith("#"):
         return not pattern and not path
     bangs = len(pattern) - len(pattern.lstrip("!"))
@@ -23,5 +24,7 @@ def glob_matches(path: str, pattern: str) -> bool:
     # Imported here: only settings with patterns need it (25 ms at every session's start).
     from wcmatch import glob
 
-    flags = glob.GLOBSTAR | glob.BRACE | glob.EXTGLOB
+    flags = glob.GLOBSTAR | glob.BRACE | glob.EXTGLOB | glob.FORCEUNIX
+    if ignore_case:
+        flags |= glob.IGNORECASE
     return glob.globmatch(path, body, flags=flags) != negated
