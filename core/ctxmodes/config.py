@@ -214,6 +214,8 @@ class Settings(BaseModel):
     #: globs, ids, ``provider/id``, each with an optional ``:<level>``; empty: every model
     #: with credentials.
     enabled_models: list[str] = Field(default_factory=list)
+    #: The core's own tools offered (Pi's ``defaultTools``); unset: all of them.
+    default_tools: list[str] | None = None
     #: The tokens a turn may think at each level where the model counts them (Pi's
     #: ``thinkingBudgets``); unset levels keep the transport's own.
     thinking_budgets: ThinkingBudgets = Field(default_factory=ThinkingBudgets)

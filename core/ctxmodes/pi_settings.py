@@ -59,6 +59,7 @@ HONOURED: dict[str, tuple[str, JsonKind]] = {
     "images.blockImages": ("block_images", "boolean"),
     "sessionDir": ("session_dir", "string"),
     "enabledModels": ("enabled_models", "strings"),
+    "defaultTools": ("default_tools", "strings"),
     **{
         f"thinkingBudgets.{level}": (f"thinking_budgets.{level}", "number")
         for level in ("minimal", "low", "medium", "high")

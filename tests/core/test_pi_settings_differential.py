@@ -85,6 +85,8 @@ TREES: list[tuple[dict[str, Any], dict[str, Any]]] = [
     ({"enabledModels": ["local/*", "m:high"]}, {"enabledModels": ["local/m"]}),
     ({"enabledModels": ["local/m:low"]}, {}),
     ({"enabledModels": ["local/m:low"]}, {"enabledModels": None}),
+    ({"defaultTools": ["read", "bash", "grep"]}, {"defaultTools": ["read"]}),
+    ({"defaultTools": []}, {}),
 ]
 
 
@@ -136,6 +138,7 @@ def _ours(agent: Path, cwd: Path, trusted: bool) -> dict[str, Any]:
         "shellPath": shell.configured_program(cwd),
         "shellCommandPrefix": shell.command_prefix,
         "enabledModels": settings.enabled_models,
+        "defaultTools": settings.default_tools,
     }
 
 
@@ -175,6 +178,7 @@ def _as_ctxmodes_reads(pi: dict[str, Any]) -> dict[str, Any]:
         "shellCommandPrefix": pi["shellCommandPrefix"] or None,
         # No list and an empty one both leave every model in the cycle.
         "enabledModels": pi["enabledModels"] or [],
+        "defaultTools": pi["defaultTools"],
     }
 
 

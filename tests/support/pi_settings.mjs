@@ -40,6 +40,7 @@ process.stdout.write(
     shellPath: settings.getShellPath() ?? null,
     shellCommandPrefix: settings.getShellCommandPrefix() ?? null,
     enabledModels: settings.getEnabledModels() ?? null,
+    defaultTools: settings.getDefaultTools() ?? null,
   }),
 );
 session.dispose?.();

@@ -150,7 +150,8 @@ def _chat(
     from ctxmodes.sdk import open_agent
     from ctxmodes.tui.app import TerminalSession, tune_for_typing
 
-    options = dataclasses.replace(HostOptions.of_settings(settings), tools=tool_selection(args))
+    options = HostOptions.of_settings(settings)
+    options = dataclasses.replace(options, tools=tool_selection(args, options.tools))
     model = args.model
     new_session = session_file is None and not args.continue_recent
     if model is None and new_session and settings.enabled_models:

@@ -343,13 +343,16 @@ def _names(value: str) -> frozenset[str]:
     return frozenset(name.strip() for name in value.split(",") if name.strip())
 
 
-def tool_selection(args: argparse.Namespace) -> ToolSelection:
-    """The tools ``add_tool_options``' flags select."""
-    from ctxmodes.tools.selection import ToolSelection
+def tool_selection(args: argparse.Namespace, configured: ToolSelection) -> ToolSelection:
+    """The tools ``add_tool_options``' flags select, over the ``configured`` core tools
+    (Pi's ``defaultTools``)."""
+    import dataclasses
 
     allowed: frozenset[str] | None = frozenset() if args.no_tools else args.tools
-    builtin: frozenset[str] | None = frozenset() if args.no_builtin_tools else None
-    return ToolSelection(allowed=allowed, builtin=builtin, excluded=args.exclude_tools)
+    builtin = frozenset() if args.no_builtin_tools else configured.builtin
+    return dataclasses.replace(
+        configured, allowed=allowed, builtin=builtin, excluded=args.exclude_tools
+    )
 
 
 def add_trust_options(parser: argparse.ArgumentParser) -> None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ctxmodes.cli.core_commands import add_command_parser
 from ctxmodes.cli.options import (
@@ -32,6 +32,10 @@ from ctxmodes.cli.options import (
     session_directory,
     tool_selection,
 )
+
+if TYPE_CHECKING:
+    from ctxmodes.config import Settings
+    from ctxmodes.host.options import HostOptions
 
 
 def register(subparsers: Any) -> None:
@@ -102,7 +106,6 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import dataclasses
     import sys
 
     from ctxmodes.cli.session_arg import resolve_session
@@ -110,7 +113,6 @@ def run(args: argparse.Namespace) -> int:
     from ctxmodes.errors import CtxmodesError
     from ctxmodes.host.failures import FailureWatch
     from ctxmodes.host.interrupt import interrupt_aborts
-    from ctxmodes.host.options import HostOptions
     from ctxmodes.host.runtime import AgentHost
     from ctxmodes.host.trace import RequestTrace
     from ctxmodes.host.transcript import TranscriptPrinter
@@ -147,10 +149,7 @@ def run(args: argparse.Namespace) -> int:
         host = AgentHost.from_settings(
             settings,
             ui=ui,
-            options=dataclasses.replace(
-                HostOptions.of_settings(settings, requested_thinking_level=args.thinking),
-                tools=tool_selection(args),
-            ),
+            options=_host_options(args, settings),
             mode_request=mode_request(args),
             confirm_hint=CONFIRM_SWITCH,
             resources=resource_loader(args, trust),
@@ -197,6 +196,16 @@ def run(args: argparse.Namespace) -> int:
             if trace is not None:
                 trace.close()
     return 0
+
+
+def _host_options(args: argparse.Namespace, settings: Settings) -> HostOptions:
+    """The configuration's host options with the run's thinking level and tool flags."""
+    import dataclasses
+
+    from ctxmodes.host.options import HostOptions
+
+    options = HostOptions.of_settings(settings, requested_thinking_level=args.thinking)
+    return dataclasses.replace(options, tools=tool_selection(args, options.tools))
 
 
 def _prompts(args: argparse.Namespace) -> list[str]:

@@ -12,7 +12,7 @@ from ctxmodes.compaction.settings import BranchSummarySettings, CompactionSettin
 from ctxmodes.host.queues import DrainMode
 from ctxmodes.host.retry_settings import RetrySettings
 from ctxmodes.thinking_levels import DEFAULT_THINKING_LEVEL
-from ctxmodes.tools.selection import ALL_TOOLS, ToolSelection
+from ctxmodes.tools.selection import ALL_TOOLS, ToolSelection, default_tools
 from ctxmodes.tools.shell_config import ShellConfig
 
 if TYPE_CHECKING:
@@ -107,6 +107,7 @@ class HostOptions:
             steering_mode=settings.steering_mode,
             follow_up_mode=settings.follow_up_mode,
             block_images=settings.block_images,
+            tools=default_tools(settings.default_tools),
             thinking_budgets=settings.thinking_budgets.by_level(),
             # Empty is none, as Pi tests both for truth.
             shell=ShellConfig(

@@ -39,8 +39,10 @@ class ToolSelection:
         }
 
     def unknown(self, names: Iterable[str]) -> list[str]:
-        """The names this selection lists that no tool of ``names`` has, sorted."""
-        listed = (self.allowed or frozenset()) | self.excluded | (self.builtin or frozenset())
+        """The names the allow and exclusion lists give that no tool of ``names`` has,
+        sorted. (``builtin`` may name Pi's tools ctxmodes has not: ``grep``, ``find``,
+        ``ls``, ``powershell``; they are passed over.)"""
+        listed = (self.allowed or frozenset()) | self.excluded
         return sorted(listed - set(names))
 
     def _offers(self, name: str, builtin: bool) -> bool:
@@ -51,3 +53,8 @@ class ToolSelection:
 
 #: Every registered tool.
 ALL_TOOLS = ToolSelection()
+
+
+def default_tools(names: Iterable[str] | None) -> ToolSelection:
+    """The configured core tools (Pi's ``defaultTools``; ``None``: all of them)."""
+    return ToolSelection(builtin=None if names is None else frozenset(names))

@@ -70,3 +70,15 @@ def test_an_allow_list_and_no_tools_together_are_refused(tmp_path: Path) -> None
     result = run_ctxmodes(tmp_path, "run", "--tools", "read", "--no-tools", "hi")
     assert result.returncode == 2
     assert "not allowed with argument" in result.stderr
+
+
+def test_pis_default_tools_choose_the_core_tools_and_the_flags_win(tmp_path: Path) -> None:
+    agent = tmp_path / "agent"
+    agent.mkdir()
+    # Pi's grep has no ctxmodes counterpart: passed over without a word.
+    (agent / "settings.json").write_text(json.dumps({"defaultTools": ["read", "bash", "grep"]}))
+    names, _, out = _offered(tmp_path, mode="local")
+    assert sorted(names) == sorted([*LOCAL, "read", "bash"])
+    assert "warning" not in out
+    assert _offered(tmp_path, "--tools", "edit", mode="off")[0] == ["edit"]
+    assert _offered(tmp_path, "-nbt", mode="off")[0] == []
