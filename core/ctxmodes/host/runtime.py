@@ -364,13 +364,14 @@ class AgentHost:
                 HookRelay.for_plugin(self._pm, session, plugin).session_start, "reload"
             )
 
-    def model_provider(self, spec: str) -> Provider:
+    def model_provider(self, spec: str) -> tuple[Provider, str | None]:
         """The provider of the model ``spec`` names, sending its requests as configured
-        (Pi's ``retry.provider``), for :meth:`switch_model`.
+        (Pi's ``retry.provider``), for :meth:`switch_model`; and the thinking level its
+        ``:<level>`` suffix asks for.
 
         :raises CtxmodesError: the model is unknown or its provider has no credentials.
         """
-        return resolve_configured(self._pm, spec, self._options.retry.provider)[0]
+        return resolve_configured(self._pm, spec, self._options.retry.provider)
 
     def switch_model(self, provider: Provider, thinking_level: str | None = None) -> None:
         """Use ``provider`` for the current session from its next request on, at

@@ -325,8 +325,9 @@ class Agent:
     def switch_model(self, spec: str, thinking_level: str | None = None) -> None:
         """Continue with the model ``spec`` names (``provider/model-id`` or
         ``scripted:FILE``), recorded in the session; the session must be idle. The thinking
-        level becomes ``thinking_level`` when given, else the model's own startup level, the
-        configured default or the current one, as the model takes it.
+        level becomes ``thinking_level`` when given, else the one ``spec``'s ``:<level>``
+        suffix names (``anthropic/claude-sonnet-4-5:high``), else the model's own startup
+        level, the configured default or the current one, as the model takes it.
 
         :raises CtxmodesError: unknown model, missing credentials, bad spec or level.
         """
@@ -334,7 +335,8 @@ class Agent:
             from ctxmodes.thinking_levels import require_thinking_level
 
             require_thinking_level(thinking_level)
-        self._host.switch_model(self._host.model_provider(spec), thinking_level)
+        provider, suffix_level = self._host.model_provider(spec)
+        self._host.switch_model(provider, thinking_level or suffix_level)
 
     def _registry(self) -> ProviderRegistry:
         from ctxmodes.providers.registry import registry_from_plugin_manager

@@ -180,3 +180,18 @@ def test_a_switch_at_a_level_that_is_none_of_pi_s_is_refused_before_anything_cha
     with pytest.raises(CtxmodesError, match="unknown thinking level 'extreme'"):
         agent.switch_model("loop/deep", "extreme")
     assert (_current(agent), recorded()) == ("loop/plain", [])
+
+
+def test_a_switch_to_a_model_named_with_its_level_takes_that_level(agent: Agent) -> None:
+    """``/model loop/deep:low``, as ``--model loop/deep:low``; an explicit level wins."""
+    recorded = Recorded(agent)
+    agent.switch_model("loop/deep:low")
+    assert (_current(agent), agent.thinking_level) == ("loop/deep", "low")
+    agent.switch_model("loop/wide:low", "high")
+    assert (_current(agent), agent.thinking_level) == ("loop/wide", "high")
+    assert recorded() == [
+        ("model", "loop/deep"),
+        ("thinking", "low"),
+        ("model", "loop/wide"),
+        ("thinking", "high"),
+    ]
