@@ -32,7 +32,6 @@ from ctxmodes.cli.options import (
 from ctxmodes.errors import CtxmodesError
 
 if TYPE_CHECKING:
-    from ctxmodes.config import Settings
     from ctxmodes.resources.trust import TrustResolver
 
 
@@ -108,29 +107,6 @@ def run(args: argparse.Namespace) -> int:
     return _chat(args, cwd, settings, session_file, trust, directory, prompts)
 
 
-def scope_start_model(settings: Settings) -> str | None:
-    """The model a new session starts on under a scope, as Pi picks it when ``--model`` is
-    not given: the configured model when the scope holds it, else the scope's first, with
-    the level its pattern gives (``--thinking`` still wins); ``None`` when the scope finds
-    no model with credentials."""
-    from ctxmodes.model_scope import resolve_model_scope
-    from ctxmodes.plugins import make_configured_plugin_manager
-    from ctxmodes.providers.registry import registry_from_plugin_manager
-    from ctxmodes.sdk.model_cycling import models_with_credentials
-
-    registry = registry_from_plugin_manager(make_configured_plugin_manager(settings))
-    available = models_with_credentials(list(registry.models))
-    scope = resolve_model_scope(settings.enabled_models, available).models
-    if not scope:
-        return None
-    configured = registry.thinking_suffix(settings.model)[0] if settings.model else None
-    chosen = next((scoped for scoped in scope if scoped.model.ref == configured), scope[0])
-    level = chosen.thinking_level
-    if level is None and chosen.model.ref == configured:
-        return settings.model  # as configured, with its own :<level> if it has one
-    return chosen.model.ref + (f":{level}" if level else "")
-
-
 def _chat(
     args: argparse.Namespace,
     cwd: Path,
@@ -144,7 +120,7 @@ def _chat(
 
     from prompt_toolkit.history import FileHistory
 
-    from ctxmodes.cli.options import CONFIRM_SWITCH, NO_MODEL
+    from ctxmodes.cli.options import CONFIRM_SWITCH, start_model
     from ctxmodes.cli.session_warnings import warn_about_session
     from ctxmodes.host.options import HostOptions
     from ctxmodes.sdk import open_agent
@@ -152,12 +128,8 @@ def _chat(
 
     options = HostOptions.of_settings(settings)
     options = dataclasses.replace(options, tools=tool_selection(args, options.tools))
-    model = args.model
     new_session = session_file is None and not args.continue_recent
-    if model is None and new_session and settings.enabled_models:
-        model = scope_start_model(settings)
-    if model is None and new_session and not settings.model:
-        raise CtxmodesError(NO_MODEL)
+    model = start_model(settings, given=args.model, new_session=new_session)
     agent = open_agent(
         cwd=cwd,
         settings=settings,

@@ -229,6 +229,46 @@ NO_MODEL = (
 )
 
 
+def start_model(settings: Settings, *, given: str | None, new_session: bool) -> str | None:
+    """The model spec a session is opened with: ``given`` (``--model``); else, for a new
+    session under a scope (``--models``, Pi's ``enabledModels``), the scope's pick (see
+    :func:`scope_start_model`); else ``None``: the configured model, or an existing
+    session's own.
+
+    :raises CtxmodesError: a new session with no model at all.
+    """
+    from ctxmodes.errors import CtxmodesError
+
+    if given is None and new_session and settings.enabled_models:
+        given = scope_start_model(settings)
+    if given is None and new_session and not settings.model:
+        raise CtxmodesError(NO_MODEL)
+    return given
+
+
+def scope_start_model(settings: Settings) -> str | None:
+    """The model a new session starts on under a scope, as Pi picks it when ``--model`` is
+    not given: the configured model when the scope holds it, else the scope's first, with
+    the level its pattern gives (``--thinking`` still wins); ``None`` when the scope finds
+    no model with credentials."""
+    from ctxmodes.model_scope import resolve_model_scope
+    from ctxmodes.plugins import make_configured_plugin_manager
+    from ctxmodes.providers.registry import registry_from_plugin_manager
+    from ctxmodes.sdk.model_cycling import models_with_credentials
+
+    registry = registry_from_plugin_manager(make_configured_plugin_manager(settings))
+    available = models_with_credentials(list(registry.models))
+    scope = resolve_model_scope(settings.enabled_models, available).models
+    if not scope:
+        return None
+    configured = registry.thinking_suffix(settings.model)[0] if settings.model else None
+    chosen = next((scoped for scoped in scope if scoped.model.ref == configured), scope[0])
+    level = chosen.thinking_level
+    if level is None and chosen.model.ref == configured:
+        return settings.model  # as configured, with its own :<level> if it has one
+    return chosen.model.ref + (f":{level}" if level else "")
+
+
 def _opens_a_session(args: argparse.Namespace) -> bool:
     return bool(
         getattr(args, "session", None)

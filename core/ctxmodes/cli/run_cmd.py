@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from ctxmodes.cli.core_commands import add_command_parser
 from ctxmodes.cli.options import (
     CONFIRM_SWITCH,
+    add_models_option,
     add_resource_options,
     add_session_dir_option,
     add_session_mode_options,
@@ -30,6 +31,7 @@ from ctxmodes.cli.options import (
     resource_loader,
     run_trust,
     session_directory,
+    start_model,
     tool_selection,
 )
 
@@ -48,6 +50,7 @@ def register(subparsers: Any) -> None:
         "or scripted:FILE; overrides configuration and CTXMODES_MODEL",
     )
     add_thinking_option(parser)
+    add_models_option(parser)
     # Also given before the command (``ctxmodes -c run``, as ``pi -c -p``): without a value
     # here, the one given there is kept (see _session_choice).
     where = parser.add_mutually_exclusive_group()
@@ -126,6 +129,10 @@ def run(args: argparse.Namespace) -> int:
     name = _session_name(args)
     trust = run_trust(args)
     cwd, settings = agent_settings(args, trust)
+    new_session = session is None and not continue_recent
+    scoped = start_model(settings, given=args.model, new_session=new_session)
+    if scoped is not None:
+        settings = settings.model_copy(update={"model": scoped})
     durability = Durability(settings.durability)
     directory = session_directory(args, settings)
     if session is not None:

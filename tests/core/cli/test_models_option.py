@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from ctxmodes.cli import _chat_shorthand, build_parser
-from ctxmodes.cli.chat_cmd import scope_start_model
-from ctxmodes.cli.options import agent_settings, run_trust
+from ctxmodes.cli import build_parser
+from ctxmodes.cli.core_commands import CORE_COMMANDS
+from ctxmodes.cli.options import agent_settings, run_trust, scope_start_model
+from ctxmodes.cli.pi_command_line import meant_command_line
 from ctxmodes.config import Settings
 
 
@@ -31,8 +32,11 @@ def test_models_are_split_on_commas_and_win_over_pi_s_enabled_models(
 
 
 def test_a_bare_ctxmodes_takes_models_as_chat_s_option() -> None:
-    assert _chat_shorthand(["--models", "sonnet,haiku"])
-    assert not _chat_shorthand(["--models", "sonnet", "run"])
+    def meant(*argv: str) -> list[str] | None:
+        return meant_command_line(argv, is_command=CORE_COMMANDS.__contains__, terminal=True)
+
+    assert meant("--models", "sonnet,haiku") == ["chat", "--models", "sonnet,haiku"]
+    assert meant("--models", "sonnet", "run") is None
 
 
 LOOP = {
@@ -70,3 +74,30 @@ def test_a_new_session_starts_on_the_scope_s_model_as_pi_picks_it(
         {"model": configured, "enabled_models": patterns, "providers": {"loop": LOOP, "dark": DARK}}
     )
     assert scope_start_model(settings) == started
+
+
+def test_run_and_print_mode_start_a_new_session_on_the_scope_s_model(tmp_path: Path) -> None:
+    """As Pi's print mode: without ``--model``, the scope's pick (``--models``, else Pi's
+    ``enabledModels``), at its pattern's level."""
+    from support.cli_process import run_ctxmodes
+    from support.wire_server import Reply, WireServer, text_stream
+
+    with WireServer([Reply(text_stream("openai-completions", "ok"))] * 2) as server:
+        loop = {**LOOP, "base_url": f"{server.base_url}/v1"}
+        (tmp_path / "config").mkdir()
+        (tmp_path / "config" / "config.toml").write_text(
+            "[providers.loop]\n"
+            + "".join(f"{k} = {json.dumps(v)}\n" for k, v in loop.items() if k != "models")
+            + 'models = [{ id = "plain" }, { id = "deep", reasoning = true }]\n'
+        )
+        (tmp_path / "agent").mkdir()
+        (tmp_path / "agent" / "settings.json").write_text(json.dumps({"enabledModels": ["plain"]}))
+        printed = run_ctxmodes(tmp_path, "-p", "--no-session", "hi")
+        scoped = run_ctxmodes(tmp_path, "run", "--models", "deep:low", "hi")
+    assert (printed.returncode, printed.stdout) == (0, "ok\n"), printed.stderr
+    assert scoped.returncode == 0, scoped.stderr
+    models = [json.loads(request["body"])["model"] for request in server.requests]
+    assert models == ["plain", "deep"]
+    [session] = (tmp_path / "agent").rglob("*.jsonl")
+    levels = [json.loads(line).get("thinkingLevel") for line in session.read_text().splitlines()]
+    assert "low" in levels
