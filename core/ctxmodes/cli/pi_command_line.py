@@ -64,6 +64,8 @@ def meant_command_line(
         named is not None and is_command(named) and not _print_flag_before(argv, named)
     ):
         return None
+    if named is not None and not printing:
+        _refuse_a_mistyped_command(named, is_command)
     kept = [argument for argument in _options(argv) if argument not in PRINT_FLAGS]
     kept += list(argv[len(_options(argv)) :])
     # As Pi: a prompt without a terminal at both ends is print mode too. Chat's options
@@ -72,6 +74,27 @@ def meant_command_line(
     return (
         ["run", "--print", *kept] if printing or (has_prompt and not terminal) else ["chat", *kept]
     )
+
+
+def _refuse_a_mistyped_command(word: str, is_command: Callable[[str], bool]) -> None:
+    """A one-word prompt spelled almost like a command is taken for a mistyped command: sent
+    to the model it would cost a request and do nothing the user meant.
+
+    :raises CtxmodesError: naming the command meant, and how to send the word anyway.
+    """
+    import difflib
+
+    if any(character.isspace() for character in word):
+        return
+    from ctxmodes.cli.core_commands import CORE_COMMANDS
+
+    names = [name for name in CORE_COMMANDS if is_command(name)]
+    close = difflib.get_close_matches(word, names, n=1, cutoff=0.75)
+    if close:
+        raise CtxmodesError(
+            f"unknown command {word!r} (did you mean {close[0]!r}?); to send it as a prompt, "
+            f"put -- before it"
+        )
 
 
 def _options(argv: Sequence[str]) -> list[str]:

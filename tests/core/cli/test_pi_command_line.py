@@ -40,6 +40,9 @@ COMMANDS = frozenset({"run", "chat", "session"})
         (["--help"], True, None),
         (["-p", "--version"], True, None),
         ([], False, None),
+        (["-p", "sesion"], True, ["run", "--print", "sesion"]),
+        (["--", "sesion"], True, ["chat", "--", "sesion"]),
+        (["sesion list"], True, ["chat", "sesion list"]),
     ],
 )
 def test_what_a_pi_style_command_line_means(
@@ -47,6 +50,18 @@ def test_what_a_pi_style_command_line_means(
 ) -> None:
     got = meant_command_line(argv, is_command=COMMANDS.__contains__, terminal=terminal)
     assert got == meant
+
+
+@pytest.mark.parametrize(("word", "meant"), [("sesion", "session"), ("runn", "run")])
+def test_a_one_word_prompt_spelled_like_a_command_is_refused(word: str, meant: str) -> None:
+    from ctxmodes.errors import CtxmodesError
+
+    with pytest.raises(CtxmodesError) as refused:
+        meant_command_line([word, "list"], is_command=COMMANDS.__contains__, terminal=True)
+    assert str(refused.value) == (
+        f"unknown command {word!r} (did you mean {meant!r}?); to send it as a prompt, put -- "
+        "before it"
+    )
 
 
 def _files(tmp_path: Path) -> None:

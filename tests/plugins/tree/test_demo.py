@@ -40,6 +40,6 @@ def test_the_demo_is_trees_command(monkeypatch: pytest.MonkeyPatch, capsys) -> N
     # With Tree not loaded there is no demo: the command comes from the plugin.
     monkeypatch.setenv("CTXMODES_BLOCK_PLUGINS", "tree")
     with pytest.raises(SystemExit) as exited:
-        main(["demo"])
+        main(["demo", "--help"])
     assert exited.value.code == 2
     assert "invalid choice: 'demo'" in capsys.readouterr().err
