@@ -6,6 +6,7 @@ import time
 from pathlib import Path
 
 import pytest
+from support.pi_bash import pi_bash
 
 from ctxmodes.abort import AbortController
 from ctxmodes.tools.base import ToolContext, ToolResult
@@ -215,17 +216,7 @@ def test_results_agree_with_pi(pi_node, bash, context, tmp_path):
         {"command": "head -c 60000 /dev/zero | tr '\\0' x"},
         {"command": "echo started; sleep 5", "timeout": 0.5},
     ]
-    answers = pi_node(
-        "core/tools/bash.js",
-        "const tool = mod.createBashToolDefinition(input.cwd);\n"
-        "const out = [];\n"
-        "for (const call of input.calls) {\n"
-        "  try { out.push({ok: await tool.execute('id', call)}); }\n"
-        "  catch (e) { out.push({error: e.message}); }\n"
-        "}\n"
-        "process.stdout.write(JSON.stringify(out));\n",
-        {"cwd": str(tmp_path), "calls": calls},
-    )
+    answers = pi_bash(pi_node, tmp_path, calls)
     for call, answer in zip(calls, answers, strict=True):
         ours = bash.execute("id", call, context)
         theirs = answer["error"] if "error" in answer else answer["ok"]["content"][0]["text"]

@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
+from support.pi_bash import pi_bash
 
 from ctxmodes.tools.base import ToolContext, ToolResult
 from ctxmodes.tools.runtime import ToolRuntime
@@ -156,17 +157,7 @@ def test_results_agree_with_pi(pi_node, configured, context, tmp_path):
         {"command": 'echo "unterminated'},
     ]
     settings = {"commandPrefix": ALIASES, "shellPath": str(wrapper)}
-    answers = pi_node(
-        "core/tools/bash.js",
-        "const tool = mod.createBashToolDefinition(input.cwd, input.settings);\n"
-        "const out = [];\n"
-        "for (const call of input.calls) {\n"
-        "  try { out.push({ok: await tool.execute('id', call)}); }\n"
-        "  catch (e) { out.push({error: e.message}); }\n"
-        "}\n"
-        "process.stdout.write(JSON.stringify(out));\n",
-        {"cwd": str(tmp_path), "calls": calls, "settings": settings},
-    )
+    answers = pi_bash(pi_node, tmp_path, calls, settings)
     runtime = configured(ShellConfig(path=str(wrapper), command_prefix=ALIASES))
     for call, answer in zip(calls, answers, strict=True):
         ours = run(runtime, context, call["command"])
