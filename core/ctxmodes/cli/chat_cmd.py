@@ -20,6 +20,7 @@ from ctxmodes.cli.options import (
     add_resource_options,
     add_session_choice,
     add_session_dir_option,
+    add_session_id_option,
     add_session_mode_options,
     add_thinking_option,
     add_tool_options,
@@ -27,6 +28,7 @@ from ctxmodes.cli.options import (
     resource_loader,
     run_trust,
     session_directory,
+    session_of_id,
     tool_selection,
 )
 from ctxmodes.errors import CtxmodesError
@@ -48,6 +50,7 @@ def register(subparsers: Any) -> None:
     add_models_option(parser)
     add_session_choice(parser)
     add_session_dir_option(parser)
+    add_session_id_option(parser)
     parser.add_argument("-n", "--name", metavar="NAME", help="name the session, as /name does")
     parser.add_argument("--cwd", metavar="DIR", type=Path, help="working directory")
     add_resource_options(parser)
@@ -95,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
     trust = run_trust(args, ask=ask_on_terminal)
     cwd, settings = agent_settings(args, trust)
     directory = session_directory(args, settings)
-    session_file = None
+    session_file, new_id = session_of_id(args, cwd, directory)
     if args.session is not None:
         session_file = resolve_session(args.session, cwd, directory)
     if args.resume:
@@ -104,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
         session_file = pick_session(directory or default_session_dir(cwd), cwd)
         if session_file is None:
             return 0
-    return _chat(args, cwd, settings, session_file, trust, directory, prompts)
+    return _chat(args, cwd, settings, session_file, trust, directory, prompts, new_id)
 
 
 def _chat(
@@ -115,6 +118,7 @@ def _chat(
     trust: TrustResolver,
     directory: Path | None,
     prompts: list[str],
+    new_id: str | None,
 ) -> int:
     import dataclasses
 
@@ -139,6 +143,7 @@ def _chat(
         session_file=session_file,
         continue_recent=args.continue_recent,
         persist=not args.no_session,
+        session_id=new_id,
         session_dir=directory,
         mode=args.mode,
         thinking_level=args.thinking,

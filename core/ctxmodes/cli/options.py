@@ -49,6 +49,61 @@ def add_session_choice(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_session_id_option(parser: argparse.ArgumentParser) -> None:
+    """Pi's ``--session-id``: the session of exactly that id, created with it if missing."""
+    parser.add_argument(
+        "--session-id",
+        metavar="ID",
+        help="the working directory's session of exactly this id, or a new session given "
+        "this id (as Pi's --session-id)",
+    )
+
+
+def session_of_id(
+    args: argparse.Namespace, cwd: Path, directory: Path | None
+) -> tuple[Path | None, str | None]:
+    """What ``--session-id`` asks for: the file of the working directory's session of that
+    id, else the id a new session takes (with a warning, as in Pi); ``(None, None)`` without
+    the flag.
+
+    :raises CtxmodesError: an id Pi would refuse, or ``--session``, ``-c`` or ``-r`` given too.
+    """
+    import sys
+
+    from ctxmodes.errors import CtxmodesError
+    from ctxmodes.session.ids import InvalidSessionIdError, validate_session_id
+    from ctxmodes.session.manager import SessionManager
+
+    wanted: str | None = getattr(args, "session_id", None)
+    if wanted is None:
+        return None, None
+    given = [
+        flag
+        for flag, value in (
+            ("--session", getattr(args, "session", None)),
+            ("--continue", getattr(args, "continue_recent", False)),
+            ("--resume", getattr(args, "resume", False)),
+        )
+        if value
+    ]
+    if given:
+        raise CtxmodesError(f"--session-id cannot be combined with {', '.join(given)}")
+    try:
+        validate_session_id(wanted)
+    except InvalidSessionIdError as error:
+        raise CtxmodesError(str(error)) from None
+    if not getattr(args, "no_session", False):
+        for info in SessionManager.list_sessions(cwd, directory):
+            if info.id == wanted:
+                return info.path, None
+        print(
+            f"Warning: No project session found with id '{wanted}'; creating a new session "
+            "with that id.",
+            file=sys.stderr,
+        )
+    return None, wanted
+
+
 def add_mode_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--mode",

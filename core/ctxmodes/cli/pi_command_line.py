@@ -25,7 +25,7 @@ END_OF_OPTIONS = "--"
 #: too (so that the value is not read as a command or a prompt).
 VALUE_OPTIONS = frozenset(
     {"--session", "--model", "--models", "--mode", "--cwd", "--thinking", "--session-dir"}
-    | {"--skill", "--prompt-template", "-n", "--name"}
+    | {"--skill", "--prompt-template", "-n", "--name", "--session-id"}
     | {"-t", "--tools", "-xt", "--exclude-tools", "--system-prompt", "--append-system-prompt"}
 )
 #: What a bare ``ctxmodes`` answers itself.

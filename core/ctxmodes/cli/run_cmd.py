@@ -22,6 +22,7 @@ from ctxmodes.cli.options import (
     add_models_option,
     add_resource_options,
     add_session_dir_option,
+    add_session_id_option,
     add_session_mode_options,
     add_thinking_option,
     add_tool_options,
@@ -31,6 +32,7 @@ from ctxmodes.cli.options import (
     resource_loader,
     run_trust,
     session_directory,
+    session_of_id,
     start_model,
     tool_selection,
 )
@@ -77,6 +79,7 @@ def register(subparsers: Any) -> None:
         default=argparse.SUPPRESS,
         help="keep the session in memory only: no file is written, as Pi's --no-session",
     )
+    add_session_id_option(parser)
     parser.add_argument(
         "-n",
         "--name",
@@ -129,12 +132,15 @@ def run(args: argparse.Namespace) -> int:
     name = _session_name(args)
     trust = run_trust(args)
     cwd, settings = agent_settings(args, trust)
+    directory = session_directory(args, settings)
+    found, new_id = session_of_id(args, cwd, directory)
+    if found is not None:
+        session = str(found)
     new_session = session is None and not continue_recent
     scoped = start_model(settings, given=args.model, new_session=new_session)
     if scoped is not None:
         settings = settings.model_copy(update={"model": scoped})
     durability = Durability(settings.durability)
-    directory = session_directory(args, settings)
     if session is not None:
         manager = SessionManager.open(
             resolve_session(session, cwd, directory),
@@ -145,9 +151,9 @@ def run(args: argparse.Namespace) -> int:
     elif continue_recent:
         manager = SessionManager.continue_recent(cwd, directory, durability=durability)
     elif getattr(args, "no_session", False):
-        manager = SessionManager.in_memory(cwd)
+        manager = SessionManager.in_memory(cwd, session_id=new_id)
     else:
-        manager = SessionManager.create(cwd, directory, durability=durability)
+        manager = SessionManager.create(cwd, directory, session_id=new_id, durability=durability)
     if name is not None:
         manager.append_session_info(name)
     # In print mode standard output carries the reply alone.

@@ -388,6 +388,7 @@ def open_agent(
     continue_recent: bool = False,
     session_dir: Path | str | None = None,
     persist: bool = True,
+    session_id: str | None = None,
     settings: Settings | None = None,
     options: HostOptions | None = None,
     plugins: Sequence[object] = (),
@@ -416,6 +417,8 @@ def open_agent(
         ``continue_recent``.
     :param persist: ``False`` keeps a new session in memory only, as Pi's ``--no-session``:
         no file is written (nor for the sessions ``/new`` and ``/fork`` make from it).
+    :param session_id: the id a new session takes (Pi's ``--session-id``; by default a new
+        UUIDv7), checked as Pi checks it.
     :param session_dir: one directory for every project's sessions, where new ones go and
         ``continue_recent`` looks (by default ``PI_CODING_AGENT_SESSION_DIR``, else Pi's
         ``sessionDir`` setting, else Pi's folder per project).
@@ -457,10 +460,12 @@ def open_agent(
     directory = configured_session_dir(
         None if session_dir is None else os.fspath(session_dir), settings.session_dir
     )
+    if session_id is not None and (session_file is not None or continue_recent):
+        raise CtxmodesError("session_id names a new session: no session_file or continue")
     if not persist and (session_file is not None or continue_recent):
         raise CtxmodesError("a session kept in memory is a new one: no session_file or continue")
     if not persist:
-        manager = SessionManager.in_memory(where)
+        manager = SessionManager.in_memory(where, session_id=session_id)
     elif session_file is not None:
         manager = SessionManager.open(
             Path(session_file),
@@ -471,7 +476,9 @@ def open_agent(
     elif continue_recent:
         manager = SessionManager.continue_recent(where, directory, durability=durability)
     else:
-        manager = SessionManager.create(where, directory, durability=durability)
+        manager = SessionManager.create(
+            where, directory, session_id=session_id, durability=durability
+        )
     editor = Editor()
     ui = AgentUI(editor)
     try:

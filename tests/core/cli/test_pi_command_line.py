@@ -223,3 +223,55 @@ def test_a_session_flag_that_cannot_hold_is_one_line(
     result = run_ctxmodes(tmp_path, *argv, "--model", "scripted:none.json")
     assert result.returncode == 1
     assert result.stderr.splitlines() == [error]
+
+
+@pytest.mark.pi
+def test_a_session_id_names_one_session_that_pi_and_ctxmodes_both_continue(
+    tmp_path: Path,
+) -> None:
+    """``--session-id``: the first run creates the session of that id (saying so), the real
+    Pi's print mode finds it by the id and continues it, and so does ctxmodes after it."""
+    agent = tmp_path / "pi-agent"
+    argv = ["-p", "--model", "loop/m", "--session-id", "job-7"]
+    with WireServer([Reply(text_stream(API, t)) for t in ("one", "two", "three")]) as server:
+        shared = {"PI_CODING_AGENT_DIR": str(agent)}
+        first = _pi_print(tmp_path, server.base_url, ["--version"], "")  # writes models.json
+        assert first.returncode == 0
+        (tmp_path / "config").mkdir(exist_ok=True)
+        (tmp_path / "config" / "config.toml").write_text(
+            f'[providers.loop]\napi = "{API}"\nbase_url = "{server.base_url}/v1"\n'
+            'api_key = "sk-loop"\nmodels = [{ id = "m" }]\n'
+        )
+        created = run_ctxmodes(tmp_path, *argv, "hi", env=shared)
+        continued_by_pi = _pi_print(tmp_path, server.base_url, [*argv, "again"], "")
+        continued = run_ctxmodes(tmp_path, *argv, "once more", env=shared)
+    assert created.returncode == 0, created.stderr
+    assert "creating a new session with that id" in created.stderr
+    assert continued_by_pi.returncode == 0, continued_by_pi.stderr
+    assert "No project session found" not in continued_by_pi.stderr
+    assert (continued.returncode, continued.stdout, continued.stderr) == (0, "three\n", "")
+    [session] = agent.rglob("*.jsonl")
+    assert session.name.endswith("_job-7.jsonl")
+    users = [
+        entry["message"]["content"][0]["text"]
+        for entry in map(json.loads, session.read_text().splitlines())
+        if entry.get("message", {}).get("role") == "user"
+    ]
+    assert users == ["hi", "again", "once more"]
+
+
+@pytest.mark.parametrize(
+    ("flags", "error"),
+    [
+        (["--session-id", "no spaces"], "Session id must be non-empty"),
+        (["--session", "x.jsonl", "--session-id", "a"],
+         "--session-id cannot be combined with --session"),
+    ],
+)  # fmt: skip
+def test_a_session_id_pi_would_refuse_is_one_line(
+    tmp_path: Path, flags: list[str], error: str
+) -> None:
+    result = run_ctxmodes(tmp_path, "-p", *flags, "--model", "scripted:none.json", "hi")
+    assert result.returncode == 1
+    [line] = result.stderr.splitlines()
+    assert line.startswith(f"ctxmodes: error: {error}")
