@@ -40,6 +40,8 @@ from ctxmodes.cli.options import (
 if TYPE_CHECKING:
     from ctxmodes.config import Settings
     from ctxmodes.host.options import HostOptions
+    from ctxmodes.session.manager import SessionManager
+    from ctxmodes.session.writer import Durability
 
 
 def register(subparsers: Any) -> None:
@@ -150,10 +152,8 @@ def run(args: argparse.Namespace) -> int:
         )
     elif continue_recent:
         manager = SessionManager.continue_recent(cwd, directory, durability=durability)
-    elif getattr(args, "no_session", False):
-        manager = SessionManager.in_memory(cwd, session_id=new_id)
     else:
-        manager = SessionManager.create(cwd, directory, session_id=new_id, durability=durability)
+        manager = _new_session(args, cwd, directory, new_id, durability)
     if name is not None:
         manager.append_session_info(name)
     # In print mode standard output carries the reply alone.
@@ -209,6 +209,21 @@ def run(args: argparse.Namespace) -> int:
             if trace is not None:
                 trace.close()
     return 0
+
+
+def _new_session(
+    args: argparse.Namespace,
+    cwd: Path,
+    directory: Path | None,
+    session_id: str | None,
+    durability: Durability,
+) -> SessionManager:
+    """A new session, of ``session_id`` when given; in memory only with ``--no-session``."""
+    from ctxmodes.session.manager import SessionManager
+
+    if getattr(args, "no_session", False):
+        return SessionManager.in_memory(cwd, session_id=session_id)
+    return SessionManager.create(cwd, directory, session_id=session_id, durability=durability)
 
 
 def _host_options(args: argparse.Namespace, settings: Settings) -> HostOptions:
