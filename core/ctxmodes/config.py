@@ -170,6 +170,9 @@ class TerminalSettings(BaseModel):
     #: The command Ctrl+G opens the draft in (Pi's ``externalEditor``): a command line, the
     #: file's name added; before ``$VISUAL`` and ``$EDITOR``, as in Pi.
     external_editor: str | None = None
+    #: Replies' thinking collapsed to one line until Ctrl+T shows it in full (Pi's
+    #: ``hideThinkingBlock``; ctxmodes' default collapses it, Pi's shows it).
+    hide_thinking: bool = True
 
 
 class ShellSettings(BaseModel):

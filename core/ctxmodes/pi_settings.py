@@ -56,6 +56,7 @@ HONOURED: dict[str, tuple[str, JsonKind]] = {
     "externalEditor": ("terminal.external_editor", "string"),
     "autocompleteMaxVisible": ("terminal.completion_rows", "number"),
     "quietStartup": ("terminal.quiet_startup", "boolean"),
+    "hideThinkingBlock": ("terminal.hide_thinking", "boolean"),
     "images.blockImages": ("block_images", "boolean"),
     "sessionDir": ("session_dir", "string"),
     "enabledModels": ("enabled_models", "strings"),

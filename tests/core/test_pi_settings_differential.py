@@ -48,6 +48,7 @@ TREES: list[tuple[dict[str, Any], dict[str, Any]]] = [
             "treeFilterMode": "labeled-only",
             "externalEditor": "code --wait",
             "quietStartup": True,
+            "hideThinkingBlock": False,
             "images": {"blockImages": True},
             "shellPath": "~/bin/bash",
             "shellCommandPrefix": "shopt -s expand_aliases\nalias ll='ls -l'",
@@ -133,6 +134,7 @@ def _ours(agent: Path, cwd: Path, trusted: bool) -> dict[str, Any]:
         # $VISUAL and $EDITOR are unset for both: Pi's last resort is nano.
         "externalEditor": settings.terminal.external_editor or "nano",
         "quietStartup": settings.terminal.quiet_startup,
+        "hideThinkingBlock": settings.terminal.hide_thinking,
         "blockImages": settings.block_images,
         "thinkingBudgets": settings.thinking_budgets.by_level(),
         "shellPath": shell.configured_program(cwd),
@@ -167,6 +169,8 @@ def _as_ctxmodes_reads(pi: dict[str, Any]) -> dict[str, Any]:
         "treeFilterMode": pi["treeFilterMode"],
         "externalEditor": pi["externalEditor"],
         "quietStartup": pi["quietStartup"],
+        # Unset, Pi shows thinking (false) where ctxmodes collapses it (true).
+        "hideThinkingBlock": pi["hideThinkingBlock"] if pi["hideThinkingBlockSet"] else True,
         "blockImages": pi["blockImages"],
         # The levels Pi's transports look a budget up by (``xhigh`` and ``max`` use high's).
         "thinkingBudgets": {

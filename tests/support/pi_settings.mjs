@@ -35,6 +35,9 @@ process.stdout.write(
     treeFilterMode: settings.getTreeFilterMode(),
     externalEditor: settings.getExternalEditorCommand(),
     quietStartup: settings.getQuietStartup(),
+    hideThinkingBlock: settings.getHideThinkingBlock(),
+    // Whether a file sets it: unset, Pi shows thinking, where ctxmodes collapses it.
+    hideThinkingBlockSet: (settings.settings?.hideThinkingBlock ?? null) !== null,
     blockImages: settings.getBlockImages(),
     thinkingBudgets: session.agent.thinkingBudgets ?? null,
     shellPath: settings.getShellPath() ?? null,

@@ -131,6 +131,7 @@ class TerminalSession:
         self._frame_drain_scheduled = False
         self._context: contextvars.Context | None = None
         self.live = self._live_region()
+        self.live.show_thinking = not self.settings.hide_thinking
         self.status = FooterStatus(agent, clock)
         self.transcript = Transcript(
             agent, self.live, self.status, self._tick_retry, self.settings.replay_turns

@@ -129,6 +129,25 @@ def test_ctrl_t_shows_thinking_in_full(tmp_path):
     assert seen["toggled"] is True
 
 
+def test_pi_s_hide_thinking_block_off_shows_thinking_in_full_from_the_start(tmp_path):
+    from ctxmodes.config import TerminalSettings
+
+    thought = "Weighing the two designs before answering."
+    agent = make_agent(tmp_path, [{"thinking": thought, "text": "The answer."}])
+
+    async def scenario(t):
+        await t.type("one" + ENTER)
+        await t.printed("The answer.")
+        await t.idle()
+        await t.type(CTRL_T)
+        await t.printed("Thinking collapsed")
+
+    settings = TerminalSettings(hide_thinking=False)
+    terminal = run_terminal(agent, scenario, settings=settings)
+    assert thought in terminal.text()
+    assert "▸ thinking (" not in terminal.text()
+
+
 def test_the_footer_says_when_the_model_is_thinking_and_names_each_activity_once(tmp_path):
     script = Script.model_validate(
         {"responses": [{"thinking": "Considering the options at length.", "text": "Done."}]}
