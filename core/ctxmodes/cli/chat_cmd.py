@@ -22,6 +22,7 @@ from ctxmodes.cli.options import (
     add_session_dir_option,
     add_session_id_option,
     add_session_mode_options,
+    add_startup_options,
     add_thinking_option,
     add_tool_options,
     agent_settings,
@@ -55,6 +56,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--cwd", metavar="DIR", type=Path, help="working directory")
     add_resource_options(parser)
     add_tool_options(parser)
+    add_startup_options(parser)
     parser.add_argument(
         "messages",
         nargs="*",

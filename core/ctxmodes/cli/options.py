@@ -269,7 +269,12 @@ def agent_settings(args: argparse.Namespace, trust: TrustResolver) -> tuple[Path
     if not cwd.is_dir():
         raise CtxmodesError(f"no such directory: {cwd}")
     # ``--mode`` is a request for this session (see ``mode_request``), not the default.
-    cli = {"model": getattr(args, "model", None), "enabled_models": getattr(args, "models", None)}
+    cli = {
+        "model": getattr(args, "model", None),
+        "enabled_models": getattr(args, "models", None),
+        # Pi's --verbose: the start-up header even where quietStartup leaves it out.
+        "terminal.quiet_startup": False if getattr(args, "verbose", False) else None,
+    }
     settings = load_settings(cwd=cwd, cli=cli, trust=trust.is_trusted).settings
     # A scope (``--models``) names the model of a new session when nothing else does.
     if not settings.model and not settings.enabled_models and not _opens_a_session(args):
@@ -402,6 +407,21 @@ def add_resource_options(parser: argparse.ArgumentParser) -> None:
         "of that name (repeatable)",
     )
     add_trust_options(parser)
+
+
+def add_startup_options(parser: argparse.ArgumentParser) -> None:
+    """Pi's ``--verbose`` and ``--offline``, so that Pi's command lines run as they are."""
+    parser.add_argument(
+        "--verbose",
+        action="store_true",
+        help="show the start-up header even with terminal.quiet_startup (Pi's quietStartup)",
+    )
+    parser.add_argument(
+        "--offline",
+        action="store_true",
+        help="accepted as Pi's: ctxmodes makes no network request of its own at start-up "
+        "(no update check, no telemetry); only the model is reached",
+    )
 
 
 def add_tool_options(parser: argparse.ArgumentParser) -> None:

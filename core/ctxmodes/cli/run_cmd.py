@@ -24,6 +24,7 @@ from ctxmodes.cli.options import (
     add_session_dir_option,
     add_session_id_option,
     add_session_mode_options,
+    add_startup_options,
     add_thinking_option,
     add_tool_options,
     agent_settings,
@@ -100,6 +101,7 @@ def register(subparsers: Any) -> None:
     add_session_dir_option(parser)
     add_resource_options(parser)
     add_tool_options(parser)
+    add_startup_options(parser)
     parser.add_argument(
         "-p",
         "--print",

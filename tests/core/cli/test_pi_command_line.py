@@ -275,3 +275,28 @@ def test_a_session_id_pi_would_refuse_is_one_line(
     assert result.returncode == 1
     [line] = result.stderr.splitlines()
     assert line.startswith(f"ctxmodes: error: {error}")
+
+
+def test_pi_s_verbose_and_offline_are_taken(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--offline`` asks for nothing ctxmodes does; ``--verbose`` brings the start-up header
+    back over Pi's ``quietStartup``."""
+    from ctxmodes.cli import build_parser
+    from ctxmodes.cli.options import agent_settings, run_trust
+
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"responses": [{"text": "one"}]}))
+    result = run_ctxmodes(
+        tmp_path, "-p", "--offline", "--verbose", "--model", f"scripted:{script}", "hi"
+    )
+    assert (result.returncode, result.stdout) == (0, "one\n"), result.stderr
+    agent = tmp_path / "agent"
+    agent.mkdir(exist_ok=True)
+    (agent / "settings.json").write_text(json.dumps({"quietStartup": True}))
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(agent))
+    argv = ["chat", "--cwd", str(tmp_path), "--model", f"scripted:{script}"]
+    parser = build_parser(argv=argv)
+    for flags, quiet in (([], True), (["--verbose"], False)):
+        args = parser.parse_args([*argv, *flags])
+        assert agent_settings(args, run_trust(args))[1].terminal.quiet_startup is quiet
