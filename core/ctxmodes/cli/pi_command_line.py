@@ -21,12 +21,15 @@ from ctxmodes.errors import CtxmodesError
 PRINT_FLAGS = frozenset({"-p", "--print"})
 #: Pi's end of options: what follows is prompts.
 END_OF_OPTIONS = "--"
+#: Pi's ``--export FILE [OUTPUT]``: the session's HTML page, and nothing else.
+EXPORT = "--export"
 #: The options of the session commands that take a value, which a bare ``ctxmodes`` takes
 #: too (so that the value is not read as a command or a prompt).
 VALUE_OPTIONS = frozenset(
     {"--session", "--model", "--models", "--mode", "--cwd", "--thinking", "--session-dir"}
     | {"--skill", "--prompt-template", "-n", "--name", "--session-id"}
     | {"-t", "--tools", "-xt", "--exclude-tools", "--system-prompt", "--append-system-prompt"}
+    | {EXPORT}
 )
 #: What a bare ``ctxmodes`` answers itself.
 OWN_OPTIONS = frozenset({"-h", "--help", "--version"})
@@ -59,6 +62,8 @@ def meant_command_line(
     if OWN_OPTIONS.intersection(_options(argv)):
         return None
     named = named_command(argv)
+    if EXPORT in _options(argv):
+        return _export(argv, named)
     printing = bool(PRINT_FLAGS.intersection(_options(argv)))
     if not argv or (
         named is not None and is_command(named) and not _print_flag_before(argv, named)
@@ -74,6 +79,17 @@ def meant_command_line(
     return (
         ["run", "--print", *kept] if printing or (has_prompt and not terminal) else ["chat", *kept]
     )
+
+
+def _export(argv: Sequence[str], output: str | None) -> list[str]:
+    """``session export``, as Pi's ``--export FILE [OUTPUT]`` (its other options unused).
+
+    :raises CtxmodesError: no file after ``--export``.
+    """
+    at = list(argv).index(EXPORT)
+    if at + 1 >= len(argv):
+        raise CtxmodesError("--export needs the session file to export")
+    return ["session", "export", argv[at + 1], *(["-o", output] if output else [])]
 
 
 def _refuse_a_mistyped_command(word: str, is_command: Callable[[str], bool]) -> None:

@@ -43,6 +43,12 @@ COMMANDS = frozenset({"run", "chat", "session"})
         (["-p", "sesion"], True, ["run", "--print", "sesion"]),
         (["--", "sesion"], True, ["chat", "--", "sesion"]),
         (["sesion list"], True, ["chat", "sesion list"]),
+        (["--export", "s.jsonl"], True, ["session", "export", "s.jsonl"]),
+        (
+            ["--export", "s.jsonl", "o.html"],
+            False,
+            ["session", "export", "s.jsonl", "-o", "o.html"],
+        ),
     ],
 )
 def test_what_a_pi_style_command_line_means(
@@ -300,3 +306,19 @@ def test_pi_s_verbose_and_offline_are_taken(
     for flags, quiet in (([], True), (["--verbose"], False)):
         args = parser.parse_args([*argv, *flags])
         assert agent_settings(args, run_trust(args))[1].terminal.quiet_startup is quiet
+
+
+def test_pi_s_export_writes_the_session_s_page(tmp_path: Path) -> None:
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"responses": [{"text": "exported reply"}]}))
+    made = run_ctxmodes(tmp_path, "-p", "--model", f"scripted:{script}", "hi")
+    assert made.returncode == 0, made.stderr
+    [session] = (tmp_path / "agent").rglob("*.jsonl")
+    page = tmp_path / "page.html"
+    result = run_ctxmodes(tmp_path, "--export", str(session), str(page))
+    assert result.returncode == 0, result.stderr
+    assert "exported reply" in page.read_text()
+    missing = run_ctxmodes(tmp_path, "--export")
+    assert missing.stderr.splitlines() == [
+        "ctxmodes: error: --export needs the session file to export"
+    ]
