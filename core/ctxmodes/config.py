@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ctxmodes.compaction.settings import BranchSummarySettings, CompactionSettings
 from ctxmodes.config_sources import DEFAULT_MODE, TrustCheck, read_sources
@@ -217,6 +217,7 @@ class Settings(BaseModel):
     #: globs, ids, ``provider/id``, each with an optional ``:<level>``; empty: every model
     #: with credentials.
     enabled_models: list[str] = Field(default_factory=list)
+
     #: The core's own tools offered (Pi's ``defaultTools``); unset: all of them.
     default_tools: list[str] | None = None
     #: The tokens a turn may think at each level where the model counts them (Pi's
@@ -236,6 +237,12 @@ class Settings(BaseModel):
     retry: RetrySettings = Field(default_factory=RetrySettings)
     terminal: TerminalSettings = Field(default_factory=TerminalSettings)
     shell: ShellSettings = Field(default_factory=ShellSettings)
+
+    @field_validator("enabled_models", mode="before")
+    @classmethod
+    def _no_scope(cls, value: Any) -> Any:
+        """Pi's ``null`` (which replaces a lower file's list) is no scope, as ``[]`` is."""
+        return [] if value is None else value
 
 
 @dataclass(frozen=True, slots=True)

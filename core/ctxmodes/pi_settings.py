@@ -129,7 +129,8 @@ def pi_layers(directory: Path, trusted: TrustCheck | None = None) -> list[Layer]
         for key, (target, kind) in HONOURED.items():
             found = _honoured_value(path, values, key, kind)
             if found is None and kind == "strings" and _has(values, key):
-                found = [], key  # Pi reads a list as is: null replaces a lower file's, as []
+                # Pi reads a list as is: a null replaces a lower file's, as if never set.
+                found = None, key
             if found is not None:
                 value, source = _as_pi_reads(key, *found)
                 layers.append((f"{path} ({source})", _nested(target, value)))

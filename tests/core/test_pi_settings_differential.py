@@ -88,6 +88,7 @@ TREES: list[tuple[dict[str, Any], dict[str, Any]]] = [
     ({"enabledModels": ["local/m:low"]}, {"enabledModels": None}),
     ({"defaultTools": ["read", "bash", "grep"]}, {"defaultTools": ["read"]}),
     ({"defaultTools": []}, {}),
+    ({"defaultTools": ["read"]}, {"defaultTools": None}),
 ]
 
 
