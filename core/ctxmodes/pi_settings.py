@@ -28,7 +28,7 @@ from ctxmodes.config_sources import Layer, TrustCheck, project_trusted
 from ctxmodes.errors import ConfigError
 from ctxmodes.thinking_levels import THINKING_LEVELS
 
-__all__ = ["HONOURED", "pi_layers"]
+__all__ = ["HONOURED", "described", "pi_layers", "read_settings_file"]
 
 #: "strings": an array of strings.
 JsonKind = Literal["boolean", "number", "string", "strings"]
@@ -116,7 +116,7 @@ def pi_layers(directory: Path, trusted: TrustCheck | None = None) -> list[Layer]
     model: dict[str, tuple[str, Path]] = {}
     idle_timeouts: list[Layer] = []
     for path in files:
-        values = _settings(path)
+        values = read_settings_file(path)
         for key in _MODEL_KEYS:
             value = _value(path, values, key, "string")
             if value:
@@ -155,14 +155,14 @@ def _model_thinking_levels(path: Path, levels: Any) -> list[Layer]:
     if not isinstance(levels, dict):
         raise ConfigError(
             f'{path}: {_MODEL_LEVELS}: expected an object of levels by "provider/model-id", '
-            f"got {_described(levels)}"
+            f"got {described(levels)}"
         )
     layers: list[Layer] = []
     for model, level in levels.items():
         if not isinstance(level, str):
             raise ConfigError(
                 f"{path}: {_MODEL_LEVELS}: {json.dumps(model)}: expected a thinking level, "
-                f"got {_described(level)}"
+                f"got {described(level)}"
             )
         source = f"{path} (Pi's {_MODEL_LEVELS})"
         if level not in THINKING_LEVELS:
@@ -211,7 +211,7 @@ def _idle_timeout(path: Path, value: Any) -> tuple[int, str] | None:
     ):
         raise ConfigError(
             f'{path}: {_IDLE_TIMEOUT}: expected milliseconds (0 or "disabled" for none), '
-            f"got {_described(value)}"
+            f"got {described(value)}"
         )
     if math.floor(number) == 0:
         return _NO_TIMEOUT_MS, f" {json.dumps(value)}: no timeout"
@@ -284,7 +284,7 @@ def _value(path: Path, values: dict[str, Any], key: str, kind: JsonKind) -> Any:
             return None
         if not isinstance(inner, dict):
             where = ".".join(tables[: depth + 1])
-            raise ConfigError(f"{path}: {where}: expected an object, got {_described(inner)}")
+            raise ConfigError(f"{path}: {where}: expected an object, got {described(inner)}")
         table = inner
     value = table.get(leaf)
     if value is None:
@@ -292,7 +292,7 @@ def _value(path: Path, values: dict[str, Any], key: str, kind: JsonKind) -> Any:
     if kind == "strings":
         return _strings(path, key, value)
     if (isinstance(value, bool) and kind != "boolean") or not isinstance(value, _TYPES[kind]):
-        raise ConfigError(f"{path}: {key}: expected a {kind}, got {_described(value)}")
+        raise ConfigError(f"{path}: {key}: expected a {kind}, got {described(value)}")
     if isinstance(value, float):  # JSON has one number type; ctxmodes counts in whole ones
         if not value.is_integer():
             raise ConfigError(f"{path}: {key}: expected a whole number, got {value}")
@@ -303,16 +303,17 @@ def _value(path: Path, values: dict[str, Any], key: str, kind: JsonKind) -> Any:
 def _strings(path: Path, key: str, value: Any) -> list[str]:
     """:raises ConfigError: ``value`` is not an array of strings."""
     if not isinstance(value, list):
-        raise ConfigError(f"{path}: {key}: expected an array of strings, got {_described(value)}")
+        raise ConfigError(f"{path}: {key}: expected an array of strings, got {described(value)}")
     for item in value:
         if not isinstance(item, str):
             raise ConfigError(
-                f"{path}: {key}: expected an array of strings, got {_described(item)} in it"
+                f"{path}: {key}: expected an array of strings, got {described(item)} in it"
             )
     return value
 
 
-def _described(value: Any) -> str:
+def described(value: Any) -> str:
+    """A JSON value as an error names it: its kind, and a scalar's value."""
     if value is None:
         return "null"
     if isinstance(value, dict):
@@ -334,7 +335,11 @@ def _nested(dotted: str, value: Any) -> dict[str, Any]:
     return nested
 
 
-def _settings(path: Path) -> dict[str, Any]:
+def read_settings_file(path: Path) -> dict[str, Any]:
+    """The object of one of Pi's ``settings.json`` files (empty when there is none).
+
+    :raises ConfigError: the file cannot be read, is not JSON or not an object.
+    """
     if not path.is_file():
         return {}
     from ctxmodes.resources.text import read_text

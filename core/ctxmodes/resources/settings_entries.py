@@ -34,7 +34,7 @@ def settings_entries(path: Path) -> SettingsEntries:
     :raises ConfigError: the file is not a JSON object, or an entry list is not an array of
         strings, naming the file and the key.
     """
-    values = pi_settings._settings(path)
+    values = pi_settings.read_settings_file(path)
     skills = values.get(SKILLS_KEY)
     if isinstance(skills, dict):
         legacy = skills.get(_LEGACY_SKILL_FOLDERS)
@@ -51,12 +51,12 @@ def _strings(path: Path, key: str, value: Any) -> tuple[str, ...]:
     if not isinstance(value, list):
         raise ConfigError(
             f"{path}: {key}: expected an array of paths and patterns (strings), "
-            f"got {pi_settings._described(value)}"
+            f"got {pi_settings.described(value)}"
         )
     for index, item in enumerate(value):
         if not isinstance(item, str):
             raise ConfigError(
                 f"{path}: {key}[{index}]: expected a path or pattern (a string), "
-                f"got {pi_settings._described(item) if item is not None else 'null'}"
+                f"got {pi_settings.described(item)}"
             )
     return tuple(value)
