@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 from ctxmodes.cli.core_commands import add_command_parser
 from ctxmodes.cli.options import (
@@ -203,7 +203,7 @@ def run(args: argparse.Namespace) -> int:
             if trace is not None:
                 trace.raise_if_failed()
         if args.print_reply:
-            print_last_reply(host.session)
+            print_last_reply(host.session, sys.stdout)
     finally:
         try:
             host.close()
@@ -271,16 +271,21 @@ def _session_name(args: argparse.Namespace) -> str | None:
     return str(args.name.strip())
 
 
-def print_last_reply(session: Any) -> None:
-    """Pi's print mode: each text block of the session's last message, when it is a reply."""
+def print_last_reply(session: Any, out: TextIO) -> None:
+    """Pi's print mode: each text block of the session's last message, when it is a reply.
+    Written as it is for a program reading ``out``, as Pi writes it; on a terminal, what a
+    terminal would obey (escape sequences, carriage returns) is shown escaped, as every
+    command shows a model's text."""
     from ctxmodes.session.models import AssistantMessage, TextContent
+    from ctxmodes.terminal_text import visible_lines
 
+    shown = visible_lines if out.isatty() else str
     messages = session.messages
     last = messages[-1] if messages else None
     if isinstance(last, AssistantMessage):
         for block in last.content:
             if isinstance(block, TextContent):
-                print(block.text)
+                print(shown(block.text), file=out)
 
 
 def _session_choice(args: argparse.Namespace) -> tuple[str | None, bool]:

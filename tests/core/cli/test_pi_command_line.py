@@ -322,3 +322,45 @@ def test_pi_s_export_writes_the_session_s_page(tmp_path: Path) -> None:
     assert missing.stderr.splitlines() == [
         "ctxmodes: error: --export needs the session file to export"
     ]
+
+
+def test_a_reply_that_would_steer_a_terminal_is_shown_escaped_and_piped_as_it_is() -> None:
+    """A hostile model's escape sequences (here: set the window title, clear the screen)
+    reach a program reading the pipe as Pi writes them, and a terminal only as text."""
+    import io
+    from types import SimpleNamespace
+
+    from ctxmodes.cli.run_cmd import print_last_reply
+    from ctxmodes.session.models import AssistantMessage, TextContent
+
+    text = "done\x1b]0;owned\x07\x1b[2J\rover"
+    reply = AssistantMessage.model_validate(
+        {
+            "role": "assistant",
+            "content": [TextContent(text=text)],
+            "api": "scripted",
+            "provider": "scripted",
+            "model": "m",
+            "usage": {
+                "input": 0,
+                "output": 0,
+                "cacheRead": 0,
+                "cacheWrite": 0,
+                "totalTokens": 0,
+                "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0},
+            },
+            "stopReason": "stop",
+            "timestamp": 1,
+        }
+    )
+    session = SimpleNamespace(messages=[reply])
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    piped, shown = io.StringIO(), Terminal()
+    print_last_reply(session, piped)
+    print_last_reply(session, shown)
+    assert piped.getvalue() == text + "\n"
+    assert shown.getvalue() == "done\\u001b]0;owned\\u0007\\u001b[2J\\u000dover\n"
