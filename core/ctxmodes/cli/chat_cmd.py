@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from ctxmodes.cli.core_commands import add_command_parser
 from ctxmodes.cli.options import (
+    add_api_key_option,
     add_models_option,
     add_resource_options,
     add_session_choice,
@@ -26,6 +27,7 @@ from ctxmodes.cli.options import (
     add_thinking_option,
     add_tool_options,
     agent_settings,
+    forked_session,
     resource_loader,
     run_trust,
     session_directory,
@@ -49,6 +51,7 @@ def register(subparsers: Any) -> None:
     )
     add_thinking_option(parser)
     add_models_option(parser)
+    add_api_key_option(parser)
     add_session_choice(parser)
     add_session_dir_option(parser)
     add_session_id_option(parser)
@@ -101,6 +104,9 @@ def run(args: argparse.Namespace) -> int:
     cwd, settings = agent_settings(args, trust)
     directory = session_directory(args, settings)
     session_file, new_id = session_of_id(args, cwd, directory)
+    forked = forked_session(args, cwd, directory, new_id)
+    if forked is not None:
+        session_file, new_id = forked, None
     if args.session is not None:
         session_file = resolve_session(args.session, cwd, directory)
     if args.resume:
@@ -126,7 +132,7 @@ def _chat(
 
     from prompt_toolkit.history import FileHistory
 
-    from ctxmodes.cli.options import CONFIRM_SWITCH, start_model
+    from ctxmodes.cli.options import CONFIRM_SWITCH, start_model, use_api_key
     from ctxmodes.cli.session_warnings import warn_about_session
     from ctxmodes.host.options import HostOptions
     from ctxmodes.sdk import open_agent
@@ -136,6 +142,7 @@ def _chat(
     options = dataclasses.replace(options, tools=tool_selection(args, options.tools))
     new_session = session_file is None and not args.continue_recent
     model = start_model(settings, given=args.model, new_session=new_session)
+    use_api_key(args, model)
     agent = open_agent(
         cwd=cwd,
         settings=settings,

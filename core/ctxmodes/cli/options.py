@@ -23,14 +23,15 @@ CONFIRM_SWITCH = "pass --switch-mode to switch"
 
 
 def add_session_choice(parser: argparse.ArgumentParser) -> None:
-    """``--session``, ``-c``, ``-r`` and ``--no-session``: which session the interactive
-    session opens (also options of a bare ``ctxmodes``, as of ``pi``)."""
+    """``--session``, ``--fork``, ``-c``, ``-r`` and ``--no-session``: which session the
+    interactive session opens (also options of a bare ``ctxmodes``, as of ``pi``)."""
     where = parser.add_mutually_exclusive_group()
     where.add_argument(
         "--session",
         metavar="PATH|ID",
         help="the session to open: a .jsonl file, or a session id or its beginning",
     )
+    add_fork_option(where)
     where.add_argument(
         "-c",
         "--continue",
@@ -47,6 +48,38 @@ def add_session_choice(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="keep the session in memory only: no file is written (as Pi's --no-session)",
     )
+
+
+def add_fork_option(group: Any, **defaults: Any) -> None:
+    """Pi's ``--fork PATH|ID``, in ``group`` (the session choices it excludes)."""
+    group.add_argument(
+        "--fork",
+        metavar="PATH|ID",
+        help="copy a session (a .jsonl file, or a session id or its beginning) into a new "
+        "session of the working directory and continue there; the source is left as it is",
+        **defaults,
+    )
+
+
+def forked_session(
+    args: argparse.Namespace, cwd: Path, directory: Path | None, session_id: str | None
+) -> Path | None:
+    """The new session file ``--fork`` makes (given ``session_id``, when ``--session-id``
+    named one), or ``None`` without the flag.
+
+    :raises CtxmodesError: the source matches no session, or several, or is not a session.
+    """
+    from ctxmodes.cli.session_arg import resolve_session
+    from ctxmodes.session.manager import SessionManager
+
+    source: str | None = getattr(args, "fork", None)
+    if source is None:
+        return None
+    with SessionManager.fork_from(
+        resolve_session(source, cwd, directory), cwd, directory, session_id=session_id
+    ) as forked:
+        assert forked.session_file is not None  # a fork is always written
+        return forked.session_file
 
 
 def add_session_id_option(parser: argparse.ArgumentParser) -> None:
@@ -92,6 +125,11 @@ def session_of_id(
         validate_session_id(wanted)
     except InvalidSessionIdError as error:
         raise CtxmodesError(str(error)) from None
+    if getattr(args, "fork", None) is not None:
+        # The fork takes the id; as Pi, never one of the project's sessions already has.
+        if any(info.id == wanted for info in SessionManager.list_sessions(cwd, directory)):
+            raise CtxmodesError(f"Session already exists with id '{wanted}'")
+        return None, wanted
     if not getattr(args, "no_session", False):
         for info in SessionManager.list_sessions(cwd, directory):
             if info.id == wanted:
@@ -102,6 +140,38 @@ def session_of_id(
             file=sys.stderr,
         )
     return None, wanted
+
+
+def add_api_key_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--api-key",
+        metavar="KEY",
+        help="the API key of the model's provider for this run, over stored, configured and "
+        "environment keys (as Pi's --api-key; needs --model or --models). Others on the "
+        "machine may see a command line: an environment variable is safer",
+    )
+
+
+def use_api_key(args: argparse.Namespace, model: str | None) -> None:
+    """Give ``--api-key`` to the provider of ``model``, the model the run starts on as
+    ``--model`` or the scope chose it (Pi's rule: not the configured default).
+
+    :raises CtxmodesError: no such model, one that is not a provider's, or an empty key.
+    """
+    from ctxmodes.errors import CtxmodesError
+    from ctxmodes.providers.auth import set_runtime_api_key
+
+    key: str | None = getattr(args, "api_key", None)
+    if key is None:
+        return
+    if not key.strip():
+        raise CtxmodesError("--api-key requires a non-empty value")
+    if model is None:
+        raise CtxmodesError("--api-key requires a model to be specified via --model or --models")
+    provider, slash, _ = model.partition("/")
+    if not slash or ":" in provider:
+        raise CtxmodesError(f"--api-key is for a provider's model (PROVIDER/MODEL), not {model!r}")
+    set_runtime_api_key(provider, key)
 
 
 def add_mode_option(parser: argparse.ArgumentParser) -> None:
@@ -253,7 +323,7 @@ def trust_lines(trust: TrustResolver, skipped: Path | None) -> list[str]:
 def agent_settings(args: argparse.Namespace, trust: TrustResolver) -> tuple[Path, Settings]:
     """The working directory (``--cwd`` or the current one) and the effective settings of a
     command that runs the agent, which needs a model: one configured, or, for a command
-    that opens an existing session (``--session``, ``-c``, ``-r``), the session's own
+    that opens an existing session (``--session``, ``--fork``, ``-c``, ``-r``), the session's own
     (checked by :func:`require_model` once it is open). Their mode is the configured
     default; the project's file counts when ``trust`` trusts the directory.
 
@@ -332,6 +402,7 @@ def scope_start_model(settings: Settings) -> str | None:
 def _opens_a_session(args: argparse.Namespace) -> bool:
     return bool(
         getattr(args, "session", None)
+        or getattr(args, "fork", None)
         or getattr(args, "continue_recent", False)
         or getattr(args, "resume", False)
     )

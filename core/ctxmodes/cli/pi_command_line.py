@@ -29,7 +29,7 @@ VALUE_OPTIONS = frozenset(
     {"--session", "--model", "--models", "--mode", "--cwd", "--thinking", "--session-dir"}
     | {"--skill", "--prompt-template", "-n", "--name", "--session-id"}
     | {"-t", "--tools", "-xt", "--exclude-tools", "--system-prompt", "--append-system-prompt"}
-    | {EXPORT}
+    | {"--fork", "--api-key", EXPORT}
 )
 #: What a bare ``ctxmodes`` answers itself.
 OWN_OPTIONS = frozenset({"-h", "--help", "--version"})

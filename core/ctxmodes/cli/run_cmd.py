@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, Any, TextIO
 from ctxmodes.cli.core_commands import add_command_parser
 from ctxmodes.cli.options import (
     CONFIRM_SWITCH,
+    add_api_key_option,
+    add_fork_option,
     add_models_option,
     add_resource_options,
     add_session_dir_option,
@@ -28,6 +30,7 @@ from ctxmodes.cli.options import (
     add_thinking_option,
     add_tool_options,
     agent_settings,
+    forked_session,
     mode_request,
     require_model,
     resource_loader,
@@ -36,6 +39,7 @@ from ctxmodes.cli.options import (
     session_of_id,
     start_model,
     tool_selection,
+    use_api_key,
 )
 
 if TYPE_CHECKING:
@@ -56,6 +60,7 @@ def register(subparsers: Any) -> None:
     )
     add_thinking_option(parser)
     add_models_option(parser)
+    add_api_key_option(parser)
     # Also given before the command (``ctxmodes -c run``, as ``pi -c -p``): without a value
     # here, the one given there is kept (see _session_choice).
     where = parser.add_mutually_exclusive_group()
@@ -67,6 +72,7 @@ def register(subparsers: Any) -> None:
         "missing) or a session id or its beginning; default: a new session in Pi's session "
         "directory for the working directory",
     )
+    add_fork_option(where, default=argparse.SUPPRESS)
     where.add_argument(
         "-c",
         "--continue",
@@ -138,10 +144,12 @@ def run(args: argparse.Namespace) -> int:
     cwd, settings = agent_settings(args, trust)
     directory = session_directory(args, settings)
     found, new_id = session_of_id(args, cwd, directory)
-    if found is not None:
-        session = str(found)
+    forked = forked_session(args, cwd, directory, new_id)
+    if (found or forked) is not None:
+        session = str(found or forked)
     new_session = session is None and not continue_recent
     scoped = start_model(settings, given=args.model, new_session=new_session)
+    use_api_key(args, scoped)
     if scoped is not None:
         settings = settings.model_copy(update={"model": scoped})
     durability = Durability(settings.durability)
@@ -297,6 +305,19 @@ def _session_choice(args: argparse.Namespace) -> tuple[str | None, bool]:
 
     session: str | None = getattr(args, "session", None)
     continue_recent: bool = getattr(args, "continue_recent", False)
+    if getattr(args, "fork", None) is not None:
+        # Given on both sides of ``run``, which argparse cannot see together.
+        others = [
+            flag
+            for flag, given in (
+                ("--session", session is not None),
+                ("--continue", continue_recent),
+                ("--no-session", getattr(args, "no_session", False)),
+            )
+            if given
+        ]
+        if others:
+            raise CtxmodesError(f"--fork cannot be combined with {', '.join(others)}")
     if getattr(args, "resume", False):
         raise CtxmodesError(
             "run has no session picker: name the session with --session, or continue the "

@@ -2,6 +2,8 @@
 
 pi-ai (``resolveProviderAuth``) and pi-coding-agent (``composeApiKeyAuth``) agree on this:
 
+0. A **key given for this run** (``--api-key``, Pi's runtime key) wins over everything: it
+   is held by the process, never written (:func:`set_runtime_api_key`).
 1. A **stored credential** owns the provider: ctxmodes' own credential file (``ctxmodes
    login``), else Pi's ``auth.json``. An ``api_key`` entry's ``key`` is a configuration
    value (:mod:`~ctxmodes.providers.config_values`) read with the entry's ``env`` first; an
@@ -63,6 +65,18 @@ AMBIENT_VARIABLES: Final = (
 )
 
 
+#: The source a key given for the run is reported as (never the key).
+RUNTIME_KEY_SOURCE: Final = "--api-key"
+#: Provider → the key given for this run; the process's own, as Pi's runtime credentials.
+_runtime_keys: dict[str, str] = {}
+
+
+def set_runtime_api_key(provider: str, key: str) -> None:
+    """Make ``key`` ``provider``'s credential for the rest of the process, over any stored,
+    configured or environment credential (Pi's ``--api-key``). Nothing is written."""
+    _runtime_keys[provider] = key
+
+
 @dataclass(frozen=True)
 class ResolvedAuth:
     """What a request authenticates with; ``source`` says where it came from (never the
@@ -118,6 +132,8 @@ class AuthResolver:
         ChatGPT's and Anthropic's); other providers' expired tokens are an error that says
         to log in again.
     :param now_ms: the clock OAuth expiry is judged by.
+    :param runtime_keys: per provider, a key given for the run (default: the process's,
+        see :func:`set_runtime_api_key`).
     """
 
     def __init__(
@@ -126,10 +142,12 @@ class AuthResolver:
         *,
         refreshers: Mapping[str, Refresh] | None = None,
         now_ms: Callable[[], int] | None = None,
+        runtime_keys: Mapping[str, str] | None = None,
     ) -> None:
         from ctxmodes.providers.wire import wall_clock_ms
 
         self.environ = os.environ if environ is None else environ
+        self._runtime_keys = _runtime_keys if runtime_keys is None else runtime_keys
         self._refreshers = dict(refreshers or {})
         self._now_ms = now_ms or wall_clock_ms
 
@@ -168,6 +186,8 @@ class AuthResolver:
 
         :raises CredentialError: a credential file is corrupt.
         """
+        if provider in self._runtime_keys:
+            return RUNTIME_KEY_SOURCE
         found = self.stored(provider)
         if found is not None:
             store, entry = found
@@ -229,6 +249,11 @@ class AuthResolver:
         :raises CredentialError: a file is corrupt, a stored key or configured command has
             no value, or an OAuth token expired and cannot be renewed.
         """
+        runtime_key = self._runtime_keys.get(provider)
+        if runtime_key is not None:
+            if provider.startswith("cloudflare-"):
+                return self._cloudflare(provider, runtime_key, None, RUNTIME_KEY_SOURCE)
+            return ResolvedAuth(RUNTIME_KEY_SOURCE, api_key=runtime_key)
         found = self.stored(provider)
         if found is not None:
             store, entry = found

@@ -6,19 +6,16 @@ Pi's print mode, against the same loopback model, is the judge of what is sent a
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 from support.cli_process import run_ctxmodes
-from support.pi_oracle import PI_PACKAGE, pi_node_modules, require_agent_node
+from support.pi_print import API, run_ours, run_pi
 from support.wire_server import Reply, WireServer, text_stream
 
 from ctxmodes.cli.pi_command_line import meant_command_line
 
-API = "openai-completions"
 COMMANDS = frozenset({"run", "chat", "session"})
 
 
@@ -76,42 +73,6 @@ def _files(tmp_path: Path) -> None:
     (tmp_path / "latin.txt").write_bytes(b"caf\xe9\n")
 
 
-def _pi_print(tmp_path: Path, base_url: str, argv: list[str], stdin: str) -> Any:
-    node = require_agent_node()
-    modules = pi_node_modules()
-    if modules is None:
-        pytest.skip("Pi is not installed: run `make pi`")
-    agent = tmp_path / "pi-agent"
-    agent.mkdir(exist_ok=True)
-    provider = {
-        "baseUrl": f"{base_url}/v1",
-        "api": API,
-        "apiKey": "sk-loop",
-        "models": [{"id": "m"}],
-    }
-    (agent / "models.json").write_text(json.dumps({"providers": {"loop": provider}}))
-    cli = (modules / PI_PACKAGE).parent / "dist" / "cli.js"
-    return subprocess.run(
-        [node, str(cli), *argv],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env={**os.environ, "PI_CODING_AGENT_DIR": str(agent), "PI_OFFLINE": "1"},
-        timeout=120,
-        check=False,
-    )
-
-
-def _ours(tmp_path: Path, base_url: str, argv: list[str], stdin: str) -> Any:
-    (tmp_path / "config").mkdir(exist_ok=True)
-    (tmp_path / "config" / "config.toml").write_text(
-        f'[providers.loop]\napi = "{API}"\nbase_url = "{base_url}/v1"\napi_key = "sk-loop"\n'
-        'models = [{ id = "m" }]\n'
-    )
-    return run_ctxmodes(tmp_path, *argv, stdin=stdin)
-
-
 def _user_messages(server: WireServer) -> list[list[Any]]:
     bodies = [json.loads(request["body"]) for request in server.requests]
     return [[m for m in body["messages"] if m["role"] == "user"] for body in bodies]
@@ -125,7 +86,7 @@ def test_print_mode_sends_and_prints_what_pi_does(tmp_path: Path) -> None:
     stdin = "  piped text\n\n"
     answers = ["First answer.", "Line one of two.\nLine two."]
     runs = {}
-    for name, run in (("pi", _pi_print), ("ctxmodes", _ours)):
+    for name, run in (("pi", run_pi), ("ctxmodes", run_ours)):
         with WireServer([Reply(text_stream(API, text)) for text in answers]) as server:
             runs[name] = (run(tmp_path, server.base_url, argv, stdin), _user_messages(server))
     (pi, pi_sent), (ours, our_sent) = runs["pi"], runs["ctxmodes"]
@@ -142,7 +103,7 @@ def test_a_failed_reply_in_print_mode_is_one_line_and_status_1_as_in_pi(tmp_path
     argv = ["-p", "--model", "loop/m", "hi"]
     refusal = {"error": {"message": "bad request: no", "type": "invalid_request_error"}}
     results = []
-    for run in (_pi_print, _ours):
+    for run in (run_pi, run_ours):
         with WireServer([Reply([json.dumps(refusal).encode()], status=400)]) as server:
             results.append(run(tmp_path, server.base_url, argv, ""))
     pi, ours = results
@@ -241,7 +202,7 @@ def test_a_session_id_names_one_session_that_pi_and_ctxmodes_both_continue(
     argv = ["-p", "--model", "loop/m", "--session-id", "job-7"]
     with WireServer([Reply(text_stream(API, t)) for t in ("one", "two", "three")]) as server:
         shared = {"PI_CODING_AGENT_DIR": str(agent)}
-        first = _pi_print(tmp_path, server.base_url, ["--version"], "")  # writes models.json
+        first = run_pi(tmp_path, server.base_url, ["--version"], "")  # writes models.json
         assert first.returncode == 0
         (tmp_path / "config").mkdir(exist_ok=True)
         (tmp_path / "config" / "config.toml").write_text(
@@ -249,7 +210,7 @@ def test_a_session_id_names_one_session_that_pi_and_ctxmodes_both_continue(
             'api_key = "sk-loop"\nmodels = [{ id = "m" }]\n'
         )
         created = run_ctxmodes(tmp_path, *argv, "hi", env=shared)
-        continued_by_pi = _pi_print(tmp_path, server.base_url, [*argv, "again"], "")
+        continued_by_pi = run_pi(tmp_path, server.base_url, [*argv, "again"], "")
         continued = run_ctxmodes(tmp_path, *argv, "once more", env=shared)
     assert created.returncode == 0, created.stderr
     assert "creating a new session with that id" in created.stderr

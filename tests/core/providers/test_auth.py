@@ -150,3 +150,24 @@ def test_no_credentials_at_all(tmp_path: Path) -> None:
     assert missing_credentials_hint("anthropic") == (
         "set ANTHROPIC_OAUTH_TOKEN or ANTHROPIC_API_KEY, or run `ctxmodes login anthropic`"
     )
+
+
+def test_a_key_given_for_the_run_beats_every_other_and_is_never_shown(tmp_path: Path) -> None:
+    env = _env(tmp_path, GROQ_API_KEY="from-env", CLOUDFLARE_ACCOUNT_ID="acct")
+    _store(tmp_path / "pi" / "auth.json", {"groq": {"type": "api_key", "key": "stored"}})
+    runtime = {"groq": "sk-run", "cloudflare-workers-ai": "cf-run"}
+    resolver = AuthResolver(env, now_ms=lambda: NOW, runtime_keys=runtime)
+    auth = resolver.resolve("groq", "configured-key")
+    assert auth is not None
+    assert (auth.source, auth.api_key) == ("--api-key", "sk-run")
+    assert "sk-run" not in repr(auth)
+    assert resolver.status("groq") == "--api-key"
+    cloudflare = resolver.resolve("cloudflare-workers-ai")
+    assert cloudflare is not None
+    assert (cloudflare.api_key, dict(cloudflare.env)) == (
+        "cf-run",
+        {"CLOUDFLARE_ACCOUNT_ID": "acct"},
+    )
+    stored = _resolver(env).resolve("groq")  # the process's own run keys: none given here
+    assert stored is not None
+    assert stored.api_key == "stored"

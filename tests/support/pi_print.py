@@ -1,0 +1,69 @@
+"""The real Pi's command line and ctxmodes' beside it, both reaching one loopback model
+(``loop/m``, an OpenAI Chat Completions endpoint), for differential tests of Pi's flags."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from support.cli_process import run_ctxmodes
+from support.pi_oracle import PI_PACKAGE, pi_node_modules, require_agent_node
+
+API = "openai-completions"
+
+
+def run_pi(
+    tmp_path: Path,
+    base_url: str,
+    argv: list[str],
+    stdin: str = "",
+    *,
+    api_key: str | None = "sk-loop",
+) -> Any:
+    """``pi ARGV`` in ``tmp_path``, its agent directory ``tmp_path/pi-agent`` holding the
+    model (with ``api_key`` as its configured key; ``None``: none). Skips without Pi."""
+    node = require_agent_node()
+    modules = pi_node_modules()
+    if modules is None:
+        pytest.skip("Pi is not installed: run `make pi`")
+    agent = tmp_path / "pi-agent"
+    agent.mkdir(exist_ok=True)
+    provider: dict[str, Any] = {"baseUrl": f"{base_url}/v1", "api": API, "models": [{"id": "m"}]}
+    if api_key is not None:
+        provider["apiKey"] = api_key
+    (agent / "models.json").write_text(json.dumps({"providers": {"loop": provider}}))
+    cli = (modules / PI_PACKAGE).parent / "dist" / "cli.js"
+    return subprocess.run(
+        [node, str(cli), *argv],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={**os.environ, "PI_CODING_AGENT_DIR": str(agent), "PI_OFFLINE": "1"},
+        timeout=120,
+        check=False,
+    )
+
+
+def run_ours(
+    tmp_path: Path,
+    base_url: str,
+    argv: list[str],
+    stdin: str = "",
+    *,
+    api_key: str | None = "sk-loop",
+    env: dict[str, str] | None = None,
+) -> Any:
+    """``ctxmodes ARGV`` with the same model as :func:`run_pi` in its configuration."""
+    (tmp_path / "config").mkdir(exist_ok=True)
+    key = f'api_key = "{api_key}"\n' if api_key is not None else ""
+    (tmp_path / "config" / "config.toml").write_text(
+        f'[providers.loop]\napi = "{API}"\nbase_url = "{base_url}/v1"\n{key}'
+        'models = [{ id = "m" }]\n'
+    )
+    return run_ctxmodes(tmp_path, *argv, stdin=stdin, env=env)
