@@ -276,13 +276,15 @@ def pi_version() -> str:
     return _pi_catalog().pi
 
 
-def builtin_models() -> list[ModelSpec]:
-    """Every model of pi-ai's built-in catalog, in Pi's order."""
-    return [
+@cache
+def builtin_models() -> tuple[ModelSpec, ...]:
+    """Every model of pi-ai's built-in catalog, in Pi's order (made once: a model is
+    immutable, and every registry of the process starts from them)."""
+    return tuple(
         ModelSpec.model_validate(model)
         for entry in _pi_catalog().providers
         for model in entry["models"]
-    ]
+    )
 
 
 def may_be_keyless(model: ModelSpec) -> bool:

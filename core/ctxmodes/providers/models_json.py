@@ -186,18 +186,18 @@ def catalog_with_models_json(
         wrong kind (Pi finds the first only when a request is sent).
     """
     config = pi_models_json(environ)
-    by_provider: dict[str, list[dict[str, Any]]] = {}
+    by_provider: dict[str, list[ModelSpec]] = {}
     for model in builtin:
-        by_provider.setdefault(model.provider, []).append(model.to_pi())
-    for provider, settings in config.items():
-        by_provider[provider] = _models_json_provider(
-            provider, by_provider.get(provider, []), settings
-        )
-    return [
-        _checked(model) if model["provider"] in config else _spec(model)
-        for models in by_provider.values()
-        for model in models
-    ]
+        by_provider.setdefault(model.provider, []).append(model)
+    models: list[ModelSpec] = []
+    for provider in [*by_provider, *(name for name in config if name not in by_provider)]:
+        kept = by_provider.get(provider, [])
+        if provider not in config:
+            models.extend(kept)  # as built in: nothing to apply
+            continue
+        base = [model.to_pi() for model in kept]
+        models.extend(map(_checked, _models_json_provider(provider, base, config[provider])))
+    return models
 
 
 def _checked(model: dict[str, Any]) -> ModelSpec:
