@@ -45,7 +45,7 @@ from ctxmodes.sdk.events import (
     UsageReported,
     WindowOpened,
 )
-from ctxmodes.sdk.models import resolve_model
+from ctxmodes.sdk.models import configured_thinking_budgets, resolve_model
 from ctxmodes.session_mode import ModeChangeNotConfirmed
 
 __all__ = [
@@ -79,6 +79,7 @@ __all__ = [
     "TransportRetryScheduled",
     "UsageReported",
     "WindowOpened",
+    "configured_thinking_budgets",
     "default_loader",
     "open_agent",
     "resolve_model",

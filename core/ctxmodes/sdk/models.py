@@ -27,3 +27,16 @@ def resolve_model(spec: str, *, cwd: Path | str | None = None) -> Provider:
     settings = load_settings(cwd=where, cli={"model": spec}).settings
     pm = make_configured_plugin_manager(settings)
     return resolve_configured(pm, spec, settings.retry.provider)[0]
+
+
+def configured_thinking_budgets(*, cwd: Path | str | None = None) -> dict[str, int]:
+    """The tokens the configuration for ``cwd`` lets a model think at each level (Pi's
+    ``thinkingBudgets``, ``[thinking_budgets]``; empty: the transports' own), for a program
+    that builds its own :class:`~ctxmodes.providers.base.ModelRequest` as a session would.
+
+    :raises CtxmodesError: the configuration does not validate.
+    """
+    from ctxmodes.config import load_settings
+
+    where = Path(cwd) if cwd is not None else Path.cwd()
+    return dict(load_settings(cwd=where).settings.thinking_budgets.by_level())

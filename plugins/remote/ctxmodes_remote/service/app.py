@@ -29,7 +29,7 @@ import logging
 import ssl
 import threading
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import partial
@@ -156,9 +156,11 @@ class ServiceApp:
         max_body_bytes: int = MAX_BODY_BYTES,
         upstream_idle_timeout_s: float = UPSTREAM_IDLE_TIMEOUT_S,
         idle_timeout_s: float = IDLE_TIMEOUT_S,
+        thinking_budgets: Mapping[str, int] | None = None,
     ) -> None:
         self.engine = engine
         self.provider = provider
+        self._thinking_budgets = dict(thinking_budgets or {})
         self._max_body_bytes = max_body_bytes
         self._idle_timeout_s = idle_timeout_s
         self._upstream_idle_timeout_s = upstream_idle_timeout_s
@@ -458,7 +460,16 @@ class ServiceApp:
         # Nothing reaches the client before that record is durable, and a refused input or a
         # failed record aborts the call.
         self._streams.submit(
-            upstream.run, partial(model_request, body, self.provider.info, marked, decrypt, flat)
+            upstream.run,
+            partial(
+                model_request,
+                body,
+                self.provider.info,
+                marked,
+                decrypt,
+                flat,
+                self._thinking_budgets,
+            ),
         )
         try:
             await upstream.built()

@@ -222,9 +222,12 @@ def model_request(
     marked: Mapping[tuple[str | None, str], frozenset[str]],
     decrypt: Decrypt,
     flat: frozenset[str],
+    thinking_budgets: Mapping[str, int] | None = None,
 ) -> ModelRequest:
     """The upstream request for a Responses body; the tools of the namespaces ``flat`` (see
-    :func:`flat_namespaces`) are offered one by one.
+    :func:`flat_namespaces`) are offered one by one, and the effort asked for thinks with
+    ``thinking_budgets`` where the model counts thinking in tokens (the configuration's,
+    as a session's turn would).
 
     :raises CiphertextError: an encrypted value in the input is not this account's.
     """
@@ -286,6 +289,7 @@ def model_request(
         messages=builder.messages,
         tools=_flattened(tools) if flat else tools,
         reasoning=requested_level(body),
+        thinking_budgets=dict(thinking_budgets) if thinking_budgets else None,
     )
 
 

@@ -61,6 +61,8 @@ class ServerConfig:
 
 
 async def _serve(config: ServerConfig) -> None:
+    from ctxmodes.sdk import configured_thinking_budgets
+
     context = (
         tls_context(config.tls_cert, config.tls_key)
         if config.tls_cert is not None and config.tls_key is not None
@@ -86,6 +88,7 @@ async def _serve(config: ServerConfig) -> None:
         provider,
         upstream_idle_timeout_s=config.upstream_timeout_s,
         idle_timeout_s=config.idle_timeout_s,
+        thinking_budgets=configured_thinking_budgets(),
     )
     runner = service.runner(access_log_class=logs.AccessLogger)
     await runner.setup()

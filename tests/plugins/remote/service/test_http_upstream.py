@@ -383,3 +383,34 @@ def test_the_signature_gemini_puts_on_its_call_goes_round_sealed_back_on_the_cal
     [part] = [p for c in answered["contents"] for p in c["parts"] if "functionCall" in p]
     assert part["functionCall"]["name"] == "multiply"
     assert part["thoughtSignature"] == signed["thoughtSignature"]
+
+
+@pytest.mark.parametrize(("effort", "budget"), [("low", 3000), ("medium", None)])
+def test_the_configured_thinking_budgets_apply_to_the_effort_codex_asks_for(
+    tmp_path, tls, monkeypatch, effort, budget
+):
+    """``[thinking_budgets]`` (Pi's ``thinkingBudgets``) is what a model that counts its
+    thinking in tokens gets for the effort Codex sends, as a session's turn gets it; a level
+    the configuration leaves out keeps the transport's own budget."""
+    from ctxmodes.providers.transport.budget import answer_room, thinking_budget
+
+    answer = text_stream("anthropic-messages", "thought about it")
+    with WireServer([Reply(answer)]) as model:
+        _configure(tmp_path, monkeypatch, "anthropic-messages", model.base_url, reasoning=True)
+        config = tmp_path / "config" / "config.toml"
+        config.write_text(config.read_text() + "[thinking_budgets]\nlow = 3000\n")
+        with _service(tmp_path, tls) as client:
+            turn = {
+                "model": "m",
+                "stream": True,
+                "input": [_user("think a little")],
+                "reasoning": {"effort": effort},
+            }
+            reply = client.post_json("/responses", turn, turn_headers("s1", "w1"))
+    assert reply.status == 200, reply.body
+    [sent] = model.requests
+    thinking = json.loads(sent["body"])["thinking"]
+    # The endpoint's model answers in at most 8192 tokens, 1024 of them kept for the answer.
+    default = answer_room(thinking_budget(effort, None), 8192)
+    assert default != 3000
+    assert (thinking["type"], thinking["budget_tokens"]) == ("enabled", budget or default)
