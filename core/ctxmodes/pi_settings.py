@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import json
 import math
+import os
+from collections.abc import MutableMapping
 from pathlib import Path
 from typing import Any, Literal, get_args
 
@@ -28,7 +30,7 @@ from ctxmodes.config_sources import Layer, TrustCheck, project_trusted
 from ctxmodes.errors import ConfigError
 from ctxmodes.thinking_levels import THINKING_LEVELS
 
-__all__ = ["HONOURED", "described", "pi_layers", "read_settings_file"]
+__all__ = ["HONOURED", "apply_http_proxy", "described", "pi_layers", "read_settings_file"]
 
 #: "strings": an array of strings.
 JsonKind = Literal["boolean", "number", "string", "strings"]
@@ -95,6 +97,29 @@ _TYPES: dict[JsonKind, tuple[type, ...]] = {
     "number": (int, float),
     "string": (str,),
 }
+
+
+#: Pi's proxy of every HTTP request, read from the global file only (as Pi reads it).
+_HTTP_PROXY = "httpProxy"
+_PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY")
+
+
+def apply_http_proxy(environ: MutableMapping[str, str] | None = None) -> None:
+    """Pi's ``httpProxy``, from the global ``settings.json``: the proxy of every request the
+    process sends, set as ``HTTP_PROXY`` and ``HTTPS_PROXY`` where the environment has not
+    set them (a variable already there wins, as in Pi; ``NO_PROXY`` still applies).
+
+    :raises ConfigError: the file is not a JSON object, or the value not a string.
+    """
+    from ctxmodes.session.paths import agent_dir
+
+    path = agent_dir() / "settings.json"
+    proxy = _value(path, read_settings_file(path), _HTTP_PROXY, "string")
+    if proxy is None or not proxy.strip():
+        return
+    target = os.environ if environ is None else environ
+    for name in _PROXY_VARIABLES:
+        target.setdefault(name, proxy.strip())
 
 
 def pi_layers(directory: Path, trusted: TrustCheck | None = None) -> list[Layer]:

@@ -393,3 +393,22 @@ def test_per_model_thinking_levels_of_the_wrong_type_are_one_line(
     with pytest.raises(ConfigError) as raised:
         _shown(project, user_dir)
     assert str(raised.value) == f"{path}: modelThinkingLevels: {words}"
+
+
+def test_pis_http_proxy_comes_from_the_global_file_and_yields_to_the_environment(
+    project: Path, agent_dir: Path
+) -> None:
+    from ctxmodes.pi_settings import apply_http_proxy
+
+    (project / ".pi").mkdir()
+    (project / ".pi" / "settings.json").write_text(json.dumps({"httpProxy": "http://project:1"}))
+    environ: dict[str, str] = {}
+    apply_http_proxy(environ)
+    assert environ == {}  # a project's file is not read for it, as in Pi
+    (agent_dir / "settings.json").write_text(json.dumps({"httpProxy": " http://proxy:3128 "}))
+    environ = {"HTTPS_PROXY": ""}
+    apply_http_proxy(environ)
+    assert environ == {"HTTP_PROXY": "http://proxy:3128", "HTTPS_PROXY": ""}
+    (agent_dir / "settings.json").write_text(json.dumps({"httpProxy": 3128}))
+    with pytest.raises(ConfigError, match="httpProxy"):
+        apply_http_proxy({})

@@ -279,6 +279,9 @@ def _main(arguments: list[str]) -> tuple[int, bool]:
 
     tolerate_unencodable_text()
     try:
+        from ctxmodes.pi_settings import apply_http_proxy
+
+        apply_http_proxy()  # before any command sends a request, as Pi applies it
         code: int = handler(args)
     except CtxmodesError as exc:
         _print_error(exc)

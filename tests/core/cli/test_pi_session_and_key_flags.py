@@ -158,3 +158,16 @@ def test_the_run_s_key_is_what_the_provider_receives_as_with_pi(
                 assert key not in trace.read_text()
                 assert not any(key in path.read_text() for path in tmp_path.rglob("*.jsonl"))
     assert received["ctxmodes"] == received["pi"] == f"Bearer {key}"
+
+
+def test_pis_http_proxy_carries_the_model_s_requests(tmp_path: Path) -> None:
+    """Pi's global ``httpProxy``: the model's request goes to the proxy, addressed to the
+    model's own endpoint (a name the machine cannot resolve: only the proxy can reach it)."""
+    agent = tmp_path / "agent"
+    agent.mkdir()
+    with WireServer([Reply(text_stream(API, "through the proxy"))]) as proxy:
+        (agent / "settings.json").write_text(json.dumps({"httpProxy": proxy.base_url}))
+        result = run_ours(tmp_path, "http://model.invalid", ["-p", "--model", "loop/m", "hi"])
+    assert (result.returncode, result.stdout) == (0, "through the proxy\n"), result.stderr
+    [request] = proxy.requests
+    assert request["path"] == "http://model.invalid/v1/chat/completions"
