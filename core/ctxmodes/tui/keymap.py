@@ -12,6 +12,7 @@ said once when the user asked for it.
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,6 +45,8 @@ DEFAULTS: Final[Mapping[str, tuple[str, ...]]] = {
     "app.session.new": (),
     "app.session.resume": (),
     "app.session.fork": (),
+    # Windows has no job control to suspend into, and Pi binds nothing there.
+    "app.suspend": () if sys.platform == "win32" else ("ctrl+z",),
 }
 
 _SPECIAL: Final[Mapping[str, str]] = {

@@ -98,6 +98,11 @@ class KeyActions:
             return
         self._session.buffer.insert_text(pasted)
 
+    def suspend(self) -> None:
+        """Ctrl+Z: back to the shell, the session stopped with the process (job control);
+        ``fg`` brings it back as it was, a reply that was streaming then going on."""
+        self._session.app.suspend_to_background()
+
     def show_tool_outputs(self) -> None:
         """Ctrl+O: the full output of the last tool call."""
         session = self._session
@@ -162,6 +167,7 @@ def key_bindings(session: TerminalSession, picking: Condition, keymap: KeyMap) -
         "app.session.new": lambda: run_command(session, "new"),
         "app.session.resume": lambda: run_command(session, "resume"),
         "app.session.fork": lambda: run_command(session, "fork"),
+        "app.suspend": actions.suspend,
     }
     for action, run in editor_actions.items():
         for sequence in keymap.of(action):

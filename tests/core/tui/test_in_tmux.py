@@ -194,6 +194,22 @@ def test_ctrl_v_without_a_clipboard_says_so(tmp_path):
         tmux.close()
 
 
+def test_ctrl_z_suspends_to_the_shell_and_fg_brings_the_session_back_as_it_was(tmp_path):
+    tmux = shell_in_tmux(tmp_path)
+    try:
+        start_chat(tmux, tmp_path)
+        tmux.type("hi")
+        tmux.key("C-z")
+        tmux.wait("Stopped")
+        tmux.type("fg")
+        tmux.key("Enter")
+        tmux.wait("\u203a hi")  # the editor's text kept
+        tmux.key("Enter")
+        tmux.wait("hello there")
+    finally:
+        tmux.close()
+
+
 def test_the_mode_switch_question_is_shown_whole_on_a_narrow_terminal(tmp_path):
     """``/mode NAME`` asks with one long sentence saying what the switch changes: it wraps
     at the terminal's width, none of it cut off."""
