@@ -43,6 +43,14 @@ def pytest_configure(config: pytest.Config) -> None:
     for name, folder in DIRECTORIES.items():
         (root / folder).mkdir()
         os.environ[name] = str(root / folder)
+    # A relative PYTHONPATH (`PYTHONPATH=core:plugins/...` to test a checkout) would name
+    # other folders, or none, in a subprocess started elsewhere (most start in a test's
+    # tmp_path), which would then run another installed copy of ctxmodes.
+    if os.environ.get("PYTHONPATH"):
+        entries = os.environ["PYTHONPATH"].split(os.pathsep)
+        os.environ["PYTHONPATH"] = os.pathsep.join(
+            str(Path(entry).resolve()) if entry else entry for entry in entries
+        )
 
     def restore() -> None:
         os.environ.clear()

@@ -58,7 +58,9 @@ def build_parser(
         epilog="Without a command, `ctxmodes` reads its command line as Pi does: "
         "`ctxmodes -c --model SPEC` is `ctxmodes chat -c --model SPEC`, `ctxmodes MESSAGE` "
         "opens the interactive session with MESSAGE, and `ctxmodes -p MESSAGE` (or MESSAGE "
-        "without a terminal) is `ctxmodes run --print MESSAGE`.",
+        "without a terminal) is `ctxmodes run --print MESSAGE`; `ctxmodes --list-models "
+        "[SEARCH]` prints Pi's table of the models with credentials (`ctxmodes models "
+        "--pi-list --search SEARCH`).",
     )
     parser.add_argument("--version", action="version", version=f"ctxmodes {__version__}")
     add_session_choice(parser)

@@ -1,5 +1,8 @@
 """``ctxmodes models``: every known model with its limits and prices, those whose provider
-has credentials first (where they come from is shown; no command is run to find out)."""
+has credentials first (where they come from is shown; no command is run to find out).
+``--search`` keeps the models Pi's fuzzy search keeps, best first; ``--pi-list`` prints Pi's
+``--list-models`` table instead (:mod:`ctxmodes.cli.pi_model_list`), which a bare
+``ctxmodes --list-models [SEARCH]`` means."""
 
 from __future__ import annotations
 
@@ -15,6 +18,20 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--provider", help="only this provider's models")
     parser.add_argument(
         "--available", action="store_true", help="only models whose provider has credentials"
+    )
+    parser.add_argument(
+        "--search",
+        metavar="TEXT",
+        help="only models whose `provider id` matches TEXT as Pi's fuzzy search does (its "
+        "characters in order, any case; words separated by spaces or / must all match), "
+        "best match first",
+    )
+    parser.add_argument(
+        "--pi-list",
+        action="store_true",
+        help="print Pi's `--list-models` table instead: the models with credentials, by "
+        "provider and id, with context window, output limit, thinking and images "
+        "(`ctxmodes --list-models [SEARCH]`)",
     )
     add_trust_options(parser)
     parser.set_defaults(handler=run)
@@ -46,9 +63,21 @@ def run(args: argparse.Namespace) -> int:
         known = ", ".join(sorted({model.provider for model in registry.models}))
         raise CtxmodesError(f"no provider is named {args.provider!r}; known providers: {known}")
     sources = credential_sources(models)
-    ordered = [m for m in models if sources[m.ref]] + [m for m in models if not sources[m.ref]]
-    if args.available:
-        ordered = [m for m in ordered if sources[m.ref]]
+    if args.pi_list:
+        from ctxmodes.cli.pi_model_list import pi_model_list
+
+        available = [model for model in models if sources[model.ref]]
+        print("\n".join(pi_model_list(available, args.search)))
+        return 0
+    shown = [m for m in models if sources[m.ref]] if args.available else models
+    if args.search:
+        from ctxmodes.fuzzy_filter import fuzzy_filter
+
+        shown = fuzzy_filter(shown, args.search, lambda model: f"{model.provider} {model.id}")
+        if not shown:
+            print(f'No models matching "{args.search}"')
+            return 0
+    ordered = [m for m in shown if sources[m.ref]] + [m for m in shown if not sources[m.ref]]
     header = ("MODEL", "API", "CONTEXT", "MAX OUT", "$/M IN", "OUT", "CACHE R", "CACHE W", "KEY")
     rows = [
         (

@@ -5,6 +5,8 @@ not a terminal) is Pi's print mode: ``ctxmodes run --print``, which prints the l
 text and nothing else. ``ctxmodes PROMPT`` on a terminal opens the interactive session and
 sends it. Either way, arguments starting with ``@`` are files whose text goes into the
 first prompt, after what was piped into standard input, as Pi builds its first message.
+``ctxmodes --list-models [SEARCH]`` is ``ctxmodes models --pi-list [--search SEARCH]``, and
+``ctxmodes --export FILE [OUTPUT]`` is ``ctxmodes session export``.
 
 Internal to ctxmodes: not part of the API plugins and programs use (see :mod:`ctxmodes`).
 """
@@ -12,7 +14,7 @@ Internal to ctxmodes: not part of the API plugins and programs use (see :mod:`ct
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from ctxmodes.errors import CtxmodesError
@@ -31,6 +33,10 @@ VALUE_OPTIONS = frozenset(
     | {"-t", "--tools", "-xt", "--exclude-tools", "--system-prompt", "--append-system-prompt"}
     | {"--fork", "--api-key", EXPORT}
 )
+#: Pi's ``--list-models [SEARCH]``: the models with credentials, those matching SEARCH.
+LIST_MODELS = "--list-models"
+#: Pi's project-trust flags, which decide whether a project's own providers are read.
+TRUST_FLAGS = frozenset({"-a", "--approve", "-na", "--no-approve"})
 #: What a bare ``ctxmodes`` answers itself.
 OWN_OPTIONS = frozenset({"-h", "--help", "--version"})
 #: The bytes that start an image Pi attaches rather than reads as text.
@@ -40,15 +46,30 @@ _IMAGE_MAGIC = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"GIF87a", b"GIF89a")
 def named_command(argv: Sequence[str]) -> str | None:
     """The first argument that is neither an option nor the value of one, before ``--``
     (``None``: there is none)."""
-    arguments = iter(argv)
-    for argument in arguments:
-        if argument == END_OF_OPTIONS:
-            return None
-        if argument in VALUE_OPTIONS:
-            next(arguments, None)
-        elif not argument.startswith("-"):
+    for argument, value in _options_and_values(argv):
+        if value is None and not argument.startswith("-"):
             return argument
     return None
+
+
+def _options_and_values(argv: Sequence[str]) -> Iterator[tuple[str, str | None]]:
+    """Each argument before ``--``, with the value it takes (``None``: it takes none)."""
+    at = 0
+    while at < len(argv) and argv[at] != END_OF_OPTIONS:
+        argument = argv[at]
+        following = argv[at + 1] if at + 1 < len(argv) else None
+        takes_value = argument in VALUE_OPTIONS or (
+            argument == LIST_MODELS and following is not None and _is_search(following)
+        )
+        value = following if takes_value else None
+        yield argument, value
+        at += 1 if value is None else 2
+
+
+def _is_search(argument: str) -> bool:
+    """Whether the argument after ``--list-models`` is its search, as Pi decides: anything
+    but an option or an ``@FILE``."""
+    return not argument.startswith(("-", "@"))
 
 
 def meant_command_line(
@@ -64,6 +85,9 @@ def meant_command_line(
     named = named_command(argv)
     if EXPORT in _options(argv):
         return _export(argv, named)
+    listing = _list_models(argv)
+    if listing is not None:
+        return listing
     printing = bool(PRINT_FLAGS.intersection(_options(argv)))
     if not argv or (
         named is not None and is_command(named) and not _print_flag_before(argv, named)
@@ -90,6 +114,24 @@ def _export(argv: Sequence[str], output: str | None) -> list[str]:
     if at + 1 >= len(argv):
         raise CtxmodesError("--export needs the session file to export")
     return ["session", "export", argv[at + 1], *(["-o", output] if output else [])]
+
+
+def _list_models(argv: Sequence[str]) -> list[str] | None:
+    """``models --pi-list``, as Pi's ``--list-models [SEARCH]`` (``None``: not asked for).
+    As in Pi, the last ``--list-models`` counts, and the other options and any prompt are
+    left unused, but for the project-trust flags.
+    """
+    asked = False
+    search: str | None = None
+    trust: list[str] = []
+    for argument, value in _options_and_values(argv):
+        if argument == LIST_MODELS:
+            asked, search = True, value
+        elif argument in TRUST_FLAGS:
+            trust = [argument]  # the last one, as each overrides the one before
+    if not asked:
+        return None
+    return ["models", "--pi-list", *trust, *(["--search", search] if search else [])]
 
 
 def _refuse_a_mistyped_command(word: str, is_command: Callable[[str], bool]) -> None:

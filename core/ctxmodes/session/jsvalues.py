@@ -8,6 +8,7 @@ import re
 from typing import Any, Final
 
 __all__ = [
+    "JS_WHITESPACE",
     "js_length",
     "js_locale_sort_key",
     "js_slice",
@@ -18,8 +19,9 @@ __all__ = [
     "js_truthy",
 ]
 
-# String.prototype.trim() strips WhiteSpace and LineTerminator code points.
-_JS_WHITESPACE: Final = (
+#: What JavaScript counts as whitespace: ``String.prototype.trim()`` strips these, and a
+#: regular expression's ``\s`` matches them (WhiteSpace and LineTerminator code points).
+JS_WHITESPACE: Final = (
     "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
     "\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
 )
@@ -43,12 +45,12 @@ def js_truthy(value: Any) -> bool:
 
 def js_trim(text: str) -> str:
     """``text.trim()`` with JavaScript's definition of whitespace."""
-    return text.strip(_JS_WHITESPACE)
+    return text.strip(JS_WHITESPACE)
 
 
 def js_trim_end(text: str) -> str:
     """``text.trimEnd()`` with JavaScript's definition of whitespace."""
-    return text.rstrip(_JS_WHITESPACE)
+    return text.rstrip(JS_WHITESPACE)
 
 
 # Strings. JavaScript counts, slices and (by default) sorts strings by UTF-16 code units;

@@ -46,6 +46,27 @@ COMMANDS = frozenset({"run", "chat", "session"})
             False,
             ["session", "export", "s.jsonl", "-o", "o.html"],
         ),
+        (["--list-models"], True, ["models", "--pi-list"]),
+        (["--list-models", "gpt 4o"], False, ["models", "--pi-list", "--search", "gpt 4o"]),
+        # As in Pi: what follows is the search (a command's name too) unless it is an option
+        # or an @FILE; the last --list-models counts; prompts and other options go unused.
+        (["--list-models", "run"], True, ["models", "--pi-list", "--search", "run"]),
+        (["--list-models", "@notes.txt"], True, ["models", "--pi-list"]),
+        (["-p", "hi", "--list-models", "-c"], False, ["models", "--pi-list"]),
+        (["--list-models", "a", "--list-models"], True, ["models", "--pi-list"]),
+        (
+            ["-a", "--list-models", "x", "-na"],
+            True,
+            ["models", "--pi-list", "-na", "--search", "x"],
+        ),
+        (["--list-models", ""], True, ["models", "--pi-list"]),
+        # The value of an option is not the flag.
+        (
+            ["-p", "--model", "--list-models", "hi"],
+            True,
+            ["run", "--print", "--model", "--list-models", "hi"],
+        ),
+        (["--", "--list-models"], False, ["run", "--print", "--", "--list-models"]),
     ],
 )
 def test_what_a_pi_style_command_line_means(
