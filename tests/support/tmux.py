@@ -19,8 +19,9 @@ def ctxmodes_command(*args: str) -> list[str]:
 
 
 def private_env(work: Path) -> dict[str, str]:
-    """An environment whose configuration, state, Pi and home directories are in ``work``."""
-    return {
+    """An environment whose configuration, state, Pi and home directories are in ``work``,
+    running the code the tests import."""
+    env = {
         "CTXMODES_CONFIG_DIR": str(work / "config"),
         "XDG_STATE_HOME": str(work / "state"),
         "PI_CODING_AGENT_DIR": str(work / "pi"),
@@ -28,6 +29,12 @@ def private_env(work: Path) -> dict[str, str]:
         "TERM": "xterm-256color",
         "PATH": os.environ.get("PATH", ""),
     }
+    # A PYTHONPATH that puts a checkout's code before the installed one must reach the
+    # command too, made absolute: the command runs in another directory.
+    python_path = [entry for entry in os.environ.get("PYTHONPATH", "").split(os.pathsep) if entry]
+    if python_path:
+        env["PYTHONPATH"] = os.pathsep.join(os.path.abspath(entry) for entry in python_path)
+    return env
 
 
 class Tmux:

@@ -110,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
     if args.session is not None:
         session_file = resolve_session(args.session, cwd, directory)
     if args.resume:
-        from ctxmodes.tui.resume import pick_session
+        from ctxmodes.tui.startup_picker import pick_session
 
         session_file = pick_session(directory or default_session_dir(cwd), cwd)
         if session_file is None:

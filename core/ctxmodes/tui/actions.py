@@ -142,8 +142,24 @@ def resume(session: TerminalSession, args: str) -> None:
         lambda path: _resume_file(session, path),
         cwd=cwd_filter(manager.cwd, directory),
         wake=session.wake,
+        current=manager.session_file,
+        rename_current=lambda name: _name_live_session(session, name),
+        keymap=session.keymap,
     )
     session.open_picker(picker.picker)
+
+
+def _name_live_session(session: TerminalSession, name: str) -> None:
+    """Name the session being run as ``/name`` does (its writer holds the file), saying it
+    in the footer rather than in the scrollback, as the picker shows it already."""
+    agent = session.agent
+
+    def job() -> None:
+        agent.set_name(name)
+        session.call_soon(session.status.refresh)
+        session.wake()
+
+    agent.run_soon(job)
 
 
 def _resume_file(session: TerminalSession, path: Path) -> None:

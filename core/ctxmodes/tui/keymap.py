@@ -45,6 +45,11 @@ DEFAULTS: Final[Mapping[str, tuple[str, ...]]] = {
     "app.session.new": (),
     "app.session.resume": (),
     "app.session.fork": (),
+    # The session pickers' own (``/resume``, ``-r``). Pi's Ctrl+Backspace arrives as
+    # Backspace from a terminal's legacy keys, so it binds nothing until a key is given.
+    "app.session.rename": ("ctrl+r",),
+    "app.session.delete": ("ctrl+d",),
+    "app.session.deleteNoninvasive": ("ctrl+backspace",),
     # Windows has no job control to suspend into, and Pi binds nothing there.
     "app.suspend": () if sys.platform == "win32" else ("ctrl+z",),
 }

@@ -13,6 +13,7 @@ from ctxmodes.tui import render
 from ctxmodes.tui.commands import run_command, run_typed
 from ctxmodes.tui.cycling import cycle_model, cycle_thinking
 from ctxmodes.tui.keymap import KeyMap
+from ctxmodes.tui.picker_keys import bind_picker_actions
 
 if TYPE_CHECKING:
     from ctxmodes.tui.app import TerminalSession
@@ -189,7 +190,7 @@ def key_bindings(session: TerminalSession, picking: Condition, keymap: KeyMap) -
         else:
             buffer.start_completion(select_first=True)
 
-    _picker_bindings(session, keys, picking)
+    _picker_bindings(session, keys, picking, keymap)
     return keys
 
 
@@ -200,7 +201,9 @@ def _handler(run: Callable[[], None]) -> Callable[[KeyPressEvent], None]:
     return handle
 
 
-def _picker_bindings(session: TerminalSession, keys: KeyBindings, picking: Condition) -> None:
+def _picker_bindings(
+    session: TerminalSession, keys: KeyBindings, picking: Condition, keymap: KeyMap
+) -> None:
     def current() -> Picker:
         assert session.picker is not None
         return session.picker
@@ -224,11 +227,18 @@ def _picker_bindings(session: TerminalSession, keys: KeyBindings, picking: Condi
     @keys.add("enter", filter=picking)
     def _(event: KeyPressEvent) -> None:
         picker = current()
+        if picker.question is not None:
+            picker.answer()
+            return
         session.close_picker()
         picker.pick()
 
     @keys.add("escape", filter=picking, eager=True)
     def _(event: KeyPressEvent) -> None:
+        picker = current()
+        if picker.question is not None:
+            picker.dismiss()
+            return
         session.cancel_picker()
 
     @keys.add("c-o", filter=picking)
@@ -245,15 +255,15 @@ def _picker_bindings(session: TerminalSession, keys: KeyBindings, picking: Condi
 
         @keys.add(key, filter=picking)
         def _(event: KeyPressEvent, action: str = action) -> None:
-            run = current().actions.get(action)
-            if run is not None:
-                run()
+            current().act(action)
+
+    bind_picker_actions(keys, keymap, current, picking)
 
     @keys.add("<any>", filter=picking)
     def _(event: KeyPressEvent) -> None:
         data = event.key_sequence[-1].data
         picker = current()
-        if data == "L" and "label" in picker.actions:
-            picker.actions["label"]()
-        elif data.isprintable():
+        if data == "L" and picker.act("label"):
+            return
+        if data.isprintable():
             picker.type(data)

@@ -27,6 +27,7 @@ from prompt_toolkit.styles import Style
 from prompt_toolkit.widgets import SearchToolbar
 
 from ctxmodes.tui.keys import key_bindings
+from ctxmodes.tui.picker import PICKER_STYLE
 
 if TYPE_CHECKING:
     from prompt_toolkit.input import Input
@@ -51,12 +52,7 @@ STYLE = Style.from_dict(
         "footer.alert": "#d70000 bold",
         "footer.unknown": "#a8a8a8 italic",
         "footer.activity": "#5fafd7",
-        "picker.title": "bold",
-        "picker.query": "#5fafd7",
-        "picker.selected": "reverse",
-        "picker.hint": "#707070",
-        "picker.archived": "#af8700",
-        "picker.active": "#5fafd7",
+        **PICKER_STYLE,
     }
 )
 

@@ -1,5 +1,8 @@
 """An inline list picker drawn in place of the editor (``/resume``, ``/tree``, choices):
-arrows move, typing filters, Enter picks, Esc cancels. It never takes the whole screen."""
+arrows move, typing filters, Enter picks, Esc cancels. It never takes the whole screen.
+
+A picker may ask a question over its rows (rename this session? delete it?): until it is
+answered (Enter) or dismissed (Esc), the question takes the keys and the picker stays open."""
 
 from __future__ import annotations
 
@@ -16,6 +19,18 @@ Pairs = list[tuple[str, str]]
 
 VISIBLE_ROWS: Final = 12
 
+#: How a picker's parts are drawn (the session's style and ``-r``'s use it).
+PICKER_STYLE: Final = {
+    "picker.title": "bold",
+    "picker.query": "#5fafd7",
+    "picker.selected": "reverse",
+    "picker.hint": "#707070",
+    "picker.archived": "#af8700",
+    "picker.active": "#5fafd7",
+    "picker.notice": "#5fafd7",
+    "picker.error": "#d70000",
+}
+
 
 @dataclass(frozen=True, slots=True)
 class PickerItem:
@@ -23,6 +38,18 @@ class PickerItem:
     #: What typing filters on (lower-cased by the picker).
     text: str
     fragments: Pairs
+
+
+@dataclass
+class PickerQuestion:
+    """A question asked over a picker's rows: a confirmation when ``answer`` is ``None``
+    (typing is ignored), else a line to type, ``answer`` being its text so far (the asker
+    may prefill it). ``on_answer`` receives the typed text (``""`` for a confirmation)."""
+
+    prompt: str
+    on_answer: Callable[[str], None]
+    answer: str | None = None
+    hint: str = "Enter confirm · Esc cancel"
 
 
 @dataclass
@@ -42,10 +69,16 @@ class Picker:
     #: Ctrl+O: cycles the picker's filter (``/tree``), when given.
     on_cycle: Callable[[], None] | None = None
     #: Keys of the picker's own, by action: ``fold`` (Ctrl+←), ``unfold`` (Ctrl+→),
-    #: ``label`` (Shift+L, which then does not filter).
+    #: ``label`` (Shift+L, which then does not filter), and Pi's action ids the keymap
+    #: binds (``app.session.rename`` …).
     actions: dict[str, Callable[[], None]] = field(default_factory=dict)
     query: str = ""
     selected: int = 0
+    #: The question open over the rows, if any.
+    question: PickerQuestion | None = None
+    #: One line said in place of the hint, until the next key moves or filters: (style,
+    #: text).
+    notice: tuple[str, str] | None = None
     _rows: Sequence[PickerItem] | None = field(default=None, repr=False)
 
     def rows(self) -> Sequence[PickerItem]:
@@ -59,19 +92,61 @@ class Picker:
         self._rows = None
 
     def type(self, text: str) -> None:
+        self.notice = None
+        question = self.question
+        if question is not None:
+            if question.answer is not None:
+                question.answer += text
+            return
         self.query += text
         self.selected = 0
         self.refresh()
 
     def backspace(self) -> None:
+        self.notice = None
+        question = self.question
+        if question is not None:
+            if question.answer is not None:
+                question.answer = question.answer[:-1]
+            return
         self.query = self.query[:-1]
         self.selected = 0
         self.refresh()
 
     def move(self, delta: int) -> None:
+        if self.question is not None:
+            return  # the question is about the selected row
+        self.notice = None
         count = len(self.rows())
         if count:
             self.selected = max(0, min(count - 1, self.selected + delta))
+
+    def act(self, action: str) -> bool:
+        """Run the picker's own ``action``, if it has it and no question is open; whether
+        it ran."""
+        run = self.actions.get(action)
+        if run is None or self.question is not None:
+            return False
+        run()
+        return True
+
+    def ask(self, question: PickerQuestion) -> None:
+        self.question = question
+        self.notice = None
+
+    def answer(self) -> None:
+        """Enter while a question is open: it closes, then hears the answer (and may ask
+        again, say when the answer will not do)."""
+        question, self.question = self.question, None
+        if question is not None:
+            question.on_answer(question.answer or "")
+
+    def dismiss(self) -> None:
+        """Esc while a question is open: back to the rows, nothing done."""
+        self.question = None
+
+    def say(self, text: str, *, error: bool = False) -> None:
+        self.notice = ("class:picker.error" if error else "class:picker.notice", text)
 
     def pick(self) -> None:
         if self.free_text:
@@ -85,6 +160,9 @@ class Picker:
         """What the picker draws; ``width``: the terminal's columns, to which the title is
         wrapped at spaces (it may be a long sentence, and the rows below are cut, not
         wrapped, to keep one row per line)."""
+        question = self.question
+        if question is not None and question.answer is not None:
+            return self._typed_answer(question, width)
         rows = self.rows()
         title = wrap_words(self.title, width - 1) if width > 1 else self.title
         parts: StyleAndTextTuples = [("class:picker.title", title), ("", "\n")]
@@ -93,13 +171,32 @@ class Picker:
         if self.free_text:
             parts += [("", "\n"), ("class:picker.hint", self.hint)]
             return parts
+        # A confirmation is about the selected row: it is drawn as the question is.
+        chosen = "class:picker.selected" + (" class:picker.error" if question else "")
         start = max(0, min(self.selected - VISIBLE_ROWS // 2, len(rows) - VISIBLE_ROWS))
         for index in range(start, min(len(rows), start + VISIBLE_ROWS)):
-            style = "class:picker.selected" if index == self.selected else ""
+            style = chosen if index == self.selected else ""
             parts.append(("", "\n"))
             parts.append((style, "▸ " if index == self.selected else "  "))
             parts.extend((f"{style} {s}".strip(), t) for s, t in rows[index].fragments)
         if not rows:
             parts += [("", "\n"), ("class:picker.hint", "  (nothing matches)")]
-        parts += [("", "\n"), ("class:picker.hint", f"{len(rows)} · {self.hint}")]
+        if question is not None:
+            last = ("class:picker.error", f"{question.prompt} {question.hint}")
+        else:
+            last = self.notice or ("class:picker.hint", f"{len(rows)} · {self.hint}")
+        parts += [("", "\n"), last]
+        return parts
+
+    def _typed_answer(self, question: PickerQuestion, width: int) -> StyleAndTextTuples:
+        """A question to type the answer to takes the rows' place."""
+        prompt = wrap_words(question.prompt, width - 1) if width > 1 else question.prompt
+        parts: StyleAndTextTuples = [
+            ("class:picker.title", prompt),
+            ("", "\n"),
+            ("class:picker.query", f"> {question.answer}"),
+        ]
+        if self.notice is not None:
+            parts += [("", "\n"), self.notice]
+        parts += [("", "\n"), ("class:picker.hint", question.hint)]
         return parts

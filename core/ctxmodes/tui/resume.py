@@ -1,18 +1,27 @@
 """The ``/resume`` and ``-r`` picker: sessions listed from their heads (see
 :mod:`ctxmodes.tui.heads`), filtered as you type by partial id, name or first message;
 after a pause in typing, the files' full text is searched in the background and matches are
-added as they are found."""
+added as they are found.
+
+As in Pi's picker, the selected session is renamed (``app.session.rename``, Ctrl+R: a line
+prefilled with its name) or deleted (``app.session.delete``, Ctrl+D, after a confirmation;
+``app.session.deleteNoninvasive`` while nothing is typed), the current session never."""
 
 from __future__ import annotations
 
+import dataclasses
+import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Final
 
-from ctxmodes.session.paths import cwd_filter, resolve_path
+from ctxmodes.errors import CtxmodesError
+from ctxmodes.session.paths import resolve_path
 from ctxmodes.tui.heads import SessionHead, file_contains, list_heads
-from ctxmodes.tui.picker import Picker, PickerItem
+from ctxmodes.tui.keymap import KeyMap, key_label
+from ctxmodes.tui.picker import Picker, PickerItem, PickerQuestion
+from ctxmodes.tui.session_files import delete_session_file, name_session_file
 
 #: Queries shorter than this do not start a full-text search.
 SEARCH_MIN_CHARS: Final = 3
@@ -52,8 +61,27 @@ def head_row(head: SessionHead, short_id: str | None = None) -> PickerItem:
     return PickerItem(head.path, text, fragments)
 
 
+#: Pi's refusal, word for word.
+CURRENT_NOT_DELETED: Final = "Cannot delete the currently active session"
+#: Pi's picker keeps asking without a word when the name is empty; this says why.
+EMPTY_NAME: Final = "A session name cannot be empty"
+
+
+def _hint(keymap: KeyMap) -> str:
+    """The picker's keys, as the keymap binds them."""
+    parts = ["type: id, name or text", "Enter resume"]
+    for action, what in (("app.session.rename", "rename"), ("app.session.delete", "delete")):
+        bound = keymap.of(action)
+        if bound:
+            parts.append(f"{key_label(bound[0])} {what}")
+    return " · ".join([*parts, "Esc cancel"])
+
+
 class ResumePicker:
-    """:param wake: called (from the search thread) when content matches arrived."""
+    """:param wake: called (from the search thread) when content matches arrived.
+    :param current: the session being run, which is not deleted, and is renamed through
+        ``rename_current`` (the live session, whose writer holds its file).
+    :param keymap: the keys of renaming and deleting (Pi's defaults when not given)."""
 
     def __init__(
         self,
@@ -62,26 +90,40 @@ class ResumePicker:
         *,
         cwd: str | None = None,
         wake: Callable[[], None] = lambda: None,
+        current: Path | None = None,
+        rename_current: Callable[[str], None] | None = None,
+        keymap: KeyMap | None = None,
     ) -> None:
         heads = list_heads(directory)
         if cwd is not None:
             # A directory every project shares: this project's sessions, as Pi lists them.
             mine = resolve_path(cwd)
             heads = [head for head in heads if head.cwd and resolve_path(head.cwd) == mine]
-        self.heads = heads
-        short = distinct_prefixes([head.id for head in self.heads])
-        self._rows = [head_row(head, short[head.id]) for head in self.heads]
+        self._current = os.path.realpath(current) if current is not None else None
+        self._rename_current = rename_current
         self.wake = wake
         self._lock = threading.Lock()
         self._content: dict[str, list[Path]] = {}
         self._searching: str | None = None
         self._thread: threading.Thread | None = None
+        self._show(heads)
         self.picker = Picker(
             "Resume a session",
             self.rows,
             lambda item: on_pick(item.key),
-            hint="type: id, name or text · Enter resume · Esc cancel",
+            hint=_hint(keymap if keymap is not None else KeyMap.load(None)),
+            actions={
+                "app.session.rename": self.rename_selected,
+                "app.session.delete": self.delete_selected,
+                "app.session.deleteNoninvasive": self.delete_unless_typing,
+            },
         )
+
+    def _show(self, heads: list[SessionHead]) -> None:
+        """List ``heads`` (a new list, so that the search thread may go on over the old)."""
+        self.heads = heads
+        short = distinct_prefixes([head.id for head in heads])
+        self._rows = [head_row(head, short[head.id]) for head in heads]
 
     def rows(self, query: str) -> list[PickerItem]:
         needle = query.strip().lower()
@@ -129,55 +171,74 @@ class ResumePicker:
         if thread is not None:
             thread.join(timeout)
 
+    # ------------------------------------------------------------ renaming and deleting
 
-def pick_session(directory: Path, cwd: Path) -> Path | None:
-    """``ctxmodes chat -r``: the picker on its own, before any session starts, over ``cwd``'s
-    sessions in ``directory``; ``None`` when cancelled or when there is nothing to resume."""
-    from prompt_toolkit.application import Application
-    from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
-    from prompt_toolkit.layout import FormattedTextControl, Layout, Window
+    def _selected(self) -> SessionHead | None:
+        rows = self.picker.rows()
+        if not rows:
+            return None
+        chosen = rows[self.picker.selected].key
+        return next((head for head in self.heads if head.path == chosen), None)
 
-    chosen: list[Path] = []
-    resume = ResumePicker(directory, chosen.append, cwd=cwd_filter(cwd, directory))
-    if not resume.heads:
-        print(f"no sessions to resume in {directory}")
-        return None
-    picker = resume.picker
-    keys = KeyBindings()
-    app: Application[None] = Application(
-        layout=Layout(Window(FormattedTextControl(picker.fragments), dont_extend_height=True)),
-        key_bindings=keys,
-        full_screen=False,
-    )
-    resume.wake = app.invalidate
+    def _is_current(self, head: SessionHead) -> bool:
+        return self._current is not None and os.path.realpath(head.path) == self._current
 
-    @keys.add("up")
-    def _(event: KeyPressEvent) -> None:
-        picker.move(-1)
+    def rename_selected(self) -> None:
+        """Ask for the selected session's new name, its name so far typed in."""
+        head = self._selected()
+        if head is not None:
+            self._ask_name(head, head.name or "")
 
-    @keys.add("down")
-    def _(event: KeyPressEvent) -> None:
-        picker.move(1)
+    def _ask_name(self, head: SessionHead, typed: str) -> None:
+        self.picker.ask(
+            PickerQuestion(
+                "Rename session",
+                lambda answer: self._rename(head, answer),
+                answer=typed,
+                hint="Enter save · Esc cancel",
+            )
+        )
 
-    @keys.add("enter")
-    def _(event: KeyPressEvent) -> None:
-        picker.pick()
-        app.exit()
+    def _rename(self, head: SessionHead, answer: str) -> None:
+        # As the session manager stores it: one line, no surrounding blanks.
+        name = " ".join(answer.splitlines()).strip()
+        if not name:
+            self._ask_name(head, answer)
+            self.picker.say(EMPTY_NAME, error=True)
+            return
+        try:
+            if self._is_current(head) and self._rename_current is not None:
+                self._rename_current(name)
+            else:
+                name_session_file(head.path, name)
+        except (CtxmodesError, OSError) as error:
+            self.picker.say(f"Failed to rename: {error}", error=True)
+            return
+        renamed = dataclasses.replace(head, name=name)
+        self._show([renamed if each.path == head.path else each for each in self.heads])
+        self.picker.refresh()
 
-    @keys.add("escape", eager=True)
-    @keys.add("c-c")
-    def _(event: KeyPressEvent) -> None:
-        app.exit()
+    def delete_selected(self) -> None:
+        """Ask whether to delete the selected session (never the current one)."""
+        head = self._selected()
+        if head is None:
+            return
+        if self._is_current(head):
+            self.picker.say(CURRENT_NOT_DELETED, error=True)
+            return
+        self.picker.ask(PickerQuestion("Delete session?", lambda answer: self._delete(head)))
 
-    @keys.add("backspace")
-    def _(event: KeyPressEvent) -> None:
-        picker.backspace()
+    def delete_unless_typing(self) -> None:
+        """Pi's delete that stays out of the way: with a query typed, the key edits the
+        query as Backspace does (Pi's Ctrl+Backspace, which is Backspace to most terminals)."""
+        if self.picker.query:
+            self.picker.backspace()
+        else:
+            self.delete_selected()
 
-    @keys.add("<any>")
-    def _(event: KeyPressEvent) -> None:
-        data = event.key_sequence[-1].data
-        if data.isprintable():
-            picker.type(data)
-
-    app.run()
-    return chosen[0] if chosen else None
+    def _delete(self, head: SessionHead) -> None:
+        deletion = delete_session_file(head.path)
+        if deletion.error is None:
+            self._show([each for each in self.heads if each.path != head.path])
+            self.picker.refresh()
+        self.picker.say(deletion.message, error=deletion.error is not None)

@@ -8,9 +8,11 @@ import os
 import re
 import shutil
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from support.pi_oracle import pi_session_name
 from support.tmux import WAIT, Tmux, ctxmodes_command, private_env, quote
 
 from ctxmodes.config import TerminalSettings
@@ -234,3 +236,76 @@ def test_the_mode_switch_question_is_shown_whole_on_a_narrow_terminal(tmp_path):
         assert all(len(line) <= 60 for line in question.splitlines())
     finally:
         tmux.close()
+
+
+def test_chat_r_renames_one_session_and_deletes_another_as_pi_s_picker_does(tmp_path):
+    """``chat -r`` in a real terminal: Ctrl+R on a session, its name typed on, Enter;
+    Ctrl+D on another, Enter to confirm. The first file gains the entry Pi reads its name
+    from, the second goes to ``trash``, and the picker shows both at once."""
+    import orjson
+
+    from ctxmodes.session import UserMessage
+    from ctxmodes.session.manager import SessionManager
+    from ctxmodes.session.paths import default_session_dir
+
+    project = tmp_path / "project"
+    project.mkdir()
+    sessions = default_session_dir(project, tmp_path / "pi")
+    paths = {}
+    for text, name in (("keep this one", "first name"), ("drop this one", None)):
+        manager = SessionManager.create(project, sessions)
+        manager.append_message(UserMessage(content=text, timestamp=1))
+        if name is not None:
+            manager.append_session_info(name)
+        paths[text] = manager.session_file
+        manager.close()
+    kept, dropped = paths["keep this one"], paths["drop this one"]
+    os.utime(kept, (1_000_000, 1_000_000))  # listed second
+    kept_before = kept.read_bytes()
+    # A trash of the test's own, first on PATH: no real trash can is touched.
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    calls = bin_dir / "calls"
+    (bin_dir / "trash").write_text(f'#!/bin/sh\necho "$@" >> {calls}\nexec rm -- "$1"\n')
+    (bin_dir / "trash").chmod(0o755)
+    env = private_env(tmp_path)
+    env["PATH"] = f"{bin_dir}{os.pathsep}{env['PATH']}"
+    (project / "script.json").write_text('{"responses": [{"text": "hello there"}]}')
+    command = ctxmodes_command("chat", "-r", "--model", "scripted:script.json")
+    tmux = Tmux(["env", "-C", str(project), *command], env)
+    try:
+        tmux.wait("first name")
+        tmux.key("Down")
+        tmux.key("C-r")
+        tmux.wait("> first name")
+        tmux.type(" v2")
+        tmux.key("Enter")
+        screen_until(tmux, lambda s: "first name v2" in s and "Ctrl+R rename" in s)
+        tmux.key("Up")
+        tmux.key("C-d")
+        tmux.wait("Delete session?")
+        tmux.key("Enter")
+        screen = tmux.wait("Session moved to trash")
+        assert "drop this one" not in screen.partition("Resume a session")[2], screen
+        tmux.key("Escape")
+        tmux.wait("CTXMODES-EXIT=0")
+    finally:
+        tmux.close()
+    assert calls.read_text().split() == [str(dropped)]
+    assert not dropped.exists()
+    after = kept.read_bytes()
+    assert after.startswith(kept_before)
+    [added] = [orjson.loads(line) for line in after[len(kept_before) :].splitlines()]
+    assert (added["type"], added["name"]) == ("session_info", "first name v2")
+    assert pi_session_name(kept) == "first name v2"
+
+
+def screen_until(tmux: Tmux, holds: Callable[[str], bool]) -> str:
+    """The screen once ``holds`` is true of it."""
+    deadline = time.monotonic() + WAIT
+    while True:
+        screen = tmux.screen()
+        if holds(screen):
+            return screen
+        assert time.monotonic() < deadline, screen
+        time.sleep(0.05)

@@ -48,6 +48,10 @@ def test_without_a_file_every_action_has_pi_s_default_keys(tmp_path):
     # Pi's Shift+Ctrl+P is Ctrl+P to a terminal: Alt+P, Pi's key where they are one, remains.
     assert keymap.of("app.model.cycleBackward") == (("escape", "p"),)
     assert keymap.of("app.thinking.cycle") == (("s-tab",),)
+    # The session pickers' keys; Pi's Ctrl+Backspace is Backspace to a terminal: unbound.
+    assert keymap.of("app.session.rename") == (("c-r",),)
+    assert keymap.of("app.session.delete") == (("c-d",),)
+    assert keymap.of("app.session.deleteNoninvasive") == ()
     assert set(keymap.keys) == set(DEFAULTS)
 
 

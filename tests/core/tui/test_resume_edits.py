@@ -1,0 +1,287 @@
+"""Renaming and deleting from the resume picker, as in Pi's: a rename asks with the name
+so far typed in, refuses an empty name and shows the new one at once; a delete asks first,
+never deletes the current session, and a failure is a line in the picker."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import orjson
+import pytest
+from support.agents import make_agent
+from support.terminal import DOWN, ENTER, ESC, run_terminal
+
+from ctxmodes.session import UserMessage
+from ctxmodes.session.manager import SessionManager
+from ctxmodes.tui.keymap import KeyMap
+from ctxmodes.tui.resume import CURRENT_NOT_DELETED, EMPTY_NAME, ResumePicker
+
+RENAME = "app.session.rename"
+DELETE = "app.session.delete"
+DELETE_WHEN_EMPTY = "app.session.deleteNoninvasive"
+CTRL_R = "\x12"
+CTRL_D = "\x04"
+
+
+def make_session(sessions: Path, cwd: Path, text: str, name: str | None = None) -> Path:
+    manager = SessionManager.create(cwd, sessions)
+    manager.append_message(UserMessage(content=text, timestamp=1))
+    if name is not None:
+        manager.append_session_info(name)
+    path = manager.session_file
+    manager.close()
+    assert path is not None
+    return path
+
+
+@pytest.fixture
+def sessions(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path, Path]:
+    """Two sessions: "older" (named "old name"), then "newer", listed first. No ``trash``
+    command is found."""
+    monkeypatch.setenv("PATH", str(tmp_path / "no-bin"))
+    directory = tmp_path / "sessions"
+    older = make_session(directory, tmp_path, "older work", name="old name")
+    newer = make_session(directory, tmp_path, "newer work")
+    os.utime(older, (1_000_000, 1_000_000))  # the picker lists by modification time
+    return directory, older, newer
+
+
+def names(path: Path) -> list[str]:
+    lines = [orjson.loads(line) for line in path.read_bytes().splitlines()]
+    return [entry["name"] for entry in lines if entry["type"] == "session_info"]
+
+
+def titles(resume: ResumePicker) -> list[str]:
+    return [head.title for head in resume.heads]
+
+
+def select(resume: ResumePicker, path: Path) -> None:
+    resume.picker.selected = [row.key for row in resume.picker.rows()].index(path)
+
+
+def drawn(resume: ResumePicker) -> str:
+    return "".join(text for _, text in resume.picker.fragments(120))
+
+
+def test_a_rename_asks_with_the_name_typed_in_and_appends_the_new_one(sessions):
+    directory, older, _ = sessions
+    resume = ResumePicker(directory, lambda path: None)
+    picker = resume.picker
+    select(resume, older)
+    picker.act(RENAME)
+    assert picker.question is not None
+    assert picker.question.answer == "old name"
+    assert "Rename session" in drawn(resume)
+    for _ in "name":
+        picker.backspace()
+    picker.type("new title")
+    picker.answer()
+    assert picker.question is None
+    assert names(older) == ["old name", "old new title"]
+    assert titles(resume) == ["newer work", "old new title"]
+    assert "old new title" in drawn(resume)
+
+
+def test_an_empty_name_is_refused_with_a_word_and_the_question_stays(sessions):
+    directory, _, newer = sessions
+    resume = ResumePicker(directory, lambda path: None)
+    picker = resume.picker
+    picker.act(RENAME)
+    assert picker.question is not None
+    assert picker.question.answer == ""  # no name yet
+    picker.type("   ")
+    picker.answer()
+    assert picker.question is not None  # still asking
+    assert picker.notice is not None
+    assert picker.notice[1] == EMPTY_NAME
+    assert EMPTY_NAME in drawn(resume)
+    assert names(newer) == []
+
+
+def test_esc_leaves_the_rename_without_touching_the_file(sessions):
+    directory, older, _ = sessions
+    before = older.read_bytes()
+    resume = ResumePicker(directory, lambda path: None)
+    select(resume, older)
+    resume.picker.act(RENAME)
+    resume.picker.type(" and more")
+    resume.picker.dismiss()
+    assert resume.picker.question is None
+    assert older.read_bytes() == before
+    assert titles(resume) == ["newer work", "old name"]
+
+
+def test_the_current_session_is_renamed_through_the_live_session(sessions):
+    directory, _, newer = sessions
+    before = newer.read_bytes()
+    live: list[str] = []
+    resume = ResumePicker(directory, lambda path: None, current=newer, rename_current=live.append)
+    resume.picker.act(RENAME)
+    resume.picker.type("the live one")
+    resume.picker.answer()
+    assert live == ["the live one"]
+    assert newer.read_bytes() == before  # the picker never opened the file
+    assert titles(resume) == ["the live one", "old name"]
+
+
+def test_a_rename_the_file_refuses_is_a_line_in_the_picker(sessions):
+    directory, older, _ = sessions
+    resume = ResumePicker(directory, lambda path: None)
+    select(resume, older)
+    resume.picker.act(RENAME)
+    resume.picker.type("!")
+    with SessionManager.open(older):  # another ctxmodes writes it
+        resume.picker.answer()
+    assert resume.picker.notice is not None
+    assert resume.picker.notice[1].startswith("Failed to rename: ")
+    assert names(older) == ["old name"]
+    assert titles(resume) == ["newer work", "old name"]
+
+
+def test_a_delete_asks_first_then_the_row_and_the_file_go(sessions):
+    directory, older, newer = sessions
+    resume = ResumePicker(directory, lambda path: None)
+    picker = resume.picker
+    picker.act(DELETE)
+    assert picker.question is not None
+    assert "Delete session? Enter confirm · Esc cancel" in drawn(resume)
+    picker.type("x")  # ignored while asking
+    picker.move(1)
+    assert (picker.query, picker.selected) == ("", 0)
+    picker.dismiss()
+    assert newer.exists()
+    picker.act(DELETE)
+    picker.answer()
+    assert not newer.exists()
+    assert [row.key for row in picker.rows()] == [older]
+    assert picker.notice is not None
+    assert picker.notice[1] == "Session deleted"
+    assert "Session deleted" in drawn(resume)
+
+
+def test_the_current_session_is_never_deleted(sessions):
+    directory, _, newer = sessions
+    resume = ResumePicker(directory, lambda path: None, current=newer)
+    resume.picker.act(DELETE)
+    assert resume.picker.question is None
+    assert resume.picker.notice is not None
+    assert resume.picker.notice[1] == CURRENT_NOT_DELETED
+    resume.picker.act(DELETE_WHEN_EMPTY)
+    assert resume.picker.question is None
+    assert newer.exists()
+
+
+def test_a_delete_goes_to_the_trash_when_a_trash_command_exists(sessions, tmp_path, monkeypatch):
+    directory, older, newer = sessions
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    calls = bin_dir / "calls"
+    trash = bin_dir / "trash"
+    trash.write_text(f'#!/bin/sh\nprintf "%s\\n" "$@" >> {calls}\nexec /bin/rm -- "$1"\n')
+    trash.chmod(0o755)
+    monkeypatch.setenv("PATH", str(bin_dir))
+    resume = ResumePicker(directory, lambda path: None)
+    resume.picker.act(DELETE)
+    resume.picker.answer()
+    assert calls.read_text().splitlines() == [str(newer)]
+    assert not newer.exists()
+    assert resume.picker.notice is not None
+    assert resume.picker.notice[1] == "Session moved to trash"
+    assert [row.key for row in resume.picker.rows()] == [older]
+
+
+def test_a_delete_that_fails_keeps_the_row_and_says_why(sessions, monkeypatch):
+    directory, _, newer = sessions
+    resume = ResumePicker(directory, lambda path: None)
+
+    def refuse(path: Path) -> None:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(Path, "unlink", refuse)
+    resume.picker.act(DELETE)
+    resume.picker.answer()
+    assert resume.picker.notice == ("class:picker.error", "Failed to delete: Permission denied")
+    assert resume.picker.rows()[0].key == newer
+
+
+def test_the_noninvasive_delete_edits_the_query_while_one_is_typed(sessions):
+    directory, _, newer = sessions
+    resume = ResumePicker(directory, lambda path: None)
+    resume.picker.type("work")
+    resume.picker.act(DELETE_WHEN_EMPTY)
+    assert resume.picker.query == "wor"
+    assert resume.picker.question is None
+    resume.picker.query = ""
+    resume.picker.act(DELETE_WHEN_EMPTY)
+    assert resume.picker.question is not None
+    resume.picker.answer()
+    assert not newer.exists()
+
+
+def test_the_hint_names_the_keys_the_keymap_binds(sessions, tmp_path):
+    directory, _, _ = sessions
+    assert "Ctrl+R rename · Ctrl+D delete" in ResumePicker(directory, lambda p: None).picker.hint
+    bindings = tmp_path / "keybindings.json"
+    bindings.write_text('{"app.session.rename": "alt+r", "app.session.delete": []}')
+    hint = ResumePicker(directory, lambda p: None, keymap=KeyMap.load(bindings)).picker.hint
+    assert "Alt+R rename" in hint
+    assert "delete" not in hint
+
+
+# ------------------------------------------------------------------- in the session
+
+
+def test_in_the_session_s_resume_picker_ctrl_r_renames_and_ctrl_d_deletes(tmp_path):
+    agent = make_agent(tmp_path, [{"text": "hi"}])
+    other = make_session(tmp_path / "sessions", tmp_path, "other work")
+    os.utime(other, (1_000_000, 1_000_000))  # listed below the current session
+
+    async def scenario(t):
+        await t.type("hello" + ENTER)
+        await t.idle()
+        await t.type("/resume" + ENTER)
+        await t.until(lambda: t.session.picker is not None, "the resume picker")
+        picker = t.session.picker
+        assert [row.key for row in picker.rows()] == [agent.session_file, other]
+        await t.type(CTRL_D)
+        await t.until(lambda: picker.notice == ("class:picker.error", CURRENT_NOT_DELETED))
+        await t.type(CTRL_R)
+        await t.until(lambda: picker.question is not None, "the rename question")
+        await t.type("live name" + ENTER)
+        await t.until(lambda: agent.session_manager.get_session_name() == "live name")
+        footer = t.session.status.fragments
+        await t.until(lambda: "live name" in str(footer()), "the new name in the footer")
+        assert t.session.picker is picker  # the picker stays open
+        await t.type(DOWN + CTRL_R + "other name" + ENTER)
+        await t.until(lambda: names(other) == ["other name"], "the other file renamed")
+        await t.type(CTRL_D)
+        await t.until(lambda: picker.question is not None, "the delete question")
+        await t.type(ENTER)
+        await t.until(lambda: not other.exists(), "the other file deleted")
+        assert [row.key for row in picker.rows()] == [agent.session_file]
+        await t.type(ESC)
+        await t.until(lambda: t.session.picker is None, "the picker to close")
+
+    run_terminal(agent, scenario)
+    assert names(agent.session_file) == ["live name"]
+
+
+def test_keybindings_json_rebinds_the_picker_s_rename(tmp_path):
+    agent = make_agent(tmp_path, [{"text": "hi"}])
+    bindings = tmp_path / "keybindings.json"
+    bindings.write_text('{"app.session.rename": "ctrl+e"}')
+
+    async def scenario(t):
+        await t.type("hello" + ENTER)
+        await t.idle()
+        await t.type("/resume" + ENTER)
+        await t.until(lambda: t.session.picker is not None, "the resume picker")
+        picker = t.session.picker
+        await t.type(CTRL_R)  # no longer renames
+        assert picker.question is None
+        await t.type("\x05")  # Ctrl+E
+        await t.until(lambda: picker.question is not None, "the rename question")
+        assert picker.question.prompt == "Rename session"
+
+    run_terminal(agent, scenario, keymap=KeyMap.load(bindings))
