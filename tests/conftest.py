@@ -43,6 +43,13 @@ def pytest_configure(config: pytest.Config) -> None:
     for name, folder in DIRECTORIES.items():
         (root / folder).mkdir()
         os.environ[name] = str(root / folder)
+    # Commands run as subprocesses start in a test's own folder: a relative PYTHONPATH (a
+    # checkout's code over an installed copy) must name the same folders there.
+    python_path = os.environ.get("PYTHONPATH")
+    if python_path:
+        os.environ["PYTHONPATH"] = os.pathsep.join(
+            os.path.abspath(entry) if entry else entry for entry in python_path.split(os.pathsep)
+        )
 
     def restore() -> None:
         os.environ.clear()
