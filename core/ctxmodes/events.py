@@ -40,6 +40,9 @@ class InputEvent:
     source: InputSource = "interactive"
     #: ``"steer"`` or ``"follow_up"`` while a run is active; ``None`` while idle.
     streaming_behavior: Literal["steer", "follow_up"] | None = None
+    #: Images attached to the text (a command line's ``@FILE`` images, say); they follow
+    #: the text in the user message.
+    images: tuple[ImageContent, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,11 +50,13 @@ class InputResult:
     """What an ``ctx_input`` implementation decided.
 
     ``action="handled"`` consumes the input (no message, no run); ``action="transform"``
-    replaces its text with ``text``.
+    replaces its text with ``text`` and, when ``images`` is not ``None``, its images with
+    ``images`` (``()`` removes them); otherwise the input keeps its images.
     """
 
     action: Literal["handled", "transform"]
     text: str | None = None
+    images: tuple[ImageContent, ...] | None = None
 
 
 @dataclass(slots=True)

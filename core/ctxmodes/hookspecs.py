@@ -234,10 +234,15 @@ def ctx_input(session: HostSession, event: InputEvent) -> InputResult | None:
     """Text was submitted, and it is not a registered slash command.
 
     :param session: the current session.
-    :param event: the text, where it came from, and how it would be queued while a run is
-        active.
+    :param event: the text, the images attached to it (``event.images``, in the order they
+        follow the text in the user message; ``()`` for plain text), where it came from, and
+        how it would be queued while a run is active.
     :return: ``None`` to let it through unchanged; an :class:`~ctxmodes.InputResult`
-        to consume it (``handled``) or to replace its text (``transform``).
+        to consume it, images and all (``handled``), or to replace its text
+        (``transform``). A transform keeps the event's images unless its ``images`` is set:
+        then those are attached instead (``()`` sends the text alone). A plugin that
+        consumes input to deliver it later passes the images on with it
+        (:meth:`~ctxmodes.HostSession.follow_up` takes them).
 
     ``firstresult``: the first implementation returning a result decides. Called by the host
     before the input becomes a user message, including while a run is streaming (Tree holds

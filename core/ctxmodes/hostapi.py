@@ -30,6 +30,7 @@ Internal module: its public names are imported from :mod:`ctxmodes`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias, runtime_checkable
@@ -215,12 +216,13 @@ class HostSession(Protocol):
     def is_streaming(self) -> bool:
         """True while a run is active (between ``ctx_agent_start`` and settling)."""
 
-    def steer(self, text: str) -> None:
-        """Queue a user message delivered after the current turn's tool calls; while idle it
-        waits for the next run."""
+    def steer(self, text: str, *, images: Sequence[ImageContent] = ()) -> None:
+        """Queue a user message (``text``, then ``images``) delivered after the current
+        turn's tool calls; while idle it waits for the next run."""
 
-    def follow_up(self, text: str) -> None:
-        """Queue a user message delivered once the current run would otherwise stop."""
+    def follow_up(self, text: str, *, images: Sequence[ImageContent] = ()) -> None:
+        """Queue a user message (``text``, then ``images``) delivered once the current run
+        would otherwise stop."""
 
     def take_queued(self, queue: StreamingBehavior = "steer") -> list[QueuedMessage]:
         """Remove and return, oldest first, the messages waiting in the ``steer`` or
@@ -242,10 +244,17 @@ class HostSession(Protocol):
         as it is: ``ctx_input`` does not see it a second time. Like a queued custom message,
         it waits for the next run when none is active. Thread-safe."""
 
-    def send_user_message(self, text: str, *, deliver_as: StreamingBehavior = "steer") -> None:
+    def send_user_message(
+        self,
+        text: str,
+        *,
+        deliver_as: StreamingBehavior = "steer",
+        images: Sequence[ImageContent] = (),
+    ) -> None:
         """Submit ``text`` as if typed (``ctx_input`` sees it, source ``"extension"``; a
         slash command is dispatched): queued as ``deliver_as`` while a run is active, else it
-        starts a run (see "Starting runs" in :meth:`send_message`)."""
+        starts a run (see "Starting runs" in :meth:`send_message`). ``images`` follow the
+        text in the user message."""
 
     def send_message(
         self,

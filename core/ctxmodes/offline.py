@@ -7,6 +7,7 @@ Internal to ctxmodes: not part of the API plugins and programs use (see :mod:`ct
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -75,13 +76,19 @@ class OfflineSession:
     def abort(self) -> None:
         """Nothing runs offline, so there is nothing to stop."""
 
-    def steer(self, text: str) -> None:
+    def steer(self, text: str, *, images: Sequence[ImageContent] = ()) -> None:
         raise CtxmodesError(_NO_AGENT)
 
-    def follow_up(self, text: str) -> None:
+    def follow_up(self, text: str, *, images: Sequence[ImageContent] = ()) -> None:
         raise CtxmodesError(_NO_AGENT)
 
-    def send_user_message(self, text: str, *, deliver_as: StreamingBehavior = "steer") -> None:
+    def send_user_message(
+        self,
+        text: str,
+        *,
+        deliver_as: StreamingBehavior = "steer",
+        images: Sequence[ImageContent] = (),
+    ) -> None:
         raise CtxmodesError(_NO_AGENT)
 
     def take_queued(self, queue: StreamingBehavior = "steer") -> list[QueuedMessage]:

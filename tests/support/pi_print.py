@@ -24,16 +24,21 @@ def run_pi(
     stdin: str = "",
     *,
     api_key: str | None = "sk-loop",
+    model_input: list[str] | None = None,
 ) -> Any:
     """``pi ARGV`` in ``tmp_path``, its agent directory ``tmp_path/pi-agent`` holding the
-    model (with ``api_key`` as its configured key; ``None``: none). Skips without Pi."""
+    model (with ``api_key`` as its configured key, ``None``: none; taking ``model_input``,
+    ``None``: text only, Pi's default). Skips without Pi."""
     node = require_agent_node()
     modules = pi_node_modules()
     if modules is None:
         pytest.skip("Pi is not installed: run `make pi`")
     agent = tmp_path / "pi-agent"
     agent.mkdir(exist_ok=True)
-    provider: dict[str, Any] = {"baseUrl": f"{base_url}/v1", "api": API, "models": [{"id": "m"}]}
+    model: dict[str, Any] = {"id": "m"}
+    if model_input is not None:
+        model["input"] = model_input
+    provider: dict[str, Any] = {"baseUrl": f"{base_url}/v1", "api": API, "models": [model]}
     if api_key is not None:
         provider["apiKey"] = api_key
     (agent / "models.json").write_text(json.dumps({"providers": {"loop": provider}}))
@@ -58,12 +63,14 @@ def run_ours(
     *,
     api_key: str | None = "sk-loop",
     env: dict[str, str] | None = None,
+    model_input: list[str] | None = None,
 ) -> Any:
     """``ctxmodes ARGV`` with the same model as :func:`run_pi` in its configuration."""
     (tmp_path / "config").mkdir(exist_ok=True)
     key = f'api_key = "{api_key}"\n' if api_key is not None else ""
+    takes = f", input = {json.dumps(model_input)}" if model_input is not None else ""
     (tmp_path / "config" / "config.toml").write_text(
         f'[providers.loop]\napi = "{API}"\nbase_url = "{base_url}/v1"\n{key}'
-        'models = [{ id = "m" }]\n'
+        f'models = [{{ id = "m"{takes} }}]\n'
     )
     return run_ctxmodes(tmp_path, *argv, stdin=stdin, env=env)

@@ -1,6 +1,7 @@
 """``ctxmodes chat`` (and ``ctxmodes`` alone on a terminal): the interactive session.
 
-MESSAGE arguments (Pi's initial messages, with ``@FILE``) are sent when the session opens.
+MESSAGE arguments (Pi's initial messages, with ``@FILE``; an image file is attached to the
+first) are sent when the session opens.
 ``-c/--continue`` continues the most recent session of the working directory, ``-r/--resume``
 picks one first, ``--session PATH|ID`` opens that file (created at the first prompt) or the
 session with that id; ``--mode`` and ``--model``
@@ -37,6 +38,7 @@ from ctxmodes.cli.options import (
 from ctxmodes.errors import CtxmodesError
 
 if TYPE_CHECKING:
+    from ctxmodes.cli.pi_command_line import PiPrompts
     from ctxmodes.resources.trust import TrustResolver
 
 
@@ -125,7 +127,7 @@ def _chat(
     session_file: Path | None,
     trust: TrustResolver,
     directory: Path | None,
-    prompts: list[str],
+    prompts: PiPrompts,
     new_id: str | None,
 ) -> int:
     import dataclasses
@@ -178,7 +180,8 @@ def _chat(
             agent,
             history=FileHistory(str(path)),
             settings=settings.terminal,
-            initial_prompts=prompts,
+            initial_prompts=prompts.texts,
+            initial_images=prompts.images,
             model_patterns=settings.enabled_models,
         ).run()
     finally:

@@ -4,20 +4,28 @@
 not a terminal) is Pi's print mode: ``ctxmodes run --print``, which prints the last reply's
 text and nothing else. ``ctxmodes PROMPT`` on a terminal opens the interactive session and
 sends it. Either way, arguments starting with ``@`` are files whose text goes into the
-first prompt, after what was piped into standard input, as Pi builds its first message.
-``ctxmodes --list-models [SEARCH]`` is ``ctxmodes models --pi-list [--search SEARCH]``, and
-``ctxmodes --export FILE [OUTPUT]`` is ``ctxmodes session export``.
+first prompt, after what was piped into standard input, as Pi builds its first message; an
+image file is attached to it. ``ctxmodes --list-models [SEARCH]`` is ``ctxmodes models
+--pi-list [--search SEARCH]``, and ``ctxmodes --export FILE [OUTPUT]`` is ``ctxmodes session
+export``.
 
 Internal to ctxmodes: not part of the API plugins and programs use (see :mod:`ctxmodes`).
 """
 
 from __future__ import annotations
 
+import base64
 import sys
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Final
 
 from ctxmodes.errors import CtxmodesError
+from ctxmodes.tools._images import INLINE_MIME_TYPES, MAX_IMAGE_BYTES, SNIFF_BYTES, image_mime_type
+
+if TYPE_CHECKING:
+    from ctxmodes.session.models import ImageContent
 
 #: Pi's print-mode flags.
 PRINT_FLAGS = frozenset({"-p", "--print"})
@@ -39,8 +47,10 @@ LIST_MODELS = "--list-models"
 TRUST_FLAGS = frozenset({"-a", "--approve", "-na", "--no-approve"})
 #: What a bare ``ctxmodes`` answers itself.
 OWN_OPTIONS = frozenset({"-h", "--help", "--version"})
-#: The bytes that start an image Pi attaches rather than reads as text.
-_IMAGE_MAGIC = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"GIF87a", b"GIF89a")
+#: Pi's note in the block of an image it could not convert to a type models take.
+NOT_CONVERTED: Final = "[Image omitted: could not be converted to a supported inline image format.]"
+#: Pi's note in the block of an image it could not shrink below the size limit.
+TOO_LARGE: Final = "[Image omitted: could not be resized below the inline image size limit.]"
 
 
 def named_command(argv: Sequence[str]) -> str | None:
@@ -168,13 +178,24 @@ def _print_flag_before(argv: Sequence[str], named: str) -> bool:
     return bool(PRINT_FLAGS.intersection(before))
 
 
-def pi_prompts(arguments: Sequence[str], *, piped: str | None, base: Path) -> list[str]:
+@dataclass(frozen=True, slots=True)
+class PiPrompts:
+    """The prompts a Pi-style command line sends, in order, and the images attached to the
+    first one (as Pi attaches them: after its text, in the order of the ``@FILE``
+    arguments)."""
+
+    texts: tuple[str, ...]
+    images: tuple[ImageContent, ...] = ()
+
+
+def pi_prompts(arguments: Sequence[str], *, piped: str | None, base: Path) -> PiPrompts:
     """The prompts a Pi-style command line sends: ``@FILE`` arguments (relative to
     ``base``; ``~`` expanded) become ``<file name="...">`` blocks of the first prompt, after
     ``piped`` (standard input, trimmed; ``None`` or empty: none) and before the first
-    message, as Pi builds its first message; an empty file adds nothing. An image file is
-    named in an empty block (ctxmodes' prompts carry text: the model opens it with
-    ``read``).
+    message, as Pi builds its first message; an empty file adds nothing. An image file (by
+    its content, as the ``read`` tool tells them) is attached to the first prompt, its block
+    empty; one that cannot be attached as it is — over the size limit, or of a type models
+    do not take (BMP, which Pi converts) — is not, and its block says so in Pi's words.
 
     :raises CtxmodesError: a file that does not exist or cannot be read.
     """
@@ -182,16 +203,24 @@ def pi_prompts(arguments: Sequence[str], *, piped: str | None, base: Path) -> li
     messages = [argument for argument in arguments if not argument.startswith("@")]
     stripped = (piped or "").strip().strip("\ufeff")
     parts = [stripped] if stripped else []
-    text = "".join(_file_block(name, base) for name in files)
+    blocks: list[str] = []
+    images: list[ImageContent] = []
+    for name in files:
+        block, image = _file_part(name, base)
+        blocks.append(block)
+        if image is not None:
+            images.append(image)
+    text = "".join(blocks)
     if text:
         parts.append(text)
     if messages:
         parts.append(messages.pop(0))
     first = ["".join(parts)] if parts else []
-    return first + messages
+    return PiPrompts(tuple(first + messages), tuple(images))
 
 
-def _file_block(name: str, base: Path) -> str:
+def _file_part(name: str, base: Path) -> tuple[str, ImageContent | None]:
+    """The block a file adds to the first prompt, and the image it attaches."""
     path = (base / Path(name).expanduser()).resolve()
     try:
         data = path.read_bytes()
@@ -200,11 +229,30 @@ def _file_block(name: str, base: Path) -> str:
     except OSError as exc:
         raise CtxmodesError(f"could not read file {path}: {exc.strerror or exc}") from None
     if not data:
-        return ""
-    if data.startswith(_IMAGE_MAGIC) or (data[:4] == b"RIFF" and data[8:12] == b"WEBP"):
-        return f'<file name="{path}"></file>\n'
-    content = data.decode("utf-8", errors="replace").removeprefix("\ufeff")
-    return f'<file name="{path}">\n{content}\n</file>\n'
+        return "", None
+    mime_type = image_mime_type(data[:SNIFF_BYTES])
+    if mime_type is None:
+        content = data.decode("utf-8", errors="replace").removeprefix("\ufeff")
+        return f'<file name="{path}">\n{content}\n</file>\n', None
+    omitted = _why_not_attached(data, mime_type)
+    if omitted is not None:
+        return f'<file name="{path}">{omitted}</file>\n', None
+    # Here, not above: every start reads this module, and the models bring pydantic.
+    from ctxmodes.session.models import ImageContent
+
+    # Keys in the order Pi writes an attached image: mimeType, then data.
+    image = ImageContent(mime_type=mime_type, data=base64.b64encode(data).decode("ascii"))
+    return f'<file name="{path}"></file>\n', image
+
+
+def _why_not_attached(data: bytes, mime_type: str) -> str | None:
+    """Pi's note for an image it could not make fit (ctxmodes neither converts nor shrinks
+    images), or ``None`` when the image goes as it is."""
+    if mime_type not in INLINE_MIME_TYPES:
+        return NOT_CONVERTED
+    if len(data) > MAX_IMAGE_BYTES:
+        return TOO_LARGE
+    return None
 
 
 def piped_input() -> str | None:

@@ -43,6 +43,7 @@ from ctxmodes.cli.options import (
 )
 
 if TYPE_CHECKING:
+    from ctxmodes.cli.pi_command_line import PiPrompts
     from ctxmodes.config import Settings
     from ctxmodes.host.options import HostOptions
     from ctxmodes.session.manager import SessionManager
@@ -203,10 +204,10 @@ def run(args: argparse.Namespace) -> int:
         for line in [*(f"Warning: {w}" for w in resources.warnings), notice]:
             if line is not None:
                 print(line, file=sys.stderr)
-        for text in prompts:
+        for index, text in enumerate(prompts.texts):
             # Ctrl-C stops the run as an abort, recorded in the session, then ends the command.
             with interrupt_aborts(host.session.abort):
-                host.session.submit(text)
+                host.session.submit(text, images=prompts.images if index == 0 else ())
             failures.raise_if_failed()
             if trace is not None:
                 trace.raise_if_failed()
@@ -246,21 +247,21 @@ def _host_options(args: argparse.Namespace, settings: Settings) -> HostOptions:
     return dataclasses.replace(options, tools=tool_selection(args, options.tools))
 
 
-def _prompts(args: argparse.Namespace) -> list[str]:
-    """The prompts to send: as given, or in print mode as Pi sends them (see
-    :func:`~ctxmodes.cli.pi_command_line.pi_prompts`).
+def _prompts(args: argparse.Namespace) -> PiPrompts:
+    """The prompts to send: as given, or in print mode as Pi sends them, images attached to
+    the first (see :func:`~ctxmodes.cli.pi_command_line.pi_prompts`).
 
     :raises CtxmodesError: nothing to send, or an ``@FILE`` that cannot be read.
     """
-    from ctxmodes.cli.pi_command_line import pi_prompts, piped_input
+    from ctxmodes.cli.pi_command_line import PiPrompts, pi_prompts, piped_input
     from ctxmodes.errors import CtxmodesError
 
     if not args.print_reply:
         if not args.prompts:
             raise CtxmodesError("run needs a PROMPT")
-        return list(args.prompts)
+        return PiPrompts(tuple(args.prompts))
     prompts = pi_prompts(args.prompts, piped=piped_input(), base=Path.cwd())
-    if not prompts:
+    if not prompts.texts:
         raise CtxmodesError("nothing to send: give a prompt, an @FILE or text on standard input")
     return prompts
 

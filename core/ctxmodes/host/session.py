@@ -5,8 +5,10 @@ Input
     ``/command`` runs at once (even during a run); text submitted while a compaction or
     branch summary is in progress is **held** and delivered when it ends; otherwise
     ``ctx_input`` sees it, then it is queued (``steer`` / ``follow_up``) while a run is
-    active, or starts a run. :meth:`AgentSession.prompt` is the synchronous API call: it runs
-    a whole top-level run on the caller's thread and returns after ``ctx_agent_settled``.
+    active, or starts a run. Images submitted with text (``images=``) go wherever the text
+    goes — held, seen by ``ctx_input``, queued — and follow it in the user message.
+    :meth:`AgentSession.prompt` is the synchronous API call: it runs a whole top-level run
+    on the caller's thread and returns after ``ctx_agent_settled``.
 
 Top-level runs
     A run (:mod:`~ctxmodes.host.run_loop`) is followed by the post-run checks — threshold or
@@ -64,6 +66,7 @@ from ctxmodes.session.models import (
     AssistantMessage,
     BashExecutionMessage,
     CompactionEntry,
+    ContentBlock,
     CustomMessage,
     ImageContent,
     TextContent,
@@ -99,6 +102,7 @@ NAVIGATE_WHILE_RUNNING: Final = (
 @dataclass(frozen=True, slots=True)
 class _HeldInput:
     text: str
+    images: tuple[ImageContent, ...]
     source: InputSource
     behavior: StreamingBehavior | None
 
@@ -405,11 +409,13 @@ class AgentSession:
 
     # ================================================================ input
 
-    def prompt(self, text: str) -> None:
+    def prompt(self, text: str, *, images: Sequence[ImageContent] = ()) -> None:
         """Run ``text`` as a prompt now, on this thread; returns after the run settled.
+        ``images`` follow the text in the user message, as Pi attaches them.
 
-        A registered ``/command`` runs instead. While a run is active (or about to start),
-        use :meth:`submit`, :meth:`steer` or :meth:`follow_up`.
+        A registered ``/command`` runs instead (``images`` are then not used). While a run
+        is active (or about to start), use :meth:`submit`, :meth:`steer` or
+        :meth:`follow_up`.
 
         :raises SessionBusyError: a run or compaction is in progress, or another thread
             drives the session.
@@ -417,28 +423,48 @@ class AgentSession:
         """
         self._check_alive()
         with self._core.life.drive("start a prompt"):
-            self._accept(text, source="interactive", behavior=None, immediate=True)
+            self._accept(text, tuple(images), source="interactive", behavior=None, immediate=True)
 
-    def submit(self, text: str, *, streaming_behavior: StreamingBehavior = "steer") -> None:
+    def submit(
+        self,
+        text: str,
+        *,
+        streaming_behavior: StreamingBehavior = "steer",
+        images: Sequence[ImageContent] = (),
+    ) -> None:
         """Take text the user submitted (see the module docstring): a command runs, a
         prompt starts (on this thread when nothing else runs), or the text is queued with
-        ``streaming_behavior`` or held. Never lost, never raises for a busy session."""
+        ``streaming_behavior`` or held. ``images`` stay with the text wherever it goes and
+        follow it in the user message (a command does not use them). Never lost, never
+        raises for a busy session."""
         self._check_alive()
-        self._accept(text, source="interactive", behavior=streaming_behavior, immediate=False)
+        self._accept(
+            text,
+            tuple(images),
+            source="interactive",
+            behavior=streaming_behavior,
+            immediate=False,
+        )
 
-    def send_user_message(self, text: str, *, deliver_as: StreamingBehavior = "steer") -> None:
+    def send_user_message(
+        self,
+        text: str,
+        *,
+        deliver_as: StreamingBehavior = "steer",
+        images: Sequence[ImageContent] = (),
+    ) -> None:
         self._check_alive()
-        self._accept(text, source="extension", behavior=deliver_as, immediate=False)
+        self._accept(text, tuple(images), source="extension", behavior=deliver_as, immediate=False)
 
-    def steer(self, text: str) -> None:
+    def steer(self, text: str, *, images: Sequence[ImageContent] = ()) -> None:
         self._check_alive()
         self._refuse_command(text)
-        self._queue_user(self._resources.expand(text), "steer")
+        self._queue_user(self._resources.expand(text), tuple(images), "steer")
 
-    def follow_up(self, text: str) -> None:
+    def follow_up(self, text: str, *, images: Sequence[ImageContent] = ()) -> None:
         self._check_alive()
         self._refuse_command(text)
-        self._queue_user(self._resources.expand(text), "follow_up")
+        self._queue_user(self._resources.expand(text), tuple(images), "follow_up")
 
     def take_queued(self, queue: StreamingBehavior = "steer") -> list[QueuedMessage]:
         self._check_alive()
@@ -527,9 +553,16 @@ class AgentSession:
         self.send_message(CustomMessage(**fields), deliver_as=deliver_as, trigger_turn=trigger_turn)
 
     def _accept(
-        self, text: str, *, source: InputSource, behavior: StreamingBehavior | None, immediate: bool
+        self,
+        text: str,
+        images: tuple[ImageContent, ...],
+        *,
+        source: InputSource,
+        behavior: StreamingBehavior | None,
+        immediate: bool,
     ) -> None:
-        """Route submitted text: command, hold, ``ctx_input``, then queue or run."""
+        """Route submitted text (and its images): command, hold, ``ctx_input``, then queue
+        or run."""
         call = self._commands.match(text)
         if call is not None:
             self._run_command(call)
@@ -539,19 +572,21 @@ class AgentSession:
             if immediate:
                 raise SessionBusyError(COMPACTING_MESSAGE)
             with self._held_lock:
-                self._held.append(_HeldInput(text, source, behavior))
+                self._held.append(_HeldInput(text, images, source, behavior))
             return
         busy = self._busy()
         if not busy:
             self._check_model()
-        event = InputEvent(text, source, behavior if busy else None)
+        event = InputEvent(text, source, behavior if busy else None, images)
         result = core.hook(core.relay.input, event)
         action = "continue" if result is None else result.action
         core.emit(records.InputReceived(text, source, event.streaming_behavior, action))
         if result is not None and result.action == "handled":
             return
-        if result is not None and result.action == "transform" and result.text is not None:
-            text = result.text
+        if result is not None and result.action == "transform":
+            # As Pi: a transform without images keeps the ones submitted.
+            text = result.text if result.text is not None else text
+            images = tuple(result.images) if result.images is not None else images
         if source == "interactive":
             # As Pi: plugins see what was typed; the model gets the skill or template it
             # names. A plugin's own messages are sent as they are.
@@ -559,11 +594,11 @@ class AgentSession:
         if busy:
             if behavior is None:
                 raise SessionBusyError(BUSY_MESSAGE)
-            self._queue_user(text, behavior)
+            self._queue_user(text, images, behavior)
         elif immediate:
-            self._start_prompt(text)
+            self._start_prompt(text, images)
         else:
-            self._start_soon(lambda: self._start_prompt(text))
+            self._start_soon(lambda: self._start_prompt(text, images))
 
     def _busy(self) -> bool:
         # A run that is about to start counts: input then queues for it, as during a run.
@@ -576,8 +611,10 @@ class AgentSession:
                 f'the command "/{call.command.name}" cannot be queued; submit it instead'
             )
 
-    def _queue_user(self, text: str, behavior: StreamingBehavior) -> None:
-        message = UserMessage(content=[TextContent(text=text)], timestamp=self._core.now_ms())
+    def _queue_user(
+        self, text: str, images: tuple[ImageContent, ...], behavior: StreamingBehavior
+    ) -> None:
+        message = self._user_message(text, images)
         queues = self._core.queues
         (queues.steering if behavior == "steer" else queues.follow_up).push(message)
         self._queue_changed()
@@ -591,7 +628,13 @@ class AgentSession:
         with self._held_lock:
             held, self._held = self._held, []
         for item in held:
-            self._accept(item.text, source=item.source, behavior=item.behavior, immediate=False)
+            self._accept(
+                item.text,
+                item.images,
+                source=item.source,
+                behavior=item.behavior,
+                immediate=False,
+            )
 
     # ================================================================ commands
 
@@ -657,7 +700,12 @@ class AgentSession:
             raise NoModelError("No model selected: configure one (e.g. --model scripted:FILE)")
         provider.check_credentials()
 
-    def _start_prompt(self, text: str) -> None:
+    def _user_message(self, text: str, images: tuple[ImageContent, ...]) -> UserMessage:
+        """The user message of a prompt: its text, then its images (Pi's order)."""
+        content: list[ContentBlock] = [TextContent(text=text), *images]
+        return UserMessage(content=content, timestamp=self._core.now_ms())
+
+    def _start_prompt(self, text: str, images: tuple[ImageContent, ...]) -> None:
         core = self._core
         self._check_model()
         core.flush_pending_custom()
@@ -665,9 +713,7 @@ class AgentSession:
         if last is not None:
             # Catches an aborted answer that left the context over the threshold.
             self._auto_compaction.after_answer(last, include_aborted=True)
-        prompts: list[AgentMessage] = [
-            UserMessage(content=[TextContent(text=text)], timestamp=core.now_ms())
-        ]
+        prompts: list[AgentMessage] = [self._user_message(text, images)]
         prompts.extend(core.queues.next_turn.drain())
         self._run_top_level(prompts)
 

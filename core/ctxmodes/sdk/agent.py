@@ -38,7 +38,7 @@ from ctxmodes.sdk.context_state import ContextState, context_state
 from ctxmodes.sdk.events import AgentEvent, EventListener, Notice, StatusChanged, translate
 from ctxmodes.sdk.worker import SessionWorker
 from ctxmodes.session.manager import SessionManager
-from ctxmodes.session.models import UserMessage
+from ctxmodes.session.models import ImageContent, UserMessage
 from ctxmodes.session.paths import configured_session_dir
 from ctxmodes.session.writer import Durability
 from ctxmodes.session_mode import ModeRequest
@@ -210,31 +210,41 @@ class Agent:
 
     # ------------------------------------------------------------------ input
 
-    def prompt(self, text: str) -> None:
-        """Run ``text`` (a prompt or ``/command``) now on this thread; returns when settled,
-        also when the reply ended in a model error (a :class:`~ctxmodes.sdk.ModelError`
-        event says so). On the main thread, Ctrl-C aborts the run, waits for it to settle
-        and then raises ``KeyboardInterrupt`` (:mod:`ctxmodes.host.interrupt`).
+    def prompt(self, text: str, *, images: Sequence[ImageContent] = ()) -> None:
+        """Run ``text`` (a prompt or ``/command``) now on this thread, ``images`` following
+        it in the user message; returns when settled, also when the reply ended in a model
+        error (a :class:`~ctxmodes.sdk.ModelError` event says so). On the main thread,
+        Ctrl-C aborts the run, waits for it to settle and then raises ``KeyboardInterrupt``
+        (:mod:`ctxmodes.host.interrupt`).
 
         :raises SessionBusyError: the agent is working (use :meth:`submit`).
         :raises NoModelError: the agent has no model.
         """
         with interrupt_aborts(self.session.abort):
-            self.session.prompt(text)
+            self.session.prompt(text, images=images)
 
-    def submit(self, text: str, *, streaming_behavior: StreamingBehavior = "steer") -> None:
+    def submit(
+        self,
+        text: str,
+        *,
+        streaming_behavior: StreamingBehavior = "steer",
+        images: Sequence[ImageContent] = (),
+    ) -> None:
         """Take typed text without blocking: a ``/command`` or prompt starts on the worker
         thread; while the agent works, text is queued as ``streaming_behavior`` (or held
-        during a compaction or summary)."""
-        self.session.submit(text, streaming_behavior=streaming_behavior)
+        during a compaction or summary). ``images`` go with the text and follow it in the
+        user message."""
+        self.session.submit(text, streaming_behavior=streaming_behavior, images=images)
 
-    def steer(self, text: str) -> None:
-        """Queue ``text`` to be delivered after the current turn's tool calls."""
-        self.session.steer(text)
+    def steer(self, text: str, *, images: Sequence[ImageContent] = ()) -> None:
+        """Queue ``text`` (then ``images``) to be delivered after the current turn's tool
+        calls."""
+        self.session.steer(text, images=images)
 
-    def follow_up(self, text: str) -> None:
-        """Queue ``text`` to be delivered when the current run would otherwise stop."""
-        self.session.follow_up(text)
+    def follow_up(self, text: str, *, images: Sequence[ImageContent] = ()) -> None:
+        """Queue ``text`` (then ``images``) to be delivered when the current run would
+        otherwise stop."""
+        self.session.follow_up(text, images=images)
 
     def take_queued(self) -> tuple[list[str], list[str]]:
         """Take back the queued user messages, as ``(steering, follow-ups)`` texts oldest

@@ -22,6 +22,7 @@ from ctxmodes.providers.base import TextDelta, ThinkingDelta
 from ctxmodes.session.models import (
     AssistantMessage,
     CustomMessage,
+    ImageContent,
     TextContent,
 )
 from ctxmodes.windows.marker import CONTEXT_WINDOW_CUSTOM_TYPE
@@ -278,6 +279,14 @@ def message_text(message: AgentMessage) -> str:
     return ""
 
 
+def image_types(message: AgentMessage) -> list[str]:
+    """The MIME type of each image block of a message, in order."""
+    content = getattr(message, "content", "")
+    if not isinstance(content, list):
+        return []
+    return [block.mime_type for block in content if isinstance(block, ImageContent)]
+
+
 def window_number(message: AgentMessage) -> int | None:
     """The window a marker message opens (``None`` for other messages and for reminders)."""
     if not isinstance(message, CustomMessage) or message.custom_type != CONTEXT_WINDOW_CUSTOM_TYPE:
@@ -435,6 +444,7 @@ __all__ = [
     "TransportRetryScheduled",
     "UsageReported",
     "WindowOpened",
+    "image_types",
     "message_text",
     "translate",
     "window_number",

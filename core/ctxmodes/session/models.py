@@ -21,11 +21,16 @@ from pydantic import (
     ConfigDict,
     Discriminator,
     Field,
+    ModelWrapValidatorHandler,
+    PrivateAttr,
+    SerializerFunctionWrapHandler,
     Tag,
     TypeAdapter,
     ValidationError,
     ValidatorFunctionWrapHandler,
     field_validator,
+    model_serializer,
+    model_validator,
 )
 from pydantic.alias_generators import to_camel
 
@@ -121,9 +126,49 @@ class ThinkingContent(_Typed):
 
 
 class ImageContent(_Typed):
+    """An image block. Pi writes its two keys in the order of the code that built it:
+    ``data`` first for a tool's image (``read``), ``mimeType`` first for an image attached to
+    a prompt (``@FILE``). The block keeps the order it was given — keyword arguments or a
+    stored line — so that either is written back byte for byte."""
+
     type: Literal["image"] = "image"
     data: str
     mime_type: str
+
+    _mime_type_first: bool = PrivateAttr(default=False)
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _remember_key_order(
+        cls, value: Any, handler: ModelWrapValidatorHandler[ImageContent]
+    ) -> ImageContent:
+        image = handler(value)
+        if isinstance(value, dict):
+            order = [key for key in value if key in _IMAGE_PAYLOAD_KEYS]
+            image._mime_type_first = bool(order) and _IMAGE_PAYLOAD_KEYS[order[0]] == "mime_type"
+        return image
+
+    @model_serializer(mode="wrap")
+    def _write_in_key_order(self, handler: SerializerFunctionWrapHandler) -> Any:
+        dumped = handler(self)
+        if not self._mime_type_first or not isinstance(dumped, dict) or "data" not in dumped:
+            return dumped
+        data = dumped.pop("data")
+        ordered: dict[str, Any] = {}
+        for key, value in dumped.items():
+            ordered[key] = value
+            if key in _IMAGE_PAYLOAD_KEYS:
+                ordered["data"] = data
+        ordered.setdefault("data", data)
+        return ordered
+
+
+#: The keys of an image block's payload, by either spelling, and the field each one is.
+_IMAGE_PAYLOAD_KEYS: dict[str, str] = {
+    "data": "data",
+    "mimeType": "mime_type",
+    "mime_type": "mime_type",
+}
 
 
 class ToolCall(_Typed):

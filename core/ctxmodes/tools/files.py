@@ -28,7 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ctxmodes.session import codec
 from ctxmodes.session.models import ImageContent, TextContent
-from ctxmodes.tools._images import SNIFF_BYTES, image_mime_type
+from ctxmodes.tools._images import MAX_IMAGE_BYTES, SNIFF_BYTES, image_mime_type
 from ctxmodes.tools.base import ToolArguments, ToolContext, ToolError, ToolResult, TypedTool
 from ctxmodes.tools.edit_match import (
     Replacement,
@@ -39,9 +39,6 @@ from ctxmodes.tools.edit_match import (
 from ctxmodes.tools.line_diff import display_diff, unified_patch
 from ctxmodes.tools.output import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size, truncate_head
 from ctxmodes.tools.pi_validation import ToolArgumentsInvalid, validate_arguments
-
-#: Images above this size are described instead of attached (providers reject huge images).
-MAX_IMAGE_BYTES = 5 * 1024 * 1024
 
 _UNICODE_SPACES = re.compile("[\u00a0\u2000-\u200a\u202f\u205f\u3000]")
 _BOM = "\ufeff"

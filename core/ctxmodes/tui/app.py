@@ -58,6 +58,7 @@ if TYPE_CHECKING:
     from prompt_toolkit.output import Output
 
     from ctxmodes.sdk import Agent
+    from ctxmodes.session.models import ImageContent
 
 #: The streaming reply is redrawn at most this often (20 frames a second): a frame costs a
 #: few milliseconds of prompt_toolkit's time, keys are drawn at once regardless.
@@ -95,6 +96,8 @@ class TerminalSession:
         ``keybindings.json`` over them).
     :param initial_prompts: sent once the session shows, each after the reply to the one
         before (the command line's messages).
+    :param initial_images: attached to the first of ``initial_prompts`` (the command line's
+        ``@FILE`` images).
     :param model_patterns: the models Ctrl+P cycles through (``--models``, Pi's
         ``enabledModels``); none: every model with credentials.
     """
@@ -111,10 +114,12 @@ class TerminalSession:
         settings: TerminalSettings | None = None,
         keymap: KeyMap | None = None,
         initial_prompts: Sequence[str] = (),
+        initial_images: Sequence[ImageContent] = (),
         model_patterns: Sequence[str] = (),
     ) -> None:
         self.agent = agent
         self._initial_prompts = list(initial_prompts)
+        self._initial_images = tuple(initial_images)
         self.settings = settings if settings is not None else TerminalSettings()
         self.keymap = keymap if keymap is not None else KeyMap.load(keybindings_path())
         self.cycler, self._scope_warnings = model_cycler(agent, model_patterns)
@@ -200,7 +205,7 @@ class TerminalSession:
         if self._initial_prompts:
             from ctxmodes.tui.commands import submit_in_turn
 
-            submit_in_turn(self, self._initial_prompts)
+            submit_in_turn(self, self._initial_prompts, self._initial_images)
 
     def _banner(self) -> list[str]:
         """The start-up header and what was loaded; with ``quiet_startup`` (Pi's

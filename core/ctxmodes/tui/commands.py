@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ctxmodes.hostapi import StreamingBehavior
+    from ctxmodes.session.models import ImageContent
     from ctxmodes.tui.app import TerminalSession
 
 TerminalHandler = Callable[["TerminalSession", str], None]
@@ -130,14 +131,19 @@ def run_typed(session: TerminalSession, streaming_behavior: str = "steer") -> No
 NO_MODEL_NOTICE = "No model selected: /model picks one (a provider/model-id, or scripted:FILE)"
 
 
-def _submit(session: TerminalSession, text: str, behavior: StreamingBehavior = "steer") -> None:
-    """Hand ``text`` to the agent. A prompt refused before it is taken (no model, no
-    credentials) is one line, and the text goes back to the editor."""
+def _submit(
+    session: TerminalSession,
+    text: str,
+    behavior: StreamingBehavior = "steer",
+    images: Sequence[ImageContent] = (),
+) -> None:
+    """Hand ``text`` (and ``images`` attached to it) to the agent. A prompt refused before it
+    is taken (no model, no credentials) is one line, and the text goes back to the editor."""
     from ctxmodes.host.errors import NoModelError
     from ctxmodes.providers.base import ProviderError
 
     try:
-        session.agent.submit(text, streaming_behavior=behavior)
+        session.agent.submit(text, streaming_behavior=behavior, images=images)
     except (NoModelError, ProviderError) as refused:
         message = NO_MODEL_NOTICE if isinstance(refused, NoModelError) else str(refused)
         session.notify(message, "error")
@@ -145,11 +151,14 @@ def _submit(session: TerminalSession, text: str, behavior: StreamingBehavior = "
         session.buffer.cursor_position = len(text)
 
 
-def submit_in_turn(session: TerminalSession, prompts: Sequence[str]) -> None:
-    """Send ``prompts``: the first now, each other one after the reply to the one before
-    (a follow-up). When the first is refused (no model), all of them go to the editor."""
+def submit_in_turn(
+    session: TerminalSession, prompts: Sequence[str], images: Sequence[ImageContent] = ()
+) -> None:
+    """Send ``prompts``: the first now, with ``images``, each other one after the reply to
+    the one before (a follow-up). When the first is refused (no model), all of them go to
+    the editor (the images' files are named in the first)."""
     first, *rest = prompts
-    _submit(session, first)
+    _submit(session, first, images=images)
     if session.buffer.text:
         session.buffer.text = "\n\n".join(prompts)
         session.buffer.cursor_position = len(session.buffer.text)

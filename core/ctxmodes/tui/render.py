@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import json
 import re
+from collections.abc import Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, Final
 
@@ -54,8 +55,11 @@ def styled(text: str, style: str, width: int) -> str:
     return _ansi(Text(printable(text), style=style), width)
 
 
-def user_prompt(text: str, width: int) -> str:
-    return _ansi(Text("\u203a ", style="bold cyan") + Text(printable(text), style="bold"), width)
+def user_prompt(text: str, width: int, image_types: Sequence[str] = ()) -> str:
+    """A prompt, and under it an ``[image <type>]`` line for each image attached to it."""
+    prompt = _ansi(Text("\u203a ", style="bold cyan") + Text(printable(text), style="bold"), width)
+    marks = [styled(f"  [image {mime_type}]", "dim", width) for mime_type in image_types]
+    return "\n".join([prompt, *marks])
 
 
 def assistant_reply(

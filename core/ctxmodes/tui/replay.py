@@ -113,7 +113,7 @@ def _custom_blocks(entry: CustomMessageEntry, width: int) -> list[str]:
 def _message_blocks(entry: MessageEntry, width: int) -> list[str]:
     message = entry.message
     if isinstance(message, UserMessage):
-        return [render.user_prompt(ev.message_text(message), width)]
+        return [render.user_prompt(ev.message_text(message), width, ev.image_types(message))]
     if isinstance(message, AssistantMessage):
         blocks: list[str] = []
         reply = render.assistant_reply(message, width)

@@ -204,7 +204,7 @@ class Transcript:
             if self._run_fresh:
                 # The run's first message is its prompt; later ones were steered in.
                 self.unanswered_prompt, self._run_fresh = text, False
-            blocks.append(render.user_prompt(text, width))
+            blocks.append(render.user_prompt(text, width, ev.image_types(message)))
         elif isinstance(message, AssistantMessage):
             text = ev.message_text(message)
             reply = self._live.rest_of_reply(message, width)

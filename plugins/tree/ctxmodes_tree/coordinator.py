@@ -22,23 +22,24 @@ Settled phase (:meth:`RolloverCoordinator.settle`, inside ``ctx_agent_settled``)
 
 Input during a rollover
     From ``new_context`` until the marker is sent, submitted input is held (``ctx_input``
-    answers "handled") and replayed as follow-ups after the new boundary. Steering it into
-    the aborted run would only archive it with the old window, and a prompt started before
-    the marker would open the new branch without one. Messages already queued for the run
-    that called ``new_context`` (steering typed while its tools ran, follow-ups) are taken
-    out of the host's queues when the rollover is scheduled — the aborted run would
-    otherwise deliver them into the old window — and queued again, each in its own queue,
-    right after the marker. Custom messages other plugins send to start a turn while the
-    rollover is under way (from ``ctx_session_tree``, say) are held by the host
+    answers "handled") and replayed, images and all, as follow-ups after the new boundary.
+    Steering it into the aborted run would only archive it with the old window, and a prompt
+    started before the marker would open the new branch without one. Messages already queued
+    for the run that called ``new_context`` (steering typed while its tools ran, follow-ups)
+    are taken out of the host's queues when the rollover is scheduled — the aborted run
+    would otherwise deliver them into the old window — and queued again, each in its own
+    queue, right after the marker. Custom messages other plugins send to start a turn while
+    the rollover is under way (from ``ctx_session_tree``, say) are held by the host
     (:meth:`~ctxmodes.hostapi.HostSession.hold_turns`) and delivered after the marker too:
-    only the marker may start the next turn. Input may arrive on another thread, so the
-    held list and the phase it depends on are guarded by a lock.
+    only the marker may start the next turn. Input may arrive on another thread, so the held
+    list and the phase it depends on are guarded by a lock.
 
 Failure policy
     Every failure ends the rollover with one error notification, "Tree context rollover
     failed: <reason>", and puts the saved editor text and any held input back in the
-    editor. When navigation did not complete, the old branch is untouched. When it did, no
-    model turn starts: the marker is sent only after the manifest and snapshot exist, so a
+    editor (input with images, which the editor cannot hold, waits as a follow-up instead).
+    When navigation did not complete, the old branch is untouched. When it did, no model
+    turn starts: the marker is sent only after the manifest and snapshot exist, so a
     failure before that leaves the session idle and inspectable (its side branch, summary
     and whatever recovery entries were written stay in the file). An unexpected exception
     ends the rollover the same way but propagates, so the host reports it instead.
@@ -54,6 +55,7 @@ from dataclasses import dataclass
 
 from ctxmodes import (
     CtxmodesError,
+    InputEvent,
     NavigationRequest,
     NewContextOutcome,
     QueuedMessage,
@@ -131,7 +133,7 @@ class RolloverCoordinator:
         self._lock = threading.Lock()
         #: Input held from ``new_context`` until the marker is sent (or the rollover fails).
         self._holding = False
-        self._held: list[str] = []
+        self._held: list[InputEvent] = []
         #: Messages that were queued for the run that called ``new_context``, taken out of
         #: the queues so that the aborted run cannot deliver them into the old window.
         self._taken: list[tuple[StreamingBehavior, QueuedMessage]] = []
@@ -287,8 +289,8 @@ class RolloverCoordinator:
         self._continuation_window_id = marker.identity.current_window_id
         self._navigation = None
         self._requeue_taken()
-        for text in self._release_held():
-            self._session.follow_up(text)
+        for held in self._release_held():
+            self._session.follow_up(held.text, images=held.images)
 
     def _target(self, pending: PendingRollover, branch_ids: Sequence[str]) -> SessionEntry:
         """The entry to navigate to: the boundary, or on a branch without archives the first
@@ -324,7 +326,7 @@ class RolloverCoordinator:
         for queue, message in taken:
             self._session.enqueue(message, deliver_as=queue)
 
-    def _release_held(self) -> list[str]:
+    def _release_held(self) -> list[InputEvent]:
         with self._lock:
             held, self._held = self._held, []
             self._holding = False
@@ -339,26 +341,33 @@ class RolloverCoordinator:
         # Back in their queues, they wait for the next run (none starts after a failure).
         self._requeue_taken()
         held = self._release_held()
+        # Input with images cannot go back into the editor: it waits in the follow-up queue,
+        # as the taken messages do.
+        for event in held:
+            if event.images:
+                self._session.follow_up(event.text, images=event.images)
+        typed = [event.text for event in held if not event.images]
         ui = self._session.ui
-        if navigation is not None or held:
+        if navigation is not None or typed:
             # What the navigation put in the editor (the target's text) gives way to what the
             # user was composing; anything typed since the rollover began is kept.
             saved = ui.get_editor_text()
             target_text = navigation.target_text if navigation is not None else None
             if navigation is not None and target_text is not None and saved == target_text:
                 saved = navigation.saved_editor_text
-            ui.set_editor_text("\n\n".join(text for text in (saved, *held) if text))
+            ui.set_editor_text("\n\n".join(text for text in (saved, *typed) if text))
         if reason is not None:
             ui.notify(FAILURE_PREFIX + reason, "error")
 
     # -- during a rollover ------------------------------------------------------------------
 
-    def hold_input(self, text: str) -> bool:
-        """Hold ``text`` while a rollover is under way; True when it was held."""
+    def hold_input(self, event: InputEvent) -> bool:
+        """Hold the input (its text and images) while a rollover is under way; True when it
+        was held."""
         with self._lock:
             if not self._holding:
                 return False
-            self._held.append(text)
+            self._held.append(event)
             return True
 
     def observe_tree_event(self, event: TreeNavigationEvent) -> bool:

@@ -127,7 +127,7 @@ class TreeRollover:
         return None
 
     def hold_input(self, event: InputEvent) -> bool:
-        return self.coordinator.hold_input(event.text)
+        return self.coordinator.hold_input(event)
 
     def settle(self) -> None:
         self.coordinator.settle()

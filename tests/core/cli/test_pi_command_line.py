@@ -5,16 +5,21 @@ Pi's print mode, against the same loopback model, is the judge of what is sent a
 
 from __future__ import annotations
 
+import base64
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from support.cli_process import run_ctxmodes
+from support.images import dot_bmp, dot_gif, solid_png
+from support.pi_oracle import require_pi
 from support.pi_print import API, run_ours, run_pi
 from support.wire_server import Reply, WireServer, text_stream
 
-from ctxmodes.cli.pi_command_line import meant_command_line
+from ctxmodes.cli.pi_command_line import NOT_CONVERTED, TOO_LARGE, meant_command_line, pi_prompts
+from ctxmodes.tools._images import MAX_IMAGE_BYTES
 
 COMMANDS = frozenset({"run", "chat", "session"})
 
@@ -149,15 +154,149 @@ def test_a_prompt_without_a_terminal_is_print_mode(tmp_path: Path) -> None:
     assert sent == ["hi", "again"]
 
 
-def test_an_image_file_is_named_for_the_model_to_open(tmp_path: Path) -> None:
+def _image_files(tmp_path: Path) -> None:
+    (tmp_path / "small.png").write_bytes(solid_png(3, 2, (200, 30, 30)))
+    (tmp_path / "notes.txt").write_text("line one\n")
+    (tmp_path / "dot.gif").write_bytes(dot_gif())
+
+
+def _pairs(line: str) -> Any:
+    """A session line with every object as its list of key-value pairs: equal only when
+    the keys come in the same order too."""
+    return json.loads(line, object_pairs_hook=list)
+
+
+def _user_lines(agent: Path) -> list[str]:
+    [session] = agent.rglob("*.jsonl")
+    return [
+        line
+        for line in session.read_text().splitlines()
+        if json.loads(line).get("message", {}).get("role") == "user"
+    ]
+
+
+@pytest.mark.pi
+@pytest.mark.parametrize("model_input", [None, ["text", "image"]])
+def test_print_mode_attaches_images_as_pi_does(
+    tmp_path: Path, model_input: list[str] | None
+) -> None:
+    """``@FILE`` images, PNG and GIF among a text file: the user message the model receives
+    (its images, or Pi's placeholder for a model without image input) is Pi's, and so is
+    the session line, byte for byte but for its time."""
+    _image_files(tmp_path)
+    argv = ["-p", "--model", "loop/m", "@small.png", "@notes.txt", "@dot.gif", "look"]
+    runs = {}
+    for name, run in (("pi", run_pi), ("ctxmodes", run_ours)):
+        with WireServer([Reply(text_stream(API, "seen"))]) as server:
+            done = run(tmp_path, server.base_url, argv, "piped\n", model_input=model_input)
+            runs[name] = (done, _user_messages(server))
+    (pi, pi_sent), (ours, our_sent) = runs["pi"], runs["ctxmodes"]
+    assert pi.returncode == 0, pi.stderr
+    assert ours.returncode == 0, ours.stderr
+    assert our_sent == pi_sent
+    [[sent]] = pi_sent
+    if model_input is None:
+        assert sent["content"][-1] == {
+            "type": "text",
+            "text": "(image omitted: model does not support images)",
+        }
+    else:
+        assert [part["type"] for part in sent["content"]] == ["text", "image_url", "image_url"]
+    [pi_line], [our_line] = _user_lines(tmp_path / "pi-agent"), _user_lines(tmp_path / "agent")
+    pi_entry, our_entry = _pairs(pi_line), _pairs(our_line)
+    timeless = {"id", "parentId", "timestamp"}
+    pi_message, our_message = dict(pi_entry)["message"], dict(our_entry)["message"]
+    assert [pair for pair in our_message if pair[0] != "timestamp"] == [
+        pair for pair in pi_message if pair[0] != "timestamp"
+    ]
+    assert [key for key, _ in our_entry if key not in timeless] == [
+        key for key, _ in pi_entry if key not in timeless
+    ]
+    assert json.loads(our_line)["message"]["content"][1:] == [
+        {"type": "image", "mimeType": "image/png", "data": _base64(tmp_path / "small.png")},
+        {"type": "image", "mimeType": "image/gif", "data": _base64(tmp_path / "dot.gif")},
+    ]
+
+
+def _base64(path: Path) -> str:
+    return base64.b64encode(path.read_bytes()).decode()
+
+
+def test_an_image_file_is_attached_to_the_first_prompt(tmp_path: Path) -> None:
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"responses": [{"text": "seen"}, {"text": "again"}]}))
+    _image_files(tmp_path)
+    argv = ["-p", "--model", f"scripted:{script}", "@small.png", "@dot.gif", "look", "more"]
+    result = run_ctxmodes(tmp_path, *argv)
+    assert (result.returncode, result.stdout) == (0, "again\n"), result.stderr
+    first, second = (json.loads(line)["message"] for line in _user_lines(tmp_path / "agent"))
+    blocks = f'<file name="{tmp_path / "small.png"}"></file>\n'
+    blocks += f'<file name="{tmp_path / "dot.gif"}"></file>\n'
+    assert first["content"] == [
+        {"type": "text", "text": blocks + "look"},
+        {"type": "image", "mimeType": "image/png", "data": _base64(tmp_path / "small.png")},
+        {"type": "image", "mimeType": "image/gif", "data": _base64(tmp_path / "dot.gif")},
+    ]
+    assert second["content"] == [{"type": "text", "text": "more"}]
+
+
+@pytest.mark.pi
+def test_pi_opens_a_session_whose_prompt_has_images(tmp_path: Path) -> None:
+    pi = require_pi()
     script = tmp_path / "script.json"
     script.write_text(json.dumps({"responses": [{"text": "seen"}]}))
-    (tmp_path / "shot.png").write_bytes(b"\x89PNG\r\n\x1a\n" + b"\0" * 16)
-    result = run_ctxmodes(tmp_path, "-p", "--model", f"scripted:{script}", "@shot.png", "look")
+    _image_files(tmp_path)
+    argv = ["-p", "--model", f"scripted:{script}", "@small.png", "@dot.gif", "look"]
+    result = run_ctxmodes(tmp_path, *argv)
     assert result.returncode == 0, result.stderr
     [session] = (tmp_path / "agent").rglob("*.jsonl")
-    text = session.read_text()
-    assert json.dumps(f'<file name="{tmp_path / "shot.png"}"></file>\nlook') in text
+    [line] = _user_lines(tmp_path / "agent")
+    [opened] = pi.open_many([{"file": str(session), "at": []}])
+    assert "openError" not in opened
+    [pi_view] = [m for m in opened["context"]["messages"] if m["role"] == "user"]
+    assert pi_view == json.loads(line)["message"]
+    assert [block["type"] for block in pi_view["content"]] == ["text", "image", "image"]
+
+
+def _over_the_limit() -> bytes:
+    return solid_png(2, 2, (0, 0, 0)) + bytes(MAX_IMAGE_BYTES)
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "note"),
+    [("huge.png", _over_the_limit, TOO_LARGE), ("dot.bmp", dot_bmp, NOT_CONVERTED)],
+    ids=["over-the-limit", "bmp"],
+)
+def test_an_image_that_cannot_go_as_it_is_is_not_attached_and_the_prompt_says_why(
+    tmp_path: Path, name: str, content: Callable[[], bytes], note: str
+) -> None:
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"responses": [{"text": "seen"}]}))
+    (tmp_path / name).write_bytes(content())
+    result = run_ctxmodes(tmp_path, "-p", "--model", f"scripted:{script}", f"@{name}", "look")
+    assert (result.returncode, result.stdout) == (0, "seen\n"), result.stderr
+    [line] = _user_lines(tmp_path / "agent")
+    assert json.loads(line)["message"]["content"] == [
+        {"type": "text", "text": f'<file name="{tmp_path / name}">{note}</file>\nlook'}
+    ]
+
+
+def test_an_image_is_attached_by_its_content_not_its_name(tmp_path: Path) -> None:
+    """A PNG named ``.txt`` is an image; a file named ``.png`` that is no PNG is text; an
+    empty image adds nothing; images follow the order of the arguments."""
+    (tmp_path / "shot.txt").write_bytes(solid_png(1, 1, (0, 0, 0)))
+    (tmp_path / "fake.png").write_bytes(b"\x89PNG\r\n\x1a\n" + b"\0" * 16)
+    (tmp_path / "empty.png").write_bytes(b"")
+    (tmp_path / "dot.gif").write_bytes(dot_gif())
+    names = ["@dot.gif", "@fake.png", "@empty.png", "@shot.txt"]
+    prompts = pi_prompts([*names, "look"], piped=None, base=tmp_path)
+    assert [image.mime_type for image in prompts.images] == ["image/gif", "image/png"]
+    fake = (b"\x89PNG\r\n\x1a\n" + b"\0" * 16).decode("utf-8", "replace")
+    assert prompts.texts == (
+        f'<file name="{tmp_path / "dot.gif"}"></file>\n'
+        f'<file name="{tmp_path / "fake.png"}">\n{fake}\n</file>\n'
+        f'<file name="{tmp_path / "shot.txt"}"></file>\nlook',
+    )
 
 
 @pytest.mark.parametrize(

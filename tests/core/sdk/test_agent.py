@@ -4,12 +4,14 @@ context state a footer shows."""
 
 from __future__ import annotations
 
+import base64
 import threading
 from typing import Any
 
 import orjson
 import pytest
 from support.agents import make_agent
+from support.images import dot_gif, solid_png
 from support.terminal import GateTool
 
 from ctxmodes.config import Settings
@@ -27,6 +29,7 @@ from ctxmodes.sdk import (
     UsageReported,
     open_agent,
 )
+from ctxmodes.session import ImageContent
 
 WAIT = 10.0
 
@@ -102,6 +105,34 @@ def test_text_typed_during_a_tool_call_steers_the_next_request(tmp_path):
         ("assistant", "steered"),
         ("user", "then write tests"),
         ("assistant", "followed"),
+    ]
+
+
+def test_images_go_with_prompts_submitted_steered_and_followed_up(tmp_path):
+    pixel = base64.b64encode(solid_png(1, 1, (1, 2, 3))).decode()
+    png = ImageContent(mime_type="image/png", data=pixel)
+    gif = ImageContent(mime_type="image/gif", data=base64.b64encode(dot_gif()).decode())
+    gate = GateTool()
+    responses = [{"text": "one"}, {"tool_calls": [{"name": "gate"}]}]
+    responses += [{"text": "steered"}, {"text": "followed"}]
+    with make_agent(tmp_path, responses, gate) as agent:
+        agent.prompt("first", images=[png])
+        agent.submit("second", images=[gif, png])
+        assert gate.entered.wait(WAIT)
+        agent.steer("steer", images=[gif])
+        agent.follow_up("follow")
+        gate.opened.set()
+        assert agent.wait_for_idle(WAIT)
+        messages = file_messages(agent)
+
+    def image(block: ImageContent) -> dict[str, str]:
+        return {"type": "image", "mimeType": block.mime_type, "data": block.data}
+
+    assert [m["content"][1:] for m in messages if m["role"] == "user"] == [
+        [image(png)],
+        [image(gif), image(png)],
+        [image(gif)],
+        [],
     ]
 
 

@@ -9,6 +9,7 @@ from ctxmodes.session import codec
 from ctxmodes.session.models import (
     AssistantMessage,
     CustomEntry,
+    ImageContent,
     LabelEntry,
     MessageEntry,
     SessionHeader,
@@ -128,6 +129,34 @@ def test_models_built_in_python_serialise_in_pis_key_order() -> None:
         "timestamp": "t",
         "targetId": "x",
     }
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # Pi's @FILE attachment (cli/file-processor.js) and its read tool (core/tools/read.js).
+        b'{"role":"user","content":[{"type":"text","text":"look"},'
+        b'{"type":"image","mimeType":"image/png","data":"iVBO"}],"timestamp":1}',
+        b'{"role":"toolResult","toolCallId":"c","toolName":"read","content":'
+        b'[{"type":"image","data":"R0lG","mimeType":"image/gif"}],"isError":false,"timestamp":2}',
+    ],
+)
+def test_an_image_block_is_written_back_in_the_key_order_it_was_read(line: bytes) -> None:
+    assert codec.dumps(to_json(message_from_json(codec.loads(line)))) == line
+
+
+def test_an_image_built_in_python_is_written_in_the_order_of_its_arguments() -> None:
+    attached = ImageContent(mime_type="image/png", data="A")
+    read = ImageContent(data="A", mime_type="image/png")
+    assert list(to_json(attached)) == ["type", "mimeType", "data"]
+    assert list(to_json(read)) == ["type", "data", "mimeType"]
+    message = UserMessage(content=[TextContent(text="t"), attached, read], timestamp=1)
+    assert codec.dumps(to_json(message)) == (
+        b'{"role":"user","content":[{"type":"text","text":"t"},'
+        b'{"type":"image","mimeType":"image/png","data":"A"},'
+        b'{"type":"image","data":"A","mimeType":"image/png"}],"timestamp":1}'
+    )
+    assert attached.model_copy() == attached
 
 
 def test_validation_is_strict() -> None:

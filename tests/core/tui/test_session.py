@@ -25,7 +25,7 @@ from ctxmodes.config import TerminalSettings
 from ctxmodes.providers.base import ModelRequest, Provider, StreamDone, StreamEvent
 from ctxmodes.providers.script import Script
 from ctxmodes.providers.scripted import ScriptedProvider
-from ctxmodes.session.models import TextContent
+from ctxmodes.session.models import ImageContent, TextContent, UserMessage
 
 PROMPT = "\u203a "  # how the transcript shows a user message
 GATED = [
@@ -465,6 +465,40 @@ def test_the_command_lines_messages_are_sent_each_after_the_reply_before_it(tmp_
     assert user_texts(agent) == prompts
     text = terminal.text()
     assert text.index("first reply") < text.index(PROMPT + "again") < text.index("second reply")
+
+
+def test_the_command_lines_images_go_with_its_first_message_and_show_in_the_transcript(
+    tmp_path,
+):
+    from ctxmodes.tui.app import plain
+    from ctxmodes.tui.replay import branch_blocks
+
+    agent = make_agent(tmp_path, [{"text": "first reply"}, {"text": "second reply"}])
+    png = ImageContent(mime_type="image/png", data="iVBORw0KGgo=")
+    gif = ImageContent(mime_type="image/gif", data="R0lGODlh")
+    prompts = ['<file name="/w/a.png"></file>\n<file name="/w/b.gif"></file>\nlook', "again"]
+
+    seen = {}
+
+    async def scenario(t):
+        await t.printed("second reply")
+        await t.idle()
+        session = agent.session
+        seen["users"] = [m for m in session.messages if isinstance(m, UserMessage)]
+        # Replayed (after /tree, /resume, or when the session is reopened) the same way.
+        blocks = branch_blocks(session.session_manager, 100)
+        seen["replayed"] = "\n".join(plain(block) for block in blocks) + "\n"
+
+    terminal = run_terminal(agent, scenario, initial_prompts=prompts, initial_images=[png, gif])
+    assert [m.content for m in seen["users"]] == [
+        [TextContent(text=prompts[0]), png, gif],
+        [TextContent(text="again")],
+    ]
+    marks = "  [image image/png]\n  [image image/gif]\n"
+    text = terminal.text()
+    assert text.index("look\n" + marks) < text.index("first reply") < text.index(PROMPT + "again")
+    assert text.count("[image") == 2
+    assert "look\n" + marks in seen["replayed"]
 
 
 def test_the_command_lines_messages_go_to_the_editor_when_there_is_no_model(tmp_path):

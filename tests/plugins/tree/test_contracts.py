@@ -20,7 +20,9 @@ from ctxmodes.providers.base import DeveloperMessage
 from ctxmodes.session.models import (
     BranchSummaryEntry,
     CompactionEntry,
+    ImageContent,
     MessageEntry,
+    TextContent,
     ToolResultMessage,
 )
 from ctxmodes.windows.marker import CONTEXT_WINDOW_CUSTOM_TYPE
@@ -265,6 +267,30 @@ def test_failure_after_navigation_starts_no_turn(harness, respond, monkeypatch) 
     assert message.startswith("Tree context rollover failed: ")
     assert "No space left" in message
     assert h.ui.editor_text == "draft"
+
+
+def test_after_a_failure_held_text_goes_to_the_editor_and_held_images_wait_queued(
+    harness, respond
+) -> None:
+    image = ImageContent(mime_type="image/png", data="iVBORw0KGgo=")
+
+    class Typist:
+        @hookimpl
+        def ctx_tool_result(self, session, event) -> None:
+            if event.tool_name == "new_context":
+                session.submit("typed", streaming_behavior="steer")
+                session.submit("with a picture", images=[image], streaming_behavior="steer")
+
+    h = harness(
+        [respond.call("new_context"), respond.text("never")],
+        plugins=[CancelInternal(), Typist()],
+    )
+    h.ui.editor_text = "draft"
+    h.session.prompt("start")
+    assert h.ui.editor_text == "draft\n\ntyped"
+    [queued] = h.session.take_queued("follow_up")
+    assert queued.content == [TextContent(text="with a picture"), image]
+    assert h.kinds().count("AgentStarted") == 1
 
 
 def test_a_second_request_while_one_is_pending_is_refused(harness, respond) -> None:

@@ -15,6 +15,7 @@ from ctxmodes.session.models import (
     BranchSummaryEntry,
     CustomEntry,
     CustomMessageEntry,
+    ImageContent,
     MessageEntry,
     ToolResultMessage,
     UserMessage,
@@ -334,6 +335,33 @@ def test_input_sent_while_the_old_run_ends_is_held_for_the_new_window(harness, r
         for e in h.entries()
         if isinstance(e, MessageEntry) and getattr(e.message, "stop_reason", None) == "aborted"
     ]
+
+
+def test_input_with_images_held_for_the_new_window_keeps_its_images(harness, respond) -> None:
+    image = ImageContent(mime_type="image/png", data="iVBORw0KGgo=")
+
+    class Typist:
+        @hookimpl
+        def ctx_tool_result(self, session, event) -> None:
+            if event.tool_name == "new_context":
+                session.submit("look at this", images=[image], streaming_behavior="steer")
+
+    h = harness(
+        [respond.call("new_context"), respond.text("window 1"), respond.text("seen")],
+        plugins=[Typist()],
+    )
+    h.session.prompt("start")
+    _, _, _, marker = rollover_entries(h)
+    [typed] = [
+        e
+        for e in h.entries()
+        if isinstance(e, MessageEntry)
+        and isinstance(e.message, UserMessage)
+        and e.message.content[0].text == "look at this"
+    ]
+    assert typed.message.content[1:] == [image]
+    branch = h.manager.get_branch_ids()
+    assert branch.index(typed.id) > branch.index(marker.id)
 
 
 def test_messages_queued_in_the_turn_that_calls_new_context_follow_the_marker(
