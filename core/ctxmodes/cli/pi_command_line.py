@@ -9,6 +9,12 @@ image file is attached to it. ``ctxmodes --list-models [SEARCH]`` is ``ctxmodes 
 --pi-list [--search SEARCH]``, and ``ctxmodes --export FILE [OUTPUT]`` is ``ctxmodes session
 export``.
 
+``--mode`` on this bare line is Pi's output mode, not a context mode: ``--mode json`` (or
+``--mode=json``) is Pi's JSON event stream, ``ctxmodes run --json``; ``--mode text`` is Pi's
+default output and changes nothing; ``--mode rpc`` is refused. Any other value is still the
+context mode, so a plugin's context mode named ``json`` or ``text`` is chosen with
+``ctxmodes run --mode NAME`` (or ``chat --mode NAME``).
+
 Internal to ctxmodes: not part of the API plugins and programs use (see :mod:`ctxmodes`).
 """
 
@@ -41,6 +47,10 @@ VALUE_OPTIONS = frozenset(
     | {"-t", "--tools", "-xt", "--exclude-tools", "--system-prompt", "--append-system-prompt"}
     | {"--fork", "--api-key", EXPORT}
 )
+#: Pi's output-mode option, which the session commands' ``--mode`` (the context mode) shares.
+MODE = "--mode"
+#: The values of ``--mode`` that name Pi's output, and what each runs.
+OUTPUT_MODES: dict[str, list[str]] = {"json": ["run", "--json"], "text": []}
 #: Pi's ``--list-models [SEARCH]``: the models with credentials, those matching SEARCH.
 LIST_MODELS = "--list-models"
 #: Pi's project-trust flags, which decide whether a project's own providers are read.
@@ -103,16 +113,47 @@ def meant_command_line(
         named is not None and is_command(named) and not _print_flag_before(argv, named)
     ):
         return None
+    output, argv = _output_mode(argv)
+    if output == "json":
+        return [*OUTPUT_MODES[output], *_without_print_flags(argv)]
     if named is not None and not printing:
         _refuse_a_mistyped_command(named, is_command)
-    kept = [argument for argument in _options(argv) if argument not in PRINT_FLAGS]
-    kept += list(argv[len(_options(argv)) :])
+    kept = _without_print_flags(argv)
     # As Pi: a prompt without a terminal at both ends is print mode too. Chat's options
     # alone stay the interactive session, which says it needs a terminal.
     has_prompt = named is not None or END_OF_OPTIONS in argv
     return (
         ["run", "--print", *kept] if printing or (has_prompt and not terminal) else ["chat", *kept]
     )
+
+
+def _output_mode(argv: Sequence[str]) -> tuple[str | None, list[str]]:
+    """Pi's output mode (the last ``--mode json|text`` given, ``None``: none) and ``argv``
+    without those options; any other ``--mode`` stays, as the context mode.
+
+    :raises CtxmodesError: ``--mode rpc``, which ctxmodes does not implement.
+    """
+    chosen: str | None = None
+    rest: list[str] = []
+    consumed = 0
+    for argument, value in _options_and_values(argv):
+        consumed += 1 if value is None else 2
+        mode = value if argument == MODE else None
+        if argument.startswith(f"{MODE}="):
+            mode = argument.removeprefix(f"{MODE}=")
+        if mode == "rpc":
+            raise CtxmodesError("Pi's RPC mode (--mode rpc) is not supported by ctxmodes")
+        if mode in OUTPUT_MODES:
+            chosen = mode
+        else:
+            rest += [argument] if value is None else [argument, value]
+    return chosen, rest + list(argv[consumed:])
+
+
+def _without_print_flags(argv: Sequence[str]) -> list[str]:
+    """``argv`` without Pi's print flags among its options."""
+    kept = [argument for argument in _options(argv) if argument not in PRINT_FLAGS]
+    return kept + list(argv[len(_options(argv)) :])
 
 
 def _export(argv: Sequence[str], output: str | None) -> list[str]:

@@ -7,7 +7,10 @@ stops the run with a one-line message and exit status 1.
 
 ``--print`` is Pi's print mode (``ctxmodes -p``, see :mod:`ctxmodes.cli.pi_command_line`):
 the first prompt is built as Pi builds it, and standard output gets only the last reply's
-text.
+text. ``--json`` is Pi's JSON mode (``ctxmodes --mode json``): prompts are built the same
+way, and standard output gets the session header and every session event as JSON lines
+(see :mod:`ctxmodes.host.json_stream`). As in Pi, a model error is then an event of the
+stream, not a failure of the command: it still exits 0.
 """
 
 from __future__ import annotations
@@ -118,6 +121,14 @@ def register(subparsers: Any) -> None:
         "input, then each @FILE's text, goes first into the first prompt (what `ctxmodes -p` "
         "runs)",
     )
+    parser.add_argument(
+        "--json",
+        dest="json_events",
+        action="store_true",
+        help="Pi's JSON mode: standard output gets the session header, then every session "
+        "event as one JSON line (what `ctxmodes --mode json` runs); prompts are built as "
+        "with --print",
+    )
     parser.add_argument("prompts", nargs="*", metavar="PROMPT", help="prompts, in order")
     parser.set_defaults(handler=run)
 
@@ -130,6 +141,7 @@ def run(args: argparse.Namespace) -> int:
     from ctxmodes.errors import CtxmodesError
     from ctxmodes.host.failures import FailureWatch
     from ctxmodes.host.interrupt import interrupt_aborts
+    from ctxmodes.host.json_stream import JsonEventStream
     from ctxmodes.host.runtime import AgentHost
     from ctxmodes.host.trace import RequestTrace
     from ctxmodes.host.transcript import TranscriptPrinter
@@ -167,13 +179,14 @@ def run(args: argparse.Namespace) -> int:
         manager = _new_session(args, cwd, directory, new_id, durability)
     if name is not None:
         manager.append_session_info(name)
-    # In print mode standard output carries the reply alone.
-    ui = HeadlessUI(echo=sys.stderr if args.print_reply else sys.stdout)
+    # In print and JSON mode standard output carries the reply or the events alone.
+    ui = HeadlessUI(echo=sys.stderr if args.print_reply or args.json_events else sys.stdout)
+    options = _host_options(args, settings)
     try:
         host = AgentHost.from_settings(
             settings,
             ui=ui,
-            options=_host_options(args, settings),
+            options=options,
             mode_request=mode_request(args),
             confirm_hint=CONFIRM_SWITCH,
             resources=resource_loader(args, trust),
@@ -183,8 +196,12 @@ def run(args: argparse.Namespace) -> int:
     except BaseException:
         manager.close()
         raise
-    failures = FailureWatch(ui)
-    if not args.print_reply:
+    failures = FailureWatch(ui, model_errors=not args.json_events)
+    events: JsonEventStream | None = None
+    if args.json_events:
+        events = JsonEventStream(sys.stdout.buffer, lambda: host.session.model, options.clock)
+        host.subscribe(events)
+    elif not args.print_reply:
         host.subscribe(TranscriptPrinter(sys.stdout))
     host.subscribe(failures)
     trace = RequestTrace(args.trace) if args.trace is not None else None
@@ -198,6 +215,10 @@ def run(args: argparse.Namespace) -> int:
         except CtxmodesError:
             manager.close()  # never started: the host does not own it yet
             raise
+        if events is not None:
+            header = manager.get_header()
+            if header is not None:
+                events.write_header(header)
         host.start(manager)
         resources = host.session.resources
         notice = untrusted_notice(host.session.cwd, resources.trusted)
@@ -211,7 +232,7 @@ def run(args: argparse.Namespace) -> int:
             failures.raise_if_failed()
             if trace is not None:
                 trace.raise_if_failed()
-        if args.print_reply:
+        if args.print_reply and not args.json_events:
             print_last_reply(host.session, sys.stdout)
     finally:
         try:
@@ -256,7 +277,7 @@ def _prompts(args: argparse.Namespace) -> PiPrompts:
     from ctxmodes.cli.pi_command_line import PiPrompts, pi_prompts, piped_input
     from ctxmodes.errors import CtxmodesError
 
-    if not args.print_reply:
+    if not (args.print_reply or args.json_events):
         if not args.prompts:
             raise CtxmodesError("run needs a PROMPT")
         return PiPrompts(tuple(args.prompts))

@@ -18,7 +18,7 @@ whole long session costs its index, not a model per message.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
@@ -112,6 +112,9 @@ class SessionCore:
         self.server_wait_ms: float | None = None
         #: Told about every assistant message as it ends (the retry series watches them).
         self.on_answer_end: Callable[[AssistantMessage], None] | None = None
+        #: Whether a run ending with these messages is about to be retried (``agent_end``
+        #: says so before the retry series decides).
+        self.will_retry: Callable[[Sequence[AgentMessage]], bool] = lambda _messages: False
         #: Aborts the model call or tool of the current run.
         self.run_controller: AbortController | None = None
         #: Aborts the compaction or branch summary in progress.

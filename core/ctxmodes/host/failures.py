@@ -17,20 +17,23 @@ class FailureWatch:
     """A listener collecting failures: a run ending in a model error, a failed command, and
     error notifications (a plugin error, a failed automatic step) shown on ``ui``."""
 
-    def __init__(self, ui: HeadlessUI) -> None:
+    def __init__(self, ui: HeadlessUI, *, model_errors: bool = True) -> None:
+        """:param model_errors: a run ending in a model error is a failure (Pi's JSON mode
+        reports it as an event instead)."""
         self._ui = ui
+        self._model_errors = model_errors
         self._seen_notifications = len(ui.notifications)
         self._failures: list[str] = []
 
     def __call__(self, record: HostRecord) -> None:
-        if isinstance(record, records.AgentEnded):
+        if isinstance(record, records.AgentEnded) and self._model_errors:
             last = record.messages[-1] if record.messages else None
             if isinstance(last, AssistantMessage) and last.stop_reason == "error":
                 # The line a user reads last names whose endpoint failed: the error text
                 # is the vendor's own and rarely says which provider answered.
                 error = last.error_message or "unknown error"
                 self._failures.append(f"model error from {last.provider}/{last.model}: {error}")
-        elif isinstance(record, records.AutoRetryStarted) and self._failures:
+        elif isinstance(record, records.AutoRetryStarted) and self._model_errors and self._failures:
             # The failed turn is being retried: it is not the run's outcome (yet).
             self._failures.pop()
         elif isinstance(record, records.CommandInvoked) and record.error is not None:

@@ -185,10 +185,12 @@ class TurnEnded:
 
 @dataclass(frozen=True, slots=True)
 class AgentEnded:
-    """The run loop stopped; ``messages`` are the ones this run added."""
+    """The run loop stopped; ``messages`` are the ones this run added. ``will_retry``: the
+    last answer failed in a way the retry series will retry (Pi's ``willRetry``)."""
 
     type: ClassVar[str] = "agent_end"
     messages: tuple[AgentMessage, ...]
+    will_retry: bool = False
 
 
 @dataclass(frozen=True, slots=True)

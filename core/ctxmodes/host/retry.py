@@ -21,6 +21,7 @@ front end shows the retry as it happens; an abort during the wait cancels it.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Final
 
 from ctxmodes.abort import AbortController
@@ -28,7 +29,7 @@ from ctxmodes.host import records
 from ctxmodes.host.core import SessionCore
 from ctxmodes.host.retry_classify import is_transient_error
 from ctxmodes.host.retry_settings import RetrySettings
-from ctxmodes.session.models import AssistantMessage
+from ctxmodes.session.models import AgentMessage, AssistantMessage
 
 RETRY_CANCELLED: Final = "Retry cancelled"
 
@@ -49,6 +50,17 @@ class AgentRetry:
         if message.stop_reason != "error" and self._attempt > 0:
             self._core.emit(records.AutoRetryEnded(success=True, attempt=self._attempt))
             self._attempt = 0
+
+    def will_retry(self, messages: Sequence[AgentMessage]) -> bool:
+        """Whether a run that added ``messages`` will be retried, as Pi's ``willRetry`` of
+        ``agent_end``: retries are on and left, and its last answer failed transiently."""
+        settings = self.settings
+        if not settings.enabled or self._attempt >= settings.max_retries:
+            return False
+        last = next((m for m in reversed(messages) if isinstance(m, AssistantMessage)), None)
+        core = self._core
+        window = core.model.context_window if core.model is not None else 0
+        return last is not None and is_transient_error(last, window or 0)
 
     def after_run(self, message: AssistantMessage, server_wait_ms: float | None) -> bool:
         """After a run that ended with ``message``: True when the run should continue (the

@@ -223,7 +223,8 @@ class RunLoop:
 
     def _agent_end(self, new_messages: list[AgentMessage]) -> None:
         self._core.hook(self._core.relay.agent_end, list(new_messages))
-        self._core.emit(records.AgentEnded(tuple(new_messages)))
+        ended = tuple(new_messages)
+        self._core.emit(records.AgentEnded(ended, will_retry=self._core.will_retry(ended)))
 
     def _stream(self, signal: AbortSignal) -> AssistantMessage:
         """One model request on the current context; the answer is ended and persisted."""

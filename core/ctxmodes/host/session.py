@@ -146,6 +146,7 @@ class AgentSession:
         self._loop = RunLoop(self._core, self._auto_compaction.between_turns)
         self._retry = AgentRetry(self._core)
         self._core.on_answer_end = self._retry.answer_ended
+        self._core.will_retry = self._retry.will_retry
         self._navigator = Navigator(self._core)
         self._commands = CommandTable()
         self._held: list[_HeldInput] = []
