@@ -9,7 +9,7 @@ import random
 import subprocess
 
 import pytest
-from support.pi_oracle import pi_node_modules, require_node
+from support.pi_oracle import require_node, require_pi_modules
 
 from ctxmodes.fuzzy_filter import FuzzyMatch, fuzzy_filter, fuzzy_match
 
@@ -71,9 +71,7 @@ def _random_word(draw: random.Random, longest: int) -> str:
 
 @pytest.mark.pi
 def test_agrees_with_pi_tui_on_random_queries() -> None:
-    modules = pi_node_modules()
-    if modules is None:
-        pytest.skip("Pi is not installed: run `make pi`")
+    modules = require_pi_modules()
     fuzzy = modules / "@earendil-works" / "pi-tui" / "dist" / "fuzzy.js"
     draw = random.Random(85)
     texts = [_random_word(draw, 14) for _ in range(60)]

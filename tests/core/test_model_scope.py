@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.pi_oracle import PI_PACKAGE, pi_node_modules, require_node
+from support.pi_oracle import PI_PACKAGE, require_node, require_pi_modules
 
 from ctxmodes.model_scope import resolve_model_scope
 from ctxmodes.providers.catalog import ModelSpec
@@ -78,9 +78,7 @@ def _ours(patterns: list[str]) -> dict[str, Any]:
 
 def _pi(cases: list[list[str]]) -> list[dict[str, Any]]:
     node = require_node()
-    modules = pi_node_modules()
-    if modules is None:
-        pytest.skip("Pi is not installed: run `make pi`")
+    modules = require_pi_modules()
     models = [{"provider": p, "id": i, "name": n} for p, i, n in CATALOG]
     request = [{"patterns": patterns, "models": models} for patterns in cases]
     result = subprocess.run(

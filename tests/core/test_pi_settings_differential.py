@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from support.cli_rig import pi_agent_dir
-from support.pi_oracle import PI_PACKAGE, pi_node_modules, require_agent_node
+from support.pi_oracle import PI_PACKAGE, require_agent_node, require_pi_modules
 
 from ctxmodes.config import load_settings
 from ctxmodes.host.options import HostOptions
@@ -193,9 +193,7 @@ def test_ctxmodes_starts_with_what_pi_starts_with(
     global_settings, project_settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     node = require_agent_node()
-    modules = pi_node_modules()
-    if modules is None:
-        pytest.skip("Pi is not installed: run `make pi`")
+    modules = require_pi_modules()
     package = (modules / PI_PACKAGE).parent
     agent = pi_agent_dir(tmp_path, monkeypatch)
     for name in ("VISUAL", "EDITOR"):

@@ -49,6 +49,14 @@ def pi_node_modules() -> Path | None:
     return None
 
 
+def require_pi_modules() -> Path:
+    """The ``node_modules`` holding Pi 0.85 (see :func:`pi_node_modules`); skips without it."""
+    modules = pi_node_modules()
+    if modules is None:
+        pytest.skip("Pi 0.85 not installed: set PI_NODE_MODULES or run `make pi` (npm ci)")
+    return modules
+
+
 def require_oracle_cases() -> Path:
     found = oracle_dir()
     if found is None:
@@ -97,9 +105,7 @@ class PiOracle:
 
 def require_pi() -> PiOracle:
     node = require_node()
-    modules = pi_node_modules()
-    if modules is None:
-        pytest.skip("Pi 0.85 not installed: set PI_NODE_MODULES or run `make pi` (npm ci)")
+    modules = require_pi_modules()
     found = oracle_dir()
     if found is None:
         pytest.skip("Pi oracle scripts not found: set PI_ORACLE_DIR")
@@ -118,9 +124,7 @@ def pi_session_name(path: Path) -> str | None:
     """The session name the real Pi reads from ``path`` (a copy of it: Pi may rewrite what
     it opens); needs node and Pi, not the oracle corpus."""
     node = require_node()
-    modules = pi_node_modules()
-    if modules is None:
-        pytest.skip("Pi 0.85 not installed: set PI_NODE_MODULES or run `make pi` (npm ci)")
+    modules = require_pi_modules()
     module = modules / PI_PACKAGE.parent / "dist" / "core" / "session-manager.js"
     with tempfile.TemporaryDirectory() as scratch:
         copy = Path(scratch) / path.name
@@ -166,9 +170,7 @@ def pi_compaction_triggers(requests: list[dict[str, Any]]) -> list[list[str]]:
     """For each ``{file, answerId, model, settings}``, the automatic compactions the real
     Pi ``AgentSession`` would start after that answer (see ``pi_check_compaction.mjs``)."""
     node = require_agent_node()
-    modules = pi_node_modules()
-    if modules is None:
-        pytest.skip("Pi 0.85 not installed: set PI_NODE_MODULES or run `make pi` (npm ci)")
+    modules = require_pi_modules()
     package = modules / PI_PACKAGE.parent
     result = subprocess.run(
         [node, str(CHECK_COMPACTION_SCRIPT), str(package)],
@@ -227,9 +229,7 @@ def pi_resources(requests: list[dict[str, Any]], home: Path) -> list[dict[str, A
     """For each ``{cwd, agentDir, ...}``, the system prompt, templates and skills the real Pi
     ``AgentSession`` builds with ``HOME=home`` (see ``pi_resources.mjs``)."""
     node = require_agent_node()
-    modules = pi_node_modules()
-    if modules is None:
-        pytest.skip("Pi 0.85 not installed: set PI_NODE_MODULES or run `make pi` (npm ci)")
+    modules = require_pi_modules()
     env = {key: value for key, value in os.environ.items() if not key.startswith("PI_")}
     env.update(HOME=str(home), PI_CODING_AGENT_DIR=str(home / ".pi" / "agent"))
     result = subprocess.run(

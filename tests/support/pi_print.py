@@ -9,10 +9,8 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from support.cli_process import run_ctxmodes
-from support.pi_oracle import PI_PACKAGE, pi_node_modules, require_agent_node
+from support.pi_oracle import PI_PACKAGE, require_agent_node, require_pi_modules
 
 API = "openai-completions"
 
@@ -29,10 +27,6 @@ def run_pi(
     """``pi ARGV`` in ``tmp_path``, its agent directory ``tmp_path/pi-agent`` holding the
     model (with ``api_key`` as its configured key, ``None``: none; taking ``model_input``,
     ``None``: text only, Pi's default). Skips without Pi."""
-    node = require_agent_node()
-    modules = pi_node_modules()
-    if modules is None:
-        pytest.skip("Pi is not installed: run `make pi`")
     agent = tmp_path / "pi-agent"
     agent.mkdir(exist_ok=True)
     model: dict[str, Any] = {"id": "m"}
@@ -42,14 +36,25 @@ def run_pi(
     if api_key is not None:
         provider["apiKey"] = api_key
     (agent / "models.json").write_text(json.dumps({"providers": {"loop": provider}}))
-    cli = (modules / PI_PACKAGE).parent / "dist" / "cli.js"
+    return pi_cli(tmp_path, agent, argv, stdin)
+
+
+def pi_cli(
+    cwd: Path, agent: Path, argv: list[str], stdin: str = "", env: dict[str, str] | None = None
+) -> Any:
+    """The real Pi's command line ``pi ARGV`` in ``cwd``, with ``agent`` as its agent
+    directory, offline (no start-up requests), ``env`` over this process's environment.
+    Skips without Pi."""
+    node = require_agent_node()
+    cli = require_pi_modules() / PI_PACKAGE.parent / "dist" / "cli.js"
+    environment = {**os.environ, **(env or {}), "PI_CODING_AGENT_DIR": str(agent)}
     return subprocess.run(
         [node, str(cli), *argv],
         input=stdin,
         capture_output=True,
         text=True,
-        cwd=tmp_path,
-        env={**os.environ, "PI_CODING_AGENT_DIR": str(agent), "PI_OFFLINE": "1"},
+        cwd=cwd,
+        env={**environment, "PI_OFFLINE": "1"},
         timeout=120,
         check=False,
     )

@@ -7,15 +7,13 @@ catalog of providers with a key, and when no provider has credentials; ``ctxmode
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import pytest
 from support.cli_process import run_ctxmodes
-from support.pi_oracle import PI_PACKAGE, pi_node_modules, require_agent_node
+from support.pi_print import pi_cli
 
 from ctxmodes.cli.pi_model_list import NO_MODELS_AVAILABLE, format_token_count
 
@@ -149,24 +147,8 @@ def _config_toml(directory: Path, names: tuple[str, ...]) -> None:
 
 def _pi(tmp_path: Path, agent: Path, argv: list[str], env: dict[str, str]) -> Any:
     """The real Pi's ``argv``, in ``tmp_path``, with ``agent`` as its agent directory."""
-    node = require_agent_node()
-    modules = pi_node_modules()
-    if modules is None:
-        pytest.skip("Pi is not installed: run `make pi`")
-    cli = (modules / PI_PACKAGE).parent / "dist" / "cli.js"
-    environment = {**os.environ, **env, "PI_CODING_AGENT_DIR": str(agent), "PI_OFFLINE": "1"}
     # localeCompare follows the locale: Pi's order is ICU's root order in C and English.
-    environment.update(LC_ALL="C.UTF-8", LANG="C.UTF-8")
-    return subprocess.run(
-        [node, str(cli), *argv],
-        input="",
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env=environment,
-        timeout=120,
-        check=False,
-    )
+    return pi_cli(tmp_path, agent, argv, env={**env, "LC_ALL": "C.UTF-8", "LANG": "C.UTF-8"})
 
 
 def _both(

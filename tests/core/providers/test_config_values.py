@@ -7,8 +7,7 @@ import json
 import subprocess
 from pathlib import Path
 
-import pytest
-from support.pi_oracle import pi_node_modules, require_node
+from support.pi_oracle import require_node, require_pi_modules
 
 from ctxmodes.providers import config_values
 
@@ -47,9 +46,7 @@ process.stdout.write(JSON.stringify(out));
 
 def test_values_resolve_as_pi_resolves_them(tmp_path: Path) -> None:
     node = require_node()
-    modules = pi_node_modules()
-    if modules is None:
-        pytest.skip("Pi 0.85 not installed: run `make pi`")
+    modules = require_pi_modules()
     module = (
         modules / "@earendil-works/pi-coding-agent/dist/core/resolve-config-value.js"
     ).as_uri()

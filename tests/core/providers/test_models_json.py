@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.pi_oracle import PI_PACKAGE, pi_node_modules, require_node
+from support.pi_oracle import PI_PACKAGE, require_node, require_pi_modules
 
 from ctxmodes.providers.auth import AuthResolver, credential_sources
 from ctxmodes.providers.catalog import builtin_models
@@ -77,9 +77,7 @@ FIELDS = ("name", "api", "baseUrl", "reasoning", "input", "cost", "contextWindow
 
 def _pi_view(agent_dir: Path) -> dict[str, Any]:
     node = require_node()
-    modules = pi_node_modules()
-    if modules is None:
-        pytest.skip("Pi 0.85 not installed: run `make pi`")
+    modules = require_pi_modules()
     result = subprocess.run(
         [node, str(SCRIPT), str(modules / PI_PACKAGE.parent), str(agent_dir), json.dumps(REQUESTS)],
         capture_output=True,

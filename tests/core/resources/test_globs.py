@@ -8,7 +8,7 @@ import random
 import subprocess
 
 import pytest
-from support.pi_oracle import pi_node_modules, require_node
+from support.pi_oracle import require_node, require_pi_modules
 
 from ctxmodes.resources.globs import glob_matches
 
@@ -126,9 +126,7 @@ PATHS = [
 
 def minimatch_answers(cases: list[tuple[str, str]]) -> list[bool]:
     node = require_node()
-    modules = pi_node_modules()
-    if modules is None:
-        pytest.skip("Pi 0.85 not installed: set PI_NODE_MODULES or run `make pi` (npm ci)")
+    modules = require_pi_modules()
     script = (
         "const { minimatch } = await import(process.argv[1]);"
         "const cases = JSON.parse(require('fs').readFileSync(0, 'utf8'));"

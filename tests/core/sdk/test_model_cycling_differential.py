@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from support.cli_rig import pi_agent_dir
-from support.pi_oracle import PI_PACKAGE, pi_node_modules, require_agent_node
+from support.pi_oracle import PI_PACKAGE, require_agent_node, require_pi_modules
 
 from ctxmodes.config import load_settings
 from ctxmodes.model_scope import resolve_model_scope
@@ -57,9 +57,7 @@ CASES: list[tuple[dict[str, Any], list[str] | None, list[str]]] = [
 
 
 def _pi(node: str, agent: Path, cwd: Path, patterns: list[str] | None, steps: list[str]) -> Any:
-    modules = pi_node_modules()
-    if modules is None:
-        pytest.skip("Pi is not installed: run `make pi`")
+    modules = require_pi_modules()
     request = json.dumps({"patterns": patterns, "steps": steps})
     package = (modules / PI_PACKAGE).parent
     result = subprocess.run(

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from support.cli_rig import ctxmodes, isolate_settings
 from support.local_rig import call, text
-from support.pi_oracle import pi_node_modules, require_node
+from support.pi_oracle import require_node, require_pi_modules
 
 SCRIPT = Path(__file__).with_name("pi_extension_session.mjs")
 PI_PACKAGE = Path("@earendil-works") / "pi-coding-agent"
@@ -41,9 +41,7 @@ def answer(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, Any]:
 def extension_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A session the TypeScript extension could have left: written by the real Pi."""
     node = require_node()
-    modules = pi_node_modules()
-    if modules is None:
-        pytest.skip("Pi 0.85 not installed: set PI_NODE_MODULES or run `make pi` (npm ci)")
+    modules = require_pi_modules()
     path = tmp_path_factory.mktemp("extension") / "session.jsonl"
     subprocess.run(
         [node, str(SCRIPT), str(modules / PI_PACKAGE), str(path)],
