@@ -30,10 +30,9 @@ def private_env(work: Path) -> dict[str, str]:
         "PATH": os.environ.get("PATH", ""),
     }
     # A PYTHONPATH that puts a checkout's code before the installed one must reach the
-    # command too, made absolute: the command runs in another directory.
-    python_path = [entry for entry in os.environ.get("PYTHONPATH", "").split(os.pathsep) if entry]
-    if python_path:
-        env["PYTHONPATH"] = os.pathsep.join(os.path.abspath(entry) for entry in python_path)
+    # command too (tests/conftest.py made it absolute: the command runs elsewhere).
+    if os.environ.get("PYTHONPATH"):
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
     return env
 
 
