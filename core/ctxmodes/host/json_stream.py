@@ -30,6 +30,7 @@ from typing import Any, BinaryIO
 
 from ctxmodes.host import records
 from ctxmodes.host.records import HostRecord
+from ctxmodes.host.run_loop import zero_usage
 from ctxmodes.providers.base import (
     ModelInfo,
     StreamEvent,
@@ -53,15 +54,7 @@ from ctxmodes.session.models import (
 JsonObject = dict[str, Any]
 
 #: Pi's usage of an answer nothing was reported for yet.
-_ZERO_COST: JsonObject = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}
-_ZERO_USAGE: JsonObject = {
-    "input": 0,
-    "output": 0,
-    "cacheRead": 0,
-    "cacheWrite": 0,
-    "totalTokens": 0,
-    "cost": _ZERO_COST,
-}
+_ZERO_USAGE: JsonObject = to_json(zero_usage())
 
 
 def header_line(header: SessionHeader) -> bytes:
