@@ -19,6 +19,24 @@ def run_cli(
     return run_ctxmodes(tmp_path, "run", "--model", f"scripted:{script_file}", *args, env=env)
 
 
+#: The command line that starts ctxmodes (before its arguments).
+CTXMODES = [sys.executable, "-m", "ctxmodes"]
+
+
+def ctxmodes_environment(tmp_path: Path, env: dict[str, str] | None = None) -> dict[str, str]:
+    """This process's environment with a private agent and configuration directory in
+    ``tmp_path`` and no mode or model chosen by it, ``env`` over it."""
+    environment = dict(
+        os.environ,
+        PI_CODING_AGENT_DIR=str(tmp_path / "agent"),
+        CTXMODES_CONFIG_DIR=str(tmp_path / "config"),
+    )
+    environment.pop("CTXMODES_MODE", None)
+    environment.pop("CTXMODES_MODEL", None)
+    environment.update(env or {})
+    return environment
+
+
 def run_ctxmodes(
     tmp_path: Path,
     *args: str,
@@ -29,20 +47,12 @@ def run_ctxmodes(
     """``ctxmodes ARGS`` in ``cwd`` (default: ``tmp_path``), with a private agent and
     configuration directory in ``tmp_path``; ``stdin`` piped in (by default, an empty
     input: never the test runner's own)."""
-    environment = dict(
-        os.environ,
-        PI_CODING_AGENT_DIR=str(tmp_path / "agent"),
-        CTXMODES_CONFIG_DIR=str(tmp_path / "config"),
-    )
-    environment.pop("CTXMODES_MODE", None)
-    environment.pop("CTXMODES_MODEL", None)
-    environment.update(env or {})
     return subprocess.run(
-        [sys.executable, "-m", "ctxmodes", *args],
+        [*CTXMODES, *args],
         input=stdin if stdin is not None else "",
         capture_output=True,
         text=True,
-        env=environment,
+        env=ctxmodes_environment(tmp_path, env),
         cwd=tmp_path if cwd is None else cwd,
         timeout=120,
         check=False,

@@ -27,6 +27,19 @@ def run_pi(
     """``pi ARGV`` in ``tmp_path``, its agent directory ``tmp_path/pi-agent`` holding the
     model (with ``api_key`` as its configured key, ``None``: none; taking ``model_input``,
     ``None``: text only, Pi's default). Skips without Pi."""
+    agent = pi_agent_dir(tmp_path, base_url, api_key=api_key, model_input=model_input)
+    return pi_cli(tmp_path, agent, argv, stdin)
+
+
+def pi_agent_dir(
+    tmp_path: Path,
+    base_url: str,
+    *,
+    api_key: str | None = "sk-loop",
+    model_input: list[str] | None = None,
+) -> Path:
+    """Pi's agent directory ``tmp_path/pi-agent``, its ``models.json`` holding the loopback
+    model ``loop/m`` (see :func:`run_pi`)."""
     agent = tmp_path / "pi-agent"
     agent.mkdir(exist_ok=True)
     model: dict[str, Any] = {"id": "m"}
@@ -36,7 +49,16 @@ def run_pi(
     if api_key is not None:
         provider["apiKey"] = api_key
     (agent / "models.json").write_text(json.dumps({"providers": {"loop": provider}}))
-    return pi_cli(tmp_path, agent, argv, stdin)
+    return agent
+
+
+def pi_command(agent: Path, env: dict[str, str] | None = None) -> tuple[list[str], dict[str, str]]:
+    """The command line that starts the real Pi (``pi`` before its arguments) with
+    ``agent`` as its agent directory, offline, and its environment. Skips without Pi."""
+    node = require_agent_node()
+    cli = require_pi_modules() / PI_PACKAGE.parent / "dist" / "cli.js"
+    environment = {**os.environ, **(env or {}), "PI_CODING_AGENT_DIR": str(agent)}
+    return [node, str(cli)], {**environment, "PI_OFFLINE": "1"}
 
 
 def pi_cli(
@@ -45,16 +67,14 @@ def pi_cli(
     """The real Pi's command line ``pi ARGV`` in ``cwd``, with ``agent`` as its agent
     directory, offline (no start-up requests), ``env`` over this process's environment.
     Skips without Pi."""
-    node = require_agent_node()
-    cli = require_pi_modules() / PI_PACKAGE.parent / "dist" / "cli.js"
-    environment = {**os.environ, **(env or {}), "PI_CODING_AGENT_DIR": str(agent)}
+    pi, environment = pi_command(agent, env)
     return subprocess.run(
-        [node, str(cli), *argv],
+        [*pi, *argv],
         input=stdin,
         capture_output=True,
         text=True,
         cwd=cwd,
-        env={**environment, "PI_OFFLINE": "1"},
+        env=environment,
         timeout=120,
         check=False,
     )
@@ -71,6 +91,18 @@ def run_ours(
     model_input: list[str] | None = None,
 ) -> Any:
     """``ctxmodes ARGV`` with the same model as :func:`run_pi` in its configuration."""
+    configure_ours(tmp_path, base_url, api_key=api_key, model_input=model_input)
+    return run_ctxmodes(tmp_path, *argv, stdin=stdin, env=env)
+
+
+def configure_ours(
+    tmp_path: Path,
+    base_url: str,
+    *,
+    api_key: str | None = "sk-loop",
+    model_input: list[str] | None = None,
+) -> None:
+    """ctxmodes' configuration in ``tmp_path/config`` with the model of :func:`run_pi`."""
     (tmp_path / "config").mkdir(exist_ok=True)
     key = f'api_key = "{api_key}"\n' if api_key is not None else ""
     takes = f", input = {json.dumps(model_input)}" if model_input is not None else ""
@@ -78,4 +110,3 @@ def run_ours(
         f'[providers.loop]\napi = "{API}"\nbase_url = "{base_url}/v1"\n{key}'
         f'models = [{{ id = "m"{takes} }}]\n'
     )
-    return run_ctxmodes(tmp_path, *argv, stdin=stdin, env=env)

@@ -195,14 +195,15 @@ def tool_call_stream(api: str, name: str, arguments: str, *, pieces: int = 4) ->
     return frames
 
 
-Behaviour = Literal["answer", "cut", "no_headers", "hold"]
+Behaviour = Literal["answer", "cut", "no_headers", "hold", "pause"]
 
 
 @dataclass
 class Reply:
     """One answer. ``cut``: close the connection after ``cut_after`` body chunks;
     ``no_headers``: read the request, then say nothing until released; ``hold``: send the
-    headers and ``cut_after`` chunks, then say nothing until released."""
+    headers and ``cut_after`` chunks, then say nothing until released; ``pause``: as
+    ``hold``, then send the rest once released (a model still answering)."""
 
     chunks: list[bytes] = field(default_factory=list)
     status: int = 200
@@ -247,7 +248,7 @@ class WireServer:
                 self.send_header("content-type", content_type)
                 for name, value in reply.headers.items():
                     self.send_header(name, value)
-                if reply.behaviour == "answer":
+                if reply.behaviour in ("answer", "pause"):
                     total = sum(len(chunk) for chunk in reply.chunks)
                     self.send_header("content-length", str(total))
                 else:
@@ -256,12 +257,14 @@ class WireServer:
                 chunks = reply.chunks
                 if reply.behaviour in ("cut", "hold"):
                     chunks = chunks[: reply.cut_after]
-                for chunk in chunks:
+                for at, chunk in enumerate(chunks):
+                    if reply.behaviour == "pause" and at == reply.cut_after:
+                        server.release.wait(30)
                     self.wfile.write(chunk)
                     self.wfile.flush()
                 if reply.behaviour == "hold":
                     server.release.wait(30)
-                self.close_connection = reply.behaviour != "answer"
+                self.close_connection = reply.behaviour not in ("answer", "pause")
 
             def log_message(self, *args: object) -> None:
                 return None

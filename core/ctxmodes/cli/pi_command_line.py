@@ -11,7 +11,8 @@ export``.
 
 ``--mode`` on this bare line is Pi's output mode, not a context mode: ``--mode json`` (or
 ``--mode=json``) is Pi's JSON event stream, ``ctxmodes run --json``; ``--mode text`` is Pi's
-default output and changes nothing; ``--mode rpc`` is refused. Any other value is still the
+default output and changes nothing; ``--mode rpc`` is Pi's RPC mode, ``ctxmodes run --rpc``
+(see :mod:`ctxmodes.rpc`). Any other value is still the
 context mode, so a plugin's context mode named ``json`` or ``text`` is chosen with
 ``ctxmodes run --mode NAME`` (or ``chat --mode NAME``).
 
@@ -50,7 +51,11 @@ VALUE_OPTIONS = frozenset(
 #: Pi's output-mode option, which the session commands' ``--mode`` (the context mode) shares.
 MODE = "--mode"
 #: The values of ``--mode`` that name Pi's output, and what each runs.
-OUTPUT_MODES: dict[str, list[str]] = {"json": ["run", "--json"], "text": []}
+OUTPUT_MODES: dict[str, list[str]] = {
+    "json": ["run", "--json"],
+    "rpc": ["run", "--rpc"],
+    "text": [],
+}
 #: Pi's ``--list-models [SEARCH]``: the models with credentials, those matching SEARCH.
 LIST_MODELS = "--list-models"
 #: Pi's project-trust flags, which decide whether a project's own providers are read.
@@ -114,7 +119,7 @@ def meant_command_line(
     ):
         return None
     output, argv = _output_mode(argv)
-    if output == "json":
+    if output in ("json", "rpc"):
         return [*OUTPUT_MODES[output], *_without_print_flags(argv)]
     if named is not None and not printing:
         _refuse_a_mistyped_command(named, is_command)
@@ -128,11 +133,8 @@ def meant_command_line(
 
 
 def _output_mode(argv: Sequence[str]) -> tuple[str | None, list[str]]:
-    """Pi's output mode (the last ``--mode json|text`` given, ``None``: none) and ``argv``
-    without those options; any other ``--mode`` stays, as the context mode.
-
-    :raises CtxmodesError: ``--mode rpc``, which ctxmodes does not implement.
-    """
+    """Pi's output mode (the last ``--mode json|rpc|text`` given, ``None``: none) and
+    ``argv`` without those options; any other ``--mode`` stays, as the context mode."""
     chosen: str | None = None
     rest: list[str] = []
     consumed = 0
@@ -141,8 +143,6 @@ def _output_mode(argv: Sequence[str]) -> tuple[str | None, list[str]]:
         mode = value if argument == MODE else None
         if argument.startswith(f"{MODE}="):
             mode = argument.removeprefix(f"{MODE}=")
-        if mode == "rpc":
-            raise CtxmodesError("Pi's RPC mode (--mode rpc) is not supported by ctxmodes")
         if mode in OUTPUT_MODES:
             chosen = mode
         else:

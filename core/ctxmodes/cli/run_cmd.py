@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, NamedTuple, TextIO
 
 from ctxmodes.cli.core_commands import add_command_parser
 from ctxmodes.cli.options import (
@@ -49,8 +49,18 @@ if TYPE_CHECKING:
     from ctxmodes.cli.pi_command_line import PiPrompts
     from ctxmodes.config import Settings
     from ctxmodes.host.options import HostOptions
+    from ctxmodes.host.runtime import AgentHost
+    from ctxmodes.hostapi import UserInterface
     from ctxmodes.session.manager import SessionManager
     from ctxmodes.session.writer import Durability
+
+
+class OpenedHost(NamedTuple):
+    """A host ready to start on its session."""
+
+    host: AgentHost
+    manager: SessionManager
+    options: HostOptions
 
 
 def register(subparsers: Any) -> None:
@@ -129,6 +139,12 @@ def register(subparsers: Any) -> None:
         "event as one JSON line (what `ctxmodes --mode json` runs); prompts are built as "
         "with --print",
     )
+    parser.add_argument(
+        "--rpc",
+        action="store_true",
+        help="Pi's RPC mode: JSON commands on standard input, one a line; responses and "
+        "session events on standard output (what `ctxmodes --mode rpc` runs)",
+    )
     parser.add_argument("prompts", nargs="*", metavar="PROMPT", help="prompts, in order")
     parser.set_defaults(handler=run)
 
@@ -136,66 +152,24 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     import sys
 
-    from ctxmodes.cli.session_arg import resolve_session
     from ctxmodes.cli.session_warnings import warn_about_session
     from ctxmodes.errors import CtxmodesError
     from ctxmodes.host.failures import FailureWatch
     from ctxmodes.host.interrupt import interrupt_aborts
     from ctxmodes.host.json_stream import JsonEventStream
-    from ctxmodes.host.runtime import AgentHost
     from ctxmodes.host.trace import RequestTrace
     from ctxmodes.host.transcript import TranscriptPrinter
     from ctxmodes.resources.trust import untrusted_notice
-    from ctxmodes.session.manager import SessionManager
-    from ctxmodes.session.writer import Durability
     from ctxmodes.ui import HeadlessUI
 
+    if args.rpc:
+        from ctxmodes.rpc.command_line import run_rpc
+
+        return run_rpc(args)
     prompts = _prompts(args)
-    session, continue_recent = _session_choice(args)
-    name = _session_name(args)
-    trust = run_trust(args)
-    cwd, settings = agent_settings(args, trust)
-    directory = session_directory(args, settings)
-    found, new_id = session_of_id(args, cwd, directory)
-    forked = forked_session(args, cwd, directory, new_id)
-    if (found or forked) is not None:
-        session = str(found or forked)
-    new_session = session is None and not continue_recent
-    scoped = start_model(settings, given=args.model, new_session=new_session)
-    use_api_key(args, scoped)
-    if scoped is not None:
-        settings = settings.model_copy(update={"model": scoped})
-    durability = Durability(settings.durability)
-    if session is not None:
-        manager = SessionManager.open(
-            resolve_session(session, cwd, directory),
-            directory,
-            cwd_override=cwd if args.cwd is not None else None,
-            durability=durability,
-        )
-    elif continue_recent:
-        manager = SessionManager.continue_recent(cwd, directory, durability=durability)
-    else:
-        manager = _new_session(args, cwd, directory, new_id, durability)
-    if name is not None:
-        manager.append_session_info(name)
     # In print and JSON mode standard output carries the reply or the events alone.
     ui = HeadlessUI(echo=sys.stderr if args.print_reply or args.json_events else sys.stdout)
-    options = _host_options(args, settings)
-    try:
-        host = AgentHost.from_settings(
-            settings,
-            ui=ui,
-            options=options,
-            mode_request=mode_request(args),
-            confirm_hint=CONFIRM_SWITCH,
-            resources=resource_loader(args, trust),
-            # --model wins over the session's own model; the configured one does not.
-            session_model=manager.context_model() if args.model is None else None,
-        )
-    except BaseException:
-        manager.close()
-        raise
+    host, manager, options = open_host(args, ui)
     failures = FailureWatch(ui, model_errors=not args.json_events)
     events: JsonEventStream | None = None
     if args.json_events:
@@ -241,6 +215,61 @@ def run(args: argparse.Namespace) -> int:
             if trace is not None:
                 trace.close()
     return 0
+
+
+def open_host(args: argparse.Namespace, ui: UserInterface) -> OpenedHost:
+    """The host of the session ``args`` name (new, continued, forked or of an id), not yet
+    started, with the model and options of the command line and configuration; the
+    session is named when ``--name`` says so."""
+    from ctxmodes.cli.session_arg import resolve_session
+    from ctxmodes.host.runtime import AgentHost
+    from ctxmodes.session.manager import SessionManager
+    from ctxmodes.session.writer import Durability
+
+    session, continue_recent = _session_choice(args)
+    name = _session_name(args)
+    trust = run_trust(args)
+    cwd, settings = agent_settings(args, trust)
+    directory = session_directory(args, settings)
+    found, new_id = session_of_id(args, cwd, directory)
+    forked = forked_session(args, cwd, directory, new_id)
+    if (found or forked) is not None:
+        session = str(found or forked)
+    new_session = session is None and not continue_recent
+    scoped = start_model(settings, given=args.model, new_session=new_session)
+    use_api_key(args, scoped)
+    if scoped is not None:
+        settings = settings.model_copy(update={"model": scoped})
+    durability = Durability(settings.durability)
+    if session is not None:
+        manager = SessionManager.open(
+            resolve_session(session, cwd, directory),
+            directory,
+            cwd_override=cwd if args.cwd is not None else None,
+            durability=durability,
+        )
+    elif continue_recent:
+        manager = SessionManager.continue_recent(cwd, directory, durability=durability)
+    else:
+        manager = _new_session(args, cwd, directory, new_id, durability)
+    if name is not None:
+        manager.append_session_info(name)
+    options = _host_options(args, settings)
+    try:
+        host = AgentHost.from_settings(
+            settings,
+            ui=ui,
+            options=options,
+            mode_request=mode_request(args),
+            confirm_hint=CONFIRM_SWITCH,
+            resources=resource_loader(args, trust),
+            # --model wins over the session's own model; the configured one does not.
+            session_model=manager.context_model() if args.model is None else None,
+        )
+    except BaseException:
+        manager.close()
+        raise
+    return OpenedHost(host, manager, options)
 
 
 def _new_session(

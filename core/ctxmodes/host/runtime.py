@@ -285,7 +285,9 @@ class AgentHost:
                 manager.close()
                 raise
 
-    def new_session(self) -> AgentSession:
+    def new_session(self, parent_session: str | None = None) -> AgentSession:
+        """Continue in a new, empty session of the same directory and mode; its header
+        names ``parent_session`` when given (Pi's ``newSession({parentSession})``)."""
         with self._lock:
             current = self.session.session_manager
             if current.is_persisted():
@@ -294,9 +296,12 @@ class AgentHost:
                     current.session_dir,
                     durability=self._durability,
                     identity=current.identity,
+                    parent_session=parent_session,
                 )
             else:
-                manager = SessionManager.in_memory(current.cwd, identity=current.identity)
+                manager = SessionManager.in_memory(
+                    current.cwd, identity=current.identity, parent_session=parent_session
+                )
             return self._replace(manager, "new", "new", self._keep_mode())
 
     def resume_session(self, path: Path) -> AgentSession:

@@ -430,14 +430,17 @@ class AgentSession:
         self,
         text: str,
         *,
-        streaming_behavior: StreamingBehavior = "steer",
+        streaming_behavior: StreamingBehavior | None = "steer",
         images: Sequence[ImageContent] = (),
     ) -> None:
         """Take text the user submitted (see the module docstring): a command runs, a
         prompt starts (on this thread when nothing else runs), or the text is queued with
         ``streaming_behavior`` or held. ``images`` stay with the text wherever it goes and
-        follow it in the user message (a command does not use them). Never lost, never
-        raises for a busy session."""
+        follow it in the user message (a command does not use them). Never lost; with a
+        ``streaming_behavior``, never refused for a busy session.
+
+        :raises SessionBusyError: ``streaming_behavior`` is ``None`` and a run is active.
+        """
         self._check_alive()
         self._accept(
             text,

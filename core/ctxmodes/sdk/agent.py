@@ -227,13 +227,16 @@ class Agent:
         self,
         text: str,
         *,
-        streaming_behavior: StreamingBehavior = "steer",
+        streaming_behavior: StreamingBehavior | None = "steer",
         images: Sequence[ImageContent] = (),
     ) -> None:
         """Take typed text without blocking: a ``/command`` or prompt starts on the worker
         thread; while the agent works, text is queued as ``streaming_behavior`` (or held
         during a compaction or summary). ``images`` go with the text and follow it in the
-        user message."""
+        user message.
+
+        :raises SessionBusyError: ``streaming_behavior`` is ``None`` and the agent works.
+        """
         self.session.submit(text, streaming_behavior=streaming_behavior, images=images)
 
     def steer(self, text: str, *, images: Sequence[ImageContent] = ()) -> None:
@@ -302,8 +305,9 @@ class Agent:
         with interrupt_aborts(self.session.abort):
             return self.session.navigate_tree(request)
 
-    def new_session(self) -> None:
-        self._host.new_session()
+    def new_session(self, parent_session: str | None = None) -> None:
+        """Continue in a new session (its header names ``parent_session`` when given)."""
+        self._host.new_session(parent_session)
 
     def resume(self, path: Path) -> None:
         self._host.resume_session(path)

@@ -1,0 +1,61 @@
+"""``ctxmodes run --rpc`` (Pi's ``--mode rpc``): the session of the command line's options,
+driven through standard input and output until standard input ends."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ctxmodes.errors import CtxmodesError
+
+
+def run_rpc(args: argparse.Namespace) -> int:
+    """Serve RPC commands from standard input; 0 once it ended and the session closed.
+
+    :raises CtxmodesError: prompts or ``@FILE`` arguments on the command line (commands
+        bring them), another output mode, no usable model.
+    """
+    from ctxmodes.cli.options import require_model
+    from ctxmodes.cli.run_cmd import open_host
+    from ctxmodes.cli.session_warnings import warn_about_session
+    from ctxmodes.host.trace import RequestTrace
+    from ctxmodes.resources.trust import untrusted_notice
+    from ctxmodes.rpc.server import RpcServer
+    from ctxmodes.sdk.agent import Agent, AgentUI, Editor
+
+    if any(prompt.startswith("@") for prompt in args.prompts):
+        raise CtxmodesError("@file arguments are not supported in RPC mode")
+    if args.prompts:
+        raise CtxmodesError("RPC mode takes its prompts from standard input, as commands")
+    if args.print_reply or args.json_events:
+        raise CtxmodesError("--rpc is an output mode of its own: leave out --print and --json")
+    editor = Editor()
+    ui = AgentUI(editor)
+    host, manager, options = open_host(args, ui)
+    agent = Agent(host, ui, editor)
+    trace = RequestTrace(args.trace) if args.trace is not None else None
+    try:
+        server = RpcServer(agent, sys.stdout.buffer, options.clock)
+        if trace is not None:
+            agent.subscribe_records(trace)
+        if manager.session_file is not None:
+            warn_about_session(manager.session_file, manager)
+        try:
+            require_model(host, manager)
+        except CtxmodesError:
+            manager.close()  # never started: the host does not own it yet
+            raise
+        host.start(manager)
+        resources = host.session.resources
+        notice = untrusted_notice(host.session.cwd, resources.trusted)
+        for line in [*(f"Warning: {w}" for w in resources.warnings), notice]:
+            if line is not None:
+                print(line, file=sys.stderr)
+        server.serve(sys.stdin.buffer)
+    finally:
+        try:
+            agent.close()
+        finally:
+            if trace is not None:
+                trace.close()
+    return 0

@@ -1,0 +1,13 @@
+"""The command table of RPC mode: every command group's commands, by their ``type``."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Final
+
+from ctxmodes.rpc import prompting
+from ctxmodes.rpc.protocol import RpcCommand
+
+COMMANDS: Final[Mapping[str, RpcCommand]] = {
+    **prompting.COMMANDS,
+}
