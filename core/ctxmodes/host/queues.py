@@ -58,6 +58,16 @@ class MessageQueue:
             self._items.clear()
             return items
 
+    def take_user_messages(self) -> list[UserMessage]:
+        """Remove and return the user's messages; plugins' stay, in their order."""
+        with self._lock:
+            taken = [item for item in self._items if isinstance(item, UserMessage)]
+            if taken:
+                self._items = deque(
+                    item for item in self._items if not isinstance(item, UserMessage)
+                )
+            return taken
+
     def __bool__(self) -> bool:
         with self._lock:
             return bool(self._items)

@@ -478,6 +478,17 @@ class AgentSession:
             self._queue_changed()
         return taken
 
+    def take_user_messages(self) -> tuple[list[UserMessage], list[UserMessage]]:
+        """Take the user's messages back from the steering and follow-up queues (Pi's
+        ``clearQueue``), oldest first; plugins' queued messages stay. One queue update
+        reports it."""
+        self._check_alive()
+        queues = self._core.queues
+        taken = queues.steering.take_user_messages(), queues.follow_up.take_user_messages()
+        if any(taken):
+            self._queue_changed()
+        return taken
+
     def enqueue(self, message: QueuedMessage, *, deliver_as: StreamingBehavior) -> None:
         self._check_alive()
         queues = self._core.queues

@@ -38,7 +38,7 @@ from ctxmodes.sdk.context_state import ContextState, context_state
 from ctxmodes.sdk.events import AgentEvent, EventListener, Notice, StatusChanged, translate
 from ctxmodes.sdk.worker import SessionWorker
 from ctxmodes.session.manager import SessionManager
-from ctxmodes.session.models import ImageContent, UserMessage
+from ctxmodes.session.models import ImageContent
 from ctxmodes.session.paths import configured_session_dir
 from ctxmodes.session.writer import Durability
 from ctxmodes.session_mode import ModeRequest
@@ -252,17 +252,8 @@ class Agent:
     def take_queued(self) -> tuple[list[str], list[str]]:
         """Take back the queued user messages, as ``(steering, follow-ups)`` texts oldest
         first (Pi's dequeue): they will not be sent. Messages plugins queued stay queued."""
-        session = self.session
-        taken: list[list[str]] = []
-        for queue in ("steer", "follow_up"):
-            texts: list[str] = []
-            for message in session.take_queued(queue):
-                if isinstance(message, UserMessage):
-                    texts.append(queued_text(message))
-                else:
-                    session.enqueue(message, deliver_as=queue)
-            taken.append(texts)
-        return taken[0], taken[1]
+        steering, follow_ups = self.session.take_user_messages()
+        return [queued_text(m) for m in steering], [queued_text(m) for m in follow_ups]
 
     def abort(self) -> list[str]:
         """Stop the current run; returns the queued texts taken back (steering first), so

@@ -62,3 +62,17 @@ def test_taken_messages_are_queued_again_as_they_were(make_rig):
         session.enqueue(message, deliver_as="follow_up")
     queued = rig.of(records.QueueUpdated)[-1]
     assert (queued.steering, queued.follow_up) == (("b",), ("a", "c"))
+
+
+def test_taking_the_user_s_messages_back_keeps_plugins_messages_queued() -> None:
+    from ctxmodes.host.queues import MessageQueue
+    from ctxmodes.session.models import CustomMessage, UserMessage
+
+    queue = MessageQueue()
+    typed = [UserMessage(content="one", timestamp=1), UserMessage(content="two", timestamp=2)]
+    plugin = CustomMessage(custom_type="note", content="kept", display=True, timestamp=3)
+    for message in (typed[0], plugin, typed[1]):
+        queue.push(message)
+    assert queue.take_user_messages() == typed
+    assert queue.texts() == ("kept",)
+    assert queue.take_user_messages() == []
