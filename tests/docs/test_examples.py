@@ -31,15 +31,19 @@ import pytest
 from support.cli_rig import ctxmodes, isolate_settings
 from support.doc_pages import DOCS, MARKERS, PYPROJECT, ROOT, Block, all_blocks, example
 
-from ctxmodes.cli import build_parser
+from ctxmodes.cli import _command_names, build_parser
+from ctxmodes.cli.pi_command_line import meant_command_line
 
 SHELL = {"sh", "bash"}
 #: Blocks that are not code: the site's table of contents, a diagram in words.
 NOT_CODE = {"{toctree}", "text"}
 #: Examples run by a test of their own (the example mode's files are named by their first line).
-RUN_ELSEWHERE = dict.fromkeys(
-    ("embedding", "embedding-tools", "embedding-asyncio"), "test_embedding_example.py"
-)
+RUN_ELSEWHERE = {
+    **dict.fromkeys(
+        ("embedding", "embedding-tools", "embedding-asyncio"), "test_embedding_example.py"
+    ),
+    "rpc-client": "test_rpc_example.py",
+}
 EXAMPLE_MODE_FILES = {path.name for path in (DOCS / "example-mode").iterdir()}
 #: Shell examples run whole by test_shell_examples_run, with what their output must show.
 RUNNABLE_SHELL = {
@@ -173,6 +177,10 @@ def check_command(line: str) -> None:
     if program.startswith(".venv/bin/") and program != ".venv/bin/ctxmodes":
         check_development_tool(line, program.removeprefix(".venv/bin/"), arguments)
     elif program in {"ctxmodes", ".venv/bin/ctxmodes"}:
+        # Pi's command line (`ctxmodes --mode rpc`, `ctxmodes -p`) means a command, as in main.
+        commands = _command_names(build_parser())
+        meant = meant_command_line(arguments, is_command=commands.__contains__, terminal=True)
+        arguments = arguments if meant is None else meant
         parser = build_parser(argv=arguments)
         try:
             parser.parse_args(arguments)
