@@ -44,6 +44,7 @@ from ctxmodes.session.codec import dumps
 from ctxmodes.session.models import (
     AgentMessage,
     AssistantMessage,
+    BashExecutionMessage,
     CompactionEntry,
     SessionHeader,
     TextContent,
@@ -106,6 +107,11 @@ class JsonEventStream:
 
     def events_of(self, record: HostRecord) -> list[JsonObject]:
         """Pi's events for ``record``, in order (none for a record Pi has no event for)."""
+        if isinstance(record, records.MessageStarted | records.MessageEnded) and isinstance(
+            record.message, BashExecutionMessage
+        ):
+            # Pi records the user's shell commands without an event (recordBashResult).
+            return []
         if isinstance(record, records.MessageStarted):
             if record.message is None:
                 self._answer = _Answer()  # announced at its first stream event

@@ -86,37 +86,21 @@ def compact(session: TerminalSession, args: str) -> None:
 
 def shell(session: TerminalSession, command: str, *, exclude: bool) -> None:
     """``!cmd`` (the output goes to the model with the next prompt) and ``!!cmd`` (it does
-    not): run in a fresh bash (the configured one, after the configured prefix) in the
-    session's directory, on the worker; Esc stops it. The command is recorded as typed."""
-    import time
-
+    not): run as Pi runs them (:meth:`~ctxmodes.host.session.AgentSession.run_shell_command`)
+    on the worker; Esc stops it. The command is recorded as typed."""
     from ctxmodes.abort import AbortController
-    from ctxmodes.session.models import BashExecutionMessage
-    from ctxmodes.tools.shell import ShellSession
 
     agent = session.agent
     controller = AbortController()
     session.shell_abort = controller
 
     def job() -> None:
-        runner = ShellSession(agent.session.cwd, config=agent.session.options.shell)
         try:
-            outcome = runner.run(command, signal=controller.signal)
+            agent.session.run_shell_command(
+                command, exclude_from_context=exclude, controller=controller
+            )
         finally:
-            runner.close()
             session.shell_abort = None
-        shown = outcome.output.truncation
-        message = BashExecutionMessage(
-            command=command,
-            output=shown.content,
-            exit_code=outcome.exit_code,
-            cancelled=outcome.status == "aborted",
-            truncated=shown.truncated,
-            full_output_path=outcome.output.full_output_path,
-            timestamp=int(time.time() * 1000),
-            exclude_from_context=True if exclude else None,
-        )
-        agent.session.record_shell_command(message)
 
     agent.run_soon(job)
 

@@ -22,6 +22,7 @@ from ctxmodes.providers.base import (
 )
 from ctxmodes.session.models import (
     AssistantMessage,
+    BashExecutionMessage,
     CompactionEntry,
     Cost,
     SessionHeader,
@@ -245,3 +246,12 @@ def test_the_header_line_is_the_session_files() -> None:
         "timestamp": "2026-01-01T00:00:00.000Z",
         "cwd": "/w",
     }
+
+
+def test_a_users_shell_command_makes_no_event() -> None:
+    # Pi's recordBashResult appends the message without emitting anything.
+    message = BashExecutionMessage(
+        command="ls", output="a\n", exit_code=0, cancelled=False, truncated=False, timestamp=1
+    )
+    started = records.MessageStarted(message.role, message)
+    assert _lines(started, records.MessageEnded(message, "e1")) == []
