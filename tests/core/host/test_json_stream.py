@@ -70,7 +70,7 @@ def test_a_compaction_starts_and_ends_with_its_result() -> None:
     )
     lines = _lines(
         records.CompactionStarted("threshold"),
-        records.CompactionEnded("threshold", entry, will_retry=False),
+        records.CompactionEnded("threshold", entry, will_retry=False, estimated_tokens_after=321),
     )
     assert lines == [
         {"type": "compaction_start", "reason": "threshold"},
@@ -81,6 +81,7 @@ def test_a_compaction_starts_and_ends_with_its_result() -> None:
                 "summary": "what happened",
                 "firstKeptEntryId": "e5",
                 "tokensBefore": 1234,
+                "estimatedTokensAfter": 321,
                 "details": {"readFiles": ["a.py"]},
             },
             "aborted": False,
