@@ -217,6 +217,11 @@ class AgentSession:
             if controller is not None:
                 controller.abort()
 
+    def abort_retry(self) -> None:
+        """Cancel the automatic retry being waited for, if any (Pi's ``abortRetry``): the
+        failed answer stands and the run ends; a run or tool in progress goes on."""
+        self._retry.cancel_wait()
+
     # ================================================================ other state
 
     @property
