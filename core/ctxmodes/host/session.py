@@ -52,6 +52,7 @@ from ctxmodes.host.queues import QueuedMessage
 from ctxmodes.host.records import Listener
 from ctxmodes.host.retry import AgentRetry
 from ctxmodes.host.run_loop import RunLoop
+from ctxmodes.host.session_stats import SessionStats, session_stats
 from ctxmodes.host.system_prompt import build_system_prompt
 from ctxmodes.host.user_shell import UserShell
 from ctxmodes.hostapi import (
@@ -216,6 +217,11 @@ class AgentSession:
         for controller in (core.run_controller, core.activity_controller):
             if controller is not None:
                 controller.abort()
+
+    def session_stats(self) -> SessionStats:
+        """The session's message and token counts and its context usage, as Pi's
+        ``getSessionStats`` (see :mod:`ctxmodes.host.session_stats`)."""
+        return session_stats(self._core.manager, self.messages, self.context_window)
 
     def abort_retry(self) -> None:
         """Cancel the automatic retry being waited for, if any (Pi's ``abortRetry``): the
