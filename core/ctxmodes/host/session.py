@@ -409,6 +409,7 @@ class AgentSession:
         # Quiescing until stale: what settles meanwhile must not move the tree.
         self._quiescing = True
         self.abort()
+        self._user_shell.abort()  # as Pi's dispose stops the user's shell commands
         life.wait_until_released()
         core = self._core
         core.hook(core.relay.session_shutdown, reason)
@@ -850,19 +851,23 @@ class AgentSession:
     ) -> BashExecutionMessage:
         """Run a shell command the user typed (``!cmd``; ``!!cmd`` with
         ``exclude_from_context``) in a new bash in the session's directory, as Pi's
-        ``executeBash``, and record it (see :meth:`record_shell_command`); returns its
-        message. ``controller`` (or :meth:`abort_shell_commands`) stops it; ``on_output``
-        gets each piece of its cleaned output as it arrives (:mod:`ctxmodes.host.user_shell`).
+        ``executeBash``, and record it (see :meth:`record_shell_command`) unless the
+        session was replaced or closed meanwhile (which stops it); returns its message.
+        ``controller`` (or :meth:`abort_shell_commands`) stops it; ``on_output`` gets each
+        piece of its cleaned output as it arrives (:mod:`ctxmodes.host.user_shell`).
 
         :raises ToolError: bash cannot be started (nothing is recorded).
         """
         self._check_alive()
-        return self._user_shell.run(
+        message = self._user_shell.run(
             command,
             exclude_from_context=exclude_from_context,
             controller=controller,
             on_output=on_output,
         )
+        if not self._stale:  # else it ended after the session was replaced or closed
+            self._user_shell.record(message)
+        return message
 
     def abort_shell_commands(self) -> None:
         """Stop the shell commands of :meth:`run_shell_command` running now (Pi's

@@ -44,11 +44,11 @@ class UserShell:
         controller: AbortController | None = None,
         on_output: Callable[[str], None] | None = None,
     ) -> BashExecutionMessage:
-        """Run ``command`` (as typed: the configured prefix is added when it runs), record
-        it and return its message. ``controller`` stops it (as :meth:`abort` does);
+        """Run ``command`` (as typed: the configured prefix is added when it runs) and
+        return its message, to :meth:`record`. ``controller`` stops it (as :meth:`abort` does);
         ``on_output`` gets each cleaned piece of output as it arrives.
 
-        :raises ToolError: bash cannot be started (nothing is recorded).
+        :raises ToolError: bash cannot be started.
         """
         core = self._core
         controller = controller if controller is not None else AbortController()
@@ -72,9 +72,7 @@ class UserShell:
             "exclude_from_context": exclude_from_context,
         }
         # Only what is known is given: Pi leaves the rest out (undefined), never null.
-        message = BashExecutionMessage(**{k: v for k, v in fields.items() if v is not None})
-        self.record(message)
-        return message
+        return BashExecutionMessage(**{k: v for k, v in fields.items() if v is not None})
 
     def abort(self) -> None:
         """Stop every command running now."""

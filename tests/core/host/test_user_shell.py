@@ -98,3 +98,22 @@ def test_a_shell_that_cannot_start_records_nothing(make_rig, tmp_path: Path) -> 
     with pytest.raises(ToolError, match="The configured shell does not exist"):
         rig.session.run_shell_command("echo never")
     assert _bash_messages(rig) == []
+
+
+def test_closing_the_session_stops_a_command_which_is_then_not_recorded(make_rig) -> None:
+    rig = make_rig()
+    started = threading.Event()
+    result: list[BashExecutionMessage] = []
+
+    def run() -> None:
+        result.append(
+            rig.session.run_shell_command("echo up; sleep 20", on_output=lambda _: started.set())
+        )
+
+    worker = threading.Thread(target=run)
+    worker.start()
+    assert started.wait(10)
+    rig.session.shutdown("quit")
+    worker.join(30)
+    assert result[0].cancelled
+    assert _bash_messages(rig) == []
