@@ -45,8 +45,8 @@ class UserShell:
         on_output: Callable[[str], None] | None = None,
     ) -> BashExecutionMessage:
         """Run ``command`` (as typed: the configured prefix is added when it runs) and
-        return its message, to :meth:`record`. ``controller`` stops it (as :meth:`abort` does);
-        ``on_output`` gets each cleaned piece of output as it arrives.
+        return its message, for :meth:`record`. ``controller`` stops it (as :meth:`abort`
+        does); ``on_output`` gets each cleaned piece of output as it arrives.
 
         :raises ToolError: bash cannot be started.
         """
