@@ -8,7 +8,8 @@
 //           appendSystemPrompt?: [text|path, ...] (--system-prompt, --append-system-prompt),
 //           expand?: [text, ...]}
 //           (HOME is taken from the environment)
-// Answer: {trusted, systemPrompt, templates: [...], skills: [...], contextFiles: [path, ...],
+// Answer: {trusted, systemPrompt, templates: [...], skills: [...] (each with its sourceInfo),
+//          contextFiles: [path, ...],
 //          expanded: [text, ...], diagnostics: ["path: message", ...] (skills' then
 //          templates', name collisions left out)}
 import { readFileSync } from "node:fs";
@@ -71,6 +72,7 @@ for (const request of JSON.parse(readFileSync(0, "utf8"))) {
 			content: t.content,
 			filePath: t.filePath,
 			argumentHint: t.argumentHint ?? null,
+			sourceInfo: t.sourceInfo,
 		})),
 		skills: skills.map((s) => ({
 			name: s.name,
@@ -78,6 +80,7 @@ for (const request of JSON.parse(readFileSync(0, "utf8"))) {
 			filePath: s.filePath,
 			baseDir: s.baseDir,
 			disableModelInvocation: s.disableModelInvocation,
+			sourceInfo: s.sourceInfo,
 		})),
 		diagnostics,
 		expanded: (request.expand ?? []).map((text) =>

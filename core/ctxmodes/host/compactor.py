@@ -20,6 +20,7 @@ from typing import Final
 from ctxmodes.abort import AbortController, AbortedError
 from ctxmodes.compaction import (
     CompactionPreparation,
+    estimate_messages_tokens,
     generate_compaction_summary,
     prepare_compaction,
 )
@@ -103,9 +104,15 @@ class Compactor:
         finally:
             core.activity_controller = None
         core.rebuild_messages()
+        # Pi's estimate of the context left: every message's own estimate, no usage.
+        after = estimate_messages_tokens(core.messages)
         core.hook(core.relay.session_compact, CompactionEvent(entry, trigger, from_plugin))
         core.emit(records.CompactionAppended(entry, from_plugin))
-        core.emit(records.CompactionEnded(trigger, entry, will_retry=will_retry))
+        core.emit(
+            records.CompactionEnded(
+                trigger, entry, will_retry=will_retry, estimated_tokens_after=after
+            )
+        )
         return entry
 
     def _summarize_and_append(

@@ -16,8 +16,8 @@ the stream does too: an answer that fails before anything arrives starts with it
 message, as in Pi.
 
 Not written, as ctxmodes has no record of them: Pi's ``thinking_level_changed``,
-``session_info_changed``, ``entry_appended``, ``bash_execution_update`` and
-``summarization_retry_attempt_start``; a compaction's ``estimatedTokensAfter``.
+``session_info_changed``, ``entry_appended``, ``bash_execution_update`` (RPC mode writes
+those of its ``bash`` command itself) and ``summarization_retry_attempt_start``.
 
 Only what the session holds goes out (messages, tool arguments and results, error texts),
 each as a JSON value: no request, header or credential is part of any record written.
@@ -44,6 +44,7 @@ from ctxmodes.session.codec import dumps
 from ctxmodes.session.models import (
     AgentMessage,
     AssistantMessage,
+    BashExecutionMessage,
     CompactionEntry,
     SessionHeader,
     TextContent,
@@ -106,6 +107,11 @@ class JsonEventStream:
 
     def events_of(self, record: HostRecord) -> list[JsonObject]:
         """Pi's events for ``record``, in order (none for a record Pi has no event for)."""
+        if isinstance(record, records.MessageStarted | records.MessageEnded) and isinstance(
+            record.message, BashExecutionMessage
+        ):
+            # Pi records the user's shell commands without an event (recordBashResult).
+            return []
         if isinstance(record, records.MessageStarted):
             if record.message is None:
                 self._answer = _Answer()  # announced at its first stream event
@@ -307,7 +313,7 @@ def _plain_event(record: HostRecord) -> list[JsonObject]:
 def _compaction_end(record: records.CompactionEnded) -> JsonObject:
     event: JsonObject = {"type": "compaction_end", "reason": record.trigger}
     if record.entry is not None:
-        event["result"] = _compaction_result(record.entry)
+        event["result"] = compaction_result(record.entry, record.estimated_tokens_after)
     event["aborted"] = record.aborted
     event["willRetry"] = record.will_retry
     if record.error is not None:
@@ -315,14 +321,17 @@ def _compaction_end(record: records.CompactionEnded) -> JsonObject:
     return event
 
 
-def _compaction_result(entry: CompactionEntry) -> JsonObject:
-    """Pi's ``CompactionResult`` of a compaction entry (the summary and what it kept)."""
+def compaction_result(entry: CompactionEntry, estimated_tokens_after: int | None) -> JsonObject:
+    """Pi's ``CompactionResult`` of a compaction entry (the summary and what it kept) and the
+    estimated size of the context it left."""
     stored = to_json(entry)
     result: JsonObject = {
         "summary": entry.summary,
         "firstKeptEntryId": entry.first_kept_entry_id,
         "tokensBefore": entry.tokens_before,
     }
+    if estimated_tokens_after is not None:
+        result["estimatedTokensAfter"] = estimated_tokens_after
     for key in ("usage", "details"):
         if key in stored:
             result[key] = stored[key]

@@ -226,7 +226,11 @@ class CompactionAppended:
 
 @dataclass(frozen=True, slots=True)
 class CompactionEnded:
-    """A compaction finished: ``entry`` on success, else ``aborted`` or ``error``."""
+    """A compaction finished: ``entry`` on success, else ``aborted`` or ``error``.
+
+    :ivar estimated_tokens_after: on success, the estimated tokens of the context the
+        compaction left (Pi's ``estimatedTokensAfter``).
+    """
 
     type: ClassVar[str] = "compaction_end"
     trigger: CompactionTrigger
@@ -234,6 +238,7 @@ class CompactionEnded:
     aborted: bool = False
     error: str | None = None
     will_retry: bool = False
+    estimated_tokens_after: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,7 +15,8 @@ asking for longer ends the series at once, where Pi would retry after its own ba
 the same refusal.
 
 Every step is a host record (``auto_retry_start``, ``auto_retry_end``, Pi's names), so a
-front end shows the retry as it happens; an abort during the wait cancels it.
+front end shows the retry as it happens; an abort during the wait cancels it, and so does
+:meth:`AgentRetry.cancel_wait` (which stops nothing else).
 """
 
 from __future__ import annotations
@@ -40,6 +41,8 @@ class AgentRetry:
     def __init__(self, core: SessionCore) -> None:
         self._core = core
         self._attempt = 0
+        #: Stops the wait before the next attempt while it lasts.
+        self._waiting: AbortController | None = None
 
     @property
     def settings(self) -> RetrySettings:
@@ -90,26 +93,34 @@ class AgentRetry:
             delay = server_wait_ms
         self._attempt += 1
         core = self._core
-        core.emit(
-            records.AutoRetryStarted(
-                attempt=self._attempt,
-                max_attempts=settings.max_retries,
-                delay_ms=delay,
-                error_message=error,
-            )
-        )
-        # The failed answer stays in the file; the retry continues from before it.
-        if core.messages and core.messages[-1] is message:
-            core.messages.pop()
+        # Set before the start is announced, so a listener may already cancel the wait.
         controller = AbortController()
-        core.activity_controller = controller
+        core.activity_controller = self._waiting = controller
         try:
+            core.emit(
+                records.AutoRetryStarted(
+                    attempt=self._attempt,
+                    max_attempts=settings.max_retries,
+                    delay_ms=delay,
+                    error_message=error,
+                )
+            )
+            # The failed answer stays in the file; the retry continues from before it.
+            if core.messages and core.messages[-1] is message:
+                core.messages.pop()
             if core.abort_requested or controller.signal.wait(delay / 1000):
                 self._end(RETRY_CANCELLED)
                 return False
         finally:
-            core.activity_controller = None
+            core.activity_controller = self._waiting = None
         return True
+
+    def cancel_wait(self) -> None:
+        """Cancel the retry being waited for, if any (Pi's ``abortRetry``): the series
+        ends as cancelled and the failed answer stands; nothing else is stopped."""
+        waiting = self._waiting
+        if waiting is not None:
+            waiting.abort()
 
     def _end(self, final_error: str | None) -> None:
         attempt, self._attempt = self._attempt, 0

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, ParamSpec, TypeVar
 
+from ctxmodes.abort import AbortController
 from ctxmodes.commands import Command
 from ctxmodes.errors import CtxmodesError, StaleContextError
 from ctxmodes.events import InputEvent, InputSource, SessionShutdownReason, SessionStartReason
@@ -51,7 +52,9 @@ from ctxmodes.host.queues import QueuedMessage
 from ctxmodes.host.records import Listener
 from ctxmodes.host.retry import AgentRetry
 from ctxmodes.host.run_loop import RunLoop
+from ctxmodes.host.session_stats import SessionStats, session_stats
 from ctxmodes.host.system_prompt import build_system_prompt
+from ctxmodes.host.user_shell import UserShell
 from ctxmodes.hostapi import (
     DeliverAs,
     NavigationRequest,
@@ -148,6 +151,7 @@ class AgentSession:
         self._core.on_answer_end = self._retry.answer_ended
         self._core.will_retry = self._retry.will_retry
         self._navigator = Navigator(self._core)
+        self._user_shell = UserShell(self._core, self._guarded)
         self._commands = CommandTable()
         self._held: list[_HeldInput] = []
         self._held_lock = threading.Lock()
@@ -213,6 +217,16 @@ class AgentSession:
         for controller in (core.run_controller, core.activity_controller):
             if controller is not None:
                 controller.abort()
+
+    def session_stats(self) -> SessionStats:
+        """The session's message and token counts and its context usage, as Pi's
+        ``getSessionStats`` (see :mod:`ctxmodes.host.session_stats`)."""
+        return session_stats(self._core.manager, self.messages, self.context_window)
+
+    def abort_retry(self) -> None:
+        """Cancel the automatic retry being waited for, if any (Pi's ``abortRetry``): the
+        failed answer stands and the run ends; a run or tool in progress goes on."""
+        self._retry.cancel_wait()
 
     # ================================================================ other state
 
@@ -395,6 +409,7 @@ class AgentSession:
         # Quiescing until stale: what settles meanwhile must not move the tree.
         self._quiescing = True
         self.abort()
+        self._user_shell.abort()  # as Pi's dispose stops the user's shell commands
         life.wait_until_released()
         core = self._core
         core.hook(core.relay.session_shutdown, reason)
@@ -741,8 +756,11 @@ class AgentSession:
             while self._post_run():
                 self._loop.continue_run()
         finally:
-            core.flush_pending_custom()
-            core.life.end_run()
+            # Pi appends the user's shell commands held during the run, then the held
+            # custom messages, before the run settles.
+            with self._user_shell.run_ending():
+                core.flush_pending_custom()
+                core.life.end_run()
             self._settle()
 
     def _settle(self) -> None:
@@ -834,20 +852,47 @@ class AgentSession:
             return "off"
         return clamp_thinking_level(level, model.capabilities.supported_thinking_levels())
 
-    def record_shell_command(self, message: BashExecutionMessage) -> str:
-        """Record a shell command the user ran (``!cmd``; ``!!cmd`` with
-        ``exclude_from_context``) and its output, as Pi does: persisted, added to the
-        context (the model reads it with the next prompt unless excluded), seen by
-        listeners; no hook runs. Returns the entry id.
+    def run_shell_command(
+        self,
+        command: str,
+        *,
+        exclude_from_context: bool | None = None,
+        controller: AbortController | None = None,
+        on_output: Callable[[str], None] | None = None,
+    ) -> BashExecutionMessage:
+        """Run a shell command the user typed (``!cmd``; ``!!cmd`` with
+        ``exclude_from_context``) in a new bash in the session's directory, as Pi's
+        ``executeBash``, and record it (see :meth:`record_shell_command`) unless the
+        session was replaced or closed meanwhile (which stops it); returns its message.
+        ``controller`` (or :meth:`abort_shell_commands`) stops it; ``on_output`` gets each
+        piece of its cleaned output as it arrives (:mod:`ctxmodes.host.user_shell`).
 
-        :raises SessionBusyError: a run, compaction or navigation is in progress.
+        :raises ToolError: bash cannot be started (nothing is recorded).
         """
-        with self._idle("run a shell command") as core:
-            core.emit(records.MessageStarted(message.role, message))
-            entry_id = core.manager.append_message(message)
-            core.messages.append(message)
-            core.emit(records.MessageEnded(message, entry_id))
-            return entry_id
+        self._check_alive()
+        message = self._user_shell.run(
+            command,
+            exclude_from_context=exclude_from_context,
+            controller=controller,
+            on_output=on_output,
+        )
+        if not self._stale:  # else it ended after the session was replaced or closed
+            self._user_shell.record(message)
+        return message
+
+    def abort_shell_commands(self) -> None:
+        """Stop the shell commands of :meth:`run_shell_command` running now (Pi's
+        ``abortBash``): each is recorded as cancelled."""
+        self._user_shell.abort()
+
+    def record_shell_command(self, message: BashExecutionMessage) -> None:
+        """Record a shell command the user ran and its output, as Pi's
+        ``recordBashResult``: persisted, added to the context (the model reads it with the
+        next prompt unless excluded), seen by listeners; no hook runs. During a run it is
+        held until the run ends, as in Pi; otherwise it is appended now, or after the work
+        another thread drives the session for."""
+        self._check_alive()
+        self._user_shell.record(message)
 
     # ================================================================ compaction
 

@@ -18,10 +18,25 @@ from dataclasses import dataclass, field
 from ctxmodes.resources.entries import enabled_by_overrides, plain_paths, selected
 from ctxmodes.resources.settings_entries import SettingsEntries
 from ctxmodes.resources.skills import skill_files
+from ctxmodes.resources.sources import ResourceSource
 from ctxmodes.resources.templates import markdown_files_under, template_files
 
 #: Pi's ranks: a project's settings entries, its standard places, the user's entries, theirs.
 _PROJECT_ENTRIES, _PROJECT_PLACES, _USER_ENTRIES, _USER_PLACES = range(4)
+
+
+_PROJECT_ENTRY = ResourceSource("local", "project")
+_USER_ENTRY = ResourceSource("local", "user")
+
+
+@dataclass(frozen=True, slots=True)
+class Candidates:
+    """The files and folders to load, in order, and the source of each file met in the
+    settings or standard places, loaded or not (the others were given on the command
+    line)."""
+
+    paths: list[str]
+    sources: dict[str, ResourceSource]
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,12 +60,13 @@ class Scopes:
 
 @dataclass
 class _Gathered:
-    """Each file met, with its rank and whether it is enabled, in the order met."""
+    """Each file met, with its rank, whether it is enabled and its source, in the order
+    met."""
 
-    found: dict[str, tuple[int, bool]] = field(default_factory=dict)
+    found: dict[str, tuple[int, bool, ResourceSource]] = field(default_factory=dict)
 
-    def add(self, path: str, rank: int, enabled: bool) -> None:
-        self.found.setdefault(path, (rank, enabled))
+    def add(self, path: str, rank: int, enabled: bool, source: ResourceSource) -> None:
+        self.found.setdefault(path, (rank, enabled, source))
 
     def add_entries(
         self,
@@ -66,19 +82,29 @@ class _Gathered:
             for found in _files_at(path, files_of)
         ]
         kept = selected(files, entries, base_dir)
+        source = _PROJECT_ENTRY if rank == _PROJECT_ENTRIES else _USER_ENTRY
         for path in files:
-            self.add(path, rank, path in kept)
+            self.add(path, rank, path in kept, source)
 
     def add_found(
         self, paths: Sequence[str], rank: int, entries: Sequence[str], base_dir: str
     ) -> None:
+        """Files of a standard place; ``base_dir`` is the folder it is in, against which
+        the scope's entries are matched."""
+        scope = "project" if rank == _PROJECT_PLACES else "user"
+        source = ResourceSource("auto", scope, base_dir)
         for path in paths:
-            self.add(path, rank, enabled_by_overrides(path, entries, base_dir))
+            self.add(path, rank, enabled_by_overrides(path, entries, base_dir), source)
 
-    def enabled(self) -> list[str]:
+    def candidates(self, extra: Sequence[str]) -> Candidates:
+        """The enabled files by rank, then the ``extra`` paths, each file once."""
         ranked = sorted(self.found.items(), key=lambda item: item[1][0])
         first_met = set(_first_of_each_file([path for path, _ in ranked]))
-        return [path for path, (_rank, enabled) in ranked if path in first_met and enabled]
+        enabled = [path for path, (_r, on, _s) in ranked if path in first_met and on]
+        # A file a pattern dropped keeps its source when the command line names it again,
+        # as Pi keeps the metadata of every file it met.
+        sources = {path: source for path, (_r, _on, source) in self.found.items()}
+        return Candidates(_first_of_each_file([*enabled, *extra]), sources)
 
 
 def _files_at(path: str, files_of: Callable[[str], list[str]]) -> list[str]:
@@ -103,11 +129,11 @@ def _first_of_each_file(paths: Sequence[str]) -> list[str]:
     return kept
 
 
-def skill_candidates(scopes: Scopes, *, standard: bool, extra: Sequence[str]) -> list[str]:
+def skill_candidates(scopes: Scopes, *, standard: bool, extra: Sequence[str]) -> Candidates:
     """The skill files and folders to load: with ``standard`` those of the settings and the
     standard places, then the ``extra`` paths (absolute) of the command line."""
     if not standard:
-        return _first_of_each_file(extra)
+        return Candidates(_first_of_each_file(extra), {})
     gathered = _Gathered()
     project, user, home = scopes.project, scopes.user, scopes.home
     home_skills = os.path.join(home, ".agents", "skills")
@@ -128,14 +154,14 @@ def skill_candidates(scopes: Scopes, *, standard: bool, extra: Sequence[str]) ->
     gathered.add_found(found, _USER_PLACES, user.entries.skills, user.folder)
     found = skill_files(home_skills, "agents")
     gathered.add_found(found, _USER_PLACES, user.entries.skills, os.path.dirname(home_skills))
-    return _first_of_each_file([*gathered.enabled(), *extra])
+    return gathered.candidates(extra)
 
 
-def template_candidates(scopes: Scopes, *, standard: bool, extra: Sequence[str]) -> list[str]:
+def template_candidates(scopes: Scopes, *, standard: bool, extra: Sequence[str]) -> Candidates:
     """The template files (and, from the command line, folders) to load, as
     :func:`skill_candidates` gathers skills."""
     if not standard:
-        return _first_of_each_file(extra)
+        return Candidates(_first_of_each_file(extra), {})
     gathered = _Gathered()
     project, user, home = scopes.project, scopes.user, scopes.home
     if project is not None:
@@ -150,7 +176,7 @@ def template_candidates(scopes: Scopes, *, standard: bool, extra: Sequence[str])
         gathered.add_found(found, _PROJECT_PLACES, project.entries.prompts, project.folder)
     found = template_files(os.path.join(user.folder, "prompts"))
     gathered.add_found(found, _USER_PLACES, user.entries.prompts, user.folder)
-    return _first_of_each_file([*gathered.enabled(), *extra])
+    return gathered.candidates(extra)
 
 
 def _skill_files_in(folder: str) -> list[str]:

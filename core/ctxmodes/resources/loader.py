@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ctxmodes.resources.candidates import (
+    Candidates,
     Scope,
     Scopes,
     skill_candidates,
@@ -17,6 +18,7 @@ from ctxmodes.resources.context_files import ContextFile, load_context_files
 from ctxmodes.resources.entries import resolve_entry
 from ctxmodes.resources.settings_entries import settings_entries
 from ctxmodes.resources.skills import Skill, expand_skill_command, load_skills
+from ctxmodes.resources.sources import ResourceSource
 from ctxmodes.resources.templates import (
     PromptTemplate,
     expand_template,
@@ -104,16 +106,14 @@ def load_resources(
         appended = [_prompt_file(config, agent, "APPEND_SYSTEM.md", trusted, unreadable)]
     scopes = _scopes(project, agent, home_dir, trusted)
     extra_templates = [resolve_entry(p, project, home_dir) for p in flags.prompt_template_paths]
-    templates, template_warnings = load_templates(
-        _template_files(
-            template_candidates(scopes, standard=flags.prompt_templates, extra=extra_templates)
-        )
-    )
+    found = template_candidates(scopes, standard=flags.prompt_templates, extra=extra_templates)
+    templates, template_warnings = load_templates(_template_files(found.paths))
+    templates = [replace(t, source=_source(found, t.file_path)) for t in templates]
     template_warnings += _missing_templates(extra_templates)
     extra_skills = [resolve_entry(p, project, home_dir) for p in flags.skill_paths]
-    skills, skill_warnings = load_skills(
-        skill_candidates(scopes, standard=flags.skills, extra=extra_skills)
-    )
+    found = skill_candidates(scopes, standard=flags.skills, extra=extra_skills)
+    skills, skill_warnings = load_skills(found.paths)
+    skills = [replace(skill, source=_source(found, skill.file_path)) for skill in skills]
     return LoadedResources(
         trusted=trusted,
         context_files=tuple(context),
@@ -180,6 +180,12 @@ def _template_files(candidates: list[str]) -> list[str]:
         elif os.path.isfile(path) and path.endswith(".md"):
             files.append(path)
     return files
+
+
+def _source(found: Candidates, path: str) -> ResourceSource:
+    """Where the loaded file ``path`` came from: a settings entry or standard place, else
+    the command line."""
+    return found.sources.get(path) or ResourceSource.given(path)
 
 
 def _missing_templates(extra: list[str]) -> list[str]:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ctxmodes.resources.discovery import IgnoreRules, entries, relative_posix
+from ctxmodes.resources.sources import ResourceSource
 from ctxmodes.resources.text import parse_frontmatter, read_text
 
 SKILL_FILE = "SKILL.md"
@@ -33,6 +34,8 @@ class Skill:
     file_path: str
     base_dir: str
     disable_model_invocation: bool = False
+    #: Where it was found (set by the loader).
+    source: ResourceSource | None = None
 
 
 def skill_files(directory: str, kind: FolderKind) -> list[str]:

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ctxmodes.resources.discovery import IgnoreRules, entries, relative_posix
+from ctxmodes.resources.sources import ResourceSource
 from ctxmodes.resources.text import parse_frontmatter, read_text
 
 _PLACEHOLDER = re.compile(
@@ -27,6 +28,8 @@ class PromptTemplate:
     content: str
     file_path: str
     argument_hint: str | None = None
+    #: Where it was found (set by the loader).
+    source: ResourceSource | None = None
 
 
 def parse_command_args(text: str) -> list[str]:

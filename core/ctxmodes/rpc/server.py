@@ -3,8 +3,8 @@
 Each command line is handled as it arrives, on the reading thread, but for the commands
 that wait for the session (:attr:`~ctxmodes.rpc.protocol.RpcCommand.waits`), which get a
 thread of their own: an ``abort`` sent while a ``compact`` runs is read and obeyed, as in
-Pi. When the input ends, the current run is aborted, the work under way settles, and the
-session is shut down.
+Pi. When the input ends, the current run and the shell commands running are aborted, the
+work under way settles, and the session is shut down.
 """
 
 from __future__ import annotations
@@ -58,6 +58,7 @@ class RpcServer:
         finally:
             self._dialogs.end()
             self._agent.session.abort()
+            self._agent.session.abort_shell_commands()
             for thread in self._waiting:
                 thread.join()
             self._lines.close()

@@ -129,9 +129,10 @@ class ShellSession:
         signal: AbortSignal,
         timeout: float | None = None,
         on_progress: Callable[[TailSnapshot], None] | None = None,
+        on_output: Callable[[bytes], None] | None = None,
     ) -> CommandOutcome:
         """Run ``command`` (after the configured prefix) in the shell; returns when it ends,
-        times out or is aborted.
+        times out or is aborted. ``on_output`` gets each piece of output as it is read.
 
         :raises ToolError: bash cannot be started, or the session was closed.
         """
@@ -141,7 +142,11 @@ class ShellSession:
             proc = self._ensure_started()
             self._script_path().write_text(self._config.script(command) + "\n", encoding="utf-8")
             token = secrets.token_hex(12).encode()
-            output = TailBuffer(spill_prefix="ctxmodes-bash-")
+            output = (
+                TailBuffer(spill_prefix="ctxmodes-bash-")
+                if on_output is None
+                else _WatchedTail(on_output, spill_prefix="ctxmodes-bash-")
+            )
             control = bytearray()
             self._waker.drain()
             unregister = signal.add_callback(self._waker.wake)
@@ -289,6 +294,19 @@ class ShellSession:
         self._proc = None
         _process.close_fds(self._output_fd, self._control_fd)
         self._output_fd = self._control_fd = -1
+
+
+class _WatchedTail(TailBuffer):
+    """A tail buffer that also hands each piece it takes to ``watcher``."""
+
+    def __init__(self, watcher: Callable[[bytes], None], *, spill_prefix: str) -> None:
+        super().__init__(spill_prefix=spill_prefix)
+        self._watcher = watcher
+
+    def append(self, data: bytes) -> None:
+        super().append(data)
+        if data:
+            self._watcher(data)
 
 
 def _shell_command(bash: str) -> list[str]:

@@ -86,37 +86,21 @@ def compact(session: TerminalSession, args: str) -> None:
 
 def shell(session: TerminalSession, command: str, *, exclude: bool) -> None:
     """``!cmd`` (the output goes to the model with the next prompt) and ``!!cmd`` (it does
-    not): run in a fresh bash (the configured one, after the configured prefix) in the
-    session's directory, on the worker; Esc stops it. The command is recorded as typed."""
-    import time
-
+    not): run as Pi runs them (:meth:`~ctxmodes.host.session.AgentSession.run_shell_command`)
+    on the worker; Esc stops it. The command is recorded as typed."""
     from ctxmodes.abort import AbortController
-    from ctxmodes.session.models import BashExecutionMessage
-    from ctxmodes.tools.shell import ShellSession
 
     agent = session.agent
     controller = AbortController()
     session.shell_abort = controller
 
     def job() -> None:
-        runner = ShellSession(agent.session.cwd, config=agent.session.options.shell)
         try:
-            outcome = runner.run(command, signal=controller.signal)
+            agent.session.run_shell_command(
+                command, exclude_from_context=exclude, controller=controller
+            )
         finally:
-            runner.close()
             session.shell_abort = None
-        shown = outcome.output.truncation
-        message = BashExecutionMessage(
-            command=command,
-            output=shown.content,
-            exit_code=outcome.exit_code,
-            cancelled=outcome.status == "aborted",
-            truncated=shown.truncated,
-            full_output_path=outcome.output.full_output_path,
-            timestamp=int(time.time() * 1000),
-            exclude_from_context=True if exclude else None,
-        )
-        agent.session.record_shell_command(message)
 
     agent.run_soon(job)
 
@@ -347,52 +331,29 @@ def export(session: TerminalSession, args: str) -> None:
 def session_info(session: TerminalSession, args: str) -> None:
     """Pi's ``/session`` fields, plus mode, window, archived windows and notes."""
     from ctxmodes.export.view import ARCHIVE_TYPE, NOTE_TYPE
-    from ctxmodes.session.models import (
-        AssistantMessage,
-        CustomEntry,
-        MessageEntry,
-        ToolCall,
-        ToolResultMessage,
-        UserMessage,
-    )
+    from ctxmodes.session.models import CustomEntry
 
     agent = session.agent
     manager = agent.session_manager
-    counts = {"user": 0, "assistant": 0, "calls": 0, "results": 0}
-    tokens: dict[str, float] = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0}
-    cost = 0.0
+    stats = agent.session.session_stats()
     archives = notes = 0
     for entry in manager.get_entries():
-        if isinstance(entry, MessageEntry):
-            message = entry.message
-            if isinstance(message, UserMessage):
-                counts["user"] += 1
-            elif isinstance(message, AssistantMessage):
-                counts["assistant"] += 1
-                counts["calls"] += sum(isinstance(block, ToolCall) for block in message.content)
-                usage = message.usage
-                tokens["input"] += usage.input
-                tokens["output"] += usage.output
-                tokens["cacheRead"] += usage.cache_read
-                tokens["cacheWrite"] += usage.cache_write
-                cost += float(usage.cost.total)
-            elif isinstance(message, ToolResultMessage):
-                counts["results"] += 1
-        elif isinstance(entry, CustomEntry):
+        if isinstance(entry, CustomEntry):
             archives += entry.custom_type == ARCHIVE_TYPE
             notes += entry.custom_type == NOTE_TYPE
+    tokens = stats.tokens
     state = agent.context_state()
     model = agent.session.model
     lines = [
-        f"File: {manager.session_file or '(in memory)'}",
-        f"ID: {manager.session_id}",
+        f"File: {stats.session_file or '(in memory)'}",
+        f"ID: {stats.session_id}",
         f"Name: {manager.get_session_name() or '-'}",
         f"Model: {'-' if model is None else f'{model.provider}/{model.id}'} · mode {agent.mode}",
-        f"Messages: {counts['user']} user, {counts['assistant']} assistant, "
-        f"{counts['calls']} tool calls, {counts['results']} tool results, "
+        f"Messages: {stats.user_messages} user, {stats.assistant_messages} assistant, "
+        f"{stats.tool_calls} tool calls, {stats.tool_results} tool results, "
         f"{manager.entry_count()} entries",
-        f"Tokens: {tokens['input']} in, {tokens['output']} out, {tokens['cacheRead']} cache read, "
-        f"{tokens['cacheWrite']} cache write · cost ${cost:.4f}",
+        f"Tokens: {tokens.input} in, {tokens.output} out, {tokens.cache_read} cache read, "
+        f"{tokens.cache_write} cache write · cost ${float(tokens.cost):.4f}",
         f"Context window: {'-' if state.window is None else state.window} · "
         f"{'?' if state.tokens_left is None else state.tokens_left} of "
         f"{state.usable_tokens} usable tokens left",

@@ -8,7 +8,7 @@ import pytest
 from support.host_rig import BlockingTool, EchoTool, ToolsPlugin, text_response, tool_response
 
 from ctxmodes import hookimpl
-from ctxmodes.compaction import CompactionSettings
+from ctxmodes.compaction import CompactionSettings, estimate_messages_tokens
 from ctxmodes.errors import CtxmodesError
 from ctxmodes.events import CompactionDecision
 from ctxmodes.host import records
@@ -74,6 +74,10 @@ def test_manual_compaction(make_rig):
     request = rig.of(records.ProviderRequested)[0].request
     assert request.purpose == "compaction"
     assert "Additional focus: focus on answers" in request.messages[0].content[0].text
+    # Pi's estimate of what is left: the summary and the kept messages, no usage figure.
+    (ended,) = rig.of(records.CompactionEnded)
+    left = estimate_messages_tokens(list(rig.session.messages))
+    assert ended.estimated_tokens_after == left > 0
 
 
 def test_a_plugin_supplies_or_cancels_the_compaction(make_rig):

@@ -22,6 +22,7 @@ from ctxmodes.providers.base import (
 )
 from ctxmodes.session.models import (
     AssistantMessage,
+    BashExecutionMessage,
     CompactionEntry,
     Cost,
     SessionHeader,
@@ -69,7 +70,7 @@ def test_a_compaction_starts_and_ends_with_its_result() -> None:
     )
     lines = _lines(
         records.CompactionStarted("threshold"),
-        records.CompactionEnded("threshold", entry, will_retry=False),
+        records.CompactionEnded("threshold", entry, will_retry=False, estimated_tokens_after=321),
     )
     assert lines == [
         {"type": "compaction_start", "reason": "threshold"},
@@ -80,6 +81,7 @@ def test_a_compaction_starts_and_ends_with_its_result() -> None:
                 "summary": "what happened",
                 "firstKeptEntryId": "e5",
                 "tokensBefore": 1234,
+                "estimatedTokensAfter": 321,
                 "details": {"readFiles": ["a.py"]},
             },
             "aborted": False,
@@ -245,3 +247,12 @@ def test_the_header_line_is_the_session_files() -> None:
         "timestamp": "2026-01-01T00:00:00.000Z",
         "cwd": "/w",
     }
+
+
+def test_a_users_shell_command_makes_no_event() -> None:
+    # Pi's recordBashResult appends the message without emitting anything.
+    message = BashExecutionMessage(
+        command="ls", output="a\n", exit_code=0, cancelled=False, truncated=False, timestamp=1
+    )
+    started = records.MessageStarted(message.role, message)
+    assert _lines(started, records.MessageEnded(message, "e1")) == []

@@ -309,3 +309,21 @@ def test_provider_request_settings_come_from_configuration(tmp_path, monkeypatch
     assert len(sent) == 3  # the first try and two transport-level retries
     assert provider._seam._clients.keys() == {1.234}
     host.close()
+
+
+def test_cancelling_the_wait_ends_the_series_and_the_run(make_rig) -> None:
+    rig = make_rig([_error("503"), text_response("never")], options=HostOptions())
+    rig.host.subscribe(
+        lambda record: (
+            rig.session.abort_retry() if isinstance(record, records.AutoRetryStarted) else None
+        )
+    )
+    rig.session.abort_retry()  # no retry waits: nothing happens
+    rig.session.prompt("go")
+    (ended,) = rig.of(records.AutoRetryEnded)
+    assert (ended.success, ended.attempt, ended.final_error) == (False, 1, "Retry cancelled")
+    assert len(rig.of(records.ProviderRequested)) == 1
+    assert rig.types()[-1] == "agent_settled"
+    # The run was not aborted: the next prompt runs as usual.
+    rig.session.prompt("again")
+    assert rig.session.messages[-1].content[0].text == "never"

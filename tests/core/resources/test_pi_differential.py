@@ -5,7 +5,6 @@ overrides, a git checkout, templates, skills, saved trust)."""
 from __future__ import annotations
 
 import json
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +13,7 @@ from support.pi_oracle import pi_resources
 
 from ctxmodes.host.system_prompt import build_system_prompt
 from ctxmodes.resources import ProjectTrustStore, ResourceFlags, TrustResolver, load_resources
+from ctxmodes.resources.sources import ResourceSource
 from ctxmodes.tools.files import EditTool, ReadTool, WriteTool
 
 pytestmark = pytest.mark.pi
@@ -120,22 +120,29 @@ def ours(request: dict[str, Any], home: Path) -> dict[str, Any]:
                 "content": t.content,
                 "filePath": t.file_path,
                 "argumentHint": t.argument_hint,
+                "sourceInfo": _source_info(t.file_path, t.source),
             }
             for t in loaded.templates
         ],
         "skills": [
             {
-                "name": s["name"],
-                "description": s["description"],
-                "filePath": s["file_path"],
-                "baseDir": s["base_dir"],
-                "disableModelInvocation": s["disable_model_invocation"],
+                "name": skill.name,
+                "description": skill.description,
+                "filePath": skill.file_path,
+                "baseDir": skill.base_dir,
+                "disableModelInvocation": skill.disable_model_invocation,
+                "sourceInfo": _source_info(skill.file_path, skill.source),
             }
-            for s in map(asdict, loaded.skills)
+            for skill in loaded.skills
         ],
         "expanded": [loaded.expand(text) for text in request.get("expand", [])],
         "diagnostics": [w for w in loaded.warnings if " is shadowed by " not in w],
     }
+
+
+def _source_info(path: str, source: ResourceSource | None) -> dict[str, Any]:
+    assert source is not None, f"the loader gave {path} no source"
+    return source.info(path)
 
 
 _PI_BUILT_IN: list[str] = []
