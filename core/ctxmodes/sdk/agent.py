@@ -312,6 +312,12 @@ class Agent:
     def resume(self, path: Path) -> None:
         self._host.resume_session(path)
 
+    def switch_session(self, path: str | Path) -> None:
+        """Continue in the session at ``path`` as Pi's ``switch_session`` opens it: a new
+        session to be written there when no file is (see
+        :meth:`~ctxmodes.host.runtime.AgentHost.switch_session`)."""
+        self._host.switch_session(path)
+
     def fork(self, entry_id: str | None = None) -> str | None:
         """Continue in a new file from ``entry_id``; returns text for the editor, if any."""
         return self._host.fork_session(entry_id).editor_text
