@@ -823,6 +823,19 @@ class AgentSession:
             return "off"
         return clamp_thinking_level(level, model.capabilities.supported_thinking_levels())
 
+    def set_session_name(self, name: str) -> str:
+        """Name the session as Pi's ``setSessionName``: a ``session_info`` entry (its name
+        sanitised as Pi's), then a :class:`~ctxmodes.host.records.SessionInfoChanged` record
+        with the name the session has now. Returns the entry id.
+
+        :raises SessionBusyError: a run, compaction or navigation is in progress (the
+            session file takes one writer at a time).
+        """
+        with self._idle("name the session") as core:
+            entry_id = core.manager.append_session_info(name)
+            core.emit(records.SessionInfoChanged(core.manager.get_session_name()))
+            return entry_id
+
     def record_shell_command(self, message: BashExecutionMessage) -> str:
         """Record a shell command the user ran (``!cmd``; ``!!cmd`` with
         ``exclude_from_context``) and its output, as Pi does: persisted, added to the

@@ -37,6 +37,7 @@ from ctxmodes.hostapi import (
 from ctxmodes.sdk.context_state import ContextState, context_state
 from ctxmodes.sdk.events import AgentEvent, EventListener, Notice, StatusChanged, translate
 from ctxmodes.sdk.worker import SessionWorker
+from ctxmodes.session.jsvalues import js_trim
 from ctxmodes.session.manager import SessionManager
 from ctxmodes.session.models import ImageContent, UserMessage
 from ctxmodes.session.paths import configured_session_dir
@@ -375,10 +376,16 @@ class Agent:
         self._host.set_thinking_level(level)
 
     def set_name(self, name: str) -> None:
-        """Name the session (a ``session_info`` entry, as Pi's ``/name``)."""
-        if not name.strip():
-            raise CtxmodesError("a session name must not be empty")
-        self.session_manager.append_session_info(name.strip())
+        """Name the session (a ``session_info`` entry, as Pi's ``/name``), ``name`` trimmed
+        as Pi trims it.
+
+        :raises CtxmodesError: ``name`` is only whitespace.
+        :raises SessionBusyError: the agent is working.
+        """
+        trimmed = js_trim(name)
+        if not trimmed:
+            raise CtxmodesError("Session name cannot be empty")
+        self.session.set_session_name(trimmed)
 
     def close(self) -> None:
         """Shut the session down and release the model; idempotent."""
