@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Final
 
-from ctxmodes.rpc import prompting
+from ctxmodes.rpc import prompting, session_commands
 from ctxmodes.rpc.protocol import RpcCommand
 
 COMMANDS: Final[Mapping[str, RpcCommand]] = {
     **prompting.COMMANDS,
+    **session_commands.COMMANDS,
 }
