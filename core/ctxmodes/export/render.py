@@ -89,6 +89,22 @@ def write_page(
         raise CtxmodesError(f"cannot write {target}: {exc.strerror or exc}") from None
 
 
+def export_session(source: Path, target: Path, mode: str | None = None) -> None:
+    """Write the export page of the session stored at ``source`` to ``target``, as the file
+    holds it: the file is opened read-only, so a session being written meanwhile (the one
+    running) is left alone.
+
+    :raises CtxmodesError: ``target`` is the session file itself, or the page cannot be
+        rendered or written.
+    """
+    from ctxmodes.session.manager import SessionManager
+
+    if target.resolve() == source.resolve():
+        raise CtxmodesError("Refusing to overwrite the session file")
+    with SessionManager.open(source, read_only=True, preload=False) as manager:
+        write_page(manager, source.name, target, mode)
+
+
 @contextlib.contextmanager
 def _replacing(target: Path) -> Iterator[TextIO]:
     """A new text file beside ``target`` that replaces it when the block ends without an

@@ -16,8 +16,8 @@ the stream does too: an answer that fails before anything arrives starts with it
 message, as in Pi.
 
 Not written, as ctxmodes has no record of them: Pi's ``thinking_level_changed``,
-``session_info_changed``, ``entry_appended``, ``bash_execution_update`` (RPC mode writes
-those of its ``bash`` command itself) and ``summarization_retry_attempt_start``.
+``entry_appended``, ``bash_execution_update`` (RPC mode writes those of its ``bash``
+command itself) and ``summarization_retry_attempt_start``.
 
 Only what the session holds goes out (messages, tool arguments and results, error texts),
 each as a JSON value: no request, header or credential is part of any record written.
@@ -272,6 +272,11 @@ def _plain_event(record: HostRecord) -> list[JsonObject]:
     if isinstance(record, records.TurnEnded):
         results = [to_json(result) for result in record.tool_results]
         return [{"type": "turn_end", "message": to_json(record.message), "toolResults": results}]
+    if isinstance(record, records.SessionInfoChanged):
+        named: JsonObject = {"type": "session_info_changed"}
+        if record.name is not None:
+            named["name"] = record.name
+        return [named]
     if isinstance(record, records.QueueUpdated):
         steering, follow_up = list(record.steering), list(record.follow_up)
         return [{"type": "queue_update", "steering": steering, "followUp": follow_up}]

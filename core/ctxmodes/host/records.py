@@ -47,6 +47,14 @@ class SessionShutdown:
 
 
 @dataclass(frozen=True, slots=True)
+class SessionInfoChanged:
+    """The session was named (a ``session_info`` entry); ``name`` is the name it has now."""
+
+    type: ClassVar[str] = "session_info_changed"
+    name: str | None
+
+
+@dataclass(frozen=True, slots=True)
 class InputReceived:
     """Text reached ``ctx_input``; ``action`` is what the plugins decided."""
 
@@ -320,6 +328,7 @@ class TreeNavigated:
 HostRecord = (
     SessionStarted
     | SessionShutdown
+    | SessionInfoChanged
     | InputReceived
     | CommandInvoked
     | QueueUpdated

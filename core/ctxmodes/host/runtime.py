@@ -39,6 +39,7 @@ from ctxmodes.modes import ModeRegistry, mode_plugin_name
 from ctxmodes.plugins import CtxPluginManager, make_configured_plugin_manager
 from ctxmodes.session.ids import PI_IDENTITY, IdentitySource
 from ctxmodes.session.manager import SessionManager
+from ctxmodes.session.paths import resolve_path
 from ctxmodes.session.writer import Durability
 from ctxmodes.session_mode import (
     ModeRecord,
@@ -305,17 +306,30 @@ class AgentHost:
             return self._replace(manager, "new", "new", self._keep_mode())
 
     def resume_session(self, path: Path) -> AgentSession:
+        """Replace the current session by the one stored at ``path`` (``/resume FILE``).
+
+        :raises CtxmodesError: no session file there, or its working directory is gone.
+        """
         with self._lock:
-            current = self.session.session_manager
             target = path.resolve()
-            if current.session_file is not None and target == current.session_file.resolve():
-                # Our own store holds the file's lock: let go of it first.
-                self._retire("resume")
-                return self._open(self._open_existing(target, current.identity), "resume")
-            manager = self._open_existing(target, current.identity)
-            # As Pi's switchSession: the resumed session runs on the model it last used,
-            # when that one can be used here.
-            return self._replace(manager, "resume", "resume", model=self._recorded(manager))
+            if not target.is_file():
+                raise CtxmodesError(f"no session file at {path}")
+            return self._resume(target)
+
+    def switch_session(self, path: str | Path) -> AgentSession:
+        """Replace the current session by the one at ``path`` as Pi's ``switchSession``
+        (RPC ``switch_session``) opens it: a relative path is taken from the process's
+        working directory, and where no file is, a new session starts that will be
+        written there (in the process's working directory, at its first message).
+
+        :raises CtxmodesError: ``path`` is a directory, the file is not a session, or the
+            session's working directory is gone.
+        """
+        with self._lock:
+            target = Path(resolve_path(path))
+            if target.is_dir():
+                raise CtxmodesError(f"{target} is a directory, not a session file")
+            return self._resume(target)
 
     def fork_session(self, entry_id: str | None) -> ForkOutcome:
         with self._lock:
@@ -515,13 +529,28 @@ class AgentHost:
             raise SessionBusyError("cannot replace the session from inside its own run")
         session.quiesce()
 
-    def _open_existing(self, path: Path, identity: IdentitySource) -> SessionManager:
-        if not path.is_file():
-            raise CtxmodesError(f"no session file at {path}")
-        manager = SessionManager.open(path, durability=self._durability, identity=identity)
+    def _resume(self, target: Path) -> AgentSession:
+        current = self.session.session_manager
+        if current.session_file is not None and target.resolve() == current.session_file.resolve():
+            # Our own store holds the file's lock: let go of it first.
+            self._retire("resume")
+            return self._open(self._open_stored(target, current), "resume")
+        manager = self._open_stored(target, current)
+        # As Pi's switchSession: the resumed session runs on the model it last used,
+        # when that one can be used here.
+        return self._replace(manager, "resume", "resume", model=self._recorded(manager))
+
+    def _open_stored(self, path: Path, current: SessionManager) -> SessionManager:
+        """The session at ``path`` (a new one when no file is there), refused in Pi's words
+        when its working directory is gone."""
+        manager = SessionManager.open(path, durability=self._durability, identity=current.identity)
         if not Path(manager.cwd).is_dir():
             manager.close()
-            raise CtxmodesError(f"the session's working directory does not exist: {manager.cwd}")
+            raise CtxmodesError(
+                f"Stored session working directory does not exist: {manager.cwd}\n"
+                f"Session file: {manager.session_file}\n"
+                f"Current working directory: {current.cwd}"
+            )
         return manager
 
     def _fork_target(

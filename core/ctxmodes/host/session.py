@@ -377,13 +377,15 @@ class AgentSession:
         # As Pi: a new session records its model and thinking level (the run's, else its
         # model's, else the default; clamped to what the model takes, off without a model);
         # an existing one whose branch never recorded a level gets one (the run's, else the
-        # default), and one that did runs at the run's level without recording it.
+        # default), and one that did runs at the run's level without recording it. New, for
+        # Pi, is a session whose context holds no message yet, such as a fork taken before
+        # the first prompt (whose branch holds only such records).
         core = self._core
         manager = core.manager
         model = core.model
         options = core.options
         requested = options.requested_thinking_level
-        if manager.entry_count() == 0:
+        if len(core.messages) == 0:
             per_model = model and options.model_thinking_levels.get(f"{model.provider}/{model.id}")
             level = self._clamped(requested or per_model or options.thinking_level)
             if model is not None:
@@ -851,6 +853,19 @@ class AgentSession:
         if model is None:
             return "off"
         return clamp_thinking_level(level, model.capabilities.supported_thinking_levels())
+
+    def set_session_name(self, name: str) -> str:
+        """Name the session as Pi's ``setSessionName``: a ``session_info`` entry (its name
+        sanitised as Pi's), then a :class:`~ctxmodes.host.records.SessionInfoChanged` record
+        with the name the session has now. Returns the entry id.
+
+        :raises SessionBusyError: a run, compaction or navigation is in progress (the
+            session file takes one writer at a time).
+        """
+        with self._idle("name the session") as core:
+            entry_id = core.manager.append_session_info(name)
+            core.emit(records.SessionInfoChanged(core.manager.get_session_name()))
+            return entry_id
 
     def run_shell_command(
         self,

@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Final
 
-from ctxmodes.rpc import bash_command, prompting, work_commands
+from ctxmodes.rpc import bash_command, prompting, session_commands, work_commands
 from ctxmodes.rpc.protocol import RpcCommand
 
 COMMANDS: Final[Mapping[str, RpcCommand]] = {
     **prompting.COMMANDS,
+    **session_commands.COMMANDS,
     **bash_command.COMMANDS,
     **work_commands.COMMANDS,
 }

@@ -37,6 +37,7 @@ from ctxmodes.hostapi import (
 from ctxmodes.sdk.context_state import ContextState, context_state
 from ctxmodes.sdk.events import AgentEvent, EventListener, Notice, StatusChanged, translate
 from ctxmodes.sdk.worker import SessionWorker
+from ctxmodes.session.jsvalues import js_trim
 from ctxmodes.session.manager import SessionManager
 from ctxmodes.session.models import ImageContent
 from ctxmodes.session.paths import configured_session_dir
@@ -303,6 +304,12 @@ class Agent:
     def resume(self, path: Path) -> None:
         self._host.resume_session(path)
 
+    def switch_session(self, path: str | Path) -> None:
+        """Continue in the session at ``path`` as Pi's ``switch_session`` opens it: a new
+        session to be written there when no file is (see
+        :meth:`~ctxmodes.host.runtime.AgentHost.switch_session`)."""
+        self._host.switch_session(path)
+
     def fork(self, entry_id: str | None = None) -> str | None:
         """Continue in a new file from ``entry_id``; returns text for the editor, if any."""
         return self._host.fork_session(entry_id).editor_text
@@ -360,10 +367,16 @@ class Agent:
         self._host.set_thinking_level(level)
 
     def set_name(self, name: str) -> None:
-        """Name the session (a ``session_info`` entry, as Pi's ``/name``)."""
-        if not name.strip():
-            raise CtxmodesError("a session name must not be empty")
-        self.session_manager.append_session_info(name.strip())
+        """Name the session (a ``session_info`` entry, as Pi's ``/name``), ``name`` trimmed
+        as Pi trims it.
+
+        :raises CtxmodesError: ``name`` is only whitespace.
+        :raises SessionBusyError: the agent is working.
+        """
+        trimmed = js_trim(name)
+        if not trimmed:
+            raise CtxmodesError("Session name cannot be empty")
+        self.session.set_session_name(trimmed)
 
     def close(self) -> None:
         """Shut the session down and release the model; idempotent."""

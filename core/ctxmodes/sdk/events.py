@@ -399,6 +399,7 @@ PROJECTION: Final[Mapping[type, Projection]] = {
 UNPROJECTED: Final[frozenset[type]] = frozenset(
     {
         records.SessionShutdown,
+        records.SessionInfoChanged,
         records.InputReceived,
         records.CommandInvoked,
         records.TurnStarted,

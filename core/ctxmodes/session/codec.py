@@ -20,7 +20,9 @@ a double are accepted, ``NaN``/``Infinity`` literals are not. Integers keep full
 the Python side; they are rounded only when encoded.
 
 orjson does the work; values it cannot encode the JavaScript way are pre-rendered and handed
-to it as :class:`orjson.Fragment`.
+to it as :class:`orjson.Fragment`. A caller may hand :func:`dumps` a value holding fragments
+of its own (JSON text it encoded with this module, a part at a time): they are written as
+they are.
 
 Nesting has one limit everywhere, :data:`MAX_NESTING` levels of arrays and objects in a line:
 the reader skips (and reports) a line nested deeper, and encoding refuses a value nested
@@ -267,6 +269,9 @@ def _convert(value: Any) -> Any:
         return _object(value)
     if kind is list or kind is tuple:
         return [_convert(item) for item in value]
+    if kind is orjson.Fragment:
+        # JSON text the caller encoded already (with this module): written as it is.
+        return value
     if isinstance(value, bool):
         return bool(value)
     if isinstance(value, int):

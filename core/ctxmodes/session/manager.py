@@ -819,6 +819,12 @@ class SessionManager:
         """Every entry in file order (header excluded), decoded as they are read."""
         return self._entries(range(len(self._table)))
 
+    def get_entries_json(self) -> list[JsonObject]:
+        """Every entry as stored (after in-memory migration), in file order, header
+        excluded: the objects Pi's ``getEntries`` holds, duplicated ids included. Read in
+        one pass and not kept; treat them as read-only."""
+        return self._table.peek(range(len(self._table)))
+
     def entry_count(self) -> int:
         return len(self._table)
 

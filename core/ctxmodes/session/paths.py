@@ -20,6 +20,7 @@ __all__ = [
     "agent_dir",
     "default_session_dir",
     "encode_cwd",
+    "normalize_path",
     "resolve_path",
     "session_file_name",
     "sessions_dir",
@@ -30,8 +31,9 @@ ENV_AGENT_DIR: Final = "PI_CODING_AGENT_DIR"
 ENV_SESSION_DIR: Final = "PI_CODING_AGENT_SESSION_DIR"
 
 
-def _expand(path: str) -> str:
-    # Pi expands a bare "~" and a leading "~/" (not "~user"), and accepts file:// URLs.
+def normalize_path(path: str) -> str:
+    """``path`` as Pi's ``normalizePath`` has it: a bare ``~`` and a leading ``~/`` (not
+    ``~user``) expanded, a ``file://`` URL made a path; a relative path stays relative."""
     home = os.path.expanduser("~")
     if path == "~":
         return home
@@ -44,9 +46,9 @@ def _expand(path: str) -> str:
 
 def resolve_path(path: str | os.PathLike[str], base: str | os.PathLike[str] | None = None) -> str:
     """An absolute, normalised path (symlinks are not resolved), as Pi's ``resolvePath``."""
-    expanded = _expand(os.fspath(path))
+    expanded = normalize_path(os.fspath(path))
     if not os.path.isabs(expanded):
-        expanded = os.path.join(_expand(os.fspath(base)) if base else os.getcwd(), expanded)
+        expanded = os.path.join(normalize_path(os.fspath(base)) if base else os.getcwd(), expanded)
     return os.path.normpath(expanded) if expanded != "/" else expanded
 
 
@@ -54,7 +56,7 @@ def agent_dir() -> Path:
     """Pi's agent directory."""
     configured = os.environ.get(ENV_AGENT_DIR)
     if configured:
-        return Path(_expand(configured))
+        return Path(normalize_path(configured))
     return Path.home() / ".pi" / "agent"
 
 

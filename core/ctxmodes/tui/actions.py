@@ -304,21 +304,16 @@ def copy(session: TerminalSession, args: str) -> None:
 
 
 def export(session: TerminalSession, args: str) -> None:
-    from ctxmodes.export import write_page
-    from ctxmodes.session.manager import SessionManager
+    from ctxmodes.export import export_session
 
     source = session.agent.session_file
     if source is None or not source.exists():
         session.notify("Nothing is stored yet to export", "warning")
         return
     target = Path(args).expanduser() if args else source.with_suffix(".html")
-    if target.resolve() == source.resolve():
-        session.notify("Refusing to overwrite the session file", "error")
-        return
     try:
         # Streamed into a new file that replaces the target only once the page is whole.
-        with SessionManager.open(source, read_only=True, preload=False) as manager:
-            write_page(manager, source.name, target, session.agent.mode)
+        export_session(source, target, session.agent.mode)
     except (OSError, CtxmodesError) as exc:
         session.notify(f"/export: {exc}", "error")
         return

@@ -14,7 +14,8 @@ import pytest
 from support.tree_sessions import write_tree_session
 
 from ctxmodes.cli import main
-from ctxmodes.export import render_html
+from ctxmodes.errors import CtxmodesError
+from ctxmodes.export import export_session, render_html
 from ctxmodes.session.manager import SessionManager
 
 PAYLOAD = '<script>window.pwned = 1</script><img src=x onerror="window.pwned=2">'
@@ -175,6 +176,23 @@ def test_the_cli_writes_the_page_and_refuses_to_overwrite_the_session(tree_page,
     assert main(["session", "export", str(path), "-o", str(path)]) == 1
     assert "refusing to overwrite" in capsys.readouterr().err
     assert path.read_bytes() == before
+
+
+def test_a_session_being_written_exports_as_its_file_holds_it(tmp_path):
+    with SessionManager.create(tmp_path, tmp_path / "sessions") as manager:
+        manager.append_message({"role": "user", "content": "still open", "timestamp": 1})
+        source = manager.session_file
+        assert source is not None
+        out = tmp_path / "page.html"
+        export_session(source, out, "off")
+        before = source.read_bytes()
+        with pytest.raises(CtxmodesError, match=r"^Refusing to overwrite the session file$"):
+            export_session(source, tmp_path / "sessions" / ".." / "sessions" / source.name)
+        manager.append_message({"role": "user", "content": "written after", "timestamp": 2})
+    assert source.read_bytes().startswith(before)
+    page = out.read_text(encoding="utf-8")
+    assert "still open" in page
+    assert "written after" not in page
 
 
 def test_an_edit_shows_its_diff_and_the_header_its_model_tokens_and_cost(tmp_path):

@@ -136,6 +136,15 @@ def test_retry_events_use_pis_field_names() -> None:
     ]
 
 
+def test_naming_the_session_is_pis_session_info_changed() -> None:
+    # AgentSession.setSessionName: {type, name: sessionManager.getSessionName()}, the name
+    # left out when the session has none.
+    assert _lines(records.SessionInfoChanged("release prep"), records.SessionInfoChanged(None)) == [
+        {"type": "session_info_changed", "name": "release prep"},
+        {"type": "session_info_changed"},
+    ]
+
+
 def test_agent_end_says_whether_it_will_be_retried() -> None:
     assert _lines(records.AgentEnded((), will_retry=True)) == [
         {"type": "agent_end", "messages": [], "willRetry": True}

@@ -10,7 +10,7 @@ from support.host_rig import BlockingTool, ToolsPlugin, text_response, tool_resp
 
 from ctxmodes import NavigationRequest, hookimpl
 from ctxmodes.commands import Command
-from ctxmodes.errors import ConfigError, StaleContextError
+from ctxmodes.errors import ConfigError, CtxmodesError, StaleContextError
 from ctxmodes.host import records
 from ctxmodes.host.errors import SessionBusyError
 from ctxmodes.modes import ModeSpec
@@ -243,3 +243,48 @@ def _session_file_or_error(host):
         return host.session.session_manager.session_file
     except Exception as exc:  # the failure this test guards against
         return exc
+
+
+def test_switching_to_a_path_without_a_file_starts_a_session_to_be_written_there(
+    make_rig, tmp_path, monkeypatch
+):
+    rig = make_rig([text_response("a1"), text_response("a2")])
+    rig.session.prompt("q1")
+    old_file = rig.session.session_manager.session_file
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    rig.host.switch_session("later/new.jsonl")
+    manager = rig.session.session_manager
+    target = elsewhere / "later" / "new.jsonl"
+    assert manager.session_file == target
+    assert not target.exists()  # as Pi: written with the session's first message
+    assert manager.cwd == str(elsewhere)
+    assert rig.session.messages == []
+    rig.session.prompt("q2")
+    header = json.loads(target.read_text().splitlines()[0])
+    assert header["cwd"] == str(elsewhere)
+    assert [m["content"][0]["text"] for m in rig.messages_in_file()] == ["q2", "a2"]
+    rig.host.switch_session(old_file)
+    assert [m.role for m in rig.session.messages] == ["user", "assistant"]
+
+
+def test_switching_to_a_session_whose_directory_is_gone_is_refused_in_pis_words(make_rig, tmp_path):
+    rig = make_rig([text_response("a1")])
+    rig.session.prompt("q1")
+    current = rig.session.session_manager
+    gone = tmp_path / "gone"
+    stored = tmp_path / "stored.jsonl"
+    header = {"type": "session", "version": 3, "id": "s1", "timestamp": "x", "cwd": str(gone)}
+    stored.write_text(json.dumps(header) + "\n")
+    with pytest.raises(CtxmodesError) as refused:
+        rig.host.switch_session(stored)
+    assert str(refused.value) == (
+        f"Stored session working directory does not exist: {gone}\n"
+        f"Session file: {stored}\n"
+        f"Current working directory: {current.cwd}"
+    )
+    with pytest.raises(CtxmodesError, match="is a directory, not a session file"):
+        rig.host.switch_session(tmp_path)
+    assert rig.session.session_manager is current
+    assert not rig.session.is_stale

@@ -12,6 +12,7 @@ from ctxmodes.compaction import CompactionSettings
 from ctxmodes.host import records
 from ctxmodes.host.options import HostOptions
 from ctxmodes.host.trace import request_json
+from ctxmodes.session import UserMessage
 from ctxmodes.session.manager import SessionManager
 
 SMALL_KEEP = HostOptions(
@@ -96,6 +97,7 @@ def test_turns_ask_for_the_level_recorded_since_the_start(make_rig):
 def test_a_resumed_session_keeps_its_own_level(make_rig, tmp_path):
     manager = SessionManager.create(tmp_path / "project", tmp_path / "sessions")
     manager.append_thinking_level_change("low")
+    manager.append_message(UserMessage(content="earlier", timestamp=1))
     rig = make_rig([text_response("one")], options=SMALL_KEEP, reasoning=True, manager=manager)
     rig.session.prompt("first")
     assert _turn_levels(rig) == ["low"]

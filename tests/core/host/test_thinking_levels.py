@@ -107,6 +107,7 @@ def test_an_existing_session_runs_at_the_runs_level_and_records_it_only_where_no
     # run without the flag is back at it); one that holds none records the run's.
     manager = SessionManager.create(tmp_path / "project", tmp_path / "sessions")
     manager.append_thinking_level_change("low")
+    manager.append_message(UserMessage(content="earlier", timestamp=1))
     options = HostOptions(requested_thinking_level="minimal")
     rig = make_rig([{"text": "one"}], reasoning=True, options=options, manager=manager)
     rig.prompt("go")
@@ -119,6 +120,22 @@ def test_an_existing_session_runs_at_the_runs_level_and_records_it_only_where_no
     bare.append_message(UserMessage(content="earlier", timestamp=1))
     rig = make_rig([{"text": "two"}], reasoning=True, options=options, manager=bare)
     assert recorded_levels(rig) == ["minimal"]
+
+
+def test_a_session_whose_context_holds_no_message_starts_as_a_new_one(make_rig, tmp_path):
+    # As Pi's createAgentSession, where "existing" means the context has messages: a fork
+    # taken before the first prompt holds only the source's records, and records the model
+    # and the level again, the level as a new session's (not the branch's).
+    manager = SessionManager.create(tmp_path / "project", tmp_path / "sessions")
+    manager.append_model_change("scripted", "scripted")
+    manager.append_thinking_level_change("low")
+    manager.append_session_info("named before the prompt")
+    rig = make_rig([{"text": "one"}], reasoning=True, options=HostOptions(), manager=manager)
+    assert [entry.type for entry in rig.entries()][3:] == ["model_change", "thinking_level_change"]
+    assert recorded_levels(rig) == ["low", "medium"]
+    rig.prompt("go")
+    [request] = rig.requests()
+    assert request.reasoning == "medium"
 
 
 def test_switching_to_a_model_with_its_own_level_takes_that_level(make_rig):

@@ -16,6 +16,8 @@ from support.terminal import GateTool
 
 from ctxmodes.config import Settings
 from ctxmodes.errors import CtxmodesError
+from ctxmodes.host.errors import SessionBusyError
+from ctxmodes.host.records import SessionInfoChanged
 from ctxmodes.sdk import (
     Agent,
     AgentEvent,
@@ -189,11 +191,31 @@ def test_context_state_counts_usable_tokens_left(tmp_path):
 
 def test_naming_the_session_writes_session_info(tmp_path):
     with make_agent(tmp_path, [{"text": "ok"}]) as agent:
+        named: list[object] = []
+        agent.subscribe_records(named.append)
         agent.prompt("hi")
-        agent.set_name("release prep")
-        assert agent.session_manager.get_session_name() == "release prep"
-        with pytest.raises(CtxmodesError):
-            agent.set_name("  ")
+        # Trimmed as JavaScript trims: U+FEFF is whitespace there, U+001F is not.
+        agent.set_name("\ufeff release prep\x1f ")
+        assert agent.session_manager.get_session_name() == "release prep\x1f"
+        with pytest.raises(CtxmodesError, match=r"^Session name cannot be empty$"):
+            agent.set_name(" \ufeff ")
+    assert [record for record in named if record.type == "session_info_changed"] == [
+        SessionInfoChanged("release prep\x1f")
+    ]
+
+
+def test_naming_waits_for_no_run_the_file_takes_one_writer(tmp_path):
+    gate = GateTool()
+    responses = [{"tool_calls": [{"name": "gate"}]}, {"text": "done"}]
+    with make_agent(tmp_path, responses, gate) as agent:
+        agent.submit("go")
+        assert gate.entered.wait(WAIT)
+        with pytest.raises(SessionBusyError, match="name the session"):
+            agent.set_name("mid-run")
+        gate.opened.set()
+        assert agent.wait_for_idle(WAIT)
+        agent.set_name("after the run")
+        assert agent.session_manager.get_session_name() == "after the run"
 
 
 def test_an_unknown_directory_is_one_clear_error(tmp_path):

@@ -86,6 +86,14 @@ def test_strings_escape_like_json_stringify() -> None:
     assert codec.dumps("\ud83d\ude00") == '"😀"'.encode()
 
 
+def test_fragments_a_caller_encoded_are_written_as_they_are() -> None:
+    part = orjson.Fragment(codec.dumps({"sha1": 1.5e21, "n": 1.0}))
+    # The value around the fragment needs the general path (an exponent, a key ending in a
+    # digit); the fragment keeps its own text.
+    assert codec.dumps({"k2": 2.0, "part": part}) == b'{"k2":2,"part":{"sha1":1.5e+21,"n":1}}'
+    assert codec.dumps([part]) == b'[{"sha1":1.5e+21,"n":1}]'
+
+
 def test_dumps_line_appends_a_newline_and_rejects_non_json() -> None:
     assert codec.dumps_line({"a": [1, None, True]}) == b'{"a":[1,null,true]}\n'
     with pytest.raises(TypeError):

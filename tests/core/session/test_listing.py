@@ -31,6 +31,11 @@ def test_agent_directory_and_session_directories(
     )
     assert paths.resolve_path("rel", "/base") == "/base/rel"
     assert paths.resolve_path("file:///x/y%20z") == "/x/y z"
+    # Pi's normalizePath: expanded, not made absolute.
+    assert paths.normalize_path("out/page.html") == "out/page.html"
+    assert paths.normalize_path("~/page.html") == str(tmp_path / "home" / "page.html")
+    assert paths.normalize_path("~user/page.html") == "~user/page.html"
+    assert paths.normalize_path("file:///x/y%20z") == "/x/y z"
 
 
 def test_create_uses_pis_layout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

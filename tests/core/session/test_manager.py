@@ -188,6 +188,22 @@ def test_appended_entries_read_back_as_the_file_holds_them(
         assert reopened.build_session_context().to_json() == context
 
 
+def test_every_entry_reads_back_as_stored_in_file_order(tmp_path: Path) -> None:
+    with SessionManager.create(tmp_path, tmp_path / "s") as manager:
+        first = manager.append_message(user("q"))
+        manager.append_custom_entry("kind", {"ratio": 2.0})
+        manager.branch(first)
+        manager.append_message(assistant("other branch"))
+        manager.append_label(first, "start")
+        appended = manager.get_entries_json()
+        path = manager.session_file
+    assert path is not None
+    lines = path.read_bytes().splitlines()[1:]
+    assert [codec.dumps(entry) for entry in appended] == lines
+    with SessionManager.open(path, read_only=True, preload=False) as reopened:
+        assert reopened.get_entries_json() == appended
+
+
 def test_a_branched_session_copies_appended_lines_as_written(tmp_path: Path) -> None:
     with SessionManager.create(tmp_path, tmp_path / "s") as manager:
         manager.append_message(user("q"))

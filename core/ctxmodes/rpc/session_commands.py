@@ -1,0 +1,138 @@
+"""Pi's commands on the session file: ``switch_session``, ``fork``, ``clone``,
+``get_fork_messages``, ``get_last_assistant_text``, ``set_session_name`` and
+``export_html``, with ``get_entries`` and ``get_tree`` (:mod:`ctxmodes.rpc.session_tree`).
+
+``switch_session``, ``fork`` and ``clone`` replace the session as ``/resume`` and ``/fork``
+do (the run in progress is aborted first) and answer ``cancelled: false``: no plugin hook
+can cancel a replacement. ``fork`` branches into a new file before a user message of the
+session and answers its text; ``clone`` copies the active branch up to the leaf.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Final
+
+from ctxmodes.compaction.serialize import content_text
+from ctxmodes.rpc import session_tree
+from ctxmodes.rpc.protocol import ABSENT, RpcCommand, RpcCommandError, RpcContext, text_field
+from ctxmodes.session.jsvalues import js_trim
+from ctxmodes.session.models import AssistantMessage, MessageEntry, TextContent, UserMessage
+from ctxmodes.session.paths import normalize_path
+
+#: Pi's refusal of a fork from an entry that is not a user message.
+INVALID_FORK_ENTRY: Final = "Invalid entry ID for forking"
+#: Pi's refusal of a clone when the leaf is before the first entry.
+NO_LEAF: Final = "Cannot clone session: no current entry selected"
+#: Pi's ``APP_NAME``, which starts the default name of an export.
+_EXPORT_PREFIX: Final = "pi-session-"
+
+
+def switch_session(rpc: RpcContext, command: Mapping[str, Any]) -> object:
+    """Continue in the session file ``sessionPath``; where no file is, in a new session
+    that will be written there, as Pi opens it. Answers ``{"cancelled": false}``."""
+    rpc.agent.switch_session(text_field(command, "sessionPath"))
+    return {"cancelled": False}
+
+
+def fork(rpc: RpcContext, command: Mapping[str, Any]) -> object:
+    """Continue in a new session file branched just before the user message ``entryId``;
+    answers the message's text (for the client's editor) and ``cancelled: false``.
+
+    :raises RpcCommandError: ``entryId`` names no user message (Pi's message).
+    """
+    entry_id = command.get("entryId")
+    entry = rpc.agent.session_manager.get_entry(entry_id) if isinstance(entry_id, str) else None
+    if not isinstance(entry, MessageEntry) or not isinstance(entry.message, UserMessage):
+        raise RpcCommandError(INVALID_FORK_ENTRY)
+    text = rpc.agent.fork(entry.id)
+    return {"text": text, "cancelled": False}
+
+
+def clone(rpc: RpcContext, command: Mapping[str, Any]) -> object:
+    """Continue in a new session file holding the active branch up to the leaf; answers
+    ``{"cancelled": false}``.
+
+    :raises RpcCommandError: the leaf is before the first entry (Pi's message).
+    """
+    if rpc.agent.session_manager.get_leaf_id() is None:
+        raise RpcCommandError(NO_LEAF)
+    rpc.agent.fork(None)
+    return {"cancelled": False}
+
+
+def get_fork_messages(rpc: RpcContext, command: Mapping[str, Any]) -> object:
+    """The user messages a fork can start before, every branch's, in file order: each
+    ``{entryId, text}`` (its text blocks joined; one without text is left out)."""
+    messages: list[dict[str, Any]] = []
+    for entry in rpc.agent.session_manager.get_entries_json():
+        message = entry.get("message")
+        if entry.get("type") != "message" or not isinstance(message, dict):
+            continue
+        if message.get("role") != "user":
+            continue
+        text = content_text(message.get("content"), "", f"entry {entry.get('id')}")
+        if text:
+            messages.append({"entryId": entry.get("id"), "text": text})
+    return {"messages": messages}
+
+
+def get_last_assistant_text(rpc: RpcContext, command: Mapping[str, Any]) -> object:
+    """The text of the context's last reply (an aborted one that said nothing does not
+    count), its text blocks joined and trimmed; ``{}`` when there is none or it is blank,
+    as Pi's ``{text: undefined}`` is written."""
+    for message in reversed(rpc.agent.session.messages):
+        if not isinstance(message, AssistantMessage):
+            continue
+        if message.stop_reason == "aborted" and not message.content:
+            continue
+        blocks = (block.text for block in message.content if isinstance(block, TextContent))
+        text = js_trim("".join(blocks))
+        return {"text": text} if text else {}
+    return {}
+
+
+def set_session_name(rpc: RpcContext, command: Mapping[str, Any]) -> object:
+    """Name the session (a ``session_info`` entry; the ``session_info_changed`` event goes
+    out first); answers nothing.
+
+    :raises CtxmodesError: the name is only whitespace (Pi's message), or the agent works.
+    """
+    rpc.agent.set_name(text_field(command, "name"))
+    return ABSENT
+
+
+def export_html(rpc: RpcContext, command: Mapping[str, Any]) -> object:
+    """Write the session's HTML page to ``outputPath``, by default to Pi's
+    ``pi-session-<file name>.html`` in the working directory; answers ``{"path"}`` as the
+    page was written there (a relative path stays relative, ``~`` is expanded).
+
+    :raises RpcCommandError: the session has no file (yet), or the page would replace it.
+    """
+    from ctxmodes.export import export_session
+
+    output = command.get("outputPath")
+    if output is not None and not isinstance(output, str):
+        raise RpcCommandError('"outputPath" must be a file path')
+    source = rpc.agent.session_file
+    if source is None:
+        raise RpcCommandError("Cannot export in-memory session to HTML")
+    if not source.exists():
+        raise RpcCommandError("Nothing to export yet - start a conversation first")
+    name = source.name.removesuffix(".jsonl") if source.name != ".jsonl" else source.name
+    path = normalize_path(output) if output else f"{_EXPORT_PREFIX}{name}.html"
+    export_session(source, Path(path), rpc.agent.mode)
+    return {"path": path}
+
+
+COMMANDS: Final[Mapping[str, RpcCommand]] = {
+    "switch_session": RpcCommand(switch_session, waits=True),
+    "fork": RpcCommand(fork, waits=True),
+    "clone": RpcCommand(clone, waits=True),
+    "get_fork_messages": RpcCommand(get_fork_messages),
+    "get_last_assistant_text": RpcCommand(get_last_assistant_text),
+    "set_session_name": RpcCommand(set_session_name),
+    "export_html": RpcCommand(export_html),
+    **session_tree.COMMANDS,
+}
