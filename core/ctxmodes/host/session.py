@@ -814,6 +814,18 @@ class AgentSession:
             if effective != core.thinking_level:
                 core.manager.append_thinking_level_change(effective)
 
+    def change_options(self, change: Callable[[HostOptions], HostOptions]) -> None:
+        """Run with ``change(options)`` from now on, also while the agent works, as Pi
+        changes its settings: the steering and follow-up queues deliver by its modes from
+        their next delivery, automatic compaction and retries follow it from their next
+        check (see :meth:`HostOptions.with_queue_mode` and the like)."""
+        self._check_alive()
+        core = self._core
+        options = change(core.options)
+        core.options = options
+        core.queues.steering.mode = options.steering_mode
+        core.queues.follow_up.mode = options.follow_up_mode
+
     def _clamped(self, level: str) -> str:
         """``level`` as the session's model takes it (Pi's ``clampThinkingLevel``)."""
         from ctxmodes.thinking_levels import clamp_thinking_level
