@@ -478,6 +478,14 @@ class AgentSession:
             self._queue_changed()
         return taken
 
+    def pending_message_count(self) -> int:
+        """How many user messages wait in the steering and follow-up queues (Pi's
+        ``pendingMessageCount``: the messages plugins queue with ``send_message`` are not
+        counted)."""
+        queues = self._core.queues
+        waiting = (*queues.steering.messages(), *queues.follow_up.messages())
+        return sum(isinstance(message, UserMessage) for message in waiting)
+
     def enqueue(self, message: QueuedMessage, *, deliver_as: StreamingBehavior) -> None:
         self._check_alive()
         queues = self._core.queues

@@ -8,7 +8,7 @@ from support.host_rig import text_response
 
 from ctxmodes.host import records
 from ctxmodes.host.errors import SessionBusyError
-from ctxmodes.session.models import CustomMessageEntry, MessageEntry, UserMessage
+from ctxmodes.session.models import CustomMessage, CustomMessageEntry, MessageEntry, UserMessage
 
 
 def _texts(rig) -> list[str]:
@@ -62,3 +62,19 @@ def test_taken_messages_are_queued_again_as_they_were(make_rig):
         session.enqueue(message, deliver_as="follow_up")
     queued = rig.of(records.QueueUpdated)[-1]
     assert (queued.steering, queued.follow_up) == (("b",), ("a", "c"))
+
+
+def test_the_pending_count_is_the_users_queued_messages(make_rig):
+    rig = make_rig([text_response("one")])
+    session = rig.session
+    assert session.pending_message_count() == 0
+    session.steer("a")
+    session.follow_up("b")
+    session.steer("c")
+    plugins_own = CustomMessage(
+        custom_type="other", content="not the user's", display=True, timestamp=1
+    )
+    session.enqueue(plugins_own, deliver_as="follow_up")
+    assert session.pending_message_count() == 3
+    session.take_queued("steer")
+    assert session.pending_message_count() == 1
