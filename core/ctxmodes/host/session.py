@@ -801,6 +801,7 @@ class AgentSession:
             level = self._clamped(wanted or core.thinking_level)
             if level != core.thinking_level:
                 core.manager.append_thinking_level_change(level)
+                core.emit(records.ThinkingLevelChanged(level))
             self.refresh_registrations()
 
     def set_thinking_level(self, level: str) -> None:
@@ -821,6 +822,7 @@ class AgentSession:
             effective = self._clamped(level)
             if effective != core.thinking_level:
                 core.manager.append_thinking_level_change(effective)
+                core.emit(records.ThinkingLevelChanged(effective))
 
     def change_options(self, change: Callable[[HostOptions], HostOptions]) -> None:
         """Run with ``change(options)`` from now on, also while the agent works, as Pi

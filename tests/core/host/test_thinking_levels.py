@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from ctxmodes.config import load_settings
+from ctxmodes.host import records
 from ctxmodes.host.options import HostOptions
 from ctxmodes.providers import Script, ScriptedProvider
 from ctxmodes.session import UserMessage
@@ -48,6 +49,8 @@ def test_thinking_records_only_a_change_of_the_level_taken(make_rig):
     rig.session.set_thinking_level("xhigh")  # high again
     assert recorded_levels(rig) == ["medium", "high"]
     assert rig.session.thinking_level == "high"
+    # Each recorded change is told to listeners (Pi's thinking_level_changed), no other.
+    assert [r.level for r in rig.of(records.ThinkingLevelChanged)] == ["high"]
 
 
 def test_a_model_switch_carries_the_level_over_as_the_new_model_takes_it(make_rig):
@@ -62,6 +65,7 @@ def test_a_model_switch_carries_the_level_over_as_the_new_model_takes_it(make_ri
     )
     rig.session.set_provider(thinker)  # off is a level it takes: nothing more to record
     assert recorded_levels(rig) == ["high", "off"]
+    assert [r.level for r in rig.of(records.ThinkingLevelChanged)] == ["off"]
 
 
 def test_the_clamp_is_pis():
