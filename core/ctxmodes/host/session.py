@@ -771,12 +771,19 @@ class AgentSession:
 
     @contextmanager
     def _idle(self, what: str) -> Iterator[SessionCore]:
-        """Drive the session for a change that needs it idle (``what`` names the change)."""
+        """Drive the session for a change that needs it idle (``what`` names the change).
+
+        :raises SessionBusyError: the agent works, on this thread or another (in the same
+            words either way: the caller need not know which thread runs it).
+        """
         self._check_alive()
         core = self._core
+        busy = f"Wait for the agent to finish before you {what}."
+        if self.is_busy_elsewhere():
+            raise SessionBusyError(busy)
         with core.life.drive(what):
             if not core.life.is_idle():
-                raise SessionBusyError(f"Wait for the agent to finish before you {what}.")
+                raise SessionBusyError(busy)
             yield core
 
     def set_provider(self, provider: Provider, thinking_level: str | None = None) -> None:
