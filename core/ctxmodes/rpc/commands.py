@@ -5,9 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Final
 
-from ctxmodes.rpc import prompting
+from ctxmodes.rpc import model_commands, prompting, state
 from ctxmodes.rpc.protocol import RpcCommand
 
 COMMANDS: Final[Mapping[str, RpcCommand]] = {
     **prompting.COMMANDS,
+    **state.COMMANDS,
+    **model_commands.COMMANDS,
 }
