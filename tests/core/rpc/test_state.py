@@ -310,6 +310,10 @@ def _filling_the_window() -> list[Reply]:
     ]
 
 
+#: What the compaction test asks once the session settled.
+ASKED = ("get_state", "get_messages")
+
+
 def _compacting(enabled: bool) -> Script:
     def script(process: RpcProcess, server: WireServer) -> None:
         process.request({"type": "set_auto_compaction", "enabled": enabled})
@@ -323,6 +327,7 @@ def _compacting(enabled: bool) -> Script:
             server.release.set()
         process.wait_for_event("agent_settled")
         process.request({"type": "get_state"})
+        process.request({"type": "get_messages"})
 
     return script
 
@@ -333,13 +338,16 @@ def test_automatic_compaction_runs_as_set_and_is_reported_as_in_pi(
 ) -> None:
     theirs, ours = _both(tmp_path, _filling_the_window(), _compacting(enabled))
     _same(
-        [line for line in theirs if line.get("command") == "get_state"],
-        [line for line in ours if line.get("command") == "get_state"],
+        _assistant_keys_sorted([line for line in theirs if line.get("command") in ASKED]),
+        _assistant_keys_sorted([line for line in ours if line.get("command") in ASKED]),
     )
     compactions = [line["type"] for line in ours if line["type"].startswith("compaction")]
     assert compactions == [line["type"] for line in theirs if line["type"].startswith("compaction")]
     assert compactions == (["compaction_start", "compaction_end"] if enabled else [])
     states = [line["data"] for line in ours if line.get("command") == "get_state"]
+    # After a compaction the context starts with its summary.
+    messages = _response(ours, "get_messages")["data"]["messages"]
+    assert (messages[0]["role"] == "compactionSummary") is enabled
     # During the summary the run is still going on (Pi's post-run handling), then neither.
     activity = [(state["isStreaming"], state["isCompacting"]) for state in states]
     assert activity == ([(True, True), (False, False)] if enabled else [(False, False)])
