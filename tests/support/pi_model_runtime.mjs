@@ -1,5 +1,6 @@
-// Pi's own view of a models.json and an auth.json: every model after composition, which are
-// available (have credentials), and the key and headers a request would use for chosen models.
+// Pi's own view of a models.json and an auth.json: every model after composition (with the
+// JSON Pi writes for it), which are available (have credentials), and the key and headers a
+// request would use for chosen models.
 // Usage: node pi_model_runtime.mjs <pi-coding-agent dir> <agent dir> '<json list of refs>'
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -27,6 +28,7 @@ const models = registry.getAll().map((m) => ({
   maxTokens: m.maxTokens,
   thinkingLevelMap: m.thinkingLevelMap ?? null,
   compat: m.compat ?? null,
+  json: JSON.stringify(m),
 }));
 const available = registry.getAvailable().map((m) => `${m.provider}/${m.id}`);
 const requests = {};

@@ -115,11 +115,13 @@ class RpcProcess:
                 stream.close()
 
 
-def pi_rpc(tmp_path: Path, base_url: str, argv: Sequence[str] = ()) -> RpcProcess:
+def pi_rpc(
+    tmp_path: Path, base_url: str, argv: Sequence[str] = (), env: dict[str, str] | None = None
+) -> RpcProcess:
     """``pi --mode rpc --model loop/m ARGV`` in ``tmp_path`` (see
-    :func:`~support.pi_print.run_pi`). Skips without Pi."""
-    pi, env = pi_command(pi_agent_dir(tmp_path, base_url))
-    return RpcProcess([*pi, "--mode", "rpc", "--model", "loop/m", *argv], tmp_path, env)
+    :func:`~support.pi_print.run_pi`), ``env`` over the environment. Skips without Pi."""
+    pi, environment = pi_command(pi_agent_dir(tmp_path, base_url), env)
+    return RpcProcess([*pi, "--mode", "rpc", "--model", "loop/m", *argv], tmp_path, environment)
 
 
 def our_rpc(

@@ -61,6 +61,8 @@ class OpenedHost(NamedTuple):
     host: AgentHost
     manager: SessionManager
     options: HostOptions
+    #: The model scope's patterns (``--models``, else Pi's ``enabledModels``).
+    model_patterns: list[str]
 
 
 def register(subparsers: Any) -> None:
@@ -169,7 +171,8 @@ def run(args: argparse.Namespace) -> int:
     prompts = _prompts(args)
     # In print and JSON mode standard output carries the reply or the events alone.
     ui = HeadlessUI(echo=sys.stderr if args.print_reply or args.json_events else sys.stdout)
-    host, manager, options = open_host(args, ui)
+    opened = open_host(args, ui)
+    host, manager, options = opened.host, opened.manager, opened.options
     failures = FailureWatch(ui, model_errors=not args.json_events)
     events: JsonEventStream | None = None
     if args.json_events:
@@ -269,7 +272,7 @@ def open_host(args: argparse.Namespace, ui: UserInterface) -> OpenedHost:
     except BaseException:
         manager.close()
         raise
-    return OpenedHost(host, manager, options)
+    return OpenedHost(host, manager, options, settings.enabled_models)
 
 
 def _new_session(

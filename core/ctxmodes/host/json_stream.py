@@ -15,9 +15,9 @@ ends, and ``toolcall_start``, one ``toolcall_delta`` with all the arguments, the
 the stream does too: an answer that fails before anything arrives starts with its final
 message, as in Pi.
 
-Not written, as ctxmodes has no record of them: Pi's ``thinking_level_changed``,
-``entry_appended``, ``bash_execution_update`` (RPC mode writes those of its ``bash``
-command itself) and ``summarization_retry_attempt_start``.
+Not written, as ctxmodes has no record of them: Pi's ``entry_appended``,
+``bash_execution_update`` (RPC mode writes those of its ``bash`` command itself) and
+``summarization_retry_attempt_start``.
 
 Only what the session holds goes out (messages, tool arguments and results, error texts),
 each as a JSON value: no request, header or credential is part of any record written.
@@ -280,6 +280,8 @@ def _plain_event(record: HostRecord) -> list[JsonObject]:
     if isinstance(record, records.QueueUpdated):
         steering, follow_up = list(record.steering), list(record.follow_up)
         return [{"type": "queue_update", "steering": steering, "followUp": follow_up}]
+    if isinstance(record, records.ThinkingLevelChanged):
+        return [{"type": "thinking_level_changed", "level": record.level}]
     if isinstance(record, records.CompactionStarted):
         return [{"type": "compaction_start", "reason": record.trigger}]
     if isinstance(record, records.CompactionEnded):

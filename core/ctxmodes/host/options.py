@@ -17,6 +17,7 @@ from ctxmodes.tools.shell_config import ShellConfig
 
 if TYPE_CHECKING:
     from ctxmodes.config import Settings
+    from ctxmodes.hostapi import StreamingBehavior
 
 
 def wall_clock_ms() -> int:
@@ -85,6 +86,24 @@ class HostOptions:
         level the command line asked for (the user's latest choice wins)."""
         requested = None if self.requested_thinking_level is None else level
         return dataclasses.replace(self, thinking_level=level, requested_thinking_level=requested)
+
+    def with_queue_mode(self, queue: StreamingBehavior, mode: DrainMode) -> HostOptions:
+        """The options with the steering (``queue`` ``"steer"``) or follow-up queue
+        delivering its messages ``mode`` (Pi's ``setSteeringMode``/``setFollowUpMode``)."""
+        if queue == "steer":
+            return dataclasses.replace(self, steering_mode=mode)
+        return dataclasses.replace(self, follow_up_mode=mode)
+
+    def with_auto_compaction(self, enabled: bool) -> HostOptions:
+        """The options with automatic compaction on or off (Pi's ``compaction.enabled``);
+        a manual compaction is not affected."""
+        compaction = self.compaction.model_copy(update={"enabled": enabled})
+        return dataclasses.replace(self, compaction=compaction)
+
+    def with_auto_retry(self, enabled: bool) -> HostOptions:
+        """The options with turns that failed on a transient error retried or not (Pi's
+        ``retry.enabled``); a transport's own retries (``retry.provider``) are not affected."""
+        return dataclasses.replace(self, retry=self.retry.model_copy(update={"enabled": enabled}))
 
     @classmethod
     def of_settings(

@@ -68,6 +68,11 @@ class MessageQueue:
                 )
             return taken
 
+    def messages(self) -> tuple[QueuedMessage, ...]:
+        """What waits, oldest first (left queued)."""
+        with self._lock:
+            return tuple(self._items)
+
     def __bool__(self) -> bool:
         with self._lock:
             return bool(self._items)

@@ -83,6 +83,15 @@ class QueueUpdated:
 
 
 @dataclass(frozen=True, slots=True)
+class ThinkingLevelChanged:
+    """The level the next request asks for changed, by a model or level switch (Pi emits
+    ``thinking_level_changed`` where its ``setThinkingLevel`` changes the level)."""
+
+    type: ClassVar[str] = "thinking_level_changed"
+    level: str
+
+
+@dataclass(frozen=True, slots=True)
 class AgentStarted:
     type: ClassVar[str] = "agent_start"
 
@@ -332,6 +341,7 @@ HostRecord = (
     | InputReceived
     | CommandInvoked
     | QueueUpdated
+    | ThinkingLevelChanged
     | AgentStarted
     | TurnStarted
     | ContextProjected

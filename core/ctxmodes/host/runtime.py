@@ -409,6 +409,14 @@ class AgentHost:
             self.session.set_thinking_level(level)
             self._options = self._options.with_thinking_level(level)
 
+    def change_options(self, change: Callable[[HostOptions], HostOptions]) -> None:
+        """Apply ``change`` to the options the current session runs with (see
+        :meth:`AgentSession.change_options`) and to those of the sessions that replace it
+        (``/new``, ``/resume``, ``/fork``). Nothing is written to any settings file."""
+        with self._lock:
+            self.session.change_options(change)
+            self._options = change(self._options)
+
     def close(self) -> None:
         """Shut the current session down (reason ``quit``) and release the model."""
         with self._lock:

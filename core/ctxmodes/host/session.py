@@ -506,6 +506,14 @@ class AgentSession:
             self._queue_changed()
         return taken
 
+    def pending_message_count(self) -> int:
+        """How many user messages wait in the steering and follow-up queues (Pi's
+        ``pendingMessageCount``: the messages plugins queue with ``send_message`` are not
+        counted)."""
+        queues = self._core.queues
+        waiting = (*queues.steering.messages(), *queues.follow_up.messages())
+        return sum(isinstance(message, UserMessage) for message in waiting)
+
     def enqueue(self, message: QueuedMessage, *, deliver_as: StreamingBehavior) -> None:
         self._check_alive()
         queues = self._core.queues
@@ -794,12 +802,19 @@ class AgentSession:
 
     @contextmanager
     def _idle(self, what: str) -> Iterator[SessionCore]:
-        """Drive the session for a change that needs it idle (``what`` names the change)."""
+        """Drive the session for a change that needs it idle (``what`` names the change).
+
+        :raises SessionBusyError: the agent works, on this thread or another (in the same
+            words either way: the caller need not know which thread runs it).
+        """
         self._check_alive()
         core = self._core
+        busy = f"Wait for the agent to finish before you {what}."
+        if self.is_busy_elsewhere():
+            raise SessionBusyError(busy)
         with core.life.drive(what):
             if not core.life.is_idle():
-                raise SessionBusyError(f"Wait for the agent to finish before you {what}.")
+                raise SessionBusyError(busy)
             yield core
 
     def set_provider(self, provider: Provider, thinking_level: str | None = None) -> None:
@@ -824,6 +839,7 @@ class AgentSession:
             level = self._clamped(wanted or core.thinking_level)
             if level != core.thinking_level:
                 core.manager.append_thinking_level_change(level)
+                core.emit(records.ThinkingLevelChanged(level))
             self.refresh_registrations()
 
     def set_thinking_level(self, level: str) -> None:
@@ -844,6 +860,19 @@ class AgentSession:
             effective = self._clamped(level)
             if effective != core.thinking_level:
                 core.manager.append_thinking_level_change(effective)
+                core.emit(records.ThinkingLevelChanged(effective))
+
+    def change_options(self, change: Callable[[HostOptions], HostOptions]) -> None:
+        """Run with ``change(options)`` from now on, also while the agent works, as Pi
+        changes its settings: the steering and follow-up queues deliver by its modes from
+        their next delivery, automatic compaction and retries follow it from their next
+        check (see :meth:`HostOptions.with_queue_mode` and the like)."""
+        self._check_alive()
+        core = self._core
+        options = change(core.options)
+        core.options = options
+        core.queues.steering.mode = options.steering_mode
+        core.queues.follow_up.mode = options.follow_up_mode
 
     def _clamped(self, level: str) -> str:
         """``level`` as the session's model takes it (Pi's ``clampThinkingLevel``)."""

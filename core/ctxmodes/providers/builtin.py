@@ -42,7 +42,8 @@ def _openai_base(model: ModelSpec, environ: Mapping[str, str]) -> ModelSpec:
 
 
 def configured_models(providers: Mapping[str, Any]) -> Iterator[ModelSpec]:
-    """The models of ``[providers.<name>]`` tables (:class:`ctxmodes.config.ProviderSettings`)."""
+    """The models of ``[providers.<name>]`` tables (:class:`ctxmodes.config.ProviderSettings`),
+    their keys in the order Pi gives a model of ``models.json``."""
     for name, settings in providers.items():
         for model in settings.models:
             yield ModelSpec.model_validate(
@@ -54,9 +55,9 @@ def configured_models(providers: Mapping[str, Any]) -> Iterator[ModelSpec]:
                     "baseUrl": settings.base_url,
                     "reasoning": model.reasoning,
                     "input": model.input,
+                    "cost": model.cost.model_dump(by_alias=True),
                     "contextWindow": model.context_window,
                     "maxTokens": model.max_tokens,
-                    "cost": model.cost.model_dump(by_alias=True),
                     "headers": settings.headers or None,
                     "compat": {**settings.compat, **model.compat} or None,
                     "apiKey": settings.api_key

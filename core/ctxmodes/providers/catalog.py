@@ -21,7 +21,14 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ModelWrapValidatorHandler,
+    PrivateAttr,
+    model_validator,
+)
 from pydantic.alias_generators import to_camel
 
 from ctxmodes.errors import CtxmodesError
@@ -62,7 +69,10 @@ class ModelSpec(_PiShaped):
     """One model on one endpoint, as pi-ai describes it (``Model``).
 
     ``compat`` keeps Pi's flag names (``supportsDeveloperRole``, ``maxTokensField`` …);
-    transports read them with :meth:`flag`.
+    transports read them with :meth:`flag`. A model read from an object keeps that object's
+    key order for :meth:`to_pi`: Pi's catalog does not write every model's keys in the same
+    order (``compat`` comes before ``thinkingLevelMap`` in some), and its JSON shows them as
+    they are.
     """
 
     id: str
@@ -84,6 +94,21 @@ class ModelSpec(_PiShaped):
     #: Header values as configured (``models.json``: commands and ``$VAR`` templates),
     #: resolved for each request; ``headers`` holds those that resolved when loaded.
     header_values: dict[str, str] | None = Field(default=None, repr=False)
+    #: The keys of the object the model was read from, by their Pi names, in its order.
+    _pi_keys: tuple[str, ...] = PrivateAttr(default=())
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _remember_key_order(
+        cls, data: Any, handler: ModelWrapValidatorHandler[ModelSpec]
+    ) -> ModelSpec:
+        model = handler(data)
+        if isinstance(data, Mapping):
+            fields = cls.model_fields
+            model._pi_keys = tuple(
+                fields[key].alias or key if key in fields else key for key in data
+            )
+        return model
 
     @property
     def ref(self) -> str:
@@ -102,10 +127,28 @@ class ModelSpec(_PiShaped):
         return default if value is None else value
 
     def to_pi(self) -> dict[str, Any]:
-        """The model as a pi-ai ``Model`` object (camelCase, unset optional keys left out)."""
-        return self.model_dump(
+        """The model as a pi-ai ``Model`` object (camelCase, unset optional keys left out),
+        its keys in the order of the object it was read from (others after them)."""
+        shown = self.model_dump(
             by_alias=True, exclude_none=True, mode="json", exclude={"api_key", "header_values"}
         )
+        position = {key: at for at, key in enumerate(self._pi_keys)}
+        return dict(sorted(shown.items(), key=lambda item: position.get(item[0], len(position))))
+
+    def to_pi_model(self) -> dict[str, Any]:
+        """The model as Pi shows its ``Model`` object to programs (RPC mode): :meth:`to_pi`
+        with only the headers Pi's own catalog gives the model. Configured headers are left
+        out: Pi adds them to requests, not to the model, and they may carry keys."""
+        shown = self.to_pi()
+        own = _catalog_headers().get(self.ref, {})
+        headers = {
+            name: value for name, value in (self.headers or {}).items() if own.get(name) == value
+        }
+        if headers:
+            shown["headers"] = headers
+        else:
+            shown.pop("headers", None)
+        return shown
 
     def request_headers(self) -> dict[str, str] | None:
         """The headers for one request: configured values resolved now (commands run).
@@ -285,6 +328,12 @@ def builtin_models() -> tuple[ModelSpec, ...]:
         for entry in _pi_catalog().providers
         for model in entry["models"]
     )
+
+
+@cache
+def _catalog_headers() -> dict[str, dict[str, str]]:
+    """The headers pi-ai's catalog gives its models, by ``provider/id``."""
+    return {model.ref: model.headers for model in builtin_models() if model.headers}
 
 
 def may_be_keyless(model: ModelSpec) -> bool:

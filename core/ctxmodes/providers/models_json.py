@@ -85,10 +85,23 @@ def _custom_model(
         raise CredentialError(
             f'models.json: provider {provider}: "baseUrl" is required for custom models'
         )
-    model = {**_MODEL_DEFAULTS, **definition, "name": definition.get("name") or definition["id"]}
-    model.update(api=api, provider=provider, baseUrl=base_url, headers=None)
+    # In Pi's key order (a model's JSON shows its keys as they were made); the definition's
+    # other keys after them.
+    model: dict[str, Any] = {
+        "id": definition["id"],
+        "name": definition.get("name") or definition["id"],
+        "api": api,
+        "provider": provider,
+        "baseUrl": base_url,
+        "reasoning": definition.get("reasoning", _MODEL_DEFAULTS["reasoning"]),
+        "thinkingLevelMap": definition.get("thinkingLevelMap"),
+    }
+    for key in ("input", "cost", "contextWindow", "maxTokens"):
+        model[key] = definition.get(key, _MODEL_DEFAULTS[key])
+    model["samplingParams"] = definition.get("samplingParams")
+    model["headers"] = None
     model["compat"] = _merge_compat(config.get("compat"), definition.get("compat"))
-    return model
+    return {**model, **{k: v for k, v in definition.items() if k not in model}}
 
 
 def _resolved_headers(headers: Mapping[str, Any] | None) -> dict[str, str] | None:

@@ -11,8 +11,12 @@ and notices travel as Pi's ``extension_ui_request`` lines; a dialog waits for th
 - :mod:`ctxmodes.rpc.server`: reads commands, runs them, shuts down at the end of input.
 - :mod:`ctxmodes.rpc.dialogs`: plugins' notices, status texts and confirmations.
 - :mod:`ctxmodes.rpc.commands`: the command table, gathered from the command modules
-  (:mod:`~ctxmodes.rpc.prompting`, :mod:`~ctxmodes.rpc.bash_command`,
-  :mod:`~ctxmodes.rpc.work_commands`, …), one group of Pi's commands each.
+  (:mod:`~ctxmodes.rpc.prompting`, :mod:`~ctxmodes.rpc.state`,
+  :mod:`~ctxmodes.rpc.model_commands`, :mod:`~ctxmodes.rpc.session_commands`,
+  :mod:`~ctxmodes.rpc.bash_command`, :mod:`~ctxmodes.rpc.work_commands`), one group of Pi's
+  commands each.
+- :mod:`ctxmodes.rpc.model_objects`: Pi's ``Model`` objects of the session's model and
+  of the models with credentials.
 - :mod:`ctxmodes.rpc.command_line`: ``ctxmodes --mode rpc``.
 
 Internal package: not part of the API plugins and programs use (see :mod:`ctxmodes`); the

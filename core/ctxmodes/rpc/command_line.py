@@ -22,6 +22,7 @@ def run_rpc(args: argparse.Namespace) -> int:
     from ctxmodes.resources.trust import untrusted_notice
     from ctxmodes.rpc.server import RpcServer
     from ctxmodes.sdk.agent import Agent, AgentUI, Editor
+    from ctxmodes.sdk.model_cycling import model_cycler
 
     if any(prompt.startswith("@") for prompt in args.prompts):
         raise CtxmodesError("@file arguments are not supported in RPC mode")
@@ -31,11 +32,15 @@ def run_rpc(args: argparse.Namespace) -> int:
         raise CtxmodesError("--rpc is an output mode of its own: leave out --print and --json")
     editor = Editor()
     ui = AgentUI(editor)
-    host, manager, options = open_host(args, ui)
+    opened = open_host(args, ui)
+    host, manager = opened.host, opened.manager
     agent = Agent(host, ui, editor)
     trace = RequestTrace(args.trace) if args.trace is not None else None
     try:
-        server = RpcServer(agent, sys.stdout.buffer, options.clock)
+        cycler, scope_warnings = model_cycler(agent, opened.model_patterns)
+        for warning in scope_warnings:
+            print(warning, file=sys.stderr)
+        server = RpcServer(agent, sys.stdout.buffer, opened.options.clock, cycler)
         if trace is not None:
             agent.subscribe_records(trace)
         if manager.session_file is not None:

@@ -20,6 +20,7 @@ from ctxmodes.session.models import ImageContent
 if TYPE_CHECKING:
     from ctxmodes.rpc.framing import OutputLines
     from ctxmodes.sdk.agent import Agent
+    from ctxmodes.sdk.model_cycling import ModelCycler
 
 JsonObject = dict[str, Any]
 
@@ -44,6 +45,8 @@ class RpcContext:
 
     agent: Agent
     lines: OutputLines
+    #: Cycles the model scope (``--models``), else every model with credentials.
+    cycler: ModelCycler
 
 
 #: A handler: the command's fields in, the response's ``data`` out (``ABSENT``: none).

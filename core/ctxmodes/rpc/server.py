@@ -24,6 +24,7 @@ from ctxmodes.rpc.dialogs import Dialogs
 from ctxmodes.rpc.framing import OutputLines, input_records
 from ctxmodes.rpc.protocol import ABSENT, RpcCommand, RpcContext, failure, response
 from ctxmodes.sdk.agent import Agent
+from ctxmodes.sdk.model_cycling import ModelCycler
 
 _log = library_log.logger(__name__)
 
@@ -31,11 +32,15 @@ _log = library_log.logger(__name__)
 class RpcServer:
     """Pi's RPC mode over ``agent``: call :meth:`serve` with the command stream."""
 
-    def __init__(self, agent: Agent, out: BinaryIO, now_ms: Any) -> None:
+    def __init__(
+        self, agent: Agent, out: BinaryIO, now_ms: Any, cycler: ModelCycler | None = None
+    ) -> None:
+        """:param cycler: cycles the model scope (``--models``); by default every model
+        with credentials."""
         self._agent = agent
         self._lines = OutputLines(out)
         self._dialogs = Dialogs(self._lines)
-        self._context = RpcContext(agent, self._lines)
+        self._context = RpcContext(agent, self._lines, cycler or ModelCycler(agent))
         self._waiting: list[threading.Thread] = []
         events = JsonEventStream(out, lambda: agent.session.model, now_ms)
 

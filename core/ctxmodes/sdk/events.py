@@ -395,7 +395,8 @@ PROJECTION: Final[Mapping[type, Projection]] = {
 }
 
 #: Record types no program needs: hook points that change nothing a user sees (their effect
-#: arrives as another record), kept for traces and the host's tests.
+#: arrives as another record), and changes the program made itself (a thinking level it
+#: set, or that came with a model it chose), kept for traces and the host's tests.
 UNPROJECTED: Final[frozenset[type]] = frozenset(
     {
         records.SessionShutdown,
@@ -413,6 +414,7 @@ UNPROJECTED: Final[frozenset[type]] = frozenset(
         records.SummarizationRetryScheduled,
         records.SummarizationRetryFinished,
         records.TreeNavigationStarted,
+        records.ThinkingLevelChanged,
     }
 )
 

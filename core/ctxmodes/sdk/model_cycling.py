@@ -88,6 +88,23 @@ class ModelCycler:
         return agent.thinking_level
 
 
+def model_cycler(agent: Agent, patterns: Sequence[str]) -> tuple[ModelCycler, list[str]]:
+    """The cycler of the scope ``patterns`` name (``--models``, Pi's ``enabledModels``)
+    among the models with credentials, as Pi resolves it at start-up, and a warning line for
+    each pattern that found nothing (Pi prints them on standard error)."""
+    from ctxmodes.errors import CtxmodesError
+    from ctxmodes.model_scope import resolve_model_scope
+
+    if not patterns:
+        return ModelCycler(agent), []
+    try:
+        available = models_with_credentials(agent.models())
+    except CtxmodesError as error:  # a corrupt credential file: said, and no scope
+        return ModelCycler(agent), [str(error)]
+    scope = resolve_model_scope(patterns, available)
+    return ModelCycler(agent, scope.models), [f"Warning: {line}" for line in scope.warnings]
+
+
 def models_with_credentials(models: Sequence[ModelSpec]) -> list[ModelSpec]:
     """The models Pi counts as available: those whose provider has credentials (nothing is
     run or refreshed to find out).

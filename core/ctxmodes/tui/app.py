@@ -39,10 +39,11 @@ from prompt_toolkit.renderer import print_formatted_text as print_to_output
 from ctxmodes.abort import AbortController
 from ctxmodes.config import TerminalSettings
 from ctxmodes.sdk import events as ev
+from ctxmodes.sdk.model_cycling import model_cycler
 from ctxmodes.tui import render
 from ctxmodes.tui.commands import SlashCommand, all_commands, terminal_commands
 from ctxmodes.tui.completion import SlashCompleter
-from ctxmodes.tui.cycling import model_cycler, scope_line
+from ctxmodes.tui.cycling import scope_line
 from ctxmodes.tui.draft import DraftBuffer
 from ctxmodes.tui.file_completion import FileCompleter
 from ctxmodes.tui.keymap import KeyMap, keybindings_path

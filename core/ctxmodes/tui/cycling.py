@@ -7,28 +7,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ctxmodes.sdk.model_cycling import Direction, ModelCycler, models_with_credentials
+from ctxmodes.sdk.model_cycling import Direction, ModelCycler
 from ctxmodes.tui.keymap import KeySequence, key_label
 
 if TYPE_CHECKING:
-    from ctxmodes.sdk import Agent
     from ctxmodes.tui.app import TerminalSession
-
-
-def model_cycler(agent: Agent, patterns: Sequence[str]) -> tuple[ModelCycler, list[str]]:
-    """The cycler of the scope ``patterns`` name among the models with credentials, as Pi
-    resolves it at start-up, and a warning for each pattern that found nothing."""
-    from ctxmodes.errors import CtxmodesError
-    from ctxmodes.model_scope import resolve_model_scope
-
-    if not patterns:
-        return ModelCycler(agent), []
-    try:
-        available = models_with_credentials(agent.models())
-    except CtxmodesError as error:  # a corrupt credential file: said, and no scope
-        return ModelCycler(agent), [str(error)]
-    scope = resolve_model_scope(patterns, available)
-    return ModelCycler(agent, scope.models), [f"Warning: {line}" for line in scope.warnings]
 
 
 def scope_line(cycler: ModelCycler, keys: Sequence[KeySequence]) -> str | None:

@@ -1,7 +1,7 @@
 """Host records as Pi's JSON event lines, for the events a loopback run of both programs
 does not reach. Each expected shape is read from Pi's ``AgentSession`` (``_emitQueueUpdate``,
-``_runAutoCompaction``/``compact``, ``_handleRetryableError``, the summarization retry
-callbacks) and pi-ai's ``AssistantMessageEvent``."""
+``_runAutoCompaction``/``compact``, ``_handleRetryableError``, ``setThinkingLevel``, the
+summarization retry callbacks) and pi-ai's ``AssistantMessageEvent``."""
 
 from __future__ import annotations
 
@@ -55,6 +55,13 @@ def _lines(*items: HostRecord) -> list[dict[str, Any]]:
 def test_queue_update_carries_both_queues() -> None:
     assert _lines(records.QueueUpdated(("steer",), ("later", "after"))) == [
         {"type": "queue_update", "steering": ["steer"], "followUp": ["later", "after"]}
+    ]
+
+
+def test_a_thinking_level_change_is_pis_event() -> None:
+    # Pi's setThinkingLevel: {type: "thinking_level_changed", level: effectiveLevel}.
+    assert _lines(records.ThinkingLevelChanged("high")) == [
+        {"type": "thinking_level_changed", "level": "high"}
     ]
 
 

@@ -8,7 +8,7 @@ from support.host_rig import text_response
 
 from ctxmodes.host import records
 from ctxmodes.host.errors import SessionBusyError
-from ctxmodes.session.models import CustomMessageEntry, MessageEntry, UserMessage
+from ctxmodes.session.models import CustomMessage, CustomMessageEntry, MessageEntry, UserMessage
 
 
 def _texts(rig) -> list[str]:
@@ -76,3 +76,19 @@ def test_taking_the_user_s_messages_back_keeps_plugins_messages_queued() -> None
     assert queue.take_user_messages() == typed
     assert queue.texts() == ("kept",)
     assert queue.take_user_messages() == []
+
+
+def test_the_pending_count_is_the_users_queued_messages(make_rig):
+    rig = make_rig([text_response("one")])
+    session = rig.session
+    assert session.pending_message_count() == 0
+    session.steer("a")
+    session.follow_up("b")
+    session.steer("c")
+    plugins_own = CustomMessage(
+        custom_type="other", content="not the user's", display=True, timestamp=1
+    )
+    session.enqueue(plugins_own, deliver_as="follow_up")
+    assert session.pending_message_count() == 3
+    session.take_queued("steer")
+    assert session.pending_message_count() == 1

@@ -6,9 +6,14 @@ the model takes changes."""
 
 from __future__ import annotations
 
+import threading
+
 import pytest
+from support.host_rig import BlockingTool, ToolsPlugin, tool_response
 
 from ctxmodes.config import load_settings
+from ctxmodes.host import records
+from ctxmodes.host.errors import SessionBusyError
 from ctxmodes.host.options import HostOptions
 from ctxmodes.providers import Script, ScriptedProvider
 from ctxmodes.session import UserMessage
@@ -48,6 +53,8 @@ def test_thinking_records_only_a_change_of_the_level_taken(make_rig):
     rig.session.set_thinking_level("xhigh")  # high again
     assert recorded_levels(rig) == ["medium", "high"]
     assert rig.session.thinking_level == "high"
+    # Each recorded change is told to listeners (Pi's thinking_level_changed), no other.
+    assert [r.level for r in rig.of(records.ThinkingLevelChanged)] == ["high"]
 
 
 def test_a_model_switch_carries_the_level_over_as_the_new_model_takes_it(make_rig):
@@ -62,6 +69,7 @@ def test_a_model_switch_carries_the_level_over_as_the_new_model_takes_it(make_ri
     )
     rig.session.set_provider(thinker)  # off is a level it takes: nothing more to record
     assert recorded_levels(rig) == ["high", "off"]
+    assert [r.level for r in rig.of(records.ThinkingLevelChanged)] == ["off"]
 
 
 def test_the_clamp_is_pis():
@@ -199,3 +207,21 @@ def test_thinking_chosen_during_a_run_is_where_a_new_session_starts(
     rig.host.new_session()
     assert rig.session.thinking_level == "high"
     assert recorded_levels(rig) == ["high"]
+
+
+def test_a_change_while_another_thread_runs_the_agent_is_refused_in_the_same_words(make_rig):
+    blocking = BlockingTool()
+    rig = make_rig([tool_response("block")], reasoning=True, plugins=[ToolsPlugin(blocking)])
+    run = threading.Thread(target=rig.session.prompt, args=("go",))
+    run.start()
+    try:
+        assert blocking.started.wait(10)
+        with pytest.raises(SessionBusyError, match=r"^Wait for the agent to finish before you "):
+            rig.session.set_thinking_level("low")
+        plain = ScriptedProvider(Script.model_validate({"model": "plain", "responses": []}))
+        with pytest.raises(SessionBusyError, match=r"before you change the model\.$"):
+            rig.session.set_provider(plain)
+    finally:
+        rig.session.abort()
+        run.join(10)
+    assert recorded_levels(rig) == ["medium"]

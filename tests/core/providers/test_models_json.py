@@ -17,6 +17,7 @@ from ctxmodes.providers.auth import AuthResolver, credential_sources
 from ctxmodes.providers.catalog import builtin_models
 from ctxmodes.providers.credentials import CredentialError
 from ctxmodes.providers.models_json import catalog_with_models_json
+from ctxmodes.session.codec import dumps
 
 SCRIPT = Path(__file__).parents[2] / "support" / "pi_model_runtime.mjs"
 MODELS_JSON = {
@@ -115,6 +116,9 @@ def test_the_catalog_credentials_and_requests_agree_with_pi(
         assert {f: shown.get(f) for f in FIELDS} == {f: expected[f] for f in FIELDS}, model.ref
         assert shown.get("compat") == expected["compat"], model.ref
         assert shown.get("thinkingLevelMap") == expected["thinkingLevelMap"], model.ref
+        # The model object Pi shows programs: the same keys in the same order, no configured
+        # header among them.
+        assert dumps(model.to_pi_model()).decode() == expected["json"], model.ref
 
     sources = credential_sources(ours)
     assert [ref for ref, source in sources.items() if source] == pi["available"]

@@ -3,6 +3,7 @@ compat flag, and the variables Pi reads each provider's key from."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 from importlib import resources
 
@@ -11,10 +12,12 @@ from support.pi_oracle import REPO, pi_node_modules, require_node
 from ctxmodes.providers.auth import env_keys
 from ctxmodes.providers.catalog import (
     ModelCatalog,
+    ModelSpec,
     builtin_models,
     builtin_providers,
     pi_version,
 )
+from ctxmodes.session.codec import dumps
 
 
 def test_the_shipped_catalog_is_what_the_export_script_prints_for_the_pinned_pi() -> None:
@@ -81,3 +84,34 @@ def test_key_variables_are_pis_in_pis_order() -> None:
     anthropic = builtin_providers()["anthropic"]
     assert anthropic.oauth is not None
     assert anthropic.oauth.subscription
+
+
+def test_every_model_is_written_as_the_pinned_pi_writes_it() -> None:
+    # The shipped file holds Pi's model objects as JSON.stringify writes them: the same
+    # bytes, keys in Pi's order (which differs between models), the catalog's headers kept.
+    shipped = json.loads(
+        resources.files("ctxmodes.providers").joinpath("data/pi_models.json").read_text("utf-8")
+    )
+    pi_models = [model for provider in shipped["providers"] for model in provider["models"]]
+    ours = builtin_models()
+    assert [model.ref for model in ours] == [f"{m['provider']}/{m['id']}" for m in pi_models]
+    orders = set()
+    for model, expected in zip(ours, pi_models, strict=True):
+        assert dumps(model.to_pi()) == dumps(expected), model.ref
+        assert dumps(model.to_pi_model()) == dumps(expected), model.ref
+        orders.add(tuple(expected))
+    assert len(orders) > 1
+
+
+def test_a_configured_header_is_never_part_of_the_model_pi_shows() -> None:
+    copilot = next(model for model in builtin_models() if model.headers)
+    secret = {"Authorization": "Bearer sk-secret", **(copilot.headers or {})}
+    configured = copilot.model_copy(update={"headers": secret})
+    shown = configured.to_pi_model()
+    assert shown["headers"] == copilot.headers
+    assert list(shown) == list(copilot.to_pi())
+    custom = ModelSpec.model_validate(
+        {"id": "m", "api": "openai-completions", "provider": "mine", "baseUrl": "http://x"}
+        | {"headers": {"x-api-key": "sk-secret"}, "apiKey": "sk-other"}
+    )
+    assert "sk-" not in dumps(custom.to_pi_model()).decode()
