@@ -23,6 +23,7 @@ from ctxmodes.rpc import session_commands
 from ctxmodes.rpc.framing import OutputLines
 from ctxmodes.rpc.protocol import RpcCommandError, RpcContext
 from ctxmodes.rpc.session_tree import tree_json
+from ctxmodes.sdk.model_cycling import model_cycler
 from ctxmodes.session import codec
 from ctxmodes.session.manager import SessionManager
 from ctxmodes.testing.clock import SimulatedClock
@@ -421,7 +422,7 @@ def test_naming_during_a_reply_waits_for_no_reply_in_ctxmodes(tmp_path: Path) ->
     # Pi appends the name between the reply's entries; ctxmodes' session file takes one
     # writer at a time, and the run is writing.
     assert theirs["success"] is True
-    assert ours["error"] == "cannot name the session: the session is busy on another thread"
+    assert ours["error"] == "Wait for the agent to finish before you name the session."
 
 
 @pytest.mark.pi
@@ -521,7 +522,7 @@ def test_a_clone_needs_an_entry_at_the_leaf(tmp_path: Path) -> None:
         agent.prompt("hi")
         session_file = agent.session_file
         agent.session_manager.reset_leaf()
-        rpc = RpcContext(agent, OutputLines(io.BytesIO()))
+        rpc = RpcContext(agent, OutputLines(io.BytesIO()), model_cycler(agent, [])[0])
         with pytest.raises(RpcCommandError) as refused:
             session_commands.clone(rpc, {"type": "clone"})
         assert str(refused.value) == "Cannot clone session: no current entry selected"
