@@ -154,14 +154,11 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     import sys
 
-    from ctxmodes.cli.session_warnings import warn_about_session
-    from ctxmodes.errors import CtxmodesError
     from ctxmodes.host.failures import FailureWatch
     from ctxmodes.host.interrupt import interrupt_aborts
     from ctxmodes.host.json_stream import JsonEventStream
     from ctxmodes.host.trace import RequestTrace
     from ctxmodes.host.transcript import TranscriptPrinter
-    from ctxmodes.resources.trust import untrusted_notice
     from ctxmodes.ui import HeadlessUI
 
     if args.rpc:
@@ -185,23 +182,13 @@ def run(args: argparse.Namespace) -> int:
     if trace is not None:
         host.subscribe(trace)
     try:
-        if manager.session_file is not None:
-            warn_about_session(manager.session_file, manager)
-        try:
-            require_model(host, manager)
-        except CtxmodesError:
-            manager.close()  # never started: the host does not own it yet
-            raise
+        check_before_start(host, manager)
         if events is not None:
             header = manager.get_header()
             if header is not None:
                 events.write_header(header)
         host.start(manager)
-        resources = host.session.resources
-        notice = untrusted_notice(host.session.cwd, resources.trusted)
-        for line in [*(f"Warning: {w}" for w in resources.warnings), notice]:
-            if line is not None:
-                print(line, file=sys.stderr)
+        warn_about_resources(host)
         for index, text in enumerate(prompts.texts):
             # Ctrl-C stops the run as an abort, recorded in the session, then ends the command.
             with interrupt_aborts(host.session.abort):
@@ -273,6 +260,38 @@ def open_host(args: argparse.Namespace, ui: UserInterface) -> OpenedHost:
         manager.close()
         raise
     return OpenedHost(host, manager, options, settings.enabled_models)
+
+
+def check_before_start(host: AgentHost, manager: SessionManager) -> None:
+    """Warn on standard error about what the session file holds, and refuse a session no
+    model can answer (closing the session, which the host does not own yet).
+
+    :raises CtxmodesError: no usable model.
+    """
+    from ctxmodes.cli.session_warnings import warn_about_session
+    from ctxmodes.errors import CtxmodesError
+
+    if manager.session_file is not None:
+        warn_about_session(manager.session_file, manager)
+    try:
+        require_model(host, manager)
+    except CtxmodesError:
+        manager.close()
+        raise
+
+
+def warn_about_resources(host: AgentHost) -> None:
+    """The started session's resource warnings and untrusted-project notice, on standard
+    error."""
+    import sys
+
+    from ctxmodes.resources.trust import untrusted_notice
+
+    resources = host.session.resources
+    notice = untrusted_notice(host.session.cwd, resources.trusted)
+    for line in [*(f"Warning: {w}" for w in resources.warnings), notice]:
+        if line is not None:
+            print(line, file=sys.stderr)
 
 
 def _new_session(

@@ -15,11 +15,8 @@ def run_rpc(args: argparse.Namespace) -> int:
     :raises CtxmodesError: prompts or ``@FILE`` arguments on the command line (commands
         bring them), another output mode, no usable model.
     """
-    from ctxmodes.cli.options import require_model
-    from ctxmodes.cli.run_cmd import open_host
-    from ctxmodes.cli.session_warnings import warn_about_session
+    from ctxmodes.cli.run_cmd import check_before_start, open_host, warn_about_resources
     from ctxmodes.host.trace import RequestTrace
-    from ctxmodes.resources.trust import untrusted_notice
     from ctxmodes.rpc.server import RpcServer
     from ctxmodes.sdk.agent import Agent, AgentUI, Editor
     from ctxmodes.sdk.model_cycling import model_cycler
@@ -43,19 +40,9 @@ def run_rpc(args: argparse.Namespace) -> int:
         server = RpcServer(agent, sys.stdout.buffer, opened.options.clock, cycler)
         if trace is not None:
             agent.subscribe_records(trace)
-        if manager.session_file is not None:
-            warn_about_session(manager.session_file, manager)
-        try:
-            require_model(host, manager)
-        except CtxmodesError:
-            manager.close()  # never started: the host does not own it yet
-            raise
+        check_before_start(host, manager)
         host.start(manager)
-        resources = host.session.resources
-        notice = untrusted_notice(host.session.cwd, resources.trusted)
-        for line in [*(f"Warning: {w}" for w in resources.warnings), notice]:
-            if line is not None:
-                print(line, file=sys.stderr)
+        warn_about_resources(host)
         server.serve(sys.stdin.buffer)
     finally:
         try:
