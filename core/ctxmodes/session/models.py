@@ -14,6 +14,7 @@ on the JSON and never depends on these models, exactly as Pi never validates wha
 
 from __future__ import annotations
 
+import functools
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import (
@@ -125,50 +126,70 @@ class ThinkingContent(_Typed):
     redacted: bool | None = None
 
 
-class ImageContent(_Typed):
-    """An image block. Pi writes its two keys in the order of the code that built it:
-    ``data`` first for a tool's image (``read``), ``mimeType`` first for an image attached to
-    a prompt (``@FILE``). The block keeps the order it was given — keyword arguments or a
-    stored line — so that either is written back byte for byte."""
+class _KeepsKeyOrder(PiModel):
+    """A model written back in the key order it was given. Pi writes an object's keys in the
+    order the code that built it added them, and that order differs between the places that
+    build the same kind of object; a model validated from a dict (a stored line, a
+    transport's message) or built from keyword arguments keeps that order, so that it is
+    written back byte for byte.
 
-    type: Literal["image"] = "image"
-    data: str
-    mime_type: str
+    The given keys take the places the given keys hold in the declared order, among
+    themselves in the order given; keys set otherwise (a discriminator's default, a later
+    ``model_copy`` update) keep their declared places."""
 
-    _mime_type_first: bool = PrivateAttr(default=False)
+    #: The keys of the object the model was validated from, as they were spelled there.
+    _given_order: tuple[str, ...] = PrivateAttr(default=())
 
     @model_validator(mode="wrap")
     @classmethod
-    def _remember_key_order(
-        cls, value: Any, handler: ModelWrapValidatorHandler[ImageContent]
-    ) -> ImageContent:
-        image = handler(value)
-        if isinstance(value, dict):
-            order = [key for key in value if key in _IMAGE_PAYLOAD_KEYS]
-            image._mime_type_first = bool(order) and _IMAGE_PAYLOAD_KEYS[order[0]] == "mime_type"
-        return image
+    def _remember_key_order(cls, value: Any, handler: ModelWrapValidatorHandler[Any]) -> Any:
+        model = handler(value)
+        if type(value) is dict and model.__pydantic_private__ is not None:
+            model.__pydantic_private__["_given_order"] = tuple(value)
+        return model
 
     @model_serializer(mode="wrap")
     def _write_in_key_order(self, handler: SerializerFunctionWrapHandler) -> Any:
         dumped = handler(self)
-        if not self._mime_type_first or not isinstance(dumped, dict) or "data" not in dumped:
+        # Read past pydantic's attribute lookup, which costs more than the rest of this.
+        given = (self.__pydantic_private__ or _NOTHING_GIVEN)["_given_order"]
+        if not given or type(dumped) is not dict:
             return dumped
-        data = dumped.pop("data")
-        ordered: dict[str, Any] = {}
-        for key, value in dumped.items():
-            ordered[key] = value
-            if key in _IMAGE_PAYLOAD_KEYS:
-                ordered["data"] = data
-        ordered.setdefault("data", data)
-        return ordered
+        written = tuple(dumped)
+        if written == given:  # the usual case: written back as it was read
+            return dumped
+        order = _given_order_of(type(self), written, given)
+        return {key: dumped[key] for key in order}
 
 
-#: The keys of an image block's payload, by either spelling, and the field each one is.
-_IMAGE_PAYLOAD_KEYS: dict[str, str] = {
-    "data": "data",
-    "mimeType": "mime_type",
-    "mime_type": "mime_type",
-}
+_NOTHING_GIVEN: dict[str, Any] = {"_given_order": ()}
+
+
+@functools.lru_cache(maxsize=256)
+def _given_order_of(
+    model: type[BaseModel], written: tuple[str, ...], given: tuple[str, ...]
+) -> tuple[str, ...]:
+    """The keys ``written`` with those that were ``given`` in the places given keys take, in
+    the order given; the others stay where they are. A few shapes recur (a transport's
+    answers, a stored line's), so each is worked out once."""
+    spellings = {}
+    for name, field in model.model_fields.items():
+        spellings[name] = spellings[field.alias or name] = field.alias or name
+    present = set(written)
+    moved = [key for key in (spellings.get(key, key) for key in given) if key in present]
+    taken = set(moved)
+    placed = iter(moved)
+    return tuple(next(placed) if key in taken else key for key in written)
+
+
+class ImageContent(_Typed, _KeepsKeyOrder):
+    """An image block. Pi writes its two keys in the order of the code that built it:
+    ``data`` first for a tool's image (``read``), ``mimeType`` first for an image attached to
+    a prompt (``@FILE``)."""
+
+    type: Literal["image"] = "image"
+    data: str
+    mime_type: str
 
 
 class ToolCall(_Typed):
@@ -219,7 +240,10 @@ class Cost(PiModel):
     total: Number
 
 
-class Usage(PiModel):
+class Usage(_KeepsKeyOrder):
+    """Token counts and their cost. Transports add some counts (``cacheWrite1h``,
+    ``reasoning``) once the stream reports them, after the others."""
+
     input: Number
     output: Number
     cache_read: Number
@@ -239,7 +263,11 @@ class UserMessage(_Role):
     timestamp: Number
 
 
-class AssistantMessage(_Role):
+class AssistantMessage(_Role, _KeepsKeyOrder):
+    """An answer. Pi's transports start it with the same keys and add the rest (the
+    response id, the raw stop reason …) as the stream brings them, so a transport's message
+    keeps its order (:class:`_KeepsKeyOrder`)."""
+
     role: Literal["assistant"] = "assistant"
     content: list[ContentBlock]
     api: str

@@ -379,12 +379,16 @@ def test_a_session_id_names_one_session_that_pi_and_ctxmodes_both_continue(
     assert (continued.returncode, continued.stdout, continued.stderr) == (0, "three\n", "")
     [session] = agent.rglob("*.jsonl")
     assert session.name.endswith("_job-7.jsonl")
-    users = [
-        entry["message"]["content"][0]["text"]
-        for entry in map(json.loads, session.read_text().splitlines())
-        if entry.get("message", {}).get("role") == "user"
-    ]
+    messages = [
+        entry["message"] for entry in map(json.loads, session.read_text().splitlines())
+        if entry["type"] == "message"
+    ]  # fmt: skip
+    users = [message["content"][0]["text"] for message in messages if message["role"] == "user"]
     assert users == ["hi", "again", "once more"]
+    # Each answer written with its keys in the order Pi's transport adds them, by either.
+    answers = [message for message in messages if message["role"] == "assistant"]
+    assert "responseId" in answers[1]
+    assert [list(answer) for answer in answers] == [list(answers[1])] * 3
 
 
 @pytest.mark.parametrize(

@@ -32,6 +32,7 @@ from support.provider_cases import (
 )
 
 from ctxmodes.providers.apis import API_MODULES
+from ctxmodes.session.models import AssistantMessage, to_json
 
 pytestmark = pytest.mark.pi
 
@@ -128,6 +129,9 @@ def test_same_request_events_and_message_as_pi(name: str) -> None:
     message = without_invented_id_clock(normalized_message(run.message))
     assert message == without_invented_id_clock(expected["message"])
     assert list(message) == list(expected["message"]), "keys in Pi's order"
+    # The session stores the answer as the transport made it, keys in the same order.
+    stored = to_json(AssistantMessage.model_validate(run.message))
+    assert json.dumps(stored) == json.dumps(run.message)
 
 
 def test_crlf_framed_codex_stream_is_read_where_pi_fails() -> None:

@@ -145,6 +145,60 @@ def test_an_image_block_is_written_back_in_the_key_order_it_was_read(line: bytes
     assert codec.dumps(to_json(message_from_json(codec.loads(line)))) == line
 
 
+_USAGE = (
+    b'"usage":{"input":1,"output":2,"cacheRead":0,"cacheWrite":0,"totalTokens":3,'
+    b'"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}'
+)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # Pi's transports start every answer with the same keys and add the response id, the
+        # raw stop reason and so on as the stream brings them; Anthropic's usage gets
+        # cacheWrite1h after its cost.
+        b'{"role":"assistant","content":[],"api":"openai-completions","provider":"p",'
+        b'"model":"m",' + _USAGE + b'},"stopReason":"stop","timestamp":1,"responseId":"c1",'
+        b'"rawStopReason":"stop"}',
+        b'{"role":"assistant","content":[],"api":"anthropic-messages","provider":"p",'
+        b'"model":"m",' + _USAGE + b',"cacheWrite1h":0},"stopReason":"stop","timestamp":1,'
+        b'"responseId":"msg_1","rawStopReason":"end_turn"}',
+        # Pi's message for a run that broke: its error before the timestamp.
+        b'{"role":"assistant","content":[{"type":"text","text":""}],"api":"a","provider":"p",'
+        b'"model":"m",' + _USAGE + b'},"stopReason":"error","errorMessage":"boom",'
+        b'"timestamp":1}',
+    ],
+)
+def test_an_answer_is_written_back_in_the_key_order_it_was_made(line: bytes) -> None:
+    message = message_from_json(codec.loads(line))
+    assert codec.dumps(to_json(message)) == line
+    entry = {"type": "message", "id": "a", "parentId": None, "timestamp": "t"}
+    stored = codec.dumps({**entry, "message": codec.loads(line)})
+    assert codec.dumps(to_json(entry_from_json(codec.loads(stored)))) == stored
+
+
+def test_a_key_set_on_a_read_answer_keeps_the_place_it_is_declared_at() -> None:
+    line = (
+        b'{"role":"assistant","content":[],"api":"a","provider":"p","model":"m",'
+        + _USAGE
+        + b'},"stopReason":"stop","timestamp":1,"responseId":"r"}'
+    )
+    message = message_from_json(codec.loads(line))
+    assert isinstance(message, AssistantMessage)
+    failed = message.model_copy(update={"stop_reason": "error", "error_message": "e"})
+    # Declared, errorMessage is the ninth key of ten written; the keys read fill the others.
+    assert list(to_json(failed)) == [
+        "role", "content", "api", "provider", "model", "usage", "stopReason",
+        "timestamp", "errorMessage", "responseId",
+    ]  # fmt: skip
+    # Built in Python, an answer takes its keyword arguments' order.
+    built = AssistantMessage(
+        content=[], api="a", provider="p", model="m", usage=message.usage,
+        stop_reason="stop", timestamp=1, response_id="r",
+    )  # fmt: skip
+    assert codec.dumps(to_json(built)) == line
+
+
 def test_an_image_built_in_python_is_written_in_the_order_of_its_arguments() -> None:
     attached = ImageContent(mime_type="image/png", data="A")
     read = ImageContent(data="A", mime_type="image/png")
