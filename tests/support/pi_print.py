@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -37,15 +38,17 @@ def pi_agent_dir(
     *,
     api_key: str | None = "sk-loop",
     model_input: list[str] | None = None,
+    more_models: Sequence[dict[str, Any]] = (),
 ) -> Path:
     """Pi's agent directory ``tmp_path/pi-agent``, its ``models.json`` holding the loopback
-    model ``loop/m`` (see :func:`run_pi`)."""
+    model ``loop/m`` (see :func:`run_pi`), then ``more_models`` on the same endpoint."""
     agent = tmp_path / "pi-agent"
     agent.mkdir(exist_ok=True)
     model: dict[str, Any] = {"id": "m"}
     if model_input is not None:
         model["input"] = model_input
-    provider: dict[str, Any] = {"baseUrl": f"{base_url}/v1", "api": API, "models": [model]}
+    models = [model, *more_models]
+    provider: dict[str, Any] = {"baseUrl": f"{base_url}/v1", "api": API, "models": models}
     if api_key is not None:
         provider["apiKey"] = api_key
     (agent / "models.json").write_text(json.dumps({"providers": {"loop": provider}}))
@@ -101,12 +104,20 @@ def configure_ours(
     *,
     api_key: str | None = "sk-loop",
     model_input: list[str] | None = None,
+    more_models: Sequence[dict[str, Any]] = (),
 ) -> None:
-    """ctxmodes' configuration in ``tmp_path/config`` with the model of :func:`run_pi`."""
+    """ctxmodes' configuration in ``tmp_path/config`` with the models of :func:`run_pi`
+    (``more_models`` as :func:`pi_agent_dir` takes them)."""
     (tmp_path / "config").mkdir(exist_ok=True)
     key = f'api_key = "{api_key}"\n' if api_key is not None else ""
-    takes = f", input = {json.dumps(model_input)}" if model_input is not None else ""
+    first: dict[str, Any] = {"id": "m"}
+    if model_input is not None:
+        first["input"] = model_input
+    # JSON's strings, lists and booleans are TOML's too.
+    tables = ", ".join(
+        "{ " + ", ".join(f"{name} = {json.dumps(value)}" for name, value in model.items()) + " }"
+        for model in (first, *more_models)
+    )
     (tmp_path / "config" / "config.toml").write_text(
-        f'[providers.loop]\napi = "{API}"\nbase_url = "{base_url}/v1"\n{key}'
-        f'models = [{{ id = "m"{takes} }}]\n'
+        f'[providers.loop]\napi = "{API}"\nbase_url = "{base_url}/v1"\n{key}models = [{tables}]\n'
     )

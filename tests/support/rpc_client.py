@@ -116,19 +116,29 @@ class RpcProcess:
 
 
 def pi_rpc(
-    tmp_path: Path, base_url: str, argv: Sequence[str] = (), env: dict[str, str] | None = None
+    tmp_path: Path,
+    base_url: str,
+    argv: Sequence[str] = (),
+    env: dict[str, str] | None = None,
+    more_models: Sequence[dict[str, Any]] = (),
 ) -> RpcProcess:
     """``pi --mode rpc --model loop/m ARGV`` in ``tmp_path`` (see
-    :func:`~support.pi_print.run_pi`), ``env`` over the environment. Skips without Pi."""
-    pi, environment = pi_command(pi_agent_dir(tmp_path, base_url), env)
+    :func:`~support.pi_print.run_pi`), ``env`` over the environment, ``more_models`` beside
+    ``loop/m``. Skips without Pi."""
+    agent = pi_agent_dir(tmp_path, base_url, more_models=more_models)
+    pi, environment = pi_command(agent, env)
     return RpcProcess([*pi, "--mode", "rpc", "--model", "loop/m", *argv], tmp_path, environment)
 
 
 def our_rpc(
-    tmp_path: Path, base_url: str, argv: Sequence[str] = (), env: dict[str, str] | None = None
+    tmp_path: Path,
+    base_url: str,
+    argv: Sequence[str] = (),
+    env: dict[str, str] | None = None,
+    more_models: Sequence[dict[str, Any]] = (),
 ) -> RpcProcess:
-    """``ctxmodes --mode rpc --model loop/m ARGV`` in ``tmp_path``, the model as Pi's."""
-    configure_ours(tmp_path, base_url)
+    """``ctxmodes --mode rpc --model loop/m ARGV`` in ``tmp_path``, the models as Pi's."""
+    configure_ours(tmp_path, base_url, more_models=more_models)
     return RpcProcess(
         [*CTXMODES, "--mode", "rpc", "--model", "loop/m", *argv],
         tmp_path,

@@ -104,6 +104,10 @@ class SessionCore:
         self.messages = MessageList()
         #: Custom messages sent without a trigger during a run, appended at the turn's end.
         self.pending_custom: list[CustomMessage] = []
+        #: How model and thinking-level changes made during a run on another thread are
+        #: recorded (their entries, the registrations the model shapes), in the order made:
+        #: by the run before its next request, or once the work under way is over.
+        self.held_records: list[Callable[[], None]] = []
         #: The assistant message of the last turn, for the checks after a run.
         self.last_assistant: AssistantMessage | None = None
         self.overflow_recovery_attempted = False
@@ -227,6 +231,11 @@ class SessionCore:
         """Append the custom messages held until the end of the current turn."""
         while self.pending_custom:
             self.append_custom_now(self.pending_custom.pop(0))
+
+    def flush_held_records(self) -> None:
+        """Record the changes held during the run (on the thread driving the session)."""
+        while self.held_records:
+            self.held_records.pop(0)()
 
     def _append_custom_entry(self, message: CustomMessage) -> str:
         return self.manager.append_custom_message_entry(

@@ -229,6 +229,8 @@ class RunLoop:
     def _stream(self, signal: AbortSignal) -> AssistantMessage:
         """One model request on the current context; the answer is ended and persisted."""
         core = self._core
+        # A model or level changed during the run is recorded before the request using it.
+        core.flush_held_records()
         projection = ContextProjection(
             messages=core.messages.snapshot(), branch=LazyBranch(core.manager)
         )

@@ -395,12 +395,16 @@ class AgentHost:
     def switch_model(self, provider: Provider, thinking_level: str | None = None) -> None:
         """Use ``provider`` for the current session from its next request on, at
         ``thinking_level`` if given (see :meth:`AgentSession.set_provider`), and for later
-        sessions; the previous provider is closed."""
+        sessions; the previous provider is closed once no request uses it."""
         with self._lock:
-            self.session.set_provider(provider, thinking_level)
-            previous, self._provider = self._provider, provider
-            if previous is not None and previous is not provider:
-                previous.close()
+            previous = self._provider
+
+            def release() -> None:
+                if previous is not None and previous is not provider:
+                    previous.close()
+
+            self.session.set_provider(provider, thinking_level, on_replaced=release)
+            self._provider = provider
 
     def set_thinking_level(self, level: str) -> None:
         """Change the current session's thinking level (see

@@ -770,6 +770,7 @@ class AgentSession:
             # custom messages, before the run settles.
             with self._user_shell.run_ending():
                 core.flush_pending_custom()
+                core.flush_held_records()
                 core.life.end_run()
             self._settle()
 
@@ -817,50 +818,103 @@ class AgentSession:
                 raise SessionBusyError(busy)
             yield core
 
-    def set_provider(self, provider: Provider, thinking_level: str | None = None) -> None:
+    def set_provider(
+        self,
+        provider: Provider,
+        thinking_level: str | None = None,
+        *,
+        on_replaced: Callable[[], None] | None = None,
+    ) -> None:
         """Send the next requests to ``provider`` and record the change (a ``model_change``
         entry, as Pi's ``/model``, then a ``thinking_level_change`` when the level changes:
         to ``thinking_level`` where given (a model scope's ``:<level>``), else the new
         model's own startup level where it has one, else the configured default level where
         one is set, else the current one; as the model takes it); tools and the system
         prompt are collected again, since plugins shape them by the model's capabilities.
+        ``on_replaced()`` is called once the previous model serves no request.
 
-        :raises SessionBusyError: a run, compaction or navigation is in progress.
+        While the agent works on another thread the change is taken as Pi takes it: the
+        run's next request goes to ``provider``, and the entries are written just before
+        it (or once the work under way is over).
+
+        :raises SessionBusyError: this thread is inside a run, compaction or navigation.
         """
-        with self._idle("change the model") as core:
+        core = self._core
+        options = core.options
+        info = provider.info
+        per_model = options.model_thinking_levels.get(f"{info.provider}/{info.id}")
+        # As Pi: the new model's own startup level if it has one, else the configured
+        # default, else the current level; as the new model takes it.
+        wanted = thinking_level or per_model or options.switch_thinking_level
+        changed_level: str | None = None
+
+        def switch() -> None:
+            nonlocal changed_level
             core.provider = provider
-            info = provider.info
-            core.manager.append_model_change(info.provider, info.id)
-            # As Pi: the new model's own startup level if it has one, else the configured
-            # default, else the current level; as the new model takes it.
-            options = core.options
-            per_model = options.model_thinking_levels.get(f"{info.provider}/{info.id}")
-            wanted = thinking_level or per_model or options.switch_thinking_level
             level = self._clamped(wanted or core.thinking_level)
             if level != core.thinking_level:
-                core.manager.append_thinking_level_change(level)
+                changed_level = core.thinking_level = level
                 core.emit(records.ThinkingLevelChanged(level))
+
+        def record() -> None:
+            core.manager.append_model_change(info.provider, info.id)
+            if changed_level is not None:
+                core.manager.append_thinking_level_change(changed_level)
             self.refresh_registrations()
+            if on_replaced is not None:
+                on_replaced()
+
+        self._change_setting("change the model", switch, record)
 
     def set_thinking_level(self, level: str) -> None:
         """Use thinking level ``level`` from the next request on: as Pi's ``/thinking``, the
         level the model takes (the nearest it supports) is recorded in a
         ``thinking_level_change`` entry when it differs from the current one; new sessions
-        start at ``level``, clamped to their model.
+        start at ``level``, clamped to their model. During a run on another thread, the
+        run's next request asks for it (see :meth:`set_provider`).
 
         :raises CtxmodesError: ``level`` is not one of Pi's levels.
-        :raises SessionBusyError: a run, compaction or navigation is in progress.
+        :raises SessionBusyError: this thread is inside a run, compaction or navigation.
         """
         from ctxmodes.thinking_levels import require_thinking_level
 
         require_thinking_level(level)
-        with self._idle("change the thinking level") as core:
+        core = self._core
+        changed_level: str | None = None
+
+        def switch() -> None:
+            nonlocal changed_level
             core.options = core.options.with_thinking_level(level)
             # As Pi: the level the model takes, recorded only when it changes.
             effective = self._clamped(level)
             if effective != core.thinking_level:
-                core.manager.append_thinking_level_change(effective)
+                changed_level = core.thinking_level = effective
                 core.emit(records.ThinkingLevelChanged(effective))
+
+        def record() -> None:
+            if changed_level is not None:
+                core.manager.append_thinking_level_change(changed_level)
+
+        self._change_setting("change the thinking level", switch, record)
+
+    def _change_setting(
+        self, what: str, switch: Callable[[], None], record: Callable[[], None]
+    ) -> None:
+        """Make a model or level change: ``switch`` changes what the next request uses,
+        ``record`` writes it to the session. Idle, both at once. While another thread
+        drives the session, ``switch`` at once and ``record`` held for that thread: a run
+        records it before its next request (Pi writes such a change at once; the session
+        file takes one writer), and whatever else drives it once its work is over."""
+        self._check_alive()
+        core = self._core
+        if self.is_busy_elsewhere():
+            switch()
+            core.held_records.append(record)
+            core.life.run_or_defer(self._guarded(core.flush_held_records))
+            return
+        with self._idle(what):
+            switch()
+            record()
 
     def change_options(self, change: Callable[[HostOptions], HostOptions]) -> None:
         """Run with ``change(options)`` from now on, also while the agent works, as Pi

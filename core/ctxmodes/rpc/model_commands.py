@@ -7,10 +7,10 @@ the scope (``--models``) when there is one, as the terminal session's Ctrl+P doe
 is recorded as ``/model`` and ``/thinking`` record it, and a level that changes is said in a
 ``thinking_level_changed`` event before the response, as in Pi.
 
-Unlike Pi, which takes a new model or level during a run for the run's next turn, ctxmodes
-changes them between runs only: while the agent works, these commands fail with the host's
-words ("Wait for the agent to finish before you change the model."). A level that is none
-of Pi's is refused, where Pi clamps any text to a level.
+During a run a new model or level is taken as Pi takes it: the run's next request uses it.
+Pi writes its entries at once; ctxmodes just before that request (or when the run ends), as
+the run holds the session file. A level that is none of Pi's is refused, where Pi clamps any
+text to a level.
 """
 
 from __future__ import annotations

@@ -276,6 +276,19 @@ class Agent:
 
         self._worker(guarded)
 
+    def change_soon(self, job: Callable[[], None]) -> None:
+        """Run ``job``, a model or thinking-level change: at once while the worker drives
+        the session (the host takes it for the run's next request, as Pi does), else as
+        :meth:`run_soon` runs it. A :class:`CtxmodesError` it raises becomes an error
+        :class:`Notice` either way."""
+        if not self.session.is_busy_elsewhere():
+            self.run_soon(job)
+            return
+        try:
+            job()
+        except CtxmodesError as exc:
+            self._emit(Notice(str(exc), "error"))
+
     def wait_for_idle(self, timeout: float | None = None) -> bool:
         """Block until everything started has settled (False if ``timeout`` passed)."""
         return self.session.wait_for_idle(timeout)
@@ -336,7 +349,8 @@ class Agent:
 
     def switch_model(self, spec: str, thinking_level: str | None = None) -> None:
         """Continue with the model ``spec`` names (``provider/model-id`` or
-        ``scripted:FILE``), recorded in the session; the session must be idle. The thinking
+        ``scripted:FILE``), recorded in the session; during a run on another thread, from
+        the run's next request on (as Pi). The thinking
         level becomes ``thinking_level`` when given, else the one ``spec``'s ``:<level>``
         suffix names (``anthropic/claude-sonnet-4-5:high``), else the model's own startup
         level, the configured default or the current one, as the model takes it.
@@ -363,7 +377,7 @@ class Agent:
     def set_thinking_level(self, level: str) -> None:
         """Use ``level`` (Pi's ``off`` … ``max``) from the next request on, or the nearest
         the model takes (``off`` for a model without reasoning), recorded in the session as
-        Pi records it; the session must be idle."""
+        Pi records it; during a run on another thread, from the run's next request on."""
         self._host.set_thinking_level(level)
 
     def set_name(self, name: str) -> None:

@@ -223,7 +223,7 @@ def model(session: TerminalSession, args: str) -> None:
             shown = spec if current is None else f"{current.provider}/{current.id}"
             agent.session.ui.notify(f"Model: {shown}")
 
-        agent.run_soon(job)
+        agent.change_soon(job)
 
     if args:
         switch(args)
@@ -265,7 +265,7 @@ def thinking(session: TerminalSession, args: str) -> None:
         unless = "" if taken == args or model is None else f" ({model.id} does not take {args})"
         agent.session.ui.notify(f"Thinking: {taken}{unless}")
 
-    agent.run_soon(job)
+    agent.change_soon(job)
 
 
 def name(session: TerminalSession, args: str) -> None:

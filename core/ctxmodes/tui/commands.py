@@ -55,7 +55,7 @@ def terminal_commands() -> dict[str, SlashCommand]:
         SlashCommand("notes", "Read the notes", "ACTION [NAME=VALUE...]", True, actions.notes),
         SlashCommand("export", "Write the session as an HTML page", "[FILE]", True, actions.export),
         SlashCommand("name", "Name the session", "<name>", False, actions.name),
-        SlashCommand("model", "Switch the model", "[provider/model-id]", False, actions.model),
+        SlashCommand("model", "Switch the model", "[provider/model-id]", True, actions.model),
         SlashCommand(
             "login",
             "Log in to a provider (subscription or API key)",
@@ -71,7 +71,7 @@ def terminal_commands() -> dict[str, SlashCommand]:
             credentials.logout,
         ),
         SlashCommand(
-            "thinking", "Show or set the thinking level", "[LEVEL]", False, actions.thinking
+            "thinking", "Show or set the thinking level", "[LEVEL]", True, actions.thinking
         ),
         SlashCommand("copy", "Copy the last reply to the clipboard", "", True, actions.copy),
         SlashCommand("quit", "Leave ctxmodes", "", True, actions.quit),

@@ -1,6 +1,6 @@
 """Ctrl+P, Shift+Ctrl+P (Alt+P) and Shift+Tab: the next or previous model, the next
-thinking level, said in one line as Pi says it. The change runs on the agent's worker, so
-while a reply streams it waits for the reply to end, as ``/model`` and ``/thinking`` do."""
+thinking level, said in one line as Pi says it. While the agent works the change is made at
+once and its run's next request uses it, as in Pi (and as ``/model`` and ``/thinking``)."""
 
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ def cycle_model(session: TerminalSession, direction: Direction) -> None:
         thinking = f" (thinking: {level})" if model.reasoning and level != "off" else ""
         agent.session.ui.notify(f"Switched to {model.name or model.id}{thinking}")
 
-    agent.run_soon(job)
+    agent.change_soon(job)
 
 
 def cycle_thinking(session: TerminalSession) -> None:
@@ -55,4 +55,4 @@ def cycle_thinking(session: TerminalSession) -> None:
         else:
             agent.session.ui.notify(f"Thinking level: {level}")
 
-    agent.run_soon(job)
+    agent.change_soon(job)

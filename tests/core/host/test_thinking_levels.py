@@ -7,10 +7,12 @@ the model takes changes."""
 from __future__ import annotations
 
 import threading
+from typing import Any
 
 import pytest
 from support.host_rig import BlockingTool, ToolsPlugin, tool_response
 
+from ctxmodes import hookimpl
 from ctxmodes.config import load_settings
 from ctxmodes.host import records
 from ctxmodes.host.errors import SessionBusyError
@@ -19,6 +21,7 @@ from ctxmodes.providers import Script, ScriptedProvider
 from ctxmodes.session import UserMessage
 from ctxmodes.session.manager import SessionManager
 from ctxmodes.thinking_levels import REASONING_LEVELS, clamp_thinking_level, split_level_suffix
+from ctxmodes.tools.base import ToolResult
 
 
 def recorded_levels(rig) -> list[str]:
@@ -209,19 +212,103 @@ def test_thinking_chosen_during_a_run_is_where_a_new_session_starts(
     assert recorded_levels(rig) == ["high"]
 
 
-def test_a_change_while_another_thread_runs_the_agent_is_refused_in_the_same_words(make_rig):
-    blocking = BlockingTool()
-    rig = make_rig([tool_response("block")], reasoning=True, plugins=[ToolsPlugin(blocking)])
+class GateTool:
+    """Runs until the test opens it; ``started`` is set once it runs."""
+
+    name = "gate"
+    label = "Gate"
+    description = "Wait for the test."
+    parameters: dict[str, Any] = {"type": "object", "properties": {}}  # noqa: RUF012
+
+    def __init__(self) -> None:
+        self.started = threading.Event()
+        self.opened = threading.Event()
+
+    def execute(self, call_id: str, arguments: dict[str, Any], context: Any) -> ToolResult:
+        self.started.set()
+        self.opened.wait(10)
+        return ToolResult.text("opened")
+
+
+def _plain(*answers: str) -> ScriptedProvider:
+    responses = [{"text": answer} for answer in answers]
+    return ScriptedProvider(Script.model_validate({"model": "plain", "responses": responses}))
+
+
+def test_a_change_made_while_another_thread_runs_the_agent_is_its_next_requests(make_rig):
+    gate = GateTool()
+    rig = make_rig([tool_response("gate")], reasoning=True, plugins=[ToolsPlugin(gate)])
+    plain = _plain("from plain")
+    run = threading.Thread(target=rig.session.prompt, args=("go",))
+    run.start()
+    try:
+        assert gate.started.wait(10)
+        written = len(rig.entries())
+        rig.session.set_thinking_level("low")
+        rig.session.set_provider(plain)
+        # Taken at once, as Pi takes it: what the run's next request will use.
+        assert rig.session.provider is plain
+        assert rig.session.thinking_level == "off"  # as the new model takes "low"
+        # Written by the run itself (the file has one writer), not while the tool runs.
+        assert len(rig.entries()) == written
+    finally:
+        gate.opened.set()
+        run.join(10)
+    entries = rig.entries()
+    tail = [(e.type, getattr(e, "message", None)) for e in entries[written:]]
+    assert [kind for kind, _ in tail] == [
+        "message",  # the tool's result
+        "thinking_level_change",
+        "model_change",
+        "thinking_level_change",
+        "message",  # the answer of the new model
+    ]
+    assert entries[written + 2].model_id == "plain"
+    answer = tail[-1][1]
+    assert (answer.model, answer.content[0].text) == ("plain", "from plain")
+    assert recorded_levels(rig) == ["medium", "low", "off"]
+    assert [r.level for r in rig.of(records.ThinkingLevelChanged)] == ["low", "off"]
+
+
+def test_a_change_made_during_a_run_that_ends_without_a_request_is_written_as_it_ends(make_rig):
+    class SettledPlugin:
+        seen: list[list[str]] = []  # noqa: RUF012
+
+        @hookimpl
+        def ctx_agent_settled(self, session: Any) -> None:
+            self.seen.append(recorded_levels(rig))
+
+    blocking, settled = BlockingTool(), SettledPlugin()
+    rig = make_rig(
+        [tool_response("block")], reasoning=True, plugins=[ToolsPlugin(blocking), settled]
+    )
     run = threading.Thread(target=rig.session.prompt, args=("go",))
     run.start()
     try:
         assert blocking.started.wait(10)
-        with pytest.raises(SessionBusyError, match=r"^Wait for the agent to finish before you "):
-            rig.session.set_thinking_level("low")
-        plain = ScriptedProvider(Script.model_validate({"model": "plain", "responses": []}))
-        with pytest.raises(SessionBusyError, match=r"before you change the model\.$"):
-            rig.session.set_provider(plain)
+        rig.session.set_thinking_level("high")
+        rig.session.set_thinking_level("medium")
     finally:
         rig.session.abort()
         run.join(10)
+    # Written when the aborted run ends, before it settles, in the order made.
+    assert settled.seen == [["medium", "high", "medium"]]
+    assert rig.session.thinking_level == "medium"
+
+
+def test_a_change_on_the_thread_running_the_agent_is_still_refused(make_rig):
+    class SwitchingPlugin:
+        refused: list[str] = []  # noqa: RUF012
+
+        @hookimpl
+        def ctx_turn_start(self, turn_index: int, session: Any) -> None:
+            try:
+                rig.session.set_thinking_level("low")
+            except SessionBusyError as error:
+                self.refused.append(str(error))
+
+    plugin = SwitchingPlugin()
+    rig = make_rig([{"text": "answer"}], reasoning=True, plugins=[plugin])
+    rig.prompt("go")
+    assert plugin.refused == ["Wait for the agent to finish before you change the thinking level."]
     assert recorded_levels(rig) == ["medium"]

@@ -18,6 +18,8 @@ from support.pi_print import API
 from support.rpc_client import RpcProcess, our_rpc, pi_rpc
 from support.wire_server import Reply, WireServer, text_stream, tool_call_stream
 
+from ctxmodes.session_mode import MODE_ENTRY_TYPE
+
 JsonObject = dict[str, Any]
 Script = Callable[[RpcProcess, WireServer], None]
 #: A key for Anthropic's built-in models (nothing is sent to Anthropic).
@@ -380,38 +382,83 @@ def test_values_that_are_none_of_pis_are_refused_and_change_nothing(tmp_path: Pa
     assert all(line["type"] == "response" for line in process.lines)
 
 
-def _switches_while_answering(process: RpcProcess, server: WireServer) -> None:
-    process.request({"type": "prompt", "message": "first"})
-    assert server.arrived.wait(30)
-    process.request({"type": "set_model", "provider": "loop", "modelId": "m"})
-    process.request({"type": "set_thinking_level", "level": "low"})
-    process.request({"type": "set_steering_mode", "mode": "all"})
-    server.release.set()
-    process.wait_for_event("agent_settled")
-    process.request({"type": "set_thinking_level", "level": "low"})
+#: A second loopback model, one that reasons.
+REASONING = {"id": "r", "reasoning": True}
+SWITCHES = ("model_change", "thinking_level_change")
 
 
-def test_a_model_or_level_switch_during_a_run_is_refused_where_pi_takes_it(
+def _entries(lines: list[JsonObject]) -> list[JsonObject]:
+    """The entries of the session file the last ``get_state`` in ``lines`` names, without
+    ctxmodes' record of the session's mode (Pi has no modes)."""
+    state = [line["data"] for line in lines if line.get("command") == "get_state"][-1]
+    text = Path(state["sessionFile"]).read_text()
+    entries = [json.loads(line) for line in text.splitlines()[1:]]
+    return [entry for entry in entries if entry.get("customType") != MODE_ENTRY_TYPE]
+
+
+def _shape(entry: JsonObject) -> tuple[str, ...]:
+    if entry["type"] == "message":
+        message = entry["message"]
+        return ("message", message["role"], message.get("model", ""))
+    if entry["type"] == "model_change":
+        return ("model_change", entry["modelId"])
+    if entry["type"] == "thinking_level_change":
+        return ("thinking_level_change", entry["thinkingLevel"])
+    return (entry["type"],)
+
+
+def test_a_model_and_level_switched_during_a_run_serve_its_next_request_as_in_pi(
     tmp_path: Path,
 ) -> None:
-    replies = [Reply(text_stream(API, "Answer one"), behaviour="pause", cut_after=1)]
-    theirs, ours = _both(tmp_path, replies, _switches_while_answering)
-    assert all(line["success"] for line in theirs if line["type"] == "response")
-    outcome = {
-        line["command"]: line.get("error")
-        for line in ours
-        if line["type"] == "response" and line["command"] != "set_thinking_level"
-    }
-    assert outcome == {
-        "prompt": None,
-        "set_model": "Wait for the agent to finish before you change the model.",
-        "set_steering_mode": None,
-    }
-    levels = [line for line in ours if line.get("command") == "set_thinking_level"]
-    assert [line.get("error") for line in levels] == [
-        "Wait for the agent to finish before you change the thinking level.",
-        None,
+    replies = [
+        Reply(
+            tool_call_stream(API, "read", json.dumps({"path": "note.txt"})),
+            behaviour="pause",
+            cut_after=1,
+        ),
+        Reply(text_stream(API, "It says hello.")),
     ]
+    runs = {}
+    for start, name in ((pi_rpc, "pi"), (our_rpc, "ours")):
+        where = tmp_path / name
+        where.mkdir()
+        (where / "note.txt").write_text("hello note\n")
+        with WireServer(list(replies)) as server:
+            with start(where, server.base_url, more_models=[REASONING]) as process:
+                process.request({"type": "prompt", "message": "What does note.txt say?"})
+                assert server.arrived.wait(30)
+                switched = process.request(
+                    {"type": "set_model", "provider": "loop", "modelId": "r"}
+                )
+                process.request({"type": "set_thinking_level", "level": "high"})
+                during = process.request({"type": "get_state"})["data"]
+                server.release.set()
+                process.wait_for_event("agent_settled")
+                process.request({"type": "get_state"})
+                assert process.close() == 0
+            bodies = [json.loads(request["body"]) for request in server.requests]
+        assert all(line["success"] for line in process.lines if line["type"] == "response")
+        assert switched["data"]["id"] == "r"
+        runs[name] = (
+            [(body["model"], body.get("reasoning_effort")) for body in bodies],
+            (during["model"]["id"], during["thinkingLevel"]),
+            [_shape(entry) for entry in _entries(process.lines)],
+        )
+    (pi_sent, pi_during, pi_file), (sent, during_ours, ours) = runs["pi"], runs["ours"]
+    # The answer under way finishes on the first model; the run's next request, the one
+    # after the tool's result, goes to the new model at the new level.
+    assert sent == pi_sent
+    assert [model for model, _ in sent] == ["m", "r"]
+    assert sent[1][1] is not None
+    assert during_ours == pi_during == ("r", "high")
+    # Pi writes the switch as it is made, among the answer's entries; ctxmodes, whose run
+    # holds the file, just before the request that uses it: the same entries otherwise.
+    user = pi_file.index(("message", "user", ""))
+    made = [at for at, shape in enumerate(pi_file) if at > user and shape[0] in SWITCHES]
+    moved = [shape for at, shape in enumerate(pi_file) if at not in made]
+    last = len(moved) - 1
+    assert ours == moved[:last] + [pi_file[at] for at in made] + moved[last:]
+    assert ours[-1] == ("message", "assistant", "r")
 
 
 def test_a_model_outside_the_catalog_is_told_by_what_ctxmodes_knows(tmp_path: Path) -> None:

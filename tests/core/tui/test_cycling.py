@@ -1,6 +1,6 @@
 """Pi's Ctrl+P, Alt+P (Shift+Ctrl+P) and Shift+Tab in the terminal: the scope shown at
 start, each switch said in Pi's words and shown in the footer, one line where there is
-nothing to cycle, and a key pressed while a reply streams taking effect once it ends."""
+nothing to cycle, and a key pressed while a reply streams switching for the next request."""
 
 from __future__ import annotations
 
@@ -15,7 +15,12 @@ from ctxmodes.config import Settings
 from ctxmodes.providers.script import Script
 from ctxmodes.providers.scripted import ScriptedProvider
 from ctxmodes.sdk import Agent, open_agent
-from ctxmodes.session.models import ModelChangeEntry, ThinkingLevelChangeEntry
+from ctxmodes.session.models import (
+    AssistantMessage,
+    MessageEntry,
+    ModelChangeEntry,
+    ThinkingLevelChangeEntry,
+)
 
 CTRL_P = "\x10"
 ALT_P = "\x1bp"
@@ -105,7 +110,7 @@ def test_with_one_model_in_reach_the_key_is_one_line(tmp_path: Path) -> None:
     assert seen["changes"] == start
 
 
-def test_a_key_pressed_while_a_reply_streams_switches_once_it_ends(tmp_path: Path) -> None:
+def test_a_key_pressed_while_a_reply_streams_switches_at_once_as_in_pi(tmp_path: Path) -> None:
     script = Script.model_validate({"responses": [{"text": "a reply that takes its time"}]})
     provider = GatedStream(ScriptedProvider(script, chunk_chars=4), hold_after=3)
     agent = _agent(tmp_path, provider=provider)
@@ -114,15 +119,28 @@ def test_a_key_pressed_while_a_reply_streams_switches_once_it_ends(tmp_path: Pat
     async def scenario(t: Any) -> None:
         await t.type("go" + ENTER)
         await t.until(provider.held.is_set, "the reply to be half streamed")
+        seen["before"] = _changes(agent)
         await t.type(CTRL_P)
-        seen["during"] = agent.session.model.id if agent.session.model else None
-        provider.release.set()
         await t.printed("Switched to deep")
+        seen["during"] = agent.session.model.id if agent.session.model else None
+        seen["written during"] = _changes(agent)
+        provider.release.set()
         await t.idle()
         seen["text"] = t.flat()
+        seen["after"] = _changes(agent)
+        seen["entries"] = [
+            (entry.type, entry.message.role, entry.message.model)
+            if isinstance(entry, MessageEntry) and isinstance(entry.message, AssistantMessage)
+            else (entry.type,)
+            for entry in agent.session_manager.get_entries()
+        ]
 
     run_terminal(agent, scenario)
-    assert seen["during"] == "scripted"
-    assert seen["text"].index("a reply that takes its time") < seen["text"].index(
-        "Switched to deep"
-    )
+    # The next request's model at once; the reply under way ends on the model it began on.
+    assert seen["during"] == "deep"
+    assert "a reply that takes its time" in seen["text"]
+    # Written once the run holding the session file is over.
+    assert seen["written during"] == seen["before"]
+    assert seen["after"][: len(seen["before"]) + 1] == [*seen["before"], ("model", "deep")]
+    entries = seen["entries"]
+    assert entries[entries.index(("message", "assistant", "scripted")) + 1] == ("model_change",)
