@@ -148,6 +148,16 @@ class _KeepsKeyOrder(PiModel):
             model.__pydantic_private__["_given_order"] = tuple(value)
         return model
 
+    def __eq__(self, other: object) -> bool:
+        # The order the keys were given in is how a value is written, not what it is.
+        if not isinstance(other, BaseModel):
+            return NotImplemented
+        return (
+            type(self) is type(other)
+            and self.__dict__ == other.__dict__
+            and (self.__pydantic_extra__ or {}) == (other.__pydantic_extra__ or {})
+        )
+
     @model_serializer(mode="wrap")
     def _write_in_key_order(self, handler: SerializerFunctionWrapHandler) -> Any:
         dumped = handler(self)

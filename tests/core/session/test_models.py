@@ -211,6 +211,9 @@ def test_an_image_built_in_python_is_written_in_the_order_of_its_arguments() -> 
         b'{"type":"image","data":"A","mimeType":"image/png"}],"timestamp":1}'
     )
     assert attached.model_copy() == attached
+    # The order is how the block is written, not what it is.
+    assert attached == read
+    assert attached != ImageContent(mime_type="image/png", data="B")
 
 
 def test_validation_is_strict() -> None:
