@@ -141,7 +141,7 @@ class Compactor:
             model = core.model
             result = generate_compaction_summary(
                 preparation,
-                core.summarizer(controller.signal, "compaction"),
+                core.summarizer(controller.signal, "compaction", request.trigger),
                 custom_instructions=request.custom_instructions,
                 model_max_tokens=None if model is None else model.max_tokens,
             )

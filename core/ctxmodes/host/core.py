@@ -277,17 +277,26 @@ class SessionCore:
 
     # ------------------------------------------------------------------ summaries
 
-    def summarizer(self, signal: AbortSignal, purpose: RequestPurpose) -> ProviderSummarizer:
-        """The session's model for one summarization. Compaction calls carry the session's
-        thinking level when the model reasons and the level is not ``off``; branch summaries
-        carry none (both as Pi 0.85)."""
+    def summarizer(
+        self, signal: AbortSignal, purpose: RequestPurpose, reason: str | None = None
+    ) -> ProviderSummarizer:
+        """The session's model for one summarization (of a compaction set off by
+        ``reason``). Compaction calls carry the session's thinking level when the model
+        reasons and the level is not ``off``; branch summaries carry none (both as Pi
+        0.85)."""
         assert self.provider is not None
         reasoning: str | None = None
         if purpose == "compaction" and self.provider.info.capabilities.reasoning:
             level = self.thinking_level
             reasoning = level if level and level != "off" else None
         return ProviderSummarizer(
-            self.provider, signal, purpose, self.emit, reasoning, retry=self.options.retry
+            self.provider,
+            signal,
+            purpose,
+            self.emit,
+            reasoning,
+            retry=self.options.retry,
+            reason=reason,
         )
 
 

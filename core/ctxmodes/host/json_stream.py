@@ -15,9 +15,8 @@ ends, and ``toolcall_start``, one ``toolcall_delta`` with all the arguments, the
 the stream does too: an answer that fails before anything arrives starts with its final
 message, as in Pi.
 
-Not written, as ctxmodes has no record of them: Pi's ``entry_appended``,
-``bash_execution_update`` (RPC mode writes those of its ``bash`` command itself) and
-``summarization_retry_attempt_start``.
+Not written, as ctxmodes has no record of it: Pi's ``bash_execution_update`` (RPC mode
+writes those of its ``bash`` command itself).
 
 Only what the session holds goes out (messages, tool arguments and results, error texts),
 each as a JSON value: no request, header or credential is part of any record written.
@@ -312,8 +311,15 @@ def _plain_event(record: HostRecord) -> list[JsonObject]:
                 "errorMessage": record.error_message,
             }
         ]
+    if isinstance(record, records.SummarizationRetryAttemptStarted):
+        started: JsonObject = {"type": "summarization_retry_attempt_start", "source": record.source}
+        if record.reason is not None:
+            started["reason"] = record.reason
+        return [started]
     if isinstance(record, records.SummarizationRetryFinished):
         return [{"type": "summarization_retry_finished"}]
+    if isinstance(record, records.EntryAppended):
+        return [{"type": "entry_appended", "entry": record.entry}]
     return []
 
 

@@ -47,6 +47,15 @@ class SessionShutdown:
 
 
 @dataclass(frozen=True, slots=True)
+class EntryAppended:
+    """A plugin appended a custom entry (``HostSession.append_entry``, Pi's
+    ``appendEntry``); ``entry`` is the entry as the session file stores it."""
+
+    type: ClassVar[str] = "entry_appended"
+    entry: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
 class SessionInfoChanged:
     """The session was named (a ``session_info`` entry); ``name`` is the name it has now."""
 
@@ -308,6 +317,17 @@ class SummarizationRetryScheduled:
 
 
 @dataclass(frozen=True, slots=True)
+class SummarizationRetryAttemptStarted:
+    """The wait after a failed summarization call is over and the call is made again;
+    ``source`` is Pi's name of what it summarizes (``compaction``, with the compaction's
+    ``reason``, or ``branchSummary``)."""
+
+    type: ClassVar[str] = "summarization_retry_attempt_start"
+    source: str
+    reason: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class SummarizationRetryFinished:
     type: ClassVar[str] = "summarization_retry_finished"
     success: bool
@@ -338,6 +358,7 @@ HostRecord = (
     SessionStarted
     | SessionShutdown
     | SessionInfoChanged
+    | EntryAppended
     | InputReceived
     | CommandInvoked
     | QueueUpdated
@@ -365,6 +386,7 @@ HostRecord = (
     | AutoRetryEnded
     | TransportRetryScheduled
     | SummarizationRetryScheduled
+    | SummarizationRetryAttemptStarted
     | SummarizationRetryFinished
     | TreeNavigationStarted
     | TreeNavigated

@@ -169,7 +169,13 @@ class AgentSession:
 
     def append_entry(self, custom_type: str, data: Any = None) -> str:
         self._check_alive()
-        return self._core.manager.append_custom_entry(custom_type, data)
+        manager = self._core.manager
+        entry_id = manager.append_custom_entry(custom_type, data)
+        # Told as Pi tells an extension's appendEntry (``entry_appended``).
+        entry = manager.get_entry_json(entry_id)
+        if entry is not None:
+            self._core.emit(records.EntryAppended(entry))
+        return entry_id
 
     @property
     def cwd(self) -> Path:

@@ -25,7 +25,8 @@ class ProviderSummarizer:
     Summarization requests have no ``ctx_provider_request`` hook (they are not turns), but
     listeners see each one as a ``provider_request`` record with its purpose.
 
-    ``reasoning`` is the thinking level every request asks for (``None``: none).
+    ``reasoning`` is the thinking level every request asks for (``None``: none);
+    ``reason`` is what set off a compaction (Pi tells it with each retry).
     """
 
     def __init__(
@@ -36,6 +37,7 @@ class ProviderSummarizer:
         emit: Callable[[HostRecord], None],
         reasoning: str | None = None,
         retry: RetrySettings | None = None,
+        reason: str | None = None,
     ) -> None:
         self._provider = provider
         self._signal = signal
@@ -43,6 +45,7 @@ class ProviderSummarizer:
         self._emit = emit
         self._reasoning = reasoning
         self._retry = retry if retry is not None else RetrySettings(enabled=False)
+        self._reason = reason
 
     def __call__(
         self, system_prompt: str, messages: Sequence[UserMessage], max_tokens: int
@@ -102,3 +105,9 @@ class ProviderSummarizer:
             if self._signal.wait(delay / 1000):
                 self._emit(records.SummarizationRetryFinished(success=False, attempt=attempt))
                 return reply.model_copy(update={"stop_reason": "aborted", "error_message": None})
+            self._emit(self._attempt_started())
+
+    def _attempt_started(self) -> records.SummarizationRetryAttemptStarted:
+        if self._purpose == "compaction":
+            return records.SummarizationRetryAttemptStarted("compaction", self._reason)
+        return records.SummarizationRetryAttemptStarted("branchSummary")

@@ -120,6 +120,8 @@ def test_retry_events_use_pis_field_names() -> None:
         records.SummarizationRetryScheduled(
             attempt=1, max_attempts=3, delay_ms=2000, error_message="overloaded"
         ),
+        records.SummarizationRetryAttemptStarted("compaction", "threshold"),
+        records.SummarizationRetryAttemptStarted("branchSummary"),
         records.SummarizationRetryFinished(success=True, attempt=1),
     )
     assert lines == [
@@ -139,6 +141,13 @@ def test_retry_events_use_pis_field_names() -> None:
             "delayMs": 2000,
             "errorMessage": "overloaded",
         },
+        # Pi's {type, ...source}: the compaction's reason, none for a branch summary.
+        {
+            "type": "summarization_retry_attempt_start",
+            "source": "compaction",
+            "reason": "threshold",
+        },
+        {"type": "summarization_retry_attempt_start", "source": "branchSummary"},
         {"type": "summarization_retry_finished"},
     ]
 

@@ -246,6 +246,34 @@ def test_compact_answers_pis_compaction_result(tmp_path: Path) -> None:
     assert asked[0][1] == "Additional focus: Keep the numbers."
 
 
+def _compact_once(process: RpcProcess, server: WireServer) -> JsonObject:
+    return process.request({"type": "compact"})
+
+
+@pytest.mark.pi
+def test_a_summary_retried_after_an_overloaded_model_is_told_as_pi_tells_it(
+    tmp_path: Path,
+) -> None:
+    replies = [
+        Reply(json_error("Service overloaded, try later"), status=529),
+        Reply(text_stream(API, "The summary.")),
+    ]
+    quick = {"compaction": {"keepRecentTokens": 200}, "retry": {"baseDelayMs": 10}}
+    (theirs, pi, _), (ours, mine, _) = _both(
+        tmp_path, _compact_once, replies, session=False, settings=quick
+    )
+    assert (ours["success"], theirs["success"]) == (True, True)
+    events = [_events(process, lambda line: line["type"] != "response") for process in (pi, mine)]
+    assert events[1] == events[0]
+    assert [event["type"] for event in events[0]] == [
+        "compaction_start",
+        "summarization_retry_scheduled",
+        "summarization_retry_attempt_start",
+        "summarization_retry_finished",
+        "compaction_end",
+    ]
+
+
 def _compact_fresh(process: RpcProcess, server: WireServer) -> JsonObject:
     return process.request({"type": "compact"})
 
