@@ -412,8 +412,10 @@ UNPROJECTED: Final[frozenset[type]] = frozenset(
         records.CompactionPrepared,
         records.CompactionAppended,
         records.SummarizationRetryScheduled,
+        records.SummarizationRetryAttemptStarted,
         records.SummarizationRetryFinished,
         records.TreeNavigationStarted,
+        records.EntryAppended,
         records.ThinkingLevelChanged,
     }
 )
