@@ -29,11 +29,18 @@ def queued_text(message: QueuedMessage) -> str:
 
 
 class MessageQueue:
-    """A thread-safe FIFO drained one message at a time or all at once."""
+    """A thread-safe FIFO drained one message at a time or all at once.
 
-    def __init__(self, mode: DrainMode = "one-at-a-time") -> None:
+    A queue ``shown_until_started`` lists a message it gave the run among its
+    :meth:`texts` until the run starts it (:meth:`started`), as Pi's queues do.
+    """
+
+    def __init__(
+        self, mode: DrainMode = "one-at-a-time", *, shown_until_started: bool = False
+    ) -> None:
         self._lock = threading.Lock()
         self._items: deque[QueuedMessage] = deque()
+        self._taken: list[QueuedMessage] | None = [] if shown_until_started else None
         self.mode: DrainMode = mode
 
     def push(self, message: QueuedMessage) -> None:
@@ -48,8 +55,27 @@ class MessageQueue:
             if self.mode == "all":
                 items = list(self._items)
                 self._items.clear()
-                return items
-            return [self._items.popleft()]
+            else:
+                items = [self._items.popleft()]
+            if self._taken is not None:
+                self._taken.extend(items)
+            return items
+
+    def started(self, message: object) -> bool:
+        """``message`` starts: no longer shown. True when it was one this queue gave."""
+        with self._lock:
+            shown = self._taken or []
+            for at, taken in enumerate(shown):
+                if taken is message:
+                    del shown[at]
+                    return True
+            return False
+
+    def forget_taken(self) -> None:
+        """Stop showing what was taken and never started (the run ended before it)."""
+        with self._lock:
+            if self._taken:
+                self._taken.clear()
 
     def clear(self) -> list[QueuedMessage]:
         """Remove and return everything."""
@@ -78,16 +104,18 @@ class MessageQueue:
             return bool(self._items)
 
     def texts(self) -> tuple[str, ...]:
+        """What the queue shows: the messages taken and not yet started, then those
+        waiting."""
         with self._lock:
-            return tuple(queued_text(message) for message in self._items)
+            return tuple(queued_text(message) for message in (*(self._taken or ()), *self._items))
 
 
 class RunQueues:
     """The three queues of one session."""
 
     def __init__(self) -> None:
-        self.steering = MessageQueue()
-        self.follow_up = MessageQueue()
+        self.steering = MessageQueue(shown_until_started=True)
+        self.follow_up = MessageQueue(shown_until_started=True)
         self.next_turn = MessageQueue(mode="all")
 
     def has_pending(self) -> bool:
@@ -97,3 +125,12 @@ class RunQueues:
     def clear(self) -> tuple[list[QueuedMessage], list[QueuedMessage]]:
         """Empty the steering and follow-up queues; return what they held."""
         return self.steering.clear(), self.follow_up.clear()
+
+    def started(self, message: object) -> bool:
+        """``message`` starts (see :meth:`MessageQueue.started`); True when it came from
+        the steering or follow-up queue."""
+        return self.steering.started(message) or self.follow_up.started(message)
+
+    def forget_taken(self) -> None:
+        self.steering.forget_taken()
+        self.follow_up.forget_taken()

@@ -198,13 +198,13 @@ class RunLoop:
     # ------------------------------------------------------------------ steps
 
     def _drain(self, queue: MessageQueue) -> list[AgentMessage]:
-        drained: list[AgentMessage] = list(queue.drain())
-        if drained:
-            queues = self._core.queues
-            self._core.emit(records.QueueUpdated(queues.steering.texts(), queues.follow_up.texts()))
-        return drained
+        return list(queue.drain())
 
     def _deliver(self, message: AgentMessage, new_messages: list[AgentMessage]) -> None:
+        queues = self._core.queues
+        if queues.started(message):
+            # As Pi: a queued message leaves the queues as it starts, said just before.
+            self._core.emit(records.QueueUpdated(queues.steering.texts(), queues.follow_up.texts()))
         self._core.emit(records.MessageStarted(message.role, message))
         new_messages.append(self._core.end_message(message))
 
@@ -222,6 +222,7 @@ class RunLoop:
         self._turn_index += 1
 
     def _agent_end(self, new_messages: list[AgentMessage]) -> None:
+        self._core.queues.forget_taken()
         self._core.hook(self._core.relay.agent_end, list(new_messages))
         ended = tuple(new_messages)
         self._core.emit(records.AgentEnded(ended, will_retry=self._core.will_retry(ended)))

@@ -792,7 +792,6 @@ class AgentSession:
         queues = self._core.queues
         messages: list[AgentMessage] = list(queues.steering.drain() or queues.follow_up.drain())
         if messages:
-            self._queue_changed()
             self._run_top_level(messages)
 
     def _post_run(self) -> bool:

@@ -217,14 +217,20 @@ def test_steering_from_a_tool_is_delivered_before_the_next_request(make_rig):
     assert roles_and_texts[2:4] == [("toolResult", "a"), ("user", "also check the tests")]
     types = rig.types()
     second_turn = types.index("turn_start", types.index("turn_end"))
-    assert types[second_turn : second_turn + 5] == [
+    # As Pi: the steered message leaves the queue as it starts, said just before it.
+    assert types[second_turn : second_turn + 6] == [
         "turn_start",
+        "queue_update",
         "message_start",
         "message_end",
         "context",
         "provider_request",
     ]
-    assert "queue_update" in types
+    updates = rig.of(records.QueueUpdated)
+    assert [(u.steering, u.follow_up) for u in updates] == [
+        (("also check the tests",), ()),  # queued by the tool
+        ((), ()),  # delivered
+    ]
 
 
 def test_follow_up_waits_until_the_run_would_stop(make_rig):

@@ -94,6 +94,12 @@ def _same(theirs: list[JsonObject], ours: list[JsonObject]) -> None:
     assert [json.dumps(line) for line in ours] == [json.dumps(line) for line in theirs]
 
 
+def _after_last_response(lines: list[JsonObject]) -> list[JsonObject]:
+    """The lines after the last command's response, normalised as one stream."""
+    last = max(at for at, line in enumerate(lines) if line["type"] == "response")
+    return normalised_events(lines[last + 1 :])
+
+
 def _requests(*commands: JsonObject) -> Script:
     def script(process: RpcProcess, server: WireServer) -> None:
         for command in commands:
@@ -257,13 +263,22 @@ def test_queue_modes_set_to_all_deliver_each_queue_at_once_as_pi(tmp_path: Path)
     ]
     theirs, ours = _both(tmp_path, replies, _queued_with_modes_all)
     # The responses, and the run's events apart from them (a command sent while the model
-    # answers is a race with the answer's first event) and from the queue updates: Pi says
-    # one as each queued message starts, after turn_start; ctxmodes one as it takes a turn's
-    # messages, before it. The queues' events differ, not the delivery compared here.
+    # answers is a race with the answer's first event).
     _same(_responses(theirs), _responses(ours))
     expected, got = _run_events(theirs), _run_events(ours)
     assert [line["type"] for line in got] == [line["type"] for line in expected]
     _same(expected, got)
+    # Once the answer goes on, every line is the run's, queue updates included: each queued
+    # message leaves the queues as it starts.
+    after_commands = [_after_last_response(lines) for lines in (theirs, ours)]
+    _same(*after_commands)
+    updates = [line for line in after_commands[1] if line["type"] == "queue_update"]
+    assert [(line["steering"], line["followUp"]) for line in updates] == [
+        (["steer two"], ["follow_up one", "follow_up two"]),
+        ([], ["follow_up one", "follow_up two"]),
+        ([], ["follow_up two"]),
+        ([], []),
+    ]
     # Three answers: the prompt, both steered messages together, both follow-ups together.
     users = [
         line["message"]["content"][0]["text"]
