@@ -1,9 +1,12 @@
 from __future__ import annotations
 
 import base64
+import io
 from pathlib import Path
 
 import pytest
+from PIL import Image
+from support.images import solid_png
 
 from ctxmodes.abort import AbortController
 from ctxmodes.tools.base import ToolContext, ToolResult
@@ -86,7 +89,7 @@ def test_read_errors_for_missing_files_and_directories(context, tmp_path):
 
 
 def test_read_returns_images_as_attachments(context, tmp_path):
-    png = b"\x89PNG\r\n\x1a\n" + b"\x00\x00\x00\rIHDR" + b"\x00" * 20
+    png = solid_png(3, 2, (200, 30, 30))
     (tmp_path / "pic.png").write_bytes(png)
     result = read(context, "pic.png")
     assert not result.is_error
@@ -96,6 +99,40 @@ def test_read_returns_images_as_attachments(context, tmp_path):
     assert image.type == "image"
     assert image.mime_type == "image/png"
     assert base64.b64decode(image.data) == png
+
+
+def test_read_fits_an_image_as_pi_does(context, tmp_path):
+    """A BMP converted and a large image shrunk, each with Pi's notes under the type; one
+    that does not decode is Pi's omitted message under the type it was read as."""
+    bmp = io.BytesIO()
+    Image.new("RGB", (3000, 1200), (1, 2, 3)).save(bmp, format="BMP")
+    (tmp_path / "wide.bmp").write_bytes(bmp.getvalue())
+    (tmp_path / "broken.png").write_bytes(solid_png(200, 200, (0, 0, 0))[:80])
+    note, image = read(context, "wide.bmp").content
+    assert note.text == (
+        "Read image file [image/png]\n[Image converted from image/bmp to image/png.]\n"
+        "[Image: original 3000x1200, displayed at 2000x800. Multiply coordinates by 1.50 to "
+        "map to original image.]"
+    )
+    assert image.mime_type == "image/png"
+    assert Image.open(io.BytesIO(base64.b64decode(image.data))).size == (2000, 800)
+    [omitted] = read(context, "broken.png").content
+    assert omitted.text == (
+        "Read image file [image/png]\n"
+        "[Image omitted: could not be resized below the inline image size limit.]"
+    )
+
+
+def test_read_with_auto_resize_off_only_converts(context, tmp_path):
+    bmp = io.BytesIO()
+    Image.new("RGB", (3000, 1200), (1, 2, 3)).save(bmp, format="BMP")
+    (tmp_path / "wide.bmp").write_bytes(bmp.getvalue())
+    result = ReadTool(auto_resize_images=False).execute("r", {"path": "wide.bmp"}, context)
+    note, image = result.content
+    assert (
+        note.text == "Read image file [image/png]\n[Image converted from image/bmp to image/png.]"
+    )
+    assert Image.open(io.BytesIO(base64.b64decode(image.data))).size == (3000, 1200)
 
 
 def test_read_does_nothing_once_aborted(tmp_path):
