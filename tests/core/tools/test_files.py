@@ -2,11 +2,15 @@ from __future__ import annotations
 
 import base64
 import io
+import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from PIL import Image
 from support.images import solid_png
+from support.pi_print import API, run_ours, run_pi
+from support.wire_server import Reply, WireServer, text_stream, tool_call_stream
 
 from ctxmodes.abort import AbortController
 from ctxmodes.tools.base import ToolContext, ToolResult
@@ -214,3 +218,59 @@ def test_read_agrees_with_pi(pi_node, tmp_path, context):
                 block.model_dump(by_alias=True, exclude_none=True) for block in ours.content
             ] == (expected["content"]), call
             assert ours.details == expected.get("details"), call
+
+
+def _tool_results(agent: Path) -> list[dict[str, Any]]:
+    [session] = agent.rglob("*.jsonl")
+    entries = [json.loads(line) for line in session.read_text().splitlines()]
+    return [
+        entry["message"]
+        for entry in entries
+        if entry.get("message", {}).get("role") == "toolResult"
+    ]
+
+
+def _decoded(content: list[dict[str, Any]]) -> list[Any]:
+    """A tool result's blocks with each image as its type and decoded size."""
+    blocks: list[Any] = []
+    for block in content:
+        if block["type"] != "image":
+            blocks.append(block)
+            continue
+        with Image.open(io.BytesIO(base64.b64decode(block["data"]))) as image:
+            blocks.append((block["mimeType"], image.size, image.format))
+    return blocks
+
+
+@pytest.mark.pi
+@pytest.mark.parametrize(
+    ("name", "takes_images"),
+    [("wide.png", True), ("tall.bmp", False), ("broken.png", True)],
+    ids=["resized", "converted-for-a-text-model", "omitted"],
+)
+def test_read_fits_images_as_the_real_pi_does(
+    tmp_path: Path, name: str, takes_images: bool
+) -> None:
+    """The model reads an image with the ``read`` tool: the result's text (the type, Pi's
+    notes, and the note for a model without image input) is Pi's, and so is its image's
+    type and decoded size."""
+    Image.new("RGB", (3000, 1200), (30, 140, 90)).save(tmp_path / "wide.png")
+    Image.new("RGB", (1200, 2600), (200, 200, 20)).save(tmp_path / "tall.bmp")
+    (tmp_path / "broken.png").write_bytes(solid_png(200, 200, (0, 0, 0))[:80])
+    argv = ["-p", "--model", "loop/m", "Look at it."]
+    takes = ["text", "image"] if takes_images else None
+    results = {}
+    for who, run, agent in (("pi", run_pi, "pi-agent"), ("ctxmodes", run_ours, "agent")):
+        replies = [
+            Reply(tool_call_stream(API, "read", json.dumps({"path": name}))),
+            Reply(text_stream(API, "Seen.")),
+        ]
+        with WireServer(replies) as server:
+            done = run(tmp_path, server.base_url, argv, model_input=takes)
+        assert done.returncode == 0, done.stderr
+        [result] = _tool_results(tmp_path / agent)
+        results[who] = _decoded(result["content"])
+    assert results["ctxmodes"] == results["pi"]
+    text = results["pi"][0]["text"]
+    assert text.startswith("Read image file [image/png]\n")
+    assert ("does not support images" in text) is not takes_images
