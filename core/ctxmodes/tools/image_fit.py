@@ -73,15 +73,15 @@ class FittedImage:
     hints: tuple[str, ...] = ()
 
 
-class _TooManyPixels(Exception):
-    """The image has more pixels than :data:`MAX_PIXELS`."""
-
-
 @dataclass(frozen=True, slots=True)
 class OmittedImage:
     """An image that cannot be attached, and Pi's text saying so."""
 
     message: str
+
+
+class _TooManyPixels(Exception):
+    """The image has more pixels than :data:`MAX_PIXELS`."""
 
 
 def fit_image(
@@ -194,12 +194,11 @@ def _decoded(data: bytes, *, orient: bool) -> Image:
 
     _refuse_bombs()
     with PILImage.open(io.BytesIO(data)) as opened:
-        # Also here: a test runner may have reset the warning filter set in _pillow.
+        # Checked here too: a test runner may have reset the filter _refuse_bombs set.
         if opened.width * opened.height > MAX_PIXELS:
             raise _TooManyPixels(opened.size)
         opened.load()
-        # Pi reads the orientation of JPEG and WebP files only.
-        orientation = _orientation(opened) if orient and opened.format in {"JPEG", "WEBP"} else 1
+        orientation = _orientation(opened) if orient and _may_be_turned(data) else 1
         image = opened.convert("RGBA")
     # Pi's turns for orientations 2 to 8 (flips, and rotations by a quarter).
     transposes = {
@@ -223,6 +222,12 @@ def _refuse_bombs() -> None:
 
     PILImage.MAX_IMAGE_PIXELS = MAX_PIXELS
     warnings.filterwarnings("error", category=PILImage.DecompressionBombWarning)
+
+
+def _may_be_turned(data: bytes) -> bool:
+    """Whether Pi reads the file's EXIF orientation: a JPEG's (a phone's MPO too, which
+    Pillow names otherwise) or a WebP's, by their first bytes as Pi tells them."""
+    return data[:2] == b"\xff\xd8" or (data[:4] == b"RIFF" and data[8:12] == b"WEBP")
 
 
 def _orientation(image: Image) -> int:

@@ -505,13 +505,15 @@ def _fitting_files(tmp_path: Path) -> list[str]:
     Image.new("RGB", (1200, 2600), (200, 200, 20)).save(tmp_path / "tall.bmp")
     exif = Image.Exif()
     exif[0x0112] = 6  # stored 1500x2100, upright 2100x1500
-    Image.new("RGB", (1500, 2100), (5, 5, 5)).save(tmp_path / "turned.jpg", exif=exif.tobytes())
+    for turned in ("turned.jpg", "turned.webp"):
+        Image.new("RGB", (1500, 2100), (5, 5, 5)).save(tmp_path / turned, exif=exif.tobytes())
     # Within 2000 pixels but over 4.5 MiB as PNG: Pi sends it as JPEG at its own size.
     noisy = Image.frombytes("RGB", (1900, 1000), os.urandom(1900 * 1000 * 3))
     noisy.save(tmp_path / "noisy.png", compress_level=1)
     (tmp_path / "small.png").write_bytes(solid_png(3, 2, (200, 30, 30)))
     (tmp_path / "broken.png").write_bytes(_broken_png())
-    names = ["wide.png", "tall.bmp", "turned.jpg", "noisy.png", "small.png", "broken.png"]
+    names = ["wide.png", "tall.bmp", "turned.jpg", "turned.webp", "noisy.png", "small.png"]
+    names.append("broken.png")
     return [f"@{name}" for name in names]
 
 

@@ -134,18 +134,26 @@ def test_a_noisy_image_too_large_as_png_is_sent_as_jpeg_at_its_own_size() -> Non
     assert fitted.hints == (_note((1900, 1000), (1900, 1000), "1.00"),)
 
 
-def _jpeg_turned(width: int, height: int, orientation: int) -> bytes:
+def _jpeg_turned(width: int, height: int, orientation: int, kind: str = "JPEG") -> bytes:
     exif = Image.Exif()
     exif[0x0112] = orientation
-    return _encoded(Image.new("RGB", (width, height), (9, 9, 9)), "JPEG", exif=exif.tobytes())
+    return _encoded(Image.new("RGB", (width, height), (9, 9, 9)), kind, exif=exif.tobytes())
 
 
-def test_a_jpeg_is_measured_upright_by_its_exif_orientation() -> None:
+@pytest.mark.parametrize(("kind", "mime_type"), [("JPEG", "image/jpeg"), ("WEBP", "image/webp")])
+def test_a_jpeg_or_webp_is_measured_upright_by_its_exif_orientation(
+    kind: str, mime_type: str
+) -> None:
     """Stored 1500x2100 and turned a quarter (orientation 6): upright 2100x1500, so too
     wide, and shrunk to 2000 wide."""
-    fitted = _fitted(_jpeg_turned(1500, 2100, 6), "image/jpeg")
+    fitted = _fitted(_jpeg_turned(1500, 2100, 6, kind), mime_type)
     assert _size_and_format(fitted) == ((2000, 1429), "PNG")
     assert fitted.hints == (_note((2100, 1500), (2000, 1429), "1.05"),)
+
+
+def test_a_png_s_exif_orientation_is_not_read_as_pi_reads_none() -> None:
+    fitted = _fitted(_jpeg_turned(1500, 2100, 6, "PNG"), "image/png")
+    assert _size_and_format(fitted) == ((1429, 2000), "PNG")
 
 
 def test_a_turned_jpeg_within_the_limits_keeps_its_bytes_and_its_orientation() -> None:
