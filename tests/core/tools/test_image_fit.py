@@ -134,6 +134,28 @@ def test_a_noisy_image_too_large_as_png_is_sent_as_jpeg_at_its_own_size() -> Non
     assert fitted.hints == (_note((1900, 1000), (1900, 1000), "1.00"),)
 
 
+def test_when_no_encoding_fits_both_sides_shrink_by_a_quarter(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """With a limit no encoding at 2000x800 meets, the sides shrink as Pi's do (floored
+    three quarters each time) until one does."""
+    monkeypatch.setattr(image_fit, "MAX_BASE64_BYTES", 3000)
+    fitted = _fitted(_flat(3000, 1200), "image/png")
+    steps = [(2000, 800)]
+    while steps[-1] != (1, 1):
+        width, height = steps[-1]
+        steps.append((max(1, width * 3 // 4), max(1, height * 3 // 4)))
+    size, _ = _size_and_format(fitted)
+    assert size in steps[1:]
+    assert len(fitted.data) < 3000
+    assert fitted.hints == (_note((3000, 1200), size, f"{3000 / size[0]:.2f}"),)
+
+
+def test_an_image_that_fits_at_no_size_is_omitted(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(image_fit, "MAX_BASE64_BYTES", 10)
+    assert fit_image(_flat(3000, 1200), "image/png") == OmittedImage(NOT_RESIZED)
+
+
 def _jpeg_turned(width: int, height: int, orientation: int, kind: str = "JPEG") -> bytes:
     exif = Image.Exif()
     exif[0x0112] = orientation
