@@ -229,6 +229,9 @@ class Settings(BaseModel):
     follow_up_mode: Literal["one-at-a-time", "all"] = "one-at-a-time"
     #: Send the model a short text in place of each image (Pi's ``images.blockImages``).
     block_images: bool = False
+    #: Shrink images to what models take, 2000x2000 pixels and 4.5 MiB (Pi's
+    #: ``images.autoResize``); off, images are only converted to a type models take.
+    auto_resize_images: bool = True
     #: When to compact automatically, and how much a compaction keeps (Pi's ``compaction``).
     compaction: CompactionSettings = Field(default_factory=CompactionSettings)
     #: The room a branch summary leaves in the model's window (Pi's ``branchSummary``).

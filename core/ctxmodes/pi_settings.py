@@ -60,6 +60,7 @@ HONOURED: dict[str, tuple[str, JsonKind]] = {
     "quietStartup": ("terminal.quiet_startup", "boolean"),
     "hideThinkingBlock": ("terminal.hide_thinking", "boolean"),
     "images.blockImages": ("block_images", "boolean"),
+    "images.autoResize": ("auto_resize_images", "boolean"),
     "sessionDir": ("session_dir", "string"),
     "enabledModels": ("enabled_models", "strings"),
     "defaultTools": ("default_tools", "strings"),

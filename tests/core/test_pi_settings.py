@@ -85,6 +85,8 @@ CASES = [
          'expected a boolean, got a string ("yes")'),
     Case("images.blockImages", "block_images", True, False, "block_images = true", True,
          "true", 'expected a boolean, got a string ("true")'),
+    Case("images.autoResize", "auto_resize_images", False, True,
+         "auto_resize_images = false", False, 0, "expected a boolean, got a number (0)"),
     Case("retry.provider.maxRetryDelayMs", "retry.provider.max_retry_delay_ms", 5000, 1000,
          "[retry.provider]\nmax_retry_delay_ms = 0", 0, [60000], "expected a number, got an array"),
     Case("sessionDir", "session_dir", "/srv/pi-sessions", ".pi/sessions",

@@ -49,7 +49,7 @@ TREES: list[tuple[dict[str, Any], dict[str, Any]]] = [
             "externalEditor": "code --wait",
             "quietStartup": True,
             "hideThinkingBlock": False,
-            "images": {"blockImages": True},
+            "images": {"blockImages": True, "autoResize": False},
             "shellPath": "~/bin/bash",
             "shellCommandPrefix": "shopt -s expand_aliases\nalias ll='ls -l'",
         },
@@ -137,6 +137,7 @@ def _ours(agent: Path, cwd: Path, trusted: bool) -> dict[str, Any]:
         "quietStartup": settings.terminal.quiet_startup,
         "hideThinkingBlock": settings.terminal.hide_thinking,
         "blockImages": settings.block_images,
+        "autoResizeImages": settings.auto_resize_images,
         "thinkingBudgets": settings.thinking_budgets.by_level(),
         "shellPath": shell.configured_program(cwd),
         "shellCommandPrefix": shell.command_prefix,
@@ -173,6 +174,7 @@ def _as_ctxmodes_reads(pi: dict[str, Any]) -> dict[str, Any]:
         # Unset, Pi shows thinking (false) where ctxmodes collapses it (true).
         "hideThinkingBlock": pi["hideThinkingBlock"] if pi["hideThinkingBlockSet"] else True,
         "blockImages": pi["blockImages"],
+        "autoResizeImages": pi["autoResizeImages"],
         # The levels Pi's transports look a budget up by (``xhigh`` and ``max`` use high's).
         "thinkingBudgets": {
             level: budget

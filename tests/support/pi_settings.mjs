@@ -39,6 +39,7 @@ process.stdout.write(
     // Whether a file sets it: unset, Pi shows thinking, where ctxmodes collapses it.
     hideThinkingBlockSet: (settings.settings?.hideThinkingBlock ?? null) !== null,
     blockImages: settings.getBlockImages(),
+    autoResizeImages: settings.getImageAutoResize(),
     thinkingBudgets: session.agent.thinkingBudgets ?? null,
     shellPath: settings.getShellPath() ?? null,
     shellCommandPrefix: settings.getShellCommandPrefix() ?? null,

@@ -38,7 +38,7 @@ from ctxmodes.cli.options import (
 from ctxmodes.errors import CtxmodesError
 
 if TYPE_CHECKING:
-    from ctxmodes.cli.pi_command_line import PiPrompts
+    from ctxmodes.cli.pi_command_line import PiArguments
     from ctxmodes.resources.trust import TrustResolver
 
 
@@ -91,13 +91,13 @@ def require_terminal() -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ctxmodes.cli.pi_command_line import pi_prompts
+    from ctxmodes.cli.pi_command_line import read_pi_arguments
     from ctxmodes.cli.session_arg import resolve_session
     from ctxmodes.cli.trust_prompt import ask_on_terminal
     from ctxmodes.session.paths import default_session_dir
 
     require_terminal()
-    prompts = pi_prompts(args.messages, piped=None, base=Path.cwd())
+    prompts = read_pi_arguments(args.messages, piped=None, base=Path.cwd())
     if args.name is not None and not args.name.strip():
         raise CtxmodesError("--name requires a non-empty value")
     # One question for the run, before the settings: the project's configuration waits
@@ -127,7 +127,7 @@ def _chat(
     session_file: Path | None,
     trust: TrustResolver,
     directory: Path | None,
-    prompts: PiPrompts,
+    prompts: PiArguments,
     new_id: str | None,
 ) -> int:
     import dataclasses
@@ -142,6 +142,7 @@ def _chat(
 
     options = HostOptions.of_settings(settings)
     options = dataclasses.replace(options, tools=tool_selection(args, options.tools))
+    first = prompts.prompts(auto_resize_images=options.auto_resize_images)
     new_session = session_file is None and not args.continue_recent
     model = start_model(settings, given=args.model, new_session=new_session)
     use_api_key(args, model)
@@ -180,8 +181,8 @@ def _chat(
             agent,
             history=FileHistory(str(path)),
             settings=settings.terminal,
-            initial_prompts=prompts.texts,
-            initial_images=prompts.images,
+            initial_prompts=first.texts,
+            initial_images=first.images,
             model_patterns=settings.enabled_models,
         ).run()
     finally:

@@ -21,15 +21,14 @@ Internal to ctxmodes: not part of the API plugins and programs use (see :mod:`ct
 
 from __future__ import annotations
 
-import base64
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING
 
 from ctxmodes.errors import CtxmodesError
-from ctxmodes.tools._images import INLINE_MIME_TYPES, MAX_IMAGE_BYTES, SNIFF_BYTES, image_mime_type
+from ctxmodes.tools._images import SNIFF_BYTES, image_mime_type
 
 if TYPE_CHECKING:
     from ctxmodes.session.models import ImageContent
@@ -62,10 +61,6 @@ LIST_MODELS = "--list-models"
 TRUST_FLAGS = frozenset({"-a", "--approve", "-na", "--no-approve"})
 #: What a bare ``ctxmodes`` answers itself.
 OWN_OPTIONS = frozenset({"-h", "--help", "--version"})
-#: Pi's note in the block of an image it could not convert to a type models take.
-NOT_CONVERTED: Final = "[Image omitted: could not be converted to a supported inline image format.]"
-#: Pi's note in the block of an image it could not shrink below the size limit.
-TOO_LARGE: Final = "[Image omitted: could not be resized below the inline image size limit.]"
 
 
 def named_command(argv: Sequence[str]) -> str | None:
@@ -229,71 +224,101 @@ class PiPrompts:
     images: tuple[ImageContent, ...] = ()
 
 
-def pi_prompts(arguments: Sequence[str], *, piped: str | None, base: Path) -> PiPrompts:
-    """The prompts a Pi-style command line sends: ``@FILE`` arguments (relative to
-    ``base``; ``~`` expanded) become ``<file name="...">`` blocks of the first prompt, after
-    ``piped`` (standard input, trimmed; ``None`` or empty: none) and before the first
-    message, as Pi builds its first message; an empty file adds nothing. An image file (by
-    its content, as the ``read`` tool tells them) is attached to the first prompt, its block
-    empty; one that cannot be attached as it is — over the size limit, or of a type models
-    do not take (BMP, which Pi converts) — is not, and its block says so in Pi's words.
+@dataclass(frozen=True, slots=True)
+class PiArguments:
+    """A Pi-style command line's prompts as read, before its images are made to fit (which
+    waits for the settings): standard input (trimmed), each ``@FILE``'s absolute path and
+    content, and the messages."""
+
+    piped: str
+    files: tuple[tuple[Path, bytes], ...]
+    messages: tuple[str, ...]
+
+    @property
+    def sends_nothing(self) -> bool:
+        """No text on standard input, no ``@FILE`` with content, and no message."""
+        return not (self.piped or self.messages or any(data for _, data in self.files))
+
+    def prompts(self, *, auto_resize_images: bool = True) -> PiPrompts:
+        """The prompts, as Pi builds them (see :func:`pi_prompts`); ``auto_resize_images``
+        is Pi's ``images.autoResize``."""
+        parts = [self.piped] if self.piped else []
+        blocks: list[str] = []
+        images: list[ImageContent] = []
+        for path, data in self.files:
+            block, image = _file_part(path, data, auto_resize_images)
+            blocks.append(block)
+            if image is not None:
+                images.append(image)
+        text = "".join(blocks)
+        if text:
+            parts.append(text)
+        messages = list(self.messages)
+        if messages:
+            parts.append(messages.pop(0))
+        first = ["".join(parts)] if parts else []
+        return PiPrompts(tuple(first + messages), tuple(images))
+
+
+def read_pi_arguments(arguments: Sequence[str], *, piped: str | None, base: Path) -> PiArguments:
+    """The prompts of ``arguments`` as read (see :func:`pi_prompts`).
 
     :raises CtxmodesError: a file that does not exist or cannot be read.
     """
     files = [argument[1:] for argument in arguments if argument.startswith("@")]
-    messages = [argument for argument in arguments if not argument.startswith("@")]
+    messages = tuple(argument for argument in arguments if not argument.startswith("@"))
     stripped = (piped or "").strip().strip("\ufeff")
-    parts = [stripped] if stripped else []
-    blocks: list[str] = []
-    images: list[ImageContent] = []
-    for name in files:
-        block, image = _file_part(name, base)
-        blocks.append(block)
-        if image is not None:
-            images.append(image)
-    text = "".join(blocks)
-    if text:
-        parts.append(text)
-    if messages:
-        parts.append(messages.pop(0))
-    first = ["".join(parts)] if parts else []
-    return PiPrompts(tuple(first + messages), tuple(images))
+    return PiArguments(stripped, tuple(_read_file(name, base) for name in files), messages)
 
 
-def _file_part(name: str, base: Path) -> tuple[str, ImageContent | None]:
-    """The block a file adds to the first prompt, and the image it attaches."""
+def pi_prompts(
+    arguments: Sequence[str], *, piped: str | None, base: Path, auto_resize_images: bool = True
+) -> PiPrompts:
+    """The prompts a Pi-style command line sends: ``@FILE`` arguments (relative to
+    ``base``; ``~`` expanded) become ``<file name="...">`` blocks of the first prompt, after
+    ``piped`` (standard input, trimmed; ``None`` or empty: none) and before the first
+    message, as Pi builds its first message; an empty file adds nothing. An image file (by
+    its content, as the ``read`` tool tells them) is made to fit what models take, as Pi
+    makes it (:mod:`ctxmodes.tools.image_fit`; ``auto_resize_images`` is Pi's
+    ``images.autoResize``), and attached to the first prompt, its block holding Pi's notes
+    on what was done (a conversion, a resize), empty when nothing was; one that cannot be
+    made to fit is not attached, and its block says so in Pi's words.
+
+    :raises CtxmodesError: a file that does not exist or cannot be read.
+    """
+    read = read_pi_arguments(arguments, piped=piped, base=base)
+    return read.prompts(auto_resize_images=auto_resize_images)
+
+
+def _read_file(name: str, base: Path) -> tuple[Path, bytes]:
     path = (base / Path(name).expanduser()).resolve()
     try:
-        data = path.read_bytes()
+        return path, path.read_bytes()
     except FileNotFoundError:
         raise CtxmodesError(f"file not found: {path}") from None
     except OSError as exc:
         raise CtxmodesError(f"could not read file {path}: {exc.strerror or exc}") from None
+
+
+def _file_part(path: Path, data: bytes, auto_resize: bool) -> tuple[str, ImageContent | None]:
+    """The block a file adds to the first prompt, and the image it attaches."""
     if not data:
         return "", None
     mime_type = image_mime_type(data[:SNIFF_BYTES])
     if mime_type is None:
         content = data.decode("utf-8", errors="replace").removeprefix("\ufeff")
         return f'<file name="{path}">\n{content}\n</file>\n', None
-    omitted = _why_not_attached(data, mime_type)
-    if omitted is not None:
-        return f'<file name="{path}">{omitted}</file>\n', None
-    # Here, not above: every start reads this module, and the models bring pydantic.
+    # Here, not above: every start reads this module, and these bring pydantic and Pillow.
     from ctxmodes.session.models import ImageContent
+    from ctxmodes.tools.image_fit import OmittedImage, fit_image
 
+    fitted = fit_image(data, mime_type, auto_resize=auto_resize)
+    if isinstance(fitted, OmittedImage):
+        return f'<file name="{path}">{fitted.message}</file>\n', None
     # Keys in the order Pi writes an attached image: mimeType, then data.
-    image = ImageContent(mime_type=mime_type, data=base64.b64encode(data).decode("ascii"))
-    return f'<file name="{path}"></file>\n', image
-
-
-def _why_not_attached(data: bytes, mime_type: str) -> str | None:
-    """Pi's note for an image it could not make fit (ctxmodes neither converts nor shrinks
-    images), or ``None`` when the image goes as it is."""
-    if mime_type not in INLINE_MIME_TYPES:
-        return NOT_CONVERTED
-    if len(data) > MAX_IMAGE_BYTES:
-        return TOO_LARGE
-    return None
+    image = ImageContent(mime_type=fitted.mime_type, data=fitted.data)
+    hints = "\n".join(fitted.hints)
+    return f'<file name="{path}">{hints}</file>\n', image
 
 
 def piped_input() -> str | None:

@@ -46,7 +46,7 @@ from ctxmodes.cli.options import (
 )
 
 if TYPE_CHECKING:
-    from ctxmodes.cli.pi_command_line import PiPrompts
+    from ctxmodes.cli.pi_command_line import PiArguments
     from ctxmodes.config import Settings
     from ctxmodes.host.options import HostOptions
     from ctxmodes.host.runtime import AgentHost
@@ -165,11 +165,12 @@ def run(args: argparse.Namespace) -> int:
         from ctxmodes.rpc.command_line import run_rpc
 
         return run_rpc(args)
-    prompts = _prompts(args)
+    read = _prompts(args)
     # In print and JSON mode standard output carries the reply or the events alone.
     ui = HeadlessUI(echo=sys.stderr if args.print_reply or args.json_events else sys.stdout)
     opened = open_host(args, ui)
     host, manager, options = opened.host, opened.manager, opened.options
+    prompts = read.prompts(auto_resize_images=options.auto_resize_images)
     failures = FailureWatch(ui, model_errors=not args.json_events)
     events: JsonEventStream | None = None
     if args.json_events:
@@ -319,21 +320,22 @@ def _host_options(args: argparse.Namespace, settings: Settings) -> HostOptions:
     return dataclasses.replace(options, tools=tool_selection(args, options.tools))
 
 
-def _prompts(args: argparse.Namespace) -> PiPrompts:
-    """The prompts to send: as given, or in print mode as Pi sends them, images attached to
-    the first (see :func:`~ctxmodes.cli.pi_command_line.pi_prompts`).
+def _prompts(args: argparse.Namespace) -> PiArguments:
+    """The prompts to send, read: as given, or in print mode as Pi sends them, images
+    attached to the first (see :func:`~ctxmodes.cli.pi_command_line.pi_prompts`) once the
+    settings say whether to shrink them.
 
     :raises CtxmodesError: nothing to send, or an ``@FILE`` that cannot be read.
     """
-    from ctxmodes.cli.pi_command_line import PiPrompts, pi_prompts, piped_input
+    from ctxmodes.cli.pi_command_line import PiArguments, piped_input, read_pi_arguments
     from ctxmodes.errors import CtxmodesError
 
     if not (args.print_reply or args.json_events):
         if not args.prompts:
             raise CtxmodesError("run needs a PROMPT")
-        return PiPrompts(tuple(args.prompts))
-    prompts = pi_prompts(args.prompts, piped=piped_input(), base=Path.cwd())
-    if not prompts.texts:
+        return PiArguments("", (), tuple(args.prompts))
+    prompts = read_pi_arguments(args.prompts, piped=piped_input(), base=Path.cwd())
+    if prompts.sends_nothing:
         raise CtxmodesError("nothing to send: give a prompt, an @FILE or text on standard input")
     return prompts
 

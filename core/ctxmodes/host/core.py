@@ -264,6 +264,9 @@ class SessionCore:
     def patch_tool_result(self, event: ToolResultEvent) -> None:
         self.hook(self.relay.tool_result, event)
 
+    def auto_resize_images(self) -> bool:
+        return self.options.auto_resize_images
+
     def tool_context(
         self, signal: AbortSignal, on_update: Callable[[ToolResult], None]
     ) -> ToolContext:

@@ -46,6 +46,8 @@ class HostOptions:
         as Pi does.
     :ivar block_images: send the model a short text in place of each image (Pi's
         ``images.blockImages``); the session keeps the images.
+    :ivar auto_resize_images: shrink the images ``read`` and tools return to what models
+        take (Pi's ``images.autoResize``); off, they are only converted.
     :ivar thinking_budgets: the tokens a turn may think at a level, by level, over the
         transport's own (Pi's ``thinkingBudgets``); summaries think with the defaults, as
         in Pi.
@@ -72,6 +74,7 @@ class HostOptions:
     switch_thinking_level: str | None = None
     requested_thinking_level: str | None = None
     block_images: bool = False
+    auto_resize_images: bool = True
     thinking_budgets: Mapping[str, int] = field(default_factory=dict)
     shell: ShellConfig = field(default_factory=ShellConfig)
     tools: ToolSelection = ALL_TOOLS
@@ -126,6 +129,7 @@ class HostOptions:
             steering_mode=settings.steering_mode,
             follow_up_mode=settings.follow_up_mode,
             block_images=settings.block_images,
+            auto_resize_images=settings.auto_resize_images,
             tools=default_tools(settings.default_tools),
             thinking_budgets=settings.thinking_budgets.by_level(),
             # Empty is none, as Pi tests both for truth.

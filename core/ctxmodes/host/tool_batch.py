@@ -7,7 +7,9 @@ call, in order:
 
 ``tool_execution_start`` → ``ctx_tool_call`` (may refuse it) → the tool runs (its partial
 results are ``tool_execution_update`` records) → ``ctx_tool_result`` (may patch the result) →
-``tool_execution_end`` → the ``toolResult`` message ends and is persisted.
+the result's images are made to fit what models take, as Pi makes every tool's
+(:func:`ctxmodes.tools.image_fit.fit_result_images`) → ``tool_execution_end`` → the
+``toolResult`` message ends and is persisted.
 
 After an abort the batch stops: the call that was running returns its own (aborted) result,
 later calls get none (the next request fills them in, see :mod:`ctxmodes.host.shaping`).
@@ -50,6 +52,9 @@ class BatchHost(Protocol):
 
     def patch_tool_result(self, event: ToolResultEvent) -> None:
         """``ctx_tool_result``."""
+
+    def auto_resize_images(self) -> bool:
+        """Whether tools' images are shrunk to what models take (Pi's ``images.autoResize``)."""
 
     def tool_context(
         self, signal: AbortSignal, on_update: Callable[[ToolResult], None]
@@ -122,12 +127,21 @@ def _execute(
 def _finish(host: BatchHost, call: ToolCall, message: ToolResultMessage) -> ToolResultMessage:
     event = ToolResultEvent(call.id, call.name, call.arguments, message)
     host.patch_tool_result(event)
-    message = event.result
+    message = _with_fitted_images(event.result, host.auto_resize_images())
     host.emit(records.ToolResultChecked(call.id, call.name, message))
     host.emit(records.ToolExecutionEnded(call.id, call.name, message, message.is_error))
     host.emit(records.MessageStarted(message.role, message))
     ended = host.end_message(message)
     return ended if isinstance(ended, ToolResultMessage) else message
+
+
+def _with_fitted_images(message: ToolResultMessage, auto_resize: bool) -> ToolResultMessage:
+    """``message`` with its images made to fit: an image too large for a provider would make
+    it refuse every later request of the session, not only this one."""
+    from ctxmodes.tools.image_fit import fit_result_images
+
+    content = fit_result_images(message.content, auto_resize=auto_resize)
+    return message if content is None else message.model_copy(update={"content": content})
 
 
 def _error(host: BatchHost, call: ToolCall, text: str) -> ToolResultMessage:

@@ -1,5 +1,5 @@
 """Recognising the image files ``read`` and a prompt's ``@FILE`` attach, by content (Pi's
-rules, not the name), and how large an attached image may be.
+rules, not the name); :mod:`ctxmodes.tools.image_fit` makes them fit what models take.
 
 Supported: JPEG (not JPEG-LS), PNG (not animated), GIF, WebP and BMP with a plausible
 header. Everything else is read as text.
@@ -11,11 +11,6 @@ import struct
 
 #: How much of a file the checks look at (an animated PNG's marker may follow other chunks).
 SNIFF_BYTES = 4100
-#: Images above this size are described instead of attached (providers reject huge images;
-#: ctxmodes does not shrink them).
-MAX_IMAGE_BYTES = 5 * 1024 * 1024
-#: The image types models take as they are (Pi converts the others, BMP, to PNG first).
-INLINE_MIME_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
 
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 _BMP_BITS_PER_PIXEL = frozenset({1, 4, 8, 16, 24, 32})

@@ -51,7 +51,7 @@ class BuiltinToolsPlugin:
         runtime.configure_shell(_shell_config(session))
         register(BashTool(runtime.shell))
         register(NotebookTool(runtime.notebook))
-        register(ReadTool())
+        register(ReadTool(auto_resize_images=_auto_resize_images(session)))
         register(WriteTool())
         register(EditTool())
 
@@ -66,6 +66,14 @@ class BuiltinToolsPlugin:
     def ctx_session_shutdown(self, session: HostSession, reason: SessionShutdownReason) -> None:
         if self._runtime is not None:
             self._runtime.close()
+
+
+def _auto_resize_images(session: HostSession) -> bool:
+    """Whether the host's options shrink images (Pi's ``images.autoResize``); a session of
+    another host shrinks them, as Pi does by default."""
+    from ctxmodes.host.session import AgentSession
+
+    return session.options.auto_resize_images if isinstance(session, AgentSession) else True
 
 
 def _shell_config(session: HostSession) -> ShellConfig:

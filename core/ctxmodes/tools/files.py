@@ -6,16 +6,17 @@ Unicode spaces made plain.
 
 ``read`` returns text without line numbers, at most 2,000 lines or 50 KB from ``offset``
 (1-based), and tells the model which ``offset`` continues; image files (JPEG, PNG, GIF,
-WebP, BMP) come back as an image block. ``write`` creates parent directories. ``edit`` is
-Pi 0.85's: a list of replacements matched against the original text, exactly or after Pi's
-normalisation (see :mod:`ctxmodes.tools.edit_match`), with Pi's error texts and its
-``details`` (``diff``, ``patch``, ``firstChangedLine``); it keeps the file's byte-order mark
-and its CRLF line endings.
+WebP, BMP) come back as an image block, made to fit as Pi makes them
+(:mod:`ctxmodes.tools.image_fit`), under a text naming the type and what was done.
+``write`` creates parent directories. ``edit`` is Pi 0.85's: a list of replacements
+matched against the original text, exactly or after Pi's normalisation (see
+:mod:`ctxmodes.tools.edit_match`), with Pi's error texts and its ``details`` (``diff``,
+``patch``, ``firstChangedLine``); it keeps the file's byte-order mark and its CRLF line
+endings.
 """
 
 from __future__ import annotations
 
-import base64
 import errno
 import os
 import re
@@ -28,7 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ctxmodes.session import codec
 from ctxmodes.session.models import ImageContent, TextContent
-from ctxmodes.tools._images import MAX_IMAGE_BYTES, SNIFF_BYTES, image_mime_type
+from ctxmodes.tools._images import SNIFF_BYTES, image_mime_type
 from ctxmodes.tools.base import ToolArguments, ToolContext, ToolError, ToolResult, TypedTool
 from ctxmodes.tools.edit_match import (
     Replacement,
@@ -36,12 +37,17 @@ from ctxmodes.tools.edit_match import (
     detect_line_ending,
     normalize_to_lf,
 )
+from ctxmodes.tools.image_fit import OmittedImage, fit_image
 from ctxmodes.tools.line_diff import display_diff, unified_patch
 from ctxmodes.tools.output import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size, truncate_head
 from ctxmodes.tools.pi_validation import ToolArgumentsInvalid, validate_arguments
 
 _UNICODE_SPACES = re.compile("[\u00a0\u2000-\u200a\u202f\u205f\u3000]")
 _BOM = "\ufeff"
+#: Pi's line under an image read for a model that takes no images.
+NO_IMAGE_INPUT_NOTE = (
+    "[Current model does not support images. The image will be omitted from this request.]"
+)
 
 
 def resolve_path(path: str, cwd: Path) -> Path:
@@ -85,28 +91,48 @@ class ReadTool(TypedTool[ReadArguments]):
         "(jpg, png, gif, webp, bmp) are returned as attachments."
     )
 
-    def __init__(self) -> None:
+    def __init__(self, *, auto_resize_images: bool = True) -> None:
+        """:param auto_resize_images: shrink images to what models take (Pi's
+        ``images.autoResize``); off, they are only converted."""
         super().__init__(ReadArguments)
+        self.auto_resize_images = auto_resize_images
 
     def run(self, args: ReadArguments, context: ToolContext) -> ToolResult:
         data = _read_bytes(resolve_path(args.path, context.cwd), args.path)
         context.signal.raise_if_aborted()
         mime_type = image_mime_type(data[:SNIFF_BYTES])
         if mime_type is not None:
-            return _image_result(data, mime_type)
+            return self._image_result(data, mime_type, context)
         text, details = _read_text(data.decode("utf-8", "replace"), args)
         return ToolResult.text(text, details=details)
 
+    def _image_result(self, data: bytes, mime_type: str, context: ToolContext) -> ToolResult:
+        """Pi's result: a text naming the type, with Pi's notes under it, and the image,
+        or the text alone when the image cannot be made to fit."""
+        fitted = fit_image(data, mime_type, auto_resize=self.auto_resize_images)
+        context.signal.raise_if_aborted()
+        if isinstance(fitted, OmittedImage):
+            lines = [f"Read image file [{mime_type}]", fitted.message]
+        else:
+            lines = [f"Read image file [{fitted.mime_type}]", *fitted.hints]
+        if not _takes_images(context.session):
+            lines.append(NO_IMAGE_INPUT_NOTE)
+        text = TextContent(text="\n".join(lines))
+        if isinstance(fitted, OmittedImage):
+            return ToolResult(content=[text])
+        # Keys in the order Pi writes a tool's image: data, then mimeType.
+        image = ImageContent(data=fitted.data, mime_type=fitted.mime_type)
+        return ToolResult(content=[text, image])
 
-def _image_result(data: bytes, mime_type: str) -> ToolResult:
-    if len(data) > MAX_IMAGE_BYTES:
-        note = (
-            f"Image file [{mime_type}] is {format_size(len(data))}, over the "
-            f"{format_size(MAX_IMAGE_BYTES)} attachment limit; it was not attached."
-        )
-        return ToolResult.text(note)
-    image = ImageContent(data=base64.b64encode(data).decode("ascii"), mime_type=mime_type)
-    return ToolResult(content=[TextContent(text=f"Read image file [{mime_type}]"), image])
+
+def _takes_images(session: object) -> bool:
+    """Whether the session's model takes images (a session without a model, or of another
+    host, is taken to, as Pi does without a model)."""
+    from ctxmodes.host.session import AgentSession
+
+    if not isinstance(session, AgentSession) or session.model is None:
+        return True
+    return session.model.capabilities.images
 
 
 def _read_text(text: str, args: ReadArguments) -> tuple[str, dict[str, Any] | None]:

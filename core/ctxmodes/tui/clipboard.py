@@ -1,6 +1,8 @@
 """Pasting from the system clipboard as Pi does (Ctrl+V): an image is saved to a file in the
 temporary directory and its path typed into the editor (the model opens it with ``read``,
-which shows it images); otherwise the clipboard's text is typed in.
+which shows it images); otherwise the clipboard's text is typed in. An image of another
+type than Pi's four (a BMP from WSLg) is converted to PNG first, as Pi converts it; one
+that cannot be converted is no image.
 
 The clipboard is read through the desktop's own tools — ``wl-paste`` on Wayland, ``xclip``
 on X11 — each with a short timeout, so a missing tool or display costs a notice, never a
@@ -45,11 +47,23 @@ def _base_type(kind: str) -> str:
 
 
 def _preferred(offered: list[str]) -> str | None:
+    """The first of Pi's image types offered, else the first other image type."""
     bases = {_base_type(kind): kind for kind in offered}
     for kind in IMAGE_TYPES:
         if kind in bases:
             return bases[kind]
-    return None
+    return next((kind for kind in offered if _base_type(kind).startswith("image/")), None)
+
+
+def _supported(data: bytes, kind: str) -> tuple[bytes, str] | None:
+    """The image as one of Pi's types: as it is, or converted to PNG (``None``: it cannot
+    be), without turning it by its EXIF orientation, as Pi's clipboard does not."""
+    if kind in IMAGE_TYPES:
+        return data, kind
+    from ctxmodes.tools.image_fit import convert_to_png
+
+    png = convert_to_png(data, orient=False)
+    return None if png is None else (png, "image/png")
 
 
 def _wayland(environ: Mapping[str, str]) -> bool:
@@ -65,7 +79,7 @@ def read_image(environ: Mapping[str, str] | None = None) -> tuple[bytes, str] | 
         if kind is not None:
             data = _run(["wl-paste", "--type", kind, "--no-newline"], READ_TIMEOUT_SECONDS)
             if data:
-                return data, _base_type(kind)
+                return _supported(data, _base_type(kind))
     if env.get("DISPLAY"):
         targets = _run(
             ["xclip", "-selection", "clipboard", "-t", "TARGETS", "-o"], LIST_TIMEOUT_SECONDS
@@ -76,7 +90,7 @@ def read_image(environ: Mapping[str, str] | None = None) -> tuple[bytes, str] | 
                 ["xclip", "-selection", "clipboard", "-t", kind, "-o"], READ_TIMEOUT_SECONDS
             )
             if data:
-                return data, _base_type(kind)
+                return _supported(data, _base_type(kind))
     return None
 
 

@@ -6,20 +6,23 @@ Pi's print mode, against the same loopback model, is the judge of what is sent a
 from __future__ import annotations
 
 import base64
+import io
 import json
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from PIL import Image
 from support.cli_process import run_ctxmodes
 from support.images import dot_bmp, dot_gif, solid_png
 from support.pi_oracle import require_pi
 from support.pi_print import API, run_ours, run_pi
 from support.wire_server import Reply, WireServer, text_stream
 
-from ctxmodes.cli.pi_command_line import NOT_CONVERTED, TOO_LARGE, meant_command_line, pi_prompts
-from ctxmodes.tools._images import MAX_IMAGE_BYTES
+from ctxmodes.cli.pi_command_line import meant_command_line, pi_prompts
+from ctxmodes.tools.image_fit import NOT_CONVERTED, NOT_RESIZED
 
 COMMANDS = frozenset({"run", "chat", "session"})
 
@@ -258,16 +261,20 @@ def test_pi_opens_a_session_whose_prompt_has_images(tmp_path: Path) -> None:
     assert [block["type"] for block in pi_view["content"]] == ["text", "image", "image"]
 
 
-def _over_the_limit() -> bytes:
-    return solid_png(2, 2, (0, 0, 0)) + bytes(MAX_IMAGE_BYTES)
+def _broken_png() -> bytes:
+    return solid_png(200, 200, (0, 0, 0))[:80]
+
+
+def _broken_bmp() -> bytes:
+    return dot_bmp()[:40]
 
 
 @pytest.mark.parametrize(
     ("name", "content", "note"),
-    [("huge.png", _over_the_limit, TOO_LARGE), ("dot.bmp", dot_bmp, NOT_CONVERTED)],
-    ids=["over-the-limit", "bmp"],
+    [("broken.png", _broken_png, NOT_RESIZED), ("broken.bmp", _broken_bmp, NOT_CONVERTED)],
+    ids=["png", "bmp"],
 )
-def test_an_image_that_cannot_go_as_it_is_is_not_attached_and_the_prompt_says_why(
+def test_an_image_that_cannot_be_fitted_is_not_attached_and_the_prompt_says_why(
     tmp_path: Path, name: str, content: Callable[[], bytes], note: str
 ) -> None:
     script = tmp_path / "script.json"
@@ -489,3 +496,70 @@ def test_a_reply_that_would_steer_a_terminal_is_shown_escaped_and_piped_as_it_is
     print_last_reply(session, shown)
     assert piped.getvalue() == text + "\n"
     assert shown.getvalue() == "done\\u001b]0;owned\\u0007\\u001b[2J\\u000dover\n"
+
+
+def _fitting_files(tmp_path: Path) -> list[str]:
+    """Images that need each of Pi's steps, and the ``@FILE`` arguments naming them."""
+    flat = Image.new("RGB", (3000, 1200), (30, 140, 90))
+    flat.save(tmp_path / "wide.png")
+    Image.new("RGB", (1200, 2600), (200, 200, 20)).save(tmp_path / "tall.bmp")
+    exif = Image.Exif()
+    exif[0x0112] = 6  # stored 1500x2100, upright 2100x1500
+    for turned in ("turned.jpg", "turned.webp"):
+        Image.new("RGB", (1500, 2100), (5, 5, 5)).save(tmp_path / turned, exif=exif.tobytes())
+    # Within 2000 pixels but over 4.5 MiB as PNG: Pi sends it as JPEG at its own size.
+    noisy = Image.frombytes("RGB", (1900, 1000), os.urandom(1900 * 1000 * 3))
+    noisy.save(tmp_path / "noisy.png", compress_level=1)
+    (tmp_path / "small.png").write_bytes(solid_png(3, 2, (200, 30, 30)))
+    (tmp_path / "broken.png").write_bytes(_broken_png())
+    names = ["wide.png", "tall.bmp", "turned.jpg", "turned.webp", "noisy.png", "small.png"]
+    names.append("broken.png")
+    return [f"@{name}" for name in names]
+
+
+def _decoded_parts(message: dict[str, Any]) -> list[Any]:
+    """A user message on the wire with each image as its type and decoded size."""
+    parts: list[Any] = []
+    for part in message["content"]:
+        if part["type"] != "image_url":
+            parts.append(part)
+            continue
+        header, data = part["image_url"]["url"].split(",", 1)
+        with Image.open(io.BytesIO(base64.b64decode(data))) as image:
+            parts.append((header, image.size, image.format))
+    return parts
+
+
+@pytest.mark.pi
+@pytest.mark.parametrize("auto_resize", [True, False], ids=["resized", "auto-resize-off"])
+def test_print_mode_fits_images_as_pi_does(tmp_path: Path, auto_resize: bool) -> None:
+    """``-p @FILE...`` with images to shrink, convert, turn, re-encode and leave out: the
+    user message's text (Pi's notes in each block) is Pi's, and so is each image's type and
+    decoded size (the encoded bytes are Pillow's, not Photon's). Pi's ``images.autoResize``
+    off, images are only converted."""
+    argv = ["-p", "--model", "loop/m", *_fitting_files(tmp_path), "look"]
+    if not auto_resize:
+        argv.remove("@noisy.png")  # over the limit, it would be sent whole: slow, and no news
+        for agent in ("pi-agent", "agent"):
+            (tmp_path / agent).mkdir()
+            (tmp_path / agent / "settings.json").write_text('{"images": {"autoResize": false}}')
+    takes = ["text", "image"]
+    runs = {}
+    for name, run in (("pi", run_pi), ("ctxmodes", run_ours)):
+        with WireServer([Reply(text_stream(API, "seen"))]) as server:
+            done = run(tmp_path, server.base_url, argv, "", model_input=takes)
+            runs[name] = (done, _user_messages(server))
+    (pi, [[pi_sent]]), (ours, [[our_sent]]) = runs["pi"], runs["ctxmodes"]
+    assert pi.returncode == 0, pi.stderr
+    assert ours.returncode == 0, ours.stderr
+    assert _decoded_parts(our_sent) == _decoded_parts(pi_sent)
+    text = pi_sent["content"][0]["text"]
+    broken = f'<file name="{tmp_path / "broken.png"}">'
+    if auto_resize:
+        assert f"{broken}{NOT_RESIZED}</file>" in text
+        assert "[Image: original 3000x1200, displayed at 2000x800." in text
+        assert ("data:image/jpeg;base64", (1900, 1000), "JPEG") in _decoded_parts(pi_sent)
+    else:
+        # Not decoded, so not found broken: attached as it is.
+        assert f"{broken}</file>" in text
+        assert ("data:image/png;base64", (3000, 1200), "PNG") in _decoded_parts(pi_sent)

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-#: What no help text needs: validation, the wire, the terminal UI and its export, the
-#: embedding API, the service, the kit; and neither a plugin manager nor the standard
+#: What no help text needs: validation, the wire, the terminal UI and its export, images,
+#: the embedding API, the service, the kit; and neither a plugin manager nor the standard
 #: library's scan of every installed distribution (plugins' commands are found without).
 HEAVY_MODULES = (
     "pluggy",
@@ -29,6 +29,7 @@ HEAVY_MODULES = (
     "rich",
     "jinja2",
     "markdown_it",
+    "PIL",
     "ctxmodes.sdk",
     "ctxmodes.tui",
     "ctxmodes.export",

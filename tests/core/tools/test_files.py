@@ -1,9 +1,16 @@
 from __future__ import annotations
 
 import base64
+import io
+import json
 from pathlib import Path
+from typing import Any
 
 import pytest
+from PIL import Image
+from support.images import solid_png
+from support.pi_print import API, run_ours, run_pi
+from support.wire_server import Reply, WireServer, text_stream, tool_call_stream
 
 from ctxmodes.abort import AbortController
 from ctxmodes.tools.base import ToolContext, ToolResult
@@ -86,7 +93,7 @@ def test_read_errors_for_missing_files_and_directories(context, tmp_path):
 
 
 def test_read_returns_images_as_attachments(context, tmp_path):
-    png = b"\x89PNG\r\n\x1a\n" + b"\x00\x00\x00\rIHDR" + b"\x00" * 20
+    png = solid_png(3, 2, (200, 30, 30))
     (tmp_path / "pic.png").write_bytes(png)
     result = read(context, "pic.png")
     assert not result.is_error
@@ -96,6 +103,40 @@ def test_read_returns_images_as_attachments(context, tmp_path):
     assert image.type == "image"
     assert image.mime_type == "image/png"
     assert base64.b64decode(image.data) == png
+
+
+def test_read_fits_an_image_as_pi_does(context, tmp_path):
+    """A BMP converted and a large image shrunk, each with Pi's notes under the type; one
+    that does not decode is Pi's omitted message under the type it was read as."""
+    bmp = io.BytesIO()
+    Image.new("RGB", (3000, 1200), (1, 2, 3)).save(bmp, format="BMP")
+    (tmp_path / "wide.bmp").write_bytes(bmp.getvalue())
+    (tmp_path / "broken.png").write_bytes(solid_png(200, 200, (0, 0, 0))[:80])
+    note, image = read(context, "wide.bmp").content
+    assert note.text == (
+        "Read image file [image/png]\n[Image converted from image/bmp to image/png.]\n"
+        "[Image: original 3000x1200, displayed at 2000x800. Multiply coordinates by 1.50 to "
+        "map to original image.]"
+    )
+    assert image.mime_type == "image/png"
+    assert Image.open(io.BytesIO(base64.b64decode(image.data))).size == (2000, 800)
+    [omitted] = read(context, "broken.png").content
+    assert omitted.text == (
+        "Read image file [image/png]\n"
+        "[Image omitted: could not be resized below the inline image size limit.]"
+    )
+
+
+def test_read_with_auto_resize_off_only_converts(context, tmp_path):
+    bmp = io.BytesIO()
+    Image.new("RGB", (3000, 1200), (1, 2, 3)).save(bmp, format="BMP")
+    (tmp_path / "wide.bmp").write_bytes(bmp.getvalue())
+    result = ReadTool(auto_resize_images=False).execute("r", {"path": "wide.bmp"}, context)
+    note, image = result.content
+    assert (
+        note.text == "Read image file [image/png]\n[Image converted from image/bmp to image/png.]"
+    )
+    assert Image.open(io.BytesIO(base64.b64decode(image.data))).size == (3000, 1200)
 
 
 def test_read_does_nothing_once_aborted(tmp_path):
@@ -177,3 +218,59 @@ def test_read_agrees_with_pi(pi_node, tmp_path, context):
                 block.model_dump(by_alias=True, exclude_none=True) for block in ours.content
             ] == (expected["content"]), call
             assert ours.details == expected.get("details"), call
+
+
+def _tool_results(agent: Path) -> list[dict[str, Any]]:
+    [session] = agent.rglob("*.jsonl")
+    entries = [json.loads(line) for line in session.read_text().splitlines()]
+    return [
+        entry["message"]
+        for entry in entries
+        if entry.get("message", {}).get("role") == "toolResult"
+    ]
+
+
+def _decoded(content: list[dict[str, Any]]) -> list[Any]:
+    """A tool result's blocks with each image as its type and decoded size."""
+    blocks: list[Any] = []
+    for block in content:
+        if block["type"] != "image":
+            blocks.append(block)
+            continue
+        with Image.open(io.BytesIO(base64.b64decode(block["data"]))) as image:
+            blocks.append((block["mimeType"], image.size, image.format))
+    return blocks
+
+
+@pytest.mark.pi
+@pytest.mark.parametrize(
+    ("name", "takes_images"),
+    [("wide.png", True), ("tall.bmp", False), ("broken.png", True)],
+    ids=["resized", "converted-for-a-text-model", "omitted"],
+)
+def test_read_fits_images_as_the_real_pi_does(
+    tmp_path: Path, name: str, takes_images: bool
+) -> None:
+    """The model reads an image with the ``read`` tool: the result's text (the type, Pi's
+    notes, and the note for a model without image input) is Pi's, and so is its image's
+    type and decoded size."""
+    Image.new("RGB", (3000, 1200), (30, 140, 90)).save(tmp_path / "wide.png")
+    Image.new("RGB", (1200, 2600), (200, 200, 20)).save(tmp_path / "tall.bmp")
+    (tmp_path / "broken.png").write_bytes(solid_png(200, 200, (0, 0, 0))[:80])
+    argv = ["-p", "--model", "loop/m", "Look at it."]
+    takes = ["text", "image"] if takes_images else None
+    results = {}
+    for who, run, agent in (("pi", run_pi, "pi-agent"), ("ctxmodes", run_ours, "agent")):
+        replies = [
+            Reply(tool_call_stream(API, "read", json.dumps({"path": name}))),
+            Reply(text_stream(API, "Seen.")),
+        ]
+        with WireServer(replies) as server:
+            done = run(tmp_path, server.base_url, argv, model_input=takes)
+        assert done.returncode == 0, done.stderr
+        [result] = _tool_results(tmp_path / agent)
+        results[who] = _decoded(result["content"])
+    assert results["ctxmodes"] == results["pi"]
+    text = results["pi"][0]["text"]
+    assert text.startswith("Read image file [image/png]\n")
+    assert ("does not support images" in text) is not takes_images
