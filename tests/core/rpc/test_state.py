@@ -94,10 +94,10 @@ def _same(theirs: list[JsonObject], ours: list[JsonObject]) -> None:
     assert [json.dumps(line) for line in ours] == [json.dumps(line) for line in theirs]
 
 
-def _after_last_response(lines: list[JsonObject]) -> list[JsonObject]:
-    """The lines after the last command's response, normalised as one stream."""
-    last = max(at for at, line in enumerate(lines) if line["type"] == "response")
-    return normalised_events(lines[last + 1 :])
+def _from_second_turn(lines: list[JsonObject]) -> list[JsonObject]:
+    """The lines from the run's second ``turn_start`` on, normalised as one stream."""
+    starts = [at for at, line in enumerate(lines) if line["type"] == "turn_start"]
+    return normalised_events(lines[starts[1] :])
 
 
 def _requests(*commands: JsonObject) -> Script:
@@ -268,11 +268,12 @@ def test_queue_modes_set_to_all_deliver_each_queue_at_once_as_pi(tmp_path: Path)
     expected, got = _run_events(theirs), _run_events(ours)
     assert [line["type"] for line in got] == [line["type"] for line in expected]
     _same(expected, got)
-    # Once the answer goes on, every line is the run's, queue updates included: each queued
-    # message leaves the queues as it starts.
-    after_commands = [_after_last_response(lines) for lines in (theirs, ours)]
-    _same(*after_commands)
-    updates = [line for line in after_commands[1] if line["type"] == "queue_update"]
+    # Every command was answered before the first answer ended: from the second turn on,
+    # every line is the run's, queue updates included. Each queued message leaves the
+    # queues as it starts.
+    delivered = [_from_second_turn(lines) for lines in (theirs, ours)]
+    _same(*delivered)
+    updates = [line for line in delivered[1] if line["type"] == "queue_update"]
     assert [(line["steering"], line["followUp"]) for line in updates] == [
         (["steer two"], ["follow_up one", "follow_up two"]),
         ([], ["follow_up one", "follow_up two"]),
