@@ -5,6 +5,7 @@ worker, so the editor stays responsive."""
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import math
 from pathlib import Path
@@ -87,7 +88,12 @@ def compact(session: TerminalSession, args: str) -> None:
 def shell(session: TerminalSession, command: str, *, exclude: bool) -> None:
     """``!cmd`` (the output goes to the model with the next prompt) and ``!!cmd`` (it does
     not): run as Pi runs them (:meth:`~ctxmodes.host.session.AgentSession.run_shell_command`)
-    on the worker; Esc stops it. The command is recorded as typed."""
+    on the worker; Esc stops it. The command is recorded as typed.
+
+    Typed while the agent works, the command runs at once beside it, as in Pi: it waits
+    among the queued messages until the host records it, when the run ends."""
+    import threading
+
     from ctxmodes.abort import AbortController
 
     agent = session.agent
@@ -102,7 +108,26 @@ def shell(session: TerminalSession, command: str, *, exclude: bool) -> None:
         finally:
             session.shell_abort = None
 
-    agent.run_soon(job)
+    if not session.busy():
+        agent.run_soon(job)
+        return
+    beside = session.live.shell_beside
+    beside.append(command)
+
+    def job_beside() -> None:
+        try:
+            job()
+        except CtxmodesError as exc:
+            message = str(exc)
+
+            def failed() -> None:
+                with contextlib.suppress(ValueError):
+                    beside.remove(command)
+                session.notify(message, "error")
+
+            session.call_soon(failed)
+
+    threading.Thread(target=job_beside, name="ctxmodes-shell", daemon=True).start()
 
 
 # ----------------------------------------------------------------------------- sessions

@@ -170,8 +170,9 @@ def submit_in_turn(
 def _run_shell(session: TerminalSession, text: str) -> None:
     from ctxmodes.tui.actions import shell
 
-    if session.busy() or session.shell_abort is not None:
-        session.notify("! commands wait until the agent is idle (Esc stops it)", "warning")
+    if session.shell_abort is not None:
+        running = "A shell command is already running. Press Esc to cancel it first."
+        session.notify(running, "warning")
         return
     exclude = text.startswith("!!")
     session.buffer.append_to_history()

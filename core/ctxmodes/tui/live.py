@@ -33,6 +33,9 @@ class LiveRegion:
         #: What the running tool printed so far (its last update).
         self.tool_output = ""
         self.queued: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
+        #: ``!`` commands typed while the agent works: they run beside it, and are shown
+        #: among the queued messages until the host records them when its run ends.
+        self.shell_beside: list[str] = []
         #: Where the unfinished block of the streaming reply starts (the blocks before it
         #: are in the scrollback already).
         self._splitter = BlockSplitter()
@@ -95,7 +98,7 @@ class LiveRegion:
         return bool(self.text or self.thinking or self.running_tool)
 
     def shows_queue(self) -> bool:
-        return bool(self.queued[0] or self.queued[1])
+        return bool(self.queued[0] or self.queued[1] or self.shell_beside)
 
     def fragments(self, width: int) -> StyleAndTextTuples:
         parts: StyleAndTextTuples = []
@@ -146,7 +149,10 @@ class LiveRegion:
             parts.append(("class:queue", f"↳ steer: {render.one_line(text, 200)}\n"))
         for text in follow_up:
             parts.append(("class:queue", f"↳ follow-up: {render.one_line(text, 200)}\n"))
-        if parts:
+        for command in self.shell_beside:
+            line = f"↳ $ {render.one_line(command, 200)} (shown when the agent is done)\n"
+            parts.append(("class:queue", line))
+        if steering or follow_up:
             parts.append(
                 ("class:footer.dim", "  Alt+Up takes them back · Esc stops and keeps them\n")
             )

@@ -4,6 +4,7 @@ events at a time."""
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -214,6 +215,8 @@ class Transcript:
             if text.strip():
                 self.last_reply = text
         elif isinstance(message, BashExecutionMessage):
+            with contextlib.suppress(ValueError):  # run beside the agent: no longer waiting
+                self._live.shell_beside.remove(message.command)
             self.tool_outputs.append(("$ " + message.command, message.output))
             blocks.append(render.shell_command(message, width))
         elif (

@@ -342,21 +342,65 @@ def test_a_bang_command_in_a_missing_shell_is_an_error_and_not_recorded(tmp_path
     run_terminal(agent, scenario)
 
 
-def test_a_bang_command_waits_for_an_idle_session(tmp_path):
+def test_a_bang_command_typed_while_the_agent_works_runs_beside_it_as_in_pi(tmp_path):
     gate = GateTool()
     agent = make_agent(tmp_path, [{"tool_calls": [{"name": "gate"}]}, {"text": "done"}], gate)
+    marker = tmp_path / "ran"
+    command = f"echo beside > {marker} && echo printed"
+    seen: dict[str, object] = {}
+
+    def waiting(t) -> str:
+        """What the live region lists among the queued messages."""
+        return "".join(text for _, text in t.session.live.queue_fragments())
 
     async def scenario(t):
         await t.type("start" + ENTER)
         await t.until(gate.entered.is_set)
-        await t.type("!ls" + ENTER)
-        await t.printed("! commands wait until the agent is idle")
-        assert t.editor == "!ls"
+        await t.type("!" + command + ENTER)
+        # At once, while the tool still holds the run; the editor is free again.
+        await t.until(marker.exists, "the command to run")
+        assert t.editor == ""
+        seen["waiting"] = waiting(t)
+        seen["recorded while the run goes on"] = [
+            e for e in entries(agent) if e.get("message", {}).get("role") == "bashExecution"
+        ]
         gate.opened.set()
         await t.printed("done")
         await t.idle()
+        await t.printed("printed")
+        seen["waiting after"] = waiting(t)
 
     run_terminal(agent, scenario)
+    assert f"$ {command} (shown when the agent is done)" in str(seen["waiting"])
+    assert seen["recorded while the run goes on"] == []
+    assert "shown when the agent is done" not in str(seen["waiting after"])
+    roles = [e["message"]["role"] for e in entries(agent) if e["type"] == "message"]
+    # Recorded when the run ends, after its last answer, as Pi records it.
+    assert roles == ["user", "assistant", "toolResult", "assistant", "bashExecution"]
+    [bash] = [
+        e["message"] for e in entries(agent) if e.get("message", {}).get("role") == "bashExecution"
+    ]
+    assert (bash["command"], bash["output"], bash["exitCode"]) == (command, "printed\n", 0)
+
+
+def test_a_second_bang_command_waits_for_the_first(tmp_path):
+    agent = make_agent(tmp_path, [])
+    release = tmp_path / "release"
+
+    async def scenario(t):
+        await t.type(f"!while [ ! -e {release} ]; do sleep 0.02; done" + ENTER)
+        await t.until(lambda: t.session.shell_abort is not None, "the first command to run")
+        await t.type("!echo second" + ENTER)
+        await t.printed("A shell command is already running. Press Esc to cancel it first.")
+        assert t.editor == "!echo second"
+        release.touch()
+        await t.idle()
+        await t.until(lambda: t.session.shell_abort is None, "the first command to end")
+
+    run_terminal(agent, scenario)
+    commands = [e["message"]["command"] for e in entries(agent) if e["type"] == "message"]
+    assert len(commands) == 1
+    assert commands[0].startswith("while")
 
 
 def reasoning_model(responses: list[dict[str, object]]) -> ScriptedProvider:
