@@ -25,7 +25,19 @@ ITEM_TEXT = "ITEM-TEXT-persimmon-5523"
 TOOL_ARGUMENTS = '{"cmd":"ARG-rutabaga-9034"}'
 TOOL_OUTPUT = "OUTPUT-tamarind-7741"
 IMAGE_DATA = "SU1BR0UtcXVpbmNlLTMzMDE="
-SECRETS = (NOTE_PATH, NOTE_TEXT, ITEM_TEXT, "ARG-rutabaga-9034", TOOL_OUTPUT, IMAGE_DATA)
+#: Queries that match nothing: a search leaves no trace of them (they are never stored).
+NOTES_QUERY = "NOTES-QUERY-mangosteen-6620"
+HISTORY_QUERY = "HISTORY-QUERY-salsify-1187"
+SECRETS = (
+    NOTE_PATH,
+    NOTE_TEXT,
+    ITEM_TEXT,
+    "ARG-rutabaga-9034",
+    TOOL_OUTPUT,
+    IMAGE_DATA,
+    NOTES_QUERY,
+    HISTORY_QUERY,
+)
 
 
 def items(window="w0"):
@@ -60,6 +72,13 @@ def fill(engine, account, window="w0"):
     found = call(engine, account, "history", "search_contents", query=ITEM_TEXT)
     assert window in [item["window_id"] for item in found["items"]]
     assert {item["item_id"] for item in found["items"]} == {"m1"}
+    assert call(engine, account, "notes", "search_contents", query=NOTES_QUERY)["files"] == []
+    assert call(engine, account, "history", "search_contents", query=HISTORY_QUERY)["items"] == []
+    # The thread hint names the note's path: it is answered, never kept.
+    hint = engine.alpha(
+        account, "notes", "thread_hint", {"context": CONTEXT}, encrypted_arguments=False
+    )
+    assert NOTE_PATH in hint["text"]
 
 
 def assert_readable(engine, account):
