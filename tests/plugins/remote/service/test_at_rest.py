@@ -93,6 +93,25 @@ def assert_holds_none(data: bytes, where: str):
         assert secret.encode() not in data, f"{secret!r} readable in {where}"
 
 
+def assert_keys_only_wrapped(data: bytes, engine, account, keys, where: str):
+    """The account's data and index keys are in ``data`` only wrapped: not raw, nor in the
+    spellings a dump or a text column would give them."""
+    import base64
+
+    secret = KeyRing(keys).unwrap(
+        account.account_id, engine._storage.backend.account_key(account.account_id)
+    )
+    assert len(secret) >= 64  # a data key and an index key
+    for key in (secret, secret[:32], secret[32:]):
+        for spelling in (
+            key,
+            key.hex().encode(),
+            base64.b64encode(key),
+            base64.urlsafe_b64encode(key),
+        ):
+            assert spelling not in data, f"an account key readable in {where}"
+
+
 def sqlite_bytes(directory):
     """The database file and its journal files, as a holder of the directory sees them."""
     return b"".join(path.read_bytes() for path in sorted(directory.glob(f"{DATABASE_NAME}*")))
@@ -114,6 +133,7 @@ def test_sqlite_file_and_backup_hold_no_plaintext_before_and_after_rotation(sqli
     account = create_token(engine._storage.backend, "alice").account
     fill(engine, account)
     assert_holds_none(sqlite_bytes(data), "the SQLite file")
+    assert_keys_only_wrapped(sqlite_bytes(data), engine, account, [OLD_KEY], "the SQLite file")
     backup_sqlite(data, data.parent / "copy.sqlite3")
     assert_holds_none((data.parent / "copy.sqlite3").read_bytes(), "a backup")
     engine.close()
@@ -219,6 +239,61 @@ def test_a_damaged_sealed_value_is_refused(sqlite_engine):
         call(engine, account, "notes", "read_file", path=NOTE_PATH)
     with pytest.raises(SealedValueError):
         call(engine, account, "history", "search_contents", query="rutabaga")
+    engine.close()
+
+
+#: Edits of a copy of the database, each moving sealed values to another place, and the call
+#: that reads that place: (statements, (family, operation, arguments, session, agent)).
+MOVES = {
+    "a note to another session": (
+        ["UPDATE note_events SET session_id = 's2' WHERE account_id = :alice"],
+        ("notes", "read_file", {"path": NOTE_PATH}, "s2", "/root"),
+    ),
+    "a note to another account": (
+        [
+            "DELETE FROM note_events WHERE account_id = :bob",
+            "UPDATE note_events SET account_id = :bob WHERE account_id = :alice",
+        ],
+        ("notes", "read_file", {"path": NOTE_PATH}, "s1", "/root"),
+    ),
+    "an item to another agent": (
+        ["UPDATE history_items SET agent = '/root/other' WHERE item_key = 'm1'"],
+        ("history", "list_items", {}, "s1", "/root/other"),
+    ),
+    "an item to another window": (
+        ["UPDATE history_items SET window_id = 'w9' WHERE item_key = 'm1'"],
+        ("history", "read_item", {"window_id": "w9", "item_id": "m1"}, "s1", "/root"),
+    ),
+}
+
+
+@pytest.mark.parametrize("move", MOVES)
+def test_a_sealed_value_moved_to_another_place_is_refused(sqlite_engine, move):
+    """A value is bound to its account, session and (for history) agent, window and item:
+    moved to another place in the database, it is refused there, never read as that
+    place's."""
+    from ctxmodes_remote.service.sealing import SealedValueError
+
+    data, start = sqlite_engine
+    engine = start([OLD_KEY])
+    alice = create_token(engine._storage.backend, "alice").account
+    bob = create_token(engine._storage.backend, "bob").account
+    fill(engine, alice)
+    fill(engine, bob)
+    engine.close()
+    statements, (family, operation, arguments, session, agent) = MOVES[move]
+    ids = {"alice": alice.account_id, "bob": bob.account_id}
+    with sqlite3.connect(data / DATABASE_NAME) as db:
+        for statement in statements:
+            db.execute(statement, {name: ids[name] for name in ids if f":{name}" in statement})
+    db.close()
+    engine = start([OLD_KEY])
+    reader = bob if move.endswith("account") else alice
+    context = {"session_id": session, "current_agent_name": agent}
+    with pytest.raises(SealedValueError):
+        engine.alpha(
+            reader, family, operation, {**arguments, "context": context}, encrypted_arguments=False
+        )
     engine.close()
 
 
@@ -342,6 +417,7 @@ def test_pg_dump_holds_no_plaintext_before_and_after_rotation(postgres_server, t
     engine = start([OLD_KEY])
     account = create_token(engine._storage.backend, "alice").account
     fill(engine, account)
+    assert_keys_only_wrapped(postgres_server.dump(url), engine, account, [OLD_KEY], "a pg_dump")
     engine.close()
     assert_holds_none(postgres_server.dump(url), "a pg_dump")
     rotated = start([NEW_KEY, OLD_KEY])
