@@ -105,6 +105,19 @@ def test_keys_rotate_while_the_service_runs(tmp_path, tls, script):
         assert read(client, new_keys, account, "b.md")["content"] == "old-key text"
     finally:
         assert service.stop() == 0
+    # The SIGHUP re-wrapped the account's storage keys under the new master key: with the
+    # old one dropped from the file now, a process starts and no stored data is lost.
+    keys = data / "master.keys"
+    keys.write_text(keys.read_text().splitlines()[0] + "\n")
+    dropped = ServeProcess(f"scripted:{script}", data, tls, tmp_path / "dropped.log")
+    try:
+        client = ServiceClient(dropped.base, tls, token)
+        newest_only = load_or_create_keyring(data)
+        assert newest_only.key_count == 1
+        assert read(client, newest_only, account, "a.md")["content"] == "before rotation"
+        assert read(client, newest_only, account, "b.md")["content"] == "old-key text"
+    finally:
+        assert dropped.stop() == 0
 
 
 def _logged(service, text, count):
