@@ -431,6 +431,55 @@ def test_pg_dump_holds_no_plaintext_before_and_after_rotation(postgres_server, t
     dropped.close()
 
 
+def test_the_blind_index_relates_items_only_within_one_agent_of_one_session(
+    postgres_server, tmp_path
+):
+    """What the database reveals of equal text: the same item under one agent of one session
+    has the same tokens, under another session, agent or account tokens unrelated to them."""
+    import psycopg
+
+    url = postgres_server.database()
+    engine = ServiceEngine(open_storage(tmp_path, url), KeyRing([OLD_KEY]))
+    alice = create_token(engine._storage.backend, "alice").account
+    bob = create_token(engine._storage.backend, "bob").account
+    text = f"the same words in every scope: {ITEM_TEXT}"
+    scopes = {
+        "here": (alice, "s1", "/root", "m1"),
+        "here again": (alice, "s1", "/root", "m2"),
+        "another session": (alice, "s2", "/root", "m1"),
+        "another agent": (alice, "s1", "/root/other", "m1"),
+        "another account": (bob, "s1", "/root", "m1"),
+    }
+    for account, session, agent, key in scopes.values():
+        engine.record(account, session, agent, [RecordedItem("w0", key, "user", text)])
+    engine.close()
+    with psycopg.connect(url) as connection:
+        tokens = {
+            name: set(
+                connection.execute(
+                    "SELECT tokens FROM history_items WHERE account_id = %s AND session_id = %s "
+                    "AND agent = %s AND item_key = %s",
+                    (account.account_id, session, agent, key),
+                ).fetchone()[0]
+            )
+            for name, (account, session, agent, key) in scopes.items()
+        }
+    assert len(tokens["here"]) > len(set(text))  # pieces of one to three characters
+    assert tokens["here again"] == tokens["here"]
+    for other in ("another session", "another agent", "another account"):
+        assert not tokens[other] & tokens["here"], other
+
+
+def test_a_sealed_value_is_its_plaintext_and_29_bytes():
+    """The length a sealed value shows: the plaintext's, plus a version byte, a nonce and a
+    tag."""
+    from ctxmodes_remote.service.sealing import AccountSecrets, new_secret
+
+    secrets = AccountSecrets(new_secret())
+    for size in (0, 1, 100, 10_000):
+        assert len(secrets.seal(b"x" * size, b"place")) == size + 29
+
+
 def test_a_plaintext_postgres_database_is_sealed_in_place_resumably(
     postgres_server, tmp_path, monkeypatch
 ):
