@@ -398,15 +398,25 @@ class SearchCache:
         if self.damaged:
             self._replace()
             return
+        allowed = self._mode()
         fd = os.open(
             self._path,
             os.O_WRONLY | os.O_APPEND | os.O_CREAT | _NOFOLLOW | _NONBLOCK,
-            self._mode(),
+            allowed,
         )
         try:
             status = os.fstat(fd)
             if not stat.S_ISREG(status.st_mode):
                 return
+            bits = stat.S_IMODE(status.st_mode)
+            if bits & ~allowed:
+                # Made while the session was readable by more people than it is now: the
+                # cache may tell no one more than the session does, so it is narrowed first,
+                # and left unwritten when it cannot be.
+                try:
+                    os.fchmod(fd, bits & allowed)
+                except OSError:
+                    return
             os.write(fd, (b"" if status.st_size else _MAGIC) + _frame(record, found.bitmap()))
         finally:
             os.close(fd)

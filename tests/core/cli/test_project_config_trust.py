@@ -145,6 +145,8 @@ def test_an_unreadable_trust_store_means_untrusted(
     assert other.requests == []
     assert len(user.requests) == 1
     assert "trust store" in result.stderr
+    assert str(tmp_path / "agent" / "trust.json") in result.stderr
+    assert (tmp_path / "agent" / "trust.json").read_text() == store  # never rewritten
     assert not (tmp_path / "key-command-ran").exists()
 
 

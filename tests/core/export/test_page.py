@@ -62,6 +62,7 @@ def test_untrusted_content_never_becomes_markup(tree_page):
 
 def test_the_only_script_is_pinned_by_its_hash(tree_page):
     _, page = tree_page
+    assert page.lower().count("<script") == 1  # the page's own, and no other
     script = re.search(r"<script>(.*?)</script>", page, re.DOTALL)
     assert script is not None
     digest = base64.b64encode(hashlib.sha256(script.group(1).encode()).digest()).decode()
@@ -69,6 +70,9 @@ def test_the_only_script_is_pinned_by_its_hash(tree_page):
     assert policy is not None
     assert f"script-src 'sha256-{digest}'" in policy.group(1)
     assert "default-src 'none'" in policy.group(1)
+    directives = dict(directive.strip().split(" ", 1) for directive in policy.group(1).split(";"))
+    # Scripts run by their hash alone: no inline script, handler or eval besides.
+    assert directives["script-src"] == f"'sha256-{digest}'"
     assert "http://" not in page
     assert "https://" not in page
 

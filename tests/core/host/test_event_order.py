@@ -465,6 +465,9 @@ def test_a_value_returned_where_the_hook_changes_its_argument_is_reported(make_r
     rig = make_rig([text_response("fine")], plugins=[Returning()])
     rig.session.prompt("hi")
     assert rig.requests() == []  # the context it meant to cut is not sent whole
+    reply = rig.messages_in_file()[-1]
+    assert (reply["role"], reply["stopReason"]) == ("assistant", "error")
+    assert reply["errorMessage"].startswith("Nothing was sent: a plugin failed")
     assert rig.ui.notifications == [
         (
             "error",

@@ -96,8 +96,13 @@ def test_the_file_is_rewritten_atomically_owner_only_in_pis_format(tmp_path: Pat
     path.write_text(
         json.dumps({"openai": {"type": "api_key", "key": "sk-x"}, "openai-codex": _expired()})
     )
-    with TokenServer() as server:
+    path.chmod(0o644)
+    before = path.read_text()
+    # A reader that opened the file before the refresh keeps reading it whole: the new
+    # content is a new file put in its place, never the old one truncated and rewritten.
+    with path.open() as opened_before, TokenServer() as server:
         _token(FileCredentialStore(path), server)
+        assert opened_before.read() == before
     data = json.loads(path.read_text())
     assert data["openai"] == {"type": "api_key", "key": "sk-x"}  # other entries untouched
     assert data["openai-codex"]["refresh"] == "rt-2"

@@ -129,6 +129,7 @@ def test_a_broken_trust_store_leaves_the_project_untrusted(tmp_path: Path, clone
     warning = next(line for line in stderr.splitlines() if "trust store" in line)
     assert warning.startswith("Warning: ")
     assert "not trusted" in warning
+    assert str(tmp_path / "agent" / "trust.json") in warning
     assert "Traceback" not in stderr
     assert (tmp_path / "agent" / "trust.json").read_text() == "{not json"
 

@@ -130,6 +130,8 @@ def test_a_store_that_cannot_be_read_leaves_the_folder_untrusted(tmp_path: Path)
     assert asked == []  # nothing is asked, so nothing could be saved into the broken store
     [problem] = resolver.problems
     assert "locked by another process" in problem
+    assert str(agent / "trust.json") in problem
+    assert not (agent / "trust.json").exists()  # nothing was written past the lock
     assert problem.endswith("the project is not trusted")
 
 

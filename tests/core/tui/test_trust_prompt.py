@@ -130,7 +130,9 @@ def test_the_question_governs_the_project_configuration(
 ) -> None:
     user, clone = endpoints
     project = tmp_path / "clone"
-    project.mkdir()
+    # A resource of the project's own beside its configuration: one question decides both.
+    (project / ".pi").mkdir(parents=True)
+    (project / ".pi" / "APPEND_SYSTEM.md").write_text("PROJECT-APPENDED-RULE\n")
     tmux = start_configured_chat(tmp_path, project, user, clone)
     try:
         screen = tmux.wait("Trust project folder?")
@@ -142,12 +144,14 @@ def test_the_question_governs_the_project_configuration(
         assert ("[Project]" in screen) is not saved  # the note on what was left out
         tmux.type("hello")
         tmux.key("Enter")
+        # One answer (one Enter) let the chat go on: the resources were not asked about again.
         tmux.wait(answer)
     finally:
         tmux.close()
     trusted_requests, untrusted_requests = (clone, user) if saved else (user, clone)
     assert len(trusted_requests.requests) == 1
     assert untrusted_requests.requests == []
+    assert (b"PROJECT-APPENDED-RULE" in trusted_requests.requests[0]["body"]) is saved
     if not saved:
         assert user.requests[0]["headers"]["Authorization"] == "Bearer sk-user-secret"
     decision = json.loads((tmp_path / "pi" / "trust.json").read_text())

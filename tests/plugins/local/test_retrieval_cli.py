@@ -237,3 +237,33 @@ def test_a_note_is_shown_and_never_obeyed(local, capsys) -> None:
     assert (code, err) == (0, "")
     assert not any(character in out for character in "\x1b\x07\x9b\u202e")
     assert json.loads(out)["file"]["content"] == hostile
+
+
+def test_a_history_item_is_shown_and_never_obeyed(local, capsys) -> None:
+    """What the session's history holds reaches the terminal as JSON escapes too, in a
+    search's answer as in a read item."""
+    hostile = "title\x1b]0;owned\x07 screen\x1b[2J back\x08\x08 over\r \u202eright"
+    h = local([text("ok")])
+    h.prompt(f"remember {hostile}")
+    path = h.manager.session_file
+    assert path is not None
+    h.close()
+    code, out, err = ctxmodes(
+        capsys, "history", str(path), "search_contents", "query=remember", "--mode", "local"
+    )
+    assert (code, err) == (0, "")
+    assert not any(character in out for character in "\x1b\x07\x08\r\u202e")
+    [item] = json.loads(out)["items"]
+    code, out, err = ctxmodes(
+        capsys,
+        "history",
+        str(path),
+        "read_item",
+        f"window_id={item['window_id']}",
+        f"item_id={item['item_id']}",
+        "--mode",
+        "local",
+    )
+    assert (code, err) == (0, "")
+    assert not any(character in out for character in "\x1b\x07\x08\r\u202e")
+    assert hostile in json.loads(out)["item"]["content"]

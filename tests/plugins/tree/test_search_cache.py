@@ -317,6 +317,26 @@ def test_the_cache_file_is_no_more_readable_than_the_session(decoys) -> None:
     assert stat.S_IMODE(cache_of(file).stat().st_mode) == 0o600
 
 
+def test_a_cache_made_before_the_session_was_narrowed_is_narrowed_on_its_next_write(
+    decoys,
+) -> None:
+    """The user takes the session's read bits from others after a cache was made: the next
+    filter written narrows the cache to the session's bits before anything is added."""
+    file = decoys
+    file.chmod(0o644)
+    with resumed(file, read_only=False) as state:
+        first, *others = state.archive_history.windows()
+        first.index_contents()
+    cache = cache_of(file)
+    cache.chmod(0o644)
+    assert others  # windows left to index, so the next write appends to this file
+    file.chmod(0o600)
+    before = cache.stat().st_size
+    index_every_window(file)
+    assert cache.stat().st_size > before
+    assert stat.S_IMODE(cache.stat().st_mode) == 0o600
+
+
 def _first_search_reads(file: Path, monkeypatch, *, read_only: bool = True) -> int:
     """How many archived entries the first search without a hit reads after a resume."""
     with resumed(file, read_only=read_only) as state:

@@ -21,6 +21,62 @@ def test_every_request_needs_a_known_bearer_token(service):
     assert forged.request("GET", "/models").status == 401
 
 
+def _served_paths(service):
+    """Every (method, path) the running app routes, its operation paths spelled out for
+    each operation of the contract, plus a path it routes nowhere."""
+    from ctxmodes.windows.tools import OPERATIONS
+
+    operations = [(family, name) for family, named in OPERATIONS.items() for name in named]
+    operations.append(("notes", "thread_hint"))
+    served = []
+    for route in service.server._runner.app.router.routes():
+        info = route.resource.get_info()
+        if "path" in info:
+            served.append((route.method, info["path"]))
+        else:
+            served.extend(
+                (route.method, route.url_for(family=family, operation=name).path)
+                for family, name in operations
+            )
+    return [*served, ("GET", "/backend-api/codex/no-such-route")]
+
+
+def test_every_route_but_the_operators_refuses_a_missing_or_unknown_token(service):
+    import hashlib
+
+    origin = service.client.base.removesuffix("/backend-api/codex")
+    token = service.client.token
+    refused_headers = {
+        "no header": {},
+        "a forged token": {"Authorization": f"Bearer {token}x"},
+        # What a copy of the database holds: the hash does not stand in for the token.
+        "the stored hash": {
+            "Authorization": f"Bearer {hashlib.sha256(token.encode()).hexdigest()}"
+        },
+        "another scheme": {"Authorization": f"Basic {token}"},
+        "an empty bearer": {"Authorization": "Bearer "},
+    }
+    anonymous = service.client.__class__(origin, service.tls, None)
+    paths = _served_paths(service)
+    assert len(paths) > 12  # the routes were found, operations spelled out
+    operator_paths = {"/healthz", "/readyz", "/metrics"}
+    for method, path in paths:
+        body = None if method in ("GET", "HEAD") else b"{}"
+        if path in operator_paths:
+            assert anonymous.request(method, path, body).status == 200, (method, path)
+            continue
+        for what, headers in refused_headers.items():
+            reply = anonymous.request(method, path, body, headers)
+            assert reply.status == 401, (method, path, what)
+            if method != "HEAD":
+                assert reply.json()["error"]["code"] == "invalid_token"
+    # The same requests with the real token get past the check.
+    known = anonymous.request(
+        "GET", "/backend-api/codex/models", None, {"Authorization": f"Bearer {token}"}
+    )
+    assert known.status == 200
+
+
 def test_write_then_read_round_trip_stays_encrypted_on_the_wire(service):
     written = service.alpha("notes", "write_file", {"path": "checkpoint.md", "text": "goal: ship"})
     assert b"goal: ship" not in written.body
@@ -101,6 +157,47 @@ def test_one_account_never_sees_another_accounts_notes(service):
         ENCRYPTED,
     )
     assert stolen.status == 400
+
+
+def test_one_account_never_sees_another_accounts_history(make_service):
+    from support.service_rig import turn_headers
+
+    service = make_service([{"text": "alice's answer about the quokka"}])
+    window = "01a23094-f1f0-70e1-b30d-85b4805a2749"
+    turn = {
+        "model": "scripted",
+        "stream": True,
+        "input": [
+            {
+                "type": "message",
+                "id": "msg_1",
+                "role": "user",
+                "content": [{"type": "input_text", "text": "alice asks about the quokka"}],
+            }
+        ],
+    }
+    assert service.responses(turn, turn_headers("s1", window)).status == 200
+    # Alice's own calls see what was recorded, so the empty answers below are not for want
+    # of history; Bob asks under the same session id, agent and window.
+    assert service.call("history", "list_windows", {})["windows"]
+    [mine] = service.call("history", "search_contents", {"query": "quokka"})["items"][:1]
+    read = {"window_id": window, "item_id": mine["item_id"]}
+    assert "quokka" in service.call("history", "read_item", read)["item"]["content"]
+
+    def as_bob(operation, arguments):
+        reply = service.alpha("history", operation, arguments, client=service.bob_client)
+        return service.opened(reply, service.bob)
+
+    assert as_bob("list_windows", {})["windows"] == []
+    assert as_bob("list_items", {})["items"] == []
+    assert as_bob("list_items", {"window_id": window})["items"] == []
+    assert as_bob("search_contents", {"query": "quokka"})["items"] == []
+    assert "quokka" not in json.dumps(as_bob("read_item", read))
+    hint = service.bob_client.post_json(
+        "/alpha/notes/v2/thread_hint",
+        {"context": {"session_id": "s1", "current_agent_name": "/root"}},
+    )
+    assert "quokka" not in hint.body.decode()
 
 
 def test_thread_hint_lists_the_agents_recent_notes_in_plain_text(service):

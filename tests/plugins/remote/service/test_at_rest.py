@@ -25,7 +25,19 @@ ITEM_TEXT = "ITEM-TEXT-persimmon-5523"
 TOOL_ARGUMENTS = '{"cmd":"ARG-rutabaga-9034"}'
 TOOL_OUTPUT = "OUTPUT-tamarind-7741"
 IMAGE_DATA = "SU1BR0UtcXVpbmNlLTMzMDE="
-SECRETS = (NOTE_PATH, NOTE_TEXT, ITEM_TEXT, "ARG-rutabaga-9034", TOOL_OUTPUT, IMAGE_DATA)
+#: Queries that match nothing: a search leaves no trace of them (they are never stored).
+NOTES_QUERY = "NOTES-QUERY-mangosteen-6620"
+HISTORY_QUERY = "HISTORY-QUERY-salsify-1187"
+SECRETS = (
+    NOTE_PATH,
+    NOTE_TEXT,
+    ITEM_TEXT,
+    "ARG-rutabaga-9034",
+    TOOL_OUTPUT,
+    IMAGE_DATA,
+    NOTES_QUERY,
+    HISTORY_QUERY,
+)
 
 
 def items(window="w0"):
@@ -60,6 +72,13 @@ def fill(engine, account, window="w0"):
     found = call(engine, account, "history", "search_contents", query=ITEM_TEXT)
     assert window in [item["window_id"] for item in found["items"]]
     assert {item["item_id"] for item in found["items"]} == {"m1"}
+    assert call(engine, account, "notes", "search_contents", query=NOTES_QUERY)["files"] == []
+    assert call(engine, account, "history", "search_contents", query=HISTORY_QUERY)["items"] == []
+    # The thread hint names the note's path: it is answered, never kept.
+    hint = engine.alpha(
+        account, "notes", "thread_hint", {"context": CONTEXT}, encrypted_arguments=False
+    )
+    assert NOTE_PATH in hint["text"]
 
 
 def assert_readable(engine, account):
@@ -72,6 +91,25 @@ def assert_readable(engine, account):
 def assert_holds_none(data: bytes, where: str):
     for secret in SECRETS:
         assert secret.encode() not in data, f"{secret!r} readable in {where}"
+
+
+def assert_keys_only_wrapped(data: bytes, engine, account, keys, where: str):
+    """The account's data and index keys are in ``data`` only wrapped: not raw, nor in the
+    spellings a dump or a text column would give them."""
+    import base64
+
+    secret = KeyRing(keys).unwrap(
+        account.account_id, engine._storage.backend.account_key(account.account_id)
+    )
+    assert len(secret) >= 64  # a data key and an index key
+    for key in (secret, secret[:32], secret[32:]):
+        for spelling in (
+            key,
+            key.hex().encode(),
+            base64.b64encode(key),
+            base64.urlsafe_b64encode(key),
+        ):
+            assert spelling not in data, f"an account key readable in {where}"
 
 
 def sqlite_bytes(directory):
@@ -95,6 +133,7 @@ def test_sqlite_file_and_backup_hold_no_plaintext_before_and_after_rotation(sqli
     account = create_token(engine._storage.backend, "alice").account
     fill(engine, account)
     assert_holds_none(sqlite_bytes(data), "the SQLite file")
+    assert_keys_only_wrapped(sqlite_bytes(data), engine, account, [OLD_KEY], "the SQLite file")
     backup_sqlite(data, data.parent / "copy.sqlite3")
     assert_holds_none((data.parent / "copy.sqlite3").read_bytes(), "a backup")
     engine.close()
@@ -200,6 +239,61 @@ def test_a_damaged_sealed_value_is_refused(sqlite_engine):
         call(engine, account, "notes", "read_file", path=NOTE_PATH)
     with pytest.raises(SealedValueError):
         call(engine, account, "history", "search_contents", query="rutabaga")
+    engine.close()
+
+
+#: Edits of a copy of the database, each moving sealed values to another place, and the call
+#: that reads that place: (statements, (family, operation, arguments, session, agent)).
+MOVES = {
+    "a note to another session": (
+        ["UPDATE note_events SET session_id = 's2' WHERE account_id = :alice"],
+        ("notes", "read_file", {"path": NOTE_PATH}, "s2", "/root"),
+    ),
+    "a note to another account": (
+        [
+            "DELETE FROM note_events WHERE account_id = :bob",
+            "UPDATE note_events SET account_id = :bob WHERE account_id = :alice",
+        ],
+        ("notes", "read_file", {"path": NOTE_PATH}, "s1", "/root"),
+    ),
+    "an item to another agent": (
+        ["UPDATE history_items SET agent = '/root/other' WHERE item_key = 'm1'"],
+        ("history", "list_items", {}, "s1", "/root/other"),
+    ),
+    "an item to another window": (
+        ["UPDATE history_items SET window_id = 'w9' WHERE item_key = 'm1'"],
+        ("history", "read_item", {"window_id": "w9", "item_id": "m1"}, "s1", "/root"),
+    ),
+}
+
+
+@pytest.mark.parametrize("move", MOVES)
+def test_a_sealed_value_moved_to_another_place_is_refused(sqlite_engine, move):
+    """A value is bound to its account, session and (for history) agent, window and item:
+    moved to another place in the database, it is refused there, never read as that
+    place's."""
+    from ctxmodes_remote.service.sealing import SealedValueError
+
+    data, start = sqlite_engine
+    engine = start([OLD_KEY])
+    alice = create_token(engine._storage.backend, "alice").account
+    bob = create_token(engine._storage.backend, "bob").account
+    fill(engine, alice)
+    fill(engine, bob)
+    engine.close()
+    statements, (family, operation, arguments, session, agent) = MOVES[move]
+    ids = {"alice": alice.account_id, "bob": bob.account_id}
+    with sqlite3.connect(data / DATABASE_NAME) as db:
+        for statement in statements:
+            db.execute(statement, {name: ids[name] for name in ids if f":{name}" in statement})
+    db.close()
+    engine = start([OLD_KEY])
+    reader = bob if move.endswith("account") else alice
+    context = {"session_id": session, "current_agent_name": agent}
+    with pytest.raises(SealedValueError):
+        engine.alpha(
+            reader, family, operation, {**arguments, "context": context}, encrypted_arguments=False
+        )
     engine.close()
 
 
@@ -323,6 +417,7 @@ def test_pg_dump_holds_no_plaintext_before_and_after_rotation(postgres_server, t
     engine = start([OLD_KEY])
     account = create_token(engine._storage.backend, "alice").account
     fill(engine, account)
+    assert_keys_only_wrapped(postgres_server.dump(url), engine, account, [OLD_KEY], "a pg_dump")
     engine.close()
     assert_holds_none(postgres_server.dump(url), "a pg_dump")
     rotated = start([NEW_KEY, OLD_KEY])
@@ -334,6 +429,55 @@ def test_pg_dump_holds_no_plaintext_before_and_after_rotation(postgres_server, t
     dropped = start([NEW_KEY])
     assert_readable(dropped, account)
     dropped.close()
+
+
+def test_the_blind_index_relates_items_only_within_one_agent_of_one_session(
+    postgres_server, tmp_path
+):
+    """What the database reveals of equal text: the same item under one agent of one session
+    has the same tokens, under another session, agent or account tokens unrelated to them."""
+    import psycopg
+
+    url = postgres_server.database()
+    engine = ServiceEngine(open_storage(tmp_path, url), KeyRing([OLD_KEY]))
+    alice = create_token(engine._storage.backend, "alice").account
+    bob = create_token(engine._storage.backend, "bob").account
+    text = f"the same words in every scope: {ITEM_TEXT}"
+    scopes = {
+        "here": (alice, "s1", "/root", "m1"),
+        "here again": (alice, "s1", "/root", "m2"),
+        "another session": (alice, "s2", "/root", "m1"),
+        "another agent": (alice, "s1", "/root/other", "m1"),
+        "another account": (bob, "s1", "/root", "m1"),
+    }
+    for account, session, agent, key in scopes.values():
+        engine.record(account, session, agent, [RecordedItem("w0", key, "user", text)])
+    engine.close()
+    with psycopg.connect(url) as connection:
+        tokens = {
+            name: set(
+                connection.execute(
+                    "SELECT tokens FROM history_items WHERE account_id = %s AND session_id = %s "
+                    "AND agent = %s AND item_key = %s",
+                    (account.account_id, session, agent, key),
+                ).fetchone()[0]
+            )
+            for name, (account, session, agent, key) in scopes.items()
+        }
+    assert len(tokens["here"]) > len(set(text))  # pieces of one to three characters
+    assert tokens["here again"] == tokens["here"]
+    for other in ("another session", "another agent", "another account"):
+        assert not tokens[other] & tokens["here"], other
+
+
+def test_a_sealed_value_is_its_plaintext_and_29_bytes():
+    """The length a sealed value shows: the plaintext's, plus a version byte, a nonce and a
+    tag."""
+    from ctxmodes_remote.service.sealing import AccountSecrets, new_secret
+
+    secrets = AccountSecrets(new_secret())
+    for size in (0, 1, 100, 10_000):
+        assert len(secrets.seal(b"x" * size, b"place")) == size + 29
 
 
 def test_a_plaintext_postgres_database_is_sealed_in_place_resumably(

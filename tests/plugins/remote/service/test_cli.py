@@ -97,6 +97,31 @@ def test_token_create_and_a_served_request(tmp_path, tls, script):
     assert token.split(".")[2] not in log
 
 
+def test_the_database_and_its_backup_are_owner_only_whatever_the_umask(tmp_path, tls, script):
+    """Under a umask that lets everyone read new files, in a directory the user made
+    readable by others: the database, its journal files, the key file and a `serve backup`
+    copy are still the owner's alone."""
+    import os
+
+    data = tmp_path / "data"
+    data.mkdir(mode=0o755)
+    data.chmod(0o755)
+    previous = os.umask(0)
+    try:
+        create_token(data, "alice")
+        service = ServeProcess(f"scripted:{script}", data, tls, tmp_path / "serve.log")
+        try:
+            ctxmodes("serve", "backup", "--data", str(data), "--to", str(tmp_path / "copy"))
+            made = sorted(path.name for path in data.iterdir())
+            assert {"master.keys", "ctxmodes-serve.sqlite3"} <= set(made)
+            for path in [*data.iterdir(), tmp_path / "copy"]:
+                assert stat.S_IMODE(path.stat().st_mode) == 0o600, path.name
+        finally:
+            assert service.stop() == 0
+    finally:
+        os.umask(previous)
+
+
 def test_an_acknowledged_note_survives_a_kill(tmp_path, tls, script):
     data = tmp_path / "data"
     token = create_token(data, "alice")

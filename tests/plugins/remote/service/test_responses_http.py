@@ -189,6 +189,66 @@ def test_input_ciphertext_that_is_not_the_accounts_is_refused(make_service):
     assert service.provider.requests == []
 
 
+def _flipped(token):
+    """``token`` with one character in its middle changed."""
+    middle = len(token) // 2
+    return token[:middle] + ("A" if token[middle] != "A" else "B") + token[middle + 1 :]
+
+
+@pytest.mark.parametrize("damage", ["tampered", "truncated", "not a token", "a dropped key"])
+@pytest.mark.parametrize("carrier", ["call output", "call argument"])
+def test_tampered_damaged_or_dropped_key_ciphertext_in_the_input_is_refused(
+    make_service, damage, carrier
+):
+    from ctxmodes_remote.service.crypto import KeyRing
+
+    current_key, dropped_key = b"c" * 32, b"d" * 32
+    service = make_service([{"text": "never"}], master_keys=[current_key])
+    sealed = service.seal(service.alice, '{"x":1}')
+    value = {
+        "tampered": _flipped(sealed),
+        "truncated": sealed[:-8],
+        "not a token": "plain text the client made up",
+        # Made by this service before its key file dropped the key it was made under.
+        "a dropped key": KeyRing([dropped_key]).encrypt(service.alice.account_id, b'{"x":1}'),
+    }[damage]
+    call = {
+        "type": "function_call",
+        "id": "fc_1",
+        "call_id": "c1",
+        "name": "write_file",
+        "namespace": "notes",
+        "arguments": json.dumps({"path": "a.md", "text": sealed}),
+        "encrypted_function_args": ["text"],
+    }
+    output = {
+        "type": "function_call_output",
+        "id": "fco_1",
+        "call_id": "c1",
+        "output": [{"type": "encrypted_content", "encrypted_content": sealed}],
+    }
+    if carrier == "call output":
+        output["output"][0]["encrypted_content"] = value
+    else:
+        call["arguments"] = json.dumps({"path": "a.md", "text": value})
+    reply = service.responses(body(user("go", "msg_1"), call, output), turn_headers("s1", W0))
+    assert reply.status == 400
+    error = reply.json()["error"]
+    assert error["code"] == "invalid_encrypted_content"
+    if damage == "a dropped key":
+        assert "master key since dropped from the service's key file" in error["message"]
+    assert service.provider.requests == []
+    # Nothing of the refused turn was recorded.
+    assert service.call("history", "list_windows", {})["windows"] == []
+    # The same turn with the values as the service sealed them goes through.
+    call["arguments"] = json.dumps({"path": "a.md", "text": sealed})
+    output["output"][0]["encrypted_content"] = sealed
+    assert (
+        service.responses(body(user("go", "msg_1"), call, output), turn_headers("s1", W0)).status
+        == 200
+    )
+
+
 def test_history_is_recorded_from_the_traffic_per_window(make_service):
     service = make_service([{"text": "noted the needle"}, {"text": "again"}, {"text": "w1"}])
     task = user("remember needle-42 in src/app.py", "msg_u0")

@@ -105,6 +105,63 @@ def test_keys_rotate_while_the_service_runs(tmp_path, tls, script):
         assert read(client, new_keys, account, "b.md")["content"] == "old-key text"
     finally:
         assert service.stop() == 0
+    # The SIGHUP re-wrapped the account's storage keys under the new master key: with the
+    # old one dropped from the file now, a process starts and no stored data is lost.
+    keys = data / "master.keys"
+    keys.write_text(keys.read_text().splitlines()[0] + "\n")
+    dropped = ServeProcess(f"scripted:{script}", data, tls, tmp_path / "dropped.log")
+    try:
+        client = ServiceClient(dropped.base, tls, token)
+        newest_only = load_or_create_keyring(data)
+        assert newest_only.key_count == 1
+        assert read(client, newest_only, account, "a.md")["content"] == "before rotation"
+        assert read(client, newest_only, account, "b.md")["content"] == "old-key text"
+    finally:
+        assert dropped.stop() == 0
+
+
+def _logged(service, text, count):
+    """Wait until the service's log holds ``count`` lines whose message holds ``text``."""
+    import threading
+
+    tick = threading.Event()
+    for _ in range(300):
+        messages = [json.loads(line)["message"] for line in service.log.read_text().splitlines()]
+        if sum(text in message for message in messages) >= count:
+            return messages
+        tick.wait(0.05)
+    pytest.fail(f"the service never logged {text!r} {count} time(s)")
+
+
+def test_a_sighup_never_makes_a_key_nor_loads_a_key_file_it_must_refuse(tmp_path, tls, script):
+    data = tmp_path / "data"
+    token = create_token(data, "alice")
+    account = account_of(token)
+    service = ServeProcess(f"scripted:{script}", data, tls, tmp_path / "serve.log")
+    keys = data / "master.keys"
+    kept = tmp_path / "master.keys.kept"
+    try:
+        client = ServiceClient(service.base, tls, token)
+        keyring = load_or_create_keyring(data)
+        write(client, keyring, account, "a.md", "before the reload")
+        # The key file lost: the reload is refused, and no new key takes the old one's place.
+        keys.rename(kept)
+        service.process.send_signal(signal.SIGHUP)
+        messages = _logged(service, "keys not reloaded", 1)
+        assert any(str(keys) in message for message in messages)
+        assert not keys.exists()
+        assert read(client, keyring, account, "a.md")["content"] == "before the reload"
+        # A key file others can read: refused on reload as at start.
+        kept.rename(keys)
+        keys.chmod(0o644)
+        service.process.send_signal(signal.SIGHUP)
+        messages = _logged(service, "keys not reloaded", 2)
+        assert "owner-only" in [m for m in messages if "keys not reloaded" in m][-1]
+        assert read(client, keyring, account, "a.md")["content"] == "before the reload"
+        keys.chmod(0o600)
+    finally:
+        assert service.stop() == 0
+    assert not any("keys reloaded" in m for m in messages)
 
 
 def test_sqlite_backup_restores_every_note(tmp_path, tls, script):
