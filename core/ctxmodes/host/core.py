@@ -107,7 +107,7 @@ class SessionCore:
         #: How model and thinking-level changes made during a run on another thread are
         #: recorded (their entries, the registrations the model shapes), in the order made:
         #: by the run before its next request, or once the work under way is over.
-        self.held_records: list[Callable[[], None]] = []
+        self.held_records: list[Callable[[], object]] = []
         #: The assistant message of the last turn, for the checks after a run.
         self.last_assistant: AssistantMessage | None = None
         self.overflow_recovery_attempted = False

@@ -911,15 +911,20 @@ class AgentSession:
         records it before its next request (Pi writes such a change at once; the session
         file takes one writer), and whatever else drives it once its work is over."""
         self._check_alive()
-        core = self._core
         if self.is_busy_elsewhere():
             switch()
-            core.held_records.append(record)
-            core.life.run_or_defer(self._guarded(core.flush_held_records))
+            self._hold_record(record)
             return
         with self._idle(what):
             switch()
             record()
+
+    def _hold_record(self, record: Callable[[], object]) -> None:
+        """Leave ``record`` to the thread driving the session: a run calls it before its
+        next request or as it ends, whatever else drives it once its work is over."""
+        core = self._core
+        core.held_records.append(record)
+        core.life.run_or_defer(self._guarded(core.flush_held_records))
 
     def change_options(self, change: Callable[[HostOptions], HostOptions]) -> None:
         """Run with ``change(options)`` from now on, also while the agent works, as Pi
@@ -942,18 +947,28 @@ class AgentSession:
             return "off"
         return clamp_thinking_level(level, model.capabilities.supported_thinking_levels())
 
-    def set_session_name(self, name: str) -> str:
+    def set_session_name(self, name: str) -> str | None:
         """Name the session as Pi's ``setSessionName``: a ``session_info`` entry (its name
         sanitised as Pi's), then a :class:`~ctxmodes.host.records.SessionInfoChanged` record
-        with the name the session has now. Returns the entry id.
+        with the name the session has now. Returns the entry id; ``None`` while the agent
+        works on another thread: the name is then written and told as a model change is
+        (see :meth:`set_provider`), since the run holds the session file.
 
-        :raises SessionBusyError: a run, compaction or navigation is in progress (the
-            session file takes one writer at a time).
+        :raises SessionBusyError: this thread is inside a run, compaction or navigation.
         """
-        with self._idle("name the session") as core:
+        core = self._core
+
+        def record() -> str:
             entry_id = core.manager.append_session_info(name)
             core.emit(records.SessionInfoChanged(core.manager.get_session_name()))
             return entry_id
+
+        self._check_alive()
+        if self.is_busy_elsewhere():
+            self._hold_record(record)
+            return None
+        with self._idle("name the session"):
+            return record()
 
     def run_shell_command(
         self,

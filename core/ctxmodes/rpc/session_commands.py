@@ -95,9 +95,9 @@ def get_last_assistant_text(rpc: RpcContext, command: Mapping[str, Any]) -> obje
 
 def set_session_name(rpc: RpcContext, command: Mapping[str, Any]) -> object:
     """Name the session (a ``session_info`` entry; the ``session_info_changed`` event goes
-    out first); answers nothing.
+    out first, or, while the agent works, once the run writes the entry); answers nothing.
 
-    :raises CtxmodesError: the name is only whitespace (Pi's message), or the agent works.
+    :raises CtxmodesError: the name is only whitespace (Pi's message).
     """
     rpc.agent.set_name(text_field(command, "name"))
     return ABSENT

@@ -277,10 +277,10 @@ class Agent:
         self._worker(guarded)
 
     def change_soon(self, job: Callable[[], None]) -> None:
-        """Run ``job``, a model or thinking-level change: at once while the worker drives
-        the session (the host takes it for the run's next request, as Pi does), else as
-        :meth:`run_soon` runs it. A :class:`CtxmodesError` it raises becomes an error
-        :class:`Notice` either way."""
+        """Run ``job``, a change of the model, the thinking level or the session's name:
+        at once while the worker drives the session (the host takes it for the run's next
+        request, as Pi does), else as :meth:`run_soon` runs it. A :class:`CtxmodesError` it
+        raises becomes an error :class:`Notice` either way."""
         if not self.session.is_busy_elsewhere():
             self.run_soon(job)
             return
@@ -382,10 +382,10 @@ class Agent:
 
     def set_name(self, name: str) -> None:
         """Name the session (a ``session_info`` entry, as Pi's ``/name``), ``name`` trimmed
-        as Pi trims it.
+        as Pi trims it; while the agent works, written when its run is about to send its
+        next request or ends (the run holds the session file).
 
         :raises CtxmodesError: ``name`` is only whitespace.
-        :raises SessionBusyError: the agent is working.
         """
         trimmed = js_trim(name)
         if not trimmed:

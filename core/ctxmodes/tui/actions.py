@@ -308,7 +308,7 @@ def name(session: TerminalSession, args: str) -> None:
         agent.set_name(args)
         agent.session.ui.notify(f"Session name: {args}")
 
-    agent.run_soon(job)
+    agent.change_soon(job)
 
 
 def quit(session: TerminalSession, args: str) -> None:

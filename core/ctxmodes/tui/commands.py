@@ -54,7 +54,7 @@ def terminal_commands() -> dict[str, SlashCommand]:
         ),
         SlashCommand("notes", "Read the notes", "ACTION [NAME=VALUE...]", True, actions.notes),
         SlashCommand("export", "Write the session as an HTML page", "[FILE]", True, actions.export),
-        SlashCommand("name", "Name the session", "<name>", False, actions.name),
+        SlashCommand("name", "Name the session", "<name>", True, actions.name),
         SlashCommand("model", "Switch the model", "[provider/model-id]", True, actions.model),
         SlashCommand(
             "login",

@@ -401,14 +401,15 @@ def test_naming_the_session_is_pis_session_info(tmp_path: Path) -> None:
 
 
 @pytest.mark.pi
-def test_naming_during_a_reply_waits_for_no_reply_in_ctxmodes(tmp_path: Path) -> None:
-    def script(process: RpcProcess, server: WireServer) -> JsonObject:
+def test_naming_during_a_reply_names_the_session_as_in_pi(tmp_path: Path) -> None:
+    def script(process: RpcProcess, server: WireServer) -> list[JsonObject]:
         process.send({"type": "prompt", "message": "take your time"})
         process.wait_for_event("message_update")
         named = process.request({"type": "set_session_name", "name": "mid-reply"})
         server.release.set()
         process.wait_for_event("agent_settled")
-        return named
+        told = [line for line in process.lines if line["type"] == "session_info_changed"]
+        return [named, *told, process.request({"type": "get_state"})["data"]]
 
     found = []
     for start, name in ((pi_rpc, "pi"), (our_rpc, "ours")):
@@ -418,11 +419,15 @@ def test_naming_during_a_reply_waits_for_no_reply_in_ctxmodes(tmp_path: Path) ->
         with WireServer([slow]) as server, start(where, server.base_url) as process:
             found.append(script(process, server))
             assert process.close() == 0
-    theirs, ours = found
-    # Pi appends the name between the reply's entries; ctxmodes' session file takes one
-    # writer at a time, and the run is writing.
-    assert theirs["success"] is True
-    assert ours["error"] == "Wait for the agent to finish before you name the session."
+    (named, told, state), (pi_named, pi_told, pi_state) = found[1], found[0]
+    assert named == pi_named
+    assert named["success"] is True
+    assert told == pi_told == {"type": "session_info_changed", "name": "mid-reply"}
+    assert state["sessionName"] == pi_state["sessionName"] == "mid-reply"
+    # Pi appends the name between the reply's entries; ctxmodes, whose run holds the
+    # session file, once the reply is over.
+    entries = [json.loads(line) for line in Path(state["sessionFile"]).read_text().splitlines()]
+    assert [entry["type"] for entry in entries][-2:] == ["message", "session_info"]
 
 
 @pytest.mark.pi

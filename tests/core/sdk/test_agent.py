@@ -16,7 +16,6 @@ from support.terminal import GateTool
 
 from ctxmodes.config import Settings
 from ctxmodes.errors import CtxmodesError
-from ctxmodes.host.errors import SessionBusyError
 from ctxmodes.host.records import SessionInfoChanged
 from ctxmodes.sdk import (
     Agent,
@@ -204,18 +203,24 @@ def test_naming_the_session_writes_session_info(tmp_path):
     ]
 
 
-def test_naming_waits_for_no_run_the_file_takes_one_writer(tmp_path):
+def test_a_name_given_during_a_run_is_written_by_the_run_before_its_next_request(tmp_path):
     gate = GateTool()
     responses = [{"tool_calls": [{"name": "gate"}]}, {"text": "done"}]
     with make_agent(tmp_path, responses, gate) as agent:
         agent.submit("go")
         assert gate.entered.wait(WAIT)
-        with pytest.raises(SessionBusyError, match="name the session"):
-            agent.set_name("mid-run")
+        agent.set_name("mid-run")
+        # The run holds the session file: nothing is written while its tool runs.
+        assert agent.session_manager.get_session_name() is None
         gate.opened.set()
         assert agent.wait_for_idle(WAIT)
+        kinds = [entry.type for entry in agent.session_manager.get_entries()]
+        assert agent.session_manager.get_session_name() == "mid-run"
         agent.set_name("after the run")
         assert agent.session_manager.get_session_name() == "after the run"
+    # After the tool's result, before the answer its next request brought.
+    at = kinds.index("session_info")
+    assert kinds[at - 1 : at + 2] == ["message", "session_info", "message"]
 
 
 def test_an_unknown_directory_is_one_clear_error(tmp_path):
