@@ -23,7 +23,6 @@ from pydantic import (
     Discriminator,
     Field,
     ModelWrapValidatorHandler,
-    PrivateAttr,
     SerializerFunctionWrapHandler,
     Tag,
     TypeAdapter,
@@ -135,17 +134,31 @@ class _KeepsKeyOrder(PiModel):
 
     The given keys take the places the given keys hold in the declared order, among
     themselves in the order given; keys set otherwise (a discriminator's default, a later
-    ``model_copy`` update) keep their declared places."""
+    ``model_copy`` update) keep their declared places. The same holds for the fields named
+    in ``_nested_in_order``, whose objects' key order is kept here rather than by a model
+    of their own (one hook per message costs less than two)."""
 
-    #: The keys of the object the model was validated from, as they were spelled there.
-    _given_order: tuple[str, ...] = PrivateAttr(default=())
+    #: Fields whose own object's key order is kept with this model's, and their models.
+    _nested_in_order: ClassVar[dict[str, type[BaseModel]]] = {}
+
+    # A model validated from a dict whose keys are not in the declared order keeps, under
+    # ``_given_order`` in pydantic's store of private values, the keys of that dict as they
+    # were spelled there, then those of each field of ``_nested_in_order`` (empty when not
+    # given as a dict). Only such models get the store: a declared private attribute would
+    # set one up for every instance, and a session holds many.
 
     @model_validator(mode="wrap")
     @classmethod
     def _remember_key_order(cls, value: Any, handler: ModelWrapValidatorHandler[Any]) -> Any:
         model = handler(value)
-        if type(value) is dict and model.__pydantic_private__ is not None:
-            model.__pydantic_private__["_given_order"] = tuple(value)
+        if type(value) is dict:
+            nested = tuple(
+                tuple(inner) if type(inner := value.get(name)) is dict else ()
+                for name in cls._nested_in_order
+            )
+            given = _order_to_keep(cls, tuple(value), nested)
+            if given is not None:
+                object.__setattr__(model, "__pydantic_private__", {"_given_order": given})
         return model
 
     def __eq__(self, other: object) -> bool:
@@ -165,14 +178,53 @@ class _KeepsKeyOrder(PiModel):
         given = (self.__pydantic_private__ or _NOTHING_GIVEN)["_given_order"]
         if not given or type(dumped) is not dict:
             return dumped
-        written = tuple(dumped)
-        if written == given:  # the usual case: written back as it was read
-            return dumped
-        order = _given_order_of(type(self), written, given)
-        return {key: dumped[key] for key in order}
+        own, *inner = given
+        for (name, model), keys in zip(self._nested_in_order.items(), inner, strict=True):
+            value = dumped.get(name)
+            if keys and type(value) is dict:
+                dumped[name] = _in_given_order(model, value, keys)
+        return _in_given_order(type(self), dumped, own)
 
 
 _NOTHING_GIVEN: dict[str, Any] = {"_given_order": ()}
+
+
+def _in_given_order(
+    model: type[BaseModel], dumped: dict[str, Any], given: tuple[str, ...]
+) -> dict[str, Any]:
+    written = tuple(dumped)
+    if written == given:  # the usual case: written back as it was read
+        return dumped
+    return {key: dumped[key] for key in _given_order_of(model, written, given)}
+
+
+@functools.lru_cache(maxsize=256)
+def _order_to_keep(
+    model: type[_KeepsKeyOrder], own: tuple[str, ...], nested: tuple[tuple[str, ...], ...]
+) -> tuple[tuple[str, ...], ...] | None:
+    """``(own, *nested)`` when a dump in the declared order would not write those keys in
+    that order, else ``None``; one object for each shape (a session's answers share a few)."""
+    models = (model, *model._nested_in_order.values())
+    if all(_in_declared_order(m, keys) for m, keys in zip(models, (own, *nested), strict=True)):
+        return None
+    return (own, *nested)
+
+
+def _in_declared_order(model: type[BaseModel], keys: tuple[str, ...]) -> bool:
+    """Whether a dump writes ``keys`` in this order (fields in declared order, then the
+    keys of no field in the order given)."""
+    places = _declared_places(model)
+    after = len(places)
+    found = [places.get(key, after) for key in keys]
+    return found == sorted(found)
+
+
+@functools.cache
+def _declared_places(model: type[BaseModel]) -> dict[str, int]:
+    places = {}
+    for at, (name, field) in enumerate(model.model_fields.items()):
+        places[name] = places[field.alias or name] = at
+    return places
 
 
 @functools.lru_cache(maxsize=256)
@@ -250,9 +302,10 @@ class Cost(PiModel):
     total: Number
 
 
-class Usage(_KeepsKeyOrder):
+class Usage(PiModel):
     """Token counts and their cost. Transports add some counts (``cacheWrite1h``,
-    ``reasoning``) once the stream reports them, after the others."""
+    ``reasoning``) once the stream reports them, after the others: an answer keeps its
+    usage's key order (:class:`AssistantMessage`)."""
 
     input: Number
     output: Number
@@ -276,7 +329,9 @@ class UserMessage(_Role):
 class AssistantMessage(_Role, _KeepsKeyOrder):
     """An answer. Pi's transports start it with the same keys and add the rest (the
     response id, the raw stop reason …) as the stream brings them, so a transport's message
-    keeps its order (:class:`_KeepsKeyOrder`)."""
+    keeps its order (:class:`_KeepsKeyOrder`), and its usage's."""
+
+    _nested_in_order: ClassVar[dict[str, type[BaseModel]]] = {"usage": Usage}
 
     role: Literal["assistant"] = "assistant"
     content: list[ContentBlock]
