@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from support.host_rig import BlockingTool, ToolsPlugin, tool_response
+from support.terminal import GateTool
 
 from ctxmodes import hookimpl
 from ctxmodes.config import load_settings
@@ -21,7 +22,6 @@ from ctxmodes.providers import Script, ScriptedProvider
 from ctxmodes.session import UserMessage
 from ctxmodes.session.manager import SessionManager
 from ctxmodes.thinking_levels import REASONING_LEVELS, clamp_thinking_level, split_level_suffix
-from ctxmodes.tools.base import ToolResult
 
 
 def recorded_levels(rig) -> list[str]:
@@ -212,24 +212,6 @@ def test_thinking_chosen_during_a_run_is_where_a_new_session_starts(
     assert recorded_levels(rig) == ["high"]
 
 
-class GateTool:
-    """Runs until the test opens it; ``started`` is set once it runs."""
-
-    name = "gate"
-    label = "Gate"
-    description = "Wait for the test."
-    parameters: dict[str, Any] = {"type": "object", "properties": {}}  # noqa: RUF012
-
-    def __init__(self) -> None:
-        self.started = threading.Event()
-        self.opened = threading.Event()
-
-    def execute(self, call_id: str, arguments: dict[str, Any], context: Any) -> ToolResult:
-        self.started.set()
-        self.opened.wait(10)
-        return ToolResult.text("opened")
-
-
 def _plain(*answers: str) -> ScriptedProvider:
     responses = [{"text": answer} for answer in answers]
     return ScriptedProvider(Script.model_validate({"model": "plain", "responses": responses}))
@@ -242,7 +224,7 @@ def test_a_change_made_while_another_thread_runs_the_agent_is_its_next_requests(
     run = threading.Thread(target=rig.session.prompt, args=("go",))
     run.start()
     try:
-        assert gate.started.wait(10)
+        assert gate.entered.wait(10)
         written = len(rig.entries())
         rig.session.set_thinking_level("low")
         rig.session.set_provider(plain)
