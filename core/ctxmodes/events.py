@@ -143,6 +143,35 @@ class NewContextOutcome:
 
 
 @dataclass(frozen=True, slots=True)
+class SessionSwitchRequest:
+    """The current session is about to be replaced (``ctx_session_before_switch``): by a
+    new one (``reason="new"``: ``/new``, RPC ``new_session``) or by the session stored at
+    ``target_session_file`` (``"resume"``: ``/resume``, RPC ``switch_session``)."""
+
+    reason: Literal["new", "resume"]
+    target_session_file: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ForkRequest:
+    """The current session is about to be forked (``ctx_session_before_fork``): at the
+    entry ``entry_id`` (``position="at"``: the fork keeps it; RPC ``clone`` forks the
+    leaf so) or before it (``"before"``: a user message, whose text goes back to the
+    editor; ``None`` forks the whole session)."""
+
+    entry_id: str | None
+    position: Literal["before", "at"] = "before"
+
+
+@dataclass(frozen=True, slots=True)
+class SessionChangeDecision:
+    """Returned by ``ctx_session_before_switch`` and ``ctx_session_before_fork``:
+    ``cancel`` keeps the current session."""
+
+    cancel: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class TreePreparation:
     """A tree navigation about to happen (``ctx_session_before_tree``)."""
 

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
         CompactionEvent,
         CompactionRequest,
         ContextProjection,
+        ForkRequest,
         InputEvent,
         InputResult,
         NewContextOutcome,
@@ -31,8 +32,10 @@ if TYPE_CHECKING:
         ProviderRequestEvent,
         RetrievalRequest,
         RetrievalResult,
+        SessionChangeDecision,
         SessionShutdownReason,
         SessionStartReason,
+        SessionSwitchRequest,
         ToolCallBlock,
         ToolCallEvent,
         ToolResultEvent,
@@ -122,6 +125,18 @@ class HookRelay:
     # rollover and tree
     def new_context(self, request: NewContextRequest) -> NewContextOutcome | None:
         result: NewContextOutcome | None = self._hook.ctx_new_context(
+            session=self._session, request=request
+        )
+        return result
+
+    def session_before_switch(self, request: SessionSwitchRequest) -> SessionChangeDecision | None:
+        result: SessionChangeDecision | None = self._hook.ctx_session_before_switch(
+            session=self._session, request=request
+        )
+        return result
+
+    def session_before_fork(self, request: ForkRequest) -> SessionChangeDecision | None:
+        result: SessionChangeDecision | None = self._hook.ctx_session_before_fork(
             session=self._session, request=request
         )
         return result

@@ -57,6 +57,7 @@ if TYPE_CHECKING:
         CompactionEvent,
         CompactionRequest,
         ContextProjection,
+        ForkRequest,
         InputEvent,
         InputResult,
         NewContextOutcome,
@@ -64,8 +65,10 @@ if TYPE_CHECKING:
         ProviderRequestEvent,
         RetrievalRequest,
         RetrievalResult,
+        SessionChangeDecision,
         SessionShutdownReason,
         SessionStartReason,
+        SessionSwitchRequest,
         ToolCallBlock,
         ToolCallEvent,
         ToolResultEvent,
@@ -205,6 +208,45 @@ def ctx_session_start(session: HostSession, reason: SessionStartReason) -> None:
     session file here (never from memory carried over from another session).
 
     .. versionadded:: 0.1
+    """
+
+
+@hookspec(firstresult=True)
+def ctx_session_before_switch(
+    session: HostSession, request: SessionSwitchRequest
+) -> SessionChangeDecision | None:
+    """The current session is about to be replaced by a new one or by a stored one (Pi's
+    ``session_before_switch``).
+
+    :param session: the current session, still whole: no run was aborted for the switch.
+    :param request: ``new``, or ``resume`` with the file to be opened.
+    :return: ``None`` to let it happen; a :class:`~ctxmodes.SessionChangeDecision` with
+        ``cancel`` to keep the current session (RPC answers ``cancelled: true``, the
+        terminal says it was cancelled).
+
+    ``firstresult``: the first decision wins. Called by the host's ``new_session`` and
+    ``switch_session``/``resume_session`` before anything is torn down.
+
+    .. versionadded:: 0.2
+    """
+
+
+@hookspec(firstresult=True)
+def ctx_session_before_fork(
+    session: HostSession, request: ForkRequest
+) -> SessionChangeDecision | None:
+    """The current session is about to be forked into a new one (Pi's
+    ``session_before_fork``).
+
+    :param session: the current session, still whole.
+    :param request: the entry the fork is taken at or before.
+    :return: ``None`` to let it happen; a :class:`~ctxmodes.SessionChangeDecision` with
+        ``cancel`` to keep the current session.
+
+    ``firstresult``: the first decision wins. Called by the host's ``fork_session`` before
+    the fork's file is written.
+
+    .. versionadded:: 0.2
     """
 
 

@@ -11,3 +11,8 @@ class SessionBusyError(CtxmodesError):
 
 class NoModelError(CtxmodesError):
     """The session has no model, so nothing can be sent."""
+
+
+class SessionChangeCancelled(CtxmodesError):
+    """A plugin kept the current session (``ctx_session_before_switch`` or
+    ``ctx_session_before_fork`` cancelled its replacement)."""

@@ -7,8 +7,9 @@ for and confirmed), the mode object is built for it and registered, tools and co
 collected, the model, thinking level and mode are recorded (a file that lacks the mode entry
 gets it with its first append), then ``ctx_session_start``.
 
-Replacing it (``/new``, ``/resume``, ``/fork``) follows Pi: the target session is prepared
-first (a bad file or entry fails before anything is torn down), then the current run is
+Replacing it (``/new``, ``/resume``, ``/fork``) follows Pi: plugins may keep the current
+session (``ctx_session_before_switch``, ``ctx_session_before_fork``), then the target session
+is prepared first (a bad file or entry fails before anything is torn down), then the current run is
 aborted and waited for, ``ctx_session_shutdown`` runs, the mode object is unregistered and
 the old store closed — from here on its command contexts and navigation capability are
 stale — and the new session starts with ``ctx_session_start``. Closing the host is the same
@@ -26,10 +27,15 @@ from typing import TYPE_CHECKING, Any
 
 from ctxmodes.config import MODES_TABLE
 from ctxmodes.errors import CtxmodesError
-from ctxmodes.events import SessionShutdownReason, SessionStartReason
+from ctxmodes.events import (
+    ForkRequest,
+    SessionShutdownReason,
+    SessionStartReason,
+    SessionSwitchRequest,
+)
 from ctxmodes.hooks import HookRelay
 from ctxmodes.host.command_context import ForkOutcome
-from ctxmodes.host.errors import SessionBusyError
+from ctxmodes.host.errors import SessionBusyError, SessionChangeCancelled
 from ctxmodes.host.listeners import Listeners
 from ctxmodes.host.navigator import editor_text_of
 from ctxmodes.host.options import HostOptions
@@ -288,8 +294,12 @@ class AgentHost:
 
     def new_session(self, parent_session: str | None = None) -> AgentSession:
         """Continue in a new, empty session of the same directory and mode; its header
-        names ``parent_session`` when given (Pi's ``newSession({parentSession})``)."""
+        names ``parent_session`` when given (Pi's ``newSession({parentSession})``).
+
+        :raises SessionChangeCancelled: a plugin kept the current session.
+        """
         with self._lock:
+            self._check_switch(SessionSwitchRequest("new"))
             current = self.session.session_manager
             if current.is_persisted():
                 manager = SessionManager.create(
@@ -309,11 +319,13 @@ class AgentHost:
         """Replace the current session by the one stored at ``path`` (``/resume FILE``).
 
         :raises CtxmodesError: no session file there, or its working directory is gone.
+        :raises SessionChangeCancelled: a plugin kept the current session.
         """
         with self._lock:
             target = path.resolve()
             if not target.is_file():
                 raise CtxmodesError(f"no session file at {path}")
+            self._check_switch(SessionSwitchRequest("resume", str(target)))
             return self._resume(target)
 
     def switch_session(self, path: str | Path) -> AgentSession:
@@ -324,16 +336,32 @@ class AgentHost:
 
         :raises CtxmodesError: ``path`` is a directory, the file is not a session, or the
             session's working directory is gone.
+        :raises SessionChangeCancelled: a plugin kept the current session (asked first, as
+            Pi asks).
         """
         with self._lock:
             target = Path(resolve_path(path))
+            self._check_switch(SessionSwitchRequest("resume", str(target)))
             if target.is_dir():
                 raise CtxmodesError(f"{target} is a directory, not a session file")
             return self._resume(target)
 
     def fork_session(self, entry_id: str | None) -> ForkOutcome:
+        """Continue in a new session branched before the user message ``entry_id`` (its text
+        goes back to the editor) or at any other entry; ``None``: at the leaf.
+
+        :raises SessionChangeCancelled: a plugin kept the current session.
+        """
         with self._lock:
             current = self.session.session_manager
+            if entry_id is None:
+                request = ForkRequest(current.get_leaf_id(), "at")
+            else:
+                entry = current.get_entry(entry_id)
+                kept = entry is None or editor_text_of(entry) is None
+                request = ForkRequest(entry_id, "at" if kept else "before")
+            if self.session.vetoes_fork(request):
+                raise SessionChangeCancelled("A plugin cancelled the fork")
             target_leaf, editor_text = self._fork_target(current, entry_id)
             manager = self._branched(current, target_leaf)
             return ForkOutcome(
@@ -564,6 +592,10 @@ class AgentHost:
                 f"Current working directory: {current.cwd}"
             )
         return manager
+
+    def _check_switch(self, request: SessionSwitchRequest) -> None:
+        if self.session.vetoes_switch(request):
+            raise SessionChangeCancelled("A plugin cancelled the switch to another session")
 
     def _fork_target(
         self, manager: SessionManager, entry_id: str | None

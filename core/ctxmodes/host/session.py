@@ -82,6 +82,7 @@ from ctxmodes.ui import HeadlessUI
 if TYPE_CHECKING:
     import pluggy
 
+    from ctxmodes.events import ForkRequest, SessionSwitchRequest
     from ctxmodes.host.command_context import SessionController
     from ctxmodes.providers.base import ModelInfo, Provider
     from ctxmodes.session.manager import SessionManager
@@ -374,6 +375,18 @@ class AgentSession:
     def set_mode_name(self, name: str) -> None:
         """Record that mode ``name`` now serves this session (the host switched it)."""
         self._mode_name = name
+
+    def vetoes_switch(self, request: SessionSwitchRequest) -> bool:
+        """Whether a plugin keeps this session rather than let ``request`` replace it
+        (``ctx_session_before_switch``)."""
+        decision = self._core.hook(self._core.relay.session_before_switch, request)
+        return decision is not None and decision.cancel
+
+    def vetoes_fork(self, request: ForkRequest) -> bool:
+        """Whether a plugin keeps this session rather than let it be forked
+        (``ctx_session_before_fork``)."""
+        decision = self._core.hook(self._core.relay.session_before_fork, request)
+        return decision is not None and decision.cancel
 
     def call_hook(self, call: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R | None:
         """Call a hook the way the session calls its own: a failing plugin is reported."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
-from ctxmodes.host.errors import SessionBusyError
+from ctxmodes.host.errors import SessionBusyError, SessionChangeCancelled
 from ctxmodes.host.session import COMPACTING_MESSAGE
 from ctxmodes.hostapi import StreamingBehavior
 from ctxmodes.rpc.protocol import (
@@ -78,10 +78,15 @@ def clear_queue(rpc: RpcContext, command: Mapping[str, Any]) -> object:
 
 
 def new_session(rpc: RpcContext, command: Mapping[str, Any]) -> object:
+    """Continue in a new session; answers ``{"cancelled"}`` (a plugin may keep the
+    current one)."""
     parent = command.get("parentSession")
     if parent is not None and not isinstance(parent, str):
         raise RpcCommandError('"parentSession" must be a session file path')
-    rpc.agent.new_session(parent_session=parent or None)
+    try:
+        rpc.agent.new_session(parent_session=parent or None)
+    except SessionChangeCancelled:
+        return {"cancelled": True}
     return {"cancelled": False}
 
 

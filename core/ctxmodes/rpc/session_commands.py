@@ -3,9 +3,10 @@
 ``export_html``, with ``get_entries`` and ``get_tree`` (:mod:`ctxmodes.rpc.session_tree`).
 
 ``switch_session``, ``fork`` and ``clone`` replace the session as ``/resume`` and ``/fork``
-do (the run in progress is aborted first) and answer ``cancelled: false``: no plugin hook
-can cancel a replacement. ``fork`` branches into a new file before a user message of the
-session and answers its text; ``clone`` copies the active branch up to the leaf.
+do (the run in progress is aborted first) and answer ``cancelled``: true when a plugin kept
+the current session (``ctx_session_before_switch``, ``ctx_session_before_fork``). ``fork``
+branches into a new file before a user message of the session and answers its text;
+``clone`` copies the active branch up to the leaf.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from ctxmodes.compaction.serialize import content_text
+from ctxmodes.host.errors import SessionChangeCancelled
 from ctxmodes.rpc import session_tree
 from ctxmodes.rpc.protocol import ABSENT, RpcCommand, RpcCommandError, RpcContext, text_field
 from ctxmodes.session.jsvalues import js_trim
@@ -31,14 +33,18 @@ _EXPORT_PREFIX: Final = "pi-session-"
 
 def switch_session(rpc: RpcContext, command: Mapping[str, Any]) -> object:
     """Continue in the session file ``sessionPath``; where no file is, in a new session
-    that will be written there, as Pi opens it. Answers ``{"cancelled": false}``."""
-    rpc.agent.switch_session(text_field(command, "sessionPath"))
+    that will be written there, as Pi opens it. Answers ``{"cancelled"}``."""
+    try:
+        rpc.agent.switch_session(text_field(command, "sessionPath"))
+    except SessionChangeCancelled:
+        return {"cancelled": True}
     return {"cancelled": False}
 
 
 def fork(rpc: RpcContext, command: Mapping[str, Any]) -> object:
     """Continue in a new session file branched just before the user message ``entryId``;
-    answers the message's text (for the client's editor) and ``cancelled: false``.
+    answers the message's text (for the client's editor) and ``cancelled`` (no text when
+    a plugin kept the current session).
 
     :raises RpcCommandError: ``entryId`` names no user message (Pi's message).
     """
@@ -46,19 +52,25 @@ def fork(rpc: RpcContext, command: Mapping[str, Any]) -> object:
     entry = rpc.agent.session_manager.get_entry(entry_id) if isinstance(entry_id, str) else None
     if not isinstance(entry, MessageEntry) or not isinstance(entry.message, UserMessage):
         raise RpcCommandError(INVALID_FORK_ENTRY)
-    text = rpc.agent.fork(entry.id)
+    try:
+        text = rpc.agent.fork(entry.id)
+    except SessionChangeCancelled:
+        return {"cancelled": True}
     return {"text": text, "cancelled": False}
 
 
 def clone(rpc: RpcContext, command: Mapping[str, Any]) -> object:
     """Continue in a new session file holding the active branch up to the leaf; answers
-    ``{"cancelled": false}``.
+    ``{"cancelled"}``.
 
     :raises RpcCommandError: the leaf is before the first entry (Pi's message).
     """
     if rpc.agent.session_manager.get_leaf_id() is None:
         raise RpcCommandError(NO_LEAF)
-    rpc.agent.fork(None)
+    try:
+        rpc.agent.fork(None)
+    except SessionChangeCancelled:
+        return {"cancelled": True}
     return {"cancelled": False}
 
 
