@@ -141,6 +141,10 @@ class HookRelay:
         )
         return result
 
+    def is_implemented(self, hook: str) -> bool:
+        """Whether any plugin implements ``hook`` (its ``ctx_`` name)."""
+        return bool(getattr(self._hook, hook).get_hookimpls())
+
     def session_before_tree(self, preparation: TreePreparation) -> TreeDecision | None:
         result: TreeDecision | None = self._hook.ctx_session_before_tree(
             session=self._session, preparation=preparation

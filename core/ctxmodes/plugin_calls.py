@@ -48,6 +48,8 @@ HOOK_NAMES = frozenset(
         "ctx_register_tools",
         "ctx_retrieve",
         "ctx_session_before_compact",
+        "ctx_session_before_fork",
+        "ctx_session_before_switch",
         "ctx_session_before_tree",
         "ctx_session_compact",
         "ctx_session_shutdown",

@@ -379,13 +379,21 @@ class AgentSession:
     def vetoes_switch(self, request: SessionSwitchRequest) -> bool:
         """Whether a plugin keeps this session rather than let ``request`` replace it
         (``ctx_session_before_switch``)."""
-        decision = self._core.hook(self._core.relay.session_before_switch, request)
+        relay = self._core.relay
+        # As Pi, asked only when a plugin listens: a replacement asked for from a thread
+        # while another holds the hooks (a hook waiting for the replacement) goes on.
+        if not relay.is_implemented("ctx_session_before_switch"):
+            return False
+        decision = self._core.hook(relay.session_before_switch, request)
         return decision is not None and decision.cancel
 
     def vetoes_fork(self, request: ForkRequest) -> bool:
         """Whether a plugin keeps this session rather than let it be forked
         (``ctx_session_before_fork``)."""
-        decision = self._core.hook(self._core.relay.session_before_fork, request)
+        relay = self._core.relay
+        if not relay.is_implemented("ctx_session_before_fork"):
+            return False
+        decision = self._core.hook(relay.session_before_fork, request)
         return decision is not None and decision.cancel
 
     def call_hook(self, call: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R | None:

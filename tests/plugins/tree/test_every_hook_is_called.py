@@ -7,9 +7,12 @@ from __future__ import annotations
 
 from collections import Counter
 
+import pytest
+
 import ctxmodes_tree
-from ctxmodes import hookimpl, hookspecs
+from ctxmodes import SessionChangeDecision, hookimpl, hookspecs
 from ctxmodes.compaction.settings import CompactionSettings
+from ctxmodes.host.errors import SessionChangeCancelled
 from ctxmodes.session.models import MessageEntry, ToolResultMessage
 
 
@@ -110,6 +113,15 @@ class Probe:
     def ctx_retrieve(self, session, request):
         self._saw("ctx_retrieve")
 
+    @hookimpl
+    def ctx_session_before_fork(self, session, request):
+        self._saw("ctx_session_before_fork")
+        return SessionChangeDecision(cancel=True)
+
+    @hookimpl
+    def ctx_session_before_switch(self, session, request):
+        self._saw("ctx_session_before_switch")
+
 
 def session_hookspecs() -> set[str]:
     """Every hookspec a session calls (the others are called by the command line and the
@@ -155,6 +167,10 @@ def test_every_hook_is_called_in_one_scripted_session(ctx_host):
         for e in host.entries()
         if isinstance(e, MessageEntry) and isinstance(e.message, ToolResultMessage)
     }
+    # Replacing the session asks first (the fork is refused by the probe).
+    with pytest.raises(SessionChangeCancelled):
+        host.host.fork_session(None)
+    host.host.new_session()
     host.close()
 
     assert set(probe.calls) == session_hookspecs()
