@@ -213,18 +213,20 @@ def _order_to_keep(
 def _in_declared_order(model: type[BaseModel], keys: tuple[str, ...]) -> bool:
     """Whether a dump writes ``keys`` in this order (fields in declared order, then the
     keys of no field in the order given)."""
-    places = _declared_places(model)
-    after = len(places)
-    found = [places.get(key, after) for key in keys]
+    fields = _fields_by_spelling(model)
+    after = len(model.model_fields)
+    found = [fields[key][1] if key in fields else after for key in keys]
     return found == sorted(found)
 
 
 @functools.cache
-def _declared_places(model: type[BaseModel]) -> dict[str, int]:
-    places = {}
+def _fields_by_spelling(model: type[BaseModel]) -> dict[str, tuple[str, int]]:
+    """Each field by its name and by its alias: the key a dump by alias writes for it, and
+    its place in the declared order."""
+    fields = {}
     for at, (name, field) in enumerate(model.model_fields.items()):
-        places[name] = places[field.alias or name] = at
-    return places
+        fields[name] = fields[field.alias or name] = (field.alias or name, at)
+    return fields
 
 
 @functools.lru_cache(maxsize=256)
@@ -234,11 +236,9 @@ def _given_order_of(
     """The keys ``written`` with those that were ``given`` in the places given keys take, in
     the order given; the others stay where they are. A few shapes recur (a transport's
     answers, a stored line's), so each is worked out once."""
-    spellings = {}
-    for name, field in model.model_fields.items():
-        spellings[name] = spellings[field.alias or name] = field.alias or name
+    fields = _fields_by_spelling(model)
     present = set(written)
-    moved = [key for key in (spellings.get(key, key) for key in given) if key in present]
+    moved = [key for key in (fields[k][0] if k in fields else k for k in given) if key in present]
     taken = set(moved)
     placed = iter(moved)
     return tuple(next(placed) if key in taken else key for key in written)
