@@ -82,7 +82,7 @@ from ctxmodes.ui import HeadlessUI
 if TYPE_CHECKING:
     import pluggy
 
-    from ctxmodes.events import ForkRequest, SessionSwitchRequest
+    from ctxmodes.events import ForkRequest, SessionChangeDecision, SessionSwitchRequest
     from ctxmodes.host.command_context import SessionController
     from ctxmodes.providers.base import ModelInfo, Provider
     from ctxmodes.session.manager import SessionManager
@@ -380,20 +380,25 @@ class AgentSession:
         """Whether a plugin keeps this session rather than let ``request`` replace it
         (``ctx_session_before_switch``)."""
         relay = self._core.relay
-        # As Pi, asked only when a plugin listens: a replacement asked for from a thread
-        # while another holds the hooks (a hook waiting for the replacement) goes on.
-        if not relay.is_implemented("ctx_session_before_switch"):
-            return False
-        decision = self._core.hook(relay.session_before_switch, request)
-        return decision is not None and decision.cancel
+        return self._vetoed("ctx_session_before_switch", relay.session_before_switch, request)
 
     def vetoes_fork(self, request: ForkRequest) -> bool:
         """Whether a plugin keeps this session rather than let it be forked
         (``ctx_session_before_fork``)."""
         relay = self._core.relay
-        if not relay.is_implemented("ctx_session_before_fork"):
+        return self._vetoed("ctx_session_before_fork", relay.session_before_fork, request)
+
+    def _vetoed(
+        self,
+        hook: str,
+        ask: Callable[[Any], SessionChangeDecision | None],
+        request: SessionSwitchRequest | ForkRequest,
+    ) -> bool:
+        # As Pi, asked only when a plugin listens: a replacement asked for from a thread
+        # while another holds the hooks (a hook waiting for the replacement) goes on.
+        if not self._core.relay.is_implemented(hook):
             return False
-        decision = self._core.hook(relay.session_before_fork, request)
+        decision = self._core.hook(ask, request)
         return decision is not None and decision.cancel
 
     def call_hook(self, call: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R | None:
