@@ -65,6 +65,7 @@ if TYPE_CHECKING:
     from ctxmodes.providers.base import Provider
     from ctxmodes.providers.request_settings import ProviderRetrySettings
     from ctxmodes.resources import ResourceLoader
+    from ctxmodes.session.models import SessionEntry
 
 NOT_SAVED_MESSAGE = (
     "This session has not been saved yet. Wait for the first assistant response before "
@@ -358,8 +359,8 @@ class AgentHost:
                 request = ForkRequest(current.get_leaf_id(), "at")
             else:
                 entry = current.get_entry(entry_id)
-                kept = entry is None or editor_text_of(entry) is None
-                request = ForkRequest(entry_id, "at" if kept else "before")
+                before = entry is not None and _forks_before(entry) is not None
+                request = ForkRequest(entry_id, "before" if before else "at")
             if self.session.vetoes_fork(request):
                 raise SessionChangeCancelled("A plugin cancelled the fork")
             target_leaf, editor_text = self._fork_target(current, entry_id)
@@ -607,8 +608,8 @@ class AgentHost:
         entry = manager.get_entry(entry_id)
         if entry is None:
             raise CtxmodesError(f"Entry {entry_id} not found")
-        text = editor_text_of(entry)
-        if text is not None and entry.type == "message":
+        text = _forks_before(entry)
+        if text is not None:
             return manager.get_parent_id(entry_id), text
         return entry_id, None
 
@@ -648,3 +649,10 @@ class AgentHost:
             source.close()
             raise
         return source
+
+
+def _forks_before(entry: SessionEntry) -> str | None:
+    """The text a fork from ``entry`` puts back in the editor when it branches before the
+    entry (a user's message), ``None`` when it branches at it."""
+    text = editor_text_of(entry)
+    return text if text is not None and entry.type == "message" else None
