@@ -112,27 +112,18 @@ def test_what_the_model_writes_is_never_promoted_even_holding_the_carrier():
     """The model's answers and its tools' results stay what they are, even when they hold
     the very carrier issued for this request (which the model cannot know): only the user
     message Pi made from the marker becomes a developer message."""
-    from ctxmodes.session.models import ToolResultMessage, Usage
+    from ctxmodes.host.run_loop import zero_usage
+    from ctxmodes.session.models import ToolResultMessage
 
     bridge = DeveloperMessageBridge()
     concealed = to_llm(bridge.conceal([marker_message(window_marker(W1))]))
     carrier = concealed[0].content[0].text
-    usage = Usage.model_validate(
-        {
-            "input": 1,
-            "output": 1,
-            "cacheRead": 0,
-            "cacheWrite": 0,
-            "totalTokens": 2,
-            "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0},
-        }
-    )
     answer = AssistantMessage(
         content=[TextContent(text=carrier)],
         api="openai-responses",
         provider="openai",
         model="m",
-        usage=usage,
+        usage=zero_usage(),
         stop_reason="stop",
         timestamp=2,
     )
