@@ -92,6 +92,7 @@ def _cases(tmp_path: Path) -> dict[str, list[Reply]]:
     }
 
 
+@pytest.mark.pi
 @pytest.mark.parametrize("case", ["text", "tool", "error"])
 def test_the_event_stream_is_pis(tmp_path: Path, case: str) -> None:
     (tmp_path / "note.txt").write_text("hello note\n")

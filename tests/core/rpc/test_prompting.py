@@ -39,6 +39,7 @@ def _settled_prompt(process: RpcProcess, server: WireServer) -> None:
     process.wait_for_event("agent_settled")
 
 
+@pytest.mark.pi
 @pytest.mark.parametrize("case", ["text", "tool"])
 def test_a_prompt_answers_then_streams_pis_events(tmp_path: Path, case: str) -> None:
     replies = {
@@ -85,6 +86,7 @@ def _while_answering(process: RpcProcess, server: WireServer) -> None:
     process.wait_for_event("agent_settled")
 
 
+@pytest.mark.pi
 def test_while_the_agent_works_prompts_need_a_behaviour_and_queue(tmp_path: Path) -> None:
     replies = [
         Reply(text_stream(API, "Answer one"), behaviour="pause", cut_after=1),
@@ -117,6 +119,7 @@ def _aborted(process: RpcProcess, server: WireServer) -> None:
     process.request({"type": "abort"})
 
 
+@pytest.mark.pi
 def test_abort_answers_once_the_run_stopped(tmp_path: Path) -> None:
     replies = [Reply(text_stream(API, "Answer one"), behaviour="hold", cut_after=1)]
     theirs, ours = _both(tmp_path, replies, _aborted)
@@ -142,6 +145,7 @@ def _bad_lines(process: RpcProcess, server: WireServer) -> None:
     process.wait_for_event("agent_settled")
 
 
+@pytest.mark.pi
 def test_bad_lines_get_pis_error_responses_and_the_loop_goes_on(tmp_path: Path) -> None:
     theirs, ours = _both(tmp_path, [Reply(text_stream(API, "ok"))], _bad_lines)
     got, expected = _responses(ours), _responses(theirs)
@@ -175,6 +179,7 @@ def _with_an_image(process: RpcProcess, server: WireServer) -> None:
     process.wait_for_event("agent_settled")
 
 
+@pytest.mark.pi
 def test_a_prompt_s_images_follow_its_text_as_in_pi(tmp_path: Path) -> None:
     theirs, ours = _both(tmp_path, [Reply(text_stream(API, "Red"))], _with_an_image)
 
@@ -204,6 +209,7 @@ def test_bad_images_are_refused_and_nothing_is_sent(tmp_path: Path) -> None:
         assert server.requests == []
 
 
+@pytest.mark.pi
 def test_a_new_session_names_its_parent_as_pi_writes_it(tmp_path: Path) -> None:
     parent = tmp_path / "parent.jsonl"
 
@@ -222,6 +228,7 @@ def test_a_new_session_names_its_parent_as_pi_writes_it(tmp_path: Path) -> None:
     assert list(headers[0]) == list(headers[1])
 
 
+@pytest.mark.pi
 def test_a_plugin_s_confirmation_is_pis_dialog(tmp_path: Path) -> None:
     """ctxmodes' ``/mode`` asks before switching; the dialog travels as Pi's ``confirm``
     request (the shape a Pi extension's ``ctx.ui.confirm`` makes, compared key for key)."""
@@ -265,6 +272,7 @@ def test_a_plugin_s_confirmation_is_pis_dialog(tmp_path: Path) -> None:
         assert process.close() == 0
 
 
+@pytest.mark.pi
 def test_the_end_of_input_stops_the_run_and_ends_the_mode(tmp_path: Path) -> None:
     statuses = []
     for start, where in ((pi_rpc, tmp_path / "pi"), (our_rpc, tmp_path / "ours")):

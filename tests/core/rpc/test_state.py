@@ -116,6 +116,7 @@ def _response(lines: list[JsonObject], command: str, index: int = 0) -> JsonObje
     return [line for line in lines if line.get("command") == command][index]
 
 
+@pytest.mark.pi
 @pytest.mark.parametrize(
     "argv", [[], ["--no-session"], ["--name", "state work"]], ids=["file", "memory", "named"]
 )
@@ -157,6 +158,7 @@ def test_a_new_sessions_state_models_and_settings_are_pis(tmp_path: Path, argv: 
     assert not list((tmp_path / "ours").rglob("settings.json"))
 
 
+@pytest.mark.pi
 @pytest.mark.parametrize(
     "argv",
     [["--models", "anthropic/claude-sonnet-4-5:low,anthropic/claude-haiku-4-5"], []],
@@ -200,6 +202,7 @@ def _run_then_ask(process: RpcProcess, server: WireServer) -> None:
     process.request({"type": "get_state"})
 
 
+@pytest.mark.pi
 def test_messages_and_state_after_a_run_are_pis(tmp_path: Path) -> None:
     replies = [
         Reply(tool_call_stream(API, "read", json.dumps({"path": "note.txt"}))),
@@ -226,6 +229,7 @@ def _queued_while_answering(process: RpcProcess, server: WireServer) -> None:
     process.request({"type": "get_state"})
 
 
+@pytest.mark.pi
 def test_state_while_the_agent_works_counts_the_queued_messages_as_pi(tmp_path: Path) -> None:
     replies = [
         Reply(text_stream(API, "Answer one"), behaviour="pause", cut_after=1),
@@ -255,6 +259,7 @@ def _queued_with_modes_all(process: RpcProcess, server: WireServer) -> None:
     process.wait_for_event("agent_settled")
 
 
+@pytest.mark.pi
 def test_queue_modes_set_to_all_deliver_each_queue_at_once_as_pi(tmp_path: Path) -> None:
     replies = [
         Reply(text_stream(API, "Answer one"), behaviour="pause", cut_after=1),
@@ -333,6 +338,7 @@ def _compacting(enabled: bool) -> Script:
     return script
 
 
+@pytest.mark.pi
 @pytest.mark.parametrize("enabled", [True, False], ids=["on", "off"])
 def test_automatic_compaction_runs_as_set_and_is_reported_as_in_pi(
     tmp_path: Path, enabled: bool
@@ -361,6 +367,7 @@ def _failing_once(process: RpcProcess, server: WireServer) -> None:
     process.request({"type": "get_messages"})
 
 
+@pytest.mark.pi
 def test_a_transient_failure_is_not_retried_once_retry_is_off_as_in_pi(tmp_path: Path) -> None:
     replies = [Reply(status=503, chunks=[b'{"error": {"message": "overloaded"}}'])]
     theirs, ours = _both(tmp_path, replies, _failing_once)
@@ -423,6 +430,7 @@ def _shape(entry: JsonObject) -> tuple[str, ...]:
     return (entry["type"],)
 
 
+@pytest.mark.pi
 def test_a_model_and_level_switched_during_a_run_serve_its_next_request_as_in_pi(
     tmp_path: Path,
 ) -> None:
