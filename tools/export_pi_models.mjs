@@ -1,4 +1,5 @@
-// Prints pi-ai's built-in catalog: every provider Pi ships, with how it authenticates and its models.
+// Prints pi-ai's built-in catalog: every provider Pi ships, with how it authenticates and its models,
+// and the model Pi's coding agent starts on for each provider when nothing names one.
 // ctxmodes ships the output as core/ctxmodes/providers/data/pi_models.json, and a test checks the file
 // against the installed Pi byte for byte. After upgrading Pi (`make pi`), refresh it with one command:
 //
@@ -19,6 +20,11 @@ const load = async (file) => import(pathToFileURL(path.join(dist, file)).href);
 const { version } = JSON.parse(await readFile(path.join(packageDir, "package.json"), "utf-8"));
 const { builtinProviders } = await load("providers/all.js");
 const { findEnvKeys } = await load("env-api-keys.js");
+const agentDist = path.resolve(root, "@earendil-works/pi-coding-agent/dist");
+// In Pi's order, which is also its preference when several providers have credentials.
+const { defaultModelPerProvider } = await import(
+  pathToFileURL(path.join(agentDist, "core/model-resolver.js")).href
+);
 
 // Every variable set: findEnvKeys then answers all the names Pi looks at for a provider, in Pi's order.
 const everyVariableSet = new Proxy({}, { get: () => "set" });
@@ -38,7 +44,9 @@ const providers = builtinProviders().map((provider) => {
 });
 
 // One provider header and one model per line: small diffs when Pi's tables change.
-const lines = [`{"pi":${JSON.stringify(version)},"providers":[`];
+const lines = [
+  `{"pi":${JSON.stringify(version)},"defaultModels":${JSON.stringify(defaultModelPerProvider)},"providers":[`,
+];
 providers.forEach(({ models, ...provider }, index) => {
   const head = JSON.stringify({ ...provider, models: [] }).slice(0, -3);
   lines.push(`${head}[`);

@@ -322,13 +322,11 @@ def trust_lines(trust: TrustResolver, skipped: Path | None) -> list[str]:
 
 def agent_settings(args: argparse.Namespace, trust: TrustResolver) -> tuple[Path, Settings]:
     """The working directory (``--cwd`` or the current one) and the effective settings of a
-    command that runs the agent, which needs a model: one configured, or, for a command
-    that opens an existing session (``--session``, ``--fork``, ``-c``, ``-r``), the session's own
-    (checked by :func:`require_model` once it is open). Their mode is the configured
-    default; the project's file counts when ``trust`` trusts the directory.
+    command that runs the agent. Their mode is the configured default; the project's file
+    counts when ``trust`` trusts the directory. Whether a model can answer is known once
+    the session is open (:func:`require_model`).
 
-    :raises CtxmodesError: the directory does not exist, or no model is configured for a
-        new session.
+    :raises CtxmodesError: the directory does not exist.
     """
     from pathlib import Path
 
@@ -345,34 +343,24 @@ def agent_settings(args: argparse.Namespace, trust: TrustResolver) -> tuple[Path
         # Pi's --verbose: the start-up header even where quietStartup leaves it out.
         "terminal.quiet_startup": False if getattr(args, "verbose", False) else None,
     }
-    settings = load_settings(cwd=cwd, cli=cli, trust=trust.is_trusted).settings
-    # A scope (``--models``) names the model of a new session when nothing else does.
-    if not settings.model and not settings.enabled_models and not _opens_a_session(args):
-        raise CtxmodesError(NO_MODEL)
-    return cwd, settings
+    return cwd, load_settings(cwd=cwd, cli=cli, trust=trust.is_trusted).settings
 
 
-#: A run with no model to send its prompts to.
+#: A run with no model to send its prompts to: none named, and none has credentials.
 NO_MODEL = (
-    "no model configured: pass --model PROVIDER/MODEL (`ctxmodes models` lists them) or "
-    "scripted:FILE, or set `model` in config.toml or CTXMODES_MODEL"
+    "no model available: set a provider's API key (ANTHROPIC_API_KEY, OPENAI_API_KEY, ...) "
+    "or run `ctxmodes login`, or pass --model PROVIDER/MODEL (`ctxmodes models` lists them) "
+    "or scripted:FILE"
 )
 
 
 def start_model(settings: Settings, *, given: str | None, new_session: bool) -> str | None:
     """The model spec a session is opened with: ``given`` (``--model``); else, for a new
     session under a scope (``--models``, Pi's ``enabledModels``), the scope's pick (see
-    :func:`scope_start_model`); else ``None``: the configured model, or an existing
-    session's own.
-
-    :raises CtxmodesError: a new session with no model at all.
-    """
-    from ctxmodes.errors import CtxmodesError
-
+    :func:`scope_start_model`); else ``None``: an existing session's own, the configured
+    model, or the one Pi would start on (the host picks among those)."""
     if given is None and new_session and settings.enabled_models:
         given = scope_start_model(settings)
-    if given is None and new_session and not settings.model:
-        raise CtxmodesError(NO_MODEL)
     return given
 
 
@@ -383,8 +371,8 @@ def scope_start_model(settings: Settings) -> str | None:
     no model with credentials."""
     from ctxmodes.model_scope import resolve_model_scope
     from ctxmodes.plugins import make_configured_plugin_manager
+    from ctxmodes.providers.auth import models_with_credentials
     from ctxmodes.providers.registry import registry_from_plugin_manager
-    from ctxmodes.sdk.model_cycling import models_with_credentials
 
     registry = registry_from_plugin_manager(make_configured_plugin_manager(settings))
     available = models_with_credentials(list(registry.models))
@@ -397,15 +385,6 @@ def scope_start_model(settings: Settings) -> str | None:
     if level is None and chosen.model.ref == configured:
         return settings.model  # as configured, with its own :<level> if it has one
     return chosen.model.ref + (f":{level}" if level else "")
-
-
-def _opens_a_session(args: argparse.Namespace) -> bool:
-    return bool(
-        getattr(args, "session", None)
-        or getattr(args, "fork", None)
-        or getattr(args, "continue_recent", False)
-        or getattr(args, "resume", False)
-    )
 
 
 def require_model(host: AgentHost, manager: SessionManager) -> None:

@@ -77,16 +77,23 @@ def _configured_provider(
     pm: pluggy.PluginManager, settings: Settings, session_model: str | None
 ) -> tuple[Provider | None, str | None]:
     """The provider of ``session_model`` when the catalog has it and it has credentials,
-    else of the settings' model (``None``: neither names one); and the thinking level the
-    model's spec asks for (``provider/id:high``)."""
+    else of the settings' model, else of the model Pi would start on
+    (:func:`~ctxmodes.providers.initial_model.initial_model`; ``None``: no model has
+    credentials); and the thinking level the model's spec asks for (``provider/id:high``)."""
     request_settings = settings.retry.provider
     if session_model is not None:
         provider = _usable_provider(pm, session_model, request_settings)
         if provider is not None:
             return provider, None
-    if not settings.model:
+    if settings.model:
+        return resolve_configured(pm, settings.model, request_settings)
+    from ctxmodes.providers.initial_model import initial_model
+    from ctxmodes.providers.registry import registry_from_plugin_manager
+
+    picked = initial_model(registry_from_plugin_manager(pm).models)
+    if picked is None:
         return None, None
-    return resolve_configured(pm, settings.model, request_settings)
+    return resolve_configured(pm, picked.ref, request_settings)
 
 
 def _usable_provider(

@@ -379,6 +379,17 @@ def credential_sources(
     return sources
 
 
+def models_with_credentials(models: Iterable[ModelSpec]) -> list[ModelSpec]:
+    """The models Pi counts as available, in the order given: those whose provider has
+    credentials (nothing is run or refreshed to find out).
+
+    :raises CredentialError: a credential file is corrupt.
+    """
+    models = list(models)
+    sources = credential_sources(models)
+    return [model for model in models if sources[model.ref]]
+
+
 def missing_credentials_hint(provider: str, configured_key: str | None = None) -> str:
     """What to do about a provider without credentials, in one clause."""
     info = builtin_providers().get(provider)

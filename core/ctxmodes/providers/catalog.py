@@ -287,9 +287,11 @@ class ProviderInfo(_PiShaped):
 
 
 class PiCatalog(_PiShaped):
-    """``data/pi_models.json``: the pi-ai version and its providers, each with its models."""
+    """``data/pi_models.json``: the pi-ai version, the model Pi starts on for each provider
+    (in Pi's order of preference), and the providers, each with its models."""
 
     pi: str
+    default_models: dict[str, str]
     providers: list[dict[str, Any]]
 
 
@@ -312,6 +314,12 @@ def builtin_providers() -> dict[str, ProviderInfo]:
 def is_builtin_provider(provider: str) -> bool:
     """Whether ``provider`` is one of pi-ai's (a configured endpoint is not)."""
     return provider in builtin_providers()
+
+
+def default_models() -> Mapping[str, str]:
+    """Provider id → the model id Pi starts a session on when nothing names one, in Pi's
+    order of preference (``defaultModelPerProvider``)."""
+    return _pi_catalog().default_models
 
 
 def pi_version() -> str:

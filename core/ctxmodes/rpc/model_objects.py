@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ctxmodes.providers.auth import models_with_credentials
 from ctxmodes.providers.http_model import HttpModelProvider
 from ctxmodes.rpc.protocol import JsonObject
-from ctxmodes.sdk.model_cycling import models_with_credentials
 
 if TYPE_CHECKING:
     from ctxmodes.providers.base import ModelInfo

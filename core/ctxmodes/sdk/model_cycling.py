@@ -49,6 +49,7 @@ class ModelCycler:
         :raises CtxmodesError: the switch failed (a credential file is corrupt, say).
         """
         from ctxmodes.model_scope import ScopedModel
+        from ctxmodes.providers.auth import models_with_credentials
 
         agent = self._agent
         usable = models_with_credentials(agent.models())
@@ -94,6 +95,7 @@ def model_cycler(agent: Agent, patterns: Sequence[str]) -> tuple[ModelCycler, li
     each pattern that found nothing (Pi prints them on standard error)."""
     from ctxmodes.errors import CtxmodesError
     from ctxmodes.model_scope import resolve_model_scope
+    from ctxmodes.providers.auth import models_with_credentials
 
     if not patterns:
         return ModelCycler(agent), []
@@ -103,15 +105,3 @@ def model_cycler(agent: Agent, patterns: Sequence[str]) -> tuple[ModelCycler, li
         return ModelCycler(agent), [str(error)]
     scope = resolve_model_scope(patterns, available)
     return ModelCycler(agent, scope.models), [f"Warning: {line}" for line in scope.warnings]
-
-
-def models_with_credentials(models: Sequence[ModelSpec]) -> list[ModelSpec]:
-    """The models Pi counts as available: those whose provider has credentials (nothing is
-    run or refreshed to find out).
-
-    :raises CtxmodesError: a credential file is corrupt.
-    """
-    from ctxmodes.providers.auth import credential_sources
-
-    sources = credential_sources(models)
-    return [model for model in models if sources[model.ref]]

@@ -201,6 +201,10 @@ class TerminalSession:
         scope = scope_line(self.cycler, self.keymap.of("app.model.cycleForward"))
         if scope is not None and not self.settings.quiet_startup:
             problems.append(render.notice(scope, "info", self.width))
+        if self.agent.session.model is None:
+            from ctxmodes.tui.commands import NO_MODEL_AT_START
+
+            problems.append(render.notice(NO_MODEL_AT_START, "warning", self.width))
         self.print_blocks([*self._banner(), *problems, *opened])
         self._schedule_drain()
         if self._initial_prompts:

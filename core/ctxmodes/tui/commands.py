@@ -126,9 +126,16 @@ def run_typed(session: TerminalSession, streaming_behavior: str = "steer") -> No
     _submit(session, text, "follow_up" if streaming_behavior == "follow_up" else "steer")
 
 
-#: A prompt typed while the session has no model (a reopened session whose model is not
-#: usable here, and none configured).
-NO_MODEL_NOTICE = "No model selected: /model picks one (a provider/model-id, or scripted:FILE)"
+#: A session that starts with no model: none named, and no provider has credentials.
+NO_MODEL_AT_START = (
+    "No model available: /login signs in to a provider or stores its API key (or set one, "
+    "such as ANTHROPIC_API_KEY, before starting); /model picks a model"
+)
+#: A prompt typed while the session has no model.
+NO_MODEL_NOTICE = (
+    "No model selected: /login signs in to a provider, /model picks a model "
+    "(a provider/model-id, or scripted:FILE)"
+)
 
 
 def _submit(

@@ -119,6 +119,7 @@ def _ask_key(session: TerminalSession, provider: str) -> None:
             session.notify(str(error), "error")
             return
         session.notify(f"Stored an API key for {provider} in {path}")
+        start_on_default_model(session, provider)
 
     def next_setting(key: str) -> None:
         if not names:
@@ -177,6 +178,8 @@ def _subscription(session: TerminalSession, provider: str) -> None:
             if session.picker is picker:
                 session.close_picker()
             session.notify(message, level)
+            if level == "info":
+                start_on_default_model(session, provider)
 
         session.call_soon(show)
 
@@ -192,6 +195,28 @@ def _subscription(session: TerminalSession, provider: str) -> None:
         done(f"Logged in to {provider}")
 
     threading.Thread(target=wait, name="login", daemon=True).start()
+
+
+def start_on_default_model(session: TerminalSession, provider: str) -> None:
+    """After a login to ``provider``, a session that has no model yet takes the provider's
+    default one, as Pi does (its ``defaultModelPerProvider``); a session with a model keeps
+    it."""
+    from ctxmodes.providers.catalog import default_models
+
+    agent = session.agent
+    if agent.session.model is not None:
+        return
+    model_id = default_models().get(provider)
+    spec = f"{provider}/{model_id}"
+    if model_id is None or spec not in agent.model_refs():
+        session.notify(f"{provider} has no default model here: /model picks one", "warning")
+        return
+
+    def switch() -> None:
+        agent.switch_model(spec)
+        agent.session.ui.notify(f"Model: {spec}")
+
+    agent.change_soon(switch)
 
 
 def logout(session: TerminalSession, args: str) -> None:

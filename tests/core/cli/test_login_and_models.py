@@ -207,14 +207,15 @@ def test_config_show_prints_no_provider_key(tmp_path: Path, output: tuple[str, .
     assert shown.stdout.count("[redacted]") == 2
 
 
-def test_a_run_with_no_model_says_how_to_name_one(tmp_path: Path) -> None:
+def test_a_run_with_no_model_and_no_credentials_says_how_to_get_one(tmp_path: Path) -> None:
     """A first run with nothing configured points at the provider models, not only at the
     offline scripted one."""
     result = run_ctxmodes(tmp_path, "run", "hello")
     assert result.returncode == 1
     assert result.stderr == (
-        "ctxmodes: error: no model configured: pass --model PROVIDER/MODEL (`ctxmodes models` "
-        "lists them) or scripted:FILE, or set `model` in config.toml or CTXMODES_MODEL\n"
+        "ctxmodes: error: no model available: set a provider's API key (ANTHROPIC_API_KEY, "
+        "OPENAI_API_KEY, ...) or run `ctxmodes login`, or pass --model PROVIDER/MODEL "
+        "(`ctxmodes models` lists them) or scripted:FILE\n"
     )
 
 

@@ -68,10 +68,10 @@ def test_a_session_whose_model_cannot_be_used_here_says_which_it_was(tmp_path: P
     reopened = run_ctxmodes(tmp_path, "run", "--session", "s.jsonl", "b")
     assert reopened.returncode == 1
     assert reopened.stderr.splitlines() == [
-        "ctxmodes: error: no model configured: pass --model PROVIDER/MODEL (`ctxmodes models` "
-        "lists them) or scripted:FILE, or set `model` in config.toml or CTXMODES_MODEL "
-        "(this session last used scripted/scripted, which has no credentials "
-        "here or is not in `ctxmodes models`)"
+        "ctxmodes: error: no model available: set a provider's API key (ANTHROPIC_API_KEY, "
+        "OPENAI_API_KEY, ...) or run `ctxmodes login`, or pass --model PROVIDER/MODEL "
+        "(`ctxmodes models` lists them) or scripted:FILE (this session last used "
+        "scripted/scripted, which has no credentials here or is not in `ctxmodes models`)"
     ]
     assert (tmp_path / "s.jsonl").read_bytes() == before
 

@@ -17,8 +17,9 @@ from support.pi_oracle import PI_PACKAGE, require_agent_node, require_pi_modules
 
 from ctxmodes.config import load_settings
 from ctxmodes.model_scope import resolve_model_scope
+from ctxmodes.providers.auth import models_with_credentials
 from ctxmodes.sdk import open_agent
-from ctxmodes.sdk.model_cycling import ModelCycler, models_with_credentials
+from ctxmodes.sdk.model_cycling import ModelCycler
 from ctxmodes.session.models import ModelChangeEntry, ThinkingLevelChangeEntry
 
 SCRIPT = Path(__file__).parents[2] / "support" / "pi_model_cycle.mjs"

@@ -107,3 +107,58 @@ def test_claude_subscription_login_by_pasting_the_redirect(
         run_terminal(agent, scenario)
     stored = json.loads(private_credentials.read_text())["anthropic"]
     assert (stored["type"], stored["refresh"]) == ("oauth", "rt-2")
+
+
+def test_a_session_without_a_model_says_so_and_takes_the_default_of_the_first_login(
+    tmp_path: Path, private_credentials: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Nothing has credentials: the terminal still opens, says how to get a model, and a
+    login gives the session that provider's default model (Pi's), recorded in the file."""
+    from ctxmodes.config import Settings
+    from ctxmodes.providers.catalog import default_models
+    from ctxmodes.sdk import open_agent
+    from ctxmodes.tui.commands import NO_MODEL_AT_START
+
+    monkeypatch.delenv("MISTRAL_API_KEY")
+    agent = open_agent(
+        cwd=tmp_path,
+        settings=Settings(mode="off", durability="flush"),
+        session_dir=tmp_path / "sessions",
+    )
+    assert agent.session.model is None
+    expected = f"groq/{default_models()['groq']}"
+
+    async def scenario(t):
+        await t.printed(NO_MODEL_AT_START)
+        await t.type("/login groq key" + ENTER)
+        await t.until(lambda: t.session.picker is not None and t.session.picker.secret)
+        await t.type(SECRET + ENTER)
+        await t.printed("Stored an API key for groq")
+        await t.printed(f"Model: {expected}")
+        model = agent.session.model
+        seen["model"] = None if model is None else f"{model.provider}/{model.id}"
+
+    seen: dict[str, str | None] = {}
+    terminal = run_terminal(agent, scenario)
+    assert seen["model"] == expected
+    assert SECRET not in terminal.screen.getvalue()
+
+
+def test_a_login_leaves_the_model_of_a_session_that_has_one(
+    tmp_path: Path, private_credentials: Path
+) -> None:
+    agent = make_agent(tmp_path, [])
+    models = [agent.session.model]
+
+    async def scenario(t):
+        await t.type("/login groq key" + ENTER)
+        await t.until(lambda: t.session.picker is not None and t.session.picker.secret)
+        await t.type(SECRET + ENTER)
+        await t.printed("Stored an API key for groq")
+        await t.idle()
+        models.append(agent.session.model)
+
+    terminal = run_terminal(agent, scenario)
+    assert models[0] is not None
+    assert models[1] == models[0]
+    assert "Model: groq/" not in terminal.screen.getvalue()
