@@ -157,8 +157,12 @@ def ctx_register_tools(register: Callable[[Tool], None], session: HostSession) -
 def ctx_register_commands(register: Callable[[Command], None], session: HostSession) -> None:
     """Add slash commands (``/name args``) for this session.
 
-    :param register: call it once per :class:`ctxmodes.Command`; a name that is
-        already taken gets a numeric suffix (``/name:1``), as Pi does.
+    :param register: call it once per :class:`ctxmodes.Command`. Named as Pi names its
+        extensions' commands: a name registered once is kept; when several commands share
+        a name, each is numbered in the order they were registered (``/name:1``,
+        ``/name:2``), skipping a number already taken. The built-in commands (``/compact``,
+        ``/tree`` ...) keep their names and take precedence over a plugin's of the same
+        name, which is still listed (RPC ``get_commands``) under that name.
     :param session: the session the commands are for.
     :return: nothing.
 
