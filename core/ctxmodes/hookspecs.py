@@ -243,12 +243,17 @@ def ctx_session_before_fork(
     ``session_before_fork``).
 
     :param session: the current session, still whole.
-    :param request: the entry the fork is taken at or before.
+    :param request: the entry the fork is taken at or before, as asked: it may name no
+        entry of the session (a mistyped ``/fork ENTRY``, RPC ``fork`` with an unknown
+        ``entryId``; ``position`` is then ``"before"``, Pi's default), or be ``None`` (RPC
+        ``fork`` without a string ``entryId``). Such a fork fails after this hook unless a
+        plugin cancels it.
     :return: ``None`` to let it happen; a :class:`~ctxmodes.SessionChangeDecision` with
         ``cancel`` to keep the current session.
 
-    ``firstresult``: the first decision wins. Called by the host's ``fork_session`` before
-    the fork's file is written.
+    ``firstresult``: the first decision wins. Called by the host's ``fork_session`` first,
+    as Pi asks its extensions before it looks the entry up, and so before the fork's file is
+    written.
 
     .. versionadded:: 0.2
     """
