@@ -156,8 +156,10 @@ class SessionSwitchRequest:
 class ForkRequest:
     """The current session is about to be forked (``ctx_session_before_fork``): at the
     entry ``entry_id`` (``position="at"``: the fork keeps it; RPC ``clone`` forks the
-    leaf so) or before it (``"before"``: a user message, whose text goes back to the
-    editor; ``None`` forks the whole session)."""
+    leaf so; ``None`` at the leaf of a session without entries) or before it
+    (``"before"``: a user message, whose text goes back to the editor). Told before the
+    entry is looked up, as Pi tells its extensions: ``entry_id`` may name no entry, or be
+    ``None`` for an RPC ``fork`` without a string ``entryId``; that fork then fails."""
 
     entry_id: str | None
     position: Literal["before", "at"] = "before"

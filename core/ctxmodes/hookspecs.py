@@ -157,8 +157,12 @@ def ctx_register_tools(register: Callable[[Tool], None], session: HostSession) -
 def ctx_register_commands(register: Callable[[Command], None], session: HostSession) -> None:
     """Add slash commands (``/name args``) for this session.
 
-    :param register: call it once per :class:`ctxmodes.Command`; a name that is
-        already taken gets a numeric suffix (``/name:1``), as Pi does.
+    :param register: call it once per :class:`ctxmodes.Command`. Named as Pi names its
+        extensions' commands: a name registered once is kept; when several commands share
+        a name, each is numbered in the order they were registered (``/name:1``,
+        ``/name:2``), skipping a number already taken. The built-in commands (``/compact``,
+        ``/tree`` ...) keep their names and take precedence over a plugin's of the same
+        name, which is still listed (RPC ``get_commands``) under that name.
     :param session: the session the commands are for.
     :return: nothing.
 
@@ -239,12 +243,17 @@ def ctx_session_before_fork(
     ``session_before_fork``).
 
     :param session: the current session, still whole.
-    :param request: the entry the fork is taken at or before.
+    :param request: the entry the fork is taken at or before, as asked: it may name no
+        entry of the session (a mistyped ``/fork ENTRY``, RPC ``fork`` with an unknown
+        ``entryId``; ``position`` is then ``"before"``, Pi's default), or be ``None`` (RPC
+        ``fork`` without a string ``entryId``). Such a fork fails after this hook unless a
+        plugin cancels it.
     :return: ``None`` to let it happen; a :class:`~ctxmodes.SessionChangeDecision` with
         ``cancel`` to keep the current session.
 
-    ``firstresult``: the first decision wins. Called by the host's ``fork_session`` before
-    the fork's file is written.
+    ``firstresult``: the first decision wins. Called by the host's ``fork_session`` first,
+    as Pi asks its extensions before it looks the entry up, and so before the fork's file is
+    written.
 
     .. versionadded:: 0.2
     """

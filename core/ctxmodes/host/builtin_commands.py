@@ -140,6 +140,12 @@ BUILTIN_COMMANDS: tuple[Command, ...] = (
 )
 
 
+def is_builtin_command(command: Command) -> bool:
+    """Whether ``command`` is one of :data:`BUILTIN_COMMANDS`: such a command keeps its
+    name whatever plugins register, as Pi's built-in commands do."""
+    return command in BUILTIN_COMMANDS
+
+
 @hookimpl
 def ctx_register_commands(register: Callable[[Command], None], session: HostSession) -> None:
     for command in BUILTIN_COMMANDS:

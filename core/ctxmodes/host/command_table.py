@@ -1,9 +1,10 @@
-"""The slash commands of one session: registration with Pi's naming rule, and parsing."""
+"""The slash commands of one session: their names, by Pi's rule, and parsing."""
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from ctxmodes.commands import Command
@@ -17,30 +18,69 @@ class CommandCall:
     args: str
 
 
+def invocation_names(names: Sequence[str]) -> list[str]:
+    """The names Pi gives commands registered as ``names``, in order
+    (``resolveRegisteredCommands``): a name registered once is kept; each command of a
+    name registered more than once is numbered by its place among them (``name:1``,
+    ``name:2`` ...), and a numbered name an earlier command already took goes to the next
+    number free."""
+    counts = Counter(names)
+    occurrences: Counter[str] = Counter()
+    taken: set[str] = set()
+    resolved: list[str] = []
+    for name in names:
+        occurrences[name] += 1
+        suffix = occurrences[name]
+        invoked = f"{name}:{suffix}" if counts[name] > 1 else name
+        while invoked in taken:
+            suffix += 1
+            invoked = f"{name}:{suffix}"
+        taken.add(invoked)
+        resolved.append(invoked)
+    return resolved
+
+
 class CommandTable:
-    """Commands by name. A name registered twice keeps the first; the later one is renamed
-    ``name:1``, ``name:2`` ..., as Pi names duplicate extension commands."""
+    """Commands by the name ``/name`` invokes them with.
 
-    def __init__(self) -> None:
-        self._commands: dict[str, Command] = {}
+    The core's built-in commands keep their names, as Pi's built-in commands do, and come
+    first. Plugins' commands are named among themselves as Pi names its extensions'
+    commands (:func:`invocation_names`); the built-ins take no part in that, so a plugin's
+    ``tree`` stays ``tree``, listed as a plugin's command but shadowed by the built-in
+    ``/tree``, as Pi's terminal shadows an extension's command named like one of its own.
+    """
 
-    def register(self, command: Command) -> Command:
-        """Add ``command``; returns it as registered (possibly renamed)."""
-        name = command.name.removeprefix("/")
-        if name in self._commands:
-            suffix = 1
-            while f"{name}:{suffix}" in self._commands:
-                suffix += 1
-            name = f"{name}:{suffix}"
-        registered = dataclasses.replace(command, name=name)
-        self._commands[name] = registered
-        return registered
+    def __init__(
+        self,
+        registered: Iterable[Command] = (),
+        is_builtin: Callable[[Command], bool] = lambda command: False,
+    ) -> None:
+        """:param registered: the commands in the order they were registered (a leading
+            ``/`` of a name is dropped).
+        :param is_builtin: whether a command is one of the core's built-in commands (the
+            first built-in of a name is kept, a repeated one dropped)."""
+        self._builtins: dict[str, Command] = {}
+        plugins: list[Command] = []
+        for command in registered:
+            command = dataclasses.replace(command, name=command.name.removeprefix("/"))
+            if not is_builtin(command):
+                plugins.append(command)
+            elif command.name not in self._builtins:
+                self._builtins[command.name] = command
+        names = invocation_names([command.name for command in plugins])
+        self._plugins: dict[str, Command] = {
+            invoked: dataclasses.replace(command, name=invoked)
+            for invoked, command in zip(names, plugins, strict=True)
+        }
 
     def __iter__(self) -> Iterator[Command]:
-        return iter(self._commands.values())
+        """The built-in commands, then the plugins' in the order they were registered."""
+        yield from self._builtins.values()
+        yield from self._plugins.values()
 
     def get(self, name: str) -> Command | None:
-        return self._commands.get(name)
+        """The command ``/name`` runs: a built-in before a plugin's of the same name."""
+        return self._builtins.get(name) or self._plugins.get(name)
 
     def match(self, text: str) -> CommandCall | None:
         """The command ``text`` invokes, if it is ``/name`` or ``/name args`` for a
@@ -48,5 +88,5 @@ class CommandTable:
         if not text.startswith("/"):
             return None
         name, _, args = text[1:].partition(" ")
-        command = self._commands.get(name)
+        command = self.get(name)
         return None if command is None else CommandCall(command, args)

@@ -23,7 +23,7 @@ import dataclasses
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 from ctxmodes.config import MODES_TABLE
 from ctxmodes.errors import CtxmodesError
@@ -67,6 +67,9 @@ if TYPE_CHECKING:
     from ctxmodes.resources import ResourceLoader
     from ctxmodes.session.models import SessionEntry
 
+#: Pi's refusal of a fork from an entry that does not exist, or before one that is not a
+#: user message.
+INVALID_FORK_ENTRY: Final = "Invalid entry ID for forking"
 NOT_SAVED_MESSAGE = (
     "This session has not been saved yet. Wait for the first assistant response before "
     "cloning or forking it."
@@ -354,23 +357,32 @@ class AgentHost:
                 raise CtxmodesError(f"{target} is a directory, not a session file")
             return self._resume(target)
 
-    def fork_session(self, entry_id: str | None) -> ForkOutcome:
+    def fork_session(
+        self, entry_id: str | None, position: Literal["before", "at"] | None = None
+    ) -> ForkOutcome:
         """Continue in a new session branched before the user message ``entry_id`` (its text
         goes back to the editor) or at any other entry; ``None``: at the leaf.
 
+        With a ``position``, as Pi's fork: ``"before"`` (RPC ``fork``) only before a user
+        message, ``"at"`` at any entry. Plugins are asked first, as Pi asks its extensions,
+        so a fork a plugin cancels is cancelled even from an entry that does not exist.
+
         :raises SessionChangeCancelled: a plugin kept the current session.
+        :raises CtxmodesError: no entry ``entry_id`` (Pi's :data:`INVALID_FORK_ENTRY` with a
+            ``position``), or it is not a user message to fork before.
         """
         with self._lock:
             current = self.session.session_manager
-            if entry_id is None:
+            if entry_id is None and position is None:
                 request = ForkRequest(current.get_leaf_id(), "at")
             else:
-                entry = current.get_entry(entry_id)
-                before = entry is not None and _forks_before(entry) is not None
-                request = ForkRequest(entry_id, "before" if before else "at")
+                request = ForkRequest(entry_id, position or _position_of(current, entry_id))
             if self.session.vetoes_fork(request):
                 raise SessionChangeCancelled("A plugin cancelled the fork")
-            target_leaf, editor_text = self._fork_target(current, entry_id)
+            if position is None:
+                target_leaf, editor_text = self._fork_target(current, entry_id)
+            else:
+                target_leaf, editor_text = _pi_fork_target(current, request)
             manager = self._branched(current, target_leaf)
             return ForkOutcome(
                 self._replace(manager, "fork", "fork", self._keep_mode()), editor_text
@@ -656,6 +668,31 @@ class AgentHost:
             source.close()
             raise
         return source
+
+
+def _position_of(manager: SessionManager, entry_id: str | None) -> Literal["before", "at"]:
+    """Where ctxmodes' ``/fork ENTRY`` branches: before a user message, at any other entry;
+    before an entry that does not exist, Pi's default (the fork fails once asked)."""
+    entry = None if entry_id is None else manager.get_entry(entry_id)
+    return "before" if entry is None or _forks_before(entry) is not None else "at"
+
+
+def _pi_fork_target(manager: SessionManager, request: ForkRequest) -> tuple[str | None, str | None]:
+    """Where Pi's fork of ``request`` puts the new leaf, and the editor text: before a user
+    message (its text) or at the entry.
+
+    :raises CtxmodesError: Pi's :data:`INVALID_FORK_ENTRY`: no such entry, or not a user
+        message to fork before.
+    """
+    entry = None if request.entry_id is None else manager.get_entry(request.entry_id)
+    if entry is None:
+        raise CtxmodesError(INVALID_FORK_ENTRY)
+    if request.position == "at":
+        return entry.id, None
+    text = _forks_before(entry)
+    if text is None:
+        raise CtxmodesError(INVALID_FORK_ENTRY)
+    return manager.get_parent_id(entry.id), text
 
 
 def _forks_before(entry: SessionEntry) -> str | None:

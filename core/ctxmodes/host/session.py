@@ -39,6 +39,7 @@ from ctxmodes.events import InputEvent, InputSource, SessionShutdownReason, Sess
 from ctxmodes.hooks import HookRelay
 from ctxmodes.host import records
 from ctxmodes.host.auto_compaction import AutoCompaction
+from ctxmodes.host.builtin_commands import is_builtin_command
 from ctxmodes.host.command_table import CommandCall, CommandTable
 from ctxmodes.host.compactor import Compactor
 from ctxmodes.host.core import SessionCore
@@ -343,7 +344,8 @@ class AgentSession:
         When two plugins register a tool of the same name, the first registration wins;
         implementations are called last-registered first, so the active mode wins a clash.
         The options' tool selection (Pi's ``--tools`` and the like) then decides which are
-        offered; a name it lists that no tool has is a warning.
+        offered; a name it lists that no tool has is a warning. Commands are named as
+        :class:`~ctxmodes.host.command_table.CommandTable` says (Pi's rule).
         """
         core = self._core
         tools: dict[str, Tool] = {}
@@ -351,20 +353,16 @@ class AgentSession:
         def register_tool(tool: Tool) -> None:
             tools.setdefault(tool.name, tool)
 
-        commands = CommandTable()
-
-        def register_command(command: Command) -> None:
-            commands.register(command)
-
+        commands: list[Command] = []
         core.hook(core.relay.register_tools, register_tool)
-        core.hook(core.relay.register_commands, register_command)
+        core.hook(core.relay.register_commands, commands.append)
         selection = core.options.tools
         unknown = selection.unknown(tools)
         if unknown:
             core.ui.notify(f"No tool named {', '.join(unknown)} in this session", "warning")
         tools = selection.select(tools, is_builtin_tool)
         core.tools = tools
-        self._commands = commands
+        self._commands = CommandTable(commands, is_builtin_command)
         prompt = core.options.system_prompt
         core.system_prompt = (
             prompt

@@ -20,11 +20,9 @@ from ctxmodes.host.errors import SessionChangeCancelled
 from ctxmodes.rpc import session_tree
 from ctxmodes.rpc.protocol import ABSENT, RpcCommand, RpcCommandError, RpcContext, text_field
 from ctxmodes.session.jsvalues import js_trim
-from ctxmodes.session.models import AssistantMessage, MessageEntry, TextContent, UserMessage
+from ctxmodes.session.models import AssistantMessage, TextContent
 from ctxmodes.session.paths import normalize_path
 
-#: Pi's refusal of a fork from an entry that is not a user message.
-INVALID_FORK_ENTRY: Final = "Invalid entry ID for forking"
 #: Pi's refusal of a clone when the leaf is before the first entry.
 NO_LEAF: Final = "Cannot clone session: no current entry selected"
 #: Pi's ``APP_NAME``, which starts the default name of an export.
@@ -46,14 +44,15 @@ def fork(rpc: RpcContext, command: Mapping[str, Any]) -> object:
     answers the message's text (for the client's editor) and ``cancelled`` (no text when
     a plugin kept the current session).
 
-    :raises RpcCommandError: ``entryId`` names no user message (Pi's message).
+    Plugins are asked before the entry is looked up, as Pi asks its extensions: a fork a
+    plugin cancels answers ``cancelled`` whatever ``entryId`` is (one that is not a string
+    is told to the plugins as ``None``).
+
+    :raises CtxmodesError: ``entryId`` names no user message (Pi's message).
     """
     entry_id = command.get("entryId")
-    entry = rpc.agent.session_manager.get_entry(entry_id) if isinstance(entry_id, str) else None
-    if not isinstance(entry, MessageEntry) or not isinstance(entry.message, UserMessage):
-        raise RpcCommandError(INVALID_FORK_ENTRY)
     try:
-        text = rpc.agent.fork(entry.id)
+        text = rpc.agent.fork(entry_id if isinstance(entry_id, str) else None, "before")
     except SessionChangeCancelled:
         return {"cancelled": True}
     return {"text": text, "cancelled": False}

@@ -4,7 +4,9 @@
 ``get_commands`` lists are those a ``prompt`` can invoke with ``/``: plugins' commands (Pi's
 extension commands), then prompt templates, then skills (``skill:NAME``), each with Pi's
 ``sourceInfo``. ctxmodes' built-in commands (``/compact``, ``/tree``, ``/new`` …) are left
-out, as Pi leaves out its own: a client has an RPC command for each.
+out, as Pi leaves out its own: a client has an RPC command for each. A plugin's command named
+like a built-in one is listed under its name all the same, as Pi lists an extension's
+command named like one of Pi's, though the built-in is what ``/name`` runs.
 """
 
 from __future__ import annotations
@@ -17,14 +19,12 @@ from typing import Any, Final
 
 from ctxmodes.commands import Command
 from ctxmodes.host import records
-from ctxmodes.host.builtin_commands import BUILTIN_COMMANDS
+from ctxmodes.host.builtin_commands import is_builtin_command
 from ctxmodes.host.json_stream import compaction_result
 from ctxmodes.host.records import HostRecord
 from ctxmodes.host.session_stats import SessionStats
 from ctxmodes.resources.sources import ResourceSource
 from ctxmodes.rpc.protocol import ABSENT, JsonObject, RpcCommand, RpcCommandError, RpcContext
-
-_BUILT_IN_HANDLERS: Final = frozenset(command.handler for command in BUILTIN_COMMANDS)
 
 
 def compact(rpc: RpcContext, command: Mapping[str, Any]) -> object:
@@ -106,7 +106,7 @@ def get_commands(rpc: RpcContext, command: Mapping[str, Any]) -> object:
     listed: list[JsonObject] = [
         _listed(found.name, found.description, "extension", _plugin_source_info(found))
         for found in session.commands
-        if found.handler not in _BUILT_IN_HANDLERS
+        if not is_builtin_command(found)
     ]
     for template in resources.templates:
         info = _source(template.source, template.file_path).info(template.file_path)

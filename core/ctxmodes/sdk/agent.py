@@ -20,7 +20,7 @@ import os
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from ctxmodes import library_log
 from ctxmodes.errors import CtxmodesError
@@ -323,9 +323,12 @@ class Agent:
         :meth:`~ctxmodes.host.runtime.AgentHost.switch_session`)."""
         self._host.switch_session(path)
 
-    def fork(self, entry_id: str | None = None) -> str | None:
-        """Continue in a new file from ``entry_id``; returns text for the editor, if any."""
-        return self._host.fork_session(entry_id).editor_text
+    def fork(
+        self, entry_id: str | None = None, position: Literal["before", "at"] | None = None
+    ) -> str | None:
+        """Continue in a new file from ``entry_id`` (``position``: as Pi's fork, see
+        :meth:`AgentHost.fork_session`); returns text for the editor, if any."""
+        return self._host.fork_session(entry_id, position).editor_text
 
     def switch_mode(self, name: str) -> None:
         self._host.switch_mode(name)

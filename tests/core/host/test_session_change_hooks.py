@@ -13,6 +13,7 @@ import pytest
 from support.agents import make_agent
 
 from ctxmodes import ForkRequest, SessionChangeDecision, SessionSwitchRequest, hookimpl
+from ctxmodes.errors import CtxmodesError
 from ctxmodes.host.errors import SessionChangeCancelled
 from ctxmodes.rpc import prompting, session_commands
 from ctxmodes.rpc.framing import OutputLines
@@ -101,4 +102,38 @@ def test_without_a_veto_the_replacements_happen_and_say_so(tmp_path: Path) -> No
         "ForkRequest",
         "SessionSwitchRequest",
         "SessionSwitchRequest",
+    ]
+
+
+def test_a_fork_is_asked_about_before_its_entry_is_looked_up(tmp_path: Path) -> None:
+    """As Pi asks its extensions first: a cancelled fork is cancelled whatever its entry;
+    an entry that does not exist is told as asked (RPC ``fork`` without a string
+    ``entryId`` as ``None``), before it, and the fork fails only when it goes on."""
+    keeper = Keeper(keep=True)
+    with _agent(tmp_path, keeper) as agent:
+        agent.prompt("hi")
+        reply = agent.session_manager.get_entries()[-1].id
+        rpc = _rpc(agent)
+        commands = [{"entryId": "nope"}, {"entryId": reply}, {}, {"entryId": 7}]
+        answers = [session_commands.fork(rpc, command) for command in commands]
+        with pytest.raises(SessionChangeCancelled):
+            agent.fork("nope")
+        keeper.keep = False
+        with pytest.raises(CtxmodesError) as before_a_reply:
+            session_commands.fork(rpc, {"entryId": reply})
+        with pytest.raises(CtxmodesError) as from_nothing:
+            agent.fork("nope")
+        kept = agent.session_manager.get_entries()[-1].id
+    assert answers == [{"cancelled": True}] * 4
+    assert kept == reply
+    assert str(before_a_reply.value) == "Invalid entry ID for forking"
+    assert str(from_nothing.value) == "Entry nope not found"
+    assert keeper.asked == [
+        ForkRequest("nope", "before"),
+        ForkRequest(reply, "before"),
+        ForkRequest(None, "before"),
+        ForkRequest(None, "before"),
+        ForkRequest("nope", "before"),
+        ForkRequest(reply, "before"),
+        ForkRequest("nope", "before"),
     ]
