@@ -263,12 +263,17 @@ def open_host(args: argparse.Namespace, ui: UserInterface) -> OpenedHost:
     return OpenedHost(host, manager, options, settings.enabled_models)
 
 
-def check_before_start(host: AgentHost, manager: SessionManager) -> None:
+def check_before_start(
+    host: AgentHost, manager: SessionManager, *, model_required: bool = True
+) -> None:
     """Warn on standard error about what the session file holds, and refuse a session no
-    model can answer (closing the session, which the host does not own yet).
+    model can answer (closing the session, which the host does not own yet); without
+    ``model_required``, only say so, for a client that may name a model later.
 
-    :raises CtxmodesError: no usable model.
+    :raises CtxmodesError: no usable model, and one is required.
     """
+    import sys
+
     from ctxmodes.cli.session_warnings import warn_about_session
     from ctxmodes.errors import CtxmodesError
 
@@ -276,7 +281,10 @@ def check_before_start(host: AgentHost, manager: SessionManager) -> None:
         warn_about_session(manager.session_file, manager)
     try:
         require_model(host, manager)
-    except CtxmodesError:
+    except CtxmodesError as error:
+        if not model_required:
+            print(f"Warning: {error}", file=sys.stderr)
+            return
         manager.close()
         raise
 

@@ -767,7 +767,10 @@ class AgentSession:
         """
         provider = self._core.provider
         if provider is None:
-            raise NoModelError("No model selected: configure one (e.g. --model scripted:FILE)")
+            raise NoModelError(
+                "No model selected: choose one whose provider has credentials (a key in its "
+                "environment variable or from `ctxmodes login`), or scripted:FILE"
+            )
         provider.check_credentials()
 
     def _user_message(self, text: str, images: tuple[ImageContent, ...]) -> UserMessage:

@@ -13,7 +13,7 @@ def run_rpc(args: argparse.Namespace) -> int:
     """Serve RPC commands from standard input; 0 once it ended and the session closed.
 
     :raises CtxmodesError: prompts or ``@FILE`` arguments on the command line (commands
-        bring them), another output mode, no usable model.
+        bring them), another output mode.
     """
     from ctxmodes.cli.run_cmd import check_before_start, open_host, warn_about_resources
     from ctxmodes.host.trace import RequestTrace
@@ -40,7 +40,8 @@ def run_rpc(args: argparse.Namespace) -> int:
         server = RpcServer(agent, sys.stdout.buffer, opened.options.clock, cycler)
         if trace is not None:
             agent.subscribe_records(trace)
-        check_before_start(host, manager)
+        # As Pi's, a client may start without a model and name one with `set_model`.
+        check_before_start(host, manager, model_required=False)
         host.start(manager)
         warn_about_resources(host)
         server.serve(sys.stdin.buffer)

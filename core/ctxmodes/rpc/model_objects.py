@@ -4,7 +4,8 @@ header in them)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import copy
+from typing import TYPE_CHECKING, Final
 
 from ctxmodes.providers.auth import models_with_credentials
 from ctxmodes.providers.http_model import HttpModelProvider
@@ -25,11 +26,27 @@ def available_models(agent: Agent) -> list[ModelSpec]:
     return models_with_credentials(agent.models())
 
 
-def session_model(agent: Agent) -> JsonObject | None:
-    """The ``Model`` object of the model the session runs on (``None``: it has none)."""
+#: What Pi's agent reports as its model while it has none (pi-agent-core's placeholder).
+UNKNOWN_MODEL: Final[JsonObject] = {
+    "id": "unknown",
+    "name": "unknown",
+    "api": "unknown",
+    "provider": "unknown",
+    "baseUrl": "",
+    "reasoning": False,
+    "input": [],
+    "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0},
+    "contextWindow": 0,
+    "maxTokens": 0,
+}
+
+
+def session_model(agent: Agent) -> JsonObject:
+    """The ``Model`` object of the model the session runs on (Pi's placeholder while it
+    has none)."""
     provider = agent.session.provider
     if provider is None:
-        return None
+        return copy.deepcopy(UNKNOWN_MODEL)
     if isinstance(provider, HttpModelProvider):
         return provider.model.to_pi_model()
     info = provider.info
