@@ -299,8 +299,8 @@ def ctx_input(session: HostSession, event: InputEvent) -> InputResult | None:
 @hookspec(firstresult=True)
 def ctx_user_bash(session: HostSession, event: UserBashEvent) -> UserBashResult | None:
     """The user is about to run a shell command (Pi's ``user_bash``): ``!command`` or
-    ``!!command`` in the terminal, also while a run is active, RPC's ``bash``, or a
-    program's ``Agent.session.run_shell_command``.
+    ``!!command`` in the terminal, also while a run is active, RPC's ``bash``, or
+    :meth:`ctxmodes.sdk.Agent.run_shell_command`.
 
     :param session: the current session.
     :param event: the command as typed, whether its output is kept from the model
