@@ -201,9 +201,9 @@ def local_shell_runner(shell_path: str | None = None) -> ShellRunner:
             return local(f"source ~/.profile\\n{command}", cwd, on_data, signal, timeout)
 
     Errors, as Pi words them: ``aborted`` (stopped by ``signal``), ``timeout:N``, ``Invalid
-    timeout: …`` and ``Working directory does not exist: …`` (all :class:`~ctxmodes.
-    tools.base.ToolError` but the first, an :class:`~ctxmodes.AbortedError`), and bash
-    that cannot be started.
+    timeout: …`` and ``Working directory does not exist: …``, and bash that cannot be
+    started: each a :class:`~ctxmodes.CtxmodesError` (the first an
+    :class:`~ctxmodes.AbortedError`).
     """
     config = ShellConfig(path=shell_path)
 
