@@ -55,6 +55,8 @@ if TYPE_CHECKING:
         TreeNavigationEvent,
         TreePreparation,
         TurnEndEvent,
+        UserBashEvent,
+        UserBashResult,
     )
     from ctxmodes.hook_marker import hookimpl
     from ctxmodes.hostapi import (
@@ -81,6 +83,7 @@ if TYPE_CHECKING:
     )
     from ctxmodes.session_view import SessionView
     from ctxmodes.tools.base import ABORTED_MESSAGE, Tool, ToolContext, ToolResult
+    from ctxmodes.tools.user_command import ShellRunner, UserCommandResult, local_shell_runner
 
 #: Public name → the module that defines it.
 _EXPORTS: dict[str, str] = {
@@ -117,6 +120,8 @@ _EXPORTS: dict[str, str] = {
             "TreeNavigationEvent",
             "TreePreparation",
             "TurnEndEvent",
+            "UserBashEvent",
+            "UserBashResult",
         ),
         "ctxmodes.events",
     ),
@@ -149,6 +154,9 @@ _EXPORTS: dict[str, str] = {
     "Tool": "ctxmodes.tools.base",
     "ToolContext": "ctxmodes.tools.base",
     "ToolResult": "ctxmodes.tools.base",
+    **dict.fromkeys(
+        ("ShellRunner", "UserCommandResult", "local_shell_runner"), "ctxmodes.tools.user_command"
+    ),
 }
 
 __all__ = [
@@ -190,6 +198,7 @@ __all__ = [
     "SessionStartReason",
     "SessionSwitchRequest",
     "SessionView",
+    "ShellRunner",
     "StaleContextError",
     "StatusLine",
     "StreamingBehavior",
@@ -207,10 +216,14 @@ __all__ = [
     "TreePreparation",
     "TurnEndEvent",
     "TurnHold",
+    "UserBashEvent",
+    "UserBashResult",
+    "UserCommandResult",
     "UserInterface",
     "UserMessage",
     "__version__",
     "hookimpl",
+    "local_shell_runner",
 ]
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import MutableSequence, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
         SessionEntry,
         ToolResultMessage,
     )
+    from ctxmodes.tools.user_command import ShellRunner, UserCommandResult
 
 SessionStartReason = Literal["startup", "resume", "new", "fork", "reload"]
 SessionShutdownReason = Literal["quit", "new", "resume", "fork", "reload"]
@@ -171,6 +173,46 @@ class SessionChangeDecision:
     ``cancel`` keeps the current session."""
 
     cancel: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class UserBashEvent:
+    """A shell command the user is about to run (``ctx_user_bash``): ``!command`` or
+    ``!!command`` in the terminal, RPC's ``bash``, as typed (without the configured
+    prefix)."""
+
+    command: str
+    #: ``True`` for ``!!``: the command's output is kept from the model.
+    exclude_from_context: bool
+    #: The session's working directory, where the command runs.
+    cwd: Path
+
+
+@dataclass(frozen=True, slots=True)
+class UserBashResult:
+    """What a ``ctx_user_bash`` implementation decided (Pi's ``{operations}`` or
+    ``{result}``).
+
+    ``result`` replaces the command altogether: nothing runs, and the result is recorded
+    as its ``bashExecution`` message (and answered to RPC's ``bash``) just as given.
+    Otherwise ``operations`` runs the command instead of ctxmodes' own runner
+    (:func:`~ctxmodes.local_shell_runner`, which it may wrap); its output is cleaned, cut
+    and kept in a file as that of a local command. Neither: the command runs locally, and
+    no other plugin is asked.
+    """
+
+    operations: ShellRunner | None = None
+    result: UserCommandResult | None = None
+
+    def __post_init__(self) -> None:
+        from ctxmodes.tools.user_command import UserCommandResult
+
+        if self.operations is not None and not callable(self.operations):
+            raise TypeError(
+                f"operations must be a ShellRunner, not {type(self.operations).__name__}"
+            )
+        if self.result is not None and not isinstance(self.result, UserCommandResult):
+            raise TypeError(f"result must be a UserCommandResult, not {type(self.result).__name__}")
 
 
 @dataclass(frozen=True, slots=True)

@@ -43,6 +43,8 @@ if TYPE_CHECKING:
         TreeNavigationEvent,
         TreePreparation,
         TurnEndEvent,
+        UserBashEvent,
+        UserBashResult,
     )
     from ctxmodes.hostapi import HostSession
     from ctxmodes.session.models import AgentMessage
@@ -53,6 +55,7 @@ class HookRelay:
     """Typed calls into one plugin manager's hooks, bound to one session."""
 
     def __init__(self, pm: pluggy.PluginManager, session: HostSession) -> None:
+        self._pm = pm
         self._hook: Any = pm.hook
         self._session = session
 
@@ -140,6 +143,39 @@ class HookRelay:
             session=self._session, request=request
         )
         return result
+
+    def user_bash_askers(self) -> list[Callable[[UserBashEvent], UserBashResult | None]]:
+        """One call of ``ctx_user_bash`` per plugin implementing it, in the order pluggy
+        calls them, each reaching that plugin's implementations alone: as Pi asks the next
+        extension when one throws, a failing plugin must not keep the others from being
+        asked."""
+        plugins: list[object] = []
+        for implementation in reversed(self._hook.ctx_user_bash.get_hookimpls()):
+            if not any(plugin is implementation.plugin for plugin in plugins):
+                plugins.append(implementation.plugin)
+        every = self._pm.get_plugins()
+        return [
+            self._user_bash_of(
+                self._pm.subset_hook_caller(
+                    "ctx_user_bash",
+                    remove_plugins=[other for other in every if other is not plugin],
+                )
+            )
+            for plugin in plugins
+        ]
+
+    def _user_bash_of(self, caller: Any) -> Callable[[UserBashEvent], UserBashResult | None]:
+        from ctxmodes.events import UserBashResult
+
+        def user_bash(event: UserBashEvent) -> UserBashResult | None:
+            result: object = caller(session=self._session, event=event)
+            if result is not None and not isinstance(result, UserBashResult):
+                raise PluginError(
+                    f"ctx_user_bash returned {type(result).__name__}, not a UserBashResult"
+                )
+            return result
+
+        return user_bash
 
     def is_implemented(self, hook: str) -> bool:
         """Whether any plugin implements ``hook`` (its ``ctx_`` name)."""

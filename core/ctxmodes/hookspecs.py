@@ -76,6 +76,8 @@ if TYPE_CHECKING:
         TreeNavigationEvent,
         TreePreparation,
         TurnEndEvent,
+        UserBashEvent,
+        UserBashResult,
     )
     from ctxmodes.hostapi import HostSession
     from ctxmodes.modes import ModeSpec
@@ -300,6 +302,32 @@ def ctx_input(session: HostSession, event: InputEvent) -> InputResult | None:
     input submitted during its rollover this way).
 
     .. versionadded:: 0.1
+    """
+
+
+@hookspec(firstresult=True)
+def ctx_user_bash(session: HostSession, event: UserBashEvent) -> UserBashResult | None:
+    """The user is about to run a shell command (Pi's ``user_bash``): ``!command`` or
+    ``!!command`` in the terminal, also while a run is active, RPC's ``bash``, or
+    :meth:`ctxmodes.sdk.Agent.run_shell_command`.
+
+    :param session: the current session.
+    :param event: the command as typed, whether its output is kept from the model
+        (``!!``), and the directory it runs in.
+    :return: ``None`` to leave it to the next plugin, then to ctxmodes; a
+        :class:`~ctxmodes.UserBashResult` with ``operations`` to run it another way (over
+        SSH, in a container; wrapping :func:`~ctxmodes.local_shell_runner` to keep the
+        local shell), or with ``result`` to answer for it without running anything.
+
+    The plugins are asked one after another, in the order pluggy calls them, each on its
+    own (a hook wrapper wraps its own plugin's implementation only), until one returns a
+    result. A plugin that raises is reported and the next one is asked, as Pi asks the next
+    extension; when none answers, the command runs locally. Asked only when some plugin
+    implements it, before the command runs; a command answered by ``result`` is recorded
+    as given and cannot be stopped. Errors raised by ``operations`` while the command runs
+    are the command's failure: the user is told, nothing is recorded.
+
+    .. versionadded:: 0.2
     """
 
 

@@ -59,6 +59,7 @@ HOOK_NAMES = frozenset(
         "ctx_tool_result",
         "ctx_turn_end",
         "ctx_turn_start",
+        "ctx_user_bash",
     }
 )
 

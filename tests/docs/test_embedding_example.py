@@ -22,7 +22,7 @@ from support.terminal import GateTool
 from ctxmodes.sdk import Agent, open_agent
 
 #: The page's Python examples, each run by a test below.
-EXAMPLES = ("embedding", "embedding-tools", "embedding-asyncio")
+EXAMPLES = ("embedding", "embedding-tools", "embedding-user-bash", "embedding-asyncio")
 
 
 @pytest.fixture
@@ -64,6 +64,27 @@ def test_the_tools_example_calls_the_programs_tool_and_reads_the_note(isolated):
         if entry.get("message", {}).get("role") == "toolResult"
     ]
     assert results[0] == ("clock", "09:30")
+
+
+def test_the_user_bash_example_answers_runs_elsewhere_and_runs_locally(isolated):
+    lines, namespace = run_example("embedding-user-bash")
+    # The sandbox is a new empty directory, where the session's folder holds the sessions.
+    assert lines == ["deploys are frozen", "0", "here"]
+    (session_file,) = (namespace["work"] / "sessions").glob("*.jsonl")
+    recorded = [
+        (m["command"], m.get("exitCode"), m.get("excludeFromContext"))
+        for m in (
+            entry["message"]
+            for entry in map(json.loads, session_file.read_text().splitlines())
+            if entry["type"] == "message"
+        )
+        if m["role"] == "bashExecution"
+    ]
+    assert recorded == [
+        ("deploy", 1, False),
+        ("ls -A | wc -l # sandbox", 0, False),
+        ("echo here", 0, True),
+    ]
 
 
 def test_the_asyncio_example_runs_and_its_cancellation_stops_the_run(isolated):

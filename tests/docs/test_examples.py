@@ -40,7 +40,8 @@ NOT_CODE = {"{toctree}", "text"}
 #: Examples run by a test of their own (the example mode's files are named by their first line).
 RUN_ELSEWHERE = {
     **dict.fromkeys(
-        ("embedding", "embedding-tools", "embedding-asyncio"), "test_embedding_example.py"
+        ("embedding", "embedding-tools", "embedding-user-bash", "embedding-asyncio"),
+        "test_embedding_example.py",
     ),
     "rpc-client": "test_rpc_example.py",
 }

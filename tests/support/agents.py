@@ -5,6 +5,7 @@ the ``make_rig`` fixture (a :class:`~ctxmodes.testing.HostHarness`) instead."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -23,10 +24,11 @@ def make_agent(
     provider: Provider | None = None,
     options: HostOptions | None = None,
     durability: Literal["none", "flush", "fsync"] = "flush",
+    plugins: Sequence[object] = (),
 ) -> Agent:
     """An agent in ``mode`` on a new session under ``directory``, answering with
     ``responses`` (streamed four characters at a time) unless ``provider`` is given; ``tools``
-    are registered beside the built-in ones."""
+    are registered beside the built-in ones, and ``plugins`` with them."""
     if provider is None:
         provider = ScriptedProvider(Script.model_validate({"responses": responses}), chunk_chars=4)
     return open_agent(
@@ -35,5 +37,5 @@ def make_agent(
         provider=provider,
         session_dir=directory / "sessions",
         options=options,
-        plugins=[ToolsPlugin(*tools)] if tools else (),
+        plugins=[*([ToolsPlugin(*tools)] if tools else []), *plugins],
     )

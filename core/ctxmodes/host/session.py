@@ -1009,10 +1009,13 @@ class AgentSession:
         ``exclude_from_context``) in a new bash in the session's directory, as Pi's
         ``executeBash``, and record it (see :meth:`record_shell_command`) unless the
         session was replaced or closed meanwhile (which stops it); returns its message.
-        ``controller`` (or :meth:`abort_shell_commands`) stops it; ``on_output`` gets each
-        piece of its cleaned output as it arrives (:mod:`ctxmodes.host.user_shell`).
+        The plugins' ``ctx_user_bash`` is asked first: it may answer for the command or run
+        it its own way. ``controller`` (or :meth:`abort_shell_commands`) stops it;
+        ``on_output`` gets each piece of its cleaned output as it arrives
+        (:mod:`ctxmodes.host.user_shell`).
 
-        :raises ToolError: bash cannot be started (nothing is recorded).
+        :raises ToolError: bash cannot be started, or a plugin's runner failed (nothing
+            is recorded).
         """
         self._check_alive()
         message = self._user_shell.run(

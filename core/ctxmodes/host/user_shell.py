@@ -1,8 +1,10 @@
 """Shell commands the user runs in a session (``!cmd``, ``!!cmd``, RPC's ``bash``), run and
 recorded as Pi's ``executeBash`` and ``recordBashResult`` do.
 
-A command runs in a new bash in the session's directory (:mod:`ctxmodes.tools.
-user_command`); :meth:`UserShell.abort` stops every command running (Pi's ``abortBash``).
+The plugins are asked first (``ctx_user_bash``, when one implements it): one may answer for
+the command, or run it its own way. Otherwise a command runs in a new bash in the session's
+directory (:mod:`ctxmodes.tools.user_command`); :meth:`UserShell.abort` stops every command
+running (Pi's ``abortBash``), but for those a plugin answered for, which never run.
 Its ``bashExecution`` message joins the session silently, as in Pi: persisted and added to
 the context, seen by the host's listeners but by no hook. While a run is active it waits
 for the run's end — a message between a tool call and its result would break the context —
@@ -17,10 +19,15 @@ from contextlib import contextmanager
 from typing import Any
 
 from ctxmodes.abort import AbortController
+from ctxmodes.events import UserBashEvent, UserBashResult
 from ctxmodes.host import records
 from ctxmodes.host.core import SessionCore
 from ctxmodes.session.models import BashExecutionMessage
-from ctxmodes.tools.user_command import run_user_command
+from ctxmodes.tools.user_command import (
+    UserCommandResult,
+    local_shell_runner,
+    run_user_command,
+)
 
 #: Wraps work deferred to the session's driver (the session skips it once stale).
 Guard = Callable[[Callable[[], None]], Callable[[], None]]
@@ -44,23 +51,55 @@ class UserShell:
         controller: AbortController | None = None,
         on_output: Callable[[str], None] | None = None,
     ) -> BashExecutionMessage:
-        """Run ``command`` (as typed: the configured prefix is added when it runs) and
-        return its message, for :meth:`record`. ``controller`` stops it (as :meth:`abort`
-        does); ``on_output`` gets each cleaned piece of output as it arrives.
+        """Run ``command`` (as typed: the configured prefix is added when it runs) as the
+        plugins decide, else locally, and return its message, for :meth:`record`.
+        ``controller`` stops it (as :meth:`abort` does); ``on_output`` gets each cleaned
+        piece of output as it arrives (nothing for a command a plugin answered for).
 
-        :raises ToolError: bash cannot be started.
+        :raises ToolError: bash cannot be started, or a plugin's runner failed.
         """
         core = self._core
+        answer = self._ask_plugins(command, exclude_from_context)
+        if answer is not None and answer.result is not None:
+            return self._message(command, answer.result, exclude_from_context)
+        runner = answer.operations if answer is not None else None
+        shell = core.options.shell
         controller = controller if controller is not None else AbortController()
         with self._lock:
             self._running.add(controller)
         try:
             result = run_user_command(
-                command, core.cwd, core.options.shell, controller.signal, on_output
+                shell.script(command),
+                core.cwd,
+                runner if runner is not None else local_shell_runner(shell.path),
+                controller.signal,
+                on_output,
+                local=runner is None,
             )
         finally:
             with self._lock:
                 self._running.discard(controller)
+        return self._message(command, result, exclude_from_context)
+
+    def _ask_plugins(
+        self, command: str, exclude_from_context: bool | None
+    ) -> UserBashResult | None:
+        # As Pi, asked only when a plugin listens, each plugin in turn until one answers;
+        # one that fails is reported (by the session's hook call) and the next is asked.
+        core = self._core
+        relay = core.relay
+        if not relay.is_implemented("ctx_user_bash"):
+            return None
+        event = UserBashEvent(command, bool(exclude_from_context), core.cwd)
+        for ask in relay.user_bash_askers():
+            answer = core.hook(ask, event)
+            if answer is not None:
+                return answer
+        return None
+
+    def _message(
+        self, command: str, result: UserCommandResult, exclude_from_context: bool | None
+    ) -> BashExecutionMessage:
         fields: dict[str, Any] = {
             "command": command,
             "output": result.output,
@@ -68,7 +107,7 @@ class UserShell:
             "cancelled": result.cancelled,
             "truncated": result.truncated,
             "full_output_path": result.full_output_path,
-            "timestamp": core.now_ms(),
+            "timestamp": self._core.now_ms(),
             "exclude_from_context": exclude_from_context,
         }
         # Only what is known is given: Pi leaves the rest out (undefined), never null.

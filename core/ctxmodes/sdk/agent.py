@@ -55,7 +55,7 @@ if TYPE_CHECKING:
     from ctxmodes.providers.catalog import ModelSpec
     from ctxmodes.providers.registry import ProviderRegistry
     from ctxmodes.resources import ResourceLoader
-    from ctxmodes.session.models import CompactionEntry
+    from ctxmodes.session.models import BashExecutionMessage, CompactionEntry
 
 _log = library_log.logger(__name__)
 
@@ -301,6 +301,32 @@ class Agent:
         is raised (as in :meth:`prompt`)."""
         with interrupt_aborts(self.session.abort):
             return self.session.compact(instructions)
+
+    def run_shell_command(
+        self,
+        command: str,
+        *,
+        exclude_from_context: bool = False,
+        on_output: Callable[[str], None] | None = None,
+    ) -> BashExecutionMessage:
+        """Run a shell command for the user on this thread, as ``!command`` does in the
+        terminal (``!!command`` with ``exclude_from_context``: the model never reads it):
+        the plugins' ``ctx_user_bash`` first, else a new bash in the session's directory.
+        Returns its ``bashExecution`` message, recorded in the session (when a run in
+        progress ends, if one is). ``on_output`` gets each cleaned piece of output as it
+        arrives; :meth:`abort_shell_commands` stops the command from another thread.
+
+        :raises ToolError: bash cannot be started, or a plugin's runner failed (nothing
+            is recorded).
+        """
+        return self.session.run_shell_command(
+            command, exclude_from_context=exclude_from_context, on_output=on_output
+        )
+
+    def abort_shell_commands(self) -> None:
+        """Stop every command :meth:`run_shell_command` runs now; each is recorded as
+        cancelled."""
+        self.session.abort_shell_commands()
 
     def navigate(self, request: NavigationRequest) -> TreeNavigationResult:
         """Move the leaf as ``/tree`` does (the session must be idle). On the main thread,

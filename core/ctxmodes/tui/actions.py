@@ -87,8 +87,9 @@ def compact(session: TerminalSession, args: str) -> None:
 
 def shell(session: TerminalSession, command: str, *, exclude: bool) -> None:
     """``!cmd`` (the output goes to the model with the next prompt) and ``!!cmd`` (it does
-    not): run as Pi runs them (:meth:`~ctxmodes.host.session.AgentSession.run_shell_command`)
-    on the worker; Esc stops it. The command is recorded as typed.
+    not): run as Pi runs them (:meth:`~ctxmodes.host.session.AgentSession.run_shell_command`,
+    which asks the plugins' ``ctx_user_bash`` first) on the worker; Esc stops it. The
+    command is recorded as typed.
 
     Typed while the agent works, the command runs at once beside it, as in Pi: it waits
     among the queued messages until the host records it, when the run ends."""
@@ -105,6 +106,9 @@ def shell(session: TerminalSession, command: str, *, exclude: bool) -> None:
             agent.session.run_shell_command(
                 command, exclude_from_context=exclude, controller=controller
             )
+        except CtxmodesError as exc:
+            # Pi's words for a command that could not run (nothing of it is recorded).
+            raise CtxmodesError(f"Bash command failed: {exc}") from None
         finally:
             session.shell_abort = None
 

@@ -284,3 +284,28 @@ def test_a_session_not_persisted_writes_no_file_nor_do_its_new_sessions(tmp_path
     assert not sessions.exists() or not list(sessions.rglob("*.jsonl"))
     with pytest.raises(CtxmodesError, match="kept in memory"):
         open_agent(cwd=tmp_path, settings=Settings(), continue_recent=True, persist=False)
+
+
+def test_a_shell_command_streams_and_is_stopped_from_another_thread(tmp_path):
+    with make_agent(tmp_path, []) as agent:
+        started = threading.Event()
+        pieces: list[str] = []
+
+        def seen(piece: str) -> None:
+            pieces.append(piece)
+            started.set()
+
+        done: list[Any] = []
+        worker = threading.Thread(
+            target=lambda: done.append(
+                agent.run_shell_command("echo begun; sleep 20", on_output=seen)
+            )
+        )
+        worker.start()
+        assert started.wait(10)
+        agent.abort_shell_commands()
+        worker.join(30)
+        assert pieces == ["begun\n"]
+        assert (done[0].output, done[0].exit_code, done[0].cancelled) == ("begun\n", None, True)
+        [recorded] = [m for m in file_messages(agent) if m["role"] == "bashExecution"]
+        assert (recorded["cancelled"], recorded["excludeFromContext"]) == (True, False)

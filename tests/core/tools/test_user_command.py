@@ -12,8 +12,12 @@ from typing import Any
 import pytest
 
 from ctxmodes.abort import AbortController
-from ctxmodes.tools.shell_config import ShellConfig
-from ctxmodes.tools.user_command import CleanedOutput, clean_output, run_user_command
+from ctxmodes.tools.user_command import (
+    CleanedOutput,
+    clean_output,
+    local_shell_runner,
+    run_user_command,
+)
 
 #: Feeds each case's pieces to Pi's executeBashWithOperations through a stand-in shell, and
 #: answers the result, the pieces handed on and the temporary file's text.
@@ -105,7 +109,7 @@ def test_a_command_runs_in_the_directory_and_streams_its_output(tmp_path: Path) 
     result = run_user_command(
         "printf 'one\\r\\n'; pwd; echo two >&2; exit 3",
         tmp_path,
-        ShellConfig(),
+        local_shell_runner(),
         AbortController().signal,
         pieces.append,
     )
@@ -115,10 +119,16 @@ def test_a_command_runs_in_the_directory_and_streams_its_output(tmp_path: Path) 
     assert result.full_output_path is None
 
 
-def test_the_prefix_runs_first(tmp_path: Path) -> None:
-    config = ShellConfig(command_prefix="greeting=prefixed")
-    result = run_user_command("echo $greeting", tmp_path, config, AbortController().signal)
-    assert result.output == "prefixed\n"
+def test_the_configured_bash_runs_the_command(tmp_path: Path) -> None:
+    logged = tmp_path / "log"
+    wrapper = tmp_path / "logging-bash"
+    wrapper.write_text(f'#!/bin/bash\necho "$@" >> {logged}\nexec bash "$@"\n')
+    wrapper.chmod(0o755)
+    result = run_user_command(
+        "echo ran", tmp_path, local_shell_runner(str(wrapper)), AbortController().signal
+    )
+    assert result.output == "ran\n"
+    assert logged.exists()
 
 
 def test_a_stopped_command_is_cancelled_without_an_exit_status(tmp_path: Path) -> None:
@@ -136,7 +146,11 @@ def test_a_stopped_command_is_cancelled_without_an_exit_status(tmp_path: Path) -
     stopper = threading.Thread(target=stop)
     stopper.start()
     result = run_user_command(
-        "echo started; sleep 20; echo never", tmp_path, ShellConfig(), controller.signal, seen
+        "echo started; sleep 20; echo never",
+        tmp_path,
+        local_shell_runner(),
+        controller.signal,
+        seen,
     )
     stopper.join()
     assert (result.output, result.exit_code, result.cancelled) == ("started\n", None, True)
@@ -146,7 +160,7 @@ def test_long_output_leaves_the_cleaned_text_in_a_file(tmp_path: Path) -> None:
     result = run_user_command(
         "for i in $(seq 1 3000); do printf '\\033[1m%s\\033[0m\\n' $i; done",
         tmp_path,
-        ShellConfig(),
+        local_shell_runner(),
         AbortController().signal,
     )
     assert result.truncated

@@ -122,6 +122,10 @@ class Probe:
     def ctx_session_before_switch(self, session, request):
         self._saw("ctx_session_before_switch")
 
+    @hookimpl
+    def ctx_user_bash(self, session, event):
+        self._saw("ctx_user_bash")
+
 
 def session_hookspecs() -> set[str]:
     """Every hookspec a session calls (the others are called by the command line and the
@@ -162,6 +166,7 @@ def test_every_hook_is_called_in_one_scripted_session(ctx_host):
     )
     host.prompt("find the probe")
     host.prompt("/compact")
+    host.session.run_shell_command("echo typed")
     results = {
         e.message.tool_name: e.message
         for e in host.entries()
