@@ -81,6 +81,7 @@ if TYPE_CHECKING:
     )
     from ctxmodes.session_view import SessionView
     from ctxmodes.tools.base import ABORTED_MESSAGE, Tool, ToolContext, ToolResult
+    from ctxmodes.tools.session_env import SESSION_ENVIRONMENT_NAMES, shell_environment
 
 #: Public name → the module that defines it.
 _EXPORTS: dict[str, str] = {
@@ -149,10 +150,13 @@ _EXPORTS: dict[str, str] = {
     "Tool": "ctxmodes.tools.base",
     "ToolContext": "ctxmodes.tools.base",
     "ToolResult": "ctxmodes.tools.base",
+    "SESSION_ENVIRONMENT_NAMES": "ctxmodes.tools.session_env",
+    "shell_environment": "ctxmodes.tools.session_env",
 }
 
 __all__ = [
     "ABORTED_MESSAGE",
+    "SESSION_ENVIRONMENT_NAMES",
     "AbortController",
     "AbortSignal",
     "AbortedError",
@@ -211,6 +215,7 @@ __all__ = [
     "UserMessage",
     "__version__",
     "hookimpl",
+    "shell_environment",
 ]
 
 
