@@ -4,6 +4,7 @@ environment", ``resolveSpawnContext`` in its ``bash.js``)."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -190,3 +191,18 @@ def test_the_host_gives_its_session_and_the_switched_model(tmp_path, persist, mo
              "PI_REASONING_LEVEL": "high"}
         ),
     ]  # fmt: skip
+
+
+def test_a_program_embedding_ctxmodes_keeps_its_environment_unmarked(tmp_path, monkeypatch):
+    """Only the command line marks its process (as Pi's SDK leaves the markers unset)."""
+    for name in ("AI_AGENT", "PI_CODING_AGENT"):
+        monkeypatch.delenv(name, raising=False)
+    call = {"name": "bash", "arguments": {"command": 'echo "[${AI_AGENT-unset}]"'}}
+    script = {"responses": [{"tool_calls": [call]}, {"text": "ok"}]}
+    provider = ScriptedProvider(Script.model_validate(script))
+    with open_agent(cwd=tmp_path, provider=provider, persist=False) as agent:
+        agent.prompt("who runs you?")
+        outputs = _bash_outputs(agent)
+    assert outputs == ["[unset]\n"]
+    assert "AI_AGENT" not in os.environ
+    assert "PI_CODING_AGENT" not in os.environ
