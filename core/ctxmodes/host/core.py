@@ -53,8 +53,8 @@ from ctxmodes.session.models import (
     ToolResultMessage,
     UserMessage,
 )
+from ctxmodes.tools import session_env
 from ctxmodes.tools.base import Tool, ToolContext, ToolResult
-from ctxmodes.tools.session_env import session_environment
 
 if TYPE_CHECKING:
     from ctxmodes.hooks import HookRelay
@@ -284,7 +284,7 @@ class SessionCore:
         """The ``PI_*`` variables of a shell command started now: this session's id and
         file, the selected model and the level it takes, as Pi's agent state holds them."""
         model = self.model
-        return session_environment(
+        return session_env.session_environment(
             session_id=self.manager.session_id,
             session_file=self.manager.session_file,
             provider=None if model is None else model.provider,

@@ -54,9 +54,7 @@ def _built_in(tools: Sequence[Tool]) -> str:
     if tools:
         lines.append("Tools:")
         lines.extend(f"- {tool.name}: {_first_line(tool.description)}" for tool in tools)
-        shells = [
-            tool.name for tool in tools if getattr(tool, "exposes_session_environment", False)
-        ]
+        shells = [tool.name for tool in tools if _exposes_session_environment(tool)]
         if shells:
             lines.extend(["", _session_variables_note(shells)])
     else:

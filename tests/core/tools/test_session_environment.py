@@ -15,6 +15,7 @@ from ctxmodes.config import Settings
 from ctxmodes.host.system_prompt import build_system_prompt
 from ctxmodes.providers import Script, ScriptedProvider
 from ctxmodes.sdk import open_agent
+from ctxmodes.tools.notebook import NotebookTool
 from ctxmodes.tools.runtime import ToolRuntime
 from ctxmodes.tools.session_env import shell_assignments
 from ctxmodes.tools.shell import BashTool
@@ -206,3 +207,11 @@ def test_a_program_embedding_ctxmodes_keeps_its_environment_unmarked(tmp_path, m
     assert outputs == ["[unset]\n"]
     assert "AI_AGENT" not in os.environ
     assert "PI_CODING_AGENT" not in os.environ
+
+
+def test_the_notebook_never_shows_an_outer_agents_session(tmp_path):
+    with ToolRuntime(env={"PATH": os.environ["PATH"], "KEEP": "1", **STALE}) as runtime:
+        tool = NotebookTool(runtime.notebook)
+        code = "import os\nprint(sorted(k for k in os.environ if k.startswith(('PI_', 'KEEP'))))"
+        result = tool.execute("call", {"code": code}, context_of(tmp_path, SESSION))
+    assert result.content[0].text.strip() == "['KEEP']"
