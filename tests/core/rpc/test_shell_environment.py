@@ -151,3 +151,26 @@ def test_print_and_json_modes_give_them_as_pi_does(tmp_path: Path, mode: list[st
     for name in ("PI_PROVIDER", "PI_MODEL", "PI_REASONING_LEVEL", "PI_CODING_AGENT"):
         assert ours[name] == pi_printed[name]
     assert (ours["AI_AGENT"], pi_printed["AI_AGENT"]) == ("ctxmodes", "pi")
+
+
+@pytest.mark.pi
+def test_a_new_session_is_the_one_the_next_command_sees_as_in_pi(tmp_path: Path) -> None:
+    seen = {}
+    for start, name in ((pi_rpc, "pi"), (our_rpc, "ours")):
+        where = tmp_path / name
+        where.mkdir()
+        ids = []
+        replies = _bash_call_then_text() + _bash_call_then_text()
+        with WireServer(replies) as server, start(where, server.base_url) as process:
+            for message in ("Before", "After"):
+                if ids:
+                    assert process.request({"type": "new_session"})["success"]
+                process.request({"type": "prompt", "message": message})
+                process.wait_for_event("agent_settled")
+                ids.append(process.request({"type": "get_state"})["data"]["sessionId"])
+            assert process.close() == 0, process.stderr()
+        printed = [output["PI_SESSION_ID"] for output in _tool_outputs(process.lines)]
+        seen[name] = (printed, ids)
+    for printed, ids in seen.values():
+        assert printed == ids
+        assert ids[0] != ids[1]
