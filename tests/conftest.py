@@ -18,8 +18,21 @@ from pathlib import Path
 
 import pytest
 
-#: Read by ctxmodes or by the tools it speaks for; removed for the run.
-REMOVED = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "PI_OAUTH_CALLBACK_HOST", "PI_EXPERIMENTAL")
+#: Read by ctxmodes or by the tools it speaks for, or set by an agent the tests may run
+#: under (its process markers and its session's variables); removed for the run.
+REMOVED = (
+    "OPENAI_API_KEY",
+    "OPENAI_BASE_URL",
+    "PI_OAUTH_CALLBACK_HOST",
+    "PI_EXPERIMENTAL",
+    "AI_AGENT",
+    "PI_CODING_AGENT",
+    "PI_SESSION_ID",
+    "PI_SESSION_FILE",
+    "PI_PROVIDER",
+    "PI_MODEL",
+    "PI_REASONING_LEVEL",
+)
 #: Directories that would be the user's own; empty ones of the run instead.
 DIRECTORIES = {
     "HOME": "home",

@@ -83,6 +83,7 @@ if TYPE_CHECKING:
     )
     from ctxmodes.session_view import SessionView
     from ctxmodes.tools.base import ABORTED_MESSAGE, Tool, ToolContext, ToolResult
+    from ctxmodes.tools.session_env import SESSION_ENVIRONMENT_NAMES, shell_environment
     from ctxmodes.tools.user_command import ShellRunner, UserCommandResult, local_shell_runner
 
 #: Public name → the module that defines it.
@@ -157,10 +158,13 @@ _EXPORTS: dict[str, str] = {
     **dict.fromkeys(
         ("ShellRunner", "UserCommandResult", "local_shell_runner"), "ctxmodes.tools.user_command"
     ),
+    "SESSION_ENVIRONMENT_NAMES": "ctxmodes.tools.session_env",
+    "shell_environment": "ctxmodes.tools.session_env",
 }
 
 __all__ = [
     "ABORTED_MESSAGE",
+    "SESSION_ENVIRONMENT_NAMES",
     "AbortController",
     "AbortSignal",
     "AbortedError",
@@ -224,6 +228,7 @@ __all__ = [
     "__version__",
     "hookimpl",
     "local_shell_runner",
+    "shell_environment",
 ]
 
 

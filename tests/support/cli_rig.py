@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from ctxmodes.cli import main
+from ctxmodes.cli.process_markers import PROCESS_MARKERS
 
 
 def isolate_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -44,8 +45,18 @@ def trust_project(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def ctxmodes(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    """Run the command line in this process: exit status, standard output, standard error."""
+    """Run the command line in this process: exit status, standard output, standard error.
+    The process markers a session command sets are taken back, so later tests start from
+    an unmarked environment."""
     capsys.readouterr()
-    code = main(list(argv))
+    saved = {name: os.environ.get(name) for name in PROCESS_MARKERS}
+    try:
+        code = main(list(argv))
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
     out, err = capsys.readouterr()
     return code, out, err

@@ -92,9 +92,12 @@ def require_terminal() -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ctxmodes.cli.pi_command_line import read_pi_arguments
+    from ctxmodes.cli.process_markers import mark_agent_process
     from ctxmodes.cli.session_arg import resolve_session
     from ctxmodes.cli.trust_prompt import ask_on_terminal
     from ctxmodes.session.paths import default_session_dir
+
+    mark_agent_process()  # before this session starts any process
 
     require_terminal()
     prompts = read_pi_arguments(args.messages, piped=None, base=Path.cwd())

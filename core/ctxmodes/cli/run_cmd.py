@@ -154,6 +154,7 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     import sys
 
+    from ctxmodes.cli.process_markers import mark_agent_process
     from ctxmodes.host.failures import FailureWatch
     from ctxmodes.host.interrupt import interrupt_aborts
     from ctxmodes.host.json_stream import JsonEventStream
@@ -161,6 +162,7 @@ def run(args: argparse.Namespace) -> int:
     from ctxmodes.host.transcript import TranscriptPrinter
     from ctxmodes.ui import HeadlessUI
 
+    mark_agent_process()  # before this session starts any process
     if args.rpc:
         from ctxmodes.rpc.command_line import run_rpc
 

@@ -53,6 +53,7 @@ from ctxmodes.session.models import (
     ToolResultMessage,
     UserMessage,
 )
+from ctxmodes.tools import session_env
 from ctxmodes.tools.base import Tool, ToolContext, ToolResult
 
 if TYPE_CHECKING:
@@ -276,6 +277,19 @@ class SessionCore:
             on_update=on_update,
             session=self.session,
             hooks=_ToolHooks(self),
+            session_environment=self.session_environment,
+        )
+
+    def session_environment(self) -> dict[str, str]:
+        """The ``PI_*`` variables of a shell command started now: this session's id and
+        file, the selected model and the level it takes, as Pi's agent state holds them."""
+        model = self.model
+        return session_env.session_environment(
+            session_id=self.manager.session_id,
+            session_file=self.manager.session_file,
+            provider=None if model is None else model.provider,
+            model=None if model is None else model.id,
+            reasoning_level=self.thinking_level,
         )
 
     # ------------------------------------------------------------------ summaries

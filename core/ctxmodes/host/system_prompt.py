@@ -54,9 +54,28 @@ def _built_in(tools: Sequence[Tool]) -> str:
     if tools:
         lines.append("Tools:")
         lines.extend(f"- {tool.name}: {_first_line(tool.description)}" for tool in tools)
+        shells = [tool.name for tool in tools if _exposes_session_environment(tool)]
+        if shells:
+            lines.extend(["", _session_variables_note(shells)])
     else:
         lines.append("No tools are available in this session.")
     return "\n".join(lines) + "\n"
+
+
+def _exposes_session_environment(tool: Tool) -> bool:
+    return bool(getattr(tool, "exposes_session_environment", False))
+
+
+def _session_variables_note(shells: Sequence[str]) -> str:
+    """Where the model learns which model, reasoning level and session it runs in: the
+    variables say it exactly, where the model's own guess may be wrong."""
+    names = " and ".join(f"`{name}`" for name in shells)
+    return (
+        f"Commands run with {names} see the current session in their environment: "
+        "PI_PROVIDER and PI_MODEL name the model answering you, PI_REASONING_LEVEL its "
+        "reasoning level, PI_SESSION_ID and PI_SESSION_FILE this session. Read them when "
+        "asked about any of these rather than guessing."
+    )
 
 
 def _first_line(text: str) -> str:

@@ -61,6 +61,10 @@ def _discard_update(_partial: ToolResult) -> None:
     return None
 
 
+def _no_session_environment() -> Mapping[str, str]:
+    return {}
+
+
 class ToolHooks(Protocol):
     """The hooks a tool may call while it runs. The host serializes them with every other
     hook call, so an implementation never runs concurrently with another hook."""
@@ -82,6 +86,12 @@ class ToolContext:
         may be called from the tool's thread only, and never after ``execute`` returned.
     :ivar session: the host session, opaque here; plugins' tools may know its type.
     :ivar hooks: the hooks a tool may call; ``None`` where no host runs the tool.
+    :ivar session_environment: the ``PI_*`` variables describing the session as it is when
+        called (Pi's shell tool session environment: ``PI_SESSION_ID``, ``PI_SESSION_FILE``,
+        ``PI_PROVIDER``, ``PI_MODEL``, ``PI_REASONING_LEVEL``, each only when it has a
+        value); a tool calls it as it starts a command, so a model switched meanwhile is
+        the one given. Empty where no host runs the tool. :func:`ctxmodes.shell_environment`
+        builds a whole environment from it.
     """
 
     cwd: Path
@@ -89,6 +99,7 @@ class ToolContext:
     on_update: Callable[[ToolResult], None] = _discard_update
     session: object = None
     hooks: ToolHooks | None = None
+    session_environment: Callable[[], Mapping[str, str]] = _no_session_environment
 
 
 @runtime_checkable
@@ -97,7 +108,10 @@ class Tool(Protocol):
 
     A tool may also have a ``strict_sampling`` attribute (``"prefer"`` or ``"require"``) to
     ask for strict, schema-constrained arguments where the model's server offers them
-    (:class:`ctxmodes.providers.base.ToolSchema`).
+    (:class:`ctxmodes.providers.base.ToolSchema`), and an ``exposes_session_environment``
+    attribute, true when the commands it runs see the session's ``PI_*`` variables
+    (:func:`ctxmodes.shell_environment`): the built-in system prompt then tells the model it
+    can read them.
     """
 
     @property

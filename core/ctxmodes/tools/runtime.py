@@ -17,6 +17,7 @@ from pathlib import Path
 from types import TracebackType
 
 from ctxmodes.tools.notebook import NotebookSession
+from ctxmodes.tools.session_env import shell_environment
 from ctxmodes.tools.shell import ShellSession
 from ctxmodes.tools.shell_config import DEFAULT_SHELL, ShellConfig
 
@@ -70,8 +71,12 @@ class ToolRuntime:
         """The persistent notebook, created (not yet started) in ``cwd`` on first use."""
         with self._lock:
             if self._notebook is None:
+                # The notebook is ctxmodes' own (Pi has none) and its worker outlives any
+                # one session state, so it gets no session variables; inherited ones from an
+                # outer agent are removed, so no cell reads another session's.
+                env = shell_environment(base=self._env)
                 self._notebook = NotebookSession(
-                    cwd, python=self._python, env=self._env, interrupt_grace=self._grace
+                    cwd, python=self._python, env=env, interrupt_grace=self._grace
                 )
             return self._notebook
 

@@ -7,6 +7,11 @@ control pipe as ``<random token> <exit status> <working directory>``, so no outp
 or hide it. Malformed commands (an unclosed quote, a heredoc without terminator) end with
 bash's own error instead of leaving the shell waiting for more input.
 
+Before each command the shell exports the session's ``PI_*`` variables as they are then
+(:mod:`~ctxmodes.tools.session_env`): Pi starts a new shell per command with them in its
+environment, and a shell that lives on must have them set again each time, or a model
+switched since would still show the old one.
+
 The program is the configured bash and each command is preceded by the configured prefix
 (:class:`~ctxmodes.tools.shell_config.ShellConfig`, Pi's ``shellPath`` and
 ``shellCommandPrefix``).
@@ -55,6 +60,7 @@ from ctxmodes.tools.output import (
     shown_output,
     truncation_details,
 )
+from ctxmodes.tools.session_env import command_variables, shell_assignments
 from ctxmodes.tools.shell_config import DEFAULT_SHELL, ShellConfig
 
 #: Seconds a stopped command gets to react to SIGINT before its shell is killed.
@@ -130,12 +136,17 @@ class ShellSession:
         timeout: float | None = None,
         on_progress: Callable[[TailSnapshot], None] | None = None,
         on_output: Callable[[bytes], None] | None = None,
+        variables: Mapping[str, str | None] | None = None,
     ) -> CommandOutcome:
         """Run ``command`` (after the configured prefix) in the shell; returns when it ends,
         times out or is aborted. ``on_output`` gets each piece of output as it is read.
+        ``variables`` are exported (unset where ``None``) in the shell just before the
+        command, prefix included, runs: they stay set until a later command changes them.
 
         :raises ToolError: bash cannot be started, or the session was closed.
+        :raises ValueError: a name of ``variables`` is not a shell variable name.
         """
+        assignments = shell_assignments(variables or {})
         with self._lock:
             if self._closed:
                 raise ToolError("The shell session was closed")
@@ -151,7 +162,9 @@ class ShellSession:
             self._waker.drain()
             unregister = signal.add_callback(self._waker.wake)
             try:
-                return self._execute(proc, token, output, control, signal, timeout, on_progress)
+                return self._execute(
+                    proc, token, output, control, signal, timeout, on_progress, assignments
+                )
             except BaseException:
                 # Interrupted from outside (a failing progress callback, Ctrl-C in the host):
                 # the command may still run and would leak into the next one's output.
@@ -185,6 +198,7 @@ class ShellSession:
         signal: AbortSignal,
         timeout: float | None,
         on_progress: Callable[[TailSnapshot], None] | None,
+        assignments: str,
     ) -> CommandOutcome:
         def complete(buffer: bytearray) -> bool:
             return _find_marker(buffer, token) is not None
@@ -197,7 +211,7 @@ class ShellSession:
         # `builtin` keeps a command that defines functions named trap or printf harmless.
         line = (
             "builtin shopt -s expand_aliases; builtin alias exit=return; "
-            f"builtin trap 'return 130' INT; "
+            f"builtin trap 'return 130' INT; {assignments}"
             f"builtin . {shlex.quote(str(self._script_path()))} </dev/null {fd}>&-; "
             f'builtin printf \'%s %s %s\\n\' {token.decode()} "$?" "$PWD" >&{fd}\n'
         )
@@ -342,7 +356,13 @@ class BashArguments(ToolArguments):
 
 
 class BashTool(TypedTool[BashArguments]):
-    """Runs commands in the runtime's persistent shell."""
+    """Runs commands in the runtime's persistent shell.
+
+    Each command sees the session as it is when the command starts, in the variables of
+    :mod:`~ctxmodes.tools.session_env` (re-set before every command, since the shell
+    outlives them); ``expose_session_environment=False`` unsets them instead, as Pi's
+    option of that name.
+    """
 
     name = "bash"
     label = "bash"
@@ -353,17 +373,31 @@ class BashTool(TypedTool[BashArguments]):
         "the full output is saved to a file. Optionally provide a timeout in seconds."
     )
 
-    def __init__(self, shell: Callable[[Path], ShellSession]) -> None:
+    def __init__(
+        self, shell: Callable[[Path], ShellSession], *, expose_session_environment: bool = True
+    ) -> None:
         super().__init__(BashArguments)
         self._shell = shell
+        self._expose = expose_session_environment
+
+    @property
+    def exposes_session_environment(self) -> bool:
+        """Whether commands see the session's ``PI_*`` variables (the system prompt says so)."""
+        return self._expose
 
     def run(self, args: BashArguments, context: ToolContext) -> ToolResult:
         def progress(snapshot: TailSnapshot) -> None:
             text = snapshot.truncation.content
             context.on_update(ToolResult.text(text, details=truncation_details(snapshot)))
 
-        outcome = self._shell(context.cwd).run(
-            args.command, signal=context.signal, timeout=args.timeout, on_progress=progress
+        shell = self._shell(context.cwd)
+        variables = command_variables(context, expose_session_environment=self._expose)
+        outcome = shell.run(
+            args.command,
+            signal=context.signal,
+            timeout=args.timeout,
+            on_progress=progress,
+            variables=variables,
         )
         return render_outcome(outcome, args.timeout)
 

@@ -309,3 +309,20 @@ def screen_until(tmux: Tmux, holds: Callable[[str], bool]) -> str:
             return screen
         assert time.monotonic() < deadline, screen
         time.sleep(0.05)
+
+
+def test_the_users_commands_carry_the_agents_process_markers(tmp_path):
+    """The interactive session marks its process as the print, JSON and RPC modes do, over
+    an outer agent's markers, so a ``!`` command (which inherits the agent's environment)
+    sees its own."""
+    outer = {"AI_AGENT": "outer", "PI_CODING_AGENT": "outer"}
+    tmux = Tmux(
+        ["bash", "--norc", "--noprofile"], {**private_env(tmp_path), **outer}, columns=100, rows=40
+    )
+    try:
+        start_chat(tmux, tmp_path)
+        tmux.type('!printf "agent=%s pi=%s\\n" "$AI_AGENT" "$PI_CODING_AGENT"')
+        tmux.key("Enter")
+        tmux.wait("agent=ctxmodes pi=true")
+    finally:
+        tmux.close()
