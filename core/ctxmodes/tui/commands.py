@@ -32,6 +32,7 @@ class SlashCommand:
 def terminal_commands() -> dict[str, SlashCommand]:
     """The commands the terminal itself implements, by name."""
     from ctxmodes.tui import actions, credentials
+    from ctxmodes.tui.hotkeys import hotkeys
     from ctxmodes.tui.navigator import open_tree
 
     table = (
@@ -74,6 +75,7 @@ def terminal_commands() -> dict[str, SlashCommand]:
             "thinking", "Show or set the thinking level", "[LEVEL]", True, actions.thinking
         ),
         SlashCommand("copy", "Copy the last reply to the clipboard", "", True, actions.copy),
+        SlashCommand("hotkeys", "List every keyboard shortcut", "", True, hotkeys),
         SlashCommand("quit", "Leave ctxmodes", "", True, actions.quit),
     )
     return {command.name: command for command in table}
