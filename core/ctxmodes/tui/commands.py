@@ -34,6 +34,7 @@ def terminal_commands() -> dict[str, SlashCommand]:
     from ctxmodes.tui import actions, credentials
     from ctxmodes.tui.hotkeys import hotkeys
     from ctxmodes.tui.navigator import open_tree
+    from ctxmodes.tui.session_copies import clone
 
     table = (
         SlashCommand("tree", "Navigate the session tree", "", False, open_tree),
@@ -45,6 +46,7 @@ def terminal_commands() -> dict[str, SlashCommand]:
             actions.compact,
         ),
         SlashCommand("resume", "Resume another session (picker)", "[FILE]", False, actions.resume),
+        SlashCommand("clone", "Continue in a copy of this session", "", False, clone),
         SlashCommand("mode", "Show or switch the context mode", "[NAME]", False, actions.mode),
         SlashCommand(
             "session", "Session file, counts, tokens, windows", "", True, actions.session_info
