@@ -64,7 +64,7 @@ if TYPE_CHECKING:
     from ctxmodes.hostapi import UserInterface
     from ctxmodes.providers.base import Provider
     from ctxmodes.providers.request_settings import ProviderRetrySettings
-    from ctxmodes.resources import ResourceLoader
+    from ctxmodes.resources import LoadedResources, ResourceLoader
     from ctxmodes.session.models import SessionEntry
 
 NOT_SAVED_MESSAGE = (
@@ -375,6 +375,24 @@ class AgentHost:
             return ForkOutcome(
                 self._replace(manager, "fork", "fork", self._keep_mode()), editor_text
             )
+
+    def reload_resources(self) -> LoadedResources:
+        """Read the current session's skills, prompt templates, context files (``AGENTS.md``
+        …) and system prompt files again, as Pi's ``/reload`` does, and rebuild the system
+        prompt from them; the directory's trust decision stands. Plugins keep their state:
+        a plugin is a Python entry point, not a file to load again, so only its tools and
+        commands are collected again. Returns what is loaded now (its ``warnings`` too);
+        without a resource loader nothing is read and the session's resources stay.
+
+        :raises SessionBusyError: the agent works, compacts or summarizes.
+        """
+        with self._lock:
+            session = self.session
+            if not session.is_idle():
+                raise SessionBusyError("Wait for the agent to finish before reloading.")
+            if self._resources is not None:
+                session.replace_resources(self._resources.load(session.cwd))
+            return session.resources
 
     def describe_mode_change(self, name: str) -> str | None:
         """One line on what switching the current session to mode ``name`` changes
