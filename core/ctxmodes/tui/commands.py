@@ -34,6 +34,7 @@ def terminal_commands() -> dict[str, SlashCommand]:
     from ctxmodes.tui import actions, credentials
     from ctxmodes.tui.hotkeys import hotkeys
     from ctxmodes.tui.navigator import open_tree
+    from ctxmodes.tui.reload import reload
     from ctxmodes.tui.session_copies import clone
 
     table = (
@@ -78,6 +79,9 @@ def terminal_commands() -> dict[str, SlashCommand]:
         ),
         SlashCommand("copy", "Copy the last reply to the clipboard", "", True, actions.copy),
         SlashCommand("hotkeys", "List every keyboard shortcut", "", True, hotkeys),
+        SlashCommand(
+            "reload", "Read keys, skills, prompts and context files again", "", True, reload
+        ),
         SlashCommand("quit", "Leave ctxmodes", "", True, actions.quit),
     )
     return {command.name: command for command in table}

@@ -168,11 +168,13 @@ class KeyMap:
     """The keys of each action, and what could not be read (one line each, to tell once).
 
     :param names: each action's bound keys as the defaults or ``keybindings.json`` name
-        them (Pi's format), for showing them as Pi does (:meth:`display`)."""
+        them (Pi's format), for showing them as Pi does (:meth:`display`).
+    :param source: the file read (``None``: Pi's defaults only), read again by ``/reload``."""
 
     keys: Mapping[str, tuple[KeySequence, ...]]
     problems: tuple[str, ...] = field(default=())
     names: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    source: Path | None = None
 
     def of(self, action: str) -> tuple[KeySequence, ...]:
         return self.keys.get(action, ())
@@ -218,7 +220,7 @@ class KeyMap:
                     bound.append(name)
             keys[action] = tuple(dict.fromkeys(sequences))
             names_bound[action] = tuple(dict.fromkeys(bound))
-        return cls(keys, tuple(problems), names_bound)
+        return cls(keys, tuple(problems), names_bound, path)
 
 
 def keybindings_path() -> Path:
