@@ -20,6 +20,7 @@ same :class:`~ctxmodes.session.ids.IdentitySource` as the store it replaces.
 from __future__ import annotations
 
 import dataclasses
+import shutil
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -352,6 +353,40 @@ class AgentHost:
             self._check_switch(SessionSwitchRequest("resume", str(target)))
             if target.is_dir():
                 raise CtxmodesError(f"{target} is a directory, not a session file")
+            return self._resume(target)
+
+    def import_session(self, path: str | Path) -> AgentSession:
+        """Continue in a copy of the session file at ``path``, as Pi's ``importFromJsonl``
+        makes it: copied into this session's directory under its own name (``-1``, ``-2`` …
+        before the extension when that name is taken; a file already there is opened where
+        it is), then resumed. Plugins are asked first, about the copy's path
+        (``ctx_session_before_switch``), and nothing is copied when one keeps the session.
+
+        :raises CtxmodesError: no file at ``path`` (Pi's ``File not found: …``), the session
+            is kept in memory, or the copy is not a session whose directory exists.
+        :raises SessionChangeCancelled: a plugin kept the current session.
+        """
+        with self._lock:
+            source = Path(resolve_path(path))
+            if not source.is_file():
+                raise CtxmodesError(f"File not found: {source}")
+            directory = self.session.session_manager.session_dir
+            if directory is None:
+                raise CtxmodesError(
+                    "This session is kept in memory: there is no directory to import into"
+                )
+            target = directory / source.name
+            stored = target.resolve() == source.resolve()
+            suffix = 1
+            while not stored and target.exists():
+                target = directory / f"{source.stem}-{suffix}{source.suffix}"
+                suffix += 1
+            self._check_switch(SessionSwitchRequest("resume", str(target)))
+            if not stored:
+                directory.mkdir(parents=True, exist_ok=True)
+                # "x": never over a file that appeared meanwhile (Pi's COPYFILE_EXCL).
+                with source.open("rb") as original, target.open("xb") as copy:
+                    shutil.copyfileobj(original, copy)
             return self._resume(target)
 
     def fork_session(self, entry_id: str | None) -> ForkOutcome:

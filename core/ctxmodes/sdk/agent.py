@@ -323,6 +323,11 @@ class Agent:
         :meth:`~ctxmodes.host.runtime.AgentHost.switch_session`)."""
         self._host.switch_session(path)
 
+    def import_session(self, path: str | Path) -> None:
+        """Continue in a copy of the session file at ``path``, made in this session's
+        directory (see :meth:`~ctxmodes.host.runtime.AgentHost.import_session`)."""
+        self._host.import_session(path)
+
     def fork(self, entry_id: str | None = None) -> str | None:
         """Continue in a new file from ``entry_id``; returns text for the editor, if any."""
         return self._host.fork_session(entry_id).editor_text
