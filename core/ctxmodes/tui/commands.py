@@ -35,7 +35,7 @@ def terminal_commands() -> dict[str, SlashCommand]:
     from ctxmodes.tui.hotkeys import hotkeys
     from ctxmodes.tui.navigator import open_tree
     from ctxmodes.tui.reload import reload
-    from ctxmodes.tui.session_copies import clone
+    from ctxmodes.tui.session_copies import clone, import_session
 
     table = (
         SlashCommand("tree", "Navigate the session tree", "", False, open_tree),
@@ -48,6 +48,9 @@ def terminal_commands() -> dict[str, SlashCommand]:
         ),
         SlashCommand("resume", "Resume another session (picker)", "[FILE]", False, actions.resume),
         SlashCommand("clone", "Continue in a copy of this session", "", False, clone),
+        SlashCommand(
+            "import", "Continue in a copy of a session file", "<path.jsonl>", False, import_session
+        ),
         SlashCommand("mode", "Show or switch the context mode", "[NAME]", False, actions.mode),
         SlashCommand(
             "session", "Session file, counts, tokens, windows", "", True, actions.session_info
