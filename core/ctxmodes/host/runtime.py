@@ -20,6 +20,7 @@ same :class:`~ctxmodes.session.ids.IdentitySource` as the store it replaces.
 from __future__ import annotations
 
 import dataclasses
+import shutil
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -64,7 +65,7 @@ if TYPE_CHECKING:
     from ctxmodes.hostapi import UserInterface
     from ctxmodes.providers.base import Provider
     from ctxmodes.providers.request_settings import ProviderRetrySettings
-    from ctxmodes.resources import ResourceLoader
+    from ctxmodes.resources import LoadedResources, ResourceLoader
     from ctxmodes.session.models import SessionEntry
 
 #: Pi's refusal of a fork from an entry that does not exist, or before one that is not a
@@ -357,6 +358,40 @@ class AgentHost:
                 raise CtxmodesError(f"{target} is a directory, not a session file")
             return self._resume(target)
 
+    def import_session(self, path: str | Path) -> AgentSession:
+        """Continue in a copy of the session file at ``path``, as Pi's ``importFromJsonl``
+        makes it: copied into this session's directory under its own name (``-1``, ``-2`` …
+        before the extension when that name is taken; a file already there is opened where
+        it is), then resumed. Plugins are asked first, about the copy's path
+        (``ctx_session_before_switch``), and nothing is copied when one keeps the session.
+
+        :raises CtxmodesError: no file at ``path`` (Pi's ``File not found: …``), the session
+            is kept in memory, or the copy is not a session whose directory exists.
+        :raises SessionChangeCancelled: a plugin kept the current session.
+        """
+        with self._lock:
+            source = Path(resolve_path(path))
+            if not source.is_file():
+                raise CtxmodesError(f"File not found: {source}")
+            directory = self.session.session_manager.session_dir
+            if directory is None:
+                raise CtxmodesError(
+                    "This session is kept in memory: there is no directory to import into"
+                )
+            target = directory / source.name
+            stored = target.resolve() == source.resolve()
+            suffix = 1
+            while not stored and target.exists():
+                target = directory / f"{source.stem}-{suffix}{source.suffix}"
+                suffix += 1
+            self._check_switch(SessionSwitchRequest("resume", str(target)))
+            if not stored:
+                directory.mkdir(parents=True, exist_ok=True)
+                # "x": never over a file that appeared meanwhile (Pi's COPYFILE_EXCL).
+                with source.open("rb") as original, target.open("xb") as copy:
+                    shutil.copyfileobj(original, copy)
+            return self._resume(target)
+
     def fork_session(
         self, entry_id: str | None, position: Literal["before", "at"] | None = None
     ) -> ForkOutcome:
@@ -387,6 +422,24 @@ class AgentHost:
             return ForkOutcome(
                 self._replace(manager, "fork", "fork", self._keep_mode()), editor_text
             )
+
+    def reload_resources(self) -> LoadedResources:
+        """Read the current session's skills, prompt templates, context files (``AGENTS.md``
+        …) and system prompt files again, as Pi's ``/reload`` does, and rebuild the system
+        prompt from them; the directory's trust decision stands. Plugins keep their state:
+        a plugin is a Python entry point, not a file to load again, so only its tools and
+        commands are collected again. Returns what is loaded now (its ``warnings`` too);
+        without a resource loader nothing is read and the session's resources stay.
+
+        :raises SessionBusyError: the agent works, compacts or summarizes.
+        """
+        with self._lock:
+            session = self.session
+            if not session.is_idle():
+                raise SessionBusyError("Wait for the agent to finish before reloading.")
+            if self._resources is not None:
+                session.replace_resources(self._resources.load(session.cwd))
+            return session.resources
 
     def describe_mode_change(self, name: str) -> str | None:
         """One line on what switching the current session to mode ``name`` changes

@@ -370,6 +370,12 @@ class AgentSession:
             else build_system_prompt(list(tools.values()), core.cwd, self._resources)
         )
 
+    def replace_resources(self, resources: LoadedResources) -> None:
+        """Take ``resources``, read again from disk (Pi's ``/reload``), and rebuild the
+        system prompt from them; tools and commands are collected again with it."""
+        self._resources = resources
+        self.refresh_registrations()
+
     def set_mode_name(self, name: str) -> None:
         """Record that mode ``name`` now serves this session (the host switched it)."""
         self._mode_name = name

@@ -43,6 +43,16 @@ def loaded_sections(
     return sections
 
 
+def loaded_text(resources: LoadedResources, cwd: Path | str, *, quiet: bool) -> str:
+    """The sections as the terminal prints them (``[Title]`` then its line, each on lines
+    of their own); with ``quiet`` only :data:`DIAGNOSTIC_SECTIONS`."""
+    return "".join(
+        f"\n[{title}]\n  {line}"
+        for title, line in loaded_sections(resources, cwd)
+        if not quiet or title in DIAGNOSTIC_SECTIONS
+    )
+
+
 def _context_path(path: str, cwd: str, home: str) -> str:
     relative = os.path.relpath(path, cwd)
     if relative != ".." and not relative.startswith(".." + os.sep):

@@ -349,6 +349,11 @@ class Agent:
         :meth:`~ctxmodes.host.runtime.AgentHost.switch_session`)."""
         self._host.switch_session(path)
 
+    def import_session(self, path: str | Path) -> None:
+        """Continue in a copy of the session file at ``path``, made in this session's
+        directory (see :meth:`~ctxmodes.host.runtime.AgentHost.import_session`)."""
+        self._host.import_session(path)
+
     def fork(
         self, entry_id: str | None = None, position: Literal["before", "at"] | None = None
     ) -> str | None:

@@ -216,16 +216,11 @@ class TerminalSession:
         """The start-up header and what was loaded; with ``quiet_startup`` (Pi's
         ``quietStartup``) only the resources' warnings and what was left out for want of
         trust, as Pi still shows its diagnostics."""
-        from ctxmodes.resources.summary import DIAGNOSTIC_SECTIONS, loaded_sections
+        from ctxmodes.resources.summary import loaded_text
 
         session = self.agent.session
-        sections = loaded_sections(session.resources, session.cwd)
         quiet = self.settings.quiet_startup
-        loaded = "".join(
-            f"\n[{title}]\n  {line}"
-            for title, line in sections
-            if not quiet or title in DIAGNOSTIC_SECTIONS
-        )
+        loaded = loaded_text(session.resources, session.cwd, quiet=quiet)
         if quiet:
             return [render.styled(loaded.lstrip("\n"), "dim", self.width)] if loaded else []
         where = self.agent.session_manager.session_file or "in memory"

@@ -32,7 +32,10 @@ class SlashCommand:
 def terminal_commands() -> dict[str, SlashCommand]:
     """The commands the terminal itself implements, by name."""
     from ctxmodes.tui import actions, credentials
+    from ctxmodes.tui.hotkeys import hotkeys
     from ctxmodes.tui.navigator import open_tree
+    from ctxmodes.tui.reload import reload
+    from ctxmodes.tui.session_copies import clone, import_session
 
     table = (
         SlashCommand("tree", "Navigate the session tree", "", False, open_tree),
@@ -44,6 +47,10 @@ def terminal_commands() -> dict[str, SlashCommand]:
             actions.compact,
         ),
         SlashCommand("resume", "Resume another session (picker)", "[FILE]", False, actions.resume),
+        SlashCommand("clone", "Continue in a copy of this session", "", False, clone),
+        SlashCommand(
+            "import", "Continue in a copy of a session file", "<path.jsonl>", False, import_session
+        ),
         SlashCommand("mode", "Show or switch the context mode", "[NAME]", False, actions.mode),
         SlashCommand(
             "session", "Session file, counts, tokens, windows", "", True, actions.session_info
@@ -74,6 +81,10 @@ def terminal_commands() -> dict[str, SlashCommand]:
             "thinking", "Show or set the thinking level", "[LEVEL]", True, actions.thinking
         ),
         SlashCommand("copy", "Copy the last reply to the clipboard", "", True, actions.copy),
+        SlashCommand("hotkeys", "List every keyboard shortcut", "", True, hotkeys),
+        SlashCommand(
+            "reload", "Read keys, skills, prompts and context files again", "", True, reload
+        ),
         SlashCommand("quit", "Leave ctxmodes", "", True, actions.quit),
     )
     return {command.name: command for command in table}

@@ -98,6 +98,18 @@ def key_label(sequence: KeySequence) -> str:
     return alt + (key.upper() if len(key) == 1 else key.capitalize())
 
 
+def display_keys(names: tuple[str, ...]) -> str:
+    """Keys in Pi's format shown as Pi's ``keyDisplayText`` shows them: each ``+`` part
+    with its first letter capitalized (``alt`` named ``Option`` on macOS, as Pi names it),
+    the keys joined by ``/``."""
+
+    def part(text: str) -> str:
+        shown = "option" if sys.platform == "darwin" and text.lower() == "alt" else text
+        return shown[:1].upper() + shown[1:]
+
+    return "/".join("+".join(part(piece) for piece in name.split("+")) for name in names)
+
+
 class UnsupportedKey(ValueError):
     """A key in Pi's format that a terminal cannot report distinctly."""
 
@@ -153,13 +165,24 @@ def _plain_key(name: str, *, ctrl: bool, shift: bool, original: str) -> str:
 
 @dataclass(frozen=True)
 class KeyMap:
-    """The keys of each action, and what could not be read (one line each, to tell once)."""
+    """The keys of each action, and what could not be read (one line each, to tell once).
+
+    :param names: each action's bound keys as the defaults or ``keybindings.json`` name
+        them (Pi's format), for showing them as Pi does (:meth:`display`).
+    :param source: the file read (``None``: Pi's defaults only), read again by ``/reload``."""
 
     keys: Mapping[str, tuple[KeySequence, ...]]
     problems: tuple[str, ...] = field(default=())
+    names: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    source: Path | None = None
 
     def of(self, action: str) -> tuple[KeySequence, ...]:
         return self.keys.get(action, ())
+
+    def display(self, action: str) -> str:
+        """The keys of ``action`` as Pi's ``/hotkeys`` shows them: each part capitalized,
+        keys joined by ``/`` (``Shift+Ctrl+P/Alt+P``); empty when none is bound."""
+        return display_keys(self.names.get(action, ()))
 
     @classmethod
     def load(cls, path: Path | None) -> KeyMap:
@@ -178,6 +201,7 @@ class KeyMap:
                 else:
                     problems.append(f"{path}: not a JSON object; using the default keys")
         keys: dict[str, tuple[KeySequence, ...]] = {}
+        names_bound: dict[str, tuple[str, ...]] = {}
         for action, defaults in DEFAULTS.items():
             chosen = user.get(action, defaults)
             names = [chosen] if isinstance(chosen, str) else chosen
@@ -185,14 +209,18 @@ class KeyMap:
                 problems.append(f"{path}: {action} takes a key or a list of keys")
                 names = list(defaults)
             sequences: list[KeySequence] = []
+            bound: list[str] = []
             for name in names:
                 try:
                     sequences.append(parse_key(name))
                 except UnsupportedKey as error:
                     if action in user:  # Pi's own defaults may name keys no terminal reports
                         problems.append(f"keybindings: {action}: {error}; skipped")
+                else:
+                    bound.append(name)
             keys[action] = tuple(dict.fromkeys(sequences))
-        return cls(keys, tuple(problems))
+            names_bound[action] = tuple(dict.fromkeys(bound))
+        return cls(keys, tuple(problems), names_bound, path)
 
 
 def keybindings_path() -> Path:

@@ -8,7 +8,11 @@ from typing import TYPE_CHECKING, Final
 
 from prompt_toolkit.application import Application
 from prompt_toolkit.filters import Condition
-from prompt_toolkit.key_binding import merge_key_bindings
+from prompt_toolkit.key_binding import (
+    DynamicKeyBindings,
+    KeyBindingsBase,
+    merge_key_bindings,
+)
 from prompt_toolkit.key_binding.defaults import load_key_bindings
 from prompt_toolkit.layout import (
     ConditionalContainer,
@@ -34,6 +38,7 @@ if TYPE_CHECKING:
     from prompt_toolkit.output import Output
 
     from ctxmodes.tui.app import TerminalSession
+    from ctxmodes.tui.keymap import KeyMap
 
 #: Rows of the editor before it scrolls (the completion menu's are a setting,
 #: ``terminal.completion_rows``).
@@ -55,6 +60,27 @@ STYLE = Style.from_dict(
         **PICKER_STYLE,
     }
 )
+
+
+def picking(session: TerminalSession) -> Condition:
+    """Whether a picker holds the keys (it then replaces the editor)."""
+    return Condition(lambda: session.picker is not None)
+
+
+def application_keys(session: TerminalSession) -> KeyBindingsBase:
+    """prompt_toolkit's editing keys under the session's, as ``session.keymap`` binds them:
+    built again whenever the keymap is replaced (``/reload`` reads ``keybindings.json``
+    again), which prompt_toolkit notices by the bindings' version."""
+    built: list[tuple[KeyMap, KeyBindingsBase]] = []
+
+    def current() -> KeyBindingsBase:
+        keymap = session.keymap
+        if not built or built[0][0] is not keymap:
+            own = key_bindings(session, picking(session), keymap)
+            built[:] = [(keymap, merge_key_bindings([load_key_bindings(), own]))]
+        return built[0][1]
+
+    return DynamicKeyBindings(current)
 
 
 def build_application(
@@ -83,7 +109,7 @@ def build_application(
             ("class:prompt", "\u203a " if line == 0 and not wrap else "  ")
         ],
     )
-    picking = Condition(lambda: session.picker is not None)
+    a_picker_shows = picking(session)
     body = HSplit(
         [
             ConditionalContainer(
@@ -98,8 +124,8 @@ def build_application(
                 Window(FormattedTextControl(live.queue_fragments), dont_extend_height=True),
                 filter=Condition(live.shows_queue),
             ),
-            ConditionalContainer(editor, filter=~picking),
-            ConditionalContainer(search, filter=~picking),
+            ConditionalContainer(editor, filter=~a_picker_shows),
+            ConditionalContainer(search, filter=~a_picker_shows),
             ConditionalContainer(
                 Window(
                     FormattedTextControl(
@@ -109,7 +135,7 @@ def build_application(
                     dont_extend_height=True,
                     wrap_lines=False,
                 ),
-                filter=picking,
+                filter=a_picker_shows,
             ),
             Window(
                 FormattedTextControl(session.status.fragments), height=2, dont_extend_height=True
@@ -137,9 +163,7 @@ def build_application(
         output.enable_cpr = False
     app: Application[None] = Application(
         layout=Layout(root, focused_element=editor),
-        key_bindings=merge_key_bindings(
-            [load_key_bindings(), key_bindings(session, picking, session.keymap)]
-        ),
+        key_bindings=application_keys(session),
         style=STYLE,
         full_screen=False,
         erase_when_done=False,

@@ -1,0 +1,32 @@
+"""``AgentHost.import_session``: a session file copied into the session directory under a
+free name, as Pi's ``importFromJsonl`` copies it, or opened in place when it is there."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from support.agents import make_agent
+
+from ctxmodes.errors import CtxmodesError
+
+
+def test_a_copy_under_a_free_name_or_the_stored_file_itself(tmp_path: Path) -> None:
+    (tmp_path / "a").mkdir()
+    with make_agent(tmp_path / "a", [{"text": "one"}]) as first:
+        first.prompt("hi")
+        source = first.session_file
+    with make_agent(tmp_path, []) as agent:
+        sessions = tmp_path / "sessions"
+        agent.import_session(source)
+        copied = agent.session_file
+        agent.import_session(str(source))
+        renamed = agent.session_file
+        agent.import_session(copied)
+        in_place = agent.session_file
+        with pytest.raises(CtxmodesError, match=r"^File not found: "):
+            agent.import_session(tmp_path / "missing.jsonl")
+    assert copied == sessions / source.name
+    assert renamed == sessions / f"{source.stem}-1.jsonl"
+    assert in_place == copied
+    assert sorted(sessions.iterdir()) == sorted([copied, renamed])
