@@ -137,7 +137,12 @@ def _chat(
 
     from prompt_toolkit.history import FileHistory
 
-    from ctxmodes.cli.options import CONFIRM_SWITCH, start_model, use_api_key
+    from ctxmodes.cli.options import (
+        CONFIRM_SWITCH,
+        model_fallback_warning,
+        start_model,
+        use_api_key,
+    )
     from ctxmodes.cli.session_warnings import warn_about_session
     from ctxmodes.host.options import HostOptions
     from ctxmodes.sdk import open_agent
@@ -177,6 +182,7 @@ def _chat(
             # Above the banner, as `run` and the session commands say it: no line of the
             # file is left out without a word.
             warn_about_session(manager.session_file, manager)
+        fallback = model_fallback_warning(manager, agent.session.model, args.model)
         path = history_path()
         path.parent.mkdir(parents=True, exist_ok=True)
         tune_for_typing()
@@ -187,6 +193,7 @@ def _chat(
             initial_prompts=first.texts,
             initial_images=first.images,
             model_patterns=settings.enabled_models,
+            startup_warnings=[fallback] if fallback is not None else [],
         ).run()
     finally:
         agent.close()

@@ -65,11 +65,27 @@ def run_show(args: argparse.Namespace) -> int:
         else:
             print(f"{keys[path].ljust(width)} = {toml_value(value)}  # {source}")
     print(f"# user file: {user_config_path()}")
+    if not settings.model and not settings.enabled_models:
+        print(_picked_model_note(settings))
     if loaded.skipped is not None:
         print(f"# skipped (project not trusted): {loaded.skipped}")
     for line in notes:
         print(line, file=sys.stderr)
     return 0
+
+
+def _picked_model_note(settings: Settings) -> str:
+    """What a new session starts on when no model is set: the model Pi would pick among
+    those with credentials, or none."""
+    from ctxmodes.plugins import make_configured_plugin_manager
+    from ctxmodes.providers.initial_model import initial_model
+    from ctxmodes.providers.registry import registry_from_plugin_manager
+
+    registry = registry_from_plugin_manager(make_configured_plugin_manager(settings))
+    picked = initial_model(registry.models)
+    if picked is None:
+        return "# no model is set and none has credentials: see `ctxmodes login`"
+    return f"# no model is set: a new session starts on {picked.ref}, the first with credentials"
 
 
 def toml_value(value: Any) -> str:

@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from ctxmodes.config import LoadedSettings, Settings
     from ctxmodes.config_sources import StartupSettings
     from ctxmodes.host.runtime import AgentHost
+    from ctxmodes.providers.base import ModelInfo
     from ctxmodes.resources import ResourceLoader
     from ctxmodes.resources.trust import AskTrust, TrustResolver
     from ctxmodes.session.manager import SessionManager
@@ -385,6 +386,24 @@ def scope_start_model(settings: Settings) -> str | None:
     if level is None and chosen.model.ref == configured:
         return settings.model  # as configured, with its own :<level> if it has one
     return chosen.model.ref + (f":{level}" if level else "")
+
+
+def model_fallback_warning(
+    manager: SessionManager, current: ModelInfo | None, given: str | None
+) -> str | None:
+    """The warning for a reopened session that does not continue on the model it last
+    used because that model cannot be used here (Pi warns the same way): ``None`` when
+    ``given`` (``--model``) chose another one on purpose, or nothing was replaced."""
+    recorded = manager.context_model()
+    if given is not None or recorded is None:
+        return None
+    if current is not None and f"{current.provider}/{current.id}" == recorded:
+        return None
+    instead = "no model" if current is None else f"{current.provider}/{current.id}"
+    return (
+        f"This session last used {recorded}, which cannot be used here "
+        f"(not in `ctxmodes models`, or no credentials); continuing with {instead}"
+    )
 
 
 def require_model(host: AgentHost, manager: SessionManager) -> None:

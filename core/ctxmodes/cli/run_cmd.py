@@ -35,6 +35,7 @@ from ctxmodes.cli.options import (
     agent_settings,
     forked_session,
     mode_request,
+    model_fallback_warning,
     require_model,
     resource_loader,
     run_trust,
@@ -185,7 +186,7 @@ def run(args: argparse.Namespace) -> int:
     if trace is not None:
         host.subscribe(trace)
     try:
-        check_before_start(host, manager)
+        check_before_start(host, manager, args.model)
         if events is not None:
             header = manager.get_header()
             if header is not None:
@@ -266,11 +267,16 @@ def open_host(args: argparse.Namespace, ui: UserInterface) -> OpenedHost:
 
 
 def check_before_start(
-    host: AgentHost, manager: SessionManager, *, model_required: bool = True
+    host: AgentHost,
+    manager: SessionManager,
+    given_model: str | None,
+    *,
+    model_required: bool = True,
 ) -> None:
-    """Warn on standard error about what the session file holds, and refuse a session no
-    model can answer (closing the session, which the host does not own yet); without
-    ``model_required``, only say so, for a client that may name a model later.
+    """Warn on standard error about what the session file holds and about a session that
+    does not continue on its own model (``given_model`` is ``--model``), and refuse a
+    session no model can answer (closing the session, which the host does not own yet);
+    without ``model_required``, only say so, for a client that may name a model later.
 
     :raises CtxmodesError: no usable model, and one is required.
     """
@@ -289,6 +295,11 @@ def check_before_start(
             return
         manager.close()
         raise
+    provider = host.provider
+    current = provider.info if provider is not None else None
+    fallback = model_fallback_warning(manager, current, given_model)
+    if fallback is not None:
+        print(f"Warning: {fallback}", file=sys.stderr)
 
 
 def warn_about_resources(host: AgentHost) -> None:

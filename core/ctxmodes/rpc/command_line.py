@@ -41,7 +41,7 @@ def run_rpc(args: argparse.Namespace) -> int:
         if trace is not None:
             agent.subscribe_records(trace)
         # As Pi's, a client may start without a model and name one with `set_model`.
-        check_before_start(host, manager, model_required=False)
+        check_before_start(host, manager, args.model, model_required=False)
         host.start(manager)
         warn_about_resources(host)
         server.serve(sys.stdin.buffer)

@@ -101,6 +101,8 @@ class TerminalSession:
         ``@FILE`` images).
     :param model_patterns: the models Ctrl+P cycles through (``--models``, Pi's
         ``enabledModels``); none: every model with credentials.
+    :param startup_warnings: shown under the start-up header, with the session's other
+        warnings (the command line's, such as a session's model that could not be used).
     """
 
     def __init__(
@@ -117,8 +119,10 @@ class TerminalSession:
         initial_prompts: Sequence[str] = (),
         initial_images: Sequence[ImageContent] = (),
         model_patterns: Sequence[str] = (),
+        startup_warnings: Sequence[str] = (),
     ) -> None:
         self.agent = agent
+        self._startup_warnings = list(startup_warnings)
         self._initial_prompts = list(initial_prompts)
         self._initial_images = tuple(initial_images)
         self.settings = settings if settings is not None else TerminalSettings()
@@ -196,7 +200,11 @@ class TerminalSession:
         opened = self.transcript.replay(self.width) if manager.is_written() else []
         problems = [
             render.notice(problem, "warning", self.width)
-            for problem in (*self.keymap.problems, *self._scope_warnings)
+            for problem in (
+                *self.keymap.problems,
+                *self._scope_warnings,
+                *self._startup_warnings,
+            )
         ]
         scope = scope_line(self.cycler, self.keymap.of("app.model.cycleForward"))
         if scope is not None and not self.settings.quiet_startup:

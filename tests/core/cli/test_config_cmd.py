@@ -83,3 +83,22 @@ def test_the_listing_copied_into_a_config_file_gives_the_same_settings(
     assert _show(capsys).replace(str(copied), "SOURCE") == _show(capsys).replace(
         str(copied), "SOURCE"
     )
+
+
+def test_with_no_model_set_the_listing_names_the_model_a_session_starts_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from ctxmodes.providers.catalog import default_models
+
+    isolate_settings(tmp_path, monkeypatch)
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tmp_path / "agent"))
+    assert _show(capsys).splitlines()[-1] == (
+        "# no model is set and none has credentials: see `ctxmodes login`"
+    )
+    monkeypatch.setenv("GROQ_API_KEY", "g")
+    assert _show(capsys).splitlines()[-1] == (
+        f"# no model is set: a new session starts on groq/{default_models()['groq']}, "
+        "the first with credentials"
+    )
+    monkeypatch.setenv("CTXMODES_MODEL", "groq/llama-3.1-8b-instant")
+    assert "no model is set" not in _show(capsys)

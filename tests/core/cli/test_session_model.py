@@ -76,6 +76,35 @@ def test_a_session_whose_model_cannot_be_used_here_says_which_it_was(tmp_path: P
     assert (tmp_path / "s.jsonl").read_bytes() == before
 
 
+def test_a_session_that_cannot_continue_on_its_model_says_which_one_replaces_it(
+    tmp_path: Path,
+) -> None:
+    """As Pi warns when it cannot restore a session's model: the session made with a script
+    goes on with the configured model, and standard error says so; naming the model, or
+    continuing on the session's own, says nothing."""
+    script = tmp_path / "script.json"
+    script.write_text('{"responses": [{"text": "scripted"}, {"text": "again"}]}')
+    replies = [Reply(text_stream(API, "from local")), Reply(text_stream(API, "kept"))]
+    with WireServer(replies) as server:
+        _configure(tmp_path, server, default="local/one")
+        args = ("run", "--session", "s.jsonl")
+        made = run_ctxmodes(tmp_path, *args, "--model", f"scripted:{script}", "a")
+        assert made.returncode == 0, made.stderr
+        named = run_ctxmodes(tmp_path, *args, "--model", f"scripted:{script}", "b")
+        assert named.returncode == 0, named.stderr
+        replaced = run_ctxmodes(tmp_path, *args, "c")
+        assert replaced.returncode == 0, replaced.stderr
+        kept = run_ctxmodes(tmp_path, *args, "d")
+        assert kept.returncode == 0, kept.stderr
+    assert "cannot be used here" not in made.stderr + named.stderr + kept.stderr
+    assert replaced.stderr.splitlines() == [
+        "Warning: This session last used scripted/scripted, which cannot be used here (not "
+        "in `ctxmodes models`, or no credentials); continuing with local/one"
+    ]
+    assert "from local" in replaced.stdout
+    assert _asked_for(server) == ["one", "one"]
+
+
 def test_open_agent_restores_the_sessions_model_unless_one_is_named(tmp_path: Path) -> None:
     """The embedding API and the interactive session open a session the same way."""
     from ctxmodes.config import load_settings

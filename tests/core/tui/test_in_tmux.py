@@ -324,5 +324,32 @@ def test_the_users_commands_carry_the_agents_process_markers(tmp_path):
         tmux.type('!printf "agent=%s pi=%s\\n" "$AI_AGENT" "$PI_CODING_AGENT"')
         tmux.key("Enter")
         tmux.wait("agent=ctxmodes pi=true")
+
+
+def test_a_first_start_without_credentials_then_with_a_key_as_a_person_meets_them(tmp_path):
+    """Nothing configured and no key: the session opens and says how to get a model. With a
+    provider's key set, a session made with a script continues on that provider's default
+    model, and the screen says the session's own model could not be used."""
+    from ctxmodes.providers.catalog import default_models
+    from ctxmodes.tui.commands import NO_MODEL_AT_START
+
+    into = f"cd {quote(str(tmp_path))}"
+    start = " ".join(quote(part) for part in ctxmodes_command())
+    tmux = shell_in_tmux(tmp_path)
+    try:
+        tmux.type(f"{into} && {start}")
+        tmux.key("Enter")
+        tmux.wait(NO_MODEL_AT_START[:40])
+        tmux.wait("no model")
+    finally:
+        tmux.close()
+    (tmp_path / "script.json").write_text('{"responses": [{"text": "scripted"}]}')
+    tmux = shell_in_tmux(tmp_path)
+    try:
+        made = f"{start} -p --model scripted:script.json hi"
+        tmux.type(f"{into} && {made} && GROQ_API_KEY=g {start} -c")
+        tmux.key("Enter")
+        screen = tmux.wait(f"groq/{default_models()['groq']}")
+        assert "last used scripted/scripted, which cannot be used here" in " ".join(screen.split())
     finally:
         tmux.close()

@@ -162,3 +162,17 @@ def test_a_login_leaves_the_model_of_a_session_that_has_one(
     assert models[0] is not None
     assert models[1] == models[0]
     assert "Model: groq/" not in terminal.screen.getvalue()
+
+
+def test_the_command_lines_startup_warnings_are_shown_under_the_header(
+    tmp_path: Path, private_credentials: Path
+) -> None:
+    """A warning the command line found (a session's model that cannot be used here) is
+    shown with the session's own warnings when the terminal opens."""
+    agent = make_agent(tmp_path, [])
+    warning = "This session last used x/y, which cannot be used here"
+
+    async def scenario(t):
+        await t.printed(warning)
+
+    run_terminal(agent, scenario, startup_warnings=[warning])
