@@ -324,6 +324,8 @@ def test_the_users_commands_carry_the_agents_process_markers(tmp_path):
         tmux.type('!printf "agent=%s pi=%s\\n" "$AI_AGENT" "$PI_CODING_AGENT"')
         tmux.key("Enter")
         tmux.wait("agent=ctxmodes pi=true")
+    finally:
+        tmux.close()
 
 
 def test_a_first_start_without_credentials_then_with_a_key_as_a_person_meets_them(tmp_path):
