@@ -111,7 +111,8 @@ def how_to_trust() -> str:
     """The end of a line saying something was left out for want of trust."""
     return (
         "the folder is not trusted (pass --approve for this run, or trust it when "
-        f"`ctxmodes chat` asks, which saves it in {paths.agent_dir() / TRUST_FILE})."
+        "`ctxmodes chat` asks or with its /trust, which save it in "
+        f"{paths.agent_dir() / TRUST_FILE}; /trust takes effect at the next start)."
     )
 
 
