@@ -49,6 +49,8 @@ def _is_saved(choice: TrustChoice, saved: SavedTrust | None) -> bool:
 
 
 def trust(session: TerminalSession, args: str) -> None:
+    """``/trust``: the list of choices for the session's working directory, opened on the
+    one saved now; the one picked is saved, Esc saves nothing."""
     agent = session.agent
     cwd = str(agent.session.cwd)
     store = ProjectTrustStore(agent.host.agent_dir)
