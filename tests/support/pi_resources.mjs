@@ -6,7 +6,9 @@
 //           skillPaths?: [path, ...], promptTemplatePaths?: [path, ...],   (--skill and
 //           --prompt-template, resolved as Pi resolves them), systemPrompt?: text|path,
 //           appendSystemPrompt?: [text|path, ...] (--system-prompt, --append-system-prompt),
-//           expand?: [text, ...]}
+//           expand?: [text, ...], trustChoice?: index}
+//           (trustChoice: first save the choice at that index of the list Pi's /trust
+//           offers, as /trust saves it)
 //           (HOME is taken from the environment)
 // Answer: {trusted, systemPrompt, templates: [...], skills: [...] (each with its sourceInfo),
 //          contextFiles: [path, ...],
@@ -21,13 +23,16 @@ const { createAgentSession } = await load("sdk.js");
 const { DefaultResourceLoader } = await load("resource-loader.js");
 const { SettingsManager } = await load("settings-manager.js");
 const { SessionManager } = await load("session-manager.js");
-const { ProjectTrustStore } = await load("trust-manager.js");
+const { ProjectTrustStore, getProjectTrustOptions } = await load("trust-manager.js");
 const { resolveProjectTrusted } = await load("project-trust.js");
 const { expandPromptTemplate } = await load("prompt-templates.js");
 
 const answers = [];
 for (const request of JSON.parse(readFileSync(0, "utf8"))) {
 	const { cwd, agentDir } = request;
+	if (request.trustChoice !== undefined) {
+		new ProjectTrustStore(agentDir).setMany(getProjectTrustOptions(cwd)[request.trustChoice].updates);
+	}
 	const trusted = await resolveProjectTrusted({
 		cwd,
 		trustStore: new ProjectTrustStore(agentDir),

@@ -265,6 +265,16 @@ class AgentHost:
         """The model the next session starts with (``None``: none was configured)."""
         return self._provider
 
+    @property
+    def agent_dir(self) -> Path:
+        """The agent directory whose ``trust.json`` and resources this host's sessions
+        follow: its resource loader's, else Pi's (``$PI_CODING_AGENT_DIR``)."""
+        if self._resources is not None:
+            return self._resources.agent_dir
+        from ctxmodes.session import paths
+
+        return paths.agent_dir()
+
     def mode_names(self) -> list[str]:
         return self._registry.names()
 

@@ -111,7 +111,8 @@ def how_to_trust() -> str:
     """The end of a line saying something was left out for want of trust."""
     return (
         "the folder is not trusted (pass --approve for this run, or trust it when "
-        f"`ctxmodes chat` asks, which saves it in {paths.agent_dir() / TRUST_FILE})."
+        "`ctxmodes chat` asks or with its /trust, which save it in "
+        f"{paths.agent_dir() / TRUST_FILE}; /trust takes effect at the next start)."
     )
 
 
@@ -128,6 +129,21 @@ class TrustChoice:
     label: str
     trusted: bool
     updates: tuple[tuple[str, bool | None], ...] = ()
+
+    @property
+    def saved_path(self) -> str | None:
+        """The folder whose saved decision this choice is (Pi's ``savedPath``: the first
+        folder it writes; ``None`` for a choice that saves nothing)."""
+        return self.updates[0][0] if self.updates else None
+
+
+@dataclass(frozen=True, slots=True)
+class SavedTrust:
+    """A decision found in ``trust.json``: the folder it was saved for (the working
+    directory or the nearest parent that has one) and whether it trusts."""
+
+    path: str
+    trusted: bool
 
 
 def trust_choices(cwd: str | Path, *, include_session_only: bool = True) -> list[TrustChoice]:
@@ -155,13 +171,25 @@ class ProjectTrustStore:
 
     def get(self, cwd: str | Path) -> bool | None:
         """The decision saved for ``cwd`` or its nearest ancestor that has one."""
-        with self._locked():
-            data = self._read()
+        entry = self.get_entry(cwd)
+        return entry.trusted if entry is not None else None
+
+    def get_entry(self, cwd: str | Path) -> SavedTrust | None:
+        """The decision saved for ``cwd`` or its nearest ancestor that has one, with the
+        folder it was saved for.
+
+        :raises ConfigError: the file cannot be read, is not valid, or stays locked.
+        """
+        try:
+            with self._locked():
+                data = self._read()
+        except OSError as exc:  # the agent directory or the lock cannot be made
+            raise ConfigError(f"Failed to read trust store {self.path}: {exc}") from None
         directory = _canonical(cwd)
         while True:
             value = data.get(directory)
             if isinstance(value, bool):
-                return value
+                return SavedTrust(directory, value)
             parent = os.path.dirname(directory)
             if parent == directory:
                 return None
@@ -171,16 +199,28 @@ class ProjectTrustStore:
         self.set_many([(str(cwd), decision)])
 
     def set_many(self, updates: Sequence[tuple[str, bool | None]]) -> None:
-        with self._locked():
-            data = self._read()
-            for folder, decision in updates:
-                key = _canonical(folder)
-                if decision is None:
-                    data.pop(key, None)
-                else:
-                    data[key] = decision
-            ordered = {key: data[key] for key in sorted(data) if data[key] is not None}
-            self.path.write_text(json.dumps(ordered, indent=2) + "\n", "utf-8")
+        """Save each folder's decision (``None`` removes it), keeping the others; an
+        unreadable file is left as it is rather than replaced.
+
+        :raises ConfigError: the file cannot be read, is not valid, stays locked, or cannot
+            be written.
+        """
+        try:
+            with self._locked():
+                data = self._read()
+                for folder, decision in updates:
+                    key = _canonical(folder)
+                    if decision is None:
+                        data.pop(key, None)
+                    else:
+                        data[key] = decision
+                # As Pi writes it: keys sorted, other folders' nulls kept, and a folder name
+                # in its own characters rather than \u escapes.
+                ordered = {key: data[key] for key in sorted(data)}
+                text = json.dumps(ordered, indent=2, ensure_ascii=False)
+                self.path.write_text(text + "\n", "utf-8")
+        except OSError as exc:
+            raise ConfigError(f"Failed to write trust store {self.path}: {exc}") from None
 
     def _read(self) -> dict[str, bool | None]:
         if not self.path.exists():

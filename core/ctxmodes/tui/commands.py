@@ -34,6 +34,7 @@ def terminal_commands() -> dict[str, SlashCommand]:
     from ctxmodes.tui import actions, credentials
     from ctxmodes.tui.hotkeys import hotkeys
     from ctxmodes.tui.navigator import open_tree
+    from ctxmodes.tui.project_trust import trust
     from ctxmodes.tui.reload import reload
     from ctxmodes.tui.session_copies import clone, import_session
 
@@ -84,6 +85,9 @@ def terminal_commands() -> dict[str, SlashCommand]:
         SlashCommand("hotkeys", "List every keyboard shortcut", "", True, hotkeys),
         SlashCommand(
             "reload", "Read keys, skills, prompts and context files again", "", True, reload
+        ),
+        SlashCommand(
+            "trust", "Save the project trust decision for future sessions", "", True, trust
         ),
         SlashCommand("quit", "Leave ctxmodes", "", True, actions.quit),
     )

@@ -64,6 +64,9 @@ class Picker:
     on_cancel: Callable[[], None] = lambda: None
     hint: str = "↑↓ move · type to filter · Enter choose · Esc cancel"
     free_text: bool = False
+    #: Typing filters the rows; a fixed list of choices (``False``) takes j and k for down
+    #: and up instead, as Pi's selectors do, and ignores other letters.
+    filterable: bool = True
     #: A free-text picker for a secret: what is typed is drawn as dots.
     secret: bool = False
     #: Ctrl+O: cycles the picker's filter (``/tree``), when given.
@@ -97,6 +100,11 @@ class Picker:
         if question is not None:
             if question.answer is not None:
                 question.answer += text
+            return
+        if not self.filterable:
+            for key in text:
+                if key in "jk":
+                    self.move(1 if key == "j" else -1)
             return
         self.query += text
         self.selected = 0
@@ -165,9 +173,10 @@ class Picker:
             return self._typed_answer(question, width)
         rows = self.rows()
         title = wrap_words(self.title, width - 1) if width > 1 else self.title
-        parts: StyleAndTextTuples = [("class:picker.title", title), ("", "\n")]
-        shown = "•" * len(self.query) if self.secret else self.query
-        parts.append(("class:picker.query", f"> {shown}"))
+        parts: StyleAndTextTuples = [("class:picker.title", title)]
+        if self.filterable:
+            shown = "•" * len(self.query) if self.secret else self.query
+            parts += [("", "\n"), ("class:picker.query", f"> {shown}")]
         if self.free_text:
             parts += [("", "\n"), ("class:picker.hint", self.hint)]
             return parts

@@ -13,6 +13,7 @@ import pytest
 from ctxmodes.errors import ConfigError, CtxmodesError
 from ctxmodes.resources.trust import (
     ProjectTrustStore,
+    SavedTrust,
     TrustResolver,
     has_trust_requiring_project_resources,
     trust_choices,
@@ -51,6 +52,46 @@ def test_trusting_the_parent_drops_the_folders_own_decision(tmp_path: Path) -> N
     parent_choice = trust_choices(folder)[1]
     store.set_many(parent_choice.updates)
     assert json.loads(store.path.read_text()) == {str(folder.parent): True}
+
+
+def test_the_nearest_decision_names_the_folder_it_was_saved_for(tmp_path: Path) -> None:
+    store = ProjectTrustStore(tmp_path / "agent")
+    folder = tmp_path / "work" / "repo"
+    folder.mkdir(parents=True)
+    assert store.get_entry(folder) is None
+    store.set(folder.parent, False)
+    assert store.get_entry(folder) == SavedTrust(str(folder.parent), False)
+    store.set(folder, True)
+    assert store.get_entry(folder) == SavedTrust(str(folder), True)
+    labels = {choice.label: choice.saved_path for choice in trust_choices(folder)}
+    assert labels == {
+        "Trust": str(folder),
+        f"Trust parent folder ({folder.parent})": str(folder.parent),
+        "Trust (this session only)": None,
+        "Do not trust": str(folder),
+        "Do not trust (this session only)": None,
+    }
+
+
+def test_other_folders_entries_are_kept_as_pi_keeps_them(tmp_path: Path) -> None:
+    store = ProjectTrustStore(tmp_path)
+    store.path.write_text('{"/b/caf\u00e9": true, "/a/old": null}')
+    store.set(tmp_path / "new", False)
+    assert store.path.read_text() == (
+        f'{{\n  "/a/old": null,\n  "/b/café": true,\n  "{tmp_path / "new"}": false\n}}\n'
+    )
+
+
+def test_a_store_that_cannot_be_written_is_an_error_and_stays(tmp_path: Path) -> None:
+    agent = tmp_path / "agent"
+    agent.mkdir()
+    (agent / "trust.json").mkdir()  # a folder where the file should be
+    with pytest.raises(ConfigError, match="Failed to read trust store"):
+        ProjectTrustStore(agent).set(tmp_path, True)
+    blocked = tmp_path / "file"
+    blocked.write_text("")  # the agent directory cannot be made under a file
+    with pytest.raises(ConfigError, match="trust store"):
+        ProjectTrustStore(blocked / "agent").get_entry(tmp_path)
 
 
 def test_a_lock_held_by_another_process_is_waited_for_then_refused(tmp_path: Path) -> None:
