@@ -144,3 +144,13 @@ def our_rpc(
         tmp_path,
         ctxmodes_environment(tmp_path, env),
     )
+
+
+def bash_messages(where: Path) -> list[JsonObject]:
+    """The ``bashExecution`` messages of the one session file under ``where``, without the
+    clock's timestamp (to compare Pi's with ctxmodes')."""
+    (session,) = where.rglob("*.jsonl")
+    entries = [json.loads(line) for line in session.read_text().splitlines()]
+    messages = [e["message"] for e in entries if e["type"] == "message"]
+    bash = [m for m in messages if m["role"] == "bashExecution"]
+    return [{key: value for key, value in m.items() if key != "timestamp"} for m in bash]

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from support.pi_print import API
-from support.rpc_client import RpcProcess, our_rpc, pi_rpc
+from support.rpc_client import RpcProcess, bash_messages, our_rpc, pi_rpc
 from support.wire_server import Reply, WireServer, text_stream
 
 JsonObject = dict[str, Any]
@@ -33,16 +33,6 @@ def _both(
             assert process.close() == 0
             done.append((returned, process))
     return done
-
-
-def _bash_messages(where: Path) -> list[JsonObject]:
-    """The ``bashExecution`` messages of the one session file under ``where``, without the
-    clock's timestamp."""
-    (session,) = where.rglob("*.jsonl")
-    entries = [json.loads(line) for line in session.read_text().splitlines()]
-    messages = [e["message"] for e in entries if e["type"] == "message"]
-    bash = [m for m in messages if m["role"] == "bashExecution"]
-    return [{key: value for key, value in m.items() if key != "timestamp"} for m in bash]
 
 
 def _deltas(process: RpcProcess, request_id: str) -> list[JsonObject]:
@@ -81,8 +71,8 @@ def test_commands_answer_stream_and_are_recorded_as_pis(tmp_path: Path) -> None:
         assert "".join(delta["delta"] for delta in deltas) == response["data"]["output"]
         at = mine.lines.index(response)
         assert all(mine.lines.index(delta) < at for delta in deltas)
-    assert _bash_messages(tmp_path / "ours") == _bash_messages(tmp_path / "pi")
-    assert [m.get("excludeFromContext") for m in _bash_messages(tmp_path / "ours")] == [
+    assert bash_messages(tmp_path / "ours") == bash_messages(tmp_path / "pi")
+    assert [m.get("excludeFromContext") for m in bash_messages(tmp_path / "ours")] == [
         None,
         True,
         False,
@@ -155,7 +145,7 @@ def test_a_command_run_during_an_answer_is_recorded_after_it(tmp_path: Path) -> 
         at = process.lines.index
         settled = next(line for line in process.lines if line["type"] == "agent_settled")
         assert at(ours if process is mine else theirs) < at(settled)
-    assert _bash_messages(tmp_path / "ours") == _bash_messages(tmp_path / "pi")
+    assert bash_messages(tmp_path / "ours") == bash_messages(tmp_path / "pi")
 
 
 def test_bad_input_is_answered_with_an_error(tmp_path: Path) -> None:

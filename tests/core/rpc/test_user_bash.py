@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from support.pi_print import API
-from support.rpc_client import RpcProcess, our_rpc, pi_rpc
+from support.rpc_client import RpcProcess, bash_messages, our_rpc, pi_rpc
 from support.wire_server import Reply, WireServer, text_stream
 
 JsonObject = dict[str, Any]
@@ -145,16 +145,6 @@ def _commands(process: RpcProcess) -> list[JsonObject]:
     return answers
 
 
-def _bash_messages(where: Path) -> list[JsonObject]:
-    """The ``bashExecution`` messages of the one session file under ``where``, without the
-    clock's timestamp."""
-    (session,) = where.rglob("*.jsonl")
-    entries = [json.loads(line) for line in session.read_text().splitlines()]
-    messages = [e["message"] for e in entries if e["type"] == "message"]
-    bash = [m for m in messages if m["role"] == "bashExecution"]
-    return [{key: value for key, value in m.items() if key != "timestamp"} for m in bash]
-
-
 def _take_full_output_paths(items: list[JsonObject]) -> list[str]:
     """The ``fullOutputPath`` of each of ``items`` that has one, taken out of it: each
     program names its own temporary file."""
@@ -218,7 +208,7 @@ def test_a_plugin_takes_over_the_users_commands_as_a_pi_extension_does(tmp_path:
     ]
     assert theirs[-1]["data"] == {"output": "waiting\n", "cancelled": True, "truncated": False}
 
-    their_messages, our_messages = _bash_messages(pi_dir), _bash_messages(our_dir)
+    their_messages, our_messages = bash_messages(pi_dir), bash_messages(our_dir)
     their_files = _take_full_output_paths(their_messages)
     our_files = _take_full_output_paths(our_messages)
     assert our_messages == their_messages
