@@ -76,7 +76,10 @@ typecheck: $(STAMP)
 
 # Tests run on every core (pytest-xdist); tests sharing an expensive fixture (one Postgres
 # per run, a module's wheel or browser) stay on one worker (see tests/conftest.py).
-PYTEST := $(BIN)/pytest -q -n auto --dist loadgroup
+# pytest keeps each test module's rewritten assertions as bytecode; where the environment
+# turns bytecode off (PYTHONDONTWRITEBYTECODE), every process would rewrite every module
+# again, some 10 s a process on a 2-core machine, so the tests run with it on.
+PYTEST := PYTHONDONTWRITEBYTECODE= $(BIN)/pytest -q -n auto --dist loadgroup
 # The slow tiers (markers in pyproject.toml): real Pi, Codex CLI, Postgres, Chromium, the
 # packaged wheel, fault injection and other long tests.
 FAST_TIER := not (pi or codex_cli or postgres or chromium or packaging or faults or slow)

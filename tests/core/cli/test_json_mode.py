@@ -17,6 +17,8 @@ from support.wire_server import Reply, WireServer, text_stream, tool_call_stream
 
 from ctxmodes.cli.pi_command_line import meant_command_line
 
+pytestmark = pytest.mark.slow  # each test runs ctxmodes (and Pi) as processes, end to end
+
 COMMANDS = frozenset({"run", "chat", "session"})
 #: A refusal Pi does not retry (``server_error`` would be): one request, one failed answer.
 BAD_REQUEST = b'{"error":{"message":"bad request","type":"invalid_request_error"}}'

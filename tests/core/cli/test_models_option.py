@@ -16,6 +16,8 @@ from ctxmodes.cli.options import agent_settings, run_trust, scope_start_model
 from ctxmodes.cli.pi_command_line import meant_command_line
 from ctxmodes.config import Settings
 
+pytestmark = pytest.mark.slow  # most tests run ctxmodes as a process, end to end
+
 
 def test_models_are_split_on_commas_and_win_over_pi_s_enabled_models(
     project: Path, agent_dir: Path

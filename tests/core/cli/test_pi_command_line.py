@@ -24,6 +24,8 @@ from support.wire_server import Reply, WireServer, text_stream
 from ctxmodes.cli.pi_command_line import meant_command_line, pi_prompts
 from ctxmodes.tools.image_fit import NOT_CONVERTED, NOT_RESIZED
 
+pytestmark = pytest.mark.slow  # each test runs ctxmodes (and Pi) as processes, end to end
+
 COMMANDS = frozenset({"run", "chat", "session"})
 
 

@@ -14,6 +14,8 @@ from support.cli_process import run_ctxmodes
 from support.pi_print import API, run_ours, run_pi
 from support.wire_server import Reply, WireServer, text_stream
 
+pytestmark = pytest.mark.slow  # each test runs ctxmodes (and Pi) as processes, end to end
+
 
 def _entries(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text().splitlines()]

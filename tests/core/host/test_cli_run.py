@@ -7,6 +7,8 @@ import json
 import pytest
 from support.cli_process import run_cli
 
+pytestmark = pytest.mark.slow  # each test runs ctxmodes as a process, end to end
+
 
 def calls(*tool_calls: tuple[str, dict]) -> dict:
     return {

@@ -18,6 +18,8 @@ from ctxmodes.providers.builtin import configured_models, default_model_provider
 from ctxmodes.providers.catalog import builtin_models
 from ctxmodes.session.models import UserMessage
 
+pytestmark = pytest.mark.slow  # each test runs ctxmodes as a process, end to end
+
 API = "openai-completions"
 
 

@@ -15,6 +15,8 @@ import pytest
 from support.rpc_client import our_rpc, pi_rpc
 from support.wire_server import WireServer
 
+pytestmark = pytest.mark.slow  # RPC mode as a process, end to end
+
 JsonObject = dict[str, Any]
 #: Pi's built-in llama.cpp extension registers ``/llama`` in every session; ctxmodes has no
 #: llama.cpp router to manage, so it has no such command to list.

@@ -28,6 +28,8 @@ from ctxmodes.session import codec
 from ctxmodes.session.manager import SessionManager
 from ctxmodes.testing.clock import SimulatedClock
 
+pytestmark = pytest.mark.slow  # RPC mode as a process, end to end
+
 JsonObject = dict[str, Any]
 Script = Callable[[RpcProcess, Path], Any]
 #: ctxmodes records the context-management mode of a session in a custom entry of its own,

@@ -20,6 +20,8 @@ from support.wire_server import Reply, WireServer, text_stream, tool_call_stream
 
 from ctxmodes.session_mode import MODE_ENTRY_TYPE
 
+pytestmark = pytest.mark.slow  # RPC mode as a process, end to end
+
 JsonObject = dict[str, Any]
 Script = Callable[[RpcProcess, WireServer], None]
 #: A key for Anthropic's built-in models (nothing is sent to Anthropic).

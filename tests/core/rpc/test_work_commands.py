@@ -15,6 +15,8 @@ from support.pi_print import API
 from support.rpc_client import RpcProcess, our_rpc, pi_rpc
 from support.wire_server import Reply, WireServer, json_error, text_stream
 
+pytestmark = pytest.mark.slow  # RPC mode as a process, end to end
+
 JsonObject = dict[str, Any]
 Script = Callable[[RpcProcess, WireServer], Any]
 

@@ -13,6 +13,8 @@ from support.cli_process import run_ctxmodes
 
 from ctxmodes.tools.selection import ToolSelection
 
+pytestmark = pytest.mark.slow  # each test runs ctxmodes as a process, end to end
+
 BUILTIN = ["bash", "notebook", "read", "write", "edit"]
 LOCAL = ["new_context", "get_context_remaining", "history", "notes"]
 

@@ -10,6 +10,8 @@ from support.session_dirs import LARGE_NAME, write_sessions
 from ctxmodes.tui.heads import read_head
 from ctxmodes.tui.resume import ResumePicker
 
+pytestmark = pytest.mark.slow  # a thousand sessions and a 100 MB one
+
 
 @pytest.fixture(scope="module")
 def directory(tmp_path_factory):

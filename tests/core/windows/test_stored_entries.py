@@ -39,6 +39,8 @@ from ctxmodes.windows.note_entries import NOTE_CUSTOM_TYPE, NOTE_SNAPSHOT_CUSTOM
 from ctxmodes.windows.state import TrackedWindowState, WindowState
 from ctxmodes.windows.stored import stored_branch, stored_form
 
+pytestmark = pytest.mark.slow  # exhaustive comparisons over generated entries and the oracle corpus
+
 Json = Any
 
 texts = st.text(max_size=12)

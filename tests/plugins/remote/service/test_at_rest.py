@@ -579,6 +579,7 @@ def test_a_blind_index_of_an_earlier_tokenisation_is_rebuilt(sqlite_engine, post
     assert kind == ("_int4",)
 
 
+@pytest.mark.slow  # starts `ctxmodes serve` processes
 def test_serve_refuses_to_start_without_its_key_file_or_with_another(tmp_path):
     from support.serve_process import ctxmodes
 
