@@ -4,6 +4,9 @@ and the footer, with the style they are drawn in."""
 
 from __future__ import annotations
 
+import math
+import os
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Final
 
 from prompt_toolkit.application import Application
@@ -173,6 +176,27 @@ def build_application(
     # Keys redraw at once; the agent's events are throttled by the session instead.
     app.max_render_postpone_time = None
     # Esc is a key of its own here: do not wait long for it to start an Alt sequence.
-    app.ttimeoutlen = 0.05
+    app.ttimeoutlen = escape_timeout(os.environ)
     app.timeoutlen = 0.15
     return app
+
+
+#: How long a lone Esc waits for the rest of an Alt sequence, in milliseconds, as Pi's
+#: terminal waits: longer over SSH, where the bytes of one key may arrive apart.
+ESCAPE_TIMEOUT_MS: Final = 10
+SSH_ESCAPE_TIMEOUT_MS: Final = 100
+
+
+def escape_timeout(environ: Mapping[str, str]) -> float:
+    """Seconds a lone Esc waits before it counts as Escape, as Pi decides it:
+    ``PI_TUI_ESC_TIMEOUT`` (milliseconds) when it is a positive number, else 100 ms over
+    SSH (``SSH_CONNECTION`` or ``SSH_TTY`` set), else 10 ms."""
+    try:
+        configured = float(environ.get("PI_TUI_ESC_TIMEOUT", ""))
+    except ValueError:
+        configured = math.nan
+    if math.isfinite(configured) and configured > 0:
+        return configured / 1000
+    if environ.get("SSH_CONNECTION") or environ.get("SSH_TTY"):
+        return SSH_ESCAPE_TIMEOUT_MS / 1000
+    return ESCAPE_TIMEOUT_MS / 1000
