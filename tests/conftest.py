@@ -32,6 +32,7 @@ REMOVED = (
     "PI_PROVIDER",
     "PI_MODEL",
     "PI_REASONING_LEVEL",
+    "PI_TUI_ESC_TIMEOUT",
 )
 #: Directories that would be the user's own; empty ones of the run instead.
 DIRECTORIES = {
