@@ -37,6 +37,7 @@ def terminal_commands() -> dict[str, SlashCommand]:
     from ctxmodes.tui.project_trust import trust
     from ctxmodes.tui.reload import reload
     from ctxmodes.tui.session_copies import clone, import_session
+    from ctxmodes.tui.settings_menu import settings
 
     table = (
         SlashCommand("tree", "Navigate the session tree", "", False, open_tree),
@@ -81,6 +82,7 @@ def terminal_commands() -> dict[str, SlashCommand]:
         SlashCommand(
             "thinking", "Show or set the thinking level", "[LEVEL]", True, actions.thinking
         ),
+        SlashCommand("settings", "Change settings for this run", "", True, settings),
         SlashCommand("copy", "Copy the last reply to the clipboard", "", True, actions.copy),
         SlashCommand("hotkeys", "List every keyboard shortcut", "", True, hotkeys),
         SlashCommand(

@@ -1,0 +1,162 @@
+"""``/settings``: the settings a running session can change, listed as Pi's ``/settings``
+lists them (its labels and values), each row cycling through its values with Enter.
+
+A change applies at once, also while the agent works (the queues' next delivery, the next
+compaction or retry check, the next image sent, the next reply drawn), and to the sessions
+``/new``, ``/resume`` and ``/fork`` start after it. It lasts as long as this process: ctxmodes
+never writes Pi's ``settings.json`` (nor its own configuration), where Pi saves the choice.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Final
+
+from ctxmodes.host.options import HostOptions
+from ctxmodes.tui.picker import Picker, PickerItem
+
+if TYPE_CHECKING:
+    from ctxmodes.tui.app import TerminalSession
+
+TITLE: Final = "Settings (for this run of ctxmodes; settings.json is not changed)"
+HINT: Final = "↑↓ move · Enter next value · Esc close"
+QUEUE_MODES: Final = ("one-at-a-time", "all")
+SWITCH: Final = ("true", "false")
+
+
+@dataclass(frozen=True, slots=True)
+class Setting:
+    """One row: Pi's label, the values it cycles through, how to read the current one and
+    how to apply a value."""
+
+    label: str
+    values: tuple[str, ...]
+    read: Callable[[TerminalSession], str]
+    apply: Callable[[TerminalSession, str], None]
+
+    def next_value(self, session: TerminalSession) -> str:
+        current = self.read(session)
+        at = self.values.index(current) if current in self.values else -1
+        return self.values[(at + 1) % len(self.values)]
+
+
+def _options(session: TerminalSession) -> HostOptions:
+    return session.agent.session.options
+
+
+def _change(session: TerminalSession, change: Callable[[HostOptions], HostOptions]) -> None:
+    session.agent.host.change_options(change)
+
+
+def _shown(flag: bool) -> str:
+    return "true" if flag else "false"
+
+
+def _hide_thinking(session: TerminalSession) -> str:
+    return _shown(not session.live.show_thinking)
+
+
+def _skill_commands(session: TerminalSession) -> str:
+    return _shown(session.settings.skill_commands)
+
+
+def _set_hide_thinking(session: TerminalSession, value: str) -> None:
+    session.live.show_thinking = value == "false"
+
+
+def _set_skill_commands(session: TerminalSession, value: str) -> None:
+    session.settings = session.settings.model_copy(update={"skill_commands": value == "true"})
+
+
+SETTINGS: Final[Sequence[Setting]] = (
+    Setting(
+        "Auto-compact",
+        SWITCH,
+        lambda session: _shown(_options(session).compaction.enabled),
+        lambda session, value: _change(
+            session, lambda options: options.with_auto_compaction(value == "true")
+        ),
+    ),
+    Setting(
+        "Steering mode",
+        QUEUE_MODES,
+        lambda session: _options(session).steering_mode,
+        lambda session, value: _change(
+            session,
+            lambda options: options.with_queue_mode(
+                "steer", "all" if value == "all" else "one-at-a-time"
+            ),
+        ),
+    ),
+    Setting(
+        "Follow-up mode",
+        QUEUE_MODES,
+        lambda session: _options(session).follow_up_mode,
+        lambda session, value: _change(
+            session,
+            lambda options: options.with_queue_mode(
+                "follow_up", "all" if value == "all" else "one-at-a-time"
+            ),
+        ),
+    ),
+    Setting(
+        "Hide thinking",
+        SWITCH,
+        _hide_thinking,
+        _set_hide_thinking,
+    ),
+    Setting(
+        "Auto-resize images",
+        SWITCH,
+        lambda session: _shown(_options(session).auto_resize_images),
+        lambda session, value: _change(
+            session,
+            lambda options: dataclasses.replace(options, auto_resize_images=value == "true"),
+        ),
+    ),
+    Setting(
+        "Block images",
+        SWITCH,
+        lambda session: _shown(_options(session).block_images),
+        lambda session, value: _change(
+            session, lambda options: dataclasses.replace(options, block_images=value == "true")
+        ),
+    ),
+    Setting(
+        "Skill commands",
+        SWITCH,
+        _skill_commands,
+        _set_skill_commands,
+    ),
+)
+
+
+def settings(session: TerminalSession, args: str) -> None:
+    """``/settings``: the list of settings with their current values; Enter sets the
+    selected one to its next value and keeps the list open on it, Esc closes it."""
+    _open(session, 0)
+
+
+def _open(session: TerminalSession, selected: int) -> None:
+    width = max(len(setting.label) for setting in SETTINGS) + 2
+
+    def rows(_query: str) -> list[PickerItem]:
+        return [
+            PickerItem(
+                index,
+                setting.label.lower(),
+                [("", setting.label.ljust(width)), ("class:picker.hint", setting.read(session))],
+            )
+            for index, setting in enumerate(SETTINGS)
+        ]
+
+    def chosen(item: PickerItem) -> None:
+        setting = SETTINGS[item.key]
+        setting.apply(session, setting.next_value(session))
+        _open(session, item.key)
+
+    picker = Picker(TITLE, rows, chosen, hint=HINT, filterable=False)
+    picker.selected = selected
+    session.open_picker(picker)

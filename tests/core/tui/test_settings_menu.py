@@ -1,0 +1,115 @@
+"""``/settings``: the settings a running session can change, with Pi's labels and values;
+Enter cycles the selected row and the change applies at once, to this session and to the
+ones started after it in the same run."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from support.agents import make_agent
+from support.pi_oracle import PI_PACKAGE, require_pi_modules
+from support.terminal import ENTER, run_terminal
+
+from ctxmodes.tui.settings_menu import SETTINGS, TITLE
+
+DOWN = "j"
+ESC = "\x1b"
+
+
+def _rows(t) -> list[str]:
+    return [" ".join(text for _, text in row.fragments).split() for row in t.session.picker.rows()]
+
+
+def test_each_row_cycles_its_value_and_the_session_runs_with_it(tmp_path: Path) -> None:
+    agent = make_agent(tmp_path, [])
+    seen: dict[str, object] = {}
+
+    async def scenario(t):
+        await t.type("/settings" + ENTER)
+        await t.until(lambda: t.session.picker is not None, "the settings")
+        seen["before"] = _rows(t)
+        await t.type(ENTER)  # Auto-compact: true -> false
+        await t.until(lambda: t.session.picker is not None, "the settings again")
+        await t.type(DOWN + ENTER)  # Steering mode -> all
+        await t.until(lambda: t.session.picker is not None)
+        await t.type(DOWN + DOWN + ENTER)  # Hide thinking: true -> false
+        await t.until(lambda: t.session.picker is not None)
+        await t.type(DOWN + DOWN + ENTER)  # Block images: false -> true
+        await t.until(lambda: t.session.picker is not None)
+        await t.type(DOWN + ENTER)  # Skill commands: true -> false
+        await t.until(lambda: t.session.picker is not None)
+        seen["after"] = _rows(t)
+        seen["selected"] = t.session.picker.selected
+        await t.type(ESC)
+        await t.until(lambda: t.session.picker is None, "the list to close")
+        options = agent.session.options
+        seen["options"] = (
+            options.compaction.enabled,
+            options.steering_mode,
+            options.follow_up_mode,
+            options.block_images,
+        )
+        seen["shown"] = (t.session.live.show_thinking, t.session.settings.skill_commands)
+        # A session started now runs with the changes too.
+        await t.type("/new" + ENTER)
+        await t.idle()
+        options = agent.session.options
+        seen["new"] = (options.compaction.enabled, options.steering_mode, options.block_images)
+
+    run_terminal(agent, scenario)
+    assert seen["before"] == [
+        ["Auto-compact", "true"],
+        ["Steering", "mode", "one-at-a-time"],
+        ["Follow-up", "mode", "one-at-a-time"],
+        ["Hide", "thinking", "true"],
+        ["Auto-resize", "images", "true"],
+        ["Block", "images", "false"],
+        ["Skill", "commands", "true"],
+    ]
+    assert seen["after"] == [
+        ["Auto-compact", "false"],
+        ["Steering", "mode", "all"],
+        ["Follow-up", "mode", "one-at-a-time"],
+        ["Hide", "thinking", "false"],
+        ["Auto-resize", "images", "true"],
+        ["Block", "images", "true"],
+        ["Skill", "commands", "false"],
+    ]
+    assert seen["selected"] == 6  # the list stays on the row changed last
+    assert seen["options"] == (False, "all", "one-at-a-time", True)
+    assert seen["shown"] == (True, False)
+    assert seen["new"] == (False, "all", True)
+
+
+def test_escape_changes_nothing(tmp_path: Path) -> None:
+    agent = make_agent(tmp_path, [])
+    options = [agent.session.options]
+
+    async def scenario(t):
+        await t.type("/settings" + ENTER)
+        await t.until(lambda: t.session.picker is not None, "the settings")
+        assert t.session.picker.title == TITLE
+        await t.type(DOWN + ESC)
+        await t.until(lambda: t.session.picker is None, "the list to close")
+        options.append(agent.session.options)
+
+    run_terminal(agent, scenario)
+    assert options[1] == options[0]
+
+
+def test_the_labels_and_values_are_pis() -> None:
+    """Each row is a row of Pi's settings list (``settings-selector.js``), with its
+    values in Pi's order."""
+    dist = require_pi_modules() / PI_PACKAGE.parent / "dist"
+    source = (dist / "modes" / "interactive" / "components" / "settings-selector.js").read_text()
+    for setting in SETTINGS:
+        at = source.index(f'label: "{setting.label}"')
+        item = source[at : source.index("label: ", at + 1)]
+        values = re.search(r"values: \[([^\]]*)\]", item)
+        if values is not None:
+            pis = tuple(re.findall(r'"([^"]+)"', values.group(1)))
+        else:  # a switch: Pi's list toggles it between true and false
+            assert '? "true" : "false"' in item, setting.label
+            pis = ("true", "false")
+        assert setting.values == pis, setting.label
