@@ -395,11 +395,9 @@ def model_fallback_warning(
     used because that model cannot be used here (Pi warns the same way): ``None`` when
     ``given`` (``--model``) chose another one on purpose, or nothing was replaced."""
     recorded = manager.context_model()
-    if given is not None or recorded is None:
-        return None
-    if current is not None and f"{current.provider}/{current.id}" == recorded:
-        return None
     instead = "no model" if current is None else f"{current.provider}/{current.id}"
+    if given is not None or recorded is None or instead == recorded:
+        return None
     return (
         f"This session last used {recorded}, which cannot be used here "
         f"(not in `ctxmodes models`, or no credentials); continuing with {instead}"

@@ -64,6 +64,7 @@ if TYPE_CHECKING:
     from ctxmodes.config import Settings
     from ctxmodes.hostapi import UserInterface
     from ctxmodes.providers.base import Provider
+    from ctxmodes.providers.registry import ProviderRegistry
     from ctxmodes.providers.request_settings import ProviderRetrySettings
     from ctxmodes.resources import LoadedResources, ResourceLoader
     from ctxmodes.session.models import SessionEntry
@@ -94,10 +95,11 @@ def _configured_provider(
     from ctxmodes.providers.initial_model import initial_model
     from ctxmodes.providers.registry import registry_from_plugin_manager
 
-    picked = initial_model(registry_from_plugin_manager(pm).models)
+    registry = registry_from_plugin_manager(pm)
+    picked = initial_model(registry.models)
     if picked is None:
         return None, None
-    return resolve_configured(pm, picked.ref, request_settings)
+    return _resolve_in(registry, picked.ref, request_settings)
 
 
 def _usable_provider(
@@ -121,7 +123,13 @@ def resolve_configured(
     """
     from ctxmodes.providers.registry import registry_from_plugin_manager
 
-    registry = registry_from_plugin_manager(pm)
+    return _resolve_in(registry_from_plugin_manager(pm), spec, request_settings)
+
+
+def _resolve_in(
+    registry: ProviderRegistry, spec: str, request_settings: ProviderRetrySettings
+) -> tuple[Provider, str | None]:
+    """:func:`resolve_configured` with a registry already built."""
     provider = registry.resolve(spec)
     configure = getattr(provider, "use_request_settings", None)
     if callable(configure):

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
 from ctxmodes.host.options import HostOptions
+from ctxmodes.host.queues import DrainMode
+from ctxmodes.hostapi import StreamingBehavior
 from ctxmodes.tui.picker import Picker, PickerItem
 
 if TYPE_CHECKING:
@@ -70,6 +72,20 @@ def _set_skill_commands(session: TerminalSession, value: str) -> None:
     session.settings = session.settings.model_copy(update={"skill_commands": value == "true"})
 
 
+def _queue_mode_setting(label: str, queue: StreamingBehavior) -> Setting:
+    """The row of the steering (``"steer"``) or follow-up queue's delivery mode."""
+
+    def read(session: TerminalSession) -> str:
+        options = _options(session)
+        return options.steering_mode if queue == "steer" else options.follow_up_mode
+
+    def apply(session: TerminalSession, value: str) -> None:
+        mode: DrainMode = "all" if value == "all" else "one-at-a-time"
+        _change(session, lambda options: options.with_queue_mode(queue, mode))
+
+    return Setting(label, QUEUE_MODES, read, apply)
+
+
 SETTINGS: Final[Sequence[Setting]] = (
     Setting(
         "Auto-compact",
@@ -79,28 +95,8 @@ SETTINGS: Final[Sequence[Setting]] = (
             session, lambda options: options.with_auto_compaction(value == "true")
         ),
     ),
-    Setting(
-        "Steering mode",
-        QUEUE_MODES,
-        lambda session: _options(session).steering_mode,
-        lambda session, value: _change(
-            session,
-            lambda options: options.with_queue_mode(
-                "steer", "all" if value == "all" else "one-at-a-time"
-            ),
-        ),
-    ),
-    Setting(
-        "Follow-up mode",
-        QUEUE_MODES,
-        lambda session: _options(session).follow_up_mode,
-        lambda session, value: _change(
-            session,
-            lambda options: options.with_queue_mode(
-                "follow_up", "all" if value == "all" else "one-at-a-time"
-            ),
-        ),
-    ),
+    _queue_mode_setting("Steering mode", "steer"),
+    _queue_mode_setting("Follow-up mode", "follow_up"),
     Setting(
         "Hide thinking",
         SWITCH,
