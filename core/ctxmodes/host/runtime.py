@@ -381,7 +381,8 @@ class AgentHost:
         makes it: copied into this session's directory under its own name (``-1``, ``-2`` …
         before the extension when that name is taken; a file already there is opened where
         it is), then resumed. Plugins are asked first, about the copy's path
-        (``ctx_session_before_switch``), and nothing is copied when one keeps the session.
+        (``ctx_session_before_switch``), and nothing is copied when one keeps the session; a
+        copy that cannot be opened is removed again.
 
         :raises CtxmodesError: no file at ``path`` (Pi's ``File not found: …``), the session
             is kept in memory, or the copy is not a session whose directory exists.
@@ -403,12 +404,20 @@ class AgentHost:
                 target = directory / f"{source.stem}-{suffix}{source.suffix}"
                 suffix += 1
             self._check_switch(SessionSwitchRequest("resume", str(target)))
-            if not stored:
-                directory.mkdir(parents=True, exist_ok=True)
-                # "x": never over a file that appeared meanwhile (Pi's COPYFILE_EXCL).
-                with source.open("rb") as original, target.open("xb") as copy:
-                    shutil.copyfileobj(original, copy)
-            return self._resume(target)
+            if stored:
+                return self._resume(target)
+            directory.mkdir(parents=True, exist_ok=True)
+            # "x": never over a file that appeared meanwhile (Pi's COPYFILE_EXCL).
+            with source.open("rb") as original, target.open("xb") as copy:
+                shutil.copyfileobj(original, copy)
+            try:
+                manager = self._open_stored(target, self.session.session_manager)
+            except CtxmodesError:
+                # A copy that cannot be opened (not a session, its directory gone) is not
+                # left behind in the session directory.
+                target.unlink(missing_ok=True)
+                raise
+            return self._continue_in(manager)
 
     def fork_session(
         self, entry_id: str | None, position: Literal["before", "at"] | None = None
@@ -666,9 +675,12 @@ class AgentHost:
             # Our own store holds the file's lock: let go of it first.
             self._retire("resume")
             return self._open(self._open_stored(target, current), "resume")
-        manager = self._open_stored(target, current)
-        # As Pi's switchSession: the resumed session runs on the model it last used,
-        # when that one can be used here.
+        return self._continue_in(self._open_stored(target, current))
+
+    def _continue_in(self, manager: SessionManager) -> AgentSession:
+        """Replace the current session with ``manager``'s stored one. As Pi's switchSession:
+        the resumed session runs on the model it last used, when that one can be used
+        here."""
         return self._replace(manager, "resume", "resume", model=self._recorded(manager))
 
     def _open_stored(self, path: Path, current: SessionManager) -> SessionManager:

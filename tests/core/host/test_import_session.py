@@ -30,3 +30,20 @@ def test_a_copy_under_a_free_name_or_the_stored_file_itself(tmp_path: Path) -> N
     assert renamed == sessions / f"{source.stem}-1.jsonl"
     assert in_place == copied
     assert sorted(sessions.iterdir()) == sorted([copied, renamed])
+
+
+def test_a_file_that_is_not_a_session_is_refused_and_its_copy_removed(tmp_path: Path) -> None:
+    """The copy is made to be opened: when it cannot be, the session directory is left as
+    it was, the source untouched, and the session goes on."""
+    junk = tmp_path / "notes.jsonl"
+    junk.write_text("not a session\n")
+    with make_agent(tmp_path, [{"text": "one"}]) as agent:
+        agent.prompt("hi")
+        sessions = tmp_path / "sessions"
+        before = sorted(sessions.iterdir())
+        current = agent.session_file
+        with pytest.raises(CtxmodesError, match="not a valid pi session"):
+            agent.import_session(junk)
+        assert sorted(sessions.iterdir()) == before
+        assert agent.session_file == current
+    assert junk.read_text() == "not a session\n"
