@@ -385,7 +385,8 @@ class AgentHost:
         copy that cannot be opened is removed again.
 
         :raises CtxmodesError: no file at ``path`` (Pi's ``File not found: …``), the session
-            is kept in memory, or the copy is not a session whose directory exists.
+            is kept in memory, the copy could not be made, or it is not a session whose
+            directory exists.
         :raises SessionChangeCancelled: a plugin kept the current session.
         """
         with self._lock:
@@ -406,16 +407,22 @@ class AgentHost:
             self._check_switch(SessionSwitchRequest("resume", str(target)))
             if stored:
                 return self._resume(target)
-            directory.mkdir(parents=True, exist_ok=True)
-            # "x": never over a file that appeared meanwhile (Pi's COPYFILE_EXCL).
-            with source.open("rb") as original, target.open("xb") as copy:
-                shutil.copyfileobj(original, copy)
+            made = False
             try:
+                directory.mkdir(parents=True, exist_ok=True)
+                # "x": never over a file that appeared meanwhile (Pi's COPYFILE_EXCL).
+                with source.open("rb") as original, target.open("xb") as copy:
+                    made = True
+                    shutil.copyfileobj(original, copy)
                 manager = self._open_stored(target, self.session.session_manager)
-            except CtxmodesError:
-                # A copy that cannot be opened (not a session, its directory gone) is not
-                # left behind in the session directory.
-                target.unlink(missing_ok=True)
+            except (OSError, CtxmodesError) as error:
+                # A copy cut short (a full disk) or that cannot be opened (not a session,
+                # its directory gone) is not left behind in the session directory.
+                if made:
+                    target.unlink(missing_ok=True)
+                if isinstance(error, OSError):
+                    reason = error.strerror or str(error)
+                    raise CtxmodesError(f"Could not copy {source} to {target}: {reason}") from None
                 raise
             return self._continue_in(manager)
 

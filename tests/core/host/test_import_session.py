@@ -4,6 +4,7 @@ free name, as Pi's ``importFromJsonl`` copies it, or opened in place when it is 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import BinaryIO
 
 import pytest
 from support.agents import make_agent
@@ -47,3 +48,32 @@ def test_a_file_that_is_not_a_session_is_refused_and_its_copy_removed(tmp_path: 
         assert sorted(sessions.iterdir()) == before
         assert agent.session_file == current
     assert junk.read_text() == "not a session\n"
+
+
+def test_a_copy_cut_short_by_a_full_disk_is_one_error_and_leaves_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import errno
+    import shutil
+
+    (tmp_path / "a").mkdir()
+    with make_agent(tmp_path / "a", [{"text": "one"}]) as first:
+        first.prompt("hi")
+        source = first.session_file
+    original = source.read_bytes()
+
+    def fill_the_disk(reader: BinaryIO, writer: BinaryIO) -> None:
+        writer.write(reader.read(10))
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    with make_agent(tmp_path, [{"text": "two"}]) as agent:
+        agent.prompt("hi")
+        sessions = tmp_path / "sessions"
+        before = sorted(sessions.iterdir())
+        current = agent.session_file
+        monkeypatch.setattr(shutil, "copyfileobj", fill_the_disk)
+        with pytest.raises(CtxmodesError, match=r": No space left on device$"):
+            agent.import_session(source)
+        assert sorted(sessions.iterdir()) == before
+        assert agent.session_file == current
+    assert source.read_bytes() == original
