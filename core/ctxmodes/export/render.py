@@ -4,16 +4,12 @@ is the page's frame, :mod:`ctxmodes.export.body` its sidebar and main column."""
 from __future__ import annotations
 
 import base64
-import contextlib
 import hashlib
-import os
-import secrets
-import stat
 from collections.abc import Callable, Iterator
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, TextIO
+from typing import TYPE_CHECKING, Any, Final
 
 from jinja2 import Environment, Template, Undefined
 from markupsafe import Markup
@@ -23,6 +19,7 @@ from ctxmodes.errors import CtxmodesError
 from ctxmodes.export.body import main_column, sidebar
 from ctxmodes.export.markdown import code_stylesheet
 from ctxmodes.export.view import build_view
+from ctxmodes.file_replace import replacing
 
 if TYPE_CHECKING:
     from ctxmodes.session.manager import SessionManager
@@ -77,13 +74,13 @@ def write_html(
 def write_page(
     manager: SessionManager, file_name: str, target: Path, mode: str | None = None
 ) -> None:
-    """Write the export page to the file ``target`` (see :func:`_replacing`): a page that
-    cannot be rendered or written leaves ``target`` as it was.
+    """Write the export page to the file ``target``, replacing it whole: a page that cannot
+    be rendered or written leaves ``target`` as it was.
 
     :raises CtxmodesError: the page cannot be rendered, or not written to ``target``.
     """
     try:
-        with _replacing(target.resolve()) as out:
+        with replacing(target) as out:
             write_html(manager, file_name, out.write, mode)
     except OSError as exc:
         raise CtxmodesError(f"cannot write {target}: {exc.strerror or exc}") from None
@@ -103,29 +100,6 @@ def export_session(source: Path, target: Path, mode: str | None = None) -> None:
         raise CtxmodesError("Refusing to overwrite the session file")
     with SessionManager.open(source, read_only=True, preload=False) as manager:
         write_page(manager, source.name, target, mode)
-
-
-@contextlib.contextmanager
-def _replacing(target: Path) -> Iterator[TextIO]:
-    """A new text file beside ``target`` that replaces it when the block ends without an
-    error, and is removed when it raises. It is created as ``open`` creates a file, so the
-    umask applies to a new page; it takes the permissions of a ``target`` that exists."""
-    try:
-        kept: int | None = stat.S_IMODE(target.stat().st_mode)
-    except FileNotFoundError:
-        kept = None
-    temporary = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp")
-    handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-    try:
-        with open(handle, "w", encoding="utf-8") as out:
-            yield out
-        if kept is not None:
-            os.chmod(temporary, kept)
-        os.replace(temporary, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
 
 
 def render_html(manager: SessionManager, file_name: str, mode: str | None = None) -> str:

@@ -12,10 +12,7 @@ owner-only mode, and never replace a file that could not be parsed.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
-import tempfile
 import threading
 from collections.abc import Callable
 from contextlib import AbstractContextManager
@@ -23,6 +20,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ctxmodes import file_lock
+from ctxmodes.file_replace import replacing
 from ctxmodes.providers.credentials import CredentialError
 
 #: How long to wait for another process to finish with the file.
@@ -90,18 +88,8 @@ def _parse(path: Path, text: str) -> dict[str, Any]:
 def write_owner_only(path: Path, text: str) -> None:
     """Replace ``path`` with ``text`` atomically, readable by the owner only."""
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as file:
-            file.write(text)
-            file.flush()
-            os.fsync(file.fileno())
-        os.chmod(temporary, 0o600)
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
+    with replacing(path, mode=0o600, durable=True) as file:
+        file.write(text)
 
 
 class FileCredentialStore:

@@ -30,6 +30,7 @@ from typing import Literal
 from ctxmodes.config_sources import project_config_file
 from ctxmodes.errors import ConfigError, CtxmodesError
 from ctxmodes.file_lock import pi_lock
+from ctxmodes.file_replace import replacing
 from ctxmodes.resources.text import read_text, strip_bom
 from ctxmodes.session import paths
 from ctxmodes.session.paths import resolve_path
@@ -218,7 +219,8 @@ class ProjectTrustStore:
                 # in its own characters rather than \u escapes.
                 ordered = {key: data[key] for key in sorted(data)}
                 text = json.dumps(ordered, indent=2, ensure_ascii=False)
-                self.path.write_text(text + "\n", "utf-8")
+                with replacing(self.path, durable=True) as out:
+                    out.write(text + "\n")
         except OSError as exc:
             raise ConfigError(f"Failed to write trust store {self.path}: {exc}") from None
 

@@ -94,6 +94,24 @@ def test_a_store_that_cannot_be_written_is_an_error_and_stays(tmp_path: Path) ->
         ProjectTrustStore(blocked / "agent").get_entry(tmp_path)
 
 
+def test_a_write_cut_short_leaves_the_saved_decisions_as_they_were(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    agent = tmp_path / "agent"
+    store = ProjectTrustStore(agent)
+    store.set(tmp_path / "kept", True)
+    saved = (agent / "trust.json").read_text()
+
+    def full_disk(source: object, target: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", full_disk)
+    with pytest.raises(ConfigError, match="No space left on device"):
+        store.set(tmp_path / "other", False)
+    assert (agent / "trust.json").read_text() == saved
+    assert sorted(os.listdir(agent)) == ["trust.json"]
+
+
 def test_a_lock_held_by_another_process_is_waited_for_then_refused(tmp_path: Path) -> None:
     store = ProjectTrustStore(tmp_path / "agent")
     lock = tmp_path / "agent" / "trust.json.lock"
