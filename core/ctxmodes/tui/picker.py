@@ -219,7 +219,10 @@ class Picker:
         else:
             hint = f"{len(rows)} · {self.hint}" if self.counted else self.hint
             last = self.notice or ("class:picker.hint", hint)
-        parts += [("", "\n"), last]
+        style, text = last
+        # Wrapped as the title is: a long hint or notice is read whole (the count at its end).
+        wrapped = wrap_words(text, width - 1) if 1 < width <= len(text) else text
+        parts += [("", "\n"), (style, wrapped)]
         return parts
 
     def _typed_answer(self, question: PickerQuestion, width: int) -> StyleAndTextTuples:

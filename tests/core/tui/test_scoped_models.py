@@ -189,3 +189,82 @@ def test_each_key_shows_and_scopes_what_pi_s_list_does(
             unsaved = " (unsaved)" if changed else ""
             expected["footer"] += unsaved
         assert our == expected, f"after {['(open)', *keys][at]!r} (step {at})"
+
+
+def test_a_change_is_what_ctrl_p_cycles_and_later_sessions_keep(tmp_path: Path) -> None:
+    agent = _agent(tmp_path)
+    seen: dict[str, Any] = {}
+
+    async def scenario(t: Any) -> None:
+        await t.type("/scoped-models" + ENTER)
+        await t.until(lambda: t.session.picker is not None, "the list")
+        # The scope is plain, wide; Enter on the third row adds deep after them.
+        await t.type(KEYS["down"] + KEYS["down"] + ENTER)
+        seen["rows"] = [row.key for row in t.session.picker.rows()][:3]
+        await t.type(KEYS["ctrl+s"])
+        seen["said"] = t.session.picker.notice[1]
+        await t.type(ESC)
+        await t.until(lambda: t.session.picker is None, "the list to close")
+        await t.type(CTRL_P)
+        await t.printed("Switched to wide")
+        await t.type(CTRL_P)
+        await t.printed("Switched to deep")
+        await t.type(CTRL_P)
+        await t.printed("Switched to Plain One")
+        seen["completion"] = t.session._argument_values("model")
+        await t.type("/new" + ENTER)
+        await t.idle()
+        seen["after new"] = [scoped.model.ref for scoped in t.session.cycler.scope]
+
+    run_terminal(agent, scenario, model_patterns=["plain", "wide"])
+    assert seen["rows"] == ["loop/plain", "loop/wide", "loop/deep"]
+    assert seen["said"] == (
+        "Not saved: ctxmodes never writes settings.json; set enabled_models "
+        '(Pi\'s enabledModels) to ["loop/plain", "loop/wide", "loop/deep"]'
+    )
+    assert seen["completion"] == ["loop/plain", "loop/wide", "loop/deep"]
+    assert seen["after new"] == ["loop/plain", "loop/wide", "loop/deep"]
+
+
+def test_every_model_in_the_scope_is_no_scope_and_the_save_key_says_so(tmp_path: Path) -> None:
+    agent = _agent(tmp_path)
+    seen: dict[str, Any] = {}
+
+    async def scenario(t: Any) -> None:
+        await t.type("/scoped-models" + ENTER)
+        await t.until(lambda: t.session.picker is not None, "the list")
+        await t.type(KEYS["ctrl+a"] + KEYS["ctrl+s"])
+        seen["said"] = t.session.picker.notice[1]
+        seen["scope"] = t.session.cycler.scope
+
+    run_terminal(agent, scenario, model_patterns=["plain", "wide"])
+    assert seen["scope"] == ()
+    assert seen["said"] == (
+        "Not saved: ctxmodes never writes settings.json; "
+        "remove enabled_models (Pi's enabledModels) to cycle through every model"
+    )
+
+
+def test_the_keys_and_texts_are_pis() -> None:
+    """The list's action ids, default keys and the texts it shares with Pi's
+    ``scoped-models-selector.js`` (and ``core/keybindings.js``) are Pi's."""
+    from ctxmodes.tui import scoped_models
+    from ctxmodes.tui.keymap import DEFAULTS
+    from ctxmodes.tui.scope_selection import ScopeSelection
+
+    dist = require_pi_modules() / PI_PACKAGE.parent / "dist"
+    source = (dist / "modes/interactive/components/scoped-models-selector.js").read_text()
+    bindings = (dist / "core/keybindings.js").read_text()
+    pis = dict(re.findall(r'"(app\.models\.\w+)": \{\s*defaultKeys: "([^"]+)"', bindings))
+    ours = {action: keys for action, keys in DEFAULTS.items() if action.startswith("app.models.")}
+    assert ours == {action: (key,) for action, key in pis.items()}
+    assert set(re.findall(r'"(app\.models\.\w+)"', source)) == set(ours)
+    assert f'"{scoped_models.TITLE}"' in source
+    assert f"maxVisible = {scoped_models.VISIBLE_ROWS};" in source
+    for text in ("No matching models", "Model unavailable", "Model Name: ", " [unavailable]"):
+        assert text in source
+    for label in ("toggle", "all", "clear", "provider", "reorder"):
+        assert f"`}} {label}`" in source or f'")}} {label}`' in source, label
+    assert ScopeSelection({}, None).count_text() == "all enabled"
+    assert '"all enabled"' in source
+    assert "enabled${unavailableCount ? ` · ${" in source
