@@ -127,6 +127,9 @@ class TerminalSession:
         self._initial_images = tuple(initial_images)
         self.settings = settings if settings is not None else TerminalSettings()
         self.keymap = keymap if keymap is not None else KeyMap.load(keybindings_path())
+        #: The configured scope's patterns, which ``/scoped-models`` opens with when the
+        #: running scope is empty.
+        self.model_patterns = tuple(model_patterns)
         self.cycler, self._scope_warnings = model_cycler(agent, model_patterns)
         self.terminal_commands: dict[str, SlashCommand] = terminal_commands()
         self._sink = sink
@@ -415,7 +418,9 @@ class TerminalSession:
         if name == "mode":
             return self.agent.host.mode_names()
         if name == "model":
-            return self.agent.model_refs()
+            # Pi completes a model among the scope's when there is one.
+            scope = self.cycler.scope
+            return [scoped.model.ref for scoped in scope] if scope else self.agent.model_refs()
         if name == "thinking":
             from ctxmodes.thinking_levels import THINKING_LEVELS
 

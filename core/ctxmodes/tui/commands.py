@@ -36,6 +36,7 @@ def terminal_commands() -> dict[str, SlashCommand]:
     from ctxmodes.tui.navigator import open_tree
     from ctxmodes.tui.project_trust import trust
     from ctxmodes.tui.reload import reload
+    from ctxmodes.tui.scoped_models import scoped_models
     from ctxmodes.tui.session_copies import clone, import_session
     from ctxmodes.tui.settings_menu import settings
 
@@ -81,6 +82,13 @@ def terminal_commands() -> dict[str, SlashCommand]:
         ),
         SlashCommand(
             "thinking", "Show or set the thinking level", "[LEVEL]", True, actions.thinking
+        ),
+        SlashCommand(
+            "scoped-models",
+            "Choose the models Ctrl+P cycles through, for this run",
+            "",
+            True,
+            scoped_models,
         ),
         SlashCommand("settings", "Change settings for this run", "", True, settings),
         SlashCommand("copy", "Copy the last reply to the clipboard", "", True, actions.copy),

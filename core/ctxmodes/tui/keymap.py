@@ -50,6 +50,13 @@ DEFAULTS: Final[Mapping[str, tuple[str, ...]]] = {
     "app.session.rename": ("ctrl+r",),
     "app.session.delete": ("ctrl+d",),
     "app.session.deleteNoninvasive": ("ctrl+backspace",),
+    # The /scoped-models list's own.
+    "app.models.save": ("ctrl+s",),
+    "app.models.enableAll": ("ctrl+a",),
+    "app.models.clearAll": ("ctrl+x",),
+    "app.models.toggleProvider": ("ctrl+p",),
+    "app.models.reorderUp": ("alt+up",),
+    "app.models.reorderDown": ("alt+down",),
     # Windows has no job control to suspend into, and Pi binds nothing there.
     "app.suspend": () if sys.platform == "win32" else ("ctrl+z",),
 }
@@ -106,6 +113,16 @@ def display_keys(names: tuple[str, ...]) -> str:
     def part(text: str) -> str:
         shown = "option" if sys.platform == "darwin" and text.lower() == "alt" else text
         return shown[:1].upper() + shown[1:]
+
+    return "/".join("+".join(part(piece) for piece in name.split("+")) for name in names)
+
+
+def key_text(names: tuple[str, ...]) -> str:
+    """Keys in Pi's format as Pi's hints name them (its ``keyText``): as written, ``alt``
+    named ``option`` on macOS, the keys joined by ``/`` (``alt+up/alt+down``)."""
+
+    def part(text: str) -> str:
+        return "option" if sys.platform == "darwin" and text.lower() == "alt" else text
 
     return "/".join("+".join(part(piece) for piece in name.split("+")) for name in names)
 
@@ -183,6 +200,11 @@ class KeyMap:
         """The keys of ``action`` as Pi's ``/hotkeys`` shows them: each part capitalized,
         keys joined by ``/`` (``Shift+Ctrl+P/Alt+P``); empty when none is bound."""
         return display_keys(self.names.get(action, ()))
+
+    def text(self, action: str) -> str:
+        """The keys of ``action`` as Pi's hints name them (``ctrl+s``, see
+        :func:`key_text`); empty when none is bound."""
+        return key_text(self.names.get(action, ()))
 
     @classmethod
     def load(cls, path: Path | None) -> KeyMap:

@@ -233,13 +233,26 @@ def _picker_bindings(
         session.close_picker()
         picker.pick()
 
-    @keys.add("escape", filter=picking, eager=True)
-    def _(event: KeyPressEvent) -> None:
+    def takes_alt_keys() -> bool:
+        """The open picker has an action on an Alt key (``/scoped-models``' Alt+↑), which
+        arrives as Esc and the key: there Esc waits for what follows it."""
+        picker = session.picker
+        return picker is not None and any(
+            len(sequence) > 1 and sequence[0] == "escape"
+            for action in picker.actions
+            for sequence in keymap.of(action)
+        )
+
+    def escape(event: KeyPressEvent) -> None:
         picker = current()
         if picker.question is not None:
             picker.dismiss()
             return
         session.cancel_picker()
+
+    alt_keys = Condition(takes_alt_keys)
+    keys.add("escape", filter=picking & ~alt_keys, eager=True)(escape)
+    keys.add("escape", filter=picking & alt_keys)(escape)
 
     @keys.add("c-o", filter=picking)
     def _(event: KeyPressEvent) -> None:

@@ -69,6 +69,20 @@ class Picker:
     filterable: bool = True
     #: A free-text picker for a secret: what is typed is drawn as dots.
     secret: bool = False
+    #: ↑ on the first row goes to the last and ↓ on the last to the first, as in Pi's
+    #: selectors that wrap (``/scoped-models``).
+    wraps: bool = False
+    #: Typing keeps the selected place (the last row when fewer match), as Pi's
+    #: ``/scoped-models`` does; ``False``: the best match is selected.
+    keeps_place: bool = False
+    #: The hint line starts with the number of rows; ``False``: the hint says it itself.
+    counted: bool = True
+    #: How many rows are drawn at once.
+    visible_rows: int = VISIBLE_ROWS
+    #: The line drawn when no row matches.
+    empty: str = "  (nothing matches)"
+    #: Lines drawn under the rows, about the selected one (its full name …), when given.
+    details: Callable[[], Sequence[str]] | None = None
     #: Ctrl+O: cycles the picker's filter (``/tree``), when given.
     on_cycle: Callable[[], None] | None = None
     #: Keys of the picker's own, by action: ``fold`` (Ctrl+←), ``unfold`` (Ctrl+→),
@@ -107,7 +121,11 @@ class Picker:
                     self.move(1 if key == "j" else -1)
             return
         self.query += text
-        self.selected = 0
+        self._filtered()
+
+    def _filtered(self) -> None:
+        if not self.keeps_place:
+            self.selected = 0
         self.refresh()
 
     def backspace(self) -> None:
@@ -118,15 +136,18 @@ class Picker:
                 question.answer = question.answer[:-1]
             return
         self.query = self.query[:-1]
-        self.selected = 0
-        self.refresh()
+        self._filtered()
 
     def move(self, delta: int) -> None:
         if self.question is not None:
             return  # the question is about the selected row
         self.notice = None
         count = len(self.rows())
-        if count:
+        if not count:
+            return
+        if self.wraps and abs(delta) == 1:
+            self.selected = (self.selected + delta) % count
+        else:
             self.selected = max(0, min(count - 1, self.selected + delta))
 
     def act(self, action: str) -> bool:
@@ -182,19 +203,26 @@ class Picker:
             return parts
         # A confirmation is about the selected row: it is drawn as the question is.
         chosen = "class:picker.selected" + (" class:picker.error" if question else "")
-        start = max(0, min(self.selected - VISIBLE_ROWS // 2, len(rows) - VISIBLE_ROWS))
-        for index in range(start, min(len(rows), start + VISIBLE_ROWS)):
+        visible = self.visible_rows
+        start = max(0, min(self.selected - visible // 2, len(rows) - visible))
+        for index in range(start, min(len(rows), start + visible)):
             style = chosen if index == self.selected else ""
             parts.append(("", "\n"))
             parts.append((style, "▸ " if index == self.selected else "  "))
             parts.extend((f"{style} {s}".strip(), t) for s, t in rows[index].fragments)
         if not rows:
-            parts += [("", "\n"), ("class:picker.hint", "  (nothing matches)")]
+            parts += [("", "\n"), ("class:picker.hint", self.empty)]
+        for line in self.details() if self.details is not None else ():
+            parts += [("", "\n"), ("class:picker.hint", line)]
         if question is not None:
             last = ("class:picker.error", f"{question.prompt} {question.hint}")
         else:
-            last = self.notice or ("class:picker.hint", f"{len(rows)} · {self.hint}")
-        parts += [("", "\n"), last]
+            hint = f"{len(rows)} · {self.hint}" if self.counted else self.hint
+            last = self.notice or ("class:picker.hint", hint)
+        style, text = last
+        # Wrapped as the title is: a long hint or notice is read whole (the count at its end).
+        wrapped = wrap_words(text, width - 1) if 1 < width <= len(text) else text
+        parts += [("", "\n"), (style, wrapped)]
         return parts
 
     def _typed_answer(self, question: PickerQuestion, width: int) -> StyleAndTextTuples:

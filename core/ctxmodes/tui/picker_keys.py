@@ -1,6 +1,6 @@
 """The keys of a picker's own actions that the keymap binds by Pi's action ids (renaming and
-deleting sessions), shared by the session's open pickers and the picker ``-r`` shows before
-a session starts."""
+deleting sessions, changing the model scope), shared by the session's open pickers and the
+picker ``-r`` shows before a session starts."""
 
 from __future__ import annotations
 
@@ -19,6 +19,12 @@ PICKER_ACTIONS: Final = (
     "app.session.rename",
     "app.session.delete",
     "app.session.deleteNoninvasive",
+    "app.models.save",
+    "app.models.enableAll",
+    "app.models.clearAll",
+    "app.models.toggleProvider",
+    "app.models.reorderUp",
+    "app.models.reorderDown",
 )
 
 
@@ -40,5 +46,7 @@ def bind_picker_actions(
                 if data.isprintable():
                     picker.type(data)
 
+        # Eager: the editor's Emacs keys start longer sequences with some of these (Ctrl+X
+        # Ctrl+E), which would hold the key until the next one came.
         for sequence in keymap.of(action):
-            keys.add(*sequence, filter=filter)(run)
+            keys.add(*sequence, filter=filter, eager=True)(run)

@@ -4,6 +4,7 @@ menu keeps its rows when the editor sits at the bottom of the screen."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -353,5 +354,50 @@ def test_a_first_start_without_credentials_then_with_a_key_as_a_person_meets_the
         tmux.key("Enter")
         screen = tmux.wait(f"groq/{default_models()['groq']}")
         assert "last used scripted/scripted, which cannot be used here" in " ".join(screen.split())
+    finally:
+        tmux.close()
+
+
+def test_scoped_models_changes_what_ctrl_p_cycles_through(tmp_path):
+    (tmp_path / "pi").mkdir()
+    loop = {
+        "baseUrl": "http://127.0.0.1:9/v1",
+        "api": "openai-completions",
+        "apiKey": "sk-loop",
+        "models": [{"id": "plain"}, {"id": "wide"}, {"id": "deep"}],
+    }
+    (tmp_path / "pi" / "models.json").write_text(json.dumps({"providers": {"loop": loop}}))
+    tmux = shell_in_tmux(tmp_path)
+    try:
+        command = ctxmodes_command("chat", "--model", "loop/plain", "--models", "plain,wide")
+        tmux.type(f"cd {quote(str(tmp_path))} && " + " ".join(quote(part) for part in command))
+        tmux.key("Enter")
+        tmux.wait("Model scope: plain, wide")
+        tmux.type("/scoped-models")
+        tmux.key("Enter")
+        screen = tmux.wait("Model Configuration")
+        assert "\u2713 plain [loop]" in screen, screen
+        assert "\u2713 wide [loop]" in screen, screen
+        assert "2/3 enabled" in screen, screen
+        tmux.key("Down", "Down", "Enter")
+        screen = tmux.wait("\u2713 deep [loop]")
+        assert "all enabled (unsaved)" in screen, screen
+        tmux.key("Enter")  # deep out again: plain, wide
+        tmux.wait("2/3 enabled")
+        tmux.key("Up")
+        tmux.key("M-Up")  # wide before plain
+
+        def wide_first(text: str) -> bool:
+            rows = text.rpartition("Model Configuration")[2]
+            return 0 <= rows.find("\u2713 wide [loop]") < rows.find("\u2713 plain [loop]")
+
+        screen_until(tmux, wide_first)
+        tmux.key("Escape")
+        screen_until(tmux, lambda text: "Model Configuration" not in text)
+        tmux.key("C-p")
+        tmux.wait("Switched to wide")
+        tmux.key("C-p")
+        screen = tmux.wait("Switched to plain")
+        assert "Switched to deep" not in screen, screen
     finally:
         tmux.close()
