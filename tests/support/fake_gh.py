@@ -68,7 +68,9 @@ if args[:2] == ["gist", "create"] and args[2:] and not args[-1].startswith("-"):
     record(file=str(path), text=text)
     name = path.name
     if config["gist"] == "hangs":
-        (log / "hanging").write_text(str(os.getpid()))
+        # Renamed into place, so a reader never sees it half written.
+        (log / "hanging.part").write_text(str(os.getpid()))
+        (log / "hanging.part").rename(log / "hanging")
         time.sleep(120)
         sys.exit(1)
     sys.stderr.write(f"- Creating gist {name}\n")

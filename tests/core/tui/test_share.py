@@ -6,6 +6,7 @@ left behind. A fake ``gh`` keeps the real one's contract (GitHub is out of reach
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 import time
 from pathlib import Path
@@ -213,6 +214,8 @@ def test_esc_cancels_the_gist_stops_gh_and_removes_the_page(
         seen["after enter"] = t.session.picker is not None
         seen["page"] = next(temporary.iterdir()) / "session.html"
         assert seen["page"].exists()
+        # The page waits in a folder only its owner can enter.
+        assert stat.S_IMODE(seen["page"].parent.stat().st_mode) == 0o700
         await t.type(ESC)
         await t.printed(CANCELLED)
         await t.until(lambda: not any(temporary.iterdir()), "the folder to be removed")
