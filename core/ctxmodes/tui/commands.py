@@ -38,6 +38,7 @@ def terminal_commands() -> dict[str, SlashCommand]:
     from ctxmodes.tui.reload import reload
     from ctxmodes.tui.scoped_models import scoped_models
     from ctxmodes.tui.session_copies import clone, import_session
+    from ctxmodes.tui.session_share import share
     from ctxmodes.tui.settings_menu import settings
 
     table = (
@@ -64,6 +65,7 @@ def terminal_commands() -> dict[str, SlashCommand]:
         ),
         SlashCommand("notes", "Read the notes", "ACTION [NAME=VALUE...]", True, actions.notes),
         SlashCommand("export", "Write the session as an HTML page", "[FILE]", True, actions.export),
+        SlashCommand("share", "Share the session as a secret GitHub gist", "", True, share),
         SlashCommand("name", "Name the session", "<name>", True, actions.name),
         SlashCommand("model", "Switch the model", "[provider/model-id]", True, actions.model),
         SlashCommand(
