@@ -73,8 +73,30 @@ class HookRelay:
     def register_tools(self, register: Callable[[Tool], None]) -> None:
         self._hook.ctx_register_tools(register=register, session=self._session)
 
-    def register_commands(self, register: Callable[[Command], None]) -> None:
-        self._hook.ctx_register_commands(register=register, session=self._session)
+    def register_commands(self, register: Callable[[Command, str], None]) -> None:
+        """Every plugin's commands, each with the name of the plugin that registered it
+        (the terminal names it in a warning), in the order one call of the hook would
+        register them: each implementation is called on its own, last registered first,
+        as pluggy calls them, through the manager's tracing."""
+        from ctxmodes.plugins import plugin_label
+
+        impls = self._hook.ctx_register_commands.get_hookimpls()
+        # A wrapper wraps every plugin's call, as it wraps the one call it would see.
+        wrappers = {id(impl.plugin) for impl in impls if impl.wrapper or impl.hookwrapper}
+        for impl in reversed([impl for impl in impls if id(impl.plugin) not in wrappers]):
+            others = [
+                plugin
+                for plugin in self._pm.get_plugins()
+                if plugin is not impl.plugin and id(plugin) not in wrappers
+            ]
+            call = self._pm.subset_hook_caller("ctx_register_commands", remove_plugins=others)
+
+            label = plugin_label(impl.plugin_name, impl.plugin)
+
+            def attributed(command: Command, plugin: str = label) -> None:
+                register(command, plugin)
+
+            call(register=attributed, session=self._session)
 
     # session
     def session_start(self, reason: SessionStartReason) -> None:

@@ -164,12 +164,16 @@ def ctx_register_commands(register: Callable[[Command], None], session: HostSess
         a name, each is numbered in the order they were registered (``/name:1``,
         ``/name:2``), skipping a number already taken. The built-in commands (``/compact``,
         ``/tree`` ...) keep their names and take precedence over a plugin's of the same
-        name, which is still listed (RPC ``get_commands``) under that name.
+        name, which is still listed (RPC ``get_commands``) under that name; the terminal
+        names the plugin in a warning at start-up and after ``/reload``, as Pi names the
+        extension, and leaves the command out of completion.
     :param session: the session the commands are for.
     :return: nothing.
 
     Called by the host once per session, after ``ctx_register_tools`` and before
-    ``ctx_session_start`` (and again when the mode is switched).
+    ``ctx_session_start`` (and again when the mode is switched and on ``/reload``): each
+    plugin's implementation is called on its own, in pluggy's order (last registered
+    first), so that each command is known by its plugin.
 
     .. versionadded:: 0.1
     """

@@ -128,6 +128,13 @@ def _load_entry_points(pm: CtxPluginManager, selection: PluginSelection) -> None
         pm.entry_point_records.append(record)
 
 
+def plugin_label(name: str, plugin: object) -> str:
+    """What a message calls a registered plugin: the name it was registered under (an entry
+    point's, a default plugin's module), or for one a program passed without a name, whose
+    name pluggy made from its ``id``, its module's or its class's name."""
+    return _given_plugin_name(plugin) if name == str(id(plugin)) else name
+
+
 def _given_plugin_name(plugin: object) -> str:
     """How an error names a plugin object a program passed: its module's or its class's
     name (pluggy's canonical name for it is only a number)."""

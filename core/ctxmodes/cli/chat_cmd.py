@@ -140,10 +140,12 @@ def _chat(
     from ctxmodes.cli.options import (
         CONFIRM_SWITCH,
         model_fallback_warning,
+        settings_reader,
         start_model,
         use_api_key,
     )
     from ctxmodes.cli.session_warnings import warn_about_session
+    from ctxmodes.config_reload import ReloadableSettings
     from ctxmodes.host.options import HostOptions
     from ctxmodes.sdk import open_agent
     from ctxmodes.tui.app import TerminalSession, tune_for_typing
@@ -189,7 +191,8 @@ def _chat(
         TerminalSession(
             agent,
             history=FileHistory(str(path)),
-            settings=settings.terminal,
+            # /reload reads them again as they were read here: same flags, same trust.
+            reloadable=ReloadableSettings(settings, settings_reader(args, trust, cwd)),
             initial_prompts=first.texts,
             initial_images=first.images,
             model_patterns=settings.enabled_models,

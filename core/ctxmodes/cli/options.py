@@ -7,6 +7,7 @@ import os
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from pathlib import Path
 
     from ctxmodes.config import LoadedSettings, Settings
@@ -331,12 +332,25 @@ def agent_settings(args: argparse.Namespace, trust: TrustResolver) -> tuple[Path
     """
     from pathlib import Path
 
-    from ctxmodes.config import load_settings
     from ctxmodes.errors import CtxmodesError
 
     cwd = (args.cwd if args.cwd is not None else Path.cwd()).resolve()
     if not cwd.is_dir():
         raise CtxmodesError(f"no such directory: {cwd}")
+    return cwd, settings_reader(args, trust, cwd)()
+
+
+def settings_reader(
+    args: argparse.Namespace, trust: TrustResolver, cwd: Path
+) -> Callable[[], Settings]:
+    """Reads the effective settings of a command that runs the agent in ``cwd``, each call
+    anew (the terminal's ``/reload``): the files as they are then, the command line's
+    values over them, the project's file as ``trust`` decided it for the run.
+
+    :raises ConfigError: a file that is not valid, as at start-up.
+    """
+    from ctxmodes.config import load_settings
+
     # ``--mode`` is a request for this session (see ``mode_request``), not the default.
     cli = {
         "model": getattr(args, "model", None),
@@ -344,7 +358,11 @@ def agent_settings(args: argparse.Namespace, trust: TrustResolver) -> tuple[Path
         # Pi's --verbose: the start-up header even where quietStartup leaves it out.
         "terminal.quiet_startup": False if getattr(args, "verbose", False) else None,
     }
-    return cwd, load_settings(cwd=cwd, cli=cli, trust=trust.is_trusted).settings
+
+    def read() -> Settings:
+        return load_settings(cwd=cwd, cli=cli, trust=trust.is_trusted).settings
+
+    return read
 
 
 #: A run with no model to send its prompts to: none named, and none has credentials.

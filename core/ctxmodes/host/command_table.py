@@ -40,6 +40,17 @@ def invocation_names(names: Sequence[str]) -> list[str]:
     return resolved
 
 
+@dataclass(frozen=True, slots=True)
+class PluginCommand:
+    """A plugin's command as named: the name it registered (``name``), the name ``/name``
+    runs it by (``invocation_name``, numbered when plugins registered the name more than
+    once) and the plugin that registered it."""
+
+    name: str
+    invocation_name: str
+    plugin: str
+
+
 class CommandTable:
     """Commands by the name ``/name`` invokes them with.
 
@@ -54,24 +65,35 @@ class CommandTable:
         self,
         registered: Iterable[Command] = (),
         is_builtin: Callable[[Command], bool] = lambda command: False,
+        owners: Sequence[str] = (),
     ) -> None:
         """:param registered: the commands in the order they were registered (a leading
             ``/`` of a name is dropped).
         :param is_builtin: whether a command is one of the core's built-in commands (the
-            first built-in of a name is kept, a repeated one dropped)."""
+            first built-in of a name is kept, a repeated one dropped).
+        :param owners: the plugin that registered each command, in the same order (``""``
+            for those past its end)."""
         self._builtins: dict[str, Command] = {}
-        plugins: list[Command] = []
-        for command in registered:
+        plugins: list[tuple[Command, str]] = []
+        for index, command in enumerate(registered):
             command = dataclasses.replace(command, name=command.name.removeprefix("/"))
             if not is_builtin(command):
-                plugins.append(command)
+                plugins.append((command, owners[index] if index < len(owners) else ""))
             elif command.name not in self._builtins:
                 self._builtins[command.name] = command
-        names = invocation_names([command.name for command in plugins])
+        names = invocation_names([command.name for command, _ in plugins])
         self._plugins: dict[str, Command] = {
             invoked: dataclasses.replace(command, name=invoked)
-            for invoked, command in zip(names, plugins, strict=True)
+            for invoked, (command, _) in zip(names, plugins, strict=True)
         }
+        self._named = [
+            PluginCommand(command.name, invoked, owner)
+            for invoked, (command, owner) in zip(names, plugins, strict=True)
+        ]
+
+    def plugin_commands(self) -> tuple[PluginCommand, ...]:
+        """The plugins' commands as named, in the order they were registered."""
+        return tuple(self._named)
 
     def __iter__(self) -> Iterator[Command]:
         """The built-in commands, then the plugins' in the order they were registered."""

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ctxmodes.compaction.settings import BranchSummarySettings, CompactionSettings
+from ctxmodes.config_reload import kept_or_reloaded
 from ctxmodes.host.queues import DrainMode
 from ctxmodes.host.retry_settings import RetrySettings
 from ctxmodes.thinking_levels import DEFAULT_THINKING_LEVEL
@@ -18,6 +19,26 @@ from ctxmodes.tools.shell_config import ShellConfig
 if TYPE_CHECKING:
     from ctxmodes.config import Settings
     from ctxmodes.hostapi import StreamingBehavior
+
+#: The options a running session takes again from a configuration read again (Pi's
+#: ``/reload``, whose session reads these settings anew at each use, or, for the queues'
+#: modes, sets them from the settings read again).
+RELOADED_IN_SESSION: tuple[str, ...] = (
+    "compaction",
+    "branch_summary",
+    "retry",
+    "thinking_level",
+    "model_thinking_levels",
+    "switch_thinking_level",
+    "block_images",
+    "auto_resize_images",
+    "shell",
+    "steering_mode",
+    "follow_up_mode",
+)
+#: Those only the sessions started after a reload take: Pi gives its agent the thinking
+#: budgets once, when it makes the session, and reads them again for the next session.
+RELOADED_FOR_LATER_SESSIONS: tuple[str, ...] = ("thinking_budgets",)
 
 
 def wall_clock_ms() -> int:
@@ -107,6 +128,28 @@ class HostOptions:
         """The options with turns that failed on a transient error retried or not (Pi's
         ``retry.enabled``); a transport's own retries (``retry.provider``) are not affected."""
         return dataclasses.replace(self, retry=self.retry.model_copy(update={"enabled": enabled}))
+
+    def with_settings_reloaded(
+        self, before: Settings, after: Settings, *, later_sessions: bool = False
+    ) -> HostOptions:
+        """The options after the configuration was read again (``/reload``): each option
+        of :data:`RELOADED_IN_SESSION` (and, with ``later_sessions``, of
+        :data:`RELOADED_FOR_LATER_SESSIONS`) as ``after`` sets it, except where this run
+        changed it from what ``before`` set (``/settings``, ``/thinking``): the user's
+        choice stands, as in Pi, which saves it and so reads it back. The rest (the tools,
+        the level asked for on the command line, the system prompt) stay as they are.
+
+        :param before: the configuration these options were made from.
+        :param after: the configuration read again.
+        """
+        old = HostOptions.of_settings(before)
+        new = HostOptions.of_settings(after)
+        names = RELOADED_IN_SESSION + (RELOADED_FOR_LATER_SESSIONS if later_sessions else ())
+        changes = {
+            name: kept_or_reloaded(getattr(self, name), getattr(old, name), getattr(new, name))
+            for name in names
+        }
+        return dataclasses.replace(self, **changes)
 
     @classmethod
     def of_settings(

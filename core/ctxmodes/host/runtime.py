@@ -556,6 +556,24 @@ class AgentHost:
             self.session.change_options(change)
             self._options = change(self._options)
 
+    def reload_settings(self, before: Settings, after: Settings) -> None:
+        """Take the configuration read again (``/reload``) as Pi's running session takes
+        its settings read again (:meth:`HostOptions.with_settings_reloaded`): the current
+        session from now on, with its model's requests timed and retried as ``after`` says
+        (Pi's ``retry.provider``), and the sessions that replace it. Values this run changed
+        stand. Nothing is written to any settings file.
+
+        :param before: the configuration the options were made from (or last reloaded).
+        """
+        with self._lock:
+            self.session.change_options(
+                lambda options: options.with_settings_reloaded(before, after)
+            )
+            self._options = self._options.with_settings_reloaded(before, after, later_sessions=True)
+            configure = getattr(self._provider, "use_request_settings", None)
+            if callable(configure):
+                configure(self._options.retry.provider)
+
     def close(self) -> None:
         """Shut the current session down (reason ``quit``) and release the model."""
         with self._lock:

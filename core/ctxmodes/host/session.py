@@ -40,7 +40,7 @@ from ctxmodes.hooks import HookRelay
 from ctxmodes.host import records
 from ctxmodes.host.auto_compaction import AutoCompaction
 from ctxmodes.host.builtin_commands import is_builtin_command
-from ctxmodes.host.command_table import CommandCall, CommandTable
+from ctxmodes.host.command_table import CommandCall, CommandTable, PluginCommand
 from ctxmodes.host.compactor import Compactor
 from ctxmodes.host.core import SessionCore
 from ctxmodes.host.errors import NoModelError, SessionBusyError
@@ -309,6 +309,12 @@ class AgentSession:
     def commands(self) -> tuple[Command, ...]:
         return tuple(self._commands)
 
+    @property
+    def plugin_commands(self) -> tuple[PluginCommand, ...]:
+        """The plugins' commands as named: each one's registered name, the name ``/name``
+        runs it by and its plugin, in the order they were registered."""
+        return self._commands.plugin_commands()
+
     def subscribe(self, listener: Listener) -> Callable[[], None]:
         """Receive every lifecycle record (see :mod:`ctxmodes.host.records`)."""
         return self._core.listeners.subscribe(listener)
@@ -354,15 +360,21 @@ class AgentSession:
             tools.setdefault(tool.name, tool)
 
         commands: list[Command] = []
+        owners: list[str] = []
+
+        def register_command(command: Command, plugin: str) -> None:
+            commands.append(command)
+            owners.append(plugin)
+
         core.hook(core.relay.register_tools, register_tool)
-        core.hook(core.relay.register_commands, commands.append)
+        core.hook(core.relay.register_commands, register_command)
         selection = core.options.tools
         unknown = selection.unknown(tools)
         if unknown:
             core.ui.notify(f"No tool named {', '.join(unknown)} in this session", "warning")
         tools = selection.select(tools, is_builtin_tool)
         core.tools = tools
-        self._commands = CommandTable(commands, is_builtin_command)
+        self._commands = CommandTable(commands, is_builtin_command, owners)
         prompt = core.options.system_prompt
         core.system_prompt = (
             prompt

@@ -41,7 +41,7 @@ from ctxmodes.config import TerminalSettings
 from ctxmodes.sdk import events as ev
 from ctxmodes.sdk.model_cycling import model_cycler
 from ctxmodes.tui import render
-from ctxmodes.tui.commands import SlashCommand, all_commands, terminal_commands
+from ctxmodes.tui.commands import SlashCommand, completion_commands, terminal_commands
 from ctxmodes.tui.completion import SlashCompleter
 from ctxmodes.tui.cycling import scope_line
 from ctxmodes.tui.draft import DraftBuffer
@@ -58,6 +58,7 @@ if TYPE_CHECKING:
     from prompt_toolkit.input import Input
     from prompt_toolkit.output import Output
 
+    from ctxmodes.config_reload import ReloadableSettings
     from ctxmodes.sdk import Agent
     from ctxmodes.session.models import ImageContent
 
@@ -103,6 +104,9 @@ class TerminalSession:
         ``enabledModels``); none: every model with credentials.
     :param startup_warnings: shown under the start-up header, with the session's other
         warnings (the command line's, such as a session's model that could not be used).
+    :param reloadable: the run's configuration and how to read it again, for ``/reload``
+        (its ``[terminal]`` table stands in for ``settings`` when that is not given);
+        without it ``/reload`` leaves the settings as they are.
     """
 
     def __init__(
@@ -120,8 +124,12 @@ class TerminalSession:
         initial_images: Sequence[ImageContent] = (),
         model_patterns: Sequence[str] = (),
         startup_warnings: Sequence[str] = (),
+        reloadable: ReloadableSettings | None = None,
     ) -> None:
         self.agent = agent
+        self.reloadable = reloadable
+        if settings is None and reloadable is not None:
+            settings = reloadable.settings.terminal
         self._startup_warnings = list(startup_warnings)
         self._initial_prompts = list(initial_prompts)
         self._initial_images = tuple(initial_images)
@@ -159,7 +167,7 @@ class TerminalSession:
             history=history if history is not None else InMemoryHistory(),
             completer=merge_completers(
                 [
-                    SlashCompleter(lambda: all_commands(self), self._argument_values),
+                    SlashCompleter(lambda: completion_commands(self), self._argument_values),
                     FileCompleter(lambda: Path(self.agent.session.cwd)),
                 ]
             ),
@@ -202,12 +210,15 @@ class TerminalSession:
         manager = self.agent.session_manager
         opened = self.transcript.replay(self.width) if manager.is_written() else []
         problems = [
-            render.notice(problem, "warning", self.width)
-            for problem in (
-                *self.keymap.problems,
-                *self._scope_warnings,
-                *self._startup_warnings,
-            )
+            *self.command_conflicts(),
+            *(
+                render.notice(problem, "warning", self.width)
+                for problem in (
+                    *self.keymap.problems,
+                    *self._scope_warnings,
+                    *self._startup_warnings,
+                )
+            ),
         ]
         scope = scope_line(self.cycler, self.keymap.of("app.model.cycleForward"))
         if scope is not None and not self.settings.quiet_startup:
@@ -241,6 +252,25 @@ class TerminalSession:
             "Esc Esc tree · / commands · Ctrl+C twice quits"
         )
         return [render.styled(header + loaded, "dim", self.width)]
+
+    def apply_terminal_settings(self, settings: TerminalSettings) -> None:
+        """Run with ``settings`` from now on (``/reload``): the thinking shown or collapsed,
+        the completion menu's rows, the external editor, the turns replayed after a move
+        in the tree, the skill commands, the filter ``/tree`` opens with; what is already
+        printed stays as it was."""
+        self.settings = settings
+        self.live.show_thinking = not settings.hide_thinking
+        self.transcript.replay_turns = settings.replay_turns
+        self.buffer.editor = settings.external_editor
+        self.app.invalidate()
+
+    def command_conflicts(self) -> list[str]:
+        """The ``[Extension issues]`` block: the plugins' commands a built-in command
+        shadows, in Pi's words (shown at start-up and after ``/reload``, quiet or not)."""
+        from ctxmodes.tui.command_conflicts import conflicts_text
+
+        text = conflicts_text(self)
+        return [render.notice(text, "warning", self.width)] if text else []
 
     def exit(self) -> None:
         if self.app.is_running:

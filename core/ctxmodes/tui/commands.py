@@ -136,6 +136,19 @@ def all_commands(session: TerminalSession) -> dict[str, SlashCommand]:
     return commands
 
 
+def completion_commands(session: TerminalSession) -> dict[str, SlashCommand]:
+    """The commands completion offers: :func:`all_commands` without the plugins' commands
+    registered under a built-in command's name, also those that got a numbered name, as
+    Pi's completion leaves them out (typed, a numbered one still runs)."""
+    from ctxmodes.tui.command_conflicts import shadowed_commands
+
+    commands = all_commands(session)
+    for command in shadowed_commands(session):
+        if command.invocation_name != command.name:
+            commands.pop(command.invocation_name, None)
+    return commands
+
+
 def run_typed(session: TerminalSession, streaming_behavior: str = "steer") -> None:
     """Enter (``steer``) or Alt+Enter (``follow_up``): the editor's text as a slash command,
     a ``!`` shell command, or a prompt."""

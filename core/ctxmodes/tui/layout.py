@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Final
 
 from prompt_toolkit.application import Application
@@ -86,12 +86,25 @@ def application_keys(session: TerminalSession) -> KeyBindingsBase:
     return DynamicKeyBindings(current)
 
 
+def completions_menu(rows: Callable[[], int]) -> CompletionsMenu:
+    """prompt_toolkit's completion menu, at most ``rows()`` rows high, asked at each frame
+    (the menu takes a fixed number; its window takes a callable)."""
+    menu = CompletionsMenu(scroll_offset=1)
+    window = menu.content
+    if isinstance(window, Window):
+        window.height = lambda: Dimension(min=1, max=rows())
+    return menu
+
+
 def build_application(
     session: TerminalSession, input: Input | None, output: Output | None
 ) -> Application[None]:
     live = session.live
     search = SearchToolbar()
-    menu_rows = session.settings.completion_rows
+
+    def menu_rows() -> int:
+        # Read at each frame: ``/reload`` may change it.
+        return session.settings.completion_rows
 
     def editor_height() -> Dimension:
         state = session.buffer.complete_state
@@ -100,7 +113,7 @@ def build_application(
         # The completion menu floats below the cursor, inside this layout: the editor grows
         # to hold it, so at the bottom of the screen the terminal scrolls up to make room
         # instead of the menu shrinking to the rows that happen to be left.
-        rows = min(menu_rows, len(state.completions)) + 1
+        rows = min(menu_rows(), len(state.completions)) + 1
         return Dimension(min=rows, max=max(rows, EDITOR_ROWS))
 
     editor = Window(
@@ -151,7 +164,7 @@ def build_application(
             Float(
                 xcursor=True,
                 ycursor=True,
-                content=CompletionsMenu(max_height=menu_rows, scroll_offset=1),
+                content=completions_menu(menu_rows),
             )
         ],
     )

@@ -1,27 +1,44 @@
-"""``/reload``: what Pi's ``/reload`` reads again that this terminal has: the key bindings
-(``keybindings.json``), then the session's skills, prompt templates, context files and
-system prompt files, the system prompt rebuilt from them
-(:meth:`~ctxmodes.host.runtime.AgentHost.reload_resources`).
+"""``/reload``: what Pi's ``/reload`` reads again that this terminal has: the configuration
+(ctxmodes' files and Pi's ``settings.json``, layered as at start-up, the command line's values
+over them; :mod:`ctxmodes.config_reload`), the key bindings (``keybindings.json``), then the
+session's skills, prompt templates, context files and system prompt files, the system prompt
+rebuilt from them (:meth:`~ctxmodes.host.runtime.AgentHost.reload_resources`).
+
+The running session takes again the settings Pi's running session takes again: message
+delivery, compaction, branch summaries, retries and request timeouts, the thinking levels a
+model switch takes, images, the shell, and the terminal's own (thinking shown or collapsed,
+the start-up list, completion rows, skill commands, the ``/tree`` filter, the external
+editor); the thinking budgets go to the sessions started after it, as in Pi. A value changed
+this run (``/settings``, ``/thinking``, Ctrl+T) is kept. A configuration that can no longer
+be read is said in one line and nothing is reloaded.
 
 Pi also loads its extensions and themes again. A plugin here is a Python entry point, loaded
 once with the process: its state is left alone, and only its tools and commands are
-collected again. The terminal has no themes.
+collected again (the plugins' commands a built-in shadows are said again, as Pi says them).
+The terminal has no themes.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
+from ctxmodes.config_reload import kept_or_reloaded
+from ctxmodes.errors import ConfigError
+from ctxmodes.terminal_text import visible_lines
 from ctxmodes.tui import render
 from ctxmodes.tui.keymap import KeyMap, keybindings_path
 
 if TYPE_CHECKING:
+    from ctxmodes.config import Settings
     from ctxmodes.resources import LoadedResources
     from ctxmodes.tui.app import TerminalSession
 
 #: Pi's refusals, word for word.
 WHILE_STREAMING: Final = "Wait for the current response to finish before reloading."
 WHILE_COMPACTING: Final = "Wait for compaction to finish before reloading."
+#: Pi's words before the reason of a reload that failed; the reason is the configuration's
+#: error, in the words it stops a start with.
+FAILED: Final = "Reload failed: "
 #: Pi's status line, naming what is read again here.
 RELOADED: Final = "Reloaded keybindings, skills, prompts, and context files"
 
@@ -35,26 +52,51 @@ def reload(session: TerminalSession, args: str) -> None:
         session.notify(WHILE_STREAMING, "warning")
         return
 
+    reloadable = session.reloadable
+
     def job() -> None:
+        after = None
+        if reloadable is not None:
+            try:
+                after = reloadable.read_again()
+            except ConfigError as exc:
+                message = FAILED + visible_lines(str(exc))
+                session.call_soon(lambda: session.notify(message, "error"))
+                return
         resources = agent.host.reload_resources()
-        session.call_soon(lambda: _reloaded(session, resources))
+        if reloadable is not None and after is not None:
+            agent.host.reload_settings(reloadable.settings, after)
+        session.call_soon(lambda: _reloaded(session, resources, after))
 
     agent.run_soon(job)
 
 
-def _reloaded(session: TerminalSession, resources: LoadedResources) -> None:
-    """Bind the keys as ``keybindings.json`` says now (the application's bindings follow
-    the session's keymap), then say what is loaded (only its
-    problems with ``quiet_startup``, as Pi shows them), the key bindings' problems, and
-    that the reload is done."""
+def _reloaded(
+    session: TerminalSession, resources: LoadedResources, settings: Settings | None
+) -> None:
+    """Take the terminal's settings read again (``settings``, ``None`` when none were), bind
+    the keys as ``keybindings.json`` says now (the application's bindings follow the
+    session's keymap), then say what is loaded (only its problems with ``quiet_startup``, as
+    Pi shows them), the plugins' shadowed commands, the key bindings' problems, and that
+    the reload is done."""
     from ctxmodes.resources.summary import loaded_text
 
+    reloadable = session.reloadable
+    if reloadable is not None and settings is not None:
+        # Ctrl+T and /settings change what the live region shows, not the settings object.
+        current = session.settings.model_copy(
+            update={"hide_thinking": not session.live.show_thinking}
+        )
+        terminal = kept_or_reloaded(current, reloadable.settings.terminal, settings.terminal)
+        session.apply_terminal_settings(terminal)
+        reloadable.settings = settings
     keymap = session.keymap
     session.keymap = KeyMap.load(keymap.source if keymap.source else keybindings_path())
     cwd = session.agent.session.cwd
     loaded = loaded_text(resources, cwd, quiet=session.settings.quiet_startup).lstrip("\n")
     width = session.width
     blocks = [render.styled(loaded, "dim", width)] if loaded else []
+    blocks += session.command_conflicts()
     blocks += [render.notice(problem, "warning", width) for problem in session.keymap.problems]
     blocks.append(render.notice(RELOADED, "info", width))
     session.print_blocks(blocks)

@@ -42,7 +42,8 @@ class Transcript:
         replay_turns: int = DEFAULT_REPLAY_TURNS,
     ) -> None:
         self._agent = agent
-        self._replay_turns = replay_turns
+        #: How many turns of the branch are printed when a session opens or the leaf moves.
+        self.replay_turns = replay_turns
         self._live = live
         self._status = status
         self._on_retry = on_retry
@@ -114,7 +115,7 @@ class Transcript:
         manager = self._agent.session_manager
         title = manager.get_session_name() or manager.session_id
         rule = render.styled(f"── session {title} · mode {self._agent.mode}", "bold", width)
-        return [rule, *branch_blocks(manager, width, self._replay_turns)]
+        return [rule, *branch_blocks(manager, width, self.replay_turns)]
 
     def _tool_finished(self, event: ev.ToolFinished, blocks: list[str], width: int) -> None:
         blocks.append(render.tool_result(event.name, event.text, event.is_error, width))

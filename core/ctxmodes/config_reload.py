@@ -1,0 +1,58 @@
+"""Reading a running session's configuration again (the terminal's ``/reload``).
+
+Pi's ``/reload`` reads its ``settings.json`` files again and its running session takes the
+settings it reads at each use. ctxmodes reads again what it read at start-up, ctxmodes' own
+files and Pi's, layered as then, with the same command-line values over them and the trust
+decision of the run (:class:`ReloadableSettings`); what the running session takes is merged
+field by field by :func:`kept_or_reloaded`, so that a value the user changed this run
+(``/settings``, ``/thinking``, Ctrl+T) is kept: Pi saves such a choice to ``settings.json``
+and reads it back, ctxmodes never writes the file and keeps the choice instead.
+
+Internal to ctxmodes: not part of the API plugins and programs use (see :mod:`ctxmodes`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from pydantic import BaseModel
+
+if TYPE_CHECKING:
+    from ctxmodes.config import Settings
+
+T = TypeVar("T")
+
+
+def kept_or_reloaded(current: T, before: T, after: T) -> T:
+    """``after``, unless ``current`` was changed this run from ``before`` (what the old
+    configuration set): then ``current``. Settings objects (compaction, retries …) are
+    merged field by field, so a switch turned this run stays and the file's other values
+    of the same table are taken."""
+    if current == before:
+        return after
+    if isinstance(current, BaseModel) and type(current) is type(before) is type(after):
+        changes: dict[str, Any] = {
+            name: kept_or_reloaded(
+                getattr(current, name), getattr(before, name), getattr(after, name)
+            )
+            for name in type(current).model_fields
+        }
+        merged: T = current.model_copy(update=changes)
+        return merged
+    return current
+
+
+@dataclass(slots=True)
+class ReloadableSettings:
+    """A run's configuration and how to read it again as it was read at start-up.
+
+    :ivar settings: the configuration the running session was made from, or last reloaded.
+    :ivar read_again: reads every source again (same working directory, command-line
+        values and trust decision); raises :class:`~ctxmodes.errors.ConfigError` for a file
+        that has become invalid, with the words of the error at start-up.
+    """
+
+    settings: Settings
+    read_again: Callable[[], Settings]
