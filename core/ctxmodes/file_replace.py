@@ -4,6 +4,8 @@ The new text goes to a temporary file beside the target, which is renamed over t
 when it is complete and removed when writing it fails, so a crash, a full disk or an error
 halfway leaves the old file as it was. A target that is a symbolic link has the file it
 points to replaced, and the link is kept, as writing through the link would.
+
+Internal to ctxmodes: not part of the API plugins and programs use (see :mod:`ctxmodes`).
 """
 
 from __future__ import annotations

@@ -131,10 +131,16 @@ def _resolve_in(
 ) -> tuple[Provider, str | None]:
     """:func:`resolve_configured` with a registry already built."""
     provider = registry.resolve(spec)
+    _use_request_settings(provider, request_settings)
+    return provider, registry.thinking_suffix(spec)[1]
+
+
+def _use_request_settings(provider: Provider | None, settings: ProviderRetrySettings) -> None:
+    """Time and retry ``provider``'s requests as ``settings`` say, where it sends requests
+    of its own (a scripted or a plugin's model may not; a session without a model has none)."""
     configure = getattr(provider, "use_request_settings", None)
     if callable(configure):
-        configure(request_settings)
-    return provider, registry.thinking_suffix(spec)[1]
+        configure(settings)
 
 
 class AgentHost:
@@ -570,9 +576,7 @@ class AgentHost:
                 lambda options: options.with_settings_reloaded(before, after)
             )
             self._options = self._options.with_settings_reloaded(before, after, later_sessions=True)
-            configure = getattr(self._provider, "use_request_settings", None)
-            if callable(configure):
-                configure(self._options.retry.provider)
+            _use_request_settings(self._provider, self._options.retry.provider)
 
     def close(self) -> None:
         """Shut the current session down (reason ``quit``) and release the model."""
