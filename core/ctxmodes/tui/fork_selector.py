@@ -59,10 +59,9 @@ def open_fork_selector(session: TerminalSession) -> None:
     if not messages:
         session.notify(NO_MESSAGES)
         return
-    width = session.width
     picker = Picker(
         f"{TITLE}\n{SUBTITLE}",
-        lambda query: message_rows(messages, width),
+        lambda query: message_rows(messages, picker.width or session.width),
         lambda item: fork_before(session, str(item.key)),
         hint=HINT,
         filterable=False,
@@ -74,6 +73,7 @@ def open_fork_selector(session: TerminalSession) -> None:
         cursor=CURSOR,
         selected_style="bold",
         selected=len(messages) - 1,
+        fits_width=True,
     )
     picker.details = lambda: scroll_line(picker, len(messages))
     session.open_picker(picker)
@@ -81,7 +81,8 @@ def open_fork_selector(session: TerminalSession) -> None:
 
 def message_rows(messages: list[ForkMessage], width: int) -> list[PickerItem]:
     """One row per message, as Pi draws it: its text on one line (each line break a space,
-    trimmed) cut to what ``width`` leaves after the mark, then its place, then a blank line."""
+    trimmed) cut to what ``width`` leaves after the mark, then its place, then a blank line;
+    cut again when the terminal's width changes."""
     rows = []
     for number, message in enumerate(messages, 1):
         one_line = message.text.replace("\n", " ").strip()

@@ -77,6 +77,11 @@ class Picker:
     #: fragments may hold more lines, drawn unmarked).
     cursor: str = "▸ "
     selected_style: str = "class:picker.selected"
+    #: The rows are cut to the terminal's width (``items`` reads :attr:`width`): they are
+    #: asked for again when the width changes.
+    fits_width: bool = False
+    #: The columns the picker was last drawn in (0 before it is drawn).
+    width: int = 0
     #: A free-text picker for a secret: what is typed is drawn as dots.
     secret: bool = False
     #: ↑ on the first row goes to the last and ↓ on the last to the first, as in Pi's
@@ -209,6 +214,9 @@ class Picker:
         question = self.question
         if question is not None and question.answer is not None:
             return self._typed_answer(question, width)
+        if self.fits_width and width != self.width:
+            self.width = width
+            self.refresh()
         rows = self.rows()
         title = wrap_words(self.title, width - 1) if width > 1 else self.title
         parts: StyleAndTextTuples = [("class:picker.title", title)]

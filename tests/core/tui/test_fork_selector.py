@@ -33,7 +33,8 @@ BACKSPACE = "\x7f"
 WIDTH = 100
 #: The prompts of the main line, then of a branch left behind, then of the line after it.
 LONG = "a long request " * 10
-PROMPTS = ["first", "second\nover two lines", "   padded   ", LONG, "fifth"]
+WIDE = "漢字と絵文字🙂 " * 12
+PROMPTS = ["first", "second\nover two lines", "   padded   ", LONG, WIDE, "sixth"]
 BRANCH = ["left behind"]
 AFTER = ["after the branch", *(f"more {n}" for n in range(6))]
 
@@ -136,7 +137,7 @@ KEY_CASES = [
     [UP, UP, DOWN, DOWN, DOWN, PAGE_UP, "j", "k", "x", BACKSPACE, UP, UP, UP, ENTER],
     [DOWN, DOWN, UP, ESC],
     [UP, CTRL_C],
-    [*[UP] * 13, ENTER],
+    [*[UP] * 14, ENTER],
 ]
 
 
@@ -190,14 +191,15 @@ def test_enter_forks_before_the_message_with_its_text_in_the_editor(tmp_path: Pa
         await t.type("/fork" + ENTER)
         await t.until(lambda: t.session.picker is not None, "the selector")
         seen["first row"] = t.session.picker.rows()[t.session.picker.selected].key
-        await t.type(UP * (len(AFTER) + len(BRANCH) + 3) + ENTER)
+        everything = len(PROMPTS) + len(BRANCH) + len(AFTER)
+        await t.type(UP * (everything - 2) + ENTER)
         await t.printed(FORKED)
         await t.idle()
         seen["editor"] = t.editor
         seen["after"] = agent.session_file
 
     run_terminal(agent, scenario)
-    # It opened on the last message; the fifth from the end is the second of the file.
+    # It opened on the last message; the second of the file is the one chosen.
     assert seen["first row"] == ids[AFTER[-1]]
     assert seen["editor"] == "second\nover two lines"
     assert seen["after"] != seen["before"]
@@ -363,3 +365,21 @@ def test_the_fork_opens_in_the_real_pi_as_pi_s_own_fork_of_that_message(tmp_path
     for key in ("entryCount", "leafId", "branchIds", "contextEntryIds", "context", "llm"):
         assert ours_opened[key] == pis_opened[key], key
     assert ours_opened["context"]
+
+
+def test_the_rows_are_cut_again_when_the_terminal_narrows(tmp_path: Path) -> None:
+    agent = _agent(tmp_path, [LONG])
+    seen: dict[str, list[str]] = {}
+
+    async def scenario(t: Any) -> None:
+        await t.type("/fork" + ENTER)
+        await t.until(lambda: t.session.picker is not None, "the selector")
+        for width in (WIDTH, 40):
+            text = "".join(s for _, s in t.session.picker.fragments(width))
+            seen[str(width)] = [line for line in text.split("\n") if "a long request" in line]
+        await t.type(ESC)
+
+    run_terminal(agent, scenario)
+    wide, narrow = seen[str(WIDTH)], seen["40"]
+    assert wide == [f"\u203a {LONG.strip()[: WIDTH - 5]}..."]
+    assert narrow == [f"\u203a {LONG.strip()[:35]}..."]
