@@ -131,8 +131,8 @@ class Picker:
                 question.answer += text
             return
         if not self.filterable:
-            for key in text if self.letters_move else "":
-                if key in "jk":
+            for key in text:
+                if key in "jk" and self.letters_move:
                     self.move(1 if key == "j" else -1)
             return
         self.query += text
