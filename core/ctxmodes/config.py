@@ -146,6 +146,9 @@ class ProviderSettings(BaseModel):
 
 #: Pi's ``/tree`` filters, in the order Ctrl+O cycles them.
 TreeFilter = Literal["default", "no-tools", "user-only", "labeled-only", "all"]
+#: What Esc Esc on an empty editor opens (Pi's ``doubleEscapeAction``): the tree navigator,
+#: the fork selector, or nothing.
+DoubleEscapeAction = Literal["tree", "fork", "none"]
 
 
 class TerminalSettings(BaseModel):
@@ -161,6 +164,9 @@ class TerminalSettings(BaseModel):
     skill_commands: bool = True
     #: The filter ``/tree`` opens with (Pi's ``treeFilterMode``).
     tree_filter: TreeFilter = "default"
+    #: What Esc Esc opens while the editor is empty (Pi's ``doubleEscapeAction``): ``/tree``,
+    #: the ``/fork`` selector, or nothing.
+    double_escape_action: DoubleEscapeAction = "tree"
     #: Leave out the start-up header and the list of what was loaded (Pi's
     #: ``quietStartup``); warnings, and what was left out for want of trust, still show.
     quiet_startup: bool = False

@@ -257,9 +257,10 @@ def ctx_session_before_fork(
     :return: ``None`` to let it happen; a :class:`~ctxmodes.SessionChangeDecision` with
         ``cancel`` to keep the current session.
 
-    ``firstresult``: the first decision wins. Called by the host's ``fork_session`` first,
-    as Pi asks its extensions before it looks the entry up, and so before the fork's file is
-    written.
+    ``firstresult``: the first decision wins. Called by the host's ``fork_session`` first
+    (the terminal's ``/fork`` selector, ``/fork ENTRY`` and ``/clone``, RPC's ``fork`` and
+    ``clone``), as Pi asks its extensions before it looks the entry up, and so before the
+    fork's file is written.
 
     .. versionadded:: 0.2
     """

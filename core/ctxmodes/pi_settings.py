@@ -9,10 +9,11 @@ the environment and the command line all override them. :data:`HONOURED` lists t
 Each value is read as Pi reads it: ``null`` is no value; Pi's legacy keys (``queueMode``,
 ``retry.maxDelayMs``, ``skills.enableSkillCommands``) count as Pi migrates them; a
 ``defaultThinkingLevel`` that is no level starts sessions at ``off``, a delivery mode other
-than ``all`` is ``one-at-a-time`` and a ``/tree`` filter Pi does not know is ``default``,
-as in Pi; ``httpIdleTimeoutMs`` is the
-request timeout where ``retry.provider.timeoutMs`` is not set. A value of the wrong JSON
-type, or a file that is not a JSON object, is an error naming the file and the key.
+than ``all`` is ``one-at-a-time``, a ``/tree`` filter Pi does not know is ``default`` and
+a ``doubleEscapeAction`` other than ``tree`` and ``none`` is ``fork``, as in Pi;
+``httpIdleTimeoutMs`` is the request timeout where ``retry.provider.timeoutMs`` is not set.
+A value of the wrong JSON type, or a file that is not a JSON object, is an error naming
+the file and the key.
 
 Internal to ctxmodes: not part of the API plugins and programs use (see :mod:`ctxmodes`).
 """
@@ -55,6 +56,7 @@ HONOURED: dict[str, tuple[str, JsonKind]] = {
     "retry.provider.maxRetryDelayMs": ("retry.provider.maxRetryDelayMs", "number"),
     "enableSkillCommands": ("terminal.skill_commands", "boolean"),
     "treeFilterMode": ("terminal.tree_filter", "string"),
+    "doubleEscapeAction": ("terminal.double_escape_action", "string"),
     "externalEditor": ("terminal.external_editor", "string"),
     "autocompleteMaxVisible": ("terminal.completion_rows", "number"),
     "quietStartup": ("terminal.quiet_startup", "boolean"),
@@ -294,6 +296,9 @@ def _as_pi_reads(key: str, value: Any, set_by: str) -> tuple[Any, str]:
 
         if value not in get_args(TreeFilter):  # Pi's getTreeFilterMode reads it as default
             return "default", f"{note} {json.dumps(value)}: default, as in Pi"
+    if key == "doubleEscapeAction" and value not in ("tree", "fork", "none"):
+        # Pi's Esc Esc opens the tree for "tree", nothing for "none", the fork selector else.
+        return "fork", f"{note} {json.dumps(value)}: fork, as in Pi"
     return value, note
 
 

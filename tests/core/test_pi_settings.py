@@ -72,6 +72,9 @@ CASES = [
          'expected a boolean, got a string ("no")'),
     Case("treeFilterMode", "terminal.tree_filter", "user-only", "no-tools",
          '[terminal]\ntree_filter = "all"', "all", 1, "expected a string, got a number (1)"),
+    Case("doubleEscapeAction", "terminal.double_escape_action", "fork", "none",
+         '[terminal]\ndouble_escape_action = "tree"', "tree", False,
+         "expected a string, got a boolean (false)"),
     Case("externalEditor", "terminal.external_editor", "vim", "code --wait",
          '[terminal]\nexternal_editor = "nano"', "nano", False,
          "expected a string, got a boolean (false)"),
@@ -265,6 +268,19 @@ def test_a_tree_filter_pi_does_not_know_is_the_default_as_in_pi(project, user_di
     values, origins = _shown(project, user_dir)
     assert values["terminal.tree_filter"] == "default"
     assert '"tools-only"' in origins["terminal.tree_filter"]
+
+
+def test_a_double_escape_action_pi_does_not_know_is_fork_as_in_pi(project, user_dir, agent_dir):
+    # Pi's Esc Esc opens the tree for "tree", does nothing for "none", and forks otherwise.
+    path = _write(agent_dir, {"doubleEscapeAction": "label"})
+    values, origins = _shown(project, user_dir)
+    assert values["terminal.double_escape_action"] == "fork"
+    assert origins["terminal.double_escape_action"] == (
+        f'{path} (Pi\'s doubleEscapeAction "label": fork, as in Pi)'
+    )
+    _write(agent_dir, {"doubleEscapeAction": None})
+    values, _ = _shown(project, user_dir)
+    assert values["terminal.double_escape_action"] == "tree"
 
 
 def test_a_blank_external_editor_is_none_over_a_lower_files_as_in_pi(project, user_dir, agent_dir):

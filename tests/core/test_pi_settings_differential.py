@@ -46,6 +46,7 @@ TREES: list[tuple[dict[str, Any], dict[str, Any]]] = [
             },
             "enableSkillCommands": False,
             "treeFilterMode": "labeled-only",
+            "doubleEscapeAction": "none",
             "externalEditor": "code --wait",
             "quietStartup": True,
             "hideThinkingBlock": False,
@@ -57,7 +58,12 @@ TREES: list[tuple[dict[str, Any], dict[str, Any]]] = [
     ),
     (
         {"defaultThinkingLevel": "extreme", "queueMode": "all", "retry": {"maxDelayMs": 9000}},
-        {"followUpMode": "batch", "httpIdleTimeoutMs": "disabled", "treeFilterMode": "x"},
+        {
+            "followUpMode": "batch",
+            "httpIdleTimeoutMs": "disabled",
+            "treeFilterMode": "x",
+            "doubleEscapeAction": "x",
+        },
     ),
     (
         {"defaultThinkingLevel": "", "httpIdleTimeoutMs": 45000.9},
@@ -65,6 +71,8 @@ TREES: list[tuple[dict[str, Any], dict[str, Any]]] = [
     ),
     ({"retry": {"provider": {"timeoutMs": 7000}}}, {"httpIdleTimeoutMs": 5000}),
     ({"externalEditor": "vim"}, {"externalEditor": "  "}),
+    ({"doubleEscapeAction": "fork"}, {}),
+    ({"doubleEscapeAction": "fork"}, {"doubleEscapeAction": "tree"}),
     ({"shellPath": "~", "shellCommandPrefix": "set -e"}, {"shellPath": "/opt/bash"}),
     ({"shellPath": "/opt/bash", "shellCommandPrefix": "set -e"}, {"shellCommandPrefix": ""}),
     ({"shellPath": "/opt/bash"}, {"shellPath": ""}),
@@ -132,6 +140,7 @@ def _ours(agent: Path, cwd: Path, trusted: bool) -> dict[str, Any]:
         },
         "enableSkillCommands": settings.terminal.skill_commands,
         "treeFilterMode": settings.terminal.tree_filter,
+        "doubleEscapeAction": settings.terminal.double_escape_action,
         # $VISUAL and $EDITOR are unset for both: Pi's last resort is nano.
         "externalEditor": settings.terminal.external_editor or "nano",
         "quietStartup": settings.terminal.quiet_startup,
@@ -151,7 +160,8 @@ def _as_ctxmodes_reads(pi: dict[str, Any]) -> dict[str, Any]:
     other than ``all`` delivers one at a time (pi-agent-core's queue); the request timeout
     is ``retry.provider.timeoutMs``, else ``httpIdleTimeoutMs`` (``0``: none, passed as the
     longest 32-bit delay); an unset transport retry count is ctxmodes' default, 0; an empty
-    shell path or prefix is none (Pi tests both for truth before using them)."""
+    shell path or prefix is none (Pi tests both for truth before using them); a
+    ``doubleEscapeAction`` is what Pi's Esc Esc does with it."""
     provider = pi["providerRetry"]
     idle = pi["httpIdleTimeoutMs"]
     return {
@@ -169,6 +179,10 @@ def _as_ctxmodes_reads(pi: dict[str, Any]) -> dict[str, Any]:
         },
         "enableSkillCommands": pi["enableSkillCommands"],
         "treeFilterMode": pi["treeFilterMode"],
+        # What Pi's Esc Esc does with it: the tree, nothing, or the fork selector.
+        "doubleEscapeAction": (
+            pi["doubleEscapeAction"] if pi["doubleEscapeAction"] in ("tree", "none") else "fork"
+        ),
         "externalEditor": pi["externalEditor"],
         "quietStartup": pi["quietStartup"],
         # Unset, Pi shows thinking (false) where ctxmodes collapses it (true).

@@ -33,6 +33,7 @@ process.stdout.write(
     httpIdleTimeoutMs: settings.getHttpIdleTimeoutMs(),
     enableSkillCommands: settings.getEnableSkillCommands(),
     treeFilterMode: settings.getTreeFilterMode(),
+    doubleEscapeAction: settings.getDoubleEscapeAction(),
     externalEditor: settings.getExternalEditorCommand(),
     quietStartup: settings.getQuietStartup(),
     hideThinkingBlock: settings.getHideThinkingBlock(),

@@ -15,8 +15,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final
 
-from ctxmodes.compaction.serialize import content_text
 from ctxmodes.host.errors import SessionChangeCancelled
+from ctxmodes.host.fork_messages import fork_messages
 from ctxmodes.rpc import session_tree
 from ctxmodes.rpc.protocol import ABSENT, RpcCommand, RpcCommandError, RpcContext, text_field
 from ctxmodes.session.jsvalues import js_trim
@@ -75,18 +75,10 @@ def clone(rpc: RpcContext, command: Mapping[str, Any]) -> object:
 
 def get_fork_messages(rpc: RpcContext, command: Mapping[str, Any]) -> object:
     """The user messages a fork can start before, every branch's, in file order: each
-    ``{entryId, text}`` (its text blocks joined; one without text is left out)."""
-    messages: list[dict[str, Any]] = []
-    for entry in rpc.agent.session_manager.get_entries_json():
-        message = entry.get("message")
-        if entry.get("type") != "message" or not isinstance(message, dict):
-            continue
-        if message.get("role") != "user":
-            continue
-        text = content_text(message.get("content"), "", f"entry {entry.get('id')}")
-        if text:
-            messages.append({"entryId": entry.get("id"), "text": text})
-    return {"messages": messages}
+    ``{entryId, text}`` (its text blocks joined; one without text is left out), the list
+    the terminal's ``/fork`` selector shows."""
+    found = fork_messages(rpc.agent.session_manager)
+    return {"messages": [{"entryId": m.entry_id, "text": m.text} for m in found]}
 
 
 def get_last_assistant_text(rpc: RpcContext, command: Mapping[str, Any]) -> object:

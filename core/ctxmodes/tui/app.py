@@ -93,7 +93,7 @@ class TerminalSession:
         terminal's scrollback (tests).
     :param clock: monotonic seconds, for double presses and the retry countdown.
     :param settings: the ``[terminal]`` settings: how many turns are replayed, the skill
-        commands, the filter ``/tree`` opens with, the external editor.
+        commands, the filter ``/tree`` opens with, what Esc Esc opens, the external editor.
     :param keymap: which keys run which action (default: Pi's, with the user's
         ``keybindings.json`` over them).
     :param initial_prompts: sent once the session shows, each after the reply to the one
@@ -246,10 +246,12 @@ class TerminalSession:
         if quiet:
             return [render.styled(loaded.lstrip("\n"), "dim", self.width)] if loaded else []
         where = self.agent.session_manager.session_file or "in memory"
+        action = self.settings.double_escape_action
+        double_escape = "" if action == "none" else f"Esc Esc {action} · "
         header = (
             f"ctxmodes · mode {self.agent.mode} · session {where}\n"
             "Enter sends (steers while working) · Alt+Enter follows up · Esc stops · "
-            "Esc Esc tree · / commands · Ctrl+C twice quits"
+            f"{double_escape}/ commands · Ctrl+C twice quits"
         )
         return [render.styled(header + loaded, "dim", self.width)]
 

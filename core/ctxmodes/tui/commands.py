@@ -32,6 +32,7 @@ class SlashCommand:
 def terminal_commands() -> dict[str, SlashCommand]:
     """The commands the terminal itself implements, by name."""
     from ctxmodes.tui import actions, credentials
+    from ctxmodes.tui.fork_selector import fork
     from ctxmodes.tui.hotkeys import hotkeys
     from ctxmodes.tui.navigator import open_tree
     from ctxmodes.tui.project_trust import trust
@@ -51,6 +52,9 @@ def terminal_commands() -> dict[str, SlashCommand]:
             actions.compact,
         ),
         SlashCommand("resume", "Resume another session (picker)", "[FILE]", False, actions.resume),
+        SlashCommand(
+            "fork", "Continue in a new session from a previous message", "[ENTRY]", False, fork
+        ),
         SlashCommand("clone", "Continue in a copy of this session", "", False, clone),
         SlashCommand(
             "import", "Continue in a copy of a session file", "<path.jsonl>", False, import_session
@@ -256,8 +260,13 @@ def _may_run(session: TerminalSession, command: SlashCommand) -> bool:
     return True
 
 
+def submit_to_host(session: TerminalSession, name: str, args: str) -> None:
+    """Have the host run its command ``name`` with ``args``, as if typed."""
+    _submit(session, f"/{name} {args}".rstrip())
+
+
 def _dispatch(session: TerminalSession, command: SlashCommand, args: str) -> None:
     if command.handler is None:
-        _submit(session, f"/{command.name} {args}".rstrip())
+        submit_to_host(session, command.name, args)
     else:
         command.handler(session, args)

@@ -1,5 +1,6 @@
-"""The keys of the terminal session: what the editor's keys do (Enter sends, Esc stops or
-opens the tree, Ctrl+C clears or quits…) and the keys of an open picker."""
+"""The keys of the terminal session: what the editor's keys do (Enter sends, Esc stops, Esc
+Esc opens the tree or the fork selector, Ctrl+C clears or quits…) and the keys of an open
+picker."""
 
 from __future__ import annotations
 
@@ -38,11 +39,10 @@ class KeyActions:
 
     def interrupt(self) -> None:
         """Esc: abort what runs, putting queued text back in the editor (and the prompt
-        too, if nothing of its answer has shown yet); twice while idle: the tree navigator."""
+        too, if nothing of its answer has shown yet); twice on an empty editor while idle:
+        what ``terminal.double_escape_action`` (Pi's ``doubleEscapeAction``) names, the tree
+        navigator, the fork selector or nothing, as Pi's Esc Esc does."""
         session = self._session
-        now = self._clock()
-        double = now - self.last_escape <= DOUBLE_PRESS_SECONDS
-        self.last_escape = now
         running_shell = session.shell_abort
         if running_shell is not None:
             running_shell.abort()
@@ -53,8 +53,20 @@ class KeyActions:
             session.restore_to_editor([prompt, *queued] if prompt is not None else queued)
             self.last_escape = -1.0
             return
-        if double:
-            self.last_escape = -1.0
+        action = session.settings.double_escape_action
+        # Pi counts presses only on an empty editor, and none when Esc Esc does nothing.
+        if session.buffer.text.strip() or action == "none":
+            return
+        now = self._clock()
+        if now - self.last_escape >= DOUBLE_PRESS_SECONDS:
+            self.last_escape = now
+            return
+        self.last_escape = -1.0
+        if action == "fork":
+            from ctxmodes.tui.fork_selector import open_fork_selector
+
+            open_fork_selector(session)
+        else:
             from ctxmodes.tui.navigator import open_tree
 
             open_tree(session, "")
@@ -218,11 +230,11 @@ def _picker_bindings(
 
     @keys.add("pageup", filter=picking)
     def _(event: KeyPressEvent) -> None:
-        current().move(-10)
+        current().page(-1)
 
     @keys.add("pagedown", filter=picking)
     def _(event: KeyPressEvent) -> None:
-        current().move(10)
+        current().page(1)
 
     @keys.add("enter", filter=picking)
     def _(event: KeyPressEvent) -> None:

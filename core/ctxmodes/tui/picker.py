@@ -67,6 +67,21 @@ class Picker:
     #: Typing filters the rows; a fixed list of choices (``False``) takes j and k for down
     #: and up instead, as Pi's selectors do, and ignores other letters.
     filterable: bool = True
+    #: A fixed list takes j and k (``False``: it ignores every letter, as Pi's ``/fork``
+    #: selector does).
+    letters_move: bool = True
+    #: PageUp and PageDown move ten rows (``False``: they do nothing, as in Pi's ``/fork``
+    #: selector).
+    pages: bool = True
+    #: What marks the selected row, before it, and the style of its first line (a row's
+    #: fragments may hold more lines, drawn unmarked).
+    cursor: str = "▸ "
+    selected_style: str = "class:picker.selected"
+    #: The rows are cut to the terminal's width (``items`` reads :attr:`width`): they are
+    #: asked for again when the width changes.
+    fits_width: bool = False
+    #: The columns the picker was last drawn in (0 before it is drawn).
+    width: int = 0
     #: A free-text picker for a secret: what is typed is drawn as dots.
     secret: bool = False
     #: ↑ on the first row goes to the last and ↓ on the last to the first, as in Pi's
@@ -117,7 +132,7 @@ class Picker:
             return
         if not self.filterable:
             for key in text:
-                if key in "jk":
+                if key in "jk" and self.letters_move:
                     self.move(1 if key == "j" else -1)
             return
         self.query += text
@@ -135,6 +150,8 @@ class Picker:
             if question.answer is not None:
                 question.answer = question.answer[:-1]
             return
+        if not self.filterable:
+            return  # nothing typed to take back: the selection stays
         self.query = self.query[:-1]
         self._filtered()
 
@@ -149,6 +166,11 @@ class Picker:
             self.selected = (self.selected + delta) % count
         else:
             self.selected = max(0, min(count - 1, self.selected + delta))
+
+    def page(self, direction: int) -> None:
+        """PageUp (``-1``) or PageDown (``1``): ten rows, unless the picker has no pages."""
+        if self.pages:
+            self.move(10 * direction)
 
     def act(self, action: str) -> bool:
         """Run the picker's own ``action``, if it has it and no question is open; whether
@@ -192,6 +214,9 @@ class Picker:
         question = self.question
         if question is not None and question.answer is not None:
             return self._typed_answer(question, width)
+        if self.fits_width and width != self.width:
+            self.width = width
+            self.refresh()
         rows = self.rows()
         title = wrap_words(self.title, width - 1) if width > 1 else self.title
         parts: StyleAndTextTuples = [("class:picker.title", title)]
@@ -202,14 +227,18 @@ class Picker:
             parts += [("", "\n"), ("class:picker.hint", self.hint)]
             return parts
         # A confirmation is about the selected row: it is drawn as the question is.
-        chosen = "class:picker.selected" + (" class:picker.error" if question else "")
+        chosen = self.selected_style + (" class:picker.error" if question else "")
         visible = self.visible_rows
         start = max(0, min(self.selected - visible // 2, len(rows) - visible))
+        unmarked = " " * len(self.cursor)
         for index in range(start, min(len(rows), start + visible)):
             style = chosen if index == self.selected else ""
             parts.append(("", "\n"))
-            parts.append((style, "▸ " if index == self.selected else "  "))
-            parts.extend((f"{style} {s}".strip(), t) for s, t in rows[index].fragments)
+            parts.append((style, self.cursor if index == self.selected else unmarked))
+            for fragment_style, text in rows[index].fragments:
+                if text.startswith("\n"):
+                    style = ""  # the row's further lines are not marked
+                parts.append((f"{style} {fragment_style}".strip(), text))
         if not rows:
             parts += [("", "\n"), ("class:picker.hint", self.empty)]
         for line in self.details() if self.details is not None else ():
