@@ -1,19 +1,22 @@
 """The settings of Pi's own that ctxmodes honours.
 
 Pi reads ``settings.json`` in its agent directory and, for a trusted project,
-``.pi/settings.json``, whose keys override the global ones (nested objects key by key). A Pi
-user's choices there carry over wherever ctxmodes has the same setting: they are the lowest
-layer of ctxmodes' settings (:func:`ctxmodes.config.load_settings`), so ctxmodes' own files,
-the environment and the command line all override them. :data:`HONOURED` lists them.
+``.pi/settings.json``, whose keys override the global ones (nested objects key by key, see
+:mod:`ctxmodes.pi_settings_merge`). A Pi user's choices there carry over wherever ctxmodes
+has the same setting: they are the lowest layer of ctxmodes' settings
+(:func:`ctxmodes.config.load_settings`), so ctxmodes' own files, the environment and the
+command line all override them. :data:`HONOURED` lists them.
 
-Each value is read as Pi reads it: ``null`` is no value; Pi's legacy keys (``queueMode``,
-``retry.maxDelayMs``, ``skills.enableSkillCommands``) count as Pi migrates them; a
+Each value is read as Pi reads it: a project's ``null`` replaces the global value as any
+other value does, and a key whose merged value is ``null`` is not set by Pi's files (so
+ctxmodes' own default applies); Pi's legacy keys (``queueMode``, ``retry.maxDelayMs``,
+``skills.enableSkillCommands``) count as Pi migrates them, in their own file; a
 ``defaultThinkingLevel`` that is no level starts sessions at ``off``, a delivery mode other
 than ``all`` is ``one-at-a-time``, a ``/tree`` filter Pi does not know is ``default`` and
 a ``doubleEscapeAction`` other than ``tree`` and ``none`` is ``fork``, as in Pi;
 ``httpIdleTimeoutMs`` is the request timeout where ``retry.provider.timeoutMs`` is not set.
 A value of the wrong JSON type, or a file that is not a JSON object, is an error naming
-the file and the key.
+the file and the key, even a global value the project's file replaces.
 
 Internal to ctxmodes: not part of the API plugins and programs use (see :mod:`ctxmodes`).
 """
@@ -29,6 +32,7 @@ from typing import Any, Literal, get_args
 
 from ctxmodes.config_sources import Layer, TrustCheck, project_trusted
 from ctxmodes.errors import ConfigError
+from ctxmodes.pi_settings_merge import Leaf, Tree, combined, found, leaf
 from ctxmodes.thinking_levels import THINKING_LEVELS
 
 __all__ = ["HONOURED", "apply_http_proxy", "described", "pi_layers", "read_settings_file"]
@@ -78,9 +82,9 @@ _MODEL_LEVELS = "modelThinkingLevels"
 #: Pi's startup model: both keys together name it.
 _MODEL_KEYS = ("defaultProvider", "defaultModel")
 #: Pi's legacy spellings, by the key its ``migrateSettings`` moves them to, and whether a
-#: ``null`` there lets them count: ``queueMode`` counts when the same file has no
-#: ``steeringMode`` at all, ``retry.maxDelayMs`` when ``retry.provider.maxRetryDelayMs`` is
-#: unset or ``null``.
+#: ``null`` there lets them count (and so be checked): ``queueMode`` counts when the same
+#: file has no ``steeringMode`` at all, ``retry.maxDelayMs`` when
+#: ``retry.provider.maxRetryDelayMs`` is unset or ``null``.
 _LEGACY: dict[str, tuple[str, bool]] = {
     "steeringMode": ("queueMode", False),
     "retry.provider.maxRetryDelayMs": ("retry.maxDelayMs", True),
@@ -89,10 +93,9 @@ _LEGACY: dict[str, tuple[str, bool]] = {
 #: ``customDirectories`` :mod:`ctxmodes.resources.settings_entries` reads): it counts when
 #: the same file has no ``enableSkillCommands`` at all, as Pi migrates it.
 _LEGACY_SKILL_COMMANDS = ("skills", "enableSkillCommands")
-#: Pi's timeout of every HTTP request, used when ``retry.provider.timeoutMs`` is set in
-#: neither file: its layers go below every layer of that key.
+#: Pi's timeout of every HTTP request, used when the merged files have no
+#: ``retry.provider.timeoutMs``: its layer goes below that key's.
 _IDLE_TIMEOUT = "httpIdleTimeoutMs"
-_DEFAULT_IDLE_TIMEOUT_MS = 300_000
 #: What Pi passes for no timeout (``0`` or ``"disabled"``): the longest 32-bit delay.
 _NO_TIMEOUT_MS = 2**31 - 1
 _TYPES: dict[JsonKind, tuple[type, ...]] = {
@@ -126,109 +129,131 @@ def apply_http_proxy(environ: MutableMapping[str, str] | None = None) -> None:
 
 
 def pi_layers(directory: Path, trusted: TrustCheck | None = None) -> list[Layer]:
-    """One layer per honoured key each of Pi's files sets, the global file's first, each
-    named by its file and Pi's key; the startup model's is named by the file that set the
-    model id. ``trusted`` is asked only when the project has a ``.pi/settings.json`` (by
-    default a saved decision or ``defaultProjectTrust`` decides).
+    """One layer per honoured key Pi's files give a value, read from the two files merged
+    as Pi merges them (:mod:`ctxmodes.pi_settings_merge`), each named by the file and Pi's
+    key that gave it; the startup model's is named by the file that gave the model id.
+    ``trusted`` is asked only when the project has a ``.pi/settings.json`` (by default a
+    saved decision or ``defaultProjectTrust`` decides).
 
     :raises ConfigError: a file that is not a JSON object, or a value of the wrong type,
-        naming the file (and the key).
+        naming the file (and the key); a value the project's file replaces is checked too.
     """
     from ctxmodes.session.paths import agent_dir
 
-    files = [agent_dir() / "settings.json"]
+    paths = [agent_dir() / "settings.json"]
     project = directory / ".pi" / "settings.json"
     if project.is_file() and project_trusted(directory, trusted):
-        files.append(project)
-    layers: list[Layer] = []
-    model: dict[str, tuple[str, Path]] = {}
-    idle_timeouts: list[Layer] = []
-    for path in files:
-        values = read_settings_file(path)
-        for key in _MODEL_KEYS:
-            value = _value(path, values, key, "string")
-            if value:
-                model[key] = (value, path)
-        idle = _idle_timeout(path, values.get(_IDLE_TIMEOUT))
-        if idle is not None:
-            milliseconds, note = idle
-            timeout = _nested(HONOURED["retry.provider.timeoutMs"][0], milliseconds)
-            idle_timeouts.append((f"{path} (Pi's {_IDLE_TIMEOUT}{note})", timeout))
-        for key, (target, kind) in HONOURED.items():
-            found = _honoured_value(path, values, key, kind)
-            if found is None and kind == "strings" and _has(values, key):
-                # Pi reads a list as is: a null replaces a lower file's, as if never set.
-                found = None, key
-            if found is not None:
-                value, source = _as_pi_reads(key, *found)
-                layers.append((f"{path} ({source})", _nested(target, value)))
-        layers.extend(_model_thinking_levels(path, values.get(_MODEL_LEVELS)))
-        layers.extend(_legacy_skill_commands(path, values))
-    layers = idle_timeouts + layers
-    if len(model) == len(_MODEL_KEYS):
-        (provider, _), (model_id, path) = model["defaultProvider"], model["defaultModel"]
-        source = f"{path} (Pi's defaultProvider and defaultModel)"
-        layers.insert(0, (source, {"model": f"{provider}/{model_id}"}))
+        paths.append(project)
+    files = [(path, read_settings_file(path)) for path in paths]
+    for path, values in files:
+        _check_file(path, values)
+    tree = combined(files)
+    # The idle timeout goes below retry.provider.timeoutMs, which wins where it is set.
+    layers = _idle_timeout_layers(tree) + _model_layers(tree)
+    for key, (target, kind) in HONOURED.items():
+        given = leaf(tree, key)
+        if given is None:
+            continue
+        set_by = given.legacy_key or key
+        value, source = _as_pi_reads(key, _checked(given.path, set_by, given.value, kind), set_by)
+        layers.append((f"{given.path} ({source})", _nested(target, value)))
+    layers.extend(_model_thinking_levels(tree))
     return layers
 
 
-def _model_thinking_levels(path: Path, levels: Any) -> list[Layer]:
-    """One layer per model of Pi's ``modelThinkingLevels`` (a project's file overrides the
-    global one model by model, as Pi merges them); a level Pi does not know is ``off``, as
-    Pi clamps it.
+def _check_file(path: Path, values: dict[str, Any]) -> None:
+    """:raises ConfigError: a value of one file that has the wrong type, whether or not the
+    other file replaces it: the file is the user's to mend."""
+    for key, (_, kind) in HONOURED.items():
+        _value(path, values, key, kind)
+        if key in _LEGACY:
+            legacy, after_null = _LEGACY[key]
+            if after_null or not _has(values, key):
+                _value(path, values, legacy, kind)
+    for key in _MODEL_KEYS:
+        _value(path, values, key, "string")
+    if values.get(_IDLE_TIMEOUT) is not None:  # a null is refused only where it is in force
+        _idle_timeout(path, values[_IDLE_TIMEOUT])
+    _check_model_thinking_levels(path, values.get(_MODEL_LEVELS))
+    table, key = _LEGACY_SKILL_COMMANDS
+    if isinstance(values.get(table), dict) and key not in values:
+        _value(path, values, f"{table}.{key}", "boolean")
 
-    :raises ConfigError: the value is not an object of strings."""
-    if levels is None:
+
+def _model_layers(tree: Tree) -> list[Layer]:
+    """The startup model's layer, when the merged files name both its provider and id."""
+    provider, model = (leaf(tree, key) for key in _MODEL_KEYS)
+    if provider is None or model is None or not provider.value or not model.value:
         return []
+    source = f"{model.path} (Pi's defaultProvider and defaultModel)"
+    return [(source, {"model": f"{provider.value}/{model.value}"})]
+
+
+def _idle_timeout_layers(tree: Tree) -> list[Layer]:
+    """The request timeout of Pi's merged ``httpIdleTimeoutMs``.
+
+    :raises ConfigError: its merged value is ``null`` (a project's over a global value
+        too), which Pi refuses at startup as it refuses any value it cannot read."""
+    given = found(tree, _IDLE_TIMEOUT)
+    if not isinstance(given, Leaf):
+        return []  # unset (an object is refused when its file is checked)
+    milliseconds, note = _idle_timeout(given.path, given.value)
+    timeout = _nested(HONOURED["retry.provider.timeoutMs"][0], milliseconds)
+    return [(f"{given.path} (Pi's {_IDLE_TIMEOUT}{note})", timeout)]
+
+
+def _model_thinking_levels(tree: Tree) -> list[Layer]:
+    """One layer per model of Pi's merged ``modelThinkingLevels`` (a project's object
+    overrides the global one model by model, its ``null`` undoes all of them); a level Pi
+    does not know is ``off``, as Pi clamps it."""
+    levels = found(tree, _MODEL_LEVELS)
+    if not isinstance(levels, dict):
+        return []
+    layers: list[Layer] = []
+    for model, level in levels.items():
+        if not isinstance(level, Leaf) or level.value is None:
+            continue  # Pi's `modelThinkingLevels?.[model]` is then no level: the default's
+        source = f"{level.path} (Pi's {_MODEL_LEVELS})"
+        value = level.value
+        if value not in THINKING_LEVELS:
+            source = (
+                f"{level.path} (Pi's {_MODEL_LEVELS} {json.dumps(value)} is no thinking level: off)"
+            )
+            value = "off"
+        layers.append((source, {"model_thinking_levels": {model: value}}))
+    return layers
+
+
+def _check_model_thinking_levels(path: Path, levels: Any) -> None:
+    """:raises ConfigError: the value is not an object of strings (or nulls)."""
+    if levels is None:
+        return
     if not isinstance(levels, dict):
         raise ConfigError(
             f'{path}: {_MODEL_LEVELS}: expected an object of levels by "provider/model-id", '
             f"got {described(levels)}"
         )
-    layers: list[Layer] = []
     for model, level in levels.items():
-        if not isinstance(level, str):
+        if level is not None and not isinstance(level, str):
             raise ConfigError(
                 f"{path}: {_MODEL_LEVELS}: {json.dumps(model)}: expected a thinking level, "
                 f"got {described(level)}"
             )
-        source = f"{path} (Pi's {_MODEL_LEVELS})"
-        if level not in THINKING_LEVELS:
-            source = f"{path} (Pi's {_MODEL_LEVELS} {json.dumps(level)} is no thinking level: off)"
-            level = "off"
-        layers.append((source, {"model_thinking_levels": {model: level}}))
-    return layers
 
 
-def _legacy_skill_commands(path: Path, values: dict[str, Any]) -> list[Layer]:
-    """The layer of a legacy ``skills.enableSkillCommands`` (see
-    :data:`_LEGACY_SKILL_COMMANDS`); none when ``skills`` is not an object."""
-    table, key = _LEGACY_SKILL_COMMANDS
-    if not isinstance(values.get(table), dict) or key in values:
-        return []
-    value = _value(path, values, f"{table}.{key}", "boolean")
-    if value is None:
-        return []
-    source = f"{path} (Pi's {table}.{key})"
-    return [(source, _nested(HONOURED[key][0], value))]
-
-
-def _idle_timeout(path: Path, value: Any) -> tuple[int, str] | None:
+def _idle_timeout(path: Path, value: Any) -> tuple[int, str]:
     """Pi's ``httpIdleTimeoutMs`` as its ``parseHttpIdleTimeoutMs`` reads it (a number of
-    milliseconds or its text, ``0`` or ``"disabled"`` for none, ``""`` for the default) and
-    a note on how it was read; ``None`` when unset.
+    milliseconds or its text, ``0`` or ``"disabled"`` for none) and a note on how it was
+    read.
 
-    :raises ConfigError: a value Pi refuses too (it stops at startup on one).
+    :raises ConfigError: a value Pi refuses too (it stops at startup on one), ``null`` and
+        a blank text among them.
     """
-    if value is None:
-        return None
     number = value
     if isinstance(value, str):
         text = value.strip()
-        if not text:
-            return _DEFAULT_IDLE_TIMEOUT_MS, f" {json.dumps(value)}: Pi's default"
         try:
-            number = 0 if text.lower() == "disabled" else float(text)
+            number = 0 if text.lower() == "disabled" else float(text) if text else None
         except ValueError:
             number = None
     if (
@@ -244,23 +269,6 @@ def _idle_timeout(path: Path, value: Any) -> tuple[int, str] | None:
     if math.floor(number) == 0:
         return _NO_TIMEOUT_MS, f" {json.dumps(value)}: no timeout"
     return math.floor(number), ""
-
-
-def _honoured_value(
-    path: Path, values: dict[str, Any], key: str, kind: JsonKind
-) -> tuple[Any, str] | None:
-    """The value of ``key`` in one file and the key that set it (its legacy spelling when
-    only that is there); ``None`` when neither is set."""
-    value = _value(path, values, key, kind)
-    if value is not None:
-        return value, key
-    if key in _LEGACY:
-        legacy, after_null = _LEGACY[key]
-        if after_null or not _has(values, key):
-            value = _value(path, values, legacy, kind)
-            if value is not None:
-                return value, legacy
-    return None
 
 
 def _has(values: dict[str, Any], key: str) -> bool:
@@ -317,7 +325,14 @@ def _value(path: Path, values: dict[str, Any], key: str, kind: JsonKind) -> Any:
             where = ".".join(tables[: depth + 1])
             raise ConfigError(f"{path}: {where}: expected an object, got {described(inner)}")
         table = inner
-    value = table.get(leaf)
+    return _checked(path, key, table.get(leaf), kind)
+
+
+def _checked(path: Path, key: str, value: Any, kind: JsonKind) -> Any:
+    """``value`` as ctxmodes takes it (a whole float as an int), ``None`` for ``null``.
+
+    :raises ConfigError: ``value`` has the wrong type, named as Pi's ``key`` in ``path``.
+    """
     if value is None:
         return None
     if kind == "strings":

@@ -302,11 +302,114 @@ def test_completion_rows_keep_pis_bounds(rows, shown, project, user_dir, agent_d
     )
 
 
-def test_null_is_no_value_as_pis_defaults_read_it(project, user_dir, agent_dir):
-    _write(agent_dir, {"defaultThinkingLevel": "high", "retry": {"maxRetries": 5}})
-    _write(project / ".pi", {"defaultThinkingLevel": None, "retry": {"maxRetries": None}})
-    values, _origins = _shown(project, user_dir)
-    assert (values["thinking_level"], values["retry.max_retries"]) == ("high", 5)
+#: (global file, project file, the keys ``config show`` prints that the project's null
+#: takes back to ctxmodes' default, a key the global file still gives).
+PROJECT_NULLS = [
+    pytest.param({"defaultThinkingLevel": "high"}, {"defaultThinkingLevel": None},
+                 ["thinking_level"], None, id="top-level scalar"),
+    pytest.param({"retry": {"maxRetries": 5, "baseDelayMs": 500}}, {"retry": {"maxRetries": None}},
+                 ["retry.max_retries"], "retry.base_delay_ms", id="nested scalar"),
+    pytest.param({"retry": {"enabled": False, "provider": {"maxRetries": 2}}, "quietStartup": True},
+                 {"retry": None}, ["retry.enabled", "retry.provider.max_retries"],
+                 "terminal.quiet_startup", id="whole table"),
+    pytest.param({"retry": {"provider": {"timeoutMs": 7000}}}, {"retry": {"provider": None}},
+                 ["retry.provider.timeout_ms"], None, id="whole nested table"),
+    pytest.param({"thinkingBudgets": {"low": 100, "high": 9000}}, {"thinkingBudgets": None},
+                 ["thinking_budgets.low", "thinking_budgets.high"], None, id="budgets"),
+    pytest.param({"queueMode": "all"}, {"steeringMode": None}, ["steering_mode"], None,
+                 id="legacy queueMode"),
+    pytest.param({"retry": {"maxDelayMs": 9000}},
+                 {"retry": {"provider": {"maxRetryDelayMs": None}}},
+                 ["retry.provider.max_retry_delay_ms"], None, id="legacy retry.maxDelayMs"),
+    pytest.param({"enableSkillCommands": False}, {"skills": {"enableSkillCommands": None}},
+                 ["terminal.skill_commands"], None, id="legacy skills.enableSkillCommands"),
+    pytest.param({"defaultProvider": "local", "defaultModel": "m"}, {"defaultModel": None},
+                 ["model"], None, id="model"),
+    pytest.param({"doubleEscapeAction": "none", "treeFilterMode": "all"},
+                 {"doubleEscapeAction": None}, ["terminal.double_escape_action"],
+                 "terminal.tree_filter", id="doubleEscapeAction"),
+    pytest.param({"enabledModels": ["local/*"]}, {"enabledModels": None}, ["enabled_models"],
+                 None, id="list"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("global_values", "project_values", "undone", "kept"), PROJECT_NULLS)
+def test_a_projects_null_replaces_the_global_value_as_in_pi(
+    global_values, project_values, undone, kept, project, clone, user_dir, agent_dir
+):
+    """Pi lays the project's object over the global one: a ``null`` replaces the global
+    value as any value does, and Pi's default then applies; ctxmodes' default stands in."""
+    defaults, _ = _shown(project, user_dir)
+    global_path = _write(agent_dir, global_values)
+    for directory in (project, clone):
+        _write(directory / ".pi", project_values)
+    values, origins = _shown(project, user_dir)
+    for key in undone:
+        assert (values[key], origins[key]) == (defaults[key], DEFAULT_SOURCE), key
+    if kept is not None:
+        assert values[kept] != defaults[kept]
+        assert origins[kept].startswith(f"{global_path} (Pi's ")
+    # An untrusted project's file is not read: the global value stands.
+    values, origins = _shown(clone, user_dir)
+    for key in undone:
+        assert origins[key].startswith(f"{global_path} (Pi's "), key
+
+
+def test_a_projects_null_leaves_ctxmodes_own_value_in_force(project, user_dir, agent_dir):
+    _write(agent_dir, {"retry": {"maxRetries": 5}})
+    _write(project / ".pi", {"retry": None})
+    (user_dir / "config.toml").write_text("[retry]\nmax_retries = 1\n")
+    values, origins = _shown(project, user_dir)
+    assert (values["retry.max_retries"], origins["retry.max_retries"]) == (
+        1,
+        str(user_dir / "config.toml"),
+    )
+
+
+def test_a_projects_table_merges_with_the_global_one_each_migrated_first(
+    project, user_dir, agent_dir
+):
+    """The global ``retry.provider`` is replaced by the project's (merged, both objects),
+    and a legacy key is migrated in its own file before the merge: the project's
+    ``retry.maxDelayMs`` is its ``retry.provider.maxRetryDelayMs``."""
+    global_path = _write(
+        agent_dir, {"retry": {"maxRetries": 5, "provider": {"maxRetries": 2, "timeoutMs": 900}}}
+    )
+    project_path = _write(
+        project / ".pi",
+        {"retry": {"provider": {"maxRetries": None}, "maxDelayMs": 4000}},
+    )
+    values, origins = _shown(project, user_dir)
+    assert values["retry.max_retries"] == 5
+    assert origins["retry.max_retries"] == f"{global_path} (Pi's retry.maxRetries)"
+    assert origins["retry.provider.max_retries"] == DEFAULT_SOURCE
+    assert values["retry.provider.timeout_ms"] == 900
+    assert values["retry.provider.max_retry_delay_ms"] == 4000
+    assert origins["retry.provider.max_retry_delay_ms"] == (
+        f"{project_path} (Pi's retry.maxDelayMs)"
+    )
+
+
+def test_a_projects_null_takes_back_one_models_thinking_level_or_all(project, user_dir, agent_dir):
+    _write(agent_dir, {"modelThinkingLevels": {"a/x": "high", "a/y": "low"}})
+    _write(project / ".pi", {"modelThinkingLevels": {"a/x": None}})
+    loaded = load_settings(cwd=project, environ={"CTXMODES_CONFIG_DIR": str(user_dir)})
+    assert loaded.settings.model_thinking_levels == {"a/y": "low"}
+    _write(project / ".pi", {"modelThinkingLevels": None})
+    loaded = load_settings(cwd=project, environ={"CTXMODES_CONFIG_DIR": str(user_dir)})
+    assert loaded.settings.model_thinking_levels == {}
+
+
+def test_a_global_value_of_the_wrong_type_is_an_error_though_a_project_replaces_it(
+    project, user_dir, agent_dir
+):
+    """Pi would never look at it; ctxmodes still says so, as the file is wrong wherever the
+    project does not replace it."""
+    path = _write(agent_dir, {"retry": {"maxRetries": "5"}})
+    _write(project / ".pi", {"retry": None})
+    with pytest.raises(ConfigError) as raised:
+        _shown(project, user_dir)
+    assert str(raised.value) == f'{path}: retry.maxRetries: expected a number, got a string ("5")'
 
 
 def test_pis_legacy_keys_count_as_pi_migrates_them(project, user_dir, agent_dir):
@@ -359,10 +462,24 @@ def test_pis_http_idle_timeout_is_the_request_timeout(
     assert _shown(project, user_dir)[0]["retry.provider.timeout_ms"] == 1000
 
 
-def test_an_empty_http_idle_timeout_is_pis_default(project, user_dir, agent_dir):
-    _write(agent_dir, {"httpIdleTimeoutMs": 0})
-    _write(project / ".pi", {"httpIdleTimeoutMs": " "})
-    assert _shown(project, user_dir)[0]["retry.provider.timeout_ms"] == 300_000
+def test_a_null_http_idle_timeout_in_force_is_refused_as_pi_refuses_it(
+    project, clone, user_dir, agent_dir
+):
+    """Pi stops at startup on a merged ``httpIdleTimeoutMs`` of ``null``, a project's over a
+    global value too; a global ``null`` a project's value replaces is never read."""
+    _write(agent_dir, {"httpIdleTimeoutMs": 5000})
+    for directory in (project, clone):
+        _write(directory / ".pi", {"httpIdleTimeoutMs": None})
+    with pytest.raises(ConfigError) as raised:
+        _shown(project, user_dir)
+    expected = 'httpIdleTimeoutMs: expected milliseconds (0 or "disabled" for none), got null'
+    assert str(raised.value) == f"{project / '.pi' / 'settings.json'}: {expected}"
+    assert _shown(clone, user_dir)[0]["retry.provider.timeout_ms"] == 5000  # not read
+    _write(agent_dir, {"httpIdleTimeoutMs": None})
+    _write(project / ".pi", {"httpIdleTimeoutMs": 5000})
+    assert _shown(project, user_dir)[0]["retry.provider.timeout_ms"] == 5000
+    with pytest.raises(ConfigError, match="got null"):
+        _shown(clone, user_dir)
 
 
 @pytest.mark.parametrize(
@@ -370,6 +487,9 @@ def test_an_empty_http_idle_timeout_is_pis_default(project, user_dir, agent_dir)
     [
         (-1, "a number (-1)"),
         ("soon", 'a string ("soon")'),
+        ("", 'a string ("")'),
+        (" ", 'a string (" ")'),
+        (None, "null"),
         (True, "a boolean (true)"),
         ([1], "an array"),
     ],

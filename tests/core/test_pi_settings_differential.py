@@ -14,6 +14,7 @@ from support.cli_rig import pi_agent_dir
 from support.pi_oracle import PI_PACKAGE, require_agent_node, require_pi_modules
 
 from ctxmodes.config import load_settings
+from ctxmodes.errors import ConfigError
 from ctxmodes.host.options import HostOptions
 
 SCRIPT = Path(__file__).parents[1] / "support" / "pi_settings.mjs"
@@ -97,17 +98,73 @@ TREES: list[tuple[dict[str, Any], dict[str, Any]]] = [
     ({"defaultTools": ["read", "bash", "grep"]}, {"defaultTools": ["read"]}),
     ({"defaultTools": []}, {}),
     ({"defaultTools": ["read"]}, {"defaultTools": None}),
+    # A project's null replaces the global value, which Pi's default then stands in for:
+    # top-level scalars, nested ones, whole tables, a nested table.
+    (
+        {"defaultThinkingLevel": "high", "quietStartup": True, "hideThinkingBlock": True},
+        {"defaultThinkingLevel": None, "quietStartup": None, "hideThinkingBlock": None},
+    ),
+    (
+        {"retry": {"maxRetries": 5, "baseDelayMs": 500}, "compaction": {"reserveTokens": 9000}},
+        {"retry": {"maxRetries": None}, "compaction": {"reserveTokens": None}},
+    ),
+    (
+        {
+            "retry": {
+                "enabled": False,
+                "maxRetries": 5,
+                "provider": {"timeoutMs": 9000, "maxRetries": 2, "maxRetryDelayMs": 7000},
+            },
+            "images": {"blockImages": True, "autoResize": False},
+            "thinkingBudgets": {"low": 100, "high": 9000},
+            "branchSummary": {"skipPrompt": True},
+        },
+        {"retry": None, "images": None, "thinkingBudgets": None, "branchSummary": None},
+    ),
+    ({"retry": {"maxRetries": 5, "provider": {"timeoutMs": 9000}}}, {"retry": {"provider": None}}),
+    # Legacy keys, each migrated in its own file before the merge.
+    (
+        {"queueMode": "all", "retry": {"maxDelayMs": 9000}, "enableSkillCommands": False},
+        {
+            "steeringMode": None,
+            "retry": {"provider": {"maxRetryDelayMs": None}},
+            "skills": {"enableSkillCommands": None},
+        },
+    ),
+    ({"steeringMode": "all", "skills": {"enableSkillCommands": False}}, {"queueMode": None}),
+    ({"retry": {"provider": {"maxRetryDelayMs": 7000}}}, {"retry": {"maxDelayMs": 3000}}),
+    # The startup model, the request timeout, per-model levels, Esc Esc and the rest.
+    ({}, {"defaultModel": None}),
+    ({}, {"defaultProvider": None}),
+    ({"modelThinkingLevels": {"local/m": "high"}}, {"modelThinkingLevels": {"local/m": None}}),
+    ({"modelThinkingLevels": {"local/m": "low", "other/x": "high"}}, {"modelThinkingLevels": None}),
+    (
+        {"doubleEscapeAction": "none", "treeFilterMode": "all"},
+        {"doubleEscapeAction": None, "treeFilterMode": None},
+    ),
+    (
+        {"externalEditor": "vim", "shellPath": "/opt/bash", "shellCommandPrefix": "set -e"},
+        {"externalEditor": None, "shellPath": None, "shellCommandPrefix": None},
+    ),
+    (
+        {"sessionDir": "/srv/pi-sessions", "enableSkillCommands": False},
+        {"sessionDir": None, "enableSkillCommands": None},
+    ),
 ]
 
 
-def _pi(node: str, package: Path, agent: Path, cwd: Path, trusted: bool) -> dict[str, Any]:
-    result = subprocess.run(
+def _run_pi(node: str, package: Path, agent: Path, cwd: Path, trusted: bool) -> Any:
+    return subprocess.run(
         [node, str(SCRIPT), str(package), str(agent), str(cwd), "1" if trusted else "0"],
         capture_output=True,
         text=True,
         check=False,
         timeout=120,
     )
+
+
+def _pi(node: str, package: Path, agent: Path, cwd: Path, trusted: bool) -> dict[str, Any]:
+    result = _run_pi(node, package, agent, cwd, trusted)
     assert result.returncode == 0, result.stderr
     answer: dict[str, Any] = json.loads(result.stdout)
     assert answer["errors"] == []
@@ -123,7 +180,11 @@ def _ours(agent: Path, cwd: Path, trusted: bool) -> dict[str, Any]:
     shell = HostOptions.of_settings(settings).shell
     return {
         "model": settings.model,
-        "thinkingLevel": settings.thinking_level,
+        "modelThinkingLevels": settings.model_thinking_levels,
+        "sessionDir": settings.session_dir,
+        # A new session's level, as the host picks it: its model's, else the default.
+        "thinkingLevel": settings.model_thinking_levels.get(settings.model or "")
+        or settings.thinking_level,
         "steeringMode": settings.steering_mode,
         "followUpMode": settings.follow_up_mode,
         "compaction": settings.compaction.model_dump(by_alias=True),
@@ -161,11 +222,19 @@ def _as_ctxmodes_reads(pi: dict[str, Any]) -> dict[str, Any]:
     is ``retry.provider.timeoutMs``, else ``httpIdleTimeoutMs`` (``0``: none, passed as the
     longest 32-bit delay); an unset transport retry count is ctxmodes' default, 0; an empty
     shell path or prefix is none (Pi tests both for truth before using them); a
-    ``doubleEscapeAction`` is what Pi's Esc Esc does with it."""
+    ``doubleEscapeAction`` is what Pi's Esc Esc does with it; a model's ``null`` level is
+    none, as Pi's startup passes over it; the model is the one the files name (``None``
+    when they name none, as ctxmodes' host chooses then)."""
     provider = pi["providerRetry"]
     idle = pi["httpIdleTimeoutMs"]
+    if pi["startupModel"] is not None:
+        assert pi["model"] == pi["startupModel"]  # the session started on the named model
     return {
-        "model": pi["model"],
+        "model": pi["startupModel"],
+        "modelThinkingLevels": {
+            model: level for model, level in pi["modelThinkingLevels"].items() if level is not None
+        },
+        "sessionDir": pi["sessionDir"],
         "thinkingLevel": pi["thinkingLevel"],
         "steeringMode": "all" if pi["steeringMode"] == "all" else "one-at-a-time",
         "followUpMode": "all" if pi["followUpMode"] == "all" else "one-at-a-time",
@@ -203,11 +272,13 @@ def _as_ctxmodes_reads(pi: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-@pytest.mark.pi
-@pytest.mark.parametrize(("global_settings", "project_settings"), TREES)
-def test_ctxmodes_starts_with_what_pi_starts_with(
-    global_settings, project_settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def _tree(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    global_settings: dict[str, Any],
+    project_settings: dict[str, Any],
+) -> tuple[str, Path, Path, Path]:
+    """Pi's node and package, and the agent directory and project holding the two files."""
     node = require_agent_node()
     modules = require_pi_modules()
     package = (modules / PI_PACKAGE).parent
@@ -221,6 +292,55 @@ def test_ctxmodes_starts_with_what_pi_starts_with(
     project = tmp_path / "project"
     (project / ".pi").mkdir(parents=True)
     (project / ".pi" / "settings.json").write_text(json.dumps(project_settings))
+    return node, package, agent, project
+
+
+@pytest.mark.pi
+@pytest.mark.parametrize(("global_settings", "project_settings"), TREES)
+def test_ctxmodes_starts_with_what_pi_starts_with(
+    global_settings, project_settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    node, package, agent, project = _tree(tmp_path, monkeypatch, global_settings, project_settings)
     for trusted in (True, False):
         pi = _as_ctxmodes_reads(_pi(node, package, agent, project, trusted))
         assert _ours(agent, project, trusted) == pi, trusted
+
+
+#: Trees whose merged ``httpIdleTimeoutMs`` Pi refuses when the project is trusted, and
+#: whether it also does when only the global file is read.
+REFUSED_IDLE_TIMEOUTS = [
+    ({"httpIdleTimeoutMs": 5000}, {"httpIdleTimeoutMs": None}, False),
+    ({}, {"httpIdleTimeoutMs": "  "}, False),
+    ({"httpIdleTimeoutMs": None}, {"retry": {"maxRetries": 1}}, True),
+]
+
+
+@pytest.mark.pi
+@pytest.mark.parametrize(
+    ("global_settings", "project_settings", "global_refused"), REFUSED_IDLE_TIMEOUTS
+)
+def test_an_idle_timeout_pi_refuses_stops_ctxmodes_too(
+    global_settings,
+    project_settings,
+    global_refused,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Pi's ``getHttpIdleTimeoutMs`` throws on a merged value it cannot read, ``null`` and a
+    blank text included, and Pi stops at startup; ctxmodes names the file in force."""
+    node, package, agent, project = _tree(tmp_path, monkeypatch, global_settings, project_settings)
+    for trusted in (True, False):
+        result = _run_pi(node, package, agent, project, trusted)
+        if trusted or global_refused:
+            assert result.returncode != 0
+            assert "Invalid httpIdleTimeoutMs setting" in result.stderr
+            in_force = project / ".pi" if trusted and not global_refused else agent
+            with pytest.raises(ConfigError) as raised:
+                _ours(agent, project, trusted)
+            assert str(raised.value).startswith(
+                f"{in_force / 'settings.json'}: httpIdleTimeoutMs: "
+            )
+        else:
+            assert result.returncode == 0, result.stderr
+            pi = _as_ctxmodes_reads(json.loads(result.stdout))
+            assert _ours(agent, project, trusted) == pi

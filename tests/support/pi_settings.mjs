@@ -23,6 +23,13 @@ process.stdout.write(
   JSON.stringify({
     errors: errors.map((e) => String(e.error?.message ?? e)),
     model: session.model ? `${session.model.provider}/${session.model.id}` : null,
+    // The model the merged files name (without it Pi starts on the first model it has).
+    startupModel:
+      settings.getDefaultProvider() && settings.getDefaultModel()
+        ? `${settings.getDefaultProvider()}/${settings.getDefaultModel()}`
+        : null,
+    modelThinkingLevels: settings.getAllModelThinkingLevels(),
+    sessionDir: settings.getSessionDir() ?? null,
     thinkingLevel: session.thinkingLevel,
     steeringMode: session.agent.steeringMode,
     followUpMode: session.agent.followUpMode,
