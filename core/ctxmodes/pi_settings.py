@@ -33,6 +33,7 @@ from typing import Any, Literal, get_args
 from ctxmodes.config_sources import Layer, TrustCheck, project_trusted
 from ctxmodes.errors import ConfigError
 from ctxmodes.pi_settings_merge import Leaf, Tree, combined, found, leaf
+from ctxmodes.session.jsvalues import js_to_number, js_trim
 from ctxmodes.thinking_levels import THINKING_LEVELS
 
 __all__ = ["HONOURED", "apply_http_proxy", "described", "pi_layers", "read_settings_file"]
@@ -251,11 +252,10 @@ def _idle_timeout(path: Path, value: Any) -> tuple[int, str]:
     """
     number = value
     if isinstance(value, str):
-        text = value.strip()
-        try:
-            number = 0 if text.lower() == "disabled" else float(text) if text else None
-        except ValueError:
-            number = None
+        # Pi trims the text and reads the rest with JavaScript's Number(): "0x10" is 16
+        # milliseconds there, and "1_000" no number.
+        text = js_trim(value)
+        number = 0 if text.lower() == "disabled" else js_to_number(text) if text else None
     if (
         isinstance(number, bool)
         or not isinstance(number, int | float)

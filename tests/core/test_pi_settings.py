@@ -438,7 +438,15 @@ def test_nested_pi_objects_merge_key_by_key(project, user_dir, agent_dir):
 
 @pytest.mark.parametrize(
     ("value", "timeout"),
-    [(120000, 120000), (90000.7, 90000), ("60000", 60000), (0, 2**31 - 1), ("disabled", 2**31 - 1)],
+    [
+        (120000, 120000),
+        (90000.7, 90000),
+        ("60000", 60000),
+        (" 0x10 ", 16),
+        ("6e4", 60000),
+        (0, 2**31 - 1),
+        ("disabled", 2**31 - 1),
+    ],
 )
 def test_pis_http_idle_timeout_is_the_request_timeout(
     value, timeout, project, clone, user_dir, agent_dir
@@ -487,6 +495,8 @@ def test_a_null_http_idle_timeout_in_force_is_refused_as_pi_refuses_it(
     [
         (-1, "a number (-1)"),
         ("soon", 'a string ("soon")'),
+        ("1_000", 'a string ("1_000")'),
+        ("Infinity", 'a string ("Infinity")'),
         ("", 'a string ("")'),
         (" ", 'a string (" ")'),
         (None, "null"),

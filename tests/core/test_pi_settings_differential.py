@@ -71,6 +71,7 @@ TREES: list[tuple[dict[str, Any], dict[str, Any]]] = [
         {"compaction": {"reserveTokens": 1000}, "retry": {"maxRetries": None}},
     ),
     ({"retry": {"provider": {"timeoutMs": 7000}}}, {"httpIdleTimeoutMs": 5000}),
+    ({"httpIdleTimeoutMs": " 0x1f40 "}, {"httpIdleTimeoutMs": "6e3"}),
     ({"externalEditor": "vim"}, {"externalEditor": "  "}),
     ({"doubleEscapeAction": "fork"}, {}),
     ({"doubleEscapeAction": "fork"}, {"doubleEscapeAction": "tree"}),
@@ -311,6 +312,8 @@ def test_ctxmodes_starts_with_what_pi_starts_with(
 REFUSED_IDLE_TIMEOUTS = [
     ({"httpIdleTimeoutMs": 5000}, {"httpIdleTimeoutMs": None}, False),
     ({}, {"httpIdleTimeoutMs": "  "}, False),
+    ({}, {"httpIdleTimeoutMs": "1_000"}, False),
+    ({"httpIdleTimeoutMs": "Infinity"}, {}, True),
     ({"httpIdleTimeoutMs": None}, {"retry": {"maxRetries": 1}}, True),
 ]
 
