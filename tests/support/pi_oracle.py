@@ -166,6 +166,23 @@ def require_agent_node() -> str:
     pytest.skip("no node >= 22.19 for Pi's AgentSession: run `make pi` or set PI_AGENT_NODE")
 
 
+def run_pi_script(script: Path, *arguments: str) -> Any:
+    """What a test's node ``script`` prints as JSON, run with a node that loads Pi's
+    ``AgentSession`` and given the folder of Pi's package first, then ``arguments``; a
+    script that fails fails the test with its error output."""
+    node = require_agent_node()
+    package = (require_pi_modules() / PI_PACKAGE).parent
+    result = subprocess.run(
+        [node, str(script), str(package), *arguments],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
 def pi_compaction_triggers(requests: list[dict[str, Any]]) -> list[list[str]]:
     """For each ``{file, answerId, model, settings}``, the automatic compactions the real
     Pi ``AgentSession`` would start after that answer (see ``pi_check_compaction.mjs``)."""

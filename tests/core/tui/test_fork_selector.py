@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 from support.agents import make_agent
-from support.pi_oracle import PI_PACKAGE, require_agent_node, require_pi, require_pi_modules
+from support.pi_oracle import require_pi, run_pi_script
 from support.rpc_client import pi_rpc
 from support.terminal import CTRL_C, DOWN, ENTER, ESC, UP, run_terminal
 from support.wire_server import WireServer
@@ -108,8 +107,6 @@ def _pi_shown(step: dict[str, Any]) -> dict[str, Any]:
 
 
 def _pi(agent: Agent, tmp_path: Path, keys: list[str]) -> dict[str, Any]:
-    node = require_agent_node()
-    package = (require_pi_modules() / PI_PACKAGE).parent
     copy = tmp_path / "pi-copy.jsonl"  # Pi may rewrite a file it opens
     shutil.copy(agent.session_file, copy)
     (tmp_path / "pi-agent").mkdir(exist_ok=True)
@@ -120,15 +117,7 @@ def _pi(agent: Agent, tmp_path: Path, keys: list[str]) -> dict[str, Any]:
         "width": WIDTH,
         "keys": keys,
     }
-    result = subprocess.run(
-        [node, str(SCRIPT), str(package), json.dumps(request)],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
-    )
-    assert result.returncode == 0, result.stderr
-    answer: dict[str, Any] = json.loads(result.stdout)
+    answer: dict[str, Any] = run_pi_script(SCRIPT, json.dumps(request))
     return answer
 
 

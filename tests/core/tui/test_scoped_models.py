@@ -10,12 +10,11 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
-from support.pi_oracle import PI_PACKAGE, require_agent_node, require_pi_modules
+from support.pi_oracle import PI_PACKAGE, require_pi_modules, run_pi_script
 from support.terminal import ENTER, ESC, run_terminal
 
 from ctxmodes.config import Settings
@@ -141,18 +140,8 @@ def _our_view(t: Any) -> dict[str, Any]:
 
 
 def _pi(models: list[dict[str, str]], patterns: list[str], bindings: Any, keys: list[str]) -> Any:
-    node = require_agent_node()
-    package = (require_pi_modules() / PI_PACKAGE).parent
     request = {"models": models, "patterns": patterns, "keys": keys, "bindings": bindings}
-    result = subprocess.run(
-        [node, str(SCRIPT), str(package), json.dumps(request)],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
-    )
-    assert result.returncode == 0, result.stderr
-    return json.loads(result.stdout)
+    return run_pi_script(SCRIPT, json.dumps(request))
 
 
 @pytest.mark.pi
