@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, cast
 
 from ctxmodes.errors import CtxmodesError
 from ctxmodes.hostapi import NavigationRequest
-from ctxmodes.tui.credentials import model_rows
+from ctxmodes.tui.model_picker import open_model_picker
 from ctxmodes.tui.picker import Picker, PickerItem
 
 if TYPE_CHECKING:
@@ -242,7 +242,8 @@ def mode(session: TerminalSession, args: str) -> None:
 
 
 def model(session: TerminalSession, args: str) -> None:
-    """``/model SPEC`` switches; ``/model`` picks from the registered models."""
+    """``/model SPEC`` switches; ``/model`` picks from the scope or the models with
+    credentials (see :mod:`~ctxmodes.tui.model_picker`)."""
     agent = session.agent
 
     def switch(spec: str) -> None:
@@ -257,23 +258,7 @@ def model(session: TerminalSession, args: str) -> None:
     if args:
         switch(args)
         return
-    current = agent.session.model
-    now = None if current is None else f"{current.provider}/{current.id}"
-    try:
-        rows = model_rows(session, now)
-    except CtxmodesError as error:  # a corrupt credential file
-        session.notify(str(error), "error")
-        return
-    if not rows:
-        session.notify("No models are registered; /model scripted:FILE names a script")
-        return
-    session.open_picker(
-        Picker(
-            f"Model (now {now or 'none'})",
-            lambda query: [row for row in rows if query.lower() in row.text],
-            lambda item: switch(str(item.key)),
-        )
-    )
+    open_model_picker(session, switch)
 
 
 def thinking(session: TerminalSession, args: str) -> None:

@@ -1,4 +1,4 @@
-"""``/login``, ``/logout`` and the credential marks of ``/model``.
+"""``/login`` and ``/logout``.
 
 ``/login`` lists every provider and how it logs in; picking a subscription (Claude Pro/Max,
 ChatGPT Plus/Pro) prints the sign-in URL, opens the browser and waits for its callback
@@ -232,25 +232,3 @@ def logout(session: TerminalSession, args: str) -> None:
         if removed
         else f"Not logged in to {provider} with ctxmodes ({path} has no entry)"
     )
-
-
-def model_rows(session: TerminalSession, current: str | None) -> list[PickerItem]:
-    """The ``/model`` rows: models with credentials first, each marked with where its
-    credentials come from (nothing is run or refreshed to find out)."""
-    from ctxmodes.providers.auth import credential_sources
-
-    models = session.agent.models()
-    sources = credential_sources(models)
-    ordered = [m for m in models if sources[m.ref]] + [m for m in models if not sources[m.ref]]
-    rows = []
-    for model in ordered:
-        style = "class:picker.active" if model.ref == current else ""
-        mark = sources[model.ref] or "no credentials"
-        rows.append(
-            PickerItem(
-                model.ref,
-                model.ref.lower(),
-                [(style, model.ref), ("class:picker.hint", f"  {mark}")],
-            )
-        )
-    return rows

@@ -266,6 +266,11 @@ def _picker_bindings(
     keys.add("escape", filter=picking & ~alt_keys, eager=True)(escape)
     keys.add("escape", filter=picking & alt_keys)(escape)
 
+    @keys.add("tab", filter=picking)
+    def _(event: KeyPressEvent) -> None:
+        # Pi's tui.input.tab, which the editor's Tab is too: the /model picker's scope.
+        current().act("tui.input.tab")
+
     @keys.add("c-o", filter=picking)
     def _(event: KeyPressEvent) -> None:
         picker = current()

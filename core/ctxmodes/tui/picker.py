@@ -29,6 +29,8 @@ PICKER_STYLE: Final = {
     "picker.active": "#5fafd7",
     "picker.notice": "#5fafd7",
     "picker.error": "#d70000",
+    "picker.warning": "#af8700",
+    "picker.key": "#5f5f5f",
 }
 
 
@@ -90,12 +92,18 @@ class Picker:
     #: Typing keeps the selected place (the last row when fewer match), as Pi's
     #: ``/scoped-models`` does; ``False``: the best match is selected.
     keeps_place: bool = False
+    #: With ``keeps_place`` off, emptying the query keeps the selected place instead of
+    #: going to the first row, as Pi's model selector does.
+    emptied_keeps_place: bool = False
     #: The hint line starts with the number of rows; ``False``: the hint says it itself.
     counted: bool = True
     #: How many rows are drawn at once.
     visible_rows: int = VISIBLE_ROWS
     #: The line drawn when no row matches.
     empty: str = "  (nothing matches)"
+    #: Lines drawn between the title and the query (the ``/model`` picker's scope), each
+    #: a run of (style, text) pairs, when given.
+    header: Callable[[], Sequence[Pairs]] | None = None
     #: Lines drawn under the rows, about the selected one (its full name …), when given.
     details: Callable[[], Sequence[str]] | None = None
     #: Ctrl+O: cycles the picker's filter (``/tree``), when given.
@@ -139,7 +147,7 @@ class Picker:
         self._filtered()
 
     def _filtered(self) -> None:
-        if not self.keeps_place:
+        if not self.keeps_place and not (self.emptied_keeps_place and not self.query):
             self.selected = 0
         self.refresh()
 
@@ -220,6 +228,8 @@ class Picker:
         rows = self.rows()
         title = wrap_words(self.title, width - 1) if width > 1 else self.title
         parts: StyleAndTextTuples = [("class:picker.title", title)]
+        for header_line in self.header() if self.header is not None else ():
+            parts += [("", "\n"), *header_line]
         if self.filterable:
             shown = "•" * len(self.query) if self.secret else self.query
             parts += [("", "\n"), ("class:picker.query", f"> {shown}")]

@@ -12,6 +12,7 @@ from support.terminal import ENTER, run_terminal
 from support.token_server import TokenServer
 
 from ctxmodes.providers import anthropic_oauth
+from ctxmodes.tui.model_picker import NO_SCOPE_LINE
 
 SECRET = "gsk-typed-not-shown"
 
@@ -53,7 +54,7 @@ def test_an_api_key_is_typed_as_dots_stored_and_forgotten(
     assert json.loads(private_credentials.read_text()) == {}
 
 
-def test_model_lists_credentialed_models_first_and_refuses_one_without(
+def test_model_lists_the_models_with_credentials_and_refuses_one_without(
     tmp_path: Path, private_credentials: Path
 ) -> None:
     agent = make_agent(tmp_path, [])
@@ -65,21 +66,18 @@ def test_model_lists_credentialed_models_first_and_refuses_one_without(
         rows = t.session.picker.rows()
         seen["refs"] = [row.key for row in rows]
         seen["marks"] = [row.fragments[-1][1].strip() for row in rows]
+        seen["header"] = ["".join(text for _, text in line) for line in t.session.picker.header()]
         await t.type("\x1b")
         await t.until(lambda: t.session.picker is None)
         await t.type("/model anthropic/claude-sonnet-4-5" + ENTER)
         await t.printed("no credentials for anthropic/claude-sonnet-4-5")
 
     run_terminal(agent, scenario)
-    with_key = [
-        ref
-        for ref, mark in zip(seen["refs"], seen["marks"], strict=True)
-        if mark != "no credentials"
-    ]
-    assert with_key
-    assert all(ref.startswith("mistral/") for ref in with_key)
-    assert seen["refs"][: len(with_key)] == with_key
-    assert seen["marks"][0] == "MISTRAL_API_KEY"
+    # As in Pi, only the models of providers with credentials, each marked with its source.
+    assert seen["refs"]
+    assert all(ref.startswith("mistral/") for ref in seen["refs"])
+    assert set(seen["marks"]) == {"MISTRAL_API_KEY"}
+    assert seen["header"] == [NO_SCOPE_LINE]
 
 
 def test_claude_subscription_login_by_pasting_the_redirect(

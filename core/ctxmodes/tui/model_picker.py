@@ -1,0 +1,172 @@
+"""``/model`` without an argument (and Pi's ``app.model.select`` key): Pi's model selector.
+
+When the session has a model scope (the models Ctrl+P cycles: ``--models``, Pi's
+``enabledModels``, or what ``/scoped-models`` set this run) the picker opens on the scoped
+models, in the scope's order, under a ``Scope: all | scoped`` line naming the list shown and
+a line saying that Tab switches lists. Without a scope it shows every model with
+credentials, under Pi's line saying so. The list of all models puts the current one first,
+then orders by provider as Pi does (``localeCompare``), the catalog's order within one.
+
+Typing searches as Pi's selector does (pi-tui's fuzzy search over the provider and id), the
+best match selected; a switch of lists keeps the search, and selects the current model when
+nothing is typed and the list has it, else the first row. Each row keeps ctxmodes' mark of
+where its credentials come from.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Final, Literal
+
+from ctxmodes.errors import CtxmodesError
+from ctxmodes.fuzzy_filter import fuzzy_filter
+from ctxmodes.tui.hotkeys import EDITOR_KEYS
+from ctxmodes.tui.keymap import key_text
+from ctxmodes.tui.picker import Pairs, Picker, PickerItem
+
+if TYPE_CHECKING:
+    from ctxmodes.providers.catalog import ModelSpec
+    from ctxmodes.tui.app import TerminalSession
+
+Scope = Literal["all", "scoped"]
+
+#: Pi's action id of the key that switches between the lists (the editor's Tab).
+SCOPE_KEY_ACTION: Final = "tui.input.tab"
+#: Pi's line over the list when the session has no scope.
+NO_SCOPE_LINE: Final = "Only showing models from configured providers. Use /login to add providers."
+#: Pi's line when no row matches.
+NO_MATCH: Final = "  No matching models"
+#: Pi shows this many rows at once.
+VISIBLE_ROWS: Final = 10
+#: The punctuation ICU's root collation (JavaScript's ``localeCompare``) orders before
+#: digits and letters, in its order.
+_COLLATED_PUNCTUATION: Final = "_-,;:!?.'\"()[]{}@*/\\&#%`^+<=>|~$"
+
+
+def provider_order(provider: str) -> tuple[tuple[tuple[int, str], ...], tuple[bool, ...]]:
+    """A key ordering provider names as JavaScript's ``localeCompare`` does: punctuation,
+    then digits, then letters regardless of case, and only then lower case before upper."""
+
+    def weight(character: str) -> tuple[int, str]:
+        if character in _COLLATED_PUNCTUATION:
+            return (0, chr(_COLLATED_PUNCTUATION.index(character)))
+        if character.isdigit():
+            return (1, character)
+        if character.isalpha():
+            return (2, character.lower())
+        return (3, character)
+
+    return tuple(weight(c) for c in provider), tuple(c.isupper() for c in provider)
+
+
+def search_text(model: ModelSpec) -> str:
+    """What the search matches a model against (Pi's ``getModelSelectorSearchText``; Pi
+    names a model without a name by its id)."""
+    name = model.name or model.id
+    return f"{model.provider} {model.ref} {model.provider} {model.id} {name}"
+
+
+def open_model_picker(session: TerminalSession, switch: Callable[[str], None]) -> None:
+    """Open the picker on the session's scope (every model with credentials without one);
+    the chosen model's ``provider/id`` goes to ``switch``."""
+    from ctxmodes.providers.auth import credential_sources, models_with_credentials
+
+    scoped = [scoped.model for scoped in session.cycler.scope]
+    try:
+        available = models_with_credentials(session.agent.models())
+        sources = credential_sources([*available, *scoped])
+    except CtxmodesError as error:  # a corrupt credential file
+        session.notify(str(error), "error")
+        return
+    session.open_picker(ModelPicker(session, available, scoped, sources, switch).picker)
+
+
+class ModelPicker:
+    """The open picker: both lists, the one shown, and the current model."""
+
+    def __init__(
+        self,
+        session: TerminalSession,
+        available: Sequence[ModelSpec],
+        scoped: Sequence[ModelSpec],
+        sources: dict[str, str | None],
+        switch: Callable[[str], None],
+    ) -> None:
+        current = session.agent.session.model
+        self.current = None if current is None else f"{current.provider}/{current.id}"
+        # Pi sorts once, as it opens: the current model first, then by provider (stably).
+        ordered = sorted(available, key=lambda model: provider_order(model.provider))
+        self.all = sorted(ordered, key=lambda model: model.ref != self.current)
+        self.scoped = list(scoped)
+        self.sources = sources
+        self.scope: Scope = "scoped" if scoped else "all"
+        self.picker = Picker(
+            f"Model (now {self.current or 'none'})",
+            self.rows,
+            lambda item: switch(str(item.key)),
+            header=self.header,
+            emptied_keeps_place=True,
+            wraps=True,
+            pages=False,
+            visible_rows=VISIBLE_ROWS,
+            empty=NO_MATCH,
+            details=self.details,
+            actions={SCOPE_KEY_ACTION: self.switch_scope} if scoped else {},
+        )
+        self.picker.selected = self.current_place()
+
+    def shown(self) -> list[ModelSpec]:
+        return self.scoped if self.scope == "scoped" else self.all
+
+    def current_place(self) -> int:
+        """Where the current model is in the list shown, else the first row."""
+        refs = [model.ref for model in self.shown()]
+        return refs.index(self.current) if self.current in refs else 0
+
+    def rows(self, query: str) -> list[PickerItem]:
+        models = self.shown()
+        if query:
+            models = fuzzy_filter(models, query, search_text)
+        rows = []
+        for model in models:
+            style = "class:picker.active" if model.ref == self.current else ""
+            mark = self.sources.get(model.ref) or "no credentials"
+            fragments = [(style, model.ref), ("class:picker.hint", f"  {mark}")]
+            rows.append(PickerItem(model.ref, search_text(model), fragments))
+        return rows
+
+    def header(self) -> list[Pairs]:
+        """Pi's lines over the search: the scope, the list shown highlighted, and its key;
+        without a scope, that only models with credentials are shown."""
+        if not self.scoped:
+            return [[("class:picker.warning", NO_SCOPE_LINE)]]
+
+        def named(scope: Scope) -> tuple[str, str]:
+            return ("class:picker.active" if self.scope == scope else "class:picker.hint", scope)
+
+        key = key_text(EDITOR_KEYS[SCOPE_KEY_ACTION])
+        muted = "class:picker.hint"
+        return [
+            [(muted, "Scope: "), named("all"), (muted, " | "), named("scoped")],
+            [("class:picker.key", key), (muted, " scope (all/scoped)")],
+        ]
+
+    def details(self) -> list[str]:
+        """Pi's lines under the rows: where the selected row stands when not all are shown,
+        and the selected model's name."""
+        rows = self.picker.rows()
+        if not rows:
+            return []
+        lines = []
+        if len(rows) > VISIBLE_ROWS:
+            lines.append(f"  ({self.picker.selected + 1}/{len(rows)})")
+        chosen = next(m for m in self.shown() if m.ref == rows[self.picker.selected].key)
+        lines.append(f"  Model Name: {chosen.name or chosen.id}")
+        return lines
+
+    def switch_scope(self) -> None:
+        """Tab: the other list, the search kept; the current model selected when nothing is
+        typed and the list has it, else the first row."""
+        self.scope = "all" if self.scope == "scoped" else "scoped"
+        self.picker.selected = 0 if self.picker.query else self.current_place()
+        self.picker.refresh()

@@ -1,0 +1,229 @@
+"""``/model`` without an argument: Pi's model selector and its scope. The real Pi judges
+every key (``pi_model_selector.mjs`` drives Pi's own selector, opened on the session's scope
+as Pi's interactive mode opens it): the scope lines and which list they highlight, the rows,
+their order, the current model's mark, the selected row, the lines under the rows and the
+model chosen. Then what ctxmodes does on its own: ``/scoped-models``' change is the scope
+``/model`` opens on, Pi's ``app.model.select`` key opens the same picker, and each row
+keeps its credential mark."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support.pi_oracle import PI_PACKAGE, require_agent_node, require_pi_modules
+from support.terminal import DOWN, ENTER, ESC, TAB, UP, run_terminal
+
+from ctxmodes.config import Settings
+from ctxmodes.providers.auth import models_with_credentials
+from ctxmodes.sdk import Agent, open_agent
+from ctxmodes.tui import model_picker
+from ctxmodes.tui.model_picker import NO_SCOPE_LINE, provider_order
+
+SCRIPT = Path(__file__).parents[2] / "support" / "pi_model_selector.mjs"
+ENDPOINT = {"api": "openai-completions", "base_url": "http://127.0.0.1:9/v1"}
+PROVIDERS = {
+    "loop": {
+        **ENDPOINT,
+        "api_key": "sk-loop",
+        "models": [
+            {"id": "plain", "name": "Plain One"},
+            {"id": "deep", "reasoning": True},
+            {"id": "wide"},
+            {"id": "tall"},
+            {"id": "short"},
+            {"id": "dense"},
+        ],
+    },
+    "far": {**ENDPOINT, "api_key": "sk-far", "models": [{"id": "x1"}, {"id": "dx"}, {"id": "z"}]},
+    # ICU orders "_" before "-", unlike code points: the two names test the provider order.
+    "far-b": {**ENDPOINT, "api_key": "sk-b", "models": [{"id": "r"}, {"id": "s"}]},
+    "far_b": {**ENDPOINT, "api_key": "sk-c", "models": [{"id": "q", "name": "Queue"}]},
+}
+BACKSPACE = "\x7f"
+#: (the session's model, its scope's patterns, the keys pressed).
+CASES: list[tuple[str, list[str], list[str]]] = [
+    ("loop/plain", ["far/*", "loop/deep"],
+     [TAB, TAB, "d", TAB, BACKSPACE, DOWN, TAB, UP, UP, TAB, ENTER]),
+    ("loop/plain", [], [DOWN, TAB, "x", BACKSPACE, UP, UP, "q", ENTER]),
+    ("loop/wide", ["deep", "wide:high", "far_b/q"],
+     [DOWN, TAB, "e", DOWN, TAB, DOWN, BACKSPACE, TAB, ESC]),
+    ("far/z", ["far-b/*", "loop/tall"], ["z", "z", TAB, BACKSPACE, BACKSPACE, TAB, DOWN, ENTER]),
+]  # fmt: skip
+_ROW = re.compile(r"^(→ |  )(✓ |  )(\S+) \[([^\]]+)\]$")
+_UNDER = re.compile(r"^  (\(\d+/\d+\)|Model Name: |No matching models)")
+
+
+@pytest.fixture(autouse=True)
+def _no_other_credentials(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in list(os.environ):
+        if name.endswith(("_API_KEY", "_TOKEN")):
+            monkeypatch.delenv(name)
+
+
+def _agent(tmp_path: Path, model: str = "loop/plain") -> Agent:
+    settings = Settings.model_validate(
+        {"mode": "off", "durability": "none", "model": model, "providers": PROVIDERS}
+    )
+    return open_agent(cwd=tmp_path, settings=settings, session_dir=tmp_path / "sessions")
+
+
+def _pi_view(step: dict[str, Any]) -> dict[str, Any]:
+    """What Pi's selector shows, without its borders, spacing and Pi's own hint lines."""
+    lines: list[str] = step["lines"]
+    at_query = next(index for index, line in enumerate(lines) if line.startswith(">"))
+    rows = [match for line in lines if (match := _ROW.match(line))]
+    return {
+        "header": [line for line in lines[1:at_query] if line],
+        "highlighted": step["scope"] if lines[2].startswith("Scope: ") else None,
+        "query": lines[at_query][1:].strip(),
+        "rows": [f"{row[4]}/{row[3]}" for row in rows],
+        "selected": next((i for i, row in enumerate(rows) if row[1] == "→ "), None),
+        "current": [f"{row[4]}/{row[3]}" for row in rows if row[2] == "✓ "],
+        "under": [line for line in lines if _UNDER.match(line)],
+    }
+
+
+def _our_view(t: Any) -> dict[str, Any]:
+    picker = t.session.picker
+    rows = picker.rows()
+    start = max(0, min(picker.selected - 5, len(rows) - model_picker.VISIBLE_ROWS))
+    shown = rows[start : start + model_picker.VISIBLE_ROWS]
+    header = picker.header()
+    highlighted = [text for style, text in header[0] if style == "class:picker.active"]
+    return {
+        "header": ["".join(text for _, text in line) for line in header],
+        "highlighted": highlighted[0] if highlighted else None,
+        "query": picker.query,
+        "rows": [row.key for row in shown],
+        "selected": picker.selected - start if rows else None,
+        "current": [row.key for row in shown if row.fragments[0][0] == "class:picker.active"],
+        "under": list(picker.details()) if rows else [picker.empty],
+    }
+
+
+def _pi(request: dict[str, Any]) -> Any:
+    node = require_agent_node()
+    package = (require_pi_modules() / PI_PACKAGE).parent
+    result = subprocess.run(
+        [node, str(SCRIPT), str(package), json.dumps(request)],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+@pytest.mark.pi
+@pytest.mark.parametrize(("current", "patterns", "keys"), CASES)
+def test_each_key_shows_what_pi_s_selector_does(
+    current: str, patterns: list[str], keys: list[str], tmp_path: Path
+) -> None:
+    agent = _agent(tmp_path, current)
+    available = models_with_credentials(agent.models())
+    ours: list[dict[str, Any]] = []
+    chosen: dict[str, str | None] = {}
+
+    async def scenario(t: Any) -> None:
+        await t.type("/model" + ENTER)
+        await t.until(lambda: t.session.picker is not None, "the model picker")
+        ours.append(_our_view(t))
+        for key in keys:
+            await t.type(key)
+            if key in (ENTER, ESC):
+                await t.until(lambda: t.session.picker is None, "the picker to close")
+                if key == ENTER:
+                    await t.printed("Model: ")
+                break
+            ours.append(_our_view(t))
+        model = agent.session.model
+        chosen["model"] = None if model is None else f"{model.provider}/{model.id}"
+
+    run_terminal(agent, scenario, model_patterns=patterns)
+    provider, _, model_id = current.partition("/")
+    request = {
+        "models": [{"provider": m.provider, "id": m.id, "name": m.name or m.id} for m in available],
+        "patterns": patterns,
+        "current": {"provider": provider, "id": model_id},
+        "keys": keys,
+    }
+    pis = _pi(request)
+    pi_open = [step for step in pis if not step["closed"]]
+    for at, (our, pi) in enumerate(zip(ours, pi_open, strict=True)):
+        assert our == _pi_view(pi), f"after {['(open)', *keys][at]!r} (step {at})"
+    assert chosen["model"] == (pis[-1]["chosen"] or current)
+
+
+def test_a_scope_set_by_scoped_models_is_the_one_the_picker_opens_on(tmp_path: Path) -> None:
+    """``/scoped-models``' change this run is the picker's scope, in its order, drawn
+    between the title and the search; Pi's ``app.model.select`` key (Ctrl+L) opens the same
+    picker, and a row keeps where its credentials come from."""
+    agent = _agent(tmp_path)
+    seen: dict[str, Any] = {}
+
+    async def scenario(t: Any) -> None:
+        await t.type("/scoped-models" + ENTER)
+        await t.until(lambda: t.session.picker is not None, "the list")
+        # The scope is plain, wide; Enter on the third row adds deep after them.
+        await t.type(DOWN + DOWN + ENTER + ESC)
+        await t.until(lambda: t.session.picker is None, "the list to close")
+        await t.type("\x0c")
+        await t.until(lambda: t.session.picker is not None, "the model picker")
+        picker = t.session.picker
+        seen["drawn"] = "".join(text for _, text in picker.fragments(100)).splitlines()
+        seen["rows"] = [row.key for row in picker.rows()]
+        seen["marks"] = {row.fragments[-1][1].strip() for row in picker.rows()}
+        await t.type(TAB)
+        seen["after tab"] = [row.key for row in picker.rows()][:3]
+        await t.type(TAB + DOWN + ENTER)
+        await t.printed("Model: loop/wide")
+
+    run_terminal(agent, scenario, model_patterns=["plain", "wide"])
+    assert seen["drawn"][:4] == [
+        "Model (now loop/plain)",
+        "Scope: all | scoped",
+        "tab scope (all/scoped)",
+        "> ",
+    ]
+    assert seen["rows"] == ["loop/plain", "loop/wide", "loop/deep"]
+    assert seen["marks"] == {"configured API key"}
+    assert seen["after tab"] == ["loop/plain", "far/x1", "far/dx"]
+
+
+def test_the_texts_and_the_key_are_pis() -> None:
+    """The lines and the key the picker shares with Pi's ``model-selector.js`` are Pi's."""
+    dist = require_pi_modules() / PI_PACKAGE.parent / "dist"
+    source = (dist / "modes/interactive/components/model-selector.js").read_text()
+    assert f'"{NO_SCOPE_LINE}"' in source
+    assert f'"{model_picker.NO_MATCH}"' in source
+    assert f"maxVisible = {model_picker.VISIBLE_ROWS};" in source
+    assert f'keyHint("{model_picker.SCOPE_KEY_ACTION}", "scope") + ' in source
+    assert '" (all/scoped)"' in source
+    for text in ('"Scope: "', '" | "', '"all"', '"scoped"', "Model Name: "):
+        assert text in source, text
+    bindings = require_pi_modules() / PI_PACKAGE.parent.parent / "pi-tui/dist/keybindings.js"
+    assert re.search(r'"tui\.input\.tab": \{\s*defaultKeys: "tab"', bindings.read_text())
+
+
+@pytest.mark.pi
+def test_providers_are_ordered_as_javascript_s_locale_compare() -> None:
+    names = ["loop", "far_b", "Far", "far-b", "far", "fAr", "far2", "far.b", "fa", "a-1", "A"]
+    script = (
+        "const names = JSON.parse(process.argv[1]);"
+        "console.log(JSON.stringify(names.sort((a, b) => a.localeCompare(b))))"
+    )
+    result = subprocess.run(
+        [require_agent_node(), "-e", script, json.dumps(names)],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    assert sorted(names, key=provider_order) == json.loads(result.stdout)
