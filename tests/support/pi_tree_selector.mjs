@@ -4,7 +4,8 @@
 // shown, the selected one, the words after the count (the filter, label times), the lines
 // drawn (without colours) and what the copy key copied.
 // Usage: node pi_tree_selector.mjs <pi-coding-agent dir> '<json request>'
-// Request: {sessionFile, bindings: {...}, width, keys: ["\x15", ...]}. Answers {steps}.
+// Request: {sessionFile, bindings: {...}, width, keys: ["\x15", ...], stamps: [ISO time, ...]}.
+// Answers {steps, stampTexts}: stampTexts, each stamp as the navigator shows a label's time.
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 
@@ -50,4 +51,5 @@ for (const key of keys) {
   selector.handleInput(key);
   steps.push(state());
 }
-process.stdout.write(JSON.stringify({ steps }));
+const stampTexts = (JSON.parse(requestJson).stamps ?? []).map((stamp) => list.formatLabelTimestamp(stamp));
+process.stdout.write(JSON.stringify({ steps, stampTexts }));

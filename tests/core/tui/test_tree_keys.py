@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import json
 import re
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -17,9 +18,11 @@ from support.pi_oracle import run_pi_script
 from support.terminal import ENTER, run_terminal
 
 from ctxmodes import NavigationRequest
+from ctxmodes.session import UserMessage
+from ctxmodes.session.manager import SessionManager
 from ctxmodes.tui.keymap import KeyMap
 from ctxmodes.tui.navigator import TITLE
-from ctxmodes.tui.tree_text import label_time
+from ctxmodes.tui.tree_text import label_time, tree_hint
 
 SCRIPT = Path(__file__).parents[2] / "support" / "pi_tree_selector.mjs"
 #: What a terminal sends for each key (Alt: Esc first).
@@ -151,3 +154,39 @@ def test_each_key_shows_what_pi_s_tree_selector_does(
     our_row = next(row for row in seen["rows"] if "[plan b]" in row)
     timed = f"[plan b] {label_time(stamp)}"
     assert (timed in pi_row) == (timed in our_row) == (pis[-1]["status"].endswith("time]"))
+
+
+def _pi_tree(tmp_path: Path, stamps: list[str]) -> dict[str, Any]:
+    """The real Pi's navigator over a session of one message, nothing pressed."""
+    manager = SessionManager.create(tmp_path, tmp_path / "sessions")
+    manager.append_message(UserMessage(content="hello", timestamp=1))
+    path = manager.session_file
+    manager.close()
+    request = {"sessionFile": str(path), "bindings": {}, "width": 200, "keys": [], "stamps": stamps}
+    answer: dict[str, Any] = run_pi_script(SCRIPT, json.dumps(request))
+    return answer
+
+
+@pytest.mark.pi
+def test_a_label_s_time_is_written_as_pi_writes_it(tmp_path: Path) -> None:
+    now = datetime.now(UTC)
+    stamps = [
+        now.isoformat(),
+        (now - timedelta(days=40)).isoformat(),
+        (now - timedelta(days=800)).isoformat(),
+        "2024-03-09T05:07:00.000Z",
+    ]
+    pis = _pi_tree(tmp_path, stamps)["stampTexts"]
+    assert [label_time(stamp) for stamp in stamps] == pis
+
+
+@pytest.mark.pi
+def test_the_help_line_names_pi_s_items_with_the_keys_bound(tmp_path: Path) -> None:
+    pi_lines = _pi_tree(tmp_path, [])["steps"][0]["lines"]
+    pi_items = {item.strip() for line in pi_lines for item in line.split(" · ")}
+    ours = tree_hint(KeyMap.load(None)).split(" · ")
+    # Pi's own keys for moving and paging, and the words of this picker, are not Pi's items.
+    own = {"pgup/pgdn page", "type to search", "Enter go", "Esc cancel"}
+    # Pi's backward cycle key (Shift+Ctrl+O) reaches a terminal as Ctrl+O: not bound here.
+    assert "cycle ctrl+o/shift+ctrl+o" in pi_items
+    assert {item for item in ours if item not in own} == pi_items & set(ours) | {"cycle ctrl+o"}
