@@ -836,6 +836,13 @@ class SessionManager:
         label = self._table.labels.get(entry_id)
         return label[0] if label is not None else None
 
+    def get_label_timestamp(self, entry_id: str) -> str | None:
+        """When the label of ``entry_id`` in force was set: the timestamp of its ``label``
+        entry, as stored (``None`` without a label)."""
+        label = self._table.labels.get(entry_id)
+        stamp = label[1] if label is not None else None
+        return stamp if isinstance(stamp, str) else None
+
     def get_session_name(self) -> str | None:
         """The name set by the last ``session_info`` entry in the file, if any."""
         index = self._table.last_session_info

@@ -311,10 +311,16 @@ def copy(session: TerminalSession, args: str) -> None:
     if not text:
         session.notify("No reply to copy yet")
         return
+    copy_to_clipboard(session, text)
+    session.notify(f"Copied the last reply ({len(text)} characters)")
+
+
+def copy_to_clipboard(session: TerminalSession, text: str) -> None:
+    """``text`` to the clipboard with OSC 52, which the terminal carries out (over ssh too,
+    and in tmux with ``set-clipboard on``)."""
     payload = base64.b64encode(text.encode()).decode()
     session.app.output.write_raw(f"\x1b]52;c;{payload}\x07")
     session.app.output.flush()
-    session.notify(f"Copied the last reply ({len(text)} characters)")
 
 
 def export(session: TerminalSession, args: str) -> None:

@@ -34,6 +34,8 @@ class SessionHead:
     size: int
     name: str | None
     first_message: str
+    #: The session this one was forked from (the header's ``parentSession``), as written.
+    parent_session: str | None = None
 
     @property
     def title(self) -> str:
@@ -109,6 +111,7 @@ def read_head(path: Path) -> SessionHead | None:
         size=info.st_size,
         name=name,
         first_message=_first_user_message(lines[1:]),
+        parent_session=parent if isinstance(parent := header.get("parentSession"), str) else None,
     )
 
 

@@ -4,8 +4,8 @@ The keys of the terminal's own actions come from its :class:`~ctxmodes.tui.keyma
 so a key changed in ``keybindings.json`` shows as changed. The editor's movement and
 deletion keys are prompt_toolkit's Emacs keys, which ``keybindings.json`` does not change
 here: they are listed as the editor binds them (:data:`EDITOR_KEYS`, in Pi's key names).
-A row of Pi's list whose action this terminal lacks (Pi's paging of the editor, Ctrl+X to
-copy the last reply) is left out; a row whose keys were all unbound is left out too.
+A row of Pi's list whose action this terminal lacks (Pi's paging of the editor) is left
+out; a row whose keys were all unbound is left out too.
 """
 
 from __future__ import annotations
@@ -90,6 +90,7 @@ SECTIONS: Final[tuple[tuple[str, tuple[tuple[tuple[str, ...], str], ...]], ...]]
             (("app.tools.expand",), "Toggle tool output expansion"),
             (("app.thinking.toggle",), "Toggle thinking block visibility"),
             (("app.editor.external",), "Edit message in external editor"),
+            (("app.message.copy",), "Copy last assistant message"),
             (("app.message.followUp",), "Queue follow-up message"),
             (("app.message.dequeue",), "Restore queued messages"),
             (("app.clipboard.pasteImage",), "Paste image or text from clipboard"),

@@ -21,6 +21,13 @@ from typing import Final
 #: A key as prompt_toolkit takes it: one key, or Esc then a key for Alt.
 KeySequence = tuple[str, ...]
 
+
+def _tree_arrow_keys(direction: str) -> tuple[str, str]:
+    """Pi's tree keys for one arrow: Ctrl first, Alt (Option) first on macOS."""
+    ctrl, alt = f"ctrl+{direction}", f"alt+{direction}"
+    return (alt, ctrl) if sys.platform == "darwin" else (ctrl, alt)
+
+
 #: The actions of the terminal, with Pi's default keys.
 DEFAULTS: Final[Mapping[str, tuple[str, ...]]] = {
     "tui.input.submit": ("enter",),
@@ -50,6 +57,27 @@ DEFAULTS: Final[Mapping[str, tuple[str, ...]]] = {
     "app.session.rename": ("ctrl+r",),
     "app.session.delete": ("ctrl+d",),
     "app.session.deleteNoninvasive": ("ctrl+backspace",),
+    # The resume picker's own toggles: named sessions only, each session's path, the order.
+    "app.session.toggleNamedFilter": ("ctrl+n",),
+    "app.session.togglePath": ("ctrl+p",),
+    "app.session.toggleSort": ("ctrl+s",),
+    # The selected message to the clipboard: the tree's entry, or in the editor the last
+    # reply.
+    "app.message.copy": ("ctrl+x",),
+    # The /tree navigator's own. Pi's Shift+Ctrl+O arrives as Ctrl+O from a terminal's
+    # legacy keys, which cycles forward first in Pi as here: it binds nothing until a key
+    # is given.
+    "app.tree.foldOrUp": _tree_arrow_keys("left"),
+    "app.tree.unfoldOrDown": _tree_arrow_keys("right"),
+    "app.tree.editLabel": ("shift+l",),
+    "app.tree.toggleLabelTimestamp": ("shift+t",),
+    "app.tree.filter.default": ("ctrl+d",),
+    "app.tree.filter.noTools": ("ctrl+t",),
+    "app.tree.filter.userOnly": ("ctrl+u",),
+    "app.tree.filter.labeledOnly": ("ctrl+l",),
+    "app.tree.filter.all": ("ctrl+a",),
+    "app.tree.filter.cycleForward": ("ctrl+o",),
+    "app.tree.filter.cycleBackward": ("shift+ctrl+o",),
     # The /scoped-models list's own.
     "app.models.save": ("ctrl+s",),
     "app.models.enableAll": ("ctrl+a",),

@@ -181,10 +181,14 @@ def key_bindings(session: TerminalSession, picking: Condition, keymap: KeyMap) -
         "app.session.resume": lambda: run_command(session, "resume"),
         "app.session.fork": lambda: run_command(session, "fork"),
         "app.suspend": actions.suspend,
+        "app.message.copy": lambda: run_command(session, "copy"),
     }
     for action, run in editor_actions.items():
         for sequence in keymap.of(action):
-            keys.add(*sequence, filter=editing)(_handler(run))
+            # Eager: Ctrl+X, Pi's copy, starts the editor's Emacs sequences (Ctrl+X Ctrl+E),
+            # which would hold it until the next key came.
+            eager = action == "app.message.copy"
+            keys.add(*sequence, filter=editing, eager=eager)(_handler(run))
 
     def clear() -> None:
         if session.picker is not None:
@@ -271,29 +275,14 @@ def _picker_bindings(
         # Pi's tui.input.tab, which the editor's Tab is too: the /model picker's scope.
         current().act("tui.input.tab")
 
-    @keys.add("c-o", filter=picking)
-    def _(event: KeyPressEvent) -> None:
-        picker = current()
-        if picker.on_cycle is not None:
-            picker.on_cycle()
-
     @keys.add("backspace", filter=picking)
     def _(event: KeyPressEvent) -> None:
         current().backspace()
-
-    for key, action in (("c-left", "fold"), ("c-right", "unfold")):
-
-        @keys.add(key, filter=picking)
-        def _(event: KeyPressEvent, action: str = action) -> None:
-            current().act(action)
 
     bind_picker_actions(keys, keymap, current, picking)
 
     @keys.add("<any>", filter=picking)
     def _(event: KeyPressEvent) -> None:
         data = event.key_sequence[-1].data
-        picker = current()
-        if data == "L" and picker.act("label"):
-            return
         if data.isprintable():
-            picker.type(data)
+            current().type(data)

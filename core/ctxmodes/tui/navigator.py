@@ -1,27 +1,37 @@
-"""``/tree``: Pi's session navigator drawn as an inline picker. The active path is marked,
-Tree's archived windows are labelled side branches, Ctrl+O cycles Pi's filters, Ctrl+←/→
-fold and unfold branch segments (or jump between segment starts), Shift+L edits the label
-of the selected entry, and Enter picks an entry, then whether to summarize the branch left."""
+"""``/tree``: Pi's session navigator drawn as an inline picker. The active path is marked and
+Tree's archived windows are labelled side branches. Its keys are Pi's actions, rebound in
+``keybindings.json``: Ctrl+D/T/U/L/A show one of Pi's filters (again: the default), Ctrl+O
+cycles them, Ctrl+←/→ fold and unfold branch segments (or jump between segment starts),
+Ctrl+X copies the selected entry, Shift+L edits its label, Shift+T shows when each label was
+set, and Enter picks an entry, then whether to summarize the branch left."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import TYPE_CHECKING, Final, get_args
 
 from ctxmodes.config import TreeFilter
 from ctxmodes.tui.picker import Picker, PickerItem
+from ctxmodes.tui.tree_text import copy_text, label_time, status_labels, tree_hint
 
 if TYPE_CHECKING:
     from ctxmodes.export.view import SessionView
     from ctxmodes.tui.app import TerminalSession
 
-#: Pi's ``/tree`` filters, cycled with Ctrl+O.
+#: Pi's ``/tree`` filters, in the order Ctrl+O cycles them.
 TREE_FILTERS: Final[tuple[TreeFilter, ...]] = get_args(TreeFilter)
+#: The filter each of Pi's direct filter actions shows (pressed again: the default).
+FILTER_ACTIONS: Final[dict[str, TreeFilter]] = {
+    "app.tree.filter.noTools": "no-tools",
+    "app.tree.filter.userOnly": "user-only",
+    "app.tree.filter.labeledOnly": "labeled-only",
+    "app.tree.filter.all": "all",
+}
 TITLE: Final = "Session tree (● active path)"
-HINT: Final = (
-    "↑↓ move · Ctrl+←/→ fold · Shift+L label · type to filter · Ctrl+O filter · "
-    "Enter go · Esc cancel"
-)
+#: Pi's words after ``app.message.copy``.
+COPIED: Final = "Copied selected message to clipboard"
+NOTHING_TO_COPY: Final = "Selected entry has no text to copy"
 FOLDED: Final = "⊞ "
 FOLDABLE: Final = "⊟ "
 
@@ -33,6 +43,8 @@ class _Row:
     heading: str | None
     kind: str
     label: str | None
+    #: When the label was set, as stored.
+    label_timestamp: str | None
     depth: int
     active: bool
     title: str
@@ -64,6 +76,8 @@ class TreeNavigator:
         self.session = session
         self.filter = TREE_FILTERS.index(session.settings.tree_filter)
         self.folded: set[str] = set()
+        #: Labels are followed by the time they were set (Pi's Shift+T).
+        self.label_times = False
         self.selected_id: str | None = session.agent.session_manager.get_leaf_id()
         self._rows: list[_Row] = []
         self._shape = _Shape()
@@ -78,16 +92,29 @@ class TreeNavigator:
         manager = self.session.agent.session_manager
         view = build_view(manager, manager.session_file.name if manager.session_file else "")
         self._shape = _shape_of(view)
-        self._rows = list(_rows_of(view))
+        self._rows = [
+            replace(row, label_timestamp=manager.get_label_timestamp(row.entry_id))
+            if row.label
+            else row
+            for row in _rows_of(view)
+        ]
 
     def open(self) -> None:
         self.load()
-        picker = Picker(TITLE, self._visible, self._picked, hint=HINT)
-        picker.on_cycle = self._cycle
+        picker = Picker(TITLE, self._visible, self._picked, hint=tree_hint(self.session.keymap))
         picker.actions = {
-            "fold": self.fold_or_up,
-            "unfold": self.unfold_or_down,
-            "label": self.edit_label,
+            "app.tree.foldOrUp": self.fold_or_up,
+            "app.tree.unfoldOrDown": self.unfold_or_down,
+            "app.tree.editLabel": self.edit_label,
+            "app.tree.toggleLabelTimestamp": self.toggle_label_times,
+            "app.message.copy": self.copy_selected,
+            "app.tree.filter.default": lambda: self._show_filter("default"),
+            "app.tree.filter.cycleForward": lambda: self._cycle(1),
+            "app.tree.filter.cycleBackward": lambda: self._cycle(-1),
+            **{
+                action: partial(self._toggle_filter, mode)
+                for action, mode in FILTER_ACTIONS.items()
+            },
         }
         self.picker = picker
         self._title()
@@ -130,6 +157,8 @@ class TreeNavigator:
         elif self._shape.foldable(row.entry_id):
             fold = FOLDABLE
         label = f" [{row.label}]" if row.label else ""
+        if label and self.label_times and row.label_timestamp:
+            label += f" {label_time(row.label_timestamp)}".rstrip()
         where = f" · {row.within} (hidden from the model)" if row.within else ""
         fragments = [
             (
@@ -163,7 +192,8 @@ class TreeNavigator:
         self.picker.selected = index_of.get(current, 0)
 
     def fold_or_up(self) -> None:
-        """Ctrl+←: fold the selected branch segment, or go to the previous segment start."""
+        """Ctrl+← (``app.tree.foldOrUp``): fold the selected branch segment, or go to the
+        previous segment start."""
         current = self._current()
         if current is None:
             return
@@ -184,8 +214,8 @@ class TreeNavigator:
         self._select(node)
 
     def unfold_or_down(self) -> None:
-        """Ctrl+→: unfold the selected segment, or go to the next segment start (the branch's
-        end when there is none)."""
+        """Ctrl+→ (``app.tree.unfoldOrDown``): unfold the selected segment, or go to the next
+        segment start (the branch's end when there is none)."""
         current = self._current()
         if current is None:
             return
@@ -246,16 +276,43 @@ class TreeNavigator:
 
         agent.run_soon(job)
 
-    def _cycle(self) -> None:
-        self.filter = (self.filter + 1) % len(TREE_FILTERS)
+    def toggle_label_times(self) -> None:
+        """Shift+T: each label followed by when it was set, or not."""
+        self.label_times = not self.label_times
+        self._title()
+        self._select(self._current())
+
+    def copy_selected(self) -> None:
+        """Ctrl+X: the selected entry's text to the clipboard (OSC 52)."""
+        from ctxmodes.tui.actions import copy_to_clipboard
+
+        entry_id = self._current()
+        stored = None
+        if entry_id is not None:
+            stored = self.session.agent.session_manager.get_entry_json(entry_id)
+        text = copy_text(stored) if stored is not None else None
+        if text is None:
+            self.session.notify(NOTHING_TO_COPY, "error")
+            return
+        copy_to_clipboard(self.session, text)
+        self.session.notify(COPIED)
+
+    def _toggle_filter(self, mode: TreeFilter) -> None:
+        """A direct filter key: its filter, or the default when it is shown already."""
+        self._show_filter("default" if TREE_FILTERS[self.filter] == mode else mode)
+
+    def _cycle(self, step: int) -> None:
+        self._show_filter(TREE_FILTERS[(self.filter + step) % len(TREE_FILTERS)])
+
+    def _show_filter(self, mode: TreeFilter) -> None:
+        self.filter = TREE_FILTERS.index(mode)
         self.folded.clear()  # as Pi does: a new view starts unfolded
         self._title()
         self._select(self._current())
 
     def _title(self) -> None:
         assert self.picker is not None
-        mode = TREE_FILTERS[self.filter]
-        self.picker.title = TITLE if mode == "default" else f"{TITLE} · filter: {mode}"
+        self.picker.title = TITLE + status_labels(TREE_FILTERS[self.filter], self.label_times)
 
     def _picked(self, item: PickerItem) -> None:
         if item.key is None:
@@ -315,6 +372,7 @@ def _rows_of(view: SessionView) -> list[_Row]:
                         heading,
                         "fork",
                         None,
+                        None,
                         len(windows) + 1,
                         False,
                         "",
@@ -335,6 +393,7 @@ def _rows_of(view: SessionView) -> list[_Row]:
                 None,
                 entry.kind,
                 entry.label or None,
+                None,
                 len(windows),
                 entry.active,
                 entry.title,

@@ -106,11 +106,9 @@ class Picker:
     header: Callable[[], Sequence[Pairs]] | None = None
     #: Lines drawn under the rows, about the selected one (its full name …), when given.
     details: Callable[[], Sequence[str]] | None = None
-    #: Ctrl+O: cycles the picker's filter (``/tree``), when given.
-    on_cycle: Callable[[], None] | None = None
-    #: Keys of the picker's own, by action: ``fold`` (Ctrl+←), ``unfold`` (Ctrl+→),
-    #: ``label`` (Shift+L, which then does not filter), and Pi's action ids the keymap
-    #: binds (``app.session.rename`` …).
+    #: Keys of the picker's own, by Pi's action ids the keymap binds
+    #: (``app.session.rename``, ``app.tree.editLabel`` …; see
+    #: :data:`~ctxmodes.tui.picker_keys.PICKER_ACTIONS`).
     actions: dict[str, Callable[[], None]] = field(default_factory=dict)
     query: str = ""
     selected: int = 0

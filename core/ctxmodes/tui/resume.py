@@ -5,7 +5,10 @@ added as they are found.
 
 As in Pi's picker, the selected session is renamed (``app.session.rename``, Ctrl+R: a line
 prefilled with its name) or deleted (``app.session.delete``, Ctrl+D, after a confirmation;
-``app.session.deleteNoninvasive`` while nothing is typed), the current session never."""
+``app.session.deleteNoninvasive`` while nothing is typed), the current session never; Ctrl+N
+(``app.session.toggleNamedFilter``) lists named sessions only, Ctrl+P
+(``app.session.togglePath``) shows each session's file, and Ctrl+S
+(``app.session.toggleSort``) cycles Pi's orders (see :mod:`ctxmodes.tui.session_order`)."""
 
 from __future__ import annotations
 
@@ -19,9 +22,16 @@ from typing import Final
 from ctxmodes.errors import CtxmodesError
 from ctxmodes.session.paths import resolve_path
 from ctxmodes.tui.heads import SessionHead, file_contains, list_heads
-from ctxmodes.tui.keymap import KeyMap, key_label
+from ctxmodes.tui.keymap import KeyMap
 from ctxmodes.tui.picker import Picker, PickerItem, PickerQuestion
 from ctxmodes.tui.session_files import delete_session_file, name_session_file
+from ctxmodes.tui.session_order import (
+    SORT_LABELS,
+    SORT_MODES,
+    SortMode,
+    by_relevance,
+    threaded,
+)
 
 #: Queries shorter than this do not start a full-text search.
 SEARCH_MIN_CHARS: Final = 3
@@ -51,14 +61,34 @@ def distinct_prefixes(ids: list[str], minimum: int = SHORT_ID_CHARS) -> dict[str
     return shown
 
 
-def head_row(head: SessionHead, short_id: str | None = None) -> PickerItem:
-    text = f"{head.id} {head.name or ''} {head.first_message} {head.cwd}".lower()
+def search_text(head: SessionHead) -> str:
+    """What typing matches in a session's row, lower-cased."""
+    return f"{head.id} {head.name or ''} {head.first_message} {head.cwd}".lower()
+
+
+def head_row(
+    head: SessionHead, short_id: str | None = None, *, tree: str = "", path_shown: bool = False
+) -> PickerItem:
+    """One session's row; ``tree``: the threaded list's drawing before it; ``path_shown``:
+    its file is named, shortened to ``~`` under the home directory, as Pi's Ctrl+P does."""
+    where = f"  {shorten_home(str(head.path))}" if path_shown else ""
     fragments = [
-        ("class:picker.hint", f"{head.when()}  "),
+        ("class:picker.hint", f"{head.when()}  {tree}"),
         ("", head.title[:70]),
-        ("class:picker.hint", f"  {short_id or head.id[:SHORT_ID_CHARS]}  {head.size // 1024} KiB"),
+        (
+            "class:picker.hint",
+            f"  {short_id or head.id[:SHORT_ID_CHARS]}  {head.size // 1024} KiB{where}",
+        ),
     ]
-    return PickerItem(head.path, text, fragments)
+    return PickerItem(head.path, search_text(head), fragments)
+
+
+def shorten_home(path: str) -> str:
+    """Pi's ``shortenPath``: the home directory written ``~``."""
+    home = os.path.expanduser("~")
+    if home not in ("", "~") and (path == home or path.startswith(home + os.sep)):
+        return "~" + path[len(home) :]
+    return path
 
 
 #: Pi's refusal, word for word.
@@ -67,14 +97,24 @@ CURRENT_NOT_DELETED: Final = "Cannot delete the currently active session"
 EMPTY_NAME: Final = "A session name cannot be empty"
 
 
-def _hint(keymap: KeyMap) -> str:
-    """The picker's keys, as the keymap binds them."""
+def _hint(keymap: KeyMap, path_shown: bool) -> str:
+    """The picker's keys, as the keymap binds them, named and ordered as Pi's hint names
+    them; an action without a key is left out."""
     parts = ["type: id, name or text", "Enter resume"]
-    for action, what in (("app.session.rename", "rename"), ("app.session.delete", "delete")):
-        bound = keymap.of(action)
-        if bound:
-            parts.append(f"{key_label(bound[0])} {what}")
+    for action, what in (
+        ("app.session.toggleSort", "sort"),
+        ("app.session.toggleNamedFilter", "named"),
+        ("app.session.delete", "delete"),
+        ("app.session.togglePath", f"path {'(on)' if path_shown else '(off)'}"),
+        ("app.session.rename", "rename"),
+    ):
+        if keymap.text(action):
+            parts.append(f"{keymap.text(action)} {what}")
     return " · ".join([*parts, "Esc cancel"])
+
+
+#: The picker's title, then Pi's header words for the name filter and the order.
+TITLE: Final = "Resume a session"
 
 
 class ResumePicker:
@@ -100,6 +140,10 @@ class ResumePicker:
             mine = resolve_path(cwd)
             heads = [head for head in heads if head.cwd and resolve_path(head.cwd) == mine]
         self._current = os.path.realpath(current) if current is not None else None
+        self._keymap = keymap if keymap is not None else KeyMap.load(None)
+        self.sort: SortMode = "threaded"
+        self.named_only = False
+        self.path_shown = False
         self._rename_current = rename_current
         self.wake = wake
         self._lock = threading.Lock()
@@ -108,37 +152,79 @@ class ResumePicker:
         self._thread: threading.Thread | None = None
         self._show(heads)
         self.picker = Picker(
-            "Resume a session",
+            TITLE,
             self.rows,
             lambda item: on_pick(item.key),
-            hint=_hint(keymap if keymap is not None else KeyMap.load(None)),
             actions={
                 "app.session.rename": self.rename_selected,
                 "app.session.delete": self.delete_selected,
                 "app.session.deleteNoninvasive": self.delete_unless_typing,
+                "app.session.toggleSort": self.toggle_sort,
+                "app.session.toggleNamedFilter": self.toggle_named,
+                "app.session.togglePath": self.toggle_path,
             },
         )
+        self._describe()
 
     def _show(self, heads: list[SessionHead]) -> None:
         """List ``heads`` (a new list, so that the search thread may go on over the old)."""
         self.heads = heads
-        short = distinct_prefixes([head.id for head in heads])
-        self._rows = [head_row(head, short[head.id]) for head in heads]
+        self._short = distinct_prefixes([head.id for head in heads])
+
+    def _row(self, head: SessionHead, tree: str = "") -> PickerItem:
+        return head_row(head, self._short.get(head.id), tree=tree, path_shown=self.path_shown)
 
     def rows(self, query: str) -> list[PickerItem]:
+        heads = self.heads
+        if self.named_only:
+            heads = [head for head in heads if head.name and head.name.strip()]
         needle = query.strip().lower()
         if not needle:
-            return self._rows
-        shown = [row for row in self._rows if needle in row.text]
+            if self.sort == "threaded":
+                return [self._row(head, tree) for head, tree in threaded(heads)]
+            return [self._row(head) for head in heads]
+        shown = [head for head in heads if needle in search_text(head)]
         with self._lock:
             found = self._content.get(needle)
         if found is None:
             if len(needle) >= SEARCH_MIN_CHARS:
                 self._start_search(needle)
-            return shown
-        seen = {row.key for row in shown}
-        extra = [row for row in self._rows if row.key in set(found) and row.key not in seen]
-        return shown + extra
+        else:
+            seen = {head.path for head in shown}
+            shown += [head for head in heads if head.path in set(found) and head.path not in seen]
+        if self.sort != "recent":  # Pi sorts what matches by relevance unless by recency
+            shown = by_relevance(shown, needle, search_text)
+        return [self._row(head) for head in shown]
+
+    # ------------------------------------------------------------ Pi's toggles
+
+    def toggle_sort(self) -> None:
+        """The next of Pi's orders: threaded, recent, fuzzy."""
+        self.sort = SORT_MODES[(SORT_MODES.index(self.sort) + 1) % len(SORT_MODES)]
+        self._describe()
+
+    def toggle_named(self) -> None:
+        """Named sessions only, or every session again."""
+        self.named_only = not self.named_only
+        self._describe()
+
+    def toggle_path(self) -> None:
+        """Each session's file named in its row, or not."""
+        self.path_shown = not self.path_shown
+        self._describe()
+
+    def _describe(self) -> None:
+        """The title, hint and empty line for the toggles in force; the rows again."""
+        picker = self.picker
+        name = "Named" if self.named_only else "All"
+        picker.title = f"{TITLE}  Name: {name}  Sort: {SORT_LABELS[self.sort]}"
+        picker.hint = _hint(self._keymap, self.path_shown)
+        picker.empty = "  (nothing matches)"
+        if self.named_only:
+            # Pi's words, less its Tab to every folder's sessions, which this picker lacks.
+            toggle = self._keymap.text("app.session.toggleNamedFilter")
+            picker.empty = f"  No named sessions in current folder. Press {toggle} to show all."
+        picker.refresh()
 
     def _start_search(self, needle: str) -> None:
         with self._lock:

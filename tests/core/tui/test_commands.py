@@ -13,6 +13,7 @@ from ctxmodes.config import TerminalSettings
 from ctxmodes.host.options import HostOptions
 from ctxmodes.providers import Script, ScriptedProvider
 from ctxmodes.tools.shell_config import ShellConfig
+from ctxmodes.tui.keymap import KeyMap
 
 
 def entries(agent) -> list[dict]:
@@ -116,6 +117,45 @@ def test_tree_with_skip_prompt_moves_without_asking_or_summarizing(tmp_path):
     assert "branch_summary" not in [e["type"] for e in entries(agent)]
 
 
+def test_ctrl_x_in_the_editor_copies_the_last_reply_and_keybindings_json_moves_it(tmp_path):
+    """Pi's ``app.message.copy`` outside the tree: the last reply, as ``/copy``."""
+    agent = make_agent(tmp_path, [{"text": "first reply"}, {"text": "second reply"}])
+    bindings = tmp_path / "keybindings.json"
+    bindings.write_text('{"app.message.copy": "alt+c"}')
+    payloads = {
+        reply: base64.b64encode(reply.encode()).decode()
+        for reply in ("first reply", "second reply")
+    }
+
+    async def scenario(t):
+        await t.type("question" + ENTER)
+        await t.printed("first reply")
+        await t.idle()
+        await t.type("\x18")  # Ctrl+X: rebound, so nothing
+        await t.type("again" + ENTER)
+        await t.printed("second reply")
+        await t.idle()
+        await t.type("\x1bc")  # Alt+C
+        await t.printed("Copied the last reply (12 characters)")
+
+    screen = run_terminal(agent, scenario, keymap=KeyMap.load(bindings)).screen.getvalue()
+    assert f"\x1b]52;c;{payloads['second reply']}\x07" in screen
+    assert payloads["first reply"] not in screen
+
+
+def test_ctrl_x_copies_with_pi_s_default_key(tmp_path):
+    agent = make_agent(tmp_path, [{"text": "the reply"}])
+
+    async def scenario(t):
+        await t.type("question" + ENTER)
+        await t.printed("the reply")
+        await t.idle()
+        await t.type("\x18")
+        await t.printed("Copied the last reply (9 characters)")
+
+    run_terminal(agent, scenario)
+
+
 def test_tree_opens_with_the_configured_filter(tmp_path):
     """``terminal.tree_filter`` (Pi's ``treeFilterMode``): the filter ``/tree`` opens with;
     Ctrl+O cycles on from it."""
@@ -133,7 +173,8 @@ def test_tree_opens_with_the_configured_filter(tmp_path):
         titles.append(t.session.picker.title)
 
     run_terminal(agent, scenario, settings=TerminalSettings(tree_filter="user-only"))
-    assert [title.rpartition("filter: ")[2] for title in titles] == ["user-only", "labeled-only"]
+    # Pi's words for the two filters after the title.
+    assert [title.rpartition(" ")[2] for title in titles] == ["[user]", "[labeled]"]
 
 
 def test_new_and_resume_replace_the_session(tmp_path):

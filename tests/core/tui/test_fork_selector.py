@@ -254,7 +254,8 @@ def test_fork_with_an_entry_stays_the_host_s_command(tmp_path: Path) -> None:
 
 def test_the_fork_key_opens_the_selector(tmp_path: Path) -> None:
     path = tmp_path / "keybindings.json"
-    path.write_text(json.dumps({"app.session.fork": "ctrl+x"}))
+    # Ctrl+X copies first, as in Pi's editor, unless copying is given no key.
+    path.write_text(json.dumps({"app.session.fork": "ctrl+x", "app.message.copy": []}))
     agent = _agent(tmp_path, ["one"])
     seen: dict[str, Any] = {}
 

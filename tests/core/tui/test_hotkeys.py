@@ -15,7 +15,7 @@ from ctxmodes.tui.hotkeys import EDITOR_KEYS, SECTIONS, hotkey_rows
 from ctxmodes.tui.keymap import DEFAULTS, KeyMap, parse_key
 
 #: Pi's rows for actions this terminal does not have.
-NOT_HERE = {"Scroll by page", "Copy last assistant message"}
+NOT_HERE = {"Scroll by page"}
 
 
 def test_a_remapped_key_shows_as_remapped_and_the_list_ends_with_the_typed_prefixes(tmp_path):
@@ -32,6 +32,7 @@ def test_a_remapped_key_shows_as_remapped_and_the_list_ends_with_the_typed_prefi
     assert "Suspend to background" not in text  # unbound: no row
     assert re.search(r"Ctrl\+P / Alt\+P +Cycle models", text)
     assert re.search(r"!! +Run bash command \(excluded from context\)", text)
+    assert re.search(r"^  Ctrl\+X +Copy last assistant message$", text, re.MULTILINE)
 
 
 def test_hotkeys_is_offered_by_the_slash_menu(tmp_path):
@@ -85,7 +86,7 @@ def test_the_rows_are_pi_s_rows_in_pi_s_order():
     assert ours == [row for row in pi_rows if row not in NOT_HERE]
     actions = {action for _, rows in SECTIONS for ids, _ in rows for action in ids if "." in action}
     pi_ids = set(re.findall(r'Display\("([\w.]+)"\)', body))
-    assert actions == pi_ids - {"tui.editor.pageUp", "tui.editor.pageDown", "app.message.copy"}
+    assert actions == pi_ids - {"tui.editor.pageUp", "tui.editor.pageDown"}
     assert actions <= set(EDITOR_KEYS) | set(DEFAULTS)
 
 

@@ -281,7 +281,7 @@ def test_chat_r_renames_one_session_and_deletes_another_as_pi_s_picker_does(tmp_
         tmux.wait("> first name")
         tmux.type(" v2")
         tmux.key("Enter")
-        screen_until(tmux, lambda s: "first name v2" in s and "Ctrl+R rename" in s)
+        screen_until(tmux, lambda s: "first name v2" in s and "ctrl+d delete" in s)
         tmux.key("Up")
         tmux.key("C-d")
         tmux.wait("Delete session?")

@@ -101,3 +101,38 @@ def test_a_broken_file_keeps_the_defaults_and_says_why(tmp_path, content, proble
     assert keymap.of("app.exit") == (("c-d",),)
     assert len(keymap.problems) == 1
     assert problem in keymap.problems[0]
+
+
+#: Where ctxmodes' default keys differ from Pi's on purpose: the key Pi binds instead where
+#: a terminal cannot tell its own apart (see ``keymap.DEFAULTS``).
+OWN_DEFAULTS = {"app.model.cycleBackward": ("shift+ctrl+p", "alt+p")}
+
+
+@pytest.mark.pi
+def test_the_action_ids_and_default_keys_are_pi_s():
+    from support.pi_oracle import REPO, run_pi_script
+
+    pis = run_pi_script(REPO / "tests" / "support" / "pi_keybindings.mjs")
+    ours = {action: keys for action, keys in DEFAULTS.items() if action not in OWN_DEFAULTS}
+    assert ours == {action: tuple(pis[action]) for action in ours}
+    assert tuple(pis["app.model.cycleBackward"]) == OWN_DEFAULTS["app.model.cycleBackward"][:1]
+    # Every action of Pi's /tree navigator, session pickers and message copy is ours too.
+    wanted = {
+        action
+        for action in pis
+        if action.startswith(("app.tree.", "app.session.", "app.models.", "app.message."))
+    }
+    assert wanted <= set(DEFAULTS)
+
+
+def test_the_tree_and_session_picker_keys_a_terminal_reports(tmp_path):
+    keymap = KeyMap.load(tmp_path / "missing.json")
+    assert keymap.of("app.tree.foldOrUp") == (("c-left",), ("escape", "left"))
+    assert keymap.of("app.tree.unfoldOrDown") == (("c-right",), ("escape", "right"))
+    assert keymap.of("app.tree.editLabel") == (("L",),)
+    assert keymap.of("app.tree.toggleLabelTimestamp") == (("T",),)
+    assert keymap.of("app.tree.filter.labeledOnly") == (("c-l",),)
+    assert keymap.of("app.session.toggleSort") == (("c-s",),)
+    assert keymap.of("app.message.copy") == (("c-x",),)
+    # Pi's Shift+Ctrl+O is Ctrl+O to a terminal, which cycles forward in Pi too.
+    assert keymap.of("app.tree.filter.cycleBackward") == ()

@@ -4,6 +4,7 @@ never deletes the current session, and a failure is a line in the picker."""
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -221,11 +222,12 @@ def test_the_noninvasive_delete_edits_the_query_while_one_is_typed(sessions):
 
 def test_the_hint_names_the_keys_the_keymap_binds(sessions, tmp_path):
     directory, _, _ = sessions
-    assert "Ctrl+R rename · Ctrl+D delete" in ResumePicker(directory, lambda p: None).picker.hint
+    hint = ResumePicker(directory, lambda p: None).picker.hint
+    assert "ctrl+s sort · ctrl+n named · ctrl+d delete · ctrl+p path (off) · ctrl+r rename" in hint
     bindings = tmp_path / "keybindings.json"
     bindings.write_text('{"app.session.rename": "alt+r", "app.session.delete": []}')
     hint = ResumePicker(directory, lambda p: None, keymap=KeyMap.load(bindings)).picker.hint
-    assert "Alt+R rename" in hint
+    assert "alt+r rename" in hint
     assert "delete" not in hint
 
 
@@ -283,5 +285,174 @@ def test_keybindings_json_rebinds_the_picker_s_rename(tmp_path):
         await t.type("\x05")  # Ctrl+E
         await t.until(lambda: picker.question is not None, "the rename question")
         assert picker.question.prompt == "Rename session"
+
+    run_terminal(agent, scenario, keymap=KeyMap.load(bindings))
+
+
+# ------------------------------------------------------------------- Pi's toggles
+
+NAMED = "app.session.toggleNamedFilter"
+PATH = "app.session.togglePath"
+SORT = "app.session.toggleSort"
+
+
+def fork_of(sessions: Path, cwd: Path, parent: Path, text: str) -> Path:
+    """A session whose header names ``parent`` as the one it was forked from."""
+    path = make_session(sessions, cwd, text)
+    lines = path.read_bytes().splitlines()
+    header = orjson.loads(lines[0])
+    header["parentSession"] = str(parent)
+    path.write_bytes(b"\n".join([orjson.dumps(header), *lines[1:]]) + b"\n")
+    return path
+
+
+def test_the_named_filter_lists_named_sessions_only_and_says_so_when_there_are_none(sessions):
+    directory, older, newer = sessions
+    resume = ResumePicker(directory, lambda p: None)
+    assert resume.picker.act(NAMED)
+    assert [row.key for row in resume.picker.rows()] == [older]
+    assert "Name: Named" in resume.picker.title
+    resume.picker.type("newer")
+    assert resume.picker.rows() == []
+    assert "No named sessions in current folder. Press ctrl+n to show all." in drawn(resume)
+    assert resume.picker.act(NAMED)
+    assert [row.key for row in resume.picker.rows()] == [newer]
+    assert "Name: All" in resume.picker.title
+
+
+def test_the_path_toggle_names_each_session_s_file(sessions, monkeypatch):
+    directory, older, _ = sessions
+    monkeypatch.setenv("HOME", str(directory.parent))
+    resume = ResumePicker(directory, lambda p: None)
+    assert "ctrl+p path (off)" in resume.picker.hint
+    assert older.name not in drawn(resume)
+    resume.picker.act(PATH)
+    assert f"~/sessions/{older.name}" in drawn(resume)
+    assert "ctrl+p path (on)" in resume.picker.hint
+
+
+def test_the_sort_cycles_threaded_recent_and_fuzzy_as_pi_s(sessions, tmp_path):
+    directory, older, newer = sessions
+    fork = fork_of(directory, tmp_path, older, "forked work")
+    os.utime(fork, (2_000_000, 2_000_000))  # older than "newer", newer than "older"
+    resume = ResumePicker(directory, lambda p: None)
+    picker = resume.picker
+    assert picker.title.endswith("Sort: Threaded")
+    # The fork under the session it came from; threads by their latest activity.
+    assert [row.key for row in picker.rows()] == [newer, older, fork]
+    assert "└─ " in "".join(text for _, text in picker.rows()[2].fragments)
+    picker.act(SORT)
+    assert picker.title.endswith("Sort: Recent")
+    assert [row.key for row in picker.rows()] == [newer, fork, older]
+    picker.type("work")
+    assert [row.key for row in picker.rows()] == [newer, fork, older]  # filtered, in order
+    picker.act(SORT)
+    assert picker.title.endswith("Sort: Fuzzy")
+    picker.backspace()
+    picker.backspace()
+    picker.backspace()
+    picker.backspace()
+    picker.type("older work")
+    assert [row.key for row in picker.rows()] == [older]
+    picker.act(SORT)
+    assert picker.title.endswith("Sort: Threaded")
+
+
+FUZZY_CASES = [
+    ("wk", "work"),
+    ("xyz", "work"),
+    ("work", "older work"),
+    ("work", "w-o-r-k"),
+    ("abc", "abc"),
+    ("abc", "ab"),
+    ("v2", "2v"),
+    ("2v", "v2 notes"),
+    ("", "anything"),
+    ("OLD", "an older/Work_dir"),
+]
+
+
+@pytest.mark.pi
+def test_the_fuzzy_score_is_pi_s_fuzzy_match():
+    import subprocess
+
+    from support.pi_oracle import require_node, require_pi_modules
+
+    from ctxmodes.tui.session_order import fuzzy_score
+
+    module = require_pi_modules() / "@earendil-works" / "pi-tui" / "dist" / "fuzzy.js"
+    script = (
+        "const [url, cases] = process.argv.slice(1);"
+        "const { fuzzyMatch } = await import(url);"
+        "const out = JSON.parse(cases).map(([q, t]) => fuzzyMatch(q, t));"
+        "process.stdout.write(JSON.stringify(out));"
+    )
+    result = subprocess.run(
+        [
+            require_node(),
+            "--input-type=module",
+            "-e",
+            script,
+            module.as_uri(),
+            json.dumps(FUZZY_CASES),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    pis = [m["score"] if m["matches"] else None for m in json.loads(result.stdout)]
+    ours = [fuzzy_score(query, text) for query, text in FUZZY_CASES]
+    assert ours == [None if score is None else pytest.approx(score) for score in pis]
+
+
+def test_the_words_of_the_toggles_are_pi_s():
+    from support.pi_oracle import PI_PACKAGE, require_pi_modules
+
+    from ctxmodes.tui.session_order import SORT_LABELS
+
+    dist = require_pi_modules() / PI_PACKAGE.parent / "dist" / "modes/interactive/components"
+    source = (dist / "session-selector.js").read_text()
+    threaded, recent, fuzzy = SORT_LABELS.values()
+    assert (
+        f'this.sortMode === "threaded" ? "{threaded}" : this.sortMode === "recent" ? "{recent}" '
+        f': "{fuzzy}"'
+    ) in source
+    assert '"threaded" ? "recent" : this.sortMode === "recent" ? "relevance" : "threaded"' in source
+    for text in (
+        'keyHint("app.session.toggleSort", "sort")',
+        'keyHint("app.session.toggleNamedFilter", "named")',
+        'keyHint("app.session.togglePath", `path ${pathState}`)',
+        'this.showPath ? "(on)" : "(off)"',
+        "No named sessions in current folder. Press ${toggleKey} to show all",
+        'this.nameFilter === "all" ? "All" : "Named"',
+    ):
+        assert text in source, text
+
+
+def test_in_the_session_ctrl_n_ctrl_p_and_ctrl_s_toggle_and_keybindings_json_moves_them(
+    tmp_path,
+):
+    agent = make_agent(tmp_path, [{"text": "hi"}])
+    other = make_session(tmp_path / "sessions", tmp_path, "other work", name="kept")
+    os.utime(other, (1_000_000, 1_000_000))
+    bindings = tmp_path / "keybindings.json"
+    bindings.write_text('{"app.session.toggleSort": "alt+s"}')
+
+    async def scenario(t):
+        await t.type("hello" + ENTER)
+        await t.idle()
+        await t.type("/resume" + ENTER)
+        await t.until(lambda: t.session.picker is not None, "the resume picker")
+        picker = t.session.picker
+        await t.type("\x0e")  # Ctrl+N
+        await t.until(lambda: [row.key for row in picker.rows()] == [other], "named only")
+        await t.type("\x10")  # Ctrl+P
+        await t.until(lambda: "path (on)" in picker.hint, "the paths shown")
+        await t.type("\x13")  # Ctrl+S: rebound, so nothing
+        assert picker.title.endswith("Sort: Threaded")
+        await t.type("\x1bs")  # Alt+S
+        await t.until(lambda: picker.title.endswith("Sort: Recent"), "the next order")
+        assert "alt+s sort" in picker.hint
 
     run_terminal(agent, scenario, keymap=KeyMap.load(bindings))

@@ -1,0 +1,149 @@
+"""The orders of the resume picker, as Pi's session selector's ``app.session.toggleSort``
+cycles them: threaded (each fork under the session it came from, the most recent activity
+first), recent (most recently modified first) and fuzzy (the best match of what is typed
+first, by Pi's fuzzy score)."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Final, Literal
+
+from ctxmodes.tui.heads import SessionHead
+
+SortMode = Literal["threaded", "recent", "relevance"]
+#: Pi's order of the modes, and the word its header shows for each.
+SORT_MODES: Final[tuple[SortMode, ...]] = ("threaded", "recent", "relevance")
+SORT_LABELS: Final[dict[SortMode, str]] = {
+    "threaded": "Threaded",
+    "recent": "Recent",
+    "relevance": "Fuzzy",
+}
+_WORD_BOUNDARY: Final = re.compile(r"[\s\-_./:]")
+
+
+def fuzzy_score(query: str, text: str) -> float | None:
+    """Pi's ``fuzzyMatch``: ``None`` when the query's characters are not all in ``text`` in
+    order, else a score, lower for a better match (runs of characters, word starts and an
+    early place count for it; gaps against it). A query of letters then digits, or digits
+    then letters, is tried swapped too."""
+    lowered_text = text.lower()
+
+    def score_of(wanted: str) -> float | None:
+        if not wanted:
+            return 0.0
+        if len(wanted) > len(lowered_text):
+            return None
+        position = 0
+        score = 0.0
+        last = -1
+        run = 0
+        for index, char in enumerate(lowered_text):
+            if position == len(wanted):
+                break
+            if char != wanted[position]:
+                continue
+            if last == index - 1:
+                run += 1
+                score -= run * 5
+            else:
+                run = 0
+                if last >= 0:
+                    score += (index - last - 1) * 2
+            if index == 0 or _WORD_BOUNDARY.match(lowered_text[index - 1]):
+                score -= 10
+            score += index * 0.1
+            last = index
+            position += 1
+        if position < len(wanted):
+            return None
+        return score - 100 if wanted == lowered_text else score
+
+    lowered = query.lower()
+    primary = score_of(lowered)
+    if primary is not None:
+        return primary
+    swapped = re.fullmatch(r"([a-z]+)([0-9]+)|([0-9]+)([a-z]+)", lowered)
+    if swapped is None:
+        return None
+    letters, digits, digits_first, letters_after = swapped.groups()
+    again = score_of(digits + letters if letters else letters_after + digits_first)
+    return None if again is None else again + 5
+
+
+def by_relevance(
+    heads: Sequence[SessionHead], query: str, text_of: Callable[[SessionHead], str]
+) -> list[SessionHead]:
+    """``heads`` best match first, as Pi sorts them: the sum of each word's score, ties the
+    most recently modified first; a head no word scores keeps its place after them."""
+    words = query.split()
+    scored: list[tuple[float, float, int, SessionHead]] = []
+    unscored: list[SessionHead] = []
+    for place, head in enumerate(heads):
+        scores = [fuzzy_score(word, text_of(head)) for word in words]
+        if all(score is not None for score in scores):
+            total = sum(score for score in scores if score is not None)
+            scored.append((total, -head.modified, place, head))
+        else:
+            unscored.append(head)
+    scored.sort(key=lambda item: item[:3])
+    return [head for *_, head in scored] + unscored
+
+
+@dataclass
+class _Node:
+    head: SessionHead
+    children: list[_Node] = field(default_factory=list)
+    latest: float = 0.0
+
+
+def threaded(heads: Sequence[SessionHead]) -> list[tuple[SessionHead, str]]:
+    """Pi's threaded list: each session under the one it was forked from (when that is
+    listed), siblings and roots by the latest activity of their whole thread, each with the
+    tree drawn before it (``├─ ``, ``└─ ``, ``│  ``)."""
+    nodes = {os.path.realpath(head.path): _Node(head) for head in heads}
+    roots: list[_Node] = []
+    for node in nodes.values():
+        parent = node.head.parent_session
+        owner = nodes.get(os.path.realpath(parent)) if parent else None
+        if owner is not None and owner is not node:
+            owner.children.append(node)
+        else:
+            roots.append(node)
+
+    # Files naming each other as parents form a ring no root reaches (Pi leaves them out):
+    # each of them, and what hangs off them, is listed on its own.
+    reached: set[int] = set()
+    stack = list(roots)
+    while stack:
+        node = stack.pop()
+        reached.add(id(node))
+        stack.extend(node.children)
+    for node in nodes.values():
+        if id(node) not in reached:
+            roots.append(node)
+            node.children = []
+
+    def latest(node: _Node) -> float:
+        node.latest = max([node.head.modified, *(latest(child) for child in node.children)])
+        return node.latest
+
+    for root in roots:
+        latest(root)
+    shown: list[tuple[SessionHead, str]] = []
+
+    def walk(node: _Node, depth: int, continues: list[bool], last: bool) -> None:
+        prefix = ""
+        if depth:
+            prefix = "".join("│  " if more else "   " for more in continues)
+            prefix += "└─ " if last else "├─ "
+        shown.append((node.head, prefix))
+        children = sorted(node.children, key=lambda child: -child.latest)
+        for index, child in enumerate(children):
+            walk(child, depth + 1, [*continues, depth > 0 and not last], index == len(children) - 1)
+
+    for index, root in enumerate(sorted(roots, key=lambda root: -root.latest)):
+        walk(root, 0, [], index == len(roots) - 1)
+    return shown

@@ -1,0 +1,132 @@
+"""What the ``/tree`` navigator shows and copies of an entry, as Pi's tree selector does: the
+text ``app.message.copy`` puts on the clipboard, a label's time (``app.tree.toggleLabelTimestamp``),
+the words under the title naming the filter, and the help line built from the keys bound."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any, Final
+
+from ctxmodes.tui.keymap import KeyMap, key_text
+
+#: Pi's words for a filter other than the default, after the title.
+FILTER_LABELS: Final[Mapping[str, str]] = {
+    "no-tools": " [no-tools]",
+    "user-only": " [user]",
+    "labeled-only": " [labeled]",
+    "all": " [all]",
+}
+LABEL_TIME_SHOWN: Final = " [+label time]"
+
+#: Pi's help items: the actions whose first keys are shown, what they do, and whether the
+#: words come before the keys.
+_HELP: Final[tuple[tuple[tuple[str, ...], str, bool], ...]] = (
+    (("app.tree.foldOrUp", "app.tree.unfoldOrDown"), "branch", False),
+    (("app.message.copy",), "copy", False),
+    (("app.tree.editLabel",), "label", False),
+    (("app.tree.toggleLabelTimestamp",), "label time", False),
+    (
+        (
+            "app.tree.filter.default",
+            "app.tree.filter.noTools",
+            "app.tree.filter.userOnly",
+            "app.tree.filter.labeledOnly",
+            "app.tree.filter.all",
+        ),
+        "filters",
+        True,
+    ),
+    (("app.tree.filter.cycleForward", "app.tree.filter.cycleBackward"), "cycle", True),
+)
+_ARROW_WORDS: Final = (("up", "↑"), ("down", "↓"), ("left", "←"), ("right", "→"))
+
+
+def status_labels(filter_mode: str, label_times: bool) -> str:
+    """Pi's words after the title: the filter (none for the default), then whether label
+    times are shown."""
+    return FILTER_LABELS.get(filter_mode, "") + (LABEL_TIME_SHOWN if label_times else "")
+
+
+def tree_hint(keymap: KeyMap) -> str:
+    """The navigator's help line: Pi's items with the first key of each action as bound
+    (one shared modifier written once: ``ctrl+d/t/u/l/a``), an item without keys left out."""
+    items = ["↑/↓ move", "pgup/pgdn page"]
+    for actions, words, words_first in _HELP:
+        firsts = [keymap.names.get(action, ())[:1] for action in actions]
+        keys = _compact([first[0] for first in firsts if first])
+        if not keys:
+            continue
+        items.append(f"{words} {keys}" if words_first else f"{keys} {words}")
+    return " · ".join([*items, "type to search", "Enter go", "Esc cancel"])
+
+
+def _compact(keys: list[str]) -> str:
+    """Pi's ``compactRawKeys``, then its arrows drawn as arrows."""
+    if not keys:
+        return ""
+    if len(keys) == 1:
+        joined = keys[0]
+    else:
+        prefixes = [key[: key.rfind("+") + 1] for key in keys]
+        shared = prefixes[0]
+        if shared and all(prefix == shared for prefix in prefixes):
+            joined = shared + "/".join(key[len(shared) :] for key in keys)
+        else:
+            joined = "/".join(keys)
+    shown = key_text((joined,))
+    for word, arrow in _ARROW_WORDS:
+        shown = re.sub(rf"\b{word}\b", arrow, shown)
+    return shown
+
+
+def label_time(timestamp: str, now: datetime | None = None) -> str:
+    """A label's time as Pi shows it, in local time: ``14:05`` today, ``3/9 14:05`` this
+    year, ``24/3/9 14:05`` before; empty when the timestamp cannot be read."""
+    try:
+        when = datetime.fromisoformat(timestamp.replace("Z", "+00:00")).astimezone()
+    except ValueError:
+        return ""
+    today = (now or datetime.now().astimezone()).astimezone()
+    time = f"{when.hour:02d}:{when.minute:02d}"
+    if when.date() == today.date():
+        return time
+    if when.year == today.year:
+        return f"{when.month}/{when.day} {time}"
+    return f"{when.year % 100:02d}/{when.month}/{when.day} {time}"
+
+
+def _text_of(content: Any) -> str:
+    """Pi's ``extractFullContent``: a string itself, else the text blocks joined."""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    return "".join(
+        str(block.get("text", ""))
+        for block in content
+        if isinstance(block, dict) and block.get("type") == "text"
+    )
+
+
+def copy_text(entry: Mapping[str, Any]) -> str | None:
+    """What Pi copies of a stored entry: a message's text (a shell command's command, a
+    failed reply's error), a custom message's text, a summary; ``None`` when that is
+    blank."""
+    kind = entry.get("type")
+    text: Any = None
+    if kind == "message":
+        message = entry.get("message")
+        if isinstance(message, dict):
+            if message.get("role") == "bashExecution":
+                text = message.get("command")
+            elif "content" in message:
+                text = _text_of(message["content"])
+                if not text and message.get("role") == "assistant":
+                    text = message.get("errorMessage")
+    elif kind == "custom_message":
+        text = _text_of(entry.get("content"))
+    elif kind in ("compaction", "branch_summary"):
+        text = entry.get("summary")
+    return text if isinstance(text, str) and text.strip() else None

@@ -1,0 +1,192 @@
+"""The ``/tree`` navigator's keys as Pi's key bindings name them: the direct filters, cycling,
+label times and copying, with Pi's default keys or those of ``keybindings.json``, each key
+judged by the real Pi's tree selector pressed the same way over the same file."""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from support.agents import make_agent
+from support.pi_oracle import run_pi_script
+from support.terminal import ENTER, run_terminal
+
+from ctxmodes import NavigationRequest
+from ctxmodes.session import UserMessage
+from ctxmodes.session.manager import SessionManager
+from ctxmodes.tui.keymap import KeyMap
+from ctxmodes.tui.navigator import TITLE
+from ctxmodes.tui.tree_text import label_time, tree_hint
+
+SCRIPT = Path(__file__).parents[2] / "support" / "pi_tree_selector.mjs"
+#: What a terminal sends for each key (Alt: Esc first).
+KEYS = {
+    "ctrl+a": "\x01",
+    "ctrl+k": "\x0b",
+    "ctrl+d": "\x04",
+    "ctrl+g": "\x07",
+    "ctrl+l": "\x0c",
+    "ctrl+o": "\x0f",
+    "ctrl+t": "\x14",
+    "ctrl+u": "\x15",
+    "ctrl+x": "\x18",
+    "ctrl+y": "\x19",
+    "alt+u": "\x1bu",
+    "shift+t": "T",
+}
+#: (Pi's keybindings.json, the keys pressed).
+CASES: list[tuple[dict[str, Any], list[str]]] = [
+    (
+        {},
+        [
+            "ctrl+u", "ctrl+u", "ctrl+t", "ctrl+l", "ctrl+a", "ctrl+a", "ctrl+o", "ctrl+o",
+            "ctrl+d", "shift+t", "ctrl+x", "shift+t",
+        ],
+    ),
+    (
+        {
+            "app.tree.filter.userOnly": "alt+u",
+            "app.tree.filter.cycleBackward": "ctrl+k",
+            "app.message.copy": ["ctrl+y"],
+            "app.tree.toggleLabelTimestamp": "ctrl+g",
+        },
+        ["ctrl+u", "alt+u", "ctrl+k", "ctrl+k", "ctrl+x", "ctrl+y", "ctrl+g"],
+    ),
+]  # fmt: skip
+
+
+def _message_ids(agent: Any) -> dict[str, str]:
+    found = {}
+    for line in agent.session_file.read_bytes().splitlines()[1:]:
+        entry = orjson.loads(line)
+        if entry["type"] == "message":
+            content = entry["message"]["content"]
+            found[content if isinstance(content, str) else content[0]["text"]] = entry["id"]
+    return found
+
+
+async def _labelled_fork(t: Any) -> dict[str, str]:
+    """first → one, then second → two and third → three under it; "two" labelled."""
+    for prompt in ("first", "second"):
+        await t.type(prompt + ENTER)
+        await t.idle()
+    t.agent.navigate(NavigationRequest(_message_ids(t.agent)["one"]))
+    await t.type("third" + ENTER)
+    await t.printed("three")
+    await t.idle()
+    ids = _message_ids(t.agent)
+    t.agent.session_manager.append_label(ids["two"], "plan b")
+    return ids
+
+
+def _copied(screen: str) -> list[str]:
+    return [
+        base64.b64decode(found).decode()
+        for found in re.findall(r"\x1b]52;c;([^\x07]*)\x07", screen)
+    ]
+
+
+def _ours(t: Any, copies_before: int) -> dict[str, Any]:
+    picker = t.session.picker
+    rows = picker.rows()
+    copies = _copied(t.screen.getvalue())
+    return {
+        "shown": [row.key for row in rows if row.key is not None],
+        "selected": rows[picker.selected].key if rows else None,
+        "status": picker.title[len(TITLE) :],
+        "copied": copies[-1] if len(copies) > copies_before else None,
+    }
+
+
+@pytest.mark.pi
+@pytest.mark.parametrize(("bindings", "keys"), CASES)
+def test_each_key_shows_what_pi_s_tree_selector_does(
+    tmp_path: Path, bindings: dict[str, Any], keys: list[str]
+) -> None:
+    agent = make_agent(tmp_path, [{"text": "one"}, {"text": "two"}, {"text": "three"}])
+    path = tmp_path / "keybindings.json"
+    path.write_text(json.dumps(bindings))
+    steps: list[dict[str, Any]] = []
+    seen: dict[str, Any] = {}
+
+    async def scenario(t: Any) -> None:
+        ids = await _labelled_fork(t)
+        seen["stamp"] = t.agent.session_manager.get_label_timestamp(ids["two"])
+        await t.type("/tree" + ENTER)
+        await t.until(lambda: t.session.picker is not None, "the tree")
+        steps.append(_ours(t, 0))
+        for key in keys:
+            before = len(_copied(t.screen.getvalue()))
+            await t.type(KEYS[key])
+            steps.append(_ours(t, before))
+            seen["rows"] = [
+                "".join(text for _, text in row.fragments) for row in t.session.picker.rows()
+            ]
+
+    run_terminal(agent, scenario, keymap=KeyMap.load(path))
+    pis = run_pi_script(
+        SCRIPT,
+        json.dumps(
+            {
+                "sessionFile": str(agent.session_file),
+                "bindings": bindings,
+                "width": 120,
+                "keys": [KEYS[key] for key in keys],
+            }
+        ),
+    )["steps"]
+    assert len(pis) == len(steps)
+    for pressed, ours, pi in zip(["(open)", *keys], steps, pis, strict=True):
+        expected = {name: pi[name] for name in ("selected", "status", "copied")}
+        # Pi lists the active branch first, ctxmodes in file order: the same entries.
+        expected["shown"] = sorted(pi["shown"])
+        assert {**ours, "shown": sorted(ours["shown"])} == expected, pressed
+    # A label's time: shown after it as Pi draws it, when Pi's last step shows it too.
+    stamp = seen["stamp"]
+    assert stamp is not None
+    pi_row = next(line for line in pis[-1]["lines"] if "[plan b]" in line)
+    our_row = next(row for row in seen["rows"] if "[plan b]" in row)
+    timed = f"[plan b] {label_time(stamp)}"
+    assert (timed in pi_row) == (timed in our_row) == (pis[-1]["status"].endswith("time]"))
+
+
+def _pi_tree(tmp_path: Path, stamps: list[str]) -> dict[str, Any]:
+    """The real Pi's navigator over a session of one message, nothing pressed."""
+    manager = SessionManager.create(tmp_path, tmp_path / "sessions")
+    manager.append_message(UserMessage(content="hello", timestamp=1))
+    path = manager.session_file
+    manager.close()
+    request = {"sessionFile": str(path), "bindings": {}, "width": 200, "keys": [], "stamps": stamps}
+    answer: dict[str, Any] = run_pi_script(SCRIPT, json.dumps(request))
+    return answer
+
+
+@pytest.mark.pi
+def test_a_label_s_time_is_written_as_pi_writes_it(tmp_path: Path) -> None:
+    now = datetime.now(UTC)
+    stamps = [
+        now.isoformat(),
+        (now - timedelta(days=40)).isoformat(),
+        (now - timedelta(days=800)).isoformat(),
+        "2024-03-09T05:07:00.000Z",
+    ]
+    pis = _pi_tree(tmp_path, stamps)["stampTexts"]
+    assert [label_time(stamp) for stamp in stamps] == pis
+
+
+@pytest.mark.pi
+def test_the_help_line_names_pi_s_items_with_the_keys_bound(tmp_path: Path) -> None:
+    pi_lines = _pi_tree(tmp_path, [])["steps"][0]["lines"]
+    pi_items = {item.strip() for line in pi_lines for item in line.split(" · ")}
+    ours = tree_hint(KeyMap.load(None)).split(" · ")
+    # Pi's own keys for moving and paging, and the words of this picker, are not Pi's items.
+    own = {"pgup/pgdn page", "type to search", "Enter go", "Esc cancel"}
+    # Pi's backward cycle key (Shift+Ctrl+O) reaches a terminal as Ctrl+O: not bound here.
+    assert "cycle ctrl+o/shift+ctrl+o" in pi_items
+    assert {item for item in ours if item not in own} == pi_items & set(ours) | {"cycle ctrl+o"}
