@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.pi_oracle import PI_PACKAGE, require_agent_node, require_pi_modules
+from support.pi_oracle import PI_PACKAGE, require_agent_node, require_pi_modules, run_pi_script
 from support.terminal import DOWN, ENTER, ESC, TAB, UP, run_terminal
 
 from ctxmodes.config import Settings
@@ -108,17 +108,7 @@ def _our_view(t: Any) -> dict[str, Any]:
 
 
 def _pi(request: dict[str, Any]) -> Any:
-    node = require_agent_node()
-    package = (require_pi_modules() / PI_PACKAGE).parent
-    result = subprocess.run(
-        [node, str(SCRIPT), str(package), json.dumps(request)],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
-    )
-    assert result.returncode == 0, result.stderr
-    return json.loads(result.stdout)
+    return run_pi_script(SCRIPT, json.dumps(request))
 
 
 @pytest.mark.pi
