@@ -306,13 +306,13 @@ def quit(session: TerminalSession, args: str) -> None:
 
 def copy(session: TerminalSession, args: str) -> None:
     """The last reply to the clipboard with OSC 52 (works over ssh and in tmux with
-    ``set-clipboard on``); no dependency."""
+    ``set-clipboard on``), said in Pi's words; no dependency."""
     text = session.transcript.last_reply
     if not text:
-        session.notify("No reply to copy yet")
+        session.notify("Error: No agent messages to copy yet.", "error")
         return
     copy_to_clipboard(session, text)
-    session.notify(f"Copied the last reply ({len(text)} characters)")
+    session.notify("Copied last agent message to clipboard")
 
 
 def copy_to_clipboard(session: TerminalSession, text: str) -> None:

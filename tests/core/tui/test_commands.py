@@ -37,7 +37,7 @@ def test_session_context_name_and_copy(tmp_path):
         footer = "".join(text for _, text in t.session.status.fragments())
         assert "release prep" in footer
         await t.type("/copy" + ENTER)
-        await t.printed("Copied the last reply (17 characters)")
+        await t.printed("Copied last agent message to clipboard")
 
     terminal = run_terminal(agent, scenario)
     text = terminal.text()
@@ -136,7 +136,7 @@ def test_ctrl_x_in_the_editor_copies_the_last_reply_and_keybindings_json_moves_i
         await t.printed("second reply")
         await t.idle()
         await t.type("\x1bc")  # Alt+C
-        await t.printed("Copied the last reply (12 characters)")
+        await t.printed("Copied last agent message to clipboard")
 
     screen = run_terminal(agent, scenario, keymap=KeyMap.load(bindings)).screen.getvalue()
     assert f"\x1b]52;c;{payloads['second reply']}\x07" in screen
@@ -151,7 +151,7 @@ def test_ctrl_x_copies_with_pi_s_default_key(tmp_path):
         await t.printed("the reply")
         await t.idle()
         await t.type("\x18")
-        await t.printed("Copied the last reply (9 characters)")
+        await t.printed("Copied last agent message to clipboard")
 
     run_terminal(agent, scenario)
 
@@ -550,3 +550,14 @@ def test_a_prompt_without_a_model_is_one_line_and_stays_in_the_editor(tmp_path):
     assert (seen["editor"], seen["cursor"]) == ("hello", len("hello"))
     users = [e for e in entries(agent) if e.get("message", {}).get("role") == "user"]
     assert [u["message"]["content"][0]["text"] for u in users] == ["hello again"]
+
+
+def test_copy_before_any_reply_says_so_in_pi_s_words(tmp_path):
+    agent = make_agent(tmp_path, [])
+
+    async def scenario(t):
+        await t.type("/copy" + ENTER)
+        await t.printed("Error: No agent messages to copy yet.")
+
+    screen = run_terminal(agent, scenario).screen.getvalue()
+    assert "\x1b]52;" not in screen
