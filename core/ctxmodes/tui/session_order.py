@@ -6,11 +6,11 @@ first, by Pi's fuzzy score)."""
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Final, Literal
 
+from ctxmodes.fuzzy_filter import fuzzy_match
 from ctxmodes.tui.heads import SessionHead
 
 SortMode = Literal["threaded", "recent", "relevance"]
@@ -21,56 +21,13 @@ SORT_LABELS: Final[dict[SortMode, str]] = {
     "recent": "Recent",
     "relevance": "Fuzzy",
 }
-_WORD_BOUNDARY: Final = re.compile(r"[\s\-_./:]")
 
 
 def fuzzy_score(query: str, text: str) -> float | None:
-    """Pi's ``fuzzyMatch``: ``None`` when the query's characters are not all in ``text`` in
-    order, else a score, lower for a better match (runs of characters, word starts and an
-    early place count for it; gaps against it). A query of letters then digits, or digits
-    then letters, is tried swapped too."""
-    lowered_text = text.lower()
-
-    def score_of(wanted: str) -> float | None:
-        if not wanted:
-            return 0.0
-        if len(wanted) > len(lowered_text):
-            return None
-        position = 0
-        score = 0.0
-        last = -1
-        run = 0
-        for index, char in enumerate(lowered_text):
-            if position == len(wanted):
-                break
-            if char != wanted[position]:
-                continue
-            if last == index - 1:
-                run += 1
-                score -= run * 5
-            else:
-                run = 0
-                if last >= 0:
-                    score += (index - last - 1) * 2
-            if index == 0 or _WORD_BOUNDARY.match(lowered_text[index - 1]):
-                score -= 10
-            score += index * 0.1
-            last = index
-            position += 1
-        if position < len(wanted):
-            return None
-        return score - 100 if wanted == lowered_text else score
-
-    lowered = query.lower()
-    primary = score_of(lowered)
-    if primary is not None:
-        return primary
-    swapped = re.fullmatch(r"([a-z]+)([0-9]+)|([0-9]+)([a-z]+)", lowered)
-    if swapped is None:
-        return None
-    letters, digits, digits_first, letters_after = swapped.groups()
-    again = score_of(digits + letters if letters else letters_after + digits_first)
-    return None if again is None else again + 5
+    """Pi's ``fuzzyMatch`` score of ``query`` in ``text`` (lower is better), ``None`` when
+    they do not match; see :mod:`ctxmodes.fuzzy_filter`."""
+    found = fuzzy_match(query, text)
+    return found.score if found.matches else None
 
 
 def by_relevance(
