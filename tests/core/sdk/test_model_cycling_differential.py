@@ -7,13 +7,12 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 from support.cli_rig import pi_agent_dir
-from support.pi_oracle import PI_PACKAGE, require_agent_node, require_pi_modules
+from support.pi_oracle import run_pi_script
 
 from ctxmodes.config import load_settings
 from ctxmodes.model_scope import resolve_model_scope
@@ -57,19 +56,9 @@ CASES: list[tuple[dict[str, Any], list[str] | None, list[str]]] = [
 ]
 
 
-def _pi(node: str, agent: Path, cwd: Path, patterns: list[str] | None, steps: list[str]) -> Any:
-    modules = require_pi_modules()
+def _pi(agent: Path, cwd: Path, patterns: list[str] | None, steps: list[str]) -> Any:
     request = json.dumps({"patterns": patterns, "steps": steps})
-    package = (modules / PI_PACKAGE).parent
-    result = subprocess.run(
-        [node, str(SCRIPT), str(package), str(agent), str(cwd), request],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
-    )
-    assert result.returncode == 0, result.stderr
-    return json.loads(result.stdout)
+    return run_pi_script(SCRIPT, str(agent), str(cwd), request)
 
 
 def _ours(cwd: Path, patterns: list[str] | None, steps: list[str]) -> Any:
@@ -110,7 +99,6 @@ def test_each_step_gives_and_records_what_pi_s_gives_and_records(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    node = require_agent_node()
     for name in list(os.environ):
         if name.endswith(("_API_KEY", "_TOKEN")):
             monkeypatch.delenv(name)
@@ -119,4 +107,4 @@ def test_each_step_gives_and_records_what_pi_s_gives_and_records(
     (agent / "settings.json").write_text(json.dumps({**START, **settings}))
     cwd = tmp_path / "project"
     cwd.mkdir()
-    assert _ours(cwd, patterns, steps) == _pi(node, agent, cwd, patterns, steps)
+    assert _ours(cwd, patterns, steps) == _pi(agent, cwd, patterns, steps)
