@@ -139,3 +139,21 @@ def test_the_tests_a_page_cites_exist():
         if found is None:
             missing.append((page, path, name))
     assert missing == []
+
+
+def test_the_compatibility_page_names_each_difference_once():
+    """Two rows of one table with the same subject would say two things about it."""
+    page = DOCS / "compatibility.md"
+    seen: set[str] = set()
+    duplicates: list[str] = []
+    for line in page.read_text().splitlines():
+        if not line.startswith("|"):
+            seen = set()  # a table ends at the first line that is not one of its rows
+            continue
+        first_cell = line.split("|")[1].strip()
+        if set(first_cell) <= set("-: "):
+            continue
+        if first_cell in seen:
+            duplicates.append(first_cell)
+        seen.add(first_cell)
+    assert not duplicates
