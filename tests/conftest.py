@@ -80,6 +80,7 @@ TIER_FIXTURES = {
     "postgres_server": "postgres",
     "pi": "pi",
     "pi_node_modules": "pi",
+    "pi_node": "pi",
     "node": "pi",
 }
 

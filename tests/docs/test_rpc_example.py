@@ -22,6 +22,7 @@ def installed_ctxmodes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("CTXMODES_MODE", raising=False)
 
 
+@pytest.mark.slow  # runs ctxmodes in a process of its own
 @pytest.mark.usefixtures("installed_ctxmodes")
 def test_the_rpc_client_example_prompts_and_reads_the_reply() -> None:
     block = example("rpc-client")

@@ -248,6 +248,7 @@ def test_token_counts_are_written_as_pi_writes_them(count: int, written: str) ->
     assert format_token_count(count) == written
 
 
+@pytest.mark.slow  # runs ctxmodes in processes of its own
 def test_models_search_keeps_the_best_matches_first_in_ctxmodes_table(tmp_path: Path) -> None:
     _models_json(tmp_path / "agent", ["zeta-lab", "nokey"])
     listed = run_ctxmodes(tmp_path, "models", "--provider", "zeta-lab", "--search", "t4")
@@ -260,6 +261,7 @@ def test_models_search_keeps_the_best_matches_first_in_ctxmodes_table(tmp_path: 
     assert (nothing.returncode, nothing.stdout) == (0, 'No models matching "no-such-model"\n')
 
 
+@pytest.mark.slow  # runs ctxmodes in processes of its own
 def test_an_option_after_list_models_is_not_its_search(tmp_path: Path) -> None:
     _models_json(tmp_path / "agent", ["zeta-lab"])
     listed = run_ctxmodes(tmp_path, "--list-models", "--no-approve")

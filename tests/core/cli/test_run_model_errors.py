@@ -25,6 +25,7 @@ def recorded_reply(case: str) -> Reply:
     return Reply([body.encode()], status=answer["status"], headers=answer["headers"])
 
 
+@pytest.mark.slow  # waits out the retries' delays
 def test_a_rate_limit_that_outlasts_the_retries_names_the_model_and_keeps_the_key_out(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

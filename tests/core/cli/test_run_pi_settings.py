@@ -74,6 +74,7 @@ def test_a_run_takes_pis_thinking_level_and_retry_settings(
     assert _effort(server) == "low"
 
 
+@pytest.mark.slow  # four whole runs against a loopback model
 def test_a_run_starts_at_the_models_own_level_and_the_command_lines_over_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -43,6 +43,7 @@ def test_hostile_sessions_draw_as_from_nodes(tmp_path: Path, seed: int) -> None:
     _assert_same_drawings(path, preload=seed % 2 == 1)
 
 
+@pytest.mark.slow  # a long session
 def test_a_long_session_with_many_windows_draws_as_from_nodes(tmp_path: Path) -> None:
     path = tmp_path / "long.jsonl"
     write_varied_session(path, 7, count=6000)

@@ -173,6 +173,7 @@ def test_picker_ids_show_where_sessions_differ() -> None:
     assert distinct_prefixes(["abc"]) == {"abc": "abc"}
 
 
+@pytest.mark.slow  # runs ctxmodes in a process of its own
 def test_the_interactive_session_without_a_terminal_is_one_line_and_no_file(
     project: Path, tmp_path: Path
 ) -> None:

@@ -7,6 +7,8 @@ file's last entry to ``target``: the entries Pi collected, the common ancestor, 
 
 from __future__ import annotations
 
+import pytest
+
 from ctxmodes.compaction import (
     collect_entries_for_branch_summary,
     prepare_branch_entries,
@@ -18,6 +20,7 @@ from ctxmodes.session.models import to_json
 BUDGETS = {"budget0": 0, "budget60": 60}
 
 
+@pytest.mark.slow  # thousands of entries a case
 def test_collect_and_prepare(corpus, compaction_case):
     recorded = corpus.load(compaction_case, ".compaction.json")["branchSummaryCollect"]
     with corpus.open(compaction_case) as manager:

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import orjson
+import pytest
 
 from ctxmodes.cli import main
 
@@ -63,6 +64,7 @@ def test_archived_windows_nested_a_hundred_deep_are_each_folded_in_the_one_befor
     assert inner.count('<details class="archived">') - inner.count("</details>") == 100
 
 
+@pytest.mark.slow  # a tree deep enough to pass the recursion limit
 def test_a_tree_too_deep_to_render_is_one_error_and_leaves_the_target_as_it_was(tmp_path, capsys):
     session, page = tmp_path / "deep.jsonl", tmp_path / "deep.html"
     write_nested_archives(session, 3000)

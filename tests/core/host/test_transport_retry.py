@@ -10,6 +10,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+import pytest
 from support.cli_process import run_ctxmodes
 from support.cli_rig import trusted
 from support.wire_server import Reply, WireServer, completions_provider, overloaded_then
@@ -96,6 +97,7 @@ def test_a_transport_retry_is_recorded_and_printed_before_the_request_is_resent(
     assert retry_line < next(i for i, line in enumerate(lines) if "Recovered" in line)
 
 
+@pytest.mark.slow  # runs ctxmodes in a process of its own
 def test_ctxmodes_run_prints_the_transport_retry(tmp_path: Path) -> None:
     with WireServer(overloaded_then(API, "Recovered")) as server:
         _config(tmp_path, server.base_url, max_retries=1)

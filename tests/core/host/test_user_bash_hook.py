@@ -261,6 +261,7 @@ def test_a_result_during_a_run_is_recorded_after_it(make_rig) -> None:
     assert roles == ["user", "assistant", "toolResult", "assistant", "bashExecution"]
 
 
+@pytest.mark.slow  # waits out a half-second timeout
 def test_the_local_runner_words_its_failures_as_pi(tmp_path: Path) -> None:
     local = local_shell_runner()
     from ctxmodes import AbortController

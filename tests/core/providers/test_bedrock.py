@@ -72,6 +72,7 @@ def _answer(body: bytes) -> httpx.Response:
     )
 
 
+@pytest.mark.slow  # loads the vendor SDK's signer
 def test_sigv4_signature_covers_what_is_sent(monkeypatch: pytest.MonkeyPatch) -> None:
     from botocore.auth import SigV4Auth
     from botocore.awsrequest import AWSRequest
@@ -123,6 +124,7 @@ def test_sigv4_signature_covers_what_is_sent(monkeypatch: pytest.MonkeyPatch) ->
     assert check.headers["Authorization"] == authorization
 
 
+@pytest.mark.slow  # waits out the SDK's retry delays
 def test_throttling_is_retried_by_the_sdks_rules_then_fails_after_three_attempts() -> None:
     attempts: list[str] = []
 

@@ -262,6 +262,7 @@ def test_login_by_pasting_the_redirect_url() -> None:
     assert parse_pasted("abc") == ("abc", None)
 
 
+@pytest.mark.slow  # runs ctxmodes in processes of its own
 def test_ctxmodes_login_and_logout_with_a_pasted_redirect(tmp_path: Path) -> None:
     import re
 

@@ -91,6 +91,7 @@ def _pi_view(agent_dir: Path) -> dict[str, Any]:
     return view
 
 
+@pytest.mark.pi
 def test_the_catalog_credentials_and_requests_agree_with_pi(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

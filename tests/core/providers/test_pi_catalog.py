@@ -7,6 +7,7 @@ import json
 import subprocess
 from importlib import resources
 
+import pytest
 from support.pi_oracle import REPO, pi_node_modules, require_node
 
 from ctxmodes.providers.auth import env_keys
@@ -20,6 +21,7 @@ from ctxmodes.providers.catalog import (
 from ctxmodes.session.codec import dumps
 
 
+@pytest.mark.pi
 def test_the_shipped_catalog_is_what_the_export_script_prints_for_the_pinned_pi() -> None:
     node = require_node()
     modules = pi_node_modules()

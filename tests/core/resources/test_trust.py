@@ -112,6 +112,7 @@ def test_a_write_cut_short_leaves_the_saved_decisions_as_they_were(
     assert sorted(os.listdir(agent)) == ["trust.json"]
 
 
+@pytest.mark.slow  # waits out the lock's timeout
 def test_a_lock_held_by_another_process_is_waited_for_then_refused(tmp_path: Path) -> None:
     store = ProjectTrustStore(tmp_path / "agent")
     lock = tmp_path / "agent" / "trust.json.lock"
@@ -174,6 +175,7 @@ def test_asking_saves_only_lasting_answers(tmp_path: Path) -> None:
     assert TrustResolver(store).is_trusted(folder) is False  # nobody to ask: not trusted
 
 
+@pytest.mark.slow  # waits out the lock's timeout
 def test_a_store_that_cannot_be_read_leaves_the_folder_untrusted(tmp_path: Path) -> None:
     folder = tmp_path / "clone"
     (folder / ".pi" / "prompts").mkdir(parents=True)

@@ -191,6 +191,7 @@ def test_context_json_of_odd_entries_is_pis(
     assert f"{len(want['context']['messages'])} messages" in out
 
 
+@pytest.mark.slow  # runs ctxmodes in a process of its own
 def test_a_lone_surrogate_prints_as_a_replacement_character(tmp_path: Path) -> None:
     path = tmp_path / "odd.jsonl"
     path.write_bytes(_HEADER + LONE_SURROGATE)

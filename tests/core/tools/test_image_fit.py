@@ -121,6 +121,7 @@ def test_a_flat_huge_image_stays_png() -> None:
     assert _size_and_format(fitted) == ((2000, 800), "PNG")
 
 
+@pytest.mark.slow  # encodes images at full size
 def test_a_noisy_image_too_large_as_png_is_sent_as_jpeg_at_its_own_size() -> None:
     """Within 2000 pixels a side but over 4.5 MiB: resized to the same size, where PNG is
     still too large, so the first JPEG quality under the limit wins."""
@@ -134,6 +135,7 @@ def test_a_noisy_image_too_large_as_png_is_sent_as_jpeg_at_its_own_size() -> Non
     assert fitted.hints == (_note((1900, 1000), (1900, 1000), "1.00"),)
 
 
+@pytest.mark.slow  # encodes images at every size
 def test_when_no_encoding_fits_both_sides_shrink_by_a_quarter(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -151,6 +153,7 @@ def test_when_no_encoding_fits_both_sides_shrink_by_a_quarter(
     assert fitted.hints == (_note((3000, 1200), size, f"{3000 / size[0]:.2f}"),)
 
 
+@pytest.mark.slow  # encodes images at every size
 def test_an_image_that_fits_at_no_size_is_omitted(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(image_fit, "MAX_BASE64_BYTES", 10)
     assert fit_image(_flat(3000, 1200), "image/png") == OmittedImage(NOT_RESIZED)
@@ -185,6 +188,7 @@ def test_a_turned_jpeg_within_the_limits_keeps_its_bytes_and_its_orientation() -
     )
 
 
+@pytest.mark.slow  # encodes images at full size
 def test_a_bmp_is_converted_to_png_with_pi_s_hint() -> None:
     small = _fitted(_flat(30, 20, "BMP"), "image/bmp")
     assert (small.mime_type, small.hints) == (

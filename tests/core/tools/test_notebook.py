@@ -72,6 +72,7 @@ def test_stdin_is_closed_and_cwd_is_the_context_cwd(notebook, context, tmp_path)
     assert text_of(result) == f"eof\n{str(tmp_path)!r}\n"
 
 
+@pytest.mark.slow  # kills and restarts the notebook's worker
 def test_timeout_restarts_the_worker_and_says_state_was_lost(notebook, context):
     run(notebook, context, "lost = 1")
     started = time.monotonic()
@@ -97,6 +98,7 @@ def test_abort_interrupts_the_cell_and_keeps_state(notebook, context, aborting_c
     assert text_of(run(notebook, context, "kept")) == "42\n"
 
 
+@pytest.mark.slow  # kills and restarts the notebook's worker
 def test_abort_of_a_cell_that_swallows_interrupts_kills_the_worker(
     notebook, context, aborting_context
 ):

@@ -104,6 +104,7 @@ def test_abort_kills_a_long_command(bash, aborting_context):
     assert text_of(result) == "started\n\n\nCommand aborted"
 
 
+@pytest.mark.slow  # kills and restarts the shell
 def test_command_ignoring_interrupts_gets_the_shell_restarted(
     bash, context, aborting_context, tmp_path
 ):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 
 import orjson
+import pytest
 from support.agents import make_agent
 from support.terminal import DOWN, ENTER, ESC, GateTool, run_terminal
 
@@ -202,6 +203,7 @@ def test_new_and_resume_replace_the_session(tmp_path):
     assert seen["first"] in seen["rows"]
 
 
+@pytest.mark.slow  # draws two long replies
 def test_compact_runs_on_the_worker_and_reports(tmp_path):
     # Long enough that Pi's 20,000 recent tokens leave something to summarize.
     agent = make_agent(tmp_path, [{"text": "a " * 60_000}, {"text": "b " * 60_000}])

@@ -151,6 +151,7 @@ def test_each_key_shows_what_pi_s_selector_does(
     assert chosen["model"] == (pis[-1]["chosen"] or current)
 
 
+@pytest.mark.slow  # two pickers in a terminal session
 def test_a_scope_set_by_scoped_models_is_the_one_the_picker_opens_on(tmp_path: Path) -> None:
     """``/scoped-models``' change this run is the picker's scope, in its order, drawn
     between the title and the search; Pi's ``app.model.select`` key (Ctrl+L) opens the same

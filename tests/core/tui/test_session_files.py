@@ -56,6 +56,7 @@ def test_a_rename_appends_pi_s_session_info_entry_and_nothing_else(tmp_path):
     assert ISO_TIME.match(str(entry["timestamp"]))
 
 
+@pytest.mark.pi
 def test_the_real_pi_reads_the_name_a_rename_appended(tmp_path):
     path = make_session(tmp_path)
     assert pi_session_name(path) is None

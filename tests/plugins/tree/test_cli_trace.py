@@ -9,10 +9,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 SECRET = "archived-detail-4410"
 SUMMARY = "SUMMARY-MARKER: window zero checked the deploy script."
 
 
+@pytest.mark.slow  # runs ctxmodes in a process of its own
 def test_the_trace_shows_the_cut(tmp_path: Path) -> None:
     script = tmp_path / "script.json"
     script.write_text(

@@ -19,6 +19,7 @@ _ALPHABET = st.sampled_from(
 _TEXT = st.lists(_ALPHABET, max_size=12).map("".join)
 
 
+@pytest.mark.slow  # many generated texts
 @given(texts=st.lists(_TEXT, max_size=6), query=_TEXT)
 @example(texts=["ab", "cd"], query="abcd")  # spans two texts: may pass, must not be a hit
 @example(texts=["Secret"], query="secret")

@@ -13,6 +13,7 @@ from support.small_model import check_small_model_session
 @pytest.mark.parametrize(
     ("window", "prompts"), [(8_192, 6), pytest.param(32_768, 30, marks=pytest.mark.slow)]
 )
+@pytest.mark.slow  # a long session in small windows
 def test_tree_works_in_a_small_window(
     window: int,
     prompts: int,

@@ -184,6 +184,7 @@ def test_notes_tilde_is_literal(backend):
     assert written["file"]["path"] == "/root/notes/~/x.md"
 
 
+@pytest.mark.slow  # writes notes past the listing's limits
 def test_notes_listing_limits_and_order(backend):
     for number in range(105):
         backend.call("notes", "write_file", {"path": f"n{number:03d}.md", "text": "t"})

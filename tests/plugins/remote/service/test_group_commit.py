@@ -115,6 +115,7 @@ def wait_far_beyond_any_scheduling_delay(monkeypatch) -> None:
     monkeypatch.setattr(workers, "RECENT_SESSION_S", 60.0)
 
 
+@pytest.mark.slow  # waits out the group commit's timing
 def test_a_group_waits_for_the_next_call_of_a_session_it_answered_lately(tmp_path, monkeypatch):
     wait_far_beyond_any_scheduling_delay(monkeypatch)
     storage, account, engine, commits = _grouping_engine(tmp_path)
