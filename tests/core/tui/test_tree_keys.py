@@ -337,3 +337,44 @@ def test_paging_moves_as_pi_s_tree_selector_does(
 
 def test_a_page_is_half_the_terminal_at_least_five_rows() -> None:
     assert [page_rows(rows) for rows in (0, 9, 10, 11, 12, 40, 41)] == [5, 5, 5, 5, 6, 20, 20]
+
+
+def _two_roots(manager: SessionManager) -> None:
+    """A second root (a new start from before the first entry) holding the active branch,
+    itself forked with the active branch written last."""
+    _exchange(manager, "first root")
+    manager.reset_leaf()
+    _, start = _exchange(manager, "second root")
+    _exchange(manager, "aside")
+    manager.branch(start)
+    _exchange(manager, "onwards")
+
+
+@pytest.mark.pi
+def test_the_root_holding_the_active_branch_is_listed_first_as_in_pi(tmp_path: Path) -> None:
+    keys = ["down", "ctrl+right", "ctrl+left", "ctrl+left", "up", "ctrl+left", "ctrl+right"]
+    _compare_with_pi(tmp_path, _two_roots, {}, keys)
+
+
+@pytest.mark.pi
+@pytest.mark.parametrize(
+    "bindings",
+    [
+        {"tui.editor.cursorLeft": "pageUp", "tui.editor.cursorRight": ["pageDown", "right"]},
+        {"tui.editor.cursorLeft": [], "tui.editor.cursorRight": []},
+    ],
+)
+def test_the_help_line_s_page_item_names_the_page_keys_bound(
+    tmp_path: Path, bindings: dict[str, Any]
+) -> None:
+    manager = SessionManager.create(tmp_path, tmp_path / "sessions")
+    manager.append_message(UserMessage(content="hello", timestamp=1))
+    path = manager.session_file
+    manager.close()
+    request = {"sessionFile": str(path), "bindings": bindings, "width": 200, "keys": []}
+    pi_lines = run_pi_script(SCRIPT, json.dumps(request))["steps"][0]["lines"]
+    pi_items = [item.strip() for line in pi_lines for item in line.split(" · ")]
+    keybindings = tmp_path / "keybindings.json"
+    keybindings.write_text(json.dumps(bindings))
+    ours = tree_hint(KeyMap.load(keybindings)).split(" · ")
+    assert ours[:2] == pi_items[pi_items.index("↑/↓ move") :][:2]
