@@ -89,9 +89,13 @@ class SessionView:
     #: The mode that manages the session, in words (``None``: not known).
     mode: str | None = None
 
-    def sidebar(self) -> Iterator[Token]:
-        """The whole tree: runs of single children flat, each branch of a fork opened."""
-        return self._walk(self.roots, grouped=len(self.roots) > 1)
+    def sidebar(self, *, active_first: bool = False) -> Iterator[Token]:
+        """The whole tree: runs of single children flat, each branch of a fork opened.
+
+        :param active_first: at every fork (and among the roots) the branch holding the
+            active path comes first, the others after it in tree order, as Pi's ``/tree``
+            lists them; ``False``: tree order throughout."""
+        return self._walk(self.roots, grouped=len(self.roots) > 1, active_first=active_first)
 
     def side_branches(self, entry_id: str) -> list[SessionTreeNode]:
         """Children of an active entry that leave the active path and are not archives
@@ -120,12 +124,20 @@ class SessionView:
         *,
         grouped: bool,
         skip: dict[str, Archive] | None = None,
+        active_first: bool = False,
     ) -> Iterator[Token]:
         active = self._active_set
         left_out = skip or {}
+
+        def ordered(nodes: list[SessionTreeNode]) -> list[SessionTreeNode]:
+            if not active_first:
+                return nodes
+            # A node holds the leaf below it exactly when it is on the active path.
+            return sorted(nodes, key=lambda node: node.entry_id not in active)
+
         # (node, opens a branch) pairs; a None node closes the branch opened last.
         stack: list[tuple[SessionTreeNode | None, bool]] = [
-            (node, grouped) for node in reversed(starts)
+            (node, grouped) for node in reversed(ordered(starts))
         ]
         while stack:
             node, opens = stack.pop()
@@ -146,7 +158,7 @@ class SessionView:
                 node = children[0]
                 yield Token("entry", entry=self.entries[node.entry_id])
                 children = [c for c in node.children if c.entry_id not in left_out]
-            stack.extend((child, True) for child in reversed(children))
+            stack.extend((child, True) for child in reversed(ordered(children)))
 
     @cached_property
     def _active_set(self) -> set[str]:

@@ -381,6 +381,14 @@ class TerminalSession:
         except Exception:
             return 80
 
+    @property
+    def height(self) -> int:
+        """The terminal's rows (24 when the output cannot say)."""
+        try:
+            return self.app.output.get_size().rows
+        except Exception:
+            return 24
+
     def _live_region(self) -> LiveRegion:
         """What the live region shows (a benchmark draws an older variant of it)."""
         return LiveRegion()

@@ -3,8 +3,10 @@ Pi's own ``keybindings.json`` (in Pi's agent directory, ``~/.pi/agent`` unless
 ``PI_CODING_AGENT_DIR`` says otherwise), in Pi's key format (``ctrl+g``, ``alt+enter``,
 ``shift+tab``, ``["ctrl+j", "shift+enter"]``).
 
-Only the actions this terminal has are read; the file's other ids (Pi's cursor movement,
-fullscreen viewport and so on) are left to Pi. A key a terminal cannot report apart from
+Only the actions this terminal has are read; the file's other ids (Pi's fullscreen viewport
+and so on) are left to Pi. Pi's ``tui.editor.cursorLeft`` and ``cursorRight`` are read for
+the ``/tree`` navigator, which pages with them as Pi's does; the editor keeps
+prompt_toolkit's cursor keys. A key a terminal cannot report apart from
 another (``shift+enter`` is Enter to most of them, ``super`` never arrives) is skipped, and
 said once when the user asked for it.
 """
@@ -78,6 +80,12 @@ DEFAULTS: Final[Mapping[str, tuple[str, ...]]] = {
     "app.tree.filter.all": ("ctrl+a",),
     "app.tree.filter.cycleForward": ("ctrl+o",),
     "app.tree.filter.cycleBackward": ("shift+ctrl+o",),
+    # Pi's selection paging, which every picker takes; in /tree the cursor keys page too
+    # (the editor's own cursor keys are prompt_toolkit's and stay as they are).
+    "tui.select.pageUp": ("pageUp",),
+    "tui.select.pageDown": ("pageDown",),
+    "tui.editor.cursorLeft": ("left", "ctrl+b"),
+    "tui.editor.cursorRight": ("right", "ctrl+f"),
     # The /scoped-models list's own.
     "app.models.save": ("ctrl+s",),
     "app.models.enableAll": ("ctrl+a",),

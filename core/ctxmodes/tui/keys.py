@@ -232,13 +232,10 @@ def _picker_bindings(
     def _(event: KeyPressEvent) -> None:
         current().move(1)
 
-    @keys.add("pageup", filter=picking)
-    def _(event: KeyPressEvent) -> None:
-        current().page(-1)
-
-    @keys.add("pagedown", filter=picking)
-    def _(event: KeyPressEvent) -> None:
-        current().page(1)
+    for sequence in keymap.of("tui.select.pageUp"):
+        keys.add(*sequence, filter=picking)(_handler(lambda: current().page(-1)))
+    for sequence in keymap.of("tui.select.pageDown"):
+        keys.add(*sequence, filter=picking)(_handler(lambda: current().page(1)))
 
     @keys.add("enter", filter=picking)
     def _(event: KeyPressEvent) -> None:

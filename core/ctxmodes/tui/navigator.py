@@ -1,9 +1,11 @@
 """``/tree``: Pi's session navigator drawn as an inline picker. The active path is marked and
-Tree's archived windows are labelled side branches. Its keys are Pi's actions, rebound in
-``keybindings.json``: Ctrl+D/T/U/L/A show one of Pi's filters (again: the default), Ctrl+O
-cycles them, Ctrl+←/→ fold and unfold branch segments (or jump between segment starts),
-Ctrl+X copies the selected entry, Shift+L edits its label, Shift+T shows when each label was
-set, and Enter picks an entry, then whether to summarize the branch left."""
+listed first at every fork, as Pi lists it, and Tree's archived windows are labelled side
+branches. Its keys are Pi's actions, rebound in ``keybindings.json``: ↑/↓ move (round from
+one end to the other), ←/→, Ctrl+B/F and PageUp/PageDown move a page of half the terminal's
+height (stopping at the ends), Ctrl+D/T/U/L/A show one of Pi's filters (again: the default),
+Ctrl+O cycles them, Ctrl+←/→ fold and unfold branch segments (or jump between segment
+starts), Ctrl+X copies the selected entry, Shift+L edits its label, Shift+T shows when each
+label was set, and Enter picks an entry, then whether to summarize the branch left."""
 
 from __future__ import annotations
 
@@ -34,6 +36,14 @@ COPIED: Final = "Copied selected message to clipboard"
 NOTHING_TO_COPY: Final = "Selected entry has no text to copy"
 FOLDED: Final = "⊞ "
 FOLDABLE: Final = "⊟ "
+#: Pi's fewest rows shown, and moved by a page, however short the terminal.
+MIN_PAGE_ROWS: Final = 5
+
+
+def page_rows(terminal_rows: int) -> int:
+    """How many rows Pi's navigator shows and moves by a page: half the terminal's height,
+    at least :data:`MIN_PAGE_ROWS`."""
+    return max(MIN_PAGE_ROWS, terminal_rows // 2)
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,15 +67,23 @@ class _Shape:
     """Where each entry sits in the tree (filters and folds do not change it)."""
 
     parent: dict[str, str] = field(default_factory=dict)
-    child_count: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass
+class _Shown:
+    """The tree as shown, as Pi's navigator folds and moves in it: each entry shown under
+    its nearest shown ancestor, children in the order listed."""
+
+    parent: dict[str, str | None] = field(default_factory=dict)
+    children: dict[str | None, list[str]] = field(default_factory=dict)
 
     def foldable(self, entry_id: str) -> bool:
-        """Pi's rule: an entry with children that is a root or starts a branch segment
-        (its parent has more than one child)."""
-        if not self.child_count.get(entry_id):
+        """Pi's rule: an entry with children shown that is a root or starts a branch
+        segment (its shown parent has more than one child shown)."""
+        if not self.children.get(entry_id):
             return False
         parent = self.parent.get(entry_id)
-        return parent is None or self.child_count.get(parent, 0) > 1
+        return parent is None or len(self.children.get(parent, ())) > 1
 
 
 class TreeNavigator:
@@ -81,6 +99,7 @@ class TreeNavigator:
         self.selected_id: str | None = session.agent.session_manager.get_leaf_id()
         self._rows: list[_Row] = []
         self._shape = _Shape()
+        self._shown = _Shown()
         self.picker: Picker | None = None
 
     # ------------------------------------------------------------------ building
@@ -101,10 +120,21 @@ class TreeNavigator:
 
     def open(self) -> None:
         self.load()
-        picker = Picker(TITLE, self._visible, self._picked, hint=tree_hint(self.session.keymap))
+        rows = page_rows(self.session.height)
+        picker = Picker(
+            TITLE,
+            self._visible,
+            self._picked,
+            hint=tree_hint(self.session.keymap),
+            wraps=True,
+            visible_rows=rows,
+            page_size=rows,
+        )
         picker.actions = {
             "app.tree.foldOrUp": self.fold_or_up,
             "app.tree.unfoldOrDown": self.unfold_or_down,
+            "tui.editor.cursorLeft": lambda: picker.page(-1),
+            "tui.editor.cursorRight": lambda: picker.page(1),
             "app.tree.editLabel": self.edit_label,
             "app.tree.toggleLabelTimestamp": self.toggle_label_times,
             "app.message.copy": self.copy_selected,
@@ -124,7 +154,7 @@ class TreeNavigator:
     def _visible(self, query: str) -> list[PickerItem]:
         mode = TREE_FILTERS[self.filter]
         hidden: set[str] = set()
-        shown: list[PickerItem] = []
+        kept: list[_Row] = []
         needle = query.lower()
         for row in self._rows:
             if row.heading is None:
@@ -136,11 +166,24 @@ class TreeNavigator:
                     continue
             elif self._hidden_heading(row.entry_id, hidden):
                 continue
-            item = self._item(row)
-            if needle and needle not in item.text:
+            if needle and needle not in _search_text(row):
                 continue
-            shown.append(item)
-        return shown
+            kept.append(row)
+        self._shown = self._shown_tree(kept)
+        return [self._item(row) for row in kept]
+
+    def _shown_tree(self, kept: list[_Row]) -> _Shown:
+        shown_ids = {row.entry_id for row in kept if row.heading is None}
+        tree = _Shown()
+        for row in kept:
+            if row.heading is not None:
+                continue
+            parent = self._shape.parent.get(row.entry_id)
+            while parent is not None and parent not in shown_ids:
+                parent = self._shape.parent.get(parent)
+            tree.parent[row.entry_id] = parent
+            tree.children.setdefault(parent, []).append(row.entry_id)
+        return tree
 
     def _hidden_heading(self, entry_id: str, hidden: set[str]) -> bool:
         parent = self._shape.parent.get(entry_id)
@@ -154,7 +197,7 @@ class TreeNavigator:
         fold = ""
         if row.entry_id in self.folded:
             fold = FOLDED
-        elif self._shape.foldable(row.entry_id):
+        elif self._shown.foldable(row.entry_id):
             fold = FOLDABLE
         label = f" [{row.label}]" if row.label else ""
         if label and self.label_times and row.label_timestamp:
@@ -168,8 +211,7 @@ class TreeNavigator:
             ("class:picker.archived", label + where),
             ("class:picker.hint", " " + row.preview),
         ]
-        text = f"{row.title} {row.label or ''} {row.within or ''} {row.preview}".lower()
-        return PickerItem(row.entry_id, text, fragments)
+        return PickerItem(row.entry_id, _search_text(row), fragments)
 
     # ------------------------------------------------------------------ keys
 
@@ -182,40 +224,43 @@ class TreeNavigator:
         return None if key is None else str(key)
 
     def _select(self, entry_id: str | None) -> None:
-        """Select ``entry_id``, or the nearest ancestor shown when it is folded away."""
+        """Select ``entry_id``, or the nearest ancestor shown when it is hidden or folded
+        away, or, with none of them shown, the last row (as Pi does)."""
         assert self.picker is not None
         self.picker.refresh()
-        index_of = {item.key: i for i, item in enumerate(self.picker.rows()) if item.key}
+        rows = self.picker.rows()
+        index_of = {item.key: i for i, item in enumerate(rows) if item.key}
         current = entry_id
         while current is not None and current not in index_of:
             current = self._shape.parent.get(current)
-        self.picker.selected = index_of.get(current, 0)
+        self.picker.selected = index_of.get(current, max(0, len(rows) - 1))
 
     def fold_or_up(self) -> None:
         """Ctrl+← (``app.tree.foldOrUp``): fold the selected branch segment, or go to the
-        previous segment start."""
+        previous segment start shown (the root when there is none)."""
         current = self._current()
         if current is None:
             return
-        if self._shape.foldable(current) and current not in self.folded:
+        if self._shown.foldable(current) and current not in self.folded:
             self.folded.add(current)
             self._select(current)
             return
         shown = self._shown_ids()
         here = shown.get(current, 0)
-        node: str | None = current
-        while node is not None:
-            parent = self._shape.parent.get(node)
+        node = current
+        while True:
+            parent = self._shown.parent.get(node)
             if parent is None:
                 break
-            if self._shape.child_count.get(parent, 0) > 1 and shown.get(node, here) < here:
+            if len(self._shown.children.get(parent, ())) > 1 and shown.get(node, here) < here:
                 break
             node = parent
         self._select(node)
 
     def unfold_or_down(self) -> None:
         """Ctrl+→ (``app.tree.unfoldOrDown``): unfold the selected segment, or go to the next
-        segment start (the branch's end when there is none)."""
+        segment start shown, down the first branch listed (the branch's end when there is
+        none)."""
         current = self._current()
         if current is None:
             return
@@ -223,30 +268,19 @@ class TreeNavigator:
             self.folded.discard(current)
             self._select(current)
             return
-        children = self._children()
         node = current
         while True:
-            below = children.get(node, [])
+            below = self._shown.children.get(node, [])
             if not below:
                 break
-            if len(below) > 1:
-                node = below[0]
-                break
             node = below[0]
+            if len(below) > 1:
+                break
         self._select(node)
 
     def _shown_ids(self) -> dict[str, int]:
         assert self.picker is not None
         return {str(item.key): i for i, item in enumerate(self.picker.rows()) if item.key}
-
-    def _children(self) -> dict[str, list[str]]:
-        """Each entry's children in the order they are listed."""
-        children: dict[str, list[str]] = {}
-        for row in self._rows:
-            parent = self._shape.parent.get(row.entry_id)
-            if row.heading is None and parent is not None:
-                children.setdefault(parent, []).append(row.entry_id)
-        return children
 
     def edit_label(self) -> None:
         """Shift+L: type the selected entry's label (empty clears it); back to the tree."""
@@ -305,10 +339,12 @@ class TreeNavigator:
         self._show_filter(TREE_FILTERS[(self.filter + step) % len(TREE_FILTERS)])
 
     def _show_filter(self, mode: TreeFilter) -> None:
+        # A filter that shows nothing keeps the entry selected before it, for the next one.
+        self.selected_id = self._current() or self.selected_id
         self.filter = TREE_FILTERS.index(mode)
         self.folded.clear()  # as Pi does: a new view starts unfolded
         self._title()
-        self._select(self._current())
+        self._select(self.selected_id)
 
     def _title(self) -> None:
         assert self.picker is not None
@@ -340,12 +376,18 @@ def _filter_keeps(mode: str, kind: str, labeled: bool) -> bool:
     return kind != "meta"
 
 
+def _search_text(row: _Row) -> str:
+    """What typing matches a row against, lower-cased."""
+    if row.heading is not None:
+        return row.heading.lower()
+    return f"{row.title} {row.label or ''} {row.within or ''} {row.preview}".lower()
+
+
 def _shape_of(view: SessionView) -> _Shape:
     shape = _Shape()
     stack = list(view.roots)
     while stack:
         node = stack.pop()
-        shape.child_count[node.entry_id] = len(node.children)
         for child in node.children:
             shape.parent[child.entry_id] = node.entry_id
         stack.extend(node.children)
@@ -356,7 +398,7 @@ def _rows_of(view: SessionView) -> list[_Row]:
     rows: list[_Row] = []
     # The archived window each open branch belongs to (None for other branches).
     windows: list[str | None] = []
-    for token in view.sidebar():
+    for token in view.sidebar(active_first=True):
         if token.kind == "open":
             archived = None
             if token.archive is not None and token.entry is not None:

@@ -72,9 +72,11 @@ class Picker:
     #: A fixed list takes j and k (``False``: it ignores every letter, as Pi's ``/fork``
     #: selector does).
     letters_move: bool = True
-    #: PageUp and PageDown move ten rows (``False``: they do nothing, as in Pi's ``/fork``
-    #: selector).
+    #: PageUp and PageDown move :attr:`page_size` rows (``False``: they do nothing, as in
+    #: Pi's ``/fork`` selector).
     pages: bool = True
+    #: How many rows a page moves, stopping at the first and the last row.
+    page_size: int = 10
     #: What marks the selected row, before it, and the style of its first line (a row's
     #: fragments may hold more lines, drawn unmarked).
     cursor: str = "▸ "
@@ -162,21 +164,25 @@ class Picker:
         self._filtered()
 
     def move(self, delta: int) -> None:
+        self._step(delta, wrap=self.wraps and abs(delta) == 1)
+
+    def page(self, direction: int) -> None:
+        """PageUp (``-1``) or PageDown (``1``): :attr:`page_size` rows, stopping at the
+        first or last row (a page never wraps), unless the picker has no pages."""
+        if self.pages:
+            self._step(self.page_size * direction, wrap=False)
+
+    def _step(self, delta: int, *, wrap: bool) -> None:
         if self.question is not None:
             return  # the question is about the selected row
         self.notice = None
         count = len(self.rows())
         if not count:
             return
-        if self.wraps and abs(delta) == 1:
+        if wrap:
             self.selected = (self.selected + delta) % count
         else:
             self.selected = max(0, min(count - 1, self.selected + delta))
-
-    def page(self, direction: int) -> None:
-        """PageUp (``-1``) or PageDown (``1``): ten rows, unless the picker has no pages."""
-        if self.pages:
-            self.move(10 * direction)
 
     def act(self, action: str) -> bool:
         """Run the picker's own ``action``, if it has it and no question is open; whether

@@ -1,6 +1,7 @@
 """The keys of a picker's own actions that the keymap binds by Pi's action ids (renaming and
 deleting sessions, changing the model scope), shared by the session's open pickers and the
-picker ``-r`` shows before a session starts, and the ``/tree`` navigator's keys."""
+picker ``-r`` shows before a session starts, and the ``/tree`` navigator's keys (its
+paging with the cursor keys among them)."""
 
 from __future__ import annotations
 
@@ -35,6 +36,8 @@ PICKER_ACTIONS: Final = (
     # Pi's tree selector.
     "app.tree.foldOrUp",
     "app.tree.unfoldOrDown",
+    "tui.editor.cursorLeft",
+    "tui.editor.cursorRight",
     "app.message.copy",
     "app.tree.filter.default",
     "app.tree.filter.noTools",

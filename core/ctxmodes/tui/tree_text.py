@@ -23,6 +23,7 @@ LABEL_TIME_SHOWN: Final = " [+label time]"
 #: Pi's help items: the actions whose first keys are shown, what they do, and whether the
 #: words come before the keys.
 _HELP: Final[tuple[tuple[tuple[str, ...], str, bool], ...]] = (
+    (("tui.editor.cursorLeft", "tui.editor.cursorRight"), "page", False),
     (("app.tree.foldOrUp", "app.tree.unfoldOrDown"), "branch", False),
     (("app.message.copy",), "copy", False),
     (("app.tree.editLabel",), "label", False),
@@ -40,7 +41,15 @@ _HELP: Final[tuple[tuple[tuple[str, ...], str, bool], ...]] = (
     ),
     (("app.tree.filter.cycleForward", "app.tree.filter.cycleBackward"), "cycle", True),
 )
-_ARROW_WORDS: Final = (("up", "↑"), ("down", "↓"), ("left", "←"), ("right", "→"))
+#: How Pi's help writes key names, in the order it replaces them.
+_KEY_WORDS: Final = (
+    ("pageUp", "pgup"),
+    ("pageDown", "pgdn"),
+    ("up", "↑"),
+    ("down", "↓"),
+    ("left", "←"),
+    ("right", "→"),
+)
 
 
 def status_labels(filter_mode: str, label_times: bool) -> str:
@@ -51,19 +60,23 @@ def status_labels(filter_mode: str, label_times: bool) -> str:
 
 def tree_hint(keymap: KeyMap) -> str:
     """The navigator's help line: Pi's items with the first key of each action as bound
-    (one shared modifier written once: ``ctrl+d/t/u/l/a``), an item without keys left out."""
-    items = ["↑/↓ move", "pgup/pgdn page"]
+    (one shared modifier written once: ``ctrl+d/t/u/l/a``), an item without keys by its
+    words alone, as Pi writes it."""
+    # Pi's ↑/↓ are its tui.select.up and down, which the terminal's pickers do not rebind.
+    items = ["↑/↓ move"]
     for actions, words, words_first in _HELP:
         firsts = [keymap.names.get(action, ())[:1] for action in actions]
         keys = _compact([first[0] for first in firsts if first])
         if not keys:
+            items.append(words)
             continue
         items.append(f"{words} {keys}" if words_first else f"{keys} {words}")
     return " · ".join([*items, "type to search", "Enter go", "Esc cancel"])
 
 
 def _compact(keys: list[str]) -> str:
-    """Pi's ``compactRawKeys``, then its arrows drawn as arrows."""
+    """Pi's ``compactRawKeys``, then its page keys shortened and its arrows drawn as
+    arrows."""
     if not keys:
         return ""
     if len(keys) == 1:
@@ -76,8 +89,8 @@ def _compact(keys: list[str]) -> str:
         else:
             joined = "/".join(keys)
     shown = key_text((joined,))
-    for word, arrow in _ARROW_WORDS:
-        shown = re.sub(rf"\b{word}\b", arrow, shown)
+    for word, written in _KEY_WORDS:
+        shown = re.sub(rf"\b{word}\b", written, shown)
     return shown
 
 

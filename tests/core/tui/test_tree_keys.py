@@ -21,7 +21,7 @@ from ctxmodes import NavigationRequest
 from ctxmodes.session import UserMessage
 from ctxmodes.session.manager import SessionManager
 from ctxmodes.tui.keymap import KeyMap
-from ctxmodes.tui.navigator import TITLE
+from ctxmodes.tui.navigator import TITLE, page_rows
 from ctxmodes.tui.tree_text import label_time, tree_hint
 
 SCRIPT = Path(__file__).parents[2] / "support" / "pi_tree_selector.mjs"
@@ -143,10 +143,8 @@ def test_each_key_shows_what_pi_s_tree_selector_does(
     )["steps"]
     assert len(pis) == len(steps)
     for pressed, ours, pi in zip(["(open)", *keys], steps, pis, strict=True):
-        expected = {name: pi[name] for name in ("selected", "status", "copied")}
-        # Pi lists the active branch first, ctxmodes in file order: the same entries.
-        expected["shown"] = sorted(pi["shown"])
-        assert {**ours, "shown": sorted(ours["shown"])} == expected, pressed
+        expected = {name: pi[name] for name in ("shown", "selected", "status", "copied")}
+        assert ours == expected, pressed
     # A label's time: shown after it as Pi draws it, when Pi's last step shows it too.
     stamp = seen["stamp"]
     assert stamp is not None
@@ -185,8 +183,198 @@ def test_the_help_line_names_pi_s_items_with_the_keys_bound(tmp_path: Path) -> N
     pi_lines = _pi_tree(tmp_path, [])["steps"][0]["lines"]
     pi_items = {item.strip() for line in pi_lines for item in line.split(" · ")}
     ours = tree_hint(KeyMap.load(None)).split(" · ")
-    # Pi's own keys for moving and paging, and the words of this picker, are not Pi's items.
-    own = {"pgup/pgdn page", "type to search", "Enter go", "Esc cancel"}
+    # The words of this picker are not Pi's items.
+    own = {"type to search", "Enter go", "Esc cancel"}
     # Pi's backward cycle key (Shift+Ctrl+O) reaches a terminal as Ctrl+O: not bound here.
     assert "cycle ctrl+o/shift+ctrl+o" in pi_items
     assert {item for item in ours if item not in own} == pi_items & set(ours) | {"cycle ctrl+o"}
+
+
+#: What a terminal sends for the keys that move and page (xterm's legacy sequences).
+MOVES = {
+    "up": "\x1b[A",
+    "down": "\x1b[B",
+    "left": "\x1b[D",
+    "right": "\x1b[C",
+    "ctrl+left": "\x1b[1;5D",
+    "ctrl+right": "\x1b[1;5C",
+    "ctrl+b": "\x02",
+    "ctrl+f": "\x06",
+    "pageUp": "\x1b[5~",
+    "pageDown": "\x1b[6~",
+}
+USAGE = {
+    "input": 0,
+    "output": 0,
+    "cacheRead": 0,
+    "cacheWrite": 0,
+    "totalTokens": 0,
+    "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0},
+}
+
+
+def _exchange(manager: SessionManager, text: str) -> tuple[str, str]:
+    """A prompt and its reply at the leaf: their ids."""
+    asked = manager.append_message({"role": "user", "content": text, "timestamp": 1})
+    reply = {
+        "role": "assistant",
+        "content": [{"type": "text", "text": f"re: {text}"}],
+        "api": "openai-responses",
+        "provider": "openai",
+        "model": "gpt-5",
+        "usage": USAGE,
+        "stopReason": "stop",
+        "timestamp": 2,
+    }
+    return asked, manager.append_message(reply)
+
+
+def _forks_three_deep(manager: SessionManager) -> None:
+    """At three forks the active branch is written after a side branch, and a side branch
+    comes after it at the first; two labels end the file, so Pi opens it at the active
+    branch's end (the leaf is the last label, which the default filter hides)."""
+    _, start = _exchange(manager, "start")
+    side, _ = _exchange(manager, "plan a")
+    manager.branch(start)
+    _, plan_b = _exchange(manager, "plan b")
+    older, _ = _exchange(manager, "b one")
+    manager.branch(plan_b)
+    _, b_two = _exchange(manager, "b two")
+    _exchange(manager, "b two x")
+    manager.branch(b_two)
+    _, leaf = _exchange(manager, "b two y")
+    manager.branch(start)
+    _exchange(manager, "plan c")
+    manager.branch(leaf)
+    manager.append_label(side, "side")
+    manager.append_label(older, "older")
+
+
+def _long_fork(manager: SessionManager) -> None:
+    """Two long branches from the first reply, the active one written second, under a
+    chain: far more rows than a page of a 40-row terminal."""
+    _, start = _exchange(manager, "start")
+    for step in range(12):
+        _exchange(manager, f"old step {step}")
+    manager.branch(start)
+    for step in range(12):
+        _exchange(manager, f"new step {step}")
+
+
+def _compare_with_pi(tmp_path: Path, grow: Any, bindings: dict[str, Any], keys: list[str]) -> None:
+    """The session ``grow`` writes, opened in ``/tree`` here and in Pi's tree selector,
+    then each key pressed in both: the entries shown, in order, the selection and the
+    filter words must agree after every key."""
+    agent = make_agent(tmp_path, [])
+    grow(agent.session_manager)
+    path = tmp_path / "keybindings.json"
+    path.write_text(json.dumps(bindings))
+    steps: list[dict[str, Any]] = []
+
+    async def scenario(t: Any) -> None:
+        await t.type("/tree" + ENTER)
+        await t.until(lambda: t.session.picker is not None, "the tree")
+        steps.append(_ours(t, 0))
+        for key in keys:
+            await t.type(MOVES.get(key) or KEYS[key])
+            steps.append(_ours(t, 0))
+
+    run_terminal(agent, scenario, keymap=KeyMap.load(path))
+    request = {
+        "sessionFile": str(agent.session_file),
+        "bindings": bindings,
+        "width": 120,
+        "keys": [MOVES.get(key) or KEYS[key] for key in keys],
+    }
+    pis = run_pi_script(SCRIPT, json.dumps(request))["steps"]
+    assert len(pis) == len(steps)
+    for pressed, ours, pi in zip(["(open)", *keys], steps, pis, strict=True):
+        expected = {name: pi[name] for name in ("shown", "selected", "status")}
+        assert {name: ours[name] for name in expected} == expected, pressed
+
+
+@pytest.mark.pi
+def test_the_active_branch_is_listed_first_at_every_fork_as_pi_lists_it(
+    tmp_path: Path,
+) -> None:
+    keys = [
+        "up", "up", "up", "ctrl+left", "ctrl+left", "ctrl+right", "ctrl+right", "ctrl+right",
+        "pageUp", "up", "down", "down", "down", "ctrl+left", "down", "ctrl+left", "ctrl+left",
+        "ctrl+right", "ctrl+u", "ctrl+left", "up", "ctrl+l", "ctrl+o", "ctrl+x", "ctrl+a",
+        "pageDown", "ctrl+left", "ctrl+d", "ctrl+t", "down", "ctrl+right",
+    ]  # fmt: skip
+    _compare_with_pi(tmp_path, _forks_three_deep, {}, keys)
+
+
+PAGING: list[tuple[dict[str, Any], list[str]]] = [
+    (
+        {},
+        [
+            "pageDown", "pageDown", "pageDown", "right", "ctrl+f", "left", "left", "ctrl+b",
+            "pageUp", "pageUp", "pageUp", "up", "right", "ctrl+u", "ctrl+f", "ctrl+f",
+            "ctrl+b", "ctrl+left", "pageDown", "down",
+        ],
+    ),
+    (
+        {
+            "tui.editor.cursorLeft": "ctrl+k",
+            "tui.editor.cursorRight": ["ctrl+y"],
+            "tui.select.pageDown": "ctrl+g",
+        },
+        ["ctrl+y", "right", "ctrl+f", "ctrl+y", "ctrl+y", "left", "ctrl+k", "pageDown",
+         "ctrl+g", "pageUp", "ctrl+k", "ctrl+k", "ctrl+k"],
+    ),
+]  # fmt: skip
+
+
+@pytest.mark.pi
+@pytest.mark.parametrize(("bindings", "keys"), PAGING)
+def test_paging_moves_as_pi_s_tree_selector_does(
+    tmp_path: Path, bindings: dict[str, Any], keys: list[str]
+) -> None:
+    _compare_with_pi(tmp_path, _long_fork, bindings, keys)
+
+
+def test_a_page_is_half_the_terminal_at_least_five_rows() -> None:
+    assert [page_rows(rows) for rows in (0, 9, 10, 11, 12, 40, 41)] == [5, 5, 5, 5, 6, 20, 20]
+
+
+def _two_roots(manager: SessionManager) -> None:
+    """A second root (a new start from before the first entry) holding the active branch,
+    itself forked with the active branch written last."""
+    _exchange(manager, "first root")
+    manager.reset_leaf()
+    _, start = _exchange(manager, "second root")
+    _exchange(manager, "aside")
+    manager.branch(start)
+    _exchange(manager, "onwards")
+
+
+@pytest.mark.pi
+def test_the_root_holding_the_active_branch_is_listed_first_as_in_pi(tmp_path: Path) -> None:
+    keys = ["down", "ctrl+right", "ctrl+left", "ctrl+left", "up", "ctrl+left", "ctrl+right"]
+    _compare_with_pi(tmp_path, _two_roots, {}, keys)
+
+
+@pytest.mark.pi
+@pytest.mark.parametrize(
+    "bindings",
+    [
+        {"tui.editor.cursorLeft": "pageUp", "tui.editor.cursorRight": ["pageDown", "right"]},
+        {"tui.editor.cursorLeft": [], "tui.editor.cursorRight": []},
+    ],
+)
+def test_the_help_line_s_page_item_names_the_page_keys_bound(
+    tmp_path: Path, bindings: dict[str, Any]
+) -> None:
+    manager = SessionManager.create(tmp_path, tmp_path / "sessions")
+    manager.append_message(UserMessage(content="hello", timestamp=1))
+    path = manager.session_file
+    manager.close()
+    request = {"sessionFile": str(path), "bindings": bindings, "width": 200, "keys": []}
+    pi_lines = run_pi_script(SCRIPT, json.dumps(request))["steps"][0]["lines"]
+    pi_items = [item.strip() for line in pi_lines for item in line.split(" · ")]
+    keybindings = tmp_path / "keybindings.json"
+    keybindings.write_text(json.dumps(bindings))
+    ours = tree_hint(KeyMap.load(keybindings)).split(" · ")
+    assert ours[:2] == pi_items[pi_items.index("↑/↓ move") :][:2]
