@@ -53,7 +53,8 @@ PROVIDERS = {
     },
 }
 BACKSPACE = "\x7f"
-LEFT, RIGHT, HOME, END, CTRL_A, CTRL_E = "\x1b[D", "\x1b[C", "\x1b[H", "\x1b[F", "\x01", "\x05"
+LEFT, RIGHT, HOME, END = "\x1b[D", "\x1b[C", "\x1b[H", "\x1b[F"
+CTRL_A, CTRL_B, CTRL_E, CTRL_F = "\x01", "\x02", "\x05", "\x06"
 #: (the session's model, its scope's patterns, the text after ``/model``, the keys pressed).
 CASES: list[tuple[str, list[str], str, list[str]]] = [
     ("loop/plain", ["far/*", "loop/deep"], "",
@@ -65,7 +66,8 @@ CASES: list[tuple[str, list[str], str, list[str]]] = [
      ["z", "z", TAB, BACKSPACE, BACKSPACE, TAB, DOWN, ENTER]),
     # TEXT naming no model exactly: the selector opens with it searched, the cursor before it.
     ("loop/plain", [], "d", [DOWN, "x", BACKSPACE, END, "x", BACKSPACE, DOWN, ENTER]),
-    ("loop/plain", [], "short", [DOWN, HOME, "s", LEFT, RIGHT, BACKSPACE, CTRL_E, ENTER]),
+    ("loop/plain", [], "short",
+     [DOWN, HOME, "s", LEFT, RIGHT, BACKSPACE, CTRL_F, CTRL_F, CTRL_B, "r", CTRL_E, ENTER]),
     ("loop/wide", ["far/*", "loop/deep"], "x", [TAB, DOWN, TAB, UP, ENTER]),
     ("loop/plain", ["far/*", "loop/deep"], "loop/tall", [TAB, ENTER]),
     ("far/z", ["far-b/*", "loop/tall"], "zz", [ENTER, CTRL_A, "r", ENTER, BACKSPACE, ESC]),
