@@ -20,10 +20,10 @@ from dataclasses import dataclass
 
 from ctxmodes.providers.catalog import ModelSpec
 from ctxmodes.resources.globs import glob_matches
-from ctxmodes.session.jsvalues import js_locale_sort_key
+from ctxmodes.session.jsvalues import js_locale_sort_key, js_trim
 from ctxmodes.thinking_levels import THINKING_LEVELS
 
-__all__ = ["ModelScope", "ScopedModel", "resolve_model_scope"]
+__all__ = ["ModelScope", "ScopedModel", "exact_model_match", "resolve_model_scope"]
 
 _DATED = re.compile(r"-\d{8}$")
 
@@ -85,7 +85,7 @@ def _glob_matches(
     level: str | None = suffix if colon and suffix in THINKING_LEVELS else None
     if level is None:
         body = pattern
-    exact = _exact_match(body, models)
+    exact = exact_model_match(body, models)
     if exact is not None:
         return [(exact, level)]
     matched = [
@@ -126,7 +126,7 @@ def _parse_pattern(
 def _match(pattern: str, models: Sequence[ModelSpec]) -> ModelSpec | None:
     """An exact reference, else the model whose id or name holds ``pattern``: the highest
     undated alias, else the latest dated version."""
-    exact = _exact_match(pattern, models)
+    exact = exact_model_match(pattern, models)
     if exact is not None:
         return exact
     needle = pattern.lower()
@@ -142,11 +142,11 @@ def _is_alias(model_id: str) -> bool:
     return model_id.endswith("-latest") or not _DATED.search(model_id)
 
 
-def _exact_match(reference: str, models: Sequence[ModelSpec]) -> ModelSpec | None:
+def exact_model_match(reference: str, models: Sequence[ModelSpec]) -> ModelSpec | None:
     """The one model ``reference`` names exactly, ignoring case: ``provider/id``, else a
     provider and an id around the first ``/``, else a bare id; ``None`` when none or several
-    do (Pi's ``findExactModelReferenceMatch``)."""
-    reference = reference.strip()
+    do (Pi's ``findExactModelReferenceMatch``, which ``/model TEXT`` uses too)."""
+    reference = js_trim(reference)
     if not reference:
         return None
     wanted = reference.lower()
@@ -154,7 +154,7 @@ def _exact_match(reference: str, models: Sequence[ModelSpec]) -> ModelSpec | Non
     if canonical:
         return canonical[0] if len(canonical) == 1 else None
     provider, slash, model_id = reference.partition("/")
-    provider, model_id = provider.strip().lower(), model_id.strip().lower()
+    provider, model_id = js_trim(provider).lower(), js_trim(model_id).lower()
     if slash and provider and model_id:
         split = [m for m in models if m.provider.lower() == provider and m.id.lower() == model_id]
         if split:

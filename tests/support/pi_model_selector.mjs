@@ -4,7 +4,10 @@
 // Usage: node pi_model_selector.mjs <pi-coding-agent dir> '<json request>'
 // Request: {models: [{provider, id, name}] (the available ones, in catalog order),
 // patterns: [..] (the session's model scope, resolved as Pi resolves enabledModels),
-// current: {provider, id}, keys: ["\t", ...]}.
+// current: {provider, id}, keys: ["\t", ...], search: the text of `/model TEXT` (optional)}.
+// Answer: {exact: the model `/model TEXT` switches to without opening the selector (Pi's
+// findExactModelMatch, the catalogs already fresh) or null, steps: [{lines, cursor, scope,
+// chosen, closed}] (the selector opened with TEXT searched, as Pi opens it when nothing matched)}.
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 
@@ -12,14 +15,18 @@ const [packageDir, requestJson] = process.argv.slice(2);
 const load = (file) => import(pathToFileURL(path.join(packageDir, "dist", file)).href);
 const { initTheme } = await load("modes/interactive/theme/theme.js");
 const { KeybindingsManager } = await load("core/keybindings.js");
-const { resolveModelScopeFromModels } = await load("core/model-resolver.js");
+const { findExactModelReferenceMatch, resolveModelScopeFromModels } = await load("core/model-resolver.js");
 const { ModelSelectorComponent } = await load("modes/interactive/components/model-selector.js");
 const tui = await import(pathToFileURL(path.join(packageDir, "..", "pi-tui", "dist", "index.js")).href);
 
-const { models, patterns, current, keys } = JSON.parse(requestJson);
+const { models, patterns, current, keys, search } = JSON.parse(requestJson);
 initTheme("dark");
 tui.setKeybindings(new KeybindingsManager({}));
 const scopedModels = patterns.length ? resolveModelScopeFromModels(patterns, models).scopedModels : [];
+// handleModelCommand's choice: the scope's models when there is a scope, else the available.
+const searched = scopedModels.length ? scopedModels.map((scoped) => scoped.model) : models;
+const match = search ? findExactModelReferenceMatch(search, searched) : undefined;
+const exact = match ? `${match.provider}/${match.id}` : null;
 // The catalog as Pi's ModelRuntime gives it: nothing is fetched, the refresh finds nothing new.
 const modelRuntime = {
   getAvailableSnapshot: () => models,
@@ -42,16 +49,25 @@ const selector = new ModelSelectorComponent(
   () => {
     closed = true;
   },
-  undefined,
+  search,
   () => {},
   undefined,
 );
+// Focused, as Pi's showSelector leaves it: the search draws its cursor.
+selector.focused = true;
 // The background refresh settles before the first key, as it does in a second on a terminal.
 await new Promise((resolve) => setTimeout(resolve, 20));
 // eslint-disable-next-line no-control-regex
-const plain = (line) => line.replace(/\x1b\[[0-9;]*m/g, "").trimEnd();
+const uncoloured = (text) => text.replace(/\x1b\[[0-9;]*m|\x1b_[^\x07]*\x07/g, "");
+const plain = (line) => uncoloured(line).trimEnd();
+// Where the search's cursor stands: the characters before the one Pi draws reversed.
+const cursorAt = (lines) => {
+  const query = lines.find((line) => plain(line).startsWith(">"));
+  return uncoloured(query.slice(0, query.indexOf("\x1b[7m"))).length - "> ".length;
+};
 const state = () => ({
   lines: selector.render(1000).map(plain),
+  cursor: cursorAt(selector.render(1000)),
   scope: selector.scope,
   chosen,
   closed,
@@ -62,4 +78,4 @@ for (const key of keys) {
   steps.push(state());
 }
 selector.dispose();
-process.stdout.write(JSON.stringify(steps));
+process.stdout.write(JSON.stringify({ exact, steps }));

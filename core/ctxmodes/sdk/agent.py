@@ -381,6 +381,11 @@ class Agent:
         """Every model the plugins register, with its limits and prices."""
         return list(self._registry().models)
 
+    def model_schemes(self) -> list[str]:
+        """The schemes of the ``scheme:ARGUMENT`` model specs the plugins register
+        (``scripted``), sorted."""
+        return self._registry().schemes
+
     def switch_model(self, spec: str, thinking_level: str | None = None) -> None:
         """Continue with the model ``spec`` names (``provider/model-id`` or
         ``scripted:FILE``), recorded in the session; during a run on another thread, from

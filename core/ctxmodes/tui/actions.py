@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, cast
 
 from ctxmodes.errors import CtxmodesError
 from ctxmodes.hostapi import NavigationRequest
-from ctxmodes.tui.model_picker import open_model_picker
+from ctxmodes.tui.model_picker import named_model, open_model_picker
 from ctxmodes.tui.picker import Picker, PickerItem
 
 if TYPE_CHECKING:
@@ -242,8 +242,9 @@ def mode(session: TerminalSession, args: str) -> None:
 
 
 def model(session: TerminalSession, args: str) -> None:
-    """``/model SPEC`` switches; ``/model`` picks from the scope or the models with
-    credentials (see :mod:`~ctxmodes.tui.model_picker`)."""
+    """``/model TEXT`` switches to the model TEXT names exactly, else opens the picker with
+    TEXT searched; ``/model`` picks from the scope or the models with credentials (see
+    :mod:`~ctxmodes.tui.model_picker`)."""
     agent = session.agent
 
     def switch(spec: str) -> None:
@@ -255,10 +256,11 @@ def model(session: TerminalSession, args: str) -> None:
 
         agent.change_soon(job)
 
-    if args:
-        switch(args)
+    spec = named_model(session, args) if args else None
+    if spec is not None:
+        switch(spec)
         return
-    open_model_picker(session, switch)
+    open_model_picker(session, switch, args)
 
 
 def thinking(session: TerminalSession, args: str) -> None:

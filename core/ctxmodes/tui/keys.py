@@ -5,7 +5,7 @@ picker."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, Literal
 
 from prompt_toolkit.filters import Condition, is_searching
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
@@ -13,7 +13,8 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from ctxmodes.tui import render
 from ctxmodes.tui.commands import run_command, run_typed
 from ctxmodes.tui.cycling import cycle_model, cycle_thinking
-from ctxmodes.tui.keymap import KeyMap
+from ctxmodes.tui.hotkeys import EDITOR_KEYS
+from ctxmodes.tui.keymap import KeyMap, parse_key
 from ctxmodes.tui.picker_keys import bind_picker_actions
 
 if TYPE_CHECKING:
@@ -210,6 +211,24 @@ def key_bindings(session: TerminalSession, picking: Condition, keymap: KeyMap) -
     return keys
 
 
+#: Where each of Pi's cursor actions puts the cursor of a picker's query.
+_CURSOR_PLACES: Final[dict[str, Literal["left", "right", "start", "end"]]] = {
+    "tui.editor.cursorLeft": "left",
+    "tui.editor.cursorRight": "right",
+    "tui.editor.cursorLineStart": "start",
+    "tui.editor.cursorLineEnd": "end",
+}
+
+
+def _placing(
+    current: Callable[[], Picker], place: Literal["left", "right", "start", "end"]
+) -> Callable[[KeyPressEvent], None]:
+    def handle(event: KeyPressEvent) -> None:
+        current().move_cursor(place)
+
+    return handle
+
+
 def _handler(run: Callable[[], None]) -> Callable[[KeyPressEvent], None]:
     def handle(event: KeyPressEvent) -> None:
         run()
@@ -242,6 +261,8 @@ def _picker_bindings(
         picker = current()
         if picker.question is not None:
             picker.answer()
+            return
+        if not picker.closes_on_enter():
             return
         session.close_picker()
         picker.pick()
@@ -277,6 +298,13 @@ def _picker_bindings(
         current().backspace()
 
     bind_picker_actions(keys, keymap, current, picking)
+    # Pi's editor keys for the cursor, which its search fields take too. Only a picker whose
+    # query has a cursor takes them, before the keys of other pickers' actions (Ctrl+A is
+    # one of /tree's filters), which are eager.
+    with_cursor = picking & Condition(lambda: current().query_cursor is not None)
+    for action, place in _CURSOR_PLACES.items():
+        for name in EDITOR_KEYS[action]:
+            keys.add(*parse_key(name), filter=with_cursor, eager=True)(_placing(current, place))
 
     @keys.add("<any>", filter=picking)
     def _(event: KeyPressEvent) -> None:

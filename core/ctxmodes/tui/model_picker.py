@@ -9,8 +9,15 @@ then orders by provider as Pi does (``localeCompare``), the catalog's order with
 
 Typing searches as Pi's selector does (pi-tui's fuzzy search over the provider and id), the
 best match selected; a switch of lists keeps the search, and selects the current model when
-nothing is typed and the list has it, else the first row. Each row keeps ctxmodes' mark of
-where its credentials come from.
+nothing is typed and the list has it, else the first row. Enter with no row matching keeps
+the picker open. Each row keeps ctxmodes' mark of where its credentials come from.
+
+``/model TEXT`` switches at once only to the model TEXT names exactly (Pi's
+``findExactModelMatch``: ``provider/id`` or an id only one model has, ignoring case, among the
+scope's models when there is a scope, else among those with credentials), or to what
+ctxmodes' own spellings name: that model with a ``:<level>`` suffix, or a scheme's spec
+(``scripted:FILE``). Any other TEXT opens the picker with TEXT typed in its search, the
+cursor before it as Pi leaves it, and the best match selected.
 """
 
 from __future__ import annotations
@@ -20,6 +27,8 @@ from typing import TYPE_CHECKING, Final, Literal
 
 from ctxmodes.errors import CtxmodesError
 from ctxmodes.fuzzy_filter import fuzzy_filter
+from ctxmodes.model_scope import exact_model_match
+from ctxmodes.thinking_levels import split_level_suffix
 from ctxmodes.tui.hotkeys import EDITOR_KEYS
 from ctxmodes.tui.keymap import key_text
 from ctxmodes.tui.picker import Pairs, Picker, PickerItem
@@ -66,9 +75,39 @@ def search_text(model: ModelSpec) -> str:
     return f"{model.provider} {model.ref} {model.provider} {model.id} {name}"
 
 
-def open_model_picker(session: TerminalSession, switch: Callable[[str], None]) -> None:
-    """Open the picker on the session's scope (every model with credentials without one);
-    the chosen model's ``provider/id`` goes to ``switch``."""
+def named_model(session: TerminalSession, text: str) -> str | None:
+    """The spec ``/model TEXT`` switches to without opening the picker, if TEXT names one
+    (see the module's description); ``None``: the picker opens with TEXT searched."""
+    from ctxmodes.providers.auth import models_with_credentials
+
+    searched = [scoped.model for scoped in session.cycler.scope]
+    if not searched:
+        try:
+            searched = models_with_credentials(session.agent.models())
+        except CtxmodesError:
+            searched = []  # a corrupt credential file: the picker says so
+    exact = exact_model_match(text, searched)
+    if exact is not None:
+        return exact.ref
+    scheme, colon, _ = text.partition(":")
+    if colon and scheme in session.agent.model_schemes():
+        return text
+
+    def named(spec: str) -> bool:
+        return exact_model_match(spec, searched) is not None
+
+    # Only a level after what names a model exactly is split off, so a model whose id
+    # ends in one (matched whole above) is never mistaken for another with a level.
+    spec, level = split_level_suffix(text, named)
+    leveled = exact_model_match(spec, searched) if level is not None else None
+    return None if leveled is None else f"{leveled.ref}:{level}"
+
+
+def open_model_picker(
+    session: TerminalSession, switch: Callable[[str], None], search: str = ""
+) -> None:
+    """Open the picker on the session's scope (every model with credentials without one),
+    ``search`` typed in its search; the chosen model's ``provider/id`` goes to ``switch``."""
     from ctxmodes.providers.auth import credential_sources, models_with_credentials
 
     scoped = [scoped.model for scoped in session.cycler.scope]
@@ -78,7 +117,8 @@ def open_model_picker(session: TerminalSession, switch: Callable[[str], None]) -
     except CtxmodesError as error:  # a corrupt credential file
         session.notify(str(error), "error")
         return
-    session.open_picker(ModelPicker(session, available, scoped, sources, switch).picker)
+    opened = ModelPicker(session, available, scoped, sources, switch, search)
+    session.open_picker(opened.picker)
 
 
 class ModelPicker:
@@ -91,6 +131,7 @@ class ModelPicker:
         scoped: Sequence[ModelSpec],
         sources: dict[str, str | None],
         switch: Callable[[str], None],
+        search: str = "",
     ) -> None:
         current = session.agent.session.model
         self.current = None if current is None else f"{current.provider}/{current.id}"
@@ -112,8 +153,12 @@ class ModelPicker:
             empty=NO_MATCH,
             details=self.details,
             actions={SCOPE_KEY_ACTION: self.switch_scope} if scoped else {},
+            stays_open_unmatched=True,
+            # Pi's search field keeps its cursor at the start when given text to open with.
+            query_cursor=0,
+            query=search,
         )
-        self.picker.selected = self.current_place()
+        self.picker.selected = 0 if search else self.current_place()
 
     def shown(self) -> list[ModelSpec]:
         return self.scoped if self.scope == "scoped" else self.all

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Final, Literal
 
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 
@@ -112,6 +112,12 @@ class Picker:
     #: (``app.session.rename``, ``app.tree.editLabel`` …; see
     #: :data:`~ctxmodes.tui.picker_keys.PICKER_ACTIONS`).
     actions: dict[str, Callable[[], None]] = field(default_factory=dict)
+    #: Enter with no row matching does nothing and the picker stays open, as in Pi's model
+    #: selector; ``False``: Enter closes it all the same.
+    stays_open_unmatched: bool = False
+    #: Where typing goes in the query and before which Backspace takes a character, as in
+    #: Pi's search fields, moved by the cursor keys; ``None``: always the query's end.
+    query_cursor: int | None = None
     query: str = ""
     selected: int = 0
     #: The question open over the rows, if any.
@@ -143,7 +149,11 @@ class Picker:
                 if key in "jk" and self.letters_move:
                     self.move(1 if key == "j" else -1)
             return
-        self.query += text
+        if self.query_cursor is None:
+            self.query += text
+        else:
+            self.query = self.query[: self.query_cursor] + text + self.query[self.query_cursor :]
+            self.query_cursor += len(text)
         self._filtered()
 
     def _filtered(self) -> None:
@@ -160,8 +170,32 @@ class Picker:
             return
         if not self.filterable:
             return  # nothing typed to take back: the selection stays
-        self.query = self.query[:-1]
+        if self.query_cursor is None:
+            self.query = self.query[:-1]
+        elif self.query_cursor:
+            self.query = self.query[: self.query_cursor - 1] + self.query[self.query_cursor :]
+            self.query_cursor -= 1
         self._filtered()
+
+    def move_cursor(self, place: Literal["left", "right", "start", "end"]) -> None:
+        """Move the query's cursor (a picker without one ignores it). The rows are
+        filtered again, as Pi's selectors filter after every key their search takes: with
+        something typed, the best match is selected."""
+        if self.query_cursor is None or self.question is not None:
+            return
+        self.notice = None
+        if place == "left":
+            self.query_cursor = max(0, self.query_cursor - 1)
+        elif place == "right":
+            self.query_cursor = min(len(self.query), self.query_cursor + 1)
+        else:
+            self.query_cursor = 0 if place == "start" else len(self.query)
+        self._filtered()
+
+    def closes_on_enter(self) -> bool:
+        """Whether Enter closes the picker: unless it stays open when no row matches and
+        none does."""
+        return self.free_text or not self.stays_open_unmatched or bool(self.rows())
 
     def move(self, delta: int) -> None:
         self._step(delta, wrap=self.wraps and abs(delta) == 1)
@@ -236,7 +270,7 @@ class Picker:
             parts += [("", "\n"), *header_line]
         if self.filterable:
             shown = "•" * len(self.query) if self.secret else self.query
-            parts += [("", "\n"), ("class:picker.query", f"> {shown}")]
+            parts += [("", "\n"), *self._query_line(shown)]
         if self.free_text:
             parts += [("", "\n"), ("class:picker.hint", self.hint)]
             return parts
@@ -267,6 +301,18 @@ class Picker:
         wrapped = wrap_words(text, width - 1) if 1 < width <= len(text) else text
         parts += [("", "\n"), (style, wrapped)]
         return parts
+
+    def _query_line(self, shown: str) -> StyleAndTextTuples:
+        """``> query``, the character at the cursor drawn reversed when there is one."""
+        if self.query_cursor is None:
+            return [("class:picker.query", f"> {shown}")]
+        at = min(self.query_cursor, len(shown))
+        under = shown[at : at + 1] or " "
+        return [
+            ("class:picker.query", f"> {shown[:at]}"),
+            ("class:picker.query reverse", under),
+            ("class:picker.query", shown[at + 1 :]),
+        ]
 
     def _typed_answer(self, question: PickerQuestion, width: int) -> StyleAndTextTuples:
         """A question to type the answer to takes the rows' place."""

@@ -54,7 +54,7 @@ def test_an_api_key_is_typed_as_dots_stored_and_forgotten(
     assert json.loads(private_credentials.read_text()) == {}
 
 
-def test_model_lists_the_models_with_credentials_and_refuses_one_without(
+def test_model_lists_the_models_with_credentials_and_only_searches_one_without(
     tmp_path: Path, private_credentials: Path
 ) -> None:
     agent = make_agent(tmp_path, [])
@@ -69,10 +69,19 @@ def test_model_lists_the_models_with_credentials_and_refuses_one_without(
         seen["header"] = ["".join(text for _, text in line) for line in t.session.picker.header()]
         await t.type("\x1b")
         await t.until(lambda: t.session.picker is None)
+        # As in Pi, a model without credentials is not one /model TEXT switches to: the
+        # picker opens with TEXT searched among those with credentials.
         await t.type("/model anthropic/claude-sonnet-4-5" + ENTER)
-        await t.printed("no credentials for anthropic/claude-sonnet-4-5")
+        await t.until(lambda: t.session.picker is not None, "the model picker")
+        seen["searched"] = [t.session.picker.query, *(row.key for row in t.session.picker.rows())]
+        await t.type("\x1b")
+        await t.until(lambda: t.session.picker is None)
+        model = agent.session.model
+        seen["model"] = [] if model is None else [model.provider]
 
     run_terminal(agent, scenario)
+    assert seen["searched"] == ["anthropic/claude-sonnet-4-5"]
+    assert seen["model"] != ["anthropic"]
     # As in Pi, only the models of providers with credentials, each marked with its source.
     assert seen["refs"]
     assert all(ref.startswith("mistral/") for ref in seen["refs"])

@@ -1,10 +1,12 @@
-"""``/model`` without an argument: Pi's model selector and its scope. The real Pi judges
+"""``/model`` and ``/model TEXT``: Pi's model selector and its scope. The real Pi judges
 every key (``pi_model_selector.mjs`` drives Pi's own selector, opened on the session's scope
-as Pi's interactive mode opens it): the scope lines and which list they highlight, the rows,
-their order, the current model's mark, the selected row, the lines under the rows and the
-model chosen. Then what ctxmodes does on its own: ``/scoped-models``' change is the scope
-``/model`` opens on, Pi's ``app.model.select`` key opens the same picker, and each row
-keeps its credential mark."""
+as Pi's interactive mode opens it, with TEXT searched when TEXT names no model exactly):
+whether TEXT switches at once and to which model, the scope lines and which list they
+highlight, the search and where typing goes in it, the rows, their order, the current
+model's mark, the selected row, the lines under the rows and the model chosen. Then what
+ctxmodes does on its own: ``/scoped-models``' change is the scope ``/model`` opens on, Pi's
+``app.model.select`` key opens the same picker, each row keeps its credential mark, and
+``/model`` takes a model with a ``:<level>`` and a scheme's spec."""
 
 from __future__ import annotations
 
@@ -43,17 +45,39 @@ PROVIDERS = {
     "far": {**ENDPOINT, "api_key": "sk-far", "models": [{"id": "x1"}, {"id": "dx"}, {"id": "z"}]},
     # ICU orders "_" before "-", unlike code points: the two names test the provider order.
     "far-b": {**ENDPOINT, "api_key": "sk-b", "models": [{"id": "r"}, {"id": "s"}]},
-    "far_b": {**ENDPOINT, "api_key": "sk-c", "models": [{"id": "q", "name": "Queue"}]},
+    # "short" is loop's id too: alone, it names no model exactly.
+    "far_b": {
+        **ENDPOINT,
+        "api_key": "sk-c",
+        "models": [{"id": "q", "name": "Queue"}, {"id": "short"}],
+    },
 }
 BACKSPACE = "\x7f"
-#: (the session's model, its scope's patterns, the keys pressed).
-CASES: list[tuple[str, list[str], list[str]]] = [
-    ("loop/plain", ["far/*", "loop/deep"],
+LEFT, RIGHT, HOME, END = "\x1b[D", "\x1b[C", "\x1b[H", "\x1b[F"
+CTRL_A, CTRL_B, CTRL_E, CTRL_F = "\x01", "\x02", "\x05", "\x06"
+#: (the session's model, its scope's patterns, the text after ``/model``, the keys pressed).
+CASES: list[tuple[str, list[str], str, list[str]]] = [
+    ("loop/plain", ["far/*", "loop/deep"], "",
      [TAB, TAB, "d", TAB, BACKSPACE, DOWN, TAB, UP, UP, TAB, ENTER]),
-    ("loop/plain", [], [DOWN, TAB, "x", BACKSPACE, UP, UP, "q", ENTER]),
-    ("loop/wide", ["deep", "wide:high", "far_b/q"],
+    ("loop/plain", [], "", [DOWN, TAB, "x", BACKSPACE, UP, UP, "q", ENTER]),
+    ("loop/wide", ["deep", "wide:high", "far_b/q"], "",
      [DOWN, TAB, "e", DOWN, TAB, DOWN, BACKSPACE, TAB, ESC]),
-    ("far/z", ["far-b/*", "loop/tall"], ["z", "z", TAB, BACKSPACE, BACKSPACE, TAB, DOWN, ENTER]),
+    ("far/z", ["far-b/*", "loop/tall"], "",
+     ["z", "z", TAB, BACKSPACE, BACKSPACE, TAB, DOWN, ENTER]),
+    # TEXT naming no model exactly: the selector opens with it searched, the cursor before it.
+    ("loop/plain", [], "d", [DOWN, "x", BACKSPACE, END, "x", BACKSPACE, DOWN, ENTER]),
+    ("loop/plain", [], "short",
+     [DOWN, HOME, "s", LEFT, RIGHT, BACKSPACE, CTRL_F, CTRL_F, CTRL_B, "r", CTRL_E, ENTER]),
+    ("loop/wide", ["far/*", "loop/deep"], "x", [TAB, DOWN, TAB, UP, ENTER]),
+    ("loop/plain", ["far/*", "loop/deep"], "loop/tall", [TAB, ENTER]),
+    ("far/z", ["far-b/*", "loop/tall"], "zz", [ENTER, CTRL_A, "r", ENTER, BACKSPACE, ESC]),
+    # A suffix that is no thinking level is searched too.
+    ("loop/plain", [], "wide:hi", [RIGHT, RIGHT, DOWN, ESC]),
+    # TEXT naming one exactly, ignoring case and the spaces around the parts of provider/id.
+    ("loop/plain", [], "far/X1", []),
+    ("loop/plain", [], "loop / deep", []),
+    ("loop/plain", [], "dense", []),
+    ("loop/plain", ["far/*", "loop/deep"], "DEEP", []),
 ]  # fmt: skip
 _ROW = re.compile(r"^(→ |  )(✓ |  )(\S+) \[([^\]]+)\]$")
 _UNDER = re.compile(r"^  (\(\d+/\d+\)|Model Name: |No matching models)")
@@ -82,6 +106,7 @@ def _pi_view(step: dict[str, Any]) -> dict[str, Any]:
         "header": [line for line in lines[1:at_query] if line],
         "highlighted": step["scope"] if lines[2].startswith("Scope: ") else None,
         "query": lines[at_query][1:].strip(),
+        "cursor": step["cursor"],
         "rows": [f"{row[4]}/{row[3]}" for row in rows],
         "selected": next((i for i, row in enumerate(rows) if row[1] == "→ "), None),
         "current": [f"{row[4]}/{row[3]}" for row in rows if row[2] == "✓ "],
@@ -100,6 +125,7 @@ def _our_view(t: Any) -> dict[str, Any]:
         "header": ["".join(text for _, text in line) for line in header],
         "highlighted": highlighted[0] if highlighted else None,
         "query": picker.query,
+        "cursor": picker.query_cursor,
         "rows": [row.key for row in shown],
         "selected": picker.selected - start if rows else None,
         "current": [row.key for row in shown if row.fragments[0][0] == "class:picker.active"],
@@ -112,43 +138,58 @@ def _pi(request: dict[str, Any]) -> Any:
 
 
 @pytest.mark.pi
-@pytest.mark.parametrize(("current", "patterns", "keys"), CASES)
+@pytest.mark.parametrize(("current", "patterns", "search", "keys"), CASES)
 def test_each_key_shows_what_pi_s_selector_does(
-    current: str, patterns: list[str], keys: list[str], tmp_path: Path
+    current: str, patterns: list[str], search: str, keys: list[str], tmp_path: Path
 ) -> None:
     agent = _agent(tmp_path, current)
     available = models_with_credentials(agent.models())
-    ours: list[dict[str, Any]] = []
-    chosen: dict[str, str | None] = {}
-
-    async def scenario(t: Any) -> None:
-        await t.type("/model" + ENTER)
-        await t.until(lambda: t.session.picker is not None, "the model picker")
-        ours.append(_our_view(t))
-        for key in keys:
-            await t.type(key)
-            if key in (ENTER, ESC):
-                await t.until(lambda: t.session.picker is None, "the picker to close")
-                if key == ENTER:
-                    await t.printed("Model: ")
-                break
-            ours.append(_our_view(t))
-        model = agent.session.model
-        chosen["model"] = None if model is None else f"{model.provider}/{model.id}"
-
-    run_terminal(agent, scenario, model_patterns=patterns)
     provider, _, model_id = current.partition("/")
     request = {
         "models": [{"provider": m.provider, "id": m.id, "name": m.name or m.id} for m in available],
         "patterns": patterns,
         "current": {"provider": provider, "id": model_id},
         "keys": keys,
+        "search": search,
     }
     pis = _pi(request)
-    pi_open = [step for step in pis if not step["closed"]]
+    ours: list[dict[str, Any]] = []
+    chosen: dict[str, str | None] = {}
+
+    async def scenario(t: Any) -> None:
+        await t.type(f"/model {search}".rstrip() + ENTER)
+        if pis["exact"] is not None:
+            await t.printed("Model: ")
+            assert t.session.picker is None
+            chosen["model"] = _current(agent)
+            return
+        await t.until(lambda: t.session.picker is not None, "the model picker")
+        ours.append(_our_view(t))
+        for key, pi in zip(keys, pis["steps"][1:], strict=True):
+            await t.type(key)
+            if pi["closed"]:
+                await t.until(lambda: t.session.picker is None, "the picker to close")
+                if key == ENTER:
+                    await t.printed("Model: ")
+                break
+            ours.append(_our_view(t))
+        chosen["model"] = _current(agent)
+
+    run_terminal(agent, scenario, model_patterns=patterns)
+    if pis["exact"] is not None:
+        assert chosen["model"] == pis["exact"]
+        return
+    steps = pis["steps"]
+    # Pi's selector stays open on Enter with no row to choose, as ours does.
+    pi_open = [step for step in steps if not step["closed"]]
     for at, (our, pi) in enumerate(zip(ours, pi_open, strict=True)):
         assert our == _pi_view(pi), f"after {['(open)', *keys][at]!r} (step {at})"
-    assert chosen["model"] == (pis[-1]["chosen"] or current)
+    assert chosen["model"] == (steps[-1]["chosen"] or current)
+
+
+def _current(agent: Agent) -> str | None:
+    model = agent.session.model
+    return None if model is None else f"{model.provider}/{model.id}"
 
 
 @pytest.mark.slow  # two pickers in a terminal session
@@ -181,7 +222,7 @@ def test_a_scope_set_by_scoped_models_is_the_one_the_picker_opens_on(tmp_path: P
         "Model (now loop/plain)",
         "Scope: all | scoped",
         "tab scope (all/scoped)",
-        "> ",
+        ">  ",  # the cursor, drawn reversed
     ]
     assert seen["rows"] == ["loop/plain", "loop/wide", "loop/deep"]
     assert seen["marks"] == {"configured API key"}
@@ -218,3 +259,49 @@ def test_providers_are_ordered_as_javascript_s_locale_compare() -> None:
         timeout=60,
     )
     assert sorted(names, key=provider_order) == json.loads(result.stdout)
+
+
+def test_model_text_may_end_in_a_thinking_level_as_ctxmodes_takes_it(tmp_path: Path) -> None:
+    """ctxmodes' ``/model provider/id:<level>``, which Pi lacks, switches at that level; a
+    model whose own id ends in a level is still the model its whole text names, as in Pi."""
+    odd = {**ENDPOINT, "api_key": "sk-odd", "models": [{"id": "deep:high", "reasoning": True}]}
+    settings = Settings.model_validate(
+        {
+            "mode": "off",
+            "durability": "none",
+            "model": "loop/plain",
+            "providers": {**PROVIDERS, "odd": odd},
+        }
+    )
+    agent = open_agent(cwd=tmp_path, settings=settings, session_dir=tmp_path / "sessions")
+    seen: dict[str, Any] = {}
+
+    async def scenario(t: Any) -> None:
+        await t.type("/model LOOP/deep:low" + ENTER)
+        await t.printed("Model: loop/deep")
+        seen["leveled"] = (_current(agent), agent.thinking_level, t.session.picker)
+        await t.type("/model odd/deep:high" + ENTER)
+        await t.printed("Model: odd/deep:high")
+        seen["whole"] = (_current(agent), t.session.picker)
+
+    run_terminal(agent, scenario)
+    assert seen["leveled"] == ("loop/deep", "low", None)
+    assert seen["whole"] == ("odd/deep:high", None)
+
+
+def test_a_level_after_a_model_outside_the_scope_is_searched(tmp_path: Path) -> None:
+    """With a scope, only its models are switched to at once, with a level or without."""
+    agent = _agent(tmp_path)
+    seen: dict[str, Any] = {}
+
+    async def scenario(t: Any) -> None:
+        await t.type("/model far/x1:high" + ENTER)
+        await t.until(lambda: t.session.picker is not None, "the model picker")
+        seen["query"] = t.session.picker.query
+        seen["rows"] = [row.key for row in t.session.picker.rows()]
+        await t.type(ESC)
+        await t.until(lambda: t.session.picker is None, "the picker to close")
+        seen["model"] = _current(agent)
+
+    run_terminal(agent, scenario, model_patterns=["loop/*"])
+    assert seen == {"query": "far/x1:high", "rows": [], "model": "loop/plain"}
