@@ -251,8 +251,8 @@ def model(session: TerminalSession, args: str) -> None:
         def job() -> None:
             agent.switch_model(spec)
             current = agent.session.model
-            shown = spec if current is None else f"{current.provider}/{current.id}"
-            agent.session.ui.notify(f"Model: {shown}")
+            # Pi names the model by its id alone here; the footer shows its provider.
+            agent.session.ui.notify(f"Model: {spec if current is None else current.id}")
 
         agent.change_soon(job)
 

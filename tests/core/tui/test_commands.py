@@ -508,7 +508,7 @@ def test_model_switches_to_another_model_and_records_it(tmp_path):
         await t.type("\x1b")
         await t.until(lambda: t.session.picker is None)
         await t.type(f"/model scripted:{other}" + ENTER)
-        await t.printed("Model: scripted/second-model")
+        await t.printed("Model: second-model")
         seen["footer"] = "".join(text for _, text in t.session.status.fragments())
         await t.type("two" + ENTER)
         await t.printed("from the second")
@@ -543,7 +543,7 @@ def test_a_prompt_without_a_model_is_one_line_and_stays_in_the_editor(tmp_path):
         seen["editor"] = t.editor
         seen["cursor"] = t.session.buffer.cursor_position
         await t.type("\x15" + f"/model scripted:{script}" + ENTER)
-        await t.printed("Model: scripted/scripted")
+        await t.printed("Model: scripted")
         await t.type("hello again" + ENTER)
         await t.printed("answered")
         await t.idle()
