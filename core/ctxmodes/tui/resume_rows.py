@@ -73,7 +73,9 @@ def head_row(
             f"  {short_id or head.id[:SHORT_ID_CHARS]}  {head.size // 1024} KiB{folder}{where}",
         ),
     ]
-    return PickerItem(head.path, search_text(head), fragments)
+    # The row's text is its head's (a session's messages may be many megabytes, and the
+    # picker's search is ``search_text``, not this).
+    return PickerItem(head.path, f"{head.id} {head.name or ''} {head.first_message}", fragments)
 
 
 def picker_hint(keymap: KeyMap, path_shown: bool) -> str:
