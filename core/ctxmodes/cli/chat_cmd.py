@@ -119,6 +119,7 @@ def run(args: argparse.Namespace) -> int:
 
         session_file = pick_session(directory or default_session_dir(cwd), cwd)
         if session_file is None:
+            print("No session selected")  # Pi's words
             return 0
     return _chat(args, cwd, settings, session_file, trust, directory, prompts, new_id)
 

@@ -143,7 +143,7 @@ def resume(session: TerminalSession, args: str) -> None:
         _resume_file(session, Path(args).expanduser())
         return
     from ctxmodes.session.paths import cwd_filter
-    from ctxmodes.tui.resume import ResumePicker
+    from ctxmodes.tui.resume import ResumePicker, every_folder_root
 
     manager = session.agent.session_manager
     directory = manager.session_dir
@@ -154,6 +154,7 @@ def resume(session: TerminalSession, args: str) -> None:
         directory,
         lambda path: _resume_file(session, path),
         cwd=cwd_filter(manager.cwd, directory),
+        every_folder=every_folder_root(manager.cwd, directory),
         wake=session.wake,
         current=manager.session_file,
         rename_current=lambda name: _name_live_session(session, name),

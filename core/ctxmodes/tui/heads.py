@@ -3,8 +3,8 @@ user message (both near the start of the file), the name (the last ``session_inf
 found by searching the mapped file backwards) and the modification time.
 
 A directory of a thousand sessions, one of them 100 MB, lists in a fraction of a second:
-per file, one small read and one backwards byte search. Full-text search is separate and
-lazy (:func:`file_contains`).
+per file, one small read and one backwards byte search. Reading files whole, for the
+text of every message, is separate (:mod:`ctxmodes.tui.session_info`).
 """
 
 from __future__ import annotations
@@ -36,6 +36,14 @@ class SessionHead:
     first_message: str
     #: The session this one was forked from (the header's ``parentSession``), as written.
     parent_session: str | None = None
+    #: The text of all its user and assistant messages, once the file is read whole (see
+    #: :mod:`ctxmodes.tui.session_info`); ``None`` until then.
+    messages_text: str | None = None
+
+    @property
+    def modified_ms(self) -> int:
+        """When it was last modified, in whole milliseconds, as Pi compares the times."""
+        return round(self.modified * 1000)
 
     @property
     def title(self) -> str:
@@ -107,7 +115,7 @@ def read_head(path: Path) -> SessionHead | None:
         path=path,
         id=str(header.get("id", "")),
         cwd=str(header.get("cwd", "")),
-        modified=info.st_mtime,
+        modified=info.st_mtime_ns // 1_000_000 / 1000,
         size=info.st_size,
         name=name,
         first_message=_first_user_message(lines[1:]),
@@ -126,16 +134,13 @@ def list_heads(directory: Path) -> list[SessionHead]:
     return heads
 
 
-def file_contains(path: Path, needle: str) -> bool:
-    """Whether the file holds ``needle`` (as UTF-8 bytes, ignoring ASCII case)."""
-    import re
-
-    pattern = re.compile(re.escape(needle.encode()), re.IGNORECASE)
+def list_every_folder(root: Path) -> list[SessionHead]:
+    """The sessions of every folder in ``root`` (Pi's sessions folder, one folder per
+    project), most recently modified first; a folder that cannot be read adds none."""
     try:
-        with open_regular(path) as stream:
-            if os.fstat(stream.fileno()).st_size == 0:
-                return False
-            with mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
-                return pattern.search(mapped) is not None
-    except (OSError, ValueError):
-        return False
+        folders = [entry.path for entry in os.scandir(root) if entry.is_dir() or entry.is_symlink()]
+    except OSError:
+        return []
+    heads = [head for folder in folders for head in list_heads(Path(folder))]
+    heads.sort(key=lambda head: head.modified, reverse=True)
+    return heads

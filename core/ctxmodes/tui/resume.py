@@ -1,7 +1,9 @@
-"""The ``/resume`` and ``-r`` picker: sessions listed from their heads (see
-:mod:`ctxmodes.tui.heads`), filtered as you type by partial id, name or first message;
-after a pause in typing, the files' full text is searched in the background and matches are
-added as they are found.
+"""The ``/resume`` and ``-r`` picker, as Pi's session selector: this folder's sessions, or
+with Tab (``tui.input.tab``) every folder's, listed the first time they are asked for. Each
+list shows at once from the files' heads (see :mod:`ctxmodes.tui.heads`) while the files are
+read whole in the background (the header counts them), for Pi's search of every message's
+text and Pi's times (see :mod:`ctxmodes.tui.session_info`). Typing searches as Pi's does:
+fuzzy words, ``"exact phrases"`` and ``re:`` patterns (see :mod:`ctxmodes.tui.session_search`).
 
 As in Pi's picker, the selected session is renamed (``app.session.rename``, Ctrl+R: a line
 prefilled with its name) or deleted (``app.session.delete``, Ctrl+D, after a confirmation;
@@ -20,105 +22,64 @@ from pathlib import Path
 from typing import Final
 
 from ctxmodes.errors import CtxmodesError
-from ctxmodes.session.paths import resolve_path
-from ctxmodes.tui.heads import SessionHead, file_contains, list_heads
+from ctxmodes.session.jsvalues import js_trim
+from ctxmodes.session.paths import cwd_filter, resolve_path
+from ctxmodes.tui.heads import SessionHead, list_every_folder, list_heads
 from ctxmodes.tui.keymap import KeyMap
 from ctxmodes.tui.picker import Picker, PickerItem, PickerQuestion
-from ctxmodes.tui.session_files import delete_session_file, name_session_file
-from ctxmodes.tui.session_order import (
-    SORT_LABELS,
-    SORT_MODES,
-    SortMode,
-    by_relevance,
-    threaded,
+from ctxmodes.tui.resume_rows import (
+    Scope,
+    distinct_prefixes,
+    empty_line,
+    head_row,
+    picker_hint,
+    search_text,
 )
+from ctxmodes.tui.session_files import delete_session_file, name_session_file
+from ctxmodes.tui.session_info import read_session_info
+from ctxmodes.tui.session_order import SORT_LABELS, SORT_MODES, SortMode, threaded
+from ctxmodes.tui.session_search import filter_and_sort
 
-#: Queries shorter than this do not start a full-text search.
-SEARCH_MIN_CHARS: Final = 3
-
-
-#: The fewest characters of a session id the picker shows.
-SHORT_ID_CHARS: Final = 8
-
-
-def distinct_prefixes(ids: list[str], minimum: int = SHORT_ID_CHARS) -> dict[str, str]:
-    """Each id's shortest beginning (at least ``minimum`` characters) that no other id of
-    ``ids`` shares: session ids made in the same minute share their first characters, so
-    the part shown must go on to where they differ (and is what ``--session`` takes)."""
-    ordered = sorted(set(ids))
-    shown: dict[str, str] = {}
-    for position, session_id in enumerate(ordered):
-        length = minimum
-        for neighbour in ordered[max(0, position - 1) : position + 2]:
-            if neighbour == session_id:
-                continue
-            common = next(
-                (i for i, (a, b) in enumerate(zip(session_id, neighbour, strict=False)) if a != b),
-                min(len(session_id), len(neighbour)),
-            )
-            length = max(length, common + 1)
-        shown[session_id] = session_id[:length]
-    return shown
-
-
-def search_text(head: SessionHead) -> str:
-    """What typing matches in a session's row, lower-cased."""
-    return f"{head.id} {head.name or ''} {head.first_message} {head.cwd}".lower()
-
-
-def head_row(
-    head: SessionHead, short_id: str | None = None, *, tree: str = "", path_shown: bool = False
-) -> PickerItem:
-    """One session's row; ``tree``: the threaded list's drawing before it; ``path_shown``:
-    its file is named, shortened to ``~`` under the home directory, as Pi's Ctrl+P does."""
-    where = f"  {shorten_home(str(head.path))}" if path_shown else ""
-    fragments = [
-        ("class:picker.hint", f"{head.when()}  {tree}"),
-        ("", head.title[:70]),
-        (
-            "class:picker.hint",
-            f"  {short_id or head.id[:SHORT_ID_CHARS]}  {head.size // 1024} KiB{where}",
-        ),
-    ]
-    return PickerItem(head.path, search_text(head), fragments)
-
-
-def shorten_home(path: str) -> str:
-    """Pi's ``shortenPath``: the home directory written ``~``."""
-    home = os.path.expanduser("~")
-    if home not in ("", "~") and (path == home or path.startswith(home + os.sep)):
-        return "~" + path[len(home) :]
-    return path
-
+__all__ = [
+    "CURRENT_NOT_DELETED",
+    "EMPTY_NAME",
+    "SCOPE_WORDS",
+    "TITLES",
+    "ResumePicker",
+    "distinct_prefixes",
+    "every_folder_root",
+]
 
 #: Pi's refusal, word for word.
 CURRENT_NOT_DELETED: Final = "Cannot delete the currently active session"
 #: Pi's picker keeps asking without a word when the name is empty; this says why.
 EMPTY_NAME: Final = "A session name cannot be empty"
 
-
-def _hint(keymap: KeyMap, path_shown: bool) -> str:
-    """The picker's keys, as the keymap binds them, named and ordered as Pi's hint names
-    them; an action without a key is left out."""
-    parts = ["type: id, name or text", "Enter resume"]
-    for action, what in (
-        ("app.session.toggleSort", "sort"),
-        ("app.session.toggleNamedFilter", "named"),
-        ("app.session.delete", "delete"),
-        ("app.session.togglePath", f"path {'(on)' if path_shown else '(off)'}"),
-        ("app.session.rename", "rename"),
-    ):
-        if keymap.text(action):
-            parts.append(f"{keymap.text(action)} {what}")
-    return " · ".join([*parts, "Esc cancel"])
+#: Pi's titles of the two scopes.
+TITLES: Final[dict[Scope, str]] = {
+    "current": "Resume Session (Current Folder)",
+    "all": "Resume Session (All)",
+}
+#: Pi's words for the scope, the chosen one marked.
+SCOPE_WORDS: Final[dict[Scope, str]] = {
+    "current": "◉ Current Folder | ○ All",
+    "all": "○ Current Folder | ◉ All",
+}
 
 
-#: The picker's title, then Pi's header words for the name filter and the order.
-TITLE: Final = "Resume a session"
+def every_folder_root(cwd: str | os.PathLike[str], directory: Path) -> Path | None:
+    """Where the All scope lists sessions from, as Pi's: when ``directory`` is Pi's own
+    folder for ``cwd``, every folder of the sessions folder it is in (returned); in a folder
+    every project shares, that folder whole (``None``)."""
+    return directory.parent if cwd_filter(cwd, directory) is None else None
 
 
 class ResumePicker:
-    """:param wake: called (from the search thread) when content matches arrived.
+    """:param cwd: in a folder every project shares, the project whose sessions the current
+        scope lists (see :func:`~ctxmodes.session.paths.cwd_filter`).
+    :param every_folder: the folder whose every subfolder the All scope lists (see
+        :func:`every_folder_root`); ``None``: it lists ``directory`` whole.
+    :param wake: called (from a loading thread) when the rows changed.
     :param current: the session being run, which is not deleted, and is renamed through
         ``rename_current`` (the live session, whose writer holds its file).
     :param keymap: the keys of renaming and deleting (Pi's defaults when not given)."""
@@ -129,6 +90,7 @@ class ResumePicker:
         on_pick: Callable[[Path], None],
         *,
         cwd: str | None = None,
+        every_folder: Path | None = None,
         wake: Callable[[], None] = lambda: None,
         current: Path | None = None,
         rename_current: Callable[[str], None] | None = None,
@@ -139,23 +101,29 @@ class ResumePicker:
             # A directory every project shares: this project's sessions, as Pi lists them.
             mine = resolve_path(cwd)
             heads = [head for head in heads if head.cwd and resolve_path(head.cwd) == mine]
+        self._directory = directory
+        self._every_folder = every_folder
         self._current = os.path.realpath(current) if current is not None else None
         self._keymap = keymap if keymap is not None else KeyMap.load(None)
+        self.scope: Scope = "current"
         self.sort: SortMode = "threaded"
         self.named_only = False
         self.path_shown = False
         self._rename_current = rename_current
         self.wake = wake
         self._lock = threading.Lock()
-        self._content: dict[str, list[Path]] = {}
-        self._searching: str | None = None
-        self._thread: threading.Thread | None = None
-        self._show(heads)
+        self._lists: dict[Scope, list[SessionHead]] = {}
+        #: The scopes whose files are being read, and how many of them are (none yet: ``None``).
+        self._progress: dict[Scope, tuple[int, int] | None] = {}
+        self._deleted: set[Path] = set()
+        self._threads: list[threading.Thread] = []
         self.picker = Picker(
-            TITLE,
+            TITLES["current"],
             self.rows,
             lambda item: on_pick(item.key),
+            keeps_place=True,  # Pi keeps the selected place as the list changes
             actions={
+                "tui.input.tab": self.toggle_scope,
                 "app.session.rename": self.rename_selected,
                 "app.session.delete": self.delete_selected,
                 "app.session.deleteNoninvasive": self.delete_unless_typing,
@@ -164,39 +132,87 @@ class ResumePicker:
                 "app.session.togglePath": self.toggle_path,
             },
         )
+        self._list("current", heads)
+
+    @property
+    def heads(self) -> list[SessionHead]:
+        """The sessions of the scope shown."""
+        with self._lock:
+            return self._lists[self.scope]
+
+    def _list(self, scope: Scope, heads: list[SessionHead]) -> None:
+        """Show ``heads`` in ``scope`` at once, and read their files whole in the background
+        for Pi's search text and times (the header counts them meanwhile)."""
+        with self._lock:
+            self._lists[scope] = heads
+            self._progress[scope] = None
+        thread = threading.Thread(
+            target=self._load, args=(scope, heads), name="ctxmodes-resume-load", daemon=True
+        )
+        self._threads.append(thread)
         self._describe()
+        thread.start()
 
-    def _show(self, heads: list[SessionHead]) -> None:
-        """List ``heads`` (a new list, so that the search thread may go on over the old)."""
-        self.heads = heads
-        self._short = distinct_prefixes([head.id for head in heads])
+    def _load(self, scope: Scope, heads: list[SessionHead]) -> None:
+        loaded: list[SessionHead] = []
+        for done, head in enumerate(heads, start=1):
+            info = read_session_info(head)
+            if info is not None:
+                loaded.append(info)
+            with self._lock:
+                self._progress[scope] = (done, len(heads))
+            self._title()
+            self.wake()
+        loaded.sort(key=lambda head: head.modified_ms, reverse=True)  # Pi's order, stably
+        with self._lock:
+            # A session renamed or deleted meanwhile stays so.
+            names = {head.path: head.name for head in self._lists[scope]}
+            self._lists[scope] = [
+                dataclasses.replace(head, name=names[head.path]) if head.path in names else head
+                for head in loaded
+                if head.path not in self._deleted
+            ]
+            del self._progress[scope]
+        self._describe()
+        self.wake()
 
-    def _row(self, head: SessionHead, tree: str = "") -> PickerItem:
-        return head_row(head, self._short.get(head.id), tree=tree, path_shown=self.path_shown)
+    def join_load(self, timeout: float | None = None) -> None:
+        """Wait until the files listed so far are read whole."""
+        for thread in list(self._threads):
+            thread.join(timeout)
 
     def rows(self, query: str) -> list[PickerItem]:
         heads = self.heads
+        shortened = distinct_prefixes([head.id for head in heads])
         if self.named_only:
-            heads = [head for head in heads if head.name and head.name.strip()]
-        needle = query.strip().lower()
-        if not needle:
-            if self.sort == "threaded":
-                return [self._row(head, tree) for head, tree in threaded(heads)]
-            return [self._row(head) for head in heads]
-        shown = [head for head in heads if needle in search_text(head)]
-        with self._lock:
-            found = self._content.get(needle)
-        if found is None:
-            if len(needle) >= SEARCH_MIN_CHARS:
-                self._start_search(needle)
-        else:
-            seen = {head.path for head in shown}
-            shown += [head for head in heads if head.path in set(found) and head.path not in seen]
-        if self.sort != "recent":  # Pi sorts what matches by relevance unless by recency
-            shown = by_relevance(shown, needle, search_text)
-        return [self._row(head) for head in shown]
+            heads = [head for head in heads if head.name and js_trim(head.name)]
+        if self.sort == "threaded" and not js_trim(query):
+            return [self._row(head, shortened, tree) for head, tree in threaded(heads)]
+        shown = filter_and_sort(
+            heads, query, self.sort == "recent", search_text, lambda head: head.modified_ms
+        )
+        return [self._row(head, shortened) for head in shown]
+
+    def _row(self, head: SessionHead, shortened: dict[str, str], tree: str = "") -> PickerItem:
+        return head_row(
+            head,
+            shortened.get(head.id),
+            tree=tree,
+            path_shown=self.path_shown,
+            folder_shown=self.scope == "all",
+        )
 
     # ------------------------------------------------------------ Pi's toggles
+
+    def toggle_scope(self) -> None:
+        """This folder's sessions, or every folder's (listed the first time)."""
+        self.scope = "all" if self.scope == "current" else "current"
+        if self.scope in self._lists:
+            self._describe()
+        elif self._every_folder is not None:
+            self._list("all", list_every_folder(self._every_folder))
+        else:
+            self._list("all", list_heads(self._directory))
 
     def toggle_sort(self) -> None:
         """The next of Pi's orders: threaded, recent, fuzzy."""
@@ -213,49 +229,28 @@ class ResumePicker:
         self.path_shown = not self.path_shown
         self._describe()
 
-    def _describe(self) -> None:
-        """The title, hint and empty line for the toggles in force; the rows again."""
-        picker = self.picker
+    def _title(self) -> None:
+        """Pi's header: the scope's title, which scope is shown (or how far the reading of
+        its files has got), the name filter and the order."""
+        with self._lock:
+            loading = self.scope in self._progress
+            progress = self._progress.get(self.scope)
+        scope = SCOPE_WORDS[self.scope]
+        if loading:
+            done = f"{progress[0]}/{progress[1]}" if progress is not None else "..."
+            scope = f"○ Current Folder | Loading {done}"
         name = "Named" if self.named_only else "All"
-        picker.title = f"{TITLE}  Name: {name}  Sort: {SORT_LABELS[self.sort]}"
-        picker.hint = _hint(self._keymap, self.path_shown)
-        picker.empty = "  (nothing matches)"
-        if self.named_only:
-            # Pi's words, less its Tab to every folder's sessions, which this picker lacks.
-            toggle = self._keymap.text("app.session.toggleNamedFilter")
-            picker.empty = f"  No named sessions in current folder. Press {toggle} to show all."
+        sort = SORT_LABELS[self.sort]
+        self.picker.title = f"{TITLES[self.scope]}  {scope}  Name: {name}  Sort: {sort}"
+
+    def _describe(self) -> None:
+        """The header, hint and empty line for the scope and toggles in force; the rows
+        again."""
+        picker = self.picker
+        self._title()
+        picker.hint = picker_hint(self._keymap, self.path_shown)
+        picker.empty = empty_line(self._keymap, self.scope, self.named_only)
         picker.refresh()
-
-    def _start_search(self, needle: str) -> None:
-        with self._lock:
-            if self._searching == needle:
-                return
-            self._searching = needle
-            self._thread = threading.Thread(
-                target=self._search, args=(needle,), name="ctxmodes-resume-search", daemon=True
-            )
-            self._thread.start()
-
-    def _search(self, needle: str) -> None:
-        matches: list[Path] = []
-        for head in self.heads:
-            with self._lock:
-                if self._searching != needle:
-                    return  # a newer query replaced this one
-            if file_contains(head.path, needle):
-                matches.append(head.path)
-        with self._lock:
-            self._content[needle] = matches
-            self._searching = None
-        self.picker.refresh()
-        self.wake()
-
-    def join_search(self, timeout: float | None = None) -> None:
-        """Wait for the search started last, if any."""
-        with self._lock:
-            thread = self._thread
-        if thread is not None:
-            thread.join(timeout)
 
     # ------------------------------------------------------------ renaming and deleting
 
@@ -300,8 +295,12 @@ class ResumePicker:
         except (CtxmodesError, OSError) as error:
             self.picker.say(f"Failed to rename: {error}", error=True)
             return
-        renamed = dataclasses.replace(head, name=name)
-        self._show([renamed if each.path == head.path else each for each in self.heads])
+        with self._lock:
+            for scope, heads in self._lists.items():
+                self._lists[scope] = [
+                    dataclasses.replace(each, name=name) if each.path == head.path else each
+                    for each in heads
+                ]
         self.picker.refresh()
 
     def delete_selected(self) -> None:
@@ -325,6 +324,9 @@ class ResumePicker:
     def _delete(self, head: SessionHead) -> None:
         deletion = delete_session_file(head.path)
         if deletion.error is None:
-            self._show([each for each in self.heads if each.path != head.path])
+            with self._lock:
+                self._deleted.add(head.path)
+                for scope, heads in self._lists.items():
+                    self._lists[scope] = [each for each in heads if each.path != head.path]
             self.picker.refresh()
         self.picker.say(deletion.message, error=deletion.error is not None)

@@ -1,12 +1,12 @@
 """The orders of the resume picker, as Pi's session selector's ``app.session.toggleSort``
 cycles them: threaded (each fork under the session it came from, the most recent activity
-first), recent (most recently modified first) and fuzzy (the best match of what is typed
-first, by Pi's fuzzy score)."""
+first), recent (most recently active first) and fuzzy (the best match of what is typed first,
+see :mod:`ctxmodes.tui.session_search`)."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Final, Literal
 
@@ -28,25 +28,6 @@ def fuzzy_score(query: str, text: str) -> float | None:
     they do not match; see :mod:`ctxmodes.fuzzy_filter`."""
     found = fuzzy_match(query, text)
     return found.score if found.matches else None
-
-
-def by_relevance(
-    heads: Sequence[SessionHead], query: str, text_of: Callable[[SessionHead], str]
-) -> list[SessionHead]:
-    """``heads`` best match first, as Pi sorts them: the sum of each word's score, ties the
-    most recently modified first; a head no word scores keeps its place after them."""
-    words = query.split()
-    scored: list[tuple[float, float, int, SessionHead]] = []
-    unscored: list[SessionHead] = []
-    for place, head in enumerate(heads):
-        scores = [fuzzy_score(word, text_of(head)) for word in words]
-        if all(score is not None for score in scores):
-            total = sum(score for score in scores if score is not None)
-            scored.append((total, -head.modified, place, head))
-        else:
-            unscored.append(head)
-    scored.sort(key=lambda item: item[:3])
-    return [head for *_, head in scored] + unscored
 
 
 @dataclass

@@ -7,8 +7,9 @@ from pathlib import Path
 
 
 def pick_session(directory: Path, cwd: Path) -> Path | None:
-    """Pick one of ``cwd``'s sessions in ``directory``; ``None`` when cancelled or when
-    there is nothing to resume."""
+    """Pick one of ``cwd``'s sessions in ``directory``, or with Tab one of every folder's;
+    ``None`` when cancelled. It opens with no session listed too, as Pi's does: the other
+    scope may have some."""
     from prompt_toolkit.application import Application
     from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
     from prompt_toolkit.layout import FormattedTextControl, Layout, Window
@@ -18,15 +19,18 @@ def pick_session(directory: Path, cwd: Path) -> Path | None:
     from ctxmodes.tui.keymap import KeyMap, keybindings_path
     from ctxmodes.tui.picker import PICKER_STYLE
     from ctxmodes.tui.picker_keys import bind_picker_actions
-    from ctxmodes.tui.resume import ResumePicker
+    from ctxmodes.tui.resume import ResumePicker, every_folder_root
 
     chosen: list[Path] = []
     # What the keymap could not read is said once the session starts, which reads it too.
     keymap = KeyMap.load(keybindings_path())
-    resume = ResumePicker(directory, chosen.append, cwd=cwd_filter(cwd, directory), keymap=keymap)
-    if not resume.heads:
-        print(f"no sessions to resume in {directory}")
-        return None
+    resume = ResumePicker(
+        directory,
+        chosen.append,
+        cwd=cwd_filter(cwd, directory),
+        every_folder=every_folder_root(cwd, directory),
+        keymap=keymap,
+    )
     picker = resume.picker
     keys = KeyBindings()
     app: Application[None] = Application(
@@ -63,6 +67,10 @@ def pick_session(directory: Path, cwd: Path) -> Path | None:
     @keys.add("c-c")
     def _(event: KeyPressEvent) -> None:
         app.exit()
+
+    @keys.add("tab")
+    def _(event: KeyPressEvent) -> None:
+        picker.act("tui.input.tab")
 
     @keys.add("backspace")
     def _(event: KeyPressEvent) -> None:

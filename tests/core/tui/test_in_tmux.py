@@ -287,7 +287,7 @@ def test_chat_r_renames_one_session_and_deletes_another_as_pi_s_picker_does(tmp_
         tmux.wait("Delete session?")
         tmux.key("Enter")
         screen = tmux.wait("Session moved to trash")
-        assert "drop this one" not in screen.partition("Resume a session")[2], screen
+        assert "drop this one" not in screen.partition("Resume Session")[2], screen
         tmux.key("Escape")
         tmux.wait("CTXMODES-EXIT=0")
     finally:

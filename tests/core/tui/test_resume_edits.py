@@ -312,9 +312,12 @@ def test_the_named_filter_lists_named_sessions_only_and_says_so_when_there_are_n
     assert resume.picker.act(NAMED)
     assert [row.key for row in resume.picker.rows()] == [older]
     assert "Name: Named" in resume.picker.title
-    resume.picker.type("newer")
+    resume.picker.type('"newer"')  # as exact text: a fuzzy "newer" finds it in the folder
     assert resume.picker.rows() == []
-    assert "No named sessions in current folder. Press ctrl+n to show all." in drawn(resume)
+    assert (
+        "No named sessions in current folder. Press ctrl+n to show all, or Tab to view all."
+        in drawn(resume)
+    )
     assert resume.picker.act(NAMED)
     assert [row.key for row in resume.picker.rows()] == [newer]
     assert "Name: All" in resume.picker.title
