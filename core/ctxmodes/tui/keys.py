@@ -251,11 +251,6 @@ def _picker_bindings(
     def _(event: KeyPressEvent) -> None:
         current().move(1)
 
-    for sequence in keymap.of("tui.select.pageUp"):
-        keys.add(*sequence, filter=picking)(_handler(lambda: current().page(-1)))
-    for sequence in keymap.of("tui.select.pageDown"):
-        keys.add(*sequence, filter=picking)(_handler(lambda: current().page(1)))
-
     @keys.add("enter", filter=picking)
     def _(event: KeyPressEvent) -> None:
         picker = current()

@@ -34,6 +34,10 @@ PICKER_STYLE: Final = {
 }
 
 
+#: Pi's page actions, which every picker that pages takes, and the way each moves.
+_PAGE_DIRECTIONS: Final = {"tui.select.pageUp": -1, "tui.select.pageDown": 1}
+
+
 @dataclass(frozen=True, slots=True)
 class PickerItem:
     key: Any
@@ -219,12 +223,18 @@ class Picker:
             self.selected = max(0, min(count - 1, self.selected + delta))
 
     def act(self, action: str) -> bool:
-        """Run the picker's own ``action``, if it has it and no question is open; whether
-        it ran."""
-        run = self.actions.get(action)
-        if run is None or self.question is not None:
+        """Run the picker's own ``action``, or Pi's page action when the picker pages, if no
+        question is open; whether it ran."""
+        if self.question is not None:
             return False
-        run()
+        run = self.actions.get(action)
+        if run is not None:
+            run()
+            return True
+        direction = _PAGE_DIRECTIONS.get(action)
+        if direction is None or not self.pages:
+            return False
+        self.page(direction)
         return True
 
     def ask(self, question: PickerQuestion) -> None:

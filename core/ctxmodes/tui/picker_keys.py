@@ -37,7 +37,11 @@ PICKER_ACTIONS: Final = (
     "app.tree.foldOrUp",
     "app.tree.unfoldOrDown",
     "tui.editor.cursorLeft",
+    # Pi's pickers page (the session selector after its own actions, the tree selector with
+    # its cursor keys).
+    "tui.select.pageUp",
     "tui.editor.cursorRight",
+    "tui.select.pageDown",
     "app.message.copy",
     "app.tree.filter.default",
     "app.tree.filter.noTools",
