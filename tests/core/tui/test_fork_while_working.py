@@ -12,9 +12,10 @@ from pathlib import Path
 from typing import Any
 
 from support.agents import make_agent
-from support.terminal import ENTER, GatedStream, Terminal, run_terminal
+from support.terminal import ENTER, ESC, GatedStream, Terminal, run_terminal
 
 from ctxmodes import ForkRequest, SessionChangeDecision, hookimpl
+from ctxmodes.config import TerminalSettings
 from ctxmodes.providers.script import Script
 from ctxmodes.providers.scripted import ScriptedProvider
 from ctxmodes.sdk import Agent
@@ -285,3 +286,28 @@ def test_tree_with_a_summary_during_a_reply_writes_it_after_the_aborted_reply(tm
     first = next(entry for entry in entries if _is_user(entry))
     # The summary hangs where the move went: before the first question.
     assert entries[-1]["parentId"] == first["parentId"]
+
+
+def test_esc_esc_during_a_reply_stops_it_first_as_pi_s_does(tmp_path):
+    """Pi's Esc stops a run and counts no press toward Esc Esc: the selector opens only
+    for a double press once the agent is idle."""
+    agent, provider = _working_agent(tmp_path)
+    seen: dict[str, Any] = {}
+
+    async def scenario(t: Terminal) -> None:
+        await _second_prompt_held(t, provider)
+        await t.type(ESC)
+        await _abort_then_release(t, provider)
+        await t.idle()
+        t.clock.now += 0.1
+        await t.type(ESC)
+        seen["after two"] = t.session.picker
+        t.clock.now += 0.1
+        await t.type(ESC)
+        await t.until(lambda: t.session.picker is not None, "the selector")
+        seen["after three"] = t.session.picker.title.split("\n")[0]
+
+    settings = TerminalSettings(double_escape_action="fork")
+    run_terminal(agent, scenario, settings=settings)
+    assert seen == {"after two": None, "after three": TITLE}
+    assert _is_aborted_reply(_lines(agent.session_file)[-1])
