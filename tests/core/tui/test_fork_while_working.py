@@ -20,6 +20,7 @@ from ctxmodes.providers.script import Script
 from ctxmodes.providers.scripted import ScriptedProvider
 from ctxmodes.sdk import Agent
 from ctxmodes.tui.fork_selector import FORKED, TITLE
+from ctxmodes.tui.keymap import KeyMap
 from ctxmodes.tui.session_copies import CLONED
 
 UP = "\x1b[A"
@@ -311,3 +312,29 @@ def test_esc_esc_during_a_reply_stops_it_first_as_pi_s_does(tmp_path):
     run_terminal(agent, scenario, settings=settings)
     assert seen == {"after two": None, "after three": TITLE}
     assert _is_aborted_reply(_lines(agent.session_file)[-1])
+
+
+def test_the_fork_and_tree_keys_open_their_pickers_during_a_reply(tmp_path):
+    path = tmp_path / "keybindings.json"
+    bindings = {"app.session.fork": "ctrl+x", "app.message.copy": [], "app.session.tree": "f2"}
+    path.write_text(json.dumps(bindings))
+    agent, provider = _working_agent(tmp_path)
+    titles: list[str] = []
+
+    async def scenario(t: Terminal) -> None:
+        await _second_prompt_held(t, provider)
+        for key in ("\x18", "\x1bOQ"):  # Ctrl+X, F2
+            await t.type(key)
+            await t.until(lambda: t.session.picker is not None, "a picker")
+            titles.append(t.session.picker.title.split("\n")[0])
+            t.session.cancel_picker()
+        titles.append("busy" if agent.is_busy() else "idle")
+        provider.release.set()
+        await t.idle()
+
+    run_terminal(agent, scenario, keymap=KeyMap.load(path))
+    assert titles[0] == TITLE
+    assert titles[1].startswith("Session tree")
+    # Closing them changed nothing: the reply was still being written.
+    assert titles[2] == "busy"
+    assert _lines(agent.session_file)[-1]["message"]["stopReason"] == "stop"
