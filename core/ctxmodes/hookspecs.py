@@ -260,7 +260,9 @@ def ctx_session_before_fork(
     ``firstresult``: the first decision wins. Called by the host's ``fork_session`` first
     (the terminal's ``/fork`` selector, ``/fork ENTRY`` and ``/clone``, RPC's ``fork`` and
     ``clone``), as Pi asks its extensions before it looks the entry up, and so before the
-    fork's file is written.
+    fork's file is written. Asked while the agent works (those commands do not wait for
+    it, as in Pi), it is called beside the run, on another thread: a cancelled fork leaves
+    the run going, and the run is aborted only once the fork goes ahead.
 
     .. versionadded:: 0.2
     """

@@ -57,12 +57,30 @@ def choose_summary(session: TerminalSession, target: str) -> None:
 def _navigate(
     session: TerminalSession, target: str, summarize: bool, instructions: str | None
 ) -> None:
+    """Move to ``target``, on the worker. Chosen while the agent works, as in Pi: the
+    queued messages go back to the editor and the run is aborted first, so its aborted
+    reply is written where it was, and the move (and the summary, which reads that reply
+    too) comes after it settled."""
     agent = session.agent
+    if session.busy():
+        steering, follow_up = agent.take_queued()
+        session.restore_to_editor(steering + follow_up)
+        agent.session.abort()
+
+    def footer_settled() -> None:
+        # The footer's "summarizing" ends with the move: no run settles after a summary
+        # made for the user's own navigation.
+        if not agent.is_streaming():
+            session.status.activity = None
+            session.status.refresh()
 
     def job() -> None:
-        result = agent.session.navigate_tree(
-            NavigationRequest(target, summarize=summarize, custom_instructions=instructions)
-        )
+        try:
+            result = agent.session.navigate_tree(
+                NavigationRequest(target, summarize=summarize, custom_instructions=instructions)
+            )
+        finally:
+            session.call_soon(footer_settled)
         if result.cancelled:
             agent.session.ui.notify(
                 "Navigation cancelled" + (" (aborted)" if result.aborted else "")

@@ -1,8 +1,9 @@
 """The slash commands of the terminal session: the host's (and plugins') commands, run by
 the host on the agent's worker, plus those that only concern the terminal.
 
-Each command says whether it may run while the agent works. The rest are refused while a
-run, compaction or summary is in progress, and the typed text stays in the editor.
+Each command says whether it may run while the agent works (``/tree``, ``/fork`` and
+``/clone`` may, as in Pi: they stop the run once a choice is made). The rest are refused
+while a run, compaction or summary is in progress, and the typed text stays in the editor.
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ class SlashCommand:
     while_streaming: bool
     #: ``None``: the host runs it (the text is submitted as typed).
     handler: TerminalHandler | None = None
+    #: With arguments it waits for an idle agent even though it may run without them.
+    arguments_wait: bool = False
 
 
 def terminal_commands() -> dict[str, SlashCommand]:
@@ -43,7 +46,7 @@ def terminal_commands() -> dict[str, SlashCommand]:
     from ctxmodes.tui.settings_menu import settings
 
     table = (
-        SlashCommand("tree", "Navigate the session tree", "", False, open_tree),
+        SlashCommand("tree", "Navigate the session tree", "", True, open_tree),
         SlashCommand(
             "compact",
             "Summarize older messages to free context",
@@ -53,9 +56,14 @@ def terminal_commands() -> dict[str, SlashCommand]:
         ),
         SlashCommand("resume", "Resume another session (picker)", "[FILE]", False, actions.resume),
         SlashCommand(
-            "fork", "Continue in a new session from a previous message", "[ENTRY]", False, fork
+            "fork",
+            "Continue in a new session from a previous message",
+            "[ENTRY]",
+            True,
+            fork,
+            arguments_wait=True,
         ),
-        SlashCommand("clone", "Continue in a copy of this session", "", False, clone),
+        SlashCommand("clone", "Continue in a copy of this session", "", True, clone),
         SlashCommand(
             "import", "Continue in a copy of a session file", "<path.jsonl>", False, import_session
         ),
@@ -237,7 +245,7 @@ def _run_slash(session: TerminalSession, text: str) -> bool:
     command = all_commands(session).get(name)
     if command is None:
         return False
-    if not _may_run(session, command):
+    if not _may_run(session, command, args.strip()):
         return True  # the text stays in the editor to run later
     session.buffer.append_to_history()
     session.buffer.reset()
@@ -253,8 +261,9 @@ def run_command(session: TerminalSession, name: str) -> None:
         _dispatch(session, command, "")
 
 
-def _may_run(session: TerminalSession, command: SlashCommand) -> bool:
-    if session.busy() and not command.while_streaming:
+def _may_run(session: TerminalSession, command: SlashCommand, args: str = "") -> bool:
+    waits = not command.while_streaming or (bool(args) and command.arguments_wait)
+    if waits and session.busy():
         session.notify(f"/{command.name} waits until the agent is idle (Esc stops it)", "warning")
         return False
     return True

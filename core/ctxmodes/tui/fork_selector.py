@@ -5,10 +5,15 @@ Enter continues in a new session file holding the path up to just before the cho
 message, with its text in the editor (``Forked to new session``), as Pi's ``/fork`` does;
 ↑ and ↓ wrap around; Esc or Ctrl+C closes it and nothing changes.
 
+As in Pi, the selector opens also while the agent works, listing the messages the file
+held then; choosing one aborts the run once the plugins let the fork go ahead (see
+:func:`~ctxmodes.tui.session_copies.change_session_soon`). Messages still queued for the
+run are dropped with it, as Pi drops them.
+
 The fork goes through the host's session replacement (the one RPC's ``fork`` takes), so
 plugins are asked first (``ctx_session_before_fork``, ``position="before"``) and one that
-keeps the session leaves everything as it was. ``/fork ENTRY``, which Pi does not have,
-stays the host's command.
+keeps the session leaves everything as it was, a run in progress going on. ``/fork ENTRY``,
+which Pi does not have, stays the host's command and waits for an idle agent.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from ctxmodes.errors import CtxmodesError
 from ctxmodes.host.errors import SessionChangeCancelled
 from ctxmodes.host.fork_messages import ForkMessage, fork_messages
 from ctxmodes.tui.picker import Picker, PickerItem
+from ctxmodes.tui.session_copies import change_session_soon
 from ctxmodes.tui.text_wrap import truncate_to_width
 
 if TYPE_CHECKING:
@@ -121,4 +127,4 @@ def fork_before(session: TerminalSession, entry_id: str) -> None:
         agent.session.ui.set_editor_text(text or "")
         agent.session.ui.notify(FORKED)
 
-    agent.run_soon(job)
+    change_session_soon(session, job)

@@ -6,10 +6,15 @@ Each goes through the host's own session replacement (the one RPC's ``clone`` ta
 plugins are asked first (``ctx_session_before_fork``, ``ctx_session_before_switch``) and
 keeping the current session leaves
 it as it was (``/clone`` says nothing then, ``/import`` says it was cancelled, as Pi does).
+
+``/clone`` (and the ``/fork`` selector's choice) may be used while the agent works, as in
+Pi: see :func:`change_session_soon`.
 """
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Final
 
 from ctxmodes.errors import CtxmodesError
@@ -26,23 +31,48 @@ IMPORT_USAGE: Final = "Usage: /import <path.jsonl>"
 IMPORT_CANCELLED: Final = "Import cancelled"
 
 
+def change_session_soon(session: TerminalSession, job: Callable[[], None]) -> None:
+    """Run ``job``, a fork or clone, without blocking the editor: on the agent's worker when
+    it is idle; while it works, at once on a thread of its own, as Pi's fork runs beside the
+    turn in progress. The host asks the plugins first (one that keeps the session leaves the
+    run going), writes the new file from what the current one holds, and only then aborts
+    the run and waits for it to settle, so the aborted reply is appended to the file being
+    left, after everything else. A :class:`CtxmodesError` ``job`` raises is shown as an
+    error."""
+    if not session.busy():
+        session.agent.run_soon(job)
+        return
+
+    def beside_the_run() -> None:
+        try:
+            job()
+        except CtxmodesError as error:
+            message = str(error)
+            session.call_soon(lambda: session.notify(message, "error"))
+
+    threading.Thread(target=beside_the_run, name="ctxmodes-fork", daemon=True).start()
+
+
 def clone(session: TerminalSession, args: str) -> None:
     """``/clone``: continue in a new session file holding the current branch up to the leaf
-    (the header names the file it came from). Refused with Pi's words when the leaf is before
-    the first entry, or when the session has no file yet (before the first reply)."""
+    as it is now (the header names the file it came from); while the agent works, its run is
+    aborted and the reply it was writing stays in the file left behind, as in Pi. Refused
+    with Pi's words when the leaf is before the first entry, or when the session has no file
+    yet (before the first reply)."""
     agent = session.agent
-    if agent.session_manager.get_leaf_id() is None:
+    leaf = agent.session_manager.get_leaf_id()
+    if leaf is None:
         session.notify(NOTHING_TO_CLONE)
         return
 
     def job() -> None:
         try:
-            agent.fork(None)
+            agent.fork(leaf, "at")
         except SessionChangeCancelled:
             return
         agent.session.ui.notify(CLONED)
 
-    agent.run_soon(job)
+    change_session_soon(session, job)
 
 
 def path_argument(args: str) -> str | None:

@@ -161,6 +161,8 @@ class Transcript:
             status.refresh()
         elif isinstance(event, ev.SessionChanged):
             self.tool_outputs.clear()
+            # Messages still queued went with the session left behind (a fork during a run).
+            self._live.queued = ((), ())
             blocks.extend(self.replay(width))
             status.refresh(recount=True)
         elif isinstance(event, ev.Notice):
