@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Final, Literal
 
 from prompt_toolkit.filters import Condition, is_searching
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.keys import Keys
 
 from ctxmodes.tui import render
 from ctxmodes.tui.commands import run_command, run_typed
@@ -300,6 +301,10 @@ def _picker_bindings(
     @keys.add("backspace", filter=picking)
     def _(event: KeyPressEvent) -> None:
         current().backspace()
+
+    @keys.add(Keys.BracketedPaste, filter=picking & Condition(lambda: current().drops_paste))
+    def _(event: KeyPressEvent) -> None:
+        pass  # the paste is not for the editor behind the picker either
 
     bind_picker_actions(keys, keymap, current, picking)
     # Pi's editor keys for the cursor, which its search fields take too. Only a picker whose

@@ -159,6 +159,7 @@ class TreeNavigator:
             positioned=True,
             empty="  No entries found",
             stays_open_unmatched=True,
+            drops_paste=True,
         )
         picker.actions = {
             "app.tree.foldOrUp": self.fold_or_up,

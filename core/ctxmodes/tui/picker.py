@@ -138,6 +138,9 @@ class Picker:
     #: The hint line starts with the selected row's place among the rows, ``(3/12)``, as
     #: Pi's tree selector counts, rather than their number.
     positioned: bool = False
+    #: A paste is dropped, as Pi's tree selector drops it (a paste reaches it wrapped in
+    #: escape sequences, which its search never types); ``False``: it goes to the editor.
+    drops_paste: bool = False
     query: str = ""
     selected: int = 0
     #: The question open over the rows, if any.

@@ -192,3 +192,24 @@ def test_an_archived_window_s_heading_shows_while_an_entry_of_its_branch_does(tm
     assert seen["all"][0].startswith("archived window")
     assert seen["old"] == seen["work"] == seen["all"]
     assert seen["new"] == []
+
+
+def test_a_paste_reaches_neither_the_search_nor_the_editor_behind_the_tree(tmp_path):
+    agent = make_agent(tmp_path, [{"text": "one"}])
+    seen: dict[str, str] = {}
+
+    async def scenario(t):
+        await t.type("hello" + ENTER)
+        await t.idle()
+        await t.type("/tree" + ENTER)
+        await t.until(lambda: t.session.picker is not None, "the tree")
+        await t.type("on\x1b[200~pasted\x1b[201~e")
+        seen["query"] = t.session.picker.query
+        await t.type(ESC)
+        await t.until(lambda: not t.session.picker.query, "the search to empty")
+        await t.type(ESC)
+        await t.until(lambda: t.session.picker is None, "the tree to close")
+        seen["editor"] = t.session.buffer.text
+
+    run_terminal(agent, scenario)
+    assert seen == {"query": "one", "editor": ""}

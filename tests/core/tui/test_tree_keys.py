@@ -228,7 +228,14 @@ MOVES = {
 }
 #: What a terminal sends for the keys that edit the search; any other key named is one
 #: character, typed.
-EDITS = {"backspace": "\x7f", "escape": "\x1b", "ctrl+c": "\x03", "space": " ", "enter": "\r"}
+EDITS = {
+    "backspace": "\x7f",
+    "escape": "\x1b",
+    "ctrl+c": "\x03",
+    "space": " ",
+    "enter": "\r",
+    "paste": "\x1b[200~route\x1b[201~",
+}
 USAGE = {
     "input": 0,
     "output": 0,
@@ -471,10 +478,10 @@ SEARCHES = [
         "backspace", "escape", "escape",
     ],
     # Folds, then typing; a tool's result by its role and text, its call by nothing drawn;
-    # an extension's message by its type; Ctrl+C as Esc.
+    # an extension's message by its type; Ctrl+C as Esc; a paste, which the search drops.
     [
         "up", "up", "ctrl+left", "ctrl+left", "ctrl+left", "t", "o", "o", "l", "r", "space",
-        "g", "a", "m", "ctrl+c", "ctrl+left", "r", "e", "a", "d", "ctrl+c", "n", "o", "t",
+        "g", "a", "m", "ctrl+c", "ctrl+left", "r", "e", "a", "d", "ctrl+c", "paste", "n", "o", "t",
         "e", "-", "k", "space", "d", "e", "l", "ctrl+left", "escape", "up", "ctrl+c",
     ],
 ]  # fmt: skip
