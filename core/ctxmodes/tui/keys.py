@@ -9,12 +9,14 @@ from typing import TYPE_CHECKING, Final, Literal
 
 from prompt_toolkit.filters import Condition, is_searching
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.keys import Keys
 
 from ctxmodes.tui import render
 from ctxmodes.tui.commands import run_command, run_typed
 from ctxmodes.tui.cycling import cycle_model, cycle_thinking
 from ctxmodes.tui.hotkeys import EDITOR_KEYS
 from ctxmodes.tui.keymap import KeyMap, parse_key
+from ctxmodes.tui.picker import is_typed_text
 from ctxmodes.tui.picker_keys import bind_picker_actions
 
 if TYPE_CHECKING:
@@ -193,7 +195,9 @@ def key_bindings(session: TerminalSession, picking: Condition, keymap: KeyMap) -
 
     def clear() -> None:
         if session.picker is not None:
-            session.cancel_picker()
+            # Ctrl+C is Esc to a picker, as Pi's tui.select.cancel binds both.
+            if not session.picker.clear_query():
+                session.cancel_picker()
             return
         actions.clear_or_exit()
 
@@ -277,7 +281,8 @@ def _picker_bindings(
         if picker.question is not None:
             picker.dismiss()
             return
-        session.cancel_picker()
+        if not picker.clear_query():
+            session.cancel_picker()
 
     alt_keys = Condition(takes_alt_keys)
     keys.add("escape", filter=picking & ~alt_keys, eager=True)(escape)
@@ -292,6 +297,10 @@ def _picker_bindings(
     def _(event: KeyPressEvent) -> None:
         current().backspace()
 
+    @keys.add(Keys.BracketedPaste, filter=picking & Condition(lambda: current().drops_paste))
+    def _(event: KeyPressEvent) -> None:
+        pass  # the paste is not for the editor behind the picker either
+
     bind_picker_actions(keys, keymap, current, picking)
     # Pi's editor keys for the cursor, which its search fields take too. Only a picker whose
     # query has a cursor takes them, before the keys of other pickers' actions (Ctrl+A is
@@ -304,5 +313,5 @@ def _picker_bindings(
     @keys.add("<any>", filter=picking)
     def _(event: KeyPressEvent) -> None:
         data = event.key_sequence[-1].data
-        if data.isprintable():
+        if is_typed_text(data):
             current().type(data)

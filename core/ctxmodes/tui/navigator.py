@@ -5,7 +5,9 @@ one end to the other), ←/→, Ctrl+B/F and PageUp/PageDown move a page of half
 height (stopping at the ends), Ctrl+D/T/U/L/A show one of Pi's filters (again: the default),
 Ctrl+O cycles them, Ctrl+←/→ fold and unfold branch segments (or jump between segment
 starts), Ctrl+X copies the selected entry, Shift+L edits its label, Shift+T shows when each
-label was set, and Enter picks an entry, then whether to summarize the branch left."""
+label was set, and Enter picks an entry, then whether to summarize the branch left. Typing
+searches as Pi's does (:mod:`ctxmodes.tui.tree_search`), keeping the entry selected and opening
+every fold; Esc or Ctrl+C empties the search before a second closes the tree."""
 
 from __future__ import annotations
 
@@ -15,7 +17,14 @@ from typing import TYPE_CHECKING, Final, get_args
 
 from ctxmodes.config import TreeFilter
 from ctxmodes.tui.picker import Picker, PickerItem
-from ctxmodes.tui.tree_text import copy_text, label_time, status_labels, tree_hint
+from ctxmodes.tui.tree_search import matches, query_words, searchable_text
+from ctxmodes.tui.tree_text import (
+    copy_text,
+    is_bare_reply,
+    label_time,
+    status_labels,
+    tree_hint,
+)
 
 if TYPE_CHECKING:
     from ctxmodes.export.view import SessionView
@@ -60,6 +69,13 @@ class _Row:
     title: str
     preview: str
     within: str | None
+    #: What typing matches, lower-cased (see :func:`searchable_text`; none for a heading).
+    search: str = ""
+    #: For a heading, the index just past the last row of its branch.
+    branch_end: int = 0
+    #: A reply with no text (tool calls only) that Pi's tree leaves out whatever the
+    #: filter: not the current leaf, it is never shown.
+    left_out: bool = False
 
 
 @dataclass
@@ -111,11 +127,19 @@ class TreeNavigator:
         manager = self.session.agent.session_manager
         view = build_view(manager, manager.session_file.name if manager.session_file else "")
         self._shape = _shape_of(view)
+        rows = _rows_of(view)
+        stored = manager.read_entries_json([row.entry_id for row in rows])
+        leaf = manager.get_leaf_id()
         self._rows = [
-            replace(row, label_timestamp=manager.get_label_timestamp(row.entry_id))
-            if row.label
-            else row
-            for row in _rows_of(view)
+            row
+            if row.heading is not None
+            else replace(
+                row,
+                label_timestamp=manager.get_label_timestamp(row.entry_id) if row.label else None,
+                search=searchable_text(entry, row.label),
+                left_out=row.entry_id != leaf and is_bare_reply(entry),
+            )
+            for row, entry in zip(rows, stored, strict=True)
         ]
 
     def open(self) -> None:
@@ -129,6 +153,13 @@ class TreeNavigator:
             wraps=True,
             visible_rows=rows,
             page_size=rows,
+            reselect=self._query_changed,
+            clears_query_first=True,
+            query_label="Type to search: ",
+            positioned=True,
+            empty="  No entries found",
+            stays_open_unmatched=True,
+            drops_paste=True,
         )
         picker.actions = {
             "app.tree.foldOrUp": self.fold_or_up,
@@ -152,25 +183,36 @@ class TreeNavigator:
         self.session.open_picker(picker)
 
     def _visible(self, query: str) -> list[PickerItem]:
+        """The rows the filter, the search and the folds show, as Pi's tree shows them; a
+        heading is shown when an entry of its branch is."""
         mode = TREE_FILTERS[self.filter]
+        words = query_words(query)
         hidden: set[str] = set()
-        kept: list[_Row] = []
-        needle = query.lower()
+        # shown_before[i]: how many entries among the first i rows are shown.
+        shown_before = [0]
         for row in self._rows:
-            if row.heading is None:
-                parent = self._shape.parent.get(row.entry_id)
-                if parent is not None and (parent in self.folded or parent in hidden):
-                    hidden.add(row.entry_id)
-                    continue
-                if not _filter_keeps(mode, row.kind, row.label is not None):
-                    continue
-            elif self._hidden_heading(row.entry_id, hidden):
-                continue
-            if needle and needle not in _search_text(row):
-                continue
-            kept.append(row)
+            shows = row.heading is None and self._shows(row, mode, words, hidden)
+            shown_before.append(shown_before[-1] + shows)
+        kept = [
+            row
+            for index, row in enumerate(self._rows)
+            if shown_before[index + 1] > shown_before[index]
+            or (row.heading is not None and shown_before[row.branch_end] > shown_before[index])
+        ]
         self._shown = self._shown_tree(kept)
         return [self._item(row) for row in kept]
+
+    def _shows(self, row: _Row, mode: TreeFilter, words: list[str], hidden: set[str]) -> bool:
+        """Whether an entry is shown; one folded away joins ``hidden``, with its branch."""
+        parent = self._shape.parent.get(row.entry_id)
+        if parent is not None and (parent in self.folded or parent in hidden):
+            hidden.add(row.entry_id)
+            return False
+        return (
+            not row.left_out
+            and _filter_keeps(mode, row.kind, row.label is not None)
+            and matches(words, row.search)
+        )
 
     def _shown_tree(self, kept: list[_Row]) -> _Shown:
         shown_ids = {row.entry_id for row in kept if row.heading is None}
@@ -184,10 +226,6 @@ class TreeNavigator:
             tree.parent[row.entry_id] = parent
             tree.children.setdefault(parent, []).append(row.entry_id)
         return tree
-
-    def _hidden_heading(self, entry_id: str, hidden: set[str]) -> bool:
-        parent = self._shape.parent.get(entry_id)
-        return parent is not None and (parent in self.folded or parent in hidden)
 
     def _item(self, row: _Row) -> PickerItem:
         if row.heading is not None:
@@ -211,7 +249,7 @@ class TreeNavigator:
             ("class:picker.archived", label + where),
             ("class:picker.hint", " " + row.preview),
         ]
-        return PickerItem(row.entry_id, _search_text(row), fragments)
+        return PickerItem(row.entry_id, row.search, fragments)
 
     # ------------------------------------------------------------------ keys
 
@@ -234,6 +272,15 @@ class TreeNavigator:
         while current is not None and current not in index_of:
             current = self._shape.parent.get(current)
         self.picker.selected = index_of.get(current, max(0, len(rows) - 1))
+
+    def _query_changed(self, selected: object) -> None:
+        """Typing, Backspace or Esc changed the search: as in Pi, every fold opens and the
+        entry selected stays so (or its nearest ancestor shown, else the last row); when no
+        row was shown, the entry selected before stays the one to return to."""
+        if selected is not None:
+            self.selected_id = str(selected)
+        self.folded.clear()
+        self._select(self.selected_id)
 
     def fold_or_up(self) -> None:
         """Ctrl+← (``app.tree.foldOrUp``): fold the selected branch segment, or go to the
@@ -376,13 +423,6 @@ def _filter_keeps(mode: str, kind: str, labeled: bool) -> bool:
     return kind != "meta"
 
 
-def _search_text(row: _Row) -> str:
-    """What typing matches a row against, lower-cased."""
-    if row.heading is not None:
-        return row.heading.lower()
-    return f"{row.title} {row.label or ''} {row.within or ''} {row.preview}".lower()
-
-
 def _shape_of(view: SessionView) -> _Shape:
     shape = _Shape()
     stack = list(view.roots)
@@ -398,9 +438,12 @@ def _rows_of(view: SessionView) -> list[_Row]:
     rows: list[_Row] = []
     # The archived window each open branch belongs to (None for other branches).
     windows: list[str | None] = []
+    # For each open branch, the index of its heading (None: it has none).
+    headings: list[int | None] = []
     for token in view.sidebar(active_first=True):
         if token.kind == "open":
             archived = None
+            headings.append(None)
             if token.archive is not None and token.entry is not None:
                 number = token.archive.window_number
                 archived = f"archived window {'?' if number is None else number}"
@@ -408,6 +451,7 @@ def _rows_of(view: SessionView) -> list[_Row]:
                 summary = view.entries.get(token.archive.summary_id)
                 if summary is not None and summary.preview:
                     heading += f" · {summary.preview}"
+                headings[-1] = len(rows)
                 rows.append(
                     _Row(
                         token.entry.id,
@@ -426,6 +470,7 @@ def _rows_of(view: SessionView) -> list[_Row]:
             continue
         if token.kind == "close":
             windows.pop()
+            _end_branch(rows, headings.pop())
             continue
         entry = token.entry
         assert entry is not None
@@ -443,4 +488,12 @@ def _rows_of(view: SessionView) -> list[_Row]:
                 windows[-1] if windows else None,
             )
         )
+    for heading_index in headings:
+        _end_branch(rows, heading_index)
     return rows
+
+
+def _end_branch(rows: list[_Row], heading_index: int | None) -> None:
+    """A branch closed: its heading, if any, learns where the branch ends."""
+    if heading_index is not None:
+        rows[heading_index] = replace(rows[heading_index], branch_end=len(rows))

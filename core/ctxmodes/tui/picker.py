@@ -38,6 +38,13 @@ PICKER_STYLE: Final = {
 _PAGE_DIRECTIONS: Final = {"tui.select.pageUp": -1, "tui.select.pageDown": 1}
 
 
+def is_typed_text(data: str) -> bool:
+    """Whether a key's text is typed into a picker's query, by Pi's rule for its search
+    fields: any text without control characters (C0, DEL, C1), so a non-breaking space or
+    an emoji's joiner is typed too."""
+    return bool(data) and not any(ord(char) < 32 or 0x7F <= ord(char) <= 0x9F for char in data)
+
+
 @dataclass(frozen=True, slots=True)
 class PickerItem:
     key: Any
@@ -122,6 +129,22 @@ class Picker:
     #: Where typing goes in the query and before which Backspace takes a character, as in
     #: Pi's search fields, moved by the cursor keys; ``None``: always the query's end.
     query_cursor: int | None = None
+    #: Chooses the selection once typing, Backspace or :meth:`clear_query` changed the
+    #: query, given the key of the row selected before (``None``: no row was), as Pi's tree
+    #: selector keeps its entry; Backspace on an empty query then changes nothing. ``None``:
+    #: the picker's own choice (see :attr:`keeps_place`).
+    reselect: Callable[[Any], None] | None = None
+    #: Esc (and Ctrl+C) first empties a query typed, as in Pi's tree selector; the next
+    #: closes the picker.
+    clears_query_first: bool = False
+    #: What the query line starts with.
+    query_label: str = "> "
+    #: The hint line starts with the selected row's place among the rows, ``(3/12)``, as
+    #: Pi's tree selector counts, rather than their number.
+    positioned: bool = False
+    #: A paste is dropped, as Pi's tree selector drops it (a paste reaches it wrapped in
+    #: escape sequences, which its search never types); ``False``: it goes to the editor.
+    drops_paste: bool = False
     query: str = ""
     selected: int = 0
     #: The question open over the rows, if any.
@@ -153,17 +176,27 @@ class Picker:
                 if key in "jk" and self.letters_move:
                     self.move(1 if key == "j" else -1)
             return
+        before = self._selected_key()
         if self.query_cursor is None:
             self.query += text
         else:
             self.query = self.query[: self.query_cursor] + text + self.query[self.query_cursor :]
             self.query_cursor += len(text)
-        self._filtered()
+        self._filtered(before)
 
-    def _filtered(self) -> None:
+    def _selected_key(self) -> Any:
+        rows = self.rows()
+        return rows[self.selected].key if rows else None
+
+    def _filtered(self, before: Any) -> None:
+        """The query changed: the rows again, and the selection as the picker keeps it;
+        ``before``: the key of the row selected before the change."""
+        self.refresh()
+        if self.reselect is not None:
+            self.reselect(before)
+            return
         if not self.keeps_place and not (self.emptied_keeps_place and not self.query):
             self.selected = 0
-        self.refresh()
 
     def backspace(self) -> None:
         self.notice = None
@@ -174,12 +207,28 @@ class Picker:
             return
         if not self.filterable:
             return  # nothing typed to take back: the selection stays
+        before, query = self._selected_key(), self.query
         if self.query_cursor is None:
             self.query = self.query[:-1]
         elif self.query_cursor:
             self.query = self.query[: self.query_cursor - 1] + self.query[self.query_cursor :]
             self.query_cursor -= 1
-        self._filtered()
+        if self.reselect is not None and self.query == query:
+            return  # as in Pi's tree selector: nothing taken, nothing changes
+        self._filtered(before)
+
+    def clear_query(self) -> bool:
+        """Esc or Ctrl+C: empty the query, when the picker empties it before closing and
+        something is typed; whether it did (else the key closes the picker)."""
+        if not self.clears_query_first or not self.query or self.question is not None:
+            return False
+        self.notice = None
+        before = self._selected_key()
+        self.query = ""
+        if self.query_cursor is not None:
+            self.query_cursor = 0
+        self._filtered(before)
+        return True
 
     def move_cursor(self, place: Literal["left", "right", "start", "end"]) -> None:
         """Move the query's cursor (a picker without one ignores it). The rows are
@@ -194,7 +243,7 @@ class Picker:
             self.query_cursor = min(len(self.query), self.query_cursor + 1)
         else:
             self.query_cursor = 0 if place == "start" else len(self.query)
-        self._filtered()
+        self._filtered(self._selected_key())
 
     def closes_on_enter(self) -> bool:
         """Whether Enter closes the picker: unless it stays open when no row matches and
@@ -304,7 +353,7 @@ class Picker:
         if question is not None:
             last = ("class:picker.error", f"{question.prompt} {question.hint}")
         else:
-            hint = f"{len(rows)} · {self.hint}" if self.counted else self.hint
+            hint = f"{self._count(rows)} · {self.hint}" if self.counted else self.hint
             last = self.notice or ("class:picker.hint", hint)
         style, text = last
         # Wrapped as the title is: a long hint or notice is read whole (the count at its end).
@@ -312,14 +361,20 @@ class Picker:
         parts += [("", "\n"), (style, wrapped)]
         return parts
 
+    def _count(self, rows: Sequence[PickerItem]) -> str:
+        if self.positioned:
+            return f"({self.selected + 1 if rows else 0}/{len(rows)})"
+        return str(len(rows))
+
     def _query_line(self, shown: str) -> StyleAndTextTuples:
-        """``> query``, the character at the cursor drawn reversed when there is one."""
+        """The query after :attr:`query_label`, the character at the cursor drawn reversed
+        when there is one."""
         if self.query_cursor is None:
-            return [("class:picker.query", f"> {shown}")]
+            return [("class:picker.query", f"{self.query_label}{shown}")]
         at = min(self.query_cursor, len(shown))
         under = shown[at : at + 1] or " "
         return [
-            ("class:picker.query", f"> {shown[:at]}"),
+            ("class:picker.query", f"{self.query_label}{shown[:at]}"),
             ("class:picker.query reverse", under),
             ("class:picker.query", shown[at + 1 :]),
         ]

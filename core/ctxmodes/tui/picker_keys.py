@@ -8,6 +8,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Final
 
+from ctxmodes.tui.picker import is_typed_text
+
 if TYPE_CHECKING:
     from prompt_toolkit.filters import FilterOrBool
     from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
@@ -74,7 +76,7 @@ def bind_picker_actions(
             picker = current()
             if not any(picker.act(action) for action in actions):
                 data = event.key_sequence[-1].data
-                if data.isprintable():
+                if is_typed_text(data):
                     picker.type(data)
 
         # Eager: the editor's Emacs keys start longer sequences with some of these (Ctrl+X

@@ -17,7 +17,7 @@ def pick_session(directory: Path, cwd: Path) -> Path | None:
 
     from ctxmodes.session.paths import cwd_filter
     from ctxmodes.tui.keymap import KeyMap, keybindings_path
-    from ctxmodes.tui.picker import PICKER_STYLE
+    from ctxmodes.tui.picker import PICKER_STYLE, is_typed_text
     from ctxmodes.tui.picker_keys import bind_picker_actions
     from ctxmodes.tui.resume import ResumePicker, every_folder_root
 
@@ -81,7 +81,7 @@ def pick_session(directory: Path, cwd: Path) -> Path | None:
     @keys.add("<any>")
     def _(event: KeyPressEvent) -> None:
         data = event.key_sequence[-1].data
-        if data.isprintable():
+        if is_typed_text(data):
             picker.type(data)
 
     app.run()

@@ -9,6 +9,8 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any, Final
 
+from ctxmodes.rpc.session_tree import js_string
+from ctxmodes.session.jsvalues import js_trim, js_truthy
 from ctxmodes.tui.keymap import KeyMap, key_text
 
 #: Pi's words for a filter other than the default, after the title.
@@ -110,16 +112,43 @@ def label_time(timestamp: str, now: datetime | None = None) -> str:
     return f"{when.year % 100:02d}/{when.month}/{when.day} {time}"
 
 
-def _text_of(content: Any) -> str:
-    """Pi's ``extractFullContent``: a string itself, else the text blocks joined."""
+def full_text(content: Any) -> str:
+    """Pi's ``extractFullContent``: a string itself, else the text blocks' ``text`` joined as
+    JavaScript adds them (a block without one adds ``undefined``)."""
     if isinstance(content, str):
         return content
     if not isinstance(content, list):
         return ""
     return "".join(
-        str(block.get("text", ""))
+        js_string(block["text"]) if "text" in block else "undefined"
         for block in content
         if isinstance(block, dict) and block.get("type") == "text"
+    )
+
+
+def is_bare_reply(entry: Mapping[str, Any] | None) -> bool:
+    """Whether Pi's tree leaves the stored entry out (unless it is the current leaf): a
+    reply with no text, only tool calls or nothing, that neither failed nor was aborted."""
+    message = entry.get("message") if entry is not None else None
+    if entry is None or entry.get("type") != "message" or not isinstance(message, dict):
+        return False
+    if message.get("role") != "assistant":
+        return False
+    stop = message.get("stopReason")
+    failed = js_truthy(stop) and stop not in ("stop", "toolUse")
+    return not failed and not _has_text(message.get("content"))
+
+
+def _has_text(content: Any) -> bool:
+    """Pi's ``hasTextContent``: a string, or a text block, with more than whitespace."""
+    if isinstance(content, str):
+        return bool(js_trim(content))
+    return isinstance(content, list) and any(
+        isinstance(block, dict)
+        and block.get("type") == "text"
+        and js_truthy(block.get("text"))
+        and bool(js_trim(js_string(block["text"])))
+        for block in content
     )
 
 
@@ -135,11 +164,11 @@ def copy_text(entry: Mapping[str, Any]) -> str | None:
             if message.get("role") == "bashExecution":
                 text = message.get("command")
             elif "content" in message:
-                text = _text_of(message["content"])
+                text = full_text(message["content"])
                 if not text and message.get("role") == "assistant":
                     text = message.get("errorMessage")
     elif kind == "custom_message":
-        text = _text_of(entry.get("content"))
+        text = full_text(entry.get("content"))
     elif kind in ("compaction", "branch_summary"):
         text = entry.get("summary")
     return text if isinstance(text, str) and text.strip() else None

@@ -155,3 +155,61 @@ def test_shift_l_sets_and_clears_a_label_and_returns_to_the_tree(tmp_path):
         (ids["second"], "plan b"),
         (ids["second"], None),
     ]
+
+
+def _archived_branch(manager) -> None:
+    """start → "old work" (a side branch Tree archived, summarized beside it) and, from the
+    same reply, the summary, then "new work" on the active path."""
+    start = manager.append_message({"role": "user", "content": "start", "timestamp": 1})
+    old = manager.append_message({"role": "user", "content": "old work", "timestamp": 2})
+    summary = manager.branch_with_summary(start, "what the old work was")
+    manager.append_message({"role": "user", "content": "new work", "timestamp": 3})
+    data = {"archivedLeafId": old, "branchBaseId": start, "summaryEntryId": summary}
+    manager.append_custom_entry("codex-context-tree-archive", data)
+
+
+def test_an_archived_window_s_heading_shows_while_an_entry_of_its_branch_does(tmp_path):
+    agent = make_agent(tmp_path, [])
+    _archived_branch(agent.session_manager)
+    seen: dict[str, list[str]] = {}
+
+    def headings(t) -> list[str]:
+        return [row.text for row in t.session.picker.rows() if row.key is None]
+
+    async def scenario(t):
+        await t.type("/tree" + ENTER)
+        await t.until(lambda: t.session.picker is not None, "the tree")
+        seen["all"] = headings(t)
+        await t.type("old")
+        seen["old"] = headings(t)
+        await t.type(BACKSPACE * 3 + "new")
+        seen["new"] = headings(t)
+        await t.type(BACKSPACE * 3 + "work")
+        seen["work"] = headings(t)
+
+    run_terminal(agent, scenario)
+    assert len(seen["all"]) == 1
+    assert seen["all"][0].startswith("archived window")
+    assert seen["old"] == seen["work"] == seen["all"]
+    assert seen["new"] == []
+
+
+def test_a_paste_reaches_neither_the_search_nor_the_editor_behind_the_tree(tmp_path):
+    agent = make_agent(tmp_path, [{"text": "one"}])
+    seen: dict[str, str] = {}
+
+    async def scenario(t):
+        await t.type("hello" + ENTER)
+        await t.idle()
+        await t.type("/tree" + ENTER)
+        await t.until(lambda: t.session.picker is not None, "the tree")
+        await t.type("on\x1b[200~pasted\x1b[201~e")
+        seen["query"] = t.session.picker.query
+        await t.type(ESC)
+        await t.until(lambda: not t.session.picker.query, "the search to empty")
+        await t.type(ESC)
+        await t.until(lambda: t.session.picker is None, "the tree to close")
+        seen["editor"] = t.session.buffer.text
+
+    run_terminal(agent, scenario)
+    assert seen == {"query": "one", "editor": ""}

@@ -94,14 +94,37 @@ def _copied(screen: str) -> list[str]:
 
 def _ours(t: Any, copies_before: int) -> dict[str, Any]:
     picker = t.session.picker
+    if picker is None:
+        return {"closed": True}
     rows = picker.rows()
     copies = _copied(t.screen.getvalue())
+    drawn = "".join(text for _, text in picker.fragments(120)).splitlines()
     return {
         "shown": [row.key for row in rows if row.key is not None],
         "selected": rows[picker.selected].key if rows else None,
         "status": picker.title[len(TITLE) :],
         "copied": copies[-1] if len(copies) > copies_before else None,
+        "query": picker.query,
+        "closed": False,
+        **_search_and_place(drawn),
     }
+
+
+def _search_and_place(lines: list[str]) -> dict[str, Any]:
+    """The line showing the search and the selected row's place, ``(3/12)``, in the lines
+    drawn (Pi's or ours)."""
+    stripped = [line.strip() for line in lines]
+    places = [found[0] for line in stripped if (found := re.match(r"\(\d+/\d+\)", line))]
+    return {
+        "search_line": next(line for line in stripped if line.startswith("Type to search:")),
+        "place": places[0] if places else None,
+    }
+
+
+def _pi_step(pi: dict[str, Any], names: tuple[str, ...]) -> dict[str, Any]:
+    if pi["closed"]:
+        return {"closed": True}
+    return {**{name: pi[name] for name in names}, **_search_and_place(pi["lines"])}
 
 
 @pytest.mark.pi
@@ -142,9 +165,9 @@ def test_each_key_shows_what_pi_s_tree_selector_does(
         ),
     )["steps"]
     assert len(pis) == len(steps)
+    names = ("shown", "selected", "status", "copied", "query", "closed")
     for pressed, ours, pi in zip(["(open)", *keys], steps, pis, strict=True):
-        expected = {name: pi[name] for name in ("shown", "selected", "status", "copied")}
-        assert ours == expected, pressed
+        assert ours == _pi_step(pi, names), pressed
     # A label's time: shown after it as Pi draws it, when Pi's last step shows it too.
     stamp = seen["stamp"]
     assert stamp is not None
@@ -202,6 +225,16 @@ MOVES = {
     "ctrl+f": "\x06",
     "pageUp": "\x1b[5~",
     "pageDown": "\x1b[6~",
+}
+#: What a terminal sends for the keys that edit the search; any other key named is one
+#: character, typed.
+EDITS = {
+    "backspace": "\x7f",
+    "escape": "\x1b",
+    "ctrl+c": "\x03",
+    "space": " ",
+    "enter": "\r",
+    "paste": "\x1b[200~route\x1b[201~",
 }
 USAGE = {
     "input": 0,
@@ -261,10 +294,15 @@ def _long_fork(manager: SessionManager) -> None:
         _exchange(manager, f"new step {step}")
 
 
+def _sent(key: str) -> str:
+    return MOVES.get(key) or KEYS.get(key) or EDITS.get(key) or key
+
+
 def _compare_with_pi(tmp_path: Path, grow: Any, bindings: dict[str, Any], keys: list[str]) -> None:
     """The session ``grow`` writes, opened in ``/tree`` here and in Pi's tree selector,
-    then each key pressed in both: the entries shown, in order, the selection and the
-    filter words must agree after every key."""
+    then each key pressed in both: the entries shown, in order, the selection, the filter
+    words, the search typed, the line showing it, the selected row's place and whether the
+    tree closed must agree after every key."""
     agent = make_agent(tmp_path, [])
     grow(agent.session_manager)
     path = tmp_path / "keybindings.json"
@@ -276,7 +314,15 @@ def _compare_with_pi(tmp_path: Path, grow: Any, bindings: dict[str, Any], keys: 
         await t.until(lambda: t.session.picker is not None, "the tree")
         steps.append(_ours(t, 0))
         for key in keys:
-            await t.type(MOVES.get(key) or KEYS[key])
+            typed = t.session.picker.query
+            await t.type(_sent(key))
+            if key == "escape":
+                # Alt+arrows are the tree's: a lone Esc is taken once its timeout ran out,
+                # to empty the search or close the tree.
+                await t.until(
+                    lambda typed=typed: t.session.picker is None or t.session.picker.query != typed,
+                    "Esc to be taken",
+                )
             steps.append(_ours(t, 0))
 
     run_terminal(agent, scenario, keymap=KeyMap.load(path))
@@ -284,12 +330,13 @@ def _compare_with_pi(tmp_path: Path, grow: Any, bindings: dict[str, Any], keys: 
         "sessionFile": str(agent.session_file),
         "bindings": bindings,
         "width": 120,
-        "keys": [MOVES.get(key) or KEYS[key] for key in keys],
+        "keys": [_sent(key) for key in keys],
     }
     pis = run_pi_script(SCRIPT, json.dumps(request))["steps"]
     assert len(pis) == len(steps)
+    names = ("shown", "selected", "status", "query", "closed")
     for pressed, ours, pi in zip(["(open)", *keys], steps, pis, strict=True):
-        expected = {name: pi[name] for name in ("shown", "selected", "status")}
+        expected = _pi_step(pi, names)
         assert {name: ours[name] for name in expected} == expected, pressed
 
 
@@ -378,3 +425,69 @@ def test_the_help_line_s_page_item_names_the_page_keys_bound(
     keybindings.write_text(json.dumps(bindings))
     ours = tree_hint(KeyMap.load(keybindings)).split(" · ")
     assert ours[:2] == pi_items[pi_items.index("↑/↓ move") :][:2]
+
+
+def _searchable(manager: SessionManager) -> None:
+    """Words in different fields: a label, roles, the texts of prompts, replies, a tool's
+    result and an extension's message, a tool call (whose name and path, drawn, are not
+    searched), a model change; the active branch, written second, ends with a label."""
+    _, start = _exchange(manager, "Start the Plan")
+    manager.append_model_change("openai", "gpt-zeta")
+    side, _ = _exchange(manager, "alpha route")
+    manager.branch(start)
+    manager.append_message({"role": "user", "content": "beta route with tools", "timestamp": 1})
+    call = {"type": "toolCall", "id": "call-1", "name": "read", "arguments": {"path": "notes.md"}}
+    manager.append_message(
+        {
+            "role": "assistant",
+            "content": [call],
+            "api": "openai-responses",
+            "provider": "openai",
+            "model": "gpt-5",
+            "usage": USAGE,
+            "stopReason": "toolUse",
+            "timestamp": 2,
+        }
+    )
+    result = [{"type": "text", "text": "gamma output"}]
+    manager.append_message(
+        {
+            "role": "toolResult",
+            "toolCallId": "call-1",
+            "toolName": "read",
+            "content": result,
+            "isError": False,
+            "timestamp": 3,
+        }
+    )
+    _exchange(manager, "Beta again")
+    manager.append_custom_message_entry("note-kind", "delta remark", True)
+    manager.append_label(side, "zeta plan")
+
+
+SEARCHES = [
+    # Words narrowing and widening, one shown in every field, typed in capitals too;
+    # Backspace to empty and on empty; a non-breaking space between words; a filter with a
+    # search; nothing matching (Enter then keeps the tree open); Esc with and without a
+    # search.
+    [
+        "b", "e", "t", "a", "space", "r", "e", ":", "backspace", "backspace", "backspace",
+        "backspace", "backspace", "backspace", "backspace", "backspace", "backspace", "up",
+        "backspace", "B", "E", "space", "r", "o", "ctrl+a", "ctrl+a", "escape", "z", "e",
+        "t", "a", "\u00a0", "p", "ctrl+a", "down", "ctrl+d", "x", "y", "enter", "backspace",
+        "backspace", "escape", "escape",
+    ],
+    # Folds, then typing; a tool's result by its role and text, its call by nothing drawn;
+    # an extension's message by its type; Ctrl+C as Esc; a paste, which the search drops.
+    [
+        "up", "up", "ctrl+left", "ctrl+left", "ctrl+left", "t", "o", "o", "l", "r", "space",
+        "g", "a", "m", "ctrl+c", "ctrl+left", "r", "e", "a", "d", "ctrl+c", "paste", "n", "o", "t",
+        "e", "-", "k", "space", "d", "e", "l", "ctrl+left", "escape", "up", "ctrl+c",
+    ],
+]  # fmt: skip
+
+
+@pytest.mark.pi
+@pytest.mark.parametrize("keys", SEARCHES)
+def test_typing_searches_as_pi_s_tree_selector_does(tmp_path: Path, keys: list[str]) -> None:
+    _compare_with_pi(tmp_path, _searchable, {}, keys)
