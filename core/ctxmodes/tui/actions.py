@@ -8,6 +8,7 @@ import base64
 import contextlib
 import json
 import math
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
@@ -24,43 +25,55 @@ if TYPE_CHECKING:
 # ----------------------------------------------------------------------------- /tree
 
 
-def choose_summary(session: TerminalSession, target: str) -> None:
-    """After an entry is picked in ``/tree``: leave the branch with or without a summary,
-    or, with ``branch_summary.skip_prompt`` (Pi's ``branchSummary.skipPrompt``), without
-    asking and without one."""
+def choose_summary(session: TerminalSession, target: str, reopen: Callable[[], None]) -> None:
+    """After an entry other than the current one is picked in ``/tree``: leave the branch
+    with or without a summary, as Pi asks, or, with ``branch_summary.skip_prompt`` (Pi's
+    ``branchSummary.skipPrompt``), without asking and without one. Esc on the question
+    goes back to the tree (``reopen``); Esc on the instructions, back to the question."""
     if session.agent.session.options.branch_summary.skip_prompt:
-        _navigate(session, target, False, None)
+        _navigate(session, target, False, None, reopen)
         return
     choices = [
         PickerItem("none", "no summary", [("", "No summary")]),
-        PickerItem("summary", "summarize", [("", "Summarize the branch left behind")]),
-        PickerItem("custom", "custom", [("", "Summarize with custom instructions…")]),
+        PickerItem("summary", "summarize", [("", "Summarize")]),
+        PickerItem("custom", "custom", [("", "Summarize with custom prompt")]),
     ]
+
+    def ask() -> None:
+        session.open_picker(
+            Picker("Summarize branch?", lambda query: choices, picked, on_cancel=reopen)
+        )
 
     def picked(item: PickerItem) -> None:
         if item.key == "custom":
             session.open_picker(
                 Picker(
-                    "Instructions for the summary",
+                    "Custom summarization instructions",
                     lambda query: [],
-                    lambda typed: _navigate(session, target, True, str(typed.key) or None),
-                    hint="type the instructions · Enter summarize · Esc cancel",
+                    lambda typed: _navigate(session, target, True, str(typed.key) or None, reopen),
+                    on_cancel=ask,
+                    hint="type the instructions · Enter summarize · Esc back",
                     free_text=True,
                 )
             )
             return
-        _navigate(session, target, item.key == "summary", None)
+        _navigate(session, target, item.key == "summary", None, reopen)
 
-    session.open_picker(Picker("Summarize the branch you leave?", lambda query: choices, picked))
+    ask()
 
 
 def _navigate(
-    session: TerminalSession, target: str, summarize: bool, instructions: str | None
+    session: TerminalSession,
+    target: str,
+    summarize: bool,
+    instructions: str | None,
+    reopen: Callable[[], None],
 ) -> None:
     """Move to ``target``, on the worker. Chosen while the agent works, as in Pi: the
     queued messages go back to the editor and the run is aborted first, so its aborted
     reply is written where it was, and the move (and the summary, which reads that reply
-    too) comes after it settled."""
+    too) comes after it settled. A summary stopped with Esc opens the tree again, at
+    ``target``, as Pi's does."""
     agent = session.agent
     if session.busy():
         steering, follow_up = agent.take_queued()
@@ -81,14 +94,16 @@ def _navigate(
             )
         finally:
             session.call_soon(footer_settled)
+        if result.aborted:
+            agent.session.ui.notify("Branch summarization cancelled")
+            session.call_soon(reopen)
+            return
         if result.cancelled:
-            agent.session.ui.notify(
-                "Navigation cancelled" + (" (aborted)" if result.aborted else "")
-            )
+            agent.session.ui.notify("Navigation cancelled")
             return
         if result.editor_text and not agent.session.ui.get_editor_text():
             agent.session.ui.set_editor_text(result.editor_text)
-        agent.session.ui.notify(f"Moved to {result.new_leaf_id or 'the start of the session'}")
+        agent.session.ui.notify("Navigated to selected point")
 
     agent.run_soon(job)
 

@@ -401,9 +401,14 @@ class TreeNavigator:
         if item.key is None:
             self.session.notify("That line is a branch heading; pick an entry")
             return
+        entry_id = str(item.key)
+        if entry_id == self.session.agent.session_manager.get_leaf_id():
+            self.session.notify("Already at this point")
+            return
         from ctxmodes.tui.actions import choose_summary
 
-        choose_summary(self.session, str(item.key))
+        self.selected_id = entry_id
+        choose_summary(self.session, entry_id, reopen=self.open)
 
 
 def open_tree(session: TerminalSession, args: str) -> None:

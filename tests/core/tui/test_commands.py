@@ -7,7 +7,7 @@ import base64
 import orjson
 import pytest
 from support.agents import make_agent
-from support.terminal import DOWN, ENTER, ESC, GateTool, run_terminal
+from support.terminal import DOWN, ENTER, ESC, GatedStream, GateTool, run_terminal
 
 from ctxmodes.compaction.settings import BranchSummarySettings
 from ctxmodes.config import TerminalSettings
@@ -94,7 +94,7 @@ def test_tree_navigates_to_a_user_message_and_offers_its_text(tmp_path):
         )
         await t.type(ENTER)  # no summary
         await t.until(lambda: t.editor == "second", "the message text in the editor")
-        await t.printed("Moved to ")
+        await t.printed("Navigated to selected point")
 
     run_terminal(agent, scenario)
     texts = [e["message"]["content"][0]["text"] for e in entries(agent) if e["type"] == "message"]
@@ -110,11 +110,109 @@ def test_tree_with_skip_prompt_moves_without_asking_or_summarizing(tmp_path):
     async def scenario(t):
         await _pick_the_second_question_in_the_tree(t)
         await t.until(lambda: t.editor == "second", "the message text in the editor")
-        await t.printed("Moved to ")
+        await t.printed("Navigated to selected point")
         titles.append("" if t.session.picker is None else t.session.picker.title)
 
     run_terminal(agent, scenario)
     assert titles == [""]  # no picker left open: nothing was asked
+    assert "branch_summary" not in [e["type"] for e in entries(agent)]
+
+
+def _user_entry_id(agent, text: str) -> str:
+    [entry_id] = [
+        entry["id"]
+        for entry in entries(agent)
+        if entry["type"] == "message"
+        and entry["message"]["role"] == "user"
+        and entry["message"]["content"][0]["text"] == text
+    ]
+    return str(entry_id)
+
+
+def _last_id(agent) -> str:
+    """The id of the file's last entry: where the session is while nothing moved."""
+    return str(entries(agent)[-1]["id"])
+
+
+def test_tree_on_the_current_entry_says_so_and_asks_nothing(tmp_path):
+    """Pi's tree: Enter on the entry the session is at moves nowhere and asks nothing."""
+    agent = make_agent(tmp_path, [{"text": "one"}])
+    seen: dict[str, object] = {}
+
+    async def scenario(t):
+        await t.type("first" + ENTER)
+        await t.idle()
+        await t.type("/tree" + ENTER)
+        await t.until(lambda: t.session.picker is not None, "the tree")
+        await t.type(ENTER)  # it opens on the current entry
+        await t.printed("Already at this point")
+        seen["picker"] = t.session.picker
+        seen["leaf"] = agent.session_manager.get_leaf_id()
+
+    run_terminal(agent, scenario)
+    assert seen["picker"] is None
+    assert seen["leaf"] == _last_id(agent)
+
+
+def test_esc_goes_back_from_the_instructions_to_the_question_and_from_it_to_the_tree(tmp_path):
+    agent = make_agent(tmp_path, [{"text": "one"}, {"text": "two"}])
+    titles: list[str] = []
+    selected: list[object] = []
+    leaves: list[str | None] = []
+
+    async def scenario(t):
+        await _pick_the_second_question_in_the_tree(t)
+        await t.until(lambda: t.session.picker is not None, "the question")
+        titles.append(t.session.picker.title)
+        await t.type(DOWN + DOWN + ENTER)  # Summarize with custom prompt
+        await t.until(lambda: "instructions" in t.session.picker.title, "the instructions")
+        titles.append(t.session.picker.title)
+        await t.type(ESC)
+        await t.until(lambda: t.session.picker.title == titles[0], "the question again")
+        await t.type(ESC)
+        await t.until(lambda: "Summarize" not in t.session.picker.title, "the tree again")
+        picker = t.session.picker
+        selected.append(picker.rows()[picker.selected].key)
+        await t.type(ESC)
+        leaves.append(agent.session_manager.get_leaf_id())
+
+    run_terminal(agent, scenario)
+    assert titles == ["Summarize branch?", "Custom summarization instructions"]
+    assert selected == [_user_entry_id(agent, "second")]  # the tree opens on the entry picked
+    assert leaves == [_last_id(agent)]  # nothing moved
+
+
+def test_a_summary_stopped_with_esc_opens_the_tree_again(tmp_path):
+    scripted = ScriptedProvider(
+        Script.model_validate(
+            {"responses": [{"text": "one"}, {"text": "two"}, {"text": "a summary never seen"}]}
+        ),
+        chunk_chars=4,
+    )
+    provider = GatedStream(scripted, hold_after=1, purpose="branch_summary")
+    agent = make_agent(tmp_path, [], provider=provider)
+    seen: dict[str, object] = {}
+
+    async def scenario(t):
+        await _pick_the_second_question_in_the_tree(t)
+        await t.until(lambda: t.session.picker is not None, "the question")
+        await t.type(DOWN + ENTER)  # Summarize
+        await t.until(provider.held.is_set, "the summary to be under way")
+        await t.type(ESC)
+        await t.until(lambda: provider.signal.aborted, "the abort")
+        provider.release.set()
+        await t.printed("Branch summarization cancelled")
+        await t.until(lambda: t.session.picker is not None, "the tree again")
+        picker = t.session.picker
+        seen["title"] = picker.title
+        seen["selected"] = picker.rows()[picker.selected].key
+        await t.type(ESC)
+        seen["leaf"] = agent.session_manager.get_leaf_id()
+
+    run_terminal(agent, scenario)
+    assert seen["selected"] == _user_entry_id(agent, "second")
+    assert "Summarize" not in str(seen["title"])
+    assert seen["leaf"] == _last_id(agent)  # nothing moved
     assert "branch_summary" not in [e["type"] for e in entries(agent)]
 
 

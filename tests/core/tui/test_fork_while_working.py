@@ -246,7 +246,7 @@ def test_tree_during_a_reply_puts_the_queue_back_aborts_then_moves(tmp_path):
         seen["busy while asked"] = agent.is_busy()
         await t.type(ENTER)  # no summary
         await _abort_then_release(t, provider)
-        await t.printed("Moved to ")
+        await t.printed("Navigated to selected point")
         await t.idle()
         seen["editor"] = t.editor
         seen["leaf"] = agent.session_manager.get_leaf_id()
@@ -273,7 +273,7 @@ def test_tree_with_a_summary_during_a_reply_writes_it_after_the_aborted_reply(tm
         await t.until(lambda: "Summarize" in (t.session.picker.title or ""), "the question")
         await t.type("\x1b[B" + ENTER)  # summarize
         await _abort_then_release(t, provider)
-        await t.printed("Moved to ")
+        await t.printed("Navigated to selected point")
         await t.idle()
 
     run_terminal(agent, scenario)

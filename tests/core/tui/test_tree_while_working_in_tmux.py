@@ -137,7 +137,7 @@ def _our_run(tmp_path: Path) -> tuple[list[tuple[Any, ...]], str]:
         await t.type(UP + UP + ENTER)
         await t.until(lambda: provider.signal is not None and provider.signal.aborted, "abort")
         provider.release.set()
-        await t.printed("Moved to ")
+        await t.printed("Navigated to selected point")
         await t.idle()
         seen["editor"] = t.editor
         await t.type("\x15q3" + ENTER)  # Ctrl+U empties the editor first

@@ -93,18 +93,18 @@ def run_in_terminal(work: Path, script: Path, session: Path, export: Path) -> st
         tmux.type("working on")
         tmux.wait("archived window 0")
         tmux.key("Enter")
-        tmux.wait("Summarize the branch you leave?")
+        tmux.wait("Summarize branch?")
         tmux.key("Enter")
-        tmux.wait("Moved to ")
+        tmux.wait("Navigated to selected point")
         tmux.type("/tree")
         tmux.key("Enter")
         tmux.wait("Session tree")
         tmux.type("big-start")
         tmux.key("Enter")
-        tmux.wait("Summarize the branch you leave?")
+        tmux.wait("Summarize branch?")
         tmux.key("Enter")
         deadline = time.monotonic() + WAIT
-        while tmux.screen().count("Moved to ") < 2:
+        while tmux.screen().count("Navigated to selected point") < 2:
             assert time.monotonic() < deadline, tmux.screen()[-3000:]
             time.sleep(0.05)
         tmux.type("/compact")
