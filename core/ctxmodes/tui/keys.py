@@ -297,9 +297,12 @@ def _picker_bindings(
     def _(event: KeyPressEvent) -> None:
         current().backspace()
 
-    @keys.add(Keys.BracketedPaste, filter=picking & Condition(lambda: current().drops_paste))
+    @keys.add(Keys.BracketedPaste, filter=picking)
     def _(event: KeyPressEvent) -> None:
-        pass  # the paste is not for the editor behind the picker either
+        # Never for the editor behind the picker.
+        picker = current()
+        if not picker.drops_paste:
+            picker.paste(event.data)
 
     bind_picker_actions(keys, keymap, current, picking)
     # Pi's editor keys for the cursor, which its search fields take too. Only a picker whose

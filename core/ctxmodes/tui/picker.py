@@ -143,7 +143,7 @@ class Picker:
     #: Pi's tree selector counts, rather than their number.
     positioned: bool = False
     #: A paste is dropped, as Pi's tree selector drops it (a paste reaches it wrapped in
-    #: escape sequences, which its search never types); ``False``: it goes to the editor.
+    #: escape sequences, which its search never types); ``False``: :meth:`paste` takes it.
     drops_paste: bool = False
     query: str = ""
     selected: int = 0
@@ -183,6 +183,13 @@ class Picker:
             self.query = self.query[: self.query_cursor] + text + self.query[self.query_cursor :]
             self.query_cursor += len(text)
         self._filtered(before)
+
+    def paste(self, text: str) -> None:
+        """A bracketed paste, taken as Pi's search and answer fields take one: line breaks
+        dropped and a tab as four spaces; a fixed list of choices ignores it."""
+        if self.question is None and not self.filterable:
+            return
+        self.type(text.replace("\r", "").replace("\n", "").replace("\t", "    "))
 
     def _selected_key(self) -> Any:
         rows = self.rows()
