@@ -40,6 +40,10 @@ SEARCH_FIELD_KEYS: Final = (
     "tui.editor.cursorLineEnd",
 )
 
+#: A search field that chooses the selected row on its own submit key, as the session and
+#: model selectors' do (Enter, unless ``tui.select.confirm`` took it away).
+CHOOSING_SEARCH_FIELD_KEYS: Final = ("tui.input.submit", *SEARCH_FIELD_KEYS)
+
 #: Pi's plain selectors (its select lists, the trust and settings choices …).
 SELECT_KEYS: Final = (
     "tui.select.up",
@@ -68,7 +72,13 @@ SESSION_KEYS: Final = (
     "app.session.delete",
     "app.session.rename",
     "app.session.deleteNoninvasive",
-    *SELECT_KEYS,
+    "tui.select.up",
+    "tui.select.down",
+    "tui.select.pageUp",
+    "tui.select.pageDown",
+    "tui.select.confirm",
+    "tui.select.cancel",
+    *CHOOSING_SEARCH_FIELD_KEYS,
 )
 
 #: Pi's model selector (``/model``): the scope key first, then no paging.
@@ -78,7 +88,7 @@ MODEL_KEYS: Final = (
     "tui.select.down",
     "tui.select.confirm",
     "tui.select.cancel",
-    *SEARCH_FIELD_KEYS,
+    *CHOOSING_SEARCH_FIELD_KEYS,
 )
 
 #: Pi's ``/scoped-models`` list, which closes on Ctrl+C (emptying its search first) and
@@ -210,7 +220,7 @@ class PickerKeys:
             own()
         elif action in _MOVES:
             picker.move(_MOVES[action])
-        elif action == "tui.select.confirm":
+        elif action in ("tui.select.confirm", "tui.input.submit"):
             self._confirm(picker)
         elif action == "tui.select.cancel":
             if not picker.clear_query():
