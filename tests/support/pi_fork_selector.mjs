@@ -5,6 +5,7 @@
 // Usage: node pi_fork_selector.mjs <pi-coding-agent dir> '<json request>'
 // Request: {sessionFile, cwd, agentDir, width, keys: ["\r", ...]}. Answers {messages, steps}
 // ({messages: []} and no steps where Pi says "No messages to fork from").
+// The request's optional bindings field is a keybindings.json's content, for Pi's keys.
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 
@@ -20,9 +21,10 @@ const { UserMessageSelectorComponent } = await load(
 );
 const tui = await import(pathToFileURL(path.join(packageDir, "..", "pi-tui", "dist", "index.js")).href);
 
-const { sessionFile, cwd, agentDir, width, keys } = JSON.parse(requestJson);
+const request = JSON.parse(requestJson);
+const { sessionFile, cwd, agentDir, width, keys } = request;
 initTheme("dark");
-tui.setKeybindings(new KeybindingsManager({}));
+tui.setKeybindings(new KeybindingsManager(request.bindings ?? {}));
 const { session } = await createAgentSession({
   cwd,
   agentDir,

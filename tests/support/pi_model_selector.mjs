@@ -8,6 +8,7 @@
 // Answer: {exact: the model `/model TEXT` switches to without opening the selector (Pi's
 // findExactModelMatch, the catalogs already fresh) or null, steps: [{lines, cursor, scope,
 // chosen, closed}] (the selector opened with TEXT searched, as Pi opens it when nothing matched)}.
+// The request's optional bindings field is a keybindings.json's content, for Pi's keys.
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 
@@ -19,9 +20,10 @@ const { findExactModelReferenceMatch, resolveModelScopeFromModels } = await load
 const { ModelSelectorComponent } = await load("modes/interactive/components/model-selector.js");
 const tui = await import(pathToFileURL(path.join(packageDir, "..", "pi-tui", "dist", "index.js")).href);
 
-const { models, patterns, current, keys, search } = JSON.parse(requestJson);
+const request = JSON.parse(requestJson);
+const { models, patterns, current, keys, search } = request;
 initTheme("dark");
-tui.setKeybindings(new KeybindingsManager({}));
+tui.setKeybindings(new KeybindingsManager(request.bindings ?? {}));
 const scopedModels = patterns.length ? resolveModelScopeFromModels(patterns, models).scopedModels : [];
 // handleModelCommand's choice: the scope's models when there is a scope, else the available.
 const searched = scopedModels.length ? scopedModels.map((scoped) => scoped.model) : models;

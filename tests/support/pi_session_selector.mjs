@@ -7,6 +7,7 @@
 // Usage: node pi_session_selector.mjs <pi-coding-agent dir> '<json request>'
 // Request: {cwd, sessionDir (null: Pi's folder for cwd), width, keys: ["\t", ...]}.
 // Pi's agent directory is the PI_CODING_AGENT_DIR the script is run with.
+// The request's optional bindings field is a keybindings.json's content, for Pi's keys.
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 
@@ -18,9 +19,10 @@ const { SessionManager } = await load("core/session-manager.js");
 const { SessionSelectorComponent } = await load("modes/interactive/components/session-selector.js");
 const tui = await import(pathToFileURL(path.join(packageDir, "..", "pi-tui", "dist", "index.js")).href);
 
-const { cwd, sessionDir, width, keys } = JSON.parse(requestJson);
+const request = JSON.parse(requestJson);
+const { cwd, sessionDir, width, keys } = request;
 initTheme("dark");
-const keybindings = new KeybindingsManager({});
+const keybindings = new KeybindingsManager(request.bindings ?? {});
 tui.setKeybindings(keybindings);
 const manager = SessionManager.create(cwd, sessionDir ?? undefined);
 const selector = new SessionSelectorComponent(

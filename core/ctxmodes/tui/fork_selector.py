@@ -24,6 +24,7 @@ from ctxmodes.errors import CtxmodesError
 from ctxmodes.host.errors import SessionChangeCancelled
 from ctxmodes.host.fork_messages import ForkMessage, fork_messages
 from ctxmodes.tui.picker import Picker, PickerItem
+from ctxmodes.tui.picker_keys import FORK_KEYS
 from ctxmodes.tui.session_copies import change_session_soon
 from ctxmodes.tui.text_wrap import truncate_to_width
 
@@ -73,6 +74,7 @@ def open_fork_selector(session: TerminalSession) -> None:
         filterable=False,
         letters_move=False,
         pages=False,
+        key_order=FORK_KEYS,
         wraps=True,
         counted=False,
         visible_rows=VISIBLE_MESSAGES,

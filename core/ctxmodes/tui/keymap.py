@@ -4,9 +4,9 @@ Pi's own ``keybindings.json`` (in Pi's agent directory, ``~/.pi/agent`` unless
 ``shift+tab``, ``["ctrl+j", "shift+enter"]``).
 
 Only the actions this terminal has are read; the file's other ids (Pi's fullscreen viewport
-and so on) are left to Pi. Pi's ``tui.editor.cursorLeft`` and ``cursorRight`` are read for
-the ``/tree`` navigator, which pages with them as Pi's does; the editor keeps
-prompt_toolkit's cursor keys. A key a terminal cannot report apart from
+and so on) are left to Pi. Pi's ``tui.select.*`` keys and the ``tui.editor.*`` keys of its
+search fields are read for the pickers (the ``/tree`` navigator pages with the cursor keys
+as Pi's does); the editor keeps prompt_toolkit's own keys. A key a terminal cannot report apart from
 another (``shift+enter`` is Enter to most of them, ``super`` never arrives) is skipped, and
 said once when the user asked for it.
 """
@@ -80,12 +80,22 @@ DEFAULTS: Final[Mapping[str, tuple[str, ...]]] = {
     "app.tree.filter.all": ("ctrl+a",),
     "app.tree.filter.cycleForward": ("ctrl+o",),
     "app.tree.filter.cycleBackward": ("shift+ctrl+o",),
-    # Pi's selection paging, which every picker takes; in /tree the cursor keys page too
-    # (the editor's own cursor keys are prompt_toolkit's and stay as they are).
+    # Pi's selection keys, which every picker takes (the -r picker too).
+    "tui.select.up": ("up",),
+    "tui.select.down": ("down",),
     "tui.select.pageUp": ("pageUp",),
     "tui.select.pageDown": ("pageDown",),
+    "tui.select.confirm": ("enter",),
+    "tui.select.cancel": ("escape", "ctrl+c"),
+    # The scope key of the /model and session pickers.
+    "tui.input.tab": ("tab",),
+    # Pi's editor keys that the pickers' search and answer fields take; in /tree the cursor
+    # keys page (the editor's own keys are prompt_toolkit's and stay as they are).
+    "tui.editor.deleteCharBackward": ("backspace",),
     "tui.editor.cursorLeft": ("left", "ctrl+b"),
     "tui.editor.cursorRight": ("right", "ctrl+f"),
+    "tui.editor.cursorLineStart": ("home", "ctrl+home", "ctrl+a"),
+    "tui.editor.cursorLineEnd": ("end", "ctrl+end", "ctrl+e"),
     # The /scoped-models list's own.
     "app.models.save": ("ctrl+s",),
     "app.models.enableAll": ("ctrl+a",),

@@ -5,7 +5,7 @@ picker."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Final, Literal
+from typing import TYPE_CHECKING, Final
 
 from prompt_toolkit.filters import Condition, is_searching
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
@@ -14,10 +14,8 @@ from prompt_toolkit.keys import Keys
 from ctxmodes.tui import render
 from ctxmodes.tui.commands import run_command, run_typed
 from ctxmodes.tui.cycling import cycle_model, cycle_thinking
-from ctxmodes.tui.hotkeys import EDITOR_KEYS
-from ctxmodes.tui.keymap import KeyMap, parse_key
-from ctxmodes.tui.picker import is_typed_text
-from ctxmodes.tui.picker_keys import bind_picker_actions
+from ctxmodes.tui.keymap import KeyMap
+from ctxmodes.tui.picker_keys import PickerKeys, bind_picker_keys
 
 if TYPE_CHECKING:
     from ctxmodes.tui.app import TerminalSession
@@ -193,16 +191,10 @@ def key_bindings(session: TerminalSession, picking: Condition, keymap: KeyMap) -
             eager = action == "app.message.copy"
             keys.add(*sequence, filter=editing, eager=eager)(_handler(run))
 
-    def clear() -> None:
-        if session.picker is not None:
-            # Ctrl+C is Esc to a picker, as Pi's tui.select.cancel binds both.
-            if not session.picker.clear_query():
-                session.cancel_picker()
-            return
-        actions.clear_or_exit()
-
+    # An open picker takes Ctrl+C as its keys bind it (Pi's tui.select.cancel); anywhere else,
+    # the editor's history search too, it clears or leaves.
     for sequence in keymap.of("app.clear"):
-        keys.add(*sequence)(_handler(clear))
+        keys.add(*sequence, filter=~picking)(_handler(actions.clear_or_exit))
 
     @keys.add("tab", filter=editing)
     def _(event: KeyPressEvent) -> None:
@@ -213,24 +205,6 @@ def key_bindings(session: TerminalSession, picking: Condition, keymap: KeyMap) -
 
     _picker_bindings(session, keys, picking, keymap)
     return keys
-
-
-#: Where each of Pi's cursor actions puts the cursor of a picker's query.
-_CURSOR_PLACES: Final[dict[str, Literal["left", "right", "start", "end"]]] = {
-    "tui.editor.cursorLeft": "left",
-    "tui.editor.cursorRight": "right",
-    "tui.editor.cursorLineStart": "start",
-    "tui.editor.cursorLineEnd": "end",
-}
-
-
-def _placing(
-    current: Callable[[], Picker], place: Literal["left", "right", "start", "end"]
-) -> Callable[[KeyPressEvent], None]:
-    def handle(event: KeyPressEvent) -> None:
-        current().move_cursor(place)
-
-    return handle
 
 
 def _handler(run: Callable[[], None]) -> Callable[[KeyPressEvent], None]:
@@ -247,55 +221,11 @@ def _picker_bindings(
         assert session.picker is not None
         return session.picker
 
-    @keys.add("up", filter=picking)
-    def _(event: KeyPressEvent) -> None:
-        current().move(-1)
-
-    @keys.add("down", filter=picking)
-    def _(event: KeyPressEvent) -> None:
-        current().move(1)
-
-    @keys.add("enter", filter=picking)
-    def _(event: KeyPressEvent) -> None:
-        picker = current()
-        if picker.question is not None:
-            picker.answer()
-            return
+    def confirm(picker: Picker) -> None:
         if not picker.closes_on_enter():
             return
         session.close_picker()
         picker.pick()
-
-    def takes_alt_keys() -> bool:
-        """The open picker has an action on an Alt key (``/scoped-models``' Alt+↑), which
-        arrives as Esc and the key: there Esc waits for what follows it."""
-        picker = session.picker
-        return picker is not None and any(
-            len(sequence) > 1 and sequence[0] == "escape"
-            for action in picker.actions
-            for sequence in keymap.of(action)
-        )
-
-    def escape(event: KeyPressEvent) -> None:
-        picker = current()
-        if picker.question is not None:
-            picker.dismiss()
-            return
-        if not picker.clear_query():
-            session.cancel_picker()
-
-    alt_keys = Condition(takes_alt_keys)
-    keys.add("escape", filter=picking & ~alt_keys, eager=True)(escape)
-    keys.add("escape", filter=picking & alt_keys)(escape)
-
-    @keys.add("tab", filter=picking)
-    def _(event: KeyPressEvent) -> None:
-        # Pi's tui.input.tab, which the editor's Tab is too: the /model picker's scope.
-        current().act("tui.input.tab")
-
-    @keys.add("backspace", filter=picking)
-    def _(event: KeyPressEvent) -> None:
-        current().backspace()
 
     @keys.add(Keys.BracketedPaste, filter=picking)
     def _(event: KeyPressEvent) -> None:
@@ -304,17 +234,5 @@ def _picker_bindings(
         if not picker.drops_paste:
             picker.paste(event.data)
 
-    bind_picker_actions(keys, keymap, current, picking)
-    # Pi's editor keys for the cursor, which its search fields take too. Only a picker whose
-    # query has a cursor takes them, before the keys of other pickers' actions (Ctrl+A is
-    # one of /tree's filters), which are eager.
-    with_cursor = picking & Condition(lambda: current().query_cursor is not None)
-    for action, place in _CURSOR_PLACES.items():
-        for name in EDITOR_KEYS[action]:
-            keys.add(*parse_key(name), filter=with_cursor, eager=True)(_placing(current, place))
-
-    @keys.add("<any>", filter=picking)
-    def _(event: KeyPressEvent) -> None:
-        data = event.key_sequence[-1].data
-        if is_typed_text(data):
-            current().type(data)
+    actions = PickerKeys(confirm, lambda picker: session.cancel_picker())
+    bind_picker_keys(keys, keymap, current, actions, picking)

@@ -29,9 +29,8 @@ from ctxmodes.errors import CtxmodesError
 from ctxmodes.fuzzy_filter import fuzzy_filter
 from ctxmodes.model_scope import exact_model_match
 from ctxmodes.thinking_levels import split_level_suffix
-from ctxmodes.tui.hotkeys import EDITOR_KEYS
-from ctxmodes.tui.keymap import key_text
 from ctxmodes.tui.picker import Pairs, Picker, PickerItem
+from ctxmodes.tui.picker_keys import MODEL_KEYS
 
 if TYPE_CHECKING:
     from ctxmodes.providers.catalog import ModelSpec
@@ -39,7 +38,7 @@ if TYPE_CHECKING:
 
 Scope = Literal["all", "scoped"]
 
-#: Pi's action id of the key that switches between the lists (the editor's Tab).
+#: Pi's action id of the key that switches between the lists (Tab unless rebound).
 SCOPE_KEY_ACTION: Final = "tui.input.tab"
 #: Pi's line over the list when the session has no scope.
 NO_SCOPE_LINE: Final = "Only showing models from configured providers. Use /login to add providers."
@@ -134,6 +133,8 @@ class ModelPicker:
         search: str = "",
     ) -> None:
         current = session.agent.session.model
+        #: The scope key as the keymap binds it, for the line that names it.
+        self.scope_key = session.keymap.text(SCOPE_KEY_ACTION)
         self.current = None if current is None else f"{current.provider}/{current.id}"
         # Pi sorts once, as it opens: the current model first, then by provider (stably).
         ordered = sorted(available, key=lambda model: provider_order(model.provider))
@@ -149,6 +150,7 @@ class ModelPicker:
             emptied_keeps_place=True,
             wraps=True,
             pages=False,
+            key_order=MODEL_KEYS,
             visible_rows=VISIBLE_ROWS,
             empty=NO_MATCH,
             details=self.details,
@@ -189,7 +191,7 @@ class ModelPicker:
         def named(scope: Scope) -> tuple[str, str]:
             return ("class:picker.active" if self.scope == scope else "class:picker.hint", scope)
 
-        key = key_text(EDITOR_KEYS[SCOPE_KEY_ACTION])
+        key = self.scope_key
         muted = "class:picker.hint"
         return [
             [(muted, "Scope: "), named("all"), (muted, " | "), named("scoped")],

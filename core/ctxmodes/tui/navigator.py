@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Final, get_args
 
 from ctxmodes.config import TreeFilter
 from ctxmodes.tui.picker import Picker, PickerItem
+from ctxmodes.tui.picker_keys import TREE_KEYS
 from ctxmodes.tui.tree_search import matches, query_words, searchable_text
 from ctxmodes.tui.tree_text import (
     copy_text,
@@ -160,6 +161,7 @@ class TreeNavigator:
             empty="  No entries found",
             stays_open_unmatched=True,
             drops_paste=True,
+            key_order=TREE_KEYS,
         )
         picker.actions = {
             "app.tree.foldOrUp": self.fold_or_up,

@@ -120,9 +120,13 @@ class Picker:
     #: Lines drawn under the rows, about the selected one (its full name …), when given.
     details: Callable[[], Sequence[str]] | None = None
     #: Keys of the picker's own, by Pi's action ids the keymap binds
-    #: (``app.session.rename``, ``app.tree.editLabel`` …; see
-    #: :data:`~ctxmodes.tui.picker_keys.PICKER_ACTIONS`).
+    #: (``app.session.rename``, ``app.tree.editLabel`` …), run in place of what the id does
+    #: in every picker (``tui.editor.cursorLeft`` pages the tree).
     actions: dict[str, Callable[[], None]] = field(default_factory=dict)
+    #: The action ids the picker checks a key against, in the order of the Pi selector it
+    #: stands for (:data:`~ctxmodes.tui.picker_keys.TREE_KEYS` …); ``None``: Pi's plain
+    #: selector's, :data:`~ctxmodes.tui.picker_keys.SELECT_KEYS`.
+    key_order: tuple[str, ...] | None = None
     #: Enter with no row matching does nothing and the picker stays open, as in Pi's model
     #: selector; ``False``: Enter closes it all the same.
     stays_open_unmatched: bool = False
@@ -224,10 +228,12 @@ class Picker:
             return  # as in Pi's tree selector: nothing taken, nothing changes
         self._filtered(before)
 
-    def clear_query(self) -> bool:
-        """Esc or Ctrl+C: empty the query, when the picker empties it before closing and
-        something is typed; whether it did (else the key closes the picker)."""
-        if not self.clears_query_first or not self.query or self.question is not None:
+    def clear_query(self, *, always: bool = False) -> bool:
+        """Esc or Ctrl+C: empty the query, when the picker empties it before closing (or
+        ``always``, for a key that does in this picker only) and something is typed;
+        whether it did (else the key closes the picker)."""
+        first = self.clears_query_first or always
+        if not first or not self.query or self.question is not None:
             return False
         self.notice = None
         before = self._selected_key()

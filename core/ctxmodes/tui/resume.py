@@ -27,6 +27,7 @@ from ctxmodes.session.paths import cwd_filter, resolve_path
 from ctxmodes.tui.heads import SessionHead, list_every_folder, list_heads
 from ctxmodes.tui.keymap import KeyMap
 from ctxmodes.tui.picker import Picker, PickerItem, PickerQuestion
+from ctxmodes.tui.picker_keys import SESSION_KEYS
 from ctxmodes.tui.resume_rows import (
     Scope,
     distinct_prefixes,
@@ -122,6 +123,7 @@ class ResumePicker:
             self.rows,
             lambda item: on_pick(item.key),
             keeps_place=True,  # Pi keeps the selected place as the list changes
+            key_order=SESSION_KEYS,
             actions={
                 "tui.input.tab": self.toggle_scope,
                 "app.session.rename": self.rename_selected,

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Final
 
 from ctxmodes.errors import CtxmodesError
 from ctxmodes.tui.picker import Picker, PickerItem
+from ctxmodes.tui.picker_keys import SCOPED_MODEL_KEYS
 from ctxmodes.tui.scope_selection import ScopeSelection, session_scope, starting_ids
 
 if TYPE_CHECKING:
@@ -66,6 +67,7 @@ class ScopedModelsList:
             visible_rows=VISIBLE_ROWS,
             empty="  No matching models",
             details=self.details,
+            key_order=SCOPED_MODEL_KEYS,
             actions={
                 "app.models.enableAll": lambda: self.change_all(enable=True),
                 "app.models.clearAll": lambda: self.change_all(enable=False),

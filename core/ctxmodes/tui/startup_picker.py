@@ -1,5 +1,5 @@
 """``ctxmodes chat -r``: the resume picker on its own, before any session starts, with the
-keys of the session's picker (renaming and deleting as the keymap binds them)."""
+keys of the session's picker (every one of them as the keymap binds it)."""
 
 from __future__ import annotations
 
@@ -11,14 +11,14 @@ def pick_session(directory: Path, cwd: Path) -> Path | None:
     ``None`` when cancelled. It opens with no session listed too, as Pi's does: the other
     scope may have some."""
     from prompt_toolkit.application import Application
-    from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+    from prompt_toolkit.key_binding import KeyBindings
     from prompt_toolkit.layout import FormattedTextControl, Layout, Window
     from prompt_toolkit.styles import Style
 
     from ctxmodes.session.paths import cwd_filter
     from ctxmodes.tui.keymap import KeyMap, keybindings_path
-    from ctxmodes.tui.picker import PICKER_STYLE, is_typed_text
-    from ctxmodes.tui.picker_keys import bind_picker_actions
+    from ctxmodes.tui.picker import PICKER_STYLE, Picker
+    from ctxmodes.tui.picker_keys import PickerKeys, bind_picker_keys
     from ctxmodes.tui.resume import ResumePicker, every_folder_root
 
     chosen: list[Path] = []
@@ -41,48 +41,14 @@ def pick_session(directory: Path, cwd: Path) -> Path | None:
     )
     resume.wake = app.invalidate
 
-    @keys.add("up")
-    def _(event: KeyPressEvent) -> None:
-        picker.move(-1)
-
-    @keys.add("down")
-    def _(event: KeyPressEvent) -> None:
-        picker.move(1)
-
-    @keys.add("enter")
-    def _(event: KeyPressEvent) -> None:
-        if picker.question is not None:
-            picker.answer()
-            return
-        picker.pick()
+    def confirm(chosen_picker: Picker) -> None:
+        chosen_picker.pick()
         app.exit()
 
-    @keys.add("escape", eager=True)
-    def _(event: KeyPressEvent) -> None:
-        if picker.question is not None:
-            picker.dismiss()
-        else:
-            app.exit()
-
-    @keys.add("c-c")
-    def _(event: KeyPressEvent) -> None:
+    def cancel(chosen_picker: Picker) -> None:
         app.exit()
 
-    @keys.add("tab")
-    def _(event: KeyPressEvent) -> None:
-        picker.act("tui.input.tab")
-
-    @keys.add("backspace")
-    def _(event: KeyPressEvent) -> None:
-        picker.backspace()
-
-    bind_picker_actions(keys, keymap, lambda: picker)
-
-    @keys.add("<any>")
-    def _(event: KeyPressEvent) -> None:
-        data = event.key_sequence[-1].data
-        if is_typed_text(data):
-            picker.type(data)
+    bind_picker_keys(keys, keymap, lambda: picker, PickerKeys(confirm, cancel))
 
     app.run()
     return chosen[0] if chosen else None

@@ -106,7 +106,9 @@ def _pi_shown(step: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _pi(agent: Agent, tmp_path: Path, keys: list[str]) -> dict[str, Any]:
+def _pi(
+    agent: Agent, tmp_path: Path, keys: list[str], bindings: dict[str, Any] | None = None
+) -> dict[str, Any]:
     copy = tmp_path / "pi-copy.jsonl"  # Pi may rewrite a file it opens
     shutil.copy(agent.session_file, copy)
     (tmp_path / "pi-agent").mkdir(exist_ok=True)
@@ -116,28 +118,45 @@ def _pi(agent: Agent, tmp_path: Path, keys: list[str]) -> dict[str, Any]:
         "agentDir": str(tmp_path / "pi-agent"),
         "width": WIDTH,
         "keys": keys,
+        "bindings": bindings or {},
     }
     answer: dict[str, Any] = run_pi_script(SCRIPT, json.dumps(request))
     return answer
 
 
-#: Keys pressed in the open selector, the last one closing it.
-KEY_CASES = [
-    [UP, UP, DOWN, DOWN, DOWN, PAGE_UP, "j", "k", "x", BACKSPACE, UP, UP, UP, ENTER],
-    [DOWN, DOWN, UP, ESC],
-    [UP, CTRL_C],
-    [*[UP] * 14, ENTER],
+CTRL_K, CTRL_Y, CTRL_G, CTRL_O = "\x0b", "\x19", "\x07", "\x0f"
+#: Pi's selection keys moved: ↑ and ↓ to Ctrl+K and Ctrl+Y (Ctrl+Y, bound to ↓ and to
+#: cancelling, moves down as Pi's selector checks ↓ first), Enter to Ctrl+O, cancelling to
+#: Ctrl+G; the keys given up do nothing.
+REBOUND = {
+    "tui.select.up": "ctrl+k",
+    "tui.select.down": "ctrl+y",
+    "tui.select.confirm": "ctrl+o",
+    "tui.select.cancel": ["ctrl+g", "ctrl+y"],
+}
+#: The keybindings.json, the keys pressed in the open selector, the last one closing it,
+#: and the keys that close it (none named: Esc, Ctrl+C and Enter).
+KEY_CASES: list[tuple[dict[str, Any], list[str], tuple[str, ...]]] = [
+    ({}, [UP, UP, DOWN, DOWN, DOWN, PAGE_UP, "j", "k", "x", BACKSPACE, UP, UP, UP, ENTER], ()),
+    ({}, [DOWN, DOWN, UP, ESC], ()),
+    ({}, [UP, CTRL_C], ()),
+    ({}, [*[UP] * 14, ENTER], ()),
+    (REBOUND, [CTRL_K, CTRL_K, UP, CTRL_Y, DOWN, ESC, CTRL_C, ENTER, CTRL_K, CTRL_O], (CTRL_O,)),
+    (REBOUND, [CTRL_K, ESC, CTRL_G], (CTRL_G,)),
 ]
 
 
 @pytest.mark.pi
-@pytest.mark.parametrize("keys", KEY_CASES)
+@pytest.mark.parametrize(("bindings", "keys", "closing"), KEY_CASES)
 def test_each_key_shows_and_chooses_what_pi_s_selector_does(
-    keys: list[str], tmp_path: Path
+    bindings: dict[str, Any], keys: list[str], closing: tuple[str, ...], tmp_path: Path
 ) -> None:
     recorder = Recorder(keep=True)
     agent = _agent(tmp_path, PROMPTS, recorder)
     ours: list[dict[str, Any]] = []
+    closers = closing or (ESC, CTRL_C, ENTER)
+    path = tmp_path / "keybindings.json"
+    path.write_text(json.dumps(bindings))
 
     async def scenario(t: Any) -> None:
         await t.type("/fork" + ENTER)
@@ -145,15 +164,15 @@ def test_each_key_shows_and_chooses_what_pi_s_selector_does(
         ours.append(_shown(t))
         for key in keys:
             await t.type(key)
-            if key in (ESC, CTRL_C, ENTER):
+            if key in closers:
                 await t.until(lambda: t.session.picker is None, "the selector to close")
             ours.append(_shown(t))
-        if keys[-1] == ENTER:
+        if keys[-1] in (ENTER, CTRL_O):
             await t.until(lambda: recorder.asked, "the fork")
             await t.idle()
 
-    run_terminal(agent, scenario)
-    pi = _pi(agent, tmp_path, keys)
+    run_terminal(agent, scenario, keymap=KeyMap.load(path))
+    pi = _pi(agent, tmp_path, keys, bindings)
     ids = _message_ids(agent)
     assert [message["entryId"] for message in pi["messages"]] == [
         ids[text] for text in [*PROMPTS, *BRANCH, *AFTER]

@@ -122,11 +122,23 @@ def test_the_action_ids_and_default_keys_are_pi_s():
         for action in pis
         if action.startswith(("app.tree.", "app.session.", "app.models.", "app.message."))
     }
+    # And every key of Pi's selectors and of their search fields.
+    wanted |= {action for action in pis if action.startswith("tui.select.")}
+    wanted |= {
+        "tui.input.tab",
+        "tui.editor.deleteCharBackward",
+        "tui.editor.cursorLineStart",
+        "tui.editor.cursorLineEnd",
+    }
     assert wanted <= set(DEFAULTS)
 
 
 def test_the_tree_and_session_picker_keys_a_terminal_reports(tmp_path):
     keymap = KeyMap.load(tmp_path / "missing.json")
+    assert keymap.of("tui.select.cancel") == (("escape",), ("c-c",))
+    assert keymap.of("tui.select.confirm") == (("enter",),)
+    assert keymap.of("tui.editor.deleteCharBackward") == (("backspace",),)
+    assert keymap.of("tui.editor.cursorLineStart") == (("home",), ("c-home",), ("c-a",))
     assert keymap.of("app.tree.foldOrUp") == (("c-left",), ("escape", "left"))
     assert keymap.of("app.tree.unfoldOrDown") == (("c-right",), ("escape", "right"))
     assert keymap.of("app.tree.editLabel") == (("L",),)

@@ -25,6 +25,7 @@ from ctxmodes.config import Settings
 from ctxmodes.providers.auth import models_with_credentials
 from ctxmodes.sdk import Agent, open_agent
 from ctxmodes.tui import model_picker
+from ctxmodes.tui.keymap import KeyMap
 from ctxmodes.tui.model_picker import NO_SCOPE_LINE, provider_order
 
 SCRIPT = Path(__file__).parents[2] / "support" / "pi_model_selector.mjs"
@@ -142,6 +143,51 @@ def _pi(request: dict[str, Any]) -> Any:
 def test_each_key_shows_what_pi_s_selector_does(
     current: str, patterns: list[str], search: str, keys: list[str], tmp_path: Path
 ) -> None:
+    _judge_keys(tmp_path, current, patterns, search, keys, {})
+
+
+CTRL_G, CTRL_K, CTRL_O, CTRL_T, CTRL_W, CTRL_Y = "\x07", "\x0b", "\x0f", "\x14", "\x17", "\x19"
+#: Pi's keys moved in keybindings.json: Ctrl+K switches the scope rather than moving up, as
+#: Pi's selector checks the scope key first; Enter, which Pi's search field submits with,
+#: still chooses.
+REBOUND = {
+    "tui.input.tab": ["ctrl+t", "ctrl+k"],
+    "tui.select.up": "ctrl+k",
+    "tui.select.down": "ctrl+y",
+    "tui.select.confirm": "ctrl+o",
+    "tui.select.cancel": "ctrl+g",
+    "tui.editor.deleteCharBackward": "ctrl+w",
+    "tui.editor.cursorLeft": "ctrl+a",
+}
+REBOUND_CASES: list[tuple[list[str], list[str]]] = [
+    (["far/*", "loop/deep"],
+     [CTRL_T, TAB, CTRL_Y, CTRL_K, "d", "e", CTRL_A, CTRL_W, LEFT, BACKSPACE, DOWN, ESC,
+      CTRL_Y, CTRL_O]),
+    ([], [CTRL_Y, CTRL_Y, UP, ESC, CTRL_G]),
+    ([], ["q", CTRL_W, CTRL_Y, ENTER]),
+]  # fmt: skip
+
+
+@pytest.mark.pi
+@pytest.mark.parametrize(("patterns", "keys"), REBOUND_CASES)
+def test_keys_rebound_in_keybindings_json_act_as_in_pi_s_selector(
+    patterns: list[str], keys: list[str], tmp_path: Path
+) -> None:
+    _judge_keys(tmp_path, "loop/plain", patterns, "", keys, REBOUND)
+
+
+def _judge_keys(
+    tmp_path: Path,
+    current: str,
+    patterns: list[str],
+    search: str,
+    keys: list[str],
+    bindings: dict[str, Any],
+) -> None:
+    """Our picker and Pi's selector, given the same keys with ``bindings``, show the same
+    after each and choose the same model."""
+    path = tmp_path / "keybindings.json"
+    path.write_text(json.dumps(bindings))
     agent = _agent(tmp_path, current)
     available = models_with_credentials(agent.models())
     provider, _, model_id = current.partition("/")
@@ -151,6 +197,7 @@ def test_each_key_shows_what_pi_s_selector_does(
         "current": {"provider": provider, "id": model_id},
         "keys": keys,
         "search": search,
+        "bindings": bindings,
     }
     pis = _pi(request)
     ours: list[dict[str, Any]] = []
@@ -169,13 +216,13 @@ def test_each_key_shows_what_pi_s_selector_does(
             await t.type(key)
             if pi["closed"]:
                 await t.until(lambda: t.session.picker is None, "the picker to close")
-                if key == ENTER:
+                if pi["chosen"]:
                     await t.printed("Model: ")
                 break
             ours.append(_our_view(t))
         chosen["model"] = _current(agent)
 
-    run_terminal(agent, scenario, model_patterns=patterns)
+    run_terminal(agent, scenario, model_patterns=patterns, keymap=KeyMap.load(path))
     if pis["exact"] is not None:
         assert chosen["model"] == pis["exact"]
         return

@@ -289,6 +289,40 @@ def test_keybindings_json_rebinds_the_picker_s_rename(tmp_path):
     run_terminal(agent, scenario, keymap=KeyMap.load(bindings))
 
 
+def test_keybindings_json_rebinds_the_session_picker_s_selection_keys(tmp_path):
+    """Pi's ``tui.select.*`` keys and Backspace moved: the old ones do nothing, the rename
+    question takes the new cancel key, and the new confirm key resumes."""
+    agent = make_agent(tmp_path, [{"text": "hi"}])
+    other = make_session(tmp_path / "sessions", tmp_path, "other work")
+    os.utime(other, (1_000_000, 1_000_000))  # listed below the current session
+    bindings = tmp_path / "keybindings.json"
+    bindings.write_text(
+        '{"tui.select.down": "ctrl+y", "tui.select.cancel": "ctrl+g",'
+        ' "tui.select.confirm": "ctrl+o", "tui.editor.deleteCharBackward": "ctrl+k"}'
+    )
+
+    async def scenario(t):
+        await t.type("hello" + ENTER)
+        await t.idle()
+        await t.type("/resume" + ENTER)
+        await t.until(lambda: t.session.picker is not None, "the resume picker")
+        picker = t.session.picker
+        await t.type("xy\x7f" + "\x0b")  # Backspace no longer bound; Ctrl+K takes back
+        assert picker.query == "x"
+        await t.type("\x0b\x1b[B\x19")  # Ctrl+Y moves down, ↓ does not
+        assert picker.selected == 1
+        await t.type(CTRL_R)
+        await t.until(lambda: picker.question is not None, "the rename question")
+        await t.type("\x1b\x03")  # Esc and Ctrl+C no longer cancel
+        assert picker.question is not None
+        await t.type("\x07")  # Ctrl+G
+        await t.until(lambda: picker.question is None, "the question dismissed")
+        await t.type("\x0f")  # Ctrl+O resumes the selected session
+        await t.until(lambda: t.agent.session_file == other, "the other session")
+
+    run_terminal(agent, scenario, keymap=KeyMap.load(bindings))
+
+
 # ------------------------------------------------------------------- Pi's toggles
 
 NAMED = "app.session.toggleNamedFilter"

@@ -59,3 +59,37 @@ def test_page_keys_follow_keybindings_json(sessions: Path, tmp_path: Path) -> No
     rows = listed(sessions)
     assert picked(sessions, CTRL_F + ENTER) == rows[10]
     assert picked(sessions, PAGE_DOWN + ENTER) == rows[0]  # no longer bound
+
+
+CTRL_C, CTRL_G, CTRL_K, CTRL_N, CTRL_O, CTRL_Y = "\x03", "\x07", "\x0b", "\x0e", "\x0f", "\x19"
+ESC = "\x1b"
+
+
+def test_selection_keys_follow_keybindings_json(sessions: Path, tmp_path: Path) -> None:
+    """Pi's ``tui.select.*`` keys moved: the old ones do nothing, Enter still chooses as Pi's
+    search field submits with it, and Ctrl+N, bound to ↓ too, filters the named sessions (of
+    which there are none) as Pi's session selector checks its own keys first."""
+    bindings = {
+        "tui.select.up": "ctrl+k",
+        "tui.select.down": ["ctrl+y", "ctrl+n"],
+        "tui.select.confirm": "ctrl+o",
+        "tui.select.cancel": "ctrl+g",
+    }
+    (tmp_path / "agent" / "keybindings.json").write_text(json.dumps(bindings))
+    rows = listed(sessions)
+    assert picked(sessions, CTRL_Y * 3 + CTRL_K + CTRL_O) == rows[2]
+    assert picked(sessions, "\x1b[B" + CTRL_Y + ENTER) == rows[1]
+    assert picked(sessions, CTRL_C + CTRL_Y + ESC + CTRL_Y + CTRL_O) == rows[2]
+    assert picked(sessions, CTRL_Y + CTRL_G) is None
+    assert picked(sessions, CTRL_N + CTRL_O) is None
+    assert picked(sessions, CTRL_N + CTRL_N + CTRL_Y + CTRL_O) == rows[1]
+
+
+def test_backspace_follows_keybindings_json(sessions: Path, tmp_path: Path) -> None:
+    """``tui.editor.deleteCharBackward`` moved to Ctrl+K takes back what was typed; the
+    old Backspace is no longer bound."""
+    bindings = {"tui.editor.deleteCharBackward": "ctrl+k"}
+    (tmp_path / "agent" / "keybindings.json").write_text(json.dumps(bindings))
+    rows = listed(sessions)
+    assert picked(sessions, "zzz" + CTRL_K * 3 + "\x1b[B" + ENTER) == rows[1]
+    assert picked(sessions, "zzz" + "\x7f" * 3 + "\x1b[B" + ENTER) is None

@@ -39,6 +39,11 @@ KEYS = {
     "ctrl+y": "\x19",
     "alt+u": "\x1bu",
     "shift+t": "T",
+    "backspace": "\x7f",
+    "ctrl+c": "\x03",
+    "escape": "\x1b",
+    "t": "t",
+    "w": "w",
 }
 #: (Pi's keybindings.json, the keys pressed).
 CASES: list[tuple[dict[str, Any], list[str]]] = [
@@ -57,6 +62,21 @@ CASES: list[tuple[dict[str, Any], list[str]]] = [
             "app.tree.toggleLabelTimestamp": "ctrl+g",
         },
         ["ctrl+u", "alt+u", "ctrl+k", "ctrl+k", "ctrl+x", "ctrl+y", "ctrl+g"],
+    ),
+    # Pi's selection and search keys rebound; a key bound to two actions runs the one Pi's
+    # tree selector checks first (↓ before the default filter, the user-only filter before
+    # Backspace), and the keys given up do nothing.
+    (
+        {
+            "tui.select.up": "ctrl+k",
+            "tui.select.down": ["ctrl+y", "ctrl+d"],
+            "tui.select.cancel": "ctrl+g",
+            "tui.editor.deleteCharBackward": ["alt+u", "ctrl+u"],
+        },
+        [
+            "ctrl+k", "ctrl+k", "ctrl+y", "ctrl+d", "t", "w", "backspace", "alt+u", "ctrl+u",
+            "ctrl+u", "escape", "ctrl+c", "ctrl+g", "ctrl+k",
+        ],
     ),
 ]  # fmt: skip
 
