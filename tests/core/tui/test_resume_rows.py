@@ -27,6 +27,8 @@ from ctxmodes.tui.session_info import read_session_info
 TAB = "\t"
 CTRL_N = "\x0e"
 CTRL_P = "\x10"
+CTRL_D = "\x04"
+ESC = "\x1b"
 BACKSPACE = "\x7f"
 DOWN = "\x1b[B"
 SECOND = 1000
@@ -137,11 +139,17 @@ def assert_drawn_as_pi_draws(project: Path, current: Path, keys: list[str]) -> N
 
 def press(resume: ResumePicker, key: str) -> None:
     picker = resume.picker
-    actions = {TAB: "tui.input.tab", CTRL_N: "app.session.toggleNamedFilter"}
+    actions = {
+        TAB: "tui.input.tab",
+        CTRL_N: "app.session.toggleNamedFilter",
+        CTRL_P: "app.session.togglePath",
+        CTRL_D: "app.session.delete",
+    }
     if key in actions:
         assert picker.act(actions[key])
-    elif key == CTRL_P:
-        assert picker.act("app.session.togglePath")
+    elif key == ESC:
+        assert picker.question is not None
+        picker.dismiss()
     elif key == BACKSPACE:
         picker.backspace()
     elif key == DOWN:
@@ -157,7 +165,8 @@ def test_rows_and_hints_are_drawn_as_pi_s_selector_draws_them(home: Path) -> Non
     current = project_sessions(default_session_dir(project), project)
     other_sessions(home / "agent" / "sessions", home)
     keys = [
-        *(DOWN, DOWN, CTRL_P, TAB),
+        *(DOWN, CTRL_D, ESC),  # Pi's question in place of the hints, the row in red
+        *(DOWN, CTRL_P, TAB),
         *[DOWN] * 20,
         *(CTRL_P, CTRL_N, TAB, CTRL_N),
         *"zzqq",  # nothing found
@@ -179,3 +188,10 @@ def test_the_heads_count_the_messages_pi_s_reading_counts(home: Path) -> None:
     tools = read_head(folder / "tools.jsonl")
     assert tools is not None
     assert tools.first_message == "run the tests"
+
+
+@pytest.mark.pi
+def test_the_current_session_s_refusal_stands_in_place_of_the_hints(home: Path) -> None:
+    project = home / "project"
+    current = project_sessions(default_session_dir(project), project)
+    assert_drawn_as_pi_draws(project, current, [DOWN, DOWN, CTRL_D])
