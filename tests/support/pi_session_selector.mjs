@@ -3,9 +3,12 @@
 // current folder, SessionManager.listAll for every folder) and driven by keys. After each key,
 // once no load is pending: the header's lines (without colours), the listed sessions' paths in
 // order with each one's tree prefix, the selected row, the empty-list line and whether rows
-// show each session's folder.
+// show each session's folder; and for each of the request's widths, the hint lines and the
+// list as drawn (without colours), with the colour each row's message is drawn in.
 // Usage: node pi_session_selector.mjs <pi-coding-agent dir> '<json request>'
-// Request: {cwd, sessionDir (null: Pi's folder for cwd), width, keys: ["\t", ...]}.
+// Request: {cwd, sessionDir (null: Pi's folder for cwd), width, keys: ["\t", ...],
+// widths: [40, ...], now (ms: the clock ages are told by), current (the session file being
+// run, optional)}.
 // Pi's agent directory is the PI_CODING_AGENT_DIR the script is run with.
 // The request's optional bindings field is a keybindings.json's content, for Pi's keys.
 import path from "node:path";
@@ -13,14 +16,27 @@ import { pathToFileURL } from "node:url";
 
 const [packageDir, requestJson] = process.argv.slice(2);
 const load = (file) => import(pathToFileURL(path.join(packageDir, "dist", file)).href);
-const { initTheme } = await load("modes/interactive/theme/theme.js");
+const { initTheme, theme } = await load("modes/interactive/theme/theme.js");
 const { KeybindingsManager } = await load("core/keybindings.js");
 const { SessionManager } = await load("core/session-manager.js");
 const { SessionSelectorComponent } = await load("modes/interactive/components/session-selector.js");
 const tui = await import(pathToFileURL(path.join(packageDir, "..", "pi-tui", "dist", "index.js")).href);
 
 const request = JSON.parse(requestJson);
-const { cwd, sessionDir, width, keys } = request;
+const { cwd, sessionDir, width, keys, widths = [], now, current } = request;
+if (now !== undefined) {
+  // Pi tells a session's age from `new Date()`: a fixed clock.
+  const RealDate = Date;
+  globalThis.Date = class extends RealDate {
+    constructor(...args) {
+      if (args.length === 0) super(now);
+      else super(...args);
+    }
+    static now() {
+      return now;
+    }
+  };
+}
 initTheme("dark");
 const keybindings = new KeybindingsManager(request.bindings ?? {});
 tui.setKeybindings(keybindings);
@@ -36,7 +52,7 @@ const selector = new SessionSelectorComponent(
   () => {},
   () => {},
   { renameSession: async () => {}, showRenameHint: true, keybindings },
-  manager.getSessionFile(),
+  current ?? manager.getSessionFile(),
 );
 const list = selector.getSessionList();
 // eslint-disable-next-line no-control-regex
@@ -47,9 +63,32 @@ const settled = async () => {
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
 };
+const colours = ["error", "accent", "warning"].map((name) => [
+  name,
+  theme.fg(name, "\u0000").split("\u0000")[0],
+]);
+// The colour a row's message is drawn in, if any: the one whose code comes just before it.
+const colourOf = (line, node) => {
+  const message = plain(line).slice(2 + list.buildTreePrefix(node).length);
+  const found = colours.find(([, code]) => line.includes(code + message.slice(0, 1)));
+  return found ? found[0] : null;
+};
+const view = (columns) => {
+  const [, ...hints] = selector.header.render(columns).map(plain);
+  const drawn = list.render(columns);
+  const count = list.filteredSessions.length;
+  const first = Math.max(0, Math.min(list.selectedIndex - Math.floor(list.maxVisible / 2), count - list.maxVisible));
+  const shown = list.filteredSessions.slice(first, first + list.maxVisible);
+  return {
+    hints,
+    list: drawn.map(plain),
+    colours: shown.map((node, index) => colourOf(drawn[2 + index], node)),
+  };
+};
 const state = () => {
   const rendered = list.render(width).map(plain);
   return {
+    views: Object.fromEntries(widths.map((columns) => [columns, view(columns)])),
     header: selector.header.render(width).map(plain),
     rows: list.filteredSessions.map((node) => ({ path: node.session.path, tree: list.buildTreePrefix(node) })),
     selected: list.selectedIndex,

@@ -1,10 +1,11 @@
 """What the resume picker knows about a session without reading it: the header, the first
 user message (both near the start of the file), the name (the last ``session_info`` entry,
-found by searching the mapped file backwards) and the modification time.
+found by searching the mapped file backwards), the number of messages (the lines that
+start as a message entry, counted in the mapped file) and the modification time.
 
 A directory of a thousand sessions, one of them 100 MB, lists in a fraction of a second:
-per file, one small read and one backwards byte search. Reading files whole, for the
-text of every message, is separate (:mod:`ctxmodes.tui.session_info`).
+per file, one small read and two byte searches. Reading files whole, for the text of every
+message and Pi's exact count, is separate (:mod:`ctxmodes.tui.session_info`).
 """
 
 from __future__ import annotations
@@ -12,17 +13,22 @@ from __future__ import annotations
 import mmap
 import os
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 from typing import Any, Final
 
 import orjson
 
+from ctxmodes.session.jsvalues import js_trim
 from ctxmodes.session.regular_file import open_regular
 
 #: How much of a file's start is read for its header and first user message.
 HEAD_BYTES: Final = 64 * 1024
 _SESSION_INFO: Final = b'"type":"session_info"'
+#: How a message entry's line starts as Pi and ctxmodes write it (``type`` first); the
+#: header is the first line, so every message line follows a line break.
+_MESSAGE_LINE: Final = b'\n{"type":"message"'
+#: What Pi's list shows for a session without a user message's text.
+NO_MESSAGES: Final = "(no messages)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +42,8 @@ class SessionHead:
     first_message: str
     #: The session this one was forked from (the header's ``parentSession``), as written.
     parent_session: str | None = None
+    #: Its message entries, of every role, as Pi's list counts them.
+    message_count: int = 0
     #: The text of all its user and assistant messages, once the file is read whole (see
     #: :mod:`ctxmodes.tui.session_info`); ``None`` until then.
     messages_text: str | None = None
@@ -47,10 +55,9 @@ class SessionHead:
 
     @property
     def title(self) -> str:
-        return self.name or " ".join(self.first_message.split()) or "(no messages)"
-
-    def when(self) -> str:
-        return datetime.fromtimestamp(self.modified).strftime("%Y-%m-%d %H:%M")
+        """What Pi's list names the session by: its name, else its first user message
+        (:data:`NO_MESSAGES` without one)."""
+        return self.name or self.first_message or NO_MESSAGES
 
 
 def _text(content: Any) -> str:
@@ -75,7 +82,9 @@ def _first_user_message(lines: list[bytes]) -> str:
             continue
         message = entry.get("message") if isinstance(entry, dict) else None
         if isinstance(message, dict) and message.get("role") == "user":
-            return _text(message.get("content"))
+            text = _text(message.get("content"))
+            if text:  # Pi's first message is the first user message with text
+                return text
     return ""
 
 
@@ -90,7 +99,16 @@ def _last_name(mapped: mmap.mmap) -> str | None:
     except orjson.JSONDecodeError:
         return None
     name = entry.get("name") if isinstance(entry, dict) else None
-    return name.strip() or None if isinstance(name, str) else None
+    return js_trim(name) or None if isinstance(name, str) else None
+
+
+def _count_messages(mapped: mmap.mmap) -> int:
+    count = 0
+    found = mapped.find(_MESSAGE_LINE)
+    while found >= 0:
+        count += 1
+        found = mapped.find(_MESSAGE_LINE, found + len(_MESSAGE_LINE))
+    return count
 
 
 def read_head(path: Path) -> SessionHead | None:
@@ -106,9 +124,11 @@ def read_head(path: Path) -> SessionHead | None:
             if not isinstance(header, dict) or header.get("type") != "session":
                 return None
             name = None
+            count = 0
             if info.st_size:
                 with mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
                     name = _last_name(mapped)
+                    count = _count_messages(mapped)
     except (OSError, ValueError):
         return None
     return SessionHead(
@@ -120,6 +140,7 @@ def read_head(path: Path) -> SessionHead | None:
         name=name,
         first_message=_first_user_message(lines[1:]),
         parent_session=parent if isinstance(parent := header.get("parentSession"), str) else None,
+        message_count=count,
     )
 
 

@@ -12,7 +12,7 @@ from typing import Any, Final, Literal
 
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 
-from ctxmodes.tui.text_wrap import wrap_words
+from ctxmodes.tui.text_wrap import truncate_to_width, wrap_words
 
 #: (style, text) pairs.
 Pairs = list[tuple[str, str]]
@@ -31,6 +31,11 @@ PICKER_STYLE: Final = {
     "picker.error": "#d70000",
     "picker.warning": "#af8700",
     "picker.key": "#5f5f5f",
+    "picker.dim": "#666666",
+    # The resume picker's selected row, as Pi's session selector draws it: on a background,
+    # the session's name or first message bold.
+    "picker.session_selected": "bg:#3a3a4a",
+    "picker.session_selected picker.session": "bold",
 }
 
 
@@ -92,6 +97,8 @@ class Picker:
     #: fragments may hold more lines, drawn unmarked).
     cursor: str = "▸ "
     selected_style: str = "class:picker.selected"
+    #: The style of the mark, besides :attr:`selected_style`.
+    cursor_style: str = ""
     #: The rows are cut to the terminal's width (``items`` reads :attr:`width`): they are
     #: asked for again when the width changes.
     fits_width: bool = False
@@ -114,6 +121,10 @@ class Picker:
     visible_rows: int = VISIBLE_ROWS
     #: The line drawn when no row matches.
     empty: str = "  (nothing matches)"
+    #: The last line (the hint, a notice, a confirmation) is drawn under the rows;
+    #: ``False``: the picker's :attr:`header` draws what it says, as Pi's session selector
+    #: says it above its list.
+    bottom_line: bool = True
     #: Lines drawn between the title and the query (the ``/model`` picker's scope), each
     #: a run of (style, text) pairs, when given.
     header: Callable[[], Sequence[Pairs]] | None = None
@@ -354,15 +365,22 @@ class Picker:
         for index in range(start, min(len(rows), start + visible)):
             style = chosen if index == self.selected else ""
             parts.append(("", "\n"))
-            parts.append((style, self.cursor if index == self.selected else unmarked))
+            if index == self.selected:
+                parts.append((f"{style} {self.cursor_style}".strip(), self.cursor))
+            else:
+                parts.append(("", unmarked))
             for fragment_style, text in rows[index].fragments:
                 if text.startswith("\n"):
                     style = ""  # the row's further lines are not marked
                 parts.append((f"{style} {fragment_style}".strip(), text))
         if not rows:
-            parts += [("", "\n"), ("class:picker.hint", self.empty)]
+            # Cut as Pi cuts its selectors' empty line, when the rows are cut too.
+            empty = truncate_to_width(self.empty, width, "…") if self.fits_width else self.empty
+            parts += [("", "\n"), ("class:picker.hint", empty)]
         for line in self.details() if self.details is not None else ():
             parts += [("", "\n"), ("class:picker.hint", line)]
+        if not self.bottom_line:
+            return parts
         if question is not None:
             last = ("class:picker.error", f"{question.prompt} {question.hint}")
         else:

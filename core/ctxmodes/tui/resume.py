@@ -10,14 +10,19 @@ prefilled with its name) or deleted (``app.session.delete``, Ctrl+D, after a con
 ``app.session.deleteNoninvasive`` while nothing is typed), the current session never; Ctrl+N
 (``app.session.toggleNamedFilter``) lists named sessions only, Ctrl+P
 (``app.session.togglePath``) shows each session's file, and Ctrl+S
-(``app.session.toggleSort``) cycles Pi's orders (see :mod:`ctxmodes.tui.session_order`)."""
+(``app.session.toggleSort``) cycles Pi's orders (see :mod:`ctxmodes.tui.session_order`).
+
+It is laid out as Pi's: the two hint lines under the title (a confirmation or a notice in
+their place), ten rows at a time drawn as Pi's (see :func:`~ctxmodes.tui.resume_rows.head_row`)
+and Pi's ``(3/12)`` under them when not all show."""
 
 from __future__ import annotations
 
 import dataclasses
 import os
 import threading
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Final
 
@@ -26,28 +31,33 @@ from ctxmodes.session.jsvalues import js_trim
 from ctxmodes.session.paths import cwd_filter, resolve_path
 from ctxmodes.tui.heads import SessionHead, list_every_folder, list_heads
 from ctxmodes.tui.keymap import KeyMap
-from ctxmodes.tui.picker import Picker, PickerItem, PickerQuestion
+from ctxmodes.tui.picker import Pairs, Picker, PickerItem, PickerQuestion
 from ctxmodes.tui.picker_keys import SESSION_KEYS
 from ctxmodes.tui.resume_rows import (
+    CURSOR,
+    DELETE_QUESTION,
+    RowLook,
     Scope,
-    distinct_prefixes,
     empty_line,
     head_row,
-    picker_hint,
+    hint_lines,
     search_text,
 )
 from ctxmodes.tui.session_files import delete_session_file, name_session_file
 from ctxmodes.tui.session_info import read_session_info
 from ctxmodes.tui.session_order import SORT_LABELS, SORT_MODES, SortMode, threaded
 from ctxmodes.tui.session_search import filter_and_sort
+from ctxmodes.tui.text_wrap import truncate_to_width
 
 __all__ = [
     "CURRENT_NOT_DELETED",
     "EMPTY_NAME",
+    "RENAME_HINT",
+    "RENAME_TITLE",
     "SCOPE_WORDS",
     "TITLES",
+    "VISIBLE_SESSIONS",
     "ResumePicker",
-    "distinct_prefixes",
     "every_folder_root",
 ]
 
@@ -55,6 +65,13 @@ __all__ = [
 CURRENT_NOT_DELETED: Final = "Cannot delete the currently active session"
 #: Pi's picker keeps asking without a word when the name is empty; this says why.
 EMPTY_NAME: Final = "A session name cannot be empty"
+#: Pi's title and hint when renaming.
+RENAME_TITLE: Final = "Rename Session"
+RENAME_HINT: Final = "enter to save · escape/ctrl+c to cancel"
+#: How many sessions Pi's selector shows at once.
+VISIBLE_SESSIONS: Final = 10
+#: The columns rows are cut to before the picker is first drawn.
+_UNDRAWN_WIDTH: Final = 80
 
 #: Pi's titles of the two scopes.
 TITLES: Final[dict[Scope, str]] = {
@@ -83,7 +100,8 @@ class ResumePicker:
     :param wake: called (from a loading thread) when the rows changed.
     :param current: the session being run, which is not deleted, and is renamed through
         ``rename_current`` (the live session, whose writer holds its file).
-    :param keymap: the keys of renaming and deleting (Pi's defaults when not given)."""
+    :param keymap: the keys of renaming and deleting (Pi's defaults when not given).
+    :param clock: the time now, in seconds since the epoch, from which ages are told."""
 
     def __init__(
         self,
@@ -96,6 +114,7 @@ class ResumePicker:
         current: Path | None = None,
         rename_current: Callable[[str], None] | None = None,
         keymap: KeyMap | None = None,
+        clock: Callable[[], float] = time.time,
     ) -> None:
         heads = list_heads(directory)
         if cwd is not None:
@@ -106,6 +125,8 @@ class ResumePicker:
         self._every_folder = every_folder
         self._current = os.path.realpath(current) if current is not None else None
         self._keymap = keymap if keymap is not None else KeyMap.load(None)
+        self._clock = clock
+        self._real_paths: dict[Path, str] = {}
         self.scope: Scope = "current"
         self.sort: SortMode = "threaded"
         self.named_only = False
@@ -124,6 +145,14 @@ class ResumePicker:
             lambda item: on_pick(item.key),
             keeps_place=True,  # Pi keeps the selected place as the list changes
             key_order=SESSION_KEYS,
+            cursor=CURSOR,
+            cursor_style="class:picker.active",
+            selected_style="class:picker.session_selected",
+            fits_width=True,
+            visible_rows=VISIBLE_SESSIONS,
+            page_size=VISIBLE_SESSIONS,
+            counted=False,
+            bottom_line=False,
             actions={
                 "tui.input.tab": self.toggle_scope,
                 "app.session.rename": self.rename_selected,
@@ -134,6 +163,8 @@ class ResumePicker:
                 "app.session.togglePath": self.toggle_path,
             },
         )
+        self.picker.header = self._header_lines
+        self.picker.details = self._scroll_line
         self._list("current", heads)
 
     @property
@@ -185,24 +216,53 @@ class ResumePicker:
 
     def rows(self, query: str) -> list[PickerItem]:
         heads = self.heads
-        shortened = distinct_prefixes([head.id for head in heads])
         if self.named_only:
             heads = [head for head in heads if head.name and js_trim(head.name)]
         if self.sort == "threaded" and not js_trim(query):
-            return [self._row(head, shortened, tree) for head, tree in threaded(heads)]
-        shown = filter_and_sort(
-            heads, query, self.sort == "recent", search_text, lambda head: head.modified_ms
-        )
-        return [self._row(head, shortened) for head in shown]
+            listed = threaded(heads)
+        else:
+            listed = [
+                (head, "")
+                for head in filter_and_sort(
+                    heads, query, self.sort == "recent", search_text, lambda head: head.modified_ms
+                )
+            ]
+        width = self.picker.width or _UNDRAWN_WIDTH
+        now_ms = round(self._clock() * 1000)
+        return [
+            head_row(
+                head,
+                width,
+                now_ms,
+                RowLook(tree, self.scope == "all", self.path_shown, self._is_current(head)),
+            )
+            for head, tree in listed
+        ]
 
-    def _row(self, head: SessionHead, shortened: dict[str, str], tree: str = "") -> PickerItem:
-        return head_row(
-            head,
-            shortened.get(head.id),
-            tree=tree,
-            path_shown=self.path_shown,
-            folder_shown=self.scope == "all",
-        )
+    def _header_lines(self) -> list[Pairs]:
+        """Pi's two hint lines, or in their place the delete's question or a notice (and
+        an empty line), each cut to the terminal's width."""
+        picker = self.picker
+        width = picker.width or _UNDRAWN_WIDTH
+        if picker.question is not None and picker.question.answer is None:
+            said = ("class:picker.error", DELETE_QUESTION)
+        elif picker.notice is not None:
+            said = picker.notice
+        else:
+            return [
+                [("class:picker.hint", line)]
+                for line in hint_lines(self._keymap, self.path_shown, width)
+            ]
+        style, text = said
+        return [[(style, truncate_to_width(text, width, "…"))], []]
+
+    def _scroll_line(self) -> Sequence[str]:
+        """Pi's ``(3/12)`` under the rows when not all of them show."""
+        count = len(self.picker.rows())
+        if count <= VISIBLE_SESSIONS:
+            return []
+        place = f"  ({self.picker.selected + 1}/{count})"
+        return [truncate_to_width(place, self.picker.width or _UNDRAWN_WIDTH, "")]
 
     # ------------------------------------------------------------ Pi's toggles
 
@@ -246,11 +306,9 @@ class ResumePicker:
         self.picker.title = f"{TITLES[self.scope]}  {scope}  Name: {name}  Sort: {sort}"
 
     def _describe(self) -> None:
-        """The header, hint and empty line for the scope and toggles in force; the rows
-        again."""
+        """The header and empty line for the scope and toggles in force; the rows again."""
         picker = self.picker
         self._title()
-        picker.hint = picker_hint(self._keymap, self.path_shown)
         picker.empty = empty_line(self._keymap, self.scope, self.named_only)
         picker.refresh()
 
@@ -264,7 +322,13 @@ class ResumePicker:
         return next((head for head in self.heads if head.path == chosen), None)
 
     def _is_current(self, head: SessionHead) -> bool:
-        return self._current is not None and os.path.realpath(head.path) == self._current
+        if self._current is None:
+            return False
+        # Each row asks at every key: a file's real path is looked up once.
+        real = self._real_paths.get(head.path)
+        if real is None:
+            real = self._real_paths[head.path] = os.path.realpath(head.path)
+        return real == self._current
 
     def rename_selected(self) -> None:
         """Ask for the selected session's new name, its name so far typed in."""
@@ -275,10 +339,10 @@ class ResumePicker:
     def _ask_name(self, head: SessionHead, typed: str) -> None:
         self.picker.ask(
             PickerQuestion(
-                "Rename session",
+                RENAME_TITLE,
                 lambda answer: self._rename(head, answer),
                 answer=typed,
-                hint="Enter save · Esc cancel",
+                hint=RENAME_HINT,
             )
         )
 

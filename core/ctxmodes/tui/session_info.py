@@ -1,7 +1,8 @@
 """A session as Pi's session list knows it once the file is read whole (its
 ``buildSessionInfo``): the text of every user and assistant message, which the resume
 picker's search matches; when it was last active (the latest message's time, else the
-header's, else the file's), by which Pi orders the list; its name and first message.
+header's, else the file's), by which Pi orders the list; its name, first message and
+number of message entries.
 
 Reading a file whole is slow for a long session, so the picker lists heads first (see
 :mod:`ctxmodes.tui.heads`) and reads the files in the background."""
@@ -62,6 +63,7 @@ class _Reading:
     name: str | None = None
     first_message: str = ""
     last_activity: int | None = None
+    message_count: int = 0
     texts: list[str] = dataclasses.field(default_factory=list)
 
     def take(self, entry: dict[str, Any]) -> None:
@@ -72,9 +74,12 @@ class _Reading:
             self.name = js_trim(name) or None if name is not None else None
         if entry.get("type") != "message":
             return
+        self.message_count += 1  # every message entry, whatever it holds
         message = entry.get("message")
+        if message is None:
+            raise _NotASession  # Pi reads its role
         if not isinstance(message, dict):
-            raise _NotASession  # Pi looks for "content" in it
+            return  # Pi finds no role on it
         if not isinstance(message.get("role"), str) or "content" not in message:
             return
         if message["role"] not in _CHATTING_ROLES:
@@ -126,5 +131,6 @@ def read_session_info(head: SessionHead) -> SessionHead | None:
         modified=modified_ms / 1000,
         name=reading.name,
         first_message=reading.first_message,
+        message_count=reading.message_count,
         messages_text=" ".join(reading.texts),
     )

@@ -11,6 +11,7 @@ def pick_session(directory: Path, cwd: Path) -> Path | None:
     ``None`` when cancelled. It opens with no session listed too, as Pi's does: the other
     scope may have some."""
     from prompt_toolkit.application import Application
+    from prompt_toolkit.formatted_text import StyleAndTextTuples
     from prompt_toolkit.key_binding import KeyBindings
     from prompt_toolkit.layout import FormattedTextControl, Layout, Window
     from prompt_toolkit.styles import Style
@@ -33,8 +34,13 @@ def pick_session(directory: Path, cwd: Path) -> Path | None:
     )
     picker = resume.picker
     keys = KeyBindings()
+
+    def drawn() -> StyleAndTextTuples:
+        # Drawn to the terminal's width, to which the rows and hint lines are cut.
+        return picker.fragments(app.output.get_size().columns)
+
     app: Application[None] = Application(
-        layout=Layout(Window(FormattedTextControl(picker.fragments), dont_extend_height=True)),
+        layout=Layout(Window(FormattedTextControl(drawn), dont_extend_height=True)),
         key_bindings=keys,
         style=Style.from_dict(PICKER_STYLE),
         full_screen=False,

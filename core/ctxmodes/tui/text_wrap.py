@@ -25,23 +25,43 @@ def _cells(char: str) -> int:
     return _TAB_CELLS if char == "\t" else max(0, get_cwidth(char))
 
 
+def _printable_ascii(text: str) -> bool:
+    """Whether each character of ``text`` takes one cell (Pi's fast path too)."""
+    return text.isascii() and text.isprintable()
+
+
+def text_cells(text: str) -> int:
+    """The terminal cells ``text`` takes, as Pi measures a line (a tab three)."""
+    if _printable_ascii(text):
+        return len(text)
+    return sum(_cells(char) for char in text)
+
+
 def truncate_to_width(text: str, width: int, ellipsis: str = "...") -> str:
     """``text`` cut to ``width`` terminal cells, ending in ``ellipsis`` when cut, as Pi's
     ``truncateToWidth`` cuts a row (a width no wider than the ellipsis keeps what fits of
-    the ellipsis alone)."""
+    the ellipsis alone). Like Pi's, it reads ``text`` only until it is known too wide, so a
+    long first message costs no more than a short one."""
     if width <= 0 or not text:
         return ""
-    if sum(_cells(char) for char in text) <= width:
-        return text
     room = width - len(ellipsis)
+    if _printable_ascii(text):
+        if len(text) <= width:
+            return text
+        return ellipsis[:width] if room <= 0 else text[:room] + ellipsis
+    kept = 0  # characters kept, all of them within ``room`` cells
+    used = 0
+    fitting = True
+    for index, char in enumerate(text):
+        used += _cells(char)
+        if fitting and used <= room:
+            kept = index + 1
+        else:
+            fitting = False
+        if used > width:
+            break
+    else:
+        return text
     if room <= 0:
         return ellipsis[:width]
-    kept: list[str] = []
-    used = 0
-    for char in text:
-        cells = _cells(char)
-        if used + cells > room:
-            break
-        kept.append(char)
-        used += cells
-    return "".join(kept) + ellipsis
+    return text[:kept] + ellipsis

@@ -7,20 +7,25 @@ project shares, whole); typing searches as Pi does."""
 
 from __future__ import annotations
 
-import json
-import os
 from pathlib import Path
 from typing import Any
 
-import orjson
 import pytest
-from support.pi_oracle import run_pi_script
+from support.resume_sessions import (
+    T0,
+    WIDTH,
+    draw,
+    other_sessions,
+    pi_steps,
+    project_sessions,
+    session_id,
+    write_session,
+)
 
 from ctxmodes.session.paths import cwd_filter, default_session_dir
 from ctxmodes.tui.resume import ResumePicker, every_folder_root
 from ctxmodes.tui.resume_rows import shorten_home
 
-SCRIPT = Path(__file__).parents[2] / "support" / "pi_session_selector.mjs"
 TAB = "\t"
 CTRL_S = "\x13"
 CTRL_N = "\x0e"
@@ -28,122 +33,6 @@ CTRL_P = "\x10"
 BACKSPACE = "\x7f"
 UP = "\x1b[A"
 DOWN = "\x1b[B"
-WIDTH = 240
-#: When the sessions' messages were written, in milliseconds: Pi orders by these.
-T0 = 1_767_000_000_000
-
-
-def write_session(
-    path: Path,
-    session_id: str,
-    cwd: str,
-    messages: list[tuple[str, str, int]],
-    *,
-    name: str | None = None,
-    parent: Path | None = None,
-    mtime: int | None = None,
-) -> Path:
-    """A session file of ``messages`` (role, text, time), named ``name``, forked from
-    ``parent``; its file time ``mtime`` (seconds), which Pi does not order by."""
-    header: dict[str, Any] = {
-        "type": "session",
-        "version": 3,
-        "id": session_id,
-        "timestamp": "2026-01-01T00:00:00.000Z",
-        "cwd": cwd,
-    }
-    if parent is not None:
-        header["parentSession"] = str(parent)
-    lines = [header]
-    previous = None
-    for number, (role, text, when) in enumerate(messages):
-        content: Any = text if role == "user" else [{"type": "text", "text": text}]
-        entry_id = f"{number:08x}"
-        lines.append(
-            {
-                "type": "message",
-                "id": entry_id,
-                "parentId": previous,
-                "timestamp": "2026-01-01T00:00:01.000Z",
-                "message": {"role": role, "content": content, "timestamp": when},
-            }
-        )
-        previous = entry_id
-    if name is not None:
-        lines.append({"type": "session_info", "id": "ffffffff", "parentId": previous, "name": name})
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(b"".join(orjson.dumps(line) + b"\n" for line in lines))
-    if mtime is not None:
-        os.utime(path, (mtime, mtime))
-    return path
-
-
-def session_id(number: int) -> str:
-    return f"0190{number:04x}-0000-7000-8000-000000000000"
-
-
-def project_sessions(folder: Path, cwd: Path) -> None:
-    """This project's sessions: named and not, a fork, one with nothing said, one whose file
-    time disagrees with its messages', one whose header names another folder, and files
-    that are not sessions."""
-    first = write_session(
-        folder / "a.jsonl",
-        session_id(1),
-        str(cwd),
-        [
-            ("user", "fix the parser bug", T0 + 100),
-            ("assistant", "The parser handles it", T0 + 110),
-        ],
-        name="parser work",
-    )
-    write_session(
-        folder / "b.jsonl",
-        session_id(2),
-        str(cwd),
-        [("user", "write docs for the CLI 🙂", T0 + 200), ("assistant", "Added usage", T0 + 210)],
-    )
-    write_session(
-        folder / "c.jsonl",
-        session_id(3),
-        str(cwd),
-        [("user", "fix the parser bug", T0 + 100), ("user", "also the lexer", T0 + 300)],
-        parent=first,
-    )
-    write_session(
-        folder / "d.jsonl",
-        session_id(4),
-        str(cwd),
-        [("user", "Refactor   the\n\nparser entirely", T0 + 50)],
-        mtime=2_000_000_000,  # the newest file, the oldest talk
-    )
-    write_session(folder / "e.jsonl", session_id(5), str(cwd), [], name="  ")
-    write_session(folder / "f.jsonl", session_id(6), "/somewhere/else", [("user", "odd", T0 + 5)])
-    (folder / "broken.jsonl").write_text("not json\n")
-    (folder / "notes.txt").write_text("not a session\n")
-
-
-def other_sessions(root: Path, tmp_path: Path) -> None:
-    """Other projects' folders in Pi's sessions folder, one of them a link."""
-    write_session(
-        root / "--other--" / "g.jsonl",
-        session_id(7),
-        str(tmp_path / "other"),
-        [("user", "parse logs with regex", T0 + 250)],
-        name="logs",
-    )
-    write_session(
-        root / "--other--" / "h.jsonl",
-        session_id(8),
-        str(tmp_path / "other"),
-        [("user", "deploy gpt4 to staging", T0 + 150)],
-    )
-    linked = write_session(
-        tmp_path / "elsewhere" / "i.jsonl",
-        session_id(9),
-        str(tmp_path / "linked"),
-        [("assistant", "a linked session's parser", T0 + 275)],
-    )
-    (root / "--linked--").symlink_to(linked.parent)
 
 
 @pytest.fixture
@@ -184,16 +73,16 @@ def assert_as_pi_s(resume: ResumePicker, pis: dict[str, Any], step: int) -> None
     title_line, hint_first, hint_second = pis["header"]
     title = title_line.split("  ")[0]
     assert picker.title == f"{title}  {title_line[len(title) :].strip()}", step
-    assert f"{hint_first} · {hint_second}" in picker.hint, step
+    assert draw(resume, WIDTH).hints == [hint_first, hint_second], step
     rows = picker.rows()
-    ours = [(str(row.key), row.fragments[0][1].split("  ", 1)[1]) for row in rows]
+    ours = [(str(row.key), row.fragments[0][1]) for row in rows]
     assert ours == [(row["path"], row["tree"]) for row in pis["rows"]], step
     assert picker.selected == pis["selected"], step
     assert (resume.scope == "all") == pis["showCwd"], step
     folders = {head.path: head.cwd for head in resume.heads}
     for row in rows:
-        shown = "".join(text for _, text in row.fragments)
-        assert (f"  {shorten_home(folders[row.key])}" in shown) == pis["showCwd"], step
+        right = row.fragments[-1][1]  # the file, the folder, the count and the age
+        assert (f"{shorten_home(folders[row.key])} " in right) == pis["showCwd"], step
     if pis["empty"] is not None:
         assert not rows
         assert picker.empty == pis["empty"], step
@@ -222,16 +111,6 @@ KEY_CASES = {
     "an open quote and an empty pattern": [*'"open the', TAB, *[BACKSPACE] * 9, *"re:", TAB],
     "digits and letters swapped, and paths": [*"4gpt", TAB, CTRL_P, *[BACKSPACE] * 4, DOWN],
 }
-
-
-def pi_steps(cwd: Path, session_dir: Path | None, keys: list[str]) -> Any:
-    request = {
-        "cwd": str(cwd),
-        "sessionDir": None if session_dir is None else str(session_dir),
-        "width": WIDTH,
-        "keys": keys,
-    }
-    return run_pi_script(SCRIPT, json.dumps(request))["steps"]
 
 
 def assert_keys_show_what_pi_s_show(
@@ -312,7 +191,12 @@ def test_in_the_session_tab_lists_every_folder_s_sessions_and_back(tmp_path: Pat
         await t.type(TAB)
         await t.until(lambda: "○ Current Folder | ◉ All" in picker.title, "every folder's list")
         row = next(row for row in picker.rows() if row.key == theirs)
-        assert "their-project" in "".join(text for _, text in row.fragments)
+        # After the first message, the folder, cut with ... where the terminal ends.
+        drawn = "".join(text for _, text in row.fragments)
+        right = drawn.split("their work", 1)[1].strip().removesuffix("...")
+        folder = f"{tmp_path / 'their-project'} "
+        assert len(right) > 10, right
+        assert folder.startswith(right) or right.startswith(folder), right
         await t.type(TAB)
         await t.until(lambda: picker.title.startswith("Resume Session (Current Folder)"), "back")
         assert theirs not in [row.key for row in picker.rows()]
