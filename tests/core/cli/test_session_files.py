@@ -12,7 +12,6 @@ from support.cli_rig import ctxmodes, isolate_settings
 
 from ctxmodes.cli import build_parser
 from ctxmodes.session.manager import SessionManager
-from ctxmodes.tui.resume import distinct_prefixes
 
 
 @pytest.fixture
@@ -70,6 +69,14 @@ def test_a_missing_key_refuses_a_prompt_on_an_existing_session_untouched(
     assert info.path.read_bytes() == before, "not even Tree's window marker is written"
 
 
+def _shortest_unique_prefix(session_id: str, ids: list[str]) -> str:
+    return next(
+        session_id[:length]
+        for length in range(1, len(session_id) + 1)
+        if sum(other.startswith(session_id[:length]) for other in ids) == 1
+    )
+
+
 def test_session_takes_a_whole_or_partial_id(
     project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -78,7 +85,7 @@ def test_session_takes_a_whole_or_partial_id(
     infos = _sessions(project)
     assert len(infos) == 2
     ids = [info.id for info in infos]
-    short = distinct_prefixes(ids)
+    short = {session_id: _shortest_unique_prefix(session_id, ids) for session_id in ids}
     for info in infos:
         before = info.message_count
         code, _, err = ctxmodes(
@@ -155,22 +162,6 @@ def test_the_bare_command_takes_pis_session_options() -> None:
     assert parser.parse_args(["-r"]).resume
     assert parser.parse_args(["--session", "0199"]).session == "0199"
     assert parser.parse_args(["--session", "0199"]).command is None
-
-
-def test_picker_ids_show_where_sessions_differ() -> None:
-    ids = [
-        "019b76da-a800-7c21-a29f-6fbed82c07cd",
-        "019b76da-a9f1-7000-8000-000000000000",
-        "019b76db-0000-7000-8000-000000000000",
-    ]
-    short = distinct_prefixes(ids)
-    assert short == {
-        ids[0]: "019b76da-a8",
-        ids[1]: "019b76da-a9",
-        ids[2]: "019b76db",
-    }
-    assert len(set(short.values())) == len(ids)
-    assert distinct_prefixes(["abc"]) == {"abc": "abc"}
 
 
 @pytest.mark.slow  # runs ctxmodes in a process of its own
