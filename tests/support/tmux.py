@@ -7,6 +7,7 @@ import subprocess
 import sys
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 #: How long to wait for the screen to show something.
@@ -86,6 +87,17 @@ class Tmux:
                 raise AssertionError(
                     f"timed out waiting for {pattern!r}; screen:\n{screen[-4000:]}"
                 )
+            time.sleep(0.05)
+
+    def until(self, holds: Callable[[str], bool]) -> str:
+        """The screen once ``holds`` is true of it (a line drawn a moment after the text
+        waited for, say)."""
+        deadline = time.monotonic() + WAIT
+        while True:
+            screen = self.screen()
+            if holds(screen):
+                return screen
+            assert time.monotonic() < deadline, screen[-4000:]
             time.sleep(0.05)
 
     def close(self) -> None:

@@ -167,8 +167,8 @@ _MOVES: Final = {"tui.select.up": -1, "tui.select.down": 1}
 
 def key_order(picker: Picker) -> tuple[str, ...]:
     """The actions ``picker`` checks a key against now, in Pi's order: its question's, a
-        line to type's, or its own (:data:`SELECT_KEYS` unless it names another; an action of its
-    own missing from that order comes after it)."""
+    line to type's, or its own (:data:`SELECT_KEYS` unless it names another; an action of
+    its own missing from that order comes after it)."""
     question = picker.question
     if question is not None:
         return CONFIRM_QUESTION_KEYS if question.answer is None else TYPED_QUESTION_KEYS

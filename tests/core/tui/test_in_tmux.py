@@ -9,7 +9,6 @@ import os
 import re
 import shutil
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -281,7 +280,7 @@ def test_chat_r_renames_one_session_and_deletes_another_as_pi_s_picker_does(tmp_
         tmux.wait("> first name")
         tmux.type(" v2")
         tmux.key("Enter")
-        screen_until(tmux, lambda s: "first name v2" in s and "ctrl+d delete" in s)
+        tmux.until(lambda s: "first name v2" in s and "ctrl+d delete" in s)
         tmux.key("Up")
         tmux.key("C-d")
         tmux.wait("Delete session?")
@@ -299,17 +298,6 @@ def test_chat_r_renames_one_session_and_deletes_another_as_pi_s_picker_does(tmp_
     [added] = [orjson.loads(line) for line in after[len(kept_before) :].splitlines()]
     assert (added["type"], added["name"]) == ("session_info", "first name v2")
     assert pi_session_name(kept) == "first name v2"
-
-
-def screen_until(tmux: Tmux, holds: Callable[[str], bool]) -> str:
-    """The screen once ``holds`` is true of it."""
-    deadline = time.monotonic() + WAIT
-    while True:
-        screen = tmux.screen()
-        if holds(screen):
-            return screen
-        assert time.monotonic() < deadline, screen
-        time.sleep(0.05)
 
 
 def test_the_users_commands_carry_the_agents_process_markers(tmp_path):
@@ -391,9 +379,9 @@ def test_scoped_models_changes_what_ctrl_p_cycles_through(tmp_path):
             rows = text.rpartition("Model Configuration")[2]
             return 0 <= rows.find("\u2713 wide [loop]") < rows.find("\u2713 plain [loop]")
 
-        screen_until(tmux, wide_first)
+        tmux.until(wide_first)
         tmux.key("Escape")
-        screen_until(tmux, lambda text: "Model Configuration" not in text)
+        tmux.until(lambda text: "Model Configuration" not in text)
         tmux.key("C-p")
         tmux.wait("Switched to wide")
         tmux.key("C-p")

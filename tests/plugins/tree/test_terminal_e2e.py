@@ -83,8 +83,11 @@ def run_in_terminal(work: Path, script: Path, session: Path, export: Path) -> st
         (work / "go2").touch()
         screen = tmux.wait("Window one is open.")
         assert "context window 1 — previous window archived" in screen
-        # The draft is still in the editor, above the footer, after the new window began.
-        assert screen.rstrip().splitlines()[-3] == PROMPT + "typed during rollover"
+        # The draft is still in the editor, above the footer, after the new window began
+        # (drawn again a moment after the reply).
+        tmux.until(
+            lambda screen: screen.rstrip().splitlines()[-3] == PROMPT + "typed during rollover"
+        )
         tmux.key("Enter")
         tmux.wait("end-of-big")
         tmux.type("/tree")
