@@ -139,6 +139,9 @@ class ResumePicker:
         self._progress: dict[Scope, tuple[int, int] | None] = {}
         self._deleted: set[Path] = set()
         self._threads: list[threading.Thread] = []
+        #: Loads made but not started: they start once the rows are first made, so that
+        #: reading the files whole does not slow the first rows shown.
+        self._pending: list[threading.Thread] = []
         self.picker = Picker(
             TITLES["current"],
             self.rows,
@@ -182,9 +185,14 @@ class ResumePicker:
         thread = threading.Thread(
             target=self._load, args=(scope, heads), name="ctxmodes-resume-load", daemon=True
         )
-        self._threads.append(thread)
+        self._pending.append(thread)
         self._describe()
-        thread.start()
+
+    def _start_loads(self) -> None:
+        while self._pending:
+            thread = self._pending.pop(0)
+            self._threads.append(thread)
+            thread.start()
 
     def _load(self, scope: Scope, heads: list[SessionHead]) -> None:
         loaded: list[SessionHead] = []
@@ -211,6 +219,7 @@ class ResumePicker:
 
     def join_load(self, timeout: float | None = None) -> None:
         """Wait until the files listed so far are read whole."""
+        self._start_loads()
         for thread in list(self._threads):
             thread.join(timeout)
 
@@ -229,7 +238,7 @@ class ResumePicker:
             ]
         width = self.picker.width or _UNDRAWN_WIDTH
         now_ms = round(self._clock() * 1000)
-        return [
+        made = [
             head_row(
                 head,
                 width,
@@ -238,6 +247,8 @@ class ResumePicker:
             )
             for head, tree in listed
         ]
+        self._start_loads()
+        return made
 
     def _header_lines(self) -> list[Pairs]:
         """Pi's two hint lines, or in their place the delete's question or a notice (and
