@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
+from ctxmodes import ForkRequest, SessionChangeDecision, hookimpl
 from ctxmodes.config import Settings
 from ctxmodes.host.options import HostOptions
 from ctxmodes.providers import Provider, Script, ScriptedProvider
@@ -39,3 +40,15 @@ def make_agent(
         options=options,
         plugins=[*([ToolsPlugin(*tools)] if tools else []), *plugins],
     )
+
+
+class ForkKeeper:
+    """A plugin that keeps the session on every fork (and clone), recording each request."""
+
+    def __init__(self) -> None:
+        self.asked: list[ForkRequest] = []
+
+    @hookimpl
+    def ctx_session_before_fork(self, session: Any, request: ForkRequest) -> SessionChangeDecision:
+        self.asked.append(request)
+        return SessionChangeDecision(cancel=True)

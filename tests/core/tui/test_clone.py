@@ -9,23 +9,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.agents import make_agent
+from support.agents import ForkKeeper, make_agent
 from support.pi_oracle import our_view, require_pi
 from support.terminal import ENTER, run_terminal
 
-from ctxmodes import ForkRequest, SessionChangeDecision, hookimpl
+from ctxmodes import ForkRequest
 from ctxmodes.host.runtime import NOT_SAVED_MESSAGE
 from ctxmodes.session.manager import SessionManager
-
-
-class Keeper:
-    def __init__(self) -> None:
-        self.asked: list[ForkRequest] = []
-
-    @hookimpl
-    def ctx_session_before_fork(self, session: Any, request: ForkRequest) -> SessionChangeDecision:
-        self.asked.append(request)
-        return SessionChangeDecision(cancel=True)
 
 
 def _lines(path: Path) -> list[dict[str, Any]]:
@@ -99,7 +89,7 @@ def test_nothing_is_cloned_before_the_first_entry(tmp_path):
 
 
 def test_a_plugin_keeps_the_session_and_nothing_is_written(tmp_path):
-    keeper = Keeper()
+    keeper = ForkKeeper()
     agent = make_agent(tmp_path, [{"text": "kept answer"}])
     agent.host.plugin_manager.register(keeper)
     seen: dict[str, Any] = {}

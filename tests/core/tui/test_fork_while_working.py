@@ -11,10 +11,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from support.agents import make_agent
+from support.agents import ForkKeeper, make_agent
 from support.terminal import ENTER, ESC, GatedStream, Terminal, run_terminal
 
-from ctxmodes import ForkRequest, SessionChangeDecision, hookimpl
 from ctxmodes.config import TerminalSettings
 from ctxmodes.providers.script import Script
 from ctxmodes.providers.scripted import ScriptedProvider
@@ -26,18 +25,6 @@ from ctxmodes.tui.session_copies import CLONED
 UP = "\x1b[A"
 #: The second reply is held after this many stream events: half of it has shown.
 HELD_AFTER = 3
-
-
-class Keeper:
-    """Keeps the session on every fork."""
-
-    def __init__(self) -> None:
-        self.asked: list[ForkRequest] = []
-
-    @hookimpl
-    def ctx_session_before_fork(self, session: Any, request: ForkRequest) -> SessionChangeDecision:
-        self.asked.append(request)
-        return SessionChangeDecision(cancel=True)
 
 
 def _working_agent(tmp_path: Path, *plugins: object) -> tuple[Agent, GatedStream]:
@@ -172,7 +159,7 @@ def test_clone_during_a_reply_copies_up_to_the_prompt_being_answered(tmp_path):
 
 
 def test_a_plugin_keeping_the_session_leaves_the_run_going(tmp_path):
-    keeper = Keeper()
+    keeper = ForkKeeper()
     agent, provider = _working_agent(tmp_path, keeper)
     original = agent.session_file
     seen: dict[str, Any] = {}
