@@ -104,8 +104,8 @@ class _Shown:
 
 
 class TreeNavigator:
-    """The navigator's state across the pickers it opens (the label editor, the summary
-    choice): the filter, the folds and the selection survive them."""
+    """The navigator's state across the label editor it opens: the filter, the folds and the
+    selection survive it."""
 
     def __init__(self, session: TerminalSession) -> None:
         self.session = session
@@ -409,8 +409,16 @@ class TreeNavigator:
             return
         from ctxmodes.tui.actions import choose_summary
 
-        self.selected_id = entry_id
-        choose_summary(self.session, entry_id, reopen=self.open)
+        choose_summary(self.session, entry_id, reopen=partial(open_tree_at, self.session, entry_id))
+
+
+def open_tree_at(session: TerminalSession, entry_id: str) -> None:
+    """The tree again after Esc on the summary question or a summary stopped: a new
+    navigator on the entry picked, as Pi opens a new selector there (the configured filter,
+    nothing folded, no search, label times hidden)."""
+    navigator = TreeNavigator(session)
+    navigator.selected_id = entry_id
+    navigator.open()
 
 
 def open_tree(session: TerminalSession, args: str) -> None:

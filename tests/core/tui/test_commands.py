@@ -15,6 +15,7 @@ from ctxmodes.host.options import HostOptions
 from ctxmodes.providers import Script, ScriptedProvider
 from ctxmodes.tools.shell_config import ShellConfig
 from ctxmodes.tui.keymap import KeyMap
+from ctxmodes.tui.navigator import TITLE
 
 
 def entries(agent) -> list[dict]:
@@ -180,6 +181,39 @@ def test_esc_goes_back_from_the_instructions_to_the_question_and_from_it_to_the_
     assert titles == ["Summarize branch?", "Custom summarization instructions"]
     assert selected == [_user_entry_id(agent, "second")]  # the tree opens on the entry picked
     assert leaves == [_last_id(agent)]  # nothing moved
+
+
+def test_the_tree_opened_again_from_the_question_is_a_new_one_on_the_entry_picked(tmp_path):
+    """Pi opens a new selector there: the configured filter, no label times, nothing folded."""
+    agent = make_agent(tmp_path, [{"text": "one"}, {"text": "two"}])
+    seen: dict[str, object] = {}
+
+    async def scenario(t):
+        await t.type("first" + ENTER)
+        await t.idle()
+        await t.type("second" + ENTER)
+        await t.printed("two")
+        await t.idle()
+        await t.type("/tree" + ENTER)
+        await t.until(lambda: t.session.picker is not None, "the tree")
+        await t.type("\x15" + "T")  # Ctrl+U: user messages only; Shift+T: label times
+        await t.until(lambda: t.session.picker.title.endswith("[+label time]"), "the labels")
+        seen["before"] = t.session.picker.title
+        await t.type("\x1b[A" + ENTER)  # the message "second" is last; the one above it
+        await t.until(lambda: t.session.picker.title == "Summarize branch?", "the question")
+        await t.type(ESC)
+        await t.until(lambda: "Summarize" not in t.session.picker.title, "the tree again")
+        picker = t.session.picker
+        seen["title"] = picker.title
+        seen["selected"] = picker.rows()[picker.selected].key
+        seen["rows"] = len(picker.rows())
+        await t.type(ESC)
+
+    run_terminal(agent, scenario)
+    assert seen["before"] == TITLE + " [user] [+label time]"
+    assert seen["title"] == TITLE
+    assert seen["selected"] == _user_entry_id(agent, "first")
+    assert seen["rows"] == 4  # both exchanges again, as the default filter shows them
 
 
 def test_a_summary_stopped_with_esc_opens_the_tree_again(tmp_path):
