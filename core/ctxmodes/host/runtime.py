@@ -186,6 +186,8 @@ class AgentHost:
         # no mode of its own (--mode, or the mode a session records, stands in for it).
         if mode is not None and not self._registry.provider_not_loaded(mode):
             self._registry.get(mode).spec.validate_settings(self._mode_settings.get(mode))
+        if mode_request is not None:  # asked for by name, so needed whatever the session holds
+            self._registry.get(mode_request.name)
         for name, table in self._mode_settings.items():
             if name != mode and not self._registry.provider_not_loaded(name):
                 where = f"[{MODES_TABLE}.{name}]"

@@ -219,6 +219,14 @@ def test_a_run_with_no_model_and_no_credentials_says_how_to_get_one(tmp_path: Pa
     )
 
 
+def test_an_unknown_mode_is_said_before_a_missing_model(tmp_path: Path) -> None:
+    """A mistyped ``--mode`` is the error a first run meets, not the model it lacks too."""
+    result = run_ctxmodes(tmp_path, "run", "--mode", "tre", "hello")
+    assert result.returncode == 1
+    assert result.stderr.startswith("ctxmodes: error: unknown mode 'tre'; installed modes: ")
+    assert result.stderr.count("\n") == 1
+
+
 def test_pis_default_model_is_the_model_of_a_run_without_one(tmp_path: Path) -> None:
     """Pi's startup model (``defaultProvider``, ``defaultModel``) carries over: ``config
     show`` names it and its file, and a run without ``--model`` takes it."""
