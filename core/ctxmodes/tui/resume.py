@@ -4,6 +4,8 @@ list shows at once from the files' heads (see :mod:`ctxmodes.tui.heads`) while t
 read whole in the background (the header counts them), for Pi's search of every message's
 text and Pi's times (see :mod:`ctxmodes.tui.session_info`). Typing searches as Pi's does:
 fuzzy words, ``"exact phrases"`` and ``re:`` patterns (see :mod:`ctxmodes.tui.session_search`).
+A pattern searches within a time budget: the line under the title says how many sessions it
+was too slow for, left out, or that it was too large to compile (:func:`search_note`).
 
 As in Pi's picker, the selected session is renamed (``app.session.rename``, Ctrl+R: a line
 prefilled with its name) or deleted (``app.session.delete``, Ctrl+D, after a confirmation;
@@ -46,7 +48,7 @@ from ctxmodes.tui.resume_rows import (
 from ctxmodes.tui.session_files import delete_session_file, name_session_file
 from ctxmodes.tui.session_info import read_session_info
 from ctxmodes.tui.session_order import SORT_LABELS, SORT_MODES, SortMode, threaded
-from ctxmodes.tui.session_search import filter_and_sort
+from ctxmodes.tui.session_search import TOO_LARGE, SearchResult, filter_and_sort
 from ctxmodes.tui.text_wrap import truncate_to_width
 
 __all__ = [
@@ -59,6 +61,7 @@ __all__ = [
     "VISIBLE_SESSIONS",
     "ResumePicker",
     "every_folder_root",
+    "search_note",
 ]
 
 #: Pi's refusal, word for word.
@@ -83,6 +86,18 @@ SCOPE_WORDS: Final[dict[Scope, str]] = {
     "current": "◉ Current Folder | ○ All",
     "all": "○ Current Folder | ◉ All",
 }
+
+
+def search_note(found: SearchResult[SessionHead]) -> str | None:
+    """What the picker says of a search that could not list every match: a ``re:`` pattern
+    refused for its size, or one too slow to search some sessions in, which are left out."""
+    if found.too_large:
+        return TOO_LARGE
+    if found.too_slow == 1:
+        return "Pattern too slow for 1 session: it is left out"
+    if found.too_slow:
+        return f"Pattern too slow for {found.too_slow} sessions: they are left out"
+    return None
 
 
 def every_folder_root(cwd: str | os.PathLike[str], directory: Path) -> Path | None:
@@ -166,6 +181,8 @@ class ResumePicker:
                 "app.session.togglePath": self.toggle_path,
             },
         )
+        #: What the search typed could not do (see :func:`search_note`), said under the title.
+        self.search_note: str | None = None
         self.picker.header = self._header_lines
         self.picker.details = self._scroll_line
         self._list("current", heads)
@@ -227,15 +244,15 @@ class ResumePicker:
         heads = self.heads
         if self.named_only:
             heads = [head for head in heads if head.name and js_trim(head.name)]
+        self.search_note = None
         if self.sort == "threaded" and not js_trim(query):
             listed = threaded(heads)
         else:
-            listed = [
-                (head, "")
-                for head in filter_and_sort(
-                    heads, query, self.sort == "recent", search_text, lambda head: head.modified_ms
-                )
-            ]
+            found = filter_and_sort(
+                heads, query, self.sort == "recent", search_text, lambda head: head.modified_ms
+            )
+            self.search_note = search_note(found)
+            listed = [(head, "") for head in found.sessions]
         width = self.picker.width or _UNDRAWN_WIDTH
         now_ms = round(self._clock() * 1000)
         made = [
@@ -260,10 +277,12 @@ class ResumePicker:
         elif picker.notice is not None:
             said = picker.notice
         else:
-            return [
-                [("class:picker.hint", line)]
-                for line in hint_lines(self._keymap, self.path_shown, width)
-            ]
+            lines = hint_lines(self._keymap, self.path_shown, width)
+            if self.search_note is not None:
+                # In place of the line about the search's forms; the keys stay.
+                note = truncate_to_width(self.search_note, width, "…")
+                return [[("class:picker.warning", note)], [("class:picker.hint", lines[1])]]
+            return [[("class:picker.hint", line)] for line in lines]
         style, text = said
         return [[(style, truncate_to_width(text, width, "…"))], []]
 
