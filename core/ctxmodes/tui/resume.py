@@ -32,14 +32,15 @@ from ctxmodes.errors import CtxmodesError
 from ctxmodes.session.jsvalues import js_trim
 from ctxmodes.session.paths import cwd_filter, resolve_path
 from ctxmodes.tui.heads import SessionHead, list_every_folder, list_heads
+from ctxmodes.tui.key_hints import CANCEL, CONFIRM
 from ctxmodes.tui.keymap import KeyMap
 from ctxmodes.tui.picker import Pairs, Picker, PickerItem, PickerQuestion
 from ctxmodes.tui.picker_keys import SESSION_KEYS
 from ctxmodes.tui.resume_rows import (
     CURSOR,
-    DELETE_QUESTION,
     RowLook,
     Scope,
+    delete_question,
     empty_line,
     head_row,
     hint_lines,
@@ -54,13 +55,13 @@ from ctxmodes.tui.text_wrap import truncate_to_width
 __all__ = [
     "CURRENT_NOT_DELETED",
     "EMPTY_NAME",
-    "RENAME_HINT",
     "RENAME_TITLE",
     "SCOPE_WORDS",
     "TITLES",
     "VISIBLE_SESSIONS",
     "ResumePicker",
     "every_folder_root",
+    "rename_hint",
     "search_note",
 ]
 
@@ -68,9 +69,8 @@ __all__ = [
 CURRENT_NOT_DELETED: Final = "Cannot delete the currently active session"
 #: Pi's picker keeps asking without a word when the name is empty; this says why.
 EMPTY_NAME: Final = "A session name cannot be empty"
-#: Pi's title and hint when renaming.
+#: Pi's title when renaming.
 RENAME_TITLE: Final = "Rename Session"
-RENAME_HINT: Final = "enter to save · escape/ctrl+c to cancel"
 #: How many sessions Pi's selector shows at once.
 VISIBLE_SESSIONS: Final = 10
 #: The columns rows are cut to before the picker is first drawn.
@@ -86,6 +86,11 @@ SCOPE_WORDS: Final[dict[Scope, str]] = {
     "current": "◉ Current Folder | ○ All",
     "all": "○ Current Folder | ◉ All",
 }
+
+
+def rename_hint(keymap: KeyMap) -> str:
+    """Pi's hint when renaming, with the keys bound to save and cancel."""
+    return f"{keymap.text(CONFIRM)} to save · {keymap.text(CANCEL)} to cancel"
 
 
 def search_note(found: SearchResult[SessionHead]) -> str | None:
@@ -273,7 +278,7 @@ class ResumePicker:
         picker = self.picker
         width = picker.width or _UNDRAWN_WIDTH
         if picker.question is not None and picker.question.answer is None:
-            said = ("class:picker.error", DELETE_QUESTION)
+            said = ("class:picker.error", delete_question(self._keymap))
         elif picker.notice is not None:
             said = picker.notice
         else:
@@ -372,7 +377,7 @@ class ResumePicker:
                 RENAME_TITLE,
                 lambda answer: self._rename(head, answer),
                 answer=typed,
-                hint=RENAME_HINT,
+                hint=rename_hint(self._keymap),
             )
         )
 
