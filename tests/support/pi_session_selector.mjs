@@ -3,8 +3,9 @@
 // current folder, SessionManager.listAll for every folder) and driven by keys. After each key,
 // once no load is pending: the header's lines (without colours), the listed sessions' paths in
 // order with each one's tree prefix, the selected row, the empty-list line and whether rows
-// show each session's folder; and for each of the request's widths, the hint lines and the
-// list as drawn (without colours), with the colour each row's message is drawn in.
+// show each session's folder; while renaming, the lines drawn in the list's place; and for
+// each of the request's widths, the hint lines and the list as drawn (without colours), with
+// the colour each row's message is drawn in.
 // Usage: node pi_session_selector.mjs <pi-coding-agent dir> '<json request>'
 // Request: {cwd, sessionDir (null: Pi's folder for cwd), width, keys: ["\t", ...],
 // widths: [40, ...], now (ms: the clock ages are told by), current (the session file being
@@ -94,6 +95,8 @@ const state = () => {
     selected: list.selectedIndex,
     showCwd: list.showCwd,
     empty: list.filteredSessions.length === 0 ? rendered[rendered.length - 1] : null,
+    // While a session is renamed: what the selector draws in place of the list.
+    rename: selector.mode === "rename" ? selector.render(width).map(plain) : null,
   };
 };
 await settled();

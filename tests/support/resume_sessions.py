@@ -143,10 +143,12 @@ def pi_steps(
     widths: list[int] | None = None,
     now_ms: int | None = None,
     current: Path | None = None,
+    bindings: dict[str, Any] | None = None,
 ) -> Any:
     """What Pi's selector, opened in ``cwd`` on ``session_dir`` (Pi's own folder for ``cwd``
     when ``None``), shows before the first of ``keys`` and after each; with ``widths``, as
-    drawn in each of them at the clock ``now_ms``, ``current`` being the session run."""
+    drawn in each of them at the clock ``now_ms``, ``current`` being the session run, with
+    the keys of a keybindings.json holding ``bindings``."""
     request: dict[str, Any] = {
         "cwd": str(cwd),
         "sessionDir": None if session_dir is None else str(session_dir),
@@ -158,6 +160,8 @@ def pi_steps(
         request["now"] = now_ms
     if current is not None:
         request["current"] = str(current)
+    if bindings is not None:
+        request["bindings"] = bindings
     return run_pi_script(SCRIPT, json.dumps(request))["steps"]
 
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, cast
 
 from ctxmodes.errors import CtxmodesError
 from ctxmodes.hostapi import NavigationRequest
+from ctxmodes.tui.key_hints import input_hint, selector_hint
 from ctxmodes.tui.model_picker import named_model, open_model_picker
 from ctxmodes.tui.picker import Picker, PickerItem
 
@@ -41,7 +42,14 @@ def choose_summary(session: TerminalSession, target: str, reopen: Callable[[], N
 
     def ask() -> None:
         session.open_picker(
-            Picker("Summarize branch?", lambda query: choices, picked, on_cancel=reopen)
+            Picker(
+                "Summarize branch?",
+                lambda query: choices,
+                picked,
+                on_cancel=reopen,
+                hint=selector_hint(session.keymap, "select"),
+                counted=False,
+            )
         )
 
     def picked(item: PickerItem) -> None:
@@ -52,7 +60,7 @@ def choose_summary(session: TerminalSession, target: str, reopen: Callable[[], N
                     lambda query: [],
                     lambda typed: _navigate(session, target, True, str(typed.key) or None, reopen),
                     on_cancel=ask,
-                    hint="type the instructions · Enter summarize · Esc back",
+                    hint=input_hint(session.keymap),
                     free_text=True,
                 )
             )
@@ -270,7 +278,8 @@ def mode(session: TerminalSession, args: str) -> None:
             change[:1].upper() + change[1:],
             lambda query: [row for row in rows if query.lower() in row.text],
             chosen,
-            hint="Enter choose · Esc stays",
+            hint=selector_hint(session.keymap, "select"),
+            counted=False,
         )
     )
 

@@ -15,6 +15,7 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from ctxmodes.tui.key_hints import CANCEL, CONFIRM, key_hint, list_hint
 from ctxmodes.tui.picker import Picker, PickerItem
 
 if TYPE_CHECKING:
@@ -68,6 +69,7 @@ def _open_choices(session: TerminalSession) -> None:
             "Log in to",
             lambda query: [row for row in rows if query.lower() in row.text],
             lambda item: _start(session, *item.key),
+            hint=list_hint(session.keymap, "choose"),
         )
     )
 
@@ -85,8 +87,11 @@ def _ask(
     on_answer: Callable[[str], None],
     *,
     secret: bool = False,
-    hint: str = "Enter to confirm · Esc cancel",
 ) -> None:
+    keymap = session.keymap
+    # Pi's login prompt's words.
+    hint = f"({key_hint(keymap, CANCEL, 'to cancel,')} {key_hint(keymap, CONFIRM, 'to submit')})"
+
     def cancelled() -> None:
         session.notify("Login cancelled")
 
@@ -168,7 +173,8 @@ def _subscription(session: TerminalSession, provider: str) -> None:
         lambda _query: [],
         lambda item: pasted.put(str(item.key)),
         on_cancel=cancel,
-        hint="Enter to use the pasted URL · Esc cancel",
+        # Pi's words while it waits for the browser or a pasted URL.
+        hint=f"({key_hint(session.keymap, CANCEL, 'to cancel')})",
         free_text=True,
     )
     session.open_picker(picker)

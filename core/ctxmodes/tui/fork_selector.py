@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Final
 from ctxmodes.errors import CtxmodesError
 from ctxmodes.host.errors import SessionChangeCancelled
 from ctxmodes.host.fork_messages import ForkMessage, fork_messages
+from ctxmodes.tui.key_hints import list_hint
 from ctxmodes.tui.picker import Picker, PickerItem
 from ctxmodes.tui.picker_keys import FORK_KEYS
 from ctxmodes.tui.session_copies import change_session_soon
@@ -43,7 +44,6 @@ FORKED: Final = "Forked to new session"
 VISIBLE_MESSAGES: Final = 10
 #: Pi's mark of the selected message.
 CURSOR: Final = "\u203a "
-HINT: Final = "↑↓ move · Enter fork · Esc cancel"
 
 
 def fork(session: TerminalSession, args: str) -> None:
@@ -70,7 +70,7 @@ def open_fork_selector(session: TerminalSession) -> None:
         f"{TITLE}\n{SUBTITLE}",
         lambda query: message_rows(messages, picker.width or session.width),
         lambda item: fork_before(session, str(item.key)),
-        hint=HINT,
+        hint=list_hint(session.keymap, "fork", typed=False),
         filterable=False,
         letters_move=False,
         pages=False,

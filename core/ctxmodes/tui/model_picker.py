@@ -29,6 +29,7 @@ from ctxmodes.errors import CtxmodesError
 from ctxmodes.fuzzy_filter import fuzzy_filter
 from ctxmodes.model_scope import exact_model_match
 from ctxmodes.thinking_levels import split_level_suffix
+from ctxmodes.tui.key_hints import CANCEL, CONFIRM, key_hint
 from ctxmodes.tui.picker import Pairs, Picker, PickerItem
 from ctxmodes.tui.picker_keys import MODEL_KEYS
 
@@ -133,8 +134,9 @@ class ModelPicker:
         search: str = "",
     ) -> None:
         current = session.agent.session.model
+        keymap = session.keymap
         #: The scope key as the keymap binds it, for the line that names it.
-        self.scope_key = session.keymap.text(SCOPE_KEY_ACTION)
+        self.scope_key = keymap.text(SCOPE_KEY_ACTION)
         self.current = None if current is None else f"{current.provider}/{current.id}"
         # Pi sorts once, as it opens: the current model first, then by provider (stably).
         ordered = sorted(available, key=lambda model: provider_order(model.provider))
@@ -142,6 +144,8 @@ class ModelPicker:
         self.scoped = list(scoped)
         self.sources = sources
         self.scope: Scope = "scoped" if scoped else "all"
+        # Pi's words, without its Ctrl+S, which has no place here (nothing is saved).
+        hint = f"{key_hint(keymap, CONFIRM, 'to select')} · {key_hint(keymap, CANCEL, 'to cancel')}"
         self.picker = Picker(
             f"Model (now {self.current or 'none'})",
             self.rows,
@@ -156,6 +160,7 @@ class ModelPicker:
             details=self.details,
             actions={SCOPE_KEY_ACTION: self.switch_scope} if scoped else {},
             stays_open_unmatched=True,
+            hint=hint,
             # Pi's search field keeps its cursor at the start when given text to open with.
             query_cursor=0,
             query=search,

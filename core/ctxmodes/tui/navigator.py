@@ -16,6 +16,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Final, get_args
 
 from ctxmodes.config import TreeFilter
+from ctxmodes.tui.key_hints import input_hint
 from ctxmodes.tui.picker import Picker, PickerItem
 from ctxmodes.tui.picker_keys import TREE_KEYS
 from ctxmodes.tui.tree_search import matches, query_words, searchable_text
@@ -343,7 +344,7 @@ class TreeNavigator:
             lambda query: [],
             lambda typed: self._save_label(entry_id, str(typed.key)),
             on_cancel=self.open,
-            hint="type the label (empty clears it) · Enter save · Esc back",
+            hint=input_hint(self.session.keymap, "save"),
             free_text=True,
             query=current,
         )

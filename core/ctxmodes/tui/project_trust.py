@@ -17,13 +17,13 @@ from typing import TYPE_CHECKING, Final
 
 from ctxmodes.errors import CtxmodesError
 from ctxmodes.resources.trust import ProjectTrustStore, SavedTrust, TrustChoice, trust_choices
+from ctxmodes.tui.key_hints import selector_hint
 from ctxmodes.tui.picker import Picker, PickerItem
 
 if TYPE_CHECKING:
     from ctxmodes.tui.app import TerminalSession
 
 TITLE: Final = "Project trust"
-HINT: Final = "↑↓ move · Enter save · Esc cancel"
 
 
 def saved_line(saved: SavedTrust | None, folder: str | None) -> str:
@@ -80,7 +80,8 @@ def trust(session: TerminalSession, args: str) -> None:
             return
         session.notify(saved_notice(choice.trusted))
 
-    picker = Picker(title, lambda query: rows, chosen, hint=HINT, filterable=False)
+    hint = selector_hint(session.keymap, "save")
+    picker = Picker(title, lambda query: rows, chosen, hint=hint, filterable=False, counted=False)
     # The list opens on the choice that is saved now, as Pi's does.
     picker.selected = marks.index("✓ ") if "✓ " in marks else 0
     session.open_picker(picker)

@@ -4,6 +4,8 @@ list shows at once from the files' heads (see :mod:`ctxmodes.tui.heads`) while t
 read whole in the background (the header counts them), for Pi's search of every message's
 text and Pi's times (see :mod:`ctxmodes.tui.session_info`). Typing searches as Pi's does:
 fuzzy words, ``"exact phrases"`` and ``re:`` patterns (see :mod:`ctxmodes.tui.session_search`).
+A pattern searches within a time budget: the line under the title says how many sessions it
+was too slow for, left out, or that it was too large to compile (:func:`search_note`).
 
 As in Pi's picker, the selected session is renamed (``app.session.rename``, Ctrl+R: a line
 prefilled with its name) or deleted (``app.session.delete``, Ctrl+D, after a confirmation;
@@ -30,14 +32,15 @@ from ctxmodes.errors import CtxmodesError
 from ctxmodes.session.jsvalues import js_trim
 from ctxmodes.session.paths import cwd_filter, resolve_path
 from ctxmodes.tui.heads import SessionHead, list_every_folder, list_heads
+from ctxmodes.tui.key_hints import CANCEL, CONFIRM
 from ctxmodes.tui.keymap import KeyMap
 from ctxmodes.tui.picker import Pairs, Picker, PickerItem, PickerQuestion
 from ctxmodes.tui.picker_keys import SESSION_KEYS
 from ctxmodes.tui.resume_rows import (
     CURSOR,
-    DELETE_QUESTION,
     RowLook,
     Scope,
+    delete_question,
     empty_line,
     head_row,
     hint_lines,
@@ -46,28 +49,28 @@ from ctxmodes.tui.resume_rows import (
 from ctxmodes.tui.session_files import delete_session_file, name_session_file
 from ctxmodes.tui.session_info import read_session_info
 from ctxmodes.tui.session_order import SORT_LABELS, SORT_MODES, SortMode, threaded
-from ctxmodes.tui.session_search import filter_and_sort
+from ctxmodes.tui.session_search import TOO_LARGE, SearchResult, filter_and_sort
 from ctxmodes.tui.text_wrap import truncate_to_width
 
 __all__ = [
     "CURRENT_NOT_DELETED",
     "EMPTY_NAME",
-    "RENAME_HINT",
     "RENAME_TITLE",
     "SCOPE_WORDS",
     "TITLES",
     "VISIBLE_SESSIONS",
     "ResumePicker",
     "every_folder_root",
+    "rename_hint",
+    "search_note",
 ]
 
 #: Pi's refusal, word for word.
 CURRENT_NOT_DELETED: Final = "Cannot delete the currently active session"
 #: Pi's picker keeps asking without a word when the name is empty; this says why.
 EMPTY_NAME: Final = "A session name cannot be empty"
-#: Pi's title and hint when renaming.
+#: Pi's title when renaming.
 RENAME_TITLE: Final = "Rename Session"
-RENAME_HINT: Final = "enter to save · escape/ctrl+c to cancel"
 #: How many sessions Pi's selector shows at once.
 VISIBLE_SESSIONS: Final = 10
 #: The columns rows are cut to before the picker is first drawn.
@@ -83,6 +86,23 @@ SCOPE_WORDS: Final[dict[Scope, str]] = {
     "current": "◉ Current Folder | ○ All",
     "all": "○ Current Folder | ◉ All",
 }
+
+
+def rename_hint(keymap: KeyMap) -> str:
+    """Pi's hint when renaming, with the keys bound to save and cancel."""
+    return f"{keymap.text(CONFIRM)} to save · {keymap.text(CANCEL)} to cancel"
+
+
+def search_note(found: SearchResult[SessionHead]) -> str | None:
+    """What the picker says of a search that could not list every match: a ``re:`` pattern
+    refused for its size, or one too slow to search some sessions in, which are left out."""
+    if found.too_large:
+        return TOO_LARGE
+    if found.too_slow == 1:
+        return "Pattern too slow for 1 session: it is left out"
+    if found.too_slow:
+        return f"Pattern too slow for {found.too_slow} sessions: they are left out"
+    return None
 
 
 def every_folder_root(cwd: str | os.PathLike[str], directory: Path) -> Path | None:
@@ -166,6 +186,8 @@ class ResumePicker:
                 "app.session.togglePath": self.toggle_path,
             },
         )
+        #: What the search typed could not do (see :func:`search_note`), said under the title.
+        self.search_note: str | None = None
         self.picker.header = self._header_lines
         self.picker.details = self._scroll_line
         self._list("current", heads)
@@ -227,15 +249,15 @@ class ResumePicker:
         heads = self.heads
         if self.named_only:
             heads = [head for head in heads if head.name and js_trim(head.name)]
+        self.search_note = None
         if self.sort == "threaded" and not js_trim(query):
             listed = threaded(heads)
         else:
-            listed = [
-                (head, "")
-                for head in filter_and_sort(
-                    heads, query, self.sort == "recent", search_text, lambda head: head.modified_ms
-                )
-            ]
+            found = filter_and_sort(
+                heads, query, self.sort == "recent", search_text, lambda head: head.modified_ms
+            )
+            self.search_note = search_note(found)
+            listed = [(head, "") for head in found.sessions]
         width = self.picker.width or _UNDRAWN_WIDTH
         now_ms = round(self._clock() * 1000)
         made = [
@@ -256,14 +278,16 @@ class ResumePicker:
         picker = self.picker
         width = picker.width or _UNDRAWN_WIDTH
         if picker.question is not None and picker.question.answer is None:
-            said = ("class:picker.error", DELETE_QUESTION)
+            said = ("class:picker.error", delete_question(self._keymap))
         elif picker.notice is not None:
             said = picker.notice
         else:
-            return [
-                [("class:picker.hint", line)]
-                for line in hint_lines(self._keymap, self.path_shown, width)
-            ]
+            lines = hint_lines(self._keymap, self.path_shown, width)
+            if self.search_note is not None:
+                # In place of the line about the search's forms; the keys stay.
+                note = truncate_to_width(self.search_note, width, "…")
+                return [[("class:picker.warning", note)], [("class:picker.hint", lines[1])]]
+            return [[("class:picker.hint", line)] for line in lines]
         style, text = said
         return [[(style, truncate_to_width(text, width, "…"))], []]
 
@@ -353,7 +377,7 @@ class ResumePicker:
                 RENAME_TITLE,
                 lambda answer: self._rename(head, answer),
                 answer=typed,
-                hint=RENAME_HINT,
+                hint=rename_hint(self._keymap),
             )
         )
 

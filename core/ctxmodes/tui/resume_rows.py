@@ -10,6 +10,7 @@ from typing import Final, Literal
 
 from ctxmodes.session.jsvalues import js_trim
 from ctxmodes.tui.heads import SessionHead
+from ctxmodes.tui.key_hints import CANCEL, CONFIRM, key_hint
 from ctxmodes.tui.keymap import KeyMap
 from ctxmodes.tui.picker import PickerItem
 from ctxmodes.tui.text_wrap import text_cells, truncate_to_width
@@ -151,8 +152,10 @@ def hint_lines(keymap: KeyMap, path_shown: bool, width: int) -> list[str]:
     return [truncate_to_width(first, width, "…"), truncate_to_width(second, width, "…")]
 
 
-#: Pi's question before a delete, with its keys for the answers.
-DELETE_QUESTION: Final = "Delete session? enter confirm · escape/ctrl+c cancel"
+def delete_question(keymap: KeyMap) -> str:
+    """Pi's question before a delete, with the keys bound to answer it."""
+    confirm, cancel = key_hint(keymap, CONFIRM, "confirm"), key_hint(keymap, CANCEL, "cancel")
+    return f"Delete session? {confirm} · {cancel}"
 
 
 def empty_line(keymap: KeyMap, scope: Scope, named_only: bool) -> str:

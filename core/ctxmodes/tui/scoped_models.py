@@ -22,9 +22,6 @@ if TYPE_CHECKING:
     from ctxmodes.tui.app import TerminalSession
 
 TITLE: Final = "Model Configuration"
-#: Pi's key hints of the list, in its order, each after its keys (Enter is Pi's
-#: ``tui.select.confirm``, which the terminal's pickers do not rebind).
-CONFIRM_KEY: Final = "enter"
 #: Pi shows this many rows at once.
 VISIBLE_ROWS: Final = 8
 
@@ -117,7 +114,7 @@ class ScopedModelsList:
     def footer(self) -> str:
         keymap = self.session.keymap
         parts = [
-            f"{CONFIRM_KEY} toggle",
+            f"{keymap.text('tui.select.confirm')} toggle",
             f"{keymap.text('app.models.enableAll')} all",
             f"{keymap.text('app.models.clearAll')} clear",
             f"{keymap.text('app.models.toggleProvider')} provider",

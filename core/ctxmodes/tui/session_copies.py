@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Final
 
 from ctxmodes.errors import CtxmodesError
 from ctxmodes.host.errors import SessionChangeCancelled
+from ctxmodes.tui.key_hints import selector_hint
 from ctxmodes.tui.picker import Picker, PickerItem
 
 if TYPE_CHECKING:
@@ -123,6 +124,7 @@ def import_session(session: TerminalSession, args: str) -> None:
             lambda query: [row for row in rows if query.lower() in row.text],
             chosen,
             on_cancel=lambda: session.notify(IMPORT_CANCELLED),
-            hint="Enter choose · Esc cancel",
+            hint=selector_hint(session.keymap, "select"),
+            counted=False,
         )
     )

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from ctxmodes.errors import CtxmodesError
+from ctxmodes.tui.key_hints import CANCEL, key_hint
 from ctxmodes.tui.picker import Picker, PickerItem
 
 if TYPE_CHECKING:
@@ -230,7 +231,7 @@ def share(session: TerminalSession, args: str) -> None:
         lambda _query: [],
         keep_open,
         on_cancel=cancelled,
-        hint="Esc cancel",
+        hint=key_hint(session.keymap, CANCEL, "cancel"),
         free_text=True,
         filterable=False,
     )

@@ -17,13 +17,13 @@ from typing import TYPE_CHECKING, Final
 from ctxmodes.host.options import HostOptions
 from ctxmodes.host.queues import DrainMode
 from ctxmodes.hostapi import StreamingBehavior
+from ctxmodes.tui.key_hints import list_hint
 from ctxmodes.tui.picker import Picker, PickerItem
 
 if TYPE_CHECKING:
     from ctxmodes.tui.app import TerminalSession
 
 TITLE: Final = "Settings (for this run of ctxmodes; settings.json is not changed)"
-HINT: Final = "↑↓ move · Enter next value · Esc close"
 QUEUE_MODES: Final = ("one-at-a-time", "all")
 SWITCH: Final = ("true", "false")
 
@@ -153,6 +153,7 @@ def _open(session: TerminalSession, selected: int) -> None:
         setting.apply(session, setting.next_value(session))
         _open(session, item.key)
 
-    picker = Picker(TITLE, rows, chosen, hint=HINT, filterable=False)
+    hint = list_hint(session.keymap, "next value", typed=False, cancel="close")
+    picker = Picker(TITLE, rows, chosen, hint=hint, filterable=False)
     picker.selected = selected
     session.open_picker(picker)

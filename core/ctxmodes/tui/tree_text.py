@@ -4,14 +4,14 @@ the words under the title naming the filter, and the help line built from the ke
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from datetime import datetime
 from typing import Any, Final
 
 from ctxmodes.rpc.session_tree import js_string
 from ctxmodes.session.jsvalues import js_trim, js_truthy
-from ctxmodes.tui.keymap import KeyMap, key_text
+from ctxmodes.tui.key_hints import CANCEL, CONFIRM, help_keys, key_hint
+from ctxmodes.tui.keymap import KeyMap
 
 #: Pi's words for a filter other than the default, after the title.
 FILTER_LABELS: Final[Mapping[str, str]] = {
@@ -25,6 +25,7 @@ LABEL_TIME_SHOWN: Final = " [+label time]"
 #: Pi's help items: the actions whose first keys are shown, what they do, and whether the
 #: words come before the keys.
 _HELP: Final[tuple[tuple[tuple[str, ...], str, bool], ...]] = (
+    (("tui.select.up", "tui.select.down"), "move", False),
     (("tui.editor.cursorLeft", "tui.editor.cursorRight"), "page", False),
     (("app.tree.foldOrUp", "app.tree.unfoldOrDown"), "branch", False),
     (("app.message.copy",), "copy", False),
@@ -43,15 +44,6 @@ _HELP: Final[tuple[tuple[tuple[str, ...], str, bool], ...]] = (
     ),
     (("app.tree.filter.cycleForward", "app.tree.filter.cycleBackward"), "cycle", True),
 )
-#: How Pi's help writes key names, in the order it replaces them.
-_KEY_WORDS: Final = (
-    ("pageUp", "pgup"),
-    ("pageDown", "pgdn"),
-    ("up", "↑"),
-    ("down", "↓"),
-    ("left", "←"),
-    ("right", "→"),
-)
 
 
 def status_labels(filter_mode: str, label_times: bool) -> str:
@@ -63,37 +55,16 @@ def status_labels(filter_mode: str, label_times: bool) -> str:
 def tree_hint(keymap: KeyMap) -> str:
     """The navigator's help line: Pi's items with the first key of each action as bound
     (one shared modifier written once: ``ctrl+d/t/u/l/a``), an item without keys by its
-    words alone, as Pi writes it."""
-    # Pi's ↑/↓ are its tui.select.up and down, which the terminal's pickers do not rebind.
-    items = ["↑/↓ move"]
+    words alone, as Pi writes it; then typing, and the keys choosing and closing."""
+    items = []
     for actions, words, words_first in _HELP:
-        firsts = [keymap.names.get(action, ())[:1] for action in actions]
-        keys = _compact([first[0] for first in firsts if first])
+        keys = help_keys(keymap, actions)
         if not keys:
             items.append(words)
             continue
         items.append(f"{words} {keys}" if words_first else f"{keys} {words}")
-    return " · ".join([*items, "type to search", "Enter go", "Esc cancel"])
-
-
-def _compact(keys: list[str]) -> str:
-    """Pi's ``compactRawKeys``, then its page keys shortened and its arrows drawn as
-    arrows."""
-    if not keys:
-        return ""
-    if len(keys) == 1:
-        joined = keys[0]
-    else:
-        prefixes = [key[: key.rfind("+") + 1] for key in keys]
-        shared = prefixes[0]
-        if shared and all(prefix == shared for prefix in prefixes):
-            joined = shared + "/".join(key[len(shared) :] for key in keys)
-        else:
-            joined = "/".join(keys)
-    shown = key_text((joined,))
-    for word, written in _KEY_WORDS:
-        shown = re.sub(rf"\b{word}\b", written, shown)
-    return shown
+    chosen = [key_hint(keymap, CONFIRM, "go"), key_hint(keymap, CANCEL, "cancel")]
+    return " · ".join([*items, "type to search", *chosen])
 
 
 def label_time(timestamp: str, now: datetime | None = None) -> str:

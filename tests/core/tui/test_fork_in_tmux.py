@@ -27,7 +27,7 @@ def _rows(screen: str) -> list[str]:
     """The selector's lines under its title, up to its key hint."""
     lines = [line.rstrip() for line in screen.splitlines()]
     start = max(at for at, line in enumerate(lines) if line == TITLE)
-    end = next(at for at in range(start, len(lines)) if "Esc cancel" in lines[at])
+    end = next(at for at in range(start, len(lines)) if "escape/ctrl+c cancel" in lines[at])
     return lines[start + 2 : end]
 
 

@@ -7,7 +7,9 @@ scroll line, the empty-list line and the two hint lines must be Pi's."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from support.resume_sessions import (
@@ -21,6 +23,7 @@ from support.resume_sessions import (
 
 from ctxmodes.session.paths import cwd_filter, default_session_dir
 from ctxmodes.tui.heads import read_head
+from ctxmodes.tui.keymap import KeyMap
 from ctxmodes.tui.resume import ResumePicker, every_folder_root
 from ctxmodes.tui.session_info import read_session_info
 
@@ -28,6 +31,7 @@ TAB = "\t"
 CTRL_N = "\x0e"
 CTRL_P = "\x10"
 CTRL_D = "\x04"
+CTRL_R = "\x12"
 ESC = "\x1b"
 BACKSPACE = "\x7f"
 DOWN = "\x1b[B"
@@ -113,17 +117,15 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
-def assert_drawn_as_pi_draws(project: Path, current: Path, keys: list[str]) -> None:
-    steps = pi_steps(project, None, keys, widths=WIDTHS, now_ms=NOW, current=current)
-    directory = default_session_dir(project)
-    resume = ResumePicker(
-        directory,
-        lambda path: None,
-        cwd=cwd_filter(project, directory),
-        every_folder=every_folder_root(project, directory),
-        current=current,
-        clock=lambda: NOW / 1000,
+def assert_drawn_as_pi_draws(
+    project: Path, current: Path, keys: list[str], bindings: dict[str, Any] | None = None
+) -> None:
+    """Pi's selector and ours, both with the keys of a keybindings.json holding
+    ``bindings``, draw the same after each of ``keys``."""
+    steps = pi_steps(
+        project, None, keys, widths=WIDTHS, now_ms=NOW, current=current, bindings=bindings
     )
+    resume = opened(project, current, bindings)
     resume.join_load(60)
     for step, pis in enumerate(steps):
         if step:
@@ -135,6 +137,22 @@ def assert_drawn_as_pi_draws(project: Path, current: Path, keys: list[str]) -> N
             assert ours.hints == theirs["hints"], where
             assert ours.list == theirs["list"][2:], where
             assert ours.colours == theirs["colours"], where
+
+
+def opened(project: Path, current: Path, bindings: dict[str, Any] | None) -> ResumePicker:
+    """Our picker in ``project``, its keys those of a keybindings.json holding ``bindings``."""
+    keybindings = project.parent / "keybindings.json"
+    keybindings.write_text(json.dumps(bindings or {}))
+    directory = default_session_dir(project)
+    return ResumePicker(
+        directory,
+        lambda path: None,
+        cwd=cwd_filter(project, directory),
+        every_folder=every_folder_root(project, directory),
+        current=current,
+        clock=lambda: NOW / 1000,
+        keymap=KeyMap.load(keybindings),
+    )
 
 
 def press(resume: ResumePicker, key: str) -> None:
@@ -195,3 +213,37 @@ def test_the_current_session_s_refusal_stands_in_place_of_the_hints(home: Path) 
     project = home / "project"
     current = project_sessions(default_session_dir(project), project)
     assert_drawn_as_pi_draws(project, current, [DOWN, DOWN, CTRL_D])
+
+
+#: Choosing also with Ctrl+Y, closing with Ctrl+Q only, deleting with Alt+D.
+REBOUND = {
+    "tui.select.confirm": ["ctrl+y", "enter"],
+    "tui.select.cancel": "ctrl+q",
+    "app.session.delete": "alt+d",
+}
+
+
+@pytest.mark.pi
+def test_the_hints_and_the_delete_question_name_the_keys_bound_as_pi_s_do(home: Path) -> None:
+    project = home / "project"
+    current = project_sessions(default_session_dir(project), project)
+    bindings = {**REBOUND, "app.session.delete": "ctrl+d"}  # the key press() sends
+    assert_drawn_as_pi_draws(project, current, [DOWN, CTRL_D], bindings)
+    assert_drawn_as_pi_draws(project, current, [], REBOUND)
+
+
+@pytest.mark.pi
+@pytest.mark.parametrize("bindings", [{}, REBOUND])
+def test_the_rename_hint_names_the_keys_bound_as_pi_s_does(
+    home: Path, bindings: dict[str, Any]
+) -> None:
+    project = home / "project"
+    current = project_sessions(default_session_dir(project), project)
+    steps = pi_steps(project, None, [DOWN, CTRL_R], now_ms=NOW, current=current, bindings=bindings)
+    pis = next(line.strip() for line in steps[2]["rename"] if "to save" in line)
+    resume = opened(project, current, bindings)
+    resume.join_load(60)
+    resume.picker.move(1)
+    assert resume.picker.act("app.session.rename")
+    assert resume.picker.question is not None
+    assert resume.picker.question.hint == pis

@@ -225,7 +225,7 @@ def test_esc_cancels_the_gist_stops_gh_and_removes_the_page(
 
     terminal = run_terminal(agent, scenario)
     assert CREATING in seen["line"]
-    assert "Esc" in seen["line"]
+    assert "escape/ctrl+c cancel" in seen["line"]  # Pi's keys for it
     assert seen["after enter"]
     assert seen["editor"]
     pid = gh.hanging_pid()
