@@ -45,7 +45,7 @@ def register(subparsers: Any) -> None:
         # Checked by ``run`` rather than by argparse ``choices``: a wrong action is then an
         # ordinary one-line error instead of a usage dump with another exit status.
         parser.add_argument("action", metavar="ACTION", help=f"one of: {', '.join(actions)}")
-        parser.add_argument("arguments", nargs="*", metavar="NAME=VALUE")
+        parser.add_argument("arguments", nargs="*", default=[], metavar="NAME=VALUE")
         add_mode_option(parser)
         parser.set_defaults(handler=run, family=family)
 

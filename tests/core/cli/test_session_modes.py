@@ -226,6 +226,17 @@ def test_history_reads_the_mode_from_the_file(
     assert code == 0, err
 
 
+def test_a_missing_action_is_the_only_argument_named_missing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The NAME=VALUE pairs are optional (``list_files_by_prefix`` takes none)."""
+    with pytest.raises(SystemExit) as exited:
+        ctxmodes(capsys, "notes", str(tree_file(tmp_path)))
+    assert exited.value.code == 2
+    error = capsys.readouterr().err.splitlines()[-1]
+    assert error == "ctxmodes notes: error: the following arguments are required: ACTION"
+
+
 def test_history_of_an_unmanaged_file_names_the_mode(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
