@@ -332,3 +332,9 @@ def bind_picker_keys(
     @keys.add("<any>", filter=picking)
     def _(event: KeyPressEvent) -> None:
         take_unbound(current(), event.key_sequence[-1].data)
+
+    @keys.add("escape", "<any>", filter=picking & alt_keys)
+    def _(event: KeyPressEvent) -> None:
+        # An Alt key no action has: ignored, as Pi's field ignores what comes with Esc,
+        # rather than read as Esc and then the key.
+        take_unbound(current(), "")

@@ -362,7 +362,8 @@ def test_keybindings_json_rebinds_the_session_picker_s_selection_keys(tmp_path):
         assert picker.selected == 1
         await t.type(CTRL_R)
         await t.until(lambda: picker.question is not None, "the rename question")
-        await t.type("\x1b\x03")  # Esc and Ctrl+C no longer cancel
+        await t.escape()  # Esc and Ctrl+C no longer cancel
+        await t.type("\x03")
         assert picker.question is not None
         await t.type("\x07")  # Ctrl+G
         await t.until(lambda: picker.question is None, "the question dismissed")

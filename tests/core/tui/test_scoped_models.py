@@ -175,7 +175,7 @@ def test_each_key_shows_and_scopes_what_pi_s_list_does(
         await t.until(lambda: t.session.picker is not None, "the list")
         ours.append(_our_view(t))
         for key in pressed:
-            await t.type(key)
+            await (t.escape() if key == ESC else t.type(key))
             if key == ESC:  # a lone Esc is taken once no Alt key can follow it
                 await t.until(lambda: t.session.picker is None, "the list to close")
             ours.append(_our_view(t))
