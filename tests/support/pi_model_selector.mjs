@@ -7,7 +7,8 @@
 // current: {provider, id}, keys: ["\t", ...], search: the text of `/model TEXT` (optional)}.
 // Answer: {exact: the model `/model TEXT` switches to without opening the selector (Pi's
 // findExactModelMatch, the catalogs already fresh) or null, steps: [{lines, cursor, scope,
-// chosen, closed}] (the selector opened with TEXT searched, as Pi opens it when nothing matched)}.
+// chosen, closed, query: the text of its search}] (the selector opened with TEXT searched,
+// as Pi opens it when nothing matched)}.
 // The request's optional bindings field is a keybindings.json's content, for Pi's keys.
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -62,14 +63,16 @@ await new Promise((resolve) => setTimeout(resolve, 20));
 // eslint-disable-next-line no-control-regex
 const uncoloured = (text) => text.replace(/\x1b\[[0-9;]*m|\x1b_[^\x07]*\x07/g, "");
 const plain = (line) => uncoloured(line).trimEnd();
-// Where the search's cursor stands: the characters before the one Pi draws reversed.
+// Where the search's cursor stands: the characters (code points) before the one Pi draws
+// reversed.
 const cursorAt = (lines) => {
   const query = lines.find((line) => plain(line).startsWith(">"));
-  return uncoloured(query.slice(0, query.indexOf("\x1b[7m"))).length - "> ".length;
+  return [...uncoloured(query.slice(0, query.indexOf("\x1b[7m")))].length - "> ".length;
 };
 const state = () => ({
   lines: selector.render(1000).map(plain),
   cursor: cursorAt(selector.render(1000)),
+  query: selector.getSearchInput().getValue(),
   scope: selector.scope,
   chosen,
   closed,

@@ -1,6 +1,7 @@
 // The real Pi /scoped-models list (ScopedModelsSelectorComponent) driven by keys, opened and
 // applied as Pi's interactive mode opens and applies it (showModelsSelector): the lines it
-// draws (without colours) and the running session's scope after each key.
+// draws (without colours), the text of its search and the running session's scope after
+// each key.
 // Usage: node pi_scoped_models.mjs <pi-coding-agent dir> '<json request>'
 // Request: {models: [{provider, id, name}], patterns: [..] (enabledModels, which the session
 // started with), keys: ["\r", ...], bindings: {action: keys} (a keybindings.json)}.
@@ -59,6 +60,7 @@ const selector = new ScopedModelsSelectorComponent(
 const plain = (line) => line.replace(/\x1b\[[0-9;]*m/g, "").trimEnd();
 const state = () => ({
   lines: selector.render(1000).map(plain),
+  query: selector.getSearchInput().getValue(),
   scope: scope.map((scoped) => fullId(scoped.model)),
   saved,
   closed,

@@ -153,6 +153,13 @@ class Terminal:
         await self.until(lambda: not self.pending(), "the keys to be read")
         await asyncio.sleep(0)
 
+    async def escape(self) -> None:
+        """Press Esc alone: sent, then waited out as the terminal waits for the rest of an
+        Alt key, so that the next key sent is no Alt key (sent sooner, it would be, as in
+        Pi)."""
+        await self.type(ESC)
+        await asyncio.sleep(self.session.app.ttimeoutlen + 0.05)
+
 
 def run_terminal(agent: Agent, scenario: Callable[[Terminal], Any], **options: Any) -> Terminal:
     """Run ``scenario(terminal)`` against a live application (given ``options`` of

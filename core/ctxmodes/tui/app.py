@@ -48,7 +48,13 @@ from ctxmodes.tui.draft import DraftBuffer
 from ctxmodes.tui.file_completion import FileCompleter
 from ctxmodes.tui.keymap import KeyMap, keybindings_path
 from ctxmodes.tui.keys import KeyActions
-from ctxmodes.tui.layout import STYLE, build_application
+from ctxmodes.tui.layout import (
+    EDITOR_KEY_WAIT,
+    PICKER_KEY_WAIT,
+    STYLE,
+    build_application,
+    picker_window,
+)
 from ctxmodes.tui.live import LiveRegion
 from ctxmodes.tui.picker import Picker
 from ctxmodes.tui.status import FooterStatus
@@ -176,6 +182,7 @@ class TerminalSession:
         agent.attach_editor(lambda: self.buffer.text, self._set_editor_text_soon)
         self.status.refresh(recount=True)
         agent.subscribe(self._receive)
+        self.picker_window = picker_window(self)
         self.app: Application[None] = build_application(self, input, output)
 
     # ================================================================ running
@@ -440,12 +447,16 @@ class TerminalSession:
 
     def open_picker(self, picker: Picker) -> None:
         self.picker = picker
+        # The picker takes the keys: prompt_toolkit's own editing keys no longer reach the
+        # draft (Alt+U would upper-case a word of it, Ctrl+Q insert the next key).
+        self.app.layout.focus(self.picker_window)
+        self.app.timeoutlen = PICKER_KEY_WAIT
         self.app.invalidate()
 
     def close_picker(self) -> None:
         self.picker = None
-        if self.app.is_running:
-            self.app.layout.focus(self.buffer)
+        self.app.layout.focus(self.buffer)
+        self.app.timeoutlen = EDITOR_KEY_WAIT
         self.app.invalidate()
 
     def cancel_picker(self) -> None:

@@ -89,13 +89,24 @@ DEFAULTS: Final[Mapping[str, tuple[str, ...]]] = {
     "tui.select.cancel": ("escape", "ctrl+c"),
     # The scope key of the /model and session pickers.
     "tui.input.tab": ("tab",),
-    # Pi's editor keys that the pickers' search and answer fields take; in /tree the cursor
-    # keys page (the editor's own keys are prompt_toolkit's and stay as they are).
+    # Pi's editor keys that the pickers' search and answer fields take, as its single-line
+    # Input does; in /tree the cursor keys page (the editor's own keys are prompt_toolkit's
+    # and stay as they are).
+    "tui.editor.undo": ("ctrl+-",),
     "tui.editor.deleteCharBackward": ("backspace",),
+    "tui.editor.deleteCharForward": ("delete", "ctrl+d"),
+    "tui.editor.deleteWordBackward": ("ctrl+w", "alt+backspace"),
+    "tui.editor.deleteWordForward": ("alt+d", "alt+delete"),
+    "tui.editor.deleteToLineStart": ("ctrl+u",),
+    "tui.editor.deleteToLineEnd": ("ctrl+k",),
+    "tui.editor.yank": ("ctrl+y",),
+    "tui.editor.yankPop": ("alt+y",),
     "tui.editor.cursorLeft": ("left", "ctrl+b"),
     "tui.editor.cursorRight": ("right", "ctrl+f"),
     "tui.editor.cursorLineStart": ("home", "ctrl+home", "ctrl+a"),
     "tui.editor.cursorLineEnd": ("end", "ctrl+end", "ctrl+e"),
+    "tui.editor.cursorWordLeft": ("alt+left", "ctrl+left", "alt+b"),
+    "tui.editor.cursorWordRight": ("alt+right", "ctrl+right", "alt+f"),
     # The /scoped-models list's own.
     "app.models.save": ("ctrl+s",),
     "app.models.enableAll": ("ctrl+a",),

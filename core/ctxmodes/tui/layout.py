@@ -96,6 +96,21 @@ def completions_menu(rows: Callable[[], int]) -> CompletionsMenu:
     return menu
 
 
+def picker_window(session: TerminalSession) -> Window:
+    """Where the open picker is drawn, in the editor's place. It takes the focus while a
+    picker is open, so that prompt_toolkit's editing keys, which act on the focused buffer,
+    leave the draft behind it alone (its own cursor is drawn by the picker)."""
+    return Window(
+        FormattedTextControl(
+            lambda: session.picker.fragments(session.width) if session.picker else [],
+            focusable=True,
+        ),
+        dont_extend_height=True,
+        wrap_lines=False,
+        always_hide_cursor=True,
+    )
+
+
 def build_application(
     session: TerminalSession, input: Input | None, output: Output | None
 ) -> Application[None]:
@@ -142,17 +157,7 @@ def build_application(
             ),
             ConditionalContainer(editor, filter=~a_picker_shows),
             ConditionalContainer(search, filter=~a_picker_shows),
-            ConditionalContainer(
-                Window(
-                    FormattedTextControl(
-                        lambda: session.picker.fragments(session.width) if session.picker else [],
-                        focusable=True,
-                    ),
-                    dont_extend_height=True,
-                    wrap_lines=False,
-                ),
-                filter=a_picker_shows,
-            ),
+            ConditionalContainer(session.picker_window, filter=a_picker_shows),
             Window(
                 FormattedTextControl(session.status.fragments), height=2, dont_extend_height=True
             ),
@@ -190,8 +195,16 @@ def build_application(
     app.max_render_postpone_time = None
     # Esc is a key of its own here: do not wait long for it to start an Alt sequence.
     app.ttimeoutlen = escape_timeout(os.environ)
-    app.timeoutlen = 0.15
+    app.timeoutlen = EDITOR_KEY_WAIT
     return app
+
+
+#: How long a key that starts a longer one of the editor (Ctrl+X Ctrl+E) waits for the rest.
+EDITOR_KEY_WAIT: Final = 0.15
+#: The same while a picker is open: its keys are single keys and Alt keys, and an Alt key's
+#: Esc is told from a lone Esc by the wait above (``ttimeoutlen``), as Pi tells it; waiting
+#: again would only hold a lone Esc back, or read Esc and a key pressed soon after as Alt.
+PICKER_KEY_WAIT: Final = 0.0
 
 
 #: How long a lone Esc waits for the rest of an Alt sequence, in milliseconds, as Pi's

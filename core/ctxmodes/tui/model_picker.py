@@ -161,8 +161,7 @@ class ModelPicker:
             actions={SCOPE_KEY_ACTION: self.switch_scope} if scoped else {},
             stays_open_unmatched=True,
             hint=hint,
-            # Pi's search field keeps its cursor at the start when given text to open with.
-            query_cursor=0,
+            # Given as Pi gives its search field the text: the cursor stays at the start.
             query=search,
         )
         self.picker.selected = 0 if search else self.current_place()

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Final, get_args
 from ctxmodes.config import TreeFilter
 from ctxmodes.tui.key_hints import input_hint
 from ctxmodes.tui.picker import Picker, PickerItem
-from ctxmodes.tui.picker_keys import TREE_KEYS
+from ctxmodes.tui.picker_keys import LABEL_KEYS, TREE_KEYS
 from ctxmodes.tui.tree_search import matches, query_words, searchable_text
 from ctxmodes.tui.tree_text import (
     copy_text,
@@ -163,6 +163,7 @@ class TreeNavigator:
             stays_open_unmatched=True,
             drops_paste=True,
             key_order=TREE_KEYS,
+            line_editor=False,  # Pi's tree selector types at the end and takes Backspace only
         )
         picker.actions = {
             "app.tree.foldOrUp": self.fold_or_up,
@@ -346,7 +347,8 @@ class TreeNavigator:
             on_cancel=self.open,
             hint=input_hint(self.session.keymap, "save"),
             free_text=True,
-            query=current,
+            query=current,  # as Pi sets a new label field's text: the cursor at the start
+            key_order=LABEL_KEYS,
         )
         self.session.open_picker(editor)
 

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final, Literal
+from typing import Any, Final
 
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 
+from ctxmodes.tui.line_field import LineField
 from ctxmodes.tui.text_wrap import truncate_to_width, wrap_words
 
 #: (style, text) pairs.
@@ -58,6 +59,14 @@ class PickerItem:
     fragments: Pairs
 
 
+def _synced(line: LineField, text: str) -> LineField:
+    """``line`` holding ``text``: set as Pi's ``setValue`` sets it if someone changed the
+    text without editing it."""
+    if line.value != text:
+        line.set_value(text)
+    return line
+
+
 @dataclass
 class PickerQuestion:
     """A question asked over a picker's rows: a confirmation when ``answer`` is ``None``
@@ -68,6 +77,28 @@ class PickerQuestion:
     on_answer: Callable[[str], None]
     answer: str | None = None
     hint: str = "Enter confirm · Esc cancel"
+    #: The line the answer is edited in, as Pi's ``Input`` edits it: given ``answer`` as
+    #: Pi's ``setValue`` gives a field its text (a new field's cursor stays at the start).
+    #: An asker may pass the same line to every question, as Pi keeps one rename field for
+    #: all renames in its session selector (its cursor, undo history and kill ring kept).
+    line: LineField | None = None
+
+    def __post_init__(self) -> None:
+        if self.answer is None:
+            return
+        if self.line is None:
+            self.line = LineField()
+        self.line.set_value(self.answer)
+
+    def edited(self, edit: Callable[[LineField], Any]) -> None:
+        """Apply ``edit`` to the answer's line (a confirmation has none)."""
+        if self.answer is None:
+            return
+        if self.line is None:
+            self.line = LineField(self.answer)
+        line = _synced(self.line, self.answer)
+        edit(line)
+        self.answer = line.value
 
 
 @dataclass
@@ -141,9 +172,14 @@ class Picker:
     #: Enter with no row matching does nothing and the picker stays open, as in Pi's model
     #: selector; ``False``: Enter closes it all the same.
     stays_open_unmatched: bool = False
-    #: Where typing goes in the query and before which Backspace takes a character, as in
-    #: Pi's search fields, moved by the cursor keys; ``None``: always the query's end.
-    query_cursor: int | None = None
+    #: The query (or free text) is edited as Pi's selectors' search fields, its single-line
+    #: ``Input``, edit theirs (:class:`~ctxmodes.tui.line_field.LineField`: a cursor, word
+    #: moves and deletes, a kill ring, undo); ``False``: as Pi's tree selector edits its
+    #: search, typing at the end and Backspace taking the last character, nothing else.
+    line_editor: bool = True
+    #: Actions that, while a query is typed, give their key to the search field instead,
+    #: as Pi's session selector does with its non-invasive delete.
+    typing_passes: frozenset[str] = frozenset()
     #: Chooses the selection once typing, Backspace or :meth:`clear_query` changed the
     #: query, given the key of the row selected before (``None``: no row was), as Pi's tree
     #: selector keeps its entry; Backspace on an empty query then changes nothing. ``None``:
@@ -168,6 +204,27 @@ class Picker:
     #: text).
     notice: tuple[str, str] | None = None
     _rows: Sequence[PickerItem] | None = field(default=None, repr=False)
+    #: The query's line, as Pi's search field holds it (with :attr:`line_editor`); it is
+    #: given :attr:`query` as Pi's ``setValue`` gives a new field its text, so a query to
+    #: open with leaves the cursor at its start, as in Pi's model selector.
+    query_line: LineField = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.query_line = LineField(self.query)
+
+    @property
+    def query_cursor(self) -> int | None:
+        """Where typing goes in the query (``None``: always at its end, as in the tree)."""
+        if not self.line_editor:
+            return None
+        return _synced(self.query_line, self.query).cursor
+
+    def has_field(self) -> bool:
+        """Whether a line takes the keys now: a typed answer, a search or a free text."""
+        question = self.question
+        if question is not None:
+            return question.answer is not None
+        return self.filterable or self.free_text
 
     def rows(self) -> Sequence[PickerItem]:
         if self._rows is None:
@@ -183,28 +240,69 @@ class Picker:
         self.notice = None
         question = self.question
         if question is not None:
-            if question.answer is not None:
-                question.answer += text
+            question.edited(lambda line: line.insert(text))
             return
-        if not self.filterable:
+        if not self.filterable and not self.free_text:
             for key in text:
                 if key in "jk" and self.letters_move:
                     self.move(1 if key == "j" else -1)
             return
-        before = self._selected_key()
-        if self.query_cursor is None:
+        if not self.line_editor:
+            before = self._selected_key()
             self.query += text
-        else:
-            self.query = self.query[: self.query_cursor] + text + self.query[self.query_cursor :]
-            self.query_cursor += len(text)
-        self._filtered(before)
+            self._filtered(before)
+            return
+        self._edit_query(lambda line: line.insert(text))
 
     def paste(self, text: str) -> None:
         """A bracketed paste, taken as Pi's search and answer fields take one: line breaks
-        dropped and a tab as four spaces; a fixed list of choices ignores it."""
-        if self.question is None and not self.filterable:
+        dropped and a tab as four spaces, undone in one step; a fixed list of choices
+        ignores it."""
+        self.notice = None
+        question = self.question
+        if question is not None:
+            question.edited(lambda line: line.paste(text))
             return
-        self.type(text.replace("\r", "").replace("\n", "").replace("\t", "    "))
+        if not self.filterable and not self.free_text:
+            return
+        if not self.line_editor:
+            self.type(text.replace("\r", "").replace("\n", "").replace("\t", "    "))
+            return
+        self._edit_query(lambda line: line.paste(text))
+
+    def edit(self, action: str) -> bool:
+        """Pi's editor action ``action`` (``tui.editor.deleteWordBackward`` …) on the typed
+        answer, else on the query, whose rows are then filtered again; whether the picker
+        took it (a search edited as the tree's takes Backspace only)."""
+        question = self.question
+        if question is not None:
+            self.notice = None
+            question.edited(lambda line: line.edit(action))
+            return True
+        if not self.line_editor:
+            if action != "tui.editor.deleteCharBackward":
+                return False
+            self.backspace()
+            return True
+        if not self.filterable and not self.free_text:
+            return True  # nothing typed to edit: the selection stays
+        self.notice = None
+        self._edit_query(lambda line: line.edit(action))
+        return True
+
+    def refilter(self) -> None:
+        """A key the search took without changing it: the rows are filtered again all the
+        same, as Pi's selectors filter after every key their search field takes."""
+        if self.question is None and self.filterable and self.line_editor:
+            self._filtered(self._selected_key())
+
+    def _edit_query(self, edit: Callable[[LineField], Any]) -> None:
+        before = self._selected_key() if self.filterable else None
+        line = _synced(self.query_line, self.query)
+        edit(line)
+        self.query = line.value
+        if self.filterable:
+            self._filtered(before)
 
     def _selected_key(self) -> Any:
         rows = self.rows()
@@ -222,19 +320,13 @@ class Picker:
 
     def backspace(self) -> None:
         self.notice = None
-        question = self.question
-        if question is not None:
-            if question.answer is not None:
-                question.answer = question.answer[:-1]
+        if self.line_editor or self.question is not None:
+            self.edit("tui.editor.deleteCharBackward")
             return
         if not self.filterable:
             return  # nothing typed to take back: the selection stays
         before, query = self._selected_key(), self.query
-        if self.query_cursor is None:
-            self.query = self.query[:-1]
-        elif self.query_cursor:
-            self.query = self.query[: self.query_cursor - 1] + self.query[self.query_cursor :]
-            self.query_cursor -= 1
+        self.query = self.query[:-1]
         if self.reselect is not None and self.query == query:
             return  # as in Pi's tree selector: nothing taken, nothing changes
         self._filtered(before)
@@ -248,26 +340,11 @@ class Picker:
             return False
         self.notice = None
         before = self._selected_key()
+        # Pi's setValue(""): the cursor to the start, the undo history and kill ring kept.
+        _synced(self.query_line, self.query).set_value("")
         self.query = ""
-        if self.query_cursor is not None:
-            self.query_cursor = 0
         self._filtered(before)
         return True
-
-    def move_cursor(self, place: Literal["left", "right", "start", "end"]) -> None:
-        """Move the query's cursor (a picker without one ignores it). The rows are
-        filtered again, as Pi's selectors filter after every key their search takes: with
-        something typed, the best match is selected."""
-        if self.query_cursor is None or self.question is not None:
-            return
-        self.notice = None
-        if place == "left":
-            self.query_cursor = max(0, self.query_cursor - 1)
-        elif place == "right":
-            self.query_cursor = min(len(self.query), self.query_cursor + 1)
-        else:
-            self.query_cursor = 0 if place == "start" else len(self.query)
-        self._filtered(self._selected_key())
 
     def closes_on_enter(self) -> bool:
         """Whether Enter closes the picker: unless it stays open when no row matches and
@@ -398,27 +475,39 @@ class Picker:
         return str(len(rows))
 
     def _query_line(self, shown: str) -> StyleAndTextTuples:
-        """The query after :attr:`query_label`, the character at the cursor drawn reversed
+        """The query after :attr:`query_label`, the grapheme at the cursor drawn reversed
         when there is one."""
-        if self.query_cursor is None:
+        if not self.line_editor:
             return [("class:picker.query", f"{self.query_label}{shown}")]
-        at = min(self.query_cursor, len(shown))
-        under = shown[at : at + 1] or " "
-        return [
-            ("class:picker.query", f"{self.query_label}{shown[:at]}"),
-            ("class:picker.query reverse", under),
-            ("class:picker.query", shown[at + 1 :]),
-        ]
+        line = _synced(self.query_line, self.query)
+        return _line_with_cursor(self.query_label, shown, line, secret=self.secret)
 
     def _typed_answer(self, question: PickerQuestion, width: int) -> StyleAndTextTuples:
         """A question to type the answer to takes the rows' place."""
         prompt = wrap_words(question.prompt, width - 1) if width > 1 else question.prompt
+        answer = question.answer or ""
+        line = _synced(question.line or LineField(answer), answer)
         parts: StyleAndTextTuples = [
             ("class:picker.title", prompt),
             ("", "\n"),
-            ("class:picker.query", f"> {question.answer}"),
+            *_line_with_cursor("> ", answer, line, secret=False),
         ]
         if self.notice is not None:
             parts += [("", "\n"), self.notice]
         parts += [("", "\n"), ("class:picker.hint", question.hint)]
         return parts
+
+
+def _line_with_cursor(
+    label: str, shown: str, line: LineField, *, secret: bool
+) -> StyleAndTextTuples:
+    """A line being edited after ``label``, the grapheme at its cursor reversed as Pi's
+    ``Input`` draws it (a space at the end); ``shown``: its text as drawn (dots for a
+    secret, one a character)."""
+    at = min(line.cursor, len(shown))
+    under = shown[at : at + 1] if secret else line.grapheme_at_cursor()
+    return [
+        ("class:picker.query", f"{label}{shown[:at]}"),
+        ("class:picker.query reverse", under or " "),
+        ("class:picker.query", shown[at + len(under) :]),
+    ]

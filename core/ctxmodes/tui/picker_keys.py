@@ -1,19 +1,22 @@
 """The keys of an open picker, read from the keymap by Pi's action ids: moving, paging,
-choosing and cancelling (``tui.select.*``), the scope key (``tui.input.tab``), the search
-field's editing keys (``tui.editor.*``) and each picker's own actions (renaming and deleting
-sessions, changing the model scope, the ``/tree`` navigator's folds and filters). They serve
-the session's pickers and the picker ``-r`` shows before a session starts alike.
+choosing and cancelling (``tui.select.*``), the scope key (``tui.input.tab``), the editing
+keys of its search field or typed answer (``tui.editor.*``, as Pi's single-line ``Input``
+takes them) and each picker's own actions (renaming and deleting sessions, changing the
+model scope, the ``/tree`` navigator's folds and filters). They serve the session's pickers
+and the picker ``-r`` shows before a session starts alike.
 
-Each picker checks its actions in the order of the Pi selector it stands for: where a user
-binds one key to two actions, the first of them in that order runs, as in Pi."""
+Each picker checks its actions in the order of the Pi selector it stands for, then passes
+the key to its field, which checks them in the order of Pi's ``Input``: where a user binds
+one key to two actions, the first of them in that order runs, as in Pi."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Final, Literal
+from typing import TYPE_CHECKING, Final
 
 from prompt_toolkit.filters import Condition, to_filter
 
+from ctxmodes.tui.line_field import EDITS
 from ctxmodes.tui.picker import is_typed_text
 
 if TYPE_CHECKING:
@@ -31,18 +34,33 @@ FIXED_KEYS: Final[Mapping[str, tuple[KeySequence, ...]]] = {
     "key.escape": (("escape",),),
 }
 
-#: The editing keys of Pi's search fields, in the order its ``Input`` checks them.
-SEARCH_FIELD_KEYS: Final = (
-    "tui.editor.deleteCharBackward",
-    "tui.editor.cursorLeft",
-    "tui.editor.cursorRight",
-    "tui.editor.cursorLineStart",
-    "tui.editor.cursorLineEnd",
-)
+#: The checks of Pi's ``Input`` that are not edits, by the keys of the action each reads:
+#: its Esc (``tui.select.cancel``: nothing, for the fields here, that their selector did
+#: not do first), and its submit (``tui.input.submit``, and Ctrl+J's line feed, which
+#: ``Input`` submits on too), which chooses the selected row (``field.choose``: the
+#: session, model and provider selectors' search, a typed answer) or does nothing
+#: (``field.submit``: ``/scoped-models``' search, the ``/tree`` label).
+FIELD_CHECKS: Final[Mapping[str, str]] = {
+    "field.escape": "tui.select.cancel",
+    "field.submit": "tui.input.submit",
+    "field.choose": "tui.input.submit",
+}
+_LINE_FEED: Final = ("c-j",)
 
-#: A search field that chooses the selected row on its own submit key, as the session and
-#: model selectors' do (Enter, unless ``tui.select.confirm`` took it away).
-CHOOSING_SEARCH_FIELD_KEYS: Final = ("tui.input.submit", *SEARCH_FIELD_KEYS)
+
+def _field_keys(submit: str) -> tuple[str, ...]:
+    """The keys of Pi's ``Input`` in the order it checks them: its Esc, undo, its submit,
+    then the edits (:data:`~ctxmodes.tui.line_field.EDITS`)."""
+    edits = [action for action in EDITS if action != "tui.editor.undo"]
+    return ("field.escape", "tui.editor.undo", submit, *edits)
+
+
+#: A search field whose submit does nothing (``/scoped-models``' search).
+SEARCH_FIELD_KEYS: Final = _field_keys("field.submit")
+
+#: A search field that chooses the selected row on its own submit key, as the session,
+#: model and provider selectors' do (Enter, unless ``tui.select.confirm`` took it away).
+CHOOSING_SEARCH_FIELD_KEYS: Final = _field_keys("field.choose")
 
 #: Pi's plain selectors (its select lists, the trust and settings choices …).
 SELECT_KEYS: Final = (
@@ -52,7 +70,7 @@ SELECT_KEYS: Final = (
     "tui.select.pageDown",
     "tui.select.confirm",
     "tui.select.cancel",
-    *SEARCH_FIELD_KEYS,
+    *CHOOSING_SEARCH_FIELD_KEYS,
 )
 
 #: Pi's ``/fork`` selector (its user message selector): no paging, no search.
@@ -133,19 +151,20 @@ TREE_KEYS: Final = (
     "app.tree.toggleLabelTimestamp",
 )
 
-#: A line to type (the ``/tree`` label, a free-text answer), as Pi's label input takes it.
-TEXT_KEYS: Final = ("tui.select.confirm", "tui.select.cancel", *SEARCH_FIELD_KEYS)
+#: A line to type (a free-text answer), as Pi's login dialog takes it: its Esc, then the
+#: field, whose submit answers; Enter answers too while ``tui.select.confirm`` has it.
+TEXT_KEYS: Final = ("tui.select.confirm", "tui.select.cancel", *CHOOSING_SEARCH_FIELD_KEYS)
+
+#: The ``/tree`` label, as Pi's label input takes it: its confirm and cancel keys first,
+#: then the field, whose own submit does nothing.
+LABEL_KEYS: Final = ("tui.select.confirm", "tui.select.cancel", *SEARCH_FIELD_KEYS)
 
 #: A yes-or-no question over the rows (delete this session?): other keys are ignored.
 CONFIRM_QUESTION_KEYS: Final = ("tui.select.confirm", "tui.select.cancel")
 
 #: A question to type the answer to (the session's new name), as Pi's rename field: its
-#: Esc first, then the field's own keys, Enter among them.
-TYPED_QUESTION_KEYS: Final = (
-    "tui.select.cancel",
-    "tui.input.submit",
-    "tui.editor.deleteCharBackward",
-)
+#: Esc first, then the field's own keys, its submit answering.
+TYPED_QUESTION_KEYS: Final = ("tui.select.cancel", *CHOOSING_SEARCH_FIELD_KEYS)
 
 _ORDERS: Final = (
     SESSION_KEYS,
@@ -153,16 +172,12 @@ _ORDERS: Final = (
     SCOPED_MODEL_KEYS,
     TREE_KEYS,
     TEXT_KEYS,
+    LABEL_KEYS,
     TYPED_QUESTION_KEYS,
 )
 
-_CURSOR_PLACES: Final[Mapping[str, Literal["left", "right", "start", "end"]]] = {
-    "tui.editor.cursorLeft": "left",
-    "tui.editor.cursorRight": "right",
-    "tui.editor.cursorLineStart": "start",
-    "tui.editor.cursorLineEnd": "end",
-}
 _MOVES: Final = {"tui.select.up": -1, "tui.select.down": 1}
+_FIELD_ACTIONS: Final = frozenset(FIELD_CHECKS) | frozenset(EDITS)
 
 
 def key_order(picker: Picker) -> tuple[str, ...]:
@@ -173,14 +188,32 @@ def key_order(picker: Picker) -> tuple[str, ...]:
     if question is not None:
         return CONFIRM_QUESTION_KEYS if question.answer is None else TYPED_QUESTION_KEYS
     if picker.free_text:
-        return TEXT_KEYS
+        return picker.key_order or TEXT_KEYS
     order = picker.key_order or SELECT_KEYS
     return order + tuple(action for action in picker.actions if action not in order)
 
 
 def sequences_of(keymap: KeyMap, action: str) -> tuple[KeySequence, ...]:
-    """The keys of ``action``: the keymap's, or a fixed key's own."""
-    return FIXED_KEYS.get(action) or keymap.of(action)
+    """The keys of ``action``: the keymap's, a fixed key's own, or those of the action a
+    check of Pi's ``Input`` reads (:data:`FIELD_CHECKS`)."""
+    fixed = FIXED_KEYS.get(action)
+    if fixed is not None:
+        return fixed
+    read = FIELD_CHECKS.get(action)
+    if read is None:
+        return keymap.of(action)
+    keys = keymap.of(read)
+    return keys if action == "field.escape" else tuple(dict.fromkeys((*keys, _LINE_FEED)))
+
+
+def take_unbound(picker: Picker, typed: str) -> None:
+    """A key none of ``picker``'s actions took: its text is typed (``typed``, empty for a
+    control key), else the search takes it and changes nothing, as Pi's ``Input`` ignores
+    it."""
+    if is_typed_text(typed):
+        picker.type(typed)
+    else:
+        picker.refilter()
 
 
 class PickerKeys:
@@ -196,31 +229,46 @@ class PickerKeys:
 
     def run(self, picker: Picker, actions: frozenset[str], typed: str) -> None:
         """A key bound to ``actions`` reached ``picker``: the first of them in its order
-        runs; with none, the key's text is typed (``typed``, empty for a control key)."""
+        runs; with none, the key's text is typed (``typed``, empty for a control key), or
+        the search takes the key and changes nothing."""
         for action in key_order(picker):
-            if action in actions and self._run(picker, action):
+            if action not in actions:
+                continue
+            if action in picker.typing_passes and picker.query and picker.question is None:
+                self._field(picker, actions, typed)
                 return
-        if is_typed_text(typed):
-            picker.type(typed)
+            if self._run(picker, action):
+                return
+        take_unbound(picker, typed)
+
+    def _field(self, picker: Picker, actions: frozenset[str], typed: str) -> None:
+        """The key given to the search field alone, as its checks come in ``picker``'s
+        order."""
+        for action in key_order(picker):
+            if action in actions and action in _FIELD_ACTIONS and self._run(picker, action):
+                return
+        take_unbound(picker, typed)
 
     def _run(self, picker: Picker, action: str) -> bool:
-        """Run ``action`` on ``picker``; whether the picker has it (a search field's cursor
-        key is the picker's only when its query has a cursor)."""
+        """Run ``action`` on ``picker``; whether the picker has it (a field's key is the
+        picker's only when a line takes the keys)."""
+        if action in _FIELD_ACTIONS and not picker.has_field():
+            return False
         question = picker.question
         if question is not None:
             if action == "tui.select.cancel":
                 picker.dismiss()
-            elif action == "tui.editor.deleteCharBackward":
-                picker.backspace()
-            else:
+            elif action in ("tui.select.confirm", "field.choose"):
                 picker.answer()
+            elif action in EDITS:
+                picker.edit(action)
             return True
         own = picker.actions.get(action)
         if own is not None:
             own()
         elif action in _MOVES:
             picker.move(_MOVES[action])
-        elif action in ("tui.select.confirm", "tui.input.submit"):
+        elif action in ("tui.select.confirm", "field.choose"):
             self._confirm(picker)
         elif action == "tui.select.cancel":
             if not picker.clear_query():
@@ -230,12 +278,10 @@ class PickerKeys:
                 self._cancel(picker)
         elif action == "key.escape":
             self._cancel(picker)
-        elif action == "tui.editor.deleteCharBackward":
-            picker.backspace()
-        elif action in _CURSOR_PLACES:
-            if picker.query_cursor is None:
-                return False
-            picker.move_cursor(_CURSOR_PLACES[action])
+        elif action in FIELD_CHECKS:
+            picker.refilter()
+        elif action in EDITS:
+            return picker.edit(action)
         else:
             return picker.act(action)
         return True
@@ -271,7 +317,9 @@ def bind_picker_keys(
     for sequence, bound in actions_of.items():
 
         def run(event: KeyPressEvent, bound: frozenset[str] = frozenset(bound)) -> None:
-            actions.run(current(), bound, event.key_sequence[-1].data)
+            # An Alt key's letter is no typing, as Pi never types what comes with Esc.
+            pressed = event.key_sequence
+            actions.run(current(), bound, pressed[-1].data if len(pressed) == 1 else "")
 
         if sequence == ("escape",):
             keys.add(*sequence, filter=picking & ~alt_keys, eager=True)(run)
@@ -283,6 +331,10 @@ def bind_picker_keys(
 
     @keys.add("<any>", filter=picking)
     def _(event: KeyPressEvent) -> None:
-        data = event.key_sequence[-1].data
-        if is_typed_text(data):
-            current().type(data)
+        take_unbound(current(), event.key_sequence[-1].data)
+
+    @keys.add("escape", "<any>", filter=picking & alt_keys)
+    def _(event: KeyPressEvent) -> None:
+        # An Alt key no action has: ignored, as Pi's field ignores what comes with Esc,
+        # rather than read as Esc and then the key.
+        take_unbound(current(), "")

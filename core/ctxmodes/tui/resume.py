@@ -34,6 +34,7 @@ from ctxmodes.session.paths import cwd_filter, resolve_path
 from ctxmodes.tui.heads import SessionHead, list_every_folder, list_heads
 from ctxmodes.tui.key_hints import CANCEL, CONFIRM
 from ctxmodes.tui.keymap import KeyMap
+from ctxmodes.tui.line_field import LineField
 from ctxmodes.tui.picker import Pairs, Picker, PickerItem, PickerQuestion
 from ctxmodes.tui.picker_keys import SESSION_KEYS
 from ctxmodes.tui.resume_rows import (
@@ -162,6 +163,7 @@ class ResumePicker:
         #: Loads made but not started: they start once the rows are first made, so that
         #: reading the files whole does not slow the first rows shown.
         self._pending: list[threading.Thread] = []
+        self._rename_line = LineField()
         self.picker = Picker(
             TITLES["current"],
             self.rows,
@@ -176,11 +178,13 @@ class ResumePicker:
             page_size=VISIBLE_SESSIONS,
             counted=False,
             bottom_line=False,
+            # Pi's non-invasive delete: with a query typed, its key edits the query.
+            typing_passes=frozenset({"app.session.deleteNoninvasive"}),
             actions={
                 "tui.input.tab": self.toggle_scope,
                 "app.session.rename": self.rename_selected,
                 "app.session.delete": self.delete_selected,
-                "app.session.deleteNoninvasive": self.delete_unless_typing,
+                "app.session.deleteNoninvasive": self.delete_selected,
                 "app.session.toggleSort": self.toggle_sort,
                 "app.session.toggleNamedFilter": self.toggle_named,
                 "app.session.togglePath": self.toggle_path,
@@ -372,12 +376,15 @@ class ResumePicker:
             self._ask_name(head, head.name or "")
 
     def _ask_name(self, head: SessionHead, typed: str) -> None:
+        # One line for every rename, as Pi's selector keeps one rename field: each name is
+        # set into it, the cursor staying where the last rename left it (at first the start).
         self.picker.ask(
             PickerQuestion(
                 RENAME_TITLE,
                 lambda answer: self._rename(head, answer),
                 answer=typed,
                 hint=rename_hint(self._keymap),
+                line=self._rename_line,
             )
         )
 
@@ -413,14 +420,6 @@ class ResumePicker:
             self.picker.say(CURRENT_NOT_DELETED, error=True)
             return
         self.picker.ask(PickerQuestion("Delete session?", lambda answer: self._delete(head)))
-
-    def delete_unless_typing(self) -> None:
-        """Pi's delete that stays out of the way: with a query typed, the key edits the
-        query as Backspace does (Pi's Ctrl+Backspace, which is Backspace to most terminals)."""
-        if self.picker.query:
-            self.picker.backspace()
-        else:
-            self.delete_selected()
 
     def _delete(self, head: SessionHead) -> None:
         deletion = delete_session_file(head.path)

@@ -3,6 +3,7 @@ keys of the session's picker (every one of them as the keymap binds it)."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 
@@ -18,6 +19,7 @@ def pick_session(directory: Path, cwd: Path) -> Path | None:
 
     from ctxmodes.session.paths import cwd_filter
     from ctxmodes.tui.keymap import KeyMap, keybindings_path
+    from ctxmodes.tui.layout import PICKER_KEY_WAIT, escape_timeout
     from ctxmodes.tui.picker import PICKER_STYLE, Picker
     from ctxmodes.tui.picker_keys import PickerKeys, bind_picker_keys
     from ctxmodes.tui.resume import ResumePicker, every_folder_root
@@ -45,6 +47,9 @@ def pick_session(directory: Path, cwd: Path) -> Path | None:
         style=Style.from_dict(PICKER_STYLE),
         full_screen=False,
     )
+    # An Alt key's Esc told from a lone Esc as the session's pickers tell it.
+    app.ttimeoutlen = escape_timeout(os.environ)
+    app.timeoutlen = PICKER_KEY_WAIT
     resume.wake = app.invalidate
 
     def confirm(chosen_picker: Picker) -> None:

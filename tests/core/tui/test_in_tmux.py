@@ -239,7 +239,8 @@ def test_the_mode_switch_question_is_shown_whole_on_a_narrow_terminal(tmp_path):
 
 
 def test_chat_r_renames_one_session_and_deletes_another_as_pi_s_picker_does(tmp_path):
-    """``chat -r`` in a real terminal: Ctrl+R on a session, its name typed on, Enter;
+    """``chat -r`` in a real terminal: Ctrl+R on a session, End (the cursor starts before
+    the name, as in Pi's rename field) and its name typed on, Enter;
     Ctrl+D on another, Enter to confirm. The first file gains the entry Pi reads its name
     from, the second goes to ``trash``, and the picker shows both at once."""
     import orjson
@@ -278,6 +279,7 @@ def test_chat_r_renames_one_session_and_deletes_another_as_pi_s_picker_does(tmp_
         tmux.key("Down")
         tmux.key("C-r")
         tmux.wait("> first name")
+        tmux.key("End")
         tmux.type(" v2")
         tmux.key("Enter")
         tmux.until(lambda s: "first name v2" in s and "ctrl+d delete" in s)

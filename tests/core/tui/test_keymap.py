@@ -8,6 +8,7 @@ import json
 import pytest
 
 from ctxmodes.tui.keymap import DEFAULTS, KeyMap, UnsupportedKey, key_label, parse_key
+from ctxmodes.tui.line_field import EDITS
 
 
 @pytest.mark.parametrize(
@@ -122,14 +123,9 @@ def test_the_action_ids_and_default_keys_are_pi_s():
         for action in pis
         if action.startswith(("app.tree.", "app.session.", "app.models.", "app.message."))
     }
-    # And every key of Pi's selectors and of their search fields.
+    # And every key of Pi's selectors and of their search fields, all that Pi's Input takes.
     wanted |= {action for action in pis if action.startswith("tui.select.")}
-    wanted |= {
-        "tui.input.tab",
-        "tui.editor.deleteCharBackward",
-        "tui.editor.cursorLineStart",
-        "tui.editor.cursorLineEnd",
-    }
+    wanted |= {"tui.input.tab", "tui.input.submit", *EDITS}
     assert wanted <= set(DEFAULTS)
 
 

@@ -56,6 +56,9 @@ PROVIDERS = {
 BACKSPACE = "\x7f"
 LEFT, RIGHT, HOME, END = "\x1b[D", "\x1b[C", "\x1b[H", "\x1b[F"
 CTRL_A, CTRL_B, CTRL_E, CTRL_F = "\x01", "\x02", "\x05", "\x06"
+CTRL_D, CTRL_U, UNDO, DELETE = "\x04", "\x15", "\x1f", "\x1b[3~"
+ALT_B, ALT_D, ALT_F, ALT_Y = "\x1bb", "\x1bd", "\x1bf", "\x1by"
+CTRL_LEFT, ALT_BACKSPACE = "\x1b[1;5D", "\x1b\x7f"
 #: (the session's model, its scope's patterns, the text after ``/model``, the keys pressed).
 CASES: list[tuple[str, list[str], str, list[str]]] = [
     ("loop/plain", ["far/*", "loop/deep"], "",
@@ -72,6 +75,15 @@ CASES: list[tuple[str, list[str], str, list[str]]] = [
     ("loop/wide", ["far/*", "loop/deep"], "x", [TAB, DOWN, TAB, UP, ENTER]),
     ("loop/plain", ["far/*", "loop/deep"], "loop/tall", [TAB, ENTER]),
     ("far/z", ["far-b/*", "loop/tall"], "zz", [ENTER, CTRL_A, "r", ENTER, BACKSPACE, ESC]),
+    # Pi's Input's editing keys in the search, each filtering again (a key it ignores, Ctrl+G
+    # or an Alt key no action has, too: the best match selected once more); unicode is typed
+    # and deleted a grapheme at once.
+    ("loop/plain", [], "",
+     [*"deep x", "\x17", "\x17", "\x19", ALT_B, "\x0b", "\x19", ALT_Y, UNDO, HOME, ALT_D,
+      DELETE, "d", CTRL_D, END, DOWN, "\x07", DOWN, DOWN, CTRL_U, UNDO, DOWN, ENTER]),
+    ("loop/plain", [], "far/x1",
+     [DOWN, ALT_F, ALT_F, CTRL_LEFT, "ü", "👍", "🏽", ALT_BACKSPACE, BACKSPACE, BACKSPACE, LEFT,
+      "\x19", ALT_Y, UNDO, ALT_D, "\x19", DOWN, "\x1bu", "\x1b\x07", DOWN, ESC]),
     # A suffix that is no thinking level is searched too.
     ("loop/plain", [], "wide:hi", [RIGHT, RIGHT, DOWN, ESC]),
     # TEXT naming one exactly, ignoring case and the spaces around the parts of provider/id.
@@ -106,7 +118,7 @@ def _pi_view(step: dict[str, Any]) -> dict[str, Any]:
     return {
         "header": [line for line in lines[1:at_query] if line],
         "highlighted": step["scope"] if lines[2].startswith("Scope: ") else None,
-        "query": lines[at_query][1:].strip(),
+        "query": step["query"],
         "cursor": step["cursor"],
         "rows": [f"{row[4]}/{row[3]}" for row in rows],
         "selected": next((i for i, row in enumerate(rows) if row[1] == "→ "), None),
@@ -213,7 +225,7 @@ def _judge_keys(
         await t.until(lambda: t.session.picker is not None, "the model picker")
         ours.append(_our_view(t))
         for key, pi in zip(keys, pis["steps"][1:], strict=True):
-            await t.type(key)
+            await (t.escape() if key == ESC else t.type(key))
             if pi["closed"]:
                 await t.until(lambda: t.session.picker is None, "the picker to close")
                 if pi["chosen"]:

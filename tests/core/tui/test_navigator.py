@@ -13,6 +13,7 @@ from ctxmodes.tui.navigator import FOLDED
 CTRL_LEFT = "\x1b[1;5D"
 CTRL_RIGHT = "\x1b[1;5C"
 BACKSPACE = "\x7f"
+CTRL_K = "\x0b"
 
 
 def entries(agent) -> list[dict]:
@@ -135,7 +136,8 @@ def test_shift_l_sets_and_clears_a_label_and_returns_to_the_tree(tmp_path):
         await t.type("L")
         await t.until(lambda: t.session.picker.free_text, "the label editor")
         seen["prefilled"] = t.session.picker.query
-        await t.type(BACKSPACE * len("plan b") + ENTER)
+        # The cursor starts before the label, as in Pi's label field: Ctrl+K takes it all.
+        await t.type(CTRL_K + ENTER)
         await t.until(
             lambda: (
                 t.session.picker is not None

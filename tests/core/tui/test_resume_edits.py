@@ -1,6 +1,7 @@
 """Renaming and deleting from the resume picker, as in Pi's: a rename asks with the name
-so far typed in, refuses an empty name and shows the new one at once; a delete asks first,
-never deletes the current session, and a failure is a line in the picker."""
+so far typed in (the cursor where Pi's one rename field leaves it), refuses an empty name
+and shows the new one at once; a delete asks first, never deletes the current session, and
+a failure is a line in the picker."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from ctxmodes.session import UserMessage
 from ctxmodes.session.manager import SessionManager
 from ctxmodes.tui.keymap import KeyMap
 from ctxmodes.tui.picker import Picker
+from ctxmodes.tui.picker_keys import PickerKeys
 from ctxmodes.tui.resume import (
     CURRENT_NOT_DELETED,
     EMPTY_NAME,
@@ -86,6 +88,9 @@ def test_a_rename_asks_with_the_name_typed_in_and_appends_the_new_one(sessions):
     assert picker.question.answer == "old name"
     # Pi's words and keys (Pi's own selector judges them in test_resume_rows).
     assert f"{RENAME_TITLE}\n> old name\nenter to save · escape/ctrl+c to cancel" in drawn(resume)
+    # Pi's new rename field is given the name with its cursor at the start, drawn reversed.
+    assert ("class:picker.query reverse", "o") in picker.fragments(200)
+    picker.edit("tui.editor.cursorLineEnd")
     for _ in "name":
         picker.backspace()
     picker.type("new title")
@@ -94,6 +99,31 @@ def test_a_rename_asks_with_the_name_typed_in_and_appends_the_new_one(sessions):
     assert names(older) == ["old name", "old new title"]
     assert titles(resume) == ["newer work", "old new title"]
     assert "old new title" in drawn(resume)
+
+
+def test_one_line_serves_every_rename_as_pi_s_one_rename_field(sessions):
+    directory, older, newer = sessions
+    resume = ResumePicker(directory, lambda path: None)
+    picker = resume.picker
+    select(resume, older)
+    picker.act(RENAME)
+    picker.type("my ")  # at the start, where the cursor was
+    picker.dismiss()
+    select(resume, newer)
+    picker.act(RENAME)
+    picker.type("x")
+    picker.edit("tui.editor.undo")
+    picker.edit("tui.editor.undo")  # the first rename's typing, undone here
+    assert picker.question is not None
+    assert picker.question.answer == "old name"
+    picker.edit("tui.editor.cursorWordRight")
+    picker.dismiss()
+    select(resume, older)
+    picker.act(RENAME)  # the cursor stays where the last rename left it, within the name
+    picker.type("!")
+    picker.answer()
+    assert names(older) == ["old name", "old! name"]
+    assert names(newer) == []
 
 
 def test_an_empty_name_is_refused_with_a_word_and_the_question_stays(sessions):
@@ -218,15 +248,20 @@ def test_a_delete_that_fails_keeps_the_row_and_says_why(sessions, monkeypatch):
     assert resume.picker.rows()[0].key == newer
 
 
-def test_the_noninvasive_delete_edits_the_query_while_one_is_typed(sessions):
+def test_the_noninvasive_delete_gives_its_key_to_the_search_while_one_is_typed(sessions):
     directory, _, newer = sessions
     resume = ResumePicker(directory, lambda path: None)
-    resume.picker.type("work")
-    resume.picker.act(DELETE_WHEN_EMPTY)
-    assert resume.picker.query == "wor"
+    keys = PickerKeys(lambda picker: None, lambda picker: None)
+    # Its key bound to a word delete too, as Pi passes the key to its search field.
+    pressed = frozenset({DELETE_WHEN_EMPTY, "tui.editor.deleteWordBackward"})
+    resume.picker.type("newer work")
+    keys.run(resume.picker, pressed, "")
+    assert resume.picker.query == "newer "
     assert resume.picker.question is None
+    keys.run(resume.picker, frozenset({DELETE_WHEN_EMPTY}), "")  # the field has no such key
+    assert resume.picker.query == "newer "
     resume.picker.query = ""
-    resume.picker.act(DELETE_WHEN_EMPTY)
+    keys.run(resume.picker, pressed, "")
     assert resume.picker.question is not None
     resume.picker.answer()
     assert not newer.exists()
@@ -326,7 +361,8 @@ def test_keybindings_json_rebinds_the_session_picker_s_selection_keys(tmp_path):
         assert picker.selected == 1
         await t.type(CTRL_R)
         await t.until(lambda: picker.question is not None, "the rename question")
-        await t.type("\x1b\x03")  # Esc and Ctrl+C no longer cancel
+        await t.escape()  # Esc and Ctrl+C no longer cancel
+        await t.type("\x03")
         assert picker.question is not None
         await t.type("\x07")  # Ctrl+G
         await t.until(lambda: picker.question is None, "the question dismissed")

@@ -52,6 +52,14 @@ KEYS = {
     "alt+up": "\x1b[1;3A",
     "alt+down": "\x1b[1;3B",
     "esc": ESC,
+    "ctrl+c": "\x03",
+    "ctrl+w": "\x17",
+    "ctrl+y": "\x19",
+    "ctrl+k": "\x0b",
+    "ctrl+-": "\x1f",
+    "alt+b": "\x1bb",
+    "alt+y": "\x1by",
+    "delete": "\x1b[3~",
 }
 CTRL_P = KEYS["ctrl+p"]
 #: (the session's enabledModels, Pi's keybindings.json, the keys pressed).
@@ -72,6 +80,14 @@ CASES: list[tuple[list[str], dict[str, str], list[str]]] = [
         ["plain", "wide:high"],
         {"app.models.enableAll": "ctrl+e", "app.models.reorderDown": ["alt+down", "ctrl+s"]},
         ["ctrl+s", "ctrl+a", "ctrl+e", "enter", "ctrl+x"],
+    ),
+    # The search's editing keys; the list's own Ctrl+A and Ctrl+C come first, Ctrl+C
+    # emptying the search as Pi's setValue does, which undo then takes back a step from.
+    (
+        ["loop/deep"],
+        {},
+        ["d", "e", "e", "p", " ", "x", "ctrl+w", "ctrl+w", "ctrl+y", "alt+b", "ctrl+k",
+         "ctrl+a", "ctrl+-", "ctrl+c", "ctrl+-", "ctrl+y", "alt+y", "delete", "ctrl+x"],
     ),
 ]  # fmt: skip
 _ROW = re.compile(r"^(→ |  )(✓ |  )(\S+)( \[[^\]]+\])$")
@@ -100,9 +116,8 @@ def _keymap(tmp_path: Path, bindings: dict[str, Any]) -> KeyMap:
 def _pi_view(step: dict[str, Any]) -> dict[str, Any]:
     """What Pi's list shows, line by line, without its borders and spacing."""
     lines: list[str] = step["lines"]
-    query = next(line for line in lines if line.startswith(">"))
     return {
-        "query": query[1:].strip(),
+        "query": step["query"],
         "rows": [line for line in lines if _ROW.match(line)],
         "under": [
             line
@@ -160,7 +175,7 @@ def test_each_key_shows_and_scopes_what_pi_s_list_does(
         await t.until(lambda: t.session.picker is not None, "the list")
         ours.append(_our_view(t))
         for key in pressed:
-            await t.type(key)
+            await (t.escape() if key == ESC else t.type(key))
             if key == ESC:  # a lone Esc is taken once no Alt key can follow it
                 await t.until(lambda: t.session.picker is None, "the list to close")
             ours.append(_our_view(t))

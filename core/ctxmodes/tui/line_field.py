@@ -1,0 +1,353 @@
+"""Internal to ctxmodes: one line of text edited as Pi's single-line ``Input`` (pi-tui's
+``components/input.js``) edits it, for the pickers' search fields and typed answers.
+
+The editing follows Pi's to the letter: the cursor moves and Backspace and Delete take a
+whole grapheme (an emoji with its modifiers, a letter with its combining marks); a word is
+what ``Intl.Segmenter`` calls word-like, split further at ASCII punctuation, with the
+whitespace and the punctuation runs between words skipped first; consecutive kills join
+into one entry of the kill ring (backward kills before it, forward ones after it), which
+yank inserts and yank-pop cycles; every edit may be undone, letters typed in a row being
+undone together. Both segmentations are ICU's, as node's ``Intl.Segmenter`` is, so they
+agree with Pi's on every script (CJK words by ICU's dictionary, too).
+
+Positions are Python string indices (code points); Pi counts UTF-16 units, which name the
+same places, as the cursor only ever stands between graphemes.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Callable, Mapping
+from typing import Any, Final, Literal
+
+#: Pi's ``PUNCTUATION_REGEX``: the ASCII punctuation a word move stops at inside a word.
+_PUNCTUATION: Final = re.compile(r"[(){}\[\]<>.,;:'\"!?+\-=*/\\|&%^$#@~`]")
+#: JavaScript's ``\s``: what Pi's ``isWhitespaceChar`` looks for in a piece of text.
+_JS_WHITESPACE: Final = re.compile(
+    "[\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]"
+)
+#: ICU's rule statuses of word-like segments (numbers, letters, kana, ideographs), which
+#: ``Intl.Segmenter`` reports as ``isWordLike``.
+_WORD_LIKE: Final = range(100, 500)
+
+Segment = tuple[str, bool]
+LastAction = Literal["type-word", "kill", "yank"] | None
+
+_iterators = threading.local()
+
+
+def _break_iterator(kind: Literal["word", "character"]) -> Any:
+    """ICU's word or grapheme iterator for this thread (one is not to be shared)."""
+    iterator = getattr(_iterators, kind, None)
+    if iterator is None:
+        import icu  # ICU, as node's Intl; imported on first use (it is large)
+
+        locale = icu.Locale("en_US")  # node's default; word breaks are the same in every locale
+        if kind == "word":
+            iterator = icu.BreakIterator.createWordInstance(locale)
+        else:
+            iterator = icu.BreakIterator.createCharacterInstance(locale)
+        setattr(_iterators, kind, iterator)
+    return iterator
+
+
+def _code_points(text: str) -> Callable[[int], int]:
+    """Maps an ICU (UTF-16) offset in ``text`` to a string index."""
+    if all(ord(char) < 0x10000 for char in text):
+        return lambda offset: offset
+    places = [0]
+    for index, char in enumerate(text, start=1):
+        places.extend([index] * (2 if ord(char) >= 0x10000 else 1))
+    return lambda offset: places[offset]
+
+
+def _segments(text: str, kind: Literal["word", "character"]) -> list[Segment]:
+    """``text`` cut as ``Intl.Segmenter`` cuts it, each piece with whether it is word-like."""
+    if not text:
+        return []
+    iterator = _break_iterator(kind)
+    iterator.setText(text)
+    place = _code_points(text)
+    pieces: list[Segment] = []
+    start = 0
+    for boundary in iterator:
+        end = place(boundary)
+        word_like = kind == "word" and iterator.getRuleStatus() in _WORD_LIKE
+        pieces.append((text[start:end], word_like))
+        start = end
+    return pieces
+
+
+def graphemes(text: str) -> list[str]:
+    """``text``'s graphemes (user-perceived characters), as ``Intl.Segmenter`` finds them."""
+    return [piece for piece, _ in _segments(text, "character")]
+
+
+def _has_whitespace(text: str) -> bool:
+    return _JS_WHITESPACE.search(text) is not None
+
+
+def word_backward(text: str, cursor: int) -> int:
+    """Where a word move left from ``cursor`` lands (pi-tui's ``findWordBackward``)."""
+    if cursor <= 0:
+        return 0
+    segments = _segments(text[:cursor], "word")
+    place = cursor
+    while segments and _has_whitespace(segments[-1][0]):
+        place -= len(segments.pop()[0])
+    if not segments:
+        return place
+    last, word_like = segments[-1]
+    if word_like:
+        matches = list(_PUNCTUATION.finditer(last))
+        place -= len(last) - (matches[-1].end() if matches else 0)
+    else:
+        while segments and not segments[-1][1] and not _has_whitespace(segments[-1][0]):
+            place -= len(segments.pop()[0])
+    return place
+
+
+def word_forward(text: str, cursor: int) -> int:
+    """Where a word move right from ``cursor`` lands (pi-tui's ``findWordForward``)."""
+    if cursor >= len(text):
+        return len(text)
+    segments = iter(_segments(text[cursor:], "word"))
+    place = cursor
+    segment = next(segments, None)
+    while segment is not None and _has_whitespace(segment[0]):
+        place += len(segment[0])
+        segment = next(segments, None)
+    if segment is None:
+        return place
+    piece, word_like = segment
+    if word_like:
+        found = _PUNCTUATION.search(piece)
+        return place + (found.start() if found else len(piece))
+    while segment is not None and not segment[1] and not _has_whitespace(segment[0]):
+        place += len(segment[0])
+        segment = next(segments, None)
+    return place
+
+
+class KillRing:
+    """Pi's kill ring: what the kills took, the latest last; consecutive kills join."""
+
+    def __init__(self) -> None:
+        self.entries: list[str] = []
+
+    def push(self, text: str, *, prepend: bool, accumulate: bool) -> None:
+        if not text:
+            return
+        if accumulate and self.entries:
+            last = self.entries.pop()
+            text = text + last if prepend else last + text
+        self.entries.append(text)
+
+    def peek(self) -> str | None:
+        return self.entries[-1] if self.entries else None
+
+    def rotate(self) -> None:
+        """The latest entry to the front, for yank-pop."""
+        if len(self.entries) > 1:
+            self.entries.insert(0, self.entries.pop())
+
+
+class LineField:
+    """A line being edited: its text, the cursor, the kill ring and what undo restores."""
+
+    def __init__(self, value: str = "") -> None:
+        self.value = ""
+        self.cursor = 0
+        self.kill_ring = KillRing()
+        self._undo: list[tuple[str, int]] = []
+        self._last: LastAction = None
+        self.set_value(value)
+
+    def set_value(self, value: str) -> None:
+        """Replace the text, as Pi's ``setValue``: the cursor stays where it was, within the
+        new text; the undo history, the kill ring and the last action are kept."""
+        self.value = value
+        self.cursor = min(self.cursor, len(value))
+
+    def grapheme_at_cursor(self) -> str:
+        """The grapheme the cursor stands on (empty at the end), which Pi draws reversed."""
+        found = graphemes(self.value[self.cursor :])
+        return found[0] if found else ""
+
+    # Typing and pasting.
+
+    def insert(self, text: str) -> None:
+        """Typed text; letters typed in a row are undone together, whitespace apart."""
+        if _has_whitespace(text) or self._last != "type-word":
+            self._push_undo()
+        self._last = "type-word"
+        self._put(text)
+
+    def paste(self, text: str) -> None:
+        """A bracketed paste: line breaks dropped, a tab as four spaces; one undo step."""
+        self._last = None
+        self._push_undo()
+        cleaned = text.replace("\r\n", "").replace("\r", "").replace("\n", "")
+        self._put(cleaned.replace("\t", "    "))
+
+    # Deleting.
+
+    def delete_char_backward(self) -> None:
+        self._last = None
+        if self.cursor > 0:
+            self._push_undo()
+            before = graphemes(self.value[: self.cursor])
+            size = len(before[-1]) if before else 1
+            self.value = self.value[: self.cursor - size] + self.value[self.cursor :]
+            self.cursor -= size
+
+    def delete_char_forward(self) -> None:
+        self._last = None
+        if self.cursor < len(self.value):
+            self._push_undo()
+            after = graphemes(self.value[self.cursor :])
+            size = len(after[0]) if after else 1
+            self.value = self.value[: self.cursor] + self.value[self.cursor + size :]
+
+    def delete_word_backward(self) -> None:
+        if self.cursor == 0:
+            return
+        joins = self._last == "kill"
+        self._push_undo()
+        start = word_backward(self.value, self.cursor)
+        self.kill_ring.push(self.value[start : self.cursor], prepend=True, accumulate=joins)
+        self._last = "kill"
+        self.value = self.value[:start] + self.value[self.cursor :]
+        self.cursor = start
+
+    def delete_word_forward(self) -> None:
+        if self.cursor >= len(self.value):
+            return
+        joins = self._last == "kill"
+        self._push_undo()
+        end = word_forward(self.value, self.cursor)
+        self.kill_ring.push(self.value[self.cursor : end], prepend=False, accumulate=joins)
+        self._last = "kill"
+        self.value = self.value[: self.cursor] + self.value[end:]
+
+    def delete_to_line_start(self) -> None:
+        if self.cursor == 0:
+            return
+        self._push_undo()
+        killed = self.value[: self.cursor]
+        self.kill_ring.push(killed, prepend=True, accumulate=self._last == "kill")
+        self._last = "kill"
+        self.value = self.value[self.cursor :]
+        self.cursor = 0
+
+    def delete_to_line_end(self) -> None:
+        if self.cursor >= len(self.value):
+            return
+        self._push_undo()
+        killed = self.value[self.cursor :]
+        self.kill_ring.push(killed, prepend=False, accumulate=self._last == "kill")
+        self._last = "kill"
+        self.value = self.value[: self.cursor]
+
+    # The kill ring and undo.
+
+    def yank(self) -> None:
+        text = self.kill_ring.peek()
+        if not text:
+            return
+        self._push_undo()
+        self._put(text)
+        self._last = "yank"
+
+    def yank_pop(self) -> None:
+        """Right after a yank: the yanked text replaced by the ring's previous entry."""
+        if self._last != "yank" or len(self.kill_ring.entries) <= 1:
+            return
+        self._push_undo()
+        previous = self.kill_ring.peek() or ""
+        # As Pi does: the yanked text is taken to end at the cursor (it does unless the
+        # text was set meanwhile, when Pi's cursor would go below 0 and ours stops there).
+        start = max(0, self.cursor - len(previous))
+        self.value = self.value[:start] + self.value[self.cursor :]
+        self.cursor = start
+        self.kill_ring.rotate()
+        self._put(self.kill_ring.peek() or "")
+        self._last = "yank"
+
+    def undo(self) -> None:
+        if not self._undo:
+            return
+        self.value, self.cursor = self._undo.pop()
+        self._last = None
+
+    # Moving.
+
+    def cursor_left(self) -> None:
+        self._last = None
+        if self.cursor > 0:
+            before = graphemes(self.value[: self.cursor])
+            self.cursor -= len(before[-1]) if before else 1
+
+    def cursor_right(self) -> None:
+        self._last = None
+        if self.cursor < len(self.value):
+            after = graphemes(self.value[self.cursor :])
+            self.cursor += len(after[0]) if after else 1
+
+    def cursor_line_start(self) -> None:
+        self._last = None
+        self.cursor = 0
+
+    def cursor_line_end(self) -> None:
+        self._last = None
+        self.cursor = len(self.value)
+
+    def cursor_word_left(self) -> None:
+        if self.cursor == 0:
+            return
+        self._last = None
+        self.cursor = word_backward(self.value, self.cursor)
+
+    def cursor_word_right(self) -> None:
+        if self.cursor >= len(self.value):
+            return
+        self._last = None
+        self.cursor = word_forward(self.value, self.cursor)
+
+    def edit(self, action: str) -> bool:
+        """Run Pi's editor action ``action`` (``tui.editor.yank`` …); whether the field
+        has it."""
+        method = EDITS.get(action)
+        if method is None:
+            return False
+        method(self)
+        return True
+
+    def _put(self, text: str) -> None:
+        self.value = self.value[: self.cursor] + text + self.value[self.cursor :]
+        self.cursor += len(text)
+
+    def _push_undo(self) -> None:
+        self._undo.append((self.value, self.cursor))
+
+
+#: Pi's editor actions that its ``Input`` takes, in the order it checks them after undo and
+#: submit, with what each does.
+EDITS: Final[Mapping[str, Callable[[LineField], None]]] = {
+    "tui.editor.undo": LineField.undo,
+    "tui.editor.deleteCharBackward": LineField.delete_char_backward,
+    "tui.editor.deleteCharForward": LineField.delete_char_forward,
+    "tui.editor.deleteWordBackward": LineField.delete_word_backward,
+    "tui.editor.deleteWordForward": LineField.delete_word_forward,
+    "tui.editor.deleteToLineStart": LineField.delete_to_line_start,
+    "tui.editor.deleteToLineEnd": LineField.delete_to_line_end,
+    "tui.editor.yank": LineField.yank,
+    "tui.editor.yankPop": LineField.yank_pop,
+    "tui.editor.cursorLeft": LineField.cursor_left,
+    "tui.editor.cursorRight": LineField.cursor_right,
+    "tui.editor.cursorLineStart": LineField.cursor_line_start,
+    "tui.editor.cursorLineEnd": LineField.cursor_line_end,
+    "tui.editor.cursorWordLeft": LineField.cursor_word_left,
+    "tui.editor.cursorWordRight": LineField.cursor_word_right,
+}
