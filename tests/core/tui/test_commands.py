@@ -69,8 +69,7 @@ def test_export_writes_the_page(tmp_path):
     assert " · mode off · " in page  # as `ctxmodes session export` names it
 
 
-async def _pick_the_second_question_in_the_tree(t) -> None:
-    """Two exchanges, then ``/tree`` and Enter on the second user message."""
+async def _open_the_tree_after_two_exchanges(t) -> None:
     await t.type("first" + ENTER)
     await t.idle()
     await t.type("second" + ENTER)
@@ -78,6 +77,11 @@ async def _pick_the_second_question_in_the_tree(t) -> None:
     await t.idle()
     await t.type("/tree" + ENTER)
     await t.until(lambda: t.session.picker is not None, "the tree")
+
+
+async def _pick_the_second_question_in_the_tree(t) -> None:
+    """Two exchanges, then ``/tree`` and Enter on the second user message."""
+    await _open_the_tree_after_two_exchanges(t)
     rows = [row.key for row in t.session.picker.rows()]
     second = rows[-2]  # the user message "second" (the leaf is its answer)
     while t.session.picker.rows()[t.session.picker.selected].key != second:
@@ -189,13 +193,7 @@ def test_the_tree_opened_again_from_the_question_is_a_new_one_on_the_entry_picke
     seen: dict[str, object] = {}
 
     async def scenario(t):
-        await t.type("first" + ENTER)
-        await t.idle()
-        await t.type("second" + ENTER)
-        await t.printed("two")
-        await t.idle()
-        await t.type("/tree" + ENTER)
-        await t.until(lambda: t.session.picker is not None, "the tree")
+        await _open_the_tree_after_two_exchanges(t)
         await t.type("\x15" + "T")  # Ctrl+U: user messages only; Shift+T: label times
         await t.until(lambda: t.session.picker.title.endswith("[+label time]"), "the labels")
         seen["before"] = t.session.picker.title
