@@ -107,6 +107,7 @@ class TerminalSession:
     :param reloadable: the run's configuration and how to read it again, for ``/reload``
         (its ``[terminal]`` table stands in for ``settings`` when that is not given);
         without it ``/reload`` leaves the settings as they are.
+    :param verbose: Pi's ``--verbose``: the start-up header expanded, as Pi's is.
     """
 
     def __init__(
@@ -125,8 +126,11 @@ class TerminalSession:
         model_patterns: Sequence[str] = (),
         startup_warnings: Sequence[str] = (),
         reloadable: ReloadableSettings | None = None,
+        verbose: bool = False,
     ) -> None:
         self.agent = agent
+        #: Pi's ``--verbose``: the start-up header is printed expanded.
+        self.verbose = verbose
         self.reloadable = reloadable
         if settings is None and reloadable is not None:
             settings = reloadable.settings.terminal
@@ -235,9 +239,9 @@ class TerminalSession:
             submit_in_turn(self, self._initial_prompts, self._initial_images)
 
     def _banner(self) -> list[str]:
-        """The start-up header and what was loaded; with ``quiet_startup`` (Pi's
-        ``quietStartup``) only the resources' warnings and what was left out for want of
-        trust, as Pi still shows its diagnostics."""
+        """The start-up header and what was loaded, expanded with ``verbose`` as Pi's is;
+        with ``quiet_startup`` (Pi's ``quietStartup``) only the resources' warnings and what
+        was left out for want of trust, as Pi still shows its diagnostics."""
         from ctxmodes.resources.summary import loaded_text
 
         session = self.agent.session
@@ -245,15 +249,21 @@ class TerminalSession:
         loaded = loaded_text(session.resources, session.cwd, quiet=quiet)
         if quiet:
             return [render.styled(loaded.lstrip("\n"), "dim", self.width)] if loaded else []
+        return [self.startup_header(expanded=self.verbose)]
+
+    def startup_header(self, *, expanded: bool) -> str:
+        """The header: ctxmodes' line naming the mode and the session file, then Pi's help
+        with the keys bound now (:mod:`~ctxmodes.tui.startup_help`), collapsed or expanded,
+        then what was loaded."""
+        from ctxmodes.resources.summary import loaded_text
+        from ctxmodes.tui.startup_help import compact_help, expanded_help
+
+        session = self.agent.session
         where = self.agent.session_manager.session_file or "in memory"
-        action = self.settings.double_escape_action
-        double_escape = "" if action == "none" else f"Esc Esc {action} · "
-        header = (
-            f"ctxmodes · mode {self.agent.mode} · session {where}\n"
-            "Enter sends (steers while working) · Alt+Enter follows up · Esc stops · "
-            f"{double_escape}/ commands · Ctrl+C twice quits"
-        )
-        return [render.styled(header + loaded, "dim", self.width)]
+        help_lines = expanded_help(self.keymap) if expanded else compact_help(self.keymap)
+        header = "\n".join([f"ctxmodes · mode {self.agent.mode} · session {where}", *help_lines])
+        loaded = loaded_text(session.resources, session.cwd, quiet=False)
+        return render.styled(header + loaded, "dim", self.width)
 
     def apply_terminal_settings(self, settings: TerminalSettings) -> None:
         """Run with ``settings`` from now on (``/reload``): the thinking shown or collapsed,
