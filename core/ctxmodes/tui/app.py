@@ -157,9 +157,14 @@ class TerminalSession:
         self._context: contextvars.Context | None = None
         self.live = self._live_region()
         self.live.show_thinking = not self.settings.hide_thinking
-        self.status = FooterStatus(agent, clock)
+        self.status = FooterStatus(agent, clock, lambda: self.keymap)
         self.transcript = Transcript(
-            agent, self.live, self.status, self._tick_retry, self.settings.replay_turns
+            agent,
+            self.live,
+            self.status,
+            self._tick_retry,
+            lambda: self.keymap,
+            self.settings.replay_turns,
         )
         self.keys = KeyActions(self, clock)
         self.picker: Picker | None = None

@@ -526,7 +526,7 @@ def test_a_bang_command_typed_while_the_agent_works_runs_beside_it_as_in_pi(tmp_
 
     def waiting(t) -> str:
         """What the live region lists among the queued messages."""
-        return "".join(text for _, text in t.session.live.queue_fragments())
+        return "".join(text for _, text in t.session.live.queue_fragments(t.session.keymap))
 
     async def scenario(t):
         await t.type("start" + ENTER)

@@ -91,7 +91,7 @@ def test_enter_steers_and_alt_enter_follows_up_while_a_tool_runs(tmp_path):
         await t.until(
             lambda: t.session.live.queued == (("try the other branch",), ("then add tests",))
         )
-        queued["shown"] = "".join(f[1] for f in t.session.live.queue_fragments())
+        queued["shown"] = "".join(f[1] for f in t.session.live.queue_fragments(t.session.keymap))
         queued["editor"] = t.editor
         gate.opened.set()
         await t.printed("after follow-up")
@@ -317,7 +317,7 @@ def test_a_retry_counts_down_and_esc_cancels_it(tmp_path):
     async def scenario(t):
         await t.type("go" + ENTER)
         await t.printed("529 overloaded, try again — retry 1/3")
-        await t.until(lambda: (t.session.status.activity or "").startswith("retrying in 60s"))
+        await t.until(lambda: (t.session.status.activity or "").startswith("Retrying (1/3) in 60s"))
         seen["activity"] = t.session.status.activity
         await t.type(ESC)
         await t.until(lambda: t.session.status.retry_at is None, "the retry to end")
@@ -325,7 +325,7 @@ def test_a_retry_counts_down_and_esc_cancels_it(tmp_path):
         await t.idle()
 
     terminal = run_terminal(agent, scenario)
-    assert seen["activity"] == "retrying in 60s (Esc cancels)"
+    assert seen["activity"] == "Retrying (1/3) in 60s... (escape to cancel)"
     assert "never" not in terminal.flat()
 
 
