@@ -229,7 +229,7 @@ class TerminalSession:
                 )
             ),
         ]
-        scope = scope_line(self.cycler, self.keymap.of("app.model.cycleForward"))
+        scope = scope_line(self.cycler, self.keymap.display("app.model.cycleForward"))
         if scope is not None and not self.settings.quiet_startup:
             problems.append(render.notice(scope, "info", self.width))
         if self.agent.session.model is None:

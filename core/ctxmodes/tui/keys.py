@@ -89,7 +89,7 @@ class KeyActions:
             session.buffer.append_to_history()
             session.buffer.reset()
         else:
-            session.notify("Press Ctrl+C again to exit")
+            session.notify(f"Press {session.keymap.text('app.clear')} again to exit")
 
     def toggle_thinking(self) -> None:
         """Ctrl+T: thinking in full, or collapsed to a line saying how long it was (what is

@@ -16,6 +16,7 @@ from ctxmodes.session.models import (
     UserMessage,
 )
 from ctxmodes.tui import render
+from ctxmodes.tui.key_hints import key_hint
 from ctxmodes.tui.keymap import KeyMap
 from ctxmodes.tui.live import LiveRegion
 from ctxmodes.tui.replay import DEFAULT_REPLAY_TURNS, branch_blocks
@@ -134,12 +135,17 @@ class Transcript:
         return [rule, *branch_blocks(manager, width, self.replay_turns)]
 
     def _tool_finished(self, event: ev.ToolFinished, blocks: list[str], width: int) -> None:
-        blocks.append(render.tool_result(event.name, event.text, event.is_error, width))
+        expand = self._expand_hint()
+        blocks.append(render.tool_result(event.name, event.text, event.is_error, width, expand))
         if event.diff is None:
             self._keep_output(event.name, event.text)
             return
-        blocks.append(render.tool_diff(event.diff, width, DIFF_ROWS))
+        blocks.append(render.tool_diff(event.diff, width, DIFF_ROWS, expand))
         self._keep_output(event.name, f"{event.text}\n\n{event.diff}")
+
+    def _expand_hint(self) -> str:
+        """Pi's hint of the key that shows a cut output whole: ``ctrl+o to expand``."""
+        return key_hint(self._keymap(), "app.tools.expand", "to expand")
 
     def _keep_output(self, name: str, text: str) -> None:
         self.tool_outputs.append((name, text))
@@ -239,7 +245,7 @@ class Transcript:
             with contextlib.suppress(ValueError):  # run beside the agent: no longer waiting
                 self._live.shell_beside.remove(message.command)
             self.tool_outputs.append(("$ " + message.command, message.output))
-            blocks.append(render.shell_command(message, width))
+            blocks.append(render.shell_command(message, width, self._expand_hint()))
         elif (
             isinstance(message, CustomMessage)
             and message.display
