@@ -198,6 +198,7 @@ def _chat(
             initial_images=first.images,
             model_patterns=settings.enabled_models,
             startup_warnings=[fallback] if fallback is not None else [],
+            verbose=bool(getattr(args, "verbose", False)),
         ).run()
     finally:
         agent.close()

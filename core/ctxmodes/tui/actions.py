@@ -89,8 +89,9 @@ def _navigate(
         agent.session.abort()
 
     def footer_settled() -> None:
-        # The footer's "summarizing" ends with the move: no run settles after a summary
-        # made for the user's own navigation.
+        # The footer's "Summarizing branch..." ends with the move: no run settles after a
+        # summary made for the user's own navigation.
+        session.transcript.summarizing_branch = False
         if not agent.is_streaming():
             session.status.activity = None
             session.status.refresh()
@@ -113,6 +114,7 @@ def _navigate(
             agent.session.ui.set_editor_text(result.editor_text)
         agent.session.ui.notify("Navigated to selected point")
 
+    session.transcript.summarizing_branch = summarize
     agent.run_soon(job)
 
 

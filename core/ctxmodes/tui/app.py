@@ -113,6 +113,7 @@ class TerminalSession:
     :param reloadable: the run's configuration and how to read it again, for ``/reload``
         (its ``[terminal]`` table stands in for ``settings`` when that is not given);
         without it ``/reload`` leaves the settings as they are.
+    :param verbose: Pi's ``--verbose``: the start-up header expanded, as Pi's is.
     """
 
     def __init__(
@@ -131,8 +132,11 @@ class TerminalSession:
         model_patterns: Sequence[str] = (),
         startup_warnings: Sequence[str] = (),
         reloadable: ReloadableSettings | None = None,
+        verbose: bool = False,
     ) -> None:
         self.agent = agent
+        #: Pi's ``--verbose``: the start-up header is printed expanded.
+        self.verbose = verbose
         self.reloadable = reloadable
         if settings is None and reloadable is not None:
             settings = reloadable.settings.terminal
@@ -159,9 +163,14 @@ class TerminalSession:
         self._context: contextvars.Context | None = None
         self.live = self._live_region()
         self.live.show_thinking = not self.settings.hide_thinking
-        self.status = FooterStatus(agent, clock)
+        self.status = FooterStatus(agent, clock, lambda: self.keymap)
         self.transcript = Transcript(
-            agent, self.live, self.status, self._tick_retry, self.settings.replay_turns
+            agent,
+            self.live,
+            self.status,
+            self._tick_retry,
+            lambda: self.keymap,
+            self.settings.replay_turns,
         )
         self.keys = KeyActions(self, clock)
         self.picker: Picker | None = None
@@ -227,7 +236,7 @@ class TerminalSession:
                 )
             ),
         ]
-        scope = scope_line(self.cycler, self.keymap.of("app.model.cycleForward"))
+        scope = scope_line(self.cycler, self.keymap.display("app.model.cycleForward"))
         if scope is not None and not self.settings.quiet_startup:
             problems.append(render.notice(scope, "info", self.width))
         if self.agent.session.model is None:
@@ -242,9 +251,9 @@ class TerminalSession:
             submit_in_turn(self, self._initial_prompts, self._initial_images)
 
     def _banner(self) -> list[str]:
-        """The start-up header and what was loaded; with ``quiet_startup`` (Pi's
-        ``quietStartup``) only the resources' warnings and what was left out for want of
-        trust, as Pi still shows its diagnostics."""
+        """The start-up header and what was loaded, expanded with ``verbose`` as Pi's is;
+        with ``quiet_startup`` (Pi's ``quietStartup``) only the resources' warnings and what
+        was left out for want of trust, as Pi still shows its diagnostics."""
         from ctxmodes.resources.summary import loaded_text
 
         session = self.agent.session
@@ -252,15 +261,21 @@ class TerminalSession:
         loaded = loaded_text(session.resources, session.cwd, quiet=quiet)
         if quiet:
             return [render.styled(loaded.lstrip("\n"), "dim", self.width)] if loaded else []
+        return [self.startup_header(expanded=self.verbose)]
+
+    def startup_header(self, *, expanded: bool) -> str:
+        """The header: ctxmodes' line naming the mode and the session file, then Pi's help
+        with the keys bound now (:mod:`~ctxmodes.tui.startup_help`), collapsed or expanded,
+        then what was loaded."""
+        from ctxmodes.resources.summary import loaded_text
+        from ctxmodes.tui.startup_help import compact_help, expanded_help
+
+        session = self.agent.session
         where = self.agent.session_manager.session_file or "in memory"
-        action = self.settings.double_escape_action
-        double_escape = "" if action == "none" else f"Esc Esc {action} · "
-        header = (
-            f"ctxmodes · mode {self.agent.mode} · session {where}\n"
-            "Enter sends (steers while working) · Alt+Enter follows up · Esc stops · "
-            f"{double_escape}/ commands · Ctrl+C twice quits"
-        )
-        return [render.styled(header + loaded, "dim", self.width)]
+        help_lines = expanded_help(self.keymap) if expanded else compact_help(self.keymap)
+        header = "\n".join([f"ctxmodes · mode {self.agent.mode} · session {where}", *help_lines])
+        loaded = loaded_text(session.resources, session.cwd, quiet=False)
+        return render.styled(header + loaded, "dim", self.width)
 
     def apply_terminal_settings(self, settings: TerminalSettings) -> None:
         """Run with ``settings`` from now on (``/reload``): the thinking shown or collapsed,

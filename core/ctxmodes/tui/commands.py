@@ -9,7 +9,7 @@ while a run, compaction or summary is in progress, and the typed text stays in t
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -30,6 +30,11 @@ class SlashCommand:
     handler: TerminalHandler | None = None
     #: With arguments it waits for an idle agent even though it may run without them.
     arguments_wait: bool = False
+
+
+#: ``/scoped-models``' description, in Pi's words, the cycling key named as bound now
+#: (:func:`all_commands` fills it in).
+SCOPED_MODELS = "Enable/disable models for {key} cycling"
 
 
 def terminal_commands() -> dict[str, SlashCommand]:
@@ -97,13 +102,7 @@ def terminal_commands() -> dict[str, SlashCommand]:
         SlashCommand(
             "thinking", "Show or set the thinking level", "[LEVEL]", True, actions.thinking
         ),
-        SlashCommand(
-            "scoped-models",
-            "Choose the models Ctrl+P cycles through, for this run",
-            "",
-            True,
-            scoped_models,
-        ),
+        SlashCommand("scoped-models", SCOPED_MODELS, "", True, scoped_models),
         SlashCommand("settings", "Change settings for this run", "", True, settings),
         SlashCommand("copy", "Copy the last reply to the clipboard", "", True, actions.copy),
         SlashCommand("hotkeys", "List every keyboard shortcut", "", True, hotkeys),
@@ -124,6 +123,10 @@ def all_commands(session: TerminalSession) -> dict[str, SlashCommand]:
     unless turned off, ``skill:`` commands (sent as typed and expanded by the host, also
     while it works)."""
     commands = dict(session.terminal_commands)
+    scoped = commands.get("scoped-models")
+    if scoped is not None and scoped.description == SCOPED_MODELS:
+        key = session.keymap.display("app.model.cycleForward") or "model"
+        commands["scoped-models"] = replace(scoped, description=SCOPED_MODELS.format(key=key))
     for command in session.agent.commands:
         commands.setdefault(
             command.name,
@@ -230,7 +233,8 @@ def _run_shell(session: TerminalSession, text: str) -> None:
     from ctxmodes.tui.actions import shell
 
     if session.shell_abort is not None:
-        running = "A shell command is already running. Press Esc to cancel it first."
+        key = session.keymap.text("app.interrupt")
+        running = f"A bash command is already running. Press {key} to cancel it first."
         session.notify(running, "warning")
         return
     exclude = text.startswith("!!")
@@ -264,7 +268,9 @@ def run_command(session: TerminalSession, name: str) -> None:
 def _may_run(session: TerminalSession, command: SlashCommand, args: str = "") -> bool:
     waits = not command.while_streaming or (bool(args) and command.arguments_wait)
     if waits and session.busy():
-        session.notify(f"/{command.name} waits until the agent is idle (Esc stops it)", "warning")
+        key = session.keymap.text("app.interrupt")
+        waiting = f"/{command.name} waits until the agent is idle ({key} to interrupt)"
+        session.notify(waiting, "warning")
         return False
     return True
 

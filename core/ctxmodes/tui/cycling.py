@@ -4,18 +4,17 @@ once and its run's next request uses it, as in Pi (and as ``/model`` and ``/thin
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ctxmodes.sdk.model_cycling import Direction, ModelCycler
-from ctxmodes.tui.keymap import KeySequence, key_label
 
 if TYPE_CHECKING:
     from ctxmodes.tui.app import TerminalSession
 
 
-def scope_line(cycler: ModelCycler, keys: Sequence[KeySequence]) -> str | None:
-    """Pi's start-up line naming the models of the scope and the key that cycles them;
+def scope_line(cycler: ModelCycler, keys: str) -> str | None:
+    """Pi's start-up line naming the models of the scope and ``keys``, those that cycle
+    them as Pi names them there (``Ctrl+P``, :meth:`~ctxmodes.tui.keymap.KeyMap.display`);
     ``None`` without a scope."""
     if not cycler.scope:
         return None
@@ -23,7 +22,7 @@ def scope_line(cycler: ModelCycler, keys: Sequence[KeySequence]) -> str | None:
         scoped.model.id + (f":{scoped.thinking_level}" if scoped.thinking_level else "")
         for scoped in cycler.scope
     )
-    hint = f" ({'/'.join(key_label(key) for key in keys)} to cycle)" if keys else ""
+    hint = f" ({keys} to cycle)" if keys else ""
     return f"Model scope: {names}{hint}"
 
 

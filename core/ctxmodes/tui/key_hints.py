@@ -33,6 +33,13 @@ def key_hint(keymap: KeyMap, action: str, words: str) -> str:
     return f"{keymap.text(action)} {words}"
 
 
+def raw_key_hint(key: str, words: str) -> str:
+    """Pi's ``rawKeyHint``: ``key`` written as Pi writes keys (``alt`` named ``option`` on
+    macOS), a space, ``words``: for what is typed (``/ commands``) or several actions' keys
+    joined (``ctrl+c/ctrl+d clear/exit``)."""
+    return f"{key_text(tuple(key.split('/')))} {words}"
+
+
 def help_keys(keymap: KeyMap, actions: Sequence[str]) -> str:
     """Pi's tree help's ``formatHelpKeys``: the first key bound to each of ``actions``, one
     shared modifier written once (``ctrl+d/t/u/l/a``, Pi's ``compactRawKeys``), page keys

@@ -89,7 +89,7 @@ class KeyActions:
             session.buffer.append_to_history()
             session.buffer.reset()
         else:
-            session.notify("Press Ctrl+C again to exit")
+            session.notify(f"Press {session.keymap.text('app.clear')} again to exit")
 
     def toggle_thinking(self) -> None:
         """Ctrl+T: thinking in full, or collapsed to a line saying how long it was (what is
@@ -118,10 +118,15 @@ class KeyActions:
         self._session.app.suspend_to_background()
 
     def show_tool_outputs(self) -> None:
-        """Ctrl+O: the full output of the last tool call."""
+        """Ctrl+O (``app.tools.expand``): the full output of the last tool call; before
+        any, the start-up header expanded, as the key expands Pi's (the scrollback keeps
+        the header as it was printed, so it is printed again below)."""
         session = self._session
         if not session.transcript.tool_outputs:
-            session.notify("No tool output yet")
+            if session.settings.quiet_startup:
+                session.notify("No tool output yet")
+            else:
+                session.print_blocks([session.startup_header(expanded=True)])
             return
         name, text = session.transcript.tool_outputs[-1]
         session.print_blocks([render.full_output(name, text, session.width)])

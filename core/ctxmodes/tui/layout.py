@@ -152,7 +152,10 @@ def build_application(
                 filter=Condition(live.shows_reply),
             ),
             ConditionalContainer(
-                Window(FormattedTextControl(live.queue_fragments), dont_extend_height=True),
+                Window(
+                    FormattedTextControl(lambda: live.queue_fragments(session.keymap)),
+                    dont_extend_height=True,
+                ),
                 filter=Condition(live.shows_queue),
             ),
             ConditionalContainer(editor, filter=~a_picker_shows),

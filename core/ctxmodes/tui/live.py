@@ -10,6 +10,7 @@ from prompt_toolkit.formatted_text import StyleAndTextTuples
 
 from ctxmodes.session.models import AssistantMessage
 from ctxmodes.tui import render
+from ctxmodes.tui.keymap import KeyMap
 from ctxmodes.tui.streaming import BlockSplitter
 
 #: Lines of the streaming reply kept in the live region (the rest is printed when done).
@@ -142,7 +143,9 @@ class LiveRegion:
             self._tail_cache = (text, width, tail)
         return tail
 
-    def queue_fragments(self) -> StyleAndTextTuples:
+    def queue_fragments(self, keymap: KeyMap) -> StyleAndTextTuples:
+        """The queued messages, then Pi's line naming the key that takes them back, as
+        ``keymap`` binds it."""
         steering, follow_up = self.queued
         parts: StyleAndTextTuples = []
         for text in steering:
@@ -153,7 +156,11 @@ class LiveRegion:
             line = f"↳ $ {render.one_line(command, 200)} (shown when the agent is done)\n"
             parts.append(("class:queue", line))
         if steering or follow_up:
-            parts.append(
-                ("class:footer.dim", "  Alt+Up takes them back · Esc stops and keeps them\n")
-            )
+            parts.append(("class:footer.dim", queue_hint(keymap) + "\n"))
         return parts
+
+
+def queue_hint(keymap: KeyMap) -> str:
+    """Pi's line under the queued messages: ``↳ Alt+Up to edit all queued messages``, the
+    key of ``app.message.dequeue`` named as Pi's ``/hotkeys`` names it."""
+    return f"↳ {keymap.display('app.message.dequeue')} to edit all queued messages"

@@ -105,24 +105,34 @@ def tool_call(name: str, arguments: dict[str, object], width: int) -> str:
     )
 
 
-def tool_result(name: str, text: str, is_error: bool, width: int) -> str:
+def more_lines(count: int, expand: str | None) -> str:
+    """Pi's line after a tool's output cut short: ``... (3 more lines, ctrl+o to expand)``,
+    ``expand`` being Pi's hint of the key that shows it all (``None``: no key shows it, as
+    for a result replayed from the session file)."""
+    return (
+        f"... ({count} more lines, {expand})" if expand is not None else f"... ({count} more lines)"
+    )
+
+
+def tool_result(name: str, text: str, is_error: bool, width: int, expand: str | None) -> str:
+    """A tool's result on one line: its first, then how many more (:func:`more_lines`)."""
     lines = printable(text).splitlines()
     first = one_line(lines[0]) if lines else "(no output)"
-    more = f" (+{len(lines) - 1} lines, Ctrl+O shows all)" if len(lines) > 1 else ""
+    more = f" {more_lines(len(lines) - 1, expand)}" if len(lines) > 1 else ""
     mark, style = ("✗", "red") if is_error else ("✓", "green")
     return _ansi(Text(f"  {mark} ", style=style) + Text(first) + Text(more, style="dim"), width)
 
 
-def tool_diff(diff: str, width: int, rows: int) -> str:
+def tool_diff(diff: str, width: int, rows: int, expand: str) -> str:
     """An edit's display diff (Pi's ``details.diff``): added lines green, removed red, at most
-    ``rows`` of them with a line saying how many more Ctrl+O shows."""
+    ``rows`` of them with Pi's line saying how many more the key in ``expand`` shows."""
     lines = diff.split("\n")
     shown = Text()
     for line in lines[:rows]:
         style = {"+": "green", "-": "red"}.get(line[:1], "dim")
         shown.append("    " + printable(line) + "\n", style=style)
     if len(lines) > rows:
-        shown.append(f"    … {len(lines) - rows} more lines (Ctrl+O shows all)\n", style="dim")
+        shown.append(f"    {more_lines(len(lines) - rows, expand)}\n", style="dim")
     return _ansi(shown, width).rstrip("\n")
 
 
@@ -145,13 +155,14 @@ def printable(text: str) -> str:
     return _CONTROL.sub("", "\n".join(lines).expandtabs(4))
 
 
-def shell_command(message: BashExecutionMessage, width: int) -> str:
-    """A ``!`` command: the command, then its output's first line like a tool result."""
+def shell_command(message: BashExecutionMessage, width: int, expand: str | None) -> str:
+    """A ``!`` command: the command, then its output's first line like a tool result
+    (``expand`` as :func:`tool_result` takes it)."""
     note = " (not sent to the model)" if message.exclude_from_context else ""
     command = Text(printable(message.command), style="bold")
     head = Text("$ ", style="cyan") + command + Text(note, style="dim")
     failed = message.cancelled or bool(message.exit_code)
-    return _ansi(head, width) + "\n" + tool_result("$", message.output, failed, width)
+    return _ansi(head, width) + "\n" + tool_result("$", message.output, failed, width, expand)
 
 
 def full_output(name: str, text: str, width: int) -> str:

@@ -130,7 +130,8 @@ def _message_blocks(entry: MessageEntry, width: int) -> list[str]:
         return blocks
     if isinstance(message, ToolResultMessage):
         text = ev.message_text(message)
-        return [render.tool_result(message.tool_name, text, message.is_error, width)]
+        # Ctrl+O shows what ran since the session was opened: no key is named here.
+        return [render.tool_result(message.tool_name, text, message.is_error, width, None)]
     if isinstance(message, BashExecutionMessage):
-        return [render.shell_command(message, width)]
+        return [render.shell_command(message, width, None)]
     return []

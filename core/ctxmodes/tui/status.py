@@ -1,6 +1,9 @@
 """What the footer says and when it is recomputed: the session's cost, the current activity,
 plugins' status texts and the countdown of a retry wait. The footer is drawn on every frame,
-so its text is built only on the events that change it."""
+so its text is built only on the events that change it.
+
+An activity Esc stops says so as Pi's loaders say it, with the key bound now:
+``Retrying (1/3) in 5s... (escape to cancel)`` (:func:`cancel_hint`)."""
 
 from __future__ import annotations
 
@@ -12,25 +15,37 @@ from prompt_toolkit.formatted_text import StyleAndTextTuples
 
 from ctxmodes.session.models import AssistantMessage, MessageEntry
 from ctxmodes.tui.footer import FooterState, footer_fragments
+from ctxmodes.tui.keymap import KeyMap
 
 if TYPE_CHECKING:
     from ctxmodes.sdk import Agent
+
+
+def cancel_hint(keymap: KeyMap) -> str:
+    """Pi's ``(escape to cancel)`` after a loader's text: the key of ``app.interrupt``."""
+    return f"({keymap.text('app.interrupt')} to cancel)"
 
 
 class FooterStatus:
     """The footer's state and its text, rebuilt by :meth:`refresh`.
 
     :param clock: monotonic seconds, for the retry countdown.
+    :param keymap: the keys bound now, for the key that cancels a retry's wait.
     """
 
-    def __init__(self, agent: Agent, clock: Callable[[], float]) -> None:
+    def __init__(
+        self, agent: Agent, clock: Callable[[], float], keymap: Callable[[], KeyMap]
+    ) -> None:
         self._agent = agent
         self._clock = clock
+        self._keymap = keymap
         self.cost = 0.0
         self.activity: str | None = None
         self.statuses: dict[str, str] = {}
         #: When the next retry attempt starts (``clock`` seconds), during a retry wait.
         self.retry_at: float | None = None
+        #: The attempt waited for and how many there may be, during a retry wait.
+        self._retry_attempt = (0, 0)
         self._footer: StyleAndTextTuples = []
 
     def refresh(self, *, recount: bool = False) -> None:
@@ -67,19 +82,22 @@ class FooterStatus:
         else:
             self.statuses[key] = text
 
-    def retry_in(self, delay_ms: float) -> None:
+    def retry_in(self, delay_ms: float, attempt: int, max_attempts: int) -> None:
         self.retry_at = self._clock() + delay_ms / 1000
+        self._retry_attempt = (attempt, max_attempts)
 
     def tick_retry(self) -> float | None:
-        """Show the countdown to the next attempt; the seconds until it next changes, or
-        ``None`` when there is nothing more to count."""
+        """Show the countdown to the next attempt in Pi's words; the seconds until it next
+        changes, or ``None`` when the wait is over (the attempt is then the run's work)."""
         if self.retry_at is None:
             return None
         left = self.retry_at - self._clock()
         if left <= 0:
-            self.activity = "retrying"
+            self.activity = "working"
             return None
-        self.activity = f"retrying in {math.ceil(left)}s (Esc cancels)"
+        attempt, most = self._retry_attempt
+        hint = cancel_hint(self._keymap())
+        self.activity = f"Retrying ({attempt}/{most}) in {math.ceil(left)}s... {hint}"
         return min(1.0, left)
 
 

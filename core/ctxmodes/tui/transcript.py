@@ -5,8 +5,8 @@ events at a time."""
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Final
 
 from ctxmodes.sdk import events as ev
 from ctxmodes.session.models import (
@@ -16,9 +16,11 @@ from ctxmodes.session.models import (
     UserMessage,
 )
 from ctxmodes.tui import render
+from ctxmodes.tui.key_hints import key_hint
+from ctxmodes.tui.keymap import KeyMap
 from ctxmodes.tui.live import LiveRegion
 from ctxmodes.tui.replay import DEFAULT_REPLAY_TURNS, branch_blocks
-from ctxmodes.tui.status import FooterStatus
+from ctxmodes.tui.status import FooterStatus, cancel_hint
 
 if TYPE_CHECKING:
     from ctxmodes.providers.base import ModelRequest
@@ -30,8 +32,18 @@ KEPT_TOOL_OUTPUTS = 8
 DIFF_ROWS = 24
 
 
+#: What the footer says while a compaction runs, by what started it, as Pi's loader says it.
+COMPACTING: Final[Mapping[str, str]] = {
+    "manual": "Compacting context...",
+    "threshold": "Auto-compacting...",
+    "overflow": "Context overflow detected, Auto-compacting...",
+}
+
+
 class Transcript:
-    """:param on_retry: called when a retry wait starts (the footer counts it down)."""
+    """:param on_retry: called when a retry wait starts (the footer counts it down).
+    :param keymap: the keys bound now, for the key that cancels a summary or a compaction.
+    """
 
     def __init__(
         self,
@@ -39,9 +51,14 @@ class Transcript:
         live: LiveRegion,
         status: FooterStatus,
         on_retry: Callable[[], None],
+        keymap: Callable[[], KeyMap],
         replay_turns: int = DEFAULT_REPLAY_TURNS,
     ) -> None:
         self._agent = agent
+        self._keymap = keymap
+        #: A summary of the branch left is being made for the user's move in ``/tree``
+        #: (otherwise a summary is a mode's own, Tree's of the previous window).
+        self.summarizing_branch = False
         #: How many turns of the branch are printed when a session opens or the leaf moves.
         self.replay_turns = replay_turns
         self._live = live
@@ -118,12 +135,17 @@ class Transcript:
         return [rule, *branch_blocks(manager, width, self.replay_turns)]
 
     def _tool_finished(self, event: ev.ToolFinished, blocks: list[str], width: int) -> None:
-        blocks.append(render.tool_result(event.name, event.text, event.is_error, width))
+        expand = self._expand_hint()
+        blocks.append(render.tool_result(event.name, event.text, event.is_error, width, expand))
         if event.diff is None:
             self._keep_output(event.name, event.text)
             return
-        blocks.append(render.tool_diff(event.diff, width, DIFF_ROWS))
+        blocks.append(render.tool_diff(event.diff, width, DIFF_ROWS, expand))
         self._keep_output(event.name, f"{event.text}\n\n{event.diff}")
+
+    def _expand_hint(self) -> str:
+        """Pi's hint of the key that shows a cut output whole: ``ctrl+o to expand``."""
+        return key_hint(self._keymap(), "app.tools.expand", "to expand")
 
     def _keep_output(self, name: str, text: str) -> None:
         self.tool_outputs.append((name, text))
@@ -141,9 +163,11 @@ class Transcript:
             self._live.tool_ended()
             status.refresh()
         elif isinstance(event, ev.SummaryStarted):
-            status.activity = "summarizing the previous window (Esc cancels)"
+            what = "branch" if self.summarizing_branch else "the previous window"
+            status.activity = f"Summarizing {what}... {cancel_hint(self._keymap())}"
         elif isinstance(event, ev.CompactionStarted):
-            status.activity = "compacting (Esc cancels)"
+            doing = COMPACTING.get(event.trigger, COMPACTING["manual"])
+            status.activity = f"{doing} {cancel_hint(self._keymap())}"
             self._compacted = True
         elif isinstance(event, ev.CompactionFinished):
             status.activity = None
@@ -182,7 +206,7 @@ class Transcript:
                     width,
                 )
             )
-            status.retry_in(event.delay_ms)
+            status.retry_in(event.delay_ms, event.attempt, event.max_attempts)
             self._on_retry()
         elif isinstance(event, ev.TransportRetryScheduled):
             blocks.append(
@@ -221,7 +245,7 @@ class Transcript:
             with contextlib.suppress(ValueError):  # run beside the agent: no longer waiting
                 self._live.shell_beside.remove(message.command)
             self.tool_outputs.append(("$ " + message.command, message.output))
-            blocks.append(render.shell_command(message, width))
+            blocks.append(render.shell_command(message, width, self._expand_hint()))
         elif (
             isinstance(message, CustomMessage)
             and message.display

@@ -524,7 +524,7 @@ def test_a_bang_command_typed_while_the_agent_works_runs_beside_it_as_in_pi(tmp_
 
     def waiting(t) -> str:
         """What the live region lists among the queued messages."""
-        return "".join(text for _, text in t.session.live.queue_fragments())
+        return "".join(text for _, text in t.session.live.queue_fragments(t.session.keymap))
 
     async def scenario(t):
         await t.type("start" + ENTER)
@@ -559,18 +559,21 @@ def test_a_bang_command_typed_while_the_agent_works_runs_beside_it_as_in_pi(tmp_
 def test_a_second_bang_command_waits_for_the_first(tmp_path):
     agent = make_agent(tmp_path, [])
     release = tmp_path / "release"
+    bindings = tmp_path / "keybindings.json"
+    bindings.write_text('{"app.interrupt": ["escape", "alt+i"]}')
 
     async def scenario(t):
         await t.type(f"!while [ ! -e {release} ]; do sleep 0.02; done" + ENTER)
         await t.until(lambda: t.session.shell_abort is not None, "the first command to run")
         await t.type("!echo second" + ENTER)
-        await t.printed("A shell command is already running. Press Esc to cancel it first.")
+        # Pi's words, naming the key that stops it as bound.
+        await t.printed("A bash command is already running. Press escape/alt+i to cancel it first.")
         assert t.editor == "!echo second"
         release.touch()
         await t.idle()
         await t.until(lambda: t.session.shell_abort is None, "the first command to end")
 
-    run_terminal(agent, scenario)
+    run_terminal(agent, scenario, keymap=KeyMap.load(bindings))
     commands = [e["message"]["command"] for e in entries(agent) if e["type"] == "message"]
     assert len(commands) == 1
     assert commands[0].startswith("while")
@@ -693,3 +696,24 @@ def test_copy_before_any_reply_says_so_in_pi_s_words(tmp_path):
 
     screen = run_terminal(agent, scenario).screen.getvalue()
     assert "\x1b]52;" not in screen
+
+
+@pytest.mark.parametrize(
+    ("bindings", "key"), [("{}", "Ctrl+P"), ('{"app.model.cycleForward": "alt+n"}', "Alt+N")]
+)
+def test_scoped_models_is_described_in_pi_s_words_with_the_cycling_key_bound(
+    tmp_path, bindings, key
+):
+    agent = make_agent(tmp_path, [])
+    keybindings = tmp_path / "keybindings.json"
+    keybindings.write_text(bindings)
+    seen: dict[str, str] = {}
+
+    async def scenario(t):
+        await t.type("/scoped")
+        await t.until(lambda: t.session.buffer.complete_state is not None, "completions")
+        [offered] = t.session.buffer.complete_state.completions
+        seen["meta"] = offered.display_meta_text
+
+    run_terminal(agent, scenario, keymap=KeyMap.load(keybindings))
+    assert seen["meta"].startswith(f"Enable/disable models for {key} cycling")

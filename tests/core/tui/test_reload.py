@@ -50,8 +50,9 @@ def test_changed_files_and_keys_take_effect_without_a_restart(tmp_path: Path) ->
         await t.type("/reload" + ENTER)
         await t.printed(RELOADED)
         seen["after"] = agent.session.system_prompt
+        # Before any tool output the key expands the start-up header, which names it.
         await t.type(ALT_O)
-        await t.printed("No tool output yet")
+        await t.printed("alt+o to expand tools")
         await t.type("/rev")
         await t.until(lambda: t.session.buffer.complete_state is not None, "completions")
         seen["offered"] = t.session.buffer.complete_state.completions[0].text
@@ -74,7 +75,7 @@ def test_a_broken_keybindings_file_is_said_and_the_keys_stay_pi_s(tmp_path: Path
         await t.type("/reload" + ENTER)
         await t.printed(RELOADED)
         await t.type("\x0f")  # Ctrl+O, Pi's default
-        await t.printed("No tool output yet")
+        await t.printed("ctrl+o to expand tools")
 
     text = run_terminal(agent, scenario, keymap=KeyMap.load(bindings)).text()
     assert f"{bindings}: cannot be read" in " ".join(text.split())

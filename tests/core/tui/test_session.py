@@ -26,6 +26,7 @@ from ctxmodes.providers.base import ModelRequest, Provider, StreamDone, StreamEv
 from ctxmodes.providers.script import Script
 from ctxmodes.providers.scripted import ScriptedProvider
 from ctxmodes.session.models import ImageContent, TextContent, UserMessage
+from ctxmodes.tui.keymap import KeyMap
 
 PROMPT = "\u203a "  # how the transcript shows a user message
 GATED = [
@@ -91,7 +92,7 @@ def test_enter_steers_and_alt_enter_follows_up_while_a_tool_runs(tmp_path):
         await t.until(
             lambda: t.session.live.queued == (("try the other branch",), ("then add tests",))
         )
-        queued["shown"] = "".join(f[1] for f in t.session.live.queue_fragments())
+        queued["shown"] = "".join(f[1] for f in t.session.live.queue_fragments(t.session.keymap))
         queued["editor"] = t.editor
         gate.opened.set()
         await t.printed("after follow-up")
@@ -158,7 +159,7 @@ def test_commands_that_need_an_idle_session_are_refused_and_kept(tmp_path):
         await t.type("start" + ENTER)
         await t.until(gate.entered.is_set)
         await t.type("/compact keep the plan" + ENTER)
-        await t.printed("/compact waits until the agent is idle")
+        await t.printed("/compact waits until the agent is idle (escape to interrupt)")
         seen["editor"] = t.editor
         await t.type("\x15/session" + ENTER)  # Ctrl+U clears the line; /session may run now
         await t.printed("ID: ")
@@ -210,13 +211,28 @@ def test_ctrl_c_clears_then_exits(tmp_path):
         seen["history"] = list(t.session.buffer.history.get_strings())
         t.clock.now += 5  # a later, separate press only arms the exit
         await t.type(CTRL_C)
-        await t.printed("Press Ctrl+C again to exit")
+        await t.printed("Press ctrl+c again to exit")
         t.clock.now += 0.2
         await t.type(CTRL_C)
         await t.until(lambda: not t.session.app.is_running, "the application to exit")
 
     run_terminal(agent, scenario)
     assert seen["history"] == ["some draft"]
+
+
+def test_the_exit_s_second_press_is_asked_for_by_the_key_bound(tmp_path):
+    agent = make_agent(tmp_path, [])
+    bindings = tmp_path / "keybindings.json"
+    bindings.write_text('{"app.clear": "alt+c"}')
+
+    async def scenario(t):
+        await t.type("\x1bc")  # Alt+C
+        await t.printed("Press alt+c again to exit")
+        t.clock.now += 0.2
+        await t.type("\x1bc")
+        await t.until(lambda: not t.session.app.is_running, "the application to exit")
+
+    run_terminal(agent, scenario, keymap=KeyMap.load(bindings))
 
 
 def test_esc_esc_while_idle_opens_the_tree(tmp_path):
@@ -317,7 +333,7 @@ def test_a_retry_counts_down_and_esc_cancels_it(tmp_path):
     async def scenario(t):
         await t.type("go" + ENTER)
         await t.printed("529 overloaded, try again — retry 1/3")
-        await t.until(lambda: (t.session.status.activity or "").startswith("retrying in 60s"))
+        await t.until(lambda: (t.session.status.activity or "").startswith("Retrying (1/3) in 60s"))
         seen["activity"] = t.session.status.activity
         await t.type(ESC)
         await t.until(lambda: t.session.status.retry_at is None, "the retry to end")
@@ -325,7 +341,7 @@ def test_a_retry_counts_down_and_esc_cancels_it(tmp_path):
         await t.idle()
 
     terminal = run_terminal(agent, scenario)
-    assert seen["activity"] == "retrying in 60s (Esc cancels)"
+    assert seen["activity"] == "Retrying (1/3) in 60s... (escape to cancel)"
     assert "never" not in terminal.flat()
 
 

@@ -50,7 +50,7 @@ def _start(program: Program, work: Path, base_url: str, env: dict[str, str]) -> 
         configure_ours(work, base_url)
         command = ctxmodes_command("chat", "--mode", "off", "--model", "loop/m")
         tmux = Tmux(["sh", "-c", f"cd {project} && exec {' '.join(command)}"], env)
-        tmux.wait("Ctrl+C twice quits")
+        tmux.wait("Press ctrl+o")
         return tmux
     pi, _ = pi_command(pi_agent_dir(work, base_url))
     tmux = Tmux(["sh", "-c", f"cd {project} && exec {' '.join(pi)} --model loop/m"], env)

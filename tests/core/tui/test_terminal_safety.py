@@ -41,7 +41,7 @@ def _bash(text: str) -> str:
     message = BashExecutionMessage(
         command=text, output=text, exit_code=0, cancelled=False, truncated=False, timestamp=1
     )
-    return render.shell_command(message, 80)
+    return render.shell_command(message, 80, "ctrl+o to expand")
 
 
 DRAWINGS: dict[str, Callable[[str], str]] = {
@@ -49,7 +49,7 @@ DRAWINGS: dict[str, Callable[[str], str]] = {
     "reply": lambda text: render.markdown(text, 80),
     "thinking": lambda text: render.thinking_text(text, 80),
     "tool call": lambda text: render.tool_call(text, {"command": text}, 80),
-    "tool result": lambda text: render.tool_result("bash", text, False, 80),
+    "tool result": lambda text: render.tool_result("bash", text, False, 80, "ctrl+o to expand"),
     "full output": lambda text: render.full_output(text, text, 80),
     "shell command": _bash,
     "notice": lambda text: render.notice(text, "info", 80),

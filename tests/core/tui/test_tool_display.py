@@ -1,18 +1,29 @@
 """What the user sees of the tools' work: a running command's output streams into the live
-region (bounded in rows), an edit's diff is printed under its result, thinking can be shown
-in full with Ctrl+T, and the footer says when the model is thinking."""
+region (bounded in rows), an edit's diff is printed under its result, a result cut short
+ends with Pi's line naming the key that shows it all (the real Pi's renderer writes the
+same), thinking can be shown in full with Ctrl+T, and the footer says when the model is
+thinking."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
 
+import pytest
 from support.agents import make_agent
+from support.pi_oracle import run_pi_script
 from support.terminal import ENTER, GatedStream, run_terminal
 
 from ctxmodes.providers.script import Script
 from ctxmodes.providers.scripted import ScriptedProvider
 from ctxmodes.tui import live as live_module
 from ctxmodes.tui import render
+from ctxmodes.tui.app import plain
+from ctxmodes.tui.keymap import KeyMap
+from ctxmodes.tui.replay import branch_blocks
+
+PI_SCRIPT = Path(__file__).parents[2] / "support" / "pi_status_lines.mjs"
 
 CTRL_T = "\x14"
 CTRL_O = "\x0f"
@@ -95,10 +106,58 @@ def test_an_edit_prints_its_diff_under_the_result(tmp_path: Path):
 
 def test_a_long_diff_is_cut_with_a_count_of_what_ctrl_o_shows():
     diff = "\n".join(f"+{n} line {n}" for n in range(1, 41))
-    shown = render.tool_diff(diff, 80, 24)
+    shown = render.tool_diff(diff, 80, 24, "ctrl+o to expand")
     assert "+24 line 24" in shown
     assert "+25 line 25" not in shown
-    assert "… 16 more lines (Ctrl+O shows all)" in shown
+    assert "    ... (16 more lines, ctrl+o to expand)" in shown
+
+
+def _result_lines(tmp_path: Path, bindings: dict[str, Any]) -> tuple[str, str]:
+    """The last line of a six-line result as the run printed it with ``bindings``, then as
+    the session's replay prints it."""
+    command = "printf 'line 1\\nline 2\\nline 3\\nline 4\\nline 5\\nline 6\\n'"
+    call = {"tool_calls": [{"name": "bash", "arguments": {"command": command}}]}
+    agent = make_agent(tmp_path, [call, {"text": "done"}])
+    keybindings = tmp_path / "keybindings.json"
+    keybindings.write_text(json.dumps(bindings))
+    seen: dict[str, str] = {}
+
+    async def scenario(t):
+        await t.type("run it" + ENTER)
+        await t.printed("done")
+        await t.idle()
+        replayed = plain("\n".join(branch_blocks(agent.session_manager, 100)))
+        seen["replayed"] = next(line for line in replayed.splitlines() if "✓ line 1" in line)
+
+    text = run_terminal(agent, scenario, keymap=KeyMap.load(keybindings)).text()
+    printed = next(line for line in text.splitlines() if "✓ line 1" in line)
+    return printed.split("line 1 ", 1)[1], seen["replayed"].split("line 1 ", 1)[1]
+
+
+def test_a_result_cut_short_names_the_key_bound_to_expand_it(tmp_path: Path):
+    printed, replayed = _result_lines(tmp_path, {"app.tools.expand": "alt+o"})
+    assert printed == "... (5 more lines, alt+o to expand)"
+    # The key shows what ran since the session opened, not what is replayed from its file.
+    assert replayed == "... (5 more lines)"
+
+
+@pytest.mark.pi
+@pytest.mark.parametrize(
+    "bindings", [{}, {"app.tools.expand": "alt+o"}], ids=["default", "rebound"]
+)
+def test_pi_s_renderer_ends_a_result_cut_short_with_the_same_line(
+    tmp_path: Path, bindings: dict[str, Any]
+):
+    # Pi's find renderer shows 20 lines, ours one: 25 lines and 6 leave 5 more in each.
+    request = {
+        "bindings": bindings,
+        "retry": [1, 3, 1000],
+        "queued": {"steering": [], "followUp": []},
+        "resultLines": 25,
+    }
+    pi = run_pi_script(PI_SCRIPT, json.dumps(request))
+    printed, _ = _result_lines(tmp_path, bindings)
+    assert printed == pi["resultEnd"]
 
 
 def test_ctrl_t_shows_thinking_in_full(tmp_path):

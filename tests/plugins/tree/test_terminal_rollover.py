@@ -34,7 +34,10 @@ def test_text_typed_during_the_rollover_survives_it(tmp_path):
         await t.type("go" + ENTER)
         await t.until(provider.held.is_set, "the summary to be in progress")
         await t.until(
-            lambda: (t.session.status.activity or "").startswith("summarizing"), "the status"
+            lambda: (
+                t.session.status.activity == "Summarizing the previous window... (escape to cancel)"
+            ),
+            "the status",
         )
         await t.type("also check the tests" + ENTER)
         await t.type("unsent draft")
