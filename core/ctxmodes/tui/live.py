@@ -144,14 +144,14 @@ class LiveRegion:
         return tail
 
     def queue_fragments(self, keymap: KeyMap) -> StyleAndTextTuples:
-        """The queued messages, then Pi's line naming the key that takes them back, as
-        ``keymap`` binds it."""
+        """The queued messages in Pi's words, then Pi's line naming the key that takes them
+        back, as ``keymap`` binds it."""
         steering, follow_up = self.queued
         parts: StyleAndTextTuples = []
         for text in steering:
-            parts.append(("class:queue", f"↳ steer: {render.one_line(text, 200)}\n"))
+            parts.append(("class:queue", f"Steering: {render.one_line(text, 200)}\n"))
         for text in follow_up:
-            parts.append(("class:queue", f"↳ follow-up: {render.one_line(text, 200)}\n"))
+            parts.append(("class:queue", f"Follow-up: {render.one_line(text, 200)}\n"))
         for command in self.shell_beside:
             line = f"↳ $ {render.one_line(command, 200)} (shown when the agent is done)\n"
             parts.append(("class:queue", line))

@@ -99,8 +99,8 @@ def test_enter_steers_and_alt_enter_follows_up_while_a_tool_runs(tmp_path):
         await t.idle()
 
     terminal = run_terminal(agent, scenario)
-    assert "↳ steer: try the other branch" in queued["shown"]
-    assert "↳ follow-up: then add tests" in queued["shown"]
+    assert "Steering: try the other branch" in queued["shown"]
+    assert "Follow-up: then add tests" in queued["shown"]
     assert queued["editor"] == ""
     assert user_texts(agent) == ["start", "try the other branch", "then add tests"]
     transcript = terminal.text()

@@ -71,11 +71,12 @@ def _retry_line(tmp_path: Path, keymap: KeyMap) -> str:
     return seen["line"]
 
 
-def _queue_hint(tmp_path: Path, keymap: KeyMap) -> str:
+def _queue_lines(tmp_path: Path, keymap: KeyMap) -> list[str]:
+    """The queued steering and follow-up messages, and the line under them."""
     gate = GateTool()
     call = {"tool_calls": [{"name": "gate", "arguments": {}}]}
     agent = make_agent(_folder(tmp_path / "queue"), [call, {"text": "done"}], gate)
-    seen: dict[str, str] = {}
+    seen: dict[str, list[str]] = {}
 
     async def scenario(t: Terminal) -> None:
         await t.type("start" + ENTER)
@@ -84,12 +85,12 @@ def _queue_hint(tmp_path: Path, keymap: KeyMap) -> str:
         await t.type("second" + ALT_ENTER)
         await t.until(lambda: t.session.live.queued == (("first",), ("second",)), "the queue")
         drawn = t.session.live.queue_fragments(t.session.keymap)
-        seen["line"] = "".join(text for _, text in drawn).splitlines()[-1]
+        seen["lines"] = "".join(text for _, text in drawn).splitlines()
         gate.opened.set()
         await t.idle()
 
     run_terminal(agent, scenario, keymap=keymap)
-    return seen["line"]
+    return seen["lines"]
 
 
 def _branch_summary_line(tmp_path: Path, keymap: KeyMap) -> str:
@@ -150,8 +151,8 @@ def test_a_retry_s_wait_names_the_key_that_cancels_it(tmp_path: Path) -> None:
 
 
 def test_the_queue_names_the_key_that_takes_it_back(tmp_path: Path) -> None:
-    line = _queue_hint(tmp_path, _keymap(tmp_path, REBOUND))
-    assert line == "↳ Alt+U to edit all queued messages"
+    lines = _queue_lines(tmp_path, _keymap(tmp_path, REBOUND))
+    assert lines == ["Steering: first", "Follow-up: second", "↳ Alt+U to edit all queued messages"]
 
 
 def test_a_branch_summary_names_the_key_that_stops_it(tmp_path: Path) -> None:
@@ -178,7 +179,7 @@ def test_pi_s_own_components_draw_the_same_lines(tmp_path: Path, bindings: dict[
     }
     pi = run_pi_script(SCRIPT, json.dumps(request))
     assert _retry_line(tmp_path, keymap) == pi["retry"]
-    assert _queue_hint(tmp_path, keymap) == pi["pending"][-1]
+    assert _queue_lines(tmp_path, keymap) == pi["pending"]
     assert _branch_summary_line(tmp_path, keymap) == pi["branchSummary"]
     lines = _event_lines(tmp_path, keymap)
     for reason, line in pi["compaction"].items():

@@ -75,7 +75,7 @@ def run_in_terminal(work: Path, script: Path, session: Path, export: Path) -> st
         tmux.wait("→ bash")
         tmux.type("steer text")
         tmux.key("Enter")
-        tmux.wait("↳ steer: steer text")
+        tmux.wait("Steering: steer text")
         (work / "go1").touch()
         tmux.wait("Steered: noted.")
         tmux.wait("while [ ! -e go2 ]")
