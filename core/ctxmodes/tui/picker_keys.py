@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Final
 
-from prompt_toolkit.filters import Condition, to_filter
+from prompt_toolkit.filters import to_filter
 
 from ctxmodes.tui.line_field import EDITS
 from ctxmodes.tui.picker import is_typed_text
@@ -303,17 +303,6 @@ def bind_picker_keys(
         for sequence in sequences_of(keymap, action):
             actions_of.setdefault(sequence, set()).add(action)
 
-    def takes_alt_keys() -> bool:
-        """The open picker has an action on an Alt key (``/scoped-models``' Alt+↑), which
-        arrives as Esc and the key: there a lone Esc waits for what follows it."""
-        picker = current()
-        return any(
-            len(sequence) > 1 and sequence[0] == "escape"
-            for action in key_order(picker)
-            for sequence in sequences_of(keymap, action)
-        )
-
-    alt_keys = Condition(takes_alt_keys)
     for sequence, bound in actions_of.items():
 
         def run(event: KeyPressEvent, bound: frozenset[str] = frozenset(bound)) -> None:
@@ -322,8 +311,9 @@ def bind_picker_keys(
             actions.run(current(), bound, pressed[-1].data if len(pressed) == 1 else "")
 
         if sequence == ("escape",):
-            keys.add(*sequence, filter=picking & ~alt_keys, eager=True)(run)
-            keys.add(*sequence, filter=picking & alt_keys)(run)
+            # Not eager: an Alt key arrives as Esc and the key, and is told from a lone Esc
+            # by the terminal's wait alone (the picker's own wait is none).
+            keys.add(*sequence, filter=picking)(run)
         else:
             # Eager: the editor's Emacs keys start longer sequences with some of these
             # (Ctrl+X Ctrl+E), which would hold the key until the next one came.
@@ -333,7 +323,7 @@ def bind_picker_keys(
     def _(event: KeyPressEvent) -> None:
         take_unbound(current(), event.key_sequence[-1].data)
 
-    @keys.add("escape", "<any>", filter=picking & alt_keys)
+    @keys.add("escape", "<any>", filter=picking)
     def _(event: KeyPressEvent) -> None:
         # An Alt key no action has: ignored, as Pi's field ignores what comes with Esc,
         # rather than read as Esc and then the key.

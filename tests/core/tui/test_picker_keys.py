@@ -44,3 +44,33 @@ def test_the_draft_behind_a_picker_keeps_every_key_from_it(tmp_path: Any) -> Non
     assert seen["closing"] < 0.5
     # Typing goes to the editor again, at its cursor.
     assert seen["typed after"] == "~hello world"
+
+
+def test_a_list_without_a_search_ignores_an_alt_key_and_closes_on_a_lone_esc(
+    tmp_path: Any,
+) -> None:
+    """Pi's ``/fork`` selector: a fixed list, no Alt key of its own."""
+    agent = make_agent(tmp_path, [{"text": "one"}])
+    seen: dict[str, Any] = {}
+
+    async def scenario(t: Any) -> None:
+        await t.type("hello\r")
+        await t.idle()
+        await t.type("/fork\r")
+        await t.until(lambda: t.session.picker is not None, "the fork selector")
+        picker = t.session.picker
+        for key in (ALT_U, "\x1bj", "\x1bk"):
+            await t.type(key)
+        seen["open"] = t.session.picker is picker
+        seen["selected"] = picker.selected
+        started = time.monotonic()
+        await t.escape()
+        await t.until(lambda: t.session.picker is None, "the selector to close")
+        seen["closing"] = time.monotonic() - started
+        seen["draft"] = t.session.buffer.text
+
+    run_terminal(agent, scenario)
+    assert seen["open"]
+    assert seen["selected"] == 0
+    assert seen["closing"] < 0.5
+    assert seen["draft"] == ""
