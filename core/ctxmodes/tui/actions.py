@@ -9,14 +9,16 @@ import contextlib
 import json
 import math
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from ctxmodes.errors import CtxmodesError
 from ctxmodes.hostapi import NavigationRequest
-from ctxmodes.tui.key_hints import input_hint, selector_hint
+from ctxmodes.tui.key_hints import editor_hint, selector_hint
 from ctxmodes.tui.model_picker import named_model, open_model_picker
 from ctxmodes.tui.picker import Picker, PickerItem
+from ctxmodes.tui.picker_keys import EDITOR_KEYS
 
 if TYPE_CHECKING:
     from ctxmodes.tui.app import TerminalSession
@@ -54,20 +56,43 @@ def choose_summary(session: TerminalSession, target: str, reopen: Callable[[], N
 
     def picked(item: PickerItem) -> None:
         if item.key == "custom":
-            session.open_picker(
-                Picker(
-                    "Custom summarization instructions",
-                    lambda query: [],
-                    lambda typed: _navigate(session, target, True, str(typed.key) or None, reopen),
-                    on_cancel=ask,
-                    hint=input_hint(session.keymap),
-                    free_text=True,
-                )
+            instructions = Picker(
+                "Custom summarization instructions",
+                lambda query: [],
+                # Trimmed, as Pi's editor submits its text.
+                lambda typed: _navigate(session, target, True, typed.key.strip() or None, reopen),
+                on_cancel=ask,
+                hint=editor_hint(session.keymap),
+                free_text=True,
+                filterable=False,
+                multiline=True,
+                key_order=EDITOR_KEYS,
             )
+            instructions.actions["app.editor.external"] = partial(
+                edit_externally, session, instructions
+            )
+            session.open_picker(instructions)
             return
         _navigate(session, target, item.key == "summary", None, reopen)
 
     ask()
+
+
+def edit_externally(session: TerminalSession, picker: Picker) -> None:
+    """Ctrl+G (``app.editor.external``) in a multi-line picker: its text edited in the
+    external editor the main editor's Ctrl+G opens, and taken back when the editor exits
+    successfully, as Pi's ``ExtensionEditorComponent`` does."""
+    from ctxmodes.tui.draft import DraftBuffer
+
+    draft = DraftBuffer(session.buffer.editor, multiline=True)
+    draft.text = picker.query
+
+    def done(task: object) -> None:
+        if session.picker is picker and draft.text != picker.query:
+            picker.set_text(draft.text)
+            session.app.invalidate()
+
+    draft.open_in_editor().add_done_callback(done)
 
 
 def _navigate(

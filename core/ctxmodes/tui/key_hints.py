@@ -80,6 +80,19 @@ def input_hint(keymap: KeyMap, submit: str = "submit") -> str:
     return f"{key_hint(keymap, CONFIRM, submit)}  {key_hint(keymap, CANCEL, 'cancel')}"
 
 
+def editor_hint(keymap: KeyMap) -> str:
+    """The hint of Pi's multi-line editor (``ExtensionEditorComponent``): ``enter submit
+    shift+enter/ctrl+j newline  escape/ctrl+c cancel  ctrl+g external editor``."""
+    return "  ".join(
+        (
+            key_hint(keymap, CONFIRM, "submit"),
+            key_hint(keymap, "tui.input.newLine", "newline"),
+            key_hint(keymap, CANCEL, "cancel"),
+            key_hint(keymap, "app.editor.external", "external editor"),
+        )
+    )
+
+
 def list_hint(keymap: KeyMap, choose: str, *, typed: bool = True, cancel: str = "cancel") -> str:
     """The hint of a list Pi has none for: the move keys, ``type to filter`` when typing
     filters it, the key choosing (``choose``, what it does) and the one closing it."""

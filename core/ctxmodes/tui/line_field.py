@@ -184,10 +184,15 @@ class LineField:
         self._last = "type-word"
         self._put(text)
 
-    def paste(self, text: str) -> None:
-        """A bracketed paste: line breaks dropped, a tab as four spaces; one undo step."""
+    def paste(self, text: str, *, lines: bool = False) -> None:
+        """A bracketed paste: line breaks dropped (``lines``: kept, each as one line feed,
+        as Pi's multi-line editor keeps them), a tab as four spaces; one undo step."""
         self._last = None
         self._push_undo()
+        if lines:  # and the other control characters dropped, as that editor drops them
+            cleaned = text.replace("\r\n", "\n").replace("\r", "\n").replace("\t", "    ")
+            self._put("".join(char for char in cleaned if char == "\n" or ord(char) >= 32))
+            return
         cleaned = text.replace("\r\n", "").replace("\r", "").replace("\n", "")
         self._put(cleaned.replace("\t", "    "))
 

@@ -137,6 +137,10 @@ class Picker:
     width: int = 0
     #: A free-text picker for a secret: what is typed is drawn as dots.
     secret: bool = False
+    #: A free-text picker whose text may hold several lines, as Pi's multi-line editor
+    #: (``ExtensionEditorComponent``) holds them: :meth:`new_line` breaks the line, a paste
+    #: keeps its line breaks, and each line is drawn on its own.
+    multiline: bool = False
     #: ↑ on the first row goes to the last and ↓ on the last to the first, as in Pi's
     #: selectors that wrap (``/scoped-models``).
     wraps: bool = False
@@ -268,7 +272,34 @@ class Picker:
         if not self.line_editor:
             self.type(text.replace("\r", "").replace("\n", "").replace("\t", "    "))
             return
-        self._edit_query(lambda line: line.paste(text))
+        self._edit_query(lambda line: line.paste(text, lines=self.multiline))
+
+    def new_line(self) -> None:
+        """Break the line at the cursor, in a multi-line text (elsewhere nothing)."""
+        if self.multiline and self.free_text and self.question is None:
+            self.notice = None
+            self._edit_query(lambda line: line.insert("\n"))
+
+    def backslash_new_line(self) -> bool:
+        """Enter right after a ``\\`` in a multi-line text: the backslash becomes a line
+        break, as Pi's editor takes it for terminals that send Shift+Enter as Enter; whether
+        it did (else Enter submits)."""
+        if not self.multiline or self.question is not None:
+            return False
+        line = _synced(self.query_line, self.query)
+        if not line.value[: line.cursor].endswith("\\"):
+            return False
+        self.edit("tui.editor.deleteCharBackward")
+        self.new_line()
+        return True
+
+    def set_text(self, text: str) -> None:
+        """Replace the free text (with what an external editor wrote), the cursor at its
+        end as Pi's editor's ``setText`` leaves it."""
+        line = _synced(self.query_line, self.query)
+        line.set_value(text)
+        line.cursor = len(text)
+        self.query = text
 
     def edit(self, action: str) -> bool:
         """Pi's editor action ``action`` (``tui.editor.deleteWordBackward`` …) on the typed
@@ -428,7 +459,9 @@ class Picker:
         parts: StyleAndTextTuples = [("class:picker.title", title)]
         for header_line in self.header() if self.header is not None else ():
             parts += [("", "\n"), *header_line]
-        if self.filterable:
+        if self.multiline:
+            parts += [("", "\n"), *_lines_with_cursor(_synced(self.query_line, self.query))]
+        elif self.filterable:
             shown = "•" * len(self.query) if self.secret else self.query
             parts += [("", "\n"), *self._query_line(shown)]
         if self.free_text:
@@ -496,6 +529,30 @@ class Picker:
             parts += [("", "\n"), self.notice]
         parts += [("", "\n"), ("class:picker.hint", question.hint)]
         return parts
+
+
+def _lines_with_cursor(line: LineField) -> StyleAndTextTuples:
+    """A text of several lines being edited, each after ``"> "`` or its width of spaces,
+    the grapheme at its cursor reversed (a space at a line's end)."""
+    parts: StyleAndTextTuples = []
+    start = 0
+    for index, text in enumerate(line.value.split("\n")):
+        if index:
+            parts.append(("", "\n"))
+        label = "  " if index else "> "
+        end = start + len(text)
+        if start <= line.cursor <= end:
+            at = line.cursor - start
+            under = line.grapheme_at_cursor() if at < len(text) else ""
+            parts += [
+                ("class:picker.query", f"{label}{text[:at]}"),
+                ("class:picker.query reverse", under or " "),
+                ("class:picker.query", text[at + len(under) :]),
+            ]
+        else:
+            parts.append(("class:picker.query", f"{label}{text}"))
+        start = end + 1
+    return parts
 
 
 def _line_with_cursor(

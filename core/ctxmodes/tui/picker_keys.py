@@ -32,6 +32,8 @@ if TYPE_CHECKING:
 FIXED_KEYS: Final[Mapping[str, tuple[KeySequence, ...]]] = {
     "key.ctrl+c": (("c-c",),),
     "key.escape": (("escape",),),
+    # Alt+Enter, which Pi's editor always takes as a new line.
+    "key.alt+enter": (("escape", "c-m"),),
 }
 
 #: The checks of Pi's ``Input`` that are not edits, by the keys of the action each reads:
@@ -166,7 +168,20 @@ CONFIRM_QUESTION_KEYS: Final = ("tui.select.confirm", "tui.select.cancel")
 #: Esc first, then the field's own keys, its submit answering.
 TYPED_QUESTION_KEYS: Final = ("tui.select.cancel", *CHOOSING_SEARCH_FIELD_KEYS)
 
+#: A text of several lines, as Pi's multi-line editor (``ExtensionEditorComponent``) takes
+#: it: its cancel and external editor keys, then the editor's, a new line before submit
+#: (Enter, ``tui.input.submit``; ``tui.select.confirm``, which its hint names, is not read).
+EDITOR_KEYS: Final = (
+    "tui.select.cancel",
+    "app.editor.external",
+    *(action for action in EDITS),
+    "tui.input.newLine",
+    "key.alt+enter",
+    "tui.input.submit",
+)
+
 _ORDERS: Final = (
+    EDITOR_KEYS,
     SESSION_KEYS,
     MODEL_KEYS,
     SCOPED_MODEL_KEYS,
@@ -268,8 +283,12 @@ class PickerKeys:
             own()
         elif action in _MOVES:
             picker.move(_MOVES[action])
-        elif action in ("tui.select.confirm", "field.choose"):
+        elif action == "tui.input.submit" and picker.backslash_new_line():
+            pass
+        elif action in ("tui.select.confirm", "field.choose", "tui.input.submit"):
             self._confirm(picker)
+        elif action in ("tui.input.newLine", "key.alt+enter"):
+            picker.new_line()
         elif action == "tui.select.cancel":
             if not picker.clear_query():
                 self._cancel(picker)

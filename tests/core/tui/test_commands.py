@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import base64
+from collections.abc import Iterator
 
 import orjson
 import pytest
 from support.agents import make_agent
 from support.terminal import DOWN, ENTER, ESC, GatedStream, GateTool, run_terminal
 
+from ctxmodes.abort import AbortSignal
 from ctxmodes.compaction.settings import BranchSummarySettings
 from ctxmodes.config import TerminalSettings
 from ctxmodes.host.options import HostOptions
 from ctxmodes.providers import Script, ScriptedProvider
+from ctxmodes.providers.base import ModelRequest, StreamEvent
+from ctxmodes.session.models import TextContent, UserMessage
 from ctxmodes.tools.shell_config import ShellConfig
 from ctxmodes.tui.keymap import KeyMap
 from ctxmodes.tui.navigator import TITLE
@@ -185,6 +189,92 @@ def test_esc_goes_back_from_the_instructions_to_the_question_and_from_it_to_the_
     assert titles == ["Summarize branch?", "Custom summarization instructions"]
     assert selected == [_user_entry_id(agent, "second")]  # the tree opens on the entry picked
     assert leaves == [_last_id(agent)]  # nothing moved
+
+
+class _RecordingProvider(ScriptedProvider):
+    """The scripted model, keeping the requests made for branch summaries."""
+
+    def __init__(self, script: Script) -> None:
+        super().__init__(script, chunk_chars=4)
+        self.summary_requests: list[ModelRequest] = []
+
+    def stream(self, request: ModelRequest, signal: AbortSignal) -> Iterator[StreamEvent]:
+        if request.purpose == "branch_summary":
+            self.summary_requests.append(request)
+        return super().stream(request, signal)
+
+
+def _request_text(request: ModelRequest) -> str:
+    return "\n".join(
+        part.text
+        for message in request.messages
+        if isinstance(message, UserMessage) and not isinstance(message.content, str)
+        for part in message.content
+        if isinstance(part, TextContent)
+    )
+
+
+def test_custom_instructions_of_several_lines_reach_the_branch_summary(tmp_path):
+    """Pi's multi-line editor: Ctrl+J, Alt+Enter and Enter after a backslash break the line,
+    a paste keeps its line breaks (and drops other control characters), Enter submits the
+    whole text, trimmed."""
+    provider = _RecordingProvider(
+        Script.model_validate({"responses": [{"text": "one"}, {"text": "two"}]})
+    )
+    agent = make_agent(tmp_path, [], provider=provider)
+    drawn: list[str] = []
+
+    async def scenario(t):
+        await _pick_the_second_question_in_the_tree(t)
+        await t.until(lambda: t.session.picker is not None, "the question")
+        await t.type(DOWN + DOWN + ENTER)  # Summarize with custom prompt
+        await t.until(lambda: "instructions" in t.session.picker.title, "the instructions")
+        await t.type("Focus on" + "\n" + "the tests")  # Ctrl+J
+        await t.type("\x1b\r")  # Alt+Enter
+        await t.type("and the docs\\" + ENTER)
+        await t.type("\x1b[200~on\x01ly\r\nthose \x1b[201~")
+        await t.until(lambda: t.session.picker.query.endswith("those "), "the paste")
+        drawn.append("".join(text for _, text in t.session.picker.fragments(100)))
+        await t.type(ENTER)
+        await t.printed("Navigated to selected point")
+
+    run_terminal(agent, scenario)
+    text = "Focus on\nthe tests\nand the docs\nonly\nthose"
+    assert drawn[0].startswith(
+        "Custom summarization instructions\n"
+        "> Focus on\n  the tests\n  and the docs\n  only\n  those  \n"
+    )
+    [request] = provider.summary_requests
+    assert text in _request_text(request)
+    assert [e for e in entries(agent) if e["type"] == "branch_summary"]
+
+
+def test_ctrl_g_edits_the_custom_instructions_in_the_configured_external_editor(tmp_path):
+    """As the main editor's Ctrl+G: the editor gets the text so far and its text comes back,
+    line breaks and all, to be submitted with Enter."""
+    editor = tmp_path / "editor.sh"
+    editor.write_text(
+        '#!/bin/sh\nprintf "%s\\nadded in the editor" "$(cat "$1")" > "$1.new"\nmv "$1.new" "$1"\n'
+    )
+    editor.chmod(0o755)
+    provider = _RecordingProvider(
+        Script.model_validate({"responses": [{"text": "one"}, {"text": "two"}]})
+    )
+    agent = make_agent(tmp_path, [], provider=provider)
+
+    async def scenario(t):
+        await _pick_the_second_question_in_the_tree(t)
+        await t.until(lambda: t.session.picker is not None, "the question")
+        await t.type(DOWN + DOWN + ENTER)  # Summarize with custom prompt
+        await t.until(lambda: "instructions" in t.session.picker.title, "the instructions")
+        await t.type("typed first" + "\x07")  # Ctrl+G
+        await t.until(lambda: "\n" in t.session.picker.query, "the edited text")
+        await t.type(ENTER)
+        await t.printed("Navigated to selected point")
+
+    run_terminal(agent, scenario, settings=TerminalSettings(external_editor=f"sh {editor}"))
+    [request] = provider.summary_requests
+    assert "typed first\nadded in the editor" in _request_text(request)
 
 
 def test_the_tree_opened_again_from_the_question_is_a_new_one_on_the_entry_picked(tmp_path):
