@@ -16,8 +16,10 @@ Scores and positions are JavaScript's (UTF-16 code units), so that the order is 
 A ``re:`` pattern is searched with a time limit, where Pi's search runs as long as the
 pattern takes (a pattern that backtracks, such as ``(a|a)+b`` over a long run of ``a``,
 takes longer with each letter): each session's text gets :attr:`SearchBudget.per_session`
-seconds and one key's whole search :attr:`SearchBudget.total`. A session not searched to
-the end within them (or not reached before the total ran out) counts as not matching, and
+seconds, and once the sessions the pattern is slow in (a tenth of that or more each) have
+taken :attr:`SearchBudget.total` of one key's search, the sessions left are not searched.
+A pattern that is quick in every session searches them all, however many there are, as
+Pi's does. A session not searched to the end (or not reached) counts as not matching, and
 :attr:`SearchResult.too_slow` counts them, for the picker to say so. A pattern whose counted
 repeats would make the matcher build more than :data:`MAX_PATTERN_STEPS` steps is refused
 (:attr:`SearchQuery.too_large`), as compiling it would take memory without bound.
@@ -66,15 +68,15 @@ _NAMED_REFERENCE: Final = re.compile(r"\\k<([A-Za-z_$][\w$]*)>")
 
 @dataclass(frozen=True, slots=True)
 class SearchBudget:
-    """How long a ``re:`` pattern may search, in seconds: in one session's text, and in all
-    of them at one key."""
+    """How long a ``re:`` pattern may search, in seconds: in one session's text, and in the
+    sessions it is slow in (``per_session / 10`` or more each) at one key."""
 
     per_session: float = 0.05
     total: float = 0.25
 
 
-#: The budget of the resume picker's search: a key's search ends within about a quarter of a
-#: second whatever the pattern, and a single session's text never takes all of it.
+#: The budget of the resume picker's search: a pattern slow in many sessions gives up within
+#: about a quarter of a second, and a single session's text never takes all of it.
 SEARCH_BUDGET: Final = SearchBudget()
 
 
@@ -306,21 +308,27 @@ def filter_and_sort(
     parsed = parse_search_query(query)
     if parsed.error is not None:
         return SearchResult([], too_large=parsed.too_large)
-    deadline = time.monotonic() + budget.total
+    # Only slow sessions spend the total: a quick pattern searches every session.
+    left = budget.total
+    slow = budget.per_session / 10
     too_slow = 0
     scored: list[tuple[float, int, Session]] = []
     for session in sessions:
         timeout = None
         if parsed.is_regex:
-            timeout = min(budget.per_session, deadline - time.monotonic())
+            timeout = min(budget.per_session, left)
             if timeout <= 0:
                 too_slow += 1
                 continue
+        started = time.monotonic()
         try:
             score = match_session(text_of(session), parsed, timeout)
         except TimeoutError:
             too_slow += 1
-            continue
+            score = None
+        took = time.monotonic() - started
+        if parsed.is_regex and took >= slow:
+            left -= took
         if score is not None:
             scored.append((score, -modified_of(session), session))
     if not recent:

@@ -4,14 +4,16 @@ pattern too large to compile is refused, and the line says so. The keys' hint li
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 import pytest
 
 from ctxmodes.session import UserMessage
 from ctxmodes.session.manager import SessionManager
+from ctxmodes.tui import resume as resume_module
 from ctxmodes.tui.resume import ResumePicker
-from ctxmodes.tui.session_search import MAX_PATTERN_STEPS
+from ctxmodes.tui.session_search import MAX_PATTERN_STEPS, SearchBudget, filter_and_sort
 
 
 def make_session(sessions: Path, cwd: Path, text: str) -> Path:
@@ -24,9 +26,12 @@ def make_session(sessions: Path, cwd: Path, text: str) -> Path:
 
 
 @pytest.fixture
-def resume(tmp_path: Path) -> ResumePicker:
+def resume(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> ResumePicker:
     """Three sessions, one of them a long run of ``a`` that ``(a|a)+b`` backtracks over
-    for longer than anyone would wait, their files read whole."""
+    for longer than anyone would wait, their files read whole. The search's total budget is
+    one no load of the machine can spend, so that only the one session's limit decides."""
+    budget = SearchBudget(per_session=0.2, total=600)
+    monkeypatch.setattr(resume_module, "filter_and_sort", partial(filter_and_sort, budget=budget))
     directory = tmp_path / "sessions"
     for text in ("a" * 40, "one ab", "two aab"):
         make_session(directory, tmp_path, text)

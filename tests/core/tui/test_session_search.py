@@ -260,6 +260,20 @@ def test_once_the_total_budget_is_spent_the_sessions_left_are_not_searched() -> 
     assert found.too_slow == len(sessions)
 
 
+def test_a_pattern_quick_in_every_session_searches_them_all_whatever_their_number() -> None:
+    """Only the sessions a pattern is slow in spend the total: an ordinary pattern over
+    more text than the total would let it read is not cut short."""
+    filler = "lorem ipsum dolor sit amet " * 400
+    sessions = [Session(f"s{n}", None, f"{filler} match{n}", "/p", n) for n in range(300)]
+    started = time.perf_counter()
+    listed, found = ids(sessions, "re:match\\d+", SearchBudget(per_session=0.2, total=600))
+    took = time.perf_counter() - started
+    # A total far below what the whole search takes: it is never spent.
+    listed, found = ids(sessions, "re:match\\d+", SearchBudget(per_session=0.2, total=took / 10))
+    assert found.too_slow == 0
+    assert len(listed) == len(sessions)
+
+
 def test_a_pattern_whose_repeats_would_take_memory_without_bound_is_refused() -> None:
     # Compiled, nested counts multiply: a million steps, a billion with a third level.
     for pattern in ("(a{1000}){1000}", "((a{1000}){1000}){1000}", "(?:ab){100000}"):
