@@ -21,6 +21,43 @@ WIDTH = 240
 #: When the sessions' messages were written, in milliseconds: Pi orders by these.
 T0 = 1_767_000_000_000
 
+#: What a terminal sends for the keys the comparisons press.
+TAB = "\t"
+CTRL_S = "\x13"
+CTRL_N = "\x0e"
+CTRL_P = "\x10"
+CTRL_D = "\x04"
+ESC = "\x1b"
+BACKSPACE = "\x7f"
+UP = "\x1b[A"
+DOWN = "\x1b[B"
+#: The picker's action for each key that has one, with Pi's default keys.
+_ACTIONS = {
+    TAB: "tui.input.tab",
+    CTRL_S: "app.session.toggleSort",
+    CTRL_N: "app.session.toggleNamedFilter",
+    CTRL_P: "app.session.togglePath",
+    CTRL_D: "app.session.delete",
+}
+
+
+def press(resume: ResumePicker, key: str) -> None:
+    """``key`` as the session's picker takes it (Esc answers a question), then the files'
+    loading waited for, as Pi's selector has them all before it draws."""
+    picker = resume.picker
+    if key in _ACTIONS:
+        assert picker.act(_ACTIONS[key])
+    elif key == ESC:
+        assert picker.question is not None
+        picker.dismiss()
+    elif key == BACKSPACE:
+        picker.backspace()
+    elif key in (UP, DOWN):
+        picker.move(-1 if key == UP else 1)
+    else:
+        picker.type(key)
+    resume.join_load(60)
+
 
 def write_session(
     path: Path,

@@ -76,7 +76,9 @@ class PickerQuestion:
     prompt: str
     on_answer: Callable[[str], None]
     answer: str | None = None
-    hint: str = "Enter confirm · Esc cancel"
+    #: Drawn after a confirmation's prompt; each asker names its keys as bound
+    #: (:mod:`~ctxmodes.tui.key_hints`), or draws the question itself.
+    hint: str = ""
     #: The line the answer is edited in, as Pi's ``Input`` edits it: given ``answer`` as
     #: Pi's ``setValue`` gives a field its text (a new field's cursor stays at the start).
     #: An asker may pass the same line to every question, as Pi keeps one rename field for
@@ -111,7 +113,9 @@ class Picker:
     items: Callable[[str], Sequence[PickerItem]]
     on_pick: Callable[[PickerItem], None]
     on_cancel: Callable[[], None] = lambda: None
-    hint: str = "↑↓ move · type to filter · Enter choose · Esc cancel"
+    #: The line under the rows; each picker names its keys as bound
+    #: (:mod:`~ctxmodes.tui.key_hints`), or draws its own lines (``bottom_line``).
+    hint: str = ""
     free_text: bool = False
     #: Typing filters the rows; a fixed list of choices (``False``) takes j and k for down
     #: and up instead, as Pi's selectors do, and ignores other letters.

@@ -83,7 +83,8 @@ FORK_KEYS: Final = (
     "tui.select.cancel",
 )
 
-#: Pi's session selector (``/resume`` and ``-r``): the scope and its own actions first.
+#: Pi's session selector (``/resume`` and ``-r``): the scope and its own actions first, then
+#: a plain selector's.
 SESSION_KEYS: Final = (
     "tui.input.tab",
     "app.session.toggleSort",
@@ -92,13 +93,7 @@ SESSION_KEYS: Final = (
     "app.session.delete",
     "app.session.rename",
     "app.session.deleteNoninvasive",
-    "tui.select.up",
-    "tui.select.down",
-    "tui.select.pageUp",
-    "tui.select.pageDown",
-    "tui.select.confirm",
-    "tui.select.cancel",
-    *CHOOSING_SEARCH_FIELD_KEYS,
+    *SELECT_KEYS,
 )
 
 #: Pi's model selector (``/model``): the scope key first, then no paging.

@@ -13,10 +13,18 @@ from typing import Any
 
 import pytest
 from support.resume_sessions import (
+    BACKSPACE,
+    CTRL_D,
+    CTRL_N,
+    CTRL_P,
+    DOWN,
+    ESC,
     T0,
+    TAB,
     draw,
     other_sessions,
     pi_steps,
+    press,
     session_id,
     write_session,
 )
@@ -27,14 +35,7 @@ from ctxmodes.tui.keymap import KeyMap
 from ctxmodes.tui.resume import ResumePicker, every_folder_root
 from ctxmodes.tui.session_info import read_session_info
 
-TAB = "\t"
-CTRL_N = "\x0e"
-CTRL_P = "\x10"
-CTRL_D = "\x04"
 CTRL_R = "\x12"
-ESC = "\x1b"
-BACKSPACE = "\x7f"
-DOWN = "\x1b[B"
 SECOND = 1000
 MINUTE = 60 * SECOND
 HOUR = 60 * MINUTE
@@ -153,28 +154,6 @@ def opened(project: Path, current: Path, bindings: dict[str, Any] | None) -> Res
         clock=lambda: NOW / 1000,
         keymap=KeyMap.load(keybindings),
     )
-
-
-def press(resume: ResumePicker, key: str) -> None:
-    picker = resume.picker
-    actions = {
-        TAB: "tui.input.tab",
-        CTRL_N: "app.session.toggleNamedFilter",
-        CTRL_P: "app.session.togglePath",
-        CTRL_D: "app.session.delete",
-    }
-    if key in actions:
-        assert picker.act(actions[key])
-    elif key == ESC:
-        assert picker.question is not None
-        picker.dismiss()
-    elif key == BACKSPACE:
-        picker.backspace()
-    elif key == DOWN:
-        picker.move(1)
-    else:
-        picker.type(key)
-    resume.join_load(60)
 
 
 @pytest.mark.pi

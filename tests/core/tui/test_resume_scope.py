@@ -12,11 +12,19 @@ from typing import Any
 
 import pytest
 from support.resume_sessions import (
+    BACKSPACE,
+    CTRL_N,
+    CTRL_P,
+    CTRL_S,
+    DOWN,
     T0,
+    TAB,
+    UP,
     WIDTH,
     draw,
     other_sessions,
     pi_steps,
+    press,
     project_sessions,
     session_id,
     write_session,
@@ -25,14 +33,6 @@ from support.resume_sessions import (
 from ctxmodes.session.paths import cwd_filter, default_session_dir
 from ctxmodes.tui.resume import ResumePicker, every_folder_root
 from ctxmodes.tui.resume_rows import shorten_home
-
-TAB = "\t"
-CTRL_S = "\x13"
-CTRL_N = "\x0e"
-CTRL_P = "\x10"
-BACKSPACE = "\x7f"
-UP = "\x1b[A"
-DOWN = "\x1b[B"
 
 
 @pytest.fixture
@@ -46,26 +46,6 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     project_sessions(default_session_dir(project), project)
     other_sessions(tmp_path / "agent" / "sessions", tmp_path)
     return tmp_path
-
-
-def press(resume: ResumePicker, key: str) -> None:
-    """``key`` as the session's picker takes it."""
-    picker = resume.picker
-    actions = {
-        TAB: "tui.input.tab",
-        CTRL_S: "app.session.toggleSort",
-        CTRL_N: "app.session.toggleNamedFilter",
-        CTRL_P: "app.session.togglePath",
-    }
-    if key in actions:
-        assert picker.act(actions[key])
-    elif key == BACKSPACE:
-        picker.backspace()
-    elif key in (UP, DOWN):
-        picker.move(-1 if key == UP else 1)
-    else:
-        picker.type(key)
-    resume.join_load(60)
 
 
 def assert_as_pi_s(resume: ResumePicker, pis: dict[str, Any], step: int) -> None:
