@@ -250,7 +250,7 @@ class Picker:
         if question is not None:
             question.edited(lambda line: line.insert(text))
             return
-        if not self.filterable and not self.free_text:
+        if not self.has_field():
             for key in text:
                 if key in "jk" and self.letters_move:
                     self.move(1 if key == "j" else -1)
@@ -271,7 +271,7 @@ class Picker:
         if question is not None:
             question.edited(lambda line: line.paste(text))
             return
-        if not self.filterable and not self.free_text:
+        if not self.has_field():
             return
         if not self.line_editor:
             self.type(text.replace("\r", "").replace("\n", "").replace("\t", "    "))
@@ -319,7 +319,7 @@ class Picker:
                 return False
             self.backspace()
             return True
-        if not self.filterable and not self.free_text:
+        if not self.has_field():
             return True  # nothing typed to edit: the selection stays
         self.notice = None
         self._edit_query(lambda line: line.edit(action))
