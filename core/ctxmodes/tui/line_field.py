@@ -21,12 +21,12 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any, Final, Literal
 
+from ctxmodes.session.jsvalues import JS_WHITESPACE
+
 #: Pi's ``PUNCTUATION_REGEX``: the ASCII punctuation a word move stops at inside a word.
 _PUNCTUATION: Final = re.compile(r"[(){}\[\]<>.,;:'\"!?+\-=*/\\|&%^$#@~`]")
 #: JavaScript's ``\s``: what Pi's ``isWhitespaceChar`` looks for in a piece of text.
-_JS_WHITESPACE: Final = re.compile(
-    "[\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]"
-)
+_JS_WHITESPACE: Final = re.compile(f"[{re.escape(JS_WHITESPACE)}]")
 #: ICU's rule statuses of word-like segments (numbers, letters, kana, ideographs), which
 #: ``Intl.Segmenter`` reports as ``isWordLike``.
 _WORD_LIKE: Final = range(100, 500)
