@@ -3,10 +3,11 @@
 // Usage: node pi_line_input.mjs <pi-coding-agent dir> <request file>
 // Request (a JSON file, as it may be large): {bindings: a keybindings.json's content,
 // runs: [{value: the text set first (setValue, as a selector opening on a search or a rename
-// does), keys: ["a", "\x17", "\x1b[200~pasted\x1b[201~", ...]}, ...]}.
+// does), keys: ["a", "\x17", "\x1b[200~pasted\x1b[201~", ...], width: optional}, ...]}.
 // Answer: for each run, [{value, cursor, submitted, escaped}] before the first key and after
 // each, the cursor counted in code points (Python's string indices), submitted and escaped
-// saying whether the key submitted the field or was its Esc.
+// saying whether the key submitted the field or was its Esc; with a width, also `line`: the
+// field drawn that many cells wide (the cursor reversed, the padding after it cut).
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -19,7 +20,7 @@ const tui = await import(pathToFileURL(path.join(packageDir, "..", "pi-tui", "di
 
 const request = JSON.parse(readFileSync(requestFile, "utf8"));
 tui.setKeybindings(new KeybindingsManager(request.bindings ?? {}));
-const answers = request.runs.map(({ value, keys }) => {
+const answers = request.runs.map(({ value, keys, width }) => {
   const input = new tui.Input();
   let submitted = false;
   let escaped = false;
@@ -37,6 +38,7 @@ const answers = request.runs.map(({ value, keys }) => {
       submitted,
       escaped,
     };
+    if (width) shown.line = input.render(width)[0].replace(/ +$/, "");
     submitted = false;
     escaped = false;
     return shown;

@@ -22,6 +22,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final, Literal
 
 from ctxmodes.session.jsvalues import JS_WHITESPACE
+from ctxmodes.tui.grapheme_cells import grapheme_cells
 
 #: Pi's ``PUNCTUATION_REGEX``: the ASCII punctuation a word move stops at inside a word.
 _PUNCTUATION: Final = re.compile(r"[(){}\[\]<>.,;:'\"!?+\-=*/\\|&%^$#@~`]")
@@ -82,6 +83,57 @@ def _segments(text: str, kind: Literal["word", "character"]) -> list[Segment]:
 def graphemes(text: str) -> list[str]:
     """``text``'s graphemes (user-perceived characters), as ``Intl.Segmenter`` finds them."""
     return [piece for piece, _ in _segments(text, "character")]
+
+
+def first_grapheme(text: str) -> str:
+    """``text``'s first grapheme (empty for no text), found without segmenting the rest of
+    a long text: a grapheme is a few characters, so a growing head of it is enough."""
+    head = 16
+    while True:
+        found = graphemes(text[:head])
+        if not found or len(found) > 1 or head >= len(text):
+            return found[0] if found else ""
+        head *= 4
+
+
+def slice_by_column(text: str, start: int, length: int) -> str:
+    """The graphemes of ``text`` wholly within cells ``start`` to ``start + length`` (pi-tui's
+    strict ``sliceByColumn``: a wide grapheme across either edge is left out)."""
+    if length <= 0:
+        return ""
+    end = start + length
+    kept: list[str] = []
+    column = 0
+    for grapheme in graphemes(text):
+        cells = grapheme_cells(grapheme)
+        if start <= column < end and column + cells <= end:
+            kept.append(grapheme)
+        column += cells
+        if column >= end:
+            break
+    return "".join(kept)
+
+
+def scrolled(value: str, cursor: int, room: int) -> tuple[str, int]:
+    """What a field ``room`` cells wide shows of ``value``, and where the cursor is in it,
+    as Pi's ``Input`` scrolls a line too long for it: the cursor kept near the middle, the
+    start and the end shown as far as they reach (one cell kept for a cursor at the end)."""
+    total = sum(grapheme_cells(grapheme) for grapheme in graphemes(value))
+    if total < room:
+        return value, cursor
+    scroll_width = room - 1 if cursor == len(value) else room
+    if scroll_width <= 0:
+        return "", 0
+    cursor_column = sum(grapheme_cells(grapheme) for grapheme in graphemes(value[:cursor]))
+    half = scroll_width // 2
+    if cursor_column < half:
+        start = 0
+    elif cursor_column > total - half:
+        start = max(0, total - scroll_width)
+    else:
+        start = max(0, cursor_column - half)
+    shown = slice_by_column(value, start, scroll_width)
+    return shown, len(slice_by_column(value, start, max(0, cursor_column - start)))
 
 
 def _has_whitespace(text: str) -> bool:
@@ -172,8 +224,7 @@ class LineField:
 
     def grapheme_at_cursor(self) -> str:
         """The grapheme the cursor stands on (empty at the end), which Pi draws reversed."""
-        found = graphemes(self.value[self.cursor :])
-        return found[0] if found else ""
+        return first_grapheme(self.value[self.cursor :])
 
     # Typing and pasting.
 

@@ -12,8 +12,8 @@ from typing import Any, Final
 
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 
-from ctxmodes.tui.line_field import LineField
-from ctxmodes.tui.text_wrap import truncate_to_width, wrap_words
+from ctxmodes.tui.line_field import LineField, first_grapheme, scrolled
+from ctxmodes.tui.text_wrap import text_cells, truncate_to_width, wrap_words
 
 #: (style, text) pairs.
 Pairs = list[tuple[str, str]]
@@ -467,7 +467,7 @@ class Picker:
             parts += [("", "\n"), *_lines_with_cursor(_synced(self.query_line, self.query))]
         elif self.filterable:
             shown = "•" * len(self.query) if self.secret else self.query
-            parts += [("", "\n"), *self._query_line(shown)]
+            parts += [("", "\n"), *self._query_line(shown, width)]
         if self.free_text:
             parts += [("", "\n"), ("class:picker.hint", self.hint)]
             return parts
@@ -511,13 +511,13 @@ class Picker:
             return f"({self.selected + 1 if rows else 0}/{len(rows)})"
         return str(len(rows))
 
-    def _query_line(self, shown: str) -> StyleAndTextTuples:
+    def _query_line(self, shown: str, width: int) -> StyleAndTextTuples:
         """The query after :attr:`query_label`, the grapheme at the cursor drawn reversed
         when there is one."""
         if not self.line_editor:
             return [("class:picker.query", f"{self.query_label}{shown}")]
         line = _synced(self.query_line, self.query)
-        return _line_with_cursor(self.query_label, shown, line, secret=self.secret)
+        return _line_with_cursor(self.query_label, shown, line, secret=self.secret, width=width)
 
     def _typed_answer(self, question: PickerQuestion, width: int) -> StyleAndTextTuples:
         """A question to type the answer to takes the rows' place."""
@@ -527,7 +527,7 @@ class Picker:
         parts: StyleAndTextTuples = [
             ("class:picker.title", prompt),
             ("", "\n"),
-            *_line_with_cursor("> ", answer, line, secret=False),
+            *_line_with_cursor("> ", answer, line, secret=False, width=width),
         ]
         if self.notice is not None:
             parts += [("", "\n"), self.notice]
@@ -560,13 +560,19 @@ def _lines_with_cursor(line: LineField) -> StyleAndTextTuples:
 
 
 def _line_with_cursor(
-    label: str, shown: str, line: LineField, *, secret: bool
+    label: str, shown: str, line: LineField, *, secret: bool, width: int
 ) -> StyleAndTextTuples:
     """A line being edited after ``label``, the grapheme at its cursor reversed as Pi's
-    ``Input`` draws it (a space at the end); ``shown``: its text as drawn (dots for a
-    secret, one a character)."""
+    ``Input`` draws it (a space at the end), scrolled as Pi scrolls a line wider than the
+    ``width`` cells it has (0: unknown, not scrolled); ``shown``: its text as drawn (dots for
+    a secret, one a character)."""
     at = min(line.cursor, len(shown))
-    under = shown[at : at + 1] if secret else line.grapheme_at_cursor()
+    if width > 0:
+        room = width - text_cells(label)
+        if room <= 0:
+            return [("class:picker.query", truncate_to_width(label, width, ""))]
+        shown, at = scrolled(shown, at, room)
+    under = shown[at : at + 1] if secret else first_grapheme(shown[at:])
     return [
         ("class:picker.query", f"{label}{shown[:at]}"),
         ("class:picker.query reverse", under or " "),

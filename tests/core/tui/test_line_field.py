@@ -174,6 +174,8 @@ class Field:
 
     keymap: KeyMap
     value: str
+    #: The cells the field is drawn in, ``None`` not to draw it.
+    width: int | None = None
     line: LineField = field(default_factory=LineField)
     picker: Picker = field(init=False)
     bindings: KeyBindings = field(default_factory=KeyBindings)
@@ -217,8 +219,19 @@ class Field:
             "submitted": self.submitted,
             "escaped": self.escaped,
         }
+        if self.width:
+            shown["line"] = self.drawn(self.width)
         self.submitted = self.escaped = False
         return shown
+
+    def drawn(self, width: int) -> str:
+        """The field's line as the terminal draws it, the cursor's grapheme between the
+        escapes that reverse it, as Pi writes it."""
+        text = "".join(
+            f"\x1b[7m{part}\x1b[27m" if "reverse" in style else part
+            for style, part, *_ in self.picker.fragments(width)
+        )
+        return text.split("\n")[1].rstrip(" ")
 
 
 @dataclass
@@ -226,10 +239,12 @@ class _Event:
     key_sequence: list[KeyPress]
 
 
-def ours(runs: list[tuple[str, list[str]]], keymap: KeyMap) -> list[list[dict[str, Any]]]:
+def ours(
+    runs: list[tuple[str, list[str]]], keymap: KeyMap, width: int | None
+) -> list[list[dict[str, Any]]]:
     answers = []
     for value, keys in runs:
-        typed_into = Field(keymap, value)
+        typed_into = Field(keymap, value, width)
         steps = [typed_into.state()]
         for key in keys:
             typed_into.press(key)
@@ -239,22 +254,33 @@ def ours(runs: list[tuple[str, list[str]]], keymap: KeyMap) -> list[list[dict[st
 
 
 def pis(
-    runs: list[tuple[str, list[str]]], bindings: dict[str, Any], tmp_path: Path
+    runs: list[tuple[str, list[str]]],
+    bindings: dict[str, Any],
+    tmp_path: Path,
+    width: int | None,
 ) -> list[list[dict[str, Any]]]:
     request = tmp_path / "request.json"
-    request.write_text(
-        json.dumps({"bindings": bindings, "runs": [{"value": v, "keys": k} for v, k in runs]})
-    )
+    asked = [{"value": v, "keys": k, "width": width} for v, k in runs]
+    request.write_text(json.dumps({"bindings": bindings, "runs": asked}))
     answers: list[list[dict[str, Any]]] = run_pi_script(SCRIPT, str(request))
     return answers
 
 
-def judge(runs: list[tuple[str, list[str]]], bindings: dict[str, Any], tmp_path: Path) -> None:
+def judge(
+    runs: list[tuple[str, list[str]]],
+    bindings: dict[str, Any],
+    tmp_path: Path,
+    *,
+    width: int | None = None,
+) -> None:
+    """Our field and Pi's ``Input`` after each key of each run; ``width``: the cells both
+    are drawn in after each key, to compare what they show too."""
     path = tmp_path / "keybindings.json"
     path.write_text(json.dumps(bindings))
     keymap = KeyMap.load(path)
     assert keymap.problems == ()
-    answers = zip(runs, ours(runs, keymap), pis(runs, bindings, tmp_path), strict=True)
+    our_runs = ours(runs, keymap, width)
+    answers = zip(runs, our_runs, pis(runs, bindings, tmp_path, width), strict=True)
     for (value, keys), our, pi in answers:
         for at, (our_step, pi_step) in enumerate(zip(our, pi, strict=True)):
             pressed = [repr(key) for key in keys[:at]]
@@ -276,6 +302,28 @@ def test_keys_moved_in_keybindings_json_are_checked_in_pi_s_order(tmp_path: Path
 @pytest.mark.slow  # several hundred sequences through Pi and through the key bindings
 def test_random_key_sequences_edit_the_line_as_pi_s_input(tmp_path: Path) -> None:
     judge(random_runs(1000, seed=20260), {}, tmp_path)
+
+
+#: Lines longer than the field, each scrolled through with the cursor.
+LONG_LINES = [
+    "the quick brown fox jumps over the lazy dog again and again",
+    "東京都庁に行く。東京タワーにも行く。",
+    "mixed 東京 text 👍🏽 with 👨‍👩‍👧 emoji and cafe\u0301s",
+    "abcdefghijklmnopqrstuvwxyz",
+]
+SCROLL_KEYS = [END, HOME, CTRL_RIGHT, ALT_F, ALT_F, RIGHT, RIGHT, LEFT, ALT_B, END, LEFT]
+
+
+@pytest.mark.pi
+@pytest.mark.parametrize("width", [8, 13, 24])
+def test_a_line_wider_than_the_field_scrolls_as_pi_s_input(width: int, tmp_path: Path) -> None:
+    runs = [(line, [*SCROLL_KEYS, *typed("wide 東"), BACKSPACE, CTRL_W]) for line in LONG_LINES]
+    judge([*runs, *random_runs(40, seed=width)], {}, tmp_path, width=width)
+
+
+@pytest.mark.pi
+def test_a_field_narrower_than_its_label_shows_what_fits_of_the_label(tmp_path: Path) -> None:
+    judge([("some text", [END, LEFT])], {}, tmp_path, width=2)
 
 
 # What ctxmodes itself holds to, Pi aside.
