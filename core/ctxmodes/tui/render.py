@@ -91,8 +91,16 @@ def thinking_text(text: str, width: int) -> str:
     return _ansi(Text("▾ thinking\n", style="dim") + thought, width)
 
 
+#: Blank lines at the start of rich's rendering.
+_LEADING_BLANK_LINES: Final = re.compile(r"\A(?: *\n)+")
+
+
 def markdown(text: str, width: int) -> str:
-    return _ansi(Markdown(printable(text)), width)
+    """``text`` rendered as Markdown. rich opens a list, a quote or a table with a blank line
+    (to part it from what comes before it in the same text): left out, so a reply that
+    starts with one starts at once, and a block printed alone as it streams is parted from
+    the one before by one blank line, like every other."""
+    return _LEADING_BLANK_LINES.sub("", _ansi(Markdown(printable(text)), width))
 
 
 def tool_call(name: str, arguments: dict[str, object], width: int) -> str:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from ctxmodes.tui.render import live_tail
+import re
+
+from ctxmodes.tui.live import LiveRegion
+from ctxmodes.tui.render import live_tail, markdown
 from ctxmodes.tui.streaming import BlockSplitter
 
 
@@ -42,3 +45,18 @@ def test_the_tail_is_the_last_screen_rows_however_long_the_lines():
     assert live_tail("a\n\nb\n", 10, 5) == "a\n\nb"
     # Wide characters take two columns.
     assert live_tail("界" * 7, 10, 2) == "界" * 5 + "\n" + "界" * 2
+
+
+def _rows(ansi: str) -> list[str]:
+    return [row.rstrip() for row in re.sub(r"\x1b\[[0-9;]*m", "", ansi).split("\n")]
+
+
+def test_blocks_printed_as_they_finish_are_parted_by_one_blank_line_each():
+    live = LiveRegion()
+    printed = live.add_text("Intro.\n\n- one\n- two\n\n> quoted\n\n1. first\n\nend", 40)
+    rows = _rows("\n".join(printed))
+    assert rows == ["Intro.", "", " • one", " • two", "", "▌ quoted", "", " 1 first", ""]
+
+
+def test_a_reply_that_opens_with_a_list_starts_on_its_first_row():
+    assert _rows(markdown("- one\n- two", 40)) == [" • one", " • two"]
