@@ -17,6 +17,8 @@ from rich.console import Console
 from rich.markdown import Markdown
 from rich.text import Text
 
+from ctxmodes.tui.text_wrap import truncate_to_width
+
 if TYPE_CHECKING:
     from ctxmodes.hostapi import NotifyLevel
     from ctxmodes.session.models import AssistantMessage, BashExecutionMessage, CompactionEntry
@@ -123,12 +125,18 @@ def more_lines(count: int, expand: str | None) -> str:
 
 
 def tool_result(name: str, text: str, is_error: bool, width: int, expand: str | None) -> str:
-    """A tool's result on one line: its first, then how many more (:func:`more_lines`)."""
+    """A tool's result on one line: its first, then how many more (:func:`more_lines`),
+    the first cut to what the terminal's width leaves it (a long word, as JSON is, would
+    otherwise go to a row of its own under the mark)."""
     lines = printable(text).splitlines()
-    first = one_line(lines[0]) if lines else "(no output)"
     more = f" {more_lines(len(lines) - 1, expand)}" if len(lines) > 1 else ""
     mark, style = ("✗", "red") if is_error else ("✓", "green")
-    return _ansi(Text(f"  {mark} ", style=style) + Text(first) + Text(more, style="dim"), width)
+    room = width - len(f"  {mark} ") - len(more)
+    first = one_line(lines[0]) if lines else "(no output)"
+    if room > 0:
+        first = truncate_to_width(first, room, "…")
+    line = Text(f"  {mark} ", style=style) + Text(first) + Text(more, style="dim")
+    return _ansi(line, width)
 
 
 def tool_diff(diff: str, width: int, rows: int, expand: str) -> str:

@@ -112,6 +112,18 @@ def test_a_long_diff_is_cut_with_a_count_of_what_ctrl_o_shows():
     assert "    ... (16 more lines, ctrl+o to expand)" in shown
 
 
+def test_a_result_whose_first_line_is_one_long_word_stays_on_the_mark_s_row():
+    found = json.dumps(
+        {"file": {"path": "/notes/plan.md", "content": "x" * 300}}, separators=(",", ":")
+    )
+    for more in ("", "\nsecond line"):
+        rows = plain(render.tool_result("notes", found + more, False, 60, None)).split("\n")
+        assert len(rows) == 1
+        assert rows[0].startswith('  ✓ {"file":')
+        assert len(rows[0]) <= 60
+    assert rows[0].endswith("… ... (1 more lines)")
+
+
 def _result_lines(tmp_path: Path, bindings: dict[str, Any]) -> tuple[str, str]:
     """The last line of a six-line result as the run printed it with ``bindings``, then as
     the session's replay prints it."""
