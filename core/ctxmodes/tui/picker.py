@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 
 from ctxmodes.tui.line_field import LineField, first_grapheme, scrolled
+from ctxmodes.tui.text_field import TextField
 from ctxmodes.tui.text_wrap import text_cells, truncate_to_width, wrap_words
 
 #: (style, text) pairs.
@@ -218,7 +219,7 @@ class Picker:
     query_line: LineField = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        self.query_line = LineField(self.query)
+        self.query_line = TextField(self.query) if self.multiline else LineField(self.query)
 
     @property
     def query_cursor(self) -> int | None:
@@ -280,9 +281,9 @@ class Picker:
 
     def new_line(self) -> None:
         """Break the line at the cursor, in a multi-line text (elsewhere nothing)."""
-        if self.multiline and self.free_text and self.question is None:
+        if isinstance(self.query_line, TextField) and self.free_text and self.question is None:
             self.notice = None
-            self._edit_query(lambda line: line.insert("\n"))
+            self._edit_query(lambda line: cast(TextField, line).new_line())
 
     def backslash_new_line(self) -> bool:
         """Enter right after a ``\\`` in a multi-line text: the backslash becomes a line

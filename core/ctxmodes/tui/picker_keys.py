@@ -48,6 +48,9 @@ FIELD_CHECKS: Final[Mapping[str, str]] = {
     "field.choose": "tui.input.submit",
 }
 _LINE_FEED: Final = ("c-j",)
+#: The moves between the lines of a text of several lines (Pi's editor checks them after
+#: its submit).
+LINE_MOVES: Final = ("tui.editor.cursorUp", "tui.editor.cursorDown")
 
 
 def _field_keys(submit: str) -> tuple[str, ...]:
@@ -173,6 +176,7 @@ EDITOR_KEYS: Final = (
     "tui.input.newLine",
     "key.alt+enter",
     "tui.input.submit",
+    *LINE_MOVES,
 )
 
 _ORDERS: Final = (
@@ -294,7 +298,7 @@ class PickerKeys:
             self._cancel(picker)
         elif action in FIELD_CHECKS:
             picker.refilter()
-        elif action in EDITS:
+        elif action in EDITS or action in LINE_MOVES:
             return picker.edit(action)
         else:
             return picker.act(action)

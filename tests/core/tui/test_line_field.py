@@ -17,11 +17,46 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from prompt_toolkit.input.vt100_parser import Vt100Parser
 from prompt_toolkit.key_binding import KeyBindings
-from prompt_toolkit.key_binding.key_processor import KeyPress
-from prompt_toolkit.keys import Keys
 from support.pi_oracle import run_pi_script
+from support.picker_presses import (
+    ALT_B,
+    ALT_BACKSPACE,
+    ALT_D,
+    ALT_DELETE,
+    ALT_F,
+    ALT_LEFT,
+    ALT_RIGHT,
+    ALT_Y,
+    BACKSPACE,
+    CTRL_A,
+    CTRL_B,
+    CTRL_C,
+    CTRL_D,
+    CTRL_E,
+    CTRL_END,
+    CTRL_F,
+    CTRL_G,
+    CTRL_HOME,
+    CTRL_J,
+    CTRL_K,
+    CTRL_LEFT,
+    CTRL_RIGHT,
+    CTRL_U,
+    CTRL_W,
+    CTRL_Y,
+    DELETE,
+    END,
+    ENTER,
+    ESC,
+    HOME,
+    LEFT,
+    RIGHT,
+    UNDO,
+    paste,
+    press,
+    typed,
+)  # fmt: skip
 
 from ctxmodes.tui.keymap import KeyMap
 from ctxmodes.tui.line_field import LineField, graphemes, word_backward, word_forward
@@ -30,30 +65,11 @@ from ctxmodes.tui.picker_keys import PickerKeys, bind_picker_keys
 
 SCRIPT = Path(__file__).parents[2] / "support" / "pi_line_input.mjs"
 
-BACKSPACE, DELETE, CTRL_D = "\x7f", "\x1b[3~", "\x04"
-LEFT, RIGHT, HOME, END = "\x1b[D", "\x1b[C", "\x1b[H", "\x1b[F"
-CTRL_A, CTRL_B, CTRL_E, CTRL_F = "\x01", "\x02", "\x05", "\x06"
-CTRL_HOME, CTRL_END = "\x1b[1;5H", "\x1b[1;5F"
-ALT_LEFT, ALT_RIGHT, CTRL_LEFT, CTRL_RIGHT = "\x1b[1;3D", "\x1b[1;3C", "\x1b[1;5D", "\x1b[1;5C"
-ALT_B, ALT_F, ALT_D, ALT_Y = "\x1bb", "\x1bf", "\x1bd", "\x1by"
-CTRL_W, ALT_BACKSPACE, ALT_DELETE = "\x17", "\x1b\x7f", "\x1b[3;3~"
-CTRL_U, CTRL_K, CTRL_Y, UNDO = "\x15", "\x0b", "\x19", "\x1f"
-ENTER, CTRL_J, ESC, CTRL_C, CTRL_G = "\r", "\n", "\x1b", "\x03", "\x07"
-
 EDIT_KEYS = [
     BACKSPACE, DELETE, CTRL_D, LEFT, RIGHT, HOME, END, CTRL_A, CTRL_B, CTRL_E, CTRL_F,
     CTRL_HOME, CTRL_END, ALT_LEFT, ALT_RIGHT, CTRL_LEFT, CTRL_RIGHT, ALT_B, ALT_F, ALT_D,
     ALT_Y, CTRL_W, ALT_BACKSPACE, ALT_DELETE, CTRL_U, CTRL_K, CTRL_Y, UNDO, CTRL_G,
 ]  # fmt: skip
-
-
-def paste(text: str) -> str:
-    return f"\x1b[200~{text}\x1b[201~"
-
-
-def typed(text: str) -> list[str]:
-    """``text`` typed, one key a character, as a terminal sends typing."""
-    return list(text)
 
 
 #: (the text set first, the keys pressed).
@@ -196,18 +212,7 @@ class Field:
         self._ask(text)
 
     def press(self, data: str) -> None:
-        pressed: list[KeyPress] = []
-        parser = Vt100Parser(pressed.append)
-        parser.feed(data)
-        parser.flush()
-        if pressed[0].key == Keys.BracketedPaste:
-            self.picker.paste(pressed[0].data)
-            return
-        # As prompt_toolkit's key processor chooses: the most specific binding whose
-        # filter holds.
-        found = self.bindings.get_bindings_for_keys(tuple(key.key for key in pressed))
-        binding = [each for each in found if each.filter()][-1]
-        binding.handler(_Event(pressed))  # type: ignore[arg-type]
+        press(self.bindings, self.picker, data)
         if self.picker.question is None:  # dismissed: Pi's field stays
             self.escaped = True
             self._ask(self.line.value)
@@ -232,11 +237,6 @@ class Field:
             for style, part, *_ in self.picker.fragments(width)
         )
         return text.split("\n")[1].rstrip(" ")
-
-
-@dataclass
-class _Event:
-    key_sequence: list[KeyPress]
 
 
 def ours(

@@ -1,0 +1,38 @@
+// The real pi-tui Editor (Pi's multi-line editor, as its ExtensionEditorComponent holds
+// it for a branch summary's instructions) driven by keys: its text and cursor after each.
+// Usage: node pi_text_editor.mjs <pi-coding-agent dir> <request file>
+// Request: {bindings: a keybindings.json's content, runs: [{value: the text set first
+// (setText, as a prefill), keys: ["a", "\x1b[A", ...]}, ...]}.
+// Answer: for each run, [{value, cursor}] before the first key and after each, the cursor
+// counted in code points from the text's start (Python's string indices).
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+
+const [packageDir, requestFile] = process.argv.slice(2);
+const { KeybindingsManager } = await import(
+  pathToFileURL(path.join(packageDir, "dist", "core", "keybindings.js")).href
+);
+const tui = await import(pathToFileURL(path.join(packageDir, "..", "pi-tui", "dist", "index.js")).href);
+
+const request = JSON.parse(readFileSync(requestFile, "utf8"));
+tui.setKeybindings(new KeybindingsManager(request.bindings ?? {}));
+const host = { requestRender() {}, terminal: { rows: 40, columns: 100 } };
+const theme = { borderColor: (text) => text, selectList: {} };
+const answers = request.runs.map(({ value, keys }) => {
+  const editor = new tui.Editor(host, theme);
+  if (value) editor.setText(value);
+  const state = () => {
+    const lines = editor.getLines();
+    const { line, col } = editor.getCursor();
+    const before = [...lines.slice(0, line), lines[line].slice(0, col)].join("\n");
+    return { value: editor.getText(), cursor: [...before].length };
+  };
+  const steps = [state()];
+  for (const key of keys) {
+    editor.handleInput(key);
+    steps.push(state());
+  }
+  return steps;
+});
+process.stdout.write(JSON.stringify(answers));
