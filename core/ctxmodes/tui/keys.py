@@ -118,9 +118,11 @@ class KeyActions:
         self._session.app.suspend_to_background()
 
     def show_tool_outputs(self) -> None:
-        """Ctrl+O (``app.tools.expand``): the full output of the last tool call; before
-        any, the start-up header expanded, as the key expands Pi's (the scrollback keeps
-        the header as it was printed, so it is printed again below)."""
+        """Ctrl+O (``app.tools.expand``): the full output of every tool call and ``!``
+        command since the key was last pressed, as Pi's key expands every result (pressed
+        again, the last one's once more); before any, the start-up header expanded, as
+        the key expands Pi's (the scrollback keeps the header as it was printed, so it is
+        printed again below)."""
         session = self._session
         if not session.transcript.tool_outputs:
             if session.settings.quiet_startup:
@@ -128,8 +130,10 @@ class KeyActions:
             else:
                 session.print_blocks([session.startup_header(expanded=True)])
             return
-        name, text = session.transcript.tool_outputs[-1]
-        session.print_blocks([render.full_output(name, text, session.width)])
+        outputs = session.transcript.outputs_to_expand()
+        session.print_blocks(
+            [render.full_output(name, text, session.width) for name, text in outputs]
+        )
 
 
 def key_bindings(session: TerminalSession, picking: Condition, keymap: KeyMap) -> KeyBindings:

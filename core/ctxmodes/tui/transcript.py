@@ -69,6 +69,8 @@ class Transcript:
         self.last_request: ModelRequest | None = None
         #: (name, full output) of the last tool calls and ``!`` commands, for Ctrl+O.
         self.tool_outputs: list[tuple[str, str]] = []
+        #: How many of :attr:`tool_outputs`, counted from its end, Ctrl+O has not shown.
+        self._unexpanded = 0
         #: The prompt that started the run now going, until the run shows any output: Esc
         #: meanwhile puts it back in the editor (nothing was answered, nothing is lost).
         self.unanswered_prompt: str | None = None
@@ -150,6 +152,14 @@ class Transcript:
     def _keep_output(self, name: str, text: str) -> None:
         self.tool_outputs.append((name, text))
         del self.tool_outputs[:-KEPT_TOOL_OUTPUTS]
+        self._unexpanded = min(self._unexpanded + 1, KEPT_TOOL_OUTPUTS)
+
+    def outputs_to_expand(self) -> list[tuple[str, str]]:
+        """What Ctrl+O shows: every output kept that it has not shown yet, oldest first (a
+        cut result's hint names the key under each), else the last one again."""
+        shown = self.tool_outputs[-self._unexpanded :] if self._unexpanded else []
+        self._unexpanded = 0
+        return shown or self.tool_outputs[-1:]
 
     def _lifecycle(self, event: ev.AgentEvent, blocks: list[str], width: int) -> None:
         status = self._status
@@ -185,6 +195,7 @@ class Transcript:
             status.refresh()
         elif isinstance(event, ev.SessionChanged):
             self.tool_outputs.clear()
+            self._unexpanded = 0
             # Messages still queued went with the session left behind (a fork during a run).
             self._live.queued = ((), ())
             blocks.extend(self.replay(width))
@@ -244,7 +255,7 @@ class Transcript:
         elif isinstance(message, BashExecutionMessage):
             with contextlib.suppress(ValueError):  # run beside the agent: no longer waiting
                 self._live.shell_beside.remove(message.command)
-            self.tool_outputs.append(("$ " + message.command, message.output))
+            self._keep_output("$ " + message.command, message.output)
             blocks.append(render.shell_command(message, width, self._expand_hint()))
         elif (
             isinstance(message, CustomMessage)

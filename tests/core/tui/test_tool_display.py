@@ -124,6 +124,42 @@ def test_a_result_whose_first_line_is_one_long_word_stays_on_the_mark_s_row():
     assert rows[0].endswith("… ... (1 more lines)")
 
 
+def test_ctrl_o_shows_every_output_since_it_was_last_pressed(tmp_path: Path):
+    def run(command: str) -> dict[str, object]:
+        return {"name": "bash", "arguments": {"command": command}}
+
+    calls = [run("printf 'a1\\na2\\n'"), run("printf 'b1\\nb2\\n'")]
+    agent = make_agent(
+        tmp_path,
+        [{"tool_calls": calls}, {"text": "done"}, {"tool_calls": [run("echo c1")]}, {"text": "ok"}],
+    )
+    seen: dict[str, str] = {}
+
+    async def scenario(t):
+        await t.type("run both" + ENTER)
+        await t.printed("done")
+        await t.idle()
+        before = len(t.text())
+        await t.type(CTRL_O)
+        await t.until(lambda: t.text().count("output ──") == 2, "both outputs")
+        seen["first"] = t.text()[before:]
+        await t.type("and one more" + ENTER)
+        await t.printed("ok")
+        await t.idle()
+        before = len(t.text())
+        await t.type(CTRL_O)
+        await t.until(lambda: t.text().count("output ──") == 3, "the new output")
+        await t.type(CTRL_O)
+        await t.until(lambda: t.text().count("output ──") == 4, "the last output again")
+        seen["then"] = t.text()[before:]
+
+    run_terminal(agent, scenario)
+    first = seen["first"]
+    assert first.index("a1\na2") < first.index("b1\nb2")
+    assert seen["then"].count("c1") == 2
+    assert "a1" not in seen["then"]
+
+
 def _result_lines(tmp_path: Path, bindings: dict[str, Any]) -> tuple[str, str]:
     """The last line of a six-line result as the run printed it with ``bindings``, then as
     the session's replay prints it."""
