@@ -109,6 +109,8 @@ async def _serve(config: ServerConfig) -> None:
                 "(pass --tls-cert and --tls-key, or put a TLS proxy in front)",
                 file=sys.stderr,
             )
+        if not storage.list_tokens():
+            _log.warning(no_tokens_hint(config))
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for signum in (signal.SIGINT, signal.SIGTERM):
@@ -141,6 +143,17 @@ async def _serve(config: ServerConfig) -> None:
         await runner.cleanup()
         logs.write_pending_requests()
         provider.close()
+
+
+def no_tokens_hint(config: ServerConfig) -> str:
+    """What a service with no token yet logs: every request will be refused until one is
+    made, and how to make one (the database named, not its URL, which may hold a
+    password)."""
+    database = " --database URL" if config.database else ""
+    return (
+        "no token issued yet, so every request is refused; issue one for each agent with "
+        f"`ctxmodes serve token create NAME --data {config.data}{database}`"
+    )
 
 
 def resolve_upstream(spec: str) -> Provider:

@@ -208,6 +208,22 @@ def test_an_empty_token_list_says_so(tmp_path):
     assert listed.stderr == "no tokens (`ctxmodes serve token create NAME` issues one)\n"
 
 
+def test_a_service_without_tokens_says_how_to_issue_one(tmp_path, tls, script):
+    data = tmp_path / "data"
+    logs = []
+    for run in ("first", "after a token"):
+        service = ServeProcess(f"scripted:{script}", data, tls, tmp_path / f"{run}.log")
+        assert service.stop() == 0
+        logs.append([json.loads(line) for line in service.log.read_text().splitlines()])
+        create_token(data, "alice")
+    [warned] = [entry for entry in logs[0] if entry["level"] == "warning"]
+    assert warned["message"] == (
+        "no token issued yet, so every request is refused; issue one for each agent with "
+        f"`ctxmodes serve token create NAME --data {data}`"
+    )
+    assert not [entry for entry in logs[1] if entry["level"] == "warning"]
+
+
 def _handshake(port, *, oldest, newest):
     """The TLS version a client offering ``oldest``..``newest`` agrees on, or ``None``."""
     import socket
