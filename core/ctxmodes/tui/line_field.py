@@ -85,6 +85,11 @@ def graphemes(text: str) -> list[str]:
     return [piece for piece, _ in _segments(text, "character")]
 
 
+def one_line_paste(text: str) -> str:
+    """A paste as a one-line field takes it: its line breaks dropped, a tab as four spaces."""
+    return text.replace("\r", "").replace("\n", "").replace("\t", "    ")
+
+
 def first_grapheme(text: str) -> str:
     """``text``'s first grapheme (empty for no text), found without segmenting the rest of
     a long text: a grapheme is a few characters, so a growing head of it is enough."""
@@ -244,8 +249,7 @@ class LineField:
             cleaned = text.replace("\r\n", "\n").replace("\r", "\n").replace("\t", "    ")
             self._put("".join(char for char in cleaned if char == "\n" or ord(char) >= 32))
             return
-        cleaned = text.replace("\r\n", "").replace("\r", "").replace("\n", "")
-        self._put(cleaned.replace("\t", "    "))
+        self._put(one_line_paste(text))
 
     # Deleting.
 

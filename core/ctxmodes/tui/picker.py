@@ -12,7 +12,7 @@ from typing import Any, Final, cast
 
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 
-from ctxmodes.tui.line_field import LineField, first_grapheme, scrolled
+from ctxmodes.tui.line_field import LineField, first_grapheme, one_line_paste, scrolled
 from ctxmodes.tui.text_field import TextField
 from ctxmodes.tui.text_wrap import text_cells, truncate_to_width, wrap_words
 
@@ -275,7 +275,7 @@ class Picker:
         if not self.has_field():
             return
         if not self.line_editor:
-            self.type(text.replace("\r", "").replace("\n", "").replace("\t", "    "))
+            self.type(one_line_paste(text))
             return
         self._edit_query(lambda line: line.paste(text, lines=self.multiline))
 
