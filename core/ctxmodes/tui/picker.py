@@ -12,7 +12,14 @@ from typing import Any, Final, cast
 
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 
-from ctxmodes.tui.line_field import LineField, first_grapheme, one_line_paste, scrolled
+from ctxmodes.tui.grapheme_cells import grapheme_cells
+from ctxmodes.tui.line_field import (
+    LineField,
+    first_grapheme,
+    graphemes,
+    one_line_paste,
+    scrolled,
+)
 from ctxmodes.tui.text_field import TextField
 from ctxmodes.tui.text_wrap import text_cells, truncate_to_width, wrap_words
 
@@ -465,7 +472,7 @@ class Picker:
         for header_line in self.header() if self.header is not None else ():
             parts += [("", "\n"), *header_line]
         if self.multiline:
-            parts += [("", "\n"), *_lines_with_cursor(_synced(self.query_line, self.query))]
+            parts += [("", "\n"), *_lines_with_cursor(_synced(self.query_line, self.query), width)]
         elif self.filterable:
             shown = "•" * len(self.query) if self.secret else self.query
             parts += [("", "\n"), *self._query_line(shown, width)]
@@ -536,28 +543,54 @@ class Picker:
         return parts
 
 
-def _lines_with_cursor(line: LineField) -> StyleAndTextTuples:
+def _lines_with_cursor(line: LineField, width: int) -> StyleAndTextTuples:
     """A text of several lines being edited, each after ``"> "`` or its width of spaces,
-    the grapheme at its cursor reversed (a space at a line's end)."""
+    the grapheme at its cursor reversed (a space at a line's end); a line wider than the
+    ``width`` cells (0: unknown) goes on over the rows below, cut between graphemes."""
     parts: StyleAndTextTuples = []
     start = 0
+    room = width - 2 if width > 2 else 0
     for index, text in enumerate(line.value.split("\n")):
-        if index:
-            parts.append(("", "\n"))
-        label = "  " if index else "> "
         end = start + len(text)
-        if start <= line.cursor <= end:
-            at = line.cursor - start
-            under = line.grapheme_at_cursor() if at < len(text) else ""
-            parts += [
-                ("class:picker.query", f"{label}{text[:at]}"),
-                ("class:picker.query reverse", under or " "),
-                ("class:picker.query", text[at + len(under) :]),
-            ]
-        else:
-            parts.append(("class:picker.query", f"{label}{text}"))
+        at = line.cursor - start if start <= line.cursor <= end else None
+        rows = _rows_of(text, room, at)
+        for row, (begin, piece) in enumerate(rows):
+            if index or row:
+                parts.append(("", "\n"))
+            label = "> " if not (index or row) else "  "
+            local = -1 if at is None else at - begin
+            # At a row's end the cursor stands only on the line's last row.
+            if 0 <= local < len(piece) or (local == len(piece) and row == len(rows) - 1):
+                under = first_grapheme(piece[local:])
+                parts += [
+                    ("class:picker.query", f"{label}{piece[:local]}"),
+                    ("class:picker.query reverse", under or " "),
+                    ("class:picker.query", piece[local + len(under) :]),
+                ]
+            else:
+                parts.append(("class:picker.query", f"{label}{piece}"))
         start = end + 1
     return parts
+
+
+def _rows_of(text: str, room: int, cursor: int | None) -> list[tuple[int, str]]:
+    """``text`` cut into rows of at most ``room`` cells (0: one row), each with where it
+    starts; a cursor at the end of a full last row gets a row of its own to stand in."""
+    if room <= 0:
+        return [(0, text)]
+    rows: list[tuple[int, str]] = []
+    begin, cells, piece = 0, 0, ""
+    for grapheme in graphemes(text):
+        size = grapheme_cells(grapheme)
+        if piece and cells + size > room:
+            rows.append((begin, piece))
+            begin, cells, piece = begin + len(piece), 0, ""
+        piece += grapheme
+        cells += size
+    rows.append((begin, piece))
+    if cursor == len(text) and cells >= room:
+        rows.append((len(text), ""))
+    return rows
 
 
 def _line_with_cursor(

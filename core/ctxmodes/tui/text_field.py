@@ -5,9 +5,10 @@ It is Pi's one-line field (:class:`~ctxmodes.tui.line_field.LineField`) with the
 rules where lines meet: Home, End and the line deletes act on the cursor's line (a line
 delete at the line's edge takes the line break); a word move or delete stops at a line's
 edge and then crosses the break alone; ↑ and ↓ move between lines, keeping the column they
-started from while they pass shorter lines, as Pi's editor keeps it. Lines are not wrapped
-here, so each is one of Pi's visual lines. Columns of that kept place are counted as Pi
-counts them, in UTF-16 units.
+started from while they pass shorter lines, as Pi's editor keeps it. ↑ and ↓ go from line
+to line however many rows a long line is drawn over (Pi's editor moves by the rows of its
+word wrap), so each line is one of Pi's visual lines. Columns of that kept place are counted
+as Pi counts them, in UTF-16 units.
 """
 
 from __future__ import annotations

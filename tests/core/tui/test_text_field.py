@@ -161,3 +161,49 @@ def test_each_key_edits_the_text_as_pi_s_editor(name: str, tmp_path: Path) -> No
 @pytest.mark.slow  # several hundred sequences through Pi and through the key bindings
 def test_random_key_sequences_edit_the_text_as_pi_s_editor(tmp_path: Path) -> None:
     judge(random_runs(400, seed=20261203), tmp_path)
+
+
+def _instructions() -> Picker:
+    return Picker(
+        "?",
+        lambda query: [],
+        lambda item: None,
+        free_text=True,
+        filterable=False,
+        multiline=True,
+        key_order=EDITOR_KEYS,
+    )
+
+
+def _drawn(picker: Picker, width: int) -> list[str]:
+    """The text's rows as drawn ``width`` cells wide, the cursor's grapheme in brackets."""
+    text = "".join(
+        f"[{part}]" if "reverse" in style else part for style, part, *_ in picker.fragments(width)
+    )
+    return text.split("\n")[1:-1]
+
+
+def test_a_line_wider_than_the_terminal_goes_on_over_the_rows_below() -> None:
+    picker = _instructions()
+    picker.type("focus on the tests of the parser")
+    picker.new_line()
+    picker.type("東京 and more")
+    assert _drawn(picker, 12) == [
+        "> focus on t",
+        "  he tests o",
+        "  f the pars",
+        "  er",
+        "  東京 and m",
+        "  ore[ ]",
+    ]
+    picker.edit("tui.editor.cursorUp")
+    picker.edit("tui.editor.cursorLineEnd")
+    assert _drawn(picker, 12)[3] == "  er[ ]"
+    picker.edit("tui.editor.cursorLineStart")
+    assert _drawn(picker, 12)[0] == "> [f]ocus on t"
+
+
+def test_a_cursor_after_a_full_row_stands_on_a_row_of_its_own() -> None:
+    picker = _instructions()
+    picker.type("0123456789")
+    assert _drawn(picker, 12) == ["> 0123456789", "  [ ]"]
