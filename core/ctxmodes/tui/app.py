@@ -56,6 +56,7 @@ from ctxmodes.tui.layout import (
     picker_window,
 )
 from ctxmodes.tui.live import LiveRegion
+from ctxmodes.tui.paste_markers import PasteMarkers
 from ctxmodes.tui.picker import Picker
 from ctxmodes.tui.status import FooterStatus
 from ctxmodes.tui.transcript import Transcript
@@ -188,7 +189,11 @@ class TerminalSession:
             ),
             complete_while_typing=True,
         )
-        agent.attach_editor(lambda: self.buffer.text, self._set_editor_text_soon)
+        #: The large pastes the draft holds as markers (Pi's ``[paste #1 +60 lines]``).
+        self.pastes = PasteMarkers()
+        agent.attach_editor(
+            lambda: self.pastes.expanded(self.buffer.text), self._set_editor_text_soon
+        )
         self.status.refresh(recount=True)
         agent.subscribe(self._receive)
         self.picker_window = picker_window(self)
@@ -445,6 +450,14 @@ class TerminalSession:
     def set_editor_text(self, text: str) -> None:
         self.buffer.set_document(Document(text, len(text)), bypass_readonly=True)
         self.app.invalidate()
+
+    def expand_pastes(self) -> None:
+        """The draft's paste markers replaced by their pastes, as Pi's editor expands them
+        when the text is sent, cleared or edited elsewhere; the pastes are then forgotten."""
+        text = self.pastes.expanded(self.buffer.text)
+        self.pastes.clear()
+        if text != self.buffer.text:
+            self.set_editor_text(text)
 
     def restore_to_editor(self, texts: list[str]) -> None:
         """Put ``texts`` back in the editor, before what is being typed."""

@@ -165,11 +165,13 @@ def completion_commands(session: TerminalSession) -> dict[str, SlashCommand]:
 
 
 def run_typed(session: TerminalSession, streaming_behavior: str = "steer") -> None:
-    """Enter (``steer``) or Alt+Enter (``follow_up``): the editor's text as a slash command,
-    a ``!`` shell command, or a prompt."""
+    """Enter (``steer``) or Alt+Enter (``follow_up``): the editor's text, its pastes in
+    place of their markers and trimmed, as a slash command, a ``!`` shell command, or a
+    prompt."""
+    session.expand_pastes()
     buffer = session.buffer
-    text = buffer.text
-    if not text.strip():
+    text = buffer.text.strip()  # as Pi's editor submits it
+    if not text:
         return
     if text.startswith("/") and _run_slash(session, text):
         return

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Final
 
+from prompt_toolkit.document import Document
 from prompt_toolkit.filters import Condition, is_searching
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.keys import Keys
@@ -86,6 +87,7 @@ class KeyActions:
             return
         self._last_interrupt = now
         if session.buffer.text:
+            session.expand_pastes()
             session.buffer.append_to_history()
             session.buffer.reset()
         else:
@@ -169,6 +171,7 @@ def key_bindings(session: TerminalSession, picking: Condition, keymap: KeyMap) -
             buffer.delete()
 
     def open_in_editor() -> None:
+        session.expand_pastes()
         buffer.open_in_editor()
 
     editor_actions: dict[str, Callable[[], None]] = {
@@ -204,6 +207,26 @@ def key_bindings(session: TerminalSession, picking: Condition, keymap: KeyMap) -
     # the editor's history search too, it clears or leaves.
     for sequence in keymap.of("app.clear"):
         keys.add(*sequence, filter=~picking)(_handler(actions.clear_or_exit))
+
+    @keys.add(Keys.BracketedPaste, filter=editing)
+    def _(event: KeyPressEvent) -> None:
+        # A large paste goes in as Pi's marker; any paste cleaned as Pi cleans it.
+        buffer.insert_text(session.pastes.take(event.data, buffer.document.text_before_cursor))
+
+    after_marker = Condition(
+        lambda: session.pastes.marker_before(buffer.document.text_before_cursor) is not None
+    )
+
+    @keys.add("c-h", filter=editing & after_marker)
+    def _(event: KeyPressEvent) -> None:
+        # Backspace takes a paste's marker whole, and the later markers are numbered down.
+        document = buffer.document
+        marker = session.pastes.marker_before(document.text_before_cursor)
+        assert marker is not None
+        gone = session.pastes.forget(marker)
+        before = session.pastes.renumbered(document.text_before_cursor[: -len(marker)], gone)
+        after = session.pastes.renumbered(document.text_after_cursor, gone)
+        buffer.document = Document(before + after, len(before))
 
     @keys.add("tab", filter=editing)
     def _(event: KeyPressEvent) -> None:

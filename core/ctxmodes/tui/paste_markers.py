@@ -1,0 +1,100 @@
+"""Internal to ctxmodes: a large paste into the editor held as Pi's editor holds it, as a
+marker (``[paste #1 +60 lines]``, ``[paste #2 1500 chars]``) that the prompt sent carries
+expanded, so that a long log or file pasted into a prompt leaves the editor readable.
+
+A paste of more than ten lines or 1,000 characters becomes a marker; a smaller one goes in
+as it is. Either way it is cleaned as Pi cleans a paste: line ends made line feeds, a tab
+four spaces, other control characters dropped, and a path (starting with ``/``, ``~`` or
+``.``) pasted right after a word parted from it by a space. Backspace after a marker takes
+the whole marker, and the markers after it are numbered down, as in Pi. Only the markers
+of pastes made since the last prompt was sent are expanded: the same text typed by hand
+stays as typed.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+#: Pi's limits of a paste that goes in as it is.
+MAX_LINES: Final = 10
+MAX_CHARS: Final = 1000
+
+_MARKER: Final = re.compile(r"\[paste #(\d+)( (\+\d+ lines|\d+ chars))?\]")
+_MARKER_AT_END: Final = re.compile(f"{_MARKER.pattern}\\Z")
+_WORD_BEFORE: Final = re.compile(r"\w\Z")
+
+
+def cleaned(text: str) -> str:
+    """A paste as Pi's editor takes it in: line ends made ``\\n``, tabs four spaces, and the
+    other control characters dropped."""
+    normal = text.replace("\r\n", "\n").replace("\r", "\n").replace("\t", "    ")
+    return "".join(char for char in normal if char == "\n" or ord(char) >= 32)
+
+
+class PasteMarkers:
+    """The pastes of the prompt being written, by the number in their marker."""
+
+    def __init__(self) -> None:
+        self._pastes: dict[int, str] = {}
+
+    def take(self, text: str, before_cursor: str) -> str:
+        """What a paste of ``text`` puts in the editor after ``before_cursor``: the cleaned
+        text, or the marker it is kept under."""
+        pasted = cleaned(text)
+        if pasted[:1] in ("/", "~", ".") and _WORD_BEFORE.search(before_cursor):
+            pasted = f" {pasted}"
+        lines = pasted.count("\n") + 1
+        if lines <= MAX_LINES and len(pasted) <= MAX_CHARS:
+            return pasted
+        number = len(self._pastes) + 1
+        self._pastes[number] = pasted
+        if lines > MAX_LINES:
+            return f"[paste #{number} +{lines} lines]"
+        return f"[paste #{number} {len(pasted)} chars]"
+
+    def expanded(self, text: str) -> str:
+        """``text`` with each marker of a paste kept replaced by the paste."""
+        if not self._pastes:
+            return text
+
+        def paste(found: re.Match[str]) -> str:
+            return self._pastes.get(int(found.group(1)), found.group(0))
+
+        return _MARKER.sub(paste, text)
+
+    def marker_before(self, text: str) -> str | None:
+        """The marker of a paste kept that ``text`` (the text before the cursor) ends with,
+        which Backspace takes whole."""
+        if not self._pastes or not text.endswith("]"):
+            return None
+        found = _MARKER_AT_END.search(text[-64:])
+        if found is None or int(found.group(1)) not in self._pastes:
+            return None
+        return found.group(0)
+
+    def forget(self, marker: str) -> int:
+        """Forget the paste of ``marker``, just deleted, and number the later ones down
+        (:meth:`renumbered` says so in the text); the number it had."""
+        found = _MARKER.fullmatch(marker)
+        assert found is not None
+        gone = int(found.group(1))
+        del self._pastes[gone]
+        for number in sorted(number for number in self._pastes if number > gone):
+            self._pastes[number - 1] = self._pastes.pop(number)
+        return gone
+
+    @staticmethod
+    def renumbered(text: str, gone: int) -> str:
+        """``text`` with the markers numbered after ``gone`` numbered one down."""
+
+        def down(found: re.Match[str]) -> str:
+            number = int(found.group(1))
+            if number <= gone:
+                return found.group(0)
+            return f"[paste #{number - 1}{found.group(2) or ''}]"
+
+        return _MARKER.sub(down, text)
+
+    def clear(self) -> None:
+        self._pastes.clear()
