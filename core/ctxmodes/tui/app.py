@@ -45,6 +45,7 @@ from ctxmodes.tui.commands import SlashCommand, completion_commands, terminal_co
 from ctxmodes.tui.completion import SlashCompleter
 from ctxmodes.tui.cycling import scope_line
 from ctxmodes.tui.draft import DraftBuffer
+from ctxmodes.tui.editor_edits import EditorEdits
 from ctxmodes.tui.file_completion import FileCompleter
 from ctxmodes.tui.keymap import KeyMap, keybindings_path
 from ctxmodes.tui.keys import KeyActions
@@ -191,6 +192,8 @@ class TerminalSession:
         )
         #: The large pastes the draft holds as markers (Pi's ``[paste #1 +60 lines]``).
         self.pastes = PasteMarkers()
+        #: Pi's moves and deletes on the draft, and their kill ring.
+        self.editor_edits = EditorEdits(self.buffer)
         agent.attach_editor(
             lambda: self.pastes.expanded(self.buffer.text), self._set_editor_text_soon
         )

@@ -1,9 +1,10 @@
 """``/hotkeys``: every key of the terminal, in the sections and order of Pi's list.
 
 The keys of the terminal's own actions come from its :class:`~ctxmodes.tui.keymap.KeyMap`,
-so a key changed in ``keybindings.json`` shows as changed. The editor's movement and
-deletion keys are prompt_toolkit's Emacs keys, which ``keybindings.json`` does not change
-here: they are listed as the editor binds them (:data:`EDITOR_KEYS`, in Pi's key names).
+so a key changed in ``keybindings.json`` shows as changed, the editor's moves and deletes
+among them. ↑/↓, undo, the character jumps and Tab are prompt_toolkit's, which
+``keybindings.json`` does not change here: they are listed as the editor binds them
+(:data:`EDITOR_KEYS`, in Pi's key names).
 A row of Pi's list whose action this terminal lacks (Pi's paging of the editor) is left
 out; a row whose keys were all unbound is left out too.
 """
@@ -18,24 +19,13 @@ from ctxmodes.tui.keymap import KeyMap, display_keys
 if TYPE_CHECKING:
     from ctxmodes.tui.app import TerminalSession
 
-#: The editor keys prompt_toolkit binds for Pi's editor actions, named as Pi names keys.
+#: The editor keys prompt_toolkit binds for Pi's editor actions the terminal does not take
+#: from ``keybindings.json``, named as Pi names keys.
 EDITOR_KEYS: Final[Mapping[str, tuple[str, ...]]] = {
     "tui.editor.cursorUp": ("up",),
     "tui.editor.cursorDown": ("down",),
-    "tui.editor.cursorLeft": ("left", "ctrl+b"),
-    "tui.editor.cursorRight": ("right", "ctrl+f"),
-    "tui.editor.cursorWordLeft": ("alt+left", "ctrl+left", "alt+b"),
-    "tui.editor.cursorWordRight": ("alt+right", "ctrl+right", "alt+f"),
-    "tui.editor.cursorLineStart": ("home", "ctrl+a"),
-    "tui.editor.cursorLineEnd": ("end", "ctrl+e"),
     "tui.editor.jumpForward": ("ctrl+]",),
     "tui.editor.jumpBackward": ("ctrl+alt+]",),
-    "tui.editor.deleteWordBackward": ("ctrl+w", "alt+backspace"),
-    "tui.editor.deleteWordForward": ("alt+d",),
-    "tui.editor.deleteToLineStart": ("ctrl+u",),
-    "tui.editor.deleteToLineEnd": ("ctrl+k",),
-    "tui.editor.yank": ("ctrl+y",),
-    "tui.editor.yankPop": ("alt+y",),
     "tui.editor.undo": ("ctrl+-",),
     "tui.input.tab": ("tab",),
 }

@@ -15,6 +15,7 @@ from prompt_toolkit.keys import Keys
 from ctxmodes.tui import render
 from ctxmodes.tui.commands import run_command, run_typed
 from ctxmodes.tui.cycling import cycle_model, cycle_thinking
+from ctxmodes.tui.editor_edits import bind_editor_edits
 from ctxmodes.tui.keymap import KeyMap
 from ctxmodes.tui.picker_keys import PickerKeys, bind_picker_keys
 
@@ -168,7 +169,7 @@ def key_bindings(session: TerminalSession, picking: Condition, keymap: KeyMap) -
         if not buffer.text:
             session.exit()
         else:
-            buffer.delete()
+            session.editor_edits.run("tui.editor.deleteCharForward")
 
     def open_in_editor() -> None:
         session.expand_pastes()
@@ -207,6 +208,12 @@ def key_bindings(session: TerminalSession, picking: Condition, keymap: KeyMap) -
     # the editor's history search too, it clears or leaves.
     for sequence in keymap.of("app.clear"):
         keys.add(*sequence, filter=~picking)(_handler(actions.clear_or_exit))
+
+    # Pi's moves and deletes, on the keys no action of the terminal's own has.
+    taken = {
+        sequence for action in (*editor_actions, "app.clear") for sequence in keymap.of(action)
+    }
+    bind_editor_edits(keys, keymap, session.editor_edits, editing, taken)
 
     @keys.add(Keys.BracketedPaste, filter=editing)
     def _(event: KeyPressEvent) -> None:

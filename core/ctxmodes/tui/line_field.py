@@ -213,13 +213,21 @@ class KillRing:
 class LineField:
     """A line being edited: its text, the cursor, the kill ring and what undo restores."""
 
-    def __init__(self, value: str = "") -> None:
+    def __init__(self, value: str = "", *, undoes: bool = True) -> None:
         self.value = ""
         self.cursor = 0
         self.kill_ring = KillRing()
+        #: Whether the field keeps its own undo history (``False``: its holder undoes).
+        self._undoes = undoes
         self._undo: list[tuple[str, int]] = []
         self._last: LastAction = None
         self.set_value(value)
+
+    def take(self, value: str, cursor: int) -> None:
+        """The text and the cursor as something else left them (typing, a key the field
+        does not have): a run of deletes or a yank has ended."""
+        self.value, self.cursor = value, cursor
+        self._last = None
 
     def set_value(self, value: str) -> None:
         """Replace the text, as Pi's ``setValue``: the cursor stays where it was, within the
@@ -389,7 +397,8 @@ class LineField:
         self.cursor += len(text)
 
     def _push_undo(self) -> None:
-        self._undo.append((self.value, self.cursor))
+        if self._undoes:
+            self._undo.append((self.value, self.cursor))
 
 
 #: Pi's editor actions that its ``Input`` takes, in the order it checks them after undo and

@@ -5,16 +5,13 @@ Collapsed, it is Pi's line of the main keys (``escape interrupt · ctrl+c/ctrl+d
 / commands · ! bash · ctrl+o more``) and the line naming the key that shows the rest;
 expanded (``--verbose``, or that key, ``app.tools.expand``), Pi's list of one key a line.
 The list holds only what this terminal does: Pi's ``drop files to attach`` is left out, since
-a file dropped on the terminal is only typed in as its path. The editor's Ctrl+K is
-prompt_toolkit's, which ``keybindings.json`` does not change
-(:data:`~ctxmodes.tui.hotkeys.EDITOR_KEYS`), so it is named as the editor binds it.
+a file dropped on the terminal is only typed in as its path.
 """
 
 from __future__ import annotations
 
-from ctxmodes.tui.hotkeys import EDITOR_KEYS
 from ctxmodes.tui.key_hints import key_hint, raw_key_hint
-from ctxmodes.tui.keymap import KeyMap, key_text
+from ctxmodes.tui.keymap import KeyMap
 
 #: The action whose key expands the header, as it expands tool output in Pi.
 EXPAND = "app.tools.expand"
@@ -48,7 +45,7 @@ def expanded_help(keymap: KeyMap) -> list[str]:
         raw_key_hint(f"{keymap.text('app.clear')} twice", "to exit"),
         key_hint(keymap, "app.exit", "to exit (empty)"),
         key_hint(keymap, "app.suspend", "to suspend"),
-        f"{key_text(EDITOR_KEYS['tui.editor.deleteToLineEnd'])} to delete to end",
+        key_hint(keymap, "tui.editor.deleteToLineEnd", "to delete to end"),
         key_hint(keymap, "app.thinking.cycle", "to cycle thinking level"),
         raw_key_hint(cycle, "to cycle models"),
         key_hint(keymap, "app.model.select", "to select model"),

@@ -37,8 +37,8 @@ def _index_at_units(text: str, units: int) -> int:
 class TextField(LineField):
     """Several lines being edited, as one text with line feeds and one cursor."""
 
-    def __init__(self, value: str = "") -> None:
-        super().__init__(value)
+    def __init__(self, value: str = "", *, undoes: bool = True) -> None:
+        super().__init__(value, undoes=undoes)
         #: The column a vertical move keeps while it passes shorter lines (Pi's
         #: ``preferredVisualCol``), and where the cursor stood before a vertical move
         #: put it at the start of a grapheme (``snappedFromCursorCol``), in UTF-16 units.
@@ -53,6 +53,10 @@ class TextField(LineField):
     def _line_end(self) -> int:
         end = self.value.find("\n", self.cursor)
         return len(self.value) if end < 0 else end
+
+    def take(self, value: str, cursor: int) -> None:
+        super().take(value, cursor)
+        self._preferred = self._snapped_from = None
 
     def _set_cursor(self, cursor: int) -> None:
         """Pi's ``setCursorCol``: the cursor placed, the kept column forgotten."""

@@ -37,6 +37,7 @@ REBOUND: dict[str, Any] = {
     "app.message.followUp": "alt+s",
     "app.message.dequeue": "alt+u",
     "app.clipboard.pasteImage": "alt+v",
+    "tui.editor.deleteToLineEnd": "alt+k",
 }
 ALT_O = "\x1bo"
 CTRL_O = "\x0f"
@@ -88,8 +89,7 @@ def test_the_header_names_the_keys_bound_now_in_pi_s_words(tmp_path: Path) -> No
     ]
     assert "alt+n/alt+m to cycle models" in expanded
     assert "alt+u to edit all queued messages" in expanded
-    # The editor's own key, which keybindings.json does not change here.
-    assert "ctrl+k to delete to end" in expanded
+    assert "alt+k to delete to end" in expanded
     # Pi's line for what this terminal does not do.
     assert not any("drop files" in line for line in expanded)
 

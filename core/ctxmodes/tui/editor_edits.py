@@ -1,0 +1,93 @@
+"""Internal to ctxmodes: the editor's moves and deletes as Pi's editor has them, on the keys
+``keybindings.json`` gives Pi's ``tui.editor.*`` actions.
+
+The draft is a prompt_toolkit buffer, which types, undoes, browses the history with ↑/↓ and
+completes; these keys act on it as Pi's multi-line ``Editor`` acts
+(:class:`~ctxmodes.tui.text_field.TextField`): a character is a grapheme, a word stops at
+ASCII punctuation inside it, Home, End and the line deletes act on the cursor's line, and
+what the deletes take goes to Pi's kill ring, whose entries join while deletes follow one
+another and which Ctrl+Y and Alt+Y yank from. Typing or another key between two of them
+ends a run of deletes, as any other action ends it in Pi.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection
+from typing import TYPE_CHECKING, Final
+
+from prompt_toolkit.document import Document
+
+from ctxmodes.tui.text_field import TextField
+
+if TYPE_CHECKING:
+    from prompt_toolkit.buffer import Buffer
+    from prompt_toolkit.filters import Filter
+    from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+
+    from ctxmodes.tui.keymap import KeyMap, KeySequence
+
+#: The actions, in the order Pi's editor checks a key against them: where one key is bound
+#: to two, the first runs.
+EDITOR_EDITS: Final = (
+    "tui.editor.deleteToLineEnd",
+    "tui.editor.deleteToLineStart",
+    "tui.editor.deleteWordBackward",
+    "tui.editor.deleteWordForward",
+    "tui.editor.deleteCharBackward",
+    "tui.editor.deleteCharForward",
+    "tui.editor.yank",
+    "tui.editor.yankPop",
+    "tui.editor.cursorLineStart",
+    "tui.editor.cursorLineEnd",
+    "tui.editor.cursorWordLeft",
+    "tui.editor.cursorWordRight",
+    "tui.editor.cursorRight",
+    "tui.editor.cursorLeft",
+)
+
+
+class EditorEdits:
+    """Pi's editing actions on ``buffer``, with the kill ring they share."""
+
+    def __init__(self, buffer: Buffer) -> None:
+        self._buffer = buffer
+        # prompt_toolkit keeps the draft's undo history.
+        self._field = TextField(undoes=False)
+        #: The text and cursor the last action left: anything else since then (typing, a
+        #: key of prompt_toolkit's) ended a run of deletes or a yank.
+        self._left = ("", 0)
+
+    def run(self, action: str) -> None:
+        buffer, field = self._buffer, self._field
+        now = (buffer.text, buffer.cursor_position)
+        if now != self._left:
+            field.take(*now)
+        field.edit(action)
+        if (field.value, field.cursor) != now:
+            buffer.document = Document(field.value, field.cursor)
+        self._left = (field.value, field.cursor)
+
+
+def bind_editor_edits(
+    keys: KeyBindings,
+    keymap: KeyMap,
+    edits: EditorEdits,
+    active: Filter,
+    taken: Collection[KeySequence] = (),
+) -> None:
+    """Bind the keys of :data:`EDITOR_EDITS` as ``keymap`` has them, while ``active`` holds;
+    a key in ``taken`` (an action of the terminal's own has it) is left to that action."""
+    first: dict[KeySequence, str] = {}
+    for action in EDITOR_EDITS:
+        for sequence in keymap.of(action):
+            if sequence not in taken:
+                first.setdefault(sequence, action)
+    for sequence, action in first.items():
+        keys.add(*sequence, filter=active)(_runner(edits, action))
+
+
+def _runner(edits: EditorEdits, action: str) -> Callable[[KeyPressEvent], None]:
+    def run(event: KeyPressEvent) -> None:
+        edits.run(action)
+
+    return run

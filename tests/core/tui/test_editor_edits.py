@@ -1,0 +1,155 @@
+"""The editor's moves and deletes are Pi's editor's, on the keys ``keybindings.json`` gives
+them: the real pi-tui ``Editor`` (``pi_text_editor.mjs``) judges the draft's text and cursor
+after every key of the same sequences, typed into a prompt_toolkit buffer as the terminal's
+editor types them and pressed through the key bindings the terminal makes for these
+actions; then the real terminal session takes the keys, rebound ones too."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+from prompt_toolkit.buffer import Buffer
+from prompt_toolkit.filters import Condition
+from prompt_toolkit.input.vt100_parser import Vt100Parser
+from prompt_toolkit.key_binding import KeyBindings
+from prompt_toolkit.key_binding.key_processor import KeyPress
+from support.agents import make_agent
+from support.pi_oracle import run_pi_script
+from support.picker_presses import (
+    ALT_B,
+    ALT_BACKSPACE,
+    ALT_D,
+    ALT_DELETE,
+    ALT_F,
+    ALT_Y,
+    BACKSPACE,
+    CTRL_A,
+    CTRL_E,
+    CTRL_J,
+    CTRL_K,
+    CTRL_LEFT,
+    CTRL_RIGHT,
+    CTRL_U,
+    CTRL_W,
+    CTRL_Y,
+    DELETE,
+    END,
+    HOME,
+    LEFT,
+    RIGHT,
+    typed,
+)
+from support.terminal import ENTER, run_terminal
+
+from ctxmodes.tui.editor_edits import EditorEdits, bind_editor_edits
+from ctxmodes.tui.keymap import KeyMap
+
+SCRIPT = Path(__file__).parents[2] / "support" / "pi_text_editor.mjs"
+
+CASES: dict[str, list[str]] = {
+    "a word delete stops at punctuation, and the kills join for one yank": [
+        *typed("cat src/app/main.py now"), CTRL_W, CTRL_W, CTRL_W, CTRL_W, CTRL_Y,
+    ],
+    "Home, End and the line deletes act on the cursor's line and take its break": [
+        *typed("first line"), CTRL_J, *typed("second line"), HOME, CTRL_K, CTRL_K, CTRL_U,
+        END, CTRL_U, CTRL_U, CTRL_Y, ALT_Y,
+    ],
+    "word moves cross a line's edge one step at a time": [
+        *typed("alpha beta"), CTRL_J, *typed("gamma"), HOME, ALT_B, ALT_B, ALT_F, ALT_F,
+        ALT_F, CTRL_LEFT, CTRL_RIGHT,
+    ],
+    "a character is a grapheme": [
+        *typed("ok 👍🏽 cafe\u0301 東京"), LEFT, LEFT, BACKSPACE, LEFT, LEFT, DELETE, CTRL_A,
+        RIGHT, RIGHT, RIGHT, DELETE, CTRL_E, BACKSPACE,
+    ],
+    "typing between kills starts a new entry; yank-pop goes round the ring": [
+        *typed("one two three"), CTRL_W, *typed("x"), CTRL_W, CTRL_W, ALT_D, CTRL_Y, ALT_Y,
+        ALT_Y, ALT_BACKSPACE, ALT_DELETE, CTRL_Y,
+    ],
+}  # fmt: skip
+
+UNITS = [*"abz09", "é", "東", "👍", "\u0301", " ", " ", ".", "/", "-"]
+EDITS = [
+    BACKSPACE, DELETE, CTRL_W, ALT_BACKSPACE, ALT_D, ALT_DELETE, CTRL_U, CTRL_K, CTRL_Y,
+    ALT_Y, LEFT, RIGHT, HOME, END, ALT_B, ALT_F, CTRL_LEFT, CTRL_RIGHT, CTRL_A, CTRL_E,
+    CTRL_J,
+]  # fmt: skip
+
+
+def random_runs(count: int, seed: int) -> list[list[str]]:
+    chance = random.Random(seed)
+    return [
+        [
+            chance.choice(UNITS) if chance.random() < 0.45 else chance.choice(EDITS)
+            for _ in range(chance.randint(10, 50))
+        ]
+        for _ in range(count)
+    ]
+
+
+def ours(runs: list[list[str]], keymap: KeyMap) -> list[list[dict[str, Any]]]:
+    answers = []
+    for keys in runs:
+        buffer = Buffer(multiline=True)
+        bindings = KeyBindings()
+        bind_editor_edits(bindings, keymap, EditorEdits(buffer), Condition(lambda: True))
+        steps = [{"value": "", "cursor": 0}]
+        for key in keys:
+            pressed: list[KeyPress] = []
+            parser = Vt100Parser(pressed.append)
+            parser.feed(key)
+            parser.flush()
+            found = bindings.get_bindings_for_keys(tuple(each.key for each in pressed))
+            if found:
+                found[-1].handler(None)  # type: ignore[arg-type]
+            else:  # typed, or Ctrl+J's line break: as the editor types them
+                buffer.insert_text(key)
+            steps.append({"value": buffer.text, "cursor": buffer.cursor_position})
+        answers.append(steps)
+    return answers
+
+
+def judge(runs: list[list[str]], tmp_path: Path) -> None:
+    request = tmp_path / "request.json"
+    request.write_text(json.dumps({"bindings": {}, "runs": [{"keys": k} for k in runs]}))
+    pis = run_pi_script(SCRIPT, str(request))
+    keymap = KeyMap.load(tmp_path / "keybindings.json")
+    for keys, our, pi in zip(runs, ours(runs, keymap), pis, strict=True):
+        for at, (our_step, pi_step) in enumerate(zip(our, pi, strict=True)):
+            pressed = " ".join(repr(key) for key in keys[:at])
+            assert our_step == pi_step, f"after {pressed}"
+
+
+@pytest.mark.pi
+@pytest.mark.parametrize("name", list(CASES))
+def test_each_key_edits_the_draft_as_pi_s_editor(name: str, tmp_path: Path) -> None:
+    judge([CASES[name]], tmp_path)
+
+
+@pytest.mark.pi
+@pytest.mark.slow  # several hundred sequences through Pi and through the key bindings
+def test_random_key_sequences_edit_the_draft_as_pi_s_editor(tmp_path: Path) -> None:
+    judge(random_runs(400, seed=20261203), tmp_path)
+
+
+def test_the_terminal_s_editor_takes_the_keys_keybindings_json_gives_them(tmp_path: Path):
+    path = tmp_path / "keybindings.json"
+    path.write_text(json.dumps({"tui.editor.deleteWordBackward": "alt+w"}))
+    agent = make_agent(tmp_path, [{"text": "done"}])
+
+    async def scenario(t):
+        await t.type("open src/app/main.py")
+        await t.type("\x1bw")  # Alt+W, bound to the word delete
+        await t.until(lambda: t.session.buffer.text == "open src/app/main.", "the word deleted")
+        await t.type(CTRL_W)  # no longer the word delete: prompt_toolkit's own, to a space
+        await t.until(lambda: t.session.buffer.text == "open ", "the path deleted")
+        await t.type(CTRL_Y)  # Pi's yank: the kill ring holds what Alt+W took
+        await t.until(lambda: t.session.buffer.text == "open py", "the word yanked")
+        await t.type(ENTER)
+        await t.printed("done")
+
+    run_terminal(agent, scenario, keymap=KeyMap.load(path))
