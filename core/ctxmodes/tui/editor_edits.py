@@ -45,6 +45,9 @@ EDITOR_EDITS: Final = (
     "tui.editor.cursorLeft",
 )
 
+#: The deletes after which the completions are looked for again.
+_REFILTERS: Final = frozenset({"tui.editor.deleteCharBackward", "tui.editor.deleteCharForward"})
+
 
 class EditorEdits:
     """Pi's editing actions on ``buffer``, with the kill ring they share."""
@@ -65,6 +68,10 @@ class EditorEdits:
         field.edit(action)
         if (field.value, field.cursor) != now:
             buffer.document = Document(field.value, field.cursor)
+            if action in _REFILTERS and buffer.complete_while_typing():
+                # As typing does, and as Pi's editor does after these: the completions of
+                # what is left (a command's name, a path), or none.
+                buffer.start_completion(select_first=False)
         self._left = (field.value, field.cursor)
 
 

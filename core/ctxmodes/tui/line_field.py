@@ -90,6 +90,13 @@ def one_line_paste(text: str) -> str:
     return text.replace("\r", "").replace("\n", "").replace("\t", "    ")
 
 
+def editor_paste(text: str) -> str:
+    """A paste as Pi's multi-line editor takes it: line ends made ``\\n``, a tab four
+    spaces, the other control characters dropped."""
+    normal = text.replace("\r\n", "\n").replace("\r", "\n").replace("\t", "    ")
+    return "".join(char for char in normal if char == "\n" or ord(char) >= 32)
+
+
 def first_grapheme(text: str) -> str:
     """``text``'s first grapheme (empty for no text), found without segmenting the rest of
     a long text: a grapheme is a few characters, so a growing head of it is enough."""
@@ -253,9 +260,8 @@ class LineField:
         as Pi's multi-line editor keeps them), a tab as four spaces; one undo step."""
         self._last = None
         self._push_undo()
-        if lines:  # and the other control characters dropped, as that editor drops them
-            cleaned = text.replace("\r\n", "\n").replace("\r", "\n").replace("\t", "    ")
-            self._put("".join(char for char in cleaned if char == "\n" or ord(char) >= 32))
+        if lines:
+            self._put(editor_paste(text))
             return
         self._put(one_line_paste(text))
 

@@ -16,6 +16,8 @@ from __future__ import annotations
 import re
 from typing import Final
 
+from ctxmodes.tui.line_field import editor_paste
+
 #: Pi's limits of a paste that goes in as it is.
 MAX_LINES: Final = 10
 MAX_CHARS: Final = 1000
@@ -23,13 +25,6 @@ MAX_CHARS: Final = 1000
 _MARKER: Final = re.compile(r"\[paste #(\d+)( (\+\d+ lines|\d+ chars))?\]")
 _MARKER_AT_END: Final = re.compile(f"{_MARKER.pattern}\\Z")
 _WORD_BEFORE: Final = re.compile(r"\w\Z")
-
-
-def cleaned(text: str) -> str:
-    """A paste as Pi's editor takes it in: line ends made ``\\n``, tabs four spaces, and the
-    other control characters dropped."""
-    normal = text.replace("\r\n", "\n").replace("\r", "\n").replace("\t", "    ")
-    return "".join(char for char in normal if char == "\n" or ord(char) >= 32)
 
 
 class PasteMarkers:
@@ -41,7 +36,7 @@ class PasteMarkers:
     def take(self, text: str, before_cursor: str) -> str:
         """What a paste of ``text`` puts in the editor after ``before_cursor``: the cleaned
         text, or the marker it is kept under."""
-        pasted = cleaned(text)
+        pasted = editor_paste(text)
         if pasted[:1] in ("/", "~", ".") and _WORD_BEFORE.search(before_cursor):
             pasted = f" {pasted}"
         lines = pasted.count("\n") + 1

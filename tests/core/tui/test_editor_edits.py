@@ -153,3 +153,18 @@ def test_the_terminal_s_editor_takes_the_keys_keybindings_json_gives_them(tmp_pa
         await t.printed("done")
 
     run_terminal(agent, scenario, keymap=KeyMap.load(path))
+
+
+def test_backspace_in_a_command_s_name_looks_for_its_completions_again(tmp_path: Path):
+    agent = make_agent(tmp_path, [])
+    shown: list[list[str]] = []
+
+    async def scenario(t):
+        await t.type("/mode")
+        await t.type(BACKSPACE)
+        await t.until(lambda: t.session.buffer.complete_state is not None, "the completions")
+        state = t.session.buffer.complete_state
+        shown.append([completion.text.strip() for completion in state.completions])
+
+    run_terminal(agent, scenario)
+    assert {"/mode", "/model"} <= set(shown[0])
