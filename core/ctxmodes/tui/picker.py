@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final, cast
+from typing import Any, Final
 
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 
@@ -288,9 +288,10 @@ class Picker:
 
     def new_line(self) -> None:
         """Break the line at the cursor, in a multi-line text (elsewhere nothing)."""
-        if isinstance(self.query_line, TextField) and self.free_text and self.question is None:
+        line = self.query_line
+        if isinstance(line, TextField) and self.free_text and self.question is None:
             self.notice = None
-            self._edit_query(lambda line: cast(TextField, line).new_line())
+            self._edit_query(lambda synced: line.new_line())
 
     def backslash_new_line(self) -> bool:
         """Enter right after a ``\\`` in a multi-line text: the backslash becomes a line
