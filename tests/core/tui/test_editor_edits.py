@@ -18,7 +18,7 @@ from prompt_toolkit.input.vt100_parser import Vt100Parser
 from prompt_toolkit.key_binding import KeyBindings
 from prompt_toolkit.key_binding.key_processor import KeyPress
 from support.agents import make_agent
-from support.pi_oracle import run_pi_script
+from support.pi_editor_judge import judge_with_pi_editor
 from support.picker_presses import (
     ALT_B,
     ALT_BACKSPACE,
@@ -47,8 +47,6 @@ from support.terminal import ENTER, run_terminal
 
 from ctxmodes.tui.editor_edits import EditorEdits, bind_editor_edits
 from ctxmodes.tui.keymap import KeyMap
-
-SCRIPT = Path(__file__).parents[2] / "support" / "pi_text_editor.mjs"
 
 CASES: dict[str, list[str]] = {
     "a word delete stops at punctuation, and the kills join for one yank": [
@@ -113,27 +111,16 @@ def ours(runs: list[list[str]], keymap: KeyMap) -> list[list[dict[str, Any]]]:
     return answers
 
 
-def judge(runs: list[list[str]], tmp_path: Path) -> None:
-    request = tmp_path / "request.json"
-    request.write_text(json.dumps({"bindings": {}, "runs": [{"keys": k} for k in runs]}))
-    pis = run_pi_script(SCRIPT, str(request))
-    keymap = KeyMap.load(tmp_path / "keybindings.json")
-    for keys, our, pi in zip(runs, ours(runs, keymap), pis, strict=True):
-        for at, (our_step, pi_step) in enumerate(zip(our, pi, strict=True)):
-            pressed = " ".join(repr(key) for key in keys[:at])
-            assert our_step == pi_step, f"after {pressed}"
-
-
 @pytest.mark.pi
 @pytest.mark.parametrize("name", list(CASES))
 def test_each_key_edits_the_draft_as_pi_s_editor(name: str, tmp_path: Path) -> None:
-    judge([CASES[name]], tmp_path)
+    judge_with_pi_editor([CASES[name]], ours, tmp_path)
 
 
 @pytest.mark.pi
 @pytest.mark.slow  # several hundred sequences through Pi and through the key bindings
 def test_random_key_sequences_edit_the_draft_as_pi_s_editor(tmp_path: Path) -> None:
-    judge(random_runs(400, seed=20261203), tmp_path)
+    judge_with_pi_editor(random_runs(400, seed=20261203), ours, tmp_path)
 
 
 def test_the_terminal_s_editor_takes_the_keys_keybindings_json_gives_them(tmp_path: Path):

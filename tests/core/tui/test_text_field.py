@@ -8,14 +8,13 @@ several hundred drawn at random over lines shorter than the editor is wide."""
 
 from __future__ import annotations
 
-import json
 import random
 from pathlib import Path
 from typing import Any
 
 import pytest
 from prompt_toolkit.key_binding import KeyBindings
-from support.pi_oracle import run_pi_script
+from support.pi_editor_judge import judge_with_pi_editor
 from support.picker_presses import (
     ALT_B,
     ALT_BACKSPACE,
@@ -45,8 +44,6 @@ from support.picker_presses import (
 from ctxmodes.tui.keymap import KeyMap
 from ctxmodes.tui.picker import Picker
 from ctxmodes.tui.picker_keys import EDITOR_KEYS, PickerKeys, bind_picker_keys
-
-SCRIPT = Path(__file__).parents[2] / "support" / "pi_text_editor.mjs"
 
 
 def lines(*text: str) -> list[str]:
@@ -116,15 +113,7 @@ def random_runs(count: int, seed: int) -> list[list[str]]:
 def ours(runs: list[list[str]], keymap: KeyMap) -> list[list[dict[str, Any]]]:
     answers = []
     for keys in runs:
-        picker = Picker(
-            "instructions",
-            lambda query: [],
-            lambda item: None,
-            free_text=True,
-            filterable=False,
-            multiline=True,
-            key_order=EDITOR_KEYS,
-        )
+        picker = _instructions()
         bindings = KeyBindings()
         actions = PickerKeys(lambda picker: None, lambda picker: None)
         bind_picker_keys(bindings, keymap, lambda picker=picker: picker, actions)
@@ -140,27 +129,16 @@ def ours(runs: list[list[str]], keymap: KeyMap) -> list[list[dict[str, Any]]]:
     return answers
 
 
-def judge(runs: list[list[str]], tmp_path: Path) -> None:
-    request = tmp_path / "request.json"
-    request.write_text(json.dumps({"bindings": {}, "runs": [{"keys": k} for k in runs]}))
-    pis = run_pi_script(SCRIPT, str(request))
-    keymap = KeyMap.load(tmp_path / "keybindings.json")
-    for keys, our, pi in zip(runs, ours(runs, keymap), pis, strict=True):
-        for at, (our_step, pi_step) in enumerate(zip(our, pi, strict=True)):
-            pressed = " ".join(repr(key) for key in keys[:at])
-            assert our_step == pi_step, f"after {pressed}"
-
-
 @pytest.mark.pi
 @pytest.mark.parametrize("name", list(CASES))
 def test_each_key_edits_the_text_as_pi_s_editor(name: str, tmp_path: Path) -> None:
-    judge([CASES[name]], tmp_path)
+    judge_with_pi_editor([CASES[name]], ours, tmp_path)
 
 
 @pytest.mark.pi
 @pytest.mark.slow  # several hundred sequences through Pi and through the key bindings
 def test_random_key_sequences_edit_the_text_as_pi_s_editor(tmp_path: Path) -> None:
-    judge(random_runs(400, seed=20261203), tmp_path)
+    judge_with_pi_editor(random_runs(400, seed=20261203), ours, tmp_path)
 
 
 def _instructions() -> Picker:
