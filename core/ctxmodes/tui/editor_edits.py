@@ -8,6 +8,9 @@ ASCII punctuation inside it, Home, End and the line deletes act on the cursor's 
 what the deletes take goes to Pi's kill ring, whose entries join while deletes follow one
 another and which Ctrl+Y and Alt+Y yank from. Typing or another key between two of them
 ends a run of deletes, as any other action ends it in Pi.
+
+Undo is the buffer's, its steps Pi's: what is typed from one space to the next is one step
+(a space starts a new one), and each delete, yank, paste or line break is one.
 """
 
 from __future__ import annotations
@@ -50,29 +53,42 @@ _REFILTERS: Final = frozenset({"tui.editor.deleteCharBackward", "tui.editor.dele
 
 
 class EditorEdits:
-    """Pi's editing actions on ``buffer``, with the kill ring they share."""
+    """Pi's editing actions and typing on ``buffer``, with the kill ring they share; the
+    buffer keeps the undo history, its steps made where Pi's editor makes them."""
 
     def __init__(self, buffer: Buffer) -> None:
         self._buffer = buffer
-        # prompt_toolkit keeps the draft's undo history.
-        self._field = TextField(undoes=False)
-        #: The text and cursor the last action left: anything else since then (typing, a
-        #: key of prompt_toolkit's) ended a run of deletes or a yank.
+        self._field = TextField(undo_point=buffer.save_to_undo_stack)
+        #: The text and cursor the field last left: anything else since then (a key of
+        #: prompt_toolkit's, a paste) ended a run of typing, of deletes or a yank.
         self._left = ("", 0)
 
+    def type(self, text: str) -> None:
+        """Typed ``text``: one undo step with what was typed just before it, unless it is
+        whitespace, which starts a step of its own (Pi's grouping of typing)."""
+        self._synced().insert(text)
+        self._buffer.insert_text(text)  # as typing does: the completions follow it
+        self._left = (self._buffer.text, self._buffer.cursor_position)
+
     def run(self, action: str) -> None:
-        buffer, field = self._buffer, self._field
-        now = (buffer.text, buffer.cursor_position)
-        if now != self._left:
-            field.take(*now)
+        buffer = self._buffer
+        before = (buffer.text, buffer.cursor_position)
+        field = self._synced()
         field.edit(action)
-        if (field.value, field.cursor) != now:
+        if (field.value, field.cursor) != before:
             buffer.document = Document(field.value, field.cursor)
             if action in _REFILTERS and buffer.complete_while_typing():
                 # As typing does, and as Pi's editor does after these: the completions of
                 # what is left (a command's name, a path), or none.
                 buffer.start_completion(select_first=False)
         self._left = (field.value, field.cursor)
+
+    def _synced(self) -> TextField:
+        buffer, field = self._buffer, self._field
+        now = (buffer.text, buffer.cursor_position)
+        if now != self._left:
+            field.take(*now)
+        return field
 
 
 def bind_editor_edits(
@@ -90,7 +106,12 @@ def bind_editor_edits(
             if sequence not in taken:
                 first.setdefault(sequence, action)
     for sequence, action in first.items():
-        keys.add(*sequence, filter=active)(_runner(edits, action))
+        # The edit makes its own undo step, where Pi's makes one.
+        keys.add(*sequence, filter=active, save_before=_no_save)(_runner(edits, action))
+
+
+def _no_save(event: KeyPressEvent) -> bool:
+    return False
 
 
 def _runner(edits: EditorEdits, action: str) -> Callable[[KeyPressEvent], None]:

@@ -17,6 +17,7 @@ from ctxmodes.tui.commands import run_command, run_typed
 from ctxmodes.tui.cycling import cycle_model, cycle_thinking
 from ctxmodes.tui.editor_edits import bind_editor_edits
 from ctxmodes.tui.keymap import KeyMap
+from ctxmodes.tui.picker import is_typed_text
 from ctxmodes.tui.picker_keys import PickerKeys, bind_picker_keys
 
 if TYPE_CHECKING:
@@ -214,6 +215,13 @@ def key_bindings(session: TerminalSession, picking: Condition, keymap: KeyMap) -
         sequence for action in (*editor_actions, "app.clear") for sequence in keymap.of(action)
     }
     bind_editor_edits(keys, keymap, session.editor_edits, editing, taken)
+
+    @keys.add(Keys.Any, filter=editing, save_before=lambda event: False)
+    def _(event: KeyPressEvent) -> None:
+        # Typing, grouped for undo as Pi groups it; a control key no binding has is
+        # ignored, as in Pi, rather than typed in.
+        if is_typed_text(event.data):
+            session.editor_edits.type(event.data)
 
     @keys.add(Keys.BracketedPaste, filter=editing)
     def _(event: KeyPressEvent) -> None:

@@ -220,12 +220,13 @@ class KillRing:
 class LineField:
     """A line being edited: its text, the cursor, the kill ring and what undo restores."""
 
-    def __init__(self, value: str = "", *, undoes: bool = True) -> None:
+    def __init__(self, value: str = "", *, undo_point: Callable[[], None] | None = None) -> None:
         self.value = ""
         self.cursor = 0
         self.kill_ring = KillRing()
-        #: Whether the field keeps its own undo history (``False``: its holder undoes).
-        self._undoes = undoes
+        #: Called where an edit is about to make an undo step, when the field's holder keeps
+        #: the undo history; ``None``: the field keeps its own.
+        self._undo_point = undo_point
         self._undo: list[tuple[str, int]] = []
         self._last: LastAction = None
         self.set_value(value)
@@ -403,7 +404,9 @@ class LineField:
         self.cursor += len(text)
 
     def _push_undo(self) -> None:
-        if self._undoes:
+        if self._undo_point is not None:
+            self._undo_point()
+        else:
             self._undo.append((self.value, self.cursor))
 
 

@@ -37,8 +37,8 @@ def _index_at_units(text: str, units: int) -> int:
 class TextField(LineField):
     """Several lines being edited, as one text with line feeds and one cursor."""
 
-    def __init__(self, value: str = "", *, undoes: bool = True) -> None:
-        super().__init__(value, undoes=undoes)
+    def __init__(self, value: str = "", *, undo_point: Callable[[], None] | None = None) -> None:
+        super().__init__(value, undo_point=undo_point)
         #: The column a vertical move keeps while it passes shorter lines (Pi's
         #: ``preferredVisualCol``), and where the cursor stood before a vertical move
         #: put it at the start of a grapheme (``snappedFromCursorCol``), in UTF-16 units.

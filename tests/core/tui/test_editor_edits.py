@@ -41,6 +41,7 @@ from support.picker_presses import (
     HOME,
     LEFT,
     RIGHT,
+    UNDO,
     typed,
 )
 from support.terminal import ENTER, run_terminal
@@ -64,6 +65,10 @@ CASES: dict[str, list[str]] = {
         *typed("ok 👍🏽 cafe\u0301 東京"), LEFT, LEFT, BACKSPACE, LEFT, LEFT, DELETE, CTRL_A,
         RIGHT, RIGHT, RIGHT, DELETE, CTRL_E, BACKSPACE,
     ],
+    "undo takes back a word typed at once, each space apart, and each edit": [
+        *typed("hello world  again"), UNDO, UNDO, *typed("x y"), CTRL_W, CTRL_J, *typed("z"),
+        UNDO, UNDO, UNDO, UNDO, UNDO, UNDO, UNDO,
+    ],
     "typing between kills starts a new entry; yank-pop goes round the ring": [
         *typed("one two three"), CTRL_W, *typed("x"), CTRL_W, CTRL_W, ALT_D, CTRL_Y, ALT_Y,
         ALT_Y, ALT_BACKSPACE, ALT_DELETE, CTRL_Y,
@@ -74,7 +79,7 @@ UNITS = [*"abz09", "é", "東", "👍", "\u0301", " ", " ", ".", "/", "-"]
 EDITS = [
     BACKSPACE, DELETE, CTRL_W, ALT_BACKSPACE, ALT_D, ALT_DELETE, CTRL_U, CTRL_K, CTRL_Y,
     ALT_Y, LEFT, RIGHT, HOME, END, ALT_B, ALT_F, CTRL_LEFT, CTRL_RIGHT, CTRL_A, CTRL_E,
-    CTRL_J,
+    CTRL_J, UNDO, UNDO,
 ]  # fmt: skip
 
 
@@ -90,11 +95,16 @@ def random_runs(count: int, seed: int) -> list[list[str]]:
 
 
 def ours(runs: list[list[str]], keymap: KeyMap) -> list[list[dict[str, Any]]]:
+    """The draft after each key, pressed as the terminal takes it: a bound key through its
+    binding (the buffer's state saved for undo first where the binding asks
+    prompt_toolkit's key processor to), Ctrl+J as the terminal's new line, undo as
+    prompt_toolkit's, and typing through the editor's own typing."""
     answers = []
     for keys in runs:
         buffer = Buffer(multiline=True)
+        edits = EditorEdits(buffer)
         bindings = KeyBindings()
-        bind_editor_edits(bindings, keymap, EditorEdits(buffer), Condition(lambda: True))
+        bind_editor_edits(bindings, keymap, edits, Condition(lambda: True))
         steps = [{"value": "", "cursor": 0}]
         for key in keys:
             pressed: list[KeyPress] = []
@@ -102,10 +112,18 @@ def ours(runs: list[list[str]], keymap: KeyMap) -> list[list[dict[str, Any]]]:
             parser.feed(key)
             parser.flush()
             found = bindings.get_bindings_for_keys(tuple(each.key for each in pressed))
-            if found:
-                found[-1].handler(None)  # type: ignore[arg-type]
-            else:  # typed, or Ctrl+J's line break: as the editor types them
-                buffer.insert_text(key)
+            if key == UNDO:
+                buffer.undo()
+            elif found:
+                binding = found[-1]
+                if binding.save_before(None):  # type: ignore[arg-type]
+                    buffer.save_to_undo_stack()
+                binding.handler(None)  # type: ignore[arg-type]
+            elif key == CTRL_J:
+                buffer.save_to_undo_stack()
+                buffer.insert_text("\n")
+            else:
+                edits.type(key)
             steps.append({"value": buffer.text, "cursor": buffer.cursor_position})
         answers.append(steps)
     return answers
