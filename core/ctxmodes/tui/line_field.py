@@ -108,16 +108,16 @@ def first_grapheme(text: str) -> str:
         head *= 4
 
 
-def slice_by_column(text: str, start: int, length: int) -> str:
-    """The graphemes of ``text`` wholly within cells ``start`` to ``start + length`` (pi-tui's
-    strict ``sliceByColumn``: a wide grapheme across either edge is left out)."""
+def _by_column(sized: list[tuple[str, int]], start: int, length: int) -> str:
+    """The graphemes (each with its cells) wholly within cells ``start`` to
+    ``start + length`` (pi-tui's strict ``sliceByColumn``: a wide grapheme across either
+    edge is left out)."""
     if length <= 0:
         return ""
     end = start + length
     kept: list[str] = []
     column = 0
-    for grapheme in graphemes(text):
-        cells = grapheme_cells(grapheme)
+    for grapheme, cells in sized:
         if start <= column < end and column + cells <= end:
             kept.append(grapheme)
         column += cells
@@ -130,12 +130,14 @@ def scrolled(value: str, cursor: int, room: int) -> tuple[str, int]:
     """What a field ``room`` cells wide shows of ``value``, and where the cursor is in it,
     as Pi's ``Input`` scrolls a line too long for it: the cursor kept near the middle, the
     start and the end shown as far as they reach (one cell kept for a cursor at the end)."""
-    total = sum(grapheme_cells(grapheme) for grapheme in graphemes(value))
+    sized = [(grapheme, grapheme_cells(grapheme)) for grapheme in graphemes(value)]
+    total = sum(cells for _, cells in sized)
     if total < room:
         return value, cursor
     scroll_width = room - 1 if cursor == len(value) else room
     if scroll_width <= 0:
         return "", 0
+    # Measured on its own, as Pi measures the text before the cursor.
     cursor_column = sum(grapheme_cells(grapheme) for grapheme in graphemes(value[:cursor]))
     half = scroll_width // 2
     if cursor_column < half:
@@ -144,8 +146,8 @@ def scrolled(value: str, cursor: int, room: int) -> tuple[str, int]:
         start = max(0, total - scroll_width)
     else:
         start = max(0, cursor_column - half)
-    shown = slice_by_column(value, start, scroll_width)
-    return shown, len(slice_by_column(value, start, max(0, cursor_column - start)))
+    shown = _by_column(sized, start, scroll_width)
+    return shown, len(_by_column(sized, start, max(0, cursor_column - start)))
 
 
 def _has_whitespace(text: str) -> bool:
