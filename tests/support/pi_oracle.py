@@ -166,14 +166,16 @@ def require_agent_node() -> str:
     pytest.skip("no node >= 22.19 for Pi's AgentSession: run `make pi` or set PI_AGENT_NODE")
 
 
-def run_pi_script(script: Path, *arguments: str) -> Any:
+def run_pi_script(script: Path, *arguments: str, stdin: str | None = None) -> Any:
     """What a test's node ``script`` prints as JSON, run with a node that loads Pi's
-    ``AgentSession`` and given the folder of Pi's package first, then ``arguments``; a
-    script that fails fails the test with its error output."""
+    ``AgentSession`` and given the folder of Pi's package first, then ``arguments`` (and
+    ``stdin`` on its standard input); a script that fails fails the test with its error
+    output."""
     node = require_agent_node()
     package = (require_pi_modules() / PI_PACKAGE).parent
     result = subprocess.run(
         [node, str(script), str(package), *arguments],
+        input=stdin,
         capture_output=True,
         text=True,
         check=False,

@@ -1,7 +1,7 @@
 """What the transcript prints for each finished thing, as ANSI text for the scrollback.
 
 Pure functions of their inputs (and the terminal width), so they are tested without a
-terminal. Markdown goes through rich; everything else is a short styled line.
+terminal. Markdown is laid out as Pi lays it out; everything else is a short styled line.
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Final
 
 from rich.console import Console
-from rich.markdown import Markdown
 from rich.text import Text
 
+from ctxmodes.tui.markdown_lines import markdown_lines
 from ctxmodes.tui.text_wrap import truncate_to_width
 
 if TYPE_CHECKING:
@@ -93,16 +93,14 @@ def thinking_text(text: str, width: int) -> str:
     return _ansi(Text("▾ thinking\n", style="dim") + thought, width)
 
 
-#: Blank lines at the start of rich's rendering.
-_LEADING_BLANK_LINES: Final = re.compile(r"\A(?: *\n)+")
-
-
 def markdown(text: str, width: int) -> str:
-    """``text`` rendered as Markdown. rich opens a list, a quote or a table with a blank line
-    (to part it from what comes before it in the same text): left out, so a reply that
-    starts with one starts at once, and a block printed alone as it streams is parted from
-    the one before by one blank line, like every other."""
-    return _LEADING_BLANK_LINES.sub("", _ansi(Markdown(printable(text)), width))
+    """``text`` rendered as Markdown, laid out as Pi lays out a reply
+    (:mod:`ctxmodes.tui.markdown_lines`)."""
+    lines = markdown_lines(printable(text.replace("\t", "   ")), width)
+    console = _console(width)
+    with console.capture() as capture:
+        console.print(Text("\n").join(lines), no_wrap=True, overflow="ignore", crop=False)
+    return capture.get().rstrip("\n")
 
 
 def tool_call(name: str, arguments: dict[str, object], width: int) -> str:

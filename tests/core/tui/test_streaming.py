@@ -51,12 +51,14 @@ def _rows(ansi: str) -> list[str]:
     return [row.rstrip() for row in re.sub(r"\x1b\[[0-9;]*m", "", ansi).split("\n")]
 
 
-def test_blocks_printed_as_they_finish_are_parted_by_one_blank_line_each():
+def test_blocks_printed_as_they_finish_read_as_the_reply_printed_whole():
+    finished = "Intro.\n\n- one\n- two\n\n> quoted\n\n1. first\n\n```py\nx = 1\n\ny = 2\n```"
     live = LiveRegion()
-    printed = live.add_text("Intro.\n\n- one\n- two\n\n> quoted\n\n1. first\n\nend", 40)
+    printed = live.add_text(finished + "\n\nend", 40)
     rows = _rows("\n".join(printed))
-    assert rows == ["Intro.", "", " • one", " • two", "", "▌ quoted", "", " 1 first", ""]
+    assert rows == [*_rows(markdown(finished, 40)), ""]
+    assert rows[:6] == ["Intro.", "", "- one", "- two", "", "│ quoted"]
 
 
 def test_a_reply_that_opens_with_a_list_starts_on_its_first_row():
-    assert _rows(markdown("- one\n- two", 40)) == [" • one", " • two"]
+    assert _rows(markdown("- one\n- two", 40)) == ["- one", "- two"]
