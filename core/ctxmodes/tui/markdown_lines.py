@@ -163,7 +163,7 @@ class _Document:
         if node.type == "heading":
             return [_heading(node), *_blank(spaced)]
         if node.type in ("fence", "code_block"):
-            return [*_code_block(node), *_blank(spaced)]
+            return [*_code_block(node, self._partial_fence(node)), *_blank(spaced)]
         if node.type in _LISTS:
             return self._list(node, 0, width)
         if node.type == "blockquote":
@@ -187,6 +187,18 @@ class _Document:
         for piece, line in zip(pieces[1:], source[1:], strict=True):
             piece.pad_left(len(line) - len(line.lstrip(" ")))
         return Text("\n").join(pieces)
+
+    def _partial_fence(self, node: SyntaxTreeNode) -> str:
+        """The closing fence of a streaming reply's last code block, when it is still
+        arriving (`` `` `` of `` ``` ``), which Pi leaves out so that the block does not
+        grow a line and lose it again."""
+        last = self.lines[-1]
+        at_end = node.map is not None and node.map[1] == len(self.lines)
+        unclosed = node.type == "fence" and at_end and node.parent and node.parent.type == "root"
+        fence = node.markup
+        if unclosed and last and len(last) < len(fence) and last == fence[0] * len(last):
+            return last
+        return ""
 
     def _quote(self, node: SyntaxTreeNode, width: int) -> list[Text]:
         inner_width = max(1, width - 2)
@@ -251,9 +263,9 @@ def _heading(node: SyntaxTreeNode) -> Text:
     return text
 
 
-def _code_block(node: SyntaxTreeNode) -> list[Text]:
+def _code_block(node: SyntaxTreeNode, partial_fence: str) -> list[Text]:
     language = node.info.strip() if node.type == "fence" else ""
-    code = node.content.removesuffix("\n")
+    code = node.content.removesuffix("\n").removesuffix(partial_fence).removesuffix("\n")
     lines = [Text("```" + language, BORDER)]
     lines.extend(Text(_CODE_INDENT) + line for line in _highlighted(code, language))
     lines.append(Text("```", BORDER))

@@ -6,6 +6,7 @@ long words and links) at many widths; and the styles the terminal adds to those 
 from __future__ import annotations
 
 import difflib
+import itertools
 import json
 import random
 from pathlib import Path
@@ -32,6 +33,10 @@ WRITTEN = [
     " and **bold _nested_ text** that ~~goes~~ on and on for a while.",
     "漢字のテキストは空白なしで折り返されます。これは長い文です。",
     "```\nunclosed code\nmore",
+    "```js\nlet a = 1;\n``",
+    "```js\nlet a = 1;\n``\n",
+    "~~~~\ncode\n~~~",
+    "````\ncode\n```",
     "| Column one | Column two | Column three |\n| --- | :---: | ---: |\n"
     "| a much longer cell here | b | c c c c c c c c c c c c |\n| x | y | z |",
     "3. three\n4. four\n\n* star\n+ plus",
@@ -116,7 +121,7 @@ def _block(rng: random.Random) -> str:
 def _document(rng: random.Random) -> str:
     blocks = [_block(rng) for _ in range(rng.randint(1, 5))]
     text = blocks[0]
-    for before, following in zip(blocks, blocks[1:], strict=False):
+    for before, following in itertools.pairwise(blocks):
         # marked, Pi's parser, runs a table or a quote on over a line that ends it in
         # CommonMark, and starts a list numbered from 3 under a paragraph: blank lines
         # part those, as a model writes them.
