@@ -88,15 +88,16 @@ def thinking_line(characters: int, width: int) -> str:
 
 
 def thinking_text(text: str, width: int) -> str:
-    """Thinking shown in full (Ctrl+T): dim and italic, taken literally."""
-    thought = Text(printable(text.strip()), style="dim italic")
-    return _ansi(Text("▾ thinking\n", style="dim") + thought, width)
+    """Thinking shown in full (Ctrl+T): Markdown, as Pi shows it, dim and italic."""
+    return styled("▾ thinking", "dim", width) + "\n" + markdown(text.strip(), width, "dim italic")
 
 
-def markdown(text: str, width: int) -> str:
+def markdown(text: str, width: int, style: str = "") -> str:
     """``text`` rendered as Markdown, laid out as Pi lays out a reply
-    (:mod:`ctxmodes.tui.markdown_lines`)."""
+    (:mod:`ctxmodes.tui.markdown_lines`), ``style`` under its own styles."""
     lines = markdown_lines(printable(text.replace("\t", "   ")), width)
+    for line in lines:
+        line.stylize_before(style)
     console = _console(width)
     with console.capture() as capture:
         console.print(Text("\n").join(lines), no_wrap=True, overflow="ignore", crop=False)

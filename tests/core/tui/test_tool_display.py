@@ -7,6 +7,7 @@ thinking."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -234,6 +235,16 @@ def test_ctrl_t_shows_thinking_in_full(tmp_path):
     assert thought not in first
     assert thought in second
     assert seen["toggled"] is True
+
+
+def test_thinking_shown_in_full_is_markdown_dim_and_italic_as_pi_shows_it():
+    shown = render.thinking_text("Plan:\n\n- **one**\n- `two`", 40)
+    assert plain(shown).split("\n") == ["▾ thinking", "Plan:", "", "- one", "- two"]
+    # Every character of the thought is dim and italic, under its own Markdown's styles.
+    for row in shown.split("\n")[1:]:
+        assert row.startswith("\x1b[") or not row, repr(row)
+        for codes, _text in re.findall(r"\x1b\[([0-9;]*)m([^\x1b]+)", row):
+            assert {"2", "3"} <= set(codes.split(";")), repr(row)
 
 
 def test_pi_s_hide_thinking_block_off_shows_thinking_in_full_from_the_start(tmp_path):
