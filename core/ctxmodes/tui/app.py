@@ -178,8 +178,11 @@ class TerminalSession:
         self.picker: Picker | None = None
         #: Stops the ``!`` command running now, if any.
         self.shell_abort: AbortController | None = None
+        #: The large pastes the draft holds as markers (Pi's ``[paste #1 +60 lines]``).
+        self.pastes = PasteMarkers()
         self.buffer = DraftBuffer(
             self.settings.external_editor,
+            self.pastes,
             multiline=True,
             history=history if history is not None else InMemoryHistory(),
             completer=merge_completers(
@@ -190,10 +193,8 @@ class TerminalSession:
             ),
             complete_while_typing=True,
         )
-        #: The large pastes the draft holds as markers (Pi's ``[paste #1 +60 lines]``).
-        self.pastes = PasteMarkers()
         #: Pi's moves and deletes on the draft, and their kill ring.
-        self.editor_edits = EditorEdits(self.buffer)
+        self.editor_edits = EditorEdits(self.buffer, self.pastes)
         agent.attach_editor(
             lambda: self.pastes.expanded(self.buffer.text), self._set_editor_text_soon
         )

@@ -10,7 +10,8 @@ another and which Ctrl+Y and Alt+Y yank from. Typing or another key between two 
 ends a run of deletes, as any other action ends it in Pi.
 
 Undo is the buffer's, its steps Pi's: what is typed from one space to the next is one step
-(a space starts a new one), and each delete, yank, paste or line break is one.
+(a space starts a new one), and each delete, yank, paste or line break is one. A large
+paste's marker is one character to the moves and the deletes, as in Pi's editor.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from typing import TYPE_CHECKING, Final
 
 from prompt_toolkit.document import Document
 
+from ctxmodes.tui.line_field import graphemes, is_paste_marker
+from ctxmodes.tui.paste_markers import PasteMarkers
 from ctxmodes.tui.text_field import TextField
 
 if TYPE_CHECKING:
@@ -56,27 +59,62 @@ class EditorEdits:
     """Pi's editing actions and typing on ``buffer``, with the kill ring they share; the
     buffer keeps the undo history, its steps made where Pi's editor makes them."""
 
-    def __init__(self, buffer: Buffer) -> None:
+    def __init__(self, buffer: Buffer, pastes: PasteMarkers) -> None:
         self._buffer = buffer
-        self._field = TextField(undo_point=buffer.save_to_undo_stack)
+        self._pastes = pastes
+        self._field = TextField(undo_point=buffer.save_to_undo_stack, paste_numbers=pastes.numbers)
         #: The text and cursor the field last left: anything else since then (a key of
         #: prompt_toolkit's, a paste) ended a run of typing, of deletes or a yank.
-        self._left = ("", 0)
+        self._left: tuple[str, int] | None = ("", 0)
+        self._editing = False
+        buffer.on_text_changed += self._changed
+
+    def _changed(self, buffer: Buffer) -> None:
+        # A change the field did not make (an undo, a paste, a new line) ends a run even
+        # where it comes back to the text and cursor the field left.
+        if not self._editing:
+            self._left = None
+
+    def paste(self, text: str) -> None:
+        """A bracketed paste, one undo step: cleaned as Pi's editor cleans it, and a large
+        one kept as its marker (:class:`~ctxmodes.tui.paste_markers.PasteMarkers`)."""
+        buffer = self._buffer
+        buffer.save_to_undo_stack()
+        buffer.insert_text(self._pastes.take(text, buffer.document.text_before_cursor))
 
     def type(self, text: str) -> None:
         """Typed ``text``: one undo step with what was typed just before it, unless it is
         whitespace, which starts a step of its own (Pi's grouping of typing)."""
         self._synced().insert(text)
-        self._buffer.insert_text(text)  # as typing does: the completions follow it
+        self._editing = True
+        try:
+            self._buffer.insert_text(text)  # as typing does: the completions follow it
+        finally:
+            self._editing = False
         self._left = (self._buffer.text, self._buffer.cursor_position)
 
     def run(self, action: str) -> None:
         buffer = self._buffer
         before = (buffer.text, buffer.cursor_position)
         field = self._synced()
+        marker = None
+        if action == "tui.editor.deleteCharBackward":
+            line = buffer.document.current_line_before_cursor
+            taken = graphemes(line, self._pastes.numbers())[-1:]
+            marker = taken[0] if taken and is_paste_marker(taken[0]) else None
         field.edit(action)
+        if marker is not None:
+            # Backspace took a marker whole: its paste is forgotten, the later ones
+            # numbered down, in the text too, as Pi's editor does.
+            gone = self._pastes.forget(marker)
+            head = self._pastes.renumbered(field.value[: field.cursor], gone)
+            field.take(head + self._pastes.renumbered(field.value[field.cursor :], gone), len(head))
         if (field.value, field.cursor) != before:
-            buffer.document = Document(field.value, field.cursor)
+            self._editing = True
+            try:
+                buffer.document = Document(field.value, field.cursor)
+            finally:
+                self._editing = False
             if action in _REFILTERS and buffer.complete_while_typing():
                 # As typing does, and as Pi's editor does after these: the completions of
                 # what is left (a command's name, a path), or none.

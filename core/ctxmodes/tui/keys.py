@@ -7,7 +7,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Final
 
-from prompt_toolkit.document import Document
 from prompt_toolkit.filters import Condition, is_searching
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.keys import Keys
@@ -223,25 +222,10 @@ def key_bindings(session: TerminalSession, picking: Condition, keymap: KeyMap) -
         if is_typed_text(event.data):
             session.editor_edits.type(event.data)
 
-    @keys.add(Keys.BracketedPaste, filter=editing)
+    @keys.add(Keys.BracketedPaste, filter=editing, save_before=lambda event: False)
     def _(event: KeyPressEvent) -> None:
         # A large paste goes in as Pi's marker; any paste cleaned as Pi cleans it.
-        buffer.insert_text(session.pastes.take(event.data, buffer.document.text_before_cursor))
-
-    after_marker = Condition(
-        lambda: session.pastes.marker_before(buffer.document.text_before_cursor) is not None
-    )
-
-    @keys.add("c-h", filter=editing & after_marker)
-    def _(event: KeyPressEvent) -> None:
-        # Backspace takes a paste's marker whole, and the later markers are numbered down.
-        document = buffer.document
-        marker = session.pastes.marker_before(document.text_before_cursor)
-        assert marker is not None
-        gone = session.pastes.forget(marker)
-        before = session.pastes.renumbered(document.text_before_cursor[: -len(marker)], gone)
-        after = session.pastes.renumbered(document.text_after_cursor, gone)
-        buffer.document = Document(before + after, len(before))
+        session.editor_edits.paste(event.data)
 
     @keys.add("tab", filter=editing)
     def _(event: KeyPressEvent) -> None:

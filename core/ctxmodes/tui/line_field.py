@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import Any, Final, Literal
 
 from ctxmodes.session.jsvalues import JS_WHITESPACE
@@ -28,6 +28,8 @@ from ctxmodes.tui.grapheme_cells import grapheme_cells
 _PUNCTUATION: Final = re.compile(r"[(){}\[\]<>.,;:'\"!?+\-=*/\\|&%^$#@~`]")
 #: JavaScript's ``\s``: what Pi's ``isWhitespaceChar`` looks for in a piece of text.
 _JS_WHITESPACE: Final = re.compile(f"[{re.escape(JS_WHITESPACE)}]")
+#: A large paste's marker in Pi's editor (``[paste #1 +60 lines]``, ``[paste #2 1500 chars]``).
+PASTE_MARKER: Final = re.compile(r"\[paste #(\d+)( (\+\d+ lines|\d+ chars))?\]")
 #: ICU's rule statuses of word-like segments (numbers, letters, kana, ideographs), which
 #: ``Intl.Segmenter`` reports as ``isWordLike``.
 _WORD_LIKE: Final = range(100, 500)
@@ -80,9 +82,43 @@ def _segments(text: str, kind: Literal["word", "character"]) -> list[Segment]:
     return pieces
 
 
-def graphemes(text: str) -> list[str]:
-    """``text``'s graphemes (user-perceived characters), as ``Intl.Segmenter`` finds them."""
-    return [piece for piece, _ in _segments(text, "character")]
+def _with_markers(text: str, pieces: list[Segment], markers: Collection[int]) -> list[Segment]:
+    """``pieces`` of ``text`` with each marker of a paste numbered in ``markers`` made one
+    piece, which is not word-like, as Pi's editor segments its text
+    (``segmentWithMarkers``): the cursor and the deletes take a marker whole."""
+    if not markers or "[paste #" not in text:
+        return pieces
+    spans = [
+        found.span() for found in PASTE_MARKER.finditer(text) if int(found.group(1)) in markers
+    ]
+    if not spans:
+        return pieces
+    merged: list[Segment] = []
+    place = 0
+    index = 0
+    for piece, word_like in pieces:
+        while index < len(spans) and spans[index][1] <= place:
+            index += 1
+        if index < len(spans) and spans[index][0] <= place < spans[index][1]:
+            if place == spans[index][0]:
+                merged.append((text[slice(*spans[index])], False))
+        else:
+            merged.append((piece, word_like))
+        place += len(piece)
+    return merged
+
+
+def is_paste_marker(piece: str) -> bool:
+    """Whether a piece of segmented text is a whole marker, made one by :func:`_with_markers`
+    (Pi's ``isPasteMarker``)."""
+    return PASTE_MARKER.fullmatch(piece) is not None
+
+
+def graphemes(text: str, markers: Collection[int] = ()) -> list[str]:
+    """``text``'s graphemes (user-perceived characters), as ``Intl.Segmenter`` finds them;
+    the marker of each paste numbered in ``markers`` one of them."""
+    pieces = _with_markers(text, _segments(text, "character"), markers)
+    return [piece for piece, _ in pieces]
 
 
 def one_line_paste(text: str) -> str:
@@ -154,43 +190,61 @@ def _has_whitespace(text: str) -> bool:
     return _JS_WHITESPACE.search(text) is not None
 
 
-def word_backward(text: str, cursor: int) -> int:
-    """Where a word move left from ``cursor`` lands (pi-tui's ``findWordBackward``)."""
+def _skipped(piece: str) -> bool:
+    """Whitespace a word move skips first (never a marker, which has spaces in it)."""
+    return not is_paste_marker(piece) and _has_whitespace(piece)
+
+
+def _punctuation_run(segment: Segment) -> bool:
+    piece, word_like = segment
+    return not word_like and not is_paste_marker(piece) and not _has_whitespace(piece)
+
+
+def word_backward(text: str, cursor: int, markers: Collection[int] = ()) -> int:
+    """Where a word move left from ``cursor`` lands (pi-tui's ``findWordBackward``), the
+    marker of each paste numbered in ``markers`` one step."""
     if cursor <= 0:
         return 0
-    segments = _segments(text[:cursor], "word")
+    head = text[:cursor]
+    segments = _with_markers(head, _segments(head, "word"), markers)
     place = cursor
-    while segments and _has_whitespace(segments[-1][0]):
+    while segments and _skipped(segments[-1][0]):
         place -= len(segments.pop()[0])
     if not segments:
         return place
     last, word_like = segments[-1]
-    if word_like:
+    if is_paste_marker(last):
+        place -= len(last)
+    elif word_like:
         matches = list(_PUNCTUATION.finditer(last))
         place -= len(last) - (matches[-1].end() if matches else 0)
     else:
-        while segments and not segments[-1][1] and not _has_whitespace(segments[-1][0]):
+        while segments and _punctuation_run(segments[-1]):
             place -= len(segments.pop()[0])
     return place
 
 
-def word_forward(text: str, cursor: int) -> int:
-    """Where a word move right from ``cursor`` lands (pi-tui's ``findWordForward``)."""
+def word_forward(text: str, cursor: int, markers: Collection[int] = ()) -> int:
+    """Where a word move right from ``cursor`` lands (pi-tui's ``findWordForward``), the
+    marker of each paste numbered in ``markers`` one step."""
     if cursor >= len(text):
         return len(text)
-    segments = iter(_segments(text[cursor:], "word"))
+    tail = text[cursor:]
+    segments = iter(_with_markers(tail, _segments(tail, "word"), markers))
     place = cursor
     segment = next(segments, None)
-    while segment is not None and _has_whitespace(segment[0]):
+    while segment is not None and _skipped(segment[0]):
         place += len(segment[0])
         segment = next(segments, None)
     if segment is None:
         return place
     piece, word_like = segment
+    if is_paste_marker(piece):
+        return place + len(piece)
     if word_like:
         found = _PUNCTUATION.search(piece)
         return place + (found.start() if found else len(piece))
-    while segment is not None and not segment[1] and not _has_whitespace(segment[0]):
+    while segment is not None and _punctuation_run(segment):
         place += len(segment[0])
         segment = next(segments, None)
     return place
@@ -222,13 +276,22 @@ class KillRing:
 class LineField:
     """A line being edited: its text, the cursor, the kill ring and what undo restores."""
 
-    def __init__(self, value: str = "", *, undo_point: Callable[[], None] | None = None) -> None:
+    def __init__(
+        self,
+        value: str = "",
+        *,
+        undo_point: Callable[[], None] | None = None,
+        paste_numbers: Callable[[], Collection[int]] = tuple,
+    ) -> None:
         self.value = ""
         self.cursor = 0
         self.kill_ring = KillRing()
         #: Called where an edit is about to make an undo step, when the field's holder keeps
         #: the undo history; ``None``: the field keeps its own.
         self._undo_point = undo_point
+        #: The numbers of the pastes whose markers the text may hold: each marker is one
+        #: character to the cursor and the deletes, as in Pi's editor.
+        self._paste_numbers = paste_numbers
         self._undo: list[tuple[str, int]] = []
         self._last: LastAction = None
         self.set_value(value)
@@ -274,7 +337,7 @@ class LineField:
         self._last = None
         if self.cursor > 0:
             self._push_undo()
-            before = graphemes(self.value[: self.cursor])
+            before = self._graphemes(self.value[: self.cursor])
             size = len(before[-1]) if before else 1
             self.value = self.value[: self.cursor - size] + self.value[self.cursor :]
             self.cursor -= size
@@ -283,7 +346,7 @@ class LineField:
         self._last = None
         if self.cursor < len(self.value):
             self._push_undo()
-            after = graphemes(self.value[self.cursor :])
+            after = self._graphemes(self.value[self.cursor :])
             size = len(after[0]) if after else 1
             self.value = self.value[: self.cursor] + self.value[self.cursor + size :]
 
@@ -292,7 +355,7 @@ class LineField:
             return
         joins = self._last == "kill"
         self._push_undo()
-        start = word_backward(self.value, self.cursor)
+        start = word_backward(self.value, self.cursor, self._paste_numbers())
         self.kill_ring.push(self.value[start : self.cursor], prepend=True, accumulate=joins)
         self._last = "kill"
         self.value = self.value[:start] + self.value[self.cursor :]
@@ -303,7 +366,7 @@ class LineField:
             return
         joins = self._last == "kill"
         self._push_undo()
-        end = word_forward(self.value, self.cursor)
+        end = word_forward(self.value, self.cursor, self._paste_numbers())
         self.kill_ring.push(self.value[self.cursor : end], prepend=False, accumulate=joins)
         self._last = "kill"
         self.value = self.value[: self.cursor] + self.value[end:]
@@ -363,13 +426,13 @@ class LineField:
     def cursor_left(self) -> None:
         self._last = None
         if self.cursor > 0:
-            before = graphemes(self.value[: self.cursor])
+            before = self._graphemes(self.value[: self.cursor])
             self.cursor -= len(before[-1]) if before else 1
 
     def cursor_right(self) -> None:
         self._last = None
         if self.cursor < len(self.value):
-            after = graphemes(self.value[self.cursor :])
+            after = self._graphemes(self.value[self.cursor :])
             self.cursor += len(after[0]) if after else 1
 
     def cursor_line_start(self) -> None:
@@ -384,13 +447,13 @@ class LineField:
         if self.cursor == 0:
             return
         self._last = None
-        self.cursor = word_backward(self.value, self.cursor)
+        self.cursor = word_backward(self.value, self.cursor, self._paste_numbers())
 
     def cursor_word_right(self) -> None:
         if self.cursor >= len(self.value):
             return
         self._last = None
-        self.cursor = word_forward(self.value, self.cursor)
+        self.cursor = word_forward(self.value, self.cursor, self._paste_numbers())
 
     def edit(self, action: str) -> bool:
         """Run Pi's editor action ``action`` (``tui.editor.yank`` …); whether the field
@@ -400,6 +463,9 @@ class LineField:
             return False
         method(self)
         return True
+
+    def _graphemes(self, text: str) -> list[str]:
+        return graphemes(text, self._paste_numbers())
 
     def _put(self, text: str) -> None:
         self.value = self.value[: self.cursor] + text + self.value[self.cursor :]

@@ -5,8 +5,9 @@ expanded, so that a long log or file pasted into a prompt leaves the editor read
 A paste of more than ten lines or 1,000 characters becomes a marker; a smaller one goes in
 as it is. Either way it is cleaned as Pi cleans a paste: line ends made line feeds, a tab
 four spaces, other control characters dropped, and a path (starting with ``/``, ``~`` or
-``.``) pasted right after a word parted from it by a space. Backspace after a marker takes
-the whole marker, and the markers after it are numbered down, as in Pi. Only the markers
+``.``) pasted right after a word parted from it by a space. The cursor and the deletes take
+a marker as one character; Backspace also forgets its paste, and the markers after it are
+numbered down, as in Pi. Only the markers
 of pastes made since the last prompt was sent are expanded: the same text typed by hand
 stays as typed.
 """
@@ -14,17 +15,20 @@ stays as typed.
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from typing import Final
 
-from ctxmodes.tui.line_field import editor_paste
+from ctxmodes.tui.line_field import PASTE_MARKER, editor_paste
 
 #: Pi's limits of a paste that goes in as it is.
 MAX_LINES: Final = 10
 MAX_CHARS: Final = 1000
 
-_MARKER: Final = re.compile(r"\[paste #(\d+)( (\+\d+ lines|\d+ chars))?\]")
-_MARKER_AT_END: Final = re.compile(f"{_MARKER.pattern}\\Z")
-_WORD_BEFORE: Final = re.compile(r"\w\Z")
+_WORD_BEFORE: Final = re.compile(r"\w\Z", re.ASCII)  # JavaScript's \w: ASCII only
+
+
+#: The pastes kept at one moment, by number (a copy, for undo).
+PastesKept = dict[int, str]
 
 
 class PasteMarkers:
@@ -48,6 +52,17 @@ class PasteMarkers:
             return f"[paste #{number} +{lines} lines]"
         return f"[paste #{number} {len(pasted)} chars]"
 
+    def kept(self) -> PastesKept:
+        """The pastes kept now, for undo to bring back (:meth:`restore`)."""
+        return dict(self._pastes)
+
+    def restore(self, kept: PastesKept) -> None:
+        self._pastes = dict(kept)
+
+    def numbers(self) -> Collection[int]:
+        """The numbers of the pastes kept, whose markers the editor takes as one character."""
+        return self._pastes.keys()
+
     def expanded(self, text: str) -> str:
         """``text`` with each marker of a paste kept replaced by the paste."""
         if not self._pastes:
@@ -56,22 +71,12 @@ class PasteMarkers:
         def paste(found: re.Match[str]) -> str:
             return self._pastes.get(int(found.group(1)), found.group(0))
 
-        return _MARKER.sub(paste, text)
-
-    def marker_before(self, text: str) -> str | None:
-        """The marker of a paste kept that ``text`` (the text before the cursor) ends with,
-        which Backspace takes whole."""
-        if not self._pastes or not text.endswith("]"):
-            return None
-        found = _MARKER_AT_END.search(text[-64:])
-        if found is None or int(found.group(1)) not in self._pastes:
-            return None
-        return found.group(0)
+        return PASTE_MARKER.sub(paste, text)
 
     def forget(self, marker: str) -> int:
         """Forget the paste of ``marker``, just deleted, and number the later ones down
         (:meth:`renumbered` says so in the text); the number it had."""
-        found = _MARKER.fullmatch(marker)
+        found = PASTE_MARKER.fullmatch(marker)
         assert found is not None
         gone = int(found.group(1))
         del self._pastes[gone]
@@ -89,7 +94,7 @@ class PasteMarkers:
                 return found.group(0)
             return f"[paste #{number - 1}{found.group(2) or ''}]"
 
-        return _MARKER.sub(down, text)
+        return PASTE_MARKER.sub(down, text)
 
     def clear(self) -> None:
         self._pastes.clear()

@@ -13,10 +13,10 @@ as Pi counts them, in UTF-16 units.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import Final
 
-from ctxmodes.tui.line_field import EDITS, LineField, graphemes, word_backward, word_forward
+from ctxmodes.tui.line_field import EDITS, LineField, word_backward, word_forward
 
 
 def _units(text: str) -> int:
@@ -37,8 +37,14 @@ def _index_at_units(text: str, units: int) -> int:
 class TextField(LineField):
     """Several lines being edited, as one text with line feeds and one cursor."""
 
-    def __init__(self, value: str = "", *, undo_point: Callable[[], None] | None = None) -> None:
-        super().__init__(value, undo_point=undo_point)
+    def __init__(
+        self,
+        value: str = "",
+        *,
+        undo_point: Callable[[], None] | None = None,
+        paste_numbers: Callable[[], Collection[int]] = tuple,
+    ) -> None:
+        super().__init__(value, undo_point=undo_point, paste_numbers=paste_numbers)
         #: The column a vertical move keeps while it passes shorter lines (Pi's
         #: ``preferredVisualCol``), and where the cursor stood before a vertical move
         #: put it at the start of a grapheme (``snappedFromCursorCol``), in UTF-16 units.
@@ -94,7 +100,9 @@ class TextField(LineField):
             return
         joins = self._last == "kill"
         self._push_undo()
-        found = start + word_backward(self.value[start : self.cursor], self.cursor - start)
+        found = start + word_backward(
+            self.value[start : self.cursor], self.cursor - start, self._paste_numbers()
+        )
         self.kill_ring.push(self.value[found : self.cursor], prepend=True, accumulate=joins)
         self._last = "kill"
         self.value = self.value[:found] + self.value[self.cursor :]
@@ -108,7 +116,9 @@ class TextField(LineField):
             return
         joins = self._last == "kill"
         self._push_undo()
-        found = start + word_forward(self.value[start:end], self.cursor - start)
+        found = start + word_forward(
+            self.value[start:end], self.cursor - start, self._paste_numbers()
+        )
         self.kill_ring.push(self.value[self.cursor : found], prepend=False, accumulate=joins)
         self._last = "kill"
         self.value = self.value[: self.cursor] + self.value[found:]
@@ -197,7 +207,9 @@ class TextField(LineField):
                 self._set_cursor(start - 1)
             return
         column = self.cursor - start
-        self._set_cursor(start + word_backward(self.value[start : self.cursor], column))
+        self._set_cursor(
+            start + word_backward(self.value[start : self.cursor], column, self._paste_numbers())
+        )
 
     def cursor_word_right(self) -> None:
         self._last = None
@@ -206,7 +218,9 @@ class TextField(LineField):
             if end < len(self.value):
                 self._set_cursor(end + 1)
             return
-        self._set_cursor(start + word_forward(self.value[start:end], self.cursor - start))
+        self._set_cursor(
+            start + word_forward(self.value[start:end], self.cursor - start, self._paste_numbers())
+        )
 
     def cursor_up(self) -> None:
         """↑: to the line above; on the first line to its start (already there: nothing,
@@ -243,7 +257,7 @@ class TextField(LineField):
         target = self.value[target_start:target_end_index]
         moved_to = min(self._vertical_column(column, source_end, _units(target)), _units(target))
         offset = 0
-        for grapheme in graphemes(target):
+        for grapheme in self._graphemes(target):
             size = _units(grapheme)
             if offset > moved_to:
                 break

@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.input.vt100_parser import Vt100Parser
 from prompt_toolkit.key_binding import KeyBindings
@@ -42,12 +41,18 @@ from support.picker_presses import (
     LEFT,
     RIGHT,
     UNDO,
+    paste,
     typed,
 )
 from support.terminal import ENTER, run_terminal
 
+from ctxmodes.tui.draft import DraftBuffer
 from ctxmodes.tui.editor_edits import EditorEdits, bind_editor_edits
 from ctxmodes.tui.keymap import KeyMap
+from ctxmodes.tui.paste_markers import PasteMarkers
+
+LOG = "\n".join(f"line {number} of the log" for number in range(12))
+WIDE = "w" * 1001
 
 CASES: dict[str, list[str]] = {
     "a word delete stops at punctuation, and the kills join for one yank": [
@@ -69,13 +74,37 @@ CASES: dict[str, list[str]] = {
         *typed("hello world  again"), UNDO, UNDO, *typed("x y"), CTRL_W, CTRL_J, *typed("z"),
         UNDO, UNDO, UNDO, UNDO, UNDO, UNDO, UNDO,
     ],
+    "a large paste's marker is one character to the moves and the deletes": [
+        *typed("see "), paste(LOG), *typed(" and "), paste(WIDE), LEFT, LEFT, RIGHT, ALT_B,
+        ALT_B, ALT_F, CTRL_A, ALT_F, ALT_F, DELETE, CTRL_E, CTRL_W, BACKSPACE, BACKSPACE,
+        *typed("x"), paste("/etc/hosts"), paste(LOG), LEFT, BACKSPACE, UNDO, UNDO,
+    ],
+    "Backspace forgets a marker's paste and numbers the later markers down": [
+        paste(LOG), paste(WIDE), paste(LOG), CTRL_A, RIGHT, BACKSPACE, CTRL_E, BACKSPACE,
+        paste(WIDE), ALT_B, BACKSPACE,
+    ],
     "typing between kills starts a new entry; yank-pop goes round the ring": [
         *typed("one two three"), CTRL_W, *typed("x"), CTRL_W, CTRL_W, ALT_D, CTRL_Y, ALT_Y,
         ALT_Y, ALT_BACKSPACE, ALT_DELETE, CTRL_Y,
     ],
 }  # fmt: skip
 
-UNITS = [*"abz09", "é", "東", "👍", "\u0301", " ", " ", ".", "/", "-"]
+UNITS = [
+    *"abz09",
+    "é",
+    "東",
+    "👍",
+    "\u0301",
+    " ",
+    " ",
+    ".",
+    "/",
+    "-",
+    paste(LOG),
+    paste(WIDE),
+    paste("two\nlines"),
+    paste("/etc/hosts"),
+]
 EDITS = [
     BACKSPACE, DELETE, CTRL_W, ALT_BACKSPACE, ALT_D, ALT_DELETE, CTRL_U, CTRL_K, CTRL_Y,
     ALT_Y, LEFT, RIGHT, HOME, END, ALT_B, ALT_F, CTRL_LEFT, CTRL_RIGHT, CTRL_A, CTRL_E,
@@ -98,11 +127,12 @@ def ours(runs: list[list[str]], keymap: KeyMap) -> list[list[dict[str, Any]]]:
     """The draft after each key, pressed as the terminal takes it: a bound key through its
     binding (the buffer's state saved for undo first where the binding asks
     prompt_toolkit's key processor to), Ctrl+J as the terminal's new line, undo as
-    prompt_toolkit's, and typing through the editor's own typing."""
+    prompt_toolkit's, and typing and pastes through the editor's own."""
     answers = []
     for keys in runs:
-        buffer = Buffer(multiline=True)
-        edits = EditorEdits(buffer)
+        pastes = PasteMarkers()
+        buffer = DraftBuffer(None, pastes, multiline=True)
+        edits = EditorEdits(buffer, pastes)
         bindings = KeyBindings()
         bind_editor_edits(bindings, keymap, edits, Condition(lambda: True))
         steps = [{"value": "", "cursor": 0}]
@@ -112,7 +142,9 @@ def ours(runs: list[list[str]], keymap: KeyMap) -> list[list[dict[str, Any]]]:
             parser.feed(key)
             parser.flush()
             found = bindings.get_bindings_for_keys(tuple(each.key for each in pressed))
-            if key == UNDO:
+            if key.startswith("\x1b[200~"):
+                edits.paste(key.removeprefix("\x1b[200~").removesuffix("\x1b[201~"))
+            elif key == UNDO:
                 buffer.undo()
             elif found:
                 binding = found[-1]

@@ -1,7 +1,7 @@
 """A large paste into the editor is held as Pi's editor holds it, a marker such as
-``[paste #1 +60 lines]``, and the prompt sent carries the paste itself; Backspace takes a
-marker whole and numbers the later ones down; a paste of any size is cleaned as Pi cleans
-one."""
+``[paste #1 +60 lines]``, and the prompt sent carries the paste itself; a marker is one
+character to the cursor, Backspace takes it whole and numbers the later ones down, and undo
+brings its paste back; a paste of any size is cleaned as Pi cleans one."""
 
 from __future__ import annotations
 
@@ -12,6 +12,8 @@ from support.terminal import ENTER, UP, run_terminal
 from ctxmodes.tui.paste_markers import PasteMarkers
 
 BACKSPACE = "\x7f"
+LEFT = "\x1b[D"
+UNDO = "\x1f"  # Ctrl+-
 LOG = "\n".join(f"line {n}" for n in range(1, 61))
 WIDE = "x" * 1500
 
@@ -54,23 +56,29 @@ def test_a_large_paste_shows_as_a_marker_and_is_sent_whole(tmp_path):
     assert seen["recalled"] == f"look at {LOG} and {WIDE}"
 
 
-def test_backspace_takes_a_marker_whole_and_numbers_the_later_ones_down(tmp_path):
+def test_a_marker_is_one_character_backspace_renumbers_and_undo_brings_its_paste_back(tmp_path):
     agent = make_agent(tmp_path, [{"text": "fine"}])
-    seen: dict[str, str] = {}
+    seen: dict[str, object] = {}
 
     async def scenario(t):
         await t.type(paste(LOG) + " " + paste(WIDE))
         await t.until(lambda: "chars]" in t.session.buffer.text, "both markers")
-        await t.type("\x1b[D" * len(" [paste #2 1500 chars]"))  # ← to the first's end
+        await t.type(LEFT + LEFT)  # over the second marker, then the space
+        await t.until(lambda: t.session.buffer.cursor_position == 20, "the first's end")
         await t.type(BACKSPACE)
         await t.until(lambda: "#1 +60" not in t.session.buffer.text, "the first gone")
         seen["draft"] = t.session.buffer.text
+        await t.type(UNDO)
+        await t.until(lambda: "+60 lines" in t.session.buffer.text, "the first back")
+        seen["undone"] = t.session.buffer.text
         await t.type(ENTER)
         await t.printed("fine")
 
     run_terminal(agent, scenario)
     assert seen["draft"] == " [paste #1 1500 chars]"
-    assert user_texts(agent) == [WIDE]  # sent trimmed, as Pi sends a prompt
+    assert seen["undone"] == "[paste #1 +60 lines] [paste #2 1500 chars]"
+    # Undo brought the first paste back with its marker, as Pi's editor does.
+    assert user_texts(agent) == [f"{LOG} {WIDE}"]
 
 
 def test_a_small_paste_goes_in_cleaned_and_a_path_after_a_word_apart():
