@@ -157,7 +157,7 @@ class TreeNavigator:
             page_size=rows,
             reselect=self._query_changed,
             clears_query_first=True,
-            query_label="Type to search: ",
+            query_label="  Type to search: ",
             positioned=True,
             empty="  No entries found",
             stays_open_unmatched=True,

@@ -524,7 +524,10 @@ class Picker:
         """The query after :attr:`query_label`, the grapheme at the cursor drawn reversed
         when there is one."""
         if not self.line_editor:
-            return [("class:picker.query", f"{self.query_label}{shown}")]
+            # A field without a cursor is one row cut at the terminal's edge, as Pi's
+            # tree selector draws its search.
+            line = f"{self.query_label}{shown}"
+            return [("class:picker.query", truncate_to_width(line, width) if width else line)]
         line = _synced(self.query_line, self.query)
         return _line_with_cursor(self.query_label, shown, line, secret=self.secret, width=width)
 

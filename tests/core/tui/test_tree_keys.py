@@ -45,6 +45,8 @@ KEYS = {
     "t": "t",
     "w": "w",
 }
+#: The terminal's width, narrow enough for a long search to be cut.
+WIDTH = 40
 #: (Pi's keybindings.json, the keys pressed).
 CASES: list[tuple[dict[str, Any], list[str]]] = [
     (
@@ -78,6 +80,8 @@ CASES: list[tuple[dict[str, Any], list[str]]] = [
             "ctrl+u", "escape", "ctrl+c", "ctrl+g", "ctrl+k",
         ],
     ),
+    # A search wider than the terminal is cut at its edge with "...", then Esc clears it.
+    ({}, ["t", "w"] * 13 + ["backspace"] * 3 + ["escape"]),
 ]  # fmt: skip
 
 
@@ -118,7 +122,7 @@ def _ours(t: Any, copies_before: int) -> dict[str, Any]:
         return {"closed": True}
     rows = picker.rows()
     copies = _copied(t.screen.getvalue())
-    drawn = "".join(text for _, text in picker.fragments(120)).splitlines()
+    drawn = "".join(text for _, text in picker.fragments(WIDTH)).splitlines()
     return {
         "shown": [row.key for row in rows if row.key is not None],
         "selected": rows[picker.selected].key if rows else None,
@@ -136,7 +140,9 @@ def _search_and_place(lines: list[str]) -> dict[str, Any]:
     stripped = [line.strip() for line in lines]
     places = [found[0] for line in stripped if (found := re.match(r"\(\d+/\d+\)", line))]
     return {
-        "search_line": next(line for line in stripped if line.startswith("Type to search:")),
+        "search_line": next(
+            line.rstrip() for line in lines if line.lstrip().startswith("Type to search:")
+        ),
         "place": places[0] if places else None,
     }
 
@@ -166,7 +172,7 @@ def test_each_key_shows_what_pi_s_tree_selector_does(
         steps.append(_ours(t, 0))
         for key in keys:
             before = len(_copied(t.screen.getvalue()))
-            await t.type(KEYS[key])
+            await (t.escape() if key == "escape" else t.type(KEYS[key]))
             steps.append(_ours(t, before))
             seen["rows"] = [
                 "".join(text for _, text in row.fragments) for row in t.session.picker.rows()
@@ -179,7 +185,7 @@ def test_each_key_shows_what_pi_s_tree_selector_does(
             {
                 "sessionFile": str(agent.session_file),
                 "bindings": bindings,
-                "width": 120,
+                "width": WIDTH,
                 "keys": [KEYS[key] for key in keys],
             }
         ),
