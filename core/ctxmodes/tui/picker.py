@@ -526,8 +526,8 @@ class Picker:
         if not self.line_editor:
             # A field without a cursor is one row cut at the terminal's edge, as Pi's
             # tree selector draws its search.
-            line = f"{self.query_label}{shown}"
-            return [("class:picker.query", truncate_to_width(line, width) if width else line)]
+            drawn = f"{self.query_label}{shown}"
+            return [("class:picker.query", truncate_to_width(drawn, width) if width else drawn)]
         line = _synced(self.query_line, self.query)
         return _line_with_cursor(self.query_label, shown, line, secret=self.secret, width=width)
 

@@ -194,13 +194,16 @@ def window_line(number: int, after_compaction: bool, width: int) -> str:
     return styled(f"── context window {number} — {why}", "bold magenta", width)
 
 
-def compaction_line(entry: CompactionEntry, width: int) -> str:
-    return styled(
-        f"• Context compacted (kept from {entry.first_kept_entry_id}, "
-        f"{entry.tokens_before} tokens before)",
-        "magenta",
-        width,
-    )
+def compaction_text(entry: CompactionEntry) -> str:
+    """Pi's words for a compaction: ``Compacted from 12,345 tokens``."""
+    return f"Compacted from {entry.tokens_before:,} tokens"
+
+
+def compaction_line(entry: CompactionEntry, width: int, expand: str | None) -> str:
+    """A compaction in the transcript, as Pi words it, with Pi's hint of the key that
+    shows its summary (``None``: no key shows it, as for one replayed)."""
+    hint = f" ({expand})" if expand is not None else ""
+    return styled(f"• {compaction_text(entry)}{hint}", "magenta", width)
 
 
 def model_error(message: str, aborted: bool, width: int) -> str:

@@ -85,7 +85,7 @@ def _entry_blocks(
         return []
     entry = manager.get_entry(entry_id)
     if isinstance(entry, CompactionEntry):
-        return [render.compaction_line(entry, width)]
+        return [render.compaction_line(entry, width, None)]
     if isinstance(entry, CustomMessageEntry):
         return _custom_blocks(entry, width)
     if isinstance(entry, MessageEntry):

@@ -183,7 +183,10 @@ class Transcript:
             status.activity = None
             self._compacted = False
             if event.entry is not None:
-                blocks.append(render.compaction_line(event.entry, width))
+                blocks.append(render.compaction_line(event.entry, width, self._expand_hint()))
+                # Ctrl+O shows the summary, as Pi's key expands a compaction.
+                summary = f"{render.compaction_text(event.entry)}\n\n{event.entry.summary}"
+                self._keep_output("compaction", summary)
             elif event.error and event.trigger != "manual":
                 # A manual compaction's failure is the /compact command's to report.
                 blocks.append(render.notice(event.error, "error", width))

@@ -434,11 +434,17 @@ def test_compact_runs_on_the_worker_and_reports(tmp_path):
         await t.type("two" + ENTER)
         await t.idle()
         await t.type("/compact keep the numbers" + ENTER)
-        await t.printed("Context compacted")
+        await t.printed("Compacted from")
         await t.idle()
+        await t.type("\x0f")  # Ctrl+O: the summary, as Pi's key expands a compaction
+        await t.printed("compaction output")
 
-    run_terminal(agent, scenario)
-    assert any(entry["type"] == "compaction" for entry in entries(agent))
+    terminal = run_terminal(agent, scenario)
+    compaction = next(entry for entry in entries(agent) if entry["type"] == "compaction")
+    shown = terminal.text()
+    assert f"• Compacted from {compaction['tokensBefore']:,} tokens (ctrl+o to expand)" in shown
+    summary_line = compaction["summary"].strip().splitlines()[0][:40]
+    assert summary_line in shown.split("compaction output", 1)[1]
 
 
 def test_switching_the_mode_asks_first_and_says_what_changes(tmp_path):

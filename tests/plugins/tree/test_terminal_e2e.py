@@ -112,7 +112,7 @@ def run_in_terminal(work: Path, script: Path, session: Path, export: Path) -> st
             time.sleep(0.05)
         tmux.type("/compact")
         tmux.key("Enter")
-        tmux.wait("Context compacted")
+        tmux.wait("Compacted from")
         tmux.type(f"/export {export}")
         tmux.key("Enter")
         tmux.wait("Exported to")
@@ -213,7 +213,7 @@ def test_the_terminal_session_end_to_end(tmp_path):
     assert live.count("context window 1 — previous window archived") == 1
     assert screen.count("── session") == 2
     assert screen.count("context window 2 — after compaction") == 1
-    assert screen.count("Context compacted") == 1
+    assert screen.count("Compacted from") == 1
     ours = normalized(tui_session)
     assert ours == normalized(api_session)
     user_texts = [
