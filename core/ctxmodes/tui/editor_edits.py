@@ -16,7 +16,8 @@ paste's marker is one character to the moves and the deletes, as in Pi's editor.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Final
 
 from prompt_toolkit.document import Document
@@ -75,6 +76,15 @@ class EditorEdits:
         if not self._editing:
             self._left = None
 
+    @contextmanager
+    def _own_change(self) -> Iterator[None]:
+        """The buffer changed by the field's own edit, which ends no run."""
+        self._editing = True
+        try:
+            yield
+        finally:
+            self._editing = False
+
     def paste(self, text: str) -> None:
         """A bracketed paste, one undo step: cleaned as Pi's editor cleans it, and a large
         one kept as its marker (:class:`~ctxmodes.tui.paste_markers.PasteMarkers`)."""
@@ -86,11 +96,8 @@ class EditorEdits:
         """Typed ``text``: one undo step with what was typed just before it, unless it is
         whitespace, which starts a step of its own (Pi's grouping of typing)."""
         self._synced().insert(text)
-        self._editing = True
-        try:
+        with self._own_change():
             self._buffer.insert_text(text)  # as typing does: the completions follow it
-        finally:
-            self._editing = False
         self._left = (self._buffer.text, self._buffer.cursor_position)
 
     def run(self, action: str) -> None:
@@ -110,11 +117,8 @@ class EditorEdits:
             head = self._pastes.renumbered(field.value[: field.cursor], gone)
             field.take(head + self._pastes.renumbered(field.value[field.cursor :], gone), len(head))
         if (field.value, field.cursor) != before:
-            self._editing = True
-            try:
+            with self._own_change():
                 buffer.document = Document(field.value, field.cursor)
-            finally:
-                self._editing = False
             if action in _REFILTERS and buffer.complete_while_typing():
                 # As typing does, and as Pi's editor does after these: the completions of
                 # what is left (a command's name, a path), or none.

@@ -189,8 +189,8 @@ class _Document:
         return Text("\n").join(pieces)
 
     def _partial_fence(self, node: SyntaxTreeNode) -> str:
-        """The closing fence of a streaming reply's last code block, when it is still
-        arriving (`` `` `` of `` ``` ``), which Pi leaves out so that the block does not
+        """The closing fence of a streaming reply's last code block while it is still
+        arriving (two backticks of three), which Pi leaves out so that the block does not
         grow a line and lose it again."""
         last = self.lines[-1]
         at_end = node.map is not None and node.map[1] == len(self.lines)

@@ -7,9 +7,8 @@ as it is. Either way it is cleaned as Pi cleans a paste: line ends made line fee
 four spaces, other control characters dropped, and a path (starting with ``/``, ``~`` or
 ``.``) pasted right after a word parted from it by a space. The cursor and the deletes take
 a marker as one character; Backspace also forgets its paste, and the markers after it are
-numbered down, as in Pi. Only the markers
-of pastes made since the last prompt was sent are expanded: the same text typed by hand
-stays as typed.
+numbered down, as in Pi. Only the markers of pastes made since the last prompt was sent are
+expanded: the same text typed by hand stays as typed.
 """
 
 from __future__ import annotations

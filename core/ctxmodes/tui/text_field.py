@@ -13,7 +13,7 @@ as Pi counts them, in UTF-16 units.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Mapping
 from typing import Final
 
 from ctxmodes.tui.line_field import EDITS, LineField, word_backward, word_forward
@@ -37,19 +37,11 @@ def _index_at_units(text: str, units: int) -> int:
 class TextField(LineField):
     """Several lines being edited, as one text with line feeds and one cursor."""
 
-    def __init__(
-        self,
-        value: str = "",
-        *,
-        undo_point: Callable[[], None] | None = None,
-        paste_numbers: Callable[[], Collection[int]] = tuple,
-    ) -> None:
-        super().__init__(value, undo_point=undo_point, paste_numbers=paste_numbers)
-        #: The column a vertical move keeps while it passes shorter lines (Pi's
-        #: ``preferredVisualCol``), and where the cursor stood before a vertical move
-        #: put it at the start of a grapheme (``snappedFromCursorCol``), in UTF-16 units.
-        self._preferred: int | None = None
-        self._snapped_from: int | None = None
+    #: The column a vertical move keeps while it passes shorter lines (Pi's
+    #: ``preferredVisualCol``), and where the cursor stood before a vertical move put it at
+    #: the start of a grapheme (``snappedFromCursorCol``), in UTF-16 units.
+    _preferred: int | None = None
+    _snapped_from: int | None = None
 
     # Where the cursor's line is.
 
