@@ -109,3 +109,20 @@ def grapheme_cells(grapheme: str) -> int:
                 cells += 1
             follows_mark = False
     return cells
+
+
+@cache
+def _cjk() -> Any:
+    import regex  # imported on the first grapheme that is not plain ASCII
+
+    return regex.compile(
+        r"[\p{Script_Extensions=Han}\p{Script_Extensions=Hiragana}"
+        r"\p{Script_Extensions=Katakana}\p{Script_Extensions=Hangul}"
+        r"\p{Script_Extensions=Bopomofo}]"
+    )
+
+
+def cjk_break(grapheme: str) -> bool:
+    """Whether Pi wraps before and after ``grapheme`` even without a space
+    (``cjkBreakRegex``: Han, kana, Hangul and Bopomofo)."""
+    return not grapheme.isascii() and _cjk().match(grapheme) is not None

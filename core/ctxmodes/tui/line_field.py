@@ -133,6 +133,13 @@ def editor_paste(text: str) -> str:
     return "".join(char for char in normal if char == "\n" or ord(char) >= 32)
 
 
+def visible_width(text: str) -> int:
+    """The terminal cells Pi gives ``text`` (pi-tui's ``visibleWidth``)."""
+    if text.isascii() and text.isprintable():
+        return len(text)
+    return sum(grapheme_cells(grapheme) for grapheme in graphemes(text))
+
+
 def first_grapheme(text: str) -> str:
     """``text``'s first grapheme (empty for no text), found without segmenting the rest of
     a long text: a grapheme is a few characters, so a growing head of it is enough."""
@@ -186,18 +193,18 @@ def scrolled(value: str, cursor: int, room: int) -> tuple[str, int]:
     return shown, len(_by_column(sized, start, max(0, cursor_column - start)))
 
 
-def _has_whitespace(text: str) -> bool:
+def has_whitespace(text: str) -> bool:
     return _JS_WHITESPACE.search(text) is not None
 
 
 def _skipped(piece: str) -> bool:
     """Whitespace a word move skips first (never a marker, which has spaces in it)."""
-    return not is_paste_marker(piece) and _has_whitespace(piece)
+    return not is_paste_marker(piece) and has_whitespace(piece)
 
 
 def _punctuation_run(segment: Segment) -> bool:
     piece, word_like = segment
-    return not word_like and not is_paste_marker(piece) and not _has_whitespace(piece)
+    return not word_like and not is_paste_marker(piece) and not has_whitespace(piece)
 
 
 def word_backward(text: str, cursor: int, markers: Collection[int] = ()) -> int:
@@ -316,7 +323,7 @@ class LineField:
 
     def insert(self, text: str) -> None:
         """Typed text; letters typed in a row are undone together, whitespace apart."""
-        if _has_whitespace(text) or self._last != "type-word":
+        if has_whitespace(text) or self._last != "type-word":
             self._push_undo()
         self._last = "type-word"
         self._put(text)

@@ -28,11 +28,10 @@ from typing import TYPE_CHECKING, Final
 
 from rich.text import Text
 
-from ctxmodes.tui.grapheme_cells import grapheme_cells
-from ctxmodes.tui.line_field import graphemes
+from ctxmodes.tui.grapheme_cells import cjk_break, grapheme_cells
+from ctxmodes.tui.line_field import graphemes, visible_width
 
 if TYPE_CHECKING:
-    import regex
     from markdown_it import MarkdownIt
     from markdown_it.tree import SyntaxTreeNode
 
@@ -74,31 +73,12 @@ def _parser() -> MarkdownIt:
     return parser
 
 
-@cache
-def _cjk() -> regex.Pattern[str]:
-    """Characters Pi wraps between even without a space (``cjkBreakRegex``)."""
-    import regex  # imported on the first line that is not plain ASCII
-
-    return regex.compile(
-        r"[\p{Script_Extensions=Han}\p{Script_Extensions=Hiragana}"
-        r"\p{Script_Extensions=Katakana}\p{Script_Extensions=Hangul}"
-        r"\p{Script_Extensions=Bopomofo}]"
-    )
-
-
 def _as_written(url: str) -> str:
     return url
 
 
 def _any_link(url: str) -> bool:
     return True
-
-
-def cells(text: str) -> int:
-    """The terminal cells Pi gives ``text`` (``visibleWidth``)."""
-    if text.isascii() and text.isprintable():
-        return len(text)
-    return sum(grapheme_cells(grapheme) for grapheme in graphemes(text))
 
 
 def markdown_lines(text: str, width: int) -> list[Text]:
@@ -225,8 +205,8 @@ class _Document:
         for number, item in enumerate(items, first_number):
             marker = f"{number}. " if node.type == "ordered_list" else "- "
             first_prefix = Text(indent) + Text(marker, BULLET)
-            continuation = Text(indent + " " * cells(marker))
-            item_width = max(1, width - cells(indent + marker))
+            continuation = Text(indent + " " * visible_width(marker))
+            item_width = max(1, width - visible_width(indent + marker))
             started = False
             for index, child in enumerate(item.children):
                 if child.type in _LISTS:
@@ -375,7 +355,7 @@ def _tokens(plain: str, start: int, end: int) -> list[_Token]:
 
     for piece in pieces:
         size = 1 if piece.isascii() and piece.isprintable() else grapheme_cells(piece)
-        if not piece.isascii() and _cjk().match(piece):
+        if cjk_break(piece):
             flush()
             run_end += len(piece)
             run_cells = size
@@ -409,7 +389,7 @@ def _wrapped(plain: str, start: int, end: int, width: int) -> list[tuple[int, in
                 spans.append((line_start, line_end))
             *whole, (line_start, line_end) = _broken(plain, token, width)
             spans.extend(whole)
-            used = cells(plain[line_start:line_end])
+            used = visible_width(plain[line_start:line_end])
         elif used + token.cells > width and used > 0:
             spans.append((line_start, line_end))
             line_start = token.end if token.blank else token.start
@@ -453,11 +433,11 @@ def _table(node: SyntaxTreeNode, width: int, source: Sequence[str]) -> list[Text
     if room < columns:
         start, end = node.map or (0, 0)
         return wrap(Text("\n".join(source[start:end])), width)
-    natural = [cells(cell.plain) for cell in header]
+    natural = [visible_width(cell.plain) for cell in header]
     longest = [max(1, _longest_word(cell.plain)) for cell in header]
     for row in rows:
         for index, cell in enumerate(row[:columns]):
-            natural[index] = max(natural[index], cells(cell.plain))
+            natural[index] = max(natural[index], visible_width(cell.plain))
             longest[index] = max(longest[index], _longest_word(cell.plain))
     widths = _column_widths(natural, longest, room, sum(natural) <= room)
 
@@ -475,7 +455,7 @@ def _table(node: SyntaxTreeNode, width: int, source: Sequence[str]) -> list[Text
             line = Text("│ ")
             for index, (cell, size) in enumerate(zip(wrapped, widths, strict=True)):
                 part = cell[line_index].copy() if line_index < len(cell) else Text()
-                part.append(" " * max(0, size - cells(part.plain)))
+                part.append(" " * max(0, size - visible_width(part.plain)))
                 if bold:
                     part.stylize_before("bold")
                 line.append_text(part)
@@ -501,7 +481,7 @@ def _cell_text(cell: SyntaxTreeNode) -> Text:
 
 
 def _longest_word(text: str) -> int:
-    return min(_UNBROKEN_WORD_CELLS, max((cells(word) for word in text.split()), default=0))
+    return min(_UNBROKEN_WORD_CELLS, max((visible_width(word) for word in text.split()), default=0))
 
 
 def _column_widths(natural: list[int], longest: list[int], room: int, fits: bool) -> list[int]:

@@ -12,11 +12,9 @@ from typing import Any, Final
 
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 
-from ctxmodes.tui.grapheme_cells import grapheme_cells
 from ctxmodes.tui.line_field import (
     LineField,
     first_grapheme,
-    graphemes,
     one_line_paste,
     scrolled,
 )
@@ -473,7 +471,9 @@ class Picker:
         for header_line in self.header() if self.header is not None else ():
             parts += [("", "\n"), *header_line]
         if self.multiline:
-            parts += [("", "\n"), *_lines_with_cursor(_synced(self.query_line, self.query), width)]
+            field = _synced(self.query_line, self.query)
+            assert isinstance(field, TextField)  # a multi-line picker's field
+            parts += [("", "\n"), *_lines_with_cursor(field, width)]
         elif self.filterable:
             shown = "•" * len(self.query) if self.secret else self.query
             parts += [("", "\n"), *self._query_line(shown, width)]
@@ -547,54 +547,33 @@ class Picker:
         return parts
 
 
-def _lines_with_cursor(line: LineField, width: int) -> StyleAndTextTuples:
+def _lines_with_cursor(field: TextField, width: int) -> StyleAndTextTuples:
     """A text of several lines being edited, each after ``"> "`` or its width of spaces,
     the grapheme at its cursor reversed (a space at a line's end); a line wider than the
-    ``width`` cells (0: unknown) goes on over the rows below, cut between graphemes."""
+    ``width`` cells (0: unknown) goes on over the rows below, wrapped as Pi's editor wraps
+    it, whose rows ↑ and ↓ then move between."""
+    if width > 2:
+        # As Pi's editor: one cell kept for the cursor after a row's last character.
+        field.wrap_width = max(1, width - 3)
     parts: StyleAndTextTuples = []
-    start = 0
-    room = width - 2 if width > 2 else 0
-    for index, text in enumerate(line.value.split("\n")):
-        end = start + len(text)
-        at = line.cursor - start if start <= line.cursor <= end else None
-        rows = _rows_of(text, room, at)
-        for row, (begin, piece) in enumerate(rows):
-            if index or row:
-                parts.append(("", "\n"))
-            label = "> " if not (index or row) else "  "
-            local = -1 if at is None else at - begin
-            # At a row's end the cursor stands only on the line's last row.
-            if 0 <= local < len(piece) or (local == len(piece) and row == len(rows) - 1):
-                under = first_grapheme(piece[local:])
-                parts += [
-                    ("class:picker.query", f"{label}{piece[:local]}"),
-                    ("class:picker.query reverse", under or " "),
-                    ("class:picker.query", piece[local + len(under) :]),
-                ]
-            else:
-                parts.append(("class:picker.query", f"{label}{piece}"))
-        start = end + 1
+    rows = field.rows()
+    for index, row in enumerate(rows):
+        if index:
+            parts.append(("", "\n"))
+        label = "  " if index else "> "
+        piece = field.value[row.start : row.end]
+        local = field.cursor - row.start
+        last_of_line = index == len(rows) - 1 or rows[index + 1].line_start != row.line_start
+        if 0 <= local < len(piece) or (local == len(piece) and last_of_line):
+            under = first_grapheme(piece[local:])
+            parts += [
+                ("class:picker.query", f"{label}{piece[:local]}"),
+                ("class:picker.query reverse", under or " "),
+                ("class:picker.query", piece[local + len(under) :]),
+            ]
+        else:
+            parts.append(("class:picker.query", f"{label}{piece}"))
     return parts
-
-
-def _rows_of(text: str, room: int, cursor: int | None) -> list[tuple[int, str]]:
-    """``text`` cut into rows of at most ``room`` cells (0: one row), each with where it
-    starts; a cursor at the end of a full last row gets a row of its own to stand in."""
-    if room <= 0:
-        return [(0, text)]
-    rows: list[tuple[int, str]] = []
-    begin, cells, piece = 0, 0, ""
-    for grapheme in graphemes(text):
-        size = grapheme_cells(grapheme)
-        if piece and cells + size > room:
-            rows.append((begin, piece))
-            begin, cells, piece = begin + len(piece), 0, ""
-        piece += grapheme
-        cells += size
-    rows.append((begin, piece))
-    if cursor == len(text) and cells >= room:
-        rows.append((len(text), ""))
-    return rows
 
 
 def _line_with_cursor(

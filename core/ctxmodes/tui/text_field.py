@@ -4,19 +4,29 @@
 It is Pi's one-line field (:class:`~ctxmodes.tui.line_field.LineField`) with the editor's
 rules where lines meet: Home, End and the line deletes act on the cursor's line (a line
 delete at the line's edge takes the line break); a word move or delete stops at a line's
-edge and then crosses the break alone; ↑ and ↓ move between lines, keeping the column they
-started from while they pass shorter lines, as Pi's editor keeps it. ↑ and ↓ go from line
-to line however many rows a long line is drawn over (Pi's editor moves by the rows of its
-word wrap), so each line is one of Pi's visual lines. Columns of that kept place are counted
-as Pi counts them, in UTF-16 units.
+edge and then crosses the break alone. A line wider than the field is wrapped into rows as
+Pi's editor wraps it (after the spaces before a word, or between CJK characters), and ↑ and
+↓ move between those rows, keeping the column they started from while they pass shorter
+ones, as Pi's editor keeps it. Columns are counted as Pi counts them, in UTF-16 units.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Final
 
-from ctxmodes.tui.line_field import EDITS, LineField, word_backward, word_forward
+from ctxmodes.tui.grapheme_cells import cjk_break
+from ctxmodes.tui.line_field import (
+    EDITS,
+    LineField,
+    graphemes,
+    has_whitespace,
+    is_paste_marker,
+    visible_width,
+    word_backward,
+    word_forward,
+)
 
 
 def _units(text: str) -> int:
@@ -34,8 +44,77 @@ def _index_at_units(text: str, units: int) -> int:
     return len(text)
 
 
+@dataclass(frozen=True)
+class Row:
+    """One row a line is drawn on: where its line starts, and where the row starts and
+    ends (string indices into the text)."""
+
+    line_start: int
+    start: int
+    end: int
+
+
+def word_wrap(line: str, width: int, pieces: Sequence[str]) -> list[tuple[int, int]]:
+    """Where the rows of ``line`` (its graphemes ``pieces``, a paste's marker one of them)
+    start and end when it is wrapped to ``width`` cells as Pi's editor wraps it
+    (``wordWrapLine``): after the spaces before a word, or between CJK characters, else
+    where the row is full; the spaces stay at the end of their row."""
+    if not line or width <= 0:
+        return [(0, 0)]
+    if visible_width(line) <= width or len(pieces) == 1:  # one grapheme: not to be cut
+        return [(0, len(line))]
+    rows: list[tuple[int, int]] = []
+    used = 0
+    row_start = 0
+    wrap_at = -1
+    wrap_used = 0
+    place = 0
+    for index, piece in enumerate(pieces):
+        size = visible_width(piece)
+        blank = not is_paste_marker(piece) and has_whitespace(piece)
+        if used + size > width:
+            if wrap_at >= 0 and used - wrap_used + size <= width:
+                rows.append((row_start, wrap_at))
+                row_start = wrap_at
+                used -= wrap_used
+            elif row_start < place:
+                rows.append((row_start, place))
+                row_start = place
+                used = 0
+            wrap_at = -1
+        if size > width:
+            # One piece wider than a row (a marker in a narrow field): cut into rows, for
+            # the eye only.
+            parts = word_wrap(piece, width, graphemes(piece))
+            rows.extend((place + begin, place + end) for begin, end in parts[:-1])
+            row_start = place + parts[-1][0]
+            used = visible_width(piece[parts[-1][0] :])
+            wrap_at = -1
+            place += len(piece)
+            continue
+        used += size
+        following = pieces[index + 1] if index + 1 < len(pieces) else None
+        if following is not None:
+            spaced = has_whitespace(following)  # as a marker is, with its spaces
+            after_space = blank and (is_paste_marker(following) or not spaced)
+            at_cjk = not blank and not spaced and (_is_cjk(piece) or _is_cjk(following))
+            if after_space or at_cjk:
+                wrap_at, wrap_used = place + len(piece), used
+        place += len(piece)
+    rows.append((row_start, len(line)))
+    return rows
+
+
+def _is_cjk(piece: str) -> bool:
+    return not is_paste_marker(piece) and cjk_break(piece)
+
+
 class TextField(LineField):
     """Several lines being edited, as one text with line feeds and one cursor."""
+
+    #: The width in cells the lines are wrapped to for ↑ and ↓ (Pi's ``lastWidth``: what
+    #: the field was last drawn at, 80 before it is drawn).
+    wrap_width: int = 80
 
     #: The column a vertical move keeps while it passes shorter lines (Pi's
     #: ``preferredVisualCol``), and where the cursor stood before a vertical move put it at
@@ -179,9 +258,11 @@ class TextField(LineField):
             super().cursor_right()
             self._set_cursor(self.cursor)
             return
-        # At the end of the last line: nothing moves, but a move up keeps this column.
+        # At the end of the last line: nothing moves, but a move up keeps this column of
+        # its row.
         self._last = None
-        self._preferred = _units(self.value[self._line_start() : self.cursor])
+        rows = self._rows()
+        self._preferred = _units(self.value[rows[self._row_of_cursor(rows)].start : self.cursor])
 
     def cursor_line_start(self) -> None:
         self._last = None
@@ -215,50 +296,109 @@ class TextField(LineField):
         )
 
     def cursor_up(self) -> None:
-        """↑: to the line above; on the first line to its start (already there: nothing,
+        """↑: to the row above; on the first row to its start (already there: nothing,
         as Pi's editor then looks for a history this text has none of)."""
         self._last = None
-        start = self._line_start()
-        if start == 0:
+        rows = self._rows()
+        current = self._row_of_cursor(rows)
+        if current == 0:
             if self.value and self.cursor != 0:
                 self._set_cursor(0)
             return
-        self._move_to_line(self.value.rfind("\n", 0, start - 1) + 1)
+        self._move_to_row(rows, current, current - 1)
 
     def cursor_down(self) -> None:
-        """↓: to the line below; on the last line to its end."""
+        """↓: to the row below; on the last row to the end of its line."""
         self._last = None
-        end = self._line_end()
-        if end == len(self.value):
-            self._set_cursor(end)
+        rows = self._rows()
+        current = self._row_of_cursor(rows)
+        if current == len(rows) - 1:
+            self._set_cursor(self._line_end())
             return
-        self._move_to_line(end + 1)
+        self._move_to_row(rows, current, current + 1)
 
-    def _move_to_line(self, target_start: int) -> None:
+    # The rows the lines are wrapped into, which ↑ and ↓ move between.
+
+    def rows(self) -> list[Row]:
+        """The rows the text is drawn over at :attr:`wrap_width` (Pi's visual lines)."""
+        return self._rows()
+
+    def _rows(self) -> list[Row]:
+        rows: list[Row] = []
+        line_start = 0
+        for line in self.value.split("\n"):
+            if not line or visible_width(line) <= self.wrap_width:
+                rows.append(Row(line_start, line_start, line_start + len(line)))
+            else:
+                for begin, end in word_wrap(line, self.wrap_width, self._graphemes(line)):
+                    rows.append(Row(line_start, line_start + begin, line_start + end))
+            line_start += len(line) + 1
+        return rows
+
+    def _row_at(self, rows: list[Row], line_start: int, column: int) -> int:
+        """Pi's ``findVisualLineAt``: the row of the line starting at ``line_start`` that
+        ``column`` (UTF-16 units into the line) stands on: at a wrapped row's end the next
+        row, at the line's end its last row; a column past the line, the text's last row."""
+        value = self.value
+        for index, row in enumerate(rows):
+            if row.line_start != line_start:
+                continue
+            offset = column - _units(value[line_start : row.start])
+            length = _units(value[row.start : row.end])
+            at_end = offset == length and self._is_last_of_line(rows, index)
+            if offset >= 0 and (offset < length or at_end):
+                return index
+        return len(rows) - 1
+
+    def _row_of_cursor(self, rows: list[Row]) -> int:
+        start = self._line_start()
+        return self._row_at(rows, start, _units(self.value[start : self.cursor]))
+
+    def _is_last_of_line(self, rows: list[Row], index: int) -> bool:
+        return index == len(rows) - 1 or rows[index + 1].line_start != rows[index].line_start
+
+    def _move_to_row(self, rows: list[Row], current: int, target: int) -> None:
         """Pi's ``moveToVisualLine``: the column kept or clamped by its sticky-column rules,
         then moved back to the start of a grapheme it would split."""
-        start = self._line_start()
+        source, goal = rows[current], rows[target]
+        value = self.value
         if self._snapped_from is not None:
-            column = self._snapped_from
+            snapped = rows[self._row_at(rows, source.line_start, self._snapped_from)]
+            column = self._snapped_from - _units(value[snapped.line_start : snapped.start])
         else:
-            column = _units(self.value[start : self.cursor])
-        source_end = _units(self.value[start : self._line_end()])
-        target_end_index = self.value.find("\n", target_start)
-        if target_end_index < 0:
-            target_end_index = len(self.value)
-        target = self.value[target_start:target_end_index]
-        moved_to = min(self._vertical_column(column, source_end, _units(target)), _units(target))
+            column = _units(value[source.start : self.cursor])
+        source_max = _units(value[source.start : source.end])
+        if not self._is_last_of_line(rows, current):
+            source_max = max(0, source_max - 1)
+        target_max = _units(value[goal.start : goal.end])
+        if not self._is_last_of_line(rows, target):
+            target_max = max(0, target_max - 1)
+        moved = self._vertical_column(column, source_max, target_max)
+        line_end = value.find("\n", goal.line_start)
+        line = value[goal.line_start : len(value) if line_end < 0 else line_end]
+        at = min(_units(value[goal.line_start : goal.start]) + moved, _units(line))
         offset = 0
-        for grapheme in self._graphemes(target):
+        for grapheme in self._graphemes(line):
             size = _units(grapheme)
-            if offset > moved_to:
+            if offset > at:
                 break
-            if size > 1 and moved_to < offset + size:
-                self._snapped_from = moved_to
-                self.cursor = target_start + _index_at_units(target, offset)
+            if size > 1 and at < offset + size:
+                segment_start = goal.line_start + _index_at_units(line, offset)
+                if segment_start < goal.start and target > current:
+                    # A grapheme wider than a row, already passed on the way down: on
+                    # to the first row after it.
+                    after = segment_start + len(grapheme)
+                    following = target + 1
+                    while following < len(rows) and rows[following].start < after:
+                        following += 1
+                    if following < len(rows):
+                        self._move_to_row(rows, current, following)
+                        return
+                self._snapped_from = at
+                self.cursor = segment_start
                 return
             offset += size
-        self.cursor = target_start + _index_at_units(target, moved_to)
+        self.cursor = goal.line_start + _index_at_units(line, at)
         self._snapped_from = None
 
     def _vertical_column(self, current: int, source_end: int, target_end: int) -> int:

@@ -4,10 +4,12 @@ after every key of the same key sequences, pressed through our keymap and the pi
 bindings into the picker that asks for them. The sequences move between lines of unequal
 length (the column kept while passing shorter ones), cross line edges with word moves and
 deletes, kill the line breaks into the kill ring, and undo; some are written by hand,
-several hundred drawn at random over lines shorter than the editor is wide."""
+several hundred drawn at random, over lines shorter than the editor is wide and lines it
+wraps into rows, which ↑ and ↓ move between. Pi's own word wrap judges ours on random lines."""
 
 from __future__ import annotations
 
+import json
 import random
 from pathlib import Path
 from typing import Any
@@ -15,6 +17,7 @@ from typing import Any
 import pytest
 from prompt_toolkit.key_binding import KeyBindings
 from support.pi_editor_judge import judge_with_pi_editor
+from support.pi_oracle import run_pi_script
 from support.picker_presses import (
     ALT_B,
     ALT_BACKSPACE,
@@ -42,8 +45,16 @@ from support.picker_presses import (
 )
 
 from ctxmodes.tui.keymap import KeyMap
+from ctxmodes.tui.line_field import graphemes
 from ctxmodes.tui.picker import Picker
 from ctxmodes.tui.picker_keys import EDITOR_KEYS, PickerKeys, bind_picker_keys
+from ctxmodes.tui.text_field import word_wrap
+
+WORD_WRAP = Path(__file__).parents[2] / "support" / "pi_word_wrap.mjs"
+
+
+#: A line Pi's editor wraps over three rows (it wraps at 80 cells until it is drawn).
+LONG = "the summary should keep " * 8
 
 
 def lines(*text: str) -> list[str]:
@@ -81,6 +92,14 @@ CASES: dict[str, list[str]] = {
     "→ at the very end keeps its column for the next ↑": [
         *lines("a much longer line", "end"), RIGHT, UP, DOWN, LEFT, UP,
     ],
+    "↑ and ↓ move between the rows a line wider than the editor is wrapped into": [
+        *lines("short", LONG, "end"), UP, UP, UP, LEFT, LEFT, DOWN, DOWN, UP, HOME, DOWN,
+        DOWN, DOWN, END, UP, UP, UP, UP, RIGHT, DOWN,
+    ],
+    "a word wider than a row is cut where the row is full, CJK wherever it must be": [
+        *lines("x" * 100 + " tail", "東京タワー" * 20, "ok"), UP, UP, LEFT, UP, UP, DOWN, DOWN,
+        DOWN, DOWN,
+    ],
 }  # fmt: skip
 
 UNITS = [*"abcxyz019", "é", "東", "👍", "🏽", "\u0301", " ", " ", ".", "-", "/"]
@@ -95,7 +114,8 @@ def random_runs(count: int, seed: int) -> list[list[str]]:
     chance = random.Random(seed)
     runs = []
     for _ in range(count):
-        keys = lines(*(chance.choice(["", "ab", "hello world", "x.y z", "東京 ok"]) for _ in "abc"))
+        starts = ["", "ab", "hello world", "x.y z", "東京 ok", LONG[:100]]
+        keys = lines(*(chance.choice(starts) for _ in "abc"))
         for _ in range(chance.randint(10, 40)):
             roll = chance.random()
             if roll < 0.35:
@@ -161,27 +181,56 @@ def _drawn(picker: Picker, width: int) -> list[str]:
     return text.split("\n")[1:-1]
 
 
-def test_a_line_wider_than_the_terminal_goes_on_over_the_rows_below() -> None:
+def test_a_line_wider_than_the_field_is_wrapped_at_spaces_and_up_moves_a_row() -> None:
     picker = _instructions()
     picker.type("focus on the tests of the parser")
     picker.new_line()
     picker.type("東京 and more")
+    # 12 cells: "> " and a cell kept for the cursor leave rows of 9, as Pi's editor keeps one.
     assert _drawn(picker, 12) == [
-        "> focus on t",
-        "  he tests o",
-        "  f the pars",
-        "  er",
-        "  東京 and m",
-        "  ore[ ]",
+        "> focus on ",
+        "  the ",
+        "  tests of ",
+        "  the ",
+        "  parser",
+        "  東京 and ",
+        "  more[ ]",
     ]
+    picker.edit("tui.editor.cursorUp")  # to the row above, four UTF-16 units in, as in Pi
+    assert _drawn(picker, 12)[5] == "  東京 a[n]d "
     picker.edit("tui.editor.cursorUp")
-    picker.edit("tui.editor.cursorLineEnd")
-    assert _drawn(picker, 12)[3] == "  er[ ]"
-    picker.edit("tui.editor.cursorLineStart")
-    assert _drawn(picker, 12)[0] == "> [f]ocus on t"
+    assert _drawn(picker, 12)[4] == "  pars[e]r"
+    picker.edit("tui.editor.cursorLineStart")  # the start of the line, not of the row
+    assert _drawn(picker, 12)[0] == "> [f]ocus on "
 
 
-def test_a_cursor_after_a_full_row_stands_on_a_row_of_its_own() -> None:
+def test_a_row_keeps_a_cell_for_the_cursor_after_its_last_character() -> None:
     picker = _instructions()
-    picker.type("0123456789")
-    assert _drawn(picker, 12) == ["> 0123456789", "  [ ]"]
+    picker.type("012345678")
+    assert _drawn(picker, 12) == ["> 012345678[ ]"]
+    picker.type("9")
+    assert _drawn(picker, 12) == ["> 012345678", "  9[ ]"]
+
+
+@pytest.mark.pi
+def test_lines_are_wrapped_into_rows_as_pi_s_editor_wraps_them() -> None:
+    chance = random.Random(20261203)
+    words = [
+        "a", "the", "context", "supercalifragilisticexpialidocious", "漢字", "テスト",
+        "東京タワー", "👍🏽", "e\u0301", " ", "x" * 25, "naïve", "(x)", "\u00a0",
+    ]  # fmt: skip
+    cases = [
+        (
+            "".join(
+                chance.choice(words) + chance.choice([" ", "", " ", "  "])
+                for _ in range(chance.randint(1, 25))
+            ),
+            chance.randint(2, 40),
+        )
+        for _ in range(600)
+    ]
+    wrapped = run_pi_script(WORD_WRAP, stdin=json.dumps(cases))
+    for (line, width), pi_rows in zip(cases, wrapped, strict=True):
+        assert [list(row) for row in word_wrap(line, width, graphemes(line))] == pi_rows, (
+            f"{line!r} at {width} cells"
+        )
