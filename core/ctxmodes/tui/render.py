@@ -185,6 +185,13 @@ def full_output(name: str, text: str, width: int) -> str:
     return _ansi(title + Text(printable(text)), width)
 
 
+def custom_message(custom_type: str, text: str, width: int) -> str:
+    """A plugin's message shown in the session: its type, then its text as Markdown, whole,
+    as Pi shows one."""
+    label = styled(f"[{custom_type}]", "bold magenta", width)
+    return f"{label}\n{markdown(text, width)}" if text.strip() else label
+
+
 def notice(message: str, level: NotifyLevel, width: int) -> str:
     return styled(message, _NOTICE_STYLES.get(level, "dim"), width)
 

@@ -106,8 +106,7 @@ def _custom_blocks(entry: CustomMessageEntry, width: int) -> list[str]:
         return [render.window_line(number, False, width)] if number > 0 else []
     if not entry.display:
         return []
-    text = render.one_line(ev.message_text(message))
-    return [render.notice(f"[{entry.custom_type}] {text}", "info", width)]
+    return [render.custom_message(entry.custom_type, ev.message_text(message), width)]
 
 
 def _message_blocks(entry: MessageEntry, width: int) -> list[str]:

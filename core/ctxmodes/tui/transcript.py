@@ -265,5 +265,5 @@ class Transcript:
             and message.display
             and ev.window_number(message) is None
         ):
-            text = render.one_line(ev.message_text(message))
-            blocks.append(render.notice(f"[{message.custom_type}] {text}", "info", width))
+            text = ev.message_text(message)
+            blocks.append(render.custom_message(message.custom_type, text, width))

@@ -337,3 +337,17 @@ def test_the_session_never_asks_the_terminal_for_the_cursor_position(tmp_path):
         os.close(controller)
     assert b"scripted/scripted" in written  # the footer was drawn on the terminal
     assert b"\x1b[6n" not in written
+
+
+def test_a_plugin_s_message_shows_whole_as_markdown_under_its_type(tmp_path: Path):
+    agent = make_agent(tmp_path, [{"text": "ok"}])
+    manager = agent.session_manager
+    manager.append_custom_message_entry(
+        "review", "Two findings:\n\n- **parser** drops tabs\n- the lexer\n\n```py\nx = 1\n```", True
+    )
+    manager.append_custom_message_entry("hidden", "not for the eye", False)
+    replayed = plain("\n".join(branch_blocks(manager, 60))).split("\n")
+    assert replayed == [
+        "[review]", "Two findings:", "", "- parser drops tabs", "- the lexer", "", "```py",
+        "  x = 1", "```",
+    ]  # fmt: skip
