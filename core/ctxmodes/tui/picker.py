@@ -18,7 +18,7 @@ from ctxmodes.tui.line_field import (
     one_line_paste,
     scrolled,
 )
-from ctxmodes.tui.text_field import TextField
+from ctxmodes.tui.text_field import TextField, ends_its_line
 from ctxmodes.tui.text_wrap import text_cells, truncate_to_width, wrap_words
 
 #: (style, text) pairs.
@@ -563,8 +563,7 @@ def _lines_with_cursor(field: TextField, width: int) -> StyleAndTextTuples:
         label = "  " if index else "> "
         piece = field.value[row.start : row.end]
         local = field.cursor - row.start
-        last_of_line = index == len(rows) - 1 or rows[index + 1].line_start != row.line_start
-        if 0 <= local < len(piece) or (local == len(piece) and last_of_line):
+        if 0 <= local < len(piece) or (local == len(piece) and ends_its_line(rows, index)):
             under = first_grapheme(piece[local:])
             parts += [
                 ("class:picker.query", f"{label}{piece[:local]}"),

@@ -105,6 +105,11 @@ def word_wrap(line: str, width: int, pieces: Sequence[str]) -> list[tuple[int, i
     return rows
 
 
+def ends_its_line(rows: Sequence[Row], index: int) -> bool:
+    """Whether row ``index`` is the last its line is drawn over."""
+    return index == len(rows) - 1 or rows[index + 1].line_start != rows[index].line_start
+
+
 def _is_cjk(piece: str) -> bool:
     return not is_paste_marker(piece) and cjk_break(piece)
 
@@ -261,7 +266,7 @@ class TextField(LineField):
         # At the end of the last line: nothing moves, but a move up keeps this column of
         # its row.
         self._last = None
-        rows = self._rows()
+        rows = self.rows()
         self._preferred = _units(self.value[rows[self._row_of_cursor(rows)].start : self.cursor])
 
     def cursor_line_start(self) -> None:
@@ -299,7 +304,7 @@ class TextField(LineField):
         """↑: to the row above; on the first row to its start (already there: nothing,
         as Pi's editor then looks for a history this text has none of)."""
         self._last = None
-        rows = self._rows()
+        rows = self.rows()
         current = self._row_of_cursor(rows)
         if current == 0:
             if self.value and self.cursor != 0:
@@ -310,7 +315,7 @@ class TextField(LineField):
     def cursor_down(self) -> None:
         """↓: to the row below; on the last row to the end of its line."""
         self._last = None
-        rows = self._rows()
+        rows = self.rows()
         current = self._row_of_cursor(rows)
         if current == len(rows) - 1:
             self._set_cursor(self._line_end())
@@ -321,9 +326,6 @@ class TextField(LineField):
 
     def rows(self) -> list[Row]:
         """The rows the text is drawn over at :attr:`wrap_width` (Pi's visual lines)."""
-        return self._rows()
-
-    def _rows(self) -> list[Row]:
         rows: list[Row] = []
         line_start = 0
         for line in self.value.split("\n"):
@@ -345,7 +347,7 @@ class TextField(LineField):
                 continue
             offset = column - _units(value[line_start : row.start])
             length = _units(value[row.start : row.end])
-            at_end = offset == length and self._is_last_of_line(rows, index)
+            at_end = offset == length and ends_its_line(rows, index)
             if offset >= 0 and (offset < length or at_end):
                 return index
         return len(rows) - 1
@@ -353,9 +355,6 @@ class TextField(LineField):
     def _row_of_cursor(self, rows: list[Row]) -> int:
         start = self._line_start()
         return self._row_at(rows, start, _units(self.value[start : self.cursor]))
-
-    def _is_last_of_line(self, rows: list[Row], index: int) -> bool:
-        return index == len(rows) - 1 or rows[index + 1].line_start != rows[index].line_start
 
     def _move_to_row(self, rows: list[Row], current: int, target: int) -> None:
         """Pi's ``moveToVisualLine``: the column kept or clamped by its sticky-column rules,
@@ -368,10 +367,10 @@ class TextField(LineField):
         else:
             column = _units(value[source.start : self.cursor])
         source_max = _units(value[source.start : source.end])
-        if not self._is_last_of_line(rows, current):
+        if not ends_its_line(rows, current):
             source_max = max(0, source_max - 1)
         target_max = _units(value[goal.start : goal.end])
-        if not self._is_last_of_line(rows, target):
+        if not ends_its_line(rows, target):
             target_max = max(0, target_max - 1)
         moved = self._vertical_column(column, source_max, target_max)
         line_end = value.find("\n", goal.line_start)
