@@ -60,9 +60,13 @@ def replay_start(manager: SessionManager, ids: list[str], types: list[object], t
 
 
 def branch_blocks(
-    manager: SessionManager, width: int, turns: int = DEFAULT_REPLAY_TURNS
+    manager: SessionManager,
+    width: int,
+    turns: int = DEFAULT_REPLAY_TURNS,
+    leaf_hint: str | None = None,
 ) -> list[str]:
-    """The scrollback blocks of the active branch's last ``turns`` turns."""
+    """The scrollback blocks of the active branch's last ``turns`` turns; a branch summary
+    at the leaf, just made, ends with ``leaf_hint`` (Pi's ``ctrl+o to expand``)."""
     ids = manager.get_branch_ids()
     types = manager.get_branch_types()
     start = replay_start(manager, ids, types, turns)
@@ -71,16 +75,18 @@ def branch_blocks(
         earlier = "1 earlier entry" if start == 1 else f"{start} earlier entries"
         blocks.append(render.styled(f"… {earlier}", "dim", width))
     for entry_id, entry_type in zip(ids[start:], types[start:], strict=True):
-        blocks.extend(_entry_blocks(manager, entry_id, entry_type, width))
+        hint = leaf_hint if entry_id == ids[-1] else None
+        blocks.extend(_entry_blocks(manager, entry_id, entry_type, width, hint))
     return blocks
 
 
 def _entry_blocks(
-    manager: SessionManager, entry_id: str, entry_type: object, width: int
+    manager: SessionManager, entry_id: str, entry_type: object, width: int, hint: str | None
 ) -> list[str]:
     if entry_type == "branch_summary":
         line = branch_summary_line(manager, manager.get_entry_json(entry_id) or {})
-        return [render.styled(f"• {line}", "magenta", width)]
+        shown = f"• {line} ({hint})" if hint is not None else f"• {line}"
+        return [render.styled(shown, "magenta", width)]
     if entry_type not in ("message", "custom_message", "compaction"):
         return []
     entry = manager.get_entry(entry_id)

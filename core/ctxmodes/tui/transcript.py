@@ -128,13 +128,20 @@ class Transcript:
         else:
             self._lifecycle(event, blocks, width)
 
-    def replay(self, width: int) -> list[str]:
+    def replay(self, width: int, *, summarized: bool = False) -> list[str]:
         """The active branch's last turns, as they appeared live, under a rule naming the
-        session."""
+        session; after a move that ``summarized`` the branch left, Ctrl+O shows the summary,
+        as Pi's key expands a branch summary."""
         manager = self._agent.session_manager
         title = manager.get_session_name() or manager.session_id
         rule = render.styled(f"── session {title} · mode {self._agent.mode}", "bold", width)
-        return [rule, *branch_blocks(manager, width, self.replay_turns)]
+        hint = None
+        leaf = manager.get_leaf_id()
+        stored = manager.get_entry_json(leaf) if summarized and leaf is not None else None
+        if stored is not None and stored.get("type") == "branch_summary":
+            hint = self._expand_hint()
+            self._keep_output("branch summary", str(stored.get("summary", "")))
+        return [rule, *branch_blocks(manager, width, self.replay_turns, hint)]
 
     def _tool_finished(self, event: ev.ToolFinished, blocks: list[str], width: int) -> None:
         expand = self._expand_hint()
@@ -194,7 +201,7 @@ class Transcript:
         elif isinstance(event, ev.Navigated):
             if not event.internal:
                 # The user moved: what is current now is the branch they went to.
-                blocks.extend(self.replay(width))
+                blocks.extend(self.replay(width, summarized=event.summarized))
             status.refresh()
         elif isinstance(event, ev.SessionChanged):
             self.tool_outputs.clear()

@@ -249,6 +249,24 @@ def test_custom_instructions_of_several_lines_reach_the_branch_summary(tmp_path)
     assert [e for e in entries(agent) if e["type"] == "branch_summary"]
 
 
+def test_ctrl_o_shows_the_summary_of_the_branch_just_left(tmp_path):
+    agent = make_agent(tmp_path, [{"text": "one"}, {"text": "two"}])
+
+    async def scenario(t):
+        await _pick_the_second_question_in_the_tree(t)
+        await t.until(lambda: t.session.picker is not None, "the question")
+        await t.type(DOWN + ENTER)  # Summarize
+        await t.printed("Navigated to selected point")
+        await t.type("\x0f")  # Ctrl+O, as Pi's key expands a branch summary
+        await t.printed("branch summary output")
+
+    shown = run_terminal(agent, scenario).text()
+    [summary] = [e["summary"] for e in entries(agent) if e["type"] == "branch_summary"]
+    line = next(row for row in shown.splitlines() if row.startswith("• branch summarized"))
+    assert line.endswith("(ctrl+o to expand)")
+    assert summary.strip().splitlines()[0][:40] in shown.split("branch summary output", 1)[1]
+
+
 def test_ctrl_g_edits_the_custom_instructions_in_the_configured_external_editor(tmp_path):
     """As the main editor's Ctrl+G: the editor gets the text so far and its text comes back,
     line breaks and all, to be submitted with Enter."""
