@@ -18,6 +18,7 @@ from rich.text import Text
 
 from ctxmodes.tui.markdown_lines import markdown_lines
 from ctxmodes.tui.text_wrap import truncate_to_width
+from ctxmodes.tui.tool_calls import call_text
 
 if TYPE_CHECKING:
     from ctxmodes.hostapi import NotifyLevel
@@ -105,11 +106,20 @@ def markdown(text: str, width: int, style: str = "") -> str:
 
 
 def tool_call(name: str, arguments: dict[str, object], width: int) -> str:
+    """A tool call on one line: for the core's tools Pi's words for it (``$ make test``,
+    ``read ~/app/main.py:10-29``), its first line and at most :data:`TOOL_LINE_CHARS`
+    characters of it; for any other, its name and its arguments as JSON."""
+    arrow = Text("→ ", style="cyan")
+    described = call_text(name, arguments)
+    if described is not None:
+        first, _, rest = printable(described).partition("\n")
+        shown = first + (" …" if rest.strip() else "")
+        if len(shown) > TOOL_LINE_CHARS:
+            shown = shown[: TOOL_LINE_CHARS - 1] + "…"
+        return _ansi(arrow + Text(shown, style="bold"), width)
     shown = printable(json.dumps(arguments, ensure_ascii=False))
     return _ansi(
-        Text("→ ", style="cyan")
-        + Text(printable(name), style="bold")
-        + Text(f" {one_line(shown)}", style="dim"),
+        arrow + Text(printable(name), style="bold") + Text(f" {one_line(shown)}", style="dim"),
         width,
     )
 

@@ -99,7 +99,7 @@ def test_the_first_minute_tree_session_reopened_with_c(work: Path) -> None:
         assert "mode tree" in screen
         assert "window 0 archived · 4 entries · Pick the release code name" in screen
         assert "The user explored a different conversation branch" not in screen
-        for shown in ("Window one is open.", PROMPT + "Write the changelog", "→ bash", "All done."):
+        for shown in ("Window one is open.", PROMPT + "Write the changelog", "→ $ ", "All done."):
             assert shown in screen
         assert _footer(screen) == footer_before
         assert "Prepare the release" not in screen.split("mode tree")[-1], (

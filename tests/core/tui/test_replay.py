@@ -129,7 +129,7 @@ def test_the_replay_is_bounded_and_counts_what_it_leaves_out(tmp_path):
     assert [line for line in text.splitlines() if line.startswith(PROMPT)] == [
         f"{PROMPT}question {n}" for n in (27, 28, 29)
     ]
-    assert text.count("→ bash") == 3, "each tool call one line"
+    assert text.count("→ $ ") == 3, "each tool call one line"
 
 
 def test_a_summary_that_archived_no_window_says_so(tmp_path):

@@ -72,7 +72,7 @@ def run_in_terminal(work: Path, script: Path, session: Path, export: Path) -> st
         tmux.type("start")
         tmux.key("Enter")
         tmux.wait("Working on it.")
-        tmux.wait("→ bash")
+        tmux.wait("→ $ ")
         tmux.type("steer text")
         tmux.key("Enter")
         tmux.wait("Steering: steer text")

@@ -1,0 +1,77 @@
+"""Internal to ctxmodes: a call of one of the core's tools in the words Pi's renderers give
+it (``core/tools/renderers``): ``$ make test (timeout 60s)``, ``read ~/app/main.py:10-29``,
+``edit ~/app/main.py``, ``write notes.md``, where the transcript would otherwise show the
+tool's name and its arguments as JSON.
+
+A path under the home folder starts with ``~``, as Pi shortens it; an argument of the wrong
+kind shows as Pi's ``[invalid arg]``; an empty command or path as ``...``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Final
+
+_INVALID: Final = "[invalid arg]"
+
+
+def _text(value: object) -> str | None:
+    """Pi's ``str``: a string as it is, nothing as empty, anything else invalid."""
+    if isinstance(value, str):
+        return value
+    return "" if value is None else None
+
+
+def _path(arguments: Mapping[str, object]) -> str:
+    """Pi's ``renderToolPath`` of ``file_path`` (else ``path``), its home folder as ``~``."""
+    raw = arguments.get("file_path")
+    path = _text(arguments.get("path") if raw is None else raw)
+    if path is None:
+        return _INVALID
+    if not path:
+        return "..."
+    home = str(Path.home())
+    return f"~{path[len(home) :]}" if path.startswith(home) else path
+
+
+def _number(value: object) -> str:
+    """A number as JavaScript writes it in a template (``5``, ``2.5``)."""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def _shell(arguments: Mapping[str, object]) -> str:
+    command = _text(arguments.get("command"))
+    shown = _INVALID if command is None else command or "..."
+    timeout = arguments.get("timeout")
+    suffix = f" (timeout {_number(timeout)}s)" if timeout else ""
+    return f"$ {shown}{suffix}"
+
+
+def _read(arguments: Mapping[str, object]) -> str:
+    line_range = ""
+    if "offset" in arguments or "limit" in arguments:
+        offset, limit = arguments.get("offset"), arguments.get("limit")
+        first = offset if offset is not None else 1
+        last = ""
+        if "limit" in arguments and isinstance(first, int) and isinstance(limit, int):
+            last = _number(first + limit - 1) if first + limit - 1 else ""
+        line_range = f":{_number(first)}" + (f"-{last}" if last else "")
+    return f"read {_path(arguments)}{line_range}"
+
+
+_CALLS: Final[Mapping[str, Callable[[Mapping[str, object]], str]]] = {
+    "bash": _shell,
+    "read": _read,
+    "edit": lambda arguments: f"edit {_path(arguments)}",
+    "write": lambda arguments: f"write {_path(arguments)}",
+}
+
+
+def call_text(name: str, arguments: Mapping[str, object]) -> str | None:
+    """The call as Pi's renderer of tool ``name`` writes it, all its lines; ``None`` for a
+    tool Pi has no renderer of here (a mode's tools, a plugin's)."""
+    render = _CALLS.get(name)
+    return render(arguments) if render is not None else None
