@@ -55,9 +55,8 @@ def _read(arguments: Mapping[str, object]) -> str:
     if "offset" in arguments or "limit" in arguments:
         offset, limit = arguments.get("offset"), arguments.get("limit")
         first = offset if offset is not None else 1
-        last = ""
-        if "limit" in arguments and isinstance(first, int) and isinstance(limit, int):
-            last = _number(first + limit - 1) if first + limit - 1 else ""
+        # The last line, where the limit gives one (none for 0, as JavaScript's falsy 0).
+        last = first + limit - 1 if isinstance(first, int) and isinstance(limit, int) else 0
         line_range = f":{_number(first)}" + (f"-{last}" if last else "")
     return f"read {_path(arguments)}{line_range}"
 
