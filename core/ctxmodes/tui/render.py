@@ -206,9 +206,12 @@ def notice(message: str, level: NotifyLevel, width: int) -> str:
     return styled(message, _NOTICE_STYLES.get(level, "dim"), width)
 
 
-def window_line(number: int, after_compaction: bool, width: int) -> str:
+def window_line(number: int, after_compaction: bool, width: int, expand: str | None = None) -> str:
+    """A new context window; ``expand``: Pi's hint of the key that shows the summary of the
+    window archived."""
     why = "after compaction" if after_compaction else "previous window archived"
-    return styled(f"── context window {number} — {why}", "bold magenta", width)
+    hint = f" ({expand})" if expand is not None else ""
+    return styled(f"── context window {number} — {why}{hint}", "bold magenta", width)
 
 
 def compaction_text(entry: CompactionEntry) -> str:

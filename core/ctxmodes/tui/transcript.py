@@ -77,6 +77,8 @@ class Transcript:
         self._run_fresh = False
         #: A compaction is in progress: a window it opens is its fresh window.
         self._compacted = False
+        #: The summary of the window a mode just archived, for the window line that follows.
+        self._archived_summary: str | None = None
 
     def take_unanswered_prompt(self) -> str | None:
         prompt, self.unanswered_prompt = self.unanswered_prompt, None
@@ -117,8 +119,15 @@ class Transcript:
             status.cost += event.cost
             status.refresh()
         elif isinstance(event, ev.WindowOpened):
+            archived, self._archived_summary = self._archived_summary, None
             if event.number > 0:
-                blocks.append(render.window_line(event.number, self._compacted, width))
+                expand = None
+                if archived is not None:
+                    # Ctrl+O shows what the window archived was summarized as.
+                    expand = self._expand_hint()
+                    self._keep_output(f"window {event.number - 1} summary", archived)
+                line = render.window_line(event.number, self._compacted, width, expand)
+                blocks.append(line)
             status.activity = "working" if self._agent.is_streaming() else None
             status.refresh()
         elif isinstance(event, ev.QueueChanged):
@@ -128,20 +137,26 @@ class Transcript:
         else:
             self._lifecycle(event, blocks, width)
 
-    def replay(self, width: int, *, summarized: bool = False) -> list[str]:
+    def replay(self, width: int, *, summary_id: str | None = None) -> list[str]:
         """The active branch's last turns, as they appeared live, under a rule naming the
-        session; after a move that ``summarized`` the branch left, Ctrl+O shows the summary,
-        as Pi's key expands a branch summary."""
+        session; after a move that left the summary ``summary_id`` of the branch it left,
+        Ctrl+O shows the summary, as Pi's key expands a branch summary."""
         manager = self._agent.session_manager
         title = manager.get_session_name() or manager.session_id
         rule = render.styled(f"── session {title} · mode {self._agent.mode}", "bold", width)
         hint = None
-        leaf = manager.get_leaf_id()
-        stored = manager.get_entry_json(leaf) if summarized and leaf is not None else None
-        if stored is not None and stored.get("type") == "branch_summary":
+        summary = self._summary(summary_id) if summary_id is not None else None
+        if summary is not None:
             hint = self._expand_hint()
-            self._keep_output("branch summary", str(stored.get("summary", "")))
+            self._keep_output("branch summary", summary)
         return [rule, *branch_blocks(manager, width, self.replay_turns, hint)]
+
+    def _summary(self, entry_id: str) -> str | None:
+        """The text of the branch summary ``entry_id`` (``None``: it is no summary)."""
+        stored = self._agent.session_manager.get_entry_json(entry_id)
+        if stored is None or stored.get("type") != "branch_summary":
+            return None
+        return str(stored.get("summary", ""))
 
     def _tool_finished(self, event: ev.ToolFinished, blocks: list[str], width: int) -> None:
         expand = self._expand_hint()
@@ -199,9 +214,15 @@ class Transcript:
                 blocks.append(render.notice(event.error, "error", width))
             status.refresh()
         elif isinstance(event, ev.Navigated):
+            # A summarized move leaves its summary at the new leaf.
+            summary_id = event.new_leaf_id if event.summarized else None
             if not event.internal:
                 # The user moved: what is current now is the branch they went to.
-                blocks.extend(self.replay(width, summarized=event.summarized))
+                blocks.extend(self.replay(width, summary_id=summary_id))
+            elif summary_id is not None:
+                # A mode archived the window (Tree's rollover): the window opened next
+                # offers its summary.
+                self._archived_summary = self._summary(summary_id)
             status.refresh()
         elif isinstance(event, ev.SessionChanged):
             self.tool_outputs.clear()

@@ -546,6 +546,27 @@ def test_history_and_notes_read_through_the_mode(tmp_path):
     run_terminal(agent, scenario)
 
 
+def test_ctrl_o_shows_the_summary_of_the_window_tree_archived(tmp_path):
+    responses = [
+        {"text": "Starting over.", "tool_calls": [{"name": "new_context"}]},
+        {"text": "Fresh window."},
+    ]
+    agent = make_agent(tmp_path, responses, mode="tree")
+
+    async def scenario(t):
+        await t.type("plan" + ENTER)
+        await t.printed("Fresh window.")
+        await t.idle()
+        await t.type("\x0f")  # Ctrl+O
+        await t.printed("window 0 summary output")
+
+    shown = run_terminal(agent, scenario).text()
+    [summary] = [e["summary"] for e in entries(agent) if e["type"] == "branch_summary"]
+    line = next(row for row in shown.splitlines() if row.startswith("── context window 1"))
+    assert line.endswith("previous window archived (ctrl+o to expand)")
+    assert summary.strip().splitlines()[0][:40] in shown.split("window 0 summary output", 1)[1]
+
+
 def test_quit_leaves(tmp_path):
     agent = make_agent(tmp_path, [])
 
