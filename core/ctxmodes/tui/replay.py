@@ -63,10 +63,11 @@ def branch_blocks(
     manager: SessionManager,
     width: int,
     turns: int = DEFAULT_REPLAY_TURNS,
-    leaf_hint: str | None = None,
+    hint_at: tuple[str, str] | None = None,
 ) -> list[str]:
-    """The scrollback blocks of the active branch's last ``turns`` turns; a branch summary
-    at the leaf, just made, ends with ``leaf_hint`` (Pi's ``ctrl+o to expand``)."""
+    """The scrollback blocks of the active branch's last ``turns`` turns; ``hint_at``: a
+    branch summary just made, and the hint its line ends with (Pi's ``ctrl+o to
+    expand``)."""
     ids = manager.get_branch_ids()
     types = manager.get_branch_types()
     start = replay_start(manager, ids, types, turns)
@@ -75,7 +76,7 @@ def branch_blocks(
         earlier = "1 earlier entry" if start == 1 else f"{start} earlier entries"
         blocks.append(render.styled(f"… {earlier}", "dim", width))
     for entry_id, entry_type in zip(ids[start:], types[start:], strict=True):
-        hint = leaf_hint if entry_id == ids[-1] else None
+        hint = hint_at[1] if hint_at is not None and entry_id == hint_at[0] else None
         blocks.extend(_entry_blocks(manager, entry_id, entry_type, width, hint))
     return blocks
 

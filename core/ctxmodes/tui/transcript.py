@@ -144,12 +144,12 @@ class Transcript:
         manager = self._agent.session_manager
         title = manager.get_session_name() or manager.session_id
         rule = render.styled(f"── session {title} · mode {self._agent.mode}", "bold", width)
-        hint = None
+        hint_at = None
         summary = self._summary(summary_id) if summary_id is not None else None
-        if summary is not None:
-            hint = self._expand_hint()
+        if summary_id is not None and summary is not None:
+            hint_at = (summary_id, self._expand_hint())
             self._keep_output("branch summary", summary)
-        return [rule, *branch_blocks(manager, width, self.replay_turns, hint)]
+        return [rule, *branch_blocks(manager, width, self.replay_turns, hint_at)]
 
     def _summary(self, entry_id: str) -> str | None:
         """The text of the branch summary ``entry_id`` (``None``: it is no summary)."""
