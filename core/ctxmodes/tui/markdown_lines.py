@@ -354,7 +354,7 @@ def _tokens(plain: str, start: int, end: int) -> list[_Token]:
         run_start, run_cells = run_end, 0
 
     for piece in pieces:
-        size = 1 if piece.isascii() and piece.isprintable() else grapheme_cells(piece)
+        size = grapheme_cells(piece)
         if cjk_break(piece):
             flush()
             run_end += len(piece)

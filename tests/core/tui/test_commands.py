@@ -93,6 +93,11 @@ async def _pick_the_second_question_in_the_tree(t) -> None:
     await t.type(ENTER)  # pick it
 
 
+def _expanded(shown: str, title: str, summary: str) -> bool:
+    """Whether Ctrl+O printed ``summary`` (its first line's start) under ``title``'s heading."""
+    return summary.strip().splitlines()[0][:40] in shown.split(f"{title} output", 1)[1]
+
+
 def test_tree_navigates_to_a_user_message_and_offers_its_text(tmp_path):
     agent = make_agent(tmp_path, [{"text": "one"}, {"text": "two"}])
 
@@ -264,7 +269,7 @@ def test_ctrl_o_shows_the_summary_of_the_branch_just_left(tmp_path):
     [summary] = [e["summary"] for e in entries(agent) if e["type"] == "branch_summary"]
     line = next(row for row in shown.splitlines() if row.startswith("• branch summarized"))
     assert line.endswith("(ctrl+o to expand)")
-    assert summary.strip().splitlines()[0][:40] in shown.split("branch summary output", 1)[1]
+    assert _expanded(shown, "branch summary", summary)
 
 
 def test_ctrl_g_edits_the_custom_instructions_in_the_configured_external_editor(tmp_path):
@@ -461,8 +466,7 @@ def test_compact_runs_on_the_worker_and_reports(tmp_path):
     compaction = next(entry for entry in entries(agent) if entry["type"] == "compaction")
     shown = terminal.text()
     assert f"• Compacted from {compaction['tokensBefore']:,} tokens (ctrl+o to expand)" in shown
-    summary_line = compaction["summary"].strip().splitlines()[0][:40]
-    assert summary_line in shown.split("compaction output", 1)[1]
+    assert _expanded(shown, "compaction", compaction["summary"])
 
 
 def test_switching_the_mode_asks_first_and_says_what_changes(tmp_path):
@@ -564,7 +568,7 @@ def test_ctrl_o_shows_the_summary_of_the_window_tree_archived(tmp_path):
     [summary] = [e["summary"] for e in entries(agent) if e["type"] == "branch_summary"]
     line = next(row for row in shown.splitlines() if row.startswith("── context window 1"))
     assert line.endswith("previous window archived (ctrl+o to expand)")
-    assert summary.strip().splitlines()[0][:40] in shown.split("window 0 summary output", 1)[1]
+    assert _expanded(shown, "window 0 summary", summary)
 
 
 def test_quit_leaves(tmp_path):
