@@ -2,7 +2,7 @@
 // its loaders (RetryStatusIndicator, CompactionStatusIndicator for each reason,
 // BranchSummaryStatusIndicator), the hint under the queued messages (InteractiveMode's own
 // updatePendingMessagesDisplay, run on a stand-in holding only what it reads), and the line a
-// tool's result ends with when it has more lines than it shows (the find tool's renderer).
+// command's result starts with when it has more lines than it shows (the bash renderer).
 // Each as its text, without colours or the loader's spinner.
 // Usage: node pi_status_lines.mjs <pi-coding-agent dir> '<json request>'
 // Request: {bindings: a keybindings.json's content, retry: [attempt, max, delayMs],
@@ -16,7 +16,7 @@ const { initTheme, theme } = await load("modes/interactive/theme/theme.js");
 const { KeybindingsManager } = await load("core/keybindings.js");
 const indicators = await load("modes/interactive/components/status-indicator.js");
 const { InteractiveMode } = await load("modes/interactive/interactive-mode.js");
-const { findRenderers } = await load("core/tools/renderers/find.js");
+const { createAllToolRenderers } = await load("core/tools/renderers/index.js");
 const tui = await import(pathToFileURL(path.join(packageDir, "..", "pi-tui", "dist", "index.js")).href);
 
 const { bindings, retry, queued, resultLines } = JSON.parse(requestJson);
@@ -42,11 +42,11 @@ pending.getAppKeyDisplay = InteractiveMode.prototype.getAppKeyDisplay;
 InteractiveMode.prototype.updatePendingMessagesDisplay.call(pending);
 
 const output = Array.from({ length: resultLines }, (_, index) => `line ${index + 1}`).join("\n");
-const result = findRenderers.renderResult(
+const result = createAllToolRenderers().bash.renderResult(
   { content: [{ type: "text", text: output }], details: {} },
   { expanded: false, isPartial: false },
   theme,
-  { showImages: false },
+  { showImages: false, state: {}, isError: false, invalidate() {} },
 );
 
 const answer = {
@@ -59,7 +59,7 @@ const answer = {
   ),
   branchSummary: message(new indicators.BranchSummaryStatusIndicator(screen)),
   pending: drawn(pending.pendingMessagesContainer),
-  resultEnd: drawn(result).at(-1),
+  resultHint: drawn(result)[0],
 };
 process.stdout.write(JSON.stringify(answer));
 process.exit(0);

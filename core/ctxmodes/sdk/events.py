@@ -95,7 +95,8 @@ class ToolUpdated:
 @dataclass(frozen=True, slots=True)
 class ToolFinished:
     """A tool call's result; ``text`` is its text content joined, ``diff`` the display diff
-    an ``edit`` reports (Pi's ``details.diff``), when there is one."""
+    an ``edit`` reports (Pi's ``details.diff``), when there is one, and ``details`` the
+    result's details as the tool gave them (Pi's shape for the core's tools)."""
 
     type: ClassVar[str] = "tool_end"
     call_id: str
@@ -103,6 +104,7 @@ class ToolFinished:
     text: str
     is_error: bool
     diff: str | None = None
+    details: Mapping[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -349,7 +351,8 @@ def _tool_finished(record: records.ToolExecutionEnded) -> list[AgentEvent]:
     details = record.result.details
     diff = details.get("diff") if isinstance(details, dict) else None
     shown = diff if isinstance(diff, str) and diff else None
-    return [ToolFinished(record.tool_call_id, record.tool_name, text, record.is_error, shown)]
+    kept = details if isinstance(details, dict) else None
+    return [ToolFinished(record.tool_call_id, record.tool_name, text, record.is_error, shown, kept)]
 
 
 def _navigated(record: records.TreeNavigated) -> list[AgentEvent]:

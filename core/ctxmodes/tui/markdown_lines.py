@@ -305,16 +305,27 @@ def _link(node: SyntaxTreeNode) -> Text:
     return label + Text(f" ({href})", LINK_URL)
 
 
-def wrap(line: Text, width: int) -> list[Text]:
+def wrap(line: Text, width: int, *, coloured: bool = False) -> list[Text]:
     """``line`` cut at its line breaks, then each piece wrapped to ``width`` cells at spaces
-    as Pi's ``wrapTextWithAnsi`` wraps it."""
+    as Pi's ``wrapTextWithAnsi`` wraps it; ``coloured``: as it wraps text whose every line
+    Pi coloured, and whose styles change where ``line``'s do. Pi reads a colour's code as
+    part of the character it comes before, so spaces right after a change of colour (or
+    starting a line) wrap as a word, and spaces that overflow a row leave a row of their
+    own when no word follows them on it."""
     plain = line.plain
+    edges = sorted({span.start for span in line.spans} | {span.end for span in line.spans})
     spans: list[tuple[int, int]] = []
     start = 0
-    for match in _LINE_BREAK.finditer(plain):
-        spans.extend(_wrapped(plain, start, match.start(), width))
-        start = match.end()
-    spans.extend(_wrapped(plain, start, len(plain), width))
+    for match in [*_LINE_BREAK.finditer(plain), None]:
+        end = match.start() if match is not None else len(plain)
+        coloured_at = (
+            frozenset([start, *(edge for edge in edges if start < edge < end)])
+            if coloured
+            else None
+        )
+        spans.extend(_wrapped(plain, start, end, width, coloured_at))
+        if match is not None:
+            start = match.end()
     return _cut(line, spans)
 
 
@@ -337,8 +348,11 @@ class _Token:
     blank: bool
 
 
-def _tokens(plain: str, start: int, end: int) -> list[_Token]:
-    """The tokens of ``plain[start:end]``, with offsets into ``plain``."""
+def _tokens(
+    plain: str, start: int, end: int, coloured_at: frozenset[int] = frozenset()
+) -> list[_Token]:
+    """The tokens of ``plain[start:end]``, with offsets into ``plain``; spaces that take in
+    an offset of ``coloured_at`` are no blank (:func:`wrap`)."""
     text = plain[start:end]
     pieces = list(text) if text.isascii() else graphemes(text)
     tokens: list[_Token] = []
@@ -349,7 +363,9 @@ def _tokens(plain: str, start: int, end: int) -> list[_Token]:
     def flush() -> None:
         nonlocal run_start, run_cells
         if run_end > run_start:
-            blank = not plain[run_start:run_end].strip()
+            blank = not plain[run_start:run_end].strip() and not any(
+                run_start <= offset < run_end for offset in coloured_at
+            )
             tokens.append(_Token(run_start, run_end, run_cells, blank))
         run_start, run_cells = run_end, 0
 
@@ -371,36 +387,45 @@ def _tokens(plain: str, start: int, end: int) -> list[_Token]:
     return tokens
 
 
-def _wrapped(plain: str, start: int, end: int, width: int) -> list[tuple[int, int]]:
+def _wrapped(
+    plain: str, start: int, end: int, width: int, coloured_at: frozenset[int] | None = None
+) -> list[tuple[int, int]]:
     """Where the lines of ``plain[start:end]`` (no line break in it) wrapped to ``width``
-    cells start and end."""
+    cells start and end; ``coloured_at``: the offsets where Pi's colours change in coloured
+    text (:func:`wrap`)."""
     text = plain[start:end]
     if text.isascii() and text.isprintable() and len(text) <= width:
         return [(start, end)]
-    tokens = _tokens(plain, start, end)
+    coloured = coloured_at is not None
+    tokens = _tokens(plain, start, end, coloured_at or frozenset())
     if sum(token.cells for token in tokens) <= width:
         return [(start, end)]
     spans: list[tuple[int, int]] = []
     line_start = line_end = start
     used = 0
+    # Pi's row so far holds only the colour's code: spaces overflowed the row before it.
+    held = False
     for token in tokens:
         if token.cells > width and not token.blank:
-            if line_end > line_start:
+            if line_end > line_start or held:
                 spans.append((line_start, line_end))
             *whole, (line_start, line_end) = _broken(plain, token, width)
             spans.extend(whole)
             used = visible_width(plain[line_start:line_end])
+            held = False
         elif used + token.cells > width and used > 0:
             spans.append((line_start, line_end))
             line_start = token.end if token.blank else token.start
             line_end = token.end
             used = 0 if token.blank else token.cells
+            held = coloured and token.blank
         else:
             if line_end == line_start:
                 line_start = token.start
             line_end = token.end
             used += token.cells
-    if line_end > line_start:
+            held = False
+    if line_end > line_start or held:
         spans.append((line_start, line_end))
     return [(first, first + len(plain[first:last].rstrip())) for first, last in spans]
 

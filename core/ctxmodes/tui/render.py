@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Final
 from rich.console import Console
 from rich.text import Text
 
-from ctxmodes.tui.markdown_lines import markdown_lines
-from ctxmodes.tui.text_wrap import truncate_to_width
+from ctxmodes.tui import tool_results
+from ctxmodes.tui.markdown_lines import markdown_lines, wrap
 from ctxmodes.tui.tool_calls import call_text
 
 if TYPE_CHECKING:
@@ -96,32 +96,47 @@ def thinking_text(text: str, width: int) -> str:
 def markdown(text: str, width: int, style: str = "") -> str:
     """``text`` rendered as Markdown, laid out as Pi lays out a reply
     (:mod:`ctxmodes.tui.markdown_lines`), ``style`` under its own styles."""
-    lines = markdown_lines(printable(text.replace("\t", "   ")), width)
+    lines = markdown_lines(_shown(text), width)
     for line in lines:
         line.stylize_before(style)
+    return _laid_out(lines, width)
+
+
+def _shown(text: str) -> str:
+    """``text`` :func:`printable`, a tab three spaces as Pi's text components draw it."""
+    return printable(text.replace("\t", "   "))
+
+
+def _laid_out(lines: Sequence[Text], width: int) -> str:
+    """``lines``, already laid out to ``width``, as they are: never wrapped again."""
     console = _console(width)
     with console.capture() as capture:
         console.print(Text("\n").join(lines), no_wrap=True, overflow="ignore", crop=False)
     return capture.get().rstrip("\n")
 
 
-def tool_call(name: str, arguments: dict[str, object], width: int) -> str:
+def tool_call(name: str, arguments: dict[str, object], width: int, expand: str | None) -> str:
     """A tool call on one line: for the core's tools Pi's words for it (``$ make test``,
     ``read ~/app/main.py:10-29``), its first line and at most :data:`TOOL_LINE_CHARS`
-    characters of it; for any other, its name and its arguments as JSON."""
+    characters of it; for any other, its name and its arguments as JSON. Under a ``write``,
+    the first lines of what it writes (``expand`` as :func:`tool_result` takes it)."""
     arrow = Text("→ ", style="cyan")
     described = call_text(name, arguments)
-    if described is not None:
-        first, _, rest = printable(described).partition("\n")
-        shown = first + (" …" if rest.strip() else "")
-        if len(shown) > TOOL_LINE_CHARS:
-            shown = shown[: TOOL_LINE_CHARS - 1] + "…"
-        return _ansi(arrow + Text(shown, style="bold"), width)
-    shown = printable(json.dumps(arguments, ensure_ascii=False))
-    return _ansi(
-        arrow + Text(printable(name), style="bold") + Text(f" {one_line(shown)}", style="dim"),
-        width,
-    )
+    if described is None:
+        shown = printable(json.dumps(arguments, ensure_ascii=False))
+        line = arrow + Text(printable(name), style="bold") + Text(f" {one_line(shown)}", "dim")
+        return _ansi(line, width)
+    first, _, rest = printable(described).partition("\n")
+    shown = first + (" …" if rest.strip() else "")
+    if len(shown) > TOOL_LINE_CHARS:
+        shown = shown[: TOOL_LINE_CHARS - 1] + "…"
+    call = _ansi(arrow + Text(shown, style="bold"), width)
+    if name != "write":
+        return call
+    content = arguments.get("content")
+    written = {"content": _shown(content) if isinstance(content, str) else content}
+    rows = tool_results.write_rows(written, width - len(_UNDER_CALL), expand)
+    return "\n".join([call, _under_call(rows, width)]) if rows else call
 
 
 def more_lines(count: int, expand: str | None) -> str:
@@ -133,19 +148,33 @@ def more_lines(count: int, expand: str | None) -> str:
     )
 
 
-def tool_result(name: str, text: str, is_error: bool, width: int, expand: str | None) -> str:
-    """A tool's result on one line: its first, then how many more (:func:`more_lines`),
-    the first cut to what the terminal's width leaves it (a long word, as JSON is, would
-    otherwise go to a row of its own under the mark)."""
-    lines = printable(text).splitlines()
-    more = f" {more_lines(len(lines) - 1, expand)}" if len(lines) > 1 else ""
-    mark, style = ("✗", "red") if is_error else ("✓", "green")
-    room = width - len(f"  {mark} ") - len(more)
-    first = one_line(lines[0]) if lines else "(no output)"
-    if room > 0:
-        first = truncate_to_width(first, room, "…")
-    line = Text(f"  {mark} ", style=style) + Text(first) + Text(more, style="dim")
-    return _ansi(line, width)
+#: What starts each row under a call: Pi's box leaves its content as far in.
+_UNDER_CALL: Final = "  "
+
+
+def _under_call(rows: Sequence[Text], width: int) -> str:
+    return _laid_out([Text(_UNDER_CALL) + row for row in rows], width)
+
+
+def tool_result(
+    name: str,
+    text: str,
+    details: object,
+    is_error: bool,
+    width: int,
+    expand: str | None,
+    seconds: float | None = None,
+) -> str | None:
+    """What shows under a call of tool ``name`` once it finished, as Pi shows it before it
+    is expanded (:mod:`ctxmodes.tui.tool_results`): ``details`` its result's Pi details,
+    ``expand`` Pi's hint of the key that shows it whole (``None``: no key does, as for a
+    result replayed from the session file), ``seconds`` how long a command ran when it was
+    watched; ``None`` when nothing shows (a read that succeeded)."""
+    room = width - len(_UNDER_CALL)
+    rows = tool_results.result_rows(name, _shown(text), details, is_error, room, expand)
+    if name == "bash" and seconds is not None:
+        rows.append(tool_results.took(seconds))
+    return _under_call(rows, width) if rows else None
 
 
 def tool_diff(diff: str, width: int, rows: int, expand: str) -> str:
@@ -181,13 +210,22 @@ def printable(text: str) -> str:
 
 
 def shell_command(message: BashExecutionMessage, width: int, expand: str | None) -> str:
-    """A ``!`` command: the command, then its output's first line like a tool result
-    (``expand`` as :func:`tool_result` takes it)."""
+    """A ``!`` command as Pi draws it: between two rules, the command, then the last rows
+    of its output and how it ended (:func:`ctxmodes.tui.tool_results.command_rows`);
+    ``expand`` as :func:`tool_result` takes it."""
     note = " (not sent to the model)" if message.exclude_from_context else ""
-    command = Text(printable(message.command), style="bold")
-    head = Text("$ ", style="cyan") + command + Text(note, style="dim")
-    failed = message.cancelled or bool(message.exit_code)
-    return _ansi(head, width) + "\n" + tool_result("$", message.output, failed, width, expand)
+    rule = Text("─" * max(1, width), style="dim")
+    head = Text(f"$ {_shown(message.command)}", style="bold") + Text(note, style="dim")
+    rows = tool_results.command_rows(
+        _shown(message.output),
+        message.exit_code,
+        message.cancelled,
+        message.full_output_path if message.truncated else None,
+        expand,
+        width - 2,
+    )
+    body = [Text(" ") + row for row in [*wrap(head, max(1, width - 2)), *rows]]
+    return _laid_out([rule, *body, rule], width)
 
 
 def full_output(name: str, text: str, width: int) -> str:

@@ -126,7 +126,7 @@ def _message_blocks(entry: MessageEntry, width: int) -> list[str]:
         if reply is not None:
             blocks.append(reply)
         blocks.extend(
-            render.tool_call(block.name, block.arguments, width)
+            render.tool_call(block.name, block.arguments, width, None)
             for block in message.content
             if isinstance(block, ToolCall)
         )
@@ -137,7 +137,10 @@ def _message_blocks(entry: MessageEntry, width: int) -> list[str]:
     if isinstance(message, ToolResultMessage):
         text = ev.message_text(message)
         # Ctrl+O shows what ran since the session was opened: no key is named here.
-        return [render.tool_result(message.tool_name, text, message.is_error, width, None)]
+        result = render.tool_result(
+            message.tool_name, text, message.details, message.is_error, width, None
+        )
+        return [result] if result is not None else []
     if isinstance(message, BashExecutionMessage):
         return [render.shell_command(message, width, None)]
     return []

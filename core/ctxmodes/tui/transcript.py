@@ -5,6 +5,7 @@ events at a time."""
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Final
 
@@ -79,6 +80,8 @@ class Transcript:
         self._compacted = False
         #: The summary of the window a mode just archived, for the window line that follows.
         self._archived_summary: str | None = None
+        #: When each call running now started, and its arguments, by its id.
+        self._calls: dict[str, tuple[float, Mapping[str, object]]] = {}
 
     def take_unanswered_prompt(self) -> str | None:
         prompt, self.unanswered_prompt = self.unanswered_prompt, None
@@ -106,7 +109,8 @@ class Transcript:
             live.tool_started(event.name)
             if status.activity == "thinking":
                 status.activity = "working"
-            blocks.append(render.tool_call(event.name, event.arguments, width))
+            self._calls[event.call_id] = (time.monotonic(), event.arguments)
+            blocks.append(render.tool_call(event.name, event.arguments, width, self._expand_hint()))
         elif isinstance(event, ev.ToolUpdated):
             if live.running_tool == event.name:
                 live.tool_output = event.text
@@ -160,12 +164,22 @@ class Transcript:
 
     def _tool_finished(self, event: ev.ToolFinished, blocks: list[str], width: int) -> None:
         expand = self._expand_hint()
-        blocks.append(render.tool_result(event.name, event.text, event.is_error, width, expand))
-        if event.diff is None:
+        started, arguments = self._calls.pop(event.call_id, (None, {}))
+        seconds = time.monotonic() - started if started is not None else None
+        result = render.tool_result(
+            event.name, event.text, event.details, event.is_error, width, expand, seconds
+        )
+        if result is not None:
+            blocks.append(result)
+        content = arguments.get("content")
+        if event.diff is not None:
+            blocks.append(render.tool_diff(event.diff, width, DIFF_ROWS, expand))
+            self._keep_output(event.name, f"{event.text}\n\n{event.diff}")
+        elif event.name == "write" and isinstance(content, str):
+            # The call showed the first lines of what it wrote; the key shows them all.
+            self._keep_output(event.name, f"{event.text}\n\n{content}")
+        else:
             self._keep_output(event.name, event.text)
-            return
-        blocks.append(render.tool_diff(event.diff, width, DIFF_ROWS, expand))
-        self._keep_output(event.name, f"{event.text}\n\n{event.diff}")
 
     def _expand_hint(self) -> str:
         """Pi's hint of the key that shows a cut output whole: ``ctrl+o to expand``."""
@@ -191,6 +205,7 @@ class Transcript:
         elif isinstance(event, ev.RunSettled):
             status.activity = None
             self.unanswered_prompt, self._run_fresh = None, False
+            self._calls.clear()
             self._live.reset()
             self._live.tool_ended()
             status.refresh()

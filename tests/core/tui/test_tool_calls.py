@@ -51,10 +51,10 @@ def test_each_call_reads_as_pi_s_renderer_writes_it() -> None:
 
 
 def test_the_transcript_shows_one_line_of_it_and_json_for_other_tools() -> None:
-    assert plain(render.tool_call("bash", {"command": "make\ntest"}, 80)) == "→ $ make …"
-    long = plain(render.tool_call("bash", {"command": "x" * 300}, 400))
+    assert plain(render.tool_call("bash", {"command": "make\ntest"}, 80, None)) == "→ $ make …"
+    long = plain(render.tool_call("bash", {"command": "x" * 300}, 400, None))
     assert len(long) == len("→ ") + 100
     assert long.endswith("…")
-    assert plain(render.tool_call("notes", {"action": "read_file"}, 80)) == (
+    assert plain(render.tool_call("notes", {"action": "read_file"}, 80, None)) == (
         '→ notes {"action": "read_file"}'
     )

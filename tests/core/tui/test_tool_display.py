@@ -99,8 +99,10 @@ def test_an_edit_prints_its_diff_under_the_result(tmp_path: Path):
 
     terminal = run_terminal(agent, scenario)
     text = terminal.text()
-    result = text.index("Successfully replaced 1 block(s)")
-    assert text.index("-2 old_name = 1") > result
+    # As in Pi, a successful edit shows its diff under its call, not its result's words.
+    assert "Successfully replaced" not in text
+    call = text.index("→ edit app.py")
+    assert text.index("-2 old_name = 1") > call
     assert text.index("+2 new_name = 1") > text.index("-2 old_name = 1")
     assert target.read_text() == "keep = 0\nnew_name = 1\nalso = 2\n"
 
@@ -111,18 +113,6 @@ def test_a_long_diff_is_cut_with_a_count_of_what_ctrl_o_shows():
     assert "+24 line 24" in shown
     assert "+25 line 25" not in shown
     assert "    ... (16 more lines, ctrl+o to expand)" in shown
-
-
-def test_a_result_whose_first_line_is_one_long_word_stays_on_the_mark_s_row():
-    found = json.dumps(
-        {"file": {"path": "/notes/plan.md", "content": "x" * 300}}, separators=(",", ":")
-    )
-    for more in ("", "\nsecond line"):
-        rows = plain(render.tool_result("notes", found + more, False, 60, None)).split("\n")
-        assert len(rows) == 1
-        assert rows[0].startswith('  ✓ {"file":')
-        assert len(rows[0]) <= 60
-    assert rows[0].endswith("… ... (1 more lines)")
 
 
 def test_ctrl_o_shows_every_output_since_it_was_last_pressed(tmp_path: Path):
@@ -161,9 +151,9 @@ def test_ctrl_o_shows_every_output_since_it_was_last_pressed(tmp_path: Path):
     assert "a1" not in seen["then"]
 
 
-def _result_lines(tmp_path: Path, bindings: dict[str, Any]) -> tuple[str, str]:
-    """The last line of a six-line result as the run printed it with ``bindings``, then as
-    the session's replay prints it."""
+def _result_hints(tmp_path: Path, bindings: dict[str, Any]) -> tuple[str, str]:
+    """The line over the last rows of a six-line result as the run printed it with
+    ``bindings``, then as the session's replay prints it."""
     command = "printf 'line 1\\nline 2\\nline 3\\nline 4\\nline 5\\nline 6\\n'"
     call = {"tool_calls": [{"name": "bash", "arguments": {"command": command}}]}
     agent = make_agent(tmp_path, [call, {"text": "done"}])
@@ -171,42 +161,42 @@ def _result_lines(tmp_path: Path, bindings: dict[str, Any]) -> tuple[str, str]:
     keybindings.write_text(json.dumps(bindings))
     seen: dict[str, str] = {}
 
+    def hint(text: str) -> str:
+        return next(line.strip() for line in text.splitlines() if "earlier lines" in line)
+
     async def scenario(t):
         await t.type("run it" + ENTER)
         await t.printed("done")
         await t.idle()
-        replayed = plain("\n".join(branch_blocks(agent.session_manager, 100)))
-        seen["replayed"] = next(line for line in replayed.splitlines() if "✓ line 1" in line)
+        seen["replayed"] = hint(plain("\n".join(branch_blocks(agent.session_manager, 100))))
 
     text = run_terminal(agent, scenario, keymap=KeyMap.load(keybindings)).text()
-    printed = next(line for line in text.splitlines() if "✓ line 1" in line)
-    return printed.split("line 1 ", 1)[1], seen["replayed"].split("line 1 ", 1)[1]
+    return hint(text), seen["replayed"]
 
 
 def test_a_result_cut_short_names_the_key_bound_to_expand_it(tmp_path: Path):
-    printed, replayed = _result_lines(tmp_path, {"app.tools.expand": "alt+o"})
-    assert printed == "... (5 more lines, alt+o to expand)"
+    printed, replayed = _result_hints(tmp_path, {"app.tools.expand": "alt+o"})
+    assert printed == "... (1 earlier lines, alt+o to expand)"
     # The key shows what ran since the session opened, not what is replayed from its file.
-    assert replayed == "... (5 more lines)"
+    assert replayed == "... (1 earlier lines)"
 
 
 @pytest.mark.pi
 @pytest.mark.parametrize(
     "bindings", [{}, {"app.tools.expand": "alt+o"}], ids=["default", "rebound"]
 )
-def test_pi_s_renderer_ends_a_result_cut_short_with_the_same_line(
+def test_pi_s_renderer_starts_a_result_cut_short_with_the_same_line(
     tmp_path: Path, bindings: dict[str, Any]
 ):
-    # Pi's find renderer shows 20 lines, ours one: 25 lines and 6 leave 5 more in each.
     request = {
         "bindings": bindings,
         "retry": [1, 3, 1000],
         "queued": {"steering": [], "followUp": []},
-        "resultLines": 25,
+        "resultLines": 6,
     }
     pi = run_pi_script(PI_SCRIPT, json.dumps(request))
-    printed, _ = _result_lines(tmp_path, bindings)
-    assert printed == pi["resultEnd"]
+    printed, _ = _result_hints(tmp_path, bindings)
+    assert printed == pi["resultHint"]
 
 
 def test_ctrl_t_shows_thinking_in_full(tmp_path):

@@ -1,0 +1,218 @@
+"""Internal to ctxmodes: what shows under a tool's call, laid out as Pi's renderers lay it
+out before it is expanded (``core/tools/renderers`` and the fallback of its
+``ToolExecutionComponent``):
+
+* ``bash``: the output's last five rows, wrapped to the width, under a line counting the
+  rows left out above them; Pi's warning when the output was cut for the model; how long
+  the command took, when the call was watched as it ran;
+* ``read``, ``write`` and ``edit``: nothing when they succeed (an edit's diff is printed on
+  its own), their error when they fail, a read's error cut to its first ten lines;
+* any other tool (a mode's, a plugin's): its output's first ten lines and a line counting
+  the rest;
+* ``write``'s call: the first ten lines of what it writes.
+
+Pi draws each call in a box whose colour says whether it failed; the scrollback has no such
+box, so an error's lines are red. The lines are rich ``Text``, wrapped as Pi's ``Text``
+wraps them, to the width the caller gives: the terminal's less the two cells of the box.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Final
+
+from rich.text import Text
+
+from ctxmodes.tui.markdown_lines import wrap
+from ctxmodes.tui.text_wrap import truncate_to_width
+
+#: Rows of a command's output shown, counted from its end (Pi's ``BASH_PREVIEW_LINES``).
+SHELL_ROWS: Final = 5
+#: Lines shown of a read's error, of what a write writes and of another tool's output.
+PREVIEW_LINES: Final = 10
+OUTPUT: Final = "dim"
+ERROR: Final = "red"
+MUTED: Final = "bright_black"
+KEY: Final = "dim"
+WARNING: Final = "yellow"
+
+
+def _rows(text: str, style: str, width: int) -> list[Text]:
+    """``text`` as Pi's ``Text`` draws it at ``width``: each line wrapped at spaces, tabs as
+    three spaces, nothing at all for no text (blank lines are drawn: Pi's colours make them
+    text)."""
+    if not text:
+        return []
+    return _wrap(Text(text.replace("\t", "   "), style), width)
+
+
+def _wrap(text: Text, width: int) -> list[Text]:
+    return wrap(text, max(1, width), coloured=True)
+
+
+def _hint(count: int, what: str, expand: str | None) -> Text:
+    """Pi's count of what the key shows: ``... (3 more lines, ctrl+o to expand)``, coloured
+    in its parts as Pi colours them (where they change decides where it wraps)."""
+    if expand is None:
+        return Text(f"... ({count} {what})", MUTED)
+    return Text.assemble((f"... ({count} {what},", MUTED), " ", *_key(expand), (")", MUTED))
+
+
+def _key(expand: str) -> list[tuple[str, str]]:
+    """Pi's ``keyHint``: its key dim, then its words."""
+    key, _, words = expand.partition(" ")
+    return [(key, KEY), (f" {words}", MUTED)]
+
+
+def _size(size: int) -> str:
+    """Pi's ``formatSize``."""
+    if size < 1024:
+        return f"{size}B"
+    if size < 1024 * 1024:
+        return f"{size / 1024:.1f}KB"
+    return f"{size / (1024 * 1024):.1f}MB"
+
+
+def _first_lines(
+    lines: list[str], style: str, expand: str | None, width: int, total: str = ""
+) -> list[Text]:
+    """The first :data:`PREVIEW_LINES` of ``lines``, then how many more (``total``: what
+    follows the count, as a write's ``, 40 total``)."""
+    rows = _rows("\n".join(lines[:PREVIEW_LINES]), style, width)
+    if len(lines) > PREVIEW_LINES:
+        more = _hint(len(lines) - PREVIEW_LINES, f"more lines{total}", expand)
+        rows.extend(_wrap(more, width))
+    return rows
+
+
+def _without_trailing_blanks(text: str) -> list[str]:
+    lines = text.replace("\t", "   ").split("\n")
+    while lines and lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+def _shell(text: str, details: Mapping[str, object], expand: str | None, width: int) -> list[Text]:
+    output = text.strip()
+    truncation = details.get("truncation")
+    cut = isinstance(truncation, Mapping) and bool(truncation.get("truncated"))
+    full_path = details.get("fullOutputPath")
+    if cut and isinstance(full_path, str) and full_path and output.endswith("]"):
+        # The notice the model reads says where the rest is; the warning below says it here.
+        footer = output.rfind("\n\n[")
+        if footer != -1 and full_path in output[footer:]:
+            output = output[:footer].rstrip()
+    rows: list[Text] = []
+    if output:
+        wrapped = _rows(output, OUTPUT, width)
+        skipped = len(wrapped) - SHELL_ROWS
+        if skipped > 0:
+            hint = _hint(skipped, "earlier lines", expand)
+            fitting = truncate_to_width(hint.plain, width, "...")
+            rows.append(hint if fitting == hint.plain else Text(fitting, MUTED))
+        rows.extend(wrapped[-SHELL_ROWS:])
+    warnings = []
+    if isinstance(full_path, str) and full_path:
+        warnings.append(f"Full output: {full_path}")
+    if cut and isinstance(truncation, Mapping):
+        shown, total = truncation.get("outputLines"), truncation.get("totalLines")
+        if truncation.get("truncatedBy") == "lines":
+            warnings.append(f"Truncated: showing {shown} of {total} lines")
+        else:
+            limit = _size(_int(truncation.get("maxBytes"), 50 * 1024))
+            warnings.append(f"Truncated: {shown} lines shown ({limit} limit)")
+    if warnings:
+        rows.extend(_rows(f"[{'. '.join(warnings)}]", WARNING, width))
+    return rows
+
+
+def _int(value: object, default: int) -> int:
+    return value if isinstance(value, int) else default
+
+
+#: How a failed call of each of these tools shows its error; they show nothing on success.
+_ERRORS: Final[Mapping[str, Callable[[str, str | None, int], list[Text]]]] = {
+    "read": lambda text, expand, width: _first_lines(
+        _without_trailing_blanks(text), ERROR, expand, width
+    ),
+    "write": lambda text, expand, width: _rows(text, ERROR, width),
+    # Pi's edit draws its error in a box of its own, a cell further in on each side.
+    "edit": lambda text, expand, width: _rows(text, ERROR, width - 2),
+}
+
+
+def result_rows(
+    name: str,
+    text: str,
+    details: object,
+    is_error: bool,
+    width: int,
+    expand: str | None,
+) -> list[Text]:
+    """The rows under tool ``name``'s call for its result ``text`` (``details`` its Pi
+    details), ``expand`` the hint of the key that shows it whole (``None``: no key does)."""
+    if name == "bash":
+        rows = _shell(text, details if isinstance(details, Mapping) else {}, expand, width)
+        return _restyled(rows, ERROR) if is_error else rows
+    if name in _ERRORS:
+        return _ERRORS[name](text, expand, width) if is_error else []
+    lines = text.replace("\t", "   ").split("\n")
+    return _first_lines(lines, ERROR if is_error else OUTPUT, expand, width)
+
+
+def _restyled(rows: list[Text], style: str) -> list[Text]:
+    """A failed command's output rows in ``style``; its hint and warning keep theirs."""
+    return [Text(row.plain, style) if row.style == OUTPUT else row for row in rows]
+
+
+def took(seconds: float) -> Text:
+    """How long a command ran, as Pi says it: ``Took 1.2s``."""
+    return Text(f"Took {seconds:.1f}s", MUTED)
+
+
+def write_rows(arguments: Mapping[str, object], width: int, expand: str | None) -> list[Text]:
+    """Under a ``write`` call: the first lines of what it writes, then how many more and in
+    all; Pi's ``[invalid content arg - expected string]`` when the content is no text."""
+    content = arguments.get("content")
+    if content is None or content == "":
+        return []
+    if not isinstance(content, str):
+        return [Text("[invalid content arg - expected string]", ERROR)]
+    lines = _without_trailing_blanks(content.replace("\r", ""))
+    return _first_lines(lines, OUTPUT, expand, width, f", {len(lines)} total")
+
+
+#: Lines of a ``!`` command's output shown, counted from its end (Pi's ``PREVIEW_LINES`` of
+#: its ``BashExecutionComponent``).
+COMMAND_ROWS: Final = 20
+
+
+def command_rows(
+    output: str,
+    exit_code: float | None,
+    cancelled: bool,
+    full_output_path: str | None,
+    expand: str | None,
+    width: int,
+) -> list[Text]:
+    """Under a ``!`` command the user ran: the last :data:`COMMAND_ROWS` rows of its output,
+    then how many lines were left out, whether it was cancelled or failed, and where the
+    full output is when it was cut; ``full_output_path`` is set only when it was."""
+    lines = output.replace("\r\n", "\n").replace("\r", "\n").split("\n") if output else []
+    shown = lines[-COMMAND_ROWS:]
+    rows = _rows("\n" + "\n".join(shown), MUTED, width)[-COMMAND_ROWS:] if lines else []
+    status: list[Text] = []
+    if len(lines) > len(shown):
+        more = f"... {len(lines) - len(shown)} more lines"
+        hint = Text(more, MUTED)
+        if expand is not None:
+            hint = Text.assemble((f"{more} (", MUTED), *_key(expand), (")", MUTED))
+        status.extend(_wrap(hint, width))
+    if cancelled:
+        status.extend(_rows("(cancelled)", WARNING, width))
+    elif exit_code not in (0, None):
+        status.extend(_rows(f"(exit {exit_code:g})", ERROR, width))
+    if full_output_path:
+        where = f"Output truncated. Full output: {full_output_path}"
+        status.extend(_rows(where, WARNING, width))
+    return [*rows, Text(), *status] if status else rows
