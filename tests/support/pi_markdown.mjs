@@ -1,5 +1,7 @@
 // pi-tui's Markdown component: the lines Pi draws for a reply's text, styles left out.
-// Usage: node pi_markdown.mjs <pi-coding-agent dir> < JSON array of [text, width]
+// Usage: node pi_markdown.mjs <pi-coding-agent dir> < JSON array of [text, width] or
+// [text, width, true]: with the options Pi's UserMessageComponent gives it for what the user
+// typed (list markers and backslash escapes kept as typed).
 // Answer: for each, the lines drawn, without the escape sequences a table's cells end with
 // and the spaces Pi pads each line with to the width.
 import path from "node:path";
@@ -17,7 +19,10 @@ const theme = {
     codeBlockBorder: plain, quote: plain, quoteBorder: plain, hr: plain, listBullet: plain,
     bold: plain, italic: plain, underline: plain, strikethrough: plain,
 };
-const drawn = JSON.parse(cases).map(([text, width]) =>
-    new tui.Markdown(text, 0, 0, theme).render(width).map((line) => line.replace(/\x1b\[[0-9;]*m/g, "").trimEnd()),
+const typed = { preserveOrderedListMarkers: true, preserveBackslashEscapes: true };
+const drawn = JSON.parse(cases).map(([text, width, asTyped]) =>
+    new tui.Markdown(text, 0, 0, theme, undefined, asTyped ? typed : {})
+        .render(width)
+        .map((line) => line.replace(/\x1b\[[0-9;]*m/g, "").trimEnd()),
 );
 process.stdout.write(JSON.stringify(drawn));

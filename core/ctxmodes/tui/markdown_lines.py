@@ -33,6 +33,7 @@ from ctxmodes.tui.line_field import graphemes, visible_width
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
+    from markdown_it.rules_core import StateCore
     from markdown_it.tree import SyntaxTreeNode
 
 #: Styles after Pi's dark theme, in the terminal's own sixteen colours.
@@ -61,7 +62,7 @@ _KINDS: Final = {
 
 
 @cache
-def _parser() -> MarkdownIt:
+def _parser(as_typed: bool = False) -> MarkdownIt:
     # The parser and the highlighter are imported at the first reply, not at start-up.
     from markdown_it import MarkdownIt
 
@@ -70,7 +71,17 @@ def _parser() -> MarkdownIt:
     # and not refused for its scheme (it would otherwise lose its text's link styling).
     parser.normalizeLink = _as_written  # type: ignore[method-assign]
     parser.validateLink = _any_link  # type: ignore[method-assign]
+    if as_typed:
+        parser.core.ruler.before("text_join", "escapes_as_typed", _escapes_as_typed)
     return parser
+
+
+def _escapes_as_typed(state: StateCore) -> None:
+    """A backslash escape is shown as it was typed (``\\*``), as Pi shows a user's."""
+    for token in state.tokens:
+        for child in token.children or ():
+            if child.type == "text_special" and child.info == "escape":
+                child.content = child.markup
 
 
 def _as_written(url: str) -> str:
@@ -81,16 +92,19 @@ def _any_link(url: str) -> bool:
     return True
 
 
-def markdown_lines(text: str, width: int) -> list[Text]:
+def markdown_lines(text: str, width: int, *, as_typed: bool = False) -> list[Text]:
     """``text`` laid out for a terminal ``width`` cells wide, as Pi's ``Markdown`` with no
-    padding lays it out; trailing spaces are left off each line."""
+    padding lays it out; trailing spaces are left off each line. ``as_typed``: with Pi's
+    options for what the user typed, a list's markers and a backslash's escapes kept as
+    they were written."""
     text = text.replace("\t", "   ")
     if not text.strip():
         return []
     from markdown_it.tree import SyntaxTreeNode
 
-    document = _Document(text.split("\n"))
-    blocks = document.blocks(SyntaxTreeNode(_parser().parse(text)).children, width)
+    document = _Document(text.split("\n"), as_typed)
+    tree = SyntaxTreeNode(_parser(as_typed).parse(text))
+    blocks = document.blocks(tree.children, width)
     lines = [wrapped for line in blocks for wrapped in wrap(line, width)]
     for line in lines:
         line.rstrip()
@@ -99,9 +113,11 @@ def markdown_lines(text: str, width: int) -> list[Text]:
 
 @dataclass(frozen=True)
 class _Document:
-    """The source's lines, for telling where a blank line stood between two blocks."""
+    """The source's lines, for telling where a blank line stood between two blocks;
+    ``as_typed`` as :func:`markdown_lines` takes it."""
 
     lines: Sequence[str]
+    as_typed: bool = False
 
     def _followed_by_blank(self, node: SyntaxTreeNode, following: SyntaxTreeNode) -> bool:
         if node.map is None or following.map is None:
@@ -203,7 +219,7 @@ class _Document:
         )
         lines: list[Text] = []
         for number, item in enumerate(items, first_number):
-            marker = f"{number}. " if node.type == "ordered_list" else "- "
+            marker = self._marker(node, item, number)
             first_prefix = Text(indent) + Text(marker, BULLET)
             continuation = Text(indent + " " * visible_width(marker))
             item_width = max(1, width - visible_width(indent + marker))
@@ -227,6 +243,14 @@ class _Document:
             if loose and item is not items[-1]:
                 lines.append(Text())
         return lines
+
+    def _marker(self, node: SyntaxTreeNode, item: SyntaxTreeNode, number: int) -> str:
+        """An item's marker: Pi's (``1. `` counted from the list's start, ``- ``), or the
+        one typed (``3) ``, ``* ``)."""
+        ordered = node.type == "ordered_list"
+        if self.as_typed:
+            return f"{item.info}{item.markup} " if ordered else f"{item.markup} "
+        return f"{number}. " if ordered else "- "
 
 
 def _blank(wanted: bool) -> list[Text]:

@@ -59,10 +59,18 @@ def styled(text: str, style: str, width: int) -> str:
 
 
 def user_prompt(text: str, width: int, image_types: Sequence[str] = ()) -> str:
-    """A prompt, and under it an ``[image <type>]`` line for each image attached to it."""
-    prompt = _ansi(Text("\u203a ", style="bold cyan") + Text(printable(text), style="bold"), width)
-    marks = [styled(f"  [image {mime_type}]", "dim", width) for mime_type in image_types]
-    return "\n".join([prompt, *marks])
+    """A prompt after an arrow, bold, laid out as Pi lays out what the user typed (Markdown,
+    its list markers and backslash escapes as typed), and under it an ``[image <type>]``
+    line for each image attached to it."""
+    lines = markdown_lines(_shown(text), max(1, width - 2), as_typed=True) or [Text()]
+    for line in lines:
+        line.stylize_before("bold")
+    arrow = Text("\u203a ", style="bold cyan")
+    prompt = [arrow + lines[0], *(Text("  ") + line for line in lines[1:])]
+    for row in prompt:
+        row.rstrip()
+    marks = [Text(f"  [image {mime_type}]", style="dim") for mime_type in image_types]
+    return _laid_out([*prompt, *marks], width)
 
 
 def assistant_reply(

@@ -130,8 +130,8 @@ def _document(rng: random.Random) -> str:
     return text
 
 
-def _plain(text: str, width: int) -> list[str]:
-    return [line.plain for line in markdown_lines(text, width)]
+def _plain(text: str, width: int, as_typed: bool = False) -> list[str]:
+    return [line.plain for line in markdown_lines(text, width, as_typed=as_typed)]
 
 
 @pytest.mark.pi
@@ -143,6 +143,42 @@ def test_replies_are_laid_out_line_for_line_as_pi_lays_them_out() -> None:
     drawn = run_pi_script(SCRIPT, stdin=json.dumps(cases))
     for (text, width), pi_lines in zip(cases, drawn, strict=True):
         ours = _plain(text, width)
+        diff = "\n".join(difflib.unified_diff(pi_lines, ours, "Pi", "ctxmodes", lineterm=""))
+        assert ours == pi_lines, f"{text!r} at {width} cells:\n{diff}"
+
+
+TYPED = [
+    "3) three\n4) four\n\n* star\n+ plus\n- dash",
+    "1. a\n1. b\n1. c\n\n01. zero\n02. padded",
+    "\\*not emphasis\\* and \\# no heading, a \\\\ backslash and `\\*in code*`",
+    "\\# typed heading\n\n1\\. not a list\n\n\\- not a bullet either",
+    "fix the tests:\n\n* run `make test`\n  * read the failure\n* then **fix** it",
+]
+# Not ``\\[``: marked then reads no link in a ``[text](address)`` after it on the line.
+ESCAPABLE = ["\\*", "\\_", "\\#", "\\`", "\\\\"]
+
+
+@pytest.mark.pi
+@pytest.mark.slow  # runs Pi's renderer on some 140 prompts
+def test_what_the_user_typed_is_laid_out_as_pi_lays_out_a_user_s_message() -> None:
+    rng = random.Random(20261204)
+    randoms = []
+    for _ in range(100):
+        words = _document(rng).split(" ")
+        # Inside a line, between two of its words: the block each line starts stays as it was.
+        inside = [
+            i
+            for i in range(1, len(words))
+            if words[i - 1] and words[i] and "\n" not in words[i - 1] + words[i]
+        ]
+        for at in sorted(rng.sample(inside, min(len(inside), rng.randint(0, 3))), reverse=True):
+            words.insert(at, rng.choice(ESCAPABLE))
+        randoms.append(" ".join(words).replace("- ", rng.choice(["- ", "+ ", "* "])))
+    cases = [(text, width, True) for text in TYPED + WRITTEN[:6] for width in (12, 40)]
+    cases += [(text, rng.randint(24, 120), True) for text in randoms]
+    drawn = run_pi_script(SCRIPT, stdin=json.dumps(cases))
+    for (text, width, _), pi_lines in zip(cases, drawn, strict=True):
+        ours = _plain(text, width, as_typed=True)
         diff = "\n".join(difflib.unified_diff(pi_lines, ours, "Pi", "ctxmodes", lineterm=""))
         assert ours == pi_lines, f"{text!r} at {width} cells:\n{diff}"
 
@@ -178,3 +214,25 @@ def test_nothing_is_drawn_for_a_blank_reply_and_no_line_ends_in_spaces():
     assert markdown_lines(" \n\n ", 40) == []
     lines = _plain("- a\n\n- b\n\n| x | y |\n|---|---|\n| 1 | 2 |", 30)
     assert all(line == line.rstrip() for line in lines)
+
+
+def test_a_prompt_shows_as_markdown_after_its_arrow_its_markers_and_escapes_as_typed():
+    from ctxmodes.tui import render
+    from ctxmodes.tui.app import plain
+
+    typed = "fix it:\n\n3) run `make`\n4) read \\*all\\* of it\n\n* then retry"
+    shown = plain(render.user_prompt(typed, 40, ["image/png"])).split("\n")
+    assert shown == [
+        "› fix it:",
+        "",
+        "  3) run make",
+        "  4) read \\*all\\* of it",
+        "",
+        "  * then retry",
+        "  [image image/png]",
+    ]
+    # Wrapped two cells narrower than the terminal, each row under the first.
+    long = plain(render.user_prompt("word " * 20, 30)).split("\n")
+    assert all(len(row) <= 30 for row in long)
+    assert long[0].startswith("› word") and long[1].startswith("  word")
+    assert plain(render.user_prompt("   ", 30)) == "›"
