@@ -11,6 +11,7 @@ import json
 import re
 from collections.abc import Sequence
 from functools import lru_cache
+from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from rich.console import Console
@@ -18,7 +19,7 @@ from rich.text import Text
 
 from ctxmodes.tui import tool_results
 from ctxmodes.tui.markdown_lines import markdown_lines, wrap
-from ctxmodes.tui.tool_calls import call_text
+from ctxmodes.tui.tool_calls import call_text, compact_read
 
 if TYPE_CHECKING:
     from ctxmodes.hostapi import NotifyLevel
@@ -123,12 +124,24 @@ def _laid_out(lines: Sequence[Text], width: int) -> str:
     return capture.get().rstrip("\n")
 
 
-def tool_call(name: str, arguments: dict[str, object], width: int, expand: str | None) -> str:
+def tool_call(
+    name: str,
+    arguments: dict[str, object],
+    width: int,
+    expand: str | None,
+    cwd: Path | None = None,
+) -> str:
     """A tool call on one line: for the core's tools Pi's words for it (``$ make test``,
     ``read ~/app/main.py:10-29``), its first line and at most :data:`TOOL_LINE_CHARS`
     characters of it; for any other, its name and its arguments as JSON. Under a ``write``,
-    the first lines of what it writes (``expand`` as :func:`tool_result` takes it)."""
+    the first lines of what it writes (``expand`` as :func:`tool_result` takes it). A read of
+    a skill or of a project's instructions (a path from ``cwd``) in Pi's short words for it,
+    with the key that shows what it read."""
     arrow = Text("→ ", style="cyan")
+    compact = compact_read(arguments, cwd) if name == "read" and cwd is not None else None
+    if compact is not None:
+        key = Text(f" ({expand})", style="dim") if expand is not None else Text()
+        return _ansi(arrow + Text(printable(compact), style="bold") + key, width)
     described = call_text(name, arguments)
     if described is None:
         shown = printable(json.dumps(arguments, ensure_ascii=False))

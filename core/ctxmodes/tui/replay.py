@@ -9,6 +9,7 @@ decodes only the entries it prints.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from ctxmodes.sdk import events as ev
@@ -96,7 +97,7 @@ def _entry_blocks(
     if isinstance(entry, CustomMessageEntry):
         return _custom_blocks(entry, width)
     if isinstance(entry, MessageEntry):
-        return _message_blocks(entry, width)
+        return _message_blocks(entry, width, Path(manager.cwd))
     return []
 
 
@@ -116,7 +117,7 @@ def _custom_blocks(entry: CustomMessageEntry, width: int) -> list[str]:
     return [render.custom_message(entry.custom_type, ev.message_text(message), width)]
 
 
-def _message_blocks(entry: MessageEntry, width: int) -> list[str]:
+def _message_blocks(entry: MessageEntry, width: int, cwd: Path) -> list[str]:
     message = entry.message
     if isinstance(message, UserMessage):
         return [render.user_prompt(ev.message_text(message), width, ev.image_types(message))]
@@ -126,7 +127,7 @@ def _message_blocks(entry: MessageEntry, width: int) -> list[str]:
         if reply is not None:
             blocks.append(reply)
         blocks.extend(
-            render.tool_call(block.name, block.arguments, width, None)
+            render.tool_call(block.name, block.arguments, width, None, cwd)
             for block in message.content
             if isinstance(block, ToolCall)
         )

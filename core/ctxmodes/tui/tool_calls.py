@@ -4,7 +4,9 @@ it (``core/tools/renderers``): ``$ make test (timeout 60s)``, ``read ~/app/main.
 tool's name and its arguments as JSON.
 
 A path under the home folder starts with ``~``, as Pi shortens it; an argument of the wrong
-kind shows as Pi's ``[invalid arg]``; an empty command or path as ``...``.
+kind shows as Pi's ``[invalid arg]``; an empty command or path as ``...``. A read of a skill
+or of a project's instructions shows as Pi shows it before it is expanded: ``[skill] name``,
+``read resource AGENTS.md``.
 """
 
 from __future__ import annotations
@@ -14,6 +16,10 @@ from pathlib import Path
 from typing import Final
 
 _INVALID: Final = "[invalid arg]"
+#: Files whose read Pi shows as a resource, by name (its ``COMPACT_RESOURCE_FILE_NAMES``).
+_RESOURCES: Final = frozenset(
+    {"AGENTS.override.md", "AGENTS.md", "AGENTS.MD", "CLAUDE.md", "CLAUDE.MD"}
+)
 
 
 def _text(value: object) -> str | None:
@@ -23,10 +29,15 @@ def _text(value: object) -> str | None:
     return "" if value is None else None
 
 
+def _raw_path(arguments: Mapping[str, object]) -> str | None:
+    """``file_path``, else ``path``, as Pi's ``str`` takes it."""
+    raw = arguments.get("file_path")
+    return _text(arguments.get("path") if raw is None else raw)
+
+
 def _path(arguments: Mapping[str, object]) -> str:
     """Pi's ``renderToolPath`` of ``file_path`` (else ``path``), its home folder as ``~``."""
-    raw = arguments.get("file_path")
-    path = _text(arguments.get("path") if raw is None else raw)
+    path = _raw_path(arguments)
     if path is None:
         return _INVALID
     if not path:
@@ -50,15 +61,40 @@ def _shell(arguments: Mapping[str, object]) -> str:
     return f"$ {shown}{suffix}"
 
 
+def _line_range(arguments: Mapping[str, object]) -> str:
+    if "offset" not in arguments and "limit" not in arguments:
+        return ""
+    offset, limit = arguments.get("offset"), arguments.get("limit")
+    first = offset if offset is not None else 1
+    # The last line, where the limit gives one (none for 0, as JavaScript's falsy 0).
+    last = first + limit - 1 if isinstance(first, int) and isinstance(limit, int) else 0
+    return f":{_number(first)}" + (f"-{last}" if last else "")
+
+
 def _read(arguments: Mapping[str, object]) -> str:
-    line_range = ""
-    if "offset" in arguments or "limit" in arguments:
-        offset, limit = arguments.get("offset"), arguments.get("limit")
-        first = offset if offset is not None else 1
-        # The last line, where the limit gives one (none for 0, as JavaScript's falsy 0).
-        last = first + limit - 1 if isinstance(first, int) and isinstance(limit, int) else 0
-        line_range = f":{_number(first)}" + (f"-{last}" if last else "")
-    return f"read {_path(arguments)}{line_range}"
+    return f"read {_path(arguments)}{_line_range(arguments)}"
+
+
+def compact_read(arguments: Mapping[str, object], cwd: Path) -> str | None:
+    """A read of a skill or of a project's instructions as Pi shows it before it is
+    expanded: ``[skill] its folder's name``, ``read resource`` and the file's path from
+    ``cwd`` (absolute outside it); ``None`` for any other read."""
+    # The tools load at the first read shown, not with the terminal.
+    from ctxmodes.tools.files import resolve_path
+
+    raw = _raw_path(arguments)
+    if not raw:
+        return None
+    path = resolve_path(raw, cwd)
+    if path.name == "SKILL.md":
+        return f"[skill] {path.parent.name or path.name}{_line_range(arguments)}"
+    if path.name not in _RESOURCES:
+        return None
+    try:
+        shown = path.relative_to(resolve_path(".", cwd)).as_posix()
+    except ValueError:
+        shown = path.as_posix()
+    return f"read resource {shown}{_line_range(arguments)}"
 
 
 _CALLS: Final[Mapping[str, Callable[[Mapping[str, object]], str]]] = {

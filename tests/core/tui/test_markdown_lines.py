@@ -216,6 +216,9 @@ def test_nothing_is_drawn_for_a_blank_reply_and_no_line_ends_in_spaces():
     assert all(line == line.rstrip() for line in lines)
 
 
+ARROW = "\u203a"
+
+
 def test_a_prompt_shows_as_markdown_after_its_arrow_its_markers_and_escapes_as_typed():
     from ctxmodes.tui import render
     from ctxmodes.tui.app import plain
@@ -223,7 +226,7 @@ def test_a_prompt_shows_as_markdown_after_its_arrow_its_markers_and_escapes_as_t
     typed = "fix it:\n\n3) run `make`\n4) read \\*all\\* of it\n\n* then retry"
     shown = plain(render.user_prompt(typed, 40, ["image/png"])).split("\n")
     assert shown == [
-        "› fix it:",
+        f"{ARROW} fix it:",
         "",
         "  3) run make",
         "  4) read \\*all\\* of it",
@@ -234,5 +237,6 @@ def test_a_prompt_shows_as_markdown_after_its_arrow_its_markers_and_escapes_as_t
     # Wrapped two cells narrower than the terminal, each row under the first.
     long = plain(render.user_prompt("word " * 20, 30)).split("\n")
     assert all(len(row) <= 30 for row in long)
-    assert long[0].startswith("› word") and long[1].startswith("  word")
-    assert plain(render.user_prompt("   ", 30)) == "›"
+    assert long[0].startswith(f"{ARROW} word")
+    assert long[1].startswith("  word")
+    assert plain(render.user_prompt("   ", 30)) == ARROW

@@ -58,3 +58,44 @@ def test_the_transcript_shows_one_line_of_it_and_json_for_other_tools() -> None:
     assert plain(render.tool_call("notes", {"action": "read_file"}, 80, None)) == (
         '→ notes {"action": "read_file"}'
     )
+
+
+def _compact_reads(project: Path) -> list[dict[str, object]]:
+    return [
+        {"path": ".pi/skills/release/SKILL.md"},
+        {"path": f"{project}/skills/lint/SKILL.md", "offset": 1, "limit": 40},
+        {"path": "@skills/lint/SKILL.md"},
+        {"path": "~/.pi/agent/skills/deploy/SKILL.md"},
+        {"path": "SKILL.md"},
+        {"path": "AGENTS.md"},
+        {"file_path": "packages/api/CLAUDE.md", "offset": 5},
+        {"path": "/etc/AGENTS.md"},
+        {"path": "../AGENTS.override.md"},
+        {"path": "./docs/../AGENTS.MD"},
+        {"path": "README.md"},
+        {"path": "src/skill.md"},
+    ]
+
+
+@pytest.mark.pi
+def test_a_read_of_a_skill_or_of_instructions_shows_as_pi_shows_it_before_expanding(
+    tmp_path: Path,
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    reads = _compact_reads(project)
+    drawn = run_pi_script(
+        SCRIPT, stdin=json.dumps([("read", arguments, str(project)) for arguments in reads])
+    )
+    for arguments, pi_lines in zip(reads, drawn, strict=True):
+        shown = plain(render.tool_call("read", arguments, 200, "ctrl+o to expand", project))
+        assert shown == f"→ {pi_lines[0]}", arguments
+
+
+def test_a_replayed_read_of_a_skill_names_no_key_and_other_reads_keep_their_path(
+    tmp_path: Path,
+) -> None:
+    skill = {"path": "skills/lint/SKILL.md"}
+    assert plain(render.tool_call("read", skill, 80, None, tmp_path)) == "→ [skill] lint"
+    plain_read = plain(render.tool_call("read", {"path": "src/x.py"}, 80, "ctrl+o", tmp_path))
+    assert plain_read == "→ read src/x.py"
