@@ -163,6 +163,7 @@ class TerminalSession:
         #: Streamed text waits for the next frame's drain (see :meth:`_receive`).
         self._frame_drain_scheduled = False
         self._context: contextvars.Context | None = None
+        self._tool_ticking = False
         self.live = self._live_region()
         self.live.show_thinking = not self.settings.hide_thinking
         self.status = FooterStatus(agent, clock, lambda: self.keymap)
@@ -426,6 +427,18 @@ class TerminalSession:
 
     def _handle(self, event: ev.AgentEvent, blocks: list[str]) -> None:
         self.transcript.handle(event, blocks, self.width)
+        if isinstance(event, ev.ToolStarted) and not self._tool_ticking:
+            self._tool_ticking = True
+            self._tick_tool()
+
+    def _tick_tool(self) -> None:
+        """While a tool runs, the time it has run in the live region, once a second, as Pi
+        counts a command's."""
+        if self.live.running_tool is None or self._loop is None:
+            self._tool_ticking = False
+            return
+        self.app.invalidate()
+        self._loop.call_later(1.0, self._tick_tool, context=self._context)
 
     def _tick_retry(self) -> None:
         """The countdown to the next attempt, once a second in the footer."""

@@ -4,19 +4,20 @@ only the unfinished tail is ever drawn."""
 
 from __future__ import annotations
 
+import time
 from typing import Final
 
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 
 from ctxmodes.session.models import AssistantMessage
-from ctxmodes.tui import render
+from ctxmodes.tui import render, tool_results
 from ctxmodes.tui.keymap import KeyMap
 from ctxmodes.tui.streaming import BlockSplitter
 
 #: Lines of the streaming reply kept in the live region (the rest is printed when done).
 LIVE_LINES: Final = 12
-#: Rows of a running tool's output (the tail of what ``bash`` printed so far) shown under it;
-#: Ctrl+O shows all of it once the call is done.
+#: Rows of a running tool's output shown under it (a command's are shown as its result will
+#: show them); Ctrl+O shows all of it once the call is done.
 TOOL_OUTPUT_ROWS: Final = 8
 #: Rows of streaming thinking shown while thinking is expanded (Ctrl+T).
 THINKING_ROWS: Final = 6
@@ -33,6 +34,10 @@ class LiveRegion:
         self.running_tool: str | None = None
         #: What the running tool printed so far (its last update).
         self.tool_output = ""
+        #: When the running tool started (``time.monotonic``), and Pi's hint of the key
+        #: that shows a result whole, for a command's rows.
+        self.tool_started_at = 0.0
+        self._expand: str | None = None
         self.queued: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
         #: ``!`` commands typed while the agent works: they run beside it, and are shown
         #: among the queued messages until the host records them when its run ends.
@@ -59,8 +64,9 @@ class LiveRegion:
     def add_thinking(self, text: str) -> None:
         self.thinking_text += text
 
-    def tool_started(self, name: str) -> None:
+    def tool_started(self, name: str, expand: str | None = None) -> None:
         self.running_tool, self.tool_output = name, ""
+        self.tool_started_at, self._expand = time.monotonic(), expand
 
     def tool_ended(self) -> None:
         self.running_tool, self.tool_output = None, ""
@@ -112,9 +118,25 @@ class LiveRegion:
             parts.append(("class:live", self._tail(width) + "\n"))
         if self.running_tool:
             parts.append(("class:live.dim", f"⋯ running {self.running_tool}\n"))
-            if self.tool_output:
+            if self.running_tool == "bash":
+                parts.extend(self._command_rows(width))
+            elif self.tool_output:
                 parts.append(("class:live.output", self._tool_tail(width) + "\n"))
         return parts
+
+    def _command_rows(self, width: int) -> StyleAndTextTuples:
+        """A running command's rows as its result will show them once it ends (Pi's
+        layout), and how long it has run, as Pi counts it: ``Elapsed 3.0s``."""
+        output = self.tool_output
+        cached_output, cached_width, rows = self._tool_tail_cache
+        if cached_output is not output or cached_width != width:
+            shown = tool_results.result_rows(
+                "bash", render.printable(output), {}, False, width - 2, self._expand
+            )
+            rows = "".join(f"  {row.plain}\n" for row in shown)
+            self._tool_tail_cache = (output, width, rows)
+        elapsed = time.monotonic() - self.tool_started_at
+        return [("class:live.output", rows), ("class:live.dim", f"  Elapsed {elapsed:.1f}s\n")]
 
     def _tool_tail(self, width: int) -> str:
         """The last :data:`TOOL_OUTPUT_ROWS` rows of the running tool's output, indented;

@@ -106,7 +106,7 @@ class Transcript:
         elif isinstance(event, ev.MessageFinished):
             self._finished(event, blocks, width)
         elif isinstance(event, ev.ToolStarted):
-            live.tool_started(event.name)
+            live.tool_started(event.name, self._expand_hint())
             if status.activity == "thinking":
                 status.activity = "working"
             self._calls[event.call_id] = (time.monotonic(), event.arguments)

@@ -6,6 +6,7 @@ thinking."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from pathlib import Path
@@ -18,7 +19,6 @@ from support.terminal import ENTER, GatedStream, run_terminal
 
 from ctxmodes.providers.script import Script
 from ctxmodes.providers.scripted import ScriptedProvider
-from ctxmodes.tui import live as live_module
 from ctxmodes.tui import render
 from ctxmodes.tui.app import plain
 from ctxmodes.tui.keymap import KeyMap
@@ -38,7 +38,9 @@ def footer(t) -> str:
     return "".join(fragment[1] for fragment in t.session.status.fragments())
 
 
+@pytest.mark.slow  # waits out a second for the elapsed time to tick
 def test_a_running_command_streams_its_output_into_the_live_region(tmp_path: Path):
+    """Its rows as its result will show them, and how long it has run, ticking."""
     release = tmp_path / "release"
     lines = " ".join(f"line-{n}" for n in range(1, 21))
     command = (
@@ -57,6 +59,10 @@ def test_a_running_command_streams_its_output_into_the_live_region(tmp_path: Pat
         seen["live"] = live_text(t)
         seen["footer"] = footer(t)
         seen["scrollback"] = t.text()
+        # The command prints nothing more until released: what redraws now is the time.
+        frames = t.session.app.render_counter
+        await asyncio.sleep(1.3)
+        seen["frames"] = str(t.session.app.render_counter - frames)
         release.touch()
         await t.printed("ok")
         await t.idle()
@@ -68,9 +74,14 @@ def test_a_running_command_streams_its_output_into_the_live_region(tmp_path: Pat
     shown = seen["live"]
     assert "⋯ running bash" in shown
     rows = shown.split("⋯ running bash\n", 1)[1].rstrip("\n").split("\n")
-    assert len(rows) == live_module.TOOL_OUTPUT_ROWS
-    assert rows[-1].strip() == "progress 90%"  # the carriage return started the line over
-    assert rows[0].strip() == "line-14"  # only the last rows, not all twenty lines
+    # As its result will show it: the last rows under a count of those above them, then
+    # how long it has run so far.
+    assert rows[0] == "  ... (16 earlier lines, ctrl+o to expand)"
+    assert rows[1:5] == [f"  line-{n}" for n in range(17, 21)]
+    assert rows[5] == "  progress 90%"  # the carriage return started the line over
+    assert re.fullmatch(r"  Elapsed \d+\.\ds", rows[6])
+    assert len(rows) == 7
+    assert int(seen["frames"]) >= 1
     assert "line-20" not in seen["scrollback"]  # nothing reached the scrollback yet
     assert seen["after"] == ""
     assert seen["footer"].endswith(" • working")
