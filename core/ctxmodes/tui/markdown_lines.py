@@ -21,11 +21,12 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Final
 
+from rich.style import Style
 from rich.text import Text
 
 from ctxmodes.tui.grapheme_cells import cjk_break, grapheme_cells
@@ -36,6 +37,8 @@ if TYPE_CHECKING:
     from markdown_it.rules_core import StateCore
     from markdown_it.tree import SyntaxTreeNode
 
+#: An escape typed by the user, a piece of text of its own (no colour of its own).
+_ESCAPE: Final = Style(meta={"escape": True})
 #: Styles after Pi's dark theme, in the terminal's own sixteen colours.
 HEADING: Final = "bold yellow"
 LINK: Final = "underline blue"
@@ -72,7 +75,9 @@ def _parser(as_typed: bool = False) -> MarkdownIt:
     parser.normalizeLink = _as_written  # type: ignore[method-assign]
     parser.validateLink = _any_link  # type: ignore[method-assign]
     if as_typed:
+        # Each escape stays a piece of its own, as marked parses it: Pi colours each piece.
         parser.core.ruler.before("text_join", "escapes_as_typed", _escapes_as_typed)
+        parser.disable("text_join")
     return parser
 
 
@@ -92,20 +97,22 @@ def _any_link(url: str) -> bool:
     return True
 
 
-def markdown_lines(text: str, width: int, *, as_typed: bool = False) -> list[Text]:
+def markdown_lines(text: str, width: int, *, as_typed: bool = False, style: str = "") -> list[Text]:
     """``text`` laid out for a terminal ``width`` cells wide, as Pi's ``Markdown`` with no
     padding lays it out; trailing spaces are left off each line. ``as_typed``: with Pi's
     options for what the user typed, a list's markers and a backslash's escapes kept as
-    they were written."""
+    they were written. ``style``: the style of a paragraph's text, as Pi's default text
+    style (the colour of what the user typed): Pi colours each piece of text it parsed,
+    and where colours change decides where it wraps."""
     text = text.replace("\t", "   ")
     if not text.strip():
         return []
     from markdown_it.tree import SyntaxTreeNode
 
-    document = _Document(text.split("\n"), as_typed)
+    document = _Document(text.split("\n"), as_typed, style)
     tree = SyntaxTreeNode(_parser(as_typed).parse(text))
     blocks = document.blocks(tree.children, width)
-    lines = [wrapped for line in blocks for wrapped in wrap(line, width)]
+    lines = [wrapped for line in blocks for wrapped in wrap(line, width, coloured=True)]
     for line in lines:
         line.rstrip()
     return lines
@@ -118,6 +125,7 @@ class _Document:
 
     lines: Sequence[str]
     as_typed: bool = False
+    style: str = ""
 
     def _followed_by_blank(self, node: SyntaxTreeNode, following: SyntaxTreeNode) -> bool:
         if node.map is None or following.map is None:
@@ -154,12 +162,13 @@ class _Document:
         spaced = following is not None and following != "space"
         if node.type == "paragraph":
             if node.hidden:  # a tight list item's text: no spacing of its own
-                return [_inline(node.children)]
-            return [self._paragraph(node), *_blank(spaced and following != "list")]
+                return [self._styled(_inline(node.children))]
+            paragraph = self._styled(self._paragraph(node))
+            return [paragraph, *_blank(spaced and following != "list")]
         if node.type == "heading":
             return [_heading(node), *_blank(spaced)]
         if node.type in ("fence", "code_block"):
-            return [*_code_block(node, self._partial_fence(node)), *_blank(spaced)]
+            return [*_code_block(node, self._partial_fence(node), width), *_blank(spaced)]
         if node.type in _LISTS:
             return self._list(node, 0, width)
         if node.type == "blockquote":
@@ -167,8 +176,14 @@ class _Document:
         if node.type == "hr":
             return [Text("─" * min(width, _HR_MAX_CELLS), BORDER), *_blank(spaced)]
         if node.type == "table":
-            return [*_table(node, width, self.lines), *_blank(spaced)]
+            table = _table(node, width, self.lines, self._styled)
+            return [*table, *_blank(spaced)]
         return [Text(node.content)]
+
+    def _styled(self, text: Text) -> Text:
+        if self.style:
+            text.stylize_before(self.style)
+        return text
 
     def _paragraph(self, node: SyntaxTreeNode) -> Text:
         """A paragraph's text; at the top level, each of its lines after the first keeps
@@ -204,7 +219,9 @@ class _Document:
         lines: list[Text] = []
         for line in inner:
             line.stylize_before(QUOTE)
-            lines.extend(Text("│ ", BORDER) + part for part in wrap(line, inner_width))
+            lines.extend(
+                Text("│ ", BORDER) + part for part in wrap(line, inner_width, coloured=True)
+            )
         return lines
 
     def _list(self, node: SyntaxTreeNode, depth: int, width: int) -> list[Text]:
@@ -235,7 +252,7 @@ class _Document:
                 if self._next_kind(item.children, index) == "space":
                     child_lines.append(Text())
                 for line in child_lines:
-                    for part in wrap(line, item_width):
+                    for part in wrap(line, item_width, coloured=True):
                         lines.append((continuation if started else first_prefix) + part)
                         started = True
             if not started:
@@ -267,11 +284,17 @@ def _heading(node: SyntaxTreeNode) -> Text:
     return text
 
 
-def _code_block(node: SyntaxTreeNode, partial_fence: str) -> list[Text]:
+def _code_block(node: SyntaxTreeNode, partial_fence: str, width: int) -> list[Text]:
+    """A code block between its fences, each line wrapped here: as a line its highlighter
+    left one colour, whatever colours Pygments gives its words (Pi's highlighter colours
+    them otherwise, and where colours change decides where Pi wraps)."""
     language = node.info.strip() if node.type == "fence" else ""
     code = node.content.removesuffix("\n").removesuffix(partial_fence).removesuffix("\n")
     lines = [Text("```" + language, BORDER)]
-    lines.extend(Text(_CODE_INDENT) + line for line in _highlighted(code, language))
+    for line in _highlighted(code, language):
+        shown = Text(_CODE_INDENT) + line
+        layout = Text(_CODE_INDENT) + Text(line.plain, CODE_BLOCK)
+        lines.extend(_cut(shown, _wrap_spans(layout, width, coloured=True)))
     lines.append(Text("```", BORDER))
     return lines
 
@@ -302,6 +325,8 @@ def _inline(nodes: Sequence[SyntaxTreeNode]) -> Text:
         kind = node.type
         if kind in ("text", "html_inline"):
             text.append(node.content)
+        elif kind == "text_special":
+            text.append(node.content, _ESCAPE)
         elif kind in ("softbreak", "hardbreak"):
             text.append("\n")
         elif kind == "code_inline":
@@ -331,26 +356,47 @@ def _link(node: SyntaxTreeNode) -> Text:
 
 def wrap(line: Text, width: int, *, coloured: bool = False) -> list[Text]:
     """``line`` cut at its line breaks, then each piece wrapped to ``width`` cells at spaces
-    as Pi's ``wrapTextWithAnsi`` wraps it; ``coloured``: as it wraps text whose every line
-    Pi coloured, and whose styles change where ``line``'s do. Pi reads a colour's code as
-    part of the character it comes before, so spaces right after a change of colour (or
-    starting a line) wrap as a word, and spaces that overflow a row leave a row of their
-    own when no word follows them on it."""
+    as Pi's ``wrapTextWithAnsi`` wraps it; ``coloured``: as it wraps the text once Pi has
+    coloured it as ``line`` is styled. Pi reads a colour's code as part of the character it
+    comes before, so spaces where a style starts or ends (or where a styled line starts)
+    wrap as a word, and spaces that overflow a row inside a style leave a row of their own
+    when no word follows them on it."""
+    return _cut(line, _wrap_spans(line, width, coloured=coloured))
+
+
+def _wrap_spans(line: Text, width: int, *, coloured: bool) -> list[tuple[int, int]]:
+    """Where the rows :func:`wrap` cuts ``line`` into start and end."""
     plain = line.plain
-    edges = sorted({span.start for span in line.spans} | {span.end for span in line.spans})
+    styles = line.spans if coloured else []
+    edges = sorted({span.start for span in styles} | {span.end for span in styles})
+    whole = coloured and bool(line.style)
+
+    def styled_at(offset: int) -> bool:
+        return whole or any(span.start <= offset < span.end for span in styles)
+
     spans: list[tuple[int, int]] = []
     start = 0
     for match in [*_LINE_BREAK.finditer(plain), None]:
         end = match.start() if match is not None else len(plain)
-        coloured_at = (
-            frozenset([start, *(edge for edge in edges if start < edge < end)])
-            if coloured
-            else None
-        )
-        spans.extend(_wrapped(plain, start, end, width, coloured_at))
+        colours = None
+        if coloured:
+            inside = {edge for edge in edges if start <= edge < end}
+            colours = _Colours(
+                frozenset(inside | ({start} if styled_at(start) else set())), styled_at
+            )
+        spans.extend(_wrapped(plain, start, end, width, colours))
         if match is not None:
             start = match.end()
-    return _cut(line, spans)
+    return spans
+
+
+@dataclass(frozen=True)
+class _Colours:
+    """Where Pi's colour codes stand in a piece of coloured text: the offsets a code comes
+    before, and whether a style is on at an offset."""
+
+    codes: frozenset[int]
+    styled_at: Callable[[int], bool]
 
 
 def _cut(line: Text, spans: Sequence[tuple[int, int]]) -> list[Text]:
@@ -372,11 +418,9 @@ class _Token:
     blank: bool
 
 
-def _tokens(
-    plain: str, start: int, end: int, coloured_at: frozenset[int] = frozenset()
-) -> list[_Token]:
+def _tokens(plain: str, start: int, end: int, codes: frozenset[int] = frozenset()) -> list[_Token]:
     """The tokens of ``plain[start:end]``, with offsets into ``plain``; spaces that take in
-    an offset of ``coloured_at`` are no blank (:func:`wrap`)."""
+    an offset of ``codes`` (a colour's code comes before it) are no blank (:func:`wrap`)."""
     text = plain[start:end]
     pieces = list(text) if text.isascii() else graphemes(text)
     tokens: list[_Token] = []
@@ -388,7 +432,7 @@ def _tokens(
         nonlocal run_start, run_cells
         if run_end > run_start:
             blank = not plain[run_start:run_end].strip() and not any(
-                run_start <= offset < run_end for offset in coloured_at
+                offset in codes for offset in range(run_start, run_end)
             )
             tokens.append(_Token(run_start, run_end, run_cells, blank))
         run_start, run_cells = run_end, 0
@@ -412,16 +456,14 @@ def _tokens(
 
 
 def _wrapped(
-    plain: str, start: int, end: int, width: int, coloured_at: frozenset[int] | None = None
+    plain: str, start: int, end: int, width: int, colours: _Colours | None = None
 ) -> list[tuple[int, int]]:
     """Where the lines of ``plain[start:end]`` (no line break in it) wrapped to ``width``
-    cells start and end; ``coloured_at``: the offsets where Pi's colours change in coloured
-    text (:func:`wrap`)."""
+    cells start and end; ``colours``: where Pi's colours are in coloured text (:func:`wrap`)."""
     text = plain[start:end]
     if text.isascii() and text.isprintable() and len(text) <= width:
         return [(start, end)]
-    coloured = coloured_at is not None
-    tokens = _tokens(plain, start, end, coloured_at or frozenset())
+    tokens = _tokens(plain, start, end, colours.codes if colours is not None else frozenset())
     if sum(token.cells for token in tokens) <= width:
         return [(start, end)]
     spans: list[tuple[int, int]] = []
@@ -442,7 +484,7 @@ def _wrapped(
             line_start = token.end if token.blank else token.start
             line_end = token.end
             used = 0 if token.blank else token.cells
-            held = coloured and token.blank
+            held = token.blank and colours is not None and colours.styled_at(token.start)
         else:
             if line_end == line_start:
                 line_start = token.start
@@ -470,12 +512,18 @@ def _broken(plain: str, token: _Token, width: int) -> list[tuple[int, int]]:
     return spans
 
 
-def _table(node: SyntaxTreeNode, width: int, source: Sequence[str]) -> list[Text]:
+def _table(
+    node: SyntaxTreeNode,
+    width: int,
+    source: Sequence[str],
+    styled: Callable[[Text], Text],
+) -> list[Text]:
     """A table drawn with box lines, as Pi draws it: each column as wide as its widest cell
-    when the table fits, else shrunk toward its longest word and its cells wrapped."""
+    when the table fits, else shrunk toward its longest word and its cells wrapped; each
+    cell's text ``styled`` as a paragraph's is."""
     head, *bodies = node.children
-    header = [_cell_text(cell) for cell in _rows_of(head)[0]]
-    rows = [[_cell_text(cell) for cell in row] for body in bodies for row in _rows_of(body)]
+    header = [styled(_cell_text(cell)) for cell in _rows_of(head)[0]]
+    rows = [[styled(_cell_text(cell)) for cell in row] for body in bodies for row in _rows_of(body)]
     columns = len(header)
     overhead = 3 * columns + 1  # "│ " before, " │ " between and " │" after the cells
     room = width - overhead
@@ -496,7 +544,7 @@ def _table(node: SyntaxTreeNode, width: int, source: Sequence[str]) -> list[Text
 
     def drawn(row: Sequence[Text], bold: bool) -> list[Text]:
         wrapped = [
-            wrap(row[index] if index < len(row) else Text(), max(1, size))
+            wrap(row[index] if index < len(row) else Text(), max(1, size), coloured=True)
             for index, size in enumerate(widths)
         ]
         lines = []

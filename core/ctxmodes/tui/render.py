@@ -63,9 +63,8 @@ def user_prompt(text: str, width: int, image_types: Sequence[str] = ()) -> str:
     """A prompt after an arrow, bold, laid out as Pi lays out what the user typed (Markdown,
     its list markers and backslash escapes as typed), and under it an ``[image <type>]``
     line for each image attached to it."""
-    lines = markdown_lines(_shown(text), max(1, width - 2), as_typed=True) or [Text()]
-    for line in lines:
-        line.stylize_before("bold")
+    lines = markdown_lines(_shown(text), max(1, width - 2), as_typed=True, style="bold")
+    lines = lines or [Text()]
     arrow = Text("\u203a ", style="bold cyan")
     prompt = [arrow + lines[0], *(Text("  ") + line for line in lines[1:])]
     for row in prompt:

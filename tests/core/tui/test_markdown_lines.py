@@ -100,7 +100,10 @@ def _block(rng: random.Random) -> str:
     if shape == 4:
         return "\n".join(_items(rng, 0))
     if shape == 5:
-        language = rng.choice(["", "python", "js", "nosuchlanguage"])
+        # Pi's highlighter colours a known language's words otherwise than Pygments, and
+        # where colours change decides where a line too wide wraps: random lines are in no
+        # language Pi knows (the written replies hold short lines of known ones).
+        language = rng.choice(["", "nosuchlanguage"])
         code = "\n".join(
             "    " * rng.randint(0, 2) + _words(rng, 10) for _ in range(rng.randint(1, 4))
         )
@@ -131,7 +134,10 @@ def _document(rng: random.Random) -> str:
 
 
 def _plain(text: str, width: int, as_typed: bool = False) -> list[str]:
-    return [line.plain for line in markdown_lines(text, width, as_typed=as_typed)]
+    # What the user typed is coloured, as Pi colours it: the prompt's bold.
+    style = "bold" if as_typed else ""
+    lines = markdown_lines(text, width, as_typed=as_typed, style=style)
+    return [line.plain for line in lines]
 
 
 @pytest.mark.pi
