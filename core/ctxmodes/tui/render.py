@@ -103,8 +103,9 @@ def thinking_text(text: str, width: int) -> str:
 
 def markdown(text: str, width: int, style: str = "") -> str:
     """``text`` rendered as Markdown, laid out as Pi lays out a reply
-    (:mod:`ctxmodes.tui.markdown_lines`), ``style`` under its own styles."""
-    lines = markdown_lines(_shown(text), width)
+    (:mod:`ctxmodes.tui.markdown_lines`), ``style`` under its own styles: Pi's default text
+    style for it (thinking's, a plugin message's), which also decides where it wraps."""
+    lines = markdown_lines(_shown(text), width, style=style)
     for line in lines:
         line.stylize_before(style)
     return _laid_out(lines, width)
@@ -257,7 +258,7 @@ def custom_message(custom_type: str, text: str, width: int) -> str:
     """A plugin's message shown in the session: its type, then its text as Markdown, whole,
     as Pi shows one."""
     label = styled(f"[{custom_type}]", "bold magenta", width)
-    return f"{label}\n{markdown(text, width)}" if text.strip() else label
+    return f"{label}\n{markdown(text, width, 'default')}" if text.strip() else label
 
 
 def notice(message: str, level: NotifyLevel, width: int) -> str:
