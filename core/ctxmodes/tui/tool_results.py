@@ -64,15 +64,6 @@ def _key(expand: str) -> list[tuple[str, str]]:
     return [(key, KEY), (f" {words}", MUTED)]
 
 
-def _size(size: int) -> str:
-    """Pi's ``formatSize``."""
-    if size < 1024:
-        return f"{size}B"
-    if size < 1024 * 1024:
-        return f"{size / 1024:.1f}KB"
-    return f"{size / (1024 * 1024):.1f}MB"
-
-
 def _first_lines(
     lines: list[str], style: str, expand: str | None, width: int, total: str = ""
 ) -> list[Text]:
@@ -119,7 +110,10 @@ def _shell(text: str, details: Mapping[str, object], expand: str | None, width: 
         if truncation.get("truncatedBy") == "lines":
             warnings.append(f"Truncated: showing {shown} of {total} lines")
         else:
-            limit = _size(_int(truncation.get("maxBytes"), 50 * 1024))
+            # The tools load at the first output cut by its size, not with the terminal.
+            from ctxmodes.tools.output import DEFAULT_MAX_BYTES, format_size
+
+            limit = format_size(_int(truncation.get("maxBytes"), DEFAULT_MAX_BYTES))
             warnings.append(f"Truncated: {shown} lines shown ({limit} limit)")
     if warnings:
         rows.extend(_rows(f"[{'. '.join(warnings)}]", WARNING, width))

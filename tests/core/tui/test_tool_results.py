@@ -202,19 +202,25 @@ def test_a_command_watched_as_it_ran_says_how_long_it_took_and_its_last_rows(tmp
     assert "Took" not in replayed
 
 
-def test_a_read_that_succeeds_shows_nothing_under_its_call_and_ctrl_o_shows_it(tmp_path: Path):
-    (tmp_path / "app.py").write_text("print('hello')\n")
-    read = {"tool_calls": [{"name": "read", "arguments": {"path": "app.py"}}]}
-    agent = make_agent(tmp_path, [read, {"text": "read it"}])
+def _expanded_after(tmp_path: Path, call: dict[str, Any], reply: str) -> str:
+    """The transcript of a run of the tool ``call`` that the model answers with ``reply``,
+    Ctrl+O pressed after it."""
+    agent = make_agent(tmp_path, [{"tool_calls": [call]}, {"text": reply}])
 
     async def scenario(t):
-        await t.type("look" + ENTER)
-        await t.printed("read it")
+        await t.type("go" + ENTER)
+        await t.printed(reply)
         await t.idle()
         await t.type(CTRL_O)
-        await t.printed("── read output ──")
+        await t.printed(f"── {call['name']} output ──")
 
-    text = run_terminal(agent, scenario).text()
+    return run_terminal(agent, scenario).text()
+
+
+def test_a_read_that_succeeds_shows_nothing_under_its_call_and_ctrl_o_shows_it(tmp_path: Path):
+    (tmp_path / "app.py").write_text("print('hello')\n")
+    read = {"name": "read", "arguments": {"path": "app.py"}}
+    text = _expanded_after(tmp_path, read, "read it")
     after_call = text[text.index("→ read app.py") :].split("\n")
     assert after_call[1] == "read it"
     assert text.index("print('hello')") > text.index("── read output ──")
@@ -222,19 +228,8 @@ def test_a_read_that_succeeds_shows_nothing_under_its_call_and_ctrl_o_shows_it(t
 
 def test_a_write_shows_what_it_writes_and_ctrl_o_shows_all_of_it(tmp_path: Path):
     content = "".join(f"row {n}\n" for n in range(1, 16))
-    write = {
-        "tool_calls": [{"name": "write", "arguments": {"path": "rows.txt", "content": content}}]
-    }
-    agent = make_agent(tmp_path, [write, {"text": "written"}])
-
-    async def scenario(t):
-        await t.type("write" + ENTER)
-        await t.printed("written")
-        await t.idle()
-        await t.type(CTRL_O)
-        await t.printed("── write output ──")
-
-    text = run_terminal(agent, scenario).text()
+    write = {"name": "write", "arguments": {"path": "rows.txt", "content": content}}
+    text = _expanded_after(tmp_path, write, "written")
     call = text.index("→ write rows.txt")
     preview = text[call:].split("\n")[1:12]
     assert preview[:10] == [f"  row {n}" for n in range(1, 11)]
