@@ -239,3 +239,31 @@ def expand_skill_command(text: str, skills: Sequence[Skill]) -> str:
         f"References are relative to {skill.base_dir}.\n\n{body.strip()}\n</skill>"
     )
     return f"{block}\n\n{args}" if args else block
+
+
+#: A prompt a skill command became (Pi's ``parseSkillBlock``): the skill's block, then what
+#: was typed after the command.
+_SKILL_BLOCK = re.compile(
+    r'<skill name="([^"]+)" location="([^"]+)">\n(.*?)\n</skill>(?:\n\n(.+))?', re.DOTALL
+)
+
+
+@dataclass(frozen=True, slots=True)
+class SkillBlock:
+    """A skill command's prompt, taken apart: the skill, its content, and the message typed
+    after the command (``None``: only the command was typed)."""
+
+    name: str
+    location: str
+    content: str
+    user_message: str | None
+
+
+def parse_skill_block(text: str) -> SkillBlock | None:
+    """``text`` taken apart as :func:`expand_skill_command` makes a prompt, as Pi takes it
+    apart to show it; ``None`` for any other prompt."""
+    match = _SKILL_BLOCK.fullmatch(text)
+    if match is None:
+        return None
+    name, location, content, typed = match.groups()
+    return SkillBlock(name, location, content, (typed or "").strip() or None)

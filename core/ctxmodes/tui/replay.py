@@ -120,7 +120,8 @@ def _custom_blocks(entry: CustomMessageEntry, width: int) -> list[str]:
 def _message_blocks(entry: MessageEntry, width: int, cwd: Path) -> list[str]:
     message = entry.message
     if isinstance(message, UserMessage):
-        return [render.user_prompt(ev.message_text(message), width, ev.image_types(message))]
+        text, images = ev.message_text(message), ev.image_types(message)
+        return render.prompt_blocks(text, width, images, None)[0]
     if isinstance(message, AssistantMessage):
         blocks: list[str] = []
         reply = render.assistant_reply(message, width)

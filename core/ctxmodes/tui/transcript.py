@@ -289,7 +289,11 @@ class Transcript:
             if self._run_fresh:
                 # The run's first message is its prompt; later ones were steered in.
                 self.unanswered_prompt, self._run_fresh = text, False
-            blocks.append(render.user_prompt(text, width, ev.image_types(message)))
+            images = ev.image_types(message)
+            shown, kept = render.prompt_blocks(text, width, images, self._expand_hint())
+            blocks.extend(shown)
+            if kept is not None:
+                self._keep_output(*kept)
         elif isinstance(message, AssistantMessage):
             text = ev.message_text(message)
             reply = self._live.rest_of_reply(message, width)

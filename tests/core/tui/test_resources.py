@@ -13,6 +13,8 @@ from ctxmodes.providers.script import Script
 from ctxmodes.providers.scripted import ScriptedProvider
 from ctxmodes.resources import default_loader
 from ctxmodes.sdk import Agent, open_agent
+from ctxmodes.tui.app import plain
+from ctxmodes.tui.replay import branch_blocks
 
 
 def write(path: Path, text: str) -> None:
@@ -121,3 +123,35 @@ def test_a_quiet_start_shows_only_what_went_wrong(tmp_path: Path) -> None:
     assert "ctxmodes · mode" not in seen["start"]
     assert "[Context]" not in seen["start"]
     assert "AGENTS.md" not in seen["start"]
+
+
+def test_a_skill_command_shows_as_pi_shows_it_collapsed_then_the_message_typed_after_it(
+    tmp_path: Path,
+) -> None:
+    project = tmp_path / "project"
+    write(
+        project / ".pi" / "skills" / "deploy" / "SKILL.md",
+        "---\ndescription: Ship it\n---\nShip with `make release`.",
+    )
+    agent = _agent(tmp_path, project, "Shipped.")
+    seen: dict[str, str] = {}
+
+    async def scenario(t):
+        await t.printed("[Skills]")
+        start = len(t.text())
+        await t.type("/skill:deploy to staging" + ENTER)
+        await t.printed("Shipped.")
+        await t.idle()
+        seen["run"] = t.text()[start:]
+        await t.type("\x0f")  # Ctrl+O
+        await t.printed("── skill deploy output ──")
+        seen["expanded"] = t.text().split("── skill deploy output ──", 1)[1]
+        seen["replayed"] = plain("\n".join(branch_blocks(agent.session_manager, 80)))
+
+    run_terminal(agent, scenario)
+    run = seen["run"].strip("\n").split("\n")
+    assert run[:3] == ["[skill] deploy (ctrl+o to expand)", "\u203a to staging", "Shipped."]
+    assert "Ship with" not in seen["run"]
+    assert "Ship with `make release`." in seen["expanded"]
+    # Replayed from the session, which keeps the prompt the model read: the same, no key.
+    assert "[skill] deploy\n\u203a to staging" in seen["replayed"]
