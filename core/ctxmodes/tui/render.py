@@ -305,10 +305,24 @@ def compaction_line(entry: CompactionEntry, width: int, expand: str | None) -> s
     return styled(f"• {compaction_text(entry)}{hint}", "magenta", width)
 
 
-def model_error(message: str, aborted: bool, width: int) -> str:
-    if aborted:
-        return styled("(aborted)", "yellow", width)
-    return styled(f"! {message}", "bold red", width)
+def reply_ending(message: AssistantMessage, width: int) -> str | None:
+    """How a reply that did not finish ended, in Pi's words, after what it wrote: cut at
+    the model's length limit, stopped (``Operation aborted``, or why it was), or failed
+    (``Error: ...``); ``None`` for a reply that finished, and for one that called tools,
+    whose calls show how they ended."""
+    from ctxmodes.session.models import ToolCall
+
+    if message.stop_reason == "length":
+        return styled("Response was truncated before completion.", "red", width)
+    if any(isinstance(block, ToolCall) for block in message.content):
+        return None
+    error = message.error_message
+    if message.stop_reason == "aborted":
+        stopped = error if error and error != "Request was aborted" else "Operation aborted"
+        return styled(stopped, "red", width)
+    if message.stop_reason == "error":
+        return styled(f"Error: {error or 'Unknown error'}", "red", width)
+    return None
 
 
 def live_tail(text: str, width: int, rows: int) -> str:

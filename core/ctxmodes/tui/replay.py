@@ -132,9 +132,9 @@ def _message_blocks(entry: MessageEntry, width: int, cwd: Path) -> list[str]:
             for block in message.content
             if isinstance(block, ToolCall)
         )
-        if message.stop_reason in ("error", "aborted"):
-            error = message.error_message or ""
-            blocks.append(render.model_error(error, message.stop_reason == "aborted", width))
+        ending = render.reply_ending(message, width)
+        if ending is not None:
+            blocks.append(ending)
         return blocks
     if isinstance(message, ToolResultMessage):
         text = ev.message_text(message)

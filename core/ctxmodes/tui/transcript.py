@@ -117,8 +117,6 @@ class Transcript:
         elif isinstance(event, ev.ToolFinished):
             live.tool_ended()
             self._tool_finished(event, blocks, width)
-        elif isinstance(event, ev.ModelError):
-            blocks.append(render.model_error(event.message, event.aborted, width))
         elif isinstance(event, ev.UsageReported):
             status.cost += event.cost
             status.refresh()
@@ -298,8 +296,8 @@ class Transcript:
             text = ev.message_text(message)
             reply = self._live.rest_of_reply(message, width)
             self._live.reset()
-            if reply is not None:
-                blocks.append(reply)
+            ending = render.reply_ending(message, width)
+            blocks.extend(block for block in (reply, ending) if block is not None)
             if text.strip():
                 self.last_reply = text
         elif isinstance(message, BashExecutionMessage):

@@ -128,8 +128,8 @@ def test_fork_chosen_during_a_reply_writes_the_fork_then_the_aborted_reply(tmp_p
     assert after.startswith(seen["before"])
     assert _shapes(kept[cut:])[:-1] == [("message", "user", "two", None)]
     assert _is_aborted_reply(kept[-1])
-    assert "(aborted)" in text
-    assert text.index("(aborted)") < text.index(FORKED)
+    assert "Operation aborted" in text
+    assert text.index("Operation aborted") < text.index(FORKED)
 
 
 def test_clone_during_a_reply_copies_up_to_the_prompt_being_answered(tmp_path):

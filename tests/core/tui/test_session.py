@@ -142,7 +142,7 @@ def test_esc_aborts_and_puts_the_queue_back_before_the_draft(tmp_path):
         await t.type("half typed")
         await t.type(ESC)
         await t.until(lambda: t.editor == "steer me\nhalf typed", "the queue in the editor")
-        await t.printed("(aborted)")
+        await t.printed("Operation aborted")
         await t.idle()
 
     terminal = run_terminal(agent, scenario)
@@ -389,7 +389,7 @@ def test_esc_after_the_reply_began_leaves_the_prompt_answered(tmp_path):
         await t.type(ESC)
         await t.until(lambda: provider.signal.aborted, "the abort")
         provider.release.set()
-        await t.printed("(aborted)")
+        await t.printed("Operation aborted")
         await t.idle()
         assert t.editor == "draft"
 

@@ -234,8 +234,9 @@ def test_esc_cancels_the_gist_stops_gh_and_removes_the_page(
     while _alive(pid) and time.monotonic() < deadline:
         time.sleep(0.02)
     assert not _alive(pid)
-    # Cancelled is all that is said: no error follows it.
-    assert "Error" not in terminal.text()
+    # Cancelled is all that is said: no error follows it (the model, which has no answer
+    # left for the prompt typed after, fails that one).
+    assert "Error" not in terminal.text().split("\u203a after")[0]
     assert terminal.text().count(CANCELLED) == 1
 
 

@@ -19,6 +19,7 @@ from support.terminal import ENTER, GatedStream, run_terminal
 
 from ctxmodes.providers.script import Script
 from ctxmodes.providers.scripted import ScriptedProvider
+from ctxmodes.session.models import AssistantMessage
 from ctxmodes.tui import render
 from ctxmodes.tui.app import plain
 from ctxmodes.tui.keymap import KeyMap
@@ -352,3 +353,48 @@ def test_a_plugin_s_message_shows_whole_as_markdown_under_its_type(tmp_path: Pat
         "[review]", "Two findings:", "", "- parser drops tabs", "- the lexer", "", "```py",
         "  x = 1", "```",
     ]  # fmt: skip
+
+
+ENDINGS_SCRIPT = Path(__file__).parents[2] / "support" / "pi_reply_endings.mjs"
+
+
+def _reply(stop: str, error: str | None, *, calls: bool = False) -> dict[str, Any]:
+    content: list[dict[str, Any]] = [{"type": "text", "text": "partial answer"}]
+    if calls:
+        content.append({"type": "toolCall", "id": "c1", "name": "bash", "arguments": {}})
+    usage = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0}
+    cost = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}
+    message: dict[str, Any] = {
+        "role": "assistant",
+        "content": content,
+        "api": "openai-responses",
+        "provider": "openai",
+        "model": "m",
+        "usage": {**usage, "cost": cost},
+        "stopReason": stop,
+        "timestamp": 1,
+    }
+    if error is not None:
+        message["errorMessage"] = error
+    return message
+
+
+@pytest.mark.pi
+def test_a_reply_that_did_not_finish_ends_with_pi_s_line_for_how_it_ended():
+    replies = [
+        _reply("stop", None),
+        _reply("length", None),
+        _reply("length", None, calls=True),
+        _reply("aborted", None),
+        _reply("aborted", "Request was aborted"),
+        _reply("aborted", "Stopped by the user"),
+        _reply("aborted", "x", calls=True),
+        _reply("error", "429 rate limited"),
+        _reply("error", None),
+        _reply("error", "boom", calls=True),
+        _reply("toolUse", None, calls=True),
+    ]
+    expected = run_pi_script(ENDINGS_SCRIPT, stdin=json.dumps(replies))
+    for reply, pi in zip(replies, expected, strict=True):
+        ending = render.reply_ending(AssistantMessage.model_validate(reply), 100)
+        assert (plain(ending) if ending is not None else None) == pi, reply
