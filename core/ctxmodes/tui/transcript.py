@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from ctxmodes.sdk import events as ev
@@ -110,7 +111,8 @@ class Transcript:
             if status.activity == "thinking":
                 status.activity = "working"
             self._calls[event.call_id] = (time.monotonic(), event.arguments)
-            blocks.append(render.tool_call(event.name, event.arguments, width, self._expand_hint()))
+            expand, cwd = self._expand_hint(), Path(self._agent.session.cwd)
+            blocks.append(render.tool_call(event.name, event.arguments, width, expand, cwd))
         elif isinstance(event, ev.ToolUpdated):
             if live.running_tool == event.name:
                 live.tool_output = event.text

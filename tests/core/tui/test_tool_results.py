@@ -237,3 +237,15 @@ def test_a_write_shows_what_it_writes_and_ctrl_o_shows_all_of_it(tmp_path: Path)
     expanded = text[text.index("── write output ──") :]
     assert "row 15" in expanded
     assert (tmp_path / "rows.txt").read_text() == content
+
+
+def test_a_read_of_a_skill_shows_in_pi_s_short_words_and_ctrl_o_shows_what_it_read(
+    tmp_path: Path,
+):
+    skill = tmp_path / "skills" / "lint" / "SKILL.md"
+    skill.parent.mkdir(parents=True)
+    skill.write_text("Run the linter.\n")
+    read = {"name": "read", "arguments": {"path": "skills/lint/SKILL.md"}}
+    text = _expanded_after(tmp_path, read, "read the skill")
+    assert "→ [skill] lint (ctrl+o to expand)\n" in text
+    assert text.index("Run the linter.") > text.index("── read output ──")
