@@ -121,7 +121,7 @@ def markdown_lines(text: str, width: int, *, as_typed: bool = False, style: str 
 @dataclass(frozen=True)
 class _Document:
     """The source's lines, for telling where a blank line stood between two blocks;
-    ``as_typed`` as :func:`markdown_lines` takes it."""
+    ``as_typed`` and ``style`` as :func:`markdown_lines` takes them."""
 
     lines: Sequence[str]
     as_typed: bool = False
@@ -380,10 +380,10 @@ def _wrap_spans(line: Text, width: int, *, coloured: bool) -> list[tuple[int, in
         end = match.start() if match is not None else len(plain)
         colours = None
         if coloured:
-            inside = {edge for edge in edges if start <= edge < end}
-            colours = _Colours(
-                frozenset(inside | ({start} if styled_at(start) else set())), styled_at
-            )
+            codes = {edge for edge in edges if start <= edge < end}
+            if styled_at(start):
+                codes.add(start)
+            colours = _Colours(frozenset(codes), styled_at)
         spans.extend(_wrapped(plain, start, end, width, colours))
         if match is not None:
             start = match.end()
