@@ -180,15 +180,6 @@ def tool_call(
     return "\n".join([call, _under_call(rows, width)]) if rows else call
 
 
-def more_lines(count: int, expand: str | None) -> str:
-    """Pi's line after a tool's output cut short: ``... (3 more lines, ctrl+o to expand)``,
-    ``expand`` being Pi's hint of the key that shows it all (``None``: no key shows it, as
-    for a result replayed from the session file)."""
-    return (
-        f"... ({count} more lines, {expand})" if expand is not None else f"... ({count} more lines)"
-    )
-
-
 #: What starts each row under a call: Pi's box leaves its content as far in.
 _UNDER_CALL: Final = "  "
 
@@ -227,7 +218,8 @@ def tool_diff(diff: str, width: int, rows: int, expand: str) -> str:
         style = {"+": "green", "-": "red"}.get(line[:1], "dim")
         shown.append("    " + printable(line) + "\n", style=style)
     if len(lines) > rows:
-        shown.append(f"    {more_lines(len(lines) - rows, expand)}\n", style="dim")
+        more = tool_results.count_hint(len(lines) - rows, "more lines", expand).plain
+        shown.append(f"    {more}\n", style="dim")
     return _ansi(shown, width).rstrip("\n")
 
 

@@ -50,7 +50,7 @@ def _wrap(text: Text, width: int) -> list[Text]:
     return wrap(text, max(1, width), coloured=True)
 
 
-def _hint(count: int, what: str, expand: str | None) -> Text:
+def count_hint(count: int, what: str, expand: str | None) -> Text:
     """Pi's count of what the key shows: ``... (3 more lines, ctrl+o to expand)``, coloured
     in its parts as Pi colours them (where they change decides where it wraps)."""
     if expand is None:
@@ -71,7 +71,7 @@ def _first_lines(
     follows the count, as a write's ``, 40 total``)."""
     rows = _rows("\n".join(lines[:PREVIEW_LINES]), style, width)
     if len(lines) > PREVIEW_LINES:
-        more = _hint(len(lines) - PREVIEW_LINES, f"more lines{total}", expand)
+        more = count_hint(len(lines) - PREVIEW_LINES, f"more lines{total}", expand)
         rows.extend(_wrap(more, width))
     return rows
 
@@ -83,7 +83,10 @@ def _without_trailing_blanks(text: str) -> list[str]:
     return lines
 
 
-def _shell(text: str, details: Mapping[str, object], expand: str | None, width: int) -> list[Text]:
+def _shell(
+    text: str, details: Mapping[str, object], style: str, expand: str | None, width: int
+) -> list[Text]:
+    """A command's rows, its output's in ``style``."""
     output = text.strip()
     truncation = details.get("truncation")
     cut = isinstance(truncation, Mapping) and bool(truncation.get("truncated"))
@@ -95,10 +98,10 @@ def _shell(text: str, details: Mapping[str, object], expand: str | None, width: 
             output = output[:footer].rstrip()
     rows: list[Text] = []
     if output:
-        wrapped = _rows(output, OUTPUT, width)
+        wrapped = _rows(output, style, width)
         skipped = len(wrapped) - SHELL_ROWS
         if skipped > 0:
-            hint = _hint(skipped, "earlier lines", expand)
+            hint = count_hint(skipped, "earlier lines", expand)
             fitting = truncate_to_width(hint.plain, width, "...")
             rows.append(hint if fitting == hint.plain else Text(fitting, MUTED))
         rows.extend(wrapped[-SHELL_ROWS:])
@@ -145,18 +148,13 @@ def result_rows(
 ) -> list[Text]:
     """The rows under tool ``name``'s call for its result ``text`` (``details`` its Pi
     details), ``expand`` the hint of the key that shows it whole (``None``: no key does)."""
+    style = ERROR if is_error else OUTPUT
     if name == "bash":
-        rows = _shell(text, details if isinstance(details, Mapping) else {}, expand, width)
-        return _restyled(rows, ERROR) if is_error else rows
+        known = details if isinstance(details, Mapping) else {}
+        return _shell(text, known, style, expand, width)
     if name in _ERRORS:
         return _ERRORS[name](text, expand, width) if is_error else []
-    lines = text.replace("\t", "   ").split("\n")
-    return _first_lines(lines, ERROR if is_error else OUTPUT, expand, width)
-
-
-def _restyled(rows: list[Text], style: str) -> list[Text]:
-    """A failed command's output rows in ``style``; its hint and warning keep theirs."""
-    return [Text(row.plain, style) if row.style == OUTPUT else row for row in rows]
+    return _first_lines(text.replace("\t", "   ").split("\n"), style, expand, width)
 
 
 def took(seconds: float) -> Text:

@@ -13,6 +13,7 @@ from prompt_toolkit.data_structures import Size
 from prompt_toolkit.formatted_text import ANSI
 from prompt_toolkit.output.vt100 import Vt100_Output
 from prompt_toolkit.renderer import print_formatted_text
+from support.replies import ended_reply
 
 from ctxmodes.session.models import AssistantMessage, BashExecutionMessage
 from ctxmodes.tui import render
@@ -37,29 +38,6 @@ def written(ansi: str) -> str:
     return buffer.getvalue()
 
 
-def _failed(text: str) -> AssistantMessage:
-    return AssistantMessage.model_validate(
-        {
-            "role": "assistant",
-            "content": [],
-            "api": "openai-responses",
-            "provider": "openai",
-            "model": "m",
-            "usage": {
-                "input": 0,
-                "output": 0,
-                "cacheRead": 0,
-                "cacheWrite": 0,
-                "totalTokens": 0,
-                "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0},
-            },
-            "stopReason": "error",
-            "errorMessage": text,
-            "timestamp": 1,
-        }
-    )
-
-
 def _bash(text: str) -> str:
     message = BashExecutionMessage(
         command=text, output=text, exit_code=0, cancelled=False, truncated=False, timestamp=1
@@ -78,7 +56,9 @@ DRAWINGS: dict[str, Callable[[str], str]] = {
     "full output": lambda text: render.full_output(text, text, 80),
     "shell command": _bash,
     "notice": lambda text: render.notice(text, "info", 80),
-    "model error": lambda text: render.reply_ending(_failed(text), 80) or "",
+    "model error": lambda text: (
+        render.reply_ending(AssistantMessage.model_validate(ended_reply("error", text)), 80) or ""
+    ),
 }
 
 

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from support.agents import make_agent
 from support.pi_oracle import run_pi_script
+from support.replies import ended_reply
 from support.terminal import ENTER, GatedStream, run_terminal
 
 from ctxmodes.providers.script import Script
@@ -358,41 +359,20 @@ def test_a_plugin_s_message_shows_whole_as_markdown_under_its_type(tmp_path: Pat
 ENDINGS_SCRIPT = Path(__file__).parents[2] / "support" / "pi_reply_endings.mjs"
 
 
-def _reply(stop: str, error: str | None, *, calls: bool = False) -> dict[str, Any]:
-    content: list[dict[str, Any]] = [{"type": "text", "text": "partial answer"}]
-    if calls:
-        content.append({"type": "toolCall", "id": "c1", "name": "bash", "arguments": {}})
-    usage = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0}
-    cost = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}
-    message: dict[str, Any] = {
-        "role": "assistant",
-        "content": content,
-        "api": "openai-responses",
-        "provider": "openai",
-        "model": "m",
-        "usage": {**usage, "cost": cost},
-        "stopReason": stop,
-        "timestamp": 1,
-    }
-    if error is not None:
-        message["errorMessage"] = error
-    return message
-
-
 @pytest.mark.pi
 def test_a_reply_that_did_not_finish_ends_with_pi_s_line_for_how_it_ended():
     replies = [
-        _reply("stop", None),
-        _reply("length", None),
-        _reply("length", None, calls=True),
-        _reply("aborted", None),
-        _reply("aborted", "Request was aborted"),
-        _reply("aborted", "Stopped by the user"),
-        _reply("aborted", "x", calls=True),
-        _reply("error", "429 rate limited"),
-        _reply("error", None),
-        _reply("error", "boom", calls=True),
-        _reply("toolUse", None, calls=True),
+        ended_reply("stop", None),
+        ended_reply("length", None),
+        ended_reply("length", None, calls=True),
+        ended_reply("aborted", None),
+        ended_reply("aborted", "Request was aborted"),
+        ended_reply("aborted", "Stopped by the user"),
+        ended_reply("aborted", "x", calls=True),
+        ended_reply("error", "429 rate limited"),
+        ended_reply("error", None),
+        ended_reply("error", "boom", calls=True),
+        ended_reply("toolUse", None, calls=True),
     ]
     expected = run_pi_script(ENDINGS_SCRIPT, stdin=json.dumps(replies))
     for reply, pi in zip(replies, expected, strict=True):
