@@ -30,6 +30,11 @@ from ctxmodes.tui.text_wrap import truncate_to_width
 SHELL_ROWS: Final = 5
 #: Lines shown of a read's error, of what a write writes and of another tool's output.
 PREVIEW_LINES: Final = 10
+#: Characters of those lines, of an error or of a command's output wrapped at most: more
+#: than the shell tool keeps of an output. A longer text shows its first :data:`MAX_ROWS`
+#: (a command's output its last part).
+MAX_CHARS: Final = 64 * 1024
+MAX_ROWS: Final = 100
 OUTPUT: Final = "dim"
 ERROR: Final = "red"
 MUTED: Final = "bright_black"
@@ -69,11 +74,24 @@ def _first_lines(
 ) -> list[Text]:
     """The first :data:`PREVIEW_LINES` of ``lines``, then how many more (``total``: what
     follows the count, as a write's ``, 40 total``)."""
-    rows = _rows("\n".join(lines[:PREVIEW_LINES]), style, width)
+    rows = _head_rows("\n".join(lines[:PREVIEW_LINES]), style, expand, width)
     if len(lines) > PREVIEW_LINES:
         more = count_hint(len(lines) - PREVIEW_LINES, f"more lines{total}", expand)
         rows.extend(_wrap(more, width))
     return rows
+
+
+def _head_rows(text: str, style: str, expand: str | None, width: int) -> list[Text]:
+    """``text``'s rows, as Pi draws them up to :data:`MAX_CHARS` characters. A longer text
+    (a note of a megabyte read whole, a hostile result) would take seconds to wrap and fill
+    the scrollback with thousands of rows: its first :data:`MAX_ROWS` show, then a line
+    saying it was cut."""
+    if len(text) <= MAX_CHARS:
+        return _rows(text, style, width)
+    rows = _rows(text[: MAX_ROWS * max(1, width)], style, width)[:MAX_ROWS]
+    if expand is None:
+        return [*rows, Text("... (cut here)", MUTED)]
+    return [*rows, Text.assemble(("... (cut here,", MUTED), " ", *_key(expand), (")", MUTED))]
 
 
 def _without_trailing_blanks(text: str) -> list[str]:
@@ -98,8 +116,11 @@ def _shell(
             output = output[:footer].rstrip()
     rows: list[Text] = []
     if output:
-        wrapped = _rows(output, style, width)
-        skipped = len(wrapped) - SHELL_ROWS
+        # Past what the shell tool keeps (a session file may hold anything), the lines
+        # before the last part are counted as a row each, never wrapped.
+        head, tail = output[:-MAX_CHARS], output[-MAX_CHARS:]
+        wrapped = _rows(tail, style, width)
+        skipped = len(wrapped) - SHELL_ROWS + (head.count("\n") + 1 if head else 0)
         if skipped > 0:
             hint = count_hint(skipped, "earlier lines", expand)
             fitting = truncate_to_width(hint.plain, width, "...")
@@ -132,9 +153,9 @@ _ERRORS: Final[Mapping[str, Callable[[str, str | None, int], list[Text]]]] = {
     "read": lambda text, expand, width: _first_lines(
         _without_trailing_blanks(text), ERROR, expand, width
     ),
-    "write": lambda text, expand, width: _rows(text, ERROR, width),
+    "write": lambda text, expand, width: _head_rows(text, ERROR, expand, width),
     # Pi's edit draws its error in a box of its own, a cell further in on each side.
-    "edit": lambda text, expand, width: _rows(text, ERROR, width - 2),
+    "edit": lambda text, expand, width: _head_rows(text, ERROR, expand, width - 2),
 }
 
 

@@ -17,7 +17,7 @@ from support.pi_oracle import run_pi_script
 from support.terminal import ENTER, run_terminal
 
 from ctxmodes.session.models import BashExecutionMessage
-from ctxmodes.tui import render
+from ctxmodes.tui import render, tool_results
 from ctxmodes.tui.app import plain
 
 PI_SCRIPT = Path(__file__).parents[2] / "support" / "pi_tool_results.mjs"
@@ -249,3 +249,20 @@ def test_a_read_of_a_skill_shows_in_pi_s_short_words_and_ctrl_o_shows_what_it_re
     text = _expanded_after(tmp_path, read, "read the skill")
     assert "→ [skill] lint (ctrl+o to expand)\n" in text
     assert text.index("Run the linter.") > text.index("── read output ──")
+
+
+def test_a_result_of_a_megabyte_on_one_line_is_cut_at_a_bound_of_rows_and_says_so():
+    for name, is_error in (("notes", False), ("write", True), ("edit", True)):
+        shown = plain(render.tool_result(name, "x" * 1_000_000, {}, is_error, 80, EXPAND) or "")
+        rows = shown.split("\n")
+        assert len(rows) == tool_results.MAX_ROWS + 1, name
+        assert rows[-1] == f"  ... (cut here, {EXPAND})"
+        assert all(row.strip("x ") == "" for row in rows[:-1])
+    # A session file may hold a command's output longer than the shell tool keeps: its last
+    # rows show, under a count of the lines before them.
+    lines = 200_000
+    output = "\n".join(f"line {n}" for n in range(1, lines + 1))
+    rows = plain(render.tool_result("bash", output, {}, False, 80, None) or "").split("\n")
+    assert rows[1:] == [f"  line {n}" for n in range(lines - 4, lines + 1)]
+    earlier = int(rows[0].removeprefix("  ... (").split(" ")[0])
+    assert lines - 5 <= earlier <= lines - 4
