@@ -130,8 +130,13 @@ class LiveRegion:
         output = self.tool_output
         cached_output, cached_width, rows = self._tool_tail_cache
         if cached_output is not output or cached_width != width:
+            # Only the end can reach the rows shown: the lines before it are counted, never
+            # cleaned or wrapped.
+            start = max(0, len(output) - tool_results.SHELL_ROWS * width * 4)
+            recent = render.printable(output[start:])
+            earlier = output.count("\n", 0, start)
             shown = tool_results.result_rows(
-                "bash", render.printable(output), {}, False, width - 2, self._expand
+                "bash", recent, {}, False, width - 2, self._expand, earlier
             )
             rows = "".join(f"  {row.plain}\n" for row in shown)
             self._tool_tail_cache = (output, width, rows)

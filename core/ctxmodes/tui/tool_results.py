@@ -102,9 +102,15 @@ def _without_trailing_blanks(text: str) -> list[str]:
 
 
 def _shell(
-    text: str, details: Mapping[str, object], style: str, expand: str | None, width: int
+    text: str,
+    details: Mapping[str, object],
+    style: str,
+    expand: str | None,
+    width: int,
+    earlier_lines: int,
 ) -> list[Text]:
-    """A command's rows, its output's in ``style``."""
+    """A command's rows, its output's in ``style``; ``earlier_lines`` lines of it came
+    before ``text``."""
     output = text.strip()
     truncation = details.get("truncation")
     cut = isinstance(truncation, Mapping) and bool(truncation.get("truncated"))
@@ -119,8 +125,9 @@ def _shell(
         # Past what the shell tool keeps (a session file may hold anything), the lines
         # before the last part are counted as a row each, never wrapped.
         head, tail = output[:-MAX_CHARS], output[-MAX_CHARS:]
+        earlier_lines += head.count("\n")  # the line it cuts is the tail's first
         wrapped = _rows(tail, style, width)
-        skipped = len(wrapped) - SHELL_ROWS + (head.count("\n") + 1 if head else 0)
+        skipped = len(wrapped) - SHELL_ROWS + earlier_lines
         if skipped > 0:
             hint = count_hint(skipped, "earlier lines", expand)
             fitting = truncate_to_width(hint.plain, width, "...")
@@ -166,13 +173,16 @@ def result_rows(
     is_error: bool,
     width: int,
     expand: str | None,
+    earlier_lines: int = 0,
 ) -> list[Text]:
     """The rows under tool ``name``'s call for its result ``text`` (``details`` its Pi
-    details), ``expand`` the hint of the key that shows it whole (``None``: no key does)."""
+    details), ``expand`` the hint of the key that shows it whole (``None``: no key does);
+    ``earlier_lines``: lines of a command's output before ``text``, counted a row each (a
+    command still running, whose last part alone is drawn at each update)."""
     style = ERROR if is_error else OUTPUT
     if name == "bash":
         known = details if isinstance(details, Mapping) else {}
-        return _shell(text, known, style, expand, width)
+        return _shell(text, known, style, expand, width, earlier_lines)
     if name in _ERRORS:
         return _ERRORS[name](text, expand, width) if is_error else []
     return _first_lines(text.replace("\t", "   ").split("\n"), style, expand, width)

@@ -266,3 +266,17 @@ def test_a_result_of_a_megabyte_on_one_line_is_cut_at_a_bound_of_rows_and_says_s
     assert rows[1:] == [f"  line {n}" for n in range(lines - 4, lines + 1)]
     earlier = int(rows[0].removeprefix("  ... (").split(" ")[0])
     assert lines - 5 <= earlier <= lines - 4
+
+
+def test_a_long_running_command_counts_every_earlier_line_as_its_result_will():
+    from ctxmodes.tui.live import LiveRegion
+
+    output = "".join(f"line {n} of the build log\n" for n in range(1, 5001))
+    live = LiveRegion()
+    live.tool_started("bash", EXPAND)
+    live.tool_output = output
+    drawn = "".join(text for _, text in live.fragments(100)).split("\n")
+    finished = plain(render.tool_result("bash", output, {}, False, 100, EXPAND) or "")
+    # Only the end of the output is wrapped live; the rows drawn are the result's all the same.
+    assert drawn[1:7] == finished.split("\n")
+    assert drawn[1] == f"  ... (4995 earlier lines, {EXPAND})"
