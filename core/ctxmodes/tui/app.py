@@ -35,6 +35,7 @@ from prompt_toolkit.document import Document
 from prompt_toolkit.formatted_text import ANSI
 from prompt_toolkit.history import History, InMemoryHistory
 from prompt_toolkit.renderer import print_formatted_text as print_to_output
+from prompt_toolkit.widgets import SearchToolbar
 
 from ctxmodes.abort import AbortController
 from ctxmodes.config import TerminalSettings
@@ -46,12 +47,14 @@ from ctxmodes.tui.completion import SlashCompleter
 from ctxmodes.tui.cycling import scope_line
 from ctxmodes.tui.draft import DraftBuffer
 from ctxmodes.tui.editor_edits import EditorEdits
+from ctxmodes.tui.editor_rows import WrappedBufferControl
 from ctxmodes.tui.file_completion import FileCompleter
 from ctxmodes.tui.keymap import KeyMap, keybindings_path
 from ctxmodes.tui.keys import KeyActions
 from ctxmodes.tui.layout import (
     EDITOR_KEY_WAIT,
     PICKER_KEY_WAIT,
+    PROMPT_CELLS,
     STYLE,
     build_application,
     picker_window,
@@ -194,8 +197,19 @@ class TerminalSession:
             ),
             complete_while_typing=True,
         )
+        #: Ctrl+R's search of the prompts sent before.
+        self.search_toolbar = SearchToolbar()
+        #: What the editor's window shows: the draft, wrapped as Pi's editor wraps it.
+        self.editor_control = WrappedBufferControl(
+            self.buffer,
+            reserved=PROMPT_CELLS,
+            markers=self.pastes.numbers,
+            search_buffer_control=self.search_toolbar.control,
+        )
         #: Pi's moves and deletes on the draft, and their kill ring.
-        self.editor_edits = EditorEdits(self.buffer, self.pastes)
+        self.editor_edits = EditorEdits(
+            self.buffer, self.pastes, wrap_width=lambda: self.editor_control.wrap_width
+        )
         agent.attach_editor(
             lambda: self.pastes.expanded(self.buffer.text), self._set_editor_text_soon
         )

@@ -2,7 +2,7 @@
 
 The keys of the terminal's own actions come from its :class:`~ctxmodes.tui.keymap.KeyMap`,
 so a key changed in ``keybindings.json`` shows as changed, the editor's moves and deletes
-among them. ↑/↓, undo, the character jumps and Tab are prompt_toolkit's, which
+among them. Undo, the character jumps and Tab are prompt_toolkit's, which
 ``keybindings.json`` does not change here: they are listed as the editor binds them
 (:data:`EDITOR_KEYS`, in Pi's key names).
 A row of Pi's list whose action this terminal lacks (Pi's paging of the editor) is left
@@ -22,8 +22,6 @@ if TYPE_CHECKING:
 #: The editor keys prompt_toolkit binds for Pi's editor actions the terminal does not take
 #: from ``keybindings.json``, named as Pi names keys.
 EDITOR_KEYS: Final[Mapping[str, tuple[str, ...]]] = {
-    "tui.editor.cursorUp": ("up",),
-    "tui.editor.cursorDown": ("down",),
     "tui.editor.jumpForward": ("ctrl+]",),
     "tui.editor.jumpBackward": ("ctrl+alt+]",),
     "tui.editor.undo": ("ctrl+-",),

@@ -107,9 +107,12 @@ DEFAULTS: Final[Mapping[str, tuple[str, ...]]] = {
     "tui.editor.cursorLineEnd": ("end", "ctrl+end", "ctrl+e"),
     "tui.editor.cursorWordLeft": ("alt+left", "ctrl+left", "alt+b"),
     "tui.editor.cursorWordRight": ("alt+right", "ctrl+right", "alt+f"),
-    # Between the lines of a branch summary's instructions, as in Pi's multi-line editor.
+    # Between the rows of the draft (and of a branch summary's instructions), and on
+    # through the prompts sent before, as in Pi's multi-line editor.
     "tui.editor.cursorUp": ("up",),
     "tui.editor.cursorDown": ("down",),
+    "tui.editor.historyPrevious": (),
+    "tui.editor.historyNext": (),
     # The /scoped-models list's own.
     "app.models.save": ("ctrl+s",),
     "app.models.enableAll": ("ctrl+a",),

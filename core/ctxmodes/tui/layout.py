@@ -26,12 +26,10 @@ from prompt_toolkit.layout import (
     Layout,
     Window,
 )
-from prompt_toolkit.layout.controls import BufferControl
 from prompt_toolkit.layout.dimension import Dimension
 from prompt_toolkit.layout.menus import CompletionsMenu
 from prompt_toolkit.output.vt100 import Vt100_Output
 from prompt_toolkit.styles import Style
-from prompt_toolkit.widgets import SearchToolbar
 
 from ctxmodes.tui.keys import key_bindings
 from ctxmodes.tui.picker import PICKER_STYLE
@@ -43,6 +41,8 @@ if TYPE_CHECKING:
     from ctxmodes.tui.app import TerminalSession
     from ctxmodes.tui.keymap import KeyMap
 
+#: The cells of the prompt before each row of the draft (the prompt mark or two spaces).
+PROMPT_CELLS: Final = 2
 #: Rows of the editor before it scrolls (the completion menu's are a setting,
 #: ``terminal.completion_rows``).
 EDITOR_ROWS: Final = 12
@@ -115,7 +115,7 @@ def build_application(
     session: TerminalSession, input: Input | None, output: Output | None
 ) -> Application[None]:
     live = session.live
-    search = SearchToolbar()
+    search = session.search_toolbar
 
     def menu_rows() -> int:
         # Read at each frame: ``/reload`` may change it.
@@ -132,12 +132,13 @@ def build_application(
         return Dimension(min=rows, max=max(rows, EDITOR_ROWS))
 
     editor = Window(
-        BufferControl(session.buffer, search_buffer_control=search.control),
+        session.editor_control,
         height=editor_height,
-        wrap_lines=True,
+        # The control wraps the draft itself, at spaces as Pi's editor does.
+        wrap_lines=False,
         dont_extend_height=True,
-        get_line_prefix=lambda line, wrap: [
-            ("class:prompt", "\u203a " if line == 0 and not wrap else "  ")
+        get_line_prefix=lambda row, wrap: [
+            ("class:prompt", "\u203a " if row == 0 else " " * PROMPT_CELLS)
         ],
     )
     a_picker_shows = picking(session)

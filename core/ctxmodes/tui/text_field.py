@@ -12,8 +12,9 @@ ones, as Pi's editor keeps it. Columns are counted as Pi counts them, in UTF-16 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Final
 
 from ctxmodes.tui.grapheme_cells import cjk_break
@@ -61,15 +62,18 @@ def word_wrap(line: str, width: int, pieces: Sequence[str]) -> list[tuple[int, i
     where the row is full; the spaces stay at the end of their row."""
     if not line or width <= 0:
         return [(0, 0)]
-    if visible_width(line) <= width or len(pieces) == 1:  # one grapheme: not to be cut
+    if visible_width(line) <= width:
+        return [(0, len(line))]
+    if len(pieces) == 1 and not is_paste_marker(pieces[0]):  # one grapheme: not to be cut
         return [(0, len(line))]
     rows: list[tuple[int, int]] = []
     used = 0
     row_start = 0
     wrap_at = -1
     wrap_used = 0
-    place = 0
+    places = _places(line, pieces)
     for index, piece in enumerate(pieces):
+        place = places[index]
         size = visible_width(piece)
         blank = not is_paste_marker(piece) and has_whitespace(piece)
         if used + size > width:
@@ -90,7 +94,6 @@ def word_wrap(line: str, width: int, pieces: Sequence[str]) -> list[tuple[int, i
             row_start = place + parts[-1][0]
             used = visible_width(piece[parts[-1][0] :])
             wrap_at = -1
-            place += len(piece)
             continue
         used += size
         following = pieces[index + 1] if index + 1 < len(pieces) else None
@@ -99,10 +102,37 @@ def word_wrap(line: str, width: int, pieces: Sequence[str]) -> list[tuple[int, i
             after_space = blank and (is_paste_marker(following) or not spaced)
             at_cjk = not blank and not spaced and (_is_cjk(piece) or _is_cjk(following))
             if after_space or at_cjk:
-                wrap_at, wrap_used = place + len(piece), used
-        place += len(piece)
+                wrap_at, wrap_used = places[index + 1], used
     rows.append((row_start, len(line)))
     return rows
+
+
+def _places(line: str, pieces: Sequence[str]) -> list[int]:
+    """Where each of ``pieces`` starts in ``line``. The marks that join a marker's last
+    character are no piece of their own (nor of the marker): they are passed over, as Pi's
+    segments pass them, and the next piece starts after them."""
+    places: list[int] = []
+    place = 0
+    for piece in pieces:
+        if not line.startswith(piece, place):
+            place = line.index(piece, place)
+        places.append(place)
+        place += len(piece)
+    return places
+
+
+def line_rows(line: str, width: int, markers: Collection[int] = ()) -> tuple[tuple[int, int], ...]:
+    """:func:`word_wrap` of one line whose pastes numbered ``markers`` show as markers; a
+    line that fits is one row without being segmented."""
+    if not line or visible_width(line) <= width:
+        return ((0, len(line)),)
+    return _wrapped(line, width, frozenset(markers))
+
+
+@lru_cache(maxsize=1024)
+def _wrapped(line: str, width: int, markers: frozenset[int]) -> tuple[tuple[int, int], ...]:
+    # Cached: a draft is wrapped again at every frame, and only its edited line changes.
+    return tuple(word_wrap(line, width, graphemes(line, markers)))
 
 
 def ends_its_line(rows: Sequence[Row], index: int) -> bool:
@@ -322,18 +352,25 @@ class TextField(LineField):
             return
         self._move_to_row(rows, current, current + 1)
 
+    def on_first_row(self) -> bool:
+        """Whether the cursor is on the first row the text is drawn over."""
+        return self._row_of_cursor(self.rows()) == 0
+
+    def on_last_row(self) -> bool:
+        """Whether the cursor is on the last row the text is drawn over."""
+        rows = self.rows()
+        return self._row_of_cursor(rows) == len(rows) - 1
+
     # The rows the lines are wrapped into, which ↑ and ↓ move between.
 
     def rows(self) -> list[Row]:
         """The rows the text is drawn over at :attr:`wrap_width` (Pi's visual lines)."""
         rows: list[Row] = []
         line_start = 0
+        markers = self._paste_numbers()
         for line in self.value.split("\n"):
-            if not line or visible_width(line) <= self.wrap_width:
-                rows.append(Row(line_start, line_start, line_start + len(line)))
-            else:
-                for begin, end in word_wrap(line, self.wrap_width, self._graphemes(line)):
-                    rows.append(Row(line_start, line_start + begin, line_start + end))
+            for begin, end in line_rows(line, self.wrap_width, markers):
+                rows.append(Row(line_start, line_start + begin, line_start + end))
             line_start += len(line) + 1
         return rows
 
@@ -376,13 +413,16 @@ class TextField(LineField):
         line_end = value.find("\n", goal.line_start)
         line = value[goal.line_start : len(value) if line_end < 0 else line_end]
         at = min(_units(value[goal.line_start : goal.start]) + moved, _units(line))
-        offset = 0
-        for grapheme in self._graphemes(line):
+        pieces = self._graphemes(line)
+        offset = passed = 0  # UTF-16 units to the piece, and its string index
+        for grapheme, place in zip(pieces, _places(line, pieces), strict=True):
+            offset += _units(line[passed:place])
+            passed = place
             size = _units(grapheme)
             if offset > at:
                 break
             if size > 1 and at < offset + size:
-                segment_start = goal.line_start + _index_at_units(line, offset)
+                segment_start = goal.line_start + place
                 if segment_start < goal.start and target > current:
                     # A grapheme wider than a row, already passed on the way down: on
                     # to the first row after it.
@@ -391,12 +431,14 @@ class TextField(LineField):
                     while following < len(rows) and rows[following].start < after:
                         following += 1
                     if following < len(rows):
+                        # From where the cursor was put on the way, as Pi's editor
+                        # measures the column again.
+                        self.cursor = goal.line_start + _index_at_units(line, at)
                         self._move_to_row(rows, current, following)
                         return
                 self._snapped_from = at
                 self.cursor = segment_start
                 return
-            offset += size
         self.cursor = goal.line_start + _index_at_units(line, at)
         self._snapped_from = None
 

@@ -6,8 +6,10 @@ actions; then the real terminal session takes the keys, rebound ones too."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -36,11 +38,13 @@ from support.picker_presses import (
     CTRL_W,
     CTRL_Y,
     DELETE,
+    DOWN,
     END,
     HOME,
     LEFT,
     RIGHT,
     UNDO,
+    UP,
     paste,
     typed,
 )
@@ -48,8 +52,11 @@ from support.terminal import ENTER, run_terminal
 
 from ctxmodes.tui.draft import DraftBuffer
 from ctxmodes.tui.editor_edits import EditorEdits, bind_editor_edits
+from ctxmodes.tui.editor_rows import WrappedBufferControl
 from ctxmodes.tui.keymap import KeyMap
 from ctxmodes.tui.paste_markers import PasteMarkers
+
+Ours = Callable[[list[list[str]], KeyMap], list[list[dict[str, Any]]]]
 
 LOG = "\n".join(f"line {number} of the log" for number in range(12))
 WIDE = "w" * 1001
@@ -128,37 +135,76 @@ def ours(runs: list[list[str]], keymap: KeyMap) -> list[list[dict[str, Any]]]:
     binding (the buffer's state saved for undo first where the binding asks
     prompt_toolkit's key processor to), Ctrl+J as the terminal's new line, undo as
     prompt_toolkit's, and typing and pastes through the editor's own."""
-    answers = []
-    for keys in runs:
-        pastes = PasteMarkers()
-        buffer = DraftBuffer(None, pastes, multiline=True)
-        edits = EditorEdits(buffer, pastes)
-        bindings = KeyBindings()
-        bind_editor_edits(bindings, keymap, edits, Condition(lambda: True))
-        steps = [{"value": "", "cursor": 0}]
-        for key in keys:
-            pressed: list[KeyPress] = []
-            parser = Vt100Parser(pressed.append)
-            parser.feed(key)
-            parser.flush()
-            found = bindings.get_bindings_for_keys(tuple(each.key for each in pressed))
-            if key.startswith("\x1b[200~"):
-                edits.paste(key.removeprefix("\x1b[200~").removesuffix("\x1b[201~"))
-            elif key == UNDO:
-                buffer.undo()
-            elif found:
-                binding = found[-1]
-                if binding.save_before(None):  # type: ignore[arg-type]
-                    buffer.save_to_undo_stack()
-                binding.handler(None)  # type: ignore[arg-type]
-            elif key == CTRL_J:
+    return drawn(runs, keymap)
+
+
+def drawing_at(width: int, history: list[str]) -> Ours:
+    """:func:`ours`, the draft drawn at ``width`` columns before the first key and after
+    each (as the terminal draws it, its rows in each step) and ``history`` sent before."""
+    return lambda runs, keymap: asyncio.run(_drawn(runs, keymap, width, history))
+
+
+async def _drawn(
+    runs: list[list[str]], keymap: KeyMap, width: int, history: Sequence[str]
+) -> list[list[dict[str, Any]]]:
+    # In an event loop: the control starts loading the buffer's history, as in the terminal.
+    return drawn(runs, keymap, width, history)
+
+
+def drawn(
+    runs: list[list[str]], keymap: KeyMap, width: int | None = None, history: Sequence[str] = ()
+) -> list[list[dict[str, Any]]]:
+    return [pressed_one_by_one(keys, keymap, width, history) for keys in runs]
+
+
+def pressed_one_by_one(
+    keys: list[str], keymap: KeyMap, width: int | None, history: Sequence[str]
+) -> list[dict[str, Any]]:
+    pastes = PasteMarkers()
+    buffer = DraftBuffer(None, pastes, multiline=True)
+    for sent in history:
+        buffer.history.append_string(sent)
+    # Drawn as Pi's editor is when nothing stands before its rows.
+    control = WrappedBufferControl(buffer, reserved=0, markers=pastes.numbers)
+    edits = EditorEdits(buffer, pastes, wrap_width=lambda: control.wrap_width)
+    bindings = KeyBindings()
+    bind_editor_edits(bindings, keymap, edits, Condition(lambda: True))
+
+    def step() -> dict[str, Any]:
+        state: dict[str, Any] = {"value": buffer.text, "cursor": buffer.cursor_position}
+        if width is not None:
+            content = control.create_content(width, 40)
+            lines = buffer.text.split("\n")
+            at = content.cursor_position
+            state["rows"] = [
+                [lines[line][start:end], at.x if at.y == index else None]
+                for index, (line, start, end) in enumerate(control.rows)
+            ]
+        return state
+
+    steps = [step()]
+    for key in keys:
+        pressed: list[KeyPress] = []
+        parser = Vt100Parser(pressed.append)
+        parser.feed(key)
+        parser.flush()
+        found = bindings.get_bindings_for_keys(tuple(each.key for each in pressed))
+        if key.startswith("\x1b[200~"):
+            edits.paste(key.removeprefix("\x1b[200~").removesuffix("\x1b[201~"))
+        elif key == UNDO:
+            buffer.undo()
+        elif found:
+            binding = found[-1]
+            if binding.save_before(None):  # type: ignore[arg-type]
                 buffer.save_to_undo_stack()
-                buffer.insert_text("\n")
-            else:
-                edits.type(key)
-            steps.append({"value": buffer.text, "cursor": buffer.cursor_position})
-        answers.append(steps)
-    return answers
+            binding.handler(None)  # type: ignore[arg-type]
+        elif key == CTRL_J:
+            buffer.save_to_undo_stack()
+            buffer.insert_text("\n")
+        else:
+            edits.type(key)
+        steps.append(step())
+    return steps
 
 
 @pytest.mark.pi
@@ -171,6 +217,58 @@ def test_each_key_edits_the_draft_as_pi_s_editor(name: str, tmp_path: Path) -> N
 @pytest.mark.slow  # several hundred sequences through Pi and through the key bindings
 def test_random_key_sequences_edit_the_draft_as_pi_s_editor(tmp_path: Path) -> None:
     judge_with_pi_editor(random_runs(400, seed=20261203), ours, tmp_path)
+
+
+SENT = ["first prompt", "  a prompt of\ntwo lines  ", "first prompt", "first prompt", "   "]
+LONG = "the quick brown fox jumps over the lazy dog, then naps"
+
+WRAPPED_CASES: dict[str, list[str]] = {
+    "↑ and ↓ move between a long line's rows and keep the column they started from": [
+        *typed(LONG), UP, UP, UP, DOWN, DOWN, DOWN, HOME, DOWN, DOWN, UP, END, UP,
+    ],
+    "↑ on the first row goes to its start, then back through the prompts sent": [
+        *typed("draft"), UP, UP, UP, UP, UP, DOWN, DOWN, DOWN, DOWN, DOWN,
+    ],
+    "an edit keeps the prompt shown as a draft of its own": [
+        UP, UP, *typed("x"), UP, UP, DOWN, DOWN, UP, CTRL_W, UP, DOWN, DOWN,
+    ],
+    "rows wrap after the spaces before a word and between CJK characters": [
+        *typed("東京と大阪と名古屋と札幌と福岡 and   spaced    words"), UP, UP, LEFT, UP,
+        DOWN, DOWN, CTRL_J, *typed("x"), UP, UP, UP,
+    ],
+    "a marker is one piece a row takes whole or cuts for the eye": [
+        *typed("see "), paste(LOG), *typed(" then "), paste(WIDE), UP, UP, DOWN, DOWN, DOWN,
+    ],
+}  # fmt: skip
+
+
+@pytest.mark.pi
+@pytest.mark.parametrize("name", list(WRAPPED_CASES))
+def test_the_draft_is_drawn_in_pi_s_rows_which_up_and_down_move_between(
+    name: str, tmp_path: Path
+) -> None:
+    judge_with_pi_editor(
+        [WRAPPED_CASES[name]], drawing_at(20, SENT), tmp_path, width=20, history=SENT
+    )
+
+
+@pytest.mark.pi
+@pytest.mark.slow  # several hundred sequences at three widths through Pi
+@pytest.mark.parametrize("width", [9, 13, 24, 41])
+def test_random_keys_draw_and_move_through_the_rows_as_pi_s_editor(
+    width: int, tmp_path: Path
+) -> None:
+    chance = random.Random(width)
+    runs = [
+        [
+            chance.choice([*UNITS, "word ", "東京"])
+            if chance.random() < 0.5
+            else chance.choice([*EDITS, UP, DOWN, UP, DOWN])
+            for _ in range(chance.randint(10, 60))
+        ]
+        for _ in range(100)
+    ]
+    judge_with_pi_editor(runs, drawing_at(width, SENT), tmp_path, width=width, history=SENT)
 
 
 def test_the_terminal_s_editor_takes_the_keys_keybindings_json_gives_them(tmp_path: Path):

@@ -64,6 +64,49 @@ def test_no_cursor_position_report_reaches_the_screen_at_start(tmp_path):
             tmux.close()
 
 
+def draft_rows(screen: str) -> list[str]:
+    """The editor's rows on ``screen``: from the last prompt mark to the footer's line."""
+    lines = screen.splitlines()
+    # The last mark is the editor's (tmux drops an empty editor's space after it).
+    first = max(n for n, line in enumerate(lines) if line.startswith("\u203a"))
+    rows = [lines[first][2:].rstrip()]
+    for line in lines[first + 1 :]:
+        if not line.startswith("  "):
+            break
+        rows.append(line[2:].rstrip())
+    return rows
+
+
+def test_a_long_prompt_wraps_at_spaces_and_up_and_down_move_between_its_rows(tmp_path):
+    tmux = shell_in_tmux(tmp_path)
+    try:
+        start_chat(tmux, tmp_path)
+        words = [f"word{number:02d}" for number in range(40)]
+        tmux.type(" ".join(words))
+        rows = draft_rows(tmux.wait("word39"))
+        assert len(rows) == 3, rows
+        # Each row ends at a word (the space stays at its end), none cut in two.
+        assert " ".join(rows).split() == words, rows
+        assert all(len(row) <= 100 - 3 for row in rows), rows
+        tmux.key("Up")
+        tmux.type("X")
+        rows = draft_rows(tmux.until(lambda text: "X" in "".join(draft_rows(text))))
+        # ↑ from the end of the last row lands in the row above, at the same column.
+        assert "X" in rows[1], rows
+        tmux.key("Down", "End")
+        tmux.type("Z")
+        screen = tmux.until(lambda text: draft_rows(text)[-1].endswith("Z"))
+        sent = " ".join(draft_rows(screen)).split()
+        tmux.key("Enter")
+        tmux.wait("hello there")
+        # On an empty draft, ↑ brings back the prompt sent, wrapped the same way.
+        tmux.key("Up")
+        screen = tmux.until(lambda text: draft_rows(text)[-1].endswith("Z"))
+        assert " ".join(draft_rows(screen)).split() == sent, screen
+    finally:
+        tmux.close()
+
+
 def test_the_slash_menu_keeps_its_rows_at_the_bottom_of_the_screen(tmp_path):
     tmux = shell_in_tmux(tmp_path, rows=20)
     try:
