@@ -10,16 +10,21 @@ the width it wrapped at, which ↑ and ↓ move by.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Callable, Collection
 from typing import Any
 
 from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.data_structures import Point
+from prompt_toolkit.document import Document
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.layout.controls import BufferControl, UIContent
 from prompt_toolkit.layout.utils import explode_text_fragments
 
 from ctxmodes.tui.text_field import line_rows
+
+#: A line's rows: where each starts and ends in it.
+Wrapped = tuple[tuple[int, int], ...]
 
 #: Cells kept after a row's last character for the cursor, as Pi's editor keeps one.
 CURSOR_CELLS = 1
@@ -27,7 +32,10 @@ CURSOR_CELLS = 1
 
 class WrappedBufferControl(BufferControl):
     """A :class:`BufferControl` whose lines are wrapped into rows as Pi's editor wraps them,
-    ``reserved`` cells of each row left to what the window puts before it (a prompt)."""
+    ``reserved`` cells of each row left to what the window puts before it (a prompt).
+
+    A frame wraps only the lines it has not wrapped before at that width, and styles only
+    the rows it shows: a long draft costs a lookup a line, not a wrap."""
 
     def __init__(
         self,
@@ -45,38 +53,69 @@ class WrappedBufferControl(BufferControl):
         #: The rows last drawn: each its line's number, and where in the line it starts
         #: and ends.
         self.rows: list[tuple[int, int, int]] = []
+        #: Each line's rows at :attr:`wrap_width` with the markers of ``_wrapped_markers``.
+        self._wrapped: dict[str, Wrapped] = {}
+        self._wrapped_markers: frozenset[int] = frozenset()
+        self._document = buffer.document
+        #: The document :attr:`rows` were wrapped from (a frame asks for them twice).
+        self._rows_document: Document | None = None
+
+    def _create_get_processed_line_func(
+        self, document: Document, width: int, height: int
+    ) -> Callable[[int], Any]:
+        # The document drawn: the buffer's, or the one a history search previews.
+        self._document = document
+        return super()._create_get_processed_line_func(document, width, height)
+
+    def _wrap(
+        self, lines: list[str], wrap_width: int, markers: frozenset[int]
+    ) -> list[tuple[int, int, int]]:
+        """The rows of ``lines``, those of a line wrapped before taken again."""
+        known = self._wrapped
+        wrapped: dict[str, Wrapped] = {}
+        self._wrapped = wrapped
+        rows: list[tuple[int, int, int]] = []
+        for number, line in enumerate(lines):
+            found = known.get(line) or wrapped.get(line) or line_rows(line, wrap_width, markers)
+            wrapped[line] = found
+            rows.extend((number, start, end) for start, end in found)
+        return rows
 
     def create_content(self, width: int, height: int, preview_search: bool = False) -> UIContent:
         content = super().create_content(width, height, preview_search)
-        self.wrap_width = max(1, width - self._reserved - CURSOR_CELLS)
-        markers = self._markers()
-        # Every line's styled characters, its cursor cell (a space) last.
-        lines: list[StyleAndTextTuples] = [
-            explode_text_fragments(content.get_line(n)) for n in range(content.line_count)
-        ]
-        rows: list[tuple[int, int, int]] = []
-        self.rows = rows
-        for number, cells in enumerate(lines):
-            text = "".join(cell[1] for cell in cells[:-1])
-            wrapped = line_rows(text, self.wrap_width, markers)
-            rows.extend((number, start, end) for start, end in wrapped)
+        wrap_width = max(1, width - self._reserved - CURSOR_CELLS)
+        markers = frozenset(self._markers())
+        rewrap = (wrap_width, markers) != (self.wrap_width, self._wrapped_markers)
+        if rewrap:
+            self._wrapped = {}
+        self.wrap_width, self._wrapped_markers = wrap_width, markers
+        document = self._document
+        if rewrap or document is not self._rows_document:
+            self._rows_document = document
+            self.rows = self._wrap(document.lines, wrap_width, markers)
+        rows = self.rows
+        styled: dict[int, StyleAndTextTuples] = {}
 
         def row_at(point: Point | None) -> Point | None:
             """Where a place in a line is in the rows: a wrapped row's end starts the next
             row, the line's end is its last row's (Pi's editor's rule)."""
             if point is None:
                 return None
-            for index, (number, start, end) in enumerate(rows):
+            first = bisect_left(rows, (point.y, -1, -1))
+            for index in range(first, len(rows)):
+                number, start, end = rows[index]
                 last = index + 1 == len(rows) or rows[index + 1][0] != number
-                if number == point.y and start <= point.x and (point.x < end or last):
+                if start <= point.x and (point.x < end or last):
                     return Point(x=point.x - start, y=index)
             return point
 
         def get_row(index: int) -> StyleAndTextTuples:
             number, start, end = rows[index]
-            cells = lines[number]
-            last = end == len(cells) - 1
-            return cells[start : end + 1] if last else cells[start:end]
+            cells = styled.get(number)
+            if cells is None:
+                # The line's styled characters, its cursor cell (a space) last.
+                cells = styled[number] = explode_text_fragments(content.get_line(number))
+            return cells[start : end + 1] if end == len(cells) - 1 else cells[start:end]
 
         return UIContent(
             get_line=get_row,
