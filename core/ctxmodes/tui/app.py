@@ -46,7 +46,7 @@ from ctxmodes.tui.commands import SlashCommand, completion_commands, terminal_co
 from ctxmodes.tui.completion import SlashCompleter
 from ctxmodes.tui.cycling import scope_line
 from ctxmodes.tui.draft import DraftBuffer
-from ctxmodes.tui.editor_edits import EditorEdits
+from ctxmodes.tui.editor_edits import EditorEdits, editor_rows
 from ctxmodes.tui.editor_rows import WrappedBufferControl
 from ctxmodes.tui.file_completion import FileCompleter
 from ctxmodes.tui.keymap import KeyMap, keybindings_path
@@ -208,7 +208,10 @@ class TerminalSession:
         )
         #: Pi's moves and deletes on the draft, and their kill ring.
         self.editor_edits = EditorEdits(
-            self.buffer, self.pastes, wrap_width=lambda: self.editor_control.wrap_width
+            self.buffer,
+            self.pastes,
+            wrap_width=lambda: self.editor_control.wrap_width,
+            page_rows=lambda: editor_rows(self.height),
         )
         agent.attach_editor(
             lambda: self.pastes.expanded(self.buffer.text), self._set_editor_text_soon

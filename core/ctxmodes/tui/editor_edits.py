@@ -55,7 +55,16 @@ EDITOR_EDITS: Final = (
     "tui.editor.cursorDown",
     "tui.editor.cursorRight",
     "tui.editor.cursorLeft",
+    "tui.editor.pageUp",
+    "tui.editor.pageDown",
 )
+
+
+def editor_rows(terminal_rows: int) -> int:
+    """The rows the editor shows before it scrolls, and pages by: Pi's, three tenths of
+    the terminal's height and at least five."""
+    return max(5, terminal_rows * 3 // 10)
+
 
 #: How many prompts sent before ↑ goes back through, as in Pi's editor.
 SENT_KEPT: Final = 100
@@ -69,11 +78,16 @@ class EditorEdits:
     buffer keeps the undo history, its steps made where Pi's editor makes them."""
 
     def __init__(
-        self, buffer: Buffer, pastes: PasteMarkers, wrap_width: Callable[[], int] = lambda: 80
+        self,
+        buffer: Buffer,
+        pastes: PasteMarkers,
+        wrap_width: Callable[[], int] = lambda: 80,
+        page_rows: Callable[[], int] = lambda: editor_rows(40),
     ) -> None:
         self._buffer = buffer
         self._pastes = pastes
         self._wrap_width = wrap_width
+        self._page_rows = page_rows
         self._field = TextField(undo_point=buffer.save_to_undo_stack, paste_numbers=pastes.numbers)
         #: The text and cursor the field last left: anything else since then (a key of
         #: prompt_toolkit's, a paste) ended a run of typing, of deletes or a yank.
@@ -172,6 +186,12 @@ class EditorEdits:
         else:
             self._moved(field.cursor_down)
 
+    def page(self, direction: int) -> None:
+        """PageUp (``direction`` -1) or PageDown (1): as many rows as the editor shows, as
+        Pi's editor pages."""
+        field = self._synced()
+        self._moved(lambda: field.cursor_page(direction, self._page_rows()))
+
     def browse(self, direction: int) -> None:
         """Pi's ``navigateHistory``: the prompt sent before the one shown (``direction``
         -1, the cursor at its start) or after it (1, at its end); past the last one, the
@@ -236,6 +256,8 @@ _MOVES: Final[Mapping[str, Callable[[EditorEdits], None]]] = {
     "tui.editor.cursorDown": EditorEdits.cursor_down,
     "tui.editor.historyPrevious": lambda edits: edits.browse(-1),
     "tui.editor.historyNext": lambda edits: edits.browse(1),
+    "tui.editor.pageUp": lambda edits: edits.page(-1),
+    "tui.editor.pageDown": lambda edits: edits.page(1),
 }
 _ROW_MOVES: Final = frozenset({"tui.editor.cursorUp", "tui.editor.cursorDown"})
 

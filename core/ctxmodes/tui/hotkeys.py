@@ -5,8 +5,7 @@ so a key changed in ``keybindings.json`` shows as changed, the editor's moves an
 among them. Undo, the character jumps and Tab are prompt_toolkit's, which
 ``keybindings.json`` does not change here: they are listed as the editor binds them
 (:data:`EDITOR_KEYS`, in Pi's key names).
-A row of Pi's list whose action this terminal lacks (Pi's paging of the editor) is left
-out; a row whose keys were all unbound is left out too.
+A row whose keys were all unbound is left out.
 """
 
 from __future__ import annotations
@@ -48,6 +47,7 @@ SECTIONS: Final[tuple[tuple[str, tuple[tuple[tuple[str, ...], str], ...]], ...]]
             (("tui.editor.cursorLineEnd",), "End of line"),
             (("tui.editor.jumpForward",), "Jump forward to character"),
             (("tui.editor.jumpBackward",), "Jump backward to character"),
+            (("tui.editor.pageUp", "tui.editor.pageDown"), "Scroll by page"),
         ),
     ),
     (

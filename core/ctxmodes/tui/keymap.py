@@ -113,6 +113,8 @@ DEFAULTS: Final[Mapping[str, tuple[str, ...]]] = {
     "tui.editor.cursorDown": ("down",),
     "tui.editor.historyPrevious": (),
     "tui.editor.historyNext": (),
+    "tui.editor.pageUp": ("pageUp", "ctrl+pageUp"),
+    "tui.editor.pageDown": ("pageDown", "ctrl+pageDown"),
     # The /scoped-models list's own.
     "app.models.save": ("ctrl+s",),
     "app.models.enableAll": ("ctrl+a",),

@@ -31,6 +31,7 @@ from prompt_toolkit.layout.menus import CompletionsMenu
 from prompt_toolkit.output.vt100 import Vt100_Output
 from prompt_toolkit.styles import Style
 
+from ctxmodes.tui.editor_edits import editor_rows
 from ctxmodes.tui.keys import key_bindings
 from ctxmodes.tui.picker import PICKER_STYLE
 
@@ -43,9 +44,6 @@ if TYPE_CHECKING:
 
 #: The cells of the prompt before each row of the draft (the prompt mark or two spaces).
 PROMPT_CELLS: Final = 2
-#: Rows of the editor before it scrolls (the completion menu's are a setting,
-#: ``terminal.completion_rows``).
-EDITOR_ROWS: Final = 12
 
 STYLE = Style.from_dict(
     {
@@ -122,14 +120,17 @@ def build_application(
         return session.settings.completion_rows
 
     def editor_height() -> Dimension:
+        # The rows shown before the draft scrolls are Pi's (the completion menu's are a
+        # setting, ``terminal.completion_rows``).
+        shown = editor_rows(session.height)
         state = session.buffer.complete_state
         if state is None or not state.completions:
-            return Dimension(min=1, max=EDITOR_ROWS)
+            return Dimension(min=1, max=shown)
         # The completion menu floats below the cursor, inside this layout: the editor grows
         # to hold it, so at the bottom of the screen the terminal scrolls up to make room
         # instead of the menu shrinking to the rows that happen to be left.
         rows = min(menu_rows(), len(state.completions)) + 1
-        return Dimension(min=rows, max=max(rows, EDITOR_ROWS))
+        return Dimension(min=rows, max=max(rows, shown))
 
     editor = Window(
         session.editor_control,

@@ -352,6 +352,15 @@ class TextField(LineField):
             return
         self._move_to_row(rows, current, current + 1)
 
+    def cursor_page(self, direction: int, rows_per_page: int) -> None:
+        """Pi's ``pageScroll``: ``rows_per_page`` rows up (``direction`` -1) or down (1),
+        stopping at the first or the last row, the column kept as ↑ and ↓ keep it."""
+        self._last = None
+        rows = self.rows()
+        current = self._row_of_cursor(rows)
+        target = max(0, min(len(rows) - 1, current + direction * rows_per_page))
+        self._move_to_row(rows, current, target)
+
     def on_first_row(self) -> bool:
         """Whether the cursor is on the first row the text is drawn over."""
         return self._row_of_cursor(self.rows()) == 0

@@ -56,6 +56,9 @@ from ctxmodes.tui.editor_rows import WrappedBufferControl
 from ctxmodes.tui.keymap import KeyMap
 from ctxmodes.tui.paste_markers import PasteMarkers
 
+PAGE_UP, PAGE_DOWN = "\x1b[5~", "\x1b[6~"
+CTRL_PAGE_UP, CTRL_PAGE_DOWN = "\x1b[5;5~", "\x1b[6;5~"
+
 Ours = Callable[[list[list[str]], KeyMap], list[list[dict[str, Any]]]]
 
 LOG = "\n".join(f"line {number} of the log" for number in range(12))
@@ -236,6 +239,10 @@ WRAPPED_CASES: dict[str, list[str]] = {
         *typed("東京と大阪と名古屋と札幌と福岡 and   spaced    words"), UP, UP, LEFT, UP,
         DOWN, DOWN, CTRL_J, *typed("x"), UP, UP, UP,
     ],
+    "PageUp and PageDown move a page of rows and stop at the first and the last": [
+        paste(" ".join([LONG] * 6)), PAGE_UP, PAGE_UP, END, PAGE_DOWN, LEFT, PAGE_DOWN,
+        PAGE_UP, CTRL_PAGE_UP, CTRL_PAGE_DOWN,
+    ],
     "a marker is one piece a row takes whole or cuts for the eye": [
         *typed("see "), paste(LOG), *typed(" then "), paste(WIDE), UP, UP, DOWN, DOWN, DOWN,
     ],
@@ -263,7 +270,7 @@ def test_random_keys_draw_and_move_through_the_rows_as_pi_s_editor(
         [
             chance.choice([*UNITS, "word ", "東京"])
             if chance.random() < 0.5
-            else chance.choice([*EDITS, UP, DOWN, UP, DOWN])
+            else chance.choice([*EDITS, UP, DOWN, UP, DOWN, PAGE_UP, PAGE_DOWN])
             for _ in range(chance.randint(10, 60))
         ]
         for _ in range(100)

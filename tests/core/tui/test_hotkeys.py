@@ -14,10 +14,8 @@ from support.terminal import ENTER, run_terminal
 from ctxmodes.tui.hotkeys import EDITOR_KEYS, SECTIONS, hotkey_rows
 from ctxmodes.tui.keymap import DEFAULTS, KeyMap, parse_key
 
+
 #: Pi's rows for actions this terminal does not have.
-NOT_HERE = {"Scroll by page"}
-
-
 def test_a_remapped_key_shows_as_remapped_and_the_list_ends_with_the_typed_prefixes(tmp_path):
     bindings = tmp_path / "keybindings.json"
     bindings.write_text(json.dumps({"app.tools.expand": "alt+o", "app.suspend": []}))
@@ -73,7 +71,7 @@ def test_every_editor_key_listed_is_one_the_editor_binds(tmp_path):
 
 def test_the_rows_are_pi_s_rows_in_pi_s_order():
     """Pi's list, read from its ``handleHotkeysCommand``: its rows' descriptions in order,
-    less those of actions the terminal lacks, and every action id one Pi knows."""
+    and every action id one Pi knows."""
     dist = require_pi_modules() / PI_PACKAGE.parent / "dist"
     source = (dist / "modes" / "interactive" / "interactive-mode.js").read_text()
     body = source[source.index("    handleHotkeysCommand() {") :]
@@ -83,10 +81,10 @@ def test_the_rows_are_pi_s_rows_in_pi_s_order():
         for description in re.findall(r"^\| \\`.*?\\` \| (.*?) \|$", body, re.MULTILINE)
     ]
     ours = [what for _, rows in SECTIONS for _, what in rows]
-    assert ours == [row for row in pi_rows if row not in NOT_HERE]
+    assert ours == pi_rows
     actions = {action for _, rows in SECTIONS for ids, _ in rows for action in ids if "." in action}
     pi_ids = set(re.findall(r'Display\("([\w.]+)"\)', body))
-    assert actions == pi_ids - {"tui.editor.pageUp", "tui.editor.pageDown"}
+    assert actions == pi_ids
     assert actions <= set(EDITOR_KEYS) | set(DEFAULTS)
 
 
