@@ -14,10 +14,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from prompt_toolkit.application import Application
+from prompt_toolkit.application.current import set_app
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.input.vt100_parser import Vt100Parser
 from prompt_toolkit.key_binding import KeyBindings
 from prompt_toolkit.key_binding.key_processor import KeyPress
+from prompt_toolkit.output import DummyOutput
 from support.agents import make_agent
 from support.pi_editor_judge import judge_with_pi_editor
 from support.picker_presses import (
@@ -150,8 +153,10 @@ def drawing_at(width: int, history: list[str]) -> Ours:
 async def _drawn(
     runs: list[list[str]], keymap: KeyMap, width: int, history: Sequence[str]
 ) -> list[list[dict[str, Any]]]:
-    # In an event loop: the control starts loading the buffer's history, as in the terminal.
-    return drawn(runs, keymap, width, history)
+    # In an event loop, in an application: the control starts loading the buffer's
+    # history, and asks for the application, as in the terminal.
+    with set_app(Application(output=DummyOutput())):
+        return drawn(runs, keymap, width, history)
 
 
 def drawn(
@@ -273,7 +278,7 @@ def test_random_keys_draw_and_move_through_the_rows_as_pi_s_editor(
             else chance.choice([*EDITS, UP, DOWN, UP, DOWN, PAGE_UP, PAGE_DOWN])
             for _ in range(chance.randint(10, 60))
         ]
-        for _ in range(100)
+        for _ in range(300)
     ]
     judge_with_pi_editor(runs, drawing_at(width, SENT), tmp_path, width=width, history=SENT)
 
