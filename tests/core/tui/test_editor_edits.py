@@ -265,7 +265,7 @@ def test_the_draft_is_drawn_in_pi_s_rows_which_up_and_down_move_between(
 
 
 @pytest.mark.pi
-@pytest.mark.slow  # several hundred sequences at three widths through Pi
+@pytest.mark.slow  # several hundred sequences at four widths through Pi
 @pytest.mark.parametrize("width", [9, 13, 24, 41])
 def test_random_keys_draw_and_move_through_the_rows_as_pi_s_editor(
     width: int, tmp_path: Path
