@@ -1,13 +1,15 @@
 """Internal to ctxmodes: the editor's moves and deletes as Pi's editor has them, on the keys
 ``keybindings.json`` gives Pi's ``tui.editor.*`` actions.
 
-The draft is a prompt_toolkit buffer, which types, undoes, browses the history with ↑/↓ and
-completes; these keys act on it as Pi's multi-line ``Editor`` acts
-(:class:`~ctxmodes.tui.text_field.TextField`): a character is a grapheme, a word stops at
-ASCII punctuation inside it, Home, End and the line deletes act on the cursor's line, and
-what the deletes take goes to Pi's kill ring, whose entries join while deletes follow one
-another and which Ctrl+Y and Alt+Y yank from. Typing or another key between two of them
-ends a run of deletes, as any other action ends it in Pi.
+The draft is a prompt_toolkit buffer, which types, undoes and completes; these keys act on
+it as Pi's multi-line ``Editor`` acts (:class:`~ctxmodes.tui.text_field.TextField`): a
+character is a grapheme, a word stops at ASCII punctuation inside it, Home, End and the line
+deletes act on the cursor's line, and what the deletes take goes to Pi's kill ring, whose
+entries join while deletes follow one another and which Ctrl+Y and Alt+Y yank from. Typing
+or another key between two of them ends a run of deletes, as any other action ends it in Pi.
+↑, ↓, PageUp and PageDown move between the rows the editor draws
+(:mod:`ctxmodes.tui.editor_rows`), and ↑ and ↓ go on through the prompts sent before, as
+Pi's editor browses its history.
 
 Undo is the buffer's, its steps Pi's: what is typed from one space to the next is one step
 (a space starts a new one), and each delete, yank, paste or line break is one. A large
@@ -81,9 +83,12 @@ class EditorEdits:
         self,
         buffer: Buffer,
         pastes: PasteMarkers,
-        wrap_width: Callable[[], int] = lambda: 80,
-        page_rows: Callable[[], int] = lambda: editor_rows(40),
+        *,
+        wrap_width: Callable[[], int],
+        page_rows: Callable[[], int],
     ) -> None:
+        """``wrap_width``: the cells the editor's rows were last wrapped to; ``page_rows``:
+        the rows it shows."""
         self._buffer = buffer
         self._pastes = pastes
         self._wrap_width = wrap_width

@@ -54,7 +54,7 @@ from support.picker_presses import (
 from support.terminal import ENTER, run_terminal
 
 from ctxmodes.tui.draft import DraftBuffer
-from ctxmodes.tui.editor_edits import EditorEdits, bind_editor_edits
+from ctxmodes.tui.editor_edits import EditorEdits, bind_editor_edits, editor_rows
 from ctxmodes.tui.editor_rows import WrappedBufferControl
 from ctxmodes.tui.keymap import KeyMap
 from ctxmodes.tui.paste_markers import PasteMarkers
@@ -174,7 +174,10 @@ def pressed_one_by_one(
         buffer.history.append_string(sent)
     # Drawn as Pi's editor is when nothing stands before its rows.
     control = WrappedBufferControl(buffer, reserved=0, markers=pastes.numbers)
-    edits = EditorEdits(buffer, pastes, wrap_width=lambda: control.wrap_width)
+    # Pi's judge's terminal has 40 rows.
+    edits = EditorEdits(
+        buffer, pastes, wrap_width=lambda: control.wrap_width, page_rows=lambda: editor_rows(40)
+    )
     bindings = KeyBindings()
     bind_editor_edits(bindings, keymap, edits, Condition(lambda: True))
 
