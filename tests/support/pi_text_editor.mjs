@@ -1,5 +1,6 @@
-// The real pi-tui Editor (Pi's multi-line editor, as its ExtensionEditorComponent holds
-// it for a branch summary's instructions) driven by keys: its text and cursor after each.
+// The real pi-tui Editor (Pi's multi-line editor: the one Pi types prompts in, and the one
+// its ExtensionEditorComponent holds for a branch summary's instructions) driven by keys:
+// its text and cursor after each.
 // Usage: node pi_text_editor.mjs <pi-coding-agent dir> <request file>
 // Request: {bindings: a keybindings.json's content, runs: [{value: the text set first
 // (setText, as a prefill), keys: ["a", "\x1b[A", ...], width: the columns it is drawn
@@ -34,7 +35,7 @@ const answers = request.runs.map(({ value, keys, width, history }) => {
     const before = [...lines.slice(0, line), lines[line].slice(0, col)].join("\n");
     const step = { value: editor.getText(), cursor: codePoints(before) };
     if (width) {
-      editor.render(width); // as the terminal does after each key: the width moves use
+      editor.render(width); // as the terminal draws after each key: ↑ and ↓ move by it
       step.rows = editor.layoutText(Math.max(1, width - 1)).map((row) => [
         row.text,
         row.hasCursor ? codePoints(row.text.slice(0, row.cursorPos)) : null,

@@ -1,13 +1,15 @@
 """Internal to ctxmodes: a text of several lines edited as Pi's multi-line ``Editor``
-(pi-tui's ``components/editor.js``) edits it, for the instructions of a branch summary.
+(pi-tui's ``components/editor.js``) edits it, for the instructions of a branch summary and,
+under the terminal's editor (:mod:`ctxmodes.tui.editor_edits`), for the draft.
 
 It is Pi's one-line field (:class:`~ctxmodes.tui.line_field.LineField`) with the editor's
 rules where lines meet: Home, End and the line deletes act on the cursor's line (a line
 delete at the line's edge takes the line break); a word move or delete stops at a line's
 edge and then crosses the break alone. A line wider than the field is wrapped into rows as
 Pi's editor wraps it (after the spaces before a word, or between CJK characters), and ↑ and
-↓ move between those rows, keeping the column they started from while they pass shorter
-ones, as Pi's editor keeps it. Columns are counted as Pi counts them, in UTF-16 units.
+↓ (and a page at a time) move between those rows, keeping the column they started from
+while they pass shorter ones, as Pi's editor keeps it. Columns are counted as Pi counts
+them, in UTF-16 units.
 """
 
 from __future__ import annotations
@@ -131,7 +133,7 @@ def line_rows(line: str, width: int, markers: Collection[int] = ()) -> tuple[tup
 
 @lru_cache(maxsize=1024)
 def _wrapped(line: str, width: int, markers: frozenset[int]) -> tuple[tuple[int, int], ...]:
-    # Cached: a draft is wrapped again at every frame, and only its edited line changes.
+    # Cached: each ↑ or ↓ wraps the whole text again, whose lines mostly stay as they were.
     return tuple(word_wrap(line, width, graphemes(line, markers)))
 
 

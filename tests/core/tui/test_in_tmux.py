@@ -65,7 +65,8 @@ def test_no_cursor_position_report_reaches_the_screen_at_start(tmp_path):
 
 
 def draft_rows(screen: str) -> list[str]:
-    """The editor's rows on ``screen``: from the last prompt mark to the footer's line."""
+    """The editor's rows on ``screen``: the last prompt mark's, and the indented ones under
+    it."""
     lines = screen.splitlines()
     # The last mark is the editor's (tmux drops an empty editor's space after it).
     first = max(n for n, line in enumerate(lines) if line.startswith("\u203a"))
