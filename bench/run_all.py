@@ -33,6 +33,7 @@ BENCHMARKS = (
     "service_capacity.py",
     "service_isolation.py",
     "terminal.py",
+    "editor_rows.py",
 )
 
 

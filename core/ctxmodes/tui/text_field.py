@@ -134,7 +134,11 @@ def line_rows(line: str, width: int, markers: Collection[int] = ()) -> tuple[tup
 @lru_cache(maxsize=1024)
 def _wrapped(line: str, width: int, markers: frozenset[int]) -> tuple[tuple[int, int], ...]:
     # Cached: each ↑ or ↓ wraps the whole text again, whose lines mostly stay as they were.
-    return tuple(word_wrap(line, width, graphemes(line, markers)))
+    if line.isascii() and line.isprintable() and not (markers and "[paste #" in line):
+        pieces = list(line)  # each character a grapheme: no need to ask ICU
+    else:
+        pieces = graphemes(line, markers)
+    return tuple(word_wrap(line, width, pieces))
 
 
 def ends_its_line(rows: Sequence[Row], index: int) -> bool:
