@@ -135,10 +135,27 @@ def line_rows(line: str, width: int, markers: Collection[int] = ()) -> tuple[tup
 def _wrapped(line: str, width: int, markers: frozenset[int]) -> tuple[tuple[int, int], ...]:
     # Cached: each ↑ or ↓ wraps the whole text again, whose lines mostly stay as they were.
     if line.isascii() and line.isprintable() and not (markers and "[paste #" in line):
-        pieces = list(line)  # each character a grapheme: no need to ask ICU
-    else:
-        pieces = graphemes(line, markers)
-    return tuple(word_wrap(line, width, pieces))
+        return _ascii_rows(line, width)
+    return tuple(word_wrap(line, width, graphemes(line, markers)))
+
+
+def _ascii_rows(line: str, width: int) -> tuple[tuple[int, int], ...]:
+    """:func:`word_wrap` of a line of printable ASCII, a row at a time rather than a
+    character at a time: each character is one cell and the space is the only blank, so a
+    full row ends after the last space before a word that it holds (else where it is
+    full), and the next row starts there."""
+    rows: list[tuple[int, int]] = []
+    start = 0
+    while len(line) - start > width:
+        over = start + width  # the first character the row has no room for
+        space = line.rfind(" ", start, over)
+        while space >= start and line[space + 1] == " ":
+            space = line.rfind(" ", start, space)
+        end = space + 1 if space >= start else over
+        rows.append((start, end))
+        start = end
+    rows.append((start, len(line)))
+    return tuple(rows)
 
 
 def ends_its_line(rows: Sequence[Row], index: int) -> bool:

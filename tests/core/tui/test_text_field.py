@@ -48,7 +48,7 @@ from ctxmodes.tui.keymap import KeyMap
 from ctxmodes.tui.line_field import graphemes
 from ctxmodes.tui.picker import Picker
 from ctxmodes.tui.picker_keys import EDITOR_KEYS, PickerKeys, bind_picker_keys
-from ctxmodes.tui.text_field import word_wrap
+from ctxmodes.tui.text_field import line_rows, word_wrap
 
 WORD_WRAP = Path(__file__).parents[2] / "support" / "pi_word_wrap.mjs"
 
@@ -234,3 +234,23 @@ def test_lines_are_wrapped_into_rows_as_pi_s_editor_wraps_them() -> None:
         assert [list(row) for row in word_wrap(line, width, graphemes(line))] == pi_rows, (
             f"{line!r} at {width} cells"
         )
+
+
+@pytest.mark.pi
+def test_an_ascii_line_is_wrapped_a_row_at_a_time_into_pi_s_rows() -> None:
+    chance = random.Random(20261204)
+    words = ["a", "to", "context", "x" * 9, "supercalifragilistic", "(x)", "a-b", "."]
+    cases = [
+        (
+            chance.choice(["", " ", "   "])
+            + "".join(
+                chance.choice(words) + chance.choice([" ", "", " ", "  ", "     "])
+                for _ in range(chance.randint(1, 30))
+            ),
+            chance.randint(1, 30),
+        )
+        for _ in range(800)
+    ]
+    wrapped = run_pi_script(WORD_WRAP, stdin=json.dumps(cases))
+    for (line, width), pi_rows in zip(cases, wrapped, strict=True):
+        assert [list(row) for row in line_rows(line, width)] == pi_rows, f"{line!r} at {width}"
