@@ -46,7 +46,7 @@ from ctxmodes.tui.commands import SlashCommand, completion_commands, terminal_co
 from ctxmodes.tui.completion import SlashCompleter
 from ctxmodes.tui.cycling import scope_line
 from ctxmodes.tui.draft import DraftBuffer
-from ctxmodes.tui.editor_edits import EditorEdits, editor_rows
+from ctxmodes.tui.editor_edits import EditorEdits
 from ctxmodes.tui.editor_rows import WrappedBufferControl
 from ctxmodes.tui.file_completion import FileCompleter
 from ctxmodes.tui.keymap import KeyMap, keybindings_path
@@ -57,6 +57,7 @@ from ctxmodes.tui.layout import (
     PROMPT_CELLS,
     STYLE,
     build_application,
+    editor_rows,
     picker_window,
 )
 from ctxmodes.tui.live import LiveRegion

@@ -62,12 +62,6 @@ EDITOR_EDITS: Final = (
 )
 
 
-def editor_rows(terminal_rows: int) -> int:
-    """The rows the editor shows before it scrolls, and pages by: Pi's, three tenths of
-    the terminal's height and at least five."""
-    return max(5, terminal_rows * 3 // 10)
-
-
 #: How many prompts sent before ↑ goes back through, as in Pi's editor.
 SENT_KEPT: Final = 100
 

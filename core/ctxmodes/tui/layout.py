@@ -31,7 +31,6 @@ from prompt_toolkit.layout.menus import CompletionsMenu
 from prompt_toolkit.output.vt100 import Vt100_Output
 from prompt_toolkit.styles import Style
 
-from ctxmodes.tui.editor_edits import editor_rows
 from ctxmodes.tui.keys import key_bindings
 from ctxmodes.tui.picker import PICKER_STYLE
 
@@ -44,6 +43,13 @@ if TYPE_CHECKING:
 
 #: The cells of the prompt before each row of the draft (the prompt mark or two spaces).
 PROMPT_CELLS: Final = 2
+
+
+def editor_rows(terminal_rows: int) -> int:
+    """The rows the editor shows before it scrolls, and pages by: Pi's, three tenths of
+    the terminal's height and at least five."""
+    return max(5, terminal_rows * 3 // 10)
+
 
 STYLE = Style.from_dict(
     {

@@ -54,9 +54,10 @@ from support.picker_presses import (
 from support.terminal import ENTER, run_terminal
 
 from ctxmodes.tui.draft import DraftBuffer
-from ctxmodes.tui.editor_edits import EditorEdits, bind_editor_edits, editor_rows
+from ctxmodes.tui.editor_edits import EditorEdits, bind_editor_edits
 from ctxmodes.tui.editor_rows import WrappedBufferControl
 from ctxmodes.tui.keymap import KeyMap
+from ctxmodes.tui.layout import editor_rows
 from ctxmodes.tui.paste_markers import PasteMarkers
 
 PAGE_UP, PAGE_DOWN = "\x1b[5~", "\x1b[6~"
