@@ -14,6 +14,8 @@ from __future__ import annotations
 from functools import cache
 from typing import Any, Final
 
+from ctxmodes.session.jsvalues import js_length
+
 #: Marks that terminals give a cell of their own (Pi's ``terminalSpacingMarkRegex``).
 _SPACING_MARKS: Final = (
     r"(?:[\p{Spacing_Mark}--[\u1734\u302E\u302F]]|"
@@ -55,7 +57,7 @@ def _could_be_emoji(grapheme: str) -> bool:
         or 0x2600 <= code <= 0x27BF
         or 0x2B50 <= code <= 0x2B55
         or _EMOJI_PRESENTATION in grapheme
-        or len(grapheme.encode("utf-16-le")) > 4
+        or js_length(grapheme) > 2
     )
 
 
