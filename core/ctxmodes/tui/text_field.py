@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Final
 
+from ctxmodes.session.jsvalues import js_length
 from ctxmodes.tui.grapheme_cells import cjk_break
 from ctxmodes.tui.line_field import (
     EDITS,
@@ -30,11 +31,6 @@ from ctxmodes.tui.line_field import (
     word_backward,
     word_forward,
 )
-
-
-def _units(text: str) -> int:
-    """``text``'s length in UTF-16 units, as JavaScript counts a string."""
-    return len(text) + sum(1 for char in text if ord(char) >= 0x10000)
 
 
 def _index_at_units(text: str, units: int) -> int:
@@ -320,7 +316,7 @@ class TextField(LineField):
         # its row.
         self._last = None
         rows = self.rows()
-        self._preferred = _units(self.value[rows[self._row_of_cursor(rows)].start : self.cursor])
+        self._preferred = js_length(self.value[rows[self._row_of_cursor(rows)].start : self.cursor])
 
     def cursor_line_start(self) -> None:
         self._last = None
@@ -414,8 +410,8 @@ class TextField(LineField):
         for index, row in enumerate(rows):
             if row.line_start != line_start:
                 continue
-            offset = column - _units(value[line_start : row.start])
-            length = _units(value[row.start : row.end])
+            offset = column - js_length(value[line_start : row.start])
+            length = js_length(value[row.start : row.end])
             at_end = offset == length and ends_its_line(rows, index)
             if offset >= 0 and (offset < length or at_end):
                 return index
@@ -423,7 +419,7 @@ class TextField(LineField):
 
     def _row_of_cursor(self, rows: list[Row]) -> int:
         start = self._line_start()
-        return self._row_at(rows, start, _units(self.value[start : self.cursor]))
+        return self._row_at(rows, start, js_length(self.value[start : self.cursor]))
 
     def _move_to_row(self, rows: list[Row], current: int, target: int) -> None:
         """Pi's ``moveToVisualLine``: the column kept or clamped by its sticky-column rules,
@@ -432,25 +428,25 @@ class TextField(LineField):
         value = self.value
         if self._snapped_from is not None:
             snapped = rows[self._row_at(rows, source.line_start, self._snapped_from)]
-            column = self._snapped_from - _units(value[snapped.line_start : snapped.start])
+            column = self._snapped_from - js_length(value[snapped.line_start : snapped.start])
         else:
-            column = _units(value[source.start : self.cursor])
-        source_max = _units(value[source.start : source.end])
+            column = js_length(value[source.start : self.cursor])
+        source_max = js_length(value[source.start : source.end])
         if not ends_its_line(rows, current):
             source_max = max(0, source_max - 1)
-        target_max = _units(value[goal.start : goal.end])
+        target_max = js_length(value[goal.start : goal.end])
         if not ends_its_line(rows, target):
             target_max = max(0, target_max - 1)
         moved = self._vertical_column(column, source_max, target_max)
         line_end = value.find("\n", goal.line_start)
         line = value[goal.line_start : len(value) if line_end < 0 else line_end]
-        at = min(_units(value[goal.line_start : goal.start]) + moved, _units(line))
+        at = min(js_length(value[goal.line_start : goal.start]) + moved, js_length(line))
         pieces = self._graphemes(line)
         offset = passed = 0  # UTF-16 units to the piece, and its string index
         for grapheme, place in zip(pieces, _places(line, pieces), strict=True):
-            offset += _units(line[passed:place])
+            offset += js_length(line[passed:place])
             passed = place
-            size = _units(grapheme)
+            size = js_length(grapheme)
             if offset > at:
                 break
             if size > 1 and at < offset + size:
