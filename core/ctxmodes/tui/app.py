@@ -211,7 +211,7 @@ class TerminalSession:
         self.editor_edits = EditorEdits(
             self.buffer,
             self.pastes,
-            wrap_width=lambda: self.editor_control.wrap_width,
+            line_rows=self.editor_control.line_rows,
             page_rows=lambda: editor_rows(self.height),
         )
         agent.attach_editor(

@@ -27,7 +27,7 @@ from prompt_toolkit.filters import has_completions
 
 from ctxmodes.tui.line_field import graphemes, is_paste_marker
 from ctxmodes.tui.paste_markers import PasteMarkers
-from ctxmodes.tui.text_field import TextField
+from ctxmodes.tui.text_field import LineRows, TextField
 
 if TYPE_CHECKING:
     from prompt_toolkit.buffer import Buffer
@@ -78,16 +78,16 @@ class EditorEdits:
         buffer: Buffer,
         pastes: PasteMarkers,
         *,
-        wrap_width: Callable[[], int],
+        line_rows: LineRows,
         page_rows: Callable[[], int],
     ) -> None:
-        """``wrap_width``: the cells the editor's rows were last wrapped to; ``page_rows``:
-        the rows it shows."""
+        """``line_rows``: the draft's lines as the editor last wrapped them, and the width
+        it wrapped them to; ``page_rows``: the rows it shows."""
         self._buffer = buffer
         self._pastes = pastes
-        self._wrap_width = wrap_width
         self._page_rows = page_rows
         self._field = TextField(undo_point=buffer.save_to_undo_stack, paste_numbers=pastes.numbers)
+        self._field.line_rows = self._line_rows = line_rows
         #: The text and cursor the field last left: anything else since then (a key of
         #: prompt_toolkit's, a paste) ended a run of typing, of deletes or a yank.
         self._left: tuple[str, int] | None = ("", 0)
@@ -245,7 +245,7 @@ class EditorEdits:
         now = (buffer.text, buffer.cursor_position)
         if now != self._left:
             field.take(*now)
-        field.wrap_width = self._wrap_width()
+        field.wrap_width = self._line_rows.width
         return field
 
 

@@ -21,10 +21,7 @@ from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.layout.controls import BufferControl, UIContent
 from prompt_toolkit.layout.utils import explode_text_fragments
 
-from ctxmodes.tui.text_field import line_rows
-
-#: A line's rows: where each starts and ends in it.
-Wrapped = tuple[tuple[int, int], ...]
+from ctxmodes.tui.text_field import LineRows
 
 #: Cells kept after a row's last character for the cursor, as Pi's editor keeps one.
 CURSOR_CELLS = 1
@@ -34,8 +31,9 @@ class WrappedBufferControl(BufferControl):
     """A :class:`BufferControl` whose lines are wrapped into rows as Pi's editor wraps them,
     ``reserved`` cells of each row left to what the window puts before it (a prompt).
 
-    A frame wraps only the lines it has not wrapped before at that width, and styles only
-    the rows it shows: a long draft costs a lookup a line, not a wrap."""
+    A frame wraps only the lines it has not wrapped before at that width
+    (:class:`~ctxmodes.tui.text_field.LineRows`), and styles only the rows it shows: a long
+    draft costs a lookup a line, not a wrap."""
 
     def __init__(
         self,
@@ -48,16 +46,14 @@ class WrappedBufferControl(BufferControl):
         super().__init__(buffer, **options)
         self._reserved = reserved
         self._markers = markers
-        #: The width in cells the draft was last wrapped to (Pi's ``lastWidth``).
-        self.wrap_width = 80
+        #: The draft's lines wrapped, and the width they were last wrapped to (Pi's
+        #: ``lastWidth``), which the editor's moves share.
+        self.line_rows = LineRows()
         #: The rows last drawn: each its line's number, and where in the line it starts
         #: and ends.
         self.rows: list[tuple[int, int, int]] = []
-        #: Each line's rows at :attr:`wrap_width` with the markers of ``_wrapped_markers``.
-        self._wrapped: dict[str, Wrapped] = {}
-        self._wrapped_markers: frozenset[int] = frozenset()
         self._document = buffer.document
-        #: The document :attr:`rows` were wrapped from (a frame asks for them twice).
+        #: The document :attr:`rows` were made from (a frame asks for them twice).
         self._rows_document: Document | None = None
 
     def _create_get_processed_line_func(
@@ -67,32 +63,18 @@ class WrappedBufferControl(BufferControl):
         self._document = document
         return super()._create_get_processed_line_func(document, width, height)
 
-    def _wrap(
-        self, lines: list[str], wrap_width: int, markers: frozenset[int]
-    ) -> list[tuple[int, int, int]]:
-        """The rows of ``lines``, those of a line wrapped before taken again."""
-        known = self._wrapped
-        wrapped: dict[str, Wrapped] = {}
-        self._wrapped = wrapped
-        rows: list[tuple[int, int, int]] = []
-        for number, line in enumerate(lines):
-            found = known.get(line) or wrapped.get(line) or line_rows(line, wrap_width, markers)
-            wrapped[line] = found
-            rows.extend((number, start, end) for start, end in found)
-        return rows
-
     def create_content(self, width: int, height: int, preview_search: bool = False) -> UIContent:
         content = super().create_content(width, height, preview_search)
         wrap_width = max(1, width - self._reserved - CURSOR_CELLS)
-        markers = frozenset(self._markers())
-        rewrap = (wrap_width, markers) != (self.wrap_width, self._wrapped_markers)
-        if rewrap:
-            self._wrapped = {}
-        self.wrap_width, self._wrapped_markers = wrap_width, markers
         document = self._document
-        if rewrap or document is not self._rows_document:
+        if (document, wrap_width) != (self._rows_document, self.line_rows.width):
             self._rows_document = document
-            self.rows = self._wrap(document.lines, wrap_width, markers)
+            wrapped = self.line_rows.of(document.lines, wrap_width, self._markers())
+            self.rows = [
+                (number, start, end)
+                for number, line_wrapped in enumerate(wrapped)
+                for start, end in line_wrapped
+            ]
         rows = self.rows
         styled: dict[int, StyleAndTextTuples] = {}
 

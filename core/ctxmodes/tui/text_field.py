@@ -14,9 +14,8 @@ them, in UTF-16 units.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Final
 
 from ctxmodes.session.jsvalues import js_length
@@ -119,23 +118,49 @@ def _places(line: str, pieces: Sequence[str]) -> list[int]:
     return places
 
 
-def line_rows(line: str, width: int, markers: Collection[int] = ()) -> tuple[tuple[int, int], ...]:
+#: A line's rows: where each starts and ends in it.
+Wrapped = tuple[tuple[int, int], ...]
+
+
+def line_rows(line: str, width: int, markers: Collection[int] = ()) -> Wrapped:
     """:func:`word_wrap` of one line whose pastes numbered ``markers`` show as markers; a
     line that fits is one row without being segmented."""
     if not line or visible_width(line) <= width:
         return ((0, len(line)),)
-    return _wrapped(line, width, frozenset(markers))
-
-
-@lru_cache(maxsize=1024)
-def _wrapped(line: str, width: int, markers: frozenset[int]) -> tuple[tuple[int, int], ...]:
-    # Cached: each ↑ or ↓ wraps the whole text again, whose lines mostly stay as they were.
     if line.isascii() and line.isprintable() and not (markers and "[paste #" in line):
         return _ascii_rows(line, width)
     return tuple(word_wrap(line, width, graphemes(line, markers)))
 
 
-def _ascii_rows(line: str, width: int) -> tuple[tuple[int, int], ...]:
+class LineRows:
+    """The rows of a text's lines at one width (:func:`line_rows`), each line's kept while
+    the text holds it: a text is wrapped again at every frame and at every ↑ or ↓, and
+    between two of them only the line edited changes. One is shared by a field and the
+    window drawing it, so a move finds the lines the last frame wrapped."""
+
+    def __init__(self) -> None:
+        #: The width in cells the lines were last wrapped to (Pi's ``lastWidth``: 80 before
+        #: they are drawn).
+        self.width = 80
+        self._markers: frozenset[int] = frozenset()
+        self._known: dict[str, Wrapped] = {}
+
+    def of(self, lines: Iterable[str], width: int, markers: Collection[int]) -> list[Wrapped]:
+        """Each of ``lines`` wrapped to ``width`` cells."""
+        kept = frozenset(markers)
+        known = self._known if (width, kept) == (self.width, self._markers) else {}
+        self.width, self._markers = width, kept
+        wrapped: dict[str, Wrapped] = {}
+        found: list[Wrapped] = []
+        for line in lines:
+            rows = wrapped.get(line) or known.get(line) or line_rows(line, width, kept)
+            wrapped[line] = rows
+            found.append(rows)
+        self._known = wrapped
+        return found
+
+
+def _ascii_rows(line: str, width: int) -> Wrapped:
     """:func:`word_wrap` of a line of printable ASCII, a row at a time rather than a
     character at a time: each character is one cell and the space is the only blank, so a
     full row ends after the last space before a word that it holds (else where it is
@@ -169,6 +194,9 @@ class TextField(LineField):
     #: The width in cells the lines are wrapped to for ↑ and ↓ (Pi's ``lastWidth``: what
     #: the field was last drawn at, 80 before it is drawn).
     wrap_width: int = 80
+    #: Where the lines' rows are kept between two moves (a window drawing the field may
+    #: share its own).
+    line_rows: LineRows | None = None
 
     #: The column a vertical move keeps while it passes shorter lines (Pi's
     #: ``preferredVisualCol``), and where the cursor stood before a vertical move put it at
@@ -393,11 +421,14 @@ class TextField(LineField):
 
     def rows(self) -> list[Row]:
         """The rows the text is drawn over at :attr:`wrap_width` (Pi's visual lines)."""
+        if self.line_rows is None:
+            self.line_rows = LineRows()
         rows: list[Row] = []
         line_start = 0
-        markers = self._paste_numbers()
-        for line in self.value.split("\n"):
-            for begin, end in line_rows(line, self.wrap_width, markers):
+        lines = self.value.split("\n")
+        wrapped = self.line_rows.of(lines, self.wrap_width, self._paste_numbers())
+        for line, line_wrapped in zip(lines, wrapped, strict=True):
+            for begin, end in line_wrapped:
                 rows.append(Row(line_start, line_start + begin, line_start + end))
             line_start += len(line) + 1
         return rows

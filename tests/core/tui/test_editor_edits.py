@@ -177,7 +177,7 @@ def pressed_one_by_one(
     control = WrappedBufferControl(buffer, reserved=0, markers=pastes.numbers)
     # Pi's judge's terminal has 40 rows.
     edits = EditorEdits(
-        buffer, pastes, wrap_width=lambda: control.wrap_width, page_rows=lambda: editor_rows(40)
+        buffer, pastes, line_rows=control.line_rows, page_rows=lambda: editor_rows(40)
     )
     bindings = KeyBindings()
     bind_editor_edits(bindings, keymap, edits, Condition(lambda: True))
