@@ -15,7 +15,7 @@ equivalent); timestamps are shown as ISO-8601 UTC with milliseconds.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import lru_cache
@@ -166,6 +166,26 @@ def matching_lines(text: str, query: str, limit: int) -> list[LineMatch]:
     return matches
 
 
+def matching_texts(
+    texts: Sequence[str], query: str, match_limit: int, text_limit: int
+) -> list[tuple[int, list[LineMatch]]]:
+    """The first ``text_limit`` of ``texts``, taken in order, holding ``query``: each as its
+    index and its first ``match_limit`` matching lines (see :func:`matching_lines`)."""
+    found: list[tuple[int, list[LineMatch]]] = []
+    for index, text in enumerate(texts):
+        matches = matching_lines(text, query, match_limit)
+        if matches:
+            found.append((index, matches))
+            if len(found) >= text_limit:
+                break
+    return found
+
+
+#: How a :class:`NotesStore` goes through its notes' texts for a search: called as
+#: :func:`matching_texts` is, and answering as it does.
+TextMatcher = Callable[[Sequence[str], str, int, int], list[tuple[int, list[LineMatch]]]]
+
+
 def _clamp(value: int, low: int, high: int) -> int:
     return max(low, min(value, high))
 
@@ -179,13 +199,15 @@ def _line_index(value: int | None, line_count: int, fallback: int) -> int:
 
 
 class NotesStore:
-    """The logical notes of one branch, fed entry by entry."""
+    """The logical notes of one branch, fed entry by entry. ``matcher`` goes through the
+    notes' texts for :meth:`search_contents` (a service may have it done out of its process)."""
 
-    __slots__ = ("_files", "_last_applied_id")
+    __slots__ = ("_files", "_last_applied_id", "_matcher")
 
-    def __init__(self) -> None:
+    def __init__(self, matcher: TextMatcher = matching_texts) -> None:
         self._files: dict[str, NoteFile] = {}
         self._last_applied_id: str | None = None
+        self._matcher = matcher
 
     # -- building the state -------------------------------------------------------------
 
@@ -374,13 +396,11 @@ class NotesStore:
             candidates.sort(key=lambda note: js_sort_key(note.path))
         file_limit = _clamp(max_files, 1, MAX_SEARCH_FILES)
         match_limit = _clamp(max_matches_per_file, 1, MAX_MATCHES_PER_FILE)
-        found: list[FileMatches] = []
-        for note in candidates:
-            matches = matching_lines(note.text, query, match_limit)
-            if matches:
-                found.append({"path": note.path, "matches": matches})
-                if len(found) >= file_limit:
-                    break
+        texts = [note.text for note in candidates]
+        found: list[FileMatches] = [
+            {"path": candidates[index].path, "matches": matches}
+            for index, matches in self._matcher(texts, query, match_limit, file_limit)
+        ]
         return {"source": SOURCE, "files": found}
 
     def prepare_write(

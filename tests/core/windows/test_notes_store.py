@@ -14,7 +14,13 @@ from ctxmodes.windows.note_entries import (
     utf8_length,
 )
 from ctxmodes.windows.note_paths import NotePathError
-from ctxmodes.windows.notes import NotesStore, iso_from_ms, matching_lines
+from ctxmodes.windows.notes import (
+    MAX_SEARCH_FILES,
+    NotesStore,
+    iso_from_ms,
+    matching_lines,
+    matching_texts,
+)
 
 T0 = 1_767_225_600_000  # 2026-01-01T00:00:00.000Z
 
@@ -23,7 +29,7 @@ class Recorder:
     """Writes through prepare_write + commit, as the local notes tool does."""
 
     def __init__(self, store=None):
-        self.store = store or NotesStore()
+        self.store = NotesStore() if store is None else store
         self.entries = []
         self.ids = itertools.count()
 
@@ -245,6 +251,41 @@ def test_search_contents():
     assert store.search_contents("ALPHA")["files"] == []
     other = store.search_contents("alpha", path_prefix="/root/other/notes")
     assert [f["path"] for f in other["files"]] == ["/root/other/notes/d"]
+
+
+def test_matching_texts_takes_the_first_texts_holding_the_query_in_order():
+    texts = ["none", "a\nb\na", "b", "xa", "a"]
+    assert matching_texts(texts, "a", 1, 2) == [
+        (1, [{"line_number": 1, "line": "a"}]),
+        (3, [{"line_number": 1, "line": "xa"}]),
+    ]
+    assert matching_texts(texts, "a", 5, 5)[0] == (
+        1,
+        [{"line_number": 1, "line": "a"}, {"line_number": 3, "line": "a"}],
+    )
+    assert matching_texts(texts, "nowhere", 5, 5) == []
+
+
+def test_search_contents_goes_through_the_notes_with_the_stores_matcher():
+    """The matcher is handed the candidates' texts in the search's order and the limits as
+    clamped; each index it answers names the note at that place."""
+    asked = []
+
+    def matcher(texts, query, match_limit, text_limit):
+        asked.append((list(texts), query, match_limit, text_limit))
+        return [(1, [{"line_number": 9, "line": "found"}])]
+
+    recorder = Recorder(NotesStore(matcher))
+    for path, at in (("b", T0 + 1), ("a", T0 + 3), ("c", T0 + 2)):
+        recorder.write("write", path, f"text of {path}", at)
+    result = recorder.store.search_contents("q", max_files=10_000, max_matches_per_file=3)
+    assert asked == [(["text of a", "text of b", "text of c"], "q", 3, MAX_SEARCH_FILES)]
+    assert result["files"] == [
+        {"path": "/root/notes/b", "matches": [{"line_number": 9, "line": "found"}]}
+    ]
+    recent = recorder.store.search_contents("q", recent_file_first=True, max_files=2)
+    assert asked[-1] == (["text of a", "text of c", "text of b"], "q", 20, 2)
+    assert [found["path"] for found in recent["files"]] == ["/root/notes/c"]
 
 
 def test_snapshot_shape_and_restore():

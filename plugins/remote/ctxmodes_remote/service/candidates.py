@@ -1,11 +1,13 @@
-"""Checking a history search's candidates: each is opened and tested for the literal
-substring. A search whose blind-index tokens many items share opens many of them, all CPU
-work; big pages of candidates are checked in helper processes at a lower priority, so they
-neither hold the interpreter the event loop and every other call share nor take the cores
-from them.
+"""Searching in helper processes: a history search's candidates, each opened and tested for
+the literal substring, and the texts of a notes search. A search whose blind-index tokens
+many items share opens many of them, and a search of big notes goes through every character
+of them, all CPU work; big pages of candidates and big notes searches are done in helper
+processes at a lower priority, so they neither hold the interpreter the event loop and every
+other call share nor take the cores from them.
 
 A helper process is given, per page, the account's data key and the sealed values with their
-associated data; it opens them, keeps nothing, and answers the matching contents.
+associated data, or, per notes search, the texts to go through; it keeps nothing, and
+answers what matches.
 """
 
 from __future__ import annotations
@@ -18,12 +20,18 @@ from concurrent.futures import ProcessPoolExecutor
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 from ctxmodes.session import codec
+from ctxmodes.windows.notes import LineMatch, matching_texts
 from ctxmodes_remote.service.sealing import open_sealed
-from ctxmodes_remote.service.workers import wait_serving, yield_turn
+from ctxmodes_remote.service.workers import on_worker, wait_serving, yield_turn
 
 #: Candidates a page must hold to be checked in a helper process: a smaller one costs less
 #: to check here than to send there.
 PROCESS_MIN_CANDIDATES = 64
+#: Characters a notes search must go through to be done in a helper process. Going through
+#: them here holds the interpreter about a microsecond per thousand, in one stretch per note;
+#: sending them there holds it far less (most of the cost is the pipe's, outside it) but costs
+#: more in all, so small searches stay here.
+PROCESS_MIN_CHARACTERS = 256 * 1024
 #: How much lower the helper processes' priority is (``nice``).
 PROCESS_NICENESS = 10
 
@@ -100,6 +108,17 @@ class CandidateChecker:
         if self._pool is None or len(sealed) < PROCESS_MIN_CANDIDATES:
             return matching(aead, sealed, places, query, limit)
         future = self._pool.submit(_matching_with_key, data_key, sealed, places, query, limit)
+        return wait_serving(future)
+
+    def matching_texts(
+        self, texts: Sequence[str], query: str, match_limit: int, text_limit: int
+    ) -> list[tuple[int, list[LineMatch]]]:
+        """See :func:`ctxmodes.windows.notes.matching_texts`. On a worker thread, a search
+        through at least :data:`PROCESS_MIN_CHARACTERS` is done in a helper process, and
+        other accounts' calls run on the thread meanwhile."""
+        if self._pool is None or not on_worker() or sum(map(len, texts)) < PROCESS_MIN_CHARACTERS:
+            return matching_texts(texts, query, match_limit, text_limit)
+        future = self._pool.submit(matching_texts, texts, query, match_limit, text_limit)
         return wait_serving(future)
 
     def close(self) -> None:

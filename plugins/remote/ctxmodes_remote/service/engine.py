@@ -236,8 +236,9 @@ class ServiceEngine:
     """Accounts, sessions and operations over one :class:`Storage` backend, which holds
     only what :class:`SealedStorage` sealed.
 
-    ``search_processes`` helper processes check big pages of history search candidates
-    (none: every page is checked on the calling thread).
+    ``search_processes`` helper processes check big pages of history search candidates and
+    go through the notes of big notes searches (none: every search is done on the calling
+    thread).
 
     :raises AccountKeyError: (on start) the backend's data is wrapped under master keys
         the keyring lacks, for every account that has data.
@@ -251,7 +252,8 @@ class ServiceEngine:
         now_ms: Callable[[], int] = _now_ms,
         search_processes: int = 0,
     ) -> None:
-        self._storage = SealedStorage(storage, keyring, CandidateChecker(search_processes))
+        self._checker = CandidateChecker(search_processes)
+        self._storage = SealedStorage(storage, keyring, self._checker)
         self._loop_reads = storage.loop_notes()
         self._loop_writes = self._loop_reads if isinstance(self._loop_reads, LoopNotes) else None
         self._keyring = keyring
@@ -402,7 +404,7 @@ class ServiceEngine:
             if state is not None:
                 self._sessions.move_to_end(key)
                 return state, False
-            state = SessionState()
+            state = SessionState(notes=NotesStore(self._checker.matching_texts))
             self._sessions[key] = state
             if len(self._sessions) > CACHED_SESSIONS:
                 self._sessions.popitem(last=False)

@@ -140,6 +140,11 @@ def yield_turn() -> None:
         worker._pause()
 
 
+def on_worker() -> bool:
+    """Whether this thread is a worker's, where :func:`wait_serving` serves other calls."""
+    return getattr(_local, "worker", None) is not None
+
+
 def wait_serving(future: Future[_T]) -> _T:
     """The result of ``future``, which is produced off this thread; on a worker thread, other
     accounts' calls run there until it is ready."""

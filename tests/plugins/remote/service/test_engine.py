@@ -325,6 +325,70 @@ def test_reads_searches_and_listings_of_big_notes_go_to_the_sessions_worker(
         engine.close()
 
 
+@pytest.mark.slow  # starts a helper process
+@pytest.mark.parametrize("database", ["sqlite", "postgres"])
+def test_big_notes_searches_are_done_in_a_helper_process_with_the_same_answers(
+    database, request, tmp_path, monkeypatch
+):
+    """On a worker, a notes search through enough characters goes to a helper process (its
+    going through the notes would hold the interpreter every other call shares); the answer
+    is the one the search gives in the process."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    from ctxmodes_remote.service import candidates
+    from ctxmodes_remote.service.workers import FairWorker
+
+    url = request.getfixturevalue("postgres_url") if database == "postgres" else None
+    storage = open_storage(tmp_path, url)
+    account = create_token(storage, "alice").account
+    here = ServiceEngine(storage, KEYS, now_ms=lambda: 1_700_000_000_000)
+    helped = ServiceEngine(storage, KEYS, search_processes=1)
+    notes = {
+        "a.md": "alpha\nbeta alpha\n" * 20,
+        "b/c.md": "café 🎉 alpha\n",
+        "d.md": "nothing here",
+        "e.md": "x" * 10 + "\nalpha, \ud800 and all",
+    }
+    for path, text in notes.items():
+        call(here, account, "notes", "write_file", path=path, text=text)
+    here.commit_writes()
+    monkeypatch.setattr(candidates, "PROCESS_MIN_CHARACTERS", 100)
+    submitted = []
+    submit = ProcessPoolExecutor.submit
+
+    def spied(pool, function, *arguments, **keywords):
+        submitted.append(function.__name__)
+        return submit(pool, function, *arguments, **keywords)
+
+    monkeypatch.setattr(ProcessPoolExecutor, "submit", spied)
+    searches = [
+        {"query": "alpha"},
+        {"query": "alpha", "max_files": 2},
+        {"query": "alpha", "max_matches_per_file": 3, "recent_file_first": True},
+        {"query": "nowhere"},
+        # Only the small note is searched: not worth a helper.
+        {"query": "alpha", "path_prefix": "b"},
+    ]
+    worker = FairWorker("test-worker")
+    try:
+        for arguments in searches:
+            expected = call(here, account, "notes", "search_contents", **arguments)
+            answer = worker.submit(
+                account.account_id,
+                lambda a=arguments: call(helped, account, "notes", "search_contents", **a),
+            ).result(timeout=60)
+            assert answer == expected
+        assert len(call(here, account, "notes", "search_contents", query="alpha")["files"]) == 3
+        assert submitted == ["matching_texts"] * 4
+        # Off a worker thread nothing can run while a helper searches: the search is here.
+        call(helped, account, "notes", "search_contents", query="alpha")
+        assert len(submitted) == 4
+    finally:
+        worker.close()
+        helped.close()
+        here.close()
+
+
 def test_sqlite_reads_notes_on_the_event_loop_and_writes_them_on_its_worker(tmp_path):
     account, (engine,) = engines(tmp_path, count=1)
     assert engine.runs_on_loop("notes", "read_file")
