@@ -43,7 +43,13 @@ if TYPE_CHECKING:
         NoteEntryData,
         utf8_length,
     )
-    from ctxmodes.windows.notes import NotesStore, PreparedNoteWrite
+    from ctxmodes.windows.notes import (
+        LineMatch,
+        NotesStore,
+        PreparedNoteWrite,
+        TextMatcher,
+        matching_texts,
+    )
     from ctxmodes.windows.projection import project_latest_window, strip_markers
     from ctxmodes.windows.retrieval import DETAILS_KEY, prepare_notes_write, run_history, run_notes
     from ctxmodes.windows.routing import unroute_message
@@ -110,8 +116,11 @@ _EXPORTS: dict[str, str] = {
     "NOTE_SNAPSHOT_CUSTOM_TYPE": "ctxmodes.windows.note_entries",
     "NoteEntryData": "ctxmodes.windows.note_entries",
     "utf8_length": "ctxmodes.windows.note_entries",
+    "LineMatch": "ctxmodes.windows.notes",
     "NotesStore": "ctxmodes.windows.notes",
     "PreparedNoteWrite": "ctxmodes.windows.notes",
+    "TextMatcher": "ctxmodes.windows.notes",
+    "matching_texts": "ctxmodes.windows.notes",
     "project_latest_window": "ctxmodes.windows.projection",
     "strip_markers": "ctxmodes.windows.projection",
     "DETAILS_KEY": "ctxmodes.windows.retrieval",
@@ -175,6 +184,7 @@ __all__ = [
     "ItemFields",
     "ItemFilter",
     "LatestWindowProjection",
+    "LineMatch",
     "LocalRetrieval",
     "LogWindow",
     "MalformedMarkerError",
@@ -191,6 +201,7 @@ __all__ = [
     "SameBranchRollover",
     "SessionHistory",
     "StoredEntry",
+    "TextMatcher",
     "TrackedWindowState",
     "TrimOnceCompaction",
     "WindowIdentity",
@@ -203,6 +214,7 @@ __all__ = [
     "count_branch_windows",
     "image_placeholder",
     "is_no_summary_compaction",
+    "matching_texts",
     "namespaced_tools",
     "new_context_outcome",
     "next_identity",

@@ -20,7 +20,7 @@ from concurrent.futures import ProcessPoolExecutor
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 from ctxmodes.session import codec
-from ctxmodes.windows.notes import LineMatch, matching_texts
+from ctxmodes.windows import LineMatch, matching_texts
 from ctxmodes_remote.service.sealing import open_sealed
 from ctxmodes_remote.service.workers import on_worker, wait_serving, yield_turn
 
@@ -79,8 +79,8 @@ def _lower_priority() -> None:
 
 
 class CandidateChecker:
-    """Checks pages of candidates: small ones in this thread, big ones in up to
-    ``processes`` helper processes (none: every page here)."""
+    """Checks pages of history candidates and goes through notes for their searches: small
+    ones in this thread, big ones in up to ``processes`` helper processes (none: all here)."""
 
     def __init__(self, processes: int = 0) -> None:
         self._pool = (
