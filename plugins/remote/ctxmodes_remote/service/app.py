@@ -399,11 +399,17 @@ class ServiceApp:
                     operation,
                     body,
                 )
-            async with self._session_turn(account, session_id):
-                if (family, operation) in SEARCH_OPERATIONS:
-                    async with self._searches.slot(account.account_id, family):
-                        answer = await call()
-                else:
+            if (family, operation) in SEARCH_OPERATIONS:
+                # The search is asked for before its session's turn: searches of one session
+                # that wait for each other count towards their account's turns as those of
+                # several sessions do.
+                async with (
+                    self._searches.slot(account.account_id, family),
+                    self._session_turn(account, session_id),
+                ):
+                    answer = await call()
+            else:
+                async with self._session_turn(account, session_id):
                     answer = await call()
         except UnknownOperationError as error:
             return _error(404, "not_found", str(error))

@@ -7,10 +7,13 @@ the session's notes). An account sending many at once would keep every worker th
 interpreter and the database busy with them. So while another account has been seen within
 :data:`ACTIVE_S`, an account that has kept more than :data:`TURNS_ABOVE` searches of a
 family asked for at a time, on average over the last moments (:data:`DEMAND_S`), has one of
-them under way at a time, the others waiting on the event loop, holding no thread. An
-account that searches now and then (a few agents, each searching between other calls) is
-not held back: its searches never wait for each other. An account alone in the process
-searches with nothing held back.
+them under way at a time, the others waiting on the event loop, holding no thread, and
+searches of that family under way at most :data:`TURN_SHARE` of the time: after one that ran
+``d`` seconds, the next waits ``d`` (the helper processes and the database the searches keep
+busy are the other accounts' too, and its searches would follow one another without a
+break). An account that searches now and then (a few agents, each searching between other
+calls) is not held back: its searches never wait for each other. An account alone in the
+process searches with nothing held back.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ import asyncio
 import contextlib
 import math
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 
 #: Seconds an account counts as active after its last request.
@@ -29,6 +32,8 @@ DEMAND_S = 0.25
 #: The average number of searches of a family asked for at a time above which an account
 #: takes turns: one agent searching without pause stays below it, two do not.
 TURNS_ABOVE = 1.5
+#: The share of the time an account taking turns has a search of a family under way.
+TURN_SHARE = 0.5
 
 
 class _Demand:
@@ -54,14 +59,21 @@ class SearchTurns:
     """Who was seen lately, and the searches asked for and under way per account and
     family."""
 
-    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    ) -> None:
         self._clock = clock
+        self._sleep = sleep
         #: When each account was last seen (only those seen within :data:`ACTIVE_S`).
         self._seen: dict[str, float] = {}
         #: Searches under way per ``(account, family)``.
         self._running: dict[tuple[str, str], int] = {}
         self._demand: dict[tuple[str, str], _Demand] = {}
         self._waiters: list[asyncio.Future[None]] = []
+        #: When the next search may start, per ``(account, family)`` taking turns.
+        self._rest_until: dict[tuple[str, str], float] = {}
 
     def saw(self, account_id: str) -> None:
         """Note a request of ``account_id``."""
@@ -75,6 +87,7 @@ class SearchTurns:
                 for key in [key for key in self._demand if key[0] == account]:
                     if not self._demand[key].asked:
                         del self._demand[key]
+                        self._rest_until.pop(key, None)
         return any(account != account_id for account in self._seen)
 
     def _takes_turns(self, key: tuple[str, str]) -> bool:
@@ -93,21 +106,31 @@ class SearchTurns:
         key = (account_id, family)
         self._ask(key, 1)
         try:
-            while self._running.get(key, 0) and self._takes_turns(key):
-                waiter = asyncio.get_running_loop().create_future()
-                self._waiters.append(waiter)
-                try:
-                    await waiter
-                finally:
-                    with contextlib.suppress(ValueError):
-                        self._waiters.remove(waiter)
+            while True:
+                while self._running.get(key, 0) and self._takes_turns(key):
+                    waiter = asyncio.get_running_loop().create_future()
+                    self._waiters.append(waiter)
+                    try:
+                        await waiter
+                    finally:
+                        with contextlib.suppress(ValueError):
+                            self._waiters.remove(waiter)
+                rest = self._rest_until.get(key, 0.0) - self._clock()
+                if rest <= 0 or not self._takes_turns(key):
+                    break
+                await self._sleep(rest)
             self._running[key] = self._running.get(key, 0) + 1
+            started = self._clock()
             try:
                 yield
             finally:
                 left = self._running.pop(key) - 1
                 if left:
                     self._running[key] = left
+                if self._takes_turns(key):
+                    ended = self._clock()
+                    ran = ended - started
+                    self._rest_until[key] = ended + ran / TURN_SHARE - ran
                 # Every waiter looks again (its own account's turn, or nobody else active).
                 waiters, self._waiters = self._waiters, []
                 for waiter in waiters:

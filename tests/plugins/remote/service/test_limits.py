@@ -3,15 +3,35 @@ account is active, and only then."""
 
 import asyncio
 
-from ctxmodes_remote.service.limits import ACTIVE_S, DEMAND_S, TURNS_ABOVE, SearchTurns
+from ctxmodes_remote.service.limits import (
+    ACTIVE_S,
+    DEMAND_S,
+    TURN_SHARE,
+    TURNS_ABOVE,
+    SearchTurns,
+)
 
 
 class Clock:
     def __init__(self) -> None:
         self.now = 100.0
+        self.slept: list[float] = []
 
     def __call__(self) -> float:
         return self.now
+
+    async def sleep(self, seconds: float) -> None:
+        """Until ``seconds`` from now: other tasks run meanwhile, and two that sleep until
+        the same time wake at it together."""
+        until = self.now + seconds
+        self.slept.append(round(seconds, 6))
+        for _ in range(3):
+            await asyncio.sleep(0)
+        self.now = max(self.now, until)
+
+
+def _turns(clock: Clock) -> SearchTurns:
+    return SearchTurns(clock, clock.sleep)
 
 
 async def _searching(
@@ -77,7 +97,7 @@ def _after_searching(
 
 def test_an_account_alone_searches_with_nothing_held_back():
     clock = Clock()
-    turns = SearchTurns(clock)
+    turns = _turns(clock)
     turns.saw("alice")
     events = _after_searching(turns, clock, 4)
     assert events.index("second in") < events.index("first out")
@@ -86,7 +106,7 @@ def test_an_account_alone_searches_with_nothing_held_back():
 
 def test_searches_take_turns_while_another_account_is_active():
     clock = Clock()
-    turns = SearchTurns(clock)
+    turns = _turns(clock)
     turns.saw("alice")
     turns.saw("bob")
     events = _after_searching(turns, clock, 4, then_seen="bob")
@@ -97,7 +117,7 @@ def test_an_account_searching_now_and_then_is_not_held_back():
     # One agent searching without pause keeps one search asked for: below the threshold.
     assert TURNS_ABOVE > 1
     clock = Clock()
-    turns = SearchTurns(clock)
+    turns = _turns(clock)
     turns.saw("bob")
     turns.saw("alice")
     events = _after_searching(turns, clock, 1)
@@ -106,7 +126,7 @@ def test_an_account_searching_now_and_then_is_not_held_back():
 
 def test_a_busy_account_that_goes_quiet_is_held_back_no_more():
     clock = Clock()
-    turns = SearchTurns(clock)
+    turns = _turns(clock)
     turns.saw("alice")
     turns.saw("bob")
     events = _after_searching(turns, clock, 4, pause_s=4 * DEMAND_S, then_seen="bob")
@@ -115,12 +135,41 @@ def test_a_busy_account_that_goes_quiet_is_held_back_no_more():
 
 def test_another_account_counts_as_active_for_a_while_only():
     clock = Clock()
-    turns = SearchTurns(clock)
+    turns = _turns(clock)
     turns.saw("bob")
     clock.now += ACTIVE_S + 0.1
     turns.saw("alice")
     events = _after_searching(turns, clock, 4)
     assert events.index("second in") < events.index("first out")
+
+
+def _rests(others_active: bool) -> list[float]:
+    """The waits before each of three searches of Alice's, one after another, the first two
+    running 20 and 10 ms, after she kept 4 asked for a while."""
+    clock = Clock()
+    turns = _turns(clock)
+
+    async def scenario() -> None:
+        await _searching(turns, clock, "alice", 4)
+        clock.slept.clear()
+        for ran in (0.02, 0.01, 0.0):
+            if others_active:
+                turns.saw("bob")
+            async with turns.slot("alice", "history"):
+                clock.now += ran
+
+    asyncio.run(asyncio.wait_for(scenario(), 5))
+    return clock.slept
+
+
+def test_an_account_taking_turns_searches_a_share_of_the_time():
+    # After a search that ran d, the next starts d / TURN_SHARE after the first began.
+    assert _rests(others_active=True) == [0.02 / TURN_SHARE - 0.02, 0.01 / TURN_SHARE - 0.01]
+    assert 0 < TURN_SHARE < 1
+
+
+def test_an_account_alone_searches_without_a_rest():
+    assert _rests(others_active=False) == []
 
 
 def test_families_take_turns_apart_and_accounts_do_not_wait_for_each_other():
@@ -147,7 +196,7 @@ def test_families_take_turns_apart_and_accounts_do_not_wait_for_each_other():
         return both
 
     clock = Clock()
-    turns = SearchTurns(clock)
+    turns = _turns(clock)
     assert asyncio.run(asyncio.wait_for(scenario(turns, clock), 5))
 
 
@@ -173,5 +222,5 @@ def test_a_cancelled_waiter_leaves_nothing_behind():
         return waited, turns.under_way()
 
     clock = Clock()
-    turns = SearchTurns(clock)
+    turns = _turns(clock)
     assert asyncio.run(scenario(turns, clock)) == (True, 0)
