@@ -1,9 +1,11 @@
 """The alpha endpoints over HTTPS on loopback: authentication, encryption, isolation."""
 
+import itertools
 import json
 import threading
 import time
 
+import pytest
 from support.service_rig import ENCRYPTED
 
 from ctxmodes_remote.service import limits
@@ -284,6 +286,47 @@ def test_an_accounts_searches_take_turns_while_another_is_served_and_it_does_not
     # Alice's six took turns (0.3 s at least); Bob's did not wait for all of them.
     assert max(finished["alice"]) - started >= 0.3
     assert finished["bob"][0] < max(finished["alice"])
+
+
+@pytest.mark.slow  # 16 searches of 50 ms, with rests between them
+def test_searches_of_one_session_take_turns_with_a_rest_while_another_account_is_served(
+    make_service, backend, monkeypatch
+):
+    """Agents searching one session without pause wait for each other's session turn; they
+    still count as several searches asked for, so while another account is active the
+    account takes turns and rests between its searches (the share of the time in
+    test_limits)."""
+    service = make_service(storage=backend)
+    fetching = backend.search_candidates
+    began: list[float] = []
+
+    def search_candidates(account_id, *args):
+        if account_id == service.alice.account_id:
+            began.append(time.monotonic())
+        time.sleep(0.05)
+        return fetching(account_id, *args)
+
+    monkeypatch.setattr(backend, "search_candidates", search_candidates)
+    assert (
+        service.alpha("notes", "read_file", {"path": "a.md"}, client=service.bob_client).status
+        == 200
+    )
+
+    def agent():
+        for _ in range(4):
+            reply = service.alpha("history", "search_contents", {"query": "anything"}, session="s0")
+            assert reply.status == 200, reply.body
+
+    agents = [threading.Thread(target=agent) for _ in range(4)]
+    for thread in agents:
+        thread.start()
+    for thread in agents:
+        thread.join(60)
+    assert len(began) == 16
+    # Back to back, a search begins as the one before ends (0.05 s after it began); after a
+    # rest as long as the search, 0.1 s after.
+    gaps = [later - earlier for earlier, later in itertools.pairwise(began)]
+    assert sum(gap >= 0.09 for gap in gaps) >= 5, gaps
 
 
 def test_a_sessions_calls_on_the_event_loop_and_on_its_worker_take_turns(
