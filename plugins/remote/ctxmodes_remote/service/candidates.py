@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from typing import Any, TypeVar
 
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
@@ -34,6 +35,8 @@ PROCESS_MIN_CANDIDATES = 64
 PROCESS_MIN_CHARACTERS = 256 * 1024
 #: How much lower the helper processes' priority is (``nice``).
 PROCESS_NICENESS = 10
+
+_T = TypeVar("_T")
 
 
 def encoded_query(query: str) -> bytes | None:
@@ -103,12 +106,12 @@ class CandidateChecker:
         query: str,
         limit: int,
     ) -> list[tuple[int, str]]:
-        """See :func:`matching`. On a worker thread, other accounts' calls run there while a
-        helper process checks."""
-        if self._pool is None or len(sealed) < PROCESS_MIN_CANDIDATES:
+        """See :func:`matching`. On a worker thread, a page of at least
+        :data:`PROCESS_MIN_CANDIDATES` is checked in a helper process, and other accounts'
+        calls run on the thread meanwhile."""
+        if not self._sends(len(sealed) >= PROCESS_MIN_CANDIDATES):
             return matching(aead, sealed, places, query, limit)
-        future = self._pool.submit(_matching_with_key, data_key, sealed, places, query, limit)
-        return wait_serving(future)
+        return self._in_helper(_matching_with_key, data_key, sealed, places, query, limit)
 
     def matching_texts(
         self, texts: Sequence[str], query: str, match_limit: int, text_limit: int
@@ -116,10 +119,19 @@ class CandidateChecker:
         """See :func:`ctxmodes.windows.notes.matching_texts`. On a worker thread, a search
         through at least :data:`PROCESS_MIN_CHARACTERS` is done in a helper process, and
         other accounts' calls run on the thread meanwhile."""
-        if self._pool is None or not on_worker() or sum(map(len, texts)) < PROCESS_MIN_CHARACTERS:
+        if not self._sends(sum(map(len, texts)) >= PROCESS_MIN_CHARACTERS):
             return matching_texts(texts, query, match_limit, text_limit)
-        future = self._pool.submit(matching_texts, texts, query, match_limit, text_limit)
-        return wait_serving(future)
+        return self._in_helper(matching_texts, texts, query, match_limit, text_limit)
+
+    def _sends(self, big: bool) -> bool:
+        """Whether work that is ``big`` goes to a helper process: there are helpers, and
+        this thread is a worker's, which serves other calls while it waits (any other
+        thread would only be held up)."""
+        return big and self._pool is not None and on_worker()
+
+    def _in_helper(self, function: Callable[..., _T], *arguments: Any) -> _T:
+        assert self._pool is not None
+        return wait_serving(self._pool.submit(function, *arguments))
 
     def close(self) -> None:
         if self._pool is not None:
