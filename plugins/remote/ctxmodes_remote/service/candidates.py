@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
@@ -86,15 +88,16 @@ class CandidateChecker:
     ones in this thread, big ones in up to ``processes`` helper processes (none: all here)."""
 
     def __init__(self, processes: int = 0) -> None:
-        self._pool = (
-            ProcessPoolExecutor(
-                processes,
-                # Not forked: the service's threads hold locks a fork would copy held.
-                mp_context=multiprocessing.get_context("spawn"),
-                initializer=_lower_priority,
-            )
-            if processes > 0
-            else None
+        self._processes = processes
+        self._pool = self._new_pool() if processes > 0 else None
+        self._replacing = threading.Lock()
+
+    def _new_pool(self) -> ProcessPoolExecutor:
+        return ProcessPoolExecutor(
+            self._processes,
+            # Not forked: the service's threads hold locks a fork would copy held.
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=_lower_priority,
         )
 
     def check(
@@ -130,8 +133,22 @@ class CandidateChecker:
         return big and self._pool is not None and on_worker()
 
     def _in_helper(self, function: Callable[..., _T], *arguments: Any) -> _T:
-        assert self._pool is not None
-        return wait_serving(self._pool.submit(function, *arguments))
+        """``function(*arguments)`` in a helper process. A pool that lost a process (killed
+        by the system, say) takes no more work: it is replaced, and the work, which keeps
+        nothing, is done once more in the new one."""
+        for attempt in (1, 2):
+            pool = self._pool
+            assert pool is not None
+            try:
+                return wait_serving(pool.submit(function, *arguments))
+            except BrokenProcessPool:
+                if attempt == 2:
+                    raise
+                with self._replacing:
+                    if self._pool is pool:
+                        pool.shutdown(wait=False, cancel_futures=True)
+                        self._pool = self._new_pool()
+        raise AssertionError("unreachable")
 
     def close(self) -> None:
         if self._pool is not None:

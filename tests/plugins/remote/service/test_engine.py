@@ -389,6 +389,56 @@ def test_big_notes_searches_are_done_in_a_helper_process_with_the_same_answers(
         here.close()
 
 
+@pytest.mark.slow  # starts helper processes twice
+def test_searches_go_on_after_a_helper_process_is_killed(tmp_path, monkeypatch):
+    """A process pool that lost a process takes no more work; the checker replaces it, and
+    the search it was given is done there, with the answer it gives in the process."""
+    import multiprocessing
+    import os
+    import signal
+
+    from ctxmodes_remote.service import candidates
+    from ctxmodes_remote.service.workers import FairWorker
+
+    monkeypatch.setattr(candidates, "PROCESS_MIN_CHARACTERS", 1)
+    monkeypatch.setattr(candidates, "PROCESS_MIN_CANDIDATES", 1)
+    storage = open_storage(tmp_path)
+    account = create_token(storage, "alice").account
+    here = ServiceEngine(storage, KEYS)
+    call(here, account, "notes", "write_file", path="a.md", text="a needle\nnone\n")
+    here.commit_writes()
+    items = [RecordedItem("w0", f"i{n}", "user", f"needle {n}") for n in range(3)]
+    here.record(account, "s1", "/root", items)
+    searches = [("notes", {"query": "needle"}), ("history", {"query": "needle"})]
+    expected = [call(here, account, family, "search_contents", **a) for family, a in searches]
+    before = set(multiprocessing.active_children())
+    helped = ServiceEngine(storage, KEYS, search_processes=1)
+    worker = FairWorker("test-worker")
+
+    def answers():
+        return [
+            worker.submit(
+                account.account_id,
+                lambda f=family, a=arguments: call(helped, account, f, "search_contents", **a),
+            ).result(timeout=60)
+            for family, arguments in searches
+        ]
+
+    try:
+        assert answers() == expected
+        helpers = set(multiprocessing.active_children()) - before
+        assert helpers
+        for helper in helpers:
+            os.kill(helper.pid, signal.SIGKILL)
+            helper.join(10)
+        assert answers() == expected
+        assert answers() == expected
+    finally:
+        worker.close()
+        helped.close()
+        here.close()
+
+
 def test_sqlite_reads_notes_on_the_event_loop_and_writes_them_on_its_worker(tmp_path):
     account, (engine,) = engines(tmp_path, count=1)
     assert engine.runs_on_loop("notes", "read_file")
