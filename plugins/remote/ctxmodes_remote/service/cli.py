@@ -54,7 +54,7 @@ def _configure(parser: argparse.ArgumentParser) -> None:
     from ctxmodes_remote.service.defaults import DEFAULT_CONNECTIONS
 
     parser.add_argument("--upstream", metavar="MODEL", help="the model, e.g. scripted:FILE")
-    _add_data(parser, required=False)
+    _add_data(parser, default=None)
     parser.add_argument("--host", default=DEFAULT_HOST, help=f"address (default {DEFAULT_HOST})")
     parser.add_argument(
         "--port", type=int, default=DEFAULT_PORT, help=f"port, 0 for any (default {DEFAULT_PORT})"
@@ -93,24 +93,24 @@ def _configure(parser: argparse.ArgumentParser) -> None:
     )
     create = token.add_parser("create", help="issue a token for an account (created if new)")
     create.add_argument("name", metavar="NAME", help="account name")
-    _add_data(create, required=True)
+    _add_data(create)
     create.set_defaults(serve_handler=_token_create)
     listing = token.add_parser("list", help="the tokens: id, when made, account (never the token)")
-    _add_data(listing, required=True)
+    _add_data(listing)
     listing.set_defaults(serve_handler=_token_list)
     revoke = token.add_parser(
         "revoke", help="revoke a token by its id, or every token of an account"
     )
     revoke.add_argument("token_id", metavar="ID", nargs="?", help="a token id from `token list`")
     revoke.add_argument("--account", metavar="NAME", help="revoke every token of this account")
-    _add_data(revoke, required=True)
+    _add_data(revoke)
     revoke.set_defaults(serve_handler=_token_revoke)
 
     key = actions.add_parser("key", help="the master key").add_subparsers(
         dest="key_command", metavar="COMMAND", required=True
     )
     rotate = key.add_parser("rotate", help="encrypt with a new master key; old values still open")
-    _add_data(rotate, required=True)
+    _add_data(rotate)
     rotate.set_defaults(serve_handler=_key_rotate)
 
     backup = actions.add_parser(
@@ -118,28 +118,47 @@ def _configure(parser: argparse.ArgumentParser) -> None:
     )
     from pathlib import Path  # here: `ctxmodes --help` loads this module, not pathlib
 
-    backup.add_argument("--data", metavar="DIR", type=Path, required=True)
+    # --database is taken so that a service on Postgres is told, in one line, how its backups
+    # are made.
+    _add_data(backup, database_help=argparse.SUPPRESS)
     backup.add_argument("--to", metavar="FILE", type=Path, required=True, help="a new file")
-    # Taken so that a service on Postgres is told how its backups are made, in one line.
-    backup.add_argument("--database", metavar="URL", help=argparse.SUPPRESS)
     backup.set_defaults(serve_handler=_backup)
 
 
-def _add_data(parser: argparse.ArgumentParser, *, required: bool) -> None:
+def _add_data(
+    parser: argparse.ArgumentParser,
+    *,
+    default: object = argparse.SUPPRESS,
+    database_help: str = "keep everything in Postgres (postgresql://…) instead of SQLite in --data",
+) -> None:
+    """``--data`` and ``--database``. A command's own take ``SUPPRESS`` as their default, so
+    that the options may come before the command as well (``ctxmodes serve --data D token
+    create NAME``): a default of the command's would replace the value given there."""
     from pathlib import Path
 
     parser.add_argument(
         "--data",
         metavar="DIR",
         type=Path,
-        required=required,
+        default=default,
         help="the service's data directory (master keys; the SQLite database by default)",
     )
     parser.add_argument(
         "--database",
         metavar="URL",
-        help="keep everything in Postgres (postgresql://…) instead of SQLite in --data",
+        default=default,
+        help=database_help,
     )
+
+
+def _given_data(args: argparse.Namespace) -> Path:
+    """The ``--data`` of a command, which every command but the server itself needs."""
+    data: Path | None = args.data
+    if data is None:
+        words = (args.serve_command, vars(args).get("token_command"), vars(args).get("key_command"))
+        command = " ".join(word for word in words if word)
+        raise CtxmodesError(f"ctxmodes serve {command} needs --data DIR")
+    return data
 
 
 def _data_directory(path: Path) -> Path:
@@ -156,11 +175,11 @@ def _existing_data(args: argparse.Namespace) -> Path:
     """The data directory of a command that reads or changes what the service already holds
     (``token list``, ``token revoke``): on SQLite its database must be there, so
     that a mistyped ``--data`` is an error rather than a new, empty database."""
-    if getattr(args, "database", None) is not None:
-        return _data_directory(args.data)
+    data = _given_data(args)
+    if args.database is not None:
+        return _data_directory(data)
     from ctxmodes_remote.service.sqlite_storage import DATABASE_NAME
 
-    data: Path = args.data
     if not (data / DATABASE_NAME).is_file():
         raise CtxmodesError(
             f"no service database in {data} (`ctxmodes serve token create NAME --data "
@@ -173,7 +192,7 @@ def _token_create(args: argparse.Namespace) -> int:
     from ctxmodes_remote.service.accounts import create_token, token_id
     from ctxmodes_remote.service.storage import open_storage
 
-    storage = open_storage(_data_directory(args.data), args.database)
+    storage = open_storage(_data_directory(_given_data(args)), args.database)
     try:
         issued = create_token(storage, args.name)
     finally:
@@ -227,7 +246,7 @@ def _token_revoke(args: argparse.Namespace) -> int:
 def _key_rotate(args: argparse.Namespace) -> int:
     from ctxmodes_remote.service.crypto import rotate_master_key
 
-    count = rotate_master_key(_data_directory(args.data))
+    count = rotate_master_key(_data_directory(_given_data(args)))
     print(f"new master key in use; {count - 1} older key(s) kept for decryption", file=sys.stderr)
     return 0
 
@@ -235,16 +254,17 @@ def _key_rotate(args: argparse.Namespace) -> int:
 def _backup(args: argparse.Namespace) -> int:
     from ctxmodes_remote.service.sqlite_storage import DATABASE_NAME, backup_sqlite
 
-    if args.database is not None or not (args.data / DATABASE_NAME).is_file():
+    data = _given_data(args)
+    if args.database is not None or not (data / DATABASE_NAME).is_file():
         # On Postgres the data directory holds only the key file: there is nothing to copy.
-        where = "" if args.database is not None else f"no service database in {args.data}; "
+        where = "" if args.database is not None else f"no service database in {data}; "
         raise CtxmodesError(
             f"{where}serve backup copies a service's SQLite database; back up a service on "
             "Postgres with pg_dump --format=custom URL > FILE"
         )
-    backup_sqlite(args.data, args.to)
+    backup_sqlite(data, args.to)
     print(
-        f"backed up to {args.to}; keep {args.data / 'master.keys'} with it (and apart from it)",
+        f"backed up to {args.to}; keep {data / 'master.keys'} with it (and apart from it)",
         file=sys.stderr,
     )
     return 0

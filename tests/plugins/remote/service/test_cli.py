@@ -172,6 +172,23 @@ def test_a_mistyped_data_directory_is_an_error_and_nothing_is_made(tmp_path):
     assert listed.stdout.split()[2:] == ["alice"]
 
 
+def test_a_command_without_its_data_directory_is_one_line(tmp_path):
+    for args in (
+        ("token", "create", "alice"),
+        ("token", "list"),
+        ("token", "revoke", "--account", "alice"),
+        ("key", "rotate"),
+        ("backup", "--to", str(tmp_path / "copy.sqlite3")),
+    ):
+        failed = ctxmodes("serve", *args, check=False)
+        command = " ".join(word for word in args[:2] if not word.startswith("-"))
+        assert (failed.returncode, failed.stderr) == (
+            1,
+            f"ctxmodes: error: ctxmodes serve {command} needs --data DIR\n",
+        )
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_a_port_in_use_is_one_line(tmp_path, script):
     """Another process listening on the port: one line naming the address and why, status 1,
     no traceback."""

@@ -12,6 +12,7 @@ from support.serve_process import ServeProcess, create_token, ctxmodes
 from support.service_rig import ENCRYPTED, ServiceClient
 
 from ctxmodes_remote.service.crypto import CiphertextError, load_or_create_keyring
+from ctxmodes_remote.service.sqlite_storage import DATABASE_NAME
 
 pytestmark = pytest.mark.slow
 
@@ -358,3 +359,22 @@ def test_serve_backup_on_a_postgres_service_says_how_to_back_it_up(tmp_path, pos
     )
     assert not to.exists()
     assert sorted(path.name for path in data.iterdir()) == []
+
+
+def test_data_and_database_may_come_before_the_command(tmp_path, postgres_url):
+    # `ctxmodes serve --database URL token create NAME` reads as the server's own options
+    # followed by a command; before, the command's defaults replaced them, and the token went
+    # into a new SQLite database beside the key file instead of the team's Postgres.
+    data = tmp_path / "data"
+    ctxmodes("serve", "--database", postgres_url, "token", "create", "alice", "--data", str(data))
+    ctxmodes("serve", "--data", str(data), "--database", postgres_url, "token", "create", "bob")
+    assert not (data / DATABASE_NAME).exists()
+    listed = ctxmodes("serve", "--data", str(data), "--database", postgres_url, "token", "list")
+    assert [row.split()[2] for row in listed.stdout.splitlines()] == ["alice", "bob"]
+    revoked = ctxmodes(
+        "serve", "--data", str(data), "--database", postgres_url, "token", "revoke",
+        "--account", "bob",
+    )  # fmt: skip
+    assert revoked.stderr.startswith("revoked 1 token(s)")
+    listed = ctxmodes("serve", "token", "list", "--data", str(data), "--database", postgres_url)
+    assert [row.split()[2] for row in listed.stdout.splitlines()] == ["alice"]
