@@ -252,8 +252,13 @@ class ModelCatalog:
                 raise UnknownModelError(
                     f"unknown provider {provider!r}; did you mean {near[0]}/{model_id}?"
                 )
+            # Most often a local server (Ollama, llama.cpp) that is not configured yet.
             known = ", ".join(self.providers()) or "none"
-            raise UnknownModelError(f"unknown provider {provider!r} (known: {known})")
+            raise UnknownModelError(
+                f"unknown provider {provider!r}: a server of your own is added as a "
+                f"[providers.{provider}] table of config.toml or in Pi's models.json "
+                f"(known: {known})"
+            )
         close = difflib.get_close_matches(ref, list(self._models), n=4, cutoff=0.6)
         hint = f"; did you mean {', '.join(close)}?" if close else "; `ctxmodes models` lists them"
         raise UnknownModelError(f"unknown model {ref!r}{hint}")

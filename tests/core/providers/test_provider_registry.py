@@ -69,11 +69,16 @@ def test_an_unknown_model_lists_close_matches_on_one_line():
     assert "did you mean openai/gpt-5.1" in message
 
 
-def test_an_unknown_provider_names_the_known_ones():
-    with pytest.raises(
-        ProviderSpecError, match=r"unknown provider 'ollama' \(known: amazon-bedrock, .* openai,"
-    ):
+def test_an_unknown_provider_says_how_to_add_one_and_names_the_known_ones():
+    with pytest.raises(ProviderSpecError) as caught:
         resolve("ollama/llama3")
+    message = str(caught.value)
+    assert message.startswith(
+        "unknown provider 'ollama': a server of your own is added as a [providers.ollama] "
+        "table of config.toml or in Pi's models.json (known: amazon-bedrock, "
+    )
+    assert ", openai, " in message
+    assert "\n" not in message
 
 
 class _Echo(Provider):
