@@ -206,6 +206,8 @@ class TerminalSession:
             reserved=PROMPT_CELLS,
             markers=self.pastes.numbers,
             search_buffer_control=self.search_toolbar.control,
+            # Ctrl+R shows the prompt found at each key typed, as readline does.
+            preview_search=True,
         )
         #: Pi's moves and deletes on the draft, and their kill ring.
         self.editor_edits = EditorEdits(

@@ -265,6 +265,13 @@ def test_the_session_reads_the_editor_through_the_api(tmp_path):
     run_terminal(agent, scenario)
 
 
+def _drawn_editor(t) -> str:
+    """The rows the editor's window draws now (during a search: the prompt it found)."""
+    content = t.session.editor_control.create_content(80, 10)
+    rows = ("".join(text for _, text, *_ in content.get_line(i)) for i in range(content.line_count))
+    return "\n".join(row.rstrip() for row in rows)
+
+
 def test_ctrl_r_searches_the_history(tmp_path):
     agent = make_agent(tmp_path, [{"text": "one"}, {"text": "two"}])
 
@@ -273,7 +280,16 @@ def test_ctrl_r_searches_the_history(tmp_path):
         await t.idle()
         await t.type("something else" + ENTER)
         await t.idle()
-        await t.type("\x12staging")  # Ctrl+R, then the search text
+        await t.type("draft")
+        await t.type("\x12stag")  # Ctrl+R, then the search text
+        # Each key typed shows the prompt found, as readline does; the draft stays the
+        # buffer's until the match is accepted.
+        await t.until(lambda: _drawn_editor(t) == "deploy the staging branch", "the preview")
+        assert t.editor == "draft"
+        await t.type("\x7f" * 4 + "zzz")  # nothing matches: the draft is shown again
+        await t.until(lambda: _drawn_editor(t) == "draft", "the draft")
+        await t.type("\x7f" * 3 + "staging")
+        await t.until(lambda: _drawn_editor(t) == "deploy the staging branch", "the preview")
         await t.type(ENTER)  # accept the match into the editor
         await t.until(lambda: t.editor == "deploy the staging branch", "the match")
         await t.until(lambda: t.session.app.layout.has_focus(t.session.buffer), "the editor")
