@@ -24,6 +24,9 @@ if TYPE_CHECKING:
 
 SUBSCRIPTION = "subscription"
 API_KEY = "key"
+#: A subscription whose login only Pi performs (GitHub Copilot, xAI …): listed, and chosen,
+#: it says so instead of leaving the provider's API key as the only way in sight.
+PI_ONLY = "pi"
 
 
 def _choices(session: TerminalSession) -> list[LoginChoice]:
@@ -64,6 +67,10 @@ def _open_choices(session: TerminalSession) -> None:
         if choice.api_key:
             text = f"{choice.provider} · API key"
             rows.append(PickerItem((choice.provider, API_KEY), text.lower(), [("", text), *mark]))
+        if choice.pi_only_login:
+            text = f"{choice.provider} · {choice.pi_only_login}: log in with Pi"
+            fragments = [("class:picker.hint", text)]
+            rows.append(PickerItem((choice.provider, PI_ONLY), text.lower(), fragments))
     session.open_picker(
         Picker(
             "Log in to",
@@ -77,6 +84,12 @@ def _open_choices(session: TerminalSession) -> None:
 def _start(session: TerminalSession, provider: str, method: str) -> None:
     if method == SUBSCRIPTION:
         _subscription(session, provider)
+    elif method == PI_ONLY:
+        session.notify(
+            f"only Pi performs {provider}'s sign-in: log in once with Pi (`pi`, then /login); "
+            "ctxmodes uses the token Pi stores while it is valid",
+            "warning",
+        )
     else:
         _ask_key(session, provider)
 

@@ -183,3 +183,31 @@ def test_the_command_lines_startup_warnings_are_shown_under_the_header(
         await t.printed(warning)
 
     run_terminal(agent, scenario, startup_warnings=[warning])
+
+
+def test_a_subscription_only_pi_signs_in_to_is_listed_and_says_so(
+    tmp_path: Path, private_credentials: Path
+) -> None:
+    # GitHub Copilot's login is Pi's alone: its row says so, and choosing it tells how,
+    # where before the list showed only its API key.
+    agent = make_agent(tmp_path, [])
+    seen: dict[str, list[str]] = {}
+
+    async def scenario(t):
+        await t.type("/login" + ENTER)
+        await t.until(lambda: t.session.picker is not None, "the provider list")
+        await t.type("github-copilot")
+        await t.until(lambda: len(t.session.picker.rows()) == 2, "two rows")
+        seen["rows"] = [
+            "".join(text for _, text in row.fragments) for row in t.session.picker.rows()
+        ]
+        await t.type("\x1b[B" + ENTER)  # ↓ to the second row
+        await t.printed("only Pi performs github-copilot's sign-in")
+
+    terminal = run_terminal(agent, scenario)
+    assert seen["rows"] == [
+        "github-copilot · API key",
+        "github-copilot · GitHub Copilot: log in with Pi",
+    ]
+    assert "log in once with Pi (`pi`, then /login)" in terminal.flat()
+    assert not private_credentials.exists()
