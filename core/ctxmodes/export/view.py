@@ -458,6 +458,15 @@ def _classify_message(message: Any) -> tuple[Kind, str, str]:
         text = content_text(content)
         if not text and calls:
             text = "→ " + ", ".join(calls)
+        elif not text:
+            # What Pi's tree shows of a reply without text: why there is none.
+            error = message.get("errorMessage")
+            if message.get("stopReason") == "aborted":
+                text = "(aborted)"
+            elif isinstance(error, str) and error:
+                text = error
+            else:
+                text = "(no content)"
         return "assistant", "assistant", text
     if role == "toolResult":
         return "tool", f"tool result: {message.get('toolName', '')}", content_text(content)
