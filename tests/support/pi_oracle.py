@@ -120,6 +120,45 @@ process.stdout.write(JSON.stringify(SessionManager.open(file).getSessionName() ?
 """
 
 
+#: Writes the active branch of a file as Pi's ``/export FILE.jsonl`` does (argv: the
+#: session manager's and the export's module URLs, the file, the output).
+_BRANCH_EXPORT_SCRIPT = """
+const [managerUrl, exportUrl, file, output] = process.argv.slice(1);
+const { SessionManager } = await import(managerUrl);
+const { exportSessionToJsonl } = await import(exportUrl);
+exportSessionToJsonl(SessionManager.open(file), output);
+"""
+
+
+def pi_branch_export(path: Path, output: Path) -> None:
+    """Write ``path``'s active branch to ``output`` with the real Pi's
+    ``exportSessionToJsonl`` (opening a copy: Pi may rewrite what it opens); needs node and
+    Pi, not the oracle corpus."""
+    node = require_node()
+    core = require_pi_modules() / PI_PACKAGE.parent / "dist" / "core"
+    with tempfile.TemporaryDirectory() as scratch:
+        copy = Path(scratch) / path.name
+        shutil.copyfile(path, copy)
+        result = subprocess.run(
+            [
+                node,
+                "--input-type=module",
+                "-e",
+                _BRANCH_EXPORT_SCRIPT,
+                (core / "session-manager.js").as_uri(),
+                (core / "session-export.js").as_uri(),
+                str(copy),
+                str(output),
+            ],
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=60,
+        )
+    if result.returncode != 0:
+        raise RuntimeError(f"Pi could not export {path}: {result.stderr.strip()}")
+
+
 def pi_session_name(path: Path) -> str | None:
     """The session name the real Pi reads from ``path`` (a copy of it: Pi may rewrite what
     it opens); needs node and Pi, not the oracle corpus."""

@@ -11,6 +11,12 @@ by hash in the page's Content-Security-Policy.
 Internal package: not part of the API plugins and programs use (see :mod:`ctxmodes`).
 """
 
-from ctxmodes.export.render import export_session, render_html, write_html, write_page
+from ctxmodes.export.render import (
+    default_page_name,
+    export_session,
+    render_html,
+    write_html,
+    write_page,
+)
 
-__all__ = ["export_session", "render_html", "write_html", "write_page"]
+__all__ = ["default_page_name", "export_session", "render_html", "write_html", "write_page"]

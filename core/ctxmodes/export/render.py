@@ -86,6 +86,13 @@ def write_page(
         raise CtxmodesError(f"cannot write {target}: {exc.strerror or exc}") from None
 
 
+def default_page_name(source: Path) -> str:
+    """Where Pi's ``/export`` and ``export_html`` write a session's page when told nothing:
+    ``pi-session-<file name without .jsonl>.html``, in the working directory."""
+    name = source.name.removesuffix(".jsonl") if source.name != ".jsonl" else source.name
+    return f"pi-session-{name}.html"
+
+
 def export_session(source: Path, target: Path, mode: str | None = None) -> None:
     """Write the export page of the session stored at ``source`` to ``target``, as the file
     holds it: the file is opened read-only, so a session being written meanwhile (the one

@@ -26,7 +26,6 @@ from ctxmodes.session.paths import normalize_path
 #: Pi's refusal of a clone when the leaf is before the first entry.
 NO_LEAF: Final = "Cannot clone session: no current entry selected"
 #: Pi's ``APP_NAME``, which starts the default name of an export.
-_EXPORT_PREFIX: Final = "pi-session-"
 
 
 def switch_session(rpc: RpcContext, command: Mapping[str, Any]) -> object:
@@ -113,7 +112,7 @@ def export_html(rpc: RpcContext, command: Mapping[str, Any]) -> object:
 
     :raises RpcCommandError: the session has no file (yet), or the page would replace it.
     """
-    from ctxmodes.export import export_session
+    from ctxmodes.export import default_page_name, export_session
 
     output = command.get("outputPath")
     if output is not None and not isinstance(output, str):
@@ -123,8 +122,7 @@ def export_html(rpc: RpcContext, command: Mapping[str, Any]) -> object:
         raise RpcCommandError("Cannot export in-memory session to HTML")
     if not source.exists():
         raise RpcCommandError("Nothing to export yet - start a conversation first")
-    name = source.name.removesuffix(".jsonl") if source.name != ".jsonl" else source.name
-    path = normalize_path(output) if output else f"{_EXPORT_PREFIX}{name}.html"
+    path = normalize_path(output) if output else default_page_name(source)
     export_session(source, Path(path), rpc.agent.mode)
     return {"path": path}
 

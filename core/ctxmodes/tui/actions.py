@@ -396,20 +396,27 @@ def copy_to_clipboard(session: TerminalSession, text: str) -> None:
 
 
 def export(session: TerminalSession, args: str) -> None:
-    from ctxmodes.export import export_session
+    """``/export [FILE]``, as Pi's: the session's page, by default Pi's
+    ``pi-session-<file name>.html`` in the working directory; a ``FILE.jsonl``, the active
+    branch as a session file of its own."""
+    from ctxmodes.export import default_page_name, export_session
+    from ctxmodes.session.branch_export import write_branch
 
     source = session.agent.session_file
     if source is None or not source.exists():
         session.notify("Nothing is stored yet to export", "warning")
         return
-    target = Path(args).expanduser() if args else source.with_suffix(".html")
+    target = Path(args).expanduser() if args else Path(default_page_name(source))
     try:
-        # Streamed into a new file that replaces the target only once the page is whole.
-        export_session(source, target, session.agent.mode)
+        if target.name.endswith(".jsonl"):
+            write_branch(session.agent.session_manager, target)
+        else:
+            # Streamed into a new file that replaces the target only once the page is whole.
+            export_session(source, target, session.agent.mode)
     except (OSError, CtxmodesError) as exc:
-        session.notify(f"/export: {exc}", "error")
+        session.notify(f"Failed to export session: {exc}", "error")
         return
-    session.notify(f"Exported to {target}")
+    session.notify(f"Session exported to: {target}")
 
 
 # ----------------------------------------------------------------------------- reports

@@ -8,8 +8,10 @@ from collections.abc import Iterator
 import orjson
 import pytest
 from support.agents import make_agent
+from support.pi_oracle import pi_branch_export, require_pi
 from support.terminal import DOWN, ENTER, ESC, GatedStream, GateTool, run_terminal
 
+from ctxmodes import NavigationRequest
 from ctxmodes.abort import AbortSignal
 from ctxmodes.compaction.settings import BranchSummarySettings
 from ctxmodes.config import TerminalSettings
@@ -65,12 +67,78 @@ def test_export_writes_the_page(tmp_path):
         await t.type("hi" + ENTER)
         await t.idle()
         await t.type(f"/export {target}" + ENTER)
-        await t.printed(f"Exported to {target}")
+        await t.printed(f"Session exported to: {target}")
 
     run_terminal(agent, scenario)
     page = target.read_text(encoding="utf-8")
     assert "exported &lt;b&gt;reply&lt;/b&gt;" in page
     assert " · mode off · " in page  # as `ctxmodes session export` names it
+
+
+def test_export_without_a_file_writes_pi_s_page_name_in_the_working_directory(
+    tmp_path, monkeypatch
+):
+    agent = make_agent(tmp_path, [{"text": "one"}])
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+
+    async def scenario(t):
+        await t.type("hi" + ENTER)
+        await t.idle()
+        await t.type("/export" + ENTER)
+        await t.printed("Session exported to:")
+
+    terminal = run_terminal(agent, scenario)
+    name = f"pi-session-{agent.session_file.name.removesuffix('.jsonl')}.html"
+    assert f"Session exported to: {name}" in terminal.flat()
+    assert "one" in (work / name).read_text(encoding="utf-8")
+
+
+@pytest.mark.slow  # the real Pi exports the same branch, through node
+def test_export_to_jsonl_writes_the_branch_as_pi_does(tmp_path):
+    pi = require_pi()
+    agent = make_agent(tmp_path, [{"text": "one"}, {"text": "two"}, {"text": "three"}])
+    ours = tmp_path / "out" / "branch.jsonl"
+
+    async def scenario(t):
+        await t.type("first" + ENTER)
+        await t.idle()
+        await t.type("second" + ENTER)
+        await t.idle()
+        one = next(
+            entry["id"]
+            for entry in entries(agent)
+            if entry["type"] == "message" and entry["message"]["content"][0]["text"] == "one"
+        )
+        t.agent.navigate(NavigationRequest(one))
+        await t.type("third" + ENTER)
+        await t.printed("three")
+        await t.idle()
+        await t.type(f"/export {ours}" + ENTER)
+        await t.printed(f"Session exported to: {ours}")
+        session_before = agent.session_file.read_bytes()
+        await t.type(f"/export {ours}" + ENTER)  # a file that exists is never written over
+        await t.printed(f"Failed to export session: {ours} exists")
+        await t.type(f"/export {agent.session_file}" + ENTER)
+        await t.printed("Failed to export session:")
+        assert agent.session_file.read_bytes() == session_before
+
+    run_terminal(agent, scenario)
+    theirs = tmp_path / "pi.jsonl"
+    pi_branch_export(agent.session_file, theirs)
+    our_lines = [orjson.loads(line) for line in ours.read_bytes().splitlines()]
+    their_lines = [orjson.loads(line) for line in theirs.read_bytes().splitlines()]
+    # The header's time is the export's own; everything else is byte for byte Pi's.
+    assert {**our_lines[0], "timestamp": None} == {**their_lines[0], "timestamp": None}
+    assert ours.read_bytes().splitlines()[1:] == theirs.read_bytes().splitlines()[1:]
+    texts = [
+        line["message"]["content"][0]["text"] for line in our_lines if line.get("type") == "message"
+    ]
+    assert texts == ["first", "one", "third", "three"]
+    [opened] = pi.open_many([{"file": str(ours)}])
+    assert opened["entryCount"] == len(our_lines) - 1
+    assert opened["branchIds"] == [line["id"] for line in our_lines[1:]]
 
 
 async def _open_the_tree_after_two_exchanges(t) -> None:
