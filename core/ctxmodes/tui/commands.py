@@ -81,7 +81,13 @@ def terminal_commands() -> dict[str, SlashCommand]:
             "history", "Read the archived history", "ACTION [NAME=VALUE...]", True, actions.history
         ),
         SlashCommand("notes", "Read the notes", "ACTION [NAME=VALUE...]", True, actions.notes),
-        SlashCommand("export", "Write the session as an HTML page", "[FILE]", True, actions.export),
+        SlashCommand(
+            "export",
+            "Export the session: an HTML page, or the branch as FILE.jsonl",
+            "[FILE]",
+            True,
+            actions.export,
+        ),
         SlashCommand("share", "Share the session as a secret GitHub gist", "", True, share),
         SlashCommand("name", "Name the session", "<name>", True, actions.name),
         SlashCommand("model", "Switch the model", "[provider/model-id]", True, actions.model),

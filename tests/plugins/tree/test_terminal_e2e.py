@@ -115,7 +115,7 @@ def run_in_terminal(work: Path, script: Path, session: Path, export: Path) -> st
         tmux.wait("Compacted from")
         tmux.type(f"/export {export}")
         tmux.key("Enter")
-        tmux.wait("Exported to")
+        tmux.wait("Session exported to:")
         tmux.type("/quit")
         tmux.key("Enter")
         return tmux.wait("CTXMODES-EXIT=0")

@@ -370,7 +370,7 @@ def test_data_and_database_may_come_before_the_command(tmp_path, postgres_url):
     ctxmodes("serve", "--data", str(data), "--database", postgres_url, "token", "create", "bob")
     assert not (data / DATABASE_NAME).exists()
     listed = ctxmodes("serve", "--data", str(data), "--database", postgres_url, "token", "list")
-    assert [row.split()[2] for row in listed.stdout.splitlines()] == ["alice", "bob"]
+    assert sorted(row.split()[2] for row in listed.stdout.splitlines()) == ["alice", "bob"]
     revoked = ctxmodes(
         "serve", "--data", str(data), "--database", postgres_url, "token", "revoke",
         "--account", "bob",
