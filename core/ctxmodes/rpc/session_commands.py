@@ -25,7 +25,6 @@ from ctxmodes.session.paths import normalize_path
 
 #: Pi's refusal of a clone when the leaf is before the first entry.
 NO_LEAF: Final = "Cannot clone session: no current entry selected"
-#: Pi's ``APP_NAME``, which starts the default name of an export.
 
 
 def switch_session(rpc: RpcContext, command: Mapping[str, Any]) -> object:

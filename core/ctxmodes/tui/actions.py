@@ -409,6 +409,7 @@ def export(session: TerminalSession, args: str) -> None:
     target = Path(args).expanduser() if args else Path(default_page_name(source))
     try:
         if target.name.endswith(".jsonl"):
+            target = target.absolute()  # named in full, as Pi names it
             write_branch(session.agent.session_manager, target)
         else:
             # Streamed into a new file that replaces the target only once the page is whole.

@@ -86,7 +86,7 @@ def _start(session: TerminalSession, provider: str, method: str) -> None:
         _subscription(session, provider)
     elif method == PI_ONLY:
         session.notify(
-            f"only Pi performs {provider}'s sign-in: log in once with Pi (`pi`, then /login); "
+            f"Only Pi performs {provider}'s sign-in: log in once with Pi (`pi`, then /login); "
             "ctxmodes uses the token Pi stores while it is valid",
             "warning",
         )

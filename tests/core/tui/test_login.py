@@ -202,7 +202,7 @@ def test_a_subscription_only_pi_signs_in_to_is_listed_and_says_so(
             "".join(text for _, text in row.fragments) for row in t.session.picker.rows()
         ]
         await t.type("\x1b[B" + ENTER)  # ↓ to the second row
-        await t.printed("only Pi performs github-copilot's sign-in")
+        await t.printed("Only Pi performs github-copilot's sign-in")
 
     terminal = run_terminal(agent, scenario)
     assert seen["rows"] == [
