@@ -17,6 +17,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -130,54 +131,39 @@ exportSessionToJsonl(SessionManager.open(file), output);
 """
 
 
-def pi_branch_export(path: Path, output: Path) -> None:
-    """Write ``path``'s active branch to ``output`` with the real Pi's
-    ``exportSessionToJsonl`` (opening a copy: Pi may rewrite what it opens); needs node and
-    Pi, not the oracle corpus."""
+def _on_a_copy(script: str, modules: Sequence[str], path: Path, *extra: str, doing: str) -> str:
+    """The output of ``script`` run by node with the URLs of Pi's core ``modules``, then a
+    copy of ``path`` (Pi may rewrite what it opens) and ``extra``, as its arguments; needs
+    node and Pi, not the oracle corpus."""
     node = require_node()
     core = require_pi_modules() / PI_PACKAGE.parent / "dist" / "core"
     with tempfile.TemporaryDirectory() as scratch:
         copy = Path(scratch) / path.name
         shutil.copyfile(path, copy)
+        urls = [(core / module).as_uri() for module in modules]
         result = subprocess.run(
-            [
-                node,
-                "--input-type=module",
-                "-e",
-                _BRANCH_EXPORT_SCRIPT,
-                (core / "session-manager.js").as_uri(),
-                (core / "session-export.js").as_uri(),
-                str(copy),
-                str(output),
-            ],
+            [node, "--input-type=module", "-e", script, *urls, str(copy), *extra],
             capture_output=True,
             text=True,
             check=False,
             timeout=60,
         )
     if result.returncode != 0:
-        raise RuntimeError(f"Pi could not export {path}: {result.stderr.strip()}")
+        raise RuntimeError(f"Pi could not {doing} {path}: {result.stderr.strip()}")
+    return result.stdout
+
+
+def pi_branch_export(path: Path, output: Path) -> None:
+    """Write ``path``'s active branch to ``output`` with the real Pi's
+    ``exportSessionToJsonl``."""
+    modules = ("session-manager.js", "session-export.js")
+    _on_a_copy(_BRANCH_EXPORT_SCRIPT, modules, path, str(output), doing="export")
 
 
 def pi_session_name(path: Path) -> str | None:
-    """The session name the real Pi reads from ``path`` (a copy of it: Pi may rewrite what
-    it opens); needs node and Pi, not the oracle corpus."""
-    node = require_node()
-    modules = require_pi_modules()
-    module = modules / PI_PACKAGE.parent / "dist" / "core" / "session-manager.js"
-    with tempfile.TemporaryDirectory() as scratch:
-        copy = Path(scratch) / path.name
-        shutil.copyfile(path, copy)
-        result = subprocess.run(
-            [node, "--input-type=module", "-e", _SESSION_NAME_SCRIPT, module.as_uri(), str(copy)],
-            capture_output=True,
-            text=True,
-            check=False,
-            timeout=60,
-        )
-    if result.returncode != 0:
-        raise RuntimeError(f"Pi could not open {path}: {result.stderr.strip()}")
-    name: str | None = json.loads(result.stdout)
+    """The session name the real Pi reads from ``path``."""
+    found = _on_a_copy(_SESSION_NAME_SCRIPT, ("session-manager.js",), path, doing="open")
+    name: str | None = json.loads(found)
     return name
 
 
