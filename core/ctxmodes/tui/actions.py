@@ -398,20 +398,21 @@ def copy_to_clipboard(session: TerminalSession, text: str) -> None:
 def export(session: TerminalSession, args: str) -> None:
     """``/export [FILE]``, as Pi's: the session's page, by default Pi's
     ``pi-session-<file name>.html`` in the working directory; a ``FILE.jsonl``, the active
-    branch as a session file of its own."""
+    branch as a session file of its own (also of a session kept in memory only)."""
     from ctxmodes.export import default_page_name, export_session
     from ctxmodes.session.branch_export import write_branch
 
     source = session.agent.session_file
-    if source is None or not source.exists():
-        session.notify("Nothing is stored yet to export", "warning")
-        return
-    target = Path(args).expanduser() if args else Path(default_page_name(source))
+    target = Path(args).expanduser() if args else None
     try:
-        if target.name.endswith(".jsonl"):
+        if target is not None and target.name.endswith(".jsonl"):
             target = target.absolute()  # named in full, as Pi names it
             write_branch(session.agent.session_manager, target)
+        elif source is None or not source.exists():
+            session.notify("Nothing is stored yet to export", "warning")
+            return
         else:
+            target = target or Path(default_page_name(source))
             # Streamed into a new file that replaces the target only once the page is whole.
             export_session(source, target, session.agent.mode)
     except (OSError, CtxmodesError) as exc:

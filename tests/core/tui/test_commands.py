@@ -14,10 +14,11 @@ from support.terminal import DOWN, ENTER, ESC, GatedStream, GateTool, run_termin
 from ctxmodes import NavigationRequest
 from ctxmodes.abort import AbortSignal
 from ctxmodes.compaction.settings import BranchSummarySettings
-from ctxmodes.config import TerminalSettings
+from ctxmodes.config import Settings, TerminalSettings
 from ctxmodes.host.options import HostOptions
 from ctxmodes.providers import Script, ScriptedProvider
 from ctxmodes.providers.base import ModelRequest, StreamEvent
+from ctxmodes.sdk.agent import open_agent
 from ctxmodes.session.models import TextContent, UserMessage
 from ctxmodes.tools.shell_config import ShellConfig
 from ctxmodes.tui.keymap import KeyMap
@@ -93,6 +94,34 @@ def test_export_without_a_file_writes_pi_s_page_name_in_the_working_directory(
     name = f"pi-session-{agent.session_file.name.removesuffix('.jsonl')}.html"
     assert f"Session exported to: {name}" in terminal.flat()
     assert "one" in (work / name).read_text(encoding="utf-8")
+
+
+def test_a_session_kept_in_memory_exports_its_branch_but_no_page(tmp_path):
+    # As Pi: `--no-session` has a branch to write out, but no file to make a page of.
+    agent = open_agent(
+        cwd=tmp_path,
+        settings=Settings(),
+        provider=ScriptedProvider(Script.model_validate({"responses": [{"text": "one"}]})),
+        persist=False,
+    )
+    out = tmp_path / "branch.jsonl"
+
+    async def scenario(t):
+        await t.type("first" + ENTER)
+        await t.idle()
+        await t.type("/export" + ENTER)
+        await t.printed("Nothing is stored yet to export")
+        await t.type(f"/export {out}" + ENTER)
+        await t.printed(f"Session exported to: {out}")
+
+    run_terminal(agent, scenario)
+    lines = [orjson.loads(line) for line in out.read_bytes().splitlines()]
+    assert lines[0]["type"] == "session"
+    assert [line["message"]["role"] for line in lines if line["type"] == "message"] == [
+        "user",
+        "assistant",
+    ]
+    assert not list(tmp_path.glob("*.html"))
 
 
 @pytest.mark.slow  # the real Pi exports the same branch, through node
