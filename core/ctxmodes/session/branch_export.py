@@ -44,7 +44,7 @@ def write_branch(
         parent_id = entry["id"]
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
+        with replacing(target) as file:
+            file.write(b"".join(lines).decode())
     except OSError as exc:
         raise CtxmodesError(f"cannot write {target}: {exc.strerror or exc}") from None
-    with replacing(target) as file:
-        file.write(b"".join(lines).decode())
