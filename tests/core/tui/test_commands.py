@@ -96,8 +96,9 @@ def test_export_without_a_file_writes_pi_s_page_name_in_the_working_directory(
     assert "one" in (work / name).read_text(encoding="utf-8")
 
 
-def test_a_session_kept_in_memory_exports_its_branch_but_no_page(tmp_path):
+def test_a_session_kept_in_memory_exports_its_branch_but_no_page(tmp_path, monkeypatch):
     # As Pi: `--no-session` has a branch to write out, but no file to make a page of.
+    monkeypatch.chdir(tmp_path)  # where a page made by `/export` would go
     agent = open_agent(
         cwd=tmp_path,
         settings=Settings(),
