@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -72,6 +73,18 @@ def pytest_configure(config: pytest.Config) -> None:
         shutil.rmtree(root, ignore_errors=True)
 
     config.add_cleanup(restore)
+
+
+@pytest.fixture(autouse=True)
+def _no_settings_saved_for_other_tests() -> Iterator[None]:
+    """The run's own Pi agent directory keeps no ``settings.json``: a test that saves Pi's
+    settings (``/settings``, Ctrl+T, RPC's ``set_*``) gives itself a directory of its own
+    (the ``agent_dir`` fixture), so no later test starts from its choices."""
+    shared = Path(os.environ["PI_CODING_AGENT_DIR"]) / "settings.json"
+    yield
+    if shared.exists():
+        shared.unlink()
+        pytest.fail("the test saved Pi's settings in the run's agent directory: use agent_dir")
 
 
 #: Fixtures that start a real component: a test using one, directly or through another

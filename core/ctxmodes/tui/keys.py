@@ -11,6 +11,7 @@ from prompt_toolkit.filters import Condition, is_searching
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.keys import Keys
 
+from ctxmodes.pi_settings_save import save_choice
 from ctxmodes.tui import render
 from ctxmodes.tui.commands import run_command, run_typed
 from ctxmodes.tui.cycling import cycle_model, cycle_thinking
@@ -96,11 +97,13 @@ class KeyActions:
 
     def toggle_thinking(self) -> None:
         """Ctrl+T: thinking in full, or collapsed to a line saying how long it was (what is
-        in the scrollback already stays as it was printed)."""
-        live = self._session.live
+        in the scrollback already stays as it was printed); saved as Pi saves it."""
+        session = self._session
+        live = session.live
         live.show_thinking = not live.show_thinking
-        shown = "Thinking shown in full" if live.show_thinking else "Thinking collapsed"
-        self._session.notify(shown)
+        session.notify("Thinking shown in full" if live.show_thinking else "Thinking collapsed")
+        hidden = not live.show_thinking
+        save_choice([(("hideThinkingBlock",), hidden)], lambda line: session.notify(line, "error"))
 
     def paste(self) -> None:
         """Ctrl+V: the clipboard's image (saved to a file, its path typed in) or text."""

@@ -144,7 +144,7 @@ class ModelPicker:
         self.scoped = list(scoped)
         self.sources = sources
         self.scope: Scope = "scoped" if scoped else "all"
-        # Pi's words, without its Ctrl+S, which has no place here (nothing is saved).
+        # Pi's words, without its Ctrl+S (set as default): the default is configured.
         hint = f"{key_hint(keymap, CONFIRM, 'to select')} · {key_hint(keymap, CANCEL, 'to cancel')}"
         self.picker = Picker(
             f"Model (now {self.current or 'none'})",

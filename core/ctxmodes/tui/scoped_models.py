@@ -3,16 +3,17 @@
 which order (see :mod:`~ctxmodes.tui.scope_selection`).
 
 Each change applies at once to the running session's scope, as in Pi, and lasts for the run:
-the sessions ``/new`` and ``/resume`` open later keep it. Nothing is saved: ctxmodes never
-writes Pi's ``settings.json``, so Pi's save key says which setting keeps the scope instead.
+the sessions ``/new`` and ``/resume`` open later keep it. Pi's save key (Ctrl+S) saves the
+list as Pi's ``enabledModels`` in Pi's global ``settings.json``, as Pi saves it: every model
+enabled removes the key.
 """
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Final
 
 from ctxmodes.errors import CtxmodesError
+from ctxmodes.pi_settings_save import REMOVE, save_choice
 from ctxmodes.tui.picker import Picker, PickerItem
 from ctxmodes.tui.picker_keys import SCOPED_MODEL_KEYS
 from ctxmodes.tui.scope_selection import ScopeSelection, session_scope, starting_ids
@@ -71,7 +72,7 @@ class ScopedModelsList:
                 "app.models.toggleProvider": self.toggle_provider,
                 "app.models.reorderUp": lambda: self.reorder(-1),
                 "app.models.reorderDown": lambda: self.reorder(1),
-                "app.models.save": self.say_not_saved,
+                "app.models.save": self.save,
             },
         )
         session.open_picker(self.picker)
@@ -120,7 +121,7 @@ class ScopedModelsList:
             f"{keymap.text('app.models.toggleProvider')} provider",
             f"{keymap.text('app.models.reorderUp')}/{keymap.text('app.models.reorderDown')}"
             " reorder",
-            f"{keymap.text('app.models.save')} how to save",
+            f"{keymap.text('app.models.save')} save",
             self.selection.count_text(),
         ]
         unsaved = " (unsaved)" if self.selection.changed else ""
@@ -164,11 +165,20 @@ class ScopedModelsList:
         self.picker.refresh()
         self.session.app.invalidate()
 
-    def say_not_saved(self) -> None:
-        """Pi's save key: ctxmodes writes no settings, so it says what would keep the list."""
+    def save(self) -> None:
+        """Pi's save key: the list saved as Pi's ``enabledModels``, or the key removed when
+        every model is enabled."""
         enabled = self.selection.enabled
-        if enabled is None:
-            keep = "remove enabled_models (Pi's enabledModels) to cycle through every model"
+        every = {model.ref for model in self.available}
+        if enabled is None or (len(enabled) == len(every) and every.issuperset(enabled)):
+            saved: object = REMOVE
         else:
-            keep = f"set enabled_models (Pi's enabledModels) to {json.dumps(enabled)}"
-        self.picker.say(f"Not saved: ctxmodes never writes settings.json; {keep}")
+            saved = list(enabled)
+
+        def failed(line: str) -> None:
+            self.picker.say(line, error=True)
+
+        if save_choice([(("enabledModels",), saved)], failed):
+            self.selection.changed = False
+            self.picker.hint = self.footer()
+            self.picker.say("Model selection saved to settings")

@@ -3,8 +3,9 @@ lists them (its labels and values), each row cycling through its values with Ent
 
 A change applies at once, also while the agent works (the queues' next delivery, the next
 compaction or retry check, the next image sent, the next reply drawn), and to the sessions
-``/new``, ``/resume`` and ``/fork`` start after it. It lasts as long as this process: ctxmodes
-never writes Pi's ``settings.json`` (nor its own configuration), where Pi saves the choice.
+``/new``, ``/resume`` and ``/fork`` start after it; it is then saved in Pi's global
+``settings.json`` under Pi's key, as Pi's ``/settings`` saves it, for the next start of
+ctxmodes and of Pi.
 """
 
 from __future__ import annotations
@@ -17,26 +18,31 @@ from typing import TYPE_CHECKING, Final
 from ctxmodes.host.options import HostOptions
 from ctxmodes.host.queues import DrainMode
 from ctxmodes.hostapi import StreamingBehavior
+from ctxmodes.pi_settings_save import save_choice
 from ctxmodes.tui.key_hints import list_hint
 from ctxmodes.tui.picker import Picker, PickerItem
 
 if TYPE_CHECKING:
     from ctxmodes.tui.app import TerminalSession
 
-TITLE: Final = "Settings (for this run of ctxmodes; settings.json is not changed)"
+TITLE: Final = "Settings"
 QUEUE_MODES: Final = ("one-at-a-time", "all")
 SWITCH: Final = ("true", "false")
 
 
 @dataclass(frozen=True, slots=True)
 class Setting:
-    """One row: Pi's label, the values it cycles through, how to read the current one and
-    how to apply a value."""
+    """One row: Pi's label, the values it cycles through, how to read the current one, how
+    to apply a value, and the key Pi saves it under (a switch's value saved as a boolean)."""
 
     label: str
     values: tuple[str, ...]
     read: Callable[[TerminalSession], str]
     apply: Callable[[TerminalSession, str], None]
+    pi_key: tuple[str, ...]
+
+    def saved(self, value: str) -> object:
+        return value == "true" if self.values == SWITCH else value
 
     def next_value(self, session: TerminalSession) -> str:
         current = self.read(session)
@@ -72,7 +78,7 @@ def _set_skill_commands(session: TerminalSession, value: str) -> None:
     session.settings = session.settings.model_copy(update={"skill_commands": value == "true"})
 
 
-def _queue_mode_setting(label: str, queue: StreamingBehavior) -> Setting:
+def _queue_mode_setting(label: str, queue: StreamingBehavior, pi_key: str) -> Setting:
     """The row of the steering (``"steer"``) or follow-up queue's delivery mode."""
 
     def read(session: TerminalSession) -> str:
@@ -83,7 +89,7 @@ def _queue_mode_setting(label: str, queue: StreamingBehavior) -> Setting:
         mode: DrainMode = "all" if value == "all" else "one-at-a-time"
         _change(session, lambda options: options.with_queue_mode(queue, mode))
 
-    return Setting(label, QUEUE_MODES, read, apply)
+    return Setting(label, QUEUE_MODES, read, apply, (pi_key,))
 
 
 SETTINGS: Final[Sequence[Setting]] = (
@@ -94,15 +100,11 @@ SETTINGS: Final[Sequence[Setting]] = (
         lambda session, value: _change(
             session, lambda options: options.with_auto_compaction(value == "true")
         ),
+        ("compaction", "enabled"),
     ),
-    _queue_mode_setting("Steering mode", "steer"),
-    _queue_mode_setting("Follow-up mode", "follow_up"),
-    Setting(
-        "Hide thinking",
-        SWITCH,
-        _hide_thinking,
-        _set_hide_thinking,
-    ),
+    _queue_mode_setting("Steering mode", "steer", "steeringMode"),
+    _queue_mode_setting("Follow-up mode", "follow_up", "followUpMode"),
+    Setting("Hide thinking", SWITCH, _hide_thinking, _set_hide_thinking, ("hideThinkingBlock",)),
     Setting(
         "Auto-resize images",
         SWITCH,
@@ -111,6 +113,7 @@ SETTINGS: Final[Sequence[Setting]] = (
             session,
             lambda options: dataclasses.replace(options, auto_resize_images=value == "true"),
         ),
+        ("images", "autoResize"),
     ),
     Setting(
         "Block images",
@@ -119,12 +122,10 @@ SETTINGS: Final[Sequence[Setting]] = (
         lambda session, value: _change(
             session, lambda options: dataclasses.replace(options, block_images=value == "true")
         ),
+        ("images", "blockImages"),
     ),
     Setting(
-        "Skill commands",
-        SWITCH,
-        _skill_commands,
-        _set_skill_commands,
+        "Skill commands", SWITCH, _skill_commands, _set_skill_commands, ("enableSkillCommands",)
     ),
 )
 
@@ -150,7 +151,11 @@ def _open(session: TerminalSession, selected: int) -> None:
 
     def chosen(item: PickerItem) -> None:
         setting = SETTINGS[item.key]
-        setting.apply(session, setting.next_value(session))
+        value = setting.next_value(session)
+        setting.apply(session, value)
+        save_choice(
+            [(setting.pi_key, setting.saved(value))], lambda line: session.notify(line, "error")
+        )
         _open(session, item.key)
 
     hint = list_hint(session.keymap, "next value", typed=False, cancel="close")

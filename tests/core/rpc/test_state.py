@@ -150,14 +150,15 @@ def test_a_new_sessions_state_models_and_settings_are_pis(tmp_path: Path, argv: 
     assert _response(ours, "set_model", 1)["error"] == "Model not found: loop/nope"
     changed = ("steeringMode", "followUpMode", "autoCompactionEnabled")
     assert [last[key] for key in changed] == ["all", "all", False]
-    # Pi also saves the four settings in its settings.json; ctxmodes never writes Pi's.
-    assert json.loads((tmp_path / "pi" / "pi-agent" / "settings.json").read_text()) == {
+    # Both save the four settings in Pi's settings.json, to the byte.
+    saved = (tmp_path / "pi" / "pi-agent" / "settings.json").read_bytes()
+    assert json.loads(saved) == {
         "steeringMode": "all",
         "followUpMode": "all",
         "compaction": {"enabled": False},
         "retry": {"enabled": False},
     }
-    assert not list((tmp_path / "ours").rglob("settings.json"))
+    assert (tmp_path / "ours" / "agent" / "settings.json").read_bytes() == saved
 
 
 @pytest.mark.pi

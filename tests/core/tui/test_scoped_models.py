@@ -147,8 +147,7 @@ def _our_view(t: Any) -> dict[str, Any]:
         "query": picker.query,
         "rows": drawn[start : start + 8],
         "under": details,
-        # Pi's save key saves; here it says how to (the one hint that differs).
-        "footer": picker.hint.replace(" how to save · ", " save · "),
+        "footer": picker.hint,
         "scope": scope,
         "closed": False,
     }
@@ -162,7 +161,7 @@ def _pi(models: list[dict[str, str]], patterns: list[str], bindings: Any, keys: 
 @pytest.mark.pi
 @pytest.mark.parametrize(("patterns", "bindings", "keys"), CASES)
 def test_each_key_shows_and_scopes_what_pi_s_list_does(
-    patterns: list[str], bindings: dict[str, str], keys: list[str], tmp_path: Path
+    patterns: list[str], bindings: dict[str, str], keys: list[str], tmp_path: Path, agent_dir: Path
 ) -> None:
     agent = _agent(tmp_path)
     available = models_with_credentials(agent.models())
@@ -182,20 +181,14 @@ def test_each_key_shows_and_scopes_what_pi_s_list_does(
 
     run_terminal(agent, scenario, model_patterns=patterns, keymap=_keymap(tmp_path, bindings))
     pis = _pi(models, patterns, bindings, pressed)
-    changed = False
     for at, (our, pi) in enumerate(zip(ours, pis, strict=True)):
         expected = {"closed": True, "scope": pi["scope"]} if pi["closed"] else _pi_view(pi)
-        if not pi["closed"]:
-            # Pi's save key clears its "(unsaved)" until the next change; nothing is saved
-            # here, so it stays from the first change on.
-            changed = changed or expected["footer"].endswith(" (unsaved)")
-            expected["footer"] = expected["footer"].removesuffix(" (unsaved)")
-            unsaved = " (unsaved)" if changed else ""
-            expected["footer"] += unsaved
         assert our == expected, f"after {['(open)', *keys][at]!r} (step {at})"
 
 
-def test_a_change_is_what_ctrl_p_cycles_and_later_sessions_keep(tmp_path: Path) -> None:
+def test_a_change_is_what_ctrl_p_cycles_and_later_sessions_keep(
+    tmp_path: Path, agent_dir: Path
+) -> None:
     agent = _agent(tmp_path)
     seen: dict[str, Any] = {}
 
@@ -222,16 +215,19 @@ def test_a_change_is_what_ctrl_p_cycles_and_later_sessions_keep(tmp_path: Path) 
 
     run_terminal(agent, scenario, model_patterns=["plain", "wide"])
     assert seen["rows"] == ["loop/plain", "loop/wide", "loop/deep"]
-    assert seen["said"] == (
-        "Not saved: ctxmodes never writes settings.json; set enabled_models "
-        '(Pi\'s enabledModels) to ["loop/plain", "loop/wide", "loop/deep"]'
-    )
+    assert seen["said"] == "Model selection saved to settings"
+    saved = json.loads((agent_dir / "settings.json").read_text("utf-8"))
+    assert saved["enabledModels"] == ["loop/plain", "loop/wide", "loop/deep"]
     assert seen["completion"] == ["loop/plain", "loop/wide", "loop/deep"]
     assert seen["after new"] == ["loop/plain", "loop/wide", "loop/deep"]
 
 
-def test_every_model_in_the_scope_is_no_scope_and_the_save_key_says_so(tmp_path: Path) -> None:
+def test_every_model_in_the_scope_is_no_scope_and_its_save_removes_the_setting(
+    tmp_path: Path, agent_dir: Path
+) -> None:
     agent = _agent(tmp_path)
+    settings = agent_dir / "settings.json"
+    settings.write_text('{"enabledModels": ["loop/plain"], "theme": "dark"}', "utf-8")
     seen: dict[str, Any] = {}
 
     async def scenario(t: Any) -> None:
@@ -243,10 +239,8 @@ def test_every_model_in_the_scope_is_no_scope_and_the_save_key_says_so(tmp_path:
 
     run_terminal(agent, scenario, model_patterns=["plain", "wide"])
     assert seen["scope"] == ()
-    assert seen["said"] == (
-        "Not saved: ctxmodes never writes settings.json; "
-        "remove enabled_models (Pi's enabledModels) to cycle through every model"
-    )
+    assert seen["said"] == "Model selection saved to settings"
+    assert settings.read_text("utf-8") == '{\n  "theme": "dark"\n}'
 
 
 def test_the_keys_and_texts_are_pis() -> None:

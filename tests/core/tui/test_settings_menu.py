@@ -1,27 +1,34 @@
 """``/settings``: the settings a running session can change, with Pi's labels and values;
 Enter cycles the selected row and the change applies at once, to this session and to the
-ones started after it in the same run."""
+ones started after it in the same run, and is saved in Pi's ``settings.json`` as Pi's own
+``/settings`` saves it."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
+import pytest
 from support.agents import make_agent
-from support.pi_oracle import PI_PACKAGE, require_pi_modules
+from support.pi_oracle import PI_PACKAGE, require_pi_modules, run_pi_script
 from support.terminal import ENTER, run_terminal
 
 from ctxmodes.tui.settings_menu import SETTINGS, TITLE
 
 DOWN = "j"
 ESC = "\x1b"
+PI_SAVE = Path(__file__).parents[2] / "support" / "pi_settings_save.mjs"
 
 
 def _rows(t) -> list[str]:
     return [" ".join(text for _, text in row.fragments).split() for row in t.session.picker.rows()]
 
 
-def test_each_row_cycles_its_value_and_the_session_runs_with_it(tmp_path: Path) -> None:
+@pytest.mark.slow  # Pi's settings manager saves the same choices, in node
+def test_each_row_cycles_its_value_the_session_runs_with_it_and_pi_s_file_keeps_it(
+    tmp_path: Path, agent_dir: Path
+) -> None:
     agent = make_agent(tmp_path, [])
     seen: dict[str, object] = {}
 
@@ -80,9 +87,48 @@ def test_each_row_cycles_its_value_and_the_session_runs_with_it(tmp_path: Path) 
     assert seen["options"] == (False, "all", "one-at-a-time", True)
     assert seen["shown"] == (True, False)
     assert seen["new"] == (False, "all", True)
+    # The file is the one Pi's /settings saves for the same five choices.
+    pi_agent = tmp_path / "pi-agent"
+    pi_agent.mkdir()
+    calls = [
+        ["setCompactionEnabled", False],
+        ["setSteeringMode", "all"],
+        ["setHideThinkingBlock", False],
+        ["setBlockImages", True],
+        ["setEnableSkillCommands", False],
+    ]
+    request = [{"agentDir": str(pi_agent), "cwd": str(tmp_path), "calls": calls}]
+    assert run_pi_script(PI_SAVE, json.dumps(request)) == [[]]
+    saved = (agent_dir / "settings.json").read_bytes()
+    assert saved == (pi_agent / "settings.json").read_bytes()
 
 
-def test_escape_changes_nothing(tmp_path: Path) -> None:
+def test_a_choice_that_cannot_be_saved_still_applies_and_the_file_is_left_alone(
+    tmp_path: Path, agent_dir: Path
+) -> None:
+    settings = agent_dir / "settings.json"
+    agent = make_agent(tmp_path, [])
+    seen: list[bool] = []
+
+    async def scenario(t):
+        await t.type("/settings" + ENTER)
+        await t.until(lambda: t.session.picker is not None, "the settings")
+        settings.write_text('{"theme": "dark",', "utf-8")  # broken since the start
+        await t.type(ENTER)  # Auto-compact: true -> false
+        await t.printed("Not saved for the next start")
+        seen.append(agent.session.options.compaction.enabled)
+        await t.type(ESC)
+        await t.until(lambda: t.session.picker is None, "the list to close")
+
+    terminal = run_terminal(agent, scenario)
+    assert f"Not saved for the next start: cannot save {settings}: it is not valid JSON" in (
+        " ".join(terminal.text().split())
+    )
+    assert seen == [False]
+    assert settings.read_text("utf-8") == '{"theme": "dark",'
+
+
+def test_escape_changes_nothing(tmp_path: Path, agent_dir: Path) -> None:
     agent = make_agent(tmp_path, [])
     options = [agent.session.options]
 
@@ -96,6 +142,7 @@ def test_escape_changes_nothing(tmp_path: Path) -> None:
 
     run_terminal(agent, scenario)
     assert options[1] == options[0]
+    assert not (agent_dir / "settings.json").exists()
 
 
 def test_the_labels_and_values_are_pis() -> None:

@@ -212,7 +212,7 @@ def test_pi_s_renderer_starts_a_result_cut_short_with_the_same_line(
     assert printed == pi["resultHint"]
 
 
-def test_ctrl_t_shows_thinking_in_full(tmp_path):
+def test_ctrl_t_shows_thinking_in_full_and_saves_it_as_pi_does(tmp_path, agent_dir):
     thought = "Weighing the two designs before answering."
     responses = [
         {"thinking": thought, "text": "First answer."},
@@ -238,6 +238,8 @@ def test_ctrl_t_shows_thinking_in_full(tmp_path):
     assert thought not in first
     assert thought in second
     assert seen["toggled"] is True
+    # Pi's toggle saves the choice for the next start: hideThinkingBlock.
+    assert (agent_dir / "settings.json").read_text() == '{\n  "hideThinkingBlock": false\n}'
 
 
 def test_thinking_shown_in_full_is_markdown_dim_and_italic_as_pi_shows_it():
@@ -250,7 +252,7 @@ def test_thinking_shown_in_full_is_markdown_dim_and_italic_as_pi_shows_it():
             assert {"2", "3"} <= set(codes.split(";")), repr(row)
 
 
-def test_pi_s_hide_thinking_block_off_shows_thinking_in_full_from_the_start(tmp_path):
+def test_pi_s_hide_thinking_block_off_shows_thinking_in_full_from_the_start(tmp_path, agent_dir):
     from ctxmodes.config import TerminalSettings
 
     thought = "Weighing the two designs before answering."
@@ -267,6 +269,7 @@ def test_pi_s_hide_thinking_block_off_shows_thinking_in_full_from_the_start(tmp_
     terminal = run_terminal(agent, scenario, settings=settings)
     assert thought in terminal.text()
     assert "▸ thinking (" not in terminal.text()
+    assert json.loads((agent_dir / "settings.json").read_text()) == {"hideThinkingBlock": True}
 
 
 def test_the_footer_says_when_the_model_is_thinking_and_names_each_activity_once(tmp_path):
