@@ -9,7 +9,9 @@
 // findExactModelMatch, the catalogs already fresh) or null, steps: [{lines, cursor, scope,
 // chosen, closed, query: the text of its search}] (the selector opened with TEXT searched,
 // as Pi opens it when nothing matched)}.
-// The request's optional bindings field is a keybindings.json's content, for Pi's keys.
+// The request's optional bindings field is a keybindings.json's content, for Pi's keys; its
+// optional default field ({provider, id}) is the configured default model, and a step's
+// asDefault says the model was chosen with Ctrl+S (set as default).
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 
@@ -39,6 +41,7 @@ const modelRuntime = {
 };
 let chosen = null;
 let closed = false;
+let asDefault = false;
 const currentModel = models.find((m) => m.provider === current.provider && m.id === current.id) ?? current;
 const selector = new ModelSelectorComponent(
   { requestRender: () => {} },
@@ -53,8 +56,12 @@ const selector = new ModelSelectorComponent(
     closed = true;
   },
   search,
-  () => {},
-  undefined,
+  (model) => {
+    chosen = `${model.provider}/${model.id}`;
+    closed = true;
+    asDefault = true;
+  },
+  request.default,
 );
 // Focused, as Pi's showSelector leaves it: the search draws its cursor.
 selector.focused = true;
@@ -76,6 +83,7 @@ const state = () => ({
   scope: selector.scope,
   chosen,
   closed,
+  asDefault,
 });
 const steps = [state()];
 for (const key of keys) {

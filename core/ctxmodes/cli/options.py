@@ -365,6 +365,23 @@ def settings_reader(
     return read
 
 
+def configured_defaults(
+    args: argparse.Namespace, trust: TrustResolver, cwd: Path, settings: Settings
+) -> tuple[str | None, list[str]]:
+    """The model and the scope's patterns a start without ``--model`` and ``--models``
+    would take (``settings`` are the run's, read with them): what Pi's settings manager
+    gives as the defaults, for the model picker's mark and Ctrl+S.
+
+    :raises ConfigError: a file that is not valid, as at start-up.
+    """
+    if getattr(args, "model", None) is None and getattr(args, "models", None) is None:
+        return settings.model, list(settings.enabled_models)
+    from ctxmodes.config import load_settings
+
+    configured = load_settings(cwd=cwd, trust=trust.is_trusted).settings
+    return configured.model, list(configured.enabled_models)
+
+
 #: A run with no model to send its prompts to: none named, and none has credentials.
 NO_MODEL = (
     "no model available: set a provider's API key (ANTHROPIC_API_KEY, OPENAI_API_KEY, ...) "

@@ -16,11 +16,12 @@ from typing import TYPE_CHECKING, cast
 from ctxmodes.errors import CtxmodesError
 from ctxmodes.hostapi import NavigationRequest
 from ctxmodes.tui.key_hints import editor_hint, selector_hint
-from ctxmodes.tui.model_picker import named_model, open_model_picker
+from ctxmodes.tui.model_picker import named_model, open_model_picker, save_as_default
 from ctxmodes.tui.picker import Picker, PickerItem
 from ctxmodes.tui.picker_keys import EDITOR_KEYS
 
 if TYPE_CHECKING:
+    from ctxmodes.providers.catalog import ModelSpec
     from ctxmodes.tui.app import TerminalSession
     from ctxmodes.windows.tools import Family
 
@@ -326,11 +327,19 @@ def model(session: TerminalSession, args: str) -> None:
 
         agent.change_soon(job)
 
+    def switch_as_default(model: ModelSpec) -> None:
+        def job() -> None:
+            agent.switch_model(model.ref)  # a model it cannot switch to is not saved either
+            save_as_default(session, model)
+            agent.session.ui.notify(f"Default model: {model.ref}")
+
+        agent.change_soon(job)
+
     spec = named_model(session, args) if args else None
     if spec is not None:
         switch(spec)
         return
-    open_model_picker(session, switch, args)
+    open_model_picker(session, switch, args, switch_as_default)
 
 
 def thinking(session: TerminalSession, args: str) -> None:

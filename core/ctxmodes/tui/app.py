@@ -63,6 +63,7 @@ from ctxmodes.tui.layout import (
 from ctxmodes.tui.live import LiveRegion
 from ctxmodes.tui.paste_markers import PasteMarkers
 from ctxmodes.tui.picker import Picker
+from ctxmodes.tui.saved_defaults import SavedDefaults
 from ctxmodes.tui.status import FooterStatus
 from ctxmodes.tui.transcript import Transcript
 
@@ -120,6 +121,8 @@ class TerminalSession:
         (its ``[terminal]`` table stands in for ``settings`` when that is not given);
         without it ``/reload`` leaves the settings as they are.
     :param verbose: Pi's ``--verbose``: the start-up header expanded, as Pi's is.
+    :param defaults: the model and scope a start without ``--model`` and ``--models`` takes
+        (the model picker marks the default); none configured when not given.
     """
 
     def __init__(
@@ -139,8 +142,10 @@ class TerminalSession:
         startup_warnings: Sequence[str] = (),
         reloadable: ReloadableSettings | None = None,
         verbose: bool = False,
+        defaults: SavedDefaults | None = None,
     ) -> None:
         self.agent = agent
+        self.defaults = defaults if defaults is not None else SavedDefaults()
         #: Pi's ``--verbose``: the start-up header is printed expanded.
         self.verbose = verbose
         self.reloadable = reloadable

@@ -12,6 +12,14 @@ best match selected; a switch of lists keeps the search, and selects the current
 nothing is typed and the list has it, else the first row. Enter with no row matching keeps
 the picker open. Each row keeps ctxmodes' mark of where its credentials come from.
 
+The configured default model (``model``, Pi's ``defaultProvider``/``defaultModel``; what a
+start without ``--model`` takes) is marked ``· default`` and comes second in the list of all
+models, after the current one, as in Pi; typing the beginning of ``default`` finds it first.
+Ctrl+S, as in Pi, switches to the selected model and makes it the default: saved in Pi's
+``settings.json`` (``defaultProvider``, ``defaultModel``) and, where the running scope lacks
+it, added to the scope and to the configured ``enabledModels`` if none of them is its
+``provider/id``.
+
 ``/model TEXT`` switches at once only to the model TEXT names exactly (Pi's
 ``findExactModelMatch``: ``provider/id`` or an id only one model has, ignoring case, among the
 scope's models when there is a scope, else among those with credentials), or to what
@@ -31,7 +39,7 @@ from ctxmodes.model_scope import exact_model_match
 from ctxmodes.thinking_levels import split_level_suffix
 from ctxmodes.tui.key_hints import CANCEL, CONFIRM, key_hint
 from ctxmodes.tui.picker import Pairs, Picker, PickerItem
-from ctxmodes.tui.picker_keys import MODEL_KEYS
+from ctxmodes.tui.picker_keys import MODEL_KEYS, SAVE_DEFAULT_KEY
 
 if TYPE_CHECKING:
     from ctxmodes.providers.catalog import ModelSpec
@@ -104,10 +112,14 @@ def named_model(session: TerminalSession, text: str) -> str | None:
 
 
 def open_model_picker(
-    session: TerminalSession, switch: Callable[[str], None], search: str = ""
+    session: TerminalSession,
+    switch: Callable[[str], None],
+    search: str = "",
+    switch_as_default: Callable[[ModelSpec], None] | None = None,
 ) -> None:
     """Open the picker on the session's scope (every model with credentials without one),
-    ``search`` typed in its search; the chosen model's ``provider/id`` goes to ``switch``."""
+    ``search`` typed in its search; the chosen model's ``provider/id`` goes to ``switch``,
+    or to ``switch_as_default`` when Ctrl+S chose it."""
     from ctxmodes.providers.auth import credential_sources, models_with_credentials
 
     scoped = [scoped.model for scoped in session.cycler.scope]
@@ -117,8 +129,40 @@ def open_model_picker(
     except CtxmodesError as error:  # a corrupt credential file
         session.notify(str(error), "error")
         return
-    opened = ModelPicker(session, available, scoped, sources, switch, search)
+    opened = ModelPicker(session, available, scoped, sources, switch, search, switch_as_default)
     session.open_picker(opened.picker)
+
+
+def save_as_default(session: TerminalSession, model: ModelSpec) -> None:
+    """Ctrl+S's save, as Pi's ``setModel`` with ``persist``: ``defaultProvider`` and
+    ``defaultModel``; where the running scope lacks the model, it joins the scope, and the
+    configured patterns (when there are some and none is its ``provider/id``) get it too.
+    A save that fails is one error line; the switch stands."""
+    from ctxmodes.model_scope import ScopedModel
+    from ctxmodes.pi_settings_save import Change, save_choice
+
+    changes: list[Change] = [(("defaultProvider",), model.provider), (("defaultModel",), model.id)]
+    cycler = session.cycler
+    patterns = session.defaults.enabled_models
+    if cycler.scope and all(scoped.model.ref != model.ref for scoped in cycler.scope):
+        cycler.scope = (*cycler.scope, ScopedModel(model))
+        if patterns and all(pattern.lower() != model.ref.lower() for pattern in patterns):
+            patterns = (*patterns, model.ref)
+            changes.append((("enabledModels",), list(patterns)))
+    notify = session.agent.session.ui.notify
+    if save_choice(changes, lambda line: notify(line, "error")):
+        session.defaults.model = model.ref
+        session.defaults.enabled_models = patterns
+
+
+def default_ref(configured: str | None, models: Sequence[ModelSpec]) -> str | None:
+    """The ``provider/id`` of the configured default among ``models``: the spec itself, or
+    the spec without the thinking level it may end in."""
+    refs = {model.ref for model in models}
+    if configured is None or configured in refs:
+        return configured
+    spec, level = split_level_suffix(configured, lambda spec: spec in refs)
+    return spec if level is not None else None
 
 
 class ModelPicker:
@@ -132,20 +176,35 @@ class ModelPicker:
         sources: dict[str, str | None],
         switch: Callable[[str], None],
         search: str = "",
+        switch_as_default: Callable[[ModelSpec], None] | None = None,
     ) -> None:
+        self.session = session
         current = session.agent.session.model
         keymap = session.keymap
         #: The scope key as the keymap binds it, for the line that names it.
         self.scope_key = keymap.text(SCOPE_KEY_ACTION)
         self.current = None if current is None else f"{current.provider}/{current.id}"
-        # Pi sorts once, as it opens: the current model first, then by provider (stably).
+        self.default = default_ref(session.defaults.model, [*available, *scoped])
+        # Pi sorts once, as it opens: the current model first, the default second, then by
+        # provider (stably).
         ordered = sorted(available, key=lambda model: provider_order(model.provider))
-        self.all = sorted(ordered, key=lambda model: model.ref != self.current)
+        self.all = sorted(
+            ordered, key=lambda model: (model.ref != self.current, model.ref != self.default)
+        )
         self.scoped = list(scoped)
         self.sources = sources
         self.scope: Scope = "scoped" if scoped else "all"
-        # Pi's words, without its Ctrl+S (set as default): the default is configured.
-        hint = f"{key_hint(keymap, CONFIRM, 'to select')} · {key_hint(keymap, CANCEL, 'to cancel')}"
+        # Pi's words, naming the keys bound.
+        hint = " · ".join(
+            [
+                key_hint(keymap, CONFIRM, "to select"),
+                f"{SAVE_DEFAULT_KEY} to set as default",
+                key_hint(keymap, CANCEL, "to cancel"),
+            ]
+        )
+        actions = {SCOPE_KEY_ACTION: self.switch_scope} if scoped else {}
+        if switch_as_default is not None:
+            actions["key.ctrl+s"] = lambda: self.choose_as_default(switch_as_default)
         self.picker = Picker(
             f"Model (now {self.current or 'none'})",
             self.rows,
@@ -158,7 +217,7 @@ class ModelPicker:
             visible_rows=VISIBLE_ROWS,
             empty=NO_MATCH,
             details=self.details,
-            actions={SCOPE_KEY_ACTION: self.switch_scope} if scoped else {},
+            actions=actions,
             stays_open_unmatched=True,
             hint=hint,
             # Given as Pi gives its search field the text: the cursor stays at the start.
@@ -177,14 +236,31 @@ class ModelPicker:
     def rows(self, query: str) -> list[PickerItem]:
         models = self.shown()
         if query:
-            models = fuzzy_filter(models, query, search_text)
+            models = fuzzy_filter(models, query, self.searched_text)
+            if _is_default_search(query):  # the default first, as Pi puts it
+                models.sort(key=lambda model: model.ref != self.default)
         rows = []
         for model in models:
             style = "class:picker.active" if model.ref == self.current else ""
             mark = self.sources.get(model.ref) or "no credentials"
             fragments = [(style, model.ref), ("class:picker.hint", f"  {mark}")]
-            rows.append(PickerItem(model.ref, search_text(model), fragments))
+            if model.ref == self.default:
+                fragments.append(("class:picker.hint", " · default"))
+            rows.append(PickerItem(model.ref, self.searched_text(model), fragments))
         return rows
+
+    def searched_text(self, model: ModelSpec) -> str:
+        """Pi's search text, and ``default`` after the default's."""
+        return search_text(model) + (" default" if model.ref == self.default else "")
+
+    def choose_as_default(self, switch_as_default: Callable[[ModelSpec], None]) -> None:
+        """Ctrl+S: close and hand the selected model to ``switch_as_default`` (nothing while
+        no row is shown)."""
+        rows = self.picker.rows()
+        if rows:
+            chosen = rows[self.picker.selected].key
+            self.session.close_picker()
+            switch_as_default(next(m for m in self.shown() if m.ref == chosen))
 
     def header(self) -> list[Pairs]:
         """Pi's lines over the search: the scope, the list shown highlighted, and its key;
@@ -221,3 +297,9 @@ class ModelPicker:
         self.scope = "all" if self.scope == "scoped" else "scoped"
         self.picker.selected = 0 if self.picker.query else self.current_place()
         self.picker.refresh()
+
+
+def _is_default_search(query: str) -> bool:
+    """Whether ``query`` is the beginning of ``default`` (Pi's ``isDefaultSearch``)."""
+    typed = query.strip().lower()
+    return bool(typed) and "default".startswith(typed)

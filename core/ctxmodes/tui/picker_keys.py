@@ -32,6 +32,8 @@ if TYPE_CHECKING:
 FIXED_KEYS: Final[Mapping[str, tuple[KeySequence, ...]]] = {
     "key.ctrl+c": (("c-c",),),
     "key.escape": (("escape",),),
+    # The model selector's set-as-default key.
+    "key.ctrl+s": (("c-s",),),
     # Alt+Enter, which Pi's editor always takes as a new line.
     "key.alt+enter": (("escape", "c-m"),),
 }
@@ -106,8 +108,11 @@ MODEL_KEYS: Final = (
     "tui.select.down",
     "tui.select.confirm",
     "tui.select.cancel",
+    "key.ctrl+s",
     *CHOOSING_SEARCH_FIELD_KEYS,
 )
+#: The key Pi's model selector sets the default with, whatever ``keybindings.json`` binds.
+SAVE_DEFAULT_KEY: Final = "ctrl+s"
 
 #: Pi's ``/scoped-models`` list, which closes on Ctrl+C (emptying its search first) and
 #: on Esc, whatever ``tui.select.cancel`` is bound to.

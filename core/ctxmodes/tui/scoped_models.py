@@ -171,14 +171,16 @@ class ScopedModelsList:
         enabled = self.selection.enabled
         every = {model.ref for model in self.available}
         if enabled is None or (len(enabled) == len(every) and every.issuperset(enabled)):
-            saved: object = REMOVE
+            patterns: tuple[str, ...] = ()
         else:
-            saved = list(enabled)
+            patterns = tuple(enabled)
 
         def failed(line: str) -> None:
             self.picker.say(line, error=True)
 
+        saved = list(patterns) if patterns else REMOVE
         if save_choice([(("enabledModels",), saved)], failed):
+            self.session.defaults.enabled_models = patterns
             self.selection.changed = False
             self.picker.hint = self.footer()
             self.picker.say("Model selection saved to settings")

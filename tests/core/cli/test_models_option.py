@@ -12,7 +12,12 @@ import pytest
 
 from ctxmodes.cli import build_parser
 from ctxmodes.cli.core_commands import CORE_COMMANDS
-from ctxmodes.cli.options import agent_settings, run_trust, scope_start_model
+from ctxmodes.cli.options import (
+    agent_settings,
+    configured_defaults,
+    run_trust,
+    scope_start_model,
+)
 from ctxmodes.cli.pi_command_line import meant_command_line
 from ctxmodes.config import Settings
 
@@ -31,6 +36,23 @@ def test_models_are_split_on_commas_and_win_over_pi_s_enabled_models(
     args = parser.parse_args(argv)
     _, settings = agent_settings(args, run_trust(args))
     assert settings.enabled_models == ["from-pi"]
+
+
+def test_the_defaults_the_model_picker_marks_are_the_configuration_s_not_the_flags(
+    project: Path, agent_dir: Path
+) -> None:
+    """The model and patterns a start without ``--model`` and ``--models`` takes, as Pi's
+    settings manager gives them to its model selector, whatever the flags of this run."""
+    pi_settings = {"defaultProvider": "loop", "defaultModel": "deep", "enabledModels": ["loop/*"]}
+    (agent_dir / "settings.json").write_text(json.dumps(pi_settings))
+    argv = ["chat", "--cwd", str(project)]
+    parser = build_parser(argv=argv)
+    for flags in ([], ["--model", "scripted:x.json", "--models", "far/*"]):
+        args = parser.parse_args([*argv, *flags])
+        trust = run_trust(args)
+        cwd, settings = agent_settings(args, trust)
+        defaults = configured_defaults(args, trust, cwd, settings)
+        assert defaults == ("loop/deep", ["loop/*"]), flags
 
 
 def test_a_bare_ctxmodes_takes_models_as_chat_s_option() -> None:

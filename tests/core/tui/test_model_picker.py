@@ -3,7 +3,9 @@ every key (``pi_model_selector.mjs`` drives Pi's own selector, opened on the ses
 as Pi's interactive mode opens it, with TEXT searched when TEXT names no model exactly):
 whether TEXT switches at once and to which model, the scope lines and which list they
 highlight, the search and where typing goes in it, the rows, their order, the current
-model's mark, the selected row, the lines under the rows and the model chosen. Then what
+model's mark, the default's place and mark, the selected row, the lines under the rows and
+the model chosen, with Enter or as the default with Ctrl+S (saved in ``settings.json``
+as Pi saves it). Then what
 ctxmodes does on its own: ``/scoped-models``' change is the scope ``/model`` opens on, Pi's
 ``app.model.select`` key opens the same picker, each row keeps its credential mark, and
 ``/model`` takes a model with a ``:<level>`` and a scheme's spec."""
@@ -27,8 +29,10 @@ from ctxmodes.sdk import Agent, open_agent
 from ctxmodes.tui import model_picker
 from ctxmodes.tui.keymap import KeyMap
 from ctxmodes.tui.model_picker import NO_SCOPE_LINE, provider_order
+from ctxmodes.tui.saved_defaults import SavedDefaults
 
 SCRIPT = Path(__file__).parents[2] / "support" / "pi_model_selector.mjs"
+PI_SAVE = Path(__file__).parents[2] / "support" / "pi_settings_save.mjs"
 ENDPOINT = {"api": "openai-completions", "base_url": "http://127.0.0.1:9/v1"}
 PROVIDERS = {
     "loop": {
@@ -55,7 +59,7 @@ PROVIDERS = {
 }
 BACKSPACE = "\x7f"
 LEFT, RIGHT, HOME, END = "\x1b[D", "\x1b[C", "\x1b[H", "\x1b[F"
-CTRL_A, CTRL_B, CTRL_E, CTRL_F = "\x01", "\x02", "\x05", "\x06"
+CTRL_A, CTRL_B, CTRL_E, CTRL_F, CTRL_S = "\x01", "\x02", "\x05", "\x06", "\x13"
 CTRL_D, CTRL_U, UNDO, DELETE = "\x04", "\x15", "\x1f", "\x1b[3~"
 ALT_B, ALT_D, ALT_F, ALT_Y = "\x1bb", "\x1bd", "\x1bf", "\x1by"
 CTRL_LEFT, ALT_BACKSPACE = "\x1b[1;5D", "\x1b\x7f"
@@ -92,7 +96,20 @@ CASES: list[tuple[str, list[str], str, list[str]]] = [
     ("loop/plain", [], "dense", []),
     ("loop/plain", ["far/*", "loop/deep"], "DEEP", []),
 ]  # fmt: skip
-_ROW = re.compile(r"^(→ |  )(✓ |  )(\S+) \[([^\]]+)\]$")
+#: (the session's model, its scope's patterns, the configured default, the keys pressed).
+DEFAULT_CASES: list[tuple[str, list[str], str, list[str]]] = [
+    # The default comes second and is marked; Enter chooses without making a default.
+    ("loop/plain", [], "far/z", [DOWN, DOWN, ENTER]),
+    # The beginning of "default" puts the default first; Ctrl+S makes the row a default.
+    ("loop/plain", [], "loop/tall", ["d", "e", "f", DOWN, CTRL_S]),
+    ("loop/plain", [], "loop/tall", ["d", "e", "f", "x", BACKSPACE, CTRL_S]),
+    # In the scoped list the default keeps its place, marked.
+    ("loop/wide", ["far/*", "loop/deep"], "far/z", [TAB, DOWN, CTRL_S]),
+    ("loop/wide", ["far/*", "loop/deep"], "loop/deep", [DOWN, CTRL_S]),
+    # Ctrl+S with no row shown does nothing.
+    ("loop/plain", [], "loop/deep", ["y", "w", CTRL_S, ESC]),
+]  # fmt: skip
+_ROW = re.compile(r"^(→ |  )(✓ |  )(\S+) \[([^\]]+)\]( · default)?$")
 _UNDER = re.compile(r"^  (\(\d+/\d+\)|Model Name: |No matching models)")
 
 
@@ -123,6 +140,7 @@ def _pi_view(step: dict[str, Any]) -> dict[str, Any]:
         "rows": [f"{row[4]}/{row[3]}" for row in rows],
         "selected": next((i for i, row in enumerate(rows) if row[1] == "→ "), None),
         "current": [f"{row[4]}/{row[3]}" for row in rows if row[2] == "✓ "],
+        "default": [f"{row[4]}/{row[3]}" for row in rows if row[5]],
         "under": [line for line in lines if _UNDER.match(line)],
     }
 
@@ -142,6 +160,7 @@ def _our_view(t: Any) -> dict[str, Any]:
         "rows": [row.key for row in shown],
         "selected": picker.selected - start if rows else None,
         "current": [row.key for row in shown if row.fragments[0][0] == "class:picker.active"],
+        "default": [row.key for row in shown if row.fragments[-1][1] == " · default"],
         "under": list(picker.details()) if rows else [picker.empty],
     }
 
@@ -188,6 +207,22 @@ def test_keys_rebound_in_keybindings_json_act_as_in_pi_s_selector(
     _judge_keys(tmp_path, "loop/plain", patterns, "", keys, REBOUND)
 
 
+@pytest.mark.pi
+@pytest.mark.parametrize(("current", "patterns", "default", "keys"), DEFAULT_CASES)
+def test_the_default_model_is_shown_found_and_set_as_in_pi_s_selector(
+    current: str,
+    patterns: list[str],
+    default: str,
+    keys: list[str],
+    tmp_path: Path,
+    agent_dir: Path,
+) -> None:
+    _judge_keys(tmp_path, current, patterns, "", keys, {}, default)
+    saved = agent_dir / "settings.json"
+    if CTRL_S not in keys or keys[-1] == ESC:
+        assert not saved.exists()
+
+
 def _judge_keys(
     tmp_path: Path,
     current: str,
@@ -195,9 +230,11 @@ def _judge_keys(
     search: str,
     keys: list[str],
     bindings: dict[str, Any],
+    default: str | None = None,
 ) -> None:
-    """Our picker and Pi's selector, given the same keys with ``bindings``, show the same
-    after each and choose the same model."""
+    """Our picker and Pi's selector, given the same keys with ``bindings`` and the
+    configured ``default``, show the same after each and choose the same model, as the
+    default or not (a default is then saved as Pi saves it)."""
     path = tmp_path / "keybindings.json"
     path.write_text(json.dumps(bindings))
     agent = _agent(tmp_path, current)
@@ -211,6 +248,8 @@ def _judge_keys(
         "search": search,
         "bindings": bindings,
     }
+    if default is not None:
+        request["default"] = dict(zip(("provider", "id"), default.split("/", 1), strict=True))
     pis = _pi(request)
     ours: list[dict[str, Any]] = []
     chosen: dict[str, str | None] = {}
@@ -229,12 +268,15 @@ def _judge_keys(
             if pi["closed"]:
                 await t.until(lambda: t.session.picker is None, "the picker to close")
                 if pi["chosen"]:
-                    await t.printed("Model: ")
+                    await t.printed("Default model: " if pi["asDefault"] else "Model: ")
                 break
             ours.append(_our_view(t))
         chosen["model"] = _current(agent)
 
-    run_terminal(agent, scenario, model_patterns=patterns, keymap=KeyMap.load(path))
+    defaults = SavedDefaults(default, tuple(patterns))
+    run_terminal(
+        agent, scenario, model_patterns=patterns, keymap=KeyMap.load(path), defaults=defaults
+    )
     if pis["exact"] is not None:
         assert chosen["model"] == pis["exact"]
         return
@@ -244,11 +286,56 @@ def _judge_keys(
     for at, (our, pi) in enumerate(zip(ours, pi_open, strict=True)):
         assert our == _pi_view(pi), f"after {['(open)', *keys][at]!r} (step {at})"
     assert chosen["model"] == (steps[-1]["chosen"] or current)
+    if steps[-1]["asDefault"]:
+        provider, _, model_id = steps[-1]["chosen"].partition("/")
+        saved = json.loads((Path(os.environ["PI_CODING_AGENT_DIR"]) / "settings.json").read_text())
+        assert (saved["defaultProvider"], saved["defaultModel"]) == (provider, model_id)
+        assert defaults.model == steps[-1]["chosen"]
 
 
 def _current(agent: Agent) -> str | None:
     model = agent.session.model
     return None if model is None else f"{model.provider}/{model.id}"
+
+
+@pytest.mark.pi
+def test_a_default_outside_the_scope_joins_it_and_its_patterns_as_in_pi(
+    tmp_path: Path, agent_dir: Path
+) -> None:
+    """Pi's ``setModel`` with ``persist``: a default the running scope lacks joins it, and
+    joins the configured ``enabledModels`` (none of which names it), in one file that is
+    Pi's own for the same two saves."""
+    agent = _agent(tmp_path)
+    patterns = ["far/*", "LOOP/DEEP"]
+    defaults = SavedDefaults("loop/plain", tuple(patterns))
+    seen: dict[str, Any] = {}
+
+    async def scenario(t: Any) -> None:
+        await t.type("/model" + ENTER)
+        await t.until(lambda: t.session.picker is not None, "the model picker")
+        await t.type(TAB + "tall" + CTRL_S)
+        await t.printed("Default model: loop/tall")
+        seen["scope"] = [scoped.model.ref for scoped in t.session.cycler.scope]
+        # Already in the scope: set as default again, the patterns stay as they are.
+        await t.type("/model" + ENTER)
+        await t.until(lambda: t.session.picker is not None, "the model picker")
+        await t.type("z" + CTRL_S)
+        await t.printed("Default model: far/z")
+
+    run_terminal(agent, scenario, model_patterns=patterns, defaults=defaults)
+    assert seen["scope"] == ["far/x1", "far/dx", "far/z", "loop/deep", "loop/tall"]
+    assert defaults == SavedDefaults("far/z", ("far/*", "LOOP/DEEP", "loop/tall"))
+    pi_agent = tmp_path / "pi-agent"
+    pi_agent.mkdir()
+    calls = [
+        ["setDefaultModelAndProvider", "loop", "tall"],
+        ["setEnabledModels", [*patterns, "loop/tall"]],
+        ["setDefaultModelAndProvider", "far", "z"],
+    ]
+    request = [{"agentDir": str(pi_agent), "cwd": str(tmp_path), "calls": calls}]
+    assert run_pi_script(PI_SAVE, json.dumps(request)) == [[]]
+    saved = (agent_dir / "settings.json").read_bytes()
+    assert saved == (pi_agent / "settings.json").read_bytes()
 
 
 @pytest.mark.slow  # two pickers in a terminal session

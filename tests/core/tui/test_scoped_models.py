@@ -21,6 +21,7 @@ from ctxmodes.config import Settings
 from ctxmodes.providers.auth import models_with_credentials
 from ctxmodes.sdk import Agent, open_agent
 from ctxmodes.tui.keymap import KeyMap
+from ctxmodes.tui.saved_defaults import SavedDefaults
 
 SCRIPT = Path(__file__).parents[2] / "support" / "pi_scoped_models.mjs"
 ENDPOINT = {"api": "openai-completions", "base_url": "http://127.0.0.1:9/v1"}
@@ -200,6 +201,7 @@ def test_a_change_is_what_ctrl_p_cycles_and_later_sessions_keep(
         seen["rows"] = [row.key for row in t.session.picker.rows()][:3]
         await t.type(KEYS["ctrl+s"])
         seen["said"] = t.session.picker.notice[1]
+        seen["defaults"] = t.session.defaults.enabled_models
         await t.type(ESC)
         await t.until(lambda: t.session.picker is None, "the list to close")
         await t.type(CTRL_P)
@@ -216,6 +218,8 @@ def test_a_change_is_what_ctrl_p_cycles_and_later_sessions_keep(
     run_terminal(agent, scenario, model_patterns=["plain", "wide"])
     assert seen["rows"] == ["loop/plain", "loop/wide", "loop/deep"]
     assert seen["said"] == "Model selection saved to settings"
+    # What /model's Ctrl+S then reads as the configured patterns, as in Pi.
+    assert seen["defaults"] == ("loop/plain", "loop/wide", "loop/deep")
     saved = json.loads((agent_dir / "settings.json").read_text("utf-8"))
     assert saved["enabledModels"] == ["loop/plain", "loop/wide", "loop/deep"]
     assert seen["completion"] == ["loop/plain", "loop/wide", "loop/deep"]
@@ -235,11 +239,14 @@ def test_every_model_in_the_scope_is_no_scope_and_its_save_removes_the_setting(
         await t.until(lambda: t.session.picker is not None, "the list")
         await t.type(KEYS["ctrl+a"] + KEYS["ctrl+s"])
         seen["said"] = t.session.picker.notice[1]
+        seen["defaults"] = t.session.defaults.enabled_models
         seen["scope"] = t.session.cycler.scope
 
-    run_terminal(agent, scenario, model_patterns=["plain", "wide"])
+    defaults = SavedDefaults(None, ("plain", "wide"))
+    run_terminal(agent, scenario, model_patterns=["plain", "wide"], defaults=defaults)
     assert seen["scope"] == ()
     assert seen["said"] == "Model selection saved to settings"
+    assert seen["defaults"] == ()
     assert settings.read_text("utf-8") == '{\n  "theme": "dark"\n}'
 
 
