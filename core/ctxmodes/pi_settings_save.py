@@ -47,9 +47,8 @@ def settings_path() -> Path:
     return agent_dir() / "settings.json"
 
 
-def save_pi_settings(changes: Sequence[Change], path: Path | None = None) -> Path:
-    """Set each change's key in Pi's global settings file (see the module), and answer
-    the file's path.
+def save_pi_settings(changes: Sequence[Change], path: Path | None = None) -> None:
+    """Set each change's key in Pi's global settings file, or in ``path`` (see the module).
 
     :raises ConfigError: the file cannot be read or written, is not a JSON object, holds a
         value that is not an object where a change sets a key inside one, or stays locked;
@@ -66,7 +65,6 @@ def save_pi_settings(changes: Sequence[Change], path: Path | None = None) -> Pat
                 out.write(codec.dumps_indented(settings))
     except OSError as exc:
         raise ConfigError(f"cannot save {target}: {exc.strerror or exc}") from None
-    return target
 
 
 def save_choice(changes: Sequence[Change], report: Callable[[str], None]) -> bool:

@@ -408,6 +408,27 @@ def test_values_that_are_none_of_pis_are_refused_and_change_nothing(tmp_path: Pa
     assert all(line["type"] == "response" for line in process.lines)
 
 
+def test_a_setting_that_cannot_be_saved_is_taken_and_said_on_standard_error(
+    tmp_path: Path,
+) -> None:
+    settings = tmp_path / "agent" / "settings.json"
+    with WireServer([]) as server, our_rpc(tmp_path, server.base_url) as process:
+        process.request({"type": "get_state"})
+        settings.parent.mkdir(exist_ok=True)
+        settings.write_text('{"theme": "dark",')  # broken after the start
+        response = process.request({"type": "set_auto_compaction", "enabled": False})
+        state = process.request({"type": "get_state"})["data"]
+        assert process.close() == 0
+        errors = process.stderr()
+    assert response["success"] is True
+    assert state["autoCompactionEnabled"] is False
+    assert (
+        f"ctxmodes: warning: Not saved for the next start: cannot save {settings}: "
+        "it is not valid JSON"
+    ) in errors
+    assert settings.read_text() == '{"theme": "dark",'
+
+
 #: A second loopback model, one that reasons.
 REASONING = {"id": "r", "reasoning": True}
 SWITCHES = ("model_change", "thinking_level_change")

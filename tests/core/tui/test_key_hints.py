@@ -149,6 +149,7 @@ def test_every_picker_s_hint_names_the_keys_bound(
     assert ours["fork"] == f"{move} move · {choose} fork · {close} cancel"
     assert ours["settings"] == f"{move} move · {choose} next value · {close} close"
     assert ours["login"] == f"{move} move · type to filter · {choose} choose · {close} cancel"
-    assert ours["model"] == f"{choose} to select · {close} to cancel"
+    # Pi's selector checks Ctrl+S by name, whatever keybindings.json binds.
+    assert ours["model"] == f"{choose} to select · ctrl+s to set as default · {close} to cancel"
     assert ours["tree"].startswith(f"{move} move · ")
     assert ours["tree"].endswith(f" · {choose} go · {close} cancel")
