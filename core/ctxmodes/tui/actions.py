@@ -339,7 +339,7 @@ def model(session: TerminalSession, args: str) -> None:
     if spec is not None:
         switch(spec)
         return
-    open_model_picker(session, switch, args, switch_as_default)
+    open_model_picker(session, switch, switch_as_default, args)
 
 
 def thinking(session: TerminalSession, args: str) -> None:

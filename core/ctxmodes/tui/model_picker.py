@@ -114,8 +114,8 @@ def named_model(session: TerminalSession, text: str) -> str | None:
 def open_model_picker(
     session: TerminalSession,
     switch: Callable[[str], None],
+    switch_as_default: Callable[[ModelSpec], None],
     search: str = "",
-    switch_as_default: Callable[[ModelSpec], None] | None = None,
 ) -> None:
     """Open the picker on the session's scope (every model with credentials without one),
     ``search`` typed in its search; the chosen model's ``provider/id`` goes to ``switch``,
@@ -129,7 +129,7 @@ def open_model_picker(
     except CtxmodesError as error:  # a corrupt credential file
         session.notify(str(error), "error")
         return
-    opened = ModelPicker(session, available, scoped, sources, switch, search, switch_as_default)
+    opened = ModelPicker(session, available, scoped, sources, switch, switch_as_default, search)
     session.open_picker(opened.picker)
 
 
@@ -175,8 +175,8 @@ class ModelPicker:
         scoped: Sequence[ModelSpec],
         sources: dict[str, str | None],
         switch: Callable[[str], None],
+        switch_as_default: Callable[[ModelSpec], None],
         search: str = "",
-        switch_as_default: Callable[[ModelSpec], None] | None = None,
     ) -> None:
         self.session = session
         current = session.agent.session.model
@@ -202,9 +202,9 @@ class ModelPicker:
                 key_hint(keymap, CANCEL, "to cancel"),
             ]
         )
-        actions = {SCOPE_KEY_ACTION: self.switch_scope} if scoped else {}
-        if switch_as_default is not None:
-            actions["key.ctrl+s"] = lambda: self.choose_as_default(switch_as_default)
+        actions = {"key.ctrl+s": lambda: self.choose_as_default(switch_as_default)}
+        if scoped:
+            actions[SCOPE_KEY_ACTION] = self.switch_scope
         self.picker = Picker(
             f"Model (now {self.current or 'none'})",
             self.rows,
