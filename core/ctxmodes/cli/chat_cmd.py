@@ -151,9 +151,8 @@ def _chat(
     from ctxmodes.host.options import HostOptions
     from ctxmodes.sdk import open_agent
     from ctxmodes.tui.app import TerminalSession, tune_for_typing
-    from ctxmodes.tui.saved_defaults import SavedDefaults
 
-    default_model, default_patterns = configured_defaults(args, trust, cwd, settings)
+    defaults = configured_defaults(args, trust, cwd, settings)
     options = HostOptions.of_settings(settings)
     options = dataclasses.replace(options, tools=tool_selection(args, options.tools))
     first = prompts.prompts(auto_resize_images=options.auto_resize_images)
@@ -202,7 +201,7 @@ def _chat(
             model_patterns=settings.enabled_models,
             startup_warnings=[fallback] if fallback is not None else [],
             verbose=bool(getattr(args, "verbose", False)),
-            defaults=SavedDefaults(default_model, tuple(default_patterns)),
+            defaults=defaults,
         ).run()
     finally:
         agent.close()

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from ctxmodes.session.manager import SessionManager
     from ctxmodes.session_mode import ModeRequest
     from ctxmodes.tools.selection import ToolSelection
+    from ctxmodes.tui.saved_defaults import SavedDefaults
 
 #: How the command line confirms a change of a session's recorded mode.
 CONFIRM_SWITCH = "pass --switch-mode to switch"
@@ -367,19 +368,24 @@ def settings_reader(
 
 def configured_defaults(
     args: argparse.Namespace, trust: TrustResolver, cwd: Path, settings: Settings
-) -> tuple[str | None, list[str]]:
-    """The model and the scope's patterns a start without ``--model`` and ``--models``
-    would take (``settings`` are the run's, read with them): what Pi's settings manager
-    gives as the defaults, for the model picker's mark and Ctrl+S.
+) -> SavedDefaults:
+    """The model, the scope's patterns and the thinking level a start without ``--model``,
+    ``--models`` and ``--thinking`` would take (``settings`` are the run's, read with the
+    first two): what Pi's settings manager gives as the defaults, for the pickers' marks
+    and their Ctrl+S.
 
     :raises ConfigError: a file that is not valid, as at start-up.
     """
-    if getattr(args, "model", None) is None and getattr(args, "models", None) is None:
-        return settings.model, list(settings.enabled_models)
-    from ctxmodes.config import load_settings
+    from ctxmodes.tui.saved_defaults import SavedDefaults
 
-    configured = load_settings(cwd=cwd, trust=trust.is_trusted).settings
-    return configured.model, list(configured.enabled_models)
+    configured = settings
+    if getattr(args, "model", None) is not None or getattr(args, "models", None) is not None:
+        from ctxmodes.config import load_settings
+
+        configured = load_settings(cwd=cwd, trust=trust.is_trusted).settings
+    return SavedDefaults(
+        configured.model, tuple(configured.enabled_models), configured.thinking_level
+    )
 
 
 #: A run with no model to send its prompts to: none named, and none has credentials.

@@ -343,13 +343,29 @@ def model(session: TerminalSession, args: str) -> None:
 
 
 def thinking(session: TerminalSession, args: str) -> None:
-    """``/thinking [LEVEL]``: show or change the thinking level (recorded in the session)."""
-    from ctxmodes.thinking_levels import THINKING_LEVELS
+    """``/thinking [LEVEL]``: change the thinking level (recorded in the session); without
+    one, Pi's selector (see :mod:`~ctxmodes.tui.thinking_picker`)."""
+    from ctxmodes.pi_settings_save import save_choice
+    from ctxmodes.tui.thinking_picker import open_thinking_picker
 
     agent = session.agent
     if not args:
-        levels = ", ".join(THINKING_LEVELS)
-        session.notify(f"Thinking: {agent.thinking_level} (levels: {levels})")
+
+        def select(level: str, *, as_default: bool = False) -> None:
+            def job() -> None:
+                agent.set_thinking_level(level)
+                notify = agent.session.ui.notify
+                if not as_default:
+                    notify(f"Thinking level: {level}")
+                    return
+                saved = [(("defaultThinkingLevel",), level)]
+                if save_choice(saved, lambda line: notify(line, "error")):
+                    session.defaults.thinking_level = level
+                notify(f"Default thinking level: {level}")
+
+            agent.change_soon(job)
+
+        open_thinking_picker(session, select, lambda level: select(level, as_default=True))
         return
 
     def job() -> None:

@@ -111,7 +111,17 @@ MODEL_KEYS: Final = (
     "key.ctrl+s",
     *CHOOSING_SEARCH_FIELD_KEYS,
 )
-#: The key Pi's model selector sets the default with, whatever ``keybindings.json`` binds.
+#: Pi's thinking level selector: its set-as-default key before all others.
+THINKING_KEYS: Final = (
+    "key.ctrl+s",
+    "tui.select.up",
+    "tui.select.down",
+    "tui.select.confirm",
+    "tui.select.cancel",
+    *CHOOSING_SEARCH_FIELD_KEYS,
+)
+#: The key Pi's model and thinking level selectors set the default with, whatever
+#: ``keybindings.json`` binds.
 SAVE_DEFAULT_KEY: Final = "ctrl+s"
 
 #: Pi's ``/scoped-models`` list, which closes on Ctrl+C (emptying its search first) and
@@ -189,6 +199,7 @@ _ORDERS: Final = (
     SESSION_KEYS,
     MODEL_KEYS,
     SCOPED_MODEL_KEYS,
+    THINKING_KEYS,
     TREE_KEYS,
     TEXT_KEYS,
     LABEL_KEYS,

@@ -1,8 +1,9 @@
-"""What a start of ctxmodes without ``--model`` and ``--models`` would take from the
-configuration, as the terminal keeps it: the default model and the scope's patterns (Pi's
-``getDefaultModel`` and ``getEnabledModels``). Read at start-up; the keys that save them
-(Ctrl+S in ``/model`` and in ``/scoped-models``) change them too, as Pi's settings manager
-keeps what it saved, so the model picker marks the new default at once.
+"""What a start of ctxmodes without ``--model``, ``--models`` and ``--thinking`` would take
+from the configuration, as the terminal keeps it: the default model, the scope's patterns and
+the default thinking level (Pi's ``getDefaultModel``, ``getEnabledModels`` and
+``getDefaultThinkingLevel``). Read at start-up; the keys that save them (Ctrl+S in
+``/model``, ``/scoped-models`` and ``/thinking``) change them too, as Pi's settings manager
+keeps what it saved, so the pickers mark the new default at once.
 
 Internal to ctxmodes: not part of the API plugins and programs use (see :mod:`ctxmodes`).
 """
@@ -10,6 +11,8 @@ Internal to ctxmodes: not part of the API plugins and programs use (see :mod:`ct
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from ctxmodes.thinking_levels import DEFAULT_THINKING_LEVEL
 
 __all__ = ["SavedDefaults"]
 
@@ -20,3 +23,5 @@ class SavedDefaults:
     model: str | None = None
     #: The configured scope's patterns; empty: no scope.
     enabled_models: tuple[str, ...] = ()
+    #: The configured thinking level (Pi's ``medium`` when none is).
+    thinking_level: str = DEFAULT_THINKING_LEVEL

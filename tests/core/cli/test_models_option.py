@@ -20,6 +20,7 @@ from ctxmodes.cli.options import (
 )
 from ctxmodes.cli.pi_command_line import meant_command_line
 from ctxmodes.config import Settings
+from ctxmodes.tui.saved_defaults import SavedDefaults
 
 pytestmark = pytest.mark.slow  # most tests run ctxmodes as a process, end to end
 
@@ -43,16 +44,22 @@ def test_the_defaults_the_model_picker_marks_are_the_configuration_s_not_the_fla
 ) -> None:
     """The model and patterns a start without ``--model`` and ``--models`` takes, as Pi's
     settings manager gives them to its model selector, whatever the flags of this run."""
-    pi_settings = {"defaultProvider": "loop", "defaultModel": "deep", "enabledModels": ["loop/*"]}
+    pi_settings = {
+        "defaultProvider": "loop",
+        "defaultModel": "deep",
+        "enabledModels": ["loop/*"],
+        "defaultThinkingLevel": "high",
+    }
     (agent_dir / "settings.json").write_text(json.dumps(pi_settings))
     argv = ["chat", "--cwd", str(project)]
     parser = build_parser(argv=argv)
-    for flags in ([], ["--model", "scripted:x.json", "--models", "far/*"]):
+    flags_given = ["--model", "scripted:x.json", "--models", "far/*", "--thinking", "low"]
+    for flags in ([], flags_given):
         args = parser.parse_args([*argv, *flags])
         trust = run_trust(args)
         cwd, settings = agent_settings(args, trust)
         defaults = configured_defaults(args, trust, cwd, settings)
-        assert defaults == ("loop/deep", ["loop/*"]), flags
+        assert defaults == SavedDefaults("loop/deep", ("loop/*",), "high"), flags
 
 
 def test_a_bare_ctxmodes_takes_models_as_chat_s_option() -> None:
