@@ -153,6 +153,8 @@ def _chat(
     from ctxmodes.tui.app import TerminalSession, tune_for_typing
 
     defaults = configured_defaults(args, trust, cwd, settings)
+    # /reload reads them again as they were read here: same flags, same trust.
+    reader = settings_reader(args, trust, cwd)
     options = HostOptions.of_settings(settings)
     options = dataclasses.replace(options, tools=tool_selection(args, options.tools))
     first = prompts.prompts(auto_resize_images=options.auto_resize_images)
@@ -194,14 +196,14 @@ def _chat(
         TerminalSession(
             agent,
             history=FileHistory(str(path)),
-            # /reload reads them again as they were read here: same flags, same trust.
-            reloadable=ReloadableSettings(settings, settings_reader(args, trust, cwd)),
+            reloadable=ReloadableSettings(settings, reader),
             initial_prompts=first.texts,
             initial_images=first.images,
             model_patterns=settings.enabled_models,
             startup_warnings=[fallback] if fallback is not None else [],
             verbose=bool(getattr(args, "verbose", False)),
             defaults=defaults,
+            read_defaults=lambda: configured_defaults(args, trust, cwd, reader()),
         ).run()
     finally:
         agent.close()

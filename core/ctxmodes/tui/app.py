@@ -121,8 +121,10 @@ class TerminalSession:
         (its ``[terminal]`` table stands in for ``settings`` when that is not given);
         without it ``/reload`` leaves the settings as they are.
     :param verbose: Pi's ``--verbose``: the start-up header expanded, as Pi's is.
-    :param defaults: the model and scope a start without ``--model`` and ``--models`` takes
-        (the model picker marks the default); none configured when not given.
+    :param defaults: the model, scope and thinking level a start without ``--model``,
+        ``--models`` and ``--thinking`` takes (the pickers mark the defaults); none
+        configured when not given.
+    :param read_defaults: reads ``defaults`` again from the configuration, for ``/reload``.
     """
 
     def __init__(
@@ -143,9 +145,11 @@ class TerminalSession:
         reloadable: ReloadableSettings | None = None,
         verbose: bool = False,
         defaults: SavedDefaults | None = None,
+        read_defaults: Callable[[], SavedDefaults] | None = None,
     ) -> None:
         self.agent = agent
         self.defaults = defaults if defaults is not None else SavedDefaults()
+        self.read_defaults = read_defaults
         #: Pi's ``--verbose``: the start-up header is printed expanded.
         self.verbose = verbose
         self.reloadable = reloadable

@@ -8,7 +8,9 @@ The running session takes again the settings Pi's running session takes again: m
 delivery, compaction, branch summaries, retries and request timeouts, the thinking levels a
 model switch takes, images, the shell, and the terminal's own (thinking shown or collapsed,
 the start-up list, completion rows, skill commands, the ``/tree`` filter, the external
-editor); the thinking budgets go to the sessions started after it, as in Pi. A value changed
+editor); the thinking budgets go to the sessions started after it, as in Pi. The defaults
+the ``/model`` and ``/thinking`` pickers mark are read again too, as Pi's settings manager
+reads them. A value changed
 this run (``/settings``, ``/thinking``, Ctrl+T) is kept. A configuration that can no longer
 be read is said in one line and nothing is reloaded.
 
@@ -59,6 +61,8 @@ def reload(session: TerminalSession, args: str) -> None:
         if reloadable is not None:
             try:
                 after = reloadable.read_again()
+                if session.read_defaults is not None:
+                    session.defaults = session.read_defaults()
             except ConfigError as exc:
                 message = FAILED + visible_lines(str(exc))
                 session.call_soon(lambda: session.notify(message, "error"))

@@ -178,8 +178,8 @@ def test_ctxmodes_chat_reloads_with_its_flags_and_words_a_broken_file_as_its_sta
     tmp_path: Path,
 ) -> None:
     """The command line's session: ``--verbose`` keeps the listing a reloaded
-    ``quietStartup`` would leave out, and a ``settings.json`` broken meanwhile is the line
-    the next start stops with."""
+    ``quietStartup`` would leave out, the default thinking level is the reloaded file's, and
+    a ``settings.json`` broken meanwhile is the line the next start stops with."""
     env = private_env(tmp_path)
     pi_file = Path(env["PI_CODING_AGENT_DIR"]) / "settings.json"
     pi_file.parent.mkdir(parents=True, exist_ok=True)
@@ -190,11 +190,17 @@ def test_ctxmodes_chat_reloads_with_its_flags_and_words_a_broken_file_as_its_sta
     tmux = Tmux(["env", "-C", str(tmp_path), *command], env)
     try:
         tmux.wait("scripted/scripted")
-        pi_file.write_text(json.dumps({"quietStartup": True}))
+        pi_file.write_text(json.dumps({"quietStartup": True, "defaultThinkingLevel": "off"}))
         tmux.type("/reload")
         tmux.key("Enter")
         tmux.wait(RELOADED)
         listed = tmux.screen().count("[Context]")
+        # The thinking selector marks the default the file names now.
+        tmux.type("/thinking")
+        tmux.key("Enter")
+        marked = tmux.wait("No reasoning · default")
+        tmux.key("Escape")
+        tmux.until(lambda screen: "Thinking Level" not in screen)
         pi_file.write_text("{not json")
         tmux.type("/reload")
         tmux.key("Enter")
@@ -214,3 +220,4 @@ def test_ctxmodes_chat_reloads_with_its_flags_and_words_a_broken_file_as_its_sta
     assert start.returncode != 0
     assert f"{FAILED}{stopped}" in screen
     assert listed == 2  # at start-up and after the first reload, --verbose over quietStartup
+    assert "✓ off" in marked
