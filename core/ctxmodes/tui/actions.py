@@ -15,10 +15,12 @@ from typing import TYPE_CHECKING, cast
 
 from ctxmodes.errors import CtxmodesError
 from ctxmodes.hostapi import NavigationRequest
+from ctxmodes.pi_settings_save import save_choice
 from ctxmodes.tui.key_hints import editor_hint, selector_hint
 from ctxmodes.tui.model_picker import named_model, open_model_picker, save_as_default
 from ctxmodes.tui.picker import Picker, PickerItem
 from ctxmodes.tui.picker_keys import EDITOR_KEYS
+from ctxmodes.tui.thinking_picker import open_thinking_picker
 
 if TYPE_CHECKING:
     from ctxmodes.providers.catalog import ModelSpec
@@ -345,9 +347,6 @@ def model(session: TerminalSession, args: str) -> None:
 def thinking(session: TerminalSession, args: str) -> None:
     """``/thinking [LEVEL]``: change the thinking level (recorded in the session); without
     one, Pi's selector (see :mod:`~ctxmodes.tui.thinking_picker`)."""
-    from ctxmodes.pi_settings_save import save_choice
-    from ctxmodes.tui.thinking_picker import open_thinking_picker
-
     agent = session.agent
     if not args:
 

@@ -35,7 +35,8 @@ from typing import TYPE_CHECKING, Final, Literal
 
 from ctxmodes.errors import CtxmodesError
 from ctxmodes.fuzzy_filter import fuzzy_filter
-from ctxmodes.model_scope import exact_model_match
+from ctxmodes.model_scope import ScopedModel, exact_model_match
+from ctxmodes.pi_settings_save import Change, save_choice
 from ctxmodes.thinking_levels import split_level_suffix
 from ctxmodes.tui.key_hints import CANCEL, CONFIRM, key_hint
 from ctxmodes.tui.picker import Pairs, Picker, PickerItem
@@ -138,9 +139,6 @@ def save_as_default(session: TerminalSession, model: ModelSpec) -> None:
     ``defaultModel``; where the running scope lacks the model, it joins the scope, and the
     configured patterns (when there are some and none is its ``provider/id``) get it too.
     A save that fails is one error line; the switch stands."""
-    from ctxmodes.model_scope import ScopedModel
-    from ctxmodes.pi_settings_save import Change, save_choice
-
     changes: list[Change] = [(("defaultProvider",), model.provider), (("defaultModel",), model.id)]
     cycler = session.cycler
     patterns = session.defaults.enabled_models

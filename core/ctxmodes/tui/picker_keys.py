@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 FIXED_KEYS: Final[Mapping[str, tuple[KeySequence, ...]]] = {
     "key.ctrl+c": (("c-c",),),
     "key.escape": (("escape",),),
-    # The model selector's set-as-default key.
+    # The model and thinking level selectors' set-as-default key.
     "key.ctrl+s": (("c-s",),),
     # Alt+Enter, which Pi's editor always takes as a new line.
     "key.alt+enter": (("escape", "c-m"),),

@@ -10,9 +10,8 @@ model switch takes, images, the shell, and the terminal's own (thinking shown or
 the start-up list, completion rows, skill commands, the ``/tree`` filter, the external
 editor); the thinking budgets go to the sessions started after it, as in Pi. The defaults
 the ``/model`` and ``/thinking`` pickers mark are read again too, as Pi's settings manager
-reads them. A value changed
-this run (``/settings``, ``/thinking``, Ctrl+T) is kept. A configuration that can no longer
-be read is said in one line and nothing is reloaded.
+reads them. A value changed this run (``/settings``, ``/thinking``, Ctrl+T) is kept. A
+configuration that can no longer be read is said in one line and nothing is reloaded.
 
 Pi also loads its extensions and themes again. A plugin here is a Python entry point, loaded
 once with the process: its state is left alone, and only its tools and commands are
