@@ -18,14 +18,17 @@ Internal to ctxmodes: not part of the API plugins and programs use (see :mod:`ct
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from ctxmodes.errors import ConfigError
 from ctxmodes.file_lock import pi_lock
 from ctxmodes.file_replace import replacing
 from ctxmodes.session import codec
+
+if TYPE_CHECKING:
+    from ctxmodes.hostapi import NotifyLevel
 
 __all__ = ["REMOVE", "Change", "save_choice", "save_pi_settings", "settings_path"]
 
@@ -67,16 +70,40 @@ def save_pi_settings(changes: Sequence[Change], path: Path | None = None) -> Non
         raise ConfigError(f"cannot save {target}: {exc.strerror or exc}") from None
 
 
-def save_choice(changes: Sequence[Change], report: Callable[[str], None]) -> bool:
+def save_choice(
+    changes: Sequence[Change],
+    report: Callable[[str, NotifyLevel], None],
+    origins: Mapping[str, str] | None = None,
+) -> bool:
     """Save a choice the running session has taken already: a failure only costs the next
-    start its value, so it is one line for ``report`` rather than an error. Answers whether
-    the choice was saved."""
+    start its value, so it is one error line for ``report`` rather than an error. Given
+    the configuration's ``origins`` (``config show``'s sources), a saved key that another
+    source sets over Pi's global file is one warning line naming that source, which the
+    next start takes instead. Answers whether the choice was saved."""
     try:
         save_pi_settings(changes)
     except ConfigError as exc:
-        report(f"Not saved for the next start: {exc}")
+        report(f"Not saved for the next start: {exc}", "error")
         return False
+    for keys, _ in changes:
+        over = _set_over_the_file(".".join(keys), origins or {})
+        if over is not None:
+            source, setting = over
+            report(f"Saved, but {source} sets {setting}, which the next start takes", "warning")
     return True
+
+
+def _set_over_the_file(pi_key: str, origins: Mapping[str, str]) -> tuple[str, str] | None:
+    """The source and the setting that decide, at a start, what ``pi_key`` of the global
+    file would: ``None`` when only that file or the default does."""
+    from ctxmodes.config import DEFAULT_SOURCE
+    from ctxmodes.pi_settings import HONOURED
+
+    setting = "model" if pi_key in ("defaultProvider", "defaultModel") else HONOURED[pi_key][0]
+    source = origins.get(setting, DEFAULT_SOURCE)
+    if source == DEFAULT_SOURCE or source.startswith(f"{settings_path()} ("):
+        return None
+    return source, setting
 
 
 def _read(path: Path) -> dict[str, Any]:

@@ -13,7 +13,7 @@ import pytest
 from support.pi_oracle import run_pi_script
 
 from ctxmodes.errors import ConfigError
-from ctxmodes.pi_settings_save import REMOVE, Change, save_pi_settings
+from ctxmodes.pi_settings_save import REMOVE, Change, save_choice, save_pi_settings
 
 SCRIPT = Path(__file__).parents[1] / "support" / "pi_settings_save.mjs"
 
@@ -133,6 +133,38 @@ def test_a_file_that_cannot_be_saved_to_is_left_as_it_was(
         save_pi_settings([(("compaction", "enabled"), False)], target)
     assert target.read_text("utf-8") == before
     assert sorted(os.listdir(tmp_path)) == ["settings.json"]
+
+
+def test_a_saved_key_another_source_sets_is_said_with_that_source(agent_dir: Path) -> None:
+    """The next start takes ctxmodes' own files, a project's, the environment or the
+    command line over Pi's global file: a choice saved there is then said to lose."""
+    said: list[tuple[str, str]] = []
+    origins = {
+        "terminal.hide_thinking": "/home/me/.config/ctxmodes/config.toml",
+        "model": f"{agent_dir / 'settings.json'} (Pi's defaultProvider and defaultModel)",
+        "compaction.enabled": "default",
+    }
+    changes: list[Change] = [
+        (("hideThinkingBlock",), True),
+        (("defaultProvider",), "loop"),
+        (("defaultModel",), "deep"),
+        (("compaction", "enabled"), False),
+    ]
+    assert save_choice(changes, lambda *line: said.append(line), origins)
+    assert said == [
+        (
+            "Saved, but /home/me/.config/ctxmodes/config.toml sets terminal.hide_thinking, "
+            "which the next start takes",
+            "warning",
+        )
+    ]
+    saved = json.loads((agent_dir / "settings.json").read_text())
+    assert saved == {
+        "hideThinkingBlock": True,
+        "defaultProvider": "loop",
+        "defaultModel": "deep",
+        "compaction": {"enabled": False},
+    }
 
 
 def test_a_lock_another_process_holds_refuses_the_save(tmp_path: Path) -> None:

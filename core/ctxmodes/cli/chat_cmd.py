@@ -152,7 +152,7 @@ def _chat(
     from ctxmodes.sdk import open_agent
     from ctxmodes.tui.app import TerminalSession, tune_for_typing
 
-    defaults = configured_defaults(args, trust, cwd, settings)
+    defaults = configured_defaults(trust, cwd)
     # /reload reads them again as they were read here: same flags, same trust.
     reader = settings_reader(args, trust, cwd)
     options = HostOptions.of_settings(settings)
@@ -203,7 +203,7 @@ def _chat(
             startup_warnings=[fallback] if fallback is not None else [],
             verbose=bool(getattr(args, "verbose", False)),
             defaults=defaults,
-            read_defaults=lambda: configured_defaults(args, trust, cwd, reader()),
+            read_defaults=lambda: configured_defaults(trust, cwd),
         ).run()
     finally:
         agent.close()

@@ -366,25 +366,23 @@ def settings_reader(
     return read
 
 
-def configured_defaults(
-    args: argparse.Namespace, trust: TrustResolver, cwd: Path, settings: Settings
-) -> SavedDefaults:
+def configured_defaults(trust: TrustResolver, cwd: Path) -> SavedDefaults:
     """The model, the scope's patterns and the thinking level a start without ``--model``,
-    ``--models`` and ``--thinking`` would take (``settings`` are the run's, read with the
-    first two): what Pi's settings manager gives as the defaults, for the pickers' marks
-    and their Ctrl+S.
+    ``--models`` and ``--thinking`` would take, and where each setting comes from: what
+    Pi's settings manager gives as the defaults, for the pickers' marks and their Ctrl+S.
 
     :raises ConfigError: a file that is not valid, as at start-up.
     """
+    from ctxmodes.config import load_settings
     from ctxmodes.tui.saved_defaults import SavedDefaults
 
-    configured = settings
-    if getattr(args, "model", None) is not None or getattr(args, "models", None) is not None:
-        from ctxmodes.config import load_settings
-
-        configured = load_settings(cwd=cwd, trust=trust.is_trusted).settings
+    loaded = load_settings(cwd=cwd, trust=trust.is_trusted)
+    configured = loaded.settings
     return SavedDefaults(
-        configured.model, tuple(configured.enabled_models), configured.thinking_level
+        configured.model,
+        tuple(configured.enabled_models),
+        configured.thinking_level,
+        dict(loaded.origins),
     )
 
 

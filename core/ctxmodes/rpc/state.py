@@ -88,7 +88,7 @@ def _change(
     return ABSENT
 
 
-def _warn(line: str) -> None:
+def _warn(line: str, level: str) -> None:
     print(f"ctxmodes: warning: {line}", file=sys.stderr)
 
 

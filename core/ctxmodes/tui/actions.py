@@ -358,7 +358,7 @@ def thinking(session: TerminalSession, args: str) -> None:
                     notify(f"Thinking level: {level}")
                     return
                 saved = [(("defaultThinkingLevel",), level)]
-                if save_choice(saved, lambda line: notify(line, "error")):
+                if save_choice(saved, notify, session.defaults.origins):
                     session.defaults.thinking_level = level
                 notify(f"Default thinking level: {level}")
 

@@ -103,7 +103,7 @@ class KeyActions:
         live.show_thinking = not live.show_thinking
         session.notify("Thinking shown in full" if live.show_thinking else "Thinking collapsed")
         hidden = not live.show_thinking
-        save_choice([(("hideThinkingBlock",), hidden)], lambda line: session.notify(line, "error"))
+        save_choice([(("hideThinkingBlock",), hidden)], session.notify, session.defaults.origins)
 
     def paste(self) -> None:
         """Ctrl+V: the clipboard's image (saved to a file, its path typed in) or text."""

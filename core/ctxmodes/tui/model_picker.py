@@ -148,7 +148,7 @@ def save_as_default(session: TerminalSession, model: ModelSpec) -> None:
             patterns = (*patterns, model.ref)
             changes.append((("enabledModels",), list(patterns)))
     notify = session.agent.session.ui.notify
-    if save_choice(changes, lambda line: notify(line, "error")):
+    if save_choice(changes, notify, session.defaults.origins):
         session.defaults.model = model.ref
         session.defaults.enabled_models = patterns
 

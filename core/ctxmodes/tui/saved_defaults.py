@@ -10,7 +10,7 @@ Internal to ctxmodes: not part of the API plugins and programs use (see :mod:`ct
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ctxmodes.thinking_levels import DEFAULT_THINKING_LEVEL
 
@@ -25,3 +25,6 @@ class SavedDefaults:
     enabled_models: tuple[str, ...] = ()
     #: The configured thinking level (Pi's ``medium`` when none is).
     thinking_level: str = DEFAULT_THINKING_LEVEL
+    #: Where each setting of that configuration comes from (``config show``'s sources), so
+    #: that a choice saved in Pi's file can say which source a start takes instead.
+    origins: dict[str, str] = field(default_factory=dict)

@@ -175,12 +175,13 @@ class ScopedModelsList:
         else:
             patterns = tuple(enabled)
 
-        def failed(line: str) -> None:
-            self.picker.say(line, error=True)
-
+        said: list[tuple[str, str]] = []
         saved = list(patterns) if patterns else REMOVE
-        if save_choice([(("enabledModels",), saved)], failed):
+        changes = [(("enabledModels",), saved)]
+        if save_choice(changes, lambda *line: said.append(line), self.session.defaults.origins):
             self.session.defaults.enabled_models = patterns
             self.selection.changed = False
             self.picker.hint = self.footer()
-            self.picker.say("Model selection saved to settings")
+        # Pi's words, unless the save failed or another source decides the next start.
+        line, level = said[-1] if said else ("Model selection saved to settings", "info")
+        self.picker.say(line, error=level == "error")

@@ -153,9 +153,8 @@ def _open(session: TerminalSession, selected: int) -> None:
         setting = SETTINGS[item.key]
         value = setting.next_value(session)
         setting.apply(session, value)
-        save_choice(
-            [(setting.pi_key, setting.saved(value))], lambda line: session.notify(line, "error")
-        )
+        changes = [(setting.pi_key, setting.saved(value))]
+        save_choice(changes, session.notify, session.defaults.origins)
         _open(session, item.key)
 
     hint = list_hint(session.keymap, "next value", typed=False, cancel="close")

@@ -20,7 +20,6 @@ from ctxmodes.cli.options import (
 )
 from ctxmodes.cli.pi_command_line import meant_command_line
 from ctxmodes.config import Settings
-from ctxmodes.tui.saved_defaults import SavedDefaults
 
 pytestmark = pytest.mark.slow  # most tests run ctxmodes as a process, end to end
 
@@ -57,9 +56,12 @@ def test_the_defaults_the_model_picker_marks_are_the_configuration_s_not_the_fla
     for flags in ([], flags_given):
         args = parser.parse_args([*argv, *flags])
         trust = run_trust(args)
-        cwd, settings = agent_settings(args, trust)
-        defaults = configured_defaults(args, trust, cwd, settings)
-        assert defaults == SavedDefaults("loop/deep", ("loop/*",), "high"), flags
+        cwd, _ = agent_settings(args, trust)
+        defaults = configured_defaults(trust, cwd)
+        configured = (defaults.model, defaults.enabled_models, defaults.thinking_level)
+        assert configured == ("loop/deep", ("loop/*",), "high"), flags
+        file = agent_dir / "settings.json"
+        assert defaults.origins["thinking_level"] == f"{file} (Pi's defaultThinkingLevel)"
 
 
 def test_a_bare_ctxmodes_takes_models_as_chat_s_option() -> None:

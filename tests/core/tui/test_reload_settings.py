@@ -178,18 +178,29 @@ def test_ctxmodes_chat_reloads_with_its_flags_and_words_a_broken_file_as_its_sta
     tmp_path: Path,
 ) -> None:
     """The command line's session: ``--verbose`` keeps the listing a reloaded
-    ``quietStartup`` would leave out, the default thinking level is the reloaded file's, and
-    a ``settings.json`` broken meanwhile is the line the next start stops with."""
+    ``quietStartup`` would leave out, the default thinking level is the reloaded file's, a
+    choice saved in Pi's file says that ctxmodes' own file sets it over Pi's, and a
+    ``settings.json`` broken meanwhile is the line the next start stops with."""
     env = private_env(tmp_path)
     pi_file = Path(env["PI_CODING_AGENT_DIR"]) / "settings.json"
     pi_file.parent.mkdir(parents=True, exist_ok=True)
     pi_file.write_text("{}")
+    config = tmp_path / "config" / "config.toml"
+    config.parent.mkdir()
+    config.write_text("[terminal]\nhide_thinking = true\n")
     (tmp_path / "AGENTS.md").write_text("Be brief.")
     (tmp_path / "script.json").write_text('{"responses": [{"text": "hi"}]}')
     command = ctxmodes_command("chat", "--verbose", "--model", "scripted:script.json")
     tmux = Tmux(["env", "-C", str(tmp_path), *command], env)
     try:
         tmux.wait("scripted/scripted")
+        # Ctrl+T's choice is saved, and said to lose to ctxmodes' own file at the next start.
+        tmux.key("C-t")
+        # Read without white space: the notice is wrapped to the terminal's width.
+        overridden = "".join(
+            tmux.until(lambda screen: "whichthenextstarttakes" in "".join(screen.split())).split()
+        )
+        saved = json.loads(pi_file.read_text())
         pi_file.write_text(json.dumps({"quietStartup": True, "defaultThinkingLevel": "off"}))
         tmux.type("/reload")
         tmux.key("Enter")
@@ -221,3 +232,5 @@ def test_ctxmodes_chat_reloads_with_its_flags_and_words_a_broken_file_as_its_sta
     assert f"{FAILED}{stopped}" in screen
     assert listed == 2  # at start-up and after the first reload, --verbose over quietStartup
     assert "✓ off" in marked
+    assert saved == {"hideThinkingBlock": False}
+    assert "".join(f"Saved, but {config} sets terminal.hide_thinking".split()) in overridden
