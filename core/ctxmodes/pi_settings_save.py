@@ -85,17 +85,16 @@ def save_choice(
     except ConfigError as exc:
         report(f"Not saved for the next start: {exc}", "error")
         return False
-    for keys, _ in changes:
-        over = _set_over_the_file(".".join(keys), origins or {})
-        if over is not None:
-            source, setting = over
-            report(f"Saved, but {source} sets {setting}, which the next start takes", "warning")
+    overriding = {_set_over_the_file(".".join(keys), origins or {}) for keys, _ in changes}
+    for source, setting in sorted(over for over in overriding if over is not None):
+        report(f"Saved, but {source} sets {setting}, which the next start takes", "warning")
     return True
 
 
 def _set_over_the_file(pi_key: str, origins: Mapping[str, str]) -> tuple[str, str] | None:
     """The source and the setting that decide, at a start, what ``pi_key`` of the global
-    file would: ``None`` when only that file or the default does."""
+    file would (a Pi file's setting by Pi's key): ``None`` when only that file or the
+    default does."""
     from ctxmodes.config import DEFAULT_SOURCE
     from ctxmodes.pi_settings import HONOURED
 
@@ -103,7 +102,11 @@ def _set_over_the_file(pi_key: str, origins: Mapping[str, str]) -> tuple[str, st
     source = origins.get(setting, DEFAULT_SOURCE)
     if source == DEFAULT_SOURCE or source.startswith(f"{settings_path()} ("):
         return None
-    return source, setting
+    if source == "environment":
+        return "the environment", setting
+    # A trusted project's .pi/settings.json, named with Pi's key: "PATH (Pi's KEY)".
+    path, pi_named, key = source.partition(" (Pi's ")
+    return (path, key.removesuffix(")")) if pi_named else (source, setting)
 
 
 def _read(path: Path) -> dict[str, Any]:

@@ -167,6 +167,27 @@ def test_a_saved_key_another_source_sets_is_said_with_that_source(agent_dir: Pat
     }
 
 
+def test_a_project_s_pi_file_is_named_with_pi_s_key_and_each_source_is_said_once(
+    agent_dir: Path,
+) -> None:
+    said: list[tuple[str, str]] = []
+    origins = {
+        "model": "/work/app/.pi/settings.json (Pi's defaultProvider and defaultModel)",
+        "steering_mode": "environment",
+    }
+    changes: list[Change] = [
+        (("defaultProvider",), "loop"),
+        (("defaultModel",), "deep"),
+        (("steeringMode",), "all"),
+    ]
+    assert save_choice(changes, lambda *line: said.append(line), origins)
+    assert [line for line, _ in said] == [
+        "Saved, but /work/app/.pi/settings.json sets defaultProvider and defaultModel, "
+        "which the next start takes",
+        "Saved, but the environment sets steering_mode, which the next start takes",
+    ]
+
+
 def test_a_lock_another_process_holds_refuses_the_save(tmp_path: Path) -> None:
     target = tmp_path / "settings.json"
     target.write_text("{}", "utf-8")
