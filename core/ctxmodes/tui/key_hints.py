@@ -28,6 +28,14 @@ _KEY_WORDS: Final = (
 )
 
 
+def set_as_default_hint(keymap: KeyMap) -> str:
+    """The line of Pi's model and thinking level selectors, naming the keys bound; their
+    set-as-default key is Ctrl+S whatever ``keybindings.json`` binds, as Pi checks it by
+    name."""
+    select, cancel = key_hint(keymap, CONFIRM, "to select"), key_hint(keymap, CANCEL, "to cancel")
+    return f"{select} · ctrl+s to set as default · {cancel}"
+
+
 def key_hint(keymap: KeyMap, action: str, words: str) -> str:
     """Pi's ``keyHint``: the keys of ``action`` (none: nothing), a space, ``words``."""
     return f"{keymap.text(action)} {words}"

@@ -38,9 +38,9 @@ from ctxmodes.fuzzy_filter import fuzzy_filter
 from ctxmodes.model_scope import ScopedModel, exact_model_match
 from ctxmodes.pi_settings_save import Change, save_choice
 from ctxmodes.thinking_levels import split_level_suffix
-from ctxmodes.tui.key_hints import CANCEL, CONFIRM, key_hint
+from ctxmodes.tui.key_hints import set_as_default_hint
 from ctxmodes.tui.picker import Pairs, Picker, PickerItem
-from ctxmodes.tui.picker_keys import MODEL_KEYS, SAVE_DEFAULT_KEY
+from ctxmodes.tui.picker_keys import MODEL_KEYS
 
 if TYPE_CHECKING:
     from ctxmodes.providers.catalog import ModelSpec
@@ -193,13 +193,6 @@ class ModelPicker:
         self.sources = sources
         self.scope: Scope = "scoped" if scoped else "all"
         # Pi's words, naming the keys bound.
-        hint = " · ".join(
-            [
-                key_hint(keymap, CONFIRM, "to select"),
-                f"{SAVE_DEFAULT_KEY} to set as default",
-                key_hint(keymap, CANCEL, "to cancel"),
-            ]
-        )
         actions = {"key.ctrl+s": lambda: self.choose_as_default(switch_as_default)}
         if scoped:
             actions[SCOPE_KEY_ACTION] = self.switch_scope
@@ -217,7 +210,7 @@ class ModelPicker:
             details=self.details,
             actions=actions,
             stays_open_unmatched=True,
-            hint=hint,
+            hint=set_as_default_hint(keymap),
             # Given as Pi gives its search field the text: the cursor stays at the start.
             query=search,
         )

@@ -120,9 +120,6 @@ THINKING_KEYS: Final = (
     "tui.select.cancel",
     *CHOOSING_SEARCH_FIELD_KEYS,
 )
-#: The key Pi's model and thinking level selectors set the default with, whatever
-#: ``keybindings.json`` binds.
-SAVE_DEFAULT_KEY: Final = "ctrl+s"
 
 #: Pi's ``/scoped-models`` list, which closes on Ctrl+C (emptying its search first) and
 #: on Esc, whatever ``tui.select.cancel`` is bound to.

@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING, Any, Final
 
 from ctxmodes.fuzzy_filter import fuzzy_filter
 from ctxmodes.thinking_levels import THINKING_LEVELS
-from ctxmodes.tui.key_hints import CANCEL, CONFIRM, key_hint
+from ctxmodes.tui.key_hints import set_as_default_hint
 from ctxmodes.tui.picker import Picker, PickerItem
-from ctxmodes.tui.picker_keys import SAVE_DEFAULT_KEY, THINKING_KEYS
+from ctxmodes.tui.picker_keys import THINKING_KEYS
 
 if TYPE_CHECKING:
     from ctxmodes.tui.app import TerminalSession
@@ -80,13 +80,6 @@ def open_thinking_picker(
             select_as_default(str(shown[picker.selected].key))
 
     keymap = session.keymap
-    hint = " · ".join(
-        [
-            key_hint(keymap, CONFIRM, "to select"),
-            f"{SAVE_DEFAULT_KEY} to set as default",
-            key_hint(keymap, CANCEL, "to cancel"),
-        ]
-    )
     cycle = keymap.text("app.thinking.cycle")
     picker = Picker(
         TITLE,
@@ -98,7 +91,7 @@ def open_thinking_picker(
         actions={"key.ctrl+s": choose_as_default},
         stays_open_unmatched=True,
         reselect=reselect,
-        hint=hint,
+        hint=set_as_default_hint(keymap),
         counted=False,
     )
     keys = [row.key for row in picker.rows()]
