@@ -71,6 +71,11 @@ class Tmux:
     def screen(self) -> str:
         return self._tmux("capture-pane", "-p", "-J", "-t", "t", "-S", "-3000")
 
+    def visible(self) -> str:
+        """The rows on the screen now, without the scrollback (a terminal at its top may keep
+        what was erased there in its scrollback: tmux does)."""
+        return self._tmux("capture-pane", "-p", "-J", "-t", "t")
+
     def type(self, text: str) -> None:
         self._tmux("send-keys", "-t", "t", "-l", text)
 

@@ -8,26 +8,26 @@ from ctxmodes.resources.trust import TrustChoice
 
 
 def ask_on_terminal(question: str, choices: Sequence[TrustChoice]) -> TrustChoice | None:
-    """The answer picked with the arrow keys and Enter; Ctrl+C or Escape picks none (the
-    project is then not trusted, and nothing is saved)."""
-    import os
-    import sys
+    """The answer picked as in the session's fixed lists (↑↓ or j/k, Enter; the keys
+    ``keybindings.json`` gives them); Esc or Ctrl+C picks none (the project is then not
+    trusted, and nothing is saved). The question is cleared from the screen once answered,
+    as Pi clears it, so the session starts where it was."""
+    from ctxmodes.tui.key_hints import selector_hint
+    from ctxmodes.tui.keymap import KeyMap, keybindings_path
+    from ctxmodes.tui.picker import Picker, PickerItem
+    from ctxmodes.tui.startup_picker import run_alone
 
-    from prompt_toolkit.shortcuts import choice
-
-    from ctxmodes.tui.text_wrap import wrap_words
-
-    # The dialog indents the question by one column and would wrap it mid-word. The
-    # terminal's own width: a COLUMNS inherited from elsewhere may be stale.
-    try:
-        columns = os.get_terminal_size(sys.stdout.fileno()).columns
-    except (OSError, ValueError):
-        columns = 80
-    try:
-        index: int = choice(
-            wrap_words(question, columns - 2),
-            options=[(i, option.label) for i, option in enumerate(choices)],
-        )
-    except (KeyboardInterrupt, EOFError):
-        return None
-    return choices[index]
+    # What the keymap could not read is said once the session starts, which reads it too.
+    keymap = KeyMap.load(keybindings_path())
+    picked: list[TrustChoice] = []
+    rows = [PickerItem(choice, choice.label, [("", choice.label)]) for choice in choices]
+    picker = Picker(
+        question,
+        lambda query: rows,
+        lambda item: picked.append(item.key),
+        hint=selector_hint(keymap, "select"),
+        filterable=False,
+        counted=False,
+    )
+    run_alone(picker, keymap, erase=True)
+    return picked[0] if picked else None

@@ -1,27 +1,77 @@
-"""``ctxmodes chat -r``: the resume picker on its own, before any session starts, with the
-keys of the session's picker (every one of them as the keymap binds it)."""
+"""Pickers shown on their own, before any session starts (the resume picker of
+``ctxmodes chat -r``, the project trust question), with the keys of the session's pickers,
+every one of them as the keymap binds it."""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
+from ctxmodes.tui.keymap import KeyMap, keybindings_path
+from ctxmodes.tui.picker import Picker
 
-def pick_session(directory: Path, cwd: Path) -> Path | None:
-    """Pick one of ``cwd``'s sessions in ``directory``, or with Tab one of every folder's;
-    ``None`` when cancelled. It opens with no session listed too, as Pi's does: the other
-    scope may have some."""
+
+def run_alone(
+    picker: Picker,
+    keymap: KeyMap,
+    *,
+    erase: bool = False,
+    on_redraw: Callable[[Callable[[], None]], None] | None = None,
+) -> None:
+    """Draw ``picker`` under the terminal's cursor and take keys until a row is picked (its
+    ``on_pick`` runs) or the picker is cancelled.
+
+    :param erase: clear the picker's lines once it is done, as Pi clears its start-up
+        questions; otherwise they stay on the screen, as Pi's start-up resume picker does.
+    :param on_redraw: given, before the picker runs, what redraws it (for rows that arrive
+        while it is open).
+    """
     from prompt_toolkit.application import Application
     from prompt_toolkit.formatted_text import StyleAndTextTuples
     from prompt_toolkit.key_binding import KeyBindings
     from prompt_toolkit.layout import FormattedTextControl, Layout, Window
     from prompt_toolkit.styles import Style
 
-    from ctxmodes.session.paths import cwd_filter
-    from ctxmodes.tui.keymap import KeyMap, keybindings_path
     from ctxmodes.tui.layout import PICKER_KEY_WAIT, escape_timeout
-    from ctxmodes.tui.picker import PICKER_STYLE, Picker
+    from ctxmodes.tui.picker import PICKER_STYLE
     from ctxmodes.tui.picker_keys import PickerKeys, bind_picker_keys
+
+    keys = KeyBindings()
+
+    def drawn() -> StyleAndTextTuples:
+        # Drawn to the terminal's width, to which the rows and hint lines are cut.
+        return picker.fragments(app.output.get_size().columns)
+
+    app: Application[None] = Application(
+        layout=Layout(Window(FormattedTextControl(drawn), dont_extend_height=True)),
+        key_bindings=keys,
+        style=Style.from_dict(PICKER_STYLE),
+        full_screen=False,
+        erase_when_done=erase,
+    )
+    # An Alt key's Esc told from a lone Esc as the session's pickers tell it.
+    app.ttimeoutlen = escape_timeout(os.environ)
+    app.timeoutlen = PICKER_KEY_WAIT
+    if on_redraw is not None:
+        on_redraw(app.invalidate)
+
+    def confirm(chosen: Picker) -> None:
+        chosen.pick()
+        app.exit()
+
+    def cancel(chosen: Picker) -> None:
+        app.exit()
+
+    bind_picker_keys(keys, keymap, lambda: picker, PickerKeys(confirm, cancel))
+    app.run()
+
+
+def pick_session(directory: Path, cwd: Path) -> Path | None:
+    """Pick one of ``cwd``'s sessions in ``directory``, or with Tab one of every folder's;
+    ``None`` when cancelled. It opens with no session listed too, as Pi's does: the other
+    scope may have some."""
+    from ctxmodes.session.paths import cwd_filter
     from ctxmodes.tui.resume import ResumePicker, every_folder_root
 
     chosen: list[Path] = []
@@ -34,32 +84,9 @@ def pick_session(directory: Path, cwd: Path) -> Path | None:
         every_folder=every_folder_root(cwd, directory),
         keymap=keymap,
     )
-    picker = resume.picker
-    keys = KeyBindings()
 
-    def drawn() -> StyleAndTextTuples:
-        # Drawn to the terminal's width, to which the rows and hint lines are cut.
-        return picker.fragments(app.output.get_size().columns)
+    def wake_with(redraw: Callable[[], None]) -> None:
+        resume.wake = redraw
 
-    app: Application[None] = Application(
-        layout=Layout(Window(FormattedTextControl(drawn), dont_extend_height=True)),
-        key_bindings=keys,
-        style=Style.from_dict(PICKER_STYLE),
-        full_screen=False,
-    )
-    # An Alt key's Esc told from a lone Esc as the session's pickers tell it.
-    app.ttimeoutlen = escape_timeout(os.environ)
-    app.timeoutlen = PICKER_KEY_WAIT
-    resume.wake = app.invalidate
-
-    def confirm(chosen_picker: Picker) -> None:
-        chosen_picker.pick()
-        app.exit()
-
-    def cancel(chosen_picker: Picker) -> None:
-        app.exit()
-
-    bind_picker_keys(keys, keymap, lambda: picker, PickerKeys(confirm, cancel))
-
-    app.run()
+    run_alone(resume.picker, keymap, on_redraw=wake_with)
     return chosen[0] if chosen else None

@@ -43,9 +43,14 @@ def test_trusting_loads_the_project_and_is_remembered(tmp_path: Path, project: P
         screen = tmux.wait("Trust project folder?")
         assert str(project) in screen
         assert "Trust parent folder" in screen
+        assert "↑↓ navigate  enter select  escape/ctrl+c cancel" in screen
         tmux.key("Enter")  # the first answer: Trust
         screen = tmux.wait("[Prompts]")
         assert "/fix" in screen
+        # Answered, the question is cleared, as Pi clears it: the session starts in its place.
+        shown = tmux.visible()
+        assert shown.startswith("ctxmodes · mode off")
+        assert "Trust project folder?" not in shown
         tmux.key("C-c")
         tmux.key("C-c")
         tmux.wait("CTXMODES-EXIT=0")
@@ -68,8 +73,8 @@ def test_refusing_for_this_session_loads_nothing_and_saves_nothing(
     tmux = start_chat(tmp_path, project)
     try:
         tmux.wait("Do not trust (this session only)")
-        for _ in range(4):
-            tmux.key("Down")
+        for key in ("Down", "Down", "j", "j", "k", "j"):  # Pi's selectors take j and k too
+            tmux.key(key)
         tmux.key("Enter")
         screen = tmux.wait("[Project]")
         assert "[Prompts]" not in screen
@@ -77,6 +82,40 @@ def test_refusing_for_this_session_loads_nothing_and_saves_nothing(
     finally:
         tmux.close()
     assert not (tmp_path / "pi" / "trust.json").exists()
+
+
+@pytest.mark.parametrize("key", ["Escape", "C-c"])
+def test_cancelling_the_question_trusts_nothing_for_this_run(
+    tmp_path: Path, project: Path, key: str
+) -> None:
+    tmux = start_chat(tmp_path, project)
+    try:
+        tmux.wait("Do not trust (this session only)")
+        tmux.key(key)
+        screen = tmux.wait("[Project]")
+        assert "[Prompts]" not in screen
+        assert "Trust project folder?" not in tmux.visible()
+    finally:
+        tmux.close()
+    assert not (tmp_path / "pi" / "trust.json").exists()
+
+
+def test_the_question_takes_the_keys_keybindings_json_gives(tmp_path: Path, project: Path) -> None:
+    (tmp_path / "pi").mkdir()
+    (tmp_path / "pi" / "keybindings.json").write_text(
+        json.dumps({"tui.select.down": "ctrl+n", "tui.select.confirm": "tab"})
+    )
+    tmux = start_chat(tmp_path, project)
+    try:
+        screen = tmux.wait("Do not trust (this session only)")
+        assert "tab select" in screen
+        tmux.key("C-n")
+        tmux.key("Tab")
+        tmux.wait("[Prompts]")
+    finally:
+        tmux.close()
+    saved = json.loads((tmp_path / "pi" / "trust.json").read_text())
+    assert saved == {str(project.parent.resolve()): True}
 
 
 def test_no_approve_asks_nothing(tmp_path: Path, project: Path) -> None:
@@ -173,9 +212,9 @@ def test_the_question_wraps_between_words(tmp_path: Path, project: Path) -> None
         screen = tmux.wait("Do not trust (this session only)")
     finally:
         tmux.close()
-    question = screen.partition("Trust project folder?")[2].partition("1. Trust")[0]
+    question = screen.partition("Trust project folder?")[2].partition("▸ Trust")[0]
     lines = question.splitlines()
     assert all(len(line) <= 70 for line in lines), question
     assert not [line for line in lines if line.lstrip().startswith((",", "."))], question
     words = trust_prompt_text(project).partition("\n\n")[2].split()
-    assert question.split()[-len(words) - 1 : -1] == words, question
+    assert question.split()[-len(words) :] == words, question
