@@ -4,6 +4,11 @@ Line one: working directory and session name. Line two: model (thinking level) �
 window N • usable tokens left (context window - 16,384) • cost, then plugins' status texts.
 The tokens figure turns yellow at 70 % used and red at 90 %, and reads ``?`` after a rollover
 or compaction until the model reports usage again.
+
+On a terminal narrower than a line, the first is cut with ``...`` as Pi cuts its footer's
+folder line, and the second goes on to further lines between its parts, so that none of them
+(the activity last of all, see :mod:`~ctxmodes.tui.status`) is lost; a part wider than the
+terminal on its own is cut with ``...``.
 """
 
 from __future__ import annotations
@@ -16,11 +21,15 @@ from typing import Final
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 
 from ctxmodes.sdk.context_state import ContextState
+from ctxmodes.tui.text_wrap import text_cells, truncate_to_width
 
 WARN_AT: Final = 0.70
 ALERT_AT: Final = 0.90
 
 Fragments = StyleAndTextTuples
+#: One part of a footer line: its style and its text.
+Part = tuple[str, str]
+SEPARATOR: Final = " • "
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,21 +79,53 @@ def _home_relative(path: Path) -> str:
         return str(path)
 
 
-def footer_fragments(state: FooterState) -> Fragments:
-    """The footer as prompt_toolkit style fragments (two lines)."""
+@dataclass(frozen=True, slots=True)
+class FooterLines:
+    """The footer's text before it is fitted to a width: the first line, and the parts of
+    the second (a :data:`SEPARATOR` goes between two on one line)."""
+
+    first: Part
+    parts: tuple[Part, ...]
+
+    def with_part(self, part: Part) -> FooterLines:
+        return FooterLines(self.first, (*self.parts, part))
+
+    def fragments(self, width: int = 0) -> Fragments:
+        """The lines fitted to ``width`` columns (``0``: each on one line, however long)."""
+        style, text = self.first
+        shown: Fragments = [(style, truncate_to_width(text, width) if width > 0 else text)]
+        used = -1  # nothing on the line yet
+        for part_style, part_text in self.parts:
+            cells = text_cells(part_text)
+            if used < 0:
+                shown.append(("", "\n"))
+            elif width <= 0 or used + len(SEPARATOR) + cells <= width:
+                shown.append(("class:footer", SEPARATOR))
+                used += len(SEPARATOR)
+            else:
+                shown.append(("", "\n"))
+                used = -1
+            if used < 0:
+                used = 0
+                if 0 < width < cells:
+                    part_text, cells = truncate_to_width(part_text, width), width
+            shown.append((part_style, part_text))
+            used += cells
+        return shown
+
+
+def footer_lines(state: FooterState) -> FooterLines:
+    """The footer's lines for ``state``."""
     first = _home_relative(state.cwd)
     if state.session_name:
         first += f" • {state.session_name}"
-    parts: Fragments = [("class:footer.dim", first), ("", "\n")]
     model = state.model or "no model"
     if state.thinking != "off":
         model += f" ({state.thinking})"
-    parts.append(("class:footer", f"{model} • {state.mode}"))
+    parts: list[Part] = [("class:footer", model), ("class:footer", state.mode)]
     if state.context.window is not None:
-        parts.append(("class:footer", f" • window {state.context.window}"))
-    parts.append(("class:footer", " • "))
+        parts.append(("class:footer", f"window {state.context.window}"))
     parts.append((tokens_style(state.context.fraction_used), tokens_text(state.context)))
-    parts.append(("class:footer", f" • ${state.cost:.3f}"))
-    for key in sorted(state.statuses):
-        parts.append(("class:footer.dim", f" • {state.statuses[key]}"))
-    return parts
+    parts.append(("class:footer", f"${state.cost:.3f}"))
+    parts += [("class:footer.dim", state.statuses[key]) for key in sorted(state.statuses)]
+    return FooterLines(("class:footer.dim", first), tuple(parts))

@@ -170,7 +170,9 @@ def build_application(
             ConditionalContainer(search, filter=~a_picker_shows),
             ConditionalContainer(session.picker_window, filter=a_picker_shows),
             Window(
-                FormattedTextControl(session.status.fragments), height=2, dont_extend_height=True
+                FormattedTextControl(lambda: session.status.fragments(session.width)),
+                dont_extend_height=True,
+                wrap_lines=False,
             ),
         ]
     )

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 
 from ctxmodes.session.models import AssistantMessage, MessageEntry
-from ctxmodes.tui.footer import FooterState, footer_fragments
+from ctxmodes.tui.footer import FooterLines, FooterState, footer_lines
 from ctxmodes.tui.keymap import KeyMap
 
 if TYPE_CHECKING:
@@ -46,7 +46,7 @@ class FooterStatus:
         self.retry_at: float | None = None
         #: The attempt waited for and how many there may be, during a retry wait.
         self._retry_attempt = (0, 0)
-        self._footer: StyleAndTextTuples = []
+        self._footer = FooterLines(("", ""), ())
 
     def refresh(self, *, recount: bool = False) -> None:
         """Rebuild the footer; ``recount``: another session started, so its cost is summed
@@ -56,7 +56,7 @@ class FooterStatus:
         if recount:
             self.cost = session_cost(agent)
         model = session.model
-        self._footer = footer_fragments(
+        self._footer = footer_lines(
             FooterState(
                 cwd=session.cwd,
                 session_name=agent.session_manager.get_session_name(),
@@ -69,12 +69,13 @@ class FooterStatus:
             )
         )
 
-    def fragments(self) -> StyleAndTextTuples:
+    def fragments(self, width: int = 0) -> StyleAndTextTuples:
+        """The footer fitted to ``width`` columns (``0``: its two lines, however long)."""
         if not self.activity:
-            return self._footer
+            return self._footer.fragments(width)
         # The activity changes often, so it is added here on every frame; everything else is
         # rebuilt only on the events that refresh it.
-        return [*self._footer, ("class:footer.activity", f" • {self.activity}")]
+        return self._footer.with_part(("class:footer.activity", self.activity)).fragments(width)
 
     def set_status(self, key: str, text: str | None) -> None:
         if text is None:

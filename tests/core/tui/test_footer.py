@@ -1,0 +1,68 @@
+"""The footer fitted to the terminal: every part of it stays readable at any width."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import pytest
+
+from ctxmodes.sdk.context_state import ContextState
+from ctxmodes.tui.footer import FooterState, footer_lines
+from ctxmodes.tui.text_wrap import text_cells
+
+STATE = FooterState(
+    cwd=Path("/srv/projects/billing-service"),
+    session_name="release 2.4",
+    model="anthropic/claude-sonnet-4-5",
+    mode="tree",
+    thinking="high",
+    context=ContextState(window=3, used_tokens=40_000, usable_tokens=183_616),
+    cost=0.42,
+    statuses={"lint": "lint: 2 warnings"},
+)
+PARTS = [
+    "anthropic/claude-sonnet-4-5 (high)",
+    "tree",
+    "window 3",
+    "143.6k / 183.6k left",
+    "$0.420",
+    "lint: 2 warnings",
+    "Retrying (1/3) in 5s... (escape to cancel)",
+]
+
+
+def shown(width: int) -> list[str]:
+    lines = footer_lines(STATE).with_part(("class:footer.activity", PARTS[-1]))
+    return "".join(text for _, text in lines.fragments(width)).split("\n")
+
+
+def test_a_wide_terminal_shows_two_lines() -> None:
+    assert (
+        shown(0)
+        == shown(400)
+        == [
+            "/srv/projects/billing-service • release 2.4",
+            " • ".join(PARTS),
+        ]
+    )
+
+
+@pytest.mark.parametrize("width", [44, 60, 80, 100])
+def test_a_narrow_terminal_goes_on_between_parts_and_loses_none(width: int) -> None:
+    lines = shown(width)
+    assert all(text_cells(line) <= width for line in lines), lines
+    # Every part whole, in order, each line starting with one (never with a separator).
+    assert " • ".join(lines[1:]).split(" • ") == PARTS
+    assert len(lines) > 2
+    # A line goes on only when its next part would not fit.
+    for line, after in itertools.pairwise(lines[1:]):
+        assert text_cells(line) + len(" • ") + text_cells(after.split(" • ")[0]) > width
+
+
+def test_what_is_wider_than_the_terminal_alone_is_cut_with_dots() -> None:
+    lines = shown(20)
+    assert lines[0] == "/srv/projects/bil..."  # as Pi cuts its footer's folder line
+    assert "Retrying (1/3) in..." in lines
+    assert "anthropic/claude-..." in lines
+    assert all(text_cells(line) <= 20 for line in lines), lines
