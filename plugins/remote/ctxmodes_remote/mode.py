@@ -29,7 +29,7 @@ from ctxmodes import (
     RetrievalRequest,
     RetrievalResult,
 )
-from ctxmodes.providers import BackendAccess, RequestMessage
+from ctxmodes.providers import BackendAccess, ModelInfo, RequestMessage
 from ctxmodes.windows import (
     OPERATIONS,
     ManagedMode,
@@ -53,6 +53,11 @@ _log = logging.getLogger(__name__)
 
 #: The refusal of any model not on the Codex transport (the TypeScript extension's words).
 CODEX_TRANSPORT_REQUIRED = "Remote history and notes require Codex transport"
+#: What the refusal goes on to say: which models Remote takes, and where to find one.
+CODEX_TRANSPORT_HINT = (
+    "Use an openai-codex model (`ctxmodes login openai-codex`), or a provider with "
+    'api = "openai-codex-responses" pointed at `ctxmodes serve`, which fronts any model'
+)
 #: A Codex-shaped model whose provider cannot reach a Codex backend.
 CODEX_BACKEND_REQUIRED = "History and notes require the OpenAI Codex backend"
 #: What ``ctxmodes history`` / ``notes`` say on a Remote session, where nothing is local.
@@ -69,11 +74,20 @@ def require_codex_transport(session: HostSession) -> None:
     A session without a model (opened offline for inspection) is accepted: it never reaches
     the backend, and its ``history`` and ``notes`` say where the content lives.
 
-    :raises CtxmodesError: :data:`CODEX_TRANSPORT_REQUIRED`.
+    :raises CtxmodesError: :data:`CODEX_TRANSPORT_REQUIRED`, then the model refused and
+        :data:`CODEX_TRANSPORT_HINT`.
     """
     model = session.model
     if model is not None and not model.capabilities.encrypted_tool_arguments:
-        raise CtxmodesError(CODEX_TRANSPORT_REQUIRED)
+        raise CtxmodesError(codex_transport_refusal(model))
+
+
+def codex_transport_refusal(model: ModelInfo | None) -> str:
+    """Why Remote refuses ``model`` (``None``: a model not known here), and what would do."""
+    if model is None:
+        return f"{CODEX_TRANSPORT_REQUIRED}. {CODEX_TRANSPORT_HINT}"
+    refused = f"{model.provider}/{model.id} is on the {model.api} api"
+    return f"{CODEX_TRANSPORT_REQUIRED}: {refused}. {CODEX_TRANSPORT_HINT}"
 
 
 class RemoteRetrieval:
@@ -149,7 +163,7 @@ class RemoteShaping:
     def shape(self, event: ProviderRequestEvent, messages: list[RequestMessage]) -> None:
         if not event.capabilities.encrypted_tool_arguments:
             # The model changed under the session: refuse rather than send plaintext tools.
-            raise CtxmodesError(CODEX_TRANSPORT_REQUIRED)
+            raise CtxmodesError(codex_transport_refusal(self._mode.session.model))
         request = event.request
         request.messages = replay_messages(messages, images=event.capabilities.images)
         request.tools = namespaced_tools(request.tools, encrypted=True)

@@ -13,7 +13,9 @@ from support.local_rig import call, text
 
 import ctxmodes_remote
 from ctxmodes.errors import CtxmodesError
-from ctxmodes_remote.mode import CODEX_TRANSPORT_REQUIRED
+from ctxmodes.providers.script import Script
+from ctxmodes.providers.scripted import ScriptedProvider
+from ctxmodes_remote.mode import CODEX_TRANSPORT_HINT, CODEX_TRANSPORT_REQUIRED
 
 
 @pytest.fixture(autouse=True)
@@ -23,8 +25,11 @@ def isolated_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_a_model_off_the_codex_transport_is_refused_at_start(ctx_host) -> None:
-    with pytest.raises(CtxmodesError, match=f"^{CODEX_TRANSPORT_REQUIRED}$"):
+    with pytest.raises(CtxmodesError) as refused:
         ctx_host([text("never")], plugins=[ctxmodes_remote], mode="remote")
+    # The TypeScript extension's words, then which model was refused and what would do.
+    assert str(refused.value).startswith(f"{CODEX_TRANSPORT_REQUIRED}: ")
+    assert str(refused.value).endswith(f" is on the scripted api. {CODEX_TRANSPORT_HINT}")
 
 
 def test_the_command_line_refuses_in_one_line(tmp_path: Path, capsys) -> None:
@@ -43,7 +48,10 @@ def test_the_command_line_refuses_in_one_line(tmp_path: Path, capsys) -> None:
         "hello",
     )
     assert code == 1
-    assert err == f"ctxmodes: error: {CODEX_TRANSPORT_REQUIRED}\n"
+    assert err == (
+        f"ctxmodes: error: {CODEX_TRANSPORT_REQUIRED}: scripted/scripted is on the scripted "
+        f"api. {CODEX_TRANSPORT_HINT}\n"
+    )
     # Nothing ran: no prompt and no window were written.
     written = session.read_text() if session.exists() else ""
     assert "hello" not in written
@@ -78,3 +86,17 @@ def test_offline_history_and_notes_say_the_content_is_in_the_service(
     assert err.count("\n") == 1
     assert "live in the Codex history and notes service, not in the session file" in err
     assert path.read_bytes() == before
+
+
+def test_a_model_switched_to_off_the_codex_transport_is_refused_naming_it(remote) -> None:
+    harness = remote([text("first answer")])
+    harness.prompt("hello")
+    harness.host.switch_model(ScriptedProvider(Script.model_validate({"responses": []})))
+    with pytest.raises(CtxmodesError) as refused:
+        harness.prompt("again")
+    assert str(refused.value) == (
+        f"{CODEX_TRANSPORT_REQUIRED}: scripted/scripted is on the scripted api. "
+        f"{CODEX_TRANSPORT_HINT}"
+    )
+    # Nothing went to the model off the Codex transport.
+    assert len(harness.requests()) == 1
