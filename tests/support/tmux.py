@@ -76,6 +76,10 @@ class Tmux:
         what was erased there in its scrollback: tmux does)."""
         return self._tmux("capture-pane", "-p", "-J", "-t", "t")
 
+    def resize(self, columns: int) -> None:
+        """Make the terminal ``columns`` wide, as a person dragging its window's edge."""
+        self._tmux("resize-window", "-t", "t", "-x", str(columns))
+
     def type(self, text: str) -> None:
         self._tmux("send-keys", "-t", "t", "-l", text)
 

@@ -33,6 +33,7 @@ from prompt_toolkit.styles import Style
 
 from ctxmodes.tui.keys import key_bindings
 from ctxmodes.tui.picker import PICKER_STYLE
+from ctxmodes.tui.reflow import ReflowingApplication, reflows
 
 if TYPE_CHECKING:
     from prompt_toolkit.input import Input
@@ -195,7 +196,7 @@ def build_application(
         # out of raw mode, and a report answered then is echoed onto the prompt line. Nothing
         # here needs the position: the layout takes the height it asks for.
         output.enable_cpr = False
-    app: Application[None] = Application(
+    app = ReflowingApplication(
         layout=Layout(root, focused_element=editor),
         key_bindings=application_keys(session),
         style=STYLE,
@@ -204,6 +205,7 @@ def build_application(
         input=input,
         output=output,
     )
+    app.reflowing_terminal = reflows(os.environ)
     # Keys redraw at once; the agent's events are throttled by the session instead.
     app.max_render_postpone_time = None
     # Esc is a key of its own here: do not wait long for it to start an Alt sequence.

@@ -456,3 +456,30 @@ def test_the_footer_goes_on_below_on_a_narrow_terminal(tmp_path: Path) -> None:
         "",
     ]
     assert all(len(row) <= 30 for row in rows), rows
+
+
+def test_narrowing_the_terminal_leaves_no_row_of_the_old_editor_behind(tmp_path: Path) -> None:
+    """tmux re-lays its rows when it narrows, as most terminals do: the editor and footer
+    drawn at 100 columns take more rows at 60 and at 30, and the redraw starts where they
+    now start, so the screen shows the draft once."""
+    tmux = shell_in_tmux(tmp_path)
+    try:
+        start_chat(tmux, tmp_path)
+        words = [f"word{number:02d}" for number in range(14)]
+        tmux.type(" ".join(words))
+        tmux.wait("word13")
+        for columns in (60, 30):
+            tmux.resize(columns)
+            shown = tmux.until(
+                lambda text, columns=columns: (
+                    "\u203a" in text
+                    and "word13" in text
+                    and all(len(row) <= columns for row in draft_rows(text))
+                )
+            )
+            visible = tmux.visible()
+            assert visible.count("word00") == 1, visible
+            assert visible.count("\u203a") == 1, visible  # one editor, no stale top row
+            assert " ".join(draft_rows(shown)).split() == words, shown
+    finally:
+        tmux.close()
