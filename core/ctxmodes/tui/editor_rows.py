@@ -63,10 +63,9 @@ class WrappedBufferControl(BufferControl):
         self._document = document
         return super()._create_get_processed_line_func(document, width, height)
 
-    def create_content(self, width: int, height: int, preview_search: bool = False) -> UIContent:
-        content = super().create_content(width, height, preview_search)
+    def _wrap(self, document: Document, width: int) -> list[tuple[int, int, int]]:
+        """:attr:`rows` for ``document`` in a window ``width`` cells wide."""
         wrap_width = max(1, width - self._reserved - CURSOR_CELLS)
-        document = self._document
         if (document, wrap_width) != (self._rows_document, self.line_rows.width):
             self._rows_document = document
             wrapped = self.line_rows.of(document.lines, wrap_width, self._markers())
@@ -75,7 +74,16 @@ class WrappedBufferControl(BufferControl):
                 for number, line_wrapped in enumerate(wrapped)
                 for start, end in line_wrapped
             ]
-        rows = self.rows
+        return self.rows
+
+    def row_count(self, width: int) -> int:
+        """How many rows the draft takes in a window ``width`` cells wide (before the
+        window is drawn: the layout sizes what goes with it by this)."""
+        return len(self._wrap(self.buffer.document, width))
+
+    def create_content(self, width: int, height: int, preview_search: bool = False) -> UIContent:
+        content = super().create_content(width, height, preview_search)
+        rows = self._wrap(self._document, width)
         styled: dict[int, StyleAndTextTuples] = {}
 
         def row_at(point: Point | None) -> Point | None:

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Final
 
 from prompt_toolkit.application import Application
 from prompt_toolkit.filters import Condition
+from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.key_binding import (
     DynamicKeyBindings,
     KeyBindingsBase,
@@ -26,6 +27,7 @@ from prompt_toolkit.layout import (
     Layout,
     Window,
 )
+from prompt_toolkit.layout.containers import WindowRenderInfo
 from prompt_toolkit.layout.dimension import Dimension
 from prompt_toolkit.layout.menus import CompletionsMenu
 from prompt_toolkit.output.vt100 import Vt100_Output
@@ -50,6 +52,18 @@ def editor_rows(terminal_rows: int) -> int:
     """The rows the editor shows before it scrolls, and pages by: Pi's, three tenths of
     the terminal's height and at least five."""
     return max(5, terminal_rows * 3 // 10)
+
+
+def hidden_rows_line(shown: WindowRenderInfo | None) -> StyleAndTextTuples:
+    """What the row under a draft taller than the editor says: how many of its rows are
+    out of view above and below, in the words of Pi's editor (``↑ 3 more``, ``↓ 2 more``),
+    from the editor's frame just drawn."""
+    if shown is None:
+        return []
+    above = shown.vertical_scroll
+    below = max(0, shown.content_height - above - shown.window_height)
+    told = [f"{arrow} {count} more" for arrow, count in (("↑", above), ("↓", below)) if count]
+    return [("class:footer.dim", " " * PROMPT_CELLS + "  ".join(told))]
 
 
 STYLE = Style.from_dict(
@@ -150,6 +164,10 @@ def build_application(
         ],
     )
     a_picker_shows = picking(session)
+
+    def draft_overflows() -> bool:
+        return session.editor_control.row_count(session.width) > editor_rows(session.height)
+
     body = HSplit(
         [
             ConditionalContainer(
@@ -168,6 +186,14 @@ def build_application(
                 filter=Condition(live.shows_queue),
             ),
             ConditionalContainer(editor, filter=~a_picker_shows),
+            ConditionalContainer(
+                # Drawn after the editor, so from the frame the editor has just drawn.
+                Window(
+                    FormattedTextControl(lambda: hidden_rows_line(editor.render_info)),
+                    height=1,
+                ),
+                filter=~a_picker_shows & Condition(draft_overflows),
+            ),
             ConditionalContainer(search, filter=~a_picker_shows),
             ConditionalContainer(session.picker_window, filter=a_picker_shows),
             Window(

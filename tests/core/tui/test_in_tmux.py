@@ -483,3 +483,26 @@ def test_narrowing_the_terminal_leaves_no_row_of_the_old_editor_behind(tmp_path:
             assert " ".join(draft_rows(shown)).split() == words, shown
     finally:
         tmux.close()
+
+
+def test_a_draft_taller_than_the_editor_says_how_many_rows_are_out_of_view(
+    tmp_path: Path,
+) -> None:
+    """At 24 rows the editor shows 7 (Pi's three tenths); a draft of 13 rows says under it
+    how many are above and below the ones shown, as Pi's editor says it in its rules."""
+    tmux = shell_in_tmux(tmp_path, rows=24)
+    try:
+        start_chat(tmux, tmp_path)
+        for number in range(1, 13):
+            tmux.type(f"line {number:02d}")
+            tmux.key("C-j")
+        screen = tmux.wait("\u2191 6 more")
+        assert "\u2193" not in screen.split("line 12")[1]  # the cursor's row is the last
+        tmux.key(*["Up"] * 10)
+        screen = tmux.wait("\u2191 2 more  \u2193 4 more")
+        shown = [row.strip() for row in screen.splitlines() if row.startswith("  line ")]
+        assert shown == [f"line {number:02d}" for number in range(3, 10)], screen
+        tmux.key("C-c")  # the draft cleared: nothing is out of view
+        tmux.until(lambda text: "\u2191" not in text and "\u2193" not in text)
+    finally:
+        tmux.close()
