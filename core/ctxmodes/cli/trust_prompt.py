@@ -5,6 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ctxmodes.resources.trust import TrustChoice
+from ctxmodes.tui.key_hints import selector_hint
+from ctxmodes.tui.keymap import KeyMap, keybindings_path
+from ctxmodes.tui.picker import Picker, PickerItem
+from ctxmodes.tui.startup_picker import run_alone
 
 
 def ask_on_terminal(question: str, choices: Sequence[TrustChoice]) -> TrustChoice | None:
@@ -12,11 +16,6 @@ def ask_on_terminal(question: str, choices: Sequence[TrustChoice]) -> TrustChoic
     ``keybindings.json`` gives them); Esc or Ctrl+C picks none (the project is then not
     trusted, and nothing is saved). The question is cleared from the screen once answered,
     as Pi clears it, so the session starts where it was."""
-    from ctxmodes.tui.key_hints import selector_hint
-    from ctxmodes.tui.keymap import KeyMap, keybindings_path
-    from ctxmodes.tui.picker import Picker, PickerItem
-    from ctxmodes.tui.startup_picker import run_alone
-
     # What the keymap could not read is said once the session starts, which reads it too.
     keymap = KeyMap.load(keybindings_path())
     picked: list[TrustChoice] = []

@@ -8,8 +8,18 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
+from prompt_toolkit.application import Application
+from prompt_toolkit.formatted_text import StyleAndTextTuples
+from prompt_toolkit.key_binding import KeyBindings
+from prompt_toolkit.layout import FormattedTextControl, Layout, Window
+from prompt_toolkit.styles import Style
+
+from ctxmodes.session.paths import cwd_filter
 from ctxmodes.tui.keymap import KeyMap, keybindings_path
-from ctxmodes.tui.picker import Picker
+from ctxmodes.tui.layout import PICKER_KEY_WAIT, escape_timeout
+from ctxmodes.tui.picker import PICKER_STYLE, Picker
+from ctxmodes.tui.picker_keys import PickerKeys, bind_picker_keys
+from ctxmodes.tui.resume import ResumePicker, every_folder_root
 
 
 def run_alone(
@@ -27,16 +37,6 @@ def run_alone(
     :param on_redraw: given, before the picker runs, what redraws it (for rows that arrive
         while it is open).
     """
-    from prompt_toolkit.application import Application
-    from prompt_toolkit.formatted_text import StyleAndTextTuples
-    from prompt_toolkit.key_binding import KeyBindings
-    from prompt_toolkit.layout import FormattedTextControl, Layout, Window
-    from prompt_toolkit.styles import Style
-
-    from ctxmodes.tui.layout import PICKER_KEY_WAIT, escape_timeout
-    from ctxmodes.tui.picker import PICKER_STYLE
-    from ctxmodes.tui.picker_keys import PickerKeys, bind_picker_keys
-
     keys = KeyBindings()
 
     def drawn() -> StyleAndTextTuples:
@@ -71,9 +71,6 @@ def pick_session(directory: Path, cwd: Path) -> Path | None:
     """Pick one of ``cwd``'s sessions in ``directory``, or with Tab one of every folder's;
     ``None`` when cancelled. It opens with no session listed too, as Pi's does: the other
     scope may have some."""
-    from ctxmodes.session.paths import cwd_filter
-    from ctxmodes.tui.resume import ResumePicker, every_folder_root
-
     chosen: list[Path] = []
     # What the keymap could not read is said once the session starts, which reads it too.
     keymap = KeyMap.load(keybindings_path())
