@@ -13,6 +13,7 @@ terminal on its own is cut with ``...``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +31,8 @@ Fragments = StyleAndTextTuples
 #: One part of a footer line: its style and its text.
 Part = tuple[str, str]
 SEPARATOR: Final = " • "
+_BREAKS: Final = re.compile("[\r\n\t]")
+_SPACES: Final = re.compile(" +")
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +72,12 @@ def tokens_text(context: ContextState) -> str:
     if left is None:
         return f"? / {compact_tokens(context.usable_tokens)} left"
     return f"{compact_tokens(left)} / {compact_tokens(context.usable_tokens)} left"
+
+
+def one_line(status: str) -> str:
+    """A plugin's status text on one line, as Pi's footer puts it: line breaks and tabs as
+    spaces, runs of spaces as one, none at either end."""
+    return _SPACES.sub(" ", _BREAKS.sub(" ", status)).strip()
 
 
 def _home_relative(path: Path) -> str:
@@ -127,5 +136,6 @@ def footer_lines(state: FooterState) -> FooterLines:
         parts.append(("class:footer", f"window {state.context.window}"))
     parts.append((tokens_style(state.context.fraction_used), tokens_text(state.context)))
     parts.append(("class:footer", f"${state.cost:.3f}"))
-    parts += [("class:footer.dim", state.statuses[key]) for key in sorted(state.statuses)]
+    statuses = (one_line(state.statuses[key]) for key in sorted(state.statuses))
+    parts += [("class:footer.dim", status) for status in statuses if status]
     return FooterLines(("class:footer.dim", first), tuple(parts))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from pathlib import Path
 
@@ -66,3 +67,11 @@ def test_what_is_wider_than_the_terminal_alone_is_cut_with_dots() -> None:
     assert "Retrying (1/3) in..." in lines
     assert "anthropic/claude-..." in lines
     assert all(text_cells(line) <= 20 for line in lines), lines
+
+
+def test_a_status_text_stays_on_one_line_as_pis_footer_puts_it() -> None:
+    state = dataclasses.replace(
+        STATE, statuses={"a": " build:\n\t3  failed\r\n", "b": "\n \t", "c": "ok"}
+    )
+    lines = "".join(text for _, text in footer_lines(state).fragments(0)).split("\n")
+    assert lines[1].endswith(" • $0.420 • build: 3 failed • ok")
