@@ -16,9 +16,9 @@ Modules:
   (an upstream stream carried to the event loop), :mod:`.reasoning` (the effort asked for,
   and the model's thinking carried between requests, sealed), :mod:`.catalog` (what the
   Codex CLI asks for before its first turn);
-* accounts and keys: :mod:`.accounts` (bearer tokens), :mod:`.crypto` (per-account keys, the
-  values a client carries), :mod:`.sealing` (what the database holds: sealed values and a
-  blind index);
+* accounts and keys: :mod:`.accounts` (bearer tokens), :mod:`.codex_home` (a Codex CLI
+  home signed in with one), :mod:`.crypto` (per-account keys, the values a client carries),
+  :mod:`.sealing` (what the database holds: sealed values and a blind index);
 * storage: :mod:`.storage` (the interface), :mod:`.sealed_storage` (encryption at rest over
   it), :mod:`.sqlite_storage` and :mod:`.postgres_storage` (the two databases),
   :mod:`.batches` (calls to Postgres that share a statement);

@@ -33,6 +33,8 @@ TOKEN_CLAIMED_LIFETIME_S = 10 * 365 * 86_400
 TOKEN_CACHE_S = 2.0
 #: Tokens a process keeps at most (the least recently used leaves first).
 TOKEN_CACHE_SIZE = 4096
+#: What a token's header names as its key: tokens of the service are told by it.
+TOKEN_KEY_ID = "ctxmodes-serve"
 #: The plan the claims name: Codex enables its context feature for Plus, Pro and ProLite.
 CLAIMED_PLAN = "pro"
 
@@ -71,7 +73,7 @@ def token_for(account: Account, now_s: int) -> str:
             "chatgpt_user_id": account.account_id,
         },
     }
-    header = {"alg": "none", "typ": "JWT", "kid": "ctxmodes-serve"}
+    header = {"alg": "none", "typ": "JWT", "kid": TOKEN_KEY_ID}
     return f"{_segment(header)}.{_segment(claims)}.{secrets.token_urlsafe(32)}"
 
 

@@ -8,6 +8,7 @@
     ctxmodes serve token revoke (ID | --account NAME) --data DIR
     ctxmodes serve key rotate --data DIR
     ctxmodes serve backup --data DIR --to FILE
+    ctxmodes serve codex-home DIR --url URL < TOKEN_FILE
 
 The Remote plugin registers it through ``ctx_register_cli_commands``. Registration imports
 nothing heavy: the HTTP stack (the ``serve`` extra) is imported when the server starts.
@@ -123,6 +124,18 @@ def _configure(parser: argparse.ArgumentParser) -> None:
     _add_data(backup, database_help=argparse.SUPPRESS)
     backup.add_argument("--to", metavar="FILE", type=Path, required=True, help="a new file")
     backup.set_defaults(serve_handler=_backup)
+
+    codex = actions.add_parser(
+        "codex-home",
+        help="make a Codex CLI home signed in to the service with a token read from standard input",
+    )
+    codex.add_argument("home", metavar="DIR", type=Path, help="the home (CODEX_HOME) to make")
+    codex.add_argument(
+        "--url",
+        required=True,
+        help="the service's URL, as it printed it: https://HOST:PORT/backend-api/codex",
+    )
+    codex.set_defaults(serve_handler=_codex_home)
 
 
 def _add_data(
@@ -265,6 +278,29 @@ def _backup(args: argparse.Namespace) -> int:
     backup_sqlite(data, args.to)
     print(
         f"backed up to {args.to}; keep {data / 'master.keys'} with it (and apart from it)",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def _codex_home(args: argparse.Namespace) -> int:
+    from datetime import UTC, datetime
+
+    from ctxmodes_remote.service.codex_home import CodexBackend, write_codex_home
+
+    backend = CodexBackend.at(args.url)
+    if sys.stdin.isatty():
+        # A token typed on the command line or echoed to the terminal would be seen.
+        raise CtxmodesError(
+            "serve codex-home reads the token from standard input: "
+            "`ctxmodes serve codex-home DIR --url URL < token`"
+        )
+    token = sys.stdin.read().strip()
+    account = write_codex_home(args.home, backend, token, datetime.now(UTC))
+    print(
+        f"Codex home {args.home} signed in to {backend.openai_base_url} as {account}; run "
+        f"Codex with CODEX_HOME={args.home} (and CODEX_CA_CERTIFICATE=FILE when a private CA "
+        "signed the service's certificate)",
         file=sys.stderr,
     )
     return 0

@@ -142,7 +142,7 @@ class KeyRing:
 KEY_FILE_NAME = "master.keys"
 
 
-def _write_owner_only(path: Path, data: bytes, *, replace: bool = True) -> None:
+def write_owner_only(path: Path, data: bytes, *, replace: bool = True) -> None:
     """``data`` in ``path``, whole or not at all. Without ``replace``, a file already there
     is kept: of processes creating the file at once, the first one's stands.
 
@@ -192,7 +192,7 @@ def load_or_create_keyring(directory: Path) -> KeyRing:
     if not path.exists():
         key = base64.urlsafe_b64encode(os.urandom(MASTER_KEY_BYTES)) + b"\n"
         with contextlib.suppress(FileExistsError):  # another process made it first: use it
-            _write_owner_only(path, key, replace=False)
+            write_owner_only(path, key, replace=False)
     return KeyRing(_read_keys(path))
 
 
@@ -201,5 +201,5 @@ def rotate_master_key(directory: Path) -> int:
     path = directory / KEY_FILE_NAME
     old = _read_keys(path) if path.exists() else []
     keys = [os.urandom(MASTER_KEY_BYTES), *old]
-    _write_owner_only(path, b"".join(base64.urlsafe_b64encode(key) + b"\n" for key in keys))
+    write_owner_only(path, b"".join(base64.urlsafe_b64encode(key) + b"\n" for key in keys))
     return len(keys)
