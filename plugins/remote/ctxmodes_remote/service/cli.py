@@ -297,10 +297,12 @@ def _codex_home(args: argparse.Namespace) -> int:
         )
     token = sys.stdin.read().strip()
     account = write_codex_home(args.home, backend, token, datetime.now(UTC))
+    # Named whole: Codex is run from other folders than this one.
+    home = args.home.absolute()
     print(
-        f"Codex home {args.home} signed in to {backend.openai_base_url} as {account}; run "
-        f"Codex with CODEX_HOME={args.home} (and CODEX_CA_CERTIFICATE=FILE when a private CA "
-        "signed the service's certificate)",
+        f"Codex home {home} signed in to {backend.openai_base_url} as {account}; run Codex "
+        f"with CODEX_HOME={home} (and CODEX_CA_CERTIFICATE=FILE when a private CA signed the "
+        "service's certificate)",
         file=sys.stderr,
     )
     return 0

@@ -43,7 +43,9 @@ def run(capsys, monkeypatch, stdin: str, home: Path, url: str = URL) -> tuple[in
 def test_a_home_signed_in_to_the_service(tmp_path, capsys, monkeypatch, tokens) -> None:
     token, account = tokens()
     home = tmp_path / "codex-home"
-    code, err = run(capsys, monkeypatch, token + "\n", home, URL + "/")
+    monkeypatch.chdir(tmp_path)
+    # A folder named from here is named whole in what is said: Codex runs from elsewhere.
+    code, err = run(capsys, monkeypatch, token + "\n", Path("codex-home"), URL + "/")
     assert code == 0, err
     assert err.startswith(f"Codex home {home} signed in to {URL} as {account}; ")
     assert f"CODEX_HOME={home}" in err
