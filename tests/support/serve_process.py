@@ -12,7 +12,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import subprocess
@@ -21,6 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from ctxmodes_remote.service.codex_home import account_of, sign_in
 from support.pi_oracle import REPO
 
 CTXMODES = Path(sys.executable).with_name("ctxmodes")
@@ -182,21 +182,8 @@ def codex_binary() -> Path | None:
 
 
 def write_codex_home(home: Path, service: ServeProcess, token: str, model: str) -> None:
-    claims = json.loads(_b64decode(token.split(".")[1]))
-    account_id = claims["https://api.openai.com/auth"]["chatgpt_account_id"]
     home.mkdir(parents=True)
-    auth = {
-        "auth_mode": "chatgpt",
-        "OPENAI_API_KEY": None,
-        "tokens": {
-            "id_token": token,
-            "access_token": token,
-            "refresh_token": "unused",
-            "account_id": account_id,
-        },
-        "last_refresh": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
-    }
-    (home / "auth.json").write_text(json.dumps(auth))
+    (home / "auth.json").write_bytes(sign_in(token, account_of(token), datetime.now(UTC)))
     (home / "auth.json").chmod(0o600)
     config = [
         f'model = "{model}"',
@@ -237,8 +224,3 @@ def codex_environment(home: Path, ca: Path) -> dict[str, str]:
         "NO_PROXY": "127.0.0.1,localhost",
     }
 
-
-def _b64decode(segment: str) -> bytes:
-    import base64
-
-    return base64.urlsafe_b64decode(segment + "=" * (-len(segment) % 4))
