@@ -223,4 +223,3 @@ def codex_environment(home: Path, ca: Path) -> dict[str, str]:
         "ALL_PROXY": refused,
         "NO_PROXY": "127.0.0.1,localhost",
     }
-
