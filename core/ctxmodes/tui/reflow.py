@@ -47,10 +47,13 @@ class ReflowingApplication(Application[None]):
 
     def _on_resize(self) -> None:
         renderer = self.renderer
-        # prompt_toolkit's own record of what it drew and where its cursor is.
-        screen, size = renderer._last_screen, renderer._last_size
+        # prompt_toolkit's own record of what it drew and where its cursor is (private:
+        # a version without it gets prompt_toolkit's redraw as it is).
+        screen = getattr(renderer, "_last_screen", None)
+        size = getattr(renderer, "_last_size", None)
+        cursor = getattr(renderer, "_cursor_pos", None)
         width = self.output.get_size().columns
         narrowed = size is not None and 0 < width < size.columns
-        if self.reflowing_terminal and screen is not None and narrowed:
-            renderer._cursor_pos = reflowed_cursor(screen, renderer._cursor_pos, width)
+        if self.reflowing_terminal and screen is not None and cursor is not None and narrowed:
+            renderer._cursor_pos = reflowed_cursor(screen, cursor, width)
         super()._on_resize()
