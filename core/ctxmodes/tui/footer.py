@@ -103,23 +103,18 @@ class FooterLines:
         """The lines fitted to ``width`` columns (``0``: each on one line, however long)."""
         style, text = self.first
         shown: Fragments = [(style, truncate_to_width(text, width) if width > 0 else text)]
-        used = -1  # nothing on the line yet
+        used: int | None = None  # the cells of the line the parts are on (none yet)
         for part_style, part_text in self.parts:
             cells = text_cells(part_text)
-            if used < 0:
-                shown.append(("", "\n"))
-            elif width <= 0 or used + len(SEPARATOR) + cells <= width:
+            if used is not None and (width <= 0 or used + len(SEPARATOR) + cells <= width):
                 shown.append(("class:footer", SEPARATOR))
-                used += len(SEPARATOR)
+                used += len(SEPARATOR) + cells
             else:
                 shown.append(("", "\n"))
-                used = -1
-            if used < 0:
-                used = 0
                 if 0 < width < cells:
                     part_text, cells = truncate_to_width(part_text, width), width
+                used = cells
             shown.append((part_style, part_text))
-            used += cells
         return shown
 
 
