@@ -247,9 +247,8 @@ class ModelPicker:
     def choose_as_default(self, switch_as_default: Callable[[ModelSpec], None]) -> None:
         """Ctrl+S: close and hand the selected model to ``switch_as_default`` (nothing while
         no row is shown)."""
-        rows = self.picker.rows()
-        if rows:
-            chosen = rows[self.picker.selected].key
+        chosen = self.picker.selected_key()
+        if chosen is not None:
             self.session.close_picker()
             switch_as_default(next(m for m in self.shown() if m.ref == chosen))
 

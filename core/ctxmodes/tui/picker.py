@@ -262,7 +262,7 @@ class Picker:
                     self.move(1 if key == "j" else -1)
             return
         if not self.line_editor:
-            before = self._selected_key()
+            before = self.selected_key()
             self.query += text
             self._filtered(before)
             return
@@ -336,17 +336,18 @@ class Picker:
         """A key the search took without changing it: the rows are filtered again all the
         same, as Pi's selectors filter after every key their search field takes."""
         if self.question is None and self.filterable and self.line_editor:
-            self._filtered(self._selected_key())
+            self._filtered(self.selected_key())
 
     def _edit_query(self, edit: Callable[[LineField], Any]) -> None:
-        before = self._selected_key() if self.filterable else None
+        before = self.selected_key() if self.filterable else None
         line = _synced(self.query_line, self.query)
         edit(line)
         self.query = line.value
         if self.filterable:
             self._filtered(before)
 
-    def _selected_key(self) -> Any:
+    def selected_key(self) -> Any:
+        """The key of the selected row (``None`` while no row is shown)."""
         rows = self.rows()
         return rows[self.selected].key if rows else None
 
@@ -367,7 +368,7 @@ class Picker:
             return
         if not self.filterable:
             return  # nothing typed to take back: the selection stays
-        before, query = self._selected_key(), self.query
+        before, query = self.selected_key(), self.query
         self.query = self.query[:-1]
         if self.reselect is not None and self.query == query:
             return  # as in Pi's tree selector: nothing taken, nothing changes
@@ -381,7 +382,7 @@ class Picker:
         if not first or not self.query or self.question is not None:
             return False
         self.notice = None
-        before = self._selected_key()
+        before = self.selected_key()
         # Pi's setValue(""): the cursor to the start, the undo history and kill ring kept.
         _synced(self.query_line, self.query).set_value("")
         self.query = ""

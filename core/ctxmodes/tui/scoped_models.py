@@ -128,8 +128,8 @@ class ScopedModelsList:
         return "  " + " · ".join(parts) + unsaved
 
     def selected_id(self) -> str | None:
-        rows = self.picker.rows()
-        return str(rows[self.picker.selected].key) if rows else None
+        chosen = self.picker.selected_key()
+        return None if chosen is None else str(chosen)
 
     def toggle(self, item: PickerItem) -> None:
         """Enter: the selected model in or out of the scope; the list stays open on the

@@ -74,10 +74,10 @@ def open_thinking_picker(
         picker.selected = keys.index(before) if before in keys else 0
 
     def choose_as_default() -> None:
-        shown = picker.rows()
-        if shown:
+        chosen = picker.selected_key()
+        if chosen is not None:
             session.close_picker()
-            select_as_default(str(shown[picker.selected].key))
+            select_as_default(str(chosen))
 
     keymap = session.keymap
     cycle = keymap.text("app.thinking.cycle")
