@@ -49,6 +49,7 @@ from ctxmodes.tui.draft import DraftBuffer
 from ctxmodes.tui.editor_edits import EditorEdits
 from ctxmodes.tui.editor_rows import WrappedBufferControl
 from ctxmodes.tui.file_completion import FileCompleter
+from ctxmodes.tui.git_branch import CHECK_INTERVAL_S
 from ctxmodes.tui.keymap import KeyMap, keybindings_path
 from ctxmodes.tui.keys import KeyActions
 from ctxmodes.tui.layout import (
@@ -284,6 +285,7 @@ class TerminalSession:
             problems.append(render.notice(NO_MODEL_AT_START, "warning", self.width))
         self.print_blocks([*self._banner(), *problems, *opened])
         self._schedule_drain()
+        self._loop.call_later(CHECK_INTERVAL_S, self._watch_branch, context=self._context)
         if self._initial_prompts:
             from ctxmodes.tui.commands import submit_in_turn
 
@@ -468,6 +470,14 @@ class TerminalSession:
             return
         self.app.invalidate()
         self._loop.call_later(1.0, self._tick_tool, context=self._context)
+
+    def _watch_branch(self) -> None:
+        """The footer's git branch, looked at every :data:`CHECK_INTERVAL_S` seconds."""
+        if self._loop is None:
+            return
+        if self.status.check_branch():
+            self.app.invalidate()
+        self._loop.call_later(CHECK_INTERVAL_S, self._watch_branch, context=self._context)
 
     def _tick_retry(self) -> None:
         """The countdown to the next attempt, once a second in the footer."""

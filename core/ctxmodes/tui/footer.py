@@ -1,6 +1,7 @@
 """The footer: where the session is and how much context is left.
 
-Line one: working directory and session name. Line two: model (thinking level) • mode •
+Line one: working directory, its git branch (as Pi names it: see :mod:`~ctxmodes.tui.git_branch`)
+and session name. Line two: model (thinking level) • mode •
 window N • usable tokens left (context window - 16,384) • cost, then plugins' status texts.
 The tokens figure turns yellow at 70 % used and red at 90 %, and reads ``?`` after a rollover
 or compaction until the model reports usage again.
@@ -38,6 +39,7 @@ _SPACES: Final = re.compile(" +")
 @dataclass(frozen=True, slots=True)
 class FooterState:
     cwd: Path
+    branch: str | None
     session_name: str | None
     model: str | None
     mode: str
@@ -121,6 +123,8 @@ class FooterLines:
 def footer_lines(state: FooterState) -> FooterLines:
     """The footer's lines for ``state``."""
     first = _home_relative(state.cwd)
+    if state.branch:
+        first += f" ({state.branch})"
     if state.session_name:
         first += f" • {state.session_name}"
     model = state.model or "no model"

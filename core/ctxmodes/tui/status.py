@@ -15,6 +15,7 @@ from prompt_toolkit.formatted_text import StyleAndTextTuples
 
 from ctxmodes.session.models import AssistantMessage, MessageEntry
 from ctxmodes.tui.footer import FooterLines, FooterState, footer_lines
+from ctxmodes.tui.git_branch import GitBranch
 from ctxmodes.tui.keymap import KeyMap
 
 if TYPE_CHECKING:
@@ -47,6 +48,7 @@ class FooterStatus:
         #: The attempt waited for and how many there may be, during a retry wait.
         self._retry_attempt = (0, 0)
         self._footer = FooterLines(("", ""), ())
+        self._git: GitBranch | None = None
 
     def refresh(self, *, recount: bool = False) -> None:
         """Rebuild the footer; ``recount``: another session started, so its cost is summed
@@ -56,9 +58,12 @@ class FooterStatus:
         if recount:
             self.cost = session_cost(agent)
         model = session.model
+        if self._git is None or self._git.cwd != session.cwd:
+            self._git = GitBranch(session.cwd)
         self._footer = footer_lines(
             FooterState(
                 cwd=session.cwd,
+                branch=self._git.name,
                 session_name=agent.session_manager.get_session_name(),
                 model=None if model is None else f"{model.provider}/{model.id}",
                 mode=agent.mode,
@@ -68,6 +73,13 @@ class FooterStatus:
                 statuses=self.statuses,
             )
         )
+
+    def check_branch(self) -> bool:
+        """Rebuild the footer if the git branch changed since; whether it did."""
+        if self._git is None or not self._git.check():
+            return False
+        self.refresh()
+        return True
 
     def fragments(self, width: int = 0) -> StyleAndTextTuples:
         """The footer fitted to ``width`` columns (``0``: its two lines, however long)."""

@@ -14,6 +14,7 @@ from ctxmodes.tui.text_wrap import text_cells
 
 STATE = FooterState(
     cwd=Path("/srv/projects/billing-service"),
+    branch="main",
     session_name="release 2.4",
     model="anthropic/claude-sonnet-4-5",
     mode="tree",
@@ -43,7 +44,7 @@ def test_a_wide_terminal_shows_two_lines() -> None:
         shown(0)
         == shown(400)
         == [
-            "/srv/projects/billing-service • release 2.4",
+            "/srv/projects/billing-service (main) • release 2.4",
             " • ".join(PARTS),
         ]
     )
@@ -75,3 +76,13 @@ def test_a_status_text_stays_on_one_line_as_pis_footer_puts_it() -> None:
     )
     lines = "".join(text for _, text in footer_lines(state).fragments(0)).split("\n")
     assert lines[1].endswith(" • $0.420 • build: 3 failed • ok")
+
+
+def test_the_folder_line_names_the_branch_before_the_session_name_as_pis_does() -> None:
+    def first(**changes: object) -> str:
+        state = dataclasses.replace(STATE, **changes)  # type: ignore[arg-type]
+        return footer_lines(state).first[1]
+
+    assert first() == "/srv/projects/billing-service (main) • release 2.4"
+    assert first(branch="detached", session_name=None) == "/srv/projects/billing-service (detached)"
+    assert first(branch=None, session_name=None) == "/srv/projects/billing-service"
