@@ -229,7 +229,7 @@ class TerminalSession:
         agent.attach_editor(
             lambda: self.pastes.expanded(self.buffer.text), self._set_editor_text_soon
         )
-        self.status.refresh(recount=True)
+        self.status.refresh()
         agent.subscribe(self._receive)
         self.picker_window = picker_window(self)
         self.app: Application[None] = build_application(self, input, output)

@@ -2,7 +2,8 @@
 
 Line one: working directory, its git branch (as Pi names it: see :mod:`~ctxmodes.tui.git_branch`)
 and session name. Line two: model (thinking level) • mode •
-window N • usable tokens left (context window - 16,384) • cost, then plugins' status texts.
+window N • usable tokens left (context window - 16,384) • Pi's token figures and the cost
+(``↑1.2k ↓310 $0.004``), then plugins' status texts.
 The tokens figure turns yellow at 70 % used and red at 90 %, and reads ``?`` after a rollover
 or compaction until the model reports usage again.
 
@@ -45,6 +46,8 @@ class FooterState:
     mode: str
     thinking: str
     context: ContextState
+    #: Pi's token figures (:meth:`~ctxmodes.tui.usage_totals.UsageTotals.stats`), or nothing.
+    token_stats: str
     cost: float
     statuses: Mapping[str, str]
 
@@ -134,7 +137,8 @@ def footer_lines(state: FooterState) -> FooterLines:
     if state.context.window is not None:
         parts.append(("class:footer", f"window {state.context.window}"))
     parts.append((tokens_style(state.context.fraction_used), tokens_text(state.context)))
-    parts.append(("class:footer", f"${state.cost:.3f}"))
+    cost = f"${state.cost:.3f}"
+    parts.append(("class:footer", f"{state.token_stats} {cost}" if state.token_stats else cost))
     statuses = (one_line(state.statuses[key]) for key in sorted(state.statuses))
     parts += [("class:footer.dim", status) for status in statuses if status]
     return FooterLines(("class:footer.dim", first), tuple(parts))

@@ -1,6 +1,6 @@
-"""What the footer says and when it is recomputed: the session's cost, the current activity,
-plugins' status texts and the countdown of a retry wait. The footer is drawn on every frame,
-so its text is built only on the events that change it.
+"""What the footer says and when it is recomputed: the session's tokens and cost, the current
+activity, plugins' status texts and the countdown of a retry wait. The footer is drawn on
+every frame, so its text is built only on the events that change it.
 
 An activity Esc stops says so as Pi's loaders say it, with the key bound now:
 ``Retrying (1/3) in 5s... (escape to cancel)`` (:func:`cancel_hint`)."""
@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING
 
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 
-from ctxmodes.session.models import AssistantMessage, MessageEntry
 from ctxmodes.tui.footer import FooterLines, FooterState, footer_lines
 from ctxmodes.tui.git_branch import GitBranch
 from ctxmodes.tui.keymap import KeyMap
+from ctxmodes.tui.usage_totals import SessionUsage
 
 if TYPE_CHECKING:
     from ctxmodes.sdk import Agent
@@ -40,7 +40,7 @@ class FooterStatus:
         self._agent = agent
         self._clock = clock
         self._keymap = keymap
-        self.cost = 0.0
+        self.usage = SessionUsage()
         self.activity: str | None = None
         self.statuses: dict[str, str] = {}
         #: When the next retry attempt starts (``clock`` seconds), during a retry wait.
@@ -50,13 +50,11 @@ class FooterStatus:
         self._footer = FooterLines(("", ""), ())
         self._git: GitBranch | None = None
 
-    def refresh(self, *, recount: bool = False) -> None:
-        """Rebuild the footer; ``recount``: another session started, so its cost is summed
-        again from its file."""
+    def refresh(self) -> None:
+        """Rebuild the footer (with the usage of the entries the session gained since)."""
         agent = self._agent
         session = agent.session
-        if recount:
-            self.cost = session_cost(agent)
+        usage = self.usage.update(agent.session_manager)
         model = session.model
         if self._git is None or self._git.cwd != session.cwd:
             self._git = GitBranch(session.cwd)
@@ -69,7 +67,8 @@ class FooterStatus:
                 mode=agent.mode,
                 thinking=agent.thinking_level,
                 context=agent.context_state(),
-                cost=self.cost,
+                token_stats=usage.stats(),
+                cost=usage.cost,
                 statuses=self.statuses,
             )
         )
@@ -112,16 +111,3 @@ class FooterStatus:
         hint = cancel_hint(self._keymap())
         self.activity = f"Retrying ({attempt}/{most}) in {math.ceil(left)}s... {hint}"
         return min(1.0, left)
-
-
-def session_cost(agent: Agent) -> float:
-    """The cost of every reply the session holds, on every branch (archived windows and
-    summarized branches included), as Pi's footer sums it: what the footer showed while the
-    replies came in is what it shows when the session is opened again. Read once, when a
-    session starts; replies after that are added as they end."""
-    manager = agent.session_manager
-    total = 0.0
-    for entry in manager.get_entries():
-        if isinstance(entry, MessageEntry) and isinstance(entry.message, AssistantMessage):
-            total += float(entry.message.usage.cost.total)
-    return total

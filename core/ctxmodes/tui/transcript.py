@@ -120,7 +120,6 @@ class Transcript:
             live.tool_ended()
             self._tool_finished(event, blocks, width)
         elif isinstance(event, ev.UsageReported):
-            status.cost += event.cost
             status.refresh()
         elif isinstance(event, ev.WindowOpened):
             archived, self._archived_summary = self._archived_summary, None
@@ -245,7 +244,7 @@ class Transcript:
             # Messages still queued went with the session left behind (a fork during a run).
             self._live.queued = ((), ())
             blocks.extend(self.replay(width))
-            status.refresh(recount=True)
+            status.refresh()
         elif isinstance(event, ev.Notice):
             blocks.append(render.notice(event.message, event.level, width))
             # Commands answer with a notice: a new name or mode shows in the footer at once.

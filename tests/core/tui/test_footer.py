@@ -20,6 +20,7 @@ STATE = FooterState(
     mode="tree",
     thinking="high",
     context=ContextState(window=3, used_tokens=40_000, usable_tokens=183_616),
+    token_stats="↑41k ↓2.3k",
     cost=0.42,
     statuses={"lint": "lint: 2 warnings"},
 )
@@ -28,7 +29,7 @@ PARTS = [
     "tree",
     "window 3",
     "143.6k / 183.6k left",
-    "$0.420",
+    "↑41k ↓2.3k $0.420",
     "lint: 2 warnings",
     "Retrying (1/3) in 5s... (escape to cancel)",
 ]
@@ -75,7 +76,7 @@ def test_a_status_text_stays_on_one_line_as_pis_footer_puts_it() -> None:
         STATE, statuses={"a": " build:\n\t3  failed\r\n", "b": "\n \t", "c": "ok"}
     )
     lines = "".join(text for _, text in footer_lines(state).fragments(0)).split("\n")
-    assert lines[1].endswith(" • $0.420 • build: 3 failed • ok")
+    assert lines[1].endswith(" • ↑41k ↓2.3k $0.420 • build: 3 failed • ok")
 
 
 def test_the_folder_line_names_the_branch_before_the_session_name_as_pis_does() -> None:
@@ -86,3 +87,8 @@ def test_the_folder_line_names_the_branch_before_the_session_name_as_pis_does() 
     assert first() == "/srv/projects/billing-service (main) • release 2.4"
     assert first(branch="detached", session_name=None) == "/srv/projects/billing-service (detached)"
     assert first(branch=None, session_name=None) == "/srv/projects/billing-service"
+
+
+def test_before_any_usage_the_cost_stands_alone() -> None:
+    state = dataclasses.replace(STATE, token_stats="", cost=0.0)
+    assert footer_lines(state).parts[4] == ("class:footer", "$0.000")

@@ -22,7 +22,9 @@ pytestmark = [
 ]
 
 PROMPT = "\u203a "  # how the transcript shows a user message
-FOOTER = re.compile(r"scripted/scripted • (\w+) • window (\d+) • (\S+ / \S+ left) • (\$\S+)")
+FOOTER = re.compile(
+    r"scripted/scripted • (\w+) • window (\d+) • (\S+ / \S+ left) • ((?:[↑↓RWC]\S+ )*\$\S+)"
+)
 SCRIPT = {
     "responses": [
         {

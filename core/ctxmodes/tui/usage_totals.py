@@ -1,0 +1,124 @@
+"""The tokens and cost a session has spent, summed as Pi's footer sums them.
+
+Internal to ctxmodes: not part of the API; it may change in any release.
+
+Every entry of the session file counts, on every branch: each reply (a failed or stopped one
+too), a tool result that reports usage, and the summaries of compactions and of branches
+left with ``/tree``. The totals are kept as the session grows: a refresh reads only the
+entries appended since the last one, so a turn never costs a pass over the whole session.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal
+
+from ctxmodes.session.manager import SessionManager
+from ctxmodes.session.models import (
+    AssistantMessage,
+    BranchSummaryEntry,
+    CompactionEntry,
+    MessageEntry,
+    SessionEntry,
+    ToolResultMessage,
+    Usage,
+)
+
+
+def pi_tokens(count: int) -> str:
+    """A token count as Pi's footer writes it: ``910``, ``1.2k``, ``45k``, ``1.3M``, ``12M``."""
+    if count < 1_000:
+        return str(count)
+    if count < 10_000:
+        return f"{_to_fixed_1(count / 1_000)}k"
+    if count < 1_000_000:
+        return f"{_math_round(count / 1_000)}k"
+    if count < 10_000_000:
+        return f"{_to_fixed_1(count / 1_000_000)}M"
+    return f"{_math_round(count / 1_000_000)}M"
+
+
+def _to_fixed_1(value: float) -> str:
+    """JavaScript's ``value.toFixed(1)``: a tie goes up (Python's format goes to even)."""
+    return str(Decimal(value).quantize(Decimal("0.1"), rounding=ROUND_HALF_UP))
+
+
+def _math_round(value: float) -> int:
+    """JavaScript's ``Math.round``: a tie goes up (Python's ``round`` goes to even)."""
+    return math.floor(value + 0.5)
+
+
+@dataclass(slots=True)
+class UsageTotals:
+    input: int = 0
+    output: int = 0
+    cache_read: int = 0
+    cache_write: int = 0
+    cost: float = 0.0
+    #: The share of the last reply's prompt read from the cache (percent); ``None`` when
+    #: that reply had no prompt tokens.
+    cache_hit_rate: float | None = None
+
+    def add(self, entries: Iterable[SessionEntry]) -> None:
+        for entry in entries:
+            usage = _usage_of(entry)
+            if usage is None:
+                continue
+            self.input += int(usage.input)
+            self.output += int(usage.output)
+            self.cache_read += int(usage.cache_read)
+            self.cache_write += int(usage.cache_write)
+            self.cost += float(usage.cost.total)
+            if isinstance(entry, MessageEntry) and isinstance(entry.message, AssistantMessage):
+                prompt = usage.input + usage.cache_read + usage.cache_write
+                self.cache_hit_rate = 100 * usage.cache_read / prompt if prompt > 0 else None
+
+    def stats(self) -> str:
+        """Pi's token figures: ``↑`` sent, ``↓`` received, ``R`` read from and ``W`` written
+        to the cache, ``CH`` the last reply's cache hits; each only once it is not zero."""
+        parts = [
+            f"{mark}{pi_tokens(count)}"
+            for mark, count in (
+                ("↑", self.input),
+                ("↓", self.output),
+                ("R", self.cache_read),
+                ("W", self.cache_write),
+            )
+            if count
+        ]
+        if (self.cache_read or self.cache_write) and self.cache_hit_rate is not None:
+            parts.append(f"CH{self.cache_hit_rate:.1f}%")
+        return " ".join(parts)
+
+
+def _usage_of(entry: SessionEntry) -> Usage | None:
+    if isinstance(entry, MessageEntry):
+        message = entry.message
+        if isinstance(message, AssistantMessage | ToolResultMessage):
+            return message.usage
+        return None
+    if isinstance(entry, CompactionEntry | BranchSummaryEntry):
+        return entry.usage
+    return None
+
+
+class SessionUsage:
+    """The :class:`UsageTotals` of one session, brought up to date by :meth:`update`."""
+
+    def __init__(self) -> None:
+        self.totals = UsageTotals()
+        self._manager: SessionManager | None = None
+        self._counted = 0
+
+    def update(self, manager: SessionManager) -> UsageTotals:
+        """The totals with the entries appended since the last update; those of ``manager``
+        from its first entry when it is not the session counted until now."""
+        if manager is not self._manager:
+            self._manager, self._counted, self.totals = manager, 0, UsageTotals()
+        count = manager.entry_count()
+        if count > self._counted:
+            self.totals.add(manager.get_entries()[self._counted : count])
+            self._counted = count
+        return self.totals

@@ -1,0 +1,154 @@
+"""The footer beside the real Pi's, each program in a real terminal: the same folder and git
+branch (and a branch switched from another terminal shown by both), and the same token
+figures and cost after the same replies."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support.pi_print import API, pi_command
+from support.tmux import Tmux, ctxmodes_command, private_env
+from support.wire_server import Reply, WireServer
+
+pytestmark = [
+    pytest.mark.slow,  # two real terminals, end to end
+    pytest.mark.pi,
+    pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed"),
+    pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed"),
+]
+
+
+def git(folder: Path, *arguments: str) -> None:
+    subprocess.run(["git", *arguments], cwd=folder, check=True, capture_output=True)
+
+
+def folder_line(tmux: Tmux) -> str:
+    """The footer's first line: the one naming the project folder (``~/project …``)."""
+    lines = [line.strip() for line in tmux.visible().splitlines()]
+    return next((line for line in lines if line.startswith("~/project")), "")
+
+
+def wait_for_line(tmux: Tmux, expected: str) -> None:
+    tmux.until(lambda _: folder_line(tmux) == expected)
+
+
+def test_both_name_the_branch_and_follow_a_switch_made_elsewhere(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    git(project, "init", "--quiet", "--initial-branch", "feature/footer")
+    git(
+        project,
+        "-c",
+        "user.name=t",
+        "-c",
+        "user.email=t@e",
+        "commit",
+        "-q",
+        "--allow-empty",
+        "-m",
+        "1",
+    )
+    pi, environment = pi_command(tmp_path / "pi-agent", {"HOME": str(tmp_path)})
+    keep = ("PI_CODING_AGENT_DIR", "PI_OFFLINE", "HOME", "PATH")
+    theirs = Tmux(
+        ["env", "-C", str(project), *pi],
+        {**{key: environment[key] for key in keep}, "TERM": "xterm-256color"},
+    )
+    ours = Tmux(["env", "-C", str(project), *ctxmodes_command("chat")], private_env(tmp_path))
+    try:
+        for terminal in (theirs, ours):
+            wait_for_line(terminal, "~/project (feature/footer)")
+        git(project, "checkout", "--quiet", "--detach")
+        for terminal in (theirs, ours):
+            wait_for_line(terminal, "~/project (detached)")
+        git(project, "checkout", "--quiet", "-b", "release")
+        for terminal in (theirs, ours):
+            wait_for_line(terminal, "~/project (release)")
+    finally:
+        theirs.close()
+        ours.close()
+
+
+#: Pi's token figures and the cost, where each footer writes them.
+TOKEN_FIGURES = re.compile(r"↑\S+(?: \S+)*? \$\d+\.\d{3}")
+#: What the loopback model says it used on each reply: prompt (of it, read from the cache),
+#: and completion tokens.
+SPENT = [(12_000, 8_000, 340), (25_000, 20_000, 1_250)]
+
+
+def _reply(text: str, prompt: int, cached: int, completion: int) -> Reply:
+    def data(body: dict[str, Any]) -> bytes:
+        return b"data: " + json.dumps(body).encode() + b"\n\n"
+
+    done = {"index": 0, "delta": {}, "finish_reason": "stop"}
+    spent = {
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "prompt_tokens_details": {"cached_tokens": cached},
+    }
+    return Reply(
+        [
+            data({"id": "c", "choices": [{"index": 0, "delta": {"content": text}}]}),
+            data({"id": "c", "choices": [done]}),
+            data({"id": "c", "choices": [], "usage": spent}),
+            b"data: [DONE]\n\n",
+        ]
+    )
+
+
+def _token_figures(screen: str) -> str:
+    found = TOKEN_FIGURES.findall(screen)
+    return found[-1] if found else ""
+
+
+def _last_figures(tmux: Tmux) -> str:
+    """The footer's figures once they count the last reply."""
+    return _token_figures(tmux.until(lambda screen: "↓1.6k" in _token_figures(screen)))
+
+
+def test_both_count_the_same_tokens_and_cost(tmp_path: Path) -> None:
+    replies = [_reply(f"answer {n}", *spent) for n, spent in enumerate(SPENT)]
+    agent = tmp_path / "pi-agent"
+    agent.mkdir()
+    project = tmp_path / "project"
+    project.mkdir()
+    figures: dict[str, str] = {}
+    for program in ("pi", "ours"):
+        with WireServer(list(replies)) as server:
+            priced = {"input": 3, "output": 15, "cacheRead": 0.3, "cacheWrite": 3.75}
+            provider = {
+                "baseUrl": f"{server.base_url}/v1",
+                "api": API,
+                "apiKey": "sk-loop",
+                "models": [{"id": "m", "cost": priced}],
+            }
+            (agent / "models.json").write_text(json.dumps({"providers": {"loop": provider}}))
+            if program == "pi":
+                pi, environment = pi_command(agent, {"HOME": str(tmp_path)})
+                keep = ("PI_CODING_AGENT_DIR", "PI_OFFLINE", "HOME", "PATH")
+                env = {**{key: environment[key] for key in keep}, "TERM": "xterm-256color"}
+                command = [*pi, "--model", "loop/m"]
+            else:
+                # ctxmodes reads the same models.json, from Pi's agent folder.
+                env = {**private_env(tmp_path), "PI_CODING_AGENT_DIR": str(agent)}
+                command = ctxmodes_command("chat", "--mode", "off", "--model", "loop/m")
+            tmux = Tmux(["env", "-C", str(project), *command], env)
+            try:
+                tmux.wait("Press ctrl+o")
+                time.sleep(0.5)  # Pi reads keys once its first frame is drawn
+                for n in range(len(SPENT)):
+                    tmux.type(f"question {n}")
+                    tmux.key("Enter")
+                    tmux.wait(f"answer {n}")
+                figures[program] = _last_figures(tmux)
+            finally:
+                tmux.close()
+    assert figures["ours"] == figures["pi"]
+    assert figures["pi"].startswith("↑9.0k ↓1.6k R28k CH80.0% $")
