@@ -174,6 +174,24 @@ class AuthResolver:
             return store, entry
         return None
 
+    def bills_subscription(self, provider: str) -> bool:
+        """Whether ``provider``'s calls are paid by a subscription, as Pi's footer tells it
+        (and then marks the cost ``(sub)``): a login stored for a provider whose sign-in is a
+        subscription (Claude Pro/Max, ChatGPT Plus/Pro …), or Kimi Code, whose API keys are a
+        subscription's. Runs no command, refreshes nothing; a corrupt credential file is no
+        subscription.
+        """
+        if provider == "kimi-coding":
+            return True
+        info = builtin_providers().get(provider)
+        if info is None or info.oauth is None or not info.oauth.subscription:
+            return False
+        try:
+            found = self.stored(provider)
+        except CredentialError:
+            return False
+        return found is not None and found[1]["type"] == "oauth"
+
     def _variable(self, name: str, scoped: Mapping[str, str] | None = None) -> str | None:
         value = (scoped or {}).get(name) or self.environ.get(name)
         return value if value and value.strip() else None

@@ -49,6 +49,8 @@ class FooterState:
     #: Pi's token figures (:meth:`~ctxmodes.tui.usage_totals.UsageTotals.stats`), or nothing.
     token_stats: str
     cost: float
+    #: The model is paid by a subscription: the cost is what the calls would have cost.
+    subscription: bool
     statuses: Mapping[str, str]
 
 
@@ -137,7 +139,7 @@ def footer_lines(state: FooterState) -> FooterLines:
     if state.context.window is not None:
         parts.append(("class:footer", f"window {state.context.window}"))
     parts.append((tokens_style(state.context.fraction_used), tokens_text(state.context)))
-    cost = f"${state.cost:.3f}"
+    cost = f"${state.cost:.3f}" + (" (sub)" if state.subscription else "")
     parts.append(("class:footer", f"{state.token_stats} {cost}" if state.token_stats else cost))
     statuses = (one_line(state.statuses[key]) for key in sorted(state.statuses))
     parts += [("class:footer.dim", status) for status in statuses if status]

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 
+from ctxmodes.providers.auth import AuthResolver
 from ctxmodes.tui.footer import FooterLines, FooterState, footer_lines
 from ctxmodes.tui.git_branch import GitBranch
 from ctxmodes.tui.keymap import KeyMap
@@ -69,6 +70,8 @@ class FooterStatus:
                 context=agent.context_state(),
                 token_stats=usage.stats(),
                 cost=usage.cost,
+                subscription=model is not None
+                and AuthResolver().bills_subscription(model.provider),
                 statuses=self.statuses,
             )
         )

@@ -171,3 +171,28 @@ def test_a_key_given_for_the_run_beats_every_other_and_is_never_shown(tmp_path: 
     stored = _resolver(env).resolve("groq")  # the process's own run keys: none given here
     assert stored is not None
     assert stored.api_key == "stored"
+
+
+def test_a_subscription_is_a_login_stored_for_a_subscription_provider_as_pi_tells_it(
+    tmp_path: Path,
+) -> None:
+    resolver = _resolver(_env(tmp_path, ANTHROPIC_API_KEY="k"))
+    login = {"type": "oauth", "access": "a", "refresh": "r", "expires": NOW + 60_000}
+    # A key, from the environment or stored, is paid per call.
+    assert not resolver.bills_subscription("anthropic")
+    _store(tmp_path / "pi" / "auth.json", {"anthropic": {"type": "api_key", "key": "k"}})
+    assert not resolver.bills_subscription("anthropic")
+    _store(
+        tmp_path / "ctxmodes" / "auth.json",
+        {"anthropic": login, "openai-codex": login, "openrouter": login, "xai": login},
+    )
+    # Pi's subscription sign-ins; OpenRouter's sign-in buys credits.
+    assert [
+        provider
+        for provider in ("anthropic", "openai-codex", "xai", "openrouter", "groq", "my-proxy")
+        if resolver.bills_subscription(provider)
+    ] == ["anthropic", "openai-codex", "xai"]
+    # Kimi Code's keys are a subscription's, as Pi's footer counts them.
+    assert resolver.bills_subscription("kimi-coding")
+    (tmp_path / "ctxmodes" / "auth.json").write_text("{not json")
+    assert not resolver.bills_subscription("anthropic")

@@ -22,6 +22,7 @@ STATE = FooterState(
     context=ContextState(window=3, used_tokens=40_000, usable_tokens=183_616),
     token_stats="↑41k ↓2.3k",
     cost=0.42,
+    subscription=False,
     statuses={"lint": "lint: 2 warnings"},
 )
 PARTS = [
@@ -92,3 +93,8 @@ def test_the_folder_line_names_the_branch_before_the_session_name_as_pis_does() 
 def test_before_any_usage_the_cost_stands_alone() -> None:
     state = dataclasses.replace(STATE, token_stats="", cost=0.0)
     assert footer_lines(state).parts[4] == ("class:footer", "$0.000")
+
+
+def test_a_subscription_s_cost_is_marked_as_pi_marks_it() -> None:
+    state = dataclasses.replace(STATE, subscription=True)
+    assert footer_lines(state).parts[4] == ("class:footer", "↑41k ↓2.3k $0.420 (sub)")
