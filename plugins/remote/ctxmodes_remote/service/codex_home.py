@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
 import json
 import tomllib
 from dataclasses import dataclass
@@ -174,12 +175,28 @@ def write_codex_home(home: Path, backend: CodexBackend, token: str, now: datetim
             f"{auth_path} holds another sign-in; it is left as it is: give the service a "
             "Codex home of its own (a new folder)"
         )
+    made = _missing_folders(home)
     try:
         home.mkdir(parents=True, exist_ok=True, mode=0o700)
         if write_config:
             write_owner_only(config_path, backend.config().encode())
         write_owner_only(auth_path, sign_in(token, account, now))
     except OSError as error:
+        # Leave the place as it was found: a home half made would be refused next time.
+        if write_config:
+            config_path.unlink(missing_ok=True)
+        for folder in made:
+            with contextlib.suppress(OSError):
+                folder.rmdir()
         reason = error.strerror or error
         raise CtxmodesError(f"cannot write the Codex home {home}: {reason}") from None
     return account
+
+
+def _missing_folders(folder: Path) -> list[Path]:
+    """``folder`` and those of its parents that do not exist yet, innermost first."""
+    missing: list[Path] = []
+    while not folder.exists() and folder.parent != folder:
+        missing.append(folder)
+        folder = folder.parent
+    return missing

@@ -157,3 +157,30 @@ def test_what_the_home_holds_already_is_never_replaced(
     assert err.count("\n") == 1  # one line
     assert (home / name).read_text() == held
     assert [path.name for path in home.iterdir()] == [name]  # nothing else written either
+
+
+@pytest.mark.parametrize("failing", ["config.toml", "auth.json"])
+def test_a_home_that_cannot_be_written_is_left_as_it_was_found(
+    tmp_path, capsys, monkeypatch, tokens, failing
+) -> None:
+    from ctxmodes_remote.service import codex_home
+
+    written = codex_home.write_owner_only
+
+    def full_disk(path: Path, data: bytes) -> None:
+        if path.name == failing:
+            raise OSError(28, "No space left on device")
+        written(path, data)
+
+    monkeypatch.setattr(codex_home, "write_owner_only", full_disk)
+    token, _ = tokens()
+    home = tmp_path / "homes" / "codex-home"
+    code, err = run(capsys, monkeypatch, token, home)
+    assert (code, err) == (
+        1,
+        f"ctxmodes: error: cannot write the Codex home {home}: No space left on device\n",
+    )
+    # Neither a half-made home nor the folders made for it are left behind.
+    assert not (tmp_path / "homes").exists()
+    monkeypatch.setattr(codex_home, "write_owner_only", written)
+    assert run(capsys, monkeypatch, token, home)[0] == 0
