@@ -50,6 +50,19 @@ class TokenTotals:
         return self.input + self.output + self.cache_read + self.cache_write
 
 
+def billed_usage(entry: SessionEntry) -> Usage | None:
+    """What ``entry`` was billed for, as Pi counts it: a reply's usage (a failed or stopped
+    one's too), a tool result's that reports one, a compaction's or branch summary's."""
+    if isinstance(entry, MessageEntry):
+        message = entry.message
+        if isinstance(message, AssistantMessage | ToolResultMessage):
+            return message.usage
+        return None
+    if isinstance(entry, CompactionEntry | BranchSummaryEntry):
+        return entry.usage
+    return None
+
+
 @dataclass(frozen=True, slots=True)
 class ContextUsage:
     """:ivar tokens: the context's size, ``None`` while unknown (after a compaction).
@@ -85,8 +98,9 @@ def session_stats(
     total_messages = tool_calls = 0
     totals = TokenTotals()
     for entry in manager.get_entries():
-        if isinstance(entry, CompactionEntry | BranchSummaryEntry) and entry.usage is not None:
-            totals = totals.plus(entry.usage)
+        usage = billed_usage(entry)
+        if usage is not None:
+            totals = totals.plus(usage)
         if not isinstance(entry, MessageEntry):
             continue
         total_messages += 1
@@ -96,9 +110,6 @@ def session_stats(
             counts[role] += 1
         if isinstance(message, AssistantMessage):
             tool_calls += sum(isinstance(block, ToolCall) for block in message.content)
-            totals = totals.plus(message.usage)
-        elif isinstance(message, ToolResultMessage) and message.usage is not None:
-            totals = totals.plus(message.usage)
     file = manager.session_file
     return SessionStats(
         session_file=None if file is None else str(file),

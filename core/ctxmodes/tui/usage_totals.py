@@ -12,19 +12,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
 
+from ctxmodes.host.session_stats import TokenTotals, billed_usage
 from ctxmodes.session.manager import SessionManager
-from ctxmodes.session.models import (
-    AssistantMessage,
-    BranchSummaryEntry,
-    CompactionEntry,
-    MessageEntry,
-    SessionEntry,
-    ToolResultMessage,
-    Usage,
-)
+from ctxmodes.session.models import AssistantMessage, MessageEntry, SessionEntry
 
 
 def pi_tokens(count: int) -> str:
@@ -52,25 +45,21 @@ def _math_round(value: float) -> int:
 
 @dataclass(slots=True)
 class UsageTotals:
-    input: int = 0
-    output: int = 0
-    cache_read: int = 0
-    cache_write: int = 0
-    cost: float = 0.0
+    tokens: TokenTotals = field(default_factory=TokenTotals)
     #: The share of the last reply's prompt read from the cache (percent); ``None`` when
     #: that reply had no prompt tokens.
     cache_hit_rate: float | None = None
 
+    @property
+    def cost(self) -> float:
+        return float(self.tokens.cost)
+
     def add(self, entries: Iterable[SessionEntry]) -> None:
         for entry in entries:
-            usage = _usage_of(entry)
+            usage = billed_usage(entry)
             if usage is None:
                 continue
-            self.input += int(usage.input)
-            self.output += int(usage.output)
-            self.cache_read += int(usage.cache_read)
-            self.cache_write += int(usage.cache_write)
-            self.cost += float(usage.cost.total)
+            self.tokens = self.tokens.plus(usage)
             if isinstance(entry, MessageEntry) and isinstance(entry.message, AssistantMessage):
                 prompt = usage.input + usage.cache_read + usage.cache_write
                 self.cache_hit_rate = 100 * usage.cache_read / prompt if prompt > 0 else None
@@ -78,30 +67,20 @@ class UsageTotals:
     def stats(self) -> str:
         """Pi's token figures: ``↑`` sent, ``↓`` received, ``R`` read from and ``W`` written
         to the cache, ``CH`` the last reply's cache hits; each only once it is not zero."""
+        tokens = self.tokens
         parts = [
-            f"{mark}{pi_tokens(count)}"
+            f"{mark}{pi_tokens(int(count))}"
             for mark, count in (
-                ("↑", self.input),
-                ("↓", self.output),
-                ("R", self.cache_read),
-                ("W", self.cache_write),
+                ("↑", tokens.input),
+                ("↓", tokens.output),
+                ("R", tokens.cache_read),
+                ("W", tokens.cache_write),
             )
             if count
         ]
-        if (self.cache_read or self.cache_write) and self.cache_hit_rate is not None:
+        if (tokens.cache_read or tokens.cache_write) and self.cache_hit_rate is not None:
             parts.append(f"CH{self.cache_hit_rate:.1f}%")
         return " ".join(parts)
-
-
-def _usage_of(entry: SessionEntry) -> Usage | None:
-    if isinstance(entry, MessageEntry):
-        message = entry.message
-        if isinstance(message, AssistantMessage | ToolResultMessage):
-            return message.usage
-        return None
-    if isinstance(entry, CompactionEntry | BranchSummaryEntry):
-        return entry.usage
-    return None
 
 
 class SessionUsage:

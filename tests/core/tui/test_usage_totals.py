@@ -102,8 +102,8 @@ def test_every_reply_summary_and_tool_result_counts_as_in_pi() -> None:
     manager.append_compaction("summary", first, 9_000, usage=usage(3_000, 400, cost=0.004))
     manager.branch_with_summary(first, "left", usage=usage(200, 30, cost=0.0005))
     totals = tracked.update(manager)
-    assert (totals.input, totals.output) == (8_700, 850)
-    assert (totals.cache_read, totals.cache_write) == (8_000, 2_000)
+    assert (totals.tokens.input, totals.tokens.output) == (8_700, 850)
+    assert (totals.tokens.cache_read, totals.tokens.cache_write) == (8_000, 2_000)
     assert totals.cost == pytest.approx(0.0355)
     # The cache hit rate is the last reply's: 0 read of its 3,000 prompt tokens.
     assert totals.stats() == "↑8.7k ↓850 R8.0k W2.0k CH0.0%"
