@@ -9,12 +9,11 @@ Internal to ctxmodes: not part of the API plugins and programs use (see :mod:`ct
 from __future__ import annotations
 
 from collections.abc import Sequence
-from decimal import ROUND_HALF_UP, Decimal
 from typing import Final
 
 from ctxmodes.fuzzy_filter import fuzzy_filter
 from ctxmodes.providers.catalog import ModelSpec
-from ctxmodes.session.jsvalues import js_length, js_locale_sort_key
+from ctxmodes.session.jsvalues import js_length, js_locale_sort_key, js_to_fixed
 
 #: Pi's words where it has no model with credentials to list; ctxmodes' ways to add one.
 NO_MODELS_AVAILABLE: Final = (
@@ -23,7 +22,6 @@ NO_MODELS_AVAILABLE: Final = (
     "credentials."
 )
 _HEADER: Final = ("provider", "model", "context", "max-out", "thinking", "images")
-_TENTH: Final = Decimal("0.1")
 
 
 def format_token_count(count: int) -> str:
@@ -33,9 +31,8 @@ def format_token_count(count: int) -> str:
             scaled = count / size
             if scaled.is_integer():
                 return f"{int(scaled)}{suffix}"
-            # JavaScript's toFixed(1) rounds the double's exact value half up (1750 is
-            # "1.8K"), where Python's formatting would round half to even ("1.7K").
-            return f"{Decimal(scaled).quantize(_TENTH, rounding=ROUND_HALF_UP)}{suffix}"
+            # JavaScript's toFixed(1): 1750 is "1.8K" (Python's formatting says "1.7K").
+            return f"{js_to_fixed(scaled, 1)}{suffix}"
     return str(count)
 
 

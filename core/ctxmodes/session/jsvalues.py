@@ -11,8 +11,10 @@ __all__ = [
     "JS_WHITESPACE",
     "js_length",
     "js_locale_sort_key",
+    "js_round",
     "js_slice",
     "js_sort_key",
+    "js_to_fixed",
     "js_to_number",
     "js_trim",
     "js_trim_end",
@@ -167,3 +169,17 @@ def _string_to_number(text: str) -> float:
     if _DECIMAL.fullmatch(text) is None:
         return math.nan
     return float(text)
+
+
+def js_round(value: float) -> int:
+    """``Math.round(value)``: a tie goes up (Python's ``round`` goes to the even integer)."""
+    return math.floor(value + 0.5)
+
+
+def js_to_fixed(value: float, digits: int) -> str:
+    """``value.toFixed(digits)`` for a finite ``value``: the double's exact value rounded, a
+    tie going up (Python's formatting goes to even: 1.25 is ``1.3`` here, ``1.2`` there)."""
+    # Imported here: decimal costs some 3 ms, and most commands never format a number.
+    from decimal import ROUND_HALF_UP, Decimal
+
+    return str(Decimal(value).quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP))

@@ -25,8 +25,9 @@ import math
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
-from decimal import ROUND_HALF_UP, Decimal
 from typing import TYPE_CHECKING, Any, Final
+
+from ctxmodes.session.jsvalues import js_round, js_to_fixed
 
 if TYPE_CHECKING:
     from PIL.Image import Image
@@ -154,10 +155,10 @@ def _fit(data: bytes, mime_type: str) -> FittedImage | None:
         return FittedImage(_base64(data), mime_type)
     target_width, target_height = width, height
     if target_width > MAX_WIDTH:
-        target_height = _round_half_up(target_height * MAX_WIDTH / target_width)
+        target_height = js_round(target_height * MAX_WIDTH / target_width)
         target_width = MAX_WIDTH
     if target_height > MAX_HEIGHT:
-        target_width = _round_half_up(target_width * MAX_HEIGHT / target_height)
+        target_width = js_round(target_width * MAX_HEIGHT / target_height)
         target_height = MAX_HEIGHT
     while True:
         candidate = _first_small_enough(image, target_width, target_height)
@@ -242,7 +243,7 @@ def _png(image: Image) -> bytes:
 
 
 def _dimension_note(width: int, height: int, shown_width: int, shown_height: int) -> str:
-    scale = _to_fixed(width / shown_width, 2)
+    scale = js_to_fixed(width / shown_width, 2)
     return (
         f"[Image: original {width}x{height}, displayed at {shown_width}x{shown_height}. "
         f"Multiply coordinates by {scale} to map to original image.]"
@@ -253,16 +254,6 @@ def _converted(from_type: str | None, to_type: str) -> tuple[str, ...]:
     if not from_type or from_type == to_type:
         return ()
     return (f"[Image converted from {from_type} to {to_type}.]",)
-
-
-def _round_half_up(value: float) -> int:
-    """JavaScript's ``Math.round`` for the positive sizes here (Python's rounds to even)."""
-    return math.floor(value + 0.5)
-
-
-def _to_fixed(value: float, digits: int) -> str:
-    """JavaScript's ``toFixed``: the exact binary value rounded, a tie going up."""
-    return str(Decimal(value).quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP))
 
 
 def _base_type(mime_type: str) -> str:

@@ -10,12 +10,11 @@ entries appended since the last one, so a turn never costs a pass over the whole
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from decimal import ROUND_HALF_UP, Decimal
 
 from ctxmodes.host.session_stats import TokenTotals, billed_usage
+from ctxmodes.session.jsvalues import js_round, js_to_fixed
 from ctxmodes.session.manager import SessionManager
 from ctxmodes.session.models import AssistantMessage, MessageEntry, SessionEntry
 
@@ -25,22 +24,12 @@ def pi_tokens(count: int) -> str:
     if count < 1_000:
         return str(count)
     if count < 10_000:
-        return f"{_to_fixed_1(count / 1_000)}k"
+        return f"{js_to_fixed(count / 1_000, 1)}k"
     if count < 1_000_000:
-        return f"{_math_round(count / 1_000)}k"
+        return f"{js_round(count / 1_000)}k"
     if count < 10_000_000:
-        return f"{_to_fixed_1(count / 1_000_000)}M"
-    return f"{_math_round(count / 1_000_000)}M"
-
-
-def _to_fixed_1(value: float) -> str:
-    """JavaScript's ``value.toFixed(1)``: a tie goes up (Python's format goes to even)."""
-    return str(Decimal(value).quantize(Decimal("0.1"), rounding=ROUND_HALF_UP))
-
-
-def _math_round(value: float) -> int:
-    """JavaScript's ``Math.round``: a tie goes up (Python's ``round`` goes to even)."""
-    return math.floor(value + 0.5)
+        return f"{js_to_fixed(count / 1_000_000, 1)}M"
+    return f"{js_round(count / 1_000_000)}M"
 
 
 @dataclass(slots=True)
