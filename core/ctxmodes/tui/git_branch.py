@@ -29,6 +29,8 @@ CHECK_INTERVAL_S: Final = 0.5
 GIT_TIMEOUT_S: Final = 2.0
 _BRANCH_REF: Final = "ref: refs/heads/"
 _GITDIR: Final = "gitdir: "
+#: The most of a file of git's read: its files named here hold one line.
+_MOST_BYTES: Final = 4096
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,7 +54,7 @@ def find_git_paths(cwd: Path) -> GitPaths | None:
                 head = dot_git / "HEAD"
                 return GitPaths(folder, dot_git, head) if head.exists() else None
             if dot_git.is_file():
-                content = dot_git.read_text("utf-8").strip()
+                content = _small_text(dot_git)
                 if content.startswith(_GITDIR):
                     git_dir = Path(os.path.normpath(folder / content[len(_GITDIR) :].strip()))
                     head = git_dir / "HEAD"
@@ -60,7 +62,7 @@ def find_git_paths(cwd: Path) -> GitPaths | None:
                         return None
                     common = git_dir / "commondir"
                     common_dir = (
-                        Path(os.path.normpath(git_dir / common.read_text("utf-8").strip()))
+                        Path(os.path.normpath(git_dir / _small_text(common)))
                         if common.exists()
                         else git_dir
                     )
@@ -77,7 +79,7 @@ def read_branch(paths: GitPaths | None) -> str | None:
     if paths is None:
         return None
     try:
-        head = paths.head.read_text("utf-8").strip()
+        head = _small_text(paths.head)
     except (OSError, UnicodeDecodeError):
         return None
     if not head.startswith(_BRANCH_REF):
@@ -86,6 +88,19 @@ def read_branch(paths: GitPaths | None) -> str | None:
     if branch != ".invalid":
         return branch
     return _ask_git(paths.repo_dir) or "detached"
+
+
+def _small_text(path: Path) -> str:
+    """The text of a file git keeps a line in, stripped: only a regular file (a pipe put
+    there would never answer) and only its start (git's own are a line).
+
+    :raises OSError: not a regular file, or unreadable.
+    :raises UnicodeDecodeError: not UTF-8.
+    """
+    if not path.is_file():
+        raise OSError(f"{path} is not a regular file")
+    with path.open("rb") as file:
+        return file.read(_MOST_BYTES).decode("utf-8").strip()
 
 
 def _ask_git(repo_dir: Path) -> str | None:

@@ -103,3 +103,11 @@ def test_an_unreadable_head_and_a_dot_git_file_without_gitdir(tmp_path: Path) ->
     assert find_git_paths(folder) is None  # a .git folder without HEAD
     (folder / ".git" / "HEAD").write_bytes(b"\xff\xfe")
     assert GitBranch(folder).name is None
+
+
+def test_a_pipe_in_place_of_head_is_no_branch_and_never_waited_on(checkout: Path) -> None:
+    head = checkout / ".git" / "HEAD"
+    head.unlink()
+    os.mkfifo(head)
+    # Nothing writes to the pipe: reading it would wait for ever.
+    assert GitBranch(checkout).name is None
