@@ -13,6 +13,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from ctxmodes.resources.git_checkout import find_git_paths
 from ctxmodes.resources.text import read_text
 from ctxmodes.session.paths import resolve_path
 
@@ -76,45 +77,14 @@ def _file_in(directory: str, unreadable: list[str]) -> ContextFile | None:
     return None
 
 
-def _git_paths(directory: str) -> tuple[str, str] | None:
-    """``(checkout root, common git directory)`` of the repository holding ``directory``."""
-    while True:
-        dot_git = os.path.join(directory, ".git")
-        if os.path.exists(dot_git):
-            try:
-                if os.path.isfile(dot_git):
-                    content = Path(dot_git).read_text("utf-8").strip()
-                    if not content.startswith("gitdir: "):
-                        return None
-                    git_dir = os.path.normpath(os.path.join(directory, content[8:].strip()))
-                    if not os.path.exists(os.path.join(git_dir, "HEAD")):
-                        return None
-                    common_file = os.path.join(git_dir, "commondir")
-                    common = git_dir
-                    if os.path.exists(common_file):
-                        relative = Path(common_file).read_text("utf-8").strip()
-                        common = os.path.normpath(os.path.join(git_dir, relative))
-                    return directory, common
-                if os.path.isdir(dot_git):
-                    if not os.path.exists(os.path.join(dot_git, "HEAD")):
-                        return None
-                    return directory, dot_git
-            except OSError:
-                return None
-        parent = os.path.dirname(directory)
-        if parent == directory:
-            return None
-        directory = parent
-
-
 def _shadowed_context_file(cwd: str) -> str | None:
     """The main checkout's context file that a nested linked worktree's own one shadows
     (canonical path), if any."""
-    paths = _git_paths(cwd)
+    paths = find_git_paths(Path(cwd))
     if paths is None:
         return None
-    worktree_root = os.path.realpath(paths[0])
-    common = os.path.realpath(paths[1])
+    worktree_root = os.path.realpath(paths.repo_dir)
+    common = os.path.realpath(paths.common_git_dir)
     main_root = os.path.dirname(common)
     if not worktree_root.startswith(main_root + os.sep):
         return None

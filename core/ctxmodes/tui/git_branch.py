@@ -2,12 +2,11 @@
 
 Internal to ctxmodes: not part of the API; it may change in any release.
 
-The checkout is found by walking up from the session's folder to the first ``.git``: a
-folder, or a file saying ``gitdir: PATH`` (a worktree or a submodule, whose ``commondir``
-names the repository's own folder). The branch is read from ``HEAD`` itself, without running
-git: ``ref: refs/heads/NAME`` is on ``NAME``, anything else is ``detached``. A reftable
-repository keeps ``HEAD`` as ``ref: refs/heads/.invalid``; only then is git asked
-(``git symbolic-ref``), as Pi asks it.
+The checkout is the one the session's folder is in
+(:func:`~ctxmodes.resources.git_checkout.find_git_paths`). The branch is read from its
+``HEAD`` itself, without running git: ``ref: refs/heads/NAME`` is on ``NAME``, anything else
+is ``detached``. A reftable repository keeps ``HEAD`` as ``ref: refs/heads/.invalid``; only
+then is git asked (``git symbolic-ref``), as Pi asks it.
 
 Pi watches the folder of ``HEAD`` and reads the branch again once it changes; here the
 session looks at ``HEAD`` (and reftable's ``tables.list``) every
@@ -16,11 +15,11 @@ session looks at ``HEAD`` (and reftable's ``tables.list``) every
 
 from __future__ import annotations
 
-import os
 import subprocess
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
+
+from ctxmodes.resources.git_checkout import GitPaths, find_git_paths, small_text
 
 #: How often the session looks whether the branch changed (Pi reads it again 500 ms after
 #: its watcher sees a change).
@@ -28,50 +27,6 @@ CHECK_INTERVAL_S: Final = 0.5
 #: How long git may take to name the branch of a reftable repository.
 GIT_TIMEOUT_S: Final = 2.0
 _BRANCH_REF: Final = "ref: refs/heads/"
-_GITDIR: Final = "gitdir: "
-#: The most of a file of git's read: its files named here hold one line.
-_MOST_BYTES: Final = 4096
-
-
-@dataclass(frozen=True, slots=True)
-class GitPaths:
-    """Where a checkout keeps what names its branch."""
-
-    #: The folder holding ``.git`` (where git is run).
-    repo_dir: Path
-    #: The repository's own folder (a worktree's shared one).
-    common_git_dir: Path
-    head: Path
-
-
-def find_git_paths(cwd: Path) -> GitPaths | None:
-    """The checkout ``cwd`` is in, or ``None`` (not in one, or one without a ``HEAD``)."""
-    folder = Path(os.path.abspath(cwd))
-    while True:
-        dot_git = folder / ".git"
-        try:
-            if dot_git.is_dir():
-                head = dot_git / "HEAD"
-                return GitPaths(folder, dot_git, head) if head.exists() else None
-            if dot_git.is_file():
-                content = _small_text(dot_git)
-                if content.startswith(_GITDIR):
-                    git_dir = Path(os.path.normpath(folder / content[len(_GITDIR) :].strip()))
-                    head = git_dir / "HEAD"
-                    if not head.exists():
-                        return None
-                    common = git_dir / "commondir"
-                    common_dir = (
-                        Path(os.path.normpath(git_dir / _small_text(common)))
-                        if common.exists()
-                        else git_dir
-                    )
-                    return GitPaths(folder, common_dir, head)
-        except (OSError, UnicodeDecodeError):
-            return None
-        if folder.parent == folder:
-            return None
-        folder = folder.parent
 
 
 def read_branch(paths: GitPaths | None) -> str | None:
@@ -79,7 +34,7 @@ def read_branch(paths: GitPaths | None) -> str | None:
     if paths is None:
         return None
     try:
-        head = _small_text(paths.head)
+        head = small_text(paths.head)
     except (OSError, UnicodeDecodeError):
         return None
     if not head.startswith(_BRANCH_REF):
@@ -88,19 +43,6 @@ def read_branch(paths: GitPaths | None) -> str | None:
     if branch != ".invalid":
         return branch
     return _ask_git(paths.repo_dir) or "detached"
-
-
-def _small_text(path: Path) -> str:
-    """The text of a file git keeps a line in, stripped: only a regular file (a pipe put
-    there would never answer) and only its start (git's own are a line).
-
-    :raises OSError: not a regular file, or unreadable.
-    :raises UnicodeDecodeError: not UTF-8.
-    """
-    if not path.is_file():
-        raise OSError(f"{path} is not a regular file")
-    with path.open("rb") as file:
-        return file.read(_MOST_BYTES).decode("utf-8").strip()
 
 
 def _ask_git(repo_dir: Path) -> str | None:

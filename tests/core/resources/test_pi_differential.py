@@ -251,6 +251,13 @@ def test_linked_worktree_inside_its_checkout_does_not_repeat_its_rules(tmp_path:
     compare([{"cwd": str(main / "wt"), "agentDir": str(agent)}], home, empty)
     loaded = load_resources(main / "wt", agent, trusted=True, home=home)
     assert [c.path for c in loaded.context_files] == [str(main / "wt" / "AGENTS.md")]
+    # A .git file that names no git folder is passed by, as Pi's walk passes it: the
+    # worktree above is still found, and the checkout's rules still not repeated.
+    inner = main / "wt" / "inner"
+    write(inner / ".git", "not a gitdir line\n")
+    compare([{"cwd": str(inner), "agentDir": str(agent)}], home, empty)
+    loaded = load_resources(inner, agent, trusted=True, home=home)
+    assert [c.path for c in loaded.context_files] == [str(main / "wt" / "AGENTS.md")]
 
 
 @pytest.fixture

@@ -1,5 +1,5 @@
-"""The footer's git branch, found and named as Pi's footer finds and names it, on checkouts
-made by the real git."""
+"""The footer's git branch, named as Pi's footer names it, on checkouts made by the real
+git."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from ctxmodes.tui.git_branch import GitBranch, find_git_paths, read_branch
+from ctxmodes.tui.git_branch import GitBranch
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
@@ -45,13 +45,6 @@ def test_a_new_repository_is_on_its_first_branch_from_any_folder_inside(checkout
     assert GitBranch(inner).name == "main"
 
 
-def test_a_folder_outside_any_checkout_has_no_branch(tmp_path: Path) -> None:
-    if any((folder / ".git").exists() for folder in (tmp_path, *tmp_path.parents)):
-        pytest.skip("the temporary folder is inside a git checkout")
-    assert find_git_paths(tmp_path) is None
-    assert GitBranch(tmp_path).name is None
-
-
 def test_a_commit_checked_out_off_any_branch_is_detached(checkout: Path) -> None:
     git(checkout, "commit", "--quiet", "--allow-empty", "-m", "first")
     git(checkout, "checkout", "--quiet", "--detach")
@@ -62,13 +55,13 @@ def test_a_worktree_names_its_own_branch(checkout: Path, tmp_path: Path) -> None
     git(checkout, "commit", "--quiet", "--allow-empty", "-m", "first")
     tree = tmp_path / "tree"
     git(checkout, "worktree", "add", "--quiet", "-b", "feature/x", str(tree))
-    paths = find_git_paths(tree)
-    assert paths is not None
-    assert paths.repo_dir == tree
-    # The worktree's HEAD is its own; the repository's folder is the one it shares.
-    assert paths.common_git_dir == checkout / ".git"
-    assert read_branch(paths) == "feature/x"
+    assert GitBranch(tree).name == "feature/x"
     assert GitBranch(checkout).name == "main"
+
+
+def test_a_head_that_is_not_text_is_no_branch(checkout: Path) -> None:
+    (checkout / ".git" / "HEAD").write_bytes(b"\xff\xfe")
+    assert GitBranch(checkout).name is None
 
 
 def test_a_branch_switch_is_seen_at_the_next_check(checkout: Path) -> None:
@@ -90,19 +83,6 @@ def test_a_reftable_head_asks_git_and_says_detached_when_git_cannot_name_it(
     # A reftable repository's HEAD file; this git (older than reftable) cannot read the refs.
     (checkout / ".git" / "HEAD").write_text("ref: refs/heads/.invalid\n")
     assert GitBranch(checkout).name == "detached"
-
-
-def test_an_unreadable_head_and_a_dot_git_file_without_gitdir(tmp_path: Path) -> None:
-    folder = tmp_path / "odd"
-    folder.mkdir()
-    (folder / ".git").write_text("not a gitdir line\n")
-    # Pi goes on up past such a file, as here.
-    assert find_git_paths(folder) == find_git_paths(tmp_path)
-    (folder / ".git").unlink()
-    (folder / ".git").mkdir()
-    assert find_git_paths(folder) is None  # a .git folder without HEAD
-    (folder / ".git" / "HEAD").write_bytes(b"\xff\xfe")
-    assert GitBranch(folder).name is None
 
 
 def test_a_pipe_in_place_of_head_is_no_branch_and_never_waited_on(checkout: Path) -> None:
