@@ -22,7 +22,7 @@ _MOST_BYTES: Final = 4096
 
 @dataclass(frozen=True, slots=True)
 class GitPaths:
-    """Where a checkout keeps what names its branch."""
+    """A checkout: where it is, its repository's folder and the ``HEAD`` naming its branch."""
 
     #: The folder holding ``.git`` (where git is run).
     repo_dir: Path

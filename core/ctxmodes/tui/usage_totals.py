@@ -34,6 +34,8 @@ def pi_tokens(count: int) -> str:
 
 @dataclass(slots=True)
 class UsageTotals:
+    """The tokens and cost of the entries added so far, and the last reply's cache hits."""
+
     tokens: TokenTotals = field(default_factory=TokenTotals)
     #: The share of the last reply's prompt read from the cache (percent); ``None`` when
     #: that reply had no prompt tokens.

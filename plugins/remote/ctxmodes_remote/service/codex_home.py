@@ -182,7 +182,7 @@ def write_codex_home(home: Path, backend: CodexBackend, token: str, now: datetim
             write_owner_only(config_path, backend.config().encode())
         write_owner_only(auth_path, sign_in(token, account, now))
     except OSError as error:
-        # Leave the place as it was found: a home half made would be refused next time.
+        # Leave the place as it was found: no half-made home, signed in to nothing.
         if write_config:
             config_path.unlink(missing_ok=True)
         for folder in made:
