@@ -12,6 +12,7 @@ from typing import Any
 
 from support.cli_process import run_ctxmodes
 from support.pi_oracle import PI_PACKAGE, require_agent_node, require_pi_modules
+from support.tmux import Tmux
 
 API = "openai-completions"
 
@@ -62,6 +63,22 @@ def pi_command(agent: Path, env: dict[str, str] | None = None) -> tuple[list[str
     cli = require_pi_modules() / PI_PACKAGE.parent / "dist" / "cli.js"
     environment = {**os.environ, **(env or {}), "PI_CODING_AGENT_DIR": str(agent)}
     return [node, str(cli)], {**environment, "PI_OFFLINE": "1"}
+
+
+def pi_terminal(
+    cwd: Path, agent: Path, home: Path, *arguments: str, columns: int = 120, rows: int = 40
+) -> Tmux:
+    """The real Pi's interactive session in a real terminal (tmux), started in ``cwd`` with
+    ``agent`` as its agent directory and ``home`` as its home, offline, its environment
+    holding nothing else of this process's but ``PATH``. Skips without Pi."""
+    pi, environment = pi_command(agent, {"HOME": str(home)})
+    keep = ("PI_CODING_AGENT_DIR", "PI_OFFLINE", "HOME", "PATH")
+    return Tmux(
+        ["env", "-C", str(cwd), *pi, *arguments],
+        {**{key: environment[key] for key in keep}, "TERM": "xterm-256color"},
+        columns=columns,
+        rows=rows,
+    )
 
 
 def pi_cli(

@@ -12,9 +12,8 @@ from typing import Any
 
 import pytest
 from support.agents import make_agent
-from support.pi_print import pi_command
+from support.pi_print import pi_terminal
 from support.terminal import ENTER, run_terminal
-from support.tmux import Tmux
 
 from ctxmodes import Command, hookimpl
 from ctxmodes.tui.command_conflicts import SECTION
@@ -135,13 +134,7 @@ def test_the_real_pi_says_the_same_for_extensions_registering_the_same_names(
         arguments += ["-e", str(path)]
     agent_dir = tmp_path / "pi-agent"
     agent_dir.mkdir()
-    pi, environment = pi_command(agent_dir, {"HOME": str(tmp_path)})
-    keep = ("PI_CODING_AGENT_DIR", "PI_OFFLINE", "HOME", "PATH")
-    tmux = Tmux(
-        ["env", "-C", str(project), *pi, *arguments],
-        {**{key: environment[key] for key in keep}, "TERM": "xterm-256color"},
-        columns=200,
-    )
+    tmux = pi_terminal(project, agent_dir, tmp_path, *arguments, columns=200)
     try:
         screen = tmux.wait(f"[{SECTION}]")
         deadline = time.monotonic() + 10

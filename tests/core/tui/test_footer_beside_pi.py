@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.pi_print import API, pi_command
+from support.pi_print import API, pi_terminal
 from support.tmux import Tmux, ctxmodes_command, private_env
 from support.wire_server import Reply, WireServer
 
@@ -26,7 +26,8 @@ pytestmark = [
 
 
 def git(folder: Path, *arguments: str) -> None:
-    subprocess.run(["git", *arguments], cwd=folder, check=True, capture_output=True)
+    identity = ["-c", "user.name=t", "-c", "user.email=t@example.com"]
+    subprocess.run(["git", *identity, *arguments], cwd=folder, check=True, capture_output=True)
 
 
 def folder_line(tmux: Tmux) -> str:
@@ -43,24 +44,8 @@ def test_both_name_the_branch_and_follow_a_switch_made_elsewhere(tmp_path: Path)
     project = tmp_path / "project"
     project.mkdir()
     git(project, "init", "--quiet", "--initial-branch", "feature/footer")
-    git(
-        project,
-        "-c",
-        "user.name=t",
-        "-c",
-        "user.email=t@e",
-        "commit",
-        "-q",
-        "--allow-empty",
-        "-m",
-        "1",
-    )
-    pi, environment = pi_command(tmp_path / "pi-agent", {"HOME": str(tmp_path)})
-    keep = ("PI_CODING_AGENT_DIR", "PI_OFFLINE", "HOME", "PATH")
-    theirs = Tmux(
-        ["env", "-C", str(project), *pi],
-        {**{key: environment[key] for key in keep}, "TERM": "xterm-256color"},
-    )
+    git(project, "commit", "--quiet", "--allow-empty", "-m", "first")
+    theirs = pi_terminal(project, tmp_path / "pi-agent", tmp_path)
     ours = Tmux(["env", "-C", str(project), *ctxmodes_command("chat")], private_env(tmp_path))
     try:
         for terminal in (theirs, ours):
@@ -131,15 +116,12 @@ def test_both_count_the_same_tokens_and_cost(tmp_path: Path) -> None:
             }
             (agent / "models.json").write_text(json.dumps({"providers": {"loop": provider}}))
             if program == "pi":
-                pi, environment = pi_command(agent, {"HOME": str(tmp_path)})
-                keep = ("PI_CODING_AGENT_DIR", "PI_OFFLINE", "HOME", "PATH")
-                env = {**{key: environment[key] for key in keep}, "TERM": "xterm-256color"}
-                command = [*pi, "--model", "loop/m"]
+                tmux = pi_terminal(project, agent, tmp_path, "--model", "loop/m")
             else:
                 # ctxmodes reads the same models.json, from Pi's agent folder.
                 env = {**private_env(tmp_path), "PI_CODING_AGENT_DIR": str(agent)}
                 command = ctxmodes_command("chat", "--mode", "off", "--model", "loop/m")
-            tmux = Tmux(["env", "-C", str(project), *command], env)
+                tmux = Tmux(["env", "-C", str(project), *command], env)
             try:
                 tmux.wait("Press ctrl+o")
                 time.sleep(0.5)  # Pi reads keys once its first frame is drawn

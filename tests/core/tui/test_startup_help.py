@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from support.agents import make_agent
-from support.pi_print import pi_command
+from support.pi_print import pi_terminal
 from support.terminal import ENTER, Terminal, run_terminal
 from support.tmux import Tmux, ctxmodes_command, private_env, quote
 
@@ -158,14 +158,7 @@ def _pi_header(tmp_path: Path, bindings: dict[str, Any] | None, expand: str) -> 
     agent_dir.mkdir()
     if bindings is not None:
         (agent_dir / "keybindings.json").write_text(json.dumps(bindings))
-    pi, environment = pi_command(agent_dir, {"HOME": str(tmp_path)})
-    keep = ("PI_CODING_AGENT_DIR", "PI_OFFLINE", "HOME", "PATH")
-    tmux = Tmux(
-        ["env", "-C", str(project), *pi],
-        {**{key: environment[key] for key in keep}, "TERM": "xterm-256color"},
-        columns=160,
-        rows=60,
-    )
+    tmux = pi_terminal(project, agent_dir, tmp_path, columns=160, rows=60)
     try:
         collapsed = tmux.wait("to show full startup help")
         tmux.key(expand)
