@@ -74,6 +74,23 @@ def require_node() -> str:
     return node
 
 
+def node_eval(body: str, payload: object) -> Any:
+    """What node's function ``body`` returns for ``payload`` (both through JSON): the
+    JavaScript side of a comparison, computed by JavaScript itself. Skips without node."""
+    script = (
+        "const input = JSON.parse(require('fs').readFileSync(0, 'utf8'));\n"
+        f"process.stdout.write(JSON.stringify(({body})(input)));"
+    )
+    done = subprocess.run(
+        [require_node(), "-e", script],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return json.loads(done.stdout)
+
+
 @dataclass(frozen=True)
 class PiOracle:
     """Runs the real Pi (through node) on session files."""

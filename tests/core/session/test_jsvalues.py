@@ -1,13 +1,11 @@
 from __future__ import annotations
 
-import json
 import math
 import random
-import subprocess
 from typing import Any
 
 import pytest
-from support.pi_oracle import require_node
+from support.pi_oracle import node_eval
 
 from ctxmodes.session.jsvalues import js_round, js_to_fixed, js_to_number
 
@@ -51,17 +49,9 @@ def test_rounding_and_fixed_digits_as_node_computes_them() -> None:
     # Ties (exact in binary: 1.25, 2.5 …) go up in JavaScript and to even in Python.
     ties = [whole + part / 8 for whole in range(40) for part in range(8)]
     values = [*ties, *(rng.uniform(0, 10_000) for _ in range(400)), 1.005, 0.125, 1e-7]
-    script = (
-        "const xs = JSON.parse(require('fs').readFileSync(0, 'utf8'));\n"
-        "process.stdout.write(JSON.stringify(xs.map((x) => "
-        "[Math.round(x), x.toFixed(0), x.toFixed(1), x.toFixed(2)])));"
-    )
-    done = subprocess.run(
-        [require_node(), "-e", script],
-        input=json.dumps(values),
-        capture_output=True,
-        text=True,
-        check=True,
+    expected = node_eval(
+        "(xs) => xs.map((x) => [Math.round(x), x.toFixed(0), x.toFixed(1), x.toFixed(2)])",
+        values,
     )
     ours = [[js_round(x), js_to_fixed(x, 0), js_to_fixed(x, 1), js_to_fixed(x, 2)] for x in values]
-    assert ours == json.loads(done.stdout)
+    assert ours == expected

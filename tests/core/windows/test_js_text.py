@@ -5,11 +5,9 @@ comparison is computed by node itself."""
 from __future__ import annotations
 
 import itertools
-import json
-import subprocess
 
 import pytest
-from support.pi_oracle import require_node
+from support.pi_oracle import node_eval
 
 from ctxmodes.session.jsvalues import js_length, js_locale_sort_key, js_slice
 from ctxmodes.windows.history import HistoryItem, ItemWindow, StaticSource
@@ -17,21 +15,6 @@ from ctxmodes.windows.history_reader import HistoryReader
 from ctxmodes.windows.notes import NotesStore
 
 ASTRAL = "a😀b𝄞c😀😀d"  # 😀 and 𝄞 are two UTF-16 code units each
-
-
-def node_eval(body: str, payload: object) -> object:
-    script = (
-        "const input = JSON.parse(require('fs').readFileSync(0, 'utf8'));\n"
-        f"process.stdout.write(JSON.stringify(({body})(input)));"
-    )
-    done = subprocess.run(
-        [require_node(), "-e", script],
-        input=json.dumps(payload),
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return json.loads(done.stdout)
 
 
 def reader(content: str) -> HistoryReader:
