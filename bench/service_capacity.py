@@ -45,7 +45,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import base64
 import json
 import os
 import re
@@ -67,6 +66,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from support.postgres_server import PostgresServer, postgres_bin
 from support.serve_process import CTXMODES, LISTENING
 
+from ctxmodes_remote.service.codex_home import account_of
 from ctxmodes_remote.service.crypto import KeyRing, load_or_create_keyring
 
 CONCURRENCY = (1, 8, 32)
@@ -442,8 +442,7 @@ class Service:
         return made.stdout.strip()
 
     def account(self, token: str, base: str | None = None) -> Caller:
-        claims = json.loads(base64.urlsafe_b64decode(token.split(".")[1] + "=="))
-        return Caller(base or self.bases[0], token, claims["sub"], self.keyring)
+        return Caller(base or self.bases[0], token, account_of(token), self.keyring)
 
     def new_account(self, name: str) -> Caller:
         return self.account(self._token(name))

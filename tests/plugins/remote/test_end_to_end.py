@@ -12,7 +12,6 @@ model as it requires.
 
 from __future__ import annotations
 
-import base64
 import json
 from pathlib import Path
 from typing import Any
@@ -30,6 +29,7 @@ from support.serve_process import (
 from support.service_rig import make_tls
 from support.wire_server import ConversationServer, WireServer
 
+from ctxmodes_remote.service.codex_home import account_of
 from ctxmodes_remote.service.crypto import load_or_create_keyring
 
 pytestmark = [pytest.mark.slow, pytest.mark.pi]
@@ -56,12 +56,6 @@ SCRIPT = {
 @pytest.fixture(scope="module")
 def tls(tmp_path_factory: pytest.TempPathFactory) -> Any:
     return make_tls(tmp_path_factory.mktemp("tls"))
-
-
-def account_of(token: str) -> str:
-    payload = token.split(".")[1]
-    claims = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
-    return str(claims["https://api.openai.com/auth"]["chatgpt_account_id"])
 
 
 def session_lines(agent_dir: Path) -> tuple[Path, list[dict[str, Any]]]:

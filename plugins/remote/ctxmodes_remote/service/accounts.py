@@ -35,6 +35,8 @@ TOKEN_CACHE_S = 2.0
 TOKEN_CACHE_SIZE = 4096
 #: What a token's header names as its key: tokens of the service are told by it.
 TOKEN_KEY_ID = "ctxmodes-serve"
+#: The claim a token holds its account under (Codex's own claim name).
+AUTH_CLAIM = "https://api.openai.com/auth"
 #: The plan the claims name: Codex enables its context feature for Plus, Pro and ProLite.
 CLAIMED_PLAN = "pro"
 
@@ -67,7 +69,7 @@ def token_for(account: Account, now_s: int) -> str:
         "iat": now_s,
         "exp": now_s + TOKEN_CLAIMED_LIFETIME_S,
         "email": f"{account.name}@ctxmodes-serve.invalid",
-        "https://api.openai.com/auth": {
+        AUTH_CLAIM: {
             "chatgpt_plan_type": CLAIMED_PLAN,
             "chatgpt_account_id": account.account_id,
             "chatgpt_user_id": account.account_id,

@@ -24,14 +24,12 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from ctxmodes import CtxmodesError
-from ctxmodes_remote.service.accounts import TOKEN_KEY_ID
+from ctxmodes_remote.service.accounts import AUTH_CLAIM, TOKEN_KEY_ID
 from ctxmodes_remote.service.crypto import write_owner_only
 
 #: Where a Codex backend's own routes are; Codex turns its context feature on only for a
 #: base that ends so.
 CODEX_PATH = "/backend-api/codex"
-#: The claims a token of the service holds its account under (Codex's own claim name).
-AUTH_CLAIM = "https://api.openai.com/auth"
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,7 +1,6 @@
 """The service run for a team: several processes on one Postgres, keys rotated while they
 run, backups restored into a fresh database."""
 
-import base64
 import json
 import shutil
 import signal
@@ -11,17 +10,13 @@ import pytest
 from support.serve_process import ServeProcess, create_token, ctxmodes
 from support.service_rig import ENCRYPTED, ServiceClient
 
+from ctxmodes_remote.service.codex_home import account_of
 from ctxmodes_remote.service.crypto import CiphertextError, load_or_create_keyring
 from ctxmodes_remote.service.sqlite_storage import DATABASE_NAME
 
 pytestmark = pytest.mark.slow
 
 CONTEXT = {"session_id": "team-session", "current_agent_name": "/root"}
-
-
-def account_of(token):
-    claims = json.loads(base64.urlsafe_b64decode(token.split(".")[1] + "=="))
-    return claims["sub"]
 
 
 @pytest.fixture
