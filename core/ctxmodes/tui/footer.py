@@ -3,7 +3,7 @@
 Line one: working directory, its git branch (as Pi names it: see
 :mod:`~ctxmodes.tui.git_branch`) and session name. Line two: model (thinking level) • mode •
 window N • usable tokens left (context window - 16,384) • Pi's token figures and the cost
-(``↑1.2k ↓310 $0.004``), then plugins' status texts. The tokens left turn yellow at 70 %
+(``↑1.2k ↓310 $0.004``; as in Pi, no cost for a free model), then plugins' status texts. The tokens left turn yellow at 70 %
 used and red at 90 %, and read ``?`` after a rollover or compaction until the model reports
 usage again.
 
@@ -125,6 +125,15 @@ class FooterLines:
         return shown
 
 
+def _usage_text(state: FooterState) -> str:
+    """Pi's token figures, then the cost where there is one (or a subscription pays it), as
+    Pi's footer leaves out a free model's ``$0.000``."""
+    stats = [state.token_stats] if state.token_stats else []
+    if state.cost or state.subscription:
+        stats.append(f"${state.cost:.3f}" + (" (sub)" if state.subscription else ""))
+    return " ".join(stats)
+
+
 def footer_lines(state: FooterState) -> FooterLines:
     """The footer's lines for ``state``."""
     first = _home_relative(state.cwd)
@@ -139,8 +148,7 @@ def footer_lines(state: FooterState) -> FooterLines:
     if state.context.window is not None:
         parts.append(("class:footer", f"window {state.context.window}"))
     parts.append((tokens_style(state.context.fraction_used), tokens_text(state.context)))
-    cost = f"${state.cost:.3f}" + (" (sub)" if state.subscription else "")
-    parts.append(("class:footer", f"{state.token_stats} {cost}" if state.token_stats else cost))
+    parts += [("class:footer", stats)] if (stats := _usage_text(state)) else []
     statuses = (one_line(state.statuses[key]) for key in sorted(state.statuses))
     parts += [("class:footer.dim", status) for status in statuses if status]
     return FooterLines(("class:footer.dim", first), tuple(parts))

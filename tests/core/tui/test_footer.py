@@ -90,11 +90,23 @@ def test_the_folder_line_names_the_branch_before_the_session_name_as_pis_does() 
     assert first(branch=None, session_name=None) == "/srv/projects/billing-service"
 
 
-def test_before_any_usage_the_cost_stands_alone() -> None:
-    state = dataclasses.replace(STATE, token_stats="", cost=0.0)
-    assert footer_lines(state).parts[4] == ("class:footer", "$0.000")
+def usage_part(**changes: object) -> tuple[str, str] | None:
+    """The part after the tokens left (a status text's, when the usage has none)."""
+    state = dataclasses.replace(STATE, statuses={}, **changes)  # type: ignore[arg-type]
+    parts = footer_lines(state).parts
+    return parts[4] if len(parts) > 4 else None
+
+
+def test_a_free_model_shows_its_tokens_and_no_cost_as_pis_footer_does() -> None:
+    assert usage_part(cost=0.0) == ("class:footer", "↑41k ↓2.3k")
+    assert usage_part(token_stats="", cost=0.0) is None
+    assert usage_part(token_stats="", cost=0.01) == ("class:footer", "$0.010")
 
 
 def test_a_subscription_s_cost_is_marked_as_pi_marks_it() -> None:
-    state = dataclasses.replace(STATE, subscription=True)
-    assert footer_lines(state).parts[4] == ("class:footer", "↑41k ↓2.3k $0.420 (sub)")
+    assert usage_part(subscription=True) == ("class:footer", "↑41k ↓2.3k $0.420 (sub)")
+    # A subscription's calls are marked even while they have cost nothing yet.
+    assert usage_part(token_stats="", cost=0.0, subscription=True) == (
+        "class:footer",
+        "$0.000 (sub)",
+    )

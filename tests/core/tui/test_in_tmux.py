@@ -439,19 +439,19 @@ def test_scoped_models_changes_what_ctrl_p_cycles_through(tmp_path):
 
 def test_the_footer_goes_on_below_on_a_narrow_terminal(tmp_path: Path) -> None:
     """At 30 columns the footer's second line does not fit: it goes on between its parts,
-    the cost last, and no row is wider than the terminal."""
+    the tokens left last, and no row is wider than the terminal."""
     script = tmp_path / "script.json"
     script.write_text('{"responses": [{"text": "hello there"}]}')
     command = ctxmodes_command("chat", "--mode", "off", "--model", f"scripted:{script}")
     tmux = Tmux(command, private_env(tmp_path), columns=30, rows=20)
     try:
-        tmux.wait("$0.000")
+        tmux.wait("111.6k left")
         rows = tmux._tmux("capture-pane", "-p", "-t", "t").splitlines()
     finally:
         tmux.close()
     assert rows[rows.index("\u203a") + 2 :] == [
         "scripted/scripted • off",
-        "? / 111.6k left • $0.000",
+        "? / 111.6k left",
         "",
         "",
     ]
