@@ -229,9 +229,11 @@ def _token_list(args: argparse.Namespace) -> int:
         tokens = storage.list_tokens()
     finally:
         storage.close()
+    if tokens:
+        print(f"{'ID':16}  {'CREATED':20}  ACCOUNT")
     for record in tokens:
         made = datetime.fromtimestamp(record.created_at, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-        print(f"{record.token_id}  {made}  {record.account.name}")
+        print(f"{record.token_id:16}  {made:20}  {record.account.name}")
     if not tokens:
         print("no tokens (`ctxmodes serve token create NAME` issues one)", file=sys.stderr)
     return 0

@@ -169,7 +169,7 @@ def test_a_mistyped_data_directory_is_an_error_and_nothing_is_made(tmp_path):
         assert not typo.exists()
     assert not (tmp_path / "copy.sqlite3").exists()
     listed = ctxmodes("serve", "token", "list", "--data", str(tmp_path / "data"))
-    assert listed.stdout.split()[2:] == ["alice"]
+    assert listed.stdout.splitlines()[1].split()[2:] == ["alice"]
 
 
 def test_a_command_without_its_data_directory_is_one_line(tmp_path):

@@ -365,11 +365,11 @@ def test_data_and_database_may_come_before_the_command(tmp_path, postgres_url):
     ctxmodes("serve", "--data", str(data), "--database", postgres_url, "token", "create", "bob")
     assert not (data / DATABASE_NAME).exists()
     listed = ctxmodes("serve", "--data", str(data), "--database", postgres_url, "token", "list")
-    assert sorted(row.split()[2] for row in listed.stdout.splitlines()) == ["alice", "bob"]
+    assert sorted(row.split()[2] for row in listed.stdout.splitlines()[1:]) == ["alice", "bob"]
     revoked = ctxmodes(
         "serve", "--data", str(data), "--database", postgres_url, "token", "revoke",
         "--account", "bob",
     )  # fmt: skip
     assert revoked.stderr.startswith("revoked 1 token(s)")
     listed = ctxmodes("serve", "token", "list", "--data", str(data), "--database", postgres_url)
-    assert [row.split()[2] for row in listed.stdout.splitlines()] == ["alice"]
+    assert [row.split()[2] for row in listed.stdout.splitlines()[1:]] == ["alice"]

@@ -33,7 +33,13 @@ def test_tokens_are_listed_without_secrets_and_revoked_on_every_process(tmp_path
     bob = create_token(data, "bob", *database)
 
     listed = ctxmodes("serve", "token", "list", "--data", str(data), *database).stdout
-    rows = [line.split() for line in listed.splitlines()]
+    header, *lines = listed.splitlines()
+    assert header.split() == ["ID", "CREATED", "ACCOUNT"]
+    rows = [line.split() for line in lines]
+    # The columns line up under their names.
+    assert {line.index(row[1]) for line, row in zip(lines, rows, strict=True)} == {
+        header.index("CREATED")
+    }
     assert sorted(row[2] for row in rows) == ["alice", "alice", "bob"]
     # Each id is the start of its token's hash, never the token.
     issued = (alice, alice_again, bob)
@@ -80,7 +86,7 @@ def test_tokens_are_listed_without_secrets_and_revoked_on_every_process(tmp_path
         for service in services:
             assert [status(service, t) for t in (alice, alice_again, bob)] == [401, 401, 200]
         remaining = ctxmodes("serve", "token", "list", "--data", str(data), *database).stdout
-        assert [line.split()[2] for line in remaining.splitlines()] == ["bob"]
+        assert [line.split()[2] for line in remaining.splitlines()[1:]] == ["bob"]
     finally:
         for service in services:
             service.stop()
