@@ -3,9 +3,9 @@
 Line one: working directory, its git branch (as Pi names it: see
 :mod:`~ctxmodes.tui.git_branch`) and session name. Line two: model (thinking level) • mode •
 window N • usable tokens left (context window - 16,384) • Pi's token figures and the cost
-(``↑1.2k ↓310 $0.004``; as in Pi, no cost for a free model), then plugins' status texts. The tokens left turn yellow at 70 %
-used and red at 90 %, and read ``?`` after a rollover or compaction until the model reports
-usage again.
+(``↑1.2k ↓310 $0.004``; as in Pi, no cost for a free model), then plugins' status texts.
+The tokens left turn yellow at 70 % used and red at 90 %, and read ``?`` after a rollover or
+compaction until the model reports usage again.
 
 On a terminal narrower than a line, the first is cut with ``...`` as Pi cuts its footer's
 folder line, and the second goes on to further lines between its parts, so that none of them
