@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from support.pi_oracle import run_pi_script
 
+from ctxmodes import pi_settings_save
 from ctxmodes.errors import ConfigError
 from ctxmodes.pi_settings_save import REMOVE, Change, save_choice, save_pi_settings
 
@@ -188,7 +189,11 @@ def test_a_project_s_pi_file_is_named_with_pi_s_key_and_each_source_is_said_once
     ]
 
 
-def test_a_lock_another_process_holds_refuses_the_save(tmp_path: Path) -> None:
+def test_a_lock_another_process_holds_refuses_the_save(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Refused once the wait for the lock is over: a short wait keeps the test short.
+    monkeypatch.setattr(pi_settings_save, "_LOCK_TIMEOUT_S", 0.05)
     target = tmp_path / "settings.json"
     target.write_text("{}", "utf-8")
     (tmp_path / "settings.json.lock").mkdir()

@@ -340,7 +340,10 @@ class LoopbackServer:
             "127.0.0.1", 0, app, server_class=_ThreadingServer, handler_class=_QuietHandler
         )
         self.port = self._server.server_address[1]
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        # A short poll: shutdown() waits for the next one (0.5 s at the default).
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
         self._thread.start()
 
     @property

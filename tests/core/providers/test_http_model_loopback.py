@@ -68,7 +68,10 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 def server() -> Iterator[tuple[str, type[_Handler]]]:
     handler = type("Handler", (_Handler,), {"release": threading.Event(), "bodies": []})
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    # A short poll: shutdown() waits for the next one (0.5 s at the default).
+    thread = threading.Thread(
+        target=httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+    )
     thread.start()
     try:
         yield f"http://127.0.0.1:{httpd.server_address[1]}/v1", handler
