@@ -220,11 +220,19 @@ def colour_scheme(browser):
     use("light")
 
 
+#: A reply with what a model writes besides prose: code, a table, a quote, a rule, and a word
+#: far wider than the page.
+RICH_REPLY = (
+    "```python\ndef answer() -> int:\n    return 42  # the answer\n```\n\n"
+    "| step | state |\n|---|---|\n| `build` | done |\n| test | " + "x" * 400 + " |\n\n"
+    "> quoted from the docs\n\n---\n\nthe path " + "segment/" * 60 + " ends here"
+)
+
+
 @pytest.fixture(scope="module")
 def code_page(tmp_path_factory) -> str:
     directory = tmp_path_factory.mktemp("code")
-    reply = "```python\ndef answer() -> int:\n    return 42  # the answer\n```"
-    session = write_tree_session(directory, 1, reply=reply)
+    session = write_tree_session(directory, 1, reply=RICH_REPLY)
     return page_for(session, directory / "page.html")
 
 
@@ -233,13 +241,43 @@ def test_every_text_is_readable_in_both_colour_schemes(browser, code_page, colou
     colour_scheme(scheme)
     browser.get(code_page)
     browser.execute_script("document.querySelectorAll('details').forEach(d => d.open = true)")
-    selector = "main article header, main .md p, main .md code span, main pre, nav a, .facts"
+    selector = (
+        "main article header, main .md p, main .md code span, main pre, nav a, .facts, "
+        "main .md th, main .md td, main .md blockquote"
+    )
     pairs = browser.execute_script(COLOURS_JS, selector)
     assert len(pairs) > 10
     worst = min(pairs, key=lambda pair: contrast(*pair))
     assert contrast(*worst) >= 4.5, worst
     page_background = luminance(browser.execute_script(COLOURS_JS, "main")[0][0])
     assert page_background < 0.1 if scheme == "dark" else page_background > 0.8
+
+
+def test_a_reply_s_table_is_ruled_and_nothing_wide_leaves_its_column(browser, code_page):
+    browser.get(code_page)
+    browser.execute_script("document.querySelectorAll('details').forEach(d => d.open = true)")
+    cells = browser.execute_script(
+        "return Array.from(document.querySelectorAll('main .md td, main .md th')).map(c => {"
+        " const s = getComputedStyle(c); return [s.borderTopStyle, parseFloat(s.borderTopWidth),"
+        " parseFloat(s.paddingLeft)]; });"
+    )
+    assert len(cells) == 6
+    assert all(style == "solid" and width >= 1 and padding > 0 for style, width, padding in cells)
+    # The page never scrolls sideways; the long word wraps, and the wide table scrolls inside
+    # its reply.
+    assert browser.execute_script(
+        "return document.documentElement.scrollWidth <= document.documentElement.clientWidth"
+    )
+    overflowing = browser.execute_script(
+        "return Array.from(document.querySelectorAll('main article')).filter("
+        " a => a.scrollWidth > a.clientWidth).length"
+    )
+    assert overflowing == 0
+    table = browser.execute_script(
+        "const t = document.querySelector('main .md table');"
+        " return [t.scrollWidth > t.clientWidth, getComputedStyle(t).overflowX];"
+    )
+    assert table == [True, "auto"]
 
 
 def test_the_dark_page_is_dark_and_the_light_page_light(browser, code_page, colour_scheme):
