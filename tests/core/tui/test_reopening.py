@@ -23,7 +23,7 @@ pytestmark = [
 
 PROMPT = "\u203a "  # how the transcript shows a user message
 FOOTER = re.compile(
-    r"scripted/scripted • (\w+) • window (\d+) • (\S+ / \S+ left) • ((?:[↑↓RWC]\S+ )*\$\S+)"
+    r"scripted/scripted • (\w+) • window (\d+) • (\S+ / \S+ left) • ([↑↓RWC]\S+(?: [↑↓RWC]\S+)*)"
 )
 SCRIPT = {
     "responses": [
@@ -164,7 +164,7 @@ def test_starting_and_quitting_without_a_prompt_leaves_no_file(work: Path) -> No
     assert _sessions(work) == []
     tmux = Tmux(["env", "-C", str(work / "project"), *_ctxmodes("-c")], env)
     try:
-        screen = tmux.wait("left •")
+        screen = tmux.wait("111.6k left")
         assert "ctxmodes · mode off" in screen, "nothing to continue: a new session"
         _quit(tmux)
     finally:
