@@ -76,18 +76,19 @@ def user_prompt(text: str, width: int, image_types: Sequence[str] = ()) -> str:
 def prompt_blocks(
     text: str, width: int, image_types: Sequence[str], expand: str | None
 ) -> tuple[list[str], tuple[str, str] | None]:
-    """A prompt as Pi shows it: one a skill command became as the skill's line, ``[skill]
-    name``, collapsed (``expand`` names the key that shows it), then the message typed
-    after the command; any other as :func:`user_prompt`. With the blocks, what the key
+    """A prompt as Pi shows it, after a blank line that sets its turn apart from the one
+    before: one a skill command became as the skill's line, ``[skill] name``, collapsed
+    (``expand`` names the key that shows it), then the message typed after the command; any
+    other as :func:`user_prompt`. With the blocks, what the key
     shows, as (name, text), for a skill's."""
     from ctxmodes.resources.skills import parse_skill_block
 
     skill = parse_skill_block(text)
     if skill is None:
-        return [user_prompt(text, width, image_types)], None
+        return ["", user_prompt(text, width, image_types)], None
     hint = Text(f" ({expand})", style="dim") if expand is not None else Text()
     line = _ansi(Text("[skill] ", style="bold magenta") + Text(printable(skill.name)) + hint, width)
-    blocks = [line]
+    blocks = ["", line]
     if skill.user_message is not None or image_types:
         blocks.append(user_prompt(skill.user_message or "", width, image_types))
     return blocks, (f"skill {skill.name}", skill.content)

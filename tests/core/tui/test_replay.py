@@ -132,6 +132,29 @@ def test_the_replay_is_bounded_and_counts_what_it_leaves_out(tmp_path):
     assert text.count("→ $ ") == 3, "each tool call one line"
 
 
+def test_each_prompt_stands_apart_from_the_turn_before_it_as_in_pi(tmp_path):
+    """A blank line above each prompt, as it is printed and as it is replayed on reopening."""
+    agent = tree_agent(tmp_path)
+
+    async def scenario(t):
+        await t.type("Prepare the release" + ENTER)
+        await t.printed("Window one is open.")
+        await t.idle()
+        await t.type("Next step" + ENTER)
+        await t.printed("Second answer.")
+        await t.idle()
+
+    terminal = run_terminal(agent, scenario)
+    with SessionManager.open(agent.session_file, read_only=True) as manager:
+        replayed = plain("\n".join(branch_blocks(manager, 80)))
+    for text in (plain(terminal.text()), replayed):
+        lines = text.splitlines()
+        prompts = [n for n, line in enumerate(lines) if line.startswith(PROMPT + "Next step")]
+        assert len(prompts) == 1, text
+        assert lines[prompts[0] - 1] == "", text
+        assert lines[prompts[0] - 2] != "", "one blank line, not two"
+
+
 def test_a_summary_that_archived_no_window_says_so(tmp_path):
     with SessionManager.create(tmp_path, tmp_path / "s") as manager:
         first = manager.append_message({"role": "user", "content": "a", "timestamp": 1})
