@@ -91,6 +91,10 @@ def require_terminal() -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # Before the imports: the terminal's machinery takes most of a second to load, and the
+    # refusal should not wait for it.
+    require_terminal()
+
     from ctxmodes.cli.pi_command_line import read_pi_arguments
     from ctxmodes.cli.process_markers import mark_agent_process
     from ctxmodes.cli.session_arg import resolve_session
@@ -99,7 +103,6 @@ def run(args: argparse.Namespace) -> int:
 
     mark_agent_process()  # before this session starts any process
 
-    require_terminal()
     prompts = read_pi_arguments(args.messages, piped=None, base=Path.cwd())
     if args.name is not None and not args.name.strip():
         raise CtxmodesError("--name requires a non-empty value")
