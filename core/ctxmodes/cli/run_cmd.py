@@ -153,22 +153,24 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import sys
-
     from ctxmodes.cli.process_markers import mark_agent_process
-    from ctxmodes.host.failures import FailureWatch
-    from ctxmodes.host.interrupt import interrupt_aborts
-    from ctxmodes.host.json_stream import JsonEventStream
-    from ctxmodes.host.trace import RequestTrace
-    from ctxmodes.host.transcript import TranscriptPrinter
-    from ctxmodes.ui import HeadlessUI
 
     mark_agent_process()  # before this session starts any process
     if args.rpc:
         from ctxmodes.rpc.command_line import run_rpc
 
         return run_rpc(args)
+    # Before the host's imports: a command line with nothing to send is refused at once.
     read = _prompts(args)
+
+    import sys
+
+    from ctxmodes.host.failures import FailureWatch
+    from ctxmodes.host.interrupt import interrupt_aborts
+    from ctxmodes.host.json_stream import JsonEventStream
+    from ctxmodes.host.trace import RequestTrace
+    from ctxmodes.host.transcript import TranscriptPrinter
+    from ctxmodes.ui import HeadlessUI
     # In print and JSON mode standard output carries the reply or the events alone.
     ui = HeadlessUI(echo=sys.stderr if args.print_reply or args.json_events else sys.stdout)
     opened = open_host(args, ui)
