@@ -171,6 +171,7 @@ def run(args: argparse.Namespace) -> int:
     from ctxmodes.host.trace import RequestTrace
     from ctxmodes.host.transcript import TranscriptPrinter
     from ctxmodes.ui import HeadlessUI
+
     # In print and JSON mode standard output carries the reply or the events alone.
     ui = HeadlessUI(echo=sys.stderr if args.print_reply or args.json_events else sys.stdout)
     opened = open_host(args, ui)
