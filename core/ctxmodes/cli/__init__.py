@@ -28,6 +28,7 @@ from ctxmodes.cli.core_commands import CORE_COMMANDS
 from ctxmodes.cli.options import add_session_choice
 from ctxmodes.cli.parser_class import CommandParser
 from ctxmodes.cli.pi_command_line import meant_command_line, named_command
+from ctxmodes.cli.terminals import on_a_terminal, stdin_piped
 from ctxmodes.errors import CtxmodesError, PluginError
 
 if TYPE_CHECKING:
@@ -188,10 +189,6 @@ def _print_error(error: CtxmodesError) -> None:
     print(f"ctxmodes: error: {visible_lines(str(error))}", file=sys.stderr)
 
 
-def _on_a_terminal() -> bool:
-    return sys.stdin.isatty() and sys.stdout.isatty()
-
-
 #: What commands leave to the end of the process (see :func:`keep_to_the_end`); ``None``
 #: while no program that ends with its command runs.
 _kept_to_the_end: list[object] | None = None
@@ -256,7 +253,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _main(arguments: list[str]) -> tuple[int, bool]:
     """The exit status, and whether the command may end the process at once (see
     :func:`run`)."""
-    if not arguments and _on_a_terminal():
+    if not arguments and on_a_terminal():
         arguments = ["chat"]  # `ctxmodes` alone on a terminal, as `pi` alone
     try:
         # Pi's command line: `-p PROMPT`, `PROMPT`, chat's options alone (`-c --model X`).
@@ -265,7 +262,10 @@ def _main(arguments: list[str]) -> tuple[int, bool]:
         if named is not None and named not in CORE_COMMANDS:  # perhaps a plugin's
             commands = _command_names(build_parser(argv=arguments))
         meant = meant_command_line(
-            arguments, is_command=commands.__contains__, terminal=_on_a_terminal()
+            arguments,
+            is_command=commands.__contains__,
+            terminal=on_a_terminal(),
+            piped=stdin_piped(),
         )
         parser = build_parser(argv=arguments if meant is None else meant)
         arguments = arguments if meant is None else meant

@@ -81,9 +81,9 @@ def history_path() -> Path:
 def require_terminal() -> None:
     """The interactive session draws on a terminal and reads keys from one: refuse at once,
     before anything is opened or created, when either end is not a terminal."""
-    import sys
+    from ctxmodes.cli.terminals import on_a_terminal
 
-    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+    if not on_a_terminal():
         raise CtxmodesError(
             "the interactive session needs a terminal; for one prompt without a terminal, "
             "use `ctxmodes run PROMPT`"

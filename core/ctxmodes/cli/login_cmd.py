@@ -70,17 +70,19 @@ def _read_secret(prompt: str) -> str:
     import getpass
     import sys
 
-    if sys.stdin.isatty():
+    from ctxmodes.cli.terminals import is_terminal
+
+    if is_terminal(sys.stdin):
         return getpass.getpass(f"{prompt}: ")
     print(f"{prompt} (reading standard input):", file=sys.stderr)
-    return sys.stdin.readline().strip()
+    return sys.stdin.readline().strip() if sys.stdin is not None else ""
 
 
 def _read_text(prompt: str) -> str:
     import sys
 
     print(f"{prompt}: ", end="", file=sys.stderr, flush=True)
-    return sys.stdin.readline().strip()
+    return sys.stdin.readline().strip() if sys.stdin is not None else ""
 
 
 def _login_with_key(provider: str) -> int:

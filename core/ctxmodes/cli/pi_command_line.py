@@ -1,7 +1,8 @@
 """Pi's own command line, for hands and scripts used to ``pi``.
 
 ``ctxmodes -p PROMPT`` (or any prompt without a command while standard input or output is
-not a terminal) is Pi's print mode: ``ctxmodes run --print``, which prints the last reply's
+not a terminal, or a bare command line with standard input piped in: ``git diff | ctxmodes``)
+is Pi's print mode: ``ctxmodes run --print``, which prints the last reply's
 text and nothing else. ``ctxmodes PROMPT`` on a terminal opens the interactive session and
 sends it. Either way, arguments starting with ``@`` are files whose text goes into the
 first prompt, after what was piped into standard input, as Pi builds its first message; an
@@ -93,15 +94,23 @@ def _is_search(argument: str) -> bool:
 
 
 def meant_command_line(
-    argv: Sequence[str], *, is_command: Callable[[str], bool], terminal: bool
+    argv: Sequence[str],
+    *,
+    is_command: Callable[[str], bool],
+    terminal: bool,
+    piped: bool = False,
 ) -> list[str] | None:
     """The ctxmodes command line a Pi-style ``argv`` means (``None``: ``argv`` names a
     command, or asks ``ctxmodes`` itself for help or its version).
 
     :param terminal: standard input and output are both terminals.
+    :param piped: standard input is not a terminal: what it holds is the first prompt's
+        beginning, and the command line is print mode, as Pi's is (``echo hi | pi``).
     """
     if OWN_OPTIONS.intersection(_options(argv)):
         return None
+    if not argv:
+        return ["run", "--print"] if piped else None
     named = named_command(argv)
     if EXPORT in _options(argv):
         return _export(argv, named)
@@ -109,9 +118,7 @@ def meant_command_line(
     if listing is not None:
         return listing
     printing = bool(PRINT_FLAGS.intersection(_options(argv)))
-    if not argv or (
-        named is not None and is_command(named) and not _print_flag_before(argv, named)
-    ):
+    if named is not None and is_command(named) and not _print_flag_before(argv, named):
         return None
     output, argv = _output_mode(argv)
     if output in ("json", "rpc"):
@@ -119,12 +126,12 @@ def meant_command_line(
     if named is not None and not printing:
         _refuse_a_mistyped_command(named, is_command)
     kept = _without_print_flags(argv)
-    # As Pi: a prompt without a terminal at both ends is print mode too. Chat's options
-    # alone stay the interactive session, which says it needs a terminal.
+    # As Pi: without a terminal at both ends, a prompt, or what is piped in, is print mode.
+    # Chat's options alone with nothing piped in (only the output redirected) stay the
+    # interactive session, which says it needs a terminal.
     has_prompt = named is not None or END_OF_OPTIONS in argv
-    return (
-        ["run", "--print", *kept] if printing or (has_prompt and not terminal) else ["chat", *kept]
-    )
+    to_print = printing or piped or (has_prompt and not terminal)
+    return ["run", "--print", *kept] if to_print else ["chat", *kept]
 
 
 def _output_mode(argv: Sequence[str]) -> tuple[str | None, list[str]]:

@@ -86,6 +86,23 @@ def test_what_a_pi_style_command_line_means(
     assert got == meant
 
 
+@pytest.mark.parametrize(
+    ("argv", "meant"),
+    [
+        # As Pi: with standard input piped, what it holds is the prompt, in print mode.
+        ([], ["run", "--print"]),
+        (["-c"], ["run", "--print", "-c"]),
+        (["--model", "x/y"], ["run", "--print", "--model", "x/y"]),
+        (["hi"], ["run", "--print", "hi"]),
+        (["session", "list"], None),
+        (["--help"], None),
+    ],
+)
+def test_standard_input_piped_in_is_print_mode(argv: list[str], meant: list[str] | None) -> None:
+    got = meant_command_line(argv, is_command=COMMANDS.__contains__, terminal=False, piped=True)
+    assert got == meant
+
+
 @pytest.mark.parametrize(("word", "meant"), [("sesion", "session"), ("runn", "run")])
 def test_a_one_word_prompt_spelled_like_a_command_is_refused(word: str, meant: str) -> None:
     from ctxmodes.errors import CtxmodesError
@@ -127,6 +144,24 @@ def test_print_mode_sends_and_prints_what_pi_does(tmp_path: Path) -> None:
     first = pi_sent[-1][0]["content"][0]["text"]
     assert first.startswith(f'piped text<file name="{tmp_path / "notes.txt"}">\nline one\n')
     assert ours.stdout == pi.stdout == "Line one of two.\nLine two.\n"
+
+
+@pytest.mark.pi
+@pytest.mark.parametrize("argv", [["--model", "loop/m"], ["--model", "loop/m", "-c"]])
+def test_what_is_piped_in_alone_is_the_prompt_as_in_pi(tmp_path: Path, argv: list[str]) -> None:
+    """``echo question | pi --model M``: no ``-p`` and no prompt argument, yet print mode,
+    the piped text the prompt (``-c``: in the last session, none here)."""
+    runs = {}
+    for name, run in (("pi", run_pi), ("ctxmodes", run_ours)):
+        with WireServer([Reply(text_stream(API, "The answer."))]) as server:
+            runs[name] = (
+                run(tmp_path, server.base_url, argv, "what is piped\n"),
+                _user_messages(server),
+            )
+    (pi, pi_sent), (ours, our_sent) = runs["pi"], runs["ctxmodes"]
+    assert (ours.returncode, ours.stdout) == (pi.returncode, pi.stdout) == (0, "The answer.\n")
+    assert our_sent == pi_sent
+    assert pi_sent[-1][-1]["content"][0]["text"] == "what is piped"
 
 
 @pytest.mark.pi

@@ -168,22 +168,27 @@ def test_the_bare_command_takes_pis_session_options() -> None:
 def test_the_interactive_session_without_a_terminal_is_one_line_and_no_file(
     project: Path, tmp_path: Path
 ) -> None:
+    """``chat`` needs a terminal. Without a command, standard input that is not a terminal
+    makes the command line print mode, as Pi's (``echo hi | pi -c``): with nothing piped in
+    there is nothing to send."""
     from support.cli_process import run_ctxmodes
 
     script = _script(tmp_path)
-    for argv in (
-        ["chat", "--model", script],
-        ["-c"],
-        ["--session", "0123"],
+    nothing_to_send = "nothing to send: give a prompt, an @FILE or text on standard input"
+    for argv, error in (
+        (["chat", "--model", script], "the interactive session needs a terminal"),
+        (["chat", "-c"], "the interactive session needs a terminal"),
+        (["-c"], nothing_to_send),
+        (["--session", "0123"], nothing_to_send),
         # Without a command, `ctxmodes` takes every option of `chat`, as `pi -c` does.
-        ["-c", "--model", script, "--mode", "tree"],
-        ["--model", script, "-nc"],
-        ["--skill", "skills", "--prompt-template", "prompts", "-c"],
+        (["-c", "--model", script, "--mode", "tree"], nothing_to_send),
+        (["--model", script, "-nc"], nothing_to_send),
+        (["--skill", "skills", "--prompt-template", "prompts", "-c"], nothing_to_send),
     ):
         result = run_ctxmodes(tmp_path, *argv, env={"PI_CODING_AGENT_DIR": str(tmp_path / "agent")})
         assert result.returncode == 1, result.stderr
         assert result.stderr.count("\n") == 1
-        assert "needs a terminal" in result.stderr
+        assert error in result.stderr, argv
     assert not (tmp_path / "agent" / "sessions").exists()
 
 
