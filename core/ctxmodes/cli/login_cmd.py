@@ -75,13 +75,20 @@ def _read_secret(prompt: str) -> str:
     if is_terminal(sys.stdin):
         return getpass.getpass(f"{prompt}: ")
     print(f"{prompt} (reading standard input):", file=sys.stderr)
-    return sys.stdin.readline().strip() if sys.stdin is not None else ""
+    return _input_line()
 
 
 def _read_text(prompt: str) -> str:
     import sys
 
     print(f"{prompt}: ", end="", file=sys.stderr, flush=True)
+    return _input_line()
+
+
+def _input_line() -> str:
+    """A line of standard input, trimmed (nothing when the process has none)."""
+    import sys
+
     return sys.stdin.readline().strip() if sys.stdin is not None else ""
 
 

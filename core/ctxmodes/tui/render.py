@@ -79,8 +79,8 @@ def prompt_blocks(
     """A prompt as Pi shows it, after a blank line that sets its turn apart from the one
     before: one a skill command became as the skill's line, ``[skill] name``, collapsed
     (``expand`` names the key that shows it), then the message typed after the command; any
-    other as :func:`user_prompt`. With the blocks, what the key
-    shows, as (name, text), for a skill's."""
+    other as :func:`user_prompt`. With the blocks, what the key shows, as (name, text), for
+    a skill's."""
     from ctxmodes.resources.skills import parse_skill_block
 
     skill = parse_skill_block(text)
