@@ -53,16 +53,21 @@ def test_summary_goal_skips_the_preamble() -> None:
     assert summary_goal(None) == ""
 
 
+async def two_turns(t) -> None:
+    """The release prompt (its window rolls over), then the next step, each answered."""
+    await t.type("Prepare the release" + ENTER)
+    await t.printed("Window one is open.")
+    await t.idle()
+    await t.type("Next step" + ENTER)
+    await t.printed("Second answer.")
+    await t.idle()
+
+
 def test_navigating_prints_the_branch_now_current(tmp_path):
     agent = tree_agent(tmp_path)
 
     async def scenario(t):
-        await t.type("Prepare the release" + ENTER)
-        await t.printed("Window one is open.")
-        await t.idle()
-        await t.type("Next step" + ENTER)
-        await t.printed("Second answer.")
-        await t.idle()
+        await two_turns(t)
         t.transcript.clear()
         # Back into the archived window: its prompt is current again.
         target = user_ids(agent)["Prepare the release"]
@@ -135,16 +140,7 @@ def test_the_replay_is_bounded_and_counts_what_it_leaves_out(tmp_path):
 def test_each_prompt_stands_apart_from_the_turn_before_it_as_in_pi(tmp_path):
     """A blank line above each prompt, as it is printed and as it is replayed on reopening."""
     agent = tree_agent(tmp_path)
-
-    async def scenario(t):
-        await t.type("Prepare the release" + ENTER)
-        await t.printed("Window one is open.")
-        await t.idle()
-        await t.type("Next step" + ENTER)
-        await t.printed("Second answer.")
-        await t.idle()
-
-    terminal = run_terminal(agent, scenario)
+    terminal = run_terminal(agent, two_turns)
     with SessionManager.open(agent.session_file, read_only=True) as manager:
         replayed = plain("\n".join(branch_blocks(manager, 80)))
     for text in (plain(terminal.text()), replayed):
