@@ -253,8 +253,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _main(arguments: list[str]) -> tuple[int, bool]:
     """The exit status, and whether the command may end the process at once (see
     :func:`run`)."""
-    if not arguments and on_a_terminal():
-        arguments = ["chat"]  # `ctxmodes` alone on a terminal, as `pi` alone
+    if not arguments and not stdin_piped():
+        # `ctxmodes` alone on a terminal, as `pi` alone (with its output redirected, the
+        # session says it needs a terminal); with input piped in, print mode (see below).
+        arguments = ["chat"]
     try:
         # Pi's command line: `-p PROMPT`, `PROMPT`, chat's options alone (`-c --model X`).
         named = named_command(arguments)

@@ -50,3 +50,34 @@ def test_a_process_started_without_standard_input_is_not_a_traceback(tmp_path):
     assert (refused.returncode, refused.stderr.count("\n")) == (1, 1), refused.stderr
     assert "needs a terminal" in refused.stderr
     assert (answered.returncode, answered.stdout, answered.stderr) == (0, "answered\n", "")
+
+
+def test_the_bare_command_with_its_output_redirected_says_it_needs_a_terminal(tmp_path):
+    """``ctxmodes > file`` typed on a terminal: not the help, but the one line that says why
+    the session cannot start."""
+    import os
+    import pty
+    import subprocess
+
+    from support.cli_process import CTXMODES, ctxmodes_environment
+
+    controller, terminal = pty.openpty()
+    try:
+        result = subprocess.run(
+            CTXMODES,
+            stdin=terminal,
+            capture_output=True,
+            text=True,
+            env=ctxmodes_environment(tmp_path),
+            cwd=tmp_path,
+            timeout=60,
+            check=False,
+        )
+    finally:
+        os.close(terminal)
+        os.close(controller)
+    assert (result.returncode, result.stdout) == (1, "")
+    assert result.stderr.splitlines() == [
+        "ctxmodes: error: the interactive session needs a terminal; for one prompt without "
+        "a terminal, use `ctxmodes run PROMPT`"
+    ]
