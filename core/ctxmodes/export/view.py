@@ -14,6 +14,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any, Final, Literal, NamedTuple
 
 from ctxmodes.compaction.summary_text import summary_goal
+from ctxmodes.session.jsvalues import js_to_fixed
 
 if TYPE_CHECKING:
     from ctxmodes.session.manager import SessionManager
@@ -319,6 +320,11 @@ class UsageTotals:
     @property
     def tokens(self) -> int:
         return self.input + self.output + self.cache_read + self.cache_write
+
+    @property
+    def cost_text(self) -> str:
+        """The cost as Pi's export writes it (``toFixed(3)``: a tie goes up)."""
+        return js_to_fixed(self.cost, 3)
 
     @classmethod
     def of_path(cls, stored_entries: Iterable[dict[str, Any]]) -> UsageTotals:

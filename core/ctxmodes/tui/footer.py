@@ -24,6 +24,7 @@ from typing import Final
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 
 from ctxmodes.sdk.context_state import ContextState
+from ctxmodes.session.jsvalues import js_to_fixed
 from ctxmodes.tui.text_wrap import text_cells, truncate_to_width
 
 WARN_AT: Final = 0.70
@@ -130,7 +131,8 @@ def _usage_text(state: FooterState) -> str:
     Pi's footer leaves out a free model's ``$0.000``."""
     stats = [state.token_stats] if state.token_stats else []
     if state.cost or state.subscription:
-        stats.append(f"${state.cost:.3f}" + (" (sub)" if state.subscription else ""))
+        cost = js_to_fixed(state.cost, 3)
+        stats.append(f"${cost}" + (" (sub)" if state.subscription else ""))
     return " ".join(stats)
 
 

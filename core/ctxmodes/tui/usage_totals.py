@@ -70,7 +70,7 @@ class UsageTotals:
             if count
         ]
         if (tokens.cache_read or tokens.cache_write) and self.cache_hit_rate is not None:
-            parts.append(f"CH{self.cache_hit_rate:.1f}%")
+            parts.append(f"CH{js_to_fixed(self.cache_hit_rate, 1)}%")
         return " ".join(parts)
 
 

@@ -254,6 +254,14 @@ def test_an_edit_shows_its_diff_and_the_header_its_model_tokens_and_cost(tmp_pat
     assert "$0.024" in facts  # three decimals, as Pi's export and the footer write it
 
 
+def test_the_cost_is_rounded_as_pis_export_rounds_it() -> None:
+    from ctxmodes.export.view import UsageTotals
+
+    # Exactly halfway: ``toFixed(3)`` rounds up where Python's formatting goes to even.
+    assert UsageTotals(cost=0.0625).cost_text == "0.063"
+    assert UsageTotals().cost_text == "0.000"
+
+
 def test_an_archived_window_the_user_went_back_into_is_not_called_hidden(tmp_path):
     path = write_tree_session(tmp_path, 2)
     entries = [orjson.loads(line) for line in path.read_bytes().splitlines()[1:]]

@@ -101,6 +101,8 @@ def test_a_free_model_shows_its_tokens_and_no_cost_as_pis_footer_does() -> None:
     assert usage_part(cost=0.0) == ("class:footer", "↑41k ↓2.3k")
     assert usage_part(token_stats="", cost=0.0) is None
     assert usage_part(token_stats="", cost=0.01) == ("class:footer", "$0.010")
+    # Exactly halfway: ``toFixed(3)`` rounds up, as Pi's footer writes it.
+    assert usage_part(token_stats="", cost=0.0625) == ("class:footer", "$0.063")
 
 
 def test_a_subscription_s_cost_is_marked_as_pi_marks_it() -> None:

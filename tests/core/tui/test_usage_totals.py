@@ -133,3 +133,12 @@ def test_a_reply_without_prompt_tokens_has_no_cache_rate() -> None:
     prompt(manager)
     manager.append_message(reply(usage(0, 10)))
     assert tracked.update(manager).stats() == "↑100 ↓20 R300"
+
+
+def test_a_cache_rate_on_a_tie_is_written_as_javascript_writes_it() -> None:
+    manager = SessionManager.in_memory("/p")
+    prompt(manager)
+    # 49 of 400 prompt tokens from the cache: exactly 12.25 %, which ``toFixed(1)`` writes
+    # 12.3 (Python's formatting would write 12.2).
+    manager.append_message(reply(usage(351, 1, read=49)))
+    assert SessionUsage().update(manager).stats() == "↑351 ↓1 R49 CH12.3%"
