@@ -9,6 +9,11 @@
   nothing else): the least any HTTP front of a model costs, to set the service beside.
 * :func:`echo_main` answers every POST to ``/echo`` with its JSON body: the smallest useful
   aiohttp service, the HTTP anchor of ``bench/service_capacity.py``.
+* :func:`insert_main` inserts every POST to ``/insert``'s body as one row of the Postgres
+  database given as its argument, over as many kept connections as its second argument
+  says, on the event loop the service runs on, and answers the row's number: the least a
+  note write through aiohttp and psycopg can cost, the floor under the service's writes in
+  ``bench/service_capacity.py``.
 """
 
 from __future__ import annotations
@@ -18,11 +23,15 @@ import sys
 from pathlib import Path
 
 import aiohttp
+import orjson
+import psycopg
 from aiohttp import web
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from support.wire_server import text_stream
+
+from ctxmodes_remote.service.server import loop_factory
 
 FRAMES = text_stream("openai-responses", "hello there", pieces=2)
 
@@ -80,6 +89,36 @@ async def _echo() -> None:
     await _listen(app)
 
 
+INSERT_TABLE = "CREATE TABLE IF NOT EXISTS floor (seq bigserial PRIMARY KEY, value bytea)"
+
+
+async def _insert(url: str, connections: int) -> None:
+    # Idle cursors, each on a connection of its own: a call waits for one when all are busy.
+    kept: asyncio.Queue[psycopg.AsyncCursor[tuple[int]]] = asyncio.Queue()
+    for _ in range(connections):
+        connection = await psycopg.AsyncConnection.connect(url, autocommit=True)
+        kept.put_nowait(connection.cursor())
+    async with await psycopg.AsyncConnection.connect(url, autocommit=True) as setup:
+        await setup.execute(INSERT_TABLE)
+
+    async def insert(request: web.Request) -> web.Response:
+        body = await request.read()
+        orjson.loads(body)
+        cursor = await kept.get()
+        try:
+            await cursor.execute(
+                "INSERT INTO floor (value) VALUES (%s) RETURNING seq", (body,), prepare=True
+            )
+            rows = await cursor.fetchall()
+        finally:
+            kept.put_nowait(cursor)
+        return web.Response(body=orjson.dumps({"seq": rows[0][0]}), content_type="application/json")
+
+    app = web.Application()
+    app.router.add_post("/insert", insert)
+    await _listen(app)
+
+
 def model_main() -> None:
     asyncio.run(_model(float(sys.argv[1])))
 
@@ -90,3 +129,8 @@ def proxy_main() -> None:
 
 def echo_main() -> None:
     asyncio.run(_echo())
+
+
+def insert_main() -> None:
+    with asyncio.Runner(loop_factory=loop_factory()) as runner:
+        runner.run(_insert(sys.argv[1], int(sys.argv[2])))

@@ -10,6 +10,11 @@ and 32 concurrent sessions:
   single-row inserts, one transaction each, ``synchronous_commit`` on; for SQLite a loop of
   single-row inserts, each committed in WAL mode with ``synchronous=FULL``), and a trivial
   aiohttp handler echoing a JSON body, in a process of its own on loopback;
+* on Postgres, beside the anchor, the floor under a note write on this stack: an aiohttp
+  handler on the service's event loop that inserts each call's body as one row through
+  psycopg and answers its number, nothing more (no token, no keys, no notes), with as many
+  connections as a service process; its ratio is the most any service built on them can
+  reach here;
 * ctxmodes is a real ``ctxmodes serve`` process (plain HTTP on loopback: TLS is the listener's
   cost, not the service's) answering ``notes.write_file``, ``notes.read_file`` and
   ``notes.search_contents`` with encrypted arguments, as Codex sends them, each session in a
@@ -70,6 +75,9 @@ from ctxmodes_remote.service.codex_home import account_of
 from ctxmodes_remote.service.crypto import KeyRing, load_or_create_keyring
 
 CONCURRENCY = (1, 8, 32)
+#: The length of a note write's sealed text (``"note 1234 of session 7: …"``, as
+#: :func:`ctxmodes_rates` writes it).
+_SEALED_NOTE_CHARS = 140
 ENCRYPTED = {"x-openai-encrypted-tool-arguments": "true"}
 _JSON = {"Content-Type": "application/json"}
 
@@ -226,26 +234,66 @@ def measured(
 # -- anchors ---------------------------------------------------------------------------------
 
 
-def echo_rate(clients: int, total: int) -> Rate:
-    # The HTTP anchor: the smallest useful aiohttp service, in a process of its own.
+def loopback_rate(
+    main: str,
+    arguments: Sequence[str],
+    clients: int,
+    total: int,
+    body: Callable[[int, int], dict[str, object]],
+    database: Callable[[], Sequence[int]] = list,
+) -> Rate:
+    """The rate of the server ``loopback_servers.<main>_main`` started with ``arguments``
+    in a process of its own, sent ``body(client, step)`` at its one route ``/<main>``."""
     server = subprocess.Popen(
-        [sys.executable, "-c", "from loopback_servers import echo_main; echo_main()"],
+        [
+            sys.executable,
+            "-c",
+            f"from loopback_servers import {main}_main; {main}_main()",
+            *arguments,
+        ],
         cwd=Path(__file__).parent,
         stdout=subprocess.PIPE,
         text=True,
     )
     try:
         assert server.stdout is not None
-        url = f"http://127.0.0.1:{int(server.stdout.readline())}/echo"
+        url = f"http://127.0.0.1:{int(server.stdout.readline())}/{main}"
 
-        def echo(number: int, step: int) -> Post:
-            return Post(url, json.dumps({"client": number, "step": step}).encode(), _JSON)
+        def post(number: int, step: int) -> Post:
+            return Post(url, json.dumps(body(number, step)).encode(), _JSON)
 
-        call = prepared(clients, total, echo)
-        return measured([server.pid], partial(asyncio.run, _drive(clients, total, call)))
+        call = prepared(clients, total, post)
+        return measured([server.pid], partial(asyncio.run, _drive(clients, total, call)), database)
     finally:
         server.terminate()
         server.wait(30)
+
+
+def echo_rate(clients: int, total: int) -> Rate:
+    """The HTTP anchor: the smallest useful aiohttp service."""
+    return loopback_rate("echo", (), clients, total, lambda n, step: {"client": n, "step": step})
+
+
+def insert_rate(server: PostgresServer, connections: int, clients: int, total: int) -> Rate:
+    """The floor under the service's note writes on Postgres: aiohttp on the service's
+    event loop, one row inserted per call through psycopg, nothing else; the body as big as
+    a note write's."""
+    url = server.database()
+    try:
+        return loopback_rate(
+            "insert",
+            (url, str(connections)),
+            clients,
+            total,
+            lambda n, step: {
+                "path": f"n{step % 10}.md",
+                "text": "A" * _SEALED_NOTE_CHARS,
+                "context": {"session_id": f"s{n}", "current_agent_name": "/root"},
+            },
+            lambda: family(server.postmaster_pid()),
+        )
+    finally:
+        server.drop(url)
 
 
 def sqlite_commit_rate(directory: Path, total: int) -> Rate:
@@ -516,8 +564,10 @@ def measure(
     baseline: Path | None = None,
     database_pids: Callable[[], Sequence[int]] = list,
     rounds: int = 1,
+    floor: Callable[[int], Rate] | None = None,
 ) -> None:
-    """The table of one storage: per concurrency, the anchor, then ctxmodes (and the
+    """The table of one storage: per concurrency, the anchor (and ``floor(clients)``, the
+    rate of a server doing the least a note write needs), then ctxmodes (and the
     ``baseline`` source tree's, first) with each number of service processes in
     ``processes`` (all started at once, the first serving alone). ``database()`` gives each
     service its storage arguments, ``database_pids()`` the database server's processes."""
@@ -562,6 +612,14 @@ def measure(
                 f"{echo.p50_ms:>7.2f} {echo.p99_ms:>7.2f} {'':6} {echo.cpu_s * 1e6:>7.0f} "
                 f"{'':>5} {echo.client_cpu_s * 1e6:>6.0f}"
             )
+            if floor is not None:
+                least = floor(clients)
+                print(
+                    f"{clients:>8} {'one insert a call':>34}   {'':26} {least.per_s:>7.0f} "
+                    f"{least.p50_ms:>7.2f} {least.p99_ms:>7.2f} {least.per_s / anchor:>5.2f}x "
+                    f"{least.cpu_s * 1e6:>7.0f} {least.db_cpu_s * 1e6:>5.0f} "
+                    f"{least.client_cpu_s * 1e6:>6.0f}"
+                )
             line = 0
             # Which goes first alternates, from level to level and from round to round: each
             # meets the database just after the anchor's inserts as often as the other.
@@ -660,6 +718,7 @@ def main() -> int:
                     baseline=args.baseline,
                     database_pids=lambda: family(server.postmaster_pid()),
                     rounds=args.rounds,
+                    floor=lambda clients: insert_rate(server, args.connections, clients, args.ops),
                 )
             finally:
                 server.close()
