@@ -226,11 +226,13 @@ class TransportRetryScheduled:
 
 @dataclass(frozen=True, slots=True)
 class RetryEnded:
-    """The retries ended: an answer came (``success``), or ``error`` stands."""
+    """The retries ended: an answer came (``success``), or ``error`` stands; ``attempt``
+    is the last attempt made (0: the failure was not retried)."""
 
     type: ClassVar[str] = "retry_end"
     success: bool
     error: str | None
+    attempt: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -392,7 +394,7 @@ PROJECTION: Final[Mapping[type, Projection]] = {
     records.CompactionStarted: lambda r: [CompactionStarted(r.trigger)],
     records.CompactionEnded: lambda r: [CompactionFinished(r.entry, r.aborted, r.error, r.trigger)],
     records.AutoRetryStarted: _retry,
-    records.AutoRetryEnded: lambda r: [RetryEnded(r.success, r.final_error)],
+    records.AutoRetryEnded: lambda r: [RetryEnded(r.success, r.final_error, r.attempt)],
     records.TransportRetryScheduled: _transport_retry,
     records.TreeNavigated: _navigated,
 }

@@ -23,6 +23,7 @@ from ctxmodes.tui.tool_calls import call_text, compact_read
 
 if TYPE_CHECKING:
     from ctxmodes.hostapi import NotifyLevel
+    from ctxmodes.sdk.events import RetryEnded
     from ctxmodes.session.models import AssistantMessage, BashExecutionMessage, CompactionEntry
 
 #: Tool arguments and results are cut to this many characters on their one line.
@@ -276,6 +277,15 @@ def custom_message(custom_type: str, text: str, width: int) -> str:
 
 def notice(message: str, level: NotifyLevel, width: int) -> str:
     return styled(message, _NOTICE_STYLES.get(level, "dim"), width)
+
+
+def retry_failure(event: RetryEnded) -> str:
+    """A retry series that failed, in Pi's words: ``Error: Retry failed after 3 attempts:
+    …`` (one that was never retried says only its error)."""
+    error = event.error or "Unknown error"
+    if event.attempt == 0:
+        return f"Error: {error}"
+    return f"Error: Retry failed after {event.attempt} attempts: {error}"
 
 
 def window_line(number: int, after_compaction: bool, width: int, expand: str | None = None) -> str:

@@ -276,8 +276,8 @@ class Transcript:
         elif isinstance(event, ev.RetryEnded):
             status.retry_at = None
             status.activity = "working" if self._agent.is_streaming() else None
-            if not event.success and event.error:
-                blocks.append(render.notice(event.error, "error", width))
+            if not event.success:
+                blocks.append(render.notice(render.retry_failure(event), "error", width))
         elif isinstance(event, ev.StatusChanged):
             status.set_status(event.key, event.text)
 

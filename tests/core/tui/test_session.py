@@ -353,7 +353,7 @@ def test_a_retry_counts_down_and_esc_cancels_it(tmp_path):
         seen["activity"] = t.session.status.activity
         await t.type(ESC)
         await t.until(lambda: t.session.status.retry_at is None, "the retry to end")
-        await t.printed("Retry cancelled")
+        await t.printed("Error: Retry failed after 1 attempts: Retry cancelled")
         await t.idle()
 
     terminal = run_terminal(agent, scenario)

@@ -1,0 +1,66 @@
+"""A failed retry series beside the real Pi's, each program in a real terminal: after the
+same transient errors, both end on the same line."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+from support.pi_print import API, pi_terminal
+from support.tmux import Tmux, ctxmodes_command, private_env
+from support.wire_server import Reply, WireServer, json_error
+
+pytestmark = [
+    pytest.mark.slow,  # two real terminals, end to end
+    pytest.mark.pi,
+    pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed"),
+]
+
+RETRIES = 2
+
+
+def _last_error(screen: str) -> str:
+    errors = [line.strip() for line in screen.splitlines() if line.strip().startswith("Error:")]
+    return errors[-1] if errors else ""
+
+
+def test_both_say_the_retries_failed_in_the_same_words(tmp_path: Path) -> None:
+    agent = tmp_path / "pi-agent"
+    agent.mkdir()
+    # Both read Pi's settings: two quick retries.
+    retry = {"retry": {"maxRetries": RETRIES, "baseDelayMs": 10}}
+    (agent / "settings.json").write_text(json.dumps(retry))
+    project = tmp_path / "project"
+    project.mkdir()
+    ended: dict[str, str] = {}
+    for program in ("pi", "ours"):
+        overloaded = Reply(json_error("upstream overloaded"), status=503)
+        with WireServer([overloaded] * (RETRIES + 1)) as server:
+            provider = {
+                "baseUrl": f"{server.base_url}/v1",
+                "api": API,
+                "apiKey": "sk-loop",
+                "models": [{"id": "m"}],
+            }
+            (agent / "models.json").write_text(json.dumps({"providers": {"loop": provider}}))
+            if program == "pi":
+                tmux = pi_terminal(project, agent, tmp_path, "--model", "loop/m")
+            else:
+                env = {**private_env(tmp_path), "PI_CODING_AGENT_DIR": str(agent)}
+                command = ctxmodes_command("chat", "--mode", "off", "--model", "loop/m")
+                tmux = Tmux(["env", "-C", str(project), *command], env)
+            try:
+                tmux.wait("Press ctrl+o")
+                time.sleep(0.5)  # Pi reads keys once its first frame is drawn
+                tmux.type("question")
+                tmux.key("Enter")
+                ended[program] = _last_error(
+                    tmux.until(lambda screen: "Retry failed" in _last_error(screen))
+                )
+            finally:
+                tmux.close()
+    assert ended["pi"].startswith(f"Error: Retry failed after {RETRIES} attempts: 503")
+    assert ended["ours"] == ended["pi"]
