@@ -449,37 +449,41 @@ def export(session: TerminalSession, args: str) -> None:
 
 
 def session_info(session: TerminalSession, args: str) -> None:
-    """Pi's ``/session`` fields, plus mode, window, archived windows and notes."""
+    """Pi's ``/session`` report, then the session's mode, window, archives and notes."""
     from ctxmodes.export.view import ARCHIVE_TYPE, NOTE_TYPE
+    from ctxmodes.host.usage_breakdown import cache_waste, usage_breakdown
     from ctxmodes.session.models import CustomEntry
+    from ctxmodes.tui.session_report import ModeFacts, session_report
 
     agent = session.agent
     manager = agent.session_manager
-    stats = agent.session.session_stats()
+    entries = manager.get_entries()
     archives = notes = 0
-    for entry in manager.get_entries():
+    for entry in entries:
         if isinstance(entry, CustomEntry):
             archives += entry.custom_type == ARCHIVE_TYPE
             notes += entry.custom_type == NOTE_TYPE
-    tokens = stats.tokens
+    prices = {(m.provider, m.id): m.cost.cache_read for m in agent.models()}
     state = agent.context_state()
     model = agent.session.model
-    lines = [
-        f"File: {stats.session_file or '(in memory)'}",
-        f"ID: {stats.session_id}",
-        f"Name: {manager.get_session_name() or '-'}",
-        f"Model: {'-' if model is None else f'{model.provider}/{model.id}'} · mode {agent.mode}",
-        f"Messages: {stats.user_messages} user, {stats.assistant_messages} assistant, "
-        f"{stats.tool_calls} tool calls, {stats.tool_results} tool results, "
-        f"{manager.entry_count()} entries",
-        f"Tokens: {tokens.input} in, {tokens.output} out, {tokens.cache_read} cache read, "
-        f"{tokens.cache_write} cache write · cost ${float(tokens.cost):.4f}",
-        f"Context window: {'-' if state.window is None else state.window} · "
-        f"{'?' if state.tokens_left is None else state.tokens_left} of "
-        f"{state.usable_tokens} usable tokens left",
-        f"Archived windows: {archives} · note writes: {notes}",
-    ]
-    session.notify("\n".join(lines))
+    facts = ModeFacts(
+        model="-" if model is None else f"{model.provider}/{model.id}",
+        mode=agent.mode,
+        window=state.window,
+        tokens_left=state.tokens_left,
+        usable_tokens=state.usable_tokens,
+        archived_windows=archives,
+        note_writes=notes,
+        entries=manager.entry_count(),
+    )
+    report = session_report(
+        agent.session.session_stats(),
+        manager.get_session_name(),
+        usage_breakdown(entries),
+        cache_waste(entries, lambda provider, model_id: prices.get((provider, model_id))),
+        facts,
+    )
+    session.notify(report)
 
 
 def _tokens(chars: int) -> int:
