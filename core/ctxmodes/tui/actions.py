@@ -147,11 +147,19 @@ def _navigate(
 
 
 def compact(session: TerminalSession, args: str) -> None:
-    """``/compact [instructions]`` on the worker; the transcript shows the outcome once."""
+    """``/compact [instructions]`` on the worker; the transcript shows the outcome once:
+    a compaction that began says how it ended (failed or cancelled) when it ends."""
+    from ctxmodes.sdk import SessionBusyError
+
     agent = session.agent
 
     def job() -> None:
-        agent.compact(args or None)
+        try:
+            agent.compact(args or None)
+        except SessionBusyError:
+            raise  # refused before it began
+        except CtxmodesError:
+            pass  # the compaction's end said why
 
     agent.run_soon(job)
 
@@ -405,7 +413,7 @@ def copy(session: TerminalSession, args: str) -> None:
     ``set-clipboard on``), said in Pi's words; no dependency."""
     text = session.transcript.last_reply
     if not text:
-        session.notify("Error: No agent messages to copy yet.", "error")
+        session.notify("No agent messages to copy yet.", "error")
         return
     copy_to_clipboard(session, text)
     session.notify("Copied last agent message to clipboard")

@@ -434,8 +434,8 @@ class TerminalSession:
         self.app.invalidate()
 
     def notify(self, message: str, level: str = "info") -> None:
-        """Print a notice now (UI thread)."""
-        self.print_blocks([render.notice(message, level, self.width)])  # type: ignore[arg-type]
+        """Print a notice now (UI thread), as Pi words one (``Error: …``)."""
+        self.print_blocks([render.said(message, level, self.width)])  # type: ignore[arg-type]
 
     @property
     def width(self) -> int:

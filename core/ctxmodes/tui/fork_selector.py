@@ -124,7 +124,7 @@ def fork_before(session: TerminalSession, entry_id: str) -> None:
         except SessionChangeCancelled:
             return
         except CtxmodesError as error:
-            agent.session.ui.notify(f"Error: {error}", "error")
+            agent.session.ui.notify(str(error), "error")
             return
         agent.session.ui.set_editor_text(text or "")
         agent.session.ui.notify(FORKED)

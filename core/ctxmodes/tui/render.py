@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 #: Tool arguments and results are cut to this many characters on their one line.
 TOOL_LINE_CHARS: Final = 100
 _NOTICE_STYLES: Final = {"info": "dim", "warning": "yellow", "error": "bold red"}
+_SAID_PREFIXES: Final = {"warning": "Warning: ", "error": "Error: "}
 
 
 def one_line(text: str, limit: int = TOOL_LINE_CHARS) -> str:
@@ -279,13 +280,19 @@ def notice(message: str, level: NotifyLevel, width: int) -> str:
     return styled(message, _NOTICE_STYLES.get(level, "dim"), width)
 
 
+def said(message: str, level: NotifyLevel, width: int) -> str:
+    """A notice for the user as Pi shows one (its ``showError`` and ``showWarning``): an
+    error is ``Error: …``, a warning ``Warning: …``."""
+    return notice(f"{_SAID_PREFIXES.get(level, '')}{message}", level, width)
+
+
 def retry_failure(event: RetryEnded) -> str:
-    """A retry series that failed, in Pi's words: ``Error: Retry failed after 3 attempts:
-    …`` (one that was never retried says only its error)."""
+    """A retry series that failed, in Pi's words: ``Retry failed after 3 attempts: …`` (one
+    that was never retried says only its error)."""
     error = event.error or "Unknown error"
     if event.attempt == 0:
-        return f"Error: {error}"
-    return f"Error: Retry failed after {event.attempt} attempts: {error}"
+        return error
+    return f"Retry failed after {event.attempt} attempts: {error}"
 
 
 def window_line(number: int, after_compaction: bool, width: int, expand: str | None = None) -> str:

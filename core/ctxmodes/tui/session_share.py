@@ -86,8 +86,8 @@ class Outcome:
 
     @staticmethod
     def error(message: str) -> Outcome:
-        # Pi shows every failure of /share as an error line that starts so.
-        return Outcome(f"Error: {message}", "error")
+        # Pi shows every failure of /share as an error line (``Error: …``).
+        return Outcome(message, "error")
 
 
 class GistShare:
@@ -213,7 +213,7 @@ def share(session: TerminalSession, args: str) -> None:
     try:
         job = GistShare(agent.session_file, agent.mode, os.environ)
     except OSError as failure:  # no temporary folder could be made
-        session.notify(Outcome.error(f"Failed to export session: {failure}").message, "error")
+        session.notify(f"Failed to export session: {failure}", "error")
         return
     finished = threading.Event()
 

@@ -10,6 +10,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
+from ctxmodes.host.compactor import CANCELLED_MESSAGE
 from ctxmodes.sdk import events as ev
 from ctxmodes.session.models import (
     AssistantMessage,
@@ -223,8 +224,10 @@ class Transcript:
                 # Ctrl+O shows the summary, as Pi's key expands a compaction.
                 summary = f"{render.compaction_text(event.entry)}\n\n{event.entry.summary}"
                 self._keep_output("compaction", summary)
-            elif event.error and event.trigger != "manual":
-                # A manual compaction's failure is the /compact command's to report.
+            elif event.trigger == "manual" and (event.error or event.aborted):
+                said = event.error or CANCELLED_MESSAGE
+                blocks.append(render.said(said, "error", width))
+            elif event.error:
                 blocks.append(render.notice(event.error, "error", width))
             status.refresh()
         elif isinstance(event, ev.Navigated):
@@ -246,7 +249,7 @@ class Transcript:
             blocks.extend(self.replay(width))
             status.refresh()
         elif isinstance(event, ev.Notice):
-            blocks.append(render.notice(event.message, event.level, width))
+            blocks.append(render.said(event.message, event.level, width))
             # Commands answer with a notice: a new name or mode shows in the footer at once.
             status.refresh()
         else:
@@ -277,7 +280,7 @@ class Transcript:
             status.retry_at = None
             status.activity = "working" if self._agent.is_streaming() else None
             if not event.success:
-                blocks.append(render.notice(render.retry_failure(event), "error", width))
+                blocks.append(render.said(render.retry_failure(event), "error", width))
         elif isinstance(event, ev.StatusChanged):
             status.set_status(event.key, event.text)
 

@@ -337,6 +337,25 @@ def test_ctrl_g_opens_the_configured_editor_before_visual(tmp_path, monkeypatch)
         run_terminal(agent, scenario, settings=TerminalSettings(external_editor=editor))
 
 
+def test_warnings_and_errors_are_said_as_pi_says_them(tmp_path):
+    """A plugin's notices (the host's interface to it) and a command's are shown alike."""
+    agent = make_agent(tmp_path, [])
+
+    async def scenario(t):
+        agent.session.ui.notify("the index is almost full", "warning")
+        agent.session.ui.notify("the index cannot be read", "error")
+        agent.session.ui.notify("the index is saved", "info")
+        await t.printed("the index is saved")
+        await t.type("/copy" + ENTER)
+        await t.printed("Error: No agent messages to copy yet.")
+
+    text = run_terminal(agent, scenario).text()
+    assert "Warning: the index is almost full" in text
+    assert "Error: the index cannot be read" in text
+    assert "Error: Error:" not in text
+    assert ": the index is saved" not in text
+
+
 def test_a_retry_counts_down_and_esc_cancels_it(tmp_path):
     from ctxmodes.host.options import HostOptions
     from ctxmodes.host.retry_settings import RetrySettings

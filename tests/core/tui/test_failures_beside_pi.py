@@ -1,5 +1,6 @@
-"""A failed retry series beside the real Pi's, each program in a real terminal: after the
-same transient errors, both end on the same line."""
+"""Failures beside the real Pi's, each program in a real terminal on the same loopback
+model: a retry series that gives up, and a ``/compact`` with nothing to compact, end on the
+same error line."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from pathlib import Path
 import pytest
 from support.pi_print import API, pi_terminal
 from support.tmux import Tmux, ctxmodes_command, private_env
-from support.wire_server import Reply, WireServer, json_error
+from support.wire_server import Reply, WireServer, json_error, text_stream
 
 pytestmark = [
     pytest.mark.slow,  # two real terminals, end to end
@@ -27,18 +28,21 @@ def _last_error(screen: str) -> str:
     return errors[-1] if errors else ""
 
 
-def test_both_say_the_retries_failed_in_the_same_words(tmp_path: Path) -> None:
+def _error_lines(
+    tmp_path: Path, replies: list[Reply], typed: list[str], ends: str
+) -> dict[str, str]:
+    """For Pi and for ctxmodes: the last error line once one holds ``ends``, after each
+    line of ``typed`` was sent (a prompt answered before the next is typed)."""
     agent = tmp_path / "pi-agent"
     agent.mkdir()
-    # Both read Pi's settings: two quick retries.
+    # Both read Pi's settings: quick retries.
     retry = {"retry": {"maxRetries": RETRIES, "baseDelayMs": 10}}
     (agent / "settings.json").write_text(json.dumps(retry))
     project = tmp_path / "project"
     project.mkdir()
     ended: dict[str, str] = {}
     for program in ("pi", "ours"):
-        overloaded = Reply(json_error("upstream overloaded"), status=503)
-        with WireServer([overloaded] * (RETRIES + 1)) as server:
+        with WireServer(list(replies)) as server:
             provider = {
                 "baseUrl": f"{server.base_url}/v1",
                 "api": API,
@@ -55,12 +59,28 @@ def test_both_say_the_retries_failed_in_the_same_words(tmp_path: Path) -> None:
             try:
                 tmux.wait("Press ctrl+o")
                 time.sleep(0.5)  # Pi reads keys once its first frame is drawn
-                tmux.type("question")
-                tmux.key("Enter")
-                ended[program] = _last_error(
-                    tmux.until(lambda screen: "Retry failed" in _last_error(screen))
-                )
+                for line in typed:
+                    tmux.type(line)
+                    time.sleep(0.3)  # a command's menu opens before Enter runs it
+                    tmux.key("Enter")
+                    if line == "question":
+                        tmux.wait("answer")
+                        time.sleep(0.3)  # the run settles before the next line
+                ended[program] = _last_error(tmux.until(lambda screen: ends in _last_error(screen)))
             finally:
                 tmux.close()
+    return ended
+
+
+def test_both_say_the_retries_failed_in_the_same_words(tmp_path: Path) -> None:
+    overloaded = Reply(json_error("upstream overloaded"), status=503)
+    ended = _error_lines(tmp_path, [overloaded] * (RETRIES + 1), ["try"], "Retry failed")
     assert ended["pi"].startswith(f"Error: Retry failed after {RETRIES} attempts: 503")
+    assert ended["ours"] == ended["pi"]
+
+
+def test_both_say_there_is_nothing_to_compact_in_the_same_words(tmp_path: Path) -> None:
+    answer = Reply(text_stream(API, "answer"))
+    ended = _error_lines(tmp_path, [answer], ["question", "/compact"], "Compaction failed")
+    assert ended["pi"] == "Error: Compaction failed: Nothing to compact (session too small)"
     assert ended["ours"] == ended["pi"]
