@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, cast
 from ctxmodes.errors import CtxmodesError
 from ctxmodes.hostapi import NavigationRequest
 from ctxmodes.pi_settings_save import save_choice
+from ctxmodes.thinking_levels import THINKING_LEVELS
 from ctxmodes.tui.key_hints import editor_hint, selector_hint
 from ctxmodes.tui.model_picker import named_model, open_model_picker, save_as_default
 from ctxmodes.tui.picker import Picker, PickerItem
@@ -375,31 +376,42 @@ def thinking(session: TerminalSession, args: str) -> None:
         open_thinking_picker(session, select, lambda level: select(level, as_default=True))
         return
 
+    # As Pi: a level the model takes, in any case; any other is refused, naming those it does.
+    model = agent.session.model
+    levels = THINKING_LEVELS if model is None else model.capabilities.supported_thinking_levels()
+    level = next((known for known in levels if known.lower() == args.lower()), None)
+    if level is None:
+        available = ", ".join(levels)
+        session.notify(f'Unknown thinking level "{args}". Available levels: {available}.', "error")
+        return
+
     def job() -> None:
-        agent.set_thinking_level(args)
-        taken = agent.thinking_level
-        model = agent.session.model
-        # The nearest level the model takes, as Pi sets it.
-        unless = "" if taken == args or model is None else f" ({model.id} does not take {args})"
-        agent.session.ui.notify(f"Thinking: {taken}{unless}")
+        agent.set_thinking_level(level)
+        agent.session.ui.notify(f"Thinking level: {level}")
 
     agent.change_soon(job)
 
 
 def name(session: TerminalSession, args: str) -> None:
-    if not args:
-        current = session.agent.session_manager.get_session_name()
-        session.notify(
-            f"Session name: {current}"
-            if current
-            else "The session has no name; /name NAME sets one"
-        )
-        return
+    """``/name [NAME]``, in Pi's words: the name set (and how it was normalized, line
+    breaks being spaces in a name), or without one the current name."""
     agent = session.agent
+    if not args:
+        current = agent.session_manager.get_session_name()
+        if current:
+            session.notify(f"Session name: {current}")
+        else:
+            session.notify("Usage: /name <name>", "warning")
+        return
 
     def job() -> None:
         agent.set_name(args)
-        agent.session.ui.notify(f"Session name: {args}")
+        named = agent.session_manager.get_session_name()
+        notify = agent.session.ui.notify
+        if named != args:
+            as_typed, as_kept = (json.dumps(text, ensure_ascii=False) for text in (args, named))
+            notify(f"Session name was normalized from {as_typed} to {as_kept}", "warning")
+        notify(f"Session name set: {named or args}")
 
     agent.change_soon(job)
 

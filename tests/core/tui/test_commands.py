@@ -43,7 +43,7 @@ def test_session_context_name_and_copy(tmp_path):
         await t.type("/context" + ENTER)
         await t.printed("system prompt")
         await t.type("/name release prep" + ENTER)
-        await t.printed("Session name: release prep")
+        await t.printed("Session name set: release prep")
         footer = "".join(text for _, text in t.session.status.fragments())
         assert "release prep" in footer
         await t.type("/copy" + ENTER)
@@ -59,6 +59,23 @@ def test_session_context_name_and_copy(tmp_path):
     }
     osc = "\x1b]52;c;" + base64.b64encode(b"The answer is 42.").decode() + "\x07"
     assert osc in terminal.screen.getvalue()
+
+
+def test_name_says_how_to_use_it_and_how_a_name_was_normalized(tmp_path):
+    agent = make_agent(tmp_path, [])
+
+    async def scenario(t):
+        await t.type("/name" + ENTER)
+        await t.printed("Warning: Usage: /name <name>")
+        await t.type("/name first\nsecond" + ENTER)  # Ctrl+J: a line break in the name
+        await t.printed("Session name set: first second")
+        await t.type("/name" + ENTER)
+        await t.printed("Session name: first second")
+        assert agent.session_manager.get_session_name() == "first second"
+
+    text = run_terminal(agent, scenario).text()
+    warning = 'Warning: Session name was normalized from "first\\nsecond" to "first second"'
+    assert warning in text
 
 
 def test_export_writes_the_page(tmp_path):
@@ -826,12 +843,15 @@ def test_thinking_changes_the_next_request_and_is_recorded(tmp_path):
     seen: dict[str, object] = {}
 
     async def scenario(t):
-        await t.type("/thinking high" + ENTER)
-        await t.printed("Thinking: high")
+        await t.type("/thinking HIGH" + ENTER)  # in any case, as in Pi
+        await t.printed("Thinking level: high")
         footer = "".join(text for _, text in t.session.status.fragments())
         seen["footer"] = footer
         await t.type("/thinking enormous" + ENTER)
-        await t.printed("unknown thinking level 'enormous'")
+        await t.printed(
+            'Error: Unknown thinking level "enormous". '
+            "Available levels: off, minimal, low, medium, high."
+        )
         await t.type("go" + ENTER)
         await t.printed("thought hard")
         await t.idle()
@@ -844,14 +864,14 @@ def test_thinking_changes_the_next_request_and_is_recorded(tmp_path):
     assert levels == ["medium", "high"]  # Pi's default to start with
 
 
-def test_thinking_a_model_does_not_take_is_said_and_not_recorded(tmp_path):
-    """As Pi: a model without reasoning takes only off, so the session stays at off."""
+def test_thinking_a_model_does_not_take_is_refused(tmp_path):
+    """As Pi: a model without reasoning takes only off, and /thinking names only that."""
     agent = make_agent(tmp_path, [{"text": "plain answer"}])
     seen: dict[str, object] = {}
 
     async def scenario(t):
         await t.type("/thinking high" + ENTER)
-        await t.printed("Thinking: off (scripted does not take high)")
+        await t.printed('Error: Unknown thinking level "high". Available levels: off.')
         await t.type("go" + ENTER)
         await t.printed("plain answer")
         await t.idle()
