@@ -54,7 +54,12 @@ def _dispatch(args: argparse.Namespace) -> int:
 def _configure(parser: argparse.ArgumentParser) -> None:
     from ctxmodes_remote.service.defaults import DEFAULT_CONNECTIONS
 
-    parser.add_argument("--upstream", metavar="MODEL", help="the model, e.g. scripted:FILE")
+    parser.add_argument(
+        "--upstream",
+        metavar="MODEL",
+        help="the model that answers /responses, as `ctxmodes models` lists it "
+        "(e.g. anthropic/claude-sonnet-4-5), or scripted:FILE",
+    )
     _add_data(parser, default=None)
     parser.add_argument("--host", default=DEFAULT_HOST, help=f"address (default {DEFAULT_HOST})")
     parser.add_argument(
