@@ -179,6 +179,10 @@ class TerminalSettings(BaseModel):
     #: Replies' thinking collapsed to one line until Ctrl+T shows it in full (Pi's
     #: ``hideThinkingBlock``; ctxmodes' default collapses it, Pi's shows it).
     hide_thinking: bool = True
+    #: After a reply whose prompt the provider's cache missed for 20,000 tokens or $0.10, a
+    #: line saying so, and after a compaction or branch summary what it was billed (Pi's
+    #: ``showCacheMissNotices``).
+    cache_miss_notices: bool = False
 
 
 class ShellSettings(BaseModel):

@@ -66,6 +66,7 @@ HONOURED: dict[str, tuple[str, JsonKind]] = {
     "autocompleteMaxVisible": ("terminal.completion_rows", "number"),
     "quietStartup": ("terminal.quiet_startup", "boolean"),
     "hideThinkingBlock": ("terminal.hide_thinking", "boolean"),
+    "showCacheMissNotices": ("terminal.cache_miss_notices", "boolean"),
     "images.blockImages": ("block_images", "boolean"),
     "images.autoResize": ("auto_resize_images", "boolean"),
     "sessionDir": ("session_dir", "string"),

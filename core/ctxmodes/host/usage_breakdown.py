@@ -7,7 +7,8 @@ part of it the previous request already sent, less what the cache did serve, whe
 more than :data:`NOISE_FLOOR_TOKENS`. A compaction or branch summary starts over (the
 context changed on purpose); a change of model does not (its first prompt is billed in
 full, and that is what the count is for). Its cost is those tokens at the rate the reply
-paid for its uncached input, less the cache-read rate.
+paid for its uncached input, less the cache-read rate. :class:`CacheScan` takes the entries
+one at a time, so that the terminal's notices of each miss scan a growing session once.
 
 Internal to ctxmodes: not part of the API and may change without notice.
 """
@@ -89,43 +90,79 @@ class CacheWaste:
 
 
 @dataclass(frozen=True, slots=True)
+class CacheMiss:
+    """One reply's miss: the tokens billed again and their cost; how long the session was
+    idle before it (milliseconds) and whether another model answered the request before."""
+
+    missed_tokens: Number
+    missed_cost: float
+    idle_ms: Number
+    model_changed: bool
+
+
+@dataclass(frozen=True, slots=True)
 class _Previous:
     prompt_tokens: Number
+    model: str
+    timestamp: Number
     #: Whether any reply so far reported cache reads or writes.
     reported_cache: bool
 
 
-_NEVER: Final = _Previous(0, reported_cache=False)
+class CacheScan:
+    """The cache misses of a session's entries, taken one at a time in file order (so a
+    session that grows is scanned once, not again for each reply)."""
 
+    def __init__(self, cache_read_price: CacheReadPrice) -> None:
+        self._price = cache_read_price
+        self._previous: _Previous | None = None
+        self.waste = CacheWaste()
 
-def cache_waste(entries: Iterable[SessionEntry], cache_read_price: CacheReadPrice) -> CacheWaste:
-    """The cache misses of the replies among ``entries``, in file order."""
-    previous: _Previous | None = None
-    waste = CacheWaste()
-    for entry in entries:
+    def take(self, entry: SessionEntry) -> CacheMiss | None:
+        """Count ``entry``; the miss of the reply it holds, if that reply missed."""
         if isinstance(entry, CompactionEntry | BranchSummaryEntry):
-            previous = None
-            continue
+            self._previous = None
+            return None
         if not isinstance(entry, MessageEntry) or not isinstance(entry.message, AssistantMessage):
-            continue
+            return None
         message = entry.message
-        missed = _missed(previous, message, cache_read_price)
-        if missed is not None:
-            tokens, cost = missed
-            waste = CacheWaste(
-                waste.missed_tokens + tokens, waste.missed_cost + cost, waste.miss_count + 1
+        previous = self._previous
+        miss = _missed(previous, message, self._price)
+        if miss is not None:
+            waste = self.waste
+            self.waste = CacheWaste(
+                waste.missed_tokens + miss.missed_tokens,
+                waste.missed_cost + miss.missed_cost,
+                waste.miss_count + 1,
             )
         usage = message.usage
         prompt = usage.input + usage.cache_read + usage.cache_write
         if prompt > 0:
             reported = usage.cache_read + usage.cache_write > 0
-            previous = _Previous(prompt, reported or (previous or _NEVER).reported_cache)
-    return waste
+            self._previous = _Previous(
+                prompt,
+                _model_key(message),
+                message.timestamp,
+                reported or (previous is not None and previous.reported_cache),
+            )
+        return miss
+
+
+def cache_waste(entries: Iterable[SessionEntry], cache_read_price: CacheReadPrice) -> CacheWaste:
+    """The cache misses of the replies among ``entries``, in file order, summed."""
+    scan = CacheScan(cache_read_price)
+    for entry in entries:
+        scan.take(entry)
+    return scan.waste
+
+
+def _model_key(message: AssistantMessage) -> str:
+    return f"{message.provider}/{message.model}"
 
 
 def _missed(
     previous: _Previous | None, message: AssistantMessage, cache_read_price: CacheReadPrice
-) -> tuple[Number, float] | None:
+) -> CacheMiss | None:
     usage = message.usage
     prompt = usage.input + usage.cache_read + usage.cache_write
     cached = usage.cache_read + usage.cache_write
@@ -142,4 +179,9 @@ def _missed(
         read_rate = usage.cost.cache_read / usage.cache_read
     else:
         read_rate = (cache_read_price(message.provider, message.model) or 0.0) / 1_000_000
-    return missed, missed * max(0.0, paid_rate - read_rate)
+    return CacheMiss(
+        missed,
+        missed * max(0.0, paid_rate - read_rate),
+        max(0, message.timestamp - previous.timestamp),
+        _model_key(message) != previous.model,
+    )

@@ -188,6 +188,7 @@ class TerminalSession:
             self._tick_retry,
             lambda: self.keymap,
             self.settings.replay_turns,
+            self.settings.cache_miss_notices,
         )
         self.keys = KeyActions(self, clock)
         self.picker: Picker | None = None
@@ -321,11 +322,12 @@ class TerminalSession:
     def apply_terminal_settings(self, settings: TerminalSettings) -> None:
         """Run with ``settings`` from now on (``/reload``): the thinking shown or collapsed,
         the completion menu's rows, the external editor, the turns replayed after a move
-        in the tree, the skill commands, the filter ``/tree`` opens with; what is already
-        printed stays as it was."""
+        in the tree, the skill commands, the filter ``/tree`` opens with, the cache-miss
+        notices; what is already printed stays as it was."""
         self.settings = settings
         self.live.show_thinking = not settings.hide_thinking
         self.transcript.replay_turns = settings.replay_turns
+        self.transcript.cache_notices.enabled = settings.cache_miss_notices
         self.buffer.editor = settings.external_editor
         self.app.invalidate()
 

@@ -9,6 +9,7 @@ decodes only the entries it prints.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
@@ -65,10 +66,11 @@ def branch_blocks(
     width: int,
     turns: int = DEFAULT_REPLAY_TURNS,
     hint_at: tuple[str, str] | None = None,
+    notices: Callable[[str], str | None] | None = None,
 ) -> list[str]:
     """The scrollback blocks of the active branch's last ``turns`` turns; ``hint_at``: a
     branch summary just made, and the hint its line ends with (Pi's ``ctrl+o to
-    expand``)."""
+    expand``); ``notices``: the line (if any) that follows an entry, by its id."""
     ids = manager.get_branch_ids()
     types = manager.get_branch_types()
     start = replay_start(manager, ids, types, turns)
@@ -79,6 +81,9 @@ def branch_blocks(
     for entry_id, entry_type in zip(ids[start:], types[start:], strict=True):
         hint = hint_at[1] if hint_at is not None and entry_id == hint_at[0] else None
         blocks.extend(_entry_blocks(manager, entry_id, entry_type, width, hint))
+        notice = notices(entry_id) if notices is not None else None
+        if notice is not None:
+            blocks.append(render.notice(notice, "warning", width))
     return blocks
 
 

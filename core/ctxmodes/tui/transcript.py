@@ -19,6 +19,7 @@ from ctxmodes.session.models import (
     UserMessage,
 )
 from ctxmodes.tui import render
+from ctxmodes.tui.cache_notices import CacheNotices
 from ctxmodes.tui.key_hints import key_hint
 from ctxmodes.tui.keymap import KeyMap
 from ctxmodes.tui.live import LiveRegion
@@ -56,8 +57,11 @@ class Transcript:
         on_retry: Callable[[], None],
         keymap: Callable[[], KeyMap],
         replay_turns: int = DEFAULT_REPLAY_TURNS,
+        cache_miss_notices: bool = False,
     ) -> None:
         self._agent = agent
+        #: What cache misses and summaries were billed, when the user asked to see it.
+        self.cache_notices = CacheNotices(agent, enabled=cache_miss_notices)
         self._keymap = keymap
         #: A summary of the branch left is being made for the user's move in ``/tree``
         #: (otherwise a summary is a mode's own, Tree's of the previous window).
@@ -153,7 +157,14 @@ class Transcript:
         if summary_id is not None and summary is not None:
             hint_at = (summary_id, self._expand_hint())
             self._keep_output("branch summary", summary)
-        return [rule, *branch_blocks(manager, width, self.replay_turns, hint_at)]
+        notices = self.cache_notices.notice
+        return [rule, *branch_blocks(manager, width, self.replay_turns, hint_at, notices)]
+
+    def _notice(self, entry_id: str | None, blocks: list[str], width: int) -> None:
+        """The line :attr:`cache_notices` has for the entry just shown, if any."""
+        notice = self.cache_notices.notice(entry_id)
+        if notice is not None:
+            blocks.append(render.notice(notice, "warning", width))
 
     def _summary(self, entry_id: str) -> str | None:
         """The text of the branch summary ``entry_id`` (``None``: it is no summary)."""
@@ -221,6 +232,7 @@ class Transcript:
             self._compacted = False
             if event.entry is not None:
                 blocks.append(render.compaction_line(event.entry, width, self._expand_hint()))
+                self._notice(event.entry.id, blocks, width)
                 # Ctrl+O shows the summary, as Pi's key expands a compaction.
                 summary = f"{render.compaction_text(event.entry)}\n\n{event.entry.summary}"
                 self._keep_output("compaction", summary)
@@ -302,6 +314,7 @@ class Transcript:
             self._live.reset()
             ending = render.reply_ending(message, width)
             blocks.extend(block for block in (reply, ending) if block is not None)
+            self._notice(event.entry_id, blocks, width)
             if text.strip():
                 self.last_reply = text
         elif isinstance(message, BashExecutionMessage):
