@@ -10,6 +10,7 @@ import orjson
 import pytest
 from support.agents import make_agent
 from support.terminal import ENTER, run_terminal
+from support.usages import priced_usage
 
 from ctxmodes.config import TerminalSettings
 from ctxmodes.host.usage_breakdown import CacheMiss
@@ -37,23 +38,6 @@ def test_a_miss_is_said_in_pi_s_words(miss: CacheMiss, said: str | None) -> None
     assert miss_notice(miss) == said
 
 
-def _usage(input: int, read: int = 0, total: float = 0.0) -> dict[str, Any]:
-    return {
-        "input": input,
-        "output": 40,
-        "cacheRead": read,
-        "cacheWrite": 0,
-        "totalTokens": input + read + 40,
-        "cost": {
-            "input": input * 3e-6,
-            "output": 0,
-            "cacheRead": read * 0.3e-6,
-            "cacheWrite": 0,
-            "total": total,
-        },
-    }
-
-
 def _reply(text: str, usage: dict[str, Any]) -> dict[str, Any]:
     return {
         "role": "assistant",
@@ -73,10 +57,10 @@ def _session_with_a_miss(directory: Path, *, long: bool = False):
     # Long prompts leave Pi's 20,000 recent tokens something to summarize before them.
     words = " many words" * 20_000 if long else ""
     manager.append_message({"role": "user", "content": "first" + words, "timestamp": 1})
-    manager.append_message(_reply("first answer", _usage(10_000, read=30_000)))
+    manager.append_message(_reply("first answer", priced_usage(10_000, read=30_000)))
     manager.append_message({"role": "user", "content": "again" + words, "timestamp": 1})
     # Sent before, all 40,000 of it, and not read from the cache this time.
-    manager.append_message(_reply("second answer", _usage(41_000)))
+    manager.append_message(_reply("second answer", priced_usage(41_000)))
     return agent
 
 

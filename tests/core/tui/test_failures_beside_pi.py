@@ -10,8 +10,8 @@ import time
 from pathlib import Path
 
 import pytest
-from support.pi_print import API, pi_terminal
-from support.tmux import Tmux, ctxmodes_command, private_env
+from support.beside_pi import PROGRAMS, open_terminal, wait_until_ready, write_loop_models
+from support.pi_print import API
 from support.wire_server import Reply, WireServer, json_error, text_stream
 
 pytestmark = [
@@ -41,24 +41,12 @@ def _error_lines(
     project = tmp_path / "project"
     project.mkdir()
     ended: dict[str, str] = {}
-    for program in ("pi", "ours"):
+    for program in PROGRAMS:
         with WireServer(list(replies)) as server:
-            provider = {
-                "baseUrl": f"{server.base_url}/v1",
-                "api": API,
-                "apiKey": "sk-loop",
-                "models": [{"id": "m"}],
-            }
-            (agent / "models.json").write_text(json.dumps({"providers": {"loop": provider}}))
-            if program == "pi":
-                tmux = pi_terminal(project, agent, tmp_path, "--model", "loop/m")
-            else:
-                env = {**private_env(tmp_path), "PI_CODING_AGENT_DIR": str(agent)}
-                command = ctxmodes_command("chat", "--mode", "off", "--model", "loop/m")
-                tmux = Tmux(["env", "-C", str(project), *command], env)
+            write_loop_models(agent, server.base_url, [{"id": "m"}])
+            tmux = open_terminal(program, project, agent, tmp_path, "--model", "loop/m")
             try:
-                tmux.wait("Press ctrl+o")
-                time.sleep(0.5)  # Pi reads keys once its first frame is drawn
+                wait_until_ready(tmux)
                 for line in typed:
                     tmux.type(line)
                     time.sleep(0.3)  # a command's menu opens before Enter runs it

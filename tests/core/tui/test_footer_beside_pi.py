@@ -4,18 +4,22 @@ figures and cost after the same replies."""
 
 from __future__ import annotations
 
-import json
 import re
 import shutil
 import subprocess
-import time
 from pathlib import Path
-from typing import Any
 
 import pytest
-from support.pi_print import API, pi_terminal
+from support.beside_pi import (
+    PROGRAMS,
+    ask_in_turn,
+    open_terminal,
+    usage_reply,
+    write_loop_models,
+)
+from support.pi_print import pi_terminal
 from support.tmux import Tmux, ctxmodes_command, private_env
-from support.wire_server import Reply, WireServer
+from support.wire_server import WireServer
 
 pytestmark = [
     pytest.mark.slow,  # two real terminals, end to end
@@ -68,26 +72,6 @@ TOKEN_FIGURES = re.compile(r"↑\S+(?: (?:↓|R|W|CH)\S+)*(?: \$\d+\.\d{3})?")
 SPENT = [(12_000, 8_000, 340), (25_000, 20_000, 1_250)]
 
 
-def _reply(text: str, prompt: int, cached: int, completion: int) -> Reply:
-    def data(body: dict[str, Any]) -> bytes:
-        return b"data: " + json.dumps(body).encode() + b"\n\n"
-
-    done = {"index": 0, "delta": {}, "finish_reason": "stop"}
-    spent = {
-        "prompt_tokens": prompt,
-        "completion_tokens": completion,
-        "prompt_tokens_details": {"cached_tokens": cached},
-    }
-    return Reply(
-        [
-            data({"id": "c", "choices": [{"index": 0, "delta": {"content": text}}]}),
-            data({"id": "c", "choices": [done]}),
-            data({"id": "c", "choices": [], "usage": spent}),
-            b"data: [DONE]\n\n",
-        ]
-    )
-
-
 def _token_figures(screen: str) -> str:
     found = TOKEN_FIGURES.findall(screen)
     return found[-1] if found else ""
@@ -113,35 +97,18 @@ def _last_figures(tmux: Tmux) -> str:
 def test_both_count_the_same_tokens_and_cost(
     tmp_path: Path, prices: dict[str, float], expected: str
 ) -> None:
-    replies = [_reply(f"answer {n}", *spent) for n, spent in enumerate(SPENT)]
+    replies = [usage_reply(f"answer {n}", *spent) for n, spent in enumerate(SPENT)]
     agent = tmp_path / "pi-agent"
     agent.mkdir()
     project = tmp_path / "project"
     project.mkdir()
     figures: dict[str, str] = {}
-    for program in ("pi", "ours"):
+    for program in PROGRAMS:
         with WireServer(list(replies)) as server:
-            provider = {
-                "baseUrl": f"{server.base_url}/v1",
-                "api": API,
-                "apiKey": "sk-loop",
-                "models": [{"id": "m", "cost": prices}],
-            }
-            (agent / "models.json").write_text(json.dumps({"providers": {"loop": provider}}))
-            if program == "pi":
-                tmux = pi_terminal(project, agent, tmp_path, "--model", "loop/m")
-            else:
-                # ctxmodes reads the same models.json, from Pi's agent folder.
-                env = {**private_env(tmp_path), "PI_CODING_AGENT_DIR": str(agent)}
-                command = ctxmodes_command("chat", "--mode", "off", "--model", "loop/m")
-                tmux = Tmux(["env", "-C", str(project), *command], env)
+            write_loop_models(agent, server.base_url, [{"id": "m", "cost": prices}])
+            tmux = open_terminal(program, project, agent, tmp_path, "--model", "loop/m")
             try:
-                tmux.wait("Press ctrl+o")
-                time.sleep(0.5)  # Pi reads keys once its first frame is drawn
-                for n in range(len(SPENT)):
-                    tmux.type(f"question {n}")
-                    tmux.key("Enter")
-                    tmux.wait(f"answer {n}")
+                ask_in_turn(tmux, len(SPENT))
                 figures[program] = _last_figures(tmux)
             finally:
                 tmux.close()

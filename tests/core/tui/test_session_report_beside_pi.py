@@ -4,14 +4,14 @@ model and what cache misses cost), then ctxmodes' own lines."""
 
 from __future__ import annotations
 
-import json
 import shutil
 import time
 from pathlib import Path
 
 import pytest
-from support.pi_print import API, pi_terminal
-from support.tmux import Tmux, ctxmodes_command, private_env
+from support.beside_pi import PROGRAMS, open_terminal, wait_until_ready, write_loop_models
+from support.pi_print import API
+from support.usages import priced_usage
 
 from ctxmodes.session.manager import SessionManager
 
@@ -23,21 +23,6 @@ pytestmark = [
 
 #: What begins ctxmodes' editor line.
 PROMPT = "\u203a"
-#: Dollars a token: input, output, cache read, cache write.
-RATES = (3e-6, 15e-6, 0.3e-6, 3.75e-6)
-
-
-def _usage(input: int, output: int, read: int = 0, write: int = 0) -> dict[str, object]:
-    costs = [count * rate for count, rate in zip((input, output, read, write), RATES, strict=True)]
-    return {
-        "input": input,
-        "output": output,
-        "cacheRead": read,
-        "cacheWrite": write,
-        "totalTokens": input + output + read + write,
-        "cost": dict(zip(("input", "output", "cacheRead", "cacheWrite"), costs, strict=True))
-        | {"total": sum(costs)},
-    }
 
 
 def _session(folder: Path, project: Path) -> Path:
@@ -45,10 +30,10 @@ def _session(folder: Path, project: Path) -> Path:
     was called."""
     manager = SessionManager.create(project, folder)
     spent = [
-        ("m", _usage(2_000, 300, write=8_000)),
-        ("m", _usage(900, 120, read=10_000)),
-        ("n", _usage(12_500, 400)),  # another model: its prompt billed in full
-        ("n", _usage(1_500, 80, read=4_000, write=9_000)),
+        ("m", priced_usage(2_000, 300, write=8_000)),
+        ("m", priced_usage(900, 120, read=10_000)),
+        ("n", priced_usage(12_500, 400)),  # another model: its prompt billed in full
+        ("n", priced_usage(1_500, 80, read=4_000, write=9_000)),
     ]
     for turn, (model_id, usage) in enumerate(spent):
         manager.append_message({"role": "user", "content": f"question {turn}", "timestamp": 1})
@@ -103,31 +88,22 @@ def test_both_report_the_same_session_in_the_same_words(tmp_path: Path) -> None:
     agent = tmp_path / "pi-agent"
     agent.mkdir()
     prices = {"input": 3, "output": 15, "cacheRead": 0.3, "cacheWrite": 3.75}
-    provider = {
-        "baseUrl": "http://127.0.0.1:9/v1",
-        "api": API,
-        "apiKey": "sk-loop",
-        "models": [{"id": "m", "cost": prices}, {"id": "n", "cost": prices}],
-    }
-    (agent / "models.json").write_text(json.dumps({"providers": {"loop": provider}}))
+    # Nothing is sent: the address is never used.
+    models = [{"id": "m", "cost": prices}, {"id": "n", "cost": prices}]
+    write_loop_models(agent, "http://127.0.0.1:9", models)
     project = tmp_path / "p"
     project.mkdir()
     session = _session(tmp_path / "s", project)
     reports: dict[str, list[str]] = {}
-    for program in ("pi", "ours"):
+    for program in PROGRAMS:
         # Each opens a copy: neither sees what the other may append.
         copy = tmp_path / program / session.name
         copy.parent.mkdir()
         shutil.copy(session, copy)
-        if program == "pi":
-            tmux = pi_terminal(project, agent, tmp_path, "--session", str(copy), columns=220)
-        else:
-            env = {**private_env(tmp_path), "PI_CODING_AGENT_DIR": str(agent)}
-            command = ctxmodes_command("chat", "--mode", "off", "--session", str(copy))
-            tmux = Tmux(["env", "-C", str(project), *command], env, columns=220)
+        tmux = open_terminal(program, project, agent, tmp_path, "--session", str(copy), columns=220)
         try:
+            wait_until_ready(tmux)
             tmux.wait("answer 3")
-            time.sleep(0.5)  # Pi reads keys once its first frame is drawn
             tmux.type("/session")
             time.sleep(0.3)  # the command menu, then Enter runs the command
             tmux.key("Enter")
