@@ -78,6 +78,16 @@ def _set_skill_commands(session: TerminalSession, value: str) -> None:
     session.settings = session.settings.model_copy(update={"skill_commands": value == "true"})
 
 
+def _cache_miss_notices(session: TerminalSession) -> str:
+    return _shown(session.transcript.cache_notices.enabled)
+
+
+def _set_cache_miss_notices(session: TerminalSession, value: str) -> None:
+    shown = value == "true"
+    session.transcript.cache_notices.enabled = shown
+    session.settings = session.settings.model_copy(update={"cache_miss_notices": shown})
+
+
 def _queue_mode_setting(label: str, queue: StreamingBehavior, pi_key: str) -> Setting:
     """The row of the steering (``"steer"``) or follow-up queue's delivery mode."""
 
@@ -105,6 +115,13 @@ SETTINGS: Final[Sequence[Setting]] = (
     _queue_mode_setting("Steering mode", "steer", "steeringMode"),
     _queue_mode_setting("Follow-up mode", "follow_up", "followUpMode"),
     Setting("Hide thinking", SWITCH, _hide_thinking, _set_hide_thinking, ("hideThinkingBlock",)),
+    Setting(
+        "Cache miss notices",
+        SWITCH,
+        _cache_miss_notices,
+        _set_cache_miss_notices,
+        ("showCacheMissNotices",),
+    ),
     Setting(
         "Auto-resize images",
         SWITCH,

@@ -42,6 +42,8 @@ def test_each_row_cycles_its_value_the_session_runs_with_it_and_pi_s_file_keeps_
         await t.until(lambda: t.session.picker is not None)
         await t.type(DOWN + DOWN + ENTER)  # Hide thinking: true -> false
         await t.until(lambda: t.session.picker is not None)
+        await t.type(DOWN + ENTER)  # Cache miss notices: false -> true
+        await t.until(lambda: t.session.picker is not None)
         await t.type(DOWN + DOWN + ENTER)  # Block images: false -> true
         await t.until(lambda: t.session.picker is not None)
         await t.type(DOWN + ENTER)  # Skill commands: true -> false
@@ -57,7 +59,11 @@ def test_each_row_cycles_its_value_the_session_runs_with_it_and_pi_s_file_keeps_
             options.follow_up_mode,
             options.block_images,
         )
-        seen["shown"] = (t.session.live.show_thinking, t.session.settings.skill_commands)
+        seen["shown"] = (
+            t.session.live.show_thinking,
+            t.session.transcript.cache_notices.enabled,
+            t.session.settings.skill_commands,
+        )
         # A session started now runs with the changes too.
         await t.type("/new" + ENTER)
         await t.idle()
@@ -70,6 +76,7 @@ def test_each_row_cycles_its_value_the_session_runs_with_it_and_pi_s_file_keeps_
         ["Steering", "mode", "one-at-a-time"],
         ["Follow-up", "mode", "one-at-a-time"],
         ["Hide", "thinking", "true"],
+        ["Cache", "miss", "notices", "false"],
         ["Auto-resize", "images", "true"],
         ["Block", "images", "false"],
         ["Skill", "commands", "true"],
@@ -79,21 +86,23 @@ def test_each_row_cycles_its_value_the_session_runs_with_it_and_pi_s_file_keeps_
         ["Steering", "mode", "all"],
         ["Follow-up", "mode", "one-at-a-time"],
         ["Hide", "thinking", "false"],
+        ["Cache", "miss", "notices", "true"],
         ["Auto-resize", "images", "true"],
         ["Block", "images", "true"],
         ["Skill", "commands", "false"],
     ]
-    assert seen["selected"] == 6  # the list stays on the row changed last
+    assert seen["selected"] == 7  # the list stays on the row changed last
     assert seen["options"] == (False, "all", "one-at-a-time", True)
-    assert seen["shown"] == (True, False)
+    assert seen["shown"] == (True, True, False)
     assert seen["new"] == (False, "all", True)
-    # The file is the one Pi's /settings saves for the same five choices.
+    # The file is the one Pi's /settings saves for the same six choices.
     pi_agent = tmp_path / "pi-agent"
     pi_agent.mkdir()
     calls = [
         ["setCompactionEnabled", False],
         ["setSteeringMode", "all"],
         ["setHideThinkingBlock", False],
+        ["setShowCacheMissNotices", True],
         ["setBlockImages", True],
         ["setEnableSkillCommands", False],
     ]
