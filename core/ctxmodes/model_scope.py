@@ -23,7 +23,13 @@ from ctxmodes.resources.globs import glob_matches
 from ctxmodes.session.jsvalues import js_locale_sort_key, js_trim
 from ctxmodes.thinking_levels import THINKING_LEVELS
 
-__all__ = ["ModelScope", "ScopedModel", "exact_model_match", "resolve_model_scope"]
+__all__ = [
+    "ModelScope",
+    "ScopedModel",
+    "exact_model_match",
+    "parse_model_pattern",
+    "resolve_model_scope",
+]
 
 _DATED = re.compile(r"-\d{8}$")
 
@@ -59,7 +65,7 @@ def resolve_model_scope(patterns: Sequence[str], models: Sequence[ModelSpec]) ->
             for model, level in matched or ():
                 keep(model, level)
             continue
-        named, level, warning = _parse_pattern(pattern, models)
+        named, level, warning = parse_model_pattern(pattern, models)
         if warning is not None:
             warnings.append(warning)
         if named is None:
@@ -97,21 +103,21 @@ def _glob_matches(
     return matched or None
 
 
-def _parse_pattern(
-    pattern: str, models: Sequence[ModelSpec]
+def parse_model_pattern(
+    pattern: str, models: Sequence[ModelSpec], *, strict: bool = False
 ) -> tuple[ModelSpec | None, str | None, str | None]:
     """The model a plain pattern names, its ``:<level>`` and a warning (Pi's
     ``parseModelPattern``): a pattern that names a model as it stands is that model, even
     with colons in its id; otherwise the last ``:`` part is a level, or a warning when it is
-    no level but the rest names a model."""
+    no level but the rest names a model (``strict``, as for ``--model``: no model then)."""
     model = _match(pattern, models)
     if model is not None:
         return model, None, None
     prefix, colon, suffix = pattern.rpartition(":")
-    if not colon:
+    if not colon or (strict and suffix not in THINKING_LEVELS):
         return None, None, None
     # The outermost level wins: the one the inner pattern named is dropped.
-    model, _, warning = _parse_pattern(prefix, models)
+    model, _, warning = parse_model_pattern(prefix, models, strict=strict)
     if model is None:
         return None, None, None
     if suffix in THINKING_LEVELS:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from ctxmodes.cli.core_commands import add_command_parser
 from ctxmodes.cli.options import (
     add_api_key_option,
+    add_model_options,
     add_models_option,
     add_resource_options,
     add_session_choice,
@@ -45,12 +46,7 @@ if TYPE_CHECKING:
 def register(subparsers: Any) -> None:
     parser = add_command_parser(subparsers, "chat")
     add_session_mode_options(parser)
-    parser.add_argument(
-        "--model",
-        metavar="SPEC",
-        help="the model, e.g. anthropic/claude-sonnet-4-5 (:LEVEL after it sets --thinking) "
-        "or scripted:FILE",
-    )
+    add_model_options(parser)
     add_thinking_option(parser)
     add_models_option(parser)
     add_api_key_option(parser)
@@ -162,8 +158,8 @@ def _chat(
     options = dataclasses.replace(options, tools=tool_selection(args, options.tools))
     first = prompts.prompts(auto_resize_images=options.auto_resize_images)
     new_session = session_file is None and not args.continue_recent
-    model = start_model(settings, given=args.model, new_session=new_session)
-    use_api_key(args, model)
+    model = start_model(settings, given=args.model, new_session=new_session, provider=args.provider)
+    use_api_key(args, model, settings)
     agent = open_agent(
         cwd=cwd,
         settings=settings,

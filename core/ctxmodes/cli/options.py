@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from ctxmodes.config_sources import StartupSettings
     from ctxmodes.host.runtime import AgentHost
     from ctxmodes.providers.base import ModelInfo
+    from ctxmodes.providers.registry import ProviderRegistry
     from ctxmodes.resources import ResourceLoader
     from ctxmodes.resources.trust import AskTrust, TrustResolver
     from ctxmodes.session.manager import SessionManager
@@ -155,7 +156,40 @@ def add_api_key_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def use_api_key(args: argparse.Namespace, model: str | None) -> None:
+def add_model_options(parser: argparse.ArgumentParser, also: str = "") -> None:
+    """``--model PATTERN`` and ``--provider NAME``, read as Pi reads them (see
+    :mod:`ctxmodes.providers.cli_model`); ``also``: more of ``--model``'s help."""
+    parser.add_argument(
+        "--model",
+        metavar="PATTERN",
+        help="the model: provider/id (anthropic/claude-sonnet-4-5), an id or part of one "
+        "(sonnet), as Pi's --model; :LEVEL after it sets --thinking; or scripted:FILE" + also,
+    )
+    parser.add_argument(
+        "--provider", metavar="NAME", help="look for --model among this provider's models"
+    )
+
+
+def _configured_registry(settings: Settings) -> ProviderRegistry:
+    from ctxmodes.plugins import make_configured_plugin_manager
+    from ctxmodes.providers.registry import registry_from_plugin_manager
+
+    return registry_from_plugin_manager(make_configured_plugin_manager(settings))
+
+
+def provider_model(settings: Settings, provider: str, pattern: str) -> str:
+    """``--provider PROVIDER --model PATTERN`` as one spec, ``provider/id[:level]``.
+
+    :raises CtxmodesError: an unknown provider, or no model of it that the pattern names.
+    """
+    from ctxmodes.providers.cli_model import resolve_cli_model
+
+    registry = _configured_registry(settings)
+    found = resolve_cli_model(pattern, list(registry.models), registry.has_credentials, provider)
+    return found.spec
+
+
+def use_api_key(args: argparse.Namespace, model: str | None, settings: Settings) -> None:
     """Give ``--api-key`` to the provider of ``model``, the model the run starts on as
     ``--model`` or the scope chose it (Pi's rule: not the configured default).
 
@@ -171,7 +205,8 @@ def use_api_key(args: argparse.Namespace, model: str | None) -> None:
         raise CtxmodesError("--api-key requires a non-empty value")
     if model is None:
         raise CtxmodesError("--api-key requires a model to be specified via --model or --models")
-    provider, slash, _ = model.partition("/")
+    named, _ = _configured_registry(settings).thinking_suffix(model)
+    provider, slash, _ = named.partition("/")
     if not slash or ":" in provider:
         raise CtxmodesError(f"--api-key is for a provider's model (PROVIDER/MODEL), not {model!r}")
     set_runtime_api_key(provider, key)
@@ -394,11 +429,16 @@ NO_MODEL = (
 )
 
 
-def start_model(settings: Settings, *, given: str | None, new_session: bool) -> str | None:
-    """The model spec a session is opened with: ``given`` (``--model``); else, for a new
-    session under a scope (``--models``, Pi's ``enabledModels``), the scope's pick (see
+def start_model(
+    settings: Settings, *, given: str | None, new_session: bool, provider: str | None = None
+) -> str | None:
+    """The model spec a session is opened with: ``given`` (``--model``, looked for among
+    ``provider``'s models when ``--provider`` is given); else, for a new session under a
+    scope (``--models``, Pi's ``enabledModels``), the scope's pick (see
     :func:`scope_start_model`); else ``None``: an existing session's own, the configured
     model, or the one Pi would start on (the host picks among those)."""
+    if given is not None and provider is not None:
+        return provider_model(settings, provider, given)
     if given is None and new_session and settings.enabled_models:
         given = scope_start_model(settings)
     return given
@@ -410,11 +450,9 @@ def scope_start_model(settings: Settings) -> str | None:
     the level its pattern gives (``--thinking`` still wins); ``None`` when the scope finds
     no model with credentials."""
     from ctxmodes.model_scope import resolve_model_scope
-    from ctxmodes.plugins import make_configured_plugin_manager
     from ctxmodes.providers.auth import models_with_credentials
-    from ctxmodes.providers.registry import registry_from_plugin_manager
 
-    registry = registry_from_plugin_manager(make_configured_plugin_manager(settings))
+    registry = _configured_registry(settings)
     available = models_with_credentials(list(registry.models))
     scope = resolve_model_scope(settings.enabled_models, available).models
     if not scope:

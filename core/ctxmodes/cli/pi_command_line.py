@@ -43,7 +43,8 @@ EXPORT = "--export"
 #: The options of the session commands that take a value, which a bare ``ctxmodes`` takes
 #: too (so that the value is not read as a command or a prompt).
 VALUE_OPTIONS = frozenset(
-    {"--session", "--model", "--models", "--mode", "--cwd", "--thinking", "--session-dir"}
+    {"--session", "--model", "--provider", "--models", "--mode", "--cwd", "--thinking"}
+    | {"--session-dir"}
     | {"--skill", "--prompt-template", "-n", "--name", "--session-id"}
     | {"-t", "--tools", "-xt", "--exclude-tools", "--system-prompt", "--append-system-prompt"}
     | {"--fork", "--api-key", EXPORT}

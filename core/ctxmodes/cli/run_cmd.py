@@ -24,6 +24,7 @@ from ctxmodes.cli.options import (
     CONFIRM_SWITCH,
     add_api_key_option,
     add_fork_option,
+    add_model_options,
     add_models_option,
     add_resource_options,
     add_session_dir_option,
@@ -69,12 +70,7 @@ class OpenedHost(NamedTuple):
 def register(subparsers: Any) -> None:
     parser = add_command_parser(subparsers, "run")
     add_session_mode_options(parser)
-    parser.add_argument(
-        "--model",
-        metavar="SPEC",
-        help="the model, e.g. anthropic/claude-sonnet-4-5 (:LEVEL after it sets --thinking) "
-        "or scripted:FILE; overrides configuration and CTXMODES_MODEL",
-    )
+    add_model_options(parser, "; overrides configuration and CTXMODES_MODEL")
     add_thinking_option(parser)
     add_models_option(parser)
     add_api_key_option(parser)
@@ -233,8 +229,10 @@ def open_host(args: argparse.Namespace, ui: UserInterface) -> OpenedHost:
     if (found or forked) is not None:
         session = str(found or forked)
     new_session = session is None and not continue_recent
-    scoped = start_model(settings, given=args.model, new_session=new_session)
-    use_api_key(args, scoped)
+    scoped = start_model(
+        settings, given=args.model, new_session=new_session, provider=args.provider
+    )
+    use_api_key(args, scoped, settings)
     if scoped is not None:
         settings = settings.model_copy(update={"model": scoped})
     durability = Durability(settings.durability)

@@ -15,7 +15,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ctxmodes.errors import CtxmodesError
-from ctxmodes.providers.auth import AuthResolver, missing_credentials_hint
+from ctxmodes.providers.auth import (
+    AuthResolver,
+    missing_credentials_hint,
+    models_with_credentials,
+)
 from ctxmodes.providers.catalog import (
     ModelCatalog,
     ModelSpec,
@@ -113,35 +117,58 @@ class ProviderRegistry:
         if separator and scheme in self._factories:
             return self._factories[scheme](argument)
         spec, _ = self.thinking_suffix(spec)
-        if "/" in spec:
-            try:
-                model = self.models.get(spec)
-            except UnknownModelError as error:
-                raise ProviderSpecError(str(error)) from None
-            return self._build(model)
-        # A bare model id, as Pi's `--model` also takes it: name the models it could mean.
-        same_id = [model.ref for model in self.models if model.id == spec]
-        if same_id:
-            raise ProviderSpecError(
-                f"invalid model {spec!r}: name its provider too; did you mean "
-                f"{', '.join(same_id[:4])}?"
-            )
-        schemes = ", ".join(self.schemes) or "none"
-        raise ProviderSpecError(
-            f"invalid model {spec!r}: expected <provider>/<model-id> or <scheme>:ARGUMENT "
-            f"(schemes: {schemes}; `ctxmodes models` lists the models)"
-        )
+        try:
+            model = self.models.get(spec)
+        except UnknownModelError as error:
+            raise ProviderSpecError(str(error)) from None
+        return self._build(model)
 
     def thinking_suffix(self, spec: str) -> tuple[str, str | None]:
-        """``spec`` without the ``:<level>`` suffix a catalog model's spec may end in, and
-        that level (``anthropic/claude-sonnet-4-5:high``, as Pi's ``--model`` takes it); a
-        scheme's spec is whole (its argument may hold colons), and so is every other."""
+        """The model ``spec`` names as ``provider/id``, and the thinking level its
+        ``:<level>`` suffix gives (``anthropic/claude-sonnet-4-5:high``); a spec that names
+        no model exactly is read as Pi's ``--model`` reads it (see
+        :mod:`~ctxmodes.providers.cli_model`: ``sonnet:high`` is a pattern). A scheme's spec
+        is whole (its argument may hold colons).
+
+        :raises ProviderSpecError: the spec names no model, or several.
+        """
+        from ctxmodes.providers.cli_model import ModelNotFoundError, resolve_cli_model
         from ctxmodes.thinking_levels import split_level_suffix
 
         scheme, separator, _ = spec.partition(":")
         if separator and scheme in self._factories:
             return spec, None
-        return split_level_suffix(spec, self.models.__contains__)
+        exact, level = split_level_suffix(spec, self.models.__contains__)
+        if exact in self.models:
+            return exact, level
+        try:
+            found = resolve_cli_model(spec, list(self.models), self.has_credentials)
+        except ModelNotFoundError:
+            raise self._not_found(spec) from None
+        except CtxmodesError as error:
+            raise ProviderSpecError(str(error)) from None
+        return found.model.ref, found.thinking_level
+
+    def _not_found(self, spec: str) -> ProviderSpecError:
+        """What to say of a spec that names nothing: the catalog's close matches of a
+        ``provider/id``, else Pi's words, and the form a scheme's spec takes when it looks
+        like one."""
+        if "/" in spec and spec.strip():
+            try:
+                self.models.get(spec)
+            except UnknownModelError as error:
+                return ProviderSpecError(str(error))
+        said = f'Model "{spec}" not found. Use --list-models to see available models.'
+        if ":" in spec or spec in self.schemes:
+            schemes = ", ".join(self.schemes) or "none"
+            said += f" A scheme's model is <scheme>:ARGUMENT (schemes: {schemes})."
+        return ProviderSpecError(said)
+
+    def has_credentials(self, provider: str) -> bool:
+        """Whether ``provider`` can be used as it is (its first model's credentials are
+        found; nothing is run or refreshed to find out)."""
+        served = next((model for model in self.models if model.provider == provider), None)
+        return served is not None and bool(models_with_credentials([served]))
 
     def _build(self, model: ModelSpec) -> Provider:
         if self._model_factory is not None:

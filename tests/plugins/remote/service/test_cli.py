@@ -31,7 +31,7 @@ def test_errors_are_one_line_and_non_zero(tmp_path):
         "serve", "--upstream", "nope:x", "--data", str(tmp_path / "d"), "--port", "0", check=False
     )
     assert bad_model.returncode == 1
-    assert bad_model.stderr.startswith("ctxmodes: error: invalid model 'nope:x'")
+    assert bad_model.stderr.startswith('ctxmodes: error: Model "nope:x" not found.')
     assert bad_model.stderr.count("\n") == 1
     half_tls = ctxmodes(
         "serve", "--upstream", "scripted:x", "--data", str(tmp_path), "--tls-cert", "c", check=False
