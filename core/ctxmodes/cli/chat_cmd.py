@@ -30,6 +30,7 @@ from ctxmodes.cli.options import (
     add_tool_options,
     agent_settings,
     forked_session,
+    refuse_what_only_pi_does,
     resource_loader,
     run_trust,
     session_directory,
@@ -88,7 +89,8 @@ def require_terminal() -> None:
 
 def run(args: argparse.Namespace) -> int:
     # Before the imports: the terminal's machinery takes most of a second to load, and the
-    # refusal should not wait for it.
+    # refusals should not wait for it.
+    refuse_what_only_pi_does(args)
     require_terminal()
 
     from ctxmodes.cli.pi_command_line import read_pi_arguments

@@ -554,7 +554,9 @@ def add_resource_options(parser: argparse.ArgumentParser) -> None:
 
 
 def add_startup_options(parser: argparse.ArgumentParser) -> None:
-    """Pi's ``--verbose`` and ``--offline``, so that Pi's command lines run as they are."""
+    """Pi's ``--verbose`` and ``--offline``, and its flags for extensions, themes and the
+    full-screen terminal (see :func:`refuse_what_only_pi_does`), so that Pi's command lines
+    run as they are or say in one line why they cannot."""
     parser.add_argument(
         "--verbose",
         action="store_true",
@@ -566,6 +568,41 @@ def add_startup_options(parser: argparse.ArgumentParser) -> None:
         help="accepted as Pi's: ctxmodes makes no network request of its own at start-up "
         "(no update check, no telemetry); only the model is reached",
     )
+    parser.add_argument(
+        "-ne",
+        "--no-extensions",
+        action="store_true",
+        help="accepted as Pi's: ctxmodes loads no Pi extensions (its plugins are Python "
+        "packages, found by entry points)",
+    )
+    parser.add_argument(
+        "--no-themes",
+        action="store_true",
+        help="accepted as Pi's: ctxmodes' terminal loads no themes",
+    )
+    for flags in (("-e", "--extension"), ("--theme",), ("--use-theme",), ("--tui-mode",)):
+        parser.add_argument(*flags, action="append", metavar="VALUE", help=argparse.SUPPRESS)
+
+
+#: What ctxmodes says of Pi's flags that ask for what it does not do, by option name.
+_ONLY_PI: dict[str, str] = {
+    "extension": "-e/--extension loads a Pi extension (TypeScript), which ctxmodes does not "
+    "run: its plugins are Python packages",
+    "theme": "--theme loads a Pi theme; ctxmodes' terminal has no themes",
+    "use_theme": "--use-theme picks a Pi theme; ctxmodes' terminal has no themes",
+}
+
+
+def refuse_what_only_pi_does(args: argparse.Namespace) -> None:
+    """:raises CtxmodesError: a flag of Pi's asks for what ctxmodes does not do (an
+    extension, a theme, the full-screen terminal); Pi's regular terminal is ctxmodes' own."""
+    from ctxmodes.errors import CtxmodesError
+
+    for option, said in _ONLY_PI.items():
+        if getattr(args, option, None):
+            raise CtxmodesError(said)
+    if any(mode != "regular" for mode in getattr(args, "tui_mode", None) or ()):
+        raise CtxmodesError("--tui-mode: ctxmodes' terminal has Pi's regular mode only")
 
 
 def add_tool_options(parser: argparse.ArgumentParser) -> None:

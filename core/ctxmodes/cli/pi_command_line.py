@@ -48,6 +48,7 @@ VALUE_OPTIONS = frozenset(
     | {"--skill", "--prompt-template", "-n", "--name", "--session-id"}
     | {"-t", "--tools", "-xt", "--exclude-tools", "--system-prompt", "--append-system-prompt"}
     | {"--fork", "--api-key", EXPORT}
+    | {"-e", "--extension", "--theme", "--use-theme", "--tui-mode"}
 )
 #: Pi's output-mode option, which the session commands' ``--mode`` (the context mode) shares.
 MODE = "--mode"

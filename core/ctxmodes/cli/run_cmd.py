@@ -37,6 +37,7 @@ from ctxmodes.cli.options import (
     forked_session,
     mode_request,
     model_fallback_warning,
+    refuse_what_only_pi_does,
     require_model,
     resource_loader,
     run_trust,
@@ -151,6 +152,7 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from ctxmodes.cli.process_markers import mark_agent_process
 
+    refuse_what_only_pi_does(args)
     mark_agent_process()  # before this session starts any process
     if args.rpc:
         from ctxmodes.rpc.command_line import run_rpc

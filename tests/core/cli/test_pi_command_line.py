@@ -477,6 +477,35 @@ def test_pi_s_verbose_and_offline_are_taken(
         assert agent_settings(args, run_trust(args))[1].terminal.quiet_startup is quiet
 
 
+def test_pi_s_flags_for_what_ctxmodes_has_none_of_change_nothing(tmp_path: Path) -> None:
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"responses": [{"text": "one"}]}))
+    flags = ["--no-extensions", "-ne", "--no-themes", "--tui-mode", "regular"]
+    result = run_ctxmodes(tmp_path, "-p", *flags, "--model", f"scripted:{script}", "hi")
+    assert (result.returncode, result.stdout) == (0, "one\n"), result.stderr
+
+
+@pytest.mark.parametrize(
+    ("flags", "said"),
+    [
+        (["-e", "./plan.ts"], "-e/--extension loads a Pi extension (TypeScript)"),
+        (["--extension", "./plan.ts"], "-e/--extension loads a Pi extension (TypeScript)"),
+        (["--theme", "./dark.json"], "--theme loads a Pi theme"),
+        (["--use-theme", "dark"], "--use-theme picks a Pi theme"),
+        (["--tui-mode", "fullscreen"], "--tui-mode: ctxmodes' terminal has Pi's regular mode"),
+    ],
+)
+def test_pi_s_flags_for_what_ctxmodes_does_not_do_are_one_line(
+    tmp_path: Path, flags: list[str], said: str
+) -> None:
+    # The flag's value is not taken for the prompt, on the bare command line or on `run`.
+    for command in ([], ["run", "-p"]):
+        result = run_ctxmodes(tmp_path, *command, *flags, "--model", "scripted:none.json", "hi")
+        assert result.returncode == 1
+        [line] = result.stderr.splitlines()
+        assert line.startswith(f"ctxmodes: error: {said}")
+
+
 def test_pi_s_export_writes_the_session_s_page(tmp_path: Path) -> None:
     script = tmp_path / "script.json"
     script.write_text(json.dumps({"responses": [{"text": "exported reply"}]}))
