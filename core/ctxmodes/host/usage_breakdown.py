@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from ctxmodes.compaction.tokens import Number
+from ctxmodes.providers.catalog import ModelSpec
 from ctxmodes.session.models import (
     AssistantMessage,
     BranchSummaryEntry,
@@ -38,6 +39,12 @@ SUMMARIES_KEY: Final = "Tools/summaries"
 #: The cache-read price of ``provider``'s model ``model_id``, dollars per million tokens
 #: (``None``: not a known model).
 CacheReadPrice = Callable[[str, str], float | None]
+
+
+def cache_read_prices(models: Iterable[ModelSpec]) -> CacheReadPrice:
+    """The cache-read price of each of ``models``, looked up by provider and id."""
+    prices = {(model.provider, model.id): model.cost.cache_read for model in models}
+    return lambda provider, model_id: prices.get((provider, model_id))
 
 
 @dataclass(frozen=True, slots=True)

@@ -471,7 +471,7 @@ def export(session: TerminalSession, args: str) -> None:
 def session_info(session: TerminalSession, args: str) -> None:
     """Pi's ``/session`` report, then the session's mode, window, archives and notes."""
     from ctxmodes.export.view import ARCHIVE_TYPE, NOTE_TYPE
-    from ctxmodes.host.usage_breakdown import cache_waste, usage_breakdown
+    from ctxmodes.host.usage_breakdown import cache_read_prices, cache_waste, usage_breakdown
     from ctxmodes.session.models import CustomEntry
     from ctxmodes.tui.session_report import ModeFacts, session_report
 
@@ -483,7 +483,6 @@ def session_info(session: TerminalSession, args: str) -> None:
         if isinstance(entry, CustomEntry):
             archives += entry.custom_type == ARCHIVE_TYPE
             notes += entry.custom_type == NOTE_TYPE
-    prices = {(m.provider, m.id): m.cost.cache_read for m in agent.models()}
     state = agent.context_state()
     model = agent.session.model
     facts = ModeFacts(
@@ -500,7 +499,7 @@ def session_info(session: TerminalSession, args: str) -> None:
         agent.session.session_stats(),
         manager.get_session_name(),
         usage_breakdown(entries),
-        cache_waste(entries, lambda provider, model_id: prices.get((provider, model_id))),
+        cache_waste(entries, cache_read_prices(agent.models())),
         facts,
     )
     session.notify(report)

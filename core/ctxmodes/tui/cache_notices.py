@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from ctxmodes.host.usage_breakdown import CacheMiss, CacheScan
+from ctxmodes.host.usage_breakdown import CacheMiss, CacheScan, cache_read_prices
 from ctxmodes.session.jsvalues import js_round, js_to_fixed
 from ctxmodes.session.models import (
     AssistantMessage,
@@ -76,17 +76,12 @@ class CacheNotices:
         #: The line each entry is followed by, by entry id.
         self._notices: dict[str, str] = {}
 
-    def _price(self, provider: str, model_id: str) -> float | None:
-        for model in self._agent.models():
-            if (model.provider, model.id) == (provider, model_id):
-                return model.cost.cache_read
-        return None
-
     def _update(self) -> None:
         manager = self._agent.session_manager
         if manager is not self._manager or self._scan is None:
             self._manager, self._scanned = manager, 0
-            self._scan, self._notices = CacheScan(self._price), {}
+            self._scan = CacheScan(cache_read_prices(self._agent.models()))
+            self._notices = {}
         count = manager.entry_count()
         if count > self._scanned:
             for entry in manager.get_entries()[self._scanned : count]:
