@@ -828,6 +828,11 @@ class SessionManager:
     def entry_count(self) -> int:
         return len(self._table)
 
+    def count_of_type(self, entry_type: str) -> int:
+        """How many entries of the file (every branch) are of ``entry_type``, counted
+        without decoding any."""
+        return self._table.types.count(entry_type)
+
     def get_children(self, entry_id: str) -> list[SessionEntry]:
         """Entries whose parent is ``entry_id``, in file order."""
         return [self._model(index) for index in self._table.children_of(entry_id)]

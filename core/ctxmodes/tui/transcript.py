@@ -147,8 +147,9 @@ class Transcript:
 
     def replay(self, width: int, *, summary_id: str | None = None) -> list[str]:
         """The active branch's last turns, as they appeared live, under a rule naming the
-        session; after a move that left the summary ``summary_id`` of the branch it left,
-        Ctrl+O shows the summary, as Pi's key expands a branch summary."""
+        session, and how often the session was compacted; after a move that left the
+        summary ``summary_id`` of the branch it left, Ctrl+O shows the summary, as Pi's key
+        expands a branch summary."""
         manager = self._agent.session_manager
         title = manager.get_session_name() or manager.session_id
         rule = render.styled(f"── session {title} · mode {self._agent.mode}", "bold", width)
@@ -158,7 +159,13 @@ class Transcript:
             hint_at = (summary_id, self._expand_hint())
             self._keep_output("branch summary", summary)
         notices = self.cache_notices.notice
-        return [rule, *branch_blocks(manager, width, self.replay_turns, hint_at, notices)]
+        blocks = [rule, *branch_blocks(manager, width, self.replay_turns, hint_at, notices)]
+        # As Pi says under a session it shows: how often it was compacted, all branches.
+        compactions = manager.count_of_type("compaction")
+        if compactions:
+            times = "1 time" if compactions == 1 else f"{compactions} times"
+            blocks.append(render.notice(f"Session compacted {times}", "info", width))
+        return blocks
 
     def _notice(self, entry_id: str | None, blocks: list[str], width: int) -> None:
         """The line :attr:`cache_notices` has for the entry just shown, if any."""

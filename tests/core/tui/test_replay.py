@@ -183,3 +183,25 @@ def test_resuming_a_damaged_file_names_the_lines_it_skipped(tmp_path):
 
     seen: dict[str, int] = {}
     run_terminal(agent, scenario)
+
+
+def test_a_session_opened_says_how_often_it_was_compacted_as_pi_does(tmp_path):
+    agent = make_agent(tmp_path, [])
+    manager = agent.session_manager
+    first = manager.append_message({"role": "user", "content": "first", "timestamp": 1})
+    manager.append_compaction("one", first, 9_000)
+    manager.branch(first)  # another branch's compaction counts too
+    manager.append_compaction("two", first, 9_000)
+
+    async def scenario(t):
+        await t.printed("Session compacted 2 times")
+
+    run_terminal(agent, scenario)
+    (tmp_path / "plain").mkdir()
+    plain_session = make_agent(tmp_path / "plain", [])
+    plain_session.session_manager.append_message({"role": "user", "content": "hi", "timestamp": 1})
+
+    async def nothing_said(t):
+        await t.printed("hi")
+
+    assert "compacted" not in run_terminal(plain_session, nothing_said).text()
