@@ -44,6 +44,10 @@ COMPACTING: Final[Mapping[str, str]] = {
 }
 
 
+#: Pi's words for an automatic compaction the user stopped.
+AUTO_COMPACTION_CANCELLED: Final = "Auto-compaction cancelled"
+
+
 class Transcript:
     """:param on_retry: called when a retry wait starts (the footer counts it down).
     :param keymap: the keys bound now, for the key that cancels a summary or a compaction.
@@ -246,6 +250,8 @@ class Transcript:
             elif event.trigger == "manual" and (event.error or event.aborted):
                 said = event.error or CANCELLED_MESSAGE
                 blocks.append(render.said(said, "error", width))
+            elif event.aborted:
+                blocks.append(render.notice(AUTO_COMPACTION_CANCELLED, "info", width))
             elif event.error:
                 blocks.append(render.notice(event.error, "error", width))
             status.refresh()

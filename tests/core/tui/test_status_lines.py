@@ -28,6 +28,7 @@ from ctxmodes.host.retry_settings import RetrySettings
 from ctxmodes.providers.script import Script
 from ctxmodes.providers.scripted import ScriptedProvider
 from ctxmodes.sdk import events as ev
+from ctxmodes.tui.app import plain
 from ctxmodes.tui.keymap import KeyMap
 
 SCRIPT = Path(__file__).parents[2] / "support" / "pi_status_lines.mjs"
@@ -143,6 +144,32 @@ def _event_lines(tmp_path: Path, keymap: KeyMap) -> dict[str, str]:
 
     run_terminal(agent, scenario, keymap=keymap)
     return seen
+
+
+def test_a_compaction_that_ends_without_a_summary_says_so_in_pi_s_words(tmp_path: Path) -> None:
+    agent = make_agent(_folder(tmp_path / "ends"), [])
+    said: list[str] = []
+    endings = [
+        ("manual", True, None),
+        ("manual", False, "Compaction failed: the model is down"),
+        ("threshold", True, None),
+        ("overflow", False, "Context overflow recovery failed: the model is down"),
+    ]
+
+    async def scenario(t: Terminal) -> None:
+        for trigger, aborted, error in endings:
+            blocks: list[str] = []
+            ended = ev.CompactionFinished(None, aborted, error, trigger)
+            t.session.transcript.handle(ended, blocks, t.session.width)
+            said.append(plain("".join(blocks)).strip())
+
+    run_terminal(agent, scenario)
+    assert said == [
+        "Error: Compaction cancelled",
+        "Error: Compaction failed: the model is down",
+        "Auto-compaction cancelled",
+        "Context overflow recovery failed: the model is down",
+    ]
 
 
 def test_a_retry_s_wait_names_the_key_that_cancels_it(tmp_path: Path) -> None:
