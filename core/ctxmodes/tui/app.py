@@ -64,6 +64,7 @@ from ctxmodes.tui.layout import (
 from ctxmodes.tui.live import LiveRegion
 from ctxmodes.tui.paste_markers import PasteMarkers
 from ctxmodes.tui.picker import Picker
+from ctxmodes.tui.redraw import redraw_soon
 from ctxmodes.tui.saved_defaults import SavedDefaults
 from ctxmodes.tui.status import FooterStatus
 from ctxmodes.tui.transcript import Transcript
@@ -529,7 +530,7 @@ class TerminalSession:
 
     def wake(self) -> None:
         """Any thread: redraw soon (something the live region shows changed)."""
-        self.app.invalidate()  # thread-safe: it schedules the redraw on the loop
+        redraw_soon(self.app)
 
     def open_picker(self, picker: Picker) -> None:
         self.picker = picker

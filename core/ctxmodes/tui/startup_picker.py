@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 from prompt_toolkit.application import Application
@@ -19,6 +20,7 @@ from ctxmodes.tui.keymap import KeyMap, keybindings_path
 from ctxmodes.tui.layout import PICKER_KEY_WAIT, escape_timeout
 from ctxmodes.tui.picker import PICKER_STYLE, Picker
 from ctxmodes.tui.picker_keys import PickerKeys, bind_picker_keys
+from ctxmodes.tui.redraw import redraw_soon
 from ctxmodes.tui.resume import ResumePicker, every_folder_root
 
 
@@ -54,7 +56,7 @@ def run_alone(
     app.ttimeoutlen = escape_timeout(os.environ)
     app.timeoutlen = PICKER_KEY_WAIT
     if on_redraw is not None:
-        on_redraw(app.invalidate)
+        on_redraw(partial(redraw_soon, app))
 
     def confirm(chosen: Picker) -> None:
         chosen.pick()
