@@ -32,11 +32,10 @@ class ModelNotFoundError(CtxmodesError):
 
 @dataclass(frozen=True, slots=True)
 class CliModel:
-    """The model found, the thinking level the pattern gave, and a warning to show."""
+    """The model found, and the thinking level the pattern gave."""
 
     model: ModelSpec
     thinking_level: str | None = None
-    warning: str | None = None
 
     @property
     def spec(self) -> str:
@@ -59,7 +58,7 @@ def resolve_cli_model(
     """
     if not pattern.strip():
         # Pi takes an empty --model as none given; a spec that says nothing is refused.
-        raise ModelNotFoundError('Model "" not found. Use --list-models to see available models.')
+        raise _not_found(pattern)
     providers = {model.provider.lower(): model.provider for model in models}
     chosen = providers.get(provider.lower()) if provider else None
     if provider and chosen is None:
@@ -81,7 +80,8 @@ def resolve_cli_model(
     if provider and chosen is not None and pattern.lower().startswith(f"{chosen.lower()}/"):
         searched = pattern[len(chosen) + 1 :]
     candidates = [m for m in models if m.provider == chosen] if chosen else list(models)
-    found, level, warning = parse_model_pattern(searched, candidates, strict=True)
+    # Strict, as Pi reads --model: a pattern that names a model says nothing to warn of.
+    found, level, _ = parse_model_pattern(searched, candidates, strict=True)
     if found is not None:
         if inferred and not has_credentials(found.provider):
             # An id that begins with a provider's name: one such model that can be used
@@ -90,17 +90,20 @@ def resolve_cli_model(
             usable = [m for m in raw if has_credentials(m.provider)]
             if raw and len(usable) == 1:
                 return CliModel(usable[0])
-        return CliModel(found, level, warning)
+        return CliModel(found, level)
     if inferred:
         # The whole of it may be an id after all (OpenRouter's ``openai/gpt-4o:extended``).
         exact = _exact(pattern, models)
         if exact:
             return CliModel(exact[0])
-        found, level, warning = parse_model_pattern(pattern, models, strict=True)
+        found, level, _ = parse_model_pattern(pattern, models, strict=True)
         if found is not None:
-            return CliModel(found, level, warning)
-    shown = f"{chosen}/{searched}" if chosen else pattern
-    raise ModelNotFoundError(
+            return CliModel(found, level)
+    raise _not_found(f"{chosen}/{searched}" if chosen else pattern)
+
+
+def _not_found(shown: str) -> ModelNotFoundError:
+    return ModelNotFoundError(
         f'Model "{shown}" not found. Use --list-models to see available models.'
     )
 

@@ -143,22 +143,21 @@ class ProviderRegistry:
             return exact, level
         try:
             found = resolve_cli_model(spec, list(self.models), self.has_credentials)
-        except ModelNotFoundError:
-            raise self._not_found(spec) from None
+        except ModelNotFoundError as error:
+            raise self._not_found(spec, str(error)) from None
         except CtxmodesError as error:
             raise ProviderSpecError(str(error)) from None
         return found.model.ref, found.thinking_level
 
-    def _not_found(self, spec: str) -> ProviderSpecError:
+    def _not_found(self, spec: str, said: str) -> ProviderSpecError:
         """What to say of a spec that names nothing: the catalog's close matches of a
-        ``provider/id``, else Pi's words, and the form a scheme's spec takes when it looks
-        like one."""
+        ``provider/id``, else Pi's words (``said``), and the form a scheme's spec takes when
+        it looks like one."""
         if "/" in spec and spec.strip():
             try:
                 self.models.get(spec)
             except UnknownModelError as error:
                 return ProviderSpecError(str(error))
-        said = f'Model "{spec}" not found. Use --list-models to see available models.'
         if ":" in spec or spec in self.schemes:
             schemes = ", ".join(self.schemes) or "none"
             said += f" A scheme's model is <scheme>:ARGUMENT (schemes: {schemes})."
