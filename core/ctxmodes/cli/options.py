@@ -451,13 +451,17 @@ def scope_start_model(settings: Settings) -> str | None:
     no model with credentials."""
     from ctxmodes.model_scope import resolve_model_scope
     from ctxmodes.providers.auth import models_with_credentials
+    from ctxmodes.providers.registry import ProviderSpecError
 
     registry = _configured_registry(settings)
     available = models_with_credentials(list(registry.models))
     scope = resolve_model_scope(settings.enabled_models, available).models
     if not scope:
         return None
-    configured = registry.thinking_suffix(settings.model)[0] if settings.model else None
+    try:
+        configured = registry.thinking_suffix(settings.model)[0] if settings.model else None
+    except ProviderSpecError:
+        configured = None  # it names no model (any more): the scope's first, as in Pi
     chosen = next((scoped for scoped in scope if scoped.model.ref == configured), scope[0])
     level = chosen.thinking_level
     if level is None and chosen.model.ref == configured:

@@ -90,6 +90,8 @@ DARK = {"api": "openai-completions", "base_url": "http://127.0.0.1:9/v1", "model
         ("loop/plain", ["deep:high", "plain:low"], "loop/plain:low"),
         ("loop/wide:medium", ["deep", "wide"], "loop/wide:medium"),
         ("loop/wide", ["plain", "deep"], "loop/plain"),
+        # A configured model that names none (gone from the catalog) leaves the scope's.
+        ("loop/gone", ["plain", "deep"], "loop/plain"),
         # Nothing with credentials in the scope: no model from it.
         ("loop/wide", ["dark/*", "nope"], None),
     ],
