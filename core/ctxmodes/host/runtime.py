@@ -130,9 +130,11 @@ def _resolve_in(
     registry: ProviderRegistry, spec: str, request_settings: ProviderRetrySettings
 ) -> tuple[Provider, str | None]:
     """:func:`resolve_configured` with a registry already built."""
-    provider = registry.resolve(spec)
+    # The model a pattern names is found once; the exact spec then resolves at once.
+    exact, level = registry.thinking_suffix(spec)
+    provider = registry.resolve(exact)
     _use_request_settings(provider, request_settings)
-    return provider, registry.thinking_suffix(spec)[1]
+    return provider, level
 
 
 def _use_request_settings(provider: Provider | None, settings: ProviderRetrySettings) -> None:
