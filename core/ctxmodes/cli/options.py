@@ -205,7 +205,7 @@ def use_api_key(args: argparse.Namespace, model: str | None, settings: Settings)
         raise CtxmodesError("--api-key requires a non-empty value")
     if model is None:
         raise CtxmodesError("--api-key requires a model to be specified via --model or --models")
-    named, _ = _configured_registry(settings).thinking_suffix(model)
+    named, _ = _configured_registry(settings).read_model_option(model)
     provider, slash, _ = named.partition("/")
     if not slash or ":" in provider:
         raise CtxmodesError(f"--api-key is for a provider's model (PROVIDER/MODEL), not {model!r}")
@@ -459,7 +459,7 @@ def scope_start_model(settings: Settings) -> str | None:
     if not scope:
         return None
     try:
-        configured = registry.thinking_suffix(settings.model)[0] if settings.model else None
+        configured = registry.read_model_option(settings.model)[0] if settings.model else None
     except ProviderSpecError:
         configured = None  # it names no model (any more): the scope's first, as in Pi
     chosen = next((scoped for scoped in scope if scoped.model.ref == configured), scope[0])

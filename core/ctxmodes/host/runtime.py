@@ -91,7 +91,7 @@ def _configured_provider(
         if provider is not None:
             return provider, None
     if settings.model:
-        return resolve_configured(pm, settings.model, request_settings)
+        return resolve_configured(pm, settings.model, request_settings, typed=True)
     from ctxmodes.providers.initial_model import initial_model
     from ctxmodes.providers.registry import registry_from_plugin_manager
 
@@ -114,27 +114,35 @@ def _usable_provider(
 
 
 def resolve_configured(
-    pm: pluggy.PluginManager, spec: str, request_settings: ProviderRetrySettings
+    pm: pluggy.PluginManager,
+    spec: str,
+    request_settings: ProviderRetrySettings,
+    *,
+    typed: bool = False,
 ) -> tuple[Provider, str | None]:
     """The provider of the model ``spec`` names, with the configured request settings, and
-    the thinking level its ``:<level>`` suffix asks for.
+    the thinking level its ``:<level>`` suffix asks for; ``typed``: a spec a user typed,
+    read as Pi's ``--model`` reads it (a pattern), where a recorded one names its model
+    exactly.
 
     :raises CtxmodesError: the model is unknown or its provider has no credentials.
     """
     from ctxmodes.providers.registry import registry_from_plugin_manager
 
-    return _resolve_in(registry_from_plugin_manager(pm), spec, request_settings)
+    registry = registry_from_plugin_manager(pm)
+    if typed:
+        spec, level = registry.read_model_option(spec)
+        return _resolve_in(registry, spec, request_settings)[0], level
+    return _resolve_in(registry, spec, request_settings)
 
 
 def _resolve_in(
     registry: ProviderRegistry, spec: str, request_settings: ProviderRetrySettings
 ) -> tuple[Provider, str | None]:
     """:func:`resolve_configured` with a registry already built."""
-    # The model a pattern names is found once; the exact spec then resolves at once.
-    exact, level = registry.thinking_suffix(spec)
-    provider = registry.resolve(exact)
+    provider = registry.resolve(spec)
     _use_request_settings(provider, request_settings)
-    return provider, level
+    return provider, registry.thinking_suffix(spec)[1]
 
 
 def _use_request_settings(provider: Provider | None, settings: ProviderRetrySettings) -> None:

@@ -106,8 +106,9 @@ class ProviderRegistry:
             raise TypeError(f"cannot register {registration!r} as a model or provider scheme")
 
     def resolve(self, spec: str) -> Provider:
-        """Build the provider a spec names (a catalog model's may end in a thinking level,
-        see :meth:`thinking_suffix`).
+        """Build the provider a spec names exactly (a catalog model's may end in a thinking
+        level, see :meth:`thinking_suffix`); a spec a user typed is read first with
+        :meth:`read_model_option`.
 
         :raises ProviderSpecError: malformed, or an unknown scheme or model (with close
             matches).
@@ -117,29 +118,50 @@ class ProviderRegistry:
         if separator and scheme in self._factories:
             return self._factories[scheme](argument)
         spec, _ = self.thinking_suffix(spec)
-        try:
-            model = self.models.get(spec)
-        except UnknownModelError as error:
-            raise ProviderSpecError(str(error)) from None
-        return self._build(model)
+        if "/" in spec:
+            try:
+                model = self.models.get(spec)
+            except UnknownModelError as error:
+                raise ProviderSpecError(str(error)) from None
+            return self._build(model)
+        # A bare model id: name the models it could mean.
+        same_id = [model.ref for model in self.models if model.id == spec]
+        if same_id:
+            raise ProviderSpecError(
+                f"invalid model {spec!r}: name its provider too; did you mean "
+                f"{', '.join(same_id[:4])}?"
+            )
+        schemes = ", ".join(self.schemes) or "none"
+        raise ProviderSpecError(
+            f"invalid model {spec!r}: expected <provider>/<model-id> or <scheme>:ARGUMENT "
+            f"(schemes: {schemes}; `ctxmodes models` lists the models)"
+        )
 
     def thinking_suffix(self, spec: str) -> tuple[str, str | None]:
-        """The model ``spec`` names as ``provider/id``, and the thinking level its
-        ``:<level>`` suffix gives (``anthropic/claude-sonnet-4-5:high``); a spec that names
-        no model exactly is read as Pi's ``--model`` reads it (see
-        :mod:`~ctxmodes.providers.cli_model`: ``sonnet:high`` is a pattern). A scheme's spec
-        is whole (its argument may hold colons).
-
-        :raises ProviderSpecError: the spec names no model, or several.
-        """
-        from ctxmodes.providers.cli_model import ModelNotFoundError, resolve_cli_model
+        """``spec`` without the ``:<level>`` suffix a catalog model's spec may end in, and
+        that level (``anthropic/claude-sonnet-4-5:high``, as Pi's ``--model`` takes it); a
+        scheme's spec is whole (its argument may hold colons), and so is every other."""
         from ctxmodes.thinking_levels import split_level_suffix
 
         scheme, separator, _ = spec.partition(":")
         if separator and scheme in self._factories:
             return spec, None
-        exact, level = split_level_suffix(spec, self.models.__contains__)
-        if exact in self.models:
+        return split_level_suffix(spec, self.models.__contains__)
+
+    def read_model_option(self, spec: str) -> tuple[str, str | None]:
+        """The model a spec a user typed (``--model``, the configured model) names, as
+        ``provider/id`` or the scheme's spec, and the thinking level it gives: read as Pi's
+        ``--model`` reads it (see :mod:`~ctxmodes.providers.cli_model`: ``sonnet:high`` is a
+        pattern). A session's recorded model and a program's switch name theirs exactly
+        (:meth:`thinking_suffix`).
+
+        :raises ProviderSpecError: the spec names no model, or several.
+        """
+        from ctxmodes.providers.cli_model import ModelNotFoundError, resolve_cli_model
+
+        exact, level = self.thinking_suffix(spec)
+        scheme, separator, _ = spec.partition(":")
+        if exact in self.models or (separator and scheme in self._factories):
             return exact, level
         try:
             found = resolve_cli_model(spec, list(self.models), self.has_credentials)

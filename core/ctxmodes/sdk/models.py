@@ -26,7 +26,7 @@ def resolve_model(spec: str, *, cwd: Path | str | None = None) -> Provider:
     where = Path(cwd) if cwd is not None else Path.cwd()
     settings = load_settings(cwd=where, cli={"model": spec}).settings
     pm = make_configured_plugin_manager(settings)
-    return resolve_configured(pm, spec, settings.retry.provider)[0]
+    return resolve_configured(pm, spec, settings.retry.provider, typed=True)[0]
 
 
 def configured_thinking_budgets(*, cwd: Path | str | None = None) -> dict[str, int]:

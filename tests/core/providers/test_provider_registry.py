@@ -24,19 +24,15 @@ def test_resolve_passes_factory_errors_through(tmp_path):
         resolve(f"scripted:{tmp_path / 'missing.json'}")
 
 
-@pytest.mark.parametrize("spec", ["scripted", ":file", "codex:gpt"])
-def test_a_spec_like_a_scheme_s_says_the_form_and_the_schemes(spec):
-    with pytest.raises(ProviderSpecError) as caught:
+@pytest.mark.parametrize("spec", ["scripted", ":file", ""])
+def test_malformed_specs(spec):
+    with pytest.raises(ProviderSpecError, match="expected <provider>/<model-id> or <scheme>"):
         resolve(spec)
-    assert str(caught.value) == (
-        f'Model "{spec}" not found. Use --list-models to see available models. '
-        "A scheme's model is <scheme>:ARGUMENT (schemes: scripted)."
-    )
 
 
-def test_an_empty_spec_names_no_model():
-    with pytest.raises(ProviderSpecError, match=r'^Model "" not found'):
-        resolve("")
+def test_unknown_scheme_lists_the_known_ones():
+    with pytest.raises(ProviderSpecError, match=r"\(schemes: scripted; `ctxmodes models`"):
+        resolve("codex:gpt")
 
 
 def test_pi_model_specs_resolve_to_the_model_and_its_capabilities(monkeypatch, tmp_path):
@@ -138,15 +134,50 @@ def test_a_misspelled_provider_gets_the_corrected_model_name():
     )
 
 
-def test_a_bare_model_id_several_providers_serve_names_them():
+def test_a_bare_model_id_is_answered_with_the_providers_that_serve_it():
     with pytest.raises(ProviderSpecError) as caught:
         resolve("claude-sonnet-4-5")
     message = str(caught.value)
-    assert message.startswith('Model "claude-sonnet-4-5" is ambiguous across providers: ')
-    assert "anthropic/claude-sonnet-4-5" in message
+    assert message.startswith(
+        "invalid model 'claude-sonnet-4-5': name its provider too; did you mean "
+    )
+    assert "anthropic/claude-sonnet-4-5" in message.split("did you mean ")[1]
 
 
-def test_a_pattern_names_a_model_and_its_level_as_pi_s_model_option_does():
-    spec, level = default_registry().thinking_suffix("anthropic/sonnet:high")
+def test_a_spec_resolves_exactly_where_a_typed_one_is_read_as_pi_s_model_option():
+    """A session's recorded model and a program's switch name their model exactly: one gone
+    from the catalog is not replaced by another its name is part of."""
+    registry = default_registry()
+    with pytest.raises(ProviderSpecError, match="anthropic/sonnet"):
+        registry.resolve("anthropic/sonnet")
+    spec, level = registry.read_model_option("anthropic/sonnet:high")
     assert spec.startswith("anthropic/claude-sonnet")
     assert level == "high"
+    assert registry.read_model_option("anthropic/claude-sonnet-4-5:low") == (
+        "anthropic/claude-sonnet-4-5",
+        "low",
+    )
+    assert registry.read_model_option("scripted:a:b.json") == ("scripted:a:b.json", None)
+
+
+@pytest.mark.parametrize("spec", ["scripted", ":file", "codex:gpt"])
+def test_a_typed_spec_like_a_scheme_s_says_the_form_and_the_schemes(spec):
+    with pytest.raises(ProviderSpecError) as caught:
+        default_registry().read_model_option(spec)
+    assert str(caught.value) == (
+        f'Model "{spec}" not found. Use --list-models to see available models. '
+        "A scheme's model is <scheme>:ARGUMENT (schemes: scripted)."
+    )
+
+
+def test_a_typed_spec_that_names_nothing_or_several_models_is_refused():
+    registry = default_registry()
+    with pytest.raises(ProviderSpecError, match=r'^Model "" not found'):
+        registry.read_model_option("")
+    with pytest.raises(ProviderSpecError) as caught:
+        registry.read_model_option("claude-sonnet-4-5")
+    message = str(caught.value)
+    assert message.startswith('Model "claude-sonnet-4-5" is ambiguous across providers: ')
+    assert "anthropic/claude-sonnet-4-5" in message
+    with pytest.raises(ProviderSpecError, match="did you mean anthropic/claude-sonnet-4-5"):
+        registry.read_model_option("antropic/claude-sonnet-4-5")
