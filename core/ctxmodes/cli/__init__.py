@@ -63,7 +63,7 @@ def build_parser(
         "[SEARCH]` prints Pi's table of the models with credentials (`ctxmodes models "
         "--pi-list --search SEARCH`).",
     )
-    parser.add_argument("--version", action="version", version=f"ctxmodes {__version__}")
+    parser.add_argument("-v", "--version", action="version", version=f"ctxmodes {__version__}")
     add_session_choice(parser)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     named = None if argv is None else named_command(argv)
@@ -77,7 +77,7 @@ def build_parser(
             # Listed for --help and the errors that name the commands; a command line that
             # names a core command reaches neither (each parser costs a fraction of a ms).
             subparsers.add_parser(name, help=core.help, add_help=False)
-    if argv is not None and (named in CORE_COMMANDS or argv[:1] == ["--version"]):
+    if argv is not None and (named in CORE_COMMANDS or argv[:1] in (["-v"], ["--version"])):
         return parser
     callers = _configured_callers() if pm is None else _manager_callers(pm)
     for command in plugin_commands(callers, subparsers):

@@ -63,7 +63,19 @@ LIST_MODELS = "--list-models"
 #: Pi's project-trust flags, which decide whether a project's own providers are read.
 TRUST_FLAGS = frozenset({"-a", "--approve", "-na", "--no-approve"})
 #: What a bare ``ctxmodes`` answers itself.
-OWN_OPTIONS = frozenset({"-h", "--help", "--version"})
+OWN_OPTIONS = frozenset({"-h", "--help", "-v", "--version"})
+#: Pi's commands for its packages and its own update, which Pi runs when one is the first
+#: argument: ctxmodes has neither, and sent as a prompt the word would ask a coding agent to
+#: install or remove something, so each is refused, saying what to do instead.
+PI_PACKAGE_COMMANDS: dict[str, str] = {
+    **dict.fromkeys(
+        ("install", "remove", "uninstall", "list"),
+        "is Pi's package command: ctxmodes installs no Pi packages (its modes are Python "
+        "packages: `pip install NAME`, and `ctxmodes modes` lists them)",
+    ),
+    "update": "is Pi's self-update: ctxmodes and its model catalog are updated by what "
+    "installed them (`pip install --upgrade ctxmodes`)",
+}
 
 
 def named_command(argv: Sequence[str]) -> str | None:
@@ -122,6 +134,7 @@ def meant_command_line(
     printing = bool(PRINT_FLAGS.intersection(_options(argv)))
     if named is not None and is_command(named) and not _print_flag_before(argv, named):
         return None
+    _refuse_a_pi_package_command(argv[0])
     output, argv = _output_mode(argv)
     if output in ("json", "rpc"):
         return [*OUTPUT_MODES[output], *_without_print_flags(argv)]
@@ -207,6 +220,19 @@ def _refuse_a_mistyped_command(word: str, is_command: Callable[[str], bool]) -> 
         raise CtxmodesError(
             f"unknown command {word!r} (did you mean {close[0]!r}?); to send it as a prompt, "
             f"put -- before it"
+        )
+
+
+def _refuse_a_pi_package_command(first: str) -> None:
+    """Pi's package commands (see :data:`PI_PACKAGE_COMMANDS`), which Pi reads only as the
+    first argument, as here.
+
+    :raises CtxmodesError: ``first`` is one of them.
+    """
+    said = PI_PACKAGE_COMMANDS.get(first)
+    if said is not None:
+        raise CtxmodesError(
+            f"`ctxmodes {first}` {said}; to send {first!r} as a prompt, put -- before it"
         )
 
 

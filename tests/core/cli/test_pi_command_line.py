@@ -18,10 +18,10 @@ from PIL import Image
 from support.cli_process import run_ctxmodes
 from support.images import dot_bmp, dot_gif, solid_png
 from support.pi_oracle import require_pi
-from support.pi_print import API, run_ours, run_pi
+from support.pi_print import API, pi_cli, run_ours, run_pi
 from support.wire_server import Reply, WireServer, text_stream
 
-from ctxmodes.cli.pi_command_line import meant_command_line, pi_prompts
+from ctxmodes.cli.pi_command_line import PI_PACKAGE_COMMANDS, meant_command_line, pi_prompts
 from ctxmodes.tools.image_fit import NOT_CONVERTED, NOT_RESIZED
 
 pytestmark = pytest.mark.slow  # each test runs ctxmodes (and Pi) as processes, end to end
@@ -113,6 +113,43 @@ def test_a_one_word_prompt_spelled_like_a_command_is_refused(word: str, meant: s
         f"unknown command {word!r} (did you mean {meant!r}?); to send it as a prompt, put -- "
         "before it"
     )
+
+
+@pytest.mark.parametrize("word", sorted(PI_PACKAGE_COMMANDS))
+def test_pi_s_package_commands_are_refused_and_not_sent_as_a_prompt(
+    tmp_path: Path, word: str
+) -> None:
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"responses": [{"text": "sent"}]}))
+    model = ["--model", f"scripted:{script}"]
+    result = run_ctxmodes(tmp_path, word, "npm:left-pad", *model)
+    assert (result.returncode, result.stdout) == (1, "")
+    [line] = result.stderr.splitlines()
+    assert line.startswith(f"ctxmodes: error: `ctxmodes {word}` is Pi's ")
+    assert line.endswith(f"to send {word!r} as a prompt, put -- before it")
+    assert not list(tmp_path.rglob("*.jsonl"))
+    # As in Pi, only the first argument is the command; after --, or later, it is a prompt.
+    for argv in (["-p", "--", word], ["-p", word]):
+        sent = run_ctxmodes(tmp_path, *model, *argv)
+        assert (sent.returncode, sent.stdout) == (0, "sent\n"), sent.stderr
+
+
+@pytest.mark.pi
+def test_the_refused_commands_are_those_pi_runs_as_its_own(tmp_path: Path) -> None:
+    # Pi shows a command's usage for `pi WORD --help`, and its own for a prompt's word.
+    agent = tmp_path / "pi-agent"
+    agent.mkdir()
+    for word in [*PI_PACKAGE_COMMANDS, "chat"]:
+        shown = pi_cli(tmp_path, agent, [word, "--help"])
+        assert shown.returncode == 0, shown.stderr
+        named = "remove" if word == "uninstall" else word  # Pi's alias, shown as remove
+        assert shown.stdout.startswith(f"Usage:\n  pi {named}") == (word != "chat"), word
+
+
+def test_dash_v_is_the_version_as_in_pi(tmp_path: Path) -> None:
+    short, long = run_ctxmodes(tmp_path, "-v"), run_ctxmodes(tmp_path, "--version")
+    assert (short.returncode, short.stdout) == (0, long.stdout)
+    assert short.stdout.startswith("ctxmodes ")
 
 
 def _files(tmp_path: Path) -> None:
