@@ -64,10 +64,11 @@ LIST_MODELS = "--list-models"
 TRUST_FLAGS = frozenset({"-a", "--approve", "-na", "--no-approve"})
 #: What a bare ``ctxmodes`` answers itself.
 OWN_OPTIONS = frozenset({"-h", "--help", "-v", "--version"})
-#: Pi's commands for its packages and its own update, which Pi runs when one is the first
-#: argument: ctxmodes has neither, and sent as a prompt the word would ask a coding agent to
-#: install or remove something, so each is refused, saying what to do instead.
-PI_PACKAGE_COMMANDS: dict[str, str] = {
+#: Pi's commands for its packages, its own update and printing credentials, which Pi runs
+#: when one is the first argument: ctxmodes has none of them, and sent as a prompt the words
+#: would ask a coding agent to install or remove something, or to print a key, so each is
+#: refused, saying what to do instead.
+PI_ONLY_COMMANDS: dict[str, str] = {
     **dict.fromkeys(
         ("install", "remove", "uninstall", "list"),
         "is Pi's package command: ctxmodes installs no Pi packages (its modes are Python "
@@ -75,6 +76,8 @@ PI_PACKAGE_COMMANDS: dict[str, str] = {
     ),
     "update": "is Pi's self-update: ctxmodes and its model catalog are updated by what "
     "installed them (`pip install --upgrade ctxmodes`)",
+    "auth": "is Pi's credential printing: ctxmodes prints no credentials (`ctxmodes login` "
+    "shows which providers have some)",
 }
 
 
@@ -134,7 +137,7 @@ def meant_command_line(
     printing = bool(PRINT_FLAGS.intersection(_options(argv)))
     if named is not None and is_command(named) and not _print_flag_before(argv, named):
         return None
-    _refuse_a_pi_package_command(argv[0])
+    _refuse_a_pi_only_command(argv[0])
     output, argv = _output_mode(argv)
     if output in ("json", "rpc"):
         return [*OUTPUT_MODES[output], *_without_print_flags(argv)]
@@ -223,13 +226,13 @@ def _refuse_a_mistyped_command(word: str, is_command: Callable[[str], bool]) -> 
         )
 
 
-def _refuse_a_pi_package_command(first: str) -> None:
-    """Pi's package commands (see :data:`PI_PACKAGE_COMMANDS`), which Pi reads only as the
-    first argument, as here.
+def _refuse_a_pi_only_command(first: str) -> None:
+    """Pi's commands ctxmodes does not have (see :data:`PI_ONLY_COMMANDS`), which Pi reads
+    only as the first argument, as here.
 
     :raises CtxmodesError: ``first`` is one of them.
     """
-    said = PI_PACKAGE_COMMANDS.get(first)
+    said = PI_ONLY_COMMANDS.get(first)
     if said is not None:
         raise CtxmodesError(
             f"`ctxmodes {first}` {said}; to send {first!r} as a prompt, put -- before it"

@@ -21,7 +21,7 @@ from support.pi_oracle import require_pi
 from support.pi_print import API, pi_cli, run_ours, run_pi
 from support.wire_server import Reply, WireServer, text_stream
 
-from ctxmodes.cli.pi_command_line import PI_PACKAGE_COMMANDS, meant_command_line, pi_prompts
+from ctxmodes.cli.pi_command_line import PI_ONLY_COMMANDS, meant_command_line, pi_prompts
 from ctxmodes.tools.image_fit import NOT_CONVERTED, NOT_RESIZED
 
 pytestmark = pytest.mark.slow  # each test runs ctxmodes (and Pi) as processes, end to end
@@ -115,10 +115,8 @@ def test_a_one_word_prompt_spelled_like_a_command_is_refused(word: str, meant: s
     )
 
 
-@pytest.mark.parametrize("word", sorted(PI_PACKAGE_COMMANDS))
-def test_pi_s_package_commands_are_refused_and_not_sent_as_a_prompt(
-    tmp_path: Path, word: str
-) -> None:
+@pytest.mark.parametrize("word", sorted(PI_ONLY_COMMANDS))
+def test_pi_s_own_commands_are_refused_and_not_sent_as_a_prompt(tmp_path: Path, word: str) -> None:
     script = tmp_path / "script.json"
     script.write_text(json.dumps({"responses": [{"text": "sent"}]}))
     model = ["--model", f"scripted:{script}"]
@@ -139,7 +137,7 @@ def test_the_refused_commands_are_those_pi_runs_as_its_own(tmp_path: Path) -> No
     # Pi shows a command's usage for `pi WORD --help`, and its own for a prompt's word.
     agent = tmp_path / "pi-agent"
     agent.mkdir()
-    for word in [*PI_PACKAGE_COMMANDS, "chat"]:
+    for word in [*PI_ONLY_COMMANDS, "chat"]:
         shown = pi_cli(tmp_path, agent, [word, "--help"])
         assert shown.returncode == 0, shown.stderr
         named = "remove" if word == "uninstall" else word  # Pi's alias, shown as remove
