@@ -183,6 +183,10 @@ class TerminalSettings(BaseModel):
     #: line saying so, and after a compaction or branch summary what it was billed (Pi's
     #: ``showCacheMissNotices``).
     cache_miss_notices: bool = False
+    #: Warn once a run when the session's Anthropic model is reached with a Claude
+    #: subscription, whose calls from ctxmodes are billed as extra usage (Pi's
+    #: ``warnings.anthropicExtraUsage``).
+    anthropic_extra_usage_warning: bool = True
 
 
 class ShellSettings(BaseModel):

@@ -67,6 +67,7 @@ HONOURED: dict[str, tuple[str, JsonKind]] = {
     "quietStartup": ("terminal.quiet_startup", "boolean"),
     "hideThinkingBlock": ("terminal.hide_thinking", "boolean"),
     "showCacheMissNotices": ("terminal.cache_miss_notices", "boolean"),
+    "warnings.anthropicExtraUsage": ("terminal.anthropic_extra_usage_warning", "boolean"),
     "images.blockImages": ("block_images", "boolean"),
     "images.autoResize": ("auto_resize_images", "boolean"),
     "sessionDir": ("session_dir", "string"),

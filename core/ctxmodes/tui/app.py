@@ -190,6 +190,7 @@ class TerminalSession:
             lambda: self.keymap,
             self.settings.replay_turns,
             self.settings.cache_miss_notices,
+            self.settings.anthropic_extra_usage_warning,
         )
         self.keys = KeyActions(self, clock)
         self.picker: Picker | None = None
@@ -285,6 +286,7 @@ class TerminalSession:
             from ctxmodes.tui.commands import NO_MODEL_AT_START
 
             problems.append(render.notice(NO_MODEL_AT_START, "warning", self.width))
+        problems.extend(self.transcript.extra_usage_warning(self.width))
         self.print_blocks([*self._banner(), *problems, *opened])
         self._schedule_drain()
         self._loop.call_later(CHECK_INTERVAL_S, self._watch_branch, context=self._context)
@@ -324,11 +326,12 @@ class TerminalSession:
         """Run with ``settings`` from now on (``/reload``): the thinking shown or collapsed,
         the completion menu's rows, the external editor, the turns replayed after a move
         in the tree, the skill commands, the filter ``/tree`` opens with, the cache-miss
-        notices; what is already printed stays as it was."""
+        notices, the extra-usage warning; what is already printed stays as it was."""
         self.settings = settings
         self.live.show_thinking = not settings.hide_thinking
         self.transcript.replay_turns = settings.replay_turns
         self.transcript.cache_notices.enabled = settings.cache_miss_notices
+        self.transcript.extra_usage.enabled = settings.anthropic_extra_usage_warning
         self.buffer.editor = settings.external_editor
         self.app.invalidate()
 

@@ -88,6 +88,16 @@ def _set_cache_miss_notices(session: TerminalSession, value: str) -> None:
     session.settings = session.settings.model_copy(update={"cache_miss_notices": shown})
 
 
+def _extra_usage_warning(session: TerminalSession) -> str:
+    return _shown(session.transcript.extra_usage.enabled)
+
+
+def _set_extra_usage_warning(session: TerminalSession, value: str) -> None:
+    warn = value == "true"
+    session.transcript.extra_usage.enabled = warn
+    session.settings = session.settings.model_copy(update={"anthropic_extra_usage_warning": warn})
+
+
 def _queue_mode_setting(label: str, queue: StreamingBehavior, pi_key: str) -> Setting:
     """The row of the steering (``"steer"``) or follow-up queue's delivery mode."""
 
@@ -143,6 +153,13 @@ SETTINGS: Final[Sequence[Setting]] = (
     ),
     Setting(
         "Skill commands", SWITCH, _skill_commands, _set_skill_commands, ("enableSkillCommands",)
+    ),
+    Setting(
+        "Anthropic extra usage",
+        SWITCH,
+        _extra_usage_warning,
+        _set_extra_usage_warning,
+        ("warnings", "anthropicExtraUsage"),
     ),
 )
 

@@ -20,6 +20,8 @@ from ctxmodes.session.models import (
 )
 from ctxmodes.tui import render
 from ctxmodes.tui.cache_notices import CacheNotices
+from ctxmodes.tui.extra_usage import WARNING as EXTRA_USAGE_WARNING
+from ctxmodes.tui.extra_usage import ExtraUsageWarning
 from ctxmodes.tui.key_hints import key_hint
 from ctxmodes.tui.keymap import KeyMap
 from ctxmodes.tui.live import LiveRegion
@@ -62,10 +64,13 @@ class Transcript:
         keymap: Callable[[], KeyMap],
         replay_turns: int = DEFAULT_REPLAY_TURNS,
         cache_miss_notices: bool = False,
+        extra_usage_warning: bool = True,
     ) -> None:
         self._agent = agent
         #: What cache misses and summaries were billed, when the user asked to see it.
         self.cache_notices = CacheNotices(agent, enabled=cache_miss_notices)
+        #: That a Claude subscription pays for the Anthropic model as extra usage.
+        self.extra_usage = ExtraUsageWarning(enabled=extra_usage_warning)
         self._keymap = keymap
         #: A summary of the branch left is being made for the user's move in ``/tree``
         #: (otherwise a summary is a mode's own, Tree's of the previous window).
@@ -148,6 +153,12 @@ class Transcript:
             self.last_request = event.request
         else:
             self._lifecycle(event, blocks, width)
+
+    def extra_usage_warning(self, width: int) -> list[str]:
+        """The extra-usage warning, when it is due for the session's model now."""
+        if not self.extra_usage.due(self._agent):
+            return []
+        return [render.said(EXTRA_USAGE_WARNING, "warning", width)]
 
     def replay(self, width: int, *, summary_id: str | None = None) -> list[str]:
         """The active branch's last turns, as they appeared live, under a rule naming the
@@ -272,10 +283,13 @@ class Transcript:
             # Messages still queued went with the session left behind (a fork during a run).
             self._live.queued = ((), ())
             blocks.extend(self.replay(width))
+            blocks.extend(self.extra_usage_warning(width))
             status.refresh()
         elif isinstance(event, ev.Notice):
             blocks.append(render.said(event.message, event.level, width))
-            # Commands answer with a notice: a new name or mode shows in the footer at once.
+            # Commands answer with a notice: a new name or mode shows in the footer at once,
+            # and a new model may be one a subscription pays for as extra usage.
+            blocks.extend(self.extra_usage_warning(width))
             status.refresh()
         else:
             self._retries(event, blocks, width)

@@ -48,6 +48,8 @@ def test_each_row_cycles_its_value_the_session_runs_with_it_and_pi_s_file_keeps_
         await t.until(lambda: t.session.picker is not None)
         await t.type(DOWN + ENTER)  # Skill commands: true -> false
         await t.until(lambda: t.session.picker is not None)
+        await t.type(DOWN + ENTER)  # Anthropic extra usage: true -> false
+        await t.until(lambda: t.session.picker is not None)
         seen["after"] = _rows(t)
         seen["selected"] = t.session.picker.selected
         await t.type(ESC)
@@ -63,6 +65,7 @@ def test_each_row_cycles_its_value_the_session_runs_with_it_and_pi_s_file_keeps_
             t.session.live.show_thinking,
             t.session.transcript.cache_notices.enabled,
             t.session.settings.skill_commands,
+            t.session.transcript.extra_usage.enabled,
         )
         # A session started now runs with the changes too.
         await t.type("/new" + ENTER)
@@ -80,6 +83,7 @@ def test_each_row_cycles_its_value_the_session_runs_with_it_and_pi_s_file_keeps_
         ["Auto-resize", "images", "true"],
         ["Block", "images", "false"],
         ["Skill", "commands", "true"],
+        ["Anthropic", "extra", "usage", "true"],
     ]
     assert seen["after"] == [
         ["Auto-compact", "false"],
@@ -90,12 +94,13 @@ def test_each_row_cycles_its_value_the_session_runs_with_it_and_pi_s_file_keeps_
         ["Auto-resize", "images", "true"],
         ["Block", "images", "true"],
         ["Skill", "commands", "false"],
+        ["Anthropic", "extra", "usage", "false"],
     ]
-    assert seen["selected"] == 7  # the list stays on the row changed last
+    assert seen["selected"] == 8  # the list stays on the row changed last
     assert seen["options"] == (False, "all", "one-at-a-time", True)
-    assert seen["shown"] == (True, True, False)
+    assert seen["shown"] == (True, True, False, False)
     assert seen["new"] == (False, "all", True)
-    # The file is the one Pi's /settings saves for the same six choices.
+    # The file is the one Pi's /settings saves for the same seven choices.
     pi_agent = tmp_path / "pi-agent"
     pi_agent.mkdir()
     calls = [
@@ -105,6 +110,7 @@ def test_each_row_cycles_its_value_the_session_runs_with_it_and_pi_s_file_keeps_
         ["setShowCacheMissNotices", True],
         ["setBlockImages", True],
         ["setEnableSkillCommands", False],
+        ["setWarnings", {"anthropicExtraUsage": False}],
     ]
     request = [{"agentDir": str(pi_agent), "cwd": str(tmp_path), "calls": calls}]
     assert run_pi_script(PI_SAVE, json.dumps(request)) == [[]]
