@@ -37,6 +37,11 @@ CORE_COMMANDS: dict[str, CoreCommand] = {
     "logout": CoreCommand(
         "ctxmodes.cli.login_cmd", "forget the credentials `ctxmodes login` stored"
     ),
+    "auth": CoreCommand(
+        "ctxmodes.cli.auth_cmd",
+        "print a provider's key or token for another program, or check it is ready (Pi's "
+        "`pi auth`)",
+    ),
     "config": CoreCommand("ctxmodes.cli.config_cmd", "inspect settings"),
     "history": CoreCommand(
         "ctxmodes.cli.retrieval_cmd", "run a read-only history operation on a session file"

@@ -64,10 +64,9 @@ LIST_MODELS = "--list-models"
 TRUST_FLAGS = frozenset({"-a", "--approve", "-na", "--no-approve"})
 #: What a bare ``ctxmodes`` answers itself.
 OWN_OPTIONS = frozenset({"-h", "--help", "-v", "--version"})
-#: Pi's commands for its packages, its own update and printing credentials, which Pi runs
-#: when one is the first argument: ctxmodes has none of them, and sent as a prompt the words
-#: would ask a coding agent to install or remove something, or to print a key, so each is
-#: refused, saying what to do instead.
+#: Pi's commands for its packages and its own update, which Pi runs when one is the first
+#: argument: ctxmodes has neither, and sent as a prompt the words would ask a coding agent
+#: to install or remove something, so each is refused, saying what to do instead.
 PI_ONLY_COMMANDS: dict[str, str] = {
     **dict.fromkeys(
         ("install", "remove", "uninstall", "list"),
@@ -76,8 +75,6 @@ PI_ONLY_COMMANDS: dict[str, str] = {
     ),
     "update": "is Pi's self-update: ctxmodes and its model catalog are updated by what "
     "installed them (`pip install --upgrade ctxmodes`)",
-    "auth": "is Pi's credential printing: ctxmodes prints no credentials (`ctxmodes login` "
-    "shows which providers have some)",
 }
 
 

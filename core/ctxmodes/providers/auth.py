@@ -37,7 +37,7 @@ from ctxmodes.providers.credentials import (
     ctxmodes_credentials_path,
     pi_agent_dir,
 )
-from ctxmodes.providers.oauth import Refresh, current_access_token
+from ctxmodes.providers.oauth import MINIMUM_VALIDITY_MS, Refresh, current_access_token
 
 #: What Pi calls a value that stands for ambient credentials the transport finds itself.
 AUTHENTICATED: Final = "<authenticated>"
@@ -261,8 +261,15 @@ class AuthResolver:
 
     # ------------------------------------------------------------ for a request
 
-    def resolve(self, provider: str, configured_key: str | None = None) -> ResolvedAuth | None:
-        """The credentials for one request to ``provider``, or ``None`` without any.
+    def resolve(
+        self,
+        provider: str,
+        configured_key: str | None = None,
+        *,
+        validity_ms: int = MINIMUM_VALIDITY_MS,
+    ) -> ResolvedAuth | None:
+        """The credentials for one request to ``provider``, or ``None`` without any; an
+        OAuth token is renewed first when it expires within ``validity_ms``.
 
         :raises CredentialError: a file is corrupt, a stored key or configured command has
             no value, or an OAuth token expired and cannot be renewed.
@@ -276,7 +283,7 @@ class AuthResolver:
         if found is not None:
             store, entry = found
             if entry["type"] == "oauth":
-                return self._oauth(provider, store, entry)
+                return self._oauth(provider, store, entry, validity_ms)
             return self._stored_key(provider, store, entry)
         if configured_key is not None:
             key = config_values.resolve(configured_key, environ=self.environ)
@@ -333,17 +340,21 @@ class AuthResolver:
         }
         return ResolvedAuth(source, headers=headers, env=env)
 
-    def _oauth(self, provider: str, store: FileCredentialStore, entry: Credential) -> ResolvedAuth:
+    def _oauth(
+        self, provider: str, store: FileCredentialStore, entry: Credential, validity_ms: int
+    ) -> ResolvedAuth:
         refresh = self._refreshers.get(provider)
         if refresh is None:
             from ctxmodes.providers.oauth import expires_soon
 
-            if expires_soon(entry, self._now_ms()):
+            if expires_soon(entry, self._now_ms(), validity_ms):
                 raise CredentialError(
                     f"the {provider} login in {store.path} has expired; log in again with Pi"
                 )
             return ResolvedAuth(f"OAuth in {store.path}", api_key=str(entry["access"]))
-        token = current_access_token(store, provider, refresh, now_ms=self._now_ms)
+        token = current_access_token(
+            store, provider, refresh, now_ms=self._now_ms, validity_ms=validity_ms
+        )
         if token is None:
             raise CredentialError(f"logged out of {provider} meanwhile ({store.path})")
         return ResolvedAuth(f"OAuth in {store.path}", api_key=token)

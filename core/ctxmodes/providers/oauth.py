@@ -34,18 +34,27 @@ REFRESH_TIMEOUT_S: Final = 15.0
 Refresh = Callable[[Credential], Credential]
 
 
-def expires_soon(credential: Credential, now_ms: int) -> bool:
+def expires_soon(
+    credential: Credential, now_ms: int, validity_ms: int = MINIMUM_VALIDITY_MS
+) -> bool:
+    """Whether ``credential`` expires within ``validity_ms`` of ``now_ms``."""
     expires = credential.get("expires")
     if not isinstance(expires, int | float):
         return True
-    return now_ms + MINIMUM_VALIDITY_MS >= expires
+    return now_ms + validity_ms >= expires
 
 
 def current_access_token(
-    store: CredentialStore, provider: str, refresh: Refresh, *, now_ms: Callable[[], int]
+    store: CredentialStore,
+    provider: str,
+    refresh: Refresh,
+    *,
+    now_ms: Callable[[], int],
+    validity_ms: int = MINIMUM_VALIDITY_MS,
 ) -> str | None:
-    """``provider``'s access token in ``store``, refreshed first when it expires within five
-    minutes; ``None`` when ``store`` holds no OAuth entry for it.
+    """``provider``'s access token in ``store``, refreshed first when it expires within
+    ``validity_ms`` (five minutes, Pi's margin for a request); ``None`` when ``store`` holds
+    no OAuth entry for it.
 
     :raises CredentialError: the refresh failed (``OAuth refresh failed for <provider>:
         …``); the stored entry is left as it was.
@@ -53,13 +62,13 @@ def current_access_token(
     stored = store.read(provider)
     if stored is None or stored.get("type") != "oauth" or not isinstance(stored.get("access"), str):
         return None
-    if not expires_soon(stored, now_ms()):
+    if not expires_soon(stored, now_ms(), validity_ms):
         return str(stored["access"])
 
     def renew(current: Credential | None) -> Credential | None:
         if current is None or current.get("type") != "oauth":
             return None  # logged out meanwhile
-        if not expires_soon(current, now_ms()):
+        if not expires_soon(current, now_ms(), validity_ms):
             return None  # another process refreshed while we waited for the lock
         try:
             return refresh(current)
