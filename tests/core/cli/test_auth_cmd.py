@@ -133,6 +133,26 @@ def test_auth_prints_and_exits_as_pi_s(tmp_path: Path, case: str) -> None:
     assert _said(ours.stderr, "ctxmodes: error: ") == _said(theirs.stderr, "Error: ")
 
 
+@pytest.mark.parametrize("stored", [KEY, LOGIN])
+def test_a_check_prints_no_credential_unless_asked(tmp_path: Path, stored: Any) -> None:
+    secret = stored.get("key") or stored["access"]
+    for argv in (["check", "--provider", "anthropic"], ["check", "--model", "nope", "--json"]):
+        result = _run([*CTXMODES, "auth", *argv], tmp_path, {"anthropic": stored}, {})
+        assert secret not in result.stdout + result.stderr
+    # A key is refused as a bearer token, and a login as a key, without showing either.
+    for argv in (["print-api-key"], ["print-bearer-token"]):
+        refused = _run(
+            [*CTXMODES, "auth", *argv, "--provider", "anthropic"],
+            tmp_path,
+            {"anthropic": stored},
+            {},
+        )
+        if refused.returncode:
+            assert secret not in refused.stdout + refused.stderr
+        else:
+            assert refused.stdout == f"{secret}\n"
+
+
 def test_check_reads_a_model_as_model_does(tmp_path: Path) -> None:
     """An id several providers serve is the one with credentials, as ``--model`` finds it
     (Pi's check, which looks at no credentials to decide, answers ``invalid``)."""
