@@ -1,4 +1,5 @@
-"""``ctxmodes config show``: the effective settings and where each value came from.
+"""``ctxmodes config show`` (or ``ctxmodes config``): the effective settings and where each
+value came from.
 
 The listing is TOML, one dotted key per line with its source as a comment, so that a user
 may copy it, or any of its lines, into a configuration file: a value that is not set is a
@@ -29,12 +30,14 @@ if TYPE_CHECKING:
 
 def register(subparsers: Any) -> None:
     parser = add_command_parser(subparsers, "config")
-    actions = parser.add_subparsers(dest="config_action", metavar="ACTION", required=True)
+    actions = parser.add_subparsers(dest="config_action", metavar="ACTION")
     show = actions.add_parser("show", help="print effective settings with their sources")
-    add_mode_option(show)
-    add_trust_options(show)
-    show.add_argument("--json", action="store_true", help="machine-readable output")
-    show.set_defaults(handler=run_show)
+    # `ctxmodes config` alone is `config show`, its one action.
+    for shows in (parser, show):
+        add_mode_option(shows)
+        add_trust_options(shows)
+        shows.add_argument("--json", action="store_true", help="machine-readable output")
+        shows.set_defaults(handler=run_show)
 
 
 def run_show(args: argparse.Namespace) -> int:

@@ -102,3 +102,19 @@ def test_with_no_model_set_the_listing_names_the_model_a_session_starts_on(
     )
     monkeypatch.setenv("CTXMODES_MODEL", "groq/llama-3.1-8b-instant")
     assert "no model is set" not in _show(capsys)
+
+
+@pytest.mark.parametrize("argv", [(), ("--json",), ("--mode", "tree")])
+def test_config_alone_is_config_show(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    argv: tuple[str, ...],
+) -> None:
+    isolate_settings(tmp_path, monkeypatch)
+    (tmp_path / "config").mkdir()
+    (tmp_path / "config" / "config.toml").write_text(USER_FILE)
+    code, out, err = ctxmodes(capsys, "config", *argv)
+    assert (code, err) == (0, "")
+    assert out == _show(capsys, *argv)
+    assert ('mode = "tree"' in " ".join(out.split())) != bool(argv and argv[0] == "--json")
