@@ -15,10 +15,13 @@ from __future__ import annotations
 import argparse
 import re
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ctxmodes.cli.core_commands import add_command_parser
 from ctxmodes.cli.options import add_trust_options
+
+if TYPE_CHECKING:
+    from ctxmodes.providers.credential_report import CredentialReport
 
 _DURATION = re.compile(r"^(\d+)(ms|s|m|h)$", re.IGNORECASE)
 _UNIT_MS = {"ms": 1, "s": 1_000, "m": 60_000, "h": 3_600_000}
@@ -74,7 +77,7 @@ def _duration_ms(text: str) -> int:
     return int(match[1]) * _UNIT_MS[match[2].lower()]
 
 
-def _report(args: argparse.Namespace) -> Any:
+def _report(args: argparse.Namespace) -> CredentialReport:
     from ctxmodes.cli.options import command_settings
     from ctxmodes.plugins import make_configured_plugin_manager
     from ctxmodes.providers.builtin import auth_resolver
