@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, Protocol
 
 from ctxmodes.host.options import HostOptions
 from ctxmodes.host.queues import DrainMode
@@ -24,6 +24,7 @@ from ctxmodes.tui.picker import Picker, PickerItem
 
 if TYPE_CHECKING:
     from ctxmodes.tui.app import TerminalSession
+    from ctxmodes.tui.transcript import Transcript
 
 TITLE: Final = "Settings"
 QUEUE_MODES: Final = ("one-at-a-time", "all")
@@ -78,24 +79,32 @@ def _set_skill_commands(session: TerminalSession, value: str) -> None:
     session.settings = session.settings.model_copy(update={"skill_commands": value == "true"})
 
 
-def _cache_miss_notices(session: TerminalSession) -> str:
-    return _shown(session.transcript.cache_notices.enabled)
+def _transcript(session: TerminalSession) -> Transcript:
+    return session.transcript
 
 
-def _set_cache_miss_notices(session: TerminalSession, value: str) -> None:
-    shown = value == "true"
-    session.transcript.cache_notices.enabled = shown
-    session.settings = session.settings.model_copy(update={"cache_miss_notices": shown})
+class _Switchable(Protocol):
+    enabled: bool
 
 
-def _extra_usage_warning(session: TerminalSession) -> str:
-    return _shown(session.transcript.extra_usage.enabled)
+def _notice_setting(
+    label: str,
+    notices: Callable[[TerminalSession], _Switchable],
+    field: str,
+    pi_key: tuple[str, ...],
+) -> Setting:
+    """The row of notices the transcript shows or not (``notices``), kept for the sessions
+    started later as the terminal setting ``field``."""
 
+    def read(session: TerminalSession) -> str:
+        return _shown(notices(session).enabled)
 
-def _set_extra_usage_warning(session: TerminalSession, value: str) -> None:
-    warn = value == "true"
-    session.transcript.extra_usage.enabled = warn
-    session.settings = session.settings.model_copy(update={"anthropic_extra_usage_warning": warn})
+    def apply(session: TerminalSession, value: str) -> None:
+        enabled = value == "true"
+        notices(session).enabled = enabled
+        session.settings = session.settings.model_copy(update={field: enabled})
+
+    return Setting(label, SWITCH, read, apply, pi_key)
 
 
 def _queue_mode_setting(label: str, queue: StreamingBehavior, pi_key: str) -> Setting:
@@ -125,11 +134,10 @@ SETTINGS: Final[Sequence[Setting]] = (
     _queue_mode_setting("Steering mode", "steer", "steeringMode"),
     _queue_mode_setting("Follow-up mode", "follow_up", "followUpMode"),
     Setting("Hide thinking", SWITCH, _hide_thinking, _set_hide_thinking, ("hideThinkingBlock",)),
-    Setting(
+    _notice_setting(
         "Cache miss notices",
-        SWITCH,
-        _cache_miss_notices,
-        _set_cache_miss_notices,
+        lambda session: _transcript(session).cache_notices,
+        "cache_miss_notices",
         ("showCacheMissNotices",),
     ),
     Setting(
@@ -154,11 +162,10 @@ SETTINGS: Final[Sequence[Setting]] = (
     Setting(
         "Skill commands", SWITCH, _skill_commands, _set_skill_commands, ("enableSkillCommands",)
     ),
-    Setting(
+    _notice_setting(
         "Anthropic extra usage",
-        SWITCH,
-        _extra_usage_warning,
-        _set_extra_usage_warning,
+        lambda session: _transcript(session).extra_usage,
+        "anthropic_extra_usage_warning",
         ("warnings", "anthropicExtraUsage"),
     ),
 )
