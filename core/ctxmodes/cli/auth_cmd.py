@@ -126,11 +126,7 @@ def run_check(args: argparse.Namespace) -> int:
 
 
 def run_print(args: argparse.Namespace) -> int:
-    from ctxmodes.errors import CtxmodesError
-
     provider, model = _given(args.provider), _given(args.model)
-    if not provider and not model:
-        raise CtxmodesError("Credential printing requires --provider <provider> or --model <model>")
     validity = getattr(args, "min_expiry", None)
     print(_report(args).printed(args.kind, provider, model, validity))
     return 0

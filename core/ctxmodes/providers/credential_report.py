@@ -111,9 +111,13 @@ class CredentialReport:
         whose models ``--model`` names has. A bearer token is renewed when it expires within
         ``validity_ms`` (default 30 minutes).
 
-        :raises CtxmodesError: in Pi's words: an unknown provider or model, none or several
-            credentials of that kind.
+        :raises CtxmodesError: in Pi's words: neither a provider nor a model, an unknown
+            provider or model, none or several credentials of that kind.
         """
+        if not provider and not model:
+            raise CtxmodesError(
+                "Credential printing requires --provider <provider> or --model <model>"
+            )
         kinds = {name: entry["type"] for name, entry in self._stored_entries().items()}
         if provider:
             if not self._known(provider):
@@ -124,8 +128,9 @@ class CredentialReport:
                 self._model(model, provider, custom_ok=True)
             providers = [provider]
         else:
-            providers = [name for name in self._providers() if name in kinds and model]
-            providers = [name for name in providers if self._serves(name, model or "")]
+            providers = [
+                name for name in self._providers() if name in kinds and self._serves(name, model)
+            ]
             if not providers:
                 raise CtxmodesError(
                     f'Model "{model}" not found. Use --list-models to see available models.'
@@ -169,8 +174,10 @@ class CredentialReport:
             raise
         return found.model
 
-    def _serves(self, provider: str, pattern: str) -> bool:
+    def _serves(self, provider: str, pattern: str | None) -> bool:
         """Whether ``pattern`` names a model of ``provider``'s catalog."""
+        if not pattern:
+            return False
         try:
             self._model(pattern, provider)
         except CtxmodesError:
