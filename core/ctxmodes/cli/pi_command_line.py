@@ -62,8 +62,10 @@ OUTPUT_MODES: dict[str, list[str]] = {
 LIST_MODELS = "--list-models"
 #: Pi's project-trust flags, which decide whether a project's own providers are read.
 TRUST_FLAGS = frozenset({"-a", "--approve", "-na", "--no-approve"})
-#: What a bare ``ctxmodes`` answers itself.
-OWN_OPTIONS = frozenset({"-h", "--help", "-v", "--version"})
+#: What a bare ``ctxmodes`` answers itself, wherever among the options: its version (which
+#: goes first, as in Pi), else its help.
+VERSION_FLAGS = frozenset({"-v", "--version"})
+OWN_OPTIONS = frozenset({"-h", "--help"}) | VERSION_FLAGS
 #: Pi's commands for its packages and its own update, which Pi runs when one is the first
 #: argument: ctxmodes has neither, and sent as a prompt the words would ask a coding agent
 #: to install or remove something, so each is refused, saying what to do instead.
@@ -115,14 +117,18 @@ def meant_command_line(
     piped: bool = False,
 ) -> list[str] | None:
     """The ctxmodes command line a Pi-style ``argv`` means (``None``: ``argv`` names a
-    command, or asks ``ctxmodes`` itself for help or its version).
+    command, or is empty and nothing is piped in).
 
     :param terminal: standard input and output are both terminals.
     :param piped: standard input is not a terminal: what it holds is the first prompt's
         beginning, and the command line is print mode, as Pi's is (``echo hi | pi``).
     """
-    if OWN_OPTIONS.intersection(_options(argv)):
-        return None
+    own = OWN_OPTIONS.intersection(_options(argv))
+    if own:
+        named = named_command(argv)
+        if named is not None and is_command(named):
+            return None  # the command's own help
+        return ["--version"] if own & VERSION_FLAGS else ["--help"]
     if not argv:
         return ["run", "--print"] if piped else None
     named = named_command(argv)

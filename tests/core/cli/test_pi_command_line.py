@@ -44,8 +44,14 @@ COMMANDS = frozenset({"run", "chat", "session"})
         (["-p", "run", "tests"], True, ["run", "--print", "run", "tests"]),
         (["run", "-p", "hi"], True, None),
         (["session", "list"], False, None),
-        (["--help"], True, None),
-        (["-p", "--version"], True, None),
+        (["--help"], True, ["--help"]),
+        (["-p", "--version"], True, ["--version"]),
+        # As Pi: the version or the help, wherever among the options, the version first.
+        (["-p", "hi", "-v"], True, ["--version"]),
+        (["hi", "-h", "--model", "x/y"], False, ["--help"]),
+        (["-h", "-c", "--version"], True, ["--version"]),
+        (["run", "--help"], True, None),
+        (["-p", "--", "-v"], True, ["run", "--print", "--", "-v"]),
         ([], False, None),
         (["-p", "sesion"], True, ["run", "--print", "sesion"]),
         (["--", "sesion"], True, ["chat", "--", "sesion"]),
@@ -95,7 +101,7 @@ def test_what_a_pi_style_command_line_means(
         (["--model", "x/y"], ["run", "--print", "--model", "x/y"]),
         (["hi"], ["run", "--print", "hi"]),
         (["session", "list"], None),
-        (["--help"], None),
+        (["--help"], ["--help"]),
     ],
 )
 def test_standard_input_piped_in_is_print_mode(argv: list[str], meant: list[str] | None) -> None:
@@ -144,10 +150,14 @@ def test_the_refused_commands_are_those_pi_runs_as_its_own(tmp_path: Path) -> No
         assert shown.stdout.startswith(f"Usage:\n  pi {named}") == (word != "chat"), word
 
 
-def test_dash_v_is_the_version_as_in_pi(tmp_path: Path) -> None:
-    short, long = run_ctxmodes(tmp_path, "-v"), run_ctxmodes(tmp_path, "--version")
-    assert (short.returncode, short.stdout) == (0, long.stdout)
-    assert short.stdout.startswith("ctxmodes ")
+def test_dash_v_is_the_version_as_in_pi_wherever_it_is(tmp_path: Path) -> None:
+    long = run_ctxmodes(tmp_path, "--version")
+    assert long.stdout.startswith("ctxmodes ")
+    for argv in (["-v"], ["-p", "hello", "-v"], ["--model", "x/y", "hello", "--help", "-v"]):
+        short = run_ctxmodes(tmp_path, *argv)
+        assert (short.returncode, short.stdout, short.stderr) == (0, long.stdout, ""), argv
+    helped = run_ctxmodes(tmp_path, "-p", "hello", "-h")
+    assert (helped.returncode, helped.stdout) == (0, run_ctxmodes(tmp_path, "--help").stdout)
 
 
 def _files(tmp_path: Path) -> None:
