@@ -126,9 +126,12 @@ def meant_command_line(
     own = OWN_OPTIONS.intersection(_options(argv))
     if own:
         named = named_command(argv)
-        if named is not None and is_command(named):
-            return None  # the command's own help
-        return ["--version"] if own & VERSION_FLAGS else ["--help"]
+        version = bool(own & VERSION_FLAGS)
+        # A command's own help; and `WORD --help` first on the line is a command asked about,
+        # which the parser says it lacks (naming those it has).
+        if named is not None and (is_command(named) or (argv[0] == named and not version)):
+            return None
+        return ["--version"] if version else ["--help"]
     if not argv:
         return ["run", "--print"] if piped else None
     named = named_command(argv)

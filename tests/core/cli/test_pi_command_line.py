@@ -48,7 +48,10 @@ COMMANDS = frozenset({"run", "chat", "session"})
         (["-p", "--version"], True, ["--version"]),
         # As Pi: the version or the help, wherever among the options, the version first.
         (["-p", "hi", "-v"], True, ["--version"]),
-        (["hi", "-h", "--model", "x/y"], False, ["--help"]),
+        (["-p", "hi", "-h", "--model", "x/y"], False, ["--help"]),
+        (["--model", "x/y", "hi", "-h"], False, ["--help"]),
+        (["sesion", "--help"], True, None),
+        (["hi", "-v"], True, ["--version"]),
         (["-h", "-c", "--version"], True, ["--version"]),
         (["run", "--help"], True, None),
         (["-p", "--", "-v"], True, ["run", "--print", "--", "-v"]),
@@ -153,7 +156,7 @@ def test_the_refused_commands_are_those_pi_runs_as_its_own(tmp_path: Path) -> No
 def test_dash_v_is_the_version_as_in_pi_wherever_it_is(tmp_path: Path) -> None:
     long = run_ctxmodes(tmp_path, "--version")
     assert long.stdout.startswith("ctxmodes ")
-    for argv in (["-v"], ["-p", "hello", "-v"], ["--model", "x/y", "hello", "--help", "-v"]):
+    for argv in (["-v"], ["hello", "-v"], ["--model", "x/y", "hello", "--help", "-v"]):
         short = run_ctxmodes(tmp_path, *argv)
         assert (short.returncode, short.stdout, short.stderr) == (0, long.stdout, ""), argv
     helped = run_ctxmodes(tmp_path, "-p", "hello", "-h")
