@@ -117,6 +117,39 @@ def test_fresh_environment_imports_and_lists_entry_points(installed):
     ]
 
 
+def test_the_installed_prompt_points_at_the_installed_documentation(installed):
+    """The system prompt names the README and pages the wheel put in the package, which
+    hold what the checkout's do, and nothing of the checkout."""
+    _, env_dir = installed
+    script = textwrap.dedent(
+        """
+        from pathlib import Path
+        from ctxmodes.host.system_prompt import build_system_prompt
+        from ctxmodes.own_documentation import own_documentation
+        from ctxmodes.tools.files import ReadTool
+        found = own_documentation()
+        print(found.readme)
+        print(found.pages)
+        print(build_system_prompt([ReadTool()], Path.cwd()))
+        """
+    )
+    out = subprocess.run(
+        [env_dir / "bin" / "python", "-c", script],
+        cwd=env_dir,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    readme, pages, *prompt = out.stdout.splitlines()
+    assert Path(readme).read_bytes() == (ROOT / "README.md").read_bytes()
+    for page in ("getting-started.md", "modes/tree.md", "terminal.md", "writing-a-mode.md"):
+        assert (Path(pages) / page).read_bytes() == (ROOT / "docs" / page).read_bytes()
+    assert str(env_dir) in readme
+    assert str(ROOT) not in readme
+    assert f"- Overview: {readme}" in prompt
+    assert any(line.startswith(f"- Pages: {pages} (") for line in prompt)
+
+
 def test_third_party_mode_is_listed_with_its_distribution(installed):
     _, env_dir = installed
     result = run(env_dir, "modes")

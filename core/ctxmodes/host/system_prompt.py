@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from ctxmodes.own_documentation import Documentation, own_documentation
 from ctxmodes.resources import LoadedResources
 from ctxmodes.resources.skills import format_skills_for_prompt
 from ctxmodes.tools.base import Tool
@@ -45,7 +46,7 @@ def build_system_prompt(
     read_tool = next((name for name in ("read", "bash") if name in names), None)
     if read_tool is not None and resources.skills:
         prompt += format_skills_for_prompt(resources.skills, read_tool)
-    prompt += f"\nCurrent working directory: {str(cwd).replace(chr(92), '/')}"
+    prompt += f"\nCurrent working directory: {_posix(cwd)}"
     return prompt + "\n" if custom else prompt
 
 
@@ -59,7 +60,31 @@ def _built_in(tools: Sequence[Tool]) -> str:
             lines.extend(["", _session_variables_note(shells)])
     else:
         lines.append("No tools are available in this session.")
+    documentation = own_documentation()
+    if documentation is not None and tools:
+        lines.extend(["", _documentation_note(documentation)])
     return "\n".join(lines) + "\n"
+
+
+def _documentation_note(documentation: Documentation) -> str:
+    """Where the model finds how ctxmodes works, for a user who asks about it."""
+    return (
+        "You run inside ctxmodes, a context-management layer over the Pi coding agent's "
+        "sessions. Only when the user asks about ctxmodes itself (its context modes, "
+        "commands, keys, settings, models and logins, plugins, or `ctxmodes serve`), read "
+        "its documentation before answering:\n"
+        f"- Overview: {_posix(documentation.readme)}\n"
+        f"- Pages: {_posix(documentation.pages)} (getting-started.md for every command, "
+        "modes/ for each context mode, terminal.md for keys and slash commands, "
+        "configuration.md for settings, models.md for providers and logins, "
+        "writing-a-mode.md and example-mode/ for plugins, service.md for the service)\n"
+        "- A link in those pages is relative to the page that holds it, never to the "
+        "working directory; follow the links a question needs."
+    )
+
+
+def _posix(path: Path) -> str:
+    return str(path).replace(chr(92), "/")
 
 
 def _exposes_session_environment(tool: Tool) -> bool:
