@@ -312,13 +312,17 @@ class TerminalSession:
         """The header: ctxmodes' line naming the mode and the session file, then Pi's help
         with the keys bound now (:mod:`~ctxmodes.tui.startup_help`), collapsed or expanded,
         then what was loaded."""
+        from ctxmodes.own_documentation import own_documentation
         from ctxmodes.resources.summary import loaded_text
-        from ctxmodes.tui.startup_help import compact_help, expanded_help
+        from ctxmodes.tui.startup_help import ASK_ABOUT_CTXMODES, compact_help, expanded_help
 
         session = self.agent.session
         where = self.agent.session_manager.session_file or "in memory"
         help_lines = expanded_help(self.keymap) if expanded else compact_help(self.keymap)
         header = "\n".join([f"ctxmodes · mode {self.agent.mode} · session {where}", *help_lines])
+        if own_documentation() is not None:
+            # As Pi's header ends: the model has been told where the documentation is.
+            header += f"\n\n{ASK_ABOUT_CTXMODES}"
         loaded = loaded_text(session.resources, session.cwd, quiet=False)
         return render.styled(header + loaded, "dim", self.width)
 

@@ -17,6 +17,12 @@ from ctxmodes.tui.keymap import KeyMap
 EXPAND = "app.tools.expand"
 
 
+#: Under the help, when the model has been told where ctxmodes' documentation is.
+ASK_ABOUT_CTXMODES = (
+    "ctxmodes can explain its modes, commands and settings from its own documentation: ask it."
+)
+
+
 def compact_help(keymap: KeyMap) -> list[str]:
     """Pi's collapsed header: the main keys, then which key shows the rest."""
     keys = " · ".join(

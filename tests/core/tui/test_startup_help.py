@@ -231,3 +231,19 @@ def test_verbose_on_the_command_line_starts_with_the_header_expanded(tmp_path: P
     finally:
         tmux.close()
     assert "Press ctrl+o" not in screen
+
+
+def test_the_header_ends_saying_ctxmodes_can_explain_itself(tmp_path: Path) -> None:
+    from ctxmodes.tui.startup_help import ASK_ABOUT_CTXMODES
+
+    agent = make_agent(tmp_path, [])
+
+    async def scenario(t: Terminal) -> None:
+        await t.printed(ASK_ABOUT_CTXMODES)
+
+    header = run_terminal(agent, scenario).transcript[0]
+    lines = [line.strip() for line in header.splitlines()]
+    # Under the help and a blank line, as Pi's line under its own.
+    at = lines.index(ASK_ABOUT_CTXMODES)
+    assert lines[at - 1] == ""
+    assert lines[at - 2].startswith("Press ")
