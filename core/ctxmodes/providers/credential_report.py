@@ -61,12 +61,14 @@ class CredentialReport:
         self._resolver = resolver
 
     def provider_of(self, provider: str | None, model: str | None) -> str:
-        """The provider ``--provider`` and ``--model`` name: the model's, when one is given.
+        """The provider ``--provider`` and ``--model`` name: the model's, when one is given
+        (under a known ``--provider``, an id its catalog lacks is the provider's, as Pi
+        makes a model of it).
 
         :raises CtxmodesError: the model names nothing (Pi's words), or neither is given.
         """
         if model:
-            return self._model(model, provider).provider
+            return self._model(model, provider, custom_ok=True).provider
         if not provider:
             raise CtxmodesError("Unable to resolve an auth provider")
         return provider

@@ -90,6 +90,16 @@ CASES: dict[str, tuple[dict[str, Any], dict[str, str], list[str]]] = {
         ["check", "--model", "no-such-model-anywhere", "--json"],
     ),
     "no provider to check": ({}, {}, ["check", "--json"]),
+    "an id the provider's catalog lacks": (
+        {"anthropic": KEY},
+        {},
+        ["check", "--provider", "anthropic", "--model", "no-such-model-anywhere", "--json"],
+    ),
+    "an id the provider's catalog lacks printed": (
+        {"anthropic": KEY},
+        {},
+        ["print-api-key", "--provider", "anthropic", "--model", "no-such-model-anywhere"],
+    ),
     "no provider to print": ({}, {}, ["print-api-key"]),
     "an AWS profile": (
         {},
