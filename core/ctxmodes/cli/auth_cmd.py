@@ -87,7 +87,7 @@ def _report(args: argparse.Namespace) -> CredentialReport:
 
     settings = command_settings(args).settings
     registry = registry_from_plugin_manager(make_configured_plugin_manager(settings))
-    return CredentialReport(list(registry.models), auth_resolver(HttpSeam()))
+    return CredentialReport(registry, auth_resolver(HttpSeam()))
 
 
 def _given(value: str | None) -> str | None:

@@ -14,15 +14,17 @@ Internal to ctxmodes: not part of the API plugins and programs use (see :mod:`ct
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Final, Literal
+from typing import TYPE_CHECKING, Final, Literal
 
 from ctxmodes.errors import CtxmodesError
 from ctxmodes.providers.auth import AUTHENTICATED, AuthResolver, ResolvedAuth
 from ctxmodes.providers.catalog import ModelSpec
 from ctxmodes.providers.cli_model import ModelNotFoundError, resolve_cli_model
 from ctxmodes.providers.oauth import MINIMUM_VALIDITY_MS
+
+if TYPE_CHECKING:
+    from ctxmodes.providers.registry import ProviderRegistry
 
 CredentialKind = Literal["api_key", "bearer_token"]
 #: How long a printed bearer token must stay valid unless asked otherwise (Pi's 30 minutes).
@@ -53,11 +55,12 @@ class AuthCheck:
 
 
 class CredentialReport:
-    """Checks and credentials over ``models`` (the providers known are theirs), read through
-    ``resolver``, which renews OAuth tokens as requests do."""
+    """Checks and credentials over ``registry``'s models (the providers known are theirs),
+    read through ``resolver``, which renews OAuth tokens as requests do."""
 
-    def __init__(self, models: Sequence[ModelSpec], resolver: AuthResolver) -> None:
-        self._models = list(models)
+    def __init__(self, registry: ProviderRegistry, resolver: AuthResolver) -> None:
+        self._registry = registry
+        self._models = list(registry.models)
         self._resolver = resolver
 
     def provider_of(self, provider: str | None, model: str | None) -> str:
@@ -169,7 +172,9 @@ class CredentialReport:
         ``custom_ok``, an id a known provider's catalog lacks is that provider's first model
         (Pi makes a model of it, whose credentials are the provider's)."""
         try:
-            found = resolve_cli_model(pattern, self._models, self._has_credentials, provider)
+            found = resolve_cli_model(
+                pattern, self._models, self._registry.has_credentials, provider
+            )
         except ModelNotFoundError:
             if custom_ok and provider and self._known(provider):
                 return next(m for m in self._models if m.provider == provider)
@@ -185,12 +190,6 @@ class CredentialReport:
         except CtxmodesError:
             return False
         return True
-
-    def _has_credentials(self, provider: str) -> bool:
-        try:
-            return self._resolver.status(provider, self._configured_key(provider)) is not None
-        except CtxmodesError:
-            return False
 
     def _providers(self) -> list[str]:
         return list(dict.fromkeys(model.provider for model in self._models))
