@@ -182,7 +182,8 @@ def _refusal_words(error: OSError) -> str:
     return f"{error.filename}: {reason}" if error.filename is not None else reason
 
 
-def _print_error(error: CtxmodesError) -> None:
+def print_error(error: CtxmodesError) -> None:
+    """``error`` as every command's error line: ``ctxmodes: error: …`` on standard error."""
     from ctxmodes.terminal_text import visible_lines
 
     # An error may quote a file name, a file or a backend's answer: shown, never obeyed.
@@ -272,7 +273,7 @@ def _main(arguments: list[str]) -> tuple[int, bool]:
         parser = build_parser(argv=arguments if meant is None else meant)
         arguments = arguments if meant is None else meant
     except CtxmodesError as exc:
-        _print_error(exc)
+        print_error(exc)
         return 1, False
     args = parser.parse_args(arguments)
     handler = getattr(args, "handler", None)
@@ -288,7 +289,7 @@ def _main(arguments: list[str]) -> tuple[int, bool]:
         apply_http_proxy()  # before any command sends a request, as Pi applies it
         code: int = handler(args)
     except CtxmodesError as exc:
-        _print_error(exc)
+        print_error(exc)
         return 1, False
     except BrokenPipeError:
         # Output piped into `head` and friends: not an error worth a traceback.
@@ -296,7 +297,7 @@ def _main(arguments: list[str]) -> tuple[int, bool]:
     except OSError as exc:
         # The system refused: a full disk, a file that may not be written, output that
         # cannot be. Nothing to debug, one line to act on.
-        _print_error(CtxmodesError(_refusal_words(exc)))
+        print_error(CtxmodesError(_refusal_words(exc)))
         return 1, False
     except KeyboardInterrupt:
         # Ctrl-C: the user stopped the command. One line saying so and the shell's status

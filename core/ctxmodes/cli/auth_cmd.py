@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import re
-import sys
 from typing import TYPE_CHECKING, Any
 
 from ctxmodes.cli.core_commands import add_command_parser
@@ -100,10 +99,10 @@ def run_check(args: argparse.Namespace) -> int:
 
     provider, model = _given(args.provider), _given(args.model)
     if not provider and not model:
-        print(
-            "ctxmodes: error: Auth checks require --provider <provider> or --model <model>",
-            file=sys.stderr,
-        )
+        from ctxmodes.cli import print_error
+
+        # Pi's status for a check it cannot make, not the usual 1.
+        print_error(CtxmodesError("Auth checks require --provider <provider> or --model <model>"))
         return CHECK_EXIT["invalid"]
     report = _report(args)
     refresh = not args.no_refresh
