@@ -40,7 +40,7 @@ from ctxmodes.cli.options import (
 from ctxmodes.errors import CtxmodesError
 
 if TYPE_CHECKING:
-    from ctxmodes.cli.pi_command_line import PiArguments
+    from ctxmodes.cli.pi_prompts import PiArguments
     from ctxmodes.resources.trust import TrustResolver
 
 
@@ -93,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
     refuse_what_only_pi_does(args)
     require_terminal()
 
-    from ctxmodes.cli.pi_command_line import read_pi_arguments
+    from ctxmodes.cli.pi_prompts import read_pi_arguments
     from ctxmodes.cli.process_markers import mark_agent_process
     from ctxmodes.cli.session_arg import resolve_session
     from ctxmodes.cli.trust_prompt import ask_on_terminal

@@ -49,7 +49,7 @@ from ctxmodes.cli.options import (
 )
 
 if TYPE_CHECKING:
-    from ctxmodes.cli.pi_command_line import PiArguments
+    from ctxmodes.cli.pi_prompts import PiArguments
     from ctxmodes.config import Settings
     from ctxmodes.host.options import HostOptions
     from ctxmodes.host.runtime import AgentHost
@@ -346,12 +346,12 @@ def _host_options(args: argparse.Namespace, settings: Settings) -> HostOptions:
 
 def _prompts(args: argparse.Namespace) -> PiArguments:
     """The prompts to send, read: as given, or in print mode as Pi sends them, images
-    attached to the first (see :func:`~ctxmodes.cli.pi_command_line.pi_prompts`) once the
+    attached to the first (see :func:`~ctxmodes.cli.pi_prompts.pi_prompts`) once the
     settings say whether to shrink them.
 
     :raises CtxmodesError: nothing to send, or an ``@FILE`` that cannot be read.
     """
-    from ctxmodes.cli.pi_command_line import PiArguments, piped_input, read_pi_arguments
+    from ctxmodes.cli.pi_prompts import PiArguments, piped_input, read_pi_arguments
     from ctxmodes.errors import CtxmodesError
 
     if not (args.print_reply or args.json_events):

@@ -21,7 +21,7 @@ from support.pi_oracle import require_pi
 from support.pi_print import API, pi_cli, run_ours, run_pi
 from support.wire_server import Reply, WireServer, text_stream
 
-from ctxmodes.cli.pi_command_line import PI_ONLY_COMMANDS, meant_command_line, pi_prompts
+from ctxmodes.cli.pi_command_line import PI_ONLY_COMMANDS, meant_command_line
 from ctxmodes.tools.image_fit import NOT_CONVERTED, NOT_RESIZED
 
 pytestmark = pytest.mark.slow  # each test runs ctxmodes (and Pi) as processes, end to end
@@ -371,24 +371,6 @@ def test_an_image_that_cannot_be_fitted_is_not_attached_and_the_prompt_says_why(
     assert json.loads(line)["message"]["content"] == [
         {"type": "text", "text": f'<file name="{tmp_path / name}">{note}</file>\nlook'}
     ]
-
-
-def test_an_image_is_attached_by_its_content_not_its_name(tmp_path: Path) -> None:
-    """A PNG named ``.txt`` is an image; a file named ``.png`` that is no PNG is text; an
-    empty image adds nothing; images follow the order of the arguments."""
-    (tmp_path / "shot.txt").write_bytes(solid_png(1, 1, (0, 0, 0)))
-    (tmp_path / "fake.png").write_bytes(b"\x89PNG\r\n\x1a\n" + b"\0" * 16)
-    (tmp_path / "empty.png").write_bytes(b"")
-    (tmp_path / "dot.gif").write_bytes(dot_gif())
-    names = ["@dot.gif", "@fake.png", "@empty.png", "@shot.txt"]
-    prompts = pi_prompts([*names, "look"], piped=None, base=tmp_path)
-    assert [image.mime_type for image in prompts.images] == ["image/gif", "image/png"]
-    fake = (b"\x89PNG\r\n\x1a\n" + b"\0" * 16).decode("utf-8", "replace")
-    assert prompts.texts == (
-        f'<file name="{tmp_path / "dot.gif"}"></file>\n'
-        f'<file name="{tmp_path / "fake.png"}">\n{fake}\n</file>\n'
-        f'<file name="{tmp_path / "shot.txt"}"></file>\nlook',
-    )
 
 
 @pytest.mark.parametrize(

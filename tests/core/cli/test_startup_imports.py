@@ -59,14 +59,17 @@ print(json.dumps({"code": code, "out": out.getvalue(), "modules": sorted(sys.mod
 
 
 def cold_start(
-    tmp_path: Path, *argv: str, config: str = "", trusted: bool = False
+    tmp_path: Path, *argv: str, config: str | None = "", trusted: bool = False
 ) -> dict[str, object]:
+    """What ``ctxmodes *argv`` printed and loaded, in a project whose ``.ctxmodes.toml`` holds
+    ``config`` (``None``: a project without one)."""
     env = {key: value for key, value in os.environ.items() if not key.startswith("CTXMODES_")}
     env["CTXMODES_CONFIG_DIR"] = str(tmp_path / "config")
     env["PI_CODING_AGENT_DIR"] = str(tmp_path / "agent")
     (tmp_path / "agent").mkdir(exist_ok=True)
     (tmp_path / "agent" / "trust.json").write_text(json.dumps({str(tmp_path): trusted}))
-    (tmp_path / ".ctxmodes.toml").write_text(config)
+    if config is not None:
+        (tmp_path / ".ctxmodes.toml").write_text(config)
     done = subprocess.run(
         [sys.executable, "-c", PROBE, *argv],
         cwd=tmp_path,
@@ -112,6 +115,15 @@ def test_a_core_command_loads_no_plugin(tmp_path, argv):
     assert isinstance(modules, list)
     assert [name for name in modules if name.startswith("ctxmodes_")] == []
     assert "pluggy" not in modules
+
+
+@pytest.mark.parametrize("argv", [("--help",), ("--version",)])
+def test_the_bare_command_line_loads_neither_dataclasses_nor_pathlib(tmp_path, argv):
+    # Together a fifth of `ctxmodes --help`'s start: only reading a prompt's @FILE (or a
+    # project's own settings) needs them.
+    modules = cold_start(tmp_path, *argv, config=None)["modules"]
+    assert isinstance(modules, list)
+    assert [name for name in ("dataclasses", "inspect", "pathlib") if name in modules] == []
 
 
 @pytest.mark.parametrize("trusted", [True, False])
