@@ -254,6 +254,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _main(arguments: list[str]) -> tuple[int, bool]:
     """The exit status, and whether the command may end the process at once (see
     :func:`run`)."""
+    try:
+        os.getcwd()
+    except FileNotFoundError:
+        # Every command line reads the project's configuration from there, even --help.
+        print_error(CtxmodesError("the working directory no longer exists: cd to one that does"))
+        return 1, False
     if not arguments and not stdin_piped():
         # `ctxmodes` alone on a terminal, as `pi` alone (with its output redirected, the
         # session says it needs a terminal); with input piped in, print mode (see below).

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
+import subprocess
 import threading
 from pathlib import Path
 
 import pytest
+from support.cli_process import CTXMODES, ctxmodes_environment
 
 from ctxmodes.cli import main
 
@@ -187,3 +190,25 @@ def test_thousands_of_corrupt_lines_give_a_few_warnings_and_a_count(
     # --strict still refuses the file, counting every bad line.
     assert _exit_code(["session", "context", str(path), "--strict"]) == 1
     assert "(and 4999 more)" in capsys.readouterr().err
+
+
+@pytest.mark.slow  # runs ctxmodes as a process, in a directory it removes first
+@pytest.mark.parametrize("argv", [["--help"], ["-p", "hi"], ["session", "list"]])
+def test_a_working_directory_removed_under_the_shell_is_one_line(
+    tmp_path: Path, argv: list[str]
+) -> None:
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    command = shlex.join([*CTXMODES, *argv])
+    done = subprocess.run(
+        ["sh", "-c", f'cd {shlex.quote(str(gone))} && rmdir "$PWD" && exec {command}'],
+        env=ctxmodes_environment(tmp_path),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr == (
+        "ctxmodes: error: the working directory no longer exists: cd to one that does\n"
+    )
