@@ -30,7 +30,13 @@ if TYPE_CHECKING:
     from ctxmodes.abort import AbortController, AbortedError, AbortSignal
     from ctxmodes.cli_commands import CliCommand
     from ctxmodes.commands import Command, CommandContext
-    from ctxmodes.errors import ConfigError, CtxmodesError, PluginError, StaleContextError
+    from ctxmodes.errors import (
+        ConfigError,
+        CtxmodesError,
+        PluginError,
+        SessionCwdMissingError,
+        StaleContextError,
+    )
     from ctxmodes.events import (
         CompactionDecision,
         CompactionEvent,
@@ -95,6 +101,7 @@ _EXPORTS: dict[str, str] = {
     "ConfigError": "ctxmodes.errors",
     "CtxmodesError": "ctxmodes.errors",
     "PluginError": "ctxmodes.errors",
+    "SessionCwdMissingError": "ctxmodes.errors",
     "StaleContextError": "ctxmodes.errors",
     **dict.fromkeys(
         (
@@ -198,6 +205,7 @@ __all__ = [
     "RetrievalRequest",
     "RetrievalResult",
     "SessionChangeDecision",
+    "SessionCwdMissingError",
     "SessionShutdownReason",
     "SessionStartReason",
     "SessionSwitchRequest",

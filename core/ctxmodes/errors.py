@@ -25,6 +25,27 @@ class StaleContextError(CtxmodesError):
     """A command context or session handle was used after its session was replaced."""
 
 
+class SessionCwdMissingError(CtxmodesError):
+    """A stored session's working directory no longer exists (a project moved or removed),
+    so its tools would have nowhere to run. Said in Pi's words; the caller may continue the
+    session in another directory, such as ``fallback_cwd``, by naming it.
+
+    :ivar session_file: the session's file.
+    :ivar session_cwd: the directory it records.
+    :ivar fallback_cwd: the directory it would continue in instead.
+    """
+
+    def __init__(self, session_file: str, session_cwd: str, fallback_cwd: str) -> None:
+        super().__init__(
+            f"Stored session working directory does not exist: {session_cwd}\n"
+            f"Session file: {session_file}\n"
+            f"Current working directory: {fallback_cwd}"
+        )
+        self.session_file = session_file
+        self.session_cwd = session_cwd
+        self.fallback_cwd = fallback_cwd
+
+
 def plugin_failure(error: BaseException) -> str:
     """``error`` in one line for an error naming the plugin whose code raised it: its type,
     the first line of its message and :func:`raised_at` (``RuntimeError: boom (my_mode.py,

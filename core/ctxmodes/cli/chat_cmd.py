@@ -37,7 +37,7 @@ from ctxmodes.cli.options import (
     session_of_id,
     tool_selection,
 )
-from ctxmodes.errors import CtxmodesError
+from ctxmodes.errors import CtxmodesError, SessionCwdMissingError
 
 if TYPE_CHECKING:
     from ctxmodes.cli.pi_prompts import PiArguments
@@ -136,6 +136,7 @@ def _chat(
     new_id: str | None,
 ) -> int:
     import dataclasses
+    import functools
 
     from prompt_toolkit.history import FileHistory
 
@@ -162,8 +163,8 @@ def _chat(
     new_session = session_file is None and not args.continue_recent
     model = start_model(settings, given=args.model, new_session=new_session, provider=args.provider)
     use_api_key(args, model, settings)
-    agent = open_agent(
-        cwd=cwd,
+    opened = functools.partial(
+        open_agent,
         settings=settings,
         options=options,
         # --model wins over the session's own model; the configured one does not.
@@ -179,6 +180,13 @@ def _chat(
         confirm_hint=CONFIRM_SWITCH,
         resources=resource_loader(args, trust),
     )
+    try:
+        # A stored session runs where it records, as in Pi, unless --cwd names a directory.
+        agent = opened(cwd=cwd if args.cwd is not None else None)
+    except SessionCwdMissingError as missing:
+        if not _continue_here(missing):
+            return 0
+        agent = opened(cwd=Path(missing.fallback_cwd))
     if args.name is not None:
         agent.set_name(args.name)
     # The session takes the terminal over: a second application cannot ask meanwhile, so
@@ -209,3 +217,15 @@ def _chat(
     finally:
         agent.close()
     return 0
+
+
+def _continue_here(missing: SessionCwdMissingError) -> bool:
+    """Whether to continue a session whose working directory is gone in the current one,
+    as Pi asks (Esc or Ctrl+C: no)."""
+    from ctxmodes.tui.startup_picker import choose
+
+    question = (
+        f"This session's working directory no longer exists:\n{missing.session_cwd}\n\n"
+        f"Continue it in the current directory?\n{missing.fallback_cwd}"
+    )
+    return choose(question, ["Continue", "Cancel"]) == 0

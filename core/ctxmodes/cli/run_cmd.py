@@ -217,6 +217,7 @@ def open_host(args: argparse.Namespace, ui: UserInterface) -> OpenedHost:
     started, with the model and options of the command line and configuration; the
     session is named when ``--name`` says so."""
     from ctxmodes.cli.session_arg import resolve_session
+    from ctxmodes.errors import CtxmodesError
     from ctxmodes.host.runtime import AgentHost
     from ctxmodes.session.manager import SessionManager
     from ctxmodes.session.writer import Durability
@@ -249,6 +250,12 @@ def open_host(args: argparse.Namespace, ui: UserInterface) -> OpenedHost:
         manager = SessionManager.continue_recent(cwd, directory, durability=durability)
     else:
         manager = _new_session(args, cwd, directory, new_id, durability)
+    if not Path(manager.cwd).is_dir():
+        manager.close()
+        raise CtxmodesError(
+            f"the session's working directory no longer exists: {manager.cwd} (session "
+            f"{manager.session_file}); to continue it in another, give --cwd DIR"
+        )
     if name is not None:
         manager.append_session_info(name)
     options = _host_options(args, settings)

@@ -20,6 +20,7 @@ same :class:`~ctxmodes.session.ids.IdentitySource` as the store it replaces.
 from __future__ import annotations
 
 import dataclasses
+import os
 import shutil
 import threading
 from collections.abc import Callable, Mapping, Sequence
@@ -27,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 from ctxmodes.config import MODES_TABLE
-from ctxmodes.errors import CtxmodesError
+from ctxmodes.errors import CtxmodesError, SessionCwdMissingError
 from ctxmodes.events import (
     ForkRequest,
     SessionShutdownReason,
@@ -363,10 +364,12 @@ class AgentHost:
                 )
             return self._replace(manager, "new", "new", self._keep_mode())
 
-    def resume_session(self, path: Path) -> AgentSession:
-        """Replace the current session by the one stored at ``path`` (``/resume FILE``).
+    def resume_session(self, path: Path, *, cwd: Path | None = None) -> AgentSession:
+        """Replace the current session by the one stored at ``path`` (``/resume FILE``), run
+        in the working directory it records, or in ``cwd`` when given.
 
-        :raises CtxmodesError: no session file there, or its working directory is gone.
+        :raises SessionCwdMissingError: the directory it records is gone (name another).
+        :raises CtxmodesError: no session file there.
         :raises SessionChangeCancelled: a plugin kept the current session.
         """
         with self._lock:
@@ -374,16 +377,17 @@ class AgentHost:
             if not target.is_file():
                 raise CtxmodesError(f"no session file at {path}")
             self._check_switch(SessionSwitchRequest("resume", str(target)))
-            return self._resume(target)
+            return self._resume(target, cwd)
 
-    def switch_session(self, path: str | Path) -> AgentSession:
+    def switch_session(self, path: str | Path, *, cwd: Path | None = None) -> AgentSession:
         """Replace the current session by the one at ``path`` as Pi's ``switchSession``
         (RPC ``switch_session``) opens it: a relative path is taken from the process's
         working directory, and where no file is, a new session starts that will be
-        written there (in the process's working directory, at its first message).
+        written there (in the process's working directory, at its first message). ``cwd``
+        is as :meth:`resume_session`'s.
 
-        :raises CtxmodesError: ``path`` is a directory, the file is not a session, or the
-            session's working directory is gone.
+        :raises SessionCwdMissingError: the directory the session records is gone.
+        :raises CtxmodesError: ``path`` is a directory, or the file is not a session.
         :raises SessionChangeCancelled: a plugin kept the current session (asked first, as
             Pi asks).
         """
@@ -392,19 +396,19 @@ class AgentHost:
             self._check_switch(SessionSwitchRequest("resume", str(target)))
             if target.is_dir():
                 raise CtxmodesError(f"{target} is a directory, not a session file")
-            return self._resume(target)
+            return self._resume(target, cwd)
 
-    def import_session(self, path: str | Path) -> AgentSession:
+    def import_session(self, path: str | Path, *, cwd: Path | None = None) -> AgentSession:
         """Continue in a copy of the session file at ``path``, as Pi's ``importFromJsonl``
         makes it: copied into this session's directory under its own name (``-1``, ``-2`` …
         before the extension when that name is taken; a file already there is opened where
         it is), then resumed. Plugins are asked first, about the copy's path
         (``ctx_session_before_switch``), and nothing is copied when one keeps the session; a
-        copy that cannot be opened is removed again.
+        copy that cannot be opened is removed again. ``cwd`` is as :meth:`resume_session`'s.
 
+        :raises SessionCwdMissingError: the directory the session records is gone.
         :raises CtxmodesError: no file at ``path`` (Pi's ``File not found: …``), the session
-            is kept in memory, the copy could not be made, or it is not a session whose
-            directory exists.
+            is kept in memory, the copy could not be made, or it is not a session.
         :raises SessionChangeCancelled: a plugin kept the current session.
         """
         with self._lock:
@@ -424,7 +428,7 @@ class AgentHost:
                 suffix += 1
             self._check_switch(SessionSwitchRequest("resume", str(target)))
             if stored:
-                return self._resume(target)
+                return self._resume(target, cwd)
             made = False
             try:
                 directory.mkdir(parents=True, exist_ok=True)
@@ -432,7 +436,7 @@ class AgentHost:
                 with source.open("rb") as original, target.open("xb") as copy:
                     made = True
                     shutil.copyfileobj(original, copy)
-                manager = self._open_stored(target, self.session.session_manager)
+                manager = self._open_stored(target, self.session.session_manager, cwd)
             except (OSError, CtxmodesError) as error:
                 # A copy cut short (a full disk) or that cannot be opened (not a session,
                 # its directory gone) is not left behind in the session directory.
@@ -710,13 +714,14 @@ class AgentHost:
             raise SessionBusyError("cannot replace the session from inside its own run")
         session.quiesce()
 
-    def _resume(self, target: Path) -> AgentSession:
+    def _resume(self, target: Path, cwd: Path | None) -> AgentSession:
         current = self.session.session_manager
         if current.session_file is not None and target.resolve() == current.session_file.resolve():
+            _require_directory(cwd or current.cwd, current, current)  # before letting go
             # Our own store holds the file's lock: let go of it first.
             self._retire("resume")
-            return self._open(self._open_stored(target, current), "resume")
-        return self._continue_in(self._open_stored(target, current))
+            return self._open(self._open_stored(target, current, cwd), "resume")
+        return self._continue_in(self._open_stored(target, current, cwd))
 
     def _continue_in(self, manager: SessionManager) -> AgentSession:
         """Replace the current session with ``manager``'s stored one. As Pi's switchSession:
@@ -724,17 +729,19 @@ class AgentHost:
         here."""
         return self._replace(manager, "resume", "resume", model=self._recorded(manager))
 
-    def _open_stored(self, path: Path, current: SessionManager) -> SessionManager:
-        """The session at ``path`` (a new one when no file is there), refused in Pi's words
-        when its working directory is gone."""
-        manager = SessionManager.open(path, durability=self._durability, identity=current.identity)
-        if not Path(manager.cwd).is_dir():
+    def _open_stored(
+        self, path: Path, current: SessionManager, cwd: Path | None = None
+    ) -> SessionManager:
+        """The session at ``path`` (a new one when no file is there), run in ``cwd`` when
+        given, else in the directory it records, refused in Pi's words when that is gone."""
+        manager = SessionManager.open(
+            path, durability=self._durability, identity=current.identity, cwd_override=cwd
+        )
+        try:
+            _require_directory(manager.cwd, manager, current)
+        except SessionCwdMissingError:
             manager.close()
-            raise CtxmodesError(
-                f"Stored session working directory does not exist: {manager.cwd}\n"
-                f"Session file: {manager.session_file}\n"
-                f"Current working directory: {current.cwd}"
-            )
+            raise
         return manager
 
     def _check_switch(self, request: SessionSwitchRequest) -> None:
@@ -792,6 +799,15 @@ class AgentHost:
             source.close()
             raise
         return source
+
+
+def _require_directory(
+    cwd: str | os.PathLike[str], opened: SessionManager, current: SessionManager
+) -> None:
+    """:raises SessionCwdMissingError: ``cwd``, where ``opened`` is to run, is no directory
+    (``current``'s is offered instead)."""
+    if not Path(cwd).is_dir():
+        raise SessionCwdMissingError(str(opened.session_file), os.fspath(cwd), current.cwd)
 
 
 def _position_of(manager: SessionManager, entry_id: str | None) -> Literal["before", "at"]:

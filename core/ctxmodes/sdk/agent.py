@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from ctxmodes import library_log
-from ctxmodes.errors import CtxmodesError
+from ctxmodes.errors import CtxmodesError, SessionCwdMissingError
 from ctxmodes.host.errors import SessionBusyError
 from ctxmodes.host.interrupt import interrupt_aborts
 from ctxmodes.host.queues import queued_text
@@ -340,19 +340,23 @@ class Agent:
         """Continue in a new session (its header names ``parent_session`` when given)."""
         self._host.new_session(parent_session)
 
-    def resume(self, path: Path) -> None:
-        self._host.resume_session(path)
+    def resume(self, path: Path, *, cwd: Path | None = None) -> None:
+        """Continue in the session stored at ``path``, run in the directory it records (or
+        in ``cwd``: :class:`~ctxmodes.SessionCwdMissingError` says when the recorded one is
+        gone)."""
+        self._host.resume_session(path, cwd=cwd)
 
-    def switch_session(self, path: str | Path) -> None:
+    def switch_session(self, path: str | Path, *, cwd: Path | None = None) -> None:
         """Continue in the session at ``path`` as Pi's ``switch_session`` opens it: a new
         session to be written there when no file is (see
-        :meth:`~ctxmodes.host.runtime.AgentHost.switch_session`)."""
-        self._host.switch_session(path)
+        :meth:`~ctxmodes.host.runtime.AgentHost.switch_session`); ``cwd`` as :meth:`resume`'s."""
+        self._host.switch_session(path, cwd=cwd)
 
-    def import_session(self, path: str | Path) -> None:
+    def import_session(self, path: str | Path, *, cwd: Path | None = None) -> None:
         """Continue in a copy of the session file at ``path``, made in this session's
-        directory (see :meth:`~ctxmodes.host.runtime.AgentHost.import_session`)."""
-        self._host.import_session(path)
+        directory (see :meth:`~ctxmodes.host.runtime.AgentHost.import_session`); ``cwd`` as
+        :meth:`resume`'s."""
+        self._host.import_session(path, cwd=cwd)
 
     def fork(
         self, entry_id: str | None = None, position: Literal["before", "at"] | None = None
@@ -470,7 +474,10 @@ def open_agent(
 ) -> Agent:
     """Open an agent on a new or existing session, like Pi's ``createAgentSession``.
 
-    :param cwd: the working directory (default: the current one).
+    :param cwd: the working directory (default: the current one). An existing session runs
+        in the directory it records unless ``cwd`` is given; when that directory is gone,
+        :class:`~ctxmodes.SessionCwdMissingError` is raised (open it again with a ``cwd``
+        to continue it there).
     :param mode: the context-management mode of a new session (default: from the
         configuration). An existing session runs in the mode it records (or, for a file
         that records none, the mode its entries show); asking for another one needs
@@ -550,6 +557,9 @@ def open_agent(
         manager = SessionManager.create(
             where, directory, session_id=session_id, durability=durability
         )
+    if not Path(manager.cwd).is_dir():
+        manager.close()
+        raise SessionCwdMissingError(str(manager.session_file), manager.cwd, str(where))
     editor = Editor()
     ui = AgentUI(editor)
     try:

@@ -13,7 +13,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
-from ctxmodes.errors import CtxmodesError
+from ctxmodes.errors import CtxmodesError, SessionCwdMissingError
 from ctxmodes.hostapi import NavigationRequest
 from ctxmodes.pi_settings_save import save_choice
 from ctxmodes.thinking_levels import THINKING_LEVELS
@@ -27,6 +27,9 @@ if TYPE_CHECKING:
     from ctxmodes.providers.catalog import ModelSpec
     from ctxmodes.tui.app import TerminalSession
     from ctxmodes.windows.tools import Family
+
+#: Pi's words when a resume is not made.
+RESUME_CANCELLED = "Resume cancelled"
 
 
 # ----------------------------------------------------------------------------- /tree
@@ -256,13 +259,22 @@ def _name_live_session(session: TerminalSession, name: str) -> None:
     agent.run_soon(job)
 
 
-def _resume_file(session: TerminalSession, path: Path) -> None:
+def _resume_file(session: TerminalSession, path: Path, cwd: Path | None = None) -> None:
+    """Resume the session at ``path``, in ``cwd`` when given (else where it records; when
+    that is gone, the user is asked whether to continue it here)."""
     agent = session.agent
 
     def job() -> None:
         from ctxmodes.cli.session_warnings import session_warnings
+        from ctxmodes.tui.missing_cwd import ask_to_continue_here
 
-        agent.resume(path)
+        try:
+            agent.resume(path, cwd=cwd)
+        except SessionCwdMissingError as missing:
+            ask_to_continue_here(
+                session, missing, partial(_resume_file, session, path), RESUME_CANCELLED
+            )
+            return
         manager = agent.session_manager
         for line in session_warnings(path, manager):
             agent.session.ui.notify(line, "warning")

@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from functools import partial
+from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
-from ctxmodes.errors import CtxmodesError
+from ctxmodes.errors import CtxmodesError, SessionCwdMissingError
 from ctxmodes.host.errors import SessionChangeCancelled
 from ctxmodes.tui.key_hints import selector_hint
 from ctxmodes.tui.picker import Picker, PickerItem
@@ -97,11 +99,18 @@ def import_session(session: TerminalSession, args: str) -> None:
         return
     agent = session.agent
 
-    def job() -> None:
+    def job(cwd: Path | None = None) -> None:
+        from ctxmodes.tui.missing_cwd import ask_to_continue_here
+
         try:
-            agent.import_session(path)
+            agent.import_session(path, cwd=cwd)
         except SessionChangeCancelled:
             agent.session.ui.notify(IMPORT_CANCELLED)
+            return
+        except SessionCwdMissingError as missing:
+            ask_to_continue_here(
+                session, missing, lambda here: agent.run_soon(partial(job, here)), IMPORT_CANCELLED
+            )
             return
         except CtxmodesError as error:
             agent.session.ui.notify(f"Failed to import session: {error}", "error")

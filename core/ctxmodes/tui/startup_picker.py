@@ -5,7 +5,7 @@ every one of them as the keymap binds it."""
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
 
@@ -16,9 +16,10 @@ from prompt_toolkit.layout import FormattedTextControl, Layout, Window
 from prompt_toolkit.styles import Style
 
 from ctxmodes.session.paths import cwd_filter
+from ctxmodes.tui.key_hints import selector_hint
 from ctxmodes.tui.keymap import KeyMap, keybindings_path
 from ctxmodes.tui.layout import PICKER_KEY_WAIT, escape_timeout
-from ctxmodes.tui.picker import PICKER_STYLE, Picker
+from ctxmodes.tui.picker import PICKER_STYLE, Picker, PickerItem
 from ctxmodes.tui.picker_keys import PickerKeys, bind_picker_keys
 from ctxmodes.tui.redraw import redraw_soon
 from ctxmodes.tui.resume import ResumePicker, every_folder_root
@@ -67,6 +68,27 @@ def run_alone(
 
     bind_picker_keys(keys, keymap, lambda: picker, PickerKeys(confirm, cancel))
     app.run()
+
+
+def choose(question: str, labels: Sequence[str]) -> int | None:
+    """The index of the answer picked as in the session's fixed lists (↑↓ or j/k, Enter;
+    the keys ``keybindings.json`` gives them); ``None`` for Esc or Ctrl+C. The question is
+    cleared from the screen once answered, as Pi clears its start-up questions, so the
+    session starts where it was."""
+    # What the keymap could not read is said once the session starts, which reads it too.
+    keymap = KeyMap.load(keybindings_path())
+    picked: list[int] = []
+    rows = [PickerItem(index, label, [("", label)]) for index, label in enumerate(labels)]
+    picker = Picker(
+        question,
+        lambda query: rows,
+        lambda item: picked.append(item.key),
+        hint=selector_hint(keymap, "select"),
+        filterable=False,
+        counted=False,
+    )
+    run_alone(picker, keymap, erase=True)
+    return picked[0] if picked else None
 
 
 def pick_session(directory: Path, cwd: Path) -> Path | None:

@@ -9,7 +9,7 @@ from typing import BinaryIO
 import pytest
 from support.agents import make_agent
 
-from ctxmodes.errors import CtxmodesError
+from ctxmodes.errors import CtxmodesError, SessionCwdMissingError
 
 
 def test_a_copy_under_a_free_name_or_the_stored_file_itself(tmp_path: Path) -> None:
@@ -48,6 +48,27 @@ def test_a_file_that_is_not_a_session_is_refused_and_its_copy_removed(tmp_path: 
         assert sorted(sessions.iterdir()) == before
         assert agent.session_file == current
     assert junk.read_text() == "not a session\n"
+
+
+def test_a_session_whose_directory_is_gone_is_copied_only_when_continued_elsewhere(
+    tmp_path: Path,
+) -> None:
+    moved = tmp_path / "moved.jsonl"
+    gone = tmp_path / "gone"
+    header = f'{{"type":"session","version":3,"id":"m","timestamp":"t","cwd":"{gone}"}}\n'
+    moved.write_text(header)
+    with make_agent(tmp_path, [{"text": "one"}]) as agent:
+        agent.prompt("hi")
+        sessions = tmp_path / "sessions"
+        before = sorted(sessions.iterdir())
+        with pytest.raises(SessionCwdMissingError) as missing:
+            agent.import_session(moved)
+        assert missing.value.fallback_cwd == str(tmp_path)
+        assert sorted(sessions.iterdir()) == before
+        agent.import_session(moved, cwd=tmp_path)
+        assert agent.session_manager.cwd == str(tmp_path)
+        assert agent.session_file == sessions / "moved.jsonl"
+    assert (sessions / "moved.jsonl").read_text().startswith(header)
 
 
 def test_a_copy_cut_short_by_a_full_disk_is_one_error_and_leaves_nothing(

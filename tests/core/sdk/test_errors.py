@@ -12,7 +12,7 @@ import pytest
 from support.agents import make_agent
 from support.terminal import GateTool
 
-from ctxmodes import ConfigError, CtxmodesError, PluginError, hookimpl
+from ctxmodes import ConfigError, CtxmodesError, PluginError, SessionCwdMissingError, hookimpl
 from ctxmodes.providers import ProviderError, ProviderSpecError
 from ctxmodes.sdk import (
     AgentEvent,
@@ -86,6 +86,44 @@ def test_a_session_opens_in_its_own_mode_and_another_needs_confirming(work):
         pytest.raises(SessionLockedError),
     ):
         open_agent(cwd=work, session_file=path, model=model)
+
+
+def _recording(work: Path, name: str, cwd: Path) -> Path:
+    """A session file of one header, recording ``cwd`` as its working directory."""
+    path = work / f"{name}.jsonl"
+    header = {"type": "session", "version": 3, "id": name, "timestamp": "t", "cwd": str(cwd)}
+    path.write_text(json.dumps(header) + "\n")
+    return path
+
+
+def test_a_session_runs_where_it_records_and_says_when_that_is_gone(work, monkeypatch):
+    (work / "here").mkdir()
+    (work / "there").mkdir()
+    monkeypatch.chdir(work / "here")
+    model = script(work, {"text": "unused"})
+    other = _recording(work, "other", work / "there")
+    with open_agent(session_file=other, model=model) as agent:
+        assert agent.session_manager.cwd == str(work / "there")
+    moved = _recording(work, "moved", work / "gone")
+    before = moved.read_bytes()
+    with pytest.raises(SessionCwdMissingError) as missing:
+        open_agent(session_file=moved, model=model)
+    assert (missing.value.session_file, missing.value.session_cwd) == (
+        str(moved),
+        str(work / "gone"),
+    )
+    assert missing.value.fallback_cwd == str(work / "here")
+    assert moved.read_bytes() == before
+    # Naming a directory continues it there; so does resuming it from a running session.
+    with open_agent(cwd=work / "here", session_file=moved, model=model) as agent:
+        assert agent.session_manager.cwd == str(work / "here")
+    with open_agent(session_file=other, model=model) as agent:
+        with pytest.raises(SessionCwdMissingError):
+            agent.resume(moved)
+        assert agent.session_manager.session_file == other
+        agent.resume(moved, cwd=work / "there")
+        assert agent.session_manager.cwd == str(work / "there")
+    assert moved.read_bytes().startswith(before)  # appended to, never rewritten
 
 
 def test_a_session_whose_mode_is_not_installed_says_so(work):
