@@ -143,6 +143,7 @@ def bench_file(
     copy = tmp / f"rollover-{file.name}"
     shutil.copyfile(file, copy)
     rollover = f"run --mode tree --switch-mode --model scripted:{script} --session {copy}".split()
+    rollover += ["--cwd", str(tmp)]  # the file records a directory no machine has
     results["tree rollover"] = run([CTXMODES, *rollover, "carry on"])
     copy.unlink()
     pi = pi_command(file)

@@ -102,7 +102,8 @@ def test_run_reports_the_lines_it_skips(
     script = tmp_path / "script.json"
     script.write_text(json.dumps({"responses": [{"text": "fine"}]}))
     path = _with_bad_line(tmp_path / "s.jsonl")
-    argv = ["run", "--session", str(path), "--model", f"scripted:{script}", "hello"]
+    argv = ["run", "--session", str(path), "--cwd", str(tmp_path)]
+    argv += ["--model", f"scripted:{script}", "hello"]
     assert _exit_code(argv) == 0
     err = capsys.readouterr().err
     assert f"ctxmodes: warning: {path}: line 3: not valid JSON (skipped)\n" in err
@@ -167,7 +168,8 @@ def test_run_traces_every_request_of_a_session_with_a_deeply_nested_line(
     script.write_text(json.dumps({"responses": [{"text": "fine"}]}))
     path = _deep_session(tmp_path / "deep.jsonl", 252)
     trace = tmp_path / "trace.jsonl"
-    argv = ["run", "--session", str(path), "--model", f"scripted:{script}", "--trace", str(trace)]
+    argv = ["run", "--session", str(path), "--cwd", str(tmp_path), "--trace", str(trace)]
+    argv += ["--model", f"scripted:{script}"]
     assert _exit_code([*argv, "hello"]) == 0
     (request,) = [json.loads(line) for line in trace.read_text().splitlines()]
     assert [m["role"] for m in request["messages"]] == ["user", "user"]

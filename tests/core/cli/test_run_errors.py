@@ -37,7 +37,8 @@ def test_a_version_1_session_that_needs_migration(tmp_path: Path) -> None:
     shutil.copy(require_oracle_cases() / "foreign_v1_migration.jsonl", legacy)
     before = legacy.read_bytes()
     assert_one_line(
-        ctxmodes(tmp_path, "--session", str(legacy), "hello"),
+        # --cwd: the file records a directory of the machine it was made on.
+        ctxmodes(tmp_path, "--session", str(legacy), "--cwd", str(tmp_path), "hello"),
         "cannot append to a version 1 session file",
     )
     assert legacy.read_bytes() == before
