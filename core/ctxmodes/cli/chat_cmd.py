@@ -29,6 +29,7 @@ from ctxmodes.cli.options import (
     add_thinking_option,
     add_tool_options,
     agent_settings,
+    fork_into,
     forked_session,
     refuse_what_only_pi_does,
     resource_loader,
@@ -95,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
 
     from ctxmodes.cli.pi_prompts import read_pi_arguments
     from ctxmodes.cli.process_markers import mark_agent_process
-    from ctxmodes.cli.session_arg import resolve_session
+    from ctxmodes.cli.session_arg import find_session
     from ctxmodes.cli.trust_prompt import ask_on_terminal
     from ctxmodes.session.paths import default_session_dir
 
@@ -114,7 +115,13 @@ def run(args: argparse.Namespace) -> int:
     if forked is not None:
         session_file, new_id = forked, None
     if args.session is not None:
-        session_file = resolve_session(args.session, cwd, directory)
+        found = find_session(args.session, cwd, directory)
+        session_file = found.path
+        if found.elsewhere is not None:
+            if not _fork_here(args.session, found.elsewhere):
+                print("Aborted.")  # Pi's word
+                return 0
+            session_file = fork_into(found.path, cwd, directory)
     if args.resume:
         from ctxmodes.tui.startup_picker import pick_session
 
@@ -229,3 +236,15 @@ def _continue_here(missing: SessionCwdMissingError) -> bool:
         f"Continue it in the current directory?\n{missing.fallback_cwd}"
     )
     return choose(question, ["Continue", "Cancel"]) == 0
+
+
+def _fork_here(argument: str, elsewhere: str) -> bool:
+    """Whether to fork another project's session into the working directory, as Pi asks
+    when ``--session`` names one by its id (Esc or Ctrl+C: no)."""
+    from ctxmodes.tui.startup_picker import choose
+
+    question = (
+        f"Session {argument} belongs to another project:\n{elsewhere}\n\n"
+        f"Fork it into the current directory?"
+    )
+    return choose(question, ["Fork", "Cancel"]) == 0

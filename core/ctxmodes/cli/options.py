@@ -74,14 +74,23 @@ def forked_session(
     :raises CtxmodesError: the source matches no session, or several, or is not a session.
     """
     from ctxmodes.cli.session_arg import resolve_session
-    from ctxmodes.session.manager import SessionManager
 
     source: str | None = getattr(args, "fork", None)
     if source is None:
         return None
-    with SessionManager.fork_from(
-        resolve_session(source, cwd, directory), cwd, directory, session_id=session_id
-    ) as forked:
+    return fork_into(resolve_session(source, cwd, directory), cwd, directory, session_id)
+
+
+def fork_into(
+    source: Path, cwd: Path, directory: Path | None, session_id: str | None = None
+) -> Path:
+    """The file of a new session of ``cwd`` forked from the session file ``source``.
+
+    :raises CtxmodesError: ``source`` is not a session.
+    """
+    from ctxmodes.session.manager import SessionManager
+
+    with SessionManager.fork_from(source, cwd, directory, session_id=session_id) as forked:
         assert forked.session_file is not None  # a fork is always written
         return forked.session_file
 

@@ -216,7 +216,7 @@ def open_host(args: argparse.Namespace, ui: UserInterface) -> OpenedHost:
     """The host of the session ``args`` name (new, continued, forked or of an id), not yet
     started, with the model and options of the command line and configuration; the
     session is named when ``--name`` says so."""
-    from ctxmodes.cli.session_arg import resolve_session
+    from ctxmodes.cli.session_arg import find_session, refuse_another_projects
     from ctxmodes.errors import CtxmodesError
     from ctxmodes.host.runtime import AgentHost
     from ctxmodes.session.manager import SessionManager
@@ -240,8 +240,10 @@ def open_host(args: argparse.Namespace, ui: UserInterface) -> OpenedHost:
         settings = settings.model_copy(update={"model": scoped})
     durability = Durability(settings.durability)
     if session is not None:
+        target = find_session(session, cwd, directory)
+        refuse_another_projects(session, target)
         manager = SessionManager.open(
-            resolve_session(session, cwd, directory),
+            target.path,
             directory,
             cwd_override=cwd if args.cwd is not None else None,
             durability=durability,

@@ -103,6 +103,40 @@ def test_session_takes_a_whole_or_partial_id(
     assert all(session_id in err for session_id in ids)
 
 
+def test_an_id_only_another_project_has_is_refused_naming_both_ways_on(
+    project: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Pi asks whether to fork it into the working directory; print mode has no terminal to
+    ask on, and continuing another project's session unasked would run its tools there."""
+    other = tmp_path / "other"
+    other.mkdir()
+    monkeypatch.chdir(other)
+    assert ctxmodes(capsys, "run", "--model", _script(tmp_path), "first")[0] == 0
+    [info] = _sessions(other)
+    before = info.path.read_bytes()
+    monkeypatch.chdir(project)
+    short = info.id[:8]
+    code, out, err = ctxmodes(capsys, "run", "--model", _script(tmp_path), "--session", short, "x")
+    assert (code, out) == (1, "")
+    assert err == (
+        f"ctxmodes: error: session {short!r} belongs to another project ({other}): fork it into "
+        f"this one with --fork {short}, or continue it there with --session {info.path}\n"
+    )
+    assert info.path.read_bytes() == before
+    assert _sessions(project) == []
+    # The ways it names work: the fork is this project's, the path continues it there.
+    assert ctxmodes(capsys, "run", "--model", _script(tmp_path), "--fork", short, "y")[0] == 0
+    assert [forked.message_count for forked in _sessions(project)] == [4]
+    code, _, err = ctxmodes(
+        capsys, "run", "--model", _script(tmp_path), "--session", str(info.path), "z"
+    )
+    assert code == 0, err
+    assert info.path.read_bytes().startswith(before)
+
+
 @pytest.mark.parametrize("before_the_command", [True, False])
 def test_c_continues_the_most_recent_session_before_or_after_run(
     project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], before_the_command: bool

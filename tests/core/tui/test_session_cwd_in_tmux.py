@@ -1,12 +1,14 @@
 """A stored session runs in the working directory it records, as in Pi: opened from another
 project, its tools run in its own; when that directory is gone (a project moved or removed),
 the session asks before continuing it in the current one, at start-up and on ``/resume``, and
-a cancelled question leaves the file as it was. In a real terminal (tmux)."""
+a cancelled question leaves the file as it was. An id only another project's sessions hold
+asks whether to fork that session here, as Pi asks. In a real terminal (tmux)."""
 
 from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -51,10 +53,12 @@ def _chat(work: Path, session: Path) -> Tmux:
 
 
 def _ran_pwd_in(tmux: Tmux, directory: Path) -> None:
+    answered = tmux.screen().count("looked")  # a fork's copy replays an answer first
     tmux.type("where are we")
     tmux.key("Enter")
-    screen = tmux.wait("looked")
-    assert f"\n  {directory}\n" in screen, screen[-2000:]
+    screen = tmux.until(lambda screen: screen.count("looked") > answered)
+    ran = screen[screen.rindex("where are we") :]
+    assert f"\n  {directory}\n" in ran, screen[-2000:]
 
 
 def test_a_session_of_another_project_runs_where_it_records(work: Path) -> None:
@@ -117,3 +121,47 @@ def test_resume_asks_too_and_continues_in_the_current_sessions_directory(work: P
         _ran_pwd_in(tmux, work / "there")
     finally:
         tmux.close()
+
+
+def _session_of(work: Path, project: Path) -> Path:
+    """A session made in ``project`` by print mode, in Pi's folder for it."""
+    done = subprocess.run(
+        ctxmodes_command("run", "--model", f"scripted:{work / 'script.json'}", "first"),
+        cwd=project,
+        env=private_env(work),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert "looked" in done.stdout
+    [path] = (work / "pi" / "sessions").glob("*/*.jsonl")
+    return path
+
+
+def test_an_id_of_another_project_is_forked_here_once_confirmed(work: Path) -> None:
+    source = _session_of(work, work / "there")
+    before = source.read_bytes()
+    short = source.stem.rpartition("_")[2][:8]
+    command = ctxmodes_command(
+        "chat", "--model", f"scripted:{work / 'script.json'}", "--session", short
+    )
+    cancelled = Tmux(["env", "-C", str(work / "here"), *command], private_env(work))
+    try:
+        screen = cancelled.wait("Fork it into the current directory?")
+        assert f"Session {short} belongs to another project:\n{work / 'there'}\n" in screen
+        cancelled.key("Escape")
+        cancelled.wait("Aborted.\nCTXMODES-EXIT=0")
+    finally:
+        cancelled.close()
+    forked = Tmux(["env", "-C", str(work / "here"), *command], private_env(work))
+    try:
+        forked.wait("Fork it into the current directory?")
+        forked.key("Enter")
+        forked.wait("ctrl+o")
+        _ran_pwd_in(forked, work / "here")
+    finally:
+        forked.close()
+    assert source.read_bytes() == before
+    [copy] = [path for path in (work / "pi" / "sessions").glob("*/*.jsonl") if path != source]
+    assert json.loads(copy.read_text().splitlines()[0])["cwd"] == str(work / "here")
