@@ -36,6 +36,7 @@ from ctxmodes.cli.options import (
     run_trust,
     session_directory,
     session_of_id,
+    session_settings,
     tool_selection,
 )
 from ctxmodes.errors import CtxmodesError, SessionCwdMissingError
@@ -129,6 +130,7 @@ def run(args: argparse.Namespace) -> int:
         if session_file is None:
             print("No session selected")  # Pi's words
             return 0
+    cwd, settings = session_settings(args, trust, cwd, settings, session_file)
     return _chat(args, cwd, settings, session_file, trust, directory, prompts, new_id)
 
 

@@ -385,6 +385,33 @@ def agent_settings(args: argparse.Namespace, trust: TrustResolver) -> tuple[Path
     return cwd, settings_reader(args, trust, cwd)()
 
 
+def session_settings(
+    args: argparse.Namespace,
+    trust: TrustResolver,
+    cwd: Path,
+    settings: Settings,
+    session_file: Path | None,
+) -> tuple[Path, Settings]:
+    """The working directory and settings a stored session runs with: those of the other
+    project it records, when that directory exists (and ``--cwd`` names none), as Pi reads
+    a resumed session's project settings; else ``cwd`` and ``settings``, read for finding
+    the session."""
+    from pathlib import Path
+
+    from ctxmodes.session.listing import read_header
+
+    if session_file is None or args.cwd is not None:
+        return cwd, settings
+    header = read_header(session_file)
+    recorded = header.get("cwd") if header is not None else None
+    if not isinstance(recorded, str) or not recorded or not Path(recorded).is_dir():
+        return cwd, settings
+    where = Path(recorded).resolve()
+    if where == cwd:
+        return cwd, settings
+    return where, settings_reader(args, trust, where)()
+
+
 def settings_reader(
     args: argparse.Namespace, trust: TrustResolver, cwd: Path
 ) -> Callable[[], Settings]:

@@ -43,6 +43,7 @@ from ctxmodes.cli.options import (
     run_trust,
     session_directory,
     session_of_id,
+    session_settings,
     start_model,
     tool_selection,
     use_api_key,
@@ -231,6 +232,11 @@ def open_host(args: argparse.Namespace, ui: UserInterface) -> OpenedHost:
     forked = forked_session(args, cwd, directory, new_id)
     if (found or forked) is not None:
         session = str(found or forked)
+    target = None
+    if session is not None:
+        target = find_session(session, cwd, directory)
+        refuse_another_projects(session, target)
+        cwd, settings = session_settings(args, trust, cwd, settings, target.path)
     new_session = session is None and not continue_recent
     scoped = start_model(
         settings, given=args.model, new_session=new_session, provider=args.provider
@@ -239,9 +245,7 @@ def open_host(args: argparse.Namespace, ui: UserInterface) -> OpenedHost:
     if scoped is not None:
         settings = settings.model_copy(update={"model": scoped})
     durability = Durability(settings.durability)
-    if session is not None:
-        target = find_session(session, cwd, directory)
-        refuse_another_projects(session, target)
+    if target is not None:
         manager = SessionManager.open(
             target.path,
             directory,

@@ -1,6 +1,6 @@
-"""Print mode on a stored session runs in the working directory it records, as Pi does; when
-that directory is gone, the command refuses in one line and writes nothing (Pi refuses too),
-and ``--cwd`` continues the session elsewhere."""
+"""Print mode on a stored session runs in the working directory it records, with that
+project's settings, as Pi does; when that directory is gone, the command refuses in one line
+and writes nothing (Pi refuses too), and ``--cwd`` continues the session elsewhere."""
 
 from __future__ import annotations
 
@@ -82,3 +82,20 @@ def test_cwd_continues_it_in_another_directory(tmp_path: Path) -> None:
     assert code == 0, stderr
     assert _pwd_results(session) == [f"{tmp_path / 'new home'}\n"]
     assert session.read_text().startswith(header)  # never rewritten
+
+
+def test_a_session_of_another_project_takes_that_projects_settings(tmp_path: Path) -> None:
+    """Its model here comes from the other project's own configuration, trusted for the run;
+    the current directory's is not read."""
+    (tmp_path / "there").mkdir()
+    (tmp_path / "here").mkdir()
+    reply = tmp_path / "there.json"
+    reply.write_text(json.dumps({"responses": [{"text": "configured there"}]}))
+    (tmp_path / "there" / ".ctxmodes.toml").write_text(f'model = "scripted:{reply}"\n')
+    (tmp_path / "here" / ".ctxmodes.toml").write_text('model = "scripted:/nowhere.json"\n')
+    session = _stored(tmp_path, tmp_path / "there")
+    done = run_ctxmodes(
+        tmp_path, "run", "--approve", "--session", str(session), "hi", cwd=tmp_path / "here"
+    )
+    assert (done.returncode, done.stdout) == (0, "> hi\nconfigured there\n"), done.stderr
+
