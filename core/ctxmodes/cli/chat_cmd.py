@@ -230,23 +230,23 @@ def _chat(
 
 def _continue_here(missing: SessionCwdMissingError) -> bool:
     """Whether to continue a session whose working directory is gone in the current one,
-    as Pi asks (Esc or Ctrl+C: no)."""
-    from ctxmodes.tui.startup_picker import choose
+    as Pi asks."""
+    from ctxmodes.tui.startup_picker import confirm
 
-    question = (
+    return confirm(
         f"This session's working directory no longer exists:\n{missing.session_cwd}\n\n"
-        f"Continue it in the current directory?\n{missing.fallback_cwd}"
+        f"Continue it in the current directory?\n{missing.fallback_cwd}",
+        "Continue",
     )
-    return choose(question, ["Continue", "Cancel"]) == 0
 
 
 def _fork_here(argument: str, elsewhere: str) -> bool:
     """Whether to fork another project's session into the working directory, as Pi asks
-    when ``--session`` names one by its id (Esc or Ctrl+C: no)."""
-    from ctxmodes.tui.startup_picker import choose
+    when ``--session`` names one by its id."""
+    from ctxmodes.tui.startup_picker import confirm
 
-    question = (
+    return confirm(
         f"Session {argument} belongs to another project:\n{elsewhere}\n\n"
-        f"Fork it into the current directory?"
+        "Fork it into the current directory?",
+        "Fork",
     )
-    return choose(question, ["Fork", "Cancel"]) == 0

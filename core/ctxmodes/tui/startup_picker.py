@@ -91,6 +91,12 @@ def choose(question: str, labels: Sequence[str]) -> int | None:
     return picked[0] if picked else None
 
 
+def confirm(question: str, action: str) -> bool:
+    """Whether ``action`` is picked over ``Cancel`` (Esc or Ctrl+C: no), as :func:`choose`
+    asks."""
+    return choose(question, [action, "Cancel"]) == 0
+
+
 def pick_session(directory: Path, cwd: Path) -> Path | None:
     """Pick one of ``cwd``'s sessions in ``directory``, or with Tab one of every folder's;
     ``None`` when cancelled. It opens with no session listed too, as Pi's does: the other
