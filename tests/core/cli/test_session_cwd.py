@@ -98,4 +98,3 @@ def test_a_session_of_another_project_takes_that_projects_settings(tmp_path: Pat
         tmp_path, "run", "--approve", "--session", str(session), "hi", cwd=tmp_path / "here"
     )
     assert (done.returncode, done.stdout) == (0, "> hi\nconfigured there\n"), done.stderr
-
