@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from pydantic import BaseModel
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from ctxmodes.config import Settings
 
 T = TypeVar("T")
@@ -49,10 +51,21 @@ class ReloadableSettings:
     """A run's configuration and how to read it again as it was read at start-up.
 
     :ivar settings: the configuration the running session was made from, or last reloaded.
-    :ivar read_again: reads every source again (same working directory, command-line
-        values and trust decision); raises :class:`~ctxmodes.errors.ConfigError` for a file
-        that has become invalid, with the words of the error at start-up.
+    :ivar read_in: reads every source again for a working directory (its project's files,
+        the command-line values and the run's trust decisions); raises
+        :class:`~ctxmodes.errors.ConfigError` for a file that is not valid, with the words
+        of the error at start-up.
+    :ivar cwd: the working directory ``settings`` were read for: the running session's,
+        or the one before it when that session's project could not be read.
     """
 
     settings: Settings
-    read_again: Callable[[], Settings]
+    read_in: Callable[[Path], Settings]
+    cwd: Path
+
+    def read_again(self) -> Settings:
+        """Every source read again for :attr:`cwd` (``/reload``).
+
+        :raises ConfigError: a file that is not valid.
+        """
+        return self.read_in(self.cwd)

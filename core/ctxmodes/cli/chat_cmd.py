@@ -165,7 +165,7 @@ def _chat(
 
     defaults = configured_defaults(trust, cwd)
     # /reload reads them again as they were read here: same flags, same trust.
-    reader = settings_reader(args, trust, cwd)
+    reader = settings_reader(args, trust)
     options = HostOptions.of_settings(settings)
     options = dataclasses.replace(options, tools=tool_selection(args, options.tools))
     first = prompts.prompts(auto_resize_images=options.auto_resize_images)
@@ -214,14 +214,14 @@ def _chat(
         TerminalSession(
             agent,
             history=FileHistory(str(path)),
-            reloadable=ReloadableSettings(settings, reader),
+            reloadable=ReloadableSettings(settings, reader, cwd),
             initial_prompts=first.texts,
             initial_images=first.images,
             model_patterns=settings.enabled_models,
             startup_warnings=[fallback] if fallback is not None else [],
             verbose=bool(getattr(args, "verbose", False)),
             defaults=defaults,
-            read_defaults=lambda: configured_defaults(trust, cwd),
+            read_defaults=functools.partial(configured_defaults, trust),
         ).run()
     finally:
         agent.close()

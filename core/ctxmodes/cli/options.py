@@ -382,7 +382,7 @@ def agent_settings(args: argparse.Namespace, trust: TrustResolver) -> tuple[Path
     cwd = (args.cwd if args.cwd is not None else Path.cwd()).resolve()
     if not cwd.is_dir():
         raise CtxmodesError(f"no such directory: {cwd}")
-    return cwd, settings_reader(args, trust, cwd)()
+    return cwd, settings_reader(args, trust)(cwd)
 
 
 def session_settings(
@@ -409,15 +409,14 @@ def session_settings(
     where = Path(recorded).resolve()
     if where == cwd:
         return cwd, settings
-    return where, settings_reader(args, trust, where)()
+    return where, settings_reader(args, trust)(where)
 
 
-def settings_reader(
-    args: argparse.Namespace, trust: TrustResolver, cwd: Path
-) -> Callable[[], Settings]:
-    """Reads the effective settings of a command that runs the agent in ``cwd``, each call
-    anew (the terminal's ``/reload``): the files as they are then, the command line's
-    values over them, the project's file as ``trust`` decided it for the run.
+def settings_reader(args: argparse.Namespace, trust: TrustResolver) -> Callable[[Path], Settings]:
+    """Reads the effective settings of a command that runs the agent in a working directory,
+    each call anew (the terminal's ``/reload``, and a session of another project taken up
+    in the terminal): the files as they are then, the command line's values over them, the
+    project's file as ``trust`` decides it for the run.
 
     :raises ConfigError: a file that is not valid, as at start-up.
     """
@@ -431,7 +430,7 @@ def settings_reader(
         "terminal.quiet_startup": False if getattr(args, "verbose", False) else None,
     }
 
-    def read() -> Settings:
+    def read(cwd: Path) -> Settings:
         return load_settings(cwd=cwd, cli=cli, trust=trust.is_trusted).settings
 
     return read

@@ -126,7 +126,8 @@ class TerminalSession:
     :param defaults: the model, scope and thinking level a start without ``--model``,
         ``--models`` and ``--thinking`` takes (the pickers mark the defaults); none
         configured when not given.
-    :param read_defaults: reads ``defaults`` again from the configuration, for ``/reload``.
+    :param read_defaults: reads ``defaults`` again from the configuration of a working
+        directory, for ``/reload`` and a session of another project.
     """
 
     def __init__(
@@ -147,7 +148,7 @@ class TerminalSession:
         reloadable: ReloadableSettings | None = None,
         verbose: bool = False,
         defaults: SavedDefaults | None = None,
-        read_defaults: Callable[[], SavedDefaults] | None = None,
+        read_defaults: Callable[[Path], SavedDefaults] | None = None,
     ) -> None:
         self.agent = agent
         self.defaults = defaults if defaults is not None else SavedDefaults()

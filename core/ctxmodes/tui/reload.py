@@ -61,7 +61,7 @@ def reload(session: TerminalSession, args: str) -> None:
             try:
                 after = reloadable.read_again()
                 if session.read_defaults is not None:
-                    session.defaults = session.read_defaults()
+                    session.defaults = session.read_defaults(reloadable.cwd)
             except ConfigError as exc:
                 message = FAILED + visible_lines(str(exc))
                 session.call_soon(lambda: session.notify(message, "error"))
@@ -84,15 +84,8 @@ def _reloaded(
     the reload is done."""
     from ctxmodes.resources.summary import loaded_text
 
-    reloadable = session.reloadable
-    if reloadable is not None and settings is not None:
-        # Ctrl+T and /settings change what the live region shows, not the settings object.
-        current = session.settings.model_copy(
-            update={"hide_thinking": not session.live.show_thinking}
-        )
-        terminal = kept_or_reloaded(current, reloadable.settings.terminal, settings.terminal)
-        session.apply_terminal_settings(terminal)
-        reloadable.settings = settings
+    if settings is not None:
+        take_terminal_settings(session, settings)
     keymap = session.keymap
     session.keymap = KeyMap.load(keymap.source if keymap.source else keybindings_path())
     cwd = session.agent.session.cwd
@@ -103,3 +96,17 @@ def _reloaded(
     blocks += [render.notice(problem, "warning", width) for problem in session.keymap.problems]
     blocks.append(render.notice(RELOADED, "info", width))
     session.print_blocks(blocks)
+
+
+def take_terminal_settings(session: TerminalSession, settings: Settings) -> None:
+    """Run the terminal with the ``[terminal]`` table of ``settings`` (read again, or a
+    project's the session moved to), keeping what was changed this run, and remember
+    ``settings`` as what the run's options were last made from."""
+    reloadable = session.reloadable
+    if reloadable is None:
+        return
+    # Ctrl+T and /settings change what the live region shows, not the settings object.
+    current = session.settings.model_copy(update={"hide_thinking": not session.live.show_thinking})
+    terminal = kept_or_reloaded(current, reloadable.settings.terminal, settings.terminal)
+    session.apply_terminal_settings(terminal)
+    reloadable.settings = settings

@@ -101,6 +101,7 @@ def import_session(session: TerminalSession, args: str) -> None:
 
     def job(cwd: Path | None = None) -> None:
         from ctxmodes.tui.missing_cwd import ask_to_continue_here
+        from ctxmodes.tui.project_settings import follow_project
 
         try:
             agent.import_session(path, cwd=cwd)
@@ -116,6 +117,7 @@ def import_session(session: TerminalSession, args: str) -> None:
             agent.session.ui.notify(f"Failed to import session: {error}", "error")
             return
         agent.session.ui.notify(f"Session imported from: {path}")
+        follow_project(session)
 
     def chosen(item: PickerItem) -> None:
         if item.key == "import":

@@ -34,10 +34,10 @@ def pi_settings(agent_dir: Path) -> Path:
 
 
 def _reloadable(project: Path, cli: dict[str, Any] | None = None) -> ReloadableSettings:
-    def read() -> Settings:
-        return load_settings(cwd=project, cli=cli).settings
+    def read(cwd: Path) -> Settings:
+        return load_settings(cwd=cwd, cli=cli).settings
 
-    return ReloadableSettings(read(), read)
+    return ReloadableSettings(read(project), read, project)
 
 
 def _agent(project: Path, agent_dir: Path, settings: Settings) -> Agent:

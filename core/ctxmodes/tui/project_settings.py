@@ -1,0 +1,50 @@
+"""A session of another project, taken up in the terminal (``/resume``, ``/import``), runs
+with that project's settings, as Pi's runtime, rebuilt for the session's directory, reads
+them: its ``.ctxmodes.toml`` and ``.pi/settings.json`` (as the run's trust decides for it;
+nobody is asked while the terminal runs, so a project not yet decided is not trusted) under
+the command line's values, taken as ``/reload`` takes settings read again
+(:mod:`ctxmodes.tui.reload`): what was changed this run stands. ``/reload`` reads that
+project's from then on. A file there that cannot be read is said in one line, and the run's
+settings stay.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Final
+
+from ctxmodes.errors import ConfigError
+from ctxmodes.terminal_text import visible_lines
+from ctxmodes.tui.reload import take_terminal_settings
+
+if TYPE_CHECKING:
+    from ctxmodes.tui.app import TerminalSession
+
+#: Before the reason a project's settings could not be read.
+NOT_LOADED: Final = "Settings of {cwd} not loaded, this run's stay: "
+
+
+def follow_project(session: TerminalSession) -> None:
+    """On the agent's thread, once a session has replaced the current one: when it runs in
+    another directory than the settings were read for, read that directory's and take them.
+    """
+    reloadable = session.reloadable
+    agent = session.agent
+    cwd = Path(agent.session.cwd).resolve()
+    if reloadable is None or cwd == reloadable.cwd.resolve():
+        return
+    reloadable.cwd = cwd
+    try:
+        after = reloadable.read_in(cwd)
+        defaults = session.read_defaults(cwd) if session.read_defaults is not None else None
+    except ConfigError as exc:
+        agent.session.ui.notify(visible_lines(NOT_LOADED.format(cwd=cwd) + str(exc)), "error")
+        return
+    agent.host.reload_settings(reloadable.settings, after)
+
+    def take() -> None:
+        if defaults is not None:
+            session.defaults = defaults
+        take_terminal_settings(session, after)
+
+    session.call_soon(take)

@@ -1,0 +1,195 @@
+"""A session of another project taken up in the terminal (``/resume``, ``/import``) runs with
+that project's settings, as Pi's runtime rebuilt for its directory reads them: the running
+session and the terminal take them as ``/reload`` takes settings read again, a choice made
+this run stands, ``/reload`` reads that project's from then on, an untrusted project's file
+stays out, and a file there that cannot be read is said in one line."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support.terminal import ENTER, run_terminal
+from support.tmux import Tmux, ctxmodes_command, private_env
+
+from ctxmodes.config import Settings, load_settings
+from ctxmodes.config_reload import ReloadableSettings
+from ctxmodes.errors import ConfigError
+from ctxmodes.host.options import HostOptions
+from ctxmodes.providers.script import Script
+from ctxmodes.providers.scripted import ScriptedProvider
+from ctxmodes.resources import default_loader
+from ctxmodes.resources.trust import default_resolver
+from ctxmodes.sdk import Agent, open_agent
+from ctxmodes.tui.project_settings import NOT_LOADED
+from ctxmodes.tui.reload import RELOADED
+
+#: What the other project's Pi settings file sets: observable in the running session's
+#: options and in the terminal's own settings.
+THERE = {"steeringMode": "all", "compaction": {"reserveTokens": 2222}, "autocompleteMaxVisible": 4}
+
+
+@pytest.fixture
+def projects(tmp_path: Path, agent_dir: Path) -> tuple[Path, Path]:
+    here, there = tmp_path / "here", tmp_path / "there"
+    for project in (here, there):
+        (project / ".pi").mkdir(parents=True)
+    (agent_dir / "settings.json").write_text("{}")
+    (there / ".pi" / "settings.json").write_text(json.dumps(THERE))
+    return here, there
+
+
+def _reloadable(here: Path, *, approve: bool | None, agent_dir: Path) -> ReloadableSettings:
+    trust = default_resolver(approve=approve, agent_dir=agent_dir)
+
+    def read(cwd: Path) -> Settings:
+        return load_settings(cwd=cwd, trust=trust.is_trusted).settings
+
+    return ReloadableSettings(read(here), read, here)
+
+
+def _agent(here: Path, agent_dir: Path, settings: Settings) -> Agent:
+    script = Script.model_validate({"responses": [{"text": "answered"}] * 3})
+    return open_agent(
+        cwd=here,
+        settings=settings.model_copy(update={"durability": "flush"}),
+        options=HostOptions.of_settings(settings),
+        provider=ScriptedProvider(script),
+        session_dir=here / "sessions",
+        resources=default_loader(approve=True, agent_dir=agent_dir),
+    )
+
+
+def _stored(folder: Path, name: str, cwd: Path) -> Path:
+    path = folder / f"{name}.jsonl"
+    header = {"type": "session", "version": 3, "id": name, "timestamp": "t", "cwd": str(cwd)}
+    path.write_text(json.dumps(header) + "\n")
+    return path
+
+
+@pytest.mark.parametrize("command", ["/resume", "/import"])
+def test_the_session_and_the_terminal_take_the_other_project_s_settings(
+    projects: tuple[Path, Path], agent_dir: Path, command: str
+) -> None:
+    here, there = projects
+    other = _stored(there.parent, "other", there)
+    reloadable = _reloadable(here, approve=True, agent_dir=agent_dir)
+    agent = _agent(here, agent_dir, reloadable.settings)
+    seen: dict[str, Any] = {}
+
+    async def scenario(t: Any) -> None:
+        # A choice of this run, which the other project's file does not undo.
+        agent.host.change_options(lambda options: options.with_auto_compaction(False))
+        seen["before"] = agent.session.options
+        await t.type(f"{command} {other}" + ENTER)
+        if command == "/import":
+            await t.until(lambda: t.session.picker is not None, "the confirmation")
+            await t.type(ENTER)  # Import, replacing this session
+        await t.until(lambda: t.session.settings.completion_rows == 4, "the terminal's rows")
+        seen["options"] = agent.session.options
+        seen["cwd"] = Path(agent.session.cwd)
+        agent.new_session()  # in that project, with its settings
+        seen["next"] = agent.session.options
+        (there / ".pi" / "settings.json").write_text(json.dumps({"steeringMode": "all"}))
+        await t.type("/reload" + ENTER)
+        await t.printed(RELOADED)
+        seen["reloaded"] = agent.session.options
+
+    run_terminal(agent, scenario, reloadable=reloadable)
+    before: HostOptions = seen["before"]
+    options: HostOptions = seen["options"]
+    assert before.steering_mode == "one-at-a-time"
+    assert before.compaction.reserve_tokens != 2222
+    assert seen["cwd"] == there
+    assert options.steering_mode == "all"
+    assert options.compaction.reserve_tokens == 2222
+    assert options.compaction.enabled is False  # changed this run: it stands
+    assert seen["next"].steering_mode == "all"
+    # /reload reads the other project's file now, not the start's.
+    assert seen["reloaded"].compaction.reserve_tokens == before.compaction.reserve_tokens
+    assert seen["reloaded"].steering_mode == "all"
+    assert reloadable.cwd == there
+
+
+def test_an_untrusted_project_s_file_stays_out(
+    projects: tuple[Path, Path], agent_dir: Path
+) -> None:
+    """Nobody is asked while the terminal runs: a project not decided is not trusted, as the
+    start-up's trust question answered with Escape leaves it."""
+    here, there = projects
+    other = _stored(there.parent, "other", there)
+    reloadable = _reloadable(here, approve=None, agent_dir=agent_dir)
+    agent = _agent(here, agent_dir, reloadable.settings)
+    seen: dict[str, Any] = {}
+
+    async def scenario(t: Any) -> None:
+        await t.type(f"/resume {other}" + ENTER)
+        await t.printed("Resumed session other")
+        await t.until(lambda: reloadable.cwd == there, "the other project's settings read")
+        seen["options"] = agent.session.options
+
+    run_terminal(agent, scenario, reloadable=reloadable)
+    assert seen["options"].steering_mode == "one-at-a-time"
+    assert seen["options"].compaction.reserve_tokens != 2222
+
+
+def test_a_file_there_that_cannot_be_read_is_said_and_the_run_s_settings_stay(
+    projects: tuple[Path, Path], agent_dir: Path
+) -> None:
+    here, there = projects
+    (there / ".pi" / "settings.json").write_text('{"retry": {"maxRetries": "many"}}')
+    other = _stored(there.parent, "other", there)
+    reloadable = _reloadable(here, approve=True, agent_dir=agent_dir)
+    agent = _agent(here, agent_dir, reloadable.settings)
+    seen: dict[str, Any] = {}
+
+    async def scenario(t: Any) -> None:
+        before = agent.session.options
+        await t.type(f"/resume {other}" + ENTER)
+        await t.printed(NOT_LOADED.format(cwd=there))
+        seen["unchanged"] = agent.session.options == before
+        seen["cwd"] = Path(agent.session.cwd)
+
+    text = run_terminal(agent, scenario, reloadable=reloadable).flat()
+    with pytest.raises(ConfigError) as start_up:
+        load_settings(cwd=there, trust=lambda _directory: True)
+    assert " ".join(str(start_up.value).split()) in text
+    assert seen["unchanged"] is True
+    assert seen["cwd"] == there  # the session is resumed all the same, as in Pi
+
+
+@pytest.mark.slow  # a real terminal, end to end
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+def test_ctxmodes_chat_marks_the_other_project_s_default_thinking_level(tmp_path: Path) -> None:
+    """The command line's session: after ``/resume`` of another project's session, the
+    thinking selector marks the default that project's settings name."""
+    here, there = tmp_path / "here", tmp_path / "there"
+    for project in (here, there):
+        (project / ".pi").mkdir(parents=True)
+    (there / ".pi" / "settings.json").write_text(json.dumps({"defaultThinkingLevel": "off"}))
+    other = _stored(tmp_path, "other", there)
+    (tmp_path / "script.json").write_text('{"responses": [{"text": "hi"}]}')
+    command = ctxmodes_command(
+        "chat", "--approve", "--model", f"scripted:{tmp_path / 'script.json'}"
+    )
+    tmux = Tmux(["env", "-C", str(here), *command], private_env(tmp_path))
+    try:
+        tmux.wait("scripted/scripted")
+        tmux.type("/thinking")
+        tmux.key("Enter")
+        before = tmux.wait("Thinking Level")
+        tmux.key("Escape")
+        tmux.until(lambda screen: "Thinking Level" not in screen)
+        tmux.type(f"/resume {other}")
+        tmux.key("Enter")
+        tmux.wait("Resumed session other")
+        tmux.type("/thinking")
+        tmux.key("Enter")
+        after = tmux.wait("Thinking Level")
+    finally:
+        tmux.close()
+    assert "No reasoning · default" not in before
+    assert "No reasoning · default" in after
