@@ -162,6 +162,7 @@ def _chat(
     from ctxmodes.host.options import HostOptions
     from ctxmodes.sdk import open_agent
     from ctxmodes.tui.app import TerminalSession, tune_for_typing
+    from ctxmodes.tui.trust_question import ask_in_session
 
     defaults = configured_defaults(trust, cwd)
     # /reload reads them again as they were read here: same flags, same trust.
@@ -198,8 +199,8 @@ def _chat(
         agent = opened(cwd=Path(missing.fallback_cwd))
     if args.name is not None:
         agent.set_name(args.name)
-    # The session takes the terminal over: a second application cannot ask meanwhile, so
-    # a folder not yet decided (another session's) is not trusted.
+    # The session takes the terminal over: a second application cannot ask any more; the
+    # session's own question asks instead (a project of a session taken up later).
     trust.ask = None
     try:
         manager = agent.session.session_manager
@@ -211,7 +212,7 @@ def _chat(
         path = history_path()
         path.parent.mkdir(parents=True, exist_ok=True)
         tune_for_typing()
-        TerminalSession(
+        terminal = TerminalSession(
             agent,
             history=FileHistory(str(path)),
             reloadable=ReloadableSettings(settings, reader, cwd),
@@ -222,7 +223,10 @@ def _chat(
             verbose=bool(getattr(args, "verbose", False)),
             defaults=defaults,
             read_defaults=functools.partial(configured_defaults, trust),
-        ).run()
+            trust=trust,
+        )
+        trust.ask = ask_in_session(terminal)
+        terminal.run()
     finally:
         agent.close()
     return 0

@@ -396,18 +396,12 @@ def session_settings(
     project it records, when that directory exists (and ``--cwd`` names none), as Pi reads
     a resumed session's project settings; else ``cwd`` and ``settings``, read for finding
     the session."""
-    from pathlib import Path
-
-    from ctxmodes.session.listing import read_header
+    from ctxmodes.session.listing import recorded_directory
 
     if session_file is None or args.cwd is not None:
         return cwd, settings
-    header = read_header(session_file)
-    recorded = header.get("cwd") if header is not None else None
-    if not isinstance(recorded, str) or not recorded or not Path(recorded).is_dir():
-        return cwd, settings
-    where = Path(recorded).resolve()
-    if where == cwd:
+    where = recorded_directory(session_file)
+    if where is None or where == cwd:
         return cwd, settings
     return where, settings_reader(args, trust)(where)
 

@@ -74,6 +74,16 @@ def read_header(path: Path) -> dict[str, Any] | None:
     return None
 
 
+def recorded_directory(path: Path) -> Path | None:
+    """The working directory the session at ``path`` records, resolved (a relative one from
+    the current directory, as Pi takes it), when it names a directory that exists."""
+    header = read_header(path)
+    recorded = header.get("cwd") if header is not None else None
+    if not isinstance(recorded, str) or not recorded or not Path(recorded).is_dir():
+        return None
+    return Path(recorded).resolve()
+
+
 def _cwd_matches(cwd: Any, resolved_cwd: str) -> bool:
     return isinstance(cwd, str) and cwd != "" and resolve_path(cwd) == resolved_cwd
 

@@ -267,8 +267,9 @@ def _resume_file(session: TerminalSession, path: Path, cwd: Path | None = None) 
     def job() -> None:
         from ctxmodes.cli.session_warnings import session_warnings
         from ctxmodes.tui.missing_cwd import ask_to_continue_here
-        from ctxmodes.tui.project_settings import follow_project
+        from ctxmodes.tui.project_settings import decide_trust, follow_project
 
+        decide_trust(session, path, cwd)
         try:
             agent.resume(path, cwd=cwd)
         except SessionCwdMissingError as missing:

@@ -74,6 +74,7 @@ if TYPE_CHECKING:
     from prompt_toolkit.output import Output
 
     from ctxmodes.config_reload import ReloadableSettings
+    from ctxmodes.resources.trust import TrustResolver
     from ctxmodes.sdk import Agent
     from ctxmodes.session.models import ImageContent
 
@@ -128,6 +129,9 @@ class TerminalSession:
         configured when not given.
     :param read_defaults: reads ``defaults`` again from the configuration of a working
         directory, for ``/reload`` and a session of another project.
+    :param trust: the run's project trust decisions: the project of a session taken up
+        during the run (``/resume``, ``/import``) is decided before it opens (asked about
+        when the decisions ask, :mod:`~ctxmodes.tui.trust_question`).
     """
 
     def __init__(
@@ -149,8 +153,10 @@ class TerminalSession:
         verbose: bool = False,
         defaults: SavedDefaults | None = None,
         read_defaults: Callable[[Path], SavedDefaults] | None = None,
+        trust: TrustResolver | None = None,
     ) -> None:
         self.agent = agent
+        self.trust = trust
         self.defaults = defaults if defaults is not None else SavedDefaults()
         self.read_defaults = read_defaults
         #: Pi's ``--verbose``: the start-up header is printed expanded.
@@ -504,6 +510,11 @@ class TerminalSession:
     def _set_editor_text_soon(self, text: str) -> None:
         """The host puts text in the editor (from any thread)."""
         self.call_soon(lambda: self.set_editor_text(text))
+
+    def may_wait_for_answer(self) -> bool:
+        """Whether the calling thread may wait for what the user answers on the terminal:
+        the application runs, and on another thread."""
+        return self._loop is not None and threading.get_ident() != self._loop_thread
 
     def call_soon(self, job: Callable[[], None]) -> None:
         """Any thread: run ``job`` on the UI thread (now, when called there)."""

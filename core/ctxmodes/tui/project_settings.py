@@ -1,11 +1,11 @@
 """A session of another project, taken up in the terminal (``/resume``, ``/import``), runs
 with that project's settings, as Pi's runtime, rebuilt for the session's directory, reads
-them: its ``.ctxmodes.toml`` and ``.pi/settings.json`` (as the run's trust decides for it;
-nobody is asked while the terminal runs, so a project not yet decided is not trusted) under
-the command line's values, taken as ``/reload`` takes settings read again
-(:mod:`ctxmodes.tui.reload`): what was changed this run stands. ``/reload`` reads that
-project's from then on. A file there that cannot be read is said in one line, and the run's
-settings stay.
+them: its ``.ctxmodes.toml`` and ``.pi/settings.json`` (as the run's trust decides for it:
+a project not yet decided is asked about before the session opens, as Pi asks; see
+:mod:`ctxmodes.tui.trust_question`) under the command line's values, taken as ``/reload``
+takes settings read again (:mod:`ctxmodes.tui.reload`): what was changed this run stands.
+``/reload`` reads that project's from then on. A file there that cannot be read is said in
+one line, and the run's settings stay.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from ctxmodes.errors import ConfigError
+from ctxmodes.session.listing import recorded_directory
 from ctxmodes.terminal_text import visible_lines
 from ctxmodes.tui.reload import take_terminal_settings
 
@@ -22,6 +23,18 @@ if TYPE_CHECKING:
 
 #: Before the reason a project's settings could not be read.
 NOT_LOADED: Final = "Settings of {cwd} not loaded, this run's stay: "
+
+
+def decide_trust(session: TerminalSession, path: Path, cwd: Path | None) -> None:
+    """On the agent's thread, before the session at ``path`` replaces the current one (to
+    run in ``cwd``, else where it records): decide whether its project is trusted, asking
+    the user when the run's decisions ask, while nothing is being replaced (the question
+    waits for the answer)."""
+    if session.trust is None:
+        return
+    where = cwd if cwd is not None else recorded_directory(path)
+    if where is not None:
+        session.trust.is_trusted(where)
 
 
 def follow_project(session: TerminalSession) -> None:

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Final
 
 from ctxmodes.errors import CtxmodesError, SessionCwdMissingError
 from ctxmodes.host.errors import SessionChangeCancelled
+from ctxmodes.session.paths import resolve_path
 from ctxmodes.tui.key_hints import selector_hint
 from ctxmodes.tui.picker import Picker, PickerItem
 
@@ -101,8 +102,9 @@ def import_session(session: TerminalSession, args: str) -> None:
 
     def job(cwd: Path | None = None) -> None:
         from ctxmodes.tui.missing_cwd import ask_to_continue_here
-        from ctxmodes.tui.project_settings import follow_project
+        from ctxmodes.tui.project_settings import decide_trust, follow_project
 
+        decide_trust(session, Path(resolve_path(path)), cwd)
         try:
             agent.import_session(path, cwd=cwd)
         except SessionChangeCancelled:

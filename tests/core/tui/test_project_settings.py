@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.terminal import ENTER, run_terminal
+from support.terminal import DOWN, ENTER, ESC, run_terminal
 from support.tmux import Tmux, ctxmodes_command, private_env
 
 from ctxmodes.config import Settings, load_settings
@@ -22,10 +22,16 @@ from ctxmodes.host.options import HostOptions
 from ctxmodes.providers.script import Script
 from ctxmodes.providers.scripted import ScriptedProvider
 from ctxmodes.resources import default_loader
-from ctxmodes.resources.trust import default_resolver
+from ctxmodes.resources.trust import (
+    TrustResolver,
+    default_resolver,
+    trust_choices,
+    trust_prompt_text,
+)
 from ctxmodes.sdk import Agent, open_agent
 from ctxmodes.tui.project_settings import NOT_LOADED
 from ctxmodes.tui.reload import RELOADED
+from ctxmodes.tui.trust_question import ask_in_session
 
 #: What the other project's Pi settings file sets: observable in the running session's
 #: options and in the terminal's own settings.
@@ -42,16 +48,14 @@ def projects(tmp_path: Path, agent_dir: Path) -> tuple[Path, Path]:
     return here, there
 
 
-def _reloadable(here: Path, *, approve: bool | None, agent_dir: Path) -> ReloadableSettings:
-    trust = default_resolver(approve=approve, agent_dir=agent_dir)
-
+def _reloadable(here: Path, trust: TrustResolver) -> ReloadableSettings:
     def read(cwd: Path) -> Settings:
         return load_settings(cwd=cwd, trust=trust.is_trusted).settings
 
     return ReloadableSettings(read(here), read, here)
 
 
-def _agent(here: Path, agent_dir: Path, settings: Settings) -> Agent:
+def _agent(here: Path, settings: Settings, trust: TrustResolver) -> Agent:
     script = Script.model_validate({"responses": [{"text": "answered"}] * 3})
     return open_agent(
         cwd=here,
@@ -59,7 +63,7 @@ def _agent(here: Path, agent_dir: Path, settings: Settings) -> Agent:
         options=HostOptions.of_settings(settings),
         provider=ScriptedProvider(script),
         session_dir=here / "sessions",
-        resources=default_loader(approve=True, agent_dir=agent_dir),
+        resources=default_loader(trust=trust),
     )
 
 
@@ -76,8 +80,9 @@ def test_the_session_and_the_terminal_take_the_other_project_s_settings(
 ) -> None:
     here, there = projects
     other = _stored(there.parent, "other", there)
-    reloadable = _reloadable(here, approve=True, agent_dir=agent_dir)
-    agent = _agent(here, agent_dir, reloadable.settings)
+    trust = default_resolver(approve=True, agent_dir=agent_dir)
+    reloadable = _reloadable(here, trust)
+    agent = _agent(here, reloadable.settings, trust)
     seen: dict[str, Any] = {}
 
     async def scenario(t: Any) -> None:
@@ -114,26 +119,58 @@ def test_the_session_and_the_terminal_take_the_other_project_s_settings(
     assert reloadable.cwd == there
 
 
-def test_an_untrusted_project_s_file_stays_out(
-    projects: tuple[Path, Path], agent_dir: Path
+@pytest.mark.parametrize(
+    ("answer", "trusted", "saved"),
+    [
+        pytest.param(ENTER, True, {"there": True}, id="trust"),
+        pytest.param(DOWN * 2 + ENTER, True, {}, id="trust this session only"),
+        pytest.param(DOWN * 3 + ENTER, False, {"there": False}, id="do not trust"),
+        pytest.param(ESC, False, {}, id="escape"),
+    ],
+)
+def test_a_project_not_yet_decided_is_asked_about_before_its_session_opens(
+    projects: tuple[Path, Path], agent_dir: Path, answer: str, trusted: bool, saved: dict[str, bool]
 ) -> None:
-    """Nobody is asked while the terminal runs: a project not decided is not trusted, as the
-    start-up's trust question answered with Escape leaves it."""
+    """As Pi asks when it rebuilds its runtime for the project: the start-up's question and
+    answers, before the session is replaced; the answer decides the project's settings and
+    resources (a prompt template of its own here), and a lasting one is saved in Pi's
+    ``trust.json``. Esc is *do not trust* for this run, as at start-up."""
     here, there = projects
+    (there / ".pi" / "prompts").mkdir()
+    (there / ".pi" / "prompts" / "there-only.md").write_text("From there.")
     other = _stored(there.parent, "other", there)
-    reloadable = _reloadable(here, approve=None, agent_dir=agent_dir)
-    agent = _agent(here, agent_dir, reloadable.settings)
+    trust = default_resolver(agent_dir=agent_dir)
+    reloadable = _reloadable(here, trust)
+    agent = _agent(here, reloadable.settings, trust)
     seen: dict[str, Any] = {}
 
-    async def scenario(t: Any) -> None:
-        await t.type(f"/resume {other}" + ENTER)
-        await t.printed("Resumed session other")
-        await t.until(lambda: reloadable.cwd == there, "the other project's settings read")
-        seen["options"] = agent.session.options
+    started = reloadable.settings
 
-    run_terminal(agent, scenario, reloadable=reloadable)
-    assert seen["options"].steering_mode == "one-at-a-time"
-    assert seen["options"].compaction.reserve_tokens != 2222
+    async def scenario(t: Any) -> None:
+        trust.ask = ask_in_session(t.session)
+        await t.type(f"/resume {other}" + ENTER)
+        await t.until(lambda: t.session.picker is not None, "the question")
+        seen["question"] = t.session.picker.title
+        seen["answers"] = [row.text for row in t.session.picker.items("")]
+        seen["replaced before the answer"] = Path(agent.session.cwd) != here
+        if answer == ESC:
+            await t.escape()
+        else:
+            await t.type(answer)
+        await t.printed("Resumed session other")
+        await t.until(lambda: reloadable.settings is not started, "the project's settings")
+        seen["options"] = agent.session.options
+        seen["templates"] = [template.name for template in agent.session.resources.templates]
+
+    run_terminal(agent, scenario, reloadable=reloadable, trust=trust)
+    assert seen["question"] == trust_prompt_text(there)
+    assert seen["answers"] == [choice.label for choice in trust_choices(there)]
+    assert seen["replaced before the answer"] is False
+    assert (seen["options"].steering_mode == "all") is trusted
+    assert ("there-only" in seen["templates"]) is trusted
+    store = agent_dir / "trust.json"
+    recorded = json.loads(store.read_text()) if store.exists() else {}
+    assert recorded == {str(there.resolve()): value for value in saved.values()}
 
 
 def test_a_file_there_that_cannot_be_read_is_said_and_the_run_s_settings_stay(
@@ -142,8 +179,9 @@ def test_a_file_there_that_cannot_be_read_is_said_and_the_run_s_settings_stay(
     here, there = projects
     (there / ".pi" / "settings.json").write_text('{"retry": {"maxRetries": "many"}}')
     other = _stored(there.parent, "other", there)
-    reloadable = _reloadable(here, approve=True, agent_dir=agent_dir)
-    agent = _agent(here, agent_dir, reloadable.settings)
+    trust = default_resolver(approve=True, agent_dir=agent_dir)
+    reloadable = _reloadable(here, trust)
+    agent = _agent(here, reloadable.settings, trust)
     seen: dict[str, Any] = {}
 
     async def scenario(t: Any) -> None:
@@ -163,18 +201,19 @@ def test_a_file_there_that_cannot_be_read_is_said_and_the_run_s_settings_stay(
 
 @pytest.mark.slow  # a real terminal, end to end
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
-def test_ctxmodes_chat_marks_the_other_project_s_default_thinking_level(tmp_path: Path) -> None:
-    """The command line's session: after ``/resume`` of another project's session, the
-    thinking selector marks the default that project's settings name."""
+def test_ctxmodes_chat_asks_about_the_other_project_and_takes_its_default_level(
+    tmp_path: Path,
+) -> None:
+    """The command line's session: ``/resume`` of another project's session asks whether to
+    trust that project, and once trusted the thinking selector marks the default its
+    settings name."""
     here, there = tmp_path / "here", tmp_path / "there"
     for project in (here, there):
         (project / ".pi").mkdir(parents=True)
     (there / ".pi" / "settings.json").write_text(json.dumps({"defaultThinkingLevel": "off"}))
     other = _stored(tmp_path, "other", there)
     (tmp_path / "script.json").write_text('{"responses": [{"text": "hi"}]}')
-    command = ctxmodes_command(
-        "chat", "--approve", "--model", f"scripted:{tmp_path / 'script.json'}"
-    )
+    command = ctxmodes_command("chat", "--model", f"scripted:{tmp_path / 'script.json'}")
     tmux = Tmux(["env", "-C", str(here), *command], private_env(tmp_path))
     try:
         tmux.wait("scripted/scripted")
@@ -185,11 +224,15 @@ def test_ctxmodes_chat_marks_the_other_project_s_default_thinking_level(tmp_path
         tmux.until(lambda screen: "Thinking Level" not in screen)
         tmux.type(f"/resume {other}")
         tmux.key("Enter")
+        question = tmux.wait("Trust (this session only)")
+        tmux.key("Down", "Down", "Enter")
         tmux.wait("Resumed session other")
         tmux.type("/thinking")
         tmux.key("Enter")
         after = tmux.wait("Thinking Level")
     finally:
         tmux.close()
+    lines = [line.rstrip() for line in question.splitlines()]
+    assert lines[lines.index("Trust project folder?") + 1] == str(there)
     assert "No reasoning · default" not in before
     assert "No reasoning · default" in after
