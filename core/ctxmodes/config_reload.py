@@ -69,3 +69,17 @@ class ReloadableSettings:
         :raises ConfigError: a file that is not valid.
         """
         return self.read_in(self.cwd)
+
+    def read_for(self, cwd: Path) -> Settings | None:
+        """The settings of ``cwd``, where the session runs now, when they were read for
+        another directory (a session of another project was taken up), ``None`` when not;
+        :attr:`cwd` becomes ``cwd`` (a later ``/reload`` reads there), and the caller takes
+        them, as settings read again, over :attr:`settings`.
+
+        :raises ConfigError: a file there that is not valid (:attr:`cwd` moves all the same).
+        """
+        where = cwd.resolve()
+        if where == self.cwd.resolve():
+            return None
+        self.cwd = where
+        return self.read_in(where)

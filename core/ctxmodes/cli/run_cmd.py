@@ -44,6 +44,7 @@ from ctxmodes.cli.options import (
     session_directory,
     session_of_id,
     session_settings,
+    settings_reader,
     start_model,
     tool_selection,
     use_api_key,
@@ -52,6 +53,7 @@ from ctxmodes.cli.options import (
 if TYPE_CHECKING:
     from ctxmodes.cli.pi_prompts import PiArguments
     from ctxmodes.config import Settings
+    from ctxmodes.config_reload import ReloadableSettings
     from ctxmodes.host.options import HostOptions
     from ctxmodes.host.runtime import AgentHost
     from ctxmodes.hostapi import UserInterface
@@ -67,6 +69,9 @@ class OpenedHost(NamedTuple):
     options: HostOptions
     #: The model scope's patterns (``--models``, else Pi's ``enabledModels``).
     model_patterns: list[str]
+    #: The settings and how to read them for another directory (a session of another
+    #: project taken up by RPC's ``switch_session``).
+    reloadable: ReloadableSettings
 
 
 def register(subparsers: Any) -> None:
@@ -218,6 +223,7 @@ def open_host(args: argparse.Namespace, ui: UserInterface) -> OpenedHost:
     started, with the model and options of the command line and configuration; the
     session is named when ``--name`` says so."""
     from ctxmodes.cli.session_arg import find_session, refuse_another_projects
+    from ctxmodes.config_reload import ReloadableSettings
     from ctxmodes.errors import CtxmodesError
     from ctxmodes.host.runtime import AgentHost
     from ctxmodes.session.manager import SessionManager
@@ -279,7 +285,8 @@ def open_host(args: argparse.Namespace, ui: UserInterface) -> OpenedHost:
     except BaseException:
         manager.close()
         raise
-    return OpenedHost(host, manager, options, settings.enabled_models)
+    reloadable = ReloadableSettings(settings, settings_reader(args, trust), cwd)
+    return OpenedHost(host, manager, options, settings.enabled_models, reloadable)
 
 
 def check_before_start(

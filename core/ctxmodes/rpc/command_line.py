@@ -37,7 +37,9 @@ def run_rpc(args: argparse.Namespace) -> int:
         cycler, scope_warnings = model_cycler(agent, opened.model_patterns)
         for warning in scope_warnings:
             print(warning, file=sys.stderr)
-        server = RpcServer(agent, sys.stdout.buffer, opened.options.clock, cycler)
+        server = RpcServer(
+            agent, sys.stdout.buffer, opened.options.clock, cycler, opened.reloadable
+        )
         if trace is not None:
             agent.subscribe_records(trace)
         # As Pi's, a client may start without a model and name one with `set_model`.

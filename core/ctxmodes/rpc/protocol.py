@@ -18,6 +18,7 @@ from ctxmodes.errors import CtxmodesError
 from ctxmodes.session.models import ImageContent
 
 if TYPE_CHECKING:
+    from ctxmodes.config_reload import ReloadableSettings
     from ctxmodes.rpc.framing import OutputLines
     from ctxmodes.sdk.agent import Agent
     from ctxmodes.sdk.model_cycling import ModelCycler
@@ -47,6 +48,9 @@ class RpcContext:
     lines: OutputLines
     #: Cycles the model scope (``--models``), else every model with credentials.
     cycler: ModelCycler
+    #: The run's settings and how to read another project's, for a session of another
+    #: project taken up (``switch_session``); ``None``: the run's stay.
+    settings: ReloadableSettings | None = None
 
 
 #: A handler: the command's fields in, the response's ``data`` out (``ABSENT``: none).

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import orjson
 
@@ -26,6 +26,9 @@ from ctxmodes.rpc.protocol import ABSENT, RpcCommand, RpcContext, failure, respo
 from ctxmodes.sdk.agent import Agent
 from ctxmodes.sdk.model_cycling import ModelCycler
 
+if TYPE_CHECKING:
+    from ctxmodes.config_reload import ReloadableSettings
+
 _log = library_log.logger(__name__)
 
 
@@ -33,14 +36,22 @@ class RpcServer:
     """Pi's RPC mode over ``agent``: call :meth:`serve` with the command stream."""
 
     def __init__(
-        self, agent: Agent, out: BinaryIO, now_ms: Any, cycler: ModelCycler | None = None
+        self,
+        agent: Agent,
+        out: BinaryIO,
+        now_ms: Any,
+        cycler: ModelCycler | None = None,
+        settings: ReloadableSettings | None = None,
     ) -> None:
         """:param cycler: cycles the model scope (``--models``); by default every model
-        with credentials."""
+        with credentials.
+        :param settings: the run's settings and how to read another project's, which a
+            session of that project taken up with ``switch_session`` runs with; by default
+            the run's stay."""
         self._agent = agent
         self._lines = OutputLines(out)
         self._dialogs = Dialogs(self._lines)
-        self._context = RpcContext(agent, self._lines, cycler or ModelCycler(agent))
+        self._context = RpcContext(agent, self._lines, cycler or ModelCycler(agent), settings)
         self._waiting: list[threading.Thread] = []
         events = JsonEventStream(out, lambda: agent.session.model, now_ms)
 

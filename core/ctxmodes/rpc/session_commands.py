@@ -11,10 +11,12 @@ branches into a new file before a user message of the session and answers its te
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final
 
+from ctxmodes.errors import ConfigError
 from ctxmodes.host.errors import SessionChangeCancelled
 from ctxmodes.host.fork_messages import fork_messages
 from ctxmodes.rpc import session_tree
@@ -22,6 +24,7 @@ from ctxmodes.rpc.protocol import ABSENT, RpcCommand, RpcCommandError, RpcContex
 from ctxmodes.session.jsvalues import js_trim
 from ctxmodes.session.models import AssistantMessage, TextContent
 from ctxmodes.session.paths import normalize_path
+from ctxmodes.terminal_text import visible_lines
 
 #: Pi's refusal of a clone when the leaf is before the first entry.
 NO_LEAF: Final = "Cannot clone session: no current entry selected"
@@ -34,7 +37,28 @@ def switch_session(rpc: RpcContext, command: Mapping[str, Any]) -> object:
         rpc.agent.switch_session(text_field(command, "sessionPath"))
     except SessionChangeCancelled:
         return {"cancelled": True}
+    _follow_project(rpc)
     return {"cancelled": False}
+
+
+def _follow_project(rpc: RpcContext) -> None:
+    """A session of another project runs with that project's settings (as the run's trust
+    decides for it; nobody is asked here), as Pi's runtime rebuilt for its directory reads
+    them, taken as the terminal's ``/reload`` takes settings read again: values this run
+    changed (``set_steering_mode`` …) stand. A file there that cannot be read is said on
+    standard error, and the run's settings stay."""
+    reloadable = rpc.settings
+    if reloadable is None:
+        return
+    try:
+        after = reloadable.read_for(Path(rpc.agent.session.cwd))
+    except ConfigError as exc:
+        warning = f"Warning: settings of {reloadable.cwd} not loaded: {exc}"
+        print(visible_lines(warning), file=sys.stderr)
+        return
+    if after is not None:
+        rpc.agent.host.reload_settings(reloadable.settings, after)
+        reloadable.settings = after
 
 
 def fork(rpc: RpcContext, command: Mapping[str, Any]) -> object:

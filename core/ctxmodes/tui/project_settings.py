@@ -42,13 +42,14 @@ def follow_project(session: TerminalSession) -> None:
     another directory than the settings were read for, read that directory's and take them.
     """
     reloadable = session.reloadable
-    agent = session.agent
-    cwd = Path(agent.session.cwd).resolve()
-    if reloadable is None or cwd == reloadable.cwd.resolve():
+    if reloadable is None:
         return
-    reloadable.cwd = cwd
+    agent = session.agent
+    cwd = Path(agent.session.cwd)
     try:
-        after = reloadable.read_in(cwd)
+        after = reloadable.read_for(cwd)
+        if after is None:
+            return
         defaults = session.read_defaults(cwd) if session.read_defaults is not None else None
     except ConfigError as exc:
         agent.session.ui.notify(visible_lines(NOT_LOADED.format(cwd=cwd) + str(exc)), "error")

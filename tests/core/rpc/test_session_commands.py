@@ -372,6 +372,51 @@ def test_switching_sessions_answers_as_pi(tmp_path: Path) -> None:
 
 
 @pytest.mark.pi
+@pytest.mark.parametrize("trusted", [True, False], ids=["approved", "not approved"])
+def test_a_session_of_another_project_takes_its_settings_as_in_pi(
+    tmp_path: Path, trusted: bool
+) -> None:
+    """Pi rebuilds its runtime for the directory of the session switched to: that project's
+    ``.pi/settings.json`` (trusted for the run with ``--approve``) sets the delivery modes
+    ``get_state`` reports; without trust it stays out, as Pi's does."""
+    other = _pis_session(tmp_path, ["in another project"])
+    settings = {"steeringMode": "all", "followUpMode": "all"}
+    (tmp_path / "project" / ".pi").mkdir()
+    (tmp_path / "project" / ".pi" / "settings.json").write_text(json.dumps(settings))
+
+    def script(process: RpcProcess, where: Path) -> JsonObject:
+        switched = process.request({"type": "switch_session", "sessionPath": str(other)})
+        assert switched["data"] == {"cancelled": False}, switched
+        state = process.request({"type": "get_state"})["data"]
+        return {key: state[key] for key in ("steeringMode", "followUpMode")}
+
+    argv = ["--approve"] if trusted else ["--no-approve"]
+    theirs, ours = _both(tmp_path, script, argv=lambda where: argv)
+    assert ours == theirs
+    assert (theirs == settings) is trusted
+
+
+def test_another_project_s_settings_that_cannot_be_read_are_said_and_the_run_s_stay(
+    tmp_path: Path,
+) -> None:
+    project = tmp_path / "project"
+    (project / ".pi").mkdir(parents=True)
+    (project / ".pi" / "settings.json").write_text('{"steeringMode": 7}')
+    other = tmp_path / "other.jsonl"
+    _branched_session(other, project)
+    where = tmp_path / "ours"
+    where.mkdir()
+    with WireServer([]) as server, our_rpc(where, server.base_url, ["--approve"]) as process:
+        switched = process.request({"type": "switch_session", "sessionPath": str(other)})
+        state = process.request({"type": "get_state"})["data"]
+        assert process.close() == 0
+        stderr = process.stderr()
+    assert switched["data"] == {"cancelled": False}
+    assert state["steeringMode"] == "one-at-a-time"
+    assert f"Warning: settings of {project} not loaded: " in stderr
+
+
+@pytest.mark.pi
 def test_naming_the_session_is_pis_session_info(tmp_path: Path) -> None:
     def script(process: RpcProcess, where: Path) -> JsonObject:
         found: JsonObject = {
