@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from ctxmodes.config import Settings
+    from ctxmodes.host.runtime import AgentHost
 
 T = TypeVar("T")
 
@@ -83,3 +84,12 @@ class ReloadableSettings:
             return None
         self.cwd = where
         return self.read_in(where)
+
+    def take(self, host: AgentHost, after: Settings) -> Settings:
+        """Give ``after`` (read again, or another project's) to ``host`` as Pi's running
+        session takes settings read again (:meth:`AgentHost.reload_settings`: values this
+        run changed stand) and remember it as :attr:`settings`; returns the settings before
+        it, for what else merges them (the terminal's own table)."""
+        before, self.settings = self.settings, after
+        host.reload_settings(before, after)
+        return before

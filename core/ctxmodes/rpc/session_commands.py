@@ -57,8 +57,7 @@ def _follow_project(rpc: RpcContext) -> None:
         print(visible_lines(warning), file=sys.stderr)
         return
     if after is not None:
-        rpc.agent.host.reload_settings(reloadable.settings, after)
-        reloadable.settings = after
+        reloadable.take(rpc.agent.host, after)
 
 
 def fork(rpc: RpcContext, command: Mapping[str, Any]) -> object:

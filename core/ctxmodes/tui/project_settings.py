@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Final
 from ctxmodes.errors import ConfigError
 from ctxmodes.session.listing import recorded_directory
 from ctxmodes.terminal_text import visible_lines
-from ctxmodes.tui.reload import take_terminal_settings
+from ctxmodes.tui.reload import TerminalChange, take_terminal_settings
 
 if TYPE_CHECKING:
     from ctxmodes.tui.app import TerminalSession
@@ -54,11 +54,11 @@ def follow_project(session: TerminalSession) -> None:
     except ConfigError as exc:
         agent.session.ui.notify(visible_lines(NOT_LOADED.format(cwd=cwd) + str(exc)), "error")
         return
-    agent.host.reload_settings(reloadable.settings, after)
+    terminal = TerminalChange(reloadable.take(agent.host, after).terminal, after.terminal)
 
     def take() -> None:
         if defaults is not None:
             session.defaults = defaults
-        take_terminal_settings(session, after)
+        take_terminal_settings(session, terminal)
 
     session.call_soon(take)

@@ -21,7 +21,7 @@ The terminal has no themes.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, NamedTuple
 
 from ctxmodes.config_reload import kept_or_reloaded
 from ctxmodes.errors import ConfigError
@@ -30,7 +30,7 @@ from ctxmodes.tui import render
 from ctxmodes.tui.keymap import KeyMap, keybindings_path
 
 if TYPE_CHECKING:
-    from ctxmodes.config import Settings
+    from ctxmodes.config import TerminalSettings
     from ctxmodes.resources import LoadedResources
     from ctxmodes.tui.app import TerminalSession
 
@@ -67,25 +67,27 @@ def reload(session: TerminalSession, args: str) -> None:
                 session.call_soon(lambda: session.notify(message, "error"))
                 return
         resources = agent.host.reload_resources()
-        if reloadable is not None and after is not None:
-            agent.host.reload_settings(reloadable.settings, after)
-        session.call_soon(lambda: _reloaded(session, resources, after))
+        if reloadable is None or after is None:
+            session.call_soon(lambda: _reloaded(session, resources))
+            return
+        terminal = TerminalChange(reloadable.take(agent.host, after).terminal, after.terminal)
+        session.call_soon(lambda: _reloaded(session, resources, terminal))
 
     agent.run_soon(job)
 
 
 def _reloaded(
-    session: TerminalSession, resources: LoadedResources, settings: Settings | None
+    session: TerminalSession, resources: LoadedResources, terminal: TerminalChange | None = None
 ) -> None:
-    """Take the terminal's settings read again (``settings``, ``None`` when none were), bind
+    """Take the terminal's settings read again (``terminal``, ``None`` when none were), bind
     the keys as ``keybindings.json`` says now (the application's bindings follow the
     session's keymap), then say what is loaded (only its problems with ``quiet_startup``, as
     Pi shows them), the plugins' shadowed commands, the key bindings' problems, and that
     the reload is done."""
     from ctxmodes.resources.summary import loaded_text
 
-    if settings is not None:
-        take_terminal_settings(session, settings)
+    if terminal is not None:
+        take_terminal_settings(session, terminal)
     keymap = session.keymap
     session.keymap = KeyMap.load(keymap.source if keymap.source else keybindings_path())
     cwd = session.agent.session.cwd
@@ -98,15 +100,17 @@ def _reloaded(
     session.print_blocks(blocks)
 
 
-def take_terminal_settings(session: TerminalSession, settings: Settings) -> None:
-    """Run the terminal with the ``[terminal]`` table of ``settings`` (read again, or a
-    project's the session moved to), keeping what was changed this run, and remember
-    ``settings`` as what the run's options were last made from."""
-    reloadable = session.reloadable
-    if reloadable is None:
-        return
+class TerminalChange(NamedTuple):
+    """The terminal's own table as the run's settings had it, and as read again (or as
+    another project's settings have it)."""
+
+    before: TerminalSettings
+    after: TerminalSettings
+
+
+def take_terminal_settings(session: TerminalSession, change: TerminalChange) -> None:
+    """UI thread: run the terminal with ``change.after``, keeping what was changed this
+    run."""
     # Ctrl+T and /settings change what the live region shows, not the settings object.
     current = session.settings.model_copy(update={"hide_thinking": not session.live.show_thinking})
-    terminal = kept_or_reloaded(current, reloadable.settings.terminal, settings.terminal)
-    session.apply_terminal_settings(terminal)
-    reloadable.settings = settings
+    session.apply_terminal_settings(kept_or_reloaded(current, change.before, change.after))
