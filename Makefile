@@ -51,18 +51,18 @@ codex-cli: $(CODEX_DIR)/node_modules/.installed
 
 # Debian's Chromium with its matching driver renders the export page in the tests, tmux runs
 # the interactive session end to end, xclip on a virtual X display (Xvfb) is the real
-# clipboard the paste key reads, and Postgres (with its contrib extensions) serves the
-# service's storage tests. Installed with apt when absent (as root); elsewhere those tests
+# clipboard the paste key reads, Postgres (with its contrib extensions) serves the service's
+# storage tests, and ripgrep and fd run the search tools as they run Pi's. Installed with apt when absent (as root); elsewhere those tests
 # skip and say why.
-SYSTEM_TOOLS := chromium chromedriver tmux xclip Xvfb
+SYSTEM_TOOLS := chromium chromedriver tmux xclip Xvfb rg fdfind
 tools:
 	@missing=""; for tool in $(SYSTEM_TOOLS); do command -v $$tool >/dev/null 2>&1 || missing="$$missing $$tool"; done; \
 	command -v initdb >/dev/null 2>&1 || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing="$$missing postgres"; \
 	if [ -z "$$missing" ]; then :; \
 	elif command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
 		apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
-			chromium chromium-driver tmux xclip xvfb postgresql postgresql-contrib; \
-	else echo "missing:$$missing (install chromium, chromium-driver, tmux, xclip, xvfb and postgresql): those tests will be skipped"; fi
+			chromium chromium-driver tmux xclip xvfb postgresql postgresql-contrib ripgrep fd-find; \
+	else echo "missing:$$missing (install chromium, chromium-driver, tmux, xclip, xvfb, postgresql, ripgrep and fd-find): those tests will be skipped"; fi
 
 demo: $(STAMP)
 	$(BIN)/ctxmodes demo

@@ -1,4 +1,5 @@
-"""The default tools plugin: ``bash``, ``notebook``, ``read``, ``write`` and ``edit``.
+"""The default tools plugin: ``bash``, ``notebook``, ``read``, ``write`` and ``edit``, and
+Pi's search tools ``ls``, ``find`` and ``grep``, offered only when asked for.
 
 Register one :class:`BuiltinToolsPlugin` instance per host (per plugin manager): the
 instance owns that host's :class:`~ctxmodes.tools.runtime.ToolRuntime`, so two hosts in one
@@ -15,6 +16,7 @@ from ctxmodes.tools.base import Tool
 from ctxmodes.tools.files import EditTool, ReadTool, WriteTool
 from ctxmodes.tools.notebook import NotebookTool
 from ctxmodes.tools.runtime import ToolRuntime
+from ctxmodes.tools.search import FindTool, GrepTool, LsTool
 from ctxmodes.tools.shell import BashTool
 from ctxmodes.tools.shell_config import DEFAULT_SHELL, ShellConfig
 
@@ -24,7 +26,16 @@ if TYPE_CHECKING:
 
 
 #: The types of the core's own tools (Pi's built-in tools; ``--no-builtin-tools`` drops them).
-BUILTIN_TOOL_TYPES = (BashTool, NotebookTool, ReadTool, WriteTool, EditTool)
+BUILTIN_TOOL_TYPES = (
+    BashTool,
+    NotebookTool,
+    ReadTool,
+    WriteTool,
+    EditTool,
+    LsTool,
+    FindTool,
+    GrepTool,
+)
 
 
 def is_builtin_tool(tool: object) -> bool:
@@ -54,6 +65,9 @@ class BuiltinToolsPlugin:
         register(ReadTool(auto_resize_images=_auto_resize_images(session)))
         register(WriteTool())
         register(EditTool())
+        register(LsTool())
+        register(FindTool())
+        register(GrepTool())
 
     @hookimpl
     def ctx_session_tree(self, session: HostSession, event: TreeNavigationEvent) -> None:

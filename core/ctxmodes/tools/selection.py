@@ -3,6 +3,7 @@
 
 As in Pi, an allow list (``--tools``; ``--no-tools`` is an empty one) applies to every tool,
 the core's and the plugins' (a mode's ``new_context``, ``history`` and ``notes`` included);
+the core's search tools (``ls``, ``find``, ``grep``) are offered only when a list names them;
 ``--no-builtin-tools`` drops the core's own tools and keeps the plugins'; an exclusion list
 drops its tools whatever else says.
 """
@@ -11,9 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Final, TypeVar
 
 T = TypeVar("T")
+
+#: The core's tools offered only when a list names them, as in Pi (its search tools).
+ON_REQUEST: Final = frozenset({"ls", "find", "grep"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,7 +26,7 @@ class ToolSelection:
 
     :ivar allowed: the only tools offered, whoever registers them (``None``: no such list).
     :ivar builtin: the core's own tools offered when there is no allow list (``None``: all
-        of them; empty: none).
+        of them but the search tools, which Pi offers only when asked for; empty: none).
     :ivar excluded: never offered.
     """
 
@@ -40,15 +44,17 @@ class ToolSelection:
 
     def unknown(self, names: Iterable[str]) -> list[str]:
         """The names the allow and exclusion lists give that no tool of ``names`` has,
-        sorted. (``builtin`` may name Pi's tools ctxmodes has not: ``grep``, ``find``,
-        ``ls``, ``powershell``; they are passed over.)"""
+        sorted. (``builtin`` may name Pi's tool ctxmodes has not, ``powershell``; it is
+        passed over.)"""
         listed = (self.allowed or frozenset()) | self.excluded
         return sorted(listed - set(names))
 
     def _offers(self, name: str, builtin: bool) -> bool:
         if self.allowed is not None:
             return name in self.allowed
-        return not builtin or self.builtin is None or name in self.builtin
+        if not builtin:
+            return True
+        return name not in ON_REQUEST if self.builtin is None else name in self.builtin
 
 
 #: Every registered tool.

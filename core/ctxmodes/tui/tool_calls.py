@@ -1,7 +1,7 @@
 """Internal to ctxmodes: a call of one of the core's tools in the words Pi's renderers give
 it (``core/tools/renderers``): ``$ make test (timeout 60s)``, ``read ~/app/main.py:10-29``,
-``edit ~/app/main.py``, ``write notes.md``, where the transcript would otherwise show the
-tool's name and its arguments as JSON.
+``edit ~/app/main.py``, ``write notes.md``, ``grep /def main/ in src (*.py)``, where the
+transcript would otherwise show the tool's name and its arguments as JSON.
 
 A path under the home folder starts with ``~``, as Pi shortens it; an argument of the wrong
 kind shows as Pi's ``[invalid arg]``; an empty command or path as ``...``. A read of a skill
@@ -40,10 +40,7 @@ def _path(arguments: Mapping[str, object]) -> str:
     path = _raw_path(arguments)
     if path is None:
         return _INVALID
-    if not path:
-        return "..."
-    home = str(Path.home())
-    return f"~{path[len(home) :]}" if path.startswith(home) else path
+    return _home(path) if path else "..."
 
 
 def _number(value: object) -> str:
@@ -51,6 +48,35 @@ def _number(value: object) -> str:
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     return str(value)
+
+
+def _home(path: str) -> str:
+    """Pi's ``shortenPath``: the home folder as ``~``."""
+    home = str(Path.home())
+    return f"~{path[len(home) :]}" if path.startswith(home) else path
+
+
+def _searched(arguments: Mapping[str, object]) -> str:
+    """Where a search looks: ``path``, ``.`` when none, the home folder as ``~``."""
+    path = _text(arguments.get("path"))
+    return _INVALID if path is None else _home(path or ".")
+
+
+def _limit(arguments: Mapping[str, object], before: str = " (limit ", after: str = ")") -> str:
+    return f"{before}{_number(arguments['limit'])}{after}" if "limit" in arguments else ""
+
+
+def _grep(arguments: Mapping[str, object]) -> str:
+    pattern = _text(arguments.get("pattern"))
+    text = f"grep {_INVALID if pattern is None else f'/{pattern}/'} in {_searched(arguments)}"
+    glob = _text(arguments.get("glob"))
+    return text + (f" ({glob})" if glob else "") + _limit(arguments, " limit ", "")
+
+
+def _find(arguments: Mapping[str, object]) -> str:
+    pattern = _text(arguments.get("pattern"))
+    shown = _INVALID if pattern is None else pattern
+    return f"find {shown} in {_searched(arguments)}{_limit(arguments)}"
 
 
 def _shell(arguments: Mapping[str, object]) -> str:
@@ -102,6 +128,9 @@ _CALLS: Final[Mapping[str, Callable[[Mapping[str, object]], str]]] = {
     "read": _read,
     "edit": lambda arguments: f"edit {_path(arguments)}",
     "write": lambda arguments: f"write {_path(arguments)}",
+    "grep": _grep,
+    "find": _find,
+    "ls": lambda arguments: f"ls {_searched(arguments)}{_limit(arguments)}",
 }
 
 

@@ -42,9 +42,9 @@ def _cell(tools: dict[str, Tool], code: str, cwd: Path) -> str:
     return block.text
 
 
-def test_registers_the_five_default_tools(ctx_plugin_manager, plugin):
+def test_registers_the_default_tools_and_pi_s_search_tools(ctx_plugin_manager, plugin):
     tools = _tools(ctx_plugin_manager(plugin))
-    assert list(tools) == ["bash", "notebook", "read", "write", "edit"]
+    assert list(tools) == ["bash", "notebook", "read", "write", "edit", "ls", "find", "grep"]
     for tool in tools.values():
         assert isinstance(tool, Tool)
         assert tool.parameters["type"] == "object"

@@ -49,6 +49,8 @@ def _offered(tmp_path: Path, *flags: str, mode: str = "local") -> tuple[list[str
         (("--no-tools",), []),
         (("-nbt",), LOCAL),
         (("--tools", "read, notes"), ["notes", "read"]),
+        # Pi's read-only example: its search tools are offered when asked for by name.
+        (("--tools", "read,grep,find,ls"), ["read", "grep", "find", "ls"]),
         (("-t", "read,bash", "-xt", "bash"), ["read"]),
         (("--exclude-tools", "new_context,bash"), [*LOCAL[1:], *BUILTIN[1:]]),
     ],
@@ -77,10 +79,12 @@ def test_an_allow_list_and_no_tools_together_are_refused(tmp_path: Path) -> None
 def test_pis_default_tools_choose_the_core_tools_and_the_flags_win(tmp_path: Path) -> None:
     agent = tmp_path / "agent"
     agent.mkdir()
-    # Pi's grep has no ctxmodes counterpart: passed over without a word.
-    (agent / "settings.json").write_text(json.dumps({"defaultTools": ["read", "bash", "grep"]}))
+    # Pi's powershell has no ctxmodes counterpart: passed over without a word; grep, which
+    # is offered only when asked for, is asked for.
+    tools = ["read", "bash", "grep", "powershell"]
+    (agent / "settings.json").write_text(json.dumps({"defaultTools": tools}))
     names, _, out = _offered(tmp_path, mode="local")
-    assert sorted(names) == sorted([*LOCAL, "read", "bash"])
+    assert sorted(names) == sorted([*LOCAL, "read", "bash", "grep"])
     assert "warning" not in out
     assert _offered(tmp_path, "--tools", "edit", mode="off")[0] == ["edit"]
     assert _offered(tmp_path, "-nbt", mode="off")[0] == []
