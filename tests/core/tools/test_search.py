@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -183,3 +185,22 @@ def test_pi_s_own_copy_of_a_program_comes_first_and_none_is_a_clear_failure(
     _ours(tmp_path, calls)
     assert "--json" in (agent / "bin" / "rg.args").read_text().splitlines()
     assert "--glob" in (agent / "bin" / "fd.args").read_text().splitlines()
+
+
+@pytest.mark.parametrize("name", ["grep", "find"])
+def test_an_aborted_search_stops_its_program(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    agent = tmp_path / "agent"
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(agent))
+    (agent / "bin").mkdir(parents=True)
+    for program in ("rg", "fd"):
+        (agent / "bin" / program).write_text("#!/bin/sh\nexec sleep 60\n")
+        (agent / "bin" / program).chmod(0o755)
+    controller = AbortController()
+    threading.Timer(0.1, controller.abort).start()
+    started = time.monotonic()
+    context = ToolContext(cwd=tmp_path, signal=controller.signal)
+    result = TOOLS[name].execute("call-1", {"pattern": "x"}, context)
+    assert result.is_error
+    assert time.monotonic() - started < 10
