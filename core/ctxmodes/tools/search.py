@@ -107,7 +107,7 @@ class LsTool(TypedTool[LsArguments]):
         output, details, notices = _cut_to_limit("\n".join(entries))
         if limited:
             notices.insert(0, f"{limit} entries limit reached. Use limit={limit * 2} for more")
-            details["entryLimitReached"] = limit
+            details = {"entryLimitReached": limit, **details}  # in Pi's order
         return ToolResult.text(_notices(output, notices), details=details or None)
 
 
@@ -160,7 +160,7 @@ class FindTool(TypedTool[FindArguments]):
         if len(paths) >= limit:
             more = f"Use limit={limit * 2} for more, or refine pattern"
             notices.insert(0, f"{limit} results limit reached. {more}")
-            details["resultLimitReached"] = limit
+            details = {"resultLimitReached": limit, **details}
         return ToolResult.text(_notices(output, notices), details=details or None)
 
 
@@ -266,17 +266,12 @@ class GrepTool(TypedTool[GrepArguments]):
         if len(matches) >= limit:
             more = f"Use limit={limit * 2} for more, or refine pattern"
             notices.insert(0, f"{limit} matches limit reached. {more}")
-            details["matchLimitReached"] = limit
+            details = {"matchLimitReached": limit, **details}
         if shown.cut:
             cut = GREP_MAX_LINE_LENGTH
             notices.append(f"Some lines truncated to {cut} chars. Use read tool to see full lines")
             details["linesTruncated"] = True
-        ordered = {key: details[key] for key in _DETAIL_ORDER if key in details}
-        return ToolResult.text(_notices(output, notices), details=ordered or None)
-
-
-#: The order Pi's grep sets its details in.
-_DETAIL_ORDER: Final = ("matchLimitReached", "truncation", "linesTruncated")
+        return ToolResult.text(_notices(output, notices), details=details or None)
 
 
 class _Match(NamedTuple):

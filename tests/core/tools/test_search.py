@@ -43,6 +43,7 @@ def checkout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         "src/main.py": "def main():\n    print('DEF')\n\n\ndef helper():\n    pass\n",
         "src/deep/tests/x.spec.py": "def test_x():\n    assert True\n",
         "src/long.txt": "x" * 700 + " needle\n" + "short needle\n",
+        "src/many.txt": ("many " + "y" * 600 + "\n") * 150,
         "src/émile.py": "def émile():\n    pass\n",
         "src/e.py": "def e():\n    pass\n",
         "src/f.py": "def f():\n    pass\n",
@@ -84,6 +85,8 @@ def _compare(
         if unordered and "text" in ours and "text" in pis:
             ours, pis = _sorted_lines(ours), _sorted_lines(pis)
         assert ours == pis, call
+        # The details in Pi's order too: the session file records them as they are.
+        assert json.dumps(ours) == json.dumps(pis), call
 
 
 def _sorted_lines(answer: dict[str, Any]) -> dict[str, Any]:
@@ -153,6 +156,8 @@ def test_grep_answers_as_pi_s(checkout: Path) -> None:
             ("grep", {"pattern": "needle", "path": "src/long.txt"}),
             ("grep", {"pattern": "needle", "path": "src/latin1.txt"}),
             ("grep", {"pattern": "def", "path": "src/main.py", "limit": 1}),
+            # Every limit at once: 100 matches, 50KB, lines cut.
+            ("grep", {"pattern": "many", "path": "src/many.txt"}),
             ("grep", {"pattern": "nothing here"}),
             ("grep", {"pattern": "(", "path": "src"}),
             ("grep", {"pattern": "x", "path": "missing"}),
