@@ -16,6 +16,7 @@ import os
 import shutil
 import stat
 import subprocess
+import tempfile
 from pathlib import Path
 from typing import Any, Final, NamedTuple
 
@@ -253,17 +254,17 @@ class GrepTool(TypedTool[GrepArguments]):
         if args.glob:
             command += ["--glob", args.glob]
         command += ["--", args.pattern, str(where)]
-        matches, failure = _matches(command, limit, context)
+        matches, counted, failure = _matches(command, limit, context)
         if failure is not None:
             raise ToolError(failure)
-        if not matches:
+        if not counted:
             return ToolResult.text("No matches found")
         shown = _MatchLines(where if is_directory else None)
         lines: list[str] = []
         for match in matches:
             lines += shown.block(match, around)
         output, details, notices = _cut_to_limit("\n".join(lines))
-        if len(matches) >= limit:
+        if counted >= limit:
             more = f"Use limit={limit * 2} for more, or refine pattern"
             notices.insert(0, f"{limit} matches limit reached. {more}")
             details = {"matchLimitReached": limit, **details}
@@ -282,15 +283,30 @@ class _Match(NamedTuple):
 
 def _matches(
     command: list[str], limit: int, context: ToolContext
-) -> tuple[list[_Match], str | None]:
-    """The first ``limit`` matches ripgrep reports (it is stopped there), and why it failed
-    (``None``: it did not)."""
-    try:
-        process = subprocess.Popen(
-            command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE
-        )
-    except OSError as exc:
-        raise ToolError(f"Failed to run ripgrep: {exc.strerror or exc}") from None
+) -> tuple[list[_Match], int, str | None]:
+    """The first ``limit`` matches ripgrep reports (it is stopped there), how many it
+    reported (those of a file whose name is not UTF-8 count, as in Pi, but are not shown),
+    and why it failed (``None``: it did not)."""
+    # Its complaints go to a file: a pipe no one reads while the matches are read could fill.
+    with tempfile.TemporaryFile() as complaints:
+        try:
+            process = subprocess.Popen(
+                command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=complaints
+            )
+        except OSError as exc:
+            raise ToolError(f"Failed to run ripgrep: {exc.strerror or exc}") from None
+        found, counted, code = _read_matches(process, limit, context)
+        complaints.seek(0)
+        stderr = complaints.read().decode("utf-8", "replace").strip()
+    context.signal.raise_if_aborted()
+    if counted < limit and code not in (0, 1):
+        return found, counted, stderr or f"ripgrep exited with code {code}"
+    return found, counted, None
+
+
+def _read_matches(
+    process: subprocess.Popen[bytes], limit: int, context: ToolContext
+) -> tuple[list[_Match], int, int]:
     stop = context.signal.add_callback(process.kill)
     found: list[_Match] = []
     counted = 0
@@ -310,16 +326,12 @@ def _matches(
             if counted >= limit:
                 process.kill()
                 break
-        stderr = process.stderr.read() if process.stderr is not None else b""
         code = process.wait()
     finally:
         stop()
-    context.signal.raise_if_aborted()
-    if counted < limit and code not in (0, 1):
-        return found, stderr.decode("utf-8", "replace").strip() or (
-            f"ripgrep exited with code {code}"
-        )
-    return found if counted else [], None
+        if process.stdout is not None:
+            process.stdout.close()
+    return found, counted, code
 
 
 def _json_line(raw: bytes) -> dict[str, Any] | None:
