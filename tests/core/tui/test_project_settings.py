@@ -48,16 +48,17 @@ def projects(tmp_path: Path, agent_dir: Path) -> tuple[Path, Path]:
     return here, there
 
 
-def _reloadable(here: Path, trust: TrustResolver) -> ReloadableSettings:
+def _running(here: Path, trust: TrustResolver) -> tuple[ReloadableSettings, Agent]:
+    """The run's settings read for ``here`` with ``trust`` (reloadable, for another
+    directory too), and an agent in ``here`` whose resources the same trust decides."""
+
     def read(cwd: Path) -> Settings:
         return load_settings(cwd=cwd, trust=trust.is_trusted).settings
 
-    return ReloadableSettings(read(here), read, here)
-
-
-def _agent(here: Path, settings: Settings, trust: TrustResolver) -> Agent:
+    reloadable = ReloadableSettings(read(here), read, here)
+    settings = reloadable.settings
     script = Script.model_validate({"responses": [{"text": "answered"}] * 3})
-    return open_agent(
+    agent = open_agent(
         cwd=here,
         settings=settings.model_copy(update={"durability": "flush"}),
         options=HostOptions.of_settings(settings),
@@ -65,6 +66,7 @@ def _agent(here: Path, settings: Settings, trust: TrustResolver) -> Agent:
         session_dir=here / "sessions",
         resources=default_loader(trust=trust),
     )
+    return reloadable, agent
 
 
 def _stored(folder: Path, name: str, cwd: Path) -> Path:
@@ -80,9 +82,7 @@ def test_the_session_and_the_terminal_take_the_other_project_s_settings(
 ) -> None:
     here, there = projects
     other = _stored(there.parent, "other", there)
-    trust = default_resolver(approve=True, agent_dir=agent_dir)
-    reloadable = _reloadable(here, trust)
-    agent = _agent(here, reloadable.settings, trust)
+    reloadable, agent = _running(here, default_resolver(approve=True, agent_dir=agent_dir))
     seen: dict[str, Any] = {}
 
     async def scenario(t: Any) -> None:
@@ -140,8 +140,7 @@ def test_a_project_not_yet_decided_is_asked_about_before_its_session_opens(
     (there / ".pi" / "prompts" / "there-only.md").write_text("From there.")
     other = _stored(there.parent, "other", there)
     trust = default_resolver(agent_dir=agent_dir)
-    reloadable = _reloadable(here, trust)
-    agent = _agent(here, reloadable.settings, trust)
+    reloadable, agent = _running(here, trust)
     seen: dict[str, Any] = {}
 
     started = reloadable.settings
@@ -179,9 +178,7 @@ def test_a_file_there_that_cannot_be_read_is_said_and_the_run_s_settings_stay(
     here, there = projects
     (there / ".pi" / "settings.json").write_text('{"retry": {"maxRetries": "many"}}')
     other = _stored(there.parent, "other", there)
-    trust = default_resolver(approve=True, agent_dir=agent_dir)
-    reloadable = _reloadable(here, trust)
-    agent = _agent(here, reloadable.settings, trust)
+    reloadable, agent = _running(here, default_resolver(approve=True, agent_dir=agent_dir))
     seen: dict[str, Any] = {}
 
     async def scenario(t: Any) -> None:
