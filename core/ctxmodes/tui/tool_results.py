@@ -7,6 +7,8 @@ out before it is expanded (``core/tools/renderers`` and the fallback of its
   the command took, when the call was watched as it ran;
 * ``read``, ``write`` and ``edit``: nothing when they succeed (an edit's diff is printed on
   its own), their error when they fail, a read's error cut to its first ten lines;
+* ``grep``, ``find`` and ``ls``: their output's first 15, 20 and 20 lines, a line counting
+  the rest, and Pi's ``[Truncated: …]`` naming the limits the search reached;
 * any other tool (a mode's, a plugin's): its output's first ten lines and a line counting
   the rest;
 * ``write``'s call: the first ten lines of what it writes.
@@ -151,6 +153,41 @@ def _shell(
     return rows
 
 
+#: Lines of a search's result shown, and the detail and words of the limit it may reach.
+_SEARCHES: Final[Mapping[str, tuple[int, str, str]]] = {
+    "grep": (15, "matchLimitReached", "matches limit"),
+    "find": (20, "resultLimitReached", "results limit"),
+    "ls": (20, "entryLimitReached", "entries limit"),
+}
+
+
+def _search(
+    name: str, text: str, details: Mapping[str, object], style: str, expand: str | None, width: int
+) -> list[Text]:
+    shown, limit_key, limit_words = _SEARCHES[name]
+    output = text.strip()
+    rows: list[Text] = []
+    if output:
+        lines = output.split("\n")
+        rows = _head_rows("\n".join(lines[:shown]), style, expand, width)
+        if len(lines) > shown:
+            rows.extend(_wrap(count_hint(len(lines) - shown, "more lines", expand), width))
+    warnings = []
+    limit = details.get(limit_key)
+    if limit:
+        warnings.append(f"{limit} {limit_words}")
+    truncation = details.get("truncation")
+    if isinstance(truncation, Mapping) and truncation.get("truncated"):
+        from ctxmodes.tools.output import DEFAULT_MAX_BYTES, format_size
+
+        warnings.append(f"{format_size(_int(truncation.get('maxBytes'), DEFAULT_MAX_BYTES))} limit")
+    if name == "grep" and details.get("linesTruncated"):
+        warnings.append("some lines truncated")
+    if warnings:
+        rows.extend(_rows(f"[Truncated: {', '.join(warnings)}]", WARNING, width))
+    return rows
+
+
 def _int(value: object, default: int) -> int:
     return value if isinstance(value, int) else default
 
@@ -185,6 +222,9 @@ def result_rows(
         return _shell(text, known, style, expand, width, earlier_lines)
     if name in _ERRORS:
         return _ERRORS[name](text, expand, width) if is_error else []
+    if name in _SEARCHES:
+        known = details if isinstance(details, Mapping) else {}
+        return _search(name, text, known, style, expand, width)
     return _first_lines(text.replace("\t", "   ").split("\n"), style, expand, width)
 
 

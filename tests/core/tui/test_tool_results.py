@@ -37,6 +37,13 @@ BYTES_DETAILS = {
     "truncation": {"truncated": True, "truncatedBy": "bytes", "outputLines": 2, "maxBytes": 51200}
 }
 
+#: A grep that reached every limit.
+GREP_LIMITS = {
+    "matchLimitReached": 100,
+    "truncation": {"truncated": True, "maxBytes": 51200},
+    "linesTruncated": True,
+}
+
 
 def numbered(count: int, words: int = 0) -> str:
     return "\n".join(f"line {n}" + " word" * (n % (words + 1)) for n in range(1, count + 1))
@@ -79,6 +86,20 @@ WRITTEN: list[list[Any]] = [
     ["write", {"path": "/etc/x", "content": "x"}, "EACCES: permission denied", {}, True, 60],
     ["edit", {"path": "app.py"}, "Successfully replaced 1 block(s)", {}, False, 60],
     ["edit", {"path": "app.py"}, "Could not find the text to replace", {}, True, 30],
+    ["grep", {"pattern": "x"}, numbered(15), {}, False, 60],
+    [
+        "grep",
+        {"pattern": "x"},
+        numbered(40, 9) + "\n\n[100 matches limit reached]",
+        GREP_LIMITS,
+        False,
+        30,
+    ],
+    ["grep", {"pattern": "x"}, "No matches found", {}, False, 60],
+    ["grep", {"pattern": "("}, "regex parse error:\n    (\n    ^", {}, True, 60],
+    ["find", {"pattern": "*.py"}, numbered(21) + "\n", {"resultLimitReached": 21}, False, 60],
+    ["ls", {}, numbered(20), {"truncation": {"truncated": True}}, False, 60],
+    ["ls", {}, "(empty directory)", {}, False, 60],
     ["notes", {"action": "list"}, numbered(10), {}, False, 60],
     ["notes", {"action": "list"}, numbered(11), {}, False, 60],
     ["notes", {"action": "read"}, numbered(3) + "\n\n\n", {}, False, 60],
