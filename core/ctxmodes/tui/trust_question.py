@@ -38,11 +38,15 @@ def ask_in_session(session: TerminalSession) -> AskTrust:
             for number, choice in enumerate(choices)
         ]
 
+        def settle(choice: TrustChoice | None) -> None:
+            if not answer.done():  # the first of a pick and a cancel is the answer
+                answer.set_result(choice)
+
         picker = Picker(
             question,
             lambda query: rows,
-            lambda item: answer.set_result(choices[item.key]),
-            on_cancel=lambda: answer.set_result(None),
+            lambda item: settle(choices[item.key]),
+            on_cancel=lambda: settle(None),
             hint=selector_hint(session.keymap, "select"),
             filterable=False,
             counted=False,
