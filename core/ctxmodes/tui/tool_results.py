@@ -72,13 +72,18 @@ def _key(expand: str) -> list[tuple[str, str]]:
 
 
 def _first_lines(
-    lines: list[str], style: str, expand: str | None, width: int, total: str = ""
+    lines: list[str],
+    style: str,
+    expand: str | None,
+    width: int,
+    total: str = "",
+    shown: int = PREVIEW_LINES,
 ) -> list[Text]:
-    """The first :data:`PREVIEW_LINES` of ``lines``, then how many more (``total``: what
-    follows the count, as a write's ``, 40 total``)."""
-    rows = _head_rows("\n".join(lines[:PREVIEW_LINES]), style, expand, width)
-    if len(lines) > PREVIEW_LINES:
-        more = count_hint(len(lines) - PREVIEW_LINES, f"more lines{total}", expand)
+    """The first ``shown`` of ``lines``, then how many more (``total``: what follows the
+    count, as a write's ``, 40 total``)."""
+    rows = _head_rows("\n".join(lines[:shown]), style, expand, width)
+    if len(lines) > shown:
+        more = count_hint(len(lines) - shown, f"more lines{total}", expand)
         rows.extend(_wrap(more, width))
     return rows
 
@@ -143,11 +148,7 @@ def _shell(
         if truncation.get("truncatedBy") == "lines":
             warnings.append(f"Truncated: showing {shown} of {total} lines")
         else:
-            # The tools load at the first output cut by its size, not with the terminal.
-            from ctxmodes.tools.output import DEFAULT_MAX_BYTES, format_size
-
-            limit = format_size(_int(truncation.get("maxBytes"), DEFAULT_MAX_BYTES))
-            warnings.append(f"Truncated: {shown} lines shown ({limit} limit)")
+            warnings.append(f"Truncated: {shown} lines shown ({_byte_limit(truncation)} limit)")
     if warnings:
         rows.extend(_rows(f"[{'. '.join(warnings)}]", WARNING, width))
     return rows
@@ -166,26 +167,27 @@ def _search(
 ) -> list[Text]:
     shown, limit_key, limit_words = _SEARCHES[name]
     output = text.strip()
-    rows: list[Text] = []
-    if output:
-        lines = output.split("\n")
-        rows = _head_rows("\n".join(lines[:shown]), style, expand, width)
-        if len(lines) > shown:
-            rows.extend(_wrap(count_hint(len(lines) - shown, "more lines", expand), width))
+    rows = _first_lines(output.split("\n"), style, expand, width, shown=shown) if output else []
     warnings = []
     limit = details.get(limit_key)
     if limit:
         warnings.append(f"{limit} {limit_words}")
     truncation = details.get("truncation")
     if isinstance(truncation, Mapping) and truncation.get("truncated"):
-        from ctxmodes.tools.output import DEFAULT_MAX_BYTES, format_size
-
-        warnings.append(f"{format_size(_int(truncation.get('maxBytes'), DEFAULT_MAX_BYTES))} limit")
+        warnings.append(f"{_byte_limit(truncation)} limit")
     if name == "grep" and details.get("linesTruncated"):
         warnings.append("some lines truncated")
     if warnings:
         rows.extend(_rows(f"[Truncated: {', '.join(warnings)}]", WARNING, width))
     return rows
+
+
+def _byte_limit(truncation: Mapping[str, object]) -> str:
+    """The size a result was cut to, as Pi writes it (``50.0KB``)."""
+    # The tools load at the first output cut by its size, not with the terminal.
+    from ctxmodes.tools.output import DEFAULT_MAX_BYTES, format_size
+
+    return format_size(_int(truncation.get("maxBytes"), DEFAULT_MAX_BYTES))
 
 
 def _int(value: object, default: int) -> int:
