@@ -11,14 +11,16 @@ names, through ICU as in Node).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
 import stat
 import subprocess
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Final, NamedTuple
+from typing import IO, Any, Final, NamedTuple
 
 from pydantic import Field
 
@@ -175,20 +177,35 @@ def _relative(found: str, where: Path) -> str:
     return relative + "/" if found.endswith("/") and not relative.endswith("/") else relative
 
 
-def _collect(command: list[str], name: str, context: ToolContext) -> tuple[list[str], str | None]:
-    """What ``command`` (the program ``name``) prints, and why it failed (``None``: it did
-    not); an aborted run stops it."""
+@contextlib.contextmanager
+def _started(
+    command: list[str], name: str, context: ToolContext, stderr: int | IO[bytes]
+) -> Iterator[subprocess.Popen[bytes]]:
+    """``command`` (the program ``name``) running, its output on a pipe, ``stderr`` where its
+    complaints go; an aborted run kills it, and it is gone when the block ends."""
     try:
         process = subprocess.Popen(
-            command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+            command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=stderr
         )
     except OSError as exc:
         raise ToolError(f"Failed to run {name}: {exc.strerror or exc}") from None
     stop = context.signal.add_callback(process.kill)
     try:
-        out, err = process.communicate()
+        yield process
     finally:
         stop()
+        if process.poll() is None:
+            process.kill()
+        process.wait()
+        if process.stdout is not None:
+            process.stdout.close()
+
+
+def _collect(command: list[str], name: str, context: ToolContext) -> tuple[list[str], str | None]:
+    """What ``command`` (the program ``name``) prints, and why it failed (``None``: it did
+    not)."""
+    with _started(command, name, context, subprocess.PIPE) as process:
+        out, err = process.communicate()
     context.signal.raise_if_aborted()
     lines = out.decode("utf-8", "replace").splitlines()
     if process.returncode == 0:
@@ -239,11 +256,9 @@ class GrepTool(TypedTool[GrepArguments]):
             raise ToolError("ripgrep (rg) is not installed (the ripgrep package)")
         where = resolve_path(args.path or ".", context.cwd)
         try:
-            is_directory = where.is_dir() if where.exists() else None
+            is_directory = stat.S_ISDIR(where.stat().st_mode)
         except OSError:
-            is_directory = None
-        if is_directory is None:
-            raise ToolError(f"Path not found: {where}")
+            raise ToolError(f"Path not found: {where}") from None
         around = args.context if args.context and args.context > 0 else 0
         limit = max(1, GREP_LIMIT if args.limit is None else args.limit)
         command = [rg, "--json", "--line-number", "--color=never", "--hidden"]
@@ -288,14 +303,12 @@ def _matches(
     reported (those of a file whose name is not UTF-8 count, as in Pi, but are not shown),
     and why it failed (``None``: it did not)."""
     # Its complaints go to a file: a pipe no one reads while the matches are read could fill.
-    with tempfile.TemporaryFile() as complaints:
-        try:
-            process = subprocess.Popen(
-                command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=complaints
-            )
-        except OSError as exc:
-            raise ToolError(f"Failed to run ripgrep: {exc.strerror or exc}") from None
-        found, counted, code = _read_matches(process, limit, context)
+    with (
+        tempfile.TemporaryFile() as complaints,
+        _started(command, "ripgrep", context, complaints) as process,
+    ):
+        found, counted = _read_matches(process, limit)
+        code = process.wait()
         complaints.seek(0)
         stderr = complaints.read().decode("utf-8", "replace").strip()
     context.signal.raise_if_aborted()
@@ -304,34 +317,27 @@ def _matches(
     return found, counted, None
 
 
-def _read_matches(
-    process: subprocess.Popen[bytes], limit: int, context: ToolContext
-) -> tuple[list[_Match], int, int]:
-    stop = context.signal.add_callback(process.kill)
+def _read_matches(process: subprocess.Popen[bytes], limit: int) -> tuple[list[_Match], int]:
+    """The first ``limit`` matches ``process`` reports (it is killed there), and how many
+    it reported."""
+    assert process.stdout is not None
     found: list[_Match] = []
     counted = 0
-    try:
-        assert process.stdout is not None
-        for raw in process.stdout:
-            event = _json_line(raw)
-            if event is None or event.get("type") != "match":
-                continue
-            counted += 1
-            data = event.get("data") or {}
-            path = (data.get("path") or {}).get("text")
-            number = data.get("line_number")
-            text = (data.get("lines") or {}).get("text")
-            if isinstance(path, str) and isinstance(number, int):
-                found.append(_Match(path, number, text if isinstance(text, str) else None))
-            if counted >= limit:
-                process.kill()
-                break
-        code = process.wait()
-    finally:
-        stop()
-        if process.stdout is not None:
-            process.stdout.close()
-    return found, counted, code
+    for raw in process.stdout:
+        event = _json_line(raw)
+        if event is None or event.get("type") != "match":
+            continue
+        counted += 1
+        data = event.get("data") or {}
+        path = (data.get("path") or {}).get("text")
+        number = data.get("line_number")
+        text = (data.get("lines") or {}).get("text")
+        if isinstance(path, str) and isinstance(number, int):
+            found.append(_Match(path, number, text if isinstance(text, str) else None))
+        if counted >= limit:
+            process.kill()
+            break
+    return found, counted
 
 
 def _json_line(raw: bytes) -> dict[str, Any] | None:
