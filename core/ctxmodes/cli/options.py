@@ -663,13 +663,15 @@ def add_tool_options(parser: argparse.ArgumentParser) -> None:
         "--exclude-tools",
         metavar="NAMES",
         type=_names,
-        default=frozenset(),
+        default=(),
         help="never offer these tools (comma-separated)",
     )
 
 
-def _names(value: str) -> frozenset[str]:
-    return frozenset(name.strip() for name in value.split(",") if name.strip())
+def _names(value: str) -> tuple[str, ...]:
+    from ctxmodes.tools.selection import unique
+
+    return unique(name.strip() for name in value.split(",") if name.strip())
 
 
 def tool_selection(args: argparse.Namespace, configured: ToolSelection) -> ToolSelection:
@@ -677,10 +679,10 @@ def tool_selection(args: argparse.Namespace, configured: ToolSelection) -> ToolS
     (Pi's ``defaultTools``)."""
     import dataclasses
 
-    allowed: frozenset[str] | None = frozenset() if args.no_tools else args.tools
-    builtin = frozenset() if args.no_builtin_tools else configured.builtin
+    allowed: tuple[str, ...] | None = () if args.no_tools else args.tools
+    builtin = () if args.no_builtin_tools else configured.builtin
     return dataclasses.replace(
-        configured, allowed=allowed, builtin=builtin, excluded=args.exclude_tools
+        configured, allowed=allowed, builtin=builtin, excluded=frozenset(args.exclude_tools)
     )
 
 
