@@ -13,7 +13,8 @@ Internal to ctxmodes: not part of the API plugins and programs use (see :mod:`ct
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import dataclasses
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -30,21 +31,28 @@ T = TypeVar("T")
 
 def kept_or_reloaded(current: T, before: T, after: T) -> T:
     """``after``, unless ``current`` was changed this run from ``before`` (what the old
-    configuration set): then ``current``. Settings objects (compaction, retries …) are
-    merged field by field, so a switch turned this run stays and the file's other values
-    of the same table are taken."""
+    configuration set): then ``current``. Settings objects (compaction, retries …) and
+    option records (the tool selection) are merged field by field, so a switch turned this
+    run, or a tool flag of the command line, stays and the file's other values of the same
+    table are taken."""
     if current == before:
         return after
-    if isinstance(current, BaseModel) and type(current) is type(before) is type(after):
-        changes: dict[str, Any] = {
-            name: kept_or_reloaded(
-                getattr(current, name), getattr(before, name), getattr(after, name)
-            )
-            for name in type(current).model_fields
-        }
+    if type(current) is not type(before) or type(before) is not type(after):
+        return current
+    if isinstance(current, BaseModel):
+        names: Iterable[str] = type(current).model_fields
+    elif dataclasses.is_dataclass(current) and not isinstance(current, type):
+        names = [field.name for field in dataclasses.fields(current)]
+    else:
+        return current
+    changes: dict[str, Any] = {
+        name: kept_or_reloaded(getattr(current, name), getattr(before, name), getattr(after, name))
+        for name in names
+    }
+    if isinstance(current, BaseModel):
         merged: T = current.model_copy(update=changes)
         return merged
-    return current
+    return dataclasses.replace(current, **changes)  # type: ignore[type-var]
 
 
 @dataclass(slots=True)
@@ -71,19 +79,16 @@ class ReloadableSettings:
         """
         return self.read_in(self.cwd)
 
-    def read_for(self, cwd: Path) -> Settings | None:
-        """The settings of ``cwd``, where the session runs now, when they were read for
-        another directory (a session of another project was taken up), ``None`` when not;
-        :attr:`cwd` becomes ``cwd`` (a later ``/reload`` reads there), and the caller takes
-        them, as settings read again, over :attr:`settings`.
+    def read_for(self, cwd: Path) -> Settings:
+        """Every source read again for ``cwd``, where a session about to replace the running
+        one will run (its directory, or another project's); :attr:`cwd` becomes ``cwd`` (a
+        later ``/reload`` reads there), and the caller takes them, as settings read again,
+        over :attr:`settings`.
 
         :raises ConfigError: a file there that is not valid (:attr:`cwd` moves all the same).
         """
-        where = cwd.resolve()
-        if where == self.cwd.resolve():
-            return None
-        self.cwd = where
-        return self.read_in(where)
+        self.cwd = cwd.resolve()
+        return self.read_in(self.cwd)
 
     def take(self, host: AgentHost, after: Settings) -> Settings:
         """Give ``after`` (read again, or another project's) to ``host`` as Pi's running

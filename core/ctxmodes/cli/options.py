@@ -417,11 +417,13 @@ def settings_reader(args: argparse.Namespace, trust: TrustResolver) -> Callable[
     from ctxmodes.config import load_settings
 
     # ``--mode`` is a request for this session (see ``mode_request``), not the default.
-    cli = {
+    cli: dict[str, Any] = {
         "model": getattr(args, "model", None),
         "enabled_models": getattr(args, "models", None),
         # Pi's --verbose: the start-up header even where quietStartup leaves it out.
         "terminal.quiet_startup": False if getattr(args, "verbose", False) else None,
+        # --no-builtin-tools stands over every project's defaultTools.
+        "default_tools": [] if getattr(args, "no_builtin_tools", False) else None,
     }
 
     def read(cwd: Path) -> Settings:

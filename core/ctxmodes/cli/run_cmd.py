@@ -69,8 +69,8 @@ class OpenedHost(NamedTuple):
     options: HostOptions
     #: The model scope's patterns (``--models``, else Pi's ``enabledModels``).
     model_patterns: list[str]
-    #: The settings and how to read them for another directory (a session of another
-    #: project taken up by RPC's ``switch_session``).
+    #: The settings and how to read them again for each session that replaces the running
+    #: one (RPC's ``new_session``, ``switch_session``, ``fork``, ``clone``).
     reloadable: ReloadableSettings
 
 

@@ -37,8 +37,9 @@ RELOADED_IN_SESSION: tuple[str, ...] = (
     "follow_up_mode",
 )
 #: Those only the sessions started after a reload take: Pi gives its agent the thinking
-#: budgets once, when it makes the session, and reads them again for the next session.
-RELOADED_FOR_LATER_SESSIONS: tuple[str, ...] = ("thinking_budgets",)
+#: budgets and its tools (``defaultTools``) once, when it makes the session, and reads them
+#: again for the next session.
+RELOADED_FOR_LATER_SESSIONS: tuple[str, ...] = ("thinking_budgets", "tools")
 
 
 def wall_clock_ms() -> int:
@@ -136,8 +137,9 @@ class HostOptions:
         of :data:`RELOADED_IN_SESSION` (and, with ``later_sessions``, of
         :data:`RELOADED_FOR_LATER_SESSIONS`) as ``after`` sets it, except where this run
         changed it from what ``before`` set (``/settings``, ``/thinking``): the user's
-        choice stands, as in Pi, which saves it and so reads it back. The rest (the tools,
-        the level asked for on the command line, the system prompt) stay as they are.
+        choice stands, as in Pi, which saves it and so reads it back; the command line's
+        tool flags stand over ``defaultTools``. The rest (the level asked for on the command
+        line, the system prompt) stay as they are.
 
         :param before: the configuration these options were made from.
         :param after: the configuration read again.

@@ -213,6 +213,12 @@ class AgentHost:
         self._listeners = Listeners()
         self._lock = threading.RLock()
         self._session: AgentSession | None = None
+        #: Called with the working directory of a session about to replace the current one,
+        #: once nothing can keep the current one any more: a front end reads the settings
+        #: there again and gives them to the host (:meth:`reload_settings`), so that the new
+        #: session starts with them, as Pi rebuilds its runtime, settings and all, for
+        #: every session that replaces another (``/new``, ``/resume``, ``/fork`` …).
+        self.before_replacement: Callable[[Path], None] | None = None
 
     @classmethod
     def from_settings(
@@ -693,12 +699,17 @@ class AgentHost:
             if model is not None:
                 model.close()
             raise
+        self._follow_settings(Path(manager.cwd))
         self._retire(shutdown_reason)
         if model is not None:
             previous, self._provider = self._provider, model
             if previous is not None:
                 previous.close()
         return self._open(manager, start_reason, chosen)
+
+    def _follow_settings(self, cwd: Path) -> None:
+        if self.before_replacement is not None:
+            self.before_replacement(cwd)
 
     def _recorded(self, manager: SessionManager) -> Provider | None:
         """The provider of the model ``manager``'s session last used, when it is not the
@@ -718,6 +729,7 @@ class AgentHost:
         current = self.session.session_manager
         if current.session_file is not None and target.resolve() == current.session_file.resolve():
             _require_directory(cwd or current.cwd, current, current)  # before letting go
+            self._follow_settings(cwd or Path(current.cwd))
             # Our own store holds the file's lock: let go of it first.
             self._retire("resume")
             return self._open(self._open_stored(target, current, cwd), "resume")

@@ -48,8 +48,8 @@ class RpcContext:
     lines: OutputLines
     #: Cycles the model scope (``--models``), else every model with credentials.
     cycler: ModelCycler
-    #: The run's settings and how to read another project's, for a session of another
-    #: project taken up (``switch_session``); ``None``: the run's stay.
+    #: The run's settings and how to read them again for each session that replaces the
+    #: running one; ``None``: the run's stay.
     settings: ReloadableSettings | None = None
 
 

@@ -10,6 +10,7 @@ work under way settles, and the session is shut down.
 from __future__ import annotations
 
 import contextlib
+import functools
 import threading
 from typing import TYPE_CHECKING, Any, BinaryIO
 
@@ -23,6 +24,7 @@ from ctxmodes.rpc.commands import COMMANDS
 from ctxmodes.rpc.dialogs import Dialogs
 from ctxmodes.rpc.framing import OutputLines, input_records
 from ctxmodes.rpc.protocol import ABSENT, RpcCommand, RpcContext, failure, response
+from ctxmodes.rpc.session_commands import follow_project
 from ctxmodes.sdk.agent import Agent
 from ctxmodes.sdk.model_cycling import ModelCycler
 
@@ -45,13 +47,16 @@ class RpcServer:
     ) -> None:
         """:param cycler: cycles the model scope (``--models``); by default every model
         with credentials.
-        :param settings: the run's settings and how to read another project's, which a
-            session of that project taken up with ``switch_session`` runs with; by default
-            the run's stay."""
+        :param settings: the run's settings and how to read them again, for the
+            directory of each session that replaces the running one
+            (:func:`~ctxmodes.rpc.session_commands.follow_project`); by default the run's
+            stay."""
         self._agent = agent
         self._lines = OutputLines(out)
         self._dialogs = Dialogs(self._lines)
         self._context = RpcContext(agent, self._lines, cycler or ModelCycler(agent), settings)
+        if settings is not None:
+            agent.host.before_replacement = functools.partial(follow_project, self._context)
         self._waiting: list[threading.Thread] = []
         events = JsonEventStream(out, lambda: agent.session.model, now_ms)
 

@@ -21,6 +21,7 @@ from ctxmodes.host.errors import SessionChangeCancelled
 from ctxmodes.host.fork_messages import fork_messages
 from ctxmodes.rpc import session_tree
 from ctxmodes.rpc.protocol import ABSENT, RpcCommand, RpcCommandError, RpcContext, text_field
+from ctxmodes.sdk.model_cycling import model_cycler
 from ctxmodes.session.jsvalues import js_trim
 from ctxmodes.session.models import AssistantMessage, TextContent
 from ctxmodes.session.paths import normalize_path
@@ -37,27 +38,33 @@ def switch_session(rpc: RpcContext, command: Mapping[str, Any]) -> object:
         rpc.agent.switch_session(text_field(command, "sessionPath"))
     except SessionChangeCancelled:
         return {"cancelled": True}
-    _follow_project(rpc)
     return {"cancelled": False}
 
 
-def _follow_project(rpc: RpcContext) -> None:
-    """A session of another project runs with that project's settings (as the run's trust
-    decides for it; nobody is asked here), as Pi's runtime rebuilt for its directory reads
-    them, taken as the terminal's ``/reload`` takes settings read again: values this run
-    changed (``set_steering_mode`` …) stand. A file there that cannot be read is said on
-    standard error, and the run's settings stay."""
+def follow_project(rpc: RpcContext, cwd: Path) -> None:
+    """Just before a session that runs in ``cwd`` replaces the current one (the host's
+    ``before_replacement``: ``new_session``, ``switch_session``, ``fork``, ``clone``), read
+    the settings there (another project's as the run's trust decides for it; nobody is
+    asked here) and start the session with them, as Pi's runtime, rebuilt for each such
+    session, reads them: taken as the terminal's ``/reload`` takes settings read again,
+    values this run changed (``set_steering_mode`` …) standing, and the tools, thinking
+    budgets and ``cycle_model``'s scope as a new runtime takes them. A file there that
+    cannot be read is said on standard error, and the run's settings stay."""
     reloadable = rpc.settings
     if reloadable is None:
         return
     try:
-        after = reloadable.read_for(Path(rpc.agent.session.cwd))
+        after = reloadable.read_for(cwd)
     except ConfigError as exc:
-        warning = f"Warning: settings of {reloadable.cwd} not loaded: {exc}"
+        warning = f"Warning: settings of {cwd} not loaded: {exc}"
         print(visible_lines(warning), file=sys.stderr)
         return
-    if after is not None:
-        reloadable.take(rpc.agent.host, after)
+    before = reloadable.take(rpc.agent.host, after)
+    if after.enabled_models != before.enabled_models:
+        cycler, warnings = model_cycler(rpc.agent, after.enabled_models)
+        rpc.cycler.scope = cycler.scope
+        for warning in warnings:
+            print(visible_lines(warning), file=sys.stderr)
 
 
 def fork(rpc: RpcContext, command: Mapping[str, Any]) -> object:

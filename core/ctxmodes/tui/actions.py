@@ -267,7 +267,7 @@ def _resume_file(session: TerminalSession, path: Path, cwd: Path | None = None) 
     def job() -> None:
         from ctxmodes.cli.session_warnings import session_warnings
         from ctxmodes.tui.missing_cwd import ask_to_continue_here
-        from ctxmodes.tui.project_settings import decide_trust, follow_project
+        from ctxmodes.tui.project_settings import decide_trust
 
         decide_trust(session, path, cwd)
         try:
@@ -281,7 +281,6 @@ def _resume_file(session: TerminalSession, path: Path, cwd: Path | None = None) 
         for line in session_warnings(path, manager):
             agent.session.ui.notify(line, "warning")
         agent.session.ui.notify(f"Resumed session {manager.session_id}")
-        follow_project(session)
 
     agent.run_soon(job)
 

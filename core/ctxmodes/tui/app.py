@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import functools
 import re
 import threading
 import time
@@ -164,6 +165,10 @@ class TerminalSession:
         self.reloadable = reloadable
         if settings is None and reloadable is not None:
             settings = reloadable.settings.terminal
+        if reloadable is not None:
+            from ctxmodes.tui.project_settings import follow_project
+
+            agent.host.before_replacement = functools.partial(follow_project, self)
         self._startup_warnings = list(startup_warnings)
         self._initial_prompts = list(initial_prompts)
         self._initial_images = tuple(initial_images)
@@ -173,6 +178,9 @@ class TerminalSession:
         #: running scope is empty.
         self.model_patterns = tuple(model_patterns)
         self.cycler, self._scope_warnings = model_cycler(agent, model_patterns)
+        #: Whether ``/scoped-models`` changed the scope this run: it then stands over the
+        #: patterns of the settings read for a new session.
+        self.scope_chosen = False
         self.terminal_commands: dict[str, SlashCommand] = terminal_commands()
         self._sink = sink
         self._events: deque[ev.AgentEvent] = deque()

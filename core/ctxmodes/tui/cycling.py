@@ -4,9 +4,11 @@ once and its run's next request uses it, as in Pi (and as ``/model`` and ``/thin
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ctxmodes.sdk.model_cycling import Direction, ModelCycler
+from ctxmodes.config_reload import kept_or_reloaded
+from ctxmodes.sdk.model_cycling import Direction, ModelCycler, model_cycler
 
 if TYPE_CHECKING:
     from ctxmodes.tui.app import TerminalSession
@@ -55,3 +57,18 @@ def cycle_thinking(session: TerminalSession) -> None:
             agent.session.ui.notify(f"Thinking level: {level}")
 
     agent.change_soon(job)
+
+
+def take_model_scope(session: TerminalSession, before: Sequence[str], after: Sequence[str]) -> None:
+    """UI thread: cycle through the scope the patterns ``after`` name (``enabledModels`` read
+    again for a new session, or another project's) where the run's were ``before``, unless
+    this run chose its scope (``/scoped-models``) or set other patterns: that choice stands.
+    A pattern that finds nothing is a warning, as at start-up."""
+    current = session.model_patterns
+    patterns = kept_or_reloaded(current, tuple(before), tuple(after))
+    if session.scope_chosen or patterns == current:
+        return
+    session.model_patterns = patterns
+    session.cycler, warnings = model_cycler(session.agent, patterns)
+    for warning in warnings:
+        session.notify(warning, "warning")

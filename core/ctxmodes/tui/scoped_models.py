@@ -161,6 +161,7 @@ class ScopedModelsList:
     def changed(self) -> None:
         """Set the running session's scope from the list, redraw it."""
         self.session.cycler.scope = session_scope(self.selection.enabled, self.available)
+        self.session.scope_chosen = True
         self.picker.hint = self.footer()
         self.picker.refresh()
         self.session.app.invalidate()

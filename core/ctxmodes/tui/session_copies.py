@@ -102,7 +102,7 @@ def import_session(session: TerminalSession, args: str) -> None:
 
     def job(cwd: Path | None = None) -> None:
         from ctxmodes.tui.missing_cwd import ask_to_continue_here
-        from ctxmodes.tui.project_settings import decide_trust, follow_project
+        from ctxmodes.tui.project_settings import decide_trust
 
         decide_trust(session, Path(resolve_path(path)), cwd)
         try:
@@ -119,7 +119,6 @@ def import_session(session: TerminalSession, args: str) -> None:
             agent.session.ui.notify(f"Failed to import session: {error}", "error")
             return
         agent.session.ui.notify(f"Session imported from: {path}")
-        follow_project(session)
 
     def chosen(item: PickerItem) -> None:
         if item.key == "import":

@@ -396,6 +396,51 @@ def test_a_session_of_another_project_takes_its_settings_as_in_pi(
     assert (theirs == settings) is trusted
 
 
+@pytest.mark.pi
+@pytest.mark.parametrize(
+    "argv", [[], ["--no-builtin-tools"], ["--tools", "bash,read"]], ids=["", "-nbt", "--tools"]
+)
+def test_a_new_session_starts_with_the_settings_read_again_as_in_pi(
+    tmp_path: Path, argv: list[str]
+) -> None:
+    """Pi rebuilds its runtime for every session that replaces another, settings read
+    again: settings changed during the run reach ``new_session``'s session, its tools
+    (``defaultTools``, under the command line's tool flags) and ``cycle_model``'s scope
+    (``enabledModels``) included."""
+    changed = {"defaultTools": ["grep", "read"], "enabledModels": ["loop/m3", "loop/m"]}
+    more_models = [{"id": "m2"}, {"id": "m3"}]
+    found = {}
+    for start, name, agent in ((pi_rpc, "pi", "pi-agent"), (our_rpc, "ours", "agent")):
+        where = tmp_path / name
+        where.mkdir()
+        replies = [_text("one"), _text("two")]
+        with (
+            WireServer(replies) as server,
+            start(where, server.base_url, argv, more_models=more_models) as process,
+        ):
+            _prompted(process, "one")
+            (where / agent / "settings.json").write_text(json.dumps(changed))
+            process.request({"type": "new_session"})
+            _prompted(process, "two")
+            cycled = [process.request({"type": "cycle_model"})["data"] for _ in range(2)]
+            # (Each side's model names its own server's address.)
+            cycled = [(data["model"]["id"], data["isScoped"]) for data in cycled]
+            assert process.close() == 0, process.stderr()
+            tools = [
+                [tool["function"]["name"] for tool in json.loads(request["body"]).get("tools", [])]
+                for request in server.requests
+            ]
+        found[name] = {"tools": tools, "cycled": cycled}
+    # ctxmodes' notebook, which Pi has not, comes after Pi's tools.
+    found["ours"]["tools"] = [
+        [name for name in tools if name != "notebook"] for tools in found["ours"]["tools"]
+    ]
+    assert found["ours"] == found["pi"]
+    if not argv:
+        assert found["pi"]["tools"] == [["read", "bash", "edit", "write"], ["grep", "read"]]
+    assert found["pi"]["cycled"] == [("m3", True), ("m", True)]
+
+
 def test_another_project_s_settings_that_cannot_be_read_are_said_and_the_run_s_stay(
     tmp_path: Path,
 ) -> None:

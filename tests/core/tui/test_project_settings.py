@@ -1,8 +1,10 @@
-"""A session of another project taken up in the terminal (``/resume``, ``/import``) runs with
-that project's settings, as Pi's runtime rebuilt for its directory reads them: the running
-session and the terminal take them as ``/reload`` takes settings read again, a choice made
-this run stands, ``/reload`` reads that project's from then on, an untrusted project's file
-stays out, and a file there that cannot be read is said in one line."""
+"""Every session that replaces the running one in the terminal starts with the settings of
+its directory read again, as Pi's runtime rebuilt for it reads them: changed during the run
+for ``/new``, another project's for ``/resume`` and ``/import``. The session and the terminal
+take them as ``/reload`` takes settings read again, and as a new runtime its tools, thinking
+budgets and Ctrl+P's scope; a choice made this run stands, ``/reload`` reads that project's
+from then on, an untrusted project's file stays out, and a file there that cannot be read is
+said in one line."""
 
 from __future__ import annotations
 
@@ -117,6 +119,82 @@ def test_the_session_and_the_terminal_take_the_other_project_s_settings(
     assert seen["reloaded"].compaction.reserve_tokens == before.compaction.reserve_tokens
     assert seen["reloaded"].steering_mode == "all"
     assert reloadable.cwd == there
+
+
+#: Models for Ctrl+P's scope, given on the command line (where the settings read again for a
+#: new session keep them).
+LOOP = {
+    "api": "openai-completions",
+    "base_url": "http://127.0.0.1:9/v1",
+    "api_key": "sk-loop",
+    "models": [{"id": "plain"}, {"id": "deep", "reasoning": True}, {"id": "wide"}, {"id": "tall"}],
+}
+
+
+def test_a_new_session_starts_with_the_settings_changed_meanwhile(
+    tmp_path: Path, agent_dir: Path
+) -> None:
+    """Pi's runtime is made again for ``/new``: ``defaultTools``, ``thinkingBudgets`` and
+    ``enabledModels`` changed in ``settings.json`` during the run reach the new session
+    (the running one keeps its own, as in Pi); a scope chosen with ``/scoped-models``
+    then stands over the file's."""
+    trust = default_resolver(approve=True, agent_dir=agent_dir)
+    cli = {"mode": "off", "durability": "none", "model": "loop/plain", "providers": {"loop": LOOP}}
+
+    def read(cwd: Path) -> Settings:
+        return load_settings(cwd=cwd, cli=cli, trust=trust.is_trusted).settings
+
+    reloadable = ReloadableSettings(read(tmp_path), read, tmp_path)
+    agent = open_agent(
+        cwd=tmp_path,
+        settings=reloadable.settings,
+        options=HostOptions.of_settings(reloadable.settings),
+        session_dir=tmp_path / "sessions",
+    )
+    changed = {
+        "defaultTools": ["read", "grep"],
+        "thinkingBudgets": {"low": 1234},
+        "enabledModels": ["loop/deep", "loop/plain"],
+    }
+    seen: dict[str, Any] = {}
+
+    def now(name: str, t: Any) -> None:
+        seen[name] = {
+            "tools": list(agent.session.tools),
+            "budgets": dict(agent.session.options.thinking_budgets),
+            "scope": [scoped.model.ref for scoped in t.session.cycler.scope],
+        }
+
+    async def scenario(t: Any) -> None:
+        now("start", t)
+        (agent_dir / "settings.json").write_text(json.dumps(changed))
+        now("running", t)
+        await t.type("/new" + ENTER)
+        await t.until(lambda: t.session.cycler.scope, "the scope of the file")
+        now("new", t)
+        await t.type("/scoped-models" + ENTER)
+        await t.until(lambda: t.session.picker is not None, "the list")
+        await t.type(DOWN * 2 + ENTER)  # wide joins the scope
+        await t.escape()
+        await t.until(lambda: t.session.picker is None, "the list to close")
+        changed["enabledModels"] = ["loop/plain"]
+        (agent_dir / "settings.json").write_text(json.dumps(changed))
+        await t.type("/new" + ENTER)
+        await t.until(lambda: agent.session_manager.session_id != seen["id"], "the session")
+        now("chosen", t)
+
+    seen["id"] = agent.session_manager.session_id
+    run_terminal(agent, scenario, reloadable=reloadable)
+    start = seen["start"]
+    assert start["tools"] == ["read", "bash", "edit", "write", "notebook"]
+    assert start["scope"] == []
+    assert seen["running"] == start
+    assert seen["new"] == {
+        "tools": ["read", "grep"],
+        "budgets": {**start["budgets"], "low": 1234},
+        "scope": ["loop/deep", "loop/plain"],
+    }
+    assert seen["chosen"]["scope"] == ["loop/deep", "loop/plain", "loop/wide"]
 
 
 @pytest.mark.parametrize(
