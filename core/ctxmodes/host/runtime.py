@@ -342,7 +342,7 @@ class AgentHost:
             if self._session is not None:
                 raise CtxmodesError("a session is already running; replace it instead")
             try:
-                return self._open(manager, reason)
+                return self._open(manager, reason, self._load_resources(Path(manager.cwd)))
             except BaseException:
                 manager.close()
                 raise
@@ -630,6 +630,7 @@ class AgentHost:
         self,
         manager: SessionManager,
         reason: SessionStartReason,
+        resources: LoadedResources | None,
         chosen: SessionMode | None = None,
     ) -> AgentSession:
         if self._mode is not None:
@@ -651,7 +652,7 @@ class AgentHost:
             options=self._options,
             listeners=self._listeners,
             controller=self,
-            resources=self._resources.load(manager.cwd) if self._resources else None,
+            resources=resources,
         )
         if chosen is not None:
             self._registry.activate(self._pm, chosen.name, session, chosen.settings)
@@ -694,6 +695,8 @@ class AgentHost:
             if self._mode is not None:
                 # A session that cannot start in its mode fails before the current one ends.
                 chosen = self._choose_mode(manager, request)
+            # So do its resources (a settings file there that is no longer JSON).
+            resources = self._load_resources(Path(manager.cwd))
         except BaseException:
             manager.close()
             if model is not None:
@@ -705,7 +708,10 @@ class AgentHost:
             previous, self._provider = self._provider, model
             if previous is not None:
                 previous.close()
-        return self._open(manager, start_reason, chosen)
+        return self._open(manager, start_reason, resources, chosen)
+
+    def _load_resources(self, cwd: Path) -> LoadedResources | None:
+        return self._resources.load(cwd) if self._resources is not None else None
 
     def _follow_settings(self, cwd: Path) -> None:
         if self.before_replacement is not None:
@@ -729,10 +735,12 @@ class AgentHost:
         current = self.session.session_manager
         if current.session_file is not None and target.resolve() == current.session_file.resolve():
             _require_directory(cwd or current.cwd, current, current)  # before letting go
-            self._follow_settings(cwd or Path(current.cwd))
+            where = cwd or Path(current.cwd)
+            resources = self._load_resources(where)
+            self._follow_settings(where)
             # Our own store holds the file's lock: let go of it first.
             self._retire("resume")
-            return self._open(self._open_stored(target, current, cwd), "resume")
+            return self._open(self._open_stored(target, current, cwd), "resume", resources)
         return self._continue_in(self._open_stored(target, current, cwd))
 
     def _continue_in(self, manager: SessionManager) -> AgentSession:

@@ -1,5 +1,6 @@
 """``AgentHost.reload_resources``: the session's context files, templates, skills and system
-prompt files read again, the system prompt rebuilt from them (Pi's ``/reload``)."""
+prompt files read again, the system prompt rebuilt from them (Pi's ``/reload``); a session
+that replaces the running one loads its own, before the running one is let go."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import pytest
 from support.terminal import GatedStream
 
 from ctxmodes.config import Settings
+from ctxmodes.errors import ConfigError
 from ctxmodes.host.errors import SessionBusyError
 from ctxmodes.providers.script import Script
 from ctxmodes.providers.scripted import ScriptedProvider
@@ -64,3 +66,35 @@ def test_a_working_agent_is_not_reloaded(tmp_path: Path) -> None:
             agent.host.reload_resources()
         gated.release.set()
         runner.join(10)
+
+
+@pytest.mark.parametrize("replace", ["new", "fork", "resume the same file"])
+def test_a_session_whose_resources_cannot_load_leaves_the_running_one_as_it_was(
+    tmp_path: Path, replace: str
+) -> None:
+    """A ``settings.json`` that stopped being JSON during the run (its skill and template
+    entries are read for each session): the replacement is refused in one line, and the
+    running session goes on, where it would otherwise be let go with nothing after it."""
+    agent_dir = tmp_path / "agent"
+    agent_dir.mkdir()
+    with open_agent(
+        cwd=tmp_path,
+        settings=Settings(mode="off", durability="flush"),
+        provider=_provider("first", "second"),
+        session_dir=tmp_path / "sessions",
+        resources=default_loader(approve=True, agent_dir=agent_dir),
+    ) as agent:
+        agent.prompt("hi")
+        before = agent.session_manager.session_file
+        assert before is not None
+        (agent_dir / "settings.json").write_text('{"prompts": [')
+        replacements = {
+            "new": agent.new_session,
+            "fork": lambda: agent.fork(None),
+            "resume the same file": lambda: agent.resume(before),
+        }
+        with pytest.raises(ConfigError, match=r"settings\.json: Expecting value"):
+            replacements[replace]()
+        assert agent.session_manager.session_file == before
+        agent.prompt("again")
+    assert before.read_text().count('"role":"assistant"') == 2
