@@ -24,6 +24,12 @@ Durability (:class:`Durability`):
 
 A second writer on the same file, in this process or another, gets
 :class:`SessionLockedError`. Pi itself takes no lock, so this only keeps ctxmodes writers apart.
+
+A session file removed while its writer holds it (``rm``, a clean-up of the sessions folder)
+would take every later line with it, unseen: before each write the writer checks that its
+file still has a name, and where it has none, makes the file again at the same path, holding
+everything the removed one held, and goes on writing there. Should another file stand there
+by then, it is left alone and the write fails.
 """
 
 from __future__ import annotations
@@ -43,6 +49,9 @@ from ctxmodes.session.errors import SessionError, SessionLockedError, SessionWri
 __all__ = ["Durability", "SessionWriter"]
 
 _BUFFER_LIMIT: Final = 64 * 1024
+_CLOEXEC: Final = getattr(os, "O_CLOEXEC", 0)
+_CREATE: Final = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_EXCL | _CLOEXEC
+_COPY_CHUNK: Final = 1 << 20
 # Regular files ignore it; it only keeps opening a FIFO from blocking.
 _NONBLOCK: Final = getattr(os, "O_NONBLOCK", 0)
 _NOT_A_FILE: Final = "not a regular file"
@@ -153,8 +162,9 @@ class SessionWriter:
         appended line, so opening alone never modifies the file.
         """
         try:
-            # Non-blocking, so that a FIFO without a reader fails instead of waiting.
-            fd = os.open(path, os.O_WRONLY | os.O_APPEND | _NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+            # Non-blocking, so that a FIFO without a reader fails instead of waiting. Read too,
+            # for the copy a removed file is made again from.
+            fd = os.open(path, os.O_RDWR | os.O_APPEND | _NONBLOCK | _CLOEXEC)
         except OSError as exc:
             # ENXIO: a FIFO that nothing reads.
             reason = _NOT_A_FILE if exc.errno == errno.ENXIO else exc.strerror
@@ -185,9 +195,8 @@ class SessionWriter:
         If the first lines cannot be written, the file is removed again: it is new, and
         nothing but this writer has seen it.
         """
-        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
         try:
-            fd = os.open(path, flags, 0o644)
+            fd = os.open(path, _CREATE, 0o644)
         except FileExistsError:
             raise SessionError(f"session file already exists: {path}") from None
         except OSError as exc:
@@ -268,7 +277,7 @@ class SessionWriter:
     def _write_all(self, data: bytes, *, sync: bool = False) -> None:
         """Write ``data`` at the end of the file, all of it or (as far as the file is
         concerned) none of it."""
-        fd = self._require_fd()
+        fd = self._named_fd()
         data = self._prefix + data
         written = 0
         # Where the data begins in the file, asked of the descriptor only when a write falls
@@ -317,6 +326,52 @@ class SessionWriter:
             raise SessionError(f"session writer is closed: {self._path}")
         return self._fd
 
+    def _named_fd(self) -> int:
+        """The descriptor to write to: the file's, made again at its path first when it was
+        removed meanwhile (see the module's docstring).
+
+        :raises SessionWriteError: it could not be made again; nothing was written.
+        """
+        fd = self._require_fd()
+        if os.fstat(fd).st_nlink > 0:
+            return fd
+        path = self._path
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            again = os.open(path, _CREATE, 0o644)
+        except FileExistsError:
+            raise SessionWriteError(
+                f"cannot write session file {path}",
+                "it was removed while the session ran, and another file now stands there",
+            ) from None
+        except OSError as exc:
+            raise SessionWriteError(
+                f"cannot make removed session file {path} again", exc.strerror or str(exc)
+            ) from None
+        try:
+            _copy_whole(fd, again)
+            lock = _take_lock(again, path) if isinstance(self._lock, _FlockLock) else self._lock
+            if self._durability is Durability.FSYNC:
+                _datasync(again)
+                _sync_directory(path.parent)
+        except BaseException as exc:
+            os.close(again)
+            with contextlib.suppress(OSError):
+                path.unlink()
+            if isinstance(exc, OSError):
+                raise SessionWriteError(
+                    f"cannot make removed session file {path} again", exc.strerror or str(exc)
+                ) from None
+            raise
+        self._finalizer.detach()
+        if lock is not self._lock:
+            with contextlib.suppress(OSError):
+                self._lock.release()
+        os.close(fd)
+        self._fd, self._lock = again, lock
+        self._finalizer = weakref.finalize(self, _abandon, again, lock, self._buffer)
+        return again
+
     def close(self) -> None:
         """Flush, release the lock and close the file. Safe to call twice."""
         if self._fd is None:
@@ -330,6 +385,15 @@ class SessionWriter:
                 self._lock.release()
             finally:
                 os.close(fd)
+
+
+def _copy_whole(source: int, target: int) -> None:
+    """Write everything the file of ``source`` holds to ``target``."""
+    offset = 0
+    while chunk := os.pread(source, _COPY_CHUNK, offset):
+        offset += len(chunk)
+        while chunk:
+            chunk = chunk[_write_fd(target, chunk) :]
 
 
 def _offset(fd: int, written: int) -> int | None:

@@ -716,3 +716,31 @@ def test_a_line_reader_that_could_not_open_its_file_leaves_nothing_to_report(
         _LineReader(tmp_path / "gone.jsonl")
     gc.collect()
     assert unraisable == []
+
+
+def test_a_session_file_removed_while_open_is_written_again_whole(tmp_path: Path) -> None:
+    """The sessions folder cleaned up under a running session: the next entry makes the
+    file again with every entry it held, the entries read back from the removed file still
+    read, and the file opens whole."""
+    with SessionManager.create(tmp_path, tmp_path / "sessions") as manager:
+        manager.append_message(user("q1"))
+        manager.append_message(assistant("a1"))
+        path = manager.session_file
+        assert path is not None
+    with SessionManager.open(path) as manager:
+        shutil.rmtree(tmp_path / "sessions")
+        manager.append_message(user("q2"))
+        manager.append_message(assistant("a2"))
+        texts = _texts(manager)
+    with SessionManager.open(path, read_only=True) as reopened:
+        assert texts == _texts(reopened) == ["q1", "a1", "q2", "a2"]
+
+
+def _texts(manager: SessionManager) -> list[str]:
+    return [
+        content.text
+        for entry in manager.get_entries()
+        if isinstance(entry, MessageEntry)
+        for content in entry.message.content
+        if isinstance(content, TextContent)
+    ]

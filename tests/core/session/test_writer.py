@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from ctxmodes.session.errors import SessionError, SessionLockedError
+from ctxmodes.session.errors import SessionError, SessionLockedError, SessionWriteError
 from ctxmodes.session.writer import Durability, SessionWriter
 
 
@@ -60,3 +60,35 @@ def test_a_dropped_writer_flushes_and_unlocks(tmp_path: Path) -> None:
     del writer
     assert path.read_bytes() == b"h\nbuffered\n"
     SessionWriter.open_existing(path, Durability.FLUSH).close()
+
+
+@pytest.mark.parametrize("durability", list(Durability))
+def test_a_file_removed_while_written_is_made_again_whole(
+    tmp_path: Path, durability: Durability
+) -> None:
+    folder = tmp_path / "sessions"
+    folder.mkdir()
+    path = folder / "s.jsonl"
+    writer = SessionWriter.create(path, b"header\n", durability)
+    writer.append(b"first\n")
+    writer.flush()
+    path.unlink()
+    folder.rmdir()  # the sessions folder cleaned up whole
+    writer.append(b"second\n")
+    writer.flush()
+    # The file made again is held as the removed one was.
+    with pytest.raises(SessionLockedError):
+        SessionWriter.open_existing(path, durability)
+    writer.close()
+    assert path.read_bytes() == b"header\nfirst\nsecond\n"
+
+
+def test_a_file_standing_where_the_removed_one_was_is_left_alone(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    writer = SessionWriter.create(path, b"header\n", Durability.FLUSH)
+    path.unlink()
+    path.write_bytes(b"someone else's\n")
+    with pytest.raises(SessionWriteError, match="another file now stands there"):
+        writer.append(b"line\n")
+    writer.close()
+    assert path.read_bytes() == b"someone else's\n"
