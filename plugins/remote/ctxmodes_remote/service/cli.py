@@ -17,6 +17,7 @@ nothing heavy: the HTTP stack (the ``serve`` extra) is imported when the server 
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8443
+MAX_PORT = 65_535
 
 
 DESCRIPTION = (
@@ -324,8 +326,11 @@ def _serve(args: argparse.Namespace) -> int:
         ("--upstream-timeout", args.upstream_timeout),
         ("--idle-timeout", args.idle_timeout),
     ):
-        if not value > 0:
+        if not 0 < value < math.inf:
             raise CtxmodesError(f"{option} takes a number of seconds above 0")
+    # The system would take the port modulo 65536 and listen elsewhere without a word.
+    if not 0 <= args.port <= MAX_PORT:
+        raise CtxmodesError(f"--port takes a number from 0 to {MAX_PORT}")
     if args.database_connections < 1:
         raise CtxmodesError("--database-connections takes a number above 0")
     try:

@@ -51,6 +51,17 @@ def test_errors_are_one_line_and_non_zero(tmp_path):
     assert no_timeout.stderr == (
         "ctxmodes: error: --upstream-timeout takes a number of seconds above 0\n"
     )
+    for option, value, said in (
+        ("--port", "99999", "--port takes a number from 0 to 65535"),  # not 99999 - 65536
+        ("--port", "-1", "--port takes a number from 0 to 65535"),
+        ("--idle-timeout", "inf", "--idle-timeout takes a number of seconds above 0"),
+        ("--upstream-timeout", "nan", "--upstream-timeout takes a number of seconds above 0"),
+    ):
+        refused = ctxmodes(
+            "serve", "--upstream", "scripted:x", "--data", str(tmp_path), option, value,
+            check=False,
+        )  # fmt: skip
+        assert (refused.returncode, refused.stderr) == (1, f"ctxmodes: error: {said}\n")
     no_connections = ctxmodes(
         "serve",
         "--upstream",
