@@ -176,8 +176,10 @@ def run(args: argparse.Namespace) -> int:
     from ctxmodes.host.transcript import TranscriptPrinter
     from ctxmodes.ui import HeadlessUI
 
-    # In print and JSON mode standard output carries the reply or the events alone.
-    ui = HeadlessUI(echo=sys.stderr if args.print_reply or args.json_events else sys.stdout)
+    # In print and JSON mode standard output carries the reply or the events alone, and an
+    # error that stops the run is said once, as the command's error line.
+    quiet = bool(args.print_reply or args.json_events)
+    ui = HeadlessUI(echo=sys.stderr if quiet else sys.stdout, echo_errors=not quiet)
     opened = open_host(args, ui)
     host, manager, options = opened.host, opened.manager, opened.options
     prompts = read.prompts(auto_resize_images=options.auto_resize_images)
@@ -215,6 +217,10 @@ def run(args: argparse.Namespace) -> int:
         finally:
             if trace is not None:
                 trace.close()
+            if not ui.echo_errors:
+                # Those no error line reports: of the shutdown, or beside the one that
+                # stopped the run.
+                failures.say_failures(sys.stderr)
     return 0
 
 

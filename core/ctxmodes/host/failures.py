@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from typing import TextIO
+
 from ctxmodes.errors import CtxmodesError
 from ctxmodes.host import records
 from ctxmodes.host.records import HostRecord
 from ctxmodes.session.models import AssistantMessage
-from ctxmodes.ui import HeadlessUI
+from ctxmodes.ui import HeadlessUI, say
 
 
 class RunFailedError(CtxmodesError):
@@ -41,11 +43,21 @@ class FailureWatch:
 
     def raise_if_failed(self) -> None:
         """Raise :class:`RunFailedError` for the first failure seen so far, if any."""
+        failures = self._take()
+        if failures:
+            raise RunFailedError(failures[0])
+
+    def say_failures(self, stream: TextIO) -> None:
+        """Print the failures seen so far, as the UI prints an error: where the run stops on
+        another error, so that none goes unsaid."""
+        for failure in self._take():
+            say(stream, failure, "error")
+
+    def _take(self) -> list[str]:
         notifications = self._ui.notifications[self._seen_notifications :]
         self._seen_notifications = len(self._ui.notifications)
         # A failed command is also notified with the same text: count it once.
         errors = [text for level, text in notifications if level == "error"]
         failures = self._failures + [text for text in errors if text not in self._failures]
         self._failures = []
-        if failures:
-            raise RunFailedError(failures[0])
+        return failures

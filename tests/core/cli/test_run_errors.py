@@ -70,6 +70,24 @@ def test_a_session_directory_that_cannot_be_created(tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.parametrize("output", ["--print", "--json"])
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["/compact"], "/compact: Nothing to compact (session too small)"),
+        (["--session-dir", "blocker", "hello"], "cannot create session directory"),
+    ],
+    ids=["a failed command", "a session directory that cannot be made"],
+)
+def test_print_and_json_mode_say_the_error_that_stops_them_once(
+    tmp_path: Path, output: str, args: list[str], expected: str
+) -> None:
+    """Their standard error carries what the run notifies; the error that stops the run is
+    the command's one line, not also the notice before it."""
+    (tmp_path / "blocker").write_text("")
+    assert_one_line(ctxmodes(tmp_path, output, *args), expected)
+
+
 @pytest.fixture
 def full_disk(tmp_path: Path) -> Iterator[Path]:
     """A 64k tmpfs with room left for a session header and a little more."""
