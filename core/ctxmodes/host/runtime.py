@@ -19,6 +19,7 @@ same :class:`~ctxmodes.session.ids.IdentitySource` as the store it replaces.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import shutil
@@ -353,6 +354,7 @@ class AgentHost:
 
         :raises SessionChangeCancelled: a plugin kept the current session.
         """
+        self._decide_trust_here()
         with self._lock:
             self._check_switch(SessionSwitchRequest("new"))
             current = self.session.session_manager
@@ -468,6 +470,7 @@ class AgentHost:
         :raises CtxmodesError: no entry ``entry_id`` (Pi's :data:`INVALID_FORK_ENTRY` with a
             ``position``), or it is not a user message to fork before.
         """
+        self._decide_trust_here()
         with self._lock:
             current = self.session.session_manager
             if entry_id is None and position is None:
@@ -602,6 +605,12 @@ class AgentHost:
 
     def close(self) -> None:
         """Shut the current session down (reason ``quit``) and release the model."""
+        current = self._session
+        if current is not None:
+            # What the session runs may be replacing it (``/new``), which takes this lock:
+            # it settles first, where waiting for it while holding the lock never ends.
+            with contextlib.suppress(SessionBusyError):  # called from inside that run
+                current.quiesce()
         with self._lock:
             if self._session is not None:
                 self._retire("quit")
@@ -709,6 +718,15 @@ class AgentHost:
             if previous is not None:
                 previous.close()
         return self._open(manager, start_reason, resources, chosen)
+
+    def _decide_trust_here(self) -> None:
+        """Decide whether the current directory's project is trusted, for a session about to
+        replace the current one there, before this host is locked: a project that gained
+        files needing trust during the run is asked about (see
+        :class:`~ctxmodes.resources.trust.TrustResolver`), and the question waits for the
+        user, which nothing waiting for this host should do meanwhile."""
+        if self._resources is not None:
+            self._resources.trust.is_trusted(self.session.cwd)
 
     def _load_resources(self, cwd: Path) -> LoadedResources | None:
         return self._resources.load(cwd) if self._resources is not None else None

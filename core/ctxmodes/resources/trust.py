@@ -270,15 +270,19 @@ class TrustResolver:
 
     def is_trusted(self, cwd: str | Path) -> bool:
         key = _canonical(cwd)
-        if key not in self._decided:
-            self._decided[key] = self._decide(cwd)
+        if key in self._decided:
+            return self._decided[key]
+        if self.override is None and not has_trust_requiring_project_resources(cwd):
+            # Nothing to trust yet, so nothing decided: files that appear during the run (a
+            # checkout into the folder) are decided on when they are next read, as Pi decides
+            # when it makes its runtime again, not taken as trusted without a word.
+            return True
+        self._decided[key] = self._decide(cwd)
         return self._decided[key]
 
     def _decide(self, cwd: str | Path) -> bool:
         if self.override is not None:
             return self.override
-        if not has_trust_requiring_project_resources(cwd):
-            return True
         try:
             saved = self.store.get(cwd)
         except CtxmodesError as exc:  # unreadable, invalid or locked: fail closed

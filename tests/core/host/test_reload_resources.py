@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 from support.terminal import GatedStream
@@ -98,3 +99,34 @@ def test_a_session_whose_resources_cannot_load_leaves_the_running_one_as_it_was(
         assert agent.session_manager.session_file == before
         agent.prompt("again")
     assert before.read_text().count('"role":"assistant"') == 2
+
+
+def test_closing_while_a_new_session_waits_for_its_trust_question_ends(tmp_path: Path) -> None:
+    """``/new`` asks about a project that gained files needing trust before it locks the
+    host; a close meanwhile (the terminal quitting) lets it settle first, where closing
+    with the host locked would wait for it for ever."""
+    asked, answer = threading.Event(), threading.Event()
+
+    def ask(question: str, choices: Any) -> None:  # answers nothing: not trusted
+        asked.set()
+        answer.wait(5)
+
+    agent = open_agent(
+        cwd=tmp_path,
+        settings=Settings(mode="off", durability="flush"),
+        provider=_provider("ok"),
+        session_dir=tmp_path / "sessions",
+        resources=default_loader(ask=ask, agent_dir=tmp_path / "agent"),
+    )
+    (tmp_path / ".pi").mkdir()
+    (tmp_path / ".pi" / "settings.json").write_text("{}")
+    command = threading.Thread(target=agent.prompt, args=("/new",))
+    command.start()
+    assert asked.wait(5)
+    closing = threading.Thread(target=agent.close)
+    closing.start()
+    answer.set()
+    closing.join(10)
+    command.join(10)
+    assert not closing.is_alive()
+    assert not command.is_alive()

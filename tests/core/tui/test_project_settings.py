@@ -95,6 +95,7 @@ def test_the_session_and_the_terminal_take_the_other_project_s_settings(
         if command == "/import":
             await t.until(lambda: t.session.picker is not None, "the confirmation")
             await t.type(ENTER)  # Import, replacing this session
+        await t.printed("Resumed session other" if command == "/resume" else "imported from")
         await t.until(lambda: t.session.settings.completion_rows == 4, "the terminal's rows")
         seen["options"] = agent.session.options
         seen["cwd"] = Path(agent.session.cwd)
@@ -165,12 +166,18 @@ def test_a_new_session_starts_with_the_settings_changed_meanwhile(
             "scope": [scoped.model.ref for scoped in t.session.cycler.scope],
         }
 
+    async def replaced(t: Any) -> None:
+        before = agent.session_manager.session_id
+        await t.type("/new" + ENTER)
+        await t.until(lambda: agent.session_manager.session_id != before, "the new session")
+        # Said after the terminal took its part of the settings, on its own thread.
+        await t.printed(f"New session {agent.session_manager.session_id}")
+
     async def scenario(t: Any) -> None:
         now("start", t)
         (agent_dir / "settings.json").write_text(json.dumps(changed))
         now("running", t)
-        await t.type("/new" + ENTER)
-        await t.until(lambda: t.session.cycler.scope, "the scope of the file")
+        await replaced(t)
         now("new", t)
         await t.type("/scoped-models" + ENTER)
         await t.until(lambda: t.session.picker is not None, "the list")
@@ -179,11 +186,9 @@ def test_a_new_session_starts_with_the_settings_changed_meanwhile(
         await t.until(lambda: t.session.picker is None, "the list to close")
         changed["enabledModels"] = ["loop/plain"]
         (agent_dir / "settings.json").write_text(json.dumps(changed))
-        await t.type("/new" + ENTER)
-        await t.until(lambda: agent.session_manager.session_id != seen["id"], "the session")
+        await replaced(t)
         now("chosen", t)
 
-    seen["id"] = agent.session_manager.session_id
     run_terminal(agent, scenario, reloadable=reloadable)
     start = seen["start"]
     assert start["tools"] == ["read", "bash", "edit", "write", "notebook"]
@@ -250,6 +255,34 @@ def test_a_project_not_yet_decided_is_asked_about_before_its_session_opens(
     assert recorded == {str(there.resolve()): value for value in saved.values()}
 
 
+@pytest.mark.parametrize(("answer", "trusted"), [(ENTER, True), (DOWN * 3 + ENTER, False)])
+def test_a_project_that_gains_files_during_the_run_is_asked_about_at_new(
+    projects: tuple[Path, Path], agent_dir: Path, answer: str, trusted: bool
+) -> None:
+    """Started where nothing needed trust, the run decided nothing: a ``.pi/settings.json``
+    checked out into the folder meanwhile is asked about when ``/new`` makes the next
+    session, as Pi asks when it makes its runtime again, not taken as trusted."""
+    here, _ = projects
+    trust = default_resolver(agent_dir=agent_dir)
+    reloadable, agent = _running(here, trust)
+    seen: dict[str, Any] = {}
+
+    async def scenario(t: Any) -> None:
+        trust.ask = ask_in_session(t.session)
+        (here / ".pi" / "settings.json").write_text(json.dumps(THERE))
+        before = agent.session_manager.session_id
+        await t.type("/new" + ENTER)
+        await t.until(lambda: t.session.picker is not None, "the question")
+        seen["question"] = t.session.picker.title
+        await t.type(answer)
+        await t.until(lambda: agent.session_manager.session_id != before, "the new session")
+        seen["options"] = agent.session.options
+
+    run_terminal(agent, scenario, reloadable=reloadable, trust=trust)
+    assert seen["question"] == trust_prompt_text(here)
+    assert (seen["options"].steering_mode == "all") is trusted
+
+
 def test_a_file_there_that_cannot_be_read_is_said_and_the_run_s_settings_stay(
     projects: tuple[Path, Path], agent_dir: Path
 ) -> None:
@@ -263,6 +296,7 @@ def test_a_file_there_that_cannot_be_read_is_said_and_the_run_s_settings_stay(
         before = agent.session.options
         await t.type(f"/resume {other}" + ENTER)
         await t.printed(NOT_LOADED.format(cwd=there))
+        await t.printed("Resumed session other")
         seen["unchanged"] = agent.session.options == before
         seen["cwd"] = Path(agent.session.cwd)
 
