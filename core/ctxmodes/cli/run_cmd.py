@@ -217,7 +217,7 @@ def run(args: argparse.Namespace) -> int:
         finally:
             if trace is not None:
                 trace.close()
-            if not ui.echo_errors:
+            if quiet:
                 # Those no error line reports: of the shutdown, or beside the one that
                 # stopped the run.
                 failures.say_failures(sys.stderr)

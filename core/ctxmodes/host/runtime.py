@@ -704,14 +704,12 @@ class AgentHost:
             if self._mode is not None:
                 # A session that cannot start in its mode fails before the current one ends.
                 chosen = self._choose_mode(manager, request)
-            # So do its resources (a settings file there that is no longer JSON).
-            resources = self._load_resources(Path(manager.cwd))
+            resources = self._prepare_replacement(Path(manager.cwd))
         except BaseException:
             manager.close()
             if model is not None:
                 model.close()
             raise
-        self._follow_settings(Path(manager.cwd))
         self._retire(shutdown_reason)
         if model is not None:
             previous, self._provider = self._provider, model
@@ -731,9 +729,15 @@ class AgentHost:
     def _load_resources(self, cwd: Path) -> LoadedResources | None:
         return self._resources.load(cwd) if self._resources is not None else None
 
-    def _follow_settings(self, cwd: Path) -> None:
+    def _prepare_replacement(self, cwd: Path) -> LoadedResources | None:
+        """What a session about to replace the current one in ``cwd`` needs before the
+        current one is let go: its resources, which fail it (a settings file there that is no
+        longer JSON) while the current one can still go on, then the settings read there
+        again (:attr:`before_replacement`)."""
+        resources = self._load_resources(cwd)
         if self.before_replacement is not None:
             self.before_replacement(cwd)
+        return resources
 
     def _recorded(self, manager: SessionManager) -> Provider | None:
         """The provider of the model ``manager``'s session last used, when it is not the
@@ -754,8 +758,7 @@ class AgentHost:
         if current.session_file is not None and target.resolve() == current.session_file.resolve():
             _require_directory(cwd or current.cwd, current, current)  # before letting go
             where = cwd or Path(current.cwd)
-            resources = self._load_resources(where)
-            self._follow_settings(where)
+            resources = self._prepare_replacement(where)
             # Our own store holds the file's lock: let go of it first.
             self._retire("resume")
             return self._open(self._open_stored(target, current, cwd), "resume", resources)
