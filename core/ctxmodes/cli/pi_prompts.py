@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ctxmodes.errors import CtxmodesError
+from ctxmodes.session.regular_file import read_regular
 from ctxmodes.tools._images import SNIFF_BYTES, image_mime_type
 
 if TYPE_CHECKING:
@@ -86,7 +87,8 @@ def pi_prompts(
     """The prompts a Pi-style command line sends: ``@FILE`` arguments (relative to
     ``base``; ``~`` expanded) become ``<file name="...">`` blocks of the first prompt, after
     ``piped`` (standard input, trimmed; ``None`` or empty: none) and before the first
-    message, as Pi builds its first message; an empty file adds nothing. An image file (by
+    message, as Pi builds its first message; a file of size 0 (empty, or a FIFO or a
+    device, as Pi's ``stat`` tells them) adds nothing and is not read. An image file (by
     its content, as the ``read`` tool tells them) is made to fit what models take, as Pi
     makes it (:mod:`ctxmodes.tools.image_fit`; ``auto_resize_images`` is Pi's
     ``images.autoResize``), and attached to the first prompt, its block holding Pi's notes
@@ -100,9 +102,14 @@ def pi_prompts(
 
 
 def _read_file(name: str, base: Path) -> tuple[Path, bytes]:
+    """The file's content; nothing when its size is 0, which Pi passes over unread: an
+    empty file, and also a FIFO or a device (``/dev/zero``), whose read could wait or run
+    for ever."""
     path = (base / Path(name).expanduser()).resolve()
     try:
-        return path, path.read_bytes()
+        if path.stat().st_size == 0:
+            return path, b""
+        return path, read_regular(path)
     except FileNotFoundError:
         raise CtxmodesError(f"file not found: {path}") from None
     except OSError as exc:

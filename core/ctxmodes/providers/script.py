@@ -22,6 +22,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ctxmodes.providers.base import ProviderError
+from ctxmodes.session.regular_file import read_regular
 
 
 class ScriptError(ProviderError):
@@ -83,7 +84,7 @@ def load_script(path: str | Path) -> Script:
     :raises ScriptError: unreadable file, invalid JSON or invalid shape (one line).
     """
     try:
-        raw = Path(path).read_bytes()
+        raw = read_regular(path)
     except OSError as exc:
         raise ScriptError(f"cannot read script {path}: {exc.strerror or exc}") from None
     try:

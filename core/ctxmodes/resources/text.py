@@ -8,6 +8,8 @@ from typing import Any
 
 import yaml
 
+from ctxmodes.session.regular_file import read_regular
+
 _BOM = "\ufeff"
 
 
@@ -16,8 +18,11 @@ def strip_bom(text: str) -> str:
 
 
 def read_text(path: Path | str) -> str:
-    """The file's text as Pi reads it (UTF-8, invalid bytes replaced, BOM dropped)."""
-    return strip_bom(Path(path).read_bytes().decode("utf-8", errors="replace"))
+    """The file's text as Pi reads it (UTF-8, invalid bytes replaced, BOM dropped).
+
+    :raises OSError: it cannot be read, or it is not a regular file (a FIFO or a device,
+        which could wait or run for ever)."""
+    return strip_bom(read_regular(path).decode("utf-8", errors="replace"))
 
 
 class _CoreSchemaLoader(yaml.SafeLoader):

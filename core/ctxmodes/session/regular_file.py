@@ -1,7 +1,8 @@
-"""Opening session files for reading without ever blocking on something that is not a file.
+"""Opening files for reading without ever blocking on something that is not a file.
 
-A FIFO given where a session file is expected would make a plain ``open`` wait for a writer
-forever; a directory or a device has no lines to read. Such paths are refused up front.
+A FIFO given where a session file, a tool's file or a prompt file is expected would make a
+plain ``open`` wait for a writer forever; a directory has no lines to read, and a device such
+as ``/dev/zero`` never ends. Such paths are refused up front.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ import os
 import stat
 from typing import BinaryIO, Final
 
-__all__ = ["NotARegularFileError", "open_regular"]
+__all__ = ["NotARegularFileError", "open_regular", "read_regular"]
 
 _KINDS: Final = (
     (stat.S_ISDIR, "a directory"),
@@ -27,6 +28,8 @@ class NotARegularFileError(OSError):
     def __init__(self, path: str | os.PathLike[str], kind: str) -> None:
         super().__init__(f"not a regular file (it is {kind}): {os.fspath(path)}")
         self.kind = kind
+        # Without the path, for messages that name it themselves (``exc.strerror or exc``).
+        self.strerror = f"not a regular file (it is {kind})"
 
 
 def open_regular(path: str | os.PathLike[str], buffering: int = -1) -> BinaryIO:
@@ -49,3 +52,14 @@ def open_regular(path: str | os.PathLike[str], buffering: int = -1) -> BinaryIO:
         os.close(fd)
         raise
     return stream
+
+
+def read_regular(path: str | os.PathLike[str]) -> bytes:
+    """The bytes of ``path`` if it is a regular file: a FIFO would make the read wait for a
+    writer and a device such as ``/dev/zero`` never ends, so both are refused.
+
+    :raises NotARegularFileError: if ``path`` is not a regular file.
+    :raises OSError: if it cannot be read.
+    """
+    with open_regular(path) as stream:
+        return stream.read()

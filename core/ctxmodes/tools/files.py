@@ -5,9 +5,12 @@ Paths are resolved like Pi resolves them: relative to the session's working dire
 Unicode spaces made plain.
 
 ``read`` returns text without line numbers, at most 2,000 lines or 50 KB from ``offset``
-(1-based), and tells the model which ``offset`` continues; image files (JPEG, PNG, GIF,
-WebP, BMP) come back as an image block, made to fit as Pi makes them
-(:mod:`ctxmodes.tools.image_fit`), under a text naming the type and what was done.
+(1-based), and tells the model which ``offset`` continues; it goes through the file a piece
+at a time (:mod:`ctxmodes.tools.line_window`), so any size of file costs bounded memory.
+Image files (JPEG, PNG, GIF, WebP, BMP) come back as an image block, made to fit as Pi makes
+them (:mod:`ctxmodes.tools.image_fit`), under a text naming the type and what was done.
+Neither ``read`` nor ``edit`` opens what is not a regular file: a FIFO would wait for a
+writer and a device such as ``/dev/zero`` never ends.
 ``write`` creates parent directories. ``edit`` is Pi 0.85's: a list of replacements
 matched against the original text, exactly or after Pi's normalisation (see
 :mod:`ctxmodes.tools.edit_match`), with Pi's error texts and its ``details`` (``diff``,
@@ -21,7 +24,7 @@ import errno
 import os
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 from urllib.parse import urlparse
 from urllib.request import url2pathname
 
@@ -29,6 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ctxmodes.session import codec
 from ctxmodes.session.models import ImageContent, TextContent
+from ctxmodes.session.regular_file import NotARegularFileError, open_regular
 from ctxmodes.tools._images import SNIFF_BYTES, image_mime_type
 from ctxmodes.tools.base import ToolArguments, ToolContext, ToolError, ToolResult, TypedTool
 from ctxmodes.tools.edit_match import (
@@ -39,7 +43,8 @@ from ctxmodes.tools.edit_match import (
 )
 from ctxmodes.tools.image_fit import OmittedImage, fit_image
 from ctxmodes.tools.line_diff import display_diff, unified_patch
-from ctxmodes.tools.output import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size, truncate_head
+from ctxmodes.tools.line_window import LineWindow, decoded_chunks, scan_window
+from ctxmodes.tools.output import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size
 from ctxmodes.tools.pi_validation import ToolArgumentsInvalid, validate_arguments
 
 _UNICODE_SPACES = re.compile("[\u00a0\u2000-\u200a\u202f\u205f\u3000]")
@@ -62,15 +67,29 @@ def resolve_path(path: str, cwd: Path) -> Path:
     return Path(os.path.normpath(cwd / normalized))
 
 
-def _read_bytes(path: Path, shown: str) -> bytes:
+def _open_file(path: Path, shown: str) -> BinaryIO:
+    """``path`` opened for reading, if it is a regular file: a FIFO would wait for a writer
+    and a device such as ``/dev/zero`` never ends.
+
+    :raises ToolError: it is missing, not a regular file, or cannot be opened."""
     try:
-        return path.read_bytes()
+        return open_regular(path)
     except FileNotFoundError:
         raise ToolError(f"File not found: {shown}") from None
-    except IsADirectoryError:
-        raise ToolError(f"Not a file (a directory): {shown}") from None
+    except NotARegularFileError as exc:
+        if exc.kind == "a directory":
+            raise ToolError(f"Not a file (a directory): {shown}") from None
+        raise ToolError(f"Not a regular file ({exc.kind}): {shown}") from None
     except OSError as exc:
         raise ToolError(f"Cannot read {shown}: {exc.strerror or exc}") from None
+
+
+def _read_bytes(path: Path, shown: str) -> bytes:
+    with _open_file(path, shown) as stream:
+        try:
+            return stream.read()
+        except OSError as exc:
+            raise ToolError(f"Cannot read {shown}: {exc.strerror or exc}") from None
 
 
 class ReadArguments(ToolArguments):
@@ -98,12 +117,20 @@ class ReadTool(TypedTool[ReadArguments]):
         self.auto_resize_images = auto_resize_images
 
     def run(self, args: ReadArguments, context: ToolContext) -> ToolResult:
-        data = _read_bytes(resolve_path(args.path, context.cwd), args.path)
-        context.signal.raise_if_aborted()
-        mime_type = image_mime_type(data[:SNIFF_BYTES])
+        with _open_file(resolve_path(args.path, context.cwd), args.path) as stream:
+            try:
+                head = stream.read(SNIFF_BYTES)
+                context.signal.raise_if_aborted()
+                mime_type = image_mime_type(head)
+                if mime_type is not None:
+                    data = head + stream.read()
+                else:
+                    window = _scan_window(stream, head, args, context)
+            except OSError as exc:
+                raise ToolError(f"Cannot read {args.path}: {exc.strerror or exc}") from None
         if mime_type is not None:
             return self._image_result(data, mime_type, context)
-        text, details = _read_text(data.decode("utf-8", "replace"), args)
+        text, details = _read_text(window, args)
         return ToolResult.text(text, details=details)
 
     def _image_result(self, data: bytes, mime_type: str, context: ToolContext) -> ToolResult:
@@ -135,16 +162,27 @@ def _takes_images(session: object) -> bool:
     return session.model.capabilities.images
 
 
-def _read_text(text: str, args: ReadArguments) -> tuple[str, dict[str, Any] | None]:
-    lines = text.split("\n")
+def _scan_window(
+    stream: BinaryIO, head: bytes, args: ReadArguments, context: ToolContext
+) -> LineWindow:
+    """The lines ``args`` asks for, read from ``stream`` (after its first bytes ``head``)
+    a piece at a time, however large the file."""
     start = (args.offset or 1) - 1
-    if start >= len(lines):
-        raise ToolError(f"Offset {args.offset} is beyond end of file ({len(lines)} lines total)")
-    end = len(lines) if args.limit is None else min(start + args.limit, len(lines))
-    truncation = truncate_head("\n".join(lines[start:end]))
+    stop = None if args.limit is None else start + args.limit
+    pieces = decoded_chunks(stream, head, between=context.signal.raise_if_aborted)
+    return scan_window(pieces, start, stop, DEFAULT_MAX_LINES, DEFAULT_MAX_BYTES)
+
+
+def _read_text(window: LineWindow, args: ReadArguments) -> tuple[str, dict[str, Any] | None]:
+    total = window.total_lines
+    start = (args.offset or 1) - 1
+    if start >= total:
+        raise ToolError(f"Offset {args.offset} is beyond end of file ({total} lines total)")
+    end = total if args.limit is None else min(start + args.limit, total)
+    truncation = window.truncation(DEFAULT_MAX_LINES, DEFAULT_MAX_BYTES)
     first = start + 1
     if truncation.first_line_exceeds_limit:
-        size = format_size(len(lines[start].encode("utf-8")))
+        size = format_size(window.first_line_bytes)
         return (
             f"[Line {first} is {size}, exceeds {format_size(DEFAULT_MAX_BYTES)} limit. "
             f"Use bash: sed -n '{first}p' {args.path} | head -c {DEFAULT_MAX_BYTES}]",
@@ -158,12 +196,11 @@ def _read_text(text: str, args: ReadArguments) -> tuple[str, dict[str, Any] | No
             else f" ({format_size(DEFAULT_MAX_BYTES)} limit)"
         )
         notice = (
-            f"[Showing lines {first}-{last} of {len(lines)}{limit}. "
-            f"Use offset={last + 1} to continue.]"
+            f"[Showing lines {first}-{last} of {total}{limit}. Use offset={last + 1} to continue.]"
         )
         return f"{truncation.content}\n\n{notice}", {"truncation": truncation.to_details()}
-    if end < len(lines):
-        notice = f"[{len(lines) - end} more lines in file. Use offset={end + 1} to continue.]"
+    if end < total:
+        notice = f"[{total - end} more lines in file. Use offset={end + 1} to continue.]"
         return f"{truncation.content}\n\n{notice}", None
     return truncation.content, None
 

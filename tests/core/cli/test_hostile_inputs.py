@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import shlex
 import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -213,4 +215,31 @@ def test_a_working_directory_removed_under_the_shell_is_one_line(
     assert (done.returncode, done.stdout) == (1, "")
     assert done.stderr == (
         "ctxmodes: error: the working directory no longer exists: cd to one that does\n"
+    )
+
+
+def test_prompt_files_that_are_fifos_or_devices_are_not_read(
+    tmp_path: Path,
+    fifo: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A system prompt naming ``/dev/zero`` or a FIFO is a warning (the name is then the
+    text, as for a file that cannot be read), a model script naming one is one error line:
+    none of them is read, where each used to wait for ever or fill memory."""
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"")))
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"responses": [{"text": "answered"}]}))
+    argv = ["-p", "--no-session", "--model", f"scripted:{script}", "--system-prompt"]
+    assert _exit_code([*argv, "/dev/zero", "--append-system-prompt", str(fifo), "hi"]) == 0
+    out, err = capsys.readouterr()
+    assert out == "answered\n"
+    assert err.splitlines() == [
+        "Warning: Could not read /dev/zero: not a regular file (it is a character device)",
+        f"Warning: Could not read {fifo}: not a regular file (it is a FIFO)",
+    ]
+    assert _exit_code(["-p", "--no-session", "--model", "scripted:/dev/zero", "hi"]) == 1
+    assert capsys.readouterr().err == (
+        "ctxmodes: error: cannot read script /dev/zero: not a regular file (it is a character "
+        "device)\n"
     )

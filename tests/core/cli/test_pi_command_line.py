@@ -176,9 +176,13 @@ def _user_messages(server: WireServer) -> list[list[Any]]:
 
 @pytest.mark.pi
 def test_print_mode_sends_and_prints_what_pi_does(tmp_path: Path) -> None:
+    """Among the files, an empty one, a FIFO and ``/dev/zero``: each of size 0, so Pi
+    passes over them unread, and so does ctxmodes, where it waited on the FIFO for ever and
+    filled memory from the device."""
     _files(tmp_path)
-    argv = ["-p", "--model", "loop/m", "@notes.txt", "@empty.txt", "summarize", "@latin.txt"]
-    argv += ["and again"]
+    os.mkfifo(tmp_path / "pipe")
+    argv = ["-p", "--model", "loop/m", "@notes.txt", "@empty.txt", "@pipe", "@/dev/zero"]
+    argv += ["summarize", "@latin.txt", "and again"]
     stdin = "  piped text\n\n"
     answers = ["First answer.", "Line one of two.\nLine two."]
     runs = {}

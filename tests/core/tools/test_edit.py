@@ -8,12 +8,14 @@ disk, case by case.
 from __future__ import annotations
 
 import base64
+import os
 import random
 from pathlib import Path
 from typing import Any
 
 import pytest
 from support.pi_oracle import pi_node_modules
+from support.timebox import bounded
 
 from ctxmodes.abort import AbortController
 from ctxmodes.tools.base import ToolContext, ToolResult
@@ -299,3 +301,13 @@ def test_numbers_beyond_a_double_become_javascripts_text() -> None:
         "edits": [{"oldText": "-Infinity", "newText": "1e+21"}],
     }
     assert arguments["path"] == 10**400  # the call's own arguments are left as they came
+
+
+def test_editing_a_device_or_a_fifo_is_refused(context, tmp_path):
+    """Neither is read: ``/dev/zero`` never ends and a FIFO waits for a writer."""
+    os.mkfifo(tmp_path / "pipe")
+    for path, what in (("/dev/zero", "a character device"), ("pipe", "a FIFO")):
+        arguments = {"path": path, "edits": [{"oldText": "a", "newText": "b"}]}
+        result = bounded(lambda arguments=arguments: run_edit(context, arguments), 10)
+        assert result.is_error
+        assert text_of(result) == f"Not a regular file ({what}): {path}"

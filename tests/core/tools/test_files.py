@@ -2,7 +2,10 @@ from __future__ import annotations
 
 import base64
 import io
+import itertools
 import json
+import os
+import tracemalloc
 from pathlib import Path
 from typing import Any
 
@@ -10,9 +13,11 @@ import pytest
 from PIL import Image
 from support.images import solid_png
 from support.pi_print import API, run_ours, run_pi
+from support.timebox import bounded
 from support.wire_server import Reply, WireServer, text_stream, tool_call_stream
 
 from ctxmodes.abort import AbortController
+from ctxmodes.tools import line_window
 from ctxmodes.tools.base import ToolContext, ToolResult
 from ctxmodes.tools.files import ReadTool, WriteTool, resolve_path
 
@@ -139,6 +144,49 @@ def test_read_with_auto_resize_off_only_converts(context, tmp_path):
     assert Image.open(io.BytesIO(base64.b64decode(image.data))).size == (3000, 1200)
 
 
+@pytest.mark.parametrize("kind", ["fifo", "device"])
+def test_read_refuses_what_is_not_a_regular_file(context, tmp_path, kind):
+    """A FIFO would wait for a writer for ever and ``/dev/zero`` never ends: both are
+    refused at once, where a read of either took the agent with it."""
+    if kind == "fifo":
+        os.mkfifo(tmp_path / "pipe")
+        path, what = "pipe", "a FIFO"
+    else:
+        path, what = "/dev/zero", "a character device"
+    result = bounded(lambda: read(context, path), 10)
+    assert result.is_error
+    assert text_of(result) == f"Not a regular file ({what}): {path}"
+
+
+@pytest.mark.slow  # writes and reads a 64 MB file
+def test_reading_a_large_file_keeps_only_the_window_in_memory(context, tmp_path):
+    """A file of 64 MB (a log, say) is read in pieces: the answer is the lines asked for
+    and the file's line count, and memory holds a piece at a time, not the file."""
+    line = "2026-12-05T07:00:00Z worker 7 handled request é€ in 3 ms\n"
+    count = 64 * 1024 * 1024 // len(line.encode())
+    with (tmp_path / "big.log").open("w") as out:
+        for _ in range(count // 10_000):
+            out.write(line * 10_000)
+    total = count // 10_000 * 10_000 + 1
+    tracemalloc.start()
+    try:
+        result = read(context, "big.log", offset=total - 2)
+        tail_peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.reset_peak()
+        head = read(context, "big.log")
+        head_peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert text_of(result) == line * 2
+    assert text_of(head).endswith(
+        f"[Showing lines 1-{51200 // len(line.encode())} of {total} (50.0KB limit). "
+        f"Use offset={51200 // len(line.encode()) + 1} to continue.]"
+    )
+    assert head.details["truncation"]["totalLines"] == total - 1
+    assert head.details["truncation"]["totalBytes"] == (total - 1) * len(line.encode())
+    assert max(tail_peak, head_peak) < 16 * 1024 * 1024
+
+
 def test_read_does_nothing_once_aborted(tmp_path):
     controller = AbortController()
     controller.abort()
@@ -173,7 +221,10 @@ def test_file_urls_resolve(tmp_path):
 
 
 @pytest.mark.pi
-def test_read_agrees_with_pi(pi_node, tmp_path, context):
+def test_read_agrees_with_pi(pi_node, tmp_path, context, monkeypatch):
+    """Pi's answers to reads of these files at these offsets and limits, ours read in
+    pieces of the usual size and of a few bytes (so that characters, invalid sequences and
+    line ends fall across the pieces' edges)."""
     files = {
         "small.txt": "alpha\nbeta\n",
         "empty.txt": "",
@@ -181,18 +232,26 @@ def test_read_agrees_with_pi(pi_node, tmp_path, context):
         "wide.txt": ("y" * 99 + "\n") * 700,
         "huge-line.txt": "z" * 60000 + "\nafter\n",
         "utf8.txt": "héllo wörld\n" * 5000,
+        "blank-lines.txt": "\n" * 2600,
+        "crlf.txt": "one\r\ntwo\r\n" * 1500,
+        "no-final-newline.txt": "".join(f"{i}\n" for i in range(2400)) + "last",
+        "wide-chars.txt": ("😀" * 30 + "\n") * 600,
     }
     for name, content in files.items():
-        (tmp_path / name).write_text(content)
+        (tmp_path / name).write_text(content, newline="")
+    invalid = b"ok\xff\xfe\nhalf \xe2\x82\ncut at the end \xf0\x9f\x98"
+    (tmp_path / "invalid-utf8.txt").write_bytes(invalid * 1000)
     calls = [
         {"path": name, **extra}
-        for name in files
+        for name in [*files, "invalid-utf8.txt"]
         for extra in (
             {},
             {"offset": 2},
             {"limit": 3},
             {"offset": 2, "limit": 2500},
             {"offset": 2500},
+            {"offset": 2401, "limit": 1},
+            {"offset": 2601},
         )
     ]
     answers = pi_node(
@@ -206,7 +265,11 @@ def test_read_agrees_with_pi(pi_node, tmp_path, context):
         "process.stdout.write(JSON.stringify(out));\n",
         {"cwd": str(tmp_path), "calls": calls},
     )
-    for call, answer in zip(calls, answers, strict=True):
+    for chunk_bytes, call_answer in itertools.product(
+        (line_window.CHUNK_BYTES, 7), zip(calls, answers, strict=True)
+    ):
+        monkeypatch.setattr(line_window, "CHUNK_BYTES", chunk_bytes)
+        call, answer = call_answer
         ours = ReadTool().execute("id", call, context)
         if "error" in answer:
             assert ours.is_error, call
