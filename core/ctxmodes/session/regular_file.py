@@ -11,7 +11,7 @@ import os
 import stat
 from typing import BinaryIO, Final
 
-__all__ = ["NotARegularFileError", "open_regular", "read_regular"]
+__all__ = ["NotARegularFileError", "kind_of", "open_regular", "read_regular"]
 
 _KINDS: Final = (
     (stat.S_ISDIR, "a directory"),
@@ -32,6 +32,12 @@ class NotARegularFileError(OSError):
         self.strerror = f"not a regular file (it is {kind})"
 
 
+def kind_of(mode: int) -> str:
+    """What a file of ``st_mode`` ``mode`` is that is not a regular file, in words: ``a
+    directory``, ``a FIFO``, ``a socket``, ``a character device``, ``a block device``."""
+    return next((name for test, name in _KINDS if test(mode)), "not a file")
+
+
 def open_regular(path: str | os.PathLike[str], buffering: int = -1) -> BinaryIO:
     """Open ``path`` for binary reading if it is a regular file.
 
@@ -45,8 +51,7 @@ def open_regular(path: str | os.PathLike[str], buffering: int = -1) -> BinaryIO:
     try:
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):
-            kind = next((name for test, name in _KINDS if test(mode)), "not a file")
-            raise NotARegularFileError(path, kind)
+            raise NotARegularFileError(path, kind_of(mode))
         stream: BinaryIO = os.fdopen(fd, "rb", buffering=buffering)
     except BaseException:
         os.close(fd)

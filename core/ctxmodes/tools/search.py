@@ -27,6 +27,7 @@ from pydantic import Field
 from ctxmodes.compaction._js import js_length, js_prefix
 from ctxmodes.session.jsvalues import js_locale_sort_key
 from ctxmodes.session.paths import agent_dir
+from ctxmodes.session.regular_file import kind_of
 from ctxmodes.tools.base import ToolArguments, ToolContext, ToolError, ToolResult, TypedTool
 from ctxmodes.tools.files import resolve_path
 from ctxmodes.tools.output import DEFAULT_MAX_BYTES, format_size, truncate_head
@@ -256,9 +257,13 @@ class GrepTool(TypedTool[GrepArguments]):
             raise ToolError("ripgrep (rg) is not installed (the ripgrep package)")
         where = resolve_path(args.path or ".", context.cwd)
         try:
-            is_directory = stat.S_ISDIR(where.stat().st_mode)
+            mode = where.stat().st_mode
         except OSError:
             raise ToolError(f"Path not found: {where}") from None
+        is_directory = stat.S_ISDIR(mode)
+        if not (is_directory or stat.S_ISREG(mode)):
+            # ripgrep would read a FIFO or /dev/zero for ever.
+            raise ToolError(f"Not a regular file or directory ({kind_of(mode)}): {where}")
         around = args.context if args.context and args.context > 0 else 0
         limit = max(1, GREP_LIMIT if args.limit is None else args.limit)
         command = [rg, "--json", "--line-number", "--color=never", "--hidden"]

@@ -6,6 +6,7 @@ in node beside ours; fd and ripgrep are the machine's, as each finds them."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import threading
@@ -15,6 +16,7 @@ from typing import Any
 
 import pytest
 from support.pi_oracle import run_pi_script
+from support.timebox import bounded
 
 from ctxmodes.abort import AbortController
 from ctxmodes.tools.base import Tool, ToolContext
@@ -209,3 +211,16 @@ def test_an_aborted_search_stops_its_program(
     result = TOOLS[name].execute("call-1", {"pattern": "x"}, context)
     assert result.is_error
     assert time.monotonic() - started < 10
+
+
+@pytest.mark.skipif(shutil.which("rg") is None, reason="ripgrep is not installed")
+def test_grep_refuses_a_fifo_or_a_device(checkout: Path) -> None:
+    """ripgrep would read either for ever: the call fails at once, naming what it is."""
+    os.mkfifo(checkout / "pipe")
+    context = ToolContext(cwd=checkout, signal=AbortController().signal)
+    for path, what in (("pipe", "a FIFO"), ("/dev/zero", "a character device")):
+        call = {"pattern": "x", "path": path}
+        result = bounded(lambda call=call: TOOLS["grep"].execute("g", call, context), 10)
+        assert result.is_error
+        where = checkout / path
+        assert result.content[0].text == f"Not a regular file or directory ({what}): {where}"
