@@ -46,6 +46,20 @@ class SessionCwdMissingError(CtxmodesError):
         self.fallback_cwd = fallback_cwd
 
 
+class Terminated(BaseException):
+    """A termination signal ended the command, its work wound down; not an ``Exception``, so
+    that no handler of failures takes it for one."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+    @property
+    def exit_status(self) -> int:
+        """The shell's status for a command ended by the signal (143 for ``SIGTERM``)."""
+        return 128 + self.signum
+
+
 def plugin_failure(error: BaseException) -> str:
     """``error`` in one line for an error naming the plugin whose code raised it: its type,
     the first line of its message and :func:`raised_at` (``RuntimeError: boom (my_mode.py,

@@ -29,7 +29,7 @@ from ctxmodes.cli.options import add_session_choice
 from ctxmodes.cli.parser_class import CommandParser
 from ctxmodes.cli.pi_command_line import meant_command_line, named_command
 from ctxmodes.cli.terminals import on_a_terminal, stdin_piped
-from ctxmodes.errors import CtxmodesError, PluginError
+from ctxmodes.errors import CtxmodesError, PluginError, Terminated
 
 if TYPE_CHECKING:
     import pluggy
@@ -310,4 +310,8 @@ def _main(arguments: list[str]) -> tuple[int, bool]:
         # for it, no traceback.
         print("ctxmodes: interrupted", file=sys.stderr)
         return 130, False
+    except Terminated as ended:
+        # SIGTERM or SIGHUP, the work wound down: the signal's status, nothing said (the
+        # terminal may be gone), as Pi ends.
+        return ended.exit_status, False
     return code, bool(getattr(args, "ends_at_once", False))

@@ -203,8 +203,9 @@ def run(args: argparse.Namespace) -> int:
         host.start(manager)
         warn_about_resources(host)
         for index, text in enumerate(prompts.texts):
-            # Ctrl-C stops the run as an abort, recorded in the session, then ends the command.
-            with interrupt_aborts(host.session.abort):
+            # Ctrl-C, SIGTERM and SIGHUP stop the run as an abort, recorded in the session,
+            # then end the command (the session closed below, its shell with it).
+            with interrupt_aborts(host.session.abort, termination=True):
                 host.session.submit(text, images=prompts.images if index == 0 else ())
             failures.raise_if_failed()
             if trace is not None:

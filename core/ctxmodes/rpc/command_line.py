@@ -16,6 +16,7 @@ def run_rpc(args: argparse.Namespace) -> int:
         bring them), another output mode.
     """
     from ctxmodes.cli.run_cmd import check_before_start, open_host, warn_about_resources
+    from ctxmodes.host.interrupt import terminations_raise
     from ctxmodes.host.trace import RequestTrace
     from ctxmodes.rpc.server import RpcServer
     from ctxmodes.sdk.agent import Agent, AgentUI, Editor
@@ -46,7 +47,11 @@ def run_rpc(args: argparse.Namespace) -> int:
         check_before_start(host, manager, args.model, model_required=False)
         host.start(manager)
         warn_about_resources(host)
-        server.serve(sys.stdin.buffer)
+        # SIGTERM or SIGHUP: the commands' loop unwinds as at the end of its input (the run
+        # under way aborted), the session closes, and the command ends with the signal's
+        # status, as Pi's RPC mode does.
+        with terminations_raise():
+            server.serve(sys.stdin.buffer)
     finally:
         try:
             agent.close()

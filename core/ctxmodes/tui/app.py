@@ -187,6 +187,8 @@ class TerminalSession:
         self._events_lock = threading.Lock()
         self._drain_scheduled = False
         self._loop: Any = None
+        #: The signals whose handlers the running loop holds for this session.
+        self._ending_signals: list[int] = []
         self._loop_thread: int | None = None
         self._last_frame = 0.0
         self._frame_pending = False
@@ -268,8 +270,34 @@ class TerminalSession:
             self._stopped()
 
     def _stopped(self) -> None:
+        loop = self._loop
+        if loop is not None and not loop.is_closed():
+            for signum in self._ending_signals:
+                loop.remove_signal_handler(signum)
+        self._ending_signals = []
         with self._events_lock:
             self._loop = None
+
+    def _end_on_termination_signals(self) -> None:
+        """``SIGTERM`` and ``SIGHUP`` (``kill``, the terminal's window closed) end the
+        session as ``/quit`` does, as Pi's terminal ends on them: the run under way is
+        aborted and recorded, the session closed with its shell and the commands it
+        started, the terminal given back as it was. Their default would have killed the
+        process, leaving the terminal without echo and a tool's commands running."""
+        import signal
+
+        from ctxmodes.host.interrupt import TERMINATION_SIGNALS
+
+        assert self._loop is not None
+        for name in TERMINATION_SIGNALS:
+            signum = getattr(signal, name, None)
+            if signum is None or signal.getsignal(signum) != signal.SIG_DFL:
+                continue  # not on this platform, or the embedding program's own
+            try:
+                self._loop.add_signal_handler(signum, self.exit)
+            except (RuntimeError, ValueError, NotImplementedError):
+                return  # not the main thread's loop: the program keeps its signals
+            self._ending_signals.append(signum)
 
     def _started(self) -> None:
         import asyncio
@@ -280,6 +308,7 @@ class TerminalSession:
         self._context = contextvars.copy_context()
         self._loop_thread = threading.get_ident()
         self._loop = asyncio.get_running_loop()
+        self._end_on_termination_signals()
         # A session opened from its file shows where it stands; a new one has nothing yet.
         manager = self.agent.session_manager
         opened = self.transcript.replay(self.width) if manager.is_written() else []

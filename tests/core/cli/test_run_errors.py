@@ -122,15 +122,37 @@ def test_a_trace_on_a_full_disk_loses_no_request_without_a_word(
     assert_one_line(result, f"cannot write trace file {trace}: No space left on device")
 
 
-def test_ctrl_c_while_a_tool_runs_is_one_line_and_the_shells_status(tmp_path: Path) -> None:
-    """Ctrl-C (SIGINT to the process group, as a terminal sends it) while the model's `bash`
-    call runs: `ctxmodes: interrupted` on standard error, status 130, no traceback, and the
-    session records the stopped call and reply as an abort does."""
+@pytest.mark.slow  # starts ctxmodes, lets its tool's command start, then signals it
+@pytest.mark.parametrize(
+    ("argv", "name", "to_group", "status", "last_line"),
+    [
+        (["run"], "SIGINT", True, 130, "ctxmodes: interrupted"),
+        (["-p"], "SIGTERM", False, 143, None),
+        (["--mode", "json"], "SIGHUP", False, 129, None),
+        (["--mode", "rpc"], "SIGTERM", False, 143, None),
+    ],
+    ids=["ctrl-c", "sigterm-print", "sighup-json", "sigterm-rpc"],
+)
+def test_a_signal_while_a_tool_runs_winds_the_run_down_and_ends_with_the_shells_status(
+    tmp_path: Path,
+    argv: list[str],
+    name: str,
+    to_group: bool,
+    status: int,
+    last_line: str | None,
+) -> None:
+    """Ctrl-C (SIGINT to the process group, as a terminal sends it), or SIGTERM or SIGHUP to
+    ctxmodes alone (``kill``, a closed terminal), while the model's `bash` call runs: the
+    shell's status for the signal, no traceback (Ctrl-C says so in one line, as Pi's print
+    and RPC modes say nothing on the others), the tool's command stopped with the session's
+    shell, and the session records the stopped call and reply as an abort does. The default
+    action of SIGTERM and SIGHUP left the command running and the reply unrecorded."""
     import json
     import signal
     import sys
     import time
 
+    command = "sleep 30.25"  # a command line of its own, to look for afterwards
     script = tmp_path / "script.json"
     script.write_text(
         json.dumps(
@@ -138,7 +160,7 @@ def test_ctrl_c_while_a_tool_runs_is_one_line_and_the_shells_status(tmp_path: Pa
                 "responses": [
                     {
                         "text": "Waiting.",
-                        "tool_calls": [{"name": "bash", "arguments": {"command": "sleep 30"}}],
+                        "tool_calls": [{"name": "bash", "arguments": {"command": command}}],
                     },
                     {"text": "done"},
                 ]
@@ -150,32 +172,45 @@ def test_ctrl_c_while_a_tool_runs_is_one_line_and_the_shells_status(tmp_path: Pa
         PI_CODING_AGENT_DIR=str(tmp_path / "agent"),
         CTXMODES_CONFIG_DIR=str(tmp_path / "config"),
     )
+    rpc = "rpc" in argv
     process = subprocess.Popen(
-        [sys.executable, "-m", "ctxmodes", "run", "--model", f"scripted:{script}", "wait"],
+        [sys.executable, "-m", "ctxmodes", *argv, "--model", f"scripted:{script}"]
+        + ([] if rpc else ["wait"]),
         cwd=tmp_path,
         env=environment,
+        # Print and JSON modes read standard input to its end first; RPC reads commands.
+        stdin=subprocess.PIPE if rpc else subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
     )
+    if process.stdin is not None:
+        process.stdin.write(json.dumps({"type": "prompt", "message": "wait"}) + "\n")
+        process.stdin.flush()
     try:
         sessions = tmp_path / "agent" / "sessions"
         deadline = time.monotonic() + 30
-        while not any(b'"toolCall"' in p.read_bytes() for p in sessions.rglob("*.jsonl")):
-            assert time.monotonic() < deadline, "the tool call never started"
+        while not _running(command):
+            assert time.monotonic() < deadline, "the tool's command never started"
             time.sleep(0.05)
         time.sleep(0.3)
-        os.killpg(process.pid, signal.SIGINT)
+        signum = getattr(signal, name)
+        if to_group:
+            os.killpg(process.pid, signum)
+        else:
+            process.send_signal(signum)
         out, err = process.communicate(timeout=30)
     finally:
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
-    assert process.returncode == 130, err
-    assert err.splitlines()[-1:] == ["ctxmodes: interrupted"]
+    assert process.returncode == status, err
+    assert err.splitlines()[-1:] == ([last_line] if last_line else [])
     assert "Traceback" not in err
-    assert "Waiting." in out
+    # Print mode prints the last reply at the end, which a signal leaves out.
+    assert ("Waiting." in out) == ("-p" not in argv)
+    assert not _running(command)
     # The run was stopped as an abort: the tool call has its result, the reply is recorded.
     (session,) = sessions.rglob("*.jsonl")
     messages = [
@@ -189,3 +224,9 @@ def test_ctrl_c_while_a_tool_runs_is_one_line_and_the_shells_status(tmp_path: Pa
         ("toolResult", None),
         ("assistant", "aborted"),
     ]
+
+
+def _running(command: str) -> bool:
+    """Whether a process of exactly this command line runs."""
+    found = subprocess.run(["pgrep", "-xf", command], capture_output=True, check=False)
+    return found.returncode == 0

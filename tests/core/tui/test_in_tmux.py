@@ -503,3 +503,50 @@ def test_a_draft_taller_than_the_editor_says_how_many_rows_are_out_of_view(
         tmux.until(lambda text: "\u2191" not in text and "\u2193" not in text)
     finally:
         tmux.close()
+
+
+@pytest.mark.parametrize("name", ["SIGTERM", "SIGHUP"])
+def test_a_termination_signal_ends_the_session_and_gives_the_terminal_back(
+    tmp_path: Path, name: str
+) -> None:
+    """``kill`` (or the terminal's window closed) while the model's ``bash`` call runs:
+    the session ends as ``/quit`` ends it, as Pi's does: the run aborted and recorded, the
+    command stopped with the session's shell, status 0, and the shell's terminal as it was
+    (its default action left it without echo or line editing, and the command running)."""
+    import signal
+    import subprocess
+
+    command = "sleep 30.75"  # a command line of its own, to look for afterwards
+    script = {"responses": [{"tool_calls": [{"name": "bash", "arguments": {"command": command}}]}]}
+    (tmp_path / "tool.json").write_text(json.dumps(script))
+    chat = ctxmodes_command("chat", "--model", "scripted:tool.json")
+    tmux = shell_in_tmux(tmp_path)
+    try:
+        tmux.type(f"cd {quote(str(tmp_path))} && " + " ".join(quote(part) for part in chat))
+        tmux.key("Enter")
+        tmux.wait(FOOTER)
+        tmux.type("go")
+        tmux.key("Enter")
+        tmux.wait("Elapsed")
+        [pid] = subprocess.run(
+            ["pgrep", "-f", "ctxmodes chat --model scripted:tool.json"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.split()
+        os.kill(int(pid), getattr(signal, name))
+        tmux.type("echo status=$?; stty; echo end-of-check")
+        tmux.key("Enter")
+        screen = tmux.until(lambda s: re.search(r"^end-of-check$", s, re.MULTILINE) is not None)
+    finally:
+        tmux.close()
+    assert "status=0" in screen, screen
+    settings = screen.rpartition("status=0")[2]
+    assert "-icanon" not in settings, settings
+    assert "-echo" not in settings, settings
+    found = subprocess.run(["pgrep", "-xf", command], capture_output=True, check=False)
+    assert found.returncode == 1, "the tool's command outlived the session"
+    [session] = (tmp_path / "pi" / "sessions").rglob("*.jsonl")
+    entries = [json.loads(line) for line in session.read_text().splitlines()]
+    replies = [e["message"] for e in entries if e.get("message", {}).get("role") == "assistant"]
+    assert [reply["stopReason"] for reply in replies] == ["toolUse", "aborted"]
