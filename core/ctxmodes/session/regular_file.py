@@ -1,17 +1,19 @@
 """Opening files for reading without ever blocking on something that is not a file.
 
 A FIFO given where a session file, a tool's file or a prompt file is expected would make a
-plain ``open`` wait for a writer forever; a directory has no lines to read, and a device such
-as ``/dev/zero`` never ends. Such paths are refused up front.
+plain ``open`` wait for a writer (or, to write it, a reader) for ever; a directory has no
+lines to read, a device such as ``/dev/zero`` never ends, and one such as ``/dev/tty`` is the
+user's terminal. Such paths are refused up front.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from typing import BinaryIO, Final
 
-__all__ = ["NotARegularFileError", "kind_of", "open_regular", "read_regular"]
+__all__ = ["NotARegularFileError", "kind_of", "open_regular", "read_regular", "write_regular"]
 
 _KINDS: Final = (
     (stat.S_ISDIR, "a directory"),
@@ -68,3 +70,30 @@ def read_regular(path: str | os.PathLike[str]) -> bytes:
     """
     with open_regular(path) as stream:
         return stream.read()
+
+
+def write_regular(path: str | os.PathLike[str], data: bytes) -> None:
+    """Replace the content of the regular file ``path`` with ``data``, making it if missing
+    (mode ``0o666`` less the umask, as ``open`` makes files).
+
+    :raises NotARegularFileError: ``path`` is a FIFO, a device or another file that is not
+        regular: nothing is written.
+    :raises OSError: it cannot be written.
+    """
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags | getattr(os, "O_NONBLOCK", 0), 0o666)
+    except OSError as exc:
+        if exc.errno == errno.ENXIO:  # a FIFO no one reads: opening it would wait for one
+            raise NotARegularFileError(path, "a FIFO") from None
+        raise
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise NotARegularFileError(path, kind_of(mode))
+        os.set_blocking(fd, True)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+    finally:
+        os.close(fd)

@@ -9,8 +9,8 @@ Unicode spaces made plain.
 at a time (:mod:`ctxmodes.tools.line_window`), so any size of file costs bounded memory.
 Image files (JPEG, PNG, GIF, WebP, BMP) come back as an image block, made to fit as Pi makes
 them (:mod:`ctxmodes.tools.image_fit`), under a text naming the type and what was done.
-Neither ``read`` nor ``edit`` opens what is not a regular file: a FIFO would wait for a
-writer and a device such as ``/dev/zero`` never ends.
+None of the three opens what is not a regular file: a FIFO would wait for a writer (or a
+reader), a device such as ``/dev/zero`` never ends and ``/dev/tty`` is the user's terminal.
 ``write`` creates parent directories. ``edit`` is Pi 0.85's: a list of replacements
 matched against the original text, exactly or after Pi's normalisation (see
 :mod:`ctxmodes.tools.edit_match`), with Pi's error texts and its ``details`` (``diff``,
@@ -32,7 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ctxmodes.session import codec
 from ctxmodes.session.models import ImageContent, TextContent
-from ctxmodes.session.regular_file import NotARegularFileError, open_regular
+from ctxmodes.session.regular_file import NotARegularFileError, open_regular, write_regular
 from ctxmodes.tools._images import SNIFF_BYTES, image_mime_type
 from ctxmodes.tools.base import ToolArguments, ToolContext, ToolError, ToolResult, TypedTool
 from ctxmodes.tools.edit_match import (
@@ -226,7 +226,9 @@ class WriteTool(TypedTool[WriteArguments]):
         data = args.content.encode("utf-8")
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(data)
+            write_regular(target, data)
+        except NotARegularFileError as exc:
+            raise ToolError(f"Not a regular file ({exc.kind}): {args.path}") from None
         except OSError as exc:
             raise ToolError(f"Cannot write {args.path}: {exc.strerror or exc}") from None
         return ToolResult.text(f"Successfully wrote {len(data)} bytes to {args.path}")
@@ -343,7 +345,7 @@ class EditTool(TypedTool[EditArguments]):
         context.signal.raise_if_aborted()
         written = after.replace("\n", "\r\n") if ending == "\r\n" else after
         try:
-            target.write_bytes((bom + written).encode("utf-8"))
+            write_regular(target, (bom + written).encode("utf-8"))
         except OSError as exc:
             raise ToolError(f"Cannot write {args.path}: {exc.strerror or exc}") from None
         diff, first_changed = display_diff(before, after)

@@ -209,6 +209,17 @@ def test_write_creates_parents_and_overwrites(context, tmp_path):
     assert (tmp_path / "a/b/c.txt").read_text() == "new"
 
 
+def test_write_refuses_a_fifo_or_a_device(context, tmp_path):
+    """Opening a FIFO to write waits for a reader, for ever when none comes, and a device
+    may be the user's terminal: neither is written, and the call ends at once."""
+    os.mkfifo(tmp_path / "pipe")
+    for path, what in (("pipe", "a FIFO"), ("/dev/null", "a character device")):
+        call = {"path": path, "content": "text"}
+        result = bounded(lambda call=call: WriteTool().execute("w", call, context), 10)
+        assert result.is_error
+        assert text_of(result) == f"Not a regular file ({what}): {path}"
+
+
 def test_write_into_a_file_path_is_an_error(context, tmp_path):
     (tmp_path / "file").write_text("")
     result = WriteTool().execute("w", {"path": "file/child.txt", "content": "x"}, context)
