@@ -74,8 +74,10 @@ def scan_window(
     ``max_bytes`` bytes needs.
 
     The kept beginning ends before the window's ``max_lines + 2``-th newline or once it
-    passes ``max_bytes``: whenever the whole window is over a limit, so is what is kept,
-    and its lines before that point are the window's own.
+    passes ``max_bytes`` (one character further when it would end on a newline, so that the
+    line after it shows): whenever the whole window is over a limit, so is what is kept, its
+    lines before that point are the window's own, and the line a cut by size stops at is
+    there.
     """
     scan = _Scan(start, stop, keep_newlines=max_lines + 1, keep_bytes=max_bytes)
     for piece in pieces:
@@ -98,6 +100,7 @@ class _Scan:
         self.kept_newlines = 0
         self.kept_bytes = 0
         self.keeping = True
+        self.one_more = False
         self.window_newlines = 0
         self.window_bytes = 0
         self.window_ends_with_newline = False
@@ -141,23 +144,32 @@ class _Scan:
             self.first_line_bytes += utf8_len(part if closing < 0 else part[:closing])
             self.in_first_line = closing < 0
         if self.keeping:
-            self._keep(part, newlines)
+            self._keep(part)
 
-    def _keep(self, part: str, newlines: int) -> None:
+    def _keep(self, part: str) -> None:
+        if self.one_more:
+            # The cut ended on a newline: the line after it must show, however short, or
+            # the kept text would end before the line the limit falls on.
+            self.kept.append(part[:1])
+            self.keeping = self.one_more = False
+            return
+        end = len(part)
         room = self.keep_newlines - self.kept_newlines
-        if newlines > room:
-            part = part[: _after_newline(part, 0, room + 1) - 1]
+        if part.count("\n") > room:
+            end = _after_newline(part, 0, room + 1) - 1
             self.keeping = False
-            newlines = room
-        size = utf8_len(part)
-        if self.kept_bytes + size > self.keep_bytes:
-            part = _beyond_bytes(part, self.keep_bytes - self.kept_bytes)
+        if self.kept_bytes + utf8_len(part[:end]) > self.keep_bytes:
+            end = len(_beyond_bytes(part[:end], self.keep_bytes - self.kept_bytes))
             self.keeping = False
-            newlines = part.count("\n")
-            size = utf8_len(part)
-        self.kept.append(part)
-        self.kept_newlines += newlines
-        self.kept_bytes += size
+            if part[end - 1] == "\n":
+                if end < len(part):
+                    end += 1
+                else:
+                    self.keeping = self.one_more = True
+        kept = part[:end]
+        self.kept.append(kept)
+        self.kept_newlines += kept.count("\n")
+        self.kept_bytes += utf8_len(kept)
 
     def result(self) -> LineWindow:
         if self.window_bytes == 0:

@@ -81,3 +81,22 @@ def test_each_read_is_preceded_by_the_check() -> None:
     pieces = decoded_chunks(stream, between=lambda: calls.append(stream.tell()))
     assert "".join(pieces) == "x" * (3 * line_window.CHUNK_BYTES)
     assert calls == [0, line_window.CHUNK_BYTES, 2 * line_window.CHUNK_BYTES, stream.tell()]
+
+
+def test_every_short_text_in_two_pieces_gives_what_reading_it_whole_gives() -> None:
+    """Every text of up to four characters of ``a``, a newline and a two-byte character, cut
+    in two anywhere, at every start and a few limits, under small limits: the cases random
+    examples reach only by chance (a size cut falling just after a newline, say)."""
+    for length in range(5):
+        for characters in itertools.product("a\né", repeat=length):
+            text = "".join(characters)
+            lines = text.split("\n")
+            for cut, start, limit, max_lines, max_bytes in itertools.product(
+                range(len(text) + 1), range(len(lines)), (None, 1), (1, 2), (1, 2)
+            ):
+                stop = None if limit is None else start + limit
+                window = scan_window([text[:cut], text[cut:]], start, stop, max_lines, max_bytes)
+                end = len(lines) if stop is None else min(stop, len(lines))
+                whole = "\n".join(lines[start:end])
+                expected = truncate_head(whole, max_lines, max_bytes)
+                assert window.truncation(max_lines, max_bytes) == expected, (text, cut, start)
