@@ -247,6 +247,10 @@ def test_read_agrees_with_pi(pi_node, tmp_path, context, monkeypatch):
         "crlf.txt": "one\r\ntwo\r\n" * 1500,
         "no-final-newline.txt": "".join(f"{i}\n" for i in range(2400)) + "last",
         "wide-chars.txt": ("😀" * 30 + "\n") * 600,
+        # Nine lines of 5,689 bytes with their newlines: the ninth newline is the 51,201st
+        # byte, so the 50 KB limit falls just after the ninth line.
+        "cut-after-a-line.txt": ("x" * 5688 + "\n") * 9 + "after\n",
+        "cut-before-an-empty-line.txt": ("x" * 5688 + "\n") * 9 + "\n\nafter\n",
     }
     for name, content in files.items():
         (tmp_path / name).write_text(content, newline="")
