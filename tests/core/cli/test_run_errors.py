@@ -152,7 +152,8 @@ def test_a_signal_while_a_tool_runs_winds_the_run_down_and_ends_with_the_shells_
     import sys
     import time
 
-    command = "sleep 30.25"  # a command line of its own, to look for afterwards
+    # A command line of this test's own, to look for (tests may run side by side).
+    command = f"sleep 30.{status}{len(argv)}{os.getpid()}"
     script = tmp_path / "script.json"
     script.write_text(
         json.dumps(

@@ -516,10 +516,11 @@ def test_a_termination_signal_ends_the_session_and_gives_the_terminal_back(
     import signal
     import subprocess
 
-    command = "sleep 30.75"  # a command line of its own, to look for afterwards
+    # Command lines of this test's own, to look for (tests may run side by side).
+    command = f"sleep 30.{len(name)}{os.getpid()}"
     script = {"responses": [{"tool_calls": [{"name": "bash", "arguments": {"command": command}}]}]}
-    (tmp_path / "tool.json").write_text(json.dumps(script))
-    chat = ctxmodes_command("chat", "--model", "scripted:tool.json")
+    (tmp_path / f"tool-{name}.json").write_text(json.dumps(script))
+    chat = ctxmodes_command("chat", "--model", f"scripted:tool-{name}.json")
     tmux = shell_in_tmux(tmp_path)
     try:
         tmux.type(f"cd {quote(str(tmp_path))} && " + " ".join(quote(part) for part in chat))
@@ -529,7 +530,7 @@ def test_a_termination_signal_ends_the_session_and_gives_the_terminal_back(
         tmux.key("Enter")
         tmux.wait("Elapsed")
         [pid] = subprocess.run(
-            ["pgrep", "-f", "ctxmodes chat --model scripted:tool.json"],
+            ["pgrep", "-f", f"ctxmodes chat --model scripted:tool-{name}.json"],
             capture_output=True,
             text=True,
             check=True,
