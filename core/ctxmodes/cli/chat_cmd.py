@@ -147,8 +147,6 @@ def _chat(
     import dataclasses
     import functools
 
-    from prompt_toolkit.history import FileHistory
-
     from ctxmodes.cli.options import (
         CONFIRM_SWITCH,
         configured_defaults,
@@ -162,6 +160,7 @@ def _chat(
     from ctxmodes.host.options import HostOptions
     from ctxmodes.sdk import open_agent
     from ctxmodes.tui.app import TerminalSession, tune_for_typing
+    from ctxmodes.tui.prompt_history import PromptHistory
     from ctxmodes.tui.trust_question import ask_in_session
 
     defaults = configured_defaults(trust, cwd)
@@ -209,23 +208,26 @@ def _chat(
             # file is left out without a word.
             warn_about_session(manager.session_file, manager)
         fallback = model_fallback_warning(manager, agent.session.model, args.model)
-        path = history_path()
-        path.parent.mkdir(parents=True, exist_ok=True)
+        history = PromptHistory(history_path())
+        warnings = [text for text in (fallback, history.problem) if text is not None]
         tune_for_typing()
         terminal = TerminalSession(
             agent,
-            history=FileHistory(str(path)),
+            history=history,
             reloadable=ReloadableSettings(settings, reader, cwd),
             initial_prompts=first.texts,
             initial_images=first.images,
             model_patterns=settings.enabled_models,
-            startup_warnings=[fallback] if fallback is not None else [],
+            startup_warnings=warnings,
             verbose=bool(getattr(args, "verbose", False)),
             defaults=defaults,
             read_defaults=functools.partial(configured_defaults, trust),
             trust=trust,
         )
         trust.ask = ask_in_session(terminal)
+        history.on_problem = lambda problem: terminal.call_soon(
+            lambda: terminal.notify(problem, "warning")
+        )
         terminal.run()
     finally:
         agent.close()
