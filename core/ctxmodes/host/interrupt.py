@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from types import FrameType
 
 #: The signals that ask a command to end, besides Ctrl-C: ``kill``, and a terminal closed.
-TERMINATION_SIGNALS: tuple[str, ...] = ("SIGTERM", "SIGHUP")
+_TERMINATION_SIGNALS: tuple[str, ...] = ("SIGTERM", "SIGHUP")
 
 
 @contextmanager
@@ -46,7 +46,7 @@ def interrupt_aborts(abort: Callable[[], None], *, termination: bool = False) ->
         [signal.SIGINT] if signal.getsignal(signal.SIGINT) is signal.default_int_handler else []
     )
     if termination:
-        handled += _default_handled(TERMINATION_SIGNALS)
+        handled += termination_signals_left_default()
     aborting: list[threading.Thread] = []
     received: list[int] = []
 
@@ -89,7 +89,7 @@ def terminations_raise() -> Iterator[None]:
     def on_signal(signum: int, frame: FrameType | None) -> None:
         raise Terminated(signum)
 
-    handled = _default_handled(TERMINATION_SIGNALS)
+    handled = termination_signals_left_default()
     previous = {signum: signal.signal(signum, on_signal) for signum in handled}
     try:
         yield
@@ -98,12 +98,12 @@ def terminations_raise() -> Iterator[None]:
             signal.signal(signum, handler)
 
 
-def _default_handled(names: tuple[str, ...]) -> list[int]:
-    """Those of the signals ``names`` this platform has whose handling is still the
-    default (a program's own handler is left alone)."""
+def termination_signals_left_default() -> list[int]:
+    """``SIGTERM`` and ``SIGHUP``, those of them this platform has whose handling is still
+    the default: a program's own handler, or ``nohup``'s ignoring, is left alone."""
     import signal
 
-    found = (getattr(signal, name, None) for name in names)
+    found = (getattr(signal, name, None) for name in _TERMINATION_SIGNALS)
     return [
         signum
         for signum in found

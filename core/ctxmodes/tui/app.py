@@ -284,15 +284,10 @@ class TerminalSession:
         aborted and recorded, the session closed with its shell and the commands it
         started, the terminal given back as it was. Their default would have killed the
         process, leaving the terminal without echo and a tool's commands running."""
-        import signal
-
-        from ctxmodes.host.interrupt import TERMINATION_SIGNALS
+        from ctxmodes.host.interrupt import termination_signals_left_default
 
         assert self._loop is not None
-        for name in TERMINATION_SIGNALS:
-            signum = getattr(signal, name, None)
-            if signum is None or signal.getsignal(signum) != signal.SIG_DFL:
-                continue  # not on this platform, or the embedding program's own
+        for signum in termination_signals_left_default():
             try:
                 self._loop.add_signal_handler(signum, self.exit)
             except (RuntimeError, ValueError, NotImplementedError):
