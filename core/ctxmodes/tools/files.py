@@ -6,16 +6,17 @@ Unicode spaces made plain.
 
 ``read`` returns text without line numbers, at most 2,000 lines or 50 KB from ``offset``
 (1-based), and tells the model which ``offset`` continues; it goes through the file a piece
-at a time (:mod:`ctxmodes.tools.line_window`), so any size of file costs bounded memory.
+at a time (:mod:`ctxmodes.tools.line_window`), so a text of any size costs bounded memory.
 Image files (JPEG, PNG, GIF, WebP, BMP) come back as an image block, made to fit as Pi makes
 them (:mod:`ctxmodes.tools.image_fit`), under a text naming the type and what was done.
-None of the three opens what is not a regular file: a FIFO would wait for a writer (or a
-reader), a device such as ``/dev/zero`` never ends and ``/dev/tty`` is the user's terminal.
 ``write`` creates parent directories. ``edit`` is Pi 0.85's: a list of replacements
 matched against the original text, exactly or after Pi's normalisation (see
 :mod:`ctxmodes.tools.edit_match`), with Pi's error texts and its ``details`` (``diff``,
 ``patch``, ``firstChangedLine``); it keeps the file's byte-order mark and its CRLF line
 endings.
+
+None of the three opens what is not a regular file: a FIFO would wait for a writer (or a
+reader), a device such as ``/dev/zero`` never ends and ``/dev/tty`` is the user's terminal.
 """
 
 from __future__ import annotations
