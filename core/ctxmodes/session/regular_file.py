@@ -43,11 +43,14 @@ def kind_of(mode: int) -> str:
 def open_regular(path: str | os.PathLike[str], buffering: int = -1) -> BinaryIO:
     """Open ``path`` for binary reading if it is a regular file.
 
-    The open itself does not block (``O_NONBLOCK``, which regular files ignore).
+    What is not a regular file is not opened (opening some devices acts); what becomes one
+    meanwhile is refused once open, and the open itself does not block (``O_NONBLOCK``,
+    which regular files ignore).
 
     :raises NotARegularFileError: if ``path`` is not a regular file.
     :raises OSError: if it cannot be opened.
     """
+    _refuse_unless_regular(path)
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
     fd = os.open(path, flags)
     try:
@@ -77,9 +80,10 @@ def write_regular(path: str | os.PathLike[str], data: bytes) -> None:
     (mode ``0o666`` less the umask, as ``open`` makes files).
 
     :raises NotARegularFileError: ``path`` is a FIFO, a device or another file that is not
-        regular: nothing is written.
+        regular: nothing is written (and, as for :func:`open_regular`, it is not opened).
     :raises OSError: it cannot be written.
     """
+    _refuse_unless_regular(path)
     flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0)
     try:
         fd = os.open(path, flags | getattr(os, "O_NONBLOCK", 0), 0o666)
@@ -97,3 +101,16 @@ def write_regular(path: str | os.PathLike[str], data: bytes) -> None:
             view = view[os.write(fd, view) :]
     finally:
         os.close(fd)
+
+
+def _refuse_unless_regular(path: str | os.PathLike[str]) -> None:
+    """Nothing when ``path`` is a regular file or nothing at all.
+
+    :raises NotARegularFileError: it is something else.
+    """
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return  # the open that follows says what is wrong
+    if not stat.S_ISREG(mode):
+        raise NotARegularFileError(path, kind_of(mode))
