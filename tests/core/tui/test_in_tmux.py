@@ -536,6 +536,11 @@ def test_a_termination_signal_ends_the_session_and_gives_the_terminal_back(
             check=True,
         ).stdout.split()
         os.kill(int(pid), getattr(signal, name))
+        # Keys typed before it has ended would go to its editor, not to the shell.
+        deadline = time.monotonic() + WAIT
+        while Path(f"/proc/{pid}").exists():
+            assert time.monotonic() < deadline, "the session did not end"
+            time.sleep(0.05)
         tmux.type("echo status=$?; stty; echo end-of-check")
         tmux.key("Enter")
         screen = tmux.until(lambda s: re.search(r"^end-of-check$", s, re.MULTILINE) is not None)
